@@ -1,0 +1,88 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+)
+
+// MaxBodyBytes caps a JSON request body; a larger one is a 413.
+const MaxBodyBytes = 64 << 10
+
+// Decode reads r's body as one JSON object into v: at most MaxBodyBytes,
+// numbers kept exact (use json.Number for amounts), unknown fields refused,
+// and every failure a FieldError or size error naming what is wrong.
+func Decode(r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || mt != "application/json" {
+			return ErrUnsupportedMediaType
+		}
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return err
+		}
+		return Invalid("body", "could not be read")
+	}
+	return DecodeBytes(body, v)
+}
+
+// DecodeBytes is Decode for a body already read.
+func DecodeBytes(body []byte, v any) error {
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return Invalid("body", "must be a JSON object")
+	}
+	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec.UseNumber()
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return decodeError(err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Invalid("body", "must hold a single JSON object")
+	}
+	return nil
+}
+
+func decodeError(err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return Invalid("body", fmt.Sprintf("malformed JSON at offset %d", syntax.Offset))
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return Invalid("body", "malformed JSON: unexpected end")
+	case errors.As(err, &typ):
+		if typ.Field == "" {
+			return Invalid("body", "must be a JSON object")
+		}
+		return Invalid(typ.Field, "must be "+jsonKind(typ.Type.Kind().String()))
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		return Invalid(name, "unknown field")
+	}
+	return Invalid("body", "malformed JSON")
+}
+
+func jsonKind(goKind string) string {
+	switch goKind {
+	case "string":
+		return "a string"
+	case "bool":
+		return "a boolean"
+	case "int", "int64", "float64":
+		return "a number"
+	case "slice":
+		return "an array"
+	case "struct", "map", "ptr":
+		return "an object"
+	}
+	return "of another type"
+}

@@ -1,0 +1,103 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+)
+
+// ErrUnauthorized is a missing, malformed, expired or otherwise unusable
+// credential. Its message is the same whatever the cause.
+var ErrUnauthorized = errors.New("httpapi: unauthorized")
+
+// ErrNotFound is a route or record that does not exist for the caller.
+var ErrNotFound = errors.New("httpapi: not found")
+
+// ErrMethodNotAllowed is a known path called with the wrong method.
+var ErrMethodNotAllowed = errors.New("httpapi: method not allowed")
+
+// ErrUnsupportedMediaType is a body that is not JSON where JSON is required.
+var ErrUnsupportedMediaType = errors.New("httpapi: unsupported media type")
+
+// FieldError is bad input in one named field: 400 with a message that names it.
+type FieldError struct {
+	Field   string
+	Problem string
+}
+
+// Error returns "field: problem".
+func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
+
+// Invalid returns a FieldError for field.
+func Invalid(field, problem string) error { return &FieldError{Field: field, Problem: problem} }
+
+// ErrorBody is the error response of DESIGN §7: the spec's statusCode,
+// message and error, plus success false, a stable code and, for bad input,
+// the field at fault.
+type ErrorBody struct {
+	Success    bool   `json:"success"`
+	StatusCode int    `json:"statusCode"`
+	Message    string `json:"message"`
+	Error      string `json:"error"`
+	Code       string `json:"code"`
+	Field      string `json:"field,omitempty"`
+}
+
+// ErrorEntry maps one sentinel error to its status, stable code and the
+// message clients see.
+type ErrorEntry struct {
+	Err     error
+	Status  int
+	Code    string
+	Message string
+}
+
+// Catalogue maps errors to responses. Entries are tried in order with
+// errors.Is; the first match wins. Errors this package defines are mapped
+// after the entries; anything else is a 500 that reveals nothing.
+type Catalogue []ErrorEntry
+
+// builtin maps the errors this package raises itself.
+var builtin = Catalogue{
+	{ErrUnauthorized, http.StatusUnauthorized, "UNAUTHORIZED", "unauthorized"},
+	{ErrNotFound, http.StatusNotFound, "NOT_FOUND", "not found"},
+	{ErrMethodNotAllowed, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed"},
+	{ErrUnsupportedMediaType, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"},
+}
+
+// Body returns the error body for err and whether err was known. An unknown
+// error gives a 500 body with a fixed message.
+func (c Catalogue) Body(err error) (ErrorBody, bool) {
+	var fe *FieldError
+	if errors.As(err, &fe) {
+		return newBody(http.StatusBadRequest, "INVALID_FIELD", fe.Error(), fe.Field), true
+	}
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		msg := fmt.Sprintf("body: larger than %d bytes", tooLarge.Limit)
+		return newBody(http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE", msg, "body"), true
+	}
+	for _, list := range []Catalogue{c, builtin} {
+		for _, e := range list {
+			if errors.Is(err, e.Err) {
+				return newBody(e.Status, e.Code, e.Message, ""), true
+			}
+		}
+	}
+	return newBody(http.StatusInternalServerError, "INTERNAL", "internal error", ""), false
+}
+
+func newBody(status int, code, message, field string) ErrorBody {
+	return ErrorBody{StatusCode: status, Message: message, Error: http.StatusText(status), Code: code, Field: field}
+}
+
+// WriteError sends the catalogued body for err. An unknown error is logged
+// with its text, which never reaches the client.
+func (c Catalogue) WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	body, known := c.Body(err)
+	if !known {
+		slog.ErrorContext(r.Context(), "unhandled error", "error", err, "route", r.Pattern)
+	}
+	Write(w, body.StatusCode, body)
+}

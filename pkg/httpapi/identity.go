@@ -1,0 +1,17 @@
+package httpapi
+
+import "context"
+
+type companyKey struct{}
+
+// WithCompany returns ctx carrying the authenticated company's id.
+func WithCompany(ctx context.Context, companyID string) context.Context {
+	return context.WithValue(ctx, companyKey{}, companyID)
+}
+
+// CompanyID returns the authenticated company's id, or "" when the request
+// was not authenticated as a company.
+func CompanyID(ctx context.Context) string {
+	id, _ := ctx.Value(companyKey{}).(string)
+	return id
+}

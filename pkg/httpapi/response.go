@@ -1,0 +1,125 @@
+// Package httpapi holds what every HTTP function shares: the response
+// envelope of the spec, the error body and its catalogue, pagination, strict
+// JSON decoding with a size cap, the router with its guard, and request logs.
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"math"
+	"net/http"
+	"strconv"
+)
+
+// BasePath is the version segment every public path starts with.
+const BasePath = "/api/v1"
+
+// MaxLimit is the largest page size a list accepts; larger is a 400.
+const MaxLimit = 100
+
+// Envelope is the spec's wrapper around a response payload (§2.1).
+type Envelope struct {
+	Success    bool   `json:"success"`
+	StatusCode int    `json:"statusCode"`
+	Message    string `json:"message"`
+	Data       any    `json:"data"`
+	Meta       *Page  `json:"meta,omitempty"`
+	Pagination *Page  `json:"pagination,omitempty"`
+}
+
+// Page is the pagination object of §2.9. Page is 1-indexed unless a route
+// documents otherwise.
+type Page struct {
+	Page       int `json:"page"`
+	Limit      int `json:"limit"`
+	Total      int `json:"total"`
+	TotalPages int `json:"totalPages"`
+}
+
+// Offset returns the index of the first item of the page (1-indexed pages).
+func (p Page) Offset() int { return (p.Page - 1) * p.Limit }
+
+// WithTotal returns p with Total and TotalPages set from total.
+func (p Page) WithTotal(total int) Page {
+	p.Total = total
+	p.TotalPages = int(math.Ceil(float64(total) / float64(p.Limit)))
+	return p
+}
+
+// Slice returns the items of page p from all, and p with its totals set.
+func Slice[T any](all []T, p Page) ([]T, Page) {
+	p = p.WithTotal(len(all))
+	start := min(p.Offset(), len(all))
+	end := min(start+p.Limit, len(all))
+	return all[start:end], p
+}
+
+// ParsePage reads the page and limit query parameters: page defaults to 1,
+// limit to defaultLimit, and limit may not exceed MaxLimit.
+func ParsePage(r *http.Request, defaultLimit int) (Page, error) {
+	p := Page{Page: 1, Limit: defaultLimit}
+	q := r.URL.Query()
+	if v := q.Get("page"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return p, Invalid("page", "must be an integer of at least 1")
+		}
+		p.Page = n
+	}
+	if v := q.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxLimit {
+			return p, Invalid("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
+		}
+		p.Limit = n
+	}
+	return p, nil
+}
+
+// ParseBool reads an optional boolean query parameter.
+func ParseBool(r *http.Request, name string, def bool) (bool, error) {
+	v := r.URL.Query().Get(name)
+	if v == "" {
+		return def, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return def, Invalid(name, "must be true or false")
+	}
+	return b, nil
+}
+
+// Write sends v as JSON with status, unwrapped.
+func Write(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		slog.Error("encode response", "error", err)
+		status = http.StatusInternalServerError
+		body = []byte(`{"success":false,"statusCode":500,"message":"internal error","error":"Internal Server Error","code":"INTERNAL"}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	w.Write(body)
+}
+
+// Respond sends data in the envelope with status and message.
+func Respond(w http.ResponseWriter, status int, message string, data any) {
+	Write(w, status, Envelope{Success: true, StatusCode: status, Message: message, Data: data})
+}
+
+// RespondList sends a page of items in the envelope, with the pagination
+// object under both meta and pagination (clients were shown both).
+func RespondList[T any](w http.ResponseWriter, items []T, p Page) {
+	if items == nil {
+		items = []T{}
+	}
+	Write(w, http.StatusOK, Envelope{
+		Success:    true,
+		StatusCode: http.StatusOK,
+		Message:    fmt.Sprintf("%d items retrieved successfully", len(items)),
+		Data:       items,
+		Meta:       &p,
+		Pagination: &p,
+	})
+}

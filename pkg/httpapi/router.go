@@ -1,0 +1,111 @@
+package httpapi
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+)
+
+// HandlerFunc is a route handler that returns its error instead of writing
+// it; the router writes the catalogued error body.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Guard admits a request or refuses it with an error (usually
+// ErrUnauthorized). It may return a context carrying the caller's identity.
+type Guard func(r *http.Request) (context.Context, error)
+
+// Router serves the routes of one function under BasePath.
+type Router struct {
+	mux    *http.ServeMux
+	errors Catalogue
+	guard  Guard
+}
+
+// NewRouter returns a router whose routes write errors through errors and,
+// when guard is not nil, admit only the requests guard admits.
+func NewRouter(errors Catalogue, guard Guard) *Router {
+	return &Router{mux: http.NewServeMux(), errors: errors, guard: guard}
+}
+
+// Handle registers h for pattern, a Go 1.22 pattern relative to BasePath
+// ("POST /wallets", "GET /wallet/transactions/{id}").
+func (rt *Router) Handle(pattern string, h HandlerFunc) {
+	method, path, ok := strings.Cut(pattern, " ")
+	if !ok {
+		panic("httpapi: pattern needs a method: " + pattern)
+	}
+	rt.mux.HandleFunc(method+" "+BasePath+path, func(w http.ResponseWriter, r *http.Request) {
+		if rt.guard != nil {
+			ctx, err := rt.guard(r)
+			if err != nil {
+				rt.errors.WriteError(w, r, err)
+				return
+			}
+			r = r.WithContext(ctx)
+		}
+		if err := h(w, r); err != nil {
+			rt.errors.WriteError(w, r, err)
+		}
+	})
+}
+
+// ServeHTTP routes r, answering unknown paths and methods with JSON errors,
+// and logs one line per request.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+	h, pattern := rt.mux.Handler(r)
+	if pattern == "" {
+		// The mux answers 404 and 405 in plain text; answer in JSON instead.
+		rr := &statusRecorder{ResponseWriter: &discard{h: http.Header{}}, status: http.StatusOK}
+		h.ServeHTTP(rr, r)
+		err := ErrNotFound
+		if rr.status == http.StatusMethodNotAllowed {
+			err = ErrMethodNotAllowed
+			rec.Header().Set("Allow", rr.Header().Get("Allow"))
+		}
+		rt.errors.WriteError(rec, r, err)
+	} else {
+		rt.mux.ServeHTTP(rec, r)
+	}
+	logRequest(r, pattern, rec.status, time.Since(start))
+}
+
+// logRequest writes the one access log line: no headers, bodies, query
+// strings or tokens, which may carry secrets or card data.
+func logRequest(r *http.Request, pattern string, status int, d time.Duration) {
+	attrs := []any{
+		"method", r.Method,
+		"route", pattern,
+		"status", status,
+		"duration_ms", d.Milliseconds(),
+	}
+	if lc, ok := lambdacontext.FromContext(r.Context()); ok {
+		attrs = append(attrs, "request_id", lc.AwsRequestID)
+	}
+	if id := CompanyID(r.Context()); id != "" {
+		attrs = append(attrs, "company_id", id)
+	}
+	slog.InfoContext(r.Context(), "request", attrs...)
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+// discard is a ResponseWriter that keeps headers and drops the body.
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header       { return d.h }
+func (*discard) Write(b []byte) (int, error) { return len(b), nil }
+func (*discard) WriteHeader(int)             {}

@@ -1,0 +1,166 @@
+// Package store is the DynamoDB single-table implementation of the store
+// interfaces the domain packages declare.
+//
+// Every item a company owns has a partition key that starts with
+// "COMPANY#<company id>", and every read of company data is built from the
+// company id of the caller's token, so another company's item cannot be
+// reached: it reads as not found. Keys are built only by the functions in
+// keys.go.
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DB is the table every store type works on.
+type DB struct {
+	Client *dynamodb.Client
+	Table  string
+}
+
+// New returns a DB for table through client.
+func New(client *dynamodb.Client, table string) *DB {
+	return &DB{Client: client, Table: table}
+}
+
+// NewClient returns a DynamoDB client for cfg. When endpoint is set (DynamoDB
+// Local), response checksum validation is off: the emulator's error
+// responses carry no valid CRC32.
+func NewClient(cfg aws.Config, endpoint string) *dynamodb.Client {
+	return dynamodb.NewFromConfig(cfg, func(o *dynamodb.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+			o.DisableValidateResponseChecksum = true
+		}
+	})
+}
+
+// ErrConflict reports a transaction that DynamoDB cancelled because another
+// one was writing the same items; the caller may retry.
+var ErrConflict = errors.New("store: conflicting transaction")
+
+// Attribute names shared by every item.
+const (
+	attrPK     = "PK"
+	attrSK     = "SK"
+	attrGSI1PK = "GSI1PK"
+	attrGSI1SK = "GSI1SK"
+	attrGSI2PK = "GSI2PK"
+	attrGSI2SK = "GSI2SK"
+	// AttrExpiresAt is the TTL attribute: epoch seconds after which DynamoDB
+	// may delete the item.
+	AttrExpiresAt = "expires_at"
+)
+
+// Index names.
+const (
+	GSI1 = "GSI1"
+	GSI2 = "GSI2"
+)
+
+// TableDefinition is the one definition of the table: the local stack and
+// the tests create it from here, and a test proves template.yaml declares the
+// same keys and indexes.
+func TableDefinition(name string) *dynamodb.CreateTableInput {
+	str := func(n string) types.AttributeDefinition {
+		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
+	}
+	key := func(pk, sk string) []types.KeySchemaElement {
+		return []types.KeySchemaElement{
+			{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
+			{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
+		}
+	}
+	gsi := func(name, pk, sk string) types.GlobalSecondaryIndex {
+		return types.GlobalSecondaryIndex{
+			IndexName:  aws.String(name),
+			KeySchema:  key(pk, sk),
+			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
+		}
+	}
+	return &dynamodb.CreateTableInput{
+		TableName:   aws.String(name),
+		BillingMode: types.BillingModePayPerRequest,
+		AttributeDefinitions: []types.AttributeDefinition{
+			str(attrPK), str(attrSK), str(attrGSI1PK), str(attrGSI1SK), str(attrGSI2PK), str(attrGSI2SK),
+		},
+		KeySchema: key(attrPK, attrSK),
+		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
+			gsi(GSI1, attrGSI1PK, attrGSI1SK),
+			gsi(GSI2, attrGSI2PK, attrGSI2SK),
+		},
+	}
+}
+
+// CreateTable creates the table from TableDefinition when it does not exist,
+// waits until it is active and turns on TTL.
+func (db *DB) CreateTable(ctx context.Context) error {
+	_, err := db.Client.CreateTable(ctx, TableDefinition(db.Table))
+	var inUse *types.ResourceInUseException
+	if err != nil && !errors.As(err, &inUse) {
+		return fmt.Errorf("store: create table %s: %w", db.Table, err)
+	}
+	w := dynamodb.NewTableExistsWaiter(db.Client)
+	if err := w.Wait(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.Table)}, time.Minute); err != nil {
+		return fmt.Errorf("store: wait for table %s: %w", db.Table, err)
+	}
+	_, err = db.Client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
+		TableName: aws.String(db.Table),
+		TimeToLiveSpecification: &types.TimeToLiveSpecification{
+			AttributeName: aws.String(AttrExpiresAt), Enabled: aws.Bool(true),
+		},
+	})
+	if err != nil && !isTTLAlreadyOn(err) {
+		return fmt.Errorf("store: enable TTL on %s: %w", db.Table, err)
+	}
+	return nil
+}
+
+func isTTLAlreadyOn(err error) bool {
+	var ve interface{ ErrorCode() string }
+	return errors.As(err, &ve) && ve.ErrorCode() == "ValidationException"
+}
+
+// conditionFailed reports whether err is a failed condition of a single-item
+// write.
+func conditionFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
+
+// cancelReasons returns the cancellation reason code of each item of a
+// cancelled transaction ("None", "ConditionalCheckFailed",
+// "TransactionConflict", …), or nil when err is not a cancellation.
+func cancelReasons(err error) []string {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) {
+		return nil
+	}
+	codes := make([]string, len(tce.CancellationReasons))
+	for i, r := range tce.CancellationReasons {
+		codes[i] = aws.ToString(r.Code)
+	}
+	return codes
+}
+
+// transactionConflict reports whether a cancelled transaction lost a race
+// with another and can be retried as is.
+func transactionConflict(err error) bool {
+	var tce *types.TransactionConflictException
+	if errors.As(err, &tce) {
+		return true
+	}
+	for _, c := range cancelReasons(err) {
+		if c == "TransactionConflict" {
+			return true
+		}
+	}
+	return false
+}
