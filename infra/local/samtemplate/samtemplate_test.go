@@ -1,0 +1,233 @@
+package samtemplate
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+
+	"payments/pkg/store"
+)
+
+const templatePath = "../../../template.yaml"
+
+func load(t *testing.T) *Template {
+	t.Helper()
+	tpl, err := Load(templatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tpl
+}
+
+func TestEveryFunctionHasItsFolderAndBuild(t *testing.T) {
+	tpl := load(t)
+	fns := tpl.Functions()
+	if len(fns) == 0 {
+		t.Fatal("no functions in template")
+	}
+	for _, fn := range fns {
+		t.Run(fn.LogicalID, func(t *testing.T) {
+			main := filepath.Join("../../../functions", fn.Dir, "main.go")
+			if _, err := os.Stat(main); err != nil {
+				t.Errorf("CodeUri functions/%s: %v", fn.Dir, err)
+			}
+			if got := tpl.Resources[fn.LogicalID].Metadata["BuildMethod"]; got != "makefile" {
+				t.Errorf("Metadata.BuildMethod = %v, want makefile", got)
+			}
+		})
+	}
+	g := asMap(tpl.Globals["Function"])
+	want := map[string]any{"Runtime": "provided.al2023", "Handler": "bootstrap", "Architectures": []any{"arm64"}}
+	for k, v := range want {
+		if !reflect.DeepEqual(g[k], v) {
+			t.Errorf("Globals.Function.%s = %v, want %v", k, g[k], v)
+		}
+	}
+}
+
+func TestRoutesAreUniqueAndVersioned(t *testing.T) {
+	seen := map[string]string{}
+	for _, fn := range load(t).Functions() {
+		for _, r := range fn.Routes {
+			key := r.Method + " " + r.Path
+			if other, dup := seen[key]; dup {
+				t.Errorf("%s wired to both %s and %s", key, other, fn.LogicalID)
+			}
+			seen[key] = fn.LogicalID
+			if len(r.Path) < 8 || r.Path[:8] != "/api/v1/" {
+				t.Errorf("%s: path outside /api/v1", key)
+			}
+		}
+	}
+}
+
+func TestAdminRoutesNeedIAM(t *testing.T) {
+	for _, fn := range load(t).Functions() {
+		for _, r := range fn.Routes {
+			isAdmin := len(r.Path) >= 14 && r.Path[:14] == "/api/v1/admin/"
+			if isAdmin != r.IAM {
+				t.Errorf("%s %s: IAM = %v, want %v", r.Method, r.Path, r.IAM, isAdmin)
+			}
+			if isAdmin && fn.Dir != "admin" {
+				t.Errorf("%s %s served by %s, not admin", r.Method, r.Path, fn.Dir)
+			}
+		}
+	}
+}
+
+func TestQueuesHaveDeadLetterQueues(t *testing.T) {
+	qs := load(t).Queues()
+	names := map[string]Queue{}
+	for _, q := range qs {
+		names[q.Name] = q
+	}
+	for _, want := range []string{"payouts", "webhooks"} {
+		q, ok := names[want]
+		if !ok {
+			t.Errorf("queue %s missing", want)
+			continue
+		}
+		if q.DLQ == "" || q.MaxReceiveCount == 0 {
+			t.Errorf("queue %s has no dead-letter queue", want)
+		}
+		if _, ok := names[q.DLQ]; !ok {
+			t.Errorf("queue %s: DLQ %s is not a queue of the template", want, q.DLQ)
+		}
+		if q.VisibilityTimeout < 6*15 {
+			t.Errorf("queue %s: visibility time-out %d s is under six times the function time-out", want, q.VisibilityTimeout)
+		}
+	}
+	// Dead-letter queues come first so creating in order works.
+	for i, q := range qs {
+		for _, later := range qs[i+1:] {
+			if q.DLQ == later.Name {
+				t.Errorf("%s listed before its DLQ %s", q.Name, later.Name)
+			}
+		}
+	}
+}
+
+func TestQueueTriggersReportBatchItemFailures(t *testing.T) {
+	for _, fn := range load(t).Functions() {
+		for _, q := range fn.Queues {
+			if !q.ReportBatchItemFailures {
+				t.Errorf("%s: trigger on %s lacks ReportBatchItemFailures", fn.LogicalID, q.Queue)
+			}
+			if q.Queue == "" {
+				t.Errorf("%s: trigger on an unknown queue", fn.LogicalID)
+			}
+		}
+	}
+}
+
+// TestTableMatchesStoreDefinition proves the table exists once: the template
+// declares the keys and indexes that store.TableDefinition creates locally.
+func TestTableMatchesStoreDefinition(t *testing.T) {
+	tpl := load(t)
+	p := tpl.Resources["Table"].Properties
+	def := store.TableDefinition("x")
+
+	attrs := map[string]string{}
+	for _, a := range asSlice(p["AttributeDefinitions"]) {
+		m := asMap(a)
+		attrs[asString(m["AttributeName"])] = asString(m["AttributeType"])
+	}
+	wantAttrs := map[string]string{}
+	for _, a := range def.AttributeDefinitions {
+		wantAttrs[aws.ToString(a.AttributeName)] = string(a.AttributeType)
+	}
+	if !reflect.DeepEqual(attrs, wantAttrs) {
+		t.Errorf("AttributeDefinitions = %v, want %v", attrs, wantAttrs)
+	}
+
+	keys := func(v any) []string {
+		var out []string
+		for _, k := range asSlice(v) {
+			m := asMap(k)
+			out = append(out, asString(m["AttributeName"])+" "+asString(m["KeyType"]))
+		}
+		return out
+	}
+	var wantKey []string
+	for _, k := range def.KeySchema {
+		wantKey = append(wantKey, aws.ToString(k.AttributeName)+" "+string(k.KeyType))
+	}
+	if got := keys(p["KeySchema"]); !reflect.DeepEqual(got, wantKey) {
+		t.Errorf("KeySchema = %v, want %v", got, wantKey)
+	}
+
+	gsis := map[string][]string{}
+	for _, g := range asSlice(p["GlobalSecondaryIndexes"]) {
+		m := asMap(g)
+		gsis[asString(m["IndexName"])] = append(keys(m["KeySchema"]), asString(asMap(m["Projection"])["ProjectionType"]))
+	}
+	wantGSIs := map[string][]string{}
+	for _, g := range def.GlobalSecondaryIndexes {
+		var k []string
+		for _, e := range g.KeySchema {
+			k = append(k, aws.ToString(e.AttributeName)+" "+string(e.KeyType))
+		}
+		wantGSIs[aws.ToString(g.IndexName)] = append(k, string(g.Projection.ProjectionType))
+	}
+	if !reflect.DeepEqual(gsis, wantGSIs) {
+		t.Errorf("GlobalSecondaryIndexes = %v, want %v", gsis, wantGSIs)
+	}
+
+	if got := asString(p["BillingMode"]); got != string(def.BillingMode) {
+		t.Errorf("BillingMode = %s, want %s", got, def.BillingMode)
+	}
+	ttl := asMap(p["TimeToLiveSpecification"])
+	if asString(ttl["AttributeName"]) != store.AttrExpiresAt || ttl["Enabled"] != true {
+		t.Errorf("TimeToLiveSpecification = %v, want %s enabled", ttl, store.AttrExpiresAt)
+	}
+	if asMap(p["PointInTimeRecoverySpecification"])["PointInTimeRecoveryEnabled"] != true {
+		t.Error("point-in-time recovery is off")
+	}
+	if asMap(p["SSESpecification"])["SSEEnabled"] != true {
+		t.Error("encryption is off")
+	}
+}
+
+func TestParseIntrinsics(t *testing.T) {
+	tpl, err := Parse([]byte(`
+Resources:
+  Q:
+    Type: AWS::SQS::Queue
+    Properties:
+      QueueName: !Sub ${AWS::StackName}-jobs
+      RedrivePolicy: {deadLetterTargetArn: !GetAtt D.Arn, maxReceiveCount: 3}
+  D:
+    Type: AWS::SQS::Queue
+    Properties: {QueueName: !Sub "${AWS::StackName}-jobs-dlq"}
+  F:
+    Type: AWS::Serverless::Function
+    Properties:
+      CodeUri: functions/worker
+      Events:
+        Jobs: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn, BatchSize: 5, FunctionResponseTypes: [ReportBatchItemFailures]}}
+        Tick: {Type: Schedule, Properties: {Schedule: rate(1 minute)}}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	qs := tpl.Queues()
+	got := []string{}
+	for _, q := range qs {
+		got = append(got, q.Name+">"+q.DLQ)
+	}
+	if want := []string{"jobs-dlq>", "jobs>jobs-dlq"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("queues = %v, want %v", got, want)
+	}
+	fns := tpl.Functions()
+	want := Function{
+		LogicalID: "F", Dir: "worker",
+		Queues:    []QueueTrigger{{Queue: "jobs", BatchSize: 5, ReportBatchItemFailures: true}},
+		Schedules: []Schedule{{Expression: "rate(1 minute)"}},
+	}
+	if len(fns) != 1 || !reflect.DeepEqual(fns[0], want) {
+		t.Errorf("functions = %+v, want %+v", fns, want)
+	}
+}
