@@ -1,0 +1,205 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+var errThing = errors.New("thing: gone")
+
+var testCatalogue = Catalogue{{errThing, http.StatusNotFound, "THING_NOT_FOUND", "thing not found"}}
+
+type payload struct {
+	Name   string      `json:"name"`
+	Amount json.Number `json:"amount"`
+	Count  int         `json:"count"`
+	Nested struct {
+		Flag bool `json:"flag"`
+	} `json:"nested"`
+}
+
+func TestDecode(t *testing.T) {
+	tests := []struct {
+		name        string
+		body        string
+		contentType string
+		status      int
+		field       string
+	}{
+		{"ok", `{"name":"a","amount":12.5,"count":2}`, "application/json", 0, ""},
+		{"ok with charset", `{"name":"a"}`, "application/json; charset=utf-8", 0, ""},
+		{"empty", ``, "application/json", 400, "body"},
+		{"malformed", `{"name":`, "application/json", 400, "body"},
+		{"syntax", `{"name" "a"}`, "application/json", 400, "body"},
+		{"not an object", `[1,2]`, "application/json", 400, "body"},
+		{"wrong type", `{"count":"two"}`, "application/json", 400, "count"},
+		{"wrong nested type", `{"nested":{"flag":"yes"}}`, "application/json", 400, "nested.flag"},
+		{"unknown field", `{"nmae":"a"}`, "application/json", 400, "nmae"},
+		{"trailing data", `{"name":"a"} {"name":"b"}`, "application/json", 400, "body"},
+		{"too large", `{"name":"` + strings.Repeat("x", MaxBodyBytes) + `"}`, "application/json", 413, "body"},
+		{"not json", `name=a`, "application/x-www-form-urlencoded", 415, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+			r.Header.Set("Content-Type", tt.contentType)
+			var p payload
+			err := Decode(r, &p)
+			if tt.status == 0 {
+				if err != nil {
+					t.Fatalf("Decode: %v", err)
+				}
+				return
+			}
+			body, known := testCatalogue.Body(err)
+			if !known || body.StatusCode != tt.status || body.Field != tt.field {
+				t.Fatalf("error %v gave %+v, want status %d field %q", err, body, tt.status, tt.field)
+			}
+		})
+	}
+}
+
+func TestCatalogueBody(t *testing.T) {
+	tests := []struct {
+		err     error
+		status  int
+		code    string
+		message string
+	}{
+		{fmt.Errorf("load: %w", errThing), 404, "THING_NOT_FOUND", "thing not found"},
+		{Invalid("amount", "must be at least 1"), 400, "INVALID_FIELD", "amount: must be at least 1"},
+		{ErrUnauthorized, 401, "UNAUTHORIZED", "unauthorized"},
+		{errors.New("dynamodb: secret internal detail"), 500, "INTERNAL", "internal error"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			b, _ := testCatalogue.Body(tt.err)
+			if b.StatusCode != tt.status || b.Code != tt.code || b.Message != tt.message || b.Success {
+				t.Fatalf("Body(%v) = %+v", tt.err, b)
+			}
+			if b.Error != http.StatusText(tt.status) {
+				t.Errorf("error = %q, want %q", b.Error, http.StatusText(tt.status))
+			}
+		})
+	}
+}
+
+func TestRouter(t *testing.T) {
+	guard := func(r *http.Request) (context.Context, error) {
+		if r.Header.Get("Authorization") != "Bearer ok" {
+			return nil, ErrUnauthorized
+		}
+		return WithCompany(r.Context(), "c1"), nil
+	}
+	rt := NewRouter(testCatalogue, guard)
+	rt.Handle("GET /things/{id}", func(w http.ResponseWriter, r *http.Request) error {
+		if r.PathValue("id") == "missing" {
+			return errThing
+		}
+		Respond(w, http.StatusOK, "ok", map[string]string{"id": r.PathValue("id"), "company": CompanyID(r.Context())})
+		return nil
+	})
+	tests := []struct {
+		method, path, auth string
+		status             int
+		code               string
+	}{
+		{"GET", "/api/v1/things/a", "Bearer ok", 200, ""},
+		{"GET", "/api/v1/things/missing", "Bearer ok", 404, "THING_NOT_FOUND"},
+		{"GET", "/api/v1/things/a", "", 401, "UNAUTHORIZED"},
+		{"GET", "/api/v1/nothing", "Bearer ok", 404, "NOT_FOUND"},
+		{"DELETE", "/api/v1/things/a", "Bearer ok", 405, "METHOD_NOT_ALLOWED"},
+		{"GET", "/things/a", "Bearer ok", 404, "NOT_FOUND"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path+" "+tt.auth, func(t *testing.T) {
+			r := httptest.NewRequest(tt.method, tt.path, nil)
+			if tt.auth != "" {
+				r.Header.Set("Authorization", tt.auth)
+			}
+			w := httptest.NewRecorder()
+			rt.ServeHTTP(w, r)
+			if w.Code != tt.status {
+				t.Fatalf("status %d, want %d: %s", w.Code, tt.status, w.Body)
+			}
+			if ct := w.Header().Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+			var body map[string]any
+			if err := json.Unmarshal(w.Body.Bytes(), &body); err != nil {
+				t.Fatal(err)
+			}
+			if tt.code != "" && body["code"] != tt.code {
+				t.Errorf("code %v, want %s", body["code"], tt.code)
+			}
+			if tt.status == 200 {
+				data := body["data"].(map[string]any)
+				if data["company"] != "c1" || data["id"] != "a" || body["success"] != true || body["statusCode"] != 200.0 {
+					t.Errorf("body %v", body)
+				}
+			}
+			if tt.status == 405 && w.Header().Get("Allow") == "" {
+				t.Error("405 without Allow")
+			}
+		})
+	}
+}
+
+func TestPagination(t *testing.T) {
+	tests := []struct {
+		query     string
+		total     int
+		wantItems []int
+		wantPage  Page
+		field     string
+	}{
+		{"", 25, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, Page{1, 10, 25, 3}, ""},
+		{"page=3", 25, []int{20, 21, 22, 23, 24}, Page{3, 10, 25, 3}, ""},
+		{"page=4", 25, []int{}, Page{4, 10, 25, 3}, ""},
+		{"page=1&limit=100", 3, []int{0, 1, 2}, Page{1, 100, 3, 1}, ""},
+		{"", 0, []int{}, Page{1, 10, 0, 0}, ""},
+		{"page=0", 3, nil, Page{}, "page"},
+		{"page=x", 3, nil, Page{}, "page"},
+		{"limit=101", 3, nil, Page{}, "limit"},
+		{"limit=0", 3, nil, Page{}, "limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			p, err := ParsePage(httptest.NewRequest("GET", "/?"+tt.query, nil), 10)
+			if tt.field != "" {
+				var fe *FieldError
+				if !errors.As(err, &fe) || fe.Field != tt.field {
+					t.Fatalf("err %v, want field %s", err, tt.field)
+				}
+				return
+			}
+			all := make([]int, tt.total)
+			for i := range all {
+				all[i] = i
+			}
+			items, page := Slice(all, p)
+			if fmt.Sprint(items) != fmt.Sprint(tt.wantItems) || page != tt.wantPage {
+				t.Fatalf("got %v %+v, want %v %+v", items, page, tt.wantItems, tt.wantPage)
+			}
+		})
+	}
+}
+
+func TestRespondListMirrorsPagination(t *testing.T) {
+	w := httptest.NewRecorder()
+	RespondList(w, []string(nil), Page{Page: 1, Limit: 10})
+	var body map[string]any
+	json.Unmarshal(w.Body.Bytes(), &body)
+	if fmt.Sprint(body["meta"]) != fmt.Sprint(body["pagination"]) || body["meta"] == nil {
+		t.Errorf("meta %v, pagination %v", body["meta"], body["pagination"])
+	}
+	if fmt.Sprint(body["data"]) != "[]" || body["message"] != "0 items retrieved successfully" {
+		t.Errorf("body %v", body)
+	}
+}

@@ -1,0 +1,4 @@
+package queue
+
+// DelaySecondsForTest exposes delaySeconds to the external tests.
+var DelaySecondsForTest = delaySeconds

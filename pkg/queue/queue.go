@@ -1,0 +1,104 @@
+// Package queue is the SQS side of asynchronous work: a publisher that sends
+// messages with a per-message delay, and Batch, which turns a one-message
+// handler into a Lambda SQS handler that reports partial batch failures.
+package queue
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+)
+
+// MaxDelay is the longest per-message delay SQS accepts.
+const MaxDelay = 900 * time.Second
+
+// ErrPublish reports a message SQS did not accept.
+var ErrPublish = errors.New("queue: publish")
+
+// NewClient returns an SQS client for cfg, pointed at endpoint (the local
+// emulator) when it is set.
+func NewClient(cfg aws.Config, endpoint string) *sqs.Client {
+	return sqs.NewFromConfig(cfg, func(o *sqs.Options) {
+		if endpoint != "" {
+			o.BaseEndpoint = aws.String(endpoint)
+		}
+	})
+}
+
+// Publisher sends messages to one queue.
+type Publisher struct {
+	client *sqs.Client
+	url    string
+}
+
+// NewPublisher returns a Publisher for the queue at url.
+func NewPublisher(client *sqs.Client, url string) *Publisher {
+	return &Publisher{client: client, url: url}
+}
+
+// Send queues body, to become visible after delay (rounded up to whole
+// seconds and capped at MaxDelay).
+func (p *Publisher) Send(ctx context.Context, body []byte, delay time.Duration) error {
+	_, err := p.client.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:     aws.String(p.url),
+		MessageBody:  aws.String(string(body)),
+		DelaySeconds: delaySeconds(delay),
+	})
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrPublish, err)
+	}
+	return nil
+}
+
+func delaySeconds(d time.Duration) int32 {
+	d = min(max(d, 0), MaxDelay)
+	return int32((d + time.Second - 1) / time.Second)
+}
+
+// Message is one SQS message as a handler sees it.
+type Message struct {
+	ID   string
+	Body []byte
+	// ReceiveCount is how many times SQS has delivered the message,
+	// this delivery included.
+	ReceiveCount int
+}
+
+// Handler processes one message. A nil error deletes the message; an error
+// leaves it on the queue, to be delivered again after the visibility
+// time-out. Handlers must be idempotent: SQS delivers at least once.
+type Handler func(ctx context.Context, m Message) error
+
+// Batch returns the Lambda handler for a queue trigger with
+// ReportBatchItemFailures: each message is handled on its own, and only the
+// ones that failed (or panicked) are reported for redelivery.
+func Batch(h Handler) func(context.Context, events.SQSEvent) (events.SQSEventResponse, error) {
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		var resp events.SQSEventResponse
+		for _, rec := range ev.Records {
+			n, _ := strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
+			m := Message{ID: rec.MessageId, Body: []byte(rec.Body), ReceiveCount: n}
+			if err := handleOne(ctx, h, m); err != nil {
+				slog.WarnContext(ctx, "message failed", "message_id", m.ID, "receive_count", n, "error", err)
+				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
+			}
+		}
+		return resp, nil
+	}
+}
+
+func handleOne(ctx context.Context, h Handler, m Message) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("queue: handler panicked: %v", p)
+		}
+	}()
+	return h(ctx, m)
+}

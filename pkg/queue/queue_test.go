@@ -1,0 +1,97 @@
+package queue_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"payments/pkg/queue"
+	"payments/pkg/queue/queuetest"
+)
+
+func TestBatchReportsOnlyFailures(t *testing.T) {
+	h := queue.Batch(func(ctx context.Context, m queue.Message) error {
+		switch string(m.Body) {
+		case "fail":
+			return errors.New("boom")
+		case "panic":
+			panic("bad message")
+		}
+		return nil
+	})
+	ev := events.SQSEvent{Records: []events.SQSMessage{
+		{MessageId: "1", Body: "ok"},
+		{MessageId: "2", Body: "fail"},
+		{MessageId: "3", Body: "panic"},
+		{MessageId: "4", Body: "ok", Attributes: map[string]string{"ApproximateReceiveCount": "3"}},
+	}}
+	resp, err := h(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range resp.BatchItemFailures {
+		got = append(got, f.ItemIdentifier)
+	}
+	if len(got) != 2 || got[0] != "2" || got[1] != "3" {
+		t.Fatalf("failures = %v, want [2 3]", got)
+	}
+}
+
+func TestDelaySecondsRounding(t *testing.T) {
+	tests := []struct {
+		in   time.Duration
+		want int32
+	}{
+		{0, 0}, {-time.Second, 0}, {1500 * time.Millisecond, 2}, {5 * time.Second, 5}, {time.Hour, 900},
+	}
+	for _, tt := range tests {
+		if got := queue.DelaySecondsForTest(tt.in); got != tt.want {
+			t.Errorf("delay %v = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
+
+// TestPublisherDelay sends through the SQS emulator and checks that a delayed
+// message is not visible before its delay.
+func TestPublisherDelay(t *testing.T) {
+	client := queuetest.Client(t)
+	url := queuetest.NewQueue(t, client, nil)
+	p := queue.NewPublisher(client, url)
+	ctx := context.Background()
+
+	start := time.Now()
+	if err := p.Send(ctx, []byte("later"), 2*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Send(ctx, []byte("now"), 0); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	for time.Since(start) < 10*time.Second && len(seen) < 2 {
+		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			MessageSystemAttributeNames: []types.MessageSystemAttributeName{types.MessageSystemAttributeNameAll},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			body := aws.ToString(m.Body)
+			if body == "later" && time.Since(start) < 2*time.Second {
+				t.Errorf("delayed message arrived after %v", time.Since(start))
+			}
+			seen = append(seen, body)
+			client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle})
+		}
+	}
+	if len(seen) != 2 || seen[0] != "now" || seen[1] != "later" {
+		t.Fatalf("received %v, want [now later]", seen)
+	}
+}

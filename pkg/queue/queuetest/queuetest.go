@@ -1,0 +1,43 @@
+// Package queuetest gives tests a fresh queue in the local SQS emulator,
+// whose address comes from AWS_ENDPOINT_URL_SQS (set by `make test`).
+package queuetest
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"payments/pkg/queue"
+	"payments/pkg/store/storetest"
+)
+
+// Client returns an SQS client for the emulator, failing t when
+// AWS_ENDPOINT_URL_SQS is unset.
+func Client(t testing.TB) *sqs.Client {
+	t.Helper()
+	ep := os.Getenv("AWS_ENDPOINT_URL_SQS")
+	if ep == "" {
+		t.Fatal("AWS_ENDPOINT_URL_SQS is not set: run the tests with `make test`, which starts the SQS emulator")
+	}
+	return queue.NewClient(storetest.AWSConfig(), ep)
+}
+
+// NewQueue creates a uniquely named queue with the given attributes and
+// deletes it when the test ends. It returns the queue URL.
+func NewQueue(t testing.TB, client *sqs.Client, attrs map[string]string) string {
+	t.Helper()
+	out, err := client.CreateQueue(context.Background(), &sqs.CreateQueueInput{
+		QueueName:  aws.String("test-" + storetest.RandomSuffix()),
+		Attributes: attrs,
+	})
+	if err != nil {
+		t.Fatalf("create test queue: %v", err)
+	}
+	t.Cleanup(func() {
+		client.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: out.QueueUrl})
+	})
+	return aws.ToString(out.QueueUrl)
+}
