@@ -5,3 +5,63 @@ package store
 // company (client ids, wallet ids for the operator console) live outside it.
 
 func companyPK(companyID string) string { return "COMPANY#" + companyID }
+
+// Companies and credentials.
+
+// companySK is the sort key of a company's own record in its partition.
+func companySK() string { return "COMPANY" }
+
+// clientPK is the partition of the lookup item that maps a client_id to its
+// company; it lives outside the company partition because the token
+// endpoint knows only the client_id.
+func clientPK(clientID string) string { return "CLIENT#" + clientID }
+
+// clientSK is the sort key of the client_id lookup item.
+func clientSK() string { return "CLIENT" }
+
+// rateLimitPK is the partition of one rate-limit window: scope names the
+// limited endpoint ("token"), key the caller (a source IP).
+func rateLimitPK(scope, key string) string { return "RATE#" + scope + "#" + key }
+
+// rateLimitSK is the sort key of a rate-limit window item.
+func rateLimitSK() string { return "RATE" }
+
+// Wallets and their ledger.
+
+// walletSK is the sort key of a wallet in its company's partition.
+func walletSK(walletID string) string { return walletSKPrefix + walletID }
+
+// walletSKPrefix starts the sort key of every wallet of a company. It does
+// not start the pair claims (WALLETPAIR#…).
+const walletSKPrefix = "WALLET#"
+
+// walletPairSK is the sort key of the claim item that makes a (currency,
+// country) pair unique within a company.
+func walletPairSK(currency, countryISO string) string {
+	return "WALLETPAIR#" + currency + "#" + countryISO
+}
+
+// walletRefPK is the partition of the lookup item that maps a wallet id to
+// its company; only the operator console reads it, because it alone knows a
+// wallet id without a company.
+func walletRefPK(walletID string) string { return "WALLETREF#" + walletID }
+
+// walletRefSK is the sort key of the wallet id lookup item.
+func walletRefSK() string { return "WALLETREF" }
+
+// ledgerSK is the sort key of a wallet transaction (ledger entry) in its
+// company's partition; ids are UUID v7, so the keys are time-ordered.
+func ledgerSK(txID string) string { return ledgerSKPrefix + txID }
+
+// ledgerSKPrefix starts the sort key of every ledger entry of a company.
+const ledgerSKPrefix = "WTX#"
+
+// walletLedgerPK is the GSI1 partition of one wallet's ledger entries
+// (GSI1SK is ledgerSK).
+func walletLedgerPK(companyID, walletID string) string {
+	return companyPK(companyID) + "#WALLET#" + walletID
+}
+
+// creditRefSK is the sort key of the claim item that lets a sandbox credit
+// reference be used once per company.
+func creditRefSK(reference string) string { return "CREDITREF#" + reference }

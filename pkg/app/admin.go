@@ -1,0 +1,55 @@
+package app
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"payments/pkg/companies"
+	"payments/pkg/httpapi"
+	"payments/pkg/store"
+)
+
+// AdminKeyHeader carries the operator console's API key.
+const AdminKeyHeader = "X-Admin-Key"
+
+// NewAdmin builds the admin function: the operator console under /admin,
+// admitted by the X-Admin-Key header (and, in AWS, IAM authorization on the
+// routes).
+func NewAdmin(ctx context.Context, cfg Config) (HTTPHandler, error) {
+	if cfg.AdminAPIKey == "" {
+		return nil, fmt.Errorf("%w: the admin API key (ADMIN_API_KEY or ADMIN_API_KEY_ARN) is not set", ErrConfig)
+	}
+	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
+	rt := httpapi.NewRouter(Errors, adminGuard(cfg.AdminAPIKey))
+	if err := adminRoutes(rt, db, cfg); err != nil {
+		return nil, err
+	}
+	return httpadapter.NewV2(rt).ProxyWithContext, nil
+}
+
+// adminRoutes mounts every console route on rt. Console routes of other
+// capabilities (wallets, …) are added here.
+func adminRoutes(rt *httpapi.Router, db *store.DB, cfg Config) error {
+	comps := companies.NewService(store.NewCompanies(db))
+	comps.Changed = companyCache.Forget
+	companies.AdminRoutes(rt, comps)
+	return nil
+}
+
+// adminGuard admits requests whose X-Admin-Key equals key. Both sides are
+// hashed first so the comparison takes the same time whatever the lengths.
+func adminGuard(key string) httpapi.Guard {
+	want := sha256.Sum256([]byte(key))
+	return func(r *http.Request) (context.Context, error) {
+		got := sha256.Sum256([]byte(r.Header.Get(AdminKeyHeader)))
+		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			return nil, fmt.Errorf("%w: bad admin key", httpapi.ErrUnauthorized)
+		}
+		return r.Context(), nil
+	}
+}

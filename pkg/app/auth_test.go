@@ -1,0 +1,464 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/rsa"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/golang-jwt/jwt/v5"
+
+	"payments/pkg/auth"
+	"payments/pkg/httpapi"
+	"payments/pkg/store"
+	"payments/pkg/store/storetest"
+)
+
+const authTestAdminKey = "local-admin-key"
+
+var authTestIPs atomic.Int64
+
+var authTestSecret = []byte("test-secret-test-secret-test-secret!")
+
+// authTestEnv is one fresh table with the auth and admin handlers and a
+// guarded probe route over it, all built as the functions build them.
+type authTestEnv struct {
+	cfg   Config
+	db    *store.DB
+	auth  HTTPHandler
+	admin HTTPHandler
+	probe HTTPHandler // GET /probe behind tokenGuard: answers the company id
+}
+
+func newAuthTestEnv(t *testing.T) *authTestEnv {
+	t.Helper()
+	db := storetest.NewDB(t)
+	cfg := Config{
+		Stage:            "test",
+		Mode:             ModeSandbox,
+		TableName:        db.Table,
+		DynamoDBEndpoint: storetest.Endpoint(t),
+		AWS:              storetest.AWSConfig(),
+		TokenSecret:      authTestSecret,
+		AdminAPIKey:      authTestAdminKey,
+		TokenTTL:         time.Hour,
+		TokenRateLimit:   10,
+	}
+	ctx := context.Background()
+	a, err := NewAuth(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm, err := NewAdmin(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, err := tokenGuard(cfg, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := httpapi.NewRouter(Errors, guard)
+	rt.Handle("GET /probe", func(w http.ResponseWriter, r *http.Request) error {
+		httpapi.Respond(w, http.StatusOK, "ok", httpapi.CompanyID(r.Context()))
+		return nil
+	})
+	return &authTestEnv{cfg: cfg, db: db, auth: a, admin: adm, probe: httpadapter.NewV2(rt).ProxyWithContext}
+}
+
+// authTestEvent builds the API Gateway HTTP API event of a request.
+func authTestEvent(method, path, sourceIP string, headers map[string]string, body string) events.APIGatewayV2HTTPRequest {
+	h := map[string]string{"content-type": "application/json"}
+	for k, v := range headers {
+		h[strings.ToLower(k)] = v
+	}
+	return events.APIGatewayV2HTTPRequest{
+		Version:  "2.0",
+		RouteKey: method + " " + path,
+		RawPath:  path,
+		Headers:  h,
+		Body:     body,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			RequestID: "req-" + strconv.FormatInt(time.Now().UnixNano(), 36),
+			Stage:     "$default",
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
+				Method: method, Path: path, Protocol: "HTTP/1.1", SourceIP: sourceIP, UserAgent: "test",
+			},
+		},
+	}
+}
+
+func authTestCall(t *testing.T, h HTTPHandler, ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	res, err := h(context.Background(), ev)
+	if err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	return res
+}
+
+// createCompany creates a company through the console and returns its id,
+// client_id and client_key.
+func (e *authTestEnv) createCompany(t *testing.T, name string) (id, clientID, clientKey string) {
+	t.Helper()
+	res := authTestCall(t, e.admin, authTestEvent("POST", "/api/v1/admin/companies", "10.0.0.1",
+		map[string]string{"x-admin-key": authTestAdminKey}, fmt.Sprintf(`{"name":%q}`, name)))
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("create company: %d %s", res.StatusCode, res.Body)
+	}
+	var out struct {
+		Data struct {
+			ID        string `json:"id"`
+			ClientID  string `json:"client_id"`
+			ClientKey string `json:"client_key"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(res.Body), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Data.ID, out.Data.ClientID, out.Data.ClientKey
+}
+
+// token asks the auth function for a token from ip.
+func (e *authTestEnv) token(t *testing.T, ip, clientID, clientKey string) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"client_id": clientID, "client_key": clientKey})
+	return authTestCall(t, e.auth, authTestEvent("POST", "/api/v1/auth/token", ip, nil, string(body)))
+}
+
+// mustToken returns an access token for the credentials.
+func (e *authTestEnv) mustToken(t *testing.T, clientID, clientKey string) string {
+	t.Helper()
+	// A new source address each time keeps these calls clear of the limit.
+	n := authTestIPs.Add(1)
+	res := e.token(t, fmt.Sprintf("100.64.%d.%d", n/250, n%250+1), clientID, clientKey)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("token: %d %s", res.StatusCode, res.Body)
+	}
+	var tok auth.Token
+	if err := json.Unmarshal([]byte(res.Body), &tok); err != nil {
+		t.Fatal(err)
+	}
+	return tok.AccessToken
+}
+
+// probe calls the guarded route with the Authorization header value.
+func (e *authTestEnv) probeWith(t *testing.T, authorization string) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	h := map[string]string{}
+	if authorization != "" {
+		h["authorization"] = authorization
+	}
+	return authTestCall(t, e.probe, authTestEvent("GET", "/api/v1/probe", "192.0.2.1", h, ""))
+}
+
+func decodeErrorBody(t *testing.T, body string) httpapi.ErrorBody {
+	t.Helper()
+	var b httpapi.ErrorBody
+	if err := json.Unmarshal([]byte(body), &b); err != nil {
+		t.Fatalf("error body %q: %v", body, err)
+	}
+	return b
+}
+
+func TestAuthRefusesWeakConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		edit func(*Config)
+	}{
+		{"no secret", func(c *Config) { c.TokenSecret = nil }},
+		{"short secret", func(c *Config) { c.TokenSecret = []byte("31-bytes-31-bytes-31-bytes-31-b") }},
+		{"no mode", func(c *Config) { c.Mode = "" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := Config{Mode: ModeSandbox, TableName: "t", TokenSecret: authTestSecret, AdminAPIKey: "k", AWS: storetest.AWSConfig()}
+			tt.edit(&cfg)
+			if _, err := NewAuth(context.Background(), cfg); err == nil {
+				t.Error("NewAuth accepted the configuration")
+			}
+			if _, err := tokenGuard(cfg, store.New(nil, "t")); err == nil {
+				t.Error("tokenGuard accepted the configuration")
+			}
+		})
+	}
+	if _, err := NewAdmin(context.Background(), Config{Mode: ModeSandbox, TableName: "t", AWS: storetest.AWSConfig()}); err == nil {
+		t.Error("NewAdmin started without an admin key")
+	}
+}
+
+func TestTokenEndpoint(t *testing.T) {
+	env := newAuthTestEnv(t)
+	id, clientID, clientKey := env.createCompany(t, "Acme")
+	disabledID, disabledClient, disabledKey := env.createCompany(t, "Dormant")
+	res := authTestCall(t, env.admin, authTestEvent("PATCH", "/api/v1/admin/companies/"+disabledID, "10.0.0.1",
+		map[string]string{"x-admin-key": authTestAdminKey}, `{"is_active":false}`))
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("disable: %d %s", res.StatusCode, res.Body)
+	}
+
+	t.Run("issues a token", func(t *testing.T) {
+		res := env.token(t, "198.51.100.10", clientID, clientKey)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("status %d: %s", res.StatusCode, res.Body)
+		}
+		var raw map[string]any
+		if err := json.Unmarshal([]byte(res.Body), &raw); err != nil {
+			t.Fatal(err)
+		}
+		if _, wrapped := raw["data"]; wrapped || raw["token_type"] != "Bearer" || raw["expires_in"] != float64(3600) {
+			t.Fatalf("body %s", res.Body)
+		}
+		var claims auth.Claims
+		if _, err := jwt.ParseWithClaims(raw["access_token"].(string), &claims,
+			func(*jwt.Token) (any, error) { return authTestSecret, nil }, jwt.WithValidMethods([]string{"HS256"})); err != nil {
+			t.Fatal(err)
+		}
+		if claims.Subject != id || claims.Mode != ModeSandbox || claims.KeyVersion != 1 || claims.Issuer != "payments" || claims.ID == "" {
+			t.Fatalf("claims %+v", claims)
+		}
+	})
+
+	bad := []struct {
+		name      string
+		body      string
+		wantField string
+	}{
+		{"missing client_id", `{"client_key":"x"}`, "client_id"},
+		{"empty client_id", `{"client_id":"","client_key":"x"}`, "client_id"},
+		{"missing client_key", `{"client_id":"x"}`, "client_key"},
+		{"empty client_key", `{"client_id":"x","client_key":""}`, "client_key"},
+		{"both missing", `{}`, "client_id"},
+		{"malformed JSON", `{"client_id":`, "body"},
+		{"not an object", `[1]`, "body"},
+		{"number id", `{"client_id":1,"client_key":"x"}`, "client_id"},
+		{"empty body", ``, "body"},
+	}
+	for i, tt := range bad {
+		t.Run("400 "+tt.name, func(t *testing.T) {
+			res := authTestCall(t, env.auth, authTestEvent("POST", "/api/v1/auth/token", fmt.Sprintf("198.51.100.%d", 100+i), nil, tt.body))
+			b := decodeErrorBody(t, res.Body)
+			if res.StatusCode != http.StatusBadRequest || b.Field != tt.wantField || !strings.Contains(b.Message, tt.wantField) {
+				t.Fatalf("%d %s, want 400 naming %s", res.StatusCode, res.Body, tt.wantField)
+			}
+			if (tt.wantField == "client_id" || tt.wantField == "client_key") && !strings.Contains(tt.body, ":1") &&
+				!strings.Contains(b.Message, "missing or empty client_id or client_key") {
+				t.Fatalf("message %q", b.Message)
+			}
+		})
+	}
+
+	t.Run("401 identical for unknown id, wrong key, disabled company", func(t *testing.T) {
+		cases := []struct{ name, id, key string }{
+			{"unknown id", "cli_000000000000000000000000", clientKey},
+			{"wrong key", clientID, disabledKey},
+			{"key of another company", disabledClient, clientKey},
+			{"disabled company", disabledClient, disabledKey},
+		}
+		var first string
+		for i, c := range cases {
+			res := env.token(t, fmt.Sprintf("198.51.100.%d", 200+i), c.id, c.key)
+			if res.StatusCode != http.StatusUnauthorized {
+				t.Fatalf("%s: %d %s", c.name, res.StatusCode, res.Body)
+			}
+			b := decodeErrorBody(t, res.Body)
+			if b.Message != "invalid client credentials" || b.Error != "Unauthorized" || b.StatusCode != 401 {
+				t.Fatalf("%s: body %s", c.name, res.Body)
+			}
+			if first == "" {
+				first = res.Body
+			} else if res.Body != first {
+				t.Fatalf("%s: body %s differs from %s", c.name, res.Body, first)
+			}
+		}
+	})
+
+	t.Run("429 past 10 requests a minute from one IP", func(t *testing.T) {
+		const ip = "203.0.113.50"
+		for i := range 10 {
+			key := clientKey
+			if i%2 == 1 {
+				key = "wrong" // failed attempts count too
+			}
+			if res := env.token(t, ip, clientID, key); res.StatusCode == http.StatusTooManyRequests {
+				t.Fatalf("request %d refused early", i+1)
+			}
+		}
+		res := env.token(t, ip, clientID, clientKey)
+		if res.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("11th request: %d %s", res.StatusCode, res.Body)
+		}
+		b := decodeErrorBody(t, res.Body)
+		if b.Message != "rate limit exceeded" || b.Code != "RATE_LIMIT_EXCEEDED" {
+			t.Fatalf("body %s", res.Body)
+		}
+		ra, err := strconv.Atoi(res.Headers["Retry-After"])
+		if err != nil || ra < 1 || ra > 60 {
+			t.Fatalf("Retry-After %q", res.Headers["Retry-After"])
+		}
+		// Malformed requests are refused too once the limit is reached.
+		if res := authTestCall(t, env.auth, authTestEvent("POST", "/api/v1/auth/token", ip, nil, `{`)); res.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("malformed request past the limit: %d", res.StatusCode)
+		}
+		// X-Forwarded-For does not change the source.
+		ev := authTestEvent("POST", "/api/v1/auth/token", ip, map[string]string{"x-forwarded-for": "198.51.100.77"},
+			fmt.Sprintf(`{"client_id":%q,"client_key":%q}`, clientID, clientKey))
+		if res := authTestCall(t, env.auth, ev); res.StatusCode != http.StatusTooManyRequests {
+			t.Fatalf("X-Forwarded-For escaped the limit: %d", res.StatusCode)
+		}
+		if res := env.token(t, "203.0.113.51", clientID, clientKey); res.StatusCode != http.StatusOK {
+			t.Fatalf("other IP: %d %s", res.StatusCode, res.Body)
+		}
+	})
+}
+
+// signed returns a token with claims for company id signed with method and key.
+func signed(t *testing.T, method jwt.SigningMethod, key any, claims jwt.Claims) string {
+	t.Helper()
+	s, err := jwt.NewWithClaims(method, claims).SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestTokenGuard(t *testing.T) {
+	env := newAuthTestEnv(t)
+	id, clientID, clientKey := env.createCompany(t, "Acme")
+	good := env.mustToken(t, clientID, clientKey)
+
+	now := time.Now()
+	claims := func(edit func(*auth.Claims)) *auth.Claims {
+		c := &auth.Claims{Mode: ModeSandbox, KeyVersion: 1, RegisteredClaims: jwt.RegisteredClaims{
+			Issuer: "payments", Subject: id, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
+		}}
+		if edit != nil {
+			edit(c)
+		}
+		return c
+	}
+	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Change one character in the middle of the signature (the last one may
+	// carry only padding bits).
+	parts := strings.Split(good, ".")
+	sig := []byte(parts[2])
+	if mid := len(sig) / 2; sig[mid] == 'A' {
+		sig[mid] = 'B'
+	} else {
+		sig[mid] = 'A'
+	}
+	tampered := parts[0] + "." + parts[1] + "." + string(sig)
+	none := signed(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, claims(nil))
+
+	tests := []struct {
+		name          string
+		authorization string
+		want          int
+	}{
+		{"valid token", "Bearer " + good, http.StatusOK},
+		{"lower-case scheme", "bearer " + good, http.StatusOK},
+		{"hand-made valid token", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(nil)), http.StatusOK},
+		{"missing header", "", http.StatusUnauthorized},
+		{"no scheme", good, http.StatusUnauthorized},
+		{"basic scheme", "Basic " + good, http.StatusUnauthorized},
+		{"empty bearer", "Bearer ", http.StatusUnauthorized},
+		{"garbage", "Bearer not.a.jwt", http.StatusUnauthorized},
+		{"expired", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) {
+			c.IssuedAt = jwt.NewNumericDate(now.Add(-2 * time.Hour))
+			c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Hour))
+		})), http.StatusUnauthorized},
+		{"no expiry", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) { c.ExpiresAt = nil })), http.StatusUnauthorized},
+		{"alg none", "Bearer " + none, http.StatusUnauthorized},
+		{"RS256", "Bearer " + signed(t, jwt.SigningMethodRS256, rsaKey, claims(nil)), http.StatusUnauthorized},
+		{"HS512 with the right secret", "Bearer " + signed(t, jwt.SigningMethodHS512, authTestSecret, claims(nil)), http.StatusUnauthorized},
+		{"other secret", "Bearer " + signed(t, jwt.SigningMethodHS256, []byte("another-secret-another-secret-another"), claims(nil)), http.StatusUnauthorized},
+		{"other mode", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) { c.Mode = ModeProduction })), http.StatusUnauthorized},
+		{"other issuer", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) { c.Issuer = "someone" })), http.StatusUnauthorized},
+		{"unknown company", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) {
+			c.Subject = "00000000-0000-4000-8000-000000000000"
+		})), http.StatusUnauthorized},
+		{"other key version", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) { c.KeyVersion = 2 })), http.StatusUnauthorized},
+		{"tampered signature", "Bearer " + tampered, http.StatusUnauthorized},
+	}
+	var unauthorized string
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res := env.probeWith(t, tt.authorization)
+			if res.StatusCode != tt.want {
+				t.Fatalf("status %d, want %d: %s", res.StatusCode, tt.want, res.Body)
+			}
+			if tt.want == http.StatusOK {
+				if !strings.Contains(res.Body, id) {
+					t.Fatalf("company id not in context: %s", res.Body)
+				}
+				return
+			}
+			if unauthorized == "" {
+				unauthorized = res.Body
+			} else if res.Body != unauthorized {
+				t.Fatalf("401 body %s differs from %s", res.Body, unauthorized)
+			}
+		})
+	}
+
+	adminHeaders := map[string]string{"x-admin-key": authTestAdminKey}
+	t.Run("rotation revokes older tokens at once", func(t *testing.T) {
+		if res := env.probeWith(t, "Bearer "+good); res.StatusCode != http.StatusOK { // cached now
+			t.Fatalf("before rotation: %d", res.StatusCode)
+		}
+		res := authTestCall(t, env.admin, authTestEvent("POST", "/api/v1/admin/companies/"+id+"/client-key", "10.0.0.1", adminHeaders, ""))
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("rotate: %d %s", res.StatusCode, res.Body)
+		}
+		var out struct {
+			Data struct {
+				ClientID  string `json:"client_id"`
+				ClientKey string `json:"client_key"`
+			} `json:"data"`
+		}
+		if err := json.Unmarshal([]byte(res.Body), &out); err != nil {
+			t.Fatal(err)
+		}
+		if out.Data.ClientID != clientID || out.Data.ClientKey == clientKey || out.Data.ClientKey == "" {
+			t.Fatalf("rotation body %s", res.Body)
+		}
+		if res := env.probeWith(t, "Bearer "+good); res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("old token after rotation: %d", res.StatusCode)
+		}
+		if res := env.token(t, "198.51.100.20", clientID, clientKey); res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("old key after rotation: %d", res.StatusCode)
+		}
+		fresh := env.mustToken(t, clientID, out.Data.ClientKey)
+		if res := env.probeWith(t, "Bearer "+fresh); res.StatusCode != http.StatusOK {
+			t.Fatalf("new token: %d %s", res.StatusCode, res.Body)
+		}
+	})
+
+	t.Run("disabling a company revokes its tokens at once", func(t *testing.T) {
+		_, cid, ckey := env.createCompany(t, "Soon disabled")
+		tok := env.mustToken(t, cid, ckey)
+		if res := env.probeWith(t, "Bearer "+tok); res.StatusCode != http.StatusOK {
+			t.Fatalf("before: %d", res.StatusCode)
+		}
+		var claims auth.Claims
+		jwt.NewParser().ParseUnverified(tok, &claims)
+		res := authTestCall(t, env.admin, authTestEvent("PATCH", "/api/v1/admin/companies/"+claims.Subject, "10.0.0.1", adminHeaders, `{"is_active":false}`))
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("disable: %d %s", res.StatusCode, res.Body)
+		}
+		if res := env.probeWith(t, "Bearer "+tok); res.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("after: %d", res.StatusCode)
+		}
+	})
+}

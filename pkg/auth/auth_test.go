@@ -1,0 +1,232 @@
+package auth_test
+
+import (
+	"context"
+	"errors"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+
+	"payments/pkg/auth"
+	"payments/pkg/companies"
+	"payments/pkg/httpapi"
+)
+
+var secret = []byte("0123456789abcdef0123456789abcdef")
+
+// fakeCompanies is an in-memory Companies; the store is not the subject here.
+type fakeCompanies struct {
+	mu    sync.Mutex
+	byID  map[string]companies.Company
+	reads int
+}
+
+func (f *fakeCompanies) Verify(_ context.Context, clientID, clientKey string) (companies.Company, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, c := range f.byID {
+		if c.ClientID == clientID && clientKey == "good" && c.IsActive {
+			return c, nil
+		}
+	}
+	return companies.Company{}, companies.ErrInvalidCredentials
+}
+
+func (f *fakeCompanies) Get(_ context.Context, id string) (companies.Company, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.reads++
+	c, ok := f.byID[id]
+	if !ok {
+		return companies.Company{}, companies.ErrNotFound
+	}
+	return c, nil
+}
+
+func (f *fakeCompanies) set(c companies.Company) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.byID[c.ID] = c
+}
+
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func setup(t *testing.T) (*auth.Service, *fakeCompanies, *clock, *auth.CompanyCache) {
+	t.Helper()
+	clk := &clock{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
+	fc := &fakeCompanies{byID: map[string]companies.Company{
+		"c1": {ID: "c1", ClientID: "cli_1", IsActive: true, KeyVersion: 3},
+	}}
+	cache := auth.NewCompanyCache(auth.CompanyCacheTTL, clk.Now)
+	svc, err := auth.NewService(auth.Config{Secret: secret, Mode: "sandbox", TTL: time.Hour}, fc, nil, cache)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc.Now = clk.Now
+	return svc, fc, clk, cache
+}
+
+func TestNewServiceRefusesBadConfig(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  auth.Config
+	}{
+		{"short secret", auth.Config{Secret: []byte("short"), Mode: "sandbox", TTL: time.Hour}},
+		{"no mode", auth.Config{Secret: secret, TTL: time.Hour}},
+		{"no ttl", auth.Config{Secret: secret, Mode: "sandbox"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := auth.NewService(tt.cfg, &fakeCompanies{}, nil, nil); !errors.Is(err, auth.ErrConfig) {
+				t.Fatalf("err = %v, want ErrConfig", err)
+			}
+		})
+	}
+}
+
+func TestIssueClaims(t *testing.T) {
+	svc, _, clk, _ := setup(t)
+	tok, err := svc.Issue(context.Background(), "192.0.2.1", "cli_1", "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.TokenType != "Bearer" || tok.ExpiresIn != 3600 {
+		t.Fatalf("token = %+v", tok)
+	}
+	var claims auth.Claims
+	_, err = jwt.ParseWithClaims(tok.AccessToken, &claims, func(*jwt.Token) (any, error) { return secret, nil },
+		jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(clk.Now))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if claims.Subject != "c1" || claims.Mode != "sandbox" || claims.KeyVersion != 3 || claims.Issuer != "payments" ||
+		claims.ID == "" || !claims.IssuedAt.Equal(clk.Now()) || !claims.ExpiresAt.Equal(clk.Now().Add(time.Hour)) {
+		t.Fatalf("claims = %+v", claims)
+	}
+	if _, err := svc.Issue(context.Background(), "192.0.2.1", "cli_1", "bad"); !errors.Is(err, auth.ErrInvalidCredentials) {
+		t.Fatalf("bad key: %v", err)
+	}
+}
+
+func TestGuardCache(t *testing.T) {
+	svc, fc, clk, cache := setup(t)
+	tok, err := svc.Issue(context.Background(), "192.0.2.1", "cli_1", "good")
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard := svc.Guard()
+	call := func() error {
+		r := httptest.NewRequest("GET", "/api/v1/x", nil)
+		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		ctx, err := guard(r)
+		if err == nil && httpapi.CompanyID(ctx) != "c1" {
+			t.Fatalf("company in context = %q", httpapi.CompanyID(ctx))
+		}
+		return err
+	}
+	rotated := companies.Company{ID: "c1", ClientID: "cli_1", IsActive: true, KeyVersion: 4}
+
+	steps := []struct {
+		name      string
+		do        func()
+		wantErr   bool
+		wantReads int
+	}{
+		{"first call reads the store", func() {}, false, 1},
+		{"second call is cached", func() {}, false, 1},
+		{"a change elsewhere is not seen within 60 s", func() { fc.set(rotated); clk.Advance(59 * time.Second) }, false, 1},
+		{"after 60 s the store is read again", func() { clk.Advance(time.Second) }, true, 2},
+		{"Forget drops the entry", func() {
+			fc.set(companies.Company{ID: "c1", ClientID: "cli_1", IsActive: true, KeyVersion: 3})
+			cache.Forget("c1")
+		}, false, 3},
+		{"disabled company after Forget", func() {
+			fc.set(companies.Company{ID: "c1", ClientID: "cli_1", IsActive: false, KeyVersion: 3})
+			cache.Forget("c1")
+		}, true, 4},
+		{"unknown company", func() {
+			fc.mu.Lock()
+			delete(fc.byID, "c1")
+			fc.mu.Unlock()
+			cache.Forget("c1")
+		}, true, 5},
+	}
+	for _, s := range steps {
+		t.Run(s.name, func(t *testing.T) {
+			s.do()
+			err := call()
+			if (err != nil) != s.wantErr {
+				t.Fatalf("err = %v, want error %v", err, s.wantErr)
+			}
+			if err != nil && !errors.Is(err, httpapi.ErrUnauthorized) {
+				t.Fatalf("err = %v, want ErrUnauthorized", err)
+			}
+			if fc.reads != s.wantReads {
+				t.Fatalf("store reads = %d, want %d", fc.reads, s.wantReads)
+			}
+		})
+	}
+}
+
+func TestRetryAfterSeconds(t *testing.T) {
+	tests := []struct {
+		wait time.Duration
+		want int
+	}{
+		{0, 1},
+		{time.Millisecond, 1},
+		{time.Second, 1},
+		{1001 * time.Millisecond, 2},
+		{59500 * time.Millisecond, 60},
+	}
+	for _, tt := range tests {
+		t.Run(tt.wait.String(), func(t *testing.T) {
+			if got := (&auth.RateLimitError{RetryAfter: tt.wait}).RetryAfterSeconds(); got != tt.want {
+				t.Fatalf("RetryAfterSeconds = %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestSourceIP(t *testing.T) {
+	tests := []struct {
+		remote, forwarded, want string
+	}{
+		{"203.0.113.9", "", "203.0.113.9"},
+		{"203.0.113.9:4711", "", "203.0.113.9"},
+		{"[2001:db8::1]:443", "", "2001:db8::1"},
+		{"2001:db8::1", "", "2001:db8::1"},
+		{"203.0.113.9", "198.51.100.1", "203.0.113.9"},
+		{"", "198.51.100.1", "unknown"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.remote, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/api/v1/auth/token", nil)
+			r.RemoteAddr = tt.remote
+			if tt.forwarded != "" {
+				r.Header.Set("X-Forwarded-For", tt.forwarded)
+			}
+			if got := auth.SourceIP(r); got != tt.want {
+				t.Fatalf("SourceIP = %q, want %q", got, tt.want)
+			}
+		})
+	}
+}

@@ -1,0 +1,99 @@
+package companies
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"payments/pkg/httpapi"
+)
+
+// AdminRoutes registers the operator console routes that manage companies:
+//
+//	POST  /admin/companies                   create; the client_key is shown once
+//	GET   /admin/companies/{id}              read
+//	PATCH /admin/companies/{id}              kyb_status, is_active, webhook_url, card_slots
+//	POST  /admin/companies/{id}/client-key   rotate the client_key
+//
+// The router's guard must admit operators only.
+func AdminRoutes(rt *httpapi.Router, svc *Service) {
+	h := adminHandlers{svc: svc}
+	rt.Handle("POST /admin/companies", h.create)
+	rt.Handle("GET /admin/companies/{id}", h.get)
+	rt.Handle("PATCH /admin/companies/{id}", h.patch)
+	rt.Handle("POST /admin/companies/{id}/client-key", h.rotate)
+}
+
+type adminHandlers struct{ svc *Service }
+
+type createRequest struct {
+	Name      string `json:"name"`
+	KYBStatus string `json:"kyb_status"`
+}
+
+func (h adminHandlers) create(w http.ResponseWriter, r *http.Request) error {
+	var req createRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return err
+	}
+	c, err := h.svc.Create(r.Context(), req.Name, KYBStatus(req.KYBStatus))
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusCreated, "company created", c)
+	return nil
+}
+
+func (h adminHandlers) get(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.svc.Get(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "company retrieved", c)
+	return nil
+}
+
+// patchRequest is the PATCH body. webhook_url is kept raw to tell an absent
+// field (no change) from null (clear).
+type patchRequest struct {
+	KYBStatus  *string         `json:"kyb_status"`
+	IsActive   *bool           `json:"is_active"`
+	WebhookURL json.RawMessage `json:"webhook_url"`
+	CardSlots  *int            `json:"card_slots"`
+}
+
+func (h adminHandlers) patch(w http.ResponseWriter, r *http.Request) error {
+	var req patchRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return err
+	}
+	p := Patch{IsActive: req.IsActive, CardSlots: req.CardSlots}
+	if req.KYBStatus != nil {
+		s := KYBStatus(*req.KYBStatus)
+		p.KYBStatus = &s
+	}
+	if req.WebhookURL != nil {
+		var u *string
+		if err := json.Unmarshal(req.WebhookURL, &u); err != nil {
+			return httpapi.Invalid("webhook_url", "must be a string or null")
+		}
+		if u == nil {
+			u = new(string)
+		}
+		p.WebhookURL = u
+	}
+	c, err := h.svc.Update(r.Context(), r.PathValue("id"), p)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "company updated", c)
+	return nil
+}
+
+func (h adminHandlers) rotate(w http.ResponseWriter, r *http.Request) error {
+	creds, err := h.svc.RotateKey(r.Context(), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "client key rotated", creds)
+	return nil
+}

@@ -1,0 +1,289 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/companies"
+)
+
+var _ companies.Store = (*Companies)(nil)
+
+// Companies stores companies: one item per company in its own partition
+// (COMPANY#<id>, COMPANY) and one lookup item per client_id (CLIENT#<client
+// id>, CLIENT) written in the same transaction, so the token endpoint can
+// find a company by client_id with strongly consistent reads.
+type Companies struct{ db *DB }
+
+// NewCompanies returns the companies store on db.
+func NewCompanies(db *DB) *Companies { return &Companies{db: db} }
+
+// companyItem is a company as stored.
+type companyItem struct {
+	PK         string    `dynamodbav:"PK"`
+	SK         string    `dynamodbav:"SK"`
+	Type       string    `dynamodbav:"type"`
+	ID         string    `dynamodbav:"id"`
+	Name       string    `dynamodbav:"name"`
+	KYBStatus  string    `dynamodbav:"kyb_status"`
+	IsActive   bool      `dynamodbav:"is_active"`
+	ClientID   string    `dynamodbav:"client_id"`
+	KeyHash    []byte    `dynamodbav:"key_hash"`
+	KeyVersion int       `dynamodbav:"key_version"`
+	WebhookURL string    `dynamodbav:"webhook_url,omitempty"`
+	CardSlots  int       `dynamodbav:"card_slots"`
+	CreatedAt  time.Time `dynamodbav:"created_at"`
+	UpdatedAt  time.Time `dynamodbav:"updated_at"`
+}
+
+// clientItem maps a client_id to its company.
+type clientItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	CompanyID string `dynamodbav:"company_id"`
+}
+
+func (it companyItem) company() companies.Company {
+	return companies.Company{
+		ID:         it.ID,
+		Name:       it.Name,
+		KYBStatus:  companies.KYBStatus(it.KYBStatus),
+		IsActive:   it.IsActive,
+		ClientID:   it.ClientID,
+		KeyHash:    it.KeyHash,
+		KeyVersion: it.KeyVersion,
+		WebhookURL: it.WebhookURL,
+		CardSlots:  it.CardSlots,
+		CreatedAt:  it.CreatedAt,
+		UpdatedAt:  it.UpdatedAt,
+	}
+}
+
+// Create writes the company and its client_id lookup in one transaction;
+// both must be new.
+func (s *Companies) Create(ctx context.Context, c companies.Company) error {
+	company, err := attributevalue.MarshalMap(companyItem{
+		PK:         companyPK(c.ID),
+		SK:         companySK(),
+		Type:       "company",
+		ID:         c.ID,
+		Name:       c.Name,
+		KYBStatus:  string(c.KYBStatus),
+		IsActive:   c.IsActive,
+		ClientID:   c.ClientID,
+		KeyHash:    c.KeyHash,
+		KeyVersion: c.KeyVersion,
+		WebhookURL: c.WebhookURL,
+		CardSlots:  c.CardSlots,
+		CreatedAt:  c.CreatedAt,
+		UpdatedAt:  c.UpdatedAt,
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal company: %w", err)
+	}
+	client, err := attributevalue.MarshalMap(clientItem{
+		PK:        clientPK(c.ClientID),
+		SK:        clientSK(),
+		Type:      "client",
+		CompanyID: c.ID,
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal client: %w", err)
+	}
+	notExists := aws.String("attribute_not_exists(PK)")
+	_, err = s.db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			{Put: &types.Put{TableName: aws.String(s.db.Table), Item: company, ConditionExpression: notExists}},
+			{Put: &types.Put{TableName: aws.String(s.db.Table), Item: client, ConditionExpression: notExists}},
+		},
+	})
+	if transactionConflict(err) {
+		return fmt.Errorf("store: create company %s: %w", c.ID, ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("store: create company %s: %w", c.ID, err)
+	}
+	return nil
+}
+
+// Get reads company id with a strongly consistent read.
+func (s *Companies) Get(ctx context.Context, id string) (companies.Company, error) {
+	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.db.Table),
+		Key:            primaryKeyOf(companyPK(id), companySK()),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return companies.Company{}, fmt.Errorf("store: get company %s: %w", id, err)
+	}
+	if out.Item == nil {
+		return companies.Company{}, companies.ErrNotFound
+	}
+	var it companyItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return companies.Company{}, fmt.Errorf("store: unmarshal company %s: %w", id, err)
+	}
+	return it.company(), nil
+}
+
+// noCompanyID is the nil UUID, never given to a company.
+const noCompanyID = "00000000-0000-0000-0000-000000000000"
+
+// GetByClientID reads the client_id lookup, then the company, both strongly
+// consistent. An unknown client_id costs the same two reads.
+func (s *Companies) GetByClientID(ctx context.Context, clientID string) (companies.Company, error) {
+	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.db.Table),
+		Key:            primaryKeyOf(clientPK(clientID), clientSK()),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return companies.Company{}, fmt.Errorf("store: get client: %w", err)
+	}
+	if out.Item == nil {
+		// Read a company that cannot exist, so an unknown client_id costs the
+		// same two reads as a known one and its answer time tells nothing.
+		if _, err := s.Get(ctx, noCompanyID); err != nil && !errors.Is(err, companies.ErrNotFound) {
+			return companies.Company{}, err
+		}
+		return companies.Company{}, companies.ErrNotFound
+	}
+	var it clientItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return companies.Company{}, fmt.Errorf("store: unmarshal client: %w", err)
+	}
+	return s.Get(ctx, it.CompanyID)
+}
+
+// Update sets the fields of p that are not nil, and updated_at.
+func (s *Companies) Update(ctx context.Context, id string, p companies.Patch, now time.Time) (companies.Company, error) {
+	u := newAttrUpdate()
+	if p.KYBStatus != nil {
+		u.set("kyb_status", string(*p.KYBStatus))
+	}
+	if p.IsActive != nil {
+		u.set("is_active", *p.IsActive)
+	}
+	switch {
+	case p.WebhookURL == nil:
+	case *p.WebhookURL == "":
+		// DynamoDB Local refuses empty strings: a cleared address is absent.
+		u.remove("webhook_url")
+	default:
+		u.set("webhook_url", *p.WebhookURL)
+	}
+	if p.CardSlots != nil {
+		u.set("card_slots", *p.CardSlots)
+	}
+	u.set("updated_at", now)
+	return s.update(ctx, id, u)
+}
+
+// RotateKey replaces the key hash and increments key_version.
+func (s *Companies) RotateKey(ctx context.Context, id string, keyHash []byte, now time.Time) (companies.Company, error) {
+	u := newAttrUpdate()
+	u.set("key_hash", keyHash)
+	u.add("key_version", 1)
+	u.set("updated_at", now)
+	return s.update(ctx, id, u)
+}
+
+func (s *Companies) update(ctx context.Context, id string, u *attrUpdate) (companies.Company, error) {
+	expr, names, values, err := u.build()
+	if err != nil {
+		return companies.Company{}, fmt.Errorf("store: update company %s: %w", id, err)
+	}
+	out, err := s.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       primaryKeyOf(companyPK(id), companySK()),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String("attribute_exists(PK)"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if conditionFailed(err) {
+		return companies.Company{}, companies.ErrNotFound
+	}
+	if err != nil {
+		return companies.Company{}, fmt.Errorf("store: update company %s: %w", id, err)
+	}
+	var it companyItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return companies.Company{}, fmt.Errorf("store: unmarshal company %s: %w", id, err)
+	}
+	return it.company(), nil
+}
+
+// primaryKeyOf returns the primary key of an item.
+func primaryKeyOf(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		attrPK: &types.AttributeValueMemberS{Value: pk},
+		attrSK: &types.AttributeValueMemberS{Value: sk},
+	}
+}
+
+// attrUpdate builds an UpdateExpression of SET a = :v, SET n = n + :d and
+// REMOVE a clauses with placeholder names for every attribute.
+type attrUpdate struct {
+	clauses []string
+	removes []string
+	names   map[string]string
+	raw     map[string]any
+}
+
+func newAttrUpdate() *attrUpdate {
+	return &attrUpdate{names: map[string]string{}, raw: map[string]any{}}
+}
+
+func (u *attrUpdate) placeholders(attr string, v any) (string, string) {
+	i := len(u.clauses)
+	n, val := fmt.Sprintf("#a%d", i), fmt.Sprintf(":v%d", i)
+	u.names[n] = attr
+	u.raw[val] = v
+	return n, val
+}
+
+func (u *attrUpdate) set(attr string, v any) {
+	n, val := u.placeholders(attr, v)
+	u.clauses = append(u.clauses, n+" = "+val)
+}
+
+func (u *attrUpdate) add(attr string, delta int) {
+	n, val := u.placeholders(attr, delta)
+	u.clauses = append(u.clauses, n+" = "+n+" + "+val)
+}
+
+func (u *attrUpdate) remove(attr string) {
+	n := fmt.Sprintf("#r%d", len(u.removes))
+	u.names[n] = attr
+	u.removes = append(u.removes, n)
+}
+
+func (u *attrUpdate) build() (string, map[string]string, map[string]types.AttributeValue, error) {
+	if len(u.clauses) == 0 {
+		return "", nil, nil, errors.New("empty update")
+	}
+	values := make(map[string]types.AttributeValue, len(u.raw))
+	for k, v := range u.raw {
+		av, err := attributevalue.Marshal(v)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("marshal %s: %w", u.names["#a"+k[2:]], err)
+		}
+		values[k] = av
+	}
+	expr := "SET " + strings.Join(u.clauses, ", ")
+	if len(u.removes) > 0 {
+		expr += " REMOVE " + strings.Join(u.removes, ", ")
+	}
+	return expr, u.names, values, nil
+}

@@ -1,0 +1,138 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/auth"
+)
+
+var _ auth.RateLimiter = (*RateLimiter)(nil)
+
+// rateLimitTries bounds the optimistic read-modify-write attempts of one
+// Allow call. Each failed attempt means another request was admitted, so
+// with a limit of n a caller fails at most n times before it is admitted or
+// sees the window full.
+const rateLimitTries = 16
+
+// rateLimitIdle is how long after its last write a window item may be
+// deleted by DynamoDB's TTL.
+const rateLimitIdle = 2 * time.Minute
+
+// RateLimiter is an exact sliding-window limit shared by every Lambda
+// instance: one item per key (RATE#<scope>#<key>) holding the times, in
+// milliseconds, of the requests admitted within the window. Allow reads it
+// strongly consistent, drops times older than the window, refuses when
+// limit times remain, and otherwise appends now and writes the item back on the
+// condition that its version is the one read, retrying when another
+// instance wrote first.
+type RateLimiter struct {
+	db     *DB
+	scope  string
+	limit  int
+	window time.Duration
+}
+
+// NewRateLimiter returns a limiter admitting limit requests per window for
+// each key of scope.
+func NewRateLimiter(db *DB, scope string, limit int, window time.Duration) *RateLimiter {
+	return &RateLimiter{db: db, scope: scope, limit: limit, window: window}
+}
+
+// rateLimitItem is one key's window.
+type rateLimitItem struct {
+	PK        string  `dynamodbav:"PK"`
+	SK        string  `dynamodbav:"SK"`
+	Type      string  `dynamodbav:"type"`
+	Hits      []int64 `dynamodbav:"hits"`
+	Version   int64   `dynamodbav:"version"`
+	ExpiresAt int64   `dynamodbav:"expires_at"`
+}
+
+// Allow admits one request for key at now, or refuses it with the time
+// until the oldest admitted request leaves the window. A refused request is
+// not recorded.
+func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (bool, time.Duration, error) {
+	pk := rateLimitPK(l.scope, key)
+	nowMs := now.UnixMilli()
+	windowMs := l.window.Milliseconds()
+	for try := 0; try < rateLimitTries; try++ {
+		if try > 0 {
+			if err := rateLimitBackoff(ctx, time.Duration(rand.IntN(5*try)+1)*time.Millisecond); err != nil {
+				return false, 0, err
+			}
+		}
+		out, err := l.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
+			TableName:      aws.String(l.db.Table),
+			Key:            primaryKeyOf(pk, rateLimitSK()),
+			ConsistentRead: aws.Bool(true),
+		})
+		if err != nil {
+			return false, 0, fmt.Errorf("store: read rate limit: %w", err)
+		}
+		var it rateLimitItem
+		if out.Item != nil {
+			if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+				return false, 0, fmt.Errorf("store: unmarshal rate limit: %w", err)
+			}
+		}
+		hits := slices.DeleteFunc(it.Hits, func(t int64) bool { return t <= nowMs-windowMs })
+		if len(hits) >= l.limit {
+			// Clocks of instances differ a little: never ask for more than
+			// one window.
+			wait := min(slices.Min(hits)+windowMs-nowMs, windowMs)
+			return false, time.Duration(wait) * time.Millisecond, nil
+		}
+		next := rateLimitItem{
+			PK:        pk,
+			SK:        rateLimitSK(),
+			Type:      "rate_limit",
+			Hits:      append(hits, nowMs),
+			Version:   it.Version + 1,
+			ExpiresAt: now.Add(rateLimitIdle).Unix(),
+		}
+		item, err := attributevalue.MarshalMap(next)
+		if err != nil {
+			return false, 0, fmt.Errorf("store: marshal rate limit: %w", err)
+		}
+		in := &dynamodb.PutItemInput{TableName: aws.String(l.db.Table), Item: item}
+		if out.Item == nil {
+			in.ConditionExpression = aws.String("attribute_not_exists(PK)")
+		} else {
+			in.ConditionExpression = aws.String("#v = :v")
+			in.ExpressionAttributeNames = map[string]string{"#v": "version"}
+			in.ExpressionAttributeValues = map[string]types.AttributeValue{
+				":v": &types.AttributeValueMemberN{Value: fmt.Sprint(it.Version)},
+			}
+		}
+		_, err = l.db.Client.PutItem(ctx, in)
+		if conditionFailed(err) {
+			continue
+		}
+		if err != nil {
+			return false, 0, fmt.Errorf("store: write rate limit: %w", err)
+		}
+		return true, 0, nil
+	}
+	return false, 0, fmt.Errorf("store: rate limit %s: %w", l.scope, ErrConflict)
+}
+
+// rateLimitBackoff waits d or until ctx is done.
+func rateLimitBackoff(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
