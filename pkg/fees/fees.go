@@ -1,0 +1,172 @@
+// Package fees holds each company's fee schedule and computes fees.
+//
+// A fee is fixed + percent of the amount. The percent part is rounded by the
+// one rule of pkg/money (half away from zero, at the minor unit); the fixed
+// part is in the rule's currency. A schedule is a list of rules; for a given
+// (type, operator, country, currency) the most specific matching rule wins,
+// where a rule's empty operator, country or currency matches any.
+package fees
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+
+	"payments/pkg/money"
+)
+
+// Fee types: what the fee is charged on.
+const (
+	TypePayout     = "PAYOUT"
+	TypeCollection = "COLLECTION"
+)
+
+// ErrNoRule reports a prospective operation no rule prices. It cannot happen
+// with the default schedule, whose rules match any operator and country.
+var ErrNoRule = errors.New("fees: no fee rule applies")
+
+// Rule prices one kind of operation. Fixed is in minor units of Currency, so
+// a rule with a fixed part names its currency.
+type Rule struct {
+	Type       string `json:"type" dynamodbav:"type"`
+	Operator   string `json:"operator,omitempty" dynamodbav:"operator,omitempty"`
+	Country    string `json:"country,omitempty" dynamodbav:"country,omitempty"`
+	Currency   string `json:"currency,omitempty" dynamodbav:"currency,omitempty"`
+	Fixed      int64  `json:"-" dynamodbav:"fixed"`
+	PercentBps int64  `json:"-" dynamodbav:"percent_bps"`
+}
+
+// Schedule is a company's fee rules.
+type Schedule struct {
+	Rules []Rule `dynamodbav:"rules"`
+	// Default is true when the company has set no schedule of its own.
+	Default bool `dynamodbav:"-"`
+}
+
+// DefaultSchedule applies to a company that has set none: payouts cost 1.5 %
+// of the amount, collections 1 %, with no fixed part.
+func DefaultSchedule() Schedule {
+	return Schedule{Default: true, Rules: []Rule{
+		{Type: TypePayout, PercentBps: 150},
+		{Type: TypeCollection, PercentBps: 100},
+	}}
+}
+
+// Match returns the most specific rule of s for the operation.
+func (s Schedule) Match(typ, operator, country, currency string) (Rule, error) {
+	best, bestScore := Rule{}, -1
+	for _, r := range s.Rules {
+		if r.Type != typ ||
+			(r.Operator != "" && r.Operator != operator) ||
+			(r.Country != "" && r.Country != country) ||
+			(r.Currency != "" && r.Currency != currency) {
+			continue
+		}
+		score := 0
+		for _, f := range []string{r.Operator, r.Country, r.Currency} {
+			if f != "" {
+				score++
+			}
+		}
+		if score > bestScore {
+			best, bestScore = r, score
+		}
+	}
+	if bestScore < 0 {
+		return Rule{}, fmt.Errorf("%w: %s %s %s %s", ErrNoRule, typ, operator, country, currency)
+	}
+	return best, nil
+}
+
+// Fee returns the fee of rule r on amount (minor units).
+func (r Rule) Fee(amount int64) int64 {
+	return r.Fixed + money.Percent(amount, r.PercentBps)
+}
+
+// Quote is the price of one prospective operation.
+type Quote struct {
+	Amount int64
+	Fee    int64
+	Rule   Rule
+}
+
+// Total is amount plus fee: what a payout reserves.
+func (q Quote) Total() int64 { return q.Amount + q.Fee }
+
+// Store keeps fee schedules.
+type Store interface {
+	// FeeSchedule returns the company's schedule and whether one was set.
+	FeeSchedule(ctx context.Context, companyID string) (Schedule, bool, error)
+	// PutFeeSchedule replaces the company's schedule.
+	PutFeeSchedule(ctx context.Context, companyID string, s Schedule) error
+}
+
+// Service reads, sets and applies fee schedules.
+type Service struct {
+	store Store
+}
+
+// NewService returns a Service on store.
+func NewService(store Store) *Service { return &Service{store: store} }
+
+// Schedule returns the company's schedule, or DefaultSchedule when it has
+// none.
+func (s *Service) Schedule(ctx context.Context, companyID string) (Schedule, error) {
+	sch, ok, err := s.store.FeeSchedule(ctx, companyID)
+	if err != nil {
+		return Schedule{}, fmt.Errorf("fees: read schedule: %w", err)
+	}
+	if !ok {
+		return DefaultSchedule(), nil
+	}
+	return sch, nil
+}
+
+// SetSchedule replaces the company's schedule after validating it.
+func (s *Service) SetSchedule(ctx context.Context, companyID string, sch Schedule) error {
+	if err := sch.validate(); err != nil {
+		return err
+	}
+	if err := s.store.PutFeeSchedule(ctx, companyID, sch); err != nil {
+		return fmt.Errorf("fees: write schedule: %w", err)
+	}
+	return nil
+}
+
+// Quote prices an operation of amount (minor units of currency).
+func (s *Service) Quote(ctx context.Context, companyID, typ, operator, country, currency string, amount int64) (Quote, error) {
+	sch, err := s.Schedule(ctx, companyID)
+	if err != nil {
+		return Quote{}, err
+	}
+	r, err := sch.Match(typ, operator, country, currency)
+	if err != nil {
+		return Quote{}, err
+	}
+	return Quote{Amount: amount, Fee: r.Fee(amount), Rule: r}, nil
+}
+
+// parsePercent turns a percent with at most two decimals ("1.5") into basis
+// points (150) without floating point.
+func parsePercent(s string) (int64, error) {
+	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
+	if !ok || strings.Contains(s, "/") {
+		return 0, errors.New("must be a number")
+	}
+	bps := new(big.Rat).Mul(r, big.NewRat(100, 1))
+	if !bps.IsInt() {
+		return 0, errors.New("may have at most two decimals")
+	}
+	n := bps.Num().Int64()
+	if n < 0 || n > 10_000 {
+		return 0, errors.New("must be from 0 to 100")
+	}
+	return n, nil
+}
+
+// formatPercent renders basis points as a percent ("1.5").
+func formatPercent(bps int64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%d.%02d", bps/100, bps%100), "0"), ".")
+}

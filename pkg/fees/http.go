@@ -1,0 +1,254 @@
+package fees
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"strings"
+
+	"payments/pkg/httpapi"
+	"payments/pkg/money"
+)
+
+// Operators lists the operator codes of spec §2.10.
+var Operators = []string{"mtn", "orange", "moov", "airtel", "mpesa", "afrimoney", "vodacom", "wave", "wligdicash", "expresso", "free", "tmoney", "celtiis", "coris"}
+
+var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
+
+// ruleJSON is a rule as the operator console reads and writes it: fixed in
+// major units of the rule's currency, percent as a decimal number.
+type ruleJSON struct {
+	Type     string      `json:"type"`
+	Operator string      `json:"operator,omitempty"`
+	Country  string      `json:"country,omitempty"`
+	Currency string      `json:"currency,omitempty"`
+	Fixed    json.Number `json:"fixed"`
+	Percent  json.Number `json:"percent"`
+}
+
+type scheduleJSON struct {
+	Rules   []ruleJSON `json:"rules"`
+	Default bool       `json:"default"`
+}
+
+func toJSON(s Schedule) scheduleJSON {
+	out := scheduleJSON{Default: s.Default, Rules: []ruleJSON{}}
+	for _, r := range s.Rules {
+		out.Rules = append(out.Rules, ruleJSON{
+			Type: r.Type, Operator: r.Operator, Country: r.Country, Currency: r.Currency,
+			Fixed: money.JSON(r.Fixed, r.Currency), Percent: json.Number(formatPercent(r.PercentBps)),
+		})
+	}
+	return out
+}
+
+func fromJSON(in scheduleJSON) (Schedule, error) {
+	if in.Rules == nil {
+		return Schedule{}, httpapi.Invalid("rules", "is required")
+	}
+	s := Schedule{Rules: make([]Rule, 0, len(in.Rules))}
+	for i, rj := range in.Rules {
+		field := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
+		r := Rule{Type: rj.Type, Operator: rj.Operator, Country: rj.Country, Currency: rj.Currency}
+		if rj.Fixed != "" && rj.Fixed != "0" {
+			if r.Currency == "" {
+				return Schedule{}, httpapi.Invalid(field("currency"), "is required with a fixed fee")
+			}
+			if !money.Supported(r.Currency) {
+				return Schedule{}, httpapi.Invalid(field("currency"), "is not a supported currency")
+			}
+			n, err := money.ParseJSON(rj.Fixed, r.Currency)
+			if err != nil || n < 0 {
+				return Schedule{}, httpapi.Invalid(field("fixed"), "must be a non-negative amount in the currency's decimals")
+			}
+			r.Fixed = n
+		}
+		if rj.Percent != "" {
+			bps, err := parsePercent(rj.Percent.String())
+			if err != nil {
+				return Schedule{}, httpapi.Invalid(field("percent"), err.Error())
+			}
+			r.PercentBps = bps
+		}
+		s.Rules = append(s.Rules, r)
+	}
+	return s, s.validate()
+}
+
+// validate checks every rule and that no two rules price the same thing.
+func (s Schedule) validate() error {
+	seen := map[string]bool{}
+	for i, r := range s.Rules {
+		field := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
+		switch {
+		case r.Type != TypePayout && r.Type != TypeCollection:
+			return httpapi.Invalid(field("type"), "must be PAYOUT or COLLECTION")
+		case r.Operator != "" && !slices.Contains(Operators, r.Operator):
+			return httpapi.Invalid(field("operator"), "is not a known operator code")
+		case r.Country != "" && !countryCode.MatchString(r.Country):
+			return httpapi.Invalid(field("country"), "must match ^[A-Z]{2}$")
+		case r.Currency != "" && !money.Supported(r.Currency):
+			return httpapi.Invalid(field("currency"), "is not a supported currency")
+		case r.Fixed < 0 || r.PercentBps < 0 || r.PercentBps > 10_000:
+			return httpapi.Invalid(field("percent"), "must be from 0 to 100")
+		case r.Fixed != 0 && r.Currency == "":
+			return httpapi.Invalid(field("currency"), "is required with a fixed fee")
+		}
+		key := r.Type + "|" + r.Operator + "|" + r.Country + "|" + r.Currency
+		if seen[key] {
+			return httpapi.Invalid(field("type"), "duplicates an earlier rule for the same type, operator, country and currency")
+		}
+		seen[key] = true
+	}
+	return nil
+}
+
+// Companies confirms that a company exists, returning an error that wraps
+// its not-found sentinel otherwise, so the console answers 404 for an
+// unknown company.
+type Companies interface {
+	Check(ctx context.Context, companyID string) error
+}
+
+// AdminRoutes registers the operator console's fee routes:
+// GET and PUT /admin/companies/{id}/fees.
+func AdminRoutes(rt *httpapi.Router, svc *Service, companies Companies) {
+	rt.Handle("GET /admin/companies/{id}/fees", func(w http.ResponseWriter, r *http.Request) error {
+		id := r.PathValue("id")
+		if err := companies.Check(r.Context(), id); err != nil {
+			return err
+		}
+		sch, err := svc.Schedule(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		httpapi.Respond(w, http.StatusOK, "Fee schedule retrieved successfully", toJSON(sch))
+		return nil
+	})
+	rt.Handle("PUT /admin/companies/{id}/fees", func(w http.ResponseWriter, r *http.Request) error {
+		id := r.PathValue("id")
+		var in struct {
+			Rules []ruleJSON `json:"rules"`
+		}
+		if err := httpapi.Decode(r, &in); err != nil {
+			return err
+		}
+		sch, err := fromJSON(scheduleJSON{Rules: in.Rules})
+		if err != nil {
+			return err
+		}
+		if err := companies.Check(r.Context(), id); err != nil {
+			return err
+		}
+		if err := svc.SetSchedule(r.Context(), id, sch); err != nil {
+			return err
+		}
+		httpapi.Respond(w, http.StatusOK, "Fee schedule updated successfully", toJSON(sch))
+		return nil
+	})
+}
+
+// Availability tells whether an operator serves a country and currency (the
+// payment guideline).
+type Availability interface {
+	Supports(country, currency, operator string) bool
+}
+
+// ErrOperatorUnavailable reports an operator that does not serve the country
+// and currency.
+var ErrOperatorUnavailable = errors.New("fees: operator not available for this country and currency")
+
+// quoteRequest is the body of POST /wallets/calculate-transfer-fees.
+type quoteRequest struct {
+	Type     string      `json:"type"`
+	Operator string      `json:"operator"`
+	Country  string      `json:"country"`
+	Currency string      `json:"currency"`
+	Amount   json.Number `json:"amount"`
+}
+
+// QuoteResponse is the answer of POST /wallets/calculate-transfer-fees.
+type QuoteResponse struct {
+	Type        string      `json:"type"`
+	Operator    string      `json:"operator"`
+	Country     string      `json:"country"`
+	Currency    string      `json:"currency"`
+	Amount      json.Number `json:"amount"`
+	FeeAmount   json.Number `json:"fee_amount"`
+	TotalAmount json.Number `json:"total_amount"`
+	Fee         struct {
+		Fixed   json.Number `json:"fixed"`
+		Percent json.Number `json:"percent"`
+	} `json:"fee"`
+}
+
+// Routes registers POST /wallets/calculate-transfer-fees, which prices a
+// prospective payout (or collection) without moving money.
+func Routes(rt *httpapi.Router, svc *Service, guide Availability) {
+	rt.Handle("POST /wallets/calculate-transfer-fees", func(w http.ResponseWriter, r *http.Request) error {
+		var in quoteRequest
+		if err := httpapi.Decode(r, &in); err != nil {
+			return err
+		}
+		if in.Type == "" {
+			in.Type = TypePayout
+		}
+		amount, err := validateQuote(in)
+		if err != nil {
+			return err
+		}
+		if !guide.Supports(in.Country, in.Currency, in.Operator) {
+			return ErrOperatorUnavailable
+		}
+		q, err := svc.Quote(r.Context(), httpapi.CompanyID(r.Context()), in.Type, in.Operator, in.Country, in.Currency, amount)
+		if err != nil {
+			return err
+		}
+		out := QuoteResponse{
+			Type: in.Type, Operator: in.Operator, Country: in.Country, Currency: in.Currency,
+			Amount:      money.JSON(q.Amount, in.Currency),
+			FeeAmount:   money.JSON(q.Fee, in.Currency),
+			TotalAmount: money.JSON(q.Total(), in.Currency),
+		}
+		out.Fee.Fixed = money.JSON(q.Rule.Fixed, in.Currency)
+		out.Fee.Percent = json.Number(formatPercent(q.Rule.PercentBps))
+		httpapi.Respond(w, http.StatusOK, "Fees calculated successfully", out)
+		return nil
+	})
+}
+
+func validateQuote(in quoteRequest) (int64, error) {
+	switch {
+	case in.Type != TypePayout && in.Type != TypeCollection:
+		return 0, httpapi.Invalid("type", "must be PAYOUT or COLLECTION")
+	case in.Operator == "":
+		return 0, httpapi.Invalid("operator", "is required")
+	case !slices.Contains(Operators, in.Operator):
+		return 0, httpapi.Invalid("operator", "must be one of "+strings.Join(Operators, ", "))
+	case !countryCode.MatchString(in.Country):
+		return 0, httpapi.Invalid("country", "must match ^[A-Z]{2}$")
+	case !money.Supported(in.Currency):
+		return 0, httpapi.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
+	case in.Amount == "":
+		return 0, httpapi.Invalid("amount", "is required")
+	}
+	return ParseAmount(in.Amount, in.Currency)
+}
+
+// ParseAmount reads a payment amount: a number of major units, at least 1,
+// with no more decimals than the currency has.
+func ParseAmount(n json.Number, currency string) (int64, error) {
+	minor, err := money.ParseJSON(n, currency)
+	if err != nil {
+		return 0, httpapi.Invalid("amount", "must be a number with at most the decimals of "+currency)
+	}
+	one, _ := money.ParseMajor("1", currency)
+	if minor < one {
+		return 0, httpapi.Invalid("amount", "must be at least 1")
+	}
+	return minor, nil
+}

@@ -1,0 +1,63 @@
+// Package operator is the gateway to mobile-money operators: submit a
+// disbursement (payout) or a collection, then ask for its status.
+//
+// Gateway is what a real aggregator adapter implements. Sandbox is the
+// simulated operator used by sandbox stages and tests; it is deterministic,
+// chosen by the phone number, and documented in the README.
+package operator
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+)
+
+// Kind tells a disbursement from a collection.
+type Kind string
+
+// Kinds of operator requests.
+const (
+	Payout     Kind = "PAYOUT"
+	Collection Kind = "COLLECTION"
+)
+
+// State is an operator's view of a request.
+type State string
+
+// States an operator reports.
+const (
+	Processing State = "PROCESSING"
+	Succeeded  State = "SUCCESS"
+	Failed     State = "FAILED"
+)
+
+// ErrUnavailable reports an operator that could not be reached or answered
+// with a transient error; the caller retries later.
+var ErrUnavailable = errors.New("operator: unavailable")
+
+// Request is one disbursement or collection to submit.
+type Request struct {
+	Kind          Kind
+	TransactionID string // our payment transaction id, sent as the merchant reference
+	Operator      string
+	Country       string
+	PhoneNumber   string
+	Amount        int64 // minor units
+	Currency      string
+}
+
+// Result is the operator's answer to a submit or a status query.
+type Result struct {
+	OrderID string // the operator's reference for the request
+	State   State
+	Reason  string          // why, when State is Failed
+	Raw     json.RawMessage // the operator's payload as received
+}
+
+// Gateway submits requests to an operator and reports their status.
+// Submit must be idempotent on Request.TransactionID: submitting the same
+// transaction again returns the first submission's order.
+type Gateway interface {
+	Submit(ctx context.Context, r Request) (Result, error)
+	Status(ctx context.Context, orderID string) (Result, error)
+}
