@@ -12,6 +12,7 @@ import (
 	"payments/pkg/companies"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
+	"payments/pkg/wallets"
 )
 
 // AdminKeyHeader carries the operator console's API key.
@@ -38,6 +39,7 @@ func adminRoutes(rt *httpapi.Router, db *store.DB, cfg Config) error {
 	comps := companies.NewService(store.NewCompanies(db))
 	comps.Changed = companyCache.Forget
 	companies.AdminRoutes(rt, comps)
+	wallets.AdminRoutes(rt, walletsService(db))
 	return nil
 }
 

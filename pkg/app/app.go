@@ -24,7 +24,10 @@ type ScheduleHandler func(context.Context, events.EventBridgeEvent) error
 
 // HTTPFunctions maps each HTTP function's folder name under functions/ to
 // its constructor.
-var HTTPFunctions = map[string]func(context.Context, Config) (HTTPHandler, error){}
+var HTTPFunctions = map[string]func(context.Context, Config) (HTTPHandler, error){
+	"auth": NewAuth, "admin": NewAdmin,
+	"wallets": NewWallets, "payments": NewPayments,
+}
 
 // SQSFunctions maps each queue consumer's folder name to its constructor.
 var SQSFunctions = map[string]func(context.Context, Config) (SQSHandler, error){}

@@ -1,0 +1,280 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/wallets"
+)
+
+var _ wallets.Store = (*Wallets)(nil)
+
+// Wallets stores wallets and their ledger. In the company partition
+// (COMPANY#<id>):
+//
+//   - WALLET#<wallet id>: the wallet, with its balances in minor units and
+//     a version that every write increments;
+//   - WALLETPAIR#<currency>#<country>: the claim that makes the pair unique;
+//   - WTX#<uuid v7>: a ledger entry, also indexed on GSI1 by wallet
+//     (GSI1PK COMPANY#<id>#WALLET#<wallet id>, GSI1SK WTX#<uuid v7>);
+//   - CREDITREF#<reference>: the claim of a sandbox credit reference.
+//
+// Outside it, WALLETREF#<wallet id> maps a wallet to its company for the
+// operator console. The attribute "type" names the kind of item everywhere
+// ("wallet", "wallet_tx", …); a ledger entry's own type (FUND, …) is
+// "tx_type".
+type Wallets struct{ db *DB }
+
+// NewWallets returns the wallets store on db.
+func NewWallets(db *DB) *Wallets { return &Wallets{db: db} }
+
+// Item kinds of the "type" attribute.
+const (
+	kindWallet     = "wallet"
+	kindWalletPair = "wallet_pair"
+	kindWalletRef  = "wallet_ref"
+	kindLedger     = "wallet_tx"
+	kindCreditRef  = "credit_ref"
+)
+
+// timeLayout is how wallet and ledger timestamps are stored: fixed width,
+// so they sort as strings.
+const timeLayout = wallets.TimeLayout
+
+func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
+
+func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
+
+// walletItem is a wallet as stored.
+type walletItem struct {
+	PK               string `dynamodbav:"PK"`
+	SK               string `dynamodbav:"SK"`
+	Type             string `dynamodbav:"type"`
+	ID               string `dynamodbav:"id"`
+	CompanyID        string `dynamodbav:"company_id"`
+	Currency         string `dynamodbav:"currency"`
+	Country          string `dynamodbav:"country"`
+	CountryISOCode   string `dynamodbav:"country_iso_code"`
+	CountryPhoneCode string `dynamodbav:"country_phone_code"`
+	PayinBalance     int64  `dynamodbav:"payin_balance"`
+	PayoutBalance    int64  `dynamodbav:"payout_balance"`
+	PayoutReserved   int64  `dynamodbav:"payout_reserved"`
+	PayoutAvailable  int64  `dynamodbav:"payout_available"`
+	IsActive         bool   `dynamodbav:"is_active"`
+	Version          int64  `dynamodbav:"version"`
+	CreatedAt        string `dynamodbav:"created_at"`
+	UpdatedAt        string `dynamodbav:"updated_at"`
+}
+
+// walletPairItem claims a (currency, country) pair for one wallet.
+type walletPairItem struct {
+	PK       string `dynamodbav:"PK"`
+	SK       string `dynamodbav:"SK"`
+	Type     string `dynamodbav:"type"`
+	WalletID string `dynamodbav:"wallet_id"`
+}
+
+// walletRefItem maps a wallet id to its company.
+type walletRefItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	WalletID  string `dynamodbav:"wallet_id"`
+	CompanyID string `dynamodbav:"company_id"`
+}
+
+func newWalletItem(w wallets.Wallet) walletItem {
+	return walletItem{
+		PK:               companyPK(w.CompanyID),
+		SK:               walletSK(w.ID),
+		Type:             kindWallet,
+		ID:               w.ID,
+		CompanyID:        w.CompanyID,
+		Currency:         w.Currency,
+		Country:          w.Country,
+		CountryISOCode:   w.CountryISOCode,
+		CountryPhoneCode: w.CountryPhoneCode,
+		PayinBalance:     w.PayinBalance,
+		PayoutBalance:    w.PayoutBalance,
+		PayoutReserved:   w.PayoutReserved,
+		PayoutAvailable:  w.PayoutAvailable,
+		IsActive:         w.IsActive,
+		Version:          w.Version,
+		CreatedAt:        formatTime(w.CreatedAt),
+		UpdatedAt:        formatTime(w.UpdatedAt),
+	}
+}
+
+func (it walletItem) wallet() (wallets.Wallet, error) {
+	created, err := parseTime(it.CreatedAt)
+	if err != nil {
+		return wallets.Wallet{}, fmt.Errorf("store: wallet %s created_at: %w", it.ID, err)
+	}
+	updated, err := parseTime(it.UpdatedAt)
+	if err != nil {
+		return wallets.Wallet{}, fmt.Errorf("store: wallet %s updated_at: %w", it.ID, err)
+	}
+	return wallets.Wallet{
+		ID:               it.ID,
+		CompanyID:        it.CompanyID,
+		Currency:         it.Currency,
+		Country:          it.Country,
+		CountryISOCode:   it.CountryISOCode,
+		CountryPhoneCode: it.CountryPhoneCode,
+		PayinBalance:     it.PayinBalance,
+		PayoutBalance:    it.PayoutBalance,
+		PayoutReserved:   it.PayoutReserved,
+		PayoutAvailable:  it.PayoutAvailable,
+		IsActive:         it.IsActive,
+		Version:          it.Version,
+		CreatedAt:        created,
+		UpdatedAt:        updated,
+	}, nil
+}
+
+// createAttempts bounds the retries of a wallet creation that DynamoDB
+// cancelled for a conflict with another transaction.
+const createAttempts = 3
+
+// CreateWallet writes the wallet, its pair claim and its wallet id lookup in
+// one transaction, each conditioned on being new: a taken pair is
+// wallets.ErrExists.
+func (s *Wallets) CreateWallet(ctx context.Context, w wallets.Wallet) error {
+	wallet, err := attributevalue.MarshalMap(newWalletItem(w))
+	if err != nil {
+		return fmt.Errorf("store: marshal wallet: %w", err)
+	}
+	pair, err := attributevalue.MarshalMap(walletPairItem{
+		PK: companyPK(w.CompanyID), SK: walletPairSK(w.Currency, w.CountryISOCode),
+		Type: kindWalletPair, WalletID: w.ID,
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal wallet pair: %w", err)
+	}
+	ref, err := attributevalue.MarshalMap(walletRefItem{
+		PK: walletRefPK(w.ID), SK: walletRefSK(), Type: kindWalletRef, WalletID: w.ID, CompanyID: w.CompanyID,
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal wallet ref: %w", err)
+	}
+	in := &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			s.putNew(wallet), s.putNew(pair), s.putNew(ref),
+		},
+	}
+	for attempt := 1; ; attempt++ {
+		_, err = s.db.Client.TransactWriteItems(ctx, in)
+		if err == nil {
+			return nil
+		}
+		if reasons := cancelReasons(err); len(reasons) == 3 && reasons[1] == "ConditionalCheckFailed" {
+			return wallets.ErrExists
+		}
+		if !transactionConflict(err) {
+			return fmt.Errorf("store: create wallet %s: %w", w.ID, err)
+		}
+		if attempt == createAttempts {
+			return fmt.Errorf("store: create wallet %s: %w", w.ID, ErrConflict)
+		}
+	}
+}
+
+// putNew returns a transaction item that puts item on the condition that no
+// item has its key.
+func (s *Wallets) putNew(item map[string]types.AttributeValue) types.TransactWriteItem {
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName:           aws.String(s.db.Table),
+		Item:                item,
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	}}
+}
+
+// GetWallet reads a wallet of the company, strongly consistent.
+func (s *Wallets) GetWallet(ctx context.Context, companyID, walletID string) (wallets.Wallet, error) {
+	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.db.Table),
+		Key:            primaryKeyOf(companyPK(companyID), walletSK(walletID)),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return wallets.Wallet{}, fmt.Errorf("store: get wallet %s: %w", walletID, err)
+	}
+	if out.Item == nil {
+		return wallets.Wallet{}, wallets.ErrNotFound
+	}
+	var it walletItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return wallets.Wallet{}, fmt.Errorf("store: unmarshal wallet %s: %w", walletID, err)
+	}
+	return it.wallet()
+}
+
+// ListWallets returns every wallet of the company, strongly consistent, in
+// key order.
+func (s *Wallets) ListWallets(ctx context.Context, companyID string) ([]wallets.Wallet, error) {
+	items, err := s.query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk":     &types.AttributeValueMemberS{Value: companyPK(companyID)},
+			":prefix": &types.AttributeValueMemberS{Value: walletSKPrefix},
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: list wallets: %w", err)
+	}
+	out := make([]wallets.Wallet, 0, len(items))
+	for _, item := range items {
+		var it walletItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return nil, fmt.Errorf("store: unmarshal wallet: %w", err)
+		}
+		w, err := it.wallet()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, w)
+	}
+	return out, nil
+}
+
+// WalletCompany reads the wallet id lookup, strongly consistent.
+func (s *Wallets) WalletCompany(ctx context.Context, walletID string) (string, error) {
+	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.db.Table),
+		Key:            primaryKeyOf(walletRefPK(walletID), walletRefSK()),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return "", fmt.Errorf("store: get wallet ref %s: %w", walletID, err)
+	}
+	if out.Item == nil {
+		return "", wallets.ErrNotFound
+	}
+	var it walletRefItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return "", fmt.Errorf("store: unmarshal wallet ref %s: %w", walletID, err)
+	}
+	return it.CompanyID, nil
+}
+
+// query runs in through every page and returns all the items.
+func (s *Wallets) query(ctx context.Context, in *dynamodb.QueryInput) ([]map[string]types.AttributeValue, error) {
+	var items []map[string]types.AttributeValue
+	p := dynamodb.NewQueryPaginator(s.db.Client, in)
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, out.Items...)
+	}
+	return items, nil
+}

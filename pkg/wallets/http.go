@@ -1,0 +1,473 @@
+package wallets
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"payments/pkg/httpapi"
+	"payments/pkg/money"
+)
+
+// TimeLayout is how wallet and ledger timestamps are written: RFC 3339 in
+// UTC with milliseconds.
+const TimeLayout = "2006-01-02T15:04:05.000Z"
+
+func formatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
+
+// WalletResponse is a Wallet as clients see it (spec §2.3), with our
+// additions payout_reserved and payout_available. Amounts are major units.
+type WalletResponse struct {
+	ID               string      `json:"id"`
+	CompanyID        string      `json:"company_id"`
+	Currency         string      `json:"currency"`
+	Country          string      `json:"country"`
+	CountryISOCode   string      `json:"country_iso_code"`
+	CountryPhoneCode string      `json:"country_phone_code"`
+	Balance          json.Number `json:"balance"`
+	PayinBalance     json.Number `json:"payin_balance"`
+	PayoutBalance    json.Number `json:"payout_balance"`
+	PayoutReserved   json.Number `json:"payout_reserved"`
+	PayoutAvailable  json.Number `json:"payout_available"`
+	IsActive         bool        `json:"is_active"`
+	CreatedAt        string      `json:"created_at"`
+	UpdatedAt        string      `json:"updated_at"`
+}
+
+// Response returns w as clients see it.
+func (w Wallet) Response() WalletResponse {
+	return WalletResponse{
+		ID:               w.ID,
+		CompanyID:        w.CompanyID,
+		Currency:         w.Currency,
+		Country:          w.Country,
+		CountryISOCode:   w.CountryISOCode,
+		CountryPhoneCode: w.CountryPhoneCode,
+		Balance:          money.JSON(w.Balance(), w.Currency),
+		PayinBalance:     money.JSON(w.PayinBalance, w.Currency),
+		PayoutBalance:    money.JSON(w.PayoutBalance, w.Currency),
+		PayoutReserved:   money.JSON(w.PayoutReserved, w.Currency),
+		PayoutAvailable:  money.JSON(w.PayoutAvailable, w.Currency),
+		IsActive:         w.IsActive,
+		CreatedAt:        formatTime(w.CreatedAt),
+		UpdatedAt:        formatTime(w.UpdatedAt),
+	}
+}
+
+// partnerWallet is an item of GET /partner/wallets (spec §4.7).
+type partnerWallet struct {
+	ID            string      `json:"id"`
+	Currency      string      `json:"currency"`
+	Country       string      `json:"country"`
+	Balance       json.Number `json:"balance"`
+	PayinBalance  json.Number `json:"payin_balance"`
+	PayoutBalance json.Number `json:"payout_balance"`
+	IsActive      bool        `json:"is_active"`
+}
+
+// usdBalance is the data of GET /wallet/usd-balance.
+type usdBalance struct {
+	WalletID        string      `json:"wallet_id"`
+	Currency        string      `json:"currency"`
+	Balance         json.Number `json:"balance"`
+	PayinBalance    json.Number `json:"payin_balance"`
+	PayoutBalance   json.Number `json:"payout_balance"`
+	PayoutReserved  json.Number `json:"payout_reserved"`
+	PayoutAvailable json.Number `json:"payout_available"`
+}
+
+// balanceEntry is a Balance entry of GET /payment/balance (spec §2.4).
+type balanceEntry struct {
+	Currency      string      `json:"currency"`
+	Country       string      `json:"country"`
+	PayinBalance  json.Number `json:"payin_balance"`
+	PayoutBalance json.Number `json:"payout_balance"`
+}
+
+// paymentBalance is the data of GET /payment/balance (spec §4.13).
+type paymentBalance struct {
+	Balances  []balanceEntry `json:"balances"`
+	UpdatedAt string         `json:"updated_at"`
+}
+
+// TransactionResponse is a wallet transaction as clients see it (spec
+// §2.6), with our additions balance (the sub-balance the entry moves) and
+// payment_id. Amounts are major units.
+type TransactionResponse struct {
+	ID                  string       `json:"id"`
+	WalletID            string       `json:"wallet_id"`
+	Amount              json.Number  `json:"amount"`
+	AmountWithFee       json.Number  `json:"amount_with_fee"`
+	FeeAmount           json.Number  `json:"fee_amount"`
+	NetAmount           json.Number  `json:"net_amount"`
+	Currency            string       `json:"currency"`
+	Status              Status       `json:"status"`
+	Type                Type         `json:"type"`
+	Category            string       `json:"category"`
+	Operator            string       `json:"operator"`
+	PhoneNumber         string       `json:"phone_number"`
+	Reference           string       `json:"reference"`
+	OrderID             string       `json:"order_id"`
+	WalletBalanceBefore *json.Number `json:"wallet_balance_before"`
+	WalletBalanceAfter  *json.Number `json:"wallet_balance_after"`
+	Balance             SubBalance   `json:"balance"`
+	PaymentID           *string      `json:"payment_id"`
+	CreatedAt           string       `json:"created_at"`
+	CompletedAt         *string      `json:"completed_at"`
+}
+
+// Response returns t as clients see it.
+func (t Transaction) Response() TransactionResponse {
+	amount := func(p *int64) *json.Number {
+		if p == nil || t.Status == StatusPending {
+			return nil
+		}
+		n := money.JSON(*p, t.Currency)
+		return &n
+	}
+	r := TransactionResponse{
+		ID:                  t.ID,
+		WalletID:            t.WalletID,
+		Amount:              money.JSON(t.Amount, t.Currency),
+		AmountWithFee:       money.JSON(t.AmountWithFee, t.Currency),
+		FeeAmount:           money.JSON(t.FeeAmount, t.Currency),
+		NetAmount:           money.JSON(t.NetAmount, t.Currency),
+		Currency:            t.Currency,
+		Status:              t.Status,
+		Type:                t.Type,
+		Category:            Category,
+		Operator:            t.Operator,
+		PhoneNumber:         t.PhoneNumber,
+		Reference:           t.Reference,
+		OrderID:             t.OrderID,
+		WalletBalanceBefore: amount(t.BalanceBefore),
+		WalletBalanceAfter:  amount(t.BalanceAfter),
+		Balance:             t.Balance,
+		CreatedAt:           formatTime(t.CreatedAt),
+	}
+	if t.PaymentID != "" {
+		r.PaymentID = &t.PaymentID
+	}
+	if t.CompletedAt != nil {
+		s := formatTime(*t.CompletedAt)
+		r.CompletedAt = &s
+	}
+	return r
+}
+
+func transactionResponses(txs []Transaction) []TransactionResponse {
+	out := make([]TransactionResponse, len(txs))
+	for i, t := range txs {
+		out[i] = t.Response()
+	}
+	return out
+}
+
+// Routes registers the company routes of the wallets function.
+func Routes(rt *httpapi.Router, svc *Service) {
+	h := handlers{svc}
+	rt.Handle("POST /wallets", h.create)
+	rt.Handle("GET /wallets", h.list)
+	rt.Handle("GET /partner/wallets", h.partnerList)
+	rt.Handle("GET /wallet/usd-balance", h.usdBalance)
+	rt.Handle("GET /wallet/transactions", h.transactions)
+	rt.Handle("GET /wallet/transactions/{id}", h.transaction)
+	rt.Handle("GET /wallet/transactions/wallet/{walletId}", h.walletTransactions)
+}
+
+// PaymentRoutes registers the read-only balance route of the payments
+// function (spec §4.13).
+func PaymentRoutes(rt *httpapi.Router, svc *Service) {
+	h := handlers{svc}
+	rt.Handle("GET /payment/balance", h.paymentBalance)
+}
+
+// AdminRoutes registers the operator console route that funds a wallet in
+// the sandbox: POST /admin/wallets/{walletId}/credit.
+func AdminRoutes(rt *httpapi.Router, svc *Service) {
+	h := handlers{svc}
+	rt.Handle("POST /admin/wallets/{walletId}/credit", h.credit)
+}
+
+type handlers struct{ svc *Service }
+
+// company returns the caller's company id; a route reached without one is
+// refused.
+func company(r *http.Request) (string, error) {
+	id := httpapi.CompanyID(r.Context())
+	if id == "" {
+		return "", httpapi.ErrUnauthorized
+	}
+	return id, nil
+}
+
+func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	var in CreateInput
+	if err := httpapi.Decode(r, &in); err != nil {
+		return err
+	}
+	wallet, err := h.svc.Create(r.Context(), cid, in)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusCreated, "Wallet created successfully", wallet.Response())
+	return nil
+}
+
+func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	ws, err := h.svc.List(r.Context(), cid)
+	if err != nil {
+		return err
+	}
+	out := make([]WalletResponse, len(ws))
+	for i, x := range ws {
+		out[i] = x.Response()
+	}
+	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(out)), out)
+	return nil
+}
+
+func (h handlers) partnerList(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	ws, err := h.svc.List(r.Context(), cid)
+	if err != nil {
+		return err
+	}
+	out := make([]partnerWallet, len(ws))
+	for i, x := range ws {
+		out[i] = partnerWallet{
+			ID:            x.ID,
+			Currency:      x.Currency,
+			Country:       x.Country,
+			Balance:       money.JSON(x.Balance(), x.Currency),
+			PayinBalance:  money.JSON(x.PayinBalance, x.Currency),
+			PayoutBalance: money.JSON(x.PayoutBalance, x.Currency),
+			IsActive:      x.IsActive,
+		}
+	}
+	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(out)), out)
+	return nil
+}
+
+func (h handlers) usdBalance(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	x, err := h.svc.USDWallet(r.Context(), cid)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "USD balance retrieved successfully", usdBalance{
+		WalletID:        x.ID,
+		Currency:        x.Currency,
+		Balance:         money.JSON(x.Balance(), x.Currency),
+		PayinBalance:    money.JSON(x.PayinBalance, x.Currency),
+		PayoutBalance:   money.JSON(x.PayoutBalance, x.Currency),
+		PayoutReserved:  money.JSON(x.PayoutReserved, x.Currency),
+		PayoutAvailable: money.JSON(x.PayoutAvailable, x.Currency),
+	})
+	return nil
+}
+
+func (h handlers) paymentBalance(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	at := h.svc.now()
+	ws, err := h.svc.List(r.Context(), cid)
+	if err != nil {
+		return err
+	}
+	out := paymentBalance{Balances: make([]balanceEntry, len(ws)), UpdatedAt: formatTime(at)}
+	for i, x := range ws {
+		out.Balances[i] = balanceEntry{
+			Currency:      x.Currency,
+			Country:       x.CountryISOCode,
+			PayinBalance:  money.JSON(x.PayinBalance, x.Currency),
+			PayoutBalance: money.JSON(x.PayoutBalance, x.Currency),
+		}
+	}
+	httpapi.Respond(w, http.StatusOK, "Balance retrieved successfully", out)
+	return nil
+}
+
+func (h handlers) transaction(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	t, err := h.svc.Transaction(r.Context(), cid, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Wallet transaction retrieved successfully", t.Response())
+	return nil
+}
+
+func (h handlers) walletTransactions(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	page, err := httpapi.ParsePage(r, 10)
+	if err != nil {
+		return err
+	}
+	txs, err := h.svc.WalletTransactions(r.Context(), cid, r.PathValue("walletId"))
+	if err != nil {
+		return err
+	}
+	items, page := httpapi.Slice(txs, page)
+	httpapi.RespondList(w, transactionResponses(items), page)
+	return nil
+}
+
+func (h handlers) transactions(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	q, err := ParseTransactionQuery(r)
+	if err != nil {
+		return err
+	}
+	page, err := httpapi.ParsePage(r, 10)
+	if err != nil {
+		return err
+	}
+	txs, err := h.svc.Transactions(r.Context(), cid, q)
+	if err != nil {
+		return err
+	}
+	items, page := httpapi.Slice(txs, page)
+	httpapi.RespondList(w, transactionResponses(items), page)
+	return nil
+}
+
+// ParseTransactionQuery reads the filters of GET /wallet/transactions:
+// wallet_id (UUID), type and status (enums), currency (a supported ISO 4217
+// code), from_date (inclusive) and to_date (exclusive) as RFC 3339
+// date-times or YYYY-MM-DD dates (midnight UTC). A bad value is a 400 naming
+// the parameter.
+func ParseTransactionQuery(r *http.Request) (TransactionQuery, error) {
+	v := r.URL.Query()
+	var q TransactionQuery
+	if s := v.Get("wallet_id"); s != "" {
+		if !isUUID(s) {
+			return q, httpapi.Invalid("wallet_id", "must be a UUID")
+		}
+		q.WalletID = s
+	}
+	if s := v.Get("type"); s != "" {
+		if !slices.Contains(Types, Type(s)) {
+			return q, httpapi.Invalid("type", "must be one of "+joinEnum(Types))
+		}
+		q.Type = Type(s)
+	}
+	if s := v.Get("status"); s != "" {
+		if !slices.Contains(Statuses, Status(s)) {
+			return q, httpapi.Invalid("status", "must be one of "+joinEnum(Statuses))
+		}
+		q.Status = Status(s)
+	}
+	if s := v.Get("currency"); s != "" {
+		if !money.Supported(s) {
+			return q, httpapi.Invalid("currency", "must be a supported ISO 4217 code")
+		}
+		q.Currency = s
+	}
+	var err error
+	if q.From, err = parseDate(v.Get("from_date"), "from_date"); err != nil {
+		return q, err
+	}
+	if q.To, err = parseDate(v.Get("to_date"), "to_date"); err != nil {
+		return q, err
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.To.After(q.From) {
+		return q, httpapi.Invalid("to_date", "must be after from_date")
+	}
+	return q, nil
+}
+
+func parseDate(s, field string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t, err = time.Parse(time.DateOnly, s)
+	}
+	if err != nil {
+		return time.Time{}, httpapi.Invalid(field, "must be an RFC 3339 date-time or a YYYY-MM-DD date")
+	}
+	if t.Year() < 1970 || t.Year() > 9999 {
+		return time.Time{}, httpapi.Invalid(field, "must be between the years 1970 and 9999")
+	}
+	return t.UTC(), nil
+}
+
+func joinEnum[T ~string](vs []T) string {
+	s := make([]string, len(vs))
+	for i, v := range vs {
+		s[i] = string(v)
+	}
+	return strings.Join(s, ", ")
+}
+
+// creditRequest is the body of POST /admin/wallets/{walletId}/credit.
+type creditRequest struct {
+	Balance   string          `json:"balance"`
+	Amount    json.RawMessage `json:"amount"`
+	Reference *string         `json:"reference"`
+}
+
+// creditResult is the data of a credit.
+type creditResult struct {
+	Wallet      WalletResponse      `json:"wallet"`
+	Transaction TransactionResponse `json:"transaction"`
+}
+
+func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
+	var req creditRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return err
+	}
+	in := CreditInput{Balance: SubBalance(req.Balance)}
+	switch raw := strings.TrimSpace(string(req.Amount)); {
+	case raw == "" || raw == "null":
+	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
+		in.Amount = raw
+	default:
+		return httpapi.Invalid("amount", "must be a number")
+	}
+	if req.Reference != nil {
+		if *req.Reference == "" {
+			return httpapi.Invalid("reference", "must not be empty when given")
+		}
+		in.Reference = *req.Reference
+	}
+	wallet, t, err := h.svc.Credit(r.Context(), r.PathValue("walletId"), in)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Wallet credited successfully", creditResult{
+		Wallet: wallet.Response(), Transaction: t.Response(),
+	})
+	return nil
+}

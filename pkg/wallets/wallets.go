@@ -1,0 +1,333 @@
+// Package wallets holds a company's wallets, one per (currency, country)
+// pair of the payment guideline, and their ledger: the wallet transactions
+// that explain every change of a balance.
+//
+// A wallet has two sub-balances, payin (collected from end users) and payout
+// (available to disburse). Of the payout balance, payout_reserved is held by
+// payouts in flight; payout_available = payout_balance − payout_reserved is
+// stored with the wallet so that a DynamoDB condition can test it. Every
+// change to a balance writes a ledger entry in the same DynamoDB transaction,
+// and VerifyLedger checks that the balances equal the sums of their entries.
+package wallets
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"payments/pkg/guideline"
+	"payments/pkg/httpapi"
+)
+
+// Errors of this package; pkg/app maps them to HTTP.
+var (
+	// ErrNotFound is a wallet that does not exist for the caller's company.
+	ErrNotFound = errors.New("wallets: not found")
+	// ErrUSDWalletNotFound is a company without a USD wallet.
+	ErrUSDWalletNotFound = errors.New("wallets: USD wallet not found")
+	// ErrTransactionNotFound is a wallet transaction that does not exist
+	// for the caller's company.
+	ErrTransactionNotFound = errors.New("wallets: transaction not found")
+	// ErrExists is a second wallet for a (currency, country) pair.
+	ErrExists = errors.New("wallets: wallet for this currency and country already exists")
+	// ErrInvalidCombination is a (country, currency) pair the payment
+	// guideline does not hold.
+	ErrInvalidCombination = errors.New("wallets: invalid country and currency combination")
+	// ErrKYBNotApproved is a company whose KYB status is not APPROVED.
+	ErrKYBNotApproved = errors.New("wallets: KYB not approved")
+	// ErrDuplicateReference is a credit whose reference the company has
+	// already used.
+	ErrDuplicateReference = errors.New("wallets: duplicate reference")
+	// ErrInactive is a money movement on a wallet whose is_active is false.
+	ErrInactive = errors.New("wallets: wallet is not active")
+	// ErrStale is a write conditioned on a wallet version that another
+	// write has since moved on (or a transaction DynamoDB cancelled for a
+	// conflict); the caller re-reads and retries.
+	ErrStale = errors.New("wallets: wallet changed since it was read")
+	// ErrInsufficientFunds is a change that would take a balance below 0.
+	ErrInsufficientFunds = errors.New("wallets: insufficient balance")
+	// ErrBusy is a change that lost ErrStale races MaxAttempts times in a
+	// row; the client may retry (with the same reference, safely).
+	ErrBusy = errors.New("wallets: wallet busy")
+	// ErrLedgerMismatch is a broken ledger invariant (see VerifyLedger).
+	ErrLedgerMismatch = errors.New("wallets: ledger does not match balances")
+)
+
+// CurrencyUSD is the currency of the company USD wallet, held under country
+// CountryUSD: each company has at most one.
+const (
+	CurrencyUSD = "USD"
+	CountryUSD  = "US"
+)
+
+// Wallet is a company's wallet. Amounts are minor units of Currency.
+type Wallet struct {
+	ID               string
+	CompanyID        string
+	Currency         string
+	Country          string
+	CountryISOCode   string
+	CountryPhoneCode string
+	PayinBalance     int64
+	PayoutBalance    int64
+	PayoutReserved   int64
+	// PayoutAvailable is always PayoutBalance − PayoutReserved.
+	PayoutAvailable int64
+	IsActive        bool
+	// Version counts the writes to the wallet; a write conditioned on the
+	// version it read fails with ErrStale when another write came first.
+	Version   int64
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Balance returns the total of the wallet: payin plus payout.
+func (w Wallet) Balance() int64 { return w.PayinBalance + w.PayoutBalance }
+
+// SubBalance returns the sub-balance named by b.
+func (w Wallet) SubBalance(b SubBalance) int64 {
+	if b == Payin {
+		return w.PayinBalance
+	}
+	return w.PayoutBalance
+}
+
+// Companies answers whether a company may create wallets.
+type Companies interface {
+	// KYBApproved reports whether company companyID has KYB status
+	// APPROVED. An unknown company is not approved.
+	KYBApproved(ctx context.Context, companyID string) (bool, error)
+}
+
+// LedgerReader is what VerifyLedger reads.
+type LedgerReader interface {
+	// ListWallets returns every wallet of the company, strongly consistent.
+	ListWallets(ctx context.Context, companyID string) ([]Wallet, error)
+	// ListTransactions returns the company's ledger entries that match q,
+	// newest first. With an empty WalletID the read is strongly
+	// consistent.
+	ListTransactions(ctx context.Context, companyID string, q TransactionQuery) ([]Transaction, error)
+}
+
+// Store is the persistence the service needs.
+type Store interface {
+	LedgerReader
+	// CreateWallet writes a new wallet together with the claim of its
+	// (currency, country) pair and its wallet-id lookup; ErrExists when the
+	// pair is taken.
+	CreateWallet(ctx context.Context, w Wallet) error
+	// GetWallet reads a wallet of the company, strongly consistent;
+	// ErrNotFound if absent.
+	GetWallet(ctx context.Context, companyID, walletID string) (Wallet, error)
+	// WalletCompany returns the id of the company that owns walletID, from
+	// the lookup item; ErrNotFound if absent. Only the operator console
+	// uses it.
+	WalletCompany(ctx context.Context, walletID string) (string, error)
+	// GetTransaction reads a ledger entry of the company;
+	// ErrTransactionNotFound if absent.
+	GetTransaction(ctx context.Context, companyID, id string) (Transaction, error)
+	// ApplyChange applies c in one transaction: ErrStale when the wallet
+	// is no longer at c.Wallet.Version, ErrInsufficientFunds when a
+	// balance would go below 0, ErrDuplicateReference when c.Reference is
+	// already claimed.
+	ApplyChange(ctx context.Context, c Change) error
+}
+
+// Adjustment is a signed change of a wallet's balances, in minor units.
+// payout_available moves by Payout − Reserved.
+type Adjustment struct {
+	Payin    int64
+	Payout   int64
+	Reserved int64
+}
+
+// Available returns the change of payout_available.
+func (a Adjustment) Available() int64 { return a.Payout - a.Reserved }
+
+// Change is one atomic change of a wallet: its balances adjusted on the
+// condition that it is still at the version read, and its ledger entry
+// written, together.
+type Change struct {
+	// Wallet is the wallet as read; its CompanyID, ID and Version are used.
+	Wallet Wallet
+	Adjust Adjustment
+	// Entry is the ledger entry to write; it must be new.
+	Entry Transaction
+	// Reference, when not empty, is claimed for the company in the same
+	// transaction, so that it can be used once.
+	Reference string
+	// Now is written as the wallet's updated_at.
+	Now time.Time
+}
+
+// MaxAttempts bounds the re-read-and-retry loop of a change that loses a
+// race for its wallet.
+const MaxAttempts = 40
+
+// Service manages wallets and reads their ledger.
+type Service struct {
+	store     Store
+	companies Companies
+	guideline *guideline.Guideline
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+	// Backoff returns how long to wait before retry attempt n (1-based) of
+	// a change that lost a race; tests may replace it.
+	Backoff func(n int) time.Duration
+}
+
+// NewService returns a Service over store, checking KYB through companies
+// and pairs against the embedded payment guideline.
+func NewService(store Store, companies Companies) *Service {
+	return &Service{
+		store:     store,
+		companies: companies,
+		guideline: guideline.Default(),
+		Now:       time.Now,
+		Backoff:   backoff,
+	}
+}
+
+// now returns the current time in UTC at millisecond precision, the
+// precision timestamps are stored and shown with.
+func (s *Service) now() time.Time { return s.Now().UTC().Truncate(time.Millisecond) }
+
+// CreateInput is the body of POST /wallets.
+type CreateInput struct {
+	Currency         string `json:"currency"`
+	Country          string `json:"country"`
+	CountryISOCode   string `json:"country_iso_code"`
+	CountryPhoneCode string `json:"country_phone_code"`
+}
+
+var (
+	isoPattern      = regexp.MustCompile(`^[A-Z]{2}$`)
+	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
+	phonePattern    = regexp.MustCompile(`^\+[0-9]{1,4}$`)
+)
+
+// Create opens a wallet for company companyID. The order of the checks is:
+// the input alone (required fields, formats, lengths; 400 naming the field),
+// then KYB (403), then the guideline (400 INVALID_COMBINATION, then the dial
+// code of the country), then uniqueness of the pair (400 WALLET_EXISTS).
+// The currency is forced to CDF when the country is CD.
+func (s *Service) Create(ctx context.Context, companyID string, in CreateInput) (Wallet, error) {
+	in = CreateInput{
+		Currency:         strings.TrimSpace(in.Currency),
+		Country:          strings.TrimSpace(in.Country),
+		CountryISOCode:   strings.TrimSpace(in.CountryISOCode),
+		CountryPhoneCode: strings.TrimSpace(in.CountryPhoneCode),
+	}
+	for _, f := range []struct{ name, value string }{
+		{"currency", in.Currency},
+		{"country", in.Country},
+		{"country_iso_code", in.CountryISOCode},
+		{"country_phone_code", in.CountryPhoneCode},
+	} {
+		if f.value == "" {
+			return Wallet{}, httpapi.Invalid(f.name, "is required")
+		}
+	}
+	if !isoPattern.MatchString(in.CountryISOCode) {
+		return Wallet{}, httpapi.Invalid("country_iso_code", "must be an ISO 3166-1 alpha-2 code of two capital letters")
+	}
+	if in.CountryISOCode == "CD" {
+		in.Currency = "CDF"
+	}
+	if !currencyPattern.MatchString(in.Currency) {
+		return Wallet{}, httpapi.Invalid("currency", "must be an ISO 4217 code of three capital letters")
+	}
+	if !phonePattern.MatchString(in.CountryPhoneCode) {
+		return Wallet{}, httpapi.Invalid("country_phone_code", "must be + followed by 1 to 4 digits")
+	}
+	if n := utf8.RuneCountInString(in.Country); n < 2 || n > 255 {
+		return Wallet{}, httpapi.Invalid("country", "must be 2 to 255 characters")
+	}
+	ok, err := s.companies.KYBApproved(ctx, companyID)
+	if err != nil {
+		return Wallet{}, fmt.Errorf("wallets: check KYB: %w", err)
+	}
+	if !ok {
+		return Wallet{}, ErrKYBNotApproved
+	}
+	row, ok := s.guideline.Lookup(in.CountryISOCode, in.Currency)
+	if !ok {
+		return Wallet{}, ErrInvalidCombination
+	}
+	if in.CountryPhoneCode != row.CountryPhoneCode {
+		return Wallet{}, httpapi.Invalid("country_phone_code",
+			fmt.Sprintf("must be %s for %s", row.CountryPhoneCode, row.CountryISOCode))
+	}
+	now := s.now()
+	w := Wallet{
+		ID:               uuid.NewString(),
+		CompanyID:        companyID,
+		Currency:         in.Currency,
+		Country:          in.Country,
+		CountryISOCode:   in.CountryISOCode,
+		CountryPhoneCode: in.CountryPhoneCode,
+		IsActive:         true,
+		Version:          1,
+		CreatedAt:        now,
+		UpdatedAt:        now,
+	}
+	if err := s.store.CreateWallet(ctx, w); err != nil {
+		if errors.Is(err, ErrExists) {
+			return Wallet{}, err
+		}
+		return Wallet{}, fmt.Errorf("wallets: create: %w", err)
+	}
+	return w, nil
+}
+
+// List returns every wallet of the company, oldest first.
+func (s *Service) List(ctx context.Context, companyID string) ([]Wallet, error) {
+	ws, err := s.store.ListWallets(ctx, companyID)
+	if err != nil {
+		return nil, fmt.Errorf("wallets: list: %w", err)
+	}
+	slices.SortFunc(ws, func(a, b Wallet) int {
+		if c := a.CreatedAt.Compare(b.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return ws, nil
+}
+
+// Get returns wallet walletID of the company, or ErrNotFound.
+func (s *Service) Get(ctx context.Context, companyID, walletID string) (Wallet, error) {
+	if !isUUID(walletID) {
+		return Wallet{}, ErrNotFound
+	}
+	return s.store.GetWallet(ctx, companyID, walletID)
+}
+
+// USDWallet returns the company USD wallet, or ErrUSDWalletNotFound.
+func (s *Service) USDWallet(ctx context.Context, companyID string) (Wallet, error) {
+	ws, err := s.List(ctx, companyID)
+	if err != nil {
+		return Wallet{}, err
+	}
+	for _, w := range ws {
+		if w.Currency == CurrencyUSD && w.CountryISOCode == CountryUSD {
+			return w, nil
+		}
+	}
+	return Wallet{}, ErrUSDWalletNotFound
+}
+
+// Guideline returns the payment guideline the service checks pairs against.
+func (s *Service) Guideline() *guideline.Guideline { return s.guideline }
+
+func isUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
+}
