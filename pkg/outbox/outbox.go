@@ -1,0 +1,108 @@
+// Package outbox publishes events that were committed with the change they
+// report.
+//
+// A service writes an events.Event in the same DynamoDB transaction as its
+// change (see store.Outbox), then calls Publish right after the commit:
+// Publish queues a message naming the event on the webhooks queue and marks
+// the event published. A process that dies between commit and publish leaves
+// the event unpublished; Sweep, run every minute by the sweeper, publishes
+// every event left unpublished for longer than Grace. Publishing twice is
+// harmless: the webhook worker delivers an event once per destination.
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"payments/pkg/events"
+)
+
+// Grace is how long an event may stay unpublished before the sweeper
+// publishes it.
+const Grace = 60 * time.Second
+
+// Store reads and marks outbox events.
+type Store interface {
+	// MarkPublished records that the event was queued.
+	MarkPublished(ctx context.Context, companyID, eventID string) error
+	// Unpublished returns up to limit events committed before cutoff and not
+	// yet marked published, oldest first.
+	Unpublished(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error)
+}
+
+// Queue sends a message to the webhooks queue.
+type Queue interface {
+	Send(ctx context.Context, body []byte, delay time.Duration) error
+}
+
+// Message is what the webhooks queue carries for a newly published event.
+type Message struct {
+	CompanyID string `json:"company_id"`
+	EventID   string `json:"event_id"`
+}
+
+// Publisher queues committed events.
+type Publisher struct {
+	store Store
+	queue Queue
+}
+
+// NewPublisher returns a Publisher that queues to q and marks in s.
+func NewPublisher(s Store, q Queue) *Publisher { return &Publisher{store: s, queue: q} }
+
+// Publish queues each event and marks it published. It tries every event
+// and returns the errors joined; an event it could not queue stays
+// unpublished for the sweeper, so the caller may log the error and go on:
+// the change itself is committed.
+func (p *Publisher) Publish(ctx context.Context, evs ...events.Event) error {
+	var errs []error
+	for _, e := range evs {
+		if err := p.publish(ctx, e.CompanyID, e.ID); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (p *Publisher) publish(ctx context.Context, companyID, eventID string) error {
+	body, err := json.Marshal(Message{CompanyID: companyID, EventID: eventID})
+	if err != nil {
+		return fmt.Errorf("outbox: encode message: %w", err)
+	}
+	if err := p.queue.Send(ctx, body, 0); err != nil {
+		return fmt.Errorf("outbox: queue event %s: %w", eventID, err)
+	}
+	if err := p.store.MarkPublished(ctx, companyID, eventID); err != nil {
+		return fmt.Errorf("outbox: mark event %s published: %w", eventID, err)
+	}
+	return nil
+}
+
+// Sweep publishes the events left unpublished for longer than Grace before
+// now, in batches, and returns how many it published.
+func (p *Publisher) Sweep(ctx context.Context, now time.Time) (int, error) {
+	const batch = 100
+	published := 0
+	for {
+		evs, err := p.store.Unpublished(ctx, now.Add(-Grace), batch)
+		if err != nil {
+			return published, fmt.Errorf("outbox: list unpublished: %w", err)
+		}
+		for _, e := range evs {
+			if err := p.publish(ctx, e.CompanyID, e.ID); err != nil {
+				return published, err
+			}
+			published++
+		}
+		if len(evs) < batch {
+			if published > 0 {
+				slog.InfoContext(ctx, "outbox swept", "published", published)
+			}
+			return published, nil
+		}
+	}
+}

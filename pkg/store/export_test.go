@@ -1,0 +1,4 @@
+package store
+
+// EventPutForTest exposes eventPut to the external tests.
+var EventPutForTest = eventPut

@@ -1,0 +1,152 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/events"
+	"payments/pkg/outbox"
+)
+
+// Outbox stores events under their company ("EVT#<event id>"). While an
+// event is unpublished it also carries GSI2 keys in the sparse partition
+// "OUTBOX", ordered by creation time, which is how the sweeper finds what a
+// crash left behind; publishing removes them.
+type Outbox struct{ db *DB }
+
+var _ outbox.Store = (*Outbox)(nil)
+
+// NewOutbox returns the outbox store on db.
+func NewOutbox(db *DB) *Outbox { return &Outbox{db: db} }
+
+const (
+	kindEvent         = "event"
+	outboxUnpublished = "OUTBOX"
+	eventSKPrefix     = "EVT#"
+)
+
+// ErrEventNotFound reports an event id the company does not have.
+var ErrEventNotFound = errors.New("store: event not found")
+
+type eventItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	GSI2PK    string `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK    string `dynamodbav:"GSI2SK,omitempty"`
+	Type      string `dynamodbav:"type"`
+	ID        string `dynamodbav:"id"`
+	CompanyID string `dynamodbav:"company_id"`
+	Kind      string `dynamodbav:"event"`
+	Body      []byte `dynamodbav:"body"`
+	NotifyURL string `dynamodbav:"notify_url,omitempty"`
+	CreatedAt string `dynamodbav:"created_at"`
+	Published bool   `dynamodbav:"published"`
+}
+
+func eventSK(id string) string { return eventSKPrefix + id }
+
+// eventPut returns the transaction item that writes e as unpublished; every
+// change that emits an event includes it in its own transaction.
+func eventPut(table string, e events.Event) (types.TransactWriteItem, error) {
+	created := formatTime(e.CreatedAt)
+	item, err := attributevalue.MarshalMap(eventItem{
+		PK: companyPK(e.CompanyID), SK: eventSK(e.ID),
+		GSI2PK: outboxUnpublished, GSI2SK: created + "#" + e.ID,
+		Type: kindEvent, ID: e.ID, CompanyID: e.CompanyID, Kind: string(e.Kind),
+		Body: e.Body, NotifyURL: e.NotifyURL, CreatedAt: created,
+	})
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("store: encode event: %w", err)
+	}
+	return types.TransactWriteItem{Put: &types.Put{
+		TableName:           aws.String(table),
+		Item:                item,
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	}}, nil
+}
+
+func (it eventItem) event() (events.Event, error) {
+	at, err := parseTime(it.CreatedAt)
+	if err != nil {
+		return events.Event{}, fmt.Errorf("store: event %s: %w", it.ID, err)
+	}
+	return events.Event{ID: it.ID, CompanyID: it.CompanyID, Kind: events.Kind(it.Kind), Body: it.Body, NotifyURL: it.NotifyURL, CreatedAt: at}, nil
+}
+
+// Event returns one of the company's events.
+func (o *Outbox) Event(ctx context.Context, companyID, eventID string) (events.Event, error) {
+	out, err := o.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(o.db.Table),
+		Key:            primaryKeyOf(companyPK(companyID), eventSK(eventID)),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return events.Event{}, fmt.Errorf("store: get event: %w", err)
+	}
+	if out.Item == nil {
+		return events.Event{}, ErrEventNotFound
+	}
+	var it eventItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return events.Event{}, fmt.Errorf("store: decode event: %w", err)
+	}
+	return it.event()
+}
+
+// MarkPublished removes the event from the unpublished index.
+func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string) error {
+	_, err := o.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(o.db.Table),
+		Key:                 primaryKeyOf(companyPK(companyID), eventSK(eventID)),
+		UpdateExpression:    aws.String("SET published = :t REMOVE GSI2PK, GSI2SK"),
+		ConditionExpression: aws.String("attribute_exists(PK)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t": &types.AttributeValueMemberBOOL{Value: true},
+		},
+	})
+	if conditionFailed(err) {
+		return ErrEventNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("store: mark event published: %w", err)
+	}
+	return nil
+}
+
+// Unpublished returns up to limit events created before cutoff that are not
+// marked published, oldest first.
+func (o *Outbox) Unpublished(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error) {
+	out, err := o.db.Client.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(o.db.Table),
+		IndexName:              aws.String(GSI2),
+		KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk":  &types.AttributeValueMemberS{Value: outboxUnpublished},
+			":cut": &types.AttributeValueMemberS{Value: formatTime(cutoff)},
+		},
+		Limit: aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: query unpublished events: %w", err)
+	}
+	evs := make([]events.Event, 0, len(out.Items))
+	for _, raw := range out.Items {
+		var it eventItem
+		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+			return nil, fmt.Errorf("store: decode event: %w", err)
+		}
+		e, err := it.event()
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, e)
+	}
+	return evs, nil
+}

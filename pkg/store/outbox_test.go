@@ -1,0 +1,108 @@
+package store_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"payments/pkg/events"
+	"payments/pkg/outbox"
+	"payments/pkg/queue"
+	"payments/pkg/queue/queuetest"
+	"payments/pkg/store"
+	"payments/pkg/store/storetest"
+)
+
+// failingQueue refuses every message: the process "dies" between commit and
+// publish.
+type failingQueue struct{}
+
+func (failingQueue) Send(context.Context, []byte, time.Duration) error {
+	return errors.New("injected: process killed before publish")
+}
+
+func commitEvent(t *testing.T, db *store.DB, e events.Event) {
+	t.Helper()
+	put, err := store.EventPutForTest(db.Table, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = db.Client.TransactWriteItems(context.Background(), &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{put},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOutboxPublishesAfterCommitAndSweepsWhatACrashLeft(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	ob := store.NewOutbox(db)
+	sqsClient := queuetest.Client(t)
+	url := queuetest.NewQueue(t, sqsClient, nil)
+	live := outbox.NewPublisher(ob, queue.NewPublisher(sqsClient, url))
+	crashing := outbox.NewPublisher(ob, failingQueue{})
+
+	now := time.Now()
+	delivered, _ := events.New("co-1", events.PaymentCollect, map[string]string{"transaction_id": "t1"}, now)
+	lost, _ := events.New("co-1", events.PaymentCollect, map[string]string{"transaction_id": "t2"}, now)
+	commitEvent(t, db, delivered)
+	commitEvent(t, db, lost)
+
+	if err := live.Publish(ctx, delivered); err != nil {
+		t.Fatal(err)
+	}
+	if err := crashing.Publish(ctx, lost); err == nil {
+		t.Fatal("the injected fault did not fail Publish")
+	}
+
+	// Within the grace period the sweeper leaves both alone.
+	if n, err := live.Sweep(ctx, now); err != nil || n != 0 {
+		t.Fatalf("early sweep published %d, %v", n, err)
+	}
+	// After it, only the lost event is published.
+	if n, err := live.Sweep(ctx, now.Add(outbox.Grace+time.Second)); err != nil || n != 1 {
+		t.Fatalf("sweep published %d, %v; want 1", n, err)
+	}
+	if n, _ := live.Sweep(ctx, now.Add(outbox.Grace+time.Second)); n != 0 {
+		t.Fatalf("second sweep published %d again", n)
+	}
+
+	got := map[string]bool{}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(got) < 2 && time.Now().Before(deadline) {
+		out, err := sqsClient.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			var msg outbox.Message
+			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &msg); err != nil {
+				t.Fatal(err)
+			}
+			if got[msg.EventID] {
+				t.Errorf("event %s queued twice", msg.EventID)
+			}
+			got[msg.EventID] = true
+		}
+	}
+	if !got[delivered.ID] || !got[lost.ID] || len(got) != 2 {
+		t.Fatalf("queued %v, want both events once", got)
+	}
+
+	e, err := ob.Event(ctx, "co-1", lost.ID)
+	if err != nil || string(e.Body) != string(lost.Body) || e.Kind != events.PaymentCollect {
+		t.Fatalf("Event = %+v, %v", e, err)
+	}
+	if _, err := ob.Event(ctx, "co-2", lost.ID); !errors.Is(err, store.ErrEventNotFound) {
+		t.Fatalf("another company read the event: %v", err)
+	}
+}
