@@ -69,7 +69,7 @@ func (c *clock) Advance(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-func setup(t *testing.T) (*auth.Service, *fakeCompanies, *clock, *auth.CompanyCache) {
+func setup(t testing.TB) (*auth.Service, *fakeCompanies, *clock, *auth.CompanyCache) {
 	t.Helper()
 	clk := &clock{now: time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)}
 	fc := &fakeCompanies{byID: map[string]companies.Company{

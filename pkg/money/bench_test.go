@@ -1,0 +1,19 @@
+package money
+
+import "testing"
+
+func BenchmarkParseMajor(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := ParseMajor("12345.67", "USD"); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkFormat(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = Format(1234567, "USD")
+	}
+}
