@@ -1,0 +1,105 @@
+# Payments service. Every target is described in docs/local.md.
+#
+#   make run                      the whole service on 127.0.0.1, no Docker, no AWS account
+#   make test                     vet, staticcheck, and every test against a throwaway local stack
+#   make reset                    wipe the local stack's data
+#   make build                    every function's bootstrap for Lambda (linux/arm64) in bin/
+#   make build-<LogicalId>        one function, as `sam build` (BuildMethod: makefile) calls it
+#   make deploy STAGE=dev         sam build && sam deploy --config-env dev
+#   make invoke FN=wallets EVENT=events/wallets/list.json [TOKEN=…]
+#   make lint | bench | clean
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+GO ?= go
+CACHE := $(CURDIR)/.cache
+DEVSTACK := $(CACHE)/bin/devstack
+BUILD_DIR := .aws-sam/build
+FUNCTIONS := $(notdir $(patsubst %/,%,$(dir $(wildcard functions/*/main.go))))
+
+# staticcheck 2026.2.2, the release that knows Go 1.26, run from the module
+# proxy so every machine runs the same one. STATICCHECK= skips it.
+STATICCHECK_VERSION ?= v0.8.2
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# How Lambda's provided.al2023 runtime on arm64 wants a Go function.
+LAMBDA_ENV := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
+LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
+
+STAGE ?= dev
+BENCH ?= .
+
+.PHONY: help install devstack run test reset build deploy invoke lint vet staticcheck bench clean
+
+help: ## list the targets
+	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
+
+install: ## install Java, Node.js and the emulators into .cache (idempotent)
+	@infra/local/install.sh
+
+# The orchestrator is built to a temporary name and renamed, so a running
+# copy (another `make run`) is never overwritten in place.
+devstack:
+	@mkdir -p $(CACHE)/bin
+	@$(GO) build -o $(DEVSTACK).$$$$ ./infra/local/cmd/devstack && mv -f $(DEVSTACK).$$$$ $(DEVSTACK)
+
+run: install devstack ## start the emulators and the dev server on 127.0.0.1:PORT (3000); Ctrl-C stops all
+	@exec $(DEVSTACK) run
+
+test: install devstack vet staticcheck ## vet, staticcheck, then go test -race against a throwaway stack
+	@$(DEVSTACK) exec -- $(GO) test -race -count=1 ./...
+
+reset: ## wipe the local stack's data (DynamoDB, S3, logs); keeps the admin key and token secret
+	@if [ -f $(CACHE)/devstack.json ] && kill -0 "$$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' $(CACHE)/devstack.json)" 2>/dev/null; then \
+		echo "make reset: the local stack is running; stop it first (Ctrl-C in its terminal)" >&2; exit 1; fi
+	rm -rf $(CACHE)/dynamodb $(CACHE)/s3 $(CACHE)/logs $(CACHE)/devstack.json
+
+build: ## build every function into bin/<function>/bootstrap for Lambda (linux/arm64)
+	@for fn in $(FUNCTIONS); do \
+		echo "build functions/$$fn -> bin/$$fn/bootstrap"; \
+		$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o bin/$$fn/bootstrap ./functions/$$fn || exit 1; \
+	done
+
+# The folder under functions/ of a function's LogicalId:
+# WalletsFunction -> wallets, PayoutWorkerFunction -> payout-worker.
+function-dir = $(shell echo '$(1)' | sed -E 's/Function$$//; s/([a-z0-9])([A-Z])/\1-\2/g' | tr 'A-Z' 'a-z')
+
+# sam build (BuildMethod: makefile) runs `make build-<LogicalId>` with
+# ARTIFACTS_DIR set; by hand it writes .aws-sam/build/<LogicalId>/bootstrap.
+build-%:
+	@[ -d functions/$(call function-dir,$*) ] || { echo "make build-$*: no folder functions/$(call function-dir,$*)" >&2; exit 1; }
+	@mkdir -p "$(or $(ARTIFACTS_DIR),$(BUILD_DIR)/$*)"
+	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o "$(or $(ARTIFACTS_DIR),$(BUILD_DIR)/$*)/bootstrap" ./functions/$(call function-dir,$*)
+
+# Prints the folder of a LogicalId (used by the tests).
+function-dir-%:
+	@echo $(call function-dir,$*)
+
+deploy: ## sam build && sam deploy --config-env STAGE (dev, staging or prod; default dev)
+	@command -v sam >/dev/null || { echo "make deploy: the AWS SAM CLI (sam) is not installed: https://docs.aws.amazon.com/serverless-application-model/latest/developerguide/install-sam-cli.html" >&2; exit 1; }
+	@case "$(STAGE)" in dev|staging|prod) ;; *) echo "make deploy: STAGE must be dev, staging or prod, not '$(STAGE)'" >&2; exit 1;; esac
+	sam build
+	sam deploy --config-env $(STAGE)
+
+invoke: ## run FN's handler on EVENT (TOKEN= for Bearer TOKEN) against `make run`'s stack; print the response
+	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<event.json> [TOKEN=<access token>]" >&2; exit 2; }
+	@$(GO) run ./infra/local/cmd/invoke -fn "$(FN)" -event "$(EVENT)" -token "$(TOKEN)"
+
+lint: vet staticcheck ## gofmt -l, go vet, staticcheck
+	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
+	if [ -n "$$files" ]; then echo "gofmt would change:" >&2; echo "$$files" >&2; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+staticcheck:
+	@if [ -n "$(STATICCHECK)" ]; then echo "staticcheck $(STATICCHECK_VERSION) ./..."; $(STATICCHECK) ./...; fi
+
+bench: install devstack ## go test -run '^$' -bench BENCH (default .) -benchmem ./... against a throwaway stack
+	@$(DEVSTACK) exec -- $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem ./...
+
+clean: ## remove build output (bin/, .aws-sam/); keeps the installed emulators and the data (see reset)
+	rm -rf .aws-sam bin $(CACHE)/bin

@@ -1,0 +1,291 @@
+// Command devstack runs the service locally, with no Docker and no AWS
+// account (see docs/local.md).
+//
+// Usage:
+//
+//	devstack run            the persistent stack and the dev server (make run)
+//	devstack exec -- CMD…   a throwaway stack: run CMD with the emulators'
+//	                        environment, stop the stack, exit with CMD's status
+//	                        (make test)
+//
+// run starts DynamoDB Local (data in .cache/dynamodb), the SQS emulator and
+// s3rver (data in .cache/s3) on 127.0.0.1, creates the table, the template's
+// queues and buckets when missing, and serves the API on
+// http://127.0.0.1:$PORT/api/v1 with the template's routes, queue pollers and
+// schedules. SIGINT or SIGTERM stops everything it started.
+//
+// Environment: PORT (3000), DYNAMODB_PORT (8000), SQS_PORT (9324), S3_PORT
+// (4568), MODE (sandbox), ADMIN_API_KEY and TOKEN_SECRET (default: generated
+// once into .cache/admin-api-key and .cache/token-secret), LOG_LEVEL (info).
+// exec uses free ports and in-memory storage, so it runs beside `run`.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"payments/infra/local/devserver"
+	"payments/infra/local/samtemplate"
+	"payments/infra/local/stack"
+)
+
+// TableName is the local table's name.
+const TableName = "payments-local"
+
+func main() {
+	flag.Usage = func() {
+		fmt.Fprintln(os.Stderr, "usage: devstack run | devstack exec -- command [args…]")
+	}
+	flag.Parse()
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	slog.SetDefault(log)
+	var code int
+	switch flag.Arg(0) {
+	case "run":
+		if err := run(log); err != nil {
+			fmt.Fprintln(os.Stderr, "devstack:", err)
+			code = 1
+		}
+	case "exec":
+		args := flag.Args()[1:]
+		if len(args) > 0 && args[0] == "--" {
+			args = args[1:]
+		}
+		if len(args) == 0 {
+			flag.Usage()
+			os.Exit(2)
+		}
+		code = execWithStack(log, args)
+	default:
+		flag.Usage()
+		code = 2
+	}
+	os.Exit(code)
+}
+
+func logLevel() slog.Level {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(os.Getenv("LOG_LEVEL"))); err != nil {
+		return slog.LevelInfo
+	}
+	return l
+}
+
+func envPort(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	p, err := strconv.Atoi(v)
+	if err != nil || p <= 0 || p > 65535 {
+		return 0, fmt.Errorf("%s=%q is not a port number", name, v)
+	}
+	return p, nil
+}
+
+// run is `make run`.
+func run(log *slog.Logger) (err error) {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	defer func() {
+		if err != nil && ctx.Err() != nil {
+			log.Info("interrupted", "while", err)
+			err = nil
+		}
+	}()
+
+	root, err := stack.FindRoot()
+	if err != nil {
+		return err
+	}
+	cache := filepath.Join(root, ".cache")
+	ports := map[string]int{}
+	for _, p := range []struct {
+		env string
+		def int
+	}{{"PORT", 3000}, {"DYNAMODB_PORT", 8000}, {"SQS_PORT", 9324}, {"S3_PORT", 4568}} {
+		if ports[p.env], err = envPort(p.env, p.def); err != nil {
+			return err
+		}
+		if err := stack.CheckPort(ports[p.env]); err != nil {
+			return fmt.Errorf("%w: is `make run` already running? Set %s to use another port", err, p.env)
+		}
+	}
+	secrets := map[string]string{}
+	for name, file := range map[string]string{"ADMIN_API_KEY": "admin-api-key", "TOKEN_SECRET": "token-secret"} {
+		if v := os.Getenv(name); v != "" {
+			secrets[name] = v
+		} else if secrets[name], err = stack.Secret(filepath.Join(cache, file)); err != nil {
+			return err
+		}
+	}
+	tpl, err := samtemplate.Load(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		return err
+	}
+
+	log.Info("starting the emulators", "logs", filepath.Join(cache, "logs"))
+	st, err := stack.Start(ctx, stack.Options{
+		Root: root, Cache: cache, DataDir: cache, LogDir: filepath.Join(cache, "logs"),
+		DynamoDBPort: ports["DYNAMODB_PORT"], SQSPort: ports["SQS_PORT"], S3Port: ports["S3_PORT"],
+		Buckets: tpl.Buckets(),
+	})
+	if err != nil {
+		return err
+	}
+	defer st.Stop()
+	exited := st.Exited()
+	setEnv(st.Env())
+
+	if err := st.WaitReady(ctx); err != nil {
+		return err
+	}
+	if err := stack.CreateTable(ctx, st.DynamoDBEndpoint, TableName); err != nil {
+		return err
+	}
+	urls, err := stack.CreateQueues(ctx, stack.SQSClient(st.SQSEndpoint), "", templateQueues(tpl))
+	if err != nil {
+		return err
+	}
+	res := devserver.Resources{
+		Stage: "local", TableName: TableName, QueueURLs: urls, Secrets: secrets, Base: st.Env(),
+		Params: map[string]string{},
+	}
+	if m := os.Getenv("MODE"); m != "" {
+		res.Params["Mode"] = m
+	}
+	srv, err := devserver.Build(ctx, tpl, res, stack.SQSClient(st.SQSEndpoint), log)
+	if err != nil {
+		return err
+	}
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(ports["PORT"])))
+	if err != nil {
+		return fmt.Errorf("dev server: %w (set PORT to use another port)", err)
+	}
+	base := fmt.Sprintf("http://127.0.0.1:%d/api/v1", ports["PORT"])
+	state := stack.State{
+		Pid: os.Getpid(), DynamoDBEndpoint: st.DynamoDBEndpoint, SQSEndpoint: st.SQSEndpoint, S3Endpoint: st.S3Endpoint,
+		TableName: TableName, QueueURLs: urls, BaseURL: base,
+	}
+	if err := stack.WriteState(cache, state); err != nil {
+		return err
+	}
+	defer os.Remove(filepath.Join(cache, stack.StateFile))
+
+	serveCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(serveCtx, l) }()
+
+	fmt.Printf("API:           %s\n", base)
+	fmt.Printf("Admin API key: %s (header X-Admin-Key; admin routes skip IAM/SigV4 locally)\n", secrets["ADMIN_API_KEY"])
+	fmt.Printf("DynamoDB:      %s (table %s)\nSQS:           %s\nS3:            %s\n", st.DynamoDBEndpoint, TableName, st.SQSEndpoint, st.S3Endpoint)
+	fmt.Println("ready")
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+		log.Info("stopping")
+	case runErr = <-exited:
+	case runErr = <-served:
+		if runErr == nil {
+			runErr = errors.New("the dev server stopped")
+		}
+	}
+	stop() // a second Ctrl-C kills at once; children die with us
+	cancel()
+	select {
+	case err := <-served:
+		if runErr == nil {
+			runErr = err
+		}
+	case <-time.After(devserver.DefaultTimeout + 5*time.Second):
+	}
+	return runErr
+}
+
+// templateQueues returns the template's queues as the stack creates them.
+func templateQueues(t *samtemplate.Template) []stack.Queue {
+	var qs []stack.Queue
+	for _, q := range t.Queues() {
+		qs = append(qs, stack.Queue{
+			Name: q.Name, DLQ: q.DLQ, MaxReceiveCount: q.MaxReceiveCount,
+			VisibilityTimeout: q.VisibilityTimeout, MessageRetentionPeriod: q.MessageRetentionPeriod,
+		})
+	}
+	return qs
+}
+
+func setEnv(env []string) {
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			os.Setenv(k, v)
+		}
+	}
+}
+
+// execWithStack is `make test`: start a throwaway stack, run args with its
+// environment in their own process group, stop everything, and return the
+// command's exit status.
+func execWithStack(log *slog.Logger, args []string) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	fail := func(err error) int {
+		fmt.Fprintln(os.Stderr, "devstack:", err)
+		return 1
+	}
+	root, err := stack.FindRoot()
+	if err != nil {
+		return fail(err)
+	}
+	start := time.Now()
+	st, err := stack.Start(ctx, stack.Options{Root: root})
+	if err != nil {
+		return fail(err)
+	}
+	defer st.Stop()
+	if err := st.WaitReady(ctx); err != nil {
+		return fail(err)
+	}
+	log.Info("emulators ready", "dynamodb", st.DynamoDBEndpoint, "sqs", st.SQSEndpoint, "s3", st.S3Endpoint, "took", time.Since(start).Round(time.Millisecond))
+	path, err := exec.LookPath(args[0])
+	if err != nil {
+		return fail(err)
+	}
+	p, err := stack.StartProcess(args[0], "", "", st.Env(), append([]string{path}, args[1:]...)...)
+	if err != nil {
+		return fail(err)
+	}
+	defer p.Stop(5 * time.Second) // and whatever it left in its group
+	exited := st.Exited()
+	select {
+	case <-p.Done():
+	case <-ctx.Done():
+		p.Stop(10 * time.Second)
+		return 130
+	case err := <-exited:
+		p.Stop(5 * time.Second)
+		return fail(err)
+	}
+	var ee *exec.ExitError
+	switch err := p.Err(); {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee) && ee.ExitCode() > 0:
+		return ee.ExitCode()
+	default:
+		return fail(fmt.Errorf("%s: %w", args[0], err))
+	}
+}

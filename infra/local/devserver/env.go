@@ -1,0 +1,243 @@
+package devserver
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"payments/infra/local/samtemplate"
+	"payments/infra/local/stack"
+	"payments/pkg/app"
+)
+
+// Resources are the local values that the template's references resolve to
+// when a function's environment is built.
+type Resources struct {
+	// Stage is the value of the Stage parameter (default "local").
+	Stage string
+	// Params overrides other template parameters (e.g. "Mode": "sandbox");
+	// the rest take their Default.
+	Params map[string]string
+	// TableName is what a Ref to the DynamoDB table gives.
+	TableName string
+	// QueueURLs maps each queue's local name ("payouts") to its URL.
+	QueueURLs map[string]string
+	// Buckets maps each bucket's local name ("documents") to its name in the
+	// emulator (default: the same).
+	Buckets map[string]string
+	// Secrets holds the values Secrets Manager would give. A variable
+	// NAME_ARN that refers to a secret becomes NAME with Secrets[NAME]
+	// ("TOKEN_SECRET", "ADMIN_API_KEY"), as app.ConfigFromEnv accepts either.
+	Secrets map[string]string
+	// Base is added to every function's environment: the emulators'
+	// endpoints, credentials and region (stack.Stack.Env).
+	Base []string
+}
+
+// FunctionEnv returns the environment variables that the template gives fn
+// (Globals first, then the function's own), with every reference resolved
+// against r, plus r.Base and the variables Lambda sets itself.
+func FunctionEnv(t *samtemplate.Template, fn samtemplate.Function, r Resources) (map[string]string, error) {
+	vars := map[string]any{}
+	globals, _ := t.Globals["Function"].(map[string]any)
+	env, _ := globals["Environment"].(map[string]any)
+	gv, _ := env["Variables"].(map[string]any)
+	for k, v := range gv {
+		vars[k] = v
+	}
+	for k, v := range fn.Environment {
+		vars[k] = v
+	}
+	out := map[string]string{}
+	for _, kv := range r.Base {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			out[k] = v
+		}
+	}
+	out["AWS_LAMBDA_FUNCTION_NAME"] = fn.LogicalID
+	out["AWS_LAMBDA_FUNCTION_VERSION"] = "$LATEST"
+	out["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = strconv.Itoa(FunctionInt(t, fn, "MemorySize", 128))
+	if _, ok := out["AWS_REGION"]; !ok {
+		out["AWS_REGION"] = stack.Region
+	}
+	for _, name := range slices.Sorted(maps.Keys(vars)) {
+		v := vars[name]
+		if id := ref(v); id != "" && t.Resources[id].Type == "AWS::SecretsManager::Secret" {
+			plain, ok := strings.CutSuffix(name, "_ARN")
+			if !ok {
+				return nil, fmt.Errorf("%s: variable %s refers to secret %s but does not end in _ARN", fn.LogicalID, name, id)
+			}
+			s, ok := r.Secrets[plain]
+			if !ok {
+				return nil, fmt.Errorf("%s: no local value for secret %s (variable %s)", fn.LogicalID, id, plain)
+			}
+			out[plain] = s
+			continue
+		}
+		s, err := resolve(t, v, r)
+		if err != nil {
+			return nil, fmt.Errorf("%s: variable %s: %w", fn.LogicalID, name, err)
+		}
+		out[name] = s
+	}
+	return out, nil
+}
+
+// FunctionInt returns the integer property key (Timeout, MemorySize) of fn:
+// its own, else the template's Globals, else def (Lambda's default).
+func FunctionInt(t *samtemplate.Template, fn samtemplate.Function, key string, def int) int {
+	if n, ok := t.Resources[fn.LogicalID].Properties[key].(int); ok {
+		return n
+	}
+	globals, _ := t.Globals["Function"].(map[string]any)
+	if n, ok := globals[key].(int); ok {
+		return n
+	}
+	return def
+}
+
+// resolve returns the local value of a template value.
+func resolve(t *samtemplate.Template, v any, r Resources) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case int, int64, float64, bool:
+		return fmt.Sprint(x), nil
+	case nil:
+		return "", nil
+	}
+	id := ref(v)
+	if id == "" {
+		return "", fmt.Errorf("only plain values and !Ref are resolved locally, not %v", v)
+	}
+	switch id {
+	case "AWS::Region":
+		return stack.Region, nil
+	case "AWS::AccountId":
+		return stack.AccountID, nil
+	case "AWS::StackName":
+		return "payments-" + r.stage(), nil
+	case "Stage":
+		return r.stage(), nil
+	}
+	if p, ok := t.Parameters[id]; ok {
+		if v, ok := r.Params[id]; ok {
+			return v, nil
+		}
+		def, ok := p.(map[string]any)["Default"]
+		if !ok {
+			return "", fmt.Errorf("parameter %s has no default and no local value", id)
+		}
+		return resolve(t, def, r)
+	}
+	res, ok := t.Resources[id]
+	if !ok {
+		return "", fmt.Errorf("!Ref %s: no such parameter or resource", id)
+	}
+	switch res.Type {
+	case "AWS::DynamoDB::Table":
+		return r.TableName, nil
+	case "AWS::SQS::Queue":
+		for _, q := range t.Queues() {
+			if q.LogicalID == id {
+				if u, ok := r.QueueURLs[q.Name]; ok {
+					return u, nil
+				}
+				return "", fmt.Errorf("queue %s (%s) has no local URL", id, q.Name)
+			}
+		}
+	case "AWS::S3::Bucket":
+		name := bucketName(t, id)
+		if b, ok := r.Buckets[name]; ok {
+			return b, nil
+		}
+		return name, nil
+	}
+	return "", fmt.Errorf("!Ref %s: resources of type %s are not resolved locally", id, res.Type)
+}
+
+// bucketName returns the local name of the bucket with logical id id:
+// samtemplate lists bucket names in the order of their sorted logical ids.
+func bucketName(t *samtemplate.Template, id string) string {
+	var ids []string
+	for k, res := range t.Resources {
+		if res.Type == "AWS::S3::Bucket" {
+			ids = append(ids, k)
+		}
+	}
+	sort.Strings(ids)
+	names := t.Buckets()
+	for i, k := range ids {
+		if k == id && i < len(names) {
+			return names[i]
+		}
+	}
+	return strings.ToLower(id)
+}
+
+func (r Resources) stage() string {
+	if r.Stage == "" {
+		return "local"
+	}
+	return r.Stage
+}
+
+// ref returns the logical id of {"Ref": id}, or "".
+func ref(v any) string {
+	m, ok := v.(map[string]any)
+	if !ok || len(m) != 1 {
+		return ""
+	}
+	s, _ := m["Ref"].(string)
+	return s
+}
+
+// envMu serialises Config: it changes the process environment for a moment.
+var envMu sync.Mutex
+
+// Config returns the app.Config that app.ConfigFromEnv reads from env, the
+// way a function's main reads its own environment in Lambda. It sets env in
+// the process environment for the duration of the call (together with
+// unsetting each NAME_ARN whose NAME env sets) and restores it afterwards.
+func Config(ctx context.Context, env map[string]string) (app.Config, error) {
+	envMu.Lock()
+	defer envMu.Unlock()
+	type saved struct {
+		value string
+		set   bool
+	}
+	restore := map[string]saved{}
+	change := func(k string, v *string) {
+		if _, done := restore[k]; !done {
+			old, set := os.LookupEnv(k)
+			restore[k] = saved{old, set}
+		}
+		if v == nil {
+			os.Unsetenv(k)
+		} else {
+			os.Setenv(k, *v)
+		}
+	}
+	for k, v := range env {
+		if _, isARN := env[k+"_ARN"]; !isARN {
+			change(k+"_ARN", nil)
+		}
+		change(k, &v)
+	}
+	defer func() {
+		for k, s := range restore {
+			if s.set {
+				os.Setenv(k, s.value)
+			} else {
+				os.Unsetenv(k)
+			}
+		}
+	}()
+	return app.ConfigFromEnv(ctx)
+}

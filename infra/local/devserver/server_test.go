@@ -1,0 +1,107 @@
+package devserver_test
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+
+	"payments/infra/local/devserver"
+	"payments/infra/local/localtest"
+)
+
+func TestFunctionEnv(t *testing.T) {
+	tpl := localtest.Template(t)
+	res := devserver.Resources{
+		TableName: "tbl",
+		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "payouts-dlq": "x", "webhooks-dlq": "y"},
+		Secrets:   map[string]string{"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak"},
+		Base:      []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
+		Params:    map[string]string{"Mode": "production"},
+	}
+	for _, fn := range tpl.Functions() {
+		t.Run(fn.Dir, func(t *testing.T) {
+			env, err := devserver.FunctionEnv(tpl, fn, res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := map[string]string{
+				"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks",
+				"TOKEN_SECRET": "ts", "STAGE": "local", "MODE": "production", "TOKEN_TTL_SECONDS": "3600",
+				"AWS_ENDPOINT_URL_DYNAMODB": "http://ddb", "AWS_LAMBDA_FUNCTION_NAME": fn.LogicalID,
+				"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
+			}
+			if fn.Dir == "admin" {
+				want["ADMIN_API_KEY"] = "ak"
+			}
+			for k, v := range want {
+				if env[k] != v {
+					t.Errorf("%s = %q, want %q", k, env[k], v)
+				}
+			}
+			for k := range env {
+				if strings.HasSuffix(k, "_ARN") {
+					t.Errorf("%s is set: secrets are passed by value locally", k)
+				}
+			}
+		})
+	}
+}
+
+// TestBuildFromTemplate serves the template's real functions and checks
+// that requests reach them through the template's routes.
+func TestBuildFromTemplate(t *testing.T) {
+	tpl := localtest.Template(t)
+	res := localtest.Resources(t, tpl)
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := devserver.Build(ctx, tpl, res, localtest.SQSClient(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, l) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	base := "http://" + l.Addr().String()
+	tests := []struct {
+		method, path, body string
+		header             map[string]string
+		want               int
+		wantBody           string
+	}{
+		{"POST", "/api/v1/auth/token", `{}`, nil, 400, `"success":false`},
+		{"GET", "/api/v1/admin/companies/nope", "", map[string]string{"X-Admin-Key": "wrong"}, 401, `"success":false`},
+		{"GET", "/api/v1/admin/companies/nope", "", map[string]string{"X-Admin-Key": localtest.AdminAPIKey}, 404, `"success":false`},
+		{"GET", "/api/v1/wallets", "", nil, 401, `"success":false`},
+		{"GET", "/api/v1/not-a-route", "", nil, 404, `{"message":"Not Found"}`},
+		{"DELETE", "/api/v1/auth/token", "", nil, 404, `{"message":"Not Found"}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
+			req, _ := http.NewRequest(tt.method, base+tt.path, strings.NewReader(tt.body))
+			req.Header.Set("Content-Type", "application/json")
+			for k, v := range tt.header {
+				req.Header.Set(k, v)
+			}
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.want || !strings.Contains(string(b), tt.wantBody) {
+				t.Errorf("got %d %s, want %d with %s", resp.StatusCode, b, tt.want, tt.wantBody)
+			}
+		})
+	}
+}

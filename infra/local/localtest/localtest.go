@@ -1,0 +1,120 @@
+// Package localtest gives tests of the local stack what a deployment would
+// have: the template, a fresh table, the template's queues under a unique
+// prefix, and local secrets, all in the emulators that `make test` starts
+// (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS). A test that needs them
+// fails, not skips, when they are not there.
+package localtest
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+
+	"payments/infra/local/devserver"
+	"payments/infra/local/samtemplate"
+	"payments/infra/local/stack"
+	"payments/pkg/store/storetest"
+)
+
+// AdminAPIKey is the admin key of test deployments; sample events under
+// events/admin carry it in X-Admin-Key.
+const AdminAPIKey = "local-admin-key"
+
+// TokenSecret is the token signing secret of test deployments.
+const TokenSecret = "local-token-secret-0123456789abcdef0123456789abcdef"
+
+// Root returns the repository root.
+func Root(t testing.TB) string {
+	t.Helper()
+	root, err := stack.FindRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// Template loads template.yaml.
+func Template(t testing.TB) *samtemplate.Template {
+	t.Helper()
+	tpl, err := samtemplate.Load(filepath.Join(Root(t), "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tpl
+}
+
+// SQSEndpoint returns the SQS emulator's address, failing t when it is unset.
+func SQSEndpoint(t testing.TB) string {
+	t.Helper()
+	ep := os.Getenv("AWS_ENDPOINT_URL_SQS")
+	if ep == "" {
+		t.Fatal("AWS_ENDPOINT_URL_SQS is not set: run the tests with `make test`, which starts the SQS emulator")
+	}
+	return ep
+}
+
+// SQSClient returns a client of the SQS emulator.
+func SQSClient(t testing.TB) *sqs.Client {
+	return stack.SQSClient(SQSEndpoint(t))
+}
+
+// NewQueue creates a queue with a unique name and the given attributes,
+// deleted when the test ends, and returns its URL.
+func NewQueue(t testing.TB, attrs map[string]string) string {
+	t.Helper()
+	c := SQSClient(t)
+	out, err := c.CreateQueue(context.Background(), &sqs.CreateQueueInput{
+		QueueName:  aws.String("test-" + storetest.RandomSuffix()),
+		Attributes: attrs,
+	})
+	if err != nil {
+		t.Fatalf("create queue: %v", err)
+	}
+	url := aws.ToString(out.QueueUrl)
+	t.Cleanup(func() { c.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(url)}) })
+	return url
+}
+
+// Resources creates what the template declares for one test deployment — a
+// fresh table and the template's queues under a unique prefix, all removed
+// when the test ends — and returns them with the test secrets and the
+// emulators' environment.
+func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
+	t.Helper()
+	db := storetest.NewDB(t)
+	c := SQSClient(t)
+	var qs []stack.Queue
+	for _, q := range tpl.Queues() {
+		qs = append(qs, stack.Queue{Name: q.Name, DLQ: q.DLQ, MaxReceiveCount: q.MaxReceiveCount,
+			VisibilityTimeout: q.VisibilityTimeout, MessageRetentionPeriod: q.MessageRetentionPeriod})
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	urls, err := stack.CreateQueues(ctx, c, "test-"+storetest.RandomSuffix()+"-", qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		for _, u := range urls {
+			c.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(u)})
+		}
+	})
+	return devserver.Resources{
+		Stage:     "local",
+		TableName: db.Table,
+		QueueURLs: urls,
+		Secrets:   map[string]string{"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey},
+		Base:      Env(),
+	}
+}
+
+// Env returns the environment that points the AWS SDK at the emulators
+// named by the current AWS_ENDPOINT_URL_* variables (see stack.EndpointEnv).
+func Env() []string {
+	return stack.EndpointEnv(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), os.Getenv("AWS_ENDPOINT_URL_S3"))
+}

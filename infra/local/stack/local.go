@@ -1,0 +1,107 @@
+package stack
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// FindRoot returns the repository root: the nearest folder at or above the
+// working directory that holds go.mod.
+func FindRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod at or above the working directory")
+		}
+		dir = parent
+	}
+}
+
+// Secret returns the secret kept in the file at path, creating it (32
+// random bytes, hex-encoded, mode 0600) when the file does not exist.
+func Secret(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err == nil {
+		if s := strings.TrimSpace(string(b)); s != "" {
+			return s, nil
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	raw := make([]byte, 32)
+	rand.Read(raw)
+	s := hex.EncodeToString(raw)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
+		return "", err
+	}
+	return s, nil
+}
+
+// State describes the running `make run` stack to other local commands
+// (make invoke). It holds no secrets: those stay in their own files.
+type State struct {
+	Pid              int               `json:"pid"`
+	DynamoDBEndpoint string            `json:"dynamodbEndpoint"`
+	SQSEndpoint      string            `json:"sqsEndpoint"`
+	S3Endpoint       string            `json:"s3Endpoint"`
+	TableName        string            `json:"tableName"`
+	QueueURLs        map[string]string `json:"queueUrls"`
+	BaseURL          string            `json:"baseUrl"`
+}
+
+// Env returns the environment that points the AWS SDK at the running
+// stack's emulators (see EndpointEnv).
+func (st State) Env() []string {
+	return EndpointEnv(st.DynamoDBEndpoint, st.SQSEndpoint, st.S3Endpoint)
+}
+
+// StateFile is the file, under the cache, that holds the running stack's
+// State.
+const StateFile = "devstack.json"
+
+// WriteState writes st to cache/StateFile.
+func WriteState(cache string, st State) error {
+	b, err := json.MarshalIndent(st, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(cache, StateFile), append(b, '\n'), 0o644)
+}
+
+// ReadState reads the State of the running stack from cache, failing when
+// no stack is running.
+func ReadState(cache string) (State, error) {
+	var st State
+	b, err := os.ReadFile(filepath.Join(cache, StateFile))
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, errors.New("the local stack is not running: start it with `make run`")
+	}
+	if err != nil {
+		return st, err
+	}
+	if err := json.Unmarshal(b, &st); err != nil {
+		return st, fmt.Errorf("%s: %w", StateFile, err)
+	}
+	if st.Pid <= 0 || syscall.Kill(st.Pid, 0) == syscall.ESRCH {
+		return st, errors.New("the local stack is not running (it did not stop cleanly): start it with `make run`")
+	}
+	return st, nil
+}
