@@ -1,0 +1,333 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"regexp"
+	"strings"
+	"unicode/utf8"
+
+	"payments/pkg/events"
+	"payments/pkg/fees"
+	"payments/pkg/guideline"
+	"payments/pkg/httpapi"
+	"payments/pkg/money"
+	"payments/pkg/wallets"
+)
+
+// MaxTextLength bounds external_id, reference_id, purpose and reason, in
+// characters.
+const MaxTextLength = 255
+
+// Request is a payout (POST /payment/payout) or a collection (POST
+// /payment/collect) as received. Empty optional fields are absent.
+type Request struct {
+	Operator    string
+	Country     string
+	PhoneNumber string
+	// Amount is the text of the JSON number, in major units.
+	Amount      string
+	Currency    string
+	ExternalID  string
+	NotifyURL   string
+	ReferenceID string
+	Lang        string
+	Purpose     string
+	// Reason is a short reason; collections only.
+	Reason string
+}
+
+var (
+	countryPattern = regexp.MustCompile(`^[A-Z]{2}$`)
+	phonePattern   = regexp.MustCompile(`^[0-9]{8,15}$`)
+	langPattern    = regexp.MustCompile(`^[a-z]{2}$`)
+)
+
+// validate checks r alone and returns the amount in minor units. The first
+// failure is a 400 naming its field, in the order operator, country,
+// phone_number, currency, amount, external_id, notify_url, reference_id,
+// lang, purpose, reason.
+func (s *Service) validate(r Request) (int64, error) {
+	switch {
+	case r.Operator == "":
+		return 0, httpapi.Invalid("operator", "is required")
+	case !guideline.IsOperator(r.Operator):
+		return 0, httpapi.Invalid("operator", "must be one of "+strings.Join(guideline.Operators(), ", ")+" (lowercase)")
+	case r.Country == "":
+		return 0, httpapi.Invalid("country", "is required")
+	case !countryPattern.MatchString(r.Country):
+		return 0, httpapi.Invalid("country", "must match ^[A-Z]{2}$")
+	case r.PhoneNumber == "":
+		return 0, httpapi.Invalid("phone_number", "is required")
+	case !phonePattern.MatchString(r.PhoneNumber):
+		return 0, httpapi.Invalid("phone_number", "must be 8 to 15 digits: the country code then the local number, without +")
+	}
+	if c, ok := s.guide.Country(r.Country); ok {
+		dial := strings.TrimPrefix(c.PhoneCode, "+")
+		if !strings.HasPrefix(r.PhoneNumber, dial) {
+			return 0, httpapi.Invalid("phone_number", fmt.Sprintf("must start with the country code %s of %s", dial, r.Country))
+		}
+	}
+	switch {
+	case r.Currency == "":
+		return 0, httpapi.Invalid("currency", "is required")
+	case !money.Supported(r.Currency):
+		return 0, httpapi.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
+	case r.Amount == "":
+		return 0, httpapi.Invalid("amount", "is required")
+	}
+	amount, err := fees.ParseAmount(json.Number(r.Amount), r.Currency)
+	if err != nil {
+		return 0, err
+	}
+	if err := checkExternalID(r.ExternalID); err != nil {
+		return 0, err
+	}
+	if err := checkNotifyURL(r.NotifyURL); err != nil {
+		return 0, err
+	}
+	if err := checkText("reference_id", r.ReferenceID); err != nil {
+		return 0, err
+	}
+	if r.Lang != "" && !langPattern.MatchString(r.Lang) {
+		return 0, httpapi.Invalid("lang", "must be a two-letter lowercase language code")
+	}
+	if err := checkText("purpose", r.Purpose); err != nil {
+		return 0, err
+	}
+	if err := checkText("reason", r.Reason); err != nil {
+		return 0, err
+	}
+	return amount, nil
+}
+
+// checkText bounds a free-form field.
+func checkText(field, value string) error {
+	if utf8.RuneCountInString(value) > MaxTextLength {
+		return httpapi.Invalid(field, fmt.Sprintf("must be at most %d characters", MaxTextLength))
+	}
+	return nil
+}
+
+// checkExternalID accepts "" (generated) or 1 to 255 printable ASCII
+// characters: the external_id becomes part of a DynamoDB key.
+func checkExternalID(id string) error {
+	if len(id) > MaxTextLength {
+		return httpapi.Invalid("external_id", fmt.Sprintf("must be at most %d characters", MaxTextLength))
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x20 || id[i] > 0x7e {
+			return httpapi.Invalid("external_id", "must be printable ASCII characters")
+		}
+	}
+	return nil
+}
+
+// checkNotifyURL accepts "" or an absolute https URL with a host.
+func checkNotifyURL(s string) error {
+	if s == "" {
+		return nil
+	}
+	if len(s) > 2048 {
+		return httpapi.Invalid("notify_url", "must be at most 2048 characters")
+	}
+	u, err := url.Parse(s)
+	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Hostname() == "" {
+		return httpapi.Invalid("notify_url", "must be an absolute https URL")
+	}
+	return nil
+}
+
+// Payout accepts a payout for the company (spec §4.14). The checks run in
+// this order: the request alone (400 naming the field); a wallet of
+// (currency, country) (ErrNoWallet) that is active (wallets.ErrInactive);
+// the guideline lists the operator for it (ErrOperatorUnavailable); the fee
+// quote; then one transaction reserves amount + fee
+// (ErrInsufficientBalance) and claims the external_id
+// (ErrDuplicateExternalID). After the commit the submit message goes to the
+// payouts queue; if that fails the sweeper sends it.
+func (s *Service) Payout(ctx context.Context, companyID string, r Request) (Payment, error) {
+	r.Reason = "" // not a payout field; the HTTP layer refuses it
+	p, w, err := s.prepare(ctx, companyID, TypePayout, r)
+	if err != nil {
+		return Payment{}, err
+	}
+	p.EntryID = wallets.NewTransactionID(p.CreatedAt)
+	reservation := wallets.Transaction{
+		ID:            p.EntryID,
+		CompanyID:     companyID,
+		WalletID:      w.ID,
+		Amount:        p.Amount,
+		AmountWithFee: p.Total(),
+		FeeAmount:     p.Fee,
+		NetAmount:     p.Amount,
+		Currency:      p.Currency,
+		Status:        wallets.StatusPending,
+		Type:          wallets.TypeWithdraw,
+		Operator:      p.Operator,
+		PhoneNumber:   p.PhoneNumber,
+		Reference:     p.ExternalID,
+		Balance:       wallets.Payout,
+		Reserved:      p.Total(),
+		PaymentID:     p.ID,
+		CreatedAt:     p.CreatedAt,
+	}
+	ev, err := statusEvent(p, "")
+	if err != nil {
+		return Payment{}, err
+	}
+	if err := s.store.CreatePayout(ctx, p, reservation, ev); err != nil {
+		return Payment{}, acceptError("payout", err)
+	}
+	slog.InfoContext(ctx, "payout accepted", "company_id", companyID, "transaction_id", p.ID,
+		"amount", p.Amount, "fee", p.Fee, "currency", p.Currency, "operator", p.Operator)
+	s.publish(ctx, ev)
+	s.enqueueSubmit(ctx, p)
+	return p, nil
+}
+
+// Collect accepts a collection for the company: the same request as a
+// payout plus an optional reason. Nothing is reserved; the wallet of
+// (currency, country) must exist because a successful collection credits
+// its payin balance with amount − fee. The payment, the external_id claim
+// and the payment.collect event are written in one transaction.
+func (s *Service) Collect(ctx context.Context, companyID string, r Request) (Payment, error) {
+	p, _, err := s.prepare(ctx, companyID, TypeCollection, r)
+	if err != nil {
+		return Payment{}, err
+	}
+	if p.Fee >= p.Amount {
+		return Payment{}, httpapi.Invalid("amount", fmt.Sprintf("must exceed the collection fee of %s %s",
+			money.Format(p.Fee, p.Currency), p.Currency))
+	}
+	ev, err := events.NewPaymentCollect(companyID, events.PaymentCollectData{
+		TransactionID: p.ID,
+		ExternalID:    p.ExternalID,
+		Status:        string(p.Status),
+		Amount:        money.JSON(p.Amount, p.Currency),
+		Currency:      p.Currency,
+		Country:       p.Country,
+		Operator:      p.Operator,
+		PhoneNumber:   p.PhoneNumber,
+		InitiatedAt:   formatTime(p.CreatedAt),
+	}, p.CreatedAt)
+	if err != nil {
+		return Payment{}, err
+	}
+	if err := s.store.CreateCollection(ctx, p, ev); err != nil {
+		return Payment{}, acceptError("collection", err)
+	}
+	slog.InfoContext(ctx, "collection accepted", "company_id", companyID, "transaction_id", p.ID,
+		"amount", p.Amount, "fee", p.Fee, "currency", p.Currency, "operator", p.Operator)
+	s.publish(ctx, ev)
+	s.enqueueSubmit(ctx, p)
+	return p, nil
+}
+
+// prepare runs the checks common to payouts and collections and returns the
+// new PENDING payment and its wallet.
+func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Request) (Payment, wallets.Wallet, error) {
+	if s.gateway == nil {
+		return Payment{}, wallets.Wallet{}, ErrNoOperator
+	}
+	amount, err := s.validate(r)
+	if err != nil {
+		return Payment{}, wallets.Wallet{}, err
+	}
+	ws, err := s.wallets.ListWallets(ctx, companyID)
+	if err != nil {
+		return Payment{}, wallets.Wallet{}, fmt.Errorf("payments: list wallets: %w", err)
+	}
+	var w wallets.Wallet
+	found := false
+	for _, x := range ws {
+		if x.Currency == r.Currency && x.CountryISOCode == r.Country {
+			w, found = x, true
+			break
+		}
+	}
+	if !found {
+		return Payment{}, wallets.Wallet{}, ErrNoWallet
+	}
+	if !w.IsActive {
+		return Payment{}, wallets.Wallet{}, wallets.ErrInactive
+	}
+	if !s.guide.Supports(r.Country, r.Currency, r.Operator) {
+		return Payment{}, wallets.Wallet{}, ErrOperatorUnavailable
+	}
+	feeType := fees.TypePayout
+	if typ == TypeCollection {
+		feeType = fees.TypeCollection
+	}
+	q, err := s.fees.Quote(ctx, companyID, feeType, r.Operator, r.Country, r.Currency, amount)
+	if err != nil {
+		if errors.Is(err, fees.ErrNoRule) {
+			return Payment{}, wallets.Wallet{}, err
+		}
+		return Payment{}, wallets.Wallet{}, fmt.Errorf("payments: quote fee: %w", err)
+	}
+	now := s.now()
+	p := Payment{
+		ID:          wallets.NewTransactionID(now),
+		CompanyID:   companyID,
+		ExternalID:  r.ExternalID,
+		Type:        typ,
+		Status:      StatusPending,
+		Amount:      amount,
+		Fee:         q.Fee,
+		Currency:    r.Currency,
+		Country:     r.Country,
+		Operator:    r.Operator,
+		PhoneNumber: r.PhoneNumber,
+		Reason:      r.Reason,
+		Description: r.Purpose,
+		ReferenceID: r.ReferenceID,
+		Lang:        r.Lang,
+		NotifyURL:   r.NotifyURL,
+		WalletID:    w.ID,
+		CreatedAt:   now,
+		UpdatedAt:   now,
+	}
+	if p.ExternalID == "" {
+		p.ExternalID = p.ID
+	}
+	if p.Reason == "" {
+		p.Reason = defaultReason(typ)
+	}
+	return p, w, nil
+}
+
+// defaultReason is the reason of a payment whose request gave none.
+func defaultReason(t Type) string {
+	if t == TypeCollection {
+		return "Mobile money collection"
+	}
+	return "Mobile money payout"
+}
+
+// acceptError passes the errors of an acceptance the catalogue knows and
+// wraps the others.
+func acceptError(what string, err error) error {
+	for _, known := range []error{ErrInsufficientBalance, ErrDuplicateExternalID, ErrBusy, wallets.ErrInactive, wallets.ErrNotFound} {
+		if errors.Is(err, known) {
+			if known == wallets.ErrNotFound {
+				return ErrNoWallet
+			}
+			return known
+		}
+	}
+	return fmt.Errorf("payments: accept %s: %w", what, err)
+}
+
+// enqueueSubmit sends the submit message of an accepted payment. A failure
+// is only logged: the sweeper re-sends the submit of every payment still
+// PENDING after a minute.
+func (s *Service) enqueueSubmit(ctx context.Context, p Payment) {
+	if err := s.sendJob(ctx, Job{Kind: JobSubmit, CompanyID: p.CompanyID, TransactionID: p.ID}, 0); err != nil {
+		slog.WarnContext(ctx, "queue submit; the sweeper will", "company_id", p.CompanyID, "transaction_id", p.ID, "error", err)
+	}
+}

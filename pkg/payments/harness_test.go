@@ -1,0 +1,331 @@
+package payments_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"payments/pkg/events"
+	"payments/pkg/fees"
+	"payments/pkg/payments"
+	"payments/pkg/providers/operator"
+	"payments/pkg/store"
+	"payments/pkg/store/storetest"
+	"payments/pkg/wallets"
+)
+
+// clock is a settable clock shared by the services of a harness.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+// job is a message sent to the (in-memory) payouts queue.
+type job struct {
+	body  []byte
+	delay time.Duration
+}
+
+// jobQueue records the payouts queue's messages; SQS is not the subject of
+// these tests (pkg/app's tests drive the worker through the emulator).
+type jobQueue struct {
+	mu   sync.Mutex
+	jobs []job
+	fail bool
+}
+
+func (q *jobQueue) Send(_ context.Context, body []byte, delay time.Duration) error {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.fail {
+		return errors.New("queue down")
+	}
+	q.jobs = append(q.jobs, job{append([]byte(nil), body...), delay})
+	return nil
+}
+
+func (q *jobQueue) take() (job, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if len(q.jobs) == 0 {
+		return job{}, false
+	}
+	j := q.jobs[0]
+	q.jobs = q.jobs[1:]
+	return j, true
+}
+
+func (q *jobQueue) all() []job {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return append([]job(nil), q.jobs...)
+}
+
+func (q *jobQueue) setFail(fail bool) {
+	q.mu.Lock()
+	q.fail = fail
+	q.mu.Unlock()
+}
+
+// eventLog records published events.
+type eventLog struct {
+	mu  sync.Mutex
+	evs []events.Event
+}
+
+func (l *eventLog) Publish(_ context.Context, evs ...events.Event) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.evs = append(l.evs, evs...)
+	return nil
+}
+
+// statuses returns the status of each status-update event of payment id,
+// in publication order.
+func (l *eventLog) statuses(t *testing.T, id string) []string {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	var out []string
+	for _, e := range l.evs {
+		var body struct {
+			Event string          `json:"event"`
+			Data  json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(e.Body, &body); err != nil {
+			t.Fatal(err)
+		}
+		var d struct {
+			TransactionID string `json:"transaction_id"`
+			Status        string `json:"status"`
+		}
+		json.Unmarshal(body.Data, &d)
+		if d.TransactionID == id {
+			out = append(out, body.Event+":"+d.Status)
+		}
+	}
+	return out
+}
+
+// countingGateway counts the operator calls around the sandbox.
+type countingGateway struct {
+	operator.Sandbox
+	mu               sync.Mutex
+	submits, queries int
+}
+
+func (g *countingGateway) Submit(ctx context.Context, r operator.Request) (operator.Result, error) {
+	g.mu.Lock()
+	g.submits++
+	g.mu.Unlock()
+	return g.Sandbox.Submit(ctx, r)
+}
+
+func (g *countingGateway) Status(ctx context.Context, id string) (operator.Result, error) {
+	g.mu.Lock()
+	g.queries++
+	g.mu.Unlock()
+	return g.Sandbox.Status(ctx, id)
+}
+
+type approved struct{}
+
+func (approved) KYBApproved(context.Context, string) (bool, error) { return true, nil }
+
+// harness is one table, one company with an XAF/CM wallet, and the
+// payments service over the real store, with a fake clock, an in-memory
+// payouts queue and an event log.
+type harness struct {
+	t       *testing.T
+	ctx     context.Context
+	db      *store.DB
+	store   *store.Payments
+	wallets *wallets.Service
+	fees    *fees.Service
+	svc     *payments.Service
+	gateway *countingGateway
+	jobs    *jobQueue
+	events  *eventLog
+	clock   *clock
+	company string
+	wallet  wallets.Wallet
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	db := storetest.NewDB(t)
+	h := &harness{
+		t: t, ctx: context.Background(), db: db, store: store.NewPayments(db),
+		wallets: wallets.NewService(store.NewWallets(db), approved{}),
+		fees:    fees.NewService(store.NewFees(db)),
+		gateway: &countingGateway{}, jobs: &jobQueue{}, events: &eventLog{},
+		clock: &clock{t: time.Now().UTC().Truncate(time.Millisecond)},
+	}
+	h.svc = h.newService(h.store)
+	h.company = uuid.NewString()
+	w, err := h.wallets.Create(h.ctx, h.company, wallets.CreateInput{
+		Currency: "XAF", Country: "Cameroon", CountryISOCode: "CM", CountryPhoneCode: "+237",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.wallet = w
+	return h
+}
+
+// newService returns a payments service of the harness over st.
+func (h *harness) newService(st payments.Store) *payments.Service {
+	svc := payments.NewService(payments.Deps{
+		Store: st, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, Events: h.events,
+	})
+	svc.Now = h.clock.Now
+	return svc
+}
+
+// fund credits the wallet's sub-balance b with amount (major units).
+func (h *harness) fund(b wallets.SubBalance, amount string) {
+	h.t.Helper()
+	if _, _, err := h.wallets.Credit(h.ctx, h.wallet.ID, wallets.CreditInput{Balance: b, Amount: amount}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// setFees gives the company one fixed-fee rule per payment type.
+func (h *harness) setFees(payoutFixed, collectionFixed int64) {
+	h.t.Helper()
+	err := h.fees.SetSchedule(h.ctx, h.company, fees.Schedule{Rules: []fees.Rule{
+		{Type: fees.TypePayout, Currency: "XAF", Fixed: payoutFixed},
+		{Type: fees.TypeCollection, Currency: "XAF", Fixed: collectionFixed},
+	}})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// request is a valid XAF payout request to phone.
+func request(phone, amount string) payments.Request {
+	return payments.Request{Operator: "mtn", Country: "CM", PhoneNumber: phone, Amount: amount, Currency: "XAF"}
+}
+
+// drain runs the worker on every queued job, oldest first, moving the clock
+// forward by each job's delay, until the queue is empty; it returns the
+// number of jobs run.
+func (h *harness) drain() int {
+	h.t.Helper()
+	n := 0
+	for ; n < 1000; n++ {
+		j, ok := h.jobs.take()
+		if !ok {
+			return n
+		}
+		h.clock.Advance(j.delay)
+		if err := h.svc.HandleJob(h.ctx, j.body); err != nil {
+			h.t.Fatalf("HandleJob(%s): %v", j.body, err)
+		}
+	}
+	h.t.Fatal("the queue never empties")
+	return n
+}
+
+// drainConcurrently runs the queued jobs in rounds of up to width jobs at
+// once (so that settlements race for the wallet), until the queue is
+// empty. A job that fails is queued again, as SQS would deliver it again.
+func (h *harness) drainConcurrently(width int) {
+	h.t.Helper()
+	for round := 0; ; round++ {
+		if round == 1000 {
+			h.t.Fatal("the queue never empties")
+		}
+		h.jobs.mu.Lock()
+		jobs := h.jobs.jobs[:min(width, len(h.jobs.jobs))]
+		h.jobs.jobs = h.jobs.jobs[len(jobs):]
+		h.jobs.mu.Unlock()
+		if len(jobs) == 0 {
+			return
+		}
+		var longest time.Duration
+		for _, j := range jobs {
+			longest = max(longest, j.delay)
+		}
+		h.clock.Advance(longest)
+		var wg sync.WaitGroup
+		for _, j := range jobs {
+			wg.Go(func() {
+				if err := h.svc.HandleJob(h.ctx, j.body); err != nil {
+					h.t.Logf("HandleJob(%s): %v; delivered again", j.body, err)
+					h.jobs.Send(h.ctx, j.body, 0)
+				}
+			})
+		}
+		wg.Wait()
+	}
+}
+
+// get reads payment id.
+func (h *harness) get(id string) payments.Payment {
+	h.t.Helper()
+	p, err := h.svc.Get(h.ctx, h.company, id)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return p
+}
+
+// walletNow reads the wallet.
+func (h *harness) walletNow() wallets.Wallet {
+	h.t.Helper()
+	w, err := h.wallets.Get(h.ctx, h.company, h.wallet.ID)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return w
+}
+
+// entries returns the company's ledger entries of payment id by type.
+func (h *harness) entries(id string) map[wallets.Type][]wallets.Transaction {
+	h.t.Helper()
+	txs, err := h.wallets.Transactions(h.ctx, h.company, wallets.TransactionQuery{})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	out := map[wallets.Type][]wallets.Transaction{}
+	for _, tx := range txs {
+		if tx.PaymentID == id {
+			out[tx.Type] = append(out[tx.Type], tx)
+		}
+	}
+	return out
+}
+
+// verify checks the ledger invariant.
+func (h *harness) verify() {
+	h.t.Helper()
+	if err := h.wallets.VerifyLedger(h.ctx, h.company); err != nil {
+		h.t.Fatalf("ledger invariant: %v", err)
+	}
+}
+
+// balances returns payout_balance, payout_reserved, payout_available and
+// payin_balance.
+func (h *harness) balances() [4]int64 {
+	h.t.Helper()
+	w := h.walletNow()
+	return [4]int64{w.PayoutBalance, w.PayoutReserved, w.PayoutAvailable, w.PayinBalance}
+}

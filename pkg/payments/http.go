@@ -1,0 +1,302 @@
+package payments
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"payments/pkg/guideline"
+	"payments/pkg/httpapi"
+	"payments/pkg/money"
+)
+
+// DefaultLimit is the page size of GET /payment/transactions (spec §8).
+const DefaultLimit = 20
+
+// payoutBody is the body of POST /payment/payout (spec §4.14). The amount is
+// kept raw so that a JSON string is refused rather than read as a number.
+type payoutBody struct {
+	Operator    string          `json:"operator"`
+	Country     string          `json:"country"`
+	PhoneNumber string          `json:"phone_number"`
+	Amount      json.RawMessage `json:"amount"`
+	Currency    string          `json:"currency"`
+	ExternalID  string          `json:"external_id"`
+	NotifyURL   string          `json:"notify_url"`
+	ReferenceID string          `json:"reference_id"`
+	Lang        string          `json:"lang"`
+	Purpose     string          `json:"purpose"`
+}
+
+// collectBody is the body of POST /payment/collect: the payout's fields
+// plus reason. (The fields are repeated rather than embedded so that a
+// decoding error names the field as the client wrote it.)
+type collectBody struct {
+	Operator    string          `json:"operator"`
+	Country     string          `json:"country"`
+	PhoneNumber string          `json:"phone_number"`
+	Amount      json.RawMessage `json:"amount"`
+	Currency    string          `json:"currency"`
+	ExternalID  string          `json:"external_id"`
+	NotifyURL   string          `json:"notify_url"`
+	ReferenceID string          `json:"reference_id"`
+	Lang        string          `json:"lang"`
+	Purpose     string          `json:"purpose"`
+	Reason      string          `json:"reason"`
+}
+
+func (b payoutBody) request() (Request, error) {
+	return collectBody{
+		Operator: b.Operator, Country: b.Country, PhoneNumber: b.PhoneNumber, Amount: b.Amount, Currency: b.Currency,
+		ExternalID: b.ExternalID, NotifyURL: b.NotifyURL, ReferenceID: b.ReferenceID, Lang: b.Lang, Purpose: b.Purpose,
+	}.request()
+}
+
+func (b collectBody) request() (Request, error) {
+	r := Request{
+		Operator: b.Operator, Country: b.Country, PhoneNumber: b.PhoneNumber, Currency: b.Currency,
+		ExternalID: b.ExternalID, NotifyURL: b.NotifyURL, ReferenceID: b.ReferenceID, Lang: b.Lang, Purpose: b.Purpose,
+		Reason: b.Reason,
+	}
+	switch raw := strings.TrimSpace(string(b.Amount)); {
+	case raw == "" || raw == "null":
+	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
+		r.Amount = raw
+	default:
+		return Request{}, httpapi.Invalid("amount", "must be a number")
+	}
+	return r, nil
+}
+
+// Initiation is the data of an accepted payout or collection: the payout
+// initiation response of spec §2.7, plus our fee_amount. Amount excludes
+// the fee; error_message is null.
+type Initiation struct {
+	TransactionID string      `json:"transaction_id"`
+	ExternalID    string      `json:"external_id"`
+	Status        Status      `json:"status"`
+	Amount        json.Number `json:"amount"`
+	FeeAmount     json.Number `json:"fee_amount"`
+	Currency      string      `json:"currency"`
+	Operator      string      `json:"operator"`
+	Country       string      `json:"country"`
+	PhoneNumber   string      `json:"phone_number"`
+	InitiatedAt   string      `json:"initiated_at"`
+	ErrorMessage  *string     `json:"error_message"`
+}
+
+// Initiation returns p as the response of its acceptance.
+func (p Payment) Initiation() Initiation {
+	return Initiation{
+		TransactionID: p.ID,
+		ExternalID:    p.ExternalID,
+		Status:        p.Status,
+		Amount:        money.JSON(p.Amount, p.Currency),
+		FeeAmount:     money.JSON(p.Fee, p.Currency),
+		Currency:      p.Currency,
+		Operator:      p.Operator,
+		Country:       p.Country,
+		PhoneNumber:   p.PhoneNumber,
+		InitiatedAt:   formatTime(p.CreatedAt),
+		ErrorMessage:  errorMessage(p),
+	}
+}
+
+// TransactionResponse is a payment transaction as clients see it (spec
+// §2.7), plus our fee_amount. Amounts are major units; error_message is
+// null unless the status is FAILED.
+type TransactionResponse struct {
+	TransactionID string      `json:"transaction_id"`
+	ExternalID    string      `json:"external_id"`
+	Status        Status      `json:"status"`
+	Type          Type        `json:"type"`
+	Amount        json.Number `json:"amount"`
+	FeeAmount     json.Number `json:"fee_amount"`
+	Currency      string      `json:"currency"`
+	Operator      string      `json:"operator"`
+	Country       string      `json:"country"`
+	PhoneNumber   string      `json:"phone_number"`
+	Reason        string      `json:"reason"`
+	Description   string      `json:"description"`
+	CreatedAt     string      `json:"created_at"`
+	UpdatedAt     string      `json:"updated_at"`
+	ErrorMessage  *string     `json:"error_message"`
+}
+
+// Response returns p as clients see it.
+func (p Payment) Response() TransactionResponse {
+	return TransactionResponse{
+		TransactionID: p.ID,
+		ExternalID:    p.ExternalID,
+		Status:        p.Status,
+		Type:          p.Type,
+		Amount:        money.JSON(p.Amount, p.Currency),
+		FeeAmount:     money.JSON(p.Fee, p.Currency),
+		Currency:      p.Currency,
+		Operator:      p.Operator,
+		Country:       p.Country,
+		PhoneNumber:   p.PhoneNumber,
+		Reason:        p.Reason,
+		Description:   p.Description,
+		CreatedAt:     formatTime(p.CreatedAt),
+		UpdatedAt:     formatTime(p.UpdatedAt),
+		ErrorMessage:  errorMessage(p),
+	}
+}
+
+// statusResponse is the data of GET /payment/transactions/{id}/status with
+// includeUpstreamResponse=true: the transaction plus upstream, the
+// operator's raw answer (null before the payment reached the operator).
+type statusResponse struct {
+	TransactionResponse
+	Upstream json.RawMessage `json:"upstream"`
+}
+
+func errorMessage(p Payment) *string {
+	if p.Status != StatusFailed {
+		return nil
+	}
+	m := p.ErrorMessage
+	return &m
+}
+
+// Routes registers the payment routes of the payments function:
+//
+//	POST /payment/payout                                  spec §4.14
+//	POST /payment/collect                                 our shape, after the payout's
+//	GET  /payment/transactions                            spec §4.15
+//	GET  /payment/transactions/{transactionId}/status     spec §4.16
+//	GET  /payment/guideline                               the payment guideline
+func Routes(rt *httpapi.Router, svc *Service) {
+	h := handlers{svc}
+	rt.Handle("POST /payment/payout", h.payout)
+	rt.Handle("POST /payment/collect", h.collect)
+	rt.Handle("GET /payment/transactions", h.list)
+	rt.Handle("GET /payment/transactions/{transactionId}/status", h.status)
+	rt.Handle("GET /payment/guideline", h.guideline)
+}
+
+type handlers struct{ svc *Service }
+
+func company(r *http.Request) (string, error) {
+	id := httpapi.CompanyID(r.Context())
+	if id == "" {
+		return "", httpapi.ErrUnauthorized
+	}
+	return id, nil
+}
+
+func (h handlers) payout(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	var body payoutBody
+	if err := httpapi.Decode(r, &body); err != nil {
+		return err
+	}
+	req, err := body.request()
+	if err != nil {
+		return err
+	}
+	p, err := h.svc.Payout(r.Context(), cid, req)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Payout initiated successfully", p.Initiation())
+	return nil
+}
+
+func (h handlers) collect(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	var body collectBody
+	if err := httpapi.Decode(r, &body); err != nil {
+		return err
+	}
+	req, err := body.request()
+	if err != nil {
+		return err
+	}
+	p, err := h.svc.Collect(r.Context(), cid, req)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Collection initiated successfully", p.Initiation())
+	return nil
+}
+
+func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	q, err := ParseQuery(r)
+	if err != nil {
+		return err
+	}
+	page, err := httpapi.ParsePage(r, DefaultLimit)
+	if err != nil {
+		return err
+	}
+	ps, err := h.svc.List(r.Context(), cid, q)
+	if err != nil {
+		return err
+	}
+	items, page := httpapi.Slice(ps, page)
+	out := make([]TransactionResponse, len(items))
+	for i, p := range items {
+		out[i] = p.Response()
+	}
+	httpapi.RespondList(w, out, page)
+	return nil
+}
+
+func (h handlers) status(w http.ResponseWriter, r *http.Request) error {
+	cid, err := company(r)
+	if err != nil {
+		return err
+	}
+	doubleCheck, err := httpapi.ParseBool(r, "doubleCheck", false)
+	if err != nil {
+		return err
+	}
+	withUpstream, err := httpapi.ParseBool(r, "includeUpstreamResponse", false)
+	if err != nil {
+		return err
+	}
+	// skipCompanyCheck is for operations staff; a company token always
+	// reads its own transactions, so the value is checked and ignored.
+	if _, err := httpapi.ParseBool(r, "skipCompanyCheck", false); err != nil {
+		return err
+	}
+	p, upstream, err := h.svc.Status(r.Context(), cid, r.PathValue("transactionId"), doubleCheck)
+	if err != nil {
+		return err
+	}
+	const msg = "Transaction status retrieved successfully"
+	if withUpstream {
+		if len(upstream) == 0 {
+			upstream = json.RawMessage("null")
+		}
+		httpapi.Respond(w, http.StatusOK, msg, statusResponse{TransactionResponse: p.Response(), Upstream: upstream})
+		return nil
+	}
+	httpapi.Respond(w, http.StatusOK, msg, p.Response())
+	return nil
+}
+
+func (h handlers) guideline(w http.ResponseWriter, r *http.Request) error {
+	if _, err := company(r); err != nil {
+		return err
+	}
+	rows := h.svc.Guideline().Rows()
+	if rows == nil {
+		rows = []guideline.Row{}
+	}
+	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(rows)), rows)
+	return nil
+}

@@ -1,0 +1,170 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"payments/pkg/httpapi"
+)
+
+// Query selects payment transactions (spec §4.15). Zero fields select all.
+type Query struct {
+	Status Status
+	Type   Type
+	// ExternalID matches every external_id that contains it.
+	ExternalID string
+	// From is inclusive, To exclusive.
+	From, To time.Time
+}
+
+// Match reports whether p satisfies every field of q.
+func (q Query) Match(p Payment) bool {
+	switch {
+	case q.Status != "" && p.Status != q.Status,
+		q.Type != "" && p.Type != q.Type,
+		q.ExternalID != "" && !strings.Contains(p.ExternalID, q.ExternalID),
+		!q.From.IsZero() && p.CreatedAt.Before(q.From),
+		!q.To.IsZero() && !p.CreatedAt.Before(q.To):
+		return false
+	}
+	return true
+}
+
+// ParseQuery reads the filters of GET /payment/transactions: status and
+// type (exact, uppercase), external_id (substring, at most 255 characters),
+// from_date (inclusive) and to_date (exclusive) as RFC 3339 date-times or
+// YYYY-MM-DD dates (midnight UTC). A bad value is a 400 naming the
+// parameter.
+func ParseQuery(r *http.Request) (Query, error) {
+	v := r.URL.Query()
+	var q Query
+	if s := v.Get("status"); s != "" {
+		if !slices.Contains(Statuses, Status(s)) {
+			return q, httpapi.Invalid("status", "must be one of PENDING, PROCESSING, SUCCESS, FAILED")
+		}
+		q.Status = Status(s)
+	}
+	if s := v.Get("type"); s != "" {
+		if !slices.Contains(Types, Type(s)) {
+			return q, httpapi.Invalid("type", "must be COLLECTION or PAYOUT")
+		}
+		q.Type = Type(s)
+	}
+	if s := v.Get("external_id"); s != "" {
+		if len(s) > MaxTextLength {
+			return q, httpapi.Invalid("external_id", fmt.Sprintf("must be at most %d characters", MaxTextLength))
+		}
+		q.ExternalID = s
+	}
+	var err error
+	if q.From, err = parseDate(v.Get("from_date"), "from_date"); err != nil {
+		return q, err
+	}
+	if q.To, err = parseDate(v.Get("to_date"), "to_date"); err != nil {
+		return q, err
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.To.After(q.From) {
+		return q, httpapi.Invalid("to_date", "must be after from_date")
+	}
+	return q, nil
+}
+
+func parseDate(s, field string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t, err = time.Parse(time.DateOnly, s)
+	}
+	if err != nil {
+		return time.Time{}, httpapi.Invalid(field, "must be an ISO 8601 date-time (RFC 3339) or a YYYY-MM-DD date")
+	}
+	if t.Year() < 1970 || t.Year() > 9999 {
+		return time.Time{}, httpapi.Invalid(field, "must be between the years 1970 and 9999")
+	}
+	return t.UTC(), nil
+}
+
+// List returns the company's payment transactions that match q, newest
+// first. The dates narrow the read to a key range; the other filters are
+// applied to the items read.
+func (s *Service) List(ctx context.Context, companyID string, q Query) ([]Payment, error) {
+	ps, err := s.store.ListPayments(ctx, companyID, q.From, q.To)
+	if err != nil {
+		return nil, fmt.Errorf("payments: list: %w", err)
+	}
+	out := ps[:0]
+	for _, p := range ps {
+		if q.Match(p) {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// Get returns payment id of the company, or ErrNotFound (also for an id
+// that is not a UUID).
+func (s *Service) Get(ctx context.Context, companyID, id string) (Payment, error) {
+	if !isUUID(id) {
+		return Payment{}, ErrNotFound
+	}
+	return s.store.GetPayment(ctx, companyID, id)
+}
+
+// Status returns payment id of the company and the operator's raw answer:
+// the last one stored, or, with doubleCheck, a fresh one. With doubleCheck
+// a final answer about a PROCESSING payment is applied through the same
+// exactly-once transition the worker uses, and a non-terminal payment past
+// its deadline is expired; an operator error leaves the stored state and
+// answer (it is logged).
+func (s *Service) Status(ctx context.Context, companyID, id string, doubleCheck bool) (Payment, json.RawMessage, error) {
+	p, err := s.Get(ctx, companyID, id)
+	if err != nil {
+		return Payment{}, nil, err
+	}
+	if !doubleCheck {
+		return p, p.Upstream, nil
+	}
+	raw := p.Upstream
+	changed := false
+	if p.OrderID != "" && s.gateway != nil {
+		res, err := s.gateway.Status(ctx, p.OrderID)
+		if err != nil {
+			slog.WarnContext(ctx, "double check with the operator", "company_id", companyID, "transaction_id", id, "error", err)
+		} else {
+			raw = upstream(res.Raw)
+			if o, ok := outcomeOf(res); ok && p.Status == StatusProcessing {
+				if err := s.finish(ctx, p, o); err != nil {
+					return Payment{}, nil, err
+				}
+				changed = true
+			}
+		}
+	}
+	if !changed && !p.Status.Terminal() && !s.now().Before(p.Deadline()) {
+		if err := s.finish(ctx, p, timedOut(nil)); err != nil {
+			return Payment{}, nil, err
+		}
+		changed = true
+	}
+	if changed {
+		if p, err = s.store.GetPayment(ctx, companyID, id); err != nil {
+			return Payment{}, nil, err
+		}
+	}
+	return p, raw, nil
+}
+
+func isUUID(s string) bool {
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
+}
