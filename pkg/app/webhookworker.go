@@ -1,0 +1,59 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"payments/pkg/outbound"
+	"payments/pkg/queue"
+	"payments/pkg/store"
+	"payments/pkg/webhooks"
+)
+
+// NewWebhookWorker builds the webhook-worker function: the consumer of the
+// webhooks queue, which makes one delivery attempt per message and queues
+// the next one after a failure. Its outbound client follows DESIGN.md §6;
+// loopback receivers are allowed only when OUTBOUND_ALLOW_LOOPBACK=true
+// (the local stack), read from the process environment.
+func NewWebhookWorker(ctx context.Context, cfg Config) (SQSHandler, error) {
+	return newWebhookWorker(cfg, outbound.New(outbound.WithAllowLoopback(outbound.AllowLoopbackFromEnv())))
+}
+
+// newWebhookWorker is NewWebhookWorker with the sender given; tests pass a
+// client that trusts their receiver's CA.
+func newWebhookWorker(cfg Config, sender webhooks.Sender) (SQSHandler, error) {
+	if cfg.WebhooksQueueURL == "" {
+		return nil, fmt.Errorf("%w: WEBHOOKS_QUEUE_URL is not set", ErrConfig)
+	}
+	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
+	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
+	w := webhooks.NewWorker(store.NewWebhooks(db), store.NewCompanies(db), sender, q)
+	return concurrentBatch(func(ctx context.Context, m queue.Message) error {
+		return w.Handle(ctx, m.Body)
+	}), nil
+}
+
+// concurrentBatch is queue.Batch with the messages of a batch handled at
+// the same time: one webhook attempt may take its whole 10 s time-out, so a
+// batch of 10 handled in turn could outlast the function's time-out.
+func concurrentBatch(h queue.Handler) SQSHandler {
+	one := queue.Batch(h)
+	return func(ctx context.Context, ev events.SQSEvent) (events.SQSEventResponse, error) {
+		results := make([]events.SQSEventResponse, len(ev.Records))
+		var wg sync.WaitGroup
+		for i, rec := range ev.Records {
+			wg.Go(func() {
+				results[i], _ = one(ctx, events.SQSEvent{Records: []events.SQSMessage{rec}})
+			})
+		}
+		wg.Wait()
+		var resp events.SQSEventResponse
+		for _, r := range results {
+			resp.BatchItemFailures = append(resp.BatchItemFailures, r.BatchItemFailures...)
+		}
+		return resp, nil
+	}
+}

@@ -1,0 +1,271 @@
+package events
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Payload is the data of one event kind: each payload type of this package
+// knows its kind, so Build cannot pair a payload with the wrong name.
+type Payload interface {
+	EventKind() Kind
+}
+
+// Build returns the event of p's kind with p as its data. Like New, it fixes
+// the body bytes now: every delivery sends exactly them.
+func Build(companyID string, p Payload, now time.Time) (Event, error) {
+	return New(companyID, p.EventKind(), p, now)
+}
+
+// Entry describes one event kind (one payload form of it) in the catalogue.
+type Entry struct {
+	// Kind is the event name.
+	Kind Kind
+	// Form names the payload form when a kind has several (card.terminated:
+	// "company" or "provider"); empty otherwise.
+	Form string
+	// Section is where the spec defines the kind ("6.3", "6.4", "6.5"), or
+	// "ours" for the names the spec leaves to us.
+	Section string
+	// Shown reports whether the spec shows the payload; when it does, the
+	// payload has exactly the spec's keys.
+	Shown bool
+	// Meaning says when the event is emitted.
+	Meaning string
+	// IDs are the keys of data that identify what the event is about; a
+	// receiver deduplicates on them (with the event id header).
+	IDs []string
+	// NotifyURL reports whether the event also goes to the notify_url of the
+	// request that started it.
+	NotifyURL bool
+	// Sample returns a representative payload, as its builder makes it. The
+	// catalogue test and docs/events.md are checked against it.
+	Sample func() Payload
+}
+
+// Catalogue lists every event kind the service emits: the 21 of the spec
+// (§6.3–§6.5) and the two status-update kinds we name. card.terminated has
+// one entry per payload form.
+var Catalogue = []Entry{
+	// §6.3: shown payloads.
+	{Kind: PaymentCollect, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "external_id"},
+		Meaning: "a collection (pay-in) is initiated",
+		Sample: func() Payload {
+			return paymentCollect{PaymentCollectData{TransactionID: sampleTxID, ExternalID: "order-1001", Status: "PENDING",
+				Amount: "5000", Currency: "XAF", Country: "CM", Operator: "mtn", PhoneNumber: "237670000000",
+				InitiatedAt: sampleTime.Format(time.RFC3339)}}
+		}},
+	{Kind: CardCreated, Section: "6.3", Shown: true, IDs: []string{"card.id", "card_issuance.transaction_id", "card_fund.transaction_id"},
+		Meaning: "a card is created",
+		Sample: func() Payload {
+			return CardCreatedData{
+				Card: CreatedCard{ID: sampleCardID, CustomerID: sampleCustomerID, Brand: "VISA",
+					MaskedNumber: "**** **** **** 4242", Balance: "10", Currency: "USD"},
+				CardIssuance: CardOperation{Status: "SUCCESS", TransactionID: sampleTxID, Amount: "2", Description: "Card issuance fee"},
+				CardFund:     CardOperation{Status: "SUCCESS", TransactionID: sampleTx2ID, Amount: "10", Description: "Initial card funding"},
+			}
+		}},
+	{Kind: CardFund, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
+		Meaning: "a card is funded from a wallet",
+		Sample: func() Payload {
+			return CardFundData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "25", Currency: "USD", FeeAmount: "0.5"}
+		}},
+	{Kind: CardWithdraw, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
+		Meaning: "money moves from a card to the wallet",
+		Sample: func() Payload {
+			return CardWithdrawData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "15", Currency: "USD", FeeAmount: "0"}
+		}},
+	{Kind: CardWithdrawFailed, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
+		Meaning: "a card withdrawal fails",
+		Sample: func() Payload {
+			return CardWithdrawFailedData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "15", Error: "insufficient card balance"}
+		}},
+	{Kind: CardVerificationCompleted, Section: "6.3", Shown: true, IDs: []string{"cardId", "reference"},
+		Meaning: "a merchant verifies the card with a zero-amount hold",
+		Sample: func() Payload {
+			return CardVerificationCompletedData{CardID: sampleCardID, Status: CardVerificationStatusVerified,
+				Message: "Card verified by merchant", Merchant: Merchant{Name: "NETFLIX.COM"}, Reference: "ver_8f2a61"}
+		}},
+
+	// §6.4: card.terminated, two forms.
+	{Kind: CardTerminated, Form: "company", Section: "6.4", Shown: true, IDs: []string{"cardId"},
+		Meaning: "the company terminated a card; the remaining balance is refunded to its USD wallet",
+		Sample: func() Payload {
+			return CardTerminatedByCompanyData{CardID: sampleCardID, CardNumber: "**** **** **** 4242", Status: CardStatusTerminated,
+				TerminatedAt: sampleTime, RefundAmount: "12.5", RefundProcessed: true, Reason: TerminationReasonCompany}
+		}},
+	{Kind: CardTerminated, Form: "provider", Section: "6.4", Shown: true, IDs: []string{"cardId"},
+		Meaning: "the issuer terminated a card (for example a risk block)",
+		Sample: func() Payload {
+			return CardTerminatedByProviderData{CardID: sampleCardID, Status: CardStatusTerminated,
+				Reason: TerminationReasonProvider, PreviousBalance: "12.5"}
+		}},
+
+	// §6.5: names and meanings only; the payloads are ours.
+	{Kind: TransactionAuthorizationCreated, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "card payment authorization succeeded",
+		Sample: func() Payload {
+			return TransactionAuthorizationCreatedData{sampleCardTx("AUTHORIZATION", "SUCCESS")}
+		}},
+	{Kind: TransactionAuthorizationDeclined, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "authorization declined",
+		Sample: func() Payload {
+			return TransactionAuthorizationDeclinedData{sampleCardTx("DECLINE", "FAILED"), "insufficient_funds"}
+		}},
+	{Kind: TransactionPreauthorizationCreated, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "pre-authorization hold placed; later settled or reversed",
+		Sample: func() Payload {
+			return TransactionPreauthorizationCreatedData{sampleCardTx("AUTHORIZATION", "PENDING")}
+		}},
+	{Kind: TransactionSettlementCompleted, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "authorized transaction settled",
+		Sample: func() Payload {
+			return TransactionSettlementCompletedData{sampleRelatedTx("SETTLEMENT")}
+		}},
+	{Kind: TransactionReversalCompleted, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "transaction reversed, usually within 24 hours",
+		Sample: func() Payload {
+			return TransactionReversalCompletedData{sampleRelatedTx("REVERSAL")}
+		}},
+	{Kind: TransactionRefundCompleted, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "refund processed, usually after settlement",
+		Sample: func() Payload {
+			return TransactionRefundCompletedData{sampleRelatedTx("REFUND")}
+		}},
+	{Kind: TransactionFundingCompleted, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "card funding transaction completed",
+		Sample: func() Payload {
+			return TransactionFundingCompletedData{sampleCardTx("FUNDING", "SUCCESS")}
+		}},
+	{Kind: TransactionWithdrawalCompleted, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "card withdrawal transaction completed",
+		Sample: func() Payload {
+			return TransactionWithdrawalCompletedData{sampleCardTx("WITHDRAWAL", "SUCCESS")}
+		}},
+	{Kind: TransactionCrossborderCharged, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "cross-border charge recorded",
+		Sample: func() Payload {
+			return TransactionCrossborderChargedData{sampleRelatedTx("CROSS-BORDER")}
+		}},
+	{Kind: TransactionTerminated, Section: "6.5", IDs: cardTxIDs,
+		Meaning: "termination-type transaction recorded",
+		Sample: func() Payload {
+			return TransactionTerminatedData{sampleCardTx("TERMINATION", "SUCCESS")}
+		}},
+	{Kind: FeePaymentFailureCharged, Section: "6.5", IDs: []string{"fee_id", "transaction_id", "card_id"},
+		Meaning: "fee charged for a failed payment (0.50 USD)",
+		Sample: func() Payload {
+			return FeePaymentFailureChargedData{sampleFee("0.5", FeeSourceCard)}
+		}},
+	{Kind: FeeCrossborderCharged, Section: "6.5", IDs: []string{"fee_id", "transaction_id", "card_id"},
+		Meaning: "cross-border fee charged (2.5 percent plus 0.50 USD)",
+		Sample: func() Payload {
+			return FeeCrossborderChargedData{sampleFee("3", FeeSourceWallet), "100"}
+		}},
+	{Kind: DebtRecoveryPending, Section: "6.5", IDs: []string{"debt_id", "transaction_id", "card_id"},
+		Meaning: "a fee debt was created because the fee could not be taken from the card or the wallet",
+		Sample: func() Payload {
+			return DebtRecoveryPendingData{DebtID: sampleDebtID, FeeType: FeeTypePaymentFailure, TransactionID: sampleTxID,
+				CardID: sampleCardID, CustomerID: sampleCustomerID, Amount: "0.5", Currency: "USD", CreatedAt: sampleTime}
+		}},
+	{Kind: CustomerCreated, Section: "6.5", IDs: []string{"customer_id"},
+		Meaning: "a customer was created (after POST /customers/enroll stores the record)",
+		Sample: func() Payload {
+			return CustomerCreatedData{CustomerID: sampleCustomerID, FirstName: "Amina", LastName: "Njoya", Email: "amina@example.com",
+				Country: "Cameroon", PhoneCountryCode: "+237", PhoneNumber: "670000000", IsActive: true, CreatedAt: sampleTime}
+		}},
+
+	// Ours: the status updates the spec leaves unnamed (§6.5, §4.14).
+	{Kind: PayoutStatusUpdated, Section: "ours", IDs: []string{"transaction_id", "external_id", "status"}, NotifyURL: true,
+		Meaning: "a payout changed status (one event per transition; also sent to the payout's notify_url)",
+		Sample: func() Payload {
+			return paymentStatus{PayoutStatusUpdated, samplePaymentStatus("PAYOUT", "PROCESSING", "PENDING")}
+		}},
+	{Kind: CollectionStatusUpdated, Section: "ours", IDs: []string{"transaction_id", "external_id", "status"}, NotifyURL: true,
+		Meaning: "a collection changed status (one event per transition; also sent to the collection's notify_url)",
+		Sample: func() Payload {
+			return paymentStatus{CollectionStatusUpdated, samplePaymentStatus("COLLECTION", "SUCCESS", "PROCESSING")}
+		}},
+}
+
+// Lookup returns the catalogue entries of kind k (two for card.terminated),
+// or none when k is not a kind the service emits.
+func Lookup(k Kind) []Entry {
+	var out []Entry
+	for _, e := range Catalogue {
+		if e.Kind == k {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// Kinds returns every kind of the catalogue once, in catalogue order.
+func Kinds() []Kind {
+	var out []Kind
+	seen := map[Kind]bool{}
+	for _, e := range Catalogue {
+		if !seen[e.Kind] {
+			seen[e.Kind] = true
+			out = append(out, e.Kind)
+		}
+	}
+	return out
+}
+
+// Known reports whether k is a kind of the catalogue.
+func (k Kind) Known() bool { return len(Lookup(k)) > 0 }
+
+// paymentCollect and paymentStatus give the payment payloads of
+// payments.go, which are built by their own constructors, a kind for the
+// catalogue; they marshal exactly as the payload they wrap.
+type paymentCollect struct{ PaymentCollectData }
+
+func (paymentCollect) EventKind() Kind { return PaymentCollect }
+
+type paymentStatus struct {
+	kind Kind
+	PaymentStatusData
+}
+
+func (p paymentStatus) EventKind() Kind { return p.kind }
+
+// Sample values of the catalogue.
+var (
+	sampleTime       = time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	sampleTxID       = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60"
+	sampleTx2ID      = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f61"
+	sampleOrigTxID   = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f62"
+	sampleCardID     = "8d7f3c2a-1b4e-4f6a-9c8d-7e6f5a4b3c2d"
+	sampleCustomerID = "3f2e1d0c-9b8a-4765-8432-10fedcba9876"
+	sampleFeeID      = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f63"
+	sampleDebtID     = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f64"
+	sampleWalletID   = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d"
+	cardTxIDs        = []string{"transaction_id", "card_id"}
+)
+
+func sampleCardTx(typ, status string) CardTransaction {
+	return CardTransaction{TransactionID: sampleTxID, CardID: sampleCardID, CustomerID: sampleCustomerID, Type: typ,
+		Status: status, Amount: "42.9", Currency: "USD", Description: "AMAZON MKTPLACE, SEATTLE", CreatedAt: sampleTime}
+}
+
+func sampleRelatedTx(typ string) RelatedCardTransaction {
+	orig := sampleOrigTxID
+	return RelatedCardTransaction{sampleCardTx(typ, "SUCCESS"), &orig}
+}
+
+func sampleFee(amount, source string) FeeCharge {
+	f := FeeCharge{FeeID: sampleFeeID, TransactionID: sampleTxID, CardID: sampleCardID, CustomerID: sampleCustomerID,
+		Amount: json.Number(amount), Currency: "USD", ChargedFrom: source, CreatedAt: sampleTime}
+	if source == FeeSourceWallet {
+		w := sampleWalletID
+		f.WalletID = &w
+	}
+	return f
+}
+
+func samplePaymentStatus(typ, status, previous string) PaymentStatusData {
+	return PaymentStatusData{TransactionID: sampleTxID, ExternalID: "order-1001", Type: typ, Status: status,
+		PreviousStatus: &previous, Amount: "5000", FeeAmount: "100", Currency: "XAF", Country: "CM", Operator: "mtn",
+		PhoneNumber: "237670000000", UpdatedAt: sampleTime.Format(time.RFC3339)}
+}

@@ -1,0 +1,100 @@
+// Package outboundtest gives tests an HTTPS receiver with its own
+// certificate authority, as a real webhook receiver would have one: the CA
+// is generated per server, signs a leaf for 127.0.0.1, ::1 and localhost,
+// and is handed to the client either as a pool (outbound.WithRootCAs) or as
+// a PEM file for SSL_CERT_FILE.
+package outboundtest
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Server is a started HTTPS test server and its CA.
+type Server struct {
+	*httptest.Server
+	// Pool trusts the server's CA only.
+	Pool *x509.CertPool
+	// CAFile is the CA certificate as a PEM file, for SSL_CERT_FILE.
+	CAFile string
+	// Conns counts the TCP connections the server accepted.
+	Conns atomic.Int64
+}
+
+// NewTLSServer starts an HTTPS server running h with a certificate issued
+// by a fresh CA, and closes it when the test ends.
+func NewTLSServer(t testing.TB, h http.Handler) *Server {
+	t.Helper()
+	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	caTmpl := &x509.Certificate{
+		SerialNumber:          big.NewInt(1),
+		Subject:               pkix.Name{CommonName: "outboundtest CA"},
+		NotBefore:             now.Add(-time.Hour),
+		NotAfter:              now.Add(24 * time.Hour),
+		IsCA:                  true,
+		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
+		BasicConstraintsValid: true,
+	}
+	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := x509.ParseCertificate(caDER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leafTmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(2),
+		Subject:      pkix.Name{CommonName: "localhost"},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+		DNSNames:     []string{"localhost"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1), net.IPv6loopback},
+	}
+	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &leafKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Server{Pool: x509.NewCertPool()}
+	s.Pool.AddCert(ca)
+	s.CAFile = filepath.Join(t.TempDir(), "ca.pem")
+	if err := os.WriteFile(s.CAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.Server = httptest.NewUnstartedServer(h)
+	s.Server.TLS = &tls.Config{
+		Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}},
+	}
+	s.Server.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.Conns.Add(1)
+		}
+	}
+	s.Server.StartTLS()
+	t.Cleanup(s.Server.Close)
+	return s
+}

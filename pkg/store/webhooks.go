@@ -1,0 +1,470 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/companies"
+	"payments/pkg/events"
+	"payments/pkg/webhooks"
+)
+
+// Webhooks stores what webhook delivery needs, in the company's partition:
+//
+//   - the signing secret, its own item (COMPANY#<cid>, WEBHOOK_SECRET), so
+//     that no read of the company record can reveal it;
+//   - one item per delivery, next to its event (EVT#<event id>#DLV#<webhook
+//     or notify>[#r<n>]), holding the attempts; a query of the sort keys
+//     EVT#… returns events and their deliveries together, time-ordered
+//     because event ids are UUID v7;
+//   - on the event item of the outbox, the attribute dispatched_at, set
+//     when the worker handled the event.
+type Webhooks struct {
+	db     *DB
+	outbox *Outbox
+}
+
+var (
+	_ webhooks.WorkerStore = (*Webhooks)(nil)
+	_ webhooks.LogStore    = (*Webhooks)(nil)
+	_ webhooks.SecretStore = (*Webhooks)(nil)
+)
+
+// NewWebhooks returns the webhooks store on db.
+func NewWebhooks(db *DB) *Webhooks { return &Webhooks{db: db, outbox: NewOutbox(db)} }
+
+// Keys of the webhook items (see keys.go for the others).
+
+// webhookSecretSK is the sort key of a company's signing secret.
+func webhookSecretSK() string { return "WEBHOOK_SECRET" }
+
+// deliverySK is the sort key of a delivery: right after its event's.
+func deliverySK(deliveryID string) string {
+	eventID, rest, _ := strings.Cut(deliveryID, "#")
+	return eventSK(eventID) + deliverySKInfix + rest
+}
+
+const deliverySKInfix = "#DLV#"
+
+const (
+	kindWebhookSecret   = "webhook_secret"
+	kindWebhookDelivery = "webhook_delivery"
+)
+
+type secretItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	CompanyID string `dynamodbav:"company_id"`
+	Secret    string `dynamodbav:"secret,omitempty"` // absent while signing is off
+	CreatedAt string `dynamodbav:"created_at,omitempty"`
+}
+
+type attemptItem struct {
+	Number     int    `dynamodbav:"attempt"`
+	At         string `dynamodbav:"at"`
+	StatusCode int    `dynamodbav:"status_code,omitempty"`
+	Error      string `dynamodbav:"error,omitempty"`
+	DurationMS int64  `dynamodbav:"duration_ms"`
+}
+
+type deliveryItem struct {
+	PK           string        `dynamodbav:"PK"`
+	SK           string        `dynamodbav:"SK"`
+	Type         string        `dynamodbav:"type"`
+	ID           string        `dynamodbav:"id"`
+	CompanyID    string        `dynamodbav:"company_id"`
+	EventID      string        `dynamodbav:"event_id"`
+	Destination  string        `dynamodbav:"destination"`
+	Round        int           `dynamodbav:"round"`
+	URL          string        `dynamodbav:"url"`
+	Signature    string        `dynamodbav:"signature,omitempty"`
+	Status       string        `dynamodbav:"status"`
+	Attempts     []attemptItem `dynamodbav:"attempts"`
+	AttemptCount int           `dynamodbav:"attempt_count"`
+	Queued       int           `dynamodbav:"queued"`
+	CreatedAt    string        `dynamodbav:"created_at"`
+	UpdatedAt    string        `dynamodbav:"updated_at"`
+}
+
+func attemptItemOf(a webhooks.Attempt) attemptItem {
+	return attemptItem{Number: a.Number, At: formatTime(a.At), StatusCode: a.StatusCode, Error: a.Error, DurationMS: a.Duration.Milliseconds()}
+}
+
+func (it deliveryItem) delivery() (webhooks.Delivery, error) {
+	created, err := parseTime(it.CreatedAt)
+	if err != nil {
+		return webhooks.Delivery{}, fmt.Errorf("store: delivery %s: %w", it.ID, err)
+	}
+	updated, err := parseTime(it.UpdatedAt)
+	if err != nil {
+		return webhooks.Delivery{}, fmt.Errorf("store: delivery %s: %w", it.ID, err)
+	}
+	d := webhooks.Delivery{
+		ID: it.ID, CompanyID: it.CompanyID, EventID: it.EventID, Destination: webhooks.Destination(it.Destination),
+		Round: it.Round, URL: it.URL, Signature: it.Signature, Status: webhooks.Status(it.Status), Queued: it.Queued,
+		CreatedAt: created, UpdatedAt: updated,
+	}
+	for _, a := range it.Attempts {
+		at, err := parseTime(a.At)
+		if err != nil {
+			return webhooks.Delivery{}, fmt.Errorf("store: delivery %s: %w", it.ID, err)
+		}
+		d.Attempts = append(d.Attempts, webhooks.Attempt{
+			Number: a.Number, At: at, StatusCode: a.StatusCode, Error: a.Error,
+			Duration: time.Duration(a.DurationMS) * time.Millisecond,
+		})
+	}
+	return d, nil
+}
+
+// Commit writes events that report no change of ours (a simulated or
+// upstream notification) through the outbox, one transaction each, exactly
+// as a change would write them; the caller then publishes them.
+func (s *Webhooks) Commit(ctx context.Context, evs ...events.Event) error {
+	for _, e := range evs {
+		put, err := eventPut(s.db.Table, e)
+		if err != nil {
+			return err
+		}
+		if _, err := s.db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+			TransactItems: []types.TransactWriteItem{put},
+		}); err != nil {
+			return fmt.Errorf("store: commit event %s: %w", e.ID, err)
+		}
+	}
+	return nil
+}
+
+// Event returns one of the company's events, or webhooks.ErrEventNotFound.
+func (s *Webhooks) Event(ctx context.Context, companyID, eventID string) (events.Event, error) {
+	e, err := s.outbox.Event(ctx, companyID, eventID)
+	if errors.Is(err, ErrEventNotFound) {
+		return events.Event{}, webhooks.ErrEventNotFound
+	}
+	return e, err
+}
+
+// Secret returns the company's signing secret, or "" when it has none.
+func (s *Webhooks) Secret(ctx context.Context, companyID string) (string, error) {
+	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.db.Table),
+		Key:            primaryKeyOf(companyPK(companyID), webhookSecretSK()),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return "", fmt.Errorf("store: get webhook secret: %w", err)
+	}
+	if out.Item == nil {
+		return "", nil
+	}
+	var it secretItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return "", fmt.Errorf("store: decode webhook secret: %w", err)
+	}
+	return it.Secret, nil
+}
+
+// PutSecret replaces the company's signing secret, on the condition that
+// the company exists (companies.ErrNotFound otherwise).
+func (s *Webhooks) PutSecret(ctx context.Context, companyID, secret string, now time.Time) error {
+	item, err := attributevalue.MarshalMap(secretItem{
+		PK: companyPK(companyID), SK: webhookSecretSK(), Type: kindWebhookSecret,
+		CompanyID: companyID, Secret: secret, CreatedAt: formatTime(now),
+	})
+	if err != nil {
+		return fmt.Errorf("store: encode webhook secret: %w", err)
+	}
+	return s.withCompany(ctx, companyID, types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.db.Table), Item: item,
+	}})
+}
+
+// DeleteSecret removes the secret from the company's secret item (an
+// update, so the console needs no delete permission), on the condition that
+// the company exists (companies.ErrNotFound otherwise).
+func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
+	return s.withCompany(ctx, companyID, types.TransactWriteItem{Update: &types.Update{
+		TableName:                aws.String(s.db.Table),
+		Key:                      primaryKeyOf(companyPK(companyID), webhookSecretSK()),
+		UpdateExpression:         aws.String("SET #type = :type, company_id = :cid REMOVE secret, created_at"),
+		ExpressionAttributeNames: map[string]string{"#type": "type"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":type": &types.AttributeValueMemberS{Value: kindWebhookSecret},
+			":cid":  &types.AttributeValueMemberS{Value: companyID},
+		},
+	}})
+}
+
+// withCompany writes item in one transaction with a check that the company
+// exists.
+func (s *Webhooks) withCompany(ctx context.Context, companyID string, item types.TransactWriteItem) error {
+	_, err := s.db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: []types.TransactWriteItem{
+			{ConditionCheck: &types.ConditionCheck{
+				TableName:           aws.String(s.db.Table),
+				Key:                 primaryKeyOf(companyPK(companyID), companySK()),
+				ConditionExpression: aws.String("attribute_exists(PK)"),
+			}},
+			item,
+		},
+	})
+	if reasons := cancelReasons(err); len(reasons) > 0 && reasons[0] == "ConditionalCheckFailed" {
+		return companies.ErrNotFound
+	}
+	if transactionConflict(err) {
+		return fmt.Errorf("store: webhook secret of %s: %w", companyID, ErrConflict)
+	}
+	if err != nil {
+		return fmt.Errorf("store: webhook secret of %s: %w", companyID, err)
+	}
+	return nil
+}
+
+// CreateDelivery writes a new delivery; webhooks.ErrDeliveryExists when its
+// id is taken.
+func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) error {
+	it := deliveryItem{
+		PK: companyPK(d.CompanyID), SK: deliverySK(d.ID), Type: kindWebhookDelivery,
+		ID: d.ID, CompanyID: d.CompanyID, EventID: d.EventID, Destination: string(d.Destination), Round: d.Round,
+		URL: d.URL, Signature: d.Signature, Status: string(d.Status), Attempts: []attemptItem{},
+		AttemptCount: len(d.Attempts), Queued: d.Queued, CreatedAt: formatTime(d.CreatedAt), UpdatedAt: formatTime(d.UpdatedAt),
+	}
+	for _, a := range d.Attempts {
+		it.Attempts = append(it.Attempts, attemptItemOf(a))
+	}
+	item, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return fmt.Errorf("store: encode delivery: %w", err)
+	}
+	_, err = s.db.Client.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.db.Table),
+		Item:                item,
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	if conditionFailed(err) {
+		return webhooks.ErrDeliveryExists
+	}
+	if err != nil {
+		return fmt.Errorf("store: put delivery %s: %w", d.ID, err)
+	}
+	return nil
+}
+
+// Delivery reads one delivery; webhooks.ErrDeliveryNotFound when absent.
+func (s *Webhooks) Delivery(ctx context.Context, companyID, deliveryID string) (webhooks.Delivery, error) {
+	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.db.Table),
+		Key:            primaryKeyOf(companyPK(companyID), deliverySK(deliveryID)),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return webhooks.Delivery{}, fmt.Errorf("store: get delivery: %w", err)
+	}
+	if out.Item == nil {
+		return webhooks.Delivery{}, webhooks.ErrDeliveryNotFound
+	}
+	var it deliveryItem
+	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
+		return webhooks.Delivery{}, fmt.Errorf("store: decode delivery: %w", err)
+	}
+	if it.Type != kindWebhookDelivery {
+		return webhooks.Delivery{}, webhooks.ErrDeliveryNotFound
+	}
+	return it.delivery()
+}
+
+// RecordAttempt appends a to the delivery and sets its status, on the
+// condition that it is still PENDING with a.Number-1 attempts:
+// webhooks.ErrAttemptTaken otherwise.
+func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a webhooks.Attempt, status webhooks.Status, now time.Time) error {
+	av, err := attributevalue.Marshal([]attemptItem{attemptItemOf(a)})
+	if err != nil {
+		return fmt.Errorf("store: encode attempt: %w", err)
+	}
+	_, err = s.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.db.Table),
+		Key:       primaryKeyOf(companyPK(d.CompanyID), deliverySK(d.ID)),
+		UpdateExpression: aws.String("SET attempts = list_append(if_not_exists(attempts, :none), :a), " +
+			"attempt_count = :n, #status = :s, updated_at = :now"),
+		ConditionExpression:      aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :prev"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":a":       av,
+			":none":    &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
+			":n":       &types.AttributeValueMemberN{Value: fmt.Sprint(a.Number)},
+			":prev":    &types.AttributeValueMemberN{Value: fmt.Sprint(a.Number - 1)},
+			":s":       &types.AttributeValueMemberS{Value: string(status)},
+			":pending": &types.AttributeValueMemberS{Value: string(webhooks.StatusPending)},
+			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+		},
+	})
+	if conditionFailed(err) {
+		return webhooks.ErrAttemptTaken
+	}
+	if err != nil {
+		return fmt.Errorf("store: record attempt %d of %s: %w", a.Number, d.ID, err)
+	}
+	return nil
+}
+
+// MarkQueued raises the delivery's queued mark to n; a mark already at n or
+// above is left as it is.
+func (s *Webhooks) MarkQueued(ctx context.Context, companyID, deliveryID string, n int) error {
+	_, err := s.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.db.Table),
+		Key:                 primaryKeyOf(companyPK(companyID), deliverySK(deliveryID)),
+		UpdateExpression:    aws.String("SET queued = :n"),
+		ConditionExpression: aws.String("attribute_exists(PK) AND queued < :n"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)},
+		},
+	})
+	if err != nil && !conditionFailed(err) {
+		return fmt.Errorf("store: mark attempt %d of %s queued: %w", n, deliveryID, err)
+	}
+	return nil
+}
+
+// MarkDispatched sets dispatched_at on the event item, once.
+func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string, now time.Time) error {
+	_, err := s.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.db.Table),
+		Key:                 primaryKeyOf(companyPK(companyID), eventSK(eventID)),
+		UpdateExpression:    aws.String("SET dispatched_at = if_not_exists(dispatched_at, :now)"),
+		ConditionExpression: aws.String("attribute_exists(PK)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":now": &types.AttributeValueMemberS{Value: formatTime(now)},
+		},
+	})
+	if conditionFailed(err) {
+		return webhooks.ErrEventNotFound
+	}
+	if err != nil {
+		return fmt.Errorf("store: mark event %s dispatched: %w", eventID, err)
+	}
+	return nil
+}
+
+// Record returns one of the company's events with its deliveries, read in
+// one strongly consistent query; webhooks.ErrEventNotFound when absent.
+func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webhooks.Record, error) {
+	rs, err := s.records(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: companyPK(companyID)},
+			":sk": &types.AttributeValueMemberS{Value: eventSK(eventID)},
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return webhooks.Record{}, err
+	}
+	for _, r := range rs {
+		if r.Event.ID == eventID {
+			return r, nil
+		}
+	}
+	return webhooks.Record{}, webhooks.ErrEventNotFound
+}
+
+// Records returns the company's events created in [from, to) with their
+// deliveries, newest first. The dates become a range of sort keys (event
+// ids are UUID v7 of their creation time); zero dates leave that end open.
+func (s *Webhooks) Records(ctx context.Context, companyID string, from, to time.Time) ([]webhooks.Record, error) {
+	lo, hi := eventSKPrefix, eventSKPrefix[:len(eventSKPrefix)-1]+"$"
+	if !from.IsZero() {
+		lo = eventSKPrefix + v7Prefix(from.UnixMilli())
+	}
+	if !to.IsZero() {
+		ms := to.UnixMilli()
+		if to.After(time.UnixMilli(ms)) {
+			ms++
+		}
+		hi = eventSKPrefix + v7Prefix(ms)
+	}
+	return s.records(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: companyPK(companyID)},
+			":lo": &types.AttributeValueMemberS{Value: lo},
+			":hi": &types.AttributeValueMemberS{Value: hi},
+		},
+		ScanIndexForward: aws.Bool(false),
+		ConsistentRead:   aws.Bool(true),
+	})
+}
+
+// records runs a query over event and delivery items and groups the
+// deliveries under their events, keeping the query's order of events.
+func (s *Webhooks) records(ctx context.Context, in *dynamodb.QueryInput) ([]webhooks.Record, error) {
+	var items []map[string]types.AttributeValue
+	p := dynamodb.NewQueryPaginator(s.db.Client, in)
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("store: query events: %w", err)
+		}
+		items = append(items, out.Items...)
+	}
+	var rs []webhooks.Record
+	index := map[string]int{}
+	deliveries := map[string][]webhooks.Delivery{}
+	for _, raw := range items {
+		var head struct {
+			Type         string `dynamodbav:"type"`
+			DispatchedAt string `dynamodbav:"dispatched_at"`
+		}
+		if err := attributevalue.UnmarshalMap(raw, &head); err != nil {
+			return nil, fmt.Errorf("store: decode item: %w", err)
+		}
+		switch head.Type {
+		case kindEvent:
+			var it eventItem
+			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+				return nil, fmt.Errorf("store: decode event: %w", err)
+			}
+			e, err := it.event()
+			if err != nil {
+				return nil, err
+			}
+			index[e.ID] = len(rs)
+			rs = append(rs, webhooks.Record{Event: e, Dispatched: head.DispatchedAt != ""})
+		case kindWebhookDelivery:
+			var it deliveryItem
+			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+				return nil, fmt.Errorf("store: decode delivery: %w", err)
+			}
+			d, err := it.delivery()
+			if err != nil {
+				return nil, err
+			}
+			deliveries[d.EventID] = append(deliveries[d.EventID], d)
+		}
+	}
+	for id, ds := range deliveries {
+		i, ok := index[id]
+		if !ok {
+			continue
+		}
+		sort.Slice(ds, func(a, b int) bool {
+			if ds[a].Round != ds[b].Round {
+				return ds[a].Round < ds[b].Round
+			}
+			return ds[a].Destination > ds[b].Destination // webhook before notify_url
+		})
+		rs[i].Deliveries = ds
+	}
+	return rs, nil
+}

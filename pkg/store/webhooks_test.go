@@ -1,0 +1,244 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"payments/pkg/companies"
+	"payments/pkg/events"
+	"payments/pkg/store"
+	"payments/pkg/store/storetest"
+	"payments/pkg/webhooks"
+)
+
+func newWebhookCompany(t *testing.T, db *store.DB) string {
+	t.Helper()
+	id := uuid.NewString()
+	now := time.Now().UTC()
+	err := store.NewCompanies(db).Create(context.Background(), companies.Company{
+		ID: id, Name: "Acme", KYBStatus: companies.KYBApproved, IsActive: true, ClientID: "cli_" + id,
+		KeyHash: []byte("h"), KeyVersion: 1, CardSlots: 5, CreatedAt: now, UpdatedAt: now,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func TestWebhookSecrets(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	s := store.NewWebhooks(db)
+	co := newWebhookCompany(t, db)
+
+	if got, err := s.Secret(ctx, co); err != nil || got != "" {
+		t.Fatalf("new company's secret %q, %v", got, err)
+	}
+	for _, secret := range []string{"first", "second"} {
+		if err := s.PutSecret(ctx, co, secret, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		if got, err := s.Secret(ctx, co); err != nil || got != secret {
+			t.Fatalf("secret %q, %v; want %q", got, err, secret)
+		}
+	}
+	if err := s.DeleteSecret(ctx, co); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Secret(ctx, co); err != nil || got != "" {
+		t.Fatalf("after delete: %q, %v", got, err)
+	}
+	if err := s.DeleteSecret(ctx, co); err != nil {
+		t.Fatalf("second delete: %v", err)
+	}
+	unknown := uuid.NewString()
+	if err := s.PutSecret(ctx, unknown, "x", time.Now()); !errors.Is(err, companies.ErrNotFound) {
+		t.Fatalf("put for an unknown company: %v", err)
+	}
+	if err := s.DeleteSecret(ctx, unknown); !errors.Is(err, companies.ErrNotFound) {
+		t.Fatalf("delete for an unknown company: %v", err)
+	}
+	// The company record never carries the secret.
+	if err := s.PutSecret(ctx, co, "third", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c, err := store.NewCompanies(db).Get(ctx, co)
+	if err != nil || c.ID != co {
+		t.Fatalf("company %+v, %v", c, err)
+	}
+}
+
+func TestWebhookDeliveries(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	s := store.NewWebhooks(db)
+	co := newWebhookCompany(t, db)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+
+	ev, _ := events.Build(co, events.CardFundData{TransactionID: "t1", CardID: "c1", Amount: "1", Currency: "USD", FeeAmount: "0"}, now)
+	ev.NotifyURL = "https://merchant.example/notify"
+	if err := s.Commit(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Event(ctx, co, ev.ID); err != nil || string(got.Body) != string(ev.Body) || got.NotifyURL != ev.NotifyURL {
+		t.Fatalf("Event = %+v, %v", got, err)
+	}
+	if _, err := s.Event(ctx, uuid.NewString(), ev.ID); !errors.Is(err, webhooks.ErrEventNotFound) {
+		t.Fatalf("another company's event: %v", err)
+	}
+
+	d := webhooks.Delivery{
+		ID: webhooks.DeliveryID(ev.ID, webhooks.DestinationWebhook, 0), CompanyID: co, EventID: ev.ID,
+		Destination: webhooks.DestinationWebhook, URL: "https://hooks.example/x", Signature: "t=1,v1=ab",
+		Status: webhooks.StatusPending, CreatedAt: now, UpdatedAt: now,
+	}
+	if err := s.CreateDelivery(ctx, d); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateDelivery(ctx, d); !errors.Is(err, webhooks.ErrDeliveryExists) {
+		t.Fatalf("second create: %v", err)
+	}
+	nd := d
+	nd.ID, nd.Destination, nd.Signature = webhooks.DeliveryID(ev.ID, webhooks.DestinationNotifyURL, 0), webhooks.DestinationNotifyURL, ""
+	if err := s.CreateDelivery(ctx, nd); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Delivery(ctx, co, ev.ID+"#webhook#r9"); !errors.Is(err, webhooks.ErrDeliveryNotFound) {
+		t.Fatalf("unknown delivery: %v", err)
+	}
+	if _, err := s.Delivery(ctx, uuid.NewString(), d.ID); !errors.Is(err, webhooks.ErrDeliveryNotFound) {
+		t.Fatalf("another company's delivery: %v", err)
+	}
+
+	// Two copies record attempt 1 at once: exactly one wins.
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() {
+			errs[i] = s.RecordAttempt(ctx, d, webhooks.Attempt{Number: 1, At: now, StatusCode: 500, Duration: 12 * time.Millisecond}, webhooks.StatusPending, now)
+		})
+	}
+	wg.Wait()
+	won := 0
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case !errors.Is(err, webhooks.ErrAttemptTaken):
+			t.Fatal(err)
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d copies recorded attempt 1", won)
+	}
+	if err := s.RecordAttempt(ctx, d, webhooks.Attempt{Number: 3, At: now, Error: "x"}, webhooks.StatusPending, now); !errors.Is(err, webhooks.ErrAttemptTaken) {
+		t.Fatalf("attempt 3 before 2: %v", err)
+	}
+	if err := s.RecordAttempt(ctx, d, webhooks.Attempt{Number: 2, At: now, Error: "timeout"}, webhooks.StatusFailed, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.RecordAttempt(ctx, d, webhooks.Attempt{Number: 3, At: now, StatusCode: 200}, webhooks.StatusDelivered, now); !errors.Is(err, webhooks.ErrAttemptTaken) {
+		t.Fatalf("attempt after FAILED: %v", err)
+	}
+	for _, n := range []int{2, 1} {
+		if err := s.MarkQueued(ctx, co, d.ID, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := s.Delivery(ctx, co, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != webhooks.StatusFailed || got.Queued != 2 || got.Signature != d.Signature || got.URL != d.URL ||
+		len(got.Attempts) != 2 || got.Attempts[0].StatusCode != 500 || got.Attempts[0].Duration != 12*time.Millisecond ||
+		got.Attempts[1].Error != "timeout" || !got.Attempts[0].At.Equal(now) {
+		t.Fatalf("delivery %+v", got)
+	}
+
+	// The log reads the event with both deliveries, webhook first.
+	if err := s.MarkDispatched(ctx, co, ev.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Record(ctx, co, ev.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Event.ID != ev.ID || !r.Dispatched || len(r.Deliveries) != 2 ||
+		r.Deliveries[0].Destination != webhooks.DestinationWebhook || r.Deliveries[1].Destination != webhooks.DestinationNotifyURL {
+		t.Fatalf("record %+v", r)
+	}
+	if _, err := s.Record(ctx, uuid.NewString(), ev.ID); !errors.Is(err, webhooks.ErrEventNotFound) {
+		t.Fatalf("another company's record: %v", err)
+	}
+	if err := s.MarkDispatched(ctx, co, uuid.NewString(), now); !errors.Is(err, webhooks.ErrEventNotFound) {
+		t.Fatalf("dispatch of an unknown event: %v", err)
+	}
+
+	// Delivery items stay out of the outbox's unpublished index.
+	unpublished, err := store.NewOutbox(db).Unpublished(ctx, now.Add(time.Hour), 100)
+	if err != nil || len(unpublished) != 1 || unpublished[0].ID != ev.ID {
+		t.Fatalf("unpublished %+v, %v", unpublished, err)
+	}
+}
+
+func TestWebhookRecordsByDate(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	s := store.NewWebhooks(db)
+	co := newWebhookCompany(t, db)
+	var ids []string
+	for range 3 {
+		ev, _ := events.Build(co, events.CustomerCreatedData{CustomerID: uuid.NewString()}, time.Now())
+		if err := s.Commit(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, ev.ID)
+		time.Sleep(5 * time.Millisecond)
+	}
+	other := newWebhookCompany(t, db)
+	ev, _ := events.Build(other, events.CustomerCreatedData{CustomerID: uuid.NewString()}, time.Now())
+	if err := s.Commit(ctx, ev); err != nil {
+		t.Fatal(err)
+	}
+	mid, err := uuid.Parse(ids[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	sec, nsec := mid.Time().UnixTime()
+	midTime := time.Unix(sec, nsec)
+	tests := []struct {
+		name     string
+		from, to time.Time
+		want     []string
+	}{
+		{"all, newest first", time.Time{}, time.Time{}, []string{ids[2], ids[1], ids[0]}},
+		{"from the second", midTime, time.Time{}, []string{ids[2], ids[1]}},
+		{"before the second", time.Time{}, midTime, []string{ids[0]}},
+		{"future", time.Now().Add(time.Hour), time.Time{}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rs, err := s.Records(ctx, co, tt.from, tt.to)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range rs {
+				got = append(got, r.Event.ID)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %v, want %v", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Fatalf("got %v, want %v", got, tt.want)
+				}
+			}
+		})
+	}
+}

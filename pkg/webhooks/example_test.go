@@ -1,0 +1,67 @@
+package webhooks_test
+
+import (
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"time"
+
+	"payments/pkg/webhooks"
+)
+
+// verifyWebhook is the receiver-side recipe of docs/webhooks.md, with the
+// standard library only: it returns the body when the X-Service-Signature
+// header verifies.
+func verifyWebhook(r *http.Request, secret string) ([]byte, error) {
+	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20)) // the raw bytes, before any JSON decoding
+	if err != nil {
+		return nil, err
+	}
+	var ts, v1 string
+	for _, part := range strings.Split(r.Header.Get("X-Service-Signature"), ",") {
+		k, v, _ := strings.Cut(part, "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			v1 = v
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || time.Since(time.Unix(sec, 0)).Abs() > 5*time.Minute {
+		return nil, errors.New("missing or stale timestamp")
+	}
+	mac := hmac.New(sha256.New, []byte(secret)) // the 64 hex characters as they are
+	mac.Write([]byte(ts + "."))
+	mac.Write(body)
+	got, err := hex.DecodeString(v1)
+	if err != nil || !hmac.Equal(got, mac.Sum(nil)) { // constant time
+		return nil, errors.New("bad signature")
+	}
+	return body, nil
+}
+
+func Example_verifyWebhook() {
+	secret := "7c1f0e5d2b8a4c6e9f3a1b0d5e7c2a4f6b8d0e1f3a5c7e9b2d4f6a8c0e2b4d6f"
+	body := []byte(`{"event":"card.fund","data":{"transaction_id":"t1","card_id":"c1","amount":25,"currency":"USD","fee_amount":0.5}}`)
+
+	r := httptest.NewRequest(http.MethodPost, "/webhooks", strings.NewReader(string(body)))
+	r.Header.Set("X-Service-Signature", webhooks.Sign(secret, time.Now(), body))
+	_, err := verifyWebhook(r, secret)
+	fmt.Println("genuine:", err)
+
+	r = httptest.NewRequest(http.MethodPost, "/webhooks", strings.NewReader(strings.Replace(string(body), "25", "2500", 1)))
+	r.Header.Set("X-Service-Signature", webhooks.Sign(secret, time.Now(), body))
+	_, err = verifyWebhook(r, secret)
+	fmt.Println("tampered:", err)
+	// Output:
+	// genuine: <nil>
+	// tampered: bad signature
+}

@@ -1,0 +1,227 @@
+package webhooks
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"payments/pkg/events"
+	"payments/pkg/httpapi"
+)
+
+// DefaultPageSize is the page size of the delivery log.
+const DefaultPageSize = 10
+
+// Routes registers the delivery log, our addition to the spec, behind the
+// company token guard:
+//
+//	GET  /webhooks/events              the company's events, newest first, with deliveries and attempts
+//	GET  /webhooks/events/{id}         one event
+//	POST /webhooks/events/{id}/resend  queue a fresh delivery round of the same body (202)
+//
+// Another company's event answers 404.
+func Routes(rt *httpapi.Router, l *Log) {
+	h := logHandlers{log: l}
+	rt.Handle("GET /webhooks/events", h.list)
+	rt.Handle("GET /webhooks/events/{id}", h.get)
+	rt.Handle("POST /webhooks/events/{id}/resend", h.resend)
+}
+
+// AdminRoutes registers the operator console routes of signing secrets:
+//
+//	POST   /admin/companies/{id}/webhook-secret  create or rotate; the secret is shown once (201, data.secret)
+//	DELETE /admin/companies/{id}/webhook-secret  turn signing off (200)
+//
+// The router's guard must admit operators only.
+func AdminRoutes(rt *httpapi.Router, s *SigningSecrets) {
+	rt.Handle("POST /admin/companies/{id}/webhook-secret", func(w http.ResponseWriter, r *http.Request) error {
+		issued, err := s.Rotate(r.Context(), r.PathValue("id"))
+		if err != nil {
+			return err
+		}
+		httpapi.Respond(w, http.StatusCreated, "webhook signing secret created; it is shown only once", issued)
+		return nil
+	})
+	rt.Handle("DELETE /admin/companies/{id}/webhook-secret", func(w http.ResponseWriter, r *http.Request) error {
+		id := r.PathValue("id")
+		if err := s.Disable(r.Context(), id); err != nil {
+			return err
+		}
+		httpapi.Respond(w, http.StatusOK, "webhook signing turned off", map[string]any{"company_id": id, "signing": false})
+		return nil
+	})
+}
+
+type logHandlers struct{ log *Log }
+
+func (h logHandlers) list(w http.ResponseWriter, r *http.Request) error {
+	page, err := httpapi.ParsePage(r, DefaultPageSize)
+	if err != nil {
+		return err
+	}
+	q, err := ParseQuery(r)
+	if err != nil {
+		return err
+	}
+	rs, err := h.log.List(r.Context(), httpapi.CompanyID(r.Context()), q)
+	if err != nil {
+		return err
+	}
+	items, page := httpapi.Slice(rs, page)
+	out := make([]EventView, 0, len(items))
+	for _, rec := range items {
+		v, err := View(rec)
+		if err != nil {
+			return err
+		}
+		out = append(out, v)
+	}
+	httpapi.RespondList(w, out, page)
+	return nil
+}
+
+func (h logHandlers) get(w http.ResponseWriter, r *http.Request) error {
+	rec, err := h.log.Get(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	v, err := View(rec)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "event retrieved", v)
+	return nil
+}
+
+func (h logHandlers) resend(w http.ResponseWriter, r *http.Request) error {
+	rec, err := h.log.Resend(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	v, err := View(rec)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusAccepted, "event queued for redelivery", v)
+	return nil
+}
+
+// ParseQuery reads the filters of GET /webhooks/events: event (a kind of
+// the catalogue), status (PENDING, DELIVERED, FAILED or SKIPPED), from_date
+// (inclusive) and to_date (exclusive) as RFC 3339 date-times or YYYY-MM-DD
+// dates (midnight UTC). A bad value is a 400 naming the parameter.
+func ParseQuery(r *http.Request) (Query, error) {
+	v := r.URL.Query()
+	var q Query
+	if s := v.Get("event"); s != "" {
+		if !events.Kind(s).Known() {
+			return q, httpapi.Invalid("event", "must be an event name of the catalogue (docs/events.md)")
+		}
+		q.Kind = events.Kind(s)
+	}
+	if s := v.Get("status"); s != "" {
+		if !slices.Contains(Statuses, Status(s)) {
+			names := make([]string, len(Statuses))
+			for i, st := range Statuses {
+				names[i] = string(st)
+			}
+			return q, httpapi.Invalid("status", "must be one of "+strings.Join(names, ", "))
+		}
+		q.Status = Status(s)
+	}
+	var err error
+	if q.From, err = parseDate(v.Get("from_date"), "from_date"); err != nil {
+		return q, err
+	}
+	if q.To, err = parseDate(v.Get("to_date"), "to_date"); err != nil {
+		return q, err
+	}
+	if !q.From.IsZero() && !q.To.IsZero() && !q.To.After(q.From) {
+		return q, httpapi.Invalid("to_date", "must be after from_date")
+	}
+	return q, nil
+}
+
+func parseDate(s, field string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t, err = time.Parse(time.DateOnly, s)
+	}
+	if err != nil {
+		return time.Time{}, httpapi.Invalid(field, "must be an RFC 3339 date-time or a YYYY-MM-DD date")
+	}
+	if t.Year() < 1970 || t.Year() > 9999 {
+		return time.Time{}, httpapi.Invalid(field, "must be between the years 1970 and 9999")
+	}
+	return t.UTC(), nil
+}
+
+// EventView is an event in the delivery log.
+type EventView struct {
+	ID        string          `json:"id"`
+	Event     events.Kind     `json:"event"`
+	CreatedAt time.Time       `json:"created_at"`
+	Status    Status          `json:"status"`
+	Payload   json.RawMessage `json:"payload"`
+	// Deliveries are ordered by round, then destination.
+	Deliveries []DeliveryView `json:"deliveries"`
+}
+
+// DeliveryView is a delivery in the delivery log. The signature itself is
+// not shown; Signed tells whether one was sent.
+type DeliveryView struct {
+	ID          string        `json:"id"`
+	Destination Destination   `json:"destination"`
+	URL         string        `json:"url"`
+	Round       int           `json:"round"`
+	Status      Status        `json:"status"`
+	Signed      bool          `json:"signed"`
+	CreatedAt   time.Time     `json:"created_at"`
+	Attempts    []AttemptView `json:"attempts"`
+}
+
+// AttemptView is an attempt in the delivery log: status_code is null when
+// no answer came, error is null when one did.
+type AttemptView struct {
+	Attempt    int       `json:"attempt"`
+	At         time.Time `json:"at"`
+	StatusCode *int      `json:"status_code"`
+	Error      *string   `json:"error"`
+	DurationMS int64     `json:"duration_ms"`
+}
+
+// View returns the delivery log's view of r.
+func View(r Record) (EventView, error) {
+	payload, err := Payload(r.Event)
+	if err != nil {
+		return EventView{}, err
+	}
+	v := EventView{
+		ID: r.Event.ID, Event: r.Event.Kind, CreatedAt: r.Event.CreatedAt, Status: r.Status(),
+		Payload: payload, Deliveries: make([]DeliveryView, 0, len(r.Deliveries)),
+	}
+	for _, d := range r.Deliveries {
+		dv := DeliveryView{
+			ID: d.ID, Destination: d.Destination, URL: d.URL, Round: d.Round, Status: d.Status,
+			Signed: d.Signature != "", CreatedAt: d.CreatedAt, Attempts: make([]AttemptView, 0, len(d.Attempts)),
+		}
+		for _, a := range d.Attempts {
+			av := AttemptView{Attempt: a.Number, At: a.At, DurationMS: a.Duration.Milliseconds()}
+			if a.Error != "" {
+				e := a.Error
+				av.Error = &e
+			} else {
+				c := a.StatusCode
+				av.StatusCode = &c
+			}
+			dv.Attempts = append(dv.Attempts, av)
+		}
+		v.Deliveries = append(v.Deliveries, dv)
+	}
+	return v, nil
+}

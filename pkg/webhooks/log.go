@@ -1,0 +1,121 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"payments/pkg/events"
+)
+
+// LogStore is what the delivery log reads.
+type LogStore interface {
+	// Record returns one of the company's events with its deliveries, or
+	// ErrEventNotFound.
+	Record(ctx context.Context, companyID, eventID string) (Record, error)
+	// Records returns the company's events created in [from, to) (zero
+	// times leave that end open) with their deliveries, newest first.
+	Records(ctx context.Context, companyID string, from, to time.Time) ([]Record, error)
+}
+
+// Query filters the delivery log. Zero fields do not filter.
+type Query struct {
+	Kind   events.Kind
+	Status Status
+	From   time.Time // inclusive
+	To     time.Time // exclusive
+}
+
+// Match reports whether r passes the kind and status filters (the store
+// applies the dates).
+func (q Query) Match(r Record) bool {
+	return (q.Kind == "" || r.Event.Kind == q.Kind) && (q.Status == "" || r.Status() == q.Status)
+}
+
+// Log is the delivery log: a company's events, their deliveries and
+// attempts, and resends.
+type Log struct {
+	store     LogStore
+	companies Companies
+	queue     Queue
+}
+
+// NewLog returns the delivery log over store; a resend reads the webhook
+// URL in comps and queues its round on q.
+func NewLog(store LogStore, comps Companies, q Queue) *Log {
+	return &Log{store: store, companies: comps, queue: q}
+}
+
+// List returns the company's events that match q, newest first.
+func (l *Log) List(ctx context.Context, companyID string, q Query) ([]Record, error) {
+	rs, err := l.store.Records(ctx, companyID, q.From, q.To)
+	if err != nil {
+		return nil, err
+	}
+	out := rs[:0]
+	for _, r := range rs {
+		if q.Match(r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// Get returns one of the company's events with its deliveries; another
+// company's event, or an id that is not a UUID, is ErrEventNotFound.
+func (l *Log) Get(ctx context.Context, companyID, eventID string) (Record, error) {
+	if _, err := uuid.Parse(eventID); err != nil {
+		return Record{}, ErrEventNotFound
+	}
+	return l.store.Record(ctx, companyID, eventID)
+}
+
+// Resend queues a fresh delivery round of the event to its destinations as
+// they are now (the company's webhook URL, the event's notify_url): new
+// delivery ids ("…#r<n>"), a new signature timestamp, the same body bytes.
+// The worker creates the round's deliveries when it takes the message, so
+// the record returned may not show them yet. Two resends at the same moment
+// may become one round.
+func (l *Log) Resend(ctx context.Context, companyID, eventID string) (Record, error) {
+	r, err := l.Get(ctx, companyID, eventID)
+	if err != nil {
+		return Record{}, err
+	}
+	c, err := l.companies.Get(ctx, companyID)
+	if err != nil {
+		return Record{}, err
+	}
+	if c.WebhookURL == "" && r.Event.NotifyURL == "" {
+		return Record{}, ErrNoDestination
+	}
+	round := 1
+	for _, d := range r.Deliveries {
+		round = max(round, d.Round+1)
+	}
+	body, err := json.Marshal(Message{Kind: KindResend, CompanyID: companyID, EventID: eventID, Round: round})
+	if err != nil {
+		return Record{}, fmt.Errorf("webhooks: encode message: %w", err)
+	}
+	if err := l.queue.Send(ctx, body, 0); err != nil {
+		return Record{}, err
+	}
+	return r, nil
+}
+
+// Payload returns the data object of an event's body.
+func Payload(e events.Event) (json.RawMessage, error) {
+	var b struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(e.Body, &b); err != nil {
+		return nil, fmt.Errorf("webhooks: event %s body: %w", e.ID, err)
+	}
+	if b.Data == nil {
+		return nil, errors.New("webhooks: event body without data")
+	}
+	return b.Data, nil
+}

@@ -1,0 +1,316 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"payments/pkg/companies"
+	"payments/pkg/events"
+	"payments/pkg/outbound"
+)
+
+// WorkerStore is what the worker reads and writes.
+type WorkerStore interface {
+	EventReader
+	Secrets
+	// CreateDelivery writes a new delivery; ErrDeliveryExists when its id
+	// is taken.
+	CreateDelivery(ctx context.Context, d Delivery) error
+	// Delivery reads one delivery; ErrDeliveryNotFound when absent.
+	Delivery(ctx context.Context, companyID, deliveryID string) (Delivery, error)
+	// RecordAttempt appends a to d's attempts and sets its status, on the
+	// condition that d is PENDING with a.Number-1 attempts; otherwise
+	// ErrAttemptTaken.
+	RecordAttempt(ctx context.Context, d Delivery, a Attempt, status Status, now time.Time) error
+	// MarkQueued records that the message of attempt n of the delivery is
+	// queued (it never lowers the mark).
+	MarkQueued(ctx context.Context, companyID, deliveryID string, n int) error
+	// MarkDispatched records that the worker handled the event.
+	MarkDispatched(ctx context.Context, companyID, eventID string, now time.Time) error
+}
+
+// Message kinds the worker receives besides outbox.Message (which has no
+// kind).
+const (
+	// KindAttempt is the message of one attempt of one delivery.
+	KindAttempt = "attempt"
+	// KindResend asks for a fresh delivery round of an event.
+	KindResend = "resend"
+)
+
+// Message is a message of the webhooks queue. An outbox.Message (company_id
+// and event_id, no kind) starts the first delivery of a new event.
+type Message struct {
+	Kind       string `json:"kind,omitempty"`
+	CompanyID  string `json:"company_id"`
+	EventID    string `json:"event_id,omitempty"`
+	DeliveryID string `json:"delivery_id,omitempty"`
+	// Attempt is the attempt number of a KindAttempt message.
+	Attempt int `json:"attempt,omitempty"`
+	// Round is the resend round of a KindResend message.
+	Round int `json:"round,omitempty"`
+}
+
+// Worker makes delivery attempts, one per message.
+type Worker struct {
+	store     WorkerStore
+	companies Companies
+	sender    Sender
+	queue     Queue
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+// NewWorker returns a Worker that reads and records in store, finds webhook
+// URLs in comps, posts through sender and queues retries on q.
+func NewWorker(store WorkerStore, comps Companies, sender Sender, q Queue) *Worker {
+	return &Worker{store: store, companies: comps, sender: sender, queue: q, Now: time.Now}
+}
+
+// Handle processes one message of the webhooks queue. It returns an error
+// only when the message should come back (a DynamoDB or SQS failure): a
+// receiver's failure is recorded and retried through a new delayed message,
+// and a message naming nothing that exists is dropped with a warning.
+func (w *Worker) Handle(ctx context.Context, body []byte) error {
+	var m Message
+	if err := json.Unmarshal(body, &m); err != nil || m.CompanyID == "" {
+		slog.WarnContext(ctx, "webhook message dropped: malformed")
+		return nil
+	}
+	switch {
+	case m.Kind == KindAttempt && m.DeliveryID != "" && m.Attempt >= 1 && m.Attempt <= MaxAttempts:
+		return w.attemptMessage(ctx, m)
+	case m.Kind == KindResend && m.EventID != "" && m.Round >= 1:
+		return w.dispatch(ctx, m.CompanyID, m.EventID, m.Round)
+	case m.Kind == "" && m.EventID != "":
+		return w.dispatch(ctx, m.CompanyID, m.EventID, 0)
+	}
+	slog.WarnContext(ctx, "webhook message dropped: unknown kind", "kind", m.Kind, "company_id", m.CompanyID)
+	return nil
+}
+
+// dispatch creates the deliveries of round for the event (or finds them,
+// for a duplicate message) and makes their first attempt.
+func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round int) error {
+	ev, err := w.store.Event(ctx, companyID, eventID)
+	if errors.Is(err, ErrEventNotFound) {
+		slog.WarnContext(ctx, "webhook message dropped: no such event", "company_id", companyID, "event_id", eventID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c, err := w.companies.Get(ctx, companyID)
+	if errors.Is(err, companies.ErrNotFound) {
+		slog.WarnContext(ctx, "webhook message dropped: no such company", "company_id", companyID, "event_id", eventID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	secret, err := w.store.Secret(ctx, companyID)
+	if err != nil {
+		return err
+	}
+	now := w.Now().UTC()
+	var ds []Delivery
+	for _, dest := range destinations(c.WebhookURL, ev.NotifyURL) {
+		d := newDelivery(ev, dest.kind, dest.url, round, secret, now)
+		err := w.store.CreateDelivery(ctx, d)
+		if errors.Is(err, ErrDeliveryExists) {
+			d, err = w.store.Delivery(ctx, companyID, d.ID)
+		}
+		if err != nil {
+			return err
+		}
+		ds = append(ds, d)
+	}
+	if err := w.store.MarkDispatched(ctx, companyID, eventID, now); err != nil {
+		return err
+	}
+	if len(ds) == 0 {
+		slog.InfoContext(ctx, "webhook event has no destination", "company_id", companyID, "event_id", eventID, "event", ev.Kind)
+		return nil
+	}
+	// Both destinations are tried at once: each attempt may take the whole
+	// time-out.
+	errs := make([]error, len(ds))
+	var wg sync.WaitGroup
+	for i, d := range ds {
+		wg.Go(func() { errs[i] = w.attempt(ctx, ev, d, 1) })
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+type destination struct {
+	kind Destination
+	url  string
+}
+
+func destinations(webhookURL, notifyURL string) []destination {
+	var out []destination
+	if webhookURL != "" {
+		out = append(out, destination{DestinationWebhook, webhookURL})
+	}
+	if notifyURL != "" {
+		out = append(out, destination{DestinationNotifyURL, notifyURL})
+	}
+	return out
+}
+
+// newDelivery returns the pending delivery of ev to url, its signature
+// fixed now with the company's current secret (none when secret is empty).
+func newDelivery(ev events.Event, dest Destination, url string, round int, secret string, now time.Time) Delivery {
+	d := Delivery{
+		ID:          DeliveryID(ev.ID, dest, round),
+		CompanyID:   ev.CompanyID,
+		EventID:     ev.ID,
+		Destination: dest,
+		Round:       round,
+		URL:         url,
+		Status:      StatusPending,
+		CreatedAt:   now,
+		UpdatedAt:   now,
+	}
+	if secret != "" {
+		d.Signature = Sign(secret, now, ev.Body)
+	}
+	return d
+}
+
+func (w *Worker) attemptMessage(ctx context.Context, m Message) error {
+	d, err := w.store.Delivery(ctx, m.CompanyID, m.DeliveryID)
+	if errors.Is(err, ErrDeliveryNotFound) {
+		slog.WarnContext(ctx, "webhook message dropped: no such delivery", "company_id", m.CompanyID, "delivery_id", m.DeliveryID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	ev, err := w.store.Event(ctx, m.CompanyID, d.EventID)
+	if errors.Is(err, ErrEventNotFound) {
+		slog.WarnContext(ctx, "webhook message dropped: no such event", "company_id", m.CompanyID, "delivery_id", m.DeliveryID)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return w.attempt(ctx, ev, d, m.Attempt)
+}
+
+// attempt makes attempt n of d, records it and queues the next one after a
+// failure. A copy of a message whose attempt is already recorded only makes
+// sure the next attempt is queued (the first copy may have died before).
+func (w *Worker) attempt(ctx context.Context, ev events.Event, d Delivery, n int) error {
+	if d.Status != StatusPending {
+		return nil
+	}
+	switch done := len(d.Attempts); {
+	case done >= n:
+		if done == n && n < MaxAttempts && d.Queued < n+1 {
+			return w.schedule(ctx, d, n+1)
+		}
+		return nil
+	case done < n-1:
+		slog.WarnContext(ctx, "webhook attempt dropped: an earlier attempt is missing",
+			"company_id", d.CompanyID, "delivery_id", d.ID, "attempt", n, "recorded", done)
+		return nil
+	}
+	a := w.send(ctx, ev, d, n)
+	status := StatusPending
+	switch {
+	case a.Succeeded():
+		status = StatusDelivered
+	case n >= MaxAttempts:
+		status = StatusFailed
+	}
+	err := w.store.RecordAttempt(ctx, d, a, status, w.Now().UTC())
+	if errors.Is(err, ErrAttemptTaken) {
+		slog.InfoContext(ctx, "webhook attempt recorded by another copy of the message",
+			"company_id", d.CompanyID, "delivery_id", d.ID, "attempt", n)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	slog.InfoContext(ctx, "webhook attempt",
+		"company_id", d.CompanyID, "event_id", d.EventID, "event", ev.Kind, "delivery_id", d.ID,
+		"destination", d.Destination, "attempt", n, "status_code", a.StatusCode, "error", a.Error,
+		"duration_ms", a.Duration.Milliseconds(), "delivery_status", status)
+	if status != StatusPending {
+		return nil
+	}
+	d.Attempts = append(d.Attempts, a)
+	return w.schedule(ctx, d, n+1)
+}
+
+// schedule queues attempt n of d after RetryDelay and marks it queued.
+func (w *Worker) schedule(ctx context.Context, d Delivery, n int) error {
+	body, err := json.Marshal(Message{Kind: KindAttempt, CompanyID: d.CompanyID, DeliveryID: d.ID, Attempt: n})
+	if err != nil {
+		return fmt.Errorf("webhooks: encode message: %w", err)
+	}
+	if err := w.queue.Send(ctx, body, RetryDelay); err != nil {
+		return err
+	}
+	return w.store.MarkQueued(ctx, d.CompanyID, d.ID, n)
+}
+
+// send posts the event body to the delivery's URL once.
+func (w *Worker) send(ctx context.Context, ev events.Event, d Delivery, n int) Attempt {
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("User-Agent", UserAgent)
+	h.Set(EventIDHeader, ev.ID)
+	h.Set(EventTypeHeader, string(ev.Kind))
+	if d.Signature != "" {
+		h.Set(SignatureHeader, d.Signature)
+	}
+	start := w.Now().UTC()
+	actx, cancel := context.WithTimeout(ctx, AttemptTimeout)
+	defer cancel()
+	began := time.Now()
+	res, err := w.sender.Post(actx, d.URL, h, ev.Body)
+	a := Attempt{Number: n, At: start, Duration: time.Since(began)}
+	if err != nil {
+		a.Error = describe(err)
+	} else {
+		a.StatusCode = res.StatusCode
+	}
+	return a
+}
+
+// maxErrorLength caps the error text recorded for an attempt.
+const maxErrorLength = 300
+
+// describe turns a failed request into the text the delivery log shows:
+// what went wrong, without the URL (which the log shows next to it).
+func describe(err error) string {
+	var ne net.Error
+	var text string
+	switch {
+	case errors.Is(err, outbound.ErrNotHTTPS):
+		text = "refused: not an https URL"
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		text = fmt.Sprintf("timeout: no answer within %s", AttemptTimeout)
+	default:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
+		text = err.Error()
+	}
+	if len(text) > maxErrorLength {
+		text = text[:maxErrorLength]
+	}
+	return text
+}
