@@ -10,9 +10,11 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"payments/pkg/companies"
+	"payments/pkg/fees"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
+	"payments/pkg/webhooks"
 )
 
 // AdminKeyHeader carries the operator console's API key.
@@ -40,7 +42,19 @@ func adminRoutes(rt *httpapi.Router, db *store.DB, cfg Config) error {
 	comps.Changed = companyCache.Forget
 	companies.AdminRoutes(rt, comps)
 	wallets.AdminRoutes(rt, walletsService(db))
+	webhooks.AdminRoutes(rt, webhookSecrets(db))
+	fees.AdminRoutes(rt, fees.NewService(store.NewFees(db)), companyChecker{comps})
 	return nil
+}
+
+// companyChecker answers fees.Companies from the companies service: an
+// unknown company is companies.ErrNotFound (404 COMPANY_NOT_FOUND).
+type companyChecker struct{ companies *companies.Service }
+
+// Check returns nil when company id exists.
+func (c companyChecker) Check(ctx context.Context, id string) error {
+	_, err := c.companies.Get(ctx, id)
+	return err
 }
 
 // adminGuard admits requests whose X-Admin-Key equals key. Both sides are

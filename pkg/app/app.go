@@ -27,11 +27,17 @@ type ScheduleHandler func(context.Context, events.EventBridgeEvent) error
 var HTTPFunctions = map[string]func(context.Context, Config) (HTTPHandler, error){
 	"auth": NewAuth, "admin": NewAdmin,
 	"wallets": NewWallets, "payments": NewPayments,
+	"webhooks": NewWebhooks,
 }
 
 // SQSFunctions maps each queue consumer's folder name to its constructor.
-var SQSFunctions = map[string]func(context.Context, Config) (SQSHandler, error){}
+var SQSFunctions = map[string]func(context.Context, Config) (SQSHandler, error){
+	"payout-worker":  NewPayoutWorker,
+	"webhook-worker": NewWebhookWorker,
+}
 
 // ScheduleFunctions maps each scheduled function's folder name to its
 // constructor.
-var ScheduleFunctions = map[string]func(context.Context, Config) (ScheduleHandler, error){}
+var ScheduleFunctions = map[string]func(context.Context, Config) (ScheduleHandler, error){
+	"sweeper": NewSweeper,
+}

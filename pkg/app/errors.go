@@ -5,8 +5,11 @@ import (
 
 	"payments/pkg/auth"
 	"payments/pkg/companies"
+	"payments/pkg/fees"
 	"payments/pkg/httpapi"
+	"payments/pkg/payments"
 	"payments/pkg/wallets"
+	"payments/pkg/webhooks"
 )
 
 // Errors is the one catalogue that maps domain errors to HTTP: status, stable
@@ -29,4 +32,19 @@ var Errors = httpapi.Catalogue{
 	{Err: wallets.ErrInactive, Status: http.StatusBadRequest, Code: "WALLET_INACTIVE", Message: "wallet is not active"},
 	{Err: wallets.ErrInsufficientFunds, Status: http.StatusBadRequest, Code: "INSUFFICIENT_BALANCE", Message: "insufficient wallet balance"},
 	{Err: wallets.ErrBusy, Status: http.StatusConflict, Code: "WALLET_BUSY", Message: "wallet is being updated by other requests, retry"},
+
+	// payments and fees (spec §7: the payout 400s)
+	{Err: payments.ErrNotFound, Status: http.StatusNotFound, Code: "PAYMENT_NOT_FOUND", Message: "transaction not found"},
+	{Err: payments.ErrInsufficientBalance, Status: http.StatusBadRequest, Code: "INSUFFICIENT_BALANCE_INCLUDING_FEES", Message: "insufficient balance including fees"},
+	{Err: payments.ErrDuplicateExternalID, Status: http.StatusBadRequest, Code: "DUPLICATE_EXTERNAL_ID", Message: "duplicate external_id"},
+	{Err: payments.ErrNoWallet, Status: http.StatusBadRequest, Code: "NO_WALLET", Message: "no wallet for this country and currency"},
+	{Err: payments.ErrOperatorUnavailable, Status: http.StatusBadRequest, Code: "OPERATOR_UNAVAILABLE", Message: "operator not available for this country and currency"},
+	{Err: fees.ErrOperatorUnavailable, Status: http.StatusBadRequest, Code: "OPERATOR_UNAVAILABLE", Message: "operator not available for this country and currency"},
+	{Err: payments.ErrNoOperator, Status: http.StatusServiceUnavailable, Code: "NO_OPERATOR", Message: "payouts and collections are not available: no operator is configured"},
+	{Err: fees.ErrNoRule, Status: http.StatusBadRequest, Code: "NO_FEE_RULE", Message: "no fee rule of the company applies to this payment"},
+	{Err: payments.ErrBusy, Status: http.StatusConflict, Code: "PAYMENT_BUSY", Message: "wallet is being updated by other requests, retry"},
+
+	// webhooks
+	{Err: webhooks.ErrEventNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},
+	{Err: webhooks.ErrNoDestination, Status: http.StatusConflict, Code: "NO_WEBHOOK_DESTINATION", Message: "event has no destination: set a webhook URL first"},
 }

@@ -7,13 +7,16 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"payments/pkg/companies"
+	"payments/pkg/fees"
+	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
 )
 
-// NewWallets builds the wallets function: /wallets, /partner/wallets and
-// /wallet/…, behind the token guard.
+// NewWallets builds the wallets function: /wallets, /partner/wallets,
+// /wallet/… and POST /wallets/calculate-transfer-fees, behind the token
+// guard.
 func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	guard, err := tokenGuard(cfg, db)
@@ -22,6 +25,7 @@ func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	}
 	rt := httpapi.NewRouter(Errors, guard)
 	wallets.Routes(rt, walletsService(db))
+	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
 	return httpadapter.NewV2(rt).ProxyWithContext, nil
 }
 

@@ -8,9 +8,9 @@ package samtemplate
 import (
 	"fmt"
 	"os"
-	"path"
 	"sort"
 	"strings"
+	"unicode"
 
 	"gopkg.in/yaml.v3"
 )
@@ -75,6 +75,27 @@ type Queue struct {
 	MessageRetentionPeriod int
 }
 
+// FunctionDir returns the folder under functions/ of the function with
+// logicalID: "WalletsFunction" is "wallets", "PayoutWorkerFunction" is
+// "payout-worker". Every function's CodeUri is the project root, where the
+// Makefile's build-<LogicalId> target builds that folder (sam build looks for
+// the Makefile in CodeUri), so the folder follows from the name, as it does
+// in the Makefile.
+func FunctionDir(logicalID string) string {
+	name := strings.TrimSuffix(logicalID, "Function")
+	var b strings.Builder
+	for i, r := range name {
+		if unicode.IsUpper(r) {
+			if i > 0 {
+				b.WriteByte('-')
+			}
+			r = unicode.ToLower(r)
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
 // Load reads and parses the template at file.
 func Load(file string) (*Template, error) {
 	b, err := os.ReadFile(file)
@@ -118,7 +139,7 @@ func (t *Template) Functions() []Function {
 		p := t.Resources[id].Properties
 		fn := Function{
 			LogicalID:   id,
-			Dir:         path.Base(asString(p["CodeUri"])),
+			Dir:         FunctionDir(id),
 			Environment: asMap(asMap(p["Environment"])["Variables"]),
 		}
 		events := asMap(p["Events"])

@@ -32,7 +32,10 @@ func TestEveryFunctionHasItsFolderAndBuild(t *testing.T) {
 		t.Run(fn.LogicalID, func(t *testing.T) {
 			main := filepath.Join("../../../functions", fn.Dir, "main.go")
 			if _, err := os.Stat(main); err != nil {
-				t.Errorf("CodeUri functions/%s: %v", fn.Dir, err)
+				t.Errorf("functions/%s: %v", fn.Dir, err)
+			}
+			if uri := tpl.Resources[fn.LogicalID].Properties["CodeUri"]; uri != nil {
+				t.Errorf("CodeUri = %v; leave it to Globals (the project root, where the Makefile is)", uri)
 			}
 			if got := tpl.Resources[fn.LogicalID].Metadata["BuildMethod"]; got != "makefile" {
 				t.Errorf("Metadata.BuildMethod = %v, want makefile", got)
@@ -40,7 +43,7 @@ func TestEveryFunctionHasItsFolderAndBuild(t *testing.T) {
 		})
 	}
 	g := asMap(tpl.Globals["Function"])
-	want := map[string]any{"Runtime": "provided.al2023", "Handler": "bootstrap", "Architectures": []any{"arm64"}}
+	want := map[string]any{"Runtime": "provided.al2023", "Handler": "bootstrap", "Architectures": []any{"arm64"}, "CodeUri": "."}
 	for k, v := range want {
 		if !reflect.DeepEqual(g[k], v) {
 			t.Errorf("Globals.Function.%s = %v, want %v", k, g[k], v)
@@ -202,10 +205,9 @@ Resources:
   D:
     Type: AWS::SQS::Queue
     Properties: {QueueName: !Sub "${AWS::StackName}-jobs-dlq"}
-  F:
+  WorkerFunction:
     Type: AWS::Serverless::Function
     Properties:
-      CodeUri: functions/worker
       Events:
         Jobs: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn, BatchSize: 5, FunctionResponseTypes: [ReportBatchItemFailures]}}
         Tick: {Type: Schedule, Properties: {Schedule: rate(1 minute)}}
@@ -223,11 +225,25 @@ Resources:
 	}
 	fns := tpl.Functions()
 	want := Function{
-		LogicalID: "F", Dir: "worker",
+		LogicalID: "WorkerFunction", Dir: "worker",
 		Queues:    []QueueTrigger{{Queue: "jobs", BatchSize: 5, ReportBatchItemFailures: true}},
 		Schedules: []Schedule{{Expression: "rate(1 minute)"}},
 	}
 	if len(fns) != 1 || !reflect.DeepEqual(fns[0], want) {
 		t.Errorf("functions = %+v, want %+v", fns, want)
+	}
+}
+
+func TestFunctionDir(t *testing.T) {
+	tests := map[string]string{
+		"WalletsFunction":       "wallets",
+		"PayoutWorkerFunction":  "payout-worker",
+		"WebhookWorkerFunction": "webhook-worker",
+		"AuthFunction":          "auth",
+	}
+	for id, want := range tests {
+		if got := FunctionDir(id); got != want {
+			t.Errorf("FunctionDir(%s) = %s, want %s", id, got, want)
+		}
 	}
 }

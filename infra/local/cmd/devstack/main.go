@@ -39,6 +39,7 @@ import (
 	"payments/infra/local/devserver"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
+	"payments/pkg/outbound"
 )
 
 // TableName is the local table's name.
@@ -148,6 +149,11 @@ func run(log *slog.Logger) (err error) {
 	defer st.Stop()
 	exited := st.Exited()
 	setEnv(st.Env())
+	// Locally a webhook receiver usually runs on this machine: let the
+	// outbound client dial loopback unless told otherwise. Never set in AWS.
+	if os.Getenv(outbound.AllowLoopbackEnv) == "" {
+		os.Setenv(outbound.AllowLoopbackEnv, "true")
+	}
 
 	if err := st.WaitReady(ctx); err != nil {
 		return err
