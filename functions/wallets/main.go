@@ -1,30 +1,7 @@
-// Command wallets is the Lambda entry of the wallets function; it only wires
-// the configuration to app.NewWallets.
+// Command wallets is the Lambda entry of the wallets function; it only wires the
+// environment's configuration to app.NewWallets.
 package main
 
-import (
-	"context"
-	"log/slog"
-	"os"
+import "payments/pkg/app"
 
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/aws/aws-lambda-go/lambdacontext"
-
-	"payments/pkg/app"
-)
-
-func main() {
-	slog.SetDefault(slog.New(lambdacontext.NewLogHandler()))
-	ctx := context.Background()
-	cfg, err := app.ConfigFromEnv(ctx)
-	if err != nil {
-		slog.Error("read configuration", "function", "wallets", "error", err)
-		os.Exit(1)
-	}
-	h, err := app.NewWallets(ctx, cfg)
-	if err != nil {
-		slog.Error("build handler", "function", "wallets", "error", err)
-		os.Exit(1)
-	}
-	lambda.Start(h)
-}
+func main() { app.Start("wallets", app.NewWallets) }

@@ -1,11 +1,8 @@
 package app
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -178,45 +175,4 @@ func TestAdminCompanies(t *testing.T) {
 			t.Fatalf("after rotation: %d %s", status, res.Body)
 		}
 	})
-}
-
-// TestAuthAdminSampleEvents runs every sample event of the auth and admin functions
-// through its handler on a fresh table and checks the status that
-// events/<function>/expected.json gives.
-func TestAuthAdminSampleEvents(t *testing.T) {
-	env := newAuthTestEnv(t)
-	for fn, h := range map[string]HTTPHandler{"auth": env.auth, "admin": env.admin} {
-		dir := filepath.Join("..", "..", "events", fn)
-		raw, err := os.ReadFile(filepath.Join(dir, "expected.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var expected map[string]int
-		if err := json.Unmarshal(raw, &expected); err != nil {
-			t.Fatal(err)
-		}
-		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-		if len(files) != len(expected)+1 {
-			t.Errorf("%s: %d event files, %d expectations", fn, len(files)-1, len(expected))
-		}
-		for name, want := range expected {
-			t.Run(fn+"/"+name, func(t *testing.T) {
-				raw, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				var ev events.APIGatewayV2HTTPRequest
-				if err := json.Unmarshal(raw, &ev); err != nil {
-					t.Fatal(err)
-				}
-				res, err := h(context.Background(), ev)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if res.StatusCode != want {
-					t.Fatalf("status %d, want %d: %s", res.StatusCode, want, res.Body)
-				}
-			})
-		}
-	}
 }

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -605,58 +604,6 @@ func TestConcurrentPayoutsHTTP(t *testing.T) {
 		t.Fatalf("wallet %v", w)
 	}
 	e.verify(companyID)
-}
-
-// TestPaymentsSampleEvents runs events/payout-worker through the worker's
-// handler (expected.json gives the batch item failures) and
-// events/sweeper through the sweeper's.
-func TestPaymentsSampleEvents(t *testing.T) {
-	e := newPaymentsTestEnv(t)
-	sweeper, err := NewSweeper(context.Background(), e.cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, fn := range []string{"payout-worker", "sweeper"} {
-		dir := filepath.Join("..", "..", "events", fn)
-		raw, err := os.ReadFile(filepath.Join(dir, "expected.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var expected map[string]int
-		if err := json.Unmarshal(raw, &expected); err != nil {
-			t.Fatal(err)
-		}
-		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-		if len(files) != len(expected)+1 {
-			t.Fatalf("%s: %d event files, expected.json names %d", fn, len(files)-1, len(expected))
-		}
-		for name, want := range expected {
-			t.Run(fn+"/"+name, func(t *testing.T) {
-				raw, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if fn == "sweeper" {
-					var ev events.EventBridgeEvent
-					if err := json.Unmarshal(raw, &ev); err != nil {
-						t.Fatal(err)
-					}
-					if err := sweeper(context.Background(), ev); err != nil {
-						t.Fatal(err)
-					}
-					return
-				}
-				var ev events.SQSEvent
-				if err := json.Unmarshal(raw, &ev); err != nil || len(ev.Records) == 0 {
-					t.Fatalf("not an SQS event: %v", err)
-				}
-				resp, err := e.worker(context.Background(), ev)
-				if err != nil || len(resp.BatchItemFailures) != want {
-					t.Fatalf("%+v %v, want %d failures", resp, err, want)
-				}
-			})
-		}
-	}
 }
 
 // TestProductionModeNeedsAnOperator: without an operator adapter the

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -764,64 +763,6 @@ func TestWebhookSecretAdmin(t *testing.T) {
 func TestWebhookWorkerNeedsItsQueue(t *testing.T) {
 	if _, err := NewWebhookWorker(context.Background(), Config{TableName: "t"}); err == nil {
 		t.Fatal("the worker started without WEBHOOKS_QUEUE_URL")
-	}
-}
-
-// TestWebhookSampleEvents runs events/webhooks/*.json through the webhooks
-// function (with a real token for "Bearer TOKEN") and
-// events/webhook-worker/*.json through the worker, and checks what
-// expected.json gives: the HTTP status, or the number of batch item
-// failures.
-func TestWebhookSampleEvents(t *testing.T) {
-	rcv := newReceiver(t, nil)
-	e := newHookEnv(t, rcv.client())
-	for _, fn := range []string{"webhooks", "webhook-worker"} {
-		dir := filepath.Join("..", "..", "events", fn)
-		raw, err := os.ReadFile(filepath.Join(dir, "expected.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var expected map[string]int
-		if err := json.Unmarshal(raw, &expected); err != nil {
-			t.Fatal(err)
-		}
-		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-		if len(files) != len(expected)+1 {
-			t.Fatalf("%s: %d event files, expected.json names %d", fn, len(files)-1, len(expected))
-		}
-		for name, want := range expected {
-			t.Run(fn+"/"+name, func(t *testing.T) {
-				raw, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				if fn == "webhook-worker" {
-					var ev lambdaevents.SQSEvent
-					if err := json.Unmarshal(raw, &ev); err != nil || len(ev.Records) == 0 {
-						t.Fatalf("not an SQS event: %v", err)
-					}
-					resp, err := e.worker(context.Background(), ev)
-					if err != nil || len(resp.BatchItemFailures) != want {
-						t.Fatalf("%+v %v, want %d failures", resp, err, want)
-					}
-					return
-				}
-				dec := json.NewDecoder(strings.NewReader(string(raw)))
-				dec.DisallowUnknownFields()
-				var req lambdaevents.APIGatewayV2HTTPRequest
-				if err := dec.Decode(&req); err != nil {
-					t.Fatalf("not an API Gateway v2 event: %v", err)
-				}
-				if req.Headers["authorization"] != "Bearer TOKEN" {
-					t.Fatalf("authorization = %q, want the literal Bearer TOKEN", req.Headers["authorization"])
-				}
-				req.Headers["authorization"] = "Bearer " + e.token
-				res, err := e.log(context.Background(), req)
-				if err != nil || res.StatusCode != want {
-					t.Fatalf("status %d (%v), want %d: %s", res.StatusCode, err, want, res.Body)
-				}
-			})
-		}
 	}
 }
 

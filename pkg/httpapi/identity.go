@@ -1,6 +1,9 @@
 package httpapi
 
-import "context"
+import (
+	"context"
+	"net/http"
+)
 
 type companyKey struct{}
 
@@ -14,4 +17,14 @@ func WithCompany(ctx context.Context, companyID string) context.Context {
 func CompanyID(ctx context.Context) string {
 	id, _ := ctx.Value(companyKey{}).(string)
 	return id
+}
+
+// Company returns the authenticated company's id from r, or ErrUnauthorized
+// for a request that reached a company route without one.
+func Company(r *http.Request) (string, error) {
+	id := CompanyID(r.Context())
+	if id == "" {
+		return "", ErrUnauthorized
+	}
+	return id, nil
 }

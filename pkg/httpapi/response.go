@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"strconv"
+	"time"
 )
 
 // BasePath is the version segment every public path starts with.
@@ -122,4 +123,38 @@ func RespondList[T any](w http.ResponseWriter, items []T, p Page) {
 		Meta:       &p,
 		Pagination: &p,
 	})
+}
+
+// ParseDateRange reads the from_date (inclusive) and to_date (exclusive)
+// query parameters: RFC 3339 date-times or YYYY-MM-DD dates (midnight UTC),
+// each optional, to_date after from_date. Absent bounds are zero times.
+func ParseDateRange(r *http.Request) (from, to time.Time, err error) {
+	q := r.URL.Query()
+	if from, err = parseDate(q.Get("from_date"), "from_date"); err != nil {
+		return from, to, err
+	}
+	if to, err = parseDate(q.Get("to_date"), "to_date"); err != nil {
+		return from, to, err
+	}
+	if !from.IsZero() && !to.IsZero() && !to.After(from) {
+		return from, to, Invalid("to_date", "must be after from_date")
+	}
+	return from, to, nil
+}
+
+func parseDate(s, field string) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t, err = time.Parse(time.DateOnly, s)
+	}
+	if err != nil {
+		return time.Time{}, Invalid(field, "must be an ISO 8601 date-time (RFC 3339) or a YYYY-MM-DD date")
+	}
+	if t.Year() < 1970 || t.Year() > 9999 {
+		return time.Time{}, Invalid(field, "must be between the years 1970 and 9999")
+	}
+	return t.UTC(), nil
 }

@@ -153,7 +153,7 @@ func (approved) KYBApproved(context.Context, string) (bool, error) { return true
 // payments service over the real store, with a fake clock, an in-memory
 // payouts queue and an event log.
 type harness struct {
-	t       *testing.T
+	t       testing.TB
 	ctx     context.Context
 	db      *store.DB
 	store   *store.Payments
@@ -168,7 +168,7 @@ type harness struct {
 	wallet  wallets.Wallet
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	db := storetest.NewDB(t)
 	h := &harness{

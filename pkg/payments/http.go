@@ -179,16 +179,8 @@ func Routes(rt *httpapi.Router, svc *Service) {
 
 type handlers struct{ svc *Service }
 
-func company(r *http.Request) (string, error) {
-	id := httpapi.CompanyID(r.Context())
-	if id == "" {
-		return "", httpapi.ErrUnauthorized
-	}
-	return id, nil
-}
-
 func (h handlers) payout(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -209,7 +201,7 @@ func (h handlers) payout(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) collect(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -230,7 +222,7 @@ func (h handlers) collect(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -256,7 +248,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) status(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -290,7 +282,7 @@ func (h handlers) status(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) guideline(w http.ResponseWriter, r *http.Request) error {
-	if _, err := company(r); err != nil {
+	if _, err := httpapi.Company(r); err != nil {
 		return err
 	}
 	rows := h.svc.Guideline().Rows()

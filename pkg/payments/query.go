@@ -65,33 +65,8 @@ func ParseQuery(r *http.Request) (Query, error) {
 		q.ExternalID = s
 	}
 	var err error
-	if q.From, err = parseDate(v.Get("from_date"), "from_date"); err != nil {
-		return q, err
-	}
-	if q.To, err = parseDate(v.Get("to_date"), "to_date"); err != nil {
-		return q, err
-	}
-	if !q.From.IsZero() && !q.To.IsZero() && !q.To.After(q.From) {
-		return q, httpapi.Invalid("to_date", "must be after from_date")
-	}
-	return q, nil
-}
-
-func parseDate(s, field string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t, err = time.Parse(time.DateOnly, s)
-	}
-	if err != nil {
-		return time.Time{}, httpapi.Invalid(field, "must be an ISO 8601 date-time (RFC 3339) or a YYYY-MM-DD date")
-	}
-	if t.Year() < 1970 || t.Year() > 9999 {
-		return time.Time{}, httpapi.Invalid(field, "must be between the years 1970 and 9999")
-	}
-	return t.UTC(), nil
+	q.From, q.To, err = httpapi.ParseDateRange(r)
+	return q, err
 }
 
 // List returns the company's payment transactions that match q, newest

@@ -117,20 +117,13 @@ func (s *Companies) Create(ctx context.Context, c companies.Company) error {
 
 // Get reads company id with a strongly consistent read.
 func (s *Companies) Get(ctx context.Context, id string) (companies.Company, error) {
-	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.db.Table),
-		Key:            primaryKeyOf(companyPK(id), companySK()),
-		ConsistentRead: aws.Bool(true),
-	})
+	var it companyItem
+	found, err := s.db.getItem(ctx, companyPK(id), companySK(), &it)
 	if err != nil {
 		return companies.Company{}, fmt.Errorf("store: get company %s: %w", id, err)
 	}
-	if out.Item == nil {
+	if !found {
 		return companies.Company{}, companies.ErrNotFound
-	}
-	var it companyItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return companies.Company{}, fmt.Errorf("store: unmarshal company %s: %w", id, err)
 	}
 	return it.company(), nil
 }

@@ -29,20 +29,13 @@ type feeScheduleItem struct {
 
 // FeeSchedule returns the company's schedule and whether one was set.
 func (f *Fees) FeeSchedule(ctx context.Context, companyID string) (fees.Schedule, bool, error) {
-	out, err := f.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(f.db.Table),
-		Key:            primaryKeyOf(companyPK(companyID), feeScheduleSK),
-		ConsistentRead: aws.Bool(true),
-	})
+	var it feeScheduleItem
+	found, err := f.db.getItem(ctx, companyPK(companyID), feeScheduleSK, &it)
 	if err != nil {
 		return fees.Schedule{}, false, fmt.Errorf("store: get fee schedule: %w", err)
 	}
-	if out.Item == nil {
+	if !found {
 		return fees.Schedule{}, false, nil
-	}
-	var it feeScheduleItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return fees.Schedule{}, false, fmt.Errorf("store: decode fee schedule: %w", err)
 	}
 	return fees.Schedule{Rules: it.Rules}, true, nil
 }

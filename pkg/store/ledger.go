@@ -135,20 +135,13 @@ func (it ledgerItem) transaction() (wallets.Transaction, error) {
 
 // GetTransaction reads a ledger entry of the company, strongly consistent.
 func (s *Wallets) GetTransaction(ctx context.Context, companyID, id string) (wallets.Transaction, error) {
-	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.db.Table),
-		Key:            primaryKeyOf(companyPK(companyID), ledgerSK(id)),
-		ConsistentRead: aws.Bool(true),
-	})
+	var it ledgerItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), ledgerSK(id), &it)
 	if err != nil {
 		return wallets.Transaction{}, fmt.Errorf("store: get ledger entry %s: %w", id, err)
 	}
-	if out.Item == nil {
+	if !found {
 		return wallets.Transaction{}, wallets.ErrTransactionNotFound
-	}
-	var it ledgerItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return wallets.Transaction{}, fmt.Errorf("store: unmarshal ledger entry %s: %w", id, err)
 	}
 	return it.transaction()
 }
@@ -159,17 +152,7 @@ func (s *Wallets) GetTransaction(ctx context.Context, companyID, id string) (wal
 // otherwise the company partition is read strongly consistent. The other
 // fields of q are applied to the items read.
 func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wallets.TransactionQuery) ([]wallets.Transaction, error) {
-	lo, hi := ledgerSKPrefix, ledgerSKPrefix[:len(ledgerSKPrefix)-1]+"$"
-	if !q.From.IsZero() {
-		lo = ledgerSKPrefix + v7Prefix(q.From.UnixMilli())
-	}
-	if !q.To.IsZero() {
-		ms := q.To.UnixMilli()
-		if q.To.After(time.UnixMilli(ms)) {
-			ms++
-		}
-		hi = ledgerSKPrefix + v7Prefix(ms)
-	}
+	lo, hi := timeRange(ledgerSKPrefix, q.From, q.To)
 	in := &dynamodb.QueryInput{
 		TableName:        aws.String(s.db.Table),
 		ScanIndexForward: aws.Bool(false),

@@ -82,20 +82,13 @@ func (it eventItem) event() (events.Event, error) {
 
 // Event returns one of the company's events.
 func (o *Outbox) Event(ctx context.Context, companyID, eventID string) (events.Event, error) {
-	out, err := o.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(o.db.Table),
-		Key:            primaryKeyOf(companyPK(companyID), eventSK(eventID)),
-		ConsistentRead: aws.Bool(true),
-	})
+	var it eventItem
+	found, err := o.db.getItem(ctx, companyPK(companyID), eventSK(eventID), &it)
 	if err != nil {
 		return events.Event{}, fmt.Errorf("store: get event: %w", err)
 	}
-	if out.Item == nil {
+	if !found {
 		return events.Event{}, ErrEventNotFound
-	}
-	var it eventItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return events.Event{}, fmt.Errorf("store: decode event: %w", err)
 	}
 	return it.event()
 }

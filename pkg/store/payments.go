@@ -451,20 +451,13 @@ func (s *Payments) entryChange(companyID string, c payments.EntryChange) types.T
 
 // GetPayment reads a payment of the company, strongly consistent.
 func (s *Payments) GetPayment(ctx context.Context, companyID, id string) (payments.Payment, error) {
-	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.db.Table),
-		Key:            primaryKeyOf(companyPK(companyID), paymentSK(id)),
-		ConsistentRead: aws.Bool(true),
-	})
+	var it paymentItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), paymentSK(id), &it)
 	if err != nil {
 		return payments.Payment{}, fmt.Errorf("store: get payment %s: %w", id, err)
 	}
-	if out.Item == nil {
+	if !found {
 		return payments.Payment{}, payments.ErrNotFound
-	}
-	var it paymentItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return payments.Payment{}, fmt.Errorf("store: unmarshal payment %s: %w", id, err)
 	}
 	return it.payment()
 }
@@ -473,17 +466,7 @@ func (s *Payments) GetPayment(ctx context.Context, companyID, id string) (paymen
 // first, strongly consistent. The bounds become a range of sort keys
 // (payment ids are UUID v7 of their created_at), refined on created_at.
 func (s *Payments) ListPayments(ctx context.Context, companyID string, from, to time.Time) ([]payments.Payment, error) {
-	lo, hi := paymentSKPrefix, paymentSKPrefix[:len(paymentSKPrefix)-1]+"$"
-	if !from.IsZero() {
-		lo = paymentSKPrefix + v7Prefix(from.UnixMilli())
-	}
-	if !to.IsZero() {
-		ms := to.UnixMilli()
-		if to.After(time.UnixMilli(ms)) {
-			ms++
-		}
-		hi = paymentSKPrefix + v7Prefix(ms)
-	}
+	lo, hi := timeRange(paymentSKPrefix, from, to)
 	items, err := s.wallets.query(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),

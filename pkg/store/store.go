@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -163,4 +164,42 @@ func transactionConflict(err error) bool {
 		}
 	}
 	return false
+}
+
+// getItem reads the item (pk, sk), strongly consistent, into out and reports
+// whether it exists.
+func (db *DB) getItem(ctx context.Context, pk, sk string, out any) (bool, error) {
+	res, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(db.Table),
+		Key:            primaryKeyOf(pk, sk),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return false, err
+	}
+	if res.Item == nil {
+		return false, nil
+	}
+	if err := attributevalue.UnmarshalMap(res.Item, out); err != nil {
+		return false, fmt.Errorf("decode: %w", err)
+	}
+	return true, nil
+}
+
+// timeRange returns the sort-key bounds, for BETWEEN, of the items keyed
+// prefix + a UUID v7 whose time falls in [from, to); a zero time leaves
+// that end open.
+func timeRange(prefix string, from, to time.Time) (lo, hi string) {
+	lo, hi = prefix, prefix[:len(prefix)-1]+string(prefix[len(prefix)-1]+1)
+	if !from.IsZero() {
+		lo = prefix + v7Prefix(from.UnixMilli())
+	}
+	if !to.IsZero() {
+		ms := to.UnixMilli()
+		if to.After(time.UnixMilli(ms)) {
+			ms++
+		}
+		hi = prefix + v7Prefix(ms)
+	}
+	return lo, hi
 }

@@ -197,20 +197,13 @@ func (s *Wallets) putNew(item map[string]types.AttributeValue) types.TransactWri
 
 // GetWallet reads a wallet of the company, strongly consistent.
 func (s *Wallets) GetWallet(ctx context.Context, companyID, walletID string) (wallets.Wallet, error) {
-	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.db.Table),
-		Key:            primaryKeyOf(companyPK(companyID), walletSK(walletID)),
-		ConsistentRead: aws.Bool(true),
-	})
+	var it walletItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), walletSK(walletID), &it)
 	if err != nil {
 		return wallets.Wallet{}, fmt.Errorf("store: get wallet %s: %w", walletID, err)
 	}
-	if out.Item == nil {
+	if !found {
 		return wallets.Wallet{}, wallets.ErrNotFound
-	}
-	var it walletItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return wallets.Wallet{}, fmt.Errorf("store: unmarshal wallet %s: %w", walletID, err)
 	}
 	return it.wallet()
 }
@@ -247,20 +240,13 @@ func (s *Wallets) ListWallets(ctx context.Context, companyID string) ([]wallets.
 
 // WalletCompany reads the wallet id lookup, strongly consistent.
 func (s *Wallets) WalletCompany(ctx context.Context, walletID string) (string, error) {
-	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.db.Table),
-		Key:            primaryKeyOf(walletRefPK(walletID), walletRefSK()),
-		ConsistentRead: aws.Bool(true),
-	})
+	var it walletRefItem
+	found, err := s.db.getItem(ctx, walletRefPK(walletID), walletRefSK(), &it)
 	if err != nil {
 		return "", fmt.Errorf("store: get wallet ref %s: %w", walletID, err)
 	}
-	if out.Item == nil {
+	if !found {
 		return "", wallets.ErrNotFound
-	}
-	var it walletRefItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return "", fmt.Errorf("store: unmarshal wallet ref %s: %w", walletID, err)
 	}
 	return it.CompanyID, nil
 }

@@ -156,20 +156,13 @@ func (s *Webhooks) Event(ctx context.Context, companyID, eventID string) (events
 
 // Secret returns the company's signing secret, or "" when it has none.
 func (s *Webhooks) Secret(ctx context.Context, companyID string) (string, error) {
-	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.db.Table),
-		Key:            primaryKeyOf(companyPK(companyID), webhookSecretSK()),
-		ConsistentRead: aws.Bool(true),
-	})
+	var it secretItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), webhookSecretSK(), &it)
 	if err != nil {
 		return "", fmt.Errorf("store: get webhook secret: %w", err)
 	}
-	if out.Item == nil {
+	if !found {
 		return "", nil
-	}
-	var it secretItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return "", fmt.Errorf("store: decode webhook secret: %w", err)
 	}
 	return it.Secret, nil
 }
@@ -262,20 +255,13 @@ func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) erro
 
 // Delivery reads one delivery; webhooks.ErrDeliveryNotFound when absent.
 func (s *Webhooks) Delivery(ctx context.Context, companyID, deliveryID string) (webhooks.Delivery, error) {
-	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.db.Table),
-		Key:            primaryKeyOf(companyPK(companyID), deliverySK(deliveryID)),
-		ConsistentRead: aws.Bool(true),
-	})
+	var it deliveryItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), deliverySK(deliveryID), &it)
 	if err != nil {
 		return webhooks.Delivery{}, fmt.Errorf("store: get delivery: %w", err)
 	}
-	if out.Item == nil {
+	if !found {
 		return webhooks.Delivery{}, webhooks.ErrDeliveryNotFound
-	}
-	var it deliveryItem
-	if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-		return webhooks.Delivery{}, fmt.Errorf("store: decode delivery: %w", err)
 	}
 	if it.Type != kindWebhookDelivery {
 		return webhooks.Delivery{}, webhooks.ErrDeliveryNotFound
@@ -382,17 +368,7 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 // deliveries, newest first. The dates become a range of sort keys (event
 // ids are UUID v7 of their creation time); zero dates leave that end open.
 func (s *Webhooks) Records(ctx context.Context, companyID string, from, to time.Time) ([]webhooks.Record, error) {
-	lo, hi := eventSKPrefix, eventSKPrefix[:len(eventSKPrefix)-1]+"$"
-	if !from.IsZero() {
-		lo = eventSKPrefix + v7Prefix(from.UnixMilli())
-	}
-	if !to.IsZero() {
-		ms := to.UnixMilli()
-		if to.After(time.UnixMilli(ms)) {
-			ms++
-		}
-		hi = eventSKPrefix + v7Prefix(ms)
-	}
+	lo, hi := timeRange(eventSKPrefix, from, to)
 	return s.records(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),

@@ -194,18 +194,8 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 
 type handlers struct{ svc *Service }
 
-// company returns the caller's company id; a route reached without one is
-// refused.
-func company(r *http.Request) (string, error) {
-	id := httpapi.CompanyID(r.Context())
-	if id == "" {
-		return "", httpapi.ErrUnauthorized
-	}
-	return id, nil
-}
-
 func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -222,7 +212,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -239,7 +229,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) partnerList(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -264,7 +254,7 @@ func (h handlers) partnerList(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) usdBalance(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -285,7 +275,7 @@ func (h handlers) usdBalance(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) paymentBalance(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -308,7 +298,7 @@ func (h handlers) paymentBalance(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) transaction(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -321,7 +311,7 @@ func (h handlers) transaction(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) walletTransactions(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -339,7 +329,7 @@ func (h handlers) walletTransactions(w http.ResponseWriter, r *http.Request) err
 }
 
 func (h handlers) transactions(w http.ResponseWriter, r *http.Request) error {
-	cid, err := company(r)
+	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
@@ -393,33 +383,8 @@ func ParseTransactionQuery(r *http.Request) (TransactionQuery, error) {
 		q.Currency = s
 	}
 	var err error
-	if q.From, err = parseDate(v.Get("from_date"), "from_date"); err != nil {
-		return q, err
-	}
-	if q.To, err = parseDate(v.Get("to_date"), "to_date"); err != nil {
-		return q, err
-	}
-	if !q.From.IsZero() && !q.To.IsZero() && !q.To.After(q.From) {
-		return q, httpapi.Invalid("to_date", "must be after from_date")
-	}
-	return q, nil
-}
-
-func parseDate(s, field string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t, err = time.Parse(time.DateOnly, s)
-	}
-	if err != nil {
-		return time.Time{}, httpapi.Invalid(field, "must be an RFC 3339 date-time or a YYYY-MM-DD date")
-	}
-	if t.Year() < 1970 || t.Year() > 9999 {
-		return time.Time{}, httpapi.Invalid(field, "must be between the years 1970 and 9999")
-	}
-	return t.UTC(), nil
+	q.From, q.To, err = httpapi.ParseDateRange(r)
+	return q, err
 }
 
 func joinEnum[T ~string](vs []T) string {

@@ -1,0 +1,30 @@
+package app
+
+import (
+	"context"
+	"log/slog"
+	"os"
+
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/aws/aws-lambda-go/lambdacontext"
+)
+
+// Start is the whole of a function's main: JSON logs carrying the Lambda
+// request id, the configuration from the environment, the handler from
+// build, then lambda.Start. A function that cannot be configured logs why
+// and exits, so Lambda reports an init error.
+func Start[H HTTPHandler | SQSHandler | ScheduleHandler](name string, build func(context.Context, Config) (H, error)) {
+	slog.SetDefault(slog.New(lambdacontext.NewLogHandler()))
+	ctx := context.Background()
+	cfg, err := ConfigFromEnv(ctx)
+	if err != nil {
+		slog.Error("read configuration", "function", name, "error", err)
+		os.Exit(1)
+	}
+	h, err := build(ctx, cfg)
+	if err != nil {
+		slog.Error("build handler", "function", name, "error", err)
+		os.Exit(1)
+	}
+	lambda.Start(h)
+}
