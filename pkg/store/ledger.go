@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -174,20 +175,11 @@ func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wall
 	if err != nil {
 		return nil, fmt.Errorf("store: list ledger entries: %w", err)
 	}
-	out := make([]wallets.Transaction, 0, len(items))
-	for _, item := range items {
-		var it ledgerItem
-		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-			return nil, fmt.Errorf("store: unmarshal ledger entry: %w", err)
-		}
-		t, err := it.transaction()
-		if err != nil {
-			return nil, err
-		}
-		if q.Match(t) {
-			out = append(out, t)
-		}
+	out, err := decodeAll(items, ledgerItem.transaction)
+	if err != nil {
+		return nil, err
 	}
+	out = slices.DeleteFunc(out, func(t wallets.Transaction) bool { return !q.Match(t) })
 	return out, nil
 }
 

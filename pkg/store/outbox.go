@@ -129,17 +129,5 @@ func (o *Outbox) Unpublished(ctx context.Context, cutoff time.Time, limit int) (
 	if err != nil {
 		return nil, fmt.Errorf("store: query unpublished events: %w", err)
 	}
-	evs := make([]events.Event, 0, len(out.Items))
-	for _, raw := range out.Items {
-		var it eventItem
-		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-			return nil, fmt.Errorf("store: decode event: %w", err)
-		}
-		e, err := it.event()
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, e)
-	}
-	return evs, nil
+	return decodeAll(out.Items, eventItem.event)
 }

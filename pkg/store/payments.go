@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -481,21 +482,13 @@ func (s *Payments) ListPayments(ctx context.Context, companyID string, from, to 
 	if err != nil {
 		return nil, fmt.Errorf("store: list payments: %w", err)
 	}
-	out := make([]payments.Payment, 0, len(items))
-	for _, item := range items {
-		var it paymentItem
-		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-			return nil, fmt.Errorf("store: unmarshal payment: %w", err)
-		}
-		p, err := it.payment()
-		if err != nil {
-			return nil, err
-		}
-		if (from.IsZero() || !p.CreatedAt.Before(from)) && (to.IsZero() || p.CreatedAt.Before(to)) {
-			out = append(out, p)
-		}
+	out, err := decodeAll(items, paymentItem.payment)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	return slices.DeleteFunc(out, func(p payments.Payment) bool {
+		return (!from.IsZero() && p.CreatedAt.Before(from)) || (!to.IsZero() && !p.CreatedAt.Before(to))
+	}), nil
 }
 
 // OpenPayments returns up to limit non-terminal payments created before

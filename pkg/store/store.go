@@ -203,3 +203,21 @@ func timeRange(prefix string, from, to time.Time) (lo, hi string) {
 	}
 	return lo, hi
 }
+
+// decodeAll unmarshals each item into an I and turns it into a T with
+// convert (an item type's conversion method, such as walletItem.wallet).
+func decodeAll[I, T any](items []map[string]types.AttributeValue, convert func(I) (T, error)) ([]T, error) {
+	out := make([]T, 0, len(items))
+	for _, raw := range items {
+		var it I
+		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
+			return nil, fmt.Errorf("store: decode item: %w", err)
+		}
+		v, err := convert(it)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}

@@ -223,19 +223,7 @@ func (s *Wallets) ListWallets(ctx context.Context, companyID string) ([]wallets.
 	if err != nil {
 		return nil, fmt.Errorf("store: list wallets: %w", err)
 	}
-	out := make([]wallets.Wallet, 0, len(items))
-	for _, item := range items {
-		var it walletItem
-		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-			return nil, fmt.Errorf("store: unmarshal wallet: %w", err)
-		}
-		w, err := it.wallet()
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, w)
-	}
-	return out, nil
+	return decodeAll(items, walletItem.wallet)
 }
 
 // WalletCompany reads the wallet id lookup, strongly consistent.
