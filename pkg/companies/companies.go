@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/timestamp"
 )
 
 // KYBStatus is where a company stands in its know-your-business review.
@@ -163,7 +164,7 @@ func (s *Service) Create(ctx context.Context, name string, kyb KYBStatus) (Creat
 	if err != nil {
 		return Created{}, err
 	}
-	now := s.Now().UTC().Truncate(time.Millisecond)
+	now := timestamp.Of(s.Now())
 	c := Company{
 		ID:         uuid.NewString(),
 		Name:       name,
@@ -210,7 +211,7 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (Company, erro
 	if _, err := uuid.Parse(id); err != nil {
 		return Company{}, ErrNotFound
 	}
-	c, err := s.store.Update(ctx, id, p, s.Now().UTC().Truncate(time.Millisecond))
+	c, err := s.store.Update(ctx, id, p, timestamp.Of(s.Now()))
 	if err != nil {
 		return Company{}, err
 	}
@@ -228,7 +229,7 @@ func (s *Service) RotateKey(ctx context.Context, id string) (Credentials, error)
 	if err != nil {
 		return Credentials{}, err
 	}
-	c, err := s.store.RotateKey(ctx, id, HashKey(key), s.Now().UTC().Truncate(time.Millisecond))
+	c, err := s.store.RotateKey(ctx, id, HashKey(key), timestamp.Of(s.Now()))
 	if err != nil {
 		return Credentials{}, err
 	}

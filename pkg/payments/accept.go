@@ -15,7 +15,9 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
+	"payments/pkg/ids"
 	"payments/pkg/money"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -156,7 +158,7 @@ func (s *Service) Payout(ctx context.Context, companyID string, r Request) (Paym
 	if err != nil {
 		return Payment{}, err
 	}
-	p.EntryID = wallets.NewTransactionID(p.CreatedAt)
+	p.EntryID = ids.NewV7(p.CreatedAt)
 	reservation := wallets.Transaction{
 		ID:            p.EntryID,
 		CompanyID:     companyID,
@@ -213,7 +215,7 @@ func (s *Service) Collect(ctx context.Context, companyID string, r Request) (Pay
 		Country:       p.Country,
 		Operator:      p.Operator,
 		PhoneNumber:   p.PhoneNumber,
-		InitiatedAt:   formatTime(p.CreatedAt),
+		InitiatedAt:   timestamp.Format(p.CreatedAt),
 	}, p.CreatedAt)
 	if err != nil {
 		return Payment{}, err
@@ -272,7 +274,7 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 	}
 	now := s.now()
 	p := Payment{
-		ID:          wallets.NewTransactionID(now),
+		ID:          ids.NewV7(now),
 		CompanyID:   companyID,
 		ExternalID:  r.ExternalID,
 		Type:        typ,

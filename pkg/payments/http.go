@@ -9,6 +9,7 @@ import (
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
+	"payments/pkg/timestamp"
 )
 
 // DefaultLimit is the page size of GET /payment/transactions (spec §8).
@@ -98,7 +99,7 @@ func (p Payment) Initiation() Initiation {
 		Operator:      p.Operator,
 		Country:       p.Country,
 		PhoneNumber:   p.PhoneNumber,
-		InitiatedAt:   formatTime(p.CreatedAt),
+		InitiatedAt:   timestamp.Format(p.CreatedAt),
 		ErrorMessage:  errorMessage(p),
 	}
 }
@@ -139,8 +140,8 @@ func (p Payment) Response() TransactionResponse {
 		PhoneNumber:   p.PhoneNumber,
 		Reason:        p.Reason,
 		Description:   p.Description,
-		CreatedAt:     formatTime(p.CreatedAt),
-		UpdatedAt:     formatTime(p.UpdatedAt),
+		CreatedAt:     timestamp.Format(p.CreatedAt),
+		UpdatedAt:     timestamp.Format(p.UpdatedAt),
 		ErrorMessage:  errorMessage(p),
 	}
 }

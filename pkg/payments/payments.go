@@ -23,6 +23,7 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/guideline"
 	"payments/pkg/providers/operator"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -289,7 +290,7 @@ func (s *Service) Guideline() *guideline.Guideline { return s.guide }
 
 // now returns the current time in UTC at millisecond precision, the
 // precision timestamps are stored with.
-func (s *Service) now() time.Time { return s.Now().UTC().Truncate(time.Millisecond) }
+func (s *Service) now() time.Time { return timestamp.Of(s.Now()) }
 
 // publish hands committed events to the publisher. A failure only delays
 // them: the sweeper publishes what stays unpublished.

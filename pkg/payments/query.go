@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"payments/pkg/httpapi"
+	"payments/pkg/ids"
 )
 
 // Query selects payment transactions (spec §4.15). Zero fields select all.
@@ -89,7 +88,7 @@ func (s *Service) List(ctx context.Context, companyID string, q Query) ([]Paymen
 // Get returns payment id of the company, or ErrNotFound (also for an id
 // that is not a UUID).
 func (s *Service) Get(ctx context.Context, companyID, id string) (Payment, error) {
-	if !isUUID(id) {
+	if !ids.IsUUID(id) {
 		return Payment{}, ErrNotFound
 	}
 	return s.store.GetPayment(ctx, companyID, id)
@@ -137,9 +136,4 @@ func (s *Service) Status(ctx context.Context, companyID, id string, doubleCheck 
 		}
 	}
 	return p, raw, nil
-}
-
-func isUUID(s string) bool {
-	_, err := uuid.Parse(s)
-	return err == nil && len(s) == 36
 }

@@ -9,8 +9,10 @@ import (
 	"time"
 
 	"payments/pkg/events"
+	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/providers/operator"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -76,7 +78,7 @@ func ParseJob(body []byte) (Job, error) {
 	if err := json.Unmarshal(body, &j); err != nil {
 		return Job{}, fmt.Errorf("payments: job: %w", err)
 	}
-	if (j.Kind != JobSubmit && j.Kind != JobPoll) || j.CompanyID == "" || !isUUID(j.TransactionID) || j.Step < 0 {
+	if (j.Kind != JobSubmit && j.Kind != JobPoll) || j.CompanyID == "" || !ids.IsUUID(j.TransactionID) || j.Step < 0 {
 		return Job{}, fmt.Errorf("payments: job: bad kind, company_id or transaction_id in %.200q", body)
 	}
 	return j, nil
@@ -303,7 +305,7 @@ func (s *Service) transition(ctx context.Context, p Payment, o outcome) (Transit
 	}
 	t.Wallet = &w
 	entry := wallets.Transaction{
-		ID:            wallets.NewTransactionID(now),
+		ID:            ids.NewV7(now),
 		CompanyID:     p.CompanyID,
 		WalletID:      w.ID,
 		Amount:        p.Amount,
@@ -374,7 +376,7 @@ func statusEvent(p Payment, prev Status) (events.Event, error) {
 		Country:       p.Country,
 		Operator:      p.Operator,
 		PhoneNumber:   p.PhoneNumber,
-		UpdatedAt:     formatTime(p.UpdatedAt),
+		UpdatedAt:     timestamp.Format(p.UpdatedAt),
 	}
 	if prev != "" {
 		s := string(prev)
@@ -413,5 +415,3 @@ func operatorKind(t Type) operator.Kind {
 	}
 	return operator.Payout
 }
-
-func formatTime(t time.Time) string { return t.UTC().Format(wallets.TimeLayout) }

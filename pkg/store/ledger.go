@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -87,17 +88,17 @@ func newLedgerItem(t wallets.Transaction) ledgerItem {
 		Delta:         t.Delta,
 		Reserved:      t.Reserved,
 		PaymentID:     t.PaymentID,
-		CreatedAt:     formatTime(t.CreatedAt),
+		CreatedAt:     timestamp.Format(t.CreatedAt),
 	}
 	if t.CompletedAt != nil {
-		s := formatTime(*t.CompletedAt)
+		s := timestamp.Format(*t.CompletedAt)
 		it.CompletedAt = &s
 	}
 	return it
 }
 
 func (it ledgerItem) transaction() (wallets.Transaction, error) {
-	created, err := parseTime(it.CreatedAt)
+	created, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
 		return wallets.Transaction{}, fmt.Errorf("store: ledger entry %s created_at: %w", it.ID, err)
 	}
@@ -125,7 +126,7 @@ func (it ledgerItem) transaction() (wallets.Transaction, error) {
 		CreatedAt:     created,
 	}
 	if it.CompletedAt != nil {
-		c, err := parseTime(*it.CompletedAt)
+		c, err := timestamp.Parse(*it.CompletedAt)
 		if err != nil {
 			return wallets.Transaction{}, fmt.Errorf("store: ledger entry %s completed_at: %w", it.ID, err)
 		}
@@ -181,14 +182,6 @@ func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wall
 	}
 	out = slices.DeleteFunc(out, func(t wallets.Transaction) bool { return !q.Match(t) })
 	return out, nil
-}
-
-// v7Prefix returns the first 13 characters of the text of a UUID v7 made at
-// unix millisecond ms ("0190a1b2-c3d4"): every id of that millisecond sorts
-// after it, every id of an earlier one before it.
-func v7Prefix(ms int64) string {
-	h := fmt.Sprintf("%012x", uint64(ms)&(1<<48-1))
-	return h[:8] + "-" + h[8:]
 }
 
 // ApplyChange writes c in one transaction: the wallet adjusted on the
@@ -268,7 +261,7 @@ func (s *Wallets) walletAdjustment(companyID, walletID string, adj wallets.Adjus
 	values := map[string]types.AttributeValue{
 		":dpin": num(adj.Payin), ":dpout": num(adj.Payout), ":dres": num(adj.Reserved),
 		":davail": num(adj.Available()), ":one": num(1),
-		":now": &types.AttributeValueMemberS{Value: formatTime(now)},
+		":now": &types.AttributeValueMemberS{Value: timestamp.Format(now)},
 	}
 	cond := []string{"attribute_exists(PK)"}
 	for _, c := range []struct {

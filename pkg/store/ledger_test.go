@@ -12,6 +12,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	"github.com/google/uuid"
 
+	"payments/pkg/ids"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -21,7 +22,7 @@ import (
 func fund(w wallets.Wallet, amount int64, at time.Time) wallets.Transaction {
 	before, after := w.PayinBalance, w.PayinBalance+amount
 	return wallets.Transaction{
-		ID: wallets.NewTransactionID(at), CompanyID: w.CompanyID, WalletID: w.ID,
+		ID: ids.NewV7(at), CompanyID: w.CompanyID, WalletID: w.ID,
 		Amount: amount, AmountWithFee: amount, NetAmount: amount, Currency: w.Currency,
 		Status: wallets.StatusSuccess, Type: wallets.TypeFund, Reference: "ref",
 		BalanceBefore: &before, BalanceAfter: &after, Balance: wallets.Payin, Delta: amount,

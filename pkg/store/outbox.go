@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/outbox"
+	"payments/pkg/timestamp"
 )
 
 // Outbox stores events under their company ("EVT#<event id>"). While an
@@ -55,7 +56,7 @@ func eventSK(id string) string { return eventSKPrefix + id }
 // eventPut returns the transaction item that writes e as unpublished; every
 // change that emits an event includes it in its own transaction.
 func eventPut(table string, e events.Event) (types.TransactWriteItem, error) {
-	created := formatTime(e.CreatedAt)
+	created := timestamp.Format(e.CreatedAt)
 	item, err := attributevalue.MarshalMap(eventItem{
 		PK: companyPK(e.CompanyID), SK: eventSK(e.ID),
 		GSI2PK: outboxUnpublished, GSI2SK: created + "#" + e.ID,
@@ -73,7 +74,7 @@ func eventPut(table string, e events.Event) (types.TransactWriteItem, error) {
 }
 
 func (it eventItem) event() (events.Event, error) {
-	at, err := parseTime(it.CreatedAt)
+	at, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
 		return events.Event{}, fmt.Errorf("store: event %s: %w", it.ID, err)
 	}
@@ -122,7 +123,7 @@ func (o *Outbox) Unpublished(ctx context.Context, cutoff time.Time, limit int) (
 		KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk":  &types.AttributeValueMemberS{Value: outboxUnpublished},
-			":cut": &types.AttributeValueMemberS{Value: formatTime(cutoff)},
+			":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},
 		},
 		Limit: aws.Int32(int32(limit)),
 	})

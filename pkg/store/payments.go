@@ -18,6 +18,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/payments"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -130,7 +131,7 @@ type externalIDItem struct {
 }
 
 func newPaymentItem(p payments.Payment) paymentItem {
-	created := formatTime(p.CreatedAt)
+	created := timestamp.Format(p.CreatedAt)
 	it := paymentItem{
 		PK:           companyPK(p.CompanyID),
 		SK:           paymentSK(p.ID),
@@ -157,24 +158,24 @@ func newPaymentItem(p payments.Payment) paymentItem {
 		ErrorMessage: p.ErrorMessage,
 		Upstream:     string(p.Upstream),
 		CreatedAt:    created,
-		UpdatedAt:    formatTime(p.UpdatedAt),
+		UpdatedAt:    timestamp.Format(p.UpdatedAt),
 	}
 	if !p.Status.Terminal() {
 		it.GSI2PK = openPaymentsGSI2PK
 		it.GSI2SK = openPaymentGSI2SK(created, p.CompanyID, p.ID)
 	}
 	if p.CompletedAt != nil {
-		it.CompletedAt = formatTime(*p.CompletedAt)
+		it.CompletedAt = timestamp.Format(*p.CompletedAt)
 	}
 	return it
 }
 
 func (it paymentItem) payment() (payments.Payment, error) {
-	created, err := parseTime(it.CreatedAt)
+	created, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
 		return payments.Payment{}, fmt.Errorf("store: payment %s created_at: %w", it.ID, err)
 	}
-	updated, err := parseTime(it.UpdatedAt)
+	updated, err := timestamp.Parse(it.UpdatedAt)
 	if err != nil {
 		return payments.Payment{}, fmt.Errorf("store: payment %s updated_at: %w", it.ID, err)
 	}
@@ -206,7 +207,7 @@ func (it paymentItem) payment() (payments.Payment, error) {
 		p.Upstream = json.RawMessage(it.Upstream)
 	}
 	if it.CompletedAt != "" {
-		c, err := parseTime(it.CompletedAt)
+		c, err := timestamp.Parse(it.CompletedAt)
 		if err != nil {
 			return payments.Payment{}, fmt.Errorf("store: payment %s completed_at: %w", it.ID, err)
 		}
@@ -438,7 +439,7 @@ func (s *Payments) entryChange(companyID string, c payments.EntryChange) types.T
 		add("wallet_balance_after", "after", num(*c.BalanceAfter))
 	}
 	if c.CompletedAt != nil {
-		add("completed_at", "done", str(formatTime(*c.CompletedAt)))
+		add("completed_at", "done", str(timestamp.Format(*c.CompletedAt)))
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 aws.String(s.db.Table),
@@ -501,7 +502,7 @@ func (s *Payments) OpenPayments(ctx context.Context, cutoff time.Time, limit int
 		KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk":  &types.AttributeValueMemberS{Value: openPaymentsGSI2PK},
-			":cut": &types.AttributeValueMemberS{Value: formatTime(cutoff)},
+			":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},
 		},
 		ProjectionExpression:     aws.String("#sk"),
 		ExpressionAttributeNames: map[string]string{"#sk": attrGSI2SK},
@@ -522,7 +523,7 @@ func (s *Payments) OpenPayments(ctx context.Context, cutoff time.Time, limit int
 			if len(parts) != 3 {
 				return nil, errors.New("store: malformed open payment key " + sk.Value)
 			}
-			at, err := parseTime(parts[0])
+			at, err := timestamp.Parse(parts[0])
 			if err != nil {
 				return nil, fmt.Errorf("store: open payment key %s: %w", sk.Value, err)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/events"
+	"payments/pkg/ids"
 	"payments/pkg/payments"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -44,9 +45,9 @@ func conflicts(n int, calls *int) func(store.TransactFunc) store.TransactFunc {
 func newPayout(w wallets.Wallet, amount, fee int64, externalID string) (payments.Payment, wallets.Transaction, events.Event) {
 	now := time.Now().UTC().Truncate(time.Millisecond)
 	p := payments.Payment{
-		ID: wallets.NewTransactionID(now), CompanyID: w.CompanyID, ExternalID: externalID, Type: payments.TypePayout,
+		ID: ids.NewV7(now), CompanyID: w.CompanyID, ExternalID: externalID, Type: payments.TypePayout,
 		Status: payments.StatusPending, Amount: amount, Fee: fee, Currency: w.Currency, Country: w.CountryISOCode,
-		Operator: "mtn", PhoneNumber: "237670000001", WalletID: w.ID, EntryID: wallets.NewTransactionID(now),
+		Operator: "mtn", PhoneNumber: "237670000001", WalletID: w.ID, EntryID: ids.NewV7(now),
 		CreatedAt: now, UpdatedAt: now,
 	}
 	entry := wallets.Transaction{

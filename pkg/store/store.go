@@ -14,6 +14,8 @@ import (
 	"fmt"
 	"time"
 
+	"payments/pkg/ids"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -192,14 +194,14 @@ func (db *DB) getItem(ctx context.Context, pk, sk string, out any) (bool, error)
 func timeRange(prefix string, from, to time.Time) (lo, hi string) {
 	lo, hi = prefix, prefix[:len(prefix)-1]+string(prefix[len(prefix)-1]+1)
 	if !from.IsZero() {
-		lo = prefix + v7Prefix(from.UnixMilli())
+		lo = prefix + ids.V7Prefix(from.UnixMilli())
 	}
 	if !to.IsZero() {
 		ms := to.UnixMilli()
 		if to.After(time.UnixMilli(ms)) {
 			ms++
 		}
-		hi = prefix + v7Prefix(ms)
+		hi = prefix + ids.V7Prefix(ms)
 	}
 	return lo, hi
 }

@@ -3,13 +3,13 @@ package store
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -42,14 +42,6 @@ const (
 	kindLedger     = "wallet_tx"
 	kindCreditRef  = "credit_ref"
 )
-
-// timeLayout is how wallet and ledger timestamps are stored: fixed width,
-// so they sort as strings.
-const timeLayout = wallets.TimeLayout
-
-func formatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
-
-func parseTime(s string) (time.Time, error) { return time.Parse(time.RFC3339Nano, s) }
 
 // walletItem is a wallet as stored.
 type walletItem struct {
@@ -106,17 +98,17 @@ func newWalletItem(w wallets.Wallet) walletItem {
 		PayoutAvailable:  w.PayoutAvailable,
 		IsActive:         w.IsActive,
 		Version:          w.Version,
-		CreatedAt:        formatTime(w.CreatedAt),
-		UpdatedAt:        formatTime(w.UpdatedAt),
+		CreatedAt:        timestamp.Format(w.CreatedAt),
+		UpdatedAt:        timestamp.Format(w.UpdatedAt),
 	}
 }
 
 func (it walletItem) wallet() (wallets.Wallet, error) {
-	created, err := parseTime(it.CreatedAt)
+	created, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
 		return wallets.Wallet{}, fmt.Errorf("store: wallet %s created_at: %w", it.ID, err)
 	}
-	updated, err := parseTime(it.UpdatedAt)
+	updated, err := timestamp.Parse(it.UpdatedAt)
 	if err != nil {
 		return wallets.Wallet{}, fmt.Errorf("store: wallet %s updated_at: %w", it.ID, err)
 	}

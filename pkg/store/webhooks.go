@@ -15,6 +15,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/events"
+	"payments/pkg/timestamp"
 	"payments/pkg/webhooks"
 )
 
@@ -97,15 +98,15 @@ type deliveryItem struct {
 }
 
 func attemptItemOf(a webhooks.Attempt) attemptItem {
-	return attemptItem{Number: a.Number, At: formatTime(a.At), StatusCode: a.StatusCode, Error: a.Error, DurationMS: a.Duration.Milliseconds()}
+	return attemptItem{Number: a.Number, At: timestamp.Format(a.At), StatusCode: a.StatusCode, Error: a.Error, DurationMS: a.Duration.Milliseconds()}
 }
 
 func (it deliveryItem) delivery() (webhooks.Delivery, error) {
-	created, err := parseTime(it.CreatedAt)
+	created, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
 		return webhooks.Delivery{}, fmt.Errorf("store: delivery %s: %w", it.ID, err)
 	}
-	updated, err := parseTime(it.UpdatedAt)
+	updated, err := timestamp.Parse(it.UpdatedAt)
 	if err != nil {
 		return webhooks.Delivery{}, fmt.Errorf("store: delivery %s: %w", it.ID, err)
 	}
@@ -115,7 +116,7 @@ func (it deliveryItem) delivery() (webhooks.Delivery, error) {
 		CreatedAt: created, UpdatedAt: updated,
 	}
 	for _, a := range it.Attempts {
-		at, err := parseTime(a.At)
+		at, err := timestamp.Parse(a.At)
 		if err != nil {
 			return webhooks.Delivery{}, fmt.Errorf("store: delivery %s: %w", it.ID, err)
 		}
@@ -172,7 +173,7 @@ func (s *Webhooks) Secret(ctx context.Context, companyID string) (string, error)
 func (s *Webhooks) PutSecret(ctx context.Context, companyID, secret string, now time.Time) error {
 	item, err := attributevalue.MarshalMap(secretItem{
 		PK: companyPK(companyID), SK: webhookSecretSK(), Type: kindWebhookSecret,
-		CompanyID: companyID, Secret: secret, CreatedAt: formatTime(now),
+		CompanyID: companyID, Secret: secret, CreatedAt: timestamp.Format(now),
 	})
 	if err != nil {
 		return fmt.Errorf("store: encode webhook secret: %w", err)
@@ -230,7 +231,7 @@ func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) erro
 		PK: companyPK(d.CompanyID), SK: deliverySK(d.ID), Type: kindWebhookDelivery,
 		ID: d.ID, CompanyID: d.CompanyID, EventID: d.EventID, Destination: string(d.Destination), Round: d.Round,
 		URL: d.URL, Signature: d.Signature, Status: string(d.Status), Attempts: []attemptItem{},
-		AttemptCount: len(d.Attempts), Queued: d.Queued, CreatedAt: formatTime(d.CreatedAt), UpdatedAt: formatTime(d.UpdatedAt),
+		AttemptCount: len(d.Attempts), Queued: d.Queued, CreatedAt: timestamp.Format(d.CreatedAt), UpdatedAt: timestamp.Format(d.UpdatedAt),
 	}
 	for _, a := range d.Attempts {
 		it.Attempts = append(it.Attempts, attemptItemOf(a))
@@ -291,7 +292,7 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 			":prev":    &types.AttributeValueMemberN{Value: fmt.Sprint(a.Number - 1)},
 			":s":       &types.AttributeValueMemberS{Value: string(status)},
 			":pending": &types.AttributeValueMemberS{Value: string(webhooks.StatusPending)},
-			":now":     &types.AttributeValueMemberS{Value: formatTime(now)},
+			":now":     &types.AttributeValueMemberS{Value: timestamp.Format(now)},
 		},
 	})
 	if conditionFailed(err) {
@@ -329,7 +330,7 @@ func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string
 		UpdateExpression:    aws.String("SET dispatched_at = if_not_exists(dispatched_at, :now)"),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":now": &types.AttributeValueMemberS{Value: formatTime(now)},
+			":now": &types.AttributeValueMemberS{Value: timestamp.Format(now)},
 		},
 	})
 	if conditionFailed(err) {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/ids"
 	"payments/pkg/money"
 )
 
@@ -45,7 +46,7 @@ func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (
 	if err := checkReference(in.Reference); err != nil {
 		return Wallet{}, Transaction{}, err
 	}
-	if !isUUID(walletID) {
+	if !ids.IsUUID(walletID) {
 		return Wallet{}, Transaction{}, ErrNotFound
 	}
 	companyID, err := s.store.WalletCompany(ctx, walletID)
@@ -71,7 +72,7 @@ func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (
 		after := before + amount
 		now := s.now()
 		e := Transaction{
-			ID:            NewTransactionID(now),
+			ID:            ids.NewV7(now),
 			CompanyID:     companyID,
 			WalletID:      walletID,
 			Amount:        amount,

@@ -24,6 +24,7 @@ import (
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -224,7 +225,7 @@ func TestCreateWallet(t *testing.T) {
 				r.str("data", "balance") != "0" || r.str("data", "payout_available") != "0" || r.str("statusCode") != "201" {
 				t.Fatalf("wallet = %v", d)
 			}
-			if _, err := time.Parse(wallets.TimeLayout, r.str("data", "created_at")); err != nil {
+			if _, err := time.Parse(timestamp.Layout, r.str("data", "created_at")); err != nil {
 				t.Fatalf("created_at: %v", err)
 			}
 		}},

@@ -6,17 +6,12 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/ids"
 	"payments/pkg/money"
+	"payments/pkg/timestamp"
 )
-
-// TimeLayout is how wallet and ledger timestamps are written: RFC 3339 in
-// UTC with milliseconds.
-const TimeLayout = "2006-01-02T15:04:05.000Z"
-
-func formatTime(t time.Time) string { return t.UTC().Format(TimeLayout) }
 
 // WalletResponse is a Wallet as clients see it (spec §2.3), with our
 // additions payout_reserved and payout_available. Amounts are major units.
@@ -52,8 +47,8 @@ func (w Wallet) Response() WalletResponse {
 		PayoutReserved:   money.JSON(w.PayoutReserved, w.Currency),
 		PayoutAvailable:  money.JSON(w.PayoutAvailable, w.Currency),
 		IsActive:         w.IsActive,
-		CreatedAt:        formatTime(w.CreatedAt),
-		UpdatedAt:        formatTime(w.UpdatedAt),
+		CreatedAt:        timestamp.Format(w.CreatedAt),
+		UpdatedAt:        timestamp.Format(w.UpdatedAt),
 	}
 }
 
@@ -146,13 +141,13 @@ func (t Transaction) Response() TransactionResponse {
 		WalletBalanceBefore: amount(t.BalanceBefore),
 		WalletBalanceAfter:  amount(t.BalanceAfter),
 		Balance:             t.Balance,
-		CreatedAt:           formatTime(t.CreatedAt),
+		CreatedAt:           timestamp.Format(t.CreatedAt),
 	}
 	if t.PaymentID != "" {
 		r.PaymentID = &t.PaymentID
 	}
 	if t.CompletedAt != nil {
-		s := formatTime(*t.CompletedAt)
+		s := timestamp.Format(*t.CompletedAt)
 		r.CompletedAt = &s
 	}
 	return r
@@ -284,7 +279,7 @@ func (h handlers) paymentBalance(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := paymentBalance{Balances: make([]balanceEntry, len(ws)), UpdatedAt: formatTime(at)}
+	out := paymentBalance{Balances: make([]balanceEntry, len(ws)), UpdatedAt: timestamp.Format(at)}
 	for i, x := range ws {
 		out.Balances[i] = balanceEntry{
 			Currency:      x.Currency,
@@ -359,7 +354,7 @@ func ParseTransactionQuery(r *http.Request) (TransactionQuery, error) {
 	v := r.URL.Query()
 	var q TransactionQuery
 	if s := v.Get("wallet_id"); s != "" {
-		if !isUUID(s) {
+		if !ids.IsUUID(s) {
 			return q, httpapi.Invalid("wallet_id", "must be a UUID")
 		}
 		q.WalletID = s

@@ -2,14 +2,11 @@ package wallets
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
-	"github.com/google/uuid"
+	"payments/pkg/ids"
 )
 
 // Type is the kind of a wallet transaction (spec §2.6).
@@ -121,44 +118,10 @@ func (q TransactionQuery) Match(t Transaction) bool {
 	return true
 }
 
-var idClock struct {
-	sync.Mutex
-	ms  int64
-	seq uint16
-}
-
-// NewTransactionID returns a UUID version 7 whose timestamp is at's
-// millisecond. Ledger entries are keyed by it, so that their sort keys are
-// time-ordered; an entry's CreatedAt must be the same at. Ids made by one
-// process in the same millisecond are increasing.
-func NewTransactionID(at time.Time) string {
-	var b [16]byte
-	if _, err := rand.Read(b[:]); err != nil {
-		panic("wallets: random: " + err.Error())
-	}
-	ms := at.UnixMilli()
-	idClock.Lock()
-	if ms == idClock.ms && idClock.seq < 0x0fff {
-		idClock.seq++
-	} else {
-		idClock.ms = ms
-		idClock.seq = binary.BigEndian.Uint16(b[6:8]) & 0x07ff
-	}
-	seq := idClock.seq
-	idClock.Unlock()
-	var ts [8]byte
-	binary.BigEndian.PutUint64(ts[:], uint64(ms))
-	copy(b[0:6], ts[2:8])
-	b[6] = 0x70 | byte(seq>>8)&0x0f
-	b[7] = byte(seq)
-	b[8] = b[8]&0x3f | 0x80
-	return uuid.UUID(b).String()
-}
-
 // Transaction returns ledger entry id of the company, or
 // ErrTransactionNotFound.
 func (s *Service) Transaction(ctx context.Context, companyID, id string) (Transaction, error) {
-	if !isUUID(id) {
+	if !ids.IsUUID(id) {
 		return Transaction{}, ErrTransactionNotFound
 	}
 	return s.store.GetTransaction(ctx, companyID, id)

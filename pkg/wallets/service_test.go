@@ -278,29 +278,6 @@ func TestCreditRetries(t *testing.T) {
 	}
 }
 
-func TestNewTransactionID(t *testing.T) {
-	at := time.Date(2025, 5, 1, 10, 0, 0, 123_456_789, time.UTC)
-	var prev string
-	for i := range 100 {
-		id := wallets.NewTransactionID(at)
-		u, err := uuid.Parse(id)
-		if err != nil || u.Version() != 7 || u.Variant() != uuid.RFC4122 {
-			t.Fatalf("id %s: version %d variant %v, %v", id, u.Version(), u.Variant(), err)
-		}
-		sec, nsec := u.Time().UnixTime()
-		if got := time.Unix(sec, nsec).UnixMilli(); got != at.UnixMilli() {
-			t.Fatalf("id %s holds ms %d, want %d", id, got, at.UnixMilli())
-		}
-		if i > 0 && id <= prev {
-			t.Fatalf("id %s not after %s", id, prev)
-		}
-		prev = id
-	}
-	if later := wallets.NewTransactionID(at.Add(time.Millisecond)); later <= prev {
-		t.Fatalf("id of the next millisecond %s sorts before %s", later, prev)
-	}
-}
-
 // ledger is a fake wallets.LedgerReader.
 type ledger struct {
 	ws  []wallets.Wallet

@@ -24,6 +24,8 @@ import (
 
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
+	"payments/pkg/ids"
+	"payments/pkg/timestamp"
 )
 
 // Errors of this package; pkg/app maps them to HTTP.
@@ -197,7 +199,7 @@ func NewService(store Store, companies Companies) *Service {
 
 // now returns the current time in UTC at millisecond precision, the
 // precision timestamps are stored and shown with.
-func (s *Service) now() time.Time { return s.Now().UTC().Truncate(time.Millisecond) }
+func (s *Service) now() time.Time { return timestamp.Of(s.Now()) }
 
 // CreateInput is the body of POST /wallets.
 type CreateInput struct {
@@ -304,7 +306,7 @@ func (s *Service) List(ctx context.Context, companyID string) ([]Wallet, error) 
 
 // Get returns wallet walletID of the company, or ErrNotFound.
 func (s *Service) Get(ctx context.Context, companyID, walletID string) (Wallet, error) {
-	if !isUUID(walletID) {
+	if !ids.IsUUID(walletID) {
 		return Wallet{}, ErrNotFound
 	}
 	return s.store.GetWallet(ctx, companyID, walletID)
@@ -326,8 +328,3 @@ func (s *Service) USDWallet(ctx context.Context, companyID string) (Wallet, erro
 
 // Guideline returns the payment guideline the service checks pairs against.
 func (s *Service) Guideline() *guideline.Guideline { return s.guideline }
-
-func isUUID(s string) bool {
-	_, err := uuid.Parse(s)
-	return err == nil && len(s) == 36
-}

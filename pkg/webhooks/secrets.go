@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/companies"
+	"payments/pkg/timestamp"
 )
 
 // SecretStore keeps signing secrets.
@@ -51,7 +52,7 @@ func (s *SigningSecrets) Rotate(ctx context.Context, companyID string) (IssuedSe
 	if err != nil {
 		return IssuedSecret{}, err
 	}
-	now := s.Now().UTC().Truncate(time.Millisecond)
+	now := timestamp.Of(s.Now())
 	if err := s.store.PutSecret(ctx, companyID, secret, now); err != nil {
 		return IssuedSecret{}, err
 	}
