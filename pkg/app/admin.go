@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"payments/pkg/companies"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
+	"payments/pkg/payments"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
 	"payments/pkg/webhooks"
@@ -36,14 +38,20 @@ func NewAdmin(ctx context.Context, cfg Config) (HTTPHandler, error) {
 }
 
 // adminRoutes mounts every console route on rt. Console routes of other
-// capabilities (wallets, …) are added here.
+// capabilities (wallets, …) are added here. Sandbox credits are admitted in
+// sandbox mode, and in production mode only with
+// ADMIN_CREDIT_IN_PRODUCTION=true. Resolving a payment publishes its
+// status update on the webhooks queue; the console never asks the operator.
 func adminRoutes(rt *httpapi.Router, db *store.DB, cfg Config) error {
 	comps := companies.NewService(store.NewCompanies(db))
 	comps.Changed = companyCache.Forget
 	companies.AdminRoutes(rt, comps)
-	wallets.AdminRoutes(rt, walletsService(db))
+	ws := walletsService(db)
+	ws.CreditEnabled = cfg.Mode == ModeSandbox || cfg.AdminCreditInProduction
+	wallets.AdminRoutes(rt, ws)
 	webhooks.AdminRoutes(rt, webhookSecrets(db))
 	fees.AdminRoutes(rt, fees.NewService(store.NewFees(db)), companyChecker{comps})
+	payments.AdminRoutes(rt, paymentsService(cfg, db, nil))
 	return nil
 }
 
@@ -59,6 +67,7 @@ func (c companyChecker) Check(ctx context.Context, id string) error {
 
 // adminGuard admits requests whose X-Admin-Key equals key. Both sides are
 // hashed first so the comparison takes the same time whatever the lengths.
+// The request context then names the operator (see operatorOf).
 func adminGuard(key string) httpapi.Guard {
 	want := sha256.Sum256([]byte(key))
 	return func(r *http.Request) (context.Context, error) {
@@ -66,6 +75,18 @@ func adminGuard(key string) httpapi.Guard {
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 			return nil, fmt.Errorf("%w: bad admin key", httpapi.ErrUnauthorized)
 		}
-		return r.Context(), nil
+		return httpapi.WithOperator(r.Context(), operatorOf(r)), nil
 	}
+}
+
+// operatorOf names who calls the console: the IAM principal that API
+// Gateway authorized (the route's AWS_IAM authorizer), or, where no IAM
+// authorizer runs (the local stack), the admin key itself.
+func operatorOf(r *http.Request) string {
+	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && rc.Authorizer != nil && rc.Authorizer.IAM != nil {
+		if arn := rc.Authorizer.IAM.UserARN; arn != "" {
+			return arn
+		}
+	}
+	return "admin-api-key"
 }

@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/secretsmanager"
+
+	"payments/pkg/payments"
 )
 
 // Modes a deployment runs in; a token is bound to one.
@@ -29,6 +31,10 @@ type Config struct {
 	WebhooksQueueURL string        // WEBHOOKS_QUEUE_URL
 	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
 	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
+	PaymentDeadline  time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
+	// AdminCreditInProduction (ADMIN_CREDIT_IN_PRODUCTION=true) lets the
+	// operator console credit wallets in production mode.
+	AdminCreditInProduction bool
 	TokenSecret      []byte        // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
 	AdminAPIKey      string        // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
 	DynamoDBEndpoint string        // AWS_ENDPOINT_URL_DYNAMODB: DynamoDB Local
@@ -66,6 +72,18 @@ func ConfigFromEnv(ctx context.Context) (Config, error) {
 	c.TokenTTL = time.Duration(ttl) * time.Second
 	if c.TokenRateLimit, err = envInt("TOKEN_RATE_LIMIT", 10); err != nil {
 		return c, err
+	}
+	deadline, err := envInt("PAYMENT_DEADLINE_SECONDS", int(payments.DefaultDeadline/time.Second))
+	if err != nil {
+		return c, err
+	}
+	c.PaymentDeadline = time.Duration(deadline) * time.Second
+	switch v := os.Getenv("ADMIN_CREDIT_IN_PRODUCTION"); v {
+	case "", "false":
+	case "true":
+		c.AdminCreditInProduction = true
+	default:
+		return c, fmt.Errorf("%w: ADMIN_CREDIT_IN_PRODUCTION must be true or false, not %q", ErrConfig, v)
 	}
 	if c.AWS, err = awsconfig.LoadDefaultConfig(ctx); err != nil {
 		return c, fmt.Errorf("%w: load AWS configuration: %v", ErrConfig, err)

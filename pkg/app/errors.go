@@ -4,10 +4,12 @@ import (
 	"net/http"
 
 	"payments/pkg/auth"
+	"payments/pkg/events"
 	"payments/pkg/companies"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
+	"payments/pkg/store"
 	"payments/pkg/wallets"
 	"payments/pkg/webhooks"
 )
@@ -28,23 +30,26 @@ var Errors = httpapi.Catalogue{
 	{Err: wallets.ErrExists, Status: http.StatusBadRequest, Code: "WALLET_EXISTS", Message: "wallet for this currency and country already exists"},
 	{Err: wallets.ErrInvalidCombination, Status: http.StatusBadRequest, Code: "INVALID_COMBINATION", Message: "invalid country and currency combination"},
 	{Err: wallets.ErrKYBNotApproved, Status: http.StatusForbidden, Code: "KYB_NOT_APPROVED", Message: "KYB not approved"},
-	{Err: wallets.ErrDuplicateReference, Status: http.StatusConflict, Code: "DUPLICATE_REFERENCE", Message: "a credit with this reference already exists"},
+	{Err: wallets.ErrDuplicateReference, Status: http.StatusConflict, Code: "DUPLICATE_REFERENCE", Message: "this reference was used by another credit (another wallet, balance or amount)"},
+	{Err: wallets.ErrCreditDisabled, Status: http.StatusForbidden, Code: "CREDIT_DISABLED", Message: "sandbox credits are disabled in production mode"},
 	{Err: wallets.ErrInactive, Status: http.StatusBadRequest, Code: "WALLET_INACTIVE", Message: "wallet is not active"},
-	{Err: wallets.ErrInsufficientFunds, Status: http.StatusBadRequest, Code: "INSUFFICIENT_BALANCE", Message: "insufficient wallet balance"},
-	{Err: wallets.ErrBusy, Status: http.StatusConflict, Code: "WALLET_BUSY", Message: "wallet is being updated by other requests, retry"},
+	{Err: wallets.ErrInsufficientBalance, Status: http.StatusBadRequest, Code: "INSUFFICIENT_BALANCE", Message: "insufficient balance including fees"},
 
 	// payments and fees (spec §7: the payout 400s)
 	{Err: payments.ErrNotFound, Status: http.StatusNotFound, Code: "PAYMENT_NOT_FOUND", Message: "transaction not found"},
-	{Err: payments.ErrInsufficientBalance, Status: http.StatusBadRequest, Code: "INSUFFICIENT_BALANCE_INCLUDING_FEES", Message: "insufficient balance including fees"},
 	{Err: payments.ErrDuplicateExternalID, Status: http.StatusBadRequest, Code: "DUPLICATE_EXTERNAL_ID", Message: "duplicate external_id"},
 	{Err: payments.ErrNoWallet, Status: http.StatusBadRequest, Code: "NO_WALLET", Message: "no wallet for this country and currency"},
 	{Err: payments.ErrOperatorUnavailable, Status: http.StatusBadRequest, Code: "OPERATOR_UNAVAILABLE", Message: "operator not available for this country and currency"},
 	{Err: fees.ErrOperatorUnavailable, Status: http.StatusBadRequest, Code: "OPERATOR_UNAVAILABLE", Message: "operator not available for this country and currency"},
 	{Err: payments.ErrNoOperator, Status: http.StatusServiceUnavailable, Code: "NO_OPERATOR", Message: "payouts and collections are not available: no operator is configured"},
 	{Err: fees.ErrNoRule, Status: http.StatusBadRequest, Code: "NO_FEE_RULE", Message: "no fee rule of the company applies to this payment"},
-	{Err: payments.ErrBusy, Status: http.StatusConflict, Code: "PAYMENT_BUSY", Message: "wallet is being updated by other requests, retry"},
+	{Err: payments.ErrFinal, Status: http.StatusConflict, Code: "PAYMENT_FINAL", Message: "transaction is already final: it cannot be resolved again"},
+	{Err: payments.ErrNotFlagged, Status: http.StatusConflict, Code: "PAYMENT_NOT_FLAGGED", Message: "transaction does not require reconciliation: the worker is still handling it"},
 
 	// webhooks
-	{Err: webhooks.ErrEventNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},
+	{Err: events.ErrNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},
 	{Err: webhooks.ErrNoDestination, Status: http.StatusConflict, Code: "NO_WEBHOOK_DESTINATION", Message: "event has no destination: set a webhook URL first"},
+
+	// the store: writes that kept losing races with other writes
+	{Err: store.ErrConflict, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
 }

@@ -31,7 +31,7 @@ func NewPayments(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	if err != nil {
 		return nil, err
 	}
-	gw, err := operatorGateway(cfg)
+	gw, err := operatorGateway(cfg, db)
 	if err != nil {
 		slog.Warn("payments without an operator: payouts and collections are refused", "error", err)
 		gw = nil
@@ -43,12 +43,13 @@ func NewPayments(ctx context.Context, cfg Config) (HTTPHandler, error) {
 }
 
 // operatorGateway returns the mobile-money operator of cfg's mode: the
-// deterministic sandbox in sandbox mode. Production mode needs a real
-// aggregator adapter (an operator.Gateway), which does not exist yet, so it
-// is a configuration error rather than a silent sandbox.
-func operatorGateway(cfg Config) (operator.Gateway, error) {
+// simulated sandbox operator, keeping its orders in db apart from ours, in
+// sandbox mode. Production mode needs a real aggregator adapter (an
+// operator.Gateway), which does not exist yet, so it is a configuration
+// error rather than a silent sandbox.
+func operatorGateway(cfg Config, db *store.DB) (operator.Gateway, error) {
 	if cfg.Mode == ModeSandbox {
-		return operator.Sandbox{}, nil
+		return operator.NewSandbox(store.NewSandboxOperator(db)), nil
 	}
 	return nil, fmt.Errorf("%w: MODE %q needs a real operator adapter (operator.Gateway) and none is configured; "+
 		"only MODE=%s (the sandbox operator) can process payments", ErrConfig, cfg.Mode, ModeSandbox)
@@ -60,12 +61,13 @@ func operatorGateway(cfg Config) (operator.Gateway, error) {
 func paymentsService(cfg Config, db *store.DB, gw operator.Gateway) *payments.Service {
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	return payments.NewService(payments.Deps{
-		Store:   store.NewPayments(db),
-		Wallets: store.NewWallets(db),
-		Fees:    fees.NewService(store.NewFees(db)),
-		Gateway: gw,
-		Jobs:    queueSender(sqsClient, cfg.PayoutsQueueURL, "PAYOUTS_QUEUE_URL"),
-		Events:  outbox.NewPublisher(store.NewOutbox(db), queueSender(sqsClient, cfg.WebhooksQueueURL, "WEBHOOKS_QUEUE_URL")),
+		Store:    store.NewPayments(db),
+		Wallets:  store.NewWallets(db),
+		Fees:     fees.NewService(store.NewFees(db)),
+		Gateway:  gw,
+		Jobs:     queueSender(sqsClient, cfg.PayoutsQueueURL, "PAYOUTS_QUEUE_URL"),
+		Events:   outbox.NewPublisher(store.NewOutbox(db), queueSender(sqsClient, cfg.WebhooksQueueURL, "WEBHOOKS_QUEUE_URL")),
+		Deadline: cfg.PaymentDeadline,
 	})
 }
 

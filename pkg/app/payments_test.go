@@ -60,14 +60,18 @@ func newPaymentsTestEnv(t *testing.T) *paymentsTestEnv {
 	if e.worker, err = NewPayoutWorker(ctx, e.cfg); err != nil {
 		t.Fatal(err)
 	}
+	if e.authTestEnv.admin, err = NewAdmin(ctx, e.cfg); err != nil { // with the queues
+		t.Fatal(err)
+	}
 	return e
 }
 
 // result is a decoded response.
 type result struct {
-	status int
-	body   map[string]any
-	raw    string
+	status  int
+	body    map[string]any
+	raw     string
+	headers map[string]string
 }
 
 func (r result) data() map[string]any { d, _ := r.body["data"].(map[string]any); return d }
@@ -120,7 +124,7 @@ func (e *paymentsTestEnv) call(h HTTPHandler, token, method, target, body string
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", method, target, err)
 	}
-	r := result{status: resp.StatusCode, raw: resp.Body}
+	r := result{status: resp.StatusCode, raw: resp.Body, headers: resp.Headers}
 	dec := json.NewDecoder(strings.NewReader(resp.Body))
 	dec.UseNumber()
 	if err := dec.Decode(&r.body); err != nil {
@@ -150,7 +154,7 @@ func (e *paymentsTestEnv) company(payout string) (id, token, walletID string) {
 	}
 	walletID = r.str("data", "id")
 	if payout != "" {
-		if r := e.admin("POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":`+payout+`}`); r.status != 200 {
+		if r := e.admin("POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":`+payout+`,"reference":"opening"}`); r.status != 200 {
 			e.t.Fatalf("credit: %s", r.raw)
 		}
 	}
@@ -392,7 +396,7 @@ func TestPaymentsHTTPRefusals(t *testing.T) {
 		status           int
 		code, field, msg string
 	}{
-		{"insufficient including fees", "/payment/payout", with("amount", 90), 400, "INSUFFICIENT_BALANCE_INCLUDING_FEES", "", "insufficient balance including fees"},
+		{"insufficient including fees", "/payment/payout", with("amount", 90), 400, "INSUFFICIENT_BALANCE", "", "insufficient balance including fees"},
 		{"duplicate external_id", "/payment/payout", with("external_id", "taken"), 400, "DUPLICATE_EXTERNAL_ID", "", "duplicate external_id"},
 		{"no wallet", "/payment/payout", with("country", "SN", "currency", "XOF", "phone_number", "221770000001", "operator", "orange"), 400, "NO_WALLET", "", "no wallet for this country and currency"},
 		{"operator unavailable", "/payment/payout", with("operator", "airtel"), 400, "OPERATOR_UNAVAILABLE", "", "operator not available for this country and currency"},
@@ -554,7 +558,7 @@ func TestFeesAndGuidelineRoutes(t *testing.T) {
 		})
 	}
 	// The payout charges what the quote said.
-	e.admin("POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":5000}`)
+	e.admin("POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":5000,"reference":"top-up"}`)
 	if r := e.call(e.payments, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`); r.str("data", "fee_amount") != "60" {
 		t.Fatalf("payout fee: %s", r.raw)
 	}

@@ -18,11 +18,11 @@ func NewPayoutWorker(ctx context.Context, cfg Config) (SQSHandler, error) {
 	if cfg.PayoutsQueueURL == "" {
 		return nil, fmt.Errorf("%w: PAYOUTS_QUEUE_URL is not set", ErrConfig)
 	}
-	gw, err := operatorGateway(cfg)
+	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
+	gw, err := operatorGateway(cfg, db)
 	if err != nil {
 		return nil, err
 	}
-	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	svc := paymentsService(cfg, db, gw)
 	return queue.Batch(func(ctx context.Context, m queue.Message) error {
 		return svc.HandleJob(ctx, m.Body)

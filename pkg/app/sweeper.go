@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -16,19 +15,13 @@ import (
 
 // NewSweeper builds the sweeper function, run every minute by a schedule:
 // it publishes the outbox events a crash left unpublished
-// (outbox.Publisher.Sweep), re-sends the submit message of payments still
-// PENDING after a minute, and expires payments still not final 15 minutes
-// after acceptance (payments.Service.Sweep). In production mode, without an
-// operator adapter, it still runs; expiring payments then skips the last
-// question to the operator.
+// (outbox.Publisher.Sweep) and re-sends the message of every payment the
+// payout worker should have handled more than a minute ago
+// (payments.Service.Sweep). It never asks the operator itself: the
+// messages it sends do.
 func NewSweeper(ctx context.Context, cfg Config) (ScheduleHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
-	gw, err := operatorGateway(cfg)
-	if err != nil {
-		slog.Warn("sweeper without an operator: expired payments are not checked with it", "error", err)
-		gw = nil
-	}
-	svc := paymentsService(cfg, db, gw)
+	svc := paymentsService(cfg, db, nil)
 	pub := outbox.NewPublisher(store.NewOutbox(db),
 		queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL, "WEBHOOKS_QUEUE_URL"))
 	return sweeperHandler(pub, svc, time.Now), nil

@@ -9,11 +9,15 @@ package events
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/google/uuid"
 )
+
+// ErrNotFound is an event id the company does not have.
+var ErrNotFound = errors.New("events: event not found")
 
 // Kind is an event name as receivers see it in the "event" field.
 type Kind string

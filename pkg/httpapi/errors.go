@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 )
 
 // ErrUnauthorized is a missing, malformed, expired or otherwise unusable
@@ -45,12 +46,14 @@ type ErrorBody struct {
 }
 
 // ErrorEntry maps one sentinel error to its status, stable code and the
-// message clients see.
+// message clients see; RetryAfter, when not 0, is sent as the Retry-After
+// header (seconds).
 type ErrorEntry struct {
-	Err     error
-	Status  int
-	Code    string
-	Message string
+	Err        error
+	Status     int
+	Code       string
+	Message    string
+	RetryAfter int
 }
 
 // Catalogue maps errors to responses. Entries are tried in order with
@@ -60,32 +63,39 @@ type Catalogue []ErrorEntry
 
 // builtin maps the errors this package raises itself.
 var builtin = Catalogue{
-	{ErrUnauthorized, http.StatusUnauthorized, "UNAUTHORIZED", "unauthorized"},
-	{ErrNotFound, http.StatusNotFound, "NOT_FOUND", "not found"},
-	{ErrMethodNotAllowed, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed"},
-	{ErrUnsupportedMediaType, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"},
+	{Err: ErrUnauthorized, Status: http.StatusUnauthorized, Code: "UNAUTHORIZED", Message: "unauthorized"},
+	{Err: ErrNotFound, Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "not found"},
+	{Err: ErrMethodNotAllowed, Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED", Message: "method not allowed"},
+	{Err: ErrUnsupportedMediaType, Status: http.StatusUnsupportedMediaType, Code: "UNSUPPORTED_MEDIA_TYPE", Message: "Content-Type must be application/json"},
 }
 
 // Body returns the error body for err and whether err was known. An unknown
 // error gives a 500 body with a fixed message.
 func (c Catalogue) Body(err error) (ErrorBody, bool) {
+	body, _, known := c.lookup(err)
+	return body, known
+}
+
+// lookup returns the error body for err, its Retry-After seconds and
+// whether err was known.
+func (c Catalogue) lookup(err error) (ErrorBody, int, bool) {
 	var fe *FieldError
 	if errors.As(err, &fe) {
-		return newBody(http.StatusBadRequest, "INVALID_FIELD", fe.Error(), fe.Field), true
+		return newBody(http.StatusBadRequest, "INVALID_FIELD", fe.Error(), fe.Field), 0, true
 	}
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
 		msg := fmt.Sprintf("body: larger than %d bytes", tooLarge.Limit)
-		return newBody(http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE", msg, "body"), true
+		return newBody(http.StatusRequestEntityTooLarge, "BODY_TOO_LARGE", msg, "body"), 0, true
 	}
 	for _, list := range []Catalogue{c, builtin} {
 		for _, e := range list {
 			if errors.Is(err, e.Err) {
-				return newBody(e.Status, e.Code, e.Message, ""), true
+				return newBody(e.Status, e.Code, e.Message, ""), e.RetryAfter, true
 			}
 		}
 	}
-	return newBody(http.StatusInternalServerError, "INTERNAL", "internal error", ""), false
+	return newBody(http.StatusInternalServerError, "INTERNAL", "internal error", ""), 0, false
 }
 
 func newBody(status int, code, message, field string) ErrorBody {
@@ -95,9 +105,12 @@ func newBody(status int, code, message, field string) ErrorBody {
 // WriteError sends the catalogued body for err. An unknown error is logged
 // with its text, which never reaches the client.
 func (c Catalogue) WriteError(w http.ResponseWriter, r *http.Request, err error) {
-	body, known := c.Body(err)
+	body, retryAfter, known := c.lookup(err)
 	if !known {
 		slog.ErrorContext(r.Context(), "unhandled error", "error", err, "route", r.Pattern)
+	}
+	if retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfter))
 	}
 	Write(w, body.StatusCode, body)
 }

@@ -13,7 +13,7 @@ import (
 
 var errThing = errors.New("thing: gone")
 
-var testCatalogue = Catalogue{{errThing, http.StatusNotFound, "THING_NOT_FOUND", "thing not found"}}
+var testCatalogue = Catalogue{{Err: errThing, Status: http.StatusNotFound, Code: "THING_NOT_FOUND", Message: "thing not found", RetryAfter: 3}}
 
 type payload struct {
 	Name   string      `json:"name"`

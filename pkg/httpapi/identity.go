@@ -28,3 +28,17 @@ func Company(r *http.Request) (string, error) {
 	}
 	return id, nil
 }
+
+type operatorKey struct{}
+
+// WithOperator returns ctx carrying who is using the operator console (the
+// IAM principal in AWS), as the console guard saw it.
+func WithOperator(ctx context.Context, who string) context.Context {
+	return context.WithValue(ctx, operatorKey{}, who)
+}
+
+// Operator returns who is using the operator console, or "" outside it.
+func Operator(ctx context.Context) string {
+	who, _ := ctx.Value(operatorKey{}).(string)
+	return who
+}

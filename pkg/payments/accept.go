@@ -149,7 +149,7 @@ func checkNotifyURL(s string) error {
 // (currency, country) (ErrNoWallet) that is active (wallets.ErrInactive);
 // the guideline lists the operator for it (ErrOperatorUnavailable); the fee
 // quote; then one transaction reserves amount + fee
-// (ErrInsufficientBalance) and claims the external_id
+// (wallets.ErrInsufficientBalance) and claims the external_id
 // (ErrDuplicateExternalID). After the commit the submit message goes to the
 // payouts queue; if that fails the sweeper sends it.
 func (s *Service) Payout(ctx context.Context, companyID string, r Request) (Payment, error) {
@@ -291,6 +291,7 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 		Lang:        r.Lang,
 		NotifyURL:   r.NotifyURL,
 		WalletID:    w.ID,
+		NextPollAt:  now,
 		CreatedAt:   now,
 		UpdatedAt:   now,
 	}
@@ -314,7 +315,7 @@ func defaultReason(t Type) string {
 // acceptError passes the errors of an acceptance the catalogue knows and
 // wraps the others.
 func acceptError(what string, err error) error {
-	for _, known := range []error{ErrInsufficientBalance, ErrDuplicateExternalID, ErrBusy, wallets.ErrInactive, wallets.ErrNotFound} {
+	for _, known := range []error{wallets.ErrInsufficientBalance, ErrDuplicateExternalID, wallets.ErrInactive, wallets.ErrNotFound} {
 		if errors.Is(err, known) {
 			if known == wallets.ErrNotFound {
 				return ErrNoWallet
@@ -325,11 +326,11 @@ func acceptError(what string, err error) error {
 	return fmt.Errorf("payments: accept %s: %w", what, err)
 }
 
-// enqueueSubmit sends the submit message of an accepted payment. A failure
-// is only logged: the sweeper re-sends the submit of every payment still
-// PENDING after a minute.
+// enqueueSubmit sends the message that submits an accepted payment. A
+// failure is only logged: the payment expects the message at its
+// acceptance, so the sweeper sends it a minute later.
 func (s *Service) enqueueSubmit(ctx context.Context, p Payment) {
-	if err := s.sendJob(ctx, Job{Kind: JobSubmit, CompanyID: p.CompanyID, TransactionID: p.ID}, 0); err != nil {
+	if err := s.sendJob(ctx, p, p.NextPollAt); err != nil {
 		slog.WarnContext(ctx, "queue submit; the sweeper will", "company_id", p.CompanyID, "transaction_id", p.ID, "error", err)
 	}
 }

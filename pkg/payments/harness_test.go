@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -124,25 +125,59 @@ func (l *eventLog) statuses(t *testing.T, id string) []string {
 	return out
 }
 
-// countingGateway counts the operator calls around the sandbox.
-type countingGateway struct {
-	operator.Sandbox
-	mu               sync.Mutex
-	submits, queries int
+// gateway is the sandbox operator (its orders in the test's table) behind
+// switches a test flips: down makes every call fail as an operator that
+// cannot be reached would; loseSubmitAnswer lets a submission reach the
+// operator and loses its answer. It counts the calls.
+type gateway struct {
+	sandbox *operator.Sandbox
+
+	mu                        sync.Mutex
+	down, loseSubmitAnswer    bool
+	submits, queries, lookups int
 }
 
-func (g *countingGateway) Submit(ctx context.Context, r operator.Request) (operator.Result, error) {
+func (g *gateway) set(down, loseSubmitAnswer bool) {
 	g.mu.Lock()
-	g.submits++
+	g.down, g.loseSubmitAnswer = down, loseSubmitAnswer
 	g.mu.Unlock()
-	return g.Sandbox.Submit(ctx, r)
 }
 
-func (g *countingGateway) Status(ctx context.Context, id string) (operator.Result, error) {
+func (g *gateway) count(n *int) (down bool) {
 	g.mu.Lock()
-	g.queries++
+	defer g.mu.Unlock()
+	*n++
+	return g.down
+}
+
+var errOperatorDown = fmt.Errorf("%w: injected: connection refused", operator.ErrUnavailable)
+
+func (g *gateway) Submit(ctx context.Context, r operator.Request) (operator.Result, error) {
+	if g.count(&g.submits) {
+		return operator.Result{}, errOperatorDown
+	}
+	res, err := g.sandbox.Submit(ctx, r)
+	g.mu.Lock()
+	lose := g.loseSubmitAnswer
 	g.mu.Unlock()
-	return g.Sandbox.Status(ctx, id)
+	if lose {
+		return operator.Result{}, fmt.Errorf("%w: injected: answer lost", operator.ErrUnavailable)
+	}
+	return res, err
+}
+
+func (g *gateway) Status(ctx context.Context, id string) (operator.Result, error) {
+	if g.count(&g.queries) {
+		return operator.Result{}, errOperatorDown
+	}
+	return g.sandbox.Status(ctx, id)
+}
+
+func (g *gateway) Lookup(ctx context.Context, ref string) (operator.Result, error) {
+	if g.count(&g.lookups) {
+		return operator.Result{}, errOperatorDown
+	}
+	return g.sandbox.Lookup(ctx, ref)
 }
 
 type approved struct{}
@@ -160,7 +195,7 @@ type harness struct {
 	wallets *wallets.Service
 	fees    *fees.Service
 	svc     *payments.Service
-	gateway *countingGateway
+	gateway *gateway
 	jobs    *jobQueue
 	events  *eventLog
 	clock   *clock
@@ -175,7 +210,7 @@ func newHarness(t testing.TB) *harness {
 		t: t, ctx: context.Background(), db: db, store: store.NewPayments(db),
 		wallets: wallets.NewService(store.NewWallets(db), approved{}),
 		fees:    fees.NewService(store.NewFees(db)),
-		gateway: &countingGateway{}, jobs: &jobQueue{}, events: &eventLog{},
+		gateway: &gateway{sandbox: operator.NewSandbox(store.NewSandboxOperator(db))}, jobs: &jobQueue{}, events: &eventLog{},
 		clock: &clock{t: time.Now().UTC().Truncate(time.Millisecond)},
 	}
 	h.svc = h.newService(h.store)
@@ -202,7 +237,8 @@ func (h *harness) newService(st payments.Store) *payments.Service {
 // fund credits the wallet's sub-balance b with amount (major units).
 func (h *harness) fund(b wallets.SubBalance, amount string) {
 	h.t.Helper()
-	if _, _, err := h.wallets.Credit(h.ctx, h.wallet.ID, wallets.CreditInput{Balance: b, Amount: amount}); err != nil {
+	h.wallets.CreditEnabled = true
+	if _, err := h.wallets.Credit(h.ctx, h.wallet.ID, wallets.CreditInput{Balance: b, Amount: amount, Reference: uuid.NewString()}); err != nil {
 		h.t.Fatal(err)
 	}
 }
@@ -224,15 +260,22 @@ func request(phone, amount string) payments.Request {
 	return payments.Request{Operator: "mtn", Country: "CM", PhoneNumber: phone, Amount: amount, Currency: "XAF"}
 }
 
-// drain runs the worker on every queued job, oldest first, moving the clock
-// forward by each job's delay, until the queue is empty; it returns the
-// number of jobs run.
-func (h *harness) drain() int {
+// drainFor runs the worker on every queued job, oldest first, moving the
+// clock forward by each job's delay, until the queue is empty or the next
+// job is due more than d after the call; it returns the number of jobs run.
+func (h *harness) drainFor(d time.Duration) int {
 	h.t.Helper()
+	end := h.clock.Now().Add(d)
 	n := 0
 	for ; n < 1000; n++ {
 		j, ok := h.jobs.take()
 		if !ok {
+			return n
+		}
+		if h.clock.Now().Add(j.delay).After(end) {
+			h.jobs.mu.Lock()
+			h.jobs.jobs = append([]job{j}, h.jobs.jobs...)
+			h.jobs.mu.Unlock()
 			return n
 		}
 		h.clock.Advance(j.delay)
@@ -243,6 +286,9 @@ func (h *harness) drain() int {
 	h.t.Fatal("the queue never empties")
 	return n
 }
+
+// drain is drainFor of 20 minutes: more than the deadline.
+func (h *harness) drain() int { return h.drainFor(20 * time.Minute) }
 
 // drainConcurrently runs the queued jobs in rounds of up to width jobs at
 // once (so that settlements race for the wallet), until the queue is

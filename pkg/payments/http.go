@@ -123,6 +123,10 @@ type TransactionResponse struct {
 	CreatedAt     string      `json:"created_at"`
 	UpdatedAt     string      `json:"updated_at"`
 	ErrorMessage  *string     `json:"error_message"`
+	// ReconciliationRequired is our addition: the operator gave no final
+	// answer by the deadline; the funds stay reserved until it does or
+	// the operator console resolves the payment.
+	ReconciliationRequired bool `json:"reconciliation_required"`
 }
 
 // Response returns p as clients see it.
@@ -143,6 +147,8 @@ func (p Payment) Response() TransactionResponse {
 		CreatedAt:     timestamp.Format(p.CreatedAt),
 		UpdatedAt:     timestamp.Format(p.UpdatedAt),
 		ErrorMessage:  errorMessage(p),
+
+		ReconciliationRequired: p.ReconciliationRequired,
 	}
 }
 
@@ -292,4 +298,94 @@ func (h handlers) guideline(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(rows)), rows)
 	return nil
+}
+
+// AdminView is a payment as the operator console sees it: the company's
+// view plus whose it is, the operator's order, when the worker next handles
+// it, and the console's resolution.
+type AdminView struct {
+	TransactionResponse
+	CompanyID      string  `json:"company_id"`
+	WalletID       string  `json:"wallet_id"`
+	OrderID        string  `json:"order_id"`
+	NextPollAt     *string `json:"next_poll_at"`
+	ResolvedStatus *Status `json:"resolved_status"`
+	ResolvedBy     *string `json:"resolved_by"`
+	ResolutionNote *string `json:"resolution_note"`
+	ResolvedAt     *string `json:"resolved_at"`
+}
+
+// AdminView returns p as the operator console sees it.
+func (p Payment) AdminView() AdminView {
+	v := AdminView{TransactionResponse: p.Response(), CompanyID: p.CompanyID, WalletID: p.WalletID, OrderID: p.OrderID}
+	if !p.NextPollAt.IsZero() {
+		s := timestamp.Format(p.NextPollAt)
+		v.NextPollAt = &s
+	}
+	if r := p.Resolution; r != nil {
+		at := timestamp.Format(r.At)
+		v.ResolvedStatus, v.ResolvedBy, v.ResolutionNote, v.ResolvedAt = &r.Status, &r.By, &r.Note, &at
+	}
+	return v
+}
+
+// flaggedPage is the data of GET /admin/payments: a page of flagged
+// payments and the cursor of the next page (null on the last).
+type flaggedPage struct {
+	Items      []AdminView `json:"items"`
+	NextCursor *string     `json:"next_cursor"`
+}
+
+// resolveBody is the body of POST /admin/payments/{transactionId}/resolve.
+type resolveBody struct {
+	Status string `json:"status"`
+	Note   string `json:"note"`
+}
+
+// AdminRoutes registers the operator console's reconciliation routes (the
+// router's guard must admit operators only):
+//
+//	GET  /admin/payments?reconciliation_required=true   payments of every company flagged for reconciliation
+//	POST /admin/payments/{transactionId}/resolve        settle or refund one, {status, note}
+func AdminRoutes(rt *httpapi.Router, svc *Service) {
+	rt.Handle("GET /admin/payments", func(w http.ResponseWriter, r *http.Request) error {
+		flagged, err := httpapi.ParseBool(r, "reconciliation_required", false)
+		if err != nil {
+			return err
+		}
+		if !flagged {
+			return httpapi.Invalid("reconciliation_required", "must be true: the console lists the payments awaiting reconciliation")
+		}
+		page, err := httpapi.ParsePage(r, DefaultLimit)
+		if err != nil {
+			return err
+		}
+		ps, next, err := svc.Flagged(r.Context(), r.URL.Query().Get("cursor"), page.Limit)
+		if err != nil {
+			return err
+		}
+		out := flaggedPage{Items: make([]AdminView, len(ps))}
+		for i, p := range ps {
+			out.Items[i] = p.AdminView()
+		}
+		if next != "" {
+			out.NextCursor = &next
+		}
+		httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(ps)), out)
+		return nil
+	})
+	rt.Handle("POST /admin/payments/{transactionId}/resolve", func(w http.ResponseWriter, r *http.Request) error {
+		var body resolveBody
+		if err := httpapi.Decode(r, &body); err != nil {
+			return err
+		}
+		p, err := svc.Resolve(r.Context(), r.PathValue("transactionId"), ResolveInput{
+			Status: Status(body.Status), Note: body.Note, By: httpapi.Operator(r.Context()),
+		})
+		if err != nil {
+			return err
+		}
+		httpapi.Respond(w, http.StatusOK, "Transaction resolved", p.AdminView())
+		return nil
+	})
 }

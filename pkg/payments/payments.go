@@ -1,14 +1,20 @@
 // Package payments holds payment transactions: payouts (wallet to mobile
 // money) and collections (mobile money to wallet), their state machine, the
 // worker that submits them to the operator and polls it, the sweeper's part
-// (re-submitting what a crash left behind, timing out what the operator
-// never confirmed), the transaction queries and their HTTP routes.
+// (resuming work whose message was lost), reconciliation of payments the
+// operator never confirmed, the transaction queries and their HTTP routes.
 //
 // A payout is accepted by one atomic write that reserves amount + fee on the
 // wallet's payout balance (see docs/payments.md). Every later transition is
 // another atomic write conditioned on the payment's current status, so each
 // transition happens once whatever the queue delivers: duplicate, late or
 // reordered messages find the status moved on and do nothing.
+//
+// A payment becomes FAILED, and a payout's reservation is released, only on
+// a definitive answer: the operator's, or the operator console's after a
+// reconciliation. Time alone never fails a payment: one the operator has not
+// confirmed by the deadline is flagged reconciliation_required, keeps its
+// funds reserved and is polled until ReconcileWindow after acceptance.
 package payments
 
 import (
@@ -16,7 +22,6 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
-	"math/rand/v2"
 	"time"
 
 	"payments/pkg/events"
@@ -32,9 +37,6 @@ var (
 	// ErrNotFound is a payment transaction that does not exist for the
 	// caller's company.
 	ErrNotFound = errors.New("payments: transaction not found")
-	// ErrInsufficientBalance is a payout whose amount plus fee exceeds the
-	// wallet's available payout balance.
-	ErrInsufficientBalance = errors.New("payments: insufficient balance including fees")
 	// ErrDuplicateExternalID is an external_id the company has already used
 	// for a payout or a collection.
 	ErrDuplicateExternalID = errors.New("payments: duplicate external_id")
@@ -48,14 +50,16 @@ var (
 	// no operator gateway (production mode before a real aggregator adapter
 	// exists). It is refused before anything is written.
 	ErrNoOperator = errors.New("payments: no operator is configured")
-	// ErrBusy is an acceptance that DynamoDB cancelled for conflicting
-	// transactions every time it was tried; the client may retry with the
-	// same external_id, safely.
-	ErrBusy = errors.New("payments: wallet busy")
 	// ErrStatusChanged is a transition whose payment is no longer in the
-	// status it was read in: another delivery made the transition first.
+	// state it was read in: another delivery made the transition first.
 	// The worker treats it as done.
 	ErrStatusChanged = errors.New("payments: status changed since it was read")
+	// ErrFinal is a console resolution of a payment that is already SUCCESS
+	// or FAILED.
+	ErrFinal = errors.New("payments: transaction is already final")
+	// ErrNotFlagged is a console resolution of a payment that is not
+	// flagged for reconciliation: the worker is still handling it.
+	ErrNotFlagged = errors.New("payments: transaction does not require reconciliation")
 )
 
 // Type tells a payout from a collection (spec §2.7).
@@ -87,12 +91,16 @@ var Statuses = []Status{StatusPending, StatusProcessing, StatusSuccess, StatusFa
 // Terminal reports whether s is SUCCESS or FAILED.
 func (s Status) Terminal() bool { return s == StatusSuccess || s == StatusFailed }
 
-// Timeout is how long a payment may stay non-terminal: after it, it fails
-// with TimeoutMessage and a payout's reservation is released (spec §4.16).
-const Timeout = 15 * time.Minute
+// DefaultDeadline is how long after acceptance the operator is expected to
+// give a final answer (spec §4.16: 15 minutes); PAYMENT_DEADLINE_SECONDS
+// sets another. A payment still not final then is flagged for
+// reconciliation: it is not failed.
+const DefaultDeadline = 15 * time.Minute
 
-// TimeoutMessage is the error_message of a payment that timed out.
-const TimeoutMessage = "operator did not confirm within 15 minutes"
+// ReconcileWindow is how long after acceptance a payment flagged for
+// reconciliation is still polled; after it only the operator console
+// resolves it.
+const ReconcileWindow = 72 * time.Hour
 
 // Payment is a payout or a collection. Amounts are minor units of Currency.
 type Payment struct {
@@ -125,10 +133,29 @@ type Payment struct {
 	OrderID      string
 	ErrorMessage string
 	// Upstream is the operator's last raw answer.
-	Upstream    json.RawMessage
+	Upstream json.RawMessage
+	// ReconciliationRequired is set on a payment the operator has not
+	// confirmed by its deadline; it is cleared when the payment is final.
+	ReconciliationRequired bool
+	// NextPollAt is when the worker expects to handle the payment next
+	// (submit it, or ask the operator about it): the sweeper resumes a
+	// payment whose NextPollAt has long passed. Zero once the worker has
+	// stopped: the payment is final, or past ReconcileWindow.
+	NextPollAt time.Time
+	// Resolution is the operator console's decision, when it made one.
+	Resolution  *Resolution
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
 	CompletedAt *time.Time
+}
+
+// Resolution is how the operator console settled a payment flagged for
+// reconciliation: who, why and when.
+type Resolution struct {
+	Status Status
+	Note   string
+	By     string
+	At     time.Time
 }
 
 // Total is Amount + Fee: what a payout reserves and finally deducts.
@@ -137,14 +164,10 @@ func (p Payment) Total() int64 { return p.Amount + p.Fee }
 // Net is Amount − Fee: what a successful collection credits.
 func (p Payment) Net() int64 { return p.Amount - p.Fee }
 
-// Deadline is when a non-terminal payment times out.
-func (p Payment) Deadline() time.Time { return p.CreatedAt.Add(Timeout) }
-
 // Ref names a payment found by the sweeper.
 type Ref struct {
 	CompanyID string
 	ID        string
-	CreatedAt time.Time
 }
 
 // EntryChange is the change of an existing ledger entry (a payout's
@@ -153,12 +176,14 @@ type Ref struct {
 type EntryChange struct {
 	ID       string
 	From, To wallets.Status
-	Delta    int64
-	Reserved int64
-	// BalanceBefore and BalanceAfter are nil when the entry moved nothing.
-	BalanceBefore, BalanceAfter *int64
-	OrderID                     string
-	CompletedAt                 *time.Time
+	// Delta is what the entry now applies to the payout balance; when it is
+	// not 0 the store also writes the balances before and after (see
+	// Transition.Balance).
+	Delta int64
+	// Reserved is what the entry holds in payout_reserved while open.
+	Reserved    int64
+	OrderID     string
+	CompletedAt *time.Time
 }
 
 // Transition is one atomic change of a payment's status with everything
@@ -166,13 +191,17 @@ type EntryChange struct {
 type Transition struct {
 	// From is the status the payment must still be in.
 	From Status
+	// Flagged also requires the payment to be flagged for reconciliation
+	// (a console resolution).
+	Flagged bool
 	// Payment is the payment after the transition.
 	Payment Payment
-	// Wallet, when not nil, is the wallet as read: Adjust is applied on
-	// the condition that it is still at Wallet.Version (so that the
-	// balances before and after written in the ledger are exact).
-	Wallet *wallets.Wallet
+	// Adjust is the change of the payment's wallet (none when zero).
 	Adjust wallets.Adjustment
+	// Balance is the sub-balance whose amounts before and after the
+	// transition's ledger entries record (NewEntries, and Entry when it
+	// moves a balance), read by the store just before the write.
+	Balance wallets.SubBalance
 	// Entry, when not nil, changes the payout's reservation entry.
 	Entry *EntryChange
 	// NewEntries are ledger entries written by the transition (REFUND,
@@ -189,9 +218,9 @@ type Store interface {
 	// CreatePayout writes, in one transaction: the wallet's reservation
 	// (payout_reserved += total on the condition payout_available >=
 	// total and is_active), the payment, the claim of its external_id,
-	// the reservation entry and the event. Errors: ErrInsufficientBalance,
-	// wallets.ErrInactive, wallets.ErrNotFound, ErrDuplicateExternalID,
-	// ErrBusy.
+	// the reservation entry and the event. Errors:
+	// wallets.ErrInsufficientBalance, wallets.ErrInactive,
+	// wallets.ErrNotFound, ErrDuplicateExternalID.
 	CreatePayout(ctx context.Context, p Payment, reservation wallets.Transaction, ev events.Event) error
 	// CreateCollection writes the payment, the claim of its external_id and
 	// the event in one transaction; ErrDuplicateExternalID when taken.
@@ -199,24 +228,35 @@ type Store interface {
 	// GetPayment reads a payment of the company, strongly consistent;
 	// ErrNotFound if absent.
 	GetPayment(ctx context.Context, companyID, id string) (Payment, error)
+	// PaymentByID reads a payment of any company by its id alone (the
+	// operator console), strongly consistent; ErrNotFound if absent.
+	PaymentByID(ctx context.Context, id string) (Payment, error)
 	// ListPayments returns the company's payments created in [from, to)
 	// (zero bounds are open), newest first.
 	ListPayments(ctx context.Context, companyID string, from, to time.Time) ([]Payment, error)
 	// ApplyTransition writes t in one transaction: ErrStatusChanged when
-	// the payment is no longer in t.From, wallets.ErrStale when the wallet
-	// moved past t.Wallet.Version or DynamoDB cancelled for a conflict.
+	// the payment is no longer in t.From (or no longer flagged, with
+	// t.Flagged).
 	ApplyTransition(ctx context.Context, t Transition) error
-	// OpenPayments returns up to limit non-terminal payments of every
-	// company created before cutoff, oldest first (eventually consistent).
-	OpenPayments(ctx context.Context, cutoff time.Time, limit int) ([]Ref, error)
+	// Reschedule writes p's NextPollAt and ReconciliationRequired, on the
+	// condition that the payment is still in p.Status with NextPollAt
+	// prevDue; ErrStatusChanged otherwise.
+	Reschedule(ctx context.Context, p Payment, prevDue time.Time) error
+	// DuePayments returns up to limit non-terminal payments of every
+	// company whose NextPollAt is before cutoff (eventually consistent:
+	// the caller reads each again).
+	DuePayments(ctx context.Context, cutoff time.Time, limit int) ([]Ref, error)
+	// FlaggedPayments returns a page of the payments of every company
+	// flagged for reconciliation, oldest first: up to limit after the
+	// payment id after ("" for the first page), and the after of the next
+	// page ("" on the last).
+	FlaggedPayments(ctx context.Context, after string, limit int) ([]Payment, string, error)
 }
 
 // Wallets reads the wallets a payment moves.
 type Wallets interface {
 	// ListWallets returns every wallet of the company.
 	ListWallets(ctx context.Context, companyID string) ([]wallets.Wallet, error)
-	// GetWallet reads a wallet of the company, strongly consistent.
-	GetWallet(ctx context.Context, companyID, walletID string) (wallets.Wallet, error)
 }
 
 // Fees prices payments.
@@ -248,22 +288,24 @@ type Deps struct {
 	Events Publisher
 	// Guideline is the payment guideline (default: the embedded one).
 	Guideline *guideline.Guideline
+	// Deadline is how long after acceptance a payment is expected to be
+	// final before it is flagged for reconciliation (default
+	// DefaultDeadline).
+	Deadline time.Duration
 }
 
 // Service accepts, processes and reads payment transactions.
 type Service struct {
-	store   Store
-	wallets Wallets
-	fees    Fees
-	gateway operator.Gateway
-	jobs    Jobs
-	events  Publisher
-	guide   *guideline.Guideline
+	store    Store
+	wallets  Wallets
+	fees     Fees
+	gateway  operator.Gateway
+	jobs     Jobs
+	events   Publisher
+	guide    *guideline.Guideline
+	deadline time.Duration
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
-	// Backoff returns how long to wait before retry n (1-based) of a
-	// transition that lost a race for its wallet; tests may replace it.
-	Backoff func(n int) time.Duration
 }
 
 // NewService returns a Service over d.
@@ -272,21 +314,28 @@ func NewService(d Deps) *Service {
 	if g == nil {
 		g = guideline.Default()
 	}
+	deadline := d.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDeadline
+	}
 	return &Service{
-		store:   d.Store,
-		wallets: d.Wallets,
-		fees:    d.Fees,
-		gateway: d.Gateway,
-		jobs:    d.Jobs,
-		events:  d.Events,
-		guide:   g,
-		Now:     time.Now,
-		Backoff: backoff,
+		store:    d.Store,
+		wallets:  d.Wallets,
+		fees:     d.Fees,
+		gateway:  d.Gateway,
+		jobs:     d.Jobs,
+		events:   d.Events,
+		guide:    g,
+		deadline: deadline,
+		Now:      time.Now,
 	}
 }
 
 // Guideline returns the payment guideline the service checks against.
 func (s *Service) Guideline() *guideline.Guideline { return s.guide }
+
+// Deadline returns when payment p is expected to be final.
+func (s *Service) Deadline(p Payment) time.Time { return p.CreatedAt.Add(s.deadline) }
 
 // now returns the current time in UTC at millisecond precision, the
 // precision timestamps are stored with.
@@ -300,23 +349,5 @@ func (s *Service) publish(ctx context.Context, evs ...events.Event) {
 	}
 	if err := s.events.Publish(ctx, evs...); err != nil {
 		slog.WarnContext(ctx, "publish events after commit; the sweeper will", "error", err)
-	}
-}
-
-// backoff waits a random time of up to 5 ms per attempt, at most 100 ms.
-func backoff(n int) time.Duration {
-	ceiling := min(time.Duration(n)*5*time.Millisecond, 100*time.Millisecond)
-	return time.Duration(rand.Int64N(int64(ceiling) + 1))
-}
-
-// sleep waits d or until ctx is done.
-func sleep(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net/http"
 	"slices"
 	"strings"
@@ -20,6 +19,9 @@ type Query struct {
 	Type   Type
 	// ExternalID matches every external_id that contains it.
 	ExternalID string
+	// ReconciliationRequired, when not nil, selects the payments whose
+	// flag has this value.
+	ReconciliationRequired *bool
 	// From is inclusive, To exclusive.
 	From, To time.Time
 }
@@ -30,6 +32,7 @@ func (q Query) Match(p Payment) bool {
 	case q.Status != "" && p.Status != q.Status,
 		q.Type != "" && p.Type != q.Type,
 		q.ExternalID != "" && !strings.Contains(p.ExternalID, q.ExternalID),
+		q.ReconciliationRequired != nil && p.ReconciliationRequired != *q.ReconciliationRequired,
 		!q.From.IsZero() && p.CreatedAt.Before(q.From),
 		!q.To.IsZero() && !p.CreatedAt.Before(q.To):
 		return false
@@ -39,9 +42,9 @@ func (q Query) Match(p Payment) bool {
 
 // ParseQuery reads the filters of GET /payment/transactions: status and
 // type (exact, uppercase), external_id (substring, at most 255 characters),
-// from_date (inclusive) and to_date (exclusive) as RFC 3339 date-times or
-// YYYY-MM-DD dates (midnight UTC). A bad value is a 400 naming the
-// parameter.
+// reconciliation_required (true or false), from_date (inclusive) and
+// to_date (exclusive) as RFC 3339 date-times or YYYY-MM-DD dates (midnight
+// UTC). A bad value is a 400 naming the parameter.
 func ParseQuery(r *http.Request) (Query, error) {
 	v := r.URL.Query()
 	var q Query
@@ -62,6 +65,13 @@ func ParseQuery(r *http.Request) (Query, error) {
 			return q, httpapi.Invalid("external_id", fmt.Sprintf("must be at most %d characters", MaxTextLength))
 		}
 		q.ExternalID = s
+	}
+	if v.Has("reconciliation_required") {
+		b, err := httpapi.ParseBool(r, "reconciliation_required", false)
+		if err != nil {
+			return q, err
+		}
+		q.ReconciliationRequired = &b
 	}
 	var err error
 	q.From, q.To, err = httpapi.ParseDateRange(r)
@@ -96,44 +106,27 @@ func (s *Service) Get(ctx context.Context, companyID, id string) (Payment, error
 
 // Status returns payment id of the company and the operator's raw answer:
 // the last one stored, or, with doubleCheck, a fresh one. With doubleCheck
-// a final answer about a PROCESSING payment is applied through the same
-// exactly-once transition the worker uses, and a non-terminal payment past
-// its deadline is expired; an operator error leaves the stored state and
-// answer (it is logged).
+// a final answer is applied through the same exactly-once transition the
+// worker uses; anything else (no final answer yet, an operator that cannot
+// be reached) leaves the payment as it is: time alone never fails it.
 func (s *Service) Status(ctx context.Context, companyID, id string, doubleCheck bool) (Payment, json.RawMessage, error) {
 	p, err := s.Get(ctx, companyID, id)
-	if err != nil {
-		return Payment{}, nil, err
+	if err != nil || !doubleCheck || p.Status.Terminal() || s.gateway == nil {
+		return p, p.Upstream, err
 	}
-	if !doubleCheck {
+	res, err := s.ask(ctx, p)
+	if err != nil {
 		return p, p.Upstream, nil
 	}
-	raw := p.Upstream
-	changed := false
-	if p.OrderID != "" && s.gateway != nil {
-		res, err := s.gateway.Status(ctx, p.OrderID)
-		if err != nil {
-			slog.WarnContext(ctx, "double check with the operator", "company_id", companyID, "transaction_id", id, "error", err)
-		} else {
-			raw = upstream(res.Raw)
-			if o, ok := outcomeOf(res); ok && p.Status == StatusProcessing {
-				if err := s.finish(ctx, p, o); err != nil {
-					return Payment{}, nil, err
-				}
-				changed = true
-			}
-		}
+	o, ok := outcomeOf(res)
+	if !ok {
+		return p, upstream(res.Raw), nil
 	}
-	if !changed && !p.Status.Terminal() && !s.now().Before(p.Deadline()) {
-		if err := s.finish(ctx, p, timedOut(nil)); err != nil {
-			return Payment{}, nil, err
-		}
-		changed = true
+	if err := s.finish(ctx, p, o); err != nil {
+		return Payment{}, nil, err
 	}
-	if changed {
-		if p, err = s.store.GetPayment(ctx, companyID, id); err != nil {
-			return Payment{}, nil, err
-		}
+	if p, err = s.store.GetPayment(ctx, companyID, id); err != nil {
+		return Payment{}, nil, err
 	}
-	return p, raw, nil
+	return p, p.Upstream, nil
 }

@@ -12,52 +12,51 @@ import (
 
 func TestNextPollDelay(t *testing.T) {
 	s := time.Second
+	deadline := 15 * time.Minute
 	tests := []struct {
-		elapsed  time.Duration
-		step     int
-		want     time.Duration
-		wantStep int
+		elapsed time.Duration
+		want    time.Duration
 	}{
-		{0, 0, 5 * s, 0},
-		{29 * s, 0, 5 * s, 0},
-		{30 * s, 0, 10 * s, 1},
-		{40 * s, 1, 20 * s, 2},
-		{60 * s, 2, 40 * s, 3},
-		{100 * s, 3, 80 * s, 4},
-		{180 * s, 4, 160 * s, 5},
-		{340 * s, 5, 320 * s, 6},
-		{660 * s, 6, 240 * s, 7}, // 640 s would pass the deadline
-		{200 * s, 7, 700 * s, 8}, // capped at 900 s, then by the deadline
-		{10 * s, 40, 5 * s, 40},
-		{60 * s, 40, 840 * s, 41},
-		{899 * s, 9, s, 10},
-		{20 * time.Minute, 9, s, 10},
+		{0, 5 * s},
+		{29 * s, 5 * s},
+		{30 * s, 15 * s},
+		{10 * s, 5 * s},
+		{40 * s, 20 * s},
+		{100 * s, 50 * s},
+		{800 * s, 100 * s}, // 400 s would pass the deadline
+		{899 * s, s},       // lands on the deadline
+		{900 * s, 900 * s}, // after it, SQS's longest delay
+		{72 * time.Hour, 900 * s},
 	}
 	for _, tt := range tests {
-		t.Run(fmt.Sprintf("%v step %d", tt.elapsed, tt.step), func(t *testing.T) {
+		t.Run(fmt.Sprint(tt.elapsed), func(t *testing.T) {
 			created := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
-			got, step := payments.NextPollDelay(created, created.Add(tt.elapsed), tt.step)
-			if got != tt.want || step != tt.wantStep {
-				t.Fatalf("NextPollDelay = %v, %d; want %v, %d", got, step, tt.want, tt.wantStep)
+			if got := payments.NextPollDelay(created, created.Add(tt.elapsed), deadline); got != tt.want {
+				t.Fatalf("NextPollDelay = %v, want %v", got, tt.want)
 			}
 		})
 	}
 }
 
-// TestPollScheduleEndsAtTheDeadline follows the schedule from acceptance:
-// it never waits more than 900 s and reaches the 15-minute deadline.
-func TestPollScheduleEndsAtTheDeadline(t *testing.T) {
-	created := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
-	now, step, polls := created.Add(payments.PollInterval), 0, 1
-	for now.Before(created.Add(payments.Timeout)) {
-		d, next := payments.NextPollDelay(created, now, step)
-		if d > payments.MaxPollDelay || d < time.Second {
-			t.Fatalf("delay %v", d)
-		}
-		now, step, polls = now.Add(d), next, polls+1
-	}
-	if !now.Equal(created.Add(payments.Timeout)) || polls > 20 {
-		t.Fatalf("last poll at %v after %d polls", now.Sub(created), polls)
+// TestPollScheduleReachesTheDeadline follows the schedule from acceptance,
+// for the default deadline and a short one: it never waits more than 900 s,
+// lands on the deadline, and polls a bounded number of times.
+func TestPollScheduleReachesTheDeadline(t *testing.T) {
+	for _, deadline := range []time.Duration{payments.DefaultDeadline, 20 * time.Second} {
+		t.Run(fmt.Sprint(deadline), func(t *testing.T) {
+			created := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+			now, polls := created, 0
+			for now.Before(created.Add(deadline)) {
+				d := payments.NextPollDelay(created, now, deadline)
+				if d > payments.MaxPollDelay || d < time.Second {
+					t.Fatalf("delay %v", d)
+				}
+				now, polls = now.Add(d), polls+1
+			}
+			if !now.Equal(created.Add(deadline)) || polls > 20 {
+				t.Fatalf("last poll at %v after %d polls", now.Sub(created), polls)
+			}
+		})
 	}
 }
 
@@ -67,12 +66,12 @@ func TestParseJob(t *testing.T) {
 		body string
 		ok   bool
 	}{
-		{`{"kind":"submit","company_id":"c1","transaction_id":"` + id + `"}`, true},
-		{`{"kind":"poll","company_id":"c1","transaction_id":"` + id + `","step":3}`, true},
-		{`{"kind":"refund","company_id":"c1","transaction_id":"` + id + `"}`, false},
-		{`{"kind":"poll","transaction_id":"` + id + `"}`, false},
-		{`{"kind":"poll","company_id":"c1","transaction_id":"x"}`, false},
-		{`{"kind":"poll","company_id":"c1","transaction_id":"` + id + `","step":-1}`, false},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","due":"2026-11-23T16:11:18.120Z"}`, true},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `"}`, false},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","due":"tomorrow"}`, false},
+		{`{"transaction_id":"` + id + `","due":"2026-11-23T16:11:18.120Z"}`, false},
+		{`{"company_id":"c1","transaction_id":"` + id + `","due":"2026-11-23T16:11:18.120Z"}`, false},
+		{`{"company_id":"` + id + `","transaction_id":"x","due":"2026-11-23T16:11:18.120Z"}`, false},
 		{`not json`, false},
 	}
 	for _, tt := range tests {
@@ -92,6 +91,8 @@ func TestParseQuery(t *testing.T) {
 	}{
 		{"", ""},
 		{"status=SUCCESS&type=PAYOUT&external_id=ord&from_date=2025-05-01T00:00:00Z&to_date=2025-05-02", ""},
+		{"reconciliation_required=true", ""},
+		{"reconciliation_required=yes", "reconciliation_required"},
 		{"from_date=2025-05-01T10:00:00%2B01:00", ""},
 		{"status=success", "status"},
 		{"status=DONE", "status"},

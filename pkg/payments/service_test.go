@@ -32,8 +32,6 @@ func TestPayoutLifecycle(t *testing.T) {
 			[]string{"PENDING", "PROCESSING", "SUCCESS"}},
 		{"recipient not found", "237670000000", payments.StatusFailed, operator.SandboxNotFoundReason, [4]int64{1000, 0, 1000, 0},
 			[]string{"PENDING", "PROCESSING", "FAILED"}},
-		{"operator never confirms", "237670000999", payments.StatusFailed, payments.TimeoutMessage, [4]int64{1000, 0, 1000, 0},
-			[]string{"PENDING", "PROCESSING", "FAILED"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -53,14 +51,11 @@ func TestPayoutLifecycle(t *testing.T) {
 				t.Fatalf("balances while PENDING %v: reserved, not deducted", got)
 			}
 			h.verify()
-			start := h.clock.Now()
 			h.drain()
 			got := h.get(p.ID)
-			if got.Status != tt.status || got.ErrorMessage != tt.errMsg || got.CompletedAt == nil || got.OrderID == "" {
+			if got.Status != tt.status || got.ErrorMessage != tt.errMsg || got.CompletedAt == nil || got.OrderID == "" ||
+				!got.NextPollAt.IsZero() || got.ReconciliationRequired {
 				t.Fatalf("final %+v", got)
-			}
-			if tt.errMsg == payments.TimeoutMessage && h.clock.Now().Sub(start) > payments.Timeout+time.Second {
-				t.Errorf("timed out after %v", h.clock.Now().Sub(start))
 			}
 			if b := h.balances(); b != tt.balances {
 				t.Fatalf("balances %v, want %v", b, tt.balances)
@@ -85,8 +80,8 @@ func TestPayoutLifecycle(t *testing.T) {
 			if got := h.events.statuses(t, p.ID); !slices.Equal(got, want) {
 				t.Fatalf("events %v, want %v", got, want)
 			}
-			if open, err := h.store.OpenPayments(h.ctx, h.clock.Now().Add(time.Hour), 10); err != nil || len(open) != 0 {
-				t.Fatalf("still open: %v %v", open, err)
+			if due, err := h.store.DuePayments(h.ctx, h.clock.Now().Add(time.Hour), 10); err != nil || len(due) != 0 {
+				t.Fatalf("still due: %v %v", due, err)
 			}
 			h.verify()
 		})
@@ -117,7 +112,7 @@ func TestConcurrentPayoutsNeverOverspend(t *testing.T) {
 		switch {
 		case err == nil:
 			accepted++
-		case errors.Is(err, payments.ErrInsufficientBalance):
+		case errors.Is(err, wallets.ErrInsufficientBalance):
 			refused++
 		default:
 			t.Errorf("unexpected error: %v", err)
@@ -141,10 +136,12 @@ func TestConcurrentPayoutsNeverOverspend(t *testing.T) {
 	h.verify()
 }
 
-// TestWorkerDiesBeforePoll: the worker moves a payout to PROCESSING but
-// cannot queue its poll; the submit message comes back and only schedules
-// the poll, and the payout settles once.
-func TestWorkerDiesBeforePoll(t *testing.T) {
+// TestWorkerCannotQueueThePoll: the worker submits a payout but cannot
+// queue its first poll, so it does not move it to PROCESSING (the poll is
+// queued before the transition); SQS delivers the submit message again, the
+// operator answers the retried submission with the same order, and the
+// payout settles once.
+func TestWorkerCannotQueueThePoll(t *testing.T) {
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	p, err := h.svc.Payout(h.ctx, h.company, request("237670000001", "100"))
@@ -156,7 +153,7 @@ func TestWorkerDiesBeforePoll(t *testing.T) {
 	if err := h.svc.HandleJob(h.ctx, submit.body); err == nil {
 		t.Fatal("a lost poll was acknowledged")
 	}
-	if got := h.get(p.ID); got.Status != payments.StatusProcessing {
+	if got := h.get(p.ID); got.Status != payments.StatusPending {
 		t.Fatalf("status %s", got.Status)
 	}
 	h.jobs.setFail(false)
@@ -164,8 +161,9 @@ func TestWorkerDiesBeforePoll(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.drain()
-	if got := h.get(p.ID); got.Status != payments.StatusSuccess || h.gateway.submits != 1 {
-		t.Fatalf("status %s after %d submits", got.Status, h.gateway.submits)
+	got := h.get(p.ID)
+	if got.Status != payments.StatusSuccess || got.OrderID != "SBX-"+p.ID {
+		t.Fatalf("final %+v", got)
 	}
 	if b := h.balances(); b != [4]int64{898, 0, 898, 0} {
 		t.Fatalf("balances %v", b)
@@ -316,90 +314,6 @@ func TestRefundRunsOnce(t *testing.T) {
 	h.verify()
 }
 
-// TestWorkerDiesBeforeSubmit accepts payouts whose submit message is never
-// sent: the sweeper re-sends it after a minute, or, past the deadline,
-// fails the payout and releases the money, once.
-func TestWorkerDiesBeforeSubmit(t *testing.T) {
-	tests := []struct {
-		name    string
-		phone   string
-		wait    time.Duration
-		status  payments.Status
-		payout  int64
-		message string
-	}{
-		{"resubmitted, succeeds", "237670000001", 61 * time.Second, payments.StatusSuccess, 898, ""},
-		{"resubmitted, fails", "237670000000", 61 * time.Second, payments.StatusFailed, 1000, operator.SandboxNotFoundReason},
-		{"expired", "237670000001", 16 * time.Minute, payments.StatusFailed, 1000, payments.TimeoutMessage},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t)
-			h.fund(wallets.Payout, "1000")
-			h.jobs.setFail(true)
-			p, err := h.svc.Payout(h.ctx, h.company, request(tt.phone, "100"))
-			if err != nil {
-				t.Fatalf("acceptance must not depend on the queue: %v", err)
-			}
-			h.jobs.setFail(false)
-			if res, err := h.svc.Sweep(h.ctx); err != nil || res != (payments.SweepResult{}) {
-				t.Fatalf("a fresh payment is swept: %+v %v", res, err)
-			}
-			h.clock.Advance(tt.wait)
-			for range 2 { // a second sweep, or a second sweeper, changes nothing more
-				if _, err := h.svc.Sweep(h.ctx); err != nil {
-					t.Fatal(err)
-				}
-			}
-			h.drain()
-			got := h.get(p.ID)
-			if got.Status != tt.status || got.ErrorMessage != tt.message {
-				t.Fatalf("final %s %q", got.Status, got.ErrorMessage)
-			}
-			if b := h.balances(); b != [4]int64{tt.payout, 0, tt.payout, 0} {
-				t.Fatalf("balances %v", b)
-			}
-			es := h.entries(p.ID)
-			if tt.status == payments.StatusFailed && len(es[wallets.TypeRefund]) != 1 {
-				t.Fatalf("refunds %+v", es[wallets.TypeRefund])
-			}
-			if res, err := h.svc.Sweep(h.ctx); err != nil || res != (payments.SweepResult{}) {
-				t.Fatalf("sweep after the end: %+v %v", res, err)
-			}
-			h.verify()
-		})
-	}
-}
-
-// TestSweeperExpiresProcessing fails a payout the operator never confirms
-// when the worker's polls are lost: the sweeper asks the operator a last
-// time and times it out.
-func TestSweeperExpiresProcessing(t *testing.T) {
-	h := newHarness(t)
-	h.fund(wallets.Payout, "1000")
-	p, err := h.svc.Payout(h.ctx, h.company, request("237670000999", "100"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	j, _ := h.jobs.take()
-	if err := h.svc.HandleJob(h.ctx, j.body); err != nil {
-		t.Fatal(err)
-	}
-	h.jobs.jobs = nil // the poll is lost
-	h.clock.Advance(10 * time.Minute)
-	if res, err := h.svc.Sweep(h.ctx); err != nil || res != (payments.SweepResult{}) {
-		t.Fatalf("sweep before the deadline: %+v %v", res, err)
-	}
-	h.clock.Advance(5 * time.Minute)
-	if res, err := h.svc.Sweep(h.ctx); err != nil || res.Expired != 1 {
-		t.Fatalf("sweep at the deadline: %+v %v", res, err)
-	}
-	if got := h.get(p.ID); got.Status != payments.StatusFailed || got.ErrorMessage != payments.TimeoutMessage || len(got.Upstream) == 0 {
-		t.Fatalf("final %+v", got)
-	}
-	h.verify()
-}
-
 // TestPayoutRefusals checks the business refusals and their order.
 func TestPayoutRefusals(t *testing.T) {
 	h := newHarness(t)
@@ -414,7 +328,7 @@ func TestPayoutRefusals(t *testing.T) {
 		edit func(*payments.Request)
 		want error
 	}{
-		{"insufficient with the fee", func(r *payments.Request) { r.Amount = "90" }, payments.ErrInsufficientBalance},
+		{"insufficient with the fee", func(r *payments.Request) { r.Amount = "90" }, wallets.ErrInsufficientBalance},
 		{"exactly the available", func(r *payments.Request) { r.Amount = "89" }, nil},
 		{"duplicate external_id", func(r *payments.Request) { r.ExternalID = "taken" }, payments.ErrDuplicateExternalID},
 		{"duplicate wins over balance", func(r *payments.Request) { r.ExternalID = "taken"; r.Amount = "100000" }, payments.ErrDuplicateExternalID},
@@ -573,15 +487,10 @@ func TestQueries(t *testing.T) {
 		t.Fatal(err)
 	}
 	ids = append(ids, c.ID)
-	// Run the submits and the first polls only.
-	for range 8 {
-		j, ok := h.jobs.take()
-		if !ok {
-			break
-		}
-		h.svc.HandleJob(h.ctx, j.body)
-	}
+	// Run until the 999 payout is flagged, past its deadline.
+	h.drain()
 	created := h.get(ids[1]).CreatedAt
+	yes, no := true, false
 	tests := []struct {
 		name string
 		q    payments.Query
@@ -593,6 +502,8 @@ func TestQueries(t *testing.T) {
 		{"failed", payments.Query{Status: payments.StatusFailed}, []string{ids[1]}},
 		{"processing", payments.Query{Status: payments.StatusProcessing}, []string{ids[2]}},
 		{"external_id substring", payments.Query{ExternalID: "rder-"}, []string{ids[2], ids[1], ids[0]}},
+		{"reconciliation required", payments.Query{ReconciliationRequired: &yes}, []string{ids[2]}},
+		{"reconciliation not required", payments.Query{ReconciliationRequired: &no}, []string{ids[3], ids[1], ids[0]}},
 		{"from inclusive", payments.Query{From: created}, []string{ids[3], ids[2], ids[1]}},
 		{"to exclusive", payments.Query{To: created}, []string{ids[0]}},
 		{"one millisecond", payments.Query{From: created, To: created.Add(time.Millisecond)}, []string{ids[1]}},

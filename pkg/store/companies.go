@@ -100,19 +100,10 @@ func (s *Companies) Create(ctx context.Context, c companies.Company) error {
 		return fmt.Errorf("store: marshal client: %w", err)
 	}
 	notExists := aws.String("attribute_not_exists(PK)")
-	_, err = s.db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{Put: &types.Put{TableName: aws.String(s.db.Table), Item: company, ConditionExpression: notExists}},
-			{Put: &types.Put{TableName: aws.String(s.db.Table), Item: client, ConditionExpression: notExists}},
-		},
-	})
-	if transactionConflict(err) {
-		return fmt.Errorf("store: create company %s: %w", c.ID, ErrConflict)
-	}
-	if err != nil {
-		return fmt.Errorf("store: create company %s: %w", c.ID, err)
-	}
-	return nil
+	t := &txn{}
+	t.add("company", types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: company, ConditionExpression: notExists}})
+	t.add("client", types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: client, ConditionExpression: notExists}})
+	return s.db.writeOnce(ctx, "create company "+c.ID, t, func(context.Context, cancellation) error { return nil })
 }
 
 // Get reads company id with a strongly consistent read.
@@ -195,7 +186,7 @@ func (s *Companies) update(ctx context.Context, id string, u *attrUpdate) (compa
 	if err != nil {
 		return companies.Company{}, fmt.Errorf("store: update company %s: %w", id, err)
 	}
-	out, err := s.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	out, err := s.db.update(ctx, "update company "+id, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
 		Key:                       primaryKeyOf(companyPK(id), companySK()),
 		UpdateExpression:          aws.String(expr),
@@ -208,7 +199,7 @@ func (s *Companies) update(ctx context.Context, id string, u *attrUpdate) (compa
 		return companies.Company{}, companies.ErrNotFound
 	}
 	if err != nil {
-		return companies.Company{}, fmt.Errorf("store: update company %s: %w", id, err)
+		return companies.Company{}, err
 	}
 	var it companyItem
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {

@@ -50,9 +50,5 @@ func (f *Fees) PutFeeSchedule(ctx context.Context, companyID string, s fees.Sche
 	if err != nil {
 		return fmt.Errorf("store: encode fee schedule: %w", err)
 	}
-	_, err = f.db.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(f.db.Table), Item: item})
-	if err != nil {
-		return fmt.Errorf("store: put fee schedule: %w", err)
-	}
-	return nil
+	return f.db.put(ctx, "put fee schedule of "+companyID, &dynamodb.PutItemInput{TableName: aws.String(f.db.Table), Item: item})
 }

@@ -50,7 +50,7 @@ type ledgerItem struct {
 	CompletedAt   *string `dynamodbav:"completed_at"`
 }
 
-// creditRefItem claims a sandbox credit reference for one ledger entry.
+// creditRefItem claims a sandbox credit reference for one credit.
 type creditRefItem struct {
 	PK            string `dynamodbav:"PK"`
 	SK            string `dynamodbav:"SK"`
@@ -58,6 +58,8 @@ type creditRefItem struct {
 	Reference     string `dynamodbav:"reference"`
 	TransactionID string `dynamodbav:"transaction_id"`
 	WalletID      string `dynamodbav:"wallet_id"`
+	Balance       string `dynamodbav:"balance"`
+	Amount        int64  `dynamodbav:"amount"`
 }
 
 func newLedgerItem(t wallets.Transaction) ledgerItem {
@@ -184,73 +186,105 @@ func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wall
 	return out, nil
 }
 
-// ApplyChange writes c in one transaction: the wallet adjusted on the
-// condition that it is at c.Wallet.Version and that no balance goes
-// negative, the ledger entry, and the reference claim when c.Reference is
-// set. A taken reference is wallets.ErrDuplicateReference; a wallet at
-// another version, or a transaction conflict, is wallets.ErrStale; a wallet
-// still at that version that would go negative is
-// wallets.ErrInsufficientFunds.
-func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) error {
-	w := c.Wallet
-	items := []types.TransactWriteItem{
-		s.walletAdjustment(w.CompanyID, w.ID, c.Adjust, w.Version, c.Now),
-	}
-	entry, err := s.ledgerPut(c.Entry)
-	if err != nil {
-		return err
-	}
-	items = append(items, entry)
-	if c.Reference != "" {
-		claim, err := attributevalue.MarshalMap(creditRefItem{
-			PK: companyPK(w.CompanyID), SK: creditRefSK(c.Reference), Type: kindCreditRef,
-			Reference: c.Reference, TransactionID: c.Entry.ID, WalletID: w.ID,
-		})
+// ApplyChange writes c in one transaction: the wallet adjusted (on the
+// condition that no balance goes below 0), the ledger entry with the
+// balances before and after (see balancesOf), and the reference claim when
+// c.Reference is set. A taken reference is wallets.ErrDuplicateReference; a
+// balance that would go below 0, wallets.ErrInsufficientBalance.
+func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wallet, wallets.Transaction, error) {
+	var after wallets.Wallet
+	var entry wallets.Transaction
+	err := s.db.write(ctx, "change wallet "+c.WalletID, func(ctx context.Context) (*txn, error) {
+		w, err := s.GetWallet(ctx, c.CompanyID, c.WalletID)
 		if err != nil {
-			return fmt.Errorf("store: marshal credit reference: %w", err)
+			return nil, err
 		}
-		items = append(items, s.putNew(claim))
-	}
-	_, err = s.db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if err == nil {
+		entry = c.Entry
+		entry.BalanceBefore, entry.BalanceAfter = balancesOf(w, c.Entry.Balance, c.Adjust)
+		after = w.Adjusted(c.Adjust, c.Now)
+		t := &txn{}
+		t.add("wallet", s.walletAdjustment(c.CompanyID, c.WalletID, c.Adjust, c.Now))
+		put, err := s.ledgerPut(entry)
+		if err != nil {
+			return nil, err
+		}
+		t.add("entry", put)
+		if c.Reference != "" {
+			claim, err := attributevalue.MarshalMap(creditRefItem{
+				PK: companyPK(c.CompanyID), SK: creditRefSK(c.Reference), Type: kindCreditRef,
+				Reference: c.Reference, TransactionID: entry.ID, WalletID: c.WalletID,
+				Balance: string(entry.Balance), Amount: entry.Amount,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("store: marshal credit reference: %w", err)
+			}
+			t.add("reference", s.putNew(claim))
+		}
+		return t, nil
+	}, func(ctx context.Context, k cancellation) error {
+		switch {
+		case k.failed("reference"):
+			return wallets.ErrDuplicateReference
+		case k.failed("wallet"):
+			return s.whyRefused(ctx, c.CompanyID, c.WalletID)
+		}
 		return nil
+	})
+	if err != nil {
+		return wallets.Wallet{}, wallets.Transaction{}, err
 	}
-	reasons := cancelReasons(err)
-	switch {
-	case len(reasons) == 3 && reasons[2] == "ConditionalCheckFailed":
-		return wallets.ErrDuplicateReference
-	case transactionConflict(err):
-		return fmt.Errorf("store: change wallet %s: %w", w.ID, wallets.ErrStale)
-	case len(reasons) >= 2 && reasons[1] == "ConditionalCheckFailed":
-		// An entry id taken: another id on the retry.
-		return fmt.Errorf("store: ledger entry %s exists: %w", c.Entry.ID, wallets.ErrStale)
-	case len(reasons) >= 1 && reasons[0] == "ConditionalCheckFailed":
-		return s.whyRefused(ctx, w)
-	}
-	return fmt.Errorf("store: change wallet %s: %w", w.ID, err)
+	return after, entry, nil
 }
 
-// whyRefused tells why a wallet adjustment conditioned on w.Version failed:
-// the wallet is gone, it moved on, or it would have gone negative.
-func (s *Wallets) whyRefused(ctx context.Context, w wallets.Wallet) error {
-	now, err := s.GetWallet(ctx, w.CompanyID, w.ID)
-	switch {
-	case err != nil:
-		return err
-	case now.Version != w.Version:
-		return fmt.Errorf("store: wallet %s at version %d, not %d: %w", w.ID, now.Version, w.Version, wallets.ErrStale)
+// CreditByReference reads the claim of a credit reference of the company.
+func (s *Wallets) CreditByReference(ctx context.Context, companyID, reference string) (wallets.CreditClaim, error) {
+	var it creditRefItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), creditRefSK(reference), &it)
+	if err != nil {
+		return wallets.CreditClaim{}, fmt.Errorf("store: get credit reference: %w", err)
 	}
-	return wallets.ErrInsufficientFunds
+	if !found {
+		return wallets.CreditClaim{}, wallets.ErrTransactionNotFound
+	}
+	return wallets.CreditClaim{
+		Reference: it.Reference, WalletID: it.WalletID, Balance: wallets.SubBalance(it.Balance),
+		Amount: it.Amount, TransactionID: it.TransactionID,
+	}, nil
+}
+
+// balancesOf returns sub-balance b of w, as read, and what adj makes of it:
+// the balances before and after that a ledger entry records. The read is
+// strongly consistent and made just before the write; the write is not
+// conditioned on the sub-balance being unchanged (that would make every
+// write to a wallet wait for every other), so when another write to the
+// same sub-balance commits in between, the recorded pair is off by that
+// write. The balances themselves, and the sums the ledger invariant
+// checks, are always exact.
+func balancesOf(w wallets.Wallet, b wallets.SubBalance, adj wallets.Adjustment) (before, after *int64) {
+	v := w.SubBalance(b)
+	a := v + adj.Of(b)
+	return &v, &a
+}
+
+// whyRefused tells why a wallet adjustment's condition failed: the wallet
+// is gone (wallets.ErrNotFound) or a balance would go below 0
+// (wallets.ErrInsufficientBalance).
+func (s *Wallets) whyRefused(ctx context.Context, companyID, walletID string) error {
+	if _, err := s.GetWallet(ctx, companyID, walletID); err != nil {
+		return err
+	}
+	return wallets.ErrInsufficientBalance
 }
 
 // walletAdjustment returns the transaction item that adds adj to a wallet's
 // balances (payout_available by adj.Available()), increments its version and
 // sets updated_at to now. It is conditioned on the wallet existing, on no
 // balance going negative (payout_available >= the amount it loses, and so
-// on), and, when version is not 0, on the wallet being at that version.
-// Payouts use it with version 0: a reservation is Adjustment{Reserved: total}
-// conditioned only on payout_available >= total.
-func (s *Wallets) walletAdjustment(companyID, walletID string, adj wallets.Adjustment, version int64, now time.Time) types.TransactWriteItem {
+// on): a payout reserves with Adjustment{Reserved: total}, conditioned on
+// payout_available >= total; a settlement releases the reservation,
+// conditioned on payout_reserved covering it. No write waits for the
+// wallet's version.
+func (s *Wallets) walletAdjustment(companyID, walletID string, adj wallets.Adjustment, now time.Time) types.TransactWriteItem {
 	names := map[string]string{
 		"#pin": "payin_balance", "#pout": "payout_balance", "#res": "payout_reserved",
 		"#avail": "payout_available", "#ver": "version", "#upd": "updated_at",
@@ -275,10 +309,6 @@ func (s *Wallets) walletAdjustment(companyID, walletID string, adj wallets.Adjus
 			cond = append(cond, c.name+" >= "+c.value)
 			values[c.value] = num(-c.delta)
 		}
-	}
-	if version != 0 {
-		cond = append(cond, "#ver = :ver")
-		values[":ver"] = num(version)
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table),

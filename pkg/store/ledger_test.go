@@ -6,10 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
 	"github.com/google/uuid"
 
 	"payments/pkg/ids"
@@ -40,39 +36,46 @@ func TestApplyChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC().Truncate(time.Millisecond)
+	change := func(w wallets.Wallet, adj wallets.Adjustment, e wallets.Transaction, ref string) wallets.Change {
+		return wallets.Change{CompanyID: w.CompanyID, WalletID: w.ID, Adjust: adj, Entry: e, Reference: ref, Now: now}
+	}
 
 	first := fund(w, 1500, now)
-	if err := s.ApplyChange(ctx, wallets.Change{Wallet: w, Adjust: wallets.Adjustment{Payin: 1500}, Entry: first, Reference: "r1", Now: now}); err != nil {
+	after, written, err := s.ApplyChange(ctx, change(w, wallets.Adjustment{Payin: 1500}, first, "r1"))
+	if err != nil {
 		t.Fatalf("ApplyChange: %v", err)
 	}
 	got, err := s.GetWallet(ctx, company, w.ID)
-	if err != nil || got.PayinBalance != 1500 || got.Version != 2 || !got.UpdatedAt.Equal(now) {
-		t.Fatalf("wallet after change = %+v, %v", got, err)
+	if err != nil || got.PayinBalance != 1500 || got.Version != 2 || !got.UpdatedAt.Equal(now) || got != after {
+		t.Fatalf("wallet after change = %+v, %v; ApplyChange said %+v", got, err, after)
 	}
 	entry, err := s.GetTransaction(ctx, company, first.ID)
 	if err != nil {
 		t.Fatalf("GetTransaction: %v", err)
 	}
-	if entry.Delta != 1500 || *entry.BalanceAfter != 1500 || entry.Type != wallets.TypeFund ||
-		!entry.CreatedAt.Equal(now) || !entry.CompletedAt.Equal(now) || entry.Balance != wallets.Payin {
+	if entry.Delta != 1500 || *entry.BalanceBefore != 0 || *entry.BalanceAfter != 1500 || entry.Type != wallets.TypeFund ||
+		!entry.CreatedAt.Equal(now) || !entry.CompletedAt.Equal(now) || entry.Balance != wallets.Payin || *written.BalanceAfter != 1500 {
 		t.Fatalf("entry = %+v", entry)
 	}
+	claim, err := s.CreditByReference(ctx, company, "r1")
+	if err != nil || claim.TransactionID != first.ID || claim.Amount != 1500 || claim.Balance != wallets.Payin || claim.WalletID != w.ID {
+		t.Fatalf("CreditByReference = %+v, %v", claim, err)
+	}
 
+	other := newWallet(company, "XOF", "SN")
 	tests := []struct {
 		name   string
 		change wallets.Change
 		want   error
 	}{
-		{"stale version", wallets.Change{Wallet: w, Adjust: wallets.Adjustment{Payin: 1}, Entry: fund(w, 1, now)}, wallets.ErrStale},
-		{"reference reused", wallets.Change{Wallet: got, Adjust: wallets.Adjustment{Payin: 1}, Entry: fund(got, 1, now), Reference: "r1"}, wallets.ErrDuplicateReference},
-		{"overdraft of payout_available", wallets.Change{Wallet: got, Adjust: wallets.Adjustment{Reserved: 1}, Entry: fund(got, 0, now)}, wallets.ErrInsufficientFunds},
-		{"overdraft of payin", wallets.Change{Wallet: got, Adjust: wallets.Adjustment{Payin: -1501}, Entry: fund(got, -1501, now)}, wallets.ErrInsufficientFunds},
-		{"unknown wallet", wallets.Change{Wallet: newWallet(company, "XOF", "SN"), Adjust: wallets.Adjustment{Payin: 1}, Entry: fund(newWallet(company, "XOF", "SN"), 1, now)}, wallets.ErrNotFound},
+		{"reference reused", change(got, wallets.Adjustment{Payin: 1}, fund(got, 1, now), "r1"), wallets.ErrDuplicateReference},
+		{"overdraft of payout_available", change(got, wallets.Adjustment{Reserved: 1}, fund(got, 0, now), ""), wallets.ErrInsufficientBalance},
+		{"overdraft of payin", change(got, wallets.Adjustment{Payin: -1501}, fund(got, -1501, now), ""), wallets.ErrInsufficientBalance},
+		{"unknown wallet", change(other, wallets.Adjustment{Payin: 1}, fund(other, 1, now), ""), wallets.ErrNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			tt.change.Now = now
-			if err := s.ApplyChange(ctx, tt.change); !errors.Is(err, tt.want) {
+			if _, _, err := s.ApplyChange(ctx, tt.change); !errors.Is(err, tt.want) {
 				t.Fatalf("ApplyChange = %v, want %v", err, tt.want)
 			}
 		})
@@ -110,7 +113,7 @@ func TestListTransactions(t *testing.T) {
 		w, _ = s.GetWallet(ctx, company, w.ID)
 		at := base.Add(time.Duration(i) * time.Minute)
 		e := fund(w, 100, at)
-		if err := s.ApplyChange(ctx, wallets.Change{Wallet: w, Adjust: wallets.Adjustment{Payin: 100}, Entry: e, Now: at}); err != nil {
+		if _, _, err := s.ApplyChange(ctx, wallets.Change{CompanyID: company, WalletID: w.ID, Adjust: wallets.Adjustment{Payin: 100}, Entry: e, Now: at}); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, e.ID)
@@ -152,10 +155,10 @@ func TestListTransactions(t *testing.T) {
 	}
 }
 
-// TestApplyChangeConflict injects the TransactionCanceledException with a
-// TransactionConflict reason that DynamoDB Local never raises, and checks
-// that it reads as wallets.ErrStale (which the service retries).
-func TestApplyChangeConflict(t *testing.T) {
+// TestWritesRetryConflicts injects the TransactionConflict cancellations
+// that DynamoDB Local never raises: every write tries again under the one
+// retry policy, and one that keeps losing is store.ErrConflict.
+func TestWritesRetryConflicts(t *testing.T) {
 	db := storetest.NewDB(t)
 	ctx := context.Background()
 	company := uuid.NewString()
@@ -163,28 +166,37 @@ func TestApplyChangeConflict(t *testing.T) {
 	if err := store.NewWallets(db).CreateWallet(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	inject := func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("injectConflict",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				if _, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok {
-					return middleware.InitializeOutput{}, middleware.Metadata{}, &types.TransactionCanceledException{
-						Message: aws.String("Transaction cancelled"),
-						CancellationReasons: []types.CancellationReason{
-							{Code: aws.String("TransactionConflict")}, {Code: aws.String("None")},
-						},
-					}
-				}
-				return next.HandleInitialize(ctx, in)
-			}), middleware.Before)
+	attempts := int64(store.DefaultRetry.Attempts)
+	tests := []struct {
+		name      string
+		conflicts int64
+		write     func(*store.Wallets) error
+		want      error
+		calls     int64
+	}{
+		{"credit, two conflicts", 2, func(s *store.Wallets) error {
+			now := time.Now()
+			_, _, err := s.ApplyChange(ctx, wallets.Change{CompanyID: company, WalletID: w.ID, Adjust: wallets.Adjustment{Payin: 1}, Entry: fund(w, 1, now), Now: now})
+			return err
+		}, nil, 3},
+		{"credit, endless conflicts", 1000, func(s *store.Wallets) error {
+			now := time.Now()
+			_, _, err := s.ApplyChange(ctx, wallets.Change{CompanyID: company, WalletID: w.ID, Adjust: wallets.Adjustment{Payin: 1}, Entry: fund(w, 1, now), Now: now})
+			return err
+		}, store.ErrConflict, attempts},
+		{"wallet creation, endless conflicts", 1000, func(s *store.Wallets) error {
+			return s.CreateWallet(ctx, newWallet(company, "XOF", "CI"))
+		}, store.ErrConflict, attempts},
 	}
-	client := dynamodb.New(db.Client.Options(), func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, inject) })
-	s := store.NewWallets(store.New(client, db.Table))
-	now := time.Now()
-	err := s.ApplyChange(ctx, wallets.Change{Wallet: w, Adjust: wallets.Adjustment{Payin: 1}, Entry: fund(w, 1, now), Now: now})
-	if !errors.Is(err, wallets.ErrStale) {
-		t.Fatalf("ApplyChange = %v, want ErrStale", err)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			conflicting, calls := storetest.WithConflicts(db, tt.conflicts)
+			if err := tt.write(store.NewWallets(conflicting)); !errors.Is(err, tt.want) || calls.Load() != tt.calls {
+				t.Fatalf("err %v after %d calls, want %v after %d", err, calls.Load(), tt.want, tt.calls)
+			}
+		})
 	}
-	if err := s.CreateWallet(ctx, newWallet(company, "XOF", "CI")); !errors.Is(err, store.ErrConflict) {
-		t.Fatalf("CreateWallet = %v, want ErrConflict after its retries", err)
+	if err := wallets.VerifyLedger(ctx, store.NewWallets(db), company); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -17,9 +16,10 @@ import (
 )
 
 // Outbox stores events under their company ("EVT#<event id>"). While an
-// event is unpublished it also carries GSI2 keys in the sparse partition
-// "OUTBOX", ordered by creation time, which is how the sweeper finds what a
-// crash left behind; publishing removes them.
+// event is unpublished it also carries GSI2 keys in one of the IndexShards
+// sparse partitions OUTBOX#<nn> (the shard of its id), ordered by creation
+// time, which is how the sweeper finds what a crash left behind; publishing
+// removes them.
 type Outbox struct{ db *DB }
 
 var _ outbox.Store = (*Outbox)(nil)
@@ -28,13 +28,10 @@ var _ outbox.Store = (*Outbox)(nil)
 func NewOutbox(db *DB) *Outbox { return &Outbox{db: db} }
 
 const (
-	kindEvent         = "event"
-	outboxUnpublished = "OUTBOX"
-	eventSKPrefix     = "EVT#"
+	kindEvent     = "event"
+	outboxIndex   = "OUTBOX"
+	eventSKPrefix = "EVT#"
 )
-
-// ErrEventNotFound reports an event id the company does not have.
-var ErrEventNotFound = errors.New("store: event not found")
 
 type eventItem struct {
 	PK        string `dynamodbav:"PK"`
@@ -59,7 +56,7 @@ func eventPut(table string, e events.Event) (types.TransactWriteItem, error) {
 	created := timestamp.Format(e.CreatedAt)
 	item, err := attributevalue.MarshalMap(eventItem{
 		PK: companyPK(e.CompanyID), SK: eventSK(e.ID),
-		GSI2PK: outboxUnpublished, GSI2SK: created + "#" + e.ID,
+		GSI2PK: shardKey(outboxIndex, e.ID), GSI2SK: created + "#" + e.ID,
 		Type: kindEvent, ID: e.ID, CompanyID: e.CompanyID, Kind: string(e.Kind),
 		Body: e.Body, NotifyURL: e.NotifyURL, CreatedAt: created,
 	})
@@ -89,14 +86,14 @@ func (o *Outbox) Event(ctx context.Context, companyID, eventID string) (events.E
 		return events.Event{}, fmt.Errorf("store: get event: %w", err)
 	}
 	if !found {
-		return events.Event{}, ErrEventNotFound
+		return events.Event{}, events.ErrNotFound
 	}
 	return it.event()
 }
 
 // MarkPublished removes the event from the unpublished index.
 func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string) error {
-	_, err := o.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := o.db.update(ctx, "mark event "+eventID+" published", &dynamodb.UpdateItemInput{
 		TableName:           aws.String(o.db.Table),
 		Key:                 primaryKeyOf(companyPK(companyID), eventSK(eventID)),
 		UpdateExpression:    aws.String("SET published = :t REMOVE GSI2PK, GSI2SK"),
@@ -106,29 +103,38 @@ func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string) e
 		},
 	})
 	if conditionFailed(err) {
-		return ErrEventNotFound
+		return events.ErrNotFound
 	}
-	if err != nil {
-		return fmt.Errorf("store: mark event published: %w", err)
-	}
-	return nil
+	return err
 }
 
 // Unpublished returns up to limit events created before cutoff that are not
-// marked published, oldest first.
+// marked published, from every shard of the outbox index, oldest first
+// within a shard.
 func (o *Outbox) Unpublished(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error) {
-	out, err := o.db.Client.Query(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(o.db.Table),
-		IndexName:              aws.String(GSI2),
-		KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":  &types.AttributeValueMemberS{Value: outboxUnpublished},
-			":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},
-		},
-		Limit: aws.Int32(int32(limit)),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: query unpublished events: %w", err)
+	var evs []events.Event
+	for _, shard := range shardKeys(outboxIndex) {
+		if len(evs) == limit {
+			break
+		}
+		out, err := o.db.Client.Query(ctx, &dynamodb.QueryInput{
+			TableName:              aws.String(o.db.Table),
+			IndexName:              aws.String(GSI2),
+			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":pk":  &types.AttributeValueMemberS{Value: shard},
+				":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},
+			},
+			Limit: aws.Int32(int32(limit - len(evs))),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: query unpublished events: %w", err)
+		}
+		batch, err := decodeAll(out.Items, eventItem.event)
+		if err != nil {
+			return nil, err
+		}
+		evs = append(evs, batch...)
 	}
-	return decodeAll(out.Items, eventItem.event)
+	return evs, nil
 }

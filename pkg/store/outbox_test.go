@@ -102,7 +102,7 @@ func TestOutboxPublishesAfterCommitAndSweepsWhatACrashLeft(t *testing.T) {
 	if err != nil || string(e.Body) != string(lost.Body) || e.Kind != events.PaymentCollect {
 		t.Fatalf("Event = %+v, %v", e, err)
 	}
-	if _, err := ob.Event(ctx, "co-2", lost.ID); !errors.Is(err, store.ErrEventNotFound) {
+	if _, err := ob.Event(ctx, "co-2", lost.ID); !errors.Is(err, events.ErrNotFound) {
 		t.Fatalf("another company read the event: %v", err)
 	}
 }

@@ -3,9 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,52 +27,37 @@ var _ payments.Store = (*Payments)(nil)
 //
 //   - PAY#<transaction id>: the payment; the id is a UUID v7 of its
 //     created_at, so a Query on the prefix lists payments by time. While
-//     the payment is not terminal it also carries GSI2 keys in the sparse
-//     partition OPEN_PAYMENT (GSI2SK "<created_at>#<company id>#<id>"),
-//     which is how the sweeper finds stale ones; the final transition
-//     removes them.
+//     the worker expects to handle the payment (NextPollAt set) it also
+//     carries GSI2 keys in one of the OpenPaymentShards partitions
+//     OPEN_PAYMENT#<nn> (GSI2SK "<next_poll_at>#<company id>#<id>"), which
+//     is how the sweeper finds payments whose message was lost; while it is
+//     flagged for reconciliation it carries GSI1 keys in the partition
+//     RECONCILE (GSI1SK its id), the operator console's list. A final
+//     transition removes both.
 //   - EXTID#<external_id>: the claim that makes an external_id unique in
 //     the company, payouts and collections alike.
 //
-// Acceptance and every transition are one TransactWriteItems each, with the
-// wallet, the ledger and the outbox event (see docs/payments.md).
+// Outside it, PAYREF#<transaction id> maps a payment to its company for the
+// operator console. Acceptance and every transition are one
+// TransactWriteItems each, with the wallet, the ledger and the outbox event
+// (see docs/payments.md).
 type Payments struct {
 	db      *DB
 	wallets *Wallets
-	tx      transactWriter
-	// backoff returns the wait before retry n (1-based) of a transaction
-	// that DynamoDB cancelled for a conflict.
-	backoff func(n int) time.Duration
-}
-
-// transactWriter is the one DynamoDB call that composes a payment's
-// writes; tests put a fault injector in front of it.
-type transactWriter interface {
-	TransactWriteItems(ctx context.Context, in *dynamodb.TransactWriteItemsInput, optFns ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
 }
 
 // NewPayments returns the payments store on db.
 func NewPayments(db *DB) *Payments {
-	return &Payments{db: db, wallets: NewWallets(db), tx: db.Client, backoff: conflictBackoff}
-}
-
-// conflictAttempts bounds the tries of a transaction that DynamoDB keeps
-// cancelling with TransactionConflict.
-const conflictAttempts = 8
-
-// conflictBackoff waits a random time of up to 10 ms × 2^(n−1), at most
-// 320 ms: contending writers spread out.
-func conflictBackoff(n int) time.Duration {
-	ceiling := min(10*time.Millisecond<<(n-1), 320*time.Millisecond)
-	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
+	return &Payments{db: db, wallets: NewWallets(db)}
 }
 
 // Item kinds and keys of payments.
 const (
-	kindPayment        = "payment"
-	kindExternalID     = "external_id"
-	paymentSKPrefix    = "PAY#"
-	openPaymentsGSI2PK = "OPEN_PAYMENT"
+	kindPayment     = "payment"
+	kindExternalID  = "external_id"
+	kindPaymentRef  = "payment_ref"
+	paymentSKPrefix = "PAY#"
+	reconcileGSI1PK = "RECONCILE"
 )
 
 // paymentSK is the sort key of a payment in its company's partition.
@@ -83,15 +66,24 @@ func paymentSK(id string) string { return paymentSKPrefix + id }
 // externalIDSK is the sort key of the claim of an external_id.
 func externalIDSK(externalID string) string { return "EXTID#" + externalID }
 
-// openPaymentGSI2SK orders open payments by creation time and names them.
-func openPaymentGSI2SK(createdAt, companyID, id string) string {
-	return createdAt + "#" + companyID + "#" + id
+// paymentRefPK is the partition of the lookup item that maps a payment id
+// to its company (the operator console knows only the id).
+func paymentRefPK(id string) string { return "PAYREF#" + id }
+
+const paymentRefSK = "PAYREF"
+
+// openPaymentGSI2SK orders the payments of an OPEN_PAYMENT shard by when
+// the worker expects them, and names them.
+func openPaymentGSI2SK(due, companyID, id string) string {
+	return due + "#" + companyID + "#" + id
 }
 
 // paymentItem is a payment as stored.
 type paymentItem struct {
 	PK           string `dynamodbav:"PK"`
 	SK           string `dynamodbav:"SK"`
+	GSI1PK       string `dynamodbav:"GSI1PK,omitempty"`
+	GSI1SK       string `dynamodbav:"GSI1SK,omitempty"`
 	GSI2PK       string `dynamodbav:"GSI2PK,omitempty"`
 	GSI2SK       string `dynamodbav:"GSI2SK,omitempty"`
 	Type         string `dynamodbav:"type"`
@@ -119,6 +111,22 @@ type paymentItem struct {
 	CreatedAt    string `dynamodbav:"created_at"`
 	UpdatedAt    string `dynamodbav:"updated_at"`
 	CompletedAt  string `dynamodbav:"completed_at,omitempty"`
+
+	ReconciliationRequired bool   `dynamodbav:"reconciliation_required"`
+	NextPollAt             string `dynamodbav:"next_poll_at,omitempty"`
+	ResolvedStatus         string `dynamodbav:"resolved_status,omitempty"`
+	ResolvedBy             string `dynamodbav:"resolved_by,omitempty"`
+	ResolutionNote         string `dynamodbav:"resolution_note,omitempty"`
+	ResolvedAt             string `dynamodbav:"resolved_at,omitempty"`
+}
+
+// paymentRefItem maps a payment id to its company.
+type paymentRefItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	ID        string `dynamodbav:"id"`
+	CompanyID string `dynamodbav:"company_id"`
 }
 
 // externalIDItem claims an external_id for one payment.
@@ -160,12 +168,21 @@ func newPaymentItem(p payments.Payment) paymentItem {
 		CreatedAt:    created,
 		UpdatedAt:    timestamp.Format(p.UpdatedAt),
 	}
-	if !p.Status.Terminal() {
-		it.GSI2PK = openPaymentsGSI2PK
-		it.GSI2SK = openPaymentGSI2SK(created, p.CompanyID, p.ID)
+	if !p.Status.Terminal() && !p.NextPollAt.IsZero() {
+		it.NextPollAt = timestamp.Format(p.NextPollAt)
+		it.GSI2PK = openPaymentGSI2PK(p.ID)
+		it.GSI2SK = openPaymentGSI2SK(it.NextPollAt, p.CompanyID, p.ID)
+	}
+	if !p.Status.Terminal() && p.ReconciliationRequired {
+		it.ReconciliationRequired = true
+		it.GSI1PK, it.GSI1SK = reconcileGSI1PK, p.ID
 	}
 	if p.CompletedAt != nil {
 		it.CompletedAt = timestamp.Format(*p.CompletedAt)
+	}
+	if r := p.Resolution; r != nil {
+		it.ResolvedStatus, it.ResolvedBy, it.ResolutionNote = string(r.Status), r.By, r.Note
+		it.ResolvedAt = timestamp.Format(r.At)
 	}
 	return it
 }
@@ -206,215 +223,199 @@ func (it paymentItem) payment() (payments.Payment, error) {
 	if it.Upstream != "" {
 		p.Upstream = json.RawMessage(it.Upstream)
 	}
-	if it.CompletedAt != "" {
-		c, err := timestamp.Parse(it.CompletedAt)
-		if err != nil {
-			return payments.Payment{}, fmt.Errorf("store: payment %s completed_at: %w", it.ID, err)
+	p.ReconciliationRequired = it.ReconciliationRequired
+	var completed, next, resolved time.Time
+	for _, t := range []struct {
+		text string
+		into *time.Time
+	}{{it.CompletedAt, &completed}, {it.NextPollAt, &next}, {it.ResolvedAt, &resolved}} {
+		if t.text == "" {
+			continue
 		}
-		p.CompletedAt = &c
+		if *t.into, err = timestamp.Parse(t.text); err != nil {
+			return payments.Payment{}, fmt.Errorf("store: payment %s: %w", it.ID, err)
+		}
+	}
+	p.NextPollAt = next
+	if it.CompletedAt != "" {
+		p.CompletedAt = &completed
+	}
+	if it.ResolvedStatus != "" {
+		p.Resolution = &payments.Resolution{Status: payments.Status(it.ResolvedStatus), By: it.ResolvedBy, Note: it.ResolutionNote, At: resolved}
 	}
 	return p, nil
 }
 
-// paymentPut returns the transaction item that writes p as new.
-func (s *Payments) paymentPut(p payments.Payment) (types.TransactWriteItem, error) {
-	item, err := attributevalue.MarshalMap(newPaymentItem(p))
+// acceptance returns the items every acceptance writes: the payment, the
+// claim of its external_id, its id lookup and the event.
+func (s *Payments) acceptance(p payments.Payment, ev events.Event) (*txn, error) {
+	payment, err := attributevalue.MarshalMap(newPaymentItem(p))
 	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("store: marshal payment: %w", err)
+		return nil, fmt.Errorf("store: marshal payment: %w", err)
 	}
-	return s.wallets.putNew(item), nil
-}
-
-// externalIDPut returns the transaction item that claims p's external_id.
-func (s *Payments) externalIDPut(p payments.Payment) (types.TransactWriteItem, error) {
-	item, err := attributevalue.MarshalMap(externalIDItem{
+	claim, err := attributevalue.MarshalMap(externalIDItem{
 		PK: companyPK(p.CompanyID), SK: externalIDSK(p.ExternalID), Type: kindExternalID,
 		ExternalID: p.ExternalID, TransactionID: p.ID,
 	})
 	if err != nil {
-		return types.TransactWriteItem{}, fmt.Errorf("store: marshal external_id claim: %w", err)
+		return nil, fmt.Errorf("store: marshal external_id claim: %w", err)
 	}
-	return s.wallets.putNew(item), nil
+	ref, err := attributevalue.MarshalMap(paymentRefItem{
+		PK: paymentRefPK(p.ID), SK: paymentRefSK, Type: kindPaymentRef, ID: p.ID, CompanyID: p.CompanyID,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: marshal payment ref: %w", err)
+	}
+	event, err := eventPut(s.db.Table, ev)
+	if err != nil {
+		return nil, err
+	}
+	t := &txn{}
+	t.add("payment", s.wallets.putNew(payment))
+	t.add("external_id", s.wallets.putNew(claim))
+	t.add("payment_ref", s.wallets.putNew(ref))
+	t.add("event", event)
+	return t, nil
 }
 
-// CreatePayout writes the acceptance of a payout in one transaction: [0]
-// the wallet's reservation (payout_reserved and payout_available move by
-// the total, on the condition payout_available >= total and is_active),
-// [1] the payment, [2] the external_id claim, [3] the reservation entry,
-// [4] the event. A cancellation for a conflict is retried with jittered
-// back-off, then payments.ErrBusy.
+// CreatePayout writes the acceptance of a payout in one transaction: the
+// acceptance items, the wallet's reservation (payout_reserved and
+// payout_available move by the total, on the condition payout_available >=
+// total and is_active) and the reservation entry.
 func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reservation wallets.Transaction, ev events.Event) error {
-	wallet := s.wallets.walletAdjustment(p.CompanyID, p.WalletID, wallets.Adjustment{Reserved: p.Total()}, 0, p.CreatedAt)
+	t, err := s.acceptance(p, ev)
+	if err != nil {
+		return err
+	}
+	wallet := s.wallets.walletAdjustment(p.CompanyID, p.WalletID, wallets.Adjustment{Reserved: p.Total()}, p.CreatedAt)
 	u := wallet.Update
 	u.ConditionExpression = aws.String(aws.ToString(u.ConditionExpression) + " AND #active = :active")
 	u.ExpressionAttributeNames["#active"] = "is_active"
 	u.ExpressionAttributeValues[":active"] = &types.AttributeValueMemberBOOL{Value: true}
-	items := []types.TransactWriteItem{wallet}
-	payment, err := s.paymentPut(p)
-	if err != nil {
-		return err
-	}
-	claim, err := s.externalIDPut(p)
-	if err != nil {
-		return err
-	}
+	t.add("wallet", wallet)
 	entry, err := s.wallets.ledgerPut(reservation)
 	if err != nil {
 		return err
 	}
-	event, err := eventPut(s.db.Table, ev)
-	if err != nil {
-		return err
-	}
-	items = append(items, payment, claim, entry, event)
-	return s.write(ctx, "create payout "+p.ID, items, func(reasons []string) error {
+	t.add("entry", entry)
+	return s.db.writeOnce(ctx, "create payout "+p.ID, t, func(ctx context.Context, c cancellation) error {
 		switch {
-		case reasons[2] == "ConditionalCheckFailed":
+		case c.failed("external_id"):
 			return payments.ErrDuplicateExternalID
-		case reasons[0] == "ConditionalCheckFailed":
-			return s.whyRefused(ctx, p.CompanyID, p.WalletID)
+		case c.failed("wallet"):
+			w, err := s.wallets.GetWallet(ctx, p.CompanyID, p.WalletID)
+			switch {
+			case err != nil:
+				return err
+			case !w.IsActive:
+				return wallets.ErrInactive
+			}
+			return wallets.ErrInsufficientBalance
 		}
 		return nil
-	}, payments.ErrBusy)
-}
-
-// whyRefused tells why a reservation's wallet condition failed.
-func (s *Payments) whyRefused(ctx context.Context, companyID, walletID string) error {
-	w, err := s.wallets.GetWallet(ctx, companyID, walletID)
-	switch {
-	case err != nil:
-		return err
-	case !w.IsActive:
-		return wallets.ErrInactive
-	}
-	return payments.ErrInsufficientBalance
+	})
 }
 
 // CreateCollection writes the acceptance of a collection in one
-// transaction: [0] the payment, [1] the external_id claim, [2] the event.
+// transaction.
 func (s *Payments) CreateCollection(ctx context.Context, p payments.Payment, ev events.Event) error {
-	payment, err := s.paymentPut(p)
+	t, err := s.acceptance(p, ev)
 	if err != nil {
 		return err
 	}
-	claim, err := s.externalIDPut(p)
-	if err != nil {
-		return err
-	}
-	event, err := eventPut(s.db.Table, ev)
-	if err != nil {
-		return err
-	}
-	return s.write(ctx, "create collection "+p.ID, []types.TransactWriteItem{payment, claim, event}, func(reasons []string) error {
-		if reasons[1] == "ConditionalCheckFailed" {
+	return s.db.writeOnce(ctx, "create collection "+p.ID, t, func(_ context.Context, c cancellation) error {
+		if c.failed("external_id") {
 			return payments.ErrDuplicateExternalID
 		}
 		return nil
-	}, payments.ErrBusy)
+	})
 }
 
-// write runs one transaction. When DynamoDB cancels it, refused maps the
-// reason codes (one per item) to an error, or nil when no condition it
-// knows failed; a conflict is then retried with back-off, at most
-// conflictAttempts times, and ends in busy.
-func (s *Payments) write(ctx context.Context, what string, items []types.TransactWriteItem, refused func([]string) error, busy error) error {
-	in := &dynamodb.TransactWriteItemsInput{TransactItems: items}
-	for attempt := 1; ; attempt++ {
-		_, err := s.tx.TransactWriteItems(ctx, in)
-		if err == nil {
-			return nil
-		}
-		if reasons := cancelReasons(err); len(reasons) == len(items) {
-			if err := refused(reasons); err != nil {
-				return err
-			}
-			for i, r := range reasons {
-				if r == "ConditionalCheckFailed" {
-					return fmt.Errorf("store: %s: condition of item %d failed", what, i)
-				}
-			}
-		}
-		if !transactionConflict(err) {
-			return fmt.Errorf("store: %s: %w", what, err)
-		}
-		if attempt == conflictAttempts {
-			return fmt.Errorf("store: %s after %d conflicts: %w", what, attempt, busy)
-		}
-		t := time.NewTimer(s.backoff(attempt))
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
-	}
-}
-
-// ApplyTransition writes t in one transaction: [0] the payment, replaced on
-// the condition that its status is still t.From (its GSI2 keys go with a
-// terminal status); then, as t asks, the wallet adjustment conditioned on
-// t.Wallet.Version, the reservation entry's change conditioned on its
-// status, the new ledger entries and the event. A payment that moved on is
-// payments.ErrStatusChanged; a wallet that moved on, or conflicts beyond
-// the retries, wallets.ErrStale.
+// ApplyTransition writes t in one transaction: the payment, replaced on the
+// condition that its status is still t.From (and, with t.Flagged, that it
+// is flagged for reconciliation); then, as t asks, the wallet adjustment,
+// the reservation entry's change conditioned on its status, the new ledger
+// entries and the event. When the transition records balances, the wallet
+// is read first for them (see balancesOf). The payment's status condition
+// and the adjustment's own (no balance below 0: payout_reserved covers
+// what a settlement releases) keep the money right, so the write waits for
+// no other write of the wallet. A payment that moved on is
+// payments.ErrStatusChanged.
 func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) error {
 	p := t.Payment
 	item, err := attributevalue.MarshalMap(newPaymentItem(p))
 	if err != nil {
 		return fmt.Errorf("store: marshal payment: %w", err)
 	}
-	items := []types.TransactWriteItem{{Put: &types.Put{
-		TableName:                aws.String(s.db.Table),
-		Item:                     item,
-		ConditionExpression:      aws.String("#status = :from"),
-		ExpressionAttributeNames: map[string]string{"#status": "status"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":from": &types.AttributeValueMemberS{Value: string(t.From)},
-		},
-	}}}
-	walletAt := -1
-	if t.Wallet != nil {
-		walletAt = len(items)
-		items = append(items, s.wallets.walletAdjustment(p.CompanyID, t.Wallet.ID, t.Adjust, t.Wallet.Version, t.Now))
+	cond := "#status = :from"
+	values := map[string]types.AttributeValue{":from": &types.AttributeValueMemberS{Value: string(t.From)}}
+	if t.Flagged {
+		cond += " AND reconciliation_required = :flagged"
+		values[":flagged"] = &types.AttributeValueMemberBOOL{Value: true}
 	}
-	if t.Entry != nil {
-		items = append(items, s.entryChange(p.CompanyID, *t.Entry))
-	}
-	for _, e := range t.NewEntries {
-		put, err := s.wallets.ledgerPut(e)
-		if err != nil {
-			return err
-		}
-		items = append(items, put)
-	}
-	if t.Event.ID != "" {
-		event, err := eventPut(s.db.Table, t.Event)
-		if err != nil {
-			return err
-		}
-		items = append(items, event)
-	}
-	return s.write(ctx, fmt.Sprintf("move payment %s from %s to %s", p.ID, t.From, p.Status), items, func(reasons []string) error {
-		switch {
-		case reasons[0] == "ConditionalCheckFailed":
-			return payments.ErrStatusChanged
-		case walletAt >= 0 && reasons[walletAt] == "ConditionalCheckFailed":
-			w, err := s.wallets.GetWallet(ctx, p.CompanyID, t.Wallet.ID)
+	payment := types.TransactWriteItem{Put: &types.Put{
+		TableName:                 aws.String(s.db.Table),
+		Item:                      item,
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+	}}
+	what := fmt.Sprintf("move payment %s from %s to %s", p.ID, t.From, p.Status)
+	return s.db.write(ctx, what, func(ctx context.Context) (*txn, error) {
+		tx := &txn{}
+		tx.add("payment", payment)
+		entry := t.Entry
+		newEntries := slices.Clone(t.NewEntries)
+		if len(newEntries) > 0 || (entry != nil && entry.Delta != 0) {
+			w, err := s.wallets.GetWallet(ctx, p.CompanyID, p.WalletID)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			if w.Version == t.Wallet.Version {
-				return fmt.Errorf("store: wallet %s at version %d refuses adjustment %+v", w.ID, w.Version, t.Adjust)
+			for i := range newEntries {
+				newEntries[i].BalanceBefore, newEntries[i].BalanceAfter = balancesOf(w, t.Balance, t.Adjust)
 			}
-			return fmt.Errorf("store: wallet %s at version %d, not %d: %w", w.ID, w.Version, t.Wallet.Version, wallets.ErrStale)
+			if entry != nil && entry.Delta != 0 {
+				before, after := balancesOf(w, t.Balance, t.Adjust)
+				tx.add("entry", s.entryChange(p.CompanyID, *entry, before, after))
+				entry = nil
+			}
+		}
+		if t.Adjust != (wallets.Adjustment{}) {
+			tx.add("wallet", s.wallets.walletAdjustment(p.CompanyID, p.WalletID, t.Adjust, t.Now))
+		}
+		if entry != nil {
+			tx.add("entry", s.entryChange(p.CompanyID, *entry, nil, nil))
+		}
+		for i, e := range newEntries {
+			put, err := s.wallets.ledgerPut(e)
+			if err != nil {
+				return nil, err
+			}
+			tx.add(fmt.Sprintf("new entry %d", i), put)
+		}
+		if t.Event.ID != "" {
+			event, err := eventPut(s.db.Table, t.Event)
+			if err != nil {
+				return nil, err
+			}
+			tx.add("event", event)
+		}
+		return tx, nil
+	}, func(ctx context.Context, c cancellation) error {
+		switch {
+		case c.failed("payment"):
+			return payments.ErrStatusChanged
+		case c.failed("wallet"):
+			return s.wallets.whyRefused(ctx, p.CompanyID, p.WalletID)
 		}
 		return nil
-	}, wallets.ErrStale)
+	})
 }
 
 // entryChange returns the transaction item that moves a ledger entry from
-// c.From to c.To with its new delta, reservation, balances and completion.
-func (s *Payments) entryChange(companyID string, c payments.EntryChange) types.TransactWriteItem {
+// c.From to c.To with its new delta, reservation, balances (when not nil)
+// and completion.
+func (s *Payments) entryChange(companyID string, c payments.EntryChange, before, after *int64) types.TransactWriteItem {
 	num := func(n int64) types.AttributeValue {
 		return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 	}
@@ -432,11 +433,9 @@ func (s *Payments) entryChange(companyID string, c payments.EntryChange) types.T
 	if c.OrderID != "" {
 		add("order_id", "order", str(c.OrderID))
 	}
-	if c.BalanceBefore != nil {
-		add("wallet_balance_before", "before", num(*c.BalanceBefore))
-	}
-	if c.BalanceAfter != nil {
-		add("wallet_balance_after", "after", num(*c.BalanceAfter))
+	if before != nil && after != nil {
+		add("wallet_balance_before", "before", num(*before))
+		add("wallet_balance_after", "after", num(*after))
 	}
 	if c.CompletedAt != nil {
 		add("completed_at", "done", str(timestamp.Format(*c.CompletedAt)))
@@ -449,6 +448,34 @@ func (s *Payments) entryChange(companyID string, c payments.EntryChange) types.T
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}}
+}
+
+// Reschedule writes p's NextPollAt and reconciliation flag (with their
+// index keys), on the condition that the payment is still in p.Status and
+// expects prevDue.
+func (s *Payments) Reschedule(ctx context.Context, p payments.Payment, prevDue time.Time) error {
+	item, err := attributevalue.MarshalMap(newPaymentItem(p))
+	if err != nil {
+		return fmt.Errorf("store: marshal payment: %w", err)
+	}
+	in := &dynamodb.PutItemInput{
+		TableName:                aws.String(s.db.Table),
+		Item:                     item,
+		ConditionExpression:      aws.String("#status = :status AND attribute_not_exists(next_poll_at)"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":status": &types.AttributeValueMemberS{Value: string(p.Status)},
+		},
+	}
+	if !prevDue.IsZero() {
+		in.ConditionExpression = aws.String("#status = :status AND next_poll_at = :due")
+		in.ExpressionAttributeValues[":due"] = &types.AttributeValueMemberS{Value: timestamp.Format(prevDue)}
+	}
+	err = s.db.put(ctx, "reschedule payment "+p.ID, in)
+	if conditionFailed(err) {
+		return payments.ErrStatusChanged
+	}
+	return err
 }
 
 // GetPayment reads a payment of the company, strongly consistent.
@@ -490,48 +517,4 @@ func (s *Payments) ListPayments(ctx context.Context, companyID string, from, to 
 	return slices.DeleteFunc(out, func(p payments.Payment) bool {
 		return (!from.IsZero() && p.CreatedAt.Before(from)) || (!to.IsZero() && !p.CreatedAt.Before(to))
 	}), nil
-}
-
-// OpenPayments returns up to limit non-terminal payments created before
-// cutoff, oldest first, from the sparse OPEN_PAYMENT partition of GSI2
-// (eventually consistent: the caller reads each again).
-func (s *Payments) OpenPayments(ctx context.Context, cutoff time.Time, limit int) ([]payments.Ref, error) {
-	in := &dynamodb.QueryInput{
-		TableName:              aws.String(s.db.Table),
-		IndexName:              aws.String(GSI2),
-		KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":  &types.AttributeValueMemberS{Value: openPaymentsGSI2PK},
-			":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},
-		},
-		ProjectionExpression:     aws.String("#sk"),
-		ExpressionAttributeNames: map[string]string{"#sk": attrGSI2SK},
-	}
-	var refs []payments.Ref
-	p := dynamodb.NewQueryPaginator(s.db.Client, in)
-	for p.HasMorePages() && len(refs) < limit {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("store: query open payments: %w", err)
-		}
-		for _, item := range out.Items {
-			sk, _ := item[attrGSI2SK].(*types.AttributeValueMemberS)
-			if sk == nil {
-				continue
-			}
-			parts := strings.SplitN(sk.Value, "#", 3)
-			if len(parts) != 3 {
-				return nil, errors.New("store: malformed open payment key " + sk.Value)
-			}
-			at, err := timestamp.Parse(parts[0])
-			if err != nil {
-				return nil, fmt.Errorf("store: open payment key %s: %w", sk.Value, err)
-			}
-			refs = append(refs, payments.Ref{CreatedAt: at, CompanyID: parts[1], ID: parts[2]})
-			if len(refs) == limit {
-				break
-			}
-		}
-	}
-	return refs, nil
 }

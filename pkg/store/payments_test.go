@@ -4,12 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"payments/pkg/events"
@@ -17,38 +15,19 @@ import (
 	"payments/pkg/payments"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
-
-// conflicts returns a fault injector that cancels the first n transactions
-// with TransactionConflict (DynamoDB Local never raises it) and counts the
-// calls.
-func conflicts(n int, calls *int) func(store.TransactFunc) store.TransactFunc {
-	return func(real store.TransactFunc) store.TransactFunc {
-		return func(ctx context.Context, in *dynamodb.TransactWriteItemsInput, o ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error) {
-			*calls++
-			if *calls <= n {
-				reasons := make([]types.CancellationReason, len(in.TransactItems))
-				for i := range reasons {
-					reasons[i].Code = aws.String("None")
-				}
-				reasons[len(reasons)-1].Code = aws.String("TransactionConflict")
-				return nil, &types.TransactionCanceledException{Message: aws.String("conflict"), CancellationReasons: reasons}
-			}
-			return real(ctx, in, o...)
-		}
-	}
-}
 
 // newPayout returns a PENDING payout of amount + fee from w, its
 // reservation entry and its event.
 func newPayout(w wallets.Wallet, amount, fee int64, externalID string) (payments.Payment, wallets.Transaction, events.Event) {
-	now := time.Now().UTC().Truncate(time.Millisecond)
+	now := timestamp.Of(time.Now())
 	p := payments.Payment{
 		ID: ids.NewV7(now), CompanyID: w.CompanyID, ExternalID: externalID, Type: payments.TypePayout,
 		Status: payments.StatusPending, Amount: amount, Fee: fee, Currency: w.Currency, Country: w.CountryISOCode,
 		Operator: "mtn", PhoneNumber: "237670000001", WalletID: w.ID, EntryID: ids.NewV7(now),
-		CreatedAt: now, UpdatedAt: now,
+		NextPollAt: now, CreatedAt: now, UpdatedAt: now,
 	}
 	entry := wallets.Transaction{
 		ID: p.EntryID, CompanyID: w.CompanyID, WalletID: w.ID, Amount: amount, AmountWithFee: amount + fee,
@@ -60,38 +39,49 @@ func newPayout(w wallets.Wallet, amount, fee int64, externalID string) (payments
 	return p, entry, ev
 }
 
-// TestCreatePayoutRetriesConflicts: a few conflicts are retried, endless
-// ones end in payments.ErrBusy; either way the ledger holds.
+// fundedWallet creates a wallet of a new company with payout balance
+// amount, credited through the ledger.
+func fundedWallet(t *testing.T, db *store.DB, amount int64) wallets.Wallet {
+	t.Helper()
+	ctx := context.Background()
+	ws := store.NewWallets(db)
+	w := newWallet(uuid.NewString(), "XAF", "CM")
+	if err := ws.CreateWallet(ctx, w); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	e := fund(w, amount, now)
+	e.Balance = wallets.Payout
+	w, _, err := ws.ApplyChange(ctx, wallets.Change{CompanyID: w.CompanyID, WalletID: w.ID, Adjust: wallets.Adjustment{Payout: amount}, Entry: e, Now: now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return w
+}
+
+// TestCreatePayoutRetriesConflicts: conflicts are tried again under the
+// retry policy; endless ones end in store.ErrConflict; either way the
+// ledger holds.
 func TestCreatePayoutRetriesConflicts(t *testing.T) {
 	tests := []struct {
-		conflicts int
+		conflicts int64
 		want      error
-		calls     int
+		calls     int64
 	}{
-		{0, nil, 1}, {3, nil, 4}, {100, payments.ErrBusy, 8},
+		{0, nil, 1}, {3, nil, 4}, {100, store.ErrConflict, int64(store.DefaultRetry.Attempts)},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.conflicts), func(t *testing.T) {
 			ctx := context.Background()
 			db := storetest.NewDB(t)
-			ws := store.NewWallets(db)
-			w := newWallet(uuid.NewString(), "XAF", "CM")
-			w.PayoutBalance, w.PayoutAvailable = 1000, 1000
-			if err := ws.CreateWallet(ctx, w); err != nil {
-				t.Fatal(err)
-			}
-			// The wallet's opening balance needs its ledger entry.
-			if err := ws.ApplyChange(ctx, wallets.Change{Wallet: w, Entry: fundPayout(w)}); err != nil {
-				t.Fatal(err)
-			}
-			st := store.NewPayments(db)
-			calls := 0
-			store.InjectTransactFaultsForTest(st, conflicts(tt.conflicts, &calls))
+			w := fundedWallet(t, db, 1000)
+			conflicting, calls := storetest.WithConflicts(db, tt.conflicts)
 			p, entry, ev := newPayout(w, 100, 2, "order-1")
-			err := st.CreatePayout(ctx, p, entry, ev)
-			if !errors.Is(err, tt.want) || calls != tt.calls {
-				t.Fatalf("err %v after %d calls, want %v after %d", err, calls, tt.want, tt.calls)
+			err := store.NewPayments(conflicting).CreatePayout(ctx, p, entry, ev)
+			if !errors.Is(err, tt.want) || calls.Load() != tt.calls {
+				t.Fatalf("err %v after %d calls, want %v after %d", err, calls.Load(), tt.want, tt.calls)
 			}
+			ws := store.NewWallets(db)
 			got, _ := ws.GetWallet(ctx, w.CompanyID, w.ID)
 			if reserved := map[bool]int64{true: 102, false: 0}[tt.want == nil]; got.PayoutReserved != reserved {
 				t.Fatalf("reserved %d, want %d", got.PayoutReserved, reserved)
@@ -103,27 +93,13 @@ func TestCreatePayoutRetriesConflicts(t *testing.T) {
 	}
 }
 
-// fundPayout returns an entry explaining the payout balance a test wallet
-// was created with.
-func fundPayout(w wallets.Wallet) wallets.Transaction {
-	at := time.Now().UTC()
-	e := fund(w, w.PayoutBalance, at)
-	e.Balance = wallets.Payout
-	e.Delta = w.PayoutBalance
-	return e
-}
-
-// TestCreatePayoutRefusals maps each failed condition to its error.
+// TestCreatePayoutRefusals maps each failed condition, read by name, to its
+// error.
 func TestCreatePayoutRefusals(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.NewDB(t)
-	ws := store.NewWallets(db)
 	st := store.NewPayments(db)
-	w := newWallet(uuid.NewString(), "XAF", "CM")
-	w.PayoutBalance, w.PayoutAvailable = 100, 100
-	if err := ws.CreateWallet(ctx, w); err != nil {
-		t.Fatal(err)
-	}
+	w := fundedWallet(t, db, 100)
 	p, e, ev := newPayout(w, 90, 10, "order-1")
 	if err := st.CreatePayout(ctx, p, e, ev); err != nil {
 		t.Fatal(err)
@@ -135,7 +111,7 @@ func TestCreatePayoutRefusals(t *testing.T) {
 		wallet func(wallets.Wallet) wallets.Wallet
 		want   error
 	}{
-		{"insufficient", 1, "order-2", nil, payments.ErrInsufficientBalance},
+		{"insufficient", 1, "order-2", nil, wallets.ErrInsufficientBalance},
 		{"duplicate", 1, "order-1", nil, payments.ErrDuplicateExternalID},
 		{"no wallet", 1, "order-3", func(w wallets.Wallet) wallets.Wallet { w.ID = uuid.NewString(); return w }, wallets.ErrNotFound},
 	}
@@ -151,59 +127,211 @@ func TestCreatePayoutRefusals(t *testing.T) {
 			}
 		})
 	}
+	got, err := st.PaymentByID(ctx, p.ID)
+	if err != nil || got.CompanyID != w.CompanyID || got.ExternalID != "order-1" {
+		t.Fatalf("PaymentByID = %+v, %v", got, err)
+	}
+	if _, err := st.PaymentByID(ctx, uuid.NewString()); !errors.Is(err, payments.ErrNotFound) {
+		t.Fatalf("PaymentByID of an unknown id = %v", err)
+	}
+}
+
+// settle returns the SUCCESS transition of a PROCESSING payout p.
+func settle(p payments.Payment) payments.Transition {
+	next := p
+	next.Status = payments.StatusSuccess
+	next.NextPollAt = time.Time{}
+	total := p.Amount + p.Fee
+	return payments.Transition{
+		From: p.Status, Payment: next,
+		Adjust: wallets.Adjustment{Payout: -total, Reserved: -total}, Balance: wallets.Payout,
+		Entry: &payments.EntryChange{ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusSuccess, Delta: -total},
+		Now:   time.Now(),
+	}
 }
 
 // TestApplyTransitionConditions: a transition from a status the payment
-// has left is ErrStatusChanged; one on a wallet that moved is ErrStale;
-// conflicts are retried.
+// has left is ErrStatusChanged; conflicts are tried again; a settled payout
+// leaves both indexes and records exact balances.
 func TestApplyTransitionConditions(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.NewDB(t)
-	ws := store.NewWallets(db)
 	st := store.NewPayments(db)
-	w := newWallet(uuid.NewString(), "XAF", "CM")
-	w.PayoutBalance, w.PayoutAvailable = 100, 100
-	if err := ws.CreateWallet(ctx, w); err != nil {
-		t.Fatal(err)
-	}
+	ws := store.NewWallets(db)
+	w := fundedWallet(t, db, 1000)
 	p, e, ev := newPayout(w, 90, 10, "order-1")
 	if err := st.CreatePayout(ctx, p, e, ev); err != nil {
 		t.Fatal(err)
 	}
-	read, _ := ws.GetWallet(ctx, w.CompanyID, w.ID)
-	next := p
-	next.Status = payments.StatusFailed
-	next.ErrorMessage = "recipient account not found"
-	failed := payments.Transition{
-		From: payments.StatusPending, Payment: next, Wallet: &read,
-		Adjust: wallets.Adjustment{Reserved: -100},
-		Entry:  &payments.EntryChange{ID: p.EntryID, From: wallets.StatusPending, To: wallets.StatusFailed},
-		Now:    time.Now(),
+	conflicting, calls := storetest.WithConflicts(db, 2)
+	if err := store.NewPayments(conflicting).ApplyTransition(ctx, settle(p)); err != nil || calls.Load() != 3 {
+		t.Fatalf("transition: %v after %d calls", err, calls.Load())
 	}
-	stale := failed
-	older := read
-	older.Version--
-	stale.Wallet = &older
-	if err := st.ApplyTransition(ctx, stale); !errors.Is(err, wallets.ErrStale) {
-		t.Fatalf("stale wallet: %v", err)
-	}
-	calls := 0
-	store.InjectTransactFaultsForTest(st, conflicts(2, &calls))
-	if err := st.ApplyTransition(ctx, failed); err != nil || calls != 3 {
-		t.Fatalf("transition: %v after %d calls", err, calls)
-	}
-	if err := st.ApplyTransition(ctx, failed); !errors.Is(err, payments.ErrStatusChanged) {
+	if err := st.ApplyTransition(ctx, settle(p)); !errors.Is(err, payments.ErrStatusChanged) {
 		t.Fatalf("second transition: %v", err)
 	}
 	got, err := st.GetPayment(ctx, w.CompanyID, p.ID)
-	if err != nil || got.Status != payments.StatusFailed || got.ErrorMessage != next.ErrorMessage {
+	if err != nil || got.Status != payments.StatusSuccess || !got.NextPollAt.IsZero() {
 		t.Fatalf("payment %+v %v", got, err)
 	}
-	if open, err := st.OpenPayments(ctx, time.Now().Add(time.Hour), 10); err != nil || len(open) != 0 {
-		t.Fatalf("open payments %v %v", open, err)
+	if due, err := st.DuePayments(ctx, time.Now().Add(time.Hour), 10); err != nil || len(due) != 0 {
+		t.Fatalf("due payments %v %v", due, err)
 	}
-	after, _ := ws.GetWallet(ctx, w.CompanyID, w.ID)
-	if after.PayoutReserved != 0 || after.PayoutAvailable != 100 {
-		t.Fatalf("wallet %+v", after)
+	entry, _ := ws.GetTransaction(ctx, w.CompanyID, p.EntryID)
+	if entry.Status != wallets.StatusSuccess || *entry.BalanceBefore != 1000 || *entry.BalanceAfter != 900 {
+		t.Fatalf("entry %+v", entry)
+	}
+	if err := wallets.VerifyLedger(ctx, ws, w.CompanyID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestConcurrentSettlements settles many payouts of one wallet at once,
+// each once and at the first try: no settlement waits for the wallet's
+// version or for the others, and the ledger holds.
+func TestConcurrentSettlements(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	db.Retry.Attempts = 1 // nothing to retry: DynamoDB Local raises no conflicts
+	st := store.NewPayments(db)
+	ws := store.NewWallets(db)
+	w := fundedWallet(t, db, 10_000)
+	const n = 12
+	var ps []payments.Payment
+	for i := range n {
+		p, e, ev := newPayout(w, 100, 0, fmt.Sprint("order-", i))
+		if err := st.CreatePayout(ctx, p, e, ev); err != nil {
+			t.Fatal(err)
+		}
+		ps = append(ps, p)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i, p := range ps {
+		wg.Go(func() { errs[i] = st.ApplyTransition(ctx, settle(p)) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := ws.GetWallet(ctx, w.CompanyID, w.ID)
+	if got.PayoutBalance != 10_000-n*100 || got.PayoutReserved != 0 {
+		t.Fatalf("wallet %+v", got)
+	}
+	for _, p := range ps {
+		e, _ := ws.GetTransaction(ctx, w.CompanyID, p.EntryID)
+		if e.Status != wallets.StatusSuccess || e.Delta != -100 || *e.BalanceAfter != *e.BalanceBefore-100 {
+			t.Fatalf("entry %+v", e)
+		}
+	}
+	if err := wallets.VerifyLedger(ctx, ws, w.CompanyID); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestRescheduleAndIndexes: Reschedule moves a payment in the open-payment
+// index and flags it into the reconciliation list, only from the due it
+// was read with; a final transition takes it out of both.
+func TestRescheduleAndIndexes(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	st := store.NewPayments(db)
+	w := fundedWallet(t, db, 1000)
+	p, e, ev := newPayout(w, 90, 10, "order-1")
+	if err := st.CreatePayout(ctx, p, e, ev); err != nil {
+		t.Fatal(err)
+	}
+	due, err := st.DuePayments(ctx, p.NextPollAt.Add(time.Millisecond), 10)
+	if err != nil || len(due) != 1 || due[0].ID != p.ID || due[0].CompanyID != w.CompanyID {
+		t.Fatalf("due = %v, %v", due, err)
+	}
+
+	next := p
+	next.NextPollAt = p.NextPollAt.Add(15 * time.Minute)
+	next.ReconciliationRequired = true
+	if err := st.Reschedule(ctx, next, p.NextPollAt); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Reschedule(ctx, next, p.NextPollAt); !errors.Is(err, payments.ErrStatusChanged) {
+		t.Fatalf("a second reschedule from the old due = %v", err)
+	}
+	if due, _ := st.DuePayments(ctx, p.NextPollAt.Add(time.Minute), 10); len(due) != 0 {
+		t.Fatalf("still due before its new time: %v", due)
+	}
+	flagged, _, err := st.FlaggedPayments(ctx, "", 10)
+	if err != nil || len(flagged) != 1 || flagged[0].ID != p.ID || !flagged[0].ReconciliationRequired {
+		t.Fatalf("flagged = %+v, %v", flagged, err)
+	}
+
+	stopped := next
+	stopped.NextPollAt = time.Time{}
+	if err := st.Reschedule(ctx, stopped, next.NextPollAt); err != nil {
+		t.Fatal(err)
+	}
+	if due, _ := st.DuePayments(ctx, p.NextPollAt.Add(time.Hour), 10); len(due) != 0 {
+		t.Fatalf("a stopped payment is still due: %v", due)
+	}
+	resolved := settle(stopped)
+	resolved.Flagged = true
+	resolved.Payment.Resolution = &payments.Resolution{Status: payments.StatusSuccess, Note: "operator statement", By: "ops", At: time.Now()}
+	if err := st.ApplyTransition(ctx, resolved); err != nil {
+		t.Fatal(err)
+	}
+	if flagged, _, _ := st.FlaggedPayments(ctx, "", 10); len(flagged) != 0 {
+		t.Fatalf("a final payment is still flagged: %+v", flagged)
+	}
+	got, _ := st.GetPayment(ctx, w.CompanyID, p.ID)
+	if got.Resolution == nil || got.Resolution.By != "ops" || got.Resolution.Note != "operator statement" {
+		t.Fatalf("resolution %+v", got.Resolution)
+	}
+}
+
+// TestFlaggedTransitionNeedsTheFlag: a console resolution of a payment the
+// worker is still handling (not flagged) is refused by its condition.
+func TestFlaggedTransitionNeedsTheFlag(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	st := store.NewPayments(db)
+	w := fundedWallet(t, db, 1000)
+	p, e, ev := newPayout(w, 90, 10, "order-1")
+	if err := st.CreatePayout(ctx, p, e, ev); err != nil {
+		t.Fatal(err)
+	}
+	tr := settle(p)
+	tr.Flagged = true
+	if err := st.ApplyTransition(ctx, tr); !errors.Is(err, payments.ErrStatusChanged) {
+		t.Fatalf("resolution of an unflagged payment = %v", err)
+	}
+}
+
+// TestDuePaymentsReadsEveryShard spreads payments over the shards of the
+// open-payment index and finds them all.
+func TestDuePaymentsReadsEveryShard(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	st := store.NewPayments(db)
+	w := fundedWallet(t, db, 100_000)
+	want := map[string]bool{}
+	for i := range 40 {
+		p, e, ev := newPayout(w, 10, 0, fmt.Sprint("order-", i))
+		if err := st.CreatePayout(ctx, p, e, ev); err != nil {
+			t.Fatal(err)
+		}
+		want[p.ID] = true
+	}
+	if n := storetest.DistinctGSI2Partitions(t, db, "OPEN_PAYMENT#"); n < 8 {
+		t.Fatalf("40 payments use %d shards", n)
+	}
+	due, err := st.DuePayments(ctx, time.Now().Add(time.Minute), 1000)
+	if err != nil || len(due) != len(want) {
+		t.Fatalf("due %d, %v; want %d", len(due), err, len(want))
+	}
+	for _, r := range due {
+		if !want[r.ID] {
+			t.Fatalf("unexpected %v", r)
+		}
+	}
+	if due, _ := st.DuePayments(ctx, time.Now().Add(time.Minute), 7); len(due) != 7 {
+		t.Fatalf("limit 7 gave %d", len(due))
 	}
 }

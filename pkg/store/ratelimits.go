@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -17,12 +16,6 @@ import (
 
 var _ auth.RateLimiter = (*RateLimiter)(nil)
 
-// rateLimitTries bounds the optimistic read-modify-write attempts of one
-// Allow call. Each failed attempt means another request was admitted, so
-// with a limit of n a caller fails at most n times before it is admitted or
-// sees the window full.
-const rateLimitTries = 16
-
 // rateLimitIdle is how long after its last write a window item may be
 // deleted by DynamoDB's TTL.
 const rateLimitIdle = 2 * time.Minute
@@ -32,8 +25,8 @@ const rateLimitIdle = 2 * time.Minute
 // milliseconds, of the requests admitted within the window. Allow reads it
 // strongly consistent, drops times older than the window, refuses when
 // limit times remain, and otherwise appends now and writes the item back on the
-// condition that its version is the one read, retrying when another
-// instance wrote first.
+// condition that its version is the one read, trying again under the
+// store's retry policy when another instance wrote first.
 type RateLimiter struct {
 	db     *DB
 	scope  string
@@ -64,47 +57,39 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (boo
 	pk := rateLimitPK(l.scope, key)
 	nowMs := now.UnixMilli()
 	windowMs := l.window.Milliseconds()
-	for try := 0; try < rateLimitTries; try++ {
-		if try > 0 {
-			if err := rateLimitBackoff(ctx, time.Duration(rand.IntN(5*try)+1)*time.Millisecond); err != nil {
-				return false, 0, err
-			}
-		}
-		out, err := l.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-			TableName:      aws.String(l.db.Table),
-			Key:            primaryKeyOf(pk, rateLimitSK()),
-			ConsistentRead: aws.Bool(true),
-		})
-		if err != nil {
-			return false, 0, fmt.Errorf("store: read rate limit: %w", err)
-		}
+	var wait time.Duration
+	// Each lost race means another request was admitted, so within limit+1
+	// tries a caller is admitted or finds the window full: the policy gets
+	// at least that many.
+	policy := l.db.Retry
+	policy.Attempts = max(policy.Attempts, l.limit+1)
+	err := policy.do(ctx, "rate limit "+l.scope, func(ctx context.Context) error {
+		wait = 0
 		var it rateLimitItem
-		if out.Item != nil {
-			if err := attributevalue.UnmarshalMap(out.Item, &it); err != nil {
-				return false, 0, fmt.Errorf("store: unmarshal rate limit: %w", err)
-			}
+		found, err := l.db.getItem(ctx, pk, rateLimitSK(), &it)
+		if err != nil {
+			return fmt.Errorf("store: read rate limit: %w", err)
 		}
 		hits := slices.DeleteFunc(it.Hits, func(t int64) bool { return t <= nowMs-windowMs })
 		if len(hits) >= l.limit {
 			// Clocks of instances differ a little: never ask for more than
 			// one window.
-			wait := min(slices.Min(hits)+windowMs-nowMs, windowMs)
-			return false, time.Duration(wait) * time.Millisecond, nil
+			wait = time.Duration(min(slices.Min(hits)+windowMs-nowMs, windowMs)) * time.Millisecond
+			return nil
 		}
-		next := rateLimitItem{
+		item, err := attributevalue.MarshalMap(rateLimitItem{
 			PK:        pk,
 			SK:        rateLimitSK(),
 			Type:      "rate_limit",
 			Hits:      append(hits, nowMs),
 			Version:   it.Version + 1,
 			ExpiresAt: now.Add(rateLimitIdle).Unix(),
-		}
-		item, err := attributevalue.MarshalMap(next)
+		})
 		if err != nil {
-			return false, 0, fmt.Errorf("store: marshal rate limit: %w", err)
+			return fmt.Errorf("store: marshal rate limit: %w", err)
 		}
 		in := &dynamodb.PutItemInput{TableName: aws.String(l.db.Table), Item: item}
-		if out.Item == nil {
+		if !found {
 			in.ConditionExpression = aws.String("attribute_not_exists(PK)")
 		} else {
 			in.ConditionExpression = aws.String("#v = :v")
@@ -115,24 +100,15 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (boo
 		}
 		_, err = l.db.Client.PutItem(ctx, in)
 		if conditionFailed(err) {
-			continue
+			return errRetry // another request was admitted first
 		}
 		if err != nil {
-			return false, 0, fmt.Errorf("store: write rate limit: %w", err)
+			return fmt.Errorf("store: write rate limit: %w", err)
 		}
-		return true, 0, nil
-	}
-	return false, 0, fmt.Errorf("store: rate limit %s: %w", l.scope, ErrConflict)
-}
-
-// rateLimitBackoff waits d or until ctx is done.
-func rateLimitBackoff(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
 		return nil
+	})
+	if err != nil {
+		return false, 0, err
 	}
+	return wait == 0, wait, nil
 }

@@ -26,11 +26,13 @@ import (
 type DB struct {
 	Client *dynamodb.Client
 	Table  string
+	// Retry is the conflict-retry policy of every write (DefaultRetry).
+	Retry RetryPolicy
 }
 
 // New returns a DB for table through client.
 func New(client *dynamodb.Client, table string) *DB {
-	return &DB{Client: client, Table: table}
+	return &DB{Client: client, Table: table, Retry: DefaultRetry}
 }
 
 // NewClient returns a DynamoDB client for cfg. When endpoint is set (DynamoDB
@@ -44,10 +46,6 @@ func NewClient(cfg aws.Config, endpoint string) *dynamodb.Client {
 		}
 	})
 }
-
-// ErrConflict reports a transaction that DynamoDB cancelled because another
-// one was writing the same items; the caller may retry.
-var ErrConflict = errors.New("store: conflicting transaction")
 
 // Attribute names shared by every item.
 const (
@@ -136,36 +134,6 @@ func isTTLAlreadyOn(err error) bool {
 func conditionFailed(err error) bool {
 	var ccf *types.ConditionalCheckFailedException
 	return errors.As(err, &ccf)
-}
-
-// cancelReasons returns the cancellation reason code of each item of a
-// cancelled transaction ("None", "ConditionalCheckFailed",
-// "TransactionConflict", …), or nil when err is not a cancellation.
-func cancelReasons(err error) []string {
-	var tce *types.TransactionCanceledException
-	if !errors.As(err, &tce) {
-		return nil
-	}
-	codes := make([]string, len(tce.CancellationReasons))
-	for i, r := range tce.CancellationReasons {
-		codes[i] = aws.ToString(r.Code)
-	}
-	return codes
-}
-
-// transactionConflict reports whether a cancelled transaction lost a race
-// with another and can be retried as is.
-func transactionConflict(err error) bool {
-	var tce *types.TransactionConflictException
-	if errors.As(err, &tce) {
-		return true
-	}
-	for _, c := range cancelReasons(err) {
-		if c == "TransactionConflict" {
-			return true
-		}
-	}
-	return false
 }
 
 // getItem reads the item (pk, sk), strongly consistent, into out and reports

@@ -130,10 +130,6 @@ func (it walletItem) wallet() (wallets.Wallet, error) {
 	}, nil
 }
 
-// createAttempts bounds the retries of a wallet creation that DynamoDB
-// cancelled for a conflict with another transaction.
-const createAttempts = 3
-
 // CreateWallet writes the wallet, its pair claim and its wallet id lookup in
 // one transaction, each conditioned on being new: a taken pair is
 // wallets.ErrExists.
@@ -155,26 +151,16 @@ func (s *Wallets) CreateWallet(ctx context.Context, w wallets.Wallet) error {
 	if err != nil {
 		return fmt.Errorf("store: marshal wallet ref: %w", err)
 	}
-	in := &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			s.putNew(wallet), s.putNew(pair), s.putNew(ref),
-		},
-	}
-	for attempt := 1; ; attempt++ {
-		_, err = s.db.Client.TransactWriteItems(ctx, in)
-		if err == nil {
-			return nil
-		}
-		if reasons := cancelReasons(err); len(reasons) == 3 && reasons[1] == "ConditionalCheckFailed" {
+	t := &txn{}
+	t.add("wallet", s.putNew(wallet))
+	t.add("pair", s.putNew(pair))
+	t.add("wallet_ref", s.putNew(ref))
+	return s.db.writeOnce(ctx, "create wallet "+w.ID, t, func(_ context.Context, c cancellation) error {
+		if c.failed("pair") {
 			return wallets.ErrExists
 		}
-		if !transactionConflict(err) {
-			return fmt.Errorf("store: create wallet %s: %w", w.ID, err)
-		}
-		if attempt == createAttempts {
-			return fmt.Errorf("store: create wallet %s: %w", w.ID, ErrConflict)
-		}
-	}
+		return nil
+	})
 }
 
 // putNew returns a transaction item that puts item on the condition that no

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -137,22 +136,18 @@ func (s *Webhooks) Commit(ctx context.Context, evs ...events.Event) error {
 		if err != nil {
 			return err
 		}
-		if _, err := s.db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-			TransactItems: []types.TransactWriteItem{put},
-		}); err != nil {
-			return fmt.Errorf("store: commit event %s: %w", e.ID, err)
+		t := &txn{}
+		t.add("event", put)
+		if err := s.db.writeOnce(ctx, "commit event "+e.ID, t, func(context.Context, cancellation) error { return nil }); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
-// Event returns one of the company's events, or webhooks.ErrEventNotFound.
+// Event returns one of the company's events, or events.ErrNotFound.
 func (s *Webhooks) Event(ctx context.Context, companyID, eventID string) (events.Event, error) {
-	e, err := s.outbox.Event(ctx, companyID, eventID)
-	if errors.Is(err, ErrEventNotFound) {
-		return events.Event{}, webhooks.ErrEventNotFound
-	}
-	return e, err
+	return s.outbox.Event(ctx, companyID, eventID)
 }
 
 // Secret returns the company's signing secret, or "" when it has none.
@@ -202,26 +197,19 @@ func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
 // withCompany writes item in one transaction with a check that the company
 // exists.
 func (s *Webhooks) withCompany(ctx context.Context, companyID string, item types.TransactWriteItem) error {
-	_, err := s.db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: []types.TransactWriteItem{
-			{ConditionCheck: &types.ConditionCheck{
-				TableName:           aws.String(s.db.Table),
-				Key:                 primaryKeyOf(companyPK(companyID), companySK()),
-				ConditionExpression: aws.String("attribute_exists(PK)"),
-			}},
-			item,
-		},
+	t := &txn{}
+	t.add("company", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName:           aws.String(s.db.Table),
+		Key:                 primaryKeyOf(companyPK(companyID), companySK()),
+		ConditionExpression: aws.String("attribute_exists(PK)"),
+	}})
+	t.add("secret", item)
+	return s.db.writeOnce(ctx, "webhook secret of "+companyID, t, func(_ context.Context, c cancellation) error {
+		if c.failed("company") {
+			return companies.ErrNotFound
+		}
+		return nil
 	})
-	if reasons := cancelReasons(err); len(reasons) > 0 && reasons[0] == "ConditionalCheckFailed" {
-		return companies.ErrNotFound
-	}
-	if transactionConflict(err) {
-		return fmt.Errorf("store: webhook secret of %s: %w", companyID, ErrConflict)
-	}
-	if err != nil {
-		return fmt.Errorf("store: webhook secret of %s: %w", companyID, err)
-	}
-	return nil
 }
 
 // CreateDelivery writes a new delivery; webhooks.ErrDeliveryExists when its
@@ -240,7 +228,7 @@ func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) erro
 	if err != nil {
 		return fmt.Errorf("store: encode delivery: %w", err)
 	}
-	_, err = s.db.Client.PutItem(ctx, &dynamodb.PutItemInput{
+	err = s.db.put(ctx, "put delivery "+d.ID, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.db.Table),
 		Item:                item,
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
@@ -248,10 +236,7 @@ func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) erro
 	if conditionFailed(err) {
 		return webhooks.ErrDeliveryExists
 	}
-	if err != nil {
-		return fmt.Errorf("store: put delivery %s: %w", d.ID, err)
-	}
-	return nil
+	return err
 }
 
 // Delivery reads one delivery; webhooks.ErrDeliveryNotFound when absent.
@@ -278,7 +263,7 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 	if err != nil {
 		return fmt.Errorf("store: encode attempt: %w", err)
 	}
-	_, err = s.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err = s.db.update(ctx, fmt.Sprintf("record attempt %d of %s", a.Number, d.ID), &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.db.Table),
 		Key:       primaryKeyOf(companyPK(d.CompanyID), deliverySK(d.ID)),
 		UpdateExpression: aws.String("SET attempts = list_append(if_not_exists(attempts, :none), :a), " +
@@ -298,16 +283,13 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 	if conditionFailed(err) {
 		return webhooks.ErrAttemptTaken
 	}
-	if err != nil {
-		return fmt.Errorf("store: record attempt %d of %s: %w", a.Number, d.ID, err)
-	}
-	return nil
+	return err
 }
 
 // MarkQueued raises the delivery's queued mark to n; a mark already at n or
 // above is left as it is.
 func (s *Webhooks) MarkQueued(ctx context.Context, companyID, deliveryID string, n int) error {
-	_, err := s.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := s.db.update(ctx, fmt.Sprintf("mark attempt %d of %s queued", n, deliveryID), &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
 		Key:                 primaryKeyOf(companyPK(companyID), deliverySK(deliveryID)),
 		UpdateExpression:    aws.String("SET queued = :n"),
@@ -316,15 +298,15 @@ func (s *Webhooks) MarkQueued(ctx context.Context, companyID, deliveryID string,
 			":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)},
 		},
 	})
-	if err != nil && !conditionFailed(err) {
-		return fmt.Errorf("store: mark attempt %d of %s queued: %w", n, deliveryID, err)
+	if conditionFailed(err) {
+		return nil
 	}
-	return nil
+	return err
 }
 
 // MarkDispatched sets dispatched_at on the event item, once.
 func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string, now time.Time) error {
-	_, err := s.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+	_, err := s.db.update(ctx, "mark event "+eventID+" dispatched", &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
 		Key:                 primaryKeyOf(companyPK(companyID), eventSK(eventID)),
 		UpdateExpression:    aws.String("SET dispatched_at = if_not_exists(dispatched_at, :now)"),
@@ -334,16 +316,13 @@ func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string
 		},
 	})
 	if conditionFailed(err) {
-		return webhooks.ErrEventNotFound
+		return events.ErrNotFound
 	}
-	if err != nil {
-		return fmt.Errorf("store: mark event %s dispatched: %w", eventID, err)
-	}
-	return nil
+	return err
 }
 
 // Record returns one of the company's events with its deliveries, read in
-// one strongly consistent query; webhooks.ErrEventNotFound when absent.
+// one strongly consistent query; events.ErrNotFound when absent.
 func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webhooks.Record, error) {
 	rs, err := s.records(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
@@ -362,7 +341,7 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 			return r, nil
 		}
 	}
-	return webhooks.Record{}, webhooks.ErrEventNotFound
+	return webhooks.Record{}, events.ErrNotFound
 }
 
 // Records returns the company's events created in [from, to) with their

@@ -88,7 +88,7 @@ func TestWebhookDeliveries(t *testing.T) {
 	if got, err := s.Event(ctx, co, ev.ID); err != nil || string(got.Body) != string(ev.Body) || got.NotifyURL != ev.NotifyURL {
 		t.Fatalf("Event = %+v, %v", got, err)
 	}
-	if _, err := s.Event(ctx, uuid.NewString(), ev.ID); !errors.Is(err, webhooks.ErrEventNotFound) {
+	if _, err := s.Event(ctx, uuid.NewString(), ev.ID); !errors.Is(err, events.ErrNotFound) {
 		t.Fatalf("another company's event: %v", err)
 	}
 
@@ -172,10 +172,10 @@ func TestWebhookDeliveries(t *testing.T) {
 		r.Deliveries[0].Destination != webhooks.DestinationWebhook || r.Deliveries[1].Destination != webhooks.DestinationNotifyURL {
 		t.Fatalf("record %+v", r)
 	}
-	if _, err := s.Record(ctx, uuid.NewString(), ev.ID); !errors.Is(err, webhooks.ErrEventNotFound) {
+	if _, err := s.Record(ctx, uuid.NewString(), ev.ID); !errors.Is(err, events.ErrNotFound) {
 		t.Fatalf("another company's record: %v", err)
 	}
-	if err := s.MarkDispatched(ctx, co, uuid.NewString(), now); !errors.Is(err, webhooks.ErrEventNotFound) {
+	if err := s.MarkDispatched(ctx, co, uuid.NewString(), now); !errors.Is(err, events.ErrNotFound) {
 		t.Fatalf("dispatch of an unknown event: %v", err)
 	}
 

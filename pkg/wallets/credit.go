@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"payments/pkg/httpapi"
@@ -22,103 +21,122 @@ type CreditInput struct {
 	Balance SubBalance
 	// Amount is the amount in major units, as the text of a JSON number.
 	Amount string
-	// Reference, when not empty, may be used once per company: a second
-	// credit with it is refused with ErrDuplicateReference.
+	// Reference names the credit, once per company: the same reference with
+	// the same wallet, sub-balance and amount is the same credit (answered
+	// again, not applied again); with anything else it is
+	// ErrDuplicateReference.
 	Reference string
 }
 
+// Credit is the result of a sandbox credit.
+type Credit struct {
+	// Wallet is the wallet after the credit (as it is now, for a replay).
+	Wallet Wallet
+	// Transaction is the credit's FUND ledger entry.
+	Transaction Transaction
+	// Replayed is true when the reference named a credit already applied:
+	// nothing was applied this time.
+	Replayed bool
+}
+
 // Credit adds in.Amount to a sub-balance of wallet walletID, whatever its
-// company (operator console): one transaction updates the wallet,
-// conditioned on the version read, and writes a FUND ledger entry with
-// status SUCCESS (and the reference claim). A lost race is retried from a
-// fresh read, at most MaxAttempts times, then ErrBusy. It returns the
-// wallet after the credit and the ledger entry.
-func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (Wallet, Transaction, error) {
+// company (operator console), in one transaction: the wallet, a FUND ledger
+// entry with status SUCCESS, and the claim of the reference. It is
+// idempotent on the reference. Outside sandbox mode it is ErrCreditDisabled
+// unless the deployment allows it.
+func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (Credit, error) {
+	if !s.CreditEnabled {
+		return Credit{}, ErrCreditDisabled
+	}
 	if in.Balance != Payin && in.Balance != Payout {
 		if in.Balance == "" {
-			return Wallet{}, Transaction{}, httpapi.Invalid("balance", "is required")
+			return Credit{}, httpapi.Invalid("balance", "is required")
 		}
-		return Wallet{}, Transaction{}, httpapi.Invalid("balance", `must be "payin" or "payout"`)
+		return Credit{}, httpapi.Invalid("balance", `must be "payin" or "payout"`)
 	}
 	if in.Amount == "" {
-		return Wallet{}, Transaction{}, httpapi.Invalid("amount", "is required")
+		return Credit{}, httpapi.Invalid("amount", "is required")
 	}
 	if err := checkReference(in.Reference); err != nil {
-		return Wallet{}, Transaction{}, err
+		return Credit{}, err
 	}
 	if !ids.IsUUID(walletID) {
-		return Wallet{}, Transaction{}, ErrNotFound
+		return Credit{}, ErrNotFound
 	}
 	companyID, err := s.store.WalletCompany(ctx, walletID)
 	if err != nil {
-		return Wallet{}, Transaction{}, err
+		return Credit{}, err
 	}
-	for attempt := 1; ; attempt++ {
-		w, err := s.store.GetWallet(ctx, companyID, walletID)
-		if err != nil {
-			return Wallet{}, Transaction{}, err
-		}
-		amount, err := parseAmount(in.Amount, w.Currency)
-		if err != nil {
-			return Wallet{}, Transaction{}, err
-		}
-		if !w.IsActive {
-			return Wallet{}, Transaction{}, ErrInactive
-		}
-		before := w.SubBalance(in.Balance)
-		if before > math.MaxInt64/2-amount {
-			return Wallet{}, Transaction{}, httpapi.Invalid("amount", "would take the balance out of range")
-		}
-		after := before + amount
-		now := s.now()
-		e := Transaction{
-			ID:            ids.NewV7(now),
-			CompanyID:     companyID,
-			WalletID:      walletID,
-			Amount:        amount,
-			AmountWithFee: amount,
-			NetAmount:     amount,
-			Currency:      w.Currency,
-			Status:        StatusSuccess,
-			Type:          TypeFund,
-			Reference:     in.Reference,
-			BalanceBefore: &before,
-			BalanceAfter:  &after,
-			Balance:       in.Balance,
-			Delta:         amount,
-			CreatedAt:     now,
-			CompletedAt:   &now,
-		}
-		if e.Reference == "" {
-			e.Reference = e.ID
-		}
-		adj := Adjustment{Payin: amount}
-		if in.Balance == Payout {
-			adj = Adjustment{Payout: amount}
-		}
-		err = s.store.ApplyChange(ctx, Change{Wallet: w, Adjust: adj, Entry: e, Reference: in.Reference, Now: now})
-		if err == nil {
-			return w.adjusted(adj, now), e, nil
-		}
-		if !errors.Is(err, ErrStale) {
-			if errors.Is(err, ErrDuplicateReference) {
-				return Wallet{}, Transaction{}, err
-			}
-			return Wallet{}, Transaction{}, fmt.Errorf("wallets: credit %s: %w", walletID, err)
-		}
-		if attempt >= MaxAttempts {
-			return Wallet{}, Transaction{}, fmt.Errorf("wallets: credit %s after %d attempts: %w", walletID, attempt, ErrBusy)
-		}
-		select {
-		case <-ctx.Done():
-			return Wallet{}, Transaction{}, ctx.Err()
-		case <-time.After(s.Backoff(attempt)):
-		}
+	w, err := s.store.GetWallet(ctx, companyID, walletID)
+	if err != nil {
+		return Credit{}, err
 	}
+	amount, err := parseAmount(in.Amount, w.Currency)
+	if err != nil {
+		return Credit{}, err
+	}
+	if !w.IsActive {
+		return Credit{}, ErrInactive
+	}
+	if w.SubBalance(in.Balance) > math.MaxInt64/2-amount {
+		return Credit{}, httpapi.Invalid("amount", "would take the balance out of range")
+	}
+	now := s.now()
+	e := Transaction{
+		ID:            ids.NewV7(now),
+		CompanyID:     companyID,
+		WalletID:      walletID,
+		Amount:        amount,
+		AmountWithFee: amount,
+		NetAmount:     amount,
+		Currency:      w.Currency,
+		Status:        StatusSuccess,
+		Type:          TypeFund,
+		Reference:     in.Reference,
+		Balance:       in.Balance,
+		Delta:         amount,
+		CreatedAt:     now,
+		CompletedAt:   &now,
+	}
+	adj := Adjustment{Payin: amount}
+	if in.Balance == Payout {
+		adj = Adjustment{Payout: amount}
+	}
+	after, entry, err := s.store.ApplyChange(ctx, Change{
+		CompanyID: companyID, WalletID: walletID, Adjust: adj, Entry: e, Reference: in.Reference, Now: now,
+	})
+	switch {
+	case errors.Is(err, ErrDuplicateReference):
+		return s.replayCredit(ctx, companyID, walletID, in.Balance, amount, in.Reference)
+	case err != nil:
+		return Credit{}, fmt.Errorf("wallets: credit %s: %w", walletID, err)
+	}
+	return Credit{Wallet: after, Transaction: entry}, nil
 }
 
-// adjusted returns w after adj was applied by one write at now.
-func (w Wallet) adjusted(adj Adjustment, now time.Time) Wallet {
+// replayCredit answers a credit whose reference is already claimed: the
+// first credit when it was the same one, else ErrDuplicateReference.
+func (s *Service) replayCredit(ctx context.Context, companyID, walletID string, b SubBalance, amount int64, ref string) (Credit, error) {
+	prior, err := s.store.CreditByReference(ctx, companyID, ref)
+	if err != nil {
+		return Credit{}, fmt.Errorf("wallets: read credit %q: %w", ref, err)
+	}
+	if prior.WalletID != walletID || prior.Balance != b || prior.Amount != amount {
+		return Credit{}, ErrDuplicateReference
+	}
+	t, err := s.store.GetTransaction(ctx, companyID, prior.TransactionID)
+	if err != nil {
+		return Credit{}, fmt.Errorf("wallets: read credit %q: %w", ref, err)
+	}
+	w, err := s.store.GetWallet(ctx, companyID, walletID)
+	if err != nil {
+		return Credit{}, err
+	}
+	return Credit{Wallet: w, Transaction: t, Replayed: true}, nil
+}
+
+// Adjusted returns w after adj was applied by one write at now.
+func (w Wallet) Adjusted(adj Adjustment, now time.Time) Wallet {
 	w.PayinBalance += adj.Payin
 	w.PayoutBalance += adj.Payout
 	w.PayoutReserved += adj.Reserved
@@ -146,10 +164,13 @@ func parseAmount(text, currency string) (int64, error) {
 	return n, nil
 }
 
-// checkReference accepts "" (no reference) or 1 to 255 printable ASCII
-// characters: the reference becomes part of a DynamoDB key.
+// checkReference requires 1 to 255 printable ASCII characters: the
+// reference becomes part of a DynamoDB key.
 func checkReference(ref string) error {
-	if len(ref) > MaxReferenceLength {
+	switch {
+	case ref == "":
+		return httpapi.Invalid("reference", "is required: it makes the credit safe to retry")
+	case len(ref) > MaxReferenceLength:
 		return httpapi.Invalid("reference", fmt.Sprintf("must be at most %d characters", MaxReferenceLength))
 	}
 	for i := 0; i < len(ref); i++ {
@@ -158,11 +179,4 @@ func checkReference(ref string) error {
 		}
 	}
 	return nil
-}
-
-// backoff waits a random time of up to 5 ms per attempt, at most 100 ms,
-// so that racing writers spread out.
-func backoff(n int) time.Duration {
-	ceiling := min(time.Duration(n)*5*time.Millisecond, 100*time.Millisecond)
-	return time.Duration(rand.Int64N(int64(ceiling) + 1))
 }

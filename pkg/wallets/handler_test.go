@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -66,7 +67,9 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("auth.NewService: %v", err)
 	}
 	rt := httpapi.NewRouter(app.Errors, nil)
-	wallets.AdminRoutes(rt, wallets.NewService(store.NewWallets(db), approved{}))
+	admin := wallets.NewService(store.NewWallets(db), approved{})
+	admin.CreditEnabled = true
+	wallets.AdminRoutes(rt, admin)
 	e.admin = rt
 	return e
 }
@@ -360,7 +363,7 @@ func TestWalletReads(t *testing.T) {
 	// reference, 12.34 USD payout, 0.5 CDF payin.
 	var xafFirst string
 	for i := range 12 {
-		r := e.credit(xaf, `{"balance":"payin","amount":100}`)
+		r := e.credit(xaf, `{"balance":"payin","amount":100,"reference":"seed-`+uuid.NewString()+`"}`)
 		if r.status != 200 {
 			t.Fatalf("credit: %d %v", r.status, r.body)
 		}
@@ -372,11 +375,11 @@ func TestWalletReads(t *testing.T) {
 	if r.status != 200 || r.str("data", "wallet", "payout_available") != "250" || r.str("data", "wallet", "balance") != "1450" {
 		t.Fatalf("credit payout: %d %v", r.status, r.body)
 	}
-	usdTx := e.credit(usd, `{"balance":"payout","amount":12.34}`).str("data", "transaction", "id")
-	if r := e.credit(cdf, `{"balance":"payin","amount":0.5}`); r.status != 200 {
+	usdTx := e.credit(usd, `{"balance":"payout","amount":12.34,"reference":"wire-2"}`).str("data", "transaction", "id")
+	if r := e.credit(cdf, `{"balance":"payin","amount":0.5,"reference":"wire-3"}`); r.status != 200 {
 		t.Fatalf("credit CDF: %d %v", r.status, r.body)
 	}
-	e.credit(bWallet, `{"balance":"payin","amount":7}`)
+	e.credit(bWallet, `{"balance":"payin","amount":7,"reference":"wire-1"}`)
 
 	t.Run("lists", func(t *testing.T) {
 		r := get(e.wallets, a, "/wallets")
@@ -465,7 +468,7 @@ func TestWalletReads(t *testing.T) {
 				t.Errorf("%s = %v, want %v", k, d[k], v)
 			}
 		}
-		if d["reference"] != usdTx || d["completed_at"] != d["created_at"] || d["completed_at"] == nil {
+		if d["reference"] != "wire-2" || d["completed_at"] != d["created_at"] || d["completed_at"] == nil {
 			t.Errorf("reference %v, created_at %v, completed_at %v", d["reference"], d["created_at"], d["completed_at"])
 		}
 	})
@@ -611,21 +614,23 @@ func TestAdminCredit(t *testing.T) {
 		wantField  string
 	}{
 		{"payout", usd, `{"balance":"payout","amount":10.5,"reference":"r-1"}`, 200, "", ""},
-		{"payin", usd, `{"balance":"payin","amount":1}`, 200, "", ""},
-		{"reference again", usd, `{"balance":"payin","amount":1,"reference":"r-1"}`, 409, "DUPLICATE_REFERENCE", ""},
-		{"unknown wallet", uuid.NewString(), `{"balance":"payin","amount":1}`, 404, "WALLET_NOT_FOUND", ""},
-		{"amount a string", usd, `{"balance":"payin","amount":"1"}`, 400, "INVALID_FIELD", "amount"},
-		{"amount an object", usd, `{"balance":"payin","amount":{}}`, 400, "INVALID_FIELD", "amount"},
-		{"amount missing", usd, `{"balance":"payin"}`, 400, "INVALID_FIELD", "amount"},
-		{"amount zero", usd, `{"balance":"payin","amount":0}`, 400, "INVALID_FIELD", "amount"},
-		{"amount negative", usd, `{"balance":"payin","amount":-1}`, 400, "INVALID_FIELD", "amount"},
-		{"too many decimals", usd, `{"balance":"payin","amount":0.001}`, 400, "INVALID_FIELD", "amount"},
-		{"balance missing", usd, `{"amount":1}`, 400, "INVALID_FIELD", "balance"},
-		{"balance unknown", usd, `{"balance":"total","amount":1}`, 400, "INVALID_FIELD", "balance"},
-		{"balance a number", usd, `{"balance":1,"amount":1}`, 400, "INVALID_FIELD", "balance"},
+		{"payin", usd, `{"balance":"payin","amount":1,"reference":"r-2"}`, 200, "", ""},
+		{"the same credit again", usd, `{"balance":"payout","amount":10.5,"reference":"r-1"}`, 200, "", ""},
+		{"reference of another credit", usd, `{"balance":"payin","amount":1,"reference":"r-1"}`, 409, "DUPLICATE_REFERENCE", ""},
+		{"reference missing", usd, `{"balance":"payin","amount":1}`, 400, "INVALID_FIELD", "reference"},
+		{"unknown wallet", uuid.NewString(), `{"balance":"payin","amount":1,"reference":"r-3"}`, 404, "WALLET_NOT_FOUND", ""},
+		{"amount a string", usd, `{"balance":"payin","amount":"1","reference":"v-1"}`, 400, "INVALID_FIELD", "amount"},
+		{"amount an object", usd, `{"balance":"payin","amount":{},"reference":"v-1"}`, 400, "INVALID_FIELD", "amount"},
+		{"amount missing", usd, `{"balance":"payin","reference":"v-1"}`, 400, "INVALID_FIELD", "amount"},
+		{"amount zero", usd, `{"balance":"payin","amount":0,"reference":"v-1"}`, 400, "INVALID_FIELD", "amount"},
+		{"amount negative", usd, `{"balance":"payin","amount":-1,"reference":"v-1"}`, 400, "INVALID_FIELD", "amount"},
+		{"too many decimals", usd, `{"balance":"payin","amount":0.001,"reference":"v-1"}`, 400, "INVALID_FIELD", "amount"},
+		{"balance missing", usd, `{"amount":1,"reference":"v-1"}`, 400, "INVALID_FIELD", "balance"},
+		{"balance unknown", usd, `{"balance":"total","amount":1,"reference":"v-1"}`, 400, "INVALID_FIELD", "balance"},
+		{"balance a number", usd, `{"balance":1,"amount":1,"reference":"v-1"}`, 400, "INVALID_FIELD", "balance"},
 		{"empty reference", usd, `{"balance":"payin","amount":1,"reference":""}`, 400, "INVALID_FIELD", "reference"},
 		{"reference too long", usd, `{"balance":"payin","amount":1,"reference":"` + strings.Repeat("x", 256) + `"}`, 400, "INVALID_FIELD", "reference"},
-		{"unknown field", usd, `{"balance":"payin","amount":1,"currency":"USD"}`, 400, "INVALID_FIELD", "currency"},
+		{"unknown field", usd, `{"balance":"payin","amount":1,"currency":"USD","reference":"v-1"}`, 400, "INVALID_FIELD", "currency"},
 		{"malformed", usd, `{"balance":`, 400, "INVALID_FIELD", "body"},
 	}
 	for _, tt := range tests {
@@ -635,7 +640,10 @@ func TestAdminCredit(t *testing.T) {
 				t.Fatalf("%d %v", r.status, r.body)
 			}
 			if r.status == 200 {
-				if !slices.Equal(keysOf(r.data()), sortedKeys("wallet", "transaction")) ||
+				if r.str("data", "replayed") != fmt.Sprint(tt.name == "the same credit again") {
+					t.Fatalf("replayed = %s", r.str("data", "replayed"))
+				}
+				if !slices.Equal(keysOf(r.data()), sortedKeys("wallet", "transaction", "replayed")) ||
 					!slices.Equal(keysOf(r.data()["wallet"]), walletKeys) ||
 					!slices.Equal(keysOf(r.data()["transaction"]), transactionKeys) {
 					t.Fatalf("data = %v", r.data())

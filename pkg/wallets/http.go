@@ -394,13 +394,15 @@ func joinEnum[T ~string](vs []T) string {
 type creditRequest struct {
 	Balance   string          `json:"balance"`
 	Amount    json.RawMessage `json:"amount"`
-	Reference *string         `json:"reference"`
+	Reference string          `json:"reference"`
 }
 
-// creditResult is the data of a credit.
+// creditResult is the data of a credit: replayed is true when the
+// reference named a credit already applied, which is answered again.
 type creditResult struct {
 	Wallet      WalletResponse      `json:"wallet"`
 	Transaction TransactionResponse `json:"transaction"`
+	Replayed    bool                `json:"replayed"`
 }
 
 func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
@@ -408,7 +410,7 @@ func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	in := CreditInput{Balance: SubBalance(req.Balance)}
+	in := CreditInput{Balance: SubBalance(req.Balance), Reference: req.Reference}
 	switch raw := strings.TrimSpace(string(req.Amount)); {
 	case raw == "" || raw == "null":
 	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
@@ -416,18 +418,16 @@ func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
 	default:
 		return httpapi.Invalid("amount", "must be a number")
 	}
-	if req.Reference != nil {
-		if *req.Reference == "" {
-			return httpapi.Invalid("reference", "must not be empty when given")
-		}
-		in.Reference = *req.Reference
-	}
-	wallet, t, err := h.svc.Credit(r.Context(), r.PathValue("walletId"), in)
+	c, err := h.svc.Credit(r.Context(), r.PathValue("walletId"), in)
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Wallet credited successfully", creditResult{
-		Wallet: wallet.Response(), Transaction: t.Response(),
+	msg := "Wallet credited successfully"
+	if c.Replayed {
+		msg = "Wallet already credited with this reference"
+	}
+	httpapi.Respond(w, http.StatusOK, msg, creditResult{
+		Wallet: c.Wallet.Response(), Transaction: c.Transaction.Response(), Replayed: c.Replayed,
 	})
 	return nil
 }

@@ -8,7 +8,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -28,7 +27,9 @@ func (a approved) KYBApproved(_ context.Context, id string) (bool, error) { retu
 func newService(t *testing.T, company string) (*wallets.Service, *store.Wallets) {
 	t.Helper()
 	s := store.NewWallets(storetest.NewDB(t))
-	return wallets.NewService(s, approved{company: true}), s
+	svc := wallets.NewService(s, approved{company: true})
+	svc.CreditEnabled = true
+	return svc, s
 }
 
 func mustCreate(t *testing.T, svc *wallets.Service, company, currency, country, iso, phone string) wallets.Wallet {
@@ -62,6 +63,9 @@ func TestCreditValidation(t *testing.T) {
 	svc, s := newService(t, company)
 	xaf := mustCreate(t, svc, company, "XAF", "Cameroon", "CM", "+237")
 	usd := mustCreate(t, svc, company, "USD", "United States", "US", "+1")
+	in := func(b wallets.SubBalance, amount, ref string) wallets.CreditInput {
+		return wallets.CreditInput{Balance: b, Amount: amount, Reference: ref}
+	}
 	tests := []struct {
 		name      string
 		wallet    string
@@ -69,22 +73,23 @@ func TestCreditValidation(t *testing.T) {
 		wantErr   error
 		wantField string
 	}{
-		{"no balance", xaf.ID, wallets.CreditInput{Amount: "10"}, nil, "balance"},
-		{"bad balance", xaf.ID, wallets.CreditInput{Balance: "both", Amount: "10"}, nil, "balance"},
-		{"no amount", xaf.ID, wallets.CreditInput{Balance: wallets.Payin}, nil, "amount"},
-		{"zero", xaf.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "0"}, nil, "amount"},
-		{"negative", xaf.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "-5"}, nil, "amount"},
-		{"decimals on XAF", xaf.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "1.5"}, nil, "amount"},
-		{"three decimals on USD", usd.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "1.005"}, nil, "amount"},
-		{"too large", usd.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "1e13"}, nil, "amount"},
-		{"reference too long", xaf.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "1", Reference: strings.Repeat("r", 256)}, nil, "reference"},
-		{"reference not ASCII", xaf.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "1", Reference: "réf"}, nil, "reference"},
-		{"unknown wallet", uuid.NewString(), wallets.CreditInput{Balance: wallets.Payin, Amount: "1"}, wallets.ErrNotFound, ""},
-		{"not a wallet id", "WALLET#x", wallets.CreditInput{Balance: wallets.Payin, Amount: "1"}, wallets.ErrNotFound, ""},
+		{"no balance", xaf.ID, in("", "10", "r"), nil, "balance"},
+		{"bad balance", xaf.ID, in("both", "10", "r"), nil, "balance"},
+		{"no amount", xaf.ID, in(wallets.Payin, "", "r"), nil, "amount"},
+		{"zero", xaf.ID, in(wallets.Payin, "0", "r"), nil, "amount"},
+		{"negative", xaf.ID, in(wallets.Payin, "-5", "r"), nil, "amount"},
+		{"decimals on XAF", xaf.ID, in(wallets.Payin, "1.5", "r"), nil, "amount"},
+		{"three decimals on USD", usd.ID, in(wallets.Payout, "1.005", "r"), nil, "amount"},
+		{"too large", usd.ID, in(wallets.Payout, "1e13", "r"), nil, "amount"},
+		{"no reference", xaf.ID, in(wallets.Payin, "1", ""), nil, "reference"},
+		{"reference too long", xaf.ID, in(wallets.Payin, "1", strings.Repeat("r", 256)), nil, "reference"},
+		{"reference not ASCII", xaf.ID, in(wallets.Payin, "1", "réf"), nil, "reference"},
+		{"unknown wallet", uuid.NewString(), in(wallets.Payin, "1", "r"), wallets.ErrNotFound, ""},
+		{"not a wallet id", "WALLET#x", in(wallets.Payin, "1", "r"), wallets.ErrNotFound, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, _, err := svc.Credit(context.Background(), tt.wallet, tt.in)
+			_, err := svc.Credit(context.Background(), tt.wallet, tt.in)
 			if err == nil {
 				t.Fatal("Credit succeeded")
 			}
@@ -97,6 +102,14 @@ func TestCreditValidation(t *testing.T) {
 		})
 	}
 	verify(t, s, company)
+
+	t.Run("disabled", func(t *testing.T) {
+		svc.CreditEnabled = false
+		defer func() { svc.CreditEnabled = true }()
+		if _, err := svc.Credit(context.Background(), xaf.ID, in(wallets.Payin, "1", "r")); !errors.Is(err, wallets.ErrCreditDisabled) {
+			t.Fatalf("Credit = %v, want ErrCreditDisabled", err)
+		}
+	})
 }
 
 func TestCredit(t *testing.T) {
@@ -105,22 +118,23 @@ func TestCredit(t *testing.T) {
 	ctx := context.Background()
 	usd := mustCreate(t, svc, company, "USD", "United States", "US", "+1")
 	tests := []struct {
-		name                      string
-		in                        wallets.CreditInput
-		wantPayin, wantPayout     int64
-		wantBefore, wantAfter     int64
-		wantReference, wantAmount string
+		name                  string
+		in                    wallets.CreditInput
+		wantPayin, wantPayout int64
+		wantBefore, wantAfter int64
+		wantAmount            string
 	}{
-		{"payout", wallets.CreditInput{Balance: wallets.Payout, Amount: "12.34", Reference: "dep-1"}, 0, 1234, 0, 1234, "dep-1", "12.34"},
-		{"payin", wallets.CreditInput{Balance: wallets.Payin, Amount: "1e2"}, 10000, 1234, 0, 10000, "", "100"},
-		{"payout again", wallets.CreditInput{Balance: wallets.Payout, Amount: "0.66"}, 10000, 1300, 1234, 1300, "", "0.66"},
+		{"payout", wallets.CreditInput{Balance: wallets.Payout, Amount: "12.34", Reference: "dep-1"}, 0, 1234, 0, 1234, "12.34"},
+		{"payin", wallets.CreditInput{Balance: wallets.Payin, Amount: "1e2", Reference: "dep-2"}, 10000, 1234, 0, 10000, "100"},
+		{"payout again", wallets.CreditInput{Balance: wallets.Payout, Amount: "0.66", Reference: "dep-3"}, 10000, 1300, 1234, 1300, "0.66"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			w, e, err := svc.Credit(ctx, usd.ID, tt.in)
-			if err != nil {
-				t.Fatalf("Credit: %v", err)
+			c, err := svc.Credit(ctx, usd.ID, tt.in)
+			if err != nil || c.Replayed {
+				t.Fatalf("Credit: %+v, %v", c, err)
 			}
+			w, e := c.Wallet, c.Transaction
 			if w.PayinBalance != tt.wantPayin || w.PayoutBalance != tt.wantPayout || w.PayoutAvailable != tt.wantPayout {
 				t.Fatalf("wallet = %+v", w)
 			}
@@ -129,11 +143,8 @@ func TestCredit(t *testing.T) {
 				t.Fatalf("stored wallet = %+v, %v; returned %+v", stored, err, w)
 			}
 			if *e.BalanceBefore != tt.wantBefore || *e.BalanceAfter != tt.wantAfter || e.Type != wallets.TypeFund ||
-				e.Status != wallets.StatusSuccess || e.CompletedAt == nil || e.Balance != tt.in.Balance {
+				e.Status != wallets.StatusSuccess || e.CompletedAt == nil || e.Balance != tt.in.Balance || e.Reference != tt.in.Reference {
 				t.Fatalf("entry = %+v", e)
-			}
-			if tt.wantReference != "" && e.Reference != tt.wantReference || e.Reference == "" {
-				t.Fatalf("reference = %q, want %q", e.Reference, tt.wantReference)
 			}
 			if got := string(e.Response().Amount); got != tt.wantAmount {
 				t.Fatalf("amount = %s, want %s", got, tt.wantAmount)
@@ -162,7 +173,7 @@ func TestCreditConcurrent(t *testing.T) {
 			payin += amount
 		}
 		wg.Go(func() {
-			_, _, errs[i] = svc.Credit(ctx, w.ID, wallets.CreditInput{Balance: balance, Amount: fmt.Sprint(amount)})
+			_, errs[i] = svc.Credit(ctx, w.ID, wallets.CreditInput{Balance: balance, Amount: fmt.Sprint(amount), Reference: fmt.Sprint("c-", i)})
 		})
 	}
 	wg.Wait()
@@ -185,7 +196,10 @@ func TestCreditConcurrent(t *testing.T) {
 	verify(t, s, company)
 }
 
-func TestCreditReferenceOnce(t *testing.T) {
+// TestCreditIsIdempotentOnItsReference: concurrent retries of one credit
+// apply it once and answer every retry with it; the same reference for
+// another credit (amount, wallet or sub-balance) is refused.
+func TestCreditIsIdempotentOnItsReference(t *testing.T) {
 	company := uuid.NewString()
 	svc, s := newService(t, company)
 	ctx := context.Background()
@@ -193,89 +207,59 @@ func TestCreditReferenceOnce(t *testing.T) {
 	b := mustCreate(t, svc, company, "XOF", "Senegal", "SN", "+221")
 	const n = 10
 	var wg sync.WaitGroup
-	var ok, dup atomic.Int32
-	for i := range n {
-		wallet := a.ID
-		if i%2 == 1 {
-			wallet = b.ID // a reference is unique per company, across wallets
-		}
+	var applied, replayed atomic.Int32
+	var first sync.Map
+	for range n {
 		wg.Go(func() {
-			_, _, err := svc.Credit(ctx, wallet, wallets.CreditInput{Balance: wallets.Payout, Amount: "500", Reference: "bank-transfer-42"})
+			c, err := svc.Credit(ctx, a.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "500", Reference: "bank-transfer-42"})
 			switch {
-			case err == nil:
-				ok.Add(1)
-			case errors.Is(err, wallets.ErrDuplicateReference):
-				dup.Add(1)
-			default:
+			case err != nil:
 				t.Errorf("Credit: %v", err)
+			case c.Replayed:
+				replayed.Add(1)
+			default:
+				applied.Add(1)
 			}
+			first.Store(c.Transaction.ID, true)
 		})
 	}
 	wg.Wait()
-	if ok.Load() != 1 || dup.Load() != n-1 {
-		t.Fatalf("%d credits, %d refused; want 1 and %d", ok.Load(), dup.Load(), n-1)
+	entries := 0
+	first.Range(func(any, any) bool { entries++; return true })
+	if applied.Load() != 1 || replayed.Load() != n-1 || entries != 1 {
+		t.Fatalf("%d applied, %d replayed, %d distinct entries; want 1, %d, 1", applied.Load(), replayed.Load(), entries, n-1)
 	}
 	wa, _ := s.GetWallet(ctx, company, a.ID)
-	wb, _ := s.GetWallet(ctx, company, b.ID)
-	if wa.PayoutBalance+wb.PayoutBalance != 500 {
-		t.Fatalf("payout balances %d + %d, want 500 once", wa.PayoutBalance, wb.PayoutBalance)
+	if wa.PayoutBalance != 500 {
+		t.Fatalf("payout balance %d, want 500 once", wa.PayoutBalance)
+	}
+	for _, tt := range []struct {
+		name   string
+		wallet string
+		in     wallets.CreditInput
+	}{
+		{"another amount", a.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "501", Reference: "bank-transfer-42"}},
+		{"another sub-balance", a.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "500", Reference: "bank-transfer-42"}},
+		{"another wallet of the company", b.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "500", Reference: "bank-transfer-42"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := svc.Credit(ctx, tt.wallet, tt.in); !errors.Is(err, wallets.ErrDuplicateReference) {
+				t.Fatalf("Credit = %v, want ErrDuplicateReference", err)
+			}
+		})
 	}
 	verify(t, s, company)
 
 	t.Run("another company may use the same reference", func(t *testing.T) {
 		other := uuid.NewString()
 		svc2 := wallets.NewService(s, approved{other: true})
+		svc2.CreditEnabled = true
 		w := mustCreate(t, svc2, other, "XAF", "Cameroon", "CM", "+237")
-		if _, _, err := svc2.Credit(ctx, w.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "1", Reference: "bank-transfer-42"}); err != nil {
+		if _, err := svc2.Credit(ctx, w.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "1", Reference: "bank-transfer-42"}); err != nil {
 			t.Fatalf("Credit: %v", err)
 		}
 		verify(t, s, other)
 	})
-}
-
-// staleStore fails the first fail calls of ApplyChange with ErrStale, as
-// DynamoDB does on a TransactionConflict, which DynamoDB Local never raises.
-type staleStore struct {
-	wallets.Store
-	fail  int
-	calls atomic.Int32
-}
-
-func (s *staleStore) ApplyChange(ctx context.Context, c wallets.Change) error {
-	if int(s.calls.Add(1)) <= s.fail {
-		return fmt.Errorf("injected: %w", wallets.ErrStale)
-	}
-	return s.Store.ApplyChange(ctx, c)
-}
-
-func TestCreditRetries(t *testing.T) {
-	company := uuid.NewString()
-	base := store.NewWallets(storetest.NewDB(t))
-	w := mustCreate(t, wallets.NewService(base, approved{company: true}), company, "XAF", "Cameroon", "CM", "+237")
-	tests := []struct {
-		name      string
-		fail      int
-		wantErr   error
-		wantCalls int
-	}{
-		{"wins on the fourth attempt", 3, nil, 4},
-		{"gives up after MaxAttempts", 1000, wallets.ErrBusy, wallets.MaxAttempts},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			st := &staleStore{Store: base, fail: tt.fail}
-			svc := wallets.NewService(st, approved{company: true})
-			svc.Backoff = func(int) time.Duration { return 0 }
-			_, _, err := svc.Credit(context.Background(), w.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "7"})
-			if !errors.Is(err, tt.wantErr) {
-				t.Fatalf("Credit = %v, want %v", err, tt.wantErr)
-			}
-			if got := int(st.calls.Load()); got != tt.wantCalls {
-				t.Fatalf("%d calls of ApplyChange, want %d", got, tt.wantCalls)
-			}
-			verify(t, base, company)
-		})
-	}
 }
 
 // ledger is a fake wallets.LedgerReader.

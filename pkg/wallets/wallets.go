@@ -44,20 +44,17 @@ var (
 	ErrInvalidCombination = errors.New("wallets: invalid country and currency combination")
 	// ErrKYBNotApproved is a company whose KYB status is not APPROVED.
 	ErrKYBNotApproved = errors.New("wallets: KYB not approved")
-	// ErrDuplicateReference is a credit whose reference the company has
-	// already used.
-	ErrDuplicateReference = errors.New("wallets: duplicate reference")
+	// ErrDuplicateReference is a credit reference the company has already
+	// used for another credit (another wallet, sub-balance or amount).
+	ErrDuplicateReference = errors.New("wallets: reference used by another credit")
+	// ErrCreditDisabled is a sandbox credit asked of a production-mode
+	// deployment that does not allow it (ADMIN_CREDIT_IN_PRODUCTION).
+	ErrCreditDisabled = errors.New("wallets: sandbox credit is disabled in production mode")
 	// ErrInactive is a money movement on a wallet whose is_active is false.
 	ErrInactive = errors.New("wallets: wallet is not active")
-	// ErrStale is a write conditioned on a wallet version that another
-	// write has since moved on (or a transaction DynamoDB cancelled for a
-	// conflict); the caller re-reads and retries.
-	ErrStale = errors.New("wallets: wallet changed since it was read")
-	// ErrInsufficientFunds is a change that would take a balance below 0.
-	ErrInsufficientFunds = errors.New("wallets: insufficient balance")
-	// ErrBusy is a change that lost ErrStale races MaxAttempts times in a
-	// row; the client may retry (with the same reference, safely).
-	ErrBusy = errors.New("wallets: wallet busy")
+	// ErrInsufficientBalance is a debit larger than what the wallet has
+	// available, fees included.
+	ErrInsufficientBalance = errors.New("wallets: insufficient balance including fees")
 	// ErrLedgerMismatch is a broken ledger invariant (see VerifyLedger).
 	ErrLedgerMismatch = errors.New("wallets: ledger does not match balances")
 )
@@ -83,8 +80,7 @@ type Wallet struct {
 	// PayoutAvailable is always PayoutBalance − PayoutReserved.
 	PayoutAvailable int64
 	IsActive        bool
-	// Version counts the writes to the wallet; a write conditioned on the
-	// version it read fails with ErrStale when another write came first.
+	// Version counts the writes to the wallet.
 	Version   int64
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -135,11 +131,14 @@ type Store interface {
 	// GetTransaction reads a ledger entry of the company;
 	// ErrTransactionNotFound if absent.
 	GetTransaction(ctx context.Context, companyID, id string) (Transaction, error)
-	// ApplyChange applies c in one transaction: ErrStale when the wallet
-	// is no longer at c.Wallet.Version, ErrInsufficientFunds when a
-	// balance would go below 0, ErrDuplicateReference when c.Reference is
-	// already claimed.
-	ApplyChange(ctx context.Context, c Change) error
+	// ApplyChange applies c in one transaction and returns the wallet after
+	// it and the entry as written: ErrNotFound when the wallet does not
+	// exist, ErrInsufficientBalance when a balance would go below 0,
+	// ErrDuplicateReference when c.Reference is already claimed.
+	ApplyChange(ctx context.Context, c Change) (Wallet, Transaction, error)
+	// CreditByReference returns the credit that claimed reference for the
+	// company; ErrTransactionNotFound when none did.
+	CreditByReference(ctx context.Context, companyID, reference string) (CreditClaim, error)
 }
 
 // Adjustment is a signed change of a wallet's balances, in minor units.
@@ -153,13 +152,22 @@ type Adjustment struct {
 // Available returns the change of payout_available.
 func (a Adjustment) Available() int64 { return a.Payout - a.Reserved }
 
-// Change is one atomic change of a wallet: its balances adjusted on the
-// condition that it is still at the version read, and its ledger entry
-// written, together.
+// Of returns the change of sub-balance b.
+func (a Adjustment) Of(b SubBalance) int64 {
+	if b == Payin {
+		return a.Payin
+	}
+	return a.Payout
+}
+
+// Change is one atomic change of a wallet: its balances adjusted and its
+// ledger entry written together. The store sets the entry's BalanceBefore
+// and BalanceAfter (its Balance sub-balance before and after Adjust) from
+// the wallet as read just before the write.
 type Change struct {
-	// Wallet is the wallet as read; its CompanyID, ID and Version are used.
-	Wallet Wallet
-	Adjust Adjustment
+	CompanyID string
+	WalletID  string
+	Adjust    Adjustment
 	// Entry is the ledger entry to write; it must be new.
 	Entry Transaction
 	// Reference, when not empty, is claimed for the company in the same
@@ -169,9 +177,15 @@ type Change struct {
 	Now time.Time
 }
 
-// MaxAttempts bounds the re-read-and-retry loop of a change that loses a
-// race for its wallet.
-const MaxAttempts = 40
+// CreditClaim is what a sandbox credit's reference claims: the credit's
+// wallet, sub-balance, amount and ledger entry.
+type CreditClaim struct {
+	Reference     string
+	WalletID      string
+	Balance       SubBalance
+	Amount        int64
+	TransactionID string
+}
 
 // Service manages wallets and reads their ledger.
 type Service struct {
@@ -180,9 +194,10 @@ type Service struct {
 	guideline *guideline.Guideline
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
-	// Backoff returns how long to wait before retry attempt n (1-based) of
-	// a change that lost a race; tests may replace it.
-	Backoff func(n int) time.Duration
+	// CreditEnabled admits the operator console's sandbox credits; the
+	// admin function sets it in sandbox mode, or in production mode with
+	// ADMIN_CREDIT_IN_PRODUCTION=true. Off, Credit is ErrCreditDisabled.
+	CreditEnabled bool
 }
 
 // NewService returns a Service over store, checking KYB through companies
@@ -193,7 +208,6 @@ func NewService(store Store, companies Companies) *Service {
 		companies: companies,
 		guideline: guideline.Default(),
 		Now:       time.Now,
-		Backoff:   backoff,
 	}
 }
 

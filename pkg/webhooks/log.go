@@ -15,7 +15,7 @@ import (
 // LogStore is what the delivery log reads.
 type LogStore interface {
 	// Record returns one of the company's events with its deliveries, or
-	// ErrEventNotFound.
+	// events.ErrNotFound.
 	Record(ctx context.Context, companyID, eventID string) (Record, error)
 	// Records returns the company's events created in [from, to) (zero
 	// times leave that end open) with their deliveries, newest first.
@@ -66,10 +66,10 @@ func (l *Log) List(ctx context.Context, companyID string, q Query) ([]Record, er
 }
 
 // Get returns one of the company's events with its deliveries; another
-// company's event, or an id that is not a UUID, is ErrEventNotFound.
+// company's event, or an id that is not a UUID, is events.ErrNotFound.
 func (l *Log) Get(ctx context.Context, companyID, eventID string) (Record, error) {
 	if _, err := uuid.Parse(eventID); err != nil {
-		return Record{}, ErrEventNotFound
+		return Record{}, events.ErrNotFound
 	}
 	return l.store.Record(ctx, companyID, eventID)
 }

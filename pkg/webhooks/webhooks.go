@@ -191,8 +191,6 @@ func (r Record) Status() Status {
 
 // Errors of this package.
 var (
-	// ErrEventNotFound is an event id the company does not have.
-	ErrEventNotFound = errors.New("webhooks: event not found")
 	// ErrDeliveryNotFound is a delivery id the company does not have.
 	ErrDeliveryNotFound = errors.New("webhooks: delivery not found")
 	// ErrDeliveryExists is a delivery created twice; the store returns it
@@ -230,6 +228,6 @@ type Secrets interface {
 
 // EventReader reads events.
 type EventReader interface {
-	// Event returns one of the company's events, or ErrEventNotFound.
+	// Event returns one of the company's events, or events.ErrNotFound.
 	Event(ctx context.Context, companyID, eventID string) (events.Event, error)
 }

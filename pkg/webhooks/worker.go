@@ -101,7 +101,7 @@ func (w *Worker) Handle(ctx context.Context, body []byte) error {
 // for a duplicate message) and makes their first attempt.
 func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round int) error {
 	ev, err := w.store.Event(ctx, companyID, eventID)
-	if errors.Is(err, ErrEventNotFound) {
+	if errors.Is(err, events.ErrNotFound) {
 		slog.WarnContext(ctx, "webhook message dropped: no such event", "company_id", companyID, "event_id", eventID)
 		return nil
 	}
@@ -197,7 +197,7 @@ func (w *Worker) attemptMessage(ctx context.Context, m Message) error {
 		return err
 	}
 	ev, err := w.store.Event(ctx, m.CompanyID, d.EventID)
-	if errors.Is(err, ErrEventNotFound) {
+	if errors.Is(err, events.ErrNotFound) {
 		slog.WarnContext(ctx, "webhook message dropped: no such event", "company_id", m.CompanyID, "delivery_id", m.DeliveryID)
 		return nil
 	}

@@ -48,7 +48,7 @@ func (s *fakeStore) Event(_ context.Context, companyID, eventID string) (events.
 	}
 	e, ok := s.events[eventID]
 	if !ok || e.CompanyID != companyID {
-		return events.Event{}, webhooks.ErrEventNotFound
+		return events.Event{}, events.ErrNotFound
 	}
 	return e, nil
 }

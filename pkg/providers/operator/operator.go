@@ -1,9 +1,11 @@
 // Package operator is the gateway to mobile-money operators: submit a
-// disbursement (payout) or a collection, then ask for its status.
+// disbursement (payout) or a collection, then ask for its status, by the
+// operator's order id or by our own reference.
 //
 // Gateway is what a real aggregator adapter implements. Sandbox is the
-// simulated operator used by sandbox stages and tests; it is deterministic,
-// chosen by the phone number, and documented in the README.
+// simulated operator used by sandbox stages and tests: it keeps its own
+// orders, apart from our records, as a remote system would, and decides
+// deterministically by the phone number (the README's table).
 package operator
 
 import (
@@ -32,8 +34,13 @@ const (
 )
 
 // ErrUnavailable reports an operator that could not be reached or answered
-// with a transient error; the caller retries later.
+// with a transient error; the caller retries later. It says nothing about
+// the request's outcome.
 var ErrUnavailable = errors.New("operator: unavailable")
+
+// ErrNotFound reports a reference or order the operator does not know. It
+// is not a failure of the request: a submission may still be on its way.
+var ErrNotFound = errors.New("operator: no such request")
 
 // Request is one disbursement or collection to submit.
 type Request struct {
@@ -56,8 +63,14 @@ type Result struct {
 
 // Gateway submits requests to an operator and reports their status.
 // Submit must be idempotent on Request.TransactionID: submitting the same
-// transaction again returns the first submission's order.
+// transaction again returns the first submission's order. A Result whose
+// State is Succeeded or Failed is definitive; an error never is.
 type Gateway interface {
 	Submit(ctx context.Context, r Request) (Result, error)
+	// Status reports on an order made by Submit.
 	Status(ctx context.Context, orderID string) (Result, error)
+	// Lookup finds the request submitted with our reference (the
+	// transaction id), so that a submission whose answer was lost is
+	// found; ErrNotFound when the operator has none.
+	Lookup(ctx context.Context, reference string) (Result, error)
 }

@@ -10,12 +10,15 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
 
 	"payments/pkg/store"
 )
@@ -64,4 +67,61 @@ func RandomSuffix() string {
 	b := make([]byte, 6)
 	rand.Read(b)
 	return hex.EncodeToString(b)
+}
+
+// WithConflicts returns a DB on db's table whose first n TransactWriteItems
+// calls are cancelled with a TransactionConflict reason (DynamoDB Local
+// never raises one) without reaching the emulator, and the count of its
+// TransactWriteItems calls. Its retry policy does not wait.
+func WithConflicts(db *store.DB, n int64) (*store.DB, *atomic.Int64) {
+	calls := new(atomic.Int64)
+	inject := func(stack *middleware.Stack) error {
+		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("injectConflict",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput)
+				if !ok {
+					return next.HandleInitialize(ctx, in)
+				}
+				if calls.Add(1) > n {
+					return next.HandleInitialize(ctx, in)
+				}
+				reasons := make([]types.CancellationReason, len(tx.TransactItems))
+				for i := range reasons {
+					reasons[i].Code = aws.String("None")
+				}
+				reasons[len(reasons)-1].Code = aws.String("TransactionConflict")
+				return middleware.InitializeOutput{}, middleware.Metadata{}, &types.TransactionCanceledException{
+					Message: aws.String("Transaction cancelled (injected)"), CancellationReasons: reasons,
+				}
+			}), middleware.Before)
+	}
+	client := dynamodb.New(db.Client.Options(), func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, inject) })
+	out := store.New(client, db.Table)
+	out.Retry.Base, out.Retry.Max = 0, 0
+	return out, calls
+}
+
+// DistinctGSI2Partitions scans db's table and returns how many distinct
+// GSI2PK values that start with prefix its items use.
+func DistinctGSI2Partitions(t testing.TB, db *store.DB, prefix string) int {
+	t.Helper()
+	seen := map[string]bool{}
+	p := dynamodb.NewScanPaginator(db.Client, &dynamodb.ScanInput{
+		TableName:                 aws.String(db.Table),
+		FilterExpression:          aws.String("begins_with(GSI2PK, :p)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: prefix}},
+		ProjectionExpression:      aws.String("GSI2PK"),
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, item := range out.Items {
+			if v, ok := item["GSI2PK"].(*types.AttributeValueMemberS); ok {
+				seen[v.Value] = true
+			}
+		}
+	}
+	return len(seen)
 }

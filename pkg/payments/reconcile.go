@@ -1,0 +1,89 @@
+package payments
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"payments/pkg/httpapi"
+	"payments/pkg/ids"
+)
+
+// MaxNoteLength bounds the note of a console resolution, in characters.
+const MaxNoteLength = 1000
+
+// ResolvedFailedMessage is the error_message of a payment the operator
+// console resolved as FAILED; the console's note is kept for operators, not
+// shown to the company.
+const ResolvedFailedMessage = "the operator reported the payment failed (resolved by reconciliation)"
+
+// ResolveInput is the operator console's decision about a payment flagged
+// for reconciliation, after checking with the operator.
+type ResolveInput struct {
+	Status Status
+	Note   string
+	// By names who decided (the console's caller).
+	By string
+}
+
+// Resolve settles (SUCCESS) or refunds (FAILED) a payment flagged for
+// reconciliation, exactly once, recording who decided, why and when, and
+// emits the status update. A payment that is final is ErrFinal; one that is
+// not flagged (the worker still handles it) is ErrNotFlagged.
+func (s *Service) Resolve(ctx context.Context, id string, in ResolveInput) (Payment, error) {
+	in.Note = strings.TrimSpace(in.Note)
+	switch {
+	case in.Status != StatusSuccess && in.Status != StatusFailed:
+		return Payment{}, httpapi.Invalid("status", "must be SUCCESS or FAILED")
+	case in.Note == "":
+		return Payment{}, httpapi.Invalid("note", "is required: say how the outcome was established")
+	case utf8.RuneCountInString(in.Note) > MaxNoteLength:
+		return Payment{}, httpapi.Invalid("note", fmt.Sprintf("must be at most %d characters", MaxNoteLength))
+	case !ids.IsUUID(id):
+		return Payment{}, ErrNotFound
+	}
+	for attempt := 1; ; attempt++ {
+		p, err := s.store.PaymentByID(ctx, id)
+		switch {
+		case err != nil:
+			return Payment{}, err
+		case p.Status.Terminal():
+			return Payment{}, ErrFinal
+		case !p.ReconciliationRequired:
+			return Payment{}, ErrNotFlagged
+		}
+		o := outcome{status: in.Status, resolution: &Resolution{Status: in.Status, Note: in.Note, By: in.By, At: s.now()}}
+		if in.Status == StatusFailed {
+			o.reason = ResolvedFailedMessage
+		}
+		t, err := s.transition(p, o)
+		if err != nil {
+			return Payment{}, err
+		}
+		err = s.store.ApplyTransition(ctx, t)
+		if errors.Is(err, ErrStatusChanged) && attempt < 3 {
+			continue // a poll moved it (or finished it) meanwhile: look again
+		}
+		if err != nil {
+			return Payment{}, fmt.Errorf("payments: resolve %s: %w", id, err)
+		}
+		s.publish(ctx, t.Event)
+		return t.Payment, nil
+	}
+}
+
+// Flagged returns a page of the payments of every company that are flagged
+// for reconciliation, oldest first, and the after of the next page ("" on
+// the last).
+func (s *Service) Flagged(ctx context.Context, after string, limit int) ([]Payment, string, error) {
+	if after != "" && !ids.IsUUID(after) {
+		return nil, "", httpapi.Invalid("cursor", "is not a cursor of this list")
+	}
+	ps, next, err := s.store.FlaggedPayments(ctx, after, limit)
+	if err != nil {
+		return nil, "", fmt.Errorf("payments: list flagged: %w", err)
+	}
+	return ps, next, nil
+}

@@ -1,0 +1,202 @@
+package payments
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"payments/pkg/events"
+	"payments/pkg/ids"
+	"payments/pkg/money"
+	"payments/pkg/providers/operator"
+	"payments/pkg/timestamp"
+	"payments/pkg/wallets"
+)
+
+// outcome is a final answer about a payment: the operator's, or the
+// operator console's (resolution set).
+type outcome struct {
+	status     Status
+	reason     string
+	orderID    string
+	raw        json.RawMessage
+	resolution *Resolution
+}
+
+// outcomeOf returns the final answer in res, if res is final.
+func outcomeOf(res operator.Result) (outcome, bool) {
+	switch res.State {
+	case operator.Succeeded:
+		return outcome{status: StatusSuccess, orderID: res.OrderID, raw: res.Raw}, true
+	case operator.Failed:
+		reason := res.Reason
+		if reason == "" {
+			reason = "operator rejected the payment"
+		}
+		return outcome{status: StatusFailed, reason: reason, orderID: res.OrderID, raw: res.Raw}, true
+	}
+	return outcome{}, false
+}
+
+// finish applies a final outcome to p through a transition conditioned on
+// p's status: exactly once, whoever calls it and however often. A payment
+// that moved on means another delivery finished it, which is success.
+func (s *Service) finish(ctx context.Context, p Payment, o outcome) error {
+	t, err := s.transition(p, o)
+	if err != nil {
+		return err
+	}
+	switch err := s.store.ApplyTransition(ctx, t); {
+	case errors.Is(err, ErrStatusChanged):
+		return nil
+	case err != nil:
+		return fmt.Errorf("payments: finish %s as %s: %w", p.ID, o.status, err)
+	}
+	slog.InfoContext(ctx, "payment finished", "company_id", p.CompanyID, "transaction_id", p.ID,
+		"type", p.Type, "status", o.status, "error_message", t.Payment.ErrorMessage, "resolved", o.resolution != nil)
+	s.publish(ctx, t.Event)
+	return nil
+}
+
+// transition builds the final transition of p with outcome o:
+//
+//   - payout SUCCESS: payout_balance and payout_reserved drop by the
+//     total; the reservation entry becomes SUCCESS with delta −total and
+//     the balances before and after;
+//   - payout FAILED: payout_reserved drops by the total (the money is
+//     available again); the reservation entry becomes FAILED; a REFUND
+//     entry (delta 0: the balance never moved) records the release;
+//   - collection SUCCESS: payin_balance grows by amount − fee, with a
+//     DEPOSIT entry;
+//   - collection FAILED: the payment alone.
+//
+// The payment leaves the worker's schedule and the reconciliation list.
+func (s *Service) transition(p Payment, o outcome) (Transition, error) {
+	now := s.now()
+	next := p
+	next.Status = o.status
+	next.UpdatedAt = now
+	next.CompletedAt = &now
+	next.NextPollAt = time.Time{}
+	next.ReconciliationRequired = false
+	next.Resolution = o.resolution
+	if o.orderID != "" {
+		next.OrderID = o.orderID
+	}
+	if o.raw != nil {
+		next.Upstream = upstream(o.raw)
+	}
+	if o.status == StatusFailed {
+		next.ErrorMessage = o.reason
+	}
+	t := Transition{From: p.Status, Flagged: o.resolution != nil, Payment: next, Now: now}
+	var err error
+	if t.Event, err = statusEvent(next, p.Status); err != nil {
+		return Transition{}, err
+	}
+	if p.Type == TypeCollection && o.status == StatusFailed {
+		return t, nil
+	}
+	entry := wallets.Transaction{
+		ID:            ids.NewV7(now),
+		CompanyID:     p.CompanyID,
+		WalletID:      p.WalletID,
+		Amount:        p.Amount,
+		FeeAmount:     p.Fee,
+		Currency:      p.Currency,
+		Status:        wallets.StatusSuccess,
+		Operator:      p.Operator,
+		PhoneNumber:   p.PhoneNumber,
+		Reference:     p.ExternalID,
+		OrderID:       next.OrderID,
+		PaymentID:     p.ID,
+		CreatedAt:     now,
+		CompletedAt:   &now,
+		AmountWithFee: p.Total(),
+	}
+	total := p.Total()
+	switch {
+	case p.Type == TypeCollection: // SUCCESS
+		net := p.Net()
+		t.Adjust = wallets.Adjustment{Payin: net}
+		t.Balance = wallets.Payin
+		entry.Type = wallets.TypeDeposit
+		entry.Balance = wallets.Payin
+		entry.NetAmount = net
+		entry.Delta = net
+		t.NewEntries = []wallets.Transaction{entry}
+	case o.status == StatusSuccess: // payout
+		t.Adjust = wallets.Adjustment{Payout: -total, Reserved: -total}
+		t.Balance = wallets.Payout
+		t.Entry = &EntryChange{
+			ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusSuccess,
+			Delta: -total, OrderID: next.OrderID, CompletedAt: &now,
+		}
+	default: // payout FAILED
+		t.Adjust = wallets.Adjustment{Reserved: -total}
+		t.Balance = wallets.Payout
+		t.Entry = &EntryChange{
+			ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusFailed,
+			OrderID: next.OrderID, CompletedAt: &now,
+		}
+		entry.Type = wallets.TypeRefund
+		entry.Balance = wallets.Payout
+		entry.NetAmount = p.Amount
+		t.NewEntries = []wallets.Transaction{entry}
+	}
+	return t, nil
+}
+
+// statusEvent builds the status-update event of p, now in its status, that
+// was in prev ("" for a payout's acceptance).
+func statusEvent(p Payment, prev Status) (events.Event, error) {
+	kind := events.PayoutStatusUpdated
+	if p.Type == TypeCollection {
+		kind = events.CollectionStatusUpdated
+	}
+	d := events.PaymentStatusData{
+		TransactionID: p.ID,
+		ExternalID:    p.ExternalID,
+		Type:          string(p.Type),
+		Status:        string(p.Status),
+		Amount:        money.JSON(p.Amount, p.Currency),
+		FeeAmount:     money.JSON(p.Fee, p.Currency),
+		Currency:      p.Currency,
+		Country:       p.Country,
+		Operator:      p.Operator,
+		PhoneNumber:   p.PhoneNumber,
+		UpdatedAt:     timestamp.Format(p.UpdatedAt),
+	}
+	if prev != "" {
+		s := string(prev)
+		d.PreviousStatus = &s
+	}
+	if p.Status == StatusFailed {
+		m := p.ErrorMessage
+		d.ErrorMessage = &m
+	}
+	return events.NewPaymentStatusUpdated(p.CompanyID, kind, d, p.NotifyURL, p.UpdatedAt)
+}
+
+// MaxUpstreamBytes bounds the operator answer stored on a payment (a
+// DynamoDB item holds at most 400 KB).
+const MaxUpstreamBytes = 16 << 10
+
+// upstream returns raw as it is stored and shown: a JSON value as is, any
+// other text as a JSON string, and an answer larger than MaxUpstreamBytes
+// replaced by {"truncated": true, "bytes": <size>}.
+func upstream(raw json.RawMessage) json.RawMessage {
+	switch {
+	case len(raw) == 0:
+		return nil
+	case len(raw) > MaxUpstreamBytes:
+		return json.RawMessage(fmt.Sprintf(`{"truncated":true,"bytes":%d}`, len(raw)))
+	case !json.Valid(raw):
+		b, _ := json.Marshal(string(raw))
+		return b
+	}
+	return raw
+}

@@ -1,0 +1,136 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/payments"
+	"payments/pkg/timestamp"
+)
+
+// IndexShards is how many GSI2 partitions each sweeper index is spread
+// over (OPEN_PAYMENT#00 … OPEN_PAYMENT#15, OUTBOX#00 … OUTBOX#15): an item
+// goes to the shard of a hash of its id, so that no single partition takes
+// every write of the index; the sweeper reads every shard.
+const IndexShards = 16
+
+// shardKey returns the GSI2 partition of id in the index named prefix.
+func shardKey(prefix, id string) string {
+	h := fnv.New32a()
+	h.Write([]byte(id))
+	return fmt.Sprintf("%s#%02d", prefix, h.Sum32()%IndexShards)
+}
+
+// shardKeys returns every partition of the index named prefix, starting at
+// a random one so that a sweep cut short by its limit does not always
+// favour the same shards.
+func shardKeys(prefix string) []string {
+	keys := make([]string, IndexShards)
+	first := rand.IntN(IndexShards)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%s#%02d", prefix, (first+i)%IndexShards)
+	}
+	return keys
+}
+
+const openPaymentIndex = "OPEN_PAYMENT"
+
+// openPaymentGSI2PK is the shard of the open-payment index of payment id.
+func openPaymentGSI2PK(id string) string { return shardKey(openPaymentIndex, id) }
+
+// DuePayments returns up to limit payments of every company whose
+// NextPollAt is before cutoff, from every shard of the open-payment index
+// (eventually consistent: the caller reads each again).
+func (s *Payments) DuePayments(ctx context.Context, cutoff time.Time, limit int) ([]payments.Ref, error) {
+	var refs []payments.Ref
+	for _, shard := range shardKeys(openPaymentIndex) {
+		in := &dynamodb.QueryInput{
+			TableName:              aws.String(s.db.Table),
+			IndexName:              aws.String(GSI2),
+			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":pk":  &types.AttributeValueMemberS{Value: shard},
+				":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},
+			},
+			ProjectionExpression:     aws.String("#sk"),
+			ExpressionAttributeNames: map[string]string{"#sk": attrGSI2SK},
+		}
+		p := dynamodb.NewQueryPaginator(s.db.Client, in)
+		for p.HasMorePages() && len(refs) < limit {
+			out, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("store: query due payments: %w", err)
+			}
+			for _, item := range out.Items {
+				sk, _ := item[attrGSI2SK].(*types.AttributeValueMemberS)
+				if sk == nil {
+					continue
+				}
+				parts := strings.SplitN(sk.Value, "#", 3)
+				if len(parts) != 3 {
+					return nil, errors.New("store: malformed open payment key " + sk.Value)
+				}
+				refs = append(refs, payments.Ref{CompanyID: parts[1], ID: parts[2]})
+				if len(refs) == limit {
+					return refs, nil
+				}
+			}
+		}
+	}
+	return refs, nil
+}
+
+// FlaggedPayments returns a page of the payments flagged for
+// reconciliation, of every company, oldest first, from the RECONCILE
+// partition of GSI1 (eventually consistent).
+func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int) ([]payments.Payment, string, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		IndexName:              aws.String(GSI1),
+		KeyConditionExpression: aws.String("GSI1PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: reconcileGSI1PK},
+		},
+		Limit: aws.Int32(int32(limit)),
+	}
+	if after != "" {
+		in.KeyConditionExpression = aws.String("GSI1PK = :pk AND GSI1SK > :after")
+		in.ExpressionAttributeValues[":after"] = &types.AttributeValueMemberS{Value: after}
+	}
+	out, err := s.db.Client.Query(ctx, in)
+	if err != nil {
+		return nil, "", fmt.Errorf("store: query flagged payments: %w", err)
+	}
+	ps, err := decodeAll(out.Items, paymentItem.payment)
+	if err != nil {
+		return nil, "", err
+	}
+	next := ""
+	if len(out.LastEvaluatedKey) > 0 && len(ps) > 0 {
+		next = ps[len(ps)-1].ID
+	}
+	return ps, next, nil
+}
+
+// PaymentByID reads the payment id lookup, then the payment, both
+// strongly consistent.
+func (s *Payments) PaymentByID(ctx context.Context, id string) (payments.Payment, error) {
+	var ref paymentRefItem
+	found, err := s.db.getItem(ctx, paymentRefPK(id), paymentRefSK, &ref)
+	if err != nil {
+		return payments.Payment{}, fmt.Errorf("store: get payment ref %s: %w", id, err)
+	}
+	if !found {
+		return payments.Payment{}, payments.ErrNotFound
+	}
+	return s.GetPayment(ctx, ref.CompanyID, id)
+}

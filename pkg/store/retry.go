@@ -1,0 +1,199 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// ErrConflict reports a write that lost its race with other writes of the
+// same items on every attempt the retry policy allowed. Nothing was written;
+// the caller may try again later (the HTTP layer answers 409 with
+// Retry-After).
+var ErrConflict = errors.New("store: conflicting writes, retry later")
+
+// RetryPolicy is the one conflict-retry policy of the store. A write is
+// tried again when DynamoDB cancels it for a conflict with another
+// transaction, or when a condition on a value it read fails because another
+// write came first; it is tried at most Attempts times, waiting before try n
+// a random time of up to Base·2^(n−2), at most Max, and never past the
+// context's deadline. What still loses is ErrConflict.
+type RetryPolicy struct {
+	Attempts  int
+	Base, Max time.Duration
+}
+
+// DefaultRetry is the policy of a DB made by New: 5 tries within about
+// 150 ms at worst.
+var DefaultRetry = RetryPolicy{Attempts: 5, Base: 10 * time.Millisecond, Max: 80 * time.Millisecond}
+
+// errRetry is what an attempt returns when it lost a race and may be tried
+// again from a fresh read.
+var errRetry = errors.New("store: lost a race")
+
+// do runs attempt under p: again while it returns errRetry or a transaction
+// conflict, at most p.Attempts times.
+func (p RetryPolicy) do(ctx context.Context, what string, attempt func(context.Context) error) error {
+	for n := 1; ; n++ {
+		err := attempt(ctx)
+		if err == nil || !(errors.Is(err, errRetry) || transactionConflict(err)) {
+			return err
+		}
+		if n >= p.Attempts {
+			return fmt.Errorf("store: %s: lost %d times: %w", what, n, ErrConflict)
+		}
+		wait := p.wait(n)
+		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+			return fmt.Errorf("store: %s: no time left to retry: %w", what, ErrConflict)
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// wait returns the jittered back-off before try n+1.
+func (p RetryPolicy) wait(n int) time.Duration {
+	ceiling := min(p.Base<<(n-1), p.Max)
+	if ceiling <= 0 {
+		return 0
+	}
+	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
+}
+
+// txn is a transaction being built: each item has a name, so that the
+// reasons of a cancellation are read by name, never by position.
+type txn struct {
+	names []string
+	items []types.TransactWriteItem
+}
+
+// add appends item under name.
+func (t *txn) add(name string, item types.TransactWriteItem) {
+	t.names = append(t.names, name)
+	t.items = append(t.items, item)
+}
+
+// cancellation holds the reason code of each item of a cancelled
+// transaction, by item name ("None", "ConditionalCheckFailed",
+// "TransactionConflict", …).
+type cancellation map[string]string
+
+// failed reports whether the condition of item name failed.
+func (c cancellation) failed(name string) bool { return c[name] == "ConditionalCheckFailed" }
+
+// failedNames lists the items whose condition failed, for error texts.
+func (c cancellation) failedNames() string {
+	var out []string
+	for name, code := range c {
+		if code == "ConditionalCheckFailed" {
+			out = append(out, name)
+		}
+	}
+	slices.Sort(out)
+	return strings.Join(out, ", ")
+}
+
+// cancellationOf returns the reasons of err by the names of t's items, and
+// false when err is not a cancellation of t.
+func (t *txn) cancellationOf(err error) (cancellation, bool) {
+	var tce *types.TransactionCanceledException
+	if !errors.As(err, &tce) || len(tce.CancellationReasons) != len(t.names) {
+		return nil, false
+	}
+	c := make(cancellation, len(t.names))
+	for i, r := range tce.CancellationReasons {
+		c[t.names[i]] = aws.ToString(r.Code)
+	}
+	return c, true
+}
+
+// transactionConflict reports whether err is a write that lost a race with
+// a transaction on the same items and can be tried again as it is.
+func transactionConflict(err error) bool {
+	var tce *types.TransactionConflictException
+	if errors.As(err, &tce) {
+		return true
+	}
+	var canceled *types.TransactionCanceledException
+	if errors.As(err, &canceled) {
+		for _, r := range canceled.CancellationReasons {
+			if aws.ToString(r.Code) == "TransactionConflict" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// write commits a transaction under the retry policy. Each try calls build
+// (which may read afresh) for the items; when DynamoDB cancels for a
+// condition, refused reads the reasons by item name and returns the error
+// to answer, errRetry to try again from a fresh build, or nil when no
+// condition it knows failed (an error naming the failed items is returned).
+// A conflict with another transaction is tried again.
+func (db *DB) write(ctx context.Context, what string, build func(context.Context) (*txn, error), refused func(context.Context, cancellation) error) error {
+	return db.Retry.do(ctx, what, func(ctx context.Context) error {
+		t, err := build(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: t.items})
+		if err == nil {
+			return nil
+		}
+		c, ok := t.cancellationOf(err)
+		if !ok || transactionConflict(err) {
+			return fmt.Errorf("store: %s: %w", what, err)
+		}
+		if err := refused(ctx, c); err != nil {
+			return err
+		}
+		return fmt.Errorf("store: %s: condition of %s failed", what, c.failedNames())
+	})
+}
+
+// writeOnce is write for a transaction whose items do not depend on a read.
+func (db *DB) writeOnce(ctx context.Context, what string, t *txn, refused func(context.Context, cancellation) error) error {
+	return db.write(ctx, what, func(context.Context) (*txn, error) { return t, nil }, refused)
+}
+
+// update runs one UpdateItem under the retry policy (an item inside another
+// transaction answers TransactionConflictException). A failed condition is
+// returned as *types.ConditionalCheckFailedException for conditionFailed.
+func (db *DB) update(ctx context.Context, what string, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
+	var out *dynamodb.UpdateItemOutput
+	err := db.Retry.do(ctx, what, func(ctx context.Context) error {
+		var err error
+		out, err = db.Client.UpdateItem(ctx, in)
+		return err
+	})
+	if err != nil && !conditionFailed(err) && !errors.Is(err, ErrConflict) {
+		return nil, fmt.Errorf("store: %s: %w", what, err)
+	}
+	return out, err
+}
+
+// put runs one PutItem under the retry policy; see update.
+func (db *DB) put(ctx context.Context, what string, in *dynamodb.PutItemInput) error {
+	err := db.Retry.do(ctx, what, func(ctx context.Context) error {
+		_, err := db.Client.PutItem(ctx, in)
+		return err
+	})
+	if err != nil && !conditionFailed(err) && !errors.Is(err, ErrConflict) {
+		return fmt.Errorf("store: %s: %w", what, err)
+	}
+	return err
+}

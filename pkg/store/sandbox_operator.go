@@ -1,0 +1,89 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"payments/pkg/providers/operator"
+	"payments/pkg/timestamp"
+)
+
+// SandboxOperator keeps the sandbox operator's orders, in partitions of
+// their own (SANDBOX#OPERATOR#<our reference>) that none of our records
+// share: the simulated operator's state stays apart from ours, as a remote
+// operator's would.
+type SandboxOperator struct{ db *DB }
+
+var _ operator.SandboxStore = (*SandboxOperator)(nil)
+
+// NewSandboxOperator returns the sandbox operator's store on db.
+func NewSandboxOperator(db *DB) *SandboxOperator { return &SandboxOperator{db: db} }
+
+func sandboxOrderPK(ref string) string { return "SANDBOX#OPERATOR#" + ref }
+
+const sandboxOrderSK = "ORDER"
+
+type sandboxOrderItem struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	Type        string `dynamodbav:"type"`
+	OrderID     string `dynamodbav:"order_id"`
+	Reference   string `dynamodbav:"reference"`
+	Kind        string `dynamodbav:"kind"`
+	PhoneNumber string `dynamodbav:"phone_number"`
+	Amount      int64  `dynamodbav:"amount"`
+	Currency    string `dynamodbav:"currency"`
+	Outcome     string `dynamodbav:"outcome"`
+	CreatedAt   string `dynamodbav:"created_at"`
+}
+
+func (it sandboxOrderItem) order() (operator.SandboxOrder, error) {
+	at, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return operator.SandboxOrder{}, fmt.Errorf("store: sandbox order %s: %w", it.OrderID, err)
+	}
+	return operator.SandboxOrder{
+		OrderID: it.OrderID, Reference: it.Reference, Kind: operator.Kind(it.Kind), PhoneNumber: it.PhoneNumber,
+		Amount: it.Amount, Currency: it.Currency, Outcome: it.Outcome, CreatedAt: at,
+	}, nil
+}
+
+// PutOrder records o unless its reference has an order, and returns the
+// order of the reference.
+func (s *SandboxOperator) PutOrder(ctx context.Context, o operator.SandboxOrder) (operator.SandboxOrder, error) {
+	item, err := attributevalue.MarshalMap(sandboxOrderItem{
+		PK: sandboxOrderPK(o.Reference), SK: sandboxOrderSK, Type: "sandbox_order",
+		OrderID: o.OrderID, Reference: o.Reference, Kind: string(o.Kind), PhoneNumber: o.PhoneNumber,
+		Amount: o.Amount, Currency: o.Currency, Outcome: o.Outcome, CreatedAt: timestamp.Format(o.CreatedAt),
+	})
+	if err != nil {
+		return operator.SandboxOrder{}, fmt.Errorf("store: marshal sandbox order: %w", err)
+	}
+	err = s.db.put(ctx, "put sandbox order "+o.Reference, &dynamodb.PutItemInput{
+		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	switch {
+	case conditionFailed(err):
+		return s.Order(ctx, o.Reference)
+	case err != nil:
+		return operator.SandboxOrder{}, err
+	}
+	return o, nil
+}
+
+// Order returns the order with our reference ref, strongly consistent.
+func (s *SandboxOperator) Order(ctx context.Context, ref string) (operator.SandboxOrder, error) {
+	var it sandboxOrderItem
+	found, err := s.db.getItem(ctx, sandboxOrderPK(ref), sandboxOrderSK, &it)
+	if err != nil {
+		return operator.SandboxOrder{}, fmt.Errorf("store: get sandbox order %s: %w", ref, err)
+	}
+	if !found {
+		return operator.SandboxOrder{}, operator.ErrNotFound
+	}
+	return it.order()
+}
