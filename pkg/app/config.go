@@ -35,11 +35,11 @@ type Config struct {
 	// AdminCreditInProduction (ADMIN_CREDIT_IN_PRODUCTION=true) lets the
 	// operator console credit wallets in production mode.
 	AdminCreditInProduction bool
-	TokenSecret      []byte        // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
-	AdminAPIKey      string        // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
-	DynamoDBEndpoint string        // AWS_ENDPOINT_URL_DYNAMODB: DynamoDB Local
-	SQSEndpoint      string        // AWS_ENDPOINT_URL_SQS: the SQS emulator
-	AWS              aws.Config
+	TokenSecret             []byte // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
+	AdminAPIKey             string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
+	DynamoDBEndpoint        string // AWS_ENDPOINT_URL_DYNAMODB: DynamoDB Local
+	SQSEndpoint             string // AWS_ENDPOINT_URL_SQS: the SQS emulator
+	AWS                     aws.Config
 }
 
 // ErrConfig reports a missing or malformed setting.

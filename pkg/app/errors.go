@@ -4,8 +4,8 @@ import (
 	"net/http"
 
 	"payments/pkg/auth"
-	"payments/pkg/events"
 	"payments/pkg/companies"
+	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
