@@ -1,6 +1,7 @@
 package local_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -21,7 +22,8 @@ import (
 // (localtest.Fixture), and checks what events/<function>/expected.json
 // gives the file: the HTTP status for an HTTP function, the number of batch
 // item failures for a queue consumer; a scheduled function must return no
-// error. A queue consumer or scheduled function must also log nothing at
+// error. Each file must decode, field for field, into its aws-lambda-go
+// event type. A queue consumer or scheduled function must also log nothing at
 // WARN or above: that is how a message naming a record that does not exist
 // is dropped, which would otherwise pass as handled.
 func TestSampleEvents(t *testing.T) {
@@ -42,9 +44,7 @@ func TestSampleEvents(t *testing.T) {
 			switch {
 			case handlers[s.Function] != nil:
 				var e events.APIGatewayV2HTTPRequest
-				if err := json.Unmarshal(s.Payload, &e); err != nil {
-					t.Fatalf("%s: %v", s, err)
-				}
+				decodeStrict(t, s, &e)
 				resp, err := handlers[s.Function](ctx, e)
 				if err != nil {
 					t.Fatalf("%s: %v", s, err)
@@ -59,9 +59,7 @@ func TestSampleEvents(t *testing.T) {
 					t.Fatalf("%s: init: %v", s.Function, err)
 				}
 				var e events.SQSEvent
-				if err := json.Unmarshal(s.Payload, &e); err != nil {
-					t.Fatalf("%s: %v", s, err)
-				}
+				decodeStrict(t, s, &e)
 				resp, err := h(ctx, e)
 				if err != nil {
 					t.Fatalf("%s: %v", s, err)
@@ -75,9 +73,7 @@ func TestSampleEvents(t *testing.T) {
 					t.Fatalf("%s: init: %v", s.Function, err)
 				}
 				var e events.EventBridgeEvent
-				if err := json.Unmarshal(s.Payload, &e); err != nil {
-					t.Fatalf("%s: %v", s, err)
-				}
+				decodeStrict(t, s, &e)
 				if err := h(ctx, e); err != nil {
 					t.Errorf("%s: %v", s, err)
 				}
@@ -88,6 +84,18 @@ func TestSampleEvents(t *testing.T) {
 				t.Errorf("%s: logged %s", s, w)
 			}
 		})
+	}
+}
+
+// decodeStrict decodes the sample into v, an event type of aws-lambda-go,
+// refusing fields that type does not have: the sample must be the event
+// Lambda would deliver.
+func decodeStrict(t *testing.T, s localtest.SampleEvent, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(s.Payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: not a %T: %v", s, v, err)
 	}
 }
 
