@@ -1,7 +1,12 @@
 package local_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -13,33 +18,33 @@ import (
 
 // TestSampleEvents feeds every events/<function>/*.json through that
 // function's handler, built from pkg/app as its main builds it, against a
-// fresh table and queues, and checks what events/<function>/expected.json
+// fresh table and queues holding the records the events name
+// (localtest.Fixture), and checks what events/<function>/expected.json
 // gives the file: the HTTP status for an HTTP function, the number of batch
-// item failures for a queue consumer (0 when absent); a scheduled function
-// must return no error. "Bearer TOKEN" in an event becomes a real token of
-// an approved company; admin events carry the test admin key
-// (localtest.AdminAPIKey).
+// item failures for a queue consumer; a scheduled function must return no
+// error. Each file must decode, field for field, into its aws-lambda-go
+// event type. A queue consumer or scheduled function must also log nothing at
+// WARN or above: that is how a message naming a record that does not exist
+// is dropped, which would otherwise pass as handled.
 func TestSampleEvents(t *testing.T) {
 	tpl := localtest.Template(t)
 	res := localtest.Resources(t, tpl)
 	handlers := localtest.HTTPHandlers(t, tpl, res)
-	token := localtest.Token(t, handlers)
-	samples := localtest.SampleEvents(t, token)
+	samples := localtest.SampleEvents(t, localtest.NewFixture(t, tpl, res, handlers))
 	if len(samples) == 0 {
 		t.Fatal("no sample events under events/")
 	}
+	warned := &warnings{}
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(warned))
 	for _, s := range samples {
 		t.Run(s.Function+"/"+s.File, func(t *testing.T) {
 			ctx := devserver.LambdaContext(t.Context(), s.Function)
+			warned.take()
 			switch {
 			case handlers[s.Function] != nil:
 				var e events.APIGatewayV2HTTPRequest
-				if err := json.Unmarshal(s.Payload, &e); err != nil {
-					t.Fatalf("%s: %v", s, err)
-				}
-				if s.Expected == 0 {
-					t.Fatalf("%s: events/%s/expected.json gives no status for it", s, s.Function)
-				}
+				decodeStrict(t, s, &e)
 				resp, err := handlers[s.Function](ctx, e)
 				if err != nil {
 					t.Fatalf("%s: %v", s, err)
@@ -47,16 +52,14 @@ func TestSampleEvents(t *testing.T) {
 				if resp.StatusCode != s.Expected {
 					t.Errorf("%s: status %d, want %d; body %s", s, resp.StatusCode, s.Expected, resp.Body)
 				}
+				return
 			case app.SQSFunctions[s.Function] != nil:
-				// expected.json gives the number of batch item failures.
 				h, err := app.SQSFunctions[s.Function](ctx, localtest.FunctionConfig(t, tpl, res, s.Function))
 				if err != nil {
 					t.Fatalf("%s: init: %v", s.Function, err)
 				}
 				var e events.SQSEvent
-				if err := json.Unmarshal(s.Payload, &e); err != nil {
-					t.Fatalf("%s: %v", s, err)
-				}
+				decodeStrict(t, s, &e)
 				resp, err := h(ctx, e)
 				if err != nil {
 					t.Fatalf("%s: %v", s, err)
@@ -70,15 +73,61 @@ func TestSampleEvents(t *testing.T) {
 					t.Fatalf("%s: init: %v", s.Function, err)
 				}
 				var e events.EventBridgeEvent
-				if err := json.Unmarshal(s.Payload, &e); err != nil {
-					t.Fatalf("%s: %v", s, err)
-				}
+				decodeStrict(t, s, &e)
 				if err := h(ctx, e); err != nil {
 					t.Errorf("%s: %v", s, err)
 				}
 			default:
-				t.Errorf("%s: no function %q in pkg/app", s, s.Function)
+				t.Fatalf("%s: no function %q in pkg/app", s, s.Function)
+			}
+			for _, w := range warned.take() {
+				t.Errorf("%s: logged %s", s, w)
 			}
 		})
 	}
+}
+
+// decodeStrict decodes the sample into v, an event type of aws-lambda-go,
+// refusing fields that type does not have: the sample must be the event
+// Lambda would deliver.
+func decodeStrict(t *testing.T, s localtest.SampleEvent, v any) {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(s.Payload))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		t.Fatalf("%s: not a %T: %v", s, v, err)
+	}
+}
+
+// warnings is a log handler that keeps the records at WARN and above and
+// drops the rest.
+type warnings struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (w *warnings) Enabled(_ context.Context, l slog.Level) bool { return l >= slog.LevelWarn }
+
+func (w *warnings) Handle(_ context.Context, r slog.Record) error {
+	msg := r.Level.String() + " " + r.Message
+	r.Attrs(func(a slog.Attr) bool {
+		msg += fmt.Sprintf(" %s=%v", a.Key, a.Value)
+		return true
+	})
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.msgs = append(w.msgs, msg)
+	return nil
+}
+
+func (w *warnings) WithAttrs([]slog.Attr) slog.Handler { return w }
+func (w *warnings) WithGroup(string) slog.Handler      { return w }
+
+// take returns the records kept since the last call.
+func (w *warnings) take() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	msgs := w.msgs
+	w.msgs = nil
+	return msgs
 }

@@ -25,6 +25,7 @@ import (
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/waittest"
 	"payments/pkg/wallets"
 )
 
@@ -180,42 +181,48 @@ func (e *paymentsTestEnv) wallet(token, id string) map[string]any {
 // holds or the time runs out.
 func (e *paymentsTestEnv) pump(timeout time.Duration, done func() bool) {
 	e.t.Helper()
+	waittest.Until(e.t, timeout, "the payout worker is done", func() bool {
+		if done() {
+			return true
+		}
+		e.deliver()
+		return false
+	})
+}
+
+// deliver receives one batch from the payouts queue, if any, hands it to
+// the worker and deletes the messages it did not report failed.
+func (e *paymentsTestEnv) deliver() {
+	e.t.Helper()
 	ctx := context.Background()
-	deadline := time.Now().Add(timeout)
-	for !done() {
-		if time.Now().After(deadline) {
-			e.t.Fatalf("not done after %v", timeout)
-		}
-		out, err := e.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
-			QueueUrl: aws.String(e.payouts), MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30,
-			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
+	out, err := e.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+		QueueUrl: aws.String(e.payouts), MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30,
+		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if len(out.Messages) == 0 {
+		return
+	}
+	var ev events.SQSEvent
+	for _, m := range out.Messages {
+		ev.Records = append(ev.Records, events.SQSMessage{
+			MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
+			Body: aws.ToString(m.Body), Attributes: m.Attributes, EventSource: "aws:sqs",
 		})
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		if len(out.Messages) == 0 {
-			time.Sleep(200 * time.Millisecond)
-			continue
-		}
-		var ev events.SQSEvent
-		for _, m := range out.Messages {
-			ev.Records = append(ev.Records, events.SQSMessage{
-				MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle),
-				Body: aws.ToString(m.Body), Attributes: m.Attributes, EventSource: "aws:sqs",
-			})
-		}
-		resp, err := e.worker(ctx, ev)
-		if err != nil {
-			e.t.Fatal(err)
-		}
-		failed := map[string]bool{}
-		for _, f := range resp.BatchItemFailures {
-			failed[f.ItemIdentifier] = true
-		}
-		for _, m := range out.Messages {
-			if !failed[aws.ToString(m.MessageId)] {
-				e.sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.payouts), ReceiptHandle: m.ReceiptHandle})
-			}
+	}
+	resp, err := e.worker(ctx, ev)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	failed := map[string]bool{}
+	for _, f := range resp.BatchItemFailures {
+		failed[f.ItemIdentifier] = true
+	}
+	for _, m := range out.Messages {
+		if !failed[aws.ToString(m.MessageId)] {
+			e.sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.payouts), ReceiptHandle: m.ReceiptHandle})
 		}
 	}
 }

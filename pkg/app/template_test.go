@@ -3,6 +3,10 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -53,51 +57,147 @@ func TestTemplateRoutesReachHandlers(t *testing.T) {
 	}
 }
 
-// TestSpecRoutesAreWired lists the spec's routes built so far and checks
-// each is wired to exactly one function of the template.
-func TestSpecRoutesAreWired(t *testing.T) {
-	want := map[string]string{
-		"POST /api/v1/auth/token":                                 "auth",
-		"POST /api/v1/wallets":                                    "wallets",
-		"GET /api/v1/wallets":                                     "wallets",
-		"GET /api/v1/partner/wallets":                             "wallets",
-		"GET /api/v1/wallet/usd-balance":                          "wallets",
-		"GET /api/v1/wallet/transactions":                         "wallets",
-		"GET /api/v1/wallet/transactions/{id}":                    "wallets",
-		"GET /api/v1/wallet/transactions/wallet/{walletId}":       "wallets",
-		"GET /api/v1/payment/balance":                             "payments",
-		"POST /api/v1/payment/payout":                             "payments",
-		"POST /api/v1/payment/collect":                            "payments",
-		"GET /api/v1/payment/transactions":                        "payments",
-		"GET /api/v1/payment/transactions/{transactionId}/status": "payments",
-		"GET /api/v1/payment/guideline":                           "payments",
-		"POST /api/v1/wallets/calculate-transfer-fees":            "wallets",
-		"GET /api/v1/admin/companies/{id}/fees":                   "admin",
-		"PUT /api/v1/admin/companies/{id}/fees":                   "admin",
-		"POST /api/v1/admin/companies":                            "admin",
-		"GET /api/v1/admin/companies/{id}":                        "admin",
-		"PATCH /api/v1/admin/companies/{id}":                      "admin",
-		"POST /api/v1/admin/companies/{id}/client-key":            "admin",
-		"POST /api/v1/admin/wallets/{walletId}/credit":            "admin",
-		"POST /api/v1/admin/companies/{id}/webhook-secret":        "admin",
-		"DELETE /api/v1/admin/companies/{id}/webhook-secret":      "admin",
-		"GET /api/v1/webhooks/events":                             "webhooks",
-		"GET /api/v1/webhooks/events/{id}":                        "webhooks",
-		"POST /api/v1/webhooks/events/{id}/resend":                "webhooks",
+// routesDoc is what docs/routes.md says.
+type routesDoc struct {
+	// spec maps each route of the spec ("GET /api/v1/wallets") to the
+	// function that serves it, or to "" when it is not built yet.
+	spec map[string]string
+	// sections holds the spec sections the rows cite ("4.1", …).
+	sections map[string]bool
+	// additions maps each route we add to its function.
+	additions map[string]string
+	// prefixes maps a path prefix ("/api/v1/admin/") to the function that
+	// serves every route under it.
+	prefixes map[string]string
+}
+
+// readRoutesDoc parses the two tables of docs/routes.md.
+func readRoutesDoc(t *testing.T, file string) routesDoc {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
 	}
+	doc := routesDoc{spec: map[string]string{}, sections: map[string]bool{}, additions: map[string]string{}, prefixes: map[string]string{}}
+	table := ""
+	for n, line := range strings.Split(string(b), "\n") {
+		where := fmt.Sprintf("%s:%d", file, n+1)
+		switch {
+		case line == "## The spec's routes":
+			table = "spec"
+			continue
+		case line == "## Our additions":
+			table = "additions"
+			continue
+		case strings.HasPrefix(line, "#"):
+			table = ""
+			continue
+		case table == "" || !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| § ") || strings.HasPrefix(line, "| route "):
+			continue
+		}
+		var cells []string
+		for c := range strings.SplitSeq(strings.Trim(line, "|"), "|") {
+			cells = append(cells, strings.TrimSpace(c))
+		}
+		if table == "spec" {
+			if len(cells) != 3 {
+				t.Fatalf("%s: want | § | route | served by |, got %q", where, line)
+			}
+			method, path, ok := strings.Cut(strings.Trim(cells[1], "`"), " ")
+			if !ok {
+				t.Fatalf("%s: route %q is not `METHOD /path`", where, cells[1])
+			}
+			route := method + " /api/v1" + path
+			fn := ""
+			if reason, gap := strings.CutPrefix(cells[2], "not built yet: "); gap {
+				if reason == "" {
+					t.Fatalf("%s: say why %s is not built yet", where, route)
+				}
+			} else if fn = strings.Trim(cells[2], "`"); cells[2] != "`"+fn+"`" || fn == "" || strings.Contains(fn, " ") {
+				t.Fatalf("%s: served by %q: want `function` or \"not built yet: <why>\"", where, cells[2])
+			}
+			if _, dup := doc.spec[route]; dup {
+				t.Fatalf("%s: %s is listed twice", where, route)
+			}
+			doc.spec[route] = fn
+			doc.sections[cells[0]] = true
+			continue
+		}
+		if len(cells) != 3 || cells[2] == "" {
+			t.Fatalf("%s: want | route | served by | what |, got %q", where, line)
+		}
+		fn := strings.Trim(cells[1], "`")
+		r := strings.Trim(cells[0], "`")
+		if prefix, ok := strings.CutSuffix(r, "*"); ok {
+			doc.prefixes["/api/v1"+prefix] = fn
+		} else if method, path, ok := strings.Cut(r, " "); ok {
+			doc.additions[method+" /api/v1"+path] = fn
+		} else {
+			t.Fatalf("%s: route %q is neither `METHOD /path` nor `/prefix/*`", where, cells[0])
+		}
+	}
+	return doc
+}
+
+// TestSpecRoutesAreWired checks template.yaml against docs/routes.md, the
+// spec's list of routes: every spec route built so far is wired to exactly
+// the function the list names, no route listed as not built yet is wired,
+// and every other route of the template is an addition the list documents.
+func TestSpecRoutesAreWired(t *testing.T) {
+	doc := readRoutesDoc(t, "../../docs/routes.md")
 	tpl, err := samtemplate.Load("../../template.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string][]string{}
-	for _, fn := range tpl.Functions() {
-		for _, r := range fn.Routes {
-			got[r.Method+" "+r.Path] = append(got[r.Method+" "+r.Path], fn.Dir)
+	for i := 1; i <= 23; i++ {
+		if s := fmt.Sprintf("4.%d", i); !doc.sections[s] {
+			t.Errorf("docs/routes.md lists no route of the spec's section %s", s)
 		}
 	}
-	for route, fn := range want {
-		if fns := got[route]; len(fns) != 1 || fns[0] != fn {
-			t.Errorf("%s wired to %v, want [%s]", route, fns, fn)
+	wired := map[string][]string{}
+	for _, fn := range tpl.Functions() {
+		for _, r := range fn.Routes {
+			wired[r.Method+" "+r.Path] = append(wired[r.Method+" "+r.Path], fn.Dir)
+		}
+	}
+	for _, route := range slices.Sorted(maps.Keys(doc.spec)) {
+		fn := doc.spec[route]
+		switch fns := wired[route]; {
+		case fn == "" && len(fns) > 0:
+			t.Errorf("%s is wired to %v but docs/routes.md lists it as not built yet: name its function there", route, fns)
+		case fn != "" && (len(fns) != 1 || fns[0] != fn):
+			t.Errorf("%s is wired to %v; docs/routes.md says it is served by [%s]", route, fns, fn)
+		}
+	}
+	for _, route := range slices.Sorted(maps.Keys(doc.additions)) {
+		fn := doc.additions[route]
+		if _, ok := doc.spec[route]; ok {
+			t.Errorf("%s is listed both as a spec route and as our addition", route)
+		}
+		if fns := wired[route]; len(fns) != 1 || fns[0] != fn {
+			t.Errorf("our addition %s is wired to %v; docs/routes.md says it is served by [%s]", route, fns, fn)
+		}
+	}
+	for _, route := range slices.Sorted(maps.Keys(wired)) {
+		fns := wired[route]
+		if _, ok := doc.spec[route]; ok {
+			continue
+		}
+		if _, ok := doc.additions[route]; ok {
+			continue
+		}
+		documented := false
+		for prefix, fn := range doc.prefixes {
+			_, path, _ := strings.Cut(route, " ")
+			if strings.HasPrefix(path, prefix) {
+				documented = true
+				if len(fns) != 1 || fns[0] != fn {
+					t.Errorf("%s is wired to %v; docs/routes.md says every route under %s is served by [%s]", route, fns, prefix, fn)
+				}
+			}
+		}
+		if !documented {
+			t.Errorf("%s (wired to %v) is neither a route of the spec nor an addition listed in docs/routes.md", route, fns)
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -19,18 +20,20 @@ import (
 // loopback receivers are allowed only when OUTBOUND_ALLOW_LOOPBACK=true
 // (the local stack), read from the process environment.
 func NewWebhookWorker(ctx context.Context, cfg Config) (SQSHandler, error) {
-	return newWebhookWorker(cfg, outbound.New(outbound.WithAllowLoopback(outbound.AllowLoopbackFromEnv())))
+	return newWebhookWorker(cfg, outbound.New(outbound.WithAllowLoopback(outbound.AllowLoopbackFromEnv())), time.Now)
 }
 
-// newWebhookWorker is NewWebhookWorker with the sender given; tests pass a
-// client that trusts their receiver's CA.
-func newWebhookWorker(cfg Config, sender webhooks.Sender) (SQSHandler, error) {
+// newWebhookWorker is NewWebhookWorker with the sender and the clock given;
+// tests pass a client that trusts their receiver's CA, and a clock they
+// can move.
+func newWebhookWorker(cfg Config, sender webhooks.Sender, now func() time.Time) (SQSHandler, error) {
 	if cfg.WebhooksQueueURL == "" {
 		return nil, fmt.Errorf("%w: WEBHOOKS_QUEUE_URL is not set", ErrConfig)
 	}
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	w := webhooks.NewWorker(store.NewWebhooks(db), store.NewCompanies(db), sender, q)
+	w.Now = now
 	return concurrentBatch(func(ctx context.Context, m queue.Message) error {
 		return w.Handle(ctx, m.Body)
 	}), nil

@@ -9,6 +9,7 @@ import (
 	"net/netip"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -28,6 +29,7 @@ import (
 	"payments/pkg/queue"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
+	"payments/pkg/waittest"
 	"payments/pkg/webhooks"
 )
 
@@ -43,12 +45,23 @@ type hookEnv struct {
 	store     *store.Webhooks
 	company   string
 	token     string
+	// clock is the worker's.
+	clock *testClock
 }
+
+// testClock runs with the real clock, ahead of it by what a test advanced
+// it.
+type testClock struct{ ahead atomic.Int64 }
+
+func (c *testClock) Now() time.Time { return time.Now().Add(time.Duration(c.ahead.Load())) }
+
+// Advance moves the clock d ahead.
+func (c *testClock) Advance(d time.Duration) { c.ahead.Add(int64(d)) }
 
 func newHookEnv(t *testing.T, sender webhooks.Sender) *hookEnv {
 	t.Helper()
 	env := newAuthTestEnv(t)
-	e := &hookEnv{authTestEnv: env, sqs: queuetest.Client(t)}
+	e := &hookEnv{authTestEnv: env, sqs: queuetest.Client(t), clock: &testClock{}}
 	e.queueURL = queuetest.NewQueue(t, e.sqs, nil)
 	e.cfg.WebhooksQueueURL = e.queueURL
 	e.cfg.SQSEndpoint = os.Getenv("AWS_ENDPOINT_URL_SQS")
@@ -56,7 +69,7 @@ func newHookEnv(t *testing.T, sender webhooks.Sender) *hookEnv {
 	if e.log, err = NewWebhooks(context.Background(), e.cfg); err != nil {
 		t.Fatal(err)
 	}
-	if e.worker, err = newWebhookWorker(e.cfg, sender); err != nil {
+	if e.worker, err = newWebhookWorker(e.cfg, sender, e.clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	e.store = store.NewWebhooks(e.db)
@@ -133,7 +146,7 @@ func (e *hookEnv) poll(t *testing.T) {
 				QueueUrl: aws.String(e.queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 0,
 			})
 			if err != nil || len(out.Messages) == 0 {
-				time.Sleep(100 * time.Millisecond)
+				time.Sleep(100 * time.Millisecond) // Lambda's poller, between receives
 				continue
 			}
 			e.invoke(t, ctx, out.Messages...)
@@ -146,6 +159,8 @@ func (e *hookEnv) poll(t *testing.T) {
 // messages it handled.
 func (e *hookEnv) drain(t *testing.T) int {
 	t.Helper()
+	// Short polls: the SQS emulator's long poll waits its whole time unless
+	// the batch fills.
 	for range 20 {
 		out, err := e.sqs.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
 			QueueUrl: aws.String(e.queueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 0,
@@ -160,6 +175,29 @@ func (e *hookEnv) drain(t *testing.T) int {
 		time.Sleep(100 * time.Millisecond)
 	}
 	return 0
+}
+
+// queued returns how many messages the queue holds: visible, in flight or
+// delayed.
+func (e *hookEnv) queued(t *testing.T) int {
+	t.Helper()
+	out, err := e.sqs.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(e.queueURL),
+		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
+			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("queue attributes %v", out.Attributes)
+		}
+		n += i
+	}
+	return n
 }
 
 type sqsMessage = sqstypes.Message
@@ -233,20 +271,16 @@ func (e *hookEnv) entry(t *testing.T, eventID string) logEntry {
 	return le
 }
 
-// waitFor reads the event's log entry until ok accepts it or timeout.
-func (e *hookEnv) waitFor(t *testing.T, eventID string, timeout time.Duration, ok func(logEntry) bool) logEntry {
+// waitFor reads the event's log entry until ok accepts it, or fails t
+// after timeout; what names the awaited state.
+func (e *hookEnv) waitFor(t *testing.T, eventID string, timeout time.Duration, what string, ok func(logEntry) bool) logEntry {
 	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for {
-		le := e.entry(t, eventID)
-		if ok(le) {
-			return le
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up after %v; log entry %+v", timeout, le)
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+	var le logEntry
+	waittest.Until(t, timeout, "event "+eventID+" is "+what, func() bool {
+		le = e.entry(t, eventID)
+		return ok(le)
+	})
+	return le
 }
 
 func remarshalTest(t *testing.T, from, to any) {
@@ -336,7 +370,7 @@ func TestWebhookRetriesThenDelivers(t *testing.T) {
 	e.poll(t)
 	ev := e.emit(t, rcv.URL+"/notify")
 
-	le := e.waitFor(t, ev.ID, 30*time.Second, func(le logEntry) bool { return le.Status == "DELIVERED" })
+	le := e.waitFor(t, ev.ID, 30*time.Second, "DELIVERED", func(le logEntry) bool { return le.Status == "DELIVERED" })
 	hook := rcv.requests("/hook")
 	if len(hook) != 3 {
 		t.Fatalf("the receiver got %d attempts, want 3", len(hook))
@@ -409,8 +443,10 @@ func TestWebhookAlwaysFailing(t *testing.T) {
 	e.setWebhook(t, rcv.URL+"/down", false)
 	e.poll(t)
 	ev := e.emit(t, "")
-	le := e.waitFor(t, ev.ID, 35*time.Second, func(le logEntry) bool { return le.Status == "FAILED" })
-	time.Sleep(6 * time.Second) // a 5th attempt would arrive by now
+	le := e.waitFor(t, ev.ID, 35*time.Second, "FAILED", func(le logEntry) bool { return le.Status == "FAILED" })
+	// A 5th attempt would be a message on the queue (delayed, then
+	// visible, then in flight) until the worker had made it.
+	waittest.Until(t, 15*time.Second, "the queue is empty", func() bool { return e.queued(t) == 0 })
 	got := rcv.requests("/down")
 	if len(got) != 4 {
 		t.Fatalf("the receiver got %d attempts, want exactly 4", len(got))
@@ -442,7 +478,7 @@ func TestWebhookSlowReceiver(t *testing.T) {
 	e.setWebhook(t, rcv.URL+"/slow", true)
 	e.poll(t)
 	ev := e.emit(t, "")
-	le := e.waitFor(t, ev.ID, 35*time.Second, func(le logEntry) bool { return le.Status == "DELIVERED" })
+	le := e.waitFor(t, ev.ID, 35*time.Second, "DELIVERED", func(le logEntry) bool { return le.Status == "DELIVERED" })
 	a := le.Deliveries[0].Attempts
 	if len(a) != 2 || a[0].Error == nil || !strings.Contains(*a[0].Error, "timeout") || a[0].StatusCode != nil {
 		t.Fatalf("attempts %+v", a)
@@ -484,7 +520,7 @@ func TestWebhookReceiverDownFor12s(t *testing.T) {
 		evs = append(evs, e.emit(t, notify))
 	}
 	for _, ev := range evs {
-		e.waitFor(t, ev.ID, 30*time.Second, func(le logEntry) bool { return le.Status == "DELIVERED" })
+		e.waitFor(t, ev.ID, 30*time.Second, "DELIVERED", func(le logEntry) bool { return le.Status == "DELIVERED" })
 	}
 	mu.Lock()
 	defer mu.Unlock()
@@ -663,14 +699,15 @@ func TestWebhookLog(t *testing.T) {
 		t.Errorf("without a token: %d", status)
 	}
 
-	// Resend: a fresh round, the same body, a fresh signature.
-	time.Sleep(1100 * time.Millisecond) // a later second for the new timestamp
+	// Resend, a second later: a fresh round, the same body, a fresh
+	// signature.
+	e.clock.Advance(time.Second)
 	status, out := e.call(t, e.token, "POST", "/webhooks/events/"+first.ID+"/resend")
 	if status != http.StatusAccepted || out["data"].(map[string]any)["id"] != first.ID {
 		t.Fatalf("resend: %d %v", status, out)
 	}
 	var hook []received
-	for range 30 {
+	waittest.Until(t, 10*time.Second, "the resend is delivered", func() bool {
 		e.drain(t)
 		hook = nil
 		for _, r := range rcv.requests("/hook") {
@@ -678,11 +715,8 @@ func TestWebhookLog(t *testing.T) {
 				hook = append(hook, r)
 			}
 		}
-		if len(hook) >= 2 {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return len(hook) >= 2
+	})
 	if len(hook) != 2 || string(hook[1].body) != string(first.Body) {
 		t.Fatalf("resend delivered %d requests", len(hook))
 	}

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
+	"payments/pkg/ids"
 )
 
 // ErrNotFound is an event id the company does not have.
@@ -68,7 +68,9 @@ type Event struct {
 	CreatedAt time.Time //
 }
 
-// New builds an event of kind with data as its payload.
+// New builds an event of kind with data as its payload, made at now: its
+// id is a UUID v7 of that instant, so that the delivery log, which lists and
+// filters events by id, agrees with CreatedAt.
 func New(companyID string, kind Kind, data any, now time.Time) (Event, error) {
 	body, err := json.Marshal(struct {
 		Event Kind `json:"event"`
@@ -78,7 +80,7 @@ func New(companyID string, kind Kind, data any, now time.Time) (Event, error) {
 		return Event{}, fmt.Errorf("events: encode %s: %w", kind, err)
 	}
 	return Event{
-		ID:        uuid.Must(uuid.NewV7()).String(),
+		ID:        ids.NewV7(now),
 		CompanyID: companyID,
 		Kind:      kind,
 		Body:      body,

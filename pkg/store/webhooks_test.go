@@ -191,26 +191,22 @@ func TestWebhookRecordsByDate(t *testing.T) {
 	db := storetest.NewDB(t)
 	s := store.NewWebhooks(db)
 	co := newWebhookCompany(t, db)
+	// Three events a second apart, an hour ago: the clock is the caller's.
+	base := time.Now().Add(-time.Hour).Truncate(time.Millisecond)
 	var ids []string
-	for range 3 {
-		ev, _ := events.Build(co, events.CustomerCreatedData{CustomerID: uuid.NewString()}, time.Now())
+	for i := range 3 {
+		ev, _ := events.Build(co, events.CustomerCreatedData{CustomerID: uuid.NewString()}, base.Add(time.Duration(i)*time.Second))
 		if err := s.Commit(ctx, ev); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, ev.ID)
-		time.Sleep(5 * time.Millisecond)
 	}
 	other := newWebhookCompany(t, db)
 	ev, _ := events.Build(other, events.CustomerCreatedData{CustomerID: uuid.NewString()}, time.Now())
 	if err := s.Commit(ctx, ev); err != nil {
 		t.Fatal(err)
 	}
-	mid, err := uuid.Parse(ids[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	sec, nsec := mid.Time().UnixTime()
-	midTime := time.Unix(sec, nsec)
+	midTime := base.Add(time.Second)
 	tests := []struct {
 		name     string
 		from, to time.Time
@@ -219,7 +215,8 @@ func TestWebhookRecordsByDate(t *testing.T) {
 		{"all, newest first", time.Time{}, time.Time{}, []string{ids[2], ids[1], ids[0]}},
 		{"from the second", midTime, time.Time{}, []string{ids[2], ids[1]}},
 		{"before the second", time.Time{}, midTime, []string{ids[0]}},
-		{"future", time.Now().Add(time.Hour), time.Time{}, nil},
+		{"from the second to the third", midTime, base.Add(2 * time.Second), []string{ids[1]}},
+		{"after the third", base.Add(3 * time.Second), time.Time{}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,7 +1,6 @@
 package wallets_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -656,55 +653,4 @@ func TestAdminCredit(t *testing.T) {
 		t.Fatalf("usd balance = %v", r.data())
 	}
 	e.verify(company)
-}
-
-// TestEvents runs every sample event of the wallets and payments functions
-// through its handler, for a fresh APPROVED company without wallets, and
-// checks the status events/<function>/expected.json gives.
-func TestEvents(t *testing.T) {
-	e := newEnv(t)
-	for _, fn := range []struct {
-		name string
-		h    app.HTTPHandler
-	}{{"wallets", e.wallets}, {"payments", e.payments}} {
-		dir := filepath.Join("..", "..", "events", fn.name)
-		raw, err := os.ReadFile(filepath.Join(dir, "expected.json"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var expected map[string]int
-		if err := json.Unmarshal(raw, &expected); err != nil {
-			t.Fatal(err)
-		}
-		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
-		if len(files) != len(expected)+1 {
-			t.Fatalf("%s: %d event files, expected.json names %d", fn.name, len(files)-1, len(expected))
-		}
-		for name, want := range expected {
-			t.Run(fn.name+"/"+name, func(t *testing.T) {
-				_, token := e.company(companies.KYBApproved)
-				raw, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				var req events.APIGatewayV2HTTPRequest
-				dec := json.NewDecoder(bytes.NewReader(raw))
-				dec.DisallowUnknownFields()
-				if err := dec.Decode(&req); err != nil {
-					t.Fatalf("not an API Gateway v2 event: %v", err)
-				}
-				if req.Headers["authorization"] != "Bearer TOKEN" {
-					t.Fatalf("authorization = %q, want the literal Bearer TOKEN", req.Headers["authorization"])
-				}
-				req.Headers["authorization"] = "Bearer " + token
-				resp, err := fn.h(context.Background(), req)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if resp.StatusCode != want {
-					t.Fatalf("status = %d, want %d: %s", resp.StatusCode, want, resp.Body)
-				}
-			})
-		}
-	}
 }

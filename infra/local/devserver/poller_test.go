@@ -15,6 +15,7 @@ import (
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
+	"payments/pkg/waittest"
 )
 
 // delivery is one message as a test consumer saw it.
@@ -143,7 +144,7 @@ func TestPollerDelivers(t *testing.T) {
 	if r.MessageId == "" || r.ReceiptHandle == "" || r.EventSourceARN == "" || r.Attributes["SentTimestamp"] == "" {
 		t.Errorf("incomplete record: %+v", r)
 	}
-	waitFor(t, 5*time.Second, func() bool { return visible(t, url) == 0 }, "the handled message is deleted")
+	waittest.Until(t, 5*time.Second, "the handled message is deleted", func() bool { return visible(t, url) == 0 })
 }
 
 func TestPollerRedeliversBatchItemFailures(t *testing.T) {
@@ -183,7 +184,7 @@ func TestPollerRedeliversBatchItemFailures(t *testing.T) {
 			}
 		}
 	}
-	waitFor(t, 5*time.Second, func() bool { return visible(t, url) == 0 }, "the message is deleted once it succeeds")
+	waittest.Until(t, 5*time.Second, "the message is deleted once it succeeds", func() bool { return visible(t, url) == 0 })
 }
 
 func TestPollerErrorKeepsWholeBatch(t *testing.T) {
@@ -199,7 +200,7 @@ func TestPollerErrorKeepsWholeBatch(t *testing.T) {
 	if first.receiveCount != 1 || second.receiveCount != 2 {
 		t.Errorf("receive counts %d, %d; want 1, 2", first.receiveCount, second.receiveCount)
 	}
-	waitFor(t, 5*time.Second, func() bool { return visible(t, url) == 0 }, "the message is deleted once the handler succeeds")
+	waittest.Until(t, 5*time.Second, "the message is deleted once the handler succeeds", func() bool { return visible(t, url) == 0 })
 }
 
 func TestPollerHonoursDelaySeconds(t *testing.T) {
@@ -212,17 +213,5 @@ func TestPollerHonoursDelaySeconds(t *testing.T) {
 	d := c.next(t, 10*time.Second)
 	if waited := d.at.Sub(sent); waited < 2*time.Second {
 		t.Errorf("delivered after %v, before the 2 s delay", waited)
-	}
-}
-
-// waitFor polls cond until it holds or within passes.
-func waitFor(t *testing.T, within time.Duration, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting until %s", what)
-		}
-		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -87,56 +87,23 @@ func Call(t testing.TB, h app.HTTPHandler, method, path string, header map[strin
 	return resp
 }
 
-// Token creates a company through the admin function, approves it, and
-// returns an access token for it minted by the auth function.
-func Token(t testing.TB, hs map[string]app.HTTPHandler) string {
-	t.Helper()
-	admin, auth := hs["admin"], hs["auth"]
-	if admin == nil || auth == nil {
-		t.Fatal("minting a token needs the admin and auth functions")
-	}
-	key := map[string]string{"X-Admin-Key": AdminAPIKey}
-	resp := Call(t, admin, "POST", "/api/v1/admin/companies", key, map[string]string{"name": "Local Test Company"})
-	var created struct {
-		Data struct {
-			ID        string `json:"id"`
-			ClientID  string `json:"client_id"`
-			ClientKey string `json:"client_key"`
-		} `json:"data"`
-	}
-	if resp.StatusCode != http.StatusCreated || json.Unmarshal([]byte(resp.Body), &created) != nil || created.Data.ClientKey == "" {
-		t.Fatalf("create company: %d %s", resp.StatusCode, resp.Body)
-	}
-	resp = Call(t, admin, "PATCH", "/api/v1/admin/companies/"+created.Data.ID, key, map[string]string{"kyb_status": "APPROVED"})
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("approve company: %d %s", resp.StatusCode, resp.Body)
-	}
-	resp = Call(t, auth, "POST", "/api/v1/auth/token", nil, map[string]string{
-		"client_id": created.Data.ClientID, "client_key": created.Data.ClientKey,
-	})
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(resp.Body), &tok) != nil || tok.AccessToken == "" {
-		t.Fatalf("mint token: %d %s", resp.StatusCode, resp.Body)
-	}
-	return tok.AccessToken
-}
-
 // SampleEvent is one file of events/<function>/.
 type SampleEvent struct {
 	Function string // the folder name under events/ (and functions/)
 	File     string // the file name, e.g. "create.json"
-	Payload  []byte // the event, with "Bearer TOKEN" replaced
-	// Expected is the value events/<function>/expected.json gives File
-	// (an HTTP status), or 0 when it gives none.
+	Payload  []byte // the event, its placeholders replaced
+	// Expected is the value events/<function>/expected.json gives File: the
+	// HTTP status of an HTTP function's answer, the number of batch item
+	// failures of a queue consumer's, 0 for a scheduled function (which
+	// answers nothing but an error).
 	Expected int
 }
 
 // SampleEvents reads every events/<function>/*.json but expected.json,
-// sorted, replacing the placeholder "Bearer TOKEN" with "Bearer "+token. It
-// fails t when expected.json names a file that does not exist.
-func SampleEvents(t testing.TB, token string) []SampleEvent {
+// sorted, replacing the placeholders (Fixture.Placeholders) with the
+// records of f. It fails t when expected.json gives no value for a file or
+// names a file that does not exist.
+func SampleEvents(t testing.TB, f *Fixture) []SampleEvent {
 	t.Helper()
 	root := filepath.Join(Root(t), "events")
 	dirs, err := os.ReadDir(root)
@@ -150,26 +117,34 @@ func SampleEvents(t testing.TB, token string) []SampleEvent {
 		}
 		dir := filepath.Join(root, d.Name())
 		expected := map[string]int{}
-		if b, err := os.ReadFile(filepath.Join(dir, "expected.json")); err == nil {
-			if err := json.Unmarshal(b, &expected); err != nil {
-				t.Fatalf("events/%s/expected.json: %v", d.Name(), err)
-			}
+		b, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+		if err != nil {
+			t.Fatalf("events/%s: %v", d.Name(), err)
+		}
+		if err := json.Unmarshal(b, &expected); err != nil {
+			t.Fatalf("events/%s/expected.json: %v", d.Name(), err)
 		}
 		files, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 		sort.Strings(files)
 		seen := map[string]bool{}
-		for _, f := range files {
-			name := filepath.Base(f)
+		for _, file := range files {
+			name := filepath.Base(file)
 			if name == "expected.json" {
 				continue
 			}
 			seen[name] = true
-			b, err := os.ReadFile(f)
+			want, ok := expected[name]
+			if !ok {
+				t.Errorf("events/%s/expected.json gives no value for %s", d.Name(), name)
+			}
+			b, err := os.ReadFile(file)
 			if err != nil {
 				t.Fatal(err)
 			}
-			b = bytes.ReplaceAll(b, []byte("Bearer TOKEN"), []byte("Bearer "+token))
-			out = append(out, SampleEvent{Function: d.Name(), File: name, Payload: b, Expected: expected[name]})
+			for placeholder, id := range f.Placeholders() {
+				b = bytes.ReplaceAll(b, []byte(placeholder), []byte(id))
+			}
+			out = append(out, SampleEvent{Function: d.Name(), File: name, Payload: b, Expected: want})
 		}
 		for name := range expected {
 			if !seen[name] {

@@ -1,15 +1,17 @@
 package runtimeapi_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -25,18 +27,21 @@ import (
 // TestBootstraps builds each function's real bootstrap binary as `make build`
 // does (for this machine's OS and architecture), starts it against the
 // Runtime API emulator with the environment the template gives it, pointed
-// at a fresh table and queues, and invokes it with one of its sample events.
-// A binary that fails at init, mis-reads its environment or does not answer
-// fails the test.
+// at a fresh table and queues holding the records the sample events name
+// (localtest.Fixture), and invokes it with each of its sample events in
+// turn. Each answer must be the one events/<function>/expected.json gives:
+// the HTTP status, the number of batch item failures of a queue consumer,
+// no error from a scheduled function; and a queue consumer or scheduled
+// function must log nothing at WARN or above (a dropped message). A binary
+// that fails at init, mis-reads its environment or does not answer fails
+// the test.
 func TestBootstraps(t *testing.T) {
 	tpl := localtest.Template(t)
 	res := localtest.Resources(t, tpl)
-	token := localtest.Token(t, localtest.HTTPHandlers(t, tpl, res))
-	samples := map[string]localtest.SampleEvent{}
-	for _, s := range localtest.SampleEvents(t, token) {
-		if _, ok := samples[s.Function]; !ok {
-			samples[s.Function] = s
-		}
+	fixture := localtest.NewFixture(t, tpl, res, localtest.HTTPHandlers(t, tpl, res))
+	samples := map[string][]localtest.SampleEvent{}
+	for _, s := range localtest.SampleEvents(t, fixture) {
+		samples[s.Function] = append(samples[s.Function], s)
 	}
 
 	bin := t.TempDir()
@@ -50,56 +55,74 @@ func TestBootstraps(t *testing.T) {
 	for _, fn := range tpl.Functions() {
 		t.Run(fn.Dir, func(t *testing.T) {
 			t.Parallel()
-			s, ok := samples[fn.Dir]
-			if !ok {
-				s = syntheticEvent(t, fn)
+			if len(samples[fn.Dir]) == 0 {
+				t.Fatalf("events/%s has no sample event", fn.Dir)
 			}
-			out, err := invokeBinary(t, filepath.Join(bin, fn.Dir), tpl, fn, res, s.Payload)
-			if err != nil {
-				t.Fatal(err)
+			inst := startBinary(t, filepath.Join(bin, fn.Dir), tpl, fn, res)
+			for _, s := range samples[fn.Dir] {
+				out, err := inst.invoke(t, s.Payload)
+				if err != nil {
+					t.Errorf("%s: %v", s, err)
+					continue
+				}
+				checkAnswer(t, fn, s, out)
 			}
-			if len(fn.Routes) == 0 {
-				return // a queue or schedule function: answering at all is the check
+			if len(fn.Routes) > 0 {
+				return
 			}
-			var resp events.APIGatewayV2HTTPResponse
-			if err := json.Unmarshal(out, &resp); err != nil {
-				t.Fatalf("%s: not an HTTP API v2 response: %v: %s", s, err, out)
-			}
-			if s.Expected != 0 && resp.StatusCode != s.Expected {
-				t.Errorf("%s: status %d, want %d; body %s", s, resp.StatusCode, s.Expected, resp.Body)
-			}
-			if resp.StatusCode < 200 || resp.StatusCode > 599 {
-				t.Errorf("%s: status %d", s, resp.StatusCode)
+			sc := bufio.NewScanner(bytes.NewReader(inst.stop()))
+			for sc.Scan() {
+				if warnLine.Match(sc.Bytes()) {
+					t.Errorf("events/%s: logged %s", fn.Dir, sc.Text())
+				}
 			}
 		})
 	}
 }
 
-// syntheticEvent returns an event for a function without sample events:
-// an unauthenticated request to its first route, or an empty SQS or
-// scheduled event.
-func syntheticEvent(t *testing.T, fn samtemplate.Function) localtest.SampleEvent {
-	t.Logf("events/%s has no sample event: using a synthetic one", fn.Dir)
-	var v any
+// warnLine matches a log line at WARN or above, in the JSON or the text
+// format.
+var warnLine = regexp.MustCompile(`"level":"(WARN|ERROR)|level=(WARN|ERROR)`)
+
+// checkAnswer checks fn's answer out to s against s.Expected.
+func checkAnswer(t *testing.T, fn samtemplate.Function, s localtest.SampleEvent, out []byte) {
+	t.Helper()
 	switch {
 	case len(fn.Routes) > 0:
-		r := httptest.NewRequest(fn.Routes[0].Method, fn.Routes[0].Path, nil)
-		v = devserver.NewEvent(r, nil, fn.Routes[0].Method+" "+fn.Routes[0].Path, nil)
+		var resp events.APIGatewayV2HTTPResponse
+		if err := json.Unmarshal(out, &resp); err != nil {
+			t.Errorf("%s: not an HTTP API v2 response: %v: %s", s, err, out)
+		} else if resp.StatusCode != s.Expected {
+			t.Errorf("%s: status %d, want %d; body %s", s, resp.StatusCode, s.Expected, resp.Body)
+		}
 	case len(fn.Queues) > 0:
-		v = events.SQSEvent{Records: []events.SQSMessage{}}
-	default:
-		v = devserver.NewScheduledEvent(fn.Dir, time.Now())
+		var resp events.SQSEventResponse
+		if err := json.Unmarshal(out, &resp); err != nil {
+			t.Errorf("%s: not an SQS batch response: %v: %s", s, err, out)
+		} else if len(resp.BatchItemFailures) != s.Expected {
+			t.Errorf("%s: %d batch item failures, want %d: %+v", s, len(resp.BatchItemFailures), s.Expected, resp.BatchItemFailures)
+		}
+	default: // a scheduled function answered without an error
+		if s.Expected != 0 {
+			t.Errorf("%s: events/%s/expected.json gives %d; a scheduled function can only answer without an error (0)", s, fn.Dir, s.Expected)
+		}
 	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return localtest.SampleEvent{Function: fn.Dir, File: "(synthetic)", Payload: b}
 }
 
-// invokeBinary runs the bootstrap at path as Lambda would and returns its
-// response to payload.
-func invokeBinary(t *testing.T, path string, tpl *samtemplate.Template, fn samtemplate.Function, res devserver.Resources, payload []byte) ([]byte, error) {
+// instance is a function's bootstrap running against its own Runtime API
+// emulator, as one Lambda instance.
+type instance struct {
+	name   string
+	api    *runtimeapi.Server
+	cmd    *exec.Cmd
+	exited chan error
+	logs   *syncBuffer
+	once   sync.Once
+}
+
+// startBinary starts the bootstrap at path as Lambda would, with only the
+// environment the template gives fn; it is stopped when the test ends.
+func startBinary(t *testing.T, path string, tpl *samtemplate.Template, fn samtemplate.Function, res devserver.Resources) *instance {
 	t.Helper()
 	api := runtimeapi.New(devserver.FunctionARN(fn.Dir))
 	api.Timeout = time.Duration(devserver.FunctionInt(tpl, fn, "Timeout", 3)) * time.Second
@@ -109,34 +132,36 @@ func invokeBinary(t *testing.T, path string, tpl *samtemplate.Template, fn samte
 	}
 	srv := &http.Server{Handler: api}
 	go srv.Serve(l)
-	defer srv.Close()
-	defer api.Close()
+	t.Cleanup(func() { srv.Close() })
+	t.Cleanup(api.Close)
 
 	env, err := devserver.FunctionEnv(tpl, fn, res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	env["AWS_LAMBDA_RUNTIME_API"] = l.Addr().String()
-	cmd := exec.Command(path)
+	inst := &instance{name: filepath.Base(path), api: api, cmd: exec.Command(path), exited: make(chan error, 1), logs: &syncBuffer{}}
 	for k, v := range env { // only what Lambda would set: nothing inherited
-		cmd.Env = append(cmd.Env, k+"="+v)
+		inst.cmd.Env = append(inst.cmd.Env, k+"="+v)
 	}
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
+	inst.cmd.Stdout, inst.cmd.Stderr = inst.logs, inst.logs
+	inst.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := inst.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Kill()
-		<-exited
+	go func() { inst.exited <- inst.cmd.Wait() }()
+	t.Cleanup(func() {
+		logs := inst.stop()
 		if t.Failed() {
-			t.Logf("output of %s:\n%s", filepath.Base(path), logs.String())
+			t.Logf("output of %s:\n%s", inst.name, logs)
 		}
-	}()
+	})
+	return inst
+}
 
+// invoke hands payload to the instance and returns its answer.
+func (inst *instance) invoke(t *testing.T, payload []byte) ([]byte, error) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	type result struct {
@@ -145,15 +170,43 @@ func invokeBinary(t *testing.T, path string, tpl *samtemplate.Template, fn samte
 	}
 	done := make(chan result, 1)
 	go func() {
-		out, err := api.Invoke(ctx, payload)
+		out, err := inst.api.Invoke(ctx, payload)
 		done <- result{out, err}
 	}()
 	select {
 	case r := <-done:
 		return r.out, r.err
-	case err := <-exited:
-		exited <- err // for the deferred wait
-		t.Fatalf("%s exited before answering: %v", filepath.Base(path), err)
+	case err := <-inst.exited:
+		inst.exited <- err // for stop
+		t.Fatalf("%s exited before answering: %v", inst.name, err)
 		return nil, nil
 	}
+}
+
+// stop kills the process, waits for it and returns all it wrote.
+func (inst *instance) stop() []byte {
+	inst.once.Do(func() {
+		inst.cmd.Process.Kill()
+		<-inst.exited
+	})
+	return inst.logs.Bytes()
+}
+
+// syncBuffer is a bytes.Buffer that a process's output can be copied into
+// while it is read.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.buf.Bytes())
 }

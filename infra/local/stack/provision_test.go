@@ -13,6 +13,7 @@ import (
 	"payments/infra/local/localtest"
 	"payments/infra/local/stack"
 	"payments/pkg/store/storetest"
+	"payments/pkg/waittest"
 )
 
 // TestCreateQueuesRedrive creates a queue with a DLQ and checks the redrive
@@ -57,23 +58,16 @@ func TestCreateQueuesRedrive(t *testing.T) {
 	if err != nil || len(out.Messages) != 1 {
 		t.Fatalf("receive: %v, %d messages", err, len(out.Messages))
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waittest.Until(t, 10*time.Second, "the message moves to the DLQ after maxReceiveCount receives", func() bool {
 		out, err := c.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(urls["work-dlq"]), MaxNumberOfMessages: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(out.Messages) == 1 {
-			if got := aws.ToString(out.Messages[0].Body); got != "poison" {
-				t.Errorf("DLQ message %q", got)
-			}
-			return
+		if len(out.Messages) == 1 && aws.ToString(out.Messages[0].Body) != "poison" {
+			t.Errorf("DLQ message %q", aws.ToString(out.Messages[0].Body))
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("the message did not move to the DLQ after maxReceiveCount receives")
-		}
-		time.Sleep(200 * time.Millisecond)
-	}
+		return len(out.Messages) == 1
+	})
 }
 
 func TestCreateQueuesIdempotent(t *testing.T) {

@@ -39,7 +39,8 @@ exit 3`
 	if len(endpoints) != 3 {
 		t.Fatalf("endpoints %q, want three", endpoints)
 	}
-	time.Sleep(100 * time.Millisecond)
+	// Each emulator is devstack's own child, which it waited for: its
+	// sockets closed when it exited.
 	for _, host := range endpoints {
 		if c, err := net.DialTimeout("tcp", host, time.Second); err == nil {
 			c.Close()

@@ -5,7 +5,9 @@
 // The handler is built by the function's constructor in pkg/app from the
 // environment the template gives the function, as in Lambda. In the event,
 // "Bearer TOKEN" becomes "Bearer " + the -token flag (or $TOKEN), and the
-// test admin key "local-admin-key" becomes the stack's admin key.
+// test admin key "local-admin-key" becomes the stack's admin key. The other
+// placeholder ids of the sample events (docs/local.md) are left as they are:
+// they name records of the tests' fixture, not of this stack.
 //
 // Usage:
 //

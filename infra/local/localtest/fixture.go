@@ -1,0 +1,249 @@
+package localtest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"testing"
+
+	"github.com/aws/aws-lambda-go/events"
+
+	"payments/infra/local/devserver"
+	"payments/infra/local/samtemplate"
+	"payments/pkg/app"
+)
+
+// FixtureWebhookURL is the webhook URL of the fixture's company: a private
+// address, which the outbound client refuses without dialling, so that
+// every delivery attempt of a test fails at once and nothing leaves the
+// machine.
+const FixtureWebhookURL = "https://10.0.0.1/webhooks"
+
+// Fixture holds the records that the sample events under events/ name. A
+// sample event carries placeholders (see Placeholders) where it needs a
+// record; SampleEvents replaces each with the id of the record the fixture
+// made for it, so that every event takes the path it shows.
+type Fixture struct {
+	// Token is an access token of Company.
+	Token string
+	// Company is the approved company the token belongs to, with a webhook
+	// URL (FixtureWebhookURL); ClientID and ClientKey are its credentials.
+	Company, ClientID, ClientKey string
+	// Operated is another company, the one the admin events read, change
+	// and rotate the key of (rotating Company's key would void Token).
+	Operated string
+	// Wallet is Company's XAF wallet in Cameroon, funded with 1,000,000 on
+	// its payout balance; WalletTransaction is that funding's ledger entry.
+	// Company also has a USD wallet.
+	Wallet, WalletTransaction string
+	// Payout is a payout of 5000 XAF accepted from Wallet (PENDING).
+	Payout string
+	// PendingPayout is another PENDING payout, waiting for its submit.
+	PendingPayout string
+	// ProcessingPayout and FailingPayout have been submitted (PROCESSING):
+	// the sandbox operator answers SUCCESS for the first and "recipient
+	// account not found" for the second at their next poll.
+	ProcessingPayout, FailingPayout string
+	// Event is the status event of Payout's acceptance: published, not yet
+	// handled by the webhook worker.
+	Event string
+	// RetryEvent is the acceptance event of PendingPayout, whose delivery to
+	// the webhook URL failed its first attempt; the second is due.
+	RetryEvent string
+}
+
+// Placeholders maps each placeholder of the sample events to the record of
+// f it stands for.
+func (f *Fixture) Placeholders() map[string]string {
+	return map[string]string{
+		"Bearer TOKEN":                         "Bearer " + f.Token,
+		"3b0e7a52-6f0d-4c1e-9d7a-0c2b5e8f1a44": f.Company,
+		"cli_000000000000000000000000":         f.ClientID,
+		"sk_0000000000000000000000000000000000000000000000000000000000000000": f.ClientKey,
+		"00000000-0000-4000-8000-000000000001":                                f.Operated,
+		"6f1c2a9e-3b7d-4e21-9a0c-5d8e7f6a1b2c":                                f.Wallet,
+		"0196893a-6c00-7a3e-9c4d-2f1e5b7a8c90":                                f.WalletTransaction,
+		"0196a0c2-7b3e-7d41-9c55-2f1e8a9b0c1d":                                f.Payout,
+		"0196a0c2-8f10-7c52-8d64-3a2f9b0c1d2e":                                f.PendingPayout,
+		"0196a0c3-0000-7abc-8def-0123456789ab":                                f.ProcessingPayout,
+		"0196a0c3-1111-7bcd-9ef0-123456789abc":                                f.FailingPayout,
+		"0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60":                                f.Event,
+		"0196897b-6a1d-7e4f-8b52-2d3c4e5f6071":                                f.RetryEvent,
+	}
+}
+
+// NewFixture makes the records of a Fixture through the functions'
+// handlers (hs, as HTTPHandlers returns them, and the queue consumers of
+// the template), in the deployment res.
+func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources, hs map[string]app.HTTPHandler) *Fixture {
+	t.Helper()
+	c := fixtureCalls{t: t, hs: hs}
+	f := &Fixture{}
+	f.Company, f.ClientID, f.ClientKey = c.company("Local Test Company", FixtureWebhookURL)
+	f.Token = c.token(f.ClientID, f.ClientKey)
+	f.Operated, _, _ = c.company("Operated Company", "")
+
+	f.Wallet = c.str(c.call("wallets", f.Token, "POST", "/api/v1/wallets", http.StatusCreated, map[string]string{
+		"currency": "XAF", "country": "Cameroon", "country_iso_code": "CM", "country_phone_code": "+237",
+	}), "id")
+	c.call("wallets", f.Token, "POST", "/api/v1/wallets", http.StatusCreated, map[string]string{
+		"currency": "USD", "country": "United States", "country_iso_code": "US", "country_phone_code": "+1",
+	})
+	c.call("admin", "", "POST", "/api/v1/admin/wallets/"+f.Wallet+"/credit", http.StatusOK, map[string]any{
+		"balance": "payout", "amount": 1000000, "reference": "fixture-funding",
+	})
+	var ledger []map[string]any
+	c.decode(c.call("wallets", f.Token, "GET", "/api/v1/wallet/transactions/wallet/"+f.Wallet, http.StatusOK, nil), &ledger)
+	if len(ledger) != 1 {
+		t.Fatalf("fixture: the funded wallet has %d ledger entries, want 1", len(ledger))
+	}
+	f.WalletTransaction = fmt.Sprint(ledger[0]["id"])
+
+	payout := func(phone, externalID string) string {
+		return c.str(c.call("payments", f.Token, "POST", "/api/v1/payment/payout", http.StatusOK, map[string]any{
+			"operator": "mtn", "country": "CM", "phone_number": phone, "amount": 5000, "currency": "XAF", "external_id": externalID,
+		}), "transaction_id")
+	}
+	f.Payout = payout("237670000001", "fixture-payout")
+	f.PendingPayout = payout("237670000002", "fixture-pending")
+	f.ProcessingPayout = payout("237670000003", "fixture-processing")
+	f.FailingPayout = payout("237670000000", "fixture-failing")
+	c.consume(tpl, res, "payout-worker",
+		map[string]string{"kind": "submit", "company_id": f.Company, "transaction_id": f.ProcessingPayout},
+		map[string]string{"kind": "submit", "company_id": f.Company, "transaction_id": f.FailingPayout})
+	for id, want := range map[string]string{f.Payout: "PENDING", f.PendingPayout: "PENDING", f.ProcessingPayout: "PROCESSING", f.FailingPayout: "PROCESSING"} {
+		if got := c.str(c.call("payments", f.Token, "GET", "/api/v1/payment/transactions/"+id+"/status", http.StatusOK, nil), "status"); got != want {
+			t.Fatalf("fixture: payout %s is %s, want %s", id, got, want)
+		}
+	}
+
+	f.Event = c.acceptanceEvent(f.Token, f.Payout)
+	f.RetryEvent = c.acceptanceEvent(f.Token, f.PendingPayout)
+	c.consume(tpl, res, "webhook-worker", map[string]string{"company_id": f.Company, "event_id": f.RetryEvent})
+	var ev struct {
+		Status     string `json:"status"`
+		Deliveries []struct {
+			Attempts []json.RawMessage `json:"attempts"`
+		} `json:"deliveries"`
+	}
+	c.decode(c.call("webhooks", f.Token, "GET", "/api/v1/webhooks/events/"+f.RetryEvent, http.StatusOK, nil), &ev)
+	if ev.Status != "PENDING" || len(ev.Deliveries) != 1 || len(ev.Deliveries[0].Attempts) != 1 {
+		t.Fatalf("fixture: event %s after one failed attempt: %+v", f.RetryEvent, ev)
+	}
+	return f
+}
+
+// fixtureCalls calls the handlers for NewFixture, failing t on any
+// unexpected answer.
+type fixtureCalls struct {
+	t  testing.TB
+	hs map[string]app.HTTPHandler
+}
+
+// call sends a request to function fn with token (the admin key for the
+// admin function), checks the status and returns the response's data.
+func (c fixtureCalls) call(fn, token, method, path string, want int, body any) json.RawMessage {
+	c.t.Helper()
+	header := map[string]string{"Authorization": "Bearer " + token}
+	if fn == "admin" {
+		header = map[string]string{"X-Admin-Key": AdminAPIKey}
+	}
+	resp := Call(c.t, c.hs[fn], method, path, header, body)
+	var out struct {
+		Data json.RawMessage `json:"data"`
+	}
+	if resp.StatusCode != want || json.Unmarshal([]byte(resp.Body), &out) != nil {
+		c.t.Fatalf("fixture: %s %s: %d %s, want %d", method, path, resp.StatusCode, resp.Body, want)
+	}
+	return out.Data
+}
+
+func (c fixtureCalls) decode(data json.RawMessage, v any) {
+	c.t.Helper()
+	if err := json.Unmarshal(data, v); err != nil {
+		c.t.Fatalf("fixture: %v: %s", err, data)
+	}
+}
+
+// str returns the string field key of data.
+func (c fixtureCalls) str(data json.RawMessage, key string) string {
+	c.t.Helper()
+	var m map[string]any
+	c.decode(data, &m)
+	s, _ := m[key].(string)
+	if s == "" {
+		c.t.Fatalf("fixture: no %s in %s", key, data)
+	}
+	return s
+}
+
+// company creates an approved company with webhookURL (none when empty)
+// and returns its id and credentials.
+func (c fixtureCalls) company(name, webhookURL string) (id, clientID, clientKey string) {
+	c.t.Helper()
+	data := c.call("admin", "", "POST", "/api/v1/admin/companies", http.StatusCreated, map[string]string{"name": name})
+	id, clientID, clientKey = c.str(data, "id"), c.str(data, "client_id"), c.str(data, "client_key")
+	patch := map[string]string{"kyb_status": "APPROVED"}
+	if webhookURL != "" {
+		patch["webhook_url"] = webhookURL
+	}
+	c.call("admin", "", "PATCH", "/api/v1/admin/companies/"+id, http.StatusOK, patch)
+	return id, clientID, clientKey
+}
+
+// token mints an access token from the credentials.
+func (c fixtureCalls) token(clientID, clientKey string) string {
+	c.t.Helper()
+	resp := Call(c.t, c.hs["auth"], "POST", "/api/v1/auth/token", nil, map[string]string{"client_id": clientID, "client_key": clientKey})
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(resp.Body), &tok) != nil || tok.AccessToken == "" {
+		c.t.Fatalf("fixture: mint token: %d %s", resp.StatusCode, resp.Body)
+	}
+	return tok.AccessToken
+}
+
+// acceptanceEvent returns the id of the event that reported payment's
+// acceptance (its PENDING status update), from the delivery log.
+func (c fixtureCalls) acceptanceEvent(token, payment string) string {
+	c.t.Helper()
+	var list []struct {
+		ID      string `json:"id"`
+		Payload struct {
+			TransactionID string `json:"transaction_id"`
+			Status        string `json:"status"`
+		} `json:"payload"`
+	}
+	c.decode(c.call("webhooks", token, "GET", "/api/v1/webhooks/events?limit=100", http.StatusOK, nil), &list)
+	for _, e := range list {
+		if e.Payload.TransactionID == payment && e.Payload.Status == "PENDING" {
+			return e.ID
+		}
+	}
+	c.t.Fatalf("fixture: no PENDING event of payment %s in the delivery log", payment)
+	return ""
+}
+
+// consume hands the messages to the queue consumer fn, as one batch, and
+// fails t unless it handles all of them.
+func (c fixtureCalls) consume(tpl *samtemplate.Template, res devserver.Resources, fn string, bodies ...any) {
+	c.t.Helper()
+	h, err := app.SQSFunctions[fn](context.Background(), FunctionConfig(c.t, tpl, res, fn))
+	if err != nil {
+		c.t.Fatalf("fixture: %s: %v", fn, err)
+	}
+	var e events.SQSEvent
+	for i, b := range bodies {
+		body, err := json.Marshal(b)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		e.Records = append(e.Records, events.SQSMessage{MessageId: fmt.Sprintf("fixture-%d", i), Body: string(body), EventSource: "aws:sqs"})
+	}
+	resp, err := h(devserver.LambdaContext(context.Background(), fn), e)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		c.t.Fatalf("fixture: %s: %v, failures %+v", fn, err, resp.BatchItemFailures)
+	}
+}
