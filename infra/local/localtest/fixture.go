@@ -12,6 +12,9 @@ import (
 	"payments/infra/local/devserver"
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
+	"payments/pkg/store"
+	"payments/pkg/store/storetest"
+	"payments/pkg/timestamp"
 )
 
 // FixtureWebhookURL is the webhook URL of the fixture's company: a private
@@ -45,6 +48,10 @@ type Fixture struct {
 	// the sandbox operator answers SUCCESS for the first and "recipient
 	// account not found" for the second at their next poll.
 	ProcessingPayout, FailingPayout string
+	// PendingDue, ProcessingDue and FailingDue are when the payout worker
+	// expects its next message about PendingPayout, ProcessingPayout and
+	// FailingPayout (a message that names another time is dropped).
+	PendingDue, ProcessingDue, FailingDue string
 	// Event is the status event of Payout's acceptance: published, not yet
 	// handled by the webhook worker.
 	Event string
@@ -68,6 +75,9 @@ func (f *Fixture) Placeholders() map[string]string {
 		"0196a0c2-8f10-7c52-8d64-3a2f9b0c1d2e":                                f.PendingPayout,
 		"0196a0c3-0000-7abc-8def-0123456789ab":                                f.ProcessingPayout,
 		"0196a0c3-1111-7bcd-9ef0-123456789abc":                                f.FailingPayout,
+		"2025-05-01T10:00:00.000Z":                                            f.PendingDue,
+		"2025-05-01T10:00:05.000Z":                                            f.ProcessingDue,
+		"2025-05-01T10:00:06.000Z":                                            f.FailingDue,
 		"0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60":                                f.Event,
 		"0196897b-6a1d-7e4f-8b52-2d3c4e5f6071":                                f.RetryEvent,
 	}
@@ -110,8 +120,11 @@ func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources
 	f.ProcessingPayout = payout("237670000003", "fixture-processing")
 	f.FailingPayout = payout("237670000000", "fixture-failing")
 	c.consume(tpl, res, "payout-worker",
-		map[string]string{"kind": "submit", "company_id": f.Company, "transaction_id": f.ProcessingPayout},
-		map[string]string{"kind": "submit", "company_id": f.Company, "transaction_id": f.FailingPayout})
+		map[string]string{"company_id": f.Company, "transaction_id": f.ProcessingPayout, "due": c.due(res, f.Company, f.ProcessingPayout)},
+		map[string]string{"company_id": f.Company, "transaction_id": f.FailingPayout, "due": c.due(res, f.Company, f.FailingPayout)})
+	f.PendingDue = c.due(res, f.Company, f.PendingPayout)
+	f.ProcessingDue = c.due(res, f.Company, f.ProcessingPayout)
+	f.FailingDue = c.due(res, f.Company, f.FailingPayout)
 	for id, want := range map[string]string{f.Payout: "PENDING", f.PendingPayout: "PENDING", f.ProcessingPayout: "PROCESSING", f.FailingPayout: "PROCESSING"} {
 		if got := c.str(c.call("payments", f.Token, "GET", "/api/v1/payment/transactions/"+id+"/status", http.StatusOK, nil), "status"); got != want {
 			t.Fatalf("fixture: payout %s is %s, want %s", id, got, want)
@@ -132,6 +145,17 @@ func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources
 		t.Fatalf("fixture: event %s after one failed attempt: %+v", f.RetryEvent, ev)
 	}
 	return f
+}
+
+// due returns when the payout worker expects its next message about
+// payment id of company, read from the table as the worker reads it.
+func (c fixtureCalls) due(res devserver.Resources, company, id string) string {
+	c.t.Helper()
+	p, err := store.NewPayments(store.New(storetest.Client(c.t), res.TableName)).GetPayment(context.Background(), company, id)
+	if err != nil || p.NextPollAt.IsZero() {
+		c.t.Fatalf("fixture: payment %s: %+v, %v", id, p, err)
+	}
+	return timestamp.Format(p.NextPollAt)
 }
 
 // fixtureCalls calls the handlers for NewFixture, failing t on any
