@@ -44,16 +44,7 @@ type Resources struct {
 // (Globals first, then the function's own), with every reference resolved
 // against r, plus r.Base and the variables Lambda sets itself.
 func FunctionEnv(t *samtemplate.Template, fn samtemplate.Function, r Resources) (map[string]string, error) {
-	vars := map[string]any{}
-	globals, _ := t.Globals["Function"].(map[string]any)
-	env, _ := globals["Environment"].(map[string]any)
-	gv, _ := env["Variables"].(map[string]any)
-	for k, v := range gv {
-		vars[k] = v
-	}
-	for k, v := range fn.Environment {
-		vars[k] = v
-	}
+	vars := t.Environment(fn)
 	out := map[string]string{}
 	for _, kv := range r.Base {
 		if k, v, ok := strings.Cut(kv, "="); ok {
