@@ -22,6 +22,11 @@ import (
 // operator adapter, it still runs; expiring payments then skips the last
 // question to the operator.
 func NewSweeper(ctx context.Context, cfg Config) (ScheduleHandler, error) {
+	return newSweeper(cfg, time.Now), nil
+}
+
+// newSweeper is NewSweeper on the clock now; tests move it forward.
+func newSweeper(cfg Config, now func() time.Time) ScheduleHandler {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	gw, err := operatorGateway(cfg)
 	if err != nil {
@@ -29,9 +34,10 @@ func NewSweeper(ctx context.Context, cfg Config) (ScheduleHandler, error) {
 		gw = nil
 	}
 	svc := paymentsService(cfg, db, gw)
+	svc.Now = now
 	pub := outbox.NewPublisher(store.NewOutbox(db),
 		queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL, "WEBHOOKS_QUEUE_URL"))
-	return sweeperHandler(pub, svc, time.Now), nil
+	return sweeperHandler(pub, svc, now)
 }
 
 // sweeperHandler runs the outbox sweep at now() and the payments sweep
