@@ -7,7 +7,8 @@
 #   make build-<LogicalId>        one function, as `sam build` (BuildMethod: makefile) calls it
 #   make deploy STAGE=dev         sam build && sam deploy --config-env dev
 #   make invoke FN=wallets EVENT=events/wallets/list.json [TOKEN=…]
-#   make lint | bench | clean
+#   make lint                     gofmt, vet, staticcheck, cfn-lint template.yaml
+#   make bench | clean
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -32,7 +33,7 @@ LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 STAGE ?= dev
 BENCH ?= .
 
-.PHONY: help install devstack run test reset build deploy invoke lint vet staticcheck bench clean
+.PHONY: help install devstack run test reset build deploy invoke lint vet staticcheck cfn-lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -88,9 +89,16 @@ invoke: ## run FN's handler on EVENT (TOKEN= for Bearer TOKEN) against `make run
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<event.json> [TOKEN=<access token>]" >&2; exit 2; }
 	@$(GO) run ./infra/local/cmd/invoke -fn "$(FN)" -event "$(EVENT)" -token "$(TOKEN)"
 
-lint: vet staticcheck ## gofmt -l, go vet, staticcheck
+lint: vet staticcheck ## gofmt -l, go vet, staticcheck, then cfn-lint template.yaml
 	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 	if [ -n "$$files" ]; then echo "gofmt would change:" >&2; echo "$$files" >&2; exit 1; fi
+	@$(MAKE) cfn-lint
+
+# cfn-lint (Python) is installed on the project's machines; it is not
+# fetched here, since the Python package registry may be out of reach.
+cfn-lint:
+	@command -v cfn-lint >/dev/null || { echo "make lint: cfn-lint is not installed: pip install cfn-lint" >&2; exit 1; }
+	cfn-lint template.yaml
 
 vet:
 	$(GO) vet ./...

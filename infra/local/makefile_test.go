@@ -1,7 +1,9 @@
 package local_test
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -28,5 +30,31 @@ func TestMakefileBuildTargets(t *testing.T) {
 				t.Errorf("make build-%s would build functions/%s, want functions/%s (the CodeUri)", fn.LogicalID, got, fn.Dir)
 			}
 		})
+	}
+}
+
+// TestMakeLintNeedsCfnLint runs the cfn-lint step of `make lint` with a
+// PATH that holds only bash and make: it fails with the command to install
+// cfn-lint.
+func TestMakeLintNeedsCfnLint(t *testing.T) {
+	bin := t.TempDir()
+	for _, tool := range []string{"bash", "make"} {
+		path, err := exec.LookPath(tool)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(path, filepath.Join(bin, tool)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command(filepath.Join(bin, "make"), "-s", "cfn-lint")
+	cmd.Dir = localtest.Root(t)
+	cmd.Env = []string{"PATH=" + bin, "HOME=" + t.TempDir()}
+	out, err := cmd.CombinedOutput()
+	if err == nil {
+		t.Fatalf("make cfn-lint passed without cfn-lint: %s", out)
+	}
+	if want := "make lint: cfn-lint is not installed: pip install cfn-lint"; !strings.Contains(string(out), want) {
+		t.Fatalf("output %q, want %q", out, want)
 	}
 }

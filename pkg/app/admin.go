@@ -13,7 +13,9 @@ import (
 	"payments/pkg/companies"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
+	"payments/pkg/outbox"
 	"payments/pkg/payments"
+	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
 	"payments/pkg/webhooks"
@@ -51,7 +53,10 @@ func adminRoutes(rt *httpapi.Router, db *store.DB, cfg Config) error {
 	wallets.AdminRoutes(rt, ws)
 	webhooks.AdminRoutes(rt, webhookSecrets(db))
 	fees.AdminRoutes(rt, fees.NewService(store.NewFees(db)), companyChecker{comps})
-	payments.AdminRoutes(rt, paymentsService(cfg, db, nil))
+	payments.AdminRoutes(rt, payments.NewService(payments.Deps{
+		Store:  store.NewPayments(db),
+		Events: outbox.NewPublisher(store.NewOutbox(db), queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL, "WEBHOOKS_QUEUE_URL")),
+	}))
 	return nil
 }
 

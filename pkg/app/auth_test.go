@@ -43,7 +43,6 @@ func newAuthTestEnv(t *testing.T) *authTestEnv {
 	t.Helper()
 	db := storetest.NewDB(t)
 	cfg := Config{
-		Stage:            "test",
 		Mode:             ModeSandbox,
 		TableName:        db.Table,
 		DynamoDBEndpoint: storetest.Endpoint(t),
@@ -54,11 +53,11 @@ func newAuthTestEnv(t *testing.T) *authTestEnv {
 		TokenRateLimit:   10,
 	}
 	ctx := context.Background()
-	a, err := NewAuth(ctx, cfg)
+	a, err := NewAuth(ctx, recording(cfg, "auth"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm, err := NewAdmin(ctx, cfg)
+	adm, err := NewAdmin(ctx, recording(cfg, "admin"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -22,9 +23,9 @@ const (
 )
 
 // Config is what a function reads from its environment. In AWS the template
-// sets these variables; locally the dev server does.
+// sets these variables; locally the dev server does. ConfigFromEnv fills in
+// only the fields of the variables the function uses (Functions).
 type Config struct {
-	Stage            string        // STAGE: dev, staging, prod, local
 	Mode             string        // MODE: sandbox or production
 	TableName        string        // TABLE_NAME
 	PayoutsQueueURL  string        // PAYOUTS_QUEUE_URL
@@ -45,60 +46,93 @@ type Config struct {
 // ErrConfig reports a missing or malformed setting.
 var ErrConfig = errors.New("app: configuration")
 
-// ConfigFromEnv reads Config from the environment, fetching the secrets
-// named by *_ARN variables from Secrets Manager.
-func ConfigFromEnv(ctx context.Context) (Config, error) {
+// ConfigFromEnv reads the Config of function (its folder name under
+// functions/) from the environment: only the variables Functions declares
+// for it. Every variable naming a resource must be set; a secret NAME_ARN is
+// fetched from Secrets Manager, or taken from NAME when only that is set
+// (the local stack). A function that needs no secret never calls Secrets
+// Manager.
+func ConfigFromEnv(ctx context.Context, function string) (Config, error) {
+	return configFromEnv(ctx, function)
+}
+
+// configFromEnv is ConfigFromEnv with options for loading the AWS
+// configuration; tests add middleware with them.
+func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig.LoadOptions) error) (Config, error) {
 	c := Config{
-		Stage:            os.Getenv("STAGE"),
-		Mode:             envOr("MODE", ModeSandbox),
-		TableName:        os.Getenv("TABLE_NAME"),
-		PayoutsQueueURL:  os.Getenv("PAYOUTS_QUEUE_URL"),
-		WebhooksQueueURL: os.Getenv("WEBHOOKS_QUEUE_URL"),
-		TokenSecret:      []byte(os.Getenv("TOKEN_SECRET")),
-		AdminAPIKey:      os.Getenv("ADMIN_API_KEY"),
 		DynamoDBEndpoint: os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"),
 		SQSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_SQS"),
 	}
-	if c.Mode != ModeSandbox && c.Mode != ModeProduction {
-		return c, fmt.Errorf("%w: MODE must be %s or %s, not %q", ErrConfig, ModeSandbox, ModeProduction, c.Mode)
+	fn, ok := Functions[function]
+	if !ok {
+		return c, fmt.Errorf("%w: no function %q in app.Functions", ErrConfig, function)
 	}
-	if c.TableName == "" {
-		return c, fmt.Errorf("%w: TABLE_NAME is not set", ErrConfig)
-	}
-	ttl, err := envInt("TOKEN_TTL_SECONDS", 3600)
-	if err != nil {
-		return c, err
-	}
-	c.TokenTTL = time.Duration(ttl) * time.Second
-	if c.TokenRateLimit, err = envInt("TOKEN_RATE_LIMIT", 10); err != nil {
-		return c, err
-	}
-	deadline, err := envInt("PAYMENT_DEADLINE_SECONDS", int(payments.DefaultDeadline/time.Second))
-	if err != nil {
-		return c, err
-	}
-	c.PaymentDeadline = time.Duration(deadline) * time.Second
-	switch v := os.Getenv("ADMIN_CREDIT_IN_PRODUCTION"); v {
-	case "", "false":
-	case "true":
-		c.AdminCreditInProduction = true
-	default:
-		return c, fmt.Errorf("%w: ADMIN_CREDIT_IN_PRODUCTION must be true or false, not %q", ErrConfig, v)
-	}
-	if c.AWS, err = awsconfig.LoadDefaultConfig(ctx); err != nil {
-		return c, fmt.Errorf("%w: load AWS configuration: %v", ErrConfig, err)
-	}
-	sm := secretsmanager.NewFromConfig(c.AWS)
-	if arn := os.Getenv("TOKEN_SECRET_ARN"); arn != "" {
-		s, err := secretValue(ctx, sm, arn)
+	var secrets []string
+	for _, name := range fn.Variables() {
+		var err error
+		switch name {
+		case "MODE":
+			c.Mode = envOr(name, ModeSandbox)
+			if c.Mode != ModeSandbox && c.Mode != ModeProduction {
+				err = fmt.Errorf("%w: MODE must be %s or %s, not %q", ErrConfig, ModeSandbox, ModeProduction, c.Mode)
+			}
+		case "TABLE_NAME":
+			c.TableName, err = envRequired(name)
+		case "PAYOUTS_QUEUE_URL":
+			c.PayoutsQueueURL, err = envRequired(name)
+		case "WEBHOOKS_QUEUE_URL":
+			c.WebhooksQueueURL, err = envRequired(name)
+		case "TOKEN_TTL_SECONDS":
+			var ttl int
+			ttl, err = envInt(name, 3600)
+			c.TokenTTL = time.Duration(ttl) * time.Second
+		case "TOKEN_RATE_LIMIT":
+			c.TokenRateLimit, err = envInt(name, 10)
+		case "PAYMENT_DEADLINE_SECONDS":
+			var s int
+			s, err = envInt(name, int(payments.DefaultDeadline/time.Second))
+			c.PaymentDeadline = time.Duration(s) * time.Second
+		case "ADMIN_CREDIT_IN_PRODUCTION":
+			switch v := os.Getenv(name); v {
+			case "", "false":
+			case "true":
+				c.AdminCreditInProduction = true
+			default:
+				err = fmt.Errorf("%w: %s must be true or false, not %q", ErrConfig, name, v)
+			}
+		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN":
+			secrets = append(secrets, name)
+		default:
+			err = fmt.Errorf("%w: %s uses %s, which ConfigFromEnv does not know", ErrConfig, function, name)
+		}
 		if err != nil {
 			return c, err
 		}
-		c.TokenSecret = []byte(s)
 	}
-	if arn := os.Getenv("ADMIN_API_KEY_ARN"); arn != "" {
-		if c.AdminAPIKey, err = secretValue(ctx, sm, arn); err != nil {
-			return c, err
+	var err error
+	if c.AWS, err = awsconfig.LoadDefaultConfig(ctx, opts...); err != nil {
+		return c, fmt.Errorf("%w: load AWS configuration: %v", ErrConfig, err)
+	}
+	var sm *secretsmanager.Client
+	for _, name := range secrets {
+		plain := strings.TrimSuffix(name, "_ARN")
+		value := os.Getenv(plain)
+		if arn := os.Getenv(name); arn != "" {
+			if sm == nil {
+				sm = secretsmanager.NewFromConfig(c.AWS)
+			}
+			if value, err = secretValue(ctx, sm, arn); err != nil {
+				return c, err
+			}
+		}
+		if value == "" {
+			return c, fmt.Errorf("%w: %s is not set (nor %s, the value itself)", ErrConfig, name, plain)
+		}
+		switch name {
+		case "TOKEN_SECRET_ARN":
+			c.TokenSecret = []byte(value)
+		case "ADMIN_API_KEY_ARN":
+			c.AdminAPIKey = value
 		}
 	}
 	return c, nil
@@ -117,6 +151,15 @@ func envOr(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// envRequired returns the value of the variable name, which must be set.
+func envRequired(name string) (string, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return "", fmt.Errorf("%w: %s is not set", ErrConfig, name)
+	}
+	return v, nil
 }
 
 func envInt(name string, def int) (int, error) {

@@ -76,10 +76,11 @@ type sender interface {
 	Send(ctx context.Context, body []byte, delay time.Duration) error
 }
 
-// queueSender returns a sender for the queue at url. Without a url (a
-// function whose template gives it none) every send fails with a
-// configuration error, which callers log: accepted payments are then
-// submitted by the sweeper, events published by it.
+// queueSender returns a sender for the queue at url. ConfigFromEnv refuses
+// to start a function without the queues it uses (Functions); in a Config
+// built by hand without url, every send fails with a configuration error,
+// which callers log: accepted payments are then submitted by the sweeper,
+// events published by it.
 func queueSender(client *sqs.Client, url, variable string) sender {
 	if url == "" {
 		slog.Warn("queue not configured: sends will fail", "variable", variable)

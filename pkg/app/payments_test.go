@@ -20,7 +20,6 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/httpapi"
-	"payments/pkg/outbox"
 	"payments/pkg/payments"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
@@ -52,16 +51,16 @@ func newPaymentsTestEnv(t *testing.T) *paymentsTestEnv {
 	e.cfg.SQSEndpoint = os.Getenv("AWS_ENDPOINT_URL_SQS")
 	ctx := context.Background()
 	var err error
-	if e.wallets, err = NewWallets(ctx, e.cfg); err != nil {
+	if e.wallets, err = NewWallets(ctx, recording(e.cfg, "wallets")); err != nil {
 		t.Fatal(err)
 	}
-	if e.payments, err = NewPayments(ctx, e.cfg); err != nil {
+	if e.payments, err = NewPayments(ctx, recording(e.cfg, "payments")); err != nil {
 		t.Fatal(err)
 	}
-	if e.worker, err = NewPayoutWorker(ctx, e.cfg); err != nil {
+	if e.worker, err = NewPayoutWorker(ctx, recording(e.cfg, "payout-worker")); err != nil {
 		t.Fatal(err)
 	}
-	if e.authTestEnv.admin, err = NewAdmin(ctx, e.cfg); err != nil { // with the queues
+	if e.authTestEnv.admin, err = NewAdmin(ctx, recording(e.cfg, "admin")); err != nil { // with the queue
 		t.Fatal(err)
 	}
 	return e
@@ -345,10 +344,8 @@ func TestSweeperResubmits(t *testing.T) {
 	if r.str("data", "external_id") != id {
 		t.Errorf("generated external_id %s", r.str("data", "external_id"))
 	}
-	svc := paymentsService(e.cfg, e.db, nil)
-	svc.Now = func() time.Time { return time.Now().Add(61 * time.Second) }
-	pub := outbox.NewPublisher(store.NewOutbox(e.db), queueSender(e.sqs, e.webhooks, "WEBHOOKS_QUEUE_URL"))
-	sweep := sweeperHandler(pub, svc, svc.Now)
+	ahead := 61 * time.Second
+	sweep := newSweeper(recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(ahead) })
 	if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +354,7 @@ func TestSweeperResubmits(t *testing.T) {
 		t.Fatalf("wallet %v", w)
 	}
 	// A sweep at the deadline finds nothing left to do.
-	svc.Now = func() time.Time { return time.Now().Add(16 * time.Minute) }
+	ahead = 16 * time.Minute
 	if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
 		t.Fatal(err)
 	}

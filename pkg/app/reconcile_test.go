@@ -27,10 +27,10 @@ func TestReconciliationEndToEnd(t *testing.T) {
 	e.cfg.PaymentDeadline = 3 * time.Second
 	ctx := context.Background()
 	var err error
-	if e.payments, err = NewPayments(ctx, e.cfg); err != nil {
+	if e.payments, err = NewPayments(ctx, recording(e.cfg, "payments")); err != nil {
 		t.Fatal(err)
 	}
-	if e.worker, err = NewPayoutWorker(ctx, e.cfg); err != nil {
+	if e.worker, err = NewPayoutWorker(ctx, recording(e.cfg, "payout-worker")); err != nil {
 		t.Fatal(err)
 	}
 	companyID, token, walletID := e.company("10000")
@@ -108,7 +108,7 @@ func TestConsoleCreditOutsideSandbox(t *testing.T) {
 	}{{false, http.StatusForbidden}, {true, http.StatusOK}} {
 		cfg := e.cfg
 		cfg.Mode, cfg.AdminCreditInProduction = ModeProduction, tt.allow
-		h, err := NewAdmin(ctx, cfg)
+		h, err := NewAdmin(ctx, recording(cfg, "admin"))
 		if err != nil {
 			t.Fatal(err)
 		}

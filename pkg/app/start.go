@@ -10,13 +10,14 @@ import (
 )
 
 // Start is the whole of a function's main: JSON logs carrying the Lambda
-// request id, the configuration from the environment, the handler from
-// build, then lambda.Start. A function that cannot be configured logs why
-// and exits, so Lambda reports an init error.
+// request id, the configuration of function name (its folder under
+// functions/ and its key in Functions) from the environment, the handler
+// from build, then lambda.Start. A function that cannot be configured logs
+// why and exits, so Lambda reports an init error.
 func Start[H HTTPHandler | SQSHandler | ScheduleHandler](name string, build func(context.Context, Config) (H, error)) {
 	slog.SetDefault(slog.New(lambdacontext.NewLogHandler()))
 	ctx := context.Background()
-	cfg, err := ConfigFromEnv(ctx)
+	cfg, err := ConfigFromEnv(ctx, name)
 	if err != nil {
 		slog.Error("read configuration", "function", name, "error", err)
 		os.Exit(1)

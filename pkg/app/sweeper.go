@@ -20,11 +20,17 @@ import (
 // (payments.Service.Sweep). It never asks the operator itself: the
 // messages it sends do.
 func NewSweeper(ctx context.Context, cfg Config) (ScheduleHandler, error) {
+	return newSweeper(cfg, time.Now), nil
+}
+
+// newSweeper is NewSweeper on the clock now; tests move it forward.
+func newSweeper(cfg Config, now func() time.Time) ScheduleHandler {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	svc := paymentsService(cfg, db, nil)
+	svc.Now = now
 	pub := outbox.NewPublisher(store.NewOutbox(db),
 		queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL, "WEBHOOKS_QUEUE_URL"))
-	return sweeperHandler(pub, svc, time.Now), nil
+	return sweeperHandler(pub, svc, now)
 }
 
 // sweeperHandler runs the outbox sweep at now() and the payments sweep

@@ -35,7 +35,7 @@ func TestTemplateRoutesReachHandlers(t *testing.T) {
 			t.Errorf("%s: functions/%s has no constructor in HTTPFunctions", fn.LogicalID, fn.Dir)
 			continue
 		}
-		h, err := newHandler(context.Background(), env.cfg)
+		h, err := newHandler(context.Background(), recording(env.cfg, fn.Dir))
 		if err != nil {
 			t.Fatalf("%s: %v", fn.LogicalID, err)
 		}

@@ -13,8 +13,7 @@ import (
 
 // NewWebhooks builds the webhooks function: the delivery log and resend
 // routes under /webhooks, behind the token guard. A resend is queued on the
-// webhooks queue (without WEBHOOKS_QUEUE_URL a resend fails with a 500 and
-// the log still reads).
+// webhooks queue.
 func NewWebhooks(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	guard, err := tokenGuard(cfg, db)

@@ -66,10 +66,10 @@ func newHookEnv(t *testing.T, sender webhooks.Sender) *hookEnv {
 	e.cfg.WebhooksQueueURL = e.queueURL
 	e.cfg.SQSEndpoint = os.Getenv("AWS_ENDPOINT_URL_SQS")
 	var err error
-	if e.log, err = NewWebhooks(context.Background(), e.cfg); err != nil {
+	if e.log, err = NewWebhooks(context.Background(), recording(e.cfg, "webhooks")); err != nil {
 		t.Fatal(err)
 	}
-	if e.worker, err = newWebhookWorker(e.cfg, sender, e.clock.Now); err != nil {
+	if e.worker, err = newWebhookWorker(recording(e.cfg, "webhook-worker"), sender, e.clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	e.store = store.NewWebhooks(e.db)
@@ -809,8 +809,8 @@ func (crashedQueue) Send(context.Context, []byte, time.Duration) error {
 }
 
 // TestWebhookEventSurvivesACrashBeforePublish: an event committed by a
-// process that died before publishing is published by the sweep after the
-// grace period and delivered.
+// process that died before publishing is published by the sweeper function
+// after the grace period and delivered.
 func TestWebhookEventSurvivesACrashBeforePublish(t *testing.T) {
 	rcv := newReceiver(t, map[string][]int{"/hook": {200}})
 	e := newHookEnv(t, rcv.client())
@@ -829,8 +829,9 @@ func TestWebhookEventSurvivesACrashBeforePublish(t *testing.T) {
 	if e.drain(t) != 0 {
 		t.Fatal("something was queued")
 	}
-	if n, err := e.publisher.Sweep(context.Background(), time.Now().Add(outbox.Grace+time.Second)); err != nil || n != 1 {
-		t.Fatalf("sweep published %d, %v", n, err)
+	sweep := newSweeper(recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(outbox.Grace + time.Second) })
+	if err := sweep(context.Background(), lambdaevents.EventBridgeEvent{}); err != nil {
+		t.Fatalf("sweep: %v", err)
 	}
 	e.drain(t)
 	got := rcv.requests("/hook")

@@ -44,7 +44,6 @@ func newEnv(t *testing.T) *env {
 	ctx := context.Background()
 	db := storetest.NewDB(t)
 	cfg := app.Config{
-		Stage:            "test",
 		Mode:             app.ModeSandbox,
 		TableName:        db.Table,
 		DynamoDBEndpoint: storetest.Endpoint(t),

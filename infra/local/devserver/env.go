@@ -44,16 +44,7 @@ type Resources struct {
 // (Globals first, then the function's own), with every reference resolved
 // against r, plus r.Base and the variables Lambda sets itself.
 func FunctionEnv(t *samtemplate.Template, fn samtemplate.Function, r Resources) (map[string]string, error) {
-	vars := map[string]any{}
-	globals, _ := t.Globals["Function"].(map[string]any)
-	env, _ := globals["Environment"].(map[string]any)
-	gv, _ := env["Variables"].(map[string]any)
-	for k, v := range gv {
-		vars[k] = v
-	}
-	for k, v := range fn.Environment {
-		vars[k] = v
-	}
+	vars := t.Environment(fn)
 	out := map[string]string{}
 	for _, kv := range r.Base {
 		if k, v, ok := strings.Cut(kv, "="); ok {
@@ -201,11 +192,12 @@ func ref(v any) string {
 // envMu serialises Config: it changes the process environment for a moment.
 var envMu sync.Mutex
 
-// Config returns the app.Config that app.ConfigFromEnv reads from env, the
-// way a function's main reads its own environment in Lambda. It sets env in
+// Config returns the app.Config that app.ConfigFromEnv reads from env for
+// function (its folder name), the way the function's main reads its own
+// environment in Lambda. It sets env in
 // the process environment for the duration of the call (together with
 // unsetting each NAME_ARN whose NAME env sets) and restores it afterwards.
-func Config(ctx context.Context, env map[string]string) (app.Config, error) {
+func Config(ctx context.Context, function string, env map[string]string) (app.Config, error) {
 	envMu.Lock()
 	defer envMu.Unlock()
 	type saved struct {
@@ -239,5 +231,5 @@ func Config(ctx context.Context, env map[string]string) (app.Config, error) {
 			}
 		}
 	}()
-	return app.ConfigFromEnv(ctx)
+	return app.ConfigFromEnv(ctx, function)
 }

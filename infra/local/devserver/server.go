@@ -126,7 +126,7 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := Config(ctx, env)
+		cfg, err := Config(ctx, fn.Dir, env)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fn.Dir, err)
 		}

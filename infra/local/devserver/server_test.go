@@ -10,8 +10,12 @@ import (
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
+	"payments/pkg/app"
 )
 
+// TestFunctionEnv resolves each function's template environment locally:
+// each variable app.Functions says it reads gets its local value (a secret
+// by value, under the name without _ARN), and no other of them is set.
 func TestFunctionEnv(t *testing.T) {
 	tpl := localtest.Template(t)
 	res := devserver.Resources{
@@ -21,6 +25,11 @@ func TestFunctionEnv(t *testing.T) {
 		Base:      []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
 		Params:    map[string]string{"Mode": "production"},
 	}
+	local := map[string]string{
+		"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks",
+		"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10",
+		"PAYMENT_DEADLINE_SECONDS": "900", "ADMIN_CREDIT_IN_PRODUCTION": "false",
+	}
 	for _, fn := range tpl.Functions() {
 		t.Run(fn.Dir, func(t *testing.T) {
 			env, err := devserver.FunctionEnv(tpl, fn, res)
@@ -28,17 +37,21 @@ func TestFunctionEnv(t *testing.T) {
 				t.Fatal(err)
 			}
 			want := map[string]string{
-				"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks",
-				"TOKEN_SECRET": "ts", "STAGE": "local", "MODE": "production", "TOKEN_TTL_SECONDS": "3600",
 				"AWS_ENDPOINT_URL_DYNAMODB": "http://ddb", "AWS_LAMBDA_FUNCTION_NAME": fn.LogicalID,
 				"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
 			}
-			if fn.Dir == "admin" {
-				want["ADMIN_API_KEY"] = "ak"
+			for _, v := range app.Functions[fn.Dir].Variables() {
+				v = strings.TrimSuffix(v, "_ARN")
+				want[v] = local[v]
 			}
 			for k, v := range want {
 				if env[k] != v {
 					t.Errorf("%s = %q, want %q", k, env[k], v)
+				}
+			}
+			for k := range local {
+				if _, ok := want[k]; !ok && env[k] != "" {
+					t.Errorf("%s = %q: the template does not give it to %s", k, env[k], fn.Dir)
 				}
 			}
 			for k := range env {

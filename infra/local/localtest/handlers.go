@@ -29,7 +29,7 @@ func FunctionConfig(t testing.TB, tpl *samtemplate.Template, res devserver.Resou
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := devserver.Config(context.Background(), env)
+		cfg, err := devserver.Config(context.Background(), dir, env)
 		if err != nil {
 			t.Fatalf("%s: %v", dir, err)
 		}

@@ -1,7 +1,7 @@
 // Package samtemplate reads the parts of template.yaml that the local stack
 // needs to behave like the deployed one: each function's folder, HTTP routes,
-// queue and schedule triggers, the queues with their dead-letter queues, and
-// the buckets. It understands the CloudFormation short forms (!Ref, !Sub,
+// queue and schedule triggers, environment and policies, the queues with
+// their dead-letter queues, and the buckets. It understands the CloudFormation short forms (!Ref, !Sub,
 // !GetAtt, !If, …) well enough to follow references between resources.
 package samtemplate
 
@@ -44,6 +44,22 @@ type Function struct {
 	// Environment holds the function's own environment variables, not the
 	// Globals ones; values are strings or intrinsic maps ({"Ref": …}).
 	Environment map[string]any
+	// Statements are the statements of its inline policies (entries of
+	// Policies of the form {Statement: …}), and of the SAM policy templates
+	// in policyTemplates.
+	Statements []Statement
+	// OtherPolicies are the other entries of Policies, as written: a
+	// managed policy's name, another SAM policy template.
+	OtherPolicies []any
+}
+
+// Statement is one statement of a function's inline policies.
+type Statement struct {
+	Effect  string
+	Actions []string
+	// Resources are as written: {"Fn::GetAtt": ["Table", "Arn"]},
+	// {"Fn::Sub": "${Table.Arn}/index/*"}, … (see Template.ARN).
+	Resources []any
 }
 
 // Route is an HTTP API route of a function.
@@ -142,6 +158,25 @@ func (t *Template) Functions() []Function {
 			Dir:         FunctionDir(id),
 			Environment: asMap(asMap(p["Environment"])["Variables"]),
 		}
+		for _, pol := range listOf(p["Policies"]) {
+			if st, ok := policyTemplate(pol); ok {
+				fn.Statements = append(fn.Statements, st)
+				continue
+			}
+			doc, ok := asMap(pol)["Statement"]
+			if !ok || len(asMap(pol)) != 1 {
+				fn.OtherPolicies = append(fn.OtherPolicies, pol)
+				continue
+			}
+			for _, st := range listOf(doc) {
+				m := asMap(st)
+				s := Statement{Effect: asString(m["Effect"]), Resources: listOf(m["Resource"])}
+				for _, a := range listOf(m["Action"]) {
+					s.Actions = append(s.Actions, asString(a))
+				}
+				fn.Statements = append(fn.Statements, s)
+			}
+		}
 		events := asMap(p["Events"])
 		for _, name := range sortedKeys(events) {
 			ev := asMap(events[name])
@@ -171,6 +206,79 @@ func (t *Template) Functions() []Function {
 		fns = append(fns, fn)
 	}
 	return fns
+}
+
+// policyTemplates maps the SAM policy templates Function understands to
+// the action each grants and the parameter naming its resource.
+var policyTemplates = map[string]struct{ action, resource string }{
+	"AWSSecretsManagerGetSecretValuePolicy": {"secretsmanager:GetSecretValue", "SecretArn"},
+}
+
+// policyTemplate returns the statement of the policy template pol, when it
+// is one of policyTemplates.
+func policyTemplate(pol any) (Statement, bool) {
+	m := asMap(pol)
+	if len(m) != 1 {
+		return Statement{}, false
+	}
+	for name, params := range m {
+		if pt, ok := policyTemplates[name]; ok && len(asMap(params)) == 1 && asMap(params)[pt.resource] != nil {
+			return Statement{Effect: "Allow", Actions: []string{pt.action}, Resources: []any{asMap(params)[pt.resource]}}, true
+		}
+	}
+	return Statement{}, false
+}
+
+// Environment returns the environment variables the template gives fn: the
+// Globals ones, replaced or completed by its own. Values are strings or
+// intrinsic maps ({"Ref": …}).
+func (t *Template) Environment(fn Function) map[string]any {
+	vars := map[string]any{}
+	globals := asMap(asMap(asMap(t.Globals["Function"])["Environment"])["Variables"])
+	for k, v := range globals {
+		vars[k] = v
+	}
+	for k, v := range fn.Environment {
+		vars[k] = v
+	}
+	return vars
+}
+
+// refIsARN lists the resource types whose Ref is their ARN.
+var refIsARN = map[string]bool{"AWS::SecretsManager::Secret": true}
+
+// ARN returns the logical id of the resource whose ARN v is, and what
+// follows that ARN in v: !GetAtt X.Arn is (X, ""), !Sub "${X.Arn}/index/*"
+// is (X, "/index/*"), and !Ref X is (X, "") when the Ref of X is its ARN (a
+// Secrets Manager secret). Any other form is an error.
+func (t *Template) ARN(v any) (id, suffix string, err error) {
+	m := asMap(v)
+	switch {
+	case m["Ref"] != nil:
+		id = asString(m["Ref"])
+		if !refIsARN[t.Resources[id].Type] {
+			return "", "", fmt.Errorf("samtemplate: !Ref %s is not an ARN: use !GetAtt %s.Arn", id, id)
+		}
+	case m["Fn::GetAtt"] != nil:
+		g := asSlice(m["Fn::GetAtt"])
+		if len(g) != 2 || asString(g[1]) != "Arn" {
+			return "", "", fmt.Errorf("samtemplate: %v is not an ARN", v)
+		}
+		id = asString(g[0])
+	case m["Fn::Sub"] != nil:
+		sub := asString(m["Fn::Sub"])
+		ref, rest, ok := strings.Cut(strings.TrimPrefix(sub, "${"), "}")
+		if !strings.HasPrefix(sub, "${") || !ok || !strings.HasSuffix(ref, ".Arn") || strings.Contains(rest, "${") {
+			return "", "", fmt.Errorf("samtemplate: !Sub %q is not ${X.Arn} and a plain suffix", sub)
+		}
+		id, suffix = strings.TrimSuffix(ref, ".Arn"), rest
+	default:
+		return "", "", fmt.Errorf("samtemplate: %v is not an ARN", v)
+	}
+	if _, ok := t.Resources[id]; !ok {
+		return "", "", fmt.Errorf("samtemplate: %v: no resource %s", v, id)
+	}
+	return id, suffix, nil
 }
 
 // Queues returns the template's queues, dead-letter queues first, so that
@@ -312,6 +420,18 @@ func decode(n *yaml.Node) any {
 func asMap(v any) map[string]any {
 	m, _ := v.(map[string]any)
 	return m
+}
+
+// listOf returns v as a list: v itself when it is one, else a list of v
+// alone (IAM's Action and Resource take either), or nil for nil.
+func listOf(v any) []any {
+	if v == nil {
+		return nil
+	}
+	if s, ok := v.([]any); ok {
+		return s
+	}
+	return []any{v}
 }
 
 func asSlice(v any) []any {

@@ -247,3 +247,78 @@ func TestFunctionDir(t *testing.T) {
 		}
 	}
 }
+
+func TestParsePolicies(t *testing.T) {
+	tpl, err := Parse([]byte(`
+Globals:
+  Function:
+    Environment:
+      Variables: {TABLE_NAME: !Ref Table, MODE: sandbox}
+Resources:
+  Table: {Type: AWS::DynamoDB::Table}
+  Jobs: {Type: AWS::SQS::Queue}
+  Key: {Type: AWS::SecretsManager::Secret}
+  WorkerFunction:
+    Type: AWS::Serverless::Function
+    Properties:
+      Environment:
+        Variables: {MODE: production, KEY_ARN: !Ref Key}
+      Policies:
+        - Statement:
+            - Effect: Allow
+              Action: [dynamodb:GetItem, dynamodb:Query]
+              Resource: !GetAtt Table.Arn
+            - Effect: Allow
+              Action: dynamodb:Query
+              Resource: [!Sub "${Table.Arn}/index/*", !GetAtt Jobs.Arn]
+        - AWSSecretsManagerGetSecretValuePolicy: {SecretArn: !Ref Key}
+        - AWSLambdaBasicExecutionRole
+        - DynamoDBCrudPolicy: {TableName: !Ref Table}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fn := tpl.Functions()[0]
+	wantEnv := map[string]any{"TABLE_NAME": map[string]any{"Ref": "Table"}, "MODE": "production", "KEY_ARN": map[string]any{"Ref": "Key"}}
+	if env := tpl.Environment(fn); !reflect.DeepEqual(env, wantEnv) {
+		t.Errorf("environment = %v, want %v", env, wantEnv)
+	}
+	wantStatements := []Statement{
+		{Effect: "Allow", Actions: []string{"dynamodb:GetItem", "dynamodb:Query"}, Resources: []any{map[string]any{"Fn::GetAtt": []any{"Table", "Arn"}}}},
+		{Effect: "Allow", Actions: []string{"dynamodb:Query"}, Resources: []any{
+			map[string]any{"Fn::Sub": "${Table.Arn}/index/*"}, map[string]any{"Fn::GetAtt": []any{"Jobs", "Arn"}},
+		}},
+		{Effect: "Allow", Actions: []string{"secretsmanager:GetSecretValue"}, Resources: []any{map[string]any{"Ref": "Key"}}},
+	}
+	if !reflect.DeepEqual(fn.Statements, wantStatements) {
+		t.Errorf("statements = %+v, want %+v", fn.Statements, wantStatements)
+	}
+	if want := []any{"AWSLambdaBasicExecutionRole", map[string]any{"DynamoDBCrudPolicy": map[string]any{"TableName": map[string]any{"Ref": "Table"}}}}; !reflect.DeepEqual(fn.OtherPolicies, want) {
+		t.Errorf("other policies = %v, want %v", fn.OtherPolicies, want)
+	}
+
+	tests := []struct {
+		name       string
+		v          any
+		id, suffix string
+		err        bool
+	}{
+		{"GetAtt Arn", map[string]any{"Fn::GetAtt": []any{"Table", "Arn"}}, "Table", "", false},
+		{"Sub index", map[string]any{"Fn::Sub": "${Table.Arn}/index/*"}, "Table", "/index/*", false},
+		{"Ref of a secret", map[string]any{"Ref": "Key"}, "Key", "", false},
+		{"Ref of a queue is its URL", map[string]any{"Ref": "Jobs"}, "", "", true},
+		{"GetAtt of another attribute", map[string]any{"Fn::GetAtt": []any{"Jobs", "QueueName"}}, "", "", true},
+		{"Sub of two references", map[string]any{"Fn::Sub": "${Table.Arn}/${Jobs.Arn}"}, "", "", true},
+		{"Sub not starting with an ARN", map[string]any{"Fn::Sub": "arn:aws:s3:::${Table}"}, "", "", true},
+		{"unknown resource", map[string]any{"Fn::GetAtt": []any{"Nope", "Arn"}}, "", "", true},
+		{"plain string", "*", "", "", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, suffix, err := tpl.ARN(tt.v)
+			if (err != nil) != tt.err || id != tt.id || suffix != tt.suffix {
+				t.Fatalf("ARN(%v) = %q, %q, %v", tt.v, id, suffix, err)
+			}
+		})
+	}
+}

@@ -102,7 +102,7 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := devserver.Config(ctx, env)
+	cfg, err := devserver.Config(ctx, fn.Dir, env)
 	if err != nil {
 		return nil, err
 	}

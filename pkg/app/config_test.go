@@ -1,0 +1,238 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/smithy-go/middleware"
+)
+
+const (
+	testTokenSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/token-signing-secret-AbCdEf"
+	testAdminKeyARN    = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/admin-api-key-GhIjKl"
+	testTokenSecret    = "token-secret-from-secrets-manager-0123456789"
+	testAdminKey       = "admin-key-from-secrets-manager"
+)
+
+// fakeSecrets answers Secrets Manager's GetSecretValue for a few secrets
+// and records the ids asked for. There is no Secrets Manager emulator in the
+// local stack; this is the one AWS service the tests fake.
+type fakeSecrets struct {
+	values map[string]string
+	mu     sync.Mutex
+	asked  []string
+}
+
+func (f *fakeSecrets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var in struct{ SecretId string }
+	if r.Header.Get("X-Amz-Target") != "secretsmanager.GetSecretValue" || json.NewDecoder(r.Body).Decode(&in) != nil {
+		http.Error(w, `{"__type":"InvalidRequestException","message":"not GetSecretValue"}`, http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.asked = append(f.asked, in.SecretId)
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+	v, ok := f.values[in.SecretId]
+	if !ok {
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"__type":"ResourceNotFoundException","message":"Secrets Manager can't find the specified secret."}`))
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]string{"ARN": in.SecretId, "Name": in.SecretId, "SecretString": v})
+}
+
+// takeAsked returns the secret ids asked for since the last call.
+func (f *fakeSecrets) takeAsked() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	asked := f.asked
+	f.asked = nil
+	return asked
+}
+
+// configTestEnv sets, in the process environment, every variable any
+// function reads (as the template's Globals once gave every function),
+// with the secrets behind a fake Secrets Manager, and returns it.
+func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
+	t.Helper()
+	sm := &fakeSecrets{values: map[string]string{testTokenSecretARN: testTokenSecret, testAdminKeyARN: testAdminKey}}
+	srv := httptest.NewServer(sm)
+	t.Cleanup(srv.Close)
+	env := map[string]string{
+		"MODE":                       ModeSandbox,
+		"TABLE_NAME":                 "payments-test",
+		"PAYOUTS_QUEUE_URL":          "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
+		"WEBHOOKS_QUEUE_URL":         "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
+		"TOKEN_TTL_SECONDS":          "600",
+		"TOKEN_RATE_LIMIT":           "7",
+		"PAYMENT_DEADLINE_SECONDS":   "20",
+		"ADMIN_CREDIT_IN_PRODUCTION": "true",
+		"TOKEN_SECRET_ARN":           testTokenSecretARN,
+		"ADMIN_API_KEY_ARN":          testAdminKeyARN,
+		"TOKEN_SECRET":               "",
+		"ADMIN_API_KEY":              "",
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	none := filepath.Join(t.TempDir(), "none")
+	for k, v := range map[string]string{
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER": srv.URL, "AWS_REGION": "us-east-1",
+		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_SESSION_TOKEN": "", "AWS_PROFILE": "",
+		"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none,
+	} {
+		t.Setenv(k, v)
+	}
+	return sm, env
+}
+
+// loadConfig is ConfigFromEnv for function, its AWS calls recorded.
+func loadConfig(function string) (Config, error) {
+	names := map[string]string{os.Getenv("TOKEN_SECRET_ARN"): "TOKEN_SECRET_ARN", os.Getenv("ADMIN_API_KEY_ARN"): "ADMIN_API_KEY_ARN"}
+	return configFromEnv(context.Background(), function,
+		awsconfig.WithAPIOptions([]func(*middleware.Stack) error{recordCalls(function, names)}))
+}
+
+// TestConfigReadsOnlyWhatTheFunctionUses starts every function in an
+// environment holding every setting of every function: each reads only its
+// own settings and fetches only its own secrets.
+func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
+	sm, env := configTestEnv(t)
+	table, payouts, webhooks := env["TABLE_NAME"], env["PAYOUTS_QUEUE_URL"], env["WEBHOOKS_QUEUE_URL"]
+	token := []byte(testTokenSecret)
+	tests := []struct {
+		function string
+		want     Config
+		secrets  []string
+	}{
+		{"auth", Config{Mode: ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"admin", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, AdminAPIKey: testAdminKey, AdminCreditInProduction: true}, []string{testAdminKeyARN}},
+		{"wallets", Config{Mode: ModeSandbox, TableName: table, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"payments", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, TokenSecret: token, PaymentDeadline: 20 * time.Second}, []string{testTokenSecretARN}},
+		{"webhooks", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"payout-worker", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second}, nil},
+		{"webhook-worker", Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
+		{"sweeper", Config{TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks}, nil},
+	}
+	tested := map[string]bool{}
+	for _, tt := range tests {
+		tested[tt.function] = true
+		t.Run(tt.function, func(t *testing.T) {
+			got, err := loadConfig(tt.function)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.AWS.Region != "us-east-1" {
+				t.Errorf("AWS region %q", got.AWS.Region)
+			}
+			got.AWS, got.DynamoDBEndpoint, got.SQSEndpoint = aws.Config{}, "", ""
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("config\n got %+v\nwant %+v", got, tt.want)
+			}
+			if asked := sm.takeAsked(); !slices.Equal(asked, tt.secrets) {
+				t.Errorf("asked Secrets Manager for %v, want %v", asked, tt.secrets)
+			}
+		})
+	}
+	for _, name := range slices.Sorted(maps.Keys(Functions)) {
+		if !tested[name] {
+			t.Errorf("%s: no case here", name)
+		}
+	}
+}
+
+// TestConfigRefusesAMissingSetting unsets, one at a time, each variable
+// naming a resource or secret that a function uses: it does not start, and
+// the error names the variable. Settings with a default fall back to it.
+func TestConfigRefusesAMissingSetting(t *testing.T) {
+	for _, name := range slices.Sorted(maps.Keys(Functions)) {
+		fn := Functions[name]
+		for _, v := range fn.Variables() {
+			if slices.Contains(fn.Settings, v) {
+				continue
+			}
+			t.Run(name+" without "+v, func(t *testing.T) {
+				configTestEnv(t)
+				t.Setenv(v, "")
+				_, err := loadConfig(name)
+				if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), v+" is not set") {
+					t.Fatalf("error %v, want ErrConfig naming %s", err, v)
+				}
+			})
+		}
+	}
+	t.Run("defaults", func(t *testing.T) {
+		configTestEnv(t)
+		for _, k := range []string{"MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION"} {
+			t.Setenv(k, "")
+		}
+		cfg, err := loadConfig("auth")
+		if err != nil || cfg.Mode != ModeSandbox || cfg.TokenTTL != time.Hour || cfg.TokenRateLimit != 10 {
+			t.Fatalf("config %+v, %v", cfg, err)
+		}
+		if cfg, err := loadConfig("payments"); err != nil || cfg.PaymentDeadline != 15*time.Minute {
+			t.Fatalf("config %+v, %v", cfg, err)
+		}
+		if cfg, err := loadConfig("admin"); err != nil || cfg.AdminCreditInProduction {
+			t.Fatalf("config %+v, %v", cfg, err)
+		}
+	})
+}
+
+// TestConfigRefusesBadValues: a malformed setting, an unreadable secret or
+// an unknown function is a configuration error naming what is wrong.
+func TestConfigRefusesBadValues(t *testing.T) {
+	tests := []struct {
+		name, function, variable, value, want string
+	}{
+		{"mode", "payments", "MODE", "live", `MODE must be sandbox or production, not "live"`},
+		{"ttl", "auth", "TOKEN_TTL_SECONDS", "1h", `TOKEN_TTL_SECONDS must be a positive integer, not "1h"`},
+		{"rate limit", "auth", "TOKEN_RATE_LIMIT", "0", `TOKEN_RATE_LIMIT must be a positive integer, not "0"`},
+		{"deadline", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "15m", `PAYMENT_DEADLINE_SECONDS must be a positive integer, not "15m"`},
+		{"console credit", "admin", "ADMIN_CREDIT_IN_PRODUCTION", "yes", `ADMIN_CREDIT_IN_PRODUCTION must be true or false, not "yes"`},
+		{"secret", "wallets", "TOKEN_SECRET_ARN", testTokenSecretARN + "-gone", "read secret " + testTokenSecretARN + "-gone"},
+		{"function", "cards", "", "", `no function "cards"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			configTestEnv(t)
+			if tt.variable != "" {
+				t.Setenv(tt.variable, tt.value)
+			}
+			_, err := loadConfig(tt.function)
+			if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want ErrConfig with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestConfigTakesLocalSecrets: where the local stack sets NAME instead of
+// NAME_ARN, the value is taken as is and Secrets Manager is not called.
+func TestConfigTakesLocalSecrets(t *testing.T) {
+	sm, _ := configTestEnv(t)
+	t.Setenv("TOKEN_SECRET_ARN", "")
+	t.Setenv("TOKEN_SECRET", "local-token-secret-0123456789abcdef")
+	cfg, err := loadConfig("webhooks")
+	if err != nil || string(cfg.TokenSecret) != "local-token-secret-0123456789abcdef" {
+		t.Fatalf("config %+v, %v", cfg, err)
+	}
+	if asked := sm.takeAsked(); len(asked) != 0 {
+		t.Fatalf("asked Secrets Manager for %v", asked)
+	}
+}

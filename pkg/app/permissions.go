@@ -1,0 +1,138 @@
+package app
+
+import (
+	"slices"
+	"strings"
+)
+
+// Function is what one function reads from its environment and calls in
+// AWS. ConfigFromEnv reads exactly these variables; template.yaml gives the
+// function exactly these variables and policy statements; and the package's
+// tests record every AWS call each function makes and check it against its
+// grants.
+type Function struct {
+	// Settings are the plain variables it reads: MODE, TOKEN_TTL_SECONDS, …
+	Settings []string
+	// Grants are the AWS actions it calls, resource by resource.
+	Grants []Grant
+}
+
+// Grant allows actions on one resource. Resource is the environment
+// variable that names the resource (TABLE_NAME, PAYOUTS_QUEUE_URL,
+// TOKEN_SECRET_ARN), optionally followed by the part of it the actions
+// apply to, as in its ARN: "TABLE_NAME/index/*" is the table's indexes.
+type Grant struct {
+	Resource string
+	Actions  []string
+}
+
+// Variable returns the environment variable that names g's resource.
+func (g Grant) Variable() string {
+	v, _, _ := strings.Cut(g.Resource, "/")
+	return v
+}
+
+// Variables returns every environment variable f reads, sorted: its
+// settings and the variables naming the resources of its grants.
+func (f Function) Variables() []string {
+	vars := slices.Clone(f.Settings)
+	for _, g := range f.Grants {
+		vars = append(vars, g.Variable())
+	}
+	slices.Sort(vars)
+	return slices.Compact(vars)
+}
+
+// The resources functions are granted actions on.
+const (
+	tableResource   = "TABLE_NAME"
+	indexesResource = "TABLE_NAME/index/*" // a Query with an IndexName
+	payoutsQueue    = "PAYOUTS_QUEUE_URL"
+	webhooksQueue   = "WEBHOOKS_QUEUE_URL"
+	tokenSecret     = "TOKEN_SECRET_ARN"  // read by the functions that sign or verify tokens
+	adminKeySecret  = "ADMIN_API_KEY_ARN" // read by the operator console
+)
+
+// Settings read by more than one function.
+const (
+	modeSetting     = "MODE"
+	deadlineSetting = "PAYMENT_DEADLINE_SECONDS"
+)
+
+// getSecret is the one action on a secret.
+var getSecret = []string{"secretsmanager:GetSecretValue"}
+
+// sendMessage is the one action of a producer on a queue. The consumers'
+// own receive and delete actions come with their SQS event source (SAM adds
+// them for an SQS event), not from their code.
+var sendMessage = []string{"sqs:SendMessage"}
+
+// Functions maps each function's folder name under functions/ to what it
+// uses. A TransactWriteItems needs the action of each kind of item in it
+// (dynamodb:PutItem for a Put, dynamodb:ConditionCheckItem for a
+// ConditionCheck, …); a Query on an index needs "TABLE_NAME/index/*".
+var Functions = map[string]Function{
+	"auth": {
+		Settings: []string{modeSetting, "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT"},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem"}},
+			{tokenSecret, getSecret},
+		},
+	},
+	"admin": {
+		Settings: []string{modeSetting, "ADMIN_CREDIT_IN_PRODUCTION"},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+			{adminKeySecret, getSecret},
+		},
+	},
+	"wallets": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{tokenSecret, getSecret},
+		},
+	},
+	"payments": {
+		Settings: []string{modeSetting, deadlineSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{payoutsQueue, sendMessage},
+			{webhooksQueue, sendMessage},
+			{tokenSecret, getSecret},
+		},
+	},
+	"webhooks": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+			{tokenSecret, getSecret},
+		},
+	},
+	"payout-worker": {
+		Settings: []string{modeSetting, deadlineSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			{payoutsQueue, sendMessage},
+			{webhooksQueue, sendMessage},
+		},
+	},
+	"webhook-worker": {
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			{webhooksQueue, sendMessage},
+		},
+	},
+	"sweeper": {
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{payoutsQueue, sendMessage},
+			{webhooksQueue, sendMessage},
+		},
+	},
+}
