@@ -15,8 +15,10 @@
 // schedules. SIGINT or SIGTERM stops everything it started.
 //
 // Environment: PORT (3000), DYNAMODB_PORT (8000), SQS_PORT (9324), S3_PORT
-// (4568), MODE (sandbox), ADMIN_API_KEY and TOKEN_SECRET (default: generated
-// once into .cache/admin-api-key and .cache/token-secret), LOG_LEVEL (info).
+// (4568), ADMIN_API_KEY and TOKEN_SECRET (default: generated once into
+// .cache/admin-api-key and .cache/token-secret), LOG_LEVEL (info), and the
+// stack parameters of paramVariables (MODE, PAYMENT_DEADLINE_SECONDS, …;
+// default: the template's).
 // exec uses free ports and in-memory storage, so it runs beside `run`.
 package main
 
@@ -167,10 +169,7 @@ func run(log *slog.Logger) (err error) {
 	}
 	res := devserver.Resources{
 		Stage: "local", TableName: TableName, QueueURLs: urls, Secrets: secrets, Base: st.Env(),
-		Params: map[string]string{},
-	}
-	if m := os.Getenv("MODE"); m != "" {
-		res.Params["Mode"] = m
+		Params: stackParams(os.Getenv),
 	}
 	srv, err := devserver.Build(ctx, tpl, res, stack.SQSClient(st.SQSEndpoint), log)
 	if err != nil {
@@ -294,4 +293,28 @@ func execWithStack(log *slog.Logger, args []string) int {
 	default:
 		return fail(fmt.Errorf("%s: %w", args[0], err))
 	}
+}
+
+// paramVariables maps the environment variables `make run` reads to the
+// template parameters they set, so that the local stack is configured as a
+// deployment is: PAYMENT_DEADLINE_SECONDS=20 make run shortens the payment
+// deadline of every function that reads it.
+var paramVariables = map[string]string{
+	"MODE":                       "Mode",
+	"TOKEN_TTL_SECONDS":          "TokenTtlSeconds",
+	"TOKEN_RATE_LIMIT":           "TokenRateLimit",
+	"PAYMENT_DEADLINE_SECONDS":   "PaymentDeadlineSeconds",
+	"ADMIN_CREDIT_IN_PRODUCTION": "AdminCreditInProduction",
+}
+
+// stackParams returns the template parameters set by the variables of
+// paramVariables that getenv gives a value.
+func stackParams(getenv func(string) string) map[string]string {
+	params := map[string]string{}
+	for variable, param := range paramVariables {
+		if v := getenv(variable); v != "" {
+			params[param] = v
+		}
+	}
+	return params
 }
