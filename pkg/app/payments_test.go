@@ -226,6 +226,18 @@ func (e *paymentsTestEnv) deliver() {
 	}
 }
 
+// refunds counts the REFUND ledger entries of payment id.
+func (e *paymentsTestEnv) refunds(token, id string) int {
+	e.t.Helper()
+	n := 0
+	for _, it := range e.call(e.wallets, token, "GET", "/wallet/transactions?type=REFUND", "").items() {
+		if it.(map[string]any)["payment_id"] == id {
+			n++
+		}
+	}
+	return n
+}
+
 // status reads a payment's status.
 func (e *paymentsTestEnv) status(token, id string) result {
 	e.t.Helper()
@@ -358,14 +370,8 @@ func TestSweeperResubmits(t *testing.T) {
 	if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
 		t.Fatal(err)
 	}
-	refunds := 0
-	for _, it := range e.call(e.wallets, token, "GET", "/wallet/transactions?type=REFUND", "").items() {
-		if it.(map[string]any)["payment_id"] == id {
-			refunds++
-		}
-	}
-	if refunds != 1 {
-		t.Fatalf("%d refunds", refunds)
+	if n := e.refunds(token, id); n != 1 {
+		t.Fatalf("%d refunds", n)
 	}
 	e.verify(companyID)
 }

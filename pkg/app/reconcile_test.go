@@ -84,14 +84,8 @@ func TestReconciliationEndToEnd(t *testing.T) {
 	if s := e.status(token, id); s.str("data", "status") != "FAILED" || s.str("data", "reconciliation_required") != "false" {
 		t.Fatalf("after the resolution: %s", s.raw)
 	}
-	refunds := 0
-	for _, it := range e.call(e.wallets, token, "GET", "/wallet/transactions?type=REFUND", "").items() {
-		if it.(map[string]any)["payment_id"] == id {
-			refunds++
-		}
-	}
-	if refunds != 1 {
-		t.Fatalf("%d refunds", refunds)
+	if n := e.refunds(token, id); n != 1 {
+		t.Fatalf("%d refunds", n)
 	}
 	e.verify(companyID)
 }
