@@ -61,7 +61,7 @@ func fromJSON(in scheduleJSON) (Schedule, error) {
 			if !money.Supported(r.Currency) {
 				return Schedule{}, httpapi.Invalid(field("currency"), "is not a supported currency")
 			}
-			n, err := money.ParseJSON(rj.Fixed, r.Currency)
+			n, err := money.ParseMajor(rj.Fixed.String(), r.Currency)
 			if err != nil || n < 0 {
 				return Schedule{}, httpapi.Invalid(field("fixed"), "must be a non-negative amount in the currency's decimals")
 			}
@@ -164,11 +164,11 @@ var ErrOperatorUnavailable = errors.New("fees: operator not available for this c
 
 // quoteRequest is the body of POST /wallets/calculate-transfer-fees.
 type quoteRequest struct {
-	Type     string      `json:"type"`
-	Operator string      `json:"operator"`
-	Country  string      `json:"country"`
-	Currency string      `json:"currency"`
-	Amount   json.Number `json:"amount"`
+	Type     string          `json:"type"`
+	Operator string          `json:"operator"`
+	Country  string          `json:"country"`
+	Currency string          `json:"currency"`
+	Amount   json.RawMessage `json:"amount"`
 }
 
 // QuoteResponse is the answer of POST /wallets/calculate-transfer-fees.
@@ -233,22 +233,10 @@ func validateQuote(in quoteRequest) (int64, error) {
 		return 0, httpapi.Invalid("country", "must match ^[A-Z]{2}$")
 	case !money.Supported(in.Currency):
 		return 0, httpapi.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
-	case in.Amount == "":
-		return 0, httpapi.Invalid("amount", "is required")
 	}
-	return ParseAmount(in.Amount, in.Currency)
-}
-
-// ParseAmount reads a payment amount: a number of major units, at least 1,
-// with no more decimals than the currency has.
-func ParseAmount(n json.Number, currency string) (int64, error) {
-	minor, err := money.ParseJSON(n, currency)
+	amount, err := money.ParseAmount(in.Amount, in.Currency)
 	if err != nil {
-		return 0, httpapi.Invalid("amount", "must be a number with at most the decimals of "+currency)
+		return 0, httpapi.Invalid("amount", err.Error())
 	}
-	one, _ := money.ParseMajor("1", currency)
-	if minor < one {
-		return 0, httpapi.Invalid("amount", "must be at least 1")
-	}
-	return minor, nil
+	return amount, nil
 }

@@ -2,6 +2,7 @@ package wallets
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -20,7 +21,8 @@ const MaxReferenceLength = 255
 type CreditInput struct {
 	// Balance is the sub-balance to credit.
 	Balance SubBalance
-	// Amount is the amount in major units, as the text of a JSON number.
+	// Amount is the amount's JSON value as received: a number of major
+	// units, at least 1 (money.ParseAmount).
 	Amount string
 	// Reference, when not empty, may be used once per company: a second
 	// credit with it is refused with ErrDuplicateReference.
@@ -58,9 +60,9 @@ func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (
 		if err != nil {
 			return Wallet{}, Transaction{}, err
 		}
-		amount, err := parseAmount(in.Amount, w.Currency)
+		amount, err := money.ParseAmount(json.RawMessage(in.Amount), w.Currency)
 		if err != nil {
-			return Wallet{}, Transaction{}, err
+			return Wallet{}, Transaction{}, httpapi.Invalid("amount", err.Error())
 		}
 		if !w.IsActive {
 			return Wallet{}, Transaction{}, ErrInactive
@@ -126,24 +128,6 @@ func (w Wallet) adjusted(adj Adjustment, now time.Time) Wallet {
 	w.Version++
 	w.UpdatedAt = now
 	return w
-}
-
-// parseAmount reads a positive amount of currency in major units; errors
-// name the field amount.
-func parseAmount(text, currency string) (int64, error) {
-	n, err := money.ParseMajor(text, currency)
-	switch {
-	case errors.Is(err, money.ErrTooPrecise):
-		exp, _ := money.Exponent(currency)
-		return 0, httpapi.Invalid("amount", fmt.Sprintf("must have at most %d decimals for %s", exp, currency))
-	case errors.Is(err, money.ErrOutOfRange):
-		return 0, httpapi.Invalid("amount", "is too large")
-	case err != nil:
-		return 0, httpapi.Invalid("amount", "must be a number")
-	case n <= 0:
-		return 0, httpapi.Invalid("amount", "must be greater than 0")
-	}
-	return n, nil
 }
 
 // checkReference accepts "" (no reference) or 1 to 255 printable ASCII

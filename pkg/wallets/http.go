@@ -408,13 +408,9 @@ func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	in := CreditInput{Balance: SubBalance(req.Balance)}
-	switch raw := strings.TrimSpace(string(req.Amount)); {
-	case raw == "" || raw == "null":
-	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
-		in.Amount = raw
-	default:
-		return httpapi.Invalid("amount", "must be a number")
+	in := CreditInput{Balance: SubBalance(req.Balance), Amount: string(req.Amount)}
+	if in.Amount == "null" {
+		in.Amount = ""
 	}
 	if req.Reference != nil {
 		if *req.Reference == "" {

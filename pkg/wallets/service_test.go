@@ -77,6 +77,8 @@ func TestCreditValidation(t *testing.T) {
 		{"decimals on XAF", xaf.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "1.5"}, nil, "amount"},
 		{"three decimals on USD", usd.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "1.005"}, nil, "amount"},
 		{"too large", usd.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "1e13"}, nil, "amount"},
+		{"below 1", usd.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "0.99"}, nil, "amount"},
+		{"a string", usd.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: `"10"`}, nil, "amount"},
 		{"reference too long", xaf.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "1", Reference: strings.Repeat("r", 256)}, nil, "reference"},
 		{"reference not ASCII", xaf.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "1", Reference: "réf"}, nil, "reference"},
 		{"unknown wallet", uuid.NewString(), wallets.CreditInput{Balance: wallets.Payin, Amount: "1"}, wallets.ErrNotFound, ""},
@@ -113,7 +115,7 @@ func TestCredit(t *testing.T) {
 	}{
 		{"payout", wallets.CreditInput{Balance: wallets.Payout, Amount: "12.34", Reference: "dep-1"}, 0, 1234, 0, 1234, "dep-1", "12.34"},
 		{"payin", wallets.CreditInput{Balance: wallets.Payin, Amount: "1e2"}, 10000, 1234, 0, 10000, "", "100"},
-		{"payout again", wallets.CreditInput{Balance: wallets.Payout, Amount: "0.66"}, 10000, 1300, 1234, 1300, "", "0.66"},
+		{"payout again", wallets.CreditInput{Balance: wallets.Payout, Amount: "1.66"}, 10000, 1400, 1234, 1400, "", "1.66"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
