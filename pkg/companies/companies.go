@@ -49,6 +49,9 @@ func (s KYBStatus) Valid() bool {
 // DefaultCardSlots is the number of card slots a new company gets.
 const DefaultCardSlots = 5
 
+// MaxCardSlots is the largest card_slots the console accepts.
+const MaxCardSlots = 1_000_000
+
 // MaxNameLength is the longest company name accepted, in characters.
 const MaxNameLength = 255
 
@@ -197,8 +200,8 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (Company, erro
 	if p.KYBStatus != nil && !p.KYBStatus.Valid() {
 		return Company{}, invalidKYB()
 	}
-	if p.CardSlots != nil && *p.CardSlots < 0 {
-		return Company{}, httpapi.Invalid("card_slots", "must be an integer of at least 0")
+	if p.CardSlots != nil && (*p.CardSlots < 0 || *p.CardSlots > MaxCardSlots) {
+		return Company{}, httpapi.Invalid("card_slots", fmt.Sprintf("must be an integer from 0 to %d", MaxCardSlots))
 	}
 	if p.WebhookURL != nil {
 		if err := checkWebhookURL(*p.WebhookURL); err != nil {

@@ -148,6 +148,8 @@ func TestUpdate(t *testing.T) {
 		{"unknown kyb", c.ID, companies.Patch{KYBStatus: kyb("approved")}, "kyb_status", nil, nil},
 		{"negative slots", c.ID, companies.Patch{CardSlots: num(-1)}, "card_slots", nil, nil},
 		{"zero slots", c.ID, companies.Patch{CardSlots: num(0)}, "", nil, func(got companies.Company) bool { return got.CardSlots == 0 }},
+		{"too many slots", c.ID, companies.Patch{CardSlots: num(companies.MaxCardSlots + 1)}, "card_slots", nil, nil},
+		{"most slots", c.ID, companies.Patch{CardSlots: num(companies.MaxCardSlots)}, "", nil, func(got companies.Company) bool { return got.CardSlots == companies.MaxCardSlots }},
 		{"webhook", c.ID, companies.Patch{WebhookURL: str("https://hooks.example.com/p")}, "", nil, func(got companies.Company) bool { return got.WebhookURL == "https://hooks.example.com/p" }},
 		{"http webhook", c.ID, companies.Patch{WebhookURL: str("http://hooks.example.com/p")}, "webhook_url", nil, nil},
 		{"relative webhook", c.ID, companies.Patch{WebhookURL: str("/p")}, "webhook_url", nil, nil},

@@ -14,8 +14,11 @@ import (
 const MaxBodyBytes = 64 << 10
 
 // Decode reads r's body as one JSON object into v: at most MaxBodyBytes,
-// numbers kept exact (use json.Number for amounts), unknown fields refused,
-// and every failure a FieldError or size error naming what is wrong.
+// numbers kept exact, unknown fields refused, and every failure a
+// FieldError or size error naming what is wrong. A json.Number field also
+// takes a string holding a number ("20"): decode a number the client must
+// send as a JSON number into a json.RawMessage and read it with
+// money.Number or money.ParseAmount.
 func Decode(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -77,7 +80,9 @@ func jsonKind(goKind string) string {
 		return "a string"
 	case "bool":
 		return "a boolean"
-	case "int", "int64", "float64":
+	case "int", "int64":
+		return "an integer"
+	case "float64":
 		return "a number"
 	case "slice":
 		return "an array"
