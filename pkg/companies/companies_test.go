@@ -108,6 +108,9 @@ func TestVerify(t *testing.T) {
 		{"unknown id", "cli_000000000000000000000000", active.ClientKey, companies.ErrInvalidCredentials},
 		{"disabled", disabled.ClientID, disabled.ClientKey, companies.ErrInvalidCredentials},
 		{"empty key", active.ClientID, "", companies.ErrInvalidCredentials},
+		// Past DynamoDB's 2048-byte key limit this was a 500.
+		{"id past the key limit", strings.Repeat("c", 3000), active.ClientKey, companies.ErrInvalidCredentials},
+		{"id one past the bound", active.ClientID + strings.Repeat("x", companies.MaxClientIDLength+1-len(active.ClientID)), active.ClientKey, companies.ErrInvalidCredentials},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
