@@ -57,12 +57,17 @@ func (c companyChecker) Check(ctx context.Context, id string) error {
 	return err
 }
 
-// adminGuard admits requests whose X-Admin-Key equals key. Both sides are
-// hashed first so the comparison takes the same time whatever the lengths.
+// adminGuard admits requests with one X-Admin-Key, equal to key (two are
+// refused, whatever they hold). Both sides are hashed first so the
+// comparison takes the same time whatever the lengths.
 func adminGuard(key string) httpapi.Guard {
 	want := sha256.Sum256([]byte(key))
 	return func(r *http.Request) (context.Context, error) {
-		got := sha256.Sum256([]byte(r.Header.Get(AdminKeyHeader)))
+		header, err := httpapi.Credential(r, AdminKeyHeader)
+		if err != nil {
+			return nil, err
+		}
+		got := sha256.Sum256([]byte(header))
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 			return nil, fmt.Errorf("%w: bad admin key", httpapi.ErrUnauthorized)
 		}

@@ -191,6 +191,33 @@ func TestPagination(t *testing.T) {
 	}
 }
 
+func TestCredential(t *testing.T) {
+	tests := []struct {
+		name   string
+		values []string
+		want   string
+		err    error
+	}{
+		{"absent", nil, "", nil},
+		{"once", []string{"Bearer a.b.c"}, "Bearer a.b.c", nil},
+		{"empty", []string{""}, "", nil},
+		{"twice", []string{"k", "k"}, "", ErrUnauthorized},
+		{"joined by API Gateway", []string{"Bearer a.b.c,Bearer a.b.c"}, "", ErrUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			for _, v := range tt.values {
+				r.Header.Add("X-Admin-Key", v)
+			}
+			got, err := Credential(r, "X-Admin-Key")
+			if got != tt.want || !errors.Is(err, tt.err) {
+				t.Fatalf("Credential = %q, %v; want %q, %v", got, err, tt.want, tt.err)
+			}
+		})
+	}
+}
+
 func TestRespondListMirrorsPagination(t *testing.T) {
 	w := httptest.NewRecorder()
 	RespondList(w, []string(nil), Page{Page: 1, Limit: 10})
