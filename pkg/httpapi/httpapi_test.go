@@ -166,6 +166,10 @@ func TestPagination(t *testing.T) {
 		{"", 0, []int{}, Page{1, 10, 0, 0}, ""},
 		{"page=0", 3, nil, Page{}, "page"},
 		{"page=x", 3, nil, Page{}, "page"},
+		{"page=100000", 3, []int{}, Page{100_000, 10, 3, 1}, ""},
+		{"page=100001", 3, nil, Page{}, "page"},
+		{"page=9223372036854775807", 3, nil, Page{}, "page"}, // overflowed the offset: a panic
+		{"page=99999999999999999999", 3, nil, Page{}, "page"},
 		{"limit=101", 3, nil, Page{}, "limit"},
 		{"limit=0", 3, nil, Page{}, "limit"},
 	}
