@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
-
 	"payments/pkg/companies"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
@@ -32,7 +30,7 @@ func NewAdmin(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	if err := adminRoutes(rt, db, cfg); err != nil {
 		return nil, err
 	}
-	return httpadapter.NewV2(rt).ProxyWithContext, nil
+	return lambdaHTTP(rt), nil
 }
 
 // adminRoutes mounts every console route on rt. Console routes of other

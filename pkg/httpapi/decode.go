@@ -7,11 +7,16 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
 // MaxBodyBytes caps a JSON request body; a larger one is a 413.
 const MaxBodyBytes = 64 << 10
+
+// maxFieldName is the longest unknown field name an error repeats; an
+// unknown field with a longer or an empty name is reported on body.
+const maxFieldName = 128
 
 // Decode reads r's body as one JSON object into v: at most MaxBodyBytes,
 // numbers kept exact, unknown fields refused, and every failure a
@@ -68,7 +73,13 @@ func decodeError(err error) error {
 		}
 		return Invalid(typ.Field, "must be "+jsonKind(typ.Type.Kind().String()))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if unquoted, err := strconv.Unquote(name); err == nil {
+			name = unquoted
+		}
+		if name == "" || len(name) > maxFieldName {
+			return Invalid("body", "has an unknown field")
+		}
 		return Invalid(name, "unknown field")
 	}
 	return Invalid("body", "malformed JSON")

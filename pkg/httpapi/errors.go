@@ -20,6 +20,10 @@ var ErrMethodNotAllowed = errors.New("httpapi: method not allowed")
 // ErrUnsupportedMediaType is a body that is not JSON where JSON is required.
 var ErrUnsupportedMediaType = errors.New("httpapi: unsupported media type")
 
+// ErrMalformedRequest is an event that makes no HTTP request: a URL that
+// does not parse, a base64 body that does not decode.
+var ErrMalformedRequest = errors.New("httpapi: malformed request")
+
 // FieldError is bad input in one named field: 400 with a message that names it.
 type FieldError struct {
 	Field   string
@@ -64,6 +68,7 @@ var builtin = Catalogue{
 	{ErrNotFound, http.StatusNotFound, "NOT_FOUND", "not found"},
 	{ErrMethodNotAllowed, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "method not allowed"},
 	{ErrUnsupportedMediaType, http.StatusUnsupportedMediaType, "UNSUPPORTED_MEDIA_TYPE", "Content-Type must be application/json"},
+	{ErrMalformedRequest, http.StatusBadRequest, "MALFORMED_REQUEST", "malformed request: the URL or the body cannot be read"},
 }
 
 // Body returns the error body for err and whether err was known. An unknown
