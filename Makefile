@@ -7,6 +7,7 @@
 #   make build-<LogicalId>        one function, as `sam build` (BuildMethod: makefile) calls it
 #   make deploy STAGE=dev         sam build && sam deploy --config-env dev
 #   make invoke FN=wallets EVENT=events/wallets/list.json [TOKEN=…]
+#   make fuzz [FUZZTIME=5s]       each fuzz target for FUZZTIME (make test runs it)
 #   make lint                     gofmt, vet, staticcheck, cfn-lint template.yaml
 #   make bench | clean
 
@@ -32,8 +33,12 @@ LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
 
 STAGE ?= dev
 BENCH ?= .
+FUZZTIME ?= 5s
 
-.PHONY: help install devstack run test reset build deploy invoke lint vet staticcheck cfn-lint bench clean
+# Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
+FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
+
+.PHONY: help install devstack run test fuzz reset build deploy invoke lint vet staticcheck cfn-lint bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -50,8 +55,23 @@ devstack:
 run: install devstack ## start the emulators and the dev server on 127.0.0.1:PORT (3000); Ctrl-C stops all
 	@exec $(DEVSTACK) run
 
-test: install devstack vet staticcheck ## vet, staticcheck, then go test -race against a throwaway stack
+test: install devstack vet staticcheck ## vet, staticcheck, go test -race, then make fuzz, against throwaway stacks
 	@$(DEVSTACK) exec -- $(GO) test -race -count=1 ./...
+	@$(MAKE) fuzz
+
+# go test -fuzz takes one target at a time. A target's output (the logs of
+# its set-up, the fuzzer's progress) is shown only when it fails; a failing
+# input is saved under the package's testdata/fuzz/<FuzzName>/, where plain
+# go test replays it from then on.
+fuzz: install devstack ## run each fuzz target for FUZZTIME (default 5s) against a throwaway stack
+	@$(DEVSTACK) exec -- bash -eu -o pipefail -c 'log=$$(mktemp); trap "rm -f $$log" EXIT; \
+	for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t#*:}; \
+		if ! $(GO) test -run "^$$" -fuzz "^$$name$$" -fuzztime $(FUZZTIME) "$$pkg" >"$$log" 2>&1; then \
+			cat "$$log"; echo "FAIL $$name ($$pkg)" >&2; exit 1; \
+		fi; \
+		echo "ok   $$name ($$pkg) $$(grep -o "execs: [0-9]*" "$$log" | tail -n 1)"; \
+	done'
 
 reset: ## wipe the local stack's data (DynamoDB, S3, logs); keeps the admin key and token secret
 	@if [ -f $(CACHE)/devstack.json ] && kill -0 "$$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' $(CACHE)/devstack.json)" 2>/dev/null; then \

@@ -8,7 +8,6 @@ import (
 	"net/http"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"payments/pkg/companies"
 	"payments/pkg/fees"
@@ -36,7 +35,7 @@ func NewAdmin(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	if err := adminRoutes(rt, db, cfg); err != nil {
 		return nil, err
 	}
-	return httpadapter.NewV2(rt).ProxyWithContext, nil
+	return lambdaHTTP(rt), nil
 }
 
 // adminRoutes mounts every console route on rt. Console routes of other
@@ -70,13 +69,18 @@ func (c companyChecker) Check(ctx context.Context, id string) error {
 	return err
 }
 
-// adminGuard admits requests whose X-Admin-Key equals key. Both sides are
-// hashed first so the comparison takes the same time whatever the lengths.
+// adminGuard admits requests with one X-Admin-Key, equal to key (two are
+// refused, whatever they hold). Both sides are hashed first so the
+// comparison takes the same time whatever the lengths.
 // The request context then names the operator (see operatorOf).
 func adminGuard(key string) httpapi.Guard {
 	want := sha256.Sum256([]byte(key))
 	return func(r *http.Request) (context.Context, error) {
-		got := sha256.Sum256([]byte(r.Header.Get(AdminKeyHeader)))
+		header, err := httpapi.Credential(r, AdminKeyHeader)
+		if err != nil {
+			return nil, err
+		}
+		got := sha256.Sum256([]byte(header))
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
 			return nil, fmt.Errorf("%w: bad admin key", httpapi.ErrUnauthorized)
 		}

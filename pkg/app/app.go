@@ -7,8 +7,12 @@ package app
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+
+	"payments/pkg/httpapi"
 )
 
 // HTTPHandler is the Lambda handler of a function behind the HTTP API
@@ -40,4 +44,24 @@ var SQSFunctions = map[string]func(context.Context, Config) (SQSHandler, error){
 // constructor.
 var ScheduleFunctions = map[string]func(context.Context, Config) (ScheduleHandler, error){
 	"sweeper": NewSweeper,
+}
+
+// lambdaHTTP returns the Lambda handler of an HTTP function that serves h,
+// as httpadapter.NewV2(h).ProxyWithContext would, except for an event that
+// makes no HTTP request (a control character in the query string, a base64
+// body that is not): that is answered 400 MALFORMED_REQUEST, where the
+// adapter fails the invocation and API Gateway answers 5xx.
+func lambdaHTTP(h http.Handler) HTTPHandler {
+	var accessor core.RequestAccessorV2
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		w := core.NewProxyResponseWriterV2()
+		r, err := accessor.EventToRequestWithContext(ctx, ev)
+		if err != nil {
+			body, _ := Errors.Body(httpapi.ErrMalformedRequest)
+			httpapi.Write(w, body.StatusCode, body)
+		} else {
+			h.ServeHTTP(w, r)
+		}
+		return w.GetProxyResponse()
+	}
 }

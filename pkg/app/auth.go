@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
-
 	"payments/pkg/auth"
 	"payments/pkg/companies"
 	"payments/pkg/httpapi"
@@ -34,7 +32,7 @@ func NewAuth(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	}
 	rt := httpapi.NewRouter(Errors, nil)
 	auth.Routes(rt, svc)
-	return httpadapter.NewV2(rt).ProxyWithContext, nil
+	return lambdaHTTP(rt), nil
 }
 
 // tokenGuard returns the guard of every company-facing function: it admits

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
@@ -39,7 +38,7 @@ func NewPayments(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	rt := httpapi.NewRouter(Errors, guard)
 	wallets.PaymentRoutes(rt, walletsService(db))
 	payments.Routes(rt, paymentsService(cfg, db, gw))
-	return httpadapter.NewV2(rt).ProxyWithContext, nil
+	return lambdaHTTP(rt), nil
 }
 
 // operatorGateway returns the mobile-money operator of cfg's mode: the

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
-
 	"payments/pkg/companies"
 	"payments/pkg/fees"
 	"payments/pkg/guideline"
@@ -26,7 +24,7 @@ func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	rt := httpapi.NewRouter(Errors, guard)
 	wallets.Routes(rt, walletsService(db))
 	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
-	return httpadapter.NewV2(rt).ProxyWithContext, nil
+	return lambdaHTTP(rt), nil
 }
 
 // walletsService returns the wallets service over db, checking KYB through

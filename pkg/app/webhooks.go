@@ -3,8 +3,6 @@ package app
 import (
 	"context"
 
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
-
 	"payments/pkg/httpapi"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -23,7 +21,7 @@ func NewWebhooks(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	q := queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL, "WEBHOOKS_QUEUE_URL")
 	rt := httpapi.NewRouter(Errors, guard)
 	webhooks.Routes(rt, webhooks.NewLog(store.NewWebhooks(db), store.NewCompanies(db), q))
-	return httpadapter.NewV2(rt).ProxyWithContext, nil
+	return lambdaHTTP(rt), nil
 }
 
 // webhookSecrets returns the signing-secret service the operator console

@@ -16,12 +16,17 @@ import (
 )
 
 // Guard returns the middleware of every company route: it admits a request
-// carrying "Authorization: Bearer <token>" with a valid token and puts the
-// token's company id in the request context (httpapi.WithCompany). Anything
-// else is httpapi.ErrUnauthorized.
+// carrying one "Authorization: Bearer <token>" with a valid token and puts
+// the token's company id in the request context (httpapi.WithCompany).
+// Anything else, two Authorization headers included, is
+// httpapi.ErrUnauthorized.
 func (s *Service) Guard() httpapi.Guard {
 	return func(r *http.Request) (context.Context, error) {
-		id, err := s.Authenticate(r.Context(), r.Header.Get("Authorization"))
+		header, err := httpapi.Credential(r, "Authorization")
+		if err != nil {
+			return nil, err
+		}
+		id, err := s.Authenticate(r.Context(), header)
 		if err != nil {
 			return nil, err
 		}

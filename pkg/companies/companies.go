@@ -49,6 +49,9 @@ func (s KYBStatus) Valid() bool {
 // DefaultCardSlots is the number of card slots a new company gets.
 const DefaultCardSlots = 5
 
+// MaxCardSlots is the largest card_slots the console accepts.
+const MaxCardSlots = 1_000_000
+
 // MaxNameLength is the longest company name accepted, in characters.
 const MaxNameLength = 255
 
@@ -57,6 +60,12 @@ const (
 	ClientIDPrefix  = "cli_"
 	ClientKeyPrefix = "sk_"
 )
+
+// MaxClientIDLength bounds the client_id of a token request, in bytes. A
+// longer one cannot be one we issued (ClientIDPrefix and 24 hex digits), so
+// it is unknown without being looked up: a client_id is part of a DynamoDB
+// key, which may not exceed 2048 bytes.
+const MaxClientIDLength = 64
 
 // Company is a business client of the service.
 type Company struct {
@@ -197,8 +206,8 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (Company, erro
 	if p.KYBStatus != nil && !p.KYBStatus.Valid() {
 		return Company{}, invalidKYB()
 	}
-	if p.CardSlots != nil && *p.CardSlots < 0 {
-		return Company{}, httpapi.Invalid("card_slots", "must be an integer of at least 0")
+	if p.CardSlots != nil && (*p.CardSlots < 0 || *p.CardSlots > MaxCardSlots) {
+		return Company{}, httpapi.Invalid("card_slots", fmt.Sprintf("must be an integer from 0 to %d", MaxCardSlots))
 	}
 	if p.WebhookURL != nil {
 		if err := checkWebhookURL(*p.WebhookURL); err != nil {
@@ -242,9 +251,13 @@ func (s *Service) RotateKey(ctx context.Context, id string) (Credentials, error)
 var dummyHash = HashKey("sk_0000000000000000000000000000000000000000000000000000000000000000")
 
 // Verify returns the active company whose client_id and client_key match,
-// or ErrInvalidCredentials whatever the reason for refusing.
+// or ErrInvalidCredentials whatever the reason for refusing (a client_id
+// longer than MaxClientIDLength is unknown).
 func (s *Service) Verify(ctx context.Context, clientID, clientKey string) (Company, error) {
-	c, err := s.store.GetByClientID(ctx, clientID)
+	c, err := Company{}, ErrNotFound
+	if len(clientID) <= MaxClientIDLength {
+		c, err = s.store.GetByClientID(ctx, clientID)
+	}
 	want := c.KeyHash
 	switch {
 	case errors.Is(err, ErrNotFound):

@@ -108,6 +108,9 @@ func TestVerify(t *testing.T) {
 		{"unknown id", "cli_000000000000000000000000", active.ClientKey, companies.ErrInvalidCredentials},
 		{"disabled", disabled.ClientID, disabled.ClientKey, companies.ErrInvalidCredentials},
 		{"empty key", active.ClientID, "", companies.ErrInvalidCredentials},
+		// Past DynamoDB's 2048-byte key limit this was a 500.
+		{"id past the key limit", strings.Repeat("c", 3000), active.ClientKey, companies.ErrInvalidCredentials},
+		{"id one past the bound", active.ClientID + strings.Repeat("x", companies.MaxClientIDLength+1-len(active.ClientID)), active.ClientKey, companies.ErrInvalidCredentials},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -148,6 +151,8 @@ func TestUpdate(t *testing.T) {
 		{"unknown kyb", c.ID, companies.Patch{KYBStatus: kyb("approved")}, "kyb_status", nil, nil},
 		{"negative slots", c.ID, companies.Patch{CardSlots: num(-1)}, "card_slots", nil, nil},
 		{"zero slots", c.ID, companies.Patch{CardSlots: num(0)}, "", nil, func(got companies.Company) bool { return got.CardSlots == 0 }},
+		{"too many slots", c.ID, companies.Patch{CardSlots: num(companies.MaxCardSlots + 1)}, "card_slots", nil, nil},
+		{"most slots", c.ID, companies.Patch{CardSlots: num(companies.MaxCardSlots)}, "", nil, func(got companies.Company) bool { return got.CardSlots == companies.MaxCardSlots }},
 		{"webhook", c.ID, companies.Patch{WebhookURL: str("https://hooks.example.com/p")}, "", nil, func(got companies.Company) bool { return got.WebhookURL == "https://hooks.example.com/p" }},
 		{"http webhook", c.ID, companies.Patch{WebhookURL: str("http://hooks.example.com/p")}, "webhook_url", nil, nil},
 		{"relative webhook", c.ID, companies.Patch{WebhookURL: str("/p")}, "webhook_url", nil, nil},

@@ -11,7 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/big"
 	"strings"
 
 	"payments/pkg/money"
@@ -148,22 +147,18 @@ func (s *Service) Quote(ctx context.Context, companyID, typ, operator, country, 
 	return Quote{Amount: amount, Fee: r.Fee(amount), Rule: r}, nil
 }
 
-// parsePercent turns a percent with at most two decimals ("1.5") into basis
-// points (150) without floating point.
+// parsePercent turns the text of a JSON number, a percent from 0 to 100
+// with at most two decimals ("1.5"), into basis points (150) without
+// floating point. Its errors are worded for a client.
 func parsePercent(s string) (int64, error) {
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
-	if !ok || strings.Contains(s, "/") {
-		return 0, errors.New("must be a number")
-	}
-	bps := new(big.Rat).Mul(r, big.NewRat(100, 1))
-	if !bps.IsInt() {
-		return 0, errors.New("may have at most two decimals")
-	}
-	n := bps.Num().Int64()
-	if n < 0 || n > 10_000 {
+	bps, err := money.ParseDecimal(s, 2)
+	switch {
+	case errors.Is(err, money.ErrOutOfRange), err == nil && (bps < 0 || bps > 10_000):
 		return 0, errors.New("must be from 0 to 100")
+	case err != nil:
+		return 0, err
 	}
-	return n, nil
+	return bps, nil
 }
 
 // formatPercent renders basis points as a percent ("1.5").

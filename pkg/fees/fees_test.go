@@ -1,8 +1,11 @@
 package fees
 
 import (
+	"encoding/json"
 	"errors"
 	"testing"
+
+	"payments/pkg/httpapi"
 )
 
 func TestMatchPicksMostSpecificRule(t *testing.T) {
@@ -64,6 +67,7 @@ func TestParsePercent(t *testing.T) {
 	}{
 		{"1.5", 150, false}, {"0", 0, false}, {"100", 10_000, false}, {"2.25", 225, false},
 		{"1.234", 0, true}, {"-1", 0, true}, {"101", 0, true}, {"x", 0, true},
+		{"1e308", 0, true}, {"18446744073709551616", 0, true}, {"184467440737095616.16", 0, true}, {"1e-999999", 0, true},
 	}
 	for _, tt := range tests {
 		got, err := parsePercent(tt.in)
@@ -79,33 +83,51 @@ func TestParsePercent(t *testing.T) {
 }
 
 func TestScheduleValidation(t *testing.T) {
+	type rule = ruleRequest
+	n := func(s string) json.RawMessage { return json.RawMessage(s) }
 	tests := []struct {
 		name  string
-		in    scheduleJSON
+		in    []ruleRequest
 		field string
 	}{
-		{"missing rules", scheduleJSON{}, "rules"},
-		{"bad type", scheduleJSON{Rules: []ruleJSON{{Type: "CARD"}}}, "rules[0].type"},
-		{"bad operator", scheduleJSON{Rules: []ruleJSON{{Type: TypePayout, Operator: "MTN"}}}, "rules[0].operator"},
-		{"bad country", scheduleJSON{Rules: []ruleJSON{{Type: TypePayout, Country: "cm"}}}, "rules[0].country"},
-		{"fixed without currency", scheduleJSON{Rules: []ruleJSON{{Type: TypePayout, Fixed: "100"}}}, "rules[0].currency"},
-		{"fixed too precise", scheduleJSON{Rules: []ruleJSON{{Type: TypePayout, Currency: "XAF", Fixed: "1.5"}}}, "rules[0].fixed"},
-		{"percent too precise", scheduleJSON{Rules: []ruleJSON{{Type: TypePayout, Percent: "1.555"}}}, "rules[0].percent"},
-		{"duplicate", scheduleJSON{Rules: []ruleJSON{{Type: TypePayout}, {Type: TypePayout}}}, "rules[1].type"},
-		{"ok", scheduleJSON{Rules: []ruleJSON{{Type: TypePayout, Currency: "USD", Fixed: "0.5", Percent: "1.5"}}}, ""},
+		{"missing rules", nil, "rules"},
+		{"bad type", []rule{{Type: "CARD"}}, "rules[0].type"},
+		{"bad operator", []rule{{Type: TypePayout, Operator: "MTN"}}, "rules[0].operator"},
+		{"bad country", []rule{{Type: TypePayout, Country: "cm"}}, "rules[0].country"},
+		{"fixed without currency", []rule{{Type: TypePayout, Fixed: n("100")}}, "rules[0].currency"},
+		{"fixed too precise", []rule{{Type: TypePayout, Currency: "XAF", Fixed: n("1.5")}}, "rules[0].fixed"},
+		{"fixed a string", []rule{{Type: TypePayout, Currency: "XAF", Fixed: n(`"20"`)}}, "rules[0].fixed"},
+		{"fixed negative", []rule{{Type: TypePayout, Currency: "XAF", Fixed: n("-1")}}, "rules[0].fixed"},
+		{"fixed too large", []rule{{Type: TypePayout, Currency: "XAF", Fixed: n("1e308")}}, "rules[0].fixed"},
+		{"percent too precise", []rule{{Type: TypePayout, Percent: n("1.555")}}, "rules[0].percent"},
+		{"percent a string", []rule{{Type: TypePayout, Percent: n(`"20"`)}}, "rules[0].percent"},
+		{"percent a boolean", []rule{{Type: TypePayout, Percent: n("true")}}, "rules[0].percent"},
+		{"percent 1e308", []rule{{Type: TypePayout, Percent: n("1e308")}}, "rules[0].percent"},
+		{"percent 2^64", []rule{{Type: TypePayout, Percent: n("18446744073709551616")}}, "rules[0].percent"},
+		{"percent past int64 in basis points", []rule{{Type: TypePayout, Percent: n("184467440737095616.16")}}, "rules[0].percent"},
+		{"percent over 100", []rule{{Type: TypePayout, Percent: n("100.01")}}, "rules[0].percent"},
+		{"second rule", []rule{{Type: TypeCollection}, {Type: TypePayout, Percent: n("-0.01")}}, "rules[1].percent"},
+		{"duplicate", []rule{{Type: TypePayout}, {Type: TypePayout}}, "rules[1].type"},
+		{"ok", []rule{{Type: TypePayout, Currency: "USD", Fixed: n("0.5"), Percent: n("1.5")}}, ""},
+		{"ok, zero fixed without currency, nulls", []rule{{Type: TypePayout, Fixed: n("0.0"), Percent: n("null")}}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s, err := fromJSON(tt.in)
 			if tt.field == "" {
-				if err != nil || s.Rules[0].Fixed != 50 || s.Rules[0].PercentBps != 150 {
+				if err != nil || len(s.Rules) != 1 {
 					t.Fatalf("fromJSON = %+v, %v", s, err)
 				}
 				return
 			}
-			if err == nil || err.Error()[:len(tt.field)] != tt.field {
+			var fe *httpapi.FieldError
+			if !errors.As(err, &fe) || fe.Field != tt.field {
 				t.Fatalf("err = %v, want field %s", err, tt.field)
 			}
 		})
+	}
+	s, err := fromJSON([]rule{{Type: TypePayout, Currency: "USD", Fixed: n("0.5"), Percent: n("1.5")}})
+	if err != nil || s.Rules[0].Fixed != 50 || s.Rules[0].PercentBps != 150 {
+		t.Fatalf("fromJSON = %+v, %v", s, err)
 	}
 }

@@ -19,8 +19,8 @@ var Operators = []string{"mtn", "orange", "moov", "airtel", "mpesa", "afrimoney"
 
 var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
 
-// ruleJSON is a rule as the operator console reads and writes it: fixed in
-// major units of the rule's currency, percent as a decimal number.
+// ruleJSON is a rule as the operator console reads it: fixed in major units
+// of the rule's currency, percent as a decimal number.
 type ruleJSON struct {
 	Type     string      `json:"type"`
 	Operator string      `json:"operator,omitempty"`
@@ -35,6 +35,17 @@ type scheduleJSON struct {
 	Default bool       `json:"default"`
 }
 
+// ruleRequest is a rule as the operator console writes it. fixed and
+// percent are kept raw so that only JSON numbers are accepted.
+type ruleRequest struct {
+	Type     string          `json:"type"`
+	Operator string          `json:"operator"`
+	Country  string          `json:"country"`
+	Currency string          `json:"currency"`
+	Fixed    json.RawMessage `json:"fixed"`
+	Percent  json.RawMessage `json:"percent"`
+}
+
 func toJSON(s Schedule) scheduleJSON {
 	out := scheduleJSON{Default: s.Default, Rules: []ruleJSON{}}
 	for _, r := range s.Rules {
@@ -46,37 +57,63 @@ func toJSON(s Schedule) scheduleJSON {
 	return out
 }
 
-func fromJSON(in scheduleJSON) (Schedule, error) {
-	if in.Rules == nil {
+// fromJSON reads the rules of a PUT. fixed is an amount of the rule's
+// currency from 0 to 10^12 (a non-zero fixed part needs the currency);
+// percent is from 0 to 100 with at most two decimals. Both are JSON
+// numbers, absent or null meaning 0.
+func fromJSON(rules []ruleRequest) (Schedule, error) {
+	if rules == nil {
 		return Schedule{}, httpapi.Invalid("rules", "is required")
 	}
-	s := Schedule{Rules: make([]Rule, 0, len(in.Rules))}
-	for i, rj := range in.Rules {
+	s := Schedule{Rules: make([]Rule, 0, len(rules))}
+	for i, rj := range rules {
 		field := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
 		r := Rule{Type: rj.Type, Operator: rj.Operator, Country: rj.Country, Currency: rj.Currency}
-		if rj.Fixed != "" && rj.Fixed != "0" {
-			if r.Currency == "" {
-				return Schedule{}, httpapi.Invalid(field("currency"), "is required with a fixed fee")
-			}
-			if !money.Supported(r.Currency) {
-				return Schedule{}, httpapi.Invalid(field("currency"), "is not a supported currency")
-			}
-			n, err := money.ParseJSON(rj.Fixed, r.Currency)
-			if err != nil || n < 0 {
-				return Schedule{}, httpapi.Invalid(field("fixed"), "must be a non-negative amount in the currency's decimals")
-			}
-			r.Fixed = n
+		var err error
+		if r.Fixed, err = parseFixed(rj.Fixed, r.Currency, field); err != nil {
+			return Schedule{}, err
 		}
-		if rj.Percent != "" {
-			bps, err := parsePercent(rj.Percent.String())
-			if err != nil {
+		text, err := money.Number(rj.Percent)
+		if err != nil {
+			return Schedule{}, httpapi.Invalid(field("percent"), err.Error())
+		}
+		if text != "" {
+			if r.PercentBps, err = parsePercent(text); err != nil {
 				return Schedule{}, httpapi.Invalid(field("percent"), err.Error())
 			}
-			r.PercentBps = bps
 		}
 		s.Rules = append(s.Rules, r)
 	}
 	return s, s.validate()
+}
+
+// parseFixed reads a rule's fixed part in minor units of currency; its
+// errors name field("fixed") or field("currency").
+func parseFixed(raw json.RawMessage, currency string, field func(string) string) (int64, error) {
+	text, err := money.Number(raw)
+	if err != nil {
+		return 0, httpapi.Invalid(field("fixed"), err.Error())
+	}
+	if text == "" {
+		return 0, nil
+	}
+	if currency == "" {
+		if n, err := money.ParseDecimal(text, 0); err == nil && n == 0 {
+			return 0, nil
+		}
+		return 0, httpapi.Invalid(field("currency"), "is required with a fixed fee")
+	}
+	if !money.Supported(currency) {
+		return 0, httpapi.Invalid(field("currency"), "is not a supported currency")
+	}
+	n, err := money.ParseMajor(text, currency)
+	if err != nil {
+		return 0, httpapi.Invalid(field("fixed"), err.Error())
+	}
+	if n < 0 {
+		return 0, httpapi.Invalid(field("fixed"), "must be at least 0")
+	}
+	return n, nil
 }
 
 // validate checks every rule and that no two rules price the same thing.
@@ -93,7 +130,9 @@ func (s Schedule) validate() error {
 			return httpapi.Invalid(field("country"), "must match ^[A-Z]{2}$")
 		case r.Currency != "" && !money.Supported(r.Currency):
 			return httpapi.Invalid(field("currency"), "is not a supported currency")
-		case r.Fixed < 0 || r.PercentBps < 0 || r.PercentBps > 10_000:
+		case r.Fixed < 0:
+			return httpapi.Invalid(field("fixed"), "must be at least 0")
+		case r.PercentBps < 0 || r.PercentBps > 10_000:
 			return httpapi.Invalid(field("percent"), "must be from 0 to 100")
 		case r.Fixed != 0 && r.Currency == "":
 			return httpapi.Invalid(field("currency"), "is required with a fixed fee")
@@ -132,12 +171,12 @@ func AdminRoutes(rt *httpapi.Router, svc *Service, companies Companies) {
 	rt.Handle("PUT /admin/companies/{id}/fees", func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
 		var in struct {
-			Rules []ruleJSON `json:"rules"`
+			Rules []ruleRequest `json:"rules"`
 		}
 		if err := httpapi.Decode(r, &in); err != nil {
 			return err
 		}
-		sch, err := fromJSON(scheduleJSON{Rules: in.Rules})
+		sch, err := fromJSON(in.Rules)
 		if err != nil {
 			return err
 		}
@@ -164,11 +203,11 @@ var ErrOperatorUnavailable = errors.New("fees: operator not available for this c
 
 // quoteRequest is the body of POST /wallets/calculate-transfer-fees.
 type quoteRequest struct {
-	Type     string      `json:"type"`
-	Operator string      `json:"operator"`
-	Country  string      `json:"country"`
-	Currency string      `json:"currency"`
-	Amount   json.Number `json:"amount"`
+	Type     string          `json:"type"`
+	Operator string          `json:"operator"`
+	Country  string          `json:"country"`
+	Currency string          `json:"currency"`
+	Amount   json.RawMessage `json:"amount"`
 }
 
 // QuoteResponse is the answer of POST /wallets/calculate-transfer-fees.
@@ -233,22 +272,10 @@ func validateQuote(in quoteRequest) (int64, error) {
 		return 0, httpapi.Invalid("country", "must match ^[A-Z]{2}$")
 	case !money.Supported(in.Currency):
 		return 0, httpapi.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
-	case in.Amount == "":
-		return 0, httpapi.Invalid("amount", "is required")
 	}
-	return ParseAmount(in.Amount, in.Currency)
-}
-
-// ParseAmount reads a payment amount: a number of major units, at least 1,
-// with no more decimals than the currency has.
-func ParseAmount(n json.Number, currency string) (int64, error) {
-	minor, err := money.ParseJSON(n, currency)
+	amount, err := money.ParseAmount(in.Amount, in.Currency)
 	if err != nil {
-		return 0, httpapi.Invalid("amount", "must be a number with at most the decimals of "+currency)
+		return 0, httpapi.Invalid("amount", err.Error())
 	}
-	one, _ := money.ParseMajor("1", currency)
-	if minor < one {
-		return 0, httpapi.Invalid("amount", "must be at least 1")
-	}
-	return minor, nil
+	return amount, nil
 }

@@ -7,15 +7,23 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
 // MaxBodyBytes caps a JSON request body; a larger one is a 413.
 const MaxBodyBytes = 64 << 10
 
+// maxFieldName is the longest unknown field name an error repeats; an
+// unknown field with a longer or an empty name is reported on body.
+const maxFieldName = 128
+
 // Decode reads r's body as one JSON object into v: at most MaxBodyBytes,
-// numbers kept exact (use json.Number for amounts), unknown fields refused,
-// and every failure a FieldError or size error naming what is wrong.
+// numbers kept exact, unknown fields refused, and every failure a
+// FieldError or size error naming what is wrong. A json.Number field also
+// takes a string holding a number ("20"): decode a number the client must
+// send as a JSON number into a json.RawMessage and read it with
+// money.Number or money.ParseAmount.
 func Decode(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -65,7 +73,13 @@ func decodeError(err error) error {
 		}
 		return Invalid(typ.Field, "must be "+jsonKind(typ.Type.Kind().String()))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		name := strings.Trim(strings.TrimPrefix(err.Error(), "json: unknown field "), `"`)
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		if unquoted, err := strconv.Unquote(name); err == nil {
+			name = unquoted
+		}
+		if name == "" || len(name) > maxFieldName {
+			return Invalid("body", "has an unknown field")
+		}
 		return Invalid(name, "unknown field")
 	}
 	return Invalid("body", "malformed JSON")
@@ -77,7 +91,9 @@ func jsonKind(goKind string) string {
 		return "a string"
 	case "bool":
 		return "a boolean"
-	case "int", "int64", "float64":
+	case "int", "int64":
+		return "an integer"
+	case "float64":
 		return "a number"
 	case "slice":
 		return "an array"

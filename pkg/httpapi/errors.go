@@ -21,6 +21,10 @@ var ErrMethodNotAllowed = errors.New("httpapi: method not allowed")
 // ErrUnsupportedMediaType is a body that is not JSON where JSON is required.
 var ErrUnsupportedMediaType = errors.New("httpapi: unsupported media type")
 
+// ErrMalformedRequest is an event that makes no HTTP request: a URL that
+// does not parse, a base64 body that does not decode.
+var ErrMalformedRequest = errors.New("httpapi: malformed request")
+
 // FieldError is bad input in one named field: 400 with a message that names it.
 type FieldError struct {
 	Field   string
@@ -67,6 +71,7 @@ var builtin = Catalogue{
 	{Err: ErrNotFound, Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "not found"},
 	{Err: ErrMethodNotAllowed, Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED", Message: "method not allowed"},
 	{Err: ErrUnsupportedMediaType, Status: http.StatusUnsupportedMediaType, Code: "UNSUPPORTED_MEDIA_TYPE", Message: "Content-Type must be application/json"},
+	{Err: ErrMalformedRequest, Status: http.StatusBadRequest, Code: "MALFORMED_REQUEST", Message: "malformed request: the URL or the body cannot be read"},
 }
 
 // Body returns the error body for err and whether err was known. An unknown

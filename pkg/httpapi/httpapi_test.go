@@ -41,6 +41,9 @@ func TestDecode(t *testing.T) {
 		{"wrong type", `{"count":"two"}`, "application/json", 400, "count"},
 		{"wrong nested type", `{"nested":{"flag":"yes"}}`, "application/json", 400, "nested.flag"},
 		{"unknown field", `{"nmae":"a"}`, "application/json", 400, "nmae"},
+		{"unknown field with a quote", `{"a\"b":1}`, "application/json", 400, `a"b`},
+		{"unknown field without a name", `{"":0}`, "application/json", 400, "body"},
+		{"unknown field with a long name", `{"` + strings.Repeat("n", 129) + `":0}`, "application/json", 400, "body"},
 		{"trailing data", `{"name":"a"} {"name":"b"}`, "application/json", 400, "body"},
 		{"too large", `{"name":"` + strings.Repeat("x", MaxBodyBytes) + `"}`, "application/json", 413, "body"},
 		{"not json", `name=a`, "application/x-www-form-urlencoded", 415, ""},
@@ -166,6 +169,10 @@ func TestPagination(t *testing.T) {
 		{"", 0, []int{}, Page{1, 10, 0, 0}, ""},
 		{"page=0", 3, nil, Page{}, "page"},
 		{"page=x", 3, nil, Page{}, "page"},
+		{"page=100000", 3, []int{}, Page{100_000, 10, 3, 1}, ""},
+		{"page=100001", 3, nil, Page{}, "page"},
+		{"page=9223372036854775807", 3, nil, Page{}, "page"}, // overflowed the offset: a panic
+		{"page=99999999999999999999", 3, nil, Page{}, "page"},
 		{"limit=101", 3, nil, Page{}, "limit"},
 		{"limit=0", 3, nil, Page{}, "limit"},
 	}
@@ -186,6 +193,33 @@ func TestPagination(t *testing.T) {
 			items, page := Slice(all, p)
 			if fmt.Sprint(items) != fmt.Sprint(tt.wantItems) || page != tt.wantPage {
 				t.Fatalf("got %v %+v, want %v %+v", items, page, tt.wantItems, tt.wantPage)
+			}
+		})
+	}
+}
+
+func TestCredential(t *testing.T) {
+	tests := []struct {
+		name   string
+		values []string
+		want   string
+		err    error
+	}{
+		{"absent", nil, "", nil},
+		{"once", []string{"Bearer a.b.c"}, "Bearer a.b.c", nil},
+		{"empty", []string{""}, "", nil},
+		{"twice", []string{"k", "k"}, "", ErrUnauthorized},
+		{"joined by API Gateway", []string{"Bearer a.b.c,Bearer a.b.c"}, "", ErrUnauthorized},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("GET", "/", nil)
+			for _, v := range tt.values {
+				r.Header.Add("X-Admin-Key", v)
+			}
+			got, err := Credential(r, "X-Admin-Key")
+			if got != tt.want || !errors.Is(err, tt.err) {
+				t.Fatalf("Credential = %q, %v; want %q, %v", got, err, tt.want, tt.err)
 			}
 		})
 	}

@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
+	"strings"
 )
 
 type companyKey struct{}
@@ -41,4 +43,21 @@ func WithOperator(ctx context.Context, who string) context.Context {
 func Operator(ctx context.Context) string {
 	who, _ := ctx.Value(operatorKey{}).(string)
 	return who
+}
+
+// Credential returns the value of the credential header name (Authorization,
+// X-Admin-Key), or ErrUnauthorized when the request carries it more than
+// once. API Gateway joins repeated headers with commas; the Lambda adapter
+// splits most back into several values but keeps Authorization whole, so a
+// comma counts as a repetition too (no credential of ours contains one). An
+// absent header is "".
+func Credential(r *http.Request, name string) (string, error) {
+	values := r.Header.Values(name)
+	switch {
+	case len(values) == 0:
+		return "", nil
+	case len(values) > 1 || strings.Contains(values[0], ","):
+		return "", fmt.Errorf("%w: %s sent more than once", ErrUnauthorized, name)
+	}
+	return values[0], nil
 }

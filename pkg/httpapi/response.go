@@ -19,6 +19,9 @@ const BasePath = "/api/v1"
 // MaxLimit is the largest page size a list accepts; larger is a 400.
 const MaxLimit = 100
 
+// MaxPage is the largest page number a list accepts; larger is a 400.
+const MaxPage = 100_000
+
 // Envelope is the spec's wrapper around a response payload (§2.1).
 type Envelope struct {
 	Success    bool   `json:"success"`
@@ -56,15 +59,16 @@ func Slice[T any](all []T, p Page) ([]T, Page) {
 	return all[start:end], p
 }
 
-// ParsePage reads the page and limit query parameters: page defaults to 1,
-// limit to defaultLimit, and limit may not exceed MaxLimit.
+// ParsePage reads the page and limit query parameters: page defaults to 1
+// and may not exceed MaxPage, limit defaults to defaultLimit and may not
+// exceed MaxLimit.
 func ParsePage(r *http.Request, defaultLimit int) (Page, error) {
 	p := Page{Page: 1, Limit: defaultLimit}
 	q := r.URL.Query()
 	if v := q.Get("page"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return p, Invalid("page", "must be an integer of at least 1")
+		if err != nil || n < 1 || n > MaxPage {
+			return p, Invalid("page", fmt.Sprintf("must be an integer from 1 to %d", MaxPage))
 		}
 		p.Page = n
 	}

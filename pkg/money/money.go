@@ -4,7 +4,9 @@
 // package turns such numbers into minor units without floating point, formats
 // minor units back into JSON numbers, and holds the one rounding rule used for
 // fees and conversions: half away from zero (commercial rounding), applied once,
-// at the minor unit.
+// at the minor unit. ParseAmount is the one parser of a request's amount:
+// strict (a JSON number, never a string), bounded before any arithmetic, and
+// with errors a client can read.
 package money
 
 import (
@@ -19,13 +21,16 @@ import (
 // ErrUnknownCurrency reports a currency code this service does not hold.
 var ErrUnknownCurrency = errors.New("money: unknown currency")
 
-// ErrTooPrecise reports an amount with more decimals than its currency has.
+// ErrTooPrecise reports a number with more decimals than allowed: for an
+// amount, than its currency has.
 var ErrTooPrecise = errors.New("money: more decimals than the currency allows")
 
-// ErrInvalidAmount reports a number that is not a finite decimal amount.
+// ErrInvalidAmount reports a value that is not a JSON number: a string,
+// another JSON value, text outside the JSON grammar, or too long a text.
 var ErrInvalidAmount = errors.New("money: invalid amount")
 
-// ErrOutOfRange reports an amount too large to hold in minor units.
+// ErrOutOfRange reports a number outside the range its use allows: an
+// amount beyond 10^12 major units or, for a payment, below 1.
 var ErrOutOfRange = errors.New("money: amount out of range")
 
 // exponents lists the ISO 4217 minor-unit exponent of each supported currency.
@@ -61,31 +66,61 @@ func Currencies() []string {
 	return []string{"XAF", "XOF", "CDF", "GNF", "USD"}
 }
 
-// ParseMajor converts a decimal string in major units ("12.34", "1500",
-// "1e3") into minor units of currency. It never uses floating point: more
-// decimals than the currency has is ErrTooPrecise, not a rounding.
+// ParseMajor converts the text of a JSON number in major units ("12.34",
+// "1500", "1e3") into minor units of currency, at most 10^12 major units
+// either way. It never uses floating point: more decimals than the currency
+// has is ErrTooPrecise, not a rounding. Errors other than ErrUnknownCurrency
+// are *NumberError; see ParseDecimal for the text it reads.
 func ParseMajor(s, currency string) (int64, error) {
 	exp, err := Exponent(currency)
 	if err != nil {
 		return 0, err
 	}
-	r, ok := new(big.Rat).SetString(strings.TrimSpace(s))
-	if !ok || strings.ContainsAny(s, "/") {
-		return 0, fmt.Errorf("%w: %q", ErrInvalidAmount, s)
+	limit := maxMajor * pow10Int(exp)
+	n, err := ParseDecimal(s, exp)
+	switch {
+	case errors.Is(err, ErrTooPrecise):
+		return 0, tooPrecise(exp, " for "+currency)
+	case errors.Is(err, ErrOutOfRange) && strings.HasPrefix(s, "-"):
+		n = -limit - 1
+	case errors.Is(err, ErrOutOfRange):
+		n = limit + 1
+	case err != nil:
+		return 0, err
 	}
-	if new(big.Rat).Abs(r).Cmp(new(big.Rat).SetInt64(maxMajor)) > 0 {
-		return 0, fmt.Errorf("%w: %q", ErrOutOfRange, s)
+	switch {
+	case n > limit:
+		return 0, &NumberError{Err: ErrOutOfRange, Problem: fmt.Sprintf("must be at most %d", int64(maxMajor))}
+	case n < -limit:
+		return 0, &NumberError{Err: ErrOutOfRange, Problem: fmt.Sprintf("must be at least %d", -int64(maxMajor))}
 	}
-	scaled := new(big.Rat).Mul(r, new(big.Rat).SetInt(pow10(exp)))
-	if !scaled.IsInt() {
-		return 0, fmt.Errorf("%w: %s has %d", ErrTooPrecise, currency, exp)
-	}
-	return scaled.Num().Int64(), nil
+	return n, nil
 }
 
-// ParseJSON converts a JSON number into minor units of currency; see ParseMajor.
-func ParseJSON(n json.Number, currency string) (int64, error) {
-	return ParseMajor(n.String(), currency)
+// ParseAmount reads the amount of a request: raw is the field's JSON value
+// as received (a json.RawMessage, or the text of a json.Number), currency
+// the currency it is in. The amount must be a JSON number (a string, even
+// "20", is refused), at least 1 major unit, with no more decimals than the
+// currency has. It returns minor units. Every error is a *NumberError whose
+// message suits a client after the field's name ("must be at least 1"):
+// callers wrap it in httpapi.Invalid(field, err.Error()).
+func ParseAmount(raw json.RawMessage, currency string) (int64, error) {
+	text, err := Number(raw)
+	if err != nil {
+		return 0, err
+	}
+	if text == "" {
+		return 0, &NumberError{Err: ErrInvalidAmount, Problem: "is required"}
+	}
+	minor, err := ParseMajor(text, currency)
+	if err != nil {
+		return 0, err
+	}
+	exp, _ := Exponent(currency)
+	if minor < pow10Int(exp) {
+		return 0, &NumberError{Err: ErrOutOfRange, Problem: "must be at least 1"}
+	}
+	return minor, nil
 }
 
 // Format renders minor units of currency as a decimal string in major units,
@@ -147,6 +182,11 @@ func MulDiv(amount, num, den int64) int64 {
 	return q.Int64()
 }
 
-func pow10(n int) *big.Int {
-	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(n)), nil)
+// pow10Int returns 10^n for a small n (a currency exponent).
+func pow10Int(n int) int64 {
+	p := int64(1)
+	for range n {
+		p *= 10
+	}
+	return p
 }

@@ -1,7 +1,9 @@
 package money
 
 import (
+	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -15,14 +17,40 @@ func TestParseMajor(t *testing.T) {
 		{"1500", "XAF", 1500, nil},
 		{"1500.0", "XAF", 1500, nil},
 		{"1e3", "XOF", 1000, nil},
+		{"1E+3", "XOF", 1000, nil},
 		{"12.34", "USD", 1234, nil},
 		{"0.05", "USD", 5, nil},
+		{"1234e-2", "USD", 1234, nil},
+		{"0e999999", "USD", 0, nil},
+		{"-0", "USD", 0, nil},
+		{"1000000000000", "XAF", 1_000_000_000_000, nil},
+		{"-1000000000000.00", "USD", -100_000_000_000_000, nil},
 		{"12.345", "USD", 0, ErrTooPrecise},
 		{"10.5", "XAF", 0, ErrTooPrecise},
+		{"1e-999999", "USD", 0, ErrTooPrecise},
 		{"-3.5", "CDF", -350, nil},
 		{"abc", "USD", 0, ErrInvalidAmount},
 		{"1/3", "USD", 0, ErrInvalidAmount},
+		{"", "USD", 0, ErrInvalidAmount},
+		// Only what JSON calls a number.
+		{" 12", "USD", 0, ErrInvalidAmount},
+		{"+5", "USD", 0, ErrInvalidAmount},
+		{"0x10", "USD", 0, ErrInvalidAmount},
+		{"0x1p-2", "USD", 0, ErrInvalidAmount},
+		{"1_000", "USD", 0, ErrInvalidAmount},
+		{".5", "USD", 0, ErrInvalidAmount},
+		{"5.", "USD", 0, ErrInvalidAmount},
+		{"01", "USD", 0, ErrInvalidAmount},
+		{"1e", "USD", 0, ErrInvalidAmount},
+		{"Infinity", "USD", 0, ErrInvalidAmount},
+		{"NaN", "USD", 0, ErrInvalidAmount},
+		{"1" + strings.Repeat("0", MaxNumberLength), "USD", 0, ErrInvalidAmount},
 		{"1e40", "USD", 0, ErrOutOfRange},
+		{"1e13", "XAF", 0, ErrOutOfRange},
+		{"1000000000000.01", "USD", 0, ErrOutOfRange},
+		{"-1e13", "XAF", 0, ErrOutOfRange},
+		{"1e999999", "USD", 0, ErrOutOfRange},
+		{"18446744073709551616", "XAF", 0, ErrOutOfRange},
 		{"10", "EUR", 0, ErrUnknownCurrency},
 	}
 	for _, tt := range tests {
@@ -33,6 +61,92 @@ func TestParseMajor(t *testing.T) {
 			}
 			if got != tt.want {
 				t.Fatalf("got %d, want %d", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestParseMajorRefusesBeforeArithmetic: a huge exponent or a long text is
+// refused without building the number (this took 16 ms and 61 allocations).
+func TestParseMajorRefusesBeforeArithmetic(t *testing.T) {
+	for _, in := range []string{"1e999999", "1e-999999", "9" + strings.Repeat("9", 10_000)} {
+		allocs := testing.AllocsPerRun(10, func() {
+			if _, err := ParseMajor(in, "USD"); err == nil {
+				t.Fatalf("ParseMajor(%.20s…) accepted", in)
+			}
+		})
+		if allocs > 10 {
+			t.Errorf("ParseMajor(%.20s…) made %v allocations, want at most 10", in, allocs)
+		}
+	}
+}
+
+func TestParseAmount(t *testing.T) {
+	tests := []struct {
+		raw      string
+		currency string
+		want     int64
+		err      error
+		problem  string
+	}{
+		{"1500", "XAF", 1500, nil, ""},
+		{"1", "XAF", 1, nil, ""},
+		{"12.34", "USD", 1234, nil, ""},
+		{"1.00", "USD", 100, nil, ""},
+		{" 7 ", "XOF", 7, nil, ""},
+		{"", "XAF", 0, ErrInvalidAmount, "is required"},
+		{"null", "XAF", 0, ErrInvalidAmount, "is required"},
+		{`"20"`, "XAF", 0, ErrInvalidAmount, "must be a number, not a string"},
+		{`""`, "XAF", 0, ErrInvalidAmount, "must be a number, not a string"},
+		{"true", "XAF", 0, ErrInvalidAmount, "must be a number"},
+		{"{}", "XAF", 0, ErrInvalidAmount, "must be a number"},
+		{"[1]", "XAF", 0, ErrInvalidAmount, "must be a number"},
+		{"0", "XAF", 0, ErrOutOfRange, "must be at least 1"},
+		{"-5", "XAF", 0, ErrOutOfRange, "must be at least 1"},
+		{"0.99", "USD", 0, ErrOutOfRange, "must be at least 1"},
+		{"10.5", "XAF", 0, ErrTooPrecise, "must be a whole number for XAF"},
+		{"1.005", "USD", 0, ErrTooPrecise, "must have at most 2 decimals for USD"},
+		{"1e13", "XAF", 0, ErrOutOfRange, "must be at most 1000000000000"},
+		{"1e308", "XAF", 0, ErrOutOfRange, "must be at most 1000000000000"},
+		{"1e999999", "XAF", 0, ErrOutOfRange, "must be at most 1000000000000"},
+		{strings.Repeat("1", 65), "XAF", 0, ErrInvalidAmount, "must be a number of at most 64 characters"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.raw+" "+tt.currency, func(t *testing.T) {
+			got, err := ParseAmount(json.RawMessage(tt.raw), tt.currency)
+			if !errors.Is(err, tt.err) || got != tt.want {
+				t.Fatalf("ParseAmount = %d, %v; want %d, %v", got, err, tt.want, tt.err)
+			}
+			if err != nil && err.Error() != tt.problem {
+				t.Fatalf("message %q, want %q", err.Error(), tt.problem)
+			}
+		})
+	}
+}
+
+func TestParseDecimal(t *testing.T) {
+	tests := []struct {
+		in       string
+		decimals int
+		want     int64
+		err      error
+	}{
+		{"1.5", 2, 150, nil},
+		{"100", 2, 10_000, nil},
+		{"2.25", 2, 225, nil},
+		{"-1", 2, -100, nil},
+		{"1.234", 2, 0, ErrTooPrecise},
+		{"999999999999999999", 0, 999_999_999_999_999_999, nil},
+		{"1e18", 0, 0, ErrOutOfRange},
+		{"184467440737095616.16", 2, 0, ErrOutOfRange},
+		{"1e308", 2, 0, ErrOutOfRange},
+		{"x", 2, 0, ErrInvalidAmount},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseDecimal(tt.in, tt.decimals)
+			if !errors.Is(err, tt.err) || got != tt.want {
+				t.Fatalf("ParseDecimal(%s, %d) = %d, %v; want %d, %v", tt.in, tt.decimals, got, err, tt.want, tt.err)
 			}
 		})
 	}

@@ -31,7 +31,8 @@ type Request struct {
 	Operator    string
 	Country     string
 	PhoneNumber string
-	// Amount is the text of the JSON number, in major units.
+	// Amount is the amount's JSON value as received: a number in major
+	// units, or anything else, which validation refuses.
 	Amount      string
 	Currency    string
 	ExternalID  string
@@ -79,12 +80,10 @@ func (s *Service) validate(r Request) (int64, error) {
 		return 0, httpapi.Invalid("currency", "is required")
 	case !money.Supported(r.Currency):
 		return 0, httpapi.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
-	case r.Amount == "":
-		return 0, httpapi.Invalid("amount", "is required")
 	}
-	amount, err := fees.ParseAmount(json.Number(r.Amount), r.Currency)
+	amount, err := money.ParseAmount(json.RawMessage(r.Amount), r.Currency)
 	if err != nil {
-		return 0, err
+		return 0, httpapi.Invalid("amount", err.Error())
 	}
 	if err := checkExternalID(r.ExternalID); err != nil {
 		return 0, err

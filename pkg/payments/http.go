@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
@@ -47,27 +46,19 @@ type collectBody struct {
 	Reason      string          `json:"reason"`
 }
 
-func (b payoutBody) request() (Request, error) {
+func (b payoutBody) request() Request {
 	return collectBody{
 		Operator: b.Operator, Country: b.Country, PhoneNumber: b.PhoneNumber, Amount: b.Amount, Currency: b.Currency,
 		ExternalID: b.ExternalID, NotifyURL: b.NotifyURL, ReferenceID: b.ReferenceID, Lang: b.Lang, Purpose: b.Purpose,
 	}.request()
 }
 
-func (b collectBody) request() (Request, error) {
-	r := Request{
-		Operator: b.Operator, Country: b.Country, PhoneNumber: b.PhoneNumber, Currency: b.Currency,
+func (b collectBody) request() Request {
+	return Request{
+		Operator: b.Operator, Country: b.Country, PhoneNumber: b.PhoneNumber, Amount: string(b.Amount), Currency: b.Currency,
 		ExternalID: b.ExternalID, NotifyURL: b.NotifyURL, ReferenceID: b.ReferenceID, Lang: b.Lang, Purpose: b.Purpose,
 		Reason: b.Reason,
 	}
-	switch raw := strings.TrimSpace(string(b.Amount)); {
-	case raw == "" || raw == "null":
-	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
-		r.Amount = raw
-	default:
-		return Request{}, httpapi.Invalid("amount", "must be a number")
-	}
-	return r, nil
 }
 
 // Initiation is the data of an accepted payout or collection: the payout
@@ -195,11 +186,7 @@ func (h handlers) payout(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &body); err != nil {
 		return err
 	}
-	req, err := body.request()
-	if err != nil {
-		return err
-	}
-	p, err := h.svc.Payout(r.Context(), cid, req)
+	p, err := h.svc.Payout(r.Context(), cid, body.request())
 	if err != nil {
 		return err
 	}
@@ -216,11 +203,7 @@ func (h handlers) collect(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &body); err != nil {
 		return err
 	}
-	req, err := body.request()
-	if err != nil {
-		return err
-	}
-	p, err := h.svc.Collect(r.Context(), cid, req)
+	p, err := h.svc.Collect(r.Context(), cid, body.request())
 	if err != nil {
 		return err
 	}

@@ -2,6 +2,7 @@ package wallets
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -19,7 +20,8 @@ const MaxReferenceLength = 255
 type CreditInput struct {
 	// Balance is the sub-balance to credit.
 	Balance SubBalance
-	// Amount is the amount in major units, as the text of a JSON number.
+	// Amount is the amount's JSON value as received: a number of major
+	// units, at least 1 (money.ParseAmount).
 	Amount string
 	// Reference names the credit, once per company: the same reference with
 	// the same wallet, sub-balance and amount is the same credit (answered
@@ -71,9 +73,9 @@ func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (
 	if err != nil {
 		return Credit{}, err
 	}
-	amount, err := parseAmount(in.Amount, w.Currency)
+	amount, err := money.ParseAmount(json.RawMessage(in.Amount), w.Currency)
 	if err != nil {
-		return Credit{}, err
+		return Credit{}, httpapi.Invalid("amount", err.Error())
 	}
 	if !w.IsActive {
 		return Credit{}, ErrInactive
@@ -144,24 +146,6 @@ func (w Wallet) Adjusted(adj Adjustment, now time.Time) Wallet {
 	w.Version++
 	w.UpdatedAt = now
 	return w
-}
-
-// parseAmount reads a positive amount of currency in major units; errors
-// name the field amount.
-func parseAmount(text, currency string) (int64, error) {
-	n, err := money.ParseMajor(text, currency)
-	switch {
-	case errors.Is(err, money.ErrTooPrecise):
-		exp, _ := money.Exponent(currency)
-		return 0, httpapi.Invalid("amount", fmt.Sprintf("must have at most %d decimals for %s", exp, currency))
-	case errors.Is(err, money.ErrOutOfRange):
-		return 0, httpapi.Invalid("amount", "is too large")
-	case err != nil:
-		return 0, httpapi.Invalid("amount", "must be a number")
-	case n <= 0:
-		return 0, httpapi.Invalid("amount", "must be greater than 0")
-	}
-	return n, nil
 }
 
 // checkReference requires 1 to 255 printable ASCII characters: the

@@ -356,7 +356,7 @@ func TestWalletReads(t *testing.T) {
 	bWallet := create(b, walletBody("XAF", "Cameroon", "CM", "+237"))
 
 	// Fund: 12 payin credits of 100 XAF, one payout credit of 250 XAF with a
-	// reference, 12.34 USD payout, 0.5 CDF payin.
+	// reference, 12.34 USD payout, 1.5 CDF payin.
 	var xafFirst string
 	for i := range 12 {
 		r := e.credit(xaf, `{"balance":"payin","amount":100,"reference":"seed-`+uuid.NewString()+`"}`)
@@ -372,7 +372,7 @@ func TestWalletReads(t *testing.T) {
 		t.Fatalf("credit payout: %d %v", r.status, r.body)
 	}
 	usdTx := e.credit(usd, `{"balance":"payout","amount":12.34,"reference":"wire-2"}`).str("data", "transaction", "id")
-	if r := e.credit(cdf, `{"balance":"payin","amount":0.5,"reference":"wire-3"}`); r.status != 200 {
+	if r := e.credit(cdf, `{"balance":"payin","amount":1.5,"reference":"wire-3"}`); r.status != 200 {
 		t.Fatalf("credit CDF: %d %v", r.status, r.body)
 	}
 	e.credit(bWallet, `{"balance":"payin","amount":7,"reference":"wire-1"}`)
@@ -403,7 +403,7 @@ func TestWalletReads(t *testing.T) {
 				t.Fatalf("partner keys = %v, want %v", got, partnerKeys)
 			}
 		}
-		if cdfItem := r.items()[2].(map[string]any); cdfItem["balance"] != json.Number("0.5") {
+		if cdfItem := r.items()[2].(map[string]any); cdfItem["balance"] != json.Number("1.5") {
 			t.Fatalf("CDF wallet = %v", cdfItem)
 		}
 	})
@@ -435,7 +435,7 @@ func TestWalletReads(t *testing.T) {
 		want := []map[string]any{
 			{"currency": "XAF", "country": "CM", "payin_balance": json.Number("1200"), "payout_balance": json.Number("250")},
 			{"currency": "USD", "country": "US", "payin_balance": json.Number("0"), "payout_balance": json.Number("12.34")},
-			{"currency": "CDF", "country": "CD", "payin_balance": json.Number("0.5"), "payout_balance": json.Number("0")},
+			{"currency": "CDF", "country": "CD", "payin_balance": json.Number("1.5"), "payout_balance": json.Number("0")},
 		}
 		if len(balances) != len(want) {
 			t.Fatalf("balances = %v", balances)

@@ -410,13 +410,9 @@ func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	in := CreditInput{Balance: SubBalance(req.Balance), Reference: req.Reference}
-	switch raw := strings.TrimSpace(string(req.Amount)); {
-	case raw == "" || raw == "null":
-	case raw[0] == '-' || (raw[0] >= '0' && raw[0] <= '9'):
-		in.Amount = raw
-	default:
-		return httpapi.Invalid("amount", "must be a number")
+	in := CreditInput{Balance: SubBalance(req.Balance), Amount: string(req.Amount), Reference: req.Reference}
+	if in.Amount == "null" {
+		in.Amount = ""
 	}
 	c, err := h.svc.Credit(r.Context(), r.PathValue("walletId"), in)
 	if err != nil {

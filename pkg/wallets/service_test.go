@@ -81,6 +81,8 @@ func TestCreditValidation(t *testing.T) {
 		{"decimals on XAF", xaf.ID, in(wallets.Payin, "1.5", "r"), nil, "amount"},
 		{"three decimals on USD", usd.ID, in(wallets.Payout, "1.005", "r"), nil, "amount"},
 		{"too large", usd.ID, in(wallets.Payout, "1e13", "r"), nil, "amount"},
+		{"below 1", usd.ID, in(wallets.Payout, "0.99", "r"), nil, "amount"},
+		{"a string", usd.ID, in(wallets.Payout, `"10"`, "r"), nil, "amount"},
 		{"no reference", xaf.ID, in(wallets.Payin, "1", ""), nil, "reference"},
 		{"reference too long", xaf.ID, in(wallets.Payin, "1", strings.Repeat("r", 256)), nil, "reference"},
 		{"reference not ASCII", xaf.ID, in(wallets.Payin, "1", "réf"), nil, "reference"},
@@ -126,7 +128,7 @@ func TestCredit(t *testing.T) {
 	}{
 		{"payout", wallets.CreditInput{Balance: wallets.Payout, Amount: "12.34", Reference: "dep-1"}, 0, 1234, 0, 1234, "12.34"},
 		{"payin", wallets.CreditInput{Balance: wallets.Payin, Amount: "1e2", Reference: "dep-2"}, 10000, 1234, 0, 10000, "100"},
-		{"payout again", wallets.CreditInput{Balance: wallets.Payout, Amount: "0.66", Reference: "dep-3"}, 10000, 1300, 1234, 1300, "0.66"},
+		{"payout again", wallets.CreditInput{Balance: wallets.Payout, Amount: "1.66", Reference: "dep-3"}, 10000, 1400, 1234, 1400, "1.66"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
