@@ -334,8 +334,8 @@ func NewService(d Deps) *Service {
 // Guideline returns the payment guideline the service checks against.
 func (s *Service) Guideline() *guideline.Guideline { return s.guide }
 
-// Deadline returns when payment p is expected to be final.
-func (s *Service) Deadline(p Payment) time.Time { return p.CreatedAt.Add(s.deadline) }
+// deadlineOf returns when payment p is expected to be final.
+func (s *Service) deadlineOf(p Payment) time.Time { return p.CreatedAt.Add(s.deadline) }
 
 // now returns the current time in UTC at millisecond precision, the
 // precision timestamps are stored with.

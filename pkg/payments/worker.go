@@ -108,7 +108,7 @@ func (s *Service) HandleJob(ctx context.Context, body []byte) error {
 	if p.Status.Terminal() || timestamp.Format(p.NextPollAt) != j.Due {
 		return nil
 	}
-	if p.Status == StatusPending && s.now().Before(s.Deadline(p)) {
+	if p.Status == StatusPending && s.now().Before(s.deadlineOf(p)) {
 		return s.submit(ctx, p)
 	}
 	return s.check(ctx, p)
@@ -199,7 +199,7 @@ func (s *Service) check(ctx context.Context, p Payment) error {
 			return err
 		}
 	}
-	if !s.now().Before(s.Deadline(p)) && !p.ReconciliationRequired {
+	if !s.now().Before(s.deadlineOf(p)) && !p.ReconciliationRequired {
 		if p.OrderID != "" {
 			// At the deadline the operator is asked once more, by our
 			// reference: a lost answer to a submission is found this way.
