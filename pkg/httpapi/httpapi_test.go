@@ -154,50 +154,6 @@ func TestRouter(t *testing.T) {
 	}
 }
 
-func TestPagination(t *testing.T) {
-	tests := []struct {
-		query     string
-		total     int
-		wantItems []int
-		wantPage  Page
-		field     string
-	}{
-		{"", 25, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}, Page{1, 10, 25, 3}, ""},
-		{"page=3", 25, []int{20, 21, 22, 23, 24}, Page{3, 10, 25, 3}, ""},
-		{"page=4", 25, []int{}, Page{4, 10, 25, 3}, ""},
-		{"page=1&limit=100", 3, []int{0, 1, 2}, Page{1, 100, 3, 1}, ""},
-		{"", 0, []int{}, Page{1, 10, 0, 0}, ""},
-		{"page=0", 3, nil, Page{}, "page"},
-		{"page=x", 3, nil, Page{}, "page"},
-		{"page=100000", 3, []int{}, Page{100_000, 10, 3, 1}, ""},
-		{"page=100001", 3, nil, Page{}, "page"},
-		{"page=9223372036854775807", 3, nil, Page{}, "page"}, // overflowed the offset: a panic
-		{"page=99999999999999999999", 3, nil, Page{}, "page"},
-		{"limit=101", 3, nil, Page{}, "limit"},
-		{"limit=0", 3, nil, Page{}, "limit"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.query, func(t *testing.T) {
-			p, err := ParsePage(httptest.NewRequest("GET", "/?"+tt.query, nil), 10)
-			if tt.field != "" {
-				var fe *FieldError
-				if !errors.As(err, &fe) || fe.Field != tt.field {
-					t.Fatalf("err %v, want field %s", err, tt.field)
-				}
-				return
-			}
-			all := make([]int, tt.total)
-			for i := range all {
-				all[i] = i
-			}
-			items, page := Slice(all, p)
-			if fmt.Sprint(items) != fmt.Sprint(tt.wantItems) || page != tt.wantPage {
-				t.Fatalf("got %v %+v, want %v %+v", items, page, tt.wantItems, tt.wantPage)
-			}
-		})
-	}
-}
-
 func TestCredential(t *testing.T) {
 	tests := []struct {
 		name   string

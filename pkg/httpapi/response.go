@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -15,12 +14,6 @@ import (
 
 // BasePath is the version segment every public path starts with.
 const BasePath = "/api/v1"
-
-// MaxLimit is the largest page size a list accepts; larger is a 400.
-const MaxLimit = 100
-
-// MaxPage is the largest page number a list accepts; larger is a 400.
-const MaxPage = 100_000
 
 // Envelope is the spec's wrapper around a response payload (§2.1).
 type Envelope struct {
@@ -30,56 +23,6 @@ type Envelope struct {
 	Data       any    `json:"data"`
 	Meta       *Page  `json:"meta,omitempty"`
 	Pagination *Page  `json:"pagination,omitempty"`
-}
-
-// Page is the pagination object of §2.9. Page is 1-indexed unless a route
-// documents otherwise.
-type Page struct {
-	Page       int `json:"page"`
-	Limit      int `json:"limit"`
-	Total      int `json:"total"`
-	TotalPages int `json:"totalPages"`
-}
-
-// Offset returns the index of the first item of the page (1-indexed pages).
-func (p Page) Offset() int { return (p.Page - 1) * p.Limit }
-
-// WithTotal returns p with Total and TotalPages set from total.
-func (p Page) WithTotal(total int) Page {
-	p.Total = total
-	p.TotalPages = int(math.Ceil(float64(total) / float64(p.Limit)))
-	return p
-}
-
-// Slice returns the items of page p from all, and p with its totals set.
-func Slice[T any](all []T, p Page) ([]T, Page) {
-	p = p.WithTotal(len(all))
-	start := min(p.Offset(), len(all))
-	end := min(start+p.Limit, len(all))
-	return all[start:end], p
-}
-
-// ParsePage reads the page and limit query parameters: page defaults to 1
-// and may not exceed MaxPage, limit defaults to defaultLimit and may not
-// exceed MaxLimit.
-func ParsePage(r *http.Request, defaultLimit int) (Page, error) {
-	p := Page{Page: 1, Limit: defaultLimit}
-	q := r.URL.Query()
-	if v := q.Get("page"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxPage {
-			return p, Invalid("page", fmt.Sprintf("must be an integer from 1 to %d", MaxPage))
-		}
-		p.Page = n
-	}
-	if v := q.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxLimit {
-			return p, Invalid("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
-		}
-		p.Limit = n
-	}
-	return p, nil
 }
 
 // ParseBool reads an optional boolean query parameter.

@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/fees"
+	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/providers/operator"
 	"payments/pkg/store"
@@ -347,17 +348,22 @@ func (h *harness) walletNow() wallets.Wallet {
 // entries returns the company's ledger entries of payment id by type.
 func (h *harness) entries(id string) map[wallets.Type][]wallets.Transaction {
 	h.t.Helper()
-	txs, err := h.wallets.Transactions(h.ctx, h.company, wallets.TransactionQuery{})
-	if err != nil {
-		h.t.Fatal(err)
-	}
 	out := map[wallets.Type][]wallets.Transaction{}
-	for _, tx := range txs {
-		if tx.PaymentID == id {
-			out[tx.Type] = append(out[tx.Type], tx)
+	for p := (httpapi.PageRequest{Page: 1, Limit: httpapi.MaxLimit}); ; {
+		res, err := h.wallets.Transactions(h.ctx, h.company, wallets.TransactionQuery{}, p)
+		if err != nil {
+			h.t.Fatal(err)
 		}
+		for _, tx := range res.Items {
+			if tx.PaymentID == id {
+				out[tx.Type] = append(out[tx.Type], tx)
+			}
+		}
+		if res.Next == "" {
+			return out
+		}
+		p = p.Following(res.Next, res.Total)
 	}
-	return out
 }
 
 // verify checks the ledger invariant.

@@ -224,16 +224,15 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	ps, err := h.svc.List(r.Context(), cid, q)
+	res, err := h.svc.List(r.Context(), cid, q, page)
 	if err != nil {
 		return err
 	}
-	items, page := httpapi.Slice(ps, page)
-	out := make([]TransactionResponse, len(items))
-	for i, p := range items {
+	out := make([]TransactionResponse, len(res.Items))
+	for i, p := range res.Items {
 		out[i] = p.Response()
 	}
-	httpapi.RespondList(w, out, page)
+	httpapi.RespondList(w, out, httpapi.Pagination(r, page, res.Total, res.Next))
 	return nil
 }
 
@@ -343,16 +342,13 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 		if err != nil {
 			return err
 		}
-		ps, next, err := svc.Flagged(r.Context(), r.URL.Query().Get("cursor"), page.Limit)
+		ps, next, err := svc.Flagged(r.Context(), page.After, page.Limit)
 		if err != nil {
 			return err
 		}
-		out := flaggedPage{Items: make([]AdminView, len(ps))}
+		out := flaggedPage{Items: make([]AdminView, len(ps)), NextCursor: httpapi.NextCursor(r, page, 0, next)}
 		for i, p := range ps {
 			out.Items[i] = p.AdminView()
-		}
-		if next != "" {
-			out.NextCursor = &next
 		}
 		httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(ps)), out)
 		return nil

@@ -215,6 +215,7 @@ type Transition struct {
 
 // Store is the persistence of payment transactions.
 type Store interface {
+	Lister
 	// CreatePayout writes, in one transaction: the wallet's reservation
 	// (payout_reserved += total on the condition payout_available >=
 	// total and is_active), the payment, the claim of its external_id,
@@ -231,9 +232,6 @@ type Store interface {
 	// PaymentByID reads a payment of any company by its id alone (the
 	// operator console), strongly consistent; ErrNotFound if absent.
 	PaymentByID(ctx context.Context, id string) (Payment, error)
-	// ListPayments returns the company's payments created in [from, to)
-	// (zero bounds are open), newest first.
-	ListPayments(ctx context.Context, companyID string, from, to time.Time) ([]Payment, error)
 	// ApplyTransition writes t in one transaction: ErrStatusChanged when
 	// the payment is no longer in t.From (or no longer flagged, with
 	// t.Flagged).

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"payments/pkg/httpapi"
@@ -26,18 +25,14 @@ type Query struct {
 	From, To time.Time
 }
 
-// Match reports whether p satisfies every field of q.
-func (q Query) Match(p Payment) bool {
-	switch {
-	case q.Status != "" && p.Status != q.Status,
-		q.Type != "" && p.Type != q.Type,
-		q.ExternalID != "" && !strings.Contains(p.ExternalID, q.ExternalID),
-		q.ReconciliationRequired != nil && p.ReconciliationRequired != *q.ReconciliationRequired,
-		!q.From.IsZero() && p.CreatedAt.Before(q.From),
-		!q.To.IsZero() && !p.CreatedAt.Before(q.To):
-		return false
-	}
-	return true
+// Lister reads payment transactions a page at a time.
+type Lister interface {
+	// ListPayments reads page p of the company's payments that match q,
+	// newest first, strongly consistent, with the total of those payments
+	// (counted unless p continues a cursor) and the position of the page's
+	// last payment when more follow. A cursor position outside the list is
+	// httpapi.ErrBadCursor.
+	ListPayments(ctx context.Context, companyID string, q Query, p httpapi.PageRequest) (httpapi.PageResult[Payment], error)
 }
 
 // ParseQuery reads the filters of GET /payment/transactions: status and
@@ -78,21 +73,14 @@ func ParseQuery(r *http.Request) (Query, error) {
 	return q, err
 }
 
-// List returns the company's payment transactions that match q, newest
-// first. The dates narrow the read to a key range; the other filters are
-// applied to the items read.
-func (s *Service) List(ctx context.Context, companyID string, q Query) ([]Payment, error) {
-	ps, err := s.store.ListPayments(ctx, companyID, q.From, q.To)
+// List returns page p of the company's payment transactions that match q,
+// newest first.
+func (s *Service) List(ctx context.Context, companyID string, q Query, p httpapi.PageRequest) (httpapi.PageResult[Payment], error) {
+	res, err := s.store.ListPayments(ctx, companyID, q, p)
 	if err != nil {
-		return nil, fmt.Errorf("payments: list: %w", err)
+		return httpapi.PageResult[Payment]{}, fmt.Errorf("payments: list: %w", err)
 	}
-	out := ps[:0]
-	for _, p := range ps {
-		if q.Match(p) {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return res, nil
 }
 
 // Get returns payment id of the company, or ErrNotFound (also for an id

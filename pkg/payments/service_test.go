@@ -129,9 +129,9 @@ func TestConcurrentPayoutsNeverOverspend(t *testing.T) {
 	if b := h.balances(); b != [4]int64{0, 0, 0, 0} {
 		t.Fatalf("balances after settling %v", b)
 	}
-	ps, err := h.svc.List(h.ctx, h.company, payments.Query{Status: payments.StatusSuccess})
-	if err != nil || len(ps) != 50 {
-		t.Fatalf("%d settled, %v", len(ps), err)
+	ps, err := h.svc.List(h.ctx, h.company, payments.Query{Status: payments.StatusSuccess}, httpapi.PageRequest{Page: 1, Limit: 100})
+	if err != nil || len(ps.Items) != 50 || ps.Total != 50 {
+		t.Fatalf("%d settled (total %d), %v", len(ps.Items), ps.Total, err)
 	}
 	h.verify()
 }
@@ -510,12 +510,15 @@ func TestQueries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ps, err := h.svc.List(h.ctx, h.company, tt.q)
+			ps, err := h.svc.List(h.ctx, h.company, tt.q, httpapi.PageRequest{Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
+			if ps.Total != len(tt.want) || ps.Next != "" {
+				t.Fatalf("total %d, next %q; want %d and none", ps.Total, ps.Next, len(tt.want))
+			}
 			var got []string
-			for _, p := range ps {
+			for _, p := range ps.Items {
 				got = append(got, p.ID)
 			}
 			if !slices.Equal(got, tt.want) {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/httpapi"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -150,40 +150,72 @@ func (s *Wallets) GetTransaction(ctx context.Context, companyID, id string) (wal
 	return it.transaction()
 }
 
-// ListTransactions returns the company's ledger entries that match q, newest
-// first. The dates of q become a range of sort keys (entry ids are UUID v7
-// of their created_at); a wallet id selects GSI1 (eventually consistent),
-// otherwise the company partition is read strongly consistent. The other
-// fields of q are applied to the items read.
-func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wallets.TransactionQuery) ([]wallets.Transaction, error) {
+// ListTransactions reads page p of the company's ledger entries that match
+// q, newest first (readPage). The dates of q become a range of sort keys
+// (entry ids are UUID v7 of their created_at); a wallet id selects the
+// wallet's GSI1 partition (eventually consistent), otherwise the company
+// partition is read strongly consistent; type, status and currency are a
+// FilterExpression.
+func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wallets.TransactionQuery, p httpapi.PageRequest) (httpapi.PageResult[wallets.Transaction], error) {
+	rows, total, next, err := s.db.readPage(ctx, ledgerListing(companyID, q), p)
+	if err != nil {
+		return httpapi.PageResult[wallets.Transaction]{}, fmt.Errorf("store: list ledger entries: %w", err)
+	}
+	return pageOf(rows, total, next, ledgerItem.transaction)
+}
+
+// ledgerListing is the list of the company's ledger entries that q selects.
+func ledgerListing(companyID string, q wallets.TransactionQuery) listing {
 	lo, hi := timeRange(ledgerSKPrefix, q.From, q.To)
-	in := &dynamodb.QueryInput{
-		TableName:        aws.String(s.db.Table),
-		ScanIndexForward: aws.Bool(false),
+	l := listing{
+		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
+		prefix: ledgerSKPrefix, lo: lo, hi: hi, consistent: true,
+		filter: ledgerFilter(q),
+	}
+	if q.WalletID != "" {
+		l.index, l.pkAttr, l.skAttr = GSI1, attrGSI1PK, attrGSI1SK
+		l.pk, l.consistent = walletLedgerPK(companyID, q.WalletID), false
+		l.tableKey = func(id string) (string, string) { return companyPK(companyID), ledgerSK(id) }
+	}
+	return l
+}
+
+// ledgerFilter is the FilterExpression of the fields of q that are not
+// keys.
+func ledgerFilter(q wallets.TransactionQuery) filter {
+	var f filter
+	if q.Type != "" {
+		f.equal("tx_type", string(q.Type))
+	}
+	if q.Status != "" {
+		f.equal("status", string(q.Status))
+	}
+	if q.Currency != "" {
+		f.equal("currency", q.Currency)
+	}
+	return f
+}
+
+// AllTransactions returns every ledger entry of the company, newest first,
+// strongly consistent. Only the ledger invariant (wallets.VerifyLedger)
+// reads a whole ledger; lists read a page (ListTransactions).
+func (s *Wallets) AllTransactions(ctx context.Context, companyID string) ([]wallets.Transaction, error) {
+	lo, hi := timeRange(ledgerSKPrefix, time.Time{}, time.Time{})
+	items, err := s.query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: companyPK(companyID)},
 			":lo": &types.AttributeValueMemberS{Value: lo},
 			":hi": &types.AttributeValueMemberS{Value: hi},
 		},
-	}
-	if q.WalletID != "" {
-		in.IndexName = aws.String(GSI1)
-		in.KeyConditionExpression = aws.String("GSI1PK = :pk AND GSI1SK BETWEEN :lo AND :hi")
-		in.ExpressionAttributeValues[":pk"] = &types.AttributeValueMemberS{Value: walletLedgerPK(companyID, q.WalletID)}
-	} else {
-		in.KeyConditionExpression = aws.String("PK = :pk AND SK BETWEEN :lo AND :hi")
-		in.ExpressionAttributeValues[":pk"] = &types.AttributeValueMemberS{Value: companyPK(companyID)}
-		in.ConsistentRead = aws.Bool(true)
-	}
-	items, err := s.query(ctx, in)
+		ScanIndexForward: aws.Bool(false),
+		ConsistentRead:   aws.Bool(true),
+	})
 	if err != nil {
-		return nil, fmt.Errorf("store: list ledger entries: %w", err)
+		return nil, fmt.Errorf("store: read ledger: %w", err)
 	}
-	out, err := decodeAll(items, ledgerItem.transaction)
-	if err != nil {
-		return nil, err
-	}
-	out = slices.DeleteFunc(out, func(t wallets.Transaction) bool { return !q.Match(t) })
-	return out, nil
+	return decodeAll(items, ledgerItem.transaction)
 }
 
 // ApplyChange writes c in one transaction: the wallet adjusted (on the

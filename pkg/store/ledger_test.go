@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"payments/pkg/httpapi"
 	"payments/pkg/ids"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -136,12 +137,13 @@ func TestListTransactions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := s.ListTransactions(ctx, company, tt.q)
+			res, err := s.ListTransactions(ctx, company, tt.q, httpapi.PageRequest{Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %d entries, want %d", len(got), len(tt.want))
+			got := res.Items
+			if len(got) != len(tt.want) || res.Total != len(tt.want) || res.Next != "" {
+				t.Fatalf("got %d entries (total %d, next %q), want %d", len(got), res.Total, res.Next, len(tt.want))
 			}
 			for i, idx := range tt.want {
 				if got[i].ID != ids[idx] {

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/events"
+	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -491,30 +492,42 @@ func (s *Payments) GetPayment(ctx context.Context, companyID, id string) (paymen
 	return it.payment()
 }
 
-// ListPayments returns the company's payments created in [from, to), newest
-// first, strongly consistent. The bounds become a range of sort keys
-// (payment ids are UUID v7 of their created_at), refined on created_at.
-func (s *Payments) ListPayments(ctx context.Context, companyID string, from, to time.Time) ([]payments.Payment, error) {
-	lo, hi := timeRange(paymentSKPrefix, from, to)
-	items, err := s.wallets.query(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(s.db.Table),
-		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: companyPK(companyID)},
-			":lo": &types.AttributeValueMemberS{Value: lo},
-			":hi": &types.AttributeValueMemberS{Value: hi},
-		},
-		ScanIndexForward: aws.Bool(false),
-		ConsistentRead:   aws.Bool(true),
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: list payments: %w", err)
+// ListPayments reads page p of the company's payments that match q, newest
+// first, strongly consistent (readPage). The dates become a range of sort
+// keys (payment ids are UUID v7 of their created_at); status, type,
+// external_id and reconciliation_required are a FilterExpression.
+func (s *Payments) ListPayments(ctx context.Context, companyID string, q payments.Query, p httpapi.PageRequest) (httpapi.PageResult[payments.Payment], error) {
+	lo, hi := timeRange(paymentSKPrefix, q.From, q.To)
+	l := listing{
+		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
+		prefix: paymentSKPrefix, lo: lo, hi: hi, consistent: true,
+		filter: paymentFilter(q),
 	}
-	out, err := decodeAll(items, paymentItem.payment)
+	rows, total, next, err := s.db.readPage(ctx, l, p)
 	if err != nil {
-		return nil, err
+		return httpapi.PageResult[payments.Payment]{}, fmt.Errorf("store: list payments: %w", err)
 	}
-	return slices.DeleteFunc(out, func(p payments.Payment) bool {
-		return (!from.IsZero() && p.CreatedAt.Before(from)) || (!to.IsZero() && !p.CreatedAt.Before(to))
-	}), nil
+	return pageOf(rows, total, next, paymentItem.payment)
+}
+
+// paymentFilter is the FilterExpression of the fields of q that are not
+// keys.
+func paymentFilter(q payments.Query) filter {
+	var f filter
+	if q.Status != "" {
+		f.equal("status", string(q.Status))
+	}
+	if q.Type != "" {
+		f.equal("pay_type", string(q.Type))
+	}
+	if q.ExternalID != "" {
+		f.contains("external_id", q.ExternalID)
+	}
+	switch r := q.ReconciliationRequired; {
+	case r != nil && *r:
+		f.equal("reconciliation_required", true)
+	case r != nil:
+		f.notEqual("reconciliation_required", true) // an item from before the flag has none
+	}
+	return f
 }

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 	"time"
 
@@ -319,108 +318,4 @@ func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string
 		return events.ErrNotFound
 	}
 	return err
-}
-
-// Record returns one of the company's events with its deliveries, read in
-// one strongly consistent query; events.ErrNotFound when absent.
-func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webhooks.Record, error) {
-	rs, err := s.records(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(s.db.Table),
-		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: companyPK(companyID)},
-			":sk": &types.AttributeValueMemberS{Value: eventSK(eventID)},
-		},
-		ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return webhooks.Record{}, err
-	}
-	for _, r := range rs {
-		if r.Event.ID == eventID {
-			return r, nil
-		}
-	}
-	return webhooks.Record{}, events.ErrNotFound
-}
-
-// Records returns the company's events created in [from, to) with their
-// deliveries, newest first. The dates become a range of sort keys (event
-// ids are UUID v7 of their creation time); zero dates leave that end open.
-func (s *Webhooks) Records(ctx context.Context, companyID string, from, to time.Time) ([]webhooks.Record, error) {
-	lo, hi := timeRange(eventSKPrefix, from, to)
-	return s.records(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(s.db.Table),
-		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: companyPK(companyID)},
-			":lo": &types.AttributeValueMemberS{Value: lo},
-			":hi": &types.AttributeValueMemberS{Value: hi},
-		},
-		ScanIndexForward: aws.Bool(false),
-		ConsistentRead:   aws.Bool(true),
-	})
-}
-
-// records runs a query over event and delivery items and groups the
-// deliveries under their events, keeping the query's order of events.
-func (s *Webhooks) records(ctx context.Context, in *dynamodb.QueryInput) ([]webhooks.Record, error) {
-	var items []map[string]types.AttributeValue
-	p := dynamodb.NewQueryPaginator(s.db.Client, in)
-	for p.HasMorePages() {
-		out, err := p.NextPage(ctx)
-		if err != nil {
-			return nil, fmt.Errorf("store: query events: %w", err)
-		}
-		items = append(items, out.Items...)
-	}
-	var rs []webhooks.Record
-	index := map[string]int{}
-	deliveries := map[string][]webhooks.Delivery{}
-	for _, raw := range items {
-		var head struct {
-			Type         string `dynamodbav:"type"`
-			DispatchedAt string `dynamodbav:"dispatched_at"`
-		}
-		if err := attributevalue.UnmarshalMap(raw, &head); err != nil {
-			return nil, fmt.Errorf("store: decode item: %w", err)
-		}
-		switch head.Type {
-		case kindEvent:
-			var it eventItem
-			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-				return nil, fmt.Errorf("store: decode event: %w", err)
-			}
-			e, err := it.event()
-			if err != nil {
-				return nil, err
-			}
-			index[e.ID] = len(rs)
-			rs = append(rs, webhooks.Record{Event: e, Dispatched: head.DispatchedAt != ""})
-		case kindWebhookDelivery:
-			var it deliveryItem
-			if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-				return nil, fmt.Errorf("store: decode delivery: %w", err)
-			}
-			d, err := it.delivery()
-			if err != nil {
-				return nil, err
-			}
-			deliveries[d.EventID] = append(deliveries[d.EventID], d)
-		}
-	}
-	for id, ds := range deliveries {
-		i, ok := index[id]
-		if !ok {
-			continue
-		}
-		sort.Slice(ds, func(a, b int) bool {
-			if ds[a].Round != ds[b].Round {
-				return ds[a].Round < ds[b].Round
-			}
-			return ds[a].Destination > ds[b].Destination // webhook before notify_url
-		})
-		rs[i].Deliveries = ds
-	}
-	return rs, nil
 }

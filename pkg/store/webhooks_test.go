@@ -3,6 +3,8 @@ package store_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -11,6 +13,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/events"
+	"payments/pkg/httpapi"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/webhooks"
@@ -220,12 +223,12 @@ func TestWebhookRecordsByDate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rs, err := s.Records(ctx, co, tt.from, tt.to)
+			rs, err := s.Records(ctx, co, webhooks.Query{From: tt.from, To: tt.to}, httpapi.PageRequest{Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
 			var got []string
-			for _, r := range rs {
+			for _, r := range rs.Items {
 				got = append(got, r.Event.ID)
 			}
 			if len(got) != len(tt.want) {
@@ -235,6 +238,115 @@ func TestWebhookRecordsByDate(t *testing.T) {
 				if got[i] != tt.want[i] {
 					t.Fatalf("got %v, want %v", got, tt.want)
 				}
+			}
+		})
+	}
+}
+
+// TestWebhookRecordsPages pages the delivery log with and without a status
+// filter: each event comes with its own deliveries even when a page of
+// DynamoDB ends between an event and its deliveries.
+func TestWebhookRecordsPages(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	s := store.NewWebhooks(db)
+	co := newWebhookCompany(t, db)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	// Event i: SKIPPED when i%4 == 0, DELIVERED (webhook) when 1, FAILED
+	// (webhook failed, notify_url delivered) when 2, PENDING when 3.
+	status := []webhooks.Status{webhooks.StatusSkipped, webhooks.StatusDelivered, webhooks.StatusFailed, webhooks.StatusPending}
+	var all []string // newest first
+	byStatus := map[webhooks.Status][]string{}
+	deliveries := map[string]int{}
+	for i := range 14 {
+		ev, err := events.Build(co, events.CustomerCreatedData{CustomerID: uuid.NewString()}, now.Add(time.Duration(i)*time.Millisecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Commit(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+		deliver := func(dest webhooks.Destination, final webhooks.Status) {
+			d := webhooks.Delivery{ID: webhooks.DeliveryID(ev.ID, dest, 0), CompanyID: co, EventID: ev.ID, Destination: dest,
+				URL: "https://example.com/" + string(dest), Status: webhooks.StatusPending, CreatedAt: now, UpdatedAt: now}
+			if err := s.CreateDelivery(ctx, d); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.RecordAttempt(ctx, d, webhooks.Attempt{Number: 1, At: now, StatusCode: 200}, final, now); err != nil {
+				t.Fatal(err)
+			}
+			deliveries[ev.ID]++
+		}
+		switch status[i%4] {
+		case webhooks.StatusDelivered:
+			deliver(webhooks.DestinationWebhook, webhooks.StatusDelivered)
+		case webhooks.StatusFailed:
+			deliver(webhooks.DestinationWebhook, webhooks.StatusFailed)
+			deliver(webhooks.DestinationNotifyURL, webhooks.StatusDelivered)
+		}
+		if status[i%4] != webhooks.StatusPending {
+			if err := s.MarkDispatched(ctx, co, ev.ID, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		all = append([]string{ev.ID}, all...)
+		byStatus[status[i%4]] = append([]string{ev.ID}, byStatus[status[i%4]]...)
+	}
+	tests := []struct {
+		name string
+		q    webhooks.Query
+		want []string
+	}{
+		{"all", webhooks.Query{}, all},
+		{"kind", webhooks.Query{Kind: events.CustomerCreated}, all},
+		{"other kind", webhooks.Query{Kind: events.PayoutStatusUpdated}, nil},
+		{"delivered", webhooks.Query{Status: webhooks.StatusDelivered}, byStatus[webhooks.StatusDelivered]},
+		{"failed", webhooks.Query{Status: webhooks.StatusFailed}, byStatus[webhooks.StatusFailed]},
+		{"skipped", webhooks.Query{Status: webhooks.StatusSkipped}, byStatus[webhooks.StatusSkipped]},
+		{"pending", webhooks.Query{Status: webhooks.StatusPending}, byStatus[webhooks.StatusPending]},
+	}
+	for _, tt := range tests {
+		for _, limit := range []int{1, 2, 5, 100} {
+			t.Run(fmt.Sprintf("%s, limit %d", tt.name, limit), func(t *testing.T) {
+				var got []string
+				for p := (httpapi.PageRequest{Page: 1, Limit: limit}); ; {
+					res, err := s.Records(ctx, co, tt.q, p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if res.Total != len(tt.want) || len(res.Items) > limit {
+						t.Fatalf("page %d: %d items, total %d; want total %d", p.Page, len(res.Items), res.Total, len(tt.want))
+					}
+					for _, r := range res.Items {
+						if len(r.Deliveries) != deliveries[r.Event.ID] {
+							t.Fatalf("event %s with %d deliveries, want %d", r.Event.ID, len(r.Deliveries), deliveries[r.Event.ID])
+						}
+						if tt.q.Status != "" && r.Status() != tt.q.Status {
+							t.Fatalf("event %s is %s", r.Event.ID, r.Status())
+						}
+						got = append(got, r.Event.ID)
+					}
+					if res.Next == "" {
+						break
+					}
+					p = p.Following(res.Next, res.Total)
+				}
+				if !slices.Equal(got, tt.want) {
+					t.Fatalf("got %v, want %v", got, tt.want)
+				}
+			})
+		}
+		t.Run(tt.name+", page 2 by number", func(t *testing.T) {
+			res, err := s.Records(ctx, co, tt.q, httpapi.PageRequest{Page: 2, Limit: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, r := range res.Items {
+				got = append(got, r.Event.ID)
+			}
+			if want := tt.want[min(2, len(tt.want)):min(4, len(tt.want))]; !slices.Equal(got, want) || res.Total != len(tt.want) {
+				t.Fatalf("got %v (total %d), want %v", got, res.Total, want)
 			}
 		})
 	}

@@ -161,6 +161,10 @@ func transactionResponses(txs []Transaction) []TransactionResponse {
 	return out
 }
 
+// TransactionsPageSize is the default page size of the wallet-transaction
+// lists (spec §8).
+const TransactionsPageSize = 10
+
 // Routes registers the company routes of the wallets function.
 func Routes(rt *httpapi.Router, svc *Service) {
 	h := handlers{svc}
@@ -310,16 +314,15 @@ func (h handlers) walletTransactions(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	page, err := httpapi.ParsePage(r, 10)
+	page, err := httpapi.ParsePage(r, TransactionsPageSize)
 	if err != nil {
 		return err
 	}
-	txs, err := h.svc.WalletTransactions(r.Context(), cid, r.PathValue("walletId"))
+	res, err := h.svc.WalletTransactions(r.Context(), cid, r.PathValue("walletId"), page)
 	if err != nil {
 		return err
 	}
-	items, page := httpapi.Slice(txs, page)
-	httpapi.RespondList(w, transactionResponses(items), page)
+	httpapi.RespondList(w, transactionResponses(res.Items), httpapi.Pagination(r, page, res.Total, res.Next))
 	return nil
 }
 
@@ -332,16 +335,15 @@ func (h handlers) transactions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := httpapi.ParsePage(r, 10)
+	page, err := httpapi.ParsePage(r, TransactionsPageSize)
 	if err != nil {
 		return err
 	}
-	txs, err := h.svc.Transactions(r.Context(), cid, q)
+	res, err := h.svc.Transactions(r.Context(), cid, q, page)
 	if err != nil {
 		return err
 	}
-	items, page := httpapi.Slice(txs, page)
-	httpapi.RespondList(w, transactionResponses(items), page)
+	httpapi.RespondList(w, transactionResponses(res.Items), httpapi.Pagination(r, page, res.Total, res.Next))
 	return nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"payments/pkg/httpapi"
 	"payments/pkg/ids"
 )
 
@@ -104,18 +105,15 @@ type TransactionQuery struct {
 	From, To time.Time
 }
 
-// Match reports whether t satisfies every field of q.
-func (q TransactionQuery) Match(t Transaction) bool {
-	switch {
-	case q.WalletID != "" && t.WalletID != q.WalletID,
-		q.Type != "" && t.Type != q.Type,
-		q.Status != "" && t.Status != q.Status,
-		q.Currency != "" && t.Currency != q.Currency,
-		!q.From.IsZero() && t.CreatedAt.Before(q.From),
-		!q.To.IsZero() && !t.CreatedAt.Before(q.To):
-		return false
-	}
-	return true
+// TransactionLister reads the ledger a page at a time.
+type TransactionLister interface {
+	// ListTransactions reads page p of the company's ledger entries that
+	// match q, newest first, with the total of those entries (counted
+	// unless p continues a cursor) and the position of the page's last
+	// entry when more follow. With an empty WalletID the read is strongly
+	// consistent. A cursor position outside the list is
+	// httpapi.ErrBadCursor.
+	ListTransactions(ctx context.Context, companyID string, q TransactionQuery, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error)
 }
 
 // Transaction returns ledger entry id of the company, or
@@ -127,23 +125,23 @@ func (s *Service) Transaction(ctx context.Context, companyID, id string) (Transa
 	return s.store.GetTransaction(ctx, companyID, id)
 }
 
-// WalletTransactions returns the ledger of wallet walletID, newest first;
-// ErrNotFound when the company has no such wallet.
-func (s *Service) WalletTransactions(ctx context.Context, companyID, walletID string) ([]Transaction, error) {
+// WalletTransactions returns page p of the ledger of wallet walletID,
+// newest first; ErrNotFound when the company has no such wallet.
+func (s *Service) WalletTransactions(ctx context.Context, companyID, walletID string, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error) {
 	if _, err := s.Get(ctx, companyID, walletID); err != nil {
-		return nil, err
+		return httpapi.PageResult[Transaction]{}, err
 	}
-	return s.Transactions(ctx, companyID, TransactionQuery{WalletID: walletID})
+	return s.Transactions(ctx, companyID, TransactionQuery{WalletID: walletID}, p)
 }
 
-// Transactions returns the company's ledger entries that match q, newest
-// first.
-func (s *Service) Transactions(ctx context.Context, companyID string, q TransactionQuery) ([]Transaction, error) {
-	txs, err := s.store.ListTransactions(ctx, companyID, q)
+// Transactions returns page p of the company's ledger entries that match
+// q, newest first.
+func (s *Service) Transactions(ctx context.Context, companyID string, q TransactionQuery, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error) {
+	res, err := s.store.ListTransactions(ctx, companyID, q, p)
 	if err != nil {
-		return nil, fmt.Errorf("wallets: list transactions: %w", err)
+		return httpapi.PageResult[Transaction]{}, fmt.Errorf("wallets: list transactions: %w", err)
 	}
-	return txs, nil
+	return res, nil
 }
 
 // VerifyLedger checks the ledger invariant of s's store for one company;
@@ -168,7 +166,7 @@ func VerifyLedger(ctx context.Context, r LedgerReader, companyID string) error {
 	if err != nil {
 		return fmt.Errorf("wallets: verify ledger: %w", err)
 	}
-	entries, err := r.ListTransactions(ctx, companyID, TransactionQuery{})
+	entries, err := r.AllTransactions(ctx, companyID)
 	if err != nil {
 		return fmt.Errorf("wallets: verify ledger: %w", err)
 	}

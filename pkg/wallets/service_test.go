@@ -191,9 +191,9 @@ func TestCreditConcurrent(t *testing.T) {
 	if got.PayinBalance != payin || got.PayoutBalance != payout || got.PayoutAvailable != payout || got.Version != n+1 {
 		t.Fatalf("wallet = %+v, want payin %d payout %d", got, payin, payout)
 	}
-	entries, err := svc.WalletTransactions(ctx, company, w.ID)
-	if err != nil || len(entries) != n {
-		t.Fatalf("%d entries, %v; want %d", len(entries), err, n)
+	entries, err := svc.WalletTransactions(ctx, company, w.ID, httpapi.PageRequest{Page: 1, Limit: httpapi.MaxLimit})
+	if err != nil || len(entries.Items) != n || entries.Total != n {
+		t.Fatalf("%d entries (total %d), %v; want %d", len(entries.Items), entries.Total, err, n)
 	}
 	verify(t, s, company)
 }
@@ -271,7 +271,7 @@ type ledger struct {
 }
 
 func (l ledger) ListWallets(context.Context, string) ([]wallets.Wallet, error) { return l.ws, nil }
-func (l ledger) ListTransactions(context.Context, string, wallets.TransactionQuery) ([]wallets.Transaction, error) {
+func (l ledger) AllTransactions(context.Context, string) ([]wallets.Transaction, error) {
 	return l.txs, nil
 }
 

@@ -108,15 +108,16 @@ type Companies interface {
 type LedgerReader interface {
 	// ListWallets returns every wallet of the company, strongly consistent.
 	ListWallets(ctx context.Context, companyID string) ([]Wallet, error)
-	// ListTransactions returns the company's ledger entries that match q,
-	// newest first. With an empty WalletID the read is strongly
-	// consistent.
-	ListTransactions(ctx context.Context, companyID string, q TransactionQuery) ([]Transaction, error)
+	// AllTransactions returns every ledger entry of the company, strongly
+	// consistent. Only the invariant reads a whole ledger: the routes read
+	// pages (TransactionLister).
+	AllTransactions(ctx context.Context, companyID string) ([]Transaction, error)
 }
 
 // Store is the persistence the service needs.
 type Store interface {
 	LedgerReader
+	TransactionLister
 	// CreateWallet writes a new wallet together with the claim of its
 	// (currency, country) pair and its wallet-id lookup; ErrExists when the
 	// pair is taken.

@@ -65,20 +65,19 @@ func (h logHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	rs, err := h.log.List(r.Context(), httpapi.CompanyID(r.Context()), q)
+	res, err := h.log.List(r.Context(), httpapi.CompanyID(r.Context()), q, page)
 	if err != nil {
 		return err
 	}
-	items, page := httpapi.Slice(rs, page)
-	out := make([]EventView, 0, len(items))
-	for _, rec := range items {
+	out := make([]EventView, 0, len(res.Items))
+	for _, rec := range res.Items {
 		v, err := View(rec)
 		if err != nil {
 			return err
 		}
 		out = append(out, v)
 	}
-	httpapi.RespondList(w, out, page)
+	httpapi.RespondList(w, out, httpapi.Pagination(r, page, res.Total, res.Next))
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/events"
+	"payments/pkg/httpapi"
 )
 
 // LogStore is what the delivery log reads.
@@ -17,9 +18,13 @@ type LogStore interface {
 	// Record returns one of the company's events with its deliveries, or
 	// events.ErrNotFound.
 	Record(ctx context.Context, companyID, eventID string) (Record, error)
-	// Records returns the company's events created in [from, to) (zero
-	// times leave that end open) with their deliveries, newest first.
-	Records(ctx context.Context, companyID string, from, to time.Time) ([]Record, error)
+	// Records reads page p of the company's events that match q (their
+	// status as Record.Status decides it), newest first, each with its
+	// deliveries, with the total of those events (counted unless p
+	// continues a cursor) and the position of the page's last event when
+	// more follow. A cursor position outside the list is
+	// httpapi.ErrBadCursor.
+	Records(ctx context.Context, companyID string, q Query, p httpapi.PageRequest) (httpapi.PageResult[Record], error)
 }
 
 // Query filters the delivery log. Zero fields do not filter.
@@ -28,12 +33,6 @@ type Query struct {
 	Status Status
 	From   time.Time // inclusive
 	To     time.Time // exclusive
-}
-
-// Match reports whether r passes the kind and status filters (the store
-// applies the dates).
-func (q Query) Match(r Record) bool {
-	return (q.Kind == "" || r.Event.Kind == q.Kind) && (q.Status == "" || r.Status() == q.Status)
 }
 
 // Log is the delivery log: a company's events, their deliveries and
@@ -50,19 +49,9 @@ func NewLog(store LogStore, comps Companies, q Queue) *Log {
 	return &Log{store: store, companies: comps, queue: q}
 }
 
-// List returns the company's events that match q, newest first.
-func (l *Log) List(ctx context.Context, companyID string, q Query) ([]Record, error) {
-	rs, err := l.store.Records(ctx, companyID, q.From, q.To)
-	if err != nil {
-		return nil, err
-	}
-	out := rs[:0]
-	for _, r := range rs {
-		if q.Match(r) {
-			out = append(out, r)
-		}
-	}
-	return out, nil
+// List returns page p of the company's events that match q, newest first.
+func (l *Log) List(ctx context.Context, companyID string, q Query, p httpapi.PageRequest) (httpapi.PageResult[Record], error) {
+	return l.store.Records(ctx, companyID, q, p)
 }
 
 // Get returns one of the company's events with its deliveries; another

@@ -1,0 +1,209 @@
+package app
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+
+	"payments/pkg/httpapi"
+)
+
+// listRoute is a list of the API and the field that identifies its items.
+type listRoute struct {
+	name string
+	h    HTTPHandler
+	path string
+	id   string
+}
+
+// listRoutes builds the wallets, payments and webhooks functions and a
+// company whose every list has five items or more: six ledger entries,
+// five payouts and their events. It returns the company's token and
+// routes.
+func listRoutes(t *testing.T) (*paymentsTestEnv, string, []listRoute) {
+	t.Helper()
+	e := newPaymentsTestEnv(t)
+	hooks, err := NewWebhooks(context.Background(), e.cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, token, wallet := e.company("100000")
+	for i := range 5 {
+		body := fmt.Sprintf(`{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":100,"currency":"XAF","external_id":"walk-%d"}`, i)
+		if r := e.call(e.payments, token, "POST", "/payment/payout", body); r.status != 200 {
+			t.Fatalf("payout: %s", r.raw)
+		}
+	}
+	return e, token, []listRoute{
+		{"wallet transactions", e.wallets, "/wallet/transactions", "id"},
+		{"wallet ledger", e.wallets, "/wallet/transactions/wallet/" + wallet, "id"},
+		{"payment transactions", e.payments, "/payment/transactions", "transaction_id"},
+		{"webhook events", hooks, "/webhooks/events", "id"},
+	}
+}
+
+// TestListRoutesRefuseBadPaging sends extreme and malformed page, limit and
+// cursor values to every list route, through the functions' own handlers
+// (the operator console's list of payments awaiting reconciliation too):
+// each is a 400 naming its parameter, never a 5xx; the extremes that are
+// allowed answer 200.
+func TestListRoutesRefuseBadPaging(t *testing.T) {
+	e, token, routes := listRoutes(t)
+	get := func(rt listRoute, token, query string) result {
+		t.Helper()
+		if rt.name == "admin payments" {
+			return e.admin("GET", rt.path+"&"+query, "")
+		}
+		return e.call(rt.h, token, "GET", rt.path+"?"+query, "")
+	}
+	_, otherToken, _ := e.company("")
+	forged := base64.RawURLEncoding.EncodeToString([]byte(`{"v":1,"p":2,"t":5,"a":"COMPANY#x","q":"x"}`))
+	bad := []struct{ query, field string }{
+		{"page=9223372036854775807", "page"},
+		{"page=9223372036854775808", "page"},
+		{"page=-9223372036854775808", "page"},
+		{fmt.Sprintf("page=%d", httpapi.MaxPage+1), "page"},
+		{"page=-1", "page"},
+		{"page=0", "page"},
+		{"page=1e3", "page"},
+		{"page=1.0", "page"},
+		{"page=%00", "page"},
+		{"page=" + strings.Repeat("9", 400), "page"},
+		{"limit=0", "limit"},
+		{"limit=-1", "limit"},
+		{"limit=101", "limit"},
+		{"limit=1e9", "limit"},
+		{"limit=1000000000", "limit"},
+		{"limit=9223372036854775807", "limit"},
+		{"limit=99999999999999999999", "limit"},
+		{"limit=ten", "limit"},
+		{"cursor=garbage", "cursor"},
+		{"cursor=" + forged, "cursor"},
+		{"cursor=" + strings.Repeat("A", 10000), "cursor"},
+		{"cursor=%E2%80%AE", "cursor"},
+		{"limit=5&cursor=9223372036854775807", "cursor"},
+	}
+	admin := listRoute{"admin payments", e.authTestEnv.admin, "/admin/payments?reconciliation_required=true", "transaction_id"}
+	for _, rt := range append(routes, admin) {
+		for _, tt := range bad {
+			t.Run(rt.name+"?"+tt.query, func(t *testing.T) {
+				r := get(rt, token, tt.query)
+				if r.status != 400 || r.str("code") != "INVALID_FIELD" || r.str("field") != tt.field ||
+					!strings.HasPrefix(r.str("message"), tt.field+": ") {
+					t.Fatalf("%d %s, want a 400 naming %s", r.status, r.raw, tt.field)
+				}
+			})
+		}
+		for _, query := range []string{fmt.Sprintf("page=%d", httpapi.MaxPage), "page=1&limit=100", "limit=1", "page=9999&limit=100"} {
+			t.Run(rt.name+"?"+query, func(t *testing.T) {
+				r := get(rt, token, query)
+				if r.status != 200 || r.str("meta", "next_cursor") != "<nil>" && !strings.HasPrefix(query, "limit=1") {
+					t.Fatalf("%d %s", r.status, r.raw)
+				}
+			})
+		}
+		if rt.name == admin.name {
+			continue // nothing awaits reconciliation: no cursor to replay
+		}
+
+		// A real cursor of this route, sent with other filters, to another
+		// route, or by another company, is refused.
+		first := e.call(rt.h, token, "GET", rt.path+"?limit=1", "")
+		c := url.QueryEscape(first.str("pagination", "next_cursor"))
+		if first.status != 200 || c == "%3Cnil%3E" {
+			t.Fatalf("%s: no next_cursor: %s", rt.name, first.raw)
+		}
+		others := []struct {
+			name  string
+			h     HTTPHandler
+			token string
+			path  string
+		}{
+			{"another limit", rt.h, token, rt.path + "?limit=2&cursor=" + c},
+			{"another filter", rt.h, token, rt.path + "?limit=1&from_date=2025-01-01&cursor=" + c},
+			{"another company", rt.h, otherToken, rt.path + "?limit=1&cursor=" + c},
+		}
+		for _, o := range routes {
+			if o.path != rt.path {
+				others = append(others, struct {
+					name  string
+					h     HTTPHandler
+					token string
+					path  string
+				}{"sent to " + o.name, o.h, token, o.path + "?limit=1&cursor=" + c})
+			}
+		}
+		for _, o := range others {
+			t.Run(rt.name+" cursor, "+o.name, func(t *testing.T) {
+				r := e.call(o.h, o.token, "GET", o.path, "")
+				if r.status != 400 || r.str("field") != "cursor" {
+					t.Fatalf("%d %s, want a 400 naming cursor", r.status, r.raw)
+				}
+			})
+		}
+	}
+}
+
+// TestListRoutesWalkByCursor follows next_cursor on every list route, with
+// and without a filter, and finds the items of one big page in the same
+// order, each page carrying the total of the first and the spec's keys.
+func TestListRoutesWalkByCursor(t *testing.T) {
+	e, token, routes := listRoutes(t)
+	filters := map[string]string{
+		"/wallet/transactions":  "type=WITHDRAW",
+		"/payment/transactions": "external_id=walk-&type=PAYOUT",
+		"/webhooks/events":      "event=payment.payout.status_updated",
+	}
+	ids := func(r result, field string) []string {
+		var out []string
+		for _, it := range r.items() {
+			out = append(out, fmt.Sprint(it.(map[string]any)[field]))
+		}
+		return out
+	}
+	for _, rt := range routes {
+		queries := []string{""}
+		if f, ok := filters[rt.path]; ok {
+			queries = append(queries, f)
+		}
+		for _, filter := range queries {
+			t.Run(rt.name+"?"+filter, func(t *testing.T) {
+				base := rt.path + "?" + filter
+				whole := e.call(rt.h, token, "GET", base+"&limit=100", "")
+				want := ids(whole, rt.id)
+				if whole.status != 200 || len(want) < 5 || whole.str("meta", "next_cursor") != "<nil>" {
+					t.Fatalf("one page: %s", whole.raw)
+				}
+				var got []string
+				target := base + "&limit=2"
+				for page := 1; ; page++ {
+					r := e.call(rt.h, token, "GET", target, "")
+					if r.status != 200 {
+						t.Fatalf("page %d: %s", page, r.raw)
+					}
+					meta := r.str("meta")
+					if meta != r.str("pagination") || r.str("meta", "page") != fmt.Sprint(page) || r.str("meta", "limit") != "2" ||
+						r.str("meta", "total") != fmt.Sprint(len(want)) || r.str("meta", "totalPages") != fmt.Sprint((len(want)+1)/2) {
+						t.Fatalf("page %d: meta %s, pagination %s; want total %d", page, meta, r.str("pagination"), len(want))
+					}
+					got = append(got, ids(r, rt.id)...)
+					next := r.str("meta", "next_cursor")
+					if next == "<nil>" {
+						break
+					}
+					if page > len(want) {
+						t.Fatalf("still a next_cursor after %d pages", page)
+					}
+					target = base + "&limit=2&page=1&cursor=" + url.QueryEscape(next)
+				}
+				if !slices.Equal(got, want) {
+					t.Fatalf("walked %v, want %v", got, want)
+				}
+			})
+		}
+	}
+}

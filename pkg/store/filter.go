@@ -1,0 +1,81 @@
+package store
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// filter is a FilterExpression under construction: conditions that must
+// all hold and, when or is set, one more that lets an item pass anyway.
+type filter struct {
+	all []condition
+	or  *condition
+}
+
+// condition is attr = value, NOT attr = value (also true when the item
+// has no attr) or contains(attr, value) for a substring.
+type condition struct {
+	op    string // "=", "not =" or "contains"
+	attr  string
+	value any
+}
+
+// equal adds the condition attr = v (v a string, number or bool).
+func (f *filter) equal(attr string, v any) {
+	f.all = append(f.all, condition{op: "=", attr: attr, value: v})
+}
+
+// notEqual adds the condition NOT attr = v, which an item without attr
+// also passes.
+func (f *filter) notEqual(attr string, v any) {
+	f.all = append(f.all, condition{op: "not =", attr: attr, value: v})
+}
+
+// contains adds the condition that the string attr contains s.
+func (f *filter) contains(attr, s string) {
+	f.all = append(f.all, condition{op: "contains", attr: attr, value: s})
+}
+
+// build returns the expression ("" when nothing is filtered), its names and
+// its values, with placeholders #f0, :f0, #f1, :f1, ….
+func (f filter) build() (string, map[string]string, map[string]types.AttributeValue, error) {
+	names := map[string]string{}
+	values := map[string]types.AttributeValue{}
+	term := func(c condition) (string, error) {
+		i := strconv.Itoa(len(names))
+		n, val := "#f"+i, ":f"+i
+		av, err := attributevalue.Marshal(c.value)
+		if err != nil {
+			return "", fmt.Errorf("store: filter on %s: %w", c.attr, err)
+		}
+		names[n], values[val] = c.attr, av
+		switch c.op {
+		case "contains":
+			return "contains(" + n + ", " + val + ")", nil
+		case "not =":
+			return "NOT " + n + " = " + val, nil
+		}
+		return n + " = " + val, nil
+	}
+	var terms []string
+	for _, c := range f.all {
+		t, err := term(c)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		terms = append(terms, t)
+	}
+	expr := strings.Join(terms, " AND ")
+	if f.or != nil && expr != "" {
+		t, err := term(*f.or)
+		if err != nil {
+			return "", nil, nil, err
+		}
+		expr = "(" + expr + ") OR " + t
+	}
+	return expr, names, values, nil
+}

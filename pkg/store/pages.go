@@ -1,0 +1,352 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/httpapi"
+	"payments/pkg/ids"
+)
+
+// Lists. Every list the API serves is read by readPage, a page at a time,
+// so that a request holds one page in memory and costs reads in proportion
+// to its page, whatever the size of the account (docs/pagination.md):
+//
+//   - the page itself is a Query with Limit and ExclusiveStartKey, newest
+//     first, whose filters are a FilterExpression; it reads until it has
+//     limit+1 matches (the last one only tells that more follow) or the
+//     range ends;
+//   - total is a Select COUNT Query with the same key condition and filter,
+//     summed over its pages; nothing is transferred but the counts;
+//   - page=N without a cursor first skips (N−1)×limit matches reading keys
+//     only (a projection);
+//   - a cursor carries the id of the previous page's last item and the total
+//     counted on the first page, so a cursor page counts nothing and skips
+//     nothing: it costs the reads of its own page.
+//
+// A listing is built by each store from the caller's company and the
+// query's filters; to filter on one more attribute, add one condition to
+// the store's filter function (ledgerFilter, paymentFilter, …).
+
+// attrType is the attribute that names an item's type ("ledger",
+// "payment", "event", …).
+const attrType = "type"
+
+// maxChunk caps the items one Query of a list evaluates (its Limit), so
+// that a list holds at most that many items at a time. DynamoDB answers at
+// most 1 MB a Query anyway (about 1,700 ledger entries); the Limit also
+// spares DynamoDB Local, whose Queries without one get slower the more of
+// the partition follows (counting 20,000 entries took 12 to 20 s without a
+// Limit, under 2 s with this one).
+const maxChunk = 2000
+
+// listing is one list: the rows in one partition, of the table or of a
+// GSI, whose sort keys lie between lo and hi, newest first, that pass
+// filter (and match). A row's sort key is prefix + its id, a UUID; the id
+// is the position a cursor carries.
+type listing struct {
+	// index is the GSI read, "" for the table; pkAttr and skAttr are the
+	// key attributes of what is read.
+	index          string
+	pkAttr, skAttr string
+	// pk is the partition, always built from the caller's company: a
+	// cursor carries only an id within it.
+	pk string
+	// prefix starts every row's sort key; lo and hi bound the sort keys
+	// read (BETWEEN), lo ≥ prefix.
+	prefix, lo, hi string
+	// consistent asks for strongly consistent reads (of the table).
+	consistent bool
+	// filter is the FilterExpression every row must pass. With memberKind
+	// set, it must refuse the members (it names the row's item type).
+	filter filter
+	// tableKey returns, for a GSI, the table key of the row with id, which
+	// an ExclusiveStartKey of a GSI needs besides the index's.
+	tableKey func(id string) (pk, sk string)
+	// memberKind, when set, is the item type of members: items stored
+	// under sort keys that extend their row's (row SK + "#…"), which come
+	// just before it, newest first, and are returned with it (an event's
+	// webhook deliveries).
+	memberKind string
+	// match, when set, is a condition on a row and its members that a
+	// FilterExpression cannot state; it is applied in process, and the
+	// count and the skip then read the rows (projected to keys, the item
+	// type and matchAttrs) instead of a Select COUNT.
+	match      func(row) (bool, error)
+	matchAttrs []string
+}
+
+// row is one item of a list: its item and, for a listing with members,
+// the member items stored under it.
+type row struct {
+	id      string
+	item    map[string]types.AttributeValue
+	members []map[string]types.AttributeValue
+}
+
+// readPage reads page req of l: its rows, the total of l's rows (counted
+// when req has no cursor, else the cursor's) and, when more rows follow, the
+// id of the page's last row. A cursor whose position is not in l is
+// httpapi.ErrBadCursor.
+func (db *DB) readPage(ctx context.Context, l listing, req httpapi.PageRequest) ([]row, int, string, error) {
+	if req.Page < 1 || req.Limit < 1 {
+		return nil, 0, "", fmt.Errorf("store: no page %d of %d items", req.Page, req.Limit)
+	}
+	after, total := req.After, req.Total
+	if after != "" {
+		if !l.holds(after) {
+			return nil, 0, "", httpapi.ErrBadCursor
+		}
+	} else {
+		n, err := db.count(ctx, l)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		total = n
+		if skip := req.Skip(); skip > 0 {
+			if skip >= total {
+				return nil, total, "", nil
+			}
+			if after, err = db.skip(ctx, l, skip); err != nil || after == "" {
+				return nil, total, "", err
+			}
+		}
+	}
+	rows := make([]row, 0, req.Limit+1)
+	err := db.scan(ctx, l, after, req.Limit+1, false, func(r row) bool {
+		rows = append(rows, r)
+		return len(rows) <= req.Limit
+	})
+	if err != nil {
+		return nil, 0, "", err
+	}
+	next := ""
+	if len(rows) > req.Limit {
+		rows = rows[:req.Limit]
+		next = rows[req.Limit-1].id
+	}
+	return rows, total, next, nil
+}
+
+// count returns the number of rows of l: a Select COUNT, or, with match,
+// a projected read of every row.
+func (db *DB) count(ctx context.Context, l listing) (int, error) {
+	if l.match != nil {
+		n := 0
+		err := db.scan(ctx, l, "", 0, true, func(row) bool { n++; return true })
+		return n, err
+	}
+	in, err := l.query(db.Table, queryCount)
+	if err != nil {
+		return 0, err
+	}
+	in.Limit = aws.Int32(maxChunk)
+	n := 0
+	for {
+		out, err := db.Client.Query(ctx, in)
+		if err != nil {
+			return 0, fmt.Errorf("store: count: %w", err)
+		}
+		n += int(out.Count)
+		if out.LastEvaluatedKey == nil {
+			return n, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
+// skip returns the id of the n-th row of l (from 1), reading keys only, or
+// "" when l has fewer rows.
+func (db *DB) skip(ctx context.Context, l listing, n int) (string, error) {
+	id, seen := "", 0
+	err := db.scan(ctx, l, "", n, true, func(r row) bool {
+		if seen++; seen == n {
+			id = r.id
+			return false
+		}
+		return true
+	})
+	return id, err
+}
+
+// scan calls fn with each row of l after the row with id after ("" from
+// the start), newest first, until fn returns false or the range ends. want
+// is how many rows the caller means to take (0: all of them). Each Query
+// asks DynamoDB to evaluate as many items as should give the rows still
+// wanted, at the rate of rows per item seen so far (twice as many as the
+// last Query while none matched), at least that many rows and at most
+// maxChunk: a dense list reads its page in one Query, a sparse filter does
+// not crawl. keysOnly reads only what identifies and matches a row.
+func (db *DB) scan(ctx context.Context, l listing, after string, want int, keysOnly bool, fn func(row) bool) error {
+	shape := queryItems
+	if keysOnly {
+		shape = queryKeys
+	}
+	in, err := l.query(db.Table, shape)
+	if err != nil {
+		return err
+	}
+	if after != "" {
+		in.ExclusiveStartKey = l.startKey(after)
+	}
+	chunk := maxChunk
+	if want > 0 {
+		chunk = min(want, maxChunk)
+	}
+	var members []map[string]types.AttributeValue // read before their row
+	evaluated, rows := 0, 0
+	for {
+		in.Limit = aws.Int32(int32(chunk))
+		out, err := db.Client.Query(ctx, in)
+		if err != nil {
+			return fmt.Errorf("store: list: %w", err)
+		}
+		evaluated += int(out.ScannedCount)
+		for _, item := range out.Items {
+			if l.memberKind != "" && stringAttr(item, attrType) == l.memberKind {
+				members = append(members, item)
+				continue
+			}
+			sk := stringAttr(item, l.skAttr)
+			r := row{id: strings.TrimPrefix(sk, l.prefix), item: item}
+			for _, m := range members {
+				if strings.HasPrefix(stringAttr(m, l.skAttr), sk+"#") {
+					r.members = append(r.members, m)
+				}
+			}
+			members = members[:0]
+			if l.match != nil {
+				ok, err := l.match(r)
+				if err != nil {
+					return err
+				}
+				if !ok {
+					continue
+				}
+			}
+			rows++
+			if !fn(r) {
+				return nil
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			return nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+		switch {
+		case want <= 0:
+		case rows == 0:
+			chunk = min(chunk*2, maxChunk)
+		default:
+			need := want - rows
+			chunk = min(max(need, (need*evaluated+rows-1)/rows), maxChunk)
+		}
+	}
+}
+
+// pageOf decodes rows, whose items are Is, into a page of Ts with convert
+// (an item type's conversion method, such as ledgerItem.transaction).
+func pageOf[I, T any](rows []row, total int, next string, convert func(I) (T, error)) (httpapi.PageResult[T], error) {
+	items := make([]map[string]types.AttributeValue, len(rows))
+	for i, r := range rows {
+		items[i] = r.item
+	}
+	out, err := decodeAll(items, convert)
+	if err != nil {
+		return httpapi.PageResult[T]{}, err
+	}
+	return httpapi.PageResult[T]{Items: out, Total: total, Next: next}, nil
+}
+
+// holds reports whether id can be a position in l: a UUID whose sort key
+// lies in l's range.
+func (l listing) holds(id string) bool {
+	sk := l.prefix + id
+	return ids.IsUUID(id) && sk >= l.lo && sk <= l.hi
+}
+
+// startKey returns the ExclusiveStartKey that resumes l after the row with
+// id.
+func (l listing) startKey(id string) map[string]types.AttributeValue {
+	key := map[string]types.AttributeValue{
+		l.pkAttr: &types.AttributeValueMemberS{Value: l.pk},
+		l.skAttr: &types.AttributeValueMemberS{Value: l.prefix + id},
+	}
+	if l.tableKey != nil {
+		pk, sk := l.tableKey(id)
+		key[attrPK] = &types.AttributeValueMemberS{Value: pk}
+		key[attrSK] = &types.AttributeValueMemberS{Value: sk}
+	}
+	return key
+}
+
+// queryShape is what a Query of a list returns.
+type queryShape int
+
+const (
+	queryItems queryShape = iota // rows and members, whole
+	queryKeys                    // rows and members, projected to what identifies and matches them
+	queryCount                   // the number of rows only
+)
+
+// query returns the Query of l's range, newest first, with its filter.
+func (l listing) query(table string, shape queryShape) (*dynamodb.QueryInput, error) {
+	f := l.filter
+	if l.memberKind != "" && (shape == queryItems || shape == queryKeys && l.match != nil) {
+		f.or = &condition{op: "=", attr: attrType, value: l.memberKind} // the members come too
+	}
+	expr, names, values, err := f.build()
+	if err != nil {
+		return nil, err
+	}
+	names["#pk"], names["#sk"] = l.pkAttr, l.skAttr
+	values[":pk"] = &types.AttributeValueMemberS{Value: l.pk}
+	values[":lo"] = &types.AttributeValueMemberS{Value: l.lo}
+	values[":hi"] = &types.AttributeValueMemberS{Value: l.hi}
+	in := &dynamodb.QueryInput{
+		TableName:                 aws.String(table),
+		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+		ScanIndexForward:          aws.Bool(false),
+	}
+	if expr != "" {
+		in.FilterExpression = aws.String(expr)
+	}
+	if l.index != "" {
+		in.IndexName = aws.String(l.index)
+	} else if l.consistent {
+		in.ConsistentRead = aws.Bool(true)
+	}
+	switch shape {
+	case queryCount:
+		in.Select = types.SelectCount
+	case queryKeys:
+		projected := []string{"#sk"}
+		if f.or != nil {
+			names["#ptype"] = attrType
+			projected = append(projected, "#ptype")
+		}
+		for i, a := range l.matchAttrs {
+			n := "#p" + strconv.Itoa(i)
+			names[n] = a
+			projected = append(projected, n)
+		}
+		in.ProjectionExpression = aws.String(strings.Join(projected, ", "))
+	}
+	return in, nil
+}
+
+// stringAttr returns the string attribute name of item, "" when it has none.
+func stringAttr(item map[string]types.AttributeValue, name string) string {
+	if s, ok := item[name].(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}

@@ -1,0 +1,150 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/events"
+	"payments/pkg/httpapi"
+	"payments/pkg/webhooks"
+)
+
+// The delivery log's reads: an event with its deliveries, and pages of
+// them.
+
+// Record returns one of the company's events with its deliveries, read in
+// one strongly consistent query; events.ErrNotFound when absent.
+func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webhooks.Record, error) {
+	p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: companyPK(companyID)},
+			":sk": &types.AttributeValueMemberS{Value: eventSK(eventID)},
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	var event map[string]types.AttributeValue
+	var deliveries []map[string]types.AttributeValue
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return webhooks.Record{}, fmt.Errorf("store: query event %s: %w", eventID, err)
+		}
+		for _, item := range out.Items {
+			switch stringAttr(item, attrType) {
+			case kindEvent:
+				if stringAttr(item, attrSK) == eventSK(eventID) {
+					event = item
+				}
+			case kindWebhookDelivery:
+				deliveries = append(deliveries, item)
+			}
+		}
+	}
+	if event == nil {
+		return webhooks.Record{}, events.ErrNotFound
+	}
+	return recordOf(event, deliveries)
+}
+
+// Records reads page p of the company's events that match q, newest first,
+// each with its deliveries, strongly consistent (readPage). The dates become
+// a range of sort keys (event ids are UUID v7 of their creation time);
+// deliveries are stored right after their event and are read with it; the
+// kind is a FilterExpression. The status is decided by the deliveries
+// (webhooks.Record.Status), which no FilterExpression can do: it is applied
+// in process, and with it the count and the skip read the events and
+// deliveries projected to what decides a status.
+func (s *Webhooks) Records(ctx context.Context, companyID string, q webhooks.Query, p httpapi.PageRequest) (httpapi.PageResult[webhooks.Record], error) {
+	lo, hi := timeRange(eventSKPrefix, q.From, q.To)
+	l := listing{
+		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
+		prefix: eventSKPrefix, lo: lo, hi: hi, consistent: true,
+		memberKind: kindWebhookDelivery,
+	}
+	l.filter.equal(attrType, kindEvent)
+	if q.Kind != "" {
+		l.filter.equal("event", string(q.Kind))
+	}
+	if q.Status != "" {
+		l.match = func(r row) (bool, error) {
+			st, err := logStatus(r)
+			return st == q.Status, err
+		}
+		l.matchAttrs = []string{"dispatched_at", "destination", "round", "status"}
+	}
+	rows, total, next, err := s.db.readPage(ctx, l, p)
+	if err != nil {
+		return httpapi.PageResult[webhooks.Record]{}, fmt.Errorf("store: list events: %w", err)
+	}
+	out := httpapi.PageResult[webhooks.Record]{Items: make([]webhooks.Record, 0, len(rows)), Total: total, Next: next}
+	for _, r := range rows {
+		rec, err := recordOf(r.item, r.members)
+		if err != nil {
+			return httpapi.PageResult[webhooks.Record]{}, err
+		}
+		out.Items = append(out.Items, rec)
+	}
+	return out, nil
+}
+
+// logStatus returns the delivery-log status of an event row, from the
+// attributes that decide it (the projection of Records' match).
+func logStatus(r row) (webhooks.Status, error) {
+	var ev struct {
+		DispatchedAt string `dynamodbav:"dispatched_at"`
+	}
+	if err := attributevalue.UnmarshalMap(r.item, &ev); err != nil {
+		return "", fmt.Errorf("store: decode event: %w", err)
+	}
+	rec := webhooks.Record{Dispatched: ev.DispatchedAt != ""}
+	for _, m := range r.members {
+		var d struct {
+			Destination string `dynamodbav:"destination"`
+			Round       int    `dynamodbav:"round"`
+			Status      string `dynamodbav:"status"`
+		}
+		if err := attributevalue.UnmarshalMap(m, &d); err != nil {
+			return "", fmt.Errorf("store: decode delivery: %w", err)
+		}
+		rec.Deliveries = append(rec.Deliveries, webhooks.Delivery{
+			Destination: webhooks.Destination(d.Destination), Round: d.Round, Status: webhooks.Status(d.Status),
+		})
+	}
+	return rec.Status(), nil
+}
+
+// recordOf decodes an event item and the items of its deliveries into a
+// record, deliveries ordered by round, then webhook before notify_url.
+func recordOf(event map[string]types.AttributeValue, deliveries []map[string]types.AttributeValue) (webhooks.Record, error) {
+	var it eventItem
+	if err := attributevalue.UnmarshalMap(event, &it); err != nil {
+		return webhooks.Record{}, fmt.Errorf("store: decode event: %w", err)
+	}
+	e, err := it.event()
+	if err != nil {
+		return webhooks.Record{}, err
+	}
+	rec := webhooks.Record{Event: e, Dispatched: stringAttr(event, "dispatched_at") != ""}
+	ds, err := decodeAll(deliveries, deliveryItem.delivery)
+	if err != nil {
+		return webhooks.Record{}, err
+	}
+	sort.Slice(ds, func(a, b int) bool {
+		if ds[a].Round != ds[b].Round {
+			return ds[a].Round < ds[b].Round
+		}
+		return ds[a].Destination > ds[b].Destination // webhook before notify_url
+	})
+	if len(ds) > 0 {
+		rec.Deliveries = ds
+	}
+	return rec, nil
+}
