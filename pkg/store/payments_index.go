@@ -91,7 +91,8 @@ func (s *Payments) DuePayments(ctx context.Context, cutoff time.Time, limit int)
 
 // FlaggedPayments returns a page of the payments flagged for
 // reconciliation, of every company, oldest first, from the RECONCILE
-// partition of GSI1 (eventually consistent).
+// partition of GSI1 (eventually consistent). One item more than the page is
+// read, to tell whether another page follows.
 func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int) ([]payments.Payment, string, error) {
 	in := &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
@@ -100,7 +101,7 @@ func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int)
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk": &types.AttributeValueMemberS{Value: reconcileGSI1PK},
 		},
-		Limit: aws.Int32(int32(limit)),
+		Limit: aws.Int32(int32(limit + 1)),
 	}
 	if after != "" {
 		in.KeyConditionExpression = aws.String("GSI1PK = :pk AND GSI1SK > :after")
@@ -114,11 +115,11 @@ func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int)
 	if err != nil {
 		return nil, "", err
 	}
-	next := ""
-	if len(out.LastEvaluatedKey) > 0 && len(ps) > 0 {
-		next = ps[len(ps)-1].ID
+	if len(ps) <= limit {
+		return ps, "", nil
 	}
-	return ps, next, nil
+	ps = ps[:limit]
+	return ps, ps[limit-1].ID, nil
 }
 
 // PaymentByID reads the payment id lookup, then the payment, both

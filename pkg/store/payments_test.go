@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -333,5 +334,49 @@ func TestDuePaymentsReadsEveryShard(t *testing.T) {
 	}
 	if due, _ := st.DuePayments(ctx, time.Now().Add(time.Minute), 7); len(due) != 7 {
 		t.Fatalf("limit 7 gave %d", len(due))
+	}
+}
+
+// TestFlaggedPaymentsPages walks the console's list of flagged payments of
+// two companies a page at a time.
+func TestFlaggedPaymentsPages(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	st := store.NewPayments(db)
+	var want []string
+	for range 2 {
+		w := fundedWallet(t, db, 1000)
+		for i := range 2 {
+			p, e, ev := newPayout(w, 10, 0, fmt.Sprint("order-", i))
+			if err := st.CreatePayout(ctx, p, e, ev); err != nil {
+				t.Fatal(err)
+			}
+			flagged := p
+			flagged.ReconciliationRequired = true
+			if err := st.Reschedule(ctx, flagged, p.NextPollAt); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, p.ID)
+		}
+	}
+	slices.Sort(want) // ids are UUID v7: the list is oldest first
+	var got []string
+	after, pages := "", 0
+	for {
+		ps, next, err := st.FlaggedPayments(ctx, after, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages++
+		for _, p := range ps {
+			got = append(got, p.ID)
+		}
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	if !slices.Equal(got, want) || pages != 2 {
+		t.Fatalf("%d pages of %v, want 2 pages of %v", pages, got, want)
 	}
 }
