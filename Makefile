@@ -90,7 +90,7 @@ function-dir = $(shell echo '$(1)' | sed -E 's/Function$$//; s/([a-z0-9])([A-Z])
 
 # sam build (BuildMethod: makefile) runs `make build-<LogicalId>` with
 # ARTIFACTS_DIR set; by hand it writes .aws-sam/build/<LogicalId>/bootstrap.
-build-%:
+build-%: ## build one function (the folder of its LogicalId) into $(ARTIFACTS_DIR)/bootstrap, as sam build asks
 	@[ -d functions/$(call function-dir,$*) ] || { echo "make build-$*: no folder functions/$(call function-dir,$*)" >&2; exit 1; }
 	@mkdir -p "$(or $(ARTIFACTS_DIR),$(BUILD_DIR)/$*)"
 	$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o "$(or $(ARTIFACTS_DIR),$(BUILD_DIR)/$*)/bootstrap" ./functions/$(call function-dir,$*)

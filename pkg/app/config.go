@@ -92,6 +92,10 @@ func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig
 			var s int
 			s, err = envInt(name, int(payments.DefaultDeadline/time.Second))
 			c.PaymentDeadline = time.Duration(s) * time.Second
+			if err == nil && c.PaymentDeadline > payments.ReconcileWindow {
+				err = fmt.Errorf("%w: %s must be at most %d (the %v reconciliation window), not %d",
+					ErrConfig, name, int(payments.ReconcileWindow/time.Second), payments.ReconcileWindow, s)
+			}
 		case "ADMIN_CREDIT_IN_PRODUCTION":
 			switch v := os.Getenv(name); v {
 			case "", "false":

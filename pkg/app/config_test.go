@@ -123,7 +123,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"auth", Config{Mode: ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"admin", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, AdminAPIKey: testAdminKey, AdminCreditInProduction: true}, []string{testAdminKeyARN}},
 		{"wallets", Config{Mode: ModeSandbox, TableName: table, TokenSecret: token}, []string{testTokenSecretARN}},
-		{"payments", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, TokenSecret: token, PaymentDeadline: 20 * time.Second}, []string{testTokenSecretARN}},
+		{"payments", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"webhooks", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payout-worker", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second}, nil},
 		{"webhook-worker", Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
@@ -185,7 +185,7 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 		if err != nil || cfg.Mode != ModeSandbox || cfg.TokenTTL != time.Hour || cfg.TokenRateLimit != 10 {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
-		if cfg, err := loadConfig("payments"); err != nil || cfg.PaymentDeadline != 15*time.Minute {
+		if cfg, err := loadConfig("payout-worker"); err != nil || cfg.PaymentDeadline != 15*time.Minute {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
 		if cfg, err := loadConfig("admin"); err != nil || cfg.AdminCreditInProduction {
@@ -204,6 +204,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{"ttl", "auth", "TOKEN_TTL_SECONDS", "1h", `TOKEN_TTL_SECONDS must be a positive integer, not "1h"`},
 		{"rate limit", "auth", "TOKEN_RATE_LIMIT", "0", `TOKEN_RATE_LIMIT must be a positive integer, not "0"`},
 		{"deadline", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "15m", `PAYMENT_DEADLINE_SECONDS must be a positive integer, not "15m"`},
+		{"deadline past the window", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "259201", `PAYMENT_DEADLINE_SECONDS must be at most 259200`},
 		{"console credit", "admin", "ADMIN_CREDIT_IN_PRODUCTION", "yes", `ADMIN_CREDIT_IN_PRODUCTION must be true or false, not "yes"`},
 		{"secret", "wallets", "TOKEN_SECRET_ARN", testTokenSecretARN + "-gone", "read secret " + testTokenSecretARN + "-gone"},
 		{"function", "cards", "", "", `no function "cards"`},

@@ -44,6 +44,7 @@ var Errors = httpapi.Catalogue{
 	{Err: payments.ErrNoOperator, Status: http.StatusServiceUnavailable, Code: "NO_OPERATOR", Message: "payouts and collections are not available: no operator is configured"},
 	{Err: fees.ErrNoRule, Status: http.StatusBadRequest, Code: "NO_FEE_RULE", Message: "no fee rule of the company applies to this payment"},
 	{Err: payments.ErrFinal, Status: http.StatusConflict, Code: "PAYMENT_FINAL", Message: "transaction is already final: it cannot be resolved again"},
+	{Err: payments.ErrStatusChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
 	{Err: payments.ErrNotFlagged, Status: http.StatusConflict, Code: "PAYMENT_NOT_FLAGGED", Message: "transaction does not require reconciliation: the worker is still handling it"},
 
 	// webhooks

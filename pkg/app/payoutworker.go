@@ -9,8 +9,8 @@ import (
 )
 
 // NewPayoutWorker builds the payout-worker function, the consumer of the
-// payouts queue: each message is a payments.Job (submit or poll) for one
-// payout or collection, handled by payments.Service.HandleJob; failed
+// payouts queue: each message is a payments.Job for one payout or
+// collection, handled by payments.Service.HandleJob; failed
 // messages are reported one by one (ReportBatchItemFailures). It needs the
 // payouts queue, to send itself the next poll, and the operator of cfg's
 // mode, so it refuses to start in production mode (see operatorGateway).

@@ -97,7 +97,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"payments": {
-		Settings: []string{modeSetting, deadlineSetting},
+		Settings: []string{modeSetting},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{payoutsQueue, sendMessage},

@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/ids"
 	"payments/pkg/timestamp"
 )
 
@@ -194,7 +195,7 @@ func (s *Service) Create(ctx context.Context, name string, kyb KYBStatus) (Creat
 
 // Get returns company id, or ErrNotFound.
 func (s *Service) Get(ctx context.Context, id string) (Company, error) {
-	if _, err := uuid.Parse(id); err != nil {
+	if !ids.IsUUID(id) {
 		return Company{}, ErrNotFound
 	}
 	return s.store.Get(ctx, id)
@@ -217,7 +218,7 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (Company, erro
 	if p.Empty() {
 		return s.Get(ctx, id)
 	}
-	if _, err := uuid.Parse(id); err != nil {
+	if !ids.IsUUID(id) {
 		return Company{}, ErrNotFound
 	}
 	c, err := s.store.Update(ctx, id, p, timestamp.Of(s.Now()))
@@ -231,7 +232,7 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (Company, erro
 // RotateKey issues a new client_key for company id. Tokens minted from the
 // previous key stop working.
 func (s *Service) RotateKey(ctx context.Context, id string) (Credentials, error) {
-	if _, err := uuid.Parse(id); err != nil {
+	if !ids.IsUUID(id) {
 		return Credentials{}, ErrNotFound
 	}
 	key, err := newClientKey()

@@ -193,3 +193,46 @@ func TestRespondListMirrorsPagination(t *testing.T) {
 		t.Errorf("body %v", body)
 	}
 }
+
+func TestParseDateRange(t *testing.T) {
+	tests := []struct {
+		query string
+		field string
+	}{
+		{"from_date=2025-05-01&to_date=2025-05-02T10:00:00Z", ""},
+		{"from_date=1970-01-01T01:00:00%2B01:00", ""},
+		{"from_date=1970-01-01T00:00:00%2B01:00", "from_date"}, // 1969 in UTC
+		{"to_date=1970-01-01T00:30:00%2B01:00", "to_date"},
+		{"to_date=10000-01-01", "to_date"},
+		{"from_date=2025-05-02&to_date=2025-05-01", "to_date"},
+		{"from_date=tomorrow", "from_date"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			_, _, err := ParseDateRange(httptest.NewRequest("GET", "/?"+tt.query, nil))
+			var fe *FieldError
+			if (tt.field == "") != (err == nil) || (err != nil && (!errors.As(err, &fe) || fe.Field != tt.field)) {
+				t.Fatalf("err %v, want field %q", err, tt.field)
+			}
+		})
+	}
+}
+
+func TestParseBool(t *testing.T) {
+	tests := []struct {
+		query string
+		want  bool
+		ok    bool
+	}{
+		{"", true, true}, {"x=true", true, true}, {"x=false", false, true},
+		{"x=1", false, false}, {"x=TRUE", false, false}, {"x=t", false, false}, {"x=yes", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			got, err := ParseBool(httptest.NewRequest("GET", "/?"+tt.query, nil), "x", true)
+			if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
+				t.Fatalf("ParseBool = %v, %v", got, err)
+			}
+		})
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"time"
 )
 
@@ -25,17 +24,20 @@ type Envelope struct {
 	Pagination *Page  `json:"pagination,omitempty"`
 }
 
-// ParseBool reads an optional boolean query parameter.
+// ParseBool reads an optional boolean query parameter: exactly true or
+// false (anything else is a 400 naming it); absent, def.
 func ParseBool(r *http.Request, name string, def bool) (bool, error) {
 	v := r.URL.Query().Get(name)
 	if v == "" {
 		return def, nil
 	}
-	b, err := strconv.ParseBool(v)
-	if err != nil {
-		return def, Invalid(name, "must be true or false")
+	switch v {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
 	}
-	return b, nil
+	return def, Invalid(name, "must be true or false")
 }
 
 // Write sends v as JSON with status, unwrapped.
@@ -100,8 +102,9 @@ func parseDate(s, field string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, Invalid(field, "must be an ISO 8601 date-time (RFC 3339) or a YYYY-MM-DD date")
 	}
+	t = t.UTC()
 	if t.Year() < 1970 || t.Year() > 9999 {
-		return time.Time{}, Invalid(field, "must be between the years 1970 and 9999")
+		return time.Time{}, Invalid(field, "must be between the years 1970 and 9999 (UTC)")
 	}
-	return t.UTC(), nil
+	return t, nil
 }

@@ -342,6 +342,9 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 		if err != nil {
 			return err
 		}
+		if page.Page > 1 && page.After == "" {
+			return httpapi.Invalid("page", "this list has no page numbers: follow next_cursor")
+		}
 		ps, next, err := svc.Flagged(r.Context(), page.After, page.Limit)
 		if err != nil {
 			return err

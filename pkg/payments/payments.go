@@ -288,7 +288,7 @@ type Deps struct {
 	Guideline *guideline.Guideline
 	// Deadline is how long after acceptance a payment is expected to be
 	// final before it is flagged for reconciliation (default
-	// DefaultDeadline).
+	// DefaultDeadline, at most ReconcileWindow).
 	Deadline time.Duration
 }
 
@@ -316,6 +316,7 @@ func NewService(d Deps) *Service {
 	if deadline <= 0 {
 		deadline = DefaultDeadline
 	}
+	deadline = min(deadline, ReconcileWindow)
 	return &Service{
 		store:    d.Store,
 		wallets:  d.Wallets,

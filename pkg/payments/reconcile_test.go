@@ -9,6 +9,7 @@ import (
 
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
+	"payments/pkg/store"
 	"payments/pkg/wallets"
 )
 
@@ -358,6 +359,37 @@ func TestConsoleResolveRefusals(t *testing.T) {
 	}
 	if b := h.balances(); b[1] != 204 {
 		t.Fatalf("reserved %d: nothing may move", b[1])
+	}
+	h.verify()
+}
+
+// TestWindowEndsFlagged: with a deadline as long as the reconciliation
+// window (a longer one is cut to it), a payout the operator never finishes
+// is flagged when the worker stops, so the console lists and resolves it.
+func TestWindowEndsFlagged(t *testing.T) {
+	h := newHarness(t)
+	h.fund(wallets.Payout, "1000")
+	h.svc = payments.NewService(payments.Deps{
+		Store: h.store, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, Events: h.events,
+		Deadline: 80 * time.Hour,
+	})
+	h.svc.Now = h.clock.Now
+	p, err := h.svc.Payout(h.ctx, h.company, request("237670000999", "100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.drainFor(time.Hour)
+	if got := h.get(p.ID); got.ReconciliationRequired {
+		t.Fatalf("flagged an hour in: %+v", got)
+	}
+	h.clock.Advance(payments.ReconcileWindow - 2*time.Hour)
+	h.drainFor(payments.ReconcileWindow)
+	got := h.get(p.ID)
+	if got.Status != payments.StatusProcessing || !got.ReconciliationRequired || !got.NextPollAt.IsZero() || len(h.jobs.all()) != 0 {
+		t.Fatalf("after the window %+v, %d jobs", got, len(h.jobs.all()))
+	}
+	if list, _, _ := h.svc.Flagged(h.ctx, "", 10); len(list) != 1 {
+		t.Fatalf("the console lists %d", len(list))
 	}
 	h.verify()
 }

@@ -157,6 +157,7 @@ func (s *Service) toProcessing(ctx context.Context, p Payment, res operator.Resu
 	next.Upstream = upstream(res.Raw)
 	next.UpdatedAt = now
 	next.NextPollAt = now.Add(NextPollDelay(p.CreatedAt, now, s.deadline))
+	next.ReconciliationRequired = p.ReconciliationRequired || !now.Before(s.deadlineOf(p))
 	if err := s.sendJob(ctx, next, next.NextPollAt); err != nil {
 		return p, err
 	}
@@ -234,7 +235,8 @@ func (s *Service) ask(ctx context.Context, p Payment) (operator.Result, error) {
 
 // reschedule queues the next handling of p after NextPollDelay and records
 // it, with p's reconciliation flag, on the payment; past ReconcileWindow it
-// records that the worker has stopped (only the operator console goes on).
+// records that the worker has stopped, the payment flagged: only the
+// operator console goes on.
 func (s *Service) reschedule(ctx context.Context, p Payment) error {
 	prev := p.NextPollAt
 	now := s.now()
@@ -246,6 +248,7 @@ func (s *Service) reschedule(ctx context.Context, p Payment) error {
 		}
 	} else {
 		p.NextPollAt = time.Time{}
+		p.ReconciliationRequired = true
 		slog.WarnContext(ctx, "payment left to the operator console: no final answer within the reconciliation window",
 			"company_id", p.CompanyID, "transaction_id", p.ID, "status", p.Status)
 	}

@@ -22,10 +22,11 @@ var ErrConflict = errors.New("store: conflicting writes, retry later")
 
 // RetryPolicy is the one conflict-retry policy of the store. A write is
 // tried again when DynamoDB cancels it for a conflict with another
-// transaction, or when a condition on a value it read fails because another
-// write came first; it is tried at most Attempts times, waiting before try n
-// a random time of up to Base·2^(n−2), at most Max, and never past the
-// context's deadline. What still loses is ErrConflict.
+// transaction (or, for an optimistic read-modify-write such as the rate
+// limiter's, when its condition on what it read fails: errRetry); it is
+// tried at most Attempts times, waiting before try n a random time of up to
+// Base·2^(n−2), at most Max, and never past the context's deadline. What
+// still loses is ErrConflict.
 type RetryPolicy struct {
 	Attempts  int
 	Base, Max time.Duration
@@ -141,9 +142,9 @@ func transactionConflict(err error) bool {
 // write commits a transaction under the retry policy. Each try calls build
 // (which may read afresh) for the items; when DynamoDB cancels for a
 // condition, refused reads the reasons by item name and returns the error
-// to answer, errRetry to try again from a fresh build, or nil when no
-// condition it knows failed (an error naming the failed items is returned).
-// A conflict with another transaction is tried again.
+// to answer, or nil when no condition it knows failed (an error naming the
+// failed items is returned). A conflict with another transaction is tried
+// again.
 func (db *DB) write(ctx context.Context, what string, build func(context.Context) (*txn, error), refused func(context.Context, cancellation) error) error {
 	return db.Retry.do(ctx, what, func(ctx context.Context) error {
 		t, err := build(ctx)

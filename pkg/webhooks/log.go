@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/google/uuid"
-
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
+	"payments/pkg/ids"
 )
 
 // LogStore is what the delivery log reads.
@@ -57,7 +56,7 @@ func (l *Log) List(ctx context.Context, companyID string, q Query, p httpapi.Pag
 // Get returns one of the company's events with its deliveries; another
 // company's event, or an id that is not a UUID, is events.ErrNotFound.
 func (l *Log) Get(ctx context.Context, companyID, eventID string) (Record, error) {
-	if _, err := uuid.Parse(eventID); err != nil {
+	if !ids.IsUUID(eventID) {
 		return Record{}, events.ErrNotFound
 	}
 	return l.store.Record(ctx, companyID, eventID)

@@ -4,9 +4,8 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
-
 	"payments/pkg/companies"
+	"payments/pkg/ids"
 	"payments/pkg/timestamp"
 )
 
@@ -45,7 +44,7 @@ type IssuedSecret struct {
 // previous one, and returns it. Deliveries created from now on are signed
 // with it; deliveries already created keep the signature they have.
 func (s *SigningSecrets) Rotate(ctx context.Context, companyID string) (IssuedSecret, error) {
-	if _, err := uuid.Parse(companyID); err != nil {
+	if !ids.IsUUID(companyID) {
 		return IssuedSecret{}, companies.ErrNotFound
 	}
 	secret, err := NewSecret()
@@ -62,7 +61,7 @@ func (s *SigningSecrets) Rotate(ctx context.Context, companyID string) (IssuedSe
 // Disable removes the company's signing secret: deliveries created from now
 // on carry no X-Service-Signature.
 func (s *SigningSecrets) Disable(ctx context.Context, companyID string) error {
-	if _, err := uuid.Parse(companyID); err != nil {
+	if !ids.IsUUID(companyID) {
 		return companies.ErrNotFound
 	}
 	return s.store.DeleteSecret(ctx, companyID)
