@@ -238,7 +238,8 @@ type Store interface {
 	ApplyTransition(ctx context.Context, t Transition) error
 	// Reschedule writes p's NextPollAt and ReconciliationRequired, on the
 	// condition that the payment is still in p.Status with NextPollAt
-	// prevDue; ErrStatusChanged otherwise.
+	// prevDue (none, for a zero prevDue: a payment from before NextPollAt
+	// is adopted); ErrStatusChanged otherwise.
 	Reschedule(ctx context.Context, p Payment, prevDue time.Time) error
 	// DuePayments returns up to limit non-terminal payments of every
 	// company whose NextPollAt is before cutoff (eventually consistent:

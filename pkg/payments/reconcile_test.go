@@ -7,9 +7,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/store"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -390,6 +395,51 @@ func TestWindowEndsFlagged(t *testing.T) {
 	}
 	if list, _, _ := h.svc.Flagged(h.ctx, "", 10); len(list) != 1 {
 		t.Fatalf("the console lists %d", len(list))
+	}
+	h.verify()
+}
+
+// TestSweeperAdoptsPaymentsFromBeforeNextPollAt: a payout written before
+// payments recorded their next poll (no next_poll_at, in the unsharded
+// OPEN_PAYMENT partition, no id lookup) whose queued message no longer
+// parses is adopted by the sweeper and settles; the console can find it.
+func TestSweeperAdoptsPaymentsFromBeforeNextPollAt(t *testing.T) {
+	h := newHarness(t)
+	h.fund(wallets.Payout, "1000")
+	p, err := h.svc.Payout(h.ctx, h.company, request("237670000001", "100"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.jobs.jobs = nil
+	key := func(pk, sk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}}
+	}
+	if _, err := h.db.Client.UpdateItem(h.ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(h.db.Table), Key: key("COMPANY#"+h.company, "PAY#"+p.ID),
+		UpdateExpression: aws.String("SET GSI2PK = :pk, GSI2SK = :sk REMOVE next_poll_at"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: "OPEN_PAYMENT"},
+			":sk": &types.AttributeValueMemberS{Value: timestamp.Format(p.CreatedAt) + "#" + h.company + "#" + p.ID},
+		},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.db.Client.DeleteItem(h.ctx, &dynamodb.DeleteItemInput{TableName: aws.String(h.db.Table), Key: key("PAYREF#"+p.ID, "PAYREF")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.svc.HandleJob(h.ctx, []byte(`{"kind":"submit","company_id":"`+h.company+`","transaction_id":"`+p.ID+`"}`)); err != nil {
+		t.Fatal(err) // the old message is dropped
+	}
+	h.clock.Advance(2 * time.Minute)
+	if n, err := h.svc.Sweep(h.ctx); err != nil || n != 1 {
+		t.Fatalf("Sweep = %d, %v; want the payment adopted", n, err)
+	}
+	h.drain()
+	if got := h.get(p.ID); got.Status != payments.StatusSuccess {
+		t.Fatalf("final %+v", got)
+	}
+	if _, err := h.store.PaymentByID(h.ctx, p.ID); err != nil {
+		t.Fatalf("PaymentByID after the adoption: %v", err)
 	}
 	h.verify()
 }

@@ -23,8 +23,11 @@ const SweepLimit = 1000
 // it still expects that message, the message is sent again. The message
 // does what the lost one would have (submit, ask the operator, flag at the
 // deadline); a copy of a message that was only late is dropped, because
-// the payment no longer expects it once the first copy has run. It goes on
-// after an error and returns the number resumed and the errors joined.
+// the payment no longer expects it once the first copy has run. A
+// non-final payment written before payments recorded their next poll (it
+// has none, and its queued messages no longer parse) is adopted: it gets
+// one, now, and its message. It goes on after an error and returns the
+// number resumed and the errors joined.
 func (s *Service) Sweep(ctx context.Context) (int, error) {
 	refs, err := s.store.DuePayments(ctx, s.now().Add(-ResumeAfter), SweepLimit)
 	if err != nil {
@@ -40,7 +43,16 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 		case err != nil:
 			errs = append(errs, err)
 			continue
-		case p.Status.Terminal() || p.NextPollAt.IsZero() || p.NextPollAt.After(s.now().Add(-ResumeAfter)):
+		case p.Status.Terminal():
+			continue
+		case p.NextPollAt.IsZero():
+			if err := s.adopt(ctx, p); err != nil {
+				errs = append(errs, err)
+			} else {
+				resumed++
+			}
+			continue
+		case p.NextPollAt.After(s.now().Add(-ResumeAfter)):
 			continue
 		}
 		if err := s.sendJob(ctx, p, p.NextPollAt); err != nil {
@@ -55,4 +67,21 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 		slog.InfoContext(ctx, "payments swept", "resumed", resumed)
 	}
 	return resumed, errors.Join(errs...)
+}
+
+// adopt gives a payment from before NextPollAt its first one, now, and
+// sends its message (first, as always: see toProcessing).
+func (s *Service) adopt(ctx context.Context, p Payment) error {
+	p.NextPollAt = s.now()
+	if err := s.sendJob(ctx, p, p.NextPollAt); err != nil {
+		return err
+	}
+	switch err := s.store.Reschedule(ctx, p, time.Time{}); {
+	case errors.Is(err, ErrStatusChanged):
+		return nil
+	case err != nil:
+		return fmt.Errorf("payments: adopt %s: %w", p.ID, err)
+	}
+	slog.InfoContext(ctx, "payment adopted by the sweeper", "company_id", p.CompanyID, "transaction_id", p.ID, "status", p.Status)
+	return nil
 }

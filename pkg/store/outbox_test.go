@@ -106,3 +106,44 @@ func TestOutboxPublishesAfterCommitAndSweepsWhatACrashLeft(t *testing.T) {
 		t.Fatalf("another company read the event: %v", err)
 	}
 }
+
+// TestOutboxSweepsEveryShard: unpublished events spread over the shards of
+// the outbox index, and one left in the unsharded partition by a release
+// before the sharding, are all found.
+func TestOutboxSweepsEveryShard(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	ob := store.NewOutbox(db)
+	now := time.Now()
+	want := map[string]bool{}
+	for i := range 40 {
+		e, _ := events.New("co-1", events.PaymentCollect, map[string]int{"n": i}, now)
+		commitEvent(t, db, e)
+		want[e.ID] = true
+	}
+	legacy, _ := events.New("co-1", events.PaymentCollect, map[string]string{"n": "legacy"}, now)
+	commitEvent(t, db, legacy)
+	if _, err := db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(db.Table),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "COMPANY#co-1"}, "SK": &types.AttributeValueMemberS{Value: "EVT#" + legacy.ID},
+		},
+		UpdateExpression:          aws.String("SET GSI2PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "OUTBOX"}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want[legacy.ID] = true
+	if n := storetest.DistinctGSI2Partitions(t, db, "OUTBOX#"); n < 8 {
+		t.Fatalf("40 events use %d shards", n)
+	}
+	got, err := ob.Unpublished(ctx, now.Add(time.Minute), 1000)
+	if err != nil || len(got) != len(want) {
+		t.Fatalf("Unpublished = %d events, %v; want %d", len(got), err, len(want))
+	}
+	for _, e := range got {
+		if !want[e.ID] {
+			t.Fatalf("unexpected event %s", e.ID)
+		}
+	}
+}

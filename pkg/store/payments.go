@@ -284,13 +284,45 @@ func (s *Payments) entryChange(companyID string, c payments.EntryChange, before,
 
 // Reschedule writes p's NextPollAt and reconciliation flag (with their
 // index keys), on the condition that the payment is still in p.Status and
-// expects prevDue.
+// expects prevDue. A zero prevDue adopts a payment written before payments
+// recorded their next poll: its id lookup (PAYREF), which it lacks, is
+// written in the same transaction.
 func (s *Payments) Reschedule(ctx context.Context, p payments.Payment, prevDue time.Time) error {
 	item, err := attributevalue.MarshalMap(newPaymentItem(p))
 	if err != nil {
 		return fmt.Errorf("store: marshal payment: %w", err)
 	}
-	in := &dynamodb.PutItemInput{
+	if prevDue.IsZero() {
+		return s.adopt(ctx, p, item)
+	}
+	err = s.db.put(ctx, "reschedule payment "+p.ID, &dynamodb.PutItemInput{
+		TableName:                aws.String(s.db.Table),
+		Item:                     item,
+		ConditionExpression:      aws.String("#status = :status AND next_poll_at = :due"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":status": &types.AttributeValueMemberS{Value: string(p.Status)},
+			":due":    &types.AttributeValueMemberS{Value: timestamp.Format(prevDue)},
+		},
+	})
+	if conditionFailed(err) {
+		return payments.ErrStatusChanged
+	}
+	return err
+}
+
+// adopt writes item, the payment p with its first NextPollAt, and its id
+// lookup in one transaction, on the condition that the payment is still in
+// p.Status with no NextPollAt.
+func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[string]types.AttributeValue) error {
+	ref, err := attributevalue.MarshalMap(paymentRefItem{
+		PK: paymentRefPK(p.ID), SK: paymentRefSK, Type: kindPaymentRef, ID: p.ID, CompanyID: p.CompanyID,
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal payment ref: %w", err)
+	}
+	t := &txn{}
+	t.add("payment", types.TransactWriteItem{Put: &types.Put{
 		TableName:                aws.String(s.db.Table),
 		Item:                     item,
 		ConditionExpression:      aws.String("#status = :status AND attribute_not_exists(next_poll_at)"),
@@ -298,16 +330,14 @@ func (s *Payments) Reschedule(ctx context.Context, p payments.Payment, prevDue t
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":status": &types.AttributeValueMemberS{Value: string(p.Status)},
 		},
-	}
-	if !prevDue.IsZero() {
-		in.ConditionExpression = aws.String("#status = :status AND next_poll_at = :due")
-		in.ExpressionAttributeValues[":due"] = &types.AttributeValueMemberS{Value: timestamp.Format(prevDue)}
-	}
-	err = s.db.put(ctx, "reschedule payment "+p.ID, in)
-	if conditionFailed(err) {
-		return payments.ErrStatusChanged
-	}
-	return err
+	}})
+	t.add("payment_ref", s.wallets.putNew(ref))
+	return s.db.writeOnce(ctx, "adopt payment "+p.ID, t, func(_ context.Context, c cancellation) error {
+		if c.failed("payment") || c.failed("payment_ref") {
+			return payments.ErrStatusChanged
+		}
+		return nil
+	})
 }
 
 // GetPayment reads a payment of the company, strongly consistent.

@@ -32,14 +32,16 @@ func shardKey(prefix, id string) string {
 
 // shardKeys returns every partition of the index named prefix, starting at
 // a random one so that a sweep cut short by its limit does not always
-// favour the same shards.
+// favour the same shards, and last the partition named prefix alone, where
+// items written before the index was sharded still are (the sweeper moves
+// them: see payments.Service.Sweep).
 func shardKeys(prefix string) []string {
-	keys := make([]string, IndexShards)
+	keys := make([]string, IndexShards, IndexShards+1)
 	first := rand.IntN(IndexShards)
 	for i := range keys {
 		keys[i] = fmt.Sprintf("%s#%02d", prefix, (first+i)%IndexShards)
 	}
-	return keys
+	return append(keys, prefix)
 }
 
 const openPaymentIndex = "OPEN_PAYMENT"
@@ -49,7 +51,9 @@ func openPaymentGSI2PK(id string) string { return shardKey(openPaymentIndex, id)
 
 // DuePayments returns up to limit payments of every company whose
 // NextPollAt is before cutoff, from every shard of the open-payment index
-// (eventually consistent: the caller reads each again).
+// (eventually consistent: the caller reads each again). A payment written
+// before payments recorded their next poll is in the unsharded partition,
+// keyed by its creation time, and is returned once created before cutoff.
 func (s *Payments) DuePayments(ctx context.Context, cutoff time.Time, limit int) ([]payments.Ref, error) {
 	var refs []payments.Ref
 	for _, shard := range shardKeys(openPaymentIndex) {
