@@ -78,6 +78,11 @@ func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (
 		return Credit{}, httpapi.Invalid("amount", err.Error())
 	}
 	if !w.IsActive {
+		// A retry of a credit made before the wallet was deactivated is
+		// still answered with it.
+		if c, err := s.replayCredit(ctx, companyID, walletID, in.Balance, amount, in.Reference); err == nil {
+			return c, nil
+		}
 		return Credit{}, ErrInactive
 	}
 	if w.SubBalance(in.Balance) > math.MaxInt64/2-amount {

@@ -9,6 +9,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"payments/pkg/httpapi"
@@ -318,4 +321,38 @@ func TestVerifyLedger(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestCreditRetryAfterDeactivation: a wallet deactivated after a credit
+// refuses new credits, but a retry of that credit is still answered with it.
+func TestCreditRetryAfterDeactivation(t *testing.T) {
+	company := uuid.NewString()
+	db := storetest.NewDB(t)
+	s := store.NewWallets(db)
+	svc := wallets.NewService(s, approved{company: true})
+	svc.CreditEnabled = true
+	ctx := context.Background()
+	w := mustCreate(t, svc, company, "XAF", "Cameroon", "CM", "+237")
+	first, err := svc.Credit(ctx, w.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "500", Reference: "wire-9"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName: aws.String(db.Table),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "COMPANY#" + company}, "SK": &types.AttributeValueMemberS{Value: "WALLET#" + w.ID},
+		},
+		UpdateExpression:          aws.String("SET is_active = :f"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":f": &types.AttributeValueMemberBOOL{Value: false}},
+	}); err != nil {
+		t.Fatal(err)
+	}
+	again, err := svc.Credit(ctx, w.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "500", Reference: "wire-9"})
+	if err != nil || !again.Replayed || again.Transaction.ID != first.Transaction.ID {
+		t.Fatalf("retry = %+v, %v", again, err)
+	}
+	if _, err := svc.Credit(ctx, w.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "500", Reference: "wire-10"}); !errors.Is(err, wallets.ErrInactive) {
+		t.Fatalf("a new credit = %v, want ErrInactive", err)
+	}
+	verify(t, s, company)
 }
