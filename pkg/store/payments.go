@@ -92,11 +92,9 @@ func (s *Payments) acceptance(p payments.Payment, ev events.Event) (*txn, error)
 	if err != nil {
 		return nil, fmt.Errorf("store: marshal external_id claim: %w", err)
 	}
-	ref, err := attributevalue.MarshalMap(paymentRefItem{
-		PK: paymentRefPK(p.ID), SK: paymentRefSK, Type: kindPaymentRef, ID: p.ID, CompanyID: p.CompanyID,
-	})
+	ref, err := s.paymentRefPut(p)
 	if err != nil {
-		return nil, fmt.Errorf("store: marshal payment ref: %w", err)
+		return nil, err
 	}
 	event, err := eventPut(s.db.Table, ev)
 	if err != nil {
@@ -105,9 +103,21 @@ func (s *Payments) acceptance(p payments.Payment, ev events.Event) (*txn, error)
 	t := &txn{}
 	t.add("payment", s.wallets.putNew(payment))
 	t.add("external_id", s.wallets.putNew(claim))
-	t.add("payment_ref", s.wallets.putNew(ref))
+	t.add("payment_ref", ref)
 	t.add("event", event)
 	return t, nil
+}
+
+// paymentRefPut returns the transaction item that writes p's id lookup as
+// new.
+func (s *Payments) paymentRefPut(p payments.Payment) (types.TransactWriteItem, error) {
+	ref, err := attributevalue.MarshalMap(paymentRefItem{
+		PK: paymentRefPK(p.ID), SK: paymentRefSK, Type: kindPaymentRef, ID: p.ID, CompanyID: p.CompanyID,
+	})
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("store: marshal payment ref: %w", err)
+	}
+	return s.wallets.putNew(ref), nil
 }
 
 // CreatePayout writes the acceptance of a payout in one transaction: the
@@ -315,11 +325,9 @@ func (s *Payments) Reschedule(ctx context.Context, p payments.Payment, prevDue t
 // lookup in one transaction, on the condition that the payment is still in
 // p.Status with no NextPollAt.
 func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[string]types.AttributeValue) error {
-	ref, err := attributevalue.MarshalMap(paymentRefItem{
-		PK: paymentRefPK(p.ID), SK: paymentRefSK, Type: kindPaymentRef, ID: p.ID, CompanyID: p.CompanyID,
-	})
+	ref, err := s.paymentRefPut(p)
 	if err != nil {
-		return fmt.Errorf("store: marshal payment ref: %w", err)
+		return err
 	}
 	t := &txn{}
 	t.add("payment", types.TransactWriteItem{Put: &types.Put{
@@ -331,7 +339,7 @@ func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[strin
 			":status": &types.AttributeValueMemberS{Value: string(p.Status)},
 		},
 	}})
-	t.add("payment_ref", s.wallets.putNew(ref))
+	t.add("payment_ref", ref)
 	return s.db.writeOnce(ctx, "adopt payment "+p.ID, t, func(_ context.Context, c cancellation) error {
 		if c.failed("payment") || c.failed("payment_ref") {
 			return payments.ErrStatusChanged
