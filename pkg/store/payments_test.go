@@ -40,6 +40,16 @@ func newPayout(w wallets.Wallet, amount, fee int64, externalID string) (payments
 	return p, entry, ev
 }
 
+// accept writes the acceptance of a payout of amount + fee from w.
+func accept(t *testing.T, st *store.Payments, w wallets.Wallet, amount, fee int64, externalID string) payments.Payment {
+	t.Helper()
+	p, e, ev := newPayout(w, amount, fee, externalID)
+	if err := st.CreatePayout(context.Background(), p, e, ev); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // fundedWallet creates a wallet of a new company with payout balance
 // amount, credited through the ledger.
 func fundedWallet(t *testing.T, db *store.DB, amount int64) wallets.Wallet {
@@ -101,10 +111,7 @@ func TestCreatePayoutRefusals(t *testing.T) {
 	db := storetest.NewDB(t)
 	st := store.NewPayments(db)
 	w := fundedWallet(t, db, 100)
-	p, e, ev := newPayout(w, 90, 10, "order-1")
-	if err := st.CreatePayout(ctx, p, e, ev); err != nil {
-		t.Fatal(err)
-	}
+	p := accept(t, st, w, 90, 10, "order-1")
 	tests := []struct {
 		name   string
 		amount int64
@@ -160,10 +167,7 @@ func TestApplyTransitionConditions(t *testing.T) {
 	st := store.NewPayments(db)
 	ws := store.NewWallets(db)
 	w := fundedWallet(t, db, 1000)
-	p, e, ev := newPayout(w, 90, 10, "order-1")
-	if err := st.CreatePayout(ctx, p, e, ev); err != nil {
-		t.Fatal(err)
-	}
+	p := accept(t, st, w, 90, 10, "order-1")
 	conflicting, calls := storetest.WithConflicts(db, 2)
 	if err := store.NewPayments(conflicting).ApplyTransition(ctx, settle(p)); err != nil || calls.Load() != 3 {
 		t.Fatalf("transition: %v after %d calls", err, calls.Load())
@@ -200,11 +204,7 @@ func TestConcurrentSettlements(t *testing.T) {
 	const n = 12
 	var ps []payments.Payment
 	for i := range n {
-		p, e, ev := newPayout(w, 100, 0, fmt.Sprint("order-", i))
-		if err := st.CreatePayout(ctx, p, e, ev); err != nil {
-			t.Fatal(err)
-		}
-		ps = append(ps, p)
+		ps = append(ps, accept(t, st, w, 100, 0, fmt.Sprint("order-", i)))
 	}
 	var wg sync.WaitGroup
 	errs := make([]error, n)
@@ -238,10 +238,7 @@ func TestRescheduleAndIndexes(t *testing.T) {
 	db := storetest.NewDB(t)
 	st := store.NewPayments(db)
 	w := fundedWallet(t, db, 1000)
-	p, e, ev := newPayout(w, 90, 10, "order-1")
-	if err := st.CreatePayout(ctx, p, e, ev); err != nil {
-		t.Fatal(err)
-	}
+	p := accept(t, st, w, 90, 10, "order-1")
 	due, err := st.DuePayments(ctx, p.NextPollAt.Add(time.Millisecond), 10)
 	if err != nil || len(due) != 1 || due[0].ID != p.ID || due[0].CompanyID != w.CompanyID {
 		t.Fatalf("due = %v, %v", due, err)
@@ -294,10 +291,7 @@ func TestFlaggedTransitionNeedsTheFlag(t *testing.T) {
 	db := storetest.NewDB(t)
 	st := store.NewPayments(db)
 	w := fundedWallet(t, db, 1000)
-	p, e, ev := newPayout(w, 90, 10, "order-1")
-	if err := st.CreatePayout(ctx, p, e, ev); err != nil {
-		t.Fatal(err)
-	}
+	p := accept(t, st, w, 90, 10, "order-1")
 	tr := settle(p)
 	tr.Flagged = true
 	if err := st.ApplyTransition(ctx, tr); !errors.Is(err, payments.ErrStatusChanged) {
