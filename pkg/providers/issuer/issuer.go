@@ -1,0 +1,150 @@
+// Package issuer is the gateway to the card issuer: it registers our
+// customers as cardholders and issues, funds, withdraws from, freezes,
+// unfreezes and terminates their USD virtual cards.
+//
+// Issuer is what a real issuer adapter implements. Sandbox is the simulated
+// issuer of sandbox stages and tests: it keeps its own cardholders and cards
+// (SandboxStore), apart from our records, as a remote issuer would, and
+// decides deterministically from documented magic values (the README's
+// table).
+//
+// Every call that creates or moves something carries our reference (our
+// customer id, card id or transaction id) and is idempotent on it: asking
+// again with the same reference returns the first answer, so a call whose
+// answer was lost can be repeated safely.
+package issuer
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Errors an issuer returns.
+var (
+	// ErrUnavailable is an issuer that could not be reached or answered with
+	// a transient error; it says nothing about the outcome of the call.
+	ErrUnavailable = errors.New("issuer: unavailable")
+	// ErrNotFound is a cardholder or card the issuer does not know.
+	ErrNotFound = errors.New("issuer: not found")
+	// ErrDeclined is a definitive refusal of a request (a card the issuer
+	// will not issue); nothing was done.
+	ErrDeclined = errors.New("issuer: declined")
+	// ErrInsufficientFunds is a withdrawal larger than the card's balance.
+	ErrInsufficientFunds = errors.New("issuer: insufficient card balance")
+	// ErrCardState is a change the card's state does not allow (freezing a
+	// frozen card, anything on a terminated card).
+	ErrCardState = errors.New("issuer: card state does not allow this")
+)
+
+// Address is a cardholder's billing address.
+type Address struct {
+	Street, City, State, PostalCode string
+	// CountryISOCode is the ISO 3166-1 alpha-2 code.
+	CountryISOCode string
+}
+
+// CardholderRequest registers one of our customers with the issuer.
+type CardholderRequest struct {
+	// Reference is our customer id; enrolment is idempotent on it.
+	Reference            string
+	FirstName, LastName  string
+	Email                string
+	PhoneCountryCode     string
+	PhoneNumber          string
+	DateOfBirth          time.Time
+	Address              Address
+	IdentificationNumber string
+	DocumentType         string
+}
+
+// Cardholder is the issuer's record of one of our customers.
+type Cardholder struct {
+	ID        string // the issuer's id
+	Reference string // our customer id
+	// Active is false once the issuer has blocked the cardholder.
+	Active    bool
+	CreatedAt time.Time
+}
+
+// Brand is a card network.
+type Brand string
+
+// Brands the issuer issues.
+const (
+	Visa       Brand = "VISA"
+	Mastercard Brand = "MASTERCARD"
+)
+
+// CardStatus is the issuer's view of a card.
+type CardStatus string
+
+// Card statuses an issuer reports.
+const (
+	CardActive     CardStatus = "ACTIVE"
+	CardFrozen     CardStatus = "FROZEN"
+	CardTerminated CardStatus = "TERMINATED"
+)
+
+// CardRequest issues a card to a cardholder with an initial balance.
+type CardRequest struct {
+	// Reference is our card id; issuance is idempotent on it.
+	Reference    string
+	CardholderID string
+	Brand        Brand
+	// Amount is the initial funding in USD cents.
+	Amount int64
+}
+
+// Card is the issuer's record of a card. The full number and the CVV never
+// leave the issuer through this type.
+type Card struct {
+	ID           string // the issuer's id
+	Reference    string // our card id
+	CardholderID string
+	Brand        Brand
+	Last4        string
+	ExpiryMonth  int
+	ExpiryYear   int
+	// Balance is in USD cents.
+	Balance   int64
+	Status    CardStatus
+	CreatedAt time.Time
+}
+
+// Movement moves money onto a card (fund) or off it (withdraw).
+type Movement struct {
+	// Reference is our transaction id; a movement is idempotent on it.
+	Reference string
+	CardID    string
+	// Amount is in USD cents, > 0.
+	Amount int64
+}
+
+// Issuer is what the service asks of a card issuer.
+type Issuer interface {
+	// EnrollCardholder registers a cardholder, or returns the one
+	// registered with r.Reference.
+	EnrollCardholder(ctx context.Context, r CardholderRequest) (Cardholder, error)
+	// Cardholder reads a cardholder by the issuer's id.
+	Cardholder(ctx context.Context, id string) (Cardholder, error)
+	// IssueCard issues a card, or returns the one issued with r.Reference;
+	// ErrDeclined when the issuer refuses it.
+	IssueCard(ctx context.Context, r CardRequest) (Card, error)
+	// Card reads a card by the issuer's id.
+	Card(ctx context.Context, id string) (Card, error)
+	// FundCard adds m.Amount to the card's balance once per m.Reference.
+	FundCard(ctx context.Context, m Movement) (Card, error)
+	// WithdrawCard takes m.Amount off the card's balance once per
+	// m.Reference; ErrInsufficientFunds when the balance is smaller.
+	WithdrawCard(ctx context.Context, m Movement) (Card, error)
+	// FreezeCard stops an active card from being used.
+	FreezeCard(ctx context.Context, id string) (Card, error)
+	// UnfreezeCard makes a frozen card usable again.
+	UnfreezeCard(ctx context.Context, id string) (Card, error)
+	// TerminateCard closes a card for good: it returns the card, now
+	// TERMINATED with balance 0, and the balance it held, which is owed
+	// back to the company. Terminating a terminated card returns the same
+	// answer again.
+	TerminateCard(ctx context.Context, id string) (Card, int64, error)
+}
