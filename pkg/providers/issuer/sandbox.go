@@ -1,0 +1,298 @@
+package issuer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"strings"
+	"time"
+
+	"payments/pkg/ids"
+	"payments/pkg/timestamp"
+)
+
+// Sandbox is the simulated card issuer of sandbox stages and tests. It keeps
+// its cardholders, cards and movements in its own store (SandboxStore),
+// apart from our records, as a remote issuer would, and decides by the last
+// digits of the cardholder's identification number:
+//
+//   - 777: the cardholder is blocked by the issuer's screening right after
+//     enrolment: EnrollCardholder answers Active, and every later read of
+//     the cardholder (Cardholder, or an enrolment repeated with the same
+//     reference) answers Active false. The sandbox still issues cards to
+//     a blocked cardholder: checking Cardholder first is the caller's part;
+//   - 999: every card requested for the cardholder is declined
+//     (ErrDeclined), and so is every repeat of such a request;
+//   - anything else: the cardholder stays active and cards are issued.
+//
+// Cards are issued ACTIVE with their initial amount as balance, expire in
+// the month of issue 3 years later, and carry only their last four digits
+// (derived from the card id): the sandbox keeps no full card number and no
+// CVV. Cardholder ids are ch_<uuid>, card ids card_<uuid>.
+//
+// A request the sandbox refuses for its content (a missing reference, a
+// negative initial amount or a movement of 0 or less, an unknown brand) is
+// ErrDeclined and records nothing. Any failure of the store is
+// ErrUnavailable.
+type Sandbox struct {
+	store SandboxStore
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+var _ Issuer = (*Sandbox)(nil)
+
+// SandboxCardholder is a cardholder as the sandbox issuer keeps it: the
+// identity fields of the request it needs, not all of them.
+type SandboxCardholder struct {
+	ID                   string // ch_<uuid>
+	Reference            string // our customer id
+	FirstName, LastName  string
+	Email                string
+	IdentificationNumber string
+	CreatedAt            time.Time
+}
+
+// SandboxCard is a card request as the sandbox issuer keeps it: an issued
+// card, or a declined request (Declined, with only Reference, CardholderID
+// and CreatedAt set).
+type SandboxCard struct {
+	Card
+	Declined bool
+	// HeldBalance is the balance the card held when it was terminated.
+	HeldBalance int64
+}
+
+// SandboxMovement is a movement of money on a card as the sandbox issuer
+// records it.
+type SandboxMovement struct {
+	Reference string // our transaction id
+	CardID    string
+	// Delta is added to the balance: > 0 funds the card, < 0 withdraws.
+	Delta     int64
+	CreatedAt time.Time
+}
+
+// SandboxStore is the sandbox issuer's own state. Its methods answer
+// ErrNotFound, ErrCardState and ErrInsufficientFunds (wrapped) as they say;
+// any other error is a failure of the store.
+type SandboxStore interface {
+	// PutCardholder records c unless a cardholder already has c.Reference,
+	// and returns the cardholder recorded for the reference: c, or the
+	// earlier one.
+	PutCardholder(ctx context.Context, c SandboxCardholder) (SandboxCardholder, error)
+	// Cardholder returns the cardholder with the issuer id id; ErrNotFound
+	// if none.
+	Cardholder(ctx context.Context, id string) (SandboxCardholder, error)
+	// PutCard records c, an issued card or a declined request, unless a
+	// request already has c.Reference, and returns the one recorded for the
+	// reference: c, or the earlier one as it is now.
+	PutCard(ctx context.Context, c SandboxCard) (SandboxCard, error)
+	// Card returns the card with the issuer id id; ErrNotFound if none.
+	Card(ctx context.Context, id string) (SandboxCard, error)
+	// MoveCard adds m.Delta to the balance of the card m.CardID once per
+	// m.Reference and returns the card afterwards. A reference already
+	// used changes nothing: the card of its movement is returned as it is
+	// now. ErrNotFound: no such card; ErrCardState: the card is not
+	// ACTIVE; ErrInsufficientFunds: the balance would fall below 0.
+	MoveCard(ctx context.Context, m SandboxMovement) (SandboxCard, error)
+	// SetCardStatus changes the status of the card id from from to to and
+	// returns the card; ErrCardState when its status is not from,
+	// ErrNotFound when there is no such card.
+	SetCardStatus(ctx context.Context, id string, from, to CardStatus) (SandboxCard, error)
+	// TerminateCard makes an ACTIVE or FROZEN card TERMINATED with balance
+	// 0, keeping the balance it held as HeldBalance, and returns it; a
+	// TERMINATED card is returned as it is. ErrNotFound when there is no
+	// such card.
+	TerminateCard(ctx context.Context, id string) (SandboxCard, error)
+}
+
+// NewSandbox returns the sandbox issuer keeping its state in store.
+func NewSandbox(store SandboxStore) *Sandbox {
+	return &Sandbox{store: store, Now: time.Now}
+}
+
+// Sandbox magic values: suffixes of a cardholder's identification number.
+const (
+	blockedSuffix  = "777"
+	declinedSuffix = "999"
+)
+
+// Prefixes of the sandbox issuer's ids.
+const (
+	cardholderIDPrefix = "ch_"
+	cardIDPrefix       = "card_"
+)
+
+// EnrollCardholder records the cardholder once per r.Reference. The
+// enrolment that records it answers Active; a repeat returns the cardholder
+// as it is now (blocked if its identification number ends in 777).
+func (s *Sandbox) EnrollCardholder(ctx context.Context, r CardholderRequest) (Cardholder, error) {
+	if r.Reference == "" {
+		return Cardholder{}, invalid("cardholder reference is required")
+	}
+	now := timestamp.Of(s.Now())
+	id := cardholderIDPrefix + ids.NewV7(now)
+	c, err := s.store.PutCardholder(ctx, SandboxCardholder{
+		ID: id, Reference: r.Reference, FirstName: r.FirstName, LastName: r.LastName,
+		Email: r.Email, IdentificationNumber: r.IdentificationNumber, CreatedAt: now,
+	})
+	if err != nil {
+		return Cardholder{}, sandboxErr(err)
+	}
+	h := c.cardholder()
+	if c.ID == id {
+		h.Active = true // screening blocks it only after this answer
+	}
+	return h, nil
+}
+
+// Cardholder reads a cardholder; one whose identification number ends in
+// 777 is not Active.
+func (s *Sandbox) Cardholder(ctx context.Context, id string) (Cardholder, error) {
+	c, err := s.store.Cardholder(ctx, id)
+	if err != nil {
+		return Cardholder{}, sandboxErr(err)
+	}
+	return c.cardholder(), nil
+}
+
+func (c SandboxCardholder) cardholder() Cardholder {
+	return Cardholder{
+		ID: c.ID, Reference: c.Reference, CreatedAt: c.CreatedAt,
+		Active: !strings.HasSuffix(c.IdentificationNumber, blockedSuffix),
+	}
+}
+
+// IssueCard issues a card once per r.Reference, of brand r.Brand (VISA when
+// empty) with r.Amount as balance, or declines it (ErrDeclined, again on
+// every repeat) when the cardholder's identification number ends in 999.
+// An unknown cardholder is ErrNotFound.
+func (s *Sandbox) IssueCard(ctx context.Context, r CardRequest) (Card, error) {
+	brand := r.Brand
+	if brand == "" {
+		brand = Visa
+	}
+	switch {
+	case r.Reference == "":
+		return Card{}, invalid("card reference is required")
+	case r.Amount < 0:
+		return Card{}, invalid("initial amount %d is negative", r.Amount)
+	case brand != Visa && brand != Mastercard:
+		return Card{}, invalid("brand %q is not issued", brand)
+	}
+	holder, err := s.store.Cardholder(ctx, r.CardholderID)
+	if err != nil {
+		return Card{}, sandboxErr(err)
+	}
+	now := timestamp.Of(s.Now())
+	req := SandboxCard{Card: Card{Reference: r.Reference, CardholderID: holder.ID, CreatedAt: now}}
+	if strings.HasSuffix(holder.IdentificationNumber, declinedSuffix) {
+		req.Declined = true
+	} else {
+		id := cardIDPrefix + ids.NewV7(now)
+		req.Card = Card{
+			ID: id, Reference: r.Reference, CardholderID: holder.ID, Brand: brand, Last4: last4(id),
+			ExpiryMonth: int(now.Month()), ExpiryYear: now.Year() + 3,
+			Balance: r.Amount, Status: CardActive, CreatedAt: now,
+		}
+	}
+	c, err := s.store.PutCard(ctx, req)
+	if err != nil {
+		return Card{}, sandboxErr(err)
+	}
+	if c.Declined {
+		return Card{}, fmt.Errorf("%w: sandbox: card %s for cardholder %s", ErrDeclined, c.Reference, c.CardholderID)
+	}
+	return c.Card, nil
+}
+
+// last4 derives a card's last four digits from its id.
+func last4(cardID string) string {
+	h := fnv.New32a()
+	h.Write([]byte(cardID))
+	return fmt.Sprintf("%04d", h.Sum32()%10000)
+}
+
+// Card reads a card.
+func (s *Sandbox) Card(ctx context.Context, id string) (Card, error) {
+	c, err := s.store.Card(ctx, id)
+	if err != nil {
+		return Card{}, sandboxErr(err)
+	}
+	return c.Card, nil
+}
+
+// FundCard adds m.Amount to an ACTIVE card once per m.Reference; a repeat
+// returns the card as it is now.
+func (s *Sandbox) FundCard(ctx context.Context, m Movement) (Card, error) {
+	return s.move(ctx, m, m.Amount)
+}
+
+// WithdrawCard takes m.Amount off an ACTIVE card once per m.Reference
+// (ErrInsufficientFunds when its balance is smaller); a repeat returns the
+// card as it is now.
+func (s *Sandbox) WithdrawCard(ctx context.Context, m Movement) (Card, error) {
+	return s.move(ctx, m, -m.Amount)
+}
+
+func (s *Sandbox) move(ctx context.Context, m Movement, delta int64) (Card, error) {
+	switch {
+	case m.Reference == "":
+		return Card{}, invalid("movement reference is required")
+	case m.Amount <= 0:
+		return Card{}, invalid("movement amount %d is not positive", m.Amount)
+	}
+	c, err := s.store.MoveCard(ctx, SandboxMovement{
+		Reference: m.Reference, CardID: m.CardID, Delta: delta, CreatedAt: timestamp.Of(s.Now()),
+	})
+	if err != nil {
+		return Card{}, sandboxErr(err)
+	}
+	return c.Card, nil
+}
+
+// FreezeCard makes an ACTIVE card FROZEN; any other status is ErrCardState.
+func (s *Sandbox) FreezeCard(ctx context.Context, id string) (Card, error) {
+	return s.setStatus(ctx, id, CardActive, CardFrozen)
+}
+
+// UnfreezeCard makes a FROZEN card ACTIVE; any other status is
+// ErrCardState.
+func (s *Sandbox) UnfreezeCard(ctx context.Context, id string) (Card, error) {
+	return s.setStatus(ctx, id, CardFrozen, CardActive)
+}
+
+func (s *Sandbox) setStatus(ctx context.Context, id string, from, to CardStatus) (Card, error) {
+	c, err := s.store.SetCardStatus(ctx, id, from, to)
+	if err != nil {
+		return Card{}, sandboxErr(err)
+	}
+	return c.Card, nil
+}
+
+// TerminateCard makes an ACTIVE or FROZEN card TERMINATED with balance 0
+// and returns the balance it held; a TERMINATED card answers the same
+// again.
+func (s *Sandbox) TerminateCard(ctx context.Context, id string) (Card, int64, error) {
+	c, err := s.store.TerminateCard(ctx, id)
+	if err != nil {
+		return Card{}, 0, sandboxErr(err)
+	}
+	return c.Card, c.HeldBalance, nil
+}
+
+// invalid is a request the sandbox refuses for its content.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: sandbox: "+format, append([]any{ErrDeclined}, args...)...)
+}
+
+// sandboxErr passes the issuer's own answers through and makes any other
+// failure of the store ErrUnavailable.
+func sandboxErr(err error) error {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCardState) || errors.Is(err, ErrInsufficientFunds) {
+		return err
+	}
+	return fmt.Errorf("%w: sandbox: %v", ErrUnavailable, err)
+}
