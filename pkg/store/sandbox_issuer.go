@@ -1,0 +1,396 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/providers/issuer"
+	"payments/pkg/timestamp"
+)
+
+// SandboxIssuer keeps the sandbox card issuer's state, in partitions of
+// their own that none of our records share: the simulated issuer's state
+// stays apart from ours, as a remote issuer's would.
+//
+//   - SANDBOX#ISSUER#CARDHOLDER#<issuer id>: a cardholder;
+//   - SANDBOX#ISSUER#CHREF#<our customer id>: the id of the cardholder
+//     enrolled with that reference;
+//   - SANDBOX#ISSUER#CARD#<issuer id>: a card, with its balance and status;
+//   - SANDBOX#ISSUER#CARDREF#<our card id>: the id of the card issued with
+//     that reference, or its decline;
+//   - SANDBOX#ISSUER#MOVE#<our transaction id>: the claim of a movement's
+//     reference.
+type SandboxIssuer struct{ db *DB }
+
+var _ issuer.SandboxStore = (*SandboxIssuer)(nil)
+
+// NewSandboxIssuer returns the sandbox issuer's store on db.
+func NewSandboxIssuer(db *DB) *SandboxIssuer { return &SandboxIssuer{db: db} }
+
+func sandboxCardholderPK(id string) string     { return "SANDBOX#ISSUER#CARDHOLDER#" + id }
+func sandboxCardholderRefPK(ref string) string { return "SANDBOX#ISSUER#CHREF#" + ref }
+func sandboxCardPK(id string) string           { return "SANDBOX#ISSUER#CARD#" + id }
+func sandboxCardRefPK(ref string) string       { return "SANDBOX#ISSUER#CARDREF#" + ref }
+func sandboxMovePK(ref string) string          { return "SANDBOX#ISSUER#MOVE#" + ref }
+
+// Sort keys of the sandbox issuer's items, one item per partition.
+const (
+	sandboxCardholderSK = "CARDHOLDER"
+	sandboxCardSK       = "CARD"
+	sandboxRefSK        = "REF"
+	sandboxMoveSK       = "MOVE"
+)
+
+// errSandboxRefTaken is a reference recorded by an earlier request.
+var errSandboxRefTaken = errors.New("store: sandbox issuer reference taken")
+
+type sandboxCardholderItem struct {
+	PK                   string `dynamodbav:"PK"`
+	SK                   string `dynamodbav:"SK"`
+	Type                 string `dynamodbav:"type"`
+	ID                   string `dynamodbav:"id"`
+	Reference            string `dynamodbav:"reference"`
+	FirstName            string `dynamodbav:"first_name"`
+	LastName             string `dynamodbav:"last_name"`
+	Email                string `dynamodbav:"email"`
+	IdentificationNumber string `dynamodbav:"identification_number"`
+	CreatedAt            string `dynamodbav:"created_at"`
+}
+
+func (it sandboxCardholderItem) cardholder() (issuer.SandboxCardholder, error) {
+	at, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return issuer.SandboxCardholder{}, fmt.Errorf("store: sandbox cardholder %s: %w", it.ID, err)
+	}
+	return issuer.SandboxCardholder{
+		ID: it.ID, Reference: it.Reference, FirstName: it.FirstName, LastName: it.LastName,
+		Email: it.Email, IdentificationNumber: it.IdentificationNumber, CreatedAt: at,
+	}, nil
+}
+
+// sandboxRefItem maps one of our references to the issuer's id of what was
+// made with it; a declined card request has no id.
+type sandboxRefItem struct {
+	PK           string `dynamodbav:"PK"`
+	SK           string `dynamodbav:"SK"`
+	Type         string `dynamodbav:"type"`
+	ID           string `dynamodbav:"id,omitempty"`
+	CardholderID string `dynamodbav:"cardholder_id,omitempty"`
+	Declined     bool   `dynamodbav:"declined,omitempty"`
+	CreatedAt    string `dynamodbav:"created_at"`
+}
+
+type sandboxCardItem struct {
+	PK           string `dynamodbav:"PK"`
+	SK           string `dynamodbav:"SK"`
+	Type         string `dynamodbav:"type"`
+	ID           string `dynamodbav:"id"`
+	Reference    string `dynamodbav:"reference"`
+	CardholderID string `dynamodbav:"cardholder_id"`
+	Brand        string `dynamodbav:"brand"`
+	Last4        string `dynamodbav:"last4"`
+	ExpiryMonth  int    `dynamodbav:"expiry_month"`
+	ExpiryYear   int    `dynamodbav:"expiry_year"`
+	Balance      int64  `dynamodbav:"balance"`
+	HeldBalance  int64  `dynamodbav:"held_balance"`
+	Status       string `dynamodbav:"status"`
+	CreatedAt    string `dynamodbav:"created_at"`
+}
+
+func (it sandboxCardItem) card() (issuer.SandboxCard, error) {
+	at, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card %s: %w", it.ID, err)
+	}
+	return issuer.SandboxCard{Card: issuer.Card{
+		ID: it.ID, Reference: it.Reference, CardholderID: it.CardholderID, Brand: issuer.Brand(it.Brand),
+		Last4: it.Last4, ExpiryMonth: it.ExpiryMonth, ExpiryYear: it.ExpiryYear, Balance: it.Balance,
+		Status: issuer.CardStatus(it.Status), CreatedAt: at,
+	}, HeldBalance: it.HeldBalance}, nil
+}
+
+type sandboxMoveItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	Reference string `dynamodbav:"reference"`
+	CardID    string `dynamodbav:"card_id"`
+	Delta     int64  `dynamodbav:"delta"`
+	CreatedAt string `dynamodbav:"created_at"`
+}
+
+// PutCardholder writes the cardholder and its reference lookup in one
+// transaction, each conditioned on being new; a taken reference returns the
+// cardholder recorded for it.
+func (s *SandboxIssuer) PutCardholder(ctx context.Context, c issuer.SandboxCardholder) (issuer.SandboxCardholder, error) {
+	at := timestamp.Format(c.CreatedAt)
+	t := &txn{}
+	err := errors.Join(
+		s.addNew(t, "cardholder", sandboxCardholderItem{
+			PK: sandboxCardholderPK(c.ID), SK: sandboxCardholderSK, Type: "sandbox_cardholder",
+			ID: c.ID, Reference: c.Reference, FirstName: c.FirstName, LastName: c.LastName,
+			Email: c.Email, IdentificationNumber: c.IdentificationNumber, CreatedAt: at,
+		}),
+		s.addNew(t, "reference", sandboxRefItem{
+			PK: sandboxCardholderRefPK(c.Reference), SK: sandboxRefSK, Type: "sandbox_cardholder_ref",
+			ID: c.ID, CreatedAt: at,
+		}),
+	)
+	if err != nil {
+		return issuer.SandboxCardholder{}, err
+	}
+	err = s.db.writeOnce(ctx, "enrol sandbox cardholder "+c.Reference, t, refTaken)
+	switch {
+	case errors.Is(err, errSandboxRefTaken):
+		var ref sandboxRefItem
+		if err := s.getExisting(ctx, sandboxCardholderRefPK(c.Reference), sandboxRefSK, &ref); err != nil {
+			return issuer.SandboxCardholder{}, err
+		}
+		return s.Cardholder(ctx, ref.ID)
+	case err != nil:
+		return issuer.SandboxCardholder{}, err
+	}
+	return c, nil
+}
+
+// Cardholder reads a cardholder by the issuer's id, strongly consistent.
+func (s *SandboxIssuer) Cardholder(ctx context.Context, id string) (issuer.SandboxCardholder, error) {
+	var it sandboxCardholderItem
+	found, err := s.db.getItem(ctx, sandboxCardholderPK(id), sandboxCardholderSK, &it)
+	if err != nil {
+		return issuer.SandboxCardholder{}, fmt.Errorf("store: get sandbox cardholder %s: %w", id, err)
+	}
+	if !found {
+		return issuer.SandboxCardholder{}, fmt.Errorf("store: sandbox cardholder %s: %w", id, issuer.ErrNotFound)
+	}
+	return it.cardholder()
+}
+
+// PutCard writes the card and its reference lookup in one transaction, each
+// conditioned on being new, or the reference lookup alone for a declined
+// request; a taken reference returns what was recorded for it.
+func (s *SandboxIssuer) PutCard(ctx context.Context, c issuer.SandboxCard) (issuer.SandboxCard, error) {
+	at := timestamp.Format(c.CreatedAt)
+	t := &txn{}
+	err := s.addNew(t, "reference", sandboxRefItem{
+		PK: sandboxCardRefPK(c.Reference), SK: sandboxRefSK, Type: "sandbox_card_ref",
+		ID: c.ID, CardholderID: c.CardholderID, Declined: c.Declined, CreatedAt: at,
+	})
+	if err == nil && !c.Declined {
+		err = s.addNew(t, "card", sandboxCardItem{
+			PK: sandboxCardPK(c.ID), SK: sandboxCardSK, Type: "sandbox_card",
+			ID: c.ID, Reference: c.Reference, CardholderID: c.CardholderID, Brand: string(c.Brand),
+			Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
+			Balance: c.Balance, Status: string(c.Status), CreatedAt: at,
+		})
+	}
+	if err != nil {
+		return issuer.SandboxCard{}, err
+	}
+	err = s.db.writeOnce(ctx, "issue sandbox card "+c.Reference, t, refTaken)
+	switch {
+	case errors.Is(err, errSandboxRefTaken):
+		var ref sandboxRefItem
+		if err := s.getExisting(ctx, sandboxCardRefPK(c.Reference), sandboxRefSK, &ref); err != nil {
+			return issuer.SandboxCard{}, err
+		}
+		if ref.Declined {
+			at, err := timestamp.Parse(ref.CreatedAt)
+			if err != nil {
+				return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card request %s: %w", c.Reference, err)
+			}
+			return issuer.SandboxCard{Card: issuer.Card{Reference: c.Reference, CardholderID: ref.CardholderID, CreatedAt: at}, Declined: true}, nil
+		}
+		return s.Card(ctx, ref.ID)
+	case err != nil:
+		return issuer.SandboxCard{}, err
+	}
+	return c, nil
+}
+
+// Card reads a card by the issuer's id, strongly consistent.
+func (s *SandboxIssuer) Card(ctx context.Context, id string) (issuer.SandboxCard, error) {
+	var it sandboxCardItem
+	found, err := s.db.getItem(ctx, sandboxCardPK(id), sandboxCardSK, &it)
+	if err != nil {
+		return issuer.SandboxCard{}, fmt.Errorf("store: get sandbox card %s: %w", id, err)
+	}
+	if !found {
+		return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card %s: %w", id, issuer.ErrNotFound)
+	}
+	return it.card()
+}
+
+// MoveCard updates the card's balance, on the condition that the card is
+// ACTIVE (and, for a withdrawal, covers it), and claims the movement's
+// reference, in one transaction. When the card's condition fails, a read of
+// the card tells which.
+func (s *SandboxIssuer) MoveCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
+	cond := "attribute_exists(PK) AND #status = :active"
+	values := map[string]types.AttributeValue{
+		":delta":  &types.AttributeValueMemberN{Value: strconv.FormatInt(m.Delta, 10)},
+		":active": &types.AttributeValueMemberS{Value: string(issuer.CardActive)},
+	}
+	if m.Delta < 0 {
+		cond += " AND balance >= :need"
+		values[":need"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(-m.Delta, 10)}
+	}
+	t := &txn{}
+	t.add("card", types.TransactWriteItem{Update: &types.Update{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       primaryKeyOf(sandboxCardPK(m.CardID), sandboxCardSK),
+		UpdateExpression:          aws.String("SET balance = balance + :delta"),
+		ConditionExpression:       aws.String(cond),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+	}})
+	err := s.addNew(t, "claim", sandboxMoveItem{
+		PK: sandboxMovePK(m.Reference), SK: sandboxMoveSK, Type: "sandbox_card_move",
+		Reference: m.Reference, CardID: m.CardID, Delta: m.Delta, CreatedAt: timestamp.Format(m.CreatedAt),
+	})
+	if err != nil {
+		return issuer.SandboxCard{}, err
+	}
+	err = s.db.writeOnce(ctx, "move sandbox card "+m.CardID+" "+m.Reference, t, func(ctx context.Context, c cancellation) error {
+		switch {
+		case c.failed("claim"):
+			return errSandboxRefTaken
+		case c.failed("card"):
+			return s.moveRefused(ctx, m)
+		}
+		return nil
+	})
+	switch {
+	case errors.Is(err, errSandboxRefTaken):
+		var claim sandboxMoveItem
+		if err := s.getExisting(ctx, sandboxMovePK(m.Reference), sandboxMoveSK, &claim); err != nil {
+			return issuer.SandboxCard{}, err
+		}
+		return s.Card(ctx, claim.CardID)
+	case err != nil:
+		return issuer.SandboxCard{}, err
+	}
+	return s.Card(ctx, m.CardID)
+}
+
+// moveRefused reads the card of a movement its condition refused and
+// returns why; errRetry when the card, changed since, would now allow it.
+func (s *SandboxIssuer) moveRefused(ctx context.Context, m issuer.SandboxMovement) error {
+	c, err := s.Card(ctx, m.CardID)
+	switch {
+	case err != nil:
+		return err
+	case c.Status != issuer.CardActive:
+		return fmt.Errorf("store: sandbox card %s is %s: %w", m.CardID, c.Status, issuer.ErrCardState)
+	case c.Balance+m.Delta < 0:
+		return fmt.Errorf("store: sandbox card %s holds %d, not %d: %w", m.CardID, c.Balance, -m.Delta, issuer.ErrInsufficientFunds)
+	}
+	return errRetry
+}
+
+// SetCardStatus changes the card's status from from to to with a
+// conditional update; when the condition fails, a read of the card tells
+// whether it is missing.
+func (s *SandboxIssuer) SetCardStatus(ctx context.Context, id string, from, to issuer.CardStatus) (issuer.SandboxCard, error) {
+	return s.updateCard(ctx, "set sandbox card "+id+" "+string(to), id, &dynamodb.UpdateItemInput{
+		UpdateExpression:    aws.String("SET #status = :to"),
+		ConditionExpression: aws.String("#status = :from"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":from": &types.AttributeValueMemberS{Value: string(from)},
+			":to":   &types.AttributeValueMemberS{Value: string(to)},
+		},
+	}, func(c issuer.SandboxCard) (issuer.SandboxCard, error) {
+		return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card %s is %s, not %s: %w", id, c.Status, from, issuer.ErrCardState)
+	})
+}
+
+// TerminateCard moves the balance of an ACTIVE or FROZEN card to its held
+// balance and makes it TERMINATED, with a conditional update; a card
+// already TERMINATED is read and returned.
+func (s *SandboxIssuer) TerminateCard(ctx context.Context, id string) (issuer.SandboxCard, error) {
+	return s.updateCard(ctx, "terminate sandbox card "+id, id, &dynamodb.UpdateItemInput{
+		UpdateExpression:    aws.String("SET #status = :terminated, held_balance = balance, balance = :zero"),
+		ConditionExpression: aws.String("#status IN (:active, :frozen)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":terminated": &types.AttributeValueMemberS{Value: string(issuer.CardTerminated)},
+			":active":     &types.AttributeValueMemberS{Value: string(issuer.CardActive)},
+			":frozen":     &types.AttributeValueMemberS{Value: string(issuer.CardFrozen)},
+			":zero":       &types.AttributeValueMemberN{Value: "0"},
+		},
+	}, func(c issuer.SandboxCard) (issuer.SandboxCard, error) {
+		if c.Status != issuer.CardTerminated {
+			return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card %s is %s: %w", id, c.Status, issuer.ErrCardState)
+		}
+		return c, nil
+	})
+}
+
+// updateCard runs in (whose condition is checked only on an existing card)
+// on the card id and returns the card after it. When the condition fails,
+// the card is read: missing is ErrNotFound, otherwise refused answers.
+func (s *SandboxIssuer) updateCard(ctx context.Context, what, id string, in *dynamodb.UpdateItemInput, refused func(issuer.SandboxCard) (issuer.SandboxCard, error)) (issuer.SandboxCard, error) {
+	in.TableName = aws.String(s.db.Table)
+	in.Key = primaryKeyOf(sandboxCardPK(id), sandboxCardSK)
+	in.ConditionExpression = aws.String("attribute_exists(PK) AND " + aws.ToString(in.ConditionExpression))
+	in.ExpressionAttributeNames = map[string]string{"#status": "status"}
+	in.ReturnValues = types.ReturnValueAllNew
+	out, err := s.db.update(ctx, what, in)
+	if conditionFailed(err) {
+		c, err := s.Card(ctx, id)
+		if err != nil {
+			return issuer.SandboxCard{}, err
+		}
+		return refused(c)
+	}
+	if err != nil {
+		return issuer.SandboxCard{}, err
+	}
+	var it sandboxCardItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return issuer.SandboxCard{}, fmt.Errorf("store: %s: decode: %w", what, err)
+	}
+	return it.card()
+}
+
+// addNew adds item v to t under name, conditioned on no item having its
+// key.
+func (s *SandboxIssuer) addNew(t *txn, name string, v any) error {
+	item, err := attributevalue.MarshalMap(v)
+	if err != nil {
+		return fmt.Errorf("store: marshal sandbox issuer %s: %w", name, err)
+	}
+	t.add(name, types.TransactWriteItem{Put: &types.Put{
+		TableName:           aws.String(s.db.Table),
+		Item:                item,
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	}})
+	return nil
+}
+
+// refTaken answers a cancelled put whose reference lookup exists.
+func refTaken(_ context.Context, c cancellation) error {
+	if c.failed("reference") {
+		return errSandboxRefTaken
+	}
+	return nil
+}
+
+// getExisting reads the item (pk, sk), strongly consistent, into out: an
+// item a write refused for it showed to exist, so its absence is an error.
+func (s *SandboxIssuer) getExisting(ctx context.Context, pk, sk string, out any) error {
+	found, err := s.db.getItem(ctx, pk, sk, out)
+	if err == nil && !found {
+		err = errors.New("no such item")
+	}
+	if err != nil {
+		return fmt.Errorf("store: get sandbox issuer item %s: %w", pk, err)
+	}
+	return nil
+}
