@@ -37,6 +37,24 @@ func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
 // Invalid returns a FieldError for field.
 func Invalid(field, problem string) error { return &FieldError{Field: field, Problem: problem} }
 
+// FieldFault is a catalogued error about one named field (a document URL
+// that could not be fetched, a file too large): it answers the status,
+// code and message of Err's catalogue entry, with the field named in the
+// message and the body.
+type FieldFault struct {
+	Field string
+	Err   error
+}
+
+// Error returns "field: " and Err's text.
+func (e *FieldFault) Error() string { return e.Field + ": " + e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *FieldFault) Unwrap() error { return e.Err }
+
+// OnField returns err attributed to field.
+func OnField(err error, field string) error { return &FieldFault{Field: field, Err: err} }
+
 // ErrorBody is the error response of DESIGN §7: the spec's statusCode,
 // message and error, plus success false, a stable code and, for bad input,
 // the field at fault.
@@ -96,6 +114,10 @@ func (c Catalogue) lookup(err error) (ErrorBody, int, bool) {
 	for _, list := range []Catalogue{c, builtin} {
 		for _, e := range list {
 			if errors.Is(err, e.Err) {
+				var ff *FieldFault
+				if errors.As(err, &ff) {
+					return newBody(e.Status, e.Code, ff.Field+": "+e.Message, ff.Field), e.RetryAfter, true
+				}
 				return newBody(e.Status, e.Code, e.Message, ""), e.RetryAfter, true
 			}
 		}

@@ -74,16 +74,18 @@ func TestCatalogueBody(t *testing.T) {
 		status  int
 		code    string
 		message string
+		field   string
 	}{
-		{fmt.Errorf("load: %w", errThing), 404, "THING_NOT_FOUND", "thing not found"},
-		{Invalid("amount", "must be at least 1"), 400, "INVALID_FIELD", "amount: must be at least 1"},
-		{ErrUnauthorized, 401, "UNAUTHORIZED", "unauthorized"},
-		{errors.New("dynamodb: secret internal detail"), 500, "INTERNAL", "internal error"},
+		{fmt.Errorf("load: %w", errThing), 404, "THING_NOT_FOUND", "thing not found", ""},
+		{OnField(fmt.Errorf("fetch: %w", errThing), "url"), 404, "THING_NOT_FOUND", "url: thing not found", "url"},
+		{Invalid("amount", "must be at least 1"), 400, "INVALID_FIELD", "amount: must be at least 1", "amount"},
+		{ErrUnauthorized, 401, "UNAUTHORIZED", "unauthorized", ""},
+		{OnField(errors.New("dynamodb: secret internal detail"), "url"), 500, "INTERNAL", "internal error", ""},
 	}
 	for _, tt := range tests {
-		t.Run(tt.code, func(t *testing.T) {
+		t.Run(tt.code+tt.field, func(t *testing.T) {
 			b, _ := testCatalogue.Body(tt.err)
-			if b.StatusCode != tt.status || b.Code != tt.code || b.Message != tt.message || b.Success {
+			if b.StatusCode != tt.status || b.Code != tt.code || b.Message != tt.message || b.Field != tt.field || b.Success {
 				t.Fatalf("Body(%v) = %+v", tt.err, b)
 			}
 			if b.Error != http.StatusText(tt.status) {

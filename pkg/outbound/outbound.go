@@ -4,8 +4,8 @@
 //   - HTTPS only;
 //   - a time-out on the whole exchange (10 s by default);
 //   - no redirects: a 3xx is returned as the answer, never followed;
-//   - the response body is read up to a cap (64 KiB by default), the rest is
-//     dropped;
+//   - the response body is read up to a cap (64 KiB by default): Post drops
+//     the rest, Get refuses a longer body with ErrTooLarge;
 //   - the dialer refuses loopback, private, link-local (which holds the
 //     cloud metadata address 169.254.169.254), unique-local (which holds
 //     fd00:ec2::254), shared (CGNAT), unspecified, multicast and other
@@ -61,6 +61,8 @@ var (
 	// (loopback, private, link-local, metadata, …); it is refused before any
 	// packet is sent.
 	ErrRefusedAddress = errors.New("outbound: refused address")
+	// ErrTooLarge is a body that Get found longer than the client's cap.
+	ErrTooLarge = errors.New("outbound: response body too large")
 )
 
 // Client makes outbound HTTPS requests under the rules of the package.
@@ -161,12 +163,22 @@ type Response struct {
 // Post sends body to rawURL with the given headers and returns the answer.
 // Any HTTP status is a Response (3xx included: redirects are not
 // followed); a refused URL or address, a time-out or a network error is an
-// error.
+// error. A body longer than the cap is cut at the cap.
 func (c *Client) Post(ctx context.Context, rawURL string, header http.Header, body []byte) (Response, error) {
+	return c.do(ctx, http.MethodPost, rawURL, header, body, false)
+}
+
+// Get fetches rawURL, as Post, except that a body longer than the cap is
+// ErrTooLarge: what Get returns is the whole body or nothing.
+func (c *Client) Get(ctx context.Context, rawURL string) (Response, error) {
+	return c.do(ctx, http.MethodGet, rawURL, nil, nil, true)
+}
+
+func (c *Client) do(ctx context.Context, method, rawURL string, header http.Header, body []byte, whole bool) (Response, error) {
 	if err := CheckURL(rawURL); err != nil {
 		return Response{}, err
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rawURL, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, bytes.NewReader(body))
 	if err != nil {
 		return Response{}, fmt.Errorf("outbound: build request: %w", err)
 	}
@@ -178,9 +190,16 @@ func (c *Client) Post(ctx context.Context, rawURL string, header http.Header, bo
 		return Response{}, err
 	}
 	defer res.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(res.Body, c.maxBody))
+	limit := c.maxBody
+	if whole {
+		limit++
+	}
+	b, err := io.ReadAll(io.LimitReader(res.Body, limit))
 	if err != nil {
 		return Response{StatusCode: res.StatusCode}, fmt.Errorf("outbound: read response: %w", err)
+	}
+	if int64(len(b)) > c.maxBody {
+		return Response{StatusCode: res.StatusCode}, fmt.Errorf("%w: more than %d bytes", ErrTooLarge, c.maxBody)
 	}
 	return Response{StatusCode: res.StatusCode, Body: b}, nil
 }

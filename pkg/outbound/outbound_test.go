@@ -221,6 +221,44 @@ func TestPost(t *testing.T) {
 	})
 }
 
+func TestGet(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/exact", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Write([]byte(strings.Repeat("x", 1024)))
+	})
+	mux.HandleFunc("/one-more", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte(strings.Repeat("x", 1025)))
+	})
+	mux.HandleFunc("/missing", http.NotFound)
+	srv := outboundtest.NewTLSServer(t, mux)
+	c := outbound.New(outbound.WithRootCAs(srv.Pool), outbound.WithAllowLoopback(true), outbound.WithMaxBody(1024))
+	tests := []struct {
+		path    string
+		status  int
+		bytes   int
+		tooLong bool
+	}{
+		{"/exact", http.StatusOK, 1024, false},
+		{"/one-more", http.StatusOK, 0, true},
+		{"/missing", http.StatusNotFound, len("404 page not found\n"), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			res, err := c.Get(context.Background(), srv.URL+tt.path)
+			if errors.Is(err, outbound.ErrTooLarge) != tt.tooLong {
+				t.Fatalf("err = %v, too large expected: %v", err, tt.tooLong)
+			}
+			if !tt.tooLong && (err != nil || res.StatusCode != tt.status || len(res.Body) != tt.bytes) {
+				t.Fatalf("status %d, %d bytes, %v; want %d, %d bytes", res.StatusCode, len(res.Body), err, tt.status, tt.bytes)
+			}
+		})
+	}
+}
+
 func TestDefaults(t *testing.T) {
 	if outbound.DefaultTimeout != 10*time.Second || outbound.DefaultMaxBody != 64<<10 {
 		t.Fatalf("defaults %v %d", outbound.DefaultTimeout, outbound.DefaultMaxBody)

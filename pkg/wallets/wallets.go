@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"payments/pkg/countries"
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
 	"payments/pkg/ids"
@@ -227,7 +228,6 @@ type CreateInput struct {
 var (
 	isoPattern      = regexp.MustCompile(`^[A-Z]{2}$`)
 	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
-	phonePattern    = regexp.MustCompile(`^\+[0-9]{1,4}$`)
 )
 
 // Create opens a wallet for company companyID. The order of the checks is:
@@ -261,8 +261,8 @@ func (s *Service) Create(ctx context.Context, companyID string, in CreateInput) 
 	if !currencyPattern.MatchString(in.Currency) {
 		return Wallet{}, httpapi.Invalid("currency", "must be an ISO 4217 code of three capital letters")
 	}
-	if !phonePattern.MatchString(in.CountryPhoneCode) {
-		return Wallet{}, httpapi.Invalid("country_phone_code", "must be + followed by 1 to 4 digits")
+	if !countries.IsDialCode(in.CountryPhoneCode) {
+		return Wallet{}, httpapi.Invalid("country_phone_code", countries.DialCodeRule)
 	}
 	if n := utf8.RuneCountInString(in.Country); n < 2 || n > 255 {
 		return Wallet{}, httpapi.Invalid("country", "must be 2 to 255 characters")

@@ -1,8 +1,8 @@
-// Package outboundtest gives tests an HTTPS receiver with its own
-// certificate authority, as a real webhook receiver would have one: the CA
-// is generated per server, signs a leaf for 127.0.0.1, ::1 and localhost,
-// and is handed to the client either as a pool (outbound.WithRootCAs) or as
-// a PEM file for SSL_CERT_FILE.
+// Package outboundtest gives tests (and the local stack) an HTTPS server
+// with its own certificate authority, as a real webhook receiver or
+// document host would have one: the CA is generated per server, signs a
+// leaf for 127.0.0.1, ::1 and localhost, and is handed to the client either
+// as a pool (outbound.WithRootCAs) or as a PEM file for SSL_CERT_FILE.
 package outboundtest
 
 import (
@@ -35,41 +35,50 @@ type Server struct {
 	Conns atomic.Int64
 }
 
-// NewTLSServer starts an HTTPS server running h with a certificate issued
-// by a fresh CA, and closes it when the test ends.
-func NewTLSServer(t testing.TB, h http.Handler) *Server {
-	t.Helper()
+// CA is a certificate authority made for one test or one local run, and
+// the key of a server certificate it issued for 127.0.0.1, ::1 and
+// localhost.
+type CA struct {
+	// Cert is the CA's certificate; PEM is the same, PEM-encoded.
+	Cert *x509.Certificate
+	PEM  []byte
+	// Leaf is the server certificate and its key.
+	Leaf tls.Certificate
+}
+
+// NewCA makes a CA valid for validFor and its server certificate.
+func NewCA(validFor time.Duration) (*CA, error) {
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	now := time.Now()
 	caTmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "outboundtest CA"},
+		Subject:               pkix.Name{CommonName: "local CA " + now.UTC().Format(time.RFC3339)},
 		NotBefore:             now.Add(-time.Hour),
-		NotAfter:              now.Add(24 * time.Hour),
+		NotAfter:              now.Add(validFor),
 		IsCA:                  true,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 	}
 	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	ca, err := x509.ParseCertificate(caDER)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	leafKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	leafTmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
 		Subject:      pkix.Name{CommonName: "localhost"},
 		NotBefore:    now.Add(-time.Hour),
-		NotAfter:     now.Add(24 * time.Hour),
+		NotAfter:     now.Add(validFor),
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 		DNSNames:     []string{"localhost"},
@@ -77,18 +86,31 @@ func NewTLSServer(t testing.TB, h http.Handler) *Server {
 	}
 	leafDER, err := x509.CreateCertificate(rand.Reader, leafTmpl, ca, &leafKey.PublicKey, caKey)
 	if err != nil {
+		return nil, err
+	}
+	return &CA{
+		Cert: ca,
+		PEM:  pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}),
+		Leaf: tls.Certificate{Certificate: [][]byte{leafDER}, PrivateKey: leafKey},
+	}, nil
+}
+
+// NewTLSServer starts an HTTPS server running h with a certificate issued
+// by a fresh CA, and closes it when the test ends.
+func NewTLSServer(t testing.TB, h http.Handler) *Server {
+	t.Helper()
+	ca, err := NewCA(24 * time.Hour)
+	if err != nil {
 		t.Fatal(err)
 	}
 	s := &Server{Pool: x509.NewCertPool()}
-	s.Pool.AddCert(ca)
+	s.Pool.AddCert(ca.Cert)
 	s.CAFile = filepath.Join(t.TempDir(), "ca.pem")
-	if err := os.WriteFile(s.CAFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: caDER}), 0o600); err != nil {
+	if err := os.WriteFile(s.CAFile, ca.PEM, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	s.Server = httptest.NewUnstartedServer(h)
-	s.Server.TLS = &tls.Config{
-		Certificates: []tls.Certificate{{Certificate: [][]byte{leafDER}, PrivateKey: leafKey}},
-	}
+	s.Server.TLS = &tls.Config{Certificates: []tls.Certificate{ca.Leaf}}
 	s.Server.Config.ConnState = func(_ net.Conn, st http.ConnState) {
 		if st == http.StateNew {
 			s.Conns.Add(1)
