@@ -1,0 +1,81 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+
+	"payments/pkg/providers/kyc"
+	"payments/pkg/timestamp"
+)
+
+// SandboxKYC keeps the sandbox verifier's verifications in partitions of
+// their own (SANDBOX#KYC#<our customer id>), apart from our records, as a
+// remote verifier's would be.
+type SandboxKYC struct{ db *DB }
+
+var _ kyc.SandboxStore = (*SandboxKYC)(nil)
+
+// NewSandboxKYC returns the sandbox verifier's store on db.
+func NewSandboxKYC(db *DB) *SandboxKYC { return &SandboxKYC{db: db} }
+
+func sandboxKYCPK(ref string) string { return "SANDBOX#KYC#" + ref }
+
+const sandboxKYCSK = "VERIFICATION"
+
+type sandboxKYCItem struct {
+	PK        string            `dynamodbav:"PK"`
+	SK        string            `dynamodbav:"SK"`
+	Type      string            `dynamodbav:"type"`
+	ID        string            `dynamodbav:"id"`
+	Reference string            `dynamodbav:"reference"`
+	Status    string            `dynamodbav:"status"`
+	Reason    string            `dynamodbav:"reason,omitempty"`
+	Digests   map[string]string `dynamodbav:"digests"`
+	CreatedAt string            `dynamodbav:"created_at"`
+}
+
+// PutVerification records r unless its reference has a verification, and
+// returns the verification of the reference.
+func (s *SandboxKYC) PutVerification(ctx context.Context, r kyc.SandboxRecord) (kyc.SandboxRecord, error) {
+	item, err := attributevalue.MarshalMap(sandboxKYCItem{
+		PK: sandboxKYCPK(r.Reference), SK: sandboxKYCSK, Type: "sandbox_kyc",
+		ID: r.ID, Reference: r.Reference, Status: string(r.Status), Reason: r.Reason, Digests: r.Digests,
+		CreatedAt: timestamp.Format(r.CreatedAt),
+	})
+	if err != nil {
+		return kyc.SandboxRecord{}, fmt.Errorf("store: marshal sandbox verification: %w", err)
+	}
+	err = s.db.put(ctx, "put sandbox verification "+r.Reference, &dynamodb.PutItemInput{
+		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	switch {
+	case conditionFailed(err):
+		return s.verification(ctx, r.Reference)
+	case err != nil:
+		return kyc.SandboxRecord{}, err
+	}
+	return r, nil
+}
+
+func (s *SandboxKYC) verification(ctx context.Context, ref string) (kyc.SandboxRecord, error) {
+	var it sandboxKYCItem
+	found, err := s.db.getItem(ctx, sandboxKYCPK(ref), sandboxKYCSK, &it)
+	if err != nil {
+		return kyc.SandboxRecord{}, fmt.Errorf("store: get sandbox verification %s: %w", ref, err)
+	}
+	if !found {
+		return kyc.SandboxRecord{}, fmt.Errorf("store: sandbox verification %s vanished", ref)
+	}
+	at, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return kyc.SandboxRecord{}, fmt.Errorf("store: sandbox verification %s: %w", ref, err)
+	}
+	return kyc.SandboxRecord{
+		ID: it.ID, Reference: it.Reference, Status: kyc.Status(it.Status), Reason: it.Reason,
+		Digests: it.Digests, CreatedAt: at,
+	}, nil
+}
