@@ -28,7 +28,7 @@ func TestFunctionEnv(t *testing.T) {
 	local := map[string]string{
 		"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks",
 		"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10",
-		"PAYMENT_DEADLINE_SECONDS": "900", "ADMIN_CREDIT_IN_PRODUCTION": "false",
+		"PAYMENT_DEADLINE_SECONDS": "900", "ADMIN_CREDIT_IN_PRODUCTION": "false", "DOCUMENTS_BUCKET": "documents",
 	}
 	for _, fn := range tpl.Functions() {
 		t.Run(fn.Dir, func(t *testing.T) {
@@ -39,6 +39,9 @@ func TestFunctionEnv(t *testing.T) {
 			want := map[string]string{
 				"AWS_ENDPOINT_URL_DYNAMODB": "http://ddb", "AWS_LAMBDA_FUNCTION_NAME": fn.LogicalID,
 				"AWS_LAMBDA_FUNCTION_MEMORY_SIZE": "256",
+			}
+			if fn.Dir == "customers" { // documents of up to 10 MB are held in memory
+				want["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = "512"
 			}
 			for _, v := range app.Functions[fn.Dir].Variables() {
 				v = strings.TrimSuffix(v, "_ARN")

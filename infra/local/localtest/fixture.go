@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"payments/infra/local/devserver"
+	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
 	"payments/pkg/store"
@@ -58,7 +59,14 @@ type Fixture struct {
 	// RetryEvent is the acceptance event of PendingPayout, whose delivery to
 	// the webhook URL failed its first attempt; the second is due.
 	RetryEvent string
+	// Customer is a verified customer of Company, enrolled from the sample
+	// document server (Main), whose base URL is DocumentsURL.
+	Customer, DocumentsURL string
 }
+
+// FixtureDocumentsURL is the base of the document URLs in the sample
+// events, replaced by the sample document server's.
+const FixtureDocumentsURL = "https://documents.example.com"
 
 // Placeholders maps each placeholder of the sample events to the record of
 // f it stands for.
@@ -80,6 +88,8 @@ func (f *Fixture) Placeholders() map[string]string {
 		"2025-05-01T10:00:06.000Z":                                            f.FailingDue,
 		"0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60":                                f.Event,
 		"0196897b-6a1d-7e4f-8b52-2d3c4e5f6071":                                f.RetryEvent,
+		"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d":                                f.Customer,
+		FixtureDocumentsURL:                                                   f.DocumentsURL,
 	}
 }
 
@@ -130,6 +140,15 @@ func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources
 			t.Fatalf("fixture: payout %s is %s, want %s", id, got, want)
 		}
 	}
+
+	f.DocumentsURL = DocumentsURL(t)
+	f.Customer = c.str(c.call("customers", f.Token, "POST", "/api/v1/customers/enroll", http.StatusCreated, map[string]string{
+		"first_name": "Amina", "last_name": "Njoya", "email": "fixture@example.com", "country": "Cameroon",
+		"street": "12 Rue de la Joie", "city": "Douala", "state": "Littoral", "postal_code": "00237",
+		"country_iso_code": "CM", "country_phone_code": "+237", "phone_number": "670000001",
+		"identification_number": "FIXTURE-001", "id_document_type": "NIN", "date_of_birth": "1990-04-12",
+		"id_document_front_url": f.DocumentsURL + samples.FrontPath, "id_document_back_url": f.DocumentsURL + samples.BackPath,
+	}), "id")
 
 	f.Event = c.acceptanceEvent(f.Token, f.Payout)
 	f.RetryEvent = c.acceptanceEvent(f.Token, f.PendingPayout)

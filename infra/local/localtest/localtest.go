@@ -1,12 +1,14 @@
 // Package localtest gives tests of the local stack what a deployment would
 // have: the template, a fresh table, the template's queues under a unique
-// prefix, and local secrets, all in the emulators that `make test` starts
-// (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS). A test that needs them
-// fails, not skips, when they are not there.
+// prefix, a fresh bucket, and local secrets, all in the emulators that
+// `make test` starts (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS,
+// AWS_ENDPOINT_URL_S3), and a server of sample identity documents (Main). A
+// test that needs them fails, not skips, when they are not there.
 package localtest
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -16,8 +18,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"payments/infra/local/devserver"
+	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
+	"payments/pkg/outbound"
 	"payments/pkg/store/storetest"
 )
 
@@ -81,8 +85,9 @@ func NewQueue(t testing.TB, attrs map[string]string) string {
 }
 
 // Resources creates what the template declares for one test deployment — a
-// fresh table and the template's queues under a unique prefix, all removed
-// when the test ends — and returns them with the test secrets and the
+// fresh table, the template's queues under a unique prefix and a fresh
+// bucket for each of its buckets, all removed when the test ends — and
+// returns them with the test secrets and the
 // emulators' environment.
 func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 	t.Helper()
@@ -104,17 +109,73 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 			c.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: aws.String(u)})
 		}
 	})
+	buckets := map[string]string{}
+	for _, name := range tpl.Buckets() {
+		buckets[name] = storetest.NewBucket(t)
+	}
 	return devserver.Resources{
 		Stage:     "local",
 		TableName: db.Table,
 		QueueURLs: urls,
+		Buckets:   buckets,
 		Secrets:   map[string]string{"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey},
 		Base:      Env(),
 	}
 }
 
 // Env returns the environment that points the AWS SDK at the emulators
-// named by the current AWS_ENDPOINT_URL_* variables (see stack.EndpointEnv).
+// named by the current AWS_ENDPOINT_URL_* variables (see stack.EndpointEnv)
+// and, under Main, trusts the sample document server.
 func Env() []string {
-	return stack.EndpointEnv(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), os.Getenv("AWS_ENDPOINT_URL_S3"))
+	env := stack.EndpointEnv(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), os.Getenv("AWS_ENDPOINT_URL_S3"))
+	if documents != nil {
+		env = append(env, "SSL_CERT_FILE="+os.Getenv("SSL_CERT_FILE"), outbound.AllowLoopbackEnv+"=true")
+	}
+	return env
+}
+
+// documents is the sample document server of this test process (Main).
+var documents *samples.Server
+
+// Main runs the tests of a package that enrols customers from document
+// URLs: before any test runs, it starts the sample document server, points
+// SSL_CERT_FILE at a bundle that trusts its CA (Go reads the system roots
+// once, at the first verification) and allows outbound calls to loopback,
+// as `make run` does; then it runs m and exits with its code.
+func Main(m *testing.M) {
+	os.Exit(runWithDocuments(m))
+}
+
+func runWithDocuments(m *testing.M) int {
+	s, err := samples.Start("127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "localtest:", err)
+		return 1
+	}
+	defer s.Close()
+	dir, err := os.MkdirTemp("", "localtest-ca-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "localtest:", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bundle := filepath.Join(dir, "bundle.pem")
+	if err := samples.TrustBundle(s.CA, bundle); err != nil {
+		fmt.Fprintln(os.Stderr, "localtest:", err)
+		return 1
+	}
+	os.Setenv("SSL_CERT_FILE", bundle)
+	os.Setenv(outbound.AllowLoopbackEnv, "true")
+	documents = s
+	return m.Run()
+}
+
+// DocumentsURL returns the base URL of the sample document server, failing
+// t when the package's tests do not run under Main.
+func DocumentsURL(t testing.TB) string {
+	t.Helper()
+	if documents == nil {
+		t.Fatal("no sample document server: the package's TestMain must call localtest.Main")
+	}
+	return documents.URL
 }

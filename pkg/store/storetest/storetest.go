@@ -1,8 +1,9 @@
-// Package storetest gives tests a fresh table in DynamoDB Local.
+// Package storetest gives tests a fresh table in DynamoDB Local and a fresh
+// bucket in the S3 emulator.
 //
-// The emulator's address comes from AWS_ENDPOINT_URL_DYNAMODB, which
-// `make test` sets after starting the local stack. A test that needs the
-// table fails, not skips, when the emulator is not there.
+// The emulators' addresses come from AWS_ENDPOINT_URL_DYNAMODB and
+// AWS_ENDPOINT_URL_S3, which `make test` sets after starting the local
+// stack. A test that needs them fails, not skips, when they are not there.
 package storetest
 
 import (
@@ -18,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/middleware"
 
 	"payments/pkg/store"
@@ -124,4 +126,46 @@ func DistinctGSI2Partitions(t testing.TB, db *store.DB, prefix string) int {
 		}
 	}
 	return len(seen)
+}
+
+// S3Endpoint returns the S3 emulator's address, failing t when it is unset.
+func S3Endpoint(t testing.TB) string {
+	t.Helper()
+	ep := os.Getenv("AWS_ENDPOINT_URL_S3")
+	if ep == "" {
+		t.Fatal("AWS_ENDPOINT_URL_S3 is not set: run the tests with `make test`, which starts the S3 emulator")
+	}
+	return ep
+}
+
+// S3Client returns a client of the S3 emulator.
+func S3Client(t testing.TB) *s3.Client {
+	return store.NewS3Client(AWSConfig(), S3Endpoint(t))
+}
+
+// NewBucket creates a bucket with a unique name in the S3 emulator and
+// returns its name; its objects and the bucket are deleted when the test
+// ends.
+func NewBucket(t testing.TB) string {
+	t.Helper()
+	c := S3Client(t)
+	name := "test-" + RandomSuffix()
+	if _, err := c.CreateBucket(context.Background(), &s3.CreateBucketInput{Bucket: aws.String(name)}); err != nil {
+		t.Fatalf("create test bucket: %v", err)
+	}
+	t.Cleanup(func() {
+		ctx := context.Background()
+		p := s3.NewListObjectsV2Paginator(c, &s3.ListObjectsV2Input{Bucket: aws.String(name)})
+		for p.HasMorePages() {
+			out, err := p.NextPage(ctx)
+			if err != nil {
+				return
+			}
+			for _, o := range out.Contents {
+				c.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(name), Key: o.Key})
+			}
+		}
+		c.DeleteBucket(ctx, &s3.DeleteBucketInput{Bucket: aws.String(name)})
+	})
+	return name
 }

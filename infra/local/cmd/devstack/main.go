@@ -39,6 +39,7 @@ import (
 	"time"
 
 	"payments/infra/local/devserver"
+	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
 	"payments/pkg/outbound"
@@ -118,7 +119,7 @@ func run(log *slog.Logger) (err error) {
 	for _, p := range []struct {
 		env string
 		def int
-	}{{"PORT", 3000}, {"DYNAMODB_PORT", 8000}, {"SQS_PORT", 9324}, {"S3_PORT", 4568}} {
+	}{{"PORT", 3000}, {"DYNAMODB_PORT", 8000}, {"SQS_PORT", 9324}, {"S3_PORT", 4568}, {"DOCS_PORT", 4443}} {
 		if ports[p.env], err = envPort(p.env, p.def); err != nil {
 			return err
 		}
@@ -156,6 +157,11 @@ func run(log *slog.Logger) (err error) {
 	if os.Getenv(outbound.AllowLoopbackEnv) == "" {
 		os.Setenv(outbound.AllowLoopbackEnv, "true")
 	}
+	docs, err := serveSampleDocuments(cache, ports["DOCS_PORT"])
+	if err != nil {
+		return err
+	}
+	defer docs.Close()
 
 	if err := st.WaitReady(ctx); err != nil {
 		return err
@@ -197,6 +203,7 @@ func run(log *slog.Logger) (err error) {
 	fmt.Printf("API:           %s\n", base)
 	fmt.Printf("Admin API key: %s (header X-Admin-Key; admin routes skip IAM/SigV4 locally)\n", secrets["ADMIN_API_KEY"])
 	fmt.Printf("DynamoDB:      %s (table %s)\nSQS:           %s\nS3:            %s\n", st.DynamoDBEndpoint, TableName, st.SQSEndpoint, st.S3Endpoint)
+	fmt.Printf("Documents:     %s%s and %s%s (sample identity documents, HTTPS)\n", docs.URL, samples.FrontPath, docs.URL, samples.BackPath)
 	fmt.Println("ready")
 
 	var runErr error
@@ -219,6 +226,24 @@ func run(log *slog.Logger) (err error) {
 	case <-time.After(devserver.DefaultTimeout + 5*time.Second):
 	}
 	return runErr
+}
+
+// serveSampleDocuments starts the sample identity documents server on
+// port and has this process, whose functions fetch document URLs, trust its
+// CA: SSL_CERT_FILE names a bundle of the roots trusted so far and the CA,
+// set before any certificate is verified.
+func serveSampleDocuments(cache string, port int) (*samples.Server, error) {
+	docs, err := samples.Start(net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return nil, fmt.Errorf("%w (set DOCS_PORT to use another port)", err)
+	}
+	bundle := filepath.Join(cache, "local-ca.pem")
+	if err := samples.TrustBundle(docs.CA, bundle); err != nil {
+		docs.Close()
+		return nil, err
+	}
+	os.Setenv("SSL_CERT_FILE", bundle)
+	return docs, nil
 }
 
 // templateQueues returns the template's queues as the stack creates them.
