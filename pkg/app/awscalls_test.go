@@ -115,6 +115,7 @@ func recording(cfg Config, function string) Config {
 		"TABLE_NAME":         cfg.TableName,
 		"PAYOUTS_QUEUE_URL":  cfg.PayoutsQueueURL,
 		"WEBHOOKS_QUEUE_URL": cfg.WebhooksQueueURL,
+		"DOCUMENTS_BUCKET":   cfg.DocumentsBucket,
 	} {
 		if value != "" {
 			names[value] = variable
@@ -138,11 +139,12 @@ func recordCalls(function string, names map[string]string) func(*middleware.Stac
 }
 
 // iamPrefixes maps an SDK service id to its IAM action prefix.
-var iamPrefixes = map[string]string{"DynamoDB": "dynamodb", "SQS": "sqs", "Secrets Manager": "secretsmanager"}
+var iamPrefixes = map[string]string{"DynamoDB": "dynamodb", "SQS": "sqs", "Secrets Manager": "secretsmanager", "S3": "s3"}
 
 // callsOf returns the IAM actions an operation of service needs, each on
 // the resource it names. A TransactWriteItems needs the action of each kind
-// of item it holds; a Query or Scan of an index needs it on the indexes.
+// of item it holds; a Query or Scan of an index needs it on the indexes; an
+// object operation of S3 needs it on the bucket's objects ("/*").
 // An unknown service's resource is "?", which no grant names.
 func callsOf(service, operation string, input any, names map[string]string) []awsCall {
 	name := func(value string) string {
@@ -180,8 +182,11 @@ func callsOf(service, operation string, input any, names map[string]string) []aw
 			return []awsCall{{name(*in.TableName) + "/index/*", "dynamodb:Scan"}}
 		}
 	}
+	if bucket := stringField(input, "Bucket"); bucket != "" && stringField(input, "Key") != "" {
+		return []awsCall{{name(bucket) + "/*", prefix + ":" + operation}}
+	}
 	resource := "?"
-	for _, field := range []string{"TableName", "QueueUrl", "SecretId"} {
+	for _, field := range []string{"TableName", "QueueUrl", "SecretId", "Bucket"} {
 		if v := stringField(input, field); v != "" {
 			resource = name(v)
 		}

@@ -30,6 +30,7 @@ type Config struct {
 	TableName        string        // TABLE_NAME
 	PayoutsQueueURL  string        // PAYOUTS_QUEUE_URL
 	WebhooksQueueURL string        // WEBHOOKS_QUEUE_URL
+	DocumentsBucket  string        // DOCUMENTS_BUCKET: identity documents
 	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
 	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
 	PaymentDeadline  time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
@@ -40,6 +41,7 @@ type Config struct {
 	AdminAPIKey             string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
 	DynamoDBEndpoint        string // AWS_ENDPOINT_URL_DYNAMODB: DynamoDB Local
 	SQSEndpoint             string // AWS_ENDPOINT_URL_SQS: the SQS emulator
+	S3Endpoint              string // AWS_ENDPOINT_URL_S3: the S3 emulator
 	AWS                     aws.Config
 }
 
@@ -62,6 +64,7 @@ func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig
 	c := Config{
 		DynamoDBEndpoint: os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"),
 		SQSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_SQS"),
+		S3Endpoint:       os.Getenv("AWS_ENDPOINT_URL_S3"),
 	}
 	fn, ok := Functions[function]
 	if !ok {
@@ -82,6 +85,8 @@ func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig
 			c.PayoutsQueueURL, err = envRequired(name)
 		case "WEBHOOKS_QUEUE_URL":
 			c.WebhooksQueueURL, err = envRequired(name)
+		case "DOCUMENTS_BUCKET":
+			c.DocumentsBucket, err = envRequired(name)
 		case "TOKEN_TTL_SECONDS":
 			var ttl int
 			ttl, err = envInt(name, 3600)

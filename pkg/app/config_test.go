@@ -78,6 +78,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"TABLE_NAME":                 "payments-test",
 		"PAYOUTS_QUEUE_URL":          "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
 		"WEBHOOKS_QUEUE_URL":         "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
+		"DOCUMENTS_BUCKET":           "payments-test-documents",
 		"TOKEN_TTL_SECONDS":          "600",
 		"TOKEN_RATE_LIMIT":           "7",
 		"PAYMENT_DEADLINE_SECONDS":   "20",
@@ -125,6 +126,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"wallets", Config{Mode: ModeSandbox, TableName: table, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payments", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"webhooks", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"customers", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payout-worker", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second}, nil},
 		{"webhook-worker", Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"sweeper", Config{TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks}, nil},
@@ -140,7 +142,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 			if got.AWS.Region != "us-east-1" {
 				t.Errorf("AWS region %q", got.AWS.Region)
 			}
-			got.AWS, got.DynamoDBEndpoint, got.SQSEndpoint = aws.Config{}, "", ""
+			got.AWS, got.DynamoDBEndpoint, got.SQSEndpoint, got.S3Endpoint = aws.Config{}, "", "", ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("config\n got %+v\nwant %+v", got, tt.want)
 			}

@@ -5,6 +5,7 @@ import (
 
 	"payments/pkg/auth"
 	"payments/pkg/companies"
+	"payments/pkg/customers"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
@@ -46,6 +47,18 @@ var Errors = httpapi.Catalogue{
 	{Err: payments.ErrFinal, Status: http.StatusConflict, Code: "PAYMENT_FINAL", Message: "transaction is already final: it cannot be resolved again"},
 	{Err: payments.ErrStatusChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
 	{Err: payments.ErrNotFlagged, Status: http.StatusConflict, Code: "PAYMENT_NOT_FLAGGED", Message: "transaction does not require reconciliation: the worker is still handling it"},
+
+	// customers (spec §7: enrolment)
+	{Err: customers.ErrNotFound, Status: http.StatusNotFound, Code: "CUSTOMER_NOT_FOUND", Message: "customer not found"},
+	{Err: customers.ErrKYBNotApproved, Status: http.StatusForbidden, Code: "KYB_NOT_APPROVED", Message: "KYB not approved"},
+	{Err: customers.ErrDuplicate, Status: http.StatusConflict, Code: "DUPLICATE_CUSTOMER", Message: "customer with this email or ID already exists"},
+	{Err: customers.ErrDocumentNotFetched, Status: http.StatusUnprocessableEntity, Code: "DOCUMENT_NOT_FETCHED", Message: "could not fetch a document URL"},
+	{Err: customers.ErrDocumentUnreadable, Status: http.StatusUnprocessableEntity, Code: "DOCUMENT_UNREADABLE", Message: "KYC document unreadable"},
+	{Err: customers.ErrFileTooLarge, Status: http.StatusRequestEntityTooLarge, Code: "FILE_TOO_LARGE", Message: "file larger than 2 MB"},
+	{Err: customers.ErrNotMultipart, Status: http.StatusUnsupportedMediaType, Code: "UNSUPPORTED_MEDIA_TYPE", Message: "Content-Type must be multipart/form-data"},
+	{Err: customers.ErrNoProviders, Status: http.StatusServiceUnavailable, Code: "NO_KYC_PROVIDER", Message: "customer enrolment is not available: no KYC verifier or card issuer is configured"},
+	{Err: customers.ErrVerifierUnavailable, Status: http.StatusServiceUnavailable, Code: "KYC_UNAVAILABLE", Message: "identity verification temporarily unavailable: nothing was stored, retry shortly", RetryAfter: 5},
+	{Err: customers.ErrIssuerUnavailable, Status: http.StatusServiceUnavailable, Code: "ISSUER_UNAVAILABLE", Message: "card issuer temporarily unavailable: retry shortly", RetryAfter: 5},
 
 	// webhooks
 	{Err: events.ErrNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},

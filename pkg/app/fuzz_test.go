@@ -45,6 +45,28 @@ func FuzzCollect(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.payments, "/payment/collect" })
 }
 
+// FuzzEnrollCustomer fuzzes the body of POST /customers/enroll.
+func FuzzEnrollCustomer(f *testing.F) {
+	f.Add(`{"first_name":"Amina","last_name":"Njoya","email":"a@example.com","country":"Cameroon","street":"1 Rue","city":"Douala",` +
+		`"state":"Littoral","postal_code":"00237","country_iso_code":"CM","country_phone_code":"+237","phone_number":"670000001",` +
+		`"identification_number":"X1","id_document_type":"NIN","date_of_birth":"1990-04-12",` +
+		`"id_document_front_url":"https://127.0.0.1/f.png","id_document_back_url":"https://127.0.0.1/b.pdf"}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.customers, "/customers/enroll" })
+}
+
+// FuzzUploadCustomer fuzzes the multipart body of POST /customers, whose
+// boundary is "b".
+func FuzzUploadCustomer(f *testing.F) {
+	e := newInputEnv(f)
+	f.Add("--b\r\nContent-Disposition: form-data; name=\"email\"\r\n\r\na@example.com\r\n--b--\r\n")
+	f.Add("--b\r\nContent-Disposition: form-data; name=\"id_document_front\"; filename=\"f\"\r\n\r\n\x89PNG\r\n--b--")
+	f.Fuzz(func(t *testing.T, body string) {
+		ev := e.event("POST", "/customers", body)
+		ev.Headers["content-type"] = "multipart/form-data; boundary=b"
+		check(t, e.customers, ev)
+	})
+}
+
 // FuzzCreateCompany fuzzes the body of POST /admin/companies.
 func FuzzCreateCompany(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/companies" })
@@ -67,7 +89,8 @@ func FuzzPutFees(f *testing.F) {
 
 // FuzzListQuery sends each query string to every list route
 // (GET /wallet/transactions, /wallet/transactions/wallet/{walletId},
-// /payment/transactions, /webhooks/events) and to the status route.
+// /payment/transactions, /webhooks/events, /customers) and to the status
+// route.
 func FuzzListQuery(f *testing.F) {
 	e := newInputEnv(f)
 	targets := e.listTargets()

@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/outbound"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store/storetest"
 )
@@ -25,7 +26,7 @@ import (
 // token, an XAF wallet funded with 1,000,000 and one payout. It serves the
 // bad-input tests and the fuzz targets (it takes a testing.TB for them).
 type inputEnv struct {
-	auth, admin, wallets, payments, webhooks HTTPHandler
+	auth, admin, wallets, payments, webhooks, customers HTTPHandler
 
 	companyID, clientID, token, walletID, paymentID string
 
@@ -48,6 +49,8 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		AdminAPIKey:      authTestAdminKey,
 		TokenTTL:         time.Hour,
 		TokenRateLimit:   10,
+		DocumentsBucket:  storetest.NewBucket(tb),
+		S3Endpoint:       storetest.S3Endpoint(tb),
 	}
 	e := &inputEnv{}
 	ctx := context.Background()
@@ -63,6 +66,12 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		}
 		*f.h = h
 	}
+	// Document URLs an input may name are fetched for a second at most.
+	customers, err := newCustomers(cfg, outbound.New(outbound.WithTimeout(time.Second)), time.Now)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	e.customers = customers
 
 	var created struct {
 		Data struct {
@@ -224,6 +233,7 @@ func TestBadInputIs4xx(t *testing.T) {
 		{"page past the maximum, one wallet", e.wallets, "GET", "/wallet/transactions/wallet/" + e.walletID + "?page=9223372036854775807", "", 400, "page"},
 		{"page past the maximum, payments", e.payments, "GET", "/payment/transactions?page=9223372036854775807", "", 400, "page"},
 		{"page past the maximum, events", e.webhooks, "GET", "/webhooks/events?page=9223372036854775807", "", 400, "page"},
+		{"page past the maximum, customers", e.customers, "GET", "/customers?page=9223372036854775807", "", 400, "page"},
 		{"page 100001", e.payments, "GET", "/payment/transactions?page=100001", "", 400, "page"},
 
 		// A URL that does not parse failed the invocation.
@@ -335,5 +345,6 @@ func (e *inputEnv) listTargets() []struct {
 		{e.payments, "/payment/transactions"},
 		{e.webhooks, "/webhooks/events"},
 		{e.payments, "/payment/transactions/" + e.paymentID + "/status"},
+		{e.customers, "/customers"},
 	}
 }

@@ -49,8 +49,9 @@ const (
 	indexesResource = "TABLE_NAME/index/*" // a Query with an IndexName
 	payoutsQueue    = "PAYOUTS_QUEUE_URL"
 	webhooksQueue   = "WEBHOOKS_QUEUE_URL"
-	tokenSecret     = "TOKEN_SECRET_ARN"  // read by the functions that sign or verify tokens
-	adminKeySecret  = "ADMIN_API_KEY_ARN" // read by the operator console
+	documents       = "DOCUMENTS_BUCKET/*" // the objects of the documents bucket
+	tokenSecret     = "TOKEN_SECRET_ARN"   // read by the functions that sign or verify tokens
+	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
 )
 
 // Settings read by more than one function.
@@ -102,6 +103,15 @@ var Functions = map[string]Function{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{payoutsQueue, sendMessage},
 			{webhooksQueue, sendMessage},
+			{tokenSecret, getSecret},
+		},
+	},
+	"customers": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{webhooksQueue, sendMessage},
+			{documents, []string{"s3:DeleteObject", "s3:GetObject", "s3:PutObject"}},
 			{tokenSecret, getSecret},
 		},
 	},

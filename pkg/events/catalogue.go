@@ -172,7 +172,7 @@ var Catalogue = []Entry{
 		Meaning: "a customer was created (after POST /customers/enroll stores the record)",
 		Sample: func() Payload {
 			return CustomerCreatedData{CustomerID: sampleCustomerID, FirstName: "Amina", LastName: "Njoya", Email: "amina@example.com",
-				Country: "Cameroon", PhoneCountryCode: "+237", PhoneNumber: "670000000", IsActive: true, CreatedAt: sampleTime}
+				Country: "Cameroon", PhoneCountryCode: "+237", PhoneNumber: "670000000", KYCStatus: "VERIFIED", IsActive: true, CreatedAt: sampleTime}
 		}},
 
 	// Ours: the status updates the spec leaves unnamed (§6.5, §4.14).

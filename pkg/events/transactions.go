@@ -178,9 +178,9 @@ type DebtRecoveryPendingData struct {
 func (DebtRecoveryPendingData) EventKind() Kind { return DebtRecoveryPending }
 
 // CustomerCreatedData is the data of customer.created, emitted once POST
-// /customers/enroll has stored the customer: the fields of the customer
-// list (§2.2), with the id as customer_id. Identity documents are never
-// sent.
+// /customers/enroll or POST /customers has stored the customer: the fields
+// of the customer list (§2.2), with the id as customer_id, and the outcome
+// of identity verification. Identity documents are never sent.
 type CustomerCreatedData struct {
 	CustomerID       string    `json:"customer_id"`
 	FirstName        string    `json:"first_name"`
@@ -189,6 +189,7 @@ type CustomerCreatedData struct {
 	Country          string    `json:"country"`
 	PhoneCountryCode string    `json:"phone_country_code"`
 	PhoneNumber      string    `json:"phone_number"`
+	KYCStatus        string    `json:"kyc_status"`
 	IsActive         bool      `json:"is_active"`
 	CreatedAt        time.Time `json:"created_at"`
 }

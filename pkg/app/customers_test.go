@@ -1,0 +1,559 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"mime/multipart"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/google/uuid"
+
+	"payments/infra/local/samples"
+	"payments/pkg/customers"
+	"payments/pkg/httpapi"
+	"payments/pkg/outbound"
+	"payments/pkg/outbound/outboundtest"
+	"payments/pkg/store"
+	"payments/pkg/store/storetest"
+)
+
+// customersTestEnv is the payments environment plus a documents bucket in
+// the S3 emulator, an HTTPS document server with its own CA, and the
+// customers and webhooks functions built by their constructors.
+type customersTestEnv struct {
+	*paymentsTestEnv
+	bucket    string
+	s3        *s3.Client
+	docs      *outboundtest.Server
+	customers HTTPHandler
+	webhooks  HTTPHandler
+
+	mu      sync.Mutex
+	dialled []netip.AddrPort
+}
+
+// fetchTimeout bounds a document fetch in these tests (10 s in a
+// deployment), so that the slow document costs seconds, not ten.
+const fetchTimeout = 3 * time.Second
+
+func newCustomersTestEnv(t *testing.T) *customersTestEnv {
+	t.Helper()
+	e := &customersTestEnv{paymentsTestEnv: newPaymentsTestEnv(t), bucket: storetest.NewBucket(t), s3: storetest.S3Client(t)}
+	e.cfg.DocumentsBucket, e.cfg.S3Endpoint = e.bucket, storetest.S3Endpoint(t)
+	e.docs = outboundtest.NewTLSServer(t, documentHost())
+	fetcher := outbound.New(outbound.WithRootCAs(e.docs.Pool), outbound.WithAllowLoopback(true),
+		outbound.WithMaxBody(customers.MaxDocumentBytes), outbound.WithTimeout(fetchTimeout),
+		outbound.WithDialObserver(func(a netip.AddrPort) {
+			e.mu.Lock()
+			defer e.mu.Unlock()
+			e.dialled = append(e.dialled, a)
+		}))
+	var err error
+	if e.customers, err = newCustomers(recording(e.cfg, "customers"), fetcher, time.Now); err != nil {
+		t.Fatal(err)
+	}
+	if e.webhooks, err = NewWebhooks(context.Background(), recording(e.cfg, "webhooks")); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// documentHost serves what document URLs may answer: a PNG, a PDF, an HTML
+// page, a 404, a body one byte over the cap, and an answer that takes 12 s
+// (or until the client gives up).
+func documentHost() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/front.png", func(w http.ResponseWriter, _ *http.Request) { w.Write(samples.PNG()) })
+	mux.HandleFunc("/back.pdf", func(w http.ResponseWriter, _ *http.Request) { w.Write(samples.PDF()) })
+	mux.HandleFunc("/page.html", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "image/png") // the header lies; the content is sniffed
+		io.WriteString(w, "<!doctype html><html><body>sign in</body></html>")
+	})
+	mux.HandleFunc("/huge.png", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write(samples.PNG())
+		w.Write(make([]byte, customers.MaxDocumentBytes+1-len(samples.PNG())))
+	})
+	mux.HandleFunc("/slow.png", func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(12 * time.Second):
+			w.Write(samples.PNG())
+		case <-r.Context().Done():
+		}
+	})
+	return mux
+}
+
+// approvedCompany creates a company with KYB APPROVED and returns its id
+// and a token.
+func (e *customersTestEnv) approvedCompany() (string, string) {
+	e.t.Helper()
+	id, clientID, key := e.createCompany(e.t, "Acme "+uuid.NewString()[:6])
+	if r := e.admin("PATCH", "/admin/companies/"+id, `{"kyb_status":"APPROVED"}`); r.status != 200 {
+		e.t.Fatalf("approve: %s", r.raw)
+	}
+	return id, e.mustToken(e.t, clientID, key)
+}
+
+// identity returns the fields of a valid enrolment, with the document URLs
+// of the test's server.
+func (e *customersTestEnv) identity(email, idNumber string) map[string]string {
+	return map[string]string{
+		"first_name": "Amina", "last_name": "Njoya", "email": email, "country": "Cameroon",
+		"street": "12 Rue de la Joie", "city": "Douala", "state": "Littoral", "postal_code": "00237",
+		"country_iso_code": "CM", "country_phone_code": "+237", "phone_number": "670000001",
+		"identification_number": idNumber, "id_document_type": "NIN", "date_of_birth": "1990-04-12",
+		"id_document_front_url": e.docs.URL + "/front.png", "id_document_back_url": e.docs.URL + "/back.pdf",
+	}
+}
+
+func (e *customersTestEnv) enroll(token string, fields map[string]string) result {
+	e.t.Helper()
+	b, _ := json.Marshal(fields)
+	return e.call(e.customers, token, "POST", "/customers/enroll", string(b))
+}
+
+// upload sends POST /customers as multipart/form-data, base64-encoded as
+// API Gateway passes a binary body.
+func (e *customersTestEnv) upload(token string, fields map[string]string, files map[string][]byte) result {
+	e.t.Helper()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	for k, v := range fields {
+		mw.WriteField(k, v)
+	}
+	for k, v := range files {
+		fw, _ := mw.CreateFormFile(k, k+".bin")
+		fw.Write(v)
+	}
+	mw.Close()
+	path := httpapi.BasePath + "/customers"
+	req := events.APIGatewayV2HTTPRequest{
+		Version: "2.0", RouteKey: "POST " + path, RawPath: path, IsBase64Encoded: true,
+		Headers: map[string]string{"content-type": mw.FormDataContentType(), "authorization": "Bearer " + token},
+		Body:    base64.StdEncoding.EncodeToString(body.Bytes()),
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			Stage: "$default", RequestID: uuid.NewString(),
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST", Path: path, Protocol: "HTTP/1.1", SourceIP: "198.51.100.9"},
+		},
+	}
+	resp, err := e.customers(context.Background(), req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	r := result{status: resp.StatusCode, raw: resp.Body, headers: resp.Headers}
+	dec := json.NewDecoder(strings.NewReader(resp.Body))
+	dec.UseNumber()
+	if err := dec.Decode(&r.body); err != nil {
+		e.t.Fatalf("body %q: %v", resp.Body, err)
+	}
+	return r
+}
+
+// objects returns the keys of the documents bucket under the company's
+// prefix.
+func (e *customersTestEnv) objects(companyID string) []string {
+	e.t.Helper()
+	out, err := e.s3.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{
+		Bucket: aws.String(e.bucket), Prefix: aws.String("companies/" + companyID + "/"),
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var keys []string
+	for _, o := range out.Contents {
+		keys = append(keys, aws.ToString(o.Key))
+	}
+	return keys
+}
+
+// object returns the bytes stored under key.
+func (e *customersTestEnv) object(key string) []byte {
+	e.t.Helper()
+	out, err := e.s3.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(e.bucket), Key: aws.String(key)})
+	if err != nil {
+		e.t.Fatalf("get %s: %v", key, err)
+	}
+	defer out.Body.Close()
+	b, _ := io.ReadAll(out.Body)
+	return b
+}
+
+// stored reads a customer as the store holds it.
+func (e *customersTestEnv) stored(companyID, id string) customers.Customer {
+	e.t.Helper()
+	c, err := store.NewCustomers(e.db).Get(context.Background(), companyID, id)
+	if err != nil {
+		e.t.Fatalf("read customer %s: %v", id, err)
+	}
+	return c
+}
+
+func (e *customersTestEnv) dials(host string) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	n := 0
+	for _, a := range e.dialled {
+		if a.Addr().String() == host {
+			n++
+		}
+	}
+	return n
+}
+
+// TestEnrollFromURLs enrols from the document server: a PNG and a PDF are
+// stored byte for byte under the company's prefix and the customer is
+// VERIFIED; every URL that cannot give a document is a 422 on its field
+// that stores nothing, and the metadata address is never dialled.
+func TestEnrollFromURLs(t *testing.T) {
+	e := newCustomersTestEnv(t)
+	companyID, token := e.approvedCompany()
+
+	r := e.enroll(token, e.identity("Amina@Example.com", "CM-0001"))
+	if r.status != http.StatusCreated {
+		t.Fatalf("enrol: %d %s", r.status, r.raw)
+	}
+	d := r.data()
+	for k, want := range map[string]string{
+		"first_name": "Amina", "email": "Amina@Example.com", "type": "NIN", "number": "CM-0001",
+		"identification_number": "CM-0001", "image": e.docs.URL + "/front.png", "photo": e.docs.URL + "/back.pdf",
+		"date_of_birth": "1990-04-12T00:00:00.000Z", "is_active": "true", "country_iso_code": "CM",
+		"phone_country_code": "+237", "kyc_status": "VERIFIED", "kyc_reason": "<nil>",
+	} {
+		if got := r.str("data", k); got != want {
+			t.Errorf("%s = %s, want %s", k, got, want)
+		}
+	}
+	c := e.stored(companyID, d["id"].(string))
+	if c.CardholderID == "" {
+		t.Error("a verified customer has no cardholder id")
+	}
+	for _, doc := range []struct {
+		key  string
+		want []byte
+	}{{c.Front.Key, samples.PNG()}, {c.Back.Key, samples.PDF()}} {
+		if !strings.HasPrefix(doc.key, "companies/"+companyID+"/customers/"+c.ID+"/") {
+			t.Errorf("document key %s is not under the company's prefix", doc.key)
+		}
+		if got := e.object(doc.key); !bytes.Equal(got, doc.want) {
+			t.Errorf("%s holds %d bytes, not the %d served", doc.key, len(got), len(doc.want))
+		}
+	}
+	if got := len(e.objects(companyID)); got != 2 {
+		t.Fatalf("%d objects after one enrolment, want 2", got)
+	}
+
+	tests := []struct {
+		name, field, url string
+		status           int
+		code             string
+	}{
+		{"html", customers.FieldFrontURL, e.docs.URL + "/page.html", 422, "DOCUMENT_UNREADABLE"},
+		{"404", customers.FieldBackURL, e.docs.URL + "/missing.pdf", 422, "DOCUMENT_NOT_FETCHED"},
+		{"slow", customers.FieldFrontURL, e.docs.URL + "/slow.png", 422, "DOCUMENT_NOT_FETCHED"},
+		{"too large", customers.FieldBackURL, e.docs.URL + "/huge.png", 422, "DOCUMENT_NOT_FETCHED"},
+		{"metadata address", customers.FieldFrontURL, "https://169.254.169.254/latest/meta-data/front.png", 422, "DOCUMENT_NOT_FETCHED"},
+		{"private address", customers.FieldBackURL, "https://10.1.2.3/back.pdf", 422, "DOCUMENT_NOT_FETCHED"},
+		{"unknown host", customers.FieldFrontURL, "https://documents.invalid/front.png", 422, "DOCUMENT_NOT_FETCHED"},
+		{"plain http", customers.FieldFrontURL, strings.Replace(e.docs.URL, "https", "http", 1) + "/front.png", 400, "INVALID_FIELD"},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := e.identity(fmt.Sprintf("other%d@example.com", i), fmt.Sprintf("CM-1%03d", i+1))
+			in[tt.field] = tt.url
+			r := e.enroll(token, in)
+			if r.status != tt.status || r.str("code") != tt.code || r.str("field") != tt.field {
+				t.Fatalf("%d %s, want %d %s on %s", r.status, r.raw, tt.status, tt.code, tt.field)
+			}
+			if tt.status == 400 && r.str("message") != tt.field+": document URL must be HTTPS" {
+				t.Errorf("message %q", r.str("message"))
+			}
+			if got := len(e.objects(companyID)); got != 2 {
+				t.Errorf("%d objects after a refused enrolment, want the first customer's 2", got)
+			}
+		})
+	}
+	if n := e.dials("169.254.169.254"); n != 0 {
+		t.Errorf("the metadata address was dialled %d times", n)
+	}
+	if r := e.call(e.customers, token, "GET", "/customers", ""); r.str("pagination", "total") != "1" {
+		t.Errorf("after the refused enrolments: %s", r.raw)
+	}
+	e.checkCreatedEvent(token, c.ID)
+}
+
+// checkCreatedEvent finds customer.created for customerID in the delivery
+// log.
+func (e *customersTestEnv) checkCreatedEvent(token, customerID string) {
+	e.t.Helper()
+	r := e.call(e.webhooks, token, "GET", "/webhooks/events?limit=100", "")
+	for _, it := range r.items() {
+		ev := it.(map[string]any)
+		p, _ := ev["payload"].(map[string]any)
+		if ev["event"] == "customer.created" && p["customer_id"] == customerID {
+			if p["kyc_status"] == nil || p["email"] == nil {
+				e.t.Errorf("customer.created payload %v", p)
+			}
+			return
+		}
+	}
+	e.t.Errorf("no customer.created for %s in %s", customerID, r.raw)
+}
+
+// TestEnrollValidation sends one bad field at a time: each is a 400 naming
+// it; an unapproved company is a 403 before any document is fetched.
+func TestEnrollValidation(t *testing.T) {
+	e := newCustomersTestEnv(t)
+	_, token := e.approvedCompany()
+	today := time.Now().UTC()
+	tests := []struct {
+		field, value, message string
+	}{
+		{"first_name", "Al", "first_name: must be 3 to 255 characters"},
+		{"last_name", strings.Repeat("n", 256), "last_name: must be 3 to 255 characters"},
+		{"email", "amina.example.com", "email: must be a valid email address"},
+		{"email", "Amina <amina@example.com>", "email: must be a valid email address"},
+		{"country", "C", "country: must be 2 to 255 characters"},
+		{"street", "", "street: is required"},
+		{"city", "D\x00la", "city: must not contain control characters"},
+		{"postal_code", "12", "postal_code: must be 3 to 255 characters"},
+		{"country_iso_code", "XX", "country_iso_code: must be an ISO 3166-1 alpha-2 code in capitals, such as CM"},
+		{"country_iso_code", "CMR", "country_iso_code: must be an ISO 3166-1 alpha-2 code in capitals, such as CM"},
+		{"country_phone_code", "237", "country_phone_code: must be + followed by 1 to 4 digits"},
+		{"phone_number", "+237670000001", "phone_number: must be the local number in digits, without the country code"},
+		{"identification_number", "   ", "identification_number: is required"},
+		{"id_document_type", "ID_CARD", "id_document_type: must be one of NIN, PASSPORT, VOTERS_CARD, DRIVERS_LICENSE"},
+		{"date_of_birth", "1990-02-30", "date_of_birth: must be a date as YYYY-MM-DD"},
+		{"date_of_birth", "12/04/1990", "date_of_birth: must be a date as YYYY-MM-DD"},
+		{"date_of_birth", today.AddDate(-18, 0, 1).Format(time.DateOnly), "date_of_birth: customer must be 18 or older"},
+		{"date_of_birth", today.AddDate(1, 0, 0).Format(time.DateOnly), "date_of_birth: must be a date between 1900-01-01 and today"},
+		{"id_document_back_url", "ftp://example.com/back.pdf", "id_document_back_url: document URL must be HTTPS"},
+		{"id_document_front_url", "", "id_document_front_url: is required"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.field+"="+tt.value, func(t *testing.T) {
+			in := e.identity("valid@example.com", "CM-2000")
+			in[tt.field] = tt.value
+			r := e.enroll(token, in)
+			if r.status != 400 || r.str("field") != tt.field || r.str("message") != tt.message {
+				t.Fatalf("%d %s, want 400 %q", r.status, r.raw, tt.message)
+			}
+		})
+	}
+	t.Run("18 today", func(t *testing.T) {
+		in := e.identity("eighteen@example.com", "CM-2001")
+		in["date_of_birth"] = today.AddDate(-18, 0, 0).Format(time.DateOnly)
+		in["id_document_type"] = "passport"
+		if r := e.enroll(token, in); r.status != 201 || r.str("data", "type") != "PASSPORT" {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+	})
+	t.Run("wrong type", func(t *testing.T) {
+		r := e.call(e.customers, token, "POST", "/customers/enroll", `{"first_name": 7}`)
+		if r.status != 400 || r.str("field") != "first_name" {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+	})
+	t.Run("KYB not approved", func(t *testing.T) {
+		_, clientID, key := e.createCompany(t, "Pending "+uuid.NewString()[:6])
+		before := e.docs.Conns.Load()
+		r := e.enroll(e.mustToken(t, clientID, key), e.identity("pending@example.com", "CM-2002"))
+		if r.status != 403 || r.str("message") != "KYB not approved" {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		if e.docs.Conns.Load() != before {
+			t.Error("documents were fetched for a company that may not enrol")
+		}
+	})
+}
+
+// TestEnrollConcurrentDuplicates sends 20 enrolments at once that share an
+// email (in different cases), then 20 that share an identification number:
+// each time exactly one customer is created, the others are 409, and only
+// the created customers' documents stay in the bucket.
+func TestEnrollConcurrentDuplicates(t *testing.T) {
+	e := newCustomersTestEnv(t)
+	companyID, token := e.approvedCompany()
+	for _, shared := range []string{"email", "identification_number"} {
+		t.Run(shared, func(t *testing.T) {
+			statuses := make([]int, 20)
+			var wg sync.WaitGroup
+			for i := range statuses {
+				wg.Go(func() {
+					in := e.identity(fmt.Sprintf("%s-%d@example.com", shared, i), fmt.Sprintf("%s-%d", shared, i))
+					if shared == "email" {
+						in["email"] = []string{"same@example.com", "Same@Example.COM"}[i%2]
+					} else {
+						in["identification_number"] = []string{"CM-SAME-1", "cm-same-1"}[i%2]
+					}
+					r := e.enroll(token, in)
+					if r.status == 409 && r.str("message") != "customer with this email or ID already exists" {
+						t.Errorf("409 message %q", r.str("message"))
+					}
+					statuses[i] = r.status
+				})
+			}
+			wg.Wait()
+			count := map[int]int{}
+			for _, s := range statuses {
+				count[s]++
+			}
+			if count[201] != 1 || count[409] != 19 {
+				t.Fatalf("statuses %v, want one 201 and nineteen 409", count)
+			}
+		})
+	}
+	r := e.call(e.customers, token, "GET", "/customers", "")
+	if r.str("pagination", "total") != "2" {
+		t.Fatalf("customers: %s", r.raw)
+	}
+	if got := len(e.objects(companyID)); got != 4 {
+		t.Errorf("%d objects in the bucket, want the 2 customers' 4 documents", got)
+	}
+}
+
+// TestEnrollWithFiles uploads the documents as multipart/form-data.
+func TestEnrollWithFiles(t *testing.T) {
+	e := newCustomersTestEnv(t)
+	companyID, token := e.approvedCompany()
+	fields := func(email, id string) map[string]string {
+		f := e.identity(email, id)
+		delete(f, customers.FieldFrontURL)
+		delete(f, customers.FieldBackURL)
+		return f
+	}
+	files := map[string][]byte{customers.FieldFrontFile: samples.PNG(), customers.FieldBackFile: samples.PDF()}
+
+	r := e.upload(token, fields("upload@example.com", "CM-3100"), files)
+	if r.status != 201 || r.str("data", "kyc_status") != "VERIFIED" {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	id := r.str("data", "id")
+	if want := "customers/" + id + "/id_document_front"; r.str("data", "image") != want {
+		t.Errorf("image = %s, want %s", r.str("data", "image"), want)
+	}
+	c := e.stored(companyID, id)
+	if !bytes.Equal(e.object(c.Back.Key), samples.PDF()) || c.Back.ContentType != "application/pdf" {
+		t.Errorf("the back is not the uploaded PDF (%s)", c.Back.ContentType)
+	}
+
+	tests := []struct {
+		name   string
+		fields map[string]string
+		files  map[string][]byte
+		status int
+		field  string
+	}{
+		{"3 MB file", fields("big@example.com", "CM-3001"),
+			map[string][]byte{customers.FieldFrontFile: make([]byte, 3<<20), customers.FieldBackFile: samples.PDF()}, 413, customers.FieldFrontFile},
+		{"unknown field", maps.Collect(func(yield func(string, string) bool) {
+			maps.All(fields("unknown@example.com", "CM-3002"))(yield)
+			yield("nickname", "Mina")
+		}), files, 400, "nickname"},
+		{"url field", maps.Collect(func(yield func(string, string) bool) {
+			maps.All(fields("url@example.com", "CM-3003"))(yield)
+			yield(customers.FieldFrontURL, e.docs.URL+"/front.png")
+		}), files, 400, customers.FieldFrontURL},
+		{"missing back", fields("missing@example.com", "CM-3004"), map[string][]byte{customers.FieldFrontFile: samples.PNG()}, 400, customers.FieldBackFile},
+		{"html back", fields("html@example.com", "CM-3005"),
+			map[string][]byte{customers.FieldFrontFile: samples.PNG(), customers.FieldBackFile: []byte("<html><body>x</body></html>")}, 422, customers.FieldBackFile},
+		{"bad email", fields("not-an-email", "CM-3006"), files, 400, "email"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.upload(token, tt.fields, tt.files)
+			if r.status != tt.status || r.str("field") != tt.field {
+				t.Fatalf("%d %s, want %d on %s", r.status, r.raw, tt.status, tt.field)
+			}
+		})
+	}
+	t.Run("json body", func(t *testing.T) {
+		r := e.call(e.customers, token, "POST", "/customers", `{"email":"json@example.com"}`)
+		if r.status != 415 {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+	})
+	if got := len(e.objects(companyID)); got != 2 {
+		t.Errorf("%d objects, want the one customer's 2", got)
+	}
+}
+
+// TestCustomersListGetAndSync enrols three customers, one rejected by the
+// sandbox verifier and one blocked by the sandbox issuer after enrolment;
+// the list is newest first and paged; sync=true turns the blocked one
+// inactive; another company sees none of them.
+func TestCustomersListGetAndSync(t *testing.T) {
+	e := newCustomersTestEnv(t)
+	companyID, token := e.approvedCompany()
+	var ids []string
+	for _, idNumber := range []string{"CM-4001", "CM-4000", "CM-4777"} {
+		r := e.enroll(token, e.identity(strings.ToLower(idNumber)+"@example.com", idNumber))
+		if r.status != 201 {
+			t.Fatalf("enrol %s: %d %s", idNumber, r.status, r.raw)
+		}
+		ids = append(ids, r.str("data", "id"))
+	}
+	rejected := e.call(e.customers, token, "GET", "/customers/"+ids[1], "")
+	if rejected.str("data", "kyc_status") != "REJECTED" || rejected.str("data", "kyc_reason") != "document does not match the identity" {
+		t.Errorf("identification number ending in 000: %s", rejected.raw)
+	}
+	if c := e.stored(companyID, ids[1]); c.CardholderID != "" {
+		t.Error("a rejected customer was registered with the issuer")
+	}
+
+	page := e.call(e.customers, token, "GET", "/customers?limit=2", "")
+	items := page.items()
+	if len(items) != 2 || items[0].(map[string]any)["id"] != ids[2] || items[1].(map[string]any)["id"] != ids[1] {
+		t.Fatalf("page 1 is not the newest two: %s", page.raw)
+	}
+	if keys := keysOf(items[0].(map[string]any)); keys != "country,created_at,email,first_name,id,is_active,last_name,phone_country_code,phone_number,updated_at" {
+		t.Errorf("list item keys %s", keys)
+	}
+	next := e.call(e.customers, token, "GET", "/customers?limit=2&cursor="+page.str("pagination", "next_cursor"), "")
+	if got := next.items(); len(got) != 1 || got[0].(map[string]any)["id"] != ids[0] {
+		t.Fatalf("page 2: %s", next.raw)
+	}
+
+	if r := e.call(e.customers, token, "GET", "/customers", ""); r.items()[0].(map[string]any)["is_active"] != true {
+		t.Fatalf("without sync the blocked cardholder's customer is still active: %s", r.raw)
+	}
+	synced := e.call(e.customers, token, "GET", "/customers?sync=true", "")
+	for _, it := range synced.items() {
+		c := it.(map[string]any)
+		if want := c["id"] != ids[2]; c["is_active"] != want {
+			t.Errorf("after sync %s is_active = %v, want %v", c["id"], c["is_active"], want)
+		}
+	}
+	if r := e.call(e.customers, token, "GET", "/customers/"+ids[2], ""); r.str("data", "is_active") != "false" {
+		t.Errorf("the sync was not stored: %s", r.raw)
+	}
+	if r := e.call(e.customers, token, "GET", "/customers?sync=yes", ""); r.status != 400 || r.str("field") != "sync" {
+		t.Errorf("sync=yes: %s", r.raw)
+	}
+
+	_, other := e.approvedCompany()
+	for _, target := range []string{"/customers/" + ids[0], "/customers/not-a-uuid"} {
+		if r := e.call(e.customers, other, "GET", target, ""); r.status != 404 || r.str("code") != "CUSTOMER_NOT_FOUND" {
+			t.Errorf("GET %s by another company: %d %s", target, r.status, r.raw)
+		}
+	}
+	if r := e.call(e.customers, other, "GET", "/customers", ""); r.str("pagination", "total") != "0" {
+		t.Errorf("another company lists %s", r.raw)
+	}
+}
+
+// keysOf returns the keys of m, sorted and joined by commas.
+func keysOf(m map[string]any) string { return strings.Join(slices.Sorted(maps.Keys(m)), ",") }

@@ -1,0 +1,205 @@
+// Package customers holds a company's customers: the people it issues cards
+// to. Enrolment validates the declared identity, fetches (or receives) the
+// two sides of an identity document, stores them, has the KYC verifier check
+// them, stores the customer with claims that keep its email and
+// identification number unique in the company, emits customer.created in
+// the same transaction, and registers a verified customer with the card
+// issuer as a cardholder.
+package customers
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"payments/pkg/events"
+	"payments/pkg/httpapi"
+	"payments/pkg/outbound"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/kyc"
+)
+
+// Errors of this package; pkg/app maps them to HTTP.
+var (
+	// ErrNotFound is a customer that does not exist for the caller's
+	// company.
+	ErrNotFound = errors.New("customers: customer not found")
+	// ErrKYBNotApproved is a company whose KYB status is not APPROVED.
+	ErrKYBNotApproved = errors.New("customers: KYB not approved")
+	// ErrDuplicate is an email or identification number another customer
+	// of the company has.
+	ErrDuplicate = errors.New("customers: customer with this email or ID already exists")
+	// ErrDocumentNotFetched is a document URL that could not be fetched:
+	// a refused address, a DNS failure, a non-2xx answer, a time-out or a
+	// body over MaxDocumentBytes. It is returned on the URL's field.
+	ErrDocumentNotFetched = errors.New("customers: could not fetch a document URL")
+	// ErrDocumentUnreadable is a document that is not a JPEG, PNG or PDF
+	// by its content. It is returned on the document's field.
+	ErrDocumentUnreadable = errors.New("customers: KYC document unreadable")
+	// ErrFileTooLarge is an uploaded file over MaxUploadBytes, returned on
+	// the file's field.
+	ErrFileTooLarge = errors.New("customers: file too large")
+	// ErrNotMultipart is a POST /customers whose body is not
+	// multipart/form-data.
+	ErrNotMultipart = errors.New("customers: body is not multipart/form-data")
+	// ErrNoProviders is an enrolment or a sync asked of a deployment that
+	// has no KYC verifier or card issuer (production mode, until their
+	// adapters exist).
+	ErrNoProviders = errors.New("customers: no KYC verifier or card issuer configured")
+	// ErrVerifierUnavailable is a KYC verifier that could not decide now;
+	// nothing was stored and the enrolment can be retried.
+	ErrVerifierUnavailable = errors.New("customers: KYC verifier unavailable")
+	// ErrIssuerUnavailable is a card issuer that could not be read for a
+	// sync; nothing was changed.
+	ErrIssuerUnavailable = errors.New("customers: card issuer unavailable")
+)
+
+// Limits of enrolment documents.
+const (
+	// MaxDocumentBytes is the largest document fetched from a URL.
+	MaxDocumentBytes = 10 << 20
+	// MaxUploadBytes is the largest file of a multipart enrolment: Lambda
+	// takes at most 6 MB of request, and a request carries two files.
+	MaxUploadBytes = 2 << 20
+	// FetchTimeout bounds the fetch of one document URL.
+	FetchTimeout = 10 * time.Second
+)
+
+// PageSize is the default page size of GET /customers (spec §8).
+const PageSize = 10
+
+// DocumentType is the type of identity document.
+type DocumentType string
+
+// Document types (spec §4.2).
+const (
+	NIN            DocumentType = "NIN"
+	Passport       DocumentType = "PASSPORT"
+	VotersCard     DocumentType = "VOTERS_CARD"
+	DriversLicense DocumentType = "DRIVERS_LICENSE"
+)
+
+// Document is one side of an identity document as we stored it.
+type Document struct {
+	// Key is where it is stored: under the company's prefix in the
+	// documents bucket.
+	Key string
+	// ContentType is what its content is: image/jpeg, image/png or
+	// application/pdf.
+	ContentType string
+	// Size is its length in bytes.
+	Size int64
+	// Source is the URL it was fetched from, or "" for an upload.
+	Source string
+}
+
+// Reference returns what the customer's image or photo field shows: the
+// URL the document came from or, for an upload, our reference to it (its
+// key without the company prefix).
+func (d Document) Reference() string {
+	if d.Source != "" {
+		return d.Source
+	}
+	return uploadReference(d.Key)
+}
+
+// Customer is a company's customer.
+type Customer struct {
+	ID                   string
+	CompanyID            string
+	FirstName            string
+	LastName             string
+	Email                string
+	Country              string
+	Street               string
+	City                 string
+	State                string
+	PostalCode           string
+	CountryISOCode       string
+	PhoneCountryCode     string
+	PhoneNumber          string
+	IdentificationNumber string
+	DocumentType         DocumentType
+	DateOfBirth          time.Time
+	Front, Back          Document
+	KYCStatus            kyc.Status
+	KYCReason            string
+	KYCID                string
+	// CardholderID is the issuer's id of the customer, once registered.
+	CardholderID string
+	IsActive     bool
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Companies answers whether a company may enrol customers.
+type Companies interface {
+	// KYBApproved reports whether company companyID has KYB status
+	// APPROVED. An unknown company is not approved.
+	KYBApproved(ctx context.Context, companyID string) (bool, error)
+}
+
+// Store is the persistence the service needs.
+type Store interface {
+	// Taken reports whether another customer of the company has the email
+	// or the identification number (compared by EmailKey and IDNumberKey).
+	Taken(ctx context.Context, companyID, email, idNumber string) (bool, error)
+	// Create writes c, the claims of its email and identification number
+	// and ev in one transaction; ErrDuplicate when a claim is taken.
+	Create(ctx context.Context, c Customer, ev events.Event) error
+	// Get reads a customer of the company; ErrNotFound if absent.
+	Get(ctx context.Context, companyID, id string) (Customer, error)
+	// List reads a page of the company's customers, newest first.
+	List(ctx context.Context, companyID string, p httpapi.PageRequest) (httpapi.PageResult[Customer], error)
+	// SetCardholder records the issuer's id of a customer.
+	SetCardholder(ctx context.Context, companyID, id, cardholderID string, now time.Time) error
+	// SetActive sets a customer's is_active.
+	SetActive(ctx context.Context, companyID, id string, active bool, now time.Time) error
+}
+
+// Documents stores identity documents.
+type Documents interface {
+	// PutDocument stores b under key.
+	PutDocument(ctx context.Context, key, contentType string, b []byte) error
+	// DeleteDocument removes what is stored under key.
+	DeleteDocument(ctx context.Context, key string) error
+}
+
+// Fetcher fetches document URLs: an outbound.Client whose body cap is
+// MaxDocumentBytes.
+type Fetcher interface {
+	// Get returns the answer to a GET of rawURL with its whole body.
+	Get(ctx context.Context, rawURL string) (outbound.Response, error)
+}
+
+// Publisher queues committed events.
+type Publisher interface {
+	Publish(ctx context.Context, evs ...events.Event) error
+}
+
+// Deps are what a Service is built from.
+type Deps struct {
+	Store     Store
+	Companies Companies
+	Documents Documents
+	Fetcher   Fetcher
+	// Verifier and Issuer are nil where none is configured: enrolment and
+	// sync are then ErrNoProviders.
+	Verifier kyc.Verifier
+	Issuer   issuer.Issuer
+	Events   Publisher
+}
+
+// Service enrols, lists and reads customers.
+type Service struct {
+	Deps
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+	// FetchTimeout bounds each document fetch (FetchTimeout).
+	FetchTimeout time.Duration
+}
+
+// NewService returns a Service over d.
+func NewService(d Deps) *Service {
+	return &Service{Deps: d, Now: time.Now, FetchTimeout: FetchTimeout}
+}

@@ -1,0 +1,261 @@
+package customers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"payments/pkg/events"
+	"payments/pkg/httpapi"
+	"payments/pkg/ids"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/kyc"
+	"payments/pkg/timestamp"
+)
+
+// File is an uploaded document of POST /customers.
+type File struct {
+	// Field is the form field it came in (id_document_front or
+	// id_document_back).
+	Field string
+	Data  []byte
+}
+
+// document is one side of an identity document on its way to storage.
+type document struct {
+	field, side string
+	data        []byte
+	contentType string
+	source      string // the URL it was fetched from, "" for an upload
+}
+
+// EnrollFromURLs enrols a customer of the company whose documents are at
+// the two URLs of in (POST /customers/enroll). The checks run in this
+// order: the fields (400 naming the field; a URL that is not https is
+// "document URL must be HTTPS"), the company's KYB (ErrKYBNotApproved), the
+// uniqueness of the email and identification number (ErrDuplicate), then
+// the documents are fetched (ErrDocumentNotFetched, ErrDocumentUnreadable,
+// on the URL's field). Nothing is stored until all of them pass.
+func (s *Service) EnrollFromURLs(ctx context.Context, companyID string, in Fields) (Customer, error) {
+	c, err := validate(in, s.Now())
+	if err != nil {
+		return Customer{}, err
+	}
+	front, err := checkURL(FieldFrontURL, in.FrontURL)
+	if err != nil {
+		return Customer{}, err
+	}
+	back, err := checkURL(FieldBackURL, in.BackURL)
+	if err != nil {
+		return Customer{}, err
+	}
+	if err := s.admit(ctx, companyID, c); err != nil {
+		return Customer{}, err
+	}
+	docs := [2]document{{field: FieldFrontURL, side: "front", source: front}, {field: FieldBackURL, side: "back", source: back}}
+	var wg sync.WaitGroup
+	errs := make([]error, len(docs))
+	for i := range docs {
+		wg.Go(func() { errs[i] = s.fetch(ctx, &docs[i]) })
+	}
+	wg.Wait()
+	for _, err := range errs { // the front's error first
+		if err != nil {
+			return Customer{}, err
+		}
+	}
+	return s.enroll(ctx, companyID, c, docs)
+}
+
+// EnrollWithFiles enrols a customer of the company from uploaded documents
+// (POST /customers): the checks of EnrollFromURLs, with the files instead
+// of the URLs of f, which are ignored (ErrDocumentUnreadable on the file's
+// field).
+func (s *Service) EnrollWithFiles(ctx context.Context, companyID string, f Fields, front, back File) (Customer, error) {
+	c, err := validate(f, s.Now())
+	if err != nil {
+		return Customer{}, err
+	}
+	if err := s.admit(ctx, companyID, c); err != nil {
+		return Customer{}, err
+	}
+	docs := [2]document{{field: front.Field, side: "front", data: front.Data}, {field: back.Field, side: "back", data: back.Data}}
+	for i := range docs {
+		if err := sniff(&docs[i]); err != nil {
+			return Customer{}, err
+		}
+	}
+	return s.enroll(ctx, companyID, c, docs)
+}
+
+// admit checks what a company must be and what its other customers must
+// not have before any document is fetched or stored.
+func (s *Service) admit(ctx context.Context, companyID string, c Customer) error {
+	if s.Verifier == nil || s.Issuer == nil {
+		return ErrNoProviders
+	}
+	ok, err := s.Companies.KYBApproved(ctx, companyID)
+	if err != nil {
+		return fmt.Errorf("customers: check KYB: %w", err)
+	}
+	if !ok {
+		return ErrKYBNotApproved
+	}
+	taken, err := s.Store.Taken(ctx, companyID, c.Email, c.IdentificationNumber)
+	if err != nil {
+		return fmt.Errorf("customers: check uniqueness: %w", err)
+	}
+	if taken {
+		return ErrDuplicate
+	}
+	return nil
+}
+
+// fetch reads d.source into d. What cannot be fetched is
+// ErrDocumentNotFetched on d's field; the cause is logged, never answered.
+func (s *Service) fetch(ctx context.Context, d *document) error {
+	ctx, cancel := context.WithTimeout(ctx, s.FetchTimeout)
+	defer cancel()
+	res, err := s.Fetcher.Get(ctx, d.source)
+	if err == nil && (res.StatusCode < 200 || res.StatusCode > 299) {
+		err = fmt.Errorf("answered HTTP %d", res.StatusCode)
+	}
+	if err != nil {
+		slog.InfoContext(ctx, "document URL not fetched", "field", d.field, "error", err)
+		return httpapi.OnField(fmt.Errorf("%w: %v", ErrDocumentNotFetched, err), d.field)
+	}
+	d.data = res.Body
+	return sniff(d)
+}
+
+// sniff sets d's content type from its bytes: ErrDocumentUnreadable on d's
+// field unless they are a JPEG, PNG or PDF.
+func sniff(d *document) error {
+	t, ok := kyc.ContentType(d.data)
+	if !ok {
+		return httpapi.OnField(ErrDocumentUnreadable, d.field)
+	}
+	d.contentType = t
+	return nil
+}
+
+// enroll stores the documents, has them verified, then stores the customer
+// with its claims and customer.created in one transaction, and registers a
+// verified customer with the card issuer. Documents of an enrolment that
+// stores no customer are deleted.
+func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs [2]document) (Customer, error) {
+	now := timestamp.Of(s.Now())
+	c.ID = ids.NewV7(now)
+	c.CompanyID = companyID
+	c.IsActive = true
+	c.CreatedAt, c.UpdatedAt = now, now
+	var stored []string
+	discard := func() {
+		for _, key := range stored {
+			if err := s.Documents.DeleteDocument(context.WithoutCancel(ctx), key); err != nil {
+				slog.WarnContext(ctx, "delete the document of an enrolment that stored no customer", "key", key, "error", err)
+			}
+		}
+	}
+	var kycDocs []kyc.Document
+	for _, d := range docs {
+		key := documentKey(companyID, c.ID, d.side)
+		if err := s.Documents.PutDocument(ctx, key, d.contentType, d.data); err != nil {
+			discard()
+			return Customer{}, fmt.Errorf("customers: store %s document: %w", d.side, err)
+		}
+		stored = append(stored, key)
+		doc := Document{Key: key, ContentType: d.contentType, Size: int64(len(d.data)), Source: d.source}
+		if d.side == "front" {
+			c.Front = doc
+		} else {
+			c.Back = doc
+		}
+		kycDocs = append(kycDocs, kyc.Document{Side: d.side, Key: key, ContentType: d.contentType})
+	}
+	decision, err := s.Verifier.Verify(ctx, kyc.Request{
+		Reference: c.ID, FirstName: c.FirstName, LastName: c.LastName, DateOfBirth: c.DateOfBirth,
+		CountryISOCode: c.CountryISOCode, IdentificationNumber: c.IdentificationNumber,
+		DocumentType: string(c.DocumentType), Documents: kycDocs,
+	})
+	if err != nil {
+		discard()
+		return Customer{}, fmt.Errorf("%w: %v", ErrVerifierUnavailable, err)
+	}
+	c.KYCStatus, c.KYCReason, c.KYCID = decision.Status, decision.Reason, decision.ID
+
+	ev, err := events.Build(companyID, createdEvent(c), now)
+	if err != nil {
+		discard()
+		return Customer{}, err
+	}
+	if err := s.Store.Create(ctx, c, ev); err != nil {
+		if errors.Is(err, ErrDuplicate) {
+			discard()
+			return Customer{}, err
+		}
+		// The outcome is unknown: the customer may be stored, so its
+		// documents stay.
+		return Customer{}, fmt.Errorf("customers: create: %w", err)
+	}
+	slog.InfoContext(ctx, "customer enrolled", "company_id", companyID, "customer_id", c.ID, "kyc_status", c.KYCStatus)
+	if err := s.Events.Publish(ctx, ev); err != nil {
+		slog.WarnContext(ctx, "publish customer.created after commit; the sweeper will", "error", err)
+	}
+	if c.KYCStatus == kyc.Verified {
+		if id, err := s.RegisterCardholder(ctx, c); err != nil {
+			slog.WarnContext(ctx, "register the cardholder; the first card issued to the customer will", "customer_id", c.ID, "error", err)
+		} else {
+			c.CardholderID = id
+		}
+	}
+	return c, nil
+}
+
+// RegisterCardholder registers customer c with the card issuer (the issuer
+// answers the same cardholder to the same customer id) and records the
+// issuer's id on the customer.
+func (s *Service) RegisterCardholder(ctx context.Context, c Customer) (string, error) {
+	ch, err := s.Issuer.EnrollCardholder(ctx, issuer.CardholderRequest{
+		Reference: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
+		PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber, DateOfBirth: c.DateOfBirth,
+		Address: issuer.Address{
+			Street: c.Street, City: c.City, State: c.State, PostalCode: c.PostalCode, CountryISOCode: c.CountryISOCode,
+		},
+		IdentificationNumber: c.IdentificationNumber, DocumentType: string(c.DocumentType),
+	})
+	if err != nil {
+		return "", fmt.Errorf("customers: enrol cardholder: %w", err)
+	}
+	if err := s.Store.SetCardholder(ctx, c.CompanyID, c.ID, ch.ID, timestamp.Of(s.Now())); err != nil {
+		return "", fmt.Errorf("customers: record cardholder: %w", err)
+	}
+	return ch.ID, nil
+}
+
+// documentKey is where a side of a customer's identity document is stored:
+// under the company's prefix.
+func documentKey(companyID, customerID, side string) string {
+	return "companies/" + companyID + "/customers/" + customerID + "/id_document_" + side
+}
+
+// uploadReference is what image and photo show for an uploaded document:
+// its key without the company prefix.
+func uploadReference(key string) string {
+	if i := strings.Index(key, "/customers/"); i >= 0 {
+		return key[i+1:]
+	}
+	return key
+}
+
+// createdEvent is the payload of customer.created.
+func createdEvent(c Customer) events.CustomerCreatedData {
+	return events.CustomerCreatedData{
+		CustomerID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Country: c.Country,
+		PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber, KYCStatus: string(c.KYCStatus),
+		IsActive: c.IsActive, CreatedAt: c.CreatedAt,
+	}
+}

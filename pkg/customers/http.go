@@ -1,0 +1,271 @@
+package customers
+
+import (
+	"errors"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"unicode"
+
+	"payments/pkg/httpapi"
+	"payments/pkg/timestamp"
+)
+
+// maxFormBytes caps a multipart enrolment: Lambda's synchronous payload
+// limit.
+const maxFormBytes = 6 << 20
+
+// maxFormValue caps one text field of a multipart enrolment, in bytes;
+// the longest field allows 255 characters of up to 4 bytes each.
+const maxFormValue = 1020
+
+// Routes registers the customers function's routes.
+func Routes(rt *httpapi.Router, svc *Service) {
+	h := handlers{svc}
+	rt.Handle("POST /customers/enroll", h.enroll)
+	rt.Handle("POST /customers", h.upload)
+	rt.Handle("GET /customers", h.list)
+	rt.Handle("GET /customers/{id}", h.get)
+}
+
+type handlers struct{ svc *Service }
+
+func (h handlers) enroll(w http.ResponseWriter, r *http.Request) error {
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	var in Fields
+	if err := httpapi.Decode(r, &in); err != nil {
+		return err
+	}
+	c, err := h.svc.EnrollFromURLs(r.Context(), cid, in)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusCreated, "Customer enrolled successfully", c.Response())
+	return nil
+}
+
+func (h handlers) upload(w http.ResponseWriter, r *http.Request) error {
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	f, front, back, err := readForm(r)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.EnrollWithFiles(r.Context(), cid, f, front, back)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusCreated, "Customer enrolled successfully", c.Response())
+	return nil
+}
+
+func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	sync, err := httpapi.ParseBool(r, "sync", false)
+	if err != nil {
+		return err
+	}
+	page, err := httpapi.ParsePage(r, PageSize)
+	if err != nil {
+		return err
+	}
+	res, err := h.svc.List(r.Context(), cid, page, sync)
+	if err != nil {
+		return err
+	}
+	items := make([]ListItem, len(res.Items))
+	for i, c := range res.Items {
+		items[i] = c.ListItem()
+	}
+	httpapi.RespondList(w, items, httpapi.Pagination(r, page, res.Total, res.Next))
+	return nil
+}
+
+func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.Get(r.Context(), cid, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Customer retrieved successfully", c.Response())
+	return nil
+}
+
+// readForm reads the multipart body of POST /customers: the fields of
+// Fields and the two files, each given once. An unknown or repeated field
+// is a 400 naming it, a file over MaxUploadBytes ErrFileTooLarge on its
+// field, a body over 6 MB a 413.
+func readForm(r *http.Request) (Fields, File, File, error) {
+	var f Fields
+	front, back := File{Field: FieldFrontFile}, File{Field: FieldBackFile}
+	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
+		return f, front, back, ErrNotMultipart
+	}
+	mr := multipart.NewReader(http.MaxBytesReader(nil, r.Body, maxFormBytes), params["boundary"])
+	seen := map[string]bool{}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return f, front, back, formError(err)
+		}
+		name := part.FormName()
+		if !printableName(name) {
+			return f, front, back, httpapi.Invalid("body", "has a form field without a readable name")
+		}
+		if seen[name] {
+			return f, front, back, httpapi.Invalid(name, "is given more than once")
+		}
+		seen[name] = true
+		switch name {
+		case FieldFrontFile, FieldBackFile:
+			data, err := io.ReadAll(io.LimitReader(part, MaxUploadBytes+1))
+			if err != nil {
+				return f, front, back, formError(err)
+			}
+			if len(data) > MaxUploadBytes {
+				return f, front, back, httpapi.OnField(ErrFileTooLarge, name)
+			}
+			if name == FieldFrontFile {
+				front.Data = data
+			} else {
+				back.Data = data
+			}
+		default:
+			value, err := io.ReadAll(io.LimitReader(part, maxFormValue+1))
+			if err != nil {
+				return f, front, back, formError(err)
+			}
+			if !f.set(name, string(value)) {
+				return f, front, back, httpapi.Invalid(name, "unknown field")
+			}
+			if len(value) > maxFormValue {
+				return f, front, back, httpapi.Invalid(name, "must be at most 255 characters")
+			}
+		}
+	}
+	for _, file := range []File{front, back} {
+		if !seen[file.Field] {
+			return f, front, back, httpapi.Invalid(file.Field, "is required: attach the file")
+		}
+	}
+	return f, front, back, nil
+}
+
+// formError turns a failure to read a multipart body into its answer: a
+// 413 for a body over the cap, else a 400.
+func formError(err error) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return err
+	}
+	return httpapi.Invalid("body", "is not a readable multipart/form-data body")
+}
+
+// printableName accepts a form field name that an error message may repeat.
+func printableName(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for _, c := range s {
+		if c > unicode.MaxASCII || !unicode.IsPrint(c) {
+			return false
+		}
+	}
+	return true
+}
+
+// Response is a customer as GET /customers/{id} and the enrolment routes
+// answer it: the fields of spec §2.2 plus country_iso_code, kyc_status and
+// kyc_reason.
+type Response struct {
+	ID                   string  `json:"id"`
+	FirstName            string  `json:"first_name"`
+	LastName             string  `json:"last_name"`
+	Email                string  `json:"email"`
+	Country              string  `json:"country"`
+	Street               string  `json:"street"`
+	City                 string  `json:"city"`
+	State                string  `json:"state"`
+	PostalCode           string  `json:"postal_code"`
+	PhoneCountryCode     string  `json:"phone_country_code"`
+	PhoneNumber          string  `json:"phone_number"`
+	IdentificationNumber string  `json:"identification_number"`
+	Type                 string  `json:"type"`
+	Number               string  `json:"number"`
+	Image                *string `json:"image"`
+	Photo                *string `json:"photo"`
+	DateOfBirth          string  `json:"date_of_birth"`
+	IsActive             bool    `json:"is_active"`
+	CreatedAt            string  `json:"created_at"`
+	UpdatedAt            string  `json:"updated_at"`
+	CountryISOCode       string  `json:"country_iso_code"`
+	KYCStatus            string  `json:"kyc_status"`
+	KYCReason            *string `json:"kyc_reason"`
+}
+
+// ListItem is a customer as GET /customers lists it (spec §2.2's subset).
+type ListItem struct {
+	ID               string `json:"id"`
+	FirstName        string `json:"first_name"`
+	LastName         string `json:"last_name"`
+	Email            string `json:"email"`
+	Country          string `json:"country"`
+	PhoneCountryCode string `json:"phone_country_code"`
+	PhoneNumber      string `json:"phone_number"`
+	IsActive         bool   `json:"is_active"`
+	CreatedAt        string `json:"created_at"`
+	UpdatedAt        string `json:"updated_at"`
+}
+
+// Response returns c as the routes show a customer.
+func (c Customer) Response() Response {
+	return Response{
+		ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Country: c.Country,
+		Street: c.Street, City: c.City, State: c.State, PostalCode: c.PostalCode,
+		PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber,
+		IdentificationNumber: c.IdentificationNumber, Type: string(c.DocumentType), Number: c.IdentificationNumber,
+		Image: reference(c.Front), Photo: reference(c.Back),
+		DateOfBirth: timestamp.Format(c.DateOfBirth), IsActive: c.IsActive,
+		CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
+		CountryISOCode: c.CountryISOCode, KYCStatus: string(c.KYCStatus), KYCReason: optional(c.KYCReason),
+	}
+}
+
+// ListItem returns c as GET /customers lists it.
+func (c Customer) ListItem() ListItem {
+	return ListItem{
+		ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Country: c.Country,
+		PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber, IsActive: c.IsActive,
+		CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
+	}
+}
+
+func reference(d Document) *string {
+	if d.Key == "" {
+		return nil
+	}
+	return optional(d.Reference())
+}
+
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}

@@ -1,0 +1,91 @@
+package customers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"payments/pkg/httpapi"
+	"payments/pkg/ids"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/timestamp"
+)
+
+// syncParallelism bounds the issuer reads a sync makes at once.
+const syncParallelism = 8
+
+// Get returns customer id of the company, or ErrNotFound.
+func (s *Service) Get(ctx context.Context, companyID, id string) (Customer, error) {
+	if !ids.IsUUID(id) {
+		return Customer{}, ErrNotFound
+	}
+	return s.Store.Get(ctx, companyID, id)
+}
+
+// List returns page p of the company's customers, newest first. With sync,
+// each customer of the page registered with the card issuer is read there
+// again, and its is_active follows the issuer's where they differ (a
+// cardholder the issuer no longer knows is inactive); an issuer that cannot
+// be read is ErrIssuerUnavailable and changes nothing.
+func (s *Service) List(ctx context.Context, companyID string, p httpapi.PageRequest, sync bool) (httpapi.PageResult[Customer], error) {
+	res, err := s.Store.List(ctx, companyID, p)
+	if err != nil {
+		return res, fmt.Errorf("customers: list: %w", err)
+	}
+	if sync {
+		if s.Issuer == nil {
+			return httpapi.PageResult[Customer]{}, ErrNoProviders
+		}
+		if err := s.sync(ctx, res.Items); err != nil {
+			return httpapi.PageResult[Customer]{}, err
+		}
+	}
+	return res, nil
+}
+
+// sync reads the cardholder of each of cs from the issuer, then records
+// and applies to cs every is_active the issuer disagrees with.
+func (s *Service) sync(ctx context.Context, cs []Customer) error {
+	active := make([]bool, len(cs))
+	errs := make([]error, len(cs))
+	sem := make(chan struct{}, syncParallelism)
+	var wg sync.WaitGroup
+	for i, c := range cs {
+		if c.CardholderID == "" {
+			active[i] = c.IsActive
+			continue
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			ch, err := s.Issuer.Cardholder(ctx, c.CardholderID)
+			switch {
+			case errors.Is(err, issuer.ErrNotFound):
+				slog.WarnContext(ctx, "the issuer does not know a cardholder: the customer is inactive",
+					"customer_id", c.ID, "cardholder_id", c.CardholderID)
+			case err != nil:
+				errs[i] = err
+			default:
+				active[i] = ch.Active
+			}
+		})
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: %v", ErrIssuerUnavailable, err)
+	}
+	now := timestamp.Of(s.Now())
+	for i := range cs {
+		if active[i] == cs[i].IsActive {
+			continue
+		}
+		if err := s.Store.SetActive(ctx, cs[i].CompanyID, cs[i].ID, active[i], now); err != nil {
+			return fmt.Errorf("customers: sync %s: %w", cs[i].ID, err)
+		}
+		slog.InfoContext(ctx, "customer is_active synced from the issuer", "customer_id", cs[i].ID, "is_active", active[i])
+		cs[i].IsActive, cs[i].UpdatedAt = active[i], now
+	}
+	return nil
+}

@@ -1,0 +1,253 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/customers"
+	"payments/pkg/events"
+	"payments/pkg/httpapi"
+	"payments/pkg/providers/kyc"
+	"payments/pkg/timestamp"
+)
+
+var _ customers.Store = (*Customers)(nil)
+
+// Customers stores a company's customers. In the company partition
+// (COMPANY#<id>):
+//
+//   - CUSTOMER#<uuid v7>: the customer; ids are time-ordered, so the
+//     partition lists them newest first by key;
+//   - CUSTCLAIM#EMAIL#<sha-256> and CUSTCLAIM#IDNUMBER#<sha-256>: the claims
+//     that keep an email and an identification number unique in the
+//     company, keyed by the hash of the compared form (customers.EmailKey,
+//     customers.IDNumberKey), so that no key carries personal data.
+type Customers struct{ db *DB }
+
+// NewCustomers returns the customers store on db.
+func NewCustomers(db *DB) *Customers { return &Customers{db: db} }
+
+const (
+	kindCustomer      = "customer"
+	kindCustomerClaim = "customer_claim"
+	customerSKPrefix  = "CUSTOMER#"
+)
+
+func customerSK(id string) string { return customerSKPrefix + id }
+
+// customerClaimSK is the sort key of the claim of a compared value of
+// kind (EMAIL, IDNUMBER).
+func customerClaimSK(kind, value string) string {
+	sum := sha256.Sum256([]byte(value))
+	return "CUSTCLAIM#" + kind + "#" + hex.EncodeToString(sum[:])
+}
+
+type customerItem struct {
+	PK                   string       `dynamodbav:"PK"`
+	SK                   string       `dynamodbav:"SK"`
+	Type                 string       `dynamodbav:"type"`
+	ID                   string       `dynamodbav:"id"`
+	CompanyID            string       `dynamodbav:"company_id"`
+	FirstName            string       `dynamodbav:"first_name"`
+	LastName             string       `dynamodbav:"last_name"`
+	Email                string       `dynamodbav:"email"`
+	Country              string       `dynamodbav:"country"`
+	Street               string       `dynamodbav:"street"`
+	City                 string       `dynamodbav:"city"`
+	State                string       `dynamodbav:"state"`
+	PostalCode           string       `dynamodbav:"postal_code"`
+	CountryISOCode       string       `dynamodbav:"country_iso_code"`
+	PhoneCountryCode     string       `dynamodbav:"phone_country_code"`
+	PhoneNumber          string       `dynamodbav:"phone_number"`
+	IdentificationNumber string       `dynamodbav:"identification_number"`
+	DocumentType         string       `dynamodbav:"document_type"`
+	DateOfBirth          string       `dynamodbav:"date_of_birth"`
+	Front                documentAttr `dynamodbav:"document_front"`
+	Back                 documentAttr `dynamodbav:"document_back"`
+	KYCStatus            string       `dynamodbav:"kyc_status"`
+	KYCReason            string       `dynamodbav:"kyc_reason,omitempty"`
+	KYCID                string       `dynamodbav:"kyc_id,omitempty"`
+	CardholderID         string       `dynamodbav:"cardholder_id,omitempty"`
+	IsActive             bool         `dynamodbav:"is_active"`
+	CreatedAt            string       `dynamodbav:"created_at"`
+	UpdatedAt            string       `dynamodbav:"updated_at"`
+}
+
+type documentAttr struct {
+	Key         string `dynamodbav:"key"`
+	ContentType string `dynamodbav:"content_type"`
+	Size        int64  `dynamodbav:"size"`
+	Source      string `dynamodbav:"source,omitempty"`
+}
+
+type customerClaimItem struct {
+	PK         string `dynamodbav:"PK"`
+	SK         string `dynamodbav:"SK"`
+	Type       string `dynamodbav:"type"`
+	CustomerID string `dynamodbav:"customer_id"`
+}
+
+func newCustomerItem(c customers.Customer) customerItem {
+	doc := func(d customers.Document) documentAttr {
+		return documentAttr{Key: d.Key, ContentType: d.ContentType, Size: d.Size, Source: d.Source}
+	}
+	return customerItem{
+		PK: companyPK(c.CompanyID), SK: customerSK(c.ID), Type: kindCustomer,
+		ID: c.ID, CompanyID: c.CompanyID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
+		Country: c.Country, Street: c.Street, City: c.City, State: c.State, PostalCode: c.PostalCode,
+		CountryISOCode: c.CountryISOCode, PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber,
+		IdentificationNumber: c.IdentificationNumber, DocumentType: string(c.DocumentType),
+		DateOfBirth: c.DateOfBirth.Format(time.DateOnly), Front: doc(c.Front), Back: doc(c.Back),
+		KYCStatus: string(c.KYCStatus), KYCReason: c.KYCReason, KYCID: c.KYCID, CardholderID: c.CardholderID,
+		IsActive: c.IsActive, CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
+	}
+}
+
+func (it customerItem) customer() (customers.Customer, error) {
+	dob, err := time.Parse(time.DateOnly, it.DateOfBirth)
+	if err != nil {
+		return customers.Customer{}, fmt.Errorf("store: customer %s date_of_birth: %w", it.ID, err)
+	}
+	created, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return customers.Customer{}, fmt.Errorf("store: customer %s created_at: %w", it.ID, err)
+	}
+	updated, err := timestamp.Parse(it.UpdatedAt)
+	if err != nil {
+		return customers.Customer{}, fmt.Errorf("store: customer %s updated_at: %w", it.ID, err)
+	}
+	doc := func(d documentAttr) customers.Document {
+		return customers.Document{Key: d.Key, ContentType: d.ContentType, Size: d.Size, Source: d.Source}
+	}
+	return customers.Customer{
+		ID: it.ID, CompanyID: it.CompanyID, FirstName: it.FirstName, LastName: it.LastName, Email: it.Email,
+		Country: it.Country, Street: it.Street, City: it.City, State: it.State, PostalCode: it.PostalCode,
+		CountryISOCode: it.CountryISOCode, PhoneCountryCode: it.PhoneCountryCode, PhoneNumber: it.PhoneNumber,
+		IdentificationNumber: it.IdentificationNumber, DocumentType: customers.DocumentType(it.DocumentType),
+		DateOfBirth: dob, Front: doc(it.Front), Back: doc(it.Back),
+		KYCStatus: kyc.Status(it.KYCStatus), KYCReason: it.KYCReason, KYCID: it.KYCID, CardholderID: it.CardholderID,
+		IsActive: it.IsActive, CreatedAt: created, UpdatedAt: updated,
+	}, nil
+}
+
+// claimKeys returns the sort keys of the claims of an email and an
+// identification number.
+func claimKeys(email, idNumber string) (string, string) {
+	return customerClaimSK("EMAIL", customers.EmailKey(email)), customerClaimSK("IDNUMBER", customers.IDNumberKey(idNumber))
+}
+
+// Taken reads both claims, strongly consistent.
+func (s *Customers) Taken(ctx context.Context, companyID, email, idNumber string) (bool, error) {
+	emailSK, idSK := claimKeys(email, idNumber)
+	for _, sk := range []string{emailSK, idSK} {
+		var it customerClaimItem
+		found, err := s.db.getItem(ctx, companyPK(companyID), sk, &it)
+		if err != nil {
+			return false, fmt.Errorf("store: read customer claim: %w", err)
+		}
+		if found {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// Create writes the customer, its two claims and ev in one transaction,
+// each conditioned on being new.
+func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.Event) error {
+	t := &txn{}
+	emailSK, idSK := claimKeys(c.Email, c.IdentificationNumber)
+	for _, it := range []struct {
+		name string
+		item any
+	}{
+		{"customer", newCustomerItem(c)},
+		{"email", customerClaimItem{PK: companyPK(c.CompanyID), SK: emailSK, Type: kindCustomerClaim, CustomerID: c.ID}},
+		{"id_number", customerClaimItem{PK: companyPK(c.CompanyID), SK: idSK, Type: kindCustomerClaim, CustomerID: c.ID}},
+	} {
+		av, err := attributevalue.MarshalMap(it.item)
+		if err != nil {
+			return fmt.Errorf("store: marshal %s: %w", it.name, err)
+		}
+		t.add(it.name, types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.db.Table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		}})
+	}
+	evPut, err := eventPut(s.db.Table, ev)
+	if err != nil {
+		return err
+	}
+	t.add("event", evPut)
+	return s.db.writeOnce(ctx, "create customer "+c.ID, t, func(_ context.Context, c cancellation) error {
+		if c.failed("email") || c.failed("id_number") {
+			return customers.ErrDuplicate
+		}
+		return nil
+	})
+}
+
+// Get reads a customer of the company, strongly consistent.
+func (s *Customers) Get(ctx context.Context, companyID, id string) (customers.Customer, error) {
+	var it customerItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), customerSK(id), &it)
+	if err != nil {
+		return customers.Customer{}, fmt.Errorf("store: get customer %s: %w", id, err)
+	}
+	if !found {
+		return customers.Customer{}, customers.ErrNotFound
+	}
+	return it.customer()
+}
+
+// List reads a page of the company's customers, newest first.
+func (s *Customers) List(ctx context.Context, companyID string, p httpapi.PageRequest) (httpapi.PageResult[customers.Customer], error) {
+	lo, hi := timeRange(customerSKPrefix, time.Time{}, time.Time{})
+	rows, total, next, err := s.db.readPage(ctx, listing{
+		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
+		prefix: customerSKPrefix, lo: lo, hi: hi, consistent: true,
+	}, p)
+	if err != nil {
+		return httpapi.PageResult[customers.Customer]{}, fmt.Errorf("store: list customers: %w", err)
+	}
+	return pageOf(rows, total, next, customerItem.customer)
+}
+
+// SetCardholder records the issuer's id of a customer.
+func (s *Customers) SetCardholder(ctx context.Context, companyID, id, cardholderID string, now time.Time) error {
+	return s.set(ctx, companyID, id, "cardholder_id", cardholderID, now)
+}
+
+// SetActive sets a customer's is_active.
+func (s *Customers) SetActive(ctx context.Context, companyID, id string, active bool, now time.Time) error {
+	return s.set(ctx, companyID, id, "is_active", active, now)
+}
+
+// set sets one attribute of an existing customer and its updated_at.
+func (s *Customers) set(ctx context.Context, companyID, id, attr string, value any, now time.Time) error {
+	av, err := attributevalue.Marshal(value)
+	if err != nil {
+		return fmt.Errorf("store: marshal %s: %w", attr, err)
+	}
+	_, err = s.db.update(ctx, "set customer "+attr, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.db.Table),
+		Key:                      primaryKeyOf(companyPK(companyID), customerSK(id)),
+		UpdateExpression:         aws.String("SET #a = :v, updated_at = :now"),
+		ConditionExpression:      aws.String("attribute_exists(PK)"),
+		ExpressionAttributeNames: map[string]string{"#a": attr},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":v": av, ":now": &types.AttributeValueMemberS{Value: timestamp.Format(now)},
+		},
+	})
+	if conditionFailed(err) {
+		return customers.ErrNotFound
+	}
+	return err
+}
