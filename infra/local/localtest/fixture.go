@@ -64,10 +64,6 @@ type Fixture struct {
 	Customer, DocumentsURL string
 }
 
-// FixtureDocumentsURL is the base of the document URLs in the sample
-// events, replaced by the sample document server's.
-const FixtureDocumentsURL = "https://documents.example.com"
-
 // Placeholders maps each placeholder of the sample events to the record of
 // f it stands for.
 func (f *Fixture) Placeholders() map[string]string {
@@ -89,7 +85,7 @@ func (f *Fixture) Placeholders() map[string]string {
 		"0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60":                                f.Event,
 		"0196897b-6a1d-7e4f-8b52-2d3c4e5f6071":                                f.RetryEvent,
 		"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d":                                f.Customer,
-		FixtureDocumentsURL:                                                   f.DocumentsURL,
+		samples.PlaceholderURL:                                                f.DocumentsURL,
 	}
 }
 

@@ -32,6 +32,11 @@ const (
 	HTMLPath  = "/not-a-document" // an HTML page: "KYC document unreadable"
 )
 
+// PlaceholderURL is the base of the document URLs in the sample events
+// (events/customers), which the tests and `make invoke` replace with a
+// running server's URL.
+const PlaceholderURL = "https://documents.example.com"
+
 // Server is a running sample document server.
 type Server struct {
 	// URL is its base URL, https://127.0.0.1:<port>.

@@ -65,6 +65,10 @@ type State struct {
 	TableName        string            `json:"tableName"`
 	QueueURLs        map[string]string `json:"queueUrls"`
 	BaseURL          string            `json:"baseUrl"`
+	// DocumentsURL is the base URL of the sample identity documents.
+	DocumentsURL string `json:"documentsUrl"`
+	// CAFile is the CA bundle the stack's functions trust (SSL_CERT_FILE).
+	CAFile string `json:"caFile"`
 }
 
 // Env returns the environment that points the AWS SDK at the running

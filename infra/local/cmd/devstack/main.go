@@ -189,6 +189,7 @@ func run(log *slog.Logger) (err error) {
 	state := stack.State{
 		Pid: os.Getpid(), DynamoDBEndpoint: st.DynamoDBEndpoint, SQSEndpoint: st.SQSEndpoint, S3Endpoint: st.S3Endpoint,
 		TableName: TableName, QueueURLs: urls, BaseURL: base,
+		DocumentsURL: docs.URL, CAFile: os.Getenv("SSL_CERT_FILE"),
 	}
 	if err := stack.WriteState(cache, state); err != nil {
 		return err

@@ -4,10 +4,13 @@
 //
 // The handler is built by the function's constructor in pkg/app from the
 // environment the template gives the function, as in Lambda. In the event,
-// "Bearer TOKEN" becomes "Bearer " + the -token flag (or $TOKEN), and the
-// test admin key "local-admin-key" becomes the stack's admin key. The other
-// placeholder ids of the sample events (docs/local.md) are left as they are:
-// they name records of the tests' fixture, not of this stack.
+// "Bearer TOKEN" becomes "Bearer " + the -token flag (or $TOKEN), the test
+// admin key "local-admin-key" becomes the stack's admin key, and the
+// document URLs under https://documents.example.com become the stack's
+// sample documents, which the handler trusts and may reach as `make run`'s
+// do. The other placeholder ids of the sample events (docs/local.md) are
+// left as they are: they name records of the tests' fixture, not of this
+// stack.
 //
 // Usage:
 //
@@ -27,9 +30,11 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"payments/infra/local/devserver"
+	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
 	"payments/pkg/app"
+	"payments/pkg/outbound"
 )
 
 func main() {
@@ -93,6 +98,11 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 		}
 	}
 	payload = bytes.ReplaceAll(payload, []byte(`"local-admin-key"`), []byte(`"`+secrets["ADMIN_API_KEY"]+`"`))
+	if st.DocumentsURL != "" {
+		payload = bytes.ReplaceAll(payload, []byte(samples.PlaceholderURL), []byte(st.DocumentsURL))
+		os.Setenv("SSL_CERT_FILE", st.CAFile)
+		os.Setenv(outbound.AllowLoopbackEnv, "true")
+	}
 
 	res := devserver.Resources{
 		Stage: "local", TableName: st.TableName, QueueURLs: st.QueueURLs, Secrets: secrets,
