@@ -17,12 +17,19 @@ import (
 	"github.com/aws/smithy-go/middleware"
 )
 
-// TestMain runs the package's tests, then checks the AWS calls they recorded
-// against Functions: every call a function made is granted to it, and, when
-// the whole package ran and passed, every granted action was made at least
-// once (otherwise it is a permission no code uses).
+// TestMain makes the process trust the CA of the tests' document servers
+// (trustDocumentCA), runs the package's tests, then checks the AWS calls
+// they recorded against Functions: every call a function made is granted
+// to it, and, when the whole package ran and passed, every granted action
+// was made at least once (otherwise it is a permission no code uses).
 func TestMain(m *testing.M) {
+	cleanup, err := trustDocumentCA()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "trust the document servers' CA:", err)
+		os.Exit(1)
+	}
 	code := m.Run()
+	cleanup()
 	full := code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == ""
 	if problems := awsCalls.check(Functions, full); len(problems) > 0 {
 		fmt.Fprintln(os.Stderr, "AWS calls of the functions (app.Functions):")

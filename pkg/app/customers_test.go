@@ -11,6 +11,8 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -32,8 +34,10 @@ import (
 )
 
 // customersTestEnv is the payments environment plus a documents bucket in
-// the S3 emulator, an HTTPS document server with its own CA, and the
-// customers and webhooks functions built by their constructors.
+// the S3 emulator, an HTTPS document server whose CA the process trusts
+// through SSL_CERT_FILE, and the customers and webhooks functions built by
+// their constructors (the customers function's document fetcher with a
+// shorter time-out and a record of what it dials).
 type customersTestEnv struct {
 	*paymentsTestEnv
 	bucket    string
@@ -50,12 +54,39 @@ type customersTestEnv struct {
 // deployment), so that the slow document costs seconds, not ten.
 const fetchTimeout = 3 * time.Second
 
+// documentCA issued the certificates of the tests' document servers. The
+// process trusts it the standard way, through SSL_CERT_FILE, which
+// trustDocumentCA sets before any test runs (Go reads it once).
+var documentCA *outboundtest.CA
+
+// trustDocumentCA makes documentCA and points SSL_CERT_FILE at a bundle of
+// the roots trusted so far and documentCA; the returned function removes
+// the bundle.
+func trustDocumentCA() (func(), error) {
+	ca, err := outboundtest.NewCA(24 * time.Hour)
+	if err != nil {
+		return nil, err
+	}
+	dir, err := os.MkdirTemp("", "app-test-ca-")
+	if err != nil {
+		return nil, err
+	}
+	bundle := filepath.Join(dir, "bundle.pem")
+	if err := samples.TrustBundle(ca.PEM, bundle); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	os.Setenv("SSL_CERT_FILE", bundle)
+	documentCA = ca
+	return func() { os.RemoveAll(dir) }, nil
+}
+
 func newCustomersTestEnv(t *testing.T) *customersTestEnv {
 	t.Helper()
 	e := &customersTestEnv{paymentsTestEnv: newPaymentsTestEnv(t), bucket: storetest.NewBucket(t), s3: storetest.S3Client(t)}
 	e.cfg.DocumentsBucket, e.cfg.S3Endpoint = e.bucket, storetest.S3Endpoint(t)
-	e.docs = outboundtest.NewTLSServer(t, documentHost())
-	fetcher := outbound.New(outbound.WithRootCAs(e.docs.Pool), outbound.WithAllowLoopback(true),
+	e.docs = outboundtest.NewTLSServerOf(t, documentHost(), documentCA)
+	fetcher := outbound.New(outbound.WithAllowLoopback(true),
 		outbound.WithMaxBody(customers.MaxDocumentBytes), outbound.WithTimeout(fetchTimeout),
 		outbound.WithDialObserver(func(a netip.AddrPort) {
 			e.mu.Lock()

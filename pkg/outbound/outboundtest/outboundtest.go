@@ -103,6 +103,14 @@ func NewTLSServer(t testing.TB, h http.Handler) *Server {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return NewTLSServerOf(t, h, ca)
+}
+
+// NewTLSServerOf starts an HTTPS server running h with the certificate
+// ca issued, and closes it when the test ends: servers of one CA, which a
+// process may trust once through SSL_CERT_FILE.
+func NewTLSServerOf(t testing.TB, h http.Handler, ca *CA) *Server {
+	t.Helper()
 	s := &Server{Pool: x509.NewCertPool()}
 	s.Pool.AddCert(ca.Cert)
 	s.CAFile = filepath.Join(t.TempDir(), "ca.pem")
