@@ -118,7 +118,9 @@ func readForm(r *http.Request) (Fields, File, File, error) {
 	seen := map[string]bool{}
 	for {
 		part, err := mr.NextPart()
-		if errors.Is(err, io.EOF) {
+		// io.EOF itself is the closing delimiter; the io.EOF of a body
+		// cut short comes wrapped, and is a 400 on body.
+		if err == io.EOF {
 			break
 		}
 		if err != nil {
