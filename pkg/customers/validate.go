@@ -98,7 +98,7 @@ func validate(f Fields, now time.Time) (Customer, error) {
 		switch {
 		case n == 0:
 			return Customer{}, httpapi.Invalid(l.name, "is required")
-		case strings.IndexFunc(*v, unicode.IsControl) >= 0 || !utf8.ValidString(*v):
+		case strings.IndexFunc(*v, invisible) >= 0 || !utf8.ValidString(*v):
 			return Customer{}, httpapi.Invalid(l.name, "must not contain control characters")
 		case l.min == l.max && n != l.min:
 			// A fixed length is a format, whose own check below explains it.
@@ -153,16 +153,36 @@ func validate(f Fields, now time.Time) (Customer, error) {
 	}, nil
 }
 
-// validEmail accepts a bare address (no display name, no angle brackets)
-// whose domain has a dot.
+// invisible reports whether r is a control character or an invisible
+// formatting one (zero-width spaces, direction overrides), which no name or
+// address needs.
+func invisible(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }
+
+// validEmail accepts a bare address (no display name, no angle brackets,
+// no quoted local part) whose domain is a host name of at least two labels:
+// letters, digits and inner hyphens, the last label letters only (so not
+// an IP address).
 func validEmail(s string) bool {
 	a, err := mail.ParseAddress(s)
-	if err != nil || a.Address != s || a.Name != "" {
+	if err != nil || a.Address != s {
 		return false
 	}
-	at := strings.LastIndexByte(s, '@')
-	domain := s[at+1:]
-	return at > 0 && strings.Contains(domain, ".") && !strings.HasPrefix(domain, ".") && !strings.HasSuffix(domain, ".")
+	labels := strings.Split(s[strings.LastIndexByte(s, '@')+1:], ".")
+	if len(labels) < 2 {
+		return false
+	}
+	for i, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for _, r := range l {
+			last := i == len(labels)-1
+			if !unicode.IsLetter(r) && (last || !unicode.IsDigit(r) && r != '-') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // checkURL trims and checks a document URL field.

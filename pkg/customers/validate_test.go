@@ -173,6 +173,13 @@ func TestValidate(t *testing.T) {
 		{name: "email domain ending with a dot", edit: func(f *Fields) { f.Email = "amina@example.com." }, field: "email", problem: badEmail},
 		{name: "email domain with two dots in a row", edit: func(f *Fields) { f.Email = "amina@example..com" }, field: "email", problem: badEmail},
 		{name: "email of two addresses", edit: func(f *Fields) { f.Email = "amina@example.com, bob@example.com" }, field: "email", problem: badEmail},
+		{name: "email at an IP address", edit: func(f *Fields) { f.Email = "amina@[127.0.0.1]" }, field: "email", problem: badEmail},
+		{name: "email at a dotted IP", edit: func(f *Fields) { f.Email = "amina@127.0.0.1" }, field: "email", problem: badEmail},
+		{name: "email domain label starting with a hyphen", edit: func(f *Fields) { f.Email = "amina@-example.com" }, field: "email", problem: badEmail},
+		{name: "email domain label ending with a hyphen", edit: func(f *Fields) { f.Email = "amina@example-.com" }, field: "email", problem: badEmail},
+		{name: "email with a hyphenated domain", edit: func(f *Fields) { f.Email = "amina@my-bank.cm" }, check: func(*testing.T, Customer) {}},
+		{name: "name with a zero-width space", edit: func(f *Fields) { f.FirstName = "Ami\u200bna" }, field: "first_name", problem: controlChar},
+		{name: "name with a direction override", edit: func(f *Fields) { f.LastName = "Njoya\u202e" }, field: "last_name", problem: controlChar},
 
 		// country_iso_code: two capitals that name a country.
 		{name: "country_iso_code in lower case", edit: func(f *Fields) { f.CountryISOCode = "cm" }, field: "country_iso_code", problem: badISO},
