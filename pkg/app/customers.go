@@ -18,11 +18,9 @@ import (
 
 // NewCustomers builds the customers function behind the token guard:
 // POST /customers/enroll, POST /customers, GET /customers and
-// GET /customers/{id}. Document URLs are fetched under the rules of
-// pkg/outbound, with a 10 MB cap.
+// GET /customers/{id}. Document URLs are fetched by customers.NewFetcher.
 func NewCustomers(ctx context.Context, cfg Config) (HTTPHandler, error) {
-	fetcher := outbound.New(outbound.WithMaxBody(customers.MaxDocumentBytes),
-		outbound.WithTimeout(customers.FetchTimeout), outbound.WithAllowLoopback(outbound.AllowLoopbackFromEnv()))
+	fetcher := customers.NewFetcher(outbound.WithAllowLoopback(outbound.AllowLoopbackFromEnv()))
 	return newCustomers(cfg, fetcher, time.Now)
 }
 

@@ -3,247 +3,20 @@ package app
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"maps"
-	"mime/multipart"
 	"net/http"
-	"net/netip"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/google/uuid"
 
 	"payments/infra/local/samples"
 	"payments/pkg/customers"
-	"payments/pkg/httpapi"
-	"payments/pkg/outbound"
-	"payments/pkg/outbound/outboundtest"
-	"payments/pkg/store"
-	"payments/pkg/store/storetest"
 )
-
-// customersTestEnv is the payments environment plus a documents bucket in
-// the S3 emulator, an HTTPS document server whose CA the process trusts
-// through SSL_CERT_FILE, and the customers and webhooks functions built by
-// their constructors (the customers function's document fetcher with a
-// shorter time-out and a record of what it dials).
-type customersTestEnv struct {
-	*paymentsTestEnv
-	bucket    string
-	s3        *s3.Client
-	docs      *outboundtest.Server
-	customers HTTPHandler
-	webhooks  HTTPHandler
-
-	mu      sync.Mutex
-	dialled []netip.AddrPort
-}
-
-// fetchTimeout bounds a document fetch in these tests (10 s in a
-// deployment), so that the slow document costs seconds, not ten.
-const fetchTimeout = 3 * time.Second
-
-// documentCA issued the certificates of the tests' document servers. The
-// process trusts it the standard way, through SSL_CERT_FILE, which
-// trustDocumentCA sets before any test runs (Go reads it once).
-var documentCA *outboundtest.CA
-
-// trustDocumentCA makes documentCA and points SSL_CERT_FILE at a bundle of
-// the roots trusted so far and documentCA; the returned function removes
-// the bundle.
-func trustDocumentCA() (func(), error) {
-	ca, err := outboundtest.NewCA(24 * time.Hour)
-	if err != nil {
-		return nil, err
-	}
-	dir, err := os.MkdirTemp("", "app-test-ca-")
-	if err != nil {
-		return nil, err
-	}
-	bundle := filepath.Join(dir, "bundle.pem")
-	if err := samples.TrustBundle(ca.PEM, bundle); err != nil {
-		os.RemoveAll(dir)
-		return nil, err
-	}
-	os.Setenv("SSL_CERT_FILE", bundle)
-	documentCA = ca
-	return func() { os.RemoveAll(dir) }, nil
-}
-
-func newCustomersTestEnv(t *testing.T) *customersTestEnv {
-	t.Helper()
-	e := &customersTestEnv{paymentsTestEnv: newPaymentsTestEnv(t), bucket: storetest.NewBucket(t), s3: storetest.S3Client(t)}
-	e.cfg.DocumentsBucket, e.cfg.S3Endpoint = e.bucket, storetest.S3Endpoint(t)
-	e.docs = outboundtest.NewTLSServerOf(t, documentHost(), documentCA)
-	fetcher := outbound.New(outbound.WithAllowLoopback(true),
-		outbound.WithMaxBody(customers.MaxDocumentBytes), outbound.WithTimeout(fetchTimeout),
-		outbound.WithDialObserver(func(a netip.AddrPort) {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			e.dialled = append(e.dialled, a)
-		}))
-	var err error
-	if e.customers, err = newCustomers(recording(e.cfg, "customers"), fetcher, time.Now); err != nil {
-		t.Fatal(err)
-	}
-	if e.webhooks, err = NewWebhooks(context.Background(), recording(e.cfg, "webhooks")); err != nil {
-		t.Fatal(err)
-	}
-	return e
-}
-
-// documentHost serves what document URLs may answer: a PNG, a PDF, an HTML
-// page, a 404, a body one byte over the cap, and an answer that takes 12 s
-// (or until the client gives up).
-func documentHost() http.Handler {
-	mux := http.NewServeMux()
-	mux.HandleFunc("/front.png", func(w http.ResponseWriter, _ *http.Request) { w.Write(samples.PNG()) })
-	mux.HandleFunc("/back.pdf", func(w http.ResponseWriter, _ *http.Request) { w.Write(samples.PDF()) })
-	mux.HandleFunc("/page.html", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "image/png") // the header lies; the content is sniffed
-		io.WriteString(w, "<!doctype html><html><body>sign in</body></html>")
-	})
-	mux.HandleFunc("/huge.png", func(w http.ResponseWriter, _ *http.Request) {
-		w.Write(samples.PNG())
-		w.Write(make([]byte, customers.MaxDocumentBytes+1-len(samples.PNG())))
-	})
-	mux.HandleFunc("/slow.png", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(12 * time.Second):
-			w.Write(samples.PNG())
-		case <-r.Context().Done():
-		}
-	})
-	return mux
-}
-
-// approvedCompany creates a company with KYB APPROVED and returns its id
-// and a token.
-func (e *customersTestEnv) approvedCompany() (string, string) {
-	e.t.Helper()
-	id, clientID, key := e.createCompany(e.t, "Acme "+uuid.NewString()[:6])
-	if r := e.admin("PATCH", "/admin/companies/"+id, `{"kyb_status":"APPROVED"}`); r.status != 200 {
-		e.t.Fatalf("approve: %s", r.raw)
-	}
-	return id, e.mustToken(e.t, clientID, key)
-}
-
-// identity returns the fields of a valid enrolment, with the document URLs
-// of the test's server.
-func (e *customersTestEnv) identity(email, idNumber string) map[string]string {
-	return map[string]string{
-		"first_name": "Amina", "last_name": "Njoya", "email": email, "country": "Cameroon",
-		"street": "12 Rue de la Joie", "city": "Douala", "state": "Littoral", "postal_code": "00237",
-		"country_iso_code": "CM", "country_phone_code": "+237", "phone_number": "670000001",
-		"identification_number": idNumber, "id_document_type": "NIN", "date_of_birth": "1990-04-12",
-		"id_document_front_url": e.docs.URL + "/front.png", "id_document_back_url": e.docs.URL + "/back.pdf",
-	}
-}
-
-func (e *customersTestEnv) enroll(token string, fields map[string]string) result {
-	e.t.Helper()
-	b, _ := json.Marshal(fields)
-	return e.call(e.customers, token, "POST", "/customers/enroll", string(b))
-}
-
-// upload sends POST /customers as multipart/form-data, base64-encoded as
-// API Gateway passes a binary body.
-func (e *customersTestEnv) upload(token string, fields map[string]string, files map[string][]byte) result {
-	e.t.Helper()
-	var body bytes.Buffer
-	mw := multipart.NewWriter(&body)
-	for k, v := range fields {
-		mw.WriteField(k, v)
-	}
-	for k, v := range files {
-		fw, _ := mw.CreateFormFile(k, k+".bin")
-		fw.Write(v)
-	}
-	mw.Close()
-	path := httpapi.BasePath + "/customers"
-	req := events.APIGatewayV2HTTPRequest{
-		Version: "2.0", RouteKey: "POST " + path, RawPath: path, IsBase64Encoded: true,
-		Headers: map[string]string{"content-type": mw.FormDataContentType(), "authorization": "Bearer " + token},
-		Body:    base64.StdEncoding.EncodeToString(body.Bytes()),
-		RequestContext: events.APIGatewayV2HTTPRequestContext{
-			Stage: "$default", RequestID: uuid.NewString(),
-			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST", Path: path, Protocol: "HTTP/1.1", SourceIP: "198.51.100.9"},
-		},
-	}
-	resp, err := e.customers(context.Background(), req)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	r := result{status: resp.StatusCode, raw: resp.Body, headers: resp.Headers}
-	dec := json.NewDecoder(strings.NewReader(resp.Body))
-	dec.UseNumber()
-	if err := dec.Decode(&r.body); err != nil {
-		e.t.Fatalf("body %q: %v", resp.Body, err)
-	}
-	return r
-}
-
-// objects returns the keys of the documents bucket under the company's
-// prefix.
-func (e *customersTestEnv) objects(companyID string) []string {
-	e.t.Helper()
-	out, err := e.s3.ListObjectsV2(context.Background(), &s3.ListObjectsV2Input{
-		Bucket: aws.String(e.bucket), Prefix: aws.String("companies/" + companyID + "/"),
-	})
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	var keys []string
-	for _, o := range out.Contents {
-		keys = append(keys, aws.ToString(o.Key))
-	}
-	return keys
-}
-
-// object returns the bytes stored under key.
-func (e *customersTestEnv) object(key string) []byte {
-	e.t.Helper()
-	out, err := e.s3.GetObject(context.Background(), &s3.GetObjectInput{Bucket: aws.String(e.bucket), Key: aws.String(key)})
-	if err != nil {
-		e.t.Fatalf("get %s: %v", key, err)
-	}
-	defer out.Body.Close()
-	b, _ := io.ReadAll(out.Body)
-	return b
-}
-
-// stored reads a customer as the store holds it.
-func (e *customersTestEnv) stored(companyID, id string) customers.Customer {
-	e.t.Helper()
-	c, err := store.NewCustomers(e.db).Get(context.Background(), companyID, id)
-	if err != nil {
-		e.t.Fatalf("read customer %s: %v", id, err)
-	}
-	return c
-}
-
-func (e *customersTestEnv) dials(host string) int {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	n := 0
-	for _, a := range e.dialled {
-		if a.Addr().String() == host {
-			n++
-		}
-	}
-	return n
-}
 
 // TestEnrollFromURLs enrols from the document server: a PNG and a PDF are
 // stored byte for byte under the company's prefix and the customer is
@@ -309,16 +82,22 @@ func TestEnrollFromURLs(t *testing.T) {
 			if r.status != tt.status || r.str("code") != tt.code || r.str("field") != tt.field {
 				t.Fatalf("%d %s, want %d %s on %s", r.status, r.raw, tt.status, tt.code, tt.field)
 			}
-			if tt.status == 400 && r.str("message") != tt.field+": document URL must be HTTPS" {
-				t.Errorf("message %q", r.str("message"))
+			message := map[string]string{
+				"DOCUMENT_UNREADABLE": "KYC document unreadable", "DOCUMENT_NOT_FETCHED": "could not fetch a document URL",
+				"INVALID_FIELD": "document URL must be HTTPS",
+			}[tt.code]
+			if r.str("message") != tt.field+": "+message {
+				t.Errorf("message %q, want %q", r.str("message"), tt.field+": "+message)
 			}
 			if got := len(e.objects(companyID)); got != 2 {
 				t.Errorf("%d objects after a refused enrolment, want the first customer's 2", got)
 			}
 		})
 	}
-	if n := e.dials("169.254.169.254"); n != 0 {
-		t.Errorf("the metadata address was dialled %d times", n)
+	for _, addr := range []string{"169.254.169.254", "10.1.2.3"} {
+		if n := e.dials(addr); n != 0 {
+			t.Errorf("%s was dialled %d times", addr, n)
+		}
 	}
 	if r := e.call(e.customers, token, "GET", "/customers", ""); r.str("pagination", "total") != "1" {
 		t.Errorf("after the refused enrolments: %s", r.raw)
@@ -326,30 +105,13 @@ func TestEnrollFromURLs(t *testing.T) {
 	e.checkCreatedEvent(token, c.ID)
 }
 
-// checkCreatedEvent finds customer.created for customerID in the delivery
-// log.
-func (e *customersTestEnv) checkCreatedEvent(token, customerID string) {
-	e.t.Helper()
-	r := e.call(e.webhooks, token, "GET", "/webhooks/events?limit=100", "")
-	for _, it := range r.items() {
-		ev := it.(map[string]any)
-		p, _ := ev["payload"].(map[string]any)
-		if ev["event"] == "customer.created" && p["customer_id"] == customerID {
-			if p["kyc_status"] == nil || p["email"] == nil {
-				e.t.Errorf("customer.created payload %v", p)
-			}
-			return
-		}
-	}
-	e.t.Errorf("no customer.created for %s in %s", customerID, r.raw)
-}
-
 // TestEnrollValidation sends one bad field at a time: each is a 400 naming
 // it; an unapproved company is a 403 before any document is fetched.
 func TestEnrollValidation(t *testing.T) {
 	e := newCustomersTestEnv(t)
 	_, token := e.approvedCompany()
-	today := time.Now().UTC()
+	today := time.Date(2026, time.March, 1, 0, 0, 0, 0, time.UTC)
+	e.setClock(today.Add(15 * time.Hour))
 	tests := []struct {
 		field, value, message string
 	}{
@@ -384,6 +146,19 @@ func TestEnrollValidation(t *testing.T) {
 			}
 		})
 	}
+	t.Run("born on 29 February, 18 on 1 March", func(t *testing.T) {
+		in := e.identity("leap@example.com", "CM-2003")
+		in["date_of_birth"] = "2008-02-29"
+		e.setClock(today.Add(-time.Hour)) // 28 February, 23:00
+		r := e.enroll(token, in)
+		e.setClock(today.Add(15 * time.Hour))
+		if r.status != 400 || r.str("message") != "date_of_birth: customer must be 18 or older" {
+			t.Fatalf("on 28 February: %d %s", r.status, r.raw)
+		}
+		if r := e.enroll(token, in); r.status != 201 {
+			t.Fatalf("on 1 March: %d %s", r.status, r.raw)
+		}
+	})
 	t.Run("18 today", func(t *testing.T) {
 		in := e.identity("eighteen@example.com", "CM-2001")
 		in["date_of_birth"] = today.AddDate(-18, 0, 0).Format(time.DateOnly)
@@ -586,5 +361,48 @@ func TestCustomersListGetAndSync(t *testing.T) {
 	}
 }
 
-// keysOf returns the keys of m, sorted and joined by commas.
-func keysOf(m map[string]any) string { return strings.Join(slices.Sorted(maps.Keys(m)), ",") }
+// TestCustomersInProductionMode: without KYC and issuer adapters,
+// enrolments and syncs are refused before anything is fetched or stored;
+// the plain reads work.
+func TestCustomersInProductionMode(t *testing.T) {
+	e := newCustomersTestEnv(t)
+	id, clientID, key := e.createCompany(t, "Live "+uuid.NewString()[:6])
+	if r := e.admin("PATCH", "/admin/companies/"+id, `{"kyb_status":"APPROVED"}`); r.status != 200 {
+		t.Fatalf("approve: %s", r.raw)
+	}
+	cfg := e.cfg
+	cfg.Mode = ModeProduction // tokens are bound to the mode
+	auth, err := NewAuth(context.Background(), recording(cfg, "auth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := authTestCall(t, auth, authTestEvent("POST", "/api/v1/auth/token", "100.127.0.1", nil,
+		fmt.Sprintf(`{"client_id":%q,"client_key":%q}`, clientID, key)))
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.Unmarshal([]byte(res.Body), &tok); err != nil || tok.AccessToken == "" {
+		t.Fatalf("token: %d %s", res.StatusCode, res.Body)
+	}
+	token := tok.AccessToken
+	h, err := newCustomers(recording(cfg, "customers"), customers.NewFetcher(), time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.docs.Conns.Load()
+	b, _ := json.Marshal(e.identity("prod@example.com", "CM-5001"))
+	for _, r := range []result{
+		e.call(h, token, "POST", "/customers/enroll", string(b)),
+		e.call(h, token, "GET", "/customers?sync=true", ""),
+	} {
+		if r.status != 503 || r.str("code") != "NO_KYC_PROVIDER" {
+			t.Errorf("%d %s, want 503 NO_KYC_PROVIDER", r.status, r.raw)
+		}
+	}
+	if e.docs.Conns.Load() != before {
+		t.Error("a document was fetched")
+	}
+	if r := e.call(h, token, "GET", "/customers", ""); r.status != 200 || r.str("pagination", "total") != "0" {
+		t.Errorf("list: %d %s", r.status, r.raw)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
+	"payments/pkg/customers"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/queue/queuetest"
@@ -67,11 +68,11 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		*f.h = h
 	}
 	// Document URLs an input may name are fetched for a second at most.
-	customers, err := newCustomers(cfg, outbound.New(outbound.WithTimeout(time.Second)), time.Now)
+	h, err := newCustomers(cfg, customers.NewFetcher(outbound.WithTimeout(time.Second)), time.Now)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	e.customers = customers
+	e.customers = h
 
 	var created struct {
 		Data struct {

@@ -34,7 +34,8 @@ func walletsService(db *store.DB) *wallets.Service {
 	return wallets.NewService(store.NewWallets(db), kybChecker{companies.NewService(store.NewCompanies(db))})
 }
 
-// kybChecker answers wallets.Companies from the companies service.
+// kybChecker answers wallets.Companies and customers.Companies from the
+// companies service.
 type kybChecker struct{ companies *companies.Service }
 
 // KYBApproved reports whether the company's KYB status is APPROVED; an

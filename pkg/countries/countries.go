@@ -20,6 +20,9 @@ const alpha2 = "" +
 	"TL TM TN TO TR TT TV TW TZ UA UG UM US UY UZ VA VC VE VG VI " +
 	"VN VU WF WS YE YT ZA ZM ZW "
 
+// Alpha2Rule says what IsAlpha2 accepts, for error messages.
+const Alpha2Rule = "must be an ISO 3166-1 alpha-2 code in capitals, such as CM"
+
 // IsAlpha2 reports whether code is an officially assigned ISO 3166-1
 // alpha-2 code, in capital letters ("CM", not "cm" or "XX").
 func IsAlpha2(code string) bool {

@@ -91,16 +91,9 @@ type Document struct {
 	Size int64
 	// Source is the URL it was fetched from, or "" for an upload.
 	Source string
-}
-
-// Reference returns what the customer's image or photo field shows: the
-// URL the document came from or, for an upload, our reference to it (its
-// key without the company prefix).
-func (d Document) Reference() string {
-	if d.Source != "" {
-		return d.Source
-	}
-	return uploadReference(d.Key)
+	// Reference is what the customer's image or photo shows: Source, or
+	// for an upload our reference to it (customers/<id>/id_document_<side>).
+	Reference string
 }
 
 // Customer is a company's customer.
@@ -151,8 +144,9 @@ type Store interface {
 	Get(ctx context.Context, companyID, id string) (Customer, error)
 	// List reads a page of the company's customers, newest first.
 	List(ctx context.Context, companyID string, p httpapi.PageRequest) (httpapi.PageResult[Customer], error)
-	// SetCardholder records the issuer's id of a customer.
-	SetCardholder(ctx context.Context, companyID, id, cardholderID string, now time.Time) error
+	// SetCardholder records the issuer's id of a customer (not a change
+	// the customer's updated_at shows: the id is not part of it).
+	SetCardholder(ctx context.Context, companyID, id, cardholderID string) error
 	// SetActive sets a customer's is_active.
 	SetActive(ctx context.Context, companyID, id string, active bool, now time.Time) error
 }
@@ -165,15 +159,25 @@ type Documents interface {
 	DeleteDocument(ctx context.Context, key string) error
 }
 
-// Fetcher fetches document URLs: an outbound.Client whose body cap is
-// MaxDocumentBytes.
+// Fetcher fetches document URLs (NewFetcher).
 type Fetcher interface {
 	// Get returns the answer to a GET of rawURL with its whole body.
 	Get(ctx context.Context, rawURL string) (outbound.Response, error)
 }
 
+// NewFetcher returns the client that fetches document URLs under the rules
+// of pkg/outbound, with the limits of enrolment: FetchTimeout and
+// MaxDocumentBytes. opts come after them (tests shorten the time-out).
+func NewFetcher(opts ...outbound.Option) *outbound.Client {
+	return outbound.New(append([]outbound.Option{
+		outbound.WithTimeout(FetchTimeout), outbound.WithMaxBody(MaxDocumentBytes),
+	}, opts...)...)
+}
+
 // Publisher queues committed events.
 type Publisher interface {
+	// Publish queues evs; an event it could not queue is left for the
+	// sweeper.
 	Publish(ctx context.Context, evs ...events.Event) error
 }
 
@@ -195,11 +199,9 @@ type Service struct {
 	Deps
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
-	// FetchTimeout bounds each document fetch (FetchTimeout).
-	FetchTimeout time.Duration
 }
 
 // NewService returns a Service over d.
 func NewService(d Deps) *Service {
-	return &Service{Deps: d, Now: time.Now, FetchTimeout: FetchTimeout}
+	return &Service{Deps: d, Now: time.Now}
 }

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"strings"
+	"net/url"
 	"sync"
 
 	"payments/pkg/events"
@@ -56,14 +56,22 @@ func (s *Service) EnrollFromURLs(ctx context.Context, companyID string, in Field
 		return Customer{}, err
 	}
 	docs := [2]document{{field: FieldFrontURL, side: "front", source: front}, {field: FieldBackURL, side: "back", source: back}}
+	fetchCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	var wg sync.WaitGroup
 	errs := make([]error, len(docs))
 	for i := range docs {
-		wg.Go(func() { errs[i] = s.fetch(ctx, &docs[i]) })
+		wg.Go(func() {
+			if errs[i] = s.fetch(fetchCtx, &docs[i]); errs[i] != nil {
+				cancel() // the other document is not needed any more
+			}
+		})
 	}
 	wg.Wait()
-	for _, err := range errs { // the front's error first
-		if err != nil {
+	for i, err := range errs {
+		// The front's error first, and a fetch cut short by the other's
+		// failure is not the cause.
+		if err != nil && (i == len(errs)-1 || !errors.Is(err, context.Canceled)) {
 			return Customer{}, err
 		}
 	}
@@ -115,17 +123,25 @@ func (s *Service) admit(ctx context.Context, companyID string, c Customer) error
 }
 
 // fetch reads d.source into d. What cannot be fetched is
-// ErrDocumentNotFetched on d's field; the cause is logged, never answered.
+// ErrDocumentNotFetched on d's field; the cause is logged, never answered,
+// and the log names the URL's host only: a signed URL's query is a
+// credential.
 func (s *Service) fetch(ctx context.Context, d *document) error {
-	ctx, cancel := context.WithTimeout(ctx, s.FetchTimeout)
-	defer cancel()
 	res, err := s.Fetcher.Get(ctx, d.source)
 	if err == nil && (res.StatusCode < 200 || res.StatusCode > 299) {
 		err = fmt.Errorf("answered HTTP %d", res.StatusCode)
 	}
 	if err != nil {
-		slog.InfoContext(ctx, "document URL not fetched", "field", d.field, "error", err)
-		return httpapi.OnField(fmt.Errorf("%w: %v", ErrDocumentNotFetched, err), d.field)
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without the URL
+		}
+		host := ""
+		if u, perr := url.Parse(d.source); perr == nil {
+			host = u.Host
+		}
+		slog.InfoContext(ctx, "document URL not fetched", "field", d.field, "host", host, "error", err)
+		return httpapi.OnField(fmt.Errorf("%w: %s: %w", ErrDocumentNotFetched, host, err), d.field)
 	}
 	d.data = res.Body
 	return sniff(d)
@@ -144,17 +160,17 @@ func sniff(d *document) error {
 
 // enroll stores the documents, has them verified, then stores the customer
 // with its claims and customer.created in one transaction, and registers a
-// verified customer with the card issuer. Documents of an enrolment that
-// stores no customer are deleted.
+// verified customer with the card issuer. The documents of an enrolment
+// that stores no customer are deleted.
 func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs [2]document) (Customer, error) {
 	now := timestamp.Of(s.Now())
 	c.ID = ids.NewV7(now)
 	c.CompanyID = companyID
 	c.IsActive = true
 	c.CreatedAt, c.UpdatedAt = now, now
-	var stored []string
+	var written []string
 	discard := func() {
-		for _, key := range stored {
+		for _, key := range written {
 			if err := s.Documents.DeleteDocument(context.WithoutCancel(ctx), key); err != nil {
 				slog.WarnContext(ctx, "delete the document of an enrolment that stored no customer", "key", key, "error", err)
 			}
@@ -163,12 +179,15 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 	var kycDocs []kyc.Document
 	for _, d := range docs {
 		key := documentKey(companyID, c.ID, d.side)
+		written = append(written, key) // a failed put may still have written it
 		if err := s.Documents.PutDocument(ctx, key, d.contentType, d.data); err != nil {
 			discard()
 			return Customer{}, fmt.Errorf("customers: store %s document: %w", d.side, err)
 		}
-		stored = append(stored, key)
-		doc := Document{Key: key, ContentType: d.contentType, Size: int64(len(d.data)), Source: d.source}
+		doc := Document{Key: key, ContentType: d.contentType, Size: int64(len(d.data)), Source: d.source, Reference: d.source}
+		if d.source == "" {
+			doc.Reference = uploadReference(c.ID, d.side)
+		}
 		if d.side == "front" {
 			c.Front = doc
 		} else {
@@ -183,7 +202,7 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 	})
 	if err != nil {
 		discard()
-		return Customer{}, fmt.Errorf("%w: %v", ErrVerifierUnavailable, err)
+		return Customer{}, fmt.Errorf("%w: %w", ErrVerifierUnavailable, err)
 	}
 	c.KYCStatus, c.KYCReason, c.KYCID = decision.Status, decision.Reason, decision.ID
 
@@ -193,32 +212,46 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 		return Customer{}, err
 	}
 	if err := s.Store.Create(ctx, c, ev); err != nil {
-		if errors.Is(err, ErrDuplicate) {
-			discard()
-			return Customer{}, err
+		stored, known := false, true
+		if !errors.Is(err, ErrDuplicate) {
+			stored, known = s.stored(ctx, c)
 		}
-		// The outcome is unknown: the customer may be stored, so its
-		// documents stay.
-		return Customer{}, fmt.Errorf("customers: create: %w", err)
+		switch {
+		case !known: // the customer may exist: its documents stay
+			return Customer{}, fmt.Errorf("customers: create: %w", err)
+		case !stored:
+			discard()
+			return Customer{}, fmt.Errorf("customers: create: %w", err)
+		}
+		slog.WarnContext(ctx, "create customer answered an error, but the customer is stored", "customer_id", c.ID, "error", err)
 	}
 	slog.InfoContext(ctx, "customer enrolled", "company_id", companyID, "customer_id", c.ID, "kyc_status", c.KYCStatus)
 	if err := s.Events.Publish(ctx, ev); err != nil {
 		slog.WarnContext(ctx, "publish customer.created after commit; the sweeper will", "error", err)
 	}
 	if c.KYCStatus == kyc.Verified {
-		if id, err := s.RegisterCardholder(ctx, c); err != nil {
-			slog.WarnContext(ctx, "register the cardholder; the first card issued to the customer will", "customer_id", c.ID, "error", err)
-		} else {
-			c.CardholderID = id
+		if c.CardholderID, err = s.registerCardholder(ctx, c); err != nil {
+			slog.WarnContext(ctx, "register the cardholder; GET /customers?sync=true will", "customer_id", c.ID, "error", err)
 		}
 	}
 	return c, nil
 }
 
-// RegisterCardholder registers customer c with the card issuer (the issuer
-// answers the same cardholder to the same customer id) and records the
-// issuer's id on the customer.
-func (s *Service) RegisterCardholder(ctx context.Context, c Customer) (string, error) {
+// stored reads c again after a write whose answer was an error, and
+// reports whether it was stored and whether that is known (the read
+// answered).
+func (s *Service) stored(ctx context.Context, c Customer) (stored, known bool) {
+	_, err := s.Store.Get(context.WithoutCancel(ctx), c.CompanyID, c.ID)
+	if errors.Is(err, ErrNotFound) {
+		return false, true
+	}
+	return err == nil, err == nil
+}
+
+// registerCardholder registers verified customer c with the card issuer
+// (which answers the same cardholder to the same customer id, so it may be
+// asked again) and records the issuer's id on the customer.
+func (s *Service) registerCardholder(ctx context.Context, c Customer) (string, error) {
 	ch, err := s.Issuer.EnrollCardholder(ctx, issuer.CardholderRequest{
 		Reference: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
 		PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber, DateOfBirth: c.DateOfBirth,
@@ -230,7 +263,7 @@ func (s *Service) RegisterCardholder(ctx context.Context, c Customer) (string, e
 	if err != nil {
 		return "", fmt.Errorf("customers: enrol cardholder: %w", err)
 	}
-	if err := s.Store.SetCardholder(ctx, c.CompanyID, c.ID, ch.ID, timestamp.Of(s.Now())); err != nil {
+	if err := s.Store.SetCardholder(ctx, c.CompanyID, c.ID, ch.ID); err != nil {
 		return "", fmt.Errorf("customers: record cardholder: %w", err)
 	}
 	return ch.ID, nil
@@ -239,16 +272,14 @@ func (s *Service) RegisterCardholder(ctx context.Context, c Customer) (string, e
 // documentKey is where a side of a customer's identity document is stored:
 // under the company's prefix.
 func documentKey(companyID, customerID, side string) string {
-	return "companies/" + companyID + "/customers/" + customerID + "/id_document_" + side
+	return "companies/" + companyID + "/" + uploadReference(customerID, side)
 }
 
-// uploadReference is what image and photo show for an uploaded document:
-// its key without the company prefix.
-func uploadReference(key string) string {
-	if i := strings.Index(key, "/customers/"); i >= 0 {
-		return key[i+1:]
-	}
-	return key
+// uploadReference is what image or photo shows for an uploaded side of a
+// customer's document: our reference to it, the key without the company
+// prefix.
+func uploadReference(customerID, side string) string {
+	return "customers/" + customerID + "/id_document_" + side
 }
 
 // createdEvent is the payload of customer.created.

@@ -36,7 +36,7 @@ func file(name string, data []byte) part {
 func identityParts() []part {
 	f := validFields()
 	var ps []part
-	for _, l := range lengths {
+	for _, l := range identityFields {
 		ps = append(ps, field(l.name, *l.value(&f)))
 	}
 	return ps

@@ -10,6 +10,7 @@ import (
 	"payments/pkg/httpapi"
 	"payments/pkg/ids"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/kyc"
 	"payments/pkg/timestamp"
 )
 
@@ -25,10 +26,11 @@ func (s *Service) Get(ctx context.Context, companyID, id string) (Customer, erro
 }
 
 // List returns page p of the company's customers, newest first. With sync,
-// each customer of the page registered with the card issuer is read there
-// again, and its is_active follows the issuer's where they differ (a
-// cardholder the issuer no longer knows is inactive); an issuer that cannot
-// be read is ErrIssuerUnavailable and changes nothing.
+// each verified customer of the page is read from the card issuer again
+// (and registered there first if its registration at enrolment failed), and
+// its is_active follows the issuer's where they differ (a cardholder the
+// issuer no longer knows is inactive); an issuer that cannot be reached is
+// ErrIssuerUnavailable, and no is_active is changed.
 func (s *Service) List(ctx context.Context, companyID string, p httpapi.PageRequest, sync bool) (httpapi.PageResult[Customer], error) {
 	res, err := s.Store.List(ctx, companyID, p)
 	if err != nil {
@@ -45,36 +47,28 @@ func (s *Service) List(ctx context.Context, companyID string, p httpapi.PageRequ
 	return res, nil
 }
 
-// sync reads the cardholder of each of cs from the issuer, then records
-// and applies to cs every is_active the issuer disagrees with.
+// sync reads the cardholder of each verified customer of cs from the
+// issuer, then records and applies to cs every is_active the issuer
+// disagrees with.
 func (s *Service) sync(ctx context.Context, cs []Customer) error {
 	active := make([]bool, len(cs))
 	errs := make([]error, len(cs))
 	sem := make(chan struct{}, syncParallelism)
 	var wg sync.WaitGroup
-	for i, c := range cs {
-		if c.CardholderID == "" {
-			active[i] = c.IsActive
+	for i := range cs {
+		active[i] = cs[i].IsActive
+		if cs[i].KYCStatus != kyc.Verified {
 			continue
 		}
 		wg.Go(func() {
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			ch, err := s.Issuer.Cardholder(ctx, c.CardholderID)
-			switch {
-			case errors.Is(err, issuer.ErrNotFound):
-				slog.WarnContext(ctx, "the issuer does not know a cardholder: the customer is inactive",
-					"customer_id", c.ID, "cardholder_id", c.CardholderID)
-			case err != nil:
-				errs[i] = err
-			default:
-				active[i] = ch.Active
-			}
+			active[i], errs[i] = s.issuerActive(ctx, &cs[i])
 		})
 	}
 	wg.Wait()
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("%w: %v", ErrIssuerUnavailable, err)
+		return fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
 	}
 	now := timestamp.Of(s.Now())
 	for i := range cs {
@@ -88,4 +82,27 @@ func (s *Service) sync(ctx context.Context, cs []Customer) error {
 		cs[i].IsActive, cs[i].UpdatedAt = active[i], now
 	}
 	return nil
+}
+
+// issuerActive returns whether the issuer holds verified customer c's
+// cardholder active, registering it first when c has none (and recording
+// its id in c).
+func (s *Service) issuerActive(ctx context.Context, c *Customer) (bool, error) {
+	if c.CardholderID == "" {
+		id, err := s.registerCardholder(ctx, *c)
+		if err != nil {
+			return false, err
+		}
+		c.CardholderID = id
+	}
+	ch, err := s.Issuer.Cardholder(ctx, c.CardholderID)
+	switch {
+	case errors.Is(err, issuer.ErrNotFound):
+		slog.WarnContext(ctx, "the issuer does not know a cardholder: the customer is inactive",
+			"customer_id", c.ID, "cardholder_id", c.CardholderID)
+		return false, nil
+	case err != nil:
+		return false, err
+	}
+	return ch.Active, nil
 }

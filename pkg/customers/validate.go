@@ -52,9 +52,10 @@ const maxURLLength = 2048
 // earliestBirth is the earliest date_of_birth accepted.
 var earliestBirth = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
 
-// lengths are the bounds of the free-text fields (spec §4.2 and §8), in
-// characters.
-var lengths = []struct {
+// identityFields are the identity fields, in the order they are checked,
+// with their bounds in characters (spec §4.2 and §8): the fields of the
+// multipart form too (Fields.set).
+var identityFields = []struct {
 	name     string
 	value    func(*Fields) *string
 	min, max int
@@ -78,7 +79,7 @@ var lengths = []struct {
 // set stores value in the identity field name; false when no identity
 // field has that name.
 func (f *Fields) set(name, value string) bool {
-	for _, l := range lengths {
+	for _, l := range identityFields {
 		if l.name == name {
 			*l.value(f) = value
 			return true
@@ -91,7 +92,7 @@ func (f *Fields) set(name, value string) bool {
 // customer it describes, trimmed and normalized; the first failure is a 400
 // naming its field.
 func validate(f Fields, now time.Time) (Customer, error) {
-	for _, l := range lengths {
+	for _, l := range identityFields {
 		v := l.value(&f)
 		*v = strings.TrimSpace(*v)
 		n := utf8.RuneCountInString(*v)
@@ -110,7 +111,7 @@ func validate(f Fields, now time.Time) (Customer, error) {
 		return Customer{}, httpapi.Invalid("email", "must be a valid email address")
 	}
 	if !countries.IsAlpha2(f.CountryISOCode) {
-		return Customer{}, httpapi.Invalid("country_iso_code", "must be an ISO 3166-1 alpha-2 code in capitals, such as CM")
+		return Customer{}, httpapi.Invalid("country_iso_code", countries.Alpha2Rule)
 	}
 	if !countries.IsDialCode(f.CountryPhoneCode) {
 		return Customer{}, httpapi.Invalid("country_phone_code", countries.DialCodeRule)

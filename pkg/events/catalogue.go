@@ -169,7 +169,7 @@ var Catalogue = []Entry{
 				CardID: sampleCardID, CustomerID: sampleCustomerID, Amount: "0.5", Currency: "USD", CreatedAt: sampleTime}
 		}},
 	{Kind: CustomerCreated, Section: "6.5", IDs: []string{"customer_id"},
-		Meaning: "a customer was created (after POST /customers/enroll stores the record)",
+		Meaning: "a customer was created (POST /customers/enroll or POST /customers stored the record)",
 		Sample: func() Payload {
 			return CustomerCreatedData{CustomerID: sampleCustomerID, FirstName: "Amina", LastName: "Njoya", Email: "amina@example.com",
 				Country: "Cameroon", PhoneCountryCode: "+237", PhoneNumber: "670000000", KYCStatus: "VERIFIED", IsActive: true, CreatedAt: sampleTime}

@@ -29,7 +29,8 @@ var _ customers.Store = (*Customers)(nil)
 //   - CUSTCLAIM#EMAIL#<sha-256> and CUSTCLAIM#IDNUMBER#<sha-256>: the claims
 //     that keep an email and an identification number unique in the
 //     company, keyed by the hash of the compared form (customers.EmailKey,
-//     customers.IDNumberKey), so that no key carries personal data.
+//     customers.IDNumberKey): a key of fixed length that does not show the
+//     value (a hash, not a secret: the customer item holds the values).
 type Customers struct{ db *DB }
 
 // NewCustomers returns the customers store on db.
@@ -86,6 +87,7 @@ type documentAttr struct {
 	ContentType string `dynamodbav:"content_type"`
 	Size        int64  `dynamodbav:"size"`
 	Source      string `dynamodbav:"source,omitempty"`
+	Reference   string `dynamodbav:"reference,omitempty"`
 }
 
 type customerClaimItem struct {
@@ -97,7 +99,7 @@ type customerClaimItem struct {
 
 func newCustomerItem(c customers.Customer) customerItem {
 	doc := func(d customers.Document) documentAttr {
-		return documentAttr{Key: d.Key, ContentType: d.ContentType, Size: d.Size, Source: d.Source}
+		return documentAttr{Key: d.Key, ContentType: d.ContentType, Size: d.Size, Source: d.Source, Reference: d.Reference}
 	}
 	return customerItem{
 		PK: companyPK(c.CompanyID), SK: customerSK(c.ID), Type: kindCustomer,
@@ -125,7 +127,7 @@ func (it customerItem) customer() (customers.Customer, error) {
 		return customers.Customer{}, fmt.Errorf("store: customer %s updated_at: %w", it.ID, err)
 	}
 	doc := func(d documentAttr) customers.Document {
-		return customers.Document{Key: d.Key, ContentType: d.ContentType, Size: d.Size, Source: d.Source}
+		return customers.Document{Key: d.Key, ContentType: d.ContentType, Size: d.Size, Source: d.Source, Reference: d.Reference}
 	}
 	return customers.Customer{
 		ID: it.ID, CompanyID: it.CompanyID, FirstName: it.FirstName, LastName: it.LastName, Email: it.Email,
@@ -220,31 +222,34 @@ func (s *Customers) List(ctx context.Context, companyID string, p httpapi.PageRe
 	return pageOf(rows, total, next, customerItem.customer)
 }
 
-// SetCardholder records the issuer's id of a customer.
-func (s *Customers) SetCardholder(ctx context.Context, companyID, id, cardholderID string, now time.Time) error {
-	return s.set(ctx, companyID, id, "cardholder_id", cardholderID, now)
+// SetCardholder records the issuer's id of a customer; updated_at stays.
+func (s *Customers) SetCardholder(ctx context.Context, companyID, id, cardholderID string) error {
+	u := newAttrUpdate()
+	u.set("cardholder_id", cardholderID)
+	return s.update(ctx, companyID, id, "cardholder_id", u)
 }
 
-// SetActive sets a customer's is_active.
+// SetActive sets a customer's is_active and updated_at.
 func (s *Customers) SetActive(ctx context.Context, companyID, id string, active bool, now time.Time) error {
-	return s.set(ctx, companyID, id, "is_active", active, now)
+	u := newAttrUpdate()
+	u.set("is_active", active)
+	u.set("updated_at", timestamp.Format(now))
+	return s.update(ctx, companyID, id, "is_active", u)
 }
 
-// set sets one attribute of an existing customer and its updated_at.
-func (s *Customers) set(ctx context.Context, companyID, id, attr string, value any, now time.Time) error {
-	av, err := attributevalue.Marshal(value)
+// update applies u to an existing customer; what names the change.
+func (s *Customers) update(ctx context.Context, companyID, id, what string, u *attrUpdate) error {
+	expr, names, values, err := u.build()
 	if err != nil {
-		return fmt.Errorf("store: marshal %s: %w", attr, err)
+		return fmt.Errorf("store: set customer %s: %w", what, err)
 	}
-	_, err = s.db.update(ctx, "set customer "+attr, &dynamodb.UpdateItemInput{
-		TableName:                aws.String(s.db.Table),
-		Key:                      primaryKeyOf(companyPK(companyID), customerSK(id)),
-		UpdateExpression:         aws.String("SET #a = :v, updated_at = :now"),
-		ConditionExpression:      aws.String("attribute_exists(PK)"),
-		ExpressionAttributeNames: map[string]string{"#a": attr},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":v": av, ":now": &types.AttributeValueMemberS{Value: timestamp.Format(now)},
-		},
+	_, err = s.db.update(ctx, "set customer "+what, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       primaryKeyOf(companyPK(companyID), customerSK(id)),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String("attribute_exists(PK)"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
 	})
 	if conditionFailed(err) {
 		return customers.ErrNotFound

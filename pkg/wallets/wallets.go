@@ -226,7 +226,6 @@ type CreateInput struct {
 }
 
 var (
-	isoPattern      = regexp.MustCompile(`^[A-Z]{2}$`)
 	currencyPattern = regexp.MustCompile(`^[A-Z]{3}$`)
 )
 
@@ -252,8 +251,8 @@ func (s *Service) Create(ctx context.Context, companyID string, in CreateInput) 
 			return Wallet{}, httpapi.Invalid(f.name, "is required")
 		}
 	}
-	if !isoPattern.MatchString(in.CountryISOCode) {
-		return Wallet{}, httpapi.Invalid("country_iso_code", "must be an ISO 3166-1 alpha-2 code of two capital letters")
+	if !countries.IsAlpha2(in.CountryISOCode) {
+		return Wallet{}, httpapi.Invalid("country_iso_code", countries.Alpha2Rule)
 	}
 	if in.CountryISOCode == "CD" {
 		in.Currency = "CDF"
