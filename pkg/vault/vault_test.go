@@ -1,0 +1,494 @@
+package vault
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/kms/types"
+)
+
+const (
+	testCardID = "card_0123456789abcdef"
+	testPAN    = "4111111111111111"
+)
+
+var tokenForm = regexp.MustCompile(`^tok_[0-9a-f]{32}$`)
+
+func newMaster(t testing.TB) []byte {
+	t.Helper()
+	master := make([]byte, 32)
+	rand.Read(master)
+	return master
+}
+
+func newLocalVault(t testing.TB) *Vault {
+	t.Helper()
+	local, err := NewLocal(newMaster(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return New(local)
+}
+
+// flip returns a copy of b with its byte i changed.
+func flip(b []byte, i int) []byte {
+	b = bytes.Clone(b)
+	b[i] ^= 0x01
+	return b
+}
+
+func TestSealOpenLocal(t *testing.T) {
+	ctx := context.Background()
+	v := newLocalVault(t)
+	for _, secret := range []string{testPAN, "123", "", strings.Repeat("x", 4096)} {
+		s, err := v.Seal(ctx, []byte(secret), testCardID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(s.KeyID, "local:") || len(s.KeyID) != len("local:")+8 {
+			t.Errorf("key id %q, want local: and 8 hexadecimal characters", s.KeyID)
+		}
+		got, err := v.Open(ctx, s, testCardID)
+		if err != nil || string(got) != secret {
+			t.Fatalf("Open of a sealed %d-byte secret: %d bytes, %v", len(secret), len(got), err)
+		}
+	}
+}
+
+// TestOpenRefuses: anything but the sealed data, its card id and its master
+// key is ErrOpen, and the error never carries the secret.
+func TestOpenRefuses(t *testing.T) {
+	ctx := context.Background()
+	master := newMaster(t)
+	local, err := NewLocal(master)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := New(local)
+	s, err := v.Seal(ctx, []byte(testPAN), testCardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherMaster := bytes.Clone(master)
+	otherMaster[0] ^= 0x80
+	other, err := NewLocal(otherMaster)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name       string
+		vault      *Vault
+		sealed     Sealed
+		associated string
+	}{
+		{"another card id", v, s, "card_0123456789abcdeg"},
+		{"no card id", v, s, ""},
+		{"flipped data key, first byte", v, Sealed{s.KeyID, flip(s.DataKey, 0), s.Nonce, s.Ciphertext}, testCardID},
+		{"flipped data key, last byte", v, Sealed{s.KeyID, flip(s.DataKey, len(s.DataKey)-1), s.Nonce, s.Ciphertext}, testCardID},
+		{"flipped nonce", v, Sealed{s.KeyID, s.DataKey, flip(s.Nonce, 5), s.Ciphertext}, testCardID},
+		{"flipped ciphertext, first byte", v, Sealed{s.KeyID, s.DataKey, s.Nonce, flip(s.Ciphertext, 0)}, testCardID},
+		{"flipped ciphertext, tag", v, Sealed{s.KeyID, s.DataKey, s.Nonce, flip(s.Ciphertext, len(s.Ciphertext)-1)}, testCardID},
+		{"truncated ciphertext", v, Sealed{s.KeyID, s.DataKey, s.Nonce, s.Ciphertext[:len(s.Ciphertext)-1]}, testCardID},
+		{"truncated data key", v, Sealed{s.KeyID, s.DataKey[:10], s.Nonce, s.Ciphertext}, testCardID},
+		{"short nonce", v, Sealed{s.KeyID, s.DataKey, s.Nonce[:8], s.Ciphertext}, testCardID},
+		{"flipped key id", v, Sealed{"local:00000000", s.DataKey, s.Nonce, s.Ciphertext}, testCardID},
+		{"no key id", v, Sealed{"", s.DataKey, s.Nonce, s.Ciphertext}, testCardID},
+		{"empty", v, Sealed{}, testCardID},
+		{"another master key", New(other), s, testCardID},
+		{"another master key, its key id", New(other), Sealed{other.KeyID(), s.DataKey, s.Nonce, s.Ciphertext}, testCardID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := tt.vault.Open(ctx, tt.sealed, tt.associated)
+			if !errors.Is(err, ErrOpen) || got != nil {
+				t.Fatalf("Open: %q, %v; want ErrOpen", got, err)
+			}
+			if strings.Contains(err.Error(), testPAN) {
+				t.Fatalf("error %q carries the secret", err)
+			}
+		})
+	}
+	t.Run("another master key says which", func(t *testing.T) {
+		_, err := New(other).Open(ctx, s, testCardID)
+		if !strings.Contains(err.Error(), s.KeyID) || !strings.Contains(err.Error(), other.KeyID()) {
+			t.Fatalf("error %q names neither key id", err)
+		}
+	})
+}
+
+func TestSealRefusesNoCardID(t *testing.T) {
+	if _, err := newLocalVault(t).Seal(context.Background(), []byte(testPAN), ""); !errors.Is(err, ErrAssociated) {
+		t.Fatalf("Seal with no card id: %v, want ErrAssociated", err)
+	}
+}
+
+func TestSealingsDiffer(t *testing.T) {
+	ctx := context.Background()
+	v := newLocalVault(t)
+	a, err := v.Seal(ctx, []byte(testPAN), testCardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := v.Seal(ctx, []byte(testPAN), testCardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(a.Ciphertext, b.Ciphertext) || bytes.Equal(a.DataKey, b.DataKey) || bytes.Equal(a.Nonce, b.Nonce) {
+		t.Error("two sealings of one secret share a ciphertext, data key or nonce")
+	}
+	if a.Token() == b.Token() {
+		t.Errorf("two sealings of one secret have one token %s", a.Token())
+	}
+}
+
+func TestToken(t *testing.T) {
+	ctx := context.Background()
+	v := newLocalVault(t)
+	s, err := v.Seal(ctx, []byte(testPAN), testCardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok := s.Token()
+	if !tokenForm.MatchString(tok) {
+		t.Errorf("token %q, want tok_ and 32 lowercase hexadecimal characters", tok)
+	}
+	if strings.Contains(tok, testPAN) || strings.Contains(tok, testPAN[len(testPAN)-4:]) {
+		t.Errorf("token %q carries the card number", tok)
+	}
+	if again := s.Token(); again != tok {
+		t.Errorf("token of one sealing %q, then %q", tok, again)
+	}
+	// A copy is the same sealing; any changed field is another.
+	if c := (Sealed{s.KeyID, bytes.Clone(s.DataKey), bytes.Clone(s.Nonce), bytes.Clone(s.Ciphertext)}); c.Token() != tok {
+		t.Errorf("token of a copy %q, want %q", c.Token(), tok)
+	}
+	for name, changed := range map[string]Sealed{
+		"key id":     {s.KeyID + "x", s.DataKey, s.Nonce, s.Ciphertext},
+		"data key":   {s.KeyID, flip(s.DataKey, 0), s.Nonce, s.Ciphertext},
+		"nonce":      {s.KeyID, s.DataKey, flip(s.Nonce, 0), s.Ciphertext},
+		"ciphertext": {s.KeyID, s.DataKey, s.Nonce, flip(s.Ciphertext, 0)},
+		// The same bytes split differently between fields.
+		"shifted": {s.KeyID, s.DataKey[:len(s.DataKey)-1], append([]byte{s.DataKey[len(s.DataKey)-1]}, s.Nonce...), s.Ciphertext},
+	} {
+		if changed.Token() == tok {
+			t.Errorf("%s changed: same token", name)
+		}
+	}
+}
+
+func TestNewLocal(t *testing.T) {
+	for _, n := range []int{0, 16, 24, 31, 33, 64} {
+		if _, err := NewLocal(make([]byte, n)); !errors.Is(err, ErrMasterKey) {
+			t.Errorf("NewLocal of %d bytes: %v, want ErrMasterKey", n, err)
+		}
+	}
+	master := newMaster(t)
+	local, err := NewLocal(master)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`^local:[0-9a-f]{8}$`).MatchString(local.KeyID()) {
+		t.Errorf("key id %q", local.KeyID())
+	}
+	if s := fmt.Sprint(local); strings.Contains(s, hex.EncodeToString(master)) || !strings.Contains(s, local.KeyID()) {
+		t.Errorf("printed as %q", s)
+	}
+	// NewLocal keeps no reference to the caller's key.
+	ctx := context.Background()
+	plain, encrypted, _, err := local.NewDataKey(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clear(master)
+	if got, err := local.OpenDataKey(ctx, encrypted, local.KeyID()); err != nil || !bytes.Equal(got, plain) {
+		t.Fatalf("OpenDataKey after the caller cleared its key: %v", err)
+	}
+}
+
+func TestLocalKeyFromHex(t *testing.T) {
+	valid := strings.Repeat("0123456789abcdef", 4)
+	tests := []struct {
+		name string
+		in   string
+		ok   bool
+	}{
+		{"64 hexadecimal", valid, true},
+		{"upper case", strings.ToUpper(valid), true},
+		{"a file's newline", valid + "\n", true},
+		{"empty", "", false},
+		{"63 characters", valid[:63], false},
+		{"65 characters", valid + "0", false},
+		{"32 characters", valid[:32], false},
+		{"not hexadecimal", valid[:63] + "g", false},
+		{"inner space", valid[:32] + " " + valid[33:], false},
+		{"base64", "ASNFZ4mrze8BI0VniavN7wEjRWeJq83vASNFZ4mrze8=", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			key, err := LocalKeyFromHex(tt.in)
+			if !tt.ok {
+				if !errors.Is(err, ErrMasterKey) || key != nil {
+					t.Fatalf("%d bytes, %v; want ErrMasterKey", len(key), err)
+				}
+				if strings.ContainsAny(err.Error(), "'\"") {
+					t.Fatalf("error %q quotes the key", err)
+				}
+				return
+			}
+			if err != nil || len(key) != 32 || hex.EncodeToString(key) != valid {
+				t.Fatalf("%x, %v", key, err)
+			}
+			if _, err := NewLocal(key); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
+// fakeKMS answers KMS's GenerateDataKey and Decrypt (the JSON 1.1 protocol,
+// blobs in base64) for the keys it holds, each known by an alias and its ARN,
+// and records what it was asked. Its "ciphertexts" are random bytes it
+// remembers.
+type fakeKMS struct {
+	arns map[string]string // key id or alias → ARN; an ARN maps to itself
+	// dataKeySize is the size of the data keys it makes (32 unless set).
+	dataKeySize int
+	// disabled is the ARN of a key that answers DisabledException.
+	disabled string
+
+	mu    sync.Mutex
+	keys  map[string]fakeDataKey // ciphertext → data key
+	asked []fakeKMSRequest
+}
+
+type fakeDataKey struct {
+	plain []byte
+	arn   string
+}
+
+// fakeKMSRequest is the part of a request the fake reads.
+type fakeKMSRequest struct {
+	Target         string `json:"-"`
+	KeyId          string
+	KeySpec        string
+	NumberOfBytes  int
+	CiphertextBlob []byte
+}
+
+func newFakeKMS(t *testing.T) (*fakeKMS, string) {
+	f := &fakeKMS{
+		arns: map[string]string{
+			testKeyARN: testKeyARN, "alias/payments-cards": testKeyARN,
+			otherKeyARN: otherKeyARN, disabledKeyARN: disabledKeyARN,
+		},
+		disabled: disabledKeyARN,
+		keys:     map[string]fakeDataKey{},
+	}
+	srv := httptest.NewServer(f)
+	t.Cleanup(srv.Close)
+	return f, srv.URL
+}
+
+const (
+	testKeyARN     = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
+	otherKeyARN    = "arn:aws:kms:us-east-1:000000000000:key/66666666-7777-8888-9999-000000000000"
+	disabledKeyARN = "arn:aws:kms:us-east-1:000000000000:key/dddddddd-dddd-dddd-dddd-dddddddddddd"
+)
+
+func kmsError(w http.ResponseWriter, kind, message string) {
+	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+	w.WriteHeader(http.StatusBadRequest)
+	json.NewEncoder(w).Encode(map[string]string{"__type": kind, "message": message})
+}
+
+func (f *fakeKMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var in fakeKMSRequest
+	if r.Header.Get("Content-Type") != "application/x-amz-json-1.1" || json.NewDecoder(r.Body).Decode(&in) != nil {
+		kmsError(w, "ValidationException", "not a JSON 1.1 request")
+		return
+	}
+	in.Target = r.Header.Get("X-Amz-Target")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.asked = append(f.asked, in)
+	arn, known := f.arns[in.KeyId]
+	switch {
+	case in.Target != "TrentService.GenerateDataKey" && in.Target != "TrentService.Decrypt":
+		kmsError(w, "UnknownOperationException", "not GenerateDataKey or Decrypt")
+		return
+	case !known:
+		kmsError(w, "NotFoundException", "no such key")
+		return
+	case arn == f.disabled:
+		kmsError(w, "DisabledException", arn+" is disabled.")
+		return
+	}
+	var out map[string]any
+	if in.Target == "TrentService.GenerateDataKey" {
+		if in.KeySpec != "AES_256" {
+			kmsError(w, "ValidationException", "KeySpec must be AES_256 here")
+			return
+		}
+		size := f.dataKeySize
+		if size == 0 {
+			size = 32
+		}
+		plain, blob := make([]byte, size), make([]byte, 64)
+		rand.Read(plain)
+		rand.Read(blob)
+		f.keys[string(blob)] = fakeDataKey{plain: plain, arn: arn}
+		out = map[string]any{"CiphertextBlob": blob, "Plaintext": plain, "KeyId": arn, "KeyMaterialId": "0000"}
+	} else {
+		k, ok := f.keys[string(in.CiphertextBlob)]
+		switch {
+		case !ok:
+			kmsError(w, "InvalidCiphertextException", "")
+			return
+		case k.arn != arn:
+			kmsError(w, "IncorrectKeyException", "The key ID in the request does not identify a KMS key that can perform this operation.")
+			return
+		}
+		out = map[string]any{"Plaintext": k.plain, "KeyId": arn, "EncryptionAlgorithm": "SYMMETRIC_DEFAULT"}
+	}
+	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+	json.NewEncoder(w).Encode(out)
+}
+
+// takeAsked returns the requests since the last call.
+func (f *fakeKMS) takeAsked() []fakeKMSRequest {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	asked := f.asked
+	f.asked = nil
+	return asked
+}
+
+func newTestKMS(url, keyID string) *KMS {
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("a", "b", "")}
+	return NewKMS(NewKMSClient(cfg, url), keyID)
+}
+
+func TestKMS(t *testing.T) {
+	ctx := context.Background()
+	for _, configured := range []string{testKeyARN, "alias/payments-cards"} {
+		t.Run(configured, func(t *testing.T) {
+			f, url := newFakeKMS(t)
+			v := New(newTestKMS(url, configured))
+			s, err := v.Seal(ctx, []byte(testPAN), testCardID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.KeyID != testKeyARN {
+				t.Errorf("key id %q, want the ARN KMS answered %q", s.KeyID, testKeyARN)
+			}
+			asked := f.takeAsked()
+			if len(asked) != 1 || asked[0].Target != "TrentService.GenerateDataKey" || asked[0].KeyId != configured ||
+				asked[0].KeySpec != "AES_256" || asked[0].NumberOfBytes != 0 {
+				t.Errorf("asked KMS %+v, want one GenerateDataKey of KeySpec AES_256 under %s", asked, configured)
+			}
+			got, err := v.Open(ctx, s, testCardID)
+			if err != nil || string(got) != testPAN {
+				t.Fatalf("Open: %d bytes, %v", len(got), err)
+			}
+			asked = f.takeAsked()
+			if len(asked) != 1 || asked[0].Target != "TrentService.Decrypt" || asked[0].KeyId != testKeyARN ||
+				!bytes.Equal(asked[0].CiphertextBlob, s.DataKey) {
+				t.Errorf("asked KMS %+v, want one Decrypt of the data key under %s", asked, testKeyARN)
+			}
+			if _, err := v.Open(ctx, s, "card_other"); !errors.Is(err, ErrOpen) {
+				t.Errorf("Open with another card id: %v, want ErrOpen", err)
+			}
+		})
+	}
+}
+
+// TestKMSFailures: a KMS error is an error, never a panic, and one about the
+// sealed data (a ciphertext it does not know, another key) is ErrOpen.
+func TestKMSFailures(t *testing.T) {
+	ctx := context.Background()
+	f, url := newFakeKMS(t)
+	v := New(newTestKMS(url, testKeyARN))
+	s, err := v.Seal(ctx, []byte(testPAN), testCardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Run("disabled key", func(t *testing.T) {
+		_, err := New(newTestKMS(url, disabledKeyARN)).Seal(ctx, []byte(testPAN), testCardID)
+		var disabled *types.DisabledException
+		if !errors.Is(err, ErrKey) || !errors.As(err, &disabled) {
+			t.Fatalf("Seal under a disabled key: %v, want ErrKey and DisabledException", err)
+		}
+		_, err = v.Open(ctx, Sealed{disabledKeyARN, s.DataKey, s.Nonce, s.Ciphertext}, testCardID)
+		if !errors.Is(err, ErrKey) || !errors.As(err, &disabled) {
+			t.Fatalf("Open under a disabled key: %v, want ErrKey and DisabledException", err)
+		}
+	})
+	t.Run("unknown key", func(t *testing.T) {
+		_, err := New(newTestKMS(url, "alias/none")).Seal(ctx, []byte(testPAN), testCardID)
+		var notFound *types.NotFoundException
+		if !errors.Is(err, ErrKey) || !errors.As(err, &notFound) {
+			t.Fatalf("Seal under an unknown key: %v, want ErrKey and NotFoundException", err)
+		}
+	})
+	t.Run("flipped data key", func(t *testing.T) {
+		_, err := v.Open(ctx, Sealed{s.KeyID, flip(s.DataKey, 3), s.Nonce, s.Ciphertext}, testCardID)
+		var invalid *types.InvalidCiphertextException
+		if !errors.Is(err, ErrOpen) || !errors.As(err, &invalid) {
+			t.Fatalf("Open: %v, want ErrOpen and InvalidCiphertextException", err)
+		}
+	})
+	t.Run("another key", func(t *testing.T) {
+		_, err := v.Open(ctx, Sealed{otherKeyARN, s.DataKey, s.Nonce, s.Ciphertext}, testCardID)
+		var incorrect *types.IncorrectKeyException
+		if !errors.Is(err, ErrOpen) || !errors.As(err, &incorrect) {
+			t.Fatalf("Open: %v, want ErrOpen and IncorrectKeyException", err)
+		}
+	})
+	t.Run("data key of 16 bytes", func(t *testing.T) {
+		f.mu.Lock()
+		f.dataKeySize = 16
+		f.mu.Unlock()
+		defer func() { f.mu.Lock(); f.dataKeySize = 0; f.mu.Unlock() }()
+		if _, err := v.Seal(ctx, []byte(testPAN), testCardID); !errors.Is(err, ErrKey) {
+			t.Fatalf("Seal: %v, want ErrKey", err)
+		}
+	})
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(ctx)
+		cancel()
+		if _, err := v.Seal(ctx, []byte(testPAN), testCardID); !errors.Is(err, ErrKey) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("Seal: %v, want ErrKey and context.Canceled", err)
+		}
+		if _, err := v.Open(ctx, s, testCardID); !errors.Is(err, ErrKey) || !errors.Is(err, context.Canceled) {
+			t.Fatalf("Open: %v, want ErrKey and context.Canceled", err)
+		}
+	})
+}
+
+func BenchmarkSealOpenLocal(b *testing.B) {
+	ctx := context.Background()
+	v := newLocalVault(b)
+	secret := []byte(testPAN)
+	for b.Loop() {
+		s, err := v.Seal(ctx, secret, testCardID)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := v.Open(ctx, s, testCardID); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
