@@ -57,7 +57,7 @@ func TestAdminCompanies(t *testing.T) {
 			t.Errorf("create response lacks %s: %s", f, res.Body)
 		}
 	}
-	if created["kyb_status"] != "APPROVED" || created["is_active"] != true || created["card_slots"] != float64(5) {
+	if created["kyb_status"] != "APPROVED" || created["is_active"] != true || created["card_slots"] != float64(100) {
 		t.Errorf("create response %s", res.Body)
 	}
 	id := created["id"].(string)

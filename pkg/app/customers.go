@@ -48,10 +48,10 @@ func newCustomers(cfg Config, fetcher customers.Fetcher, now func() time.Time) (
 func customersService(cfg Config, db *store.DB, fetcher customers.Fetcher) *customers.Service {
 	docs := store.NewDocuments(store.NewS3Client(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket)
 	var verifier kyc.Verifier
-	var iss issuer.Issuer
+	var iss issuer.Cardholders
 	if cfg.Mode == ModeSandbox {
 		verifier = kyc.NewSandbox(docs, store.NewSandboxKYC(db))
-		iss = issuer.NewSandbox(store.NewSandboxIssuer(db))
+		iss = issuer.NewSandbox(store.NewSandboxIssuer(db), nil) // cardholders only
 	} else {
 		slog.Warn("customers without a KYC verifier or card issuer: enrolments are refused", "mode", cfg.Mode)
 	}

@@ -48,7 +48,7 @@ func (s KYBStatus) Valid() bool {
 }
 
 // DefaultCardSlots is the number of card slots a new company gets.
-const DefaultCardSlots = 5
+const DefaultCardSlots = 100
 
 // MaxCardSlots is the largest card_slots the console accepts.
 const MaxCardSlots = 1_000_000

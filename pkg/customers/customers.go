@@ -190,7 +190,7 @@ type Deps struct {
 	// Verifier and Issuer are nil where none is configured: enrolment and
 	// sync are then ErrNoProviders.
 	Verifier kyc.Verifier
-	Issuer   issuer.Issuer
+	Issuer   issuer.Cardholders
 	Events   Publisher
 }
 

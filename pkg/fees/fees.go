@@ -11,6 +11,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"payments/pkg/money"
@@ -20,7 +21,16 @@ import (
 const (
 	TypePayout     = "PAYOUT"
 	TypeCollection = "COLLECTION"
+	// TypeCardIssuance is charged on issuing a card, TypeCardFunding on
+	// moving money from the USD wallet onto a card, TypeCardWithdrawal on
+	// moving it back; all in USD.
+	TypeCardIssuance   = "CARD_ISSUANCE"
+	TypeCardFunding    = "CARD_FUNDING"
+	TypeCardWithdrawal = "CARD_WITHDRAWAL"
 )
+
+// Types lists the fee types a rule may have.
+var Types = []string{TypePayout, TypeCollection, TypeCardIssuance, TypeCardFunding, TypeCardWithdrawal}
 
 // ErrNoRule reports a prospective operation no rule prices. It cannot happen
 // with the default schedule, whose rules match any operator and country.
@@ -44,12 +54,17 @@ type Schedule struct {
 	Default bool `dynamodbav:"-"`
 }
 
-// DefaultSchedule applies to a company that has set none: payouts cost 1.5 %
-// of the amount, collections 1 %, with no fixed part.
+// DefaultSchedule applies to a company that has set none, and to the types
+// a company's schedule has no rule of: payouts cost 1.5 % of the amount,
+// collections 1 %, issuing a card 1.00 USD, funding a card and withdrawing
+// from it nothing.
 func DefaultSchedule() Schedule {
 	return Schedule{Default: true, Rules: []Rule{
 		{Type: TypePayout, PercentBps: 150},
 		{Type: TypeCollection, PercentBps: 100},
+		{Type: TypeCardIssuance, Currency: "USD", Fixed: 100},
+		{Type: TypeCardFunding, Currency: "USD"},
+		{Type: TypeCardWithdrawal, Currency: "USD"},
 	}}
 }
 
@@ -134,11 +149,15 @@ func (s *Service) SetSchedule(ctx context.Context, companyID string, sch Schedul
 	return nil
 }
 
-// Quote prices an operation of amount (minor units of currency).
+// Quote prices an operation of amount (minor units of currency) by the
+// company's schedule or, when it has no rule of typ, by the default one.
 func (s *Service) Quote(ctx context.Context, companyID, typ, operator, country, currency string, amount int64) (Quote, error) {
 	sch, err := s.Schedule(ctx, companyID)
 	if err != nil {
 		return Quote{}, err
+	}
+	if !slices.ContainsFunc(sch.Rules, func(r Rule) bool { return r.Type == typ }) {
+		sch = DefaultSchedule()
 	}
 	r, err := sch.Match(typ, operator, country, currency)
 	if err != nil {

@@ -122,8 +122,8 @@ func (s Schedule) validate() error {
 	for i, r := range s.Rules {
 		field := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
 		switch {
-		case r.Type != TypePayout && r.Type != TypeCollection:
-			return httpapi.Invalid(field("type"), "must be PAYOUT or COLLECTION")
+		case !slices.Contains(Types, r.Type):
+			return httpapi.Invalid(field("type"), "must be one of "+strings.Join(Types, ", "))
 		case r.Operator != "" && !slices.Contains(Operators, r.Operator):
 			return httpapi.Invalid(field("operator"), "is not a known operator code")
 		case r.Country != "" && !countryCode.MatchString(r.Country):

@@ -99,9 +99,11 @@ type sandboxCardItem struct {
 	ExpiryMonth  int    `dynamodbav:"expiry_month"`
 	ExpiryYear   int    `dynamodbav:"expiry_year"`
 	Balance      int64  `dynamodbav:"balance"`
-	HeldBalance  int64  `dynamodbav:"held_balance"`
-	Status       string `dynamodbav:"status"`
-	CreatedAt    string `dynamodbav:"created_at"`
+	HeldBalance  int64      `dynamodbav:"held_balance"`
+	Status       string     `dynamodbav:"status"`
+	Number       sealedAttr `dynamodbav:"number"`
+	CVV          sealedAttr `dynamodbav:"cvv"`
+	CreatedAt    string     `dynamodbav:"created_at"`
 }
 
 func (it sandboxCardItem) card() (issuer.SandboxCard, error) {
@@ -113,7 +115,7 @@ func (it sandboxCardItem) card() (issuer.SandboxCard, error) {
 		ID: it.ID, Reference: it.Reference, CardholderID: it.CardholderID, Brand: issuer.Brand(it.Brand),
 		Last4: it.Last4, ExpiryMonth: it.ExpiryMonth, ExpiryYear: it.ExpiryYear, Balance: it.Balance,
 		Status: issuer.CardStatus(it.Status), CreatedAt: at,
-	}, HeldBalance: it.HeldBalance}, nil
+	}, HeldBalance: it.HeldBalance, Number: it.Number.sealed(), CVV: it.CVV.sealed()}, nil
 }
 
 type sandboxMoveItem struct {
@@ -189,6 +191,7 @@ func (s *SandboxIssuer) PutCard(ctx context.Context, c issuer.SandboxCard) (issu
 			ID: c.ID, Reference: c.Reference, CardholderID: c.CardholderID, Brand: string(c.Brand),
 			Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
 			Balance: c.Balance, Status: string(c.Status), CreatedAt: at,
+			Number: newSealedAttr(c.Number), CVV: newSealedAttr(c.CVV),
 		})
 	}
 	if err != nil {

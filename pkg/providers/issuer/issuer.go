@@ -97,7 +97,7 @@ type CardRequest struct {
 }
 
 // Card is the issuer's record of a card. The full number and the CVV never
-// leave the issuer through this type.
+// travel in this type: they are Secrets.
 type Card struct {
 	ID           string // the issuer's id
 	Reference    string // our card id
@@ -112,6 +112,19 @@ type Card struct {
 	CreatedAt time.Time
 }
 
+// Secrets are a card's full number (16 digits) and CVV (3 digits). An
+// issuer gives them with the answer to an issuance (and to its repeats);
+// they are sealed at once (pkg/vault) and never logged.
+type Secrets struct {
+	Number, CVV string
+}
+
+// String hides the secrets from any print.
+func (Secrets) String() string { return "issuer.Secrets{redacted}" }
+
+// GoString hides the secrets from %#v.
+func (Secrets) GoString() string { return "issuer.Secrets{redacted}" }
+
 // Movement moves money onto a card (fund) or off it (withdraw).
 type Movement struct {
 	// Reference is our transaction id; a movement is idempotent on it.
@@ -121,16 +134,21 @@ type Movement struct {
 	Amount int64
 }
 
-// Issuer is what the service asks of a card issuer.
-type Issuer interface {
+// Cardholders is the cardholder side of an issuer.
+type Cardholders interface {
 	// EnrollCardholder registers a cardholder, or returns the one
 	// registered with r.Reference.
 	EnrollCardholder(ctx context.Context, r CardholderRequest) (Cardholder, error)
 	// Cardholder reads a cardholder by the issuer's id.
 	Cardholder(ctx context.Context, id string) (Cardholder, error)
-	// IssueCard issues a card, or returns the one issued with r.Reference;
-	// ErrDeclined when the issuer refuses it.
-	IssueCard(ctx context.Context, r CardRequest) (Card, error)
+}
+
+// Issuer is what the service asks of a card issuer.
+type Issuer interface {
+	Cardholders
+	// IssueCard issues a card, or returns the one issued with r.Reference,
+	// with its secrets; ErrDeclined when the issuer refuses it.
+	IssueCard(ctx context.Context, r CardRequest) (Card, Secrets, error)
 	// Card reads a card by the issuer's id.
 	Card(ctx context.Context, id string) (Card, error)
 	// FundCard adds m.Amount to the card's balance once per m.Reference.

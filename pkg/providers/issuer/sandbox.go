@@ -2,14 +2,16 @@ package issuer
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
-	"hash/fnv"
+	"strconv"
 	"strings"
 	"time"
 
 	"payments/pkg/ids"
 	"payments/pkg/timestamp"
+	"payments/pkg/vault"
 )
 
 // Sandbox is the simulated card issuer of sandbox stages and tests. It keeps
@@ -26,10 +28,12 @@ import (
 //     (ErrDeclined), and so is every repeat of such a request;
 //   - anything else: the cardholder stays active and cards are issued.
 //
-// Cards are issued ACTIVE with their initial amount as balance, expire in
-// the month of issue 3 years later, and carry only their last four digits
-// (derived from the card id): the sandbox keeps no full card number and no
-// CVV. Cardholder ids are ch_<uuid>, card ids card_<uuid>.
+// Cards are issued ACTIVE with their initial amount as balance and expire
+// 36 months after issue. Each gets a random 16-digit, Luhn-valid number
+// (VISA starting with 4, MASTERCARD with 5) and a random 3-digit CVV, which
+// the sandbox keeps sealed (pkg/vault, bound to its card id) to give them
+// again to a repeated issuance. Cardholder ids are ch_<uuid>, card ids
+// card_<uuid>.
 //
 // A request the sandbox refuses for its content (a missing reference, a
 // negative initial amount or a movement of 0 or less, an unknown brand) is
@@ -37,8 +41,15 @@ import (
 // ErrUnavailable.
 type Sandbox struct {
 	store SandboxStore
+	vault Sealer
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
+}
+
+// Sealer seals and opens the sandbox's card secrets (a *vault.Vault).
+type Sealer interface {
+	Seal(ctx context.Context, secret []byte, associated string) (vault.Sealed, error)
+	Open(ctx context.Context, s vault.Sealed, associated string) ([]byte, error)
 }
 
 var _ Issuer = (*Sandbox)(nil)
@@ -62,6 +73,8 @@ type SandboxCard struct {
 	Declined bool
 	// HeldBalance is the balance the card held when it was terminated.
 	HeldBalance int64
+	// Number and CVV are the card's secrets, sealed with the card id.
+	Number, CVV vault.Sealed
 }
 
 // SandboxMovement is a movement of money on a card as the sandbox issuer
@@ -108,9 +121,11 @@ type SandboxStore interface {
 	TerminateCard(ctx context.Context, id string) (SandboxCard, error)
 }
 
-// NewSandbox returns the sandbox issuer keeping its state in store.
-func NewSandbox(store SandboxStore) *Sandbox {
-	return &Sandbox{store: store, Now: time.Now}
+// NewSandbox returns the sandbox issuer keeping its state in store, its
+// card secrets sealed by sealer, which may be nil for a caller that issues
+// no cards (it serves Cardholders only).
+func NewSandbox(store SandboxStore, sealer Sealer) *Sandbox {
+	return &Sandbox{store: store, vault: sealer, Now: time.Now}
 }
 
 // Sandbox magic values: suffixes of a cardholder's identification number.
@@ -166,53 +181,121 @@ func (c SandboxCardholder) cardholder() Cardholder {
 }
 
 // IssueCard issues a card once per r.Reference, of brand r.Brand (VISA when
-// empty) with r.Amount as balance, or declines it (ErrDeclined, again on
-// every repeat) when the cardholder's identification number ends in 999.
-// An unknown cardholder is ErrNotFound.
-func (s *Sandbox) IssueCard(ctx context.Context, r CardRequest) (Card, error) {
+// empty) with r.Amount as balance, and returns it with its secrets, or
+// declines it (ErrDeclined, again on every repeat) when the cardholder's
+// identification number ends in 999. An unknown cardholder is ErrNotFound.
+func (s *Sandbox) IssueCard(ctx context.Context, r CardRequest) (Card, Secrets, error) {
 	brand := r.Brand
 	if brand == "" {
 		brand = Visa
 	}
 	switch {
 	case r.Reference == "":
-		return Card{}, invalid("card reference is required")
+		return Card{}, Secrets{}, invalid("card reference is required")
 	case r.Amount < 0:
-		return Card{}, invalid("initial amount %d is negative", r.Amount)
+		return Card{}, Secrets{}, invalid("initial amount %d is negative", r.Amount)
 	case brand != Visa && brand != Mastercard:
-		return Card{}, invalid("brand %q is not issued", brand)
+		return Card{}, Secrets{}, invalid("brand %q is not issued", brand)
 	}
 	holder, err := s.store.Cardholder(ctx, r.CardholderID)
 	if err != nil {
-		return Card{}, sandboxErr(err)
+		return Card{}, Secrets{}, sandboxErr(err)
 	}
 	now := timestamp.Of(s.Now())
 	req := SandboxCard{Card: Card{Reference: r.Reference, CardholderID: holder.ID, CreatedAt: now}}
 	if strings.HasSuffix(holder.IdentificationNumber, declinedSuffix) {
 		req.Declined = true
-	} else {
-		id := cardIDPrefix + ids.NewV7(now)
-		req.Card = Card{
-			ID: id, Reference: r.Reference, CardholderID: holder.ID, Brand: brand, Last4: last4(id),
-			ExpiryMonth: int(now.Month()), ExpiryYear: now.Year() + 3,
-			Balance: r.Amount, Status: CardActive, CreatedAt: now,
-		}
+	} else if s.vault == nil {
+		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: no sealer to keep card secrets", ErrUnavailable)
+	} else if req, err = s.newCard(ctx, r, holder.ID, brand, now); err != nil {
+		return Card{}, Secrets{}, err
 	}
 	c, err := s.store.PutCard(ctx, req)
 	if err != nil {
-		return Card{}, sandboxErr(err)
+		return Card{}, Secrets{}, sandboxErr(err)
 	}
 	if c.Declined {
-		return Card{}, fmt.Errorf("%w: sandbox: card %s for cardholder %s", ErrDeclined, c.Reference, c.CardholderID)
+		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: card %s for cardholder %s", ErrDeclined, c.Reference, c.CardholderID)
 	}
-	return c.Card, nil
+	number, err := s.vault.Open(ctx, c.Number, c.ID)
+	if err != nil {
+		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: open card number: %v", ErrUnavailable, err)
+	}
+	cvv, err := s.vault.Open(ctx, c.CVV, c.ID)
+	if err != nil {
+		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: open card CVV: %v", ErrUnavailable, err)
+	}
+	return c.Card, Secrets{Number: string(number), CVV: string(cvv)}, nil
 }
 
-// last4 derives a card's last four digits from its id.
-func last4(cardID string) string {
-	h := fnv.New32a()
-	h.Write([]byte(cardID))
-	return fmt.Sprintf("%04d", h.Sum32()%10000)
+// newCard makes a card for r: a fresh number and CVV, sealed.
+func (s *Sandbox) newCard(ctx context.Context, r CardRequest, holderID string, brand Brand, now time.Time) (SandboxCard, error) {
+	prefix := "4"
+	if brand == Mastercard {
+		prefix = "5"
+	}
+	number, cvv := NewCardNumber(prefix), randomDigits(3)
+	id := cardIDPrefix + ids.NewV7(now)
+	expiry := now.AddDate(0, 36, 0)
+	c := SandboxCard{Card: Card{
+		ID: id, Reference: r.Reference, CardholderID: holderID, Brand: brand, Last4: number[len(number)-4:],
+		ExpiryMonth: int(expiry.Month()), ExpiryYear: expiry.Year(),
+		Balance: r.Amount, Status: CardActive, CreatedAt: now,
+	}}
+	var err error
+	if c.Number, err = s.vault.Seal(ctx, []byte(number), id); err == nil {
+		c.CVV, err = s.vault.Seal(ctx, []byte(cvv), id)
+	}
+	if err != nil {
+		return SandboxCard{}, fmt.Errorf("%w: sandbox: seal card secrets: %v", ErrUnavailable, err)
+	}
+	return c, nil
+}
+
+// NewCardNumber returns a random 16-digit card number that starts with
+// prefix and ends with its Luhn check digit.
+func NewCardNumber(prefix string) string {
+	body := prefix + randomDigits(15-len(prefix))
+	return body + strconv.Itoa(luhnCheckDigit(body))
+}
+
+// ValidCardNumber reports whether number is all digits and passes the Luhn
+// check.
+func ValidCardNumber(number string) bool {
+	if len(number) < 2 || strings.Trim(number, "0123456789") != "" {
+		return false
+	}
+	return luhnCheckDigit(number[:len(number)-1]) == int(number[len(number)-1]-'0')
+}
+
+// luhnCheckDigit returns the digit that makes body + digit pass the Luhn
+// check: from the right of body, every first digit is doubled.
+func luhnCheckDigit(body string) int {
+	sum := 0
+	for i := len(body) - 1; i >= 0; i-- {
+		d := int(body[i] - '0')
+		if (len(body)-1-i)%2 == 0 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return (10 - sum%10) % 10
+}
+
+// randomDigits returns n decimal digits from the system's secure random
+// source, without bias (bytes of 250 and more are drawn again).
+func randomDigits(n int) string {
+	out := make([]byte, 0, n)
+	b := make([]byte, 1)
+	for len(out) < n {
+		rand.Read(b) // crypto/rand.Read never fails
+		if b[0] < 250 {
+			out = append(out, '0'+b[0]%10)
+		}
+	}
+	return string(out)
 }
 
 // Card reads a card.
