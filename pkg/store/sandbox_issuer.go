@@ -88,17 +88,17 @@ type sandboxRefItem struct {
 }
 
 type sandboxCardItem struct {
-	PK           string `dynamodbav:"PK"`
-	SK           string `dynamodbav:"SK"`
-	Type         string `dynamodbav:"type"`
-	ID           string `dynamodbav:"id"`
-	Reference    string `dynamodbav:"reference"`
-	CardholderID string `dynamodbav:"cardholder_id"`
-	Brand        string `dynamodbav:"brand"`
-	Last4        string `dynamodbav:"last4"`
-	ExpiryMonth  int    `dynamodbav:"expiry_month"`
-	ExpiryYear   int    `dynamodbav:"expiry_year"`
-	Balance      int64  `dynamodbav:"balance"`
+	PK           string     `dynamodbav:"PK"`
+	SK           string     `dynamodbav:"SK"`
+	Type         string     `dynamodbav:"type"`
+	ID           string     `dynamodbav:"id"`
+	Reference    string     `dynamodbav:"reference"`
+	CardholderID string     `dynamodbav:"cardholder_id"`
+	Brand        string     `dynamodbav:"brand"`
+	Last4        string     `dynamodbav:"last4"`
+	ExpiryMonth  int        `dynamodbav:"expiry_month"`
+	ExpiryYear   int        `dynamodbav:"expiry_year"`
+	Balance      int64      `dynamodbav:"balance"`
 	HeldBalance  int64      `dynamodbav:"held_balance"`
 	Status       string     `dynamodbav:"status"`
 	Number       sealedAttr `dynamodbav:"number"`
