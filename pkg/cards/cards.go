@@ -114,7 +114,9 @@ type Card struct {
 
 // IsActive reports whether the card can still hold money: it is issued and
 // not terminated.
-func (c Card) IsActive() bool { return c.Status == Active || c.Status == Frozen || c.Status == Suspended }
+func (c Card) IsActive() bool {
+	return c.Status == Active || c.Status == Frozen || c.Status == Suspended
+}
 
 // MaskedPAN returns the card's number with all but its last 4 digits
 // hidden.
