@@ -224,7 +224,7 @@ func TestSourceIP(t *testing.T) {
 			if tt.forwarded != "" {
 				r.Header.Set("X-Forwarded-For", tt.forwarded)
 			}
-			if got := auth.SourceIP(r); got != tt.want {
+			if got := httpapi.SourceIP(r); got != tt.want {
 				t.Fatalf("SourceIP = %q, want %q", got, tt.want)
 			}
 		})

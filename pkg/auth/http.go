@@ -2,7 +2,6 @@ package auth
 
 import (
 	"errors"
-	"net"
 	"net/http"
 	"strconv"
 
@@ -28,7 +27,7 @@ func tokenHandler(svc *Service, w http.ResponseWriter, r *http.Request) error {
 	// The limit is charged before the body is read: every request counts,
 	// and a refused one costs no credential check.
 	now := svc.Now()
-	if err := svc.admit(r.Context(), SourceIP(r), now); err != nil {
+	if err := svc.admit(r.Context(), httpapi.SourceIP(r), now); err != nil {
 		var rl *RateLimitError
 		if errors.As(err, &rl) {
 			w.Header().Set("Retry-After", strconv.Itoa(rl.RetryAfterSeconds()))
@@ -52,19 +51,4 @@ func tokenHandler(svc *Service, w http.ResponseWriter, r *http.Request) error {
 	w.Header().Set("Cache-Control", "no-store")
 	httpapi.Write(w, http.StatusOK, tok)
 	return nil
-}
-
-// SourceIP returns the caller's address as API Gateway saw it: r.RemoteAddr,
-// which the Lambda adapter sets from requestContext.http.sourceIp, without a
-// port. Headers such as X-Forwarded-For are never used: a client can send
-// them.
-func SourceIP(r *http.Request) string {
-	addr := r.RemoteAddr
-	if host, _, err := net.SplitHostPort(addr); err == nil {
-		addr = host
-	}
-	if addr == "" {
-		return "unknown"
-	}
-	return addr
 }

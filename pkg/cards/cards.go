@@ -163,8 +163,10 @@ type Transaction struct {
 	// (fees aside: Fee is charged on top of the source's side).
 	CardDelta   int64
 	WalletDelta int64
-	// Issuance marks the initial funding of a new card.
+	// Issuance marks the initial funding of a new card; FeeEntryID is then
+	// the wallet ledger entry of its issuance fee, if any.
 	Issuance    bool
+	FeeEntryID  string
 	Description string
 	// Error says why a FAILED transaction failed.
 	Error       string

@@ -248,6 +248,19 @@ func (s *Service) stored(ctx context.Context, c Customer) (stored, known bool) {
 	return err == nil, err == nil
 }
 
+// Cardholder returns the card issuer's id of verified customer c,
+// registering it first when it has none (the first card of a customer
+// whose registration at enrolment failed).
+func (s *Service) Cardholder(ctx context.Context, c Customer) (string, error) {
+	if c.CardholderID != "" {
+		return c.CardholderID, nil
+	}
+	if s.Issuer == nil {
+		return "", ErrNoProviders
+	}
+	return s.registerCardholder(ctx, c)
+}
+
 // registerCardholder registers verified customer c with the card issuer
 // (which answers the same cardholder to the same customer id, so it may be
 // asked again) and records the issuer's id on the customer.

@@ -3,8 +3,12 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
+
+	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 )
 
 type companyKey struct{}
@@ -60,4 +64,31 @@ func Credential(r *http.Request, name string) (string, error) {
 		return "", fmt.Errorf("%w: %s sent more than once", ErrUnauthorized, name)
 	}
 	return values[0], nil
+}
+
+// SourceIP returns the caller's address as API Gateway saw it: r.RemoteAddr,
+// which the Lambda adapter sets from requestContext.http.sourceIp, without a
+// port. Headers such as X-Forwarded-For are never used: a client can send
+// them.
+func SourceIP(r *http.Request) string {
+	addr := r.RemoteAddr
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		addr = host
+	}
+	if addr == "" {
+		return "unknown"
+	}
+	return addr
+}
+
+// RequestID returns the id of the request as API Gateway named it (the
+// requestContext's requestId), or the Lambda invocation's, or "".
+func RequestID(r *http.Request) string {
+	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && rc.RequestID != "" {
+		return rc.RequestID
+	}
+	if lc, ok := lambdacontext.FromContext(r.Context()); ok {
+		return lc.AwsRequestID
+	}
+	return ""
 }

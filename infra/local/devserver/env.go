@@ -31,9 +31,10 @@ type Resources struct {
 	// Buckets maps each bucket's local name ("documents") to its name in the
 	// emulator (default: the same).
 	Buckets map[string]string
-	// Secrets holds the values Secrets Manager would give. A variable
-	// NAME_ARN that refers to a secret becomes NAME with Secrets[NAME]
-	// ("TOKEN_SECRET", "ADMIN_API_KEY"), as app.ConfigFromEnv accepts either.
+	// Secrets holds the values Secrets Manager would give, and the local
+	// card key. A variable NAME_ARN that refers to a secret or a KMS key
+	// becomes NAME with Secrets[NAME] ("TOKEN_SECRET", "ADMIN_API_KEY",
+	// "CARD_KEY"), as app.ConfigFromEnv accepts either.
 	Secrets map[string]string
 	// Base is added to every function's environment: the emulators'
 	// endpoints, credentials and region (stack.Stack.Env).
@@ -59,14 +60,14 @@ func FunctionEnv(t *samtemplate.Template, fn samtemplate.Function, r Resources) 
 	}
 	for _, name := range slices.Sorted(maps.Keys(vars)) {
 		v := vars[name]
-		if id := ref(v); id != "" && t.Resources[id].Type == "AWS::SecretsManager::Secret" {
+		if id := ref(v); id != "" && localKeyed[t.Resources[id].Type] {
 			plain, ok := strings.CutSuffix(name, "_ARN")
 			if !ok {
-				return nil, fmt.Errorf("%s: variable %s refers to secret %s but does not end in _ARN", fn.LogicalID, name, id)
+				return nil, fmt.Errorf("%s: variable %s refers to %s but does not end in _ARN", fn.LogicalID, name, id)
 			}
 			s, ok := r.Secrets[plain]
 			if !ok {
-				return nil, fmt.Errorf("%s: no local value for secret %s (variable %s)", fn.LogicalID, id, plain)
+				return nil, fmt.Errorf("%s: no local value for %s (variable %s)", fn.LogicalID, id, plain)
 			}
 			out[plain] = s
 			continue
@@ -79,6 +80,12 @@ func FunctionEnv(t *samtemplate.Template, fn samtemplate.Function, r Resources) 
 	}
 	return out, nil
 }
+
+// localKeyed are the types of resource that a function names with a
+// NAME_ARN variable in AWS and that the local stack replaces with NAME
+// holding the value itself (Resources.Secrets): a secret, and a KMS key,
+// whose local stand-in is a key kept in .cache.
+var localKeyed = map[string]bool{"AWS::SecretsManager::Secret": true, "AWS::KMS::Key": true}
 
 // FunctionInt returns the integer property key (Timeout, MemorySize) of fn:
 // its own, else the template's Globals, else def (Lambda's default).

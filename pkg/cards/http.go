@@ -1,0 +1,189 @@
+package cards
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+
+	"payments/pkg/httpapi"
+)
+
+// RevealsPageSize is the default page size of GET /cards/{id}/reveals.
+const RevealsPageSize = 20
+
+// Routes registers the cards function's routes.
+func Routes(rt *httpapi.Router, svc *Service) {
+	h := handlers{svc}
+	rt.Handle("POST /cards", h.issue)
+	rt.Handle("GET /cards", h.list)
+	rt.Handle("GET /cards/{id}", h.get)
+	rt.Handle("GET /cards/{id}/reveals", h.reveals)
+	rt.Handle("POST /cards/{id}/fund", h.fund)
+	rt.Handle("POST /cards/{id}/withdraw", h.withdraw)
+	rt.Handle("PUT /cards/{id}/freeze", h.freeze)
+	rt.Handle("PUT /cards/{id}/unfreeze", h.unfreeze)
+	rt.Handle("POST /cards/{id}/terminate", h.terminate)
+	rt.Handle("GET /customers/{id}/cards", h.customerCards)
+}
+
+type handlers struct{ svc *Service }
+
+func (h handlers) issue(w http.ResponseWriter, r *http.Request) error {
+	var in IssueInput
+	if err := httpapi.Decode(r, &in); err != nil {
+		return err
+	}
+	c, err := h.svc.Issue(r.Context(), httpapi.CompanyID(r.Context()), in)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusCreated, "Card created successfully", c.Response())
+	return nil
+}
+
+func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
+	v := r.URL.Query()
+	q, err := ParseListQuery(v.Get("status"), v.Get("brand"), v.Get("last4"))
+	if err != nil {
+		return err
+	}
+	if q.Sync, err = httpapi.ParseBool(r, "sync", false); err != nil {
+		return err
+	}
+	companyID := httpapi.CompanyID(r.Context())
+	cs, st, err := h.svc.List(r.Context(), companyID, q)
+	if err != nil {
+		return err
+	}
+	out := listResponse{CompanyID: companyID, Statistics: st.response(), Cards: make([]Response, len(cs))}
+	for i, c := range cs {
+		out.Cards[i] = c.Response()
+	}
+	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(cs)), out)
+	return nil
+}
+
+func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
+	var o ReadOptions
+	var err error
+	if o.Reveal, err = httpapi.ParseBool(r, "reveal", false); err != nil {
+		return err
+	}
+	if o.IncludeRaw, err = httpapi.ParseBool(r, "includeRaw", false); err != nil {
+		return err
+	}
+	if o.Sync, err = httpapi.ParseBool(r, "sync", true); err != nil {
+		return err
+	}
+	o.Audit = Reveal{SourceIP: httpapi.SourceIP(r), UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r)}
+	read, err := h.svc.Get(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), o)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Card retrieved successfully", read.response())
+	return nil
+}
+
+func (h handlers) reveals(w http.ResponseWriter, r *http.Request) error {
+	page, err := httpapi.ParsePage(r, RevealsPageSize)
+	if err != nil {
+		return err
+	}
+	res, err := h.svc.Reveals(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), page)
+	if err != nil {
+		return err
+	}
+	out := make([]revealResponse, len(res.Items))
+	for i, rv := range res.Items {
+		out[i] = newRevealResponse(rv)
+	}
+	httpapi.RespondList(w, out, httpapi.Pagination(r, page, res.Total, res.Next))
+	return nil
+}
+
+func (h handlers) fund(w http.ResponseWriter, r *http.Request) error {
+	return h.move(w, r, h.svc.Fund, "Card funded successfully")
+}
+
+func (h handlers) withdraw(w http.ResponseWriter, r *http.Request) error {
+	return h.move(w, r, h.svc.Withdraw, "Card withdrawal successful")
+}
+
+func (h handlers) move(w http.ResponseWriter, r *http.Request, do func(ctx context.Context, companyID, cardID string, in AmountInput) (MoveResult, error), message string) error {
+	var in AmountInput
+	if err := httpapi.Decode(r, &in); err != nil {
+		return err
+	}
+	res, err := do(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, message, res.response())
+	return nil
+}
+
+func (h handlers) freeze(w http.ResponseWriter, r *http.Request) error {
+	lock, err := httpapi.ParseBool(r, "lock", false)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.Freeze(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), lock)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Card frozen successfully", statusResponse{CardID: c.ID, CardStatus: string(c.Status), IsLocked: c.IsLocked})
+	return nil
+}
+
+func (h handlers) unfreeze(w http.ResponseWriter, r *http.Request) error {
+	unlock, err := httpapi.ParseBool(r, "unlock", false)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.Unfreeze(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), unlock)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Card unfrozen successfully", statusResponse{CardID: c.ID, CardStatus: string(c.Status), IsLocked: c.IsLocked})
+	return nil
+}
+
+func (h handlers) terminate(w http.ResponseWriter, r *http.Request) error {
+	var in TerminateInput
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, httpapi.MaxBodyBytes))
+	if err != nil {
+		return httpapi.Invalid("body", "could not be read")
+	}
+	if len(bytes.TrimSpace(body)) > 0 { // the body is optional
+		if err := httpapi.DecodeBytes(body, &in); err != nil {
+			return err
+		}
+	}
+	c, tx, err := h.svc.Terminate(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Card terminated successfully", terminateResponse{
+		CardID: c.ID, CardStatus: string(c.Status), RefundAmount: moneyJSON(-tx.CardDelta), TransactionID: tx.ID,
+	})
+	return nil
+}
+
+func (h handlers) customerCards(w http.ResponseWriter, r *http.Request) error {
+	sync, err := httpapi.ParseBool(r, "sync", false)
+	if err != nil {
+		return err
+	}
+	cs, err := h.svc.CustomerCards(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), sync)
+	if err != nil {
+		return err
+	}
+	out := make([]customerCardResponse, len(cs))
+	for i, c := range cs {
+		out[i] = customerCardResponse{Response: c.Response(), MaskedNumber: c.MaskedPAN()}
+	}
+	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(cs)), out)
+	return nil
+}

@@ -1,0 +1,187 @@
+package cards
+
+import (
+	"encoding/json"
+
+	"payments/pkg/money"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/timestamp"
+)
+
+// Response is a card as the routes show it: spec §2.5 plus is_locked and
+// available_balance. Without a reveal, number and cvv are opaque tokens
+// (vault.Sealed.Token), null until the card is issued.
+type Response struct {
+	ID               string      `json:"id"`
+	CustomerID       string      `json:"customer_id"`
+	Status           string      `json:"status"`
+	Balance          json.Number `json:"balance"`
+	AvailableBalance json.Number `json:"available_balance"`
+	Currency         string      `json:"currency"`
+	MaskedPAN        *string     `json:"masked_pan"`
+	Number           *string     `json:"number"`
+	CVV              *string     `json:"cvv"`
+	ExpiryMonth      *int        `json:"expiry_month"`
+	ExpiryYear       *int        `json:"expiry_year"`
+	Brand            string      `json:"brand"`
+	IsVirtual        bool        `json:"is_virtual"`
+	IsPhysical       bool        `json:"is_physical"`
+	IsActive         bool        `json:"is_active"`
+	IsLocked         bool        `json:"is_locked"`
+	CreatedAt        string      `json:"created_at"`
+	UpdatedAt        string      `json:"updated_at"`
+}
+
+// Response returns c as the routes show it, without its secrets.
+func (c Card) Response() Response {
+	r := Response{
+		ID: c.ID, CustomerID: c.CustomerID, Status: string(c.Status), Balance: moneyJSON(c.Balance),
+		AvailableBalance: moneyJSON(c.Balance), Currency: Currency, Brand: string(c.Brand),
+		IsVirtual: true, IsPhysical: false, IsActive: c.IsActive(), IsLocked: c.IsLocked,
+		CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
+	}
+	if c.Last4 != "" {
+		masked, number, cvv := c.MaskedPAN(), c.Number.Token(), c.CVV.Token()
+		month, year := c.ExpiryMonth, c.ExpiryYear
+		r.MaskedPAN, r.Number, r.CVV, r.ExpiryMonth, r.ExpiryYear = &masked, &number, &cvv, &month, &year
+	}
+	return r
+}
+
+func moneyJSON(cents int64) json.Number { return money.JSON(cents, Currency) }
+
+// readResponse is GET /cards/{id}: the card, revealed or not, and raw.
+type readResponse struct {
+	Response
+	Raw *rawCard `json:"raw,omitempty"`
+}
+
+// rawCard is the issuer's record of a card, its number masked.
+type rawCard struct {
+	ID           string      `json:"id"`
+	CardholderID string      `json:"cardholder_id"`
+	Reference    string      `json:"reference"`
+	Status       string      `json:"status"`
+	Balance      json.Number `json:"balance"`
+	Brand        string      `json:"brand"`
+	MaskedNumber string      `json:"masked_number"`
+	ExpiryMonth  int         `json:"expiry_month"`
+	ExpiryYear   int         `json:"expiry_year"`
+	CreatedAt    string      `json:"created_at"`
+}
+
+func newRawCard(c issuer.Card) *rawCard {
+	return &rawCard{
+		ID: c.ID, CardholderID: c.CardholderID, Reference: c.Reference, Status: string(c.Status),
+		Balance: moneyJSON(c.Balance), Brand: string(c.Brand), MaskedNumber: "**** **** **** " + c.Last4,
+		ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CreatedAt: timestamp.Format(c.CreatedAt),
+	}
+}
+
+func (r Read) response() readResponse {
+	out := readResponse{Response: r.Card.Response()}
+	if r.Number != "" {
+		out.Number, out.CVV = &r.Number, &r.CVV
+	}
+	if r.Raw != nil {
+		out.Raw = newRawCard(*r.Raw)
+	}
+	return out
+}
+
+// listResponse is GET /cards (spec §4.17).
+type listResponse struct {
+	CompanyID  string             `json:"company_id"`
+	Statistics statisticsResponse `json:"statistics"`
+	Cards      []Response         `json:"cards"`
+}
+
+type statisticsResponse struct {
+	Total          int                            `json:"total"`
+	Active         int                            `json:"active"`
+	Frozen         int                            `json:"frozen"`
+	Terminated     int                            `json:"terminated"`
+	Pending        int                            `json:"pending"`
+	Failed         int                            `json:"failed"`
+	TotalBalance   json.Number                    `json:"total_balance"`
+	AvailableSlots int                            `json:"available_slots"`
+	ByCustomer     map[string]customerFiguresJSON `json:"by_customer"`
+}
+
+type customerFiguresJSON struct {
+	Cards   int         `json:"cards"`
+	Balance json.Number `json:"balance"`
+}
+
+func (s Statistics) response() statisticsResponse {
+	out := statisticsResponse{
+		Total: s.Total, Active: s.Active, Frozen: s.Frozen, Terminated: s.Terminated, Pending: s.Pending,
+		Failed: s.Failed, TotalBalance: moneyJSON(s.TotalBalance), AvailableSlots: s.AvailableSlots,
+		ByCustomer: make(map[string]customerFiguresJSON, len(s.ByCustomer)),
+	}
+	for id, f := range s.ByCustomer {
+		out.ByCustomer[id] = customerFiguresJSON{Cards: f.Cards, Balance: moneyJSON(f.Balance)}
+	}
+	return out
+}
+
+// customerCardResponse is a card of GET /customers/{id}/cards, which also
+// carries the sample's masked_number.
+type customerCardResponse struct {
+	Response
+	MaskedNumber string `json:"masked_number"`
+}
+
+// moveResponse is the card fund result of spec §2.8, and the answer of a
+// withdrawal, with the card transaction's status.
+type moveResponse struct {
+	TransactionID     string      `json:"transaction_id"`
+	CardID            string      `json:"card_id"`
+	Amount            json.Number `json:"amount"`
+	Currency          string      `json:"currency"`
+	FeeAmount         json.Number `json:"fee_amount"`
+	CardBalanceBefore json.Number `json:"card_balance_before"`
+	CardBalanceAfter  json.Number `json:"card_balance_after"`
+	Status            string      `json:"status"`
+}
+
+func (m MoveResult) response() moveResponse {
+	return moveResponse{
+		TransactionID: m.Tx.ID, CardID: m.Tx.CardID, Amount: moneyJSON(m.Tx.Amount), Currency: Currency,
+		FeeAmount: moneyJSON(m.Tx.Fee), CardBalanceBefore: moneyJSON(m.BalanceBefore),
+		CardBalanceAfter: moneyJSON(m.BalanceAfter), Status: string(m.Tx.Status),
+	}
+}
+
+// statusResponse is the answer of freeze and unfreeze (spec §4.21, §4.22).
+type statusResponse struct {
+	CardID     string `json:"card_id"`
+	CardStatus string `json:"card_status"`
+	IsLocked   bool   `json:"is_locked"`
+}
+
+// terminateResponse is the answer of POST /cards/{id}/terminate.
+type terminateResponse struct {
+	CardID        string      `json:"card_id"`
+	CardStatus    string      `json:"card_status"`
+	RefundAmount  json.Number `json:"refund_amount"`
+	TransactionID string      `json:"transaction_id"`
+}
+
+// revealResponse is one audit record of GET /cards/{id}/reveals.
+type revealResponse struct {
+	ID        string `json:"id"`
+	CardID    string `json:"card_id"`
+	KeyID     string `json:"key_id"`
+	SourceIP  string `json:"source_ip"`
+	UserAgent string `json:"user_agent"`
+	RequestID string `json:"request_id"`
+	CreatedAt string `json:"created_at"`
+}
+
+func newRevealResponse(r Reveal) revealResponse {
+	return revealResponse{
+		ID: r.ID, CardID: r.CardID, KeyID: r.KeyID, SourceIP: r.SourceIP, UserAgent: r.UserAgent,
+		RequestID: r.RequestID, CreatedAt: timestamp.Format(r.CreatedAt),
+	}
+}

@@ -1,0 +1,149 @@
+package cards
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"payments/pkg/customers"
+	"payments/pkg/events"
+	"payments/pkg/fees"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/timestamp"
+	"payments/pkg/vault"
+	"payments/pkg/wallets"
+)
+
+// Customers is what the service reads of a company's customers.
+type Customers interface {
+	// Get reads a customer of the company; customers.ErrNotFound if
+	// absent.
+	Get(ctx context.Context, companyID, id string) (customers.Customer, error)
+	// Cardholder returns the issuer's id of verified customer c,
+	// registering it with the issuer first when it has none.
+	Cardholder(ctx context.Context, c customers.Customer) (string, error)
+}
+
+// Wallets finds the company USD wallet.
+type Wallets interface {
+	// USDWallet returns the company USD wallet, or
+	// wallets.ErrUSDWalletNotFound.
+	USDWallet(ctx context.Context, companyID string) (wallets.Wallet, error)
+}
+
+// Companies reads a company's plan.
+type Companies interface {
+	// CardSlots returns how many live cards the company may hold.
+	CardSlots(ctx context.Context, companyID string) (int, error)
+}
+
+// Fees prices an operation.
+type Fees interface {
+	Quote(ctx context.Context, companyID, typ, operator, country, currency string, amount int64) (fees.Quote, error)
+}
+
+// Sealer seals and opens card secrets (a *vault.Vault).
+type Sealer interface {
+	Seal(ctx context.Context, secret []byte, associated string) (vault.Sealed, error)
+	Open(ctx context.Context, s vault.Sealed, associated string) ([]byte, error)
+}
+
+// Publisher queues committed events.
+type Publisher interface {
+	// Publish queues evs; an event it could not queue is left for the
+	// sweeper.
+	Publish(ctx context.Context, evs ...events.Event) error
+}
+
+// Deps are what a Service is built from.
+type Deps struct {
+	Store     Store
+	Customers Customers
+	Wallets   Wallets
+	Companies Companies
+	Fees      Fees
+	Issuer    issuer.Issuer // nil where none is configured: every change is ErrNoIssuer
+	Vault     Sealer
+	Events    Publisher
+}
+
+// ErrNoIssuer is a change asked of a deployment without a card issuer
+// (production mode, until its adapter exists).
+var ErrNoIssuer = errors.New("cards: no card issuer configured")
+
+// Service issues and runs cards.
+type Service struct {
+	Deps
+	// Now returns the current time; tests may replace it.
+	Now func() time.Time
+}
+
+// NewService returns a Service over d.
+func NewService(d Deps) *Service { return &Service{Deps: d, Now: time.Now} }
+
+// now returns the current time as stored.
+func (s *Service) now() time.Time { return timestamp.Of(s.Now()) }
+
+// publish queues committed events; what it cannot queue, the sweeper will.
+func (s *Service) publish(ctx context.Context, evs []events.Event) {
+	if len(evs) == 0 {
+		return
+	}
+	if err := s.Events.Publish(ctx, evs...); err != nil {
+		slog.WarnContext(ctx, "publish card events after commit; the sweeper will", "error", err)
+	}
+}
+
+// usdWallet returns the company's active USD wallet, or ErrNoUSDWallet.
+func (s *Service) usdWallet(ctx context.Context, companyID string) (wallets.Wallet, error) {
+	w, err := s.Wallets.USDWallet(ctx, companyID)
+	switch {
+	case errors.Is(err, wallets.ErrUSDWalletNotFound):
+		return wallets.Wallet{}, ErrNoUSDWallet
+	case err != nil:
+		return wallets.Wallet{}, fmt.Errorf("cards: read the USD wallet: %w", err)
+	case !w.IsActive:
+		return wallets.Wallet{}, wallets.ErrInactive
+	}
+	return w, nil
+}
+
+// fee returns the company's fee of type typ on amount USD cents.
+func (s *Service) fee(ctx context.Context, companyID, typ string, amount int64) (int64, error) {
+	q, err := s.Fees.Quote(ctx, companyID, typ, "", wallets.CountryUSD, Currency, amount)
+	if err != nil {
+		return 0, fmt.Errorf("cards: price %s: %w", typ, err)
+	}
+	return q.Fee, nil
+}
+
+// entry returns a ledger entry of the USD wallet w for card transaction
+// tx: delta moved on its payout balance, of type typ.
+func entry(w wallets.Wallet, tx Transaction, typ wallets.Type, delta int64, id string, now time.Time) wallets.Transaction {
+	amount := delta
+	if amount < 0 {
+		amount = -amount
+	}
+	return wallets.Transaction{
+		ID: id, CompanyID: w.CompanyID, WalletID: w.ID, Amount: amount, AmountWithFee: amount, NetAmount: amount,
+		Currency: Currency, Status: wallets.StatusSuccess, Type: typ, Reference: tx.ID,
+		Balance: wallets.Payout, Delta: delta, CreatedAt: now, CompletedAt: &now,
+	}
+}
+
+// card reads a card of the company; a malformed id is ErrNotFound.
+func (s *Service) card(ctx context.Context, companyID, id string) (Card, error) {
+	if !validID(id) {
+		return Card{}, ErrNotFound
+	}
+	return s.Store.Card(ctx, companyID, id)
+}
+
+// definitive reports whether an issuer's error is a final answer (the
+// request was refused and nothing was done), not a failure to answer.
+func definitive(err error) bool {
+	return errors.Is(err, issuer.ErrDeclined) || errors.Is(err, issuer.ErrCardState) ||
+		errors.Is(err, issuer.ErrInsufficientFunds) || errors.Is(err, issuer.ErrNotFound)
+}

@@ -1,0 +1,170 @@
+package cards
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+
+	"payments/pkg/events"
+	"payments/pkg/httpapi"
+	"payments/pkg/ids"
+	"payments/pkg/money"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/wallets"
+)
+
+// Freeze makes an ACTIVE card of the company FROZEN (spec §3.3, §4.21):
+// no new authorizations, the balance kept. lock also sets our deeper lock,
+// which only unfreezing with unlock=true lifts. The issuer is told; when it
+// cannot be, the card is left as it was and the answer is
+// ErrIssuerUnavailable.
+func (s *Service) Freeze(ctx context.Context, companyID, cardID string, lock bool) (Card, error) {
+	card, err := s.stateCheck(ctx, companyID, cardID)
+	if err != nil {
+		return Card{}, err
+	}
+	switch card.Status {
+	case Active:
+	case Frozen:
+		return Card{}, ErrAlreadyFrozen
+	default:
+		return Card{}, ErrNotActive
+	}
+	return s.setStatus(ctx, card, Frozen, lock, s.Issuer.FreezeCard)
+}
+
+// Unfreeze makes a FROZEN card of the company ACTIVE (spec §4.22); a locked
+// card needs unlock (ErrLocked).
+func (s *Service) Unfreeze(ctx context.Context, companyID, cardID string, unlock bool) (Card, error) {
+	card, err := s.stateCheck(ctx, companyID, cardID)
+	if err != nil {
+		return Card{}, err
+	}
+	switch {
+	case card.Status != Frozen:
+		return Card{}, ErrNotFrozen
+	case card.IsLocked && !unlock:
+		return Card{}, ErrLocked
+	}
+	return s.setStatus(ctx, card, Active, false, s.Issuer.UnfreezeCard)
+}
+
+// stateCheck reads a card whose state is to change: ErrTerminated once it
+// is terminated.
+func (s *Service) stateCheck(ctx context.Context, companyID, cardID string) (Card, error) {
+	if s.Issuer == nil {
+		return Card{}, ErrNoIssuer
+	}
+	card, err := s.card(ctx, companyID, cardID)
+	if err != nil {
+		return Card{}, err
+	}
+	if card.Status == Terminated {
+		return Card{}, ErrTerminated
+	}
+	return card, nil
+}
+
+// setStatus moves card to status to with its lock, then tells the issuer
+// with tell; an issuer that fails puts the card back.
+func (s *Service) setStatus(ctx context.Context, card Card, to Status, locked bool, tell func(context.Context, string) (issuer.Card, error)) (Card, error) {
+	after, err := s.Store.SetStatus(ctx, card.CompanyID, card.ID, card.Status, to, locked, s.now())
+	if err != nil {
+		return Card{}, err
+	}
+	if _, err := tell(ctx, card.IssuerCardID); err != nil && !errors.Is(err, issuer.ErrCardState) {
+		if _, rerr := s.Store.SetStatus(context.WithoutCancel(ctx), card.CompanyID, card.ID, to, card.Status, card.IsLocked, s.now()); rerr != nil {
+			slog.ErrorContext(ctx, "put a card back after the issuer failed", "card_id", card.ID, "error", rerr)
+		}
+		return Card{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
+	}
+	slog.InfoContext(ctx, "card status changed", "card_id", card.ID, "from", card.Status, "to", to, "locked", locked)
+	return after, nil
+}
+
+// TerminateInput is the body of POST /cards/{id}/terminate.
+type TerminateInput struct {
+	Reason string `json:"reason"`
+}
+
+// maxReason bounds the reason of a termination, in characters.
+const maxReason = 255
+
+// Terminate ends a card of the company for good (spec §6.4): from ACTIVE,
+// FROZEN, SUSPENDED or PENDING, one transaction makes it TERMINATED with
+// balance 0 and refunds the balance to the USD wallet, with
+// card.terminated and transaction.terminated. The issuer is told after;
+// a failure to tell it is logged and does not undo the termination (our
+// record decides what the card may do).
+func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Card, Transaction, error) {
+	reason := strings.TrimSpace(in.Reason)
+	if len([]rune(reason)) > maxReason {
+		return Card{}, Transaction{}, httpapi.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))
+	}
+	if reason == "" {
+		reason = events.TerminationReasonCompany
+	}
+	card, err := s.stateCheck(ctx, companyID, cardID)
+	if err != nil {
+		return Card{}, Transaction{}, err
+	}
+	if card.Status == Failed {
+		return Card{}, Transaction{}, ErrNotActive
+	}
+	card, tx, err := s.terminate(ctx, card, reason, false)
+	if err != nil {
+		return Card{}, Transaction{}, err
+	}
+	if card.IssuerCardID != "" {
+		if _, _, err := s.Issuer.TerminateCard(ctx, card.IssuerCardID); err != nil {
+			slog.WarnContext(ctx, "tell the issuer of a termination; GET /cards/{id} with sync tells it again", "card_id", card.ID, "error", err)
+		}
+	}
+	return card, tx, nil
+}
+
+// terminate writes the termination of card as read, by the company or, with
+// byIssuer, as the issuer reported it; the event takes the matching form.
+func (s *Service) terminate(ctx context.Context, card Card, reason string, byIssuer bool) (Card, Transaction, error) {
+	now := s.now()
+	tx := s.newTx(card, TxTermination, card.Balance, 0, now)
+	tx.Status, tx.CardDelta, tx.WalletDelta, tx.CompletedAt = TxSuccess, -card.Balance, card.Balance, &now
+	tx.Description = reason
+	t := Termination{Card: card, Tx: tx, Now: now}
+	if card.Balance > 0 {
+		w, err := s.Wallets.USDWallet(ctx, card.CompanyID)
+		if err != nil {
+			return Card{}, Transaction{}, fmt.Errorf("cards: read the USD wallet to refund %s: %w", card.ID, err)
+		}
+		tx.WalletID = w.ID
+		t.Tx = tx
+		t.Wallet = wallets.Adjustment{Payout: card.Balance}
+		t.Entries = []wallets.Transaction{entry(w, tx, wallets.TypeRefund, card.Balance, ids.NewV7(now), now)}
+	}
+	var data events.Payload = events.CardTerminatedByCompanyData{
+		CardID: card.ID, CardNumber: card.MaskedPAN(), Status: events.CardStatusTerminated, TerminatedAt: now,
+		RefundAmount: money.JSON(card.Balance, Currency), RefundProcessed: true, Reason: reason,
+	}
+	if byIssuer {
+		data = events.CardTerminatedByProviderData{
+			CardID: card.ID, Status: events.CardStatusTerminated, Reason: events.TerminationReasonProvider,
+			PreviousBalance: money.JSON(card.Balance, Currency),
+		}
+	}
+	for _, p := range []events.Payload{data, events.TransactionTerminatedData{CardTransaction: cardTxEvent(t.Tx)}} {
+		ev, err := events.Build(card.CompanyID, p, now)
+		if err != nil {
+			return Card{}, Transaction{}, err
+		}
+		t.Events = append(t.Events, ev)
+	}
+	if err := s.Store.Terminate(ctx, t); err != nil {
+		return Card{}, Transaction{}, err
+	}
+	slog.InfoContext(ctx, "card terminated", "card_id", card.ID, "refund", card.Balance, "by_issuer", byIssuer)
+	s.publish(ctx, t.Events)
+	card.Status, card.Balance, card.UpdatedAt = Terminated, 0, now
+	return card, t.Tx, nil
+}
