@@ -236,7 +236,9 @@ func (s *Sandbox) newCard(ctx context.Context, r CardRequest, holderID string, b
 	}
 	number, cvv := NewCardNumber(prefix), randomDigits(3)
 	id := cardIDPrefix + ids.NewV7(now)
-	expiry := now.AddDate(0, 36, 0)
+	// 36 months after the month of issue: from its first day, so that a
+	// card issued on 29 February does not expire in March.
+	expiry := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 36, 0)
 	c := SandboxCard{Card: Card{
 		ID: id, Reference: r.Reference, CardholderID: holderID, Brand: brand, Last4: number[len(number)-4:],
 		ExpiryMonth: int(expiry.Month()), ExpiryYear: expiry.Year(),
