@@ -125,6 +125,10 @@ func (Secrets) String() string { return "issuer.Secrets{redacted}" }
 // GoString hides the secrets from %#v.
 func (Secrets) GoString() string { return "issuer.Secrets{redacted}" }
 
+// MarshalJSON hides the secrets from encoding/json, and so from a JSON log
+// (slog.JSONHandler encodes an attribute's value with it).
+func (Secrets) MarshalJSON() ([]byte, error) { return []byte(`"issuer.Secrets{redacted}"`), nil }
+
 // Movement moves money onto a card (fund) or off it (withdraw).
 type Movement struct {
 	// Reference is our transaction id; a movement is idempotent on it.
