@@ -1,7 +1,10 @@
 package issuer_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"regexp"
 	"strings"
@@ -9,11 +12,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/vault"
 )
 
 var now = time.Date(2026, 2, 28, 9, 30, 0, 456_000_000, time.UTC)
@@ -21,9 +29,31 @@ var now = time.Date(2026, 2, 28, 9, 30, 0, 456_000_000, time.UTC)
 // newSandbox returns a sandbox issuer on a fresh table whose clock is now.
 func newSandbox(t *testing.T) *issuer.Sandbox {
 	t.Helper()
-	sb := issuer.NewSandbox(store.NewSandboxIssuer(storetest.NewDB(t)))
-	sb.Now = func() time.Time { return now }
+	sb, _, _ := newSandboxDB(t)
 	return sb
+}
+
+// newSandboxDB returns a sandbox issuer on a fresh table whose clock is
+// now, with its table and the vault that seals its card secrets.
+func newSandboxDB(t *testing.T) (*issuer.Sandbox, *store.DB, *vault.Vault) {
+	t.Helper()
+	db := storetest.NewDB(t)
+	v := newVault(t)
+	sb := issuer.NewSandbox(store.NewSandboxIssuer(db), v)
+	sb.Now = func() time.Time { return now }
+	return sb, db, v
+}
+
+// newVault returns a vault under a random local master key.
+func newVault(t *testing.T) *vault.Vault {
+	t.Helper()
+	master := make([]byte, vault.DataKeySize)
+	rand.Read(master)
+	keys, err := vault.NewLocal(master)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vault.New(keys)
 }
 
 func cardholderRequest(idNumber string) issuer.CardholderRequest {
@@ -48,7 +78,7 @@ func enroll(t *testing.T, sb *issuer.Sandbox, idNumber string) issuer.Cardholder
 func issue(t *testing.T, sb *issuer.Sandbox, balance int64) issuer.Card {
 	t.Helper()
 	h := enroll(t, sb, "CM-100001")
-	c, err := sb.IssueCard(context.Background(), issuer.CardRequest{Reference: uuid.NewString(), CardholderID: h.ID, Amount: balance})
+	c, _, err := sb.IssueCard(context.Background(), issuer.CardRequest{Reference: uuid.NewString(), CardholderID: h.ID, Amount: balance})
 	if err != nil {
 		t.Fatalf("IssueCard: %v", err)
 	}
@@ -136,21 +166,33 @@ func TestSandboxIssueCard(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			tt.req.Reference = uuid.NewString()
-			for attempt := range 2 { // a repeat answers the same
-				c, err := sb.IssueCard(ctx, tt.req)
+			var first issuer.Card
+			var firstSecrets issuer.Secrets
+			for attempt := range 2 { // a repeat answers the same card, with the same secrets
+				c, sec, err := sb.IssueCard(ctx, tt.req)
 				if !errors.Is(err, tt.want) {
 					t.Fatalf("IssueCard %d = %+v, %v; want %v", attempt, c, err, tt.want)
 				}
 				if err != nil {
+					if sec != (issuer.Secrets{}) {
+						t.Fatalf("IssueCard %d answered %v with secrets", attempt, err)
+					}
 					continue
 				}
+				checkSecrets(t, sec, tt.brand)
 				want := issuer.Card{
 					ID: c.ID, Reference: tt.req.Reference, CardholderID: tt.req.CardholderID, Brand: tt.brand,
-					Last4: c.Last4, ExpiryMonth: 2, ExpiryYear: 2029, Balance: tt.req.Amount,
+					Last4: sec.Number[12:], ExpiryMonth: 2, ExpiryYear: 2029, Balance: tt.req.Amount,
 					Status: issuer.CardActive, CreatedAt: now,
 				}
-				if c != want || !regexp.MustCompile(`^card_[0-9a-f-]{36}$`).MatchString(c.ID) || !regexp.MustCompile(`^[0-9]{4}$`).MatchString(c.Last4) {
-					t.Fatalf("IssueCard %d = %+v, want %+v", attempt, c, want)
+				if attempt == 0 {
+					first, firstSecrets = c, sec
+				}
+				if c != want || c != first || !regexp.MustCompile(`^card_[0-9a-f-]{36}$`).MatchString(c.ID) {
+					t.Fatalf("IssueCard %d = %+v, want %+v (first %+v)", attempt, c, want, first)
+				}
+				if sec.Number != firstSecrets.Number || sec.CVV != firstSecrets.CVV {
+					t.Fatalf("IssueCard %d gave number %s CVV %s, first %s %s", attempt, sec.Number, sec.CVV, firstSecrets.Number, firstSecrets.CVV)
 				}
 				if got, err := sb.Card(ctx, c.ID); err != nil || got != want {
 					t.Fatalf("Card = %+v, %v; want %+v", got, err, want)
@@ -161,14 +203,254 @@ func TestSandboxIssueCard(t *testing.T) {
 
 	t.Run("a declined reference stays declined", func(t *testing.T) {
 		req := issuer.CardRequest{Reference: uuid.NewString(), CardholderID: declined.ID}
-		if _, err := sb.IssueCard(ctx, req); !errors.Is(err, issuer.ErrDeclined) {
+		if _, _, err := sb.IssueCard(ctx, req); !errors.Is(err, issuer.ErrDeclined) {
 			t.Fatalf("IssueCard = %v, want ErrDeclined", err)
 		}
 		req.CardholderID = holder.ID
-		if _, err := sb.IssueCard(ctx, req); !errors.Is(err, issuer.ErrDeclined) {
+		if _, _, err := sb.IssueCard(ctx, req); !errors.Is(err, issuer.ErrDeclined) {
 			t.Fatalf("IssueCard again for another cardholder = %v, want ErrDeclined", err)
 		}
 	})
+}
+
+// checkSecrets fails t unless s holds a 16-digit, Luhn-valid number with
+// the prefix of brand (4 for VISA, 5 for MASTERCARD) and a 3-digit CVV.
+func checkSecrets(t *testing.T, s issuer.Secrets, brand issuer.Brand) {
+	t.Helper()
+	prefix := map[issuer.Brand]string{issuer.Visa: "4", issuer.Mastercard: "5"}[brand]
+	if prefix == "" || !sixteenDigits.MatchString(s.Number) || !strings.HasPrefix(s.Number, prefix) || !issuer.ValidCardNumber(s.Number) {
+		t.Fatalf("number %q of a %s card: want 16 digits starting with %q, Luhn-valid", s.Number, brand, prefix)
+	}
+	if !threeDigits.MatchString(s.CVV) {
+		t.Fatalf("CVV %q: want 3 digits", s.CVV)
+	}
+}
+
+var (
+	sixteenDigits = regexp.MustCompile(`^[0-9]{16}$`)
+	threeDigits   = regexp.MustCompile(`^[0-9]{3}$`)
+)
+
+// TestSandboxCardExpiry: a card expires in the month 36 months after the
+// month it was issued in, by the sandbox's clock, read in UTC.
+func TestSandboxCardExpiry(t *testing.T) {
+	ctx := context.Background()
+	sb := newSandbox(t)
+	holder := enroll(t, sb, "CM-123456")
+	tests := []struct {
+		name        string
+		now         time.Time
+		month, year int
+	}{
+		{"end of February", time.Date(2026, 2, 28, 9, 30, 0, 0, time.UTC), 2, 2029},
+		{"first instant of a year", time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), 1, 2030},
+		{"last instant of a year", time.Date(2026, 12, 31, 23, 59, 59, 999_000_000, time.UTC), 12, 2029},
+		{"31st of a month", time.Date(2026, 10, 31, 12, 0, 0, 0, time.UTC), 10, 2029},
+		{"leap day", time.Date(2028, 2, 29, 12, 0, 0, 0, time.UTC), 2, 2031},
+		{"a clock east of UTC", time.Date(2026, 3, 1, 0, 30, 0, 0, time.FixedZone("EAT", 3*60*60)), 2, 2029},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sb.Now = func() time.Time { return tt.now }
+			c, _, err := sb.IssueCard(ctx, issuer.CardRequest{Reference: uuid.NewString(), CardholderID: holder.ID})
+			if err != nil || c.ExpiryMonth != tt.month || c.ExpiryYear != tt.year || !c.CreatedAt.Equal(tt.now) {
+				t.Fatalf("IssueCard at %v = expiry %02d/%d, created %v, %v; want %02d/%d",
+					tt.now, c.ExpiryMonth, c.ExpiryYear, c.CreatedAt, err, tt.month, tt.year)
+			}
+		})
+	}
+}
+
+// TestSandboxConcurrentIssuance: issuances of one reference at once make
+// one card, and every answer carries its secrets.
+func TestSandboxConcurrentIssuance(t *testing.T) {
+	ctx := context.Background()
+	sb, db, _ := newSandboxDB(t)
+	holder := enroll(t, sb, "CM-123456")
+	req := issuer.CardRequest{Reference: uuid.NewString(), CardholderID: holder.ID, Brand: issuer.Mastercard, Amount: 700}
+	cards := make([]issuer.Card, 10)
+	secrets := make([]issuer.Secrets, len(cards))
+	errs := make([]error, len(cards))
+	var wg sync.WaitGroup
+	for i := range cards {
+		wg.Go(func() { cards[i], secrets[i], errs[i] = sb.IssueCard(ctx, req) })
+	}
+	wg.Wait()
+	for i := range cards {
+		if errs[i] != nil || cards[i] != cards[0] || secrets[i].Number != secrets[0].Number || secrets[i].CVV != secrets[0].CVV {
+			t.Fatalf("IssueCard %d = %+v, number %s CVV %s, %v; want %+v, %s %s",
+				i, cards[i], secrets[i].Number, secrets[i].CVV, errs[i], cards[0], secrets[0].Number, secrets[0].CVV)
+		}
+	}
+	checkSecrets(t, secrets[0], issuer.Mastercard)
+	if n := len(cardItems(t, db)); n != 1 {
+		t.Fatalf("%d card items, want 1", n)
+	}
+}
+
+// TestSandboxKeepsSecretsSealed: the stored card holds its number and CVV
+// only sealed, bound to the card id, and nothing in the table holds them in
+// clear.
+func TestSandboxKeepsSecretsSealed(t *testing.T) {
+	ctx := context.Background()
+	sb, db, v := newSandboxDB(t)
+	holder := enroll(t, sb, "CM-123456")
+	issued := map[string]issuer.Secrets{} // by card id
+	for _, brand := range []issuer.Brand{issuer.Visa, issuer.Mastercard} {
+		c, sec, err := sb.IssueCard(ctx, issuer.CardRequest{Reference: uuid.NewString(), CardholderID: holder.ID, Brand: brand, Amount: 5000})
+		if err != nil {
+			t.Fatalf("IssueCard: %v", err)
+		}
+		issued[c.ID] = sec
+	}
+
+	// No item, of whatever kind, holds a number in clear, in any attribute.
+	for _, item := range scanItems(t, db) {
+		var decoded map[string]any
+		if err := attributevalue.UnmarshalMap(item, &decoded); err != nil {
+			t.Fatal(err)
+		}
+		text, err := json.Marshal(decoded)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sec := range issued {
+			if strings.Contains(string(text), sec.Number) {
+				t.Fatalf("an item holds the number %s in clear: %s", sec.Number, text)
+			}
+		}
+	}
+
+	items := cardItems(t, db)
+	if len(items) != len(issued) {
+		t.Fatalf("%d card items, want %d", len(items), len(issued))
+	}
+	for _, item := range items {
+		var id string
+		if err := attributevalue.Unmarshal(item["id"], &id); err != nil {
+			t.Fatal(err)
+		}
+		sec, ok := issued[id]
+		if !ok {
+			t.Fatalf("card item %s was not issued", id)
+		}
+		// No plain attribute is the number or the CVV (a 3-digit CVV may
+		// be part of other digits, a timestamp's, by chance).
+		for name, av := range item {
+			var plain string
+			switch av := av.(type) {
+			case *types.AttributeValueMemberS:
+				plain = av.Value
+			case *types.AttributeValueMemberN:
+				plain = av.Value
+			}
+			if plain != "" && (plain == sec.Number || plain == sec.CVV) {
+				t.Errorf("card %s: attribute %s is a secret in clear", id, name)
+			}
+		}
+		for name, secret := range map[string]string{"number": sec.Number, "cvv": sec.CVV} {
+			sealed := sealedAttribute(t, item, name)
+			if bytes.Contains(sealed.Ciphertext, []byte(sec.Number)) || bytes.Equal(sealed.Ciphertext, []byte(secret)) {
+				t.Errorf("card %s: %s ciphertext holds the secret in clear", id, name)
+			}
+			if got, err := v.Open(ctx, sealed, id); err != nil || string(got) != secret {
+				t.Errorf("card %s: %s opens to %q, %v; want %q", id, name, got, err, secret)
+			}
+			if _, err := v.Open(ctx, sealed, id+"x"); !errors.Is(err, vault.ErrOpen) {
+				t.Errorf("card %s: %s opens under another card id: %v", id, name, err)
+			}
+		}
+	}
+}
+
+// sealedAttribute returns the attribute name of a card item, which must be
+// a map of exactly the parts of a vault.Sealed: key_id a string, data_key,
+// nonce and ciphertext binary and not empty.
+func sealedAttribute(t *testing.T, item map[string]types.AttributeValue, name string) vault.Sealed {
+	t.Helper()
+	m, ok := item[name].(*types.AttributeValueMemberM)
+	if !ok {
+		t.Fatalf("attribute %s is %T, want a map", name, item[name])
+	}
+	parts := map[string][]byte{}
+	for _, part := range []string{"data_key", "nonce", "ciphertext"} {
+		b, ok := m.Value[part].(*types.AttributeValueMemberB)
+		if !ok || len(b.Value) == 0 {
+			t.Fatalf("attribute %s.%s is %T, want binary", name, part, m.Value[part])
+		}
+		parts[part] = b.Value
+	}
+	keyID, ok := m.Value["key_id"].(*types.AttributeValueMemberS)
+	if !ok || !strings.HasPrefix(keyID.Value, "local:") || len(m.Value) != 4 {
+		t.Fatalf("attribute %s = %v, want key_id, data_key, nonce and ciphertext", name, m.Value)
+	}
+	return vault.Sealed{KeyID: keyID.Value, DataKey: parts["data_key"], Nonce: parts["nonce"], Ciphertext: parts["ciphertext"]}
+}
+
+// scanItems returns every item of db's table.
+func scanItems(t *testing.T, db *store.DB) []map[string]types.AttributeValue {
+	t.Helper()
+	var items []map[string]types.AttributeValue
+	p := dynamodb.NewScanPaginator(db.Client, &dynamodb.ScanInput{TableName: aws.String(db.Table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		out, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, out.Items...)
+	}
+	return items
+}
+
+// cardItems returns the items of db's table that are sandbox cards.
+func cardItems(t *testing.T, db *store.DB) []map[string]types.AttributeValue {
+	t.Helper()
+	var cards []map[string]types.AttributeValue
+	for _, item := range scanItems(t, db) {
+		if typ, ok := item["type"].(*types.AttributeValueMemberS); ok && typ.Value == "sandbox_card" {
+			cards = append(cards, item)
+		}
+	}
+	return cards
+}
+
+// TestSandboxWithoutSealer: a sandbox made without a sealer enrols
+// cardholders but issues no card, and records nothing of the attempt.
+func TestSandboxWithoutSealer(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	sb := issuer.NewSandbox(store.NewSandboxIssuer(db), nil)
+	h := enroll(t, sb, "CM-123456")
+	if got, err := sb.Cardholder(ctx, h.ID); err != nil || got != h {
+		t.Fatalf("Cardholder = %+v, %v; want %+v", got, err, h)
+	}
+	req := issuer.CardRequest{Reference: uuid.NewString(), CardholderID: h.ID}
+	c, sec, err := sb.IssueCard(ctx, req)
+	if !errors.Is(err, issuer.ErrUnavailable) || c != (issuer.Card{}) || sec != (issuer.Secrets{}) {
+		t.Fatalf("IssueCard = %+v, %v; want ErrUnavailable", c, err)
+	}
+	// The reference is free: a sandbox with a sealer issues on it.
+	if _, sec, err := issuer.NewSandbox(store.NewSandboxIssuer(db), newVault(t)).IssueCard(ctx, req); err != nil {
+		t.Fatalf("IssueCard with a sealer = %v", err)
+	} else {
+		checkSecrets(t, sec, issuer.Visa)
+	}
+}
+
+// TestSandboxSecretsUnderAnotherKey: a repeated issuance whose secrets were
+// sealed under another master key is ErrUnavailable, never other secrets.
+func TestSandboxSecretsUnderAnotherKey(t *testing.T) {
+	ctx := context.Background()
+	sb, db, _ := newSandboxDB(t)
+	h := enroll(t, sb, "CM-123456")
+	req := issuer.CardRequest{Reference: uuid.NewString(), CardholderID: h.ID}
+	if _, _, err := sb.IssueCard(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	other := issuer.NewSandbox(store.NewSandboxIssuer(db), newVault(t))
+	if c, sec, err := other.IssueCard(ctx, req); !errors.Is(err, issuer.ErrUnavailable) || sec != (issuer.Secrets{}) {
+		t.Fatalf("IssueCard under another key = %+v, %v; want ErrUnavailable", c, err)
+	}
 }
 
 func TestSandboxMovements(t *testing.T) {
@@ -302,7 +584,7 @@ func TestSandboxUnknownIDs(t *testing.T) {
 	}{
 		{"Cardholder", func() error { _, err := sb.Cardholder(ctx, "ch_nope"); return err }},
 		{"IssueCard", func() error {
-			_, err := sb.IssueCard(ctx, issuer.CardRequest{Reference: uuid.NewString(), CardholderID: "ch_nope"})
+			_, _, err := sb.IssueCard(ctx, issuer.CardRequest{Reference: uuid.NewString(), CardholderID: "ch_nope"})
 			return err
 		}},
 		{"Card", func() error { _, err := sb.Card(ctx, "card_nope"); return err }},
@@ -358,7 +640,7 @@ func (brokenStore) TerminateCard(context.Context, string) (issuer.SandboxCard, e
 // ErrUnavailable, never one of the issuer's answers.
 func TestSandboxStoreFailureIsUnavailable(t *testing.T) {
 	ctx := context.Background()
-	sb := issuer.NewSandbox(brokenStore{})
+	sb := issuer.NewSandbox(brokenStore{}, newVault(t))
 	m := issuer.Movement{Reference: "tx", CardID: "card_x", Amount: 1}
 	tests := []struct {
 		name string
@@ -367,7 +649,7 @@ func TestSandboxStoreFailureIsUnavailable(t *testing.T) {
 		{"EnrollCardholder", func() error { _, err := sb.EnrollCardholder(ctx, cardholderRequest("CM-1")); return err }},
 		{"Cardholder", func() error { _, err := sb.Cardholder(ctx, "ch_x"); return err }},
 		{"IssueCard", func() error {
-			_, err := sb.IssueCard(ctx, issuer.CardRequest{Reference: "card", CardholderID: "ch_x"})
+			_, _, err := sb.IssueCard(ctx, issuer.CardRequest{Reference: "card", CardholderID: "ch_x"})
 			return err
 		}},
 		{"Card", func() error { _, err := sb.Card(ctx, "card_x"); return err }},
