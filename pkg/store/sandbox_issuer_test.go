@@ -1,7 +1,9 @@
 package store_test
 
 import (
+	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"strings"
 	"sync"
@@ -17,6 +19,7 @@ import (
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/vault"
 )
 
 var sandboxIssuerNow = time.Date(2026, 11, 23, 10, 0, 0, 123_000_000, time.UTC)
@@ -28,12 +31,39 @@ func sandboxCardholder(ref string) issuer.SandboxCardholder {
 	}
 }
 
+// sandboxCard returns a new card of balance, whose sealed secrets are
+// random bytes of the sizes a vault makes.
 func sandboxCard(holderID string, balance int64) issuer.SandboxCard {
 	return issuer.SandboxCard{Card: issuer.Card{
 		ID: "card_" + uuid.NewString(), Reference: uuid.NewString(), CardholderID: holderID,
 		Brand: issuer.Visa, Last4: "4242", ExpiryMonth: 11, ExpiryYear: 2029,
 		Balance: balance, Status: issuer.CardActive, CreatedAt: sandboxIssuerNow,
-	}}
+	}, Number: randomSealed(16), CVV: randomSealed(3)}
+}
+
+// randomSealed returns a vault.Sealed of random bytes, as the sealing of a
+// secret of n bytes would be.
+func randomSealed(n int) vault.Sealed {
+	part := func(n int) []byte {
+		b := make([]byte, n)
+		rand.Read(b)
+		return b
+	}
+	return vault.Sealed{KeyID: "local:0badc0de", DataKey: part(60), Nonce: part(12), Ciphertext: part(n + 16)}
+}
+
+// sameCard reports whether a and b are the same sandbox card, sealed
+// secrets included (a struct holding a vault.Sealed has no ==).
+func sameCard(a, b issuer.SandboxCard) bool {
+	return a.Card == b.Card && a.Declined == b.Declined && a.HeldBalance == b.HeldBalance &&
+		sameSealed(a.Number, b.Number) && sameSealed(a.CVV, b.CVV)
+}
+
+// sameSealed reports whether a and b hold the same key id and bytes; an
+// empty part equals a missing one.
+func sameSealed(a, b vault.Sealed) bool {
+	return a.KeyID == b.KeyID && bytes.Equal(a.DataKey, b.DataKey) &&
+		bytes.Equal(a.Nonce, b.Nonce) && bytes.Equal(a.Ciphertext, b.Ciphertext)
 }
 
 // TestSandboxIssuerStore: the sandbox issuer's cardholders and cards are
@@ -80,24 +110,55 @@ func TestSandboxIssuerStore(t *testing.T) {
 
 	t.Run("a card or its decline once per reference", func(t *testing.T) {
 		card := sandboxCard("ch_x", 500)
-		if got, err := s.PutCard(ctx, card); err != nil || got != card {
+		if got, err := s.PutCard(ctx, card); err != nil || !sameCard(got, card) {
 			t.Fatalf("PutCard = %+v, %v; want %+v", got, err, card)
 		}
 		again := sandboxCard("ch_x", 900)
 		again.Reference = card.Reference
-		if got, err := s.PutCard(ctx, again); err != nil || got != card {
+		if got, err := s.PutCard(ctx, again); err != nil || !sameCard(got, card) {
 			t.Fatalf("PutCard again = %+v, %v; want %+v", got, err, card)
 		}
 		declined := issuer.SandboxCard{Card: issuer.Card{Reference: uuid.NewString(), CardholderID: "ch_y", CreatedAt: sandboxIssuerNow}, Declined: true}
 		for range 2 {
-			if got, err := s.PutCard(ctx, declined); err != nil || got != declined {
+			if got, err := s.PutCard(ctx, declined); err != nil || !sameCard(got, declined) {
 				t.Fatalf("PutCard declined = %+v, %v; want %+v", got, err, declined)
 			}
 		}
 		issued := sandboxCard("ch_y", 1)
 		issued.Reference = declined.Reference
-		if got, err := s.PutCard(ctx, issued); err != nil || got != declined {
+		if got, err := s.PutCard(ctx, issued); err != nil || !sameCard(got, declined) {
 			t.Fatalf("PutCard on a declined reference = %+v, %v; want the decline", got, err)
+		}
+	})
+
+	t.Run("the sealed secrets come back from every read", func(t *testing.T) {
+		card := sandboxCard("ch_x", 100)
+		if _, err := s.PutCard(ctx, card); err != nil {
+			t.Fatal(err)
+		}
+		reads := []struct {
+			name string
+			do   func() (issuer.SandboxCard, error)
+		}{
+			{"Card", func() (issuer.SandboxCard, error) { return s.Card(ctx, card.ID) }},
+			{"PutCard again", func() (issuer.SandboxCard, error) {
+				again := sandboxCard("ch_x", 100)
+				again.Reference = card.Reference
+				return s.PutCard(ctx, again)
+			}},
+			{"MoveCard", func() (issuer.SandboxCard, error) {
+				return s.MoveCard(ctx, issuer.SandboxMovement{Reference: uuid.NewString(), CardID: card.ID, Delta: 1, CreatedAt: sandboxIssuerNow})
+			}},
+			{"SetCardStatus", func() (issuer.SandboxCard, error) {
+				return s.SetCardStatus(ctx, card.ID, issuer.CardActive, issuer.CardFrozen)
+			}},
+			{"TerminateCard", func() (issuer.SandboxCard, error) { return s.TerminateCard(ctx, card.ID) }},
+		}
+		for _, r := range reads {
+			got, err := r.do()
+			if err != nil || got.ID != card.ID || !sameSealed(got.Number, card.Number) || !sameSealed(got.CVV, card.CVV) {
+				t.Fatalf("%s = card %s, %v; want %s with its sealed secrets", r.name, got.ID, err, card.ID)
+			}
 		}
 	})
 
