@@ -1,8 +1,11 @@
 package fees
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strings"
 	"testing"
 
 	"payments/pkg/httpapi"
@@ -129,5 +132,117 @@ func TestScheduleValidation(t *testing.T) {
 	s, err := fromJSON([]rule{{Type: TypePayout, Currency: "USD", Fixed: n("0.5"), Percent: n("1.5")}})
 	if err != nil || s.Rules[0].Fixed != 50 || s.Rules[0].PercentBps != 150 {
 		t.Fatalf("fromJSON = %+v, %v", s, err)
+	}
+}
+
+func TestDefaultScheduleCardRules(t *testing.T) {
+	d := DefaultSchedule()
+	tests := []struct {
+		typ             string
+		fixed, bps, fee int64 // fee on 10 000 cents
+	}{
+		{TypeCardIssuance, 100, 0, 100},
+		{TypeCardFunding, 0, 0, 0},
+		{TypeCardWithdrawal, 0, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.typ, func(t *testing.T) {
+			r, err := d.Match(tt.typ, "", "", "USD")
+			if err != nil || r.Currency != "USD" || r.Fixed != tt.fixed || r.PercentBps != tt.bps || r.Fee(10_000) != tt.fee {
+				t.Fatalf("Match = %+v (fee %d), %v; want USD fixed %d, %d bps", r, r.Fee(10_000), err, tt.fixed, tt.bps)
+			}
+			// A card's money is USD: no other currency is priced.
+			if _, err := d.Match(tt.typ, "", "", "XAF"); !errors.Is(err, ErrNoRule) {
+				t.Fatalf("Match in XAF = %v, want ErrNoRule", err)
+			}
+		})
+	}
+	for _, typ := range Types {
+		if !slices.ContainsFunc(d.Rules, func(r Rule) bool { return r.Type == typ }) {
+			t.Errorf("the default schedule has no %s rule", typ)
+		}
+	}
+	if err := d.validate(); err != nil {
+		t.Errorf("the default schedule does not validate: %v", err)
+	}
+}
+
+// memStore is a Store in memory, by company id.
+type memStore map[string]Schedule
+
+func (m memStore) FeeSchedule(_ context.Context, companyID string) (Schedule, bool, error) {
+	s, ok := m[companyID]
+	return s, ok, nil
+}
+
+func (m memStore) PutFeeSchedule(_ context.Context, companyID string, s Schedule) error {
+	m[companyID] = s
+	return nil
+}
+
+// TestQuoteFallsBackToDefaultByType: a company's schedule prices the types
+// it has rules of; the default schedule prices the others.
+func TestQuoteFallsBackToDefaultByType(t *testing.T) {
+	ctx := context.Background()
+	svc := NewService(memStore{})
+	for id, sch := range map[string]Schedule{
+		"payouts": {Rules: []Rule{{Type: TypePayout, Currency: "XAF", PercentBps: 200}}},
+		"cards": {Rules: []Rule{
+			{Type: TypePayout, PercentBps: 200},
+			{Type: TypeCardIssuance, Currency: "USD", Fixed: 250},
+		}},
+	} {
+		if err := svc.SetSchedule(ctx, id, sch); err != nil {
+			t.Fatalf("SetSchedule %s: %v", id, err)
+		}
+	}
+	tests := []struct {
+		name, company, typ, currency string
+		amount, fee                  int64
+		want                         error
+	}{
+		{"payout rules only: its payout rule", "payouts", TypePayout, "XAF", 10_000, 200, nil},
+		{"payout rules only: default issuance", "payouts", TypeCardIssuance, "USD", 0, 100, nil},
+		{"payout rules only: default funding", "payouts", TypeCardFunding, "USD", 5_000, 0, nil},
+		{"payout rules only: default withdrawal", "payouts", TypeCardWithdrawal, "USD", 5_000, 0, nil},
+		{"payout rules only: default collection", "payouts", TypeCollection, "XAF", 10_000, 100, nil},
+		{"own rules of a type are not mixed with the default's", "payouts", TypePayout, "XOF", 10_000, 0, ErrNoRule},
+		{"its issuance rule", "cards", TypeCardIssuance, "USD", 0, 250, nil},
+		{"its schedule, default funding", "cards", TypeCardFunding, "USD", 5_000, 0, nil},
+		{"no schedule: default issuance", "none", TypeCardIssuance, "USD", 0, 100, nil},
+		{"no schedule: default payout", "none", TypePayout, "XAF", 10_000, 150, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			q, err := svc.Quote(ctx, tt.company, tt.typ, "mtn", "CM", tt.currency, tt.amount)
+			if !errors.Is(err, tt.want) || err == nil && (q.Fee != tt.fee || q.Amount != tt.amount || q.Rule.Type != tt.typ) {
+				t.Fatalf("Quote = %+v, %v; want fee %d, %v", q, err, tt.fee, tt.want)
+			}
+		})
+	}
+}
+
+func TestScheduleValidationTypes(t *testing.T) {
+	for _, typ := range Types {
+		t.Run(typ, func(t *testing.T) {
+			s, err := fromJSON([]ruleRequest{{Type: typ, Currency: "USD", Fixed: json.RawMessage("1.25"), Percent: json.RawMessage("0.5")}})
+			if err != nil || len(s.Rules) != 1 || s.Rules[0] != (Rule{Type: typ, Currency: "USD", Fixed: 125, PercentBps: 50}) {
+				t.Fatalf("fromJSON = %+v, %v", s, err)
+			}
+		})
+	}
+	for _, typ := range []string{"CARD", "card_issuance", "REFUND", ""} {
+		t.Run("unknown "+typ, func(t *testing.T) {
+			err := Schedule{Rules: []Rule{{Type: TypePayout}, {Type: typ}}}.validate()
+			var fe *httpapi.FieldError
+			if !errors.As(err, &fe) || fe.Field != "rules[1].type" {
+				t.Fatalf("validate = %v, want a rules[1].type error", err)
+			}
+			for _, known := range Types {
+				if !strings.Contains(fe.Problem, known) {
+					t.Errorf("problem %q does not list %s", fe.Problem, known)
+				}
+			}
+		})
 	}
 }
