@@ -19,6 +19,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/google/uuid"
 
+	"payments/pkg/fees"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/queue/queuetest"
@@ -529,7 +530,8 @@ func TestFeesAndGuidelineRoutes(t *testing.T) {
 	quote := func(body string) result {
 		return e.call(e.wallets, token, "POST", "/wallets/calculate-transfer-fees", body)
 	}
-	if r := e.admin("GET", "/admin/companies/"+companyID+"/fees", ""); r.status != 200 || r.data()["default"] != true || len(r.data()["rules"].([]any)) != 2 {
+	if r := e.admin("GET", "/admin/companies/"+companyID+"/fees", ""); r.status != 200 || r.data()["default"] != true || !hasRules(r, fees.Types...) ||
+		!strings.Contains(r.raw, `{"type":"CARD_ISSUANCE","currency":"USD","fixed":1,"percent":0}`) {
 		t.Fatalf("default schedule: %s", r.raw)
 	}
 	r := quote(`{"operator":"mtn","country":"CM","currency":"XAF","amount":1030}`)
@@ -583,6 +585,14 @@ func TestFeesAndGuidelineRoutes(t *testing.T) {
 	if r := e.admin("PUT", "/admin/companies/"+companyID+"/fees", `{"rules":[{"type":"PAYOUT","percent":101}]}`); r.status != 400 || r.str("field") != "rules[0].percent" {
 		t.Fatalf("bad rule: %s", r.raw)
 	}
+	if r := e.admin("PUT", "/admin/companies/"+companyID+"/fees", `{"rules":[{"type":"CARD"}]}`); r.status != 400 || r.str("field") != "rules[0].type" {
+		t.Fatalf("bad type: %s", r.raw)
+	}
+	cards := `{"rules":[{"type":"CARD_ISSUANCE","currency":"USD","fixed":2.5},{"type":"CARD_FUNDING","currency":"USD","percent":1},{"type":"CARD_WITHDRAWAL"}]}`
+	if r := e.admin("PUT", "/admin/companies/"+companyID+"/fees", cards); r.status != 200 || r.data()["default"] != false ||
+		!hasRules(r, fees.TypeCardIssuance, fees.TypeCardFunding, fees.TypeCardWithdrawal) {
+		t.Fatalf("card rules: %s", r.raw)
+	}
 	g := e.call(e.payments, token, "GET", "/payment/guideline", "")
 	if g.status != 200 || len(g.items()) != 13 {
 		t.Fatalf("guideline: %s", g.raw)
@@ -592,6 +602,21 @@ func TestFeesAndGuidelineRoutes(t *testing.T) {
 		t.Fatalf("first row %v", first)
 	}
 	e.verify(companyID)
+}
+
+// hasRules reports whether the fee schedule of r has one rule of each of
+// types, in that order, and no other.
+func hasRules(r result, types ...string) bool {
+	rules, _ := r.data()["rules"].([]any)
+	if len(rules) != len(types) {
+		return false
+	}
+	for i, rule := range rules {
+		if m, _ := rule.(map[string]any); m["type"] != types[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // TestConcurrentPayoutsHTTP sends payouts through the function's handler at
