@@ -31,7 +31,7 @@ type ScheduleHandler func(context.Context, events.EventBridgeEvent) error
 var HTTPFunctions = map[string]func(context.Context, Config) (HTTPHandler, error){
 	"auth": NewAuth, "admin": NewAdmin,
 	"wallets": NewWallets, "payments": NewPayments,
-	"webhooks": NewWebhooks, "customers": NewCustomers,
+	"webhooks": NewWebhooks, "customers": NewCustomers, "cards": NewCards,
 }
 
 // SQSFunctions maps each queue consumer's folder name to its constructor.

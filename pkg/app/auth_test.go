@@ -25,6 +25,10 @@ import (
 
 const authTestAdminKey = "local-admin-key"
 
+// testCardKey is the local key that seals card secrets in these tests,
+// unless a test uses a KMS stand-in.
+const testCardKey = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+
 var authTestIPs atomic.Int64
 
 var authTestSecret = []byte("test-secret-test-secret-test-secret!")
@@ -51,6 +55,7 @@ func newAuthTestEnv(t *testing.T) *authTestEnv {
 		AdminAPIKey:      authTestAdminKey,
 		TokenTTL:         time.Hour,
 		TokenRateLimit:   10,
+		CardKey:          testCardKey,
 	}
 	ctx := context.Background()
 	a, err := NewAuth(ctx, recording(cfg, "auth"))

@@ -123,6 +123,7 @@ func recording(cfg Config, function string) Config {
 		"PAYOUTS_QUEUE_URL":  cfg.PayoutsQueueURL,
 		"WEBHOOKS_QUEUE_URL": cfg.WebhooksQueueURL,
 		"DOCUMENTS_BUCKET":   cfg.DocumentsBucket,
+		"CARD_KEY_ARN":       cfg.CardKeyARN,
 	} {
 		if value != "" {
 			names[value] = variable
@@ -146,7 +147,7 @@ func recordCalls(function string, names map[string]string) func(*middleware.Stac
 }
 
 // iamPrefixes maps an SDK service id to its IAM action prefix.
-var iamPrefixes = map[string]string{"DynamoDB": "dynamodb", "SQS": "sqs", "Secrets Manager": "secretsmanager", "S3": "s3"}
+var iamPrefixes = map[string]string{"DynamoDB": "dynamodb", "SQS": "sqs", "Secrets Manager": "secretsmanager", "S3": "s3", "KMS": "kms"}
 
 // callsOf returns the IAM actions an operation of service needs, each on
 // the resource it names. A TransactWriteItems needs the action of each kind
@@ -193,7 +194,7 @@ func callsOf(service, operation string, input any, names map[string]string) []aw
 		return []awsCall{{name(bucket) + "/*", prefix + ":" + operation}}
 	}
 	resource := "?"
-	for _, field := range []string{"TableName", "QueueUrl", "SecretId", "Bucket"} {
+	for _, field := range []string{"TableName", "QueueUrl", "SecretId", "Bucket", "KeyId"} {
 		if v := stringField(input, field); v != "" {
 			resource = name(v)
 		}

@@ -37,12 +37,16 @@ type Config struct {
 	// AdminCreditInProduction (ADMIN_CREDIT_IN_PRODUCTION=true) lets the
 	// operator console credit wallets in production mode.
 	AdminCreditInProduction bool
-	TokenSecret             []byte // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
-	AdminAPIKey             string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
-	DynamoDBEndpoint        string // AWS_ENDPOINT_URL_DYNAMODB: DynamoDB Local
-	SQSEndpoint             string // AWS_ENDPOINT_URL_SQS: the SQS emulator
-	S3Endpoint              string // AWS_ENDPOINT_URL_S3: the S3 emulator
-	AWS                     aws.Config
+	// CardKeyARN (CARD_KEY_ARN) is the KMS key that seals card secrets in
+	// AWS; locally CardKey (CARD_KEY) is a 64-hex-character key instead.
+	CardKeyARN, CardKey string
+	TokenSecret         []byte // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
+	AdminAPIKey         string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
+	DynamoDBEndpoint    string // AWS_ENDPOINT_URL_DYNAMODB: DynamoDB Local
+	SQSEndpoint         string // AWS_ENDPOINT_URL_SQS: the SQS emulator
+	S3Endpoint          string // AWS_ENDPOINT_URL_S3: the S3 emulator
+	KMSEndpoint         string // AWS_ENDPOINT_URL_KMS: a KMS stand-in (tests)
+	AWS                 aws.Config
 }
 
 // ErrConfig reports a missing or malformed setting.
@@ -65,6 +69,7 @@ func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig
 		DynamoDBEndpoint: os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"),
 		SQSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_SQS"),
 		S3Endpoint:       os.Getenv("AWS_ENDPOINT_URL_S3"),
+		KMSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_KMS"),
 	}
 	fn, ok := Functions[function]
 	if !ok {
@@ -111,6 +116,12 @@ func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig
 			}
 		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN":
 			secrets = append(secrets, name)
+		case "CARD_KEY_ARN":
+			// A KMS key is used, never read: locally CARD_KEY holds a key.
+			c.CardKeyARN, c.CardKey = os.Getenv(name), os.Getenv("CARD_KEY")
+			if c.CardKeyARN == "" && c.CardKey == "" {
+				err = fmt.Errorf("%w: CARD_KEY_ARN is not set (nor CARD_KEY, a local key)", ErrConfig)
+			}
 		default:
 			err = fmt.Errorf("%w: %s uses %s, which ConfigFromEnv does not know", ErrConfig, function, name)
 		}

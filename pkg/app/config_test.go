@@ -24,6 +24,7 @@ import (
 const (
 	testTokenSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/token-signing-secret-AbCdEf"
 	testAdminKeyARN    = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/admin-api-key-GhIjKl"
+	testCardKeyARN     = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
 	testTokenSecret    = "token-secret-from-secrets-manager-0123456789"
 	testAdminKey       = "admin-key-from-secrets-manager"
 )
@@ -85,6 +86,8 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"ADMIN_CREDIT_IN_PRODUCTION": "true",
 		"TOKEN_SECRET_ARN":           testTokenSecretARN,
 		"ADMIN_API_KEY_ARN":          testAdminKeyARN,
+		"CARD_KEY_ARN":               testCardKeyARN,
+		"CARD_KEY":                   "",
 		"TOKEN_SECRET":               "",
 		"ADMIN_API_KEY":              "",
 	}
@@ -129,7 +132,8 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"customers", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payout-worker", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second}, nil},
 		{"webhook-worker", Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
-		{"sweeper", Config{TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks}, nil},
+		{"sweeper", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN}, nil},
+		{"cards", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token}, []string{testTokenSecretARN}},
 	}
 	tested := map[string]bool{}
 	for _, tt := range tests {
@@ -142,7 +146,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 			if got.AWS.Region != "us-east-1" {
 				t.Errorf("AWS region %q", got.AWS.Region)
 			}
-			got.AWS, got.DynamoDBEndpoint, got.SQSEndpoint, got.S3Endpoint = aws.Config{}, "", "", ""
+			got.AWS, got.DynamoDBEndpoint, got.SQSEndpoint, got.S3Endpoint, got.KMSEndpoint = aws.Config{}, "", "", "", ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("config\n got %+v\nwant %+v", got, tt.want)
 			}

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"payments/pkg/auth"
+	"payments/pkg/cards"
 	"payments/pkg/companies"
 	"payments/pkg/customers"
 	"payments/pkg/events"
@@ -59,6 +60,26 @@ var Errors = httpapi.Catalogue{
 	{Err: customers.ErrNoProviders, Status: http.StatusServiceUnavailable, Code: "NO_KYC_PROVIDER", Message: "customer enrolment and sync are not available: no KYC verifier or card issuer is configured"},
 	{Err: customers.ErrVerifierUnavailable, Status: http.StatusServiceUnavailable, Code: "KYC_UNAVAILABLE", Message: "identity verification temporarily unavailable: nothing was stored, retry shortly", RetryAfter: 5},
 	{Err: customers.ErrIssuerUnavailable, Status: http.StatusServiceUnavailable, Code: "ISSUER_UNAVAILABLE", Message: "card issuer temporarily unavailable: retry shortly", RetryAfter: 5},
+
+	// cards (spec §7: card funding, freeze and unfreeze, lists)
+	{Err: cards.ErrNotFound, Status: http.StatusNotFound, Code: "CARD_NOT_FOUND", Message: "card not found"},
+	{Err: cards.ErrCustomerNotFound, Status: http.StatusNotFound, Code: "CUSTOMER_NOT_FOUND", Message: "customer not found"},
+	{Err: cards.ErrNoCards, Status: http.StatusNotFound, Code: "NO_CARDS", Message: "customer has no cards"},
+	{Err: cards.ErrTransactionNotFound, Status: http.StatusNotFound, Code: "TRANSACTION_NOT_FOUND", Message: "transaction not found"},
+	{Err: cards.ErrCustomerNotVerified, Status: http.StatusBadRequest, Code: "CUSTOMER_NOT_VERIFIED", Message: "customer KYC not verified"},
+	{Err: cards.ErrNoUSDWallet, Status: http.StatusBadRequest, Code: "NO_USD_WALLET", Message: "no USD wallet"},
+	{Err: cards.ErrNoSlots, Status: http.StatusBadRequest, Code: "NO_CARD_SLOTS", Message: "no card slots available"},
+	{Err: cards.ErrInsufficientWallet, Status: http.StatusBadRequest, Code: "INSUFFICIENT_WALLET_BALANCE", Message: "insufficient wallet balance"},
+	{Err: cards.ErrInsufficientCard, Status: http.StatusBadRequest, Code: "INSUFFICIENT_CARD_BALANCE", Message: "insufficient card balance"},
+	{Err: cards.ErrNotActive, Status: http.StatusBadRequest, Code: "CARD_NOT_ACTIVE", Message: "card not active"},
+	{Err: cards.ErrAlreadyFrozen, Status: http.StatusBadRequest, Code: "CARD_ALREADY_FROZEN", Message: "card already frozen"},
+	{Err: cards.ErrNotFrozen, Status: http.StatusBadRequest, Code: "CARD_NOT_FROZEN", Message: "card not frozen"},
+	{Err: cards.ErrTerminated, Status: http.StatusBadRequest, Code: "CARD_TERMINATED", Message: "card terminated"},
+	{Err: cards.ErrLocked, Status: http.StatusBadRequest, Code: "CARD_LOCKED", Message: "card is locked; unfreeze with unlock=true"},
+	{Err: cards.ErrChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
+	{Err: cards.ErrIssuerUnavailable, Status: http.StatusBadGateway, Code: "CARD_ISSUER_UNAVAILABLE", Message: "card issuer temporarily unavailable: check the card and the wallet before retrying", RetryAfter: 5},
+	{Err: cards.ErrRevealNotAudited, Status: http.StatusServiceUnavailable, Code: "REVEAL_NOT_AUDITED", Message: "the reveal could not be recorded, so nothing was revealed: retry shortly", RetryAfter: 1},
+	{Err: cards.ErrNoIssuer, Status: http.StatusServiceUnavailable, Code: "NO_CARD_ISSUER", Message: "cards are not available: no card issuer is configured"},
 
 	// webhooks
 	{Err: events.ErrNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},

@@ -358,7 +358,7 @@ func TestSweeperResubmits(t *testing.T) {
 		t.Errorf("generated external_id %s", r.str("data", "external_id"))
 	}
 	ahead := 61 * time.Second
-	sweep := newSweeper(recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(ahead) })
+	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(ahead) })
 	if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
 		t.Fatal(err)
 	}

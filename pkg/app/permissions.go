@@ -52,6 +52,7 @@ const (
 	documents       = "DOCUMENTS_BUCKET/*" // the objects of the documents bucket
 	tokenSecret     = "TOKEN_SECRET_ARN"   // read by the functions that sign or verify tokens
 	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
+	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
 )
 
 // Settings read by more than one function.
@@ -115,6 +116,16 @@ var Functions = map[string]Function{
 			{tokenSecret, getSecret},
 		},
 	},
+	"cards": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
+			{tokenSecret, getSecret},
+		},
+	},
 	"webhooks": {
 		Settings: []string{modeSetting},
 		Grants: []Grant{
@@ -138,11 +149,13 @@ var Functions = map[string]Function{
 		},
 	},
 	"sweeper": {
+		Settings: []string{modeSetting},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:GetItem", "dynamodb:UpdateItem"}},
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{payoutsQueue, sendMessage},
 			{webhooksQueue, sendMessage},
+			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
 		},
 	},
 }

@@ -16,6 +16,7 @@ var iamServices = map[string]string{
 	"AWS::SQS::Queue":             "sqs",
 	"AWS::SecretsManager::Secret": "secretsmanager",
 	"AWS::S3::Bucket":             "s3",
+	"AWS::KMS::Key":               "kms",
 }
 
 // TestTemplateGivesEachFunctionWhatItUses checks each function of
@@ -132,9 +133,14 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 	}
 }
 
-// refTo returns the logical id that {"Ref": id} names, or "".
+// refTo returns the logical id that {"Ref": id} or {"Fn::GetAtt": [id,
+// "Arn"]} names, or "".
 func refTo(v any) string {
 	m, _ := v.(map[string]any)
+	if g, ok := m["Fn::GetAtt"].([]any); ok && len(g) == 2 && g[1] == "Arn" {
+		id, _ := g[0].(string)
+		return id
+	}
 	id, _ := m["Ref"].(string)
 	return id
 }

@@ -35,7 +35,7 @@ func TestSweeperResumesAndNeverExpires(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	sweep := newSweeper(recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(16 * time.Minute) })
+	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(16 * time.Minute) })
 	if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
 		t.Fatal(err)
 	}
@@ -50,4 +50,14 @@ func TestSweeperResumesAndNeverExpires(t *testing.T) {
 		t.Fatalf("wallet %v: the funds must stay reserved", w)
 	}
 	e.verify(companyID)
+}
+
+// mustSweeper builds the sweeper on cfg and the clock now.
+func mustSweeper(t *testing.T, cfg Config, now func() time.Time) ScheduleHandler {
+	t.Helper()
+	h, err := newSweeper(cfg, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

@@ -829,7 +829,7 @@ func TestWebhookEventSurvivesACrashBeforePublish(t *testing.T) {
 	if e.drain(t) != 0 {
 		t.Fatal("something was queued")
 	}
-	sweep := newSweeper(recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(outbox.Grace + time.Second) })
+	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(outbox.Grace + time.Second) })
 	if err := sweep(context.Background(), lambdaevents.EventBridgeEvent{}); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}

@@ -5,15 +5,13 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
+
+	"payments/pkg/vault/vaulttest"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
@@ -258,123 +256,20 @@ func TestLocalKeyFromHex(t *testing.T) {
 	}
 }
 
-// fakeKMS answers KMS's GenerateDataKey and Decrypt (the JSON 1.1 protocol,
-// blobs in base64) for the keys it holds, each known by an alias and its ARN,
-// and records what it was asked. Its "ciphertexts" are random bytes it
-// remembers.
-type fakeKMS struct {
-	arns map[string]string // key id or alias → ARN; an ARN maps to itself
-	// dataKeySize is the size of the data keys it makes (32 unless set).
-	dataKeySize int
-	// disabled is the ARN of a key that answers DisabledException.
-	disabled string
-
-	mu    sync.Mutex
-	keys  map[string]fakeDataKey // ciphertext → data key
-	asked []fakeKMSRequest
-}
-
-type fakeDataKey struct {
-	plain []byte
-	arn   string
-}
-
-// fakeKMSRequest is the part of a request the fake reads.
-type fakeKMSRequest struct {
-	Target         string `json:"-"`
-	KeyId          string
-	KeySpec        string
-	NumberOfBytes  int
-	CiphertextBlob []byte
-}
-
-func newFakeKMS(t *testing.T) (*fakeKMS, string) {
-	f := &fakeKMS{
-		arns: map[string]string{
-			testKeyARN: testKeyARN, "alias/payments-cards": testKeyARN,
-			otherKeyARN: otherKeyARN, disabledKeyARN: disabledKeyARN,
-		},
-		disabled: disabledKeyARN,
-		keys:     map[string]fakeDataKey{},
-	}
-	srv := httptest.NewServer(f)
-	t.Cleanup(srv.Close)
-	return f, srv.URL
+// newFakeKMS starts a fake KMS that also holds otherKeyARN, and
+// disabledKeyARN, which answers DisabledException.
+func newFakeKMS(t *testing.T) (*vaulttest.FakeKMS, string) {
+	f := vaulttest.NewFakeKMS(t)
+	f.Keys[otherKeyARN], f.Keys[disabledKeyARN] = otherKeyARN, disabledKeyARN
+	f.Disabled = disabledKeyARN
+	return f, f.URL
 }
 
 const (
-	testKeyARN     = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
+	testKeyARN     = vaulttest.KeyARN
 	otherKeyARN    = "arn:aws:kms:us-east-1:000000000000:key/66666666-7777-8888-9999-000000000000"
 	disabledKeyARN = "arn:aws:kms:us-east-1:000000000000:key/dddddddd-dddd-dddd-dddd-dddddddddddd"
 )
-
-func kmsError(w http.ResponseWriter, kind, message string) {
-	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
-	w.WriteHeader(http.StatusBadRequest)
-	json.NewEncoder(w).Encode(map[string]string{"__type": kind, "message": message})
-}
-
-func (f *fakeKMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var in fakeKMSRequest
-	if r.Header.Get("Content-Type") != "application/x-amz-json-1.1" || json.NewDecoder(r.Body).Decode(&in) != nil {
-		kmsError(w, "ValidationException", "not a JSON 1.1 request")
-		return
-	}
-	in.Target = r.Header.Get("X-Amz-Target")
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.asked = append(f.asked, in)
-	arn, known := f.arns[in.KeyId]
-	switch {
-	case in.Target != "TrentService.GenerateDataKey" && in.Target != "TrentService.Decrypt":
-		kmsError(w, "UnknownOperationException", "not GenerateDataKey or Decrypt")
-		return
-	case !known:
-		kmsError(w, "NotFoundException", "no such key")
-		return
-	case arn == f.disabled:
-		kmsError(w, "DisabledException", arn+" is disabled.")
-		return
-	}
-	var out map[string]any
-	if in.Target == "TrentService.GenerateDataKey" {
-		if in.KeySpec != "AES_256" {
-			kmsError(w, "ValidationException", "KeySpec must be AES_256 here")
-			return
-		}
-		size := f.dataKeySize
-		if size == 0 {
-			size = 32
-		}
-		plain, blob := make([]byte, size), make([]byte, 64)
-		rand.Read(plain)
-		rand.Read(blob)
-		f.keys[string(blob)] = fakeDataKey{plain: plain, arn: arn}
-		out = map[string]any{"CiphertextBlob": blob, "Plaintext": plain, "KeyId": arn, "KeyMaterialId": "0000"}
-	} else {
-		k, ok := f.keys[string(in.CiphertextBlob)]
-		switch {
-		case !ok:
-			kmsError(w, "InvalidCiphertextException", "")
-			return
-		case k.arn != arn:
-			kmsError(w, "IncorrectKeyException", "The key ID in the request does not identify a KMS key that can perform this operation.")
-			return
-		}
-		out = map[string]any{"Plaintext": k.plain, "KeyId": arn, "EncryptionAlgorithm": "SYMMETRIC_DEFAULT"}
-	}
-	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
-	json.NewEncoder(w).Encode(out)
-}
-
-// takeAsked returns the requests since the last call.
-func (f *fakeKMS) takeAsked() []fakeKMSRequest {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	asked := f.asked
-	f.asked = nil
-	return asked
-}
 
 func newTestKMS(url, keyID string) *KMS {
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("a", "b", "")}
@@ -394,7 +289,7 @@ func TestKMS(t *testing.T) {
 			if s.KeyID != testKeyARN {
 				t.Errorf("key id %q, want the ARN KMS answered %q", s.KeyID, testKeyARN)
 			}
-			asked := f.takeAsked()
+			asked := f.TakeAsked()
 			if len(asked) != 1 || asked[0].Target != "TrentService.GenerateDataKey" || asked[0].KeyId != configured ||
 				asked[0].KeySpec != "AES_256" || asked[0].NumberOfBytes != 0 {
 				t.Errorf("asked KMS %+v, want one GenerateDataKey of KeySpec AES_256 under %s", asked, configured)
@@ -403,7 +298,7 @@ func TestKMS(t *testing.T) {
 			if err != nil || string(got) != testPAN {
 				t.Fatalf("Open: %d bytes, %v", len(got), err)
 			}
-			asked = f.takeAsked()
+			asked = f.TakeAsked()
 			if len(asked) != 1 || asked[0].Target != "TrentService.Decrypt" || asked[0].KeyId != testKeyARN ||
 				!bytes.Equal(asked[0].CiphertextBlob, s.DataKey) {
 				t.Errorf("asked KMS %+v, want one Decrypt of the data key under %s", asked, testKeyARN)
@@ -458,10 +353,8 @@ func TestKMSFailures(t *testing.T) {
 		}
 	})
 	t.Run("data key of 16 bytes", func(t *testing.T) {
-		f.mu.Lock()
-		f.dataKeySize = 16
-		f.mu.Unlock()
-		defer func() { f.mu.Lock(); f.dataKeySize = 0; f.mu.Unlock() }()
+		f.SetDataKeySize(16)
+		defer f.SetDataKeySize(0)
 		if _, err := v.Seal(ctx, []byte(testPAN), testCardID); !errors.Is(err, ErrKey) {
 			t.Fatalf("Seal: %v, want ErrKey", err)
 		}

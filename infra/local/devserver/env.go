@@ -192,6 +192,10 @@ func ref(v any) string {
 	if !ok || len(m) != 1 {
 		return ""
 	}
+	if g, ok := m["Fn::GetAtt"].([]any); ok && len(g) == 2 && g[1] == "Arn" {
+		s, _ := g[0].(string)
+		return s
+	}
 	s, _ := m["Ref"].(string)
 	return s
 }

@@ -21,7 +21,7 @@ func TestFunctionEnv(t *testing.T) {
 	res := devserver.Resources{
 		TableName: "tbl",
 		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "payouts-dlq": "x", "webhooks-dlq": "y"},
-		Secrets:   map[string]string{"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak"},
+		Secrets:   map[string]string{"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck"},
 		Base:      []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
 		Params:    map[string]string{"Mode": "production"},
 	}
@@ -29,6 +29,7 @@ func TestFunctionEnv(t *testing.T) {
 		"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks",
 		"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10",
 		"PAYMENT_DEADLINE_SECONDS": "900", "ADMIN_CREDIT_IN_PRODUCTION": "false", "DOCUMENTS_BUCKET": "documents",
+		"CARD_KEY": "ck",
 	}
 	for _, fn := range tpl.Functions() {
 		t.Run(fn.Dir, func(t *testing.T) {

@@ -62,6 +62,10 @@ type Fixture struct {
 	// Customer is a verified customer of Company, enrolled from the sample
 	// document server (Main), whose base URL is DocumentsURL.
 	Customer, DocumentsURL string
+	// Card, FreezeCard and EndCard are ACTIVE cards of Customer, FrozenCard a
+	// FROZEN one, each funded with 20 USD from Company's USD wallet (funded
+	// with 1,000 USD).
+	Card, FreezeCard, FrozenCard, EndCard string
 }
 
 // Placeholders maps each placeholder of the sample events to the record of
@@ -86,6 +90,10 @@ func (f *Fixture) Placeholders() map[string]string {
 		"0196897b-6a1d-7e4f-8b52-2d3c4e5f6071":                                f.RetryEvent,
 		"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d":                                f.Customer,
 		samples.PlaceholderURL:                                                f.DocumentsURL,
+		"0196d1e2-0000-7000-8000-0000000ca4d1":                                f.Card,
+		"0196d1e2-0000-7000-8000-0000000ca4d2":                                f.FreezeCard,
+		"0196d1e2-0000-7000-8000-0000000ca4d3":                                f.FrozenCard,
+		"0196d1e2-0000-7000-8000-0000000ca4d4":                                f.EndCard,
 	}
 }
 
@@ -145,6 +153,22 @@ func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources
 		"identification_number": "FIXTURE-001", "id_document_type": "NIN", "date_of_birth": "1990-04-12",
 		"id_document_front_url": f.DocumentsURL + samples.FrontPath, "id_document_back_url": f.DocumentsURL + samples.BackPath,
 	}), "id")
+
+	var usd []map[string]any
+	c.decode(c.call("wallets", f.Token, "GET", "/api/v1/wallets", http.StatusOK, nil), &usd)
+	for _, w := range usd {
+		if w["currency"] == "USD" {
+			c.call("admin", "", "POST", fmt.Sprintf("/api/v1/admin/wallets/%v/credit", w["id"]), http.StatusOK, map[string]any{
+				"balance": "payout", "amount": 1000, "reference": "fixture-usd",
+			})
+		}
+	}
+	for _, id := range []*string{&f.Card, &f.FreezeCard, &f.FrozenCard, &f.EndCard} {
+		*id = c.str(c.call("cards", f.Token, "POST", "/api/v1/cards", http.StatusCreated, map[string]any{
+			"customer_id": f.Customer, "amount": 20,
+		}), "id")
+	}
+	c.call("cards", f.Token, "PUT", "/api/v1/cards/"+f.FrozenCard+"/freeze", http.StatusOK, nil)
 
 	f.Event = c.acceptanceEvent(f.Token, f.Payout)
 	f.RetryEvent = c.acceptanceEvent(f.Token, f.PendingPayout)

@@ -29,6 +29,9 @@ import (
 // events/admin carry it in X-Admin-Key.
 const AdminAPIKey = "local-admin-key"
 
+// CardKey is the local key that seals card secrets in test deployments.
+const CardKey = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
+
 // TokenSecret is the token signing secret of test deployments.
 const TokenSecret = "local-token-secret-0123456789abcdef0123456789abcdef"
 
@@ -118,7 +121,7 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		TableName: db.Table,
 		QueueURLs: urls,
 		Buckets:   buckets,
-		Secrets:   map[string]string{"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey},
+		Secrets:   map[string]string{"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey},
 		Base:      Env(),
 	}
 }

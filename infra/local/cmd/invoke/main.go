@@ -83,7 +83,7 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 		return nil, err
 	}
 	secrets := map[string]string{}
-	for env, file := range map[string]string{"ADMIN_API_KEY": "admin-api-key", "TOKEN_SECRET": "token-secret"} {
+	for env, file := range map[string]string{"ADMIN_API_KEY": "admin-api-key", "TOKEN_SECRET": "token-secret", "CARD_KEY": "card-key"} {
 		if v := os.Getenv(env); v != "" {
 			secrets[env] = v
 		} else if secrets[env], err = stack.Secret(filepath.Join(cache, file)); err != nil {

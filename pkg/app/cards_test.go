@@ -1,0 +1,443 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"payments/pkg/cards"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/store"
+	"payments/pkg/vault/vaulttest"
+	"payments/pkg/wallets"
+)
+
+// cardsTestEnv is the customers environment plus the cards function and
+// the sweeper, their card secrets sealed under a KMS stand-in.
+type cardsTestEnv struct {
+	*customersTestEnv
+	kms   *vaulttest.FakeKMS
+	cards HTTPHandler
+}
+
+func newCardsTestEnv(t *testing.T) *cardsTestEnv {
+	t.Helper()
+	e := &cardsTestEnv{customersTestEnv: newCustomersTestEnv(t), kms: vaulttest.NewFakeKMS(t)}
+	e.cfg.CardKeyARN, e.cfg.KMSEndpoint, e.cfg.CardKey = vaulttest.KeyARN, e.kms.URL, ""
+	e.cards = e.cardsFunction(t, e.cfg)
+	return e
+}
+
+// cardsFunction builds the cards function on cfg.
+func (e *cardsTestEnv) cardsFunction(t *testing.T, cfg Config) HTTPHandler {
+	t.Helper()
+	h, err := NewCards(context.Background(), recording(cfg, "cards"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// cardCompany creates an approved company with a USD wallet holding usd
+// on its payout balance and a verified customer; it returns the company
+// id, a token, the wallet id and the customer id.
+func (e *cardsTestEnv) cardCompany(usd string, idNumber string) (companyID, token, walletID, customerID string) {
+	e.t.Helper()
+	companyID, token = e.approvedCompany()
+	r := e.call(e.wallets, token, "POST", "/wallets", `{"currency":"USD","country":"United States","country_iso_code":"US","country_phone_code":"+1"}`)
+	if r.status != 201 {
+		e.t.Fatalf("USD wallet: %s", r.raw)
+	}
+	walletID = r.str("data", "id")
+	if usd != "" {
+		if r := e.admin("POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":`+usd+`,"reference":"usd-opening"}`); r.status != 200 {
+			e.t.Fatalf("credit: %s", r.raw)
+		}
+	}
+	r = e.enroll(token, e.identity(strings.ToLower(idNumber)+"@example.com", idNumber))
+	if r.status != 201 {
+		e.t.Fatalf("enrol: %s", r.raw)
+	}
+	return companyID, token, walletID, r.str("data", "id")
+}
+
+// payout returns the USD wallet's payout_balance, as text.
+func (e *cardsTestEnv) payout(token, walletID string) string {
+	e.t.Helper()
+	return fmt.Sprint(e.wallet(token, walletID)["payout_balance"])
+}
+
+// verifyCards checks the card and wallet invariants of the company.
+func (e *cardsTestEnv) verifyCards(companyID string) {
+	e.t.Helper()
+	e.verify(companyID)
+	if err := cards.VerifyLedger(context.Background(), store.NewCards(e.db), store.NewWallets(e.db), companyID); err != nil {
+		e.t.Fatalf("card invariants: %v", err)
+	}
+}
+
+// TestCardLifecycle is the issue's walk: issue, read, reveal and its
+// audit, fund, withdraw, freeze with a lock, unfreeze, terminate; the
+// wallet and the card move as the ledger says, and no card number or CVV
+// reaches a log line.
+func TestCardLifecycle(t *testing.T) {
+	logs := captureLogs(t)
+	e := newCardsTestEnv(t)
+	companyID, token, walletID, customerID := e.cardCompany("100", "CM-7001")
+
+	r := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","brand":"mastercard","amount":25}`)
+	if r.status != 201 || r.str("data", "status") != "ACTIVE" || r.str("data", "balance") != "25" || r.str("data", "brand") != "MASTERCARD" {
+		t.Fatalf("issue: %d %s", r.status, r.raw)
+	}
+	cardID := r.str("data", "id")
+	if got := e.payout(token, walletID); got != "74" { // 100 − 25 − the 1.00 issuance fee
+		t.Errorf("payout_balance %s after issuing, want 74", got)
+	}
+	masked, token1 := r.str("data", "masked_pan"), r.str("data", "number")
+	if !strings.HasPrefix(masked, "**** **** **** ") || !strings.HasPrefix(token1, "tok_") {
+		t.Errorf("masked_pan %q, number %q", masked, token1)
+	}
+
+	revealed := e.call(e.cards, token, "GET", "/cards/"+cardID+"?reveal=true", "", "User-Agent", "lifecycle-test")
+	number, cvv := revealed.str("data", "number"), revealed.str("data", "cvv")
+	if revealed.status != 200 || !issuer.ValidCardNumber(number) || len(number) != 16 || number[0] != '5' ||
+		len(cvv) != 3 || number[12:] != masked[15:] {
+		t.Fatalf("reveal: %d %s", revealed.status, revealed.raw)
+	}
+	if r := e.call(e.cards, token, "GET", "/cards/"+cardID, ""); r.str("data", "number") != token1 || strings.Contains(r.raw, number) {
+		t.Errorf("a read without reveal shows %s", r.raw)
+	}
+	e.call(e.cards, token, "GET", "/cards/"+cardID+"?reveal=true&sync=false", "")
+	audit := e.call(e.cards, token, "GET", "/cards/"+cardID+"/reveals", "")
+	if n := len(audit.items()); n != 2 || audit.str("pagination", "total") != "2" {
+		t.Fatalf("reveal records: %s", audit.raw)
+	}
+	first := audit.items()[1].(map[string]any)
+	if first["user_agent"] != "lifecycle-test" || first["source_ip"] != "198.51.100.9" || first["key_id"] != vaulttest.KeyARN {
+		t.Errorf("first reveal record %v", first)
+	}
+
+	steps := []struct {
+		name, method, target, body string
+		status                     int
+		check                      func(result) bool
+	}{
+		{"fund", "POST", "/fund", `{"amount":10}`, 200, func(r result) bool {
+			return r.str("data", "card_balance_before") == "25" && r.str("data", "card_balance_after") == "35"
+		}},
+		{"fund below 1", "POST", "/fund", `{"amount":0.5}`, 400, nil},
+		{"fund past the wallet", "POST", "/fund", `{"amount":65}`, 400, func(r result) bool { return r.str("message") == "insufficient wallet balance" }},
+		{"withdraw", "POST", "/withdraw", `{"amount":5}`, 200, func(r result) bool { return r.str("data", "card_balance_after") == "30" }},
+		{"withdraw past the card", "POST", "/withdraw", `{"amount":31}`, 400, func(r result) bool { return r.str("message") == "insufficient card balance" }},
+		{"unfreeze an active card", "PUT", "/unfreeze", "", 400, func(r result) bool { return r.str("message") == "card not frozen" }},
+		{"freeze with a lock", "PUT", "/freeze?lock=true", "", 200, func(r result) bool {
+			return r.str("data", "card_status") == "FROZEN" && r.str("data", "card_id") == cardID
+		}},
+		{"freeze again", "PUT", "/freeze", "", 400, func(r result) bool { return r.str("message") == "card already frozen" }},
+		{"fund a frozen card", "POST", "/fund", `{"amount":1}`, 400, func(r result) bool { return r.str("message") == "card not active" }},
+		{"withdraw from a frozen card", "POST", "/withdraw", `{"amount":1}`, 200, nil},
+		{"unfreeze a locked card", "PUT", "/unfreeze", "", 400, func(r result) bool { return r.str("message") == "card is locked; unfreeze with unlock=true" }},
+		{"unfreeze with unlock", "PUT", "/unfreeze?unlock=true", "", 200, func(r result) bool { return r.str("data", "card_status") == "ACTIVE" }},
+		{"terminate", "POST", "/terminate", "", 200, func(r result) bool { return r.str("data", "refund_amount") == "29" }},
+		{"terminate again", "POST", "/terminate", "", 400, func(r result) bool { return r.str("message") == "card terminated" }},
+		{"fund a terminated card", "POST", "/fund", `{"amount":1}`, 400, func(r result) bool { return r.str("message") == "card terminated" }},
+		{"freeze a terminated card", "PUT", "/freeze", "", 400, func(r result) bool { return r.str("message") == "card terminated" }},
+		{"unfreeze a terminated card", "PUT", "/unfreeze", "", 400, func(r result) bool { return r.str("message") == "card terminated" }},
+	}
+	for _, s := range steps {
+		r := e.call(e.cards, token, s.method, "/cards/"+cardID+s.target, s.body)
+		if r.status != s.status || (s.check != nil && !s.check(r)) {
+			t.Fatalf("%s: %d %s", s.name, r.status, r.raw)
+		}
+	}
+	// 74 − 10 (funding) + 5 + 1 (withdrawals) + 29 (termination refund)
+	if got := e.payout(token, walletID); got != "99" {
+		t.Errorf("payout_balance %s at the end, want 99 (100 less the issuance fee)", got)
+	}
+	e.verifyCards(companyID)
+
+	var kinds []string
+	for _, it := range e.call(e.webhooks, token, "GET", "/webhooks/events?limit=100", "").items() {
+		kinds = append(kinds, fmt.Sprint(it.(map[string]any)["event"]))
+	}
+	for _, want := range []string{"card.created", "card.fund", "transaction.funding.completed", "card.withdraw",
+		"transaction.withdrawal.completed", "card.terminated", "transaction.terminated"} {
+		if !slices.Contains(kinds, want) {
+			t.Errorf("no %s among the events %v", want, kinds)
+		}
+	}
+	for _, line := range logs.lines() {
+		if strings.Contains(line, number) || strings.Contains(line, `"cvv":"`+cvv) {
+			t.Fatalf("a log line shows the card's number or CVV: %s", line)
+		}
+	}
+}
+
+// TestIssueChecks: each refusal of POST /cards, in the issue's order, and a
+// card the sandbox issuer declines: FAILED, with the fee and the funding
+// back in the wallet.
+func TestIssueChecks(t *testing.T) {
+	e := newCardsTestEnv(t)
+	companyID, token, walletID, customerID := e.cardCompany("10", "CM-7101")
+	rejected := e.enroll(token, e.identity("rejected@example.com", "CM-7000"))
+	declined := e.enroll(token, e.identity("declined@example.com", "CM-7999"))
+	_, bare := e.approvedCompany()
+	bareCustomer := e.enroll(bare, e.identity("bare@example.com", "CM-7102")).str("data", "id")
+	tests := []struct {
+		name, token, body string
+		status            int
+		message           string
+	}{
+		{"brand", token, `{"customer_id":"` + customerID + `","brand":"amex","amount":5}`, 400, "brand: must be VISA or MASTERCARD"},
+		{"amount below 1", token, `{"customer_id":"` + customerID + `","amount":0.99}`, 400, ""},
+		{"amount with 3 decimals", token, `{"customer_id":"` + customerID + `","amount":1.005}`, 400, ""},
+		{"unknown customer", token, `{"customer_id":"0196c1d2-0000-7000-8000-000000000000","amount":5}`, 404, "customer not found"},
+		{"another company's customer", bare, `{"customer_id":"` + customerID + `","amount":5}`, 404, "customer not found"},
+		{"KYC rejected", token, `{"customer_id":"` + rejected.str("data", "id") + `","amount":5}`, 400, "customer KYC not verified"},
+		{"no USD wallet", bare, `{"customer_id":"` + bareCustomer + `","amount":5}`, 400, "no USD wallet"},
+		{"wallet short of the fee", token, `{"customer_id":"` + customerID + `","amount":9.5}`, 400, "insufficient wallet balance"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.call(e.cards, tt.token, "POST", "/cards", tt.body)
+			if r.status != tt.status || (tt.message != "" && r.str("message") != tt.message) {
+				t.Fatalf("%d %s, want %d %q", r.status, r.raw, tt.status, tt.message)
+			}
+		})
+	}
+	t.Run("declined by the issuer", func(t *testing.T) {
+		r := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+declined.str("data", "id")+`","amount":5}`)
+		if r.status != 201 || r.str("data", "status") != "FAILED" {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		if got := e.payout(token, walletID); got != "10" {
+			t.Errorf("payout_balance %s, want the 10 back", got)
+		}
+	})
+	t.Run("no slots", func(t *testing.T) {
+		if r := e.admin("PATCH", "/admin/companies/"+companyID, `{"card_slots":1}`); r.status != 200 {
+			t.Fatal(r.raw)
+		}
+		if r := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":1}`); r.status != 201 {
+			t.Fatalf("first card: %s", r.raw)
+		}
+		r := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":1}`)
+		if r.status != 400 || r.str("message") != "no card slots available" {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		list := e.call(e.cards, token, "GET", "/cards", "")
+		if list.str("data", "statistics", "available_slots") != "0" || list.str("data", "statistics", "failed") != "1" {
+			t.Errorf("statistics %s", list.raw)
+		}
+	})
+	e.verifyCards(companyID)
+}
+
+// TestConcurrentFundings sends 100 fundings of 10 USD at once against a
+// wallet that covers exactly 50 of them.
+func TestConcurrentFundings(t *testing.T) {
+	e := newCardsTestEnv(t)
+	companyID, token, walletID, customerID := e.cardCompany("521", "CM-7201") // 20 + 1 issuance, then 50 × 10
+	card := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`).str("data", "id")
+	statuses := make([]int, 100)
+	var wg sync.WaitGroup
+	for i := range statuses {
+		wg.Go(func() { statuses[i] = e.call(e.cards, token, "POST", "/cards/"+card+"/fund", `{"amount":10}`).status })
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for _, s := range statuses {
+		count[s]++
+	}
+	if count[200] != 50 || count[400]+count[409] != 50 {
+		t.Fatalf("statuses %v, want 50 × 200", count)
+	}
+	if got := e.payout(token, walletID); got != "0" {
+		t.Errorf("payout_balance %s, want 0", got)
+	}
+	if r := e.call(e.cards, token, "GET", "/cards/"+card+"?sync=false", ""); r.str("data", "balance") != "520" {
+		t.Errorf("card balance %s, want 520", r.str("data", "balance"))
+	}
+	e.verifyCards(companyID)
+}
+
+// TestConcurrentIssuances issues 10 cards at once against 3 free slots.
+func TestConcurrentIssuances(t *testing.T) {
+	e := newCardsTestEnv(t)
+	companyID, token, _, customerID := e.cardCompany("1000", "CM-7301")
+	if r := e.admin("PATCH", "/admin/companies/"+companyID, `{"card_slots":3}`); r.status != 200 {
+		t.Fatal(r.raw)
+	}
+	statuses := make([]int, 10)
+	var wg sync.WaitGroup
+	for i := range statuses {
+		wg.Go(func() {
+			statuses[i] = e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":5}`).status
+		})
+	}
+	wg.Wait()
+	count := map[int]int{}
+	for _, s := range statuses {
+		count[s]++
+	}
+	if count[201] != 3 {
+		t.Fatalf("statuses %v, want three 201", count)
+	}
+	e.verifyCards(companyID)
+}
+
+// failing returns cfg whose DynamoDB calls fail when fail says so of a
+// request.
+func failing(cfg Config, fail func(input any) bool) Config {
+	cfg.AWS = cfg.AWS.Copy()
+	cfg.AWS.APIOptions = append(cfg.AWS.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("fail", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if fail(in.Parameters) {
+				return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("injected failure")
+			}
+			return next.HandleInitialize(ctx, in)
+		}), middleware.After)
+	})
+	return cfg
+}
+
+// TestRevealWithoutAudit: when the audit record cannot be written, nothing
+// is revealed.
+func TestRevealWithoutAudit(t *testing.T) {
+	e := newCardsTestEnv(t)
+	_, token, _, customerID := e.cardCompany("50", "CM-7401")
+	card := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":5}`).str("data", "id")
+	h := e.cardsFunction(t, failing(e.cfg, func(in any) bool {
+		put, ok := in.(*dynamodb.PutItemInput)
+		sk, _ := put.Item["SK"].(*types.AttributeValueMemberS)
+		return ok && sk != nil && strings.HasPrefix(sk.Value, "REVEAL#")
+	}))
+	r := e.call(h, token, "GET", "/cards/"+card+"?reveal=true", "")
+	if r.status != 503 || r.str("code") != "REVEAL_NOT_AUDITED" || strings.Contains(r.raw, `"cvv"`) {
+		t.Fatalf("%d %s", r.status, r.raw)
+	}
+	if audit := e.call(e.cards, token, "GET", "/cards/"+card+"/reveals", ""); len(audit.items()) != 0 {
+		t.Errorf("records %s", audit.raw)
+	}
+}
+
+// TestSweeperFinishesCards: an issuance and a funding whose issuer calls
+// failed stay open (the card PENDING, the funding PROCESSING, nothing
+// refunded); the sweeper, a minute later, finishes both, once however often
+// it runs.
+func TestSweeperFinishesCards(t *testing.T) {
+	e := newCardsTestEnv(t)
+	companyID, token, walletID, customerID := e.cardCompany("100", "CM-7501")
+	active := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":10}`).str("data", "id")
+	down := e.cardsFunction(t, failing(e.cfg, func(in any) bool {
+		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
+		if !ok {
+			return false
+		}
+		for _, it := range tx.TransactItems {
+			if it.Put != nil {
+				if pk, _ := it.Put.Item["PK"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, "SANDBOX#ISSUER#") {
+					return true
+				}
+			}
+		}
+		return false
+	}))
+	pending := e.call(down, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`)
+	if pending.status != 201 || pending.str("data", "status") != "PENDING" {
+		t.Fatalf("issue with the issuer down: %s", pending.raw)
+	}
+	if r := e.call(down, token, "POST", "/cards/"+active+"/fund", `{"amount":5}`); r.status != 502 || r.str("code") != "CARD_ISSUER_UNAVAILABLE" {
+		t.Fatalf("fund with the issuer down: %d %s", r.status, r.raw)
+	}
+	if got := e.payout(token, walletID); got != "63" { // 100 − 11 − 21 − 5: the open movements keep their money
+		t.Fatalf("payout_balance %s, want 63", got)
+	}
+	e.verifyCards(companyID)
+	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(2 * time.Minute) })
+	for range 2 {
+		if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := e.call(e.cards, token, "GET", "/cards/"+pending.str("data", "id"), ""); r.str("data", "status") != "ACTIVE" || r.str("data", "balance") != "20" {
+		t.Errorf("the pending card after the sweep: %s", r.raw)
+	}
+	if r := e.call(e.cards, token, "GET", "/cards/"+active, ""); r.str("data", "balance") != "15" {
+		t.Errorf("the funded card after the sweep: %s", r.raw)
+	}
+	e.verifyCards(companyID)
+}
+
+// TestTerminateOnce sends the termination of a funded card twice at once:
+// the wallet is credited exactly once.
+func TestTerminateOnce(t *testing.T) {
+	e := newCardsTestEnv(t)
+	companyID, token, walletID, customerID := e.cardCompany("30", "CM-7601")
+	card := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`).str("data", "id")
+	statuses := make([]int, 2)
+	var wg sync.WaitGroup
+	for i := range statuses {
+		wg.Go(func() { statuses[i] = e.call(e.cards, token, "POST", "/cards/"+card+"/terminate", `{}`).status })
+	}
+	wg.Wait()
+	if (statuses[0] == 200) == (statuses[1] == 200) {
+		t.Fatalf("statuses %v, want one 200", statuses)
+	}
+	if got := e.payout(token, walletID); got != "29" {
+		t.Errorf("payout_balance %s, want 29 (credited once)", got)
+	}
+	e.verifyCards(companyID)
+	entries, err := store.NewWallets(e.db).AllTransactions(context.Background(), companyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	refunds := 0
+	for _, en := range entries {
+		if en.Type == wallets.TypeRefund {
+			refunds++
+		}
+	}
+	if refunds != 1 {
+		t.Errorf("%d REFUND entries, want 1", refunds)
+	}
+}
+
+// logLines records the log lines of a test.
+type logLines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logLines) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Split(l.buf.String(), "\n")
+}
+
+// captureLogs sends the default logger's lines, in JSON as in Lambda, to
+// a recorder for the rest of the test.
+func captureLogs(t *testing.T) *logLines {
+	l := &logLines{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	return l
+}
