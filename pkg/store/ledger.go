@@ -308,6 +308,31 @@ func (s *Wallets) whyRefused(ctx context.Context, companyID, walletID string) er
 	return wallets.ErrInsufficientBalance
 }
 
+// whyRefusedActive tells why an adjustment made activeOnly failed: the
+// wallet is gone (wallets.ErrNotFound), inactive (wallets.ErrInactive), or
+// else short of money (short).
+func (s *Wallets) whyRefusedActive(ctx context.Context, companyID, walletID string, short error) error {
+	w, err := s.GetWallet(ctx, companyID, walletID)
+	switch {
+	case err != nil:
+		return err
+	case !w.IsActive:
+		return wallets.ErrInactive
+	}
+	return short
+}
+
+// activeOnly adds to adjustment, an item of walletAdjustment, the condition
+// that the wallet is active: money leaves a wallet for a new payout or card
+// movement only while it is.
+func activeOnly(adjustment types.TransactWriteItem) types.TransactWriteItem {
+	u := adjustment.Update
+	u.ConditionExpression = aws.String(aws.ToString(u.ConditionExpression) + " AND #active = :active")
+	u.ExpressionAttributeNames["#active"] = "is_active"
+	u.ExpressionAttributeValues[":active"] = &types.AttributeValueMemberBOOL{Value: true}
+	return adjustment
+}
+
 // walletAdjustment returns the transaction item that adds adj to a wallet's
 // balances (payout_available by adj.Available()), increments its version and
 // sets updated_at to now. It is conditioned on the wallet existing, on no

@@ -129,12 +129,7 @@ func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reserva
 	if err != nil {
 		return err
 	}
-	wallet := s.wallets.walletAdjustment(p.CompanyID, p.WalletID, wallets.Adjustment{Reserved: p.Total()}, p.CreatedAt)
-	u := wallet.Update
-	u.ConditionExpression = aws.String(aws.ToString(u.ConditionExpression) + " AND #active = :active")
-	u.ExpressionAttributeNames["#active"] = "is_active"
-	u.ExpressionAttributeValues[":active"] = &types.AttributeValueMemberBOOL{Value: true}
-	t.add("wallet", wallet)
+	t.add("wallet", activeOnly(s.wallets.walletAdjustment(p.CompanyID, p.WalletID, wallets.Adjustment{Reserved: p.Total()}, p.CreatedAt)))
 	entry, err := s.wallets.ledgerPut(reservation)
 	if err != nil {
 		return err
@@ -145,14 +140,7 @@ func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reserva
 		case c.failed("external_id"):
 			return payments.ErrDuplicateExternalID
 		case c.failed("wallet"):
-			w, err := s.wallets.GetWallet(ctx, p.CompanyID, p.WalletID)
-			switch {
-			case err != nil:
-				return err
-			case !w.IsActive:
-				return wallets.ErrInactive
-			}
-			return wallets.ErrInsufficientBalance
+			return s.wallets.whyRefusedActive(ctx, p.CompanyID, p.WalletID, wallets.ErrInsufficientBalance)
 		}
 		return nil
 	})
