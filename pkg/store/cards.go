@@ -1,0 +1,335 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/cards"
+	"payments/pkg/events"
+	"payments/pkg/timestamp"
+	"payments/pkg/wallets"
+)
+
+var _ cards.Store = (*Cards)(nil)
+
+// Cards stores a company's cards, their transactions and the audit
+// records of their reveals. In the company partition (COMPANY#<id>):
+//
+//   - CARD#<card id>: the card, its balance in cents, its number and CVV
+//     sealed (absent until the issuer has issued it); also on GSI1
+//     (GSI1PK COMPANY#<id>#CUSTOMER#<customer id>, GSI1SK CARD#<card id>),
+//     the customer's cards;
+//   - CARDSLOTS: {used}, the count of the company's live cards (neither
+//     TERMINATED nor FAILED): an issuance takes a slot on the condition
+//     used < the company's slots, a failed issuance and a termination give
+//     it back;
+//   - CTX#<uuid v7>: a card transaction, with what it has moved so far
+//     (card_delta, wallet_delta); also on GSI1 (COMPANY#<id>#CARD#<card
+//     id>, CTX#<uuid v7>), the card's transactions. While PROCESSING it
+//     carries GSI2 keys in one of the IndexShards partitions
+//     OPEN_CARDTX#<nn> (GSI2SK "<created_at>#<company id>#<id>"), which is
+//     how the sweeper finds the movements the issuer has not answered;
+//     settlement removes them;
+//   - REVEAL#<card id>#<uuid v7>: the audit record of a reveal of a card's
+//     secrets.
+//
+// Acceptance, settlement and termination are one TransactWriteItems each,
+// whose items are named for their cancellation reasons: card, slots,
+// wallet (walletAdjustment), entry<n> (ledgerPut), tx and event<n>
+// (eventPut). The ledger entries that move a balance record the balances
+// before and after them, read from the wallet just before the write (see
+// balancesOf).
+type Cards struct {
+	db      *DB
+	wallets *Wallets
+}
+
+// NewCards returns the cards store on db.
+func NewCards(db *DB) *Cards { return &Cards{db: db, wallets: NewWallets(db)} }
+
+// Accept writes a in one transaction: the card (put as new, or its
+// balance moved by a.Tx.CardDelta on the condition that its status is one
+// of a.From and, for a debit, that its balance covers it), the slot a new
+// card takes, the wallet's adjustment (on the condition that the wallet is
+// active and no balance goes below 0) with its ledger entries, the new
+// PROCESSING transaction and the events. A failed condition is
+// cards.ErrNotFound, cards.ErrNotActive, cards.ErrInsufficientCard,
+// cards.ErrNoSlots, cards.ErrInsufficientWallet, wallets.ErrNotFound or
+// wallets.ErrInactive; a card that changed back in between is
+// cards.ErrChanged.
+func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
+	c, tx := a.Card, a.Tx
+	if tx.CompanyID != c.CompanyID || tx.CardID != c.ID {
+		return fmt.Errorf("store: card transaction %s is not of card %s", tx.ID, c.ID)
+	}
+	if a.New && a.Slots <= 0 {
+		return cards.ErrNoSlots
+	}
+	var card types.TransactWriteItem
+	if a.New {
+		item, err := attributevalue.MarshalMap(newCardItem(c))
+		if err != nil {
+			return fmt.Errorf("store: marshal card: %w", err)
+		}
+		card = s.wallets.putNew(item)
+	} else {
+		if len(a.From) == 0 {
+			return fmt.Errorf("store: accept on card %s: no status to move from", c.ID)
+		}
+		card = s.cardMove(c, a.From, tx.CardDelta, a.Now)
+	}
+	txPut, err := s.txPut(tx)
+	if err != nil {
+		return err
+	}
+	return s.db.write(ctx, "accept card transaction "+tx.ID, func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		t.add("card", card)
+		if a.New {
+			t.add("slots", s.slotsChange(c.CompanyID, 1, a.Slots))
+		}
+		if err := s.addMoney(ctx, t, c.CompanyID, tx.WalletID, a.Wallet, a.Entries, a.Now, true); err != nil {
+			return nil, err
+		}
+		t.add("tx", txPut)
+		return t, s.addEvents(t, a.Events)
+	}, func(ctx context.Context, k cancellation) error {
+		switch {
+		case k.failed("card") && !a.New:
+			return s.whyCardRefused(ctx, c.CompanyID, c.ID, func(now cards.Card) error {
+				switch {
+				case !slices.Contains(a.From, now.Status):
+					return cards.ErrNotActive
+				case now.Balance < -tx.CardDelta:
+					return cards.ErrInsufficientCard
+				}
+				return cards.ErrChanged
+			})
+		case k.failed("slots"):
+			return cards.ErrNoSlots
+		case k.failed("wallet"):
+			return s.wallets.whyRefusedActive(ctx, c.CompanyID, tx.WalletID, cards.ErrInsufficientWallet)
+		}
+		return nil
+	})
+}
+
+// Settle writes s in one transaction: the transaction's final status,
+// deltas, error and completion, on the condition that it is still
+// PROCESSING (else cards.ErrChanged), out of the open index; the card's
+// balance moved by s.CardChange, its status, when s.NewStatus is set, on
+// the condition that it is s.FromStatus (else cards.ErrChanged), and the
+// issuer's card, when s.Issued is set; the slot released when asked; the
+// wallet's adjustment with its ledger entries; and the events.
+func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
+	tx := st.Tx
+	if tx.Open() {
+		return fmt.Errorf("store: settle card transaction %s: status %s is not final", tx.ID, tx.Status)
+	}
+	txUpdate, err := s.settledTx(tx, st.Now)
+	if err != nil {
+		return err
+	}
+	card, err := s.settledCard(st)
+	if err != nil {
+		return err
+	}
+	return s.db.write(ctx, "settle card transaction "+tx.ID, func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		t.add("tx", txUpdate)
+		if card != nil {
+			t.add("card", *card)
+		}
+		if st.ReleaseSlot {
+			t.add("slots", s.slotsChange(tx.CompanyID, -1, 0))
+		}
+		if err := s.addMoney(ctx, t, tx.CompanyID, tx.WalletID, st.Wallet, st.Entries, st.Now, false); err != nil {
+			return nil, err
+		}
+		return t, s.addEvents(t, st.Events)
+	}, func(ctx context.Context, k cancellation) error {
+		switch {
+		case k.failed("tx"):
+			return cards.ErrChanged
+		case k.failed("card"):
+			return s.whyCardRefused(ctx, tx.CompanyID, tx.CardID, func(now cards.Card) error {
+				if st.NewStatus == "" && now.Balance < -st.CardChange {
+					return cards.ErrInsufficientCard
+				}
+				return cards.ErrChanged
+			})
+		case k.failed("wallet"):
+			return s.whyWalletRefused(ctx, tx.CompanyID, tx.WalletID)
+		}
+		return nil
+	})
+}
+
+// Terminate writes t in one transaction: the card TERMINATED with balance
+// 0 on the condition that its status and balance are still t.Card's (else
+// cards.ErrChanged), its slot released, the wallet's adjustment with its
+// ledger entries, the TERMINATION transaction and the events.
+func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
+	c, tx := t.Card, t.Tx
+	switch {
+	case c.Status == cards.Terminated:
+		return cards.ErrTerminated
+	case !c.Status.Live():
+		return cards.ErrNotActive
+	case tx.CompanyID != c.CompanyID || tx.CardID != c.ID:
+		return fmt.Errorf("store: card transaction %s is not of card %s", tx.ID, c.ID)
+	}
+	u := newAttrUpdate()
+	u.set("status", string(cards.Terminated))
+	u.set("balance", 0)
+	u.set("updated_at", timestamp.Format(t.Now))
+	card, err := s.conditional(c.CompanyID, cardSK(c.ID), u, "#cst = :from AND #cbal = :balance",
+		map[string]string{"#cst": "status", "#cbal": "balance"},
+		map[string]types.AttributeValue{":from": strValue(string(c.Status)), ":balance": numValue(c.Balance)})
+	if err != nil {
+		return err
+	}
+	txPut, err := s.txPut(tx)
+	if err != nil {
+		return err
+	}
+	return s.db.write(ctx, "terminate card "+c.ID, func(ctx context.Context) (*txn, error) {
+		w := &txn{}
+		w.add("card", card)
+		w.add("slots", s.slotsChange(c.CompanyID, -1, 0))
+		if err := s.addMoney(ctx, w, c.CompanyID, tx.WalletID, t.Wallet, t.Entries, t.Now, false); err != nil {
+			return nil, err
+		}
+		w.add("tx", txPut)
+		return w, s.addEvents(w, t.Events)
+	}, func(ctx context.Context, k cancellation) error {
+		switch {
+		case k.failed("card"):
+			return s.whyCardRefused(ctx, c.CompanyID, c.ID, func(cards.Card) error { return cards.ErrChanged })
+		case k.failed("wallet"):
+			return s.whyWalletRefused(ctx, c.CompanyID, tx.WalletID)
+		}
+		return nil
+	})
+}
+
+// SetStatus moves card id from status from to status to, setting is_locked
+// and updated_at, in one conditional UpdateItem, and returns the card
+// after. Both statuses must be live or neither: a move that takes or
+// frees a slot is an Accept, a Settle or a Terminate.
+func (s *Cards) SetStatus(ctx context.Context, companyID, id string, from, to cards.Status, locked bool, now time.Time) (cards.Card, error) {
+	if from.Live() != to.Live() {
+		return cards.Card{}, fmt.Errorf("store: card %s from %s to %s would change its slot", id, from, to)
+	}
+	u := newAttrUpdate()
+	u.set("status", string(to))
+	u.set("is_locked", locked)
+	u.set("updated_at", timestamp.Format(now))
+	expr, names, values, err := u.build()
+	if err != nil {
+		return cards.Card{}, fmt.Errorf("store: set card status: %w", err)
+	}
+	names["#cst"], values[":from"] = "status", strValue(string(from))
+	out, err := s.db.update(ctx, fmt.Sprintf("move card %s from %s to %s", id, from, to), &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       primaryKeyOf(companyPK(companyID), cardSK(id)),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String("#cst = :from"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+		ReturnValues:              types.ReturnValueAllNew,
+	})
+	if conditionFailed(err) {
+		return cards.Card{}, s.whyCardRefused(ctx, companyID, id, func(cards.Card) error { return cards.ErrChanged })
+	}
+	if err != nil {
+		return cards.Card{}, err
+	}
+	var it cardItem
+	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
+		return cards.Card{}, fmt.Errorf("store: decode card %s: %w", id, err)
+	}
+	return it.card()
+}
+
+// addMoney adds to t the wallet's adjustment by adj, when not zero (with
+// active, also on the condition that the wallet is active), and the ledger
+// entries, each that moves a balance with the balances before and after
+// it, from the wallet read now: the entries apply their Delta in turn.
+func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string, adj wallets.Adjustment, entries []wallets.Transaction, now time.Time, active bool) error {
+	if adj != (wallets.Adjustment{}) {
+		w := s.wallets.walletAdjustment(companyID, walletID, adj, now)
+		if active {
+			w = activeOnly(w)
+		}
+		t.add("wallet", w)
+	}
+	entries = slices.Clone(entries)
+	if slices.ContainsFunc(entries, func(e wallets.Transaction) bool { return e.Delta != 0 }) {
+		w, err := s.wallets.GetWallet(ctx, companyID, walletID)
+		if err != nil {
+			return err
+		}
+		for i, e := range entries {
+			if e.Delta == 0 {
+				continue
+			}
+			moved := wallets.Adjustment{Payout: e.Delta}
+			if e.Balance == wallets.Payin {
+				moved = wallets.Adjustment{Payin: e.Delta}
+			}
+			entries[i].BalanceBefore, entries[i].BalanceAfter = balancesOf(w, e.Balance, moved)
+			w = w.Adjusted(moved, now)
+		}
+	}
+	for i, e := range entries {
+		put, err := s.wallets.ledgerPut(e)
+		if err != nil {
+			return err
+		}
+		t.add("entry"+strconv.Itoa(i), put)
+	}
+	return nil
+}
+
+// addEvents adds evs to t as items event<n>.
+func (s *Cards) addEvents(t *txn, evs []events.Event) error {
+	for i, ev := range evs {
+		put, err := eventPut(s.db.Table, ev)
+		if err != nil {
+			return err
+		}
+		t.add("event"+strconv.Itoa(i), put)
+	}
+	return nil
+}
+
+// whyCardRefused tells why a condition on card id failed: the card is gone
+// (cards.ErrNotFound) or why says, from the card as it is now.
+func (s *Cards) whyCardRefused(ctx context.Context, companyID, id string, why func(cards.Card) error) error {
+	c, err := s.Card(ctx, companyID, id)
+	if err != nil {
+		return err
+	}
+	return why(c)
+}
+
+// whyWalletRefused tells why a wallet adjustment without the active
+// condition failed: the wallet is gone (wallets.ErrNotFound) or short of
+// money (cards.ErrInsufficientWallet).
+func (s *Cards) whyWalletRefused(ctx context.Context, companyID, walletID string) error {
+	err := s.wallets.whyRefused(ctx, companyID, walletID)
+	if errors.Is(err, wallets.ErrInsufficientBalance) {
+		return cards.ErrInsufficientWallet
+	}
+	return err
+}

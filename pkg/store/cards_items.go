@@ -1,0 +1,400 @@
+package store
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/cards"
+	"payments/pkg/timestamp"
+	"payments/pkg/vault"
+)
+
+// Item kinds and keys of cards (see Cards).
+const (
+	kindCard        = "card"
+	kindCardSlots   = "card_slots"
+	kindCardTx      = "card_tx"
+	kindCardReveal  = "card_reveal"
+	cardSKPrefix    = "CARD#"
+	cardTxSKPrefix  = "CTX#"
+	cardSlotsSK     = "CARDSLOTS"
+	openCardTxIndex = "OPEN_CARDTX"
+)
+
+// cardSK is the sort key of a card in its company's partition. The slot
+// count's key, CARDSLOTS, does not start with cardSKPrefix.
+func cardSK(id string) string { return cardSKPrefix + id }
+
+// cardTxSK is the sort key of a card transaction in its company's
+// partition; ids are UUID v7, so the keys are time-ordered.
+func cardTxSK(id string) string { return cardTxSKPrefix + id }
+
+// customerCardsPK is the GSI1 partition of one customer's cards (GSI1SK is
+// cardSK).
+func customerCardsPK(companyID, customerID string) string {
+	return companyPK(companyID) + "#CUSTOMER#" + customerID
+}
+
+// cardTxsPK is the GSI1 partition of one card's transactions (GSI1SK is
+// cardTxSK).
+func cardTxsPK(companyID, cardID string) string {
+	return companyPK(companyID) + "#CARD#" + cardID
+}
+
+// revealSKPrefix starts the sort key of every reveal record of a card.
+func revealSKPrefix(cardID string) string { return "REVEAL#" + cardID + "#" }
+
+// revealSK is the sort key of a reveal record; ids are UUID v7.
+func revealSK(cardID, id string) string { return revealSKPrefix(cardID) + id }
+
+// openCardTxGSI2PK is the shard of the open card transaction index of
+// transaction id.
+func openCardTxGSI2PK(id string) string { return shardKey(openCardTxIndex, id) }
+
+// openCardTxGSI2SK orders the open transactions of a shard by creation
+// time, and names them.
+func openCardTxGSI2SK(created, companyID, id string) string {
+	return created + "#" + companyID + "#" + id
+}
+
+// cardItem is a card as stored. DynamoDB Local refuses empty strings: an
+// empty optional string is absent.
+type cardItem struct {
+	PK           string      `dynamodbav:"PK"`
+	SK           string      `dynamodbav:"SK"`
+	GSI1PK       string      `dynamodbav:"GSI1PK"`
+	GSI1SK       string      `dynamodbav:"GSI1SK"`
+	Type         string      `dynamodbav:"type"`
+	ID           string      `dynamodbav:"id"`
+	CompanyID    string      `dynamodbav:"company_id"`
+	CustomerID   string      `dynamodbav:"customer_id"`
+	Brand        string      `dynamodbav:"brand"`
+	Status       string      `dynamodbav:"status"`
+	Balance      int64       `dynamodbav:"balance"`
+	Last4        string      `dynamodbav:"last4,omitempty"`
+	ExpiryMonth  int         `dynamodbav:"expiry_month"`
+	ExpiryYear   int         `dynamodbav:"expiry_year"`
+	Number       *sealedAttr `dynamodbav:"number,omitempty"`
+	CVV          *sealedAttr `dynamodbav:"cvv,omitempty"`
+	IssuerCardID string      `dynamodbav:"issuer_card_id,omitempty"`
+	IsLocked     bool        `dynamodbav:"is_locked"`
+	CreatedAt    string      `dynamodbav:"created_at"`
+	UpdatedAt    string      `dynamodbav:"updated_at"`
+}
+
+// cardSlotsItem counts a company's live cards.
+type cardSlotsItem struct {
+	Used int `dynamodbav:"used"`
+}
+
+// cardTxItem is a card transaction as stored.
+type cardTxItem struct {
+	PK          string `dynamodbav:"PK"`
+	SK          string `dynamodbav:"SK"`
+	GSI1PK      string `dynamodbav:"GSI1PK"`
+	GSI1SK      string `dynamodbav:"GSI1SK"`
+	GSI2PK      string `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK      string `dynamodbav:"GSI2SK,omitempty"`
+	Type        string `dynamodbav:"type"`
+	ID          string `dynamodbav:"id"`
+	CompanyID   string `dynamodbav:"company_id"`
+	CardID      string `dynamodbav:"card_id"`
+	CustomerID  string `dynamodbav:"customer_id"`
+	WalletID    string `dynamodbav:"wallet_id,omitempty"`
+	TxType      string `dynamodbav:"tx_type"`
+	Status      string `dynamodbav:"status"`
+	Amount      int64  `dynamodbav:"amount"`
+	Fee         int64  `dynamodbav:"fee"`
+	CardDelta   int64  `dynamodbav:"card_delta"`
+	WalletDelta int64  `dynamodbav:"wallet_delta"`
+	Issuance    bool   `dynamodbav:"issuance"`
+	Description string `dynamodbav:"description,omitempty"`
+	Error       string `dynamodbav:"error,omitempty"`
+	CreatedAt   string `dynamodbav:"created_at"`
+	CompletedAt string `dynamodbav:"completed_at,omitempty"`
+}
+
+// revealItem is the audit record of a reveal as stored.
+type revealItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	ID        string `dynamodbav:"id"`
+	CompanyID string `dynamodbav:"company_id"`
+	CardID    string `dynamodbav:"card_id"`
+	KeyID     string `dynamodbav:"key_id,omitempty"`
+	SourceIP  string `dynamodbav:"source_ip,omitempty"`
+	UserAgent string `dynamodbav:"user_agent,omitempty"`
+	RequestID string `dynamodbav:"request_id,omitempty"`
+	CreatedAt string `dynamodbav:"created_at"`
+}
+
+// sealedAttrOf returns s as stored, nil when s is zero (not issued yet).
+func sealedAttrOf(s vault.Sealed) *sealedAttr {
+	if s.KeyID == "" && len(s.Ciphertext) == 0 {
+		return nil
+	}
+	a := newSealedAttr(s)
+	return &a
+}
+
+func newCardItem(c cards.Card) cardItem {
+	return cardItem{
+		PK: companyPK(c.CompanyID), SK: cardSK(c.ID),
+		GSI1PK: customerCardsPK(c.CompanyID, c.CustomerID), GSI1SK: cardSK(c.ID),
+		Type: kindCard, ID: c.ID, CompanyID: c.CompanyID, CustomerID: c.CustomerID,
+		Brand: string(c.Brand), Status: string(c.Status), Balance: c.Balance,
+		Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
+		Number: sealedAttrOf(c.Number), CVV: sealedAttrOf(c.CVV), IssuerCardID: c.IssuerCardID,
+		IsLocked: c.IsLocked, CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
+	}
+}
+
+func (it cardItem) card() (cards.Card, error) {
+	created, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return cards.Card{}, fmt.Errorf("store: card %s created_at: %w", it.ID, err)
+	}
+	updated, err := timestamp.Parse(it.UpdatedAt)
+	if err != nil {
+		return cards.Card{}, fmt.Errorf("store: card %s updated_at: %w", it.ID, err)
+	}
+	c := cards.Card{
+		ID: it.ID, CompanyID: it.CompanyID, CustomerID: it.CustomerID,
+		Brand: cards.Brand(it.Brand), Status: cards.Status(it.Status), Balance: it.Balance,
+		Last4: it.Last4, ExpiryMonth: it.ExpiryMonth, ExpiryYear: it.ExpiryYear, IssuerCardID: it.IssuerCardID,
+		IsLocked: it.IsLocked, CreatedAt: created, UpdatedAt: updated,
+	}
+	if it.Number != nil {
+		c.Number = it.Number.sealed()
+	}
+	if it.CVV != nil {
+		c.CVV = it.CVV.sealed()
+	}
+	return c, nil
+}
+
+// newCardTxItem returns t as stored: while it is PROCESSING, in the open
+// card transaction index.
+func newCardTxItem(t cards.Transaction) cardTxItem {
+	created := timestamp.Format(t.CreatedAt)
+	it := cardTxItem{
+		PK: companyPK(t.CompanyID), SK: cardTxSK(t.ID),
+		GSI1PK: cardTxsPK(t.CompanyID, t.CardID), GSI1SK: cardTxSK(t.ID),
+		Type: kindCardTx, ID: t.ID, CompanyID: t.CompanyID, CardID: t.CardID, CustomerID: t.CustomerID,
+		WalletID: t.WalletID, TxType: string(t.Type), Status: string(t.Status),
+		Amount: t.Amount, Fee: t.Fee, CardDelta: t.CardDelta, WalletDelta: t.WalletDelta,
+		Issuance: t.Issuance, Description: t.Description, Error: t.Error, CreatedAt: created,
+	}
+	if t.Open() {
+		it.GSI2PK, it.GSI2SK = openCardTxGSI2PK(t.ID), openCardTxGSI2SK(created, t.CompanyID, t.ID)
+	}
+	if t.CompletedAt != nil {
+		it.CompletedAt = timestamp.Format(*t.CompletedAt)
+	}
+	return it
+}
+
+func (it cardTxItem) transaction() (cards.Transaction, error) {
+	created, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return cards.Transaction{}, fmt.Errorf("store: card transaction %s created_at: %w", it.ID, err)
+	}
+	t := cards.Transaction{
+		ID: it.ID, CompanyID: it.CompanyID, CardID: it.CardID, CustomerID: it.CustomerID, WalletID: it.WalletID,
+		Type: cards.TxType(it.TxType), Status: cards.TxStatus(it.Status), Amount: it.Amount, Fee: it.Fee,
+		CardDelta: it.CardDelta, WalletDelta: it.WalletDelta, Issuance: it.Issuance,
+		Description: it.Description, Error: it.Error, CreatedAt: created,
+	}
+	if it.CompletedAt != "" {
+		done, err := timestamp.Parse(it.CompletedAt)
+		if err != nil {
+			return cards.Transaction{}, fmt.Errorf("store: card transaction %s completed_at: %w", it.ID, err)
+		}
+		t.CompletedAt = &done
+	}
+	return t, nil
+}
+
+func newRevealItem(r cards.Reveal) revealItem {
+	return revealItem{
+		PK: companyPK(r.CompanyID), SK: revealSK(r.CardID, r.ID), Type: kindCardReveal,
+		ID: r.ID, CompanyID: r.CompanyID, CardID: r.CardID, KeyID: r.KeyID,
+		SourceIP: r.SourceIP, UserAgent: r.UserAgent, RequestID: r.RequestID,
+		CreatedAt: timestamp.Format(r.CreatedAt),
+	}
+}
+
+func (it revealItem) reveal() (cards.Reveal, error) {
+	at, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return cards.Reveal{}, fmt.Errorf("store: reveal %s created_at: %w", it.ID, err)
+	}
+	return cards.Reveal{
+		ID: it.ID, CompanyID: it.CompanyID, CardID: it.CardID, KeyID: it.KeyID,
+		SourceIP: it.SourceIP, UserAgent: it.UserAgent, RequestID: it.RequestID, CreatedAt: at,
+	}, nil
+}
+
+// cardMove returns the card item of an acceptance: a check that the card's
+// status is one of from when delta is 0, else its balance moved by delta
+// on that condition and, for a debit, that the balance covers it.
+func (s *Cards) cardMove(c cards.Card, from []cards.Status, delta int64, now time.Time) types.TransactWriteItem {
+	names := map[string]string{"#cst": "status"}
+	values := map[string]types.AttributeValue{}
+	in := make([]string, len(from))
+	for i, st := range from {
+		in[i] = ":from" + strconv.Itoa(i)
+		values[in[i]] = strValue(string(st))
+	}
+	cond := "attribute_exists(PK) AND #cst IN (" + strings.Join(in, ", ") + ")"
+	key := primaryKeyOf(companyPK(c.CompanyID), cardSK(c.ID))
+	if delta == 0 {
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: aws.String(s.db.Table), Key: key, ConditionExpression: aws.String(cond),
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		}}
+	}
+	names["#cbal"], names["#cupd"] = "balance", "updated_at"
+	values[":delta"], values[":now"] = numValue(delta), strValue(timestamp.Format(now))
+	if delta < 0 {
+		cond += " AND #cbal >= :need"
+		values[":need"] = numValue(-delta)
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.db.Table), Key: key,
+		UpdateExpression:    aws.String("SET #cbal = #cbal + :delta, #cupd = :now"),
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	}}
+}
+
+// settledTx returns the transaction item that records tx's settlement on
+// the condition that it is still PROCESSING, and takes it out of the open
+// index.
+func (s *Cards) settledTx(tx cards.Transaction, now time.Time) (types.TransactWriteItem, error) {
+	done := now
+	if tx.CompletedAt != nil {
+		done = *tx.CompletedAt
+	}
+	u := newAttrUpdate()
+	u.set("status", string(tx.Status))
+	u.set("card_delta", tx.CardDelta)
+	u.set("wallet_delta", tx.WalletDelta)
+	if tx.Error != "" {
+		u.set("error", tx.Error)
+	} else {
+		u.remove("error")
+	}
+	u.set("completed_at", timestamp.Format(done))
+	u.remove(attrGSI2PK)
+	u.remove(attrGSI2SK)
+	return s.conditional(tx.CompanyID, cardTxSK(tx.ID), u, "#tst = :processing",
+		map[string]string{"#tst": "status"},
+		map[string]types.AttributeValue{":processing": strValue(string(cards.TxProcessing))})
+}
+
+// settledCard returns the card item of a settlement, nil when it changes
+// nothing on the card.
+func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
+	if st.CardChange == 0 && st.NewStatus == "" && st.Issued == nil {
+		return nil, nil
+	}
+	u := newAttrUpdate()
+	u.add("balance", int(st.CardChange))
+	u.set("updated_at", timestamp.Format(st.Now))
+	cond := []string{"attribute_exists(PK)"}
+	names := map[string]string{}
+	values := map[string]types.AttributeValue{}
+	if st.NewStatus != "" {
+		u.set("status", string(st.NewStatus))
+		cond = append(cond, "#cst = :from")
+		names["#cst"], values[":from"] = "status", strValue(string(st.FromStatus))
+	}
+	if st.CardChange < 0 {
+		cond = append(cond, "#cbal >= :need")
+		names["#cbal"], values[":need"] = "balance", numValue(-st.CardChange)
+	}
+	if is := st.Issued; is != nil {
+		if is.IssuerCardID != "" {
+			u.set("issuer_card_id", is.IssuerCardID)
+		}
+		if is.Last4 != "" {
+			u.set("last4", is.Last4)
+		}
+		u.set("expiry_month", is.ExpiryMonth)
+		u.set("expiry_year", is.ExpiryYear)
+		if n := sealedAttrOf(is.Number); n != nil {
+			u.set("number", *n)
+		}
+		if c := sealedAttrOf(is.CVV); c != nil {
+			u.set("cvv", *c)
+		}
+	}
+	item, err := s.conditional(st.Tx.CompanyID, cardSK(st.Tx.CardID), u, strings.Join(cond, " AND "), names, values)
+	return &item, err
+}
+
+// slotsChange returns the item that moves the company's count of live
+// cards by delta: +1 on the condition that it stays within slots, −1 on
+// the condition that it does not go below 0.
+func (s *Cards) slotsChange(companyID string, delta, slots int) types.TransactWriteItem {
+	u := &types.Update{
+		TableName:                aws.String(s.db.Table),
+		Key:                      primaryKeyOf(companyPK(companyID), cardSlotsSK),
+		ExpressionAttributeNames: map[string]string{"#used": "used"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one": numValue(1),
+		},
+	}
+	if delta > 0 {
+		u.UpdateExpression = aws.String("SET #used = if_not_exists(#used, :zero) + :one, #type = :kind")
+		u.ConditionExpression = aws.String("attribute_not_exists(#used) OR #used < :slots")
+		u.ExpressionAttributeNames["#type"] = attrType
+		u.ExpressionAttributeValues[":zero"] = numValue(0)
+		u.ExpressionAttributeValues[":kind"] = strValue(kindCardSlots)
+		u.ExpressionAttributeValues[":slots"] = numValue(int64(slots))
+	} else {
+		u.UpdateExpression = aws.String("SET #used = #used - :one")
+		u.ConditionExpression = aws.String("#used >= :one")
+	}
+	return types.TransactWriteItem{Update: u}
+}
+
+// txPut returns the transaction item that writes tx as new.
+func (s *Cards) txPut(tx cards.Transaction) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(newCardTxItem(tx))
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("store: marshal card transaction: %w", err)
+	}
+	return s.wallets.putNew(item), nil
+}
+
+// conditional returns the transaction item that applies u to item sk of
+// the company on condition cond, whose placeholders are names and values.
+func (s *Cards) conditional(companyID, sk string, u *attrUpdate, cond string, names map[string]string, values map[string]types.AttributeValue) (types.TransactWriteItem, error) {
+	expr, n, v, err := u.build()
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("store: update %s: %w", sk, err)
+	}
+	maps.Copy(n, names)
+	maps.Copy(v, values)
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.db.Table), Key: primaryKeyOf(companyPK(companyID), sk),
+		UpdateExpression: aws.String(expr), ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: n, ExpressionAttributeValues: v,
+	}}, nil
+}
+
+// numValue and strValue are attribute values of a number and a string.
+func numValue(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func strValue(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }

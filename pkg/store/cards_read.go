@@ -1,0 +1,174 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/cards"
+	"payments/pkg/httpapi"
+	"payments/pkg/timestamp"
+)
+
+// Card reads a card of the company, strongly consistent.
+func (s *Cards) Card(ctx context.Context, companyID, id string) (cards.Card, error) {
+	var it cardItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), cardSK(id), &it)
+	if err != nil {
+		return cards.Card{}, fmt.Errorf("store: get card %s: %w", id, err)
+	}
+	if !found {
+		return cards.Card{}, cards.ErrNotFound
+	}
+	return it.card()
+}
+
+// Cards reads every card of the company, oldest first, strongly
+// consistent.
+func (s *Cards) Cards(ctx context.Context, companyID string) ([]cards.Card, error) {
+	items, err := s.all(ctx, "", companyPK(companyID), cardSKPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("store: list cards: %w", err)
+	}
+	return oldestFirst(decodeAll(items, cardItem.card))
+}
+
+// CustomerCards reads the company's cards of one customer, oldest first,
+// from GSI1 (eventually consistent).
+func (s *Cards) CustomerCards(ctx context.Context, companyID, customerID string) ([]cards.Card, error) {
+	items, err := s.all(ctx, GSI1, customerCardsPK(companyID, customerID), cardSKPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("store: list customer cards: %w", err)
+	}
+	return oldestFirst(decodeAll(items, cardItem.card))
+}
+
+// oldestFirst sorts cs by creation time, whatever their ids.
+func oldestFirst(cs []cards.Card, err error) ([]cards.Card, error) {
+	slices.SortStableFunc(cs, func(a, b cards.Card) int { return a.CreatedAt.Compare(b.CreatedAt) })
+	return cs, err
+}
+
+// Transaction reads a card transaction of the company, strongly
+// consistent.
+func (s *Cards) Transaction(ctx context.Context, companyID, id string) (cards.Transaction, error) {
+	var it cardTxItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), cardTxSK(id), &it)
+	if err != nil {
+		return cards.Transaction{}, fmt.Errorf("store: get card transaction %s: %w", id, err)
+	}
+	if !found {
+		return cards.Transaction{}, cards.ErrTransactionNotFound
+	}
+	return it.transaction()
+}
+
+// Transactions reads every card transaction of the company, oldest first
+// (their ids are UUID v7), strongly consistent.
+func (s *Cards) Transactions(ctx context.Context, companyID string) ([]cards.Transaction, error) {
+	items, err := s.all(ctx, "", companyPK(companyID), cardTxSKPrefix)
+	if err != nil {
+		return nil, fmt.Errorf("store: list card transactions: %w", err)
+	}
+	return decodeAll(items, cardTxItem.transaction)
+}
+
+// all reads every item of partition pk whose sort key starts with prefix,
+// in key order: of GSI1 when index is set, else of the table, strongly
+// consistent.
+func (s *Cards) all(ctx context.Context, index, pk, prefix string) ([]map[string]types.AttributeValue, error) {
+	in := &dynamodb.QueryInput{
+		TableName:                aws.String(s.db.Table),
+		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": strValue(pk), ":prefix": strValue(prefix),
+		},
+		ConsistentRead: aws.Bool(true),
+	}
+	if index != "" {
+		in.IndexName, in.ConsistentRead = aws.String(index), nil
+		in.ExpressionAttributeNames = map[string]string{"#pk": attrGSI1PK, "#sk": attrGSI1SK}
+	}
+	return s.wallets.query(ctx, in)
+}
+
+// OpenTransactions returns up to limit PROCESSING transactions of every
+// company created before cutoff, from every shard of the open card
+// transaction index, oldest first within a shard (eventually consistent:
+// the caller reads each again).
+func (s *Cards) OpenTransactions(ctx context.Context, cutoff time.Time, limit int) ([]cards.Transaction, error) {
+	var out []cards.Transaction
+	// The index was sharded from the start: no item is in the partition
+	// named by the prefix alone, which shardKeys lists last.
+	for _, shard := range shardKeys(openCardTxIndex)[:IndexShards] {
+		p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
+			TableName:              aws.String(s.db.Table),
+			IndexName:              aws.String(GSI2),
+			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":pk": strValue(shard), ":cut": strValue(timestamp.Format(cutoff)),
+			},
+			Limit: aws.Int32(int32(max(limit, 1))),
+		})
+		for p.HasMorePages() && len(out) < limit {
+			page, err := p.NextPage(ctx)
+			if err != nil {
+				return nil, fmt.Errorf("store: query open card transactions: %w", err)
+			}
+			txs, err := decodeAll(page.Items, cardTxItem.transaction)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, txs[:min(len(txs), limit-len(out))]...)
+		}
+	}
+	return out, nil
+}
+
+// SlotsUsed reads the company's count of live cards, strongly consistent.
+func (s *Cards) SlotsUsed(ctx context.Context, companyID string) (int, error) {
+	var it cardSlotsItem
+	if _, err := s.db.getItem(ctx, companyPK(companyID), cardSlotsSK, &it); err != nil {
+		return 0, fmt.Errorf("store: get card slots: %w", err)
+	}
+	return it.Used, nil
+}
+
+// PutReveal writes a reveal's audit record as new.
+func (s *Cards) PutReveal(ctx context.Context, r cards.Reveal) error {
+	item, err := attributevalue.MarshalMap(newRevealItem(r))
+	if err != nil {
+		return fmt.Errorf("store: marshal reveal: %w", err)
+	}
+	err = s.db.put(ctx, "put reveal "+r.ID, &dynamodb.PutItemInput{
+		TableName:           aws.String(s.db.Table),
+		Item:                item,
+		ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	if conditionFailed(err) {
+		return fmt.Errorf("store: reveal %s exists", r.ID)
+	}
+	return err
+}
+
+// Reveals reads page p of a card's reveal records, newest first, strongly
+// consistent (readPage; reveal ids are UUID v7).
+func (s *Cards) Reveals(ctx context.Context, companyID, cardID string, p httpapi.PageRequest) (httpapi.PageResult[cards.Reveal], error) {
+	prefix := revealSKPrefix(cardID)
+	lo, hi := timeRange(prefix, time.Time{}, time.Time{})
+	rows, total, next, err := s.db.readPage(ctx, listing{
+		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
+		prefix: prefix, lo: lo, hi: hi, consistent: true,
+	}, p)
+	if err != nil {
+		return httpapi.PageResult[cards.Reveal]{}, fmt.Errorf("store: list reveals: %w", err)
+	}
+	return pageOf(rows, total, next, revealItem.reveal)
+}
