@@ -320,8 +320,11 @@ func TestRevealWithoutAudit(t *testing.T) {
 	card := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":5}`).str("data", "id")
 	h := e.cardsFunction(t, failing(e.cfg, func(in any) bool {
 		put, ok := in.(*dynamodb.PutItemInput)
+		if !ok {
+			return false
+		}
 		sk, _ := put.Item["SK"].(*types.AttributeValueMemberS)
-		return ok && sk != nil && strings.HasPrefix(sk.Value, "REVEAL#")
+		return sk != nil && strings.HasPrefix(sk.Value, "REVEAL#")
 	}))
 	r := e.call(h, token, "GET", "/cards/"+card+"?reveal=true", "")
 	if r.status != 503 || r.str("code") != "REVEAL_NOT_AUDITED" || strings.Contains(r.raw, `"cvv"`) {

@@ -78,6 +78,7 @@ var Errors = httpapi.Catalogue{
 	{Err: cards.ErrLocked, Status: http.StatusBadRequest, Code: "CARD_LOCKED", Message: "card is locked; unfreeze with unlock=true"},
 	{Err: cards.ErrChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
 	{Err: cards.ErrIssuerUnavailable, Status: http.StatusBadGateway, Code: "CARD_ISSUER_UNAVAILABLE", Message: "card issuer temporarily unavailable: check the card and the wallet before retrying", RetryAfter: 5},
+	{Err: cards.ErrIssuerDeclined, Status: http.StatusUnprocessableEntity, Code: "ISSUER_DECLINED", Message: "declined by the card issuer: the movement was reversed, nothing moved"},
 	{Err: cards.ErrRevealNotAudited, Status: http.StatusServiceUnavailable, Code: "REVEAL_NOT_AUDITED", Message: "the reveal could not be recorded, so nothing was revealed: retry shortly", RetryAfter: 1},
 	{Err: cards.ErrNoIssuer, Status: http.StatusServiceUnavailable, Code: "NO_CARD_ISSUER", Message: "cards are not available: no card issuer is configured"},
 

@@ -53,6 +53,9 @@ var (
 	// ErrIssuerUnavailable is an issuer that could not be reached: a
 	// movement it has not answered stays PROCESSING and is finished later.
 	ErrIssuerUnavailable = errors.New("cards: card issuer unavailable")
+	// ErrIssuerDeclined is a funding or withdrawal the issuer refused: it
+	// was reversed, nothing moved.
+	ErrIssuerDeclined = errors.New("cards: declined by the card issuer")
 	// ErrRevealNotAudited is a reveal whose audit record could not be
 	// written: nothing is revealed.
 	ErrRevealNotAudited = errors.New("cards: the reveal could not be audited")

@@ -210,6 +210,9 @@ func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction) (Mo
 		s.publish(ctx, st.Events)
 	}
 	slog.InfoContext(ctx, "card movement settled", "transaction_id", tx.ID, "type", tx.Type, "status", st.Tx.Status)
+	if st.Tx.Status == TxFailed {
+		return MoveResult{}, fmt.Errorf("%w: %s (transaction %s, reversed)", ErrIssuerDeclined, st.Tx.Error, tx.ID)
+	}
 	before := card.Balance
 	return MoveResult{Tx: st.Tx, BalanceBefore: before, BalanceAfter: before + st.Tx.CardDelta}, nil
 }

@@ -232,7 +232,8 @@ func (s *SandboxIssuer) Card(ctx context.Context, id string) (issuer.SandboxCard
 }
 
 // MoveCard updates the card's balance, on the condition that the card is
-// ACTIVE (and, for a withdrawal, covers it), and claims the movement's
+// ACTIVE (a withdrawal: ACTIVE or FROZEN, and covers it), and claims the
+// movement's
 // reference, in one transaction. When the card's condition fails, a read of
 // the card tells which.
 func (s *SandboxIssuer) MoveCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
@@ -242,7 +243,8 @@ func (s *SandboxIssuer) MoveCard(ctx context.Context, m issuer.SandboxMovement) 
 		":active": &types.AttributeValueMemberS{Value: string(issuer.CardActive)},
 	}
 	if m.Delta < 0 {
-		cond += " AND balance >= :need"
+		cond = "attribute_exists(PK) AND #status IN (:active, :frozen) AND balance >= :need"
+		values[":frozen"] = &types.AttributeValueMemberS{Value: string(issuer.CardFrozen)}
 		values[":need"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(-m.Delta, 10)}
 	}
 	t := &txn{}
@@ -290,7 +292,7 @@ func (s *SandboxIssuer) moveRefused(ctx context.Context, m issuer.SandboxMovemen
 	switch {
 	case err != nil:
 		return err
-	case c.Status != issuer.CardActive:
+	case c.Status != issuer.CardActive && !(m.Delta < 0 && c.Status == issuer.CardFrozen):
 		return fmt.Errorf("store: sandbox card %s is %s: %w", m.CardID, c.Status, issuer.ErrCardState)
 	case c.Balance+m.Delta < 0:
 		return fmt.Errorf("store: sandbox card %s holds %d, not %d: %w", m.CardID, c.Balance, -m.Delta, issuer.ErrInsufficientFunds)

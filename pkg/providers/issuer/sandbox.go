@@ -108,7 +108,8 @@ type SandboxStore interface {
 	// m.Reference and returns the card afterwards. A reference already
 	// used changes nothing: the card of its movement is returned as it is
 	// now. ErrNotFound: no such card; ErrCardState: the card is not
-	// ACTIVE; ErrInsufficientFunds: the balance would fall below 0.
+	// ACTIVE (for a withdrawal, ACTIVE or FROZEN); ErrInsufficientFunds:
+	// the balance would fall below 0.
 	MoveCard(ctx context.Context, m SandboxMovement) (SandboxCard, error)
 	// SetCardStatus changes the status of the card id from from to to and
 	// returns the card; ErrCardState when its status is not from,
@@ -315,7 +316,8 @@ func (s *Sandbox) FundCard(ctx context.Context, m Movement) (Card, error) {
 	return s.move(ctx, m, m.Amount)
 }
 
-// WithdrawCard takes m.Amount off an ACTIVE card once per m.Reference
+// WithdrawCard takes m.Amount off an ACTIVE or FROZEN card once per
+// m.Reference
 // (ErrInsufficientFunds when its balance is smaller); a repeat returns the
 // card as it is now.
 func (s *Sandbox) WithdrawCard(ctx context.Context, m Movement) (Card, error) {
