@@ -213,7 +213,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{"deadline past the window", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "259201", `PAYMENT_DEADLINE_SECONDS must be at most 259200`},
 		{"console credit", "admin", "ADMIN_CREDIT_IN_PRODUCTION", "yes", `ADMIN_CREDIT_IN_PRODUCTION must be true or false, not "yes"`},
 		{"secret", "wallets", "TOKEN_SECRET_ARN", testTokenSecretARN + "-gone", "read secret " + testTokenSecretARN + "-gone"},
-		{"function", "cards", "", "", `no function "cards"`},
+		{"function", "no-such-function", "", "", `no function "no-such-function"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

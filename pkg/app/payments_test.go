@@ -663,7 +663,7 @@ func TestProductionModeNeedsAnOperator(t *testing.T) {
 	if _, err := NewPayoutWorker(context.Background(), cfg); err == nil {
 		t.Error("NewPayoutWorker started without its queue")
 	}
-	if _, err := NewSweeper(context.Background(), Config{Mode: ModeProduction, TableName: "t", AWS: storetest.AWSConfig()}); err != nil {
+	if _, err := NewSweeper(context.Background(), Config{Mode: ModeProduction, TableName: "t", AWS: storetest.AWSConfig(), CardKey: testCardKey}); err != nil {
 		t.Errorf("NewSweeper: %v", err)
 	}
 }

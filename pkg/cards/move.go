@@ -162,6 +162,18 @@ func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction) (Mo
 		slog.WarnContext(ctx, "card movement not answered: it stays PROCESSING for the sweeper", "transaction_id", tx.ID, "error", err)
 		return MoveResult{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
 	}
+	if err == nil && tx.Type == TxFunding {
+		// A card terminated while the issuer was funding it takes no more
+		// money: the funding goes back to the wallet.
+		now, rerr := s.Store.Card(ctx, card.CompanyID, card.ID)
+		if rerr != nil {
+			return MoveResult{}, fmt.Errorf("cards: read card %s to settle %s: %w", card.ID, tx.ID, rerr)
+		}
+		if now.Status == Terminated {
+			slog.WarnContext(ctx, "funding confirmed after the card was terminated: refunded", "transaction_id", tx.ID)
+			err = fmt.Errorf("%w: the card was terminated", issuer.ErrCardState)
+		}
+	}
 	now := s.now()
 	st := Settle{Tx: tx, Now: now}
 	st.Tx.CompletedAt = &now

@@ -524,10 +524,13 @@ func TestSandboxCardStates(t *testing.T) {
 	withdraw := func(ctx context.Context, id string) (issuer.Card, error) {
 		return sb.WithdrawCard(ctx, issuer.Movement{Reference: uuid.NewString(), CardID: id, Amount: 100})
 	}
+	fundCard := func(ctx context.Context, id string) (issuer.Card, error) {
+		return sb.FundCard(ctx, issuer.Movement{Reference: uuid.NewString(), CardID: id, Amount: 100})
+	}
 	terminate := func(ctx context.Context, id string) (issuer.Card, error) {
 		c, held, err := sb.TerminateCard(ctx, id)
-		if err == nil && held != 300 {
-			t.Errorf("TerminateCard held %d, want 300", held)
+		if err == nil && held != 200 {
+			t.Errorf("TerminateCard held %d, want 200", held)
 		}
 		return c, err
 	}
@@ -542,10 +545,11 @@ func TestSandboxCardStates(t *testing.T) {
 		{"unfreeze an active card", sb.UnfreezeCard, issuer.ErrCardState, issuer.CardActive, 400},
 		{"freeze", sb.FreezeCard, nil, issuer.CardFrozen, 400},
 		{"freeze a frozen card", sb.FreezeCard, issuer.ErrCardState, issuer.CardFrozen, 400},
-		{"withdraw from a frozen card", withdraw, issuer.ErrCardState, issuer.CardFrozen, 400},
-		{"unfreeze", sb.UnfreezeCard, nil, issuer.CardActive, 400},
-		{"withdraw", withdraw, nil, issuer.CardActive, 300},
-		{"freeze again", sb.FreezeCard, nil, issuer.CardFrozen, 300},
+		{"withdraw from a frozen card", withdraw, nil, issuer.CardFrozen, 300},
+		{"unfreeze", sb.UnfreezeCard, nil, issuer.CardActive, 300},
+		{"withdraw", withdraw, nil, issuer.CardActive, 200},
+		{"freeze again", sb.FreezeCard, nil, issuer.CardFrozen, 200},
+		{"fund a frozen card", fundCard, issuer.ErrCardState, issuer.CardFrozen, 200},
 		{"terminate", terminate, nil, issuer.CardTerminated, 0},
 		{"terminate again", terminate, nil, issuer.CardTerminated, 0},
 		{"unfreeze a terminated card", sb.UnfreezeCard, issuer.ErrCardState, issuer.CardTerminated, 0},
