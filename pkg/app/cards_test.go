@@ -119,6 +119,19 @@ func TestCardLifecycle(t *testing.T) {
 		t.Errorf("a read without reveal shows %s", r.raw)
 	}
 	e.call(e.cards, token, "GET", "/cards/"+cardID+"?reveal=true&sync=false", "")
+	if r := e.call(e.cards, token, "GET", "/customers/"+customerID+"/cards", ""); len(r.items()) != 1 ||
+		r.items()[0].(map[string]any)["masked_number"] != masked {
+		t.Errorf("the customer's cards: %s", r.raw)
+	}
+	_, other := e.approvedCompany()
+	for _, target := range []string{"/cards/" + cardID, "/cards/" + cardID + "/reveals", "/customers/" + customerID + "/cards"} {
+		if r := e.call(e.cards, other, "GET", target, ""); r.status != 404 {
+			t.Errorf("GET %s by another company: %d %s", target, r.status, r.raw)
+		}
+	}
+	if r := e.call(e.cards, other, "POST", "/cards/"+cardID+"/fund", `{"amount":1}`); r.status != 404 {
+		t.Errorf("another company funds the card: %d %s", r.status, r.raw)
+	}
 	audit := e.call(e.cards, token, "GET", "/cards/"+cardID+"/reveals", "")
 	if n := len(audit.items()); n != 2 || audit.str("pagination", "total") != "2" {
 		t.Fatalf("reveal records: %s", audit.raw)
