@@ -356,20 +356,7 @@ func TestSweeperFinishesCards(t *testing.T) {
 	e := newCardsTestEnv(t)
 	companyID, token, walletID, customerID := e.cardCompany("100", "CM-7501")
 	active := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":10}`).str("data", "id")
-	down := e.cardsFunction(t, failing(e.cfg, func(in any) bool {
-		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
-		if !ok {
-			return false
-		}
-		for _, it := range tx.TransactItems {
-			if it.Put != nil {
-				if pk, _ := it.Put.Item["PK"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, "SANDBOX#ISSUER#") {
-					return true
-				}
-			}
-		}
-		return false
-	}))
+	down := e.issuerDown(t)
 	pending := e.call(down, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`)
 	if pending.status != 201 || pending.str("data", "status") != "PENDING" {
 		t.Fatalf("issue with the issuer down: %s", pending.raw)
@@ -456,4 +443,77 @@ func captureLogs(t *testing.T) *logLines {
 	slog.SetDefault(slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	t.Cleanup(func() { slog.SetDefault(prev) })
 	return l
+}
+
+// issuerDown returns the cards function whose sandbox issuer cannot write:
+// every call that changes a card at the issuer fails as unreachable.
+func (e *cardsTestEnv) issuerDown(t *testing.T) HTTPHandler {
+	return e.cardsFunction(t, failing(e.cfg, func(in any) bool {
+		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
+		if !ok {
+			return false
+		}
+		for _, it := range tx.TransactItems {
+			if it.Put != nil {
+				if pk, _ := it.Put.Item["PK"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, "SANDBOX#ISSUER#") {
+					return true
+				}
+			}
+		}
+		return false
+	}))
+}
+
+// TestWithdrawalOfATerminatedCard: a withdrawal left open, then the card
+// terminated (its remaining balance refunded), then the issuer refuses the
+// withdrawal (the card is closed): its money goes to the wallet, not back
+// to the terminated card.
+func TestWithdrawalOfATerminatedCard(t *testing.T) {
+	e := newCardsTestEnv(t)
+	companyID, token, walletID, customerID := e.cardCompany("30", "CM-7701")
+	card := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`).str("data", "id")
+	if r := e.call(e.issuerDown(t), token, "POST", "/cards/"+card+"/withdraw", `{"amount":5}`); r.status != 502 {
+		t.Fatalf("withdraw with the issuer down: %d %s", r.status, r.raw)
+	}
+	if r := e.call(e.cards, token, "POST", "/cards/"+card+"/terminate", ""); r.str("data", "refund_amount") != "15" {
+		t.Fatalf("terminate: %s", r.raw)
+	}
+	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(2 * time.Minute) })
+	if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.payout(token, walletID); got != "29" { // 30 − 21 + 15 + 5
+		t.Errorf("payout_balance %s, want 29", got)
+	}
+	if r := e.call(e.cards, token, "GET", "/cards/"+card+"?sync=false", ""); r.str("data", "balance") != "0" {
+		t.Errorf("the terminated card holds %s", r.str("data", "balance"))
+	}
+	e.verifyCards(companyID)
+}
+
+// TestResumeLeavesASettledMovement: the sweeper's index lags; resuming a
+// movement settled since changes nothing, at the issuer neither.
+func TestResumeLeavesASettledMovement(t *testing.T) {
+	e := newCardsTestEnv(t)
+	companyID, token, _, customerID := e.cardCompany("30", "CM-7801")
+	issued := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`)
+	card := issued.str("data", "id")
+	txs, err := store.NewCards(e.db).Transactions(context.Background(), companyID)
+	if err != nil || len(txs) != 1 {
+		t.Fatalf("transactions %v, %v", txs, err)
+	}
+	stale := txs[0]
+	stale.Status = cards.TxProcessing // as the lagging index still shows it
+	svc, err := cardsService(e.cfg, e.db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.Resume(context.Background(), stale); err != nil {
+		t.Fatal(err)
+	}
+	r := e.call(e.cards, token, "GET", "/cards/"+card+"?includeRaw=true", "")
+	if r.str("data", "status") != "ACTIVE" || r.str("data", "raw", "status") != "ACTIVE" || r.str("data", "balance") != "20" {
+		t.Errorf("after resuming a settled issuance: %s", r.raw)
+	}
+	e.verifyCards(companyID)
 }

@@ -64,7 +64,7 @@ func sweepCards(ctx context.Context, svc *cards.Service, open cards.Store, now t
 	}
 	var errs []error
 	for _, tx := range txs {
-		if err := svc.Resume(ctx, tx); err != nil && !errors.Is(err, cards.ErrIssuerUnavailable) {
+		if err := svc.Resume(ctx, tx); err != nil && !errors.Is(err, cards.ErrIssuerUnavailable) && !errors.Is(err, cards.ErrChanged) {
 			errs = append(errs, err)
 		}
 	}

@@ -260,12 +260,13 @@ type Termination struct {
 // Store is the persistence the service needs.
 type Store interface {
 	// Accept writes a. ErrInsufficientWallet, ErrInsufficientCard,
-	// ErrNoSlots, ErrNotFound or ErrChanged (the card is not in a.From)
-	// when a condition fails.
+	// ErrNoSlots, ErrNotFound or ErrNotActive (the card is not in a.From)
+	// when a condition fails; ErrChanged when none of them explains it.
 	Accept(ctx context.Context, a Accept) error
 	// Settle writes s; ErrChanged when s.Tx is no longer PROCESSING.
 	Settle(ctx context.Context, s Settle) error
-	// Terminate writes t; ErrChanged when the card is not in t.From.
+	// Terminate writes t; ErrChanged when the card's status or balance is
+	// no longer t.Card's.
 	Terminate(ctx context.Context, t Termination) error
 	// SetStatus moves card id from status from to status to, setting
 	// is_locked, and returns the card as it is after; ErrChanged when its

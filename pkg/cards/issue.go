@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
 	"payments/pkg/customers"
 	"payments/pkg/events"
@@ -128,10 +127,10 @@ func (s *Service) Issue(ctx context.Context, companyID string, in IssueInput) (C
 		Type: TxFunding, Status: TxProcessing, Amount: amount, Fee: fee, WalletDelta: -amount, Issuance: true,
 		Description: "Initial card funding", CreatedAt: now,
 	}
-	entries := []wallets.Transaction{entry(w, tx, wallets.TypeTransfer, -amount, ids.NewV7(now), now)}
+	entries := []wallets.Transaction{entry(tx, wallets.TypeTransfer, -amount, ids.NewV7(now), now)}
 	if fee > 0 {
 		tx.FeeEntryID = ids.NewV7(now)
-		entries = append(entries, entry(w, tx, wallets.TypeFee, -fee, tx.FeeEntryID, now))
+		entries = append(entries, entry(tx, wallets.TypeFee, -fee, tx.FeeEntryID, now))
 	}
 	err = s.Store.Accept(ctx, Accept{
 		New: true, Slots: slots, Card: card, Tx: tx,
@@ -147,8 +146,11 @@ func (s *Service) Issue(ctx context.Context, companyID string, in IssueInput) (C
 
 // finishIssuance asks the issuer for the card of an accepted issuance
 // (idempotently, on our card id) and settles it: ACTIVE with its balance,
-// or FAILED with the fee and the funding refunded. An issuer that cannot
-// answer leaves the card PENDING, as it is answered.
+// or FAILED with the fee and the funding refunded; a card terminated while
+// PENDING gets no card at the issuer, and its issuance fails. Whatever
+// happens after the acceptance, the card is answered as it stands: an
+// issuer that cannot answer, or a settlement that cannot be written, leaves
+// it PENDING for the sweeper.
 func (s *Service) finishIssuance(ctx context.Context, card Card, tx Transaction, holder string) (Card, error) {
 	ic, secrets, err := s.Issuer.IssueCard(ctx, issuer.CardRequest{
 		Reference: card.ID, CardholderID: holder, Brand: issuer.Brand(card.Brand), Amount: tx.Amount,
@@ -157,51 +159,52 @@ func (s *Service) finishIssuance(ctx context.Context, card Card, tx Transaction,
 		slog.WarnContext(ctx, "card issuance not answered: the card stays PENDING for the sweeper", "card_id", card.ID, "error", err)
 		return card, nil
 	}
-	now := s.now()
-	st := Settle{Tx: tx, FromStatus: Pending, Now: now}
-	st.Tx.CompletedAt = &now
-	if err == nil && card.Status != Pending {
-		// Terminated while the issuer was deciding: the issued card is
-		// closed at the issuer, and the issuance fails.
+	if err == nil && card.Status == Terminated {
 		if _, _, terr := s.Issuer.TerminateCard(ctx, ic.ID); terr != nil {
-			return Card{}, fmt.Errorf("%w: terminate the card issued for %s: %w", ErrIssuerUnavailable, card.ID, terr)
+			slog.WarnContext(ctx, "close the card issued for a terminated card; the sweeper will", "card_id", card.ID, "error", terr)
+			return card, nil
 		}
 		err = fmt.Errorf("%w: the card was terminated before it was issued", issuer.ErrDeclined)
 	}
+	now := s.now()
+	st := Settle{Tx: tx, FromStatus: Pending, Now: now}
+	st.Tx.CompletedAt = &now
+	settled := card
 	if err != nil {
 		st.Tx.Status, st.Tx.WalletDelta, st.Tx.Error = TxFailed, 0, issuerReason(err)
+		st.Wallet, st.Entries = credit(tx, wallets.TypeRefund, tx.Amount+tx.Fee, now)
 		if card.Status == Pending {
 			st.NewStatus, st.ReleaseSlot = Failed, true
-		}
-		if st.Wallet, st.Entries, err = s.refund(ctx, card.CompanyID, tx, tx.Amount+tx.Fee, now); err != nil {
-			return Card{}, err
-		}
-		if card.Status == Pending {
-			card.Status = Failed
+			settled.Status = Failed
 		}
 	} else {
 		issued, err := s.seal(ctx, card.ID, ic, secrets)
 		if err != nil {
-			return Card{}, err
+			slog.ErrorContext(ctx, "seal a new card's secrets; the sweeper will ask again", "card_id", card.ID, "error", err)
+			return card, nil
 		}
 		st.Tx.Status, st.Tx.CardDelta, st.CardChange = TxSuccess, tx.Amount, tx.Amount
 		st.NewStatus, st.Issued = Active, &issued
-		card.Status, card.Balance, card.IssuerCardID = Active, tx.Amount, issued.IssuerCardID
-		card.Last4, card.ExpiryMonth, card.ExpiryYear = issued.Last4, issued.ExpiryMonth, issued.ExpiryYear
-		card.Number, card.CVV = issued.Number, issued.CVV
+		settled.Status, settled.Balance, settled.IssuerCardID = Active, tx.Amount, issued.IssuerCardID
+		settled.Last4, settled.ExpiryMonth, settled.ExpiryYear = issued.Last4, issued.ExpiryMonth, issued.ExpiryYear
+		settled.Number, settled.CVV = issued.Number, issued.CVV
 	}
-	card.UpdatedAt = now
-	ev, err := events.Build(card.CompanyID, createdEvent(card, st.Tx), now)
+	settled.UpdatedAt = now
+	ev, err := events.Build(card.CompanyID, createdEvent(settled, st.Tx), now)
 	if err != nil {
-		return Card{}, err
+		return card, nil
 	}
 	st.Events = []events.Event{ev}
 	if err := s.Store.Settle(ctx, st); err != nil {
-		return Card{}, fmt.Errorf("cards: settle issuance of %s: %w", card.ID, err)
+		slog.WarnContext(ctx, "settle a card issuance; the sweeper will", "card_id", card.ID, "error", err)
+		if stored, rerr := s.Store.Card(ctx, card.CompanyID, card.ID); rerr == nil {
+			return stored, nil
+		}
+		return card, nil
 	}
-	slog.InfoContext(ctx, "card issuance settled", "card_id", card.ID, "status", card.Status)
+	slog.InfoContext(ctx, "card issuance settled", "card_id", card.ID, "status", settled.Status)
 	s.publish(ctx, st.Events)
-	return card, nil
+	return settled, nil
 }
 
 // seal seals the secrets the issuer gave for card id, bound to our id.
@@ -218,19 +221,6 @@ func (s *Service) seal(ctx context.Context, id string, ic issuer.Card, secrets i
 		IssuerCardID: ic.ID, Last4: ic.Last4, ExpiryMonth: ic.ExpiryMonth, ExpiryYear: ic.ExpiryYear,
 		Number: number, CVV: cvv,
 	}, nil
-}
-
-// refund returns the wallet change and the ledger entry that give amount
-// back to the USD wallet for transaction tx.
-func (s *Service) refund(ctx context.Context, companyID string, tx Transaction, amount int64, now time.Time) (wallets.Adjustment, []wallets.Transaction, error) {
-	w, err := s.Wallets.USDWallet(ctx, companyID)
-	if err != nil {
-		return wallets.Adjustment{}, nil, fmt.Errorf("cards: read the USD wallet to refund %s: %w", tx.ID, err)
-	}
-	if w.ID != tx.WalletID {
-		return wallets.Adjustment{}, nil, fmt.Errorf("cards: transaction %s took from wallet %s, the USD wallet is %s", tx.ID, tx.WalletID, w.ID)
-	}
-	return wallets.Adjustment{Payout: amount}, []wallets.Transaction{entry(w, tx, wallets.TypeRefund, amount, ids.NewV7(now), now)}, nil
 }
 
 // issuerReason words an issuer's definitive refusal for a card

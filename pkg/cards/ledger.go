@@ -23,10 +23,11 @@ type LedgerReader interface {
 //
 //   - a card's balance is the sum of its transactions' CardDelta, never
 //     below 0, and 0 once TERMINATED or FAILED;
-//   - each transaction moved what its status says: a FAILED one nothing;
-//     a settled one as much into its destination as out of its source,
-//     fees aside (a funding's fee is paid by the wallet, a withdrawal's by
-//     the card); an open one only out of its source;
+//   - each transaction moved what its status says: a FAILED one gave back
+//     what it took (to its source, or to the wallet for a card terminated
+//     since); a settled one as much into its destination as out of its
+//     source, fees aside (a funding's fee is paid by the wallet, a
+//     withdrawal's by the card); an open one only out of its source;
 //   - the wallet ledger entries of a transaction sum to its WalletDelta,
 //     less the funding fee the wallet paid;
 //   - the slots used are the live cards.
@@ -68,8 +69,8 @@ func VerifyLedger(ctx context.Context, r LedgerReader, w wallets.LedgerReader, c
 			bad("transaction %s: wallet entries sum to %d, want %d", t.ID, got, t.WalletDelta-fee)
 		}
 		switch {
-		case t.Status == TxFailed && (t.CardDelta != 0 || t.WalletDelta != 0):
-			bad("failed transaction %s moved card %d, wallet %d", t.ID, t.CardDelta, t.WalletDelta)
+		case t.Status == TxFailed && t.CardDelta+t.WalletDelta != 0:
+			bad("failed transaction %s moved card %d, wallet %d: not given back", t.ID, t.CardDelta, t.WalletDelta)
 		case t.Status == TxSuccess && t.Type == TxWithdrawal && t.CardDelta+t.WalletDelta+t.Fee != 0,
 			t.Status == TxSuccess && t.Type != TxWithdrawal && t.CardDelta+t.WalletDelta != 0:
 			bad("transaction %s moved card %d and wallet %d with fee %d: not conserved", t.ID, t.CardDelta, t.WalletDelta, t.Fee)

@@ -56,9 +56,9 @@ func (s *Service) Fund(ctx context.Context, companyID, cardID string, in AmountI
 	now := s.now()
 	tx := s.newTx(card, TxFunding, amount, fee, now)
 	tx.WalletID, tx.WalletDelta, tx.Description = w.ID, -amount, "Card funding"
-	entries := []wallets.Transaction{entry(w, tx, wallets.TypeTransfer, -amount, ids.NewV7(now), now)}
+	entries := []wallets.Transaction{entry(tx, wallets.TypeTransfer, -amount, ids.NewV7(now), now)}
 	if fee > 0 {
-		entries = append(entries, entry(w, tx, wallets.TypeFee, -fee, ids.NewV7(now), now))
+		entries = append(entries, entry(tx, wallets.TypeFee, -fee, ids.NewV7(now), now))
 	}
 	ev, err := events.Build(companyID, events.CardFundData{
 		TransactionID: tx.ID, CardID: card.ID, Amount: money.JSON(amount, Currency), Currency: Currency,
@@ -148,78 +148,50 @@ func (s *Service) newTx(card Card, typ TxType, amount, fee int64, now time.Time)
 
 // finishMove asks the issuer to carry out an accepted funding or withdrawal
 // (idempotently, on our transaction id) and settles it. An issuer that
-// cannot answer leaves it PROCESSING: ErrIssuerUnavailable.
+// cannot answer leaves it PROCESSING: ErrIssuerUnavailable. A refusal is
+// reversed: ErrIssuerDeclined.
 func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction) (MoveResult, error) {
 	m := issuer.Movement{Reference: tx.ID, CardID: card.IssuerCardID, Amount: tx.Amount}
-	var err error
+	var refused error
 	if tx.Type == TxFunding {
-		_, err = s.Issuer.FundCard(ctx, m)
+		_, refused = s.Issuer.FundCard(ctx, m)
 	} else {
 		m.Amount += tx.Fee
-		_, err = s.Issuer.WithdrawCard(ctx, m)
+		_, refused = s.Issuer.WithdrawCard(ctx, m)
 	}
-	if err != nil && !definitive(err) {
-		slog.WarnContext(ctx, "card movement not answered: it stays PROCESSING for the sweeper", "transaction_id", tx.ID, "error", err)
-		return MoveResult{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
+	if refused != nil && !definitive(refused) {
+		slog.WarnContext(ctx, "card movement not answered: it stays PROCESSING for the sweeper", "transaction_id", tx.ID, "error", refused)
+		return MoveResult{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, refused)
 	}
-	if err == nil && tx.Type == TxFunding {
-		// A card terminated while the issuer was funding it takes no more
-		// money: the funding goes back to the wallet.
-		now, rerr := s.Store.Card(ctx, card.CompanyID, card.ID)
+	var st Settle
+	for attempt := 1; ; attempt++ {
+		// The card as it is now: a card terminated since the acceptance
+		// takes no money back; it goes to the wallet.
+		now, err := s.Store.Card(ctx, card.CompanyID, card.ID)
+		if err != nil {
+			return MoveResult{}, fmt.Errorf("%w: read card %s to settle %s: %w", ErrIssuerUnavailable, card.ID, tx.ID, err)
+		}
+		if st, err = s.moveSettlement(tx, now.Status.Live(), refused); err != nil {
+			return MoveResult{}, err
+		}
+		err = s.Store.Settle(ctx, st)
+		if err == nil {
+			s.publish(ctx, st.Events)
+			break
+		}
+		if !errors.Is(err, ErrChanged) || attempt == 2 {
+			// Whether the issuer moved the money is known, but not
+			// written yet: the sweeper will.
+			return MoveResult{}, fmt.Errorf("%w: settle %s: %w", ErrIssuerUnavailable, tx.ID, err)
+		}
+		stored, rerr := s.Store.Transaction(ctx, card.CompanyID, tx.ID)
 		if rerr != nil {
-			return MoveResult{}, fmt.Errorf("cards: read card %s to settle %s: %w", card.ID, tx.ID, rerr)
+			return MoveResult{}, fmt.Errorf("%w: read %s: %w", ErrIssuerUnavailable, tx.ID, rerr)
 		}
-		if now.Status == Terminated {
-			slog.WarnContext(ctx, "funding confirmed after the card was terminated: refunded", "transaction_id", tx.ID)
-			err = fmt.Errorf("%w: the card was terminated", issuer.ErrCardState)
-		}
-	}
-	now := s.now()
-	st := Settle{Tx: tx, Now: now}
-	st.Tx.CompletedAt = &now
-	var kind events.Payload
-	switch {
-	case err != nil && tx.Type == TxFunding:
-		st.Tx.Status, st.Tx.WalletDelta, st.Tx.Error = TxFailed, 0, issuerReason(err)
-		if st.Wallet, st.Entries, err = s.refund(ctx, card.CompanyID, tx, tx.Amount+tx.Fee, now); err != nil {
-			return MoveResult{}, err
-		}
-	case err != nil: // a withdrawal the issuer refused: the card gets its money back
-		st.Tx.Status, st.Tx.CardDelta, st.Tx.Error = TxFailed, 0, issuerReason(err)
-		st.CardChange = tx.Amount + tx.Fee
-		kind = events.CardWithdrawFailedData{TransactionID: tx.ID, CardID: card.ID, Amount: money.JSON(tx.Amount, Currency), Error: st.Tx.Error}
-	case tx.Type == TxFunding:
-		st.Tx.Status, st.Tx.CardDelta, st.CardChange = TxSuccess, tx.Amount, tx.Amount
-		kind = events.TransactionFundingCompletedData{CardTransaction: cardTxEvent(st.Tx)}
-	default:
-		w, err := s.Wallets.USDWallet(ctx, card.CompanyID)
-		if err != nil {
-			return MoveResult{}, fmt.Errorf("cards: read the USD wallet to credit %s: %w", tx.ID, err)
-		}
-		st.Tx.Status, st.Tx.WalletDelta = TxSuccess, tx.Amount
-		st.Wallet = wallets.Adjustment{Payout: tx.Amount}
-		st.Entries = []wallets.Transaction{entry(w, tx, wallets.TypeTransfer, tx.Amount, ids.NewV7(now), now)}
-		kind = events.TransactionWithdrawalCompletedData{CardTransaction: cardTxEvent(st.Tx)}
-	}
-	if kind != nil {
-		ev, err := events.Build(card.CompanyID, kind, now)
-		if err != nil {
-			return MoveResult{}, err
-		}
-		st.Events = []events.Event{ev}
-	}
-	if err := s.Store.Settle(ctx, st); err != nil {
-		if errors.Is(err, ErrChanged) { // settled by another run: answer what is stored
-			stored, rerr := s.Store.Transaction(ctx, card.CompanyID, tx.ID)
-			if rerr != nil {
-				return MoveResult{}, rerr
-			}
+		if stored.Status != TxProcessing { // settled by another run
 			st.Tx = stored
-		} else {
-			return MoveResult{}, fmt.Errorf("cards: settle %s: %w", tx.ID, err)
+			break
 		}
-	} else {
-		s.publish(ctx, st.Events)
 	}
 	slog.InfoContext(ctx, "card movement settled", "transaction_id", tx.ID, "type", tx.Type, "status", st.Tx.Status)
 	if st.Tx.Status == TxFailed {
@@ -227,6 +199,55 @@ func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction) (Mo
 	}
 	before := card.Balance
 	return MoveResult{Tx: st.Tx, BalanceBefore: before, BalanceAfter: before + st.Tx.CardDelta}, nil
+}
+
+// moveSettlement returns the settlement of open funding or withdrawal tx,
+// given whether its card is still live and what the issuer answered
+// (refused is nil when it carried the movement out):
+//
+//   - a funding carried out on a live card credits the card;
+//   - a funding refused, or for a card terminated since, refunds the wallet
+//     (the amount and the fee);
+//   - a withdrawal carried out credits the wallet;
+//   - a withdrawal refused gives the card its money back or, for a card
+//     terminated since, refunds it to the wallet.
+func (s *Service) moveSettlement(tx Transaction, live bool, refused error) (Settle, error) {
+	now := s.now()
+	st := Settle{Tx: tx, Now: now}
+	st.Tx.CompletedAt = &now
+	if refused == nil && tx.Type == TxFunding && !live {
+		refused = fmt.Errorf("%w: the card was terminated", issuer.ErrCardState)
+	}
+	var payload events.Payload
+	switch {
+	case refused != nil && tx.Type == TxFunding:
+		st.Tx.Status, st.Tx.WalletDelta, st.Tx.Error = TxFailed, 0, issuerReason(refused)
+		st.Wallet, st.Entries = credit(tx, wallets.TypeRefund, tx.Amount+tx.Fee, now)
+	case refused != nil:
+		st.Tx.Status, st.Tx.Error = TxFailed, issuerReason(refused)
+		if live {
+			st.Tx.CardDelta, st.CardChange = 0, tx.Amount+tx.Fee
+		} else {
+			st.Tx.WalletDelta = tx.Amount + tx.Fee
+			st.Wallet, st.Entries = credit(tx, wallets.TypeRefund, tx.Amount+tx.Fee, now)
+		}
+		payload = events.CardWithdrawFailedData{TransactionID: tx.ID, CardID: tx.CardID, Amount: money.JSON(tx.Amount, Currency), Error: st.Tx.Error}
+	case tx.Type == TxFunding:
+		st.Tx.Status, st.Tx.CardDelta, st.CardChange = TxSuccess, tx.Amount, tx.Amount
+		payload = events.TransactionFundingCompletedData{CardTransaction: cardTxEvent(st.Tx)}
+	default:
+		st.Tx.Status, st.Tx.WalletDelta = TxSuccess, tx.Amount
+		st.Wallet, st.Entries = credit(tx, wallets.TypeTransfer, tx.Amount, now)
+		payload = events.TransactionWithdrawalCompletedData{CardTransaction: cardTxEvent(st.Tx)}
+	}
+	if payload != nil {
+		ev, err := events.Build(tx.CompanyID, payload, now)
+		if err != nil {
+			return Settle{}, err
+		}
+		st.Events = []events.Event{ev}
+	}
+	return st, nil
 }
 
 // cardTxEvent is the common payload of the transaction.* events.

@@ -106,7 +106,7 @@ func (s *Service) reconcile(ctx context.Context, card Card, ic issuer.Card) (Car
 		if _, _, err := s.Issuer.TerminateCard(ctx, ic.ID); err != nil {
 			slog.WarnContext(ctx, "tell the issuer of a termination again", "card_id", card.ID, "error", err)
 		}
-	case ic.Status == issuer.CardFrozen && card.Status == Active, ic.Status == issuer.CardActive && card.Status == Frozen:
+	case ic.Status == issuer.CardFrozen && card.Status == Active, ic.Status == issuer.CardActive && card.Status == Frozen && !card.IsLocked:
 		to := Frozen
 		if ic.Status == issuer.CardActive {
 			to = Active
@@ -289,25 +289,40 @@ func (s *Service) Reveals(ctx context.Context, companyID, id string, p httpapi.P
 }
 
 // Resume finishes an open card transaction the request that accepted it
-// could not: the sweeper calls it for every transaction left PROCESSING.
-// An issuer that still cannot answer leaves it open.
-func (s *Service) Resume(ctx context.Context, tx Transaction) error {
+// could not: the sweeper calls it for every transaction its index shows
+// PROCESSING. The transaction is read again first (the index lags): one
+// settled since is left alone. An issuer that still cannot answer leaves it
+// open (ErrIssuerUnavailable).
+func (s *Service) Resume(ctx context.Context, open Transaction) error {
+	if s.Issuer == nil {
+		return ErrNoIssuer
+	}
+	tx, err := s.Store.Transaction(ctx, open.CompanyID, open.ID)
+	if err != nil {
+		return fmt.Errorf("cards: resume %s: %w", open.ID, err)
+	}
+	if !tx.Open() {
+		return nil
+	}
 	card, err := s.Store.Card(ctx, tx.CompanyID, tx.CardID)
 	if err != nil {
 		return fmt.Errorf("cards: resume %s: %w", tx.ID, err)
 	}
-	if tx.Issuance {
-		c, err := s.Customers.Get(ctx, tx.CompanyID, tx.CustomerID)
-		if err != nil {
-			return fmt.Errorf("cards: resume %s: read customer: %w", tx.ID, err)
+	if !tx.Issuance {
+		_, err = s.finishMove(ctx, card, tx)
+		if errors.Is(err, ErrIssuerDeclined) { // settled: reversed
+			return nil
 		}
-		holder, err := s.Customers.Cardholder(ctx, c)
-		if err != nil {
-			return fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
-		}
-		_, err = s.finishIssuance(ctx, card, tx, holder)
 		return err
 	}
-	_, err = s.finishMove(ctx, card, tx)
+	c, err := s.Customers.Get(ctx, tx.CompanyID, tx.CustomerID)
+	if err != nil {
+		return fmt.Errorf("cards: resume %s: read customer: %w", tx.ID, err)
+	}
+	holder, err := s.Customers.Cardholder(ctx, c)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
+	}
+	_, err = s.finishIssuance(ctx, card, tx, holder)
 	return err
 }

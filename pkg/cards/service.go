@@ -10,6 +10,7 @@ import (
 	"payments/pkg/customers"
 	"payments/pkg/events"
 	"payments/pkg/fees"
+	"payments/pkg/ids"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/timestamp"
 	"payments/pkg/vault"
@@ -119,18 +120,24 @@ func (s *Service) fee(ctx context.Context, companyID, typ string, amount int64) 
 	return q.Fee, nil
 }
 
-// entry returns a ledger entry of the USD wallet w for card transaction
-// tx: delta moved on its payout balance, of type typ.
-func entry(w wallets.Wallet, tx Transaction, typ wallets.Type, delta int64, id string, now time.Time) wallets.Transaction {
+// entry returns a ledger entry of card transaction tx on its USD wallet:
+// delta moved on the payout balance, of type typ.
+func entry(tx Transaction, typ wallets.Type, delta int64, id string, now time.Time) wallets.Transaction {
 	amount := delta
 	if amount < 0 {
 		amount = -amount
 	}
 	return wallets.Transaction{
-		ID: id, CompanyID: w.CompanyID, WalletID: w.ID, Amount: amount, AmountWithFee: amount, NetAmount: amount,
+		ID: id, CompanyID: tx.CompanyID, WalletID: tx.WalletID, Amount: amount, AmountWithFee: amount, NetAmount: amount,
 		Currency: Currency, Status: wallets.StatusSuccess, Type: typ, Reference: tx.ID,
 		Balance: wallets.Payout, Delta: delta, CreatedAt: now, CompletedAt: &now,
 	}
+}
+
+// credit returns the change of tx's wallet that adds amount to its payout
+// balance, and its ledger entry of type typ.
+func credit(tx Transaction, typ wallets.Type, amount int64, now time.Time) (wallets.Adjustment, []wallets.Transaction) {
+	return wallets.Adjustment{Payout: amount}, []wallets.Transaction{entry(tx, typ, amount, ids.NewV7(now), now)}
 }
 
 // card reads a card of the company; a malformed id is ErrNotFound.

@@ -9,7 +9,6 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
-	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/wallets"
@@ -93,11 +92,10 @@ type TerminateInput struct {
 const maxReason = 255
 
 // Terminate ends a card of the company for good (spec §6.4): from ACTIVE,
-// FROZEN, SUSPENDED or PENDING, one transaction makes it TERMINATED with
-// balance 0 and refunds the balance to the USD wallet, with
-// card.terminated and transaction.terminated. The issuer is told after;
-// a failure to tell it is logged and does not undo the termination (our
-// record decides what the card may do).
+// FROZEN, SUSPENDED or PENDING, the issuer closes the card
+// (ErrIssuerUnavailable when it cannot be asked: nothing changes), then one
+// transaction makes it TERMINATED with balance 0 and refunds the balance to
+// the USD wallet, with card.terminated and transaction.terminated.
 func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Card, Transaction, error) {
 	reason := strings.TrimSpace(in.Reason)
 	if len([]rune(reason)) > maxReason {
@@ -113,16 +111,16 @@ func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in Te
 	if card.Status == Failed {
 		return Card{}, Transaction{}, ErrNotActive
 	}
-	card, tx, err := s.terminate(ctx, card, reason, false)
-	if err != nil {
-		return Card{}, Transaction{}, err
-	}
 	if card.IssuerCardID != "" {
-		if _, _, err := s.Issuer.TerminateCard(ctx, card.IssuerCardID); err != nil {
-			slog.WarnContext(ctx, "tell the issuer of a termination; GET /cards/{id} with sync tells it again", "card_id", card.ID, "error", err)
+		// The issuer first: once it has closed the card nothing can be
+		// spent at it, and the refund below is safe. Terminating is
+		// idempotent there, so a termination that fails after this is
+		// simply asked again.
+		if _, _, err := s.Issuer.TerminateCard(ctx, card.IssuerCardID); err != nil && !errors.Is(err, issuer.ErrNotFound) {
+			return Card{}, Transaction{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
 		}
 	}
-	return card, tx, nil
+	return s.terminate(ctx, card, reason, false)
 }
 
 // terminate writes the termination of card as read, by the company or, with
@@ -140,8 +138,7 @@ func (s *Service) terminate(ctx context.Context, card Card, reason string, byIss
 		}
 		tx.WalletID = w.ID
 		t.Tx = tx
-		t.Wallet = wallets.Adjustment{Payout: card.Balance}
-		t.Entries = []wallets.Transaction{entry(w, tx, wallets.TypeRefund, card.Balance, ids.NewV7(now), now)}
+		t.Wallet, t.Entries = credit(tx, wallets.TypeRefund, card.Balance, now)
 	}
 	var data events.Payload = events.CardTerminatedByCompanyData{
 		CardID: card.ID, CardNumber: card.MaskedPAN(), Status: events.CardStatusTerminated, TerminatedAt: now,

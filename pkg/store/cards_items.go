@@ -115,6 +115,7 @@ type cardTxItem struct {
 	CardDelta   int64  `dynamodbav:"card_delta"`
 	WalletDelta int64  `dynamodbav:"wallet_delta"`
 	Issuance    bool   `dynamodbav:"issuance"`
+	FeeEntryID  string `dynamodbav:"fee_entry_id,omitempty"`
 	Description string `dynamodbav:"description,omitempty"`
 	Error       string `dynamodbav:"error,omitempty"`
 	CreatedAt   string `dynamodbav:"created_at"`
@@ -191,7 +192,7 @@ func newCardTxItem(t cards.Transaction) cardTxItem {
 		Type: kindCardTx, ID: t.ID, CompanyID: t.CompanyID, CardID: t.CardID, CustomerID: t.CustomerID,
 		WalletID: t.WalletID, TxType: string(t.Type), Status: string(t.Status),
 		Amount: t.Amount, Fee: t.Fee, CardDelta: t.CardDelta, WalletDelta: t.WalletDelta,
-		Issuance: t.Issuance, Description: t.Description, Error: t.Error, CreatedAt: created,
+		Issuance: t.Issuance, FeeEntryID: t.FeeEntryID, Description: t.Description, Error: t.Error, CreatedAt: created,
 	}
 	if t.Open() {
 		it.GSI2PK, it.GSI2SK = openCardTxGSI2PK(t.ID), openCardTxGSI2SK(created, t.CompanyID, t.ID)
@@ -210,7 +211,7 @@ func (it cardTxItem) transaction() (cards.Transaction, error) {
 	t := cards.Transaction{
 		ID: it.ID, CompanyID: it.CompanyID, CardID: it.CardID, CustomerID: it.CustomerID, WalletID: it.WalletID,
 		Type: cards.TxType(it.TxType), Status: cards.TxStatus(it.Status), Amount: it.Amount, Fee: it.Fee,
-		CardDelta: it.CardDelta, WalletDelta: it.WalletDelta, Issuance: it.Issuance,
+		CardDelta: it.CardDelta, WalletDelta: it.WalletDelta, Issuance: it.Issuance, FeeEntryID: it.FeeEntryID,
 		Description: it.Description, Error: it.Error, CreatedAt: created,
 	}
 	if it.CompletedAt != "" {
@@ -312,10 +313,17 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 	cond := []string{"attribute_exists(PK)"}
 	names := map[string]string{}
 	values := map[string]types.AttributeValue{}
-	if st.NewStatus != "" {
+	switch {
+	case st.NewStatus != "":
 		u.set("status", string(st.NewStatus))
 		cond = append(cond, "#cst = :from")
 		names["#cst"], values[":from"] = "status", strValue(string(st.FromStatus))
+	case st.CardChange > 0:
+		// Money reaches only a live card: a terminated card's balance was
+		// refunded and stays 0.
+		cond = append(cond, "NOT #cst IN (:terminated, :failed)")
+		names["#cst"] = "status"
+		values[":terminated"], values[":failed"] = strValue(string(cards.Terminated)), strValue(string(cards.Failed))
 	}
 	if st.CardChange < 0 {
 		cond = append(cond, "#cbal >= :need")
