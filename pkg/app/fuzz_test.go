@@ -67,6 +67,19 @@ func FuzzUploadCustomer(f *testing.F) {
 	})
 }
 
+// FuzzIssueCard fuzzes the body of POST /cards.
+func FuzzIssueCard(f *testing.F) {
+	f.Add(`{"customer_id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d","brand":"visa","amount":25}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.cards, "/cards" })
+}
+
+// FuzzMoveCard fuzzes the body of POST /cards/{id}/fund (the withdrawal
+// reads the same body).
+func FuzzMoveCard(f *testing.F) {
+	f.Add(`{"amount":10}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.cards, "/cards/" + e.walletID + "/fund" })
+}
+
 // FuzzCreateCompany fuzzes the body of POST /admin/companies.
 func FuzzCreateCompany(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/companies" })
@@ -89,8 +102,8 @@ func FuzzPutFees(f *testing.F) {
 
 // FuzzListQuery sends each query string to every list route
 // (GET /wallet/transactions, /wallet/transactions/wallet/{walletId},
-// /payment/transactions, /webhooks/events, /customers) and to the status
-// route.
+// /payment/transactions, /webhooks/events, /customers, /cards,
+// /cards/{id}/reveals) and to the status and card routes.
 func FuzzListQuery(f *testing.F) {
 	e := newInputEnv(f)
 	targets := e.listTargets()

@@ -27,7 +27,7 @@ import (
 // token, an XAF wallet funded with 1,000,000 and one payout. It serves the
 // bad-input tests and the fuzz targets (it takes a testing.TB for them).
 type inputEnv struct {
-	auth, admin, wallets, payments, webhooks, customers HTTPHandler
+	auth, admin, wallets, payments, webhooks, customers, cards HTTPHandler
 
 	companyID, clientID, token, walletID, paymentID string
 
@@ -52,6 +52,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		TokenRateLimit:   10,
 		DocumentsBucket:  storetest.NewBucket(tb),
 		S3Endpoint:       storetest.S3Endpoint(tb),
+		CardKey:          testCardKey,
 	}
 	e := &inputEnv{}
 	ctx := context.Background()
@@ -60,6 +61,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		new func(context.Context, Config) (HTTPHandler, error)
 	}{
 		{&e.auth, NewAuth}, {&e.admin, NewAdmin}, {&e.wallets, NewWallets}, {&e.payments, NewPayments}, {&e.webhooks, NewWebhooks},
+		{&e.cards, NewCards},
 	} {
 		h, err := f.new(ctx, cfg)
 		if err != nil {
@@ -347,5 +349,8 @@ func (e *inputEnv) listTargets() []struct {
 		{e.webhooks, "/webhooks/events"},
 		{e.payments, "/payment/transactions/" + e.paymentID + "/status"},
 		{e.customers, "/customers"},
+		{e.cards, "/cards"},
+		{e.cards, "/cards/" + e.walletID},
+		{e.cards, "/cards/" + e.walletID + "/reveals"},
 	}
 }
