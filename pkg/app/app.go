@@ -38,6 +38,7 @@ var HTTPFunctions = map[string]func(context.Context, Config) (HTTPHandler, error
 var SQSFunctions = map[string]func(context.Context, Config) (SQSHandler, error){
 	"payout-worker":  NewPayoutWorker,
 	"webhook-worker": NewWebhookWorker,
+	"card-worker":    NewCardWorker,
 }
 
 // ScheduleFunctions maps each scheduled function's folder name to its

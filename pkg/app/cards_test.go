@@ -517,3 +517,65 @@ func TestResumeLeavesASettledMovement(t *testing.T) {
 	}
 	e.verifyCards(companyID)
 }
+
+// TestIssuerTerminationAppliedOnce: the issuer terminates a card with 20
+// USD on it and reports it; the notification reaches the card-worker three
+// times (twice in one batch, once more later): the card is terminated and
+// the wallet credited exactly once, with one card.terminated in the
+// issuer's form. A notification about an unknown card is dropped; one that
+// is not a notification fails its message.
+func TestIssuerTerminationAppliedOnce(t *testing.T) {
+	e := newCardsTestEnv(t)
+	companyID, token, walletID, customerID := e.cardCompany("30", "CM-7901")
+	cardID := e.call(e.cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`).str("data", "id")
+	card, err := store.NewCards(e.db).Card(context.Background(), companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worker, err := NewCardWorker(context.Background(), recording(e.cfg, "card-worker"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := fmt.Sprintf(`{"id":"evt_risk_1","type":"card.terminated","card_id":%q,"reference":%q,"reason":"risk block","created_at":"2026-11-23T10:00:00Z"}`,
+		card.IssuerCardID, cardID)
+	message := func(id, body string) events.SQSMessage {
+		return events.SQSMessage{MessageId: id, Body: body, Attributes: map[string]string{"ApproximateReceiveCount": "1"}}
+	}
+	batches := [][]events.SQSMessage{
+		{message("m1", body), message("m2", body), message("m3", `{"id":"evt_2","type":"card.terminated","card_id":"card_x","reference":"0196d1e2-0000-7000-8000-00000000dead"}`)},
+		{message("m4", body), message("m5", `not a notification`)},
+	}
+	var failed []string
+	for _, b := range batches {
+		resp, err := worker(context.Background(), events.SQSEvent{Records: b})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range resp.BatchItemFailures {
+			failed = append(failed, f.ItemIdentifier)
+		}
+	}
+	if !slices.Equal(failed, []string{"m5"}) {
+		t.Errorf("failed messages %v, want only m5", failed)
+	}
+	if got := e.payout(token, walletID); got != "29" { // 30 − 21 + 20, once
+		t.Errorf("payout_balance %s, want 29", got)
+	}
+	if r := e.call(e.cards, token, "GET", "/cards/"+cardID+"?sync=false", ""); r.str("data", "status") != "TERMINATED" || r.str("data", "balance") != "0" {
+		t.Errorf("card %s", r.raw)
+	}
+	terminated := 0
+	for _, it := range e.call(e.webhooks, token, "GET", "/webhooks/events?limit=100", "").items() {
+		ev := it.(map[string]any)
+		if ev["event"] == "card.terminated" {
+			terminated++
+			if p, _ := ev["payload"].(map[string]any); p["reason"] != "provider_terminated" || p["previousBalance"] == nil {
+				t.Errorf("card.terminated payload %v", p)
+			}
+		}
+	}
+	if terminated != 1 {
+		t.Errorf("%d card.terminated events, want 1", terminated)
+	}
+	e.verifyCards(companyID)
+}

@@ -132,6 +132,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"customers", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payout-worker", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second}, nil},
 		{"webhook-worker", Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
+		{"card-worker", Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"sweeper", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN}, nil},
 		{"cards", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token}, []string{testTokenSecretARN}},
 	}

@@ -148,6 +148,12 @@ var Functions = map[string]Function{
 			{webhooksQueue, sendMessage},
 		},
 	},
+	"card-worker": {
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{webhooksQueue, sendMessage},
+		},
+	},
 	"sweeper": {
 		Settings: []string{modeSetting},
 		Grants: []Grant{

@@ -59,6 +59,9 @@ var (
 	// ErrRevealNotAudited is a reveal whose audit record could not be
 	// written: nothing is revealed.
 	ErrRevealNotAudited = errors.New("cards: the reveal could not be audited")
+	// ErrEventApplied is an issuer notification applied before: nothing
+	// was written again.
+	ErrEventApplied = errors.New("cards: issuer event already applied")
 	// ErrChanged is a card that another request changed first; the
 	// request may be repeated.
 	ErrChanged = errors.New("cards: card changed by another request")
@@ -249,7 +252,10 @@ type Settle struct {
 // its slot released, its balance refunded to the wallet with its ledger
 // entry, the TERMINATION card transaction and the events.
 type Termination struct {
-	Card    Card
+	Card Card
+	// EventID, for a termination the issuer reported, is its event id,
+	// claimed in the same transaction (ErrEventApplied when claimed).
+	EventID string
 	Tx      Transaction
 	Wallet  wallets.Adjustment
 	Entries []wallets.Transaction
@@ -272,6 +278,8 @@ type Store interface {
 	// is_locked, and returns the card as it is after; ErrChanged when its
 	// status is not from, ErrNotFound when there is no such card.
 	SetStatus(ctx context.Context, companyID, id string, from, to Status, locked bool, now time.Time) (Card, error)
+	// CardCompany returns the company of a card id; ErrNotFound if none.
+	CardCompany(ctx context.Context, id string) (string, error)
 	// Card reads a card of the company; ErrNotFound if absent.
 	Card(ctx context.Context, companyID, id string) (Card, error)
 	// Cards reads every card of the company, oldest first.

@@ -100,7 +100,7 @@ func (s *Service) reconcile(ctx context.Context, card Card, ic issuer.Card) (Car
 	}
 	switch {
 	case ic.Status == issuer.CardTerminated && card.Status.Live():
-		c, _, err := s.terminate(ctx, card, issuerTerminationReason, true)
+		c, _, err := s.terminate(ctx, card, issuerTerminationReason, "sync:"+ic.ID)
 		return c, err
 	case card.Status == Terminated && ic.Status != issuer.CardTerminated:
 		if _, _, err := s.Issuer.TerminateCard(ctx, ic.ID); err != nil {

@@ -120,17 +120,19 @@ func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in Te
 			return Card{}, Transaction{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
 		}
 	}
-	return s.terminate(ctx, card, reason, false)
+	return s.terminate(ctx, card, reason, "")
 }
 
-// terminate writes the termination of card as read, by the company or, with
-// byIssuer, as the issuer reported it; the event takes the matching form.
-func (s *Service) terminate(ctx context.Context, card Card, reason string, byIssuer bool) (Card, Transaction, error) {
+// terminate writes the termination of card as read, by the company or,
+// with the issuer's event id, as the issuer reported it (once per event);
+// card.terminated takes the matching form.
+func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent string) (Card, Transaction, error) {
+	byIssuer := issuerEvent != ""
 	now := s.now()
 	tx := s.newTx(card, TxTermination, card.Balance, 0, now)
 	tx.Status, tx.CardDelta, tx.WalletDelta, tx.CompletedAt = TxSuccess, -card.Balance, card.Balance, &now
 	tx.Description = reason
-	t := Termination{Card: card, Tx: tx, Now: now}
+	t := Termination{Card: card, EventID: issuerEvent, Tx: tx, Now: now}
 	if card.Balance > 0 {
 		w, err := s.Wallets.USDWallet(ctx, card.CompanyID)
 		if err != nil {
@@ -164,4 +166,40 @@ func (s *Service) terminate(ctx context.Context, card Card, reason string, byIss
 	s.publish(ctx, t.Events)
 	card.Status, card.Balance, card.UpdatedAt = Terminated, 0, now
 	return card, t.Tx, nil
+}
+
+// Apply applies a notification of the issuer, once per its id: a
+// termination the issuer made ends the card here too, its balance refunded
+// (card.terminated in the issuer's form). A notification about a card we
+// do not have, or whose issuer id differs, is dropped and logged; one
+// already applied changes nothing.
+func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
+	companyID, err := s.Store.CardCompany(ctx, n.Reference)
+	if errors.Is(err, ErrNotFound) {
+		slog.WarnContext(ctx, "issuer notification about an unknown card: dropped", "event_id", n.ID, "card", n.Reference)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	card, err := s.Store.Card(ctx, companyID, n.Reference)
+	if err != nil {
+		return err
+	}
+	if card.IssuerCardID != n.CardID {
+		slog.WarnContext(ctx, "issuer notification names another issuer card: dropped", "event_id", n.ID, "card_id", card.ID)
+		return nil
+	}
+	if !card.Status.Live() { // ended already: by us, or by this event
+		return nil
+	}
+	reason := n.Reason
+	if reason == "" {
+		reason = issuerTerminationReason
+	}
+	_, _, err = s.terminate(ctx, card, reason, n.ID)
+	if errors.Is(err, ErrEventApplied) {
+		return nil
+	}
+	return err
 }

@@ -96,6 +96,11 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 		t.add("card", card)
 		if a.New {
 			t.add("slots", s.slotsChange(c.CompanyID, 1, a.Slots))
+			ref, err := attributevalue.MarshalMap(claimItem{PK: cardRefPK(c.ID), SK: cardRefSK, Type: "card_ref", CompanyID: c.CompanyID, Of: c.ID})
+			if err != nil {
+				return nil, fmt.Errorf("store: marshal card ref: %w", err)
+			}
+			t.add("card_ref", s.wallets.putNew(ref))
 		}
 		if err := s.addMoney(ctx, t, c.CompanyID, tx.WalletID, a.Wallet, a.Entries, a.Now, true); err != nil {
 			return nil, err
@@ -210,9 +215,20 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 			return nil, err
 		}
 		w.add("tx", txPut)
+		if t.EventID != "" {
+			claim, err := attributevalue.MarshalMap(claimItem{
+				PK: companyPK(c.CompanyID), SK: issuerEventSK(t.EventID), Type: "issuer_event", CompanyID: c.CompanyID, Of: tx.ID,
+			})
+			if err != nil {
+				return nil, fmt.Errorf("store: marshal issuer event claim: %w", err)
+			}
+			w.add("event_claim", s.wallets.putNew(claim))
+		}
 		return w, s.addEvents(w, t.Events)
 	}, func(ctx context.Context, k cancellation) error {
 		switch {
+		case k.failed("event_claim"):
+			return cards.ErrEventApplied
 		case k.failed("card"):
 			return s.whyCardRefused(ctx, c.CompanyID, c.ID, func(cards.Card) error { return cards.ErrChanged })
 		case k.failed("wallet"):
@@ -332,4 +348,18 @@ func (s *Cards) whyWalletRefused(ctx context.Context, companyID, walletID string
 		return cards.ErrInsufficientWallet
 	}
 	return err
+}
+
+// CardCompany returns the company of card id, from its lookup item,
+// strongly consistent; cards.ErrNotFound when there is none.
+func (s *Cards) CardCompany(ctx context.Context, id string) (string, error) {
+	var it claimItem
+	found, err := s.db.getItem(ctx, cardRefPK(id), cardRefSK, &it)
+	if err != nil {
+		return "", fmt.Errorf("store: get card ref %s: %w", id, err)
+	}
+	if !found {
+		return "", cards.ErrNotFound
+	}
+	return it.CompanyID, nil
 }

@@ -51,6 +51,27 @@ func cardTxsPK(companyID, cardID string) string {
 // revealSKPrefix starts the sort key of every reveal record of a card.
 func revealSKPrefix(cardID string) string { return "REVEAL#" + cardID + "#" }
 
+// cardRefPK is the partition of the lookup item that maps a card id to its
+// company: the issuer's notifications name our card, not its company.
+func cardRefPK(cardID string) string { return "CARDREF#" + cardID }
+
+// cardRefSK is the sort key of the card id lookup item.
+const cardRefSK = "CARDREF"
+
+// issuerEventSK is the sort key of the claim of an issuer notification
+// applied to one of the company's cards.
+func issuerEventSK(id string) string { return "ISSUEREVENT#" + id }
+
+// claimItem is a lookup or claim: an item that records that a key is taken
+// and by what.
+type claimItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	CompanyID string `dynamodbav:"company_id"`
+	Of        string `dynamodbav:"of"`
+}
+
 // revealSK is the sort key of a reveal record; ids are UUID v7.
 func revealSK(cardID, id string) string { return revealSKPrefix(cardID) + id }
 

@@ -66,6 +66,10 @@ type Fixture struct {
 	// FROZEN one, each funded with 20 USD from Company's USD wallet (funded
 	// with 1,000 USD).
 	Card, FreezeCard, FrozenCard, EndCard string
+	// ProviderCard is an ACTIVE card of Customer, IssuerCard its id at the
+	// sandbox issuer: the card-worker's sample event reports that the
+	// issuer terminated it.
+	ProviderCard, IssuerCard string
 }
 
 // Placeholders maps each placeholder of the sample events to the record of
@@ -94,6 +98,8 @@ func (f *Fixture) Placeholders() map[string]string {
 		"0196d1e2-0000-7000-8000-0000000ca4d2":                                f.FreezeCard,
 		"0196d1e2-0000-7000-8000-0000000ca4d3":                                f.FrozenCard,
 		"0196d1e2-0000-7000-8000-0000000ca4d4":                                f.EndCard,
+		"0196d1e2-0000-7000-8000-0000000ca4d5":                                f.ProviderCard,
+		"card_00000000-0000-7000-8000-00000000a001":                           f.IssuerCard,
 	}
 }
 
@@ -163,12 +169,19 @@ func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources
 			})
 		}
 	}
-	for _, id := range []*string{&f.Card, &f.FreezeCard, &f.FrozenCard, &f.EndCard} {
+	for _, id := range []*string{&f.Card, &f.FreezeCard, &f.FrozenCard, &f.EndCard, &f.ProviderCard} {
 		*id = c.str(c.call("cards", f.Token, "POST", "/api/v1/cards", http.StatusCreated, map[string]any{
 			"customer_id": f.Customer, "amount": 20,
 		}), "id")
 	}
 	c.call("cards", f.Token, "PUT", "/api/v1/cards/"+f.FrozenCard+"/freeze", http.StatusOK, nil)
+	var raw struct {
+		Raw struct {
+			ID string `json:"id"`
+		} `json:"raw"`
+	}
+	c.decode(c.call("cards", f.Token, "GET", "/api/v1/cards/"+f.ProviderCard+"?includeRaw=true", http.StatusOK, nil), &raw)
+	f.IssuerCard = raw.Raw.ID
 
 	f.Event = c.acceptanceEvent(f.Token, f.Payout)
 	f.RetryEvent = c.acceptanceEvent(f.Token, f.PendingPayout)
