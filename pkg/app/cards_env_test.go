@@ -1,0 +1,145 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+
+	"payments/pkg/cards"
+	"payments/pkg/store"
+	"payments/pkg/vault/vaulttest"
+)
+
+// cardsTestEnv is the customers environment plus the cards function and
+// the sweeper, their card secrets sealed under a KMS stand-in.
+type cardsTestEnv struct {
+	*customersTestEnv
+	kms   *vaulttest.FakeKMS
+	cards HTTPHandler
+}
+
+func newCardsTestEnv(t *testing.T) *cardsTestEnv {
+	t.Helper()
+	e := &cardsTestEnv{customersTestEnv: newCustomersTestEnv(t), kms: vaulttest.NewFakeKMS(t)}
+	e.cfg.CardKeyARN, e.cfg.KMSEndpoint, e.cfg.CardKey = vaulttest.KeyARN, e.kms.URL, ""
+	e.cards = e.cardsFunction(t, e.cfg)
+	return e
+}
+
+// cardsFunction builds the cards function on cfg.
+func (e *cardsTestEnv) cardsFunction(t *testing.T, cfg Config) HTTPHandler {
+	t.Helper()
+	h, err := NewCards(context.Background(), recording(cfg, "cards"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// cardCompany creates an approved company with a USD wallet holding usd
+// on its payout balance and a verified customer; it returns the company
+// id, a token, the wallet id and the customer id.
+func (e *cardsTestEnv) cardCompany(usd string, idNumber string) (companyID, token, walletID, customerID string) {
+	e.t.Helper()
+	companyID, token = e.approvedCompany()
+	r := e.call(e.wallets, token, "POST", "/wallets", `{"currency":"USD","country":"United States","country_iso_code":"US","country_phone_code":"+1"}`)
+	if r.status != 201 {
+		e.t.Fatalf("USD wallet: %s", r.raw)
+	}
+	walletID = r.str("data", "id")
+	if usd != "" {
+		if r := e.admin("POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":`+usd+`,"reference":"usd-opening"}`); r.status != 200 {
+			e.t.Fatalf("credit: %s", r.raw)
+		}
+	}
+	r = e.enroll(token, e.identity(strings.ToLower(idNumber)+"@example.com", idNumber))
+	if r.status != 201 {
+		e.t.Fatalf("enrol: %s", r.raw)
+	}
+	return companyID, token, walletID, r.str("data", "id")
+}
+
+// payout returns the USD wallet's payout_balance, as text.
+func (e *cardsTestEnv) payout(token, walletID string) string {
+	e.t.Helper()
+	return fmt.Sprint(e.wallet(token, walletID)["payout_balance"])
+}
+
+// verifyCards checks the card and wallet invariants of the company.
+func (e *cardsTestEnv) verifyCards(companyID string) {
+	e.t.Helper()
+	e.verify(companyID)
+	if err := cards.VerifyLedger(context.Background(), store.NewCards(e.db), store.NewWallets(e.db), companyID); err != nil {
+		e.t.Fatalf("card invariants: %v", err)
+	}
+}
+
+// failing returns cfg whose DynamoDB calls fail when fail says so of a
+// request.
+func failing(cfg Config, fail func(input any) bool) Config {
+	cfg.AWS = cfg.AWS.Copy()
+	cfg.AWS.APIOptions = append(cfg.AWS.APIOptions, func(s *middleware.Stack) error {
+		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("fail", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if fail(in.Parameters) {
+				return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("injected failure")
+			}
+			return next.HandleInitialize(ctx, in)
+		}), middleware.After)
+	})
+	return cfg
+}
+
+// logLines records the log lines of a test.
+type logLines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logLines) lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Split(l.buf.String(), "\n")
+}
+
+// captureLogs sends the default logger's lines, in JSON as in Lambda, to
+// a recorder for the rest of the test.
+func captureLogs(t *testing.T) *logLines {
+	l := &logLines{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	return l
+}
+
+// issuerDown returns the cards function whose sandbox issuer cannot write:
+// every call that changes a card at the issuer fails as unreachable.
+func (e *cardsTestEnv) issuerDown(t *testing.T) HTTPHandler {
+	return e.cardsFunction(t, failing(e.cfg, func(in any) bool {
+		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
+		if !ok {
+			return false
+		}
+		for _, it := range tx.TransactItems {
+			if it.Put != nil {
+				if pk, _ := it.Put.Item["PK"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, "SANDBOX#ISSUER#") {
+					return true
+				}
+			}
+		}
+		return false
+	}))
+}
