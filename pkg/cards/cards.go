@@ -112,6 +112,10 @@ type Card struct {
 	ExpiryYear   int
 	Number, CVV  vault.Sealed // zero until the issuer has issued the card
 	IssuerCardID string
+	// Held is the sum of the card's open authorization holds: the part of
+	// Balance that cannot be spent again (spec §4.19's available_balance is
+	// Balance − Held).
+	Held int64
 	// IsLocked is the deeper lock of PUT /cards/{id}/freeze?lock=true.
 	IsLocked  bool
 	CreatedAt time.Time
@@ -123,6 +127,10 @@ type Card struct {
 func (c Card) IsActive() bool {
 	return c.Status == Active || c.Status == Frozen || c.Status == Suspended
 }
+
+// Available returns what the card can still spend: its balance less its
+// open holds.
+func (c Card) Available() int64 { return c.Balance - c.Held }
 
 // MaskedPAN returns the card's number with all but its last 4 digits
 // hidden.
@@ -136,22 +144,70 @@ func (c Card) MaskedPAN() string {
 // TxType is the type of a card transaction (spec §2.8).
 type TxType string
 
-// Card transaction types this package writes.
+// Card transaction types (spec §2.8).
 const (
-	TxFunding     TxType = "FUNDING"
-	TxWithdrawal  TxType = "WITHDRAWAL"
-	TxTermination TxType = "TERMINATION"
+	TxAuthorization TxType = "AUTHORIZATION"
+	TxSettlement    TxType = "SETTLEMENT"
+	TxFunding       TxType = "FUNDING"
+	TxWithdrawal    TxType = "WITHDRAWAL"
+	TxTermination   TxType = "TERMINATION"
+	TxDecline       TxType = "DECLINE"
+	TxReversal      TxType = "REVERSAL"
+	TxRefund        TxType = "REFUND"
+	TxCrossBorder   TxType = "CROSS-BORDER"
 )
+
+// TxTypes lists the card transaction types.
+var TxTypes = []TxType{TxAuthorization, TxSettlement, TxFunding, TxWithdrawal, TxTermination, TxDecline, TxReversal, TxRefund, TxCrossBorder}
+
+// AuthKind is the kind of an authorization the card network asked for.
+type AuthKind string
+
+// Authorization kinds.
+const (
+	// KindAuthorization is a purchase: its hold is settled or reversed.
+	KindAuthorization AuthKind = "AUTHORIZATION"
+	// KindPreauthorization is a hold placed ahead of a final amount (a
+	// hotel, a fuel pump), settled or reversed later.
+	KindPreauthorization AuthKind = "PREAUTHORIZATION"
+	// KindVerification is a merchant checking the card with a zero amount:
+	// no hold.
+	KindVerification AuthKind = "VERIFICATION"
+)
+
+// DeclineReason says why an authorization was declined.
+type DeclineReason string
+
+// Decline reasons, in the order they are checked.
+const (
+	DeclineTerminated   DeclineReason = "card_terminated"
+	DeclineInactive     DeclineReason = "card_inactive"
+	DeclineLocked       DeclineReason = "card_locked"
+	DeclineFrozen       DeclineReason = "card_frozen"
+	DeclineInsufficient DeclineReason = "insufficient_funds"
+)
+
+// Merchant is where a card was used.
+type Merchant struct {
+	Name    string
+	City    string
+	Country string // ISO 3166-1 alpha-2
+}
 
 // TxStatus is a card transaction's state.
 type TxStatus string
 
 // Card transaction statuses.
 const (
+	// TxPending is an authorization whose hold is open.
+	TxPending    TxStatus = "PENDING"
 	TxProcessing TxStatus = "PROCESSING"
 	TxSuccess    TxStatus = "SUCCESS"
 	TxFailed     TxStatus = "FAILED"
 )
+
+// TxStatuses lists the card transaction statuses.
+var TxStatuses = []TxStatus{TxPending, TxProcessing, TxSuccess, TxFailed}
 
 // Transaction is a card transaction. Amounts are USD cents.
 type Transaction struct {
@@ -175,7 +231,30 @@ type Transaction struct {
 	FeeEntryID  string
 	Description string
 	// Error says why a FAILED transaction failed.
-	Error       string
+	Error string
+	// The card network's transactions (authorizations and what follows
+	// them) also have:
+	//
+	// IssuerTxID, the network's id of the transaction; Kind, of an
+	// authorization; Merchant; OriginalID, the transaction this one
+	// follows (the authorization settled, reversed or refunded, the
+	// settlement a cross-border charge is for); DeclineReason, of a
+	// DECLINE.
+	IssuerTxID    string
+	Kind          AuthKind
+	Merchant      *Merchant
+	OriginalID    string
+	DeclineReason DeclineReason
+	// Hold is what an authorization still holds on the card (PENDING while
+	// it is above 0); Settled is what was settled of it, Refunded what was
+	// refunded of that.
+	Hold     int64
+	Settled  int64
+	Refunded int64
+	// DebtID and Debt are the part of Fee that neither the card nor the
+	// wallet could pay: the debt it raised.
+	DebtID      string
+	Debt        int64
 	CreatedAt   time.Time
 	CompletedAt *time.Time
 }

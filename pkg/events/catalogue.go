@@ -155,18 +155,25 @@ var Catalogue = []Entry{
 	{Kind: FeePaymentFailureCharged, Section: "6.5", IDs: []string{"fee_id", "transaction_id", "card_id"},
 		Meaning: "fee charged for a failed payment (0.50 USD)",
 		Sample: func() Payload {
-			return FeePaymentFailureChargedData{sampleFee("0.5", FeeSourceCard)}
+			return FeePaymentFailureChargedData{sampleFee("0.5", "0.5", "0", "0")}
 		}},
 	{Kind: FeeCrossborderCharged, Section: "6.5", IDs: []string{"fee_id", "transaction_id", "card_id"},
 		Meaning: "cross-border fee charged (2.5 percent plus 0.50 USD)",
 		Sample: func() Payload {
-			return FeeCrossborderChargedData{sampleFee("3", FeeSourceWallet), "100"}
+			return FeeCrossborderChargedData{sampleFee("3", "1.25", "1.75", "0"), "100"}
 		}},
 	{Kind: DebtRecoveryPending, Section: "6.5", IDs: []string{"debt_id", "transaction_id", "card_id"},
 		Meaning: "a fee debt was created because the fee could not be taken from the card or the wallet",
 		Sample: func() Payload {
 			return DebtRecoveryPendingData{DebtID: sampleDebtID, FeeType: FeeTypePaymentFailure, TransactionID: sampleTxID,
 				CardID: sampleCardID, CustomerID: sampleCustomerID, Amount: "0.5", Currency: "USD", CreatedAt: sampleTime}
+		}},
+	{Kind: DebtRecovered, Section: "ours", IDs: []string{"debt_id", "ledger_transaction_id"},
+		Meaning: "a credit to the company USD wallet paid (part of) a pending debt",
+		Sample: func() Payload {
+			return DebtRecoveredData{DebtID: sampleDebtID, FeeType: FeeTypePaymentFailure, TransactionID: sampleTxID,
+				CardID: sampleCardID, WalletID: sampleWalletID, LedgerTransactionID: sampleTx2ID, RecoveredAmount: "0.5",
+				RemainingAmount: "0", Currency: "USD", Status: "RECOVERED", RecoveredAt: sampleTime}
 		}},
 	{Kind: CustomerCreated, Section: "6.5", IDs: []string{"customer_id"},
 		Meaning: "a customer was created (POST /customers/enroll or POST /customers stored the record)",
@@ -254,12 +261,17 @@ func sampleRelatedTx(typ string) RelatedCardTransaction {
 	return RelatedCardTransaction{sampleCardTx(typ, "SUCCESS"), &orig}
 }
 
-func sampleFee(amount, source string) FeeCharge {
+func sampleFee(amount, card, wallet, debt string) FeeCharge {
 	f := FeeCharge{FeeID: sampleFeeID, TransactionID: sampleTxID, CardID: sampleCardID, CustomerID: sampleCustomerID,
-		Amount: json.Number(amount), Currency: "USD", ChargedFrom: source, CreatedAt: sampleTime}
-	if source == FeeSourceWallet {
+		Amount: json.Number(amount), Currency: "USD", FromCard: json.Number(card), FromWallet: json.Number(wallet),
+		DebtAmount: json.Number(debt), CreatedAt: sampleTime}
+	if wallet != "0" {
 		w := sampleWalletID
 		f.WalletID = &w
+	}
+	if debt != "0" {
+		d := sampleDebtID
+		f.DebtID = &d
 	}
 	return f
 }

@@ -48,6 +48,9 @@ const (
 	FeePaymentFailureCharged           Kind = "fee.payment_failure.charged"
 	FeeCrossborderCharged              Kind = "fee.crossborder.charged"
 	DebtRecoveryPending                Kind = "debt.recovery.pending"
+	// DebtRecovered is ours: a credit to the USD wallet paid (part of) a
+	// pending debt.
+	DebtRecovered Kind = "debt.recovered"
 	CustomerCreated                    Kind = "customer.created"
 )
 

@@ -116,23 +116,22 @@ type TransactionTerminatedData struct{ CardTransaction }
 // EventKind returns TransactionTerminated.
 func (TransactionTerminatedData) EventKind() Kind { return TransactionTerminated }
 
-// Where a fee was taken from (fee collection order: card, then the company
-// USD wallet, then a recorded debt).
-const (
-	FeeSourceCard   = "card"
-	FeeSourceWallet = "wallet"
-)
-
-// FeeCharge is the common data of the fee.* events.
+// FeeCharge is the common data of the fee.* events. A fee is taken from
+// the card first, then from the company USD wallet; what neither could pay
+// is a debt (debt_id, and debt.recovery.pending). from_card + from_wallet +
+// debt_amount = amount.
 type FeeCharge struct {
 	FeeID         string      `json:"fee_id"`
 	TransactionID string      `json:"transaction_id"` // the card transaction that incurred the fee
 	CardID        string      `json:"card_id"`
 	CustomerID    string      `json:"customer_id"`
 	Amount        json.Number `json:"amount"`
-	Currency      string      `json:"currency"`     // USD
-	ChargedFrom   string      `json:"charged_from"` // card or wallet
-	WalletID      *string     `json:"wallet_id"`    // the USD wallet when charged_from is wallet, else null
+	Currency      string      `json:"currency"` // USD
+	FromCard      json.Number `json:"from_card"`
+	FromWallet    json.Number `json:"from_wallet"`
+	DebtAmount    json.Number `json:"debt_amount"`
+	WalletID      *string     `json:"wallet_id"` // the USD wallet when from_wallet is above 0, else null
+	DebtID        *string     `json:"debt_id"`   // the debt when debt_amount is above 0, else null
 	CreatedAt     time.Time   `json:"created_at"`
 }
 
@@ -176,6 +175,27 @@ type DebtRecoveryPendingData struct {
 
 // EventKind returns DebtRecoveryPending.
 func (DebtRecoveryPendingData) EventKind() Kind { return DebtRecoveryPending }
+
+// DebtRecoveredData is the data of debt.recovered (ours): a credit to the
+// company USD wallet paid recovered_amount of a pending debt, by the FEE
+// ledger entry ledger_transaction_id; status is RECOVERED once
+// remaining_amount is 0, else still PENDING.
+type DebtRecoveredData struct {
+	DebtID              string      `json:"debt_id"`
+	FeeType             string      `json:"fee_type"`
+	TransactionID       string      `json:"transaction_id"` // the card transaction that incurred the fee
+	CardID              string      `json:"card_id"`
+	WalletID            string      `json:"wallet_id"`
+	LedgerTransactionID string      `json:"ledger_transaction_id"`
+	RecoveredAmount     json.Number `json:"recovered_amount"`
+	RemainingAmount     json.Number `json:"remaining_amount"`
+	Currency            string      `json:"currency"` // USD
+	Status              string      `json:"status"`   // PENDING or RECOVERED
+	RecoveredAt         time.Time   `json:"recovered_at"`
+}
+
+// EventKind returns DebtRecovered.
+func (DebtRecoveredData) EventKind() Kind { return DebtRecovered }
 
 // CustomerCreatedData is the data of customer.created, emitted once POST
 // /customers/enroll or POST /customers has stored the customer: the fields

@@ -196,10 +196,12 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 	u := newAttrUpdate()
 	u.set("status", string(cards.Terminated))
 	u.set("balance", 0)
+	u.set("available", 0)
 	u.set("updated_at", timestamp.Format(t.Now))
-	card, err := s.conditional(c.CompanyID, cardSK(c.ID), u, "#cst = :from AND #cbal = :balance",
-		map[string]string{"#cst": "status", "#cbal": "balance"},
-		map[string]types.AttributeValue{":from": strValue(string(c.Status)), ":balance": numValue(c.Balance)})
+	// Open holds are reversed before a termination: none may be left.
+	card, err := s.conditional(c.CompanyID, cardSK(c.ID), u, "#cst = :from AND #cbal = :balance AND #cheld = :zero",
+		map[string]string{"#cst": "status", "#cbal": "balance", "#cheld": "held"},
+		map[string]types.AttributeValue{":from": strValue(string(c.Status)), ":balance": numValue(c.Balance), ":zero": numValue(0)})
 	if err != nil {
 		return err
 	}

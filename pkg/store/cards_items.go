@@ -99,6 +99,8 @@ type cardItem struct {
 	Brand        string      `dynamodbav:"brand"`
 	Status       string      `dynamodbav:"status"`
 	Balance      int64       `dynamodbav:"balance"`
+	Held         int64       `dynamodbav:"held"`
+	Available    int64       `dynamodbav:"available"`
 	Last4        string      `dynamodbav:"last4,omitempty"`
 	ExpiryMonth  int         `dynamodbav:"expiry_month"`
 	ExpiryYear   int         `dynamodbav:"expiry_year"`
@@ -141,6 +143,19 @@ type cardTxItem struct {
 	Error       string `dynamodbav:"error,omitempty"`
 	CreatedAt   string `dynamodbav:"created_at"`
 	CompletedAt string `dynamodbav:"completed_at,omitempty"`
+	// The card network's transactions.
+	IssuerTxID      string `dynamodbav:"issuer_tx_id,omitempty"`
+	Kind            string `dynamodbav:"kind,omitempty"`
+	MerchantName    string `dynamodbav:"merchant_name,omitempty"`
+	MerchantCity    string `dynamodbav:"merchant_city,omitempty"`
+	MerchantCountry string `dynamodbav:"merchant_country,omitempty"`
+	OriginalID      string `dynamodbav:"original_id,omitempty"`
+	DeclineReason   string `dynamodbav:"decline_reason,omitempty"`
+	Hold            int64  `dynamodbav:"hold"`
+	Settled         int64  `dynamodbav:"settled"`
+	Refunded        int64  `dynamodbav:"refunded"`
+	DebtID          string `dynamodbav:"debt_id,omitempty"`
+	Debt            int64  `dynamodbav:"debt"`
 }
 
 // revealItem is the audit record of a reveal as stored.
@@ -172,7 +187,7 @@ func newCardItem(c cards.Card) cardItem {
 		PK: companyPK(c.CompanyID), SK: cardSK(c.ID),
 		GSI1PK: customerCardsPK(c.CompanyID, c.CustomerID), GSI1SK: cardSK(c.ID),
 		Type: kindCard, ID: c.ID, CompanyID: c.CompanyID, CustomerID: c.CustomerID,
-		Brand: string(c.Brand), Status: string(c.Status), Balance: c.Balance,
+		Brand: string(c.Brand), Status: string(c.Status), Balance: c.Balance, Held: c.Held, Available: c.Available(),
 		Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
 		Number: sealedAttrOf(c.Number), CVV: sealedAttrOf(c.CVV), IssuerCardID: c.IssuerCardID,
 		IsLocked: c.IsLocked, CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
@@ -190,7 +205,7 @@ func (it cardItem) card() (cards.Card, error) {
 	}
 	c := cards.Card{
 		ID: it.ID, CompanyID: it.CompanyID, CustomerID: it.CustomerID,
-		Brand: cards.Brand(it.Brand), Status: cards.Status(it.Status), Balance: it.Balance,
+		Brand: cards.Brand(it.Brand), Status: cards.Status(it.Status), Balance: it.Balance, Held: it.Held,
 		Last4: it.Last4, ExpiryMonth: it.ExpiryMonth, ExpiryYear: it.ExpiryYear, IssuerCardID: it.IssuerCardID,
 		IsLocked: it.IsLocked, CreatedAt: created, UpdatedAt: updated,
 	}
@@ -214,6 +229,11 @@ func newCardTxItem(t cards.Transaction) cardTxItem {
 		WalletID: t.WalletID, TxType: string(t.Type), Status: string(t.Status),
 		Amount: t.Amount, Fee: t.Fee, CardDelta: t.CardDelta, WalletDelta: t.WalletDelta,
 		Issuance: t.Issuance, FeeEntryID: t.FeeEntryID, Description: t.Description, Error: t.Error, CreatedAt: created,
+		IssuerTxID: t.IssuerTxID, Kind: string(t.Kind), OriginalID: t.OriginalID, DeclineReason: string(t.DeclineReason),
+		Hold: t.Hold, Settled: t.Settled, Refunded: t.Refunded, DebtID: t.DebtID, Debt: t.Debt,
+	}
+	if m := t.Merchant; m != nil {
+		it.MerchantName, it.MerchantCity, it.MerchantCountry = m.Name, m.City, m.Country
 	}
 	if t.Open() {
 		it.GSI2PK, it.GSI2SK = openCardTxGSI2PK(t.ID), openCardTxGSI2SK(created, t.CompanyID, t.ID)
@@ -234,6 +254,12 @@ func (it cardTxItem) transaction() (cards.Transaction, error) {
 		Type: cards.TxType(it.TxType), Status: cards.TxStatus(it.Status), Amount: it.Amount, Fee: it.Fee,
 		CardDelta: it.CardDelta, WalletDelta: it.WalletDelta, Issuance: it.Issuance, FeeEntryID: it.FeeEntryID,
 		Description: it.Description, Error: it.Error, CreatedAt: created,
+		IssuerTxID: it.IssuerTxID, Kind: cards.AuthKind(it.Kind), OriginalID: it.OriginalID,
+		DeclineReason: cards.DeclineReason(it.DeclineReason), Hold: it.Hold, Settled: it.Settled, Refunded: it.Refunded,
+		DebtID: it.DebtID, Debt: it.Debt,
+	}
+	if it.MerchantName != "" || it.MerchantCity != "" || it.MerchantCountry != "" {
+		t.Merchant = &cards.Merchant{Name: it.MerchantName, City: it.MerchantCity, Country: it.MerchantCountry}
 	}
 	if it.CompletedAt != "" {
 		done, err := timestamp.Parse(it.CompletedAt)
@@ -284,15 +310,16 @@ func (s *Cards) cardMove(c cards.Card, from []cards.Status, delta int64, now tim
 			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 		}}
 	}
-	names["#cbal"], names["#cupd"] = "balance", "updated_at"
+	names["#cbal"], names["#cavail"], names["#cupd"] = "balance", "available", "updated_at"
 	values[":delta"], values[":now"] = numValue(delta), strValue(timestamp.Format(now))
 	if delta < 0 {
-		cond += " AND #cbal >= :need"
+		// Held money is not the card's to move.
+		cond += " AND #cavail >= :need"
 		values[":need"] = numValue(-delta)
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table), Key: key,
-		UpdateExpression:    aws.String("SET #cbal = #cbal + :delta, #cupd = :now"),
+		UpdateExpression:    aws.String("SET #cbal = #cbal + :delta, #cavail = #cavail + :delta, #cupd = :now"),
 		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}}
 }
@@ -330,6 +357,7 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 	}
 	u := newAttrUpdate()
 	u.add("balance", int(st.CardChange))
+	u.add("available", int(st.CardChange))
 	u.set("updated_at", timestamp.Format(st.Now))
 	cond := []string{"attribute_exists(PK)"}
 	names := map[string]string{}
@@ -347,8 +375,8 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 		values[":terminated"], values[":failed"] = strValue(string(cards.Terminated)), strValue(string(cards.Failed))
 	}
 	if st.CardChange < 0 {
-		cond = append(cond, "#cbal >= :need")
-		names["#cbal"], values[":need"] = "balance", numValue(-st.CardChange)
+		cond = append(cond, "#cavail >= :need")
+		names["#cavail"], values[":need"] = "available", numValue(-st.CardChange)
 	}
 	if is := st.Issued; is != nil {
 		if is.IssuerCardID != "" {
