@@ -126,4 +126,3 @@ func ParseStatus(s string) (Status, error) {
 	}
 	return "", ErrInvalidStatus
 }
-

@@ -50,8 +50,8 @@ const (
 	DebtRecoveryPending                Kind = "debt.recovery.pending"
 	// DebtRecovered is ours: a credit to the USD wallet paid (part of) a
 	// pending debt.
-	DebtRecovered Kind = "debt.recovered"
-	CustomerCreated                    Kind = "customer.created"
+	DebtRecovered   Kind = "debt.recovered"
+	CustomerCreated Kind = "customer.created"
 )
 
 // Status-update kinds, our names for the events the spec leaves unnamed: one
