@@ -150,7 +150,8 @@ var Functions = map[string]Function{
 	},
 	"card-worker": {
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 		},
 	},

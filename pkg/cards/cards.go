@@ -28,6 +28,7 @@ import (
 	"errors"
 	"time"
 
+	"payments/pkg/debts"
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
 	"payments/pkg/vault"
@@ -342,6 +343,58 @@ type Termination struct {
 	Now     time.Time
 }
 
+// Record is what one notification of the card network writes, as one
+// transaction: the event claimed (ErrEventApplied when it was), the card's
+// balance and holds moved, the new card transactions, the authorization
+// they follow updated, the wallet's part of a fee or a refund with its
+// ledger entries, the debt a fee left, and the events.
+type Record struct {
+	// EventID is the issuer's event id, claimed; "" for a write of ours
+	// (the holds a termination reverses).
+	EventID string
+	// Card is the card as read. Its balance moves by BalanceDelta and its
+	// holds by HeldDelta, on the condition that what it has available
+	// (balance − holds) covers what they take from it (else
+	// ErrCardRefused) and, when a positive BalanceDelta, that the card is
+	// live (else ErrChanged).
+	Card         Card
+	BalanceDelta int64
+	HeldDelta    int64
+	// Approve also requires the card to be ACTIVE and not locked (else
+	// ErrCardRefused): an authorization's decision.
+	Approve bool
+	// Txs are the new transactions; Txs[0] is what the event made. An
+	// authorization's IssuerTxID is recorded so that what follows it can
+	// find it.
+	Txs []Transaction
+	// Original, when set, is the authorization followed, as read; it
+	// becomes OriginalAfter on the condition that its Hold, Settled and
+	// Refunded are still as read (else ErrChanged).
+	Original      *Transaction
+	OriginalAfter *Transaction
+	// WalletID is the USD wallet; Wallet its change (a fee taken: on the
+	// condition that payout_available covers it, else ErrChanged) and
+	// Entries its ledger entries.
+	WalletID string
+	Wallet   wallets.Adjustment
+	Entries  []wallets.Transaction
+	// Debt is the part of a fee neither the card nor the wallet could pay.
+	Debt   *debts.Debt
+	Events []events.Event
+	Now    time.Time
+}
+
+// Outcome is what became of an issuer event: the transaction it made, or
+// the code of its refusal (RefusalCode).
+type Outcome struct {
+	TxID    string
+	Refused string
+}
+
+// ErrCardRefused is a Record whose conditions on the card failed: the card
+// cannot approve the authorization, or no longer has what a fee takes.
+var ErrCardRefused = errors.New("cards: the card refused the write")
+
 // Store is the persistence the service needs.
 type Store interface {
 	// Accept writes a. ErrInsufficientWallet, ErrInsufficientCard,
@@ -377,6 +430,19 @@ type Store interface {
 	SlotsUsed(ctx context.Context, companyID string) (int, error)
 	// PutReveal writes a reveal's audit record.
 	PutReveal(ctx context.Context, r Reveal) error
+	// Record writes r (see Record); the refusals it names.
+	Record(ctx context.Context, r Record) error
+	// Refuse records that issuer event eventID was refused with code;
+	// ErrEventApplied when the event was claimed already.
+	Refuse(ctx context.Context, companyID, eventID, code string, now time.Time) error
+	// Outcome reads what became of issuer event eventID; found is false
+	// while it has not been applied.
+	Outcome(ctx context.Context, companyID, eventID string) (o Outcome, found bool, err error)
+	// NetworkTransaction reads the company's card transaction recorded
+	// for the network's transaction id; ErrTransactionNotFound if none.
+	NetworkTransaction(ctx context.Context, companyID, issuerTxID string) (Transaction, error)
+	// OpenHolds reads the card's authorizations whose hold is open.
+	OpenHolds(ctx context.Context, companyID, cardID string) ([]Transaction, error)
 	// Reveals reads page p of a card's reveal records, newest first.
 	Reveals(ctx context.Context, companyID, cardID string, p httpapi.PageRequest) (httpapi.PageResult[Reveal], error)
 }

@@ -22,12 +22,11 @@ type LedgerReader interface {
 // the wallet ledger w:
 //
 //   - a card's balance is the sum of its transactions' CardDelta, never
-//     below 0, and 0 once TERMINATED or FAILED;
-//   - each transaction moved what its status says: a FAILED one gave back
-//     what it took (to its source, or to the wallet for a card terminated
-//     since); a settled one as much into its destination as out of its
-//     source, fees aside (a funding's fee is paid by the wallet, a
-//     withdrawal's by the card); an open one only out of its source;
+//     below 0, and 0 once TERMINATED or FAILED; its holds are the sum of
+//     its authorizations' open holds, and never more than its balance;
+//   - each transaction moved what its type and status say (conserved);
+//   - an authorization's settled and refunded amounts are the sums of its
+//     settlements and refunds;
 //   - the wallet ledger entries of a transaction sum to its WalletDelta,
 //     less the funding fee the wallet paid;
 //   - the slots used are the live cards.
@@ -52,15 +51,23 @@ func VerifyLedger(ctx context.Context, r LedgerReader, w wallets.LedgerReader, c
 	bad := func(format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%w: %s", ErrLedgerMismatch, fmt.Sprintf(format, args...)))
 	}
-	byCard := map[string]int64{}
+	byCard, heldBy := map[string]int64{}, map[string]int64{}
 	byTx := map[string]int64{}
 	for _, e := range entries {
 		if e.Reference != "" {
 			byTx[e.Reference] += e.Delta
 		}
 	}
+	settled, refunded := map[string]int64{}, map[string]int64{}
 	for _, t := range txs {
 		byCard[t.CardID] += t.CardDelta
+		heldBy[t.CardID] += t.Hold
+		switch t.Type {
+		case TxSettlement:
+			settled[t.OriginalID] += t.Amount
+		case TxRefund:
+			refunded[t.OriginalID] += t.Amount
+		}
 		fee := int64(0) // what the wallet paid beside WalletDelta
 		if t.Type == TxFunding && t.Status != TxFailed {
 			fee = t.Fee
@@ -68,15 +75,14 @@ func VerifyLedger(ctx context.Context, r LedgerReader, w wallets.LedgerReader, c
 		if got := byTx[t.ID]; got != t.WalletDelta-fee {
 			bad("transaction %s: wallet entries sum to %d, want %d", t.ID, got, t.WalletDelta-fee)
 		}
-		switch {
-		case t.Status == TxFailed && t.CardDelta+t.WalletDelta != 0:
-			bad("failed transaction %s moved card %d, wallet %d: not given back", t.ID, t.CardDelta, t.WalletDelta)
-		case t.Status == TxSuccess && t.Type == TxWithdrawal && t.CardDelta+t.WalletDelta+t.Fee != 0,
-			t.Status == TxSuccess && t.Type != TxWithdrawal && t.CardDelta+t.WalletDelta != 0:
-			bad("transaction %s moved card %d and wallet %d with fee %d: not conserved", t.ID, t.CardDelta, t.WalletDelta, t.Fee)
-		case t.Status == TxProcessing && t.Type == TxFunding && (t.CardDelta != 0 || t.WalletDelta != -t.Amount),
-			t.Status == TxProcessing && t.Type == TxWithdrawal && (t.WalletDelta != 0 || t.CardDelta != -(t.Amount+t.Fee)):
-			bad("open transaction %s moved card %d, wallet %d", t.ID, t.CardDelta, t.WalletDelta)
+		if err := t.conserved(); err != nil {
+			bad("transaction %s (%s %s): %v", t.ID, t.Type, t.Status, err)
+		}
+	}
+	for _, t := range txs {
+		if t.Type == TxAuthorization && (t.Settled != settled[t.ID] || t.Refunded != refunded[t.ID]) {
+			bad("authorization %s: settled %d and refunded %d, its transactions %d and %d",
+				t.ID, t.Settled, t.Refunded, settled[t.ID], refunded[t.ID])
 		}
 	}
 	live := 0
@@ -87,14 +93,64 @@ func VerifyLedger(ctx context.Context, r LedgerReader, w wallets.LedgerReader, c
 		switch {
 		case c.Balance != byCard[c.ID]:
 			bad("card %s: balance %d, transactions sum to %d", c.ID, c.Balance, byCard[c.ID])
-		case c.Balance < 0:
-			bad("card %s: balance %d below 0", c.ID, c.Balance)
-		case !c.Status.Live() && c.Balance != 0:
-			bad("card %s: %s with balance %d", c.ID, c.Status, c.Balance)
+		case c.Held != heldBy[c.ID]:
+			bad("card %s: holds %d, open authorizations hold %d", c.ID, c.Held, heldBy[c.ID])
+		case c.Balance < 0 || c.Held < 0 || c.Available() < 0:
+			bad("card %s: balance %d, holds %d", c.ID, c.Balance, c.Held)
+		case !c.Status.Live() && (c.Balance != 0 || c.Held != 0):
+			bad("card %s: %s with balance %d, holds %d", c.ID, c.Status, c.Balance, c.Held)
 		}
 	}
 	if used != live {
 		bad("%d card slots used, %d live cards", used, live)
 	}
 	return errors.Join(errs...)
+}
+
+// conserved checks that t moved what its type and status say: a FAILED
+// funding or withdrawal gave back what it took (to its source, or to the
+// wallet for a card terminated since); a settled one as much into its
+// destination as out of its source, fees aside (a funding's fee is paid
+// by the wallet, a withdrawal's by the card); an open one only out of its
+// source. A fee (a decline's, a cross-border charge) was paid by the card,
+// the wallet and a debt together; an authorization or a reversal moves no
+// money, a settlement takes its amount from the card, a refund gives it to
+// the card or, for a terminated card, the wallet.
+func (t Transaction) conserved() error {
+	card, wallet := t.CardDelta, t.WalletDelta
+	switch t.Type {
+	case TxAuthorization:
+		if card != 0 || wallet != 0 || t.Hold < 0 || t.Hold > t.Amount || t.Settled > t.Amount ||
+			t.Refunded > t.Settled || t.Hold > 0 && t.Settled > 0 {
+			return fmt.Errorf("moved card %d, wallet %d; holds %d, settled %d, refunded %d of %d", card, wallet, t.Hold, t.Settled, t.Refunded, t.Amount)
+		}
+	case TxReversal:
+		if card != 0 || wallet != 0 {
+			return fmt.Errorf("moved card %d, wallet %d", card, wallet)
+		}
+	case TxSettlement:
+		if card != -t.Amount || wallet != 0 {
+			return fmt.Errorf("moved card %d, wallet %d for %d", card, wallet, t.Amount)
+		}
+	case TxRefund:
+		if card+wallet != t.Amount || card < 0 || wallet < 0 {
+			return fmt.Errorf("moved card %d, wallet %d for %d", card, wallet, t.Amount)
+		}
+	case TxDecline, TxCrossBorder:
+		if card > 0 || wallet > 0 || t.Debt < 0 || t.Debt-card-wallet != t.Fee {
+			return fmt.Errorf("fee %d paid by card %d, wallet %d, debt %d", t.Fee, -card, -wallet, t.Debt)
+		}
+	default:
+		switch {
+		case t.Status == TxFailed && card+wallet != 0:
+			return fmt.Errorf("moved card %d, wallet %d: not given back", card, wallet)
+		case t.Status == TxSuccess && t.Type == TxWithdrawal && card+wallet+t.Fee != 0,
+			t.Status == TxSuccess && t.Type != TxWithdrawal && card+wallet != 0:
+			return fmt.Errorf("moved card %d and wallet %d with fee %d: not conserved", card, wallet, t.Fee)
+		case t.Status == TxProcessing && t.Type == TxFunding && (card != 0 || wallet != -t.Amount),
+			t.Status == TxProcessing && t.Type == TxWithdrawal && (wallet != 0 || card != -(t.Amount+t.Fee)):
+			return fmt.Errorf("open, moved card %d, wallet %d", card, wallet)
+		}
+	}
+	return nil
 }

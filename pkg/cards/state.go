@@ -125,9 +125,40 @@ func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in Te
 
 // terminate writes the termination of card as read, by the company or,
 // with the issuer's event id, as the issuer reported it (once per event);
-// card.terminated takes the matching form.
+// card.terminated takes the matching form. Its open holds are reversed
+// first (transaction.reversal.completed each): a termination leaves
+// nothing held. A card changed in between is read again.
 func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent string) (Card, Transaction, error) {
-	byIssuer := issuerEvent != ""
+	for attempt := 1; ; attempt++ {
+		if err := s.reverseHolds(ctx, card); err != nil {
+			return Card{}, Transaction{}, err
+		}
+		t, err := s.termination(ctx, card, reason, issuerEvent)
+		if err != nil {
+			return Card{}, Transaction{}, err
+		}
+		err = s.Store.Terminate(ctx, t)
+		if errors.Is(err, ErrChanged) && attempt < maxRecordAttempts {
+			if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
+				return Card{}, Transaction{}, err
+			}
+			if !card.Status.Live() {
+				return Card{}, Transaction{}, ErrTerminated
+			}
+			continue
+		}
+		if err != nil {
+			return Card{}, Transaction{}, err
+		}
+		slog.InfoContext(ctx, "card terminated", "card_id", card.ID, "refund", card.Balance, "by_issuer", issuerEvent != "")
+		s.publish(ctx, t.Events)
+		card.Status, card.Balance, card.Held, card.UpdatedAt = Terminated, 0, 0, t.Now
+		return card, t.Tx, nil
+	}
+}
+
+// termination returns the termination of card as read.
+func (s *Service) termination(ctx context.Context, card Card, reason, issuerEvent string) (Termination, error) {
 	now := s.now()
 	tx := s.newTx(card, TxTermination, card.Balance, 0, now)
 	tx.Status, tx.CardDelta, tx.WalletDelta, tx.CompletedAt = TxSuccess, -card.Balance, card.Balance, &now
@@ -136,7 +167,7 @@ func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent 
 	if card.Balance > 0 {
 		w, err := s.Wallets.USDWallet(ctx, card.CompanyID)
 		if err != nil {
-			return Card{}, Transaction{}, fmt.Errorf("cards: read the USD wallet to refund %s: %w", card.ID, err)
+			return Termination{}, fmt.Errorf("cards: read the USD wallet to refund %s: %w", card.ID, err)
 		}
 		tx.WalletID = w.ID
 		t.Tx = tx
@@ -146,7 +177,7 @@ func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent 
 		CardID: card.ID, CardNumber: card.MaskedPAN(), Status: events.CardStatusTerminated, TerminatedAt: now,
 		RefundAmount: money.JSON(card.Balance, Currency), RefundProcessed: true, Reason: reason,
 	}
-	if byIssuer {
+	if issuerEvent != "" {
 		data = events.CardTerminatedByProviderData{
 			CardID: card.ID, Status: events.CardStatusTerminated, Reason: events.TerminationReasonProvider,
 			PreviousBalance: money.JSON(card.Balance, Currency),
@@ -155,51 +186,9 @@ func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent 
 	for _, p := range []events.Payload{data, events.TransactionTerminatedData{CardTransaction: cardTxEvent(t.Tx)}} {
 		ev, err := events.Build(card.CompanyID, p, now)
 		if err != nil {
-			return Card{}, Transaction{}, err
+			return Termination{}, err
 		}
 		t.Events = append(t.Events, ev)
 	}
-	if err := s.Store.Terminate(ctx, t); err != nil {
-		return Card{}, Transaction{}, err
-	}
-	slog.InfoContext(ctx, "card terminated", "card_id", card.ID, "refund", card.Balance, "by_issuer", byIssuer)
-	s.publish(ctx, t.Events)
-	card.Status, card.Balance, card.UpdatedAt = Terminated, 0, now
-	return card, t.Tx, nil
-}
-
-// Apply applies a notification of the issuer, once per its id: a
-// termination the issuer made ends the card here too, its balance refunded
-// (card.terminated in the issuer's form). A notification about a card we
-// do not have, or whose issuer id differs, is dropped and logged; one
-// already applied changes nothing.
-func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
-	companyID, err := s.Store.CardCompany(ctx, n.Reference)
-	if errors.Is(err, ErrNotFound) {
-		slog.WarnContext(ctx, "issuer notification about an unknown card: dropped", "event_id", n.ID, "card", n.Reference)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	card, err := s.Store.Card(ctx, companyID, n.Reference)
-	if err != nil {
-		return err
-	}
-	if card.IssuerCardID != n.CardID {
-		slog.WarnContext(ctx, "issuer notification names another issuer card: dropped", "event_id", n.ID, "card_id", card.ID)
-		return nil
-	}
-	if !card.Status.Live() { // ended already: by us, or by this event
-		return nil
-	}
-	reason := n.Reason
-	if reason == "" {
-		reason = issuerTerminationReason
-	}
-	_, _, err = s.terminate(ctx, card, reason, n.ID)
-	if errors.Is(err, ErrEventApplied) {
-		return nil
-	}
-	return err
+	return t, nil
 }

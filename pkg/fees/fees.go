@@ -27,10 +27,17 @@ const (
 	TypeCardIssuance   = "CARD_ISSUANCE"
 	TypeCardFunding    = "CARD_FUNDING"
 	TypeCardWithdrawal = "CARD_WITHDRAWAL"
+	// TypeCardPaymentFailure is charged on a declined card authorization
+	// (fee.payment_failure.charged), TypeCardCrossBorder on a card
+	// settlement at a merchant outside the card's country
+	// (fee.crossborder.charged); both in USD.
+	TypeCardPaymentFailure = "CARD_PAYMENT_FAILURE"
+	TypeCardCrossBorder    = "CARD_CROSS_BORDER"
 )
 
 // Types lists the fee types a rule may have.
-var Types = []string{TypePayout, TypeCollection, TypeCardIssuance, TypeCardFunding, TypeCardWithdrawal}
+var Types = []string{TypePayout, TypeCollection, TypeCardIssuance, TypeCardFunding, TypeCardWithdrawal,
+	TypeCardPaymentFailure, TypeCardCrossBorder}
 
 // ErrNoRule reports a prospective operation no rule prices. It cannot happen
 // with the default schedule, whose rules match any operator and country.
@@ -57,7 +64,8 @@ type Schedule struct {
 // DefaultSchedule applies to a company that has set none, and to the types
 // a company's schedule has no rule of: payouts cost 1.5 % of the amount,
 // collections 1 %, issuing a card 1.00 USD, funding a card and withdrawing
-// from it nothing.
+// from it nothing, a declined card payment 0.50 USD, a card settlement
+// abroad 2.5 % of its amount plus 0.50 USD.
 func DefaultSchedule() Schedule {
 	return Schedule{Default: true, Rules: []Rule{
 		{Type: TypePayout, PercentBps: 150},
@@ -65,6 +73,8 @@ func DefaultSchedule() Schedule {
 		{Type: TypeCardIssuance, Currency: "USD", Fixed: 100},
 		{Type: TypeCardFunding, Currency: "USD"},
 		{Type: TypeCardWithdrawal, Currency: "USD"},
+		{Type: TypeCardPaymentFailure, Currency: "USD", Fixed: 50},
+		{Type: TypeCardCrossBorder, Currency: "USD", Fixed: 50, PercentBps: 250},
 	}}
 }
 

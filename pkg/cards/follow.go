@@ -1,0 +1,205 @@
+package cards
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	
+	"payments/pkg/events"
+	"payments/pkg/fees"
+	"payments/pkg/ids"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/wallets"
+)
+
+// followTypes maps the notifications that follow an authorization to the
+// card transaction each writes.
+var followTypes = map[string]TxType{
+	issuer.NotifySettlement: TxSettlement,
+	issuer.NotifyReversal:   TxReversal,
+	issuer.NotifyRefund:     TxRefund,
+}
+
+// CheckFollow returns the amount a settlement, reversal or refund (typ) of
+// authorization a moves, asked (0 for all: the whole hold, or all that
+// was settled and not refunded), or why a's state forbids it. It is the
+// one rule of what may follow an authorization, checked by the sandbox
+// routes before they ask the network and by the card-worker when it
+// writes.
+func CheckFollow(typ TxType, a Transaction, asked int64) (int64, error) {
+	switch {
+	case asked < 0:
+		return 0, ErrInvalidAmount
+	case a.Type != TxAuthorization || a.Kind == KindVerification:
+		return 0, ErrNotAuthorization
+	}
+	if typ == TxRefund {
+		left := a.Settled - a.Refunded
+		switch {
+		case a.Settled == 0:
+			return 0, ErrNotSettled
+		case asked == 0 && left > 0:
+			return left, nil
+		case asked == 0 || asked > left:
+			return 0, ErrExceedsSettled
+		}
+		return asked, nil
+	}
+	switch {
+	case a.Hold == 0 && a.Settled > 0:
+		return 0, ErrAlreadySettled
+	case a.Hold == 0:
+		return 0, ErrAlreadyReversed
+	case typ == TxReversal || asked == 0:
+		return a.Hold, nil
+	case asked > a.Hold:
+		return 0, ErrExceedsHold
+	}
+	return asked, nil
+}
+
+// follow writes a settlement, a reversal or a refund the network reported
+// on one of card's authorizations, from fresh reads until it wins its race.
+func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) error {
+	typ := followTypes[n.Type]
+	for range maxRecordAttempts {
+		orig, err := s.Store.NetworkTransaction(ctx, card.CompanyID, n.Transaction.AuthorizationID)
+		if err != nil {
+			return err
+		}
+		if orig.CardID != card.ID {
+			return ErrTransactionNotFound
+		}
+		if n.Transaction.Amount == 0 && typ != TxReversal {
+			return ErrInvalidAmount
+		}
+		amount, err := CheckFollow(typ, orig, n.Transaction.Amount)
+		if err != nil {
+			return err
+		}
+		rec, err := s.followRecord(ctx, card, orig, typ, amount, n)
+		if err != nil {
+			return err
+		}
+		err = s.record(ctx, rec)
+		if !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {
+			return err
+		}
+		if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
+			return err
+		}
+	}
+	return fmt.Errorf("%s %s: %w", n.Type, n.ID, ErrChanged)
+}
+
+// followRecord returns what a settlement, reversal or refund of amount on
+// authorization orig writes.
+func (s *Service) followRecord(ctx context.Context, card Card, orig Transaction, typ TxType, amount int64, n issuer.Notification) (Record, error) {
+	now := s.now()
+	nt := *n.Transaction
+	nt.Amount, nt.Merchant = amount, nil
+	tx := s.networkTx(card, typ, &nt, now)
+	tx.Status, tx.CompletedAt, tx.OriginalID = TxSuccess, &now, orig.ID
+	tx.Merchant, tx.Description = orig.Merchant, orig.Description
+	after := orig
+	rec := Record{EventID: n.ID, Card: card, Original: &orig, OriginalAfter: &after, Now: now}
+	var ps []events.Payload
+	switch typ {
+	case TxSettlement:
+		tx.CardDelta = -amount
+		after.Hold, after.Settled, after.Status, after.CompletedAt = 0, amount, TxSuccess, &now
+		rec.BalanceDelta, rec.HeldDelta = -amount, -orig.Hold
+		ps = append(ps, events.TransactionSettlementCompletedData{RelatedCardTransaction: related(tx)})
+	case TxReversal:
+		after.Hold, after.Status, after.CompletedAt = 0, TxSuccess, &now
+		rec.HeldDelta = -orig.Hold
+		ps = append(ps, events.TransactionReversalCompletedData{RelatedCardTransaction: related(tx)})
+	case TxRefund:
+		after.Refunded += amount
+		if card.Status.Live() {
+			tx.CardDelta, rec.BalanceDelta = amount, amount
+		} else {
+			// Money never reaches a terminated card: the refund goes to
+			// the wallet its balance went to.
+			w, err := s.Wallets.USDWallet(ctx, card.CompanyID)
+			if err != nil {
+				return Record{}, fmt.Errorf("cards: read the USD wallet for a refund to terminated card %s: %w", card.ID, err)
+			}
+			tx.WalletID, tx.WalletDelta, rec.WalletID = w.ID, amount, w.ID
+			rec.Wallet, rec.Entries = credit(tx, wallets.TypeRefund, amount, now)
+		}
+		ps = append(ps, events.TransactionRefundCompletedData{RelatedCardTransaction: related(tx)})
+	}
+	rec.Txs = []Transaction{tx}
+	if typ == TxSettlement && crossBorder(orig.Merchant) {
+		charged, err := s.crossBorderFee(ctx, &rec, tx, card.Available()+orig.Hold-amount)
+		if err != nil {
+			return Record{}, err
+		}
+		ps = append(ps, charged...)
+	}
+	return rec, s.addEvents(&rec, ps...)
+}
+
+// crossBorder reports whether a purchase at m crossed the card's border.
+func crossBorder(m *Merchant) bool { return m != nil && m.Country != "" && m.Country != CardCountry }
+
+// crossBorderFee adds to rec the CROSS-BORDER transaction of settlement st
+// and its fee, taken from what the card has available after st
+// (available), and returns its events.
+func (s *Service) crossBorderFee(ctx context.Context, rec *Record, st Transaction, available int64) ([]events.Payload, error) {
+	fee, err := s.fee(ctx, st.CompanyID, fees.TypeCardCrossBorder, st.Amount)
+	if err != nil || fee <= 0 {
+		return nil, err
+	}
+	cb := st
+	cb.ID, cb.Type, cb.Amount, cb.CardDelta, cb.WalletDelta, cb.IssuerTxID, cb.OriginalID = ids.NewV7(rec.Now), TxCrossBorder, fee, 0, 0, "", st.ID
+	charged, err := s.chargeFee(ctx, rec, &cb, fee, st.Amount, available, events.FeeTypeCrossborder)
+	if err != nil {
+		return nil, err
+	}
+	rec.Txs = append(rec.Txs, cb)
+	return append([]events.Payload{events.TransactionCrossborderChargedData{RelatedCardTransaction: related(cb)}}, charged...), nil
+}
+
+// related is the event data of tx, which follows tx.OriginalID.
+func related(tx Transaction) events.RelatedCardTransaction {
+	id := tx.OriginalID
+	return events.RelatedCardTransaction{CardTransaction: cardTxEvent(tx), OriginalTransactionID: &id}
+}
+
+
+// reverseHolds reverses every open hold of card, as the network would
+// before the card closes (a termination).
+func (s *Service) reverseHolds(ctx context.Context, card Card) error {
+	holds, err := s.Store.OpenHolds(ctx, card.CompanyID, card.ID)
+	if err != nil {
+		return err
+	}
+	for _, h := range holds {
+		n := issuer.Notification{Type: issuer.NotifyReversal, Transaction: &issuer.NetworkTransaction{Amount: h.Hold}}
+		for attempt := 1; ; attempt++ {
+			rec, err := s.followRecord(ctx, card, h, TxReversal, h.Hold, n)
+			if err != nil {
+				return err
+			}
+			err = s.record(ctx, rec)
+			if err == nil || !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {
+				if err != nil {
+					return fmt.Errorf("cards: reverse hold %s of card %s: %w", h.ID, card.ID, err)
+				}
+				break
+			}
+			if attempt == maxRecordAttempts {
+				return fmt.Errorf("cards: reverse hold %s of card %s: %w", h.ID, card.ID, err)
+			}
+			if h, err = s.Store.Transaction(ctx, card.CompanyID, h.ID); err != nil {
+				return err
+			}
+			if h.Hold == 0 { // settled or reversed meanwhile
+				break
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,228 @@
+package cards
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"payments/pkg/countries"
+	"payments/pkg/httpapi"
+	"payments/pkg/money"
+	"payments/pkg/providers/issuer"
+)
+
+// Network is the card network the sandbox routes drive
+// (issuer.SandboxNetwork): each call reports a transaction to us as the
+// issuer would, through POST /issuer/webhooks and the issuer-events queue,
+// and returns the notification's event id.
+type Network interface {
+	Authorize(ctx context.Context, cardID, reference, kind string, amount int64, m issuer.Merchant) (string, error)
+	Follow(ctx context.Context, typ, cardID, reference, authorizationID string, amount int64) (string, error)
+	Terminated(ctx context.Context, cardID, reference, reason string) (string, error)
+}
+
+// ErrNotApplied is a notification the card-worker has not applied within
+// the sandbox's wait: it is queued, and will be.
+var ErrNotApplied = errors.New("cards: the network's notification is queued and not applied yet")
+
+// Sandbox is the card-network sandbox (sandbox mode only): a company plays
+// the merchant and the network on its own cards, and each route answers
+// with the card transaction its notification made once the card-worker
+// has applied it, as a real network waits a few seconds for an
+// authorization's answer.
+type Sandbox struct {
+	Cards   *Service
+	Network Network
+	// Wait bounds the wait for the card-worker (ErrNotApplied past it).
+	Wait time.Duration
+}
+
+// DefaultSandboxWait is the sandbox's wait for the card-worker.
+const DefaultSandboxWait = 10 * time.Second
+
+// AuthorizeInput is the body of POST /sandbox/cards/{id}/authorizations.
+type AuthorizeInput struct {
+	Amount          json.RawMessage `json:"amount"`
+	MerchantName    string          `json:"merchant_name"`
+	MerchantCity    string          `json:"merchant_city"`
+	MerchantCountry string          `json:"merchant_country"`
+	Type            string          `json:"type"`
+}
+
+// FollowInput is the body of a settlement or a refund: amount, at most
+// what may be settled or refunded; absent for all of it.
+type FollowInput struct {
+	Amount json.RawMessage `json:"amount"`
+}
+
+// maxMerchantField bounds a merchant's name and city, in characters.
+const maxMerchantField = 100
+
+// Authorize asks for an authorization on a card of the company.
+func (sb *Sandbox) Authorize(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, error) {
+	kind := AuthKind(strings.ToUpper(strings.TrimSpace(in.Type)))
+	switch kind {
+	case "":
+		kind = KindAuthorization
+	case KindAuthorization, KindPreauthorization, KindVerification:
+	default:
+		return Transaction{}, httpapi.Invalid("type", "must be AUTHORIZATION, PREAUTHORIZATION or VERIFICATION")
+	}
+	var amount int64
+	var err error
+	switch {
+	case kind == KindVerification && (len(in.Amount) == 0 || string(in.Amount) == "0"):
+	case kind == KindVerification:
+		return Transaction{}, httpapi.Invalid("amount", "must be 0 or absent for a VERIFICATION")
+	default:
+		if amount, err = parseCents("amount", in.Amount, true); err != nil {
+			return Transaction{}, err
+		}
+	}
+	m := issuer.Merchant{
+		Name: strings.TrimSpace(in.MerchantName), City: strings.TrimSpace(in.MerchantCity),
+		Country: strings.ToUpper(strings.TrimSpace(in.MerchantCountry)),
+	}
+	for _, f := range []struct{ name, value string }{{"merchant_name", m.Name}, {"merchant_city", m.City}} {
+		switch n := len([]rune(f.value)); {
+		case n == 0:
+			return Transaction{}, httpapi.Invalid(f.name, "is required")
+		case n > maxMerchantField:
+			return Transaction{}, httpapi.Invalid(f.name, fmt.Sprintf("must be at most %d characters", maxMerchantField))
+		}
+	}
+	if m.Country == "" {
+		m.Country = CardCountry
+	} else if !countries.IsAlpha2(m.Country) {
+		return Transaction{}, httpapi.Invalid("merchant_country", "must be an ISO 3166-1 alpha-2 country code")
+	}
+	card, err := sb.Cards.card(ctx, companyID, cardID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	id, err := sb.Network.Authorize(ctx, card.IssuerCardID, card.ID, string(kind), amount, m)
+	if err != nil {
+		return Transaction{}, err
+	}
+	return sb.await(ctx, companyID, id)
+}
+
+// Follow settles, reverses or refunds (typ) authorization txID of the
+// company: in.Amount, or all of it; the authorization's state must allow
+// it (CheckFollow), else nothing is asked of the network.
+func (sb *Sandbox) Follow(ctx context.Context, companyID, txID string, typ TxType, in FollowInput) (Transaction, error) {
+	var asked int64
+	if len(in.Amount) > 0 && string(in.Amount) != "null" {
+		if typ == TxReversal {
+			return Transaction{}, httpapi.Invalid("amount", "is not taken: a reversal releases the whole hold")
+		}
+		var err error
+		if asked, err = parseCents("amount", in.Amount, false); err != nil {
+			return Transaction{}, err
+		}
+	}
+	if !validID(txID) {
+		return Transaction{}, ErrTransactionNotFound
+	}
+	auth, err := sb.Cards.Store.Transaction(ctx, companyID, txID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	amount, err := CheckFollow(typ, auth, asked)
+	if err != nil {
+		return Transaction{}, err
+	}
+	card, err := sb.Cards.Store.Card(ctx, companyID, auth.CardID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	notify := map[TxType]string{TxSettlement: issuer.NotifySettlement, TxReversal: issuer.NotifyReversal, TxRefund: issuer.NotifyRefund}[typ]
+	id, err := sb.Network.Follow(ctx, notify, card.IssuerCardID, card.ID, auth.IssuerTxID, amount)
+	if err != nil {
+		return Transaction{}, err
+	}
+	return sb.await(ctx, companyID, id)
+}
+
+// Terminate has the issuer terminate a card of the company on its own (a
+// risk block): the issuer closes it, then reports it; the card ends here
+// when the card-worker applies that, its balance refunded. It answers the
+// TERMINATION transaction.
+func (sb *Sandbox) Terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Transaction, error) {
+	reason := strings.TrimSpace(in.Reason)
+	if len([]rune(reason)) > maxReason {
+		return Transaction{}, httpapi.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))
+	}
+	card, err := sb.Cards.stateCheck(ctx, companyID, cardID)
+	if err != nil {
+		return Transaction{}, err
+	}
+	if card.IssuerCardID == "" {
+		return Transaction{}, ErrNotActive
+	}
+	if _, _, err := sb.Cards.Issuer.TerminateCard(ctx, card.IssuerCardID); err != nil {
+		return Transaction{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
+	}
+	id, err := sb.Network.Terminated(ctx, card.IssuerCardID, card.ID, reason)
+	if err != nil {
+		return Transaction{}, err
+	}
+	return sb.await(ctx, companyID, id)
+}
+
+// await waits for the card-worker to apply event id and returns the
+// transaction it made, or its refusal; ErrNotApplied past sb.Wait.
+func (sb *Sandbox) await(ctx context.Context, companyID, id string) (Transaction, error) {
+	wait := sb.Wait
+	if wait <= 0 {
+		wait = DefaultSandboxWait
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
+		o, found, err := sb.Cards.Store.Outcome(ctx, companyID, id)
+		switch {
+		case err != nil && ctx.Err() != nil:
+			return Transaction{}, fmt.Errorf("%w (event %s)", ErrNotApplied, id)
+		case err != nil:
+			return Transaction{}, err
+		case found && o.Refused != "":
+			return Transaction{}, refusal(o.Refused)
+		case found:
+			return sb.Cards.Store.Transaction(ctx, companyID, o.TxID)
+		}
+		t := time.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return Transaction{}, fmt.Errorf("%w (event %s)", ErrNotApplied, id)
+		case <-t.C:
+		}
+	}
+}
+
+// parseCents reads a USD amount field: a JSON number above 0 with at most
+// 2 decimals; absent is 0, unless required.
+func parseCents(field string, raw json.RawMessage, required bool) (int64, error) {
+	text, err := money.Number(raw)
+	if err != nil {
+		return 0, httpapi.Invalid(field, err.Error())
+	}
+	if text == "" {
+		if required {
+			return 0, httpapi.Invalid(field, "is required")
+		}
+		return 0, nil
+	}
+	n, err := money.ParseMajor(text, Currency)
+	switch {
+	case err != nil:
+		return 0, httpapi.Invalid(field, err.Error())
+	case n <= 0:
+		return 0, httpapi.Invalid(field, "must be above 0")
+	}
+	return n, nil
+}

@@ -1,0 +1,248 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/cards"
+	"payments/pkg/timestamp"
+)
+
+// The card network's transactions add to Cards, in the company partition:
+//
+//   - ISSUEREVENT#<issuer event id>: the claim of an issuer notification,
+//     naming the card transaction it made (of) or the code of its refusal
+//     (refused), written in the same transaction as what it made;
+//   - ISSUERTX#<network transaction id>: the card transaction recorded for
+//     a transaction of the network (an authorization), so that its
+//     settlement, reversal or refund, which name it, find it.
+//
+// A card carries held (the sum of its open holds) and available (balance −
+// held) beside its balance: DynamoDB conditions cannot subtract, so every
+// write that moves the balance or the holds moves available too, and an
+// authorization is approved by one conditional write on available.
+
+// issuerTxSK is the sort key of the lookup of a network transaction.
+func issuerTxSK(id string) string { return "ISSUERTX#" + id }
+
+// eventClaimItem is the claim of an issuer event.
+type eventClaimItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	CompanyID string `dynamodbav:"company_id"`
+	Of        string `dynamodbav:"of,omitempty"`
+	Refused   string `dynamodbav:"refused,omitempty"`
+	CreatedAt string `dynamodbav:"created_at,omitempty"`
+}
+
+// Record writes r in one transaction (see cards.Record): the event claim,
+// the card's change, the new transactions (an authorization with its
+// lookup), the authorization followed, the wallet's change with its ledger
+// entries, the debt and the events.
+func (s *Cards) Record(ctx context.Context, r cards.Record) error {
+	if len(r.Txs) == 0 {
+		return errors.New("store: a card network record without a transaction")
+	}
+	c := r.Card
+	puts := make([]types.TransactWriteItem, len(r.Txs))
+	for i, tx := range r.Txs {
+		if tx.CompanyID != c.CompanyID || tx.CardID != c.ID {
+			return fmt.Errorf("store: card transaction %s is not of card %s", tx.ID, c.ID)
+		}
+		var err error
+		if puts[i], err = s.txPut(tx); err != nil {
+			return err
+		}
+	}
+	card := s.networkCard(r)
+	var original *types.TransactWriteItem
+	if r.Original != nil {
+		o, err := s.followedTx(*r.Original, *r.OriginalAfter)
+		if err != nil {
+			return err
+		}
+		original = &o
+	}
+	return s.db.write(ctx, "record card transaction "+r.Txs[0].ID, func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		if r.EventID != "" {
+			claim, err := attributevalue.MarshalMap(eventClaimItem{
+				PK: companyPK(c.CompanyID), SK: issuerEventSK(r.EventID), Type: "issuer_event",
+				CompanyID: c.CompanyID, Of: r.Txs[0].ID, CreatedAt: timestamp.Format(r.Now),
+			})
+			if err != nil {
+				return nil, fmt.Errorf("store: marshal issuer event claim: %w", err)
+			}
+			t.add("event_claim", s.wallets.putNew(claim))
+		}
+		t.add("card", card)
+		for i, put := range puts {
+			t.add("tx"+strconv.Itoa(i), put)
+			if tx := r.Txs[i]; tx.Type == cards.TxAuthorization && tx.IssuerTxID != "" {
+				ref, err := attributevalue.MarshalMap(claimItem{
+					PK: companyPK(c.CompanyID), SK: issuerTxSK(tx.IssuerTxID), Type: "issuer_tx", CompanyID: c.CompanyID, Of: tx.ID,
+				})
+				if err != nil {
+					return nil, fmt.Errorf("store: marshal network transaction ref: %w", err)
+				}
+				t.add("issuer_tx", s.wallets.putNew(ref))
+			}
+		}
+		if original != nil {
+			t.add("original", *original)
+		}
+		if r.Debt != nil {
+			if err := addDebt(t, s.db.Table, *r.Debt); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, false); err != nil {
+			return nil, err
+		}
+		return t, s.addEvents(t, r.Events)
+	}, func(ctx context.Context, k cancellation) error {
+		switch {
+		case k.failed("event_claim"):
+			return cards.ErrEventApplied
+		case k.failed("card") && r.BalanceDelta > 0:
+			return cards.ErrChanged
+		case k.failed("card"):
+			return cards.ErrCardRefused
+		case k.failed("issuer_tx"):
+			return fmt.Errorf("store: network transaction %s recorded twice", r.Txs[0].IssuerTxID)
+		case k.failed("original"), k.failed("wallet"):
+			return cards.ErrChanged
+		}
+		return nil
+	})
+}
+
+// networkCard returns the card item of r: its balance, holds and available
+// moved, on the conditions r names; a condition check that the card
+// exists when nothing moves.
+func (s *Cards) networkCard(r cards.Record) types.TransactWriteItem {
+	key := primaryKeyOf(companyPK(r.Card.CompanyID), cardSK(r.Card.ID))
+	names := map[string]string{}
+	values := map[string]types.AttributeValue{}
+	cond := "attribute_exists(PK)"
+	if avail := r.BalanceDelta - r.HeldDelta; avail < 0 {
+		cond += " AND #cavail >= :need"
+		names["#cavail"], values[":need"] = "available", numValue(-avail)
+	}
+	if r.Approve {
+		cond += " AND #cst = :active AND #clock = :false"
+		names["#cst"], names["#clock"] = "status", "is_locked"
+		values[":active"], values[":false"] = strValue(string(cards.Active)), &types.AttributeValueMemberBOOL{Value: false}
+	}
+	if r.BalanceDelta > 0 {
+		// Money reaches only a live card.
+		cond += " AND NOT #cst IN (:terminated, :failed)"
+		names["#cst"] = "status"
+		values[":terminated"], values[":failed"] = strValue(string(cards.Terminated)), strValue(string(cards.Failed))
+	}
+	if r.BalanceDelta == 0 && r.HeldDelta == 0 {
+		check := &types.ConditionCheck{TableName: aws.String(s.db.Table), Key: key, ConditionExpression: aws.String(cond)}
+		if len(names) > 0 { // DynamoDB refuses empty maps
+			check.ExpressionAttributeNames, check.ExpressionAttributeValues = names, values
+		}
+		return types.TransactWriteItem{ConditionCheck: check}
+	}
+	names["#cbal"], names["#cheld"], names["#cavail"], names["#cupd"] = "balance", "held", "available", "updated_at"
+	values[":dbal"], values[":dheld"] = numValue(r.BalanceDelta), numValue(r.HeldDelta)
+	values[":davail"], values[":now"] = numValue(r.BalanceDelta-r.HeldDelta), strValue(timestamp.Format(r.Now))
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.db.Table), Key: key,
+		UpdateExpression: aws.String("SET #cbal = #cbal + :dbal, #cheld = #cheld + :dheld, " +
+			"#cavail = #cavail + :davail, #cupd = :now"),
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	}}
+}
+
+// followedTx returns the item that makes authorization was into now (its
+// status, hold, settled and refunded amounts, completion) on the condition
+// that its hold, settled and refunded amounts are still was's.
+func (s *Cards) followedTx(was, now cards.Transaction) (types.TransactWriteItem, error) {
+	u := newAttrUpdate()
+	u.set("status", string(now.Status))
+	u.set("hold", now.Hold)
+	u.set("settled", now.Settled)
+	u.set("refunded", now.Refunded)
+	if now.CompletedAt != nil {
+		u.set("completed_at", timestamp.Format(*now.CompletedAt))
+	}
+	return s.conditional(was.CompanyID, cardTxSK(was.ID), u, "#ohold = :hold AND #oset = :settled AND #oref = :refunded",
+		map[string]string{"#ohold": "hold", "#oset": "settled", "#oref": "refunded"},
+		map[string]types.AttributeValue{":hold": numValue(was.Hold), ":settled": numValue(was.Settled), ":refunded": numValue(was.Refunded)})
+}
+
+// Refuse records that issuer event eventID was refused with code, unless
+// the event was claimed already (cards.ErrEventApplied).
+func (s *Cards) Refuse(ctx context.Context, companyID, eventID, code string, now time.Time) error {
+	item, err := attributevalue.MarshalMap(eventClaimItem{
+		PK: companyPK(companyID), SK: issuerEventSK(eventID), Type: "issuer_event", CompanyID: companyID,
+		Refused: code, CreatedAt: timestamp.Format(now),
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal issuer event refusal: %w", err)
+	}
+	err = s.db.put(ctx, "refuse issuer event "+eventID, &dynamodb.PutItemInput{
+		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	if conditionFailed(err) {
+		return cards.ErrEventApplied
+	}
+	return err
+}
+
+// Outcome reads the claim of issuer event eventID, strongly consistent.
+func (s *Cards) Outcome(ctx context.Context, companyID, eventID string) (cards.Outcome, bool, error) {
+	var it eventClaimItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), issuerEventSK(eventID), &it)
+	if err != nil || !found {
+		return cards.Outcome{}, false, err
+	}
+	return cards.Outcome{TxID: it.Of, Refused: it.Refused}, true, nil
+}
+
+// NetworkTransaction reads the card transaction recorded for network
+// transaction issuerTxID, strongly consistent.
+func (s *Cards) NetworkTransaction(ctx context.Context, companyID, issuerTxID string) (cards.Transaction, error) {
+	var ref claimItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), issuerTxSK(issuerTxID), &ref)
+	if err != nil {
+		return cards.Transaction{}, fmt.Errorf("store: get network transaction %s: %w", issuerTxID, err)
+	}
+	if !found {
+		return cards.Transaction{}, cards.ErrTransactionNotFound
+	}
+	return s.Transaction(ctx, companyID, ref.Of)
+}
+
+// OpenHolds reads the card's authorizations whose hold is open, from GSI1
+// (eventually consistent: a write on one of them is conditioned on its
+// hold as read, and a termination on the card holding nothing).
+func (s *Cards) OpenHolds(ctx context.Context, companyID, cardID string) ([]cards.Transaction, error) {
+	items, err := s.wallets.query(ctx, &dynamodb.QueryInput{
+		TableName:                aws.String(s.db.Table),
+		IndexName:                aws.String(GSI1),
+		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
+		FilterExpression:         aws.String("#hold > :zero"),
+		ExpressionAttributeNames: map[string]string{"#pk": attrGSI1PK, "#sk": attrGSI1SK, "#hold": "hold"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": strValue(cardTxsPK(companyID, cardID)), ":prefix": strValue(cardTxSKPrefix), ":zero": numValue(0),
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: query open holds of card %s: %w", cardID, err)
+	}
+	return decodeAll(items, cardTxItem.transaction)
+}
