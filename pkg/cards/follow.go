@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	
+
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/ids"
@@ -167,7 +167,6 @@ func related(tx Transaction) events.RelatedCardTransaction {
 	id := tx.OriginalID
 	return events.RelatedCardTransaction{CardTransaction: cardTxEvent(tx), OriginalTransactionID: &id}
 }
-
 
 // reverseHolds reverses every open hold of card, as the network would
 // before the card closes (a termination).

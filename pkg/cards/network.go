@@ -10,8 +10,8 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/ids"
-		"payments/pkg/providers/issuer"
-	)
+	"payments/pkg/providers/issuer"
+)
 
 // CardCountry is the country of every card: a settlement at a merchant
 // elsewhere is cross-border.
@@ -264,4 +264,3 @@ func (s *Service) addEvents(rec *Record, ps ...events.Payload) error {
 	}
 	return nil
 }
-
