@@ -286,3 +286,27 @@ func issuerTxID(t *testing.T, body []byte) string {
 	}
 	return n.Transaction.ID
 }
+
+// TestRefusalCodes checks that each refusal of the card network is in the
+// error catalogue under the code the card-worker records it with.
+func TestRefusalCodes(t *testing.T) {
+	for _, err := range []error{cards.ErrNotAuthorization, cards.ErrAlreadySettled, cards.ErrAlreadyReversed,
+		cards.ErrExceedsHold, cards.ErrNotSettled, cards.ErrExceedsSettled, cards.ErrInvalidAmount, cards.ErrTransactionNotFound} {
+		code := cards.RefusalCode(err)
+		if code == "" {
+			t.Errorf("%v has no refusal code", err)
+		}
+		found := false
+		for _, row := range Errors {
+			if row.Err == err {
+				found = true
+				if row.Code != code {
+					t.Errorf("%v: catalogue code %s, refusal code %s", err, row.Code, code)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%v is not in the error catalogue", err)
+		}
+	}
+}

@@ -36,7 +36,7 @@ type Response struct {
 func (c Card) Response() Response {
 	r := Response{
 		ID: c.ID, CustomerID: c.CustomerID, Status: string(c.Status), Balance: moneyJSON(c.Balance),
-		AvailableBalance: moneyJSON(c.Balance), Currency: Currency, Brand: string(c.Brand),
+		AvailableBalance: moneyJSON(c.Available()), Currency: Currency, Brand: string(c.Brand),
 		IsVirtual: true, IsPhysical: false, IsActive: c.IsActive(), IsLocked: c.IsLocked,
 		CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
 	}
