@@ -82,7 +82,6 @@ var Errors = httpapi.Catalogue{
 	{Err: cards.ErrExceedsHold, Status: http.StatusBadRequest, Code: "AMOUNT_EXCEEDS_HOLD", Message: "amount exceeds the hold"},
 	{Err: cards.ErrNotSettled, Status: http.StatusBadRequest, Code: "NOT_SETTLED", Message: "authorization not settled: nothing to refund"},
 	{Err: cards.ErrExceedsSettled, Status: http.StatusBadRequest, Code: "AMOUNT_EXCEEDS_SETTLED", Message: "amount exceeds what was settled and not refunded"},
-	{Err: cards.ErrInvalidAmount, Status: http.StatusBadRequest, Code: "INVALID_AMOUNT", Message: "amount must be above 0"},
 	{Err: cards.ErrChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
 	{Err: cards.ErrIssuerUnavailable, Status: http.StatusBadGateway, Code: "CARD_ISSUER_UNAVAILABLE", Message: "card issuer temporarily unavailable: check the card and the wallet before retrying", RetryAfter: 5},
 	{Err: cards.ErrIssuerDeclined, Status: http.StatusUnprocessableEntity, Code: "ISSUER_DECLINED", Message: "declined by the card issuer: the movement was reversed, nothing moved"},

@@ -291,7 +291,7 @@ func issuerTxID(t *testing.T, body []byte) string {
 // error catalogue under the code the card-worker records it with.
 func TestRefusalCodes(t *testing.T) {
 	for _, err := range []error{cards.ErrNotAuthorization, cards.ErrAlreadySettled, cards.ErrAlreadyReversed,
-		cards.ErrExceedsHold, cards.ErrNotSettled, cards.ErrExceedsSettled, cards.ErrInvalidAmount, cards.ErrTransactionNotFound} {
+		cards.ErrExceedsHold, cards.ErrNotSettled, cards.ErrExceedsSettled, cards.ErrTransactionNotFound} {
 		code := cards.RefusalCode(err)
 		if code == "" {
 			t.Errorf("%v has no refusal code", err)

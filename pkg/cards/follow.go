@@ -27,10 +27,7 @@ var followTypes = map[string]TxType{
 // routes before they ask the network and by the card-worker when it
 // writes.
 func CheckFollow(typ TxType, a Transaction, asked int64) (int64, error) {
-	switch {
-	case asked < 0:
-		return 0, ErrInvalidAmount
-	case a.Type != TxAuthorization || a.Kind == KindVerification:
+	if a.Type != TxAuthorization || a.Kind == KindVerification {
 		return 0, ErrNotAuthorization
 	}
 	if typ == TxRefund {
@@ -69,9 +66,6 @@ func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) 
 		}
 		if orig.CardID != card.ID {
 			return ErrTransactionNotFound
-		}
-		if n.Transaction.Amount == 0 && typ != TxReversal {
-			return ErrInvalidAmount
 		}
 		amount, err := CheckFollow(typ, orig, n.Transaction.Amount)
 		if err != nil {

@@ -27,7 +27,6 @@ var (
 	ErrExceedsHold      = errors.New("cards: amount exceeds the hold")
 	ErrNotSettled       = errors.New("cards: authorization not settled")
 	ErrExceedsSettled   = errors.New("cards: amount exceeds what was settled and not refunded")
-	ErrInvalidAmount    = errors.New("cards: amount must be above 0")
 )
 
 // refusals names each refusal by its stable code.
@@ -41,7 +40,6 @@ var refusals = []struct {
 	{"AMOUNT_EXCEEDS_HOLD", ErrExceedsHold},
 	{"NOT_SETTLED", ErrNotSettled},
 	{"AMOUNT_EXCEEDS_SETTLED", ErrExceedsSettled},
-	{"INVALID_AMOUNT", ErrInvalidAmount},
 	{"TRANSACTION_NOT_FOUND", ErrTransactionNotFound},
 }
 

@@ -77,8 +77,10 @@ var ErrBadNotification = errors.New("issuer: malformed notification")
 
 // ParseNotification reads a notification's JSON: an id, a known type, our
 // card reference and, but for a termination, the network's transaction
-// (its id, a known kind for an authorization, the authorization it
-// follows otherwise, an amount in USD not below 0) are required.
+// (its id, a known kind and a merchant for an authorization, the
+// authorization it follows otherwise, an amount in USD: above 0, but for
+// a verification, which has 0, and a reversal, which releases the whole
+// hold) are required.
 func ParseNotification(b []byte) (Notification, error) {
 	var n Notification
 	if err := json.Unmarshal(b, &n); err != nil {
@@ -112,6 +114,8 @@ func (n Notification) check() error {
 		return fmt.Errorf("currency %q is not USD", t.Currency)
 	case t.Amount < 0:
 		return errors.New("negative amount")
+	case t.Amount == 0 && n.Type != NotifyReversal && t.Kind != KindVerification:
+		return errors.New("amount 0")
 	case n.Type == NotifyAuthorization && t.Kind != KindAuthorization && t.Kind != KindPreauthorization && t.Kind != KindVerification:
 		return fmt.Errorf("unknown authorization kind %q", t.Kind)
 	case n.Type == NotifyAuthorization && t.Kind == KindVerification && t.Amount != 0:
