@@ -220,6 +220,30 @@ func TestParseDateRange(t *testing.T) {
 	}
 }
 
+// TestParseDates: the same rule under other names, each error naming its
+// parameter.
+func TestParseDates(t *testing.T) {
+	tests := []struct {
+		query string
+		field string
+	}{
+		{"fromDate=2026-11-23&toDate=2026-11-24T10:00:00Z", ""},
+		{"from_date=x", ""}, // not these parameters
+		{"fromDate=x", "fromDate"},
+		{"toDate=2026-11-23T25:00:00Z", "toDate"},
+		{"fromDate=2026-11-23&toDate=2026-11-23", "toDate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			_, _, err := ParseDates(httptest.NewRequest("GET", "/?"+tt.query, nil), "fromDate", "toDate")
+			var fe *FieldError
+			if (tt.field == "") != (err == nil) || (err != nil && (!errors.As(err, &fe) || fe.Field != tt.field)) {
+				t.Fatalf("err %v, want field %q", err, tt.field)
+			}
+		})
+	}
+}
+
 func TestParseBool(t *testing.T) {
 	tests := []struct {
 		query string

@@ -11,7 +11,8 @@ import (
 	"strconv"
 )
 
-// Pagination (spec §2.9 and §8; docs/pagination.md). Pages are 1-indexed.
+// Pagination (spec §2.9 and §8; docs/pagination.md). Pages are 1-indexed,
+// but for the one list the spec numbers from 0 (ParseZeroBasedPage).
 // A list request asks for ?page=N&limit=L, or for ?cursor=C: the page after
 // the one whose pagination object gave C as next_cursor. Either way the
 // answer carries page, limit, total, totalPages and next_cursor (null on the
@@ -60,6 +61,10 @@ type PageRequest struct {
 	// Total is the total the cursor carries: the count made when the walk
 	// began. It is meaningful only with After.
 	Total int
+	// ZeroBased numbers the pages from 0 for the client, as GET
+	// /cards/{id}/transactions does (spec §4.19): page=0 asks for Page 1,
+	// and the pagination object shows Page−1. Page itself counts from 1.
+	ZeroBased bool
 }
 
 // Skip returns how many matching items precede the page from where the
@@ -75,7 +80,7 @@ func (p PageRequest) Skip() int {
 // position next, in a list of total items: what the next cursor asks for.
 // A walk inside the service (a test, a job) uses it instead of a cursor.
 func (p PageRequest) Following(next string, total int) PageRequest {
-	return PageRequest{Page: p.Page + 1, Limit: p.Limit, After: next, Total: total}
+	return PageRequest{Page: p.Page + 1, Limit: p.Limit, After: next, Total: total, ZeroBased: p.ZeroBased}
 }
 
 // PageResult is one page of a list as a store reads it.
@@ -106,14 +111,28 @@ type cursor struct {
 // this company for the same filters and limit (it then decides the page, and
 // page is ignored). Each bad value is a 400 naming its parameter.
 func ParsePage(r *http.Request, defaultLimit int) (PageRequest, error) {
-	p := PageRequest{Page: 1, Limit: defaultLimit}
+	return parsePage(r, defaultLimit, false)
+}
+
+// ParseZeroBasedPage is ParsePage for a list whose pages the client numbers
+// from 0: page defaults to 0 and must be 0 to MaxPage−1.
+func ParseZeroBasedPage(r *http.Request, defaultLimit int) (PageRequest, error) {
+	return parsePage(r, defaultLimit, true)
+}
+
+func parsePage(r *http.Request, defaultLimit int, zeroBased bool) (PageRequest, error) {
+	p := PageRequest{Page: 1, Limit: defaultLimit, ZeroBased: zeroBased}
+	first := 1
+	if zeroBased {
+		first = 0
+	}
 	q := r.URL.Query()
 	if v := q.Get("page"); v != "" {
 		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxPage {
-			return p, Invalid("page", fmt.Sprintf("must be an integer from 1 to %d (deeper pages: follow next_cursor)", MaxPage))
+		if err != nil || n < first || n > MaxPage-1+first {
+			return p, Invalid("page", fmt.Sprintf("must be an integer from %d to %d (deeper pages: follow next_cursor)", first, MaxPage-1+first))
 		}
-		p.Page = n
+		p.Page = n + 1 - first
 	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -187,9 +206,14 @@ func fingerprint(r *http.Request, limit int) string {
 // Pagination returns the pagination object of the page req asked for, in a
 // list of total items; next is the position of the page's last item when
 // more follow ("" on the last page), from which the next cursor is made.
+// Its page is numbered as the client numbers them (req.ZeroBased).
 func Pagination(r *http.Request, req PageRequest, total int, next string) Page {
+	page := req.Page
+	if req.ZeroBased {
+		page--
+	}
 	return Page{
-		Page: req.Page, Limit: req.Limit, Total: total, TotalPages: (total + req.Limit - 1) / req.Limit,
+		Page: page, Limit: req.Limit, Total: total, TotalPages: (total + req.Limit - 1) / req.Limit,
 		NextCursor: NextCursor(r, req, total, next),
 	}
 }

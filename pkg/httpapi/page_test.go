@@ -77,6 +77,47 @@ func TestParsePage(t *testing.T) {
 	}
 }
 
+// TestParseZeroBasedPage: page=N asks for the (N+1)-th page, which the
+// pagination object numbers N again; page numbers from 0 to MaxPage−1.
+func TestParseZeroBasedPage(t *testing.T) {
+	tests := []struct {
+		query string
+		want  PageRequest
+		field string
+	}{
+		{"", PageRequest{Page: 1, Limit: 10, ZeroBased: true}, ""},
+		{"page=0", PageRequest{Page: 1, Limit: 10, ZeroBased: true}, ""},
+		{"page=2&limit=5", PageRequest{Page: 3, Limit: 5, ZeroBased: true}, ""},
+		{"page=9999", PageRequest{Page: MaxPage, Limit: 10, ZeroBased: true}, ""},
+		{"page=10000", PageRequest{}, "page"},
+		{"page=-1", PageRequest{}, "page"},
+		{"page=x", PageRequest{}, "page"},
+		{"limit=0", PageRequest{}, "limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			r := companyRequest("c1", "/list?"+tt.query)
+			p, err := ParseZeroBasedPage(r, 10)
+			if tt.field != "" {
+				var fe *FieldError
+				if !errors.As(err, &fe) || fe.Field != tt.field {
+					t.Fatalf("err %v, want a 400 naming %s", err, tt.field)
+				}
+				return
+			}
+			if err != nil || p != tt.want {
+				t.Fatalf("got %+v, %v; want %+v", p, err, tt.want)
+			}
+			if got := Pagination(r, p, 100, "").Page; got != p.Page-1 {
+				t.Errorf("pagination page %d, want %d", got, p.Page-1)
+			}
+			if next := p.Following("id", 100); !next.ZeroBased || next.Page != p.Page+1 {
+				t.Errorf("Following = %+v", next)
+			}
+		})
+	}
+}
+
 // TestPageRequestSkip: page N skips (N−1)×limit items from the start; the
 // largest page cannot overflow, and a cursor skips nothing.
 func TestPageRequestSkip(t *testing.T) {

@@ -75,18 +75,25 @@ func RespondList[T any](w http.ResponseWriter, items []T, p Page) {
 }
 
 // ParseDateRange reads the from_date (inclusive) and to_date (exclusive)
-// query parameters: RFC 3339 date-times or YYYY-MM-DD dates (midnight UTC),
-// each optional, to_date after from_date. Absent bounds are zero times.
+// query parameters with ParseDates.
 func ParseDateRange(r *http.Request) (from, to time.Time, err error) {
+	return ParseDates(r, "from_date", "to_date")
+}
+
+// ParseDates reads the query parameters named fromName (inclusive) and
+// toName (exclusive), the one date rule of every list: RFC 3339 date-times
+// or YYYY-MM-DD dates (midnight UTC), each optional, to after from. Absent
+// bounds are zero times; a bad one is a 400 naming its parameter.
+func ParseDates(r *http.Request, fromName, toName string) (from, to time.Time, err error) {
 	q := r.URL.Query()
-	if from, err = parseDate(q.Get("from_date"), "from_date"); err != nil {
+	if from, err = parseDate(q.Get(fromName), fromName); err != nil {
 		return from, to, err
 	}
-	if to, err = parseDate(q.Get("to_date"), "to_date"); err != nil {
+	if to, err = parseDate(q.Get(toName), toName); err != nil {
 		return from, to, err
 	}
 	if !from.IsZero() && !to.IsZero() && !to.After(from) {
-		return from, to, Invalid("to_date", "must be after from_date")
+		return from, to, Invalid(toName, "must be after "+fromName)
 	}
 	return from, to, nil
 }
