@@ -19,7 +19,7 @@ import (
 )
 
 // NewCards builds the cards function behind the token guard: /cards…
-// and GET /customers/{id}/cards.
+// and GET /customers/{id}/cards and /transactions.
 func NewCards(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	guard, err := tokenGuard(cfg, db)

@@ -103,7 +103,8 @@ func FuzzPutFees(f *testing.F) {
 // FuzzListQuery sends each query string to every list route
 // (GET /wallet/transactions, /wallet/transactions/wallet/{walletId},
 // /payment/transactions, /webhooks/events, /customers, /cards,
-// /cards/{id}/reveals) and to the status and card routes.
+// /cards/{id}/reveals, /cards/{id}/transactions,
+// /customers/{id}/transactions) and to the status and card routes.
 func FuzzListQuery(f *testing.F) {
 	e := newInputEnv(f)
 	targets := e.listTargets()

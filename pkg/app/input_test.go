@@ -315,6 +315,9 @@ func TestLongPathIDsAre404(t *testing.T) {
 		{e.payments, "GET", "/payment/transactions/" + long + "/status", ""},
 		{e.webhooks, "GET", "/webhooks/events/" + long, ""},
 		{e.webhooks, "POST", "/webhooks/events/" + long + "/resend", ""},
+		{e.cards, "GET", "/cards/" + long + "/transactions", ""},
+		{e.cards, "GET", "/cards/" + e.walletID + "/transactions/" + long, ""},
+		{e.cards, "GET", "/customers/" + long + "/transactions", ""},
 		{e.admin, "GET", "/admin/companies/" + long, ""},
 		{e.admin, "PATCH", "/admin/companies/" + long, `{"is_active":true}`},
 		{e.admin, "POST", "/admin/companies/" + long + "/client-key", ""},
@@ -352,5 +355,8 @@ func (e *inputEnv) listTargets() []struct {
 		{e.cards, "/cards"},
 		{e.cards, "/cards/" + e.walletID},
 		{e.cards, "/cards/" + e.walletID + "/reveals"},
+		{e.cards, "/cards/" + e.walletID + "/transactions"},
+		{e.cards, "/cards/" + e.walletID + "/transactions/" + e.paymentID},
+		{e.cards, "/customers/" + e.walletID + "/transactions"},
 	}
 }

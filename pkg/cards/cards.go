@@ -397,6 +397,7 @@ var ErrCardRefused = errors.New("cards: the card refused the write")
 
 // Store is the persistence the service needs.
 type Store interface {
+	TxLists // the transaction lists (txquery.go)
 	// Accept writes a. ErrInsufficientWallet, ErrInsufficientCard,
 	// ErrNoSlots, ErrNotFound or ErrNotActive (the card is not in a.From)
 	// when a condition fails; ErrChanged when none of them explains it.

@@ -20,12 +20,15 @@ func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("GET /cards", h.list)
 	rt.Handle("GET /cards/{id}", h.get)
 	rt.Handle("GET /cards/{id}/reveals", h.reveals)
+	rt.Handle("GET /cards/{id}/transactions", h.transactions)
+	rt.Handle("GET /cards/{id}/transactions/{transactionId}", h.transaction)
 	rt.Handle("POST /cards/{id}/fund", h.fund)
 	rt.Handle("POST /cards/{id}/withdraw", h.withdraw)
 	rt.Handle("PUT /cards/{id}/freeze", h.freeze)
 	rt.Handle("PUT /cards/{id}/unfreeze", h.unfreeze)
 	rt.Handle("POST /cards/{id}/terminate", h.terminate)
 	rt.Handle("GET /customers/{id}/cards", h.customerCards)
+	rt.Handle("GET /customers/{id}/transactions", h.customerTransactions)
 }
 
 type handlers struct{ svc *Service }
@@ -185,5 +188,47 @@ func (h handlers) customerCards(w http.ResponseWriter, r *http.Request) error {
 		out[i] = customerCardResponse{Response: c.Response(), MaskedNumber: c.MaskedPAN()}
 	}
 	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(cs)), out)
+	return nil
+}
+
+func (h handlers) transactions(w http.ResponseWriter, r *http.Request) error {
+	q, err := ParseTxQuery(r, true, TransactionsPageSize)
+	if err != nil {
+		return err
+	}
+	res, err := h.svc.ListTransactions(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), q)
+	if err != nil {
+		return err
+	}
+	httpapi.RespondList(w, res.Items, httpapi.Pagination(r, q.Page, res.Total, res.Next))
+	return nil
+}
+
+func (h handlers) transaction(w http.ResponseWriter, r *http.Request) error {
+	includeRaw, err := httpapi.ParseBool(r, "includeRaw", false)
+	if err != nil {
+		return err
+	}
+	if _, err := httpapi.ParseBool(r, "sync", true); err != nil { // accepted, changes nothing
+		return err
+	}
+	tx, err := h.svc.GetTransaction(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), r.PathValue("transactionId"), includeRaw)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Card transaction retrieved successfully", tx)
+	return nil
+}
+
+func (h handlers) customerTransactions(w http.ResponseWriter, r *http.Request) error {
+	q, err := ParseTxQuery(r, false, CustomerTransactionsPageSize)
+	if err != nil {
+		return err
+	}
+	res, err := h.svc.CustomerTransactions(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), q)
+	if err != nil {
+		return err
+	}
+	httpapi.RespondList(w, res.Items, httpapi.Pagination(r, q.Page, res.Total, res.Next))
 	return nil
 }

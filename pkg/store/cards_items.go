@@ -125,6 +125,8 @@ type cardTxItem struct {
 	GSI1SK      string `dynamodbav:"GSI1SK"`
 	GSI2PK      string `dynamodbav:"GSI2PK,omitempty"`
 	GSI2SK      string `dynamodbav:"GSI2SK,omitempty"`
+	GSI3PK      string `dynamodbav:"GSI3PK"`
+	GSI3SK      string `dynamodbav:"GSI3SK"`
 	Type        string `dynamodbav:"type"`
 	ID          string `dynamodbav:"id"`
 	CompanyID   string `dynamodbav:"company_id"`
@@ -225,6 +227,7 @@ func newCardTxItem(t cards.Transaction) cardTxItem {
 	it := cardTxItem{
 		PK: companyPK(t.CompanyID), SK: cardTxSK(t.ID),
 		GSI1PK: cardTxsPK(t.CompanyID, t.CardID), GSI1SK: cardTxSK(t.ID),
+		GSI3PK: customerTxsPK(t.CompanyID, t.CustomerID), GSI3SK: cardTxSK(t.ID),
 		Type: kindCardTx, ID: t.ID, CompanyID: t.CompanyID, CardID: t.CardID, CustomerID: t.CustomerID,
 		WalletID: t.WalletID, TxType: string(t.Type), Status: string(t.Status),
 		Amount: t.Amount, Fee: t.Fee, CardDelta: t.CardDelta, WalletDelta: t.WalletDelta,

@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/cards"
 	"payments/pkg/wallets"
 )
 
@@ -18,15 +19,26 @@ var EventPutForTest = eventPut
 // ledger for tests and benchmarks of the reads (the ledger invariant does
 // not hold afterwards).
 func PutLedgerForTest(ctx context.Context, db *DB, entries []wallets.Transaction) error {
-	for len(entries) > 0 {
-		n := min(len(entries), 25)
+	return putAllForTest(ctx, db, entries, newLedgerItem)
+}
+
+// PutCardTransactionsForTest writes card transactions as the card store
+// does, without touching their cards or wallets: for tests of the lists.
+func PutCardTransactionsForTest(ctx context.Context, db *DB, txs []cards.Transaction) error {
+	return putAllForTest(ctx, db, txs, newCardTxItem)
+}
+
+// putAllForTest writes the items of vs, 25 to a BatchWriteItem.
+func putAllForTest[V, I any](ctx context.Context, db *DB, vs []V, item func(V) I) error {
+	for len(vs) > 0 {
+		n := min(len(vs), 25)
 		var reqs []types.WriteRequest
-		for _, e := range entries[:n] {
-			item, err := attributevalue.MarshalMap(newLedgerItem(e))
+		for _, v := range vs[:n] {
+			av, err := attributevalue.MarshalMap(item(v))
 			if err != nil {
 				return err
 			}
-			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: item}})
+			reqs = append(reqs, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 		}
 		pending := map[string][]types.WriteRequest{db.Table: reqs}
 		for len(pending) > 0 {
@@ -36,7 +48,7 @@ func PutLedgerForTest(ctx context.Context, db *DB, entries []wallets.Transaction
 			}
 			pending = out.UnprocessedItems
 		}
-		entries = entries[n:]
+		vs = vs[n:]
 	}
 	return nil
 }

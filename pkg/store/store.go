@@ -55,6 +55,8 @@ const (
 	attrGSI1SK = "GSI1SK"
 	attrGSI2PK = "GSI2PK"
 	attrGSI2SK = "GSI2SK"
+	attrGSI3PK = "GSI3PK"
+	attrGSI3SK = "GSI3SK"
 	// AttrExpiresAt is the TTL attribute: epoch seconds after which DynamoDB
 	// may delete the item.
 	AttrExpiresAt = "expires_at"
@@ -64,6 +66,7 @@ const (
 const (
 	GSI1 = "GSI1"
 	GSI2 = "GSI2"
+	GSI3 = "GSI3"
 )
 
 // TableDefinition is the one definition of the table: the local stack and
@@ -91,11 +94,13 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 		BillingMode: types.BillingModePayPerRequest,
 		AttributeDefinitions: []types.AttributeDefinition{
 			str(attrPK), str(attrSK), str(attrGSI1PK), str(attrGSI1SK), str(attrGSI2PK), str(attrGSI2SK),
+			str(attrGSI3PK), str(attrGSI3SK),
 		},
 		KeySchema: key(attrPK, attrSK),
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 			gsi(GSI1, attrGSI1PK, attrGSI1SK),
 			gsi(GSI2, attrGSI2PK, attrGSI2SK),
+			gsi(GSI3, attrGSI3PK, attrGSI3SK),
 		},
 	}
 }

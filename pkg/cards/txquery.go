@@ -1,0 +1,216 @@
+package cards
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"payments/pkg/customers"
+	"payments/pkg/httpapi"
+)
+
+// Default page sizes of the transaction lists.
+const (
+	// TransactionsPageSize is the default limit of GET
+	// /cards/{id}/transactions (spec §4.19).
+	TransactionsPageSize = 50
+	// CustomerTransactionsPageSize is the default limit of GET
+	// /customers/{id}/transactions.
+	CustomerTransactionsPageSize = 20
+)
+
+// TxLists reads pages of card transactions, newest first. A page past the
+// end is empty.
+type TxLists interface {
+	// CardTransactions reads page p of a card's transactions that f
+	// selects.
+	CardTransactions(ctx context.Context, companyID, cardID string, f TxFilter, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error)
+	// CustomerTransactions reads page p of the transactions that f
+	// selects, of every card of a customer.
+	CustomerTransactions(ctx context.Context, companyID, customerID string, f TxFilter, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error)
+}
+
+// TxFilter selects card transactions: each field set must match.
+type TxFilter struct {
+	Type   TxType
+	Status TxStatus
+	// From (inclusive) and To (exclusive) bound the creation time; zero
+	// is unbounded.
+	From, To time.Time
+}
+
+// TxQuery is the query of a transaction list: its filter, its page and
+// its flags.
+type TxQuery struct {
+	TxFilter
+	Page httpapi.PageRequest
+	// IncludeRaw adds to each transaction what the card network told us.
+	IncludeRaw bool
+	// Sync is accepted and changes nothing: the issuer pushes every
+	// transaction to us, so there is nothing to pull (docs/cards.md).
+	Sync bool
+}
+
+// ParseTxQuery reads the query of a transaction list: page, limit and
+// cursor (pages numbered from 0 when zeroBased, as on a card's list, spec
+// §4.19, else from 1; limit 1 to 100, default defaultLimit), fromDate and
+// toDate (dates or RFC 3339 date-times, from inclusive, to exclusive),
+// type and status (any case), includeRaw (default false) and sync (default
+// true). Each bad value is a 400 naming its parameter.
+func ParseTxQuery(r *http.Request, zeroBased bool, defaultLimit int) (TxQuery, error) {
+	var q TxQuery
+	var err error
+	if zeroBased {
+		q.Page, err = httpapi.ParseZeroBasedPage(r, defaultLimit)
+	} else {
+		q.Page, err = httpapi.ParsePage(r, defaultLimit)
+	}
+	if err != nil {
+		return q, err
+	}
+	if q.From, q.To, err = httpapi.ParseDates(r, "fromDate", "toDate"); err != nil {
+		return q, err
+	}
+	v := r.URL.Query()
+	if s := v.Get("type"); s != "" {
+		q.Type = TxType(strings.ToUpper(s))
+		if !slices.Contains(TxTypes, q.Type) {
+			return q, httpapi.Invalid("type", badFilter)
+		}
+	}
+	if s := v.Get("status"); s != "" {
+		q.Status = TxStatus(strings.ToUpper(s))
+		if !slices.Contains(TxStatuses, q.Status) {
+			return q, httpapi.Invalid("status", badFilter)
+		}
+	}
+	if q.IncludeRaw, err = httpapi.ParseBool(r, "includeRaw", false); err != nil {
+		return q, err
+	}
+	if q.Sync, err = httpapi.ParseBool(r, "sync", true); err != nil {
+		return q, err
+	}
+	return q, nil
+}
+
+// ListTransactions returns page q.Page of card id's transactions that q
+// selects, newest first, as the routes show them; ErrNotFound when the
+// card is not the company's.
+func (s *Service) ListTransactions(ctx context.Context, companyID, id string, q TxQuery) (httpapi.PageResult[TxResponse], error) {
+	card, err := s.card(ctx, companyID, id)
+	if err != nil {
+		return httpapi.PageResult[TxResponse]{}, err
+	}
+	page, err := s.Store.CardTransactions(ctx, companyID, card.ID, q.TxFilter, q.Page)
+	if err != nil {
+		return httpapi.PageResult[TxResponse]{}, fmt.Errorf("cards: list the card's transactions: %w", err)
+	}
+	v := s.txViewer(companyID)
+	v.cards[card.ID] = card
+	return v.page(ctx, page, q.IncludeRaw)
+}
+
+// CustomerTransactions returns page q.Page of the transactions that q
+// selects of every card of customer id, newest first, as the routes show
+// them; ErrCustomerNotFound when the customer is not the company's. A
+// customer without cards has none.
+func (s *Service) CustomerTransactions(ctx context.Context, companyID, id string, q TxQuery) (httpapi.PageResult[TxResponse], error) {
+	if !validID(id) {
+		return httpapi.PageResult[TxResponse]{}, ErrCustomerNotFound
+	}
+	c, err := s.Customers.Get(ctx, companyID, id)
+	switch {
+	case errors.Is(err, customers.ErrNotFound):
+		return httpapi.PageResult[TxResponse]{}, ErrCustomerNotFound
+	case err != nil:
+		return httpapi.PageResult[TxResponse]{}, fmt.Errorf("cards: read customer: %w", err)
+	}
+	page, err := s.Store.CustomerTransactions(ctx, companyID, c.ID, q.TxFilter, q.Page)
+	if err != nil {
+		return httpapi.PageResult[TxResponse]{}, fmt.Errorf("cards: list the customer's transactions: %w", err)
+	}
+	v := s.txViewer(companyID)
+	v.customers[c.ID] = c
+	return v.page(ctx, page, q.IncludeRaw)
+}
+
+// GetTransaction returns transaction txID of card id as the routes show
+// it: ErrNotFound when the card is not the company's,
+// ErrTransactionNotFound when the transaction is not the card's.
+func (s *Service) GetTransaction(ctx context.Context, companyID, id, txID string, includeRaw bool) (TxResponse, error) {
+	card, err := s.card(ctx, companyID, id)
+	if err != nil {
+		return TxResponse{}, err
+	}
+	if !validID(txID) {
+		return TxResponse{}, ErrTransactionNotFound
+	}
+	tx, err := s.Store.Transaction(ctx, companyID, txID)
+	if err != nil {
+		return TxResponse{}, err
+	}
+	if tx.CardID != card.ID {
+		return TxResponse{}, ErrTransactionNotFound
+	}
+	v := s.txViewer(companyID)
+	v.cards[card.ID] = card
+	return v.response(ctx, tx, includeRaw)
+}
+
+// TransactionResponse returns tx, a transaction of the company, as the
+// routes show it, reading its card and its customer.
+func (s *Service) TransactionResponse(ctx context.Context, companyID string, tx Transaction, includeRaw bool) (TxResponse, error) {
+	return s.txViewer(companyID).response(ctx, tx, includeRaw)
+}
+
+// txViewer builds the responses of a company's transactions, reading each
+// distinct card and customer once.
+type txViewer struct {
+	s         *Service
+	companyID string
+	cards     map[string]Card
+	customers map[string]customers.Customer
+}
+
+func (s *Service) txViewer(companyID string) *txViewer {
+	return &txViewer{s: s, companyID: companyID, cards: map[string]Card{}, customers: map[string]customers.Customer{}}
+}
+
+// page returns the responses of the items of p, with its total and next
+// position.
+func (v *txViewer) page(ctx context.Context, p httpapi.PageResult[Transaction], includeRaw bool) (httpapi.PageResult[TxResponse], error) {
+	out := httpapi.PageResult[TxResponse]{Items: make([]TxResponse, len(p.Items)), Total: p.Total, Next: p.Next}
+	for i, tx := range p.Items {
+		r, err := v.response(ctx, tx, includeRaw)
+		if err != nil {
+			return httpapi.PageResult[TxResponse]{}, err
+		}
+		out.Items[i] = r
+	}
+	return out, nil
+}
+
+// response returns tx as the routes show it.
+func (v *txViewer) response(ctx context.Context, tx Transaction, includeRaw bool) (TxResponse, error) {
+	card, ok := v.cards[tx.CardID]
+	if !ok {
+		c, err := v.s.Store.Card(ctx, v.companyID, tx.CardID)
+		if err != nil {
+			return TxResponse{}, fmt.Errorf("cards: transaction %s: read its card: %w", tx.ID, err)
+		}
+		card, v.cards[tx.CardID] = c, c
+	}
+	holder, ok := v.customers[tx.CustomerID]
+	if !ok {
+		c, err := v.s.Customers.Get(ctx, v.companyID, tx.CustomerID)
+		if err != nil {
+			return TxResponse{}, fmt.Errorf("cards: transaction %s: read its customer: %w", tx.ID, err)
+		}
+		holder, v.customers[tx.CustomerID] = c, c
+	}
+	return newTxResponse(tx, card, holder, includeRaw), nil
+}
