@@ -1,10 +1,8 @@
 package cards
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 
 	"payments/pkg/httpapi"
@@ -155,14 +153,8 @@ func (h handlers) unfreeze(w http.ResponseWriter, r *http.Request) error {
 
 func (h handlers) terminate(w http.ResponseWriter, r *http.Request) error {
 	var in TerminateInput
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, httpapi.MaxBodyBytes))
-	if err != nil {
-		return httpapi.Invalid("body", "could not be read")
-	}
-	if len(bytes.TrimSpace(body)) > 0 { // the body is optional
-		if err := httpapi.DecodeBytes(body, &in); err != nil {
-			return err
-		}
+	if err := httpapi.DecodeOptional(r, &in); err != nil {
+		return err
 	}
 	c, tx, err := h.svc.Terminate(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), in)
 	if err != nil {

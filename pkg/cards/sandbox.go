@@ -28,6 +28,14 @@ type Network interface {
 // the sandbox's wait: it is queued, and will be.
 var ErrNotApplied = errors.New("cards: the network's notification is queued and not applied yet")
 
+// NotAppliedError is ErrNotApplied for the notification EventID.
+type NotAppliedError struct{ EventID string }
+
+func (e *NotAppliedError) Error() string { return fmt.Sprintf("%v (event %s)", ErrNotApplied, e.EventID) }
+
+// Unwrap returns ErrNotApplied.
+func (e *NotAppliedError) Unwrap() error { return ErrNotApplied }
+
 // Sandbox is the card-network sandbox (sandbox mode only): a company plays
 // the merchant and the network on its own cards, and each route answers
 // with the card transaction its notification made once the card-worker
@@ -186,7 +194,7 @@ func (sb *Sandbox) await(ctx context.Context, companyID, id string) (Transaction
 		o, found, err := sb.Cards.Store.Outcome(ctx, companyID, id)
 		switch {
 		case err != nil && ctx.Err() != nil:
-			return Transaction{}, fmt.Errorf("%w (event %s)", ErrNotApplied, id)
+			return Transaction{}, &NotAppliedError{EventID: id}
 		case err != nil:
 			return Transaction{}, err
 		case found && o.Refused != "":
@@ -198,7 +206,7 @@ func (sb *Sandbox) await(ctx context.Context, companyID, id string) (Transaction
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return Transaction{}, fmt.Errorf("%w (event %s)", ErrNotApplied, id)
+			return Transaction{}, &NotAppliedError{EventID: id}
 		case <-t.C:
 		}
 	}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,21 +26,52 @@ const maxFieldName = 128
 // send as a JSON number into a json.RawMessage and read it with
 // money.Number or money.ParseAmount.
 func Decode(r *http.Request, v any) error {
+	if err := checkJSON(r); err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	return DecodeBytes(body, v)
+}
+
+// DecodeOptional is Decode for a route whose body is optional: an empty
+// body, whatever its Content-Type, leaves v as it is.
+func DecodeOptional(r *http.Request, v any) error {
+	body, err := readBody(r)
+	if err != nil || len(bytes.TrimSpace(body)) == 0 {
+		return err
+	}
+	if err := checkJSON(r); err != nil {
+		return err
+	}
+	return DecodeBytes(body, v)
+}
+
+// checkJSON refuses a request whose Content-Type, when it has one, is not
+// JSON.
+func checkJSON(r *http.Request) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
 		if err != nil || mt != "application/json" {
 			return ErrUnsupportedMediaType
 		}
 	}
+	return nil
+}
+
+// readBody reads the body of r, at most MaxBodyBytes.
+func readBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			return err
+			return nil, err
 		}
-		return Invalid("body", "could not be read")
+		return nil, Invalid("body", "could not be read")
 	}
-	return DecodeBytes(body, v)
+	return body, nil
 }
 
 // DecodeBytes is Decode for a body already read.

@@ -1,0 +1,77 @@
+package cards
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"payments/pkg/httpapi"
+)
+
+// SandboxRoutes registers the card-network sandbox's routes (sandbox mode
+// only) on rt, behind the company token.
+func SandboxRoutes(rt *httpapi.Router, sb *Sandbox) {
+	h := sandboxHandlers{sb}
+	rt.Handle("POST /sandbox/cards/{id}/authorizations", h.authorize)
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/settle", h.follow(TxSettlement))
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/reverse", h.follow(TxReversal))
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/refund", h.follow(TxRefund))
+	rt.Handle("POST /sandbox/cards/{id}/terminate", h.terminate)
+}
+
+type sandboxHandlers struct{ sb *Sandbox }
+
+func (h sandboxHandlers) authorize(w http.ResponseWriter, r *http.Request) error {
+	var in AuthorizeInput
+	if err := httpapi.Decode(r, &in); err != nil {
+		return err
+	}
+	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, error) {
+		return h.sb.Authorize(ctx, companyID, r.PathValue("id"), in)
+	})
+}
+
+func (h sandboxHandlers) follow(typ TxType) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		var in FollowInput
+		if err := httpapi.DecodeOptional(r, &in); err != nil {
+			return err
+		}
+		return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, error) {
+			return h.sb.Follow(ctx, companyID, r.PathValue("transactionId"), typ, in)
+		})
+	}
+}
+
+func (h sandboxHandlers) terminate(w http.ResponseWriter, r *http.Request) error {
+	var in TerminateInput
+	if err := httpapi.DecodeOptional(r, &in); err != nil {
+		return err
+	}
+	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, error) {
+		return h.sb.Terminate(ctx, companyID, r.PathValue("id"), in)
+	})
+}
+
+// answer runs do for the caller's company and answers 201 with the card
+// transaction it made, or 202 with the event id when the card-worker has
+// not applied the network's notification yet.
+func (h sandboxHandlers) answer(w http.ResponseWriter, r *http.Request, do func(context.Context, string) (Transaction, error)) error {
+	companyID := httpapi.CompanyID(r.Context())
+	tx, err := do(r.Context(), companyID)
+	var queued *NotAppliedError
+	if errors.As(err, &queued) {
+		httpapi.Respond(w, http.StatusAccepted, "Notification queued; read the card's transactions shortly",
+			map[string]string{"event_id": queued.EventID})
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	out, err := h.sb.Cards.TransactionResponse(r.Context(), companyID, tx, false)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusCreated, "Card transaction created", out)
+	return nil
+}
