@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -106,7 +107,29 @@ func TestConcurrentAuthorizations(t *testing.T) {
 	if got := e.payout(token, walletID); got != "0" {
 		t.Errorf("wallet payout_balance %s, want 0", got)
 	}
+	for kind, want := range map[string]int{
+		"transaction.authorization.created": 50, "transaction.authorization.declined": 150,
+		"fee.payment_failure.charged": 150, "debt.recovery.pending": 70,
+	} {
+		if got := e.eventCount(token, kind); got != want {
+			t.Errorf("%d %s events, want %d", got, kind, want)
+		}
+	}
 	e.verifyCards(companyID)
+}
+
+// eventCount returns how many events of kind the company has.
+func (e *networkEnv) eventCount(token, kind string) int {
+	e.t.Helper()
+	r := e.call(e.webhooks, token, "GET", "/webhooks/events?limit=1&event="+kind, "")
+	if r.status != 200 {
+		e.t.Fatalf("events: %s", r.raw)
+	}
+	n, err := strconv.Atoi(r.str("pagination", "total"))
+	if err != nil {
+		e.t.Fatalf("events total: %s", r.raw)
+	}
+	return n
 }
 
 func TestCardNetworkLifecycle(t *testing.T) {
