@@ -31,7 +31,9 @@ var ErrNotApplied = errors.New("cards: the network's notification is queued and 
 // NotAppliedError is ErrNotApplied for the notification EventID.
 type NotAppliedError struct{ EventID string }
 
-func (e *NotAppliedError) Error() string { return fmt.Sprintf("%v (event %s)", ErrNotApplied, e.EventID) }
+func (e *NotAppliedError) Error() string {
+	return fmt.Sprintf("%v (event %s)", ErrNotApplied, e.EventID)
+}
 
 // Unwrap returns ErrNotApplied.
 func (e *NotAppliedError) Unwrap() error { return ErrNotApplied }
