@@ -7,6 +7,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/companies"
 	"payments/pkg/customers"
+	"payments/pkg/debts"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
@@ -87,6 +88,9 @@ var Errors = httpapi.Catalogue{
 	{Err: cards.ErrIssuerDeclined, Status: http.StatusUnprocessableEntity, Code: "ISSUER_DECLINED", Message: "declined by the card issuer: the movement was reversed, nothing moved"},
 	{Err: cards.ErrRevealNotAudited, Status: http.StatusServiceUnavailable, Code: "REVEAL_NOT_AUDITED", Message: "the reveal could not be recorded, so nothing was revealed: retry shortly", RetryAfter: 1},
 	{Err: cards.ErrNoIssuer, Status: http.StatusServiceUnavailable, Code: "NO_CARD_ISSUER", Message: "cards are not available: no card issuer is configured"},
+
+	// debts
+	{Err: debts.ErrInvalidStatus, Status: http.StatusBadRequest, Code: "INVALID_FIELD", Message: "must be PENDING or RECOVERED"},
 
 	// webhooks
 	{Err: events.ErrNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},

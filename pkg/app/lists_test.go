@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"payments/pkg/httpapi"
 )
@@ -22,8 +23,8 @@ type listRoute struct {
 
 // listRoutes builds the wallets, payments and webhooks functions and a
 // company whose every list has five items or more: six ledger entries,
-// five payouts and their events. It returns the company's token and
-// routes.
+// five payouts and their events, five debts. It returns the company's
+// token and routes.
 func listRoutes(t *testing.T) (*paymentsTestEnv, string, []listRoute) {
 	t.Helper()
 	e := newPaymentsTestEnv(t)
@@ -31,8 +32,9 @@ func listRoutes(t *testing.T) (*paymentsTestEnv, string, []listRoute) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, token, wallet := e.company("100000")
+	companyID, token, wallet := e.company("100000")
 	for i := range 5 {
+		e.putDebt(companyID, 50, time.Now().UTC().Add(time.Duration(i-5)*time.Minute))
 		body := fmt.Sprintf(`{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":100,"currency":"XAF","external_id":"walk-%d"}`, i)
 		if r := e.call(e.payments, token, "POST", "/payment/payout", body); r.status != 200 {
 			t.Fatalf("payout: %s", r.raw)
@@ -43,6 +45,7 @@ func listRoutes(t *testing.T) (*paymentsTestEnv, string, []listRoute) {
 		{"wallet ledger", e.wallets, "/wallet/transactions/wallet/" + wallet, "id"},
 		{"payment transactions", e.payments, "/payment/transactions", "transaction_id"},
 		{"webhook events", hooks, "/webhooks/events", "id"},
+		{"debts", e.wallets, "/debts", "id"},
 	}
 }
 
@@ -163,6 +166,7 @@ func TestListRoutesWalkByCursor(t *testing.T) {
 		"/wallet/transactions":  "type=WITHDRAW",
 		"/payment/transactions": "external_id=walk-&type=PAYOUT",
 		"/webhooks/events":      "event=payment.payout.status_updated",
+		"/debts":                "status=pending",
 	}
 	ids := func(r result, field string) []string {
 		var out []string

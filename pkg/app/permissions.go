@@ -84,7 +84,7 @@ var Functions = map[string]Function{
 	"admin": {
 		Settings: []string{modeSetting, "ADMIN_CREDIT_IN_PRODUCTION"},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 			{adminKeySecret, getSecret},

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"payments/pkg/companies"
+	"payments/pkg/debts"
 	"payments/pkg/fees"
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
@@ -13,8 +14,8 @@ import (
 )
 
 // NewWallets builds the wallets function: /wallets, /partner/wallets,
-// /wallet/… and POST /wallets/calculate-transfer-fees, behind the token
-// guard.
+// /wallet/…, POST /wallets/calculate-transfer-fees and GET /debts, behind
+// the token guard.
 func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	guard, err := tokenGuard(cfg, db)
@@ -24,6 +25,7 @@ func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	rt := httpapi.NewRouter(Errors, guard)
 	wallets.Routes(rt, walletsService(db))
 	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
+	debts.Routes(rt, debts.NewService(store.NewDebts(db)))
 	return lambdaHTTP(rt), nil
 }
 

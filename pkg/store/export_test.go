@@ -8,11 +8,22 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/cards"
+	"payments/pkg/debts"
 	"payments/pkg/wallets"
 )
 
 // EventPutForTest exposes eventPut to the external tests.
 var EventPutForTest = eventPut
+
+// AddDebtForTest writes the new pending debt d in a transaction of its
+// own, with addDebt, as the card fee code adds one inside its own.
+func AddDebtForTest(ctx context.Context, db *DB, d debts.Debt) error {
+	t := &txn{}
+	if err := addDebt(t, db.Table, d); err != nil {
+		return err
+	}
+	return db.writeOnce(ctx, "add debt "+d.ID, t, func(context.Context, cancellation) error { return nil })
+}
 
 // PutLedgerForTest writes entries as the ledger stores them, 25 to a
 // BatchWriteItem, without touching their wallets: a fast way to fill a

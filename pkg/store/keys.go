@@ -65,3 +65,19 @@ func walletLedgerPK(companyID, walletID string) string {
 // creditRefSK is the sort key of the claim item that lets a sandbox credit
 // reference be used once per company.
 func creditRefSK(reference string) string { return "CREDITREF#" + reference }
+
+// Debts (see Debts).
+
+// debtSK is the sort key of a debt in its company's partition; ids are
+// UUID v7, so the keys are time-ordered.
+func debtSK(id string) string { return debtSKPrefix + id }
+
+// debtSKPrefix starts the sort key of every debt of a company.
+const debtSKPrefix = "DEBT#"
+
+// pendingDebtSK is the sort key of the marker a debt has while it is
+// pending.
+func pendingDebtSK(id string) string { return pendingDebtSKPrefix + id }
+
+// pendingDebtSKPrefix starts the sort key of every pending debt's marker.
+const pendingDebtSKPrefix = "PENDINGDEBT#"

@@ -223,6 +223,10 @@ func (s *Wallets) AllTransactions(ctx context.Context, companyID string) ([]wall
 // balances before and after (see balancesOf), and the reference claim when
 // c.Reference is set. A taken reference is wallets.ErrDuplicateReference; a
 // balance that would go below 0, wallets.ErrInsufficientBalance.
+//
+// A credit to the payout balance of a USD wallet first pays the company's
+// pending debts in the same transaction (payDebts); the wallet returned is
+// the wallet after both, the entry is c's.
 func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wallet, wallets.Transaction, error) {
 	var after wallets.Wallet
 	var entry wallets.Transaction
@@ -231,11 +235,18 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 		if err != nil {
 			return nil, err
 		}
+		t, items := &txn{}, 2 // the wallet, the entry and the reference
+		if c.Reference != "" {
+			items++
+		}
+		adj, err := s.payDebts(ctx, t, w, c.Adjust, items, c.Now)
+		if err != nil {
+			return nil, err
+		}
 		entry = c.Entry
 		entry.BalanceBefore, entry.BalanceAfter = balancesOf(w, c.Entry.Balance, c.Adjust)
-		after = w.Adjusted(c.Adjust, c.Now)
-		t := &txn{}
-		t.add("wallet", s.walletAdjustment(c.CompanyID, c.WalletID, c.Adjust, c.Now))
+		after = w.Adjusted(adj, c.Now)
+		t.add("wallet", s.walletAdjustment(c.CompanyID, c.WalletID, adj, c.Now))
 		put, err := s.ledgerPut(entry)
 		if err != nil {
 			return nil, err
@@ -257,6 +268,8 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 		switch {
 		case k.failed("reference"):
 			return wallets.ErrDuplicateReference
+		case debtRaced(k):
+			return errRetry
 		case k.failed("wallet"):
 			return s.whyRefused(ctx, c.CompanyID, c.WalletID)
 		}

@@ -28,11 +28,20 @@ type DB struct {
 	Table  string
 	// Retry is the conflict-retry policy of every write (DefaultRetry).
 	Retry RetryPolicy
+	// MaxTransactItems is the most items one TransactWriteItems may hold.
+	// A write whose size varies (a credit that pays debts) keeps within it.
+	MaxTransactItems int
 }
 
-// New returns a DB for table through client.
+// New returns a DB for table through client. A transaction holds at most
+// 100 items, or 10 when the client has an endpoint of its own (NewClient
+// with an endpoint): DynamoDB Local 1.11 keeps DynamoDB's former limit.
 func New(client *dynamodb.Client, table string) *DB {
-	return &DB{Client: client, Table: table, Retry: DefaultRetry}
+	db := &DB{Client: client, Table: table, Retry: DefaultRetry, MaxTransactItems: 100}
+	if client.Options().BaseEndpoint != nil {
+		db.MaxTransactItems = 10
+	}
+	return db
 }
 
 // NewClient returns a DynamoDB client for cfg. When endpoint is set (DynamoDB

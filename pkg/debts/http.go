@@ -1,0 +1,92 @@
+package debts
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+
+	"payments/pkg/httpapi"
+	"payments/pkg/money"
+	"payments/pkg/timestamp"
+)
+
+// PageSize is the default page size of GET /debts.
+const PageSize = 20
+
+// Store is the persistence the service reads.
+type Store interface {
+	// List reads page p of the company's debts with status (any when
+	// ""), newest first.
+	List(ctx context.Context, companyID string, status Status, p httpapi.PageRequest) (httpapi.PageResult[Debt], error)
+}
+
+// Service lists a company's debts.
+type Service struct{ store Store }
+
+// NewService returns the service over s.
+func NewService(s Store) *Service { return &Service{store: s} }
+
+// List returns page p of the company's debts with status (any when ""),
+// newest first.
+func (s *Service) List(ctx context.Context, companyID string, status Status, p httpapi.PageRequest) (httpapi.PageResult[Debt], error) {
+	return s.store.List(ctx, companyID, status, p)
+}
+
+// Routes registers GET /debts, the company's debts.
+func Routes(rt *httpapi.Router, svc *Service) {
+	rt.Handle("GET /debts", func(w http.ResponseWriter, r *http.Request) error {
+		cid, err := httpapi.Company(r)
+		if err != nil {
+			return err
+		}
+		status, err := ParseStatus(r.URL.Query().Get("status"))
+		if err != nil {
+			return httpapi.OnField(err, "status")
+		}
+		page, err := httpapi.ParsePage(r, PageSize)
+		if err != nil {
+			return err
+		}
+		res, err := svc.List(r.Context(), cid, status, page)
+		if err != nil {
+			return err
+		}
+		out := make([]Response, len(res.Items))
+		for i, d := range res.Items {
+			out[i] = d.Response()
+		}
+		httpapi.RespondList(w, out, httpapi.Pagination(r, page, res.Total, res.Next))
+		return nil
+	})
+}
+
+// Response is a Debt as clients see it: amounts in dollars, recovered_at
+// null while the debt is pending.
+type Response struct {
+	ID              string      `json:"id"`
+	Amount          json.Number `json:"amount"`
+	RemainingAmount json.Number `json:"remaining_amount"`
+	Currency        string      `json:"currency"`
+	Status          Status      `json:"status"`
+	FeeType         string      `json:"fee_type"`
+	TransactionID   string      `json:"transaction_id"`
+	CardID          string      `json:"card_id"`
+	CustomerID      string      `json:"customer_id"`
+	CreatedAt       string      `json:"created_at"`
+	RecoveredAt     *string     `json:"recovered_at"`
+}
+
+// Response returns d as clients see it.
+func (d Debt) Response() Response {
+	out := Response{
+		ID: d.ID, Amount: money.JSON(d.Amount, Currency), RemainingAmount: money.JSON(d.Remaining, Currency),
+		Currency: Currency, Status: d.Status, FeeType: d.FeeType,
+		TransactionID: d.TransactionID, CardID: d.CardID, CustomerID: d.CustomerID,
+		CreatedAt: timestamp.Format(d.CreatedAt),
+	}
+	if d.RecoveredAt != nil {
+		at := timestamp.Format(*d.RecoveredAt)
+		out.RecoveredAt = &at
+	}
+	return out
+}

@@ -1,0 +1,295 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/debts"
+	"payments/pkg/events"
+	"payments/pkg/httpapi"
+	"payments/pkg/ids"
+	"payments/pkg/timestamp"
+	"payments/pkg/wallets"
+)
+
+var _ debts.Store = (*Debts)(nil)
+
+// Debts stores the fees a company owes (package debts). In the company
+// partition (COMPANY#<id>):
+//
+//   - DEBT#<uuid v7>: the debt;
+//   - PENDINGDEBT#<uuid v7>: a copy of it while it is pending, deleted
+//     when it is paid in full, so that the pending debts are one strongly
+//     consistent Query of these markers, oldest first, whose cost follows
+//     what is pending, not the company's history.
+//
+// The card fee code adds a debt inside its own transaction (addDebt); a
+// credit to a USD wallet's payout balance pays the pending debts inside
+// its own (Wallets.recoverDebts).
+type Debts struct{ db *DB }
+
+// NewDebts returns the debts store on db.
+func NewDebts(db *DB) *Debts { return &Debts{db: db} }
+
+// Item kinds of debts.
+const (
+	kindDebt        = "debt"
+	kindPendingDebt = "debt_pending"
+)
+
+// itemsPerPayment is the number of items a debt payment adds to the
+// credit's transaction: the debt, its marker, a FEE ledger entry and a
+// debt.recovered event.
+const itemsPerPayment = 4
+
+// debtItem is a debt, or its pending marker, as stored. DynamoDB Local
+// refuses empty strings: an empty optional string is absent.
+type debtItem struct {
+	PK            string `dynamodbav:"PK"`
+	SK            string `dynamodbav:"SK"`
+	Type          string `dynamodbav:"type"`
+	ID            string `dynamodbav:"id"`
+	CompanyID     string `dynamodbav:"company_id"`
+	FeeType       string `dynamodbav:"fee_type"`
+	TransactionID string `dynamodbav:"transaction_id,omitempty"`
+	CardID        string `dynamodbav:"card_id,omitempty"`
+	CustomerID    string `dynamodbav:"customer_id,omitempty"`
+	Amount        int64  `dynamodbav:"amount"`
+	Remaining     int64  `dynamodbav:"remaining"`
+	Status        string `dynamodbav:"status"`
+	CreatedAt     string `dynamodbav:"created_at"`
+	RecoveredAt   string `dynamodbav:"recovered_at,omitempty"`
+}
+
+func newDebtItem(d debts.Debt, sk, kind string) debtItem {
+	it := debtItem{
+		PK: companyPK(d.CompanyID), SK: sk, Type: kind,
+		ID: d.ID, CompanyID: d.CompanyID, FeeType: d.FeeType,
+		TransactionID: d.TransactionID, CardID: d.CardID, CustomerID: d.CustomerID,
+		Amount: d.Amount, Remaining: d.Remaining, Status: string(d.Status),
+		CreatedAt: timestamp.Format(d.CreatedAt),
+	}
+	if d.RecoveredAt != nil {
+		it.RecoveredAt = timestamp.Format(*d.RecoveredAt)
+	}
+	return it
+}
+
+func (it debtItem) debt() (debts.Debt, error) {
+	created, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return debts.Debt{}, fmt.Errorf("store: debt %s created_at: %w", it.ID, err)
+	}
+	d := debts.Debt{
+		ID: it.ID, CompanyID: it.CompanyID, FeeType: it.FeeType,
+		TransactionID: it.TransactionID, CardID: it.CardID, CustomerID: it.CustomerID,
+		Amount: it.Amount, Remaining: it.Remaining, Status: debts.Status(it.Status), CreatedAt: created,
+	}
+	if it.RecoveredAt != "" {
+		at, err := timestamp.Parse(it.RecoveredAt)
+		if err != nil {
+			return debts.Debt{}, fmt.Errorf("store: debt %s recovered_at: %w", it.ID, err)
+		}
+		d.RecoveredAt = &at
+	}
+	return d, nil
+}
+
+// addDebt adds the new pending debt d to t: its record, named "debt", and
+// its marker, named "debt_pending", each on the condition that it is new.
+func addDebt(t *txn, table string, d debts.Debt) error {
+	if !ids.IsUUID(d.ID) || d.CompanyID == "" || d.Status != debts.Pending || d.Remaining <= 0 || d.Remaining > d.Amount {
+		return fmt.Errorf("store: debt %q of company %q: not a new pending debt (%s, %d of %d)", d.ID, d.CompanyID, d.Status, d.Remaining, d.Amount)
+	}
+	for _, it := range []struct {
+		name string
+		item debtItem
+	}{
+		{"debt", newDebtItem(d, debtSK(d.ID), kindDebt)},
+		{"debt_pending", newDebtItem(d, pendingDebtSK(d.ID), kindPendingDebt)},
+	} {
+		item, err := attributevalue.MarshalMap(it.item)
+		if err != nil {
+			return fmt.Errorf("store: marshal debt: %w", err)
+		}
+		t.add(it.name, types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+		}})
+	}
+	return nil
+}
+
+// recoverDebts adds to t the payment of the company's pending debts, oldest
+// first, out of a credit of credit cents to the payout balance of its USD
+// wallet walletID: for each debt paid, its record ("debt<n>") and its
+// marker ("debtmark<n>", deleted when the debt is paid in full), each on
+// the condition that the remaining amount is still the one read. It pays
+// as many debts as the transaction has room for, reserve being the items
+// the caller adds to t after this call besides the payments' entries and
+// events; the debts left over wait for the next credit. It returns the
+// amount recovered, the FEE ledger entries of the payments (without their
+// balances before and after, which the caller sets in sequence with its
+// own entries) and the debt.recovered events.
+//
+// The caller adds the entries and the events to t, takes recovered off its
+// wallet adjustment, and answers errRetry when a "debt…" item of t failed
+// (debtRaced), so that the transaction is built again from fresh reads.
+func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID string, credit int64, reserve int, now time.Time) (recovered int64, entries []wallets.Transaction, evs []events.Event, err error) {
+	room := (s.db.MaxTransactItems - len(t.items) - reserve) / itemsPerPayment
+	if credit <= 0 || room <= 0 {
+		return 0, nil, nil, nil
+	}
+	pending, err := s.pendingDebts(ctx, companyID, room)
+	if err != nil {
+		return 0, nil, nil, err
+	}
+	for i, p := range debts.Plan(pending, credit) {
+		record, marker := s.debtPayment(p, now)
+		n := strconv.Itoa(i)
+		t.add("debt"+n, record)
+		t.add("debtmark"+n, marker)
+		e := p.Entry(ids.NewV7(now), walletID, now)
+		ev, err := p.Event(walletID, e.ID, now)
+		if err != nil {
+			return 0, nil, nil, err
+		}
+		recovered += p.Amount
+		entries = append(entries, e)
+		evs = append(evs, ev)
+	}
+	return recovered, entries, evs, nil
+}
+
+// payDebts adds to t, when adj credits the payout balance of w, a USD
+// wallet, the payment of the company's pending debts out of that credit
+// (recoverDebts, with reserve), with their FEE entries, named "fee<n>",
+// whose balances before and after follow the credit's in turn, and their
+// debt.recovered events, named "event<n>", which the outbox sweeper
+// publishes. It returns adj less what the debts took.
+func (s *Wallets) payDebts(ctx context.Context, t *txn, w wallets.Wallet, adj wallets.Adjustment, reserve int, now time.Time) (wallets.Adjustment, error) {
+	if w.Currency != debts.Currency || adj.Payout <= 0 {
+		return adj, nil
+	}
+	recovered, entries, evs, err := s.recoverDebts(ctx, t, w.CompanyID, w.ID, adj.Payout, reserve, now)
+	if err != nil {
+		return adj, err
+	}
+	payout := w.PayoutBalance + adj.Payout
+	for i, e := range entries {
+		before, after := payout, payout+e.Delta
+		e.BalanceBefore, e.BalanceAfter, payout = &before, &after, after
+		put, err := s.ledgerPut(e)
+		if err != nil {
+			return adj, err
+		}
+		t.add("fee"+strconv.Itoa(i), put)
+	}
+	for i, ev := range evs {
+		put, err := eventPut(s.db.Table, ev)
+		if err != nil {
+			return adj, err
+		}
+		t.add("event"+strconv.Itoa(i), put)
+	}
+	adj.Payout -= recovered
+	return adj, nil
+}
+
+// pendingDebts reads up to limit of the company's pending debts, oldest
+// first, strongly consistent, from their markers.
+func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int) ([]debts.Debt, error) {
+	out, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk":     strValue(companyPK(companyID)),
+			":prefix": strValue(pendingDebtSKPrefix),
+		},
+		ScanIndexForward: aws.Bool(true),
+		ConsistentRead:   aws.Bool(true),
+		Limit:            aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: read pending debts: %w", err)
+	}
+	return decodeAll(out.Items, debtItem.debt)
+}
+
+// debtPayment returns the items that record payment p at now: the debt's
+// record and its marker, updated, or the marker deleted when p pays the
+// debt in full, each on the condition that remaining is still what p read.
+func (s *Wallets) debtPayment(p debts.Payment, now time.Time) (record, marker types.TransactWriteItem) {
+	d := p.After(now)
+	key := func(sk string) map[string]types.AttributeValue { return primaryKeyOf(companyPK(d.CompanyID), sk) }
+	cond := aws.String("#rem = :read")
+	names := map[string]string{"#rem": "remaining"}
+	read := numValue(p.Debt.Remaining)
+
+	set := "SET #rem = :rem, #st = :st"
+	recNames := map[string]string{"#rem": "remaining", "#st": "status"}
+	recValues := map[string]types.AttributeValue{":read": read, ":rem": numValue(d.Remaining), ":st": strValue(string(d.Status))}
+	if d.RecoveredAt != nil {
+		set += ", #rat = :rat"
+		recNames["#rat"] = "recovered_at"
+		recValues[":rat"] = strValue(timestamp.Format(*d.RecoveredAt))
+	}
+	record = types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.db.Table), Key: key(debtSK(d.ID)),
+		UpdateExpression: aws.String(set), ConditionExpression: cond,
+		ExpressionAttributeNames: recNames, ExpressionAttributeValues: recValues,
+	}}
+	if d.Remaining == 0 {
+		marker = types.TransactWriteItem{Delete: &types.Delete{
+			TableName: aws.String(s.db.Table), Key: key(pendingDebtSK(d.ID)), ConditionExpression: cond,
+			ExpressionAttributeNames: names, ExpressionAttributeValues: map[string]types.AttributeValue{":read": read},
+		}}
+		return record, marker
+	}
+	marker = types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.db.Table), Key: key(pendingDebtSK(d.ID)),
+		UpdateExpression: aws.String("SET #rem = :rem"), ConditionExpression: cond,
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":read": read, ":rem": numValue(d.Remaining)},
+	}}
+	return record, marker
+}
+
+// debtRaced reports whether a debt payment of a cancelled transaction
+// (an item "debt<n>" or "debtmark<n>" of recoverDebts) failed its
+// condition: another write paid the debt since it was read.
+func debtRaced(k cancellation) bool {
+	for name := range k {
+		rest, ok := strings.CutPrefix(name, "debt")
+		if _, err := strconv.Atoi(strings.TrimPrefix(rest, "mark")); ok && err == nil && k.failed(name) {
+			return true
+		}
+	}
+	return false
+}
+
+// List reads page p of the company's debts with status (any when ""),
+// newest first (readPage), strongly consistent; the status is a
+// FilterExpression.
+func (s *Debts) List(ctx context.Context, companyID string, status debts.Status, p httpapi.PageRequest) (httpapi.PageResult[debts.Debt], error) {
+	lo, hi := timeRange(debtSKPrefix, time.Time{}, time.Time{})
+	l := listing{
+		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
+		prefix: debtSKPrefix, lo: lo, hi: hi, consistent: true,
+	}
+	if status != "" {
+		l.filter.equal("status", string(status))
+	}
+	rows, total, next, err := s.db.readPage(ctx, l, p)
+	if err != nil {
+		return httpapi.PageResult[debts.Debt]{}, fmt.Errorf("store: list debts: %w", err)
+	}
+	return pageOf(rows, total, next, debtItem.debt)
+}
