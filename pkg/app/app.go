@@ -32,6 +32,7 @@ var HTTPFunctions = map[string]func(context.Context, Config) (HTTPHandler, error
 	"auth": NewAuth, "admin": NewAdmin,
 	"wallets": NewWallets, "payments": NewPayments,
 	"webhooks": NewWebhooks, "customers": NewCustomers, "cards": NewCards,
+	"issuer-webhooks": NewIssuerWebhooks,
 }
 
 // SQSFunctions maps each queue consumer's folder name to its constructor.

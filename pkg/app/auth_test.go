@@ -47,15 +47,16 @@ func newAuthTestEnv(t *testing.T) *authTestEnv {
 	t.Helper()
 	db := storetest.NewDB(t)
 	cfg := Config{
-		Mode:             ModeSandbox,
-		TableName:        db.Table,
-		DynamoDBEndpoint: storetest.Endpoint(t),
-		AWS:              storetest.AWSConfig(),
-		TokenSecret:      authTestSecret,
-		AdminAPIKey:      authTestAdminKey,
-		TokenTTL:         time.Hour,
-		TokenRateLimit:   10,
-		CardKey:          testCardKey,
+		Mode:                ModeSandbox,
+		TableName:           db.Table,
+		DynamoDBEndpoint:    storetest.Endpoint(t),
+		AWS:                 storetest.AWSConfig(),
+		TokenSecret:         authTestSecret,
+		AdminAPIKey:         authTestAdminKey,
+		TokenTTL:            time.Hour,
+		TokenRateLimit:      10,
+		CardKey:             testCardKey,
+		IssuerWebhookSecret: issuerTestSecret,
 	}
 	ctx := context.Background()
 	a, err := NewAuth(ctx, recording(cfg, "auth"))

@@ -119,11 +119,12 @@ func sortedCalls(set map[awsCall]bool) []awsCall {
 func recording(cfg Config, function string) Config {
 	names := map[string]string{}
 	for variable, value := range map[string]string{
-		"TABLE_NAME":         cfg.TableName,
-		"PAYOUTS_QUEUE_URL":  cfg.PayoutsQueueURL,
-		"WEBHOOKS_QUEUE_URL": cfg.WebhooksQueueURL,
-		"DOCUMENTS_BUCKET":   cfg.DocumentsBucket,
-		"CARD_KEY_ARN":       cfg.CardKeyARN,
+		"TABLE_NAME":              cfg.TableName,
+		"PAYOUTS_QUEUE_URL":       cfg.PayoutsQueueURL,
+		"WEBHOOKS_QUEUE_URL":      cfg.WebhooksQueueURL,
+		"ISSUER_EVENTS_QUEUE_URL": cfg.IssuerEventsQueueURL,
+		"DOCUMENTS_BUCKET":        cfg.DocumentsBucket,
+		"CARD_KEY_ARN":            cfg.CardKeyARN,
 	} {
 		if value != "" {
 			names[value] = variable

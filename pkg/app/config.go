@@ -34,6 +34,9 @@ type Config struct {
 	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
 	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
 	PaymentDeadline  time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
+	// IssuerEventsQueueURL (ISSUER_EVENTS_QUEUE_URL) is the queue of the
+	// card issuer's notifications, which the card-worker consumes.
+	IssuerEventsQueueURL string
 	// AdminCreditInProduction (ADMIN_CREDIT_IN_PRODUCTION=true) lets the
 	// operator console credit wallets in production mode.
 	AdminCreditInProduction bool
@@ -42,6 +45,9 @@ type Config struct {
 	CardKeyARN, CardKey string
 	TokenSecret         []byte // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
 	AdminAPIKey         string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
+	// IssuerWebhookSecret verifies the card issuer's notifications:
+	// ISSUER_WEBHOOK_SECRET, or the secret named by ISSUER_WEBHOOK_SECRET_ARN.
+	IssuerWebhookSecret []byte
 	DynamoDBEndpoint    string // AWS_ENDPOINT_URL_DYNAMODB: DynamoDB Local
 	SQSEndpoint         string // AWS_ENDPOINT_URL_SQS: the SQS emulator
 	S3Endpoint          string // AWS_ENDPOINT_URL_S3: the S3 emulator
@@ -90,6 +96,8 @@ func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig
 			c.PayoutsQueueURL, err = envRequired(name)
 		case "WEBHOOKS_QUEUE_URL":
 			c.WebhooksQueueURL, err = envRequired(name)
+		case "ISSUER_EVENTS_QUEUE_URL":
+			c.IssuerEventsQueueURL, err = envRequired(name)
 		case "DOCUMENTS_BUCKET":
 			c.DocumentsBucket, err = envRequired(name)
 		case "TOKEN_TTL_SECONDS":
@@ -114,7 +122,7 @@ func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig
 			default:
 				err = fmt.Errorf("%w: %s must be true or false, not %q", ErrConfig, name, v)
 			}
-		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN":
+		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN":
 			secrets = append(secrets, name)
 		case "CARD_KEY_ARN":
 			// A KMS key is used, never read: locally CARD_KEY holds a key.
@@ -153,6 +161,8 @@ func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig
 			c.TokenSecret = []byte(value)
 		case "ADMIN_API_KEY_ARN":
 			c.AdminAPIKey = value
+		case "ISSUER_WEBHOOK_SECRET_ARN":
+			c.IssuerWebhookSecret = []byte(value)
 		}
 	}
 	return c, nil

@@ -27,6 +27,9 @@ const (
 	testCardKeyARN     = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
 	testTokenSecret    = "token-secret-from-secrets-manager-0123456789"
 	testAdminKey       = "admin-key-from-secrets-manager"
+
+	testIssuerSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/issuer-webhook-secret-MnOpQr"
+	testIssuerSecret    = "issuer-webhook-secret-from-secrets-manager-0123456789"
 )
 
 // fakeSecrets answers Secrets Manager's GetSecretValue for a few secrets
@@ -71,7 +74,7 @@ func (f *fakeSecrets) takeAsked() []string {
 // with the secrets behind a fake Secrets Manager, and returns it.
 func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 	t.Helper()
-	sm := &fakeSecrets{values: map[string]string{testTokenSecretARN: testTokenSecret, testAdminKeyARN: testAdminKey}}
+	sm := &fakeSecrets{values: map[string]string{testTokenSecretARN: testTokenSecret, testAdminKeyARN: testAdminKey, testIssuerSecretARN: testIssuerSecret}}
 	srv := httptest.NewServer(sm)
 	t.Cleanup(srv.Close)
 	env := map[string]string{
@@ -79,6 +82,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"TABLE_NAME":                 "payments-test",
 		"PAYOUTS_QUEUE_URL":          "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
 		"WEBHOOKS_QUEUE_URL":         "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
+		"ISSUER_EVENTS_QUEUE_URL":    "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-issuer-events",
 		"DOCUMENTS_BUCKET":           "payments-test-documents",
 		"TOKEN_TTL_SECONDS":          "600",
 		"TOKEN_RATE_LIMIT":           "7",
@@ -87,9 +91,11 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"TOKEN_SECRET_ARN":           testTokenSecretARN,
 		"ADMIN_API_KEY_ARN":          testAdminKeyARN,
 		"CARD_KEY_ARN":               testCardKeyARN,
+		"ISSUER_WEBHOOK_SECRET_ARN":  testIssuerSecretARN,
 		"CARD_KEY":                   "",
 		"TOKEN_SECRET":               "",
 		"ADMIN_API_KEY":              "",
+		"ISSUER_WEBHOOK_SECRET":      "",
 	}
 	for k, v := range env {
 		t.Setenv(k, v)
@@ -107,7 +113,10 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 
 // loadConfig is ConfigFromEnv for function, its AWS calls recorded.
 func loadConfig(function string) (Config, error) {
-	names := map[string]string{os.Getenv("TOKEN_SECRET_ARN"): "TOKEN_SECRET_ARN", os.Getenv("ADMIN_API_KEY_ARN"): "ADMIN_API_KEY_ARN"}
+	names := map[string]string{}
+	for _, v := range []string{"TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN"} {
+		names[os.Getenv(v)] = v
+	}
 	return configFromEnv(context.Background(), function,
 		awsconfig.WithAPIOptions([]func(*middleware.Stack) error{recordCalls(function, names)}))
 }
@@ -135,6 +144,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"card-worker", Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"sweeper", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN}, nil},
 		{"cards", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"issuer-webhooks", Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 	}
 	tested := map[string]bool{}
 	for _, tt := range tests {

@@ -11,6 +11,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
+	"payments/pkg/issuerhooks"
 	"payments/pkg/payments"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
@@ -91,6 +92,9 @@ var Errors = httpapi.Catalogue{
 
 	// debts
 	{Err: debts.ErrInvalidStatus, Status: http.StatusBadRequest, Code: "INVALID_FIELD", Message: "must be PENDING or RECOVERED"},
+
+	// the card issuer's notifications (POST /issuer/webhooks)
+	{Err: issuerhooks.ErrBadSignature, Status: http.StatusUnauthorized, Code: "INVALID_SIGNATURE", Message: "missing, malformed, stale or forged X-Issuer-Signature"},
 
 	// webhooks
 	{Err: events.ErrNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},

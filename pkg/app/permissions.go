@@ -53,6 +53,10 @@ const (
 	tokenSecret     = "TOKEN_SECRET_ARN"   // read by the functions that sign or verify tokens
 	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
 	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
+
+	// The issuer-webhooks function's.
+	issuerEvents = "ISSUER_EVENTS_QUEUE_URL"   // the card issuer's notifications, consumed by the card-worker
+	issuerSecret = "ISSUER_WEBHOOK_SECRET_ARN" // verifies the card issuer's notifications
 )
 
 // Settings read by more than one function.
@@ -132,6 +136,12 @@ var Functions = map[string]Function{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 			{tokenSecret, getSecret},
+		},
+	},
+	"issuer-webhooks": {
+		Grants: []Grant{
+			{issuerEvents, sendMessage},
+			{issuerSecret, getSecret},
 		},
 	},
 	"payout-worker": {

@@ -8,7 +8,7 @@ import (
 	"payments/pkg/httpapi"
 )
 
-// Routes registers POST /auth/token, the one route without a token.
+// Routes registers POST /auth/token, the one company route without a token.
 func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("POST /auth/token", func(w http.ResponseWriter, r *http.Request) error {
 		return tokenHandler(svc, w, r)

@@ -20,16 +20,17 @@ func TestFunctionEnv(t *testing.T) {
 	tpl := localtest.Template(t)
 	res := devserver.Resources{
 		TableName: "tbl",
-		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "payouts-dlq": "x", "webhooks-dlq": "y"},
-		Secrets:   map[string]string{"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck"},
-		Base:      []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
-		Params:    map[string]string{"Mode": "production"},
+		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "issuer-events": "http://q/issuer-events",
+			"payouts-dlq": "x", "webhooks-dlq": "y", "issuer-events-dlq": "z"},
+		Secrets: map[string]string{"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck", "ISSUER_WEBHOOK_SECRET": "is"},
+		Base:    []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
+		Params:  map[string]string{"Mode": "production"},
 	}
 	local := map[string]string{
 		"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks",
 		"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10",
 		"PAYMENT_DEADLINE_SECONDS": "900", "ADMIN_CREDIT_IN_PRODUCTION": "false", "DOCUMENTS_BUCKET": "documents",
-		"CARD_KEY": "ck",
+		"CARD_KEY": "ck", "ISSUER_EVENTS_QUEUE_URL": "http://q/issuer-events", "ISSUER_WEBHOOK_SECRET": "is",
 	}
 	for _, fn := range tpl.Functions() {
 		t.Run(fn.Dir, func(t *testing.T) {

@@ -9,10 +9,12 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
 	"payments/infra/local/devserver"
+	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
 )
@@ -101,8 +103,10 @@ type SampleEvent struct {
 
 // SampleEvents reads every events/<function>/*.json but expected.json,
 // sorted, replacing the placeholders (Fixture.Placeholders) with the
-// records of f. It fails t when expected.json gives no value for a file or
-// names a file that does not exist.
+// records of f, then the placeholder of the issuer's signature
+// (samples.IssuerSignature) with the signature of the body, made now with
+// IssuerWebhookSecret. It fails t when expected.json gives no value for a
+// file or names a file that does not exist.
 func SampleEvents(t testing.TB, f *Fixture) []SampleEvent {
 	t.Helper()
 	root := filepath.Join(Root(t), "events")
@@ -143,6 +147,9 @@ func SampleEvents(t testing.TB, f *Fixture) []SampleEvent {
 			}
 			for placeholder, id := range f.Placeholders() {
 				b = bytes.ReplaceAll(b, []byte(placeholder), []byte(id))
+			}
+			if b, err = samples.SignIssuerEvent(b, IssuerWebhookSecret, time.Now()); err != nil {
+				t.Fatalf("events/%s/%s: %v", d.Name(), name, err)
 			}
 			out = append(out, SampleEvent{Function: d.Name(), File: name, Payload: b, Expected: want})
 		}

@@ -35,6 +35,10 @@ const CardKey = "ffeeddccbbaa99887766554433221100ffeeddccbbaa9988776655443322110
 // TokenSecret is the token signing secret of test deployments.
 const TokenSecret = "local-token-secret-0123456789abcdef0123456789abcdef"
 
+// IssuerWebhookSecret is the card issuer's webhook secret of test
+// deployments; SampleEvents signs the sample notifications with it.
+const IssuerWebhookSecret = "local-issuer-webhook-secret-0123456789abcdef0123456789abcdef"
+
 // Root returns the repository root.
 func Root(t testing.TB) string {
 	t.Helper()
@@ -121,8 +125,11 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		TableName: db.Table,
 		QueueURLs: urls,
 		Buckets:   buckets,
-		Secrets:   map[string]string{"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey},
-		Base:      Env(),
+		Secrets: map[string]string{
+			"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey,
+			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret,
+		},
+		Base: Env(),
 	}
 }
 

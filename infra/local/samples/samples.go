@@ -1,7 +1,8 @@
 // Package samples serves sample identity documents over HTTPS on this
 // machine, so that a customer can be enrolled from document URLs with no
 // Internet access: `make run` starts it (DOCS_PORT, 4443) and the tests of
-// the local stack start it on a free port.
+// the local stack start it on a free port. It also signs the card issuer's
+// sample notifications (SignIssuerEvent).
 //
 // Its certificate comes from a CA made at start. Go's TLS clients trust the
 // CA through SSL_CERT_FILE, which must name a bundle holding it (see

@@ -32,6 +32,17 @@ func FindRoot() (string, error) {
 	}
 }
 
+// SecretFiles maps each local secret to its file under .cache, where
+// Secret makes it once: the value of NAME where AWS gives a function
+// NAME_ARN (see devserver.Resources.Secrets), or of CARD_KEY, the local
+// stand-in of the KMS key.
+var SecretFiles = map[string]string{
+	"ADMIN_API_KEY":         "admin-api-key",
+	"TOKEN_SECRET":          "token-secret",
+	"CARD_KEY":              "card-key",
+	"ISSUER_WEBHOOK_SECRET": "issuer-webhook-secret",
+}
+
 // Secret returns the secret kept in the file at path, creating it (32
 // random bytes, hex-encoded, mode 0600) when the file does not exist.
 func Secret(path string) (string, error) {

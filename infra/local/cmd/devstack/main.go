@@ -15,9 +15,10 @@
 // schedules. SIGINT or SIGTERM stops everything it started.
 //
 // Environment: PORT (3000), DYNAMODB_PORT (8000), SQS_PORT (9324), S3_PORT
-// (4568), DOCS_PORT (4443), ADMIN_API_KEY, TOKEN_SECRET and CARD_KEY
-// (default: generated once into .cache/admin-api-key, .cache/token-secret
-// and .cache/card-key), LOG_LEVEL (info), and the
+// (4568), DOCS_PORT (4443), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY and
+// ISSUER_WEBHOOK_SECRET (default: generated once into .cache/admin-api-key,
+// .cache/token-secret, .cache/card-key and .cache/issuer-webhook-secret:
+// stack.SecretFiles), LOG_LEVEL (info), and the
 // stack parameters of paramVariables (MODE, PAYMENT_DEADLINE_SECONDS, …;
 // default: the template's).
 // exec uses free ports and in-memory storage, so it runs beside `run`.
@@ -129,7 +130,7 @@ func run(log *slog.Logger) (err error) {
 		}
 	}
 	secrets := map[string]string{}
-	for name, file := range map[string]string{"ADMIN_API_KEY": "admin-api-key", "TOKEN_SECRET": "token-secret", "CARD_KEY": "card-key"} {
+	for name, file := range stack.SecretFiles {
 		if v := os.Getenv(name); v != "" {
 			secrets[name] = v
 		} else if secrets[name], err = stack.Secret(filepath.Join(cache, file)); err != nil {

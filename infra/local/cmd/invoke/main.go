@@ -5,10 +5,12 @@
 // The handler is built by the function's constructor in pkg/app from the
 // environment the template gives the function, as in Lambda. In the event,
 // "Bearer TOKEN" becomes "Bearer " + the -token flag (or $TOKEN), the test
-// admin key "local-admin-key" becomes the stack's admin key, and the
+// admin key "local-admin-key" becomes the stack's admin key, the
 // document URLs under https://documents.example.com become the stack's
 // sample documents, which the handler trusts and may reach as `make run`'s
-// do. The other placeholder ids of the sample events (docs/local.md) are
+// do, and the placeholder of the card issuer's signature
+// (samples.IssuerSignature) becomes the signature of the event's body, made
+// now with the stack's issuer webhook secret. The other placeholder ids of the sample events (docs/local.md) are
 // left as they are: they name records of the tests' fixture, not of this
 // stack.
 //
@@ -26,6 +28,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -83,7 +86,7 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 		return nil, err
 	}
 	secrets := map[string]string{}
-	for env, file := range map[string]string{"ADMIN_API_KEY": "admin-api-key", "TOKEN_SECRET": "token-secret", "CARD_KEY": "card-key"} {
+	for env, file := range stack.SecretFiles {
 		if v := os.Getenv(env); v != "" {
 			secrets[env] = v
 		} else if secrets[env], err = stack.Secret(filepath.Join(cache, file)); err != nil {
@@ -102,6 +105,10 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 		payload = bytes.ReplaceAll(payload, []byte(samples.PlaceholderURL), []byte(st.DocumentsURL))
 		os.Setenv("SSL_CERT_FILE", st.CAFile)
 		os.Setenv(outbound.AllowLoopbackEnv, "true")
+	}
+	// Last: the signature covers the body as sent.
+	if payload, err = samples.SignIssuerEvent(payload, secrets["ISSUER_WEBHOOK_SECRET"], time.Now()); err != nil {
+		return nil, err
 	}
 
 	res := devserver.Resources{

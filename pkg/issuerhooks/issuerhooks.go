@@ -1,0 +1,120 @@
+// Package issuerhooks receives the card issuer's notifications: POST
+// /issuer/webhooks, called by the issuer, not by a company. A notification
+// whose X-Issuer-Signature verifies with the issuer's secret is queued as
+// sent, its raw body one message on the issuer-events queue, for the
+// card-worker to apply (once per notification id, whatever the queue
+// repeats). The signature is the scheme of our own webhooks (pkg/webhooks,
+// spec §6.2): "t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">".
+package issuerhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"payments/pkg/httpapi"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/webhooks"
+)
+
+// Header is the request header that carries the issuer's signature.
+const Header = "X-Issuer-Signature"
+
+// Tolerance is how far a signature's timestamp may be from now, in the past
+// or in the future.
+const Tolerance = 300 * time.Second
+
+// MinSecretBytes is the shortest issuer secret the issuer-webhooks function
+// starts with; the stack generates one of 64 characters.
+const MinSecretBytes = 32
+
+// ErrBadSignature is a request whose signature header is missing,
+// malformed, stale or does not verify with the issuer's secret.
+var ErrBadSignature = errors.New("issuerhooks: missing, malformed, stale or forged signature")
+
+// Sender queues a message; a queue.Publisher is one.
+type Sender interface {
+	Send(ctx context.Context, body []byte, delay time.Duration) error
+}
+
+// Handler is the handler of POST /issuer/webhooks.
+type Handler struct {
+	// Secret is the issuer's signing secret (its text is the HMAC key). An
+	// empty secret verifies nothing: every request is refused.
+	Secret []byte
+	// Queue is the issuer-events queue.
+	Queue Sender
+	// Now is the clock the signature's timestamp is checked against; nil
+	// is time.Now.
+	Now func() time.Time
+}
+
+// Sign returns the X-Issuer-Signature value of body at now, signed with
+// secret: what the issuer sends, and what a sandbox card network signs its
+// notifications with.
+func Sign(secret, body []byte, now time.Time) string {
+	return webhooks.Sign(string(secret), now, body)
+}
+
+// Routes registers POST /issuer/webhooks on rt, which must have no token
+// guard: the issuer is not a company.
+func Routes(rt *httpapi.Router, h *Handler) {
+	rt.Handle("POST /issuer/webhooks", h.Receive)
+}
+
+// accepted is the data of the 202 answer.
+type accepted struct {
+	ID string `json:"id"`
+}
+
+// Receive answers one notification: 401 (ErrBadSignature) unless its
+// signature verifies, 400 naming what is wrong when the body is not a
+// notification, 202 with the notification's id once its raw body is on the
+// queue. Only a 202 has queued anything.
+func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, httpapi.MaxBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			return err
+		}
+		return httpapi.Invalid("body", "could not be read")
+	}
+	if err := h.verify(r, body); err != nil {
+		slog.InfoContext(r.Context(), "issuer notification refused", "error", err)
+		return err
+	}
+	n, err := issuer.ParseNotification(body)
+	if err != nil {
+		problem := strings.TrimPrefix(err.Error(), issuer.ErrBadNotification.Error()+": ")
+		return httpapi.Invalid("body", "not an issuer notification: "+problem)
+	}
+	if err := h.Queue.Send(r.Context(), body, 0); err != nil {
+		return fmt.Errorf("issuerhooks: queue notification %s: %w", n.ID, err)
+	}
+	httpapi.Respond(w, http.StatusAccepted, "Notification accepted", accepted{ID: n.ID})
+	return nil
+}
+
+// verify checks r's signature header against body: signed with h.Secret,
+// within Tolerance of now. The header's values are joined with commas as
+// they were sent: the Lambda adapter splits a header at its commas.
+func (h *Handler) verify(r *http.Request, body []byte) error {
+	if len(h.Secret) == 0 {
+		return fmt.Errorf("%w: no secret to verify with", ErrBadSignature)
+	}
+	now := time.Now
+	if h.Now != nil {
+		now = h.Now
+	}
+	header := strings.Join(r.Header.Values(Header), ",")
+	if err := webhooks.Verify(header, body, string(h.Secret), Tolerance, now()); err != nil {
+		return fmt.Errorf("%w: %v", ErrBadSignature, err)
+	}
+	return nil
+}
