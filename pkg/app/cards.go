@@ -32,7 +32,26 @@ func NewCards(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	}
 	rt := httpapi.NewRouter(Errors, guard)
 	cards.Routes(rt, svc)
+	if cfg.Mode == ModeSandbox {
+		sb, err := cardNetwork(cfg, svc)
+		if err != nil {
+			return nil, err
+		}
+		cards.SandboxRoutes(rt, sb)
+	}
 	return lambdaHTTP(rt), nil
+}
+
+// cardNetwork returns the card-network sandbox of svc: the simulated
+// network reports each transaction as the issuer would, signed with the
+// issuer's secret and accepted by the handler of POST /issuer/webhooks, in
+// this process, onto the issuer-events queue that the card-worker applies.
+func cardNetwork(cfg Config, svc *cards.Service) (*cards.Sandbox, error) {
+	hooks, err := issuerHooks(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &cards.Sandbox{Cards: svc, Network: issuer.NewSandboxNetwork(hooks.Deliver)}, nil
 }
 
 // cardVault returns the vault of card secrets: under the KMS key of

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"payments/pkg/cards"
+	"payments/pkg/debts"
 	"payments/pkg/store"
 	"payments/pkg/vault/vaulttest"
 )
@@ -73,12 +74,43 @@ func (e *cardsTestEnv) payout(token, walletID string) string {
 	return fmt.Sprint(e.wallet(token, walletID)["payout_balance"])
 }
 
-// verifyCards checks the card and wallet invariants of the company.
+// verifyCards checks the card, debt and wallet invariants of the company,
+// and that each fee's debt is the debt its card transaction raised.
 func (e *cardsTestEnv) verifyCards(companyID string) {
 	e.t.Helper()
 	e.verify(companyID)
-	if err := cards.VerifyLedger(context.Background(), store.NewCards(e.db), store.NewWallets(e.db), companyID); err != nil {
+	ctx := context.Background()
+	if err := cards.VerifyLedger(ctx, store.NewCards(e.db), store.NewWallets(e.db), companyID); err != nil {
 		e.t.Fatalf("card invariants: %v", err)
+	}
+	if err := debts.VerifyLedger(ctx, store.NewDebts(e.db), store.NewWallets(e.db), companyID); err != nil {
+		e.t.Fatalf("debt invariants: %v", err)
+	}
+	txs, err := store.NewCards(e.db).Transactions(ctx, companyID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	all, err := store.NewDebts(e.db).All(ctx, companyID)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	raised := map[string]debts.Debt{}
+	for _, d := range all {
+		raised[d.ID] = d
+	}
+	for _, tx := range txs {
+		if tx.DebtID == "" {
+			continue
+		}
+		if d, ok := raised[tx.DebtID]; !ok || d.Amount != tx.Debt || d.TransactionID != tx.ID {
+			e.t.Errorf("card transaction %s owes %d as debt %s: %+v", tx.ID, tx.Debt, tx.DebtID, d)
+		}
+		delete(raised, tx.DebtID)
+	}
+	for id, d := range raised {
+		if d.CardID != "" {
+			e.t.Errorf("debt %s was raised by no card transaction", id)
+		}
 	}
 }
 

@@ -143,7 +143,9 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"webhook-worker", Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"card-worker", Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"sweeper", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN}, nil},
-		{"cards", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"cards", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token,
+			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)},
+			[]string{testIssuerSecretARN, testTokenSecretARN}},
 		{"issuer-webhooks", Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 	}
 	tested := map[string]bool{}

@@ -4,21 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
-	"github.com/aws/aws-lambda-go/events"
+	awsevents "github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"payments/pkg/cards"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
+	"payments/pkg/waittest"
 )
 
-// networkEnv is the cards environment with the card-network sandbox, its
-// notifications applied by the card-worker.
+// networkEnv is the cards environment with the card-network sandbox as the
+// cards function wires it: each notification signed, accepted by the
+// handler of POST /issuer/webhooks onto an issuer-events queue of the SQS
+// emulator, which consumers apply with the card-worker as Lambda would.
 type networkEnv struct {
 	*cardsTestEnv
 	sandbox *cards.Sandbox
@@ -26,9 +36,17 @@ type networkEnv struct {
 	sent    atomic.Int64
 }
 
+// networkConsumers is how many card-workers consume the queue at once.
+const networkConsumers = 4
+
 func newNetworkEnv(t *testing.T) *networkEnv {
 	t.Helper()
 	e := &networkEnv{cardsTestEnv: newCardsTestEnv(t)}
+	client := queuetest.Client(t)
+	e.cfg.SQSEndpoint = os.Getenv("AWS_ENDPOINT_URL_SQS")
+	e.cfg.IssuerEventsQueueURL = queuetest.NewQueue(t, client, nil)
+	e.cfg.IssuerWebhookSecret = issuerTestSecret
+	e.cards = e.cardsFunction(t, e.cfg)
 	worker, err := NewCardWorker(context.Background(), recording(e.cfg, "card-worker"))
 	if err != nil {
 		t.Fatal(err)
@@ -38,16 +56,58 @@ func newNetworkEnv(t *testing.T) *networkEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.sandbox = &cards.Sandbox{Cards: svc, Network: issuer.NewSandboxNetwork(e.deliver)}
+	if e.sandbox, err = cardNetwork(e.cfg, svc); err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for range networkConsumers {
+		wg.Go(func() { e.consume(ctx, client) })
+	}
+	t.Cleanup(func() { stop(); wg.Wait() })
 	return e
 }
 
-// deliver hands a notification to the card-worker, again while it fails,
-// as the queue would.
+// consume applies the issuer-events queue's messages with the card-worker
+// until ctx ends: a batch at a time, deleting what it applied and making
+// what failed visible again at once.
+func (e *networkEnv) consume(ctx context.Context, client *sqs.Client) {
+	for ctx.Err() == nil {
+		out, err := client.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(e.cfg.IssuerEventsQueueURL), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
+		})
+		if err != nil || len(out.Messages) == 0 {
+			continue
+		}
+		ev := awsevents.SQSEvent{}
+		receipts := map[string]*string{}
+		for _, m := range out.Messages {
+			id := aws.ToString(m.MessageId)
+			receipts[id] = m.ReceiptHandle
+			ev.Records = append(ev.Records, awsevents.SQSMessage{MessageId: id, Body: aws.ToString(m.Body), Attributes: m.Attributes})
+		}
+		resp, err := e.worker(ctx, ev)
+		if err != nil {
+			continue
+		}
+		for _, f := range resp.BatchItemFailures {
+			client.ChangeMessageVisibility(ctx, &sqs.ChangeMessageVisibilityInput{
+				QueueUrl: aws.String(e.cfg.IssuerEventsQueueURL), ReceiptHandle: receipts[f.ItemIdentifier], VisibilityTimeout: 0})
+			delete(receipts, f.ItemIdentifier)
+		}
+		for _, r := range receipts {
+			client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.cfg.IssuerEventsQueueURL), ReceiptHandle: r})
+		}
+	}
+}
+
+// deliver hands a notification to the card-worker directly, again while
+// it fails, as the queue would: for the tests that repeat a delivery.
 func (e *networkEnv) deliver(ctx context.Context, body []byte) error {
 	id := fmt.Sprint(e.sent.Add(1))
 	for attempt := 1; attempt <= 20; attempt++ {
-		resp, err := e.worker(ctx, events.SQSEvent{Records: []events.SQSMessage{{MessageId: id, Body: string(body)}}})
+		resp, err := e.worker(ctx, awsevents.SQSEvent{Records: []awsevents.SQSMessage{{MessageId: id, Body: string(body)}}})
 		if err != nil {
 			return err
 		}
@@ -70,33 +130,62 @@ func (e *networkEnv) fundedCard(usd, wallet int64) (companyID, token, walletID, 
 	return companyID, token, walletID, r.str("data", "id")
 }
 
+// TestConcurrentAuthorizations: 200 authorizations of 1 USD at once, each
+// signed and queued as an issuer's, on a card with 50 available: exactly
+// 50 approved, 150 declined, each decline's fee taken card → wallet → debt
+// as the balances allow.
 func TestConcurrentAuthorizations(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(50, 40)
 	ctx := context.Background()
-	var approved, declined atomic.Int64
+	c, err := store.NewCards(e.db).Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 200)
 	var wg sync.WaitGroup
-	for range 200 {
+	for i := range ids {
 		wg.Go(func() {
-			tx, err := e.sandbox.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{
-				Amount: []byte("1"), MerchantName: "Corner Shop", MerchantCity: "Austin"})
-			switch {
-			case err != nil:
+			var err error
+			ids[i], err = e.sandbox.Network.Authorize(ctx, c.IssuerCardID, cardID, issuer.KindAuthorization, 100,
+				issuer.Merchant{Name: "Corner Shop", City: "Austin", Country: "US"})
+			if err != nil {
 				t.Error(err)
-			case tx.Type == cards.TxAuthorization && tx.Status == cards.TxPending:
-				approved.Add(1)
-			case tx.Type == cards.TxDecline && tx.DeclineReason == cards.DeclineInsufficient:
-				declined.Add(1)
-			default:
-				t.Errorf("transaction %+v", tx)
 			}
 		})
 	}
 	wg.Wait()
-	if approved.Load() != 50 || declined.Load() != 150 {
-		t.Fatalf("%d approved, %d declined; want 50 and 150", approved.Load(), declined.Load())
+	cs := store.NewCards(e.db)
+	outcomes := map[string]cards.Outcome{}
+	waittest.Until(t, time.Minute, "the card-worker applies the 200 notifications", func() bool {
+		for _, id := range ids {
+			if _, done := outcomes[id]; done {
+				continue
+			}
+			if o, found, err := cs.Outcome(ctx, companyID, id); err == nil && found {
+				outcomes[id] = o
+			}
+		}
+		return len(outcomes) == len(ids)
+	})
+	var approved, declined int
+	for _, o := range outcomes {
+		tx, err := cs.Transaction(ctx, companyID, o.TxID)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case tx.Type == cards.TxAuthorization && tx.Status == cards.TxPending:
+			approved++
+		case tx.Type == cards.TxDecline && tx.DeclineReason == cards.DeclineInsufficient:
+			declined++
+		default:
+			t.Errorf("transaction %+v", tx)
+		}
 	}
-	card, err := store.NewCards(e.db).Card(ctx, companyID, cardID)
+	if approved != 50 || declined != 150 {
+		t.Fatalf("%d approved, %d declined; want 50 and 150", approved, declined)
+	}
+	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,4 +421,88 @@ func TestRefusalCodes(t *testing.T) {
 			t.Errorf("%v is not in the error catalogue", err)
 		}
 	}
+}
+
+// TestDebtsRecoveredOnce: fees a bare card and an empty wallet cannot pay
+// become debts; each later credit to the USD wallet pays them, oldest
+// first, once: a withdrawal (the cards function), a withdrawal the sweeper
+// finishes, a refund to a terminated card (the card-worker); a console
+// credit afterwards pays nothing more. The company's failed-payment fee is
+// 1.00 here, so that each credit of 1.00 pays exactly one debt.
+func TestDebtsRecoveredOnce(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, walletID, cardID := e.fundedCard(4, 0)
+	if r := e.admin("PUT", "/admin/companies/"+companyID+"/fees", `{"rules":[{"type":"CARD_PAYMENT_FAILURE","currency":"USD","fixed":1}]}`); r.status != 200 {
+		t.Fatalf("fees: %s", r.raw)
+	}
+	ctx := context.Background()
+	sb := e.sandbox
+	buy := func(amount string) cards.Transaction {
+		t.Helper()
+		tx, err := sb.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte(amount), MerchantName: "Kiosk", MerchantCity: "Austin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	follow := func(typ cards.TxType, id, amount string) {
+		t.Helper()
+		if _, err := sb.Follow(ctx, companyID, id, typ, cards.FollowInput{Amount: []byte(amount)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var declines []string
+	recovered := func(want int) {
+		t.Helper()
+		r := e.call(e.wallets, token, "GET", "/debts?status=RECOVERED&limit=100", "")
+		var got []string
+		for _, it := range r.items() {
+			got = append(got, fmt.Sprint(it.(map[string]any)["transaction_id"]))
+		}
+		slices.Reverse(got) // newest first
+		if !slices.Equal(got, declines[:want]) {
+			t.Errorf("recovered debts of %v, want the oldest %d of %v", got, want, declines)
+		}
+		if p := e.payout(token, walletID); p != "0" {
+			t.Errorf("payout_balance %s, want 0: each credit paid a debt", p)
+		}
+	}
+	paid := buy("2")
+	follow(cards.TxSettlement, paid.ID, "")
+	held := buy("2")
+	for range 3 { // nothing available on the card, nothing in the wallet
+		d := buy("5")
+		if d.Type != cards.TxDecline || d.Debt != 100 {
+			t.Fatalf("decline %+v", d)
+		}
+		declines = append(declines, d.ID)
+	}
+	follow(cards.TxReversal, held.ID, "")
+	if r := e.call(e.cards, token, "POST", "/cards/"+cardID+"/withdraw", `{"amount":1}`); r.status != 200 {
+		t.Fatalf("withdraw: %s", r.raw)
+	}
+	recovered(1)
+	if r := e.call(e.issuerDown(t), token, "POST", "/cards/"+cardID+"/withdraw", `{"amount":1}`); r.status != 502 {
+		t.Fatalf("withdraw with the issuer down: %d %s", r.status, r.raw)
+	}
+	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(2 * time.Minute) })
+	if err := sweep(ctx, awsevents.EventBridgeEvent{}); err != nil {
+		t.Fatal(err)
+	}
+	recovered(2)
+	if r := e.call(e.cards, token, "POST", "/cards/"+cardID+"/terminate", ""); r.status != 200 {
+		t.Fatalf("terminate: %s", r.raw)
+	}
+	follow(cards.TxRefund, paid.ID, "1")
+	recovered(3)
+	if r := e.admin("POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":10,"reference":"after-debts"}`); r.status != 200 {
+		t.Fatalf("credit: %s", r.raw)
+	}
+	if got := e.payout(token, walletID); got != "10" {
+		t.Errorf("payout_balance %s after a console credit, want 10", got)
+	}
+	if n := e.eventCount(token, "debt.recovered"); n != 3 {
+		t.Errorf("%d debt.recovered events, want 3", n)
+	}
+	e.verifyCards(companyID)
 }

@@ -123,11 +123,13 @@ var Functions = map[string]Function{
 	"cards": {
 		Settings: []string{modeSetting},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
+			{issuerEvents, sendMessage},
 			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
 			{tokenSecret, getSecret},
+			{issuerSecret, getSecret},
 		},
 	},
 	"webhooks": {
@@ -160,7 +162,7 @@ var Functions = map[string]Function{
 	},
 	"card-worker": {
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 		},
@@ -168,7 +170,7 @@ var Functions = map[string]Function{
 	"sweeper": {
 		Settings: []string{modeSetting},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{payoutsQueue, sendMessage},
 			{webhooksQueue, sendMessage},

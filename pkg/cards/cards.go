@@ -349,9 +349,11 @@ type Termination struct {
 // they follow updated, the wallet's part of a fee or a refund with its
 // ledger entries, the debt a fee left, and the events.
 type Record struct {
-	// EventID is the issuer's event id, claimed; "" for a write of ours
-	// (the holds a termination reverses).
+	// EventID is the issuer's event id, claimed, naming the transaction
+	// the event made: Made, or Txs[0]; "" for a write of ours (the holds a
+	// termination reverses).
 	EventID string
+	Made    string
 	// Card is the card as read. Its balance moves by BalanceDelta and its
 	// holds by HeldDelta, on the condition that what it has available
 	// (balance − holds) covers what they take from it (else

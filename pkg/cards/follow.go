@@ -55,8 +55,18 @@ func CheckFollow(typ TxType, a Transaction, asked int64) (int64, error) {
 	return asked, nil
 }
 
+// settlementStep suffixes the event id that claims the first step of a
+// settlement abroad: the settlement itself, written before its
+// cross-border fee (the event id itself claims the fee, and names the
+// settlement).
+const settlementStep = "#settlement"
+
 // follow writes a settlement, a reversal or a refund the network reported
 // on one of card's authorizations, from fresh reads until it wins its race.
+// A settlement abroad is written in two steps, each claimed once: the
+// settlement, then its cross-border fee (crossBorderFee); a redelivery
+// after the first finishes the second. Two transactions keep each within
+// the items DynamoDB Local takes in one (10), whatever the fee's sources.
 func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) error {
 	typ := followTypes[n.Type]
 	for range maxRecordAttempts {
@@ -67,6 +77,16 @@ func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) 
 		if orig.CardID != card.ID {
 			return ErrTransactionNotFound
 		}
+		abroad := typ == TxSettlement && crossBorder(orig.Merchant)
+		claim := n.ID
+		if abroad {
+			claim += settlementStep
+			if o, found, err := s.Store.Outcome(ctx, card.CompanyID, claim); err != nil {
+				return err
+			} else if found {
+				return s.crossBorderFee(ctx, card, o.TxID, n.ID)
+			}
+		}
 		amount, err := CheckFollow(typ, orig, n.Transaction.Amount)
 		if err != nil {
 			return err
@@ -75,8 +95,12 @@ func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) 
 		if err != nil {
 			return err
 		}
+		rec.EventID = claim
 		err = s.record(ctx, rec)
-		if !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {
+		switch {
+		case err == nil && abroad:
+			return s.crossBorderFee(ctx, card, rec.Txs[0].ID, n.ID)
+		case !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused):
 			return err
 		}
 		if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
@@ -97,17 +121,17 @@ func (s *Service) followRecord(ctx context.Context, card Card, orig Transaction,
 	tx.Merchant, tx.Description = orig.Merchant, orig.Description
 	after := orig
 	rec := Record{EventID: n.ID, Card: card, Original: &orig, OriginalAfter: &after, Now: now}
-	var ps []events.Payload
+	var p events.Payload
 	switch typ {
 	case TxSettlement:
 		tx.CardDelta = -amount
 		after.Hold, after.Settled, after.Status, after.CompletedAt = 0, amount, TxSuccess, &now
 		rec.BalanceDelta, rec.HeldDelta = -amount, -orig.Hold
-		ps = append(ps, events.TransactionSettlementCompletedData{RelatedCardTransaction: related(tx)})
+		p = events.TransactionSettlementCompletedData{RelatedCardTransaction: related(tx)}
 	case TxReversal:
 		after.Hold, after.Status, after.CompletedAt = 0, TxSuccess, &now
 		rec.HeldDelta = -orig.Hold
-		ps = append(ps, events.TransactionReversalCompletedData{RelatedCardTransaction: related(tx)})
+		p = events.TransactionReversalCompletedData{RelatedCardTransaction: related(tx)}
 	case TxRefund:
 		after.Refunded += amount
 		if card.Status.Live() {
@@ -122,38 +146,50 @@ func (s *Service) followRecord(ctx context.Context, card Card, orig Transaction,
 			tx.WalletID, tx.WalletDelta, rec.WalletID = w.ID, amount, w.ID
 			rec.Wallet, rec.Entries = credit(tx, wallets.TypeRefund, amount, now)
 		}
-		ps = append(ps, events.TransactionRefundCompletedData{RelatedCardTransaction: related(tx)})
+		p = events.TransactionRefundCompletedData{RelatedCardTransaction: related(tx)}
 	}
 	rec.Txs = []Transaction{tx}
-	if typ == TxSettlement && crossBorder(orig.Merchant) {
-		charged, err := s.crossBorderFee(ctx, &rec, tx, card.Available()+orig.Hold-amount)
-		if err != nil {
-			return Record{}, err
-		}
-		ps = append(ps, charged...)
-	}
-	return rec, s.addEvents(&rec, ps...)
+	return rec, s.addEvents(&rec, p)
 }
 
 // crossBorder reports whether a purchase at m crossed the card's border.
 func crossBorder(m *Merchant) bool { return m != nil && m.Country != "" && m.Country != CardCountry }
 
-// crossBorderFee adds to rec the CROSS-BORDER transaction of settlement st
-// and its fee, taken from what the card has available after st
-// (available), and returns its events.
-func (s *Service) crossBorderFee(ctx context.Context, rec *Record, st Transaction, available int64) ([]events.Payload, error) {
-	fee, err := s.fee(ctx, st.CompanyID, fees.TypeCardCrossBorder, st.Amount)
-	if err != nil || fee <= 0 {
-		return nil, err
-	}
-	cb := st
-	cb.ID, cb.Type, cb.Amount, cb.CardDelta, cb.WalletDelta, cb.IssuerTxID, cb.OriginalID = ids.NewV7(rec.Now), TxCrossBorder, fee, 0, 0, "", st.ID
-	charged, err := s.chargeFee(ctx, rec, &cb, fee, st.Amount, available, events.FeeTypeCrossborder)
+// crossBorderFee writes the CROSS-BORDER transaction of settlement
+// settlementID, claimed by eventID (which then names the settlement), with
+// its fee taken from the card as it is now, then the wallet, then a debt.
+func (s *Service) crossBorderFee(ctx context.Context, card Card, settlementID, eventID string) error {
+	st, err := s.Store.Transaction(ctx, card.CompanyID, settlementID)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	rec.Txs = append(rec.Txs, cb)
-	return append([]events.Payload{events.TransactionCrossborderChargedData{RelatedCardTransaction: related(cb)}}, charged...), nil
+	fee, err := s.fee(ctx, st.CompanyID, fees.TypeCardCrossBorder, st.Amount)
+	if err != nil {
+		return err
+	}
+	for range maxRecordAttempts {
+		if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
+			return err
+		}
+		now := s.now()
+		cb := st
+		cb.ID, cb.Type, cb.Amount, cb.CardDelta, cb.WalletDelta, cb.IssuerTxID, cb.OriginalID = ids.NewV7(now), TxCrossBorder, fee, 0, 0, "", st.ID
+		cb.CreatedAt, cb.CompletedAt = now, &now
+		rec := Record{EventID: eventID, Made: st.ID, Card: card, Now: now}
+		charged, err := s.chargeFee(ctx, &rec, &cb, fee, st.Amount, card.Available(), events.FeeTypeCrossborder)
+		if err != nil {
+			return err
+		}
+		rec.Txs = []Transaction{cb}
+		if err := s.addEvents(&rec, append([]events.Payload{events.TransactionCrossborderChargedData{RelatedCardTransaction: related(cb)}}, charged...)...); err != nil {
+			return err
+		}
+		err = s.record(ctx, rec)
+		if !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {
+			return err
+		}
+	}
+	return fmt.Errorf("cross-border fee of %s: %w", settlementID, ErrChanged)
 }
 
 // related is the event data of tx, which follows tx.OriginalID.

@@ -85,35 +85,57 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
 		}
 		return httpapi.Invalid("body", "could not be read")
 	}
-	if err := h.verify(r, body); err != nil {
-		slog.InfoContext(r.Context(), "issuer notification refused", "error", err)
-		return err
-	}
-	n, err := issuer.ParseNotification(body)
+	// The Lambda adapter splits a header at its commas: join them again.
+	n, err := h.accept(r.Context(), strings.Join(r.Header.Values(Header), ","), body)
 	if err != nil {
-		problem := strings.TrimPrefix(err.Error(), issuer.ErrBadNotification.Error()+": ")
-		return httpapi.Invalid("body", "not an issuer notification: "+problem)
-	}
-	if err := h.Queue.Send(r.Context(), body, 0); err != nil {
-		return fmt.Errorf("issuerhooks: queue notification %s: %w", n.ID, err)
+		return err
 	}
 	httpapi.Respond(w, http.StatusAccepted, "Notification accepted", accepted{ID: n.ID})
 	return nil
 }
 
-// verify checks r's signature header against body: signed with h.Secret,
-// within Tolerance of now. The header's values are joined with commas as
-// they were sent: the Lambda adapter splits a header at its commas.
-func (h *Handler) verify(r *http.Request, body []byte) error {
+// Deliver signs body with the issuer's secret, as the issuer does, and
+// accepts it as POST /issuer/webhooks does: the signature checked, the
+// notification parsed and queued. It is how the sandbox card network,
+// running in our own functions, reports to us through the same route.
+func (h *Handler) Deliver(ctx context.Context, body []byte) error {
+	_, err := h.accept(ctx, Sign(h.Secret, body, h.now()), body)
+	return err
+}
+
+// accept checks signature, the X-Issuer-Signature of body, parses the
+// notification and queues body.
+func (h *Handler) accept(ctx context.Context, signature string, body []byte) (issuer.Notification, error) {
+	if err := h.verify(signature, body); err != nil {
+		slog.InfoContext(ctx, "issuer notification refused", "error", err)
+		return issuer.Notification{}, err
+	}
+	n, err := issuer.ParseNotification(body)
+	if err != nil {
+		problem := strings.TrimPrefix(err.Error(), issuer.ErrBadNotification.Error()+": ")
+		return issuer.Notification{}, httpapi.Invalid("body", "not an issuer notification: "+problem)
+	}
+	if err := h.Queue.Send(ctx, body, 0); err != nil {
+		return issuer.Notification{}, fmt.Errorf("issuerhooks: queue notification %s: %w", n.ID, err)
+	}
+	return n, nil
+}
+
+// now returns the time signatures are checked against.
+func (h *Handler) now() time.Time {
+	if h.Now != nil {
+		return h.Now()
+	}
+	return time.Now()
+}
+
+// verify checks signature against body: signed with h.Secret, within
+// Tolerance of now.
+func (h *Handler) verify(signature string, body []byte) error {
 	if len(h.Secret) == 0 {
 		return fmt.Errorf("%w: no secret to verify with", ErrBadSignature)
 	}
-	now := time.Now
-	if h.Now != nil {
-		now = h.Now
-	}
-	header := strings.Join(r.Header.Values(Header), ",")
-	if err := webhooks.Verify(header, body, string(h.Secret), Tolerance, now()); err != nil {
+	if err := webhooks.Verify(signature, body, string(h.Secret), Tolerance, h.now()); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSignature, err)
 	}
 	return nil

@@ -138,3 +138,24 @@ func ExampleSign() {
 	// Output:
 	// X-Issuer-Signature: t=1746093600,v1=e4fe43e97026783106e4f0592c9cab49f268451b99230978dd8f62142fac2bde
 }
+
+// TestDeliver: what the sandbox card network delivers is signed with the
+// issuer's secret and queued as POST /issuer/webhooks queues it; a body
+// that is not a notification is refused and queues nothing.
+func TestDeliver(t *testing.T) {
+	q := &sent{}
+	h := &issuerhooks.Handler{Secret: secret, Queue: q}
+	if err := h.Deliver(context.Background(), []byte(notification)); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Deliver(context.Background(), []byte(`{"id":"evt_2"}`)); err == nil {
+		t.Error("a body that is not a notification was delivered")
+	}
+	if len(q.bodies) != 1 || q.bodies[0] != notification {
+		t.Errorf("queued %q, want the one notification", q.bodies)
+	}
+	unsigned := &issuerhooks.Handler{Queue: q}
+	if err := unsigned.Deliver(context.Background(), []byte(notification)); !errors.Is(err, issuerhooks.ErrBadSignature) || len(q.bodies) != 1 {
+		t.Errorf("a handler without a secret delivered: %v", err)
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/cards"
+	"payments/pkg/debts"
 	"payments/pkg/events"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -102,7 +103,7 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 			}
 			t.add("card_ref", s.wallets.putNew(ref))
 		}
-		if err := s.addMoney(ctx, t, c.CompanyID, tx.WalletID, a.Wallet, a.Entries, a.Now, true); err != nil {
+		if err := s.addMoney(ctx, t, c.CompanyID, tx.WalletID, a.Wallet, a.Entries, a.Now, true, 1+len(a.Events)); err != nil {
 			return nil, err
 		}
 		t.add("tx", txPut)
@@ -157,12 +158,14 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 		if st.ReleaseSlot {
 			t.add("slots", s.slotsChange(tx.CompanyID, -1, 0))
 		}
-		if err := s.addMoney(ctx, t, tx.CompanyID, tx.WalletID, st.Wallet, st.Entries, st.Now, false); err != nil {
+		if err := s.addMoney(ctx, t, tx.CompanyID, tx.WalletID, st.Wallet, st.Entries, st.Now, false, len(st.Events)); err != nil {
 			return nil, err
 		}
 		return t, s.addEvents(t, st.Events)
 	}, func(ctx context.Context, k cancellation) error {
 		switch {
+		case debtRaced(k):
+			return errRetry
 		case k.failed("tx"):
 			return cards.ErrChanged
 		case k.failed("card"):
@@ -213,7 +216,7 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 		w := &txn{}
 		w.add("card", card)
 		w.add("slots", s.slotsChange(c.CompanyID, -1, 0))
-		if err := s.addMoney(ctx, w, c.CompanyID, tx.WalletID, t.Wallet, t.Entries, t.Now, false); err != nil {
+		if err := s.addMoney(ctx, w, c.CompanyID, tx.WalletID, t.Wallet, t.Entries, t.Now, false, 2+len(t.Events)); err != nil {
 			return nil, err
 		}
 		w.add("tx", txPut)
@@ -229,6 +232,8 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 		return w, s.addEvents(w, t.Events)
 	}, func(ctx context.Context, k cancellation) error {
 		switch {
+		case debtRaced(k):
+			return errRetry
 		case k.failed("event_claim"):
 			return cards.ErrEventApplied
 		case k.failed("card"):
@@ -282,34 +287,52 @@ func (s *Cards) SetStatus(ctx context.Context, companyID, id string, from, to ca
 // addMoney adds to t the wallet's adjustment by adj, when not zero (with
 // active, also on the condition that the wallet is active), and the ledger
 // entries, each that moves a balance with the balances before and after
-// it, from the wallet read now: the entries apply their Delta in turn.
-func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string, adj wallets.Adjustment, entries []wallets.Transaction, now time.Time, active bool) error {
-	if adj != (wallets.Adjustment{}) {
-		w := s.wallets.walletAdjustment(companyID, walletID, adj, now)
-		if active {
-			w = activeOnly(w)
-		}
-		t.add("wallet", w)
-	}
+// it, from the wallet read now: the entries apply their Delta in turn. A
+// credit to a USD wallet's payout balance first pays the company's pending
+// debts (recoverDebts; reserve is the items the caller adds to t after
+// this call), with their FEE entries after the caller's and their
+// debt.recovered events, named "debtevent<n>", which the outbox sweeper
+// publishes; the caller's refused func answers errRetry on debtRaced.
+func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string, adj wallets.Adjustment, entries []wallets.Transaction, now time.Time, active bool, reserve int) error {
 	entries = slices.Clone(entries)
-	if slices.ContainsFunc(entries, func(e wallets.Transaction) bool { return e.Delta != 0 }) {
-		w, err := s.wallets.GetWallet(ctx, companyID, walletID)
+	var w wallets.Wallet
+	if adj.Payout > 0 || slices.ContainsFunc(entries, func(e wallets.Transaction) bool { return e.Delta != 0 }) {
+		var err error
+		if w, err = s.wallets.GetWallet(ctx, companyID, walletID); err != nil {
+			return err
+		}
+	}
+	if adj.Payout > 0 && w.Currency == debts.Currency {
+		recovered, paid, evs, err := s.wallets.recoverDebts(ctx, t, companyID, walletID, adj.Payout, 1+len(entries)+reserve, now)
 		if err != nil {
 			return err
 		}
-		for i, e := range entries {
-			if e.Delta == 0 {
-				continue
+		adj.Payout -= recovered
+		entries = append(entries, paid...)
+		for i, ev := range evs {
+			put, err := eventPut(s.db.Table, ev)
+			if err != nil {
+				return err
 			}
+			t.add("debtevent"+strconv.Itoa(i), put)
+		}
+	}
+	if adj != (wallets.Adjustment{}) {
+		item := s.wallets.walletAdjustment(companyID, walletID, adj, now)
+		if active {
+			item = activeOnly(item)
+		}
+		t.add("wallet", item)
+	}
+	for i, e := range entries {
+		if e.Delta != 0 {
 			moved := wallets.Adjustment{Payout: e.Delta}
 			if e.Balance == wallets.Payin {
 				moved = wallets.Adjustment{Payin: e.Delta}
 			}
-			entries[i].BalanceBefore, entries[i].BalanceAfter = balancesOf(w, e.Balance, moved)
+			e.BalanceBefore, e.BalanceAfter = balancesOf(w, e.Balance, moved)
 			w = w.Adjusted(moved, now)
 		}
-	}
-	for i, e := range entries {
 		put, err := s.wallets.ledgerPut(e)
 		if err != nil {
 			return err

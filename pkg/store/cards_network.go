@@ -64,6 +64,10 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		}
 	}
 	card := s.networkCard(r)
+	made := r.Made
+	if made == "" {
+		made = r.Txs[0].ID
+	}
 	var original *types.TransactWriteItem
 	if r.Original != nil {
 		o, err := s.followedTx(*r.Original, *r.OriginalAfter)
@@ -77,14 +81,16 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		if r.EventID != "" {
 			claim, err := attributevalue.MarshalMap(eventClaimItem{
 				PK: companyPK(c.CompanyID), SK: issuerEventSK(r.EventID), Type: "issuer_event",
-				CompanyID: c.CompanyID, Of: r.Txs[0].ID, CreatedAt: timestamp.Format(r.Now),
+				CompanyID: c.CompanyID, Of: made, CreatedAt: timestamp.Format(r.Now),
 			})
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal issuer event claim: %w", err)
 			}
 			t.add("event_claim", s.wallets.putNew(claim))
 		}
-		t.add("card", card)
+		if card != nil {
+			t.add("card", *card)
+		}
 		for i, put := range puts {
 			t.add("tx"+strconv.Itoa(i), put)
 			if tx := r.Txs[i]; tx.Type == cards.TxAuthorization && tx.IssuerTxID != "" {
@@ -105,12 +111,14 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 				return nil, err
 			}
 		}
-		if err := s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, false); err != nil {
+		if err := s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, false, len(r.Events)); err != nil {
 			return nil, err
 		}
 		return t, s.addEvents(t, r.Events)
 	}, func(ctx context.Context, k cancellation) error {
 		switch {
+		case debtRaced(k):
+			return errRetry
 		case k.failed("event_claim"):
 			return cards.ErrEventApplied
 		case k.failed("card") && r.BalanceDelta > 0:
@@ -127,9 +135,10 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 }
 
 // networkCard returns the card item of r: its balance, holds and available
-// moved, on the conditions r names; a condition check that the card
-// exists when nothing moves.
-func (s *Cards) networkCard(r cards.Record) types.TransactWriteItem {
+// moved, on the conditions r names; a condition check for an approval that
+// moves nothing (a verification); nil when r neither moves nor checks the
+// card (a DynamoDB transaction holds few items: DynamoDB Local's, 10).
+func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 	key := primaryKeyOf(companyPK(r.Card.CompanyID), cardSK(r.Card.ID))
 	names := map[string]string{}
 	values := map[string]types.AttributeValue{}
@@ -149,17 +158,20 @@ func (s *Cards) networkCard(r cards.Record) types.TransactWriteItem {
 		names["#cst"] = "status"
 		values[":terminated"], values[":failed"] = strValue(string(cards.Terminated)), strValue(string(cards.Failed))
 	}
+	if r.BalanceDelta == 0 && r.HeldDelta == 0 && !r.Approve {
+		return nil
+	}
 	if r.BalanceDelta == 0 && r.HeldDelta == 0 {
 		check := &types.ConditionCheck{TableName: aws.String(s.db.Table), Key: key, ConditionExpression: aws.String(cond)}
 		if len(names) > 0 { // DynamoDB refuses empty maps
 			check.ExpressionAttributeNames, check.ExpressionAttributeValues = names, values
 		}
-		return types.TransactWriteItem{ConditionCheck: check}
+		return &types.TransactWriteItem{ConditionCheck: check}
 	}
 	names["#cbal"], names["#cheld"], names["#cavail"], names["#cupd"] = "balance", "held", "available", "updated_at"
 	values[":dbal"], values[":dheld"] = numValue(r.BalanceDelta), numValue(r.HeldDelta)
 	values[":davail"], values[":now"] = numValue(r.BalanceDelta-r.HeldDelta), strValue(timestamp.Format(r.Now))
-	return types.TransactWriteItem{Update: &types.Update{
+	return &types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table), Key: key,
 		UpdateExpression: aws.String("SET #cbal = #cbal + :dbal, #cheld = #cheld + :dheld, " +
 			"#cavail = #cavail + :davail, #cupd = :now"),

@@ -293,3 +293,33 @@ func (s *Debts) List(ctx context.Context, companyID string, status debts.Status,
 	}
 	return pageOf(rows, total, next, debtItem.debt)
 }
+
+var _ debts.LedgerReader = (*Debts)(nil)
+
+// All reads every debt of the company, strongly consistent: only the debt
+// invariant (debts.VerifyLedger) reads them all.
+func (s *Debts) All(ctx context.Context, companyID string) ([]debts.Debt, error) {
+	return s.read(ctx, companyID, debtSKPrefix)
+}
+
+// Pending reads every pending marker of the company, strongly consistent.
+func (s *Debts) Pending(ctx context.Context, companyID string) ([]debts.Debt, error) {
+	return s.read(ctx, companyID, pendingDebtSKPrefix)
+}
+
+// read reads every debt item of the company whose sort key starts with
+// prefix.
+func (s *Debts) read(ctx context.Context, companyID, prefix string) ([]debts.Debt, error) {
+	items, err := NewWallets(s.db).query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": strValue(companyPK(companyID)), ":prefix": strValue(prefix),
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: read debts: %w", err)
+	}
+	return decodeAll(items, debtItem.debt)
+}
