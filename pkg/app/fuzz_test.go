@@ -80,6 +80,27 @@ func FuzzMoveCard(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.cards, "/cards/" + e.walletID + "/fund" })
 }
 
+// FuzzCardNetworkAuthorization fuzzes the body of POST
+// /sandbox/cards/{id}/authorizations.
+func FuzzCardNetworkAuthorization(f *testing.F) {
+	f.Add(`{"amount":12.5,"merchant_name":"Book Shop","merchant_city":"Lyon","merchant_country":"FR","type":"PREAUTHORIZATION"}`)
+	f.Add(`{"merchant_name":"Hotel","merchant_city":"Kribi","type":"verification"}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) {
+		return e.cards, "/sandbox/cards/" + e.walletID + "/authorizations"
+	})
+}
+
+// FuzzCardNetworkFollow fuzzes the body of POST
+// /sandbox/card-transactions/{transactionId}/settle (the refund reads the
+// same body).
+func FuzzCardNetworkFollow(f *testing.F) {
+	f.Add(`{"amount":10}`)
+	f.Add(``)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) {
+		return e.cards, "/sandbox/card-transactions/" + e.walletID + "/settle"
+	})
+}
+
 // FuzzCreateCompany fuzzes the body of POST /admin/companies.
 func FuzzCreateCompany(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/companies" })

@@ -47,6 +47,10 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		WebhooksQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
 		AWS:              storetest.AWSConfig(),
 		TokenSecret:      authTestSecret,
+		// The card-network sandbox's notifications go nowhere: its
+		// routes' bodies are read before anything is asked of it.
+		IssuerEventsQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
+		IssuerWebhookSecret:  issuerTestSecret,
 		AdminAPIKey:      authTestAdminKey,
 		TokenTTL:         time.Hour,
 		TokenRateLimit:   10,
@@ -318,6 +322,11 @@ func TestLongPathIDsAre404(t *testing.T) {
 		{e.cards, "GET", "/cards/" + long + "/transactions", ""},
 		{e.cards, "GET", "/cards/" + e.walletID + "/transactions/" + long, ""},
 		{e.cards, "GET", "/customers/" + long + "/transactions", ""},
+		{e.cards, "POST", "/sandbox/cards/" + long + "/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`},
+		{e.cards, "POST", "/sandbox/cards/" + long + "/terminate", ""},
+		{e.cards, "POST", "/sandbox/card-transactions/" + long + "/settle", ""},
+		{e.cards, "POST", "/sandbox/card-transactions/" + long + "/reverse", ""},
+		{e.cards, "POST", "/sandbox/card-transactions/" + long + "/refund", `{"amount":1}`},
 		{e.admin, "GET", "/admin/companies/" + long, ""},
 		{e.admin, "PATCH", "/admin/companies/" + long, `{"is_active":true}`},
 		{e.admin, "POST", "/admin/companies/" + long + "/client-key", ""},
