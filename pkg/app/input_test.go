@@ -51,12 +51,12 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		// routes' bodies are read before anything is asked of it.
 		IssuerEventsQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
 		IssuerWebhookSecret:  issuerTestSecret,
-		AdminAPIKey:      authTestAdminKey,
-		TokenTTL:         time.Hour,
-		TokenRateLimit:   10,
-		DocumentsBucket:  storetest.NewBucket(tb),
-		S3Endpoint:       storetest.S3Endpoint(tb),
-		CardKey:          testCardKey,
+		AdminAPIKey:          authTestAdminKey,
+		TokenTTL:             time.Hour,
+		TokenRateLimit:       10,
+		DocumentsBucket:      storetest.NewBucket(tb),
+		S3Endpoint:           storetest.S3Endpoint(tb),
+		CardKey:              testCardKey,
 	}
 	e := &inputEnv{}
 	ctx := context.Background()
