@@ -38,7 +38,7 @@ type DB struct {
 // with an endpoint): DynamoDB Local 1.11 keeps DynamoDB's former limit.
 func New(client *dynamodb.Client, table string) *DB {
 	db := &DB{Client: client, Table: table, Retry: DefaultRetry, MaxTransactItems: 100}
-	if client.Options().BaseEndpoint != nil {
+	if client != nil && client.Options().BaseEndpoint != nil {
 		db.MaxTransactItems = 10
 	}
 	return db

@@ -1,0 +1,184 @@
+package store
+
+import (
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/cards"
+	"payments/pkg/timestamp"
+)
+
+// The items of the cards' transactions (see Cards): each function returns
+// one TransactWriteItem with its condition.
+
+// cardMove returns the card item of an acceptance: a check that the card's
+// status is one of from when delta is 0, else its balance moved by delta
+// on that condition and, for a debit, that the balance covers it.
+func (s *Cards) cardMove(c cards.Card, from []cards.Status, delta int64, now time.Time) types.TransactWriteItem {
+	names := map[string]string{"#cst": "status"}
+	values := map[string]types.AttributeValue{}
+	in := make([]string, len(from))
+	for i, st := range from {
+		in[i] = ":from" + strconv.Itoa(i)
+		values[in[i]] = strValue(string(st))
+	}
+	cond := "attribute_exists(PK) AND #cst IN (" + strings.Join(in, ", ") + ")"
+	key := primaryKeyOf(companyPK(c.CompanyID), cardSK(c.ID))
+	if delta == 0 {
+		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName: aws.String(s.db.Table), Key: key, ConditionExpression: aws.String(cond),
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+		}}
+	}
+	names["#cbal"], names["#cavail"], names["#cupd"] = "balance", "available", "updated_at"
+	values[":delta"], values[":now"] = numValue(delta), strValue(timestamp.Format(now))
+	if delta < 0 {
+		// Held money is not the card's to move.
+		cond += " AND #cavail >= :need"
+		values[":need"] = numValue(-delta)
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.db.Table), Key: key,
+		UpdateExpression:    aws.String("SET #cbal = #cbal + :delta, #cavail = #cavail + :delta, #cupd = :now"),
+		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
+	}}
+}
+
+// settledTx returns the transaction item that records tx's settlement on
+// the condition that it is still PROCESSING, and takes it out of the open
+// index.
+func (s *Cards) settledTx(tx cards.Transaction, now time.Time) (types.TransactWriteItem, error) {
+	done := now
+	if tx.CompletedAt != nil {
+		done = *tx.CompletedAt
+	}
+	u := newAttrUpdate()
+	u.set("status", string(tx.Status))
+	u.set("card_delta", tx.CardDelta)
+	u.set("wallet_delta", tx.WalletDelta)
+	if tx.Error != "" {
+		u.set("error", tx.Error)
+	} else {
+		u.remove("error")
+	}
+	u.set("completed_at", timestamp.Format(done))
+	u.remove(attrGSI2PK)
+	u.remove(attrGSI2SK)
+	return s.conditional(tx.CompanyID, cardTxSK(tx.ID), u, "#tst = :processing",
+		map[string]string{"#tst": "status"},
+		map[string]types.AttributeValue{":processing": strValue(string(cards.TxProcessing))})
+}
+
+// settledCard returns the card item of a settlement, nil when it changes
+// nothing on the card.
+func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
+	if st.CardChange == 0 && st.NewStatus == "" && st.Issued == nil {
+		return nil, nil
+	}
+	u := newAttrUpdate()
+	u.add("balance", int(st.CardChange))
+	u.add("available", int(st.CardChange))
+	u.set("updated_at", timestamp.Format(st.Now))
+	cond := []string{"attribute_exists(PK)"}
+	names := map[string]string{}
+	values := map[string]types.AttributeValue{}
+	switch {
+	case st.NewStatus != "":
+		u.set("status", string(st.NewStatus))
+		cond = append(cond, "#cst = :from")
+		names["#cst"], values[":from"] = "status", strValue(string(st.FromStatus))
+	case st.CardChange > 0:
+		// Money reaches only a live card: a terminated card's balance was
+		// refunded and stays 0.
+		cond = append(cond, "NOT #cst IN (:terminated, :failed)")
+		names["#cst"] = "status"
+		values[":terminated"], values[":failed"] = strValue(string(cards.Terminated)), strValue(string(cards.Failed))
+	}
+	if st.CardChange < 0 {
+		cond = append(cond, "#cavail >= :need")
+		names["#cavail"], values[":need"] = "available", numValue(-st.CardChange)
+	}
+	if is := st.Issued; is != nil {
+		if is.IssuerCardID != "" {
+			u.set("issuer_card_id", is.IssuerCardID)
+		}
+		if is.Last4 != "" {
+			u.set("last4", is.Last4)
+		}
+		u.set("expiry_month", is.ExpiryMonth)
+		u.set("expiry_year", is.ExpiryYear)
+		if n := sealedAttrOf(is.Number); n != nil {
+			u.set("number", *n)
+		}
+		if c := sealedAttrOf(is.CVV); c != nil {
+			u.set("cvv", *c)
+		}
+	}
+	item, err := s.conditional(st.Tx.CompanyID, cardSK(st.Tx.CardID), u, strings.Join(cond, " AND "), names, values)
+	return &item, err
+}
+
+// slotsChange returns the item that moves the company's count of live
+// cards by delta: +1 on the condition that it stays within slots, −1 on
+// the condition that it does not go below 0.
+func (s *Cards) slotsChange(companyID string, delta, slots int) types.TransactWriteItem {
+	u := &types.Update{
+		TableName:                aws.String(s.db.Table),
+		Key:                      primaryKeyOf(companyPK(companyID), cardSlotsSK),
+		ExpressionAttributeNames: map[string]string{"#used": "used"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one": numValue(1),
+		},
+	}
+	if delta > 0 {
+		u.UpdateExpression = aws.String("SET #used = if_not_exists(#used, :zero) + :one, #type = :kind")
+		u.ConditionExpression = aws.String("attribute_not_exists(#used) OR #used < :slots")
+		u.ExpressionAttributeNames["#type"] = attrType
+		u.ExpressionAttributeValues[":zero"] = numValue(0)
+		u.ExpressionAttributeValues[":kind"] = strValue(kindCardSlots)
+		u.ExpressionAttributeValues[":slots"] = numValue(int64(slots))
+	} else {
+		u.UpdateExpression = aws.String("SET #used = #used - :one")
+		u.ConditionExpression = aws.String("#used >= :one")
+	}
+	return types.TransactWriteItem{Update: u}
+}
+
+// txPut returns the transaction item that writes tx as new.
+func (s *Cards) txPut(tx cards.Transaction) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(newCardTxItem(tx))
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("store: marshal card transaction: %w", err)
+	}
+	return s.wallets.putNew(item), nil
+}
+
+// conditional returns the transaction item that applies u to item sk of
+// the company on condition cond, whose placeholders are names and values.
+func (s *Cards) conditional(companyID, sk string, u *attrUpdate, cond string, names map[string]string, values map[string]types.AttributeValue) (types.TransactWriteItem, error) {
+	expr, n, v, err := u.build()
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("store: update %s: %w", sk, err)
+	}
+	maps.Copy(n, names)
+	maps.Copy(v, values)
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName: aws.String(s.db.Table), Key: primaryKeyOf(companyPK(companyID), sk),
+		UpdateExpression: aws.String(expr), ConditionExpression: aws.String(cond),
+		ExpressionAttributeNames: n, ExpressionAttributeValues: v,
+	}}, nil
+}
+
+// numValue and strValue are attribute values of a number and a string.
+func numValue(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func strValue(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
