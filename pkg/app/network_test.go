@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -277,7 +278,7 @@ func issuerTxID(t *testing.T, body []byte) string {
 // error catalogue under the code the card-worker records it with.
 func TestRefusalCodes(t *testing.T) {
 	for _, err := range []error{cards.ErrNotAuthorization, cards.ErrAlreadySettled, cards.ErrAlreadyReversed,
-		cards.ErrExceedsHold, cards.ErrNotSettled, cards.ErrExceedsSettled, cards.ErrTransactionNotFound} {
+		cards.ErrExceedsHold, cards.ErrNotSettled, cards.ErrExceedsSettled, cards.ErrTransactionNotFound, cards.ErrDuplicateNetworkTx} {
 		code := cards.RefusalCode(err)
 		if code == "" {
 			t.Errorf("%v has no refusal code", err)
@@ -377,6 +378,60 @@ func TestDebtsRecoveredOnce(t *testing.T) {
 	}
 	if n := e.eventCount(token, "debt.recovered"); n != 3 {
 		t.Errorf("%d debt.recovered events, want 3", n)
+	}
+	e.verifyCards(companyID)
+}
+
+// TestNotificationsOutOfOrder: the queue does not keep order. A settlement
+// that arrives before its authorization fails, to be delivered again, and
+// applies once the authorization is recorded; the same authorization under
+// another event id is refused, holding nothing twice.
+func TestNotificationsOutOfOrder(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, _, _, cardID := e.fundedCard(20, 0)
+	ctx := context.Background()
+	cs := store.NewCards(e.db)
+	card, err := cs.Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies [][]byte
+	capture := issuer.NewSandboxNetwork(func(_ context.Context, body []byte) error {
+		bodies = append(bodies, body)
+		return nil
+	})
+	authEvent, err := capture.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 700, issuer.Merchant{Name: "Cafe", City: "Austin", Country: "US"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settleEvent, err := capture.Follow(ctx, issuer.NotifySettlement, card.IssuerCardID, cardID, issuerTxID(t, bodies[0]), 700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.worker(ctx, awsevents.SQSEvent{Records: []awsevents.SQSMessage{{MessageId: "early", Body: string(bodies[1])}}})
+	if err != nil || len(resp.BatchItemFailures) != 1 {
+		t.Fatalf("a settlement before its authorization: %+v, %v; want it failed, to be delivered again", resp, err)
+	}
+	if _, found, _ := cs.Outcome(ctx, companyID, settleEvent); found {
+		t.Fatal("the early settlement was recorded")
+	}
+	for _, b := range [][]byte{bodies[0], bodies[1]} {
+		if err := e.deliver(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, _ := cs.Card(ctx, companyID, cardID); c.Balance != 1300 || c.Held != 0 {
+		t.Errorf("card balance %d, held %d; want 1300, 0", c.Balance, c.Held)
+	}
+	again := strings.Replace(string(bodies[0]), authEvent, authEvent+"-again", 1)
+	if err := e.deliver(ctx, []byte(again)); err != nil {
+		t.Fatal(err)
+	}
+	if o, found, err := cs.Outcome(ctx, companyID, authEvent+"-again"); err != nil || !found || o.Refused != "DUPLICATE_TRANSACTION" {
+		t.Errorf("the authorization under another event id: %+v, %v, %v", o, found, err)
+	}
+	if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 0 {
+		t.Errorf("held %d after a duplicate authorization", c.Held)
 	}
 	e.verifyCards(companyID)
 }

@@ -174,7 +174,7 @@ const (
 // DeclineReason says why an authorization was declined.
 type DeclineReason string
 
-// Decline reasons, in the order they are checked.
+// Decline reasons (declineReason says which applies).
 const (
 	DeclineTerminated   DeclineReason = "card_terminated"
 	DeclineInactive     DeclineReason = "card_inactive"

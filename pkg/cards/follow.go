@@ -61,35 +61,70 @@ func CheckFollow(typ TxType, a Transaction, asked int64) (int64, error) {
 // settlement).
 const settlementStep = "#settlement"
 
+// errNotYet is a notification that follows what is not recorded yet (a
+// settlement before its authorization, a refund before its settlement:
+// the queue does not keep their order): it fails, and the queue delivers
+// it again after its visibility timeout; one still failing after the
+// queue's receives lands in its dead-letter queue.
+var errNotYet = errors.New("cards: what the notification follows is not recorded yet")
+
+// notifyOf returns the notification type that writes typ.
+func notifyOf(typ TxType) string {
+	for n, t := range followTypes {
+		if t == typ {
+			return n
+		}
+	}
+	return ""
+}
+
 // follow writes a settlement, a reversal or a refund the network reported
 // on one of card's authorizations, from fresh reads until it wins its race.
-// A settlement abroad is written in two steps, each claimed once: the
-// settlement, then its cross-border fee (crossBorderFee); a redelivery
-// after the first finishes the second. Two transactions keep each within
-// the items DynamoDB Local takes in one (10), whatever the fee's sources.
+// A settlement abroad with a fee is written in two steps, each claimed
+// once: the settlement, then its cross-border fee (crossBorderFee); a
+// delivery that finds the first step written, by an earlier delivery or a
+// concurrent one, writes the second. Two transactions keep each within the
+// items DynamoDB Local takes in one (10), whatever the fee's sources.
 func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) error {
 	typ := followTypes[n.Type]
 	for range maxRecordAttempts {
 		orig, err := s.Store.NetworkTransaction(ctx, card.CompanyID, n.Transaction.AuthorizationID)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrTransactionNotFound):
+			return fmt.Errorf("%s %s of %s: %w", n.Type, n.ID, n.Transaction.AuthorizationID, errNotYet)
+		case err != nil:
 			return err
-		}
-		if orig.CardID != card.ID {
+		case orig.CardID != card.ID:
 			return ErrTransactionNotFound
 		}
-		abroad := typ == TxSettlement && crossBorder(orig.Merchant)
-		claim := n.ID
+		claim, abroad := n.ID, typ == TxSettlement && crossBorder(orig.Merchant)
 		if abroad {
 			claim += settlementStep
-			if o, found, err := s.Store.Outcome(ctx, card.CompanyID, claim); err != nil {
+			if done, err := s.settled(ctx, card, claim, n.ID); done || err != nil {
 				return err
-			} else if found {
-				return s.crossBorderFee(ctx, card, o.TxID, n.ID)
 			}
 		}
 		amount, err := CheckFollow(typ, orig, n.Transaction.Amount)
-		if err != nil {
+		switch {
+		case errors.Is(err, ErrNotSettled):
+			return fmt.Errorf("%s %s: %w", n.Type, n.ID, errNotYet)
+		case err != nil && abroad:
+			// A concurrent delivery may have written the first step.
+			if done, serr := s.settled(ctx, card, claim, n.ID); done || serr != nil {
+				return serr
+			}
 			return err
+		case err != nil:
+			return err
+		}
+		var fee int64
+		if abroad {
+			if fee, err = s.fee(ctx, card.CompanyID, fees.TypeCardCrossBorder, amount); err != nil {
+				return err
+			}
+			if fee <= 0 {
+				claim, abroad = n.ID, false
+			}
 		}
 		rec, err := s.followRecord(ctx, card, orig, typ, amount, n)
 		if err != nil {
@@ -99,7 +134,10 @@ func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) 
 		err = s.record(ctx, rec)
 		switch {
 		case err == nil && abroad:
-			return s.crossBorderFee(ctx, card, rec.Txs[0].ID, n.ID)
+			return s.crossBorderFee(ctx, card, rec.Txs[0].ID, n.ID, fee)
+		case errors.Is(err, ErrEventApplied) && abroad:
+			_, err = s.settled(ctx, card, claim, n.ID)
+			return err
 		case !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused):
 			return err
 		}
@@ -108,6 +146,25 @@ func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) 
 		}
 	}
 	return fmt.Errorf("%s %s: %w", n.Type, n.ID, ErrChanged)
+}
+
+// settled finishes a settlement abroad whose first step, claimed by claim,
+// is written: it writes the cross-border fee, claimed by eventID. done is
+// false when the first step is not written.
+func (s *Service) settled(ctx context.Context, card Card, claim, eventID string) (done bool, err error) {
+	o, found, err := s.Store.Outcome(ctx, card.CompanyID, claim)
+	if err != nil || !found {
+		return false, err
+	}
+	st, err := s.Store.Transaction(ctx, card.CompanyID, o.TxID)
+	if err != nil {
+		return true, err
+	}
+	fee, err := s.fee(ctx, card.CompanyID, fees.TypeCardCrossBorder, st.Amount)
+	if err != nil {
+		return true, err
+	}
+	return true, s.crossBorderFee(ctx, card, st.ID, eventID, fee)
 }
 
 // followRecord returns what a settlement, reversal or refund of amount on
@@ -158,12 +215,8 @@ func crossBorder(m *Merchant) bool { return m != nil && m.Country != "" && m.Cou
 // crossBorderFee writes the CROSS-BORDER transaction of settlement
 // settlementID, claimed by eventID (which then names the settlement), with
 // its fee taken from the card as it is now, then the wallet, then a debt.
-func (s *Service) crossBorderFee(ctx context.Context, card Card, settlementID, eventID string) error {
+func (s *Service) crossBorderFee(ctx context.Context, card Card, settlementID, eventID string, fee int64) error {
 	st, err := s.Store.Transaction(ctx, card.CompanyID, settlementID)
-	if err != nil {
-		return err
-	}
-	fee, err := s.fee(ctx, st.CompanyID, fees.TypeCardCrossBorder, st.Amount)
 	if err != nil {
 		return err
 	}

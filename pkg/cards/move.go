@@ -93,7 +93,7 @@ func (s *Service) Withdraw(ctx context.Context, companyID, cardID string, in Amo
 	if err != nil {
 		return MoveResult{}, err
 	}
-	if card.Balance < amount+fee {
+	if card.Available() < amount+fee {
 		return MoveResult{}, ErrInsufficientCard
 	}
 	now := s.now()

@@ -27,6 +27,9 @@ var (
 	ErrExceedsHold      = errors.New("cards: amount exceeds the hold")
 	ErrNotSettled       = errors.New("cards: authorization not settled")
 	ErrExceedsSettled   = errors.New("cards: amount exceeds what was settled and not refunded")
+	// ErrDuplicateNetworkTx is an authorization the network reported
+	// before, under another event id.
+	ErrDuplicateNetworkTx = errors.New("cards: the network reported this transaction before")
 )
 
 // refusals names each refusal by its stable code.
@@ -41,6 +44,7 @@ var refusals = []struct {
 	{"NOT_SETTLED", ErrNotSettled},
 	{"AMOUNT_EXCEEDS_SETTLED", ErrExceedsSettled},
 	{"TRANSACTION_NOT_FOUND", ErrTransactionNotFound},
+	{"DUPLICATE_TRANSACTION", ErrDuplicateNetworkTx},
 }
 
 // RefusalCode returns the stable code of a refusal, "" when err is none.
@@ -130,20 +134,9 @@ func (s *Service) networkTx(card Card, typ TxType, nt *issuer.NetworkTransaction
 	tx.IssuerTxID = nt.ID
 	if m := nt.Merchant; m != nil {
 		tx.Merchant = &Merchant{Name: m.Name, City: m.City, Country: m.Country}
-		tx.Description = describe(tx.Merchant)
+		tx.Description = merchantText(*tx.Merchant)
 	}
 	return tx
-}
-
-// describe is a transaction's description: the merchant and its city.
-func describe(m *Merchant) string {
-	if m == nil {
-		return ""
-	}
-	if m.City == "" {
-		return m.Name
-	}
-	return m.Name + ", " + m.City
 }
 
 // authorize decides an authorization by one conditional write on the card

@@ -31,6 +31,7 @@ var ErrNotApplied = errors.New("cards: the network's notification is queued and 
 // NotAppliedError is ErrNotApplied for the notification EventID.
 type NotAppliedError struct{ EventID string }
 
+// Error says which notification is not applied yet.
 func (e *NotAppliedError) Error() string {
 	return fmt.Sprintf("%v (event %s)", ErrNotApplied, e.EventID)
 }
@@ -83,14 +84,12 @@ func (sb *Sandbox) Authorize(ctx context.Context, companyID, cardID string, in A
 	}
 	var amount int64
 	var err error
-	switch {
-	case kind == KindVerification && (len(in.Amount) == 0 || string(in.Amount) == "0"):
-	case kind == KindVerification:
-		return Transaction{}, httpapi.Invalid("amount", "must be 0 or absent for a VERIFICATION")
-	default:
-		if amount, err = parseCents("amount", in.Amount, true); err != nil {
+	if kind == KindVerification {
+		if err := zeroAmount(in.Amount); err != nil {
 			return Transaction{}, err
 		}
+	} else if amount, err = parseCents("amount", in.Amount, true); err != nil {
+		return Transaction{}, err
 	}
 	m := issuer.Merchant{
 		Name: strings.TrimSpace(in.MerchantName), City: strings.TrimSpace(in.MerchantCity),
@@ -149,8 +148,7 @@ func (sb *Sandbox) Follow(ctx context.Context, companyID, txID string, typ TxTyp
 	if err != nil {
 		return Transaction{}, err
 	}
-	notify := map[TxType]string{TxSettlement: issuer.NotifySettlement, TxReversal: issuer.NotifyReversal, TxRefund: issuer.NotifyRefund}[typ]
-	id, err := sb.Network.Follow(ctx, notify, card.IssuerCardID, card.ID, auth.IssuerTxID, amount)
+	id, err := sb.Network.Follow(ctx, notifyOf(typ), card.IssuerCardID, card.ID, auth.IssuerTxID, amount)
 	if err != nil {
 		return Transaction{}, err
 	}
@@ -212,6 +210,21 @@ func (sb *Sandbox) await(ctx context.Context, companyID, id string) (Transaction
 		case <-t.C:
 		}
 	}
+}
+
+// zeroAmount checks the amount of a verification: absent, null or 0.
+func zeroAmount(raw json.RawMessage) error {
+	text, err := money.Number(raw)
+	if err != nil {
+		return httpapi.Invalid("amount", err.Error())
+	}
+	if text == "" {
+		return nil
+	}
+	if n, err := money.ParseMajor(text, Currency); err != nil || n != 0 {
+		return httpapi.Invalid("amount", "must be 0 or absent for a VERIFICATION")
+	}
+	return nil
 }
 
 // parseCents reads a USD amount field: a JSON number above 0 with at most

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"time"
 
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
@@ -139,6 +140,11 @@ func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent 
 		}
 		err = s.Store.Terminate(ctx, t)
 		if errors.Is(err, ErrChanged) && attempt < maxRecordAttempts {
+			// A hold the index did not list yet, or one placed since:
+			// read again a little later.
+			if err := pause(ctx, attempt); err != nil {
+				return Card{}, Transaction{}, err
+			}
 			if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
 				return Card{}, Transaction{}, err
 			}
@@ -191,4 +197,17 @@ func (s *Service) termination(ctx context.Context, card Card, reason, issuerEven
 		t.Events = append(t.Events, ev)
 	}
 	return t, nil
+}
+
+// pause waits before attempt n+1 of a write that lost to a concurrent one
+// or to an index not up to date yet: 20 ms × n, or until ctx ends.
+func pause(ctx context.Context, n int) error {
+	t := time.NewTimer(time.Duration(n) * 20 * time.Millisecond)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
 }

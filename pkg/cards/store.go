@@ -111,7 +111,8 @@ type Record struct {
 	Original      *Transaction
 	OriginalAfter *Transaction
 	// WalletID is the USD wallet; Wallet its change (a fee taken: on the
-	// condition that payout_available covers it, else ErrChanged) and
+	// condition that the wallet is active and its payout_available covers it,
+	// else ErrChanged) and
 	// Entries its ledger entries.
 	WalletID string
 	Wallet   wallets.Adjustment

@@ -115,7 +115,7 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 				switch {
 				case !slices.Contains(a.From, now.Status):
 					return cards.ErrNotActive
-				case now.Balance < -tx.CardDelta:
+				case now.Available() < -tx.CardDelta:
 					return cards.ErrInsufficientCard
 				}
 				return cards.ErrChanged
@@ -170,7 +170,7 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 			return cards.ErrChanged
 		case k.failed("card"):
 			return s.whyCardRefused(ctx, tx.CompanyID, tx.CardID, func(now cards.Card) error {
-				if st.NewStatus == "" && now.Balance < -st.CardChange {
+				if st.NewStatus == "" && now.Available() < -st.CardChange {
 					return cards.ErrInsufficientCard
 				}
 				return cards.ErrChanged

@@ -22,8 +22,9 @@ import (
 //     naming the card transaction it made (of) or the code of its refusal
 //     (refused), written in the same transaction as what it made;
 //   - ISSUERTX#<network transaction id>: the card transaction recorded for
-//     a transaction of the network (an authorization), so that its
-//     settlement, reversal or refund, which name it, find it.
+//     an authorization of the network (approved or declined), so that its
+//     settlement, reversal or refund, which name it, find it, and so that
+//     the same authorization under another event id is refused.
 //
 // A card carries held (the sum of its open holds) and available (balance −
 // held) beside its balance: DynamoDB conditions cannot subtract, so every
@@ -93,7 +94,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		}
 		for i, put := range puts {
 			t.add("tx"+strconv.Itoa(i), put)
-			if tx := r.Txs[i]; tx.Type == cards.TxAuthorization && tx.IssuerTxID != "" {
+			if tx := r.Txs[i]; (tx.Type == cards.TxAuthorization || tx.Type == cards.TxDecline) && tx.IssuerTxID != "" {
 				ref, err := attributevalue.MarshalMap(claimItem{
 					PK: companyPK(c.CompanyID), SK: issuerTxSK(tx.IssuerTxID), Type: "issuer_tx", CompanyID: c.CompanyID, Of: tx.ID,
 				})
@@ -111,7 +112,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 				return nil, err
 			}
 		}
-		if err := s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, false, len(r.Events)); err != nil {
+		if err := s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, r.Wallet.Payout < 0, len(r.Events)); err != nil {
 			return nil, err
 		}
 		return t, s.addEvents(t, r.Events)
@@ -126,7 +127,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		case k.failed("card"):
 			return cards.ErrCardRefused
 		case k.failed("issuer_tx"):
-			return fmt.Errorf("store: network transaction %s recorded twice", r.Txs[0].IssuerTxID)
+			return cards.ErrDuplicateNetworkTx
 		case k.failed("original"), k.failed("wallet"):
 			return cards.ErrChanged
 		}
@@ -153,10 +154,7 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 		values[":active"], values[":false"] = strValue(string(cards.Active)), &types.AttributeValueMemberBOOL{Value: false}
 	}
 	if r.BalanceDelta > 0 {
-		// Money reaches only a live card.
-		cond += " AND NOT #cst IN (:terminated, :failed)"
-		names["#cst"] = "status"
-		values[":terminated"], values[":failed"] = strValue(string(cards.Terminated)), strValue(string(cards.Failed))
+		cond += " AND " + liveOnly(names, values)
 	}
 	if r.BalanceDelta == 0 && r.HeldDelta == 0 && !r.Approve {
 		return nil

@@ -95,11 +95,7 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 		cond = append(cond, "#cst = :from")
 		names["#cst"], values[":from"] = "status", strValue(string(st.FromStatus))
 	case st.CardChange > 0:
-		// Money reaches only a live card: a terminated card's balance was
-		// refunded and stays 0.
-		cond = append(cond, "NOT #cst IN (:terminated, :failed)")
-		names["#cst"] = "status"
-		values[":terminated"], values[":failed"] = strValue(string(cards.Terminated)), strValue(string(cards.Failed))
+		cond = append(cond, liveOnly(names, values))
 	}
 	if st.CardChange < 0 {
 		cond = append(cond, "#cavail >= :need")
@@ -123,6 +119,15 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 	}
 	item, err := s.conditional(st.Tx.CompanyID, cardSK(st.Tx.CardID), u, strings.Join(cond, " AND "), names, values)
 	return &item, err
+}
+
+// liveOnly returns the condition that a card is live, adding its
+// placeholders to names and values: money reaches only a live card, a
+// terminated card's balance was refunded and stays 0.
+func liveOnly(names map[string]string, values map[string]types.AttributeValue) string {
+	names["#cst"] = "status"
+	values[":terminated"], values[":failed"] = strValue(string(cards.Terminated)), strValue(string(cards.Failed))
+	return "NOT #cst IN (:terminated, :failed)"
 }
 
 // slotsChange returns the item that moves the company's count of live
