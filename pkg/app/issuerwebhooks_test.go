@@ -13,7 +13,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
-	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
@@ -82,23 +81,7 @@ func issuerSigned(body string, t time.Time) map[string]string {
 // final then.
 func (e *issuerHookEnv) queued(t *testing.T) int {
 	t.Helper()
-	out, err := e.sqs.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(e.queue),
-		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, v := range out.Attributes {
-		i, err := strconv.Atoi(v)
-		if err != nil {
-			t.Fatalf("queue attributes %v", out.Attributes)
-		}
-		n += i
-	}
-	return n
+	return queuetest.Depth(t, e.sqs, e.queue)
 }
 
 // bodies receives every message the queue holds (queued) and returns their

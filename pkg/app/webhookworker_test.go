@@ -9,7 +9,6 @@ import (
 	"net/netip"
 	"os"
 	"regexp"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -181,23 +180,7 @@ func (e *hookEnv) drain(t *testing.T) int {
 // delayed.
 func (e *hookEnv) queued(t *testing.T) int {
 	t.Helper()
-	out, err := e.sqs.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
-		QueueUrl: aws.String(e.queueURL),
-		AttributeNames: []sqstypes.QueueAttributeName{sqstypes.QueueAttributeNameApproximateNumberOfMessages,
-			sqstypes.QueueAttributeNameApproximateNumberOfMessagesNotVisible, sqstypes.QueueAttributeNameApproximateNumberOfMessagesDelayed},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := 0
-	for _, v := range out.Attributes {
-		i, err := strconv.Atoi(v)
-		if err != nil {
-			t.Fatalf("queue attributes %v", out.Attributes)
-		}
-		n += i
-	}
-	return n
+	return queuetest.Depth(t, e.sqs, e.queueURL)
 }
 
 type sqsMessage = sqstypes.Message

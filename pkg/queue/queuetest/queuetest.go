@@ -5,10 +5,12 @@ package queuetest
 import (
 	"context"
 	"os"
+	"strconv"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"payments/pkg/queue"
 	"payments/pkg/store/storetest"
@@ -40,4 +42,27 @@ func NewQueue(t testing.TB, client *sqs.Client, attrs map[string]string) string 
 		client.DeleteQueue(context.Background(), &sqs.DeleteQueueInput{QueueUrl: out.QueueUrl})
 	})
 	return aws.ToString(out.QueueUrl)
+}
+
+// Depth returns how many messages queue url holds: visible, in flight or
+// delayed.
+func Depth(t testing.TB, client *sqs.Client, url string) int {
+	t.Helper()
+	out, err := client.GetQueueAttributes(context.Background(), &sqs.GetQueueAttributesInput{
+		QueueUrl: aws.String(url),
+		AttributeNames: []types.QueueAttributeName{types.QueueAttributeNameApproximateNumberOfMessages,
+			types.QueueAttributeNameApproximateNumberOfMessagesNotVisible, types.QueueAttributeNameApproximateNumberOfMessagesDelayed},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, v := range out.Attributes {
+		i, err := strconv.Atoi(v)
+		if err != nil {
+			t.Fatalf("queue attributes %v", out.Attributes)
+		}
+		n += i
+	}
+	return n
 }
