@@ -162,13 +162,16 @@ func Percent(amount, basisPoints int64) int64 {
 }
 
 // MulDiv returns amount*num/den rounded half away from zero, computed exactly.
-// Conversions use it with a rate expressed as num/den.
+// It is the one rounding rule: fees (Percent) and conversions (Convert).
 func MulDiv(amount, num, den int64) int64 {
 	if den == 0 {
 		panic("money: MulDiv by zero")
 	}
-	p := new(big.Int).Mul(big.NewInt(amount), big.NewInt(num))
-	d := big.NewInt(den)
+	return divRound(new(big.Int).Mul(big.NewInt(amount), big.NewInt(num)), big.NewInt(den)).Int64()
+}
+
+// divRound returns p/d rounded half away from zero.
+func divRound(p, d *big.Int) *big.Int {
 	q, m := new(big.Int).QuoRem(p, d, new(big.Int))
 	// Round half away from zero: compare 2|m| with |d|.
 	twice := new(big.Int).Mul(new(big.Int).Abs(m), big.NewInt(2))
@@ -179,7 +182,7 @@ func MulDiv(amount, num, den int64) int64 {
 			q.Add(q, big.NewInt(1))
 		}
 	}
-	return q.Int64()
+	return q
 }
 
 // pow10Int returns 10^n for a small n (a currency exponent).
