@@ -25,7 +25,7 @@ func TestConvert(t *testing.T) {
 		{100, "USD", "XAF", "655.957", 656}, // 1.00 USD is 655.957 XAF
 		{150, "USD", "XAF", "655.957", 984}, // 983.9355 XAF
 		{1, "XAF", "XOF", "1", 1},
-		{12345, "CDF", "USD", "0.00035", 0}, // 123.45 CDF is 0.0432 USD
+		{12345, "CDF", "USD", "0.00035", 4}, // 123.45 CDF is 0.0432 USD
 		{1_000_000_000, "CDF", "USD", "0.00035", 350000},
 	} {
 		r, err := ParseRate(c.rate)
