@@ -33,11 +33,14 @@ const (
 	// (fee.crossborder.charged); both in USD.
 	TypeCardPaymentFailure = "CARD_PAYMENT_FAILURE"
 	TypeCardCrossBorder    = "CARD_CROSS_BORDER"
+	// TypeConversion is charged on converting money between two wallets
+	// of a company in different currencies.
+	TypeConversion = "CONVERSION"
 )
 
 // Types lists the fee types a rule may have.
 var Types = []string{TypePayout, TypeCollection, TypeCardIssuance, TypeCardFunding, TypeCardWithdrawal,
-	TypeCardPaymentFailure, TypeCardCrossBorder}
+	TypeCardPaymentFailure, TypeCardCrossBorder, TypeConversion}
 
 // ErrNoRule reports a prospective operation no rule prices. It cannot happen
 // with the default schedule, whose rules match any operator and country.
@@ -65,7 +68,8 @@ type Schedule struct {
 // a company's schedule has no rule of: payouts cost 1.5 % of the amount,
 // collections 1 %, issuing a card 1.00 USD, funding a card and withdrawing
 // from it nothing, a declined card payment 0.50 USD, a card settlement
-// abroad 2.5 % of its amount plus 0.50 USD.
+// abroad 2.5 % of its amount plus 0.50 USD, a conversion 1 % of the amount
+// it credits.
 func DefaultSchedule() Schedule {
 	return Schedule{Default: true, Rules: []Rule{
 		{Type: TypePayout, PercentBps: 150},
@@ -75,6 +79,7 @@ func DefaultSchedule() Schedule {
 		{Type: TypeCardWithdrawal, Currency: "USD"},
 		{Type: TypeCardPaymentFailure, Currency: "USD", Fixed: 50},
 		{Type: TypeCardCrossBorder, Currency: "USD", Fixed: 50, PercentBps: 250},
+		{Type: TypeConversion, PercentBps: 100},
 	}}
 }
 

@@ -1,0 +1,127 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/shopspring/decimal"
+
+	"payments/pkg/fx"
+	"payments/pkg/timestamp"
+)
+
+var _ fx.Store = (*Rates)(nil)
+
+// Rates keeps the companies' exchange rates: in the company partition,
+// RATE#<from>#<to> is the pair's current rate, its value as the exact
+// decimal text, and its version (rate_id), which every write of it and
+// every money movement at it is conditioned on.
+type Rates struct{ db *DB }
+
+// NewRates returns the rates store on db.
+func NewRates(db *DB) *Rates { return &Rates{db: db} }
+
+// rateSKPrefix starts the sort key of every rate of a company.
+const rateSKPrefix = "RATE#"
+
+// rateSK is the sort key of the rate of a currency pair.
+func rateSK(from, to string) string { return rateSKPrefix + from + "#" + to }
+
+// rateItem is a rate as stored.
+type rateItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	CompanyID string `dynamodbav:"company_id"`
+	From      string `dynamodbav:"from_currency"`
+	To        string `dynamodbav:"to_currency"`
+	Rate      string `dynamodbav:"rate"`
+	RateID    string `dynamodbav:"rate_id"`
+	UpdatedAt string `dynamodbav:"updated_at"`
+}
+
+func (it rateItem) rate() (fx.Rate, error) {
+	v, err := decimal.NewFromString(it.Rate)
+	if err != nil {
+		return fx.Rate{}, fmt.Errorf("store: rate %s: %w", it.SK, err)
+	}
+	at, err := timestamp.Parse(it.UpdatedAt)
+	if err != nil {
+		return fx.Rate{}, fmt.Errorf("store: rate %s updated_at: %w", it.SK, err)
+	}
+	return fx.Rate{CompanyID: it.CompanyID, From: it.From, To: it.To, Value: v, ID: it.RateID, UpdatedAt: at}, nil
+}
+
+// Rate reads the company's current rate of from → to, strongly
+// consistent; fx.ErrNoRate when there is none.
+func (s *Rates) Rate(ctx context.Context, companyID, from, to string) (fx.Rate, error) {
+	var it rateItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), rateSK(from, to), &it)
+	if err != nil {
+		return fx.Rate{}, fmt.Errorf("store: get rate %s → %s: %w", from, to, err)
+	}
+	if !found {
+		return fx.Rate{}, fx.ErrNoRate
+	}
+	return it.rate()
+}
+
+// Rates reads every current rate of the company, by pair, strongly
+// consistent.
+func (s *Rates) Rates(ctx context.Context, companyID string) ([]fx.Rate, error) {
+	items, err := NewWallets(s.db).query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": strValue(companyPK(companyID)), ":prefix": strValue(rateSKPrefix),
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: list rates: %w", err)
+	}
+	return decodeAll(items, rateItem.rate)
+}
+
+// PutRate makes r its pair's current rate on the condition that the pair's
+// version is still previous ("" when the pair has none); fx.ErrChanged
+// otherwise.
+func (s *Rates) PutRate(ctx context.Context, r fx.Rate, previous string) error {
+	item, err := attributevalue.MarshalMap(rateItem{
+		PK: companyPK(r.CompanyID), SK: rateSK(r.From, r.To), Type: "exchange_rate", CompanyID: r.CompanyID,
+		From: r.From, To: r.To, Rate: r.Value.String(), RateID: r.ID, UpdatedAt: timestamp.Format(r.UpdatedAt),
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal rate: %w", err)
+	}
+	in := &dynamodb.PutItemInput{TableName: aws.String(s.db.Table), Item: item}
+	if previous == "" {
+		in.ConditionExpression = aws.String("attribute_not_exists(PK)")
+	} else {
+		in.ConditionExpression = aws.String("#rid = :previous")
+		in.ExpressionAttributeNames = map[string]string{"#rid": "rate_id"}
+		in.ExpressionAttributeValues = map[string]types.AttributeValue{":previous": strValue(previous)}
+	}
+	err = s.db.put(ctx, "put rate "+r.From+" → "+r.To, in)
+	if conditionFailed(err) {
+		return fx.ErrChanged
+	}
+	return err
+}
+
+// rateCheck returns the transaction item that checks that the company's
+// rate of from → to is still at version id: a movement at a quoted rate
+// carries it (its failure is fx.ErrRateChanged).
+func (s *Rates) rateCheck(companyID, from, to, id string) types.TransactWriteItem {
+	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       primaryKeyOf(companyPK(companyID), rateSK(from, to)),
+		ConditionExpression:       aws.String("#rid = :id"),
+		ExpressionAttributeNames:  map[string]string{"#rid": "rate_id"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":id": strValue(id)},
+	}}
+}
