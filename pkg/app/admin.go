@@ -11,6 +11,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/fees"
+	"payments/pkg/fx"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbox"
 	"payments/pkg/payments"
@@ -52,6 +53,7 @@ func adminRoutes(rt *httpapi.Router, db *store.DB, cfg Config) error {
 	wallets.AdminRoutes(rt, ws)
 	webhooks.AdminRoutes(rt, webhookSecrets(db))
 	fees.AdminRoutes(rt, fees.NewService(store.NewFees(db)), companyChecker{comps})
+	fx.AdminRoutes(rt, fxService(db), companyChecker{comps})
 	payments.AdminRoutes(rt, payments.NewService(payments.Deps{
 		Store:  store.NewPayments(db),
 		Events: outbox.NewPublisher(store.NewOutbox(db), queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL, "WEBHOOKS_QUEUE_URL")),

@@ -10,6 +10,7 @@ import (
 	"payments/pkg/debts"
 	"payments/pkg/events"
 	"payments/pkg/fees"
+	"payments/pkg/fx"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/payments"
@@ -90,6 +91,11 @@ var Errors = httpapi.Catalogue{
 	{Err: cards.ErrIssuerDeclined, Status: http.StatusUnprocessableEntity, Code: "ISSUER_DECLINED", Message: "declined by the card issuer: the movement was reversed, nothing moved"},
 	{Err: cards.ErrRevealNotAudited, Status: http.StatusServiceUnavailable, Code: "REVEAL_NOT_AUDITED", Message: "the reveal could not be recorded, so nothing was revealed: retry shortly", RetryAfter: 1},
 	{Err: cards.ErrNoIssuer, Status: http.StatusServiceUnavailable, Code: "NO_CARD_ISSUER", Message: "cards are not available: no card issuer is configured"},
+
+	// exchange rates
+	{Err: fx.ErrNoRate, Status: http.StatusBadRequest, Code: "NO_EXCHANGE_RATE", Message: "no exchange rate configured for the pair"},
+	{Err: fx.ErrRateChanged, Status: http.StatusBadRequest, Code: "RATE_CHANGED", Message: "exchange rate has changed; request a new quote"},
+	{Err: fx.ErrChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the rate is being changed by another request: retry shortly", RetryAfter: 1},
 
 	// debts
 	{Err: debts.ErrInvalidStatus, Status: http.StatusBadRequest, Code: "INVALID_FIELD", Message: "must be PENDING or RECOVERED"},

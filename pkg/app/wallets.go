@@ -7,6 +7,7 @@ import (
 	"payments/pkg/companies"
 	"payments/pkg/debts"
 	"payments/pkg/fees"
+	"payments/pkg/fx"
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
@@ -26,7 +27,14 @@ func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	wallets.Routes(rt, walletsService(db))
 	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
 	debts.Routes(rt, debts.NewService(store.NewDebts(db)))
+	fx.Routes(rt, fxService(db))
 	return lambdaHTTP(rt), nil
+}
+
+// fxService returns the exchange rates service over db, pricing
+// conversions with the companies' fee schedules.
+func fxService(db *store.DB) *fx.Service {
+	return fx.NewService(store.NewRates(db), fees.NewService(store.NewFees(db)))
 }
 
 // walletsService returns the wallets service over db, checking KYB through

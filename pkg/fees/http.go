@@ -201,6 +201,14 @@ type Availability interface {
 // and currency.
 var ErrOperatorUnavailable = errors.New("fees: operator not available for this country and currency")
 
+// quotedTypes are the fee types POST /wallets/calculate-transfer-fees
+// prices.
+var quotedTypes = []string{TypePayout, TypeCollection, TypeConversion}
+
+// paymentType reports whether typ prices a payment to or from a mobile
+// money account, which has an operator and a country.
+func paymentType(typ string) bool { return typ == TypePayout || typ == TypeCollection }
+
 // quoteRequest is the body of POST /wallets/calculate-transfer-fees.
 type quoteRequest struct {
 	Type     string          `json:"type"`
@@ -240,7 +248,7 @@ func Routes(rt *httpapi.Router, svc *Service, guide Availability) {
 		if err != nil {
 			return err
 		}
-		if !guide.Supports(in.Country, in.Currency, in.Operator) {
+		if paymentType(in.Type) && !guide.Supports(in.Country, in.Currency, in.Operator) {
 			return ErrOperatorUnavailable
 		}
 		q, err := svc.Quote(r.Context(), httpapi.CompanyID(r.Context()), in.Type, in.Operator, in.Country, in.Currency, amount)
@@ -262,15 +270,23 @@ func Routes(rt *httpapi.Router, svc *Service, guide Availability) {
 
 func validateQuote(in quoteRequest) (int64, error) {
 	switch {
-	case in.Type != TypePayout && in.Type != TypeCollection:
-		return 0, httpapi.Invalid("type", "must be PAYOUT or COLLECTION")
+	case !slices.Contains(quotedTypes, in.Type):
+		return 0, httpapi.Invalid("type", "must be one of "+strings.Join(quotedTypes, ", "))
+	// A conversion or a transfer between a company's wallets has no
+	// operator or country: only its currency prices it.
+	case !paymentType(in.Type) && in.Operator != "":
+		return 0, httpapi.Invalid("operator", "is not taken for "+in.Type)
+	case !paymentType(in.Type) && in.Country != "":
+		return 0, httpapi.Invalid("country", "is not taken for "+in.Type)
+	case !paymentType(in.Type):
 	case in.Operator == "":
 		return 0, httpapi.Invalid("operator", "is required")
 	case !slices.Contains(Operators, in.Operator):
 		return 0, httpapi.Invalid("operator", "must be one of "+strings.Join(Operators, ", "))
 	case !countryCode.MatchString(in.Country):
 		return 0, httpapi.Invalid("country", "must match ^[A-Z]{2}$")
-	case !money.Supported(in.Currency):
+	}
+	if !money.Supported(in.Currency) {
 		return 0, httpapi.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
 	}
 	amount, err := money.ParseAmount(in.Amount, in.Currency)
