@@ -101,6 +101,20 @@ func FuzzCardNetworkFollow(f *testing.F) {
 	})
 }
 
+// FuzzConvertQuote fuzzes the body of POST /company/exchange-rates/convert.
+func FuzzConvertQuote(f *testing.F) {
+	f.Add(`{"fromCurrency":"XAF","toCurrency":"USD","amount":333}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/company/exchange-rates/convert" })
+}
+
+// FuzzPutExchangeRates fuzzes the body of PUT
+// /admin/companies/{id}/exchange-rates.
+func FuzzPutExchangeRates(f *testing.F) {
+	f.Add(`{"rates":[{"from_currency":"XAF","to_currency":"USD","rate":0.0016}]}`)
+	f.Add(`{"rates":[{"from_currency":"USD","to_currency":"XAF","rate":6.55957e2}]}`)
+	fuzzBody(f, "PUT", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/companies/" + e.companyID + "/exchange-rates" })
+}
+
 // FuzzCreateCompany fuzzes the body of POST /admin/companies.
 func FuzzCreateCompany(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/companies" })

@@ -332,6 +332,8 @@ func TestLongPathIDsAre404(t *testing.T) {
 		{e.admin, "POST", "/admin/companies/" + long + "/client-key", ""},
 		{e.admin, "GET", "/admin/companies/" + long + "/fees", ""},
 		{e.admin, "PUT", "/admin/companies/" + long + "/fees", `{"rules":[]}`},
+		{e.admin, "GET", "/admin/companies/" + long + "/exchange-rates", ""},
+		{e.admin, "PUT", "/admin/companies/" + long + "/exchange-rates", `{"rates":[]}`},
 		{e.admin, "POST", "/admin/companies/" + long + "/webhook-secret", ""},
 		{e.admin, "DELETE", "/admin/companies/" + long + "/webhook-secret", ""},
 		{e.admin, "POST", "/admin/wallets/" + long + "/credit", `{"balance":"payin","amount":1,"reference":"r"}`},
