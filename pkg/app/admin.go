@@ -42,13 +42,14 @@ func NewAdmin(ctx context.Context, cfg Config) (HTTPHandler, error) {
 // adminRoutes mounts every console route on rt. Console routes of other
 // capabilities (wallets, …) are added here. Sandbox credits are admitted in
 // sandbox mode, and in production mode only with
-// ADMIN_CREDIT_IN_PRODUCTION=true. Resolving a payment publishes its
-// status update on the webhooks queue; the console never asks the operator.
+// ADMIN_CREDIT_IN_PRODUCTION=true. Resolving a payment, and confirming or
+// rejecting a funding, publishes its event on the webhooks queue; the
+// console never asks the operator or the bank.
 func adminRoutes(rt *httpapi.Router, db *store.DB, cfg Config) error {
 	comps := companies.NewService(store.NewCompanies(db))
 	comps.Changed = companyCache.Forget
 	companies.AdminRoutes(rt, comps)
-	ws := walletsService(db)
+	ws := movingWallets(cfg, db, nil)
 	ws.CreditEnabled = cfg.Mode == ModeSandbox || cfg.AdminCreditInProduction
 	wallets.AdminRoutes(rt, ws)
 	webhooks.AdminRoutes(rt, webhookSecrets(db))

@@ -40,6 +40,7 @@ var SQSFunctions = map[string]func(context.Context, Config) (SQSHandler, error){
 	"payout-worker":  NewPayoutWorker,
 	"webhook-worker": NewWebhookWorker,
 	"card-worker":    NewCardWorker,
+	"fund-worker":    NewFundWorker,
 }
 
 // ScheduleFunctions maps each scheduled function's folder name to its

@@ -123,6 +123,7 @@ func recording(cfg Config, function string) Config {
 		"PAYOUTS_QUEUE_URL":       cfg.PayoutsQueueURL,
 		"WEBHOOKS_QUEUE_URL":      cfg.WebhooksQueueURL,
 		"ISSUER_EVENTS_QUEUE_URL": cfg.IssuerEventsQueueURL,
+		"FUNDS_QUEUE_URL":         cfg.FundsQueueURL,
 		"DOCUMENTS_BUCKET":        cfg.DocumentsBucket,
 		"CARD_KEY_ARN":            cfg.CardKeyARN,
 	} {

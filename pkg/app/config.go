@@ -37,6 +37,9 @@ type Config struct {
 	// IssuerEventsQueueURL (ISSUER_EVENTS_QUEUE_URL) is the queue of the
 	// card issuer's notifications, which the card-worker consumes.
 	IssuerEventsQueueURL string
+	// FundsQueueURL (FUNDS_QUEUE_URL) is the queue of the sandbox bank's
+	// answers about declared fundings, which the fund-worker consumes.
+	FundsQueueURL string
 	// AdminCreditInProduction (ADMIN_CREDIT_IN_PRODUCTION=true) lets the
 	// operator console credit wallets in production mode.
 	AdminCreditInProduction bool
@@ -98,6 +101,8 @@ func configFromEnv(ctx context.Context, function string, opts ...func(*awsconfig
 			c.WebhooksQueueURL, err = envRequired(name)
 		case "ISSUER_EVENTS_QUEUE_URL":
 			c.IssuerEventsQueueURL, err = envRequired(name)
+		case "FUNDS_QUEUE_URL":
+			c.FundsQueueURL, err = envRequired(name)
 		case "DOCUMENTS_BUCKET":
 			c.DocumentsBucket, err = envRequired(name)
 		case "TOKEN_TTL_SECONDS":

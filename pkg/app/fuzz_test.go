@@ -35,6 +35,21 @@ func FuzzTransferFees(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/wallets/calculate-transfer-fees" })
 }
 
+// FuzzTransferInternal fuzzes the body of POST
+// /wallets/{id}/transfer-internal.
+func FuzzTransferInternal(f *testing.F) {
+	f.Add(`{"amount":10,"from":"payout","to":"payin"}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) {
+		return e.wallets, "/wallets/" + e.walletID + "/transfer-internal"
+	})
+}
+
+// FuzzFundWallet fuzzes the body of POST /wallets/fund.
+func FuzzFundWallet(f *testing.F) {
+	f.Add(`{"wallet_id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d","amount":100,"balance":"payin","reference":"wire-1"}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/wallets/fund" })
+}
+
 // FuzzPayout fuzzes the body of POST /payment/payout.
 func FuzzPayout(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.payments, "/payment/payout" })

@@ -51,6 +51,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		// routes' bodies are read before anything is asked of it.
 		IssuerEventsQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
 		IssuerWebhookSecret:  issuerTestSecret,
+		FundsQueueURL:        queuetest.NewQueue(tb, sqsClient, nil),
 		AdminAPIKey:          authTestAdminKey,
 		TokenTTL:             time.Hour,
 		TokenRateLimit:       10,
@@ -337,6 +338,9 @@ func TestLongPathIDsAre404(t *testing.T) {
 		{e.admin, "POST", "/admin/companies/" + long + "/webhook-secret", ""},
 		{e.admin, "DELETE", "/admin/companies/" + long + "/webhook-secret", ""},
 		{e.admin, "POST", "/admin/wallets/" + long + "/credit", `{"balance":"payin","amount":1,"reference":"r"}`},
+		{e.wallets, "POST", "/wallets/" + long + "/transfer-internal", `{"amount":1}`},
+		{e.admin, "POST", "/admin/wallet-funds/" + long + "/confirm", ""},
+		{e.admin, "POST", "/admin/wallet-funds/" + long + "/reject", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+strings.ReplaceAll(tt.target, long, "{long}"), func(t *testing.T) {

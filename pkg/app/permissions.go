@@ -49,6 +49,7 @@ const (
 	indexesResource = "TABLE_NAME/index/*" // a Query with an IndexName
 	payoutsQueue    = "PAYOUTS_QUEUE_URL"
 	webhooksQueue   = "WEBHOOKS_QUEUE_URL"
+	fundsQueue      = "FUNDS_QUEUE_URL"    // the sandbox bank's answers, consumed by the fund-worker
 	documents       = "DOCUMENTS_BUCKET/*" // the objects of the documents bucket
 	tokenSecret     = "TOKEN_SECRET_ARN"   // read by the functions that sign or verify tokens
 	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
@@ -97,8 +98,10 @@ var Functions = map[string]Function{
 	"wallets": {
 		Settings: []string{modeSetting},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+			{fundsQueue, sendMessage},
 			{tokenSecret, getSecret},
 		},
 	},
@@ -151,6 +154,13 @@ var Functions = map[string]Function{
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
 			{payoutsQueue, sendMessage},
+			{webhooksQueue, sendMessage},
+		},
+	},
+	"fund-worker": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
 		},
 	},

@@ -10,13 +10,17 @@ import (
 	"payments/pkg/fx"
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
+	"payments/pkg/outbox"
+	"payments/pkg/providers/bank"
+	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
 )
 
 // NewWallets builds the wallets function: /wallets, /partner/wallets,
-// /wallet/…, POST /wallets/calculate-transfer-fees and GET /debts, behind
-// the token guard.
+// /wallet/…, POST /wallets/calculate-transfer-fees, the internal transfers
+// and fundings (POST /wallets/{id}/transfer-internal, POST /wallets/fund)
+// and GET /debts, behind the token guard.
 func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	guard, err := tokenGuard(cfg, db)
@@ -24,7 +28,11 @@ func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 		return nil, err
 	}
 	rt := httpapi.NewRouter(Errors, guard)
-	wallets.Routes(rt, walletsService(db))
+	var b bank.Bank
+	if cfg.Mode == ModeSandbox {
+		b = bank.NewSandbox(queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.FundsQueueURL, "FUNDS_QUEUE_URL"))
+	}
+	wallets.Routes(rt, movingWallets(cfg, db, b))
 	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
 	debts.Routes(rt, debts.NewService(store.NewDebts(db)))
 	fx.Routes(rt, fxService(db))
@@ -42,6 +50,19 @@ func fxService(db *store.DB) *fx.Service {
 // wallets.AdminRoutes with it.
 func walletsService(db *store.DB) *wallets.Service {
 	return wallets.NewService(store.NewWallets(db), kybChecker{companies.NewService(store.NewCompanies(db))})
+}
+
+// movingWallets returns walletsService(db) for the routes that move money:
+// it prices internal transfers by the company's fee schedule, publishes
+// their events on the webhooks queue, and tells b (nil for none) of the
+// fundings declared.
+func movingWallets(cfg Config, db *store.DB, b bank.Bank) *wallets.Service {
+	svc := walletsService(db)
+	svc.Fees = fees.NewService(store.NewFees(db))
+	svc.Events = outbox.NewPublisher(store.NewOutbox(db),
+		queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL, "WEBHOOKS_QUEUE_URL"))
+	svc.Bank = b
+	return svc
 }
 
 // kybChecker answers wallets.Companies and customers.Companies from the

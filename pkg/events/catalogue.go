@@ -175,6 +175,24 @@ var Catalogue = []Entry{
 				CardID: sampleCardID, WalletID: sampleWalletID, LedgerTransactionID: sampleTx2ID, RecoveredAmount: "0.5",
 				RemainingAmount: "0", Currency: "USD", Status: "RECOVERED", RecoveredAt: sampleTime}
 		}},
+	{Kind: WalletTransferCompleted, Section: "ours", IDs: []string{"transfer_id"},
+		Meaning: "money moved between the payin and payout balances of one wallet (POST /wallets/{id}/transfer-internal)",
+		Sample: func() Payload {
+			fee := sampleTx3ID
+			return WalletTransferCompletedData{TransferID: sampleTxID, WalletID: sampleWalletID, Currency: "XAF",
+				Amount: "5000", FeeAmount: "50", From: "payin", To: "payout", DebitTransactionID: sampleTx2ID,
+				CreditTransactionID: sampleOrigTxID, FeeTransactionID: &fee, CompletedAt: sampleTime}
+		}},
+	{Kind: WalletFundCompleted, Section: "ours", IDs: []string{"transaction_id"},
+		Meaning: "a bank transfer the company declared (POST /wallets/fund) was confirmed and credited",
+		Sample: func() Payload {
+			return WalletFundCompletedData{sampleWalletFund("SUCCESS")}
+		}},
+	{Kind: WalletFundFailed, Section: "ours", IDs: []string{"transaction_id"},
+		Meaning: "a bank transfer the company declared (POST /wallets/fund) was rejected; nothing was credited",
+		Sample: func() Payload {
+			return WalletFundFailedData{sampleWalletFund("FAILED")}
+		}},
 	{Kind: CustomerCreated, Section: "6.5", IDs: []string{"customer_id"},
 		Meaning: "a customer was created (POST /customers/enroll or POST /customers stored the record)",
 		Sample: func() Payload {
@@ -243,6 +261,7 @@ var (
 	sampleTxID       = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60"
 	sampleTx2ID      = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f61"
 	sampleOrigTxID   = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f62"
+	sampleTx3ID      = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f65"
 	sampleCardID     = "8d7f3c2a-1b4e-4f6a-9c8d-7e6f5a4b3c2d"
 	sampleCustomerID = "3f2e1d0c-9b8a-4765-8432-10fedcba9876"
 	sampleFeeID      = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f63"
@@ -280,4 +299,9 @@ func samplePaymentStatus(typ, status, previous string) PaymentStatusData {
 	return PaymentStatusData{TransactionID: sampleTxID, ExternalID: "order-1001", Type: typ, Status: status,
 		PreviousStatus: &previous, Amount: "5000", FeeAmount: "100", Currency: "XAF", Country: "CM", Operator: "mtn",
 		PhoneNumber: "237670000000", UpdatedAt: sampleTime.Format(time.RFC3339)}
+}
+
+func sampleWalletFund(status string) WalletFund {
+	return WalletFund{TransactionID: sampleTxID, WalletID: sampleWalletID, Reference: "bank-transfer-0001",
+		Balance: "payout", Amount: "100000", Currency: "XAF", Status: status, CompletedAt: sampleTime}
 }

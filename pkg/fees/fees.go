@@ -36,11 +36,14 @@ const (
 	// TypeConversion is charged on converting money between two wallets
 	// of a company in different currencies.
 	TypeConversion = "CONVERSION"
+	// TypeTransfer is charged on moving money between the two
+	// sub-balances of one wallet (POST /wallets/{id}/transfer-internal).
+	TypeTransfer = "TRANSFER"
 )
 
 // Types lists the fee types a rule may have.
 var Types = []string{TypePayout, TypeCollection, TypeCardIssuance, TypeCardFunding, TypeCardWithdrawal,
-	TypeCardPaymentFailure, TypeCardCrossBorder, TypeConversion}
+	TypeCardPaymentFailure, TypeCardCrossBorder, TypeConversion, TypeTransfer}
 
 // ErrNoRule reports a prospective operation no rule prices. It cannot happen
 // with the default schedule, whose rules match any operator and country.
@@ -69,7 +72,7 @@ type Schedule struct {
 // collections 1 %, issuing a card 1.00 USD, funding a card and withdrawing
 // from it nothing, a declined card payment 0.50 USD, a card settlement
 // abroad 2.5 % of its amount plus 0.50 USD, a conversion 1 % of the amount
-// it credits.
+// it credits, a transfer between a wallet's sub-balances nothing.
 func DefaultSchedule() Schedule {
 	return Schedule{Default: true, Rules: []Rule{
 		{Type: TypePayout, PercentBps: 150},
@@ -80,6 +83,7 @@ func DefaultSchedule() Schedule {
 		{Type: TypeCardPaymentFailure, Currency: "USD", Fixed: 50},
 		{Type: TypeCardCrossBorder, Currency: "USD", Fixed: 50, PercentBps: 250},
 		{Type: TypeConversion, PercentBps: 100},
+		{Type: TypeTransfer},
 	}}
 }
 

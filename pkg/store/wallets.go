@@ -23,12 +23,13 @@ var _ wallets.Store = (*Wallets)(nil)
 //   - WALLETPAIR#<currency>#<country>: the claim that makes the pair unique;
 //   - WTX#<uuid v7>: a ledger entry, also indexed on GSI1 by wallet
 //     (GSI1PK COMPANY#<id>#WALLET#<wallet id>, GSI1SK WTX#<uuid v7>);
-//   - CREDITREF#<reference>: the claim of a sandbox credit reference.
+//   - CREDITREF#<reference>: the claim of a sandbox credit reference;
+//   - FUNDREF#<reference>: the claim of a funding's reference (funds.go).
 //
-// Outside it, WALLETREF#<wallet id> maps a wallet to its company for the
-// operator console. The attribute "type" names the kind of item everywhere
-// ("wallet", "wallet_tx", …); a ledger entry's own type (FUND, …) is
-// "tx_type".
+// Outside it, WALLETREF#<wallet id> maps a wallet to its company, and
+// FUNDINGREF#<id> a funding to its company, for the operator console. The
+// attribute "type" names the kind of item everywhere ("wallet",
+// "wallet_tx", …); a ledger entry's own type (FUND, …) is "tx_type".
 type Wallets struct{ db *DB }
 
 // NewWallets returns the wallets store on db.

@@ -27,6 +27,8 @@ func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("GET /wallet/transactions", h.transactions)
 	rt.Handle("GET /wallet/transactions/{id}", h.transaction)
 	rt.Handle("GET /wallet/transactions/wallet/{walletId}", h.walletTransactions)
+	rt.Handle("POST /wallets/{id}/transfer-internal", h.transferInternal)
+	rt.Handle("POST /wallets/fund", h.fund)
 }
 
 // PaymentRoutes registers the read-only balance route of the payments
@@ -36,11 +38,15 @@ func PaymentRoutes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("GET /payment/balance", h.paymentBalance)
 }
 
-// AdminRoutes registers the operator console route that funds a wallet in
-// the sandbox: POST /admin/wallets/{walletId}/credit.
+// AdminRoutes registers the operator console routes of wallets: the
+// sandbox credit, POST /admin/wallets/{walletId}/credit, and the decision
+// on a declared bank transfer, POST
+// /admin/wallet-funds/{transactionId}/confirm and …/reject.
 func AdminRoutes(rt *httpapi.Router, svc *Service) {
 	h := handlers{svc}
 	rt.Handle("POST /admin/wallets/{walletId}/credit", h.credit)
+	rt.Handle("POST /admin/wallet-funds/{transactionId}/confirm", h.confirmFunding)
+	rt.Handle("POST /admin/wallet-funds/{transactionId}/reject", h.rejectFunding)
 }
 
 type handlers struct{ svc *Service }

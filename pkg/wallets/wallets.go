@@ -26,6 +26,7 @@ import (
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/providers/bank"
 	"payments/pkg/timestamp"
 )
 
@@ -119,6 +120,8 @@ type LedgerReader interface {
 type Store interface {
 	LedgerReader
 	TransactionLister
+	MoveStore
+	FundStore
 	// CreateWallet writes a new wallet together with the claim of its
 	// (currency, country) pair and its wallet-id lookup; ErrExists when the
 	// pair is taken.
@@ -200,6 +203,15 @@ type Service struct {
 	// admin function sets it in sandbox mode, or in production mode with
 	// ADMIN_CREDIT_IN_PRODUCTION=true. Off, Credit is ErrCreditDisabled.
 	CreditEnabled bool
+	// Fees prices internal transfers; TransferInternal needs it.
+	Fees FeeQuoter
+	// Events publishes the events of transfers and fundings after their
+	// commit; nil leaves them to the sweeper.
+	Events Publisher
+	// Bank is told of each funding declared and answers CheckFunding: the
+	// sandbox bank in sandbox mode; nil (production mode, no bank adapter
+	// yet) leaves fundings to the operator console.
+	Bank bank.Bank
 }
 
 // NewService returns a Service over store, checking KYB through companies

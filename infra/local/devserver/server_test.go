@@ -21,7 +21,7 @@ func TestFunctionEnv(t *testing.T) {
 	res := devserver.Resources{
 		TableName: "tbl",
 		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "issuer-events": "http://q/issuer-events",
-			"payouts-dlq": "x", "webhooks-dlq": "y", "issuer-events-dlq": "z"},
+			"funds": "http://q/funds", "payouts-dlq": "x", "webhooks-dlq": "y", "issuer-events-dlq": "z", "funds-dlq": "w"},
 		Secrets: map[string]string{"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck", "ISSUER_WEBHOOK_SECRET": "is"},
 		Base:    []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
 		Params:  map[string]string{"Mode": "production"},
@@ -31,6 +31,7 @@ func TestFunctionEnv(t *testing.T) {
 		"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10",
 		"PAYMENT_DEADLINE_SECONDS": "900", "ADMIN_CREDIT_IN_PRODUCTION": "false", "DOCUMENTS_BUCKET": "documents",
 		"CARD_KEY": "ck", "ISSUER_EVENTS_QUEUE_URL": "http://q/issuer-events", "ISSUER_WEBHOOK_SECRET": "is",
+		"FUNDS_QUEUE_URL": "http://q/funds",
 	}
 	for _, fn := range tpl.Functions() {
 		t.Run(fn.Dir, func(t *testing.T) {

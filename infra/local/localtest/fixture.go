@@ -70,6 +70,10 @@ type Fixture struct {
 	// sandbox issuer: the card-worker's sample event reports that the
 	// issuer terminated it.
 	ProviderCard, IssuerCard string
+	// Funding is a bank transfer of 50,000 XAF that Company declared to
+	// Wallet's payout balance (POST /wallets/fund), PENDING: the
+	// fund-worker's sample event has the sandbox bank confirm it.
+	Funding string
 }
 
 // Placeholders maps each placeholder of the sample events to the record of
@@ -98,6 +102,7 @@ func (f *Fixture) Placeholders() map[string]string {
 		"0196d1e2-0000-7000-8000-0000000ca4d2":                                f.FreezeCard,
 		"0196d1e2-0000-7000-8000-0000000ca4d3":                                f.FrozenCard,
 		"0196d1e2-0000-7000-8000-0000000ca4d4":                                f.EndCard,
+		"0196e1f2-0000-7000-8000-00000000f0d1":                                f.Funding,
 		"0196d1e2-0000-7000-8000-0000000ca4d5":                                f.ProviderCard,
 		"card_00000000-0000-7000-8000-00000000a001":                           f.IssuerCard,
 	}
@@ -129,6 +134,9 @@ func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources
 		t.Fatalf("fixture: the funded wallet has %d ledger entries, want 1", len(ledger))
 	}
 	f.WalletTransaction = fmt.Sprint(ledger[0]["id"])
+	f.Funding = c.str(c.call("wallets", f.Token, "POST", "/api/v1/wallets/fund", http.StatusAccepted, map[string]any{
+		"wallet_id": f.Wallet, "amount": 50000, "reference": "fixture-wire",
+	}), "id")
 
 	payout := func(phone, externalID string) string {
 		return c.str(c.call("payments", f.Token, "POST", "/api/v1/payment/payout", http.StatusOK, map[string]any{

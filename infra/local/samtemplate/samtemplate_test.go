@@ -87,7 +87,7 @@ func TestQueuesHaveDeadLetterQueues(t *testing.T) {
 	for _, q := range qs {
 		names[q.Name] = q
 	}
-	for _, want := range []string{"payouts", "webhooks"} {
+	for _, want := range []string{"payouts", "webhooks", "funds"} {
 		q, ok := names[want]
 		if !ok {
 			t.Errorf("queue %s missing", want)

@@ -1,0 +1,197 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/events"
+	"payments/pkg/timestamp"
+	"payments/pkg/wallets"
+)
+
+// Fundings: the bank transfers companies declare (wallets.FundStore). A
+// funding is a FUND ledger entry (WTX#<uuid v7>), PENDING with delta 0 until
+// it is settled; beside it:
+//
+//   - FUNDREF#<reference>, in the company partition: the claim of the
+//     company's reference, as a sandbox credit's CREDITREF# (creditRefItem);
+//   - FUNDINGREF#<id>, outside it: the lookup of the funding's company for
+//     the operator console, which knows the id alone (as PAYREF# for
+//     payments).
+
+// Item kinds of fundings.
+const (
+	kindFundRef    = "fund_ref"
+	kindFundingRef = "funding_ref"
+)
+
+// fundRefSK is the sort key of the claim of a funding reference.
+func fundRefSK(reference string) string { return "FUNDREF#" + reference }
+
+// fundingRefPK is the partition of the lookup of a funding's company.
+func fundingRefPK(id string) string { return "FUNDINGREF#" + id }
+
+// fundingRefSK is the sort key of the lookup of a funding's company.
+func fundingRefSK() string { return "FUNDINGREF" }
+
+// fundingRefItem maps a funding id to its company.
+type fundingRefItem struct {
+	PK            string `dynamodbav:"PK"`
+	SK            string `dynamodbav:"SK"`
+	Type          string `dynamodbav:"type"`
+	TransactionID string `dynamodbav:"transaction_id"`
+	CompanyID     string `dynamodbav:"company_id"`
+}
+
+// CreateFunding writes the PENDING funding f, the claim of its reference
+// and the lookup of its id in one transaction, each on the condition that
+// it is new: a claimed reference is wallets.ErrDuplicateReference.
+func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) error {
+	if f.Status != wallets.StatusPending || f.Type != wallets.TypeFund || f.Delta != 0 || f.Reference == "" {
+		return fmt.Errorf("store: funding %s is not a new PENDING FUND entry with a reference", f.ID)
+	}
+	entry, err := s.ledgerPut(f)
+	if err != nil {
+		return err
+	}
+	claim, err := attributevalue.MarshalMap(creditRefItem{
+		PK: companyPK(f.CompanyID), SK: fundRefSK(f.Reference), Type: kindFundRef,
+		Reference: f.Reference, TransactionID: f.ID, WalletID: f.WalletID,
+		Balance: string(f.Balance), Amount: f.Amount,
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal funding reference: %w", err)
+	}
+	lookup, err := attributevalue.MarshalMap(fundingRefItem{
+		PK: fundingRefPK(f.ID), SK: fundingRefSK(), Type: kindFundingRef, TransactionID: f.ID, CompanyID: f.CompanyID,
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal funding lookup: %w", err)
+	}
+	t := &txn{}
+	t.add("entry", entry)
+	t.add("reference", s.putNew(claim))
+	t.add("lookup", s.putNew(lookup))
+	return s.db.writeOnce(ctx, "declare funding "+f.ID, t, func(_ context.Context, k cancellation) error {
+		if k.failed("reference") {
+			return wallets.ErrDuplicateReference
+		}
+		return nil
+	})
+}
+
+// FundingByReference reads the claim of a funding reference of the
+// company.
+func (s *Wallets) FundingByReference(ctx context.Context, companyID, reference string) (wallets.CreditClaim, error) {
+	var it creditRefItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), fundRefSK(reference), &it)
+	if err != nil {
+		return wallets.CreditClaim{}, fmt.Errorf("store: get funding reference: %w", err)
+	}
+	if !found {
+		return wallets.CreditClaim{}, wallets.ErrTransactionNotFound
+	}
+	return wallets.CreditClaim{
+		Reference: it.Reference, WalletID: it.WalletID, Balance: wallets.SubBalance(it.Balance),
+		Amount: it.Amount, TransactionID: it.TransactionID,
+	}, nil
+}
+
+// FundingCompany returns the company of funding id, from its lookup.
+func (s *Wallets) FundingCompany(ctx context.Context, id string) (string, error) {
+	var it fundingRefItem
+	found, err := s.db.getItem(ctx, fundingRefPK(id), fundingRefSK(), &it)
+	if err != nil {
+		return "", fmt.Errorf("store: get funding lookup %s: %w", id, err)
+	}
+	if !found {
+		return "", wallets.ErrTransactionNotFound
+	}
+	return it.CompanyID, nil
+}
+
+// SettleFunding writes f, a funding made SUCCESS or FAILED, with ev in one
+// transaction, on the condition that the entry is still PENDING
+// (wallets.ErrFundingFinal otherwise: a second decision, or a concurrent
+// one that won). A SUCCESS also adds f.Delta to f.Balance of the wallet,
+// active or not (the money has arrived), with the balances before and
+// after on the entry; a credit to the payout balance of a USD wallet first
+// pays the company's pending debts (payDebts). It returns the entry as
+// written.
+func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev events.Event) (wallets.Transaction, error) {
+	if !f.Status.Terminal() || f.CompletedAt == nil || (f.Status == wallets.StatusFailed && f.Delta != 0) {
+		return wallets.Transaction{}, fmt.Errorf("store: funding %s: not a settlement (%s, delta %d)", f.ID, f.Status, f.Delta)
+	}
+	now := *f.CompletedAt
+	var written wallets.Transaction
+	err := s.db.write(ctx, "settle funding "+f.ID, func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		written = f
+		if f.Delta != 0 {
+			w, err := s.GetWallet(ctx, f.CompanyID, f.WalletID)
+			if err != nil {
+				return nil, err
+			}
+			adj := wallets.Adjustment{Payin: f.Delta}
+			if f.Balance == wallets.Payout {
+				adj = wallets.Adjustment{Payout: f.Delta}
+			}
+			written.BalanceBefore, written.BalanceAfter = balancesOf(w, f.Balance, adj)
+			adj, err = s.payDebts(ctx, t, w, adj, 3, now) // the wallet, the entry and the event
+			if err != nil {
+				return nil, err
+			}
+			t.add("wallet", s.walletAdjustment(f.CompanyID, f.WalletID, adj, now))
+		}
+		t.add("entry", s.fundingSettlement(written))
+		put, err := eventPut(s.db.Table, ev)
+		if err != nil {
+			return nil, err
+		}
+		t.add("event", put)
+		return t, nil
+	}, func(ctx context.Context, k cancellation) error {
+		switch {
+		case k.failed("entry"):
+			return wallets.ErrFundingFinal
+		case debtRaced(k):
+			return errRetry
+		case k.failed("wallet"):
+			return s.whyRefused(ctx, f.CompanyID, f.WalletID)
+		}
+		return nil
+	})
+	if err != nil {
+		return wallets.Transaction{}, err
+	}
+	return written, nil
+}
+
+// fundingSettlement returns the transaction item that moves the funding
+// entry f from PENDING to f's status, with its delta, balances before and
+// after (when set) and completion.
+func (s *Wallets) fundingSettlement(f wallets.Transaction) types.TransactWriteItem {
+	names := map[string]string{"#st": "status", "#delta": "delta", "#done": "completed_at"}
+	values := map[string]types.AttributeValue{
+		":pending": strValue(string(wallets.StatusPending)), ":st": strValue(string(f.Status)),
+		":delta": numValue(f.Delta), ":done": strValue(timestamp.Format(*f.CompletedAt)),
+	}
+	set := "SET #st = :st, #delta = :delta, #done = :done"
+	if f.BalanceBefore != nil && f.BalanceAfter != nil {
+		set += ", #before = :before, #after = :after"
+		names["#before"], names["#after"] = "wallet_balance_before", "wallet_balance_after"
+		values[":before"], values[":after"] = numValue(*f.BalanceBefore), numValue(*f.BalanceAfter)
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       primaryKeyOf(companyPK(f.CompanyID), ledgerSK(f.ID)),
+		UpdateExpression:          aws.String(set),
+		ConditionExpression:       aws.String("#st = :pending"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}}
+}

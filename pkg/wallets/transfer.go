@@ -1,0 +1,249 @@
+package wallets
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"payments/pkg/events"
+	"payments/pkg/fees"
+	"payments/pkg/httpapi"
+	"payments/pkg/ids"
+	"payments/pkg/money"
+)
+
+// FeeQuoter prices an operation by the company's fee schedule
+// (fees.Service).
+type FeeQuoter interface {
+	Quote(ctx context.Context, companyID, typ, operator, country, currency string, amount int64) (fees.Quote, error)
+}
+
+// Publisher publishes events right after the commit of the change they
+// report (outbox.Publisher); what it cannot publish the sweeper does.
+type Publisher interface {
+	Publish(ctx context.Context, evs ...events.Event) error
+}
+
+// Move is one atomic change of one wallet that writes several new ledger
+// entries and an event: an internal transfer. The store sets each entry's
+// BalanceBefore and BalanceAfter, in order, from the wallet as read just
+// before the write.
+type Move struct {
+	CompanyID string
+	WalletID  string
+	// Adjust is the change of the wallet: the sum of the entries' Delta
+	// on each sub-balance.
+	Adjust  Adjustment
+	Entries []Transaction
+	Event   events.Event
+	// Now is written as the wallet's updated_at.
+	Now time.Time
+}
+
+// MoveStore is the persistence of moves.
+type MoveStore interface {
+	// ApplyMove writes m in one transaction: the wallet adjusted, on the
+	// condition that it is active and that no balance goes below 0
+	// (payout_available covers what leaves the payout balance), m's
+	// entries and m's event. It returns the wallet after it: ErrNotFound,
+	// ErrInactive or ErrInsufficientBalance when the condition fails. A
+	// credit to the payout balance of a USD wallet first pays the
+	// company's pending debts, in the same transaction.
+	ApplyMove(ctx context.Context, m Move) (Wallet, error)
+}
+
+// TransferInput is an internal transfer between the two sub-balances of
+// one wallet: the body of POST /wallets/{id}/transfer-internal.
+type TransferInput struct {
+	// Amount is the amount's JSON value as received: a number of major
+	// units, at least 1 (money.ParseAmount).
+	Amount string
+	// From is the sub-balance debited, payin when empty; To the one
+	// credited, payout when empty.
+	From, To SubBalance
+}
+
+// Transfer is a completed internal transfer.
+type Transfer struct {
+	// ID is the transfer's: the reference of its ledger entries.
+	ID       string
+	WalletID string
+	// Amount is what To received; From paid Amount + Fee.
+	Amount, Fee int64
+	From, To    SubBalance
+	// Wallet is the wallet after the transfer (and after the debts it
+	// paid).
+	Wallet Wallet
+}
+
+// TransferInternal moves in.Amount from one sub-balance of wallet walletID
+// of the company to the other, in one transaction: the source pays the
+// amount and the TRANSFER fee of the company's schedule, the destination
+// receives the amount. Ledger entries: a TRANSFER debiting the source, a
+// FEE when the fee is not 0, a TRANSFER crediting the destination, all
+// with the transfer id as their reference; and the event
+// wallet.transfer.completed. Money on the payout balance reserved by
+// payouts in flight does not move: a payout source is limited to
+// payout_available.
+func (s *Service) TransferInternal(ctx context.Context, companyID, walletID string, in TransferInput) (Transfer, error) {
+	if in.From == "" {
+		in.From = Payin
+	}
+	if in.To == "" {
+		in.To = Payout
+	}
+	for _, f := range []struct {
+		name string
+		b    SubBalance
+	}{{"from", in.From}, {"to", in.To}} {
+		if f.b != Payin && f.b != Payout {
+			return Transfer{}, httpapi.Invalid(f.name, `must be "payin" or "payout"`)
+		}
+	}
+	if in.From == in.To {
+		return Transfer{}, httpapi.Invalid("to", "must be the other sub-balance than from")
+	}
+	if in.Amount == "" {
+		return Transfer{}, httpapi.Invalid("amount", "is required")
+	}
+	w, err := s.Get(ctx, companyID, walletID)
+	if err != nil {
+		return Transfer{}, err
+	}
+	amount, err := money.ParseAmount(json.RawMessage(in.Amount), w.Currency)
+	if err != nil {
+		return Transfer{}, httpapi.Invalid("amount", err.Error())
+	}
+	if !w.IsActive {
+		return Transfer{}, ErrInactive
+	}
+	if s.Fees == nil {
+		return Transfer{}, errors.New("wallets: transfer: no fee schedule to price it")
+	}
+	q, err := s.Fees.Quote(ctx, companyID, fees.TypeTransfer, "", w.CountryISOCode, w.Currency, amount)
+	switch {
+	case errors.Is(err, fees.ErrNoRule):
+		return Transfer{}, err
+	case err != nil:
+		return Transfer{}, fmt.Errorf("wallets: price transfer: %w", err)
+	}
+	fee := q.Fee
+
+	now := s.now()
+	t := Transfer{ID: ids.NewV7(now), WalletID: walletID, Amount: amount, Fee: fee, From: in.From, To: in.To}
+	entry := func(typ Type, b SubBalance, delta int64) Transaction {
+		n := max(delta, -delta)
+		return Transaction{
+			ID: ids.NewV7(now), CompanyID: companyID, WalletID: walletID,
+			Amount: n, AmountWithFee: n, NetAmount: n, Currency: w.Currency,
+			Status: StatusSuccess, Type: typ, Reference: t.ID,
+			Balance: b, Delta: delta, CreatedAt: now, CompletedAt: &now,
+		}
+	}
+	debit, credit := entry(TypeTransfer, in.From, -amount), entry(TypeTransfer, in.To, amount)
+	entries := []Transaction{debit}
+	data := events.WalletTransferCompletedData{
+		TransferID: t.ID, WalletID: walletID, Currency: w.Currency,
+		Amount: money.JSON(amount, w.Currency), FeeAmount: money.JSON(fee, w.Currency),
+		From: string(in.From), To: string(in.To),
+		DebitTransactionID: debit.ID, CreditTransactionID: credit.ID, CompletedAt: now,
+	}
+	if fee > 0 {
+		f := entry(TypeFee, in.From, -fee)
+		entries = append(entries, f)
+		data.FeeTransactionID = &f.ID
+	}
+	entries = append(entries, credit)
+	ev, err := events.Build(companyID, data, now)
+	if err != nil {
+		return Transfer{}, err
+	}
+	adj := adjustment(in.From, -(amount + fee))
+	adj.add(in.To, amount)
+	t.Wallet, err = s.store.ApplyMove(ctx, Move{
+		CompanyID: companyID, WalletID: walletID, Adjust: adj, Entries: entries, Event: ev, Now: now,
+	})
+	switch {
+	case errors.Is(err, ErrInsufficientBalance), errors.Is(err, ErrInactive), errors.Is(err, ErrNotFound):
+		return Transfer{}, err
+	case err != nil:
+		return Transfer{}, fmt.Errorf("wallets: transfer in %s: %w", walletID, err)
+	}
+	s.publish(ctx, ev)
+	return t, nil
+}
+
+// adjustment returns the Adjustment that adds n to sub-balance b.
+func adjustment(b SubBalance, n int64) Adjustment {
+	var a Adjustment
+	a.add(b, n)
+	return a
+}
+
+// add adds n to sub-balance b of a.
+func (a *Adjustment) add(b SubBalance, n int64) {
+	if b == Payin {
+		a.Payin += n
+	} else {
+		a.Payout += n
+	}
+}
+
+// publish publishes evs after their commit; an error is logged, and the
+// sweeper publishes what is left.
+func (s *Service) publish(ctx context.Context, evs ...events.Event) {
+	if s.Events == nil {
+		return
+	}
+	if err := s.Events.Publish(ctx, evs...); err != nil {
+		slog.WarnContext(ctx, "publish wallet events after commit; the sweeper will", "error", err)
+	}
+}
+
+// transferRequest is the body of POST /wallets/{id}/transfer-internal.
+type transferRequest struct {
+	Amount json.RawMessage `json:"amount"`
+	From   string          `json:"from"`
+	To     string          `json:"to"`
+}
+
+// transferResponse is the data of a transfer.
+type transferResponse struct {
+	TransferID string         `json:"transfer_id"`
+	WalletID   string         `json:"wallet_id"`
+	Amount     json.Number    `json:"amount"`
+	FeeAmount  json.Number    `json:"fee_amount"`
+	From       SubBalance     `json:"from"`
+	To         SubBalance     `json:"to"`
+	Wallet     WalletResponse `json:"wallet"`
+}
+
+func (h handlers) transferInternal(w http.ResponseWriter, r *http.Request) error {
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	var req transferRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return err
+	}
+	in := TransferInput{Amount: string(req.Amount), From: SubBalance(req.From), To: SubBalance(req.To)}
+	if in.Amount == "null" {
+		in.Amount = ""
+	}
+	t, err := h.svc.TransferInternal(r.Context(), cid, r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	cur := t.Wallet.Currency
+	httpapi.Respond(w, http.StatusOK, "Transfer completed successfully", transferResponse{
+		TransferID: t.ID, WalletID: t.WalletID,
+		Amount: money.JSON(t.Amount, cur), FeeAmount: money.JSON(t.Fee, cur),
+		From: t.From, To: t.To, Wallet: t.Wallet.Response(),
+	})
+	return nil
+}
