@@ -92,6 +92,9 @@ func TestExchangeRates(t *testing.T) {
 	if r := e.call(e.wallets, token, "POST", "/wallets/calculate-transfer-fees", `{"type":"CONVERSION","currency":"USD","amount":100}`); r.status != 200 || r.str("data", "fee_amount") != "1" {
 		t.Errorf("a conversion's fee: %s", r.raw)
 	}
+	if r := e.call(e.wallets, token, "POST", "/wallets/calculate-transfer-fees", `{"type":"TRANSFER","currency":"XAF","amount":1000}`); r.status != 200 || r.str("data", "fee_amount") != "0" {
+		t.Errorf("an internal transfer's fee: %s", r.raw)
+	}
 	if r := e.call(e.wallets, token, "POST", "/wallets/calculate-transfer-fees", `{"type":"CONVERSION","operator":"mtn","currency":"USD","amount":100}`); r.status != 400 || r.str("field") != "operator" {
 		t.Errorf("a conversion with an operator: %s", r.raw)
 	}

@@ -203,7 +203,7 @@ var ErrOperatorUnavailable = errors.New("fees: operator not available for this c
 
 // quotedTypes are the fee types POST /wallets/calculate-transfer-fees
 // prices.
-var quotedTypes = []string{TypePayout, TypeCollection, TypeConversion}
+var quotedTypes = []string{TypePayout, TypeCollection, TypeConversion, TypeTransfer}
 
 // paymentType reports whether typ prices a payment to or from a mobile
 // money account, which has an operator and a country.
