@@ -63,9 +63,12 @@ type Store interface {
 	// Rates reads every current rate of the company.
 	Rates(ctx context.Context, companyID string) ([]Rate, error)
 	// PutRate makes r the current rate of its pair on the condition that
-	// the pair's version is still previous ("" for a pair with no rate);
-	// ErrChanged otherwise.
+	// the pair's version is still previous ("" for a pair with no rate),
+	// ErrChanged otherwise, and keeps r as version r.ID.
 	PutRate(ctx context.Context, r Rate, previous string) error
+	// Version reads version id of one of the company's rates, as it was
+	// made current, current or not; ErrNoRate when there is none.
+	Version(ctx context.Context, companyID, id string) (Rate, error)
 }
 
 // Fees prices an operation.

@@ -19,7 +19,10 @@ var _ fx.Store = (*Rates)(nil)
 // Rates keeps the companies' exchange rates: in the company partition,
 // RATE#<from>#<to> is the pair's current rate, its value as the exact
 // decimal text, and its version (rate_id), which every write of it and
-// every money movement at it is conditioned on.
+// every money movement at it is conditioned on; RATEVERSION#<rate id> is
+// each version ever made current, written with it, so that an
+// exchangeRateId a client names can be told stale (a version of the pair
+// no longer current) from unknown or of another pair.
 type Rates struct{ db *DB }
 
 // NewRates returns the rates store on db.
@@ -30,6 +33,10 @@ const rateSKPrefix = "RATE#"
 
 // rateSK is the sort key of the rate of a currency pair.
 func rateSK(from, to string) string { return rateSKPrefix + from + "#" + to }
+
+// rateVersionSK is the sort key of a version of a rate. Its prefix does
+// not start with rateSKPrefix: Rates lists current rates only.
+func rateVersionSK(id string) string { return "RATEVERSION#" + id }
 
 // rateItem is a rate as stored.
 type rateItem struct {
@@ -88,29 +95,54 @@ func (s *Rates) Rates(ctx context.Context, companyID string) ([]fx.Rate, error) 
 }
 
 // PutRate makes r its pair's current rate on the condition that the pair's
-// version is still previous ("" when the pair has none); fx.ErrChanged
-// otherwise.
+// version is still previous ("" when the pair has none), fx.ErrChanged
+// otherwise, and records r as version r.ID, in one transaction.
 func (s *Rates) PutRate(ctx context.Context, r fx.Rate, previous string) error {
-	item, err := attributevalue.MarshalMap(rateItem{
+	it := rateItem{
 		PK: companyPK(r.CompanyID), SK: rateSK(r.From, r.To), Type: "exchange_rate", CompanyID: r.CompanyID,
 		From: r.From, To: r.To, Rate: r.Value.String(), RateID: r.ID, UpdatedAt: timestamp.Format(r.UpdatedAt),
-	})
+	}
+	current, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return fmt.Errorf("store: marshal rate: %w", err)
 	}
-	in := &dynamodb.PutItemInput{TableName: aws.String(s.db.Table), Item: item}
+	it.SK, it.Type = rateVersionSK(r.ID), "exchange_rate_version"
+	version, err := attributevalue.MarshalMap(it)
+	if err != nil {
+		return fmt.Errorf("store: marshal rate version: %w", err)
+	}
+	put := &types.Put{TableName: aws.String(s.db.Table), Item: current}
 	if previous == "" {
-		in.ConditionExpression = aws.String("attribute_not_exists(PK)")
+		put.ConditionExpression = aws.String("attribute_not_exists(PK)")
 	} else {
-		in.ConditionExpression = aws.String("#rid = :previous")
-		in.ExpressionAttributeNames = map[string]string{"#rid": "rate_id"}
-		in.ExpressionAttributeValues = map[string]types.AttributeValue{":previous": strValue(previous)}
+		put.ConditionExpression = aws.String("#rid = :previous")
+		put.ExpressionAttributeNames = map[string]string{"#rid": "rate_id"}
+		put.ExpressionAttributeValues = map[string]types.AttributeValue{":previous": strValue(previous)}
 	}
-	err = s.db.put(ctx, "put rate "+r.From+" → "+r.To, in)
-	if conditionFailed(err) {
-		return fx.ErrChanged
+	t := &txn{}
+	t.add("rate", types.TransactWriteItem{Put: put})
+	t.add("version", NewWallets(s.db).putNew(version))
+	return s.db.writeOnce(ctx, "put rate "+r.From+" → "+r.To, t, func(_ context.Context, k cancellation) error {
+		if k.failed("rate") {
+			return fx.ErrChanged
+		}
+		return nil
+	})
+}
+
+// Version reads version id of one of the company's rates, strongly
+// consistent: the rate as it was made current. fx.ErrNoRate when the
+// company has no such version.
+func (s *Rates) Version(ctx context.Context, companyID, id string) (fx.Rate, error) {
+	var it rateItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), rateVersionSK(id), &it)
+	if err != nil {
+		return fx.Rate{}, fmt.Errorf("store: get rate version %s: %w", id, err)
 	}
-	return err
+	if !found {
+		return fx.Rate{}, fx.ErrNoRate
+	}
+	return it.rate()
 }
 
 // rateCheck returns the transaction item that checks that the company's
