@@ -97,6 +97,8 @@ var Errors = httpapi.Catalogue{
 	{Err: fx.ErrNoRate, Status: http.StatusBadRequest, Code: "NO_EXCHANGE_RATE", Message: "no exchange rate configured for the pair"},
 	{Err: fx.ErrRateChanged, Status: http.StatusBadRequest, Code: "RATE_CHANGED", Message: "exchange rate has changed; request a new quote"},
 	{Err: fx.ErrChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the rate is being changed by another request: retry shortly", RetryAfter: 1},
+	{Err: fx.ErrNoUSDWallet, Status: http.StatusBadRequest, Code: "NO_USD_WALLET", Message: "no USD wallet"},
+	{Err: fx.ErrInsufficientBalance, Status: http.StatusBadRequest, Code: "INSUFFICIENT_WALLET_BALANCE", Message: "insufficient wallet balance"},
 
 	// debts
 	{Err: debts.ErrInvalidStatus, Status: http.StatusBadRequest, Code: "INVALID_FIELD", Message: "must be PENDING or RECOVERED"},

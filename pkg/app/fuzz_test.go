@@ -122,12 +122,28 @@ func FuzzConvertQuote(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/company/exchange-rates/convert" })
 }
 
+// FuzzConversion fuzzes the body of POST
+// /partner/wallets/xaf-usd-conversion (the preview reads the same body).
+func FuzzConversion(f *testing.F) {
+	f.Add(`{"source_wallet_id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d","amount":1000,"exchangeRateId":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2e"}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/partner/wallets/xaf-usd-conversion" })
+}
+
+// FuzzDeposit fuzzes the body of POST /wallets/deposit.
+func FuzzDeposit(f *testing.F) {
+	f.Add(`{"sourceWallet":{"id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d","amount":1000},"destinationWallet":{"id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2f"},` +
+		`"exchangeRate":{"exchangeRateId":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2e"}}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/wallets/deposit" })
+}
+
 // FuzzPutExchangeRates fuzzes the body of PUT
 // /admin/companies/{id}/exchange-rates.
 func FuzzPutExchangeRates(f *testing.F) {
 	f.Add(`{"rates":[{"from_currency":"XAF","to_currency":"USD","rate":0.0016}]}`)
 	f.Add(`{"rates":[{"from_currency":"USD","to_currency":"XAF","rate":6.55957e2}]}`)
-	fuzzBody(f, "PUT", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/companies/" + e.companyID + "/exchange-rates" })
+	fuzzBody(f, "PUT", func(e *inputEnv) (HTTPHandler, string) {
+		return e.admin, "/admin/companies/" + e.companyID + "/exchange-rates"
+	})
 }
 
 // FuzzCreateCompany fuzzes the body of POST /admin/companies.

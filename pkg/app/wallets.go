@@ -19,8 +19,9 @@ import (
 
 // NewWallets builds the wallets function: /wallets, /partner/wallets,
 // /wallet/…, POST /wallets/calculate-transfer-fees, the internal transfers
-// and fundings (POST /wallets/{id}/transfer-internal, POST /wallets/fund)
-// and GET /debts, behind the token guard.
+// and fundings (POST /wallets/{id}/transfer-internal, POST /wallets/fund),
+// GET /debts, the conversion quote and the movements between wallets at
+// the company's rates (conversions and deposits), behind the token guard.
 func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	guard, err := tokenGuard(cfg, db)
@@ -32,10 +33,12 @@ func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	if cfg.Mode == ModeSandbox {
 		b = bank.NewSandbox(queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.FundsQueueURL, "FUNDS_QUEUE_URL"))
 	}
-	wallets.Routes(rt, movingWallets(cfg, db, b))
+	ws, rates := movingWallets(cfg, db, b), fxService(db)
+	wallets.Routes(rt, ws)
 	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
 	debts.Routes(rt, debts.NewService(store.NewDebts(db)))
-	fx.Routes(rt, fxService(db))
+	fx.Routes(rt, rates)
+	fx.ConversionRoutes(rt, &fx.Converter{Rates: rates, Wallets: ws, Store: store.NewConversions(db), Events: ws.Events})
 	return lambdaHTTP(rt), nil
 }
 
@@ -54,8 +57,8 @@ func walletsService(db *store.DB) *wallets.Service {
 
 // movingWallets returns walletsService(db) for the routes that move money:
 // it prices internal transfers by the company's fee schedule, publishes
-// their events on the webhooks queue, and tells b (nil for none) of the
-// fundings declared.
+// their events (and the conversions' and deposits') on the webhooks queue,
+// and tells b (nil for none) of the fundings declared.
 func movingWallets(cfg Config, db *store.DB, b bank.Bank) *wallets.Service {
 	svc := walletsService(db)
 	svc.Fees = fees.NewService(store.NewFees(db))

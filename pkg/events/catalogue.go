@@ -44,8 +44,9 @@ type Entry struct {
 }
 
 // Catalogue lists every event kind the service emits: the 21 of the spec
-// (§6.3–§6.5) and the two status-update kinds we name. card.terminated has
-// one entry per payload form.
+// (§6.3–§6.5) and the kinds we name (debt.recovered, the wallet
+// movements, the conversions and deposits, and the two status updates).
+// card.terminated has one entry per payload form.
 var Catalogue = []Entry{
 	// §6.3: shown payloads.
 	{Kind: PaymentCollect, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "external_id"},
@@ -200,6 +201,22 @@ var Catalogue = []Entry{
 				Country: "Cameroon", PhoneCountryCode: "+237", PhoneNumber: "670000000", KYCStatus: "VERIFIED", IsActive: true, CreatedAt: sampleTime}
 		}},
 
+	// Ours: money moved between a company's wallets at its exchange rate.
+	{Kind: WalletConversionCompleted, Section: "ours", IDs: []string{"conversion_id"},
+		Meaning: "a conversion from an XAF or XOF wallet to the company USD wallet was made",
+		Sample: func() Payload {
+			return WalletConversionCompletedData{ConversionID: sampleTxID, SourceWalletID: sampleWalletID, USDWalletID: sampleWallet2ID,
+				Amount: "1000", Currency: "XAF", Rate: "0.001667", ExchangeRateID: sampleRateID, ConvertedAmount: "1.67",
+				FeeAmount: "0.02", CreditedAmount: "1.65", CompletedAt: sampleTime}
+		}},
+	{Kind: WalletDepositCompleted, Section: "ours", IDs: []string{"deposit_id"},
+		Meaning: "a deposit moved money between two wallets of the company in different currencies",
+		Sample: func() Payload {
+			return WalletDepositCompletedData{DepositID: sampleTxID, SourceWalletID: sampleWalletID, DestinationWalletID: sampleWallet2ID,
+				Amount: "1000", FeeAmount: "10", TotalAmount: "1010", Currency: "XAF", Rate: "0.001667", ExchangeRateID: sampleRateID,
+				ConvertedAmount: "1.67", DestinationCurrency: "USD", CompletedAt: sampleTime}
+		}},
+
 	// Ours: the status updates the spec leaves unnamed (§6.5, §4.14).
 	{Kind: PayoutStatusUpdated, Section: "ours", IDs: []string{"transaction_id", "external_id", "status"}, NotifyURL: true,
 		Meaning: "a payout changed status (one event per transition; also sent to the payout's notify_url)",
@@ -267,6 +284,8 @@ var (
 	sampleFeeID      = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f63"
 	sampleDebtID     = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f64"
 	sampleWalletID   = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d"
+	sampleWallet2ID  = "6b5c4d3e-2f10-4b0c-9d8e-7f6a5b4c3d2e"
+	sampleRateID     = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f65"
 	cardTxIDs        = []string{"transaction_id", "card_id"}
 )
 

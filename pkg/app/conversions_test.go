@@ -1,0 +1,440 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"payments/pkg/debts"
+	"payments/pkg/ids"
+	"payments/pkg/store"
+	"payments/pkg/waittest"
+)
+
+// openWallet opens a wallet of the company of token and returns its id.
+func (e *paymentsTestEnv) openWallet(token, currency, country, iso, dial string) string {
+	e.t.Helper()
+	r := e.call(e.wallets, token, "POST", "/wallets", fmt.Sprintf(`{"currency":%q,"country":%q,"country_iso_code":%q,"country_phone_code":%q}`, currency, country, iso, dial))
+	if r.status != 201 {
+		e.t.Fatalf("open a %s wallet: %s", currency, r.raw)
+	}
+	return r.str("data", "id")
+}
+
+// fundPayin credits amount (major units) to the payin balance of wallet id
+// through the operator console.
+func (e *paymentsTestEnv) fundPayin(id, amount string) {
+	e.t.Helper()
+	if r := e.admin("POST", "/admin/wallets/"+id+"/credit", `{"balance":"payin","amount":`+amount+`,"reference":"`+uuid.NewString()+`"}`); r.status != 200 {
+		e.t.Fatalf("credit: %s", r.raw)
+	}
+}
+
+// setRate sets the company's rate of from → to through the operator
+// console and returns its exchangeRateId.
+func (e *paymentsTestEnv) setRate(companyID, from, to, rate string) string {
+	e.t.Helper()
+	r := e.admin("PUT", "/admin/companies/"+companyID+"/exchange-rates", fmt.Sprintf(`{"rates":[{"from_currency":%q,"to_currency":%q,"rate":%s}]}`, from, to, rate))
+	if r.status != 200 {
+		e.t.Fatalf("set rate: %s", r.raw)
+	}
+	for _, it := range r.data()["rates"].([]any) {
+		if m := it.(map[string]any); m["from_currency"] == from && m["to_currency"] == to {
+			return m["exchangeRateId"].(string)
+		}
+	}
+	e.t.Fatalf("rate %s → %s not listed: %s", from, to, r.raw)
+	return ""
+}
+
+// fxCompany creates an approved company with an XAF wallet whose payin
+// balance holds payin XAF, a USD wallet, and its XAF → USD rate; it
+// returns the company, a token, both wallets and the rate's
+// exchangeRateId.
+func (e *paymentsTestEnv) fxCompany(payin, rate string) (id, token, xaf, usd, rateID string) {
+	e.t.Helper()
+	id, token, xaf = e.company("")
+	usd = e.openWallet(token, "USD", "United States", "US", "+1")
+	e.fundPayin(xaf, payin)
+	return id, token, xaf, usd, e.setRate(id, "XAF", "USD", rate)
+}
+
+// verifyBoth checks the ledger invariant and the debts against the
+// ledger.
+func (e *paymentsTestEnv) verifyBoth(companyID string) {
+	e.t.Helper()
+	e.verify(companyID)
+	if err := debts.VerifyLedger(context.Background(), store.NewDebts(e.db), store.NewWallets(e.db), companyID); err != nil {
+		e.t.Fatalf("debt invariant: %v", err)
+	}
+}
+
+// entriesOf returns the company's TRANSFER entries of movement ref, by
+// wallet.
+func (e *paymentsTestEnv) entriesOf(token, ref string) map[string]map[string]any {
+	e.t.Helper()
+	out := map[string]map[string]any{}
+	for _, it := range e.call(e.wallets, token, "GET", "/wallet/transactions?type=TRANSFER&limit=100", "").items() {
+		if m := it.(map[string]any); m["reference"] == ref {
+			out[m["wallet_id"].(string)] = m
+		}
+	}
+	return out
+}
+
+// balances returns a wallet's payin and payout balances as GET /wallets
+// shows them.
+func (e *paymentsTestEnv) balances(token, id string) string {
+	e.t.Helper()
+	w := e.wallet(token, id)
+	return fmt.Sprintf("payin %v payout %v", w["payin_balance"], w["payout_balance"])
+}
+
+// TestConversion previews and makes a conversion of 1,000 XAF at 0.001667
+// USD per XAF: 1.667 USD rounds to 1.67, the 1 % fee (0.0167) to 0.02, and
+// 1.65 reaches the USD wallet's payout balance. The preview moves nothing;
+// the conversion writes a TRANSFER entry on each wallet and its event.
+func TestConversion(t *testing.T) {
+	e := newPaymentsTestEnv(t)
+	companyID, token, xaf, usd, rateID := e.fxCompany("10000", "0.001667")
+	hooks, err := NewWebhooks(context.Background(), recording(e.cfg, "webhooks"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := `{"source_wallet_id":"` + xaf + `","amount":1000,"exchangeRateId":"` + rateID + `"}`
+	want := map[string]string{
+		"source_wallet_id": xaf, "usd_wallet_id": usd, "amount": "1000", "currency": "XAF", "rate": "0.001667",
+		"exchangeRateId": rateID, "converted_amount": "1.67", "fee_amount": "0.02", "credited_amount": "1.65",
+		"source_payin_balance_after": "9000", "usd_balance_after": "1.65",
+	}
+	check := func(r result) {
+		t.Helper()
+		if r.status != 200 || len(r.data()) != len(want)+1 {
+			t.Fatalf("%d %s", r.status, r.raw)
+		}
+		for k, v := range want {
+			if got := r.str("data", k); got != v {
+				t.Errorf("%s = %s, want %s", k, got, v)
+			}
+		}
+	}
+
+	p := e.call(e.wallets, token, "POST", "/partner/wallets/preview-conversion", body)
+	check(p)
+	if p.str("data", "conversion_id") != "<nil>" {
+		t.Errorf("a preview's conversion_id: %s", p.raw)
+	}
+	if got := e.balances(token, xaf) + ", " + e.balances(token, usd); got != "payin 10000 payout 0, payin 0 payout 0" {
+		t.Errorf("after the preview: %s", got)
+	}
+	// Without exchangeRateId, the current version is quoted.
+	check(e.call(e.wallets, token, "POST", "/partner/wallets/preview-conversion", `{"source_wallet_id":"`+xaf+`","amount":1000}`))
+
+	r := e.call(e.wallets, token, "POST", "/partner/wallets/xaf-usd-conversion", body)
+	check(r)
+	id := r.str("data", "conversion_id")
+	if !ids.IsUUID(id) {
+		t.Fatalf("conversion_id %q", id)
+	}
+	if got := e.balances(token, xaf) + ", " + e.balances(token, usd); got != "payin 9000 payout 0, payin 0 payout 1.65" {
+		t.Errorf("after the conversion: %s", got)
+	}
+	entries := e.entriesOf(token, id)
+	src, dst := entries[xaf], entries[usd]
+	if src == nil || dst == nil || len(entries) != 2 {
+		t.Fatalf("entries of %s: %v", id, entries)
+	}
+	for _, c := range []struct {
+		entry                                                   map[string]any
+		balance, amount, fee, net, before, after, amountWithFee string
+	}{
+		{src, "payin", "1000", "0", "1000", "10000", "9000", "1000"},
+		{dst, "payout", "1.67", "0.02", "1.65", "0", "1.65", "1.67"},
+	} {
+		got := join(c.entry["balance"], c.entry["amount"], c.entry["fee_amount"], c.entry["net_amount"],
+			c.entry["wallet_balance_before"], c.entry["wallet_balance_after"], c.entry["amount_with_fee"], c.entry["status"])
+		if w := join(c.balance, c.amount, c.fee, c.net, c.before, c.after, c.amountWithFee, "SUCCESS"); got != w {
+			t.Errorf("entry %s, want %s", got, w)
+		}
+	}
+
+	var found bool
+	for _, it := range e.call(hooks, token, "GET", "/webhooks/events?limit=100", "").items() {
+		ev := it.(map[string]any)
+		pl, _ := ev["payload"].(map[string]any)
+		if ev["event"] == "wallet.conversion.completed" && pl["conversion_id"] == id {
+			found = true
+			if join(pl["credited_amount"], pl["exchange_rate_id"], pl["usd_wallet_id"]) != join("1.65", rateID, usd) {
+				t.Errorf("payload %v", pl)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no wallet.conversion.completed for %s", id)
+	}
+	e.verifyBoth(companyID)
+}
+
+// TestConcurrentConversions sends 100 conversions of 1,000 XAF at once
+// against a payin balance that covers exactly 40: 40 are made, 60 refused,
+// no balance goes negative, and the USD wallet holds 40 × 1.65 USD, each
+// conversion's entries rounded by the documented rule.
+func TestConcurrentConversions(t *testing.T) {
+	e := newPaymentsTestEnv(t)
+	companyID, token, xaf, usd, rateID := e.fxCompany("40000", "0.001667")
+	body := `{"source_wallet_id":"` + xaf + `","amount":1000,"exchangeRateId":"` + rateID + `"}`
+	results := make([]result, 100)
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() { results[i] = e.call(e.wallets, token, "POST", "/partner/wallets/xaf-usd-conversion", body) })
+	}
+	wg.Wait()
+	count := map[string]int{}
+	var ids []string
+	for _, r := range results {
+		count[fmt.Sprint(r.status, " ", r.str("code"))]++
+		if r.status == 200 {
+			ids = append(ids, r.str("data", "conversion_id"))
+		} else if r.str("message") != "insufficient wallet balance" {
+			t.Errorf("refusal %s", r.raw)
+		}
+	}
+	if count["200 <nil>"] != 40 || count["400 INSUFFICIENT_WALLET_BALANCE"] != 60 {
+		t.Fatalf("statuses %v, want 40 × 200 and 60 × 400", count)
+	}
+	if got := e.balances(token, xaf) + ", " + e.balances(token, usd); got != "payin 0 payout 0, payin 0 payout 66" {
+		t.Errorf("after the conversions: %s", got)
+	}
+	for _, id := range ids {
+		en := e.entriesOf(token, id)
+		if join(en[xaf]["amount"], en[usd]["amount"], en[usd]["fee_amount"], en[usd]["net_amount"]) != "1000 1.67 0.02 1.65" {
+			t.Errorf("entries of %s: %v", id, en)
+		}
+	}
+	e.verifyBoth(companyID)
+}
+
+// TestDepositsRaceARateChange sends 50 deposits of 1,000 XAF quoted at
+// 0.0016 USD per XAF while the console changes the rate to 0.0017: each
+// deposit either ran at 0.0016 (1.60 USD) or was refused RATE_CHANGED;
+// none ran at the new rate.
+func TestDepositsRaceARateChange(t *testing.T) {
+	e := newPaymentsTestEnv(t)
+	companyID, token, xaf, usd, _ := e.fxCompany("60000", "0.0016")
+	q := e.call(e.wallets, token, "POST", "/company/exchange-rates/convert", `{"fromCurrency":"XAF","toCurrency":"USD","amount":1000}`)
+	old := q.str("data", "exchangeRateId")
+	body := `{"sourceWallet":{"id":"` + xaf + `","amount":1000},"destinationWallet":{"id":"` + usd + `"},"exchangeRate":{"exchangeRateId":"` + old + `"}}`
+
+	results := make([]result, 50)
+	var done atomic.Int32
+	var wg sync.WaitGroup
+	for i := range results {
+		wg.Go(func() {
+			results[i] = e.call(e.wallets, token, "POST", "/wallets/deposit", body)
+			done.Add(1)
+		})
+	}
+	waittest.Until(t, 30*time.Second, "a first deposit", func() bool { return done.Load() > 0 })
+	newID := e.setRate(companyID, "XAF", "USD", "0.0017")
+	wg.Wait()
+
+	made := 0
+	for _, r := range results {
+		switch {
+		case r.status == 200:
+			made++
+			id := r.str("data", "deposit_id")
+			if join(r.str("data", "rate"), r.str("data", "exchangeRateId"), r.str("data", "converted_amount"), r.str("data", "total_amount")) != join("0.0016", old, "1.6", "1010") {
+				t.Errorf("deposit %s", r.raw)
+			}
+			en := e.entriesOf(token, id)
+			if join(en[xaf]["amount"], en[xaf]["fee_amount"], en[xaf]["amount_with_fee"], en[usd]["amount"]) != "1000 10 1010 1.6" {
+				t.Errorf("entries of deposit %s: %v", id, en)
+			}
+		case r.status != 400 || r.str("code") != "RATE_CHANGED" || r.str("message") != "exchange rate has changed; request a new quote":
+			t.Errorf("deposit: %d %s", r.status, r.raw)
+		}
+	}
+	if made == 0 {
+		t.Fatal("no deposit ran before the rate changed")
+	}
+	t.Logf("%d deposits ran at the old rate, %d were refused", made, len(results)-made)
+	if r := e.call(e.wallets, token, "POST", "/wallets/deposit", body); r.str("code") != "RATE_CHANGED" {
+		t.Errorf("a deposit at the old version after the change: %s", r.raw)
+	}
+	wantXAF, wantUSD := 60000-1010*made, 160*made
+	if got, want := e.balances(token, xaf)+", "+e.balances(token, usd), fmt.Sprintf("payin %d payout 0, payin 0 payout %s", wantXAF, dollars(wantUSD)); got != want {
+		t.Errorf("after %d deposits: %s, want %s", made, got, want)
+	}
+	// At the new version, the new rate.
+	body = strings.Replace(body, old, newID, 1)
+	if r := e.call(e.wallets, token, "POST", "/wallets/deposit", body); r.status != 200 || r.str("data", "converted_amount") != "1.7" {
+		t.Errorf("a deposit at the new version: %s", r.raw)
+	}
+	e.verifyBoth(companyID)
+}
+
+// join returns the values' texts separated by spaces.
+func join(vs ...any) string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = fmt.Sprint(v)
+	}
+	return strings.Join(out, " ")
+}
+
+// dollars formats cents as GET /wallets shows them.
+func dollars(cents int) string {
+	s := fmt.Sprintf("%d.%02d", cents/100, cents%100)
+	return strings.TrimSuffix(strings.TrimRight(s, "0"), ".")
+}
+
+// TestDeposit moves 1,000 XAF from the payin balance of an XAF wallet to
+// the payout balance of an XOF wallet at 1 XOF per XAF: the source pays
+// 1,010 XAF (the 1 % fee in XAF), the destination gets 1,000 XOF; the
+// response shows both wallets as GET /wallets does.
+func TestDeposit(t *testing.T) {
+	e := newPaymentsTestEnv(t)
+	companyID, token, xaf := e.company("")
+	xof := e.openWallet(token, "XOF", "Senegal", "SN", "+221")
+	e.fundPayin(xaf, "5000")
+	rateID := e.setRate(companyID, "XAF", "XOF", "1")
+	r := e.call(e.wallets, token, "POST", "/wallets/deposit",
+		`{"sourceWallet":{"id":"`+xaf+`","amount":1000},"destinationWallet":{"id":"`+xof+`"},"exchangeRate":{"exchangeRateId":"`+rateID+`"}}`)
+	if r.status != 200 {
+		t.Fatalf("deposit: %s", r.raw)
+	}
+	got := join(r.str("data", "amount"), r.str("data", "fee_amount"), r.str("data", "total_amount"), r.str("data", "rate"),
+		r.str("data", "exchangeRateId"), r.str("data", "converted_amount"))
+	if want := join("1000", "10", "1010", "1", rateID, "1000"); got != want {
+		t.Errorf("deposit %s, want %s", got, want)
+	}
+	for field, id := range map[string]string{"source_wallet": xaf, "destination_wallet": xof} {
+		shown := r.data()[field].(map[string]any)
+		listed := e.wallet(token, id)
+		if fmt.Sprint(shown) != fmt.Sprint(listed) {
+			t.Errorf("%s %v, GET /wallets %v", field, shown, listed)
+		}
+	}
+	if got := e.balances(token, xaf) + ", " + e.balances(token, xof); got != "payin 3990 payout 0, payin 0 payout 1000" {
+		t.Errorf("after the deposit: %s", got)
+	}
+	e.verifyBoth(companyID)
+}
+
+// TestConversionPaysDebts converts into a USD wallet while the company
+// owes 0.50 USD: the debt is paid from the credit, in the same
+// transaction, and the wallet keeps the rest.
+func TestConversionPaysDebts(t *testing.T) {
+	e := newPaymentsTestEnv(t)
+	companyID, token, xaf, usd, _ := e.fxCompany("10000", "0.001667")
+	debtID := e.putDebt(companyID, 50, time.Now().UTC().Add(-time.Minute))
+	r := e.call(e.wallets, token, "POST", "/partner/wallets/xaf-usd-conversion", `{"source_wallet_id":"`+xaf+`","amount":1000}`)
+	if r.status != 200 || r.str("data", "credited_amount") != "1.65" || r.str("data", "usd_balance_after") != "1.15" {
+		t.Fatalf("conversion: %s", r.raw)
+	}
+	if got := e.balances(token, usd); got != "payin 0 payout 1.15" {
+		t.Errorf("USD wallet: %s", got)
+	}
+	fees := e.call(e.wallets, token, "GET", "/wallet/transactions?type=FEE", "")
+	if len(fees.items()) != 1 || fees.items()[0].(map[string]any)["reference"] != debtID {
+		t.Errorf("FEE entries: %s", fees.raw)
+	}
+	if d := e.call(e.wallets, token, "GET", "/debts", ""); len(d.items()) != 1 || d.items()[0].(map[string]any)["status"] != "RECOVERED" {
+		t.Errorf("debts: %s", d.raw)
+	}
+	e.verifyBoth(companyID)
+}
+
+// TestConversionRefusals: each refusal of a conversion, its preview and a
+// deposit is a 400 (or a 404 for a wallet that is not the company's) that
+// moves nothing.
+func TestConversionRefusals(t *testing.T) {
+	e := newPaymentsTestEnv(t)
+	companyID, token, xaf, usd, rateID := e.fxCompany("10000", "0.0016")
+	xof := e.openWallet(token, "XOF", "Senegal", "SN", "+221") // no XOF → USD rate
+	gnf := e.openWallet(token, "GNF", "Guinea", "GN", "+224")
+	xafGA := e.openWallet(token, "XAF", "Gabon", "GA", "+241")
+	e.fundPayin(xof, "10000")
+	e.fundPayin(gnf, "10000")
+	xafXOF := e.setRate(companyID, "XAF", "XOF", "1")
+	stale := rateID
+	rateID = e.setRate(companyID, "XAF", "USD", "0.0017")
+	_, otherToken, otherXAF, _, _ := e.fxCompany("10000", "0.0016")
+	noUSD, noUSDToken, noUSDXAF := e.company("")
+	e.fundPayin(noUSDXAF, "10000")
+	e.setRate(noUSD, "XAF", "USD", "0.0016")
+
+	conversion := func(wallet, amount, rate string) string {
+		s := `{"source_wallet_id":"` + wallet + `","amount":` + amount
+		if rate != "" {
+			s += `,"exchangeRateId":"` + rate + `"`
+		}
+		return s + "}"
+	}
+	deposit := func(src, amount, dst, rate string) string {
+		return `{"sourceWallet":{"id":"` + src + `","amount":` + amount + `},"destinationWallet":{"id":"` + dst + `"},"exchangeRate":{"exchangeRateId":"` + rate + `"}}`
+	}
+	tests := []struct {
+		name, token, body string
+		deposit           bool
+		status            int
+		code, field       string
+	}{
+		{"no source", token, `{"amount":1000}`, false, 400, "INVALID_FIELD", "source_wallet_id"},
+		{"a GNF source", token, conversion(gnf, "1000", ""), false, 400, "INVALID_FIELD", "source_wallet_id"},
+		{"a USD source", token, conversion(usd, "1000", ""), false, 400, "INVALID_FIELD", "source_wallet_id"},
+		{"another company's source", token, conversion(otherXAF, "1000", ""), false, 404, "WALLET_NOT_FOUND", "source_wallet_id"},
+		{"not a wallet id", token, conversion("nope", "1000", ""), false, 404, "WALLET_NOT_FOUND", "source_wallet_id"},
+		{"a fraction of XAF", token, conversion(xaf, "10.5", ""), false, 400, "INVALID_FIELD", "amount"},
+		{"more than the payin balance", token, conversion(xaf, "10001", ""), false, 400, "INSUFFICIENT_WALLET_BALANCE", ""},
+		{"no USD wallet", noUSDToken, conversion(noUSDXAF, "1000", ""), false, 400, "NO_USD_WALLET", ""},
+		{"no rate", token, conversion(xof, "1000", ""), false, 400, "NO_EXCHANGE_RATE", ""},
+		{"a stale exchangeRateId", token, conversion(xaf, "1000", stale), false, 400, "RATE_CHANGED", ""},
+		{"an unknown exchangeRateId", token, conversion(xaf, "1000", uuid.NewString()), false, 400, "INVALID_FIELD", "exchangeRateId"},
+		{"an exchangeRateId past a key's length", token, conversion(xaf, "1000", strings.Repeat("7", 3000)), false, 400, "INVALID_FIELD", "exchangeRateId"},
+		{"another pair's exchangeRateId", token, conversion(xaf, "1000", xafXOF), false, 400, "INVALID_FIELD", "exchangeRateId"},
+		{"another company's exchangeRateId", otherToken, conversion(otherXAF, "1000", rateID), false, 400, "INVALID_FIELD", "exchangeRateId"},
+		{"too small to convert", token, conversion(xaf, "1", ""), false, 400, "INVALID_FIELD", "amount"},
+
+		{"deposit: no exchangeRate", token, `{"sourceWallet":{"id":"` + xaf + `","amount":1},"destinationWallet":{"id":"` + usd + `"}}`, true, 400, "INVALID_FIELD", "exchangeRate"},
+		{"deposit: the same wallet", token, deposit(xaf, "1000", xaf, rateID), true, 400, "INVALID_FIELD", "destinationWallet.id"},
+		{"deposit: the same currency", token, deposit(xaf, "1000", xafGA, rateID), true, 400, "INVALID_FIELD", "destinationWallet.id"},
+		{"deposit: the pair of another rate", token, deposit(xaf, "1000", usd, xafXOF), true, 400, "INVALID_FIELD", "exchangeRate"},
+		{"deposit: an unknown exchangeRateId", token, deposit(xaf, "1000", usd, uuid.NewString()), true, 400, "INVALID_FIELD", "exchangeRate"},
+		{"deposit: a stale exchangeRateId", token, deposit(xaf, "1000", usd, stale), true, 400, "RATE_CHANGED", ""},
+		{"deposit: no rate of the pair", token, deposit(xof, "1000", usd, rateID), true, 400, "INVALID_FIELD", "exchangeRate"},
+		{"deposit: another company's destination", token, deposit(xaf, "1000", otherXAF, rateID), true, 404, "WALLET_NOT_FOUND", "destinationWallet.id"},
+		{"deposit: the fee past the balance", token, deposit(xaf, "10000", usd, rateID), true, 400, "INSUFFICIENT_WALLET_BALANCE", ""},
+		{"deposit: too small to convert", token, deposit(xaf, "2", usd, rateID), true, 400, "INVALID_FIELD", "sourceWallet.amount"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			routes := []string{"/partner/wallets/xaf-usd-conversion", "/partner/wallets/preview-conversion"}
+			if tt.deposit {
+				routes = []string{"/wallets/deposit"}
+			}
+			for _, route := range routes {
+				r := e.call(e.wallets, tt.token, "POST", route, tt.body)
+				if r.status != tt.status || r.str("code") != tt.code || tt.field != "" && r.str("field") != tt.field {
+					t.Errorf("%s: %d %s, want %d %s on %q", route, r.status, r.raw, tt.status, tt.code, tt.field)
+				}
+			}
+		})
+	}
+	for id, want := range map[string]string{xaf: "payin 10000 payout 0", usd: "payin 0 payout 0", xof: "payin 10000 payout 0", gnf: "payin 10000 payout 0", xafGA: "payin 0 payout 0"} {
+		if got := e.balances(token, id); got != want {
+			t.Errorf("wallet %s: %s, want %s", id, got, want)
+		}
+	}
+	if r := e.call(e.wallets, token, "GET", "/wallet/transactions?type=TRANSFER", ""); len(r.items()) != 0 {
+		t.Errorf("TRANSFER entries: %s", r.raw)
+	}
+	e.verifyBoth(companyID)
+}
