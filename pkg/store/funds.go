@@ -87,10 +87,17 @@ func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) erro
 // FundingByReference reads the claim of a funding reference of the
 // company.
 func (s *Wallets) FundingByReference(ctx context.Context, companyID, reference string) (wallets.CreditClaim, error) {
+	return s.referenceClaim(ctx, companyID, fundRefSK(reference), "funding")
+}
+
+// referenceClaim reads the claim of a credit's or a funding's reference,
+// item sk of the company; wallets.ErrTransactionNotFound when there is
+// none.
+func (s *Wallets) referenceClaim(ctx context.Context, companyID, sk, what string) (wallets.CreditClaim, error) {
 	var it creditRefItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), fundRefSK(reference), &it)
+	found, err := s.db.getItem(ctx, companyPK(companyID), sk, &it)
 	if err != nil {
-		return wallets.CreditClaim{}, fmt.Errorf("store: get funding reference: %w", err)
+		return wallets.CreditClaim{}, fmt.Errorf("store: get %s reference: %w", what, err)
 	}
 	if !found {
 		return wallets.CreditClaim{}, wallets.ErrTransactionNotFound

@@ -283,18 +283,7 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 
 // CreditByReference reads the claim of a credit reference of the company.
 func (s *Wallets) CreditByReference(ctx context.Context, companyID, reference string) (wallets.CreditClaim, error) {
-	var it creditRefItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), creditRefSK(reference), &it)
-	if err != nil {
-		return wallets.CreditClaim{}, fmt.Errorf("store: get credit reference: %w", err)
-	}
-	if !found {
-		return wallets.CreditClaim{}, wallets.ErrTransactionNotFound
-	}
-	return wallets.CreditClaim{
-		Reference: it.Reference, WalletID: it.WalletID, Balance: wallets.SubBalance(it.Balance),
-		Amount: it.Amount, TransactionID: it.TransactionID,
-	}, nil
+	return s.referenceClaim(ctx, companyID, creditRefSK(reference), "credit")
 }
 
 // balancesOf returns sub-balance b of w, as read, and what adj makes of it:
