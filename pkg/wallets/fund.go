@@ -280,10 +280,7 @@ func (h handlers) fund(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	in := FundInput{WalletID: req.WalletID, Amount: string(req.Amount), Balance: SubBalance(req.Balance), Reference: req.Reference}
-	if in.Amount == "null" {
-		in.Amount = ""
-	}
+	in := FundInput{WalletID: req.WalletID, Amount: amountText(req.Amount), Balance: SubBalance(req.Balance), Reference: req.Reference}
 	f, err := h.svc.Fund(r.Context(), cid, in)
 	if err != nil {
 		return err

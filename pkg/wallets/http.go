@@ -265,15 +265,21 @@ type creditResult struct {
 	Replayed    bool                `json:"replayed"`
 }
 
+// amountText is the JSON value of a request's amount field as the service
+// reads it: "" when the field is absent or null.
+func amountText(raw json.RawMessage) string {
+	if string(raw) == "null" {
+		return ""
+	}
+	return string(raw)
+}
+
 func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
 	var req creditRequest
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	in := CreditInput{Balance: SubBalance(req.Balance), Amount: string(req.Amount), Reference: req.Reference}
-	if in.Amount == "null" {
-		in.Amount = ""
-	}
+	in := CreditInput{Balance: SubBalance(req.Balance), Amount: amountText(req.Amount), Reference: req.Reference}
 	c, err := h.svc.Credit(r.Context(), r.PathValue("walletId"), in)
 	if err != nil {
 		return err

@@ -231,10 +231,7 @@ func (h handlers) transferInternal(w http.ResponseWriter, r *http.Request) error
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	in := TransferInput{Amount: string(req.Amount), From: SubBalance(req.From), To: SubBalance(req.To)}
-	if in.Amount == "null" {
-		in.Amount = ""
-	}
+	in := TransferInput{Amount: amountText(req.Amount), From: SubBalance(req.From), To: SubBalance(req.To)}
 	t, err := h.svc.TransferInternal(r.Context(), cid, r.PathValue("id"), in)
 	if err != nil {
 		return err
