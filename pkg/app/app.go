@@ -32,7 +32,7 @@ var HTTPFunctions = map[string]func(context.Context, Config) (HTTPHandler, error
 	"auth": NewAuth, "admin": NewAdmin,
 	"wallets": NewWallets, "payments": NewPayments,
 	"webhooks": NewWebhooks, "customers": NewCustomers, "cards": NewCards,
-	"issuer-webhooks": NewIssuerWebhooks,
+	"issuer-webhooks": NewIssuerWebhooks, "openapi": NewOpenAPI,
 }
 
 // SQSFunctions maps each queue consumer's folder name to its constructor.

@@ -107,6 +107,7 @@ func authTestCall(t *testing.T, h HTTPHandler, ev events.APIGatewayV2HTTPRequest
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}
+	checkContract(t, ev, res, true)
 	return res
 }
 

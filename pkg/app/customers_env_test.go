@@ -201,6 +201,7 @@ func (e *customersTestEnv) upload(token string, fields map[string]string, files 
 	if err != nil {
 		e.t.Fatal(err)
 	}
+	checkContract(e.t, req, resp, true)
 	r := result{status: resp.StatusCode, raw: resp.Body, headers: resp.Headers}
 	dec := json.NewDecoder(strings.NewReader(resp.Body))
 	dec.UseNumber()

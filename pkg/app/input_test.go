@@ -165,6 +165,9 @@ func (e *inputEnv) mustDecode(tb testing.TB, body string, v any) {
 func check(t testing.TB, h HTTPHandler, ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
 	t.Helper()
 	res, err := h(context.Background(), ev)
+	if err == nil {
+		checkContract(t, ev, res, false)
+	}
 	where := fmt.Sprintf("%s %s?%.200q body %.300q", ev.RequestContext.HTTP.Method, ev.RawPath, ev.RawQueryString, ev.Body)
 	switch {
 	case err != nil:

@@ -125,6 +125,7 @@ func (e *paymentsTestEnv) call(h HTTPHandler, token, method, target, body string
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", method, target, err)
 	}
+	checkContract(e.t, req, resp, true)
 	r := result{status: resp.StatusCode, raw: resp.Body, headers: resp.Headers}
 	dec := json.NewDecoder(strings.NewReader(resp.Body))
 	dec.UseNumber()

@@ -86,6 +86,7 @@ var Functions = map[string]Function{
 			{tokenSecret, getSecret},
 		},
 	},
+	"openapi": {},
 	"admin": {
 		Settings: []string{modeSetting, "ADMIN_CREDIT_IN_PRODUCTION"},
 		Grants: []Grant{

@@ -12,8 +12,8 @@ import (
 // credential. Its message is the same whatever the cause.
 var ErrUnauthorized = errors.New("httpapi: unauthorized")
 
-// ErrNotFound is a route or record that does not exist for the caller.
-var ErrNotFound = errors.New("httpapi: not found")
+// ErrRouteNotFound is a path no route serves.
+var ErrRouteNotFound = errors.New("httpapi: route not found")
 
 // ErrMethodNotAllowed is a known path called with the wrong method.
 var ErrMethodNotAllowed = errors.New("httpapi: method not allowed")
@@ -86,7 +86,7 @@ type Catalogue []ErrorEntry
 // builtin maps the errors this package raises itself.
 var builtin = Catalogue{
 	{Err: ErrUnauthorized, Status: http.StatusUnauthorized, Code: "UNAUTHORIZED", Message: "unauthorized"},
-	{Err: ErrNotFound, Status: http.StatusNotFound, Code: "NOT_FOUND", Message: "not found"},
+	{Err: ErrRouteNotFound, Status: http.StatusNotFound, Code: "ROUTE_NOT_FOUND", Message: "no such route: see GET /api/v1/openapi.json"},
 	{Err: ErrMethodNotAllowed, Status: http.StatusMethodNotAllowed, Code: "METHOD_NOT_ALLOWED", Message: "method not allowed"},
 	{Err: ErrUnsupportedMediaType, Status: http.StatusUnsupportedMediaType, Code: "UNSUPPORTED_MEDIA_TYPE", Message: "Content-Type must be application/json"},
 	{Err: ErrMalformedRequest, Status: http.StatusBadRequest, Code: "MALFORMED_REQUEST", Message: "malformed request: the URL or the body cannot be read"},

@@ -118,9 +118,9 @@ func TestRouter(t *testing.T) {
 		{"GET", "/api/v1/things/a", "Bearer ok", 200, ""},
 		{"GET", "/api/v1/things/missing", "Bearer ok", 404, "THING_NOT_FOUND"},
 		{"GET", "/api/v1/things/a", "", 401, "UNAUTHORIZED"},
-		{"GET", "/api/v1/nothing", "Bearer ok", 404, "NOT_FOUND"},
+		{"GET", "/api/v1/nothing", "Bearer ok", 404, "ROUTE_NOT_FOUND"},
 		{"DELETE", "/api/v1/things/a", "Bearer ok", 405, "METHOD_NOT_ALLOWED"},
-		{"GET", "/things/a", "Bearer ok", 404, "NOT_FOUND"},
+		{"GET", "/things/a", "Bearer ok", 404, "ROUTE_NOT_FOUND"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path+" "+tt.auth, func(t *testing.T) {

@@ -20,9 +20,10 @@ type Guard func(r *http.Request) (context.Context, error)
 
 // Router serves the routes of one function under BasePath.
 type Router struct {
-	mux    *http.ServeMux
-	errors Catalogue
-	guard  Guard
+	mux      *http.ServeMux
+	errors   Catalogue
+	guard    Guard
+	fallback HandlerFunc
 }
 
 // NewRouter returns a router whose routes write errors through errors and,
@@ -53,23 +54,33 @@ func (rt *Router) Handle(pattern string, h HandlerFunc) {
 	})
 }
 
+// Fallback makes h answer the requests no route matches, in place of the
+// router's own 404 ROUTE_NOT_FOUND and 405 METHOD_NOT_ALLOWED. The guard
+// does not run before h.
+func (rt *Router) Fallback(h HandlerFunc) { rt.fallback = h }
+
 // ServeHTTP routes r, answering unknown paths and methods with JSON errors,
 // and logs one line per request.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	h, pattern := rt.mux.Handler(r)
-	if pattern == "" {
+	switch {
+	case pattern == "" && rt.fallback != nil:
+		if err := rt.fallback(rec, r); err != nil {
+			rt.errors.WriteError(rec, r, err)
+		}
+	case pattern == "":
 		// The mux answers 404 and 405 in plain text; answer in JSON instead.
 		rr := &statusRecorder{ResponseWriter: &discard{h: http.Header{}}, status: http.StatusOK}
 		h.ServeHTTP(rr, r)
-		err := ErrNotFound
+		err := ErrRouteNotFound
 		if rr.status == http.StatusMethodNotAllowed {
 			err = ErrMethodNotAllowed
 			rec.Header().Set("Allow", rr.Header().Get("Allow"))
 		}
 		rt.errors.WriteError(rec, r, err)
-	} else {
+	default:
 		rt.mux.ServeHTTP(rec, r)
 	}
 	logRequest(r, pattern, rec.status, time.Since(start))

@@ -183,6 +183,10 @@ func (t *Template) Functions() []Function {
 			ep := asMap(ev["Properties"])
 			switch asString(ev["Type"]) {
 			case "HttpApi":
+				if ep["Path"] == nil && ep["Method"] == nil { // SAM's default route
+					fn.Routes = append(fn.Routes, Route{Path: "$default"})
+					continue
+				}
 				fn.Routes = append(fn.Routes, Route{
 					Method: strings.ToUpper(asString(ep["Method"])),
 					Path:   asString(ep["Path"]),
