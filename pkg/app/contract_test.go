@@ -50,4 +50,3 @@ func checkContract(t testing.TB, ev events.APIGatewayV2HTTPRequest, res events.A
 		t.Errorf("%s %s?%s: %v", x.Method, x.Path, x.RawQuery, err)
 	}
 }
-
