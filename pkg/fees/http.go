@@ -6,18 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"regexp"
 	"slices"
 	"strings"
 
+	"payments/pkg/countries"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
 )
 
 // Operators lists the operator codes of spec §2.10.
 var Operators = []string{"mtn", "orange", "moov", "airtel", "mpesa", "afrimoney", "vodacom", "wave", "wligdicash", "expresso", "free", "tmoney", "celtiis", "coris"}
-
-var countryCode = regexp.MustCompile(`^[A-Z]{2}$`)
 
 // ruleJSON is a rule as the operator console reads it: fixed in major units
 // of the rule's currency, percent as a decimal number.
@@ -126,8 +124,8 @@ func (s Schedule) validate() error {
 			return httpapi.Invalid(field("type"), "must be one of "+strings.Join(Types, ", "))
 		case r.Operator != "" && !slices.Contains(Operators, r.Operator):
 			return httpapi.Invalid(field("operator"), "is not a known operator code")
-		case r.Country != "" && !countryCode.MatchString(r.Country):
-			return httpapi.Invalid(field("country"), "must match ^[A-Z]{2}$")
+		case r.Country != "" && !countries.IsAlpha2(r.Country):
+			return httpapi.Invalid(field("country"), countries.Alpha2Rule)
 		case r.Currency != "" && !money.Supported(r.Currency):
 			return httpapi.Invalid(field("currency"), "is not a supported currency")
 		case r.Fixed < 0:
@@ -283,8 +281,8 @@ func validateQuote(in quoteRequest) (int64, error) {
 		return 0, httpapi.Invalid("operator", "is required")
 	case !slices.Contains(Operators, in.Operator):
 		return 0, httpapi.Invalid("operator", "must be one of "+strings.Join(Operators, ", "))
-	case !countryCode.MatchString(in.Country):
-		return 0, httpapi.Invalid("country", "must match ^[A-Z]{2}$")
+	case !countries.IsAlpha2(in.Country):
+		return 0, httpapi.Invalid("country", countries.Alpha2Rule)
 	}
 	if !money.Supported(in.Currency) {
 		return 0, httpapi.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))

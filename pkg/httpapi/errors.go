@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strconv"
 )
 
@@ -123,6 +124,19 @@ func (c Catalogue) lookup(err error) (ErrorBody, int, bool) {
 		}
 	}
 	return newBody(http.StatusInternalServerError, "INTERNAL", "internal error", ""), 0, false
+}
+
+// Codes returns every code an error body can carry with c, sorted: c's,
+// this package's, INVALID_FIELD, BODY_TOO_LARGE and INTERNAL.
+func (c Catalogue) Codes() []string {
+	codes := []string{"INVALID_FIELD", "BODY_TOO_LARGE", "INTERNAL"}
+	for _, list := range []Catalogue{c, builtin} {
+		for _, e := range list {
+			codes = append(codes, e.Code)
+		}
+	}
+	slices.Sort(codes)
+	return slices.Compact(codes)
 }
 
 func newBody(status int, code, message, field string) ErrorBody {

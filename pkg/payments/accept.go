@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"payments/pkg/countries"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/guideline"
@@ -45,9 +46,8 @@ type Request struct {
 }
 
 var (
-	countryPattern = regexp.MustCompile(`^[A-Z]{2}$`)
-	phonePattern   = regexp.MustCompile(`^[0-9]{8,15}$`)
-	langPattern    = regexp.MustCompile(`^[a-z]{2}$`)
+	phonePattern = regexp.MustCompile(`^[0-9]{8,15}$`)
+	langPattern  = regexp.MustCompile(`^[a-z]{2}$`)
 )
 
 // validate checks r alone and returns the amount in minor units. The first
@@ -62,8 +62,8 @@ func (s *Service) validate(r Request) (int64, error) {
 		return 0, httpapi.Invalid("operator", "must be one of "+strings.Join(guideline.Operators(), ", ")+" (lowercase)")
 	case r.Country == "":
 		return 0, httpapi.Invalid("country", "is required")
-	case !countryPattern.MatchString(r.Country):
-		return 0, httpapi.Invalid("country", "must match ^[A-Z]{2}$")
+	case !countries.IsAlpha2(r.Country):
+		return 0, httpapi.Invalid("country", countries.Alpha2Rule)
 	case r.PhoneNumber == "":
 		return 0, httpapi.Invalid("phone_number", "is required")
 	case !phonePattern.MatchString(r.PhoneNumber):
