@@ -38,7 +38,7 @@ FUZZTIME ?= 5s
 # Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
 
-.PHONY: help install devstack run test fuzz reset build deploy invoke lint vet staticcheck cfn-lint bench clean
+.PHONY: help install devstack run test fuzz reset build deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -116,10 +116,21 @@ invoke: ## run FN's handler on EVENT (TOKEN= for Bearer TOKEN) against `make run
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<event.json> [TOKEN=<access token>]" >&2; exit 2; }
 	@$(GO) run ./infra/local/cmd/invoke -fn "$(FN)" -event "$(EVENT)" -token "$(TOKEN)"
 
-lint: vet staticcheck ## gofmt -l, go vet, staticcheck, then cfn-lint template.yaml
+lint: install vet staticcheck ## gofmt -l, go vet, staticcheck, cfn-lint template.yaml, lint docs/openapi.yaml, check generated code is current
 	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \
 	if [ -n "$$files" ]; then echo "gofmt would change:" >&2; echo "$$files" >&2; exit 1; fi
-	@$(MAKE) cfn-lint
+	@$(MAKE) cfn-lint openapi-lint
+	@$(MAKE) generate
+	@git diff --exit-code --stat -- $(GENERATED) || { echo "make lint: $(GENERATED) differ from docs/openapi.yaml: run make generate and commit" >&2; exit 1; }
+
+# GENERATED is what make generate writes from docs/openapi.yaml.
+GENERATED = pkg/apidoc/openapi.json pkg/apiclient/client.gen.go
+
+generate: ## regenerate pkg/apidoc/openapi.json and the Go client pkg/apiclient from docs/openapi.yaml
+	$(GO) generate ./pkg/apidoc ./pkg/apiclient
+
+openapi-lint: install ## lint docs/openapi.yaml with Redocly CLI (pinned in infra/local/tools)
+	@$(CACHE)/tools/node_modules/.bin/redocly lint --config infra/local/tools/redocly.yaml docs/openapi.yaml
 
 # cfn-lint (Python) is installed on the project's machines; it is not
 # fetched here, since the Python package registry may be out of reach.

