@@ -21,6 +21,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/stripe/stripe-go/v82/webhook"
 
+	"payments/pkg/apidoc/apitest"
 	"payments/pkg/events"
 	"payments/pkg/outbound"
 	"payments/pkg/outbound/outboundtest"
@@ -286,7 +287,8 @@ type received struct {
 }
 
 // receiver is an HTTPS server with its own CA whose paths answer with a
-// script of statuses, one per request (the last repeats); status 0 means
+// script of statuses, one per request (the last repeats), and checks each
+// delivery against the contract's webhooks; status 0 means
 // "answer 200 after sleeping 11 s", slower than the 10 s time-out.
 type receiver struct {
 	*outboundtest.Server
@@ -299,6 +301,12 @@ func newReceiver(t *testing.T, script map[string][]int) *receiver {
 	r := &receiver{script: script}
 	r.Server = outboundtest.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		body, _ := io.ReadAll(req.Body)
+		var delivery struct{ Event string }
+		if err := json.Unmarshal(body, &delivery); err != nil {
+			t.Errorf("a delivery that is not JSON: %q", body)
+		} else if err := apitest.Default(t).CheckWebhook(delivery.Event, body); err != nil {
+			t.Error(err)
+		}
 		r.mu.Lock()
 		r.got = append(r.got, received{time.Now(), req.URL.Path, req.Header.Clone(), body})
 		s := r.script[req.URL.Path]

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/apidoc/apitest"
 	"payments/pkg/events"
 )
 
@@ -283,5 +284,23 @@ func TestDocsExamples(t *testing.T) {
 		if !matched {
 			t.Errorf("example of %s has keys %v, which no payload form of the catalogue has", body.Event, got)
 		}
+	}
+}
+
+// TestPayloadsMatchTheContract builds every kind's sample payload, as its
+// builder makes it, and validates the delivery body against the kind's
+// webhook in docs/openapi.yaml.
+func TestPayloadsMatchTheContract(t *testing.T) {
+	contract := apitest.Default(t)
+	for _, e := range events.Catalogue {
+		t.Run(entryName(e), func(t *testing.T) {
+			ev, err := events.Build("co-1", e.Sample(), time.Now())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := contract.CheckWebhook(string(e.Kind), ev.Body); err != nil {
+				t.Error(err)
+			}
+		})
 	}
 }
