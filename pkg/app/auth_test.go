@@ -17,6 +17,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/golang-jwt/jwt/v5"
 
+	"payments/pkg/apidoc/apitest"
 	"payments/pkg/auth"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
@@ -107,7 +108,7 @@ func authTestCall(t *testing.T, h HTTPHandler, ev events.APIGatewayV2HTTPRequest
 	if err != nil {
 		t.Fatalf("handler: %v", err)
 	}
-	checkContract(t, ev, res, true)
+	apitest.CheckEvent(t, ev, res, true)
 	return res
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/infra/local/samples"
+	"payments/pkg/apidoc/apitest"
 	"payments/pkg/customers"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
@@ -201,7 +202,7 @@ func (e *customersTestEnv) upload(token string, fields map[string]string, files 
 	if err != nil {
 		e.t.Fatal(err)
 	}
-	checkContract(e.t, req, resp, true)
+	apitest.CheckEvent(e.t, req, resp, true)
 	r := result{status: resp.StatusCode, raw: resp.Body, headers: resp.Headers}
 	dec := json.NewDecoder(strings.NewReader(resp.Body))
 	dec.UseNumber()

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
+	"payments/pkg/apidoc/apitest"
 	"payments/pkg/customers"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
@@ -166,7 +167,7 @@ func check(t testing.TB, h HTTPHandler, ev events.APIGatewayV2HTTPRequest) event
 	t.Helper()
 	res, err := h(context.Background(), ev)
 	if err == nil {
-		checkContract(t, ev, res, false)
+		apitest.CheckEvent(t, ev, res, false)
 	}
 	where := fmt.Sprintf("%s %s?%.200q body %.300q", ev.RequestContext.HTTP.Method, ev.RawPath, ev.RawQueryString, ev.Body)
 	switch {

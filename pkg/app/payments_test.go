@@ -19,6 +19,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 	"github.com/google/uuid"
 
+	"payments/pkg/apidoc/apitest"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
@@ -125,7 +126,7 @@ func (e *paymentsTestEnv) call(h HTTPHandler, token, method, target, body string
 	if err != nil {
 		e.t.Fatalf("%s %s: %v", method, target, err)
 	}
-	checkContract(e.t, req, resp, true)
+	apitest.CheckEvent(e.t, req, resp, true)
 	r := result{status: resp.StatusCode, raw: resp.Body, headers: resp.Headers}
 	dec := json.NewDecoder(strings.NewReader(resp.Body))
 	dec.UseNumber()

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/apidoc/apitest"
 	"payments/pkg/app"
 	"payments/pkg/debts"
 	"payments/pkg/httpapi"
@@ -47,6 +48,7 @@ func serve(t *testing.T, f *fakeStore, company, query string) (int, map[string]a
 	req.Header.Set("X-Company", company)
 	rec := httptest.NewRecorder()
 	rt.ServeHTTP(rec, req)
+	apitest.CheckRecorded(t, req, nil, rec)
 	var body map[string]any
 	dec := json.NewDecoder(rec.Body)
 	dec.UseNumber()

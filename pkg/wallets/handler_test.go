@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 
+	"payments/pkg/apidoc/apitest"
 	"payments/pkg/app"
 	"payments/pkg/auth"
 	"payments/pkg/companies"
@@ -158,6 +159,7 @@ func (e *env) call(h app.HTTPHandler, token, method, target, body string) respon
 	if err != nil {
 		e.t.Fatalf("%s %s: handler error %v", method, target, err)
 	}
+	apitest.CheckEvent(e.t, req, resp, true)
 	return response{status: resp.StatusCode, body: decode(e.t, resp.Body)}
 }
 
@@ -168,6 +170,7 @@ func (e *env) credit(walletID, body string) response {
 	req := httptest.NewRequest(http.MethodPost, httpapi.BasePath+"/admin/wallets/"+walletID+"/credit", strings.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	e.admin.ServeHTTP(rec, req)
+	apitest.CheckRecorded(e.t, req, []byte(body), rec)
 	return response{status: rec.Code, body: decode(e.t, rec.Body.String())}
 }
 

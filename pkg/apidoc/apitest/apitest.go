@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"runtime"
@@ -234,4 +235,17 @@ func (c *Contract) Documents(x Exchange) bool {
 	}
 	_, _, err = c.router.FindRoute(req)
 	return err == nil
+}
+
+// CheckRecorded fails t when rec, the answer to r (whose body was body),
+// is not what the document says; for handler tests that call ServeHTTP.
+func CheckRecorded(t testing.TB, r *http.Request, body []byte, rec *httptest.ResponseRecorder) {
+	t.Helper()
+	x := Exchange{
+		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, Body: body,
+		Status: rec.Code, RespHeader: rec.Header(), RespBody: rec.Body.Bytes(),
+	}
+	if err := Default(t).Check(x); err != nil {
+		t.Errorf("%s %s: %v", r.Method, r.URL, err)
+	}
 }
