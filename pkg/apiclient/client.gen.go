@@ -4,6 +4,7 @@
 package apiclient
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -11,7 +12,6110 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
+
+	"github.com/oapi-codegen/runtime"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for CardCreatedDeliveryEvent.
+const (
+	CardCreatedDeliveryEventCardCreated CardCreatedDeliveryEvent = "card.created"
+)
+
+// Valid indicates whether the value is a known member of the CardCreatedDeliveryEvent enum.
+func (e CardCreatedDeliveryEvent) Valid() bool {
+	switch e {
+	case CardCreatedDeliveryEventCardCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardFundDeliveryEvent.
+const (
+	CardFundDeliveryEventCardFund CardFundDeliveryEvent = "card.fund"
+)
+
+// Valid indicates whether the value is a known member of the CardFundDeliveryEvent enum.
+func (e CardFundDeliveryEvent) Valid() bool {
+	switch e {
+	case CardFundDeliveryEventCardFund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardFundEventCurrency.
+const (
+	CardFundEventCurrencyUSD CardFundEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardFundEventCurrency enum.
+func (e CardFundEventCurrency) Valid() bool {
+	switch e {
+	case CardFundEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTerminatedByCompanyEventStatus.
+const (
+	CardTerminatedByCompanyEventStatusTERMINATED CardTerminatedByCompanyEventStatus = "TERMINATED"
+)
+
+// Valid indicates whether the value is a known member of the CardTerminatedByCompanyEventStatus enum.
+func (e CardTerminatedByCompanyEventStatus) Valid() bool {
+	switch e {
+	case CardTerminatedByCompanyEventStatusTERMINATED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTerminatedByProviderEventReason.
+const (
+	ProviderTerminated CardTerminatedByProviderEventReason = "provider_terminated"
+)
+
+// Valid indicates whether the value is a known member of the CardTerminatedByProviderEventReason enum.
+func (e CardTerminatedByProviderEventReason) Valid() bool {
+	switch e {
+	case ProviderTerminated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTerminatedByProviderEventStatus.
+const (
+	CardTerminatedByProviderEventStatusTERMINATED CardTerminatedByProviderEventStatus = "TERMINATED"
+)
+
+// Valid indicates whether the value is a known member of the CardTerminatedByProviderEventStatus enum.
+func (e CardTerminatedByProviderEventStatus) Valid() bool {
+	switch e {
+	case CardTerminatedByProviderEventStatusTERMINATED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTerminatedDeliveryEvent.
+const (
+	CardTerminatedDeliveryEventCardTerminated CardTerminatedDeliveryEvent = "card.terminated"
+)
+
+// Valid indicates whether the value is a known member of the CardTerminatedDeliveryEvent enum.
+func (e CardTerminatedDeliveryEvent) Valid() bool {
+	switch e {
+	case CardTerminatedDeliveryEventCardTerminated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardVerificationCompletedDeliveryEvent.
+const (
+	CardVerificationCompletedDeliveryEventCardVerificationCompleted CardVerificationCompletedDeliveryEvent = "card.verification.completed"
+)
+
+// Valid indicates whether the value is a known member of the CardVerificationCompletedDeliveryEvent enum.
+func (e CardVerificationCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case CardVerificationCompletedDeliveryEventCardVerificationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardVerificationCompletedEventStatus.
+const (
+	CardVerificationCompletedEventStatusVERIFIED CardVerificationCompletedEventStatus = "VERIFIED"
+)
+
+// Valid indicates whether the value is a known member of the CardVerificationCompletedEventStatus enum.
+func (e CardVerificationCompletedEventStatus) Valid() bool {
+	switch e {
+	case CardVerificationCompletedEventStatusVERIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardWithdrawDeliveryEvent.
+const (
+	CardWithdrawDeliveryEventCardWithdraw CardWithdrawDeliveryEvent = "card.withdraw"
+)
+
+// Valid indicates whether the value is a known member of the CardWithdrawDeliveryEvent enum.
+func (e CardWithdrawDeliveryEvent) Valid() bool {
+	switch e {
+	case CardWithdrawDeliveryEventCardWithdraw:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardWithdrawEventCurrency.
+const (
+	CardWithdrawEventCurrencyUSD CardWithdrawEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardWithdrawEventCurrency enum.
+func (e CardWithdrawEventCurrency) Valid() bool {
+	switch e {
+	case CardWithdrawEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardWithdrawFailedDeliveryEvent.
+const (
+	CardWithdrawFailedDeliveryEventCardWithdrawFailed CardWithdrawFailedDeliveryEvent = "card.withdraw.failed"
+)
+
+// Valid indicates whether the value is a known member of the CardWithdrawFailedDeliveryEvent enum.
+func (e CardWithdrawFailedDeliveryEvent) Valid() bool {
+	switch e {
+	case CardWithdrawFailedDeliveryEventCardWithdrawFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCompanyKybStatus.
+const (
+	ConsoleCompanyKybStatusAPPROVED ConsoleCompanyKybStatus = "APPROVED"
+	ConsoleCompanyKybStatusPENDING  ConsoleCompanyKybStatus = "PENDING"
+	ConsoleCompanyKybStatusREJECTED ConsoleCompanyKybStatus = "REJECTED"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCompanyKybStatus enum.
+func (e ConsoleCompanyKybStatus) Valid() bool {
+	switch e {
+	case ConsoleCompanyKybStatusAPPROVED:
+		return true
+	case ConsoleCompanyKybStatusPENDING:
+		return true
+	case ConsoleCompanyKybStatusREJECTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCompanyCreateKybStatus.
+const (
+	ConsoleCompanyCreateKybStatusAPPROVED ConsoleCompanyCreateKybStatus = "APPROVED"
+	ConsoleCompanyCreateKybStatusEmpty    ConsoleCompanyCreateKybStatus = ""
+	ConsoleCompanyCreateKybStatusPENDING  ConsoleCompanyCreateKybStatus = "PENDING"
+	ConsoleCompanyCreateKybStatusREJECTED ConsoleCompanyCreateKybStatus = "REJECTED"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCompanyCreateKybStatus enum.
+func (e ConsoleCompanyCreateKybStatus) Valid() bool {
+	switch e {
+	case ConsoleCompanyCreateKybStatusAPPROVED:
+		return true
+	case ConsoleCompanyCreateKybStatusEmpty:
+		return true
+	case ConsoleCompanyCreateKybStatusPENDING:
+		return true
+	case ConsoleCompanyCreateKybStatusREJECTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCompanyCreatedKybStatus.
+const (
+	ConsoleCompanyCreatedKybStatusAPPROVED ConsoleCompanyCreatedKybStatus = "APPROVED"
+	ConsoleCompanyCreatedKybStatusPENDING  ConsoleCompanyCreatedKybStatus = "PENDING"
+	ConsoleCompanyCreatedKybStatusREJECTED ConsoleCompanyCreatedKybStatus = "REJECTED"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCompanyCreatedKybStatus enum.
+func (e ConsoleCompanyCreatedKybStatus) Valid() bool {
+	switch e {
+	case ConsoleCompanyCreatedKybStatusAPPROVED:
+		return true
+	case ConsoleCompanyCreatedKybStatusPENDING:
+		return true
+	case ConsoleCompanyCreatedKybStatusREJECTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCompanyPatchKybStatus.
+const (
+	ConsoleCompanyPatchKybStatusAPPROVED    ConsoleCompanyPatchKybStatus = "APPROVED"
+	ConsoleCompanyPatchKybStatusLessThannil ConsoleCompanyPatchKybStatus = "<nil>"
+	ConsoleCompanyPatchKybStatusPENDING     ConsoleCompanyPatchKybStatus = "PENDING"
+	ConsoleCompanyPatchKybStatusREJECTED    ConsoleCompanyPatchKybStatus = "REJECTED"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCompanyPatchKybStatus enum.
+func (e ConsoleCompanyPatchKybStatus) Valid() bool {
+	switch e {
+	case ConsoleCompanyPatchKybStatusAPPROVED:
+		return true
+	case ConsoleCompanyPatchKybStatusLessThannil:
+		return true
+	case ConsoleCompanyPatchKybStatusPENDING:
+		return true
+	case ConsoleCompanyPatchKybStatusREJECTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCurrency.
+const (
+	ConsoleCurrencyCDF ConsoleCurrency = "CDF"
+	ConsoleCurrencyGNF ConsoleCurrency = "GNF"
+	ConsoleCurrencyUSD ConsoleCurrency = "USD"
+	ConsoleCurrencyXAF ConsoleCurrency = "XAF"
+	ConsoleCurrencyXOF ConsoleCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCurrency enum.
+func (e ConsoleCurrency) Valid() bool {
+	switch e {
+	case ConsoleCurrencyCDF:
+		return true
+	case ConsoleCurrencyGNF:
+		return true
+	case ConsoleCurrencyUSD:
+		return true
+	case ConsoleCurrencyXAF:
+		return true
+	case ConsoleCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleFeeRuleInputCurrency.
+const (
+	ConsoleFeeRuleInputCurrencyCDF   ConsoleFeeRuleInputCurrency = "CDF"
+	ConsoleFeeRuleInputCurrencyEmpty ConsoleFeeRuleInputCurrency = ""
+	ConsoleFeeRuleInputCurrencyGNF   ConsoleFeeRuleInputCurrency = "GNF"
+	ConsoleFeeRuleInputCurrencyUSD   ConsoleFeeRuleInputCurrency = "USD"
+	ConsoleFeeRuleInputCurrencyXAF   ConsoleFeeRuleInputCurrency = "XAF"
+	ConsoleFeeRuleInputCurrencyXOF   ConsoleFeeRuleInputCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleFeeRuleInputCurrency enum.
+func (e ConsoleFeeRuleInputCurrency) Valid() bool {
+	switch e {
+	case ConsoleFeeRuleInputCurrencyCDF:
+		return true
+	case ConsoleFeeRuleInputCurrencyEmpty:
+		return true
+	case ConsoleFeeRuleInputCurrencyGNF:
+		return true
+	case ConsoleFeeRuleInputCurrencyUSD:
+		return true
+	case ConsoleFeeRuleInputCurrencyXAF:
+		return true
+	case ConsoleFeeRuleInputCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleFeeRuleInputOperator.
+const (
+	ConsoleFeeRuleInputOperatorAfrimoney  ConsoleFeeRuleInputOperator = "afrimoney"
+	ConsoleFeeRuleInputOperatorAirtel     ConsoleFeeRuleInputOperator = "airtel"
+	ConsoleFeeRuleInputOperatorCeltiis    ConsoleFeeRuleInputOperator = "celtiis"
+	ConsoleFeeRuleInputOperatorCoris      ConsoleFeeRuleInputOperator = "coris"
+	ConsoleFeeRuleInputOperatorEmpty      ConsoleFeeRuleInputOperator = ""
+	ConsoleFeeRuleInputOperatorExpresso   ConsoleFeeRuleInputOperator = "expresso"
+	ConsoleFeeRuleInputOperatorFree       ConsoleFeeRuleInputOperator = "free"
+	ConsoleFeeRuleInputOperatorMoov       ConsoleFeeRuleInputOperator = "moov"
+	ConsoleFeeRuleInputOperatorMpesa      ConsoleFeeRuleInputOperator = "mpesa"
+	ConsoleFeeRuleInputOperatorMtn        ConsoleFeeRuleInputOperator = "mtn"
+	ConsoleFeeRuleInputOperatorOrange     ConsoleFeeRuleInputOperator = "orange"
+	ConsoleFeeRuleInputOperatorTmoney     ConsoleFeeRuleInputOperator = "tmoney"
+	ConsoleFeeRuleInputOperatorVodacom    ConsoleFeeRuleInputOperator = "vodacom"
+	ConsoleFeeRuleInputOperatorWave       ConsoleFeeRuleInputOperator = "wave"
+	ConsoleFeeRuleInputOperatorWligdicash ConsoleFeeRuleInputOperator = "wligdicash"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleFeeRuleInputOperator enum.
+func (e ConsoleFeeRuleInputOperator) Valid() bool {
+	switch e {
+	case ConsoleFeeRuleInputOperatorAfrimoney:
+		return true
+	case ConsoleFeeRuleInputOperatorAirtel:
+		return true
+	case ConsoleFeeRuleInputOperatorCeltiis:
+		return true
+	case ConsoleFeeRuleInputOperatorCoris:
+		return true
+	case ConsoleFeeRuleInputOperatorEmpty:
+		return true
+	case ConsoleFeeRuleInputOperatorExpresso:
+		return true
+	case ConsoleFeeRuleInputOperatorFree:
+		return true
+	case ConsoleFeeRuleInputOperatorMoov:
+		return true
+	case ConsoleFeeRuleInputOperatorMpesa:
+		return true
+	case ConsoleFeeRuleInputOperatorMtn:
+		return true
+	case ConsoleFeeRuleInputOperatorOrange:
+		return true
+	case ConsoleFeeRuleInputOperatorTmoney:
+		return true
+	case ConsoleFeeRuleInputOperatorVodacom:
+		return true
+	case ConsoleFeeRuleInputOperatorWave:
+		return true
+	case ConsoleFeeRuleInputOperatorWligdicash:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleFeeType.
+const (
+	ConsoleFeeTypeCARDCROSSBORDER    ConsoleFeeType = "CARD_CROSS_BORDER"
+	ConsoleFeeTypeCARDFUNDING        ConsoleFeeType = "CARD_FUNDING"
+	ConsoleFeeTypeCARDISSUANCE       ConsoleFeeType = "CARD_ISSUANCE"
+	ConsoleFeeTypeCARDPAYMENTFAILURE ConsoleFeeType = "CARD_PAYMENT_FAILURE"
+	ConsoleFeeTypeCARDWITHDRAWAL     ConsoleFeeType = "CARD_WITHDRAWAL"
+	ConsoleFeeTypeCOLLECTION         ConsoleFeeType = "COLLECTION"
+	ConsoleFeeTypeCONVERSION         ConsoleFeeType = "CONVERSION"
+	ConsoleFeeTypePAYOUT             ConsoleFeeType = "PAYOUT"
+	ConsoleFeeTypeTRANSFER           ConsoleFeeType = "TRANSFER"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleFeeType enum.
+func (e ConsoleFeeType) Valid() bool {
+	switch e {
+	case ConsoleFeeTypeCARDCROSSBORDER:
+		return true
+	case ConsoleFeeTypeCARDFUNDING:
+		return true
+	case ConsoleFeeTypeCARDISSUANCE:
+		return true
+	case ConsoleFeeTypeCARDPAYMENTFAILURE:
+		return true
+	case ConsoleFeeTypeCARDWITHDRAWAL:
+		return true
+	case ConsoleFeeTypeCOLLECTION:
+		return true
+	case ConsoleFeeTypeCONVERSION:
+		return true
+	case ConsoleFeeTypePAYOUT:
+		return true
+	case ConsoleFeeTypeTRANSFER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleOperator.
+const (
+	ConsoleOperatorAfrimoney  ConsoleOperator = "afrimoney"
+	ConsoleOperatorAirtel     ConsoleOperator = "airtel"
+	ConsoleOperatorCeltiis    ConsoleOperator = "celtiis"
+	ConsoleOperatorCoris      ConsoleOperator = "coris"
+	ConsoleOperatorExpresso   ConsoleOperator = "expresso"
+	ConsoleOperatorFree       ConsoleOperator = "free"
+	ConsoleOperatorMoov       ConsoleOperator = "moov"
+	ConsoleOperatorMpesa      ConsoleOperator = "mpesa"
+	ConsoleOperatorMtn        ConsoleOperator = "mtn"
+	ConsoleOperatorOrange     ConsoleOperator = "orange"
+	ConsoleOperatorTmoney     ConsoleOperator = "tmoney"
+	ConsoleOperatorVodacom    ConsoleOperator = "vodacom"
+	ConsoleOperatorWave       ConsoleOperator = "wave"
+	ConsoleOperatorWligdicash ConsoleOperator = "wligdicash"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleOperator enum.
+func (e ConsoleOperator) Valid() bool {
+	switch e {
+	case ConsoleOperatorAfrimoney:
+		return true
+	case ConsoleOperatorAirtel:
+		return true
+	case ConsoleOperatorCeltiis:
+		return true
+	case ConsoleOperatorCoris:
+		return true
+	case ConsoleOperatorExpresso:
+		return true
+	case ConsoleOperatorFree:
+		return true
+	case ConsoleOperatorMoov:
+		return true
+	case ConsoleOperatorMpesa:
+		return true
+	case ConsoleOperatorMtn:
+		return true
+	case ConsoleOperatorOrange:
+		return true
+	case ConsoleOperatorTmoney:
+		return true
+	case ConsoleOperatorVodacom:
+		return true
+	case ConsoleOperatorWave:
+		return true
+	case ConsoleOperatorWligdicash:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsolePaymentResolvedStatus.
+const (
+	ConsolePaymentResolvedStatusFAILED      ConsolePaymentResolvedStatus = "FAILED"
+	ConsolePaymentResolvedStatusLessThannil ConsolePaymentResolvedStatus = "<nil>"
+	ConsolePaymentResolvedStatusSUCCESS     ConsolePaymentResolvedStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the ConsolePaymentResolvedStatus enum.
+func (e ConsolePaymentResolvedStatus) Valid() bool {
+	switch e {
+	case ConsolePaymentResolvedStatusFAILED:
+		return true
+	case ConsolePaymentResolvedStatusLessThannil:
+		return true
+	case ConsolePaymentResolvedStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsolePaymentType.
+const (
+	ConsolePaymentTypeCOLLECTION ConsolePaymentType = "COLLECTION"
+	ConsolePaymentTypePAYOUT     ConsolePaymentType = "PAYOUT"
+)
+
+// Valid indicates whether the value is a known member of the ConsolePaymentType enum.
+func (e ConsolePaymentType) Valid() bool {
+	switch e {
+	case ConsolePaymentTypeCOLLECTION:
+		return true
+	case ConsolePaymentTypePAYOUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsolePaymentResolutionStatus.
+const (
+	ConsolePaymentResolutionStatusFAILED  ConsolePaymentResolutionStatus = "FAILED"
+	ConsolePaymentResolutionStatusSUCCESS ConsolePaymentResolutionStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the ConsolePaymentResolutionStatus enum.
+func (e ConsolePaymentResolutionStatus) Valid() bool {
+	switch e {
+	case ConsolePaymentResolutionStatusFAILED:
+		return true
+	case ConsolePaymentResolutionStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsolePaymentStatus.
+const (
+	ConsolePaymentStatusFAILED     ConsolePaymentStatus = "FAILED"
+	ConsolePaymentStatusPENDING    ConsolePaymentStatus = "PENDING"
+	ConsolePaymentStatusPROCESSING ConsolePaymentStatus = "PROCESSING"
+	ConsolePaymentStatusSUCCESS    ConsolePaymentStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the ConsolePaymentStatus enum.
+func (e ConsolePaymentStatus) Valid() bool {
+	switch e {
+	case ConsolePaymentStatusFAILED:
+		return true
+	case ConsolePaymentStatusPENDING:
+		return true
+	case ConsolePaymentStatusPROCESSING:
+		return true
+	case ConsolePaymentStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleWalletCreditInputBalance.
+const (
+	ConsoleWalletCreditInputBalancePayin  ConsoleWalletCreditInputBalance = "payin"
+	ConsoleWalletCreditInputBalancePayout ConsoleWalletCreditInputBalance = "payout"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleWalletCreditInputBalance enum.
+func (e ConsoleWalletCreditInputBalance) Valid() bool {
+	switch e {
+	case ConsoleWalletCreditInputBalancePayin:
+		return true
+	case ConsoleWalletCreditInputBalancePayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleWalletTransactionBalance.
+const (
+	ConsoleWalletTransactionBalancePayin  ConsoleWalletTransactionBalance = "payin"
+	ConsoleWalletTransactionBalancePayout ConsoleWalletTransactionBalance = "payout"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleWalletTransactionBalance enum.
+func (e ConsoleWalletTransactionBalance) Valid() bool {
+	switch e {
+	case ConsoleWalletTransactionBalancePayin:
+		return true
+	case ConsoleWalletTransactionBalancePayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleWalletTransactionCategory.
+const (
+	WALLET ConsoleWalletTransactionCategory = "WALLET"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleWalletTransactionCategory enum.
+func (e ConsoleWalletTransactionCategory) Valid() bool {
+	switch e {
+	case WALLET:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleWalletTransactionStatus.
+const (
+	ConsoleWalletTransactionStatusFAILED     ConsoleWalletTransactionStatus = "FAILED"
+	ConsoleWalletTransactionStatusPENDING    ConsoleWalletTransactionStatus = "PENDING"
+	ConsoleWalletTransactionStatusPROCESSING ConsoleWalletTransactionStatus = "PROCESSING"
+	ConsoleWalletTransactionStatusSUCCESS    ConsoleWalletTransactionStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleWalletTransactionStatus enum.
+func (e ConsoleWalletTransactionStatus) Valid() bool {
+	switch e {
+	case ConsoleWalletTransactionStatusFAILED:
+		return true
+	case ConsoleWalletTransactionStatusPENDING:
+		return true
+	case ConsoleWalletTransactionStatusPROCESSING:
+		return true
+	case ConsoleWalletTransactionStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleWalletTransactionType.
+const (
+	ConsoleWalletTransactionTypeDEPOSIT  ConsoleWalletTransactionType = "DEPOSIT"
+	ConsoleWalletTransactionTypeFEE      ConsoleWalletTransactionType = "FEE"
+	ConsoleWalletTransactionTypeFUND     ConsoleWalletTransactionType = "FUND"
+	ConsoleWalletTransactionTypeREFUND   ConsoleWalletTransactionType = "REFUND"
+	ConsoleWalletTransactionTypeTRANSFER ConsoleWalletTransactionType = "TRANSFER"
+	ConsoleWalletTransactionTypeWITHDRAW ConsoleWalletTransactionType = "WITHDRAW"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleWalletTransactionType enum.
+func (e ConsoleWalletTransactionType) Valid() bool {
+	switch e {
+	case ConsoleWalletTransactionTypeDEPOSIT:
+		return true
+	case ConsoleWalletTransactionTypeFEE:
+		return true
+	case ConsoleWalletTransactionTypeFUND:
+		return true
+	case ConsoleWalletTransactionTypeREFUND:
+		return true
+	case ConsoleWalletTransactionTypeTRANSFER:
+		return true
+	case ConsoleWalletTransactionTypeWITHDRAW:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleWebhookSecretSigning.
+const (
+	ConsoleWebhookSecretSigningTrue ConsoleWebhookSecretSigning = true
+)
+
+// Valid indicates whether the value is a known member of the ConsoleWebhookSecretSigning enum.
+func (e ConsoleWebhookSecretSigning) Valid() bool {
+	switch e {
+	case ConsoleWebhookSecretSigningTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleWebhookSigningOffSigning.
+const (
+	ConsoleWebhookSigningOffSigningFalse ConsoleWebhookSigningOffSigning = false
+)
+
+// Valid indicates whether the value is a known member of the ConsoleWebhookSigningOffSigning enum.
+func (e ConsoleWebhookSigningOffSigning) Valid() bool {
+	switch e {
+	case ConsoleWebhookSigningOffSigningFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerCreatedDeliveryEvent.
+const (
+	CustomerCreatedDeliveryEventCustomerCreated CustomerCreatedDeliveryEvent = "customer.created"
+)
+
+// Valid indicates whether the value is a known member of the CustomerCreatedDeliveryEvent enum.
+func (e CustomerCreatedDeliveryEvent) Valid() bool {
+	switch e {
+	case CustomerCreatedDeliveryEventCustomerCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerCreatedEventKycStatus.
+const (
+	CustomerCreatedEventKycStatusPENDING  CustomerCreatedEventKycStatus = "PENDING"
+	CustomerCreatedEventKycStatusREJECTED CustomerCreatedEventKycStatus = "REJECTED"
+	CustomerCreatedEventKycStatusVERIFIED CustomerCreatedEventKycStatus = "VERIFIED"
+)
+
+// Valid indicates whether the value is a known member of the CustomerCreatedEventKycStatus enum.
+func (e CustomerCreatedEventKycStatus) Valid() bool {
+	switch e {
+	case CustomerCreatedEventKycStatusPENDING:
+		return true
+	case CustomerCreatedEventKycStatusREJECTED:
+		return true
+	case CustomerCreatedEventKycStatusVERIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveredDeliveryEvent.
+const (
+	DebtRecoveredDeliveryEventDebtRecovered DebtRecoveredDeliveryEvent = "debt.recovered"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveredDeliveryEvent enum.
+func (e DebtRecoveredDeliveryEvent) Valid() bool {
+	switch e {
+	case DebtRecoveredDeliveryEventDebtRecovered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveredEventCurrency.
+const (
+	DebtRecoveredEventCurrencyUSD DebtRecoveredEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveredEventCurrency enum.
+func (e DebtRecoveredEventCurrency) Valid() bool {
+	switch e {
+	case DebtRecoveredEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveredEventFeeType.
+const (
+	DebtRecoveredEventFeeTypeCrossborder    DebtRecoveredEventFeeType = "crossborder"
+	DebtRecoveredEventFeeTypePaymentFailure DebtRecoveredEventFeeType = "payment_failure"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveredEventFeeType enum.
+func (e DebtRecoveredEventFeeType) Valid() bool {
+	switch e {
+	case DebtRecoveredEventFeeTypeCrossborder:
+		return true
+	case DebtRecoveredEventFeeTypePaymentFailure:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveredEventStatus.
+const (
+	DebtRecoveredEventStatusPENDING   DebtRecoveredEventStatus = "PENDING"
+	DebtRecoveredEventStatusRECOVERED DebtRecoveredEventStatus = "RECOVERED"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveredEventStatus enum.
+func (e DebtRecoveredEventStatus) Valid() bool {
+	switch e {
+	case DebtRecoveredEventStatusPENDING:
+		return true
+	case DebtRecoveredEventStatusRECOVERED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveryPendingDeliveryEvent.
+const (
+	DebtRecoveryPendingDeliveryEventDebtRecoveryPending DebtRecoveryPendingDeliveryEvent = "debt.recovery.pending"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveryPendingDeliveryEvent enum.
+func (e DebtRecoveryPendingDeliveryEvent) Valid() bool {
+	switch e {
+	case DebtRecoveryPendingDeliveryEventDebtRecoveryPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveryPendingEventCurrency.
+const (
+	DebtRecoveryPendingEventCurrencyUSD DebtRecoveryPendingEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveryPendingEventCurrency enum.
+func (e DebtRecoveryPendingEventCurrency) Valid() bool {
+	switch e {
+	case DebtRecoveryPendingEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveryPendingEventFeeType.
+const (
+	DebtRecoveryPendingEventFeeTypeCrossborder    DebtRecoveryPendingEventFeeType = "crossborder"
+	DebtRecoveryPendingEventFeeTypePaymentFailure DebtRecoveryPendingEventFeeType = "payment_failure"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveryPendingEventFeeType enum.
+func (e DebtRecoveryPendingEventFeeType) Valid() bool {
+	switch e {
+	case DebtRecoveryPendingEventFeeTypeCrossborder:
+		return true
+	case DebtRecoveryPendingEventFeeTypePaymentFailure:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EnvelopeSuccess.
+const (
+	EnvelopeSuccessTrue EnvelopeSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the EnvelopeSuccess enum.
+func (e EnvelopeSuccess) Valid() bool {
+	switch e {
+	case EnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ErrorSuccess.
+const (
+	ErrorSuccessFalse ErrorSuccess = false
+)
+
+// Valid indicates whether the value is a known member of the ErrorSuccess enum.
+func (e ErrorSuccess) Valid() bool {
+	switch e {
+	case ErrorSuccessFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ErrorCode.
+const (
+	ALREADYREVERSED           ErrorCode = "ALREADY_REVERSED"
+	ALREADYSETTLED            ErrorCode = "ALREADY_SETTLED"
+	AMOUNTEXCEEDSHOLD         ErrorCode = "AMOUNT_EXCEEDS_HOLD"
+	AMOUNTEXCEEDSSETTLED      ErrorCode = "AMOUNT_EXCEEDS_SETTLED"
+	BODYTOOLARGE              ErrorCode = "BODY_TOO_LARGE"
+	CARDALREADYFROZEN         ErrorCode = "CARD_ALREADY_FROZEN"
+	CARDISSUERUNAVAILABLE     ErrorCode = "CARD_ISSUER_UNAVAILABLE"
+	CARDLOCKED                ErrorCode = "CARD_LOCKED"
+	CARDNOTACTIVE             ErrorCode = "CARD_NOT_ACTIVE"
+	CARDNOTFOUND              ErrorCode = "CARD_NOT_FOUND"
+	CARDNOTFROZEN             ErrorCode = "CARD_NOT_FROZEN"
+	CARDTERMINATED            ErrorCode = "CARD_TERMINATED"
+	COMPANYNOTFOUND           ErrorCode = "COMPANY_NOT_FOUND"
+	CONFLICT                  ErrorCode = "CONFLICT"
+	CREDITDISABLED            ErrorCode = "CREDIT_DISABLED"
+	CUSTOMERNOTFOUND          ErrorCode = "CUSTOMER_NOT_FOUND"
+	CUSTOMERNOTVERIFIED       ErrorCode = "CUSTOMER_NOT_VERIFIED"
+	DOCUMENTNOTFETCHED        ErrorCode = "DOCUMENT_NOT_FETCHED"
+	DOCUMENTUNREADABLE        ErrorCode = "DOCUMENT_UNREADABLE"
+	DUPLICATECUSTOMER         ErrorCode = "DUPLICATE_CUSTOMER"
+	DUPLICATEEXTERNALID       ErrorCode = "DUPLICATE_EXTERNAL_ID"
+	DUPLICATEREFERENCE        ErrorCode = "DUPLICATE_REFERENCE"
+	DUPLICATETRANSACTION      ErrorCode = "DUPLICATE_TRANSACTION"
+	EVENTNOTFOUND             ErrorCode = "EVENT_NOT_FOUND"
+	FILETOOLARGE              ErrorCode = "FILE_TOO_LARGE"
+	FUNDINGFINAL              ErrorCode = "FUNDING_FINAL"
+	IDEMPOTENCYKEYINUSE       ErrorCode = "IDEMPOTENCY_KEY_IN_USE"
+	IDEMPOTENCYKEYREUSED      ErrorCode = "IDEMPOTENCY_KEY_REUSED"
+	INSUFFICIENTBALANCE       ErrorCode = "INSUFFICIENT_BALANCE"
+	INSUFFICIENTCARDBALANCE   ErrorCode = "INSUFFICIENT_CARD_BALANCE"
+	INSUFFICIENTWALLETBALANCE ErrorCode = "INSUFFICIENT_WALLET_BALANCE"
+	INTERNAL                  ErrorCode = "INTERNAL"
+	INVALIDCLIENTCREDENTIALS  ErrorCode = "INVALID_CLIENT_CREDENTIALS"
+	INVALIDCOMBINATION        ErrorCode = "INVALID_COMBINATION"
+	INVALIDFIELD              ErrorCode = "INVALID_FIELD"
+	INVALIDSIGNATURE          ErrorCode = "INVALID_SIGNATURE"
+	ISSUERDECLINED            ErrorCode = "ISSUER_DECLINED"
+	ISSUERUNAVAILABLE         ErrorCode = "ISSUER_UNAVAILABLE"
+	KYBNOTAPPROVED            ErrorCode = "KYB_NOT_APPROVED"
+	KYCUNAVAILABLE            ErrorCode = "KYC_UNAVAILABLE"
+	MALFORMEDREQUEST          ErrorCode = "MALFORMED_REQUEST"
+	METHODNOTALLOWED          ErrorCode = "METHOD_NOT_ALLOWED"
+	NOCARDISSUER              ErrorCode = "NO_CARD_ISSUER"
+	NOCARDS                   ErrorCode = "NO_CARDS"
+	NOCARDSLOTS               ErrorCode = "NO_CARD_SLOTS"
+	NOEXCHANGERATE            ErrorCode = "NO_EXCHANGE_RATE"
+	NOFEERULE                 ErrorCode = "NO_FEE_RULE"
+	NOKYCPROVIDER             ErrorCode = "NO_KYC_PROVIDER"
+	NOOPERATOR                ErrorCode = "NO_OPERATOR"
+	NOTANAUTHORIZATION        ErrorCode = "NOT_AN_AUTHORIZATION"
+	NOTSETTLED                ErrorCode = "NOT_SETTLED"
+	NOUSDWALLET               ErrorCode = "NO_USD_WALLET"
+	NOWALLET                  ErrorCode = "NO_WALLET"
+	NOWEBHOOKDESTINATION      ErrorCode = "NO_WEBHOOK_DESTINATION"
+	OPERATORUNAVAILABLE       ErrorCode = "OPERATOR_UNAVAILABLE"
+	PAYMENTFINAL              ErrorCode = "PAYMENT_FINAL"
+	PAYMENTNOTFLAGGED         ErrorCode = "PAYMENT_NOT_FLAGGED"
+	PAYMENTNOTFOUND           ErrorCode = "PAYMENT_NOT_FOUND"
+	RATECHANGED               ErrorCode = "RATE_CHANGED"
+	RATELIMITEXCEEDED         ErrorCode = "RATE_LIMIT_EXCEEDED"
+	REVEALNOTAUDITED          ErrorCode = "REVEAL_NOT_AUDITED"
+	ROUTENOTFOUND             ErrorCode = "ROUTE_NOT_FOUND"
+	TRANSACTIONNOTFOUND       ErrorCode = "TRANSACTION_NOT_FOUND"
+	UNAUTHORIZED              ErrorCode = "UNAUTHORIZED"
+	UNSUPPORTEDMEDIATYPE      ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
+	USDWALLETNOTFOUND         ErrorCode = "USD_WALLET_NOT_FOUND"
+	WALLETEXISTS              ErrorCode = "WALLET_EXISTS"
+	WALLETINACTIVE            ErrorCode = "WALLET_INACTIVE"
+	WALLETNOTFOUND            ErrorCode = "WALLET_NOT_FOUND"
+)
+
+// Valid indicates whether the value is a known member of the ErrorCode enum.
+func (e ErrorCode) Valid() bool {
+	switch e {
+	case ALREADYREVERSED:
+		return true
+	case ALREADYSETTLED:
+		return true
+	case AMOUNTEXCEEDSHOLD:
+		return true
+	case AMOUNTEXCEEDSSETTLED:
+		return true
+	case BODYTOOLARGE:
+		return true
+	case CARDALREADYFROZEN:
+		return true
+	case CARDISSUERUNAVAILABLE:
+		return true
+	case CARDLOCKED:
+		return true
+	case CARDNOTACTIVE:
+		return true
+	case CARDNOTFOUND:
+		return true
+	case CARDNOTFROZEN:
+		return true
+	case CARDTERMINATED:
+		return true
+	case COMPANYNOTFOUND:
+		return true
+	case CONFLICT:
+		return true
+	case CREDITDISABLED:
+		return true
+	case CUSTOMERNOTFOUND:
+		return true
+	case CUSTOMERNOTVERIFIED:
+		return true
+	case DOCUMENTNOTFETCHED:
+		return true
+	case DOCUMENTUNREADABLE:
+		return true
+	case DUPLICATECUSTOMER:
+		return true
+	case DUPLICATEEXTERNALID:
+		return true
+	case DUPLICATEREFERENCE:
+		return true
+	case DUPLICATETRANSACTION:
+		return true
+	case EVENTNOTFOUND:
+		return true
+	case FILETOOLARGE:
+		return true
+	case FUNDINGFINAL:
+		return true
+	case IDEMPOTENCYKEYINUSE:
+		return true
+	case IDEMPOTENCYKEYREUSED:
+		return true
+	case INSUFFICIENTBALANCE:
+		return true
+	case INSUFFICIENTCARDBALANCE:
+		return true
+	case INSUFFICIENTWALLETBALANCE:
+		return true
+	case INTERNAL:
+		return true
+	case INVALIDCLIENTCREDENTIALS:
+		return true
+	case INVALIDCOMBINATION:
+		return true
+	case INVALIDFIELD:
+		return true
+	case INVALIDSIGNATURE:
+		return true
+	case ISSUERDECLINED:
+		return true
+	case ISSUERUNAVAILABLE:
+		return true
+	case KYBNOTAPPROVED:
+		return true
+	case KYCUNAVAILABLE:
+		return true
+	case MALFORMEDREQUEST:
+		return true
+	case METHODNOTALLOWED:
+		return true
+	case NOCARDISSUER:
+		return true
+	case NOCARDS:
+		return true
+	case NOCARDSLOTS:
+		return true
+	case NOEXCHANGERATE:
+		return true
+	case NOFEERULE:
+		return true
+	case NOKYCPROVIDER:
+		return true
+	case NOOPERATOR:
+		return true
+	case NOTANAUTHORIZATION:
+		return true
+	case NOTSETTLED:
+		return true
+	case NOUSDWALLET:
+		return true
+	case NOWALLET:
+		return true
+	case NOWEBHOOKDESTINATION:
+		return true
+	case OPERATORUNAVAILABLE:
+		return true
+	case PAYMENTFINAL:
+		return true
+	case PAYMENTNOTFLAGGED:
+		return true
+	case PAYMENTNOTFOUND:
+		return true
+	case RATECHANGED:
+		return true
+	case RATELIMITEXCEEDED:
+		return true
+	case REVEALNOTAUDITED:
+		return true
+	case ROUTENOTFOUND:
+		return true
+	case TRANSACTIONNOTFOUND:
+		return true
+	case UNAUTHORIZED:
+		return true
+	case UNSUPPORTEDMEDIATYPE:
+		return true
+	case USDWALLETNOTFOUND:
+		return true
+	case WALLETEXISTS:
+		return true
+	case WALLETINACTIVE:
+		return true
+	case WALLETNOTFOUND:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventCardOperationStatus.
+const (
+	EventCardOperationStatusFAILED  EventCardOperationStatus = "FAILED"
+	EventCardOperationStatusPENDING EventCardOperationStatus = "PENDING"
+	EventCardOperationStatusSUCCESS EventCardOperationStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the EventCardOperationStatus enum.
+func (e EventCardOperationStatus) Valid() bool {
+	switch e {
+	case EventCardOperationStatusFAILED:
+		return true
+	case EventCardOperationStatusPENDING:
+		return true
+	case EventCardOperationStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventCreatedCardBrand.
+const (
+	MASTERCARD EventCreatedCardBrand = "MASTERCARD"
+	VISA       EventCreatedCardBrand = "VISA"
+)
+
+// Valid indicates whether the value is a known member of the EventCreatedCardBrand enum.
+func (e EventCreatedCardBrand) Valid() bool {
+	switch e {
+	case MASTERCARD:
+		return true
+	case VISA:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EventCreatedCardCurrency.
+const (
+	EventCreatedCardCurrencyUSD EventCreatedCardCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the EventCreatedCardCurrency enum.
+func (e EventCreatedCardCurrency) Valid() bool {
+	switch e {
+	case EventCreatedCardCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeeCrossborderChargedDeliveryEvent.
+const (
+	FeeCrossborderChargedDeliveryEventFeeCrossborderCharged FeeCrossborderChargedDeliveryEvent = "fee.crossborder.charged"
+)
+
+// Valid indicates whether the value is a known member of the FeeCrossborderChargedDeliveryEvent enum.
+func (e FeeCrossborderChargedDeliveryEvent) Valid() bool {
+	switch e {
+	case FeeCrossborderChargedDeliveryEventFeeCrossborderCharged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeeCrossborderChargedEventCurrency.
+const (
+	FeeCrossborderChargedEventCurrencyUSD FeeCrossborderChargedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the FeeCrossborderChargedEventCurrency enum.
+func (e FeeCrossborderChargedEventCurrency) Valid() bool {
+	switch e {
+	case FeeCrossborderChargedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeePaymentFailureChargedDeliveryEvent.
+const (
+	FeePaymentFailureChargedDeliveryEventFeePaymentFailureCharged FeePaymentFailureChargedDeliveryEvent = "fee.payment_failure.charged"
+)
+
+// Valid indicates whether the value is a known member of the FeePaymentFailureChargedDeliveryEvent enum.
+func (e FeePaymentFailureChargedDeliveryEvent) Valid() bool {
+	switch e {
+	case FeePaymentFailureChargedDeliveryEventFeePaymentFailureCharged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeePaymentFailureChargedEventCurrency.
+const (
+	FeePaymentFailureChargedEventCurrencyUSD FeePaymentFailureChargedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the FeePaymentFailureChargedEventCurrency enum.
+func (e FeePaymentFailureChargedEventCurrency) Valid() bool {
+	switch e {
+	case FeePaymentFailureChargedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListEnvelopeSuccess.
+const (
+	ListEnvelopeSuccessTrue ListEnvelopeSuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListEnvelopeSuccess enum.
+func (e ListEnvelopeSuccess) Valid() bool {
+	switch e {
+	case ListEnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectDeliveryEvent.
+const (
+	PaymentCollectDeliveryEventPaymentCollect PaymentCollectDeliveryEvent = "payment.collect"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectDeliveryEvent enum.
+func (e PaymentCollectDeliveryEvent) Valid() bool {
+	switch e {
+	case PaymentCollectDeliveryEventPaymentCollect:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectEventCurrency.
+const (
+	PaymentCollectEventCurrencyCDF PaymentCollectEventCurrency = "CDF"
+	PaymentCollectEventCurrencyGNF PaymentCollectEventCurrency = "GNF"
+	PaymentCollectEventCurrencyUSD PaymentCollectEventCurrency = "USD"
+	PaymentCollectEventCurrencyXAF PaymentCollectEventCurrency = "XAF"
+	PaymentCollectEventCurrencyXOF PaymentCollectEventCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectEventCurrency enum.
+func (e PaymentCollectEventCurrency) Valid() bool {
+	switch e {
+	case PaymentCollectEventCurrencyCDF:
+		return true
+	case PaymentCollectEventCurrencyGNF:
+		return true
+	case PaymentCollectEventCurrencyUSD:
+		return true
+	case PaymentCollectEventCurrencyXAF:
+		return true
+	case PaymentCollectEventCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectEventStatus.
+const (
+	PaymentCollectEventStatusFAILED     PaymentCollectEventStatus = "FAILED"
+	PaymentCollectEventStatusPENDING    PaymentCollectEventStatus = "PENDING"
+	PaymentCollectEventStatusPROCESSING PaymentCollectEventStatus = "PROCESSING"
+	PaymentCollectEventStatusSUCCESS    PaymentCollectEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectEventStatus enum.
+func (e PaymentCollectEventStatus) Valid() bool {
+	switch e {
+	case PaymentCollectEventStatusFAILED:
+		return true
+	case PaymentCollectEventStatusPENDING:
+		return true
+	case PaymentCollectEventStatusPROCESSING:
+		return true
+	case PaymentCollectEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectStatusUpdatedDeliveryEvent.
+const (
+	PaymentCollectStatusUpdatedDeliveryEventPaymentCollectStatusUpdated PaymentCollectStatusUpdatedDeliveryEvent = "payment.collect.status_updated"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectStatusUpdatedDeliveryEvent enum.
+func (e PaymentCollectStatusUpdatedDeliveryEvent) Valid() bool {
+	switch e {
+	case PaymentCollectStatusUpdatedDeliveryEventPaymentCollectStatusUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectStatusUpdatedEventCurrency.
+const (
+	PaymentCollectStatusUpdatedEventCurrencyCDF PaymentCollectStatusUpdatedEventCurrency = "CDF"
+	PaymentCollectStatusUpdatedEventCurrencyGNF PaymentCollectStatusUpdatedEventCurrency = "GNF"
+	PaymentCollectStatusUpdatedEventCurrencyUSD PaymentCollectStatusUpdatedEventCurrency = "USD"
+	PaymentCollectStatusUpdatedEventCurrencyXAF PaymentCollectStatusUpdatedEventCurrency = "XAF"
+	PaymentCollectStatusUpdatedEventCurrencyXOF PaymentCollectStatusUpdatedEventCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectStatusUpdatedEventCurrency enum.
+func (e PaymentCollectStatusUpdatedEventCurrency) Valid() bool {
+	switch e {
+	case PaymentCollectStatusUpdatedEventCurrencyCDF:
+		return true
+	case PaymentCollectStatusUpdatedEventCurrencyGNF:
+		return true
+	case PaymentCollectStatusUpdatedEventCurrencyUSD:
+		return true
+	case PaymentCollectStatusUpdatedEventCurrencyXAF:
+		return true
+	case PaymentCollectStatusUpdatedEventCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectStatusUpdatedEventPreviousStatus.
+const (
+	PaymentCollectStatusUpdatedEventPreviousStatusFAILED      PaymentCollectStatusUpdatedEventPreviousStatus = "FAILED"
+	PaymentCollectStatusUpdatedEventPreviousStatusLessThannil PaymentCollectStatusUpdatedEventPreviousStatus = "<nil>"
+	PaymentCollectStatusUpdatedEventPreviousStatusPENDING     PaymentCollectStatusUpdatedEventPreviousStatus = "PENDING"
+	PaymentCollectStatusUpdatedEventPreviousStatusPROCESSING  PaymentCollectStatusUpdatedEventPreviousStatus = "PROCESSING"
+	PaymentCollectStatusUpdatedEventPreviousStatusSUCCESS     PaymentCollectStatusUpdatedEventPreviousStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectStatusUpdatedEventPreviousStatus enum.
+func (e PaymentCollectStatusUpdatedEventPreviousStatus) Valid() bool {
+	switch e {
+	case PaymentCollectStatusUpdatedEventPreviousStatusFAILED:
+		return true
+	case PaymentCollectStatusUpdatedEventPreviousStatusLessThannil:
+		return true
+	case PaymentCollectStatusUpdatedEventPreviousStatusPENDING:
+		return true
+	case PaymentCollectStatusUpdatedEventPreviousStatusPROCESSING:
+		return true
+	case PaymentCollectStatusUpdatedEventPreviousStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectStatusUpdatedEventStatus.
+const (
+	PaymentCollectStatusUpdatedEventStatusFAILED     PaymentCollectStatusUpdatedEventStatus = "FAILED"
+	PaymentCollectStatusUpdatedEventStatusPENDING    PaymentCollectStatusUpdatedEventStatus = "PENDING"
+	PaymentCollectStatusUpdatedEventStatusPROCESSING PaymentCollectStatusUpdatedEventStatus = "PROCESSING"
+	PaymentCollectStatusUpdatedEventStatusSUCCESS    PaymentCollectStatusUpdatedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectStatusUpdatedEventStatus enum.
+func (e PaymentCollectStatusUpdatedEventStatus) Valid() bool {
+	switch e {
+	case PaymentCollectStatusUpdatedEventStatusFAILED:
+		return true
+	case PaymentCollectStatusUpdatedEventStatusPENDING:
+		return true
+	case PaymentCollectStatusUpdatedEventStatusPROCESSING:
+		return true
+	case PaymentCollectStatusUpdatedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectStatusUpdatedEventType.
+const (
+	PaymentCollectStatusUpdatedEventTypeCOLLECTION PaymentCollectStatusUpdatedEventType = "COLLECTION"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectStatusUpdatedEventType enum.
+func (e PaymentCollectStatusUpdatedEventType) Valid() bool {
+	switch e {
+	case PaymentCollectStatusUpdatedEventTypeCOLLECTION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentPayoutStatusUpdatedDeliveryEvent.
+const (
+	PaymentPayoutStatusUpdatedDeliveryEventPaymentPayoutStatusUpdated PaymentPayoutStatusUpdatedDeliveryEvent = "payment.payout.status_updated"
+)
+
+// Valid indicates whether the value is a known member of the PaymentPayoutStatusUpdatedDeliveryEvent enum.
+func (e PaymentPayoutStatusUpdatedDeliveryEvent) Valid() bool {
+	switch e {
+	case PaymentPayoutStatusUpdatedDeliveryEventPaymentPayoutStatusUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentPayoutStatusUpdatedEventCurrency.
+const (
+	PaymentPayoutStatusUpdatedEventCurrencyCDF PaymentPayoutStatusUpdatedEventCurrency = "CDF"
+	PaymentPayoutStatusUpdatedEventCurrencyGNF PaymentPayoutStatusUpdatedEventCurrency = "GNF"
+	PaymentPayoutStatusUpdatedEventCurrencyUSD PaymentPayoutStatusUpdatedEventCurrency = "USD"
+	PaymentPayoutStatusUpdatedEventCurrencyXAF PaymentPayoutStatusUpdatedEventCurrency = "XAF"
+	PaymentPayoutStatusUpdatedEventCurrencyXOF PaymentPayoutStatusUpdatedEventCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the PaymentPayoutStatusUpdatedEventCurrency enum.
+func (e PaymentPayoutStatusUpdatedEventCurrency) Valid() bool {
+	switch e {
+	case PaymentPayoutStatusUpdatedEventCurrencyCDF:
+		return true
+	case PaymentPayoutStatusUpdatedEventCurrencyGNF:
+		return true
+	case PaymentPayoutStatusUpdatedEventCurrencyUSD:
+		return true
+	case PaymentPayoutStatusUpdatedEventCurrencyXAF:
+		return true
+	case PaymentPayoutStatusUpdatedEventCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentPayoutStatusUpdatedEventPreviousStatus.
+const (
+	PaymentPayoutStatusUpdatedEventPreviousStatusFAILED      PaymentPayoutStatusUpdatedEventPreviousStatus = "FAILED"
+	PaymentPayoutStatusUpdatedEventPreviousStatusLessThannil PaymentPayoutStatusUpdatedEventPreviousStatus = "<nil>"
+	PaymentPayoutStatusUpdatedEventPreviousStatusPENDING     PaymentPayoutStatusUpdatedEventPreviousStatus = "PENDING"
+	PaymentPayoutStatusUpdatedEventPreviousStatusPROCESSING  PaymentPayoutStatusUpdatedEventPreviousStatus = "PROCESSING"
+	PaymentPayoutStatusUpdatedEventPreviousStatusSUCCESS     PaymentPayoutStatusUpdatedEventPreviousStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the PaymentPayoutStatusUpdatedEventPreviousStatus enum.
+func (e PaymentPayoutStatusUpdatedEventPreviousStatus) Valid() bool {
+	switch e {
+	case PaymentPayoutStatusUpdatedEventPreviousStatusFAILED:
+		return true
+	case PaymentPayoutStatusUpdatedEventPreviousStatusLessThannil:
+		return true
+	case PaymentPayoutStatusUpdatedEventPreviousStatusPENDING:
+		return true
+	case PaymentPayoutStatusUpdatedEventPreviousStatusPROCESSING:
+		return true
+	case PaymentPayoutStatusUpdatedEventPreviousStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentPayoutStatusUpdatedEventStatus.
+const (
+	PaymentPayoutStatusUpdatedEventStatusFAILED     PaymentPayoutStatusUpdatedEventStatus = "FAILED"
+	PaymentPayoutStatusUpdatedEventStatusPENDING    PaymentPayoutStatusUpdatedEventStatus = "PENDING"
+	PaymentPayoutStatusUpdatedEventStatusPROCESSING PaymentPayoutStatusUpdatedEventStatus = "PROCESSING"
+	PaymentPayoutStatusUpdatedEventStatusSUCCESS    PaymentPayoutStatusUpdatedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the PaymentPayoutStatusUpdatedEventStatus enum.
+func (e PaymentPayoutStatusUpdatedEventStatus) Valid() bool {
+	switch e {
+	case PaymentPayoutStatusUpdatedEventStatusFAILED:
+		return true
+	case PaymentPayoutStatusUpdatedEventStatusPENDING:
+		return true
+	case PaymentPayoutStatusUpdatedEventStatusPROCESSING:
+		return true
+	case PaymentPayoutStatusUpdatedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentPayoutStatusUpdatedEventType.
+const (
+	PaymentPayoutStatusUpdatedEventTypePAYOUT PaymentPayoutStatusUpdatedEventType = "PAYOUT"
+)
+
+// Valid indicates whether the value is a known member of the PaymentPayoutStatusUpdatedEventType enum.
+func (e PaymentPayoutStatusUpdatedEventType) Valid() bool {
+	switch e {
+	case PaymentPayoutStatusUpdatedEventTypePAYOUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationCreatedDeliveryEvent.
+const (
+	TransactionAuthorizationCreatedDeliveryEventTransactionAuthorizationCreated TransactionAuthorizationCreatedDeliveryEvent = "transaction.authorization.created"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationCreatedDeliveryEvent enum.
+func (e TransactionAuthorizationCreatedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionAuthorizationCreatedDeliveryEventTransactionAuthorizationCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationCreatedEventCurrency.
+const (
+	TransactionAuthorizationCreatedEventCurrencyUSD TransactionAuthorizationCreatedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationCreatedEventCurrency enum.
+func (e TransactionAuthorizationCreatedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionAuthorizationCreatedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationCreatedEventStatus.
+const (
+	TransactionAuthorizationCreatedEventStatusFAILED     TransactionAuthorizationCreatedEventStatus = "FAILED"
+	TransactionAuthorizationCreatedEventStatusPENDING    TransactionAuthorizationCreatedEventStatus = "PENDING"
+	TransactionAuthorizationCreatedEventStatusPROCESSING TransactionAuthorizationCreatedEventStatus = "PROCESSING"
+	TransactionAuthorizationCreatedEventStatusSUCCESS    TransactionAuthorizationCreatedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationCreatedEventStatus enum.
+func (e TransactionAuthorizationCreatedEventStatus) Valid() bool {
+	switch e {
+	case TransactionAuthorizationCreatedEventStatusFAILED:
+		return true
+	case TransactionAuthorizationCreatedEventStatusPENDING:
+		return true
+	case TransactionAuthorizationCreatedEventStatusPROCESSING:
+		return true
+	case TransactionAuthorizationCreatedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationCreatedEventType.
+const (
+	TransactionAuthorizationCreatedEventTypeAUTHORIZATION TransactionAuthorizationCreatedEventType = "AUTHORIZATION"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationCreatedEventType enum.
+func (e TransactionAuthorizationCreatedEventType) Valid() bool {
+	switch e {
+	case TransactionAuthorizationCreatedEventTypeAUTHORIZATION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationDeclinedDeliveryEvent.
+const (
+	TransactionAuthorizationDeclinedDeliveryEventTransactionAuthorizationDeclined TransactionAuthorizationDeclinedDeliveryEvent = "transaction.authorization.declined"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationDeclinedDeliveryEvent enum.
+func (e TransactionAuthorizationDeclinedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionAuthorizationDeclinedDeliveryEventTransactionAuthorizationDeclined:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationDeclinedEventCurrency.
+const (
+	TransactionAuthorizationDeclinedEventCurrencyUSD TransactionAuthorizationDeclinedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationDeclinedEventCurrency enum.
+func (e TransactionAuthorizationDeclinedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionAuthorizationDeclinedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationDeclinedEventStatus.
+const (
+	TransactionAuthorizationDeclinedEventStatusFAILED TransactionAuthorizationDeclinedEventStatus = "FAILED"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationDeclinedEventStatus enum.
+func (e TransactionAuthorizationDeclinedEventStatus) Valid() bool {
+	switch e {
+	case TransactionAuthorizationDeclinedEventStatusFAILED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationDeclinedEventType.
+const (
+	DECLINE TransactionAuthorizationDeclinedEventType = "DECLINE"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationDeclinedEventType enum.
+func (e TransactionAuthorizationDeclinedEventType) Valid() bool {
+	switch e {
+	case DECLINE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionCrossborderChargedDeliveryEvent.
+const (
+	TransactionCrossborderChargedDeliveryEventTransactionCrossborderCharged TransactionCrossborderChargedDeliveryEvent = "transaction.crossborder.charged"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCrossborderChargedDeliveryEvent enum.
+func (e TransactionCrossborderChargedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionCrossborderChargedDeliveryEventTransactionCrossborderCharged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionCrossborderChargedEventCurrency.
+const (
+	TransactionCrossborderChargedEventCurrencyUSD TransactionCrossborderChargedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCrossborderChargedEventCurrency enum.
+func (e TransactionCrossborderChargedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionCrossborderChargedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionCrossborderChargedEventStatus.
+const (
+	TransactionCrossborderChargedEventStatusFAILED     TransactionCrossborderChargedEventStatus = "FAILED"
+	TransactionCrossborderChargedEventStatusPENDING    TransactionCrossborderChargedEventStatus = "PENDING"
+	TransactionCrossborderChargedEventStatusPROCESSING TransactionCrossborderChargedEventStatus = "PROCESSING"
+	TransactionCrossborderChargedEventStatusSUCCESS    TransactionCrossborderChargedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCrossborderChargedEventStatus enum.
+func (e TransactionCrossborderChargedEventStatus) Valid() bool {
+	switch e {
+	case TransactionCrossborderChargedEventStatusFAILED:
+		return true
+	case TransactionCrossborderChargedEventStatusPENDING:
+		return true
+	case TransactionCrossborderChargedEventStatusPROCESSING:
+		return true
+	case TransactionCrossborderChargedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionCrossborderChargedEventType.
+const (
+	CROSSBORDER TransactionCrossborderChargedEventType = "CROSS-BORDER"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCrossborderChargedEventType enum.
+func (e TransactionCrossborderChargedEventType) Valid() bool {
+	switch e {
+	case CROSSBORDER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionFundingCompletedDeliveryEvent.
+const (
+	TransactionFundingCompletedDeliveryEventTransactionFundingCompleted TransactionFundingCompletedDeliveryEvent = "transaction.funding.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionFundingCompletedDeliveryEvent enum.
+func (e TransactionFundingCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionFundingCompletedDeliveryEventTransactionFundingCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionFundingCompletedEventCurrency.
+const (
+	TransactionFundingCompletedEventCurrencyUSD TransactionFundingCompletedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionFundingCompletedEventCurrency enum.
+func (e TransactionFundingCompletedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionFundingCompletedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionFundingCompletedEventStatus.
+const (
+	TransactionFundingCompletedEventStatusFAILED     TransactionFundingCompletedEventStatus = "FAILED"
+	TransactionFundingCompletedEventStatusPENDING    TransactionFundingCompletedEventStatus = "PENDING"
+	TransactionFundingCompletedEventStatusPROCESSING TransactionFundingCompletedEventStatus = "PROCESSING"
+	TransactionFundingCompletedEventStatusSUCCESS    TransactionFundingCompletedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransactionFundingCompletedEventStatus enum.
+func (e TransactionFundingCompletedEventStatus) Valid() bool {
+	switch e {
+	case TransactionFundingCompletedEventStatusFAILED:
+		return true
+	case TransactionFundingCompletedEventStatusPENDING:
+		return true
+	case TransactionFundingCompletedEventStatusPROCESSING:
+		return true
+	case TransactionFundingCompletedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionFundingCompletedEventType.
+const (
+	FUNDING TransactionFundingCompletedEventType = "FUNDING"
+)
+
+// Valid indicates whether the value is a known member of the TransactionFundingCompletedEventType enum.
+func (e TransactionFundingCompletedEventType) Valid() bool {
+	switch e {
+	case FUNDING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionPreauthorizationCreatedDeliveryEvent.
+const (
+	TransactionPreauthorizationCreatedDeliveryEventTransactionPreauthorizationCreated TransactionPreauthorizationCreatedDeliveryEvent = "transaction.preauthorization.created"
+)
+
+// Valid indicates whether the value is a known member of the TransactionPreauthorizationCreatedDeliveryEvent enum.
+func (e TransactionPreauthorizationCreatedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionPreauthorizationCreatedDeliveryEventTransactionPreauthorizationCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionPreauthorizationCreatedEventCurrency.
+const (
+	TransactionPreauthorizationCreatedEventCurrencyUSD TransactionPreauthorizationCreatedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionPreauthorizationCreatedEventCurrency enum.
+func (e TransactionPreauthorizationCreatedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionPreauthorizationCreatedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionPreauthorizationCreatedEventStatus.
+const (
+	TransactionPreauthorizationCreatedEventStatusFAILED     TransactionPreauthorizationCreatedEventStatus = "FAILED"
+	TransactionPreauthorizationCreatedEventStatusPENDING    TransactionPreauthorizationCreatedEventStatus = "PENDING"
+	TransactionPreauthorizationCreatedEventStatusPROCESSING TransactionPreauthorizationCreatedEventStatus = "PROCESSING"
+	TransactionPreauthorizationCreatedEventStatusSUCCESS    TransactionPreauthorizationCreatedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransactionPreauthorizationCreatedEventStatus enum.
+func (e TransactionPreauthorizationCreatedEventStatus) Valid() bool {
+	switch e {
+	case TransactionPreauthorizationCreatedEventStatusFAILED:
+		return true
+	case TransactionPreauthorizationCreatedEventStatusPENDING:
+		return true
+	case TransactionPreauthorizationCreatedEventStatusPROCESSING:
+		return true
+	case TransactionPreauthorizationCreatedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionPreauthorizationCreatedEventType.
+const (
+	TransactionPreauthorizationCreatedEventTypeAUTHORIZATION TransactionPreauthorizationCreatedEventType = "AUTHORIZATION"
+)
+
+// Valid indicates whether the value is a known member of the TransactionPreauthorizationCreatedEventType enum.
+func (e TransactionPreauthorizationCreatedEventType) Valid() bool {
+	switch e {
+	case TransactionPreauthorizationCreatedEventTypeAUTHORIZATION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionRefundCompletedDeliveryEvent.
+const (
+	TransactionRefundCompletedDeliveryEventTransactionRefundCompleted TransactionRefundCompletedDeliveryEvent = "transaction.refund.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionRefundCompletedDeliveryEvent enum.
+func (e TransactionRefundCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionRefundCompletedDeliveryEventTransactionRefundCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionRefundCompletedEventCurrency.
+const (
+	TransactionRefundCompletedEventCurrencyUSD TransactionRefundCompletedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionRefundCompletedEventCurrency enum.
+func (e TransactionRefundCompletedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionRefundCompletedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionRefundCompletedEventStatus.
+const (
+	TransactionRefundCompletedEventStatusFAILED     TransactionRefundCompletedEventStatus = "FAILED"
+	TransactionRefundCompletedEventStatusPENDING    TransactionRefundCompletedEventStatus = "PENDING"
+	TransactionRefundCompletedEventStatusPROCESSING TransactionRefundCompletedEventStatus = "PROCESSING"
+	TransactionRefundCompletedEventStatusSUCCESS    TransactionRefundCompletedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransactionRefundCompletedEventStatus enum.
+func (e TransactionRefundCompletedEventStatus) Valid() bool {
+	switch e {
+	case TransactionRefundCompletedEventStatusFAILED:
+		return true
+	case TransactionRefundCompletedEventStatusPENDING:
+		return true
+	case TransactionRefundCompletedEventStatusPROCESSING:
+		return true
+	case TransactionRefundCompletedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionRefundCompletedEventType.
+const (
+	TransactionRefundCompletedEventTypeREFUND TransactionRefundCompletedEventType = "REFUND"
+)
+
+// Valid indicates whether the value is a known member of the TransactionRefundCompletedEventType enum.
+func (e TransactionRefundCompletedEventType) Valid() bool {
+	switch e {
+	case TransactionRefundCompletedEventTypeREFUND:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionReversalCompletedDeliveryEvent.
+const (
+	TransactionReversalCompletedDeliveryEventTransactionReversalCompleted TransactionReversalCompletedDeliveryEvent = "transaction.reversal.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionReversalCompletedDeliveryEvent enum.
+func (e TransactionReversalCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionReversalCompletedDeliveryEventTransactionReversalCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionReversalCompletedEventCurrency.
+const (
+	TransactionReversalCompletedEventCurrencyUSD TransactionReversalCompletedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionReversalCompletedEventCurrency enum.
+func (e TransactionReversalCompletedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionReversalCompletedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionReversalCompletedEventStatus.
+const (
+	TransactionReversalCompletedEventStatusFAILED     TransactionReversalCompletedEventStatus = "FAILED"
+	TransactionReversalCompletedEventStatusPENDING    TransactionReversalCompletedEventStatus = "PENDING"
+	TransactionReversalCompletedEventStatusPROCESSING TransactionReversalCompletedEventStatus = "PROCESSING"
+	TransactionReversalCompletedEventStatusSUCCESS    TransactionReversalCompletedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransactionReversalCompletedEventStatus enum.
+func (e TransactionReversalCompletedEventStatus) Valid() bool {
+	switch e {
+	case TransactionReversalCompletedEventStatusFAILED:
+		return true
+	case TransactionReversalCompletedEventStatusPENDING:
+		return true
+	case TransactionReversalCompletedEventStatusPROCESSING:
+		return true
+	case TransactionReversalCompletedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionReversalCompletedEventType.
+const (
+	REVERSAL TransactionReversalCompletedEventType = "REVERSAL"
+)
+
+// Valid indicates whether the value is a known member of the TransactionReversalCompletedEventType enum.
+func (e TransactionReversalCompletedEventType) Valid() bool {
+	switch e {
+	case REVERSAL:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionSettlementCompletedDeliveryEvent.
+const (
+	TransactionSettlementCompletedDeliveryEventTransactionSettlementCompleted TransactionSettlementCompletedDeliveryEvent = "transaction.settlement.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionSettlementCompletedDeliveryEvent enum.
+func (e TransactionSettlementCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionSettlementCompletedDeliveryEventTransactionSettlementCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionSettlementCompletedEventCurrency.
+const (
+	TransactionSettlementCompletedEventCurrencyUSD TransactionSettlementCompletedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionSettlementCompletedEventCurrency enum.
+func (e TransactionSettlementCompletedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionSettlementCompletedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionSettlementCompletedEventStatus.
+const (
+	TransactionSettlementCompletedEventStatusFAILED     TransactionSettlementCompletedEventStatus = "FAILED"
+	TransactionSettlementCompletedEventStatusPENDING    TransactionSettlementCompletedEventStatus = "PENDING"
+	TransactionSettlementCompletedEventStatusPROCESSING TransactionSettlementCompletedEventStatus = "PROCESSING"
+	TransactionSettlementCompletedEventStatusSUCCESS    TransactionSettlementCompletedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransactionSettlementCompletedEventStatus enum.
+func (e TransactionSettlementCompletedEventStatus) Valid() bool {
+	switch e {
+	case TransactionSettlementCompletedEventStatusFAILED:
+		return true
+	case TransactionSettlementCompletedEventStatusPENDING:
+		return true
+	case TransactionSettlementCompletedEventStatusPROCESSING:
+		return true
+	case TransactionSettlementCompletedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionSettlementCompletedEventType.
+const (
+	SETTLEMENT TransactionSettlementCompletedEventType = "SETTLEMENT"
+)
+
+// Valid indicates whether the value is a known member of the TransactionSettlementCompletedEventType enum.
+func (e TransactionSettlementCompletedEventType) Valid() bool {
+	switch e {
+	case SETTLEMENT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionTerminatedDeliveryEvent.
+const (
+	TransactionTerminatedDeliveryEventTransactionTerminated TransactionTerminatedDeliveryEvent = "transaction.terminated"
+)
+
+// Valid indicates whether the value is a known member of the TransactionTerminatedDeliveryEvent enum.
+func (e TransactionTerminatedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionTerminatedDeliveryEventTransactionTerminated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionTerminatedEventCurrency.
+const (
+	TransactionTerminatedEventCurrencyUSD TransactionTerminatedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionTerminatedEventCurrency enum.
+func (e TransactionTerminatedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionTerminatedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionTerminatedEventStatus.
+const (
+	TransactionTerminatedEventStatusFAILED     TransactionTerminatedEventStatus = "FAILED"
+	TransactionTerminatedEventStatusPENDING    TransactionTerminatedEventStatus = "PENDING"
+	TransactionTerminatedEventStatusPROCESSING TransactionTerminatedEventStatus = "PROCESSING"
+	TransactionTerminatedEventStatusSUCCESS    TransactionTerminatedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransactionTerminatedEventStatus enum.
+func (e TransactionTerminatedEventStatus) Valid() bool {
+	switch e {
+	case TransactionTerminatedEventStatusFAILED:
+		return true
+	case TransactionTerminatedEventStatusPENDING:
+		return true
+	case TransactionTerminatedEventStatusPROCESSING:
+		return true
+	case TransactionTerminatedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionTerminatedEventType.
+const (
+	TERMINATION TransactionTerminatedEventType = "TERMINATION"
+)
+
+// Valid indicates whether the value is a known member of the TransactionTerminatedEventType enum.
+func (e TransactionTerminatedEventType) Valid() bool {
+	switch e {
+	case TERMINATION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionWithdrawalCompletedDeliveryEvent.
+const (
+	TransactionWithdrawalCompletedDeliveryEventTransactionWithdrawalCompleted TransactionWithdrawalCompletedDeliveryEvent = "transaction.withdrawal.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionWithdrawalCompletedDeliveryEvent enum.
+func (e TransactionWithdrawalCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case TransactionWithdrawalCompletedDeliveryEventTransactionWithdrawalCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionWithdrawalCompletedEventCurrency.
+const (
+	TransactionWithdrawalCompletedEventCurrencyUSD TransactionWithdrawalCompletedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the TransactionWithdrawalCompletedEventCurrency enum.
+func (e TransactionWithdrawalCompletedEventCurrency) Valid() bool {
+	switch e {
+	case TransactionWithdrawalCompletedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionWithdrawalCompletedEventStatus.
+const (
+	TransactionWithdrawalCompletedEventStatusFAILED     TransactionWithdrawalCompletedEventStatus = "FAILED"
+	TransactionWithdrawalCompletedEventStatusPENDING    TransactionWithdrawalCompletedEventStatus = "PENDING"
+	TransactionWithdrawalCompletedEventStatusPROCESSING TransactionWithdrawalCompletedEventStatus = "PROCESSING"
+	TransactionWithdrawalCompletedEventStatusSUCCESS    TransactionWithdrawalCompletedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the TransactionWithdrawalCompletedEventStatus enum.
+func (e TransactionWithdrawalCompletedEventStatus) Valid() bool {
+	switch e {
+	case TransactionWithdrawalCompletedEventStatusFAILED:
+		return true
+	case TransactionWithdrawalCompletedEventStatusPENDING:
+		return true
+	case TransactionWithdrawalCompletedEventStatusPROCESSING:
+		return true
+	case TransactionWithdrawalCompletedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionWithdrawalCompletedEventType.
+const (
+	WITHDRAWAL TransactionWithdrawalCompletedEventType = "WITHDRAWAL"
+)
+
+// Valid indicates whether the value is a known member of the TransactionWithdrawalCompletedEventType enum.
+func (e TransactionWithdrawalCompletedEventType) Valid() bool {
+	switch e {
+	case WITHDRAWAL:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletConversionCompletedDeliveryEvent.
+const (
+	WalletConversionCompletedDeliveryEventWalletConversionCompleted WalletConversionCompletedDeliveryEvent = "wallet.conversion.completed"
+)
+
+// Valid indicates whether the value is a known member of the WalletConversionCompletedDeliveryEvent enum.
+func (e WalletConversionCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case WalletConversionCompletedDeliveryEventWalletConversionCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletConversionCompletedEventCurrency.
+const (
+	WalletConversionCompletedEventCurrencyXAF WalletConversionCompletedEventCurrency = "XAF"
+	WalletConversionCompletedEventCurrencyXOF WalletConversionCompletedEventCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the WalletConversionCompletedEventCurrency enum.
+func (e WalletConversionCompletedEventCurrency) Valid() bool {
+	switch e {
+	case WalletConversionCompletedEventCurrencyXAF:
+		return true
+	case WalletConversionCompletedEventCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletDepositCompletedDeliveryEvent.
+const (
+	WalletDepositCompletedDeliveryEventWalletDepositCompleted WalletDepositCompletedDeliveryEvent = "wallet.deposit.completed"
+)
+
+// Valid indicates whether the value is a known member of the WalletDepositCompletedDeliveryEvent enum.
+func (e WalletDepositCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case WalletDepositCompletedDeliveryEventWalletDepositCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletDepositCompletedEventCurrency.
+const (
+	WalletDepositCompletedEventCurrencyCDF WalletDepositCompletedEventCurrency = "CDF"
+	WalletDepositCompletedEventCurrencyGNF WalletDepositCompletedEventCurrency = "GNF"
+	WalletDepositCompletedEventCurrencyUSD WalletDepositCompletedEventCurrency = "USD"
+	WalletDepositCompletedEventCurrencyXAF WalletDepositCompletedEventCurrency = "XAF"
+	WalletDepositCompletedEventCurrencyXOF WalletDepositCompletedEventCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the WalletDepositCompletedEventCurrency enum.
+func (e WalletDepositCompletedEventCurrency) Valid() bool {
+	switch e {
+	case WalletDepositCompletedEventCurrencyCDF:
+		return true
+	case WalletDepositCompletedEventCurrencyGNF:
+		return true
+	case WalletDepositCompletedEventCurrencyUSD:
+		return true
+	case WalletDepositCompletedEventCurrencyXAF:
+		return true
+	case WalletDepositCompletedEventCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletDepositCompletedEventDestinationCurrency.
+const (
+	WalletDepositCompletedEventDestinationCurrencyCDF WalletDepositCompletedEventDestinationCurrency = "CDF"
+	WalletDepositCompletedEventDestinationCurrencyGNF WalletDepositCompletedEventDestinationCurrency = "GNF"
+	WalletDepositCompletedEventDestinationCurrencyUSD WalletDepositCompletedEventDestinationCurrency = "USD"
+	WalletDepositCompletedEventDestinationCurrencyXAF WalletDepositCompletedEventDestinationCurrency = "XAF"
+	WalletDepositCompletedEventDestinationCurrencyXOF WalletDepositCompletedEventDestinationCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the WalletDepositCompletedEventDestinationCurrency enum.
+func (e WalletDepositCompletedEventDestinationCurrency) Valid() bool {
+	switch e {
+	case WalletDepositCompletedEventDestinationCurrencyCDF:
+		return true
+	case WalletDepositCompletedEventDestinationCurrencyGNF:
+		return true
+	case WalletDepositCompletedEventDestinationCurrencyUSD:
+		return true
+	case WalletDepositCompletedEventDestinationCurrencyXAF:
+		return true
+	case WalletDepositCompletedEventDestinationCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundCompletedDeliveryEvent.
+const (
+	WalletFundCompletedDeliveryEventWalletFundCompleted WalletFundCompletedDeliveryEvent = "wallet.fund.completed"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundCompletedDeliveryEvent enum.
+func (e WalletFundCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case WalletFundCompletedDeliveryEventWalletFundCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundCompletedEventBalance.
+const (
+	WalletFundCompletedEventBalancePayin  WalletFundCompletedEventBalance = "payin"
+	WalletFundCompletedEventBalancePayout WalletFundCompletedEventBalance = "payout"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundCompletedEventBalance enum.
+func (e WalletFundCompletedEventBalance) Valid() bool {
+	switch e {
+	case WalletFundCompletedEventBalancePayin:
+		return true
+	case WalletFundCompletedEventBalancePayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundCompletedEventCurrency.
+const (
+	WalletFundCompletedEventCurrencyCDF WalletFundCompletedEventCurrency = "CDF"
+	WalletFundCompletedEventCurrencyGNF WalletFundCompletedEventCurrency = "GNF"
+	WalletFundCompletedEventCurrencyUSD WalletFundCompletedEventCurrency = "USD"
+	WalletFundCompletedEventCurrencyXAF WalletFundCompletedEventCurrency = "XAF"
+	WalletFundCompletedEventCurrencyXOF WalletFundCompletedEventCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundCompletedEventCurrency enum.
+func (e WalletFundCompletedEventCurrency) Valid() bool {
+	switch e {
+	case WalletFundCompletedEventCurrencyCDF:
+		return true
+	case WalletFundCompletedEventCurrencyGNF:
+		return true
+	case WalletFundCompletedEventCurrencyUSD:
+		return true
+	case WalletFundCompletedEventCurrencyXAF:
+		return true
+	case WalletFundCompletedEventCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundCompletedEventStatus.
+const (
+	WalletFundCompletedEventStatusSUCCESS WalletFundCompletedEventStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundCompletedEventStatus enum.
+func (e WalletFundCompletedEventStatus) Valid() bool {
+	switch e {
+	case WalletFundCompletedEventStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundFailedDeliveryEvent.
+const (
+	WalletFundFailedDeliveryEventWalletFundFailed WalletFundFailedDeliveryEvent = "wallet.fund.failed"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundFailedDeliveryEvent enum.
+func (e WalletFundFailedDeliveryEvent) Valid() bool {
+	switch e {
+	case WalletFundFailedDeliveryEventWalletFundFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundFailedEventBalance.
+const (
+	WalletFundFailedEventBalancePayin  WalletFundFailedEventBalance = "payin"
+	WalletFundFailedEventBalancePayout WalletFundFailedEventBalance = "payout"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundFailedEventBalance enum.
+func (e WalletFundFailedEventBalance) Valid() bool {
+	switch e {
+	case WalletFundFailedEventBalancePayin:
+		return true
+	case WalletFundFailedEventBalancePayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundFailedEventCurrency.
+const (
+	WalletFundFailedEventCurrencyCDF WalletFundFailedEventCurrency = "CDF"
+	WalletFundFailedEventCurrencyGNF WalletFundFailedEventCurrency = "GNF"
+	WalletFundFailedEventCurrencyUSD WalletFundFailedEventCurrency = "USD"
+	WalletFundFailedEventCurrencyXAF WalletFundFailedEventCurrency = "XAF"
+	WalletFundFailedEventCurrencyXOF WalletFundFailedEventCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundFailedEventCurrency enum.
+func (e WalletFundFailedEventCurrency) Valid() bool {
+	switch e {
+	case WalletFundFailedEventCurrencyCDF:
+		return true
+	case WalletFundFailedEventCurrencyGNF:
+		return true
+	case WalletFundFailedEventCurrencyUSD:
+		return true
+	case WalletFundFailedEventCurrencyXAF:
+		return true
+	case WalletFundFailedEventCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundFailedEventStatus.
+const (
+	WalletFundFailedEventStatusFAILED WalletFundFailedEventStatus = "FAILED"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundFailedEventStatus enum.
+func (e WalletFundFailedEventStatus) Valid() bool {
+	switch e {
+	case WalletFundFailedEventStatusFAILED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletTransferCompletedDeliveryEvent.
+const (
+	WalletTransferCompletedDeliveryEventWalletTransferCompleted WalletTransferCompletedDeliveryEvent = "wallet.transfer.completed"
+)
+
+// Valid indicates whether the value is a known member of the WalletTransferCompletedDeliveryEvent enum.
+func (e WalletTransferCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case WalletTransferCompletedDeliveryEventWalletTransferCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletTransferCompletedEventCurrency.
+const (
+	WalletTransferCompletedEventCurrencyCDF WalletTransferCompletedEventCurrency = "CDF"
+	WalletTransferCompletedEventCurrencyGNF WalletTransferCompletedEventCurrency = "GNF"
+	WalletTransferCompletedEventCurrencyUSD WalletTransferCompletedEventCurrency = "USD"
+	WalletTransferCompletedEventCurrencyXAF WalletTransferCompletedEventCurrency = "XAF"
+	WalletTransferCompletedEventCurrencyXOF WalletTransferCompletedEventCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the WalletTransferCompletedEventCurrency enum.
+func (e WalletTransferCompletedEventCurrency) Valid() bool {
+	switch e {
+	case WalletTransferCompletedEventCurrencyCDF:
+		return true
+	case WalletTransferCompletedEventCurrencyGNF:
+		return true
+	case WalletTransferCompletedEventCurrencyUSD:
+		return true
+	case WalletTransferCompletedEventCurrencyXAF:
+		return true
+	case WalletTransferCompletedEventCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletTransferCompletedEventFrom.
+const (
+	WalletTransferCompletedEventFromPayin  WalletTransferCompletedEventFrom = "payin"
+	WalletTransferCompletedEventFromPayout WalletTransferCompletedEventFrom = "payout"
+)
+
+// Valid indicates whether the value is a known member of the WalletTransferCompletedEventFrom enum.
+func (e WalletTransferCompletedEventFrom) Valid() bool {
+	switch e {
+	case WalletTransferCompletedEventFromPayin:
+		return true
+	case WalletTransferCompletedEventFromPayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletTransferCompletedEventTo.
+const (
+	WalletTransferCompletedEventToPayin  WalletTransferCompletedEventTo = "payin"
+	WalletTransferCompletedEventToPayout WalletTransferCompletedEventTo = "payout"
+)
+
+// Valid indicates whether the value is a known member of the WalletTransferCompletedEventTo enum.
+func (e WalletTransferCompletedEventTo) Valid() bool {
+	switch e {
+	case WalletTransferCompletedEventToPayin:
+		return true
+	case WalletTransferCompletedEventToPayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateCompany201JSONResponseBodySuccess.
+const (
+	CreateCompany201JSONResponseBodySuccessTrue CreateCompany201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CreateCompany201JSONResponseBodySuccess enum.
+func (e CreateCompany201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreateCompany201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCompany200JSONResponseBodySuccess.
+const (
+	GetCompany200JSONResponseBodySuccessTrue GetCompany200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetCompany200JSONResponseBodySuccess enum.
+func (e GetCompany200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetCompany200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpdateCompany200JSONResponseBodySuccess.
+const (
+	UpdateCompany200JSONResponseBodySuccessTrue UpdateCompany200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the UpdateCompany200JSONResponseBodySuccess enum.
+func (e UpdateCompany200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case UpdateCompany200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RotateCompanyClientKey200JSONResponseBodySuccess.
+const (
+	RotateCompanyClientKey200JSONResponseBodySuccessTrue RotateCompanyClientKey200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the RotateCompanyClientKey200JSONResponseBodySuccess enum.
+func (e RotateCompanyClientKey200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case RotateCompanyClientKey200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCompanyExchangeRates200JSONResponseBodySuccess.
+const (
+	ListCompanyExchangeRates200JSONResponseBodySuccessTrue ListCompanyExchangeRates200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListCompanyExchangeRates200JSONResponseBodySuccess enum.
+func (e ListCompanyExchangeRates200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListCompanyExchangeRates200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SetCompanyExchangeRates200JSONResponseBodySuccess.
+const (
+	SetCompanyExchangeRates200JSONResponseBodySuccessTrue SetCompanyExchangeRates200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SetCompanyExchangeRates200JSONResponseBodySuccess enum.
+func (e SetCompanyExchangeRates200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SetCompanyExchangeRates200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCompanyFeeSchedule200JSONResponseBodySuccess.
+const (
+	GetCompanyFeeSchedule200JSONResponseBodySuccessTrue GetCompanyFeeSchedule200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetCompanyFeeSchedule200JSONResponseBodySuccess enum.
+func (e GetCompanyFeeSchedule200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetCompanyFeeSchedule200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SetCompanyFeeSchedule200JSONResponseBodySuccess.
+const (
+	SetCompanyFeeSchedule200JSONResponseBodySuccessTrue SetCompanyFeeSchedule200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SetCompanyFeeSchedule200JSONResponseBodySuccess enum.
+func (e SetCompanyFeeSchedule200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SetCompanyFeeSchedule200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeleteWebhookSigningSecret200JSONResponseBodySuccess.
+const (
+	DeleteWebhookSigningSecret200JSONResponseBodySuccessTrue DeleteWebhookSigningSecret200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the DeleteWebhookSigningSecret200JSONResponseBodySuccess enum.
+func (e DeleteWebhookSigningSecret200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case DeleteWebhookSigningSecret200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateWebhookSigningSecret201JSONResponseBodySuccess.
+const (
+	CreateWebhookSigningSecret201JSONResponseBodySuccessTrue CreateWebhookSigningSecret201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CreateWebhookSigningSecret201JSONResponseBodySuccess enum.
+func (e CreateWebhookSigningSecret201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreateWebhookSigningSecret201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPaymentsAwaitingReconciliationParamsReconciliationRequired.
+const (
+	ListPaymentsAwaitingReconciliationParamsReconciliationRequiredTrue ListPaymentsAwaitingReconciliationParamsReconciliationRequired = true
+)
+
+// Valid indicates whether the value is a known member of the ListPaymentsAwaitingReconciliationParamsReconciliationRequired enum.
+func (e ListPaymentsAwaitingReconciliationParamsReconciliationRequired) Valid() bool {
+	switch e {
+	case ListPaymentsAwaitingReconciliationParamsReconciliationRequiredTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess.
+const (
+	ListPaymentsAwaitingReconciliation200JSONResponseBodySuccessTrue ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess enum.
+func (e ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListPaymentsAwaitingReconciliation200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResolvePayment200JSONResponseBodySuccess.
+const (
+	ResolvePayment200JSONResponseBodySuccessTrue ResolvePayment200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ResolvePayment200JSONResponseBodySuccess enum.
+func (e ResolvePayment200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ResolvePayment200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConfirmWalletFunding200JSONResponseBodySuccess.
+const (
+	ConfirmWalletFunding200JSONResponseBodySuccessTrue ConfirmWalletFunding200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ConfirmWalletFunding200JSONResponseBodySuccess enum.
+func (e ConfirmWalletFunding200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ConfirmWalletFunding200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RejectWalletFunding200JSONResponseBodySuccess.
+const (
+	RejectWalletFunding200JSONResponseBodySuccessTrue RejectWalletFunding200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the RejectWalletFunding200JSONResponseBodySuccess enum.
+func (e RejectWalletFunding200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case RejectWalletFunding200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreditWallet200JSONResponseBodySuccess.
+const (
+	CreditWallet200JSONResponseBodySuccessTrue CreditWallet200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CreditWallet200JSONResponseBodySuccess enum.
+func (e CreditWallet200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreditWallet200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardCreatedEventParamsXServiceEventType.
+const (
+	CardCreatedEventParamsXServiceEventTypeCardCreated CardCreatedEventParamsXServiceEventType = "card.created"
+)
+
+// Valid indicates whether the value is a known member of the CardCreatedEventParamsXServiceEventType enum.
+func (e CardCreatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardCreatedEventParamsXServiceEventTypeCardCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardCreatedEventParamsUserAgent.
+const (
+	CardCreatedEventParamsUserAgentPaymentsWebhooks1 CardCreatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardCreatedEventParamsUserAgent enum.
+func (e CardCreatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardCreatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardFundEventParamsXServiceEventType.
+const (
+	CardFundEventParamsXServiceEventTypeCardFund CardFundEventParamsXServiceEventType = "card.fund"
+)
+
+// Valid indicates whether the value is a known member of the CardFundEventParamsXServiceEventType enum.
+func (e CardFundEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardFundEventParamsXServiceEventTypeCardFund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardFundEventParamsUserAgent.
+const (
+	CardFundEventParamsUserAgentPaymentsWebhooks1 CardFundEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardFundEventParamsUserAgent enum.
+func (e CardFundEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardFundEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTerminatedEventParamsXServiceEventType.
+const (
+	CardTerminatedEventParamsXServiceEventTypeCardTerminated CardTerminatedEventParamsXServiceEventType = "card.terminated"
+)
+
+// Valid indicates whether the value is a known member of the CardTerminatedEventParamsXServiceEventType enum.
+func (e CardTerminatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardTerminatedEventParamsXServiceEventTypeCardTerminated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTerminatedEventParamsUserAgent.
+const (
+	CardTerminatedEventParamsUserAgentPaymentsWebhooks1 CardTerminatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardTerminatedEventParamsUserAgent enum.
+func (e CardTerminatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardTerminatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardVerificationCompletedEventParamsXServiceEventType.
+const (
+	CardVerificationCompletedEventParamsXServiceEventTypeCardVerificationCompleted CardVerificationCompletedEventParamsXServiceEventType = "card.verification.completed"
+)
+
+// Valid indicates whether the value is a known member of the CardVerificationCompletedEventParamsXServiceEventType enum.
+func (e CardVerificationCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardVerificationCompletedEventParamsXServiceEventTypeCardVerificationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardVerificationCompletedEventParamsUserAgent.
+const (
+	CardVerificationCompletedEventParamsUserAgentPaymentsWebhooks1 CardVerificationCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardVerificationCompletedEventParamsUserAgent enum.
+func (e CardVerificationCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardVerificationCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardWithdrawEventParamsXServiceEventType.
+const (
+	CardWithdrawEventParamsXServiceEventTypeCardWithdraw CardWithdrawEventParamsXServiceEventType = "card.withdraw"
+)
+
+// Valid indicates whether the value is a known member of the CardWithdrawEventParamsXServiceEventType enum.
+func (e CardWithdrawEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardWithdrawEventParamsXServiceEventTypeCardWithdraw:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardWithdrawEventParamsUserAgent.
+const (
+	CardWithdrawEventParamsUserAgentPaymentsWebhooks1 CardWithdrawEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardWithdrawEventParamsUserAgent enum.
+func (e CardWithdrawEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardWithdrawEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardWithdrawFailedEventParamsXServiceEventType.
+const (
+	CardWithdrawFailedEventParamsXServiceEventTypeCardWithdrawFailed CardWithdrawFailedEventParamsXServiceEventType = "card.withdraw.failed"
+)
+
+// Valid indicates whether the value is a known member of the CardWithdrawFailedEventParamsXServiceEventType enum.
+func (e CardWithdrawFailedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardWithdrawFailedEventParamsXServiceEventTypeCardWithdrawFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardWithdrawFailedEventParamsUserAgent.
+const (
+	CardWithdrawFailedEventParamsUserAgentPaymentsWebhooks1 CardWithdrawFailedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardWithdrawFailedEventParamsUserAgent enum.
+func (e CardWithdrawFailedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardWithdrawFailedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerCreatedEventParamsXServiceEventType.
+const (
+	CustomerCreatedEventParamsXServiceEventTypeCustomerCreated CustomerCreatedEventParamsXServiceEventType = "customer.created"
+)
+
+// Valid indicates whether the value is a known member of the CustomerCreatedEventParamsXServiceEventType enum.
+func (e CustomerCreatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CustomerCreatedEventParamsXServiceEventTypeCustomerCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerCreatedEventParamsUserAgent.
+const (
+	CustomerCreatedEventParamsUserAgentPaymentsWebhooks1 CustomerCreatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CustomerCreatedEventParamsUserAgent enum.
+func (e CustomerCreatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CustomerCreatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveredEventParamsXServiceEventType.
+const (
+	DebtRecoveredEventParamsXServiceEventTypeDebtRecovered DebtRecoveredEventParamsXServiceEventType = "debt.recovered"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveredEventParamsXServiceEventType enum.
+func (e DebtRecoveredEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case DebtRecoveredEventParamsXServiceEventTypeDebtRecovered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveredEventParamsUserAgent.
+const (
+	DebtRecoveredEventParamsUserAgentPaymentsWebhooks1 DebtRecoveredEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveredEventParamsUserAgent enum.
+func (e DebtRecoveredEventParamsUserAgent) Valid() bool {
+	switch e {
+	case DebtRecoveredEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveryPendingEventParamsXServiceEventType.
+const (
+	DebtRecoveryPendingEventParamsXServiceEventTypeDebtRecoveryPending DebtRecoveryPendingEventParamsXServiceEventType = "debt.recovery.pending"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveryPendingEventParamsXServiceEventType enum.
+func (e DebtRecoveryPendingEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case DebtRecoveryPendingEventParamsXServiceEventTypeDebtRecoveryPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtRecoveryPendingEventParamsUserAgent.
+const (
+	DebtRecoveryPendingEventParamsUserAgentPaymentsWebhooks1 DebtRecoveryPendingEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the DebtRecoveryPendingEventParamsUserAgent enum.
+func (e DebtRecoveryPendingEventParamsUserAgent) Valid() bool {
+	switch e {
+	case DebtRecoveryPendingEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeeCrossborderChargedEventParamsXServiceEventType.
+const (
+	FeeCrossborderChargedEventParamsXServiceEventTypeFeeCrossborderCharged FeeCrossborderChargedEventParamsXServiceEventType = "fee.crossborder.charged"
+)
+
+// Valid indicates whether the value is a known member of the FeeCrossborderChargedEventParamsXServiceEventType enum.
+func (e FeeCrossborderChargedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case FeeCrossborderChargedEventParamsXServiceEventTypeFeeCrossborderCharged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeeCrossborderChargedEventParamsUserAgent.
+const (
+	FeeCrossborderChargedEventParamsUserAgentPaymentsWebhooks1 FeeCrossborderChargedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the FeeCrossborderChargedEventParamsUserAgent enum.
+func (e FeeCrossborderChargedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case FeeCrossborderChargedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeePaymentFailureChargedEventParamsXServiceEventType.
+const (
+	FeePaymentFailureChargedEventParamsXServiceEventTypeFeePaymentFailureCharged FeePaymentFailureChargedEventParamsXServiceEventType = "fee.payment_failure.charged"
+)
+
+// Valid indicates whether the value is a known member of the FeePaymentFailureChargedEventParamsXServiceEventType enum.
+func (e FeePaymentFailureChargedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case FeePaymentFailureChargedEventParamsXServiceEventTypeFeePaymentFailureCharged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeePaymentFailureChargedEventParamsUserAgent.
+const (
+	FeePaymentFailureChargedEventParamsUserAgentPaymentsWebhooks1 FeePaymentFailureChargedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the FeePaymentFailureChargedEventParamsUserAgent enum.
+func (e FeePaymentFailureChargedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case FeePaymentFailureChargedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectEventParamsXServiceEventType.
+const (
+	PaymentCollectEventParamsXServiceEventTypePaymentCollect PaymentCollectEventParamsXServiceEventType = "payment.collect"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectEventParamsXServiceEventType enum.
+func (e PaymentCollectEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case PaymentCollectEventParamsXServiceEventTypePaymentCollect:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectEventParamsUserAgent.
+const (
+	PaymentCollectEventParamsUserAgentPaymentsWebhooks1 PaymentCollectEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectEventParamsUserAgent enum.
+func (e PaymentCollectEventParamsUserAgent) Valid() bool {
+	switch e {
+	case PaymentCollectEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectStatusUpdatedEventParamsXServiceEventType.
+const (
+	PaymentCollectStatusUpdatedEventParamsXServiceEventTypePaymentCollectStatusUpdated PaymentCollectStatusUpdatedEventParamsXServiceEventType = "payment.collect.status_updated"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectStatusUpdatedEventParamsXServiceEventType enum.
+func (e PaymentCollectStatusUpdatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case PaymentCollectStatusUpdatedEventParamsXServiceEventTypePaymentCollectStatusUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentCollectStatusUpdatedEventParamsUserAgent.
+const (
+	PaymentCollectStatusUpdatedEventParamsUserAgentPaymentsWebhooks1 PaymentCollectStatusUpdatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCollectStatusUpdatedEventParamsUserAgent enum.
+func (e PaymentCollectStatusUpdatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case PaymentCollectStatusUpdatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentPayoutStatusUpdatedEventParamsXServiceEventType.
+const (
+	PaymentPayoutStatusUpdatedEventParamsXServiceEventTypePaymentPayoutStatusUpdated PaymentPayoutStatusUpdatedEventParamsXServiceEventType = "payment.payout.status_updated"
+)
+
+// Valid indicates whether the value is a known member of the PaymentPayoutStatusUpdatedEventParamsXServiceEventType enum.
+func (e PaymentPayoutStatusUpdatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case PaymentPayoutStatusUpdatedEventParamsXServiceEventTypePaymentPayoutStatusUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentPayoutStatusUpdatedEventParamsUserAgent.
+const (
+	PaymentPayoutStatusUpdatedEventParamsUserAgentPaymentsWebhooks1 PaymentPayoutStatusUpdatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the PaymentPayoutStatusUpdatedEventParamsUserAgent enum.
+func (e PaymentPayoutStatusUpdatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case PaymentPayoutStatusUpdatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationCreatedEventParamsXServiceEventType.
+const (
+	TransactionAuthorizationCreatedEventParamsXServiceEventTypeTransactionAuthorizationCreated TransactionAuthorizationCreatedEventParamsXServiceEventType = "transaction.authorization.created"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationCreatedEventParamsXServiceEventType enum.
+func (e TransactionAuthorizationCreatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionAuthorizationCreatedEventParamsXServiceEventTypeTransactionAuthorizationCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationCreatedEventParamsUserAgent.
+const (
+	TransactionAuthorizationCreatedEventParamsUserAgentPaymentsWebhooks1 TransactionAuthorizationCreatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationCreatedEventParamsUserAgent enum.
+func (e TransactionAuthorizationCreatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionAuthorizationCreatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationDeclinedEventParamsXServiceEventType.
+const (
+	TransactionAuthorizationDeclinedEventParamsXServiceEventTypeTransactionAuthorizationDeclined TransactionAuthorizationDeclinedEventParamsXServiceEventType = "transaction.authorization.declined"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationDeclinedEventParamsXServiceEventType enum.
+func (e TransactionAuthorizationDeclinedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionAuthorizationDeclinedEventParamsXServiceEventTypeTransactionAuthorizationDeclined:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionAuthorizationDeclinedEventParamsUserAgent.
+const (
+	TransactionAuthorizationDeclinedEventParamsUserAgentPaymentsWebhooks1 TransactionAuthorizationDeclinedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionAuthorizationDeclinedEventParamsUserAgent enum.
+func (e TransactionAuthorizationDeclinedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionAuthorizationDeclinedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionCrossborderChargedEventParamsXServiceEventType.
+const (
+	TransactionCrossborderChargedEventParamsXServiceEventTypeTransactionCrossborderCharged TransactionCrossborderChargedEventParamsXServiceEventType = "transaction.crossborder.charged"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCrossborderChargedEventParamsXServiceEventType enum.
+func (e TransactionCrossborderChargedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionCrossborderChargedEventParamsXServiceEventTypeTransactionCrossborderCharged:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionCrossborderChargedEventParamsUserAgent.
+const (
+	TransactionCrossborderChargedEventParamsUserAgentPaymentsWebhooks1 TransactionCrossborderChargedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCrossborderChargedEventParamsUserAgent enum.
+func (e TransactionCrossborderChargedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionCrossborderChargedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionFundingCompletedEventParamsXServiceEventType.
+const (
+	TransactionFundingCompletedEventParamsXServiceEventTypeTransactionFundingCompleted TransactionFundingCompletedEventParamsXServiceEventType = "transaction.funding.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionFundingCompletedEventParamsXServiceEventType enum.
+func (e TransactionFundingCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionFundingCompletedEventParamsXServiceEventTypeTransactionFundingCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionFundingCompletedEventParamsUserAgent.
+const (
+	TransactionFundingCompletedEventParamsUserAgentPaymentsWebhooks1 TransactionFundingCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionFundingCompletedEventParamsUserAgent enum.
+func (e TransactionFundingCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionFundingCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionPreauthorizationCreatedEventParamsXServiceEventType.
+const (
+	TransactionPreauthorizationCreatedEventParamsXServiceEventTypeTransactionPreauthorizationCreated TransactionPreauthorizationCreatedEventParamsXServiceEventType = "transaction.preauthorization.created"
+)
+
+// Valid indicates whether the value is a known member of the TransactionPreauthorizationCreatedEventParamsXServiceEventType enum.
+func (e TransactionPreauthorizationCreatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionPreauthorizationCreatedEventParamsXServiceEventTypeTransactionPreauthorizationCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionPreauthorizationCreatedEventParamsUserAgent.
+const (
+	TransactionPreauthorizationCreatedEventParamsUserAgentPaymentsWebhooks1 TransactionPreauthorizationCreatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionPreauthorizationCreatedEventParamsUserAgent enum.
+func (e TransactionPreauthorizationCreatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionPreauthorizationCreatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionRefundCompletedEventParamsXServiceEventType.
+const (
+	TransactionRefundCompletedEventParamsXServiceEventTypeTransactionRefundCompleted TransactionRefundCompletedEventParamsXServiceEventType = "transaction.refund.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionRefundCompletedEventParamsXServiceEventType enum.
+func (e TransactionRefundCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionRefundCompletedEventParamsXServiceEventTypeTransactionRefundCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionRefundCompletedEventParamsUserAgent.
+const (
+	TransactionRefundCompletedEventParamsUserAgentPaymentsWebhooks1 TransactionRefundCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionRefundCompletedEventParamsUserAgent enum.
+func (e TransactionRefundCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionRefundCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionReversalCompletedEventParamsXServiceEventType.
+const (
+	TransactionReversalCompletedEventParamsXServiceEventTypeTransactionReversalCompleted TransactionReversalCompletedEventParamsXServiceEventType = "transaction.reversal.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionReversalCompletedEventParamsXServiceEventType enum.
+func (e TransactionReversalCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionReversalCompletedEventParamsXServiceEventTypeTransactionReversalCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionReversalCompletedEventParamsUserAgent.
+const (
+	TransactionReversalCompletedEventParamsUserAgentPaymentsWebhooks1 TransactionReversalCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionReversalCompletedEventParamsUserAgent enum.
+func (e TransactionReversalCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionReversalCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionSettlementCompletedEventParamsXServiceEventType.
+const (
+	TransactionSettlementCompletedEventParamsXServiceEventTypeTransactionSettlementCompleted TransactionSettlementCompletedEventParamsXServiceEventType = "transaction.settlement.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionSettlementCompletedEventParamsXServiceEventType enum.
+func (e TransactionSettlementCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionSettlementCompletedEventParamsXServiceEventTypeTransactionSettlementCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionSettlementCompletedEventParamsUserAgent.
+const (
+	TransactionSettlementCompletedEventParamsUserAgentPaymentsWebhooks1 TransactionSettlementCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionSettlementCompletedEventParamsUserAgent enum.
+func (e TransactionSettlementCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionSettlementCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionTerminatedEventParamsXServiceEventType.
+const (
+	TransactionTerminatedEventParamsXServiceEventTypeTransactionTerminated TransactionTerminatedEventParamsXServiceEventType = "transaction.terminated"
+)
+
+// Valid indicates whether the value is a known member of the TransactionTerminatedEventParamsXServiceEventType enum.
+func (e TransactionTerminatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionTerminatedEventParamsXServiceEventTypeTransactionTerminated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionTerminatedEventParamsUserAgent.
+const (
+	TransactionTerminatedEventParamsUserAgentPaymentsWebhooks1 TransactionTerminatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionTerminatedEventParamsUserAgent enum.
+func (e TransactionTerminatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionTerminatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionWithdrawalCompletedEventParamsXServiceEventType.
+const (
+	TransactionWithdrawalCompletedEventParamsXServiceEventTypeTransactionWithdrawalCompleted TransactionWithdrawalCompletedEventParamsXServiceEventType = "transaction.withdrawal.completed"
+)
+
+// Valid indicates whether the value is a known member of the TransactionWithdrawalCompletedEventParamsXServiceEventType enum.
+func (e TransactionWithdrawalCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case TransactionWithdrawalCompletedEventParamsXServiceEventTypeTransactionWithdrawalCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionWithdrawalCompletedEventParamsUserAgent.
+const (
+	TransactionWithdrawalCompletedEventParamsUserAgentPaymentsWebhooks1 TransactionWithdrawalCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the TransactionWithdrawalCompletedEventParamsUserAgent enum.
+func (e TransactionWithdrawalCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case TransactionWithdrawalCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletConversionCompletedEventParamsXServiceEventType.
+const (
+	WalletConversionCompletedEventParamsXServiceEventTypeWalletConversionCompleted WalletConversionCompletedEventParamsXServiceEventType = "wallet.conversion.completed"
+)
+
+// Valid indicates whether the value is a known member of the WalletConversionCompletedEventParamsXServiceEventType enum.
+func (e WalletConversionCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case WalletConversionCompletedEventParamsXServiceEventTypeWalletConversionCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletConversionCompletedEventParamsUserAgent.
+const (
+	WalletConversionCompletedEventParamsUserAgentPaymentsWebhooks1 WalletConversionCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the WalletConversionCompletedEventParamsUserAgent enum.
+func (e WalletConversionCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case WalletConversionCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletDepositCompletedEventParamsXServiceEventType.
+const (
+	WalletDepositCompletedEventParamsXServiceEventTypeWalletDepositCompleted WalletDepositCompletedEventParamsXServiceEventType = "wallet.deposit.completed"
+)
+
+// Valid indicates whether the value is a known member of the WalletDepositCompletedEventParamsXServiceEventType enum.
+func (e WalletDepositCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case WalletDepositCompletedEventParamsXServiceEventTypeWalletDepositCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletDepositCompletedEventParamsUserAgent.
+const (
+	WalletDepositCompletedEventParamsUserAgentPaymentsWebhooks1 WalletDepositCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the WalletDepositCompletedEventParamsUserAgent enum.
+func (e WalletDepositCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case WalletDepositCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundCompletedEventParamsXServiceEventType.
+const (
+	WalletFundCompletedEventParamsXServiceEventTypeWalletFundCompleted WalletFundCompletedEventParamsXServiceEventType = "wallet.fund.completed"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundCompletedEventParamsXServiceEventType enum.
+func (e WalletFundCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case WalletFundCompletedEventParamsXServiceEventTypeWalletFundCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundCompletedEventParamsUserAgent.
+const (
+	WalletFundCompletedEventParamsUserAgentPaymentsWebhooks1 WalletFundCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundCompletedEventParamsUserAgent enum.
+func (e WalletFundCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case WalletFundCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundFailedEventParamsXServiceEventType.
+const (
+	WalletFundFailedEventParamsXServiceEventTypeWalletFundFailed WalletFundFailedEventParamsXServiceEventType = "wallet.fund.failed"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundFailedEventParamsXServiceEventType enum.
+func (e WalletFundFailedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case WalletFundFailedEventParamsXServiceEventTypeWalletFundFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletFundFailedEventParamsUserAgent.
+const (
+	WalletFundFailedEventParamsUserAgentPaymentsWebhooks1 WalletFundFailedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the WalletFundFailedEventParamsUserAgent enum.
+func (e WalletFundFailedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case WalletFundFailedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletTransferCompletedEventParamsXServiceEventType.
+const (
+	WalletTransferCompletedEventParamsXServiceEventTypeWalletTransferCompleted WalletTransferCompletedEventParamsXServiceEventType = "wallet.transfer.completed"
+)
+
+// Valid indicates whether the value is a known member of the WalletTransferCompletedEventParamsXServiceEventType enum.
+func (e WalletTransferCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case WalletTransferCompletedEventParamsXServiceEventTypeWalletTransferCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletTransferCompletedEventParamsUserAgent.
+const (
+	WalletTransferCompletedEventParamsUserAgentPaymentsWebhooks1 WalletTransferCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the WalletTransferCompletedEventParamsUserAgent enum.
+func (e WalletTransferCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case WalletTransferCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// CardCreatedDelivery the body of a card.created delivery
+type CardCreatedDelivery struct {
+	// Data the data of card.created (spec §6.3)
+	Data  CardCreatedEvent         `json:"data"`
+	Event CardCreatedDeliveryEvent `json:"event"`
+}
+
+// CardCreatedDeliveryEvent defines model for CardCreatedDelivery.Event.
+type CardCreatedDeliveryEvent string
+
+// CardCreatedEvent the data of card.created (spec §6.3)
+type CardCreatedEvent struct {
+	// Card the card of card.created
+	Card EventCreatedCard `json:"card"`
+
+	// CardFund the initial funding
+	CardFund EventCardOperation `json:"card_fund"`
+
+	// CardIssuance the issuance fee
+	CardIssuance EventCardOperation `json:"card_issuance"`
+}
+
+// CardFundDelivery the body of a card.fund delivery
+type CardFundDelivery struct {
+	// Data the data of card.fund (spec §6.3)
+	Data  CardFundEvent         `json:"data"`
+	Event CardFundDeliveryEvent `json:"event"`
+}
+
+// CardFundDeliveryEvent defines model for CardFundDelivery.Event.
+type CardFundDeliveryEvent string
+
+// CardFundEvent the data of card.fund (spec §6.3)
+type CardFundEvent struct {
+	// Amount major units
+	Amount        float32               `json:"amount"`
+	CardId        openapi_types.UUID    `json:"card_id"`
+	Currency      CardFundEventCurrency `json:"currency"`
+	FeeAmount     float32               `json:"fee_amount"`
+	TransactionId string                `json:"transaction_id"`
+}
+
+// CardFundEventCurrency defines model for CardFundEvent.Currency.
+type CardFundEventCurrency string
+
+// CardTerminatedByCompanyEvent card.terminated when the company terminated the card; the remaining balance is refunded to its USD wallet
+type CardTerminatedByCompanyEvent struct {
+	CardId openapi_types.UUID `json:"cardId"`
+
+	// CardNumber masked, last 4 digits
+	CardNumber string `json:"cardNumber"`
+
+	// Reason the reason the company gave; `Card terminated` when it gave none
+	Reason string `json:"reason"`
+
+	// RefundAmount refunded to the company USD wallet; 0 without balance
+	RefundAmount    float32                            `json:"refundAmount"`
+	RefundProcessed bool                               `json:"refundProcessed"`
+	Status          CardTerminatedByCompanyEventStatus `json:"status"`
+	TerminatedAt    time.Time                          `json:"terminatedAt"`
+}
+
+// CardTerminatedByCompanyEventStatus defines model for CardTerminatedByCompanyEvent.Status.
+type CardTerminatedByCompanyEventStatus string
+
+// CardTerminatedByProviderEvent card.terminated when the issuer terminated the card (for example a risk block)
+type CardTerminatedByProviderEvent struct {
+	CardId openapi_types.UUID `json:"cardId"`
+
+	// PreviousBalance the balance the card had
+	PreviousBalance float32                             `json:"previousBalance"`
+	Reason          CardTerminatedByProviderEventReason `json:"reason"`
+	Status          CardTerminatedByProviderEventStatus `json:"status"`
+}
+
+// CardTerminatedByProviderEventReason defines model for CardTerminatedByProviderEvent.Reason.
+type CardTerminatedByProviderEventReason string
+
+// CardTerminatedByProviderEventStatus defines model for CardTerminatedByProviderEvent.Status.
+type CardTerminatedByProviderEventStatus string
+
+// CardTerminatedDelivery the body of a card.terminated delivery
+type CardTerminatedDelivery struct {
+	// Data the data of card.terminated (spec §6.4), in one of two forms (legacy camelCase keys); told apart by reason and by the presence of refundAmount or previousBalance
+	Data  CardTerminatedEvent         `json:"data"`
+	Event CardTerminatedDeliveryEvent `json:"event"`
+}
+
+// CardTerminatedDeliveryEvent defines model for CardTerminatedDelivery.Event.
+type CardTerminatedDeliveryEvent string
+
+// CardTerminatedEvent the data of card.terminated (spec §6.4), in one of two forms (legacy camelCase keys); told apart by reason and by the presence of refundAmount or previousBalance
+type CardTerminatedEvent struct {
+	union json.RawMessage
+}
+
+// CardVerificationCompletedDelivery the body of a card.verification.completed delivery
+type CardVerificationCompletedDelivery struct {
+	// Data the data of card.verification.completed (spec §6.3, legacy camelCase keys)
+	Data  CardVerificationCompletedEvent         `json:"data"`
+	Event CardVerificationCompletedDeliveryEvent `json:"event"`
+}
+
+// CardVerificationCompletedDeliveryEvent defines model for CardVerificationCompletedDelivery.Event.
+type CardVerificationCompletedDeliveryEvent string
+
+// CardVerificationCompletedEvent the data of card.verification.completed (spec §6.3, legacy camelCase keys)
+type CardVerificationCompletedEvent struct {
+	CardId openapi_types.UUID `json:"cardId"`
+
+	// Merchant the merchant of a card verification
+	Merchant EventMerchant `json:"merchant"`
+	Message  string        `json:"message"`
+
+	// Reference the verification
+	Reference string                               `json:"reference"`
+	Status    CardVerificationCompletedEventStatus `json:"status"`
+}
+
+// CardVerificationCompletedEventStatus defines model for CardVerificationCompletedEvent.Status.
+type CardVerificationCompletedEventStatus string
+
+// CardWithdrawDelivery the body of a card.withdraw delivery
+type CardWithdrawDelivery struct {
+	// Data the data of card.withdraw (spec §6.3)
+	Data  CardWithdrawEvent         `json:"data"`
+	Event CardWithdrawDeliveryEvent `json:"event"`
+}
+
+// CardWithdrawDeliveryEvent defines model for CardWithdrawDelivery.Event.
+type CardWithdrawDeliveryEvent string
+
+// CardWithdrawEvent the data of card.withdraw (spec §6.3)
+type CardWithdrawEvent struct {
+	// Amount major units
+	Amount        float32                   `json:"amount"`
+	CardId        openapi_types.UUID        `json:"card_id"`
+	Currency      CardWithdrawEventCurrency `json:"currency"`
+	FeeAmount     float32                   `json:"fee_amount"`
+	TransactionId string                    `json:"transaction_id"`
+}
+
+// CardWithdrawEventCurrency defines model for CardWithdrawEvent.Currency.
+type CardWithdrawEventCurrency string
+
+// CardWithdrawFailedDelivery the body of a card.withdraw.failed delivery
+type CardWithdrawFailedDelivery struct {
+	// Data the data of card.withdraw.failed (spec §6.3)
+	Data  CardWithdrawFailedEvent         `json:"data"`
+	Event CardWithdrawFailedDeliveryEvent `json:"event"`
+}
+
+// CardWithdrawFailedDeliveryEvent defines model for CardWithdrawFailedDelivery.Event.
+type CardWithdrawFailedDeliveryEvent string
+
+// CardWithdrawFailedEvent the data of card.withdraw.failed (spec §6.3)
+type CardWithdrawFailedEvent struct {
+	// Amount major units, USD
+	Amount float32            `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// Error a human-readable reason
+	Error         string `json:"error"`
+	TransactionId string `json:"transaction_id"`
+}
+
+// ConsoleClientCredentials a company's client_id with a freshly issued client_key, shown once
+type ConsoleClientCredentials struct {
+	ClientId  string `json:"client_id"`
+	ClientKey string `json:"client_key"`
+}
+
+// ConsoleCompany a business client of the service, as the console sees it (never its client_key nor the key's hash)
+type ConsoleCompany struct {
+	// CardSlots how many cards the company may hold (100 for a new company)
+	CardSlots int `json:"card_slots"`
+
+	// ClientId the client_id of `POST /auth/token`
+	ClientId  string             `json:"client_id"`
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+	IsActive  bool               `json:"is_active"`
+
+	// KeyVersion 1, plus 1 for each rotation of the client_key
+	KeyVersion int                     `json:"key_version"`
+	KybStatus  ConsoleCompanyKybStatus `json:"kyb_status"`
+	Name       string                  `json:"name"`
+	UpdatedAt  time.Time               `json:"updated_at"`
+
+	// WebhookUrl where events are delivered; `""` when none is set
+	WebhookUrl string `json:"webhook_url"`
+}
+
+// ConsoleCompanyKybStatus defines model for ConsoleCompany.KybStatus.
+type ConsoleCompanyKybStatus string
+
+// ConsoleCompanyCreate the body of `POST /admin/companies`
+type ConsoleCompanyCreate struct {
+	// KybStatus absent or empty is PENDING; APPROVED is required to enrol customers and create wallets
+	KybStatus *ConsoleCompanyCreateKybStatus `json:"kyb_status,omitempty"`
+
+	// Name 1 to 255 characters once trimmed of surrounding spaces
+	Name string `json:"name"`
+}
+
+// ConsoleCompanyCreateKybStatus absent or empty is PENDING; APPROVED is required to enrol customers and create wallets
+type ConsoleCompanyCreateKybStatus string
+
+// ConsoleCompanyCreated a new company with its client_key, which is shown only here
+type ConsoleCompanyCreated struct {
+	// CardSlots how many cards the company may hold (100 for a new company)
+	CardSlots int `json:"card_slots"`
+
+	// ClientId the client_id of `POST /auth/token`
+	ClientId string `json:"client_id"`
+
+	// ClientKey shown once; only its SHA-256 digest is stored
+	ClientKey string             `json:"client_key"`
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+	IsActive  bool               `json:"is_active"`
+
+	// KeyVersion 1, plus 1 for each rotation of the client_key
+	KeyVersion int                            `json:"key_version"`
+	KybStatus  ConsoleCompanyCreatedKybStatus `json:"kyb_status"`
+	Name       string                         `json:"name"`
+	UpdatedAt  time.Time                      `json:"updated_at"`
+
+	// WebhookUrl where events are delivered; `""` when none is set
+	WebhookUrl string `json:"webhook_url"`
+}
+
+// ConsoleCompanyCreatedKybStatus defines model for ConsoleCompanyCreated.KybStatus.
+type ConsoleCompanyCreatedKybStatus string
+
+// ConsoleCompanyPatch the body of `PATCH /admin/companies/{id}`; a field absent (or null, but for `webhook_url`) is left as it is
+type ConsoleCompanyPatch struct {
+	// CardSlots how many cards the company may hold
+	CardSlots *int `json:"card_slots,omitempty"`
+
+	// IsActive false disables the company (its tokens and client credentials stop working)
+	IsActive  *bool                         `json:"is_active,omitempty"`
+	KybStatus *ConsoleCompanyPatchKybStatus `json:"kyb_status,omitempty"`
+
+	// WebhookUrl an absolute `https` URL without user information; `null` or `""` clears the address
+	WebhookUrl *string `json:"webhook_url,omitempty"`
+}
+
+// ConsoleCompanyPatchKybStatus defines model for ConsoleCompanyPatch.KybStatus.
+type ConsoleCompanyPatchKybStatus string
+
+// ConsoleCurrency a currency the service holds (ISO 4217)
+type ConsoleCurrency string
+
+// ConsoleExchangeRate the current rate of one currency pair of a company
+type ConsoleExchangeRate struct {
+	// ExchangeRateId the rate's version, a new id every time the rate changes (legacy camelCase key)
+	ExchangeRateId openapi_types.UUID `json:"exchangeRateId"`
+
+	// FromCurrency a currency the service holds (ISO 4217)
+	FromCurrency ConsoleCurrency `json:"from_currency"`
+
+	// Rate units of `to_currency` per unit of `from_currency`, an exact decimal
+	Rate float32 `json:"rate"`
+
+	// ToCurrency a currency the service holds (ISO 4217)
+	ToCurrency ConsoleCurrency `json:"to_currency"`
+	UpdatedAt  time.Time       `json:"updated_at"`
+}
+
+// ConsoleExchangeRateInput defines model for ConsoleExchangeRateInput.
+type ConsoleExchangeRateInput struct {
+	// FromCurrency a currency the service holds (ISO 4217)
+	FromCurrency ConsoleCurrency `json:"from_currency"`
+
+	// Rate a JSON number (a string is refused) with at most 12 significant digits
+	Rate float32 `json:"rate"`
+
+	// ToCurrency must differ from `from_currency`
+	ToCurrency ConsoleCurrency `json:"to_currency"`
+}
+
+// ConsoleExchangeRates defines model for ConsoleExchangeRates.
+type ConsoleExchangeRates struct {
+	CompanyId string                `json:"company_id"`
+	Rates     []ConsoleExchangeRate `json:"rates"`
+}
+
+// ConsoleExchangeRatesInput the body of `PUT /admin/companies/{id}/exchange-rates`; each pair at most once
+type ConsoleExchangeRatesInput struct {
+	Rates []ConsoleExchangeRateInput `json:"rates"`
+}
+
+// ConsoleFeeRule one rule of a fee schedule: fee = fixed + percent of the amount. A rule without `operator`, `country`
+// or `currency` matches any; the most specific matching rule wins.
+type ConsoleFeeRule struct {
+	Country *string `json:"country,omitempty"`
+
+	// Currency a currency the service holds (ISO 4217)
+	Currency *ConsoleCurrency `json:"currency,omitempty"`
+
+	// Fixed in major units of `currency` (0 without a currency)
+	Fixed float32 `json:"fixed"`
+
+	// Operator an operator code (spec §2.10)
+	Operator *ConsoleOperator `json:"operator,omitempty"`
+
+	// Percent a percent of the amount, at most two decimals (`1.5` is 1.5 %)
+	Percent float32 `json:"percent"`
+
+	// Type what a fee is charged on
+	Type ConsoleFeeType `json:"type"`
+}
+
+// ConsoleFeeRuleInput one rule of `PUT /admin/companies/{id}/fees`; empty `operator`, `country` or `currency` match any
+type ConsoleFeeRuleInput struct {
+	Country *string `json:"country,omitempty"`
+
+	// Currency required with a non-zero `fixed`
+	Currency *ConsoleFeeRuleInputCurrency `json:"currency,omitempty"`
+
+	// Fixed a JSON number (a string is refused) in major units of `currency`, with no more decimals than it has;
+	// absent or null is 0
+	Fixed    *float32                     `json:"fixed,omitempty"`
+	Operator *ConsoleFeeRuleInputOperator `json:"operator,omitempty"`
+
+	// Percent a JSON number from 0 to 100 with at most two decimals; absent or null is 0
+	Percent *float32 `json:"percent,omitempty"`
+
+	// Type what a fee is charged on
+	Type ConsoleFeeType `json:"type"`
+}
+
+// ConsoleFeeRuleInputCurrency required with a non-zero `fixed`
+type ConsoleFeeRuleInputCurrency string
+
+// ConsoleFeeRuleInputOperator defines model for ConsoleFeeRuleInput.Operator.
+type ConsoleFeeRuleInputOperator string
+
+// ConsoleFeeSchedule a company's fee schedule
+type ConsoleFeeSchedule struct {
+	// Default true when the company has set no schedule of its own and this is the default one
+	Default bool             `json:"default"`
+	Rules   []ConsoleFeeRule `json:"rules"`
+}
+
+// ConsoleFeeScheduleInput the body of `PUT /admin/companies/{id}/fees`, which replaces the schedule
+type ConsoleFeeScheduleInput struct {
+	Rules []ConsoleFeeRuleInput `json:"rules"`
+}
+
+// ConsoleFeeType what a fee is charged on
+type ConsoleFeeType string
+
+// ConsoleOperator an operator code (spec §2.10)
+type ConsoleOperator string
+
+// ConsolePayment a payout or a collection as the operator console sees it: the company's view plus whose it is, the
+// operator's order, when the worker next handles it, and the console's resolution
+type ConsolePayment struct {
+	// Amount major units, excluding the fee
+	Amount    float32   `json:"amount"`
+	CompanyId string    `json:"company_id"`
+	Country   string    `json:"country"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Currency a currency the service holds (ISO 4217)
+	Currency ConsoleCurrency `json:"currency"`
+
+	// Description the request's purpose
+	Description string `json:"description"`
+
+	// ErrorMessage null unless the status is FAILED
+	ErrorMessage *string `json:"error_message"`
+	ExternalId   string  `json:"external_id"`
+	FeeAmount    float32 `json:"fee_amount"`
+
+	// NextPollAt when the worker next handles the payment; null once it has stopped
+	NextPollAt *time.Time `json:"next_poll_at"`
+	Operator   string     `json:"operator"`
+
+	// OrderId the operator's reference, once submitted
+	OrderId     string `json:"order_id"`
+	PhoneNumber string `json:"phone_number"`
+	Reason      string `json:"reason"`
+
+	// ReconciliationRequired the operator gave no final answer by the deadline; the funds stay reserved until it does or the console resolves the payment
+	ReconciliationRequired bool       `json:"reconciliation_required"`
+	ResolutionNote         *string    `json:"resolution_note"`
+	ResolvedAt             *time.Time `json:"resolved_at"`
+
+	// ResolvedBy who decided (the IAM principal; `admin-api-key` where no IAM runs)
+	ResolvedBy *string `json:"resolved_by"`
+
+	// ResolvedStatus the console's decision, null until one was made
+	ResolvedStatus *ConsolePaymentResolvedStatus `json:"resolved_status"`
+	Status         ConsolePaymentStatus          `json:"status"`
+	TransactionId  openapi_types.UUID            `json:"transaction_id"`
+	Type           ConsolePaymentType            `json:"type"`
+	UpdatedAt      time.Time                     `json:"updated_at"`
+	WalletId       string                        `json:"wallet_id"`
+}
+
+// ConsolePaymentResolvedStatus the console's decision, null until one was made
+type ConsolePaymentResolvedStatus string
+
+// ConsolePaymentType defines model for ConsolePayment.Type.
+type ConsolePaymentType string
+
+// ConsolePaymentPage a page of flagged payments
+type ConsolePaymentPage struct {
+	Items []ConsolePayment `json:"items"`
+
+	// NextCursor pass as `cursor` to read the next page; null on the last page
+	NextCursor *string `json:"next_cursor"`
+}
+
+// ConsolePaymentResolution the body of `POST /admin/payments/{transactionId}/resolve`
+type ConsolePaymentResolution struct {
+	// Note how the outcome was established (1 to 1000 characters once trimmed); kept for operators, not shown to the company
+	Note string `json:"note"`
+
+	// Status SUCCESS settles, FAILED refunds
+	Status ConsolePaymentResolutionStatus `json:"status"`
+}
+
+// ConsolePaymentResolutionStatus SUCCESS settles, FAILED refunds
+type ConsolePaymentResolutionStatus string
+
+// ConsolePaymentStatus defines model for ConsolePaymentStatus.
+type ConsolePaymentStatus string
+
+// ConsoleWallet a wallet as clients see it (amounts in major units)
+type ConsoleWallet struct {
+	// Balance payin_balance + payout_balance
+	Balance          float32   `json:"balance"`
+	CompanyId        string    `json:"company_id"`
+	Country          string    `json:"country"`
+	CountryIsoCode   string    `json:"country_iso_code"`
+	CountryPhoneCode string    `json:"country_phone_code"`
+	CreatedAt        time.Time `json:"created_at"`
+
+	// Currency a currency the service holds (ISO 4217)
+	Currency     ConsoleCurrency    `json:"currency"`
+	Id           openapi_types.UUID `json:"id"`
+	IsActive     bool               `json:"is_active"`
+	PayinBalance float32            `json:"payin_balance"`
+
+	// PayoutAvailable payout_balance − payout_reserved
+	PayoutAvailable float32 `json:"payout_available"`
+	PayoutBalance   float32 `json:"payout_balance"`
+
+	// PayoutReserved held by payouts in progress
+	PayoutReserved float32   `json:"payout_reserved"`
+	UpdatedAt      time.Time `json:"updated_at"`
+}
+
+// ConsoleWalletCredit the data of a sandbox credit
+type ConsoleWalletCredit struct {
+	// Replayed true when the reference named a credit already applied, answered again; nothing was credited this time
+	Replayed bool `json:"replayed"`
+
+	// Transaction a wallet transaction, one entry of the ledger (amounts in major units)
+	Transaction ConsoleWalletTransaction `json:"transaction"`
+
+	// Wallet a wallet as clients see it (amounts in major units)
+	Wallet ConsoleWallet `json:"wallet"`
+}
+
+// ConsoleWalletCreditInput the body of `POST /admin/wallets/{walletId}/credit`
+type ConsoleWalletCreditInput struct {
+	// Amount major units, no more decimals than the wallet's currency has (a JSON string is refused)
+	Amount float32 `json:"amount"`
+
+	// Balance the sub-balance to credit
+	Balance ConsoleWalletCreditInputBalance `json:"balance"`
+
+	// Reference printable ASCII; names the credit, once per company, and makes it safe to retry
+	Reference string `json:"reference"`
+}
+
+// ConsoleWalletCreditInputBalance the sub-balance to credit
+type ConsoleWalletCreditInputBalance string
+
+// ConsoleWalletTransaction a wallet transaction, one entry of the ledger (amounts in major units)
+type ConsoleWalletTransaction struct {
+	Amount        float32 `json:"amount"`
+	AmountWithFee float32 `json:"amount_with_fee"`
+
+	// Balance the sub-balance the entry moves
+	Balance     ConsoleWalletTransactionBalance  `json:"balance"`
+	Category    ConsoleWalletTransactionCategory `json:"category"`
+	CompletedAt *time.Time                       `json:"completed_at"`
+	CreatedAt   time.Time                        `json:"created_at"`
+
+	// Currency a currency the service holds (ISO 4217)
+	Currency    ConsoleCurrency    `json:"currency"`
+	FeeAmount   float32            `json:"fee_amount"`
+	Id          openapi_types.UUID `json:"id"`
+	NetAmount   float32            `json:"net_amount"`
+	Operator    string             `json:"operator"`
+	OrderId     string             `json:"order_id"`
+	PaymentId   *string            `json:"payment_id"`
+	PhoneNumber string             `json:"phone_number"`
+
+	// Reference the credit's or the funding's reference
+	Reference string                         `json:"reference"`
+	Status    ConsoleWalletTransactionStatus `json:"status"`
+
+	// Type FUND for a credit or a funding
+	Type ConsoleWalletTransactionType `json:"type"`
+
+	// WalletBalanceAfter the sub-balance after; null while nothing moved
+	WalletBalanceAfter *float32 `json:"wallet_balance_after"`
+
+	// WalletBalanceBefore the sub-balance before the entry moved it; null while nothing moved (pending, or rejected)
+	WalletBalanceBefore *float32           `json:"wallet_balance_before"`
+	WalletId            openapi_types.UUID `json:"wallet_id"`
+}
+
+// ConsoleWalletTransactionBalance the sub-balance the entry moves
+type ConsoleWalletTransactionBalance string
+
+// ConsoleWalletTransactionCategory defines model for ConsoleWalletTransaction.Category.
+type ConsoleWalletTransactionCategory string
+
+// ConsoleWalletTransactionStatus defines model for ConsoleWalletTransaction.Status.
+type ConsoleWalletTransactionStatus string
+
+// ConsoleWalletTransactionType FUND for a credit or a funding
+type ConsoleWalletTransactionType string
+
+// ConsoleWebhookSecret a new webhook signing secret, shown once
+type ConsoleWebhookSecret struct {
+	CompanyId openapi_types.UUID `json:"company_id"`
+	CreatedAt time.Time          `json:"created_at"`
+
+	// Secret the HMAC key of `X-Service-Signature`, used as this text (not the bytes it encodes)
+	Secret  string                      `json:"secret"`
+	Signing ConsoleWebhookSecretSigning `json:"signing"`
+}
+
+// ConsoleWebhookSecretSigning defines model for ConsoleWebhookSecret.Signing.
+type ConsoleWebhookSecretSigning bool
+
+// ConsoleWebhookSigningOff defines model for ConsoleWebhookSigningOff.
+type ConsoleWebhookSigningOff struct {
+	CompanyId openapi_types.UUID              `json:"company_id"`
+	Signing   ConsoleWebhookSigningOffSigning `json:"signing"`
+}
+
+// ConsoleWebhookSigningOffSigning defines model for ConsoleWebhookSigningOff.Signing.
+type ConsoleWebhookSigningOffSigning bool
+
+// CustomerCreatedDelivery the body of a customer.created delivery
+type CustomerCreatedDelivery struct {
+	// Data the fields of the customer list with the id as customer_id, and the outcome of identity verification; identity documents are never sent
+	Data  CustomerCreatedEvent         `json:"data"`
+	Event CustomerCreatedDeliveryEvent `json:"event"`
+}
+
+// CustomerCreatedDeliveryEvent defines model for CustomerCreatedDelivery.Event.
+type CustomerCreatedDeliveryEvent string
+
+// CustomerCreatedEvent the fields of the customer list with the id as customer_id, and the outcome of identity verification; identity documents are never sent
+type CustomerCreatedEvent struct {
+	// Country full name
+	Country    string                        `json:"country"`
+	CreatedAt  time.Time                     `json:"created_at"`
+	CustomerId openapi_types.UUID            `json:"customer_id"`
+	Email      string                        `json:"email"`
+	FirstName  string                        `json:"first_name"`
+	IsActive   bool                          `json:"is_active"`
+	KycStatus  CustomerCreatedEventKycStatus `json:"kyc_status"`
+	LastName   string                        `json:"last_name"`
+
+	// PhoneCountryCode with +
+	PhoneCountryCode string `json:"phone_country_code"`
+	PhoneNumber      string `json:"phone_number"`
+}
+
+// CustomerCreatedEventKycStatus defines model for CustomerCreatedEvent.KycStatus.
+type CustomerCreatedEventKycStatus string
+
+// DebtRecoveredDelivery the body of a debt.recovered delivery
+type DebtRecoveredDelivery struct {
+	// Data the data of debt.recovered (ours): one event per debt paid by a credit
+	Data  DebtRecoveredEvent         `json:"data"`
+	Event DebtRecoveredDeliveryEvent `json:"event"`
+}
+
+// DebtRecoveredDeliveryEvent defines model for DebtRecoveredDelivery.Event.
+type DebtRecoveredDeliveryEvent string
+
+// DebtRecoveredEvent the data of debt.recovered (ours): one event per debt paid by a credit
+type DebtRecoveredEvent struct {
+	CardId   openapi_types.UUID         `json:"card_id"`
+	Currency DebtRecoveredEventCurrency `json:"currency"`
+
+	// DebtId the debt
+	DebtId  string                    `json:"debt_id"`
+	FeeType DebtRecoveredEventFeeType `json:"fee_type"`
+
+	// LedgerTransactionId the wallet ledger entry (type FEE) that paid it; stable
+	LedgerTransactionId string `json:"ledger_transaction_id"`
+
+	// RecoveredAmount paid by this credit, USD
+	RecoveredAmount float32   `json:"recovered_amount"`
+	RecoveredAt     time.Time `json:"recovered_at"`
+
+	// RemainingAmount still owed after it
+	RemainingAmount float32 `json:"remaining_amount"`
+
+	// Status RECOVERED once remaining_amount is 0, else PENDING
+	Status DebtRecoveredEventStatus `json:"status"`
+
+	// TransactionId the card transaction that incurred the fee
+	TransactionId string `json:"transaction_id"`
+
+	// WalletId the USD wallet the debt was paid from
+	WalletId openapi_types.UUID `json:"wallet_id"`
+}
+
+// DebtRecoveredEventCurrency defines model for DebtRecoveredEvent.Currency.
+type DebtRecoveredEventCurrency string
+
+// DebtRecoveredEventFeeType defines model for DebtRecoveredEvent.FeeType.
+type DebtRecoveredEventFeeType string
+
+// DebtRecoveredEventStatus RECOVERED once remaining_amount is 0, else PENDING
+type DebtRecoveredEventStatus string
+
+// DebtRecoveryPendingDelivery the body of a debt.recovery.pending delivery
+type DebtRecoveryPendingDelivery struct {
+	// Data the data of debt.recovery.pending
+	Data  DebtRecoveryPendingEvent         `json:"data"`
+	Event DebtRecoveryPendingDeliveryEvent `json:"event"`
+}
+
+// DebtRecoveryPendingDeliveryEvent defines model for DebtRecoveryPendingDelivery.Event.
+type DebtRecoveryPendingDeliveryEvent string
+
+// DebtRecoveryPendingEvent the data of debt.recovery.pending
+type DebtRecoveryPendingEvent struct {
+	// Amount owed, USD
+	Amount     float32                          `json:"amount"`
+	CardId     openapi_types.UUID               `json:"card_id"`
+	CreatedAt  time.Time                        `json:"created_at"`
+	Currency   DebtRecoveryPendingEventCurrency `json:"currency"`
+	CustomerId openapi_types.UUID               `json:"customer_id"`
+
+	// DebtId the debt; stable
+	DebtId  string                          `json:"debt_id"`
+	FeeType DebtRecoveryPendingEventFeeType `json:"fee_type"`
+
+	// TransactionId the card transaction that incurred the fee
+	TransactionId string `json:"transaction_id"`
+}
+
+// DebtRecoveryPendingEventCurrency defines model for DebtRecoveryPendingEvent.Currency.
+type DebtRecoveryPendingEventCurrency string
+
+// DebtRecoveryPendingEventFeeType defines model for DebtRecoveryPendingEvent.FeeType.
+type DebtRecoveryPendingEventFeeType string
+
+// Envelope the wrapper of every successful response but the token's; `data` is added by each response
+type Envelope struct {
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int             `json:"statusCode"`
+	Success    EnvelopeSuccess `json:"success"`
+}
+
+// EnvelopeSuccess defines model for Envelope.Success.
+type EnvelopeSuccess bool
+
+// Error defines model for Error.
+type Error struct {
+	// Code the stable machine-readable code of an error (the catalogue's codes; a test keeps this list equal to it)
+	Code ErrorCode `json:"code"`
+
+	// Error the status text (`Bad Request`, `Unauthorized`, ...)
+	Error string `json:"error"`
+
+	// Field the request field (body, query or header) at fault, when there is one
+	Field *string `json:"field,omitempty"`
+
+	// Message human-readable; names the field at fault for bad input
+	Message    string       `json:"message"`
+	StatusCode int          `json:"statusCode"`
+	Success    ErrorSuccess `json:"success"`
+}
+
+// ErrorSuccess defines model for Error.Success.
+type ErrorSuccess bool
+
+// ErrorCode the stable machine-readable code of an error (the catalogue's codes; a test keeps this list equal to it)
+type ErrorCode string
+
+// EventCardOperation the issuance fee or the initial funding of card.created
+type EventCardOperation struct {
+	// Amount USD
+	Amount        float32                  `json:"amount"`
+	Description   string                   `json:"description"`
+	Status        EventCardOperationStatus `json:"status"`
+	TransactionId string                   `json:"transaction_id"`
+}
+
+// EventCardOperationStatus defines model for EventCardOperation.Status.
+type EventCardOperationStatus string
+
+// EventCreatedCard the card of card.created
+type EventCreatedCard struct {
+	// Balance USD
+	Balance    float32                  `json:"balance"`
+	Brand      EventCreatedCardBrand    `json:"brand"`
+	Currency   EventCreatedCardCurrency `json:"currency"`
+	CustomerId openapi_types.UUID       `json:"customer_id"`
+	Id         openapi_types.UUID       `json:"id"`
+
+	// MaskedNumber "**** **** **** 4242"; empty while the issuer has not given the last digits
+	MaskedNumber string `json:"masked_number"`
+}
+
+// EventCreatedCardBrand defines model for EventCreatedCard.Brand.
+type EventCreatedCardBrand string
+
+// EventCreatedCardCurrency defines model for EventCreatedCard.Currency.
+type EventCreatedCardCurrency string
+
+// EventMerchant the merchant of a card verification
+type EventMerchant struct {
+	Name string `json:"name"`
+}
+
+// FeeCrossborderChargedDelivery the body of a fee.crossborder.charged delivery
+type FeeCrossborderChargedDelivery struct {
+	// Data the keys of fee.payment_failure.charged and transaction_amount
+	Data  FeeCrossborderChargedEvent         `json:"data"`
+	Event FeeCrossborderChargedDeliveryEvent `json:"event"`
+}
+
+// FeeCrossborderChargedDeliveryEvent defines model for FeeCrossborderChargedDelivery.Event.
+type FeeCrossborderChargedDeliveryEvent string
+
+// FeeCrossborderChargedEvent the keys of fee.payment_failure.charged and transaction_amount
+type FeeCrossborderChargedEvent struct {
+	// Amount the fee, USD
+	Amount     float32                            `json:"amount"`
+	CardId     openapi_types.UUID                 `json:"card_id"`
+	CreatedAt  time.Time                          `json:"created_at"`
+	Currency   FeeCrossborderChargedEventCurrency `json:"currency"`
+	CustomerId openapi_types.UUID                 `json:"customer_id"`
+
+	// DebtAmount the part neither could pay: a debt (debt.recovery.pending)
+	DebtAmount float32 `json:"debt_amount"`
+
+	// DebtId the debt when debt_amount is above 0, else null
+	DebtId *string `json:"debt_id"`
+
+	// FeeId the fee; stable
+	FeeId string `json:"fee_id"`
+
+	// FromCard the part taken from the card's available balance
+	FromCard float32 `json:"from_card"`
+
+	// FromWallet the part taken from the company USD wallet's payout_available
+	FromWallet float32 `json:"from_wallet"`
+
+	// TransactionAmount the settled amount the percentage was taken of
+	TransactionAmount float32 `json:"transaction_amount"`
+
+	// TransactionId the card transaction that incurred the fee
+	TransactionId string `json:"transaction_id"`
+
+	// WalletId the USD wallet when from_wallet is above 0, else null
+	WalletId *string `json:"wallet_id"`
+}
+
+// FeeCrossborderChargedEventCurrency defines model for FeeCrossborderChargedEvent.Currency.
+type FeeCrossborderChargedEventCurrency string
+
+// FeePaymentFailureChargedDelivery the body of a fee.payment_failure.charged delivery
+type FeePaymentFailureChargedDelivery struct {
+	// Data a fee taken from the card first, then from the company USD wallet; what neither could pay is a debt. from_card + from_wallet + debt_amount = amount
+	Data  FeePaymentFailureChargedEvent         `json:"data"`
+	Event FeePaymentFailureChargedDeliveryEvent `json:"event"`
+}
+
+// FeePaymentFailureChargedDeliveryEvent defines model for FeePaymentFailureChargedDelivery.Event.
+type FeePaymentFailureChargedDeliveryEvent string
+
+// FeePaymentFailureChargedEvent a fee taken from the card first, then from the company USD wallet; what neither could pay is a debt. from_card + from_wallet + debt_amount = amount
+type FeePaymentFailureChargedEvent struct {
+	// Amount the fee, USD
+	Amount     float32                               `json:"amount"`
+	CardId     openapi_types.UUID                    `json:"card_id"`
+	CreatedAt  time.Time                             `json:"created_at"`
+	Currency   FeePaymentFailureChargedEventCurrency `json:"currency"`
+	CustomerId openapi_types.UUID                    `json:"customer_id"`
+
+	// DebtAmount the part neither could pay: a debt (debt.recovery.pending)
+	DebtAmount float32 `json:"debt_amount"`
+
+	// DebtId the debt when debt_amount is above 0, else null
+	DebtId *string `json:"debt_id"`
+
+	// FeeId the fee; stable
+	FeeId string `json:"fee_id"`
+
+	// FromCard the part taken from the card's available balance
+	FromCard float32 `json:"from_card"`
+
+	// FromWallet the part taken from the company USD wallet's payout_available
+	FromWallet float32 `json:"from_wallet"`
+
+	// TransactionId the card transaction that incurred the fee
+	TransactionId string `json:"transaction_id"`
+
+	// WalletId the USD wallet when from_wallet is above 0, else null
+	WalletId *string `json:"wallet_id"`
+}
+
+// FeePaymentFailureChargedEventCurrency defines model for FeePaymentFailureChargedEvent.Currency.
+type FeePaymentFailureChargedEventCurrency string
+
+// ListEnvelope the wrapper of a page of a list; `data` (an array) is added by each response
+type ListEnvelope struct {
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination          `json:"pagination"`
+	StatusCode int                 `json:"statusCode"`
+	Success    ListEnvelopeSuccess `json:"success"`
+}
+
+// ListEnvelopeSuccess defines model for ListEnvelope.Success.
+type ListEnvelopeSuccess bool
+
+// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+type Pagination struct {
+	Limit int `json:"limit"`
+
+	// NextCursor pass as `cursor` to read the next page; null on the last page
+	NextCursor *string `json:"next_cursor"`
+	Page       int     `json:"page"`
+	Total      int     `json:"total"`
+	TotalPages int     `json:"totalPages"`
+}
+
+// PaymentCollectDelivery the body of a payment.collect delivery
+type PaymentCollectDelivery struct {
+	// Data the data of payment.collect (spec §6.3); the outcome arrives with payment.collect.status_updated
+	Data  PaymentCollectEvent         `json:"data"`
+	Event PaymentCollectDeliveryEvent `json:"event"`
+}
+
+// PaymentCollectDeliveryEvent defines model for PaymentCollectDelivery.Event.
+type PaymentCollectDeliveryEvent string
+
+// PaymentCollectEvent the data of payment.collect (spec §6.3); the outcome arrives with payment.collect.status_updated
+type PaymentCollectEvent struct {
+	// Amount major units
+	Amount float32 `json:"amount"`
+
+	// Country ISO 3166-1 alpha-2
+	Country  string                      `json:"country"`
+	Currency PaymentCollectEventCurrency `json:"currency"`
+
+	// ExternalId the caller's idempotency key, or generated
+	ExternalId  string    `json:"external_id"`
+	InitiatedAt time.Time `json:"initiated_at"`
+
+	// Operator spec §2.10
+	Operator      string                    `json:"operator"`
+	PhoneNumber   string                    `json:"phone_number"`
+	Status        PaymentCollectEventStatus `json:"status"`
+	TransactionId openapi_types.UUID        `json:"transaction_id"`
+}
+
+// PaymentCollectEventCurrency defines model for PaymentCollectEvent.Currency.
+type PaymentCollectEventCurrency string
+
+// PaymentCollectEventStatus defines model for PaymentCollectEvent.Status.
+type PaymentCollectEventStatus string
+
+// PaymentCollectStatusUpdatedDelivery the body of a payment.collect.status_updated delivery
+type PaymentCollectStatusUpdatedDelivery struct {
+	// Data one transition of a collection; a receiver deduplicates on (transaction_id, status)
+	Data  PaymentCollectStatusUpdatedEvent         `json:"data"`
+	Event PaymentCollectStatusUpdatedDeliveryEvent `json:"event"`
+}
+
+// PaymentCollectStatusUpdatedDeliveryEvent defines model for PaymentCollectStatusUpdatedDelivery.Event.
+type PaymentCollectStatusUpdatedDeliveryEvent string
+
+// PaymentCollectStatusUpdatedEvent one transition of a collection; a receiver deduplicates on (transaction_id, status)
+type PaymentCollectStatusUpdatedEvent struct {
+	// Amount major units, excluding the fee
+	Amount float32 `json:"amount"`
+
+	// Country ISO 3166-1 alpha-2
+	Country  string                                   `json:"country"`
+	Currency PaymentCollectStatusUpdatedEventCurrency `json:"currency"`
+
+	// ErrorMessage set only when status is FAILED
+	ErrorMessage *string `json:"error_message"`
+	ExternalId   string  `json:"external_id"`
+	FeeAmount    float32 `json:"fee_amount"`
+
+	// Operator spec §2.10
+	Operator    string `json:"operator"`
+	PhoneNumber string `json:"phone_number"`
+
+	// PreviousStatus null for a payout's acceptance (none → PENDING)
+	PreviousStatus *PaymentCollectStatusUpdatedEventPreviousStatus `json:"previous_status"`
+
+	// Status the new status
+	Status        PaymentCollectStatusUpdatedEventStatus `json:"status"`
+	TransactionId openapi_types.UUID                     `json:"transaction_id"`
+	Type          PaymentCollectStatusUpdatedEventType   `json:"type"`
+
+	// UpdatedAt when the transition happened
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// PaymentCollectStatusUpdatedEventCurrency defines model for PaymentCollectStatusUpdatedEvent.Currency.
+type PaymentCollectStatusUpdatedEventCurrency string
+
+// PaymentCollectStatusUpdatedEventPreviousStatus null for a payout's acceptance (none → PENDING)
+type PaymentCollectStatusUpdatedEventPreviousStatus string
+
+// PaymentCollectStatusUpdatedEventStatus the new status
+type PaymentCollectStatusUpdatedEventStatus string
+
+// PaymentCollectStatusUpdatedEventType defines model for PaymentCollectStatusUpdatedEvent.Type.
+type PaymentCollectStatusUpdatedEventType string
+
+// PaymentPayoutStatusUpdatedDelivery the body of a payment.payout.status_updated delivery
+type PaymentPayoutStatusUpdatedDelivery struct {
+	// Data one transition of a payout; a receiver deduplicates on (transaction_id, status)
+	Data  PaymentPayoutStatusUpdatedEvent         `json:"data"`
+	Event PaymentPayoutStatusUpdatedDeliveryEvent `json:"event"`
+}
+
+// PaymentPayoutStatusUpdatedDeliveryEvent defines model for PaymentPayoutStatusUpdatedDelivery.Event.
+type PaymentPayoutStatusUpdatedDeliveryEvent string
+
+// PaymentPayoutStatusUpdatedEvent one transition of a payout; a receiver deduplicates on (transaction_id, status)
+type PaymentPayoutStatusUpdatedEvent struct {
+	// Amount major units, excluding the fee
+	Amount float32 `json:"amount"`
+
+	// Country ISO 3166-1 alpha-2
+	Country  string                                  `json:"country"`
+	Currency PaymentPayoutStatusUpdatedEventCurrency `json:"currency"`
+
+	// ErrorMessage set only when status is FAILED
+	ErrorMessage *string `json:"error_message"`
+	ExternalId   string  `json:"external_id"`
+	FeeAmount    float32 `json:"fee_amount"`
+
+	// Operator spec §2.10
+	Operator    string `json:"operator"`
+	PhoneNumber string `json:"phone_number"`
+
+	// PreviousStatus null for a payout's acceptance (none → PENDING)
+	PreviousStatus *PaymentPayoutStatusUpdatedEventPreviousStatus `json:"previous_status"`
+
+	// Status the new status
+	Status        PaymentPayoutStatusUpdatedEventStatus `json:"status"`
+	TransactionId openapi_types.UUID                    `json:"transaction_id"`
+	Type          PaymentPayoutStatusUpdatedEventType   `json:"type"`
+
+	// UpdatedAt when the transition happened
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// PaymentPayoutStatusUpdatedEventCurrency defines model for PaymentPayoutStatusUpdatedEvent.Currency.
+type PaymentPayoutStatusUpdatedEventCurrency string
+
+// PaymentPayoutStatusUpdatedEventPreviousStatus null for a payout's acceptance (none → PENDING)
+type PaymentPayoutStatusUpdatedEventPreviousStatus string
+
+// PaymentPayoutStatusUpdatedEventStatus the new status
+type PaymentPayoutStatusUpdatedEventStatus string
+
+// PaymentPayoutStatusUpdatedEventType defines model for PaymentPayoutStatusUpdatedEvent.Type.
+type PaymentPayoutStatusUpdatedEventType string
+
+// TransactionAuthorizationCreatedDelivery the body of a transaction.authorization.created delivery
+type TransactionAuthorizationCreatedDelivery struct {
+	// Data the card transaction of an approved authorization
+	Data  TransactionAuthorizationCreatedEvent         `json:"data"`
+	Event TransactionAuthorizationCreatedDeliveryEvent `json:"event"`
+}
+
+// TransactionAuthorizationCreatedDeliveryEvent defines model for TransactionAuthorizationCreatedDelivery.Event.
+type TransactionAuthorizationCreatedDeliveryEvent string
+
+// TransactionAuthorizationCreatedEvent the card transaction of an approved authorization
+type TransactionAuthorizationCreatedEvent struct {
+	// Amount major units
+	Amount    float32                                      `json:"amount"`
+	CardId    openapi_types.UUID                           `json:"card_id"`
+	CreatedAt time.Time                                    `json:"created_at"`
+	Currency  TransactionAuthorizationCreatedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string                                     `json:"description"`
+	Status      TransactionAuthorizationCreatedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                                   `json:"transaction_id"`
+	Type          TransactionAuthorizationCreatedEventType `json:"type"`
+}
+
+// TransactionAuthorizationCreatedEventCurrency defines model for TransactionAuthorizationCreatedEvent.Currency.
+type TransactionAuthorizationCreatedEventCurrency string
+
+// TransactionAuthorizationCreatedEventStatus defines model for TransactionAuthorizationCreatedEvent.Status.
+type TransactionAuthorizationCreatedEventStatus string
+
+// TransactionAuthorizationCreatedEventType defines model for TransactionAuthorizationCreatedEvent.Type.
+type TransactionAuthorizationCreatedEventType string
+
+// TransactionAuthorizationDeclinedDelivery the body of a transaction.authorization.declined delivery
+type TransactionAuthorizationDeclinedDelivery struct {
+	// Data the card transaction of a declined authorization, with the reason
+	Data  TransactionAuthorizationDeclinedEvent         `json:"data"`
+	Event TransactionAuthorizationDeclinedDeliveryEvent `json:"event"`
+}
+
+// TransactionAuthorizationDeclinedDeliveryEvent defines model for TransactionAuthorizationDeclinedDelivery.Event.
+type TransactionAuthorizationDeclinedDeliveryEvent string
+
+// TransactionAuthorizationDeclinedEvent the card transaction of a declined authorization, with the reason
+type TransactionAuthorizationDeclinedEvent struct {
+	// Amount major units
+	Amount    float32                                       `json:"amount"`
+	CardId    openapi_types.UUID                            `json:"card_id"`
+	CreatedAt time.Time                                     `json:"created_at"`
+	Currency  TransactionAuthorizationDeclinedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// DeclineReason the issuer's reason, for example insufficient_funds
+	DeclineReason string `json:"decline_reason"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string                                      `json:"description"`
+	Status      TransactionAuthorizationDeclinedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                                    `json:"transaction_id"`
+	Type          TransactionAuthorizationDeclinedEventType `json:"type"`
+}
+
+// TransactionAuthorizationDeclinedEventCurrency defines model for TransactionAuthorizationDeclinedEvent.Currency.
+type TransactionAuthorizationDeclinedEventCurrency string
+
+// TransactionAuthorizationDeclinedEventStatus defines model for TransactionAuthorizationDeclinedEvent.Status.
+type TransactionAuthorizationDeclinedEventStatus string
+
+// TransactionAuthorizationDeclinedEventType defines model for TransactionAuthorizationDeclinedEvent.Type.
+type TransactionAuthorizationDeclinedEventType string
+
+// TransactionCrossborderChargedDelivery the body of a transaction.crossborder.charged delivery
+type TransactionCrossborderChargedDelivery struct {
+	// Data the CROSS-BORDER card transaction; its fee is fee.crossborder.charged
+	Data  TransactionCrossborderChargedEvent         `json:"data"`
+	Event TransactionCrossborderChargedDeliveryEvent `json:"event"`
+}
+
+// TransactionCrossborderChargedDeliveryEvent defines model for TransactionCrossborderChargedDelivery.Event.
+type TransactionCrossborderChargedDeliveryEvent string
+
+// TransactionCrossborderChargedEvent the CROSS-BORDER card transaction; its fee is fee.crossborder.charged
+type TransactionCrossborderChargedEvent struct {
+	// Amount major units
+	Amount    float32                                    `json:"amount"`
+	CardId    openapi_types.UUID                         `json:"card_id"`
+	CreatedAt time.Time                                  `json:"created_at"`
+	Currency  TransactionCrossborderChargedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string `json:"description"`
+
+	// OriginalTransactionId the purchase that crossed the border; null when the issuer did not tell it
+	OriginalTransactionId *string                                  `json:"original_transaction_id"`
+	Status                TransactionCrossborderChargedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                                 `json:"transaction_id"`
+	Type          TransactionCrossborderChargedEventType `json:"type"`
+}
+
+// TransactionCrossborderChargedEventCurrency defines model for TransactionCrossborderChargedEvent.Currency.
+type TransactionCrossborderChargedEventCurrency string
+
+// TransactionCrossborderChargedEventStatus defines model for TransactionCrossborderChargedEvent.Status.
+type TransactionCrossborderChargedEventStatus string
+
+// TransactionCrossborderChargedEventType defines model for TransactionCrossborderChargedEvent.Type.
+type TransactionCrossborderChargedEventType string
+
+// TransactionFundingCompletedDelivery the body of a transaction.funding.completed delivery
+type TransactionFundingCompletedDelivery struct {
+	// Data the card transaction of a funding
+	Data  TransactionFundingCompletedEvent         `json:"data"`
+	Event TransactionFundingCompletedDeliveryEvent `json:"event"`
+}
+
+// TransactionFundingCompletedDeliveryEvent defines model for TransactionFundingCompletedDelivery.Event.
+type TransactionFundingCompletedDeliveryEvent string
+
+// TransactionFundingCompletedEvent the card transaction of a funding
+type TransactionFundingCompletedEvent struct {
+	// Amount major units
+	Amount    float32                                  `json:"amount"`
+	CardId    openapi_types.UUID                       `json:"card_id"`
+	CreatedAt time.Time                                `json:"created_at"`
+	Currency  TransactionFundingCompletedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string                                 `json:"description"`
+	Status      TransactionFundingCompletedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                               `json:"transaction_id"`
+	Type          TransactionFundingCompletedEventType `json:"type"`
+}
+
+// TransactionFundingCompletedEventCurrency defines model for TransactionFundingCompletedEvent.Currency.
+type TransactionFundingCompletedEventCurrency string
+
+// TransactionFundingCompletedEventStatus defines model for TransactionFundingCompletedEvent.Status.
+type TransactionFundingCompletedEventStatus string
+
+// TransactionFundingCompletedEventType defines model for TransactionFundingCompletedEvent.Type.
+type TransactionFundingCompletedEventType string
+
+// TransactionPreauthorizationCreatedDelivery the body of a transaction.preauthorization.created delivery
+type TransactionPreauthorizationCreatedDelivery struct {
+	// Data the card transaction of a pre-authorization hold
+	Data  TransactionPreauthorizationCreatedEvent         `json:"data"`
+	Event TransactionPreauthorizationCreatedDeliveryEvent `json:"event"`
+}
+
+// TransactionPreauthorizationCreatedDeliveryEvent defines model for TransactionPreauthorizationCreatedDelivery.Event.
+type TransactionPreauthorizationCreatedDeliveryEvent string
+
+// TransactionPreauthorizationCreatedEvent the card transaction of a pre-authorization hold
+type TransactionPreauthorizationCreatedEvent struct {
+	// Amount major units
+	Amount    float32                                         `json:"amount"`
+	CardId    openapi_types.UUID                              `json:"card_id"`
+	CreatedAt time.Time                                       `json:"created_at"`
+	Currency  TransactionPreauthorizationCreatedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string                                        `json:"description"`
+	Status      TransactionPreauthorizationCreatedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                                      `json:"transaction_id"`
+	Type          TransactionPreauthorizationCreatedEventType `json:"type"`
+}
+
+// TransactionPreauthorizationCreatedEventCurrency defines model for TransactionPreauthorizationCreatedEvent.Currency.
+type TransactionPreauthorizationCreatedEventCurrency string
+
+// TransactionPreauthorizationCreatedEventStatus defines model for TransactionPreauthorizationCreatedEvent.Status.
+type TransactionPreauthorizationCreatedEventStatus string
+
+// TransactionPreauthorizationCreatedEventType defines model for TransactionPreauthorizationCreatedEvent.Type.
+type TransactionPreauthorizationCreatedEventType string
+
+// TransactionRefundCompletedDelivery the body of a transaction.refund.completed delivery
+type TransactionRefundCompletedDelivery struct {
+	// Data the card transaction of a refund
+	Data  TransactionRefundCompletedEvent         `json:"data"`
+	Event TransactionRefundCompletedDeliveryEvent `json:"event"`
+}
+
+// TransactionRefundCompletedDeliveryEvent defines model for TransactionRefundCompletedDelivery.Event.
+type TransactionRefundCompletedDeliveryEvent string
+
+// TransactionRefundCompletedEvent the card transaction of a refund
+type TransactionRefundCompletedEvent struct {
+	// Amount major units
+	Amount    float32                                 `json:"amount"`
+	CardId    openapi_types.UUID                      `json:"card_id"`
+	CreatedAt time.Time                               `json:"created_at"`
+	Currency  TransactionRefundCompletedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string `json:"description"`
+
+	// OriginalTransactionId the settlement refunded; null when the issuer did not tell it
+	OriginalTransactionId *string                               `json:"original_transaction_id"`
+	Status                TransactionRefundCompletedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                              `json:"transaction_id"`
+	Type          TransactionRefundCompletedEventType `json:"type"`
+}
+
+// TransactionRefundCompletedEventCurrency defines model for TransactionRefundCompletedEvent.Currency.
+type TransactionRefundCompletedEventCurrency string
+
+// TransactionRefundCompletedEventStatus defines model for TransactionRefundCompletedEvent.Status.
+type TransactionRefundCompletedEventStatus string
+
+// TransactionRefundCompletedEventType defines model for TransactionRefundCompletedEvent.Type.
+type TransactionRefundCompletedEventType string
+
+// TransactionReversalCompletedDelivery the body of a transaction.reversal.completed delivery
+type TransactionReversalCompletedDelivery struct {
+	// Data the card transaction of a reversal
+	Data  TransactionReversalCompletedEvent         `json:"data"`
+	Event TransactionReversalCompletedDeliveryEvent `json:"event"`
+}
+
+// TransactionReversalCompletedDeliveryEvent defines model for TransactionReversalCompletedDelivery.Event.
+type TransactionReversalCompletedDeliveryEvent string
+
+// TransactionReversalCompletedEvent the card transaction of a reversal
+type TransactionReversalCompletedEvent struct {
+	// Amount major units
+	Amount    float32                                   `json:"amount"`
+	CardId    openapi_types.UUID                        `json:"card_id"`
+	CreatedAt time.Time                                 `json:"created_at"`
+	Currency  TransactionReversalCompletedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string `json:"description"`
+
+	// OriginalTransactionId the authorization reversed; null when the issuer did not tell it
+	OriginalTransactionId *string                                 `json:"original_transaction_id"`
+	Status                TransactionReversalCompletedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                                `json:"transaction_id"`
+	Type          TransactionReversalCompletedEventType `json:"type"`
+}
+
+// TransactionReversalCompletedEventCurrency defines model for TransactionReversalCompletedEvent.Currency.
+type TransactionReversalCompletedEventCurrency string
+
+// TransactionReversalCompletedEventStatus defines model for TransactionReversalCompletedEvent.Status.
+type TransactionReversalCompletedEventStatus string
+
+// TransactionReversalCompletedEventType defines model for TransactionReversalCompletedEvent.Type.
+type TransactionReversalCompletedEventType string
+
+// TransactionSettlementCompletedDelivery the body of a transaction.settlement.completed delivery
+type TransactionSettlementCompletedDelivery struct {
+	// Data the card transaction of a settlement
+	Data  TransactionSettlementCompletedEvent         `json:"data"`
+	Event TransactionSettlementCompletedDeliveryEvent `json:"event"`
+}
+
+// TransactionSettlementCompletedDeliveryEvent defines model for TransactionSettlementCompletedDelivery.Event.
+type TransactionSettlementCompletedDeliveryEvent string
+
+// TransactionSettlementCompletedEvent the card transaction of a settlement
+type TransactionSettlementCompletedEvent struct {
+	// Amount major units
+	Amount    float32                                     `json:"amount"`
+	CardId    openapi_types.UUID                          `json:"card_id"`
+	CreatedAt time.Time                                   `json:"created_at"`
+	Currency  TransactionSettlementCompletedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string `json:"description"`
+
+	// OriginalTransactionId the authorization settled; null when the issuer did not tell it
+	OriginalTransactionId *string                                   `json:"original_transaction_id"`
+	Status                TransactionSettlementCompletedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                                  `json:"transaction_id"`
+	Type          TransactionSettlementCompletedEventType `json:"type"`
+}
+
+// TransactionSettlementCompletedEventCurrency defines model for TransactionSettlementCompletedEvent.Currency.
+type TransactionSettlementCompletedEventCurrency string
+
+// TransactionSettlementCompletedEventStatus defines model for TransactionSettlementCompletedEvent.Status.
+type TransactionSettlementCompletedEventStatus string
+
+// TransactionSettlementCompletedEventType defines model for TransactionSettlementCompletedEvent.Type.
+type TransactionSettlementCompletedEventType string
+
+// TransactionTerminatedDelivery the body of a transaction.terminated delivery
+type TransactionTerminatedDelivery struct {
+	// Data the TERMINATION card transaction; the termination itself is card.terminated
+	Data  TransactionTerminatedEvent         `json:"data"`
+	Event TransactionTerminatedDeliveryEvent `json:"event"`
+}
+
+// TransactionTerminatedDeliveryEvent defines model for TransactionTerminatedDelivery.Event.
+type TransactionTerminatedDeliveryEvent string
+
+// TransactionTerminatedEvent the TERMINATION card transaction; the termination itself is card.terminated
+type TransactionTerminatedEvent struct {
+	// Amount major units
+	Amount    float32                            `json:"amount"`
+	CardId    openapi_types.UUID                 `json:"card_id"`
+	CreatedAt time.Time                          `json:"created_at"`
+	Currency  TransactionTerminatedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string                           `json:"description"`
+	Status      TransactionTerminatedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                         `json:"transaction_id"`
+	Type          TransactionTerminatedEventType `json:"type"`
+}
+
+// TransactionTerminatedEventCurrency defines model for TransactionTerminatedEvent.Currency.
+type TransactionTerminatedEventCurrency string
+
+// TransactionTerminatedEventStatus defines model for TransactionTerminatedEvent.Status.
+type TransactionTerminatedEventStatus string
+
+// TransactionTerminatedEventType defines model for TransactionTerminatedEvent.Type.
+type TransactionTerminatedEventType string
+
+// TransactionWithdrawalCompletedDelivery the body of a transaction.withdrawal.completed delivery
+type TransactionWithdrawalCompletedDelivery struct {
+	// Data the card transaction of a withdrawal
+	Data  TransactionWithdrawalCompletedEvent         `json:"data"`
+	Event TransactionWithdrawalCompletedDeliveryEvent `json:"event"`
+}
+
+// TransactionWithdrawalCompletedDeliveryEvent defines model for TransactionWithdrawalCompletedDelivery.Event.
+type TransactionWithdrawalCompletedDeliveryEvent string
+
+// TransactionWithdrawalCompletedEvent the card transaction of a withdrawal
+type TransactionWithdrawalCompletedEvent struct {
+	// Amount major units
+	Amount    float32                                     `json:"amount"`
+	CardId    openapi_types.UUID                          `json:"card_id"`
+	CreatedAt time.Time                                   `json:"created_at"`
+	Currency  TransactionWithdrawalCompletedEventCurrency `json:"currency"`
+
+	// CustomerId the card holder
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// Description merchant and city for authorizations and settlements
+	Description string                                    `json:"description"`
+	Status      TransactionWithdrawalCompletedEventStatus `json:"status"`
+
+	// TransactionId the card transaction; stable across its events
+	TransactionId string                                  `json:"transaction_id"`
+	Type          TransactionWithdrawalCompletedEventType `json:"type"`
+}
+
+// TransactionWithdrawalCompletedEventCurrency defines model for TransactionWithdrawalCompletedEvent.Currency.
+type TransactionWithdrawalCompletedEventCurrency string
+
+// TransactionWithdrawalCompletedEventStatus defines model for TransactionWithdrawalCompletedEvent.Status.
+type TransactionWithdrawalCompletedEventStatus string
+
+// TransactionWithdrawalCompletedEventType defines model for TransactionWithdrawalCompletedEvent.Type.
+type TransactionWithdrawalCompletedEventType string
+
+// WalletConversionCompletedDelivery the body of a wallet.conversion.completed delivery
+type WalletConversionCompletedDelivery struct {
+	// Data the data of wallet.conversion.completed (POST /partner/wallets/xaf-usd-conversion)
+	Data  WalletConversionCompletedEvent         `json:"data"`
+	Event WalletConversionCompletedDeliveryEvent `json:"event"`
+}
+
+// WalletConversionCompletedDeliveryEvent defines model for WalletConversionCompletedDelivery.Event.
+type WalletConversionCompletedDeliveryEvent string
+
+// WalletConversionCompletedEvent the data of wallet.conversion.completed (POST /partner/wallets/xaf-usd-conversion)
+type WalletConversionCompletedEvent struct {
+	// Amount debited from the source's payin balance, in currency
+	Amount      float32   `json:"amount"`
+	CompletedAt time.Time `json:"completed_at"`
+
+	// ConversionId the conversion; stable
+	ConversionId openapi_types.UUID `json:"conversion_id"`
+
+	// ConvertedAmount amount × rate, rounded to the cent, USD
+	ConvertedAmount float32 `json:"converted_amount"`
+
+	// CreditedAmount converted_amount − fee_amount, added to the USD wallet's payout balance
+	CreditedAmount float32                                `json:"credited_amount"`
+	Currency       WalletConversionCompletedEventCurrency `json:"currency"`
+
+	// ExchangeRateId the rate version the conversion ran at
+	ExchangeRateId openapi_types.UUID `json:"exchange_rate_id"`
+
+	// FeeAmount the CONVERSION fee on converted_amount, USD
+	FeeAmount float32 `json:"fee_amount"`
+
+	// Rate USD per unit of currency, the exact decimal of the console
+	Rate float32 `json:"rate"`
+
+	// SourceWalletId the XAF or XOF wallet debited
+	SourceWalletId openapi_types.UUID `json:"source_wallet_id"`
+
+	// UsdWalletId the USD wallet credited
+	UsdWalletId openapi_types.UUID `json:"usd_wallet_id"`
+}
+
+// WalletConversionCompletedEventCurrency defines model for WalletConversionCompletedEvent.Currency.
+type WalletConversionCompletedEventCurrency string
+
+// WalletDepositCompletedDelivery the body of a wallet.deposit.completed delivery
+type WalletDepositCompletedDelivery struct {
+	// Data the data of wallet.deposit.completed (POST /wallets/deposit)
+	Data  WalletDepositCompletedEvent         `json:"data"`
+	Event WalletDepositCompletedDeliveryEvent `json:"event"`
+}
+
+// WalletDepositCompletedDeliveryEvent defines model for WalletDepositCompletedDelivery.Event.
+type WalletDepositCompletedDeliveryEvent string
+
+// WalletDepositCompletedEvent the data of wallet.deposit.completed (POST /wallets/deposit)
+type WalletDepositCompletedEvent struct {
+	// Amount converted, in currency
+	Amount      float32   `json:"amount"`
+	CompletedAt time.Time `json:"completed_at"`
+
+	// ConvertedAmount amount × rate, rounded to the destination's minor unit, added to its payout balance
+	ConvertedAmount float32 `json:"converted_amount"`
+
+	// Currency the source's currency
+	Currency WalletDepositCompletedEventCurrency `json:"currency"`
+
+	// DepositId the deposit; stable
+	DepositId openapi_types.UUID `json:"deposit_id"`
+
+	// DestinationCurrency the destination's currency
+	DestinationCurrency WalletDepositCompletedEventDestinationCurrency `json:"destination_currency"`
+
+	// DestinationWalletId the wallet credited
+	DestinationWalletId openapi_types.UUID `json:"destination_wallet_id"`
+
+	// ExchangeRateId the rate version the deposit ran at
+	ExchangeRateId openapi_types.UUID `json:"exchange_rate_id"`
+
+	// FeeAmount the CONVERSION fee on amount, in currency
+	FeeAmount float32 `json:"fee_amount"`
+
+	// Rate units of destination_currency per unit of currency
+	Rate float32 `json:"rate"`
+
+	// SourceWalletId the wallet debited
+	SourceWalletId openapi_types.UUID `json:"source_wallet_id"`
+
+	// TotalAmount amount + fee_amount, debited from the source's payin balance
+	TotalAmount float32 `json:"total_amount"`
+}
+
+// WalletDepositCompletedEventCurrency the source's currency
+type WalletDepositCompletedEventCurrency string
+
+// WalletDepositCompletedEventDestinationCurrency the destination's currency
+type WalletDepositCompletedEventDestinationCurrency string
+
+// WalletFundCompletedDelivery the body of a wallet.fund.completed delivery
+type WalletFundCompletedDelivery struct {
+	// Data a funding as it stands once confirmed
+	Data  WalletFundCompletedEvent         `json:"data"`
+	Event WalletFundCompletedDeliveryEvent `json:"event"`
+}
+
+// WalletFundCompletedDeliveryEvent defines model for WalletFundCompletedDelivery.Event.
+type WalletFundCompletedDeliveryEvent string
+
+// WalletFundCompletedEvent a funding as it stands once confirmed
+type WalletFundCompletedEvent struct {
+	// Amount major units
+	Amount float32 `json:"amount"`
+
+	// Balance the sub-balance credited
+	Balance     WalletFundCompletedEventBalance `json:"balance"`
+	CompletedAt time.Time                       `json:"completed_at"`
+
+	// Currency the wallet's
+	Currency WalletFundCompletedEventCurrency `json:"currency"`
+
+	// Reference the company's reference of the transfer
+	Reference string                         `json:"reference"`
+	Status    WalletFundCompletedEventStatus `json:"status"`
+
+	// TransactionId the FUND wallet transaction; stable
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+	WalletId      openapi_types.UUID `json:"wallet_id"`
+}
+
+// WalletFundCompletedEventBalance the sub-balance credited
+type WalletFundCompletedEventBalance string
+
+// WalletFundCompletedEventCurrency the wallet's
+type WalletFundCompletedEventCurrency string
+
+// WalletFundCompletedEventStatus defines model for WalletFundCompletedEvent.Status.
+type WalletFundCompletedEventStatus string
+
+// WalletFundFailedDelivery the body of a wallet.fund.failed delivery
+type WalletFundFailedDelivery struct {
+	// Data a funding as it stands once rejected
+	Data  WalletFundFailedEvent         `json:"data"`
+	Event WalletFundFailedDeliveryEvent `json:"event"`
+}
+
+// WalletFundFailedDeliveryEvent defines model for WalletFundFailedDelivery.Event.
+type WalletFundFailedDeliveryEvent string
+
+// WalletFundFailedEvent a funding as it stands once rejected
+type WalletFundFailedEvent struct {
+	// Amount major units
+	Amount float32 `json:"amount"`
+
+	// Balance the sub-balance credited
+	Balance     WalletFundFailedEventBalance `json:"balance"`
+	CompletedAt time.Time                    `json:"completed_at"`
+
+	// Currency the wallet's
+	Currency WalletFundFailedEventCurrency `json:"currency"`
+
+	// Reference the company's reference of the transfer
+	Reference string                      `json:"reference"`
+	Status    WalletFundFailedEventStatus `json:"status"`
+
+	// TransactionId the FUND wallet transaction; stable
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+	WalletId      openapi_types.UUID `json:"wallet_id"`
+}
+
+// WalletFundFailedEventBalance the sub-balance credited
+type WalletFundFailedEventBalance string
+
+// WalletFundFailedEventCurrency the wallet's
+type WalletFundFailedEventCurrency string
+
+// WalletFundFailedEventStatus defines model for WalletFundFailedEvent.Status.
+type WalletFundFailedEventStatus string
+
+// WalletTransferCompletedDelivery the body of a wallet.transfer.completed delivery
+type WalletTransferCompletedDelivery struct {
+	// Data the data of wallet.transfer.completed (POST /wallets/{id}/transfer-internal)
+	Data  WalletTransferCompletedEvent         `json:"data"`
+	Event WalletTransferCompletedDeliveryEvent `json:"event"`
+}
+
+// WalletTransferCompletedDeliveryEvent defines model for WalletTransferCompletedDelivery.Event.
+type WalletTransferCompletedDeliveryEvent string
+
+// WalletTransferCompletedEvent the data of wallet.transfer.completed (POST /wallets/{id}/transfer-internal)
+type WalletTransferCompletedEvent struct {
+	// Amount credited to `to`, and debited from `from`
+	Amount      float32   `json:"amount"`
+	CompletedAt time.Time `json:"completed_at"`
+
+	// CreditTransactionId the TRANSFER ledger entry that credits `to`
+	CreditTransactionId openapi_types.UUID `json:"credit_transaction_id"`
+
+	// Currency the wallet's
+	Currency WalletTransferCompletedEventCurrency `json:"currency"`
+
+	// DebitTransactionId the TRANSFER ledger entry that debits `from`
+	DebitTransactionId openapi_types.UUID `json:"debit_transaction_id"`
+
+	// FeeAmount debited from `from` on top of amount; 0 without a fee
+	FeeAmount float32 `json:"fee_amount"`
+
+	// FeeTransactionId the FEE ledger entry; null when fee_amount is 0
+	FeeTransactionId *openapi_types.UUID `json:"fee_transaction_id"`
+
+	// From the source sub-balance
+	From WalletTransferCompletedEventFrom `json:"from"`
+
+	// To the other one
+	To WalletTransferCompletedEventTo `json:"to"`
+
+	// TransferId the transfer; stable, and the reference of its ledger entries
+	TransferId openapi_types.UUID `json:"transfer_id"`
+	WalletId   openapi_types.UUID `json:"wallet_id"`
+}
+
+// WalletTransferCompletedEventCurrency the wallet's
+type WalletTransferCompletedEventCurrency string
+
+// WalletTransferCompletedEventFrom the source sub-balance
+type WalletTransferCompletedEventFrom string
+
+// WalletTransferCompletedEventTo the other one
+type WalletTransferCompletedEventTo string
+
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
+// RetryableError defines model for RetryableError.
+type RetryableError = Error
+
+// CreateCompany201JSONResponseBodySuccess defines parameters for CreateCompany.
+type CreateCompany201JSONResponseBodySuccess bool
+
+// GetCompany200JSONResponseBodySuccess defines parameters for GetCompany.
+type GetCompany200JSONResponseBodySuccess bool
+
+// UpdateCompany200JSONResponseBodySuccess defines parameters for UpdateCompany.
+type UpdateCompany200JSONResponseBodySuccess bool
+
+// RotateCompanyClientKey200JSONResponseBodySuccess defines parameters for RotateCompanyClientKey.
+type RotateCompanyClientKey200JSONResponseBodySuccess bool
+
+// ListCompanyExchangeRates200JSONResponseBodySuccess defines parameters for ListCompanyExchangeRates.
+type ListCompanyExchangeRates200JSONResponseBodySuccess bool
+
+// SetCompanyExchangeRates200JSONResponseBodySuccess defines parameters for SetCompanyExchangeRates.
+type SetCompanyExchangeRates200JSONResponseBodySuccess bool
+
+// GetCompanyFeeSchedule200JSONResponseBodySuccess defines parameters for GetCompanyFeeSchedule.
+type GetCompanyFeeSchedule200JSONResponseBodySuccess bool
+
+// SetCompanyFeeSchedule200JSONResponseBodySuccess defines parameters for SetCompanyFeeSchedule.
+type SetCompanyFeeSchedule200JSONResponseBodySuccess bool
+
+// DeleteWebhookSigningSecret200JSONResponseBodySuccess defines parameters for DeleteWebhookSigningSecret.
+type DeleteWebhookSigningSecret200JSONResponseBodySuccess bool
+
+// CreateWebhookSigningSecret201JSONResponseBodySuccess defines parameters for CreateWebhookSigningSecret.
+type CreateWebhookSigningSecret201JSONResponseBodySuccess bool
+
+// ListPaymentsAwaitingReconciliationParams defines parameters for ListPaymentsAwaitingReconciliation.
+type ListPaymentsAwaitingReconciliationParams struct {
+	// ReconciliationRequired must be `true`
+	ReconciliationRequired ListPaymentsAwaitingReconciliationParamsReconciliationRequired `form:"reconciliation_required" json:"reconciliation_required"`
+
+	// Limit items per page
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same `limit` and filters
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Page checked, not used; there are no page numbers (above 1 without a cursor is a 400)
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// ListPaymentsAwaitingReconciliationParamsReconciliationRequired defines parameters for ListPaymentsAwaitingReconciliation.
+type ListPaymentsAwaitingReconciliationParamsReconciliationRequired bool
+
+// ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess defines parameters for ListPaymentsAwaitingReconciliation.
+type ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess bool
+
+// ResolvePayment200JSONResponseBodySuccess defines parameters for ResolvePayment.
+type ResolvePayment200JSONResponseBodySuccess bool
+
+// ConfirmWalletFunding200JSONResponseBodySuccess defines parameters for ConfirmWalletFunding.
+type ConfirmWalletFunding200JSONResponseBodySuccess bool
+
+// RejectWalletFunding200JSONResponseBodySuccess defines parameters for RejectWalletFunding.
+type RejectWalletFunding200JSONResponseBodySuccess bool
+
+// CreditWallet200JSONResponseBodySuccess defines parameters for CreditWallet.
+type CreditWallet200JSONResponseBodySuccess bool
+
+// CardCreatedEventParams defines parameters for CardCreatedEvent.
+type CardCreatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardCreatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                         `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardCreatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardCreatedEventParamsXServiceEventType defines parameters for CardCreatedEvent.
+type CardCreatedEventParamsXServiceEventType string
+
+// CardCreatedEventParamsUserAgent defines parameters for CardCreatedEvent.
+type CardCreatedEventParamsUserAgent string
+
+// CardFundEventParams defines parameters for CardFundEvent.
+type CardFundEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardFundEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                      `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardFundEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardFundEventParamsXServiceEventType defines parameters for CardFundEvent.
+type CardFundEventParamsXServiceEventType string
+
+// CardFundEventParamsUserAgent defines parameters for CardFundEvent.
+type CardFundEventParamsUserAgent string
+
+// CardTerminatedEventParams defines parameters for CardTerminatedEvent.
+type CardTerminatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardTerminatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                            `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardTerminatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardTerminatedEventParamsXServiceEventType defines parameters for CardTerminatedEvent.
+type CardTerminatedEventParamsXServiceEventType string
+
+// CardTerminatedEventParamsUserAgent defines parameters for CardTerminatedEvent.
+type CardTerminatedEventParamsUserAgent string
+
+// CardVerificationCompletedEventParams defines parameters for CardVerificationCompletedEvent.
+type CardVerificationCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardVerificationCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                       `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardVerificationCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardVerificationCompletedEventParamsXServiceEventType defines parameters for CardVerificationCompletedEvent.
+type CardVerificationCompletedEventParamsXServiceEventType string
+
+// CardVerificationCompletedEventParamsUserAgent defines parameters for CardVerificationCompletedEvent.
+type CardVerificationCompletedEventParamsUserAgent string
+
+// CardWithdrawEventParams defines parameters for CardWithdrawEvent.
+type CardWithdrawEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardWithdrawEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                          `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardWithdrawEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardWithdrawEventParamsXServiceEventType defines parameters for CardWithdrawEvent.
+type CardWithdrawEventParamsXServiceEventType string
+
+// CardWithdrawEventParamsUserAgent defines parameters for CardWithdrawEvent.
+type CardWithdrawEventParamsUserAgent string
+
+// CardWithdrawFailedEventParams defines parameters for CardWithdrawFailedEvent.
+type CardWithdrawFailedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardWithdrawFailedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardWithdrawFailedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardWithdrawFailedEventParamsXServiceEventType defines parameters for CardWithdrawFailedEvent.
+type CardWithdrawFailedEventParamsXServiceEventType string
+
+// CardWithdrawFailedEventParamsUserAgent defines parameters for CardWithdrawFailedEvent.
+type CardWithdrawFailedEventParamsUserAgent string
+
+// CustomerCreatedEventParams defines parameters for CustomerCreatedEvent.
+type CustomerCreatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CustomerCreatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                             `json:"X-Service-Signature,omitempty"`
+	UserAgent         CustomerCreatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CustomerCreatedEventParamsXServiceEventType defines parameters for CustomerCreatedEvent.
+type CustomerCreatedEventParamsXServiceEventType string
+
+// CustomerCreatedEventParamsUserAgent defines parameters for CustomerCreatedEvent.
+type CustomerCreatedEventParamsUserAgent string
+
+// DebtRecoveredEventParams defines parameters for DebtRecoveredEvent.
+type DebtRecoveredEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType DebtRecoveredEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                           `json:"X-Service-Signature,omitempty"`
+	UserAgent         DebtRecoveredEventParamsUserAgent `json:"User-Agent"`
+}
+
+// DebtRecoveredEventParamsXServiceEventType defines parameters for DebtRecoveredEvent.
+type DebtRecoveredEventParamsXServiceEventType string
+
+// DebtRecoveredEventParamsUserAgent defines parameters for DebtRecoveredEvent.
+type DebtRecoveredEventParamsUserAgent string
+
+// DebtRecoveryPendingEventParams defines parameters for DebtRecoveryPendingEvent.
+type DebtRecoveryPendingEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType DebtRecoveryPendingEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                 `json:"X-Service-Signature,omitempty"`
+	UserAgent         DebtRecoveryPendingEventParamsUserAgent `json:"User-Agent"`
+}
+
+// DebtRecoveryPendingEventParamsXServiceEventType defines parameters for DebtRecoveryPendingEvent.
+type DebtRecoveryPendingEventParamsXServiceEventType string
+
+// DebtRecoveryPendingEventParamsUserAgent defines parameters for DebtRecoveryPendingEvent.
+type DebtRecoveryPendingEventParamsUserAgent string
+
+// FeeCrossborderChargedEventParams defines parameters for FeeCrossborderChargedEvent.
+type FeeCrossborderChargedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType FeeCrossborderChargedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                   `json:"X-Service-Signature,omitempty"`
+	UserAgent         FeeCrossborderChargedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// FeeCrossborderChargedEventParamsXServiceEventType defines parameters for FeeCrossborderChargedEvent.
+type FeeCrossborderChargedEventParamsXServiceEventType string
+
+// FeeCrossborderChargedEventParamsUserAgent defines parameters for FeeCrossborderChargedEvent.
+type FeeCrossborderChargedEventParamsUserAgent string
+
+// FeePaymentFailureChargedEventParams defines parameters for FeePaymentFailureChargedEvent.
+type FeePaymentFailureChargedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType FeePaymentFailureChargedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                      `json:"X-Service-Signature,omitempty"`
+	UserAgent         FeePaymentFailureChargedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// FeePaymentFailureChargedEventParamsXServiceEventType defines parameters for FeePaymentFailureChargedEvent.
+type FeePaymentFailureChargedEventParamsXServiceEventType string
+
+// FeePaymentFailureChargedEventParamsUserAgent defines parameters for FeePaymentFailureChargedEvent.
+type FeePaymentFailureChargedEventParamsUserAgent string
+
+// PaymentCollectEventParams defines parameters for PaymentCollectEvent.
+type PaymentCollectEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType PaymentCollectEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                            `json:"X-Service-Signature,omitempty"`
+	UserAgent         PaymentCollectEventParamsUserAgent `json:"User-Agent"`
+}
+
+// PaymentCollectEventParamsXServiceEventType defines parameters for PaymentCollectEvent.
+type PaymentCollectEventParamsXServiceEventType string
+
+// PaymentCollectEventParamsUserAgent defines parameters for PaymentCollectEvent.
+type PaymentCollectEventParamsUserAgent string
+
+// PaymentCollectStatusUpdatedEventParams defines parameters for PaymentCollectStatusUpdatedEvent.
+type PaymentCollectStatusUpdatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType PaymentCollectStatusUpdatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                         `json:"X-Service-Signature,omitempty"`
+	UserAgent         PaymentCollectStatusUpdatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// PaymentCollectStatusUpdatedEventParamsXServiceEventType defines parameters for PaymentCollectStatusUpdatedEvent.
+type PaymentCollectStatusUpdatedEventParamsXServiceEventType string
+
+// PaymentCollectStatusUpdatedEventParamsUserAgent defines parameters for PaymentCollectStatusUpdatedEvent.
+type PaymentCollectStatusUpdatedEventParamsUserAgent string
+
+// PaymentPayoutStatusUpdatedEventParams defines parameters for PaymentPayoutStatusUpdatedEvent.
+type PaymentPayoutStatusUpdatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType PaymentPayoutStatusUpdatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                        `json:"X-Service-Signature,omitempty"`
+	UserAgent         PaymentPayoutStatusUpdatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// PaymentPayoutStatusUpdatedEventParamsXServiceEventType defines parameters for PaymentPayoutStatusUpdatedEvent.
+type PaymentPayoutStatusUpdatedEventParamsXServiceEventType string
+
+// PaymentPayoutStatusUpdatedEventParamsUserAgent defines parameters for PaymentPayoutStatusUpdatedEvent.
+type PaymentPayoutStatusUpdatedEventParamsUserAgent string
+
+// TransactionAuthorizationCreatedEventParams defines parameters for TransactionAuthorizationCreatedEvent.
+type TransactionAuthorizationCreatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionAuthorizationCreatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                             `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionAuthorizationCreatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionAuthorizationCreatedEventParamsXServiceEventType defines parameters for TransactionAuthorizationCreatedEvent.
+type TransactionAuthorizationCreatedEventParamsXServiceEventType string
+
+// TransactionAuthorizationCreatedEventParamsUserAgent defines parameters for TransactionAuthorizationCreatedEvent.
+type TransactionAuthorizationCreatedEventParamsUserAgent string
+
+// TransactionAuthorizationDeclinedEventParams defines parameters for TransactionAuthorizationDeclinedEvent.
+type TransactionAuthorizationDeclinedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionAuthorizationDeclinedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                              `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionAuthorizationDeclinedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionAuthorizationDeclinedEventParamsXServiceEventType defines parameters for TransactionAuthorizationDeclinedEvent.
+type TransactionAuthorizationDeclinedEventParamsXServiceEventType string
+
+// TransactionAuthorizationDeclinedEventParamsUserAgent defines parameters for TransactionAuthorizationDeclinedEvent.
+type TransactionAuthorizationDeclinedEventParamsUserAgent string
+
+// TransactionCrossborderChargedEventParams defines parameters for TransactionCrossborderChargedEvent.
+type TransactionCrossborderChargedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionCrossborderChargedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                           `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionCrossborderChargedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionCrossborderChargedEventParamsXServiceEventType defines parameters for TransactionCrossborderChargedEvent.
+type TransactionCrossborderChargedEventParamsXServiceEventType string
+
+// TransactionCrossborderChargedEventParamsUserAgent defines parameters for TransactionCrossborderChargedEvent.
+type TransactionCrossborderChargedEventParamsUserAgent string
+
+// TransactionFundingCompletedEventParams defines parameters for TransactionFundingCompletedEvent.
+type TransactionFundingCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionFundingCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                         `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionFundingCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionFundingCompletedEventParamsXServiceEventType defines parameters for TransactionFundingCompletedEvent.
+type TransactionFundingCompletedEventParamsXServiceEventType string
+
+// TransactionFundingCompletedEventParamsUserAgent defines parameters for TransactionFundingCompletedEvent.
+type TransactionFundingCompletedEventParamsUserAgent string
+
+// TransactionPreauthorizationCreatedEventParams defines parameters for TransactionPreauthorizationCreatedEvent.
+type TransactionPreauthorizationCreatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionPreauthorizationCreatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                                `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionPreauthorizationCreatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionPreauthorizationCreatedEventParamsXServiceEventType defines parameters for TransactionPreauthorizationCreatedEvent.
+type TransactionPreauthorizationCreatedEventParamsXServiceEventType string
+
+// TransactionPreauthorizationCreatedEventParamsUserAgent defines parameters for TransactionPreauthorizationCreatedEvent.
+type TransactionPreauthorizationCreatedEventParamsUserAgent string
+
+// TransactionRefundCompletedEventParams defines parameters for TransactionRefundCompletedEvent.
+type TransactionRefundCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionRefundCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                        `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionRefundCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionRefundCompletedEventParamsXServiceEventType defines parameters for TransactionRefundCompletedEvent.
+type TransactionRefundCompletedEventParamsXServiceEventType string
+
+// TransactionRefundCompletedEventParamsUserAgent defines parameters for TransactionRefundCompletedEvent.
+type TransactionRefundCompletedEventParamsUserAgent string
+
+// TransactionReversalCompletedEventParams defines parameters for TransactionReversalCompletedEvent.
+type TransactionReversalCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionReversalCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                          `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionReversalCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionReversalCompletedEventParamsXServiceEventType defines parameters for TransactionReversalCompletedEvent.
+type TransactionReversalCompletedEventParamsXServiceEventType string
+
+// TransactionReversalCompletedEventParamsUserAgent defines parameters for TransactionReversalCompletedEvent.
+type TransactionReversalCompletedEventParamsUserAgent string
+
+// TransactionSettlementCompletedEventParams defines parameters for TransactionSettlementCompletedEvent.
+type TransactionSettlementCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionSettlementCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                            `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionSettlementCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionSettlementCompletedEventParamsXServiceEventType defines parameters for TransactionSettlementCompletedEvent.
+type TransactionSettlementCompletedEventParamsXServiceEventType string
+
+// TransactionSettlementCompletedEventParamsUserAgent defines parameters for TransactionSettlementCompletedEvent.
+type TransactionSettlementCompletedEventParamsUserAgent string
+
+// TransactionTerminatedEventParams defines parameters for TransactionTerminatedEvent.
+type TransactionTerminatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionTerminatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                   `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionTerminatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionTerminatedEventParamsXServiceEventType defines parameters for TransactionTerminatedEvent.
+type TransactionTerminatedEventParamsXServiceEventType string
+
+// TransactionTerminatedEventParamsUserAgent defines parameters for TransactionTerminatedEvent.
+type TransactionTerminatedEventParamsUserAgent string
+
+// TransactionWithdrawalCompletedEventParams defines parameters for TransactionWithdrawalCompletedEvent.
+type TransactionWithdrawalCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType TransactionWithdrawalCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                            `json:"X-Service-Signature,omitempty"`
+	UserAgent         TransactionWithdrawalCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// TransactionWithdrawalCompletedEventParamsXServiceEventType defines parameters for TransactionWithdrawalCompletedEvent.
+type TransactionWithdrawalCompletedEventParamsXServiceEventType string
+
+// TransactionWithdrawalCompletedEventParamsUserAgent defines parameters for TransactionWithdrawalCompletedEvent.
+type TransactionWithdrawalCompletedEventParamsUserAgent string
+
+// WalletConversionCompletedEventParams defines parameters for WalletConversionCompletedEvent.
+type WalletConversionCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType WalletConversionCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                       `json:"X-Service-Signature,omitempty"`
+	UserAgent         WalletConversionCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// WalletConversionCompletedEventParamsXServiceEventType defines parameters for WalletConversionCompletedEvent.
+type WalletConversionCompletedEventParamsXServiceEventType string
+
+// WalletConversionCompletedEventParamsUserAgent defines parameters for WalletConversionCompletedEvent.
+type WalletConversionCompletedEventParamsUserAgent string
+
+// WalletDepositCompletedEventParams defines parameters for WalletDepositCompletedEvent.
+type WalletDepositCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType WalletDepositCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                    `json:"X-Service-Signature,omitempty"`
+	UserAgent         WalletDepositCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// WalletDepositCompletedEventParamsXServiceEventType defines parameters for WalletDepositCompletedEvent.
+type WalletDepositCompletedEventParamsXServiceEventType string
+
+// WalletDepositCompletedEventParamsUserAgent defines parameters for WalletDepositCompletedEvent.
+type WalletDepositCompletedEventParamsUserAgent string
+
+// WalletFundCompletedEventParams defines parameters for WalletFundCompletedEvent.
+type WalletFundCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType WalletFundCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                 `json:"X-Service-Signature,omitempty"`
+	UserAgent         WalletFundCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// WalletFundCompletedEventParamsXServiceEventType defines parameters for WalletFundCompletedEvent.
+type WalletFundCompletedEventParamsXServiceEventType string
+
+// WalletFundCompletedEventParamsUserAgent defines parameters for WalletFundCompletedEvent.
+type WalletFundCompletedEventParamsUserAgent string
+
+// WalletFundFailedEventParams defines parameters for WalletFundFailedEvent.
+type WalletFundFailedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType WalletFundFailedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                              `json:"X-Service-Signature,omitempty"`
+	UserAgent         WalletFundFailedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// WalletFundFailedEventParamsXServiceEventType defines parameters for WalletFundFailedEvent.
+type WalletFundFailedEventParamsXServiceEventType string
+
+// WalletFundFailedEventParamsUserAgent defines parameters for WalletFundFailedEvent.
+type WalletFundFailedEventParamsUserAgent string
+
+// WalletTransferCompletedEventParams defines parameters for WalletTransferCompletedEvent.
+type WalletTransferCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType WalletTransferCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                     `json:"X-Service-Signature,omitempty"`
+	UserAgent         WalletTransferCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// WalletTransferCompletedEventParamsXServiceEventType defines parameters for WalletTransferCompletedEvent.
+type WalletTransferCompletedEventParamsXServiceEventType string
+
+// WalletTransferCompletedEventParamsUserAgent defines parameters for WalletTransferCompletedEvent.
+type WalletTransferCompletedEventParamsUserAgent string
+
+// CreateCompanyJSONRequestBody defines body for CreateCompany for application/json ContentType.
+type CreateCompanyJSONRequestBody = ConsoleCompanyCreate
+
+// UpdateCompanyJSONRequestBody defines body for UpdateCompany for application/json ContentType.
+type UpdateCompanyJSONRequestBody = ConsoleCompanyPatch
+
+// SetCompanyExchangeRatesJSONRequestBody defines body for SetCompanyExchangeRates for application/json ContentType.
+type SetCompanyExchangeRatesJSONRequestBody = ConsoleExchangeRatesInput
+
+// SetCompanyFeeScheduleJSONRequestBody defines body for SetCompanyFeeSchedule for application/json ContentType.
+type SetCompanyFeeScheduleJSONRequestBody = ConsoleFeeScheduleInput
+
+// ResolvePaymentJSONRequestBody defines body for ResolvePayment for application/json ContentType.
+type ResolvePaymentJSONRequestBody = ConsolePaymentResolution
+
+// CreditWalletJSONRequestBody defines body for CreditWallet for application/json ContentType.
+type CreditWalletJSONRequestBody = ConsoleWalletCreditInput
+
+// CardCreatedEventJSONRequestBody defines body for CardCreatedEvent for application/json ContentType.
+type CardCreatedEventJSONRequestBody = CardCreatedDelivery
+
+// CardFundEventJSONRequestBody defines body for CardFundEvent for application/json ContentType.
+type CardFundEventJSONRequestBody = CardFundDelivery
+
+// CardTerminatedEventJSONRequestBody defines body for CardTerminatedEvent for application/json ContentType.
+type CardTerminatedEventJSONRequestBody = CardTerminatedDelivery
+
+// CardVerificationCompletedEventJSONRequestBody defines body for CardVerificationCompletedEvent for application/json ContentType.
+type CardVerificationCompletedEventJSONRequestBody = CardVerificationCompletedDelivery
+
+// CardWithdrawEventJSONRequestBody defines body for CardWithdrawEvent for application/json ContentType.
+type CardWithdrawEventJSONRequestBody = CardWithdrawDelivery
+
+// CardWithdrawFailedEventJSONRequestBody defines body for CardWithdrawFailedEvent for application/json ContentType.
+type CardWithdrawFailedEventJSONRequestBody = CardWithdrawFailedDelivery
+
+// CustomerCreatedEventJSONRequestBody defines body for CustomerCreatedEvent for application/json ContentType.
+type CustomerCreatedEventJSONRequestBody = CustomerCreatedDelivery
+
+// DebtRecoveredEventJSONRequestBody defines body for DebtRecoveredEvent for application/json ContentType.
+type DebtRecoveredEventJSONRequestBody = DebtRecoveredDelivery
+
+// DebtRecoveryPendingEventJSONRequestBody defines body for DebtRecoveryPendingEvent for application/json ContentType.
+type DebtRecoveryPendingEventJSONRequestBody = DebtRecoveryPendingDelivery
+
+// FeeCrossborderChargedEventJSONRequestBody defines body for FeeCrossborderChargedEvent for application/json ContentType.
+type FeeCrossborderChargedEventJSONRequestBody = FeeCrossborderChargedDelivery
+
+// FeePaymentFailureChargedEventJSONRequestBody defines body for FeePaymentFailureChargedEvent for application/json ContentType.
+type FeePaymentFailureChargedEventJSONRequestBody = FeePaymentFailureChargedDelivery
+
+// PaymentCollectEventJSONRequestBody defines body for PaymentCollectEvent for application/json ContentType.
+type PaymentCollectEventJSONRequestBody = PaymentCollectDelivery
+
+// PaymentCollectStatusUpdatedEventJSONRequestBody defines body for PaymentCollectStatusUpdatedEvent for application/json ContentType.
+type PaymentCollectStatusUpdatedEventJSONRequestBody = PaymentCollectStatusUpdatedDelivery
+
+// PaymentPayoutStatusUpdatedEventJSONRequestBody defines body for PaymentPayoutStatusUpdatedEvent for application/json ContentType.
+type PaymentPayoutStatusUpdatedEventJSONRequestBody = PaymentPayoutStatusUpdatedDelivery
+
+// TransactionAuthorizationCreatedEventJSONRequestBody defines body for TransactionAuthorizationCreatedEvent for application/json ContentType.
+type TransactionAuthorizationCreatedEventJSONRequestBody = TransactionAuthorizationCreatedDelivery
+
+// TransactionAuthorizationDeclinedEventJSONRequestBody defines body for TransactionAuthorizationDeclinedEvent for application/json ContentType.
+type TransactionAuthorizationDeclinedEventJSONRequestBody = TransactionAuthorizationDeclinedDelivery
+
+// TransactionCrossborderChargedEventJSONRequestBody defines body for TransactionCrossborderChargedEvent for application/json ContentType.
+type TransactionCrossborderChargedEventJSONRequestBody = TransactionCrossborderChargedDelivery
+
+// TransactionFundingCompletedEventJSONRequestBody defines body for TransactionFundingCompletedEvent for application/json ContentType.
+type TransactionFundingCompletedEventJSONRequestBody = TransactionFundingCompletedDelivery
+
+// TransactionPreauthorizationCreatedEventJSONRequestBody defines body for TransactionPreauthorizationCreatedEvent for application/json ContentType.
+type TransactionPreauthorizationCreatedEventJSONRequestBody = TransactionPreauthorizationCreatedDelivery
+
+// TransactionRefundCompletedEventJSONRequestBody defines body for TransactionRefundCompletedEvent for application/json ContentType.
+type TransactionRefundCompletedEventJSONRequestBody = TransactionRefundCompletedDelivery
+
+// TransactionReversalCompletedEventJSONRequestBody defines body for TransactionReversalCompletedEvent for application/json ContentType.
+type TransactionReversalCompletedEventJSONRequestBody = TransactionReversalCompletedDelivery
+
+// TransactionSettlementCompletedEventJSONRequestBody defines body for TransactionSettlementCompletedEvent for application/json ContentType.
+type TransactionSettlementCompletedEventJSONRequestBody = TransactionSettlementCompletedDelivery
+
+// TransactionTerminatedEventJSONRequestBody defines body for TransactionTerminatedEvent for application/json ContentType.
+type TransactionTerminatedEventJSONRequestBody = TransactionTerminatedDelivery
+
+// TransactionWithdrawalCompletedEventJSONRequestBody defines body for TransactionWithdrawalCompletedEvent for application/json ContentType.
+type TransactionWithdrawalCompletedEventJSONRequestBody = TransactionWithdrawalCompletedDelivery
+
+// WalletConversionCompletedEventJSONRequestBody defines body for WalletConversionCompletedEvent for application/json ContentType.
+type WalletConversionCompletedEventJSONRequestBody = WalletConversionCompletedDelivery
+
+// WalletDepositCompletedEventJSONRequestBody defines body for WalletDepositCompletedEvent for application/json ContentType.
+type WalletDepositCompletedEventJSONRequestBody = WalletDepositCompletedDelivery
+
+// WalletFundCompletedEventJSONRequestBody defines body for WalletFundCompletedEvent for application/json ContentType.
+type WalletFundCompletedEventJSONRequestBody = WalletFundCompletedDelivery
+
+// WalletFundFailedEventJSONRequestBody defines body for WalletFundFailedEvent for application/json ContentType.
+type WalletFundFailedEventJSONRequestBody = WalletFundFailedDelivery
+
+// WalletTransferCompletedEventJSONRequestBody defines body for WalletTransferCompletedEvent for application/json ContentType.
+type WalletTransferCompletedEventJSONRequestBody = WalletTransferCompletedDelivery
+
+// AsCardTerminatedByCompanyEvent returns the union data inside the CardTerminatedEvent as a CardTerminatedByCompanyEvent
+func (t CardTerminatedEvent) AsCardTerminatedByCompanyEvent() (CardTerminatedByCompanyEvent, error) {
+	var body CardTerminatedByCompanyEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCardTerminatedByCompanyEvent overwrites any union data inside the CardTerminatedEvent as the provided CardTerminatedByCompanyEvent
+func (t *CardTerminatedEvent) FromCardTerminatedByCompanyEvent(v CardTerminatedByCompanyEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCardTerminatedByCompanyEvent performs a merge with any union data inside the CardTerminatedEvent, using the provided CardTerminatedByCompanyEvent
+func (t *CardTerminatedEvent) MergeCardTerminatedByCompanyEvent(v CardTerminatedByCompanyEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCardTerminatedByProviderEvent returns the union data inside the CardTerminatedEvent as a CardTerminatedByProviderEvent
+func (t CardTerminatedEvent) AsCardTerminatedByProviderEvent() (CardTerminatedByProviderEvent, error) {
+	var body CardTerminatedByProviderEvent
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCardTerminatedByProviderEvent overwrites any union data inside the CardTerminatedEvent as the provided CardTerminatedByProviderEvent
+func (t *CardTerminatedEvent) FromCardTerminatedByProviderEvent(v CardTerminatedByProviderEvent) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCardTerminatedByProviderEvent performs a merge with any union data inside the CardTerminatedEvent, using the provided CardTerminatedByProviderEvent
+func (t *CardTerminatedEvent) MergeCardTerminatedByProviderEvent(v CardTerminatedByProviderEvent) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CardTerminatedEvent) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CardTerminatedEvent) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
 
 // RequestEditorFn is the function signature for the RequestEditor callback function
 type RequestEditorFn func(ctx context.Context, req *http.Request) error
@@ -87,10 +6191,608 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// CreateCompanyWithBody Register a company; its client_key is shown only in this answer.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
+	CreateCompanyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCompany Register a company; its client_key is shown only in this answer.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
+	CreateCompany(ctx context.Context, body CreateCompanyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCompany Read a company (never its client_key or the key's hash).
+	//
+	// Corresponds with GET /admin/companies/{id} (the `GetCompany` operationId).
+	GetCompany(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCompanyWithBody Change a company's KYB status, activation, webhook URL or card slots.
+	//
+	// Only the fields sent change; a field sent as `null` (or `{}` as the whole body) changes nothing, except
+	// `webhook_url`, where `null` and `""` clear the address.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /admin/companies/{id} (the `UpdateCompany` operationId).
+	UpdateCompanyWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateCompany Change a company's KYB status, activation, webhook URL or card slots.
+	//
+	// Only the fields sent change; a field sent as `null` (or `{}` as the whole body) changes nothing, except
+	// `webhook_url`, where `null` and `""` clear the address.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /admin/companies/{id} (the `UpdateCompany` operationId).
+	UpdateCompany(ctx context.Context, id string, body UpdateCompanyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateCompanyClientKey Issue a new client_key; tokens minted from the previous key stop working.
+	//
+	// No body. The new key is shown only in this answer.
+	//
+	// Corresponds with POST /admin/companies/{id}/client-key (the `RotateCompanyClientKey` operationId).
+	RotateCompanyClientKey(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCompanyExchangeRates A company's current exchange rates.
+	//
+	// Corresponds with GET /admin/companies/{id}/exchange-rates (the `ListCompanyExchangeRates` operationId).
+	ListCompanyExchangeRates(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetCompanyExchangeRatesWithBody Upsert a company's exchange rates; answers all of its rates.
+	//
+	// Every rate is checked before any is written, each a 400 naming it (`rates[1].rate`). A pair whose rate
+	// changes gets a new `exchangeRateId`; an unchanged one keeps its own. Each pair is written on its own,
+	// conditioned on its version as read: two consoles racing on one pair give one 409 `CONFLICT`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/companies/{id}/exchange-rates (the `SetCompanyExchangeRates` operationId).
+	SetCompanyExchangeRatesWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetCompanyExchangeRates Upsert a company's exchange rates; answers all of its rates.
+	//
+	// Every rate is checked before any is written, each a 400 naming it (`rates[1].rate`). A pair whose rate
+	// changes gets a new `exchangeRateId`; an unchanged one keeps its own. Each pair is written on its own,
+	// conditioned on its version as read: two consoles racing on one pair give one 409 `CONFLICT`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/companies/{id}/exchange-rates (the `SetCompanyExchangeRates` operationId).
+	SetCompanyExchangeRates(ctx context.Context, id string, body SetCompanyExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCompanyFeeSchedule A company's fee schedule (the default schedule when it has set none).
+	//
+	// Corresponds with GET /admin/companies/{id}/fees (the `GetCompanyFeeSchedule` operationId).
+	GetCompanyFeeSchedule(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetCompanyFeeScheduleWithBody Replace a company's fee schedule.
+	//
+	// A type without rules is priced by the default schedule; a type with rules of which none matches an
+	// operation gives 400 `NO_FEE_RULE` on that operation. Bad rules are a 400 naming `rules[i].<field>`;
+	// two rules for the same (type, operator, country, currency) are refused. The rules are checked before
+	// the company is looked up.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
+	SetCompanyFeeScheduleWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetCompanyFeeSchedule Replace a company's fee schedule.
+	//
+	// A type without rules is priced by the default schedule; a type with rules of which none matches an
+	// operation gives 400 `NO_FEE_RULE` on that operation. Bad rules are a 400 naming `rules[i].<field>`;
+	// two rules for the same (type, operator, country, currency) are refused. The rules are checked before
+	// the company is looked up.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
+	SetCompanyFeeSchedule(ctx context.Context, id string, body SetCompanyFeeScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteWebhookSigningSecret Turn webhook signing off for the company (idempotent).
+	//
+	// Deliveries created from now on carry no `X-Service-Signature`.
+	//
+	// Corresponds with DELETE /admin/companies/{id}/webhook-secret (the `DeleteWebhookSigningSecret` operationId).
+	DeleteWebhookSigningSecret(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWebhookSigningSecret Create or rotate the company's webhook signing secret; it is shown only in this answer.
+	//
+	// No body. Deliveries created from now on are signed with the new secret (`X-Service-Signature`);
+	// deliveries already created keep the signature they have.
+	//
+	// Corresponds with POST /admin/companies/{id}/webhook-secret (the `CreateWebhookSigningSecret` operationId).
+	CreateWebhookSigningSecret(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPaymentsAwaitingReconciliation The payments of every company flagged for reconciliation, oldest first.
+	//
+	// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+	// `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
+	//
+	// Corresponds with GET /admin/payments (the `ListPaymentsAwaitingReconciliation` operationId).
+	ListPaymentsAwaitingReconciliation(ctx context.Context, params *ListPaymentsAwaitingReconciliationParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResolvePaymentWithBody Settle (SUCCESS) or refund (FAILED) a payment flagged for reconciliation, exactly once.
+	//
+	// After checking with the operator. The resolution is one transition conditioned on the payment being in
+	// the status read and still flagged; the status update is emitted like any other. 409 `PAYMENT_FINAL`
+	// when the payment is already SUCCESS or FAILED, 409 `PAYMENT_NOT_FLAGGED` when the worker is still
+	// handling it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
+	ResolvePaymentWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResolvePayment Settle (SUCCESS) or refund (FAILED) a payment flagged for reconciliation, exactly once.
+	//
+	// After checking with the operator. The resolution is one transition conditioned on the payment being in
+	// the status read and still flagged; the status update is emitted like any other. 409 `PAYMENT_FINAL`
+	// when the payment is already SUCCESS or FAILED, 409 `PAYMENT_NOT_FLAGGED` when the worker is still
+	// handling it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
+	ResolvePayment(ctx context.Context, transactionId string, body ResolvePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ConfirmWalletFunding Confirm a declared bank transfer (a PENDING funding) and credit the wallet, once.
+	//
+	// No body. The funding becomes `SUCCESS` and its sub-balance is credited (even if the wallet was
+	// deactivated since); `wallet.fund.completed` is sent. A funding already confirmed or rejected is 409
+	// `FUNDING_FINAL`.
+	//
+	// Corresponds with POST /admin/wallet-funds/{transactionId}/confirm (the `ConfirmWalletFunding` operationId).
+	ConfirmWalletFunding(ctx context.Context, transactionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RejectWalletFunding Reject a declared bank transfer (a PENDING funding); nothing is credited.
+	//
+	// No body. The funding becomes `FAILED`; `wallet.fund.failed` is sent. A funding already confirmed or
+	// rejected is 409 `FUNDING_FINAL`.
+	//
+	// Corresponds with POST /admin/wallet-funds/{transactionId}/reject (the `RejectWalletFunding` operationId).
+	RejectWalletFunding(ctx context.Context, transactionId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreditWalletWithBody Sandbox funding of one sub-balance of a wallet, idempotent on the reference.
+	//
+	// Any company's wallet. The same reference with the same wallet, sub-balance and amount is the same
+	// credit: a retry answers 200 with the first credit's ledger entry, the wallet as it is now and
+	// `replayed: true`, and credits nothing; with another wallet, sub-balance or amount it is 409
+	// `DUPLICATE_REFERENCE`. In production mode the route answers 403 `CREDIT_DISABLED` unless the stack
+	// sets `ADMIN_CREDIT_IN_PRODUCTION=true`. A credit to the payout balance of a USD wallet first pays the
+	// company's pending debts.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
+	CreditWalletWithBody(ctx context.Context, walletId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreditWallet Sandbox funding of one sub-balance of a wallet, idempotent on the reference.
+	//
+	// Any company's wallet. The same reference with the same wallet, sub-balance and amount is the same
+	// credit: a retry answers 200 with the first credit's ledger entry, the wallet as it is now and
+	// `replayed: true`, and credits nothing; with another wallet, sub-balance or amount it is 409
+	// `DUPLICATE_REFERENCE`. In production mode the route answers 403 `CREDIT_DISABLED` unless the stack
+	// sets `ADMIN_CREDIT_IN_PRODUCTION=true`. A credit to the payout balance of a USD wallet first pays the
+	// company's pending debts.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
+	CreditWallet(ctx context.Context, walletId string, body CreditWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetOpenAPI This document, as JSON.
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// CreateCompanyWithBody Register a company; its client_key is shown only in this answer.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
+func (c *Client) CreateCompanyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCompanyRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCompany Register a company; its client_key is shown only in this answer.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
+func (c *Client) CreateCompany(ctx context.Context, body CreateCompanyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCompanyRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCompany Read a company (never its client_key or the key's hash).
+//
+// Corresponds with GET /admin/companies/{id} (the `GetCompany` operationId).
+func (c *Client) GetCompany(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCompanyRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCompanyWithBody Change a company's KYB status, activation, webhook URL or card slots.
+//
+// Only the fields sent change; a field sent as `null` (or `{}` as the whole body) changes nothing, except
+// `webhook_url`, where `null` and `""` clear the address.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /admin/companies/{id} (the `UpdateCompany` operationId).
+func (c *Client) UpdateCompanyWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCompanyRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateCompany Change a company's KYB status, activation, webhook URL or card slots.
+//
+// Only the fields sent change; a field sent as `null` (or `{}` as the whole body) changes nothing, except
+// `webhook_url`, where `null` and `""` clear the address.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /admin/companies/{id} (the `UpdateCompany` operationId).
+func (c *Client) UpdateCompany(ctx context.Context, id string, body UpdateCompanyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateCompanyRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateCompanyClientKey Issue a new client_key; tokens minted from the previous key stop working.
+//
+// No body. The new key is shown only in this answer.
+//
+// Corresponds with POST /admin/companies/{id}/client-key (the `RotateCompanyClientKey` operationId).
+func (c *Client) RotateCompanyClientKey(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateCompanyClientKeyRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCompanyExchangeRates A company's current exchange rates.
+//
+// Corresponds with GET /admin/companies/{id}/exchange-rates (the `ListCompanyExchangeRates` operationId).
+func (c *Client) ListCompanyExchangeRates(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCompanyExchangeRatesRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetCompanyExchangeRatesWithBody Upsert a company's exchange rates; answers all of its rates.
+//
+// Every rate is checked before any is written, each a 400 naming it (`rates[1].rate`). A pair whose rate
+// changes gets a new `exchangeRateId`; an unchanged one keeps its own. Each pair is written on its own,
+// conditioned on its version as read: two consoles racing on one pair give one 409 `CONFLICT`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/companies/{id}/exchange-rates (the `SetCompanyExchangeRates` operationId).
+func (c *Client) SetCompanyExchangeRatesWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetCompanyExchangeRatesRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetCompanyExchangeRates Upsert a company's exchange rates; answers all of its rates.
+//
+// Every rate is checked before any is written, each a 400 naming it (`rates[1].rate`). A pair whose rate
+// changes gets a new `exchangeRateId`; an unchanged one keeps its own. Each pair is written on its own,
+// conditioned on its version as read: two consoles racing on one pair give one 409 `CONFLICT`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/companies/{id}/exchange-rates (the `SetCompanyExchangeRates` operationId).
+func (c *Client) SetCompanyExchangeRates(ctx context.Context, id string, body SetCompanyExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetCompanyExchangeRatesRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCompanyFeeSchedule A company's fee schedule (the default schedule when it has set none).
+//
+// Corresponds with GET /admin/companies/{id}/fees (the `GetCompanyFeeSchedule` operationId).
+func (c *Client) GetCompanyFeeSchedule(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCompanyFeeScheduleRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetCompanyFeeScheduleWithBody Replace a company's fee schedule.
+//
+// A type without rules is priced by the default schedule; a type with rules of which none matches an
+// operation gives 400 `NO_FEE_RULE` on that operation. Bad rules are a 400 naming `rules[i].<field>`;
+// two rules for the same (type, operator, country, currency) are refused. The rules are checked before
+// the company is looked up.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
+func (c *Client) SetCompanyFeeScheduleWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetCompanyFeeScheduleRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetCompanyFeeSchedule Replace a company's fee schedule.
+//
+// A type without rules is priced by the default schedule; a type with rules of which none matches an
+// operation gives 400 `NO_FEE_RULE` on that operation. Bad rules are a 400 naming `rules[i].<field>`;
+// two rules for the same (type, operator, country, currency) are refused. The rules are checked before
+// the company is looked up.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
+func (c *Client) SetCompanyFeeSchedule(ctx context.Context, id string, body SetCompanyFeeScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetCompanyFeeScheduleRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteWebhookSigningSecret Turn webhook signing off for the company (idempotent).
+//
+// Deliveries created from now on carry no `X-Service-Signature`.
+//
+// Corresponds with DELETE /admin/companies/{id}/webhook-secret (the `DeleteWebhookSigningSecret` operationId).
+func (c *Client) DeleteWebhookSigningSecret(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookSigningSecretRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWebhookSigningSecret Create or rotate the company's webhook signing secret; it is shown only in this answer.
+//
+// No body. Deliveries created from now on are signed with the new secret (`X-Service-Signature`);
+// deliveries already created keep the signature they have.
+//
+// Corresponds with POST /admin/companies/{id}/webhook-secret (the `CreateWebhookSigningSecret` operationId).
+func (c *Client) CreateWebhookSigningSecret(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookSigningSecretRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPaymentsAwaitingReconciliation The payments of every company flagged for reconciliation, oldest first.
+//
+// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+// `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
+//
+// Corresponds with GET /admin/payments (the `ListPaymentsAwaitingReconciliation` operationId).
+func (c *Client) ListPaymentsAwaitingReconciliation(ctx context.Context, params *ListPaymentsAwaitingReconciliationParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPaymentsAwaitingReconciliationRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResolvePaymentWithBody Settle (SUCCESS) or refund (FAILED) a payment flagged for reconciliation, exactly once.
+//
+// After checking with the operator. The resolution is one transition conditioned on the payment being in
+// the status read and still flagged; the status update is emitted like any other. 409 `PAYMENT_FINAL`
+// when the payment is already SUCCESS or FAILED, 409 `PAYMENT_NOT_FLAGGED` when the worker is still
+// handling it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
+func (c *Client) ResolvePaymentWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResolvePaymentRequestWithBody(c.Server, transactionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResolvePayment Settle (SUCCESS) or refund (FAILED) a payment flagged for reconciliation, exactly once.
+//
+// After checking with the operator. The resolution is one transition conditioned on the payment being in
+// the status read and still flagged; the status update is emitted like any other. 409 `PAYMENT_FINAL`
+// when the payment is already SUCCESS or FAILED, 409 `PAYMENT_NOT_FLAGGED` when the worker is still
+// handling it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
+func (c *Client) ResolvePayment(ctx context.Context, transactionId string, body ResolvePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResolvePaymentRequest(c.Server, transactionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ConfirmWalletFunding Confirm a declared bank transfer (a PENDING funding) and credit the wallet, once.
+//
+// No body. The funding becomes `SUCCESS` and its sub-balance is credited (even if the wallet was
+// deactivated since); `wallet.fund.completed` is sent. A funding already confirmed or rejected is 409
+// `FUNDING_FINAL`.
+//
+// Corresponds with POST /admin/wallet-funds/{transactionId}/confirm (the `ConfirmWalletFunding` operationId).
+func (c *Client) ConfirmWalletFunding(ctx context.Context, transactionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewConfirmWalletFundingRequest(c.Server, transactionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RejectWalletFunding Reject a declared bank transfer (a PENDING funding); nothing is credited.
+//
+// No body. The funding becomes `FAILED`; `wallet.fund.failed` is sent. A funding already confirmed or
+// rejected is 409 `FUNDING_FINAL`.
+//
+// Corresponds with POST /admin/wallet-funds/{transactionId}/reject (the `RejectWalletFunding` operationId).
+func (c *Client) RejectWalletFunding(ctx context.Context, transactionId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRejectWalletFundingRequest(c.Server, transactionId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreditWalletWithBody Sandbox funding of one sub-balance of a wallet, idempotent on the reference.
+//
+// Any company's wallet. The same reference with the same wallet, sub-balance and amount is the same
+// credit: a retry answers 200 with the first credit's ledger entry, the wallet as it is now and
+// `replayed: true`, and credits nothing; with another wallet, sub-balance or amount it is 409
+// `DUPLICATE_REFERENCE`. In production mode the route answers 403 `CREDIT_DISABLED` unless the stack
+// sets `ADMIN_CREDIT_IN_PRODUCTION=true`. A credit to the payout balance of a USD wallet first pays the
+// company's pending debts.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
+func (c *Client) CreditWalletWithBody(ctx context.Context, walletId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreditWalletRequestWithBody(c.Server, walletId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreditWallet Sandbox funding of one sub-balance of a wallet, idempotent on the reference.
+//
+// Any company's wallet. The same reference with the same wallet, sub-balance and amount is the same
+// credit: a retry answers 200 with the first credit's ledger entry, the wallet as it is now and
+// `replayed: true`, and credits nothing; with another wallet, sub-balance or amount it is 409
+// `DUPLICATE_REFERENCE`. In production mode the route answers 403 `CREDIT_DISABLED` unless the stack
+// sets `ADMIN_CREDIT_IN_PRODUCTION=true`. A credit to the payout balance of a USD wallet first pays the
+// company's pending debts.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
+func (c *Client) CreditWallet(ctx context.Context, walletId string, body CreditWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreditWalletRequest(c.Server, walletId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // GetOpenAPI This document, as JSON.
@@ -106,6 +6808,639 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewCreateCompanyRequest calls the generic CreateCompany builder with application/json body
+func NewCreateCompanyRequest(server string, body CreateCompanyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCompanyRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateCompanyRequestWithBody constructs an http.Request for the CreateCompany method, with any body, and a specified content type
+func NewCreateCompanyRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetCompanyRequest constructs an http.Request for the GetCompany method
+func NewGetCompanyRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateCompanyRequest calls the generic UpdateCompany builder with application/json body
+func NewUpdateCompanyRequest(server string, id string, body UpdateCompanyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateCompanyRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateCompanyRequestWithBody constructs an http.Request for the UpdateCompany method, with any body, and a specified content type
+func NewUpdateCompanyRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRotateCompanyClientKeyRequest constructs an http.Request for the RotateCompanyClientKey method
+func NewRotateCompanyClientKeyRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s/client-key", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListCompanyExchangeRatesRequest constructs an http.Request for the ListCompanyExchangeRates method
+func NewListCompanyExchangeRatesRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s/exchange-rates", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetCompanyExchangeRatesRequest calls the generic SetCompanyExchangeRates builder with application/json body
+func NewSetCompanyExchangeRatesRequest(server string, id string, body SetCompanyExchangeRatesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetCompanyExchangeRatesRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetCompanyExchangeRatesRequestWithBody constructs an http.Request for the SetCompanyExchangeRates method, with any body, and a specified content type
+func NewSetCompanyExchangeRatesRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s/exchange-rates", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetCompanyFeeScheduleRequest constructs an http.Request for the GetCompanyFeeSchedule method
+func NewGetCompanyFeeScheduleRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s/fees", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetCompanyFeeScheduleRequest calls the generic SetCompanyFeeSchedule builder with application/json body
+func NewSetCompanyFeeScheduleRequest(server string, id string, body SetCompanyFeeScheduleJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetCompanyFeeScheduleRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetCompanyFeeScheduleRequestWithBody constructs an http.Request for the SetCompanyFeeSchedule method, with any body, and a specified content type
+func NewSetCompanyFeeScheduleRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s/fees", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteWebhookSigningSecretRequest constructs an http.Request for the DeleteWebhookSigningSecret method
+func NewDeleteWebhookSigningSecretRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s/webhook-secret", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateWebhookSigningSecretRequest constructs an http.Request for the CreateWebhookSigningSecret method
+func NewCreateWebhookSigningSecretRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s/webhook-secret", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListPaymentsAwaitingReconciliationRequest constructs an http.Request for the ListPaymentsAwaitingReconciliation method
+func NewListPaymentsAwaitingReconciliationRequest(server string, params *ListPaymentsAwaitingReconciliationParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/payments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "reconciliation_required", params.ReconciliationRequired, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewResolvePaymentRequest calls the generic ResolvePayment builder with application/json body
+func NewResolvePaymentRequest(server string, transactionId string, body ResolvePaymentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResolvePaymentRequestWithBody(server, transactionId, "application/json", bodyReader)
+}
+
+// NewResolvePaymentRequestWithBody constructs an http.Request for the ResolvePayment method, with any body, and a specified content type
+func NewResolvePaymentRequestWithBody(server string, transactionId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "transactionId", transactionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/payments/%s/resolve", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewConfirmWalletFundingRequest constructs an http.Request for the ConfirmWalletFunding method
+func NewConfirmWalletFundingRequest(server string, transactionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "transactionId", transactionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/wallet-funds/%s/confirm", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRejectWalletFundingRequest constructs an http.Request for the RejectWalletFunding method
+func NewRejectWalletFundingRequest(server string, transactionId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "transactionId", transactionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/wallet-funds/%s/reject", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreditWalletRequest calls the generic CreditWallet builder with application/json body
+func NewCreditWalletRequest(server string, walletId string, body CreditWalletJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreditWalletRequestWithBody(server, walletId, "application/json", bodyReader)
+}
+
+// NewCreditWalletRequestWithBody constructs an http.Request for the CreditWallet method, with any body, and a specified content type
+func NewCreditWalletRequestWithBody(server string, walletId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "walletId", walletId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/wallets/%s/credit", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
 }
 
 // NewGetOpenAPIRequest constructs an http.Request for the GetOpenAPI method
@@ -179,12 +7514,1625 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// CreateCompanyWithBodyWithResponse Register a company; its client_key is shown only in this answer.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
+	CreateCompanyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCompanyResponse, error)
+
+	// CreateCompanyWithResponse Register a company; its client_key is shown only in this answer.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
+	CreateCompanyWithResponse(ctx context.Context, body CreateCompanyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCompanyResponse, error)
+
+	// GetCompanyWithResponse Read a company (never its client_key or the key's hash).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/companies/{id} (the `GetCompany` operationId).
+	GetCompanyWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCompanyResponse, error)
+
+	// UpdateCompanyWithBodyWithResponse Change a company's KYB status, activation, webhook URL or card slots.
+	//
+	// Only the fields sent change; a field sent as `null` (or `{}` as the whole body) changes nothing, except
+	// `webhook_url`, where `null` and `""` clear the address.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /admin/companies/{id} (the `UpdateCompany` operationId).
+	UpdateCompanyWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCompanyResponse, error)
+
+	// UpdateCompanyWithResponse Change a company's KYB status, activation, webhook URL or card slots.
+	//
+	// Only the fields sent change; a field sent as `null` (or `{}` as the whole body) changes nothing, except
+	// `webhook_url`, where `null` and `""` clear the address.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /admin/companies/{id} (the `UpdateCompany` operationId).
+	UpdateCompanyWithResponse(ctx context.Context, id string, body UpdateCompanyJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCompanyResponse, error)
+
+	// RotateCompanyClientKeyWithResponse Issue a new client_key; tokens minted from the previous key stop working.
+	//
+	// No body. The new key is shown only in this answer.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/companies/{id}/client-key (the `RotateCompanyClientKey` operationId).
+	RotateCompanyClientKeyWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*RotateCompanyClientKeyResponse, error)
+
+	// ListCompanyExchangeRatesWithResponse A company's current exchange rates.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/companies/{id}/exchange-rates (the `ListCompanyExchangeRates` operationId).
+	ListCompanyExchangeRatesWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListCompanyExchangeRatesResponse, error)
+
+	// SetCompanyExchangeRatesWithBodyWithResponse Upsert a company's exchange rates; answers all of its rates.
+	//
+	// Every rate is checked before any is written, each a 400 naming it (`rates[1].rate`). A pair whose rate
+	// changes gets a new `exchangeRateId`; an unchanged one keeps its own. Each pair is written on its own,
+	// conditioned on its version as read: two consoles racing on one pair give one 409 `CONFLICT`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/companies/{id}/exchange-rates (the `SetCompanyExchangeRates` operationId).
+	SetCompanyExchangeRatesWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetCompanyExchangeRatesResponse, error)
+
+	// SetCompanyExchangeRatesWithResponse Upsert a company's exchange rates; answers all of its rates.
+	//
+	// Every rate is checked before any is written, each a 400 naming it (`rates[1].rate`). A pair whose rate
+	// changes gets a new `exchangeRateId`; an unchanged one keeps its own. Each pair is written on its own,
+	// conditioned on its version as read: two consoles racing on one pair give one 409 `CONFLICT`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/companies/{id}/exchange-rates (the `SetCompanyExchangeRates` operationId).
+	SetCompanyExchangeRatesWithResponse(ctx context.Context, id string, body SetCompanyExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetCompanyExchangeRatesResponse, error)
+
+	// GetCompanyFeeScheduleWithResponse A company's fee schedule (the default schedule when it has set none).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/companies/{id}/fees (the `GetCompanyFeeSchedule` operationId).
+	GetCompanyFeeScheduleWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCompanyFeeScheduleResponse, error)
+
+	// SetCompanyFeeScheduleWithBodyWithResponse Replace a company's fee schedule.
+	//
+	// A type without rules is priced by the default schedule; a type with rules of which none matches an
+	// operation gives 400 `NO_FEE_RULE` on that operation. Bad rules are a 400 naming `rules[i].<field>`;
+	// two rules for the same (type, operator, country, currency) are refused. The rules are checked before
+	// the company is looked up.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
+	SetCompanyFeeScheduleWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetCompanyFeeScheduleResponse, error)
+
+	// SetCompanyFeeScheduleWithResponse Replace a company's fee schedule.
+	//
+	// A type without rules is priced by the default schedule; a type with rules of which none matches an
+	// operation gives 400 `NO_FEE_RULE` on that operation. Bad rules are a 400 naming `rules[i].<field>`;
+	// two rules for the same (type, operator, country, currency) are refused. The rules are checked before
+	// the company is looked up.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
+	SetCompanyFeeScheduleWithResponse(ctx context.Context, id string, body SetCompanyFeeScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*SetCompanyFeeScheduleResponse, error)
+
+	// DeleteWebhookSigningSecretWithResponse Turn webhook signing off for the company (idempotent).
+	//
+	// Deliveries created from now on carry no `X-Service-Signature`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /admin/companies/{id}/webhook-secret (the `DeleteWebhookSigningSecret` operationId).
+	DeleteWebhookSigningSecretWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteWebhookSigningSecretResponse, error)
+
+	// CreateWebhookSigningSecretWithResponse Create or rotate the company's webhook signing secret; it is shown only in this answer.
+	//
+	// No body. Deliveries created from now on are signed with the new secret (`X-Service-Signature`);
+	// deliveries already created keep the signature they have.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/companies/{id}/webhook-secret (the `CreateWebhookSigningSecret` operationId).
+	CreateWebhookSigningSecretWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*CreateWebhookSigningSecretResponse, error)
+
+	// ListPaymentsAwaitingReconciliationWithResponse The payments of every company flagged for reconciliation, oldest first.
+	//
+	// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+	// `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/payments (the `ListPaymentsAwaitingReconciliation` operationId).
+	ListPaymentsAwaitingReconciliationWithResponse(ctx context.Context, params *ListPaymentsAwaitingReconciliationParams, reqEditors ...RequestEditorFn) (*ListPaymentsAwaitingReconciliationResponse, error)
+
+	// ResolvePaymentWithBodyWithResponse Settle (SUCCESS) or refund (FAILED) a payment flagged for reconciliation, exactly once.
+	//
+	// After checking with the operator. The resolution is one transition conditioned on the payment being in
+	// the status read and still flagged; the status update is emitted like any other. 409 `PAYMENT_FINAL`
+	// when the payment is already SUCCESS or FAILED, 409 `PAYMENT_NOT_FLAGGED` when the worker is still
+	// handling it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
+	ResolvePaymentWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResolvePaymentResponse, error)
+
+	// ResolvePaymentWithResponse Settle (SUCCESS) or refund (FAILED) a payment flagged for reconciliation, exactly once.
+	//
+	// After checking with the operator. The resolution is one transition conditioned on the payment being in
+	// the status read and still flagged; the status update is emitted like any other. 409 `PAYMENT_FINAL`
+	// when the payment is already SUCCESS or FAILED, 409 `PAYMENT_NOT_FLAGGED` when the worker is still
+	// handling it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
+	ResolvePaymentWithResponse(ctx context.Context, transactionId string, body ResolvePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*ResolvePaymentResponse, error)
+
+	// ConfirmWalletFundingWithResponse Confirm a declared bank transfer (a PENDING funding) and credit the wallet, once.
+	//
+	// No body. The funding becomes `SUCCESS` and its sub-balance is credited (even if the wallet was
+	// deactivated since); `wallet.fund.completed` is sent. A funding already confirmed or rejected is 409
+	// `FUNDING_FINAL`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/wallet-funds/{transactionId}/confirm (the `ConfirmWalletFunding` operationId).
+	ConfirmWalletFundingWithResponse(ctx context.Context, transactionId string, reqEditors ...RequestEditorFn) (*ConfirmWalletFundingResponse, error)
+
+	// RejectWalletFundingWithResponse Reject a declared bank transfer (a PENDING funding); nothing is credited.
+	//
+	// No body. The funding becomes `FAILED`; `wallet.fund.failed` is sent. A funding already confirmed or
+	// rejected is 409 `FUNDING_FINAL`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/wallet-funds/{transactionId}/reject (the `RejectWalletFunding` operationId).
+	RejectWalletFundingWithResponse(ctx context.Context, transactionId string, reqEditors ...RequestEditorFn) (*RejectWalletFundingResponse, error)
+
+	// CreditWalletWithBodyWithResponse Sandbox funding of one sub-balance of a wallet, idempotent on the reference.
+	//
+	// Any company's wallet. The same reference with the same wallet, sub-balance and amount is the same
+	// credit: a retry answers 200 with the first credit's ledger entry, the wallet as it is now and
+	// `replayed: true`, and credits nothing; with another wallet, sub-balance or amount it is 409
+	// `DUPLICATE_REFERENCE`. In production mode the route answers 403 `CREDIT_DISABLED` unless the stack
+	// sets `ADMIN_CREDIT_IN_PRODUCTION=true`. A credit to the payout balance of a USD wallet first pays the
+	// company's pending debts.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
+	CreditWalletWithBodyWithResponse(ctx context.Context, walletId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreditWalletResponse, error)
+
+	// CreditWalletWithResponse Sandbox funding of one sub-balance of a wallet, idempotent on the reference.
+	//
+	// Any company's wallet. The same reference with the same wallet, sub-balance and amount is the same
+	// credit: a retry answers 200 with the first credit's ledger entry, the wallet as it is now and
+	// `replayed: true`, and credits nothing; with another wallet, sub-balance or amount it is 409
+	// `DUPLICATE_REFERENCE`. In production mode the route answers 403 `CREDIT_DISABLED` unless the stack
+	// sets `ADMIN_CREDIT_IN_PRODUCTION=true`. A credit to the payout balance of a USD wallet first pays the
+	// company's pending debts.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
+	CreditWalletWithResponse(ctx context.Context, walletId string, body CreditWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*CreditWalletResponse, error)
+
 	// GetOpenAPIWithResponse This document, as JSON.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
+}
+
+// CreateCompanyResponse409Headers the declared response headers of an HTTP 409 response for CreateCompany
+type CreateCompanyResponse409Headers struct {
+	RetryAfter *string
+}
+
+type CreateCompanyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a new company with its client_key, which is shown only here
+		Data ConsoleCompanyCreated `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                     `json:"statusCode"`
+		Success    CreateCompany201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateCompanyResponse409Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCompanyResponse) GetJSON201() *struct {
+	// Data a new company with its client_key, which is shown only here
+	Data ConsoleCompanyCreated `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                     `json:"statusCode"`
+	Success    CreateCompany201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCompanyResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateCompanyResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCompanyResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateCompanyResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateCompanyResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCompanyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCompanyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCompanyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCompanyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCompanyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a business client of the service, as the console sees it (never its client_key nor the key's hash)
+		Data ConsoleCompany `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                  `json:"statusCode"`
+		Success    GetCompany200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCompanyResponse) GetJSON200() *struct {
+	// Data a business client of the service, as the console sees it (never its client_key nor the key's hash)
+	Data ConsoleCompany `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                  `json:"statusCode"`
+	Success    GetCompany200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCompanyResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCompanyResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCompanyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCompanyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCompanyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCompanyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateCompanyResponse409Headers the declared response headers of an HTTP 409 response for UpdateCompany
+type UpdateCompanyResponse409Headers struct {
+	RetryAfter *string
+}
+
+type UpdateCompanyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a business client of the service, as the console sees it (never its client_key nor the key's hash)
+		Data ConsoleCompany `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                     `json:"statusCode"`
+		Success    UpdateCompany200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *UpdateCompanyResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateCompanyResponse) GetJSON200() *struct {
+	// Data a business client of the service, as the console sees it (never its client_key nor the key's hash)
+	Data ConsoleCompany `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                     `json:"statusCode"`
+	Success    UpdateCompany200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateCompanyResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateCompanyResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateCompanyResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateCompanyResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateCompanyResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateCompanyResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateCompanyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateCompanyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateCompanyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateCompanyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RotateCompanyClientKeyResponse409Headers the declared response headers of an HTTP 409 response for RotateCompanyClientKey
+type RotateCompanyClientKeyResponse409Headers struct {
+	RetryAfter *string
+}
+
+type RotateCompanyClientKeyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a company's client_id with a freshly issued client_key, shown once
+		Data ConsoleClientCredentials `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                              `json:"statusCode"`
+		Success    RotateCompanyClientKey200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RotateCompanyClientKeyResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RotateCompanyClientKeyResponse) GetJSON200() *struct {
+	// Data a company's client_id with a freshly issued client_key, shown once
+	Data ConsoleClientCredentials `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                              `json:"statusCode"`
+	Success    RotateCompanyClientKey200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RotateCompanyClientKeyResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RotateCompanyClientKeyResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateCompanyClientKeyResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r RotateCompanyClientKeyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateCompanyClientKeyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateCompanyClientKeyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateCompanyClientKeyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListCompanyExchangeRatesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data ConsoleExchangeRates `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                `json:"statusCode"`
+		Success    ListCompanyExchangeRates200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCompanyExchangeRatesResponse) GetJSON200() *struct {
+	Data ConsoleExchangeRates `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                `json:"statusCode"`
+	Success    ListCompanyExchangeRates200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCompanyExchangeRatesResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCompanyExchangeRatesResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCompanyExchangeRatesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCompanyExchangeRatesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCompanyExchangeRatesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCompanyExchangeRatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetCompanyExchangeRatesResponse409Headers the declared response headers of an HTTP 409 response for SetCompanyExchangeRates
+type SetCompanyExchangeRatesResponse409Headers struct {
+	RetryAfter *string
+}
+
+type SetCompanyExchangeRatesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data ConsoleExchangeRates `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                               `json:"statusCode"`
+		Success    SetCompanyExchangeRates200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SetCompanyExchangeRatesResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetCompanyExchangeRatesResponse) GetJSON200() *struct {
+	Data ConsoleExchangeRates `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                               `json:"statusCode"`
+	Success    SetCompanyExchangeRates200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SetCompanyExchangeRatesResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetCompanyExchangeRatesResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SetCompanyExchangeRatesResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SetCompanyExchangeRatesResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetCompanyExchangeRatesResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SetCompanyExchangeRatesResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r SetCompanyExchangeRatesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetCompanyExchangeRatesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetCompanyExchangeRatesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetCompanyExchangeRatesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCompanyFeeScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a company's fee schedule
+		Data ConsoleFeeSchedule `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                             `json:"statusCode"`
+		Success    GetCompanyFeeSchedule200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCompanyFeeScheduleResponse) GetJSON200() *struct {
+	// Data a company's fee schedule
+	Data ConsoleFeeSchedule `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                             `json:"statusCode"`
+	Success    GetCompanyFeeSchedule200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCompanyFeeScheduleResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCompanyFeeScheduleResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCompanyFeeScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCompanyFeeScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCompanyFeeScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCompanyFeeScheduleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetCompanyFeeScheduleResponse409Headers the declared response headers of an HTTP 409 response for SetCompanyFeeSchedule
+type SetCompanyFeeScheduleResponse409Headers struct {
+	RetryAfter *string
+}
+
+type SetCompanyFeeScheduleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a company's fee schedule
+		Data ConsoleFeeSchedule `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                             `json:"statusCode"`
+		Success    SetCompanyFeeSchedule200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SetCompanyFeeScheduleResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetCompanyFeeScheduleResponse) GetJSON200() *struct {
+	// Data a company's fee schedule
+	Data ConsoleFeeSchedule `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                             `json:"statusCode"`
+	Success    SetCompanyFeeSchedule200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SetCompanyFeeScheduleResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SetCompanyFeeScheduleResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SetCompanyFeeScheduleResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SetCompanyFeeScheduleResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SetCompanyFeeScheduleResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SetCompanyFeeScheduleResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r SetCompanyFeeScheduleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetCompanyFeeScheduleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetCompanyFeeScheduleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetCompanyFeeScheduleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteWebhookSigningSecretResponse409Headers the declared response headers of an HTTP 409 response for DeleteWebhookSigningSecret
+type DeleteWebhookSigningSecretResponse409Headers struct {
+	RetryAfter *string
+}
+
+type DeleteWebhookSigningSecretResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data ConsoleWebhookSigningOff `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                  `json:"statusCode"`
+		Success    DeleteWebhookSigningSecret200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteWebhookSigningSecretResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteWebhookSigningSecretResponse) GetJSON200() *struct {
+	Data ConsoleWebhookSigningOff `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                  `json:"statusCode"`
+	Success    DeleteWebhookSigningSecret200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteWebhookSigningSecretResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteWebhookSigningSecretResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteWebhookSigningSecretResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteWebhookSigningSecretResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteWebhookSigningSecretResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteWebhookSigningSecretResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteWebhookSigningSecretResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateWebhookSigningSecretResponse409Headers the declared response headers of an HTTP 409 response for CreateWebhookSigningSecret
+type CreateWebhookSigningSecretResponse409Headers struct {
+	RetryAfter *string
+}
+
+type CreateWebhookSigningSecretResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a new webhook signing secret, shown once
+		Data ConsoleWebhookSecret `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                  `json:"statusCode"`
+		Success    CreateWebhookSigningSecret201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateWebhookSigningSecretResponse409Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateWebhookSigningSecretResponse) GetJSON201() *struct {
+	// Data a new webhook signing secret, shown once
+	Data ConsoleWebhookSecret `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                  `json:"statusCode"`
+	Success    CreateWebhookSigningSecret201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateWebhookSigningSecretResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateWebhookSigningSecretResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateWebhookSigningSecretResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateWebhookSigningSecretResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateWebhookSigningSecretResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateWebhookSigningSecretResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateWebhookSigningSecretResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListPaymentsAwaitingReconciliationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a page of flagged payments
+		Data ConsolePaymentPage `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                          `json:"statusCode"`
+		Success    ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPaymentsAwaitingReconciliationResponse) GetJSON200() *struct {
+	// Data a page of flagged payments
+	Data ConsolePaymentPage `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                          `json:"statusCode"`
+	Success    ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListPaymentsAwaitingReconciliationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListPaymentsAwaitingReconciliationResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPaymentsAwaitingReconciliationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPaymentsAwaitingReconciliationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPaymentsAwaitingReconciliationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPaymentsAwaitingReconciliationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ResolvePaymentResponse409Headers the declared response headers of an HTTP 409 response for ResolvePayment
+type ResolvePaymentResponse409Headers struct {
+	RetryAfter *string
+}
+
+type ResolvePaymentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a payout or a collection as the operator console sees it: the company's view plus whose it is, the
+		// operator's order, when the worker next handles it, and the console's resolution
+		Data ConsolePayment `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                      `json:"statusCode"`
+		Success    ResolvePayment200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ResolvePaymentResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ResolvePaymentResponse) GetJSON200() *struct {
+	// Data a payout or a collection as the operator console sees it: the company's view plus whose it is, the
+	// operator's order, when the worker next handles it, and the console's resolution
+	Data ConsolePayment `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                      `json:"statusCode"`
+	Success    ResolvePayment200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ResolvePaymentResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ResolvePaymentResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ResolvePaymentResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ResolvePaymentResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ResolvePaymentResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ResolvePaymentResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r ResolvePaymentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResolvePaymentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResolvePaymentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResolvePaymentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ConfirmWalletFundingResponse409Headers the declared response headers of an HTTP 409 response for ConfirmWalletFunding
+type ConfirmWalletFundingResponse409Headers struct {
+	RetryAfter *string
+}
+
+type ConfirmWalletFundingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a wallet transaction, one entry of the ledger (amounts in major units)
+		Data ConsoleWalletTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                            `json:"statusCode"`
+		Success    ConfirmWalletFunding200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ConfirmWalletFundingResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ConfirmWalletFundingResponse) GetJSON200() *struct {
+	// Data a wallet transaction, one entry of the ledger (amounts in major units)
+	Data ConsoleWalletTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                            `json:"statusCode"`
+	Success    ConfirmWalletFunding200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ConfirmWalletFundingResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ConfirmWalletFundingResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ConfirmWalletFundingResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r ConfirmWalletFundingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ConfirmWalletFundingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ConfirmWalletFundingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ConfirmWalletFundingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RejectWalletFundingResponse409Headers the declared response headers of an HTTP 409 response for RejectWalletFunding
+type RejectWalletFundingResponse409Headers struct {
+	RetryAfter *string
+}
+
+type RejectWalletFundingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a wallet transaction, one entry of the ledger (amounts in major units)
+		Data ConsoleWalletTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                           `json:"statusCode"`
+		Success    RejectWalletFunding200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RejectWalletFundingResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RejectWalletFundingResponse) GetJSON200() *struct {
+	// Data a wallet transaction, one entry of the ledger (amounts in major units)
+	Data ConsoleWalletTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                           `json:"statusCode"`
+	Success    RejectWalletFunding200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RejectWalletFundingResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RejectWalletFundingResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RejectWalletFundingResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r RejectWalletFundingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RejectWalletFundingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RejectWalletFundingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RejectWalletFundingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreditWalletResponse409Headers the declared response headers of an HTTP 409 response for CreditWallet
+type CreditWalletResponse409Headers struct {
+	RetryAfter *string
+}
+
+type CreditWalletResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data the data of a sandbox credit
+		Data ConsoleWalletCredit `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                    `json:"statusCode"`
+		Success    CreditWallet200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreditWalletResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreditWalletResponse) GetJSON200() *struct {
+	// Data the data of a sandbox credit
+	Data ConsoleWalletCredit `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                    `json:"statusCode"`
+	Success    CreditWallet200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreditWalletResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreditWalletResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreditWalletResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreditWalletResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreditWalletResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreditWalletResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreditWalletResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r CreditWalletResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreditWalletResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreditWalletResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreditWalletResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 type GetOpenAPIResponse struct {
@@ -228,6 +9176,344 @@ func (r GetOpenAPIResponse) ContentType() string {
 	return ""
 }
 
+// CreateCompanyWithBodyWithResponse Register a company; its client_key is shown only in this answer.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
+func (c *ClientWithResponses) CreateCompanyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCompanyResponse, error) {
+	rsp, err := c.CreateCompanyWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCompanyResponse(rsp)
+}
+
+// CreateCompanyWithResponse Register a company; its client_key is shown only in this answer.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
+func (c *ClientWithResponses) CreateCompanyWithResponse(ctx context.Context, body CreateCompanyJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCompanyResponse, error) {
+	rsp, err := c.CreateCompany(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCompanyResponse(rsp)
+}
+
+// GetCompanyWithResponse Read a company (never its client_key or the key's hash).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/companies/{id} (the `GetCompany` operationId).
+func (c *ClientWithResponses) GetCompanyWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCompanyResponse, error) {
+	rsp, err := c.GetCompany(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCompanyResponse(rsp)
+}
+
+// UpdateCompanyWithBodyWithResponse Change a company's KYB status, activation, webhook URL or card slots.
+//
+// Only the fields sent change; a field sent as `null` (or `{}` as the whole body) changes nothing, except
+// `webhook_url`, where `null` and `""` clear the address.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /admin/companies/{id} (the `UpdateCompany` operationId).
+func (c *ClientWithResponses) UpdateCompanyWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateCompanyResponse, error) {
+	rsp, err := c.UpdateCompanyWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCompanyResponse(rsp)
+}
+
+// UpdateCompanyWithResponse Change a company's KYB status, activation, webhook URL or card slots.
+//
+// Only the fields sent change; a field sent as `null` (or `{}` as the whole body) changes nothing, except
+// `webhook_url`, where `null` and `""` clear the address.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /admin/companies/{id} (the `UpdateCompany` operationId).
+func (c *ClientWithResponses) UpdateCompanyWithResponse(ctx context.Context, id string, body UpdateCompanyJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateCompanyResponse, error) {
+	rsp, err := c.UpdateCompany(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateCompanyResponse(rsp)
+}
+
+// RotateCompanyClientKeyWithResponse Issue a new client_key; tokens minted from the previous key stop working.
+//
+// No body. The new key is shown only in this answer.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/companies/{id}/client-key (the `RotateCompanyClientKey` operationId).
+func (c *ClientWithResponses) RotateCompanyClientKeyWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*RotateCompanyClientKeyResponse, error) {
+	rsp, err := c.RotateCompanyClientKey(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateCompanyClientKeyResponse(rsp)
+}
+
+// ListCompanyExchangeRatesWithResponse A company's current exchange rates.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/companies/{id}/exchange-rates (the `ListCompanyExchangeRates` operationId).
+func (c *ClientWithResponses) ListCompanyExchangeRatesWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ListCompanyExchangeRatesResponse, error) {
+	rsp, err := c.ListCompanyExchangeRates(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCompanyExchangeRatesResponse(rsp)
+}
+
+// SetCompanyExchangeRatesWithBodyWithResponse Upsert a company's exchange rates; answers all of its rates.
+//
+// Every rate is checked before any is written, each a 400 naming it (`rates[1].rate`). A pair whose rate
+// changes gets a new `exchangeRateId`; an unchanged one keeps its own. Each pair is written on its own,
+// conditioned on its version as read: two consoles racing on one pair give one 409 `CONFLICT`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/companies/{id}/exchange-rates (the `SetCompanyExchangeRates` operationId).
+func (c *ClientWithResponses) SetCompanyExchangeRatesWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetCompanyExchangeRatesResponse, error) {
+	rsp, err := c.SetCompanyExchangeRatesWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetCompanyExchangeRatesResponse(rsp)
+}
+
+// SetCompanyExchangeRatesWithResponse Upsert a company's exchange rates; answers all of its rates.
+//
+// Every rate is checked before any is written, each a 400 naming it (`rates[1].rate`). A pair whose rate
+// changes gets a new `exchangeRateId`; an unchanged one keeps its own. Each pair is written on its own,
+// conditioned on its version as read: two consoles racing on one pair give one 409 `CONFLICT`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/companies/{id}/exchange-rates (the `SetCompanyExchangeRates` operationId).
+func (c *ClientWithResponses) SetCompanyExchangeRatesWithResponse(ctx context.Context, id string, body SetCompanyExchangeRatesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetCompanyExchangeRatesResponse, error) {
+	rsp, err := c.SetCompanyExchangeRates(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetCompanyExchangeRatesResponse(rsp)
+}
+
+// GetCompanyFeeScheduleWithResponse A company's fee schedule (the default schedule when it has set none).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/companies/{id}/fees (the `GetCompanyFeeSchedule` operationId).
+func (c *ClientWithResponses) GetCompanyFeeScheduleWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCompanyFeeScheduleResponse, error) {
+	rsp, err := c.GetCompanyFeeSchedule(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCompanyFeeScheduleResponse(rsp)
+}
+
+// SetCompanyFeeScheduleWithBodyWithResponse Replace a company's fee schedule.
+//
+// A type without rules is priced by the default schedule; a type with rules of which none matches an
+// operation gives 400 `NO_FEE_RULE` on that operation. Bad rules are a 400 naming `rules[i].<field>`;
+// two rules for the same (type, operator, country, currency) are refused. The rules are checked before
+// the company is looked up.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
+func (c *ClientWithResponses) SetCompanyFeeScheduleWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetCompanyFeeScheduleResponse, error) {
+	rsp, err := c.SetCompanyFeeScheduleWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetCompanyFeeScheduleResponse(rsp)
+}
+
+// SetCompanyFeeScheduleWithResponse Replace a company's fee schedule.
+//
+// A type without rules is priced by the default schedule; a type with rules of which none matches an
+// operation gives 400 `NO_FEE_RULE` on that operation. Bad rules are a 400 naming `rules[i].<field>`;
+// two rules for the same (type, operator, country, currency) are refused. The rules are checked before
+// the company is looked up.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
+func (c *ClientWithResponses) SetCompanyFeeScheduleWithResponse(ctx context.Context, id string, body SetCompanyFeeScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*SetCompanyFeeScheduleResponse, error) {
+	rsp, err := c.SetCompanyFeeSchedule(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetCompanyFeeScheduleResponse(rsp)
+}
+
+// DeleteWebhookSigningSecretWithResponse Turn webhook signing off for the company (idempotent).
+//
+// Deliveries created from now on carry no `X-Service-Signature`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /admin/companies/{id}/webhook-secret (the `DeleteWebhookSigningSecret` operationId).
+func (c *ClientWithResponses) DeleteWebhookSigningSecretWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteWebhookSigningSecretResponse, error) {
+	rsp, err := c.DeleteWebhookSigningSecret(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWebhookSigningSecretResponse(rsp)
+}
+
+// CreateWebhookSigningSecretWithResponse Create or rotate the company's webhook signing secret; it is shown only in this answer.
+//
+// No body. Deliveries created from now on are signed with the new secret (`X-Service-Signature`);
+// deliveries already created keep the signature they have.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/companies/{id}/webhook-secret (the `CreateWebhookSigningSecret` operationId).
+func (c *ClientWithResponses) CreateWebhookSigningSecretWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*CreateWebhookSigningSecretResponse, error) {
+	rsp, err := c.CreateWebhookSigningSecret(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWebhookSigningSecretResponse(rsp)
+}
+
+// ListPaymentsAwaitingReconciliationWithResponse The payments of every company flagged for reconciliation, oldest first.
+//
+// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+// `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/payments (the `ListPaymentsAwaitingReconciliation` operationId).
+func (c *ClientWithResponses) ListPaymentsAwaitingReconciliationWithResponse(ctx context.Context, params *ListPaymentsAwaitingReconciliationParams, reqEditors ...RequestEditorFn) (*ListPaymentsAwaitingReconciliationResponse, error) {
+	rsp, err := c.ListPaymentsAwaitingReconciliation(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPaymentsAwaitingReconciliationResponse(rsp)
+}
+
+// ResolvePaymentWithBodyWithResponse Settle (SUCCESS) or refund (FAILED) a payment flagged for reconciliation, exactly once.
+//
+// After checking with the operator. The resolution is one transition conditioned on the payment being in
+// the status read and still flagged; the status update is emitted like any other. 409 `PAYMENT_FINAL`
+// when the payment is already SUCCESS or FAILED, 409 `PAYMENT_NOT_FLAGGED` when the worker is still
+// handling it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
+func (c *ClientWithResponses) ResolvePaymentWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResolvePaymentResponse, error) {
+	rsp, err := c.ResolvePaymentWithBody(ctx, transactionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResolvePaymentResponse(rsp)
+}
+
+// ResolvePaymentWithResponse Settle (SUCCESS) or refund (FAILED) a payment flagged for reconciliation, exactly once.
+//
+// After checking with the operator. The resolution is one transition conditioned on the payment being in
+// the status read and still flagged; the status update is emitted like any other. 409 `PAYMENT_FINAL`
+// when the payment is already SUCCESS or FAILED, 409 `PAYMENT_NOT_FLAGGED` when the worker is still
+// handling it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
+func (c *ClientWithResponses) ResolvePaymentWithResponse(ctx context.Context, transactionId string, body ResolvePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*ResolvePaymentResponse, error) {
+	rsp, err := c.ResolvePayment(ctx, transactionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResolvePaymentResponse(rsp)
+}
+
+// ConfirmWalletFundingWithResponse Confirm a declared bank transfer (a PENDING funding) and credit the wallet, once.
+//
+// No body. The funding becomes `SUCCESS` and its sub-balance is credited (even if the wallet was
+// deactivated since); `wallet.fund.completed` is sent. A funding already confirmed or rejected is 409
+// `FUNDING_FINAL`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/wallet-funds/{transactionId}/confirm (the `ConfirmWalletFunding` operationId).
+func (c *ClientWithResponses) ConfirmWalletFundingWithResponse(ctx context.Context, transactionId string, reqEditors ...RequestEditorFn) (*ConfirmWalletFundingResponse, error) {
+	rsp, err := c.ConfirmWalletFunding(ctx, transactionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConfirmWalletFundingResponse(rsp)
+}
+
+// RejectWalletFundingWithResponse Reject a declared bank transfer (a PENDING funding); nothing is credited.
+//
+// No body. The funding becomes `FAILED`; `wallet.fund.failed` is sent. A funding already confirmed or
+// rejected is 409 `FUNDING_FINAL`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/wallet-funds/{transactionId}/reject (the `RejectWalletFunding` operationId).
+func (c *ClientWithResponses) RejectWalletFundingWithResponse(ctx context.Context, transactionId string, reqEditors ...RequestEditorFn) (*RejectWalletFundingResponse, error) {
+	rsp, err := c.RejectWalletFunding(ctx, transactionId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRejectWalletFundingResponse(rsp)
+}
+
+// CreditWalletWithBodyWithResponse Sandbox funding of one sub-balance of a wallet, idempotent on the reference.
+//
+// Any company's wallet. The same reference with the same wallet, sub-balance and amount is the same
+// credit: a retry answers 200 with the first credit's ledger entry, the wallet as it is now and
+// `replayed: true`, and credits nothing; with another wallet, sub-balance or amount it is 409
+// `DUPLICATE_REFERENCE`. In production mode the route answers 403 `CREDIT_DISABLED` unless the stack
+// sets `ADMIN_CREDIT_IN_PRODUCTION=true`. A credit to the payout balance of a USD wallet first pays the
+// company's pending debts.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
+func (c *ClientWithResponses) CreditWalletWithBodyWithResponse(ctx context.Context, walletId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreditWalletResponse, error) {
+	rsp, err := c.CreditWalletWithBody(ctx, walletId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreditWalletResponse(rsp)
+}
+
+// CreditWalletWithResponse Sandbox funding of one sub-balance of a wallet, idempotent on the reference.
+//
+// Any company's wallet. The same reference with the same wallet, sub-balance and amount is the same
+// credit: a retry answers 200 with the first credit's ledger entry, the wallet as it is now and
+// `replayed: true`, and credits nothing; with another wallet, sub-balance or amount it is 409
+// `DUPLICATE_REFERENCE`. In production mode the route answers 403 `CREDIT_DISABLED` unless the stack
+// sets `ADMIN_CREDIT_IN_PRODUCTION=true`. A credit to the payout balance of a USD wallet first pays the
+// company's pending debts.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
+func (c *ClientWithResponses) CreditWalletWithResponse(ctx context.Context, walletId string, body CreditWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*CreditWalletResponse, error) {
+	rsp, err := c.CreditWallet(ctx, walletId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreditWalletResponse(rsp)
+}
+
 // GetOpenAPIWithResponse This document, as JSON.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -239,6 +9525,1100 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetOpenAPIResponse(rsp)
+}
+
+// ParseCreateCompanyResponse parses an HTTP response from a CreateCompanyWithResponse call
+func ParseCreateCompanyResponse(rsp *http.Response) (*CreateCompanyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCompanyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a new company with its client_key, which is shown only here
+			Data ConsoleCompanyCreated `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                     `json:"statusCode"`
+			Success    CreateCompany201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers CreateCompanyResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCompanyResponse parses an HTTP response from a GetCompanyWithResponse call
+func ParseGetCompanyResponse(rsp *http.Response) (*GetCompanyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCompanyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a business client of the service, as the console sees it (never its client_key nor the key's hash)
+			Data ConsoleCompany `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                  `json:"statusCode"`
+			Success    GetCompany200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUpdateCompanyResponse parses an HTTP response from a UpdateCompanyWithResponse call
+func ParseUpdateCompanyResponse(rsp *http.Response) (*UpdateCompanyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateCompanyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a business client of the service, as the console sees it (never its client_key nor the key's hash)
+			Data ConsoleCompany `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                     `json:"statusCode"`
+			Success    UpdateCompany200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers UpdateCompanyResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRotateCompanyClientKeyResponse parses an HTTP response from a RotateCompanyClientKeyWithResponse call
+func ParseRotateCompanyClientKeyResponse(rsp *http.Response) (*RotateCompanyClientKeyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateCompanyClientKeyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a company's client_id with a freshly issued client_key, shown once
+			Data ConsoleClientCredentials `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                              `json:"statusCode"`
+			Success    RotateCompanyClientKey200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers RotateCompanyClientKeyResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCompanyExchangeRatesResponse parses an HTTP response from a ListCompanyExchangeRatesWithResponse call
+func ParseListCompanyExchangeRatesResponse(rsp *http.Response) (*ListCompanyExchangeRatesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCompanyExchangeRatesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data ConsoleExchangeRates `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                `json:"statusCode"`
+			Success    ListCompanyExchangeRates200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetCompanyExchangeRatesResponse parses an HTTP response from a SetCompanyExchangeRatesWithResponse call
+func ParseSetCompanyExchangeRatesResponse(rsp *http.Response) (*SetCompanyExchangeRatesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetCompanyExchangeRatesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data ConsoleExchangeRates `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                               `json:"statusCode"`
+			Success    SetCompanyExchangeRates200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SetCompanyExchangeRatesResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCompanyFeeScheduleResponse parses an HTTP response from a GetCompanyFeeScheduleWithResponse call
+func ParseGetCompanyFeeScheduleResponse(rsp *http.Response) (*GetCompanyFeeScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCompanyFeeScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a company's fee schedule
+			Data ConsoleFeeSchedule `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                             `json:"statusCode"`
+			Success    GetCompanyFeeSchedule200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseSetCompanyFeeScheduleResponse parses an HTTP response from a SetCompanyFeeScheduleWithResponse call
+func ParseSetCompanyFeeScheduleResponse(rsp *http.Response) (*SetCompanyFeeScheduleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetCompanyFeeScheduleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a company's fee schedule
+			Data ConsoleFeeSchedule `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                             `json:"statusCode"`
+			Success    SetCompanyFeeSchedule200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SetCompanyFeeScheduleResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteWebhookSigningSecretResponse parses an HTTP response from a DeleteWebhookSigningSecretWithResponse call
+func ParseDeleteWebhookSigningSecretResponse(rsp *http.Response) (*DeleteWebhookSigningSecretResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteWebhookSigningSecretResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data ConsoleWebhookSigningOff `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                  `json:"statusCode"`
+			Success    DeleteWebhookSigningSecret200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers DeleteWebhookSigningSecretResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateWebhookSigningSecretResponse parses an HTTP response from a CreateWebhookSigningSecretWithResponse call
+func ParseCreateWebhookSigningSecretResponse(rsp *http.Response) (*CreateWebhookSigningSecretResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateWebhookSigningSecretResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a new webhook signing secret, shown once
+			Data ConsoleWebhookSecret `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                  `json:"statusCode"`
+			Success    CreateWebhookSigningSecret201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers CreateWebhookSigningSecretResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListPaymentsAwaitingReconciliationResponse parses an HTTP response from a ListPaymentsAwaitingReconciliationWithResponse call
+func ParseListPaymentsAwaitingReconciliationResponse(rsp *http.Response) (*ListPaymentsAwaitingReconciliationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPaymentsAwaitingReconciliationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a page of flagged payments
+			Data ConsolePaymentPage `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                          `json:"statusCode"`
+			Success    ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseResolvePaymentResponse parses an HTTP response from a ResolvePaymentWithResponse call
+func ParseResolvePaymentResponse(rsp *http.Response) (*ResolvePaymentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResolvePaymentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a payout or a collection as the operator console sees it: the company's view plus whose it is, the
+			// operator's order, when the worker next handles it, and the console's resolution
+			Data ConsolePayment `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                      `json:"statusCode"`
+			Success    ResolvePayment200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers ResolvePaymentResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseConfirmWalletFundingResponse parses an HTTP response from a ConfirmWalletFundingWithResponse call
+func ParseConfirmWalletFundingResponse(rsp *http.Response) (*ConfirmWalletFundingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ConfirmWalletFundingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a wallet transaction, one entry of the ledger (amounts in major units)
+			Data ConsoleWalletTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                            `json:"statusCode"`
+			Success    ConfirmWalletFunding200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers ConfirmWalletFundingResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRejectWalletFundingResponse parses an HTTP response from a RejectWalletFundingWithResponse call
+func ParseRejectWalletFundingResponse(rsp *http.Response) (*RejectWalletFundingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RejectWalletFundingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a wallet transaction, one entry of the ledger (amounts in major units)
+			Data ConsoleWalletTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                           `json:"statusCode"`
+			Success    RejectWalletFunding200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers RejectWalletFundingResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreditWalletResponse parses an HTTP response from a CreditWalletWithResponse call
+func ParseCreditWalletResponse(rsp *http.Response) (*CreditWalletResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreditWalletResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data the data of a sandbox credit
+			Data ConsoleWalletCredit `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                    `json:"statusCode"`
+			Success    CreditWallet200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers CreditWalletResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseGetOpenAPIResponse parses an HTTP response from a GetOpenAPIWithResponse call
@@ -265,4 +10645,3000 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 	}
 
 	return response, nil
+}
+
+// WebhookInitiator sends OpenAPI 3.1 webhook requests to target URLs.
+// Modeled on the generated Client, but with no stored Server -- the full
+// target URL is provided per-call by the caller (typically discovered
+// from a subscription registration).
+type WebhookInitiator struct {
+	// Doer for performing requests, typically a *http.Client with any
+	// customized settings, such as certificate chains.
+	Client HttpRequestDoer
+
+	// A list of callbacks for modifying requests which are generated before sending over
+	// the network.
+	RequestEditors []RequestEditorFn
+}
+
+// WebhookInitiatorOption allows setting custom parameters during construction.
+type WebhookInitiatorOption func(*WebhookInitiator) error
+
+// NewWebhookInitiator creates a new WebhookInitiator with reasonable defaults.
+func NewWebhookInitiator(opts ...WebhookInitiatorOption) (*WebhookInitiator, error) {
+	initiator := WebhookInitiator{}
+	for _, o := range opts {
+		if err := o(&initiator); err != nil {
+			return nil, err
+		}
+	}
+	if initiator.Client == nil {
+		initiator.Client = &http.Client{}
+	}
+	return &initiator, nil
+}
+
+// WithWebhookHTTPClient allows overriding the default Doer, which is
+// automatically created using http.Client. This is useful for tests.
+func WithWebhookHTTPClient(doer HttpRequestDoer) WebhookInitiatorOption {
+	return func(p *WebhookInitiator) error {
+		p.Client = doer
+		return nil
+	}
+}
+
+// WithWebhookRequestEditorFn allows setting up a callback function, which
+// will be called right before sending the webhook request. This can be
+// used to mutate the request, e.g. to add signature headers.
+func WithWebhookRequestEditorFn(fn RequestEditorFn) WebhookInitiatorOption {
+	return func(p *WebhookInitiator) error {
+		p.RequestEditors = append(p.RequestEditors, fn)
+		return nil
+	}
+}
+
+func (p *WebhookInitiator) applyWebhookEditors(ctx context.Context, req *http.Request, additionalEditors []RequestEditorFn) error {
+	for _, r := range p.RequestEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	for _, r := range additionalEditors {
+		if err := r(ctx, req); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WebhookInitiatorInterface is the interface specification for the webhook initiator.
+type WebhookInitiatorInterface interface {
+	// CardCreatedEventWithBody fires the card.created webhook with any body
+	CardCreatedEventWithBody(ctx context.Context, targetURL string, params *CardCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardCreatedEvent(ctx context.Context, targetURL string, params *CardCreatedEventParams, body CardCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CardFundEventWithBody fires the card.fund webhook with any body
+	CardFundEventWithBody(ctx context.Context, targetURL string, params *CardFundEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardFundEvent(ctx context.Context, targetURL string, params *CardFundEventParams, body CardFundEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CardTerminatedEventWithBody fires the card.terminated webhook with any body
+	CardTerminatedEventWithBody(ctx context.Context, targetURL string, params *CardTerminatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardTerminatedEvent(ctx context.Context, targetURL string, params *CardTerminatedEventParams, body CardTerminatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CardVerificationCompletedEventWithBody fires the card.verification.completed webhook with any body
+	CardVerificationCompletedEventWithBody(ctx context.Context, targetURL string, params *CardVerificationCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardVerificationCompletedEvent(ctx context.Context, targetURL string, params *CardVerificationCompletedEventParams, body CardVerificationCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CardWithdrawEventWithBody fires the card.withdraw webhook with any body
+	CardWithdrawEventWithBody(ctx context.Context, targetURL string, params *CardWithdrawEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardWithdrawEvent(ctx context.Context, targetURL string, params *CardWithdrawEventParams, body CardWithdrawEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CardWithdrawFailedEventWithBody fires the card.withdraw.failed webhook with any body
+	CardWithdrawFailedEventWithBody(ctx context.Context, targetURL string, params *CardWithdrawFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardWithdrawFailedEvent(ctx context.Context, targetURL string, params *CardWithdrawFailedEventParams, body CardWithdrawFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CustomerCreatedEventWithBody fires the customer.created webhook with any body
+	CustomerCreatedEventWithBody(ctx context.Context, targetURL string, params *CustomerCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CustomerCreatedEvent(ctx context.Context, targetURL string, params *CustomerCreatedEventParams, body CustomerCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DebtRecoveredEventWithBody fires the debt.recovered webhook with any body
+	DebtRecoveredEventWithBody(ctx context.Context, targetURL string, params *DebtRecoveredEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	DebtRecoveredEvent(ctx context.Context, targetURL string, params *DebtRecoveredEventParams, body DebtRecoveredEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DebtRecoveryPendingEventWithBody fires the debt.recovery.pending webhook with any body
+	DebtRecoveryPendingEventWithBody(ctx context.Context, targetURL string, params *DebtRecoveryPendingEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	DebtRecoveryPendingEvent(ctx context.Context, targetURL string, params *DebtRecoveryPendingEventParams, body DebtRecoveryPendingEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FeeCrossborderChargedEventWithBody fires the fee.crossborder.charged webhook with any body
+	FeeCrossborderChargedEventWithBody(ctx context.Context, targetURL string, params *FeeCrossborderChargedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	FeeCrossborderChargedEvent(ctx context.Context, targetURL string, params *FeeCrossborderChargedEventParams, body FeeCrossborderChargedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FeePaymentFailureChargedEventWithBody fires the fee.payment_failure.charged webhook with any body
+	FeePaymentFailureChargedEventWithBody(ctx context.Context, targetURL string, params *FeePaymentFailureChargedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	FeePaymentFailureChargedEvent(ctx context.Context, targetURL string, params *FeePaymentFailureChargedEventParams, body FeePaymentFailureChargedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PaymentCollectEventWithBody fires the payment.collect webhook with any body
+	PaymentCollectEventWithBody(ctx context.Context, targetURL string, params *PaymentCollectEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	PaymentCollectEvent(ctx context.Context, targetURL string, params *PaymentCollectEventParams, body PaymentCollectEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PaymentCollectStatusUpdatedEventWithBody fires the payment.collect.status_updated webhook with any body
+	PaymentCollectStatusUpdatedEventWithBody(ctx context.Context, targetURL string, params *PaymentCollectStatusUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	PaymentCollectStatusUpdatedEvent(ctx context.Context, targetURL string, params *PaymentCollectStatusUpdatedEventParams, body PaymentCollectStatusUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PaymentPayoutStatusUpdatedEventWithBody fires the payment.payout.status_updated webhook with any body
+	PaymentPayoutStatusUpdatedEventWithBody(ctx context.Context, targetURL string, params *PaymentPayoutStatusUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	PaymentPayoutStatusUpdatedEvent(ctx context.Context, targetURL string, params *PaymentPayoutStatusUpdatedEventParams, body PaymentPayoutStatusUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionAuthorizationCreatedEventWithBody fires the transaction.authorization.created webhook with any body
+	TransactionAuthorizationCreatedEventWithBody(ctx context.Context, targetURL string, params *TransactionAuthorizationCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionAuthorizationCreatedEvent(ctx context.Context, targetURL string, params *TransactionAuthorizationCreatedEventParams, body TransactionAuthorizationCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionAuthorizationDeclinedEventWithBody fires the transaction.authorization.declined webhook with any body
+	TransactionAuthorizationDeclinedEventWithBody(ctx context.Context, targetURL string, params *TransactionAuthorizationDeclinedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionAuthorizationDeclinedEvent(ctx context.Context, targetURL string, params *TransactionAuthorizationDeclinedEventParams, body TransactionAuthorizationDeclinedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionCrossborderChargedEventWithBody fires the transaction.crossborder.charged webhook with any body
+	TransactionCrossborderChargedEventWithBody(ctx context.Context, targetURL string, params *TransactionCrossborderChargedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionCrossborderChargedEvent(ctx context.Context, targetURL string, params *TransactionCrossborderChargedEventParams, body TransactionCrossborderChargedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionFundingCompletedEventWithBody fires the transaction.funding.completed webhook with any body
+	TransactionFundingCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionFundingCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionFundingCompletedEvent(ctx context.Context, targetURL string, params *TransactionFundingCompletedEventParams, body TransactionFundingCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionPreauthorizationCreatedEventWithBody fires the transaction.preauthorization.created webhook with any body
+	TransactionPreauthorizationCreatedEventWithBody(ctx context.Context, targetURL string, params *TransactionPreauthorizationCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionPreauthorizationCreatedEvent(ctx context.Context, targetURL string, params *TransactionPreauthorizationCreatedEventParams, body TransactionPreauthorizationCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionRefundCompletedEventWithBody fires the transaction.refund.completed webhook with any body
+	TransactionRefundCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionRefundCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionRefundCompletedEvent(ctx context.Context, targetURL string, params *TransactionRefundCompletedEventParams, body TransactionRefundCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionReversalCompletedEventWithBody fires the transaction.reversal.completed webhook with any body
+	TransactionReversalCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionReversalCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionReversalCompletedEvent(ctx context.Context, targetURL string, params *TransactionReversalCompletedEventParams, body TransactionReversalCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionSettlementCompletedEventWithBody fires the transaction.settlement.completed webhook with any body
+	TransactionSettlementCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionSettlementCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionSettlementCompletedEvent(ctx context.Context, targetURL string, params *TransactionSettlementCompletedEventParams, body TransactionSettlementCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionTerminatedEventWithBody fires the transaction.terminated webhook with any body
+	TransactionTerminatedEventWithBody(ctx context.Context, targetURL string, params *TransactionTerminatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionTerminatedEvent(ctx context.Context, targetURL string, params *TransactionTerminatedEventParams, body TransactionTerminatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransactionWithdrawalCompletedEventWithBody fires the transaction.withdrawal.completed webhook with any body
+	TransactionWithdrawalCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionWithdrawalCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	TransactionWithdrawalCompletedEvent(ctx context.Context, targetURL string, params *TransactionWithdrawalCompletedEventParams, body TransactionWithdrawalCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WalletConversionCompletedEventWithBody fires the wallet.conversion.completed webhook with any body
+	WalletConversionCompletedEventWithBody(ctx context.Context, targetURL string, params *WalletConversionCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	WalletConversionCompletedEvent(ctx context.Context, targetURL string, params *WalletConversionCompletedEventParams, body WalletConversionCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WalletDepositCompletedEventWithBody fires the wallet.deposit.completed webhook with any body
+	WalletDepositCompletedEventWithBody(ctx context.Context, targetURL string, params *WalletDepositCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	WalletDepositCompletedEvent(ctx context.Context, targetURL string, params *WalletDepositCompletedEventParams, body WalletDepositCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WalletFundCompletedEventWithBody fires the wallet.fund.completed webhook with any body
+	WalletFundCompletedEventWithBody(ctx context.Context, targetURL string, params *WalletFundCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	WalletFundCompletedEvent(ctx context.Context, targetURL string, params *WalletFundCompletedEventParams, body WalletFundCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WalletFundFailedEventWithBody fires the wallet.fund.failed webhook with any body
+	WalletFundFailedEventWithBody(ctx context.Context, targetURL string, params *WalletFundFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	WalletFundFailedEvent(ctx context.Context, targetURL string, params *WalletFundFailedEventParams, body WalletFundFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WalletTransferCompletedEventWithBody fires the wallet.transfer.completed webhook with any body
+	WalletTransferCompletedEventWithBody(ctx context.Context, targetURL string, params *WalletTransferCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	WalletTransferCompletedEvent(ctx context.Context, targetURL string, params *WalletTransferCompletedEventParams, body WalletTransferCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+func (p *WebhookInitiator) CardCreatedEventWithBody(ctx context.Context, targetURL string, params *CardCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardCreatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardCreatedEvent(ctx context.Context, targetURL string, params *CardCreatedEventParams, body CardCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardCreatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardFundEventWithBody(ctx context.Context, targetURL string, params *CardFundEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardFundEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardFundEvent(ctx context.Context, targetURL string, params *CardFundEventParams, body CardFundEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardFundEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardTerminatedEventWithBody(ctx context.Context, targetURL string, params *CardTerminatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardTerminatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardTerminatedEvent(ctx context.Context, targetURL string, params *CardTerminatedEventParams, body CardTerminatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardTerminatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardVerificationCompletedEventWithBody(ctx context.Context, targetURL string, params *CardVerificationCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardVerificationCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardVerificationCompletedEvent(ctx context.Context, targetURL string, params *CardVerificationCompletedEventParams, body CardVerificationCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardVerificationCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardWithdrawEventWithBody(ctx context.Context, targetURL string, params *CardWithdrawEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardWithdrawEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardWithdrawEvent(ctx context.Context, targetURL string, params *CardWithdrawEventParams, body CardWithdrawEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardWithdrawEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardWithdrawFailedEventWithBody(ctx context.Context, targetURL string, params *CardWithdrawFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardWithdrawFailedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardWithdrawFailedEvent(ctx context.Context, targetURL string, params *CardWithdrawFailedEventParams, body CardWithdrawFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardWithdrawFailedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerCreatedEventWithBody(ctx context.Context, targetURL string, params *CustomerCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerCreatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerCreatedEvent(ctx context.Context, targetURL string, params *CustomerCreatedEventParams, body CustomerCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerCreatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) DebtRecoveredEventWithBody(ctx context.Context, targetURL string, params *DebtRecoveredEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDebtRecoveredEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) DebtRecoveredEvent(ctx context.Context, targetURL string, params *DebtRecoveredEventParams, body DebtRecoveredEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDebtRecoveredEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) DebtRecoveryPendingEventWithBody(ctx context.Context, targetURL string, params *DebtRecoveryPendingEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDebtRecoveryPendingEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) DebtRecoveryPendingEvent(ctx context.Context, targetURL string, params *DebtRecoveryPendingEventParams, body DebtRecoveryPendingEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDebtRecoveryPendingEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) FeeCrossborderChargedEventWithBody(ctx context.Context, targetURL string, params *FeeCrossborderChargedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFeeCrossborderChargedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) FeeCrossborderChargedEvent(ctx context.Context, targetURL string, params *FeeCrossborderChargedEventParams, body FeeCrossborderChargedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFeeCrossborderChargedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) FeePaymentFailureChargedEventWithBody(ctx context.Context, targetURL string, params *FeePaymentFailureChargedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFeePaymentFailureChargedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) FeePaymentFailureChargedEvent(ctx context.Context, targetURL string, params *FeePaymentFailureChargedEventParams, body FeePaymentFailureChargedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFeePaymentFailureChargedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) PaymentCollectEventWithBody(ctx context.Context, targetURL string, params *PaymentCollectEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPaymentCollectEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) PaymentCollectEvent(ctx context.Context, targetURL string, params *PaymentCollectEventParams, body PaymentCollectEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPaymentCollectEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) PaymentCollectStatusUpdatedEventWithBody(ctx context.Context, targetURL string, params *PaymentCollectStatusUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPaymentCollectStatusUpdatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) PaymentCollectStatusUpdatedEvent(ctx context.Context, targetURL string, params *PaymentCollectStatusUpdatedEventParams, body PaymentCollectStatusUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPaymentCollectStatusUpdatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) PaymentPayoutStatusUpdatedEventWithBody(ctx context.Context, targetURL string, params *PaymentPayoutStatusUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPaymentPayoutStatusUpdatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) PaymentPayoutStatusUpdatedEvent(ctx context.Context, targetURL string, params *PaymentPayoutStatusUpdatedEventParams, body PaymentPayoutStatusUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPaymentPayoutStatusUpdatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionAuthorizationCreatedEventWithBody(ctx context.Context, targetURL string, params *TransactionAuthorizationCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionAuthorizationCreatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionAuthorizationCreatedEvent(ctx context.Context, targetURL string, params *TransactionAuthorizationCreatedEventParams, body TransactionAuthorizationCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionAuthorizationCreatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionAuthorizationDeclinedEventWithBody(ctx context.Context, targetURL string, params *TransactionAuthorizationDeclinedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionAuthorizationDeclinedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionAuthorizationDeclinedEvent(ctx context.Context, targetURL string, params *TransactionAuthorizationDeclinedEventParams, body TransactionAuthorizationDeclinedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionAuthorizationDeclinedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionCrossborderChargedEventWithBody(ctx context.Context, targetURL string, params *TransactionCrossborderChargedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionCrossborderChargedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionCrossborderChargedEvent(ctx context.Context, targetURL string, params *TransactionCrossborderChargedEventParams, body TransactionCrossborderChargedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionCrossborderChargedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionFundingCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionFundingCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionFundingCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionFundingCompletedEvent(ctx context.Context, targetURL string, params *TransactionFundingCompletedEventParams, body TransactionFundingCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionFundingCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionPreauthorizationCreatedEventWithBody(ctx context.Context, targetURL string, params *TransactionPreauthorizationCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionPreauthorizationCreatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionPreauthorizationCreatedEvent(ctx context.Context, targetURL string, params *TransactionPreauthorizationCreatedEventParams, body TransactionPreauthorizationCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionPreauthorizationCreatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionRefundCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionRefundCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionRefundCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionRefundCompletedEvent(ctx context.Context, targetURL string, params *TransactionRefundCompletedEventParams, body TransactionRefundCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionRefundCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionReversalCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionReversalCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionReversalCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionReversalCompletedEvent(ctx context.Context, targetURL string, params *TransactionReversalCompletedEventParams, body TransactionReversalCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionReversalCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionSettlementCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionSettlementCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionSettlementCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionSettlementCompletedEvent(ctx context.Context, targetURL string, params *TransactionSettlementCompletedEventParams, body TransactionSettlementCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionSettlementCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionTerminatedEventWithBody(ctx context.Context, targetURL string, params *TransactionTerminatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionTerminatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionTerminatedEvent(ctx context.Context, targetURL string, params *TransactionTerminatedEventParams, body TransactionTerminatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionTerminatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionWithdrawalCompletedEventWithBody(ctx context.Context, targetURL string, params *TransactionWithdrawalCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionWithdrawalCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) TransactionWithdrawalCompletedEvent(ctx context.Context, targetURL string, params *TransactionWithdrawalCompletedEventParams, body TransactionWithdrawalCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransactionWithdrawalCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletConversionCompletedEventWithBody(ctx context.Context, targetURL string, params *WalletConversionCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletConversionCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletConversionCompletedEvent(ctx context.Context, targetURL string, params *WalletConversionCompletedEventParams, body WalletConversionCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletConversionCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletDepositCompletedEventWithBody(ctx context.Context, targetURL string, params *WalletDepositCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletDepositCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletDepositCompletedEvent(ctx context.Context, targetURL string, params *WalletDepositCompletedEventParams, body WalletDepositCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletDepositCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletFundCompletedEventWithBody(ctx context.Context, targetURL string, params *WalletFundCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletFundCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletFundCompletedEvent(ctx context.Context, targetURL string, params *WalletFundCompletedEventParams, body WalletFundCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletFundCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletFundFailedEventWithBody(ctx context.Context, targetURL string, params *WalletFundFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletFundFailedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletFundFailedEvent(ctx context.Context, targetURL string, params *WalletFundFailedEventParams, body WalletFundFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletFundFailedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletTransferCompletedEventWithBody(ctx context.Context, targetURL string, params *WalletTransferCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletTransferCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) WalletTransferCompletedEvent(ctx context.Context, targetURL string, params *WalletTransferCompletedEventParams, body WalletTransferCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWalletTransferCompletedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+// NewCardCreatedEventWebhookRequest builds a application/json POST request for the card.created webhook
+func NewCardCreatedEventWebhookRequest(targetURL string, params *CardCreatedEventParams, body CardCreatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardCreatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardCreatedEventWebhookRequestWithBody builds a POST request for the card.created webhook with any body
+func NewCardCreatedEventWebhookRequestWithBody(targetURL string, params *CardCreatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCardFundEventWebhookRequest builds a application/json POST request for the card.fund webhook
+func NewCardFundEventWebhookRequest(targetURL string, params *CardFundEventParams, body CardFundEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardFundEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardFundEventWebhookRequestWithBody builds a POST request for the card.fund webhook with any body
+func NewCardFundEventWebhookRequestWithBody(targetURL string, params *CardFundEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCardTerminatedEventWebhookRequest builds a application/json POST request for the card.terminated webhook
+func NewCardTerminatedEventWebhookRequest(targetURL string, params *CardTerminatedEventParams, body CardTerminatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardTerminatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardTerminatedEventWebhookRequestWithBody builds a POST request for the card.terminated webhook with any body
+func NewCardTerminatedEventWebhookRequestWithBody(targetURL string, params *CardTerminatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCardVerificationCompletedEventWebhookRequest builds a application/json POST request for the card.verification.completed webhook
+func NewCardVerificationCompletedEventWebhookRequest(targetURL string, params *CardVerificationCompletedEventParams, body CardVerificationCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardVerificationCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardVerificationCompletedEventWebhookRequestWithBody builds a POST request for the card.verification.completed webhook with any body
+func NewCardVerificationCompletedEventWebhookRequestWithBody(targetURL string, params *CardVerificationCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCardWithdrawEventWebhookRequest builds a application/json POST request for the card.withdraw webhook
+func NewCardWithdrawEventWebhookRequest(targetURL string, params *CardWithdrawEventParams, body CardWithdrawEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardWithdrawEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardWithdrawEventWebhookRequestWithBody builds a POST request for the card.withdraw webhook with any body
+func NewCardWithdrawEventWebhookRequestWithBody(targetURL string, params *CardWithdrawEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCardWithdrawFailedEventWebhookRequest builds a application/json POST request for the card.withdraw.failed webhook
+func NewCardWithdrawFailedEventWebhookRequest(targetURL string, params *CardWithdrawFailedEventParams, body CardWithdrawFailedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardWithdrawFailedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardWithdrawFailedEventWebhookRequestWithBody builds a POST request for the card.withdraw.failed webhook with any body
+func NewCardWithdrawFailedEventWebhookRequestWithBody(targetURL string, params *CardWithdrawFailedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCustomerCreatedEventWebhookRequest builds a application/json POST request for the customer.created webhook
+func NewCustomerCreatedEventWebhookRequest(targetURL string, params *CustomerCreatedEventParams, body CustomerCreatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCustomerCreatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCustomerCreatedEventWebhookRequestWithBody builds a POST request for the customer.created webhook with any body
+func NewCustomerCreatedEventWebhookRequestWithBody(targetURL string, params *CustomerCreatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewDebtRecoveredEventWebhookRequest builds a application/json POST request for the debt.recovered webhook
+func NewDebtRecoveredEventWebhookRequest(targetURL string, params *DebtRecoveredEventParams, body DebtRecoveredEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDebtRecoveredEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewDebtRecoveredEventWebhookRequestWithBody builds a POST request for the debt.recovered webhook with any body
+func NewDebtRecoveredEventWebhookRequestWithBody(targetURL string, params *DebtRecoveredEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewDebtRecoveryPendingEventWebhookRequest builds a application/json POST request for the debt.recovery.pending webhook
+func NewDebtRecoveryPendingEventWebhookRequest(targetURL string, params *DebtRecoveryPendingEventParams, body DebtRecoveryPendingEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDebtRecoveryPendingEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewDebtRecoveryPendingEventWebhookRequestWithBody builds a POST request for the debt.recovery.pending webhook with any body
+func NewDebtRecoveryPendingEventWebhookRequestWithBody(targetURL string, params *DebtRecoveryPendingEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewFeeCrossborderChargedEventWebhookRequest builds a application/json POST request for the fee.crossborder.charged webhook
+func NewFeeCrossborderChargedEventWebhookRequest(targetURL string, params *FeeCrossborderChargedEventParams, body FeeCrossborderChargedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewFeeCrossborderChargedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewFeeCrossborderChargedEventWebhookRequestWithBody builds a POST request for the fee.crossborder.charged webhook with any body
+func NewFeeCrossborderChargedEventWebhookRequestWithBody(targetURL string, params *FeeCrossborderChargedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewFeePaymentFailureChargedEventWebhookRequest builds a application/json POST request for the fee.payment_failure.charged webhook
+func NewFeePaymentFailureChargedEventWebhookRequest(targetURL string, params *FeePaymentFailureChargedEventParams, body FeePaymentFailureChargedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewFeePaymentFailureChargedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewFeePaymentFailureChargedEventWebhookRequestWithBody builds a POST request for the fee.payment_failure.charged webhook with any body
+func NewFeePaymentFailureChargedEventWebhookRequestWithBody(targetURL string, params *FeePaymentFailureChargedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewPaymentCollectEventWebhookRequest builds a application/json POST request for the payment.collect webhook
+func NewPaymentCollectEventWebhookRequest(targetURL string, params *PaymentCollectEventParams, body PaymentCollectEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPaymentCollectEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewPaymentCollectEventWebhookRequestWithBody builds a POST request for the payment.collect webhook with any body
+func NewPaymentCollectEventWebhookRequestWithBody(targetURL string, params *PaymentCollectEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewPaymentCollectStatusUpdatedEventWebhookRequest builds a application/json POST request for the payment.collect.status_updated webhook
+func NewPaymentCollectStatusUpdatedEventWebhookRequest(targetURL string, params *PaymentCollectStatusUpdatedEventParams, body PaymentCollectStatusUpdatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPaymentCollectStatusUpdatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewPaymentCollectStatusUpdatedEventWebhookRequestWithBody builds a POST request for the payment.collect.status_updated webhook with any body
+func NewPaymentCollectStatusUpdatedEventWebhookRequestWithBody(targetURL string, params *PaymentCollectStatusUpdatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewPaymentPayoutStatusUpdatedEventWebhookRequest builds a application/json POST request for the payment.payout.status_updated webhook
+func NewPaymentPayoutStatusUpdatedEventWebhookRequest(targetURL string, params *PaymentPayoutStatusUpdatedEventParams, body PaymentPayoutStatusUpdatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPaymentPayoutStatusUpdatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewPaymentPayoutStatusUpdatedEventWebhookRequestWithBody builds a POST request for the payment.payout.status_updated webhook with any body
+func NewPaymentPayoutStatusUpdatedEventWebhookRequestWithBody(targetURL string, params *PaymentPayoutStatusUpdatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionAuthorizationCreatedEventWebhookRequest builds a application/json POST request for the transaction.authorization.created webhook
+func NewTransactionAuthorizationCreatedEventWebhookRequest(targetURL string, params *TransactionAuthorizationCreatedEventParams, body TransactionAuthorizationCreatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionAuthorizationCreatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionAuthorizationCreatedEventWebhookRequestWithBody builds a POST request for the transaction.authorization.created webhook with any body
+func NewTransactionAuthorizationCreatedEventWebhookRequestWithBody(targetURL string, params *TransactionAuthorizationCreatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionAuthorizationDeclinedEventWebhookRequest builds a application/json POST request for the transaction.authorization.declined webhook
+func NewTransactionAuthorizationDeclinedEventWebhookRequest(targetURL string, params *TransactionAuthorizationDeclinedEventParams, body TransactionAuthorizationDeclinedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionAuthorizationDeclinedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionAuthorizationDeclinedEventWebhookRequestWithBody builds a POST request for the transaction.authorization.declined webhook with any body
+func NewTransactionAuthorizationDeclinedEventWebhookRequestWithBody(targetURL string, params *TransactionAuthorizationDeclinedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionCrossborderChargedEventWebhookRequest builds a application/json POST request for the transaction.crossborder.charged webhook
+func NewTransactionCrossborderChargedEventWebhookRequest(targetURL string, params *TransactionCrossborderChargedEventParams, body TransactionCrossborderChargedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionCrossborderChargedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionCrossborderChargedEventWebhookRequestWithBody builds a POST request for the transaction.crossborder.charged webhook with any body
+func NewTransactionCrossborderChargedEventWebhookRequestWithBody(targetURL string, params *TransactionCrossborderChargedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionFundingCompletedEventWebhookRequest builds a application/json POST request for the transaction.funding.completed webhook
+func NewTransactionFundingCompletedEventWebhookRequest(targetURL string, params *TransactionFundingCompletedEventParams, body TransactionFundingCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionFundingCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionFundingCompletedEventWebhookRequestWithBody builds a POST request for the transaction.funding.completed webhook with any body
+func NewTransactionFundingCompletedEventWebhookRequestWithBody(targetURL string, params *TransactionFundingCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionPreauthorizationCreatedEventWebhookRequest builds a application/json POST request for the transaction.preauthorization.created webhook
+func NewTransactionPreauthorizationCreatedEventWebhookRequest(targetURL string, params *TransactionPreauthorizationCreatedEventParams, body TransactionPreauthorizationCreatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionPreauthorizationCreatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionPreauthorizationCreatedEventWebhookRequestWithBody builds a POST request for the transaction.preauthorization.created webhook with any body
+func NewTransactionPreauthorizationCreatedEventWebhookRequestWithBody(targetURL string, params *TransactionPreauthorizationCreatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionRefundCompletedEventWebhookRequest builds a application/json POST request for the transaction.refund.completed webhook
+func NewTransactionRefundCompletedEventWebhookRequest(targetURL string, params *TransactionRefundCompletedEventParams, body TransactionRefundCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionRefundCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionRefundCompletedEventWebhookRequestWithBody builds a POST request for the transaction.refund.completed webhook with any body
+func NewTransactionRefundCompletedEventWebhookRequestWithBody(targetURL string, params *TransactionRefundCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionReversalCompletedEventWebhookRequest builds a application/json POST request for the transaction.reversal.completed webhook
+func NewTransactionReversalCompletedEventWebhookRequest(targetURL string, params *TransactionReversalCompletedEventParams, body TransactionReversalCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionReversalCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionReversalCompletedEventWebhookRequestWithBody builds a POST request for the transaction.reversal.completed webhook with any body
+func NewTransactionReversalCompletedEventWebhookRequestWithBody(targetURL string, params *TransactionReversalCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionSettlementCompletedEventWebhookRequest builds a application/json POST request for the transaction.settlement.completed webhook
+func NewTransactionSettlementCompletedEventWebhookRequest(targetURL string, params *TransactionSettlementCompletedEventParams, body TransactionSettlementCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionSettlementCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionSettlementCompletedEventWebhookRequestWithBody builds a POST request for the transaction.settlement.completed webhook with any body
+func NewTransactionSettlementCompletedEventWebhookRequestWithBody(targetURL string, params *TransactionSettlementCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionTerminatedEventWebhookRequest builds a application/json POST request for the transaction.terminated webhook
+func NewTransactionTerminatedEventWebhookRequest(targetURL string, params *TransactionTerminatedEventParams, body TransactionTerminatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionTerminatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionTerminatedEventWebhookRequestWithBody builds a POST request for the transaction.terminated webhook with any body
+func NewTransactionTerminatedEventWebhookRequestWithBody(targetURL string, params *TransactionTerminatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewTransactionWithdrawalCompletedEventWebhookRequest builds a application/json POST request for the transaction.withdrawal.completed webhook
+func NewTransactionWithdrawalCompletedEventWebhookRequest(targetURL string, params *TransactionWithdrawalCompletedEventParams, body TransactionWithdrawalCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransactionWithdrawalCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewTransactionWithdrawalCompletedEventWebhookRequestWithBody builds a POST request for the transaction.withdrawal.completed webhook with any body
+func NewTransactionWithdrawalCompletedEventWebhookRequestWithBody(targetURL string, params *TransactionWithdrawalCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewWalletConversionCompletedEventWebhookRequest builds a application/json POST request for the wallet.conversion.completed webhook
+func NewWalletConversionCompletedEventWebhookRequest(targetURL string, params *WalletConversionCompletedEventParams, body WalletConversionCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWalletConversionCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewWalletConversionCompletedEventWebhookRequestWithBody builds a POST request for the wallet.conversion.completed webhook with any body
+func NewWalletConversionCompletedEventWebhookRequestWithBody(targetURL string, params *WalletConversionCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewWalletDepositCompletedEventWebhookRequest builds a application/json POST request for the wallet.deposit.completed webhook
+func NewWalletDepositCompletedEventWebhookRequest(targetURL string, params *WalletDepositCompletedEventParams, body WalletDepositCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWalletDepositCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewWalletDepositCompletedEventWebhookRequestWithBody builds a POST request for the wallet.deposit.completed webhook with any body
+func NewWalletDepositCompletedEventWebhookRequestWithBody(targetURL string, params *WalletDepositCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewWalletFundCompletedEventWebhookRequest builds a application/json POST request for the wallet.fund.completed webhook
+func NewWalletFundCompletedEventWebhookRequest(targetURL string, params *WalletFundCompletedEventParams, body WalletFundCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWalletFundCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewWalletFundCompletedEventWebhookRequestWithBody builds a POST request for the wallet.fund.completed webhook with any body
+func NewWalletFundCompletedEventWebhookRequestWithBody(targetURL string, params *WalletFundCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewWalletFundFailedEventWebhookRequest builds a application/json POST request for the wallet.fund.failed webhook
+func NewWalletFundFailedEventWebhookRequest(targetURL string, params *WalletFundFailedEventParams, body WalletFundFailedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWalletFundFailedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewWalletFundFailedEventWebhookRequestWithBody builds a POST request for the wallet.fund.failed webhook with any body
+func NewWalletFundFailedEventWebhookRequestWithBody(targetURL string, params *WalletFundFailedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewWalletTransferCompletedEventWebhookRequest builds a application/json POST request for the wallet.transfer.completed webhook
+func NewWalletTransferCompletedEventWebhookRequest(targetURL string, params *WalletTransferCompletedEventParams, body WalletTransferCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWalletTransferCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewWalletTransferCompletedEventWebhookRequestWithBody builds a POST request for the wallet.transfer.completed webhook with any body
+func NewWalletTransferCompletedEventWebhookRequestWithBody(targetURL string, params *WalletTransferCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
 }
