@@ -106,7 +106,7 @@ var Catalogue = []Entry{
 	{Kind: TransactionAuthorizationCreated, Section: "6.5", IDs: cardTxIDs,
 		Meaning: "card payment authorization succeeded",
 		Sample: func() Payload {
-			return TransactionAuthorizationCreatedData{sampleCardTx("AUTHORIZATION", "SUCCESS")}
+			return TransactionAuthorizationCreatedData{sampleCardTx("AUTHORIZATION", "PENDING")}
 		}},
 	{Kind: TransactionAuthorizationDeclined, Section: "6.5", IDs: cardTxIDs,
 		Meaning: "authorization declined",
