@@ -148,6 +148,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"cards", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token,
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)},
 			[]string{testIssuerSecretARN, testTokenSecretARN}},
+		{"openapi", Config{}, nil},
 		{"issuer-webhooks", Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 	}
 	tested := map[string]bool{}

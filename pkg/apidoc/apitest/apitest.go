@@ -245,7 +245,5 @@ func CheckRecorded(t testing.TB, r *http.Request, body []byte, rec *httptest.Res
 		Method: r.Method, Path: r.URL.Path, RawQuery: r.URL.RawQuery, Header: r.Header, Body: body,
 		Status: rec.Code, RespHeader: rec.Header(), RespBody: rec.Body.Bytes(),
 	}
-	if err := Default(t).Check(x); err != nil {
-		t.Errorf("%s %s: %v", r.Method, r.URL, err)
-	}
+	check(t, x)
 }
