@@ -18,6 +18,21 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AuthTokenTokenType.
+const (
+	Bearer AuthTokenTokenType = "Bearer"
+)
+
+// Valid indicates whether the value is a known member of the AuthTokenTokenType enum.
+func (e AuthTokenTokenType) Valid() bool {
+	switch e {
+	case Bearer:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardCreatedDeliveryEvent.
 const (
 	CardCreatedDeliveryEventCardCreated CardCreatedDeliveryEvent = "card.created"
@@ -711,6 +726,51 @@ func (e ConsoleWebhookSigningOffSigning) Valid() bool {
 	}
 }
 
+// Defines values for CustomerKycStatus.
+const (
+	CustomerKycStatusPENDING  CustomerKycStatus = "PENDING"
+	CustomerKycStatusREJECTED CustomerKycStatus = "REJECTED"
+	CustomerKycStatusVERIFIED CustomerKycStatus = "VERIFIED"
+)
+
+// Valid indicates whether the value is a known member of the CustomerKycStatus enum.
+func (e CustomerKycStatus) Valid() bool {
+	switch e {
+	case CustomerKycStatusPENDING:
+		return true
+	case CustomerKycStatusREJECTED:
+		return true
+	case CustomerKycStatusVERIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerType.
+const (
+	DRIVERSLICENSE CustomerType = "DRIVERS_LICENSE"
+	NIN            CustomerType = "NIN"
+	PASSPORT       CustomerType = "PASSPORT"
+	VOTERSCARD     CustomerType = "VOTERS_CARD"
+)
+
+// Valid indicates whether the value is a known member of the CustomerType enum.
+func (e CustomerType) Valid() bool {
+	switch e {
+	case DRIVERSLICENSE:
+		return true
+	case NIN:
+		return true
+	case PASSPORT:
+		return true
+	case VOTERSCARD:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CustomerCreatedDeliveryEvent.
 const (
 	CustomerCreatedDeliveryEventCustomerCreated CustomerCreatedDeliveryEvent = "customer.created"
@@ -741,6 +801,57 @@ func (e CustomerCreatedEventKycStatus) Valid() bool {
 	case CustomerCreatedEventKycStatusREJECTED:
 		return true
 	case CustomerCreatedEventKycStatusVERIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtCurrency.
+const (
+	DebtCurrencyUSD DebtCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the DebtCurrency enum.
+func (e DebtCurrency) Valid() bool {
+	switch e {
+	case DebtCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtFeeType.
+const (
+	DebtFeeTypeCrossborder    DebtFeeType = "crossborder"
+	DebtFeeTypePaymentFailure DebtFeeType = "payment_failure"
+)
+
+// Valid indicates whether the value is a known member of the DebtFeeType enum.
+func (e DebtFeeType) Valid() bool {
+	switch e {
+	case DebtFeeTypeCrossborder:
+		return true
+	case DebtFeeTypePaymentFailure:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DebtStatus.
+const (
+	DebtStatusPENDING   DebtStatus = "PENDING"
+	DebtStatusRECOVERED DebtStatus = "RECOVERED"
+)
+
+// Valid indicates whether the value is a known member of the DebtStatus enum.
+func (e DebtStatus) Valid() bool {
+	switch e {
+	case DebtStatusPENDING:
+		return true
+	case DebtStatusRECOVERED:
 		return true
 	default:
 		return false
@@ -1413,6 +1524,87 @@ func (e PaymentCollectStatusUpdatedEventType) Valid() bool {
 	}
 }
 
+// Defines values for PaymentCurrency.
+const (
+	PaymentCurrencyCDF PaymentCurrency = "CDF"
+	PaymentCurrencyGNF PaymentCurrency = "GNF"
+	PaymentCurrencyUSD PaymentCurrency = "USD"
+	PaymentCurrencyXAF PaymentCurrency = "XAF"
+	PaymentCurrencyXOF PaymentCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the PaymentCurrency enum.
+func (e PaymentCurrency) Valid() bool {
+	switch e {
+	case PaymentCurrencyCDF:
+		return true
+	case PaymentCurrencyGNF:
+		return true
+	case PaymentCurrencyUSD:
+		return true
+	case PaymentCurrencyXAF:
+		return true
+	case PaymentCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentOperator.
+const (
+	PaymentOperatorAfrimoney  PaymentOperator = "afrimoney"
+	PaymentOperatorAirtel     PaymentOperator = "airtel"
+	PaymentOperatorCeltiis    PaymentOperator = "celtiis"
+	PaymentOperatorCoris      PaymentOperator = "coris"
+	PaymentOperatorExpresso   PaymentOperator = "expresso"
+	PaymentOperatorFree       PaymentOperator = "free"
+	PaymentOperatorMoov       PaymentOperator = "moov"
+	PaymentOperatorMpesa      PaymentOperator = "mpesa"
+	PaymentOperatorMtn        PaymentOperator = "mtn"
+	PaymentOperatorOrange     PaymentOperator = "orange"
+	PaymentOperatorTmoney     PaymentOperator = "tmoney"
+	PaymentOperatorVodacom    PaymentOperator = "vodacom"
+	PaymentOperatorWave       PaymentOperator = "wave"
+	PaymentOperatorWligdicash PaymentOperator = "wligdicash"
+)
+
+// Valid indicates whether the value is a known member of the PaymentOperator enum.
+func (e PaymentOperator) Valid() bool {
+	switch e {
+	case PaymentOperatorAfrimoney:
+		return true
+	case PaymentOperatorAirtel:
+		return true
+	case PaymentOperatorCeltiis:
+		return true
+	case PaymentOperatorCoris:
+		return true
+	case PaymentOperatorExpresso:
+		return true
+	case PaymentOperatorFree:
+		return true
+	case PaymentOperatorMoov:
+		return true
+	case PaymentOperatorMpesa:
+		return true
+	case PaymentOperatorMtn:
+		return true
+	case PaymentOperatorOrange:
+		return true
+	case PaymentOperatorTmoney:
+		return true
+	case PaymentOperatorVodacom:
+		return true
+	case PaymentOperatorWave:
+		return true
+	case PaymentOperatorWligdicash:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PaymentPayoutStatusUpdatedDeliveryEvent.
 const (
 	PaymentPayoutStatusUpdatedDeliveryEventPaymentPayoutStatusUpdated PaymentPayoutStatusUpdatedDeliveryEvent = "payment.payout.status_updated"
@@ -1515,6 +1707,66 @@ const (
 func (e PaymentPayoutStatusUpdatedEventType) Valid() bool {
 	switch e {
 	case PaymentPayoutStatusUpdatedEventTypePAYOUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentStatus.
+const (
+	PaymentStatusFAILED     PaymentStatus = "FAILED"
+	PaymentStatusPENDING    PaymentStatus = "PENDING"
+	PaymentStatusPROCESSING PaymentStatus = "PROCESSING"
+	PaymentStatusSUCCESS    PaymentStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the PaymentStatus enum.
+func (e PaymentStatus) Valid() bool {
+	switch e {
+	case PaymentStatusFAILED:
+		return true
+	case PaymentStatusPENDING:
+		return true
+	case PaymentStatusPROCESSING:
+		return true
+	case PaymentStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentTransactionType.
+const (
+	PaymentTransactionTypeCOLLECTION PaymentTransactionType = "COLLECTION"
+	PaymentTransactionTypePAYOUT     PaymentTransactionType = "PAYOUT"
+)
+
+// Valid indicates whether the value is a known member of the PaymentTransactionType enum.
+func (e PaymentTransactionType) Valid() bool {
+	switch e {
+	case PaymentTransactionTypeCOLLECTION:
+		return true
+	case PaymentTransactionTypePAYOUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentTransactionStatusType.
+const (
+	PaymentTransactionStatusTypeCOLLECTION PaymentTransactionStatusType = "COLLECTION"
+	PaymentTransactionStatusTypePAYOUT     PaymentTransactionStatusType = "PAYOUT"
+)
+
+// Valid indicates whether the value is a known member of the PaymentTransactionStatusType enum.
+func (e PaymentTransactionStatusType) Valid() bool {
+	switch e {
+	case PaymentTransactionStatusTypeCOLLECTION:
+		return true
+	case PaymentTransactionStatusTypePAYOUT:
 		return true
 	default:
 		return false
@@ -2532,6 +2784,168 @@ func (e WalletTransferCompletedEventTo) Valid() bool {
 	}
 }
 
+// Defines values for WebhookLogDeliveryDestination.
+const (
+	NotifyUrl WebhookLogDeliveryDestination = "notify_url"
+	Webhook   WebhookLogDeliveryDestination = "webhook"
+)
+
+// Valid indicates whether the value is a known member of the WebhookLogDeliveryDestination enum.
+func (e WebhookLogDeliveryDestination) Valid() bool {
+	switch e {
+	case NotifyUrl:
+		return true
+	case Webhook:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookLogDeliveryStatus.
+const (
+	WebhookLogDeliveryStatusDELIVERED WebhookLogDeliveryStatus = "DELIVERED"
+	WebhookLogDeliveryStatusFAILED    WebhookLogDeliveryStatus = "FAILED"
+	WebhookLogDeliveryStatusPENDING   WebhookLogDeliveryStatus = "PENDING"
+)
+
+// Valid indicates whether the value is a known member of the WebhookLogDeliveryStatus enum.
+func (e WebhookLogDeliveryStatus) Valid() bool {
+	switch e {
+	case WebhookLogDeliveryStatusDELIVERED:
+		return true
+	case WebhookLogDeliveryStatusFAILED:
+		return true
+	case WebhookLogDeliveryStatusPENDING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookLogEventName.
+const (
+	WebhookLogEventNameCardCreated                        WebhookLogEventName = "card.created"
+	WebhookLogEventNameCardFund                           WebhookLogEventName = "card.fund"
+	WebhookLogEventNameCardTerminated                     WebhookLogEventName = "card.terminated"
+	WebhookLogEventNameCardVerificationCompleted          WebhookLogEventName = "card.verification.completed"
+	WebhookLogEventNameCardWithdraw                       WebhookLogEventName = "card.withdraw"
+	WebhookLogEventNameCardWithdrawFailed                 WebhookLogEventName = "card.withdraw.failed"
+	WebhookLogEventNameCustomerCreated                    WebhookLogEventName = "customer.created"
+	WebhookLogEventNameDebtRecovered                      WebhookLogEventName = "debt.recovered"
+	WebhookLogEventNameDebtRecoveryPending                WebhookLogEventName = "debt.recovery.pending"
+	WebhookLogEventNameFeeCrossborderCharged              WebhookLogEventName = "fee.crossborder.charged"
+	WebhookLogEventNameFeePaymentFailureCharged           WebhookLogEventName = "fee.payment_failure.charged"
+	WebhookLogEventNamePaymentCollect                     WebhookLogEventName = "payment.collect"
+	WebhookLogEventNamePaymentCollectStatusUpdated        WebhookLogEventName = "payment.collect.status_updated"
+	WebhookLogEventNamePaymentPayoutStatusUpdated         WebhookLogEventName = "payment.payout.status_updated"
+	WebhookLogEventNameTransactionAuthorizationCreated    WebhookLogEventName = "transaction.authorization.created"
+	WebhookLogEventNameTransactionAuthorizationDeclined   WebhookLogEventName = "transaction.authorization.declined"
+	WebhookLogEventNameTransactionCrossborderCharged      WebhookLogEventName = "transaction.crossborder.charged"
+	WebhookLogEventNameTransactionFundingCompleted        WebhookLogEventName = "transaction.funding.completed"
+	WebhookLogEventNameTransactionPreauthorizationCreated WebhookLogEventName = "transaction.preauthorization.created"
+	WebhookLogEventNameTransactionRefundCompleted         WebhookLogEventName = "transaction.refund.completed"
+	WebhookLogEventNameTransactionReversalCompleted       WebhookLogEventName = "transaction.reversal.completed"
+	WebhookLogEventNameTransactionSettlementCompleted     WebhookLogEventName = "transaction.settlement.completed"
+	WebhookLogEventNameTransactionTerminated              WebhookLogEventName = "transaction.terminated"
+	WebhookLogEventNameTransactionWithdrawalCompleted     WebhookLogEventName = "transaction.withdrawal.completed"
+	WebhookLogEventNameWalletConversionCompleted          WebhookLogEventName = "wallet.conversion.completed"
+	WebhookLogEventNameWalletDepositCompleted             WebhookLogEventName = "wallet.deposit.completed"
+	WebhookLogEventNameWalletFundCompleted                WebhookLogEventName = "wallet.fund.completed"
+	WebhookLogEventNameWalletFundFailed                   WebhookLogEventName = "wallet.fund.failed"
+	WebhookLogEventNameWalletTransferCompleted            WebhookLogEventName = "wallet.transfer.completed"
+)
+
+// Valid indicates whether the value is a known member of the WebhookLogEventName enum.
+func (e WebhookLogEventName) Valid() bool {
+	switch e {
+	case WebhookLogEventNameCardCreated:
+		return true
+	case WebhookLogEventNameCardFund:
+		return true
+	case WebhookLogEventNameCardTerminated:
+		return true
+	case WebhookLogEventNameCardVerificationCompleted:
+		return true
+	case WebhookLogEventNameCardWithdraw:
+		return true
+	case WebhookLogEventNameCardWithdrawFailed:
+		return true
+	case WebhookLogEventNameCustomerCreated:
+		return true
+	case WebhookLogEventNameDebtRecovered:
+		return true
+	case WebhookLogEventNameDebtRecoveryPending:
+		return true
+	case WebhookLogEventNameFeeCrossborderCharged:
+		return true
+	case WebhookLogEventNameFeePaymentFailureCharged:
+		return true
+	case WebhookLogEventNamePaymentCollect:
+		return true
+	case WebhookLogEventNamePaymentCollectStatusUpdated:
+		return true
+	case WebhookLogEventNamePaymentPayoutStatusUpdated:
+		return true
+	case WebhookLogEventNameTransactionAuthorizationCreated:
+		return true
+	case WebhookLogEventNameTransactionAuthorizationDeclined:
+		return true
+	case WebhookLogEventNameTransactionCrossborderCharged:
+		return true
+	case WebhookLogEventNameTransactionFundingCompleted:
+		return true
+	case WebhookLogEventNameTransactionPreauthorizationCreated:
+		return true
+	case WebhookLogEventNameTransactionRefundCompleted:
+		return true
+	case WebhookLogEventNameTransactionReversalCompleted:
+		return true
+	case WebhookLogEventNameTransactionSettlementCompleted:
+		return true
+	case WebhookLogEventNameTransactionTerminated:
+		return true
+	case WebhookLogEventNameTransactionWithdrawalCompleted:
+		return true
+	case WebhookLogEventNameWalletConversionCompleted:
+		return true
+	case WebhookLogEventNameWalletDepositCompleted:
+		return true
+	case WebhookLogEventNameWalletFundCompleted:
+		return true
+	case WebhookLogEventNameWalletFundFailed:
+		return true
+	case WebhookLogEventNameWalletTransferCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookLogEventStatus.
+const (
+	WebhookLogEventStatusDELIVERED WebhookLogEventStatus = "DELIVERED"
+	WebhookLogEventStatusFAILED    WebhookLogEventStatus = "FAILED"
+	WebhookLogEventStatusPENDING   WebhookLogEventStatus = "PENDING"
+	WebhookLogEventStatusSKIPPED   WebhookLogEventStatus = "SKIPPED"
+)
+
+// Valid indicates whether the value is a known member of the WebhookLogEventStatus enum.
+func (e WebhookLogEventStatus) Valid() bool {
+	switch e {
+	case WebhookLogEventStatusDELIVERED:
+		return true
+	case WebhookLogEventStatusFAILED:
+		return true
+	case WebhookLogEventStatusPENDING:
+		return true
+	case WebhookLogEventStatusSKIPPED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateCompany201JSONResponseBodySuccess.
 const (
 	CreateCompany201JSONResponseBodySuccessTrue CreateCompany201JSONResponseBodySuccess = true
@@ -2766,6 +3180,258 @@ const (
 func (e CreditWallet200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case CreditWallet200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCustomers200JSONResponseBodySuccess.
+const (
+	ListCustomers200JSONResponseBodySuccessTrue ListCustomers200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListCustomers200JSONResponseBodySuccess enum.
+func (e ListCustomers200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListCustomers200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UploadCustomer201JSONResponseBodySuccess.
+const (
+	UploadCustomer201JSONResponseBodySuccessTrue UploadCustomer201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the UploadCustomer201JSONResponseBodySuccess enum.
+func (e UploadCustomer201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case UploadCustomer201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EnrollCustomer201JSONResponseBodySuccess.
+const (
+	EnrollCustomer201JSONResponseBodySuccessTrue EnrollCustomer201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the EnrollCustomer201JSONResponseBodySuccess enum.
+func (e EnrollCustomer201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case EnrollCustomer201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCustomer200JSONResponseBodySuccess.
+const (
+	GetCustomer200JSONResponseBodySuccessTrue GetCustomer200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetCustomer200JSONResponseBodySuccess enum.
+func (e GetCustomer200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetCustomer200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListDebts200JSONResponseBodySuccess.
+const (
+	ListDebts200JSONResponseBodySuccessTrue ListDebts200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListDebts200JSONResponseBodySuccess enum.
+func (e ListDebts200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListDebts200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPaymentBalance200JSONResponseBodySuccess.
+const (
+	GetPaymentBalance200JSONResponseBodySuccessTrue GetPaymentBalance200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetPaymentBalance200JSONResponseBodySuccess enum.
+func (e GetPaymentBalance200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetPaymentBalance200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateCollection200JSONResponseBodySuccess.
+const (
+	CreateCollection200JSONResponseBodySuccessTrue CreateCollection200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CreateCollection200JSONResponseBodySuccess enum.
+func (e CreateCollection200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreateCollection200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPaymentGuideline200JSONResponseBodySuccess.
+const (
+	GetPaymentGuideline200JSONResponseBodySuccessTrue GetPaymentGuideline200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetPaymentGuideline200JSONResponseBodySuccess enum.
+func (e GetPaymentGuideline200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetPaymentGuideline200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreatePayout200JSONResponseBodySuccess.
+const (
+	CreatePayout200JSONResponseBodySuccessTrue CreatePayout200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CreatePayout200JSONResponseBodySuccess enum.
+func (e CreatePayout200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreatePayout200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPaymentTransactionsParamsStatus.
+const (
+	ListPaymentTransactionsParamsStatusFAILED     ListPaymentTransactionsParamsStatus = "FAILED"
+	ListPaymentTransactionsParamsStatusPENDING    ListPaymentTransactionsParamsStatus = "PENDING"
+	ListPaymentTransactionsParamsStatusPROCESSING ListPaymentTransactionsParamsStatus = "PROCESSING"
+	ListPaymentTransactionsParamsStatusSUCCESS    ListPaymentTransactionsParamsStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the ListPaymentTransactionsParamsStatus enum.
+func (e ListPaymentTransactionsParamsStatus) Valid() bool {
+	switch e {
+	case ListPaymentTransactionsParamsStatusFAILED:
+		return true
+	case ListPaymentTransactionsParamsStatusPENDING:
+		return true
+	case ListPaymentTransactionsParamsStatusPROCESSING:
+		return true
+	case ListPaymentTransactionsParamsStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPaymentTransactionsParamsType.
+const (
+	ListPaymentTransactionsParamsTypeCOLLECTION ListPaymentTransactionsParamsType = "COLLECTION"
+	ListPaymentTransactionsParamsTypePAYOUT     ListPaymentTransactionsParamsType = "PAYOUT"
+)
+
+// Valid indicates whether the value is a known member of the ListPaymentTransactionsParamsType enum.
+func (e ListPaymentTransactionsParamsType) Valid() bool {
+	switch e {
+	case ListPaymentTransactionsParamsTypeCOLLECTION:
+		return true
+	case ListPaymentTransactionsParamsTypePAYOUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPaymentTransactions200JSONResponseBodySuccess.
+const (
+	ListPaymentTransactions200JSONResponseBodySuccessTrue ListPaymentTransactions200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListPaymentTransactions200JSONResponseBodySuccess enum.
+func (e ListPaymentTransactions200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListPaymentTransactions200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetPaymentTransactionStatus200JSONResponseBodySuccess.
+const (
+	GetPaymentTransactionStatus200JSONResponseBodySuccessTrue GetPaymentTransactionStatus200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetPaymentTransactionStatus200JSONResponseBodySuccess enum.
+func (e GetPaymentTransactionStatus200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetPaymentTransactionStatus200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWebhookEvents200JSONResponseBodySuccess.
+const (
+	ListWebhookEvents200JSONResponseBodySuccessTrue ListWebhookEvents200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListWebhookEvents200JSONResponseBodySuccess enum.
+func (e ListWebhookEvents200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListWebhookEvents200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetWebhookEvent200JSONResponseBodySuccess.
+const (
+	GetWebhookEvent200JSONResponseBodySuccessTrue GetWebhookEvent200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetWebhookEvent200JSONResponseBodySuccess enum.
+func (e GetWebhookEvent200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetWebhookEvent200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ResendWebhookEvent202JSONResponseBodySuccess.
+const (
+	ResendWebhookEvent202JSONResponseBodySuccessTrue ResendWebhookEvent202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ResendWebhookEvent202JSONResponseBodySuccess enum.
+func (e ResendWebhookEvent202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ResendWebhookEvent202JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -3642,6 +4308,28 @@ func (e WalletTransferCompletedEventParamsUserAgent) Valid() bool {
 	}
 }
 
+// AuthToken the token response, raw (no envelope)
+type AuthToken struct {
+	// AccessToken an HS256 JWT bound to the company, the deployment's mode and the client_key it was minted from
+	AccessToken string `json:"access_token"`
+
+	// ExpiresIn seconds until the token expires (`TOKEN_TTL_SECONDS`, default 3600); there is no refresh token
+	ExpiresIn int                `json:"expires_in"`
+	TokenType AuthTokenTokenType `json:"token_type"`
+}
+
+// AuthTokenTokenType defines model for AuthToken.TokenType.
+type AuthTokenTokenType string
+
+// AuthTokenRequest client credentials from the operator console
+type AuthTokenRequest struct {
+	// ClientId `cli_` + 24 hex characters; missing or empty is 400 naming it
+	ClientId string `json:"client_id"`
+
+	// ClientKey `sk_` + 64 hex characters; missing or empty is 400 naming it
+	ClientKey string `json:"client_key"`
+}
+
 // CardCreatedDelivery the body of a card.created delivery
 type CardCreatedDelivery struct {
 	// Data the data of card.created (spec §6.3)
@@ -4196,6 +4884,59 @@ type ConsoleWebhookSigningOff struct {
 // ConsoleWebhookSigningOffSigning defines model for ConsoleWebhookSigningOff.Signing.
 type ConsoleWebhookSigningOffSigning bool
 
+// Customer a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+type Customer struct {
+	City           string    `json:"city"`
+	Country        string    `json:"country"`
+	CountryIsoCode string    `json:"country_iso_code"`
+	CreatedAt      time.Time `json:"created_at"`
+
+	// DateOfBirth midnight UTC of the date (`1990-04-12T00:00:00.000Z`)
+	DateOfBirth time.Time `json:"date_of_birth"`
+	Email       string    `json:"email"`
+	FirstName   string    `json:"first_name"`
+
+	// Id UUID v7 (time-ordered)
+	Id                   openapi_types.UUID `json:"id"`
+	IdentificationNumber string             `json:"identification_number"`
+
+	// Image the front document's URL, or for an upload our reference to the stored file (`customers/<customer id>/id_document_front`)
+	Image *string `json:"image"`
+
+	// IsActive `true`, until the card issuer blocks the cardholder (see `GET /customers?sync=true`)
+	IsActive bool `json:"is_active"`
+
+	// KycReason why the verifier rejected the documents, else null
+	KycReason *string `json:"kyc_reason"`
+
+	// KycStatus the KYC verifier's decision; only verified customers can be issued cards
+	KycStatus CustomerKycStatus `json:"kyc_status"`
+	LastName  string            `json:"last_name"`
+
+	// Number the identification number again (the spec echoes it twice)
+	Number string `json:"number"`
+
+	// PhoneCountryCode the enrolment's `country_phone_code`
+	PhoneCountryCode string `json:"phone_country_code"`
+	PhoneNumber      string `json:"phone_number"`
+
+	// Photo the back document's URL, or for an upload our reference to the stored file
+	Photo      *string `json:"photo"`
+	PostalCode string  `json:"postal_code"`
+	State      string  `json:"state"`
+	Street     string  `json:"street"`
+
+	// Type the document type
+	Type      CustomerType `json:"type"`
+	UpdatedAt time.Time    `json:"updated_at"`
+}
+
+// CustomerKycStatus the KYC verifier's decision; only verified customers can be issued cards
+type CustomerKycStatus string
+
+// CustomerType the document type
+type CustomerType string
+
 // CustomerCreatedDelivery the body of a customer.created delivery
 type CustomerCreatedDelivery struct {
 	// Data the fields of the customer list with the id as customer_id, and the outcome of identity verification; identity documents are never sent
@@ -4225,6 +4966,135 @@ type CustomerCreatedEvent struct {
 
 // CustomerCreatedEventKycStatus defines model for CustomerCreatedEvent.KycStatus.
 type CustomerCreatedEventKycStatus string
+
+// CustomerEnrollRequest The fields of an enrolment. Values are trimmed before they are checked; control and invisible
+// formatting characters are refused. Each failure is a 400 naming the field.
+type CustomerEnrollRequest struct {
+	City string `json:"city"`
+
+	// Country the full country name
+	Country string `json:"country"`
+
+	// CountryIsoCode an officially assigned ISO 3166-1 alpha-2 code, in capitals (`CM`)
+	CountryIsoCode string `json:"country_iso_code"`
+
+	// CountryPhoneCode `+` and 1 to 4 digits (`+237`)
+	CountryPhoneCode string `json:"country_phone_code"`
+
+	// DateOfBirth a real date as `YYYY-MM-DD`, from 1900-01-01 to today; under 18 (on today's date in UTC) is 400 `customer must be 18 or older`
+	DateOfBirth openapi_types.Date `json:"date_of_birth"`
+
+	// Email a bare address (`amina@example.com`, not `Amina <amina@example.com>`) whose domain has a dot; compared in lower case for uniqueness
+	Email     openapi_types.Email `json:"email"`
+	FirstName string              `json:"first_name"`
+
+	// IdDocumentBackUrl as `id_document_front_url`; answered as `photo`
+	IdDocumentBackUrl string `json:"id_document_back_url"`
+
+	// IdDocumentFrontUrl an absolute `https` URL with a host and no user information; another scheme or a relative URL is 400
+	// `document URL must be HTTPS`. Fetched once, and answered as `image`.
+	IdDocumentFrontUrl string `json:"id_document_front_url"`
+
+	// IdDocumentType `NIN`, `PASSPORT`, `VOTERS_CARD` or `DRIVERS_LICENSE`, in any case (answered in capitals)
+	IdDocumentType string `json:"id_document_type"`
+
+	// IdentificationNumber compared in upper case for uniqueness
+	IdentificationNumber string `json:"identification_number"`
+	LastName             string `json:"last_name"`
+
+	// PhoneNumber the local number in digits, without the country code
+	PhoneNumber string `json:"phone_number"`
+	PostalCode  string `json:"postal_code"`
+	State       string `json:"state"`
+	Street      string `json:"street"`
+}
+
+// CustomerListItem a customer as `GET /customers` lists it (spec §2.2's subset)
+type CustomerListItem struct {
+	Country          string             `json:"country"`
+	CreatedAt        time.Time          `json:"created_at"`
+	Email            string             `json:"email"`
+	FirstName        string             `json:"first_name"`
+	Id               openapi_types.UUID `json:"id"`
+	IsActive         bool               `json:"is_active"`
+	LastName         string             `json:"last_name"`
+	PhoneCountryCode string             `json:"phone_country_code"`
+	PhoneNumber      string             `json:"phone_number"`
+	UpdatedAt        time.Time          `json:"updated_at"`
+}
+
+// CustomerUploadForm The multipart form of `POST /customers`: the identity fields of `CustomerEnrollRequest` (each given once,
+// at most 255 characters) and the two files. The files must be a JPEG, PNG or PDF by their content (the
+// part's Content-Type is not trusted). An unknown field (a URL field included) is 400 naming it.
+type CustomerUploadForm struct {
+	City string `json:"city"`
+
+	// Country the full country name
+	Country string `json:"country"`
+
+	// CountryIsoCode an officially assigned ISO 3166-1 alpha-2 code, in capitals
+	CountryIsoCode   string `json:"country_iso_code"`
+	CountryPhoneCode string `json:"country_phone_code"`
+
+	// DateOfBirth `YYYY-MM-DD`, from 1900-01-01 to today; the customer must be 18 or older
+	DateOfBirth openapi_types.Date `json:"date_of_birth"`
+
+	// Email a bare address whose domain has a dot
+	Email     openapi_types.Email `json:"email"`
+	FirstName string              `json:"first_name"`
+
+	// IdDocumentBack the back of the identity document, at most 2 MB
+	IdDocumentBack openapi_types.File `json:"id_document_back"`
+
+	// IdDocumentFront the front of the identity document, at most 2 MB (413 `FILE_TOO_LARGE` naming it)
+	IdDocumentFront openapi_types.File `json:"id_document_front"`
+
+	// IdDocumentType `NIN`, `PASSPORT`, `VOTERS_CARD` or `DRIVERS_LICENSE`, in any case
+	IdDocumentType       string `json:"id_document_type"`
+	IdentificationNumber string `json:"identification_number"`
+	LastName             string `json:"last_name"`
+
+	// PhoneNumber the local number in digits, without the country code
+	PhoneNumber string `json:"phone_number"`
+	PostalCode  string `json:"postal_code"`
+	State       string `json:"state"`
+	Street      string `json:"street"`
+}
+
+// Debt a card fee the company owes (docs/debts.md)
+type Debt struct {
+	// Amount dollars the fee left owed
+	Amount     float32      `json:"amount"`
+	CardId     string       `json:"card_id"`
+	CreatedAt  time.Time    `json:"created_at"`
+	Currency   DebtCurrency `json:"currency"`
+	CustomerId string       `json:"customer_id"`
+
+	// FeeType the failed-payment fee of a declined authorization, or the cross-border fee of a settlement abroad
+	FeeType DebtFeeType        `json:"fee_type"`
+	Id      openapi_types.UUID `json:"id"`
+
+	// RecoveredAt null until the debt is paid in full
+	RecoveredAt *time.Time `json:"recovered_at"`
+
+	// RemainingAmount dollars still owed
+	RemainingAmount float32 `json:"remaining_amount"`
+
+	// Status RECOVERED once paid in full by credits to the USD wallet's payout balance
+	Status DebtStatus `json:"status"`
+
+	// TransactionId the card transaction that incurred the fee
+	TransactionId string `json:"transaction_id"`
+}
+
+// DebtCurrency defines model for Debt.Currency.
+type DebtCurrency string
+
+// DebtFeeType the failed-payment fee of a declined authorization, or the cross-border fee of a settlement abroad
+type DebtFeeType string
+
+// DebtStatus RECOVERED once paid in full by credits to the USD wallet's payout balance
+type DebtStatus string
 
 // DebtRecoveredDelivery the body of a debt.recovered delivery
 type DebtRecoveredDelivery struct {
@@ -4498,6 +5368,29 @@ type Pagination struct {
 	TotalPages int     `json:"totalPages"`
 }
 
+// PaymentBalance the balances of spec §4.13, one entry per wallet (`[]` when the company has none)
+type PaymentBalance struct {
+	Balances []PaymentBalanceEntry `json:"balances"`
+
+	// UpdatedAt the instant of the (strongly consistent) read
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// PaymentBalanceEntry defines model for PaymentBalanceEntry.
+type PaymentBalanceEntry struct {
+	// Country the wallet's ISO 3166-1 alpha-2 code
+	Country string `json:"country"`
+
+	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
+	Currency PaymentCurrency `json:"currency"`
+
+	// PayinBalance major units
+	PayinBalance float32 `json:"payin_balance"`
+
+	// PayoutBalance major units; a pending payout's reserved funds are still in it
+	PayoutBalance float32 `json:"payout_balance"`
+}
+
 // PaymentCollectDelivery the body of a payment.collect delivery
 type PaymentCollectDelivery struct {
 	// Data the data of payment.collect (spec §6.3); the outcome arrives with payment.collect.status_updated
@@ -4533,6 +5426,38 @@ type PaymentCollectEventCurrency string
 
 // PaymentCollectEventStatus defines model for PaymentCollectEvent.Status.
 type PaymentCollectEventStatus string
+
+// PaymentCollectRequest a collection; the payout's fields, plus `reason`
+type PaymentCollectRequest struct {
+	// Amount major units, with no more decimals than the currency has; must exceed the collection fee
+	Amount float32 `json:"amount"`
+
+	// Country an officially assigned ISO 3166-1 alpha-2 code, in capitals
+	Country string `json:"country"`
+
+	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
+	Currency PaymentCurrency `json:"currency"`
+
+	// ExternalId 1 to 255 printable ASCII characters; when omitted it is the transaction id
+	ExternalId *string `json:"external_id,omitempty"`
+	Lang       *string `json:"lang,omitempty"`
+
+	// NotifyUrl an absolute `https` URL; it receives the status updates
+	NotifyUrl *string `json:"notify_url,omitempty"`
+
+	// Operator a mobile-money operator code (spec §2.10), lowercase
+	Operator PaymentOperator `json:"operator"`
+
+	// PhoneNumber the country's dial code then the local number, no `+`; when the guideline knows the country it must start with its dial code
+	PhoneNumber string `json:"phone_number"`
+
+	// Purpose echoed as `description`
+	Purpose *string `json:"purpose,omitempty"`
+
+	// Reason a short reason; default "Mobile money collection"
+	Reason      *string `json:"reason,omitempty"`
+	ReferenceId *string `json:"reference_id,omitempty"`
+}
 
 // PaymentCollectStatusUpdatedDelivery the body of a payment.collect.status_updated delivery
 type PaymentCollectStatusUpdatedDelivery struct {
@@ -4586,6 +5511,90 @@ type PaymentCollectStatusUpdatedEventStatus string
 // PaymentCollectStatusUpdatedEventType defines model for PaymentCollectStatusUpdatedEvent.Type.
 type PaymentCollectStatusUpdatedEventType string
 
+// PaymentCurrency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
+type PaymentCurrency string
+
+// PaymentGuidelineRow one supported (country, currency) pair and its mobile-money operators
+type PaymentGuidelineRow struct {
+	Country          string `json:"country"`
+	CountryIsoCode   string `json:"country_iso_code"`
+	CountryPhoneCode string `json:"country_phone_code"`
+
+	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
+	Currency PaymentCurrency `json:"currency"`
+
+	// Operators empty for a row that holds a wallet but cannot pay out to mobile money (USD)
+	Operators []PaymentOperator `json:"operators"`
+}
+
+// PaymentInitiation an accepted payout or collection (the initiation shape of spec §2.7) plus `fee_amount`
+type PaymentInitiation struct {
+	// Amount major units, excluding the fee
+	Amount  float32 `json:"amount"`
+	Country string  `json:"country"`
+
+	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
+	Currency PaymentCurrency `json:"currency"`
+
+	// ErrorMessage null unless the status is FAILED
+	ErrorMessage *string `json:"error_message"`
+
+	// ExternalId the request's, or the transaction id when it gave none
+	ExternalId string `json:"external_id"`
+
+	// FeeAmount major units; a payout reserves amount + fee, a collection credits amount − fee
+	FeeAmount   float32   `json:"fee_amount"`
+	InitiatedAt time.Time `json:"initiated_at"`
+
+	// Operator a mobile-money operator code (spec §2.10), lowercase
+	Operator    PaymentOperator `json:"operator"`
+	PhoneNumber string          `json:"phone_number"`
+
+	// Status `PENDING` at acceptance
+	Status PaymentStatus `json:"status"`
+
+	// TransactionId UUID v7 (time-ordered)
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+}
+
+// PaymentOperator a mobile-money operator code (spec §2.10), lowercase
+type PaymentOperator string
+
+// PaymentPayoutRequest A payout. An empty string (or null) in an optional field counts as absent. The first failure is a 400
+// naming its field, in the order operator, country, phone_number, currency, amount, external_id,
+// notify_url, reference_id, lang, purpose.
+type PaymentPayoutRequest struct {
+	// Amount major units, excluding the fee, with no more decimals than the currency has; a JSON string (`"20"`) is refused
+	Amount float32 `json:"amount"`
+
+	// Country an officially assigned ISO 3166-1 alpha-2 code, in capitals
+	Country string `json:"country"`
+
+	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
+	Currency PaymentCurrency `json:"currency"`
+
+	// ExternalId 1 to 255 printable ASCII characters, unique per company across payouts and collections; when omitted it is the transaction id
+	ExternalId *string `json:"external_id,omitempty"`
+
+	// Lang a two-letter lowercase language code
+	Lang *string `json:"lang,omitempty"`
+
+	// NotifyUrl an absolute `https` URL with a host and no user information; it receives the status updates
+	NotifyUrl *string `json:"notify_url,omitempty"`
+
+	// Operator a mobile-money operator code (spec §2.10), lowercase
+	Operator PaymentOperator `json:"operator"`
+
+	// PhoneNumber the country's dial code then the local number, no `+`, no spaces; when the guideline knows the country it must start with its dial code (`237…` for CM)
+	PhoneNumber string `json:"phone_number"`
+
+	// Purpose echoed as `description`
+	Purpose *string `json:"purpose,omitempty"`
+
+	// ReferenceId stored
+	ReferenceId *string `json:"reference_id,omitempty"`
+}
+
 // PaymentPayoutStatusUpdatedDelivery the body of a payment.payout.status_updated delivery
 type PaymentPayoutStatusUpdatedDelivery struct {
 	// Data one transition of a payout; a receiver deduplicates on (transaction_id, status)
@@ -4637,6 +5646,96 @@ type PaymentPayoutStatusUpdatedEventStatus string
 
 // PaymentPayoutStatusUpdatedEventType defines model for PaymentPayoutStatusUpdatedEvent.Type.
 type PaymentPayoutStatusUpdatedEventType string
+
+// PaymentStatus PENDING and PROCESSING are not final; SUCCESS and FAILED are
+type PaymentStatus string
+
+// PaymentTransaction a payout or a collection (spec §2.7) plus `fee_amount` and `reconciliation_required`
+type PaymentTransaction struct {
+	// Amount major units, excluding the fee
+	Amount    float32   `json:"amount"`
+	Country   string    `json:"country"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
+	Currency PaymentCurrency `json:"currency"`
+
+	// Description echoes the request's `purpose`; `""` when none
+	Description string `json:"description"`
+
+	// ErrorMessage null unless FAILED; then the operator's reason, or the console's resolution
+	ErrorMessage *string `json:"error_message"`
+	ExternalId   string  `json:"external_id"`
+
+	// FeeAmount major units
+	FeeAmount float32 `json:"fee_amount"`
+
+	// Operator a mobile-money operator code (spec §2.10), lowercase
+	Operator    PaymentOperator `json:"operator"`
+	PhoneNumber string          `json:"phone_number"`
+
+	// Reason the collection's reason; "Mobile money payout" for payouts
+	Reason string `json:"reason"`
+
+	// ReconciliationRequired the operator gave no final answer by the deadline: the payment stays PENDING or PROCESSING with its
+	// funds reserved until the operator answers or the operator console resolves it (time never fails a payment)
+	ReconciliationRequired bool `json:"reconciliation_required"`
+
+	// Status PENDING and PROCESSING are not final; SUCCESS and FAILED are
+	Status        PaymentStatus          `json:"status"`
+	TransactionId openapi_types.UUID     `json:"transaction_id"`
+	Type          PaymentTransactionType `json:"type"`
+	UpdatedAt     time.Time              `json:"updated_at"`
+}
+
+// PaymentTransactionType defines model for PaymentTransaction.Type.
+type PaymentTransactionType string
+
+// PaymentTransactionStatus the transaction; with `includeUpstreamResponse=true`, plus `upstream`
+type PaymentTransactionStatus struct {
+	// Amount major units, excluding the fee
+	Amount    float32   `json:"amount"`
+	Country   string    `json:"country"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
+	Currency PaymentCurrency `json:"currency"`
+
+	// Description echoes the request's `purpose`; `""` when none
+	Description string `json:"description"`
+
+	// ErrorMessage null unless FAILED; then the operator's reason, or the console's resolution
+	ErrorMessage *string `json:"error_message"`
+	ExternalId   string  `json:"external_id"`
+
+	// FeeAmount major units
+	FeeAmount float32 `json:"fee_amount"`
+
+	// Operator a mobile-money operator code (spec §2.10), lowercase
+	Operator    PaymentOperator `json:"operator"`
+	PhoneNumber string          `json:"phone_number"`
+
+	// Reason the collection's reason; "Mobile money payout" for payouts
+	Reason string `json:"reason"`
+
+	// ReconciliationRequired the operator gave no final answer by the deadline: the payment stays PENDING or PROCESSING with its
+	// funds reserved until the operator answers or the operator console resolves it (time never fails a payment)
+	ReconciliationRequired bool `json:"reconciliation_required"`
+
+	// Status PENDING and PROCESSING are not final; SUCCESS and FAILED are
+	Status        PaymentStatus                `json:"status"`
+	TransactionId openapi_types.UUID           `json:"transaction_id"`
+	Type          PaymentTransactionStatusType `json:"type"`
+	UpdatedAt     time.Time                    `json:"updated_at"`
+
+	// Upstream only with `includeUpstreamResponse=true`: the operator's raw answer, the fresh one with `doubleCheck`,
+	// else the last one stored; null before the payment reached the operator. A non-JSON answer is a
+	// JSON string, one over 16 KB `{"truncated": true, "bytes": n}`.
+	Upstream interface{} `json:"upstream,omitempty"`
+}
+
+// PaymentTransactionStatusType defines model for PaymentTransactionStatus.Type.
+type PaymentTransactionStatusType string
 
 // TransactionAuthorizationCreatedDelivery the body of a transaction.authorization.created delivery
 type TransactionAuthorizationCreatedDelivery struct {
@@ -5272,6 +6371,79 @@ type WalletTransferCompletedEventFrom string
 // WalletTransferCompletedEventTo the other one
 type WalletTransferCompletedEventTo string
 
+// WebhookLogAttempt defines model for WebhookLogAttempt.
+type WebhookLogAttempt struct {
+	At         time.Time `json:"at"`
+	Attempt    int       `json:"attempt"`
+	DurationMs int       `json:"duration_ms"`
+
+	// Error why no answer came (a refused address, a time-out, …); null when one did
+	Error *string `json:"error"`
+
+	// StatusCode the HTTP status of the answer; null when no answer came
+	StatusCode *int `json:"status_code"`
+}
+
+// WebhookLogDelivery one delivery of an event to one destination; the signature itself is not shown
+type WebhookLogDelivery struct {
+	Attempts  []WebhookLogAttempt `json:"attempts"`
+	CreatedAt time.Time           `json:"created_at"`
+
+	// Destination the company's webhook URL, or the payment request's `notify_url`
+	Destination WebhookLogDeliveryDestination `json:"destination"`
+
+	// Id `<event id>#webhook` or `<event id>#notify`, with `#r<n>` for a resend round
+	Id string `json:"id"`
+
+	// Round 0 for the first delivery, n for the n-th resend
+	Round int `json:"round"`
+
+	// Signed whether an `X-Service-Signature` was sent
+	Signed bool `json:"signed"`
+
+	// Status PENDING (attempts left, no success yet), DELIVERED (a 2xx came) or FAILED (4 failures)
+	Status WebhookLogDeliveryStatus `json:"status"`
+
+	// Url the URL as it was when the delivery was created
+	Url string `json:"url"`
+}
+
+// WebhookLogDeliveryDestination the company's webhook URL, or the payment request's `notify_url`
+type WebhookLogDeliveryDestination string
+
+// WebhookLogDeliveryStatus PENDING (attempts left, no success yet), DELIVERED (a 2xx came) or FAILED (4 failures)
+type WebhookLogDeliveryStatus string
+
+// WebhookLogEvent an event of the delivery log
+type WebhookLogEvent struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Deliveries by round, then destination
+	Deliveries []WebhookLogDelivery `json:"deliveries"`
+
+	// Event an event name of the catalogue (docs/events.md)
+	Event WebhookLogEventName `json:"event"`
+
+	// Id the event id (UUID v7), sent as `X-Service-Event-Id`
+	Id openapi_types.UUID `json:"id"`
+
+	// Payload the `data` object of the delivered body (see the document's webhooks)
+	Payload map[string]interface{} `json:"payload"`
+
+	// Status an event's status aggregates its deliveries, counting for each destination only its latest round:
+	// PENDING if one is pending, else FAILED if one failed, else DELIVERED. An event without deliveries is
+	// PENDING until the worker has handled it, and SKIPPED when it had no destination then.
+	Status WebhookLogEventStatus `json:"status"`
+}
+
+// WebhookLogEventName an event name of the catalogue (docs/events.md)
+type WebhookLogEventName string
+
+// WebhookLogEventStatus an event's status aggregates its deliveries, counting for each destination only its latest round:
+// PENDING if one is pending, else FAILED if one failed, else DELIVERED. An event without deliveries is
+// PENDING until the worker has handled it, and SKIPPED when it had no destination then.
+type WebhookLogEventStatus string
+
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
@@ -5340,6 +6512,156 @@ type RejectWalletFunding200JSONResponseBodySuccess bool
 
 // CreditWallet200JSONResponseBodySuccess defines parameters for CreditWallet.
 type CreditWallet200JSONResponseBodySuccess bool
+
+// ListCustomersParams defines parameters for ListCustomers.
+type ListCustomersParams struct {
+	// Sync `true` reads the cardholder of every verified customer of the page from the card issuer again
+	// (registering first those that have none) and stores and answers the issuer's view of `is_active`
+	// where it differs. An issuer that cannot be reached is 503 `ISSUER_UNAVAILABLE`.
+	Sync *bool `form:"sync,omitempty" json:"sync,omitempty"`
+
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListCustomers200JSONResponseBodySuccess defines parameters for ListCustomers.
+type ListCustomers200JSONResponseBodySuccess bool
+
+// UploadCustomer201JSONResponseBodySuccess defines parameters for UploadCustomer.
+type UploadCustomer201JSONResponseBodySuccess bool
+
+// EnrollCustomer201JSONResponseBodySuccess defines parameters for EnrollCustomer.
+type EnrollCustomer201JSONResponseBodySuccess bool
+
+// GetCustomer200JSONResponseBodySuccess defines parameters for GetCustomer.
+type GetCustomer200JSONResponseBodySuccess bool
+
+// ListDebtsParams defines parameters for ListDebts.
+type ListDebtsParams struct {
+	// Status `PENDING` or `RECOVERED`, in any case
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListDebts200JSONResponseBodySuccess defines parameters for ListDebts.
+type ListDebts200JSONResponseBodySuccess bool
+
+// GetPaymentBalance200JSONResponseBodySuccess defines parameters for GetPaymentBalance.
+type GetPaymentBalance200JSONResponseBodySuccess bool
+
+// CreateCollectionParams defines parameters for CreateCollection.
+type CreateCollectionParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateCollection200JSONResponseBodySuccess defines parameters for CreateCollection.
+type CreateCollection200JSONResponseBodySuccess bool
+
+// GetPaymentGuideline200JSONResponseBodySuccess defines parameters for GetPaymentGuideline.
+type GetPaymentGuideline200JSONResponseBodySuccess bool
+
+// CreatePayoutParams defines parameters for CreatePayout.
+type CreatePayoutParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreatePayout200JSONResponseBodySuccess defines parameters for CreatePayout.
+type CreatePayout200JSONResponseBodySuccess bool
+
+// ListPaymentTransactionsParams defines parameters for ListPaymentTransactions.
+type ListPaymentTransactionsParams struct {
+	Status *ListPaymentTransactionsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+	Type   *ListPaymentTransactionsParamsType   `form:"type,omitempty" json:"type,omitempty"`
+
+	// ExternalId matches every external_id that contains it
+	ExternalId *string `form:"external_id,omitempty" json:"external_id,omitempty"`
+
+	// ReconciliationRequired `true`: the payments flagged for reconciliation; `false`: the others
+	ReconciliationRequired *bool `form:"reconciliation_required,omitempty" json:"reconciliation_required,omitempty"`
+
+	// FromDate inclusive; an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight UTC), years 1970 to 9999
+	FromDate *string `form:"from_date,omitempty" json:"from_date,omitempty"`
+
+	// ToDate exclusive; the formats of `from_date`; must be after it
+	ToDate *string `form:"to_date,omitempty" json:"to_date,omitempty"`
+
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListPaymentTransactionsParamsStatus defines parameters for ListPaymentTransactions.
+type ListPaymentTransactionsParamsStatus string
+
+// ListPaymentTransactionsParamsType defines parameters for ListPaymentTransactions.
+type ListPaymentTransactionsParamsType string
+
+// ListPaymentTransactions200JSONResponseBodySuccess defines parameters for ListPaymentTransactions.
+type ListPaymentTransactions200JSONResponseBodySuccess bool
+
+// GetPaymentTransactionStatusParams defines parameters for GetPaymentTransactionStatus.
+type GetPaymentTransactionStatusParams struct {
+	// DoubleCheck asks the operator again and applies a final answer through the worker's exactly-once transition;
+	// anything else (not final, an operator that cannot be reached) returns the stored state
+	DoubleCheck *bool `form:"doubleCheck,omitempty" json:"doubleCheck,omitempty"`
+
+	// IncludeUpstreamResponse adds `upstream`, the operator's raw answer
+	IncludeUpstreamResponse *bool `form:"includeUpstreamResponse,omitempty" json:"includeUpstreamResponse,omitempty"`
+
+	// SkipCompanyCheck for operations staff; with a company token it is validated as a boolean and ignored
+	SkipCompanyCheck *bool `form:"skipCompanyCheck,omitempty" json:"skipCompanyCheck,omitempty"`
+}
+
+// GetPaymentTransactionStatus200JSONResponseBodySuccess defines parameters for GetPaymentTransactionStatus.
+type GetPaymentTransactionStatus200JSONResponseBodySuccess bool
+
+// ListWebhookEventsParams defines parameters for ListWebhookEvents.
+type ListWebhookEventsParams struct {
+	// Event an event name of the catalogue (docs/events.md)
+	Event *WebhookLogEventName `form:"event,omitempty" json:"event,omitempty"`
+
+	// Status the event's status
+	Status *WebhookLogEventStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// FromDate inclusive; an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight UTC), years 1970 to 9999
+	FromDate *string `form:"from_date,omitempty" json:"from_date,omitempty"`
+
+	// ToDate exclusive; the formats of `from_date`; must be after it
+	ToDate *string `form:"to_date,omitempty" json:"to_date,omitempty"`
+
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListWebhookEvents200JSONResponseBodySuccess defines parameters for ListWebhookEvents.
+type ListWebhookEvents200JSONResponseBodySuccess bool
+
+// GetWebhookEvent200JSONResponseBodySuccess defines parameters for GetWebhookEvent.
+type GetWebhookEvent200JSONResponseBodySuccess bool
+
+// ResendWebhookEvent202JSONResponseBodySuccess defines parameters for ResendWebhookEvent.
+type ResendWebhookEvent202JSONResponseBodySuccess bool
 
 // CardCreatedEventParams defines parameters for CardCreatedEvent.
 type CardCreatedEventParams struct {
@@ -5968,6 +7290,21 @@ type ResolvePaymentJSONRequestBody = ConsolePaymentResolution
 // CreditWalletJSONRequestBody defines body for CreditWallet for application/json ContentType.
 type CreditWalletJSONRequestBody = ConsoleWalletCreditInput
 
+// CreateAccessTokenJSONRequestBody defines body for CreateAccessToken for application/json ContentType.
+type CreateAccessTokenJSONRequestBody = AuthTokenRequest
+
+// UploadCustomerMultipartRequestBody defines body for UploadCustomer for multipart/form-data ContentType.
+type UploadCustomerMultipartRequestBody = CustomerUploadForm
+
+// EnrollCustomerJSONRequestBody defines body for EnrollCustomer for application/json ContentType.
+type EnrollCustomerJSONRequestBody = CustomerEnrollRequest
+
+// CreateCollectionJSONRequestBody defines body for CreateCollection for application/json ContentType.
+type CreateCollectionJSONRequestBody = PaymentCollectRequest
+
+// CreatePayoutJSONRequestBody defines body for CreatePayout for application/json ContentType.
+type CreatePayoutJSONRequestBody = PaymentPayoutRequest
+
 // CardCreatedEventJSONRequestBody defines body for CardCreatedEvent for application/json ContentType.
 type CardCreatedEventJSONRequestBody = CardCreatedDelivery
 
@@ -6385,10 +7722,184 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
 	CreditWallet(ctx context.Context, walletId string, body CreditWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreateAccessTokenWithBody Exchange client credentials for an access token.
+	//
+	// Answers unwrapped (no envelope), with `Cache-Control: no-store`. Rate limited per source IP: 10 requests
+	// per 60 seconds by default (`TOKEN_RATE_LIMIT`), a sliding window checked before the body is read; every
+	// admitted request counts, a refused one does not (docs/auth.md).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
+	CreateAccessTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateAccessToken Exchange client credentials for an access token.
+	//
+	// Answers unwrapped (no envelope), with `Cache-Control: no-store`. Rate limited per source IP: 10 requests
+	// per 60 seconds by default (`TOKEN_RATE_LIMIT`), a sliding window checked before the body is read; every
+	// admitted request counts, a refused one does not (docs/auth.md).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
+	CreateAccessToken(ctx context.Context, body CreateAccessTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCustomers List the company's customers, newest first.
+	//
+	// Corresponds with GET /customers (the `ListCustomers` operationId).
+	ListCustomers(ctx context.Context, params *ListCustomersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UploadCustomerWithBody Enrol a customer from two uploaded document files.
+	//
+	// The enrolment of `POST /customers/enroll` from a `multipart/form-data` body: the same identity fields,
+	// with the files `id_document_front` and `id_document_back` (each at most 2 MB; the body at most 4.25 MiB)
+	// instead of the URLs. The form is read first: another Content-Type is 415, a file over 2 MB is 413
+	// `FILE_TOO_LARGE` naming it, a larger body 413 `BODY_TOO_LARGE`, an unknown or repeated field or a missing
+	// file 400; then the checks of the URL route. The spec's sample shows 200: accept any 2xx.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /customers (the `UploadCustomer` operationId).
+	UploadCustomerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnrollCustomerWithBody Enrol a customer from two document URLs.
+	//
+	// The checks run in this order, and nothing is stored until they all pass: the fields (400); the company's
+	// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
+	// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
+	// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
+	// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /customers/enroll (the `EnrollCustomer` operationId).
+	EnrollCustomerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// EnrollCustomer Enrol a customer from two document URLs.
+	//
+	// The checks run in this order, and nothing is stored until they all pass: the fields (400); the company's
+	// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
+	// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
+	// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
+	// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /customers/enroll (the `EnrollCustomer` operationId).
+	EnrollCustomer(ctx context.Context, body EnrollCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCustomer Read one customer, with its identity and KYC fields.
+	//
+	// Corresponds with GET /customers/{id} (the `GetCustomer` operationId).
+	GetCustomer(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListDebts The company's debts, newest first.
+	//
+	// Card fees neither the card nor the company USD wallet could pay when they were charged (docs/debts.md).
+	//
+	// Corresponds with GET /debts (the `ListDebts` operationId).
+	ListDebts(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetOpenAPI This document, as JSON.
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPaymentBalance The payin and payout balances of every wallet of the company.
+	//
+	// Corresponds with GET /payment/balance (the `GetPaymentBalance` operationId).
+	GetPaymentBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCollectionWithBody Collect from a mobile-money account into a wallet.
+	//
+	// The payout's body plus `reason`, and the same checks in the same order, except that nothing is
+	// reserved: the wallet of (currency, country) must exist and be active because a successful collection
+	// credits its payin balance with amount − fee. The collection fee must be below the amount (400 naming
+	// `amount`). Payouts and collections share one `external_id` namespace per company.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /payment/collect (the `CreateCollection` operationId).
+	CreateCollectionWithBody(ctx context.Context, params *CreateCollectionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCollection Collect from a mobile-money account into a wallet.
+	//
+	// The payout's body plus `reason`, and the same checks in the same order, except that nothing is
+	// reserved: the wallet of (currency, country) must exist and be active because a successful collection
+	// credits its payin balance with amount − fee. The collection fee must be below the amount (400 naming
+	// `amount`). Payouts and collections share one `external_id` namespace per company.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /payment/collect (the `CreateCollection` operationId).
+	CreateCollection(ctx context.Context, params *CreateCollectionParams, body CreateCollectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPaymentGuideline The supported (country, currency, operator) combinations.
+	//
+	// Every row of the payment guideline, not paginated.
+	//
+	// Corresponds with GET /payment/guideline (the `GetPaymentGuideline` operationId).
+	GetPaymentGuideline(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePayoutWithBody Pay out from a wallet to a mobile-money account.
+	//
+	// The checks run in this order, the first failure answering: the request alone (400 `INVALID_FIELD`); a
+	// wallet of (currency, country) (400 `NO_WALLET`) that is active (400 `WALLET_INACTIVE`); the guideline
+	// lists the operator for it (400 `OPERATOR_UNAVAILABLE`); the fee (400 `NO_FEE_RULE`); then one transaction
+	// claims the `external_id` (400 `DUPLICATE_EXTERNAL_ID`) and reserves amount + fee on the payout balance
+	// (400 `INSUFFICIENT_BALANCE`). The funds are reserved, not deducted, until the payment is final. Without a
+	// configured operator (production mode today) the answer is 503 `NO_OPERATOR`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
+	CreatePayoutWithBody(ctx context.Context, params *CreatePayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreatePayout Pay out from a wallet to a mobile-money account.
+	//
+	// The checks run in this order, the first failure answering: the request alone (400 `INVALID_FIELD`); a
+	// wallet of (currency, country) (400 `NO_WALLET`) that is active (400 `WALLET_INACTIVE`); the guideline
+	// lists the operator for it (400 `OPERATOR_UNAVAILABLE`); the fee (400 `NO_FEE_RULE`); then one transaction
+	// claims the `external_id` (400 `DUPLICATE_EXTERNAL_ID`) and reserves amount + fee on the payout balance
+	// (400 `INSUFFICIENT_BALANCE`). The funds are reserved, not deducted, until the payment is final. Without a
+	// configured operator (production mode today) the answer is 503 `NO_OPERATOR`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
+	CreatePayout(ctx context.Context, params *CreatePayoutParams, body CreatePayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPaymentTransactions List the company's payouts and collections, newest first.
+	//
+	// Corresponds with GET /payment/transactions (the `ListPaymentTransactions` operationId).
+	ListPaymentTransactions(ctx context.Context, params *ListPaymentTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetPaymentTransactionStatus Read one payout or collection.
+	//
+	// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
+	GetPaymentTransactionStatus(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWebhookEvents The delivery log, newest first.
+	//
+	// The company's events, each with its payload, deliveries and attempts.
+	//
+	// Corresponds with GET /webhooks/events (the `ListWebhookEvents` operationId).
+	ListWebhookEvents(ctx context.Context, params *ListWebhookEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWebhookEvent One event of the delivery log, with its deliveries and attempts.
+	//
+	// Corresponds with GET /webhooks/events/{id} (the `GetWebhookEvent` operationId).
+	GetWebhookEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResendWebhookEvent Queue a fresh delivery round of an event.
+	//
+	// A new round `n` (delivery ids `…#webhook#r<n>`, `…#notify#r<n>`) to the destinations as they are now: the
+	// company's current webhook URL and the event's `notify_url`, with a new signature timestamp and the same
+	// body bytes. The worker creates the round when it takes the message, so the answer may not list it yet.
+	// With no destination at all the answer is 409 `NO_WEBHOOK_DESTINATION`. No request body.
+	//
+	// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
+	ResendWebhookEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // CreateCompanyWithBody Register a company; its client_key is shown only in this answer.
@@ -6795,11 +8306,375 @@ func (c *Client) CreditWallet(ctx context.Context, walletId string, body CreditW
 	return c.Client.Do(req)
 }
 
+// CreateAccessTokenWithBody Exchange client credentials for an access token.
+//
+// Answers unwrapped (no envelope), with `Cache-Control: no-store`. Rate limited per source IP: 10 requests
+// per 60 seconds by default (`TOKEN_RATE_LIMIT`), a sliding window checked before the body is read; every
+// admitted request counts, a refused one does not (docs/auth.md).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
+func (c *Client) CreateAccessTokenWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAccessTokenRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateAccessToken Exchange client credentials for an access token.
+//
+// Answers unwrapped (no envelope), with `Cache-Control: no-store`. Rate limited per source IP: 10 requests
+// per 60 seconds by default (`TOKEN_RATE_LIMIT`), a sliding window checked before the body is read; every
+// admitted request counts, a refused one does not (docs/auth.md).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
+func (c *Client) CreateAccessToken(ctx context.Context, body CreateAccessTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateAccessTokenRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCustomers List the company's customers, newest first.
+//
+// Corresponds with GET /customers (the `ListCustomers` operationId).
+func (c *Client) ListCustomers(ctx context.Context, params *ListCustomersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCustomersRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UploadCustomerWithBody Enrol a customer from two uploaded document files.
+//
+// The enrolment of `POST /customers/enroll` from a `multipart/form-data` body: the same identity fields,
+// with the files `id_document_front` and `id_document_back` (each at most 2 MB; the body at most 4.25 MiB)
+// instead of the URLs. The form is read first: another Content-Type is 415, a file over 2 MB is 413
+// `FILE_TOO_LARGE` naming it, a larger body 413 `BODY_TOO_LARGE`, an unknown or repeated field or a missing
+// file 400; then the checks of the URL route. The spec's sample shows 200: accept any 2xx.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /customers (the `UploadCustomer` operationId).
+func (c *Client) UploadCustomerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUploadCustomerRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnrollCustomerWithBody Enrol a customer from two document URLs.
+//
+// The checks run in this order, and nothing is stored until they all pass: the fields (400); the company's
+// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
+// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
+// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
+// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /customers/enroll (the `EnrollCustomer` operationId).
+func (c *Client) EnrollCustomerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnrollCustomerRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// EnrollCustomer Enrol a customer from two document URLs.
+//
+// The checks run in this order, and nothing is stored until they all pass: the fields (400); the company's
+// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
+// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
+// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
+// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /customers/enroll (the `EnrollCustomer` operationId).
+func (c *Client) EnrollCustomer(ctx context.Context, body EnrollCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewEnrollCustomerRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCustomer Read one customer, with its identity and KYC fields.
+//
+// Corresponds with GET /customers/{id} (the `GetCustomer` operationId).
+func (c *Client) GetCustomer(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCustomerRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListDebts The company's debts, newest first.
+//
+// Card fees neither the card nor the company USD wallet could pay when they were charged (docs/debts.md).
+//
+// Corresponds with GET /debts (the `ListDebts` operationId).
+func (c *Client) ListDebts(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDebtsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetOpenAPI This document, as JSON.
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPaymentBalance The payin and payout balances of every wallet of the company.
+//
+// Corresponds with GET /payment/balance (the `GetPaymentBalance` operationId).
+func (c *Client) GetPaymentBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPaymentBalanceRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCollectionWithBody Collect from a mobile-money account into a wallet.
+//
+// The payout's body plus `reason`, and the same checks in the same order, except that nothing is
+// reserved: the wallet of (currency, country) must exist and be active because a successful collection
+// credits its payin balance with amount − fee. The collection fee must be below the amount (400 naming
+// `amount`). Payouts and collections share one `external_id` namespace per company.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /payment/collect (the `CreateCollection` operationId).
+func (c *Client) CreateCollectionWithBody(ctx context.Context, params *CreateCollectionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCollectionRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCollection Collect from a mobile-money account into a wallet.
+//
+// The payout's body plus `reason`, and the same checks in the same order, except that nothing is
+// reserved: the wallet of (currency, country) must exist and be active because a successful collection
+// credits its payin balance with amount − fee. The collection fee must be below the amount (400 naming
+// `amount`). Payouts and collections share one `external_id` namespace per company.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /payment/collect (the `CreateCollection` operationId).
+func (c *Client) CreateCollection(ctx context.Context, params *CreateCollectionParams, body CreateCollectionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCollectionRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPaymentGuideline The supported (country, currency, operator) combinations.
+//
+// Every row of the payment guideline, not paginated.
+//
+// Corresponds with GET /payment/guideline (the `GetPaymentGuideline` operationId).
+func (c *Client) GetPaymentGuideline(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPaymentGuidelineRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePayoutWithBody Pay out from a wallet to a mobile-money account.
+//
+// The checks run in this order, the first failure answering: the request alone (400 `INVALID_FIELD`); a
+// wallet of (currency, country) (400 `NO_WALLET`) that is active (400 `WALLET_INACTIVE`); the guideline
+// lists the operator for it (400 `OPERATOR_UNAVAILABLE`); the fee (400 `NO_FEE_RULE`); then one transaction
+// claims the `external_id` (400 `DUPLICATE_EXTERNAL_ID`) and reserves amount + fee on the payout balance
+// (400 `INSUFFICIENT_BALANCE`). The funds are reserved, not deducted, until the payment is final. Without a
+// configured operator (production mode today) the answer is 503 `NO_OPERATOR`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
+func (c *Client) CreatePayoutWithBody(ctx context.Context, params *CreatePayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePayoutRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreatePayout Pay out from a wallet to a mobile-money account.
+//
+// The checks run in this order, the first failure answering: the request alone (400 `INVALID_FIELD`); a
+// wallet of (currency, country) (400 `NO_WALLET`) that is active (400 `WALLET_INACTIVE`); the guideline
+// lists the operator for it (400 `OPERATOR_UNAVAILABLE`); the fee (400 `NO_FEE_RULE`); then one transaction
+// claims the `external_id` (400 `DUPLICATE_EXTERNAL_ID`) and reserves amount + fee on the payout balance
+// (400 `INSUFFICIENT_BALANCE`). The funds are reserved, not deducted, until the payment is final. Without a
+// configured operator (production mode today) the answer is 503 `NO_OPERATOR`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
+func (c *Client) CreatePayout(ctx context.Context, params *CreatePayoutParams, body CreatePayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePayoutRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPaymentTransactions List the company's payouts and collections, newest first.
+//
+// Corresponds with GET /payment/transactions (the `ListPaymentTransactions` operationId).
+func (c *Client) ListPaymentTransactions(ctx context.Context, params *ListPaymentTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPaymentTransactionsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetPaymentTransactionStatus Read one payout or collection.
+//
+// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
+func (c *Client) GetPaymentTransactionStatus(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetPaymentTransactionStatusRequest(c.Server, transactionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWebhookEvents The delivery log, newest first.
+//
+// The company's events, each with its payload, deliveries and attempts.
+//
+// Corresponds with GET /webhooks/events (the `ListWebhookEvents` operationId).
+func (c *Client) ListWebhookEvents(ctx context.Context, params *ListWebhookEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWebhookEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWebhookEvent One event of the delivery log, with its deliveries and attempts.
+//
+// Corresponds with GET /webhooks/events/{id} (the `GetWebhookEvent` operationId).
+func (c *Client) GetWebhookEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookEventRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResendWebhookEvent Queue a fresh delivery round of an event.
+//
+// A new round `n` (delivery ids `…#webhook#r<n>`, `…#notify#r<n>`) to the destinations as they are now: the
+// company's current webhook URL and the event's `notify_url`, with a new signature timestamp and the same
+// body bytes. The worker creates the round when it takes the message, so the answer may not list it yet.
+// With no destination at all the answer is 409 `NO_WEBHOOK_DESTINATION`. No request body.
+//
+// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
+func (c *Client) ResendWebhookEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendWebhookEventRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -7443,6 +9318,329 @@ func NewCreditWalletRequestWithBody(server string, walletId string, contentType 
 	return req, nil
 }
 
+// NewCreateAccessTokenRequest calls the generic CreateAccessToken builder with application/json body
+func NewCreateAccessTokenRequest(server string, body CreateAccessTokenJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateAccessTokenRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateAccessTokenRequestWithBody constructs an http.Request for the CreateAccessToken method, with any body, and a specified content type
+func NewCreateAccessTokenRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/auth/token")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListCustomersRequest constructs an http.Request for the ListCustomers method
+func NewListCustomersRequest(server string, params *ListCustomersParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Sync != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sync", *params.Sync, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUploadCustomerRequestWithBody constructs an http.Request for the UploadCustomer method, with any body, and a specified content type
+func NewUploadCustomerRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewEnrollCustomerRequest calls the generic EnrollCustomer builder with application/json body
+func NewEnrollCustomerRequest(server string, body EnrollCustomerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewEnrollCustomerRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewEnrollCustomerRequestWithBody constructs an http.Request for the EnrollCustomer method, with any body, and a specified content type
+func NewEnrollCustomerRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers/enroll")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetCustomerRequest constructs an http.Request for the GetCustomer method
+func NewGetCustomerRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListDebtsRequest constructs an http.Request for the ListDebts method
+func NewListDebtsRequest(server string, params *ListDebtsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/debts")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewGetOpenAPIRequest constructs an http.Request for the GetOpenAPI method
 func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	var err error
@@ -7463,6 +9661,599 @@ func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetPaymentBalanceRequest constructs an http.Request for the GetPaymentBalance method
+func NewGetPaymentBalanceRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/balance")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateCollectionRequest calls the generic CreateCollection builder with application/json body
+func NewCreateCollectionRequest(server string, params *CreateCollectionParams, body CreateCollectionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCollectionRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateCollectionRequestWithBody constructs an http.Request for the CreateCollection method, with any body, and a specified content type
+func NewCreateCollectionRequestWithBody(server string, params *CreateCollectionParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/collect")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetPaymentGuidelineRequest constructs an http.Request for the GetPaymentGuideline method
+func NewGetPaymentGuidelineRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/guideline")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreatePayoutRequest calls the generic CreatePayout builder with application/json body
+func NewCreatePayoutRequest(server string, params *CreatePayoutParams, body CreatePayoutJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreatePayoutRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreatePayoutRequestWithBody constructs an http.Request for the CreatePayout method, with any body, and a specified content type
+func NewCreatePayoutRequestWithBody(server string, params *CreatePayoutParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/payout")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListPaymentTransactionsRequest constructs an http.Request for the ListPaymentTransactions method
+func NewListPaymentTransactionsRequest(server string, params *ListPaymentTransactionsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/transactions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ExternalId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "external_id", *params.ExternalId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ReconciliationRequired != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "reconciliation_required", *params.ReconciliationRequired, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FromDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from_date", *params.FromDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ToDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to_date", *params.ToDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetPaymentTransactionStatusRequest constructs an http.Request for the GetPaymentTransactionStatus method
+func NewGetPaymentTransactionStatusRequest(server string, transactionId string, params *GetPaymentTransactionStatusParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "transactionId", transactionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/transactions/%s/status", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DoubleCheck != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "doubleCheck", *params.DoubleCheck, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeUpstreamResponse != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeUpstreamResponse", *params.IncludeUpstreamResponse, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.SkipCompanyCheck != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "skipCompanyCheck", *params.SkipCompanyCheck, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListWebhookEventsRequest constructs an http.Request for the ListWebhookEvents method
+func NewListWebhookEventsRequest(server string, params *ListWebhookEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhooks/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Event != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "event", *params.Event, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FromDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from_date", *params.FromDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ToDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to_date", *params.ToDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetWebhookEventRequest constructs an http.Request for the GetWebhookEvent method
+func NewGetWebhookEventRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhooks/events/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewResendWebhookEventRequest constructs an http.Request for the ResendWebhookEvent method
+func NewResendWebhookEventRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhooks/events/%s/resend", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -7726,12 +10517,206 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/wallets/{walletId}/credit (the `CreditWallet` operationId).
 	CreditWalletWithResponse(ctx context.Context, walletId string, body CreditWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*CreditWalletResponse, error)
 
+	// CreateAccessTokenWithBodyWithResponse Exchange client credentials for an access token.
+	//
+	// Answers unwrapped (no envelope), with `Cache-Control: no-store`. Rate limited per source IP: 10 requests
+	// per 60 seconds by default (`TOKEN_RATE_LIMIT`), a sliding window checked before the body is read; every
+	// admitted request counts, a refused one does not (docs/auth.md).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
+	CreateAccessTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAccessTokenResponse, error)
+
+	// CreateAccessTokenWithResponse Exchange client credentials for an access token.
+	//
+	// Answers unwrapped (no envelope), with `Cache-Control: no-store`. Rate limited per source IP: 10 requests
+	// per 60 seconds by default (`TOKEN_RATE_LIMIT`), a sliding window checked before the body is read; every
+	// admitted request counts, a refused one does not (docs/auth.md).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
+	CreateAccessTokenWithResponse(ctx context.Context, body CreateAccessTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAccessTokenResponse, error)
+
+	// ListCustomersWithResponse List the company's customers, newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /customers (the `ListCustomers` operationId).
+	ListCustomersWithResponse(ctx context.Context, params *ListCustomersParams, reqEditors ...RequestEditorFn) (*ListCustomersResponse, error)
+
+	// UploadCustomerWithBodyWithResponse Enrol a customer from two uploaded document files.
+	//
+	// The enrolment of `POST /customers/enroll` from a `multipart/form-data` body: the same identity fields,
+	// with the files `id_document_front` and `id_document_back` (each at most 2 MB; the body at most 4.25 MiB)
+	// instead of the URLs. The form is read first: another Content-Type is 415, a file over 2 MB is 413
+	// `FILE_TOO_LARGE` naming it, a larger body 413 `BODY_TOO_LARGE`, an unknown or repeated field or a missing
+	// file 400; then the checks of the URL route. The spec's sample shows 200: accept any 2xx.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /customers (the `UploadCustomer` operationId).
+	UploadCustomerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCustomerResponse, error)
+
+	// EnrollCustomerWithBodyWithResponse Enrol a customer from two document URLs.
+	//
+	// The checks run in this order, and nothing is stored until they all pass: the fields (400); the company's
+	// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
+	// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
+	// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
+	// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /customers/enroll (the `EnrollCustomer` operationId).
+	EnrollCustomerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EnrollCustomerResponse, error)
+
+	// EnrollCustomerWithResponse Enrol a customer from two document URLs.
+	//
+	// The checks run in this order, and nothing is stored until they all pass: the fields (400); the company's
+	// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
+	// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
+	// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
+	// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /customers/enroll (the `EnrollCustomer` operationId).
+	EnrollCustomerWithResponse(ctx context.Context, body EnrollCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*EnrollCustomerResponse, error)
+
+	// GetCustomerWithResponse Read one customer, with its identity and KYC fields.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /customers/{id} (the `GetCustomer` operationId).
+	GetCustomerWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCustomerResponse, error)
+
+	// ListDebtsWithResponse The company's debts, newest first.
+	//
+	// Card fees neither the card nor the company USD wallet could pay when they were charged (docs/debts.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /debts (the `ListDebts` operationId).
+	ListDebtsWithResponse(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*ListDebtsResponse, error)
+
 	// GetOpenAPIWithResponse This document, as JSON.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
+
+	// GetPaymentBalanceWithResponse The payin and payout balances of every wallet of the company.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /payment/balance (the `GetPaymentBalance` operationId).
+	GetPaymentBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPaymentBalanceResponse, error)
+
+	// CreateCollectionWithBodyWithResponse Collect from a mobile-money account into a wallet.
+	//
+	// The payout's body plus `reason`, and the same checks in the same order, except that nothing is
+	// reserved: the wallet of (currency, country) must exist and be active because a successful collection
+	// credits its payin balance with amount − fee. The collection fee must be below the amount (400 naming
+	// `amount`). Payouts and collections share one `external_id` namespace per company.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /payment/collect (the `CreateCollection` operationId).
+	CreateCollectionWithBodyWithResponse(ctx context.Context, params *CreateCollectionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCollectionResponse, error)
+
+	// CreateCollectionWithResponse Collect from a mobile-money account into a wallet.
+	//
+	// The payout's body plus `reason`, and the same checks in the same order, except that nothing is
+	// reserved: the wallet of (currency, country) must exist and be active because a successful collection
+	// credits its payin balance with amount − fee. The collection fee must be below the amount (400 naming
+	// `amount`). Payouts and collections share one `external_id` namespace per company.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /payment/collect (the `CreateCollection` operationId).
+	CreateCollectionWithResponse(ctx context.Context, params *CreateCollectionParams, body CreateCollectionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCollectionResponse, error)
+
+	// GetPaymentGuidelineWithResponse The supported (country, currency, operator) combinations.
+	//
+	// Every row of the payment guideline, not paginated.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /payment/guideline (the `GetPaymentGuideline` operationId).
+	GetPaymentGuidelineWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPaymentGuidelineResponse, error)
+
+	// CreatePayoutWithBodyWithResponse Pay out from a wallet to a mobile-money account.
+	//
+	// The checks run in this order, the first failure answering: the request alone (400 `INVALID_FIELD`); a
+	// wallet of (currency, country) (400 `NO_WALLET`) that is active (400 `WALLET_INACTIVE`); the guideline
+	// lists the operator for it (400 `OPERATOR_UNAVAILABLE`); the fee (400 `NO_FEE_RULE`); then one transaction
+	// claims the `external_id` (400 `DUPLICATE_EXTERNAL_ID`) and reserves amount + fee on the payout balance
+	// (400 `INSUFFICIENT_BALANCE`). The funds are reserved, not deducted, until the payment is final. Without a
+	// configured operator (production mode today) the answer is 503 `NO_OPERATOR`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
+	CreatePayoutWithBodyWithResponse(ctx context.Context, params *CreatePayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePayoutResponse, error)
+
+	// CreatePayoutWithResponse Pay out from a wallet to a mobile-money account.
+	//
+	// The checks run in this order, the first failure answering: the request alone (400 `INVALID_FIELD`); a
+	// wallet of (currency, country) (400 `NO_WALLET`) that is active (400 `WALLET_INACTIVE`); the guideline
+	// lists the operator for it (400 `OPERATOR_UNAVAILABLE`); the fee (400 `NO_FEE_RULE`); then one transaction
+	// claims the `external_id` (400 `DUPLICATE_EXTERNAL_ID`) and reserves amount + fee on the payout balance
+	// (400 `INSUFFICIENT_BALANCE`). The funds are reserved, not deducted, until the payment is final. Without a
+	// configured operator (production mode today) the answer is 503 `NO_OPERATOR`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
+	CreatePayoutWithResponse(ctx context.Context, params *CreatePayoutParams, body CreatePayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePayoutResponse, error)
+
+	// ListPaymentTransactionsWithResponse List the company's payouts and collections, newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /payment/transactions (the `ListPaymentTransactions` operationId).
+	ListPaymentTransactionsWithResponse(ctx context.Context, params *ListPaymentTransactionsParams, reqEditors ...RequestEditorFn) (*ListPaymentTransactionsResponse, error)
+
+	// GetPaymentTransactionStatusWithResponse Read one payout or collection.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
+	GetPaymentTransactionStatusWithResponse(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*GetPaymentTransactionStatusResponse, error)
+
+	// ListWebhookEventsWithResponse The delivery log, newest first.
+	//
+	// The company's events, each with its payload, deliveries and attempts.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /webhooks/events (the `ListWebhookEvents` operationId).
+	ListWebhookEventsWithResponse(ctx context.Context, params *ListWebhookEventsParams, reqEditors ...RequestEditorFn) (*ListWebhookEventsResponse, error)
+
+	// GetWebhookEventWithResponse One event of the delivery log, with its deliveries and attempts.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /webhooks/events/{id} (the `GetWebhookEvent` operationId).
+	GetWebhookEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetWebhookEventResponse, error)
+
+	// ResendWebhookEventWithResponse Queue a fresh delivery round of an event.
+	//
+	// A new round `n` (delivery ids `…#webhook#r<n>`, `…#notify#r<n>`) to the destinations as they are now: the
+	// company's current webhook URL and the event's `notify_url`, with a new signature timestamp and the same
+	// body bytes. The worker creates the round when it takes the message, so the answer may not list it yet.
+	// With no destination at all the answer is 409 `NO_WEBHOOK_DESTINATION`. No request body.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
+	ResendWebhookEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ResendWebhookEventResponse, error)
 }
 
 // CreateCompanyResponse409Headers the declared response headers of an HTTP 409 response for CreateCompany
@@ -9135,6 +12120,644 @@ func (r CreditWalletResponse) ContentType() string {
 	return ""
 }
 
+// CreateAccessTokenResponse200Headers the declared response headers of an HTTP 200 response for CreateAccessToken
+type CreateAccessTokenResponse200Headers struct {
+	CacheControl *string
+}
+
+// CreateAccessTokenResponse409Headers the declared response headers of an HTTP 409 response for CreateAccessToken
+type CreateAccessTokenResponse409Headers struct {
+	RetryAfter *string
+}
+
+// CreateAccessTokenResponse429Headers the declared response headers of an HTTP 429 response for CreateAccessToken
+type CreateAccessTokenResponse429Headers struct {
+	RetryAfter *string
+}
+
+type CreateAccessTokenResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *AuthToken
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateAccessTokenResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateAccessTokenResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateAccessTokenResponse429Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateAccessTokenResponse) GetJSON200() *AuthToken {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateAccessTokenResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateAccessTokenResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateAccessTokenResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateAccessTokenResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateAccessTokenResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateAccessTokenResponse) GetJSON429() *RetryableError {
+	return r.JSON429
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateAccessTokenResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateAccessTokenResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateAccessTokenResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateAccessTokenResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCustomersResponse409Headers the declared response headers of an HTTP 409 response for ListCustomers
+type ListCustomersResponse409Headers struct {
+	RetryAfter *string
+}
+
+// ListCustomersResponse503Headers the declared response headers of an HTTP 503 response for ListCustomers
+type ListCustomersResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListCustomersResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []CustomerListItem `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                              `json:"pagination"`
+		StatusCode int                                     `json:"statusCode"`
+		Success    ListCustomers200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ListCustomersResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCustomersResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCustomersResponse) GetJSON200() *struct {
+	Data []CustomerListItem `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                              `json:"pagination"`
+	StatusCode int                                     `json:"statusCode"`
+	Success    ListCustomers200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCustomersResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCustomersResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ListCustomersResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCustomersResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCustomersResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCustomersResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCustomersResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCustomersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UploadCustomerResponse409Headers the declared response headers of an HTTP 409 response for UploadCustomer
+type UploadCustomerResponse409Headers struct {
+	RetryAfter *string
+}
+
+// UploadCustomerResponse503Headers the declared response headers of an HTTP 503 response for UploadCustomer
+type UploadCustomerResponse503Headers struct {
+	RetryAfter *string
+}
+
+type UploadCustomerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+		Data Customer `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                      `json:"statusCode"`
+		Success    UploadCustomer201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *UploadCustomerResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UploadCustomerResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r UploadCustomerResponse) GetJSON201() *struct {
+	// Data a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+	Data Customer `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                      `json:"statusCode"`
+	Success    UploadCustomer201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UploadCustomerResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UploadCustomerResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r UploadCustomerResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UploadCustomerResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UploadCustomerResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UploadCustomerResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r UploadCustomerResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UploadCustomerResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UploadCustomerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UploadCustomerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UploadCustomerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UploadCustomerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// EnrollCustomerResponse409Headers the declared response headers of an HTTP 409 response for EnrollCustomer
+type EnrollCustomerResponse409Headers struct {
+	RetryAfter *string
+}
+
+// EnrollCustomerResponse503Headers the declared response headers of an HTTP 503 response for EnrollCustomer
+type EnrollCustomerResponse503Headers struct {
+	RetryAfter *string
+}
+
+type EnrollCustomerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+		Data Customer `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                      `json:"statusCode"`
+		Success    EnrollCustomer201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *EnrollCustomerResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *EnrollCustomerResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r EnrollCustomerResponse) GetJSON201() *struct {
+	// Data a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+	Data Customer `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                      `json:"statusCode"`
+	Success    EnrollCustomer201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r EnrollCustomerResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r EnrollCustomerResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r EnrollCustomerResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r EnrollCustomerResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r EnrollCustomerResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r EnrollCustomerResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r EnrollCustomerResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r EnrollCustomerResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r EnrollCustomerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r EnrollCustomerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r EnrollCustomerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r EnrollCustomerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCustomerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+		Data Customer `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                   `json:"statusCode"`
+		Success    GetCustomer200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCustomerResponse) GetJSON200() *struct {
+	// Data a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+	Data Customer `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                   `json:"statusCode"`
+	Success    GetCustomer200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCustomerResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCustomerResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCustomerResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCustomerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCustomerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCustomerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCustomerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListDebtsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []Debt `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                          `json:"pagination"`
+		StatusCode int                                 `json:"statusCode"`
+		Success    ListDebts200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDebtsResponse) GetJSON200() *struct {
+	Data []Debt `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                          `json:"pagination"`
+	StatusCode int                                 `json:"statusCode"`
+	Success    ListDebts200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListDebtsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListDebtsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDebtsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDebtsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDebtsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDebtsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetOpenAPIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -9170,6 +12793,831 @@ func (r GetOpenAPIResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetOpenAPIResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetPaymentBalanceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data the balances of spec §4.13, one entry per wallet (`[]` when the company has none)
+		Data PaymentBalance `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                         `json:"statusCode"`
+		Success    GetPaymentBalance200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPaymentBalanceResponse) GetJSON200() *struct {
+	// Data the balances of spec §4.13, one entry per wallet (`[]` when the company has none)
+	Data PaymentBalance `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                         `json:"statusCode"`
+	Success    GetPaymentBalance200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetPaymentBalanceResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetPaymentBalanceResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPaymentBalanceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPaymentBalanceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPaymentBalanceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPaymentBalanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateCollectionResponse200Headers the declared response headers of an HTTP 200 response for CreateCollection
+type CreateCollectionResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// CreateCollectionResponse409Headers the declared response headers of an HTTP 409 response for CreateCollection
+type CreateCollectionResponse409Headers struct {
+	RetryAfter *string
+}
+
+type CreateCollectionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data an accepted payout or collection (the initiation shape of spec §2.7) plus `fee_amount`
+		Data PaymentInitiation `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                        `json:"statusCode"`
+		Success    CreateCollection200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreateCollectionResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateCollectionResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreateCollectionResponse) GetJSON200() *struct {
+	// Data an accepted payout or collection (the initiation shape of spec §2.7) plus `fee_amount`
+	Data PaymentInitiation `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                        `json:"statusCode"`
+	Success    CreateCollection200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCollectionResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateCollectionResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateCollectionResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateCollectionResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateCollectionResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateCollectionResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCollectionResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCollectionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCollectionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCollectionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCollectionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetPaymentGuidelineResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []PaymentGuidelineRow `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                           `json:"statusCode"`
+		Success    GetPaymentGuideline200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPaymentGuidelineResponse) GetJSON200() *struct {
+	Data []PaymentGuidelineRow `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                           `json:"statusCode"`
+	Success    GetPaymentGuideline200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetPaymentGuidelineResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetPaymentGuidelineResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPaymentGuidelineResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPaymentGuidelineResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPaymentGuidelineResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPaymentGuidelineResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreatePayoutResponse200Headers the declared response headers of an HTTP 200 response for CreatePayout
+type CreatePayoutResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// CreatePayoutResponse409Headers the declared response headers of an HTTP 409 response for CreatePayout
+type CreatePayoutResponse409Headers struct {
+	RetryAfter *string
+}
+
+type CreatePayoutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data an accepted payout or collection (the initiation shape of spec §2.7) plus `fee_amount`
+		Data PaymentInitiation `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                    `json:"statusCode"`
+		Success    CreatePayout200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CreatePayoutResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreatePayoutResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CreatePayoutResponse) GetJSON200() *struct {
+	// Data an accepted payout or collection (the initiation shape of spec §2.7) plus `fee_amount`
+	Data PaymentInitiation `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                    `json:"statusCode"`
+	Success    CreatePayout200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreatePayoutResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreatePayoutResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreatePayoutResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreatePayoutResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreatePayoutResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreatePayoutResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreatePayoutResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreatePayoutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreatePayoutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreatePayoutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreatePayoutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListPaymentTransactionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []PaymentTransaction `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                        `json:"pagination"`
+		StatusCode int                                               `json:"statusCode"`
+		Success    ListPaymentTransactions200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPaymentTransactionsResponse) GetJSON200() *struct {
+	Data []PaymentTransaction `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                        `json:"pagination"`
+	StatusCode int                                               `json:"statusCode"`
+	Success    ListPaymentTransactions200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListPaymentTransactionsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListPaymentTransactionsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPaymentTransactionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPaymentTransactionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPaymentTransactionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPaymentTransactionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetPaymentTransactionStatusResponse409Headers the declared response headers of an HTTP 409 response for GetPaymentTransactionStatus
+type GetPaymentTransactionStatusResponse409Headers struct {
+	RetryAfter *string
+}
+
+type GetPaymentTransactionStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data the transaction; with `includeUpstreamResponse=true`, plus `upstream`
+		Data PaymentTransactionStatus `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                   `json:"statusCode"`
+		Success    GetPaymentTransactionStatus200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetPaymentTransactionStatusResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetPaymentTransactionStatusResponse) GetJSON200() *struct {
+	// Data the transaction; with `includeUpstreamResponse=true`, plus `upstream`
+	Data PaymentTransactionStatus `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                   `json:"statusCode"`
+	Success    GetPaymentTransactionStatus200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetPaymentTransactionStatusResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetPaymentTransactionStatusResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetPaymentTransactionStatusResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetPaymentTransactionStatusResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r GetPaymentTransactionStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetPaymentTransactionStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetPaymentTransactionStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetPaymentTransactionStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListWebhookEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []WebhookLogEvent `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                  `json:"pagination"`
+		StatusCode int                                         `json:"statusCode"`
+		Success    ListWebhookEvents200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWebhookEventsResponse) GetJSON200() *struct {
+	Data []WebhookLogEvent `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                  `json:"pagination"`
+	StatusCode int                                         `json:"statusCode"`
+	Success    ListWebhookEvents200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListWebhookEventsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWebhookEventsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWebhookEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWebhookEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWebhookEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWebhookEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetWebhookEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data an event of the delivery log
+		Data WebhookLogEvent `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                       `json:"statusCode"`
+		Success    GetWebhookEvent200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWebhookEventResponse) GetJSON200() *struct {
+	// Data an event of the delivery log
+	Data WebhookLogEvent `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                       `json:"statusCode"`
+	Success    GetWebhookEvent200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetWebhookEventResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetWebhookEventResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetWebhookEventResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWebhookEventResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWebhookEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWebhookEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWebhookEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ResendWebhookEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data an event of the delivery log
+		Data WebhookLogEvent `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                          `json:"statusCode"`
+		Success    ResendWebhookEvent202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON202() *struct {
+	// Data an event of the delivery log
+	Data WebhookLogEvent `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                          `json:"statusCode"`
+	Success    ResendWebhookEvent202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON409() *Error {
+	return r.JSON409
+}
+
+// GetBody returns the raw response body bytes
+func (r ResendWebhookEventResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ResendWebhookEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ResendWebhookEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ResendWebhookEventResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -9514,6 +13962,138 @@ func (c *ClientWithResponses) CreditWalletWithResponse(ctx context.Context, wall
 	return ParseCreditWalletResponse(rsp)
 }
 
+// CreateAccessTokenWithBodyWithResponse Exchange client credentials for an access token.
+//
+// Answers unwrapped (no envelope), with `Cache-Control: no-store`. Rate limited per source IP: 10 requests
+// per 60 seconds by default (`TOKEN_RATE_LIMIT`), a sliding window checked before the body is read; every
+// admitted request counts, a refused one does not (docs/auth.md).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
+func (c *ClientWithResponses) CreateAccessTokenWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateAccessTokenResponse, error) {
+	rsp, err := c.CreateAccessTokenWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAccessTokenResponse(rsp)
+}
+
+// CreateAccessTokenWithResponse Exchange client credentials for an access token.
+//
+// Answers unwrapped (no envelope), with `Cache-Control: no-store`. Rate limited per source IP: 10 requests
+// per 60 seconds by default (`TOKEN_RATE_LIMIT`), a sliding window checked before the body is read; every
+// admitted request counts, a refused one does not (docs/auth.md).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
+func (c *ClientWithResponses) CreateAccessTokenWithResponse(ctx context.Context, body CreateAccessTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAccessTokenResponse, error) {
+	rsp, err := c.CreateAccessToken(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateAccessTokenResponse(rsp)
+}
+
+// ListCustomersWithResponse List the company's customers, newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /customers (the `ListCustomers` operationId).
+func (c *ClientWithResponses) ListCustomersWithResponse(ctx context.Context, params *ListCustomersParams, reqEditors ...RequestEditorFn) (*ListCustomersResponse, error) {
+	rsp, err := c.ListCustomers(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCustomersResponse(rsp)
+}
+
+// UploadCustomerWithBodyWithResponse Enrol a customer from two uploaded document files.
+//
+// The enrolment of `POST /customers/enroll` from a `multipart/form-data` body: the same identity fields,
+// with the files `id_document_front` and `id_document_back` (each at most 2 MB; the body at most 4.25 MiB)
+// instead of the URLs. The form is read first: another Content-Type is 415, a file over 2 MB is 413
+// `FILE_TOO_LARGE` naming it, a larger body 413 `BODY_TOO_LARGE`, an unknown or repeated field or a missing
+// file 400; then the checks of the URL route. The spec's sample shows 200: accept any 2xx.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /customers (the `UploadCustomer` operationId).
+func (c *ClientWithResponses) UploadCustomerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UploadCustomerResponse, error) {
+	rsp, err := c.UploadCustomerWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUploadCustomerResponse(rsp)
+}
+
+// EnrollCustomerWithBodyWithResponse Enrol a customer from two document URLs.
+//
+// The checks run in this order, and nothing is stored until they all pass: the fields (400); the company's
+// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
+// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
+// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
+// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /customers/enroll (the `EnrollCustomer` operationId).
+func (c *ClientWithResponses) EnrollCustomerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*EnrollCustomerResponse, error) {
+	rsp, err := c.EnrollCustomerWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnrollCustomerResponse(rsp)
+}
+
+// EnrollCustomerWithResponse Enrol a customer from two document URLs.
+//
+// The checks run in this order, and nothing is stored until they all pass: the fields (400); the company's
+// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
+// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
+// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
+// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /customers/enroll (the `EnrollCustomer` operationId).
+func (c *ClientWithResponses) EnrollCustomerWithResponse(ctx context.Context, body EnrollCustomerJSONRequestBody, reqEditors ...RequestEditorFn) (*EnrollCustomerResponse, error) {
+	rsp, err := c.EnrollCustomer(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseEnrollCustomerResponse(rsp)
+}
+
+// GetCustomerWithResponse Read one customer, with its identity and KYC fields.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /customers/{id} (the `GetCustomer` operationId).
+func (c *ClientWithResponses) GetCustomerWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCustomerResponse, error) {
+	rsp, err := c.GetCustomer(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCustomerResponse(rsp)
+}
+
+// ListDebtsWithResponse The company's debts, newest first.
+//
+// Card fees neither the card nor the company USD wallet could pay when they were charged (docs/debts.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /debts (the `ListDebts` operationId).
+func (c *ClientWithResponses) ListDebtsWithResponse(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*ListDebtsResponse, error) {
+	rsp, err := c.ListDebts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDebtsResponse(rsp)
+}
+
 // GetOpenAPIWithResponse This document, as JSON.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9525,6 +14105,182 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetOpenAPIResponse(rsp)
+}
+
+// GetPaymentBalanceWithResponse The payin and payout balances of every wallet of the company.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /payment/balance (the `GetPaymentBalance` operationId).
+func (c *ClientWithResponses) GetPaymentBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPaymentBalanceResponse, error) {
+	rsp, err := c.GetPaymentBalance(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPaymentBalanceResponse(rsp)
+}
+
+// CreateCollectionWithBodyWithResponse Collect from a mobile-money account into a wallet.
+//
+// The payout's body plus `reason`, and the same checks in the same order, except that nothing is
+// reserved: the wallet of (currency, country) must exist and be active because a successful collection
+// credits its payin balance with amount − fee. The collection fee must be below the amount (400 naming
+// `amount`). Payouts and collections share one `external_id` namespace per company.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /payment/collect (the `CreateCollection` operationId).
+func (c *ClientWithResponses) CreateCollectionWithBodyWithResponse(ctx context.Context, params *CreateCollectionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCollectionResponse, error) {
+	rsp, err := c.CreateCollectionWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCollectionResponse(rsp)
+}
+
+// CreateCollectionWithResponse Collect from a mobile-money account into a wallet.
+//
+// The payout's body plus `reason`, and the same checks in the same order, except that nothing is
+// reserved: the wallet of (currency, country) must exist and be active because a successful collection
+// credits its payin balance with amount − fee. The collection fee must be below the amount (400 naming
+// `amount`). Payouts and collections share one `external_id` namespace per company.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /payment/collect (the `CreateCollection` operationId).
+func (c *ClientWithResponses) CreateCollectionWithResponse(ctx context.Context, params *CreateCollectionParams, body CreateCollectionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCollectionResponse, error) {
+	rsp, err := c.CreateCollection(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCollectionResponse(rsp)
+}
+
+// GetPaymentGuidelineWithResponse The supported (country, currency, operator) combinations.
+//
+// Every row of the payment guideline, not paginated.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /payment/guideline (the `GetPaymentGuideline` operationId).
+func (c *ClientWithResponses) GetPaymentGuidelineWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetPaymentGuidelineResponse, error) {
+	rsp, err := c.GetPaymentGuideline(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPaymentGuidelineResponse(rsp)
+}
+
+// CreatePayoutWithBodyWithResponse Pay out from a wallet to a mobile-money account.
+//
+// The checks run in this order, the first failure answering: the request alone (400 `INVALID_FIELD`); a
+// wallet of (currency, country) (400 `NO_WALLET`) that is active (400 `WALLET_INACTIVE`); the guideline
+// lists the operator for it (400 `OPERATOR_UNAVAILABLE`); the fee (400 `NO_FEE_RULE`); then one transaction
+// claims the `external_id` (400 `DUPLICATE_EXTERNAL_ID`) and reserves amount + fee on the payout balance
+// (400 `INSUFFICIENT_BALANCE`). The funds are reserved, not deducted, until the payment is final. Without a
+// configured operator (production mode today) the answer is 503 `NO_OPERATOR`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
+func (c *ClientWithResponses) CreatePayoutWithBodyWithResponse(ctx context.Context, params *CreatePayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePayoutResponse, error) {
+	rsp, err := c.CreatePayoutWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePayoutResponse(rsp)
+}
+
+// CreatePayoutWithResponse Pay out from a wallet to a mobile-money account.
+//
+// The checks run in this order, the first failure answering: the request alone (400 `INVALID_FIELD`); a
+// wallet of (currency, country) (400 `NO_WALLET`) that is active (400 `WALLET_INACTIVE`); the guideline
+// lists the operator for it (400 `OPERATOR_UNAVAILABLE`); the fee (400 `NO_FEE_RULE`); then one transaction
+// claims the `external_id` (400 `DUPLICATE_EXTERNAL_ID`) and reserves amount + fee on the payout balance
+// (400 `INSUFFICIENT_BALANCE`). The funds are reserved, not deducted, until the payment is final. Without a
+// configured operator (production mode today) the answer is 503 `NO_OPERATOR`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
+func (c *ClientWithResponses) CreatePayoutWithResponse(ctx context.Context, params *CreatePayoutParams, body CreatePayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePayoutResponse, error) {
+	rsp, err := c.CreatePayout(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreatePayoutResponse(rsp)
+}
+
+// ListPaymentTransactionsWithResponse List the company's payouts and collections, newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /payment/transactions (the `ListPaymentTransactions` operationId).
+func (c *ClientWithResponses) ListPaymentTransactionsWithResponse(ctx context.Context, params *ListPaymentTransactionsParams, reqEditors ...RequestEditorFn) (*ListPaymentTransactionsResponse, error) {
+	rsp, err := c.ListPaymentTransactions(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPaymentTransactionsResponse(rsp)
+}
+
+// GetPaymentTransactionStatusWithResponse Read one payout or collection.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
+func (c *ClientWithResponses) GetPaymentTransactionStatusWithResponse(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*GetPaymentTransactionStatusResponse, error) {
+	rsp, err := c.GetPaymentTransactionStatus(ctx, transactionId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetPaymentTransactionStatusResponse(rsp)
+}
+
+// ListWebhookEventsWithResponse The delivery log, newest first.
+//
+// The company's events, each with its payload, deliveries and attempts.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /webhooks/events (the `ListWebhookEvents` operationId).
+func (c *ClientWithResponses) ListWebhookEventsWithResponse(ctx context.Context, params *ListWebhookEventsParams, reqEditors ...RequestEditorFn) (*ListWebhookEventsResponse, error) {
+	rsp, err := c.ListWebhookEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWebhookEventsResponse(rsp)
+}
+
+// GetWebhookEventWithResponse One event of the delivery log, with its deliveries and attempts.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /webhooks/events/{id} (the `GetWebhookEvent` operationId).
+func (c *ClientWithResponses) GetWebhookEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetWebhookEventResponse, error) {
+	rsp, err := c.GetWebhookEvent(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWebhookEventResponse(rsp)
+}
+
+// ResendWebhookEventWithResponse Queue a fresh delivery round of an event.
+//
+// A new round `n` (delivery ids `…#webhook#r<n>`, `…#notify#r<n>`) to the destinations as they are now: the
+// company's current webhook URL and the event's `notify_url`, with a new signature timestamp and the same
+// body bytes. The worker creates the round when it takes the message, so the answer may not list it yet.
+// With no destination at all the answer is 409 `NO_WEBHOOK_DESTINATION`. No request body.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
+func (c *ClientWithResponses) ResendWebhookEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ResendWebhookEventResponse, error) {
+	rsp, err := c.ResendWebhookEvent(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendWebhookEventResponse(rsp)
 }
 
 // ParseCreateCompanyResponse parses an HTTP response from a CreateCompanyWithResponse call
@@ -10621,6 +15377,537 @@ func ParseCreditWalletResponse(rsp *http.Response) (*CreditWalletResponse, error
 	return response, nil
 }
 
+// ParseCreateAccessTokenResponse parses an HTTP response from a CreateAccessTokenWithResponse call
+func ParseCreateAccessTokenResponse(rsp *http.Response) (*CreateAccessTokenResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateAccessTokenResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest AuthToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateAccessTokenResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateAccessTokenResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateAccessTokenResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCustomersResponse parses an HTTP response from a ListCustomersWithResponse call
+func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCustomersResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []CustomerListItem `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                              `json:"pagination"`
+			StatusCode int                                     `json:"statusCode"`
+			Success    ListCustomers200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers ListCustomersResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListCustomersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUploadCustomerResponse parses an HTTP response from a UploadCustomerWithResponse call
+func ParseUploadCustomerResponse(rsp *http.Response) (*UploadCustomerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UploadCustomerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+			Data Customer `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                      `json:"statusCode"`
+			Success    UploadCustomer201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers UploadCustomerResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers UploadCustomerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseEnrollCustomerResponse parses an HTTP response from a EnrollCustomerWithResponse call
+func ParseEnrollCustomerResponse(rsp *http.Response) (*EnrollCustomerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &EnrollCustomerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+			Data Customer `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                      `json:"statusCode"`
+			Success    EnrollCustomer201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers EnrollCustomerResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers EnrollCustomerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCustomerResponse parses an HTTP response from a GetCustomerWithResponse call
+func ParseGetCustomerResponse(rsp *http.Response) (*GetCustomerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCustomerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a customer (spec §2.2) plus `country_iso_code`, `kyc_status` and `kyc_reason`
+			Data Customer `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                   `json:"statusCode"`
+			Success    GetCustomer200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListDebtsResponse parses an HTTP response from a ListDebtsWithResponse call
+func ParseListDebtsResponse(rsp *http.Response) (*ListDebtsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDebtsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []Debt `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                          `json:"pagination"`
+			StatusCode int                                 `json:"statusCode"`
+			Success    ListDebts200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetOpenAPIResponse parses an HTTP response from a GetOpenAPIWithResponse call
 func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -10641,6 +15928,625 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 			return nil, err
 		}
 		response.JSON200 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetPaymentBalanceResponse parses an HTTP response from a GetPaymentBalanceWithResponse call
+func ParseGetPaymentBalanceResponse(rsp *http.Response) (*GetPaymentBalanceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPaymentBalanceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data the balances of spec §4.13, one entry per wallet (`[]` when the company has none)
+			Data PaymentBalance `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                         `json:"statusCode"`
+			Success    GetPaymentBalance200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateCollectionResponse parses an HTTP response from a CreateCollectionWithResponse call
+func ParseCreateCollectionResponse(rsp *http.Response) (*CreateCollectionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCollectionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data an accepted payout or collection (the initiation shape of spec §2.7) plus `fee_amount`
+			Data PaymentInitiation `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                        `json:"statusCode"`
+			Success    CreateCollection200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreateCollectionResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateCollectionResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetPaymentGuidelineResponse parses an HTTP response from a GetPaymentGuidelineWithResponse call
+func ParseGetPaymentGuidelineResponse(rsp *http.Response) (*GetPaymentGuidelineResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPaymentGuidelineResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []PaymentGuidelineRow `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                           `json:"statusCode"`
+			Success    GetPaymentGuideline200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreatePayoutResponse parses an HTTP response from a CreatePayoutWithResponse call
+func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreatePayoutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data an accepted payout or collection (the initiation shape of spec §2.7) plus `fee_amount`
+			Data PaymentInitiation `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                    `json:"statusCode"`
+			Success    CreatePayout200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers CreatePayoutResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreatePayoutResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListPaymentTransactionsResponse parses an HTTP response from a ListPaymentTransactionsWithResponse call
+func ParseListPaymentTransactionsResponse(rsp *http.Response) (*ListPaymentTransactionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPaymentTransactionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []PaymentTransaction `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                        `json:"pagination"`
+			StatusCode int                                               `json:"statusCode"`
+			Success    ListPaymentTransactions200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetPaymentTransactionStatusResponse parses an HTTP response from a GetPaymentTransactionStatusWithResponse call
+func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTransactionStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetPaymentTransactionStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data the transaction; with `includeUpstreamResponse=true`, plus `upstream`
+			Data PaymentTransactionStatus `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                   `json:"statusCode"`
+			Success    GetPaymentTransactionStatus200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers GetPaymentTransactionStatusResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListWebhookEventsResponse parses an HTTP response from a ListWebhookEventsWithResponse call
+func ParseListWebhookEventsResponse(rsp *http.Response) (*ListWebhookEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWebhookEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []WebhookLogEvent `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                  `json:"pagination"`
+			StatusCode int                                         `json:"statusCode"`
+			Success    ListWebhookEvents200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetWebhookEventResponse parses an HTTP response from a GetWebhookEventWithResponse call
+func ParseGetWebhookEventResponse(rsp *http.Response) (*GetWebhookEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWebhookEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data an event of the delivery log
+			Data WebhookLogEvent `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                       `json:"statusCode"`
+			Success    GetWebhookEvent200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseResendWebhookEventResponse parses an HTTP response from a ResendWebhookEventWithResponse call
+func ParseResendWebhookEventResponse(rsp *http.Response) (*ResendWebhookEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ResendWebhookEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data an event of the delivery log
+			Data WebhookLogEvent `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                          `json:"statusCode"`
+			Success    ResendWebhookEvent202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
 
 	}
 
