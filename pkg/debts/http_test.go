@@ -68,7 +68,7 @@ func TestListRoute(t *testing.T) {
 			{ID: "d1", CompanyID: "a", FeeType: debts.FeePaymentFailure, TransactionID: "t1", CardID: "c", CustomerID: "u",
 				Amount: 50, Remaining: 0, Status: debts.Recovered, CreatedAt: at, RecoveredAt: &paid},
 		},
-		"b": {{ID: "d3", CompanyID: "b", Amount: 50, Remaining: 50, Status: debts.Pending, CreatedAt: at}},
+		"b": {{ID: "d3", CompanyID: "b", FeeType: debts.FeePaymentFailure, TransactionID: "t3", CardID: "c3", CustomerID: "u3", Amount: 50, Remaining: 50, Status: debts.Pending, CreatedAt: at}},
 	}}
 
 	tests := []struct {
