@@ -1,6 +1,7 @@
 # Payments service. Every target is described in docs/local.md.
 #
 #   make run                      the whole service on 127.0.0.1, no Docker, no AWS account
+#   make listen [COMPANY=<id>]    an HTTPS webhook receiver for `make run`, printing each delivery verified
 #   make test                     vet, staticcheck, and every test against a throwaway local stack
 #   make reset                    wipe the local stack's data
 #   make build                    every function's bootstrap for Lambda (linux/arm64) in bin/
@@ -19,6 +20,9 @@ MAKEFLAGS += --no-print-directory
 GO ?= go
 CACHE := $(CURDIR)/.cache
 DEVSTACK := $(CACHE)/bin/devstack
+LISTEN := $(CACHE)/bin/listen
+# make run's data, logs, secrets, local CA and state (docs/local.md).
+DATA_DIR ?= $(CACHE)
 BUILD_DIR := .aws-sam/build
 FUNCTIONS := $(notdir $(patsubst %/,%,$(dir $(wildcard functions/*/main.go))))
 
@@ -38,7 +42,7 @@ FUZZTIME ?= 5s
 # Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
 
-.PHONY: help install devstack run test fuzz reset build deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
+.PHONY: help install devstack run listen test fuzz reset build deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -52,8 +56,16 @@ devstack:
 	@mkdir -p $(CACHE)/bin
 	@$(GO) build -o $(DEVSTACK).$$$$ ./infra/local/cmd/devstack && mv -f $(DEVSTACK).$$$$ $(DEVSTACK)
 
+# devstack (and listen) is given make's pid ($$PPID of the recipe's shell,
+# which exec replaces): GNU make does not pass SIGINT on to its children, so
+# it watches make to stop when make gets it (docs/local.md).
 run: install devstack ## start the emulators and the dev server on 127.0.0.1:PORT (3000); Ctrl-C stops all
-	@exec $(DEVSTACK) run
+	@exec $(DEVSTACK) run -make-pid $$PPID
+
+listen: ## an HTTPS webhook receiver on 127.0.0.1:LISTEN_PORT (8443) for `make run`; COMPANY=<id> points that company's webhooks at it
+	@mkdir -p $(CACHE)/bin
+	@$(GO) build -o $(LISTEN).$$$$ ./infra/local/cmd/listen && mv -f $(LISTEN).$$$$ $(LISTEN)
+	@exec $(LISTEN) -make-pid $$PPID
 
 test: install devstack vet staticcheck ## vet, staticcheck, go test -race, then make fuzz, against throwaway stacks
 	@$(DEVSTACK) exec -- $(GO) test -race -count=1 ./...
@@ -81,9 +93,9 @@ fuzz: install devstack ## run each fuzz target for FUZZTIME (default 5s) against
 	done'
 
 reset: ## wipe the local stack's data (DynamoDB, S3, logs); keeps the admin key and token secret
-	@if [ -f $(CACHE)/devstack.json ] && kill -0 "$$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' $(CACHE)/devstack.json)" 2>/dev/null; then \
+	@if [ -f $(DATA_DIR)/devstack.json ] && kill -0 "$$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' $(DATA_DIR)/devstack.json)" 2>/dev/null; then \
 		echo "make reset: the local stack is running; stop it first (Ctrl-C in its terminal)" >&2; exit 1; fi
-	rm -rf $(CACHE)/dynamodb $(CACHE)/s3 $(CACHE)/logs $(CACHE)/devstack.json
+	rm -rf $(DATA_DIR)/dynamodb $(DATA_DIR)/s3 $(DATA_DIR)/logs $(DATA_DIR)/devstack.json
 
 build: ## build every function into bin/<function>/bootstrap for Lambda (linux/arm64)
 	@for fn in $(FUNCTIONS); do \

@@ -18,6 +18,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"payments/infra/local/devserver"
+	"payments/infra/local/localca"
 	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
@@ -157,7 +158,12 @@ func Main(m *testing.M) {
 }
 
 func runWithDocuments(m *testing.M) int {
-	s, err := samples.Start("127.0.0.1:0")
+	ca, err := localca.New()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "localtest:", err)
+		return 1
+	}
+	s, err := samples.Start("127.0.0.1:0", ca)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "localtest:", err)
 		return 1

@@ -4,8 +4,9 @@
 // the local stack start it on a free port. It also signs the card issuer's
 // sample notifications (SignIssuerEvent).
 //
-// Its certificate comes from a CA made at start. Go's TLS clients trust the
-// CA through SSL_CERT_FILE, which must name a bundle holding it (see
+// Its certificate is issued at start by the CA it is given (`make run`'s
+// kept local CA, see package localca). Go's TLS clients trust the CA
+// through SSL_CERT_FILE, which must name a bundle holding it (see
 // TrustBundle) before the process first verifies a certificate: the system
 // roots are read once.
 package samples
@@ -23,7 +24,7 @@ import (
 	"os"
 	"time"
 
-	"payments/pkg/outbound/outboundtest"
+	"payments/infra/local/localca"
 )
 
 // Paths of the documents served.
@@ -48,11 +49,11 @@ type Server struct {
 }
 
 // Start serves the sample documents at addr ("127.0.0.1:4443"; port 0
-// picks one).
-func Start(addr string) (*Server, error) {
-	ca, err := outboundtest.NewCA(30 * 24 * time.Hour)
+// picks one) with a certificate ca issues.
+func Start(addr string, ca *localca.CA) (*Server, error) {
+	cert, err := ca.Issue()
 	if err != nil {
-		return nil, fmt.Errorf("samples: make a CA: %w", err)
+		return nil, fmt.Errorf("samples: %w", err)
 	}
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -73,7 +74,7 @@ func Start(addr string) (*Server, error) {
 		CA:  ca.PEM,
 		srv: &http.Server{
 			Handler:           mux,
-			TLSConfig:         &tls.Config{Certificates: []tls.Certificate{ca.Leaf}, MinVersion: tls.VersionTLS12},
+			TLSConfig:         &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12},
 			ReadHeaderTimeout: 5 * time.Second,
 		},
 	}
@@ -97,7 +98,8 @@ var systemBundles = []string{
 // TrustBundle writes to path a CA bundle that holds ca and the roots the
 // process trusts now: the file SSL_CERT_FILE names, else the system
 // bundle. Pointing SSL_CERT_FILE at path then trusts the sample server
-// without distrusting anything else.
+// without distrusting anything else. A ca the roots already hold (they
+// come from an earlier bundle) is not added twice.
 func TrustBundle(ca []byte, path string) error {
 	files := systemBundles
 	if f := os.Getenv("SSL_CERT_FILE"); f != "" {
@@ -114,8 +116,10 @@ func TrustBundle(ca []byte, path string) error {
 			return fmt.Errorf("samples: read %s: %w", f, err)
 		}
 	}
-	bundle = append(bytes.TrimRight(bundle, "\n"), '\n')
-	bundle = append(bundle, ca...)
+	if !bytes.Contains(bundle, bytes.TrimSpace(ca)) {
+		bundle = append(bytes.TrimRight(bundle, "\n"), '\n')
+		bundle = append(bundle, ca...)
+	}
 	if err := os.WriteFile(path, bundle, 0o644); err != nil {
 		return fmt.Errorf("samples: write the trust bundle: %w", err)
 	}

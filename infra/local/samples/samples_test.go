@@ -9,16 +9,29 @@ import (
 	"strings"
 	"testing"
 
+	"payments/infra/local/localca"
 	"payments/pkg/outbound"
 	"payments/pkg/providers/kyc"
 )
 
-func TestServer(t *testing.T) {
-	s, err := Start("127.0.0.1:0")
+// start serves the sample documents on a free port with a certificate of
+// a new CA, until the test ends.
+func start(t *testing.T) *Server {
+	t.Helper()
+	ca, err := localca.New()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	s, err := Start("127.0.0.1:0", ca)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestServer(t *testing.T) {
+	s := start(t)
 	pool := x509.NewCertPool()
 	if !pool.AppendCertsFromPEM(s.CA) {
 		t.Fatal("the CA PEM holds no certificate")
@@ -48,20 +61,12 @@ func TestServer(t *testing.T) {
 func TestTrustBundle(t *testing.T) {
 	dir := t.TempDir()
 	base := filepath.Join(dir, "base.pem")
-	other, err := Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
+	other := start(t)
 	if err := os.WriteFile(base, other.CA, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Setenv("SSL_CERT_FILE", base)
-	s, err := Start("127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := start(t)
 	out := filepath.Join(dir, "bundle.pem")
 	if err := TrustBundle(s.CA, out); err != nil {
 		t.Fatal(err)
@@ -72,6 +77,14 @@ func TestTrustBundle(t *testing.T) {
 	}
 	if n := strings.Count(string(b), "BEGIN CERTIFICATE"); n != 2 {
 		t.Fatalf("%d certificates in the bundle, want the base one and the new CA", n)
+	}
+	// A bundle made from this one does not hold the CA twice.
+	t.Setenv("SSL_CERT_FILE", out)
+	if err := TrustBundle(s.CA, out); err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := os.ReadFile(out); string(again) != string(b) {
+		t.Fatalf("the bundle changed when made again from itself:\n%s", again)
 	}
 	pool := x509.NewCertPool()
 	pool.AppendCertsFromPEM(b)

@@ -32,7 +32,22 @@ func FindRoot() (string, error) {
 	}
 }
 
-// SecretFiles maps each local secret to its file under .cache, where
+// DataDirEnv names the variable that moves the data folder of `make run`
+// away from the repository's .cache (a test's stack, a second checkout's).
+const DataDirEnv = "DATA_DIR"
+
+// DataDir returns the folder where `make run` keeps its data (DynamoDB, S3),
+// logs, secrets (SecretFiles), local CA and State: $DATA_DIR made
+// absolute, else root/.cache. The installed emulators stay in root/.cache.
+func DataDir(root string) (string, error) {
+	d := os.Getenv(DataDirEnv)
+	if d == "" {
+		return filepath.Join(root, ".cache"), nil
+	}
+	return filepath.Abs(d)
+}
+
+// SecretFiles maps each local secret to its file in the data folder, where
 // Secret makes it once: the value of NAME where AWS gives a function
 // NAME_ARN (see devserver.Resources.Secrets), or of CARD_KEY, the local
 // stand-in of the KMS key.
@@ -88,24 +103,24 @@ func (st State) Env() []string {
 	return EndpointEnv(st.DynamoDBEndpoint, st.SQSEndpoint, st.S3Endpoint)
 }
 
-// StateFile is the file, under the cache, that holds the running stack's
-// State.
+// StateFile is the file, in the data folder (DataDir), that holds the
+// running stack's State.
 const StateFile = "devstack.json"
 
-// WriteState writes st to cache/StateFile.
-func WriteState(cache string, st State) error {
+// WriteState writes st to dataDir/StateFile.
+func WriteState(dataDir string, st State) error {
 	b, err := json.MarshalIndent(st, "", "  ")
 	if err != nil {
 		return err
 	}
-	return os.WriteFile(filepath.Join(cache, StateFile), append(b, '\n'), 0o644)
+	return os.WriteFile(filepath.Join(dataDir, StateFile), append(b, '\n'), 0o644)
 }
 
-// ReadState reads the State of the running stack from cache, failing when
-// no stack is running.
-func ReadState(cache string) (State, error) {
+// ReadState reads the State of the running stack from dataDir, failing
+// when no stack is running.
+func ReadState(dataDir string) (State, error) {
 	var st State
-	b, err := os.ReadFile(filepath.Join(cache, StateFile))
+	b, err := os.ReadFile(filepath.Join(dataDir, StateFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, errors.New("the local stack is not running: start it with `make run`")
 	}

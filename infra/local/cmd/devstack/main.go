@@ -3,21 +3,25 @@
 //
 // Usage:
 //
-//	devstack run            the persistent stack and the dev server (make run)
-//	devstack exec -- CMD…   a throwaway stack: run CMD with the emulators'
-//	                        environment, stop the stack, exit with CMD's status
-//	                        (make test)
+//	devstack run [-make-pid PID]  the persistent stack and the dev server (make run)
+//	devstack exec -- CMD…         a throwaway stack: run CMD with the emulators'
+//	                              environment, stop the stack, exit with CMD's
+//	                              status (make test)
 //
 // run starts DynamoDB Local (data in .cache/dynamodb), the SQS emulator and
 // s3rver (data in .cache/s3) on 127.0.0.1, creates the table, the template's
 // queues and buckets when missing, and serves the API on
 // http://127.0.0.1:$PORT/api/v1 with the template's routes, queue pollers and
-// schedules. SIGINT or SIGTERM stops everything it started.
+// schedules. SIGINT or SIGTERM stops everything it started. With -make-pid,
+// the make process that runs it (`make run`), it also stops when that make
+// starts handling SIGINT, SIGTERM, SIGHUP or SIGQUIT, or exits: GNU make
+// does not pass SIGINT on to its children (see package makewatch).
 //
 // Environment: PORT (3000), DYNAMODB_PORT (8000), SQS_PORT (9324), S3_PORT
-// (4568), DOCS_PORT (4443), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY and
-// ISSUER_WEBHOOK_SECRET (default: generated once into .cache/admin-api-key,
-// .cache/token-secret, .cache/card-key and .cache/issuer-webhook-secret:
+// (4568), DOCS_PORT (4443), DATA_DIR (.cache: the data, logs, secrets, local
+// CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY and
+// ISSUER_WEBHOOK_SECRET (default: generated once into admin-api-key,
+// token-secret, card-key and issuer-webhook-secret of the data folder:
 // stack.SecretFiles), LOG_LEVEL (info), and the
 // stack parameters of paramVariables (MODE, PAYMENT_DEADLINE_SECONDS, …;
 // default: the template's).
@@ -41,6 +45,8 @@ import (
 	"time"
 
 	"payments/infra/local/devserver"
+	"payments/infra/local/localca"
+	"payments/infra/local/makewatch"
 	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
@@ -52,7 +58,7 @@ const TableName = "payments-local"
 
 func main() {
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: devstack run | devstack exec -- command [args…]")
+		fmt.Fprintln(os.Stderr, "usage: devstack run [-make-pid PID] | devstack exec -- command [args…]")
 	}
 	flag.Parse()
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
@@ -60,7 +66,10 @@ func main() {
 	var code int
 	switch flag.Arg(0) {
 	case "run":
-		if err := run(log); err != nil {
+		fs := flag.NewFlagSet("run", flag.ExitOnError)
+		makePid := fs.Int("make-pid", 0, "the `pid` of the make that runs devstack: stop when it is stopping or gone")
+		fs.Parse(flag.Args()[1:])
+		if err := run(log, *makePid); err != nil {
 			fmt.Fprintln(os.Stderr, "devstack:", err)
 			code = 1
 		}
@@ -101,10 +110,15 @@ func envPort(name string, def int) (int, error) {
 	return p, nil
 }
 
-// run is `make run`.
-func run(log *slog.Logger) (err error) {
+// run is `make run`; makePid, when not 0, is the make that runs it.
+func run(log *slog.Logger, makePid int) (err error) {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	if makePid > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = makewatch.Context(ctx, makePid, log)
+		defer cancel()
+	}
 	defer func() {
 		if err != nil && ctx.Err() != nil {
 			log.Info("interrupted", "while", err)
@@ -117,6 +131,10 @@ func run(log *slog.Logger) (err error) {
 		return err
 	}
 	cache := filepath.Join(root, ".cache")
+	data, err := stack.DataDir(root)
+	if err != nil {
+		return err
+	}
 	ports := map[string]int{}
 	for _, p := range []struct {
 		env string
@@ -133,7 +151,7 @@ func run(log *slog.Logger) (err error) {
 	for name, file := range stack.SecretFiles {
 		if v := os.Getenv(name); v != "" {
 			secrets[name] = v
-		} else if secrets[name], err = stack.Secret(filepath.Join(cache, file)); err != nil {
+		} else if secrets[name], err = stack.Secret(filepath.Join(data, file)); err != nil {
 			return err
 		}
 	}
@@ -142,9 +160,9 @@ func run(log *slog.Logger) (err error) {
 		return err
 	}
 
-	log.Info("starting the emulators", "logs", filepath.Join(cache, "logs"))
+	log.Info("starting the emulators", "logs", filepath.Join(data, "logs"))
 	st, err := stack.Start(ctx, stack.Options{
-		Root: root, Cache: cache, DataDir: cache, LogDir: filepath.Join(cache, "logs"),
+		Root: root, Cache: cache, DataDir: data, LogDir: filepath.Join(data, "logs"),
 		DynamoDBPort: ports["DYNAMODB_PORT"], SQSPort: ports["SQS_PORT"], S3Port: ports["S3_PORT"],
 		Buckets: tpl.Buckets(),
 	})
@@ -159,7 +177,7 @@ func run(log *slog.Logger) (err error) {
 	if os.Getenv(outbound.AllowLoopbackEnv) == "" {
 		os.Setenv(outbound.AllowLoopbackEnv, "true")
 	}
-	docs, err := serveSampleDocuments(cache, ports["DOCS_PORT"])
+	docs, err := serveSampleDocuments(data, ports["DOCS_PORT"])
 	if err != nil {
 		return err
 	}
@@ -193,10 +211,10 @@ func run(log *slog.Logger) (err error) {
 		TableName: TableName, QueueURLs: urls, BaseURL: base,
 		DocumentsURL: docs.URL, CAFile: os.Getenv("SSL_CERT_FILE"),
 	}
-	if err := stack.WriteState(cache, state); err != nil {
+	if err := stack.WriteState(data, state); err != nil {
 		return err
 	}
-	defer os.Remove(filepath.Join(cache, stack.StateFile))
+	defer os.Remove(filepath.Join(data, stack.StateFile))
 
 	serveCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -207,6 +225,9 @@ func run(log *slog.Logger) (err error) {
 	fmt.Printf("Admin API key: %s (header X-Admin-Key; admin routes skip IAM/SigV4 locally)\n", secrets["ADMIN_API_KEY"])
 	fmt.Printf("DynamoDB:      %s (table %s)\nSQS:           %s\nS3:            %s\n", st.DynamoDBEndpoint, TableName, st.SQSEndpoint, st.S3Endpoint)
 	fmt.Printf("Documents:     %s%s and %s%s (sample identity documents, HTTPS)\n", docs.URL, samples.FrontPath, docs.URL, samples.BackPath)
+	if os.Getenv(stack.DataDirEnv) != "" {
+		fmt.Printf("Data:          %s (%s)\n", data, stack.DataDirEnv)
+	}
 	fmt.Println("ready")
 
 	var runErr error
@@ -232,16 +253,22 @@ func run(log *slog.Logger) (err error) {
 }
 
 // serveSampleDocuments starts the sample identity documents server on
-// port and has this process, whose functions fetch document URLs, trust its
-// CA: SSL_CERT_FILE names a bundle of the roots trusted so far and the CA,
-// set before any certificate is verified.
-func serveSampleDocuments(cache string, port int) (*samples.Server, error) {
-	docs, err := samples.Start(net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+// port, with a certificate of the local CA kept in the data folder, and has
+// this process, whose functions fetch document URLs and deliver webhooks,
+// trust that CA: SSL_CERT_FILE names a bundle (data/local-ca.pem) of the
+// roots trusted so far and the CA, set before any certificate is verified.
+// Any certificate the CA issues later (make listen's) is trusted too.
+func serveSampleDocuments(data string, port int) (*samples.Server, error) {
+	ca, err := localca.Load(data)
+	if err != nil {
+		return nil, err
+	}
+	docs, err := samples.Start(net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), ca)
 	if err != nil {
 		return nil, fmt.Errorf("%w (set DOCS_PORT to use another port)", err)
 	}
-	bundle := filepath.Join(cache, "local-ca.pem")
-	if err := samples.TrustBundle(docs.CA, bundle); err != nil {
+	bundle := filepath.Join(data, "local-ca.pem")
+	if err := samples.TrustBundle(ca.PEM, bundle); err != nil {
 		docs.Close()
 		return nil, err
 	}

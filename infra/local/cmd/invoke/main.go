@@ -62,8 +62,11 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	cache := filepath.Join(root, ".cache")
-	st, err := stack.ReadState(cache)
+	data, err := stack.DataDir(root)
+	if err != nil {
+		return nil, err
+	}
+	st, err := stack.ReadState(data)
 	if err != nil {
 		return nil, err
 	}
@@ -89,7 +92,7 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 	for env, file := range stack.SecretFiles {
 		if v := os.Getenv(env); v != "" {
 			secrets[env] = v
-		} else if secrets[env], err = stack.Secret(filepath.Join(cache, file)); err != nil {
+		} else if secrets[env], err = stack.Secret(filepath.Join(data, file)); err != nil {
 			return nil, err
 		}
 	}
