@@ -4365,10 +4365,10 @@ type CardFundDeliveryEvent string
 // CardFundEvent the data of card.fund (spec §6.3)
 type CardFundEvent struct {
 	// Amount major units
-	Amount        float32               `json:"amount"`
+	Amount        json.Number           `json:"amount"`
 	CardId        openapi_types.UUID    `json:"card_id"`
 	Currency      CardFundEventCurrency `json:"currency"`
-	FeeAmount     float32               `json:"fee_amount"`
+	FeeAmount     json.Number           `json:"fee_amount"`
 	TransactionId string                `json:"transaction_id"`
 }
 
@@ -4386,7 +4386,7 @@ type CardTerminatedByCompanyEvent struct {
 	Reason string `json:"reason"`
 
 	// RefundAmount refunded to the company USD wallet; 0 without balance
-	RefundAmount    float32                            `json:"refundAmount"`
+	RefundAmount    json.Number                        `json:"refundAmount"`
 	RefundProcessed bool                               `json:"refundProcessed"`
 	Status          CardTerminatedByCompanyEventStatus `json:"status"`
 	TerminatedAt    time.Time                          `json:"terminatedAt"`
@@ -4400,7 +4400,7 @@ type CardTerminatedByProviderEvent struct {
 	CardId openapi_types.UUID `json:"cardId"`
 
 	// PreviousBalance the balance the card had
-	PreviousBalance float32                             `json:"previousBalance"`
+	PreviousBalance json.Number                         `json:"previousBalance"`
 	Reason          CardTerminatedByProviderEventReason `json:"reason"`
 	Status          CardTerminatedByProviderEventStatus `json:"status"`
 }
@@ -4465,10 +4465,10 @@ type CardWithdrawDeliveryEvent string
 // CardWithdrawEvent the data of card.withdraw (spec §6.3)
 type CardWithdrawEvent struct {
 	// Amount major units
-	Amount        float32                   `json:"amount"`
+	Amount        json.Number               `json:"amount"`
 	CardId        openapi_types.UUID        `json:"card_id"`
 	Currency      CardWithdrawEventCurrency `json:"currency"`
-	FeeAmount     float32                   `json:"fee_amount"`
+	FeeAmount     json.Number               `json:"fee_amount"`
 	TransactionId string                    `json:"transaction_id"`
 }
 
@@ -4488,7 +4488,7 @@ type CardWithdrawFailedDeliveryEvent string
 // CardWithdrawFailedEvent the data of card.withdraw.failed (spec §6.3)
 type CardWithdrawFailedEvent struct {
 	// Amount major units, USD
-	Amount float32            `json:"amount"`
+	Amount json.Number        `json:"amount"`
 	CardId openapi_types.UUID `json:"card_id"`
 
 	// Error a human-readable reason
@@ -4593,7 +4593,7 @@ type ConsoleExchangeRate struct {
 	FromCurrency ConsoleCurrency `json:"from_currency"`
 
 	// Rate units of `to_currency` per unit of `from_currency`, an exact decimal
-	Rate float32 `json:"rate"`
+	Rate json.Number `json:"rate"`
 
 	// ToCurrency a currency the service holds (ISO 4217)
 	ToCurrency ConsoleCurrency `json:"to_currency"`
@@ -4606,7 +4606,7 @@ type ConsoleExchangeRateInput struct {
 	FromCurrency ConsoleCurrency `json:"from_currency"`
 
 	// Rate a JSON number (a string is refused) with at most 12 significant digits
-	Rate float32 `json:"rate"`
+	Rate json.Number `json:"rate"`
 
 	// ToCurrency must differ from `from_currency`
 	ToCurrency ConsoleCurrency `json:"to_currency"`
@@ -4632,13 +4632,13 @@ type ConsoleFeeRule struct {
 	Currency *ConsoleCurrency `json:"currency,omitempty"`
 
 	// Fixed in major units of `currency` (0 without a currency)
-	Fixed float32 `json:"fixed"`
+	Fixed json.Number `json:"fixed"`
 
 	// Operator an operator code (spec §2.10)
 	Operator *ConsoleOperator `json:"operator,omitempty"`
 
 	// Percent a percent of the amount, at most two decimals (`1.5` is 1.5 %)
-	Percent float32 `json:"percent"`
+	Percent json.Number `json:"percent"`
 
 	// Type what a fee is charged on
 	Type ConsoleFeeType `json:"type"`
@@ -4653,11 +4653,11 @@ type ConsoleFeeRuleInput struct {
 
 	// Fixed a JSON number (a string is refused) in major units of `currency`, with no more decimals than it has;
 	// absent or null is 0
-	Fixed    *float32                     `json:"fixed,omitempty"`
+	Fixed    *json.Number                 `json:"fixed,omitempty"`
 	Operator *ConsoleFeeRuleInputOperator `json:"operator,omitempty"`
 
 	// Percent a JSON number from 0 to 100 with at most two decimals; absent or null is 0
-	Percent *float32 `json:"percent,omitempty"`
+	Percent *json.Number `json:"percent,omitempty"`
 
 	// Type what a fee is charged on
 	Type ConsoleFeeType `json:"type"`
@@ -4691,10 +4691,10 @@ type ConsoleOperator string
 // operator's order, when the worker next handles it, and the console's resolution
 type ConsolePayment struct {
 	// Amount major units, excluding the fee
-	Amount    float32   `json:"amount"`
-	CompanyId string    `json:"company_id"`
-	Country   string    `json:"country"`
-	CreatedAt time.Time `json:"created_at"`
+	Amount    json.Number `json:"amount"`
+	CompanyId string      `json:"company_id"`
+	Country   string      `json:"country"`
+	CreatedAt time.Time   `json:"created_at"`
 
 	// Currency a currency the service holds (ISO 4217)
 	Currency ConsoleCurrency `json:"currency"`
@@ -4703,9 +4703,9 @@ type ConsolePayment struct {
 	Description string `json:"description"`
 
 	// ErrorMessage null unless the status is FAILED
-	ErrorMessage *string `json:"error_message"`
-	ExternalId   string  `json:"external_id"`
-	FeeAmount    float32 `json:"fee_amount"`
+	ErrorMessage *string     `json:"error_message"`
+	ExternalId   string      `json:"external_id"`
+	FeeAmount    json.Number `json:"fee_amount"`
 
 	// NextPollAt when the worker next handles the payment; null once it has stopped
 	NextPollAt *time.Time `json:"next_poll_at"`
@@ -4765,26 +4765,26 @@ type ConsolePaymentStatus string
 // ConsoleWallet a wallet as clients see it (amounts in major units)
 type ConsoleWallet struct {
 	// Balance payin_balance + payout_balance
-	Balance          float32   `json:"balance"`
-	CompanyId        string    `json:"company_id"`
-	Country          string    `json:"country"`
-	CountryIsoCode   string    `json:"country_iso_code"`
-	CountryPhoneCode string    `json:"country_phone_code"`
-	CreatedAt        time.Time `json:"created_at"`
+	Balance          json.Number `json:"balance"`
+	CompanyId        string      `json:"company_id"`
+	Country          string      `json:"country"`
+	CountryIsoCode   string      `json:"country_iso_code"`
+	CountryPhoneCode string      `json:"country_phone_code"`
+	CreatedAt        time.Time   `json:"created_at"`
 
 	// Currency a currency the service holds (ISO 4217)
 	Currency     ConsoleCurrency    `json:"currency"`
 	Id           openapi_types.UUID `json:"id"`
 	IsActive     bool               `json:"is_active"`
-	PayinBalance float32            `json:"payin_balance"`
+	PayinBalance json.Number        `json:"payin_balance"`
 
 	// PayoutAvailable payout_balance − payout_reserved
-	PayoutAvailable float32 `json:"payout_available"`
-	PayoutBalance   float32 `json:"payout_balance"`
+	PayoutAvailable json.Number `json:"payout_available"`
+	PayoutBalance   json.Number `json:"payout_balance"`
 
 	// PayoutReserved held by payouts in progress
-	PayoutReserved float32   `json:"payout_reserved"`
-	UpdatedAt      time.Time `json:"updated_at"`
+	PayoutReserved json.Number `json:"payout_reserved"`
+	UpdatedAt      time.Time   `json:"updated_at"`
 }
 
 // ConsoleWalletCredit the data of a sandbox credit
@@ -4802,7 +4802,7 @@ type ConsoleWalletCredit struct {
 // ConsoleWalletCreditInput the body of `POST /admin/wallets/{walletId}/credit`
 type ConsoleWalletCreditInput struct {
 	// Amount major units, no more decimals than the wallet's currency has (a JSON string is refused)
-	Amount float32 `json:"amount"`
+	Amount json.Number `json:"amount"`
 
 	// Balance the sub-balance to credit
 	Balance ConsoleWalletCreditInputBalance `json:"balance"`
@@ -4816,8 +4816,8 @@ type ConsoleWalletCreditInputBalance string
 
 // ConsoleWalletTransaction a wallet transaction, one entry of the ledger (amounts in major units)
 type ConsoleWalletTransaction struct {
-	Amount        float32 `json:"amount"`
-	AmountWithFee float32 `json:"amount_with_fee"`
+	Amount        json.Number `json:"amount"`
+	AmountWithFee json.Number `json:"amount_with_fee"`
 
 	// Balance the sub-balance the entry moves
 	Balance     ConsoleWalletTransactionBalance  `json:"balance"`
@@ -4827,9 +4827,9 @@ type ConsoleWalletTransaction struct {
 
 	// Currency a currency the service holds (ISO 4217)
 	Currency    ConsoleCurrency    `json:"currency"`
-	FeeAmount   float32            `json:"fee_amount"`
+	FeeAmount   json.Number        `json:"fee_amount"`
 	Id          openapi_types.UUID `json:"id"`
-	NetAmount   float32            `json:"net_amount"`
+	NetAmount   json.Number        `json:"net_amount"`
 	Operator    string             `json:"operator"`
 	OrderId     string             `json:"order_id"`
 	PaymentId   *string            `json:"payment_id"`
@@ -4843,10 +4843,10 @@ type ConsoleWalletTransaction struct {
 	Type ConsoleWalletTransactionType `json:"type"`
 
 	// WalletBalanceAfter the sub-balance after; null while nothing moved
-	WalletBalanceAfter *float32 `json:"wallet_balance_after"`
+	WalletBalanceAfter *json.Number `json:"wallet_balance_after"`
 
 	// WalletBalanceBefore the sub-balance before the entry moved it; null while nothing moved (pending, or rejected)
-	WalletBalanceBefore *float32           `json:"wallet_balance_before"`
+	WalletBalanceBefore *json.Number       `json:"wallet_balance_before"`
 	WalletId            openapi_types.UUID `json:"wallet_id"`
 }
 
@@ -5064,7 +5064,7 @@ type CustomerUploadForm struct {
 // Debt a card fee the company owes (docs/debts.md)
 type Debt struct {
 	// Amount dollars the fee left owed
-	Amount     float32      `json:"amount"`
+	Amount     json.Number  `json:"amount"`
 	CardId     string       `json:"card_id"`
 	CreatedAt  time.Time    `json:"created_at"`
 	Currency   DebtCurrency `json:"currency"`
@@ -5078,7 +5078,7 @@ type Debt struct {
 	RecoveredAt *time.Time `json:"recovered_at"`
 
 	// RemainingAmount dollars still owed
-	RemainingAmount float32 `json:"remaining_amount"`
+	RemainingAmount json.Number `json:"remaining_amount"`
 
 	// Status RECOVERED once paid in full by credits to the USD wallet's payout balance
 	Status DebtStatus `json:"status"`
@@ -5119,11 +5119,11 @@ type DebtRecoveredEvent struct {
 	LedgerTransactionId string `json:"ledger_transaction_id"`
 
 	// RecoveredAmount paid by this credit, USD
-	RecoveredAmount float32   `json:"recovered_amount"`
-	RecoveredAt     time.Time `json:"recovered_at"`
+	RecoveredAmount json.Number `json:"recovered_amount"`
+	RecoveredAt     time.Time   `json:"recovered_at"`
 
 	// RemainingAmount still owed after it
-	RemainingAmount float32 `json:"remaining_amount"`
+	RemainingAmount json.Number `json:"remaining_amount"`
 
 	// Status RECOVERED once remaining_amount is 0, else PENDING
 	Status DebtRecoveredEventStatus `json:"status"`
@@ -5157,7 +5157,7 @@ type DebtRecoveryPendingDeliveryEvent string
 // DebtRecoveryPendingEvent the data of debt.recovery.pending
 type DebtRecoveryPendingEvent struct {
 	// Amount owed, USD
-	Amount     float32                          `json:"amount"`
+	Amount     json.Number                      `json:"amount"`
 	CardId     openapi_types.UUID               `json:"card_id"`
 	CreatedAt  time.Time                        `json:"created_at"`
 	Currency   DebtRecoveryPendingEventCurrency `json:"currency"`
@@ -5216,7 +5216,7 @@ type ErrorCode string
 // EventCardOperation the issuance fee or the initial funding of card.created
 type EventCardOperation struct {
 	// Amount USD
-	Amount        float32                  `json:"amount"`
+	Amount        json.Number              `json:"amount"`
 	Description   string                   `json:"description"`
 	Status        EventCardOperationStatus `json:"status"`
 	TransactionId string                   `json:"transaction_id"`
@@ -5228,7 +5228,7 @@ type EventCardOperationStatus string
 // EventCreatedCard the card of card.created
 type EventCreatedCard struct {
 	// Balance USD
-	Balance    float32                  `json:"balance"`
+	Balance    json.Number              `json:"balance"`
 	Brand      EventCreatedCardBrand    `json:"brand"`
 	Currency   EventCreatedCardCurrency `json:"currency"`
 	CustomerId openapi_types.UUID       `json:"customer_id"`
@@ -5262,14 +5262,14 @@ type FeeCrossborderChargedDeliveryEvent string
 // FeeCrossborderChargedEvent the keys of fee.payment_failure.charged and transaction_amount
 type FeeCrossborderChargedEvent struct {
 	// Amount the fee, USD
-	Amount     float32                            `json:"amount"`
+	Amount     json.Number                        `json:"amount"`
 	CardId     openapi_types.UUID                 `json:"card_id"`
 	CreatedAt  time.Time                          `json:"created_at"`
 	Currency   FeeCrossborderChargedEventCurrency `json:"currency"`
 	CustomerId openapi_types.UUID                 `json:"customer_id"`
 
 	// DebtAmount the part neither could pay: a debt (debt.recovery.pending)
-	DebtAmount float32 `json:"debt_amount"`
+	DebtAmount json.Number `json:"debt_amount"`
 
 	// DebtId the debt when debt_amount is above 0, else null
 	DebtId *string `json:"debt_id"`
@@ -5278,13 +5278,13 @@ type FeeCrossborderChargedEvent struct {
 	FeeId string `json:"fee_id"`
 
 	// FromCard the part taken from the card's available balance
-	FromCard float32 `json:"from_card"`
+	FromCard json.Number `json:"from_card"`
 
 	// FromWallet the part taken from the company USD wallet's payout_available
-	FromWallet float32 `json:"from_wallet"`
+	FromWallet json.Number `json:"from_wallet"`
 
 	// TransactionAmount the settled amount the percentage was taken of
-	TransactionAmount float32 `json:"transaction_amount"`
+	TransactionAmount json.Number `json:"transaction_amount"`
 
 	// TransactionId the card transaction that incurred the fee
 	TransactionId string `json:"transaction_id"`
@@ -5309,14 +5309,14 @@ type FeePaymentFailureChargedDeliveryEvent string
 // FeePaymentFailureChargedEvent a fee taken from the card first, then from the company USD wallet; what neither could pay is a debt. from_card + from_wallet + debt_amount = amount
 type FeePaymentFailureChargedEvent struct {
 	// Amount the fee, USD
-	Amount     float32                               `json:"amount"`
+	Amount     json.Number                           `json:"amount"`
 	CardId     openapi_types.UUID                    `json:"card_id"`
 	CreatedAt  time.Time                             `json:"created_at"`
 	Currency   FeePaymentFailureChargedEventCurrency `json:"currency"`
 	CustomerId openapi_types.UUID                    `json:"customer_id"`
 
 	// DebtAmount the part neither could pay: a debt (debt.recovery.pending)
-	DebtAmount float32 `json:"debt_amount"`
+	DebtAmount json.Number `json:"debt_amount"`
 
 	// DebtId the debt when debt_amount is above 0, else null
 	DebtId *string `json:"debt_id"`
@@ -5325,10 +5325,10 @@ type FeePaymentFailureChargedEvent struct {
 	FeeId string `json:"fee_id"`
 
 	// FromCard the part taken from the card's available balance
-	FromCard float32 `json:"from_card"`
+	FromCard json.Number `json:"from_card"`
 
 	// FromWallet the part taken from the company USD wallet's payout_available
-	FromWallet float32 `json:"from_wallet"`
+	FromWallet json.Number `json:"from_wallet"`
 
 	// TransactionId the card transaction that incurred the fee
 	TransactionId string `json:"transaction_id"`
@@ -5385,10 +5385,10 @@ type PaymentBalanceEntry struct {
 	Currency PaymentCurrency `json:"currency"`
 
 	// PayinBalance major units
-	PayinBalance float32 `json:"payin_balance"`
+	PayinBalance json.Number `json:"payin_balance"`
 
 	// PayoutBalance major units; a pending payout's reserved funds are still in it
-	PayoutBalance float32 `json:"payout_balance"`
+	PayoutBalance json.Number `json:"payout_balance"`
 }
 
 // PaymentCollectDelivery the body of a payment.collect delivery
@@ -5404,7 +5404,7 @@ type PaymentCollectDeliveryEvent string
 // PaymentCollectEvent the data of payment.collect (spec §6.3); the outcome arrives with payment.collect.status_updated
 type PaymentCollectEvent struct {
 	// Amount major units
-	Amount float32 `json:"amount"`
+	Amount json.Number `json:"amount"`
 
 	// Country ISO 3166-1 alpha-2
 	Country  string                      `json:"country"`
@@ -5430,7 +5430,7 @@ type PaymentCollectEventStatus string
 // PaymentCollectRequest a collection; the payout's fields, plus `reason`
 type PaymentCollectRequest struct {
 	// Amount major units, with no more decimals than the currency has; must exceed the collection fee
-	Amount float32 `json:"amount"`
+	Amount json.Number `json:"amount"`
 
 	// Country an officially assigned ISO 3166-1 alpha-2 code, in capitals
 	Country string `json:"country"`
@@ -5472,16 +5472,16 @@ type PaymentCollectStatusUpdatedDeliveryEvent string
 // PaymentCollectStatusUpdatedEvent one transition of a collection; a receiver deduplicates on (transaction_id, status)
 type PaymentCollectStatusUpdatedEvent struct {
 	// Amount major units, excluding the fee
-	Amount float32 `json:"amount"`
+	Amount json.Number `json:"amount"`
 
 	// Country ISO 3166-1 alpha-2
 	Country  string                                   `json:"country"`
 	Currency PaymentCollectStatusUpdatedEventCurrency `json:"currency"`
 
 	// ErrorMessage set only when status is FAILED
-	ErrorMessage *string `json:"error_message"`
-	ExternalId   string  `json:"external_id"`
-	FeeAmount    float32 `json:"fee_amount"`
+	ErrorMessage *string     `json:"error_message"`
+	ExternalId   string      `json:"external_id"`
+	FeeAmount    json.Number `json:"fee_amount"`
 
 	// Operator spec §2.10
 	Operator    string `json:"operator"`
@@ -5530,8 +5530,8 @@ type PaymentGuidelineRow struct {
 // PaymentInitiation an accepted payout or collection (the initiation shape of spec §2.7) plus `fee_amount`
 type PaymentInitiation struct {
 	// Amount major units, excluding the fee
-	Amount  float32 `json:"amount"`
-	Country string  `json:"country"`
+	Amount  json.Number `json:"amount"`
+	Country string      `json:"country"`
 
 	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
 	Currency PaymentCurrency `json:"currency"`
@@ -5543,8 +5543,8 @@ type PaymentInitiation struct {
 	ExternalId string `json:"external_id"`
 
 	// FeeAmount major units; a payout reserves amount + fee, a collection credits amount − fee
-	FeeAmount   float32   `json:"fee_amount"`
-	InitiatedAt time.Time `json:"initiated_at"`
+	FeeAmount   json.Number `json:"fee_amount"`
+	InitiatedAt time.Time   `json:"initiated_at"`
 
 	// Operator a mobile-money operator code (spec §2.10), lowercase
 	Operator    PaymentOperator `json:"operator"`
@@ -5565,7 +5565,7 @@ type PaymentOperator string
 // notify_url, reference_id, lang, purpose.
 type PaymentPayoutRequest struct {
 	// Amount major units, excluding the fee, with no more decimals than the currency has; a JSON string (`"20"`) is refused
-	Amount float32 `json:"amount"`
+	Amount json.Number `json:"amount"`
 
 	// Country an officially assigned ISO 3166-1 alpha-2 code, in capitals
 	Country string `json:"country"`
@@ -5608,16 +5608,16 @@ type PaymentPayoutStatusUpdatedDeliveryEvent string
 // PaymentPayoutStatusUpdatedEvent one transition of a payout; a receiver deduplicates on (transaction_id, status)
 type PaymentPayoutStatusUpdatedEvent struct {
 	// Amount major units, excluding the fee
-	Amount float32 `json:"amount"`
+	Amount json.Number `json:"amount"`
 
 	// Country ISO 3166-1 alpha-2
 	Country  string                                  `json:"country"`
 	Currency PaymentPayoutStatusUpdatedEventCurrency `json:"currency"`
 
 	// ErrorMessage set only when status is FAILED
-	ErrorMessage *string `json:"error_message"`
-	ExternalId   string  `json:"external_id"`
-	FeeAmount    float32 `json:"fee_amount"`
+	ErrorMessage *string     `json:"error_message"`
+	ExternalId   string      `json:"external_id"`
+	FeeAmount    json.Number `json:"fee_amount"`
 
 	// Operator spec §2.10
 	Operator    string `json:"operator"`
@@ -5653,9 +5653,9 @@ type PaymentStatus string
 // PaymentTransaction a payout or a collection (spec §2.7) plus `fee_amount` and `reconciliation_required`
 type PaymentTransaction struct {
 	// Amount major units, excluding the fee
-	Amount    float32   `json:"amount"`
-	Country   string    `json:"country"`
-	CreatedAt time.Time `json:"created_at"`
+	Amount    json.Number `json:"amount"`
+	Country   string      `json:"country"`
+	CreatedAt time.Time   `json:"created_at"`
 
 	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
 	Currency PaymentCurrency `json:"currency"`
@@ -5668,7 +5668,7 @@ type PaymentTransaction struct {
 	ExternalId   string  `json:"external_id"`
 
 	// FeeAmount major units
-	FeeAmount float32 `json:"fee_amount"`
+	FeeAmount json.Number `json:"fee_amount"`
 
 	// Operator a mobile-money operator code (spec §2.10), lowercase
 	Operator    PaymentOperator `json:"operator"`
@@ -5694,9 +5694,9 @@ type PaymentTransactionType string
 // PaymentTransactionStatus the transaction; with `includeUpstreamResponse=true`, plus `upstream`
 type PaymentTransactionStatus struct {
 	// Amount major units, excluding the fee
-	Amount    float32   `json:"amount"`
-	Country   string    `json:"country"`
-	CreatedAt time.Time `json:"created_at"`
+	Amount    json.Number `json:"amount"`
+	Country   string      `json:"country"`
+	CreatedAt time.Time   `json:"created_at"`
 
 	// Currency an ISO 4217 code the service holds (XAF, XOF and GNF have no decimals; CDF and USD two)
 	Currency PaymentCurrency `json:"currency"`
@@ -5709,7 +5709,7 @@ type PaymentTransactionStatus struct {
 	ExternalId   string  `json:"external_id"`
 
 	// FeeAmount major units
-	FeeAmount float32 `json:"fee_amount"`
+	FeeAmount json.Number `json:"fee_amount"`
 
 	// Operator a mobile-money operator code (spec §2.10), lowercase
 	Operator    PaymentOperator `json:"operator"`
@@ -5750,7 +5750,7 @@ type TransactionAuthorizationCreatedDeliveryEvent string
 // TransactionAuthorizationCreatedEvent the card transaction of an approved authorization
 type TransactionAuthorizationCreatedEvent struct {
 	// Amount major units
-	Amount    float32                                      `json:"amount"`
+	Amount    json.Number                                  `json:"amount"`
 	CardId    openapi_types.UUID                           `json:"card_id"`
 	CreatedAt time.Time                                    `json:"created_at"`
 	Currency  TransactionAuthorizationCreatedEventCurrency `json:"currency"`
@@ -5789,7 +5789,7 @@ type TransactionAuthorizationDeclinedDeliveryEvent string
 // TransactionAuthorizationDeclinedEvent the card transaction of a declined authorization, with the reason
 type TransactionAuthorizationDeclinedEvent struct {
 	// Amount major units
-	Amount    float32                                       `json:"amount"`
+	Amount    json.Number                                   `json:"amount"`
 	CardId    openapi_types.UUID                            `json:"card_id"`
 	CreatedAt time.Time                                     `json:"created_at"`
 	Currency  TransactionAuthorizationDeclinedEventCurrency `json:"currency"`
@@ -5831,7 +5831,7 @@ type TransactionCrossborderChargedDeliveryEvent string
 // TransactionCrossborderChargedEvent the CROSS-BORDER card transaction; its fee is fee.crossborder.charged
 type TransactionCrossborderChargedEvent struct {
 	// Amount major units
-	Amount    float32                                    `json:"amount"`
+	Amount    json.Number                                `json:"amount"`
 	CardId    openapi_types.UUID                         `json:"card_id"`
 	CreatedAt time.Time                                  `json:"created_at"`
 	Currency  TransactionCrossborderChargedEventCurrency `json:"currency"`
@@ -5873,7 +5873,7 @@ type TransactionFundingCompletedDeliveryEvent string
 // TransactionFundingCompletedEvent the card transaction of a funding
 type TransactionFundingCompletedEvent struct {
 	// Amount major units
-	Amount    float32                                  `json:"amount"`
+	Amount    json.Number                              `json:"amount"`
 	CardId    openapi_types.UUID                       `json:"card_id"`
 	CreatedAt time.Time                                `json:"created_at"`
 	Currency  TransactionFundingCompletedEventCurrency `json:"currency"`
@@ -5912,7 +5912,7 @@ type TransactionPreauthorizationCreatedDeliveryEvent string
 // TransactionPreauthorizationCreatedEvent the card transaction of a pre-authorization hold
 type TransactionPreauthorizationCreatedEvent struct {
 	// Amount major units
-	Amount    float32                                         `json:"amount"`
+	Amount    json.Number                                     `json:"amount"`
 	CardId    openapi_types.UUID                              `json:"card_id"`
 	CreatedAt time.Time                                       `json:"created_at"`
 	Currency  TransactionPreauthorizationCreatedEventCurrency `json:"currency"`
@@ -5951,7 +5951,7 @@ type TransactionRefundCompletedDeliveryEvent string
 // TransactionRefundCompletedEvent the card transaction of a refund
 type TransactionRefundCompletedEvent struct {
 	// Amount major units
-	Amount    float32                                 `json:"amount"`
+	Amount    json.Number                             `json:"amount"`
 	CardId    openapi_types.UUID                      `json:"card_id"`
 	CreatedAt time.Time                               `json:"created_at"`
 	Currency  TransactionRefundCompletedEventCurrency `json:"currency"`
@@ -5993,7 +5993,7 @@ type TransactionReversalCompletedDeliveryEvent string
 // TransactionReversalCompletedEvent the card transaction of a reversal
 type TransactionReversalCompletedEvent struct {
 	// Amount major units
-	Amount    float32                                   `json:"amount"`
+	Amount    json.Number                               `json:"amount"`
 	CardId    openapi_types.UUID                        `json:"card_id"`
 	CreatedAt time.Time                                 `json:"created_at"`
 	Currency  TransactionReversalCompletedEventCurrency `json:"currency"`
@@ -6035,7 +6035,7 @@ type TransactionSettlementCompletedDeliveryEvent string
 // TransactionSettlementCompletedEvent the card transaction of a settlement
 type TransactionSettlementCompletedEvent struct {
 	// Amount major units
-	Amount    float32                                     `json:"amount"`
+	Amount    json.Number                                 `json:"amount"`
 	CardId    openapi_types.UUID                          `json:"card_id"`
 	CreatedAt time.Time                                   `json:"created_at"`
 	Currency  TransactionSettlementCompletedEventCurrency `json:"currency"`
@@ -6077,7 +6077,7 @@ type TransactionTerminatedDeliveryEvent string
 // TransactionTerminatedEvent the TERMINATION card transaction; the termination itself is card.terminated
 type TransactionTerminatedEvent struct {
 	// Amount major units
-	Amount    float32                            `json:"amount"`
+	Amount    json.Number                        `json:"amount"`
 	CardId    openapi_types.UUID                 `json:"card_id"`
 	CreatedAt time.Time                          `json:"created_at"`
 	Currency  TransactionTerminatedEventCurrency `json:"currency"`
@@ -6116,7 +6116,7 @@ type TransactionWithdrawalCompletedDeliveryEvent string
 // TransactionWithdrawalCompletedEvent the card transaction of a withdrawal
 type TransactionWithdrawalCompletedEvent struct {
 	// Amount major units
-	Amount    float32                                     `json:"amount"`
+	Amount    json.Number                                 `json:"amount"`
 	CardId    openapi_types.UUID                          `json:"card_id"`
 	CreatedAt time.Time                                   `json:"created_at"`
 	Currency  TransactionWithdrawalCompletedEventCurrency `json:"currency"`
@@ -6155,27 +6155,27 @@ type WalletConversionCompletedDeliveryEvent string
 // WalletConversionCompletedEvent the data of wallet.conversion.completed (POST /partner/wallets/xaf-usd-conversion)
 type WalletConversionCompletedEvent struct {
 	// Amount debited from the source's payin balance, in currency
-	Amount      float32   `json:"amount"`
-	CompletedAt time.Time `json:"completed_at"`
+	Amount      json.Number `json:"amount"`
+	CompletedAt time.Time   `json:"completed_at"`
 
 	// ConversionId the conversion; stable
 	ConversionId openapi_types.UUID `json:"conversion_id"`
 
 	// ConvertedAmount amount × rate, rounded to the cent, USD
-	ConvertedAmount float32 `json:"converted_amount"`
+	ConvertedAmount json.Number `json:"converted_amount"`
 
 	// CreditedAmount converted_amount − fee_amount, added to the USD wallet's payout balance
-	CreditedAmount float32                                `json:"credited_amount"`
+	CreditedAmount json.Number                            `json:"credited_amount"`
 	Currency       WalletConversionCompletedEventCurrency `json:"currency"`
 
 	// ExchangeRateId the rate version the conversion ran at
 	ExchangeRateId openapi_types.UUID `json:"exchange_rate_id"`
 
 	// FeeAmount the CONVERSION fee on converted_amount, USD
-	FeeAmount float32 `json:"fee_amount"`
+	FeeAmount json.Number `json:"fee_amount"`
 
 	// Rate USD per unit of currency, the exact decimal of the console
-	Rate float32 `json:"rate"`
+	Rate json.Number `json:"rate"`
 
 	// SourceWalletId the XAF or XOF wallet debited
 	SourceWalletId openapi_types.UUID `json:"source_wallet_id"`
@@ -6200,11 +6200,11 @@ type WalletDepositCompletedDeliveryEvent string
 // WalletDepositCompletedEvent the data of wallet.deposit.completed (POST /wallets/deposit)
 type WalletDepositCompletedEvent struct {
 	// Amount converted, in currency
-	Amount      float32   `json:"amount"`
-	CompletedAt time.Time `json:"completed_at"`
+	Amount      json.Number `json:"amount"`
+	CompletedAt time.Time   `json:"completed_at"`
 
 	// ConvertedAmount amount × rate, rounded to the destination's minor unit, added to its payout balance
-	ConvertedAmount float32 `json:"converted_amount"`
+	ConvertedAmount json.Number `json:"converted_amount"`
 
 	// Currency the source's currency
 	Currency WalletDepositCompletedEventCurrency `json:"currency"`
@@ -6222,16 +6222,16 @@ type WalletDepositCompletedEvent struct {
 	ExchangeRateId openapi_types.UUID `json:"exchange_rate_id"`
 
 	// FeeAmount the CONVERSION fee on amount, in currency
-	FeeAmount float32 `json:"fee_amount"`
+	FeeAmount json.Number `json:"fee_amount"`
 
 	// Rate units of destination_currency per unit of currency
-	Rate float32 `json:"rate"`
+	Rate json.Number `json:"rate"`
 
 	// SourceWalletId the wallet debited
 	SourceWalletId openapi_types.UUID `json:"source_wallet_id"`
 
 	// TotalAmount amount + fee_amount, debited from the source's payin balance
-	TotalAmount float32 `json:"total_amount"`
+	TotalAmount json.Number `json:"total_amount"`
 }
 
 // WalletDepositCompletedEventCurrency the source's currency
@@ -6253,7 +6253,7 @@ type WalletFundCompletedDeliveryEvent string
 // WalletFundCompletedEvent a funding as it stands once confirmed
 type WalletFundCompletedEvent struct {
 	// Amount major units
-	Amount float32 `json:"amount"`
+	Amount json.Number `json:"amount"`
 
 	// Balance the sub-balance credited
 	Balance     WalletFundCompletedEventBalance `json:"balance"`
@@ -6293,7 +6293,7 @@ type WalletFundFailedDeliveryEvent string
 // WalletFundFailedEvent a funding as it stands once rejected
 type WalletFundFailedEvent struct {
 	// Amount major units
-	Amount float32 `json:"amount"`
+	Amount json.Number `json:"amount"`
 
 	// Balance the sub-balance credited
 	Balance     WalletFundFailedEventBalance `json:"balance"`
@@ -6333,8 +6333,8 @@ type WalletTransferCompletedDeliveryEvent string
 // WalletTransferCompletedEvent the data of wallet.transfer.completed (POST /wallets/{id}/transfer-internal)
 type WalletTransferCompletedEvent struct {
 	// Amount credited to `to`, and debited from `from`
-	Amount      float32   `json:"amount"`
-	CompletedAt time.Time `json:"completed_at"`
+	Amount      json.Number `json:"amount"`
+	CompletedAt time.Time   `json:"completed_at"`
 
 	// CreditTransactionId the TRANSFER ledger entry that credits `to`
 	CreditTransactionId openapi_types.UUID `json:"credit_transaction_id"`
@@ -6346,7 +6346,7 @@ type WalletTransferCompletedEvent struct {
 	DebitTransactionId openapi_types.UUID `json:"debit_transaction_id"`
 
 	// FeeAmount debited from `from` on top of amount; 0 without a fee
-	FeeAmount float32 `json:"fee_amount"`
+	FeeAmount json.Number `json:"fee_amount"`
 
 	// FeeTransactionId the FEE ledger entry; null when fee_amount is 0
 	FeeTransactionId *openapi_types.UUID `json:"fee_transaction_id"`
