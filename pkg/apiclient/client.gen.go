@@ -629,13 +629,13 @@ func (e ConsoleWalletTransactionBalance) Valid() bool {
 
 // Defines values for ConsoleWalletTransactionCategory.
 const (
-	WALLET ConsoleWalletTransactionCategory = "WALLET"
+	ConsoleWalletTransactionCategoryWALLET ConsoleWalletTransactionCategory = "WALLET"
 )
 
 // Valid indicates whether the value is a known member of the ConsoleWalletTransactionCategory enum.
 func (e ConsoleWalletTransactionCategory) Valid() bool {
 	switch e {
-	case WALLET:
+	case ConsoleWalletTransactionCategoryWALLET:
 		return true
 	default:
 		return false
@@ -1329,6 +1329,72 @@ const (
 func (e FeePaymentFailureChargedEventCurrency) Valid() bool {
 	switch e {
 	case FeePaymentFailureChargedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeeQuoteType.
+const (
+	FeeQuoteTypeCOLLECTION FeeQuoteType = "COLLECTION"
+	FeeQuoteTypeCONVERSION FeeQuoteType = "CONVERSION"
+	FeeQuoteTypePAYOUT     FeeQuoteType = "PAYOUT"
+	FeeQuoteTypeTRANSFER   FeeQuoteType = "TRANSFER"
+)
+
+// Valid indicates whether the value is a known member of the FeeQuoteType enum.
+func (e FeeQuoteType) Valid() bool {
+	switch e {
+	case FeeQuoteTypeCOLLECTION:
+		return true
+	case FeeQuoteTypeCONVERSION:
+		return true
+	case FeeQuoteTypePAYOUT:
+		return true
+	case FeeQuoteTypeTRANSFER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeeQuoteInputType.
+const (
+	FeeQuoteInputTypeCOLLECTION FeeQuoteInputType = "COLLECTION"
+	FeeQuoteInputTypeCONVERSION FeeQuoteInputType = "CONVERSION"
+	FeeQuoteInputTypePAYOUT     FeeQuoteInputType = "PAYOUT"
+	FeeQuoteInputTypeTRANSFER   FeeQuoteInputType = "TRANSFER"
+)
+
+// Valid indicates whether the value is a known member of the FeeQuoteInputType enum.
+func (e FeeQuoteInputType) Valid() bool {
+	switch e {
+	case FeeQuoteInputTypeCOLLECTION:
+		return true
+	case FeeQuoteInputTypeCONVERSION:
+		return true
+	case FeeQuoteInputTypePAYOUT:
+		return true
+	case FeeQuoteInputTypeTRANSFER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FxConversionCurrency.
+const (
+	FxConversionCurrencyXAF FxConversionCurrency = "XAF"
+	FxConversionCurrencyXOF FxConversionCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the FxConversionCurrency enum.
+func (e FxConversionCurrency) Valid() bool {
+	switch e {
+	case FxConversionCurrencyXAF:
+		return true
+	case FxConversionCurrencyXOF:
 		return true
 	default:
 		return false
@@ -2487,6 +2553,33 @@ func (e WalletConversionCompletedEventCurrency) Valid() bool {
 	}
 }
 
+// Defines values for WalletCurrency.
+const (
+	WalletCurrencyCDF WalletCurrency = "CDF"
+	WalletCurrencyGNF WalletCurrency = "GNF"
+	WalletCurrencyUSD WalletCurrency = "USD"
+	WalletCurrencyXAF WalletCurrency = "XAF"
+	WalletCurrencyXOF WalletCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the WalletCurrency enum.
+func (e WalletCurrency) Valid() bool {
+	switch e {
+	case WalletCurrencyCDF:
+		return true
+	case WalletCurrencyGNF:
+		return true
+	case WalletCurrencyUSD:
+		return true
+	case WalletCurrencyXAF:
+		return true
+	case WalletCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WalletDepositCompletedDeliveryEvent.
 const (
 	WalletDepositCompletedDeliveryEventWalletDepositCompleted WalletDepositCompletedDeliveryEvent = "wallet.deposit.completed"
@@ -2706,6 +2799,93 @@ func (e WalletFundFailedEventStatus) Valid() bool {
 	}
 }
 
+// Defines values for WalletSubBalance.
+const (
+	WalletSubBalancePayin  WalletSubBalance = "payin"
+	WalletSubBalancePayout WalletSubBalance = "payout"
+)
+
+// Valid indicates whether the value is a known member of the WalletSubBalance enum.
+func (e WalletSubBalance) Valid() bool {
+	switch e {
+	case WalletSubBalancePayin:
+		return true
+	case WalletSubBalancePayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletTransactionCategory.
+const (
+	WalletTransactionCategoryWALLET WalletTransactionCategory = "WALLET"
+)
+
+// Valid indicates whether the value is a known member of the WalletTransactionCategory enum.
+func (e WalletTransactionCategory) Valid() bool {
+	switch e {
+	case WalletTransactionCategoryWALLET:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletTransactionStatus.
+const (
+	WalletTransactionStatusFAILED     WalletTransactionStatus = "FAILED"
+	WalletTransactionStatusPENDING    WalletTransactionStatus = "PENDING"
+	WalletTransactionStatusPROCESSING WalletTransactionStatus = "PROCESSING"
+	WalletTransactionStatusSUCCESS    WalletTransactionStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the WalletTransactionStatus enum.
+func (e WalletTransactionStatus) Valid() bool {
+	switch e {
+	case WalletTransactionStatusFAILED:
+		return true
+	case WalletTransactionStatusPENDING:
+		return true
+	case WalletTransactionStatusPROCESSING:
+		return true
+	case WalletTransactionStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletTransactionType.
+const (
+	WalletTransactionTypeDEPOSIT  WalletTransactionType = "DEPOSIT"
+	WalletTransactionTypeFEE      WalletTransactionType = "FEE"
+	WalletTransactionTypeFUND     WalletTransactionType = "FUND"
+	WalletTransactionTypeREFUND   WalletTransactionType = "REFUND"
+	WalletTransactionTypeTRANSFER WalletTransactionType = "TRANSFER"
+	WalletTransactionTypeWITHDRAW WalletTransactionType = "WITHDRAW"
+)
+
+// Valid indicates whether the value is a known member of the WalletTransactionType enum.
+func (e WalletTransactionType) Valid() bool {
+	switch e {
+	case WalletTransactionTypeDEPOSIT:
+		return true
+	case WalletTransactionTypeFEE:
+		return true
+	case WalletTransactionTypeFUND:
+		return true
+	case WalletTransactionTypeREFUND:
+		return true
+	case WalletTransactionTypeTRANSFER:
+		return true
+	case WalletTransactionTypeWITHDRAW:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WalletTransferCompletedDeliveryEvent.
 const (
 	WalletTransferCompletedDeliveryEventWalletTransferCompleted WalletTransferCompletedDeliveryEvent = "wallet.transfer.completed"
@@ -2778,6 +2958,21 @@ func (e WalletTransferCompletedEventTo) Valid() bool {
 	case WalletTransferCompletedEventToPayin:
 		return true
 	case WalletTransferCompletedEventToPayout:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WalletUSDBalanceCurrency.
+const (
+	WalletUSDBalanceCurrencyUSD WalletUSDBalanceCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the WalletUSDBalanceCurrency enum.
+func (e WalletUSDBalanceCurrency) Valid() bool {
+	switch e {
+	case WalletUSDBalanceCurrencyUSD:
 		return true
 	default:
 		return false
@@ -3186,6 +3381,21 @@ func (e CreditWallet200JSONResponseBodySuccess) Valid() bool {
 	}
 }
 
+// Defines values for QuoteConversion200JSONResponseBodySuccess.
+const (
+	QuoteConversion200JSONResponseBodySuccessTrue QuoteConversion200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the QuoteConversion200JSONResponseBodySuccess enum.
+func (e QuoteConversion200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case QuoteConversion200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListCustomers200JSONResponseBodySuccess.
 const (
 	ListCustomers200JSONResponseBodySuccessTrue ListCustomers200JSONResponseBodySuccess = true
@@ -3255,6 +3465,51 @@ const (
 func (e ListDebts200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case ListDebts200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListPartnerWallets200JSONResponseBodySuccess.
+const (
+	ListPartnerWallets200JSONResponseBodySuccessTrue ListPartnerWallets200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListPartnerWallets200JSONResponseBodySuccess enum.
+func (e ListPartnerWallets200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListPartnerWallets200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PreviewConversionToUSD200JSONResponseBodySuccess.
+const (
+	PreviewConversionToUSD200JSONResponseBodySuccessTrue PreviewConversionToUSD200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the PreviewConversionToUSD200JSONResponseBodySuccess enum.
+func (e PreviewConversionToUSD200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case PreviewConversionToUSD200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConvertToUSD200JSONResponseBodySuccess.
+const (
+	ConvertToUSD200JSONResponseBodySuccessTrue ConvertToUSD200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ConvertToUSD200JSONResponseBodySuccess enum.
+func (e ConvertToUSD200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ConvertToUSD200JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -3387,6 +3642,171 @@ const (
 func (e GetPaymentTransactionStatus200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case GetPaymentTransactionStatus200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWalletTransactions200JSONResponseBodySuccess.
+const (
+	ListWalletTransactions200JSONResponseBodySuccessTrue ListWalletTransactions200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListWalletTransactions200JSONResponseBodySuccess enum.
+func (e ListWalletTransactions200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListWalletTransactions200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTransactionsOfWallet200JSONResponseBodySuccess.
+const (
+	ListTransactionsOfWallet200JSONResponseBodySuccessTrue ListTransactionsOfWallet200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListTransactionsOfWallet200JSONResponseBodySuccess enum.
+func (e ListTransactionsOfWallet200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListTransactionsOfWallet200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetWalletTransaction200JSONResponseBodySuccess.
+const (
+	GetWalletTransaction200JSONResponseBodySuccessTrue GetWalletTransaction200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetWalletTransaction200JSONResponseBodySuccess enum.
+func (e GetWalletTransaction200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetWalletTransaction200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetUSDWalletBalance200JSONResponseBodySuccess.
+const (
+	GetUSDWalletBalance200JSONResponseBodySuccessTrue GetUSDWalletBalance200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetUSDWalletBalance200JSONResponseBodySuccess enum.
+func (e GetUSDWalletBalance200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetUSDWalletBalance200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWallets200JSONResponseBodySuccess.
+const (
+	ListWallets200JSONResponseBodySuccessTrue ListWallets200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListWallets200JSONResponseBodySuccess enum.
+func (e ListWallets200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListWallets200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateWallet201JSONResponseBodySuccess.
+const (
+	CreateWallet201JSONResponseBodySuccessTrue CreateWallet201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CreateWallet201JSONResponseBodySuccess enum.
+func (e CreateWallet201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreateWallet201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CalculateFees200JSONResponseBodySuccess.
+const (
+	CalculateFees200JSONResponseBodySuccessTrue CalculateFees200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CalculateFees200JSONResponseBodySuccess enum.
+func (e CalculateFees200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CalculateFees200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DepositBetweenWallets200JSONResponseBodySuccess.
+const (
+	DepositBetweenWallets200JSONResponseBodySuccessTrue DepositBetweenWallets200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the DepositBetweenWallets200JSONResponseBodySuccess enum.
+func (e DepositBetweenWallets200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case DepositBetweenWallets200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeclareWalletFunding200JSONResponseBodySuccess.
+const (
+	DeclareWalletFunding200JSONResponseBodySuccessTrue DeclareWalletFunding200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the DeclareWalletFunding200JSONResponseBodySuccess enum.
+func (e DeclareWalletFunding200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case DeclareWalletFunding200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeclareWalletFunding202JSONResponseBodySuccess.
+const (
+	DeclareWalletFunding202JSONResponseBodySuccessTrue DeclareWalletFunding202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the DeclareWalletFunding202JSONResponseBodySuccess enum.
+func (e DeclareWalletFunding202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case DeclareWalletFunding202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransferBetweenSubBalances200JSONResponseBodySuccess.
+const (
+	TransferBetweenSubBalances200JSONResponseBodySuccessTrue TransferBetweenSubBalances200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the TransferBetweenSubBalances200JSONResponseBodySuccess enum.
+func (e TransferBetweenSubBalances200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case TransferBetweenSubBalances200JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -5340,6 +5760,206 @@ type FeePaymentFailureChargedEvent struct {
 // FeePaymentFailureChargedEventCurrency defines model for FeePaymentFailureChargedEvent.Currency.
 type FeePaymentFailureChargedEventCurrency string
 
+// FeeQuote the price of a prospective operation; amounts in major units of `currency`
+type FeeQuote struct {
+	Amount json.Number `json:"amount"`
+
+	// Country as sent; empty for a conversion or a transfer
+	Country string `json:"country"`
+
+	// Currency a currency the service holds (ISO 4217)
+	Currency WalletCurrency `json:"currency"`
+
+	// Fee the rule that priced it
+	Fee struct {
+		// Fixed the fixed part, in major units
+		Fixed json.Number `json:"fixed"`
+
+		// Percent the percent part, at most two decimals (1.5 is 1.5 %)
+		Percent json.Number `json:"percent"`
+	} `json:"fee"`
+
+	// FeeAmount fixed + percent of the amount, rounded half away from zero to the minor unit
+	FeeAmount json.Number `json:"fee_amount"`
+
+	// Operator as sent; empty for a conversion or a transfer
+	Operator string `json:"operator"`
+
+	// TotalAmount amount + fee_amount (what a payout reserves)
+	TotalAmount json.Number  `json:"total_amount"`
+	Type        FeeQuoteType `json:"type"`
+}
+
+// FeeQuoteType defines model for FeeQuote.Type.
+type FeeQuoteType string
+
+// FeeQuoteInput the body of `POST /wallets/calculate-transfer-fees`. A payout or a collection needs `operator` and
+// `country`; a conversion or a transfer takes neither.
+type FeeQuoteInput struct {
+	// Amount major units, no more decimals than the currency has (a JSON string is refused)
+	Amount json.Number `json:"amount"`
+
+	// Country an ISO alpha-2 code, required for PAYOUT and COLLECTION, absent or empty for the others
+	Country *string `json:"country,omitempty"`
+
+	// Currency a currency the service holds (ISO 4217)
+	Currency WalletCurrency `json:"currency"`
+
+	// Operator an operator code, required for PAYOUT and COLLECTION, absent or empty for the others
+	Operator *string `json:"operator,omitempty"`
+
+	// Type what is priced; PAYOUT when absent or empty
+	Type *FeeQuoteInputType `json:"type,omitempty"`
+}
+
+// FeeQuoteInputType what is priced; PAYOUT when absent or empty
+type FeeQuoteInputType string
+
+// FxConversion a conversion into USD, made or previewed
+type FxConversion struct {
+	// Amount debited from the source's payin balance, in its currency (XAF or XOF, no minor unit)
+	Amount int `json:"amount"`
+
+	// ConversionId the `reference` of the conversion's entries and its event's identifier; null for a preview
+	ConversionId *openapi_types.UUID `json:"conversion_id"`
+
+	// ConvertedAmount amount × rate in USD, rounded half away from zero to the cent
+	ConvertedAmount json.Number `json:"converted_amount"`
+
+	// CreditedAmount converted_amount − fee_amount, credited to the USD wallet's payout balance
+	CreditedAmount json.Number `json:"credited_amount"`
+
+	// Currency the source's currency
+	Currency FxConversionCurrency `json:"currency"`
+
+	// ExchangeRateId the rate's version
+	ExchangeRateId openapi_types.UUID `json:"exchangeRateId"`
+
+	// FeeAmount the `CONVERSION` fee in USD on converted_amount (at most converted_amount)
+	FeeAmount json.Number `json:"fee_amount"`
+
+	// Rate dollars per unit of the source's currency, the exact decimal
+	Rate json.Number `json:"rate"`
+
+	// SourcePayinBalanceAfter the source's payin balance after the conversion
+	SourcePayinBalanceAfter int                `json:"source_payin_balance_after"`
+	SourceWalletId          openapi_types.UUID `json:"source_wallet_id"`
+
+	// UsdBalanceAfter the USD wallet's payout balance after it (after the debts it paid; a preview does not count them)
+	UsdBalanceAfter json.Number        `json:"usd_balance_after"`
+	UsdWalletId     openapi_types.UUID `json:"usd_wallet_id"`
+}
+
+// FxConversionCurrency the source's currency
+type FxConversionCurrency string
+
+// FxConversionInput the body of `POST /partner/wallets/xaf-usd-conversion` and of its preview
+type FxConversionInput struct {
+	// Amount XAF or XOF, the source's currency, which has no minor unit (a JSON string is refused)
+	Amount int `json:"amount"`
+
+	// ExchangeRateId the rate version the client was quoted (by `POST /company/exchange-rates/convert` or the preview): the
+	// conversion runs at it or not at all. Absent or empty, the conversion runs at the current version.
+	ExchangeRateId *string `json:"exchangeRateId,omitempty"`
+
+	// SourceWalletId an active XAF or XOF wallet of the company
+	SourceWalletId string `json:"source_wallet_id"`
+}
+
+// FxDeposit a completed deposit
+type FxDeposit struct {
+	// Amount in the source's currency
+	Amount json.Number `json:"amount"`
+
+	// ConvertedAmount amount × rate in the destination's currency, credited to its payout balance
+	ConvertedAmount json.Number `json:"converted_amount"`
+
+	// DepositId the `reference` of the deposit's entries and its event's identifier
+	DepositId openapi_types.UUID `json:"deposit_id"`
+
+	// DestinationWallet the destination after the deposit (and after the debts it paid)
+	DestinationWallet Wallet             `json:"destination_wallet"`
+	ExchangeRateId    openapi_types.UUID `json:"exchangeRateId"`
+
+	// FeeAmount the `CONVERSION` fee in the source's currency, on amount
+	FeeAmount json.Number `json:"fee_amount"`
+
+	// Rate units of the destination's currency per unit of the source's, the exact decimal
+	Rate json.Number `json:"rate"`
+
+	// SourceWallet the source after the deposit
+	SourceWallet Wallet `json:"source_wallet"`
+
+	// TotalAmount amount + fee_amount, debited from the source's payin balance
+	TotalAmount json.Number `json:"total_amount"`
+}
+
+// FxDepositInput the body of `POST /wallets/deposit`
+type FxDepositInput struct {
+	// DestinationWallet the wallet credited, in another currency than the source's
+	DestinationWallet struct {
+		// Id an active wallet of the company
+		Id string `json:"id"`
+	} `json:"destinationWallet"`
+
+	// ExchangeRate the quote's rate version the deposit runs at
+	ExchangeRate struct {
+		// ExchangeRateId a version of the company's rate of source → destination, which must still be current
+		ExchangeRateId string `json:"exchangeRateId"`
+	} `json:"exchangeRate"`
+
+	// SourceWallet the wallet debited and the amount converted
+	SourceWallet struct {
+		// Amount major units of the source's currency, no more decimals than it has (a JSON string is refused)
+		Amount json.Number `json:"amount"`
+
+		// Id an active wallet of the company
+		Id string `json:"id"`
+	} `json:"sourceWallet"`
+}
+
+// FxQuote a quote at the company's current rate of the pair
+type FxQuote struct {
+	// Amount in fromCurrency
+	Amount json.Number `json:"amount"`
+
+	// ConvertedAmount amount × rate in toCurrency, rounded half away from zero to its minor unit
+	ConvertedAmount json.Number `json:"convertedAmount"`
+
+	// ExchangeRateId the rate's version; send it with the conversion or deposit to run at this rate or not at all
+	ExchangeRateId openapi_types.UUID `json:"exchangeRateId"`
+
+	// FeeAmount the `CONVERSION` fee in toCurrency, on convertedAmount
+	FeeAmount json.Number `json:"feeAmount"`
+
+	// FromCurrency a currency the service holds (ISO 4217)
+	FromCurrency WalletCurrency `json:"fromCurrency"`
+
+	// NetAmount convertedAmount − feeAmount, what would be credited
+	NetAmount json.Number `json:"netAmount"`
+
+	// Rate units of toCurrency per unit of fromCurrency, the exact decimal
+	Rate json.Number `json:"rate"`
+
+	// ToCurrency a currency the service holds (ISO 4217)
+	ToCurrency WalletCurrency `json:"toCurrency"`
+
+	// UpdatedAt when the rate was set
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// FxQuoteInput the body of `POST /company/exchange-rates/convert`
+type FxQuoteInput struct {
+	// Amount major units of fromCurrency, no more decimals than it has (a JSON string is refused)
+	Amount json.Number `json:"amount"`
+
+	// FromCurrency a currency the service holds (ISO 4217)
+	FromCurrency WalletCurrency `json:"fromCurrency"`
+
+	// ToCurrency must differ from fromCurrency
+	ToCurrency WalletCurrency `json:"toCurrency"`
+}
+
 // ListEnvelope the wrapper of a page of a list; `data` (an array) is added by each response
 type ListEnvelope struct {
 	// Message "<N> items retrieved successfully"
@@ -5366,6 +5986,22 @@ type Pagination struct {
 	Page       int     `json:"page"`
 	Total      int     `json:"total"`
 	TotalPages int     `json:"totalPages"`
+}
+
+// PartnerWallet a wallet in short, an item of `GET /partner/wallets`; amounts in major units
+type PartnerWallet struct {
+	// Balance payin_balance + payout_balance
+	Balance json.Number `json:"balance"`
+
+	// Country the country's name, as sent at creation
+	Country string `json:"country"`
+
+	// Currency a currency the service holds (ISO 4217)
+	Currency      WalletCurrency     `json:"currency"`
+	Id            openapi_types.UUID `json:"id"`
+	IsActive      bool               `json:"is_active"`
+	PayinBalance  json.Number        `json:"payin_balance"`
+	PayoutBalance json.Number        `json:"payout_balance"`
 }
 
 // PaymentBalance the balances of spec §4.13, one entry per wallet (`[]` when the company has none)
@@ -6142,6 +6778,37 @@ type TransactionWithdrawalCompletedEventStatus string
 // TransactionWithdrawalCompletedEventType defines model for TransactionWithdrawalCompletedEvent.Type.
 type TransactionWithdrawalCompletedEventType string
 
+// Wallet a wallet as clients see it; amounts in major units of its currency
+type Wallet struct {
+	// Balance payin_balance + payout_balance
+	Balance   json.Number `json:"balance"`
+	CompanyId string      `json:"company_id"`
+
+	// Country the country's name, as sent at creation
+	Country          string    `json:"country"`
+	CountryIsoCode   string    `json:"country_iso_code"`
+	CountryPhoneCode string    `json:"country_phone_code"`
+	CreatedAt        time.Time `json:"created_at"`
+
+	// Currency a currency the service holds (ISO 4217)
+	Currency WalletCurrency     `json:"currency"`
+	Id       openapi_types.UUID `json:"id"`
+	IsActive bool               `json:"is_active"`
+
+	// PayinBalance funds collected from end users
+	PayinBalance json.Number `json:"payin_balance"`
+
+	// PayoutAvailable payout_balance − payout_reserved, what payouts and transfers may spend
+	PayoutAvailable json.Number `json:"payout_available"`
+
+	// PayoutBalance funds to disburse; includes what is reserved
+	PayoutBalance json.Number `json:"payout_balance"`
+
+	// PayoutReserved part of payout_balance held by payouts in flight (not yet shown as deducted)
+	PayoutReserved json.Number `json:"payout_reserved"`
+	UpdatedAt      time.Time   `json:"updated_at"`
+}
+
 // WalletConversionCompletedDelivery the body of a wallet.conversion.completed delivery
 type WalletConversionCompletedDelivery struct {
 	// Data the data of wallet.conversion.completed (POST /partner/wallets/xaf-usd-conversion)
@@ -6186,6 +6853,26 @@ type WalletConversionCompletedEvent struct {
 
 // WalletConversionCompletedEventCurrency defines model for WalletConversionCompletedEvent.Currency.
 type WalletConversionCompletedEventCurrency string
+
+// WalletCreateInput the body of `POST /wallets`. Leading and trailing spaces of every field are trimmed before the checks.
+// The currency is forced to `CDF` when `country_iso_code` is `CD`, whatever was sent (it must still not be
+// blank); otherwise it must be three capital letters.
+type WalletCreateInput struct {
+	// Country the country's name, 2 to 255 characters once trimmed; stored as sent
+	Country string `json:"country"`
+
+	// CountryIsoCode an ISO 3166-1 alpha-2 code in capitals, such as CM
+	CountryIsoCode string `json:"country_iso_code"`
+
+	// CountryPhoneCode `+` and 1 to 4 digits: the dial code of the country's row of the payment guideline, such as +237
+	CountryPhoneCode string `json:"country_phone_code"`
+
+	// Currency an ISO 4217 code of three capital letters, with `country_iso_code` a row of the payment guideline
+	Currency string `json:"currency"`
+}
+
+// WalletCurrency a currency the service holds (ISO 4217)
+type WalletCurrency string
 
 // WalletDepositCompletedDelivery the body of a wallet.deposit.completed delivery
 type WalletDepositCompletedDelivery struct {
@@ -6320,6 +7007,101 @@ type WalletFundFailedEventCurrency string
 // WalletFundFailedEventStatus defines model for WalletFundFailedEvent.Status.
 type WalletFundFailedEventStatus string
 
+// WalletFundInput the body of `POST /wallets/fund`, a bank transfer the company declares
+type WalletFundInput struct {
+	// Amount major units, no more decimals than the wallet's currency has (a JSON string is refused)
+	Amount json.Number `json:"amount"`
+
+	// Balance the sub-balance to credit; payout when absent or empty
+	Balance *WalletSubBalance `json:"balance,omitempty"`
+
+	// Reference printable ASCII; the transfer's reference, once per company, which makes the declaration safe to retry
+	Reference string `json:"reference"`
+
+	// WalletId an active wallet of the company
+	WalletId openapi_types.UUID `json:"wallet_id"`
+}
+
+// WalletSubBalance one of a wallet's two sub-balances: `payin` (collected from end users) or `payout` (to disburse)
+type WalletSubBalance string
+
+// WalletTransaction a wallet transaction, one entry of the ledger; amounts in major units of its currency
+type WalletTransaction struct {
+	Amount        json.Number `json:"amount"`
+	AmountWithFee json.Number `json:"amount_with_fee"`
+
+	// Balance one of a wallet's two sub-balances: `payin` (collected from end users) or `payout` (to disburse)
+	Balance  WalletSubBalance          `json:"balance"`
+	Category WalletTransactionCategory `json:"category"`
+
+	// CompletedAt null until the entry is SUCCESS or FAILED
+	CompletedAt *time.Time `json:"completed_at"`
+	CreatedAt   time.Time  `json:"created_at"`
+
+	// Currency a currency the service holds (ISO 4217)
+	Currency  WalletCurrency `json:"currency"`
+	FeeAmount json.Number    `json:"fee_amount"`
+
+	// Id a UUID v7 whose timestamp is created_at
+	Id        openapi_types.UUID `json:"id"`
+	NetAmount json.Number        `json:"net_amount"`
+
+	// Operator the mobile-money operator of a payment's entry; empty otherwise
+	Operator string `json:"operator"`
+	OrderId  string `json:"order_id"`
+
+	// PaymentId the payment transaction the entry belongs to; null when none
+	PaymentId *string `json:"payment_id"`
+
+	// PhoneNumber the end user's number of a payment's entry; empty otherwise
+	PhoneNumber string `json:"phone_number"`
+
+	// Reference the payment's, transfer's, conversion's or deposit's id, or the reference of a credit or funding
+	Reference string `json:"reference"`
+
+	// Status SUCCESS and FAILED are final
+	Status WalletTransactionStatus `json:"status"`
+	Type   WalletTransactionType   `json:"type"`
+
+	// WalletBalanceAfter the sub-balance after the entry; null while the entry is PENDING
+	WalletBalanceAfter *json.Number `json:"wallet_balance_after"`
+
+	// WalletBalanceBefore the sub-balance (`balance`) before the entry; null while the entry is PENDING
+	WalletBalanceBefore *json.Number       `json:"wallet_balance_before"`
+	WalletId            openapi_types.UUID `json:"wallet_id"`
+}
+
+// WalletTransactionCategory defines model for WalletTransaction.Category.
+type WalletTransactionCategory string
+
+// WalletTransactionStatus SUCCESS and FAILED are final
+type WalletTransactionStatus string
+
+// WalletTransactionType defines model for WalletTransactionType.
+type WalletTransactionType string
+
+// WalletTransfer a completed internal transfer; amounts in major units of the wallet's currency
+type WalletTransfer struct {
+	// Amount what `to` received; `from` paid amount + fee_amount
+	Amount json.Number `json:"amount"`
+
+	// FeeAmount the company's `TRANSFER` fee
+	FeeAmount json.Number `json:"fee_amount"`
+
+	// From one of a wallet's two sub-balances: `payin` (collected from end users) or `payout` (to disburse)
+	From WalletSubBalance `json:"from"`
+
+	// To one of a wallet's two sub-balances: `payin` (collected from end users) or `payout` (to disburse)
+	To WalletSubBalance `json:"to"`
+
+	// TransferId the `reference` of the transfer's ledger entries
+	TransferId openapi_types.UUID `json:"transfer_id"`
+
+	// Wallet the wallet after the transfer (and after the debts it paid)
+	Wallet   Wallet             `json:"wallet"`
+	WalletId openapi_types.UUID `json:"wallet_id"`
+}
+
 // WalletTransferCompletedDelivery the body of a wallet.transfer.completed delivery
 type WalletTransferCompletedDelivery struct {
 	// Data the data of wallet.transfer.completed (POST /wallets/{id}/transfer-internal)
@@ -6370,6 +7152,37 @@ type WalletTransferCompletedEventFrom string
 
 // WalletTransferCompletedEventTo the other one
 type WalletTransferCompletedEventTo string
+
+// WalletTransferInput the body of `POST /wallets/{id}/transfer-internal`
+type WalletTransferInput struct {
+	// Amount what the destination receives, in major units, no more decimals than the wallet's currency has (a JSON string is refused)
+	Amount json.Number `json:"amount"`
+
+	// From the sub-balance debited (amount + fee); payin when absent or empty
+	From *WalletSubBalance `json:"from,omitempty"`
+
+	// To the sub-balance credited, the other one than `from`; payout when absent or empty
+	To *WalletSubBalance `json:"to,omitempty"`
+}
+
+// WalletUSDBalance the balances of the company USD wallet, in dollars
+type WalletUSDBalance struct {
+	// Balance payin_balance + payout_balance
+	Balance      json.Number              `json:"balance"`
+	Currency     WalletUSDBalanceCurrency `json:"currency"`
+	PayinBalance json.Number              `json:"payin_balance"`
+
+	// PayoutAvailable payout_balance − payout_reserved
+	PayoutAvailable json.Number `json:"payout_available"`
+	PayoutBalance   json.Number `json:"payout_balance"`
+
+	// PayoutReserved part of payout_balance held by payouts in flight
+	PayoutReserved json.Number        `json:"payout_reserved"`
+	WalletId       openapi_types.UUID `json:"wallet_id"`
+}
+
+// WalletUSDBalanceCurrency defines model for WalletUSDBalance.Currency.
+type WalletUSDBalanceCurrency string
 
 // WebhookLogAttempt defines model for WebhookLogAttempt.
 type WebhookLogAttempt struct {
@@ -6513,6 +7326,9 @@ type RejectWalletFunding200JSONResponseBodySuccess bool
 // CreditWallet200JSONResponseBodySuccess defines parameters for CreditWallet.
 type CreditWallet200JSONResponseBodySuccess bool
 
+// QuoteConversion200JSONResponseBodySuccess defines parameters for QuoteConversion.
+type QuoteConversion200JSONResponseBodySuccess bool
+
 // ListCustomersParams defines parameters for ListCustomers.
 type ListCustomersParams struct {
 	// Sync `true` reads the cardholder of every verified customer of the page from the card issuer again
@@ -6555,6 +7371,22 @@ type ListDebtsParams struct {
 
 // ListDebts200JSONResponseBodySuccess defines parameters for ListDebts.
 type ListDebts200JSONResponseBodySuccess bool
+
+// ListPartnerWallets200JSONResponseBodySuccess defines parameters for ListPartnerWallets.
+type ListPartnerWallets200JSONResponseBodySuccess bool
+
+// PreviewConversionToUSD200JSONResponseBodySuccess defines parameters for PreviewConversionToUSD.
+type PreviewConversionToUSD200JSONResponseBodySuccess bool
+
+// ConvertToUSDParams defines parameters for ConvertToUSD.
+type ConvertToUSDParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ConvertToUSD200JSONResponseBodySuccess defines parameters for ConvertToUSD.
+type ConvertToUSD200JSONResponseBodySuccess bool
 
 // GetPaymentBalance200JSONResponseBodySuccess defines parameters for GetPaymentBalance.
 type GetPaymentBalance200JSONResponseBodySuccess bool
@@ -6631,6 +7463,96 @@ type GetPaymentTransactionStatusParams struct {
 
 // GetPaymentTransactionStatus200JSONResponseBodySuccess defines parameters for GetPaymentTransactionStatus.
 type GetPaymentTransactionStatus200JSONResponseBodySuccess bool
+
+// ListWalletTransactionsParams defines parameters for ListWalletTransactions.
+type ListWalletTransactionsParams struct {
+	// WalletId a wallet id; another company's wallet gives an empty list
+	WalletId *openapi_types.UUID `form:"wallet_id,omitempty" json:"wallet_id,omitempty"`
+
+	// Type exact case
+	Type *WalletTransactionType `form:"type,omitempty" json:"type,omitempty"`
+
+	// Status exact case
+	Status   *WalletTransactionStatus `form:"status,omitempty" json:"status,omitempty"`
+	Currency *WalletCurrency          `form:"currency,omitempty" json:"currency,omitempty"`
+
+	// FromDate inclusive; an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight UTC), years 1970 to 9999
+	FromDate *string `form:"from_date,omitempty" json:"from_date,omitempty"`
+
+	// ToDate exclusive; the formats of `from_date`; must be after it
+	ToDate *string `form:"to_date,omitempty" json:"to_date,omitempty"`
+
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListWalletTransactions200JSONResponseBodySuccess defines parameters for ListWalletTransactions.
+type ListWalletTransactions200JSONResponseBodySuccess bool
+
+// ListTransactionsOfWalletParams defines parameters for ListTransactionsOfWallet.
+type ListTransactionsOfWalletParams struct {
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListTransactionsOfWallet200JSONResponseBodySuccess defines parameters for ListTransactionsOfWallet.
+type ListTransactionsOfWallet200JSONResponseBodySuccess bool
+
+// GetWalletTransaction200JSONResponseBodySuccess defines parameters for GetWalletTransaction.
+type GetWalletTransaction200JSONResponseBodySuccess bool
+
+// GetUSDWalletBalance200JSONResponseBodySuccess defines parameters for GetUSDWalletBalance.
+type GetUSDWalletBalance200JSONResponseBodySuccess bool
+
+// ListWallets200JSONResponseBodySuccess defines parameters for ListWallets.
+type ListWallets200JSONResponseBodySuccess bool
+
+// CreateWallet201JSONResponseBodySuccess defines parameters for CreateWallet.
+type CreateWallet201JSONResponseBodySuccess bool
+
+// CalculateFees200JSONResponseBodySuccess defines parameters for CalculateFees.
+type CalculateFees200JSONResponseBodySuccess bool
+
+// DepositBetweenWalletsParams defines parameters for DepositBetweenWallets.
+type DepositBetweenWalletsParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DepositBetweenWallets200JSONResponseBodySuccess defines parameters for DepositBetweenWallets.
+type DepositBetweenWallets200JSONResponseBodySuccess bool
+
+// DeclareWalletFundingParams defines parameters for DeclareWalletFunding.
+type DeclareWalletFundingParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// DeclareWalletFunding200JSONResponseBodySuccess defines parameters for DeclareWalletFunding.
+type DeclareWalletFunding200JSONResponseBodySuccess bool
+
+// DeclareWalletFunding202JSONResponseBodySuccess defines parameters for DeclareWalletFunding.
+type DeclareWalletFunding202JSONResponseBodySuccess bool
+
+// TransferBetweenSubBalancesParams defines parameters for TransferBetweenSubBalances.
+type TransferBetweenSubBalancesParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// TransferBetweenSubBalances200JSONResponseBodySuccess defines parameters for TransferBetweenSubBalances.
+type TransferBetweenSubBalances200JSONResponseBodySuccess bool
 
 // ListWebhookEventsParams defines parameters for ListWebhookEvents.
 type ListWebhookEventsParams struct {
@@ -7293,17 +8215,41 @@ type CreditWalletJSONRequestBody = ConsoleWalletCreditInput
 // CreateAccessTokenJSONRequestBody defines body for CreateAccessToken for application/json ContentType.
 type CreateAccessTokenJSONRequestBody = AuthTokenRequest
 
+// QuoteConversionJSONRequestBody defines body for QuoteConversion for application/json ContentType.
+type QuoteConversionJSONRequestBody = FxQuoteInput
+
 // UploadCustomerMultipartRequestBody defines body for UploadCustomer for multipart/form-data ContentType.
 type UploadCustomerMultipartRequestBody = CustomerUploadForm
 
 // EnrollCustomerJSONRequestBody defines body for EnrollCustomer for application/json ContentType.
 type EnrollCustomerJSONRequestBody = CustomerEnrollRequest
 
+// PreviewConversionToUSDJSONRequestBody defines body for PreviewConversionToUSD for application/json ContentType.
+type PreviewConversionToUSDJSONRequestBody = FxConversionInput
+
+// ConvertToUSDJSONRequestBody defines body for ConvertToUSD for application/json ContentType.
+type ConvertToUSDJSONRequestBody = FxConversionInput
+
 // CreateCollectionJSONRequestBody defines body for CreateCollection for application/json ContentType.
 type CreateCollectionJSONRequestBody = PaymentCollectRequest
 
 // CreatePayoutJSONRequestBody defines body for CreatePayout for application/json ContentType.
 type CreatePayoutJSONRequestBody = PaymentPayoutRequest
+
+// CreateWalletJSONRequestBody defines body for CreateWallet for application/json ContentType.
+type CreateWalletJSONRequestBody = WalletCreateInput
+
+// CalculateFeesJSONRequestBody defines body for CalculateFees for application/json ContentType.
+type CalculateFeesJSONRequestBody = FeeQuoteInput
+
+// DepositBetweenWalletsJSONRequestBody defines body for DepositBetweenWallets for application/json ContentType.
+type DepositBetweenWalletsJSONRequestBody = FxDepositInput
+
+// DeclareWalletFundingJSONRequestBody defines body for DeclareWalletFunding for application/json ContentType.
+type DeclareWalletFundingJSONRequestBody = WalletFundInput
+
+// TransferBetweenSubBalancesJSONRequestBody defines body for TransferBetweenSubBalances for application/json ContentType.
+type TransferBetweenSubBalancesJSONRequestBody = WalletTransferInput
 
 // CardCreatedEventJSONRequestBody defines body for CardCreatedEvent for application/json ContentType.
 type CardCreatedEventJSONRequestBody = CardCreatedDelivery
@@ -7744,6 +8690,30 @@ type ClientInterface interface {
 	// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
 	CreateAccessToken(ctx context.Context, body CreateAccessTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// QuoteConversionWithBody Quote a conversion at the company's current rate, read-only.
+	//
+	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
+	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
+	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
+	QuoteConversionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// QuoteConversion Quote a conversion at the company's current rate, read-only.
+	//
+	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
+	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
+	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
+	QuoteConversion(ctx context.Context, body QuoteConversionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListCustomers List the company's customers, newest first.
 	//
 	// Corresponds with GET /customers (the `ListCustomers` operationId).
@@ -7804,6 +8774,75 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListPartnerWallets Every wallet of the company, in short, oldest first.
+	//
+	// Not paginated.
+	//
+	// Corresponds with GET /partner/wallets (the `ListPartnerWallets` operationId).
+	ListPartnerWallets(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewConversionToUSDWithBody Check and price a conversion to USD as the conversion would, moving nothing.
+	//
+	// The body, the checks, the errors and the data of `POST /partner/wallets/xaf-usd-conversion`, but nothing
+	// moves: `conversion_id` is null and the balances after are what the conversion would leave
+	// (`usd_balance_after` does not count the debts a conversion would pay first). Its `exchangeRateId` is the
+	// version to send with the conversion.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /partner/wallets/preview-conversion (the `PreviewConversionToUSD` operationId).
+	PreviewConversionToUSDWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PreviewConversionToUSD Check and price a conversion to USD as the conversion would, moving nothing.
+	//
+	// The body, the checks, the errors and the data of `POST /partner/wallets/xaf-usd-conversion`, but nothing
+	// moves: `conversion_id` is null and the balances after are what the conversion would leave
+	// (`usd_balance_after` does not count the debts a conversion would pay first). Its `exchangeRateId` is the
+	// version to send with the conversion.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /partner/wallets/preview-conversion (the `PreviewConversionToUSD` operationId).
+	PreviewConversionToUSD(ctx context.Context, body PreviewConversionToUSDJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ConvertToUSDWithBody Convert XAF or XOF from a wallet's payin balance into the USD wallet's payout balance.
+	//
+	// The checks, in order, the first failure answering: `source_wallet_id` present (400 `INVALID_FIELD`); a
+	// wallet of the company (404 `WALLET_NOT_FOUND` naming it), active (400 `WALLET_INACTIVE`), in XAF or XOF
+	// (400 `INVALID_FIELD`); `amount` (400 `INVALID_FIELD`); the source's payin balance covers it (400
+	// `INSUFFICIENT_WALLET_BALANCE`); a USD wallet (400 `NO_USD_WALLET`), active (400 `WALLET_INACTIVE`); a rate
+	// of the pair (400 `NO_EXCHANGE_RATE`); `exchangeRateId` the current version (400 `RATE_CHANGED` for an
+	// earlier version of the pair, 400 `INVALID_FIELD` for no rate of the company or another pair's); something
+	// left once the fee is taken (400 `INVALID_FIELD` naming `amount`). The fee is the `CONVERSION` fee in USD
+	// on the converted amount. One transaction debits the source, credits the USD wallet (which first pays the
+	// company's pending debts), writes a `TRANSFER` entry on each with the `conversion_id` as `reference`,
+	// checks that the rate's version is still the quoted one (else 400 `RATE_CHANGED`, with or without
+	// `exchangeRateId`) and records the event `wallet.conversion.completed`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /partner/wallets/xaf-usd-conversion (the `ConvertToUSD` operationId).
+	ConvertToUSDWithBody(ctx context.Context, params *ConvertToUSDParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ConvertToUSD Convert XAF or XOF from a wallet's payin balance into the USD wallet's payout balance.
+	//
+	// The checks, in order, the first failure answering: `source_wallet_id` present (400 `INVALID_FIELD`); a
+	// wallet of the company (404 `WALLET_NOT_FOUND` naming it), active (400 `WALLET_INACTIVE`), in XAF or XOF
+	// (400 `INVALID_FIELD`); `amount` (400 `INVALID_FIELD`); the source's payin balance covers it (400
+	// `INSUFFICIENT_WALLET_BALANCE`); a USD wallet (400 `NO_USD_WALLET`), active (400 `WALLET_INACTIVE`); a rate
+	// of the pair (400 `NO_EXCHANGE_RATE`); `exchangeRateId` the current version (400 `RATE_CHANGED` for an
+	// earlier version of the pair, 400 `INVALID_FIELD` for no rate of the company or another pair's); something
+	// left once the fee is taken (400 `INVALID_FIELD` naming `amount`). The fee is the `CONVERSION` fee in USD
+	// on the converted amount. One transaction debits the source, credits the USD wallet (which first pays the
+	// company's pending debts), writes a `TRANSFER` entry on each with the `conversion_id` as `reference`,
+	// checks that the rate's version is still the quoted one (else 400 `RATE_CHANGED`, with or without
+	// `exchangeRateId`) and records the event `wallet.conversion.completed`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /partner/wallets/xaf-usd-conversion (the `ConvertToUSD` operationId).
+	ConvertToUSD(ctx context.Context, params *ConvertToUSDParams, body ConvertToUSDJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPaymentBalance The payin and payout balances of every wallet of the company.
 	//
@@ -7878,6 +8917,190 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
 	GetPaymentTransactionStatus(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWalletTransactions The company's wallet transactions (ledger entries), newest first.
+	//
+	// Every filter is optional; a bad value is a 400 naming the parameter.
+	//
+	// Corresponds with GET /wallet/transactions (the `ListWalletTransactions` operationId).
+	ListWalletTransactions(ctx context.Context, params *ListWalletTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListTransactionsOfWallet The wallet transactions of one wallet, newest first.
+	//
+	// Read from an index, so eventually consistent (typically well under a second). 404 `WALLET_NOT_FOUND`
+	// when the wallet is missing or another company's.
+	//
+	// Corresponds with GET /wallet/transactions/wallet/{walletId} (the `ListTransactionsOfWallet` operationId).
+	ListTransactionsOfWallet(ctx context.Context, walletId string, params *ListTransactionsOfWalletParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWalletTransaction One wallet transaction (ledger entry).
+	//
+	// Corresponds with GET /wallet/transactions/{id} (the `GetWalletTransaction` operationId).
+	GetWalletTransaction(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetUSDWalletBalance The balances of the company USD wallet.
+	//
+	// 404 `USD_WALLET_NOT_FOUND` when the company has no USD wallet.
+	//
+	// Corresponds with GET /wallet/usd-balance (the `GetUSDWalletBalance` operationId).
+	GetUSDWalletBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListWallets Every wallet of the company, oldest first.
+	//
+	// Not paginated (a company has at most one wallet per guideline row). Reads are strongly consistent.
+	//
+	// Corresponds with GET /wallets (the `ListWallets` operationId).
+	ListWallets(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWalletWithBody Open a wallet for a (country, currency) pair of the payment guideline.
+	//
+	// Leading and trailing spaces of every field are trimmed. The checks run in this order, the first failure
+	// answering: the input alone (400 `INVALID_FIELD` naming the field); the company's KYB (403
+	// `KYB_NOT_APPROVED` unless `APPROVED`); the guideline (400 `INVALID_COMBINATION` when the pair is no row,
+	// then 400 naming `country_phone_code` when it is not the row's dial code); uniqueness of the pair (400
+	// `WALLET_EXISTS`). The currency is forced to `CDF` when `country_iso_code` is `CD`, whatever was sent. A
+	// company has at most one wallet per pair, so at most one USD wallet (country `US`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /wallets (the `CreateWallet` operationId).
+	CreateWalletWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWallet Open a wallet for a (country, currency) pair of the payment guideline.
+	//
+	// Leading and trailing spaces of every field are trimmed. The checks run in this order, the first failure
+	// answering: the input alone (400 `INVALID_FIELD` naming the field); the company's KYB (403
+	// `KYB_NOT_APPROVED` unless `APPROVED`); the guideline (400 `INVALID_COMBINATION` when the pair is no row,
+	// then 400 naming `country_phone_code` when it is not the row's dial code); uniqueness of the pair (400
+	// `WALLET_EXISTS`). The currency is forced to `CDF` when `country_iso_code` is `CD`, whatever was sent. A
+	// company has at most one wallet per pair, so at most one USD wallet (country `US`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /wallets (the `CreateWallet` operationId).
+	CreateWallet(ctx context.Context, body CreateWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CalculateFeesWithBody Price a prospective payout, collection, conversion or transfer by the company's fee schedule.
+	//
+	// Moves nothing. The fee is fixed + percent of the amount, by the most specific rule of the company's
+	// schedule for (type, operator, country, currency), or by the default schedule when the company has no rule
+	// of the type. A payout or a collection needs an operator the payment guideline lists for the country and
+	// currency (else 400 `OPERATOR_UNAVAILABLE`); a conversion or a transfer takes neither operator nor country.
+	// 400 `NO_FEE_RULE` when the company's rules of the type price none of it.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /wallets/calculate-transfer-fees (the `CalculateFees` operationId).
+	CalculateFeesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CalculateFees Price a prospective payout, collection, conversion or transfer by the company's fee schedule.
+	//
+	// Moves nothing. The fee is fixed + percent of the amount, by the most specific rule of the company's
+	// schedule for (type, operator, country, currency), or by the default schedule when the company has no rule
+	// of the type. A payout or a collection needs an operator the payment guideline lists for the country and
+	// currency (else 400 `OPERATOR_UNAVAILABLE`); a conversion or a transfer takes neither operator nor country.
+	// 400 `NO_FEE_RULE` when the company's rules of the type price none of it.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /wallets/calculate-transfer-fees (the `CalculateFees` operationId).
+	CalculateFees(ctx context.Context, body CalculateFeesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DepositBetweenWalletsWithBody Move money between two wallets of the company in different currencies, at a quoted rate version.
+	//
+	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
+	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
+	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
+	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
+	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
+	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
+	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
+	// is the `deposit_id`; the event is `wallet.deposit.completed`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /wallets/deposit (the `DepositBetweenWallets` operationId).
+	DepositBetweenWalletsWithBody(ctx context.Context, params *DepositBetweenWalletsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DepositBetweenWallets Move money between two wallets of the company in different currencies, at a quoted rate version.
+	//
+	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
+	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
+	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
+	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
+	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
+	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
+	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
+	// is the `deposit_id`; the event is `wallet.deposit.completed`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /wallets/deposit (the `DepositBetweenWallets` operationId).
+	DepositBetweenWallets(ctx context.Context, params *DepositBetweenWalletsParams, body DepositBetweenWalletsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeclareWalletFundingWithBody Declare a bank transfer sent to fund a wallet.
+	//
+	// Records a `FUND` entry with status `PENDING`, which moves nothing: the wallet is credited only when the
+	// transfer is confirmed, by the bank (in sandbox mode, about 5 s later; a reference ending in `-reject` is
+	// rejected) or by the operator console, with the event `wallet.fund.completed` or `wallet.fund.failed`.
+	// Idempotent on the reference: the same reference with the same wallet, balance and amount answers 200
+	// with the first funding as it is now (perhaps `SUCCESS` by then) and records nothing; with anything else
+	// it is 409 `DUPLICATE_REFERENCE`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /wallets/fund (the `DeclareWalletFunding` operationId).
+	DeclareWalletFundingWithBody(ctx context.Context, params *DeclareWalletFundingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeclareWalletFunding Declare a bank transfer sent to fund a wallet.
+	//
+	// Records a `FUND` entry with status `PENDING`, which moves nothing: the wallet is credited only when the
+	// transfer is confirmed, by the bank (in sandbox mode, about 5 s later; a reference ending in `-reject` is
+	// rejected) or by the operator console, with the event `wallet.fund.completed` or `wallet.fund.failed`.
+	// Idempotent on the reference: the same reference with the same wallet, balance and amount answers 200
+	// with the first funding as it is now (perhaps `SUCCESS` by then) and records nothing; with anything else
+	// it is 409 `DUPLICATE_REFERENCE`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /wallets/fund (the `DeclareWalletFunding` operationId).
+	DeclareWalletFunding(ctx context.Context, params *DeclareWalletFundingParams, body DeclareWalletFundingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransferBetweenSubBalancesWithBody Move money between the two sub-balances of one wallet.
+	//
+	// The source pays `amount` plus the company's `TRANSFER` fee (default 0), priced on the amount in the
+	// wallet's currency and country; the destination receives `amount`. One transaction writes a `TRANSFER`
+	// entry debiting the source, a `FEE` entry on the source when the fee is not 0 and a `TRANSFER` entry
+	// crediting the destination, all with the transfer id as `reference`, and the event
+	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
+	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
+	TransferBetweenSubBalancesWithBody(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TransferBetweenSubBalances Move money between the two sub-balances of one wallet.
+	//
+	// The source pays `amount` plus the company's `TRANSFER` fee (default 0), priced on the amount in the
+	// wallet's currency and country; the destination receives `amount`. One transaction writes a `TRANSFER`
+	// entry debiting the source, a `FEE` entry on the source when the fee is not 0 and a `TRANSFER` entry
+	// crediting the destination, all with the transfer id as `reference`, and the event
+	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
+	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
+	TransferBetweenSubBalances(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, body TransferBetweenSubBalancesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEvents The delivery log, newest first.
 	//
@@ -8348,6 +9571,50 @@ func (c *Client) CreateAccessToken(ctx context.Context, body CreateAccessTokenJS
 	return c.Client.Do(req)
 }
 
+// QuoteConversionWithBody Quote a conversion at the company's current rate, read-only.
+//
+// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
+// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
+// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
+func (c *Client) QuoteConversionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQuoteConversionRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// QuoteConversion Quote a conversion at the company's current rate, read-only.
+//
+// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
+// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
+// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
+func (c *Client) QuoteConversion(ctx context.Context, body QuoteConversionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewQuoteConversionRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListCustomers List the company's customers, newest first.
 //
 // Corresponds with GET /customers (the `ListCustomers` operationId).
@@ -8469,6 +9736,125 @@ func (c *Client) ListDebts(ctx context.Context, params *ListDebtsParams, reqEdit
 // Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListPartnerWallets Every wallet of the company, in short, oldest first.
+//
+// Not paginated.
+//
+// Corresponds with GET /partner/wallets (the `ListPartnerWallets` operationId).
+func (c *Client) ListPartnerWallets(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListPartnerWalletsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewConversionToUSDWithBody Check and price a conversion to USD as the conversion would, moving nothing.
+//
+// The body, the checks, the errors and the data of `POST /partner/wallets/xaf-usd-conversion`, but nothing
+// moves: `conversion_id` is null and the balances after are what the conversion would leave
+// (`usd_balance_after` does not count the debts a conversion would pay first). Its `exchangeRateId` is the
+// version to send with the conversion.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /partner/wallets/preview-conversion (the `PreviewConversionToUSD` operationId).
+func (c *Client) PreviewConversionToUSDWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewConversionToUSDRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PreviewConversionToUSD Check and price a conversion to USD as the conversion would, moving nothing.
+//
+// The body, the checks, the errors and the data of `POST /partner/wallets/xaf-usd-conversion`, but nothing
+// moves: `conversion_id` is null and the balances after are what the conversion would leave
+// (`usd_balance_after` does not count the debts a conversion would pay first). Its `exchangeRateId` is the
+// version to send with the conversion.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /partner/wallets/preview-conversion (the `PreviewConversionToUSD` operationId).
+func (c *Client) PreviewConversionToUSD(ctx context.Context, body PreviewConversionToUSDJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPreviewConversionToUSDRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ConvertToUSDWithBody Convert XAF or XOF from a wallet's payin balance into the USD wallet's payout balance.
+//
+// The checks, in order, the first failure answering: `source_wallet_id` present (400 `INVALID_FIELD`); a
+// wallet of the company (404 `WALLET_NOT_FOUND` naming it), active (400 `WALLET_INACTIVE`), in XAF or XOF
+// (400 `INVALID_FIELD`); `amount` (400 `INVALID_FIELD`); the source's payin balance covers it (400
+// `INSUFFICIENT_WALLET_BALANCE`); a USD wallet (400 `NO_USD_WALLET`), active (400 `WALLET_INACTIVE`); a rate
+// of the pair (400 `NO_EXCHANGE_RATE`); `exchangeRateId` the current version (400 `RATE_CHANGED` for an
+// earlier version of the pair, 400 `INVALID_FIELD` for no rate of the company or another pair's); something
+// left once the fee is taken (400 `INVALID_FIELD` naming `amount`). The fee is the `CONVERSION` fee in USD
+// on the converted amount. One transaction debits the source, credits the USD wallet (which first pays the
+// company's pending debts), writes a `TRANSFER` entry on each with the `conversion_id` as `reference`,
+// checks that the rate's version is still the quoted one (else 400 `RATE_CHANGED`, with or without
+// `exchangeRateId`) and records the event `wallet.conversion.completed`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /partner/wallets/xaf-usd-conversion (the `ConvertToUSD` operationId).
+func (c *Client) ConvertToUSDWithBody(ctx context.Context, params *ConvertToUSDParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewConvertToUSDRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ConvertToUSD Convert XAF or XOF from a wallet's payin balance into the USD wallet's payout balance.
+//
+// The checks, in order, the first failure answering: `source_wallet_id` present (400 `INVALID_FIELD`); a
+// wallet of the company (404 `WALLET_NOT_FOUND` naming it), active (400 `WALLET_INACTIVE`), in XAF or XOF
+// (400 `INVALID_FIELD`); `amount` (400 `INVALID_FIELD`); the source's payin balance covers it (400
+// `INSUFFICIENT_WALLET_BALANCE`); a USD wallet (400 `NO_USD_WALLET`), active (400 `WALLET_INACTIVE`); a rate
+// of the pair (400 `NO_EXCHANGE_RATE`); `exchangeRateId` the current version (400 `RATE_CHANGED` for an
+// earlier version of the pair, 400 `INVALID_FIELD` for no rate of the company or another pair's); something
+// left once the fee is taken (400 `INVALID_FIELD` naming `amount`). The fee is the `CONVERSION` fee in USD
+// on the converted amount. One transaction debits the source, credits the USD wallet (which first pays the
+// company's pending debts), writes a `TRANSFER` entry on each with the `conversion_id` as `reference`,
+// checks that the rate's version is still the quoted one (else 400 `RATE_CHANGED`, with or without
+// `exchangeRateId`) and records the event `wallet.conversion.completed`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /partner/wallets/xaf-usd-conversion (the `ConvertToUSD` operationId).
+func (c *Client) ConvertToUSD(ctx context.Context, params *ConvertToUSDParams, body ConvertToUSDJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewConvertToUSDRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8623,6 +10009,340 @@ func (c *Client) ListPaymentTransactions(ctx context.Context, params *ListPaymen
 // Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
 func (c *Client) GetPaymentTransactionStatus(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPaymentTransactionStatusRequest(c.Server, transactionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWalletTransactions The company's wallet transactions (ledger entries), newest first.
+//
+// Every filter is optional; a bad value is a 400 naming the parameter.
+//
+// Corresponds with GET /wallet/transactions (the `ListWalletTransactions` operationId).
+func (c *Client) ListWalletTransactions(ctx context.Context, params *ListWalletTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWalletTransactionsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListTransactionsOfWallet The wallet transactions of one wallet, newest first.
+//
+// Read from an index, so eventually consistent (typically well under a second). 404 `WALLET_NOT_FOUND`
+// when the wallet is missing or another company's.
+//
+// Corresponds with GET /wallet/transactions/wallet/{walletId} (the `ListTransactionsOfWallet` operationId).
+func (c *Client) ListTransactionsOfWallet(ctx context.Context, walletId string, params *ListTransactionsOfWalletParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListTransactionsOfWalletRequest(c.Server, walletId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWalletTransaction One wallet transaction (ledger entry).
+//
+// Corresponds with GET /wallet/transactions/{id} (the `GetWalletTransaction` operationId).
+func (c *Client) GetWalletTransaction(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWalletTransactionRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetUSDWalletBalance The balances of the company USD wallet.
+//
+// 404 `USD_WALLET_NOT_FOUND` when the company has no USD wallet.
+//
+// Corresponds with GET /wallet/usd-balance (the `GetUSDWalletBalance` operationId).
+func (c *Client) GetUSDWalletBalance(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetUSDWalletBalanceRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListWallets Every wallet of the company, oldest first.
+//
+// Not paginated (a company has at most one wallet per guideline row). Reads are strongly consistent.
+//
+// Corresponds with GET /wallets (the `ListWallets` operationId).
+func (c *Client) ListWallets(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWalletsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWalletWithBody Open a wallet for a (country, currency) pair of the payment guideline.
+//
+// Leading and trailing spaces of every field are trimmed. The checks run in this order, the first failure
+// answering: the input alone (400 `INVALID_FIELD` naming the field); the company's KYB (403
+// `KYB_NOT_APPROVED` unless `APPROVED`); the guideline (400 `INVALID_COMBINATION` when the pair is no row,
+// then 400 naming `country_phone_code` when it is not the row's dial code); uniqueness of the pair (400
+// `WALLET_EXISTS`). The currency is forced to `CDF` when `country_iso_code` is `CD`, whatever was sent. A
+// company has at most one wallet per pair, so at most one USD wallet (country `US`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /wallets (the `CreateWallet` operationId).
+func (c *Client) CreateWalletWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWalletRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWallet Open a wallet for a (country, currency) pair of the payment guideline.
+//
+// Leading and trailing spaces of every field are trimmed. The checks run in this order, the first failure
+// answering: the input alone (400 `INVALID_FIELD` naming the field); the company's KYB (403
+// `KYB_NOT_APPROVED` unless `APPROVED`); the guideline (400 `INVALID_COMBINATION` when the pair is no row,
+// then 400 naming `country_phone_code` when it is not the row's dial code); uniqueness of the pair (400
+// `WALLET_EXISTS`). The currency is forced to `CDF` when `country_iso_code` is `CD`, whatever was sent. A
+// company has at most one wallet per pair, so at most one USD wallet (country `US`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /wallets (the `CreateWallet` operationId).
+func (c *Client) CreateWallet(ctx context.Context, body CreateWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWalletRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CalculateFeesWithBody Price a prospective payout, collection, conversion or transfer by the company's fee schedule.
+//
+// Moves nothing. The fee is fixed + percent of the amount, by the most specific rule of the company's
+// schedule for (type, operator, country, currency), or by the default schedule when the company has no rule
+// of the type. A payout or a collection needs an operator the payment guideline lists for the country and
+// currency (else 400 `OPERATOR_UNAVAILABLE`); a conversion or a transfer takes neither operator nor country.
+// 400 `NO_FEE_RULE` when the company's rules of the type price none of it.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /wallets/calculate-transfer-fees (the `CalculateFees` operationId).
+func (c *Client) CalculateFeesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCalculateFeesRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CalculateFees Price a prospective payout, collection, conversion or transfer by the company's fee schedule.
+//
+// Moves nothing. The fee is fixed + percent of the amount, by the most specific rule of the company's
+// schedule for (type, operator, country, currency), or by the default schedule when the company has no rule
+// of the type. A payout or a collection needs an operator the payment guideline lists for the country and
+// currency (else 400 `OPERATOR_UNAVAILABLE`); a conversion or a transfer takes neither operator nor country.
+// 400 `NO_FEE_RULE` when the company's rules of the type price none of it.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /wallets/calculate-transfer-fees (the `CalculateFees` operationId).
+func (c *Client) CalculateFees(ctx context.Context, body CalculateFeesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCalculateFeesRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DepositBetweenWalletsWithBody Move money between two wallets of the company in different currencies, at a quoted rate version.
+//
+// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
+// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
+// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
+// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
+// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
+// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
+// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
+// is the `deposit_id`; the event is `wallet.deposit.completed`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /wallets/deposit (the `DepositBetweenWallets` operationId).
+func (c *Client) DepositBetweenWalletsWithBody(ctx context.Context, params *DepositBetweenWalletsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDepositBetweenWalletsRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DepositBetweenWallets Move money between two wallets of the company in different currencies, at a quoted rate version.
+//
+// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
+// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
+// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
+// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
+// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
+// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
+// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
+// is the `deposit_id`; the event is `wallet.deposit.completed`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /wallets/deposit (the `DepositBetweenWallets` operationId).
+func (c *Client) DepositBetweenWallets(ctx context.Context, params *DepositBetweenWalletsParams, body DepositBetweenWalletsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDepositBetweenWalletsRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeclareWalletFundingWithBody Declare a bank transfer sent to fund a wallet.
+//
+// Records a `FUND` entry with status `PENDING`, which moves nothing: the wallet is credited only when the
+// transfer is confirmed, by the bank (in sandbox mode, about 5 s later; a reference ending in `-reject` is
+// rejected) or by the operator console, with the event `wallet.fund.completed` or `wallet.fund.failed`.
+// Idempotent on the reference: the same reference with the same wallet, balance and amount answers 200
+// with the first funding as it is now (perhaps `SUCCESS` by then) and records nothing; with anything else
+// it is 409 `DUPLICATE_REFERENCE`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /wallets/fund (the `DeclareWalletFunding` operationId).
+func (c *Client) DeclareWalletFundingWithBody(ctx context.Context, params *DeclareWalletFundingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclareWalletFundingRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeclareWalletFunding Declare a bank transfer sent to fund a wallet.
+//
+// Records a `FUND` entry with status `PENDING`, which moves nothing: the wallet is credited only when the
+// transfer is confirmed, by the bank (in sandbox mode, about 5 s later; a reference ending in `-reject` is
+// rejected) or by the operator console, with the event `wallet.fund.completed` or `wallet.fund.failed`.
+// Idempotent on the reference: the same reference with the same wallet, balance and amount answers 200
+// with the first funding as it is now (perhaps `SUCCESS` by then) and records nothing; with anything else
+// it is 409 `DUPLICATE_REFERENCE`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /wallets/fund (the `DeclareWalletFunding` operationId).
+func (c *Client) DeclareWalletFunding(ctx context.Context, params *DeclareWalletFundingParams, body DeclareWalletFundingJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclareWalletFundingRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TransferBetweenSubBalancesWithBody Move money between the two sub-balances of one wallet.
+//
+// The source pays `amount` plus the company's `TRANSFER` fee (default 0), priced on the amount in the
+// wallet's currency and country; the destination receives `amount`. One transaction writes a `TRANSFER`
+// entry debiting the source, a `FEE` entry on the source when the fee is not 0 and a `TRANSFER` entry
+// crediting the destination, all with the transfer id as `reference`, and the event
+// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
+// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
+func (c *Client) TransferBetweenSubBalancesWithBody(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransferBetweenSubBalancesRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TransferBetweenSubBalances Move money between the two sub-balances of one wallet.
+//
+// The source pays `amount` plus the company's `TRANSFER` fee (default 0), priced on the amount in the
+// wallet's currency and country; the destination receives `amount`. One transaction writes a `TRANSFER`
+// entry debiting the source, a `FEE` entry on the source when the fee is not 0 and a `TRANSFER` entry
+// crediting the destination, all with the transfer id as `reference`, and the event
+// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
+// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
+func (c *Client) TransferBetweenSubBalances(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, body TransferBetweenSubBalancesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTransferBetweenSubBalancesRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9358,6 +11078,46 @@ func NewCreateAccessTokenRequestWithBody(server string, contentType string, body
 	return req, nil
 }
 
+// NewQuoteConversionRequest calls the generic QuoteConversion builder with application/json body
+func NewQuoteConversionRequest(server string, body QuoteConversionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewQuoteConversionRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewQuoteConversionRequestWithBody constructs an http.Request for the QuoteConversion method, with any body, and a specified content type
+func NewQuoteConversionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/company/exchange-rates/convert")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListCustomersRequest constructs an http.Request for the ListCustomers method
 func NewListCustomersRequest(server string, params *ListCustomersParams) (*http.Request, error) {
 	var err error
@@ -9663,6 +11423,128 @@ func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListPartnerWalletsRequest constructs an http.Request for the ListPartnerWallets method
+func NewListPartnerWalletsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/partner/wallets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPreviewConversionToUSDRequest calls the generic PreviewConversionToUSD builder with application/json body
+func NewPreviewConversionToUSDRequest(server string, body PreviewConversionToUSDJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPreviewConversionToUSDRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewPreviewConversionToUSDRequestWithBody constructs an http.Request for the PreviewConversionToUSD method, with any body, and a specified content type
+func NewPreviewConversionToUSDRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/partner/wallets/preview-conversion")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewConvertToUSDRequest calls the generic ConvertToUSD builder with application/json body
+func NewConvertToUSDRequest(server string, params *ConvertToUSDParams, body ConvertToUSDJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewConvertToUSDRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewConvertToUSDRequestWithBody constructs an http.Request for the ConvertToUSD method, with any body, and a specified content type
+func NewConvertToUSDRequestWithBody(server string, params *ConvertToUSDParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/partner/wallets/xaf-usd-conversion")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -10062,6 +11944,581 @@ func NewGetPaymentTransactionStatusRequest(server string, transactionId string, 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListWalletTransactionsRequest constructs an http.Request for the ListWalletTransactions method
+func NewListWalletTransactionsRequest(server string, params *ListWalletTransactionsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallet/transactions")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.WalletId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "wallet_id", *params.WalletId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "uuid"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Currency != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "currency", *params.Currency, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FromDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from_date", *params.FromDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ToDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to_date", *params.ToDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListTransactionsOfWalletRequest constructs an http.Request for the ListTransactionsOfWallet method
+func NewListTransactionsOfWalletRequest(server string, walletId string, params *ListTransactionsOfWalletParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "walletId", walletId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallet/transactions/wallet/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetWalletTransactionRequest constructs an http.Request for the GetWalletTransaction method
+func NewGetWalletTransactionRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallet/transactions/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetUSDWalletBalanceRequest constructs an http.Request for the GetUSDWalletBalance method
+func NewGetUSDWalletBalanceRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallet/usd-balance")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListWalletsRequest constructs an http.Request for the ListWallets method
+func NewListWalletsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateWalletRequest calls the generic CreateWallet builder with application/json body
+func NewCreateWalletRequest(server string, body CreateWalletJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateWalletRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateWalletRequestWithBody constructs an http.Request for the CreateWallet method, with any body, and a specified content type
+func NewCreateWalletRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallets")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCalculateFeesRequest calls the generic CalculateFees builder with application/json body
+func NewCalculateFeesRequest(server string, body CalculateFeesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCalculateFeesRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCalculateFeesRequestWithBody constructs an http.Request for the CalculateFees method, with any body, and a specified content type
+func NewCalculateFeesRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallets/calculate-transfer-fees")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDepositBetweenWalletsRequest calls the generic DepositBetweenWallets builder with application/json body
+func NewDepositBetweenWalletsRequest(server string, params *DepositBetweenWalletsParams, body DepositBetweenWalletsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDepositBetweenWalletsRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewDepositBetweenWalletsRequestWithBody constructs an http.Request for the DepositBetweenWallets method, with any body, and a specified content type
+func NewDepositBetweenWalletsRequestWithBody(server string, params *DepositBetweenWalletsParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallets/deposit")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewDeclareWalletFundingRequest calls the generic DeclareWalletFunding builder with application/json body
+func NewDeclareWalletFundingRequest(server string, params *DeclareWalletFundingParams, body DeclareWalletFundingJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDeclareWalletFundingRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewDeclareWalletFundingRequestWithBody constructs an http.Request for the DeclareWalletFunding method, with any body, and a specified content type
+func NewDeclareWalletFundingRequestWithBody(server string, params *DeclareWalletFundingParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallets/fund")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewTransferBetweenSubBalancesRequest calls the generic TransferBetweenSubBalances builder with application/json body
+func NewTransferBetweenSubBalancesRequest(server string, id string, params *TransferBetweenSubBalancesParams, body TransferBetweenSubBalancesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTransferBetweenSubBalancesRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewTransferBetweenSubBalancesRequestWithBody constructs an http.Request for the TransferBetweenSubBalances method, with any body, and a specified content type
+func NewTransferBetweenSubBalancesRequestWithBody(server string, id string, params *TransferBetweenSubBalancesParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/wallets/%s/transfer-internal", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -10539,6 +12996,30 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
 	CreateAccessTokenWithResponse(ctx context.Context, body CreateAccessTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAccessTokenResponse, error)
 
+	// QuoteConversionWithBodyWithResponse Quote a conversion at the company's current rate, read-only.
+	//
+	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
+	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
+	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
+	QuoteConversionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QuoteConversionResponse, error)
+
+	// QuoteConversionWithResponse Quote a conversion at the company's current rate, read-only.
+	//
+	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
+	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
+	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
+	QuoteConversionWithResponse(ctx context.Context, body QuoteConversionJSONRequestBody, reqEditors ...RequestEditorFn) (*QuoteConversionResponse, error)
+
 	// ListCustomersWithResponse List the company's customers, newest first.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -10607,6 +13088,77 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
+
+	// ListPartnerWalletsWithResponse Every wallet of the company, in short, oldest first.
+	//
+	// Not paginated.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /partner/wallets (the `ListPartnerWallets` operationId).
+	ListPartnerWalletsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPartnerWalletsResponse, error)
+
+	// PreviewConversionToUSDWithBodyWithResponse Check and price a conversion to USD as the conversion would, moving nothing.
+	//
+	// The body, the checks, the errors and the data of `POST /partner/wallets/xaf-usd-conversion`, but nothing
+	// moves: `conversion_id` is null and the balances after are what the conversion would leave
+	// (`usd_balance_after` does not count the debts a conversion would pay first). Its `exchangeRateId` is the
+	// version to send with the conversion.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /partner/wallets/preview-conversion (the `PreviewConversionToUSD` operationId).
+	PreviewConversionToUSDWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewConversionToUSDResponse, error)
+
+	// PreviewConversionToUSDWithResponse Check and price a conversion to USD as the conversion would, moving nothing.
+	//
+	// The body, the checks, the errors and the data of `POST /partner/wallets/xaf-usd-conversion`, but nothing
+	// moves: `conversion_id` is null and the balances after are what the conversion would leave
+	// (`usd_balance_after` does not count the debts a conversion would pay first). Its `exchangeRateId` is the
+	// version to send with the conversion.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /partner/wallets/preview-conversion (the `PreviewConversionToUSD` operationId).
+	PreviewConversionToUSDWithResponse(ctx context.Context, body PreviewConversionToUSDJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewConversionToUSDResponse, error)
+
+	// ConvertToUSDWithBodyWithResponse Convert XAF or XOF from a wallet's payin balance into the USD wallet's payout balance.
+	//
+	// The checks, in order, the first failure answering: `source_wallet_id` present (400 `INVALID_FIELD`); a
+	// wallet of the company (404 `WALLET_NOT_FOUND` naming it), active (400 `WALLET_INACTIVE`), in XAF or XOF
+	// (400 `INVALID_FIELD`); `amount` (400 `INVALID_FIELD`); the source's payin balance covers it (400
+	// `INSUFFICIENT_WALLET_BALANCE`); a USD wallet (400 `NO_USD_WALLET`), active (400 `WALLET_INACTIVE`); a rate
+	// of the pair (400 `NO_EXCHANGE_RATE`); `exchangeRateId` the current version (400 `RATE_CHANGED` for an
+	// earlier version of the pair, 400 `INVALID_FIELD` for no rate of the company or another pair's); something
+	// left once the fee is taken (400 `INVALID_FIELD` naming `amount`). The fee is the `CONVERSION` fee in USD
+	// on the converted amount. One transaction debits the source, credits the USD wallet (which first pays the
+	// company's pending debts), writes a `TRANSFER` entry on each with the `conversion_id` as `reference`,
+	// checks that the rate's version is still the quoted one (else 400 `RATE_CHANGED`, with or without
+	// `exchangeRateId`) and records the event `wallet.conversion.completed`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /partner/wallets/xaf-usd-conversion (the `ConvertToUSD` operationId).
+	ConvertToUSDWithBodyWithResponse(ctx context.Context, params *ConvertToUSDParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ConvertToUSDResponse, error)
+
+	// ConvertToUSDWithResponse Convert XAF or XOF from a wallet's payin balance into the USD wallet's payout balance.
+	//
+	// The checks, in order, the first failure answering: `source_wallet_id` present (400 `INVALID_FIELD`); a
+	// wallet of the company (404 `WALLET_NOT_FOUND` naming it), active (400 `WALLET_INACTIVE`), in XAF or XOF
+	// (400 `INVALID_FIELD`); `amount` (400 `INVALID_FIELD`); the source's payin balance covers it (400
+	// `INSUFFICIENT_WALLET_BALANCE`); a USD wallet (400 `NO_USD_WALLET`), active (400 `WALLET_INACTIVE`); a rate
+	// of the pair (400 `NO_EXCHANGE_RATE`); `exchangeRateId` the current version (400 `RATE_CHANGED` for an
+	// earlier version of the pair, 400 `INVALID_FIELD` for no rate of the company or another pair's); something
+	// left once the fee is taken (400 `INVALID_FIELD` naming `amount`). The fee is the `CONVERSION` fee in USD
+	// on the converted amount. One transaction debits the source, credits the USD wallet (which first pays the
+	// company's pending debts), writes a `TRANSFER` entry on each with the `conversion_id` as `reference`,
+	// checks that the rate's version is still the quoted one (else 400 `RATE_CHANGED`, with or without
+	// `exchangeRateId`) and records the event `wallet.conversion.completed`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /partner/wallets/xaf-usd-conversion (the `ConvertToUSD` operationId).
+	ConvertToUSDWithResponse(ctx context.Context, params *ConvertToUSDParams, body ConvertToUSDJSONRequestBody, reqEditors ...RequestEditorFn) (*ConvertToUSDResponse, error)
 
 	// GetPaymentBalanceWithResponse The payin and payout balances of every wallet of the company.
 	//
@@ -10689,6 +13241,200 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
 	GetPaymentTransactionStatusWithResponse(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*GetPaymentTransactionStatusResponse, error)
+
+	// ListWalletTransactionsWithResponse The company's wallet transactions (ledger entries), newest first.
+	//
+	// Every filter is optional; a bad value is a 400 naming the parameter.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /wallet/transactions (the `ListWalletTransactions` operationId).
+	ListWalletTransactionsWithResponse(ctx context.Context, params *ListWalletTransactionsParams, reqEditors ...RequestEditorFn) (*ListWalletTransactionsResponse, error)
+
+	// ListTransactionsOfWalletWithResponse The wallet transactions of one wallet, newest first.
+	//
+	// Read from an index, so eventually consistent (typically well under a second). 404 `WALLET_NOT_FOUND`
+	// when the wallet is missing or another company's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /wallet/transactions/wallet/{walletId} (the `ListTransactionsOfWallet` operationId).
+	ListTransactionsOfWalletWithResponse(ctx context.Context, walletId string, params *ListTransactionsOfWalletParams, reqEditors ...RequestEditorFn) (*ListTransactionsOfWalletResponse, error)
+
+	// GetWalletTransactionWithResponse One wallet transaction (ledger entry).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /wallet/transactions/{id} (the `GetWalletTransaction` operationId).
+	GetWalletTransactionWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetWalletTransactionResponse, error)
+
+	// GetUSDWalletBalanceWithResponse The balances of the company USD wallet.
+	//
+	// 404 `USD_WALLET_NOT_FOUND` when the company has no USD wallet.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /wallet/usd-balance (the `GetUSDWalletBalance` operationId).
+	GetUSDWalletBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetUSDWalletBalanceResponse, error)
+
+	// ListWalletsWithResponse Every wallet of the company, oldest first.
+	//
+	// Not paginated (a company has at most one wallet per guideline row). Reads are strongly consistent.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /wallets (the `ListWallets` operationId).
+	ListWalletsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWalletsResponse, error)
+
+	// CreateWalletWithBodyWithResponse Open a wallet for a (country, currency) pair of the payment guideline.
+	//
+	// Leading and trailing spaces of every field are trimmed. The checks run in this order, the first failure
+	// answering: the input alone (400 `INVALID_FIELD` naming the field); the company's KYB (403
+	// `KYB_NOT_APPROVED` unless `APPROVED`); the guideline (400 `INVALID_COMBINATION` when the pair is no row,
+	// then 400 naming `country_phone_code` when it is not the row's dial code); uniqueness of the pair (400
+	// `WALLET_EXISTS`). The currency is forced to `CDF` when `country_iso_code` is `CD`, whatever was sent. A
+	// company has at most one wallet per pair, so at most one USD wallet (country `US`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets (the `CreateWallet` operationId).
+	CreateWalletWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWalletResponse, error)
+
+	// CreateWalletWithResponse Open a wallet for a (country, currency) pair of the payment guideline.
+	//
+	// Leading and trailing spaces of every field are trimmed. The checks run in this order, the first failure
+	// answering: the input alone (400 `INVALID_FIELD` naming the field); the company's KYB (403
+	// `KYB_NOT_APPROVED` unless `APPROVED`); the guideline (400 `INVALID_COMBINATION` when the pair is no row,
+	// then 400 naming `country_phone_code` when it is not the row's dial code); uniqueness of the pair (400
+	// `WALLET_EXISTS`). The currency is forced to `CDF` when `country_iso_code` is `CD`, whatever was sent. A
+	// company has at most one wallet per pair, so at most one USD wallet (country `US`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets (the `CreateWallet` operationId).
+	CreateWalletWithResponse(ctx context.Context, body CreateWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWalletResponse, error)
+
+	// CalculateFeesWithBodyWithResponse Price a prospective payout, collection, conversion or transfer by the company's fee schedule.
+	//
+	// Moves nothing. The fee is fixed + percent of the amount, by the most specific rule of the company's
+	// schedule for (type, operator, country, currency), or by the default schedule when the company has no rule
+	// of the type. A payout or a collection needs an operator the payment guideline lists for the country and
+	// currency (else 400 `OPERATOR_UNAVAILABLE`); a conversion or a transfer takes neither operator nor country.
+	// 400 `NO_FEE_RULE` when the company's rules of the type price none of it.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets/calculate-transfer-fees (the `CalculateFees` operationId).
+	CalculateFeesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CalculateFeesResponse, error)
+
+	// CalculateFeesWithResponse Price a prospective payout, collection, conversion or transfer by the company's fee schedule.
+	//
+	// Moves nothing. The fee is fixed + percent of the amount, by the most specific rule of the company's
+	// schedule for (type, operator, country, currency), or by the default schedule when the company has no rule
+	// of the type. A payout or a collection needs an operator the payment guideline lists for the country and
+	// currency (else 400 `OPERATOR_UNAVAILABLE`); a conversion or a transfer takes neither operator nor country.
+	// 400 `NO_FEE_RULE` when the company's rules of the type price none of it.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets/calculate-transfer-fees (the `CalculateFees` operationId).
+	CalculateFeesWithResponse(ctx context.Context, body CalculateFeesJSONRequestBody, reqEditors ...RequestEditorFn) (*CalculateFeesResponse, error)
+
+	// DepositBetweenWalletsWithBodyWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
+	//
+	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
+	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
+	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
+	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
+	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
+	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
+	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
+	// is the `deposit_id`; the event is `wallet.deposit.completed`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets/deposit (the `DepositBetweenWallets` operationId).
+	DepositBetweenWalletsWithBodyWithResponse(ctx context.Context, params *DepositBetweenWalletsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DepositBetweenWalletsResponse, error)
+
+	// DepositBetweenWalletsWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
+	//
+	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
+	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
+	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
+	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
+	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
+	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
+	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
+	// is the `deposit_id`; the event is `wallet.deposit.completed`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets/deposit (the `DepositBetweenWallets` operationId).
+	DepositBetweenWalletsWithResponse(ctx context.Context, params *DepositBetweenWalletsParams, body DepositBetweenWalletsJSONRequestBody, reqEditors ...RequestEditorFn) (*DepositBetweenWalletsResponse, error)
+
+	// DeclareWalletFundingWithBodyWithResponse Declare a bank transfer sent to fund a wallet.
+	//
+	// Records a `FUND` entry with status `PENDING`, which moves nothing: the wallet is credited only when the
+	// transfer is confirmed, by the bank (in sandbox mode, about 5 s later; a reference ending in `-reject` is
+	// rejected) or by the operator console, with the event `wallet.fund.completed` or `wallet.fund.failed`.
+	// Idempotent on the reference: the same reference with the same wallet, balance and amount answers 200
+	// with the first funding as it is now (perhaps `SUCCESS` by then) and records nothing; with anything else
+	// it is 409 `DUPLICATE_REFERENCE`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets/fund (the `DeclareWalletFunding` operationId).
+	DeclareWalletFundingWithBodyWithResponse(ctx context.Context, params *DeclareWalletFundingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclareWalletFundingResponse, error)
+
+	// DeclareWalletFundingWithResponse Declare a bank transfer sent to fund a wallet.
+	//
+	// Records a `FUND` entry with status `PENDING`, which moves nothing: the wallet is credited only when the
+	// transfer is confirmed, by the bank (in sandbox mode, about 5 s later; a reference ending in `-reject` is
+	// rejected) or by the operator console, with the event `wallet.fund.completed` or `wallet.fund.failed`.
+	// Idempotent on the reference: the same reference with the same wallet, balance and amount answers 200
+	// with the first funding as it is now (perhaps `SUCCESS` by then) and records nothing; with anything else
+	// it is 409 `DUPLICATE_REFERENCE`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets/fund (the `DeclareWalletFunding` operationId).
+	DeclareWalletFundingWithResponse(ctx context.Context, params *DeclareWalletFundingParams, body DeclareWalletFundingJSONRequestBody, reqEditors ...RequestEditorFn) (*DeclareWalletFundingResponse, error)
+
+	// TransferBetweenSubBalancesWithBodyWithResponse Move money between the two sub-balances of one wallet.
+	//
+	// The source pays `amount` plus the company's `TRANSFER` fee (default 0), priced on the amount in the
+	// wallet's currency and country; the destination receives `amount`. One transaction writes a `TRANSFER`
+	// entry debiting the source, a `FEE` entry on the source when the fee is not 0 and a `TRANSFER` entry
+	// crediting the destination, all with the transfer id as `reference`, and the event
+	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
+	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
+	TransferBetweenSubBalancesWithBodyWithResponse(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TransferBetweenSubBalancesResponse, error)
+
+	// TransferBetweenSubBalancesWithResponse Move money between the two sub-balances of one wallet.
+	//
+	// The source pays `amount` plus the company's `TRANSFER` fee (default 0), priced on the amount in the
+	// wallet's currency and country; the destination receives `amount`. One transaction writes a `TRANSFER`
+	// entry debiting the source, a `FEE` entry on the source when the fee is not 0 and a `TRANSFER` entry
+	// crediting the destination, all with the transfer id as `reference`, and the event
+	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
+	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
+	TransferBetweenSubBalancesWithResponse(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, body TransferBetweenSubBalancesJSONRequestBody, reqEditors ...RequestEditorFn) (*TransferBetweenSubBalancesResponse, error)
 
 	// ListWebhookEventsWithResponse The delivery log, newest first.
 	//
@@ -12224,6 +14970,95 @@ func (r CreateAccessTokenResponse) ContentType() string {
 	return ""
 }
 
+type QuoteConversionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a quote at the company's current rate of the pair
+		Data FxQuote `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                       `json:"statusCode"`
+		Success    QuoteConversion200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r QuoteConversionResponse) GetJSON200() *struct {
+	// Data a quote at the company's current rate of the pair
+	Data FxQuote `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                       `json:"statusCode"`
+	Success    QuoteConversion200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r QuoteConversionResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r QuoteConversionResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r QuoteConversionResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r QuoteConversionResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r QuoteConversionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r QuoteConversionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r QuoteConversionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r QuoteConversionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListCustomersResponse409Headers the declared response headers of an HTTP 409 response for ListCustomers
 type ListCustomersResponse409Headers struct {
 	RetryAfter *string
@@ -12806,6 +15641,299 @@ func (r GetOpenAPIResponse) ContentType() string {
 	return ""
 }
 
+type ListPartnerWalletsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []PartnerWallet `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                          `json:"statusCode"`
+		Success    ListPartnerWallets200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListPartnerWalletsResponse) GetJSON200() *struct {
+	Data []PartnerWallet `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                          `json:"statusCode"`
+	Success    ListPartnerWallets200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListPartnerWalletsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListPartnerWalletsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ListPartnerWalletsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListPartnerWalletsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListPartnerWalletsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListPartnerWalletsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type PreviewConversionToUSDResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a conversion into USD, made or previewed
+		Data FxConversion `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                              `json:"statusCode"`
+		Success    PreviewConversionToUSD200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PreviewConversionToUSDResponse) GetJSON200() *struct {
+	// Data a conversion into USD, made or previewed
+	Data FxConversion `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                              `json:"statusCode"`
+	Success    PreviewConversionToUSD200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r PreviewConversionToUSDResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r PreviewConversionToUSDResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r PreviewConversionToUSDResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r PreviewConversionToUSDResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r PreviewConversionToUSDResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r PreviewConversionToUSDResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PreviewConversionToUSDResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PreviewConversionToUSDResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PreviewConversionToUSDResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ConvertToUSDResponse200Headers the declared response headers of an HTTP 200 response for ConvertToUSD
+type ConvertToUSDResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// ConvertToUSDResponse409Headers the declared response headers of an HTTP 409 response for ConvertToUSD
+type ConvertToUSDResponse409Headers struct {
+	RetryAfter *string
+}
+
+type ConvertToUSDResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a conversion into USD, made or previewed
+		Data FxConversion `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                    `json:"statusCode"`
+		Success    ConvertToUSD200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ConvertToUSDResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ConvertToUSDResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ConvertToUSDResponse) GetJSON200() *struct {
+	// Data a conversion into USD, made or previewed
+	Data FxConversion `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                    `json:"statusCode"`
+	Success    ConvertToUSD200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ConvertToUSDResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ConvertToUSDResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ConvertToUSDResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ConvertToUSDResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ConvertToUSDResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ConvertToUSDResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r ConvertToUSDResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetBody returns the raw response body bytes
+func (r ConvertToUSDResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ConvertToUSDResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ConvertToUSDResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ConvertToUSDResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetPaymentBalanceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -13373,6 +16501,1017 @@ func (r GetPaymentTransactionStatusResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetPaymentTransactionStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListWalletTransactionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []WalletTransaction `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                       `json:"pagination"`
+		StatusCode int                                              `json:"statusCode"`
+		Success    ListWalletTransactions200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWalletTransactionsResponse) GetJSON200() *struct {
+	Data []WalletTransaction `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                       `json:"pagination"`
+	StatusCode int                                              `json:"statusCode"`
+	Success    ListWalletTransactions200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListWalletTransactionsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWalletTransactionsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWalletTransactionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWalletTransactionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWalletTransactionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWalletTransactionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListTransactionsOfWalletResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []WalletTransaction `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                         `json:"pagination"`
+		StatusCode int                                                `json:"statusCode"`
+		Success    ListTransactionsOfWallet200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListTransactionsOfWalletResponse) GetJSON200() *struct {
+	Data []WalletTransaction `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                         `json:"pagination"`
+	StatusCode int                                                `json:"statusCode"`
+	Success    ListTransactionsOfWallet200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListTransactionsOfWalletResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListTransactionsOfWalletResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListTransactionsOfWalletResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r ListTransactionsOfWalletResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListTransactionsOfWalletResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListTransactionsOfWalletResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListTransactionsOfWalletResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetWalletTransactionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a wallet transaction, one entry of the ledger; amounts in major units of its currency
+		Data WalletTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                            `json:"statusCode"`
+		Success    GetWalletTransaction200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWalletTransactionResponse) GetJSON200() *struct {
+	// Data a wallet transaction, one entry of the ledger; amounts in major units of its currency
+	Data WalletTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                            `json:"statusCode"`
+	Success    GetWalletTransaction200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetWalletTransactionResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetWalletTransactionResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetWalletTransactionResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWalletTransactionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWalletTransactionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWalletTransactionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWalletTransactionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetUSDWalletBalanceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data the balances of the company USD wallet, in dollars
+		Data WalletUSDBalance `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                           `json:"statusCode"`
+		Success    GetUSDWalletBalance200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetUSDWalletBalanceResponse) GetJSON200() *struct {
+	// Data the balances of the company USD wallet, in dollars
+	Data WalletUSDBalance `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                           `json:"statusCode"`
+	Success    GetUSDWalletBalance200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetUSDWalletBalanceResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetUSDWalletBalanceResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetUSDWalletBalanceResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetUSDWalletBalanceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetUSDWalletBalanceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetUSDWalletBalanceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetUSDWalletBalanceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListWalletsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []Wallet `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                   `json:"statusCode"`
+		Success    ListWallets200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWalletsResponse) GetJSON200() *struct {
+	Data []Wallet `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                   `json:"statusCode"`
+	Success    ListWallets200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListWalletsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWalletsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWalletsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWalletsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWalletsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWalletsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateWalletResponse409Headers the declared response headers of an HTTP 409 response for CreateWallet
+type CreateWalletResponse409Headers struct {
+	RetryAfter *string
+}
+
+type CreateWalletResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a wallet as clients see it; amounts in major units of its currency
+		Data Wallet `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                    `json:"statusCode"`
+		Success    CreateWallet201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON403 the response for an HTTP 403 `application/json` response
+	JSON403 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateWalletResponse409Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateWalletResponse) GetJSON201() *struct {
+	// Data a wallet as clients see it; amounts in major units of its currency
+	Data Wallet `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                    `json:"statusCode"`
+	Success    CreateWallet201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateWalletResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateWalletResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON403 returns the response for an HTTP 403 `application/json` response
+func (r CreateWalletResponse) GetJSON403() *Error {
+	return r.JSON403
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateWalletResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateWalletResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateWalletResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateWalletResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateWalletResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateWalletResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateWalletResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type CalculateFeesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data the price of a prospective operation; amounts in major units of `currency`
+		Data FeeQuote `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                     `json:"statusCode"`
+		Success    CalculateFees200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CalculateFeesResponse) GetJSON200() *struct {
+	// Data the price of a prospective operation; amounts in major units of `currency`
+	Data FeeQuote `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                     `json:"statusCode"`
+	Success    CalculateFees200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CalculateFeesResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CalculateFeesResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CalculateFeesResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CalculateFeesResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r CalculateFeesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CalculateFeesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CalculateFeesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CalculateFeesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DepositBetweenWalletsResponse200Headers the declared response headers of an HTTP 200 response for DepositBetweenWallets
+type DepositBetweenWalletsResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// DepositBetweenWalletsResponse409Headers the declared response headers of an HTTP 409 response for DepositBetweenWallets
+type DepositBetweenWalletsResponse409Headers struct {
+	RetryAfter *string
+}
+
+type DepositBetweenWalletsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a completed deposit
+		Data FxDeposit `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                             `json:"statusCode"`
+		Success    DepositBetweenWallets200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DepositBetweenWalletsResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DepositBetweenWalletsResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON200() *struct {
+	// Data a completed deposit
+	Data FxDeposit `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                             `json:"statusCode"`
+	Success    DepositBetweenWallets200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetBody returns the raw response body bytes
+func (r DepositBetweenWalletsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DepositBetweenWalletsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DepositBetweenWalletsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DepositBetweenWalletsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeclareWalletFundingResponse200Headers the declared response headers of an HTTP 200 response for DeclareWalletFunding
+type DeclareWalletFundingResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// DeclareWalletFundingResponse202Headers the declared response headers of an HTTP 202 response for DeclareWalletFunding
+type DeclareWalletFundingResponse202Headers struct {
+	IdempotentReplayed *string
+}
+
+// DeclareWalletFundingResponse409Headers the declared response headers of an HTTP 409 response for DeclareWalletFunding
+type DeclareWalletFundingResponse409Headers struct {
+	RetryAfter *string
+}
+
+type DeclareWalletFundingResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a wallet transaction, one entry of the ledger; amounts in major units of its currency
+		Data WalletTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                            `json:"statusCode"`
+		Success    DeclareWalletFunding200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data a wallet transaction, one entry of the ledger; amounts in major units of its currency
+		Data WalletTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                            `json:"statusCode"`
+		Success    DeclareWalletFunding202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeclareWalletFundingResponse200Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *DeclareWalletFundingResponse202Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeclareWalletFundingResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON200() *struct {
+	// Data a wallet transaction, one entry of the ledger; amounts in major units of its currency
+	Data WalletTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                            `json:"statusCode"`
+	Success    DeclareWalletFunding200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON202() *struct {
+	// Data a wallet transaction, one entry of the ledger; amounts in major units of its currency
+	Data WalletTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                            `json:"statusCode"`
+	Success    DeclareWalletFunding202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetBody returns the raw response body bytes
+func (r DeclareWalletFundingResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeclareWalletFundingResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeclareWalletFundingResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeclareWalletFundingResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TransferBetweenSubBalancesResponse200Headers the declared response headers of an HTTP 200 response for TransferBetweenSubBalances
+type TransferBetweenSubBalancesResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// TransferBetweenSubBalancesResponse409Headers the declared response headers of an HTTP 409 response for TransferBetweenSubBalances
+type TransferBetweenSubBalancesResponse409Headers struct {
+	RetryAfter *string
+}
+
+type TransferBetweenSubBalancesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a completed internal transfer; amounts in major units of the wallet's currency
+		Data WalletTransfer `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                  `json:"statusCode"`
+		Success    TransferBetweenSubBalances200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *TransferBetweenSubBalancesResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *TransferBetweenSubBalancesResponse409Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON200() *struct {
+	// Data a completed internal transfer; amounts in major units of the wallet's currency
+	Data WalletTransfer `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                  `json:"statusCode"`
+	Success    TransferBetweenSubBalances200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetBody returns the raw response body bytes
+func (r TransferBetweenSubBalancesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TransferBetweenSubBalancesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TransferBetweenSubBalancesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TransferBetweenSubBalancesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -14003,6 +18142,42 @@ func (c *ClientWithResponses) CreateAccessTokenWithResponse(ctx context.Context,
 	return ParseCreateAccessTokenResponse(rsp)
 }
 
+// QuoteConversionWithBodyWithResponse Quote a conversion at the company's current rate, read-only.
+//
+// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
+// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
+// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
+func (c *ClientWithResponses) QuoteConversionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QuoteConversionResponse, error) {
+	rsp, err := c.QuoteConversionWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQuoteConversionResponse(rsp)
+}
+
+// QuoteConversionWithResponse Quote a conversion at the company's current rate, read-only.
+//
+// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
+// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
+// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
+func (c *ClientWithResponses) QuoteConversionWithResponse(ctx context.Context, body QuoteConversionJSONRequestBody, reqEditors ...RequestEditorFn) (*QuoteConversionResponse, error) {
+	rsp, err := c.QuoteConversion(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseQuoteConversionResponse(rsp)
+}
+
 // ListCustomersWithResponse List the company's customers, newest first.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -14112,6 +18287,107 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetOpenAPIResponse(rsp)
+}
+
+// ListPartnerWalletsWithResponse Every wallet of the company, in short, oldest first.
+//
+// Not paginated.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /partner/wallets (the `ListPartnerWallets` operationId).
+func (c *ClientWithResponses) ListPartnerWalletsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListPartnerWalletsResponse, error) {
+	rsp, err := c.ListPartnerWallets(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListPartnerWalletsResponse(rsp)
+}
+
+// PreviewConversionToUSDWithBodyWithResponse Check and price a conversion to USD as the conversion would, moving nothing.
+//
+// The body, the checks, the errors and the data of `POST /partner/wallets/xaf-usd-conversion`, but nothing
+// moves: `conversion_id` is null and the balances after are what the conversion would leave
+// (`usd_balance_after` does not count the debts a conversion would pay first). Its `exchangeRateId` is the
+// version to send with the conversion.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /partner/wallets/preview-conversion (the `PreviewConversionToUSD` operationId).
+func (c *ClientWithResponses) PreviewConversionToUSDWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PreviewConversionToUSDResponse, error) {
+	rsp, err := c.PreviewConversionToUSDWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewConversionToUSDResponse(rsp)
+}
+
+// PreviewConversionToUSDWithResponse Check and price a conversion to USD as the conversion would, moving nothing.
+//
+// The body, the checks, the errors and the data of `POST /partner/wallets/xaf-usd-conversion`, but nothing
+// moves: `conversion_id` is null and the balances after are what the conversion would leave
+// (`usd_balance_after` does not count the debts a conversion would pay first). Its `exchangeRateId` is the
+// version to send with the conversion.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /partner/wallets/preview-conversion (the `PreviewConversionToUSD` operationId).
+func (c *ClientWithResponses) PreviewConversionToUSDWithResponse(ctx context.Context, body PreviewConversionToUSDJSONRequestBody, reqEditors ...RequestEditorFn) (*PreviewConversionToUSDResponse, error) {
+	rsp, err := c.PreviewConversionToUSD(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePreviewConversionToUSDResponse(rsp)
+}
+
+// ConvertToUSDWithBodyWithResponse Convert XAF or XOF from a wallet's payin balance into the USD wallet's payout balance.
+//
+// The checks, in order, the first failure answering: `source_wallet_id` present (400 `INVALID_FIELD`); a
+// wallet of the company (404 `WALLET_NOT_FOUND` naming it), active (400 `WALLET_INACTIVE`), in XAF or XOF
+// (400 `INVALID_FIELD`); `amount` (400 `INVALID_FIELD`); the source's payin balance covers it (400
+// `INSUFFICIENT_WALLET_BALANCE`); a USD wallet (400 `NO_USD_WALLET`), active (400 `WALLET_INACTIVE`); a rate
+// of the pair (400 `NO_EXCHANGE_RATE`); `exchangeRateId` the current version (400 `RATE_CHANGED` for an
+// earlier version of the pair, 400 `INVALID_FIELD` for no rate of the company or another pair's); something
+// left once the fee is taken (400 `INVALID_FIELD` naming `amount`). The fee is the `CONVERSION` fee in USD
+// on the converted amount. One transaction debits the source, credits the USD wallet (which first pays the
+// company's pending debts), writes a `TRANSFER` entry on each with the `conversion_id` as `reference`,
+// checks that the rate's version is still the quoted one (else 400 `RATE_CHANGED`, with or without
+// `exchangeRateId`) and records the event `wallet.conversion.completed`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /partner/wallets/xaf-usd-conversion (the `ConvertToUSD` operationId).
+func (c *ClientWithResponses) ConvertToUSDWithBodyWithResponse(ctx context.Context, params *ConvertToUSDParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ConvertToUSDResponse, error) {
+	rsp, err := c.ConvertToUSDWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConvertToUSDResponse(rsp)
+}
+
+// ConvertToUSDWithResponse Convert XAF or XOF from a wallet's payin balance into the USD wallet's payout balance.
+//
+// The checks, in order, the first failure answering: `source_wallet_id` present (400 `INVALID_FIELD`); a
+// wallet of the company (404 `WALLET_NOT_FOUND` naming it), active (400 `WALLET_INACTIVE`), in XAF or XOF
+// (400 `INVALID_FIELD`); `amount` (400 `INVALID_FIELD`); the source's payin balance covers it (400
+// `INSUFFICIENT_WALLET_BALANCE`); a USD wallet (400 `NO_USD_WALLET`), active (400 `WALLET_INACTIVE`); a rate
+// of the pair (400 `NO_EXCHANGE_RATE`); `exchangeRateId` the current version (400 `RATE_CHANGED` for an
+// earlier version of the pair, 400 `INVALID_FIELD` for no rate of the company or another pair's); something
+// left once the fee is taken (400 `INVALID_FIELD` naming `amount`). The fee is the `CONVERSION` fee in USD
+// on the converted amount. One transaction debits the source, credits the USD wallet (which first pays the
+// company's pending debts), writes a `TRANSFER` entry on each with the `conversion_id` as `reference`,
+// checks that the rate's version is still the quoted one (else 400 `RATE_CHANGED`, with or without
+// `exchangeRateId`) and records the event `wallet.conversion.completed`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /partner/wallets/xaf-usd-conversion (the `ConvertToUSD` operationId).
+func (c *ClientWithResponses) ConvertToUSDWithResponse(ctx context.Context, params *ConvertToUSDParams, body ConvertToUSDJSONRequestBody, reqEditors ...RequestEditorFn) (*ConvertToUSDResponse, error) {
+	rsp, err := c.ConvertToUSD(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseConvertToUSDResponse(rsp)
 }
 
 // GetPaymentBalanceWithResponse The payin and payout balances of every wallet of the company.
@@ -14242,6 +18518,290 @@ func (c *ClientWithResponses) GetPaymentTransactionStatusWithResponse(ctx contex
 		return nil, err
 	}
 	return ParseGetPaymentTransactionStatusResponse(rsp)
+}
+
+// ListWalletTransactionsWithResponse The company's wallet transactions (ledger entries), newest first.
+//
+// Every filter is optional; a bad value is a 400 naming the parameter.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /wallet/transactions (the `ListWalletTransactions` operationId).
+func (c *ClientWithResponses) ListWalletTransactionsWithResponse(ctx context.Context, params *ListWalletTransactionsParams, reqEditors ...RequestEditorFn) (*ListWalletTransactionsResponse, error) {
+	rsp, err := c.ListWalletTransactions(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWalletTransactionsResponse(rsp)
+}
+
+// ListTransactionsOfWalletWithResponse The wallet transactions of one wallet, newest first.
+//
+// Read from an index, so eventually consistent (typically well under a second). 404 `WALLET_NOT_FOUND`
+// when the wallet is missing or another company's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /wallet/transactions/wallet/{walletId} (the `ListTransactionsOfWallet` operationId).
+func (c *ClientWithResponses) ListTransactionsOfWalletWithResponse(ctx context.Context, walletId string, params *ListTransactionsOfWalletParams, reqEditors ...RequestEditorFn) (*ListTransactionsOfWalletResponse, error) {
+	rsp, err := c.ListTransactionsOfWallet(ctx, walletId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListTransactionsOfWalletResponse(rsp)
+}
+
+// GetWalletTransactionWithResponse One wallet transaction (ledger entry).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /wallet/transactions/{id} (the `GetWalletTransaction` operationId).
+func (c *ClientWithResponses) GetWalletTransactionWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetWalletTransactionResponse, error) {
+	rsp, err := c.GetWalletTransaction(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWalletTransactionResponse(rsp)
+}
+
+// GetUSDWalletBalanceWithResponse The balances of the company USD wallet.
+//
+// 404 `USD_WALLET_NOT_FOUND` when the company has no USD wallet.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /wallet/usd-balance (the `GetUSDWalletBalance` operationId).
+func (c *ClientWithResponses) GetUSDWalletBalanceWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetUSDWalletBalanceResponse, error) {
+	rsp, err := c.GetUSDWalletBalance(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetUSDWalletBalanceResponse(rsp)
+}
+
+// ListWalletsWithResponse Every wallet of the company, oldest first.
+//
+// Not paginated (a company has at most one wallet per guideline row). Reads are strongly consistent.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /wallets (the `ListWallets` operationId).
+func (c *ClientWithResponses) ListWalletsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWalletsResponse, error) {
+	rsp, err := c.ListWallets(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWalletsResponse(rsp)
+}
+
+// CreateWalletWithBodyWithResponse Open a wallet for a (country, currency) pair of the payment guideline.
+//
+// Leading and trailing spaces of every field are trimmed. The checks run in this order, the first failure
+// answering: the input alone (400 `INVALID_FIELD` naming the field); the company's KYB (403
+// `KYB_NOT_APPROVED` unless `APPROVED`); the guideline (400 `INVALID_COMBINATION` when the pair is no row,
+// then 400 naming `country_phone_code` when it is not the row's dial code); uniqueness of the pair (400
+// `WALLET_EXISTS`). The currency is forced to `CDF` when `country_iso_code` is `CD`, whatever was sent. A
+// company has at most one wallet per pair, so at most one USD wallet (country `US`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets (the `CreateWallet` operationId).
+func (c *ClientWithResponses) CreateWalletWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWalletResponse, error) {
+	rsp, err := c.CreateWalletWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWalletResponse(rsp)
+}
+
+// CreateWalletWithResponse Open a wallet for a (country, currency) pair of the payment guideline.
+//
+// Leading and trailing spaces of every field are trimmed. The checks run in this order, the first failure
+// answering: the input alone (400 `INVALID_FIELD` naming the field); the company's KYB (403
+// `KYB_NOT_APPROVED` unless `APPROVED`); the guideline (400 `INVALID_COMBINATION` when the pair is no row,
+// then 400 naming `country_phone_code` when it is not the row's dial code); uniqueness of the pair (400
+// `WALLET_EXISTS`). The currency is forced to `CDF` when `country_iso_code` is `CD`, whatever was sent. A
+// company has at most one wallet per pair, so at most one USD wallet (country `US`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets (the `CreateWallet` operationId).
+func (c *ClientWithResponses) CreateWalletWithResponse(ctx context.Context, body CreateWalletJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWalletResponse, error) {
+	rsp, err := c.CreateWallet(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWalletResponse(rsp)
+}
+
+// CalculateFeesWithBodyWithResponse Price a prospective payout, collection, conversion or transfer by the company's fee schedule.
+//
+// Moves nothing. The fee is fixed + percent of the amount, by the most specific rule of the company's
+// schedule for (type, operator, country, currency), or by the default schedule when the company has no rule
+// of the type. A payout or a collection needs an operator the payment guideline lists for the country and
+// currency (else 400 `OPERATOR_UNAVAILABLE`); a conversion or a transfer takes neither operator nor country.
+// 400 `NO_FEE_RULE` when the company's rules of the type price none of it.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets/calculate-transfer-fees (the `CalculateFees` operationId).
+func (c *ClientWithResponses) CalculateFeesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CalculateFeesResponse, error) {
+	rsp, err := c.CalculateFeesWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCalculateFeesResponse(rsp)
+}
+
+// CalculateFeesWithResponse Price a prospective payout, collection, conversion or transfer by the company's fee schedule.
+//
+// Moves nothing. The fee is fixed + percent of the amount, by the most specific rule of the company's
+// schedule for (type, operator, country, currency), or by the default schedule when the company has no rule
+// of the type. A payout or a collection needs an operator the payment guideline lists for the country and
+// currency (else 400 `OPERATOR_UNAVAILABLE`); a conversion or a transfer takes neither operator nor country.
+// 400 `NO_FEE_RULE` when the company's rules of the type price none of it.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets/calculate-transfer-fees (the `CalculateFees` operationId).
+func (c *ClientWithResponses) CalculateFeesWithResponse(ctx context.Context, body CalculateFeesJSONRequestBody, reqEditors ...RequestEditorFn) (*CalculateFeesResponse, error) {
+	rsp, err := c.CalculateFees(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCalculateFeesResponse(rsp)
+}
+
+// DepositBetweenWalletsWithBodyWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
+//
+// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
+// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
+// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
+// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
+// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
+// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
+// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
+// is the `deposit_id`; the event is `wallet.deposit.completed`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets/deposit (the `DepositBetweenWallets` operationId).
+func (c *ClientWithResponses) DepositBetweenWalletsWithBodyWithResponse(ctx context.Context, params *DepositBetweenWalletsParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DepositBetweenWalletsResponse, error) {
+	rsp, err := c.DepositBetweenWalletsWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDepositBetweenWalletsResponse(rsp)
+}
+
+// DepositBetweenWalletsWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
+//
+// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
+// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
+// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
+// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
+// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
+// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
+// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
+// is the `deposit_id`; the event is `wallet.deposit.completed`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets/deposit (the `DepositBetweenWallets` operationId).
+func (c *ClientWithResponses) DepositBetweenWalletsWithResponse(ctx context.Context, params *DepositBetweenWalletsParams, body DepositBetweenWalletsJSONRequestBody, reqEditors ...RequestEditorFn) (*DepositBetweenWalletsResponse, error) {
+	rsp, err := c.DepositBetweenWallets(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDepositBetweenWalletsResponse(rsp)
+}
+
+// DeclareWalletFundingWithBodyWithResponse Declare a bank transfer sent to fund a wallet.
+//
+// Records a `FUND` entry with status `PENDING`, which moves nothing: the wallet is credited only when the
+// transfer is confirmed, by the bank (in sandbox mode, about 5 s later; a reference ending in `-reject` is
+// rejected) or by the operator console, with the event `wallet.fund.completed` or `wallet.fund.failed`.
+// Idempotent on the reference: the same reference with the same wallet, balance and amount answers 200
+// with the first funding as it is now (perhaps `SUCCESS` by then) and records nothing; with anything else
+// it is 409 `DUPLICATE_REFERENCE`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets/fund (the `DeclareWalletFunding` operationId).
+func (c *ClientWithResponses) DeclareWalletFundingWithBodyWithResponse(ctx context.Context, params *DeclareWalletFundingParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DeclareWalletFundingResponse, error) {
+	rsp, err := c.DeclareWalletFundingWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclareWalletFundingResponse(rsp)
+}
+
+// DeclareWalletFundingWithResponse Declare a bank transfer sent to fund a wallet.
+//
+// Records a `FUND` entry with status `PENDING`, which moves nothing: the wallet is credited only when the
+// transfer is confirmed, by the bank (in sandbox mode, about 5 s later; a reference ending in `-reject` is
+// rejected) or by the operator console, with the event `wallet.fund.completed` or `wallet.fund.failed`.
+// Idempotent on the reference: the same reference with the same wallet, balance and amount answers 200
+// with the first funding as it is now (perhaps `SUCCESS` by then) and records nothing; with anything else
+// it is 409 `DUPLICATE_REFERENCE`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets/fund (the `DeclareWalletFunding` operationId).
+func (c *ClientWithResponses) DeclareWalletFundingWithResponse(ctx context.Context, params *DeclareWalletFundingParams, body DeclareWalletFundingJSONRequestBody, reqEditors ...RequestEditorFn) (*DeclareWalletFundingResponse, error) {
+	rsp, err := c.DeclareWalletFunding(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeclareWalletFundingResponse(rsp)
+}
+
+// TransferBetweenSubBalancesWithBodyWithResponse Move money between the two sub-balances of one wallet.
+//
+// The source pays `amount` plus the company's `TRANSFER` fee (default 0), priced on the amount in the
+// wallet's currency and country; the destination receives `amount`. One transaction writes a `TRANSFER`
+// entry debiting the source, a `FEE` entry on the source when the fee is not 0 and a `TRANSFER` entry
+// crediting the destination, all with the transfer id as `reference`, and the event
+// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
+// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
+func (c *ClientWithResponses) TransferBetweenSubBalancesWithBodyWithResponse(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TransferBetweenSubBalancesResponse, error) {
+	rsp, err := c.TransferBetweenSubBalancesWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTransferBetweenSubBalancesResponse(rsp)
+}
+
+// TransferBetweenSubBalancesWithResponse Move money between the two sub-balances of one wallet.
+//
+// The source pays `amount` plus the company's `TRANSFER` fee (default 0), priced on the amount in the
+// wallet's currency and country; the destination receives `amount`. One transaction writes a `TRANSFER`
+// entry debiting the source, a `FEE` entry on the source when the fee is not 0 and a `TRANSFER` entry
+// crediting the destination, all with the transfer id as `reference`, and the event
+// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
+// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
+func (c *ClientWithResponses) TransferBetweenSubBalancesWithResponse(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, body TransferBetweenSubBalancesJSONRequestBody, reqEditors ...RequestEditorFn) (*TransferBetweenSubBalancesResponse, error) {
+	rsp, err := c.TransferBetweenSubBalances(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTransferBetweenSubBalancesResponse(rsp)
 }
 
 // ListWebhookEventsWithResponse The delivery log, newest first.
@@ -15485,6 +20045,70 @@ func ParseCreateAccessTokenResponse(rsp *http.Response) (*CreateAccessTokenRespo
 	return response, nil
 }
 
+// ParseQuoteConversionResponse parses an HTTP response from a QuoteConversionWithResponse call
+func ParseQuoteConversionResponse(rsp *http.Response) (*QuoteConversionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &QuoteConversionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a quote at the company's current rate of the pair
+			Data FxQuote `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                       `json:"statusCode"`
+			Success    QuoteConversion200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseListCustomersResponse parses an HTTP response from a ListCustomersWithResponse call
 func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -15948,6 +20572,234 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 	return response, nil
 }
 
+// ParseListPartnerWalletsResponse parses an HTTP response from a ListPartnerWalletsWithResponse call
+func ParseListPartnerWalletsResponse(rsp *http.Response) (*ListPartnerWalletsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListPartnerWalletsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []PartnerWallet `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                          `json:"statusCode"`
+			Success    ListPartnerWallets200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParsePreviewConversionToUSDResponse parses an HTTP response from a PreviewConversionToUSDWithResponse call
+func ParsePreviewConversionToUSDResponse(rsp *http.Response) (*PreviewConversionToUSDResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PreviewConversionToUSDResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a conversion into USD, made or previewed
+			Data FxConversion `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                              `json:"statusCode"`
+			Success    PreviewConversionToUSD200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseConvertToUSDResponse parses an HTTP response from a ConvertToUSDWithResponse call
+func ParseConvertToUSDResponse(rsp *http.Response) (*ConvertToUSDResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ConvertToUSDResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a conversion into USD, made or previewed
+			Data FxConversion `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                    `json:"statusCode"`
+			Success    ConvertToUSD200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers ConvertToUSDResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers ConvertToUSDResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseGetPaymentBalanceResponse parses an HTTP response from a GetPaymentBalanceWithResponse call
 func ParseGetPaymentBalanceResponse(rsp *http.Response) (*GetPaymentBalanceResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -16380,6 +21232,788 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 	switch {
 	case rsp.StatusCode == 409:
 		var headers GetPaymentTransactionStatusResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListWalletTransactionsResponse parses an HTTP response from a ListWalletTransactionsWithResponse call
+func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransactionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWalletTransactionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []WalletTransaction `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                       `json:"pagination"`
+			StatusCode int                                              `json:"statusCode"`
+			Success    ListWalletTransactions200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListTransactionsOfWalletResponse parses an HTTP response from a ListTransactionsOfWalletWithResponse call
+func ParseListTransactionsOfWalletResponse(rsp *http.Response) (*ListTransactionsOfWalletResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListTransactionsOfWalletResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []WalletTransaction `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                         `json:"pagination"`
+			StatusCode int                                                `json:"statusCode"`
+			Success    ListTransactionsOfWallet200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetWalletTransactionResponse parses an HTTP response from a GetWalletTransactionWithResponse call
+func ParseGetWalletTransactionResponse(rsp *http.Response) (*GetWalletTransactionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWalletTransactionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a wallet transaction, one entry of the ledger; amounts in major units of its currency
+			Data WalletTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                            `json:"statusCode"`
+			Success    GetWalletTransaction200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetUSDWalletBalanceResponse parses an HTTP response from a GetUSDWalletBalanceWithResponse call
+func ParseGetUSDWalletBalanceResponse(rsp *http.Response) (*GetUSDWalletBalanceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetUSDWalletBalanceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data the balances of the company USD wallet, in dollars
+			Data WalletUSDBalance `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                           `json:"statusCode"`
+			Success    GetUSDWalletBalance200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListWalletsResponse parses an HTTP response from a ListWalletsWithResponse call
+func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWalletsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []Wallet `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                   `json:"statusCode"`
+			Success    ListWallets200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseCreateWalletResponse parses an HTTP response from a CreateWalletWithResponse call
+func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateWalletResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a wallet as clients see it; amounts in major units of its currency
+			Data Wallet `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                    `json:"statusCode"`
+			Success    CreateWallet201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers CreateWalletResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCalculateFeesResponse parses an HTTP response from a CalculateFeesWithResponse call
+func ParseCalculateFeesResponse(rsp *http.Response) (*CalculateFeesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CalculateFeesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data the price of a prospective operation; amounts in major units of `currency`
+			Data FeeQuote `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                     `json:"statusCode"`
+			Success    CalculateFees200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseDepositBetweenWalletsResponse parses an HTTP response from a DepositBetweenWalletsWithResponse call
+func ParseDepositBetweenWalletsResponse(rsp *http.Response) (*DepositBetweenWalletsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DepositBetweenWalletsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a completed deposit
+			Data FxDeposit `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                             `json:"statusCode"`
+			Success    DepositBetweenWallets200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DepositBetweenWalletsResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers DepositBetweenWalletsResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeclareWalletFundingResponse parses an HTTP response from a DeclareWalletFundingWithResponse call
+func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundingResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeclareWalletFundingResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a wallet transaction, one entry of the ledger; amounts in major units of its currency
+			Data WalletTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                            `json:"statusCode"`
+			Success    DeclareWalletFunding200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data a wallet transaction, one entry of the ledger; amounts in major units of its currency
+			Data WalletTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                            `json:"statusCode"`
+			Success    DeclareWalletFunding202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers DeclareWalletFundingResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 202:
+		var headers DeclareWalletFundingResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 409:
+		var headers DeclareWalletFundingResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTransferBetweenSubBalancesResponse parses an HTTP response from a TransferBetweenSubBalancesWithResponse call
+func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetweenSubBalancesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TransferBetweenSubBalancesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a completed internal transfer; amounts in major units of the wallet's currency
+			Data WalletTransfer `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                  `json:"statusCode"`
+			Success    TransferBetweenSubBalances200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers TransferBetweenSubBalancesResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers TransferBetweenSubBalancesResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
