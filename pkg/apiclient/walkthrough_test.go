@@ -1,13 +1,20 @@
 package apiclient_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"mime/multipart"
 	"net/http"
 	"testing"
 	"time"
 
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"payments/infra/local/localtest"
+	"payments/infra/local/samples"
 	"payments/pkg/apiclient"
 	"payments/pkg/waittest"
 )
@@ -19,7 +26,7 @@ type walk struct {
 	c    *apiclient.ClientWithResponses
 	auth apiclient.RequestEditorFn
 
-	companyID, xafWallet, usdWallet string
+	companyID, xafWallet, usdWallet, customerID string
 }
 
 // TestWalkthrough runs the README's walk-through, step by step, with the
@@ -30,6 +37,7 @@ func TestWalkthrough(t *testing.T) {
 	w.company()
 	w.wallets()
 	w.payouts()
+	w.customers()
 	w.betweenWallets()
 }
 
@@ -204,6 +212,84 @@ func (w *walk) payouts() {
 	if len(log.JSON200.Data) == 0 {
 		w.t.Error("10. the delivery log is empty")
 	}
+}
+
+// Steps 11 to 13: a customer enrolled from two document URLs, listed and
+// read; the same email again is a 409, a document that is not one a 422;
+// and a customer enrolled from uploaded files.
+func (w *walk) customers() {
+	docs := localtest.DocumentsURL(w.t)
+	amina := apiclient.EnrollCustomerJSONRequestBody{
+		FirstName: "Amina", LastName: "Njoya", Email: "amina.njoya@example.com", Country: "Cameroon",
+		Street: "12 Rue de la Joie", City: "Douala", State: "Littoral", PostalCode: "00237",
+		CountryIsoCode: "CM", CountryPhoneCode: "+237", PhoneNumber: "670000001",
+		IdentificationNumber: "CM-1990-0412", IdDocumentType: "NIN",
+		DateOfBirth:        openapi_types.Date{Time: time.Date(1990, 4, 12, 0, 0, 0, 0, time.UTC)},
+		IdDocumentFrontUrl: docs + samples.FrontPath, IdDocumentBackUrl: docs + samples.BackPath,
+	}
+	enrolled, err := w.c.EnrollCustomerWithResponse(w.ctx, amina, w.auth)
+	w.ok(enrolled, err, http.StatusCreated, "11. enrol a customer")
+	w.customerID = enrolled.JSON201.Data.Id.String()
+	w.equal("11. kyc_status", enrolled.JSON201.Data.KycStatus, "VERIFIED")
+
+	list, err := w.c.ListCustomersWithResponse(w.ctx, &apiclient.ListCustomersParams{Limit: ptr(10)}, w.auth)
+	w.ok(list, err, http.StatusOK, "12. list the customers")
+	w.equal("12. total", list.JSON200.Pagination.Total, 1)
+	one, err := w.c.GetCustomerWithResponse(w.ctx, w.customerID, w.auth)
+	w.ok(one, err, http.StatusOK, "12. read the customer")
+	w.equal("12. first_name", one.JSON200.Data.FirstName, "Amina")
+	again := amina
+	again.IdentificationNumber = "CM-OTHER-1"
+	dup, err := w.c.EnrollCustomerWithResponse(w.ctx, again, w.auth)
+	w.ok(dup, err, http.StatusConflict, "12. the same email again")
+	w.equal("12. code", dup.JSON409.Code, "DUPLICATE_CUSTOMER")
+
+	html := amina
+	html.Email, html.IdentificationNumber, html.IdDocumentFrontUrl = "kofi.mensah@example.com", "CM-OTHER-2", docs+samples.HTMLPath
+	bad, err := w.c.EnrollCustomerWithResponse(w.ctx, html, w.auth)
+	w.ok(bad, err, http.StatusUnprocessableEntity, "13. a document that is not one")
+	w.equal("13. field", ptrValue(bad.JSON422.Field), "id_document_front_url")
+
+	var form bytes.Buffer
+	mw := multipart.NewWriter(&form)
+	for k, v := range map[string]string{
+		"first_name": "Kwame", "last_name": "Asante", "email": "kwame.asante@example.com", "country": "Cameroon",
+		"street": "3 Rue Njo-Njo", "city": "Douala", "state": "Littoral", "postal_code": "00237", "country_iso_code": "CM",
+		"country_phone_code": "+237", "phone_number": "670000003", "identification_number": "CM-1985-0101",
+		"id_document_type": "PASSPORT", "date_of_birth": "1985-01-01",
+	} {
+		mw.WriteField(k, v)
+	}
+	for field, path := range map[string]string{"id_document_front": samples.FrontPath, "id_document_back": samples.BackPath} {
+		fw, _ := mw.CreateFormFile(field, path[1:])
+		fw.Write(w.document(docs + path))
+	}
+	mw.Close()
+	uploaded, err := w.c.UploadCustomerWithBodyWithResponse(w.ctx, mw.FormDataContentType(), &form, w.auth)
+	w.ok(uploaded, err, http.StatusCreated, "the customer enrolled from uploaded files")
+}
+
+// document fetches one of the sample identity documents.
+func (w *walk) document(url string) []byte {
+	w.t.Helper()
+	res, err := http.Get(url)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, err := io.ReadAll(res.Body)
+	if err != nil || res.StatusCode != http.StatusOK {
+		w.t.Fatalf("GET %s: %d %v", url, res.StatusCode, err)
+	}
+	return b
+}
+
+func ptrValue[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
 }
 
 // Steps 24 to 28: a collection, collected money made payable and paid out,
