@@ -19,7 +19,8 @@ import (
 )
 
 // NewCards builds the cards function behind the token guard: /cards…
-// and GET /customers/{id}/cards and /transactions.
+// and GET /customers/{id}/cards and /transactions. Issuing, funding,
+// withdrawing and terminating take an Idempotency-Key (idempotentRoutes).
 func NewCards(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	guard, err := tokenGuard(cfg, db)
@@ -31,6 +32,7 @@ func NewCards(ctx context.Context, cfg Config) (HTTPHandler, error) {
 		return nil, err
 	}
 	rt := httpapi.NewRouter(Errors, guard)
+	rt.Use(idempotent(db))
 	cards.Routes(rt, svc)
 	if cfg.Mode == ModeSandbox {
 		sb, err := cardNetwork(cfg, svc)

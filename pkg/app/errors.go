@@ -12,6 +12,7 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/fx"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/payments"
 	"payments/pkg/store"
@@ -109,6 +110,11 @@ var Errors = httpapi.Catalogue{
 	// webhooks
 	{Err: events.ErrNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},
 	{Err: webhooks.ErrNoDestination, Status: http.StatusConflict, Code: "NO_WEBHOOK_DESTINATION", Message: "event has no destination: set a webhook URL first"},
+
+	// Idempotency-Key (docs/idempotency.md)
+	{Err: idempotency.ErrKeyReused, Status: http.StatusUnprocessableEntity, Code: "IDEMPOTENCY_KEY_REUSED", Message: "this Idempotency-Key was used with a different request"},
+	{Err: idempotency.ErrKeyInUse, Status: http.StatusConflict, Code: "IDEMPOTENCY_KEY_IN_USE", Message: "a request with this Idempotency-Key is still running: retry shortly", RetryAfter: 1},
+	{Err: idempotency.ErrResponseNotStored, Status: http.StatusInternalServerError, Code: "IDEMPOTENCY_RESPONSE_NOT_STORED", Message: "the request with this Idempotency-Key ran once, but its response was too large to keep: look its result up rather than retrying"},
 
 	// the store: writes that kept losing races with other writes
 	{Err: store.ErrConflict, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},

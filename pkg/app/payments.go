@@ -23,7 +23,8 @@ import (
 // GET /payment/transactions, GET /payment/transactions/{transactionId}/status
 // and GET /payment/guideline. In production mode, which has no operator
 // adapter yet (see operatorGateway), it serves the reads and refuses new
-// payouts and collections with 503 before anything is written.
+// payouts and collections with 503 before anything is written. Payouts and
+// collections take an Idempotency-Key (idempotentRoutes).
 func NewPayments(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	guard, err := tokenGuard(cfg, db)
@@ -36,6 +37,7 @@ func NewPayments(ctx context.Context, cfg Config) (HTTPHandler, error) {
 		gw = nil
 	}
 	rt := httpapi.NewRouter(Errors, guard)
+	rt.Use(idempotent(db))
 	wallets.PaymentRoutes(rt, walletsService(db))
 	payments.Routes(rt, paymentsService(cfg, db, gw))
 	return lambdaHTTP(rt), nil

@@ -109,7 +109,8 @@ var Functions = map[string]Function{
 	"payments": {
 		Settings: []string{modeSetting},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			// DeleteItem releases an Idempotency-Key (docs/idempotency.md).
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{payoutsQueue, sendMessage},
 			{webhooksQueue, sendMessage},
 			{tokenSecret, getSecret},

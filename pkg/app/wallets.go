@@ -22,6 +22,7 @@ import (
 // and fundings (POST /wallets/{id}/transfer-internal, POST /wallets/fund),
 // GET /debts, the conversion quote and the movements between wallets at
 // the company's rates (conversions and deposits), behind the token guard.
+// The routes that move money take an Idempotency-Key (idempotentRoutes).
 func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	db := store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 	guard, err := tokenGuard(cfg, db)
@@ -29,6 +30,7 @@ func NewWallets(ctx context.Context, cfg Config) (HTTPHandler, error) {
 		return nil, err
 	}
 	rt := httpapi.NewRouter(Errors, guard)
+	rt.Use(idempotent(db))
 	var b bank.Bank
 	if cfg.Mode == ModeSandbox {
 		b = bank.NewSandbox(queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.FundsQueueURL, "FUNDS_QUEUE_URL"))

@@ -18,12 +18,22 @@ type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 // ErrUnauthorized). It may return a context carrying the caller's identity.
 type Guard func(r *http.Request) (context.Context, error)
 
+// Middleware wraps the handler of one route, after the guard admitted the
+// request (the context carries the caller's identity). pattern is the
+// route's pattern as given to Handle ("POST /cards/{id}/fund"); next serves
+// the route and writes its errors itself. The HandlerFunc returned serves
+// the route instead, its error written through the catalogue; nil leaves
+// the route as it is.
+type Middleware func(pattern string, next http.Handler) HandlerFunc
+
 // Router serves the routes of one function under BasePath.
 type Router struct {
-	mux      *http.ServeMux
-	errors   Catalogue
-	guard    Guard
-	fallback HandlerFunc
+	mux        *http.ServeMux
+	errors     Catalogue
+	guard      Guard
+	fallback   HandlerFunc
+	middleware []Middleware
+	routes     int
 }
 
 // NewRouter returns a router whose routes write errors through errors and,
@@ -32,12 +42,28 @@ func NewRouter(errors Catalogue, guard Guard) *Router {
 	return &Router{mux: http.NewServeMux(), errors: errors, guard: guard}
 }
 
+// Use adds mw to the middleware of every route: the first added is the
+// outermost, and all run after the guard. Call it before any Handle.
+func (rt *Router) Use(mw Middleware) {
+	if rt.routes > 0 {
+		panic("httpapi: Use after Handle")
+	}
+	rt.middleware = append(rt.middleware, mw)
+}
+
 // Handle registers h for pattern, a Go 1.22 pattern relative to BasePath
 // ("POST /wallets", "GET /wallet/transactions/{id}").
 func (rt *Router) Handle(pattern string, h HandlerFunc) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
 		panic("httpapi: pattern needs a method: " + pattern)
+	}
+	rt.routes++
+	serve := rt.serving(h)
+	for i := len(rt.middleware) - 1; i >= 0; i-- {
+		if wrapped := rt.middleware[i](pattern, serve); wrapped != nil {
+			serve = rt.serving(wrapped)
+		}
 	}
 	rt.mux.HandleFunc(method+" "+BasePath+path, func(w http.ResponseWriter, r *http.Request) {
 		if rt.guard != nil {
@@ -48,6 +74,14 @@ func (rt *Router) Handle(pattern string, h HandlerFunc) {
 			}
 			r = r.WithContext(ctx)
 		}
+		serve.ServeHTTP(w, r)
+	})
+}
+
+// serving returns h as an http.Handler that writes h's error through the
+// catalogue.
+func (rt *Router) serving(h HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r); err != nil {
 			rt.errors.WriteError(w, r, err)
 		}

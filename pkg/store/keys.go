@@ -81,3 +81,9 @@ func pendingDebtSK(id string) string { return pendingDebtSKPrefix + id }
 
 // pendingDebtSKPrefix starts the sort key of every pending debt's marker.
 const pendingDebtSKPrefix = "PENDINGDEBT#"
+
+// Idempotency keys (see Idempotency).
+
+// idempotencySK is the sort key of the record of an Idempotency-Key in its
+// company's partition.
+func idempotencySK(key string) string { return "IDEMPOTENCY#" + key }

@@ -1,0 +1,70 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestRouterMiddleware: a middleware runs after the guard on the routes it
+// takes, in the order added; its error is written through the catalogue;
+// the routes it leaves (nil) are served as they are.
+func TestRouterMiddleware(t *testing.T) {
+	var trace []string
+	guard := func(r *http.Request) (context.Context, error) {
+		trace = append(trace, "guard")
+		return WithCompany(r.Context(), "c1"), nil
+	}
+	named := func(name string) Middleware {
+		return func(pattern string, next http.Handler) HandlerFunc {
+			if pattern != "POST /wrapped" {
+				return nil
+			}
+			return func(w http.ResponseWriter, r *http.Request) error {
+				trace = append(trace, name+" "+CompanyID(r.Context()))
+				if r.Header.Get("X-Refuse") == name {
+					return errThing
+				}
+				next.ServeHTTP(w, r)
+				return nil
+			}
+		}
+	}
+	rt := NewRouter(testCatalogue, guard)
+	rt.Use(named("outer"))
+	rt.Use(named("inner"))
+	handler := func(w http.ResponseWriter, r *http.Request) error {
+		trace = append(trace, "handler")
+		return errThing
+	}
+	rt.Handle("POST /wrapped", handler)
+	rt.Handle("POST /plain", handler)
+	tests := []struct {
+		path, refuse, trace string
+	}{
+		{"/wrapped", "", "guard, outer c1, inner c1, handler"},
+		{"/wrapped", "inner", "guard, outer c1, inner c1"},
+		{"/plain", "", "guard, handler"},
+	}
+	for _, tt := range tests {
+		trace = nil
+		r := httptest.NewRequest("POST", BasePath+tt.path, nil)
+		r.Header.Set("X-Refuse", tt.refuse)
+		w := httptest.NewRecorder()
+		rt.ServeHTTP(w, r)
+		if got := strings.Join(trace, ", "); got != tt.trace {
+			t.Errorf("%s refused by %q: %s, want %s", tt.path, tt.refuse, got, tt.trace)
+		}
+		if w.Code != http.StatusNotFound || w.Header().Get("Retry-After") != "3" || !strings.Contains(w.Body.String(), "THING_NOT_FOUND") {
+			t.Errorf("%s: %d %v %s", tt.path, w.Code, w.Header(), w.Body)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("Use after Handle did not panic")
+		}
+	}()
+	rt.Use(named("late"))
+}

@@ -1,0 +1,204 @@
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"slices"
+	"time"
+
+	"payments/pkg/httpapi"
+)
+
+// finishTimeout bounds the write of the outcome after the handler, which
+// runs even when the request's context is done: a key left in progress
+// costs a retry the rest of the lease.
+const finishTimeout = 5 * time.Second
+
+// Keys serves the routes it wraps with Idempotency-Key. Its Wrap is an
+// httpapi.Middleware, which runs after the guard: a key belongs to the
+// company of the caller's token.
+type Keys struct {
+	Store Store
+	// Routes are the patterns wrapped, as given to httpapi.Router.Handle
+	// ("POST /payment/payout"); other routes are left alone.
+	Routes []string
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+}
+
+// Wrap returns the handler of pattern with Idempotency-Key, or nil when
+// pattern is not one of k.Routes. A request without the header is served
+// by next as it is. With one, the first request with the key runs and its
+// response is stored (see Stored); the same request again gets that
+// response with Idempotent-Replayed: true; another request with the key
+// is ErrKeyReused; the same request while the first still runs is
+// ErrKeyInUse.
+func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
+	if !slices.Contains(k.Routes, pattern) {
+		return nil
+	}
+	return func(w http.ResponseWriter, r *http.Request) error {
+		key, ok, err := ParseKey(r)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			next.ServeHTTP(w, r)
+			return nil
+		}
+		companyID, err := httpapi.Company(r)
+		if err != nil {
+			return err
+		}
+		body, tooLarge, err := readBody(r)
+		if err != nil {
+			return err
+		}
+		if tooLarge {
+			// Every wrapped route refuses it (413) without doing anything.
+			next.ServeHTTP(w, r)
+			return nil
+		}
+		now := k.now()
+		c := Claim{
+			RequestHash: RequestHash(r.Method, r.URL.Path, body),
+			LeaseID:     rand.Text(),
+			Now:         now,
+			LeaseUntil:  now.Add(Lease),
+			ExpiresAt:   now.Add(Retention),
+		}
+		rec, claimed, err := k.Store.Claim(r.Context(), companyID, key, c)
+		if err != nil {
+			return err
+		}
+		if !claimed {
+			return replay(w, rec, c.RequestHash)
+		}
+		out := &capture{header: http.Header{}}
+		next.ServeHTTP(out, r)
+		k.finish(r, companyID, key, c.LeaseID, out)
+		out.sendTo(w)
+		return nil
+	}
+}
+
+func (k *Keys) now() time.Time {
+	if k.Now != nil {
+		return k.Now()
+	}
+	return time.Now()
+}
+
+// readBody reads r's body, at most httpapi.MaxBodyBytes, and puts it back
+// for the handler; a larger body is put back whole and reported.
+func readBody(r *http.Request) (body []byte, tooLarge bool, err error) {
+	if r.Body == nil {
+		return nil, false, nil
+	}
+	body, err = io.ReadAll(io.LimitReader(r.Body, httpapi.MaxBodyBytes+1))
+	if err != nil {
+		return nil, false, httpapi.Invalid("body", "could not be read")
+	}
+	rest := r.Body
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), rest), rest}
+	return body, len(body) > httpapi.MaxBodyBytes, nil
+}
+
+// replay answers a request whose key rec holds.
+func replay(w http.ResponseWriter, rec Record, hash string) error {
+	switch {
+	case rec.RequestHash != hash:
+		return ErrKeyReused
+	case rec.Response == nil:
+		return ErrKeyInUse
+	}
+	w.Header().Set(ReplayedHeader, "true")
+	resp := rec.Response
+	if resp.Omitted {
+		return ErrResponseNotStored
+	}
+	if resp.ContentType != "" {
+		w.Header().Set("Content-Type", resp.ContentType)
+	}
+	w.WriteHeader(resp.Status)
+	w.Write(resp.Body)
+	return nil
+}
+
+// finish stores the response out of the claim leaseID, or releases the
+// key when the response says nothing was done. A failure is logged: the
+// response is sent all the same, and the key stays in progress until the
+// lease ends, as if the function had died.
+func (k *Keys) finish(r *http.Request, companyID, key, leaseID string, out *capture) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), finishTimeout)
+	defer cancel()
+	status, header := out.result()
+	stored := Stored(status, header)
+	var err error
+	if stored {
+		resp := Response{Status: status, ContentType: header.Get("Content-Type"), Body: out.body.Bytes()}
+		if len(resp.Body) > MaxStoredBody {
+			resp.Body, resp.Omitted = nil, true
+			slog.WarnContext(ctx, "idempotency: response too large to keep; a replay answers IDEMPOTENCY_RESPONSE_NOT_STORED",
+				"route", r.Pattern, "bytes", out.body.Len())
+		}
+		err = k.Store.Complete(ctx, companyID, key, leaseID, resp)
+	} else {
+		err = k.Store.Release(ctx, companyID, key, leaseID)
+	}
+	switch {
+	case errors.Is(err, ErrLeaseLost):
+		slog.WarnContext(ctx, "idempotency: the lease ended before the request did; another request took the key over",
+			"route", r.Pattern, "status", status)
+	case err != nil:
+		slog.ErrorContext(ctx, "idempotency: could not record the outcome; the key stays in progress until its lease ends",
+			"route", r.Pattern, "status", status, "stored", stored, "error", err)
+	}
+}
+
+// capture is a ResponseWriter that keeps the response, bytes as written,
+// for the store and then the client.
+type capture struct {
+	header http.Header // the handler's, until it writes
+	sent   http.Header // the headers as they were when it wrote
+	status int
+	body   bytes.Buffer
+}
+
+func (c *capture) Header() http.Header { return c.header }
+
+func (c *capture) WriteHeader(status int) {
+	if c.sent == nil {
+		c.status, c.sent = status, c.header.Clone()
+	}
+}
+
+func (c *capture) Write(b []byte) (int, error) {
+	c.WriteHeader(http.StatusOK)
+	return c.body.Write(b)
+}
+
+// result returns the status and headers sent: 200 and the current headers
+// for a handler that wrote nothing.
+func (c *capture) result() (int, http.Header) {
+	c.WriteHeader(http.StatusOK)
+	return c.status, c.sent
+}
+
+// sendTo writes the kept response to w.
+func (c *capture) sendTo(w http.ResponseWriter) {
+	status, header := c.result()
+	for name, values := range header {
+		w.Header()[name] = values
+	}
+	w.WriteHeader(status)
+	w.Write(c.body.Bytes())
+}
