@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -209,9 +208,6 @@ func (c *Contract) ErrorCodes() []string {
 	}
 	return out
 }
-
-// errSkip marks an exchange tests chose not to check.
-var errSkip = errors.New("apitest: skipped")
 
 // Header returns h as an http.Header, for events' single-valued maps.
 func Header(h map[string]string) http.Header {
