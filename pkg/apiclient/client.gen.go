@@ -33,6 +33,90 @@ func (e AuthTokenTokenType) Valid() bool {
 	}
 }
 
+// Defines values for CardCurrency.
+const (
+	CardCurrencyUSD CardCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardCurrency enum.
+func (e CardCurrency) Valid() bool {
+	switch e {
+	case CardCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardIsPhysical.
+const (
+	CardIsPhysicalFalse CardIsPhysical = false
+)
+
+// Valid indicates whether the value is a known member of the CardIsPhysical enum.
+func (e CardIsPhysical) Valid() bool {
+	switch e {
+	case CardIsPhysicalFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardIsVirtual.
+const (
+	CardIsVirtualTrue CardIsVirtual = true
+)
+
+// Valid indicates whether the value is a known member of the CardIsVirtual enum.
+func (e CardIsVirtual) Valid() bool {
+	switch e {
+	case CardIsVirtualTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardAuthorizationKind.
+const (
+	CardAuthorizationKindAUTHORIZATION    CardAuthorizationKind = "AUTHORIZATION"
+	CardAuthorizationKindPREAUTHORIZATION CardAuthorizationKind = "PREAUTHORIZATION"
+	CardAuthorizationKindVERIFICATION     CardAuthorizationKind = "VERIFICATION"
+)
+
+// Valid indicates whether the value is a known member of the CardAuthorizationKind enum.
+func (e CardAuthorizationKind) Valid() bool {
+	switch e {
+	case CardAuthorizationKindAUTHORIZATION:
+		return true
+	case CardAuthorizationKindPREAUTHORIZATION:
+		return true
+	case CardAuthorizationKindVERIFICATION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardBrand.
+const (
+	CardBrandMASTERCARD CardBrand = "MASTERCARD"
+	CardBrandVISA       CardBrand = "VISA"
+)
+
+// Valid indicates whether the value is a known member of the CardBrand enum.
+func (e CardBrand) Valid() bool {
+	switch e {
+	case CardBrandMASTERCARD:
+		return true
+	case CardBrandVISA:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardCreatedDeliveryEvent.
 const (
 	CardCreatedDeliveryEventCardCreated CardCreatedDeliveryEvent = "card.created"
@@ -42,6 +126,51 @@ const (
 func (e CardCreatedDeliveryEvent) Valid() bool {
 	switch e {
 	case CardCreatedDeliveryEventCardCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDetailCurrency.
+const (
+	CardDetailCurrencyUSD CardDetailCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardDetailCurrency enum.
+func (e CardDetailCurrency) Valid() bool {
+	switch e {
+	case CardDetailCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDetailIsPhysical.
+const (
+	CardDetailIsPhysicalFalse CardDetailIsPhysical = false
+)
+
+// Valid indicates whether the value is a known member of the CardDetailIsPhysical enum.
+func (e CardDetailIsPhysical) Valid() bool {
+	switch e {
+	case CardDetailIsPhysicalFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDetailIsVirtual.
+const (
+	CardDetailIsVirtualTrue CardDetailIsVirtual = true
+)
+
+// Valid indicates whether the value is a known member of the CardDetailIsVirtual enum.
+func (e CardDetailIsVirtual) Valid() bool {
+	switch e {
+	case CardDetailIsVirtualTrue:
 		return true
 	default:
 		return false
@@ -72,6 +201,72 @@ const (
 func (e CardFundEventCurrency) Valid() bool {
 	switch e {
 	case CardFundEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardIssuerRecordStatus.
+const (
+	CardIssuerRecordStatusACTIVE     CardIssuerRecordStatus = "ACTIVE"
+	CardIssuerRecordStatusFROZEN     CardIssuerRecordStatus = "FROZEN"
+	CardIssuerRecordStatusTERMINATED CardIssuerRecordStatus = "TERMINATED"
+)
+
+// Valid indicates whether the value is a known member of the CardIssuerRecordStatus enum.
+func (e CardIssuerRecordStatus) Valid() bool {
+	switch e {
+	case CardIssuerRecordStatusACTIVE:
+		return true
+	case CardIssuerRecordStatusFROZEN:
+		return true
+	case CardIssuerRecordStatusTERMINATED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardMovementCurrency.
+const (
+	CardMovementCurrencyUSD CardMovementCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardMovementCurrency enum.
+func (e CardMovementCurrency) Valid() bool {
+	switch e {
+	case CardMovementCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardStatus.
+const (
+	CardStatusACTIVE     CardStatus = "ACTIVE"
+	CardStatusFAILED     CardStatus = "FAILED"
+	CardStatusFROZEN     CardStatus = "FROZEN"
+	CardStatusPENDING    CardStatus = "PENDING"
+	CardStatusSUSPENDED  CardStatus = "SUSPENDED"
+	CardStatusTERMINATED CardStatus = "TERMINATED"
+)
+
+// Valid indicates whether the value is a known member of the CardStatus enum.
+func (e CardStatus) Valid() bool {
+	switch e {
+	case CardStatusACTIVE:
+		return true
+	case CardStatusFAILED:
+		return true
+	case CardStatusFROZEN:
+		return true
+	case CardStatusPENDING:
+		return true
+	case CardStatusSUSPENDED:
+		return true
+	case CardStatusTERMINATED:
 		return true
 	default:
 		return false
@@ -132,6 +327,153 @@ const (
 func (e CardTerminatedDeliveryEvent) Valid() bool {
 	switch e {
 	case CardTerminatedDeliveryEventCardTerminated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTransactionCategory.
+const (
+	CARD CardTransactionCategory = "CARD"
+)
+
+// Valid indicates whether the value is a known member of the CardTransactionCategory enum.
+func (e CardTransactionCategory) Valid() bool {
+	switch e {
+	case CARD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTransactionCurrency.
+const (
+	CardTransactionCurrencyUSD CardTransactionCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardTransactionCurrency enum.
+func (e CardTransactionCurrency) Valid() bool {
+	switch e {
+	case CardTransactionCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTransactionDeclineReason.
+const (
+	CardTransactionDeclineReasonCardFrozen        CardTransactionDeclineReason = "card_frozen"
+	CardTransactionDeclineReasonCardInactive      CardTransactionDeclineReason = "card_inactive"
+	CardTransactionDeclineReasonCardLocked        CardTransactionDeclineReason = "card_locked"
+	CardTransactionDeclineReasonCardTerminated    CardTransactionDeclineReason = "card_terminated"
+	CardTransactionDeclineReasonInsufficientFunds CardTransactionDeclineReason = "insufficient_funds"
+	CardTransactionDeclineReasonLessThannil       CardTransactionDeclineReason = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the CardTransactionDeclineReason enum.
+func (e CardTransactionDeclineReason) Valid() bool {
+	switch e {
+	case CardTransactionDeclineReasonCardFrozen:
+		return true
+	case CardTransactionDeclineReasonCardInactive:
+		return true
+	case CardTransactionDeclineReasonCardLocked:
+		return true
+	case CardTransactionDeclineReasonCardTerminated:
+		return true
+	case CardTransactionDeclineReasonInsufficientFunds:
+		return true
+	case CardTransactionDeclineReasonLessThannil:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTransactionRawKind.
+const (
+	CardTransactionRawKindAUTHORIZATION    CardTransactionRawKind = "AUTHORIZATION"
+	CardTransactionRawKindLessThannil      CardTransactionRawKind = "<nil>"
+	CardTransactionRawKindPREAUTHORIZATION CardTransactionRawKind = "PREAUTHORIZATION"
+	CardTransactionRawKindVERIFICATION     CardTransactionRawKind = "VERIFICATION"
+)
+
+// Valid indicates whether the value is a known member of the CardTransactionRawKind enum.
+func (e CardTransactionRawKind) Valid() bool {
+	switch e {
+	case CardTransactionRawKindAUTHORIZATION:
+		return true
+	case CardTransactionRawKindLessThannil:
+		return true
+	case CardTransactionRawKindPREAUTHORIZATION:
+		return true
+	case CardTransactionRawKindVERIFICATION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTransactionStatus.
+const (
+	CardTransactionStatusFAILED     CardTransactionStatus = "FAILED"
+	CardTransactionStatusPENDING    CardTransactionStatus = "PENDING"
+	CardTransactionStatusPROCESSING CardTransactionStatus = "PROCESSING"
+	CardTransactionStatusSUCCESS    CardTransactionStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the CardTransactionStatus enum.
+func (e CardTransactionStatus) Valid() bool {
+	switch e {
+	case CardTransactionStatusFAILED:
+		return true
+	case CardTransactionStatusPENDING:
+		return true
+	case CardTransactionStatusPROCESSING:
+		return true
+	case CardTransactionStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardTransactionType.
+const (
+	CardTransactionTypeAUTHORIZATION CardTransactionType = "AUTHORIZATION"
+	CardTransactionTypeCROSSBORDER   CardTransactionType = "CROSS-BORDER"
+	CardTransactionTypeDECLINE       CardTransactionType = "DECLINE"
+	CardTransactionTypeFUNDING       CardTransactionType = "FUNDING"
+	CardTransactionTypeREFUND        CardTransactionType = "REFUND"
+	CardTransactionTypeREVERSAL      CardTransactionType = "REVERSAL"
+	CardTransactionTypeSETTLEMENT    CardTransactionType = "SETTLEMENT"
+	CardTransactionTypeTERMINATION   CardTransactionType = "TERMINATION"
+	CardTransactionTypeWITHDRAWAL    CardTransactionType = "WITHDRAWAL"
+)
+
+// Valid indicates whether the value is a known member of the CardTransactionType enum.
+func (e CardTransactionType) Valid() bool {
+	switch e {
+	case CardTransactionTypeAUTHORIZATION:
+		return true
+	case CardTransactionTypeCROSSBORDER:
+		return true
+	case CardTransactionTypeDECLINE:
+		return true
+	case CardTransactionTypeFUNDING:
+		return true
+	case CardTransactionTypeREFUND:
+		return true
+	case CardTransactionTypeREVERSAL:
+		return true
+	case CardTransactionTypeSETTLEMENT:
+		return true
+	case CardTransactionTypeTERMINATION:
+		return true
+	case CardTransactionTypeWITHDRAWAL:
 		return true
 	default:
 		return false
@@ -771,6 +1113,51 @@ func (e CustomerType) Valid() bool {
 	}
 }
 
+// Defines values for CustomerCardCurrency.
+const (
+	CustomerCardCurrencyUSD CustomerCardCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CustomerCardCurrency enum.
+func (e CustomerCardCurrency) Valid() bool {
+	switch e {
+	case CustomerCardCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerCardIsPhysical.
+const (
+	CustomerCardIsPhysicalFalse CustomerCardIsPhysical = false
+)
+
+// Valid indicates whether the value is a known member of the CustomerCardIsPhysical enum.
+func (e CustomerCardIsPhysical) Valid() bool {
+	switch e {
+	case CustomerCardIsPhysicalFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerCardIsVirtual.
+const (
+	CustomerCardIsVirtualTrue CustomerCardIsVirtual = true
+)
+
+// Valid indicates whether the value is a known member of the CustomerCardIsVirtual enum.
+func (e CustomerCardIsVirtual) Valid() bool {
+	switch e {
+	case CustomerCardIsVirtualTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CustomerCreatedDeliveryEvent.
 const (
 	CustomerCreatedDeliveryEventCustomerCreated CustomerCreatedDeliveryEvent = "customer.created"
@@ -1247,16 +1634,16 @@ func (e EventCardOperationStatus) Valid() bool {
 
 // Defines values for EventCreatedCardBrand.
 const (
-	MASTERCARD EventCreatedCardBrand = "MASTERCARD"
-	VISA       EventCreatedCardBrand = "VISA"
+	EventCreatedCardBrandMASTERCARD EventCreatedCardBrand = "MASTERCARD"
+	EventCreatedCardBrandVISA       EventCreatedCardBrand = "VISA"
 )
 
 // Valid indicates whether the value is a known member of the EventCreatedCardBrand enum.
 func (e EventCreatedCardBrand) Valid() bool {
 	switch e {
-	case MASTERCARD:
+	case EventCreatedCardBrandMASTERCARD:
 		return true
-	case VISA:
+	case EventCreatedCardBrandVISA:
 		return true
 	default:
 		return false
@@ -1958,13 +2345,13 @@ func (e TransactionAuthorizationDeclinedEventStatus) Valid() bool {
 
 // Defines values for TransactionAuthorizationDeclinedEventType.
 const (
-	DECLINE TransactionAuthorizationDeclinedEventType = "DECLINE"
+	TransactionAuthorizationDeclinedEventTypeDECLINE TransactionAuthorizationDeclinedEventType = "DECLINE"
 )
 
 // Valid indicates whether the value is a known member of the TransactionAuthorizationDeclinedEventType enum.
 func (e TransactionAuthorizationDeclinedEventType) Valid() bool {
 	switch e {
-	case DECLINE:
+	case TransactionAuthorizationDeclinedEventTypeDECLINE:
 		return true
 	default:
 		return false
@@ -2027,13 +2414,13 @@ func (e TransactionCrossborderChargedEventStatus) Valid() bool {
 
 // Defines values for TransactionCrossborderChargedEventType.
 const (
-	CROSSBORDER TransactionCrossborderChargedEventType = "CROSS-BORDER"
+	TransactionCrossborderChargedEventTypeCROSSBORDER TransactionCrossborderChargedEventType = "CROSS-BORDER"
 )
 
 // Valid indicates whether the value is a known member of the TransactionCrossborderChargedEventType enum.
 func (e TransactionCrossborderChargedEventType) Valid() bool {
 	switch e {
-	case CROSSBORDER:
+	case TransactionCrossborderChargedEventTypeCROSSBORDER:
 		return true
 	default:
 		return false
@@ -2096,13 +2483,13 @@ func (e TransactionFundingCompletedEventStatus) Valid() bool {
 
 // Defines values for TransactionFundingCompletedEventType.
 const (
-	FUNDING TransactionFundingCompletedEventType = "FUNDING"
+	TransactionFundingCompletedEventTypeFUNDING TransactionFundingCompletedEventType = "FUNDING"
 )
 
 // Valid indicates whether the value is a known member of the TransactionFundingCompletedEventType enum.
 func (e TransactionFundingCompletedEventType) Valid() bool {
 	switch e {
-	case FUNDING:
+	case TransactionFundingCompletedEventTypeFUNDING:
 		return true
 	default:
 		return false
@@ -2303,13 +2690,13 @@ func (e TransactionReversalCompletedEventStatus) Valid() bool {
 
 // Defines values for TransactionReversalCompletedEventType.
 const (
-	REVERSAL TransactionReversalCompletedEventType = "REVERSAL"
+	TransactionReversalCompletedEventTypeREVERSAL TransactionReversalCompletedEventType = "REVERSAL"
 )
 
 // Valid indicates whether the value is a known member of the TransactionReversalCompletedEventType enum.
 func (e TransactionReversalCompletedEventType) Valid() bool {
 	switch e {
-	case REVERSAL:
+	case TransactionReversalCompletedEventTypeREVERSAL:
 		return true
 	default:
 		return false
@@ -2372,13 +2759,13 @@ func (e TransactionSettlementCompletedEventStatus) Valid() bool {
 
 // Defines values for TransactionSettlementCompletedEventType.
 const (
-	SETTLEMENT TransactionSettlementCompletedEventType = "SETTLEMENT"
+	TransactionSettlementCompletedEventTypeSETTLEMENT TransactionSettlementCompletedEventType = "SETTLEMENT"
 )
 
 // Valid indicates whether the value is a known member of the TransactionSettlementCompletedEventType enum.
 func (e TransactionSettlementCompletedEventType) Valid() bool {
 	switch e {
-	case SETTLEMENT:
+	case TransactionSettlementCompletedEventTypeSETTLEMENT:
 		return true
 	default:
 		return false
@@ -2441,13 +2828,13 @@ func (e TransactionTerminatedEventStatus) Valid() bool {
 
 // Defines values for TransactionTerminatedEventType.
 const (
-	TERMINATION TransactionTerminatedEventType = "TERMINATION"
+	TransactionTerminatedEventTypeTERMINATION TransactionTerminatedEventType = "TERMINATION"
 )
 
 // Valid indicates whether the value is a known member of the TransactionTerminatedEventType enum.
 func (e TransactionTerminatedEventType) Valid() bool {
 	switch e {
-	case TERMINATION:
+	case TransactionTerminatedEventTypeTERMINATION:
 		return true
 	default:
 		return false
@@ -2510,13 +2897,13 @@ func (e TransactionWithdrawalCompletedEventStatus) Valid() bool {
 
 // Defines values for TransactionWithdrawalCompletedEventType.
 const (
-	WITHDRAWAL TransactionWithdrawalCompletedEventType = "WITHDRAWAL"
+	TransactionWithdrawalCompletedEventTypeWITHDRAWAL TransactionWithdrawalCompletedEventType = "WITHDRAWAL"
 )
 
 // Valid indicates whether the value is a known member of the TransactionWithdrawalCompletedEventType enum.
 func (e TransactionWithdrawalCompletedEventType) Valid() bool {
 	switch e {
-	case WITHDRAWAL:
+	case TransactionWithdrawalCompletedEventTypeWITHDRAWAL:
 		return true
 	default:
 		return false
@@ -3384,6 +3771,171 @@ func (e CreditWallet200JSONResponseBodySuccess) Valid() bool {
 	}
 }
 
+// Defines values for ListCards200JSONResponseBodySuccess.
+const (
+	ListCards200JSONResponseBodySuccessTrue ListCards200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListCards200JSONResponseBodySuccess enum.
+func (e ListCards200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListCards200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IssueCard201JSONResponseBodySuccess.
+const (
+	IssueCard201JSONResponseBodySuccessTrue IssueCard201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the IssueCard201JSONResponseBodySuccess enum.
+func (e IssueCard201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case IssueCard201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCard200JSONResponseBodySuccess.
+const (
+	GetCard200JSONResponseBodySuccessTrue GetCard200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetCard200JSONResponseBodySuccess enum.
+func (e GetCard200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetCard200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FreezeCard200JSONResponseBodySuccess.
+const (
+	FreezeCard200JSONResponseBodySuccessTrue FreezeCard200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the FreezeCard200JSONResponseBodySuccess enum.
+func (e FreezeCard200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case FreezeCard200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FundCard200JSONResponseBodySuccess.
+const (
+	FundCard200JSONResponseBodySuccessTrue FundCard200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the FundCard200JSONResponseBodySuccess enum.
+func (e FundCard200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case FundCard200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCardReveals200JSONResponseBodySuccess.
+const (
+	ListCardReveals200JSONResponseBodySuccessTrue ListCardReveals200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListCardReveals200JSONResponseBodySuccess enum.
+func (e ListCardReveals200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListCardReveals200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TerminateCard200JSONResponseBodySuccess.
+const (
+	TerminateCard200JSONResponseBodySuccessTrue TerminateCard200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the TerminateCard200JSONResponseBodySuccess enum.
+func (e TerminateCard200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case TerminateCard200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCardTransactions200JSONResponseBodySuccess.
+const (
+	ListCardTransactions200JSONResponseBodySuccessTrue ListCardTransactions200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListCardTransactions200JSONResponseBodySuccess enum.
+func (e ListCardTransactions200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListCardTransactions200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardTransaction200JSONResponseBodySuccess.
+const (
+	GetCardTransaction200JSONResponseBodySuccessTrue GetCardTransaction200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetCardTransaction200JSONResponseBodySuccess enum.
+func (e GetCardTransaction200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetCardTransaction200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UnfreezeCard200JSONResponseBodySuccess.
+const (
+	UnfreezeCard200JSONResponseBodySuccessTrue UnfreezeCard200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the UnfreezeCard200JSONResponseBodySuccess enum.
+func (e UnfreezeCard200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case UnfreezeCard200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WithdrawFromCard200JSONResponseBodySuccess.
+const (
+	WithdrawFromCard200JSONResponseBodySuccessTrue WithdrawFromCard200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the WithdrawFromCard200JSONResponseBodySuccess enum.
+func (e WithdrawFromCard200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case WithdrawFromCard200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for QuoteConversion200JSONResponseBodySuccess.
 const (
 	QuoteConversion200JSONResponseBodySuccessTrue QuoteConversion200JSONResponseBodySuccess = true
@@ -3453,6 +4005,36 @@ const (
 func (e GetCustomer200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case GetCustomer200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCustomerCards200JSONResponseBodySuccess.
+const (
+	ListCustomerCards200JSONResponseBodySuccessTrue ListCustomerCards200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListCustomerCards200JSONResponseBodySuccess enum.
+func (e ListCustomerCards200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListCustomerCards200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCustomerCardTransactions200JSONResponseBodySuccess.
+const (
+	ListCustomerCardTransactions200JSONResponseBodySuccessTrue ListCustomerCardTransactions200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListCustomerCardTransactions200JSONResponseBodySuccess enum.
+func (e ListCustomerCardTransactions200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListCustomerCardTransactions200JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -4753,6 +5335,68 @@ type AuthTokenRequest struct {
 	ClientKey string `json:"client_key"`
 }
 
+// Card a USD virtual card; amounts in USD
+type Card struct {
+	// AvailableBalance what can be spent or withdrawn, the balance less the open authorization holds
+	AvailableBalance json.Number        `json:"available_balance"`
+	Balance          json.Number        `json:"balance"`
+	Brand            CardBrand          `json:"brand"`
+	CreatedAt        time.Time          `json:"created_at"`
+	Currency         CardCurrency       `json:"currency"`
+	CustomerId       openapi_types.UUID `json:"customer_id"`
+
+	// Cvv as `number`
+	Cvv *string `json:"cvv"`
+
+	// ExpiryMonth null until issued
+	ExpiryMonth *int `json:"expiry_month"`
+
+	// ExpiryYear 4 digits, 36 months after issue; null until issued
+	ExpiryYear *int               `json:"expiry_year"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// IsActive the card is ACTIVE, FROZEN or SUSPENDED
+	IsActive bool `json:"is_active"`
+
+	// IsLocked the deeper lock of `freeze?lock=true`
+	IsLocked   bool           `json:"is_locked"`
+	IsPhysical CardIsPhysical `json:"is_physical"`
+	IsVirtual  CardIsVirtual  `json:"is_virtual"`
+
+	// MaskedPan `**** **** **** 1234`; null until issued
+	MaskedPan *string `json:"masked_pan"`
+
+	// Number without `reveal=true`, an opaque token (`tok_` and 32 hex characters, different for each card and never the
+	// value); with it, the clear number; null until issued
+	Number *string `json:"number"`
+
+	// Status a card's state: `PENDING` (issuance not finished), `ACTIVE`, `FROZEN`, `SUSPENDED`, `TERMINATED` (for good),
+	// `FAILED` (the issuer refused the issuance; refunded)
+	Status    CardStatus `json:"status"`
+	UpdatedAt time.Time  `json:"updated_at"`
+}
+
+// CardCurrency defines model for Card.Currency.
+type CardCurrency string
+
+// CardIsPhysical defines model for Card.IsPhysical.
+type CardIsPhysical bool
+
+// CardIsVirtual defines model for Card.IsVirtual.
+type CardIsVirtual bool
+
+// CardAmountInput the body of `POST /cards/{id}/fund` and `POST /cards/{id}/withdraw`
+type CardAmountInput struct {
+	// Amount USD, at most 2 decimals (a JSON string is refused); the fee is charged on top, to the source
+	Amount json.Number `json:"amount"`
+}
+
+// CardAuthorizationKind `AUTHORIZATION` (a purchase), `PREAUTHORIZATION` (a hold ahead of a final amount) or `VERIFICATION` (amount 0, no hold)
+type CardAuthorizationKind string
+
+// CardBrand defines model for CardBrand.
+type CardBrand string
+
 // CardCreatedDelivery the body of a card.created delivery
 type CardCreatedDelivery struct {
 	// Data the data of card.created (spec §6.3)
@@ -4774,6 +5418,66 @@ type CardCreatedEvent struct {
 	// CardIssuance the issuance fee
 	CardIssuance EventCardOperation `json:"card_issuance"`
 }
+
+// CardCustomerFigures defines model for CardCustomerFigures.
+type CardCustomerFigures struct {
+	// Balance USD
+	Balance json.Number `json:"balance"`
+	Cards   int         `json:"cards"`
+}
+
+// CardDetail a card as `GET /cards/{id}` answers it, with `raw` on request
+type CardDetail struct {
+	// AvailableBalance what can be spent or withdrawn, the balance less the open authorization holds
+	AvailableBalance json.Number        `json:"available_balance"`
+	Balance          json.Number        `json:"balance"`
+	Brand            CardBrand          `json:"brand"`
+	CreatedAt        time.Time          `json:"created_at"`
+	Currency         CardDetailCurrency `json:"currency"`
+	CustomerId       openapi_types.UUID `json:"customer_id"`
+
+	// Cvv as `number`
+	Cvv *string `json:"cvv"`
+
+	// ExpiryMonth null until issued
+	ExpiryMonth *int `json:"expiry_month"`
+
+	// ExpiryYear 4 digits, 36 months after issue; null until issued
+	ExpiryYear *int               `json:"expiry_year"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// IsActive the card is ACTIVE, FROZEN or SUSPENDED
+	IsActive bool `json:"is_active"`
+
+	// IsLocked the deeper lock of `freeze?lock=true`
+	IsLocked   bool                 `json:"is_locked"`
+	IsPhysical CardDetailIsPhysical `json:"is_physical"`
+	IsVirtual  CardDetailIsVirtual  `json:"is_virtual"`
+
+	// MaskedPan `**** **** **** 1234`; null until issued
+	MaskedPan *string `json:"masked_pan"`
+
+	// Number without `reveal=true`, an opaque token (`tok_` and 32 hex characters, different for each card and never the
+	// value); with it, the clear number; null until issued
+	Number *string `json:"number"`
+
+	// Raw the issuer's record of a card (`includeRaw=true`), its number masked
+	Raw *CardIssuerRecord `json:"raw,omitempty"`
+
+	// Status a card's state: `PENDING` (issuance not finished), `ACTIVE`, `FROZEN`, `SUSPENDED`, `TERMINATED` (for good),
+	// `FAILED` (the issuer refused the issuance; refunded)
+	Status    CardStatus `json:"status"`
+	UpdatedAt time.Time  `json:"updated_at"`
+}
+
+// CardDetailCurrency defines model for CardDetail.Currency.
+type CardDetailCurrency string
+
+// CardDetailIsPhysical defines model for CardDetail.IsPhysical.
+type CardDetailIsPhysical bool
+
+// CardDetailIsVirtual defines model for CardDetail.IsVirtual.
+type CardDetailIsVirtual bool
 
 // CardFundDelivery the body of a card.fund delivery
 type CardFundDelivery struct {
@@ -4797,6 +5501,134 @@ type CardFundEvent struct {
 
 // CardFundEventCurrency defines model for CardFundEvent.Currency.
 type CardFundEventCurrency string
+
+// CardIssueInput the body of `POST /cards`
+type CardIssueInput struct {
+	// Amount the initial funding in USD, at most 2 decimals (a JSON string is refused); the wallet also pays the issuance fee
+	Amount json.Number `json:"amount"`
+
+	// Brand `VISA` or `MASTERCARD`, any case; `VISA` when absent or empty
+	Brand *string `json:"brand,omitempty"`
+
+	// CustomerId a customer of the company, active and KYC `VERIFIED`; leading and trailing spaces are trimmed
+	CustomerId string `json:"customer_id"`
+}
+
+// CardIssuerRecord the issuer's record of a card (`includeRaw=true`), its number masked
+type CardIssuerRecord struct {
+	Balance json.Number `json:"balance"`
+	Brand   CardBrand   `json:"brand"`
+
+	// CardholderId the issuer's cardholder id
+	CardholderId string    `json:"cardholder_id"`
+	CreatedAt    time.Time `json:"created_at"`
+	ExpiryMonth  int       `json:"expiry_month"`
+	ExpiryYear   int       `json:"expiry_year"`
+
+	// Id the issuer's card id
+	Id           string `json:"id"`
+	MaskedNumber string `json:"masked_number"`
+
+	// Reference our card id
+	Reference string                 `json:"reference"`
+	Status    CardIssuerRecordStatus `json:"status"`
+}
+
+// CardIssuerRecordStatus defines model for CardIssuerRecord.Status.
+type CardIssuerRecordStatus string
+
+// CardList the answer of `GET /cards`
+type CardList struct {
+	Cards     []Card `json:"cards"`
+	CompanyId string `json:"company_id"`
+
+	// Statistics figures over the cards listed, but for `available_slots`
+	Statistics CardStatistics `json:"statistics"`
+}
+
+// CardMerchant where a card was used
+type CardMerchant struct {
+	City string `json:"city"`
+
+	// Country ISO 3166-1 alpha-2
+	Country string `json:"country"`
+	Name    string `json:"name"`
+}
+
+// CardMovement a funding or a withdrawal; amounts in USD
+type CardMovement struct {
+	Amount            json.Number          `json:"amount"`
+	CardBalanceAfter  json.Number          `json:"card_balance_after"`
+	CardBalanceBefore json.Number          `json:"card_balance_before"`
+	CardId            openapi_types.UUID   `json:"card_id"`
+	Currency          CardMovementCurrency `json:"currency"`
+	FeeAmount         json.Number          `json:"fee_amount"`
+
+	// Status `PENDING` is an authorization whose hold is open
+	Status CardTransactionStatus `json:"status"`
+
+	// TransactionId the card transaction (`FUNDING` or `WITHDRAWAL`)
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+}
+
+// CardMovementCurrency defines model for CardMovement.Currency.
+type CardMovementCurrency string
+
+// CardReveal the audit record of one reveal of a card's number and CVV
+type CardReveal struct {
+	CardId    openapi_types.UUID `json:"card_id"`
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+
+	// KeyId the master key's id
+	KeyId string `json:"key_id"`
+
+	// RequestId the API Gateway request id
+	RequestId string `json:"request_id"`
+	SourceIp  string `json:"source_ip"`
+	UserAgent string `json:"user_agent"`
+}
+
+// CardStatistics figures over the cards listed, but for `available_slots`
+type CardStatistics struct {
+	Active int `json:"active"`
+
+	// AvailableSlots the company's `card_slots` less its live cards (neither TERMINATED nor FAILED), whatever the filters
+	AvailableSlots int `json:"available_slots"`
+
+	// ByCustomer each customer id of the cards listed → its figures
+	ByCustomer map[string]CardCustomerFigures `json:"by_customer"`
+	Failed     int                            `json:"failed"`
+	Frozen     int                            `json:"frozen"`
+	Pending    int                            `json:"pending"`
+	Terminated int                            `json:"terminated"`
+
+	// Total the cards listed
+	Total int `json:"total"`
+
+	// TotalBalance USD, of the cards listed
+	TotalBalance json.Number `json:"total_balance"`
+}
+
+// CardStatus a card's state: `PENDING` (issuance not finished), `ACTIVE`, `FROZEN`, `SUSPENDED`, `TERMINATED` (for good),
+// `FAILED` (the issuer refused the issuance; refunded)
+type CardStatus string
+
+// CardStatusChange the answer of a freeze or an unfreeze
+type CardStatusChange struct {
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CardStatus a card's state: `PENDING` (issuance not finished), `ACTIVE`, `FROZEN`, `SUSPENDED`, `TERMINATED` (for good),
+	// `FAILED` (the issuer refused the issuance; refunded)
+	CardStatus CardStatus `json:"card_status"`
+	IsLocked   bool       `json:"is_locked"`
+}
+
+// CardTerminateInput the optional body of a termination
+type CardTerminateInput struct {
+	// Reason at most 255 characters once trimmed; `Card terminated` when absent or empty (the `reason` of `card.terminated`)
+	Reason *string `json:"reason,omitempty"`
+}
 
 // CardTerminatedByCompanyEvent card.terminated when the company terminated the card; the remaining balance is refunded to its USD wallet
 type CardTerminatedByCompanyEvent struct {
@@ -4848,6 +5680,102 @@ type CardTerminatedDeliveryEvent string
 type CardTerminatedEvent struct {
 	union json.RawMessage
 }
+
+// CardTermination the answer of a termination
+type CardTermination struct {
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CardStatus a card's state: `PENDING` (issuance not finished), `ACTIVE`, `FROZEN`, `SUSPENDED`, `TERMINATED` (for good),
+	// `FAILED` (the issuer refused the issuance; refunded)
+	CardStatus CardStatus `json:"card_status"`
+
+	// RefundAmount USD refunded to the wallet; 0 for a PENDING card (the sweeper refunds its issuance)
+	RefundAmount json.Number `json:"refund_amount"`
+
+	// TransactionId the `TERMINATION` card transaction
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+}
+
+// CardTransaction a card transaction; amounts in USD, absent values null
+type CardTransaction struct {
+	Amount   json.Number             `json:"amount"`
+	Card     CardTransactionCard     `json:"card"`
+	Category CardTransactionCategory `json:"category"`
+
+	// CompletedAt null while open
+	CompletedAt *time.Time              `json:"completed_at"`
+	CreatedAt   time.Time               `json:"created_at"`
+	Currency    CardTransactionCurrency `json:"currency"`
+	Customer    CardTransactionCustomer `json:"customer"`
+
+	// DeclineReason why a `DECLINE` was declined
+	DeclineReason *CardTransactionDeclineReason `json:"decline_reason"`
+
+	// Description for a network transaction without one, the merchant's name and city
+	Description string      `json:"description"`
+	FeeAmount   json.Number `json:"fee_amount"`
+
+	// HoldAmount an authorization's open hold; null for other types
+	HoldAmount *json.Number       `json:"hold_amount"`
+	Id         openapi_types.UUID `json:"id"`
+	Merchant   *CardMerchant      `json:"merchant"`
+
+	// OriginalTransactionId the transaction this one follows (the authorization settled, reversed or refunded, the settlement a cross-border charge is for)
+	OriginalTransactionId *string `json:"original_transaction_id"`
+
+	// Raw what the card network told us (`includeRaw=true`), null where unknown (all of it for fundings, withdrawals and terminations)
+	Raw *CardTransactionRaw `json:"raw,omitempty"`
+
+	// Status `PENDING` is an authorization whose hold is open
+	Status CardTransactionStatus `json:"status"`
+	Type   CardTransactionType   `json:"type"`
+}
+
+// CardTransactionCategory defines model for CardTransaction.Category.
+type CardTransactionCategory string
+
+// CardTransactionCurrency defines model for CardTransaction.Currency.
+type CardTransactionCurrency string
+
+// CardTransactionDeclineReason why a `DECLINE` was declined
+type CardTransactionDeclineReason string
+
+// CardTransactionCard defines model for CardTransactionCard.
+type CardTransactionCard struct {
+	Brand CardBrand          `json:"brand"`
+	Id    openapi_types.UUID `json:"id"`
+
+	// MaskedPan null until the card is issued
+	MaskedPan *string `json:"masked_pan"`
+}
+
+// CardTransactionCustomer defines model for CardTransactionCustomer.
+type CardTransactionCustomer struct {
+	FirstName string             `json:"first_name"`
+	Id        openapi_types.UUID `json:"id"`
+	LastName  string             `json:"last_name"`
+}
+
+// CardTransactionRaw what the card network told us (`includeRaw=true`), null where unknown (all of it for fundings, withdrawals and terminations)
+type CardTransactionRaw struct {
+	IssuerTransactionId *string                 `json:"issuer_transaction_id"`
+	Kind                *CardTransactionRawKind `json:"kind"`
+
+	// RefundedAmount what was refunded of that
+	RefundedAmount *json.Number `json:"refunded_amount"`
+
+	// SettledAmount what was settled of an authorization
+	SettledAmount *json.Number `json:"settled_amount"`
+}
+
+// CardTransactionRawKind defines model for CardTransactionRaw.Kind.
+type CardTransactionRawKind string
+
+// CardTransactionStatus `PENDING` is an authorization whose hold is open
+type CardTransactionStatus string
+
+// CardTransactionType defines model for CardTransactionType.
+type CardTransactionType string
 
 // CardVerificationCompletedDelivery the body of a card.verification.completed delivery
 type CardVerificationCompletedDelivery struct {
@@ -5359,6 +6287,59 @@ type CustomerKycStatus string
 
 // CustomerType the document type
 type CustomerType string
+
+// CustomerCard a card of `GET /customers/{id}/cards`, with the sample's `masked_number`
+type CustomerCard struct {
+	// AvailableBalance what can be spent or withdrawn, the balance less the open authorization holds
+	AvailableBalance json.Number          `json:"available_balance"`
+	Balance          json.Number          `json:"balance"`
+	Brand            CardBrand            `json:"brand"`
+	CreatedAt        time.Time            `json:"created_at"`
+	Currency         CustomerCardCurrency `json:"currency"`
+	CustomerId       openapi_types.UUID   `json:"customer_id"`
+
+	// Cvv as `number`
+	Cvv *string `json:"cvv"`
+
+	// ExpiryMonth null until issued
+	ExpiryMonth *int `json:"expiry_month"`
+
+	// ExpiryYear 4 digits, 36 months after issue; null until issued
+	ExpiryYear *int               `json:"expiry_year"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// IsActive the card is ACTIVE, FROZEN or SUSPENDED
+	IsActive bool `json:"is_active"`
+
+	// IsLocked the deeper lock of `freeze?lock=true`
+	IsLocked   bool                   `json:"is_locked"`
+	IsPhysical CustomerCardIsPhysical `json:"is_physical"`
+	IsVirtual  CustomerCardIsVirtual  `json:"is_virtual"`
+
+	// MaskedNumber `**** **** **** 1234`; empty until issued
+	MaskedNumber string `json:"masked_number"`
+
+	// MaskedPan `**** **** **** 1234`; null until issued
+	MaskedPan *string `json:"masked_pan"`
+
+	// Number without `reveal=true`, an opaque token (`tok_` and 32 hex characters, different for each card and never the
+	// value); with it, the clear number; null until issued
+	Number *string `json:"number"`
+
+	// Status a card's state: `PENDING` (issuance not finished), `ACTIVE`, `FROZEN`, `SUSPENDED`, `TERMINATED` (for good),
+	// `FAILED` (the issuer refused the issuance; refunded)
+	Status    CardStatus `json:"status"`
+	UpdatedAt time.Time  `json:"updated_at"`
+}
+
+// CustomerCardCurrency defines model for CustomerCard.Currency.
+type CustomerCardCurrency string
+
+// CustomerCardIsPhysical defines model for CustomerCard.IsPhysical.
+type CustomerCardIsPhysical bool
+
+// CustomerCardIsVirtual defines model for CustomerCard.IsVirtual.
+type CustomerCardIsVirtual bool
 
 // CustomerCreatedDelivery the body of a customer.created delivery
 type CustomerCreatedDelivery struct {
@@ -7329,6 +8310,153 @@ type RejectWalletFunding200JSONResponseBodySuccess bool
 // CreditWallet200JSONResponseBodySuccess defines parameters for CreditWallet.
 type CreditWallet200JSONResponseBodySuccess bool
 
+// ListCardsParams defines parameters for ListCards.
+type ListCardsParams struct {
+	// Status a card status, any case: `PENDING`, `ACTIVE`, `FROZEN`, `SUSPENDED`, `TERMINATED`, `FAILED`
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+
+	// Brand `VISA` or `MASTERCARD`, any case
+	Brand *string `form:"brand,omitempty" json:"brand,omitempty"`
+
+	// Last4 the 4 last digits of a card number
+	Last4 *string `form:"last4,omitempty" json:"last4,omitempty"`
+
+	// Sync reconcile each issued card with the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read)
+	Sync *bool `form:"sync,omitempty" json:"sync,omitempty"`
+}
+
+// ListCards200JSONResponseBodySuccess defines parameters for ListCards.
+type ListCards200JSONResponseBodySuccess bool
+
+// IssueCardParams defines parameters for IssueCard.
+type IssueCardParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// IssueCard201JSONResponseBodySuccess defines parameters for IssueCard.
+type IssueCard201JSONResponseBodySuccess bool
+
+// GetCardParams defines parameters for GetCard.
+type GetCardParams struct {
+	// Reveal answer the clear `number` and `cvv` instead of their tokens (audited)
+	Reveal *bool `form:"reveal,omitempty" json:"reveal,omitempty"`
+
+	// IncludeRaw add `raw`, the issuer's record of the card (reads the issuer)
+	IncludeRaw *bool `form:"includeRaw,omitempty" json:"includeRaw,omitempty"`
+
+	// Sync reconcile the card with the issuer first
+	Sync *bool `form:"sync,omitempty" json:"sync,omitempty"`
+}
+
+// GetCard200JSONResponseBodySuccess defines parameters for GetCard.
+type GetCard200JSONResponseBodySuccess bool
+
+// FreezeCardParams defines parameters for FreezeCard.
+type FreezeCardParams struct {
+	// Lock also set `is_locked`, the deeper lock that only `unfreeze?unlock=true` lifts
+	Lock *bool `form:"lock,omitempty" json:"lock,omitempty"`
+}
+
+// FreezeCard200JSONResponseBodySuccess defines parameters for FreezeCard.
+type FreezeCard200JSONResponseBodySuccess bool
+
+// FundCardParams defines parameters for FundCard.
+type FundCardParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// FundCard200JSONResponseBodySuccess defines parameters for FundCard.
+type FundCard200JSONResponseBodySuccess bool
+
+// ListCardRevealsParams defines parameters for ListCardReveals.
+type ListCardRevealsParams struct {
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListCardReveals200JSONResponseBodySuccess defines parameters for ListCardReveals.
+type ListCardReveals200JSONResponseBodySuccess bool
+
+// TerminateCardParams defines parameters for TerminateCard.
+type TerminateCardParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// TerminateCard200JSONResponseBodySuccess defines parameters for TerminateCard.
+type TerminateCard200JSONResponseBodySuccess bool
+
+// ListCardTransactionsParams defines parameters for ListCardTransactions.
+type ListCardTransactionsParams struct {
+	// Page 0-indexed on this list; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// FromDate inclusive; an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight UTC), years 1970 to 9999
+	FromDate *string `form:"fromDate,omitempty" json:"fromDate,omitempty"`
+
+	// ToDate exclusive; the formats of `fromDate`; must be after it
+	ToDate *string `form:"toDate,omitempty" json:"toDate,omitempty"`
+
+	// Type a card transaction type, any case: `AUTHORIZATION`, `SETTLEMENT`, `FUNDING`, `WITHDRAWAL`, `TERMINATION`, `DECLINE`, `REVERSAL`, `REFUND`, `CROSS-BORDER`
+	Type *string `form:"type,omitempty" json:"type,omitempty"`
+
+	// Status `PENDING`, `PROCESSING`, `SUCCESS` or `FAILED`, any case
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+
+	// IncludeRaw add `raw`, what the card network told us, to each transaction
+	IncludeRaw *bool `form:"includeRaw,omitempty" json:"includeRaw,omitempty"`
+
+	// Sync accepted and ignored (the issuer pushes every transaction to us)
+	Sync *bool `form:"sync,omitempty" json:"sync,omitempty"`
+}
+
+// ListCardTransactions200JSONResponseBodySuccess defines parameters for ListCardTransactions.
+type ListCardTransactions200JSONResponseBodySuccess bool
+
+// GetCardTransactionParams defines parameters for GetCardTransaction.
+type GetCardTransactionParams struct {
+	// IncludeRaw add `raw`, what the card network told us
+	IncludeRaw *bool `form:"includeRaw,omitempty" json:"includeRaw,omitempty"`
+
+	// Sync accepted and ignored
+	Sync *bool `form:"sync,omitempty" json:"sync,omitempty"`
+}
+
+// GetCardTransaction200JSONResponseBodySuccess defines parameters for GetCardTransaction.
+type GetCardTransaction200JSONResponseBodySuccess bool
+
+// UnfreezeCardParams defines parameters for UnfreezeCard.
+type UnfreezeCardParams struct {
+	// Unlock lift the lock of `freeze?lock=true` too
+	Unlock *bool `form:"unlock,omitempty" json:"unlock,omitempty"`
+}
+
+// UnfreezeCard200JSONResponseBodySuccess defines parameters for UnfreezeCard.
+type UnfreezeCard200JSONResponseBodySuccess bool
+
+// WithdrawFromCardParams defines parameters for WithdrawFromCard.
+type WithdrawFromCardParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// WithdrawFromCard200JSONResponseBodySuccess defines parameters for WithdrawFromCard.
+type WithdrawFromCard200JSONResponseBodySuccess bool
+
 // QuoteConversion200JSONResponseBodySuccess defines parameters for QuoteConversion.
 type QuoteConversion200JSONResponseBodySuccess bool
 
@@ -7358,6 +8486,46 @@ type EnrollCustomer201JSONResponseBodySuccess bool
 
 // GetCustomer200JSONResponseBodySuccess defines parameters for GetCustomer.
 type GetCustomer200JSONResponseBodySuccess bool
+
+// ListCustomerCardsParams defines parameters for ListCustomerCards.
+type ListCustomerCardsParams struct {
+	// Sync reconcile each issued card with the issuer first
+	Sync *bool `form:"sync,omitempty" json:"sync,omitempty"`
+}
+
+// ListCustomerCards200JSONResponseBodySuccess defines parameters for ListCustomerCards.
+type ListCustomerCards200JSONResponseBodySuccess bool
+
+// ListCustomerCardTransactionsParams defines parameters for ListCustomerCardTransactions.
+type ListCustomerCardTransactionsParams struct {
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// FromDate inclusive; an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight UTC), years 1970 to 9999
+	FromDate *string `form:"fromDate,omitempty" json:"fromDate,omitempty"`
+
+	// ToDate exclusive; the formats of `fromDate`; must be after it
+	ToDate *string `form:"toDate,omitempty" json:"toDate,omitempty"`
+
+	// Type a card transaction type, any case: `AUTHORIZATION`, `SETTLEMENT`, `FUNDING`, `WITHDRAWAL`, `TERMINATION`, `DECLINE`, `REVERSAL`, `REFUND`, `CROSS-BORDER`
+	Type *string `form:"type,omitempty" json:"type,omitempty"`
+
+	// Status `PENDING`, `PROCESSING`, `SUCCESS` or `FAILED`, any case
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+
+	// IncludeRaw add `raw`, what the card network told us, to each transaction
+	IncludeRaw *bool `form:"includeRaw,omitempty" json:"includeRaw,omitempty"`
+
+	// Sync accepted and ignored (the issuer pushes every transaction to us)
+	Sync *bool `form:"sync,omitempty" json:"sync,omitempty"`
+}
+
+// ListCustomerCardTransactions200JSONResponseBodySuccess defines parameters for ListCustomerCardTransactions.
+type ListCustomerCardTransactions200JSONResponseBodySuccess bool
 
 // ListDebtsParams defines parameters for ListDebts.
 type ListDebtsParams struct {
@@ -8218,6 +9386,18 @@ type CreditWalletJSONRequestBody = ConsoleWalletCreditInput
 // CreateAccessTokenJSONRequestBody defines body for CreateAccessToken for application/json ContentType.
 type CreateAccessTokenJSONRequestBody = AuthTokenRequest
 
+// IssueCardJSONRequestBody defines body for IssueCard for application/json ContentType.
+type IssueCardJSONRequestBody = CardIssueInput
+
+// FundCardJSONRequestBody defines body for FundCard for application/json ContentType.
+type FundCardJSONRequestBody = CardAmountInput
+
+// TerminateCardJSONRequestBody defines body for TerminateCard for application/json ContentType.
+type TerminateCardJSONRequestBody = CardTerminateInput
+
+// WithdrawFromCardJSONRequestBody defines body for WithdrawFromCard for application/json ContentType.
+type WithdrawFromCardJSONRequestBody = CardAmountInput
+
 // QuoteConversionJSONRequestBody defines body for QuoteConversion for application/json ContentType.
 type QuoteConversionJSONRequestBody = FxQuoteInput
 
@@ -8693,6 +9873,178 @@ type ClientInterface interface {
 	// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
 	CreateAccessToken(ctx context.Context, body CreateAccessTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListCards The company's cards, oldest first, with their statistics.
+	//
+	// Not paginated. `statistics` counts the cards listed, but for `available_slots` (the company's `card_slots`
+	// less its live cards, whatever the filters). A bad filter is 400 `INVALID_FIELD` naming the parameter.
+	//
+	// Corresponds with GET /cards (the `ListCards` operationId).
+	ListCards(ctx context.Context, params *ListCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IssueCardWithBody Issue a USD virtual card to a verified customer, funded from the USD wallet.
+	//
+	// The checks run in this order, the first failure answering: the body (400 `INVALID_FIELD` naming the field);
+	// the customer is the company's (404 `CUSTOMER_NOT_FOUND`); it is active and KYC `VERIFIED` (400
+	// `CUSTOMER_NOT_VERIFIED`); a USD wallet (400 `NO_USD_WALLET`; 400 `WALLET_INACTIVE` when it is not active); a
+	// free card slot (400 `NO_CARD_SLOTS`); the wallet covers the issuance fee and the amount (400
+	// `INSUFFICIENT_WALLET_BALANCE`; 400 `NO_FEE_RULE` when the company's card fee rules have none that applies). A
+	// customer whose registration with the issuer failed at enrolment is registered first (502
+	// `CARD_ISSUER_UNAVAILABLE` when the issuer cannot be reached for it; nothing is taken). Once accepted, the
+	// answer is always 201 with the card as it stands: `ACTIVE`, `FAILED` (the issuer refused; fee and funding are
+	// back) or `PENDING` (the issuer did not answer; the sweeper finishes it). 503 `NO_CARD_ISSUER` when no card
+	// issuer is configured.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /cards (the `IssueCard` operationId).
+	IssueCardWithBody(ctx context.Context, params *IssueCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// IssueCard Issue a USD virtual card to a verified customer, funded from the USD wallet.
+	//
+	// The checks run in this order, the first failure answering: the body (400 `INVALID_FIELD` naming the field);
+	// the customer is the company's (404 `CUSTOMER_NOT_FOUND`); it is active and KYC `VERIFIED` (400
+	// `CUSTOMER_NOT_VERIFIED`); a USD wallet (400 `NO_USD_WALLET`; 400 `WALLET_INACTIVE` when it is not active); a
+	// free card slot (400 `NO_CARD_SLOTS`); the wallet covers the issuance fee and the amount (400
+	// `INSUFFICIENT_WALLET_BALANCE`; 400 `NO_FEE_RULE` when the company's card fee rules have none that applies). A
+	// customer whose registration with the issuer failed at enrolment is registered first (502
+	// `CARD_ISSUER_UNAVAILABLE` when the issuer cannot be reached for it; nothing is taken). Once accepted, the
+	// answer is always 201 with the card as it stands: `ACTIVE`, `FAILED` (the issuer refused; fee and funding are
+	// back) or `PENDING` (the issuer did not answer; the sweeper finishes it). 503 `NO_CARD_ISSUER` when no card
+	// issuer is configured.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /cards (the `IssueCard` operationId).
+	IssueCard(ctx context.Context, params *IssueCardParams, body IssueCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCard One card, its number and CVV revealed on request.
+	//
+	// `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
+	// the issuer terminated is terminated here with its refund; a freeze or unfreeze it made is followed.
+	// `reveal=true` first writes a reveal record (read them with `GET /cards/{id}/reveals`); if it cannot be
+	// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). `includeRaw=true` adds `raw`, the
+	// issuer's record of the card.
+	//
+	// Corresponds with GET /cards/{id} (the `GetCard` operationId).
+	GetCard(ctx context.Context, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FreezeCard Freeze an ACTIVE card; `lock=true` also locks it.
+	//
+	// Sends no webhook; the issuer is told, and when it cannot be the card is put back (502
+	// `CARD_ISSUER_UNAVAILABLE`). Refusals: 400 `CARD_ALREADY_FROZEN`, `CARD_TERMINATED`, `CARD_NOT_ACTIVE`
+	// (PENDING, FAILED, SUSPENDED); 409 `CONFLICT` when the card changed under a concurrent request; 503
+	// `NO_CARD_ISSUER`.
+	//
+	// Corresponds with PUT /cards/{id}/freeze (the `FreezeCard` operationId).
+	FreezeCard(ctx context.Context, id string, params *FreezeCardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FundCardWithBody Move money from the USD wallet onto an ACTIVE card.
+	//
+	// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
+	// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
+	// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
+	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
+	// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+	// `NO_CARD_ISSUER`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
+	FundCardWithBody(ctx context.Context, id string, params *FundCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FundCard Move money from the USD wallet onto an ACTIVE card.
+	//
+	// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
+	// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
+	// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
+	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
+	// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+	// `NO_CARD_ISSUER`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
+	FundCard(ctx context.Context, id string, params *FundCardParams, body FundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCardReveals The audit records of the card's reveals, newest first.
+	//
+	// Corresponds with GET /cards/{id}/reveals (the `ListCardReveals` operationId).
+	ListCardReveals(ctx context.Context, id string, params *ListCardRevealsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TerminateCardWithBody End a card for good and refund its balance to the USD wallet.
+	//
+	// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
+	// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
+	// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
+	// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+	// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /cards/{id}/terminate (the `TerminateCard` operationId).
+	TerminateCardWithBody(ctx context.Context, id string, params *TerminateCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TerminateCard End a card for good and refund its balance to the USD wallet.
+	//
+	// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
+	// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
+	// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
+	// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+	// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /cards/{id}/terminate (the `TerminateCard` operationId).
+	TerminateCard(ctx context.Context, id string, params *TerminateCardParams, body TerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCardTransactions The card's transactions, newest first.
+	//
+	// Pages are numbered from 0 here (spec §4.19), and `pagination.page` uses the same numbering. Read from an
+	// index, so eventually consistent. Each bad value is a 400 `INVALID_FIELD` naming the parameter.
+	//
+	// Corresponds with GET /cards/{id}/transactions (the `ListCardTransactions` operationId).
+	ListCardTransactions(ctx context.Context, id string, params *ListCardTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCardTransaction One transaction of the card.
+	//
+	// 404 `CARD_NOT_FOUND` when the card is not the company's, 404 `TRANSACTION_NOT_FOUND` when the transaction is not the card's.
+	//
+	// Corresponds with GET /cards/{id}/transactions/{transactionId} (the `GetCardTransaction` operationId).
+	GetCardTransaction(ctx context.Context, id string, transactionId string, params *GetCardTransactionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UnfreezeCard Make a FROZEN card ACTIVE again; a locked card needs `unlock=true`.
+	//
+	// Sends no webhook; the issuer is told (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be: the card is put
+	// back). Refusals: 400 `CARD_NOT_FROZEN`, `CARD_TERMINATED`, `CARD_LOCKED` (locked, without `unlock=true`); 409
+	// `CONFLICT`; 503 `NO_CARD_ISSUER`.
+	//
+	// Corresponds with PUT /cards/{id}/unfreeze (the `UnfreezeCard` operationId).
+	UnfreezeCard(ctx context.Context, id string, params *UnfreezeCardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WithdrawFromCardWithBody Move money from an ACTIVE or FROZEN card back to the USD wallet.
+	//
+	// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
+	// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
+	// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
+	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
+	WithdrawFromCardWithBody(ctx context.Context, id string, params *WithdrawFromCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WithdrawFromCard Move money from an ACTIVE or FROZEN card back to the USD wallet.
+	//
+	// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
+	// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
+	// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
+	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
+	WithdrawFromCard(ctx context.Context, id string, params *WithdrawFromCardParams, body WithdrawFromCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// QuoteConversionWithBody Quote a conversion at the company's current rate, read-only.
 	//
 	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
@@ -8765,6 +10117,25 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /customers/{id} (the `GetCustomer` operationId).
 	GetCustomer(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCustomerCards The cards of one customer, oldest first.
+	//
+	// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
+	// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+	// `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
+	//
+	// Corresponds with GET /customers/{id}/cards (the `ListCustomerCards` operationId).
+	ListCustomerCards(ctx context.Context, id string, params *ListCustomerCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCustomerCardTransactions The transactions of every card of a customer, newest first.
+	//
+	// Fundings, withdrawals and terminations included. Pages are numbered from 1, as on every other list. Read
+	// from an index, so eventually consistent. 404 `CUSTOMER_NOT_FOUND` when the customer is not the company's (or
+	// the id is not a UUID); a customer without cards has an empty list. Each bad value is a 400 `INVALID_FIELD`
+	// naming the parameter.
+	//
+	// Corresponds with GET /customers/{id}/transactions (the `ListCustomerCardTransactions` operationId).
+	ListCustomerCardTransactions(ctx context.Context, id string, params *ListCustomerCardTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListDebts The company's debts, newest first.
 	//
@@ -9574,6 +10945,328 @@ func (c *Client) CreateAccessToken(ctx context.Context, body CreateAccessTokenJS
 	return c.Client.Do(req)
 }
 
+// ListCards The company's cards, oldest first, with their statistics.
+//
+// Not paginated. `statistics` counts the cards listed, but for `available_slots` (the company's `card_slots`
+// less its live cards, whatever the filters). A bad filter is 400 `INVALID_FIELD` naming the parameter.
+//
+// Corresponds with GET /cards (the `ListCards` operationId).
+func (c *Client) ListCards(ctx context.Context, params *ListCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCardsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IssueCardWithBody Issue a USD virtual card to a verified customer, funded from the USD wallet.
+//
+// The checks run in this order, the first failure answering: the body (400 `INVALID_FIELD` naming the field);
+// the customer is the company's (404 `CUSTOMER_NOT_FOUND`); it is active and KYC `VERIFIED` (400
+// `CUSTOMER_NOT_VERIFIED`); a USD wallet (400 `NO_USD_WALLET`; 400 `WALLET_INACTIVE` when it is not active); a
+// free card slot (400 `NO_CARD_SLOTS`); the wallet covers the issuance fee and the amount (400
+// `INSUFFICIENT_WALLET_BALANCE`; 400 `NO_FEE_RULE` when the company's card fee rules have none that applies). A
+// customer whose registration with the issuer failed at enrolment is registered first (502
+// `CARD_ISSUER_UNAVAILABLE` when the issuer cannot be reached for it; nothing is taken). Once accepted, the
+// answer is always 201 with the card as it stands: `ACTIVE`, `FAILED` (the issuer refused; fee and funding are
+// back) or `PENDING` (the issuer did not answer; the sweeper finishes it). 503 `NO_CARD_ISSUER` when no card
+// issuer is configured.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /cards (the `IssueCard` operationId).
+func (c *Client) IssueCardWithBody(ctx context.Context, params *IssueCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIssueCardRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// IssueCard Issue a USD virtual card to a verified customer, funded from the USD wallet.
+//
+// The checks run in this order, the first failure answering: the body (400 `INVALID_FIELD` naming the field);
+// the customer is the company's (404 `CUSTOMER_NOT_FOUND`); it is active and KYC `VERIFIED` (400
+// `CUSTOMER_NOT_VERIFIED`); a USD wallet (400 `NO_USD_WALLET`; 400 `WALLET_INACTIVE` when it is not active); a
+// free card slot (400 `NO_CARD_SLOTS`); the wallet covers the issuance fee and the amount (400
+// `INSUFFICIENT_WALLET_BALANCE`; 400 `NO_FEE_RULE` when the company's card fee rules have none that applies). A
+// customer whose registration with the issuer failed at enrolment is registered first (502
+// `CARD_ISSUER_UNAVAILABLE` when the issuer cannot be reached for it; nothing is taken). Once accepted, the
+// answer is always 201 with the card as it stands: `ACTIVE`, `FAILED` (the issuer refused; fee and funding are
+// back) or `PENDING` (the issuer did not answer; the sweeper finishes it). 503 `NO_CARD_ISSUER` when no card
+// issuer is configured.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /cards (the `IssueCard` operationId).
+func (c *Client) IssueCard(ctx context.Context, params *IssueCardParams, body IssueCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewIssueCardRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCard One card, its number and CVV revealed on request.
+//
+// `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
+// the issuer terminated is terminated here with its refund; a freeze or unfreeze it made is followed.
+// `reveal=true` first writes a reveal record (read them with `GET /cards/{id}/reveals`); if it cannot be
+// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). `includeRaw=true` adds `raw`, the
+// issuer's record of the card.
+//
+// Corresponds with GET /cards/{id} (the `GetCard` operationId).
+func (c *Client) GetCard(ctx context.Context, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FreezeCard Freeze an ACTIVE card; `lock=true` also locks it.
+//
+// Sends no webhook; the issuer is told, and when it cannot be the card is put back (502
+// `CARD_ISSUER_UNAVAILABLE`). Refusals: 400 `CARD_ALREADY_FROZEN`, `CARD_TERMINATED`, `CARD_NOT_ACTIVE`
+// (PENDING, FAILED, SUSPENDED); 409 `CONFLICT` when the card changed under a concurrent request; 503
+// `NO_CARD_ISSUER`.
+//
+// Corresponds with PUT /cards/{id}/freeze (the `FreezeCard` operationId).
+func (c *Client) FreezeCard(ctx context.Context, id string, params *FreezeCardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFreezeCardRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FundCardWithBody Move money from the USD wallet onto an ACTIVE card.
+//
+// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
+// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
+// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
+// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
+// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+// `NO_CARD_ISSUER`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
+func (c *Client) FundCardWithBody(ctx context.Context, id string, params *FundCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFundCardRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FundCard Move money from the USD wallet onto an ACTIVE card.
+//
+// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
+// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
+// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
+// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
+// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+// `NO_CARD_ISSUER`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
+func (c *Client) FundCard(ctx context.Context, id string, params *FundCardParams, body FundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFundCardRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCardReveals The audit records of the card's reveals, newest first.
+//
+// Corresponds with GET /cards/{id}/reveals (the `ListCardReveals` operationId).
+func (c *Client) ListCardReveals(ctx context.Context, id string, params *ListCardRevealsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCardRevealsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TerminateCardWithBody End a card for good and refund its balance to the USD wallet.
+//
+// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
+// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
+// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
+// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /cards/{id}/terminate (the `TerminateCard` operationId).
+func (c *Client) TerminateCardWithBody(ctx context.Context, id string, params *TerminateCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTerminateCardRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TerminateCard End a card for good and refund its balance to the USD wallet.
+//
+// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
+// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
+// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
+// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /cards/{id}/terminate (the `TerminateCard` operationId).
+func (c *Client) TerminateCard(ctx context.Context, id string, params *TerminateCardParams, body TerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTerminateCardRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCardTransactions The card's transactions, newest first.
+//
+// Pages are numbered from 0 here (spec §4.19), and `pagination.page` uses the same numbering. Read from an
+// index, so eventually consistent. Each bad value is a 400 `INVALID_FIELD` naming the parameter.
+//
+// Corresponds with GET /cards/{id}/transactions (the `ListCardTransactions` operationId).
+func (c *Client) ListCardTransactions(ctx context.Context, id string, params *ListCardTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCardTransactionsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCardTransaction One transaction of the card.
+//
+// 404 `CARD_NOT_FOUND` when the card is not the company's, 404 `TRANSACTION_NOT_FOUND` when the transaction is not the card's.
+//
+// Corresponds with GET /cards/{id}/transactions/{transactionId} (the `GetCardTransaction` operationId).
+func (c *Client) GetCardTransaction(ctx context.Context, id string, transactionId string, params *GetCardTransactionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardTransactionRequest(c.Server, id, transactionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UnfreezeCard Make a FROZEN card ACTIVE again; a locked card needs `unlock=true`.
+//
+// Sends no webhook; the issuer is told (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be: the card is put
+// back). Refusals: 400 `CARD_NOT_FROZEN`, `CARD_TERMINATED`, `CARD_LOCKED` (locked, without `unlock=true`); 409
+// `CONFLICT`; 503 `NO_CARD_ISSUER`.
+//
+// Corresponds with PUT /cards/{id}/unfreeze (the `UnfreezeCard` operationId).
+func (c *Client) UnfreezeCard(ctx context.Context, id string, params *UnfreezeCardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUnfreezeCardRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WithdrawFromCardWithBody Move money from an ACTIVE or FROZEN card back to the USD wallet.
+//
+// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
+// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
+// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
+// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
+func (c *Client) WithdrawFromCardWithBody(ctx context.Context, id string, params *WithdrawFromCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWithdrawFromCardRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WithdrawFromCard Move money from an ACTIVE or FROZEN card back to the USD wallet.
+//
+// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
+// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
+// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
+// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
+func (c *Client) WithdrawFromCard(ctx context.Context, id string, params *WithdrawFromCardParams, body WithdrawFromCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWithdrawFromCardRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // QuoteConversionWithBody Quote a conversion at the company's current rate, read-only.
 //
 // `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
@@ -9707,6 +11400,45 @@ func (c *Client) EnrollCustomer(ctx context.Context, body EnrollCustomerJSONRequ
 // Corresponds with GET /customers/{id} (the `GetCustomer` operationId).
 func (c *Client) GetCustomer(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetCustomerRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCustomerCards The cards of one customer, oldest first.
+//
+// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
+// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+// `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
+//
+// Corresponds with GET /customers/{id}/cards (the `ListCustomerCards` operationId).
+func (c *Client) ListCustomerCards(ctx context.Context, id string, params *ListCustomerCardsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCustomerCardsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCustomerCardTransactions The transactions of every card of a customer, newest first.
+//
+// Fundings, withdrawals and terminations included. Pages are numbered from 1, as on every other list. Read
+// from an index, so eventually consistent. 404 `CUSTOMER_NOT_FOUND` when the customer is not the company's (or
+// the id is not a UUID); a customer without cards has an empty list. Each bad value is a 400 `INVALID_FIELD`
+// naming the parameter.
+//
+// Corresponds with GET /customers/{id}/transactions (the `ListCustomerCardTransactions` operationId).
+func (c *Client) ListCustomerCardTransactions(ctx context.Context, id string, params *ListCustomerCardTransactionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCustomerCardTransactionsRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -11081,6 +12813,866 @@ func NewCreateAccessTokenRequestWithBody(server string, contentType string, body
 	return req, nil
 }
 
+// NewListCardsRequest constructs an http.Request for the ListCards method
+func NewListCardsRequest(server string, params *ListCardsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Brand != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "brand", *params.Brand, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Last4 != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "last4", *params.Last4, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sync != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sync", *params.Sync, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewIssueCardRequest calls the generic IssueCard builder with application/json body
+func NewIssueCardRequest(server string, params *IssueCardParams, body IssueCardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewIssueCardRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewIssueCardRequestWithBody constructs an http.Request for the IssueCard method, with any body, and a specified content type
+func NewIssueCardRequestWithBody(server string, params *IssueCardParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetCardRequest constructs an http.Request for the GetCard method
+func NewGetCardRequest(server string, id string, params *GetCardParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Reveal != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "reveal", *params.Reveal, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeRaw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeRaw", *params.IncludeRaw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sync != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sync", *params.Sync, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewFreezeCardRequest constructs an http.Request for the FreezeCard method
+func NewFreezeCardRequest(server string, id string, params *FreezeCardParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/freeze", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Lock != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "lock", *params.Lock, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewFundCardRequest calls the generic FundCard builder with application/json body
+func NewFundCardRequest(server string, id string, params *FundCardParams, body FundCardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewFundCardRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewFundCardRequestWithBody constructs an http.Request for the FundCard method, with any body, and a specified content type
+func NewFundCardRequestWithBody(server string, id string, params *FundCardParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/fund", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListCardRevealsRequest constructs an http.Request for the ListCardReveals method
+func NewListCardRevealsRequest(server string, id string, params *ListCardRevealsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/reveals", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewTerminateCardRequest calls the generic TerminateCard builder with application/json body
+func NewTerminateCardRequest(server string, id string, params *TerminateCardParams, body TerminateCardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewTerminateCardRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewTerminateCardRequestWithBody constructs an http.Request for the TerminateCard method, with any body, and a specified content type
+func NewTerminateCardRequestWithBody(server string, id string, params *TerminateCardParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/terminate", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListCardTransactionsRequest constructs an http.Request for the ListCardTransactions method
+func NewListCardTransactionsRequest(server string, id string, params *ListCardTransactionsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/transactions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FromDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fromDate", *params.FromDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ToDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "toDate", *params.ToDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeRaw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeRaw", *params.IncludeRaw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sync != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sync", *params.Sync, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCardTransactionRequest constructs an http.Request for the GetCardTransaction method
+func NewGetCardTransactionRequest(server string, id string, transactionId string, params *GetCardTransactionParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "transactionId", transactionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/transactions/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.IncludeRaw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeRaw", *params.IncludeRaw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sync != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sync", *params.Sync, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUnfreezeCardRequest constructs an http.Request for the UnfreezeCard method
+func NewUnfreezeCardRequest(server string, id string, params *UnfreezeCardParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/unfreeze", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Unlock != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "unlock", *params.Unlock, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewWithdrawFromCardRequest calls the generic WithdrawFromCard builder with application/json body
+func NewWithdrawFromCardRequest(server string, id string, params *WithdrawFromCardParams, body WithdrawFromCardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWithdrawFromCardRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewWithdrawFromCardRequestWithBody constructs an http.Request for the WithdrawFromCard method, with any body, and a specified content type
+func NewWithdrawFromCardRequestWithBody(server string, id string, params *WithdrawFromCardParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/withdraw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewQuoteConversionRequest calls the generic QuoteConversion builder with application/json body
 func NewQuoteConversionRequest(server string, body QuoteConversionJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -11304,6 +13896,224 @@ func NewGetCustomerRequest(server string, id string) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListCustomerCardsRequest constructs an http.Request for the ListCustomerCards method
+func NewListCustomerCardsRequest(server string, id string, params *ListCustomerCardsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers/%s/cards", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Sync != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sync", *params.Sync, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListCustomerCardTransactionsRequest constructs an http.Request for the ListCustomerCardTransactions method
+func NewListCustomerCardTransactionsRequest(server string, id string, params *ListCustomerCardTransactionsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/customers/%s/transactions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.FromDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "fromDate", *params.FromDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.ToDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "toDate", *params.ToDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.IncludeRaw != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "includeRaw", *params.IncludeRaw, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sync != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sync", *params.Sync, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -12999,6 +15809,192 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /auth/token (the `CreateAccessToken` operationId).
 	CreateAccessTokenWithResponse(ctx context.Context, body CreateAccessTokenJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateAccessTokenResponse, error)
 
+	// ListCardsWithResponse The company's cards, oldest first, with their statistics.
+	//
+	// Not paginated. `statistics` counts the cards listed, but for `available_slots` (the company's `card_slots`
+	// less its live cards, whatever the filters). A bad filter is 400 `INVALID_FIELD` naming the parameter.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards (the `ListCards` operationId).
+	ListCardsWithResponse(ctx context.Context, params *ListCardsParams, reqEditors ...RequestEditorFn) (*ListCardsResponse, error)
+
+	// IssueCardWithBodyWithResponse Issue a USD virtual card to a verified customer, funded from the USD wallet.
+	//
+	// The checks run in this order, the first failure answering: the body (400 `INVALID_FIELD` naming the field);
+	// the customer is the company's (404 `CUSTOMER_NOT_FOUND`); it is active and KYC `VERIFIED` (400
+	// `CUSTOMER_NOT_VERIFIED`); a USD wallet (400 `NO_USD_WALLET`; 400 `WALLET_INACTIVE` when it is not active); a
+	// free card slot (400 `NO_CARD_SLOTS`); the wallet covers the issuance fee and the amount (400
+	// `INSUFFICIENT_WALLET_BALANCE`; 400 `NO_FEE_RULE` when the company's card fee rules have none that applies). A
+	// customer whose registration with the issuer failed at enrolment is registered first (502
+	// `CARD_ISSUER_UNAVAILABLE` when the issuer cannot be reached for it; nothing is taken). Once accepted, the
+	// answer is always 201 with the card as it stands: `ACTIVE`, `FAILED` (the issuer refused; fee and funding are
+	// back) or `PENDING` (the issuer did not answer; the sweeper finishes it). 503 `NO_CARD_ISSUER` when no card
+	// issuer is configured.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards (the `IssueCard` operationId).
+	IssueCardWithBodyWithResponse(ctx context.Context, params *IssueCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IssueCardResponse, error)
+
+	// IssueCardWithResponse Issue a USD virtual card to a verified customer, funded from the USD wallet.
+	//
+	// The checks run in this order, the first failure answering: the body (400 `INVALID_FIELD` naming the field);
+	// the customer is the company's (404 `CUSTOMER_NOT_FOUND`); it is active and KYC `VERIFIED` (400
+	// `CUSTOMER_NOT_VERIFIED`); a USD wallet (400 `NO_USD_WALLET`; 400 `WALLET_INACTIVE` when it is not active); a
+	// free card slot (400 `NO_CARD_SLOTS`); the wallet covers the issuance fee and the amount (400
+	// `INSUFFICIENT_WALLET_BALANCE`; 400 `NO_FEE_RULE` when the company's card fee rules have none that applies). A
+	// customer whose registration with the issuer failed at enrolment is registered first (502
+	// `CARD_ISSUER_UNAVAILABLE` when the issuer cannot be reached for it; nothing is taken). Once accepted, the
+	// answer is always 201 with the card as it stands: `ACTIVE`, `FAILED` (the issuer refused; fee and funding are
+	// back) or `PENDING` (the issuer did not answer; the sweeper finishes it). 503 `NO_CARD_ISSUER` when no card
+	// issuer is configured.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards (the `IssueCard` operationId).
+	IssueCardWithResponse(ctx context.Context, params *IssueCardParams, body IssueCardJSONRequestBody, reqEditors ...RequestEditorFn) (*IssueCardResponse, error)
+
+	// GetCardWithResponse One card, its number and CVV revealed on request.
+	//
+	// `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
+	// the issuer terminated is terminated here with its refund; a freeze or unfreeze it made is followed.
+	// `reveal=true` first writes a reveal record (read them with `GET /cards/{id}/reveals`); if it cannot be
+	// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). `includeRaw=true` adds `raw`, the
+	// issuer's record of the card.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/{id} (the `GetCard` operationId).
+	GetCardWithResponse(ctx context.Context, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*GetCardResponse, error)
+
+	// FreezeCardWithResponse Freeze an ACTIVE card; `lock=true` also locks it.
+	//
+	// Sends no webhook; the issuer is told, and when it cannot be the card is put back (502
+	// `CARD_ISSUER_UNAVAILABLE`). Refusals: 400 `CARD_ALREADY_FROZEN`, `CARD_TERMINATED`, `CARD_NOT_ACTIVE`
+	// (PENDING, FAILED, SUSPENDED); 409 `CONFLICT` when the card changed under a concurrent request; 503
+	// `NO_CARD_ISSUER`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /cards/{id}/freeze (the `FreezeCard` operationId).
+	FreezeCardWithResponse(ctx context.Context, id string, params *FreezeCardParams, reqEditors ...RequestEditorFn) (*FreezeCardResponse, error)
+
+	// FundCardWithBodyWithResponse Move money from the USD wallet onto an ACTIVE card.
+	//
+	// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
+	// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
+	// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
+	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
+	// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+	// `NO_CARD_ISSUER`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
+	FundCardWithBodyWithResponse(ctx context.Context, id string, params *FundCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*FundCardResponse, error)
+
+	// FundCardWithResponse Move money from the USD wallet onto an ACTIVE card.
+	//
+	// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
+	// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
+	// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
+	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
+	// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+	// `NO_CARD_ISSUER`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
+	FundCardWithResponse(ctx context.Context, id string, params *FundCardParams, body FundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*FundCardResponse, error)
+
+	// ListCardRevealsWithResponse The audit records of the card's reveals, newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/{id}/reveals (the `ListCardReveals` operationId).
+	ListCardRevealsWithResponse(ctx context.Context, id string, params *ListCardRevealsParams, reqEditors ...RequestEditorFn) (*ListCardRevealsResponse, error)
+
+	// TerminateCardWithBodyWithResponse End a card for good and refund its balance to the USD wallet.
+	//
+	// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
+	// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
+	// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
+	// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+	// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/{id}/terminate (the `TerminateCard` operationId).
+	TerminateCardWithBodyWithResponse(ctx context.Context, id string, params *TerminateCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TerminateCardResponse, error)
+
+	// TerminateCardWithResponse End a card for good and refund its balance to the USD wallet.
+	//
+	// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
+	// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
+	// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
+	// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+	// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/{id}/terminate (the `TerminateCard` operationId).
+	TerminateCardWithResponse(ctx context.Context, id string, params *TerminateCardParams, body TerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*TerminateCardResponse, error)
+
+	// ListCardTransactionsWithResponse The card's transactions, newest first.
+	//
+	// Pages are numbered from 0 here (spec §4.19), and `pagination.page` uses the same numbering. Read from an
+	// index, so eventually consistent. Each bad value is a 400 `INVALID_FIELD` naming the parameter.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/{id}/transactions (the `ListCardTransactions` operationId).
+	ListCardTransactionsWithResponse(ctx context.Context, id string, params *ListCardTransactionsParams, reqEditors ...RequestEditorFn) (*ListCardTransactionsResponse, error)
+
+	// GetCardTransactionWithResponse One transaction of the card.
+	//
+	// 404 `CARD_NOT_FOUND` when the card is not the company's, 404 `TRANSACTION_NOT_FOUND` when the transaction is not the card's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/{id}/transactions/{transactionId} (the `GetCardTransaction` operationId).
+	GetCardTransactionWithResponse(ctx context.Context, id string, transactionId string, params *GetCardTransactionParams, reqEditors ...RequestEditorFn) (*GetCardTransactionResponse, error)
+
+	// UnfreezeCardWithResponse Make a FROZEN card ACTIVE again; a locked card needs `unlock=true`.
+	//
+	// Sends no webhook; the issuer is told (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be: the card is put
+	// back). Refusals: 400 `CARD_NOT_FROZEN`, `CARD_TERMINATED`, `CARD_LOCKED` (locked, without `unlock=true`); 409
+	// `CONFLICT`; 503 `NO_CARD_ISSUER`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /cards/{id}/unfreeze (the `UnfreezeCard` operationId).
+	UnfreezeCardWithResponse(ctx context.Context, id string, params *UnfreezeCardParams, reqEditors ...RequestEditorFn) (*UnfreezeCardResponse, error)
+
+	// WithdrawFromCardWithBodyWithResponse Move money from an ACTIVE or FROZEN card back to the USD wallet.
+	//
+	// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
+	// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
+	// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
+	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
+	WithdrawFromCardWithBodyWithResponse(ctx context.Context, id string, params *WithdrawFromCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WithdrawFromCardResponse, error)
+
+	// WithdrawFromCardWithResponse Move money from an ACTIVE or FROZEN card back to the USD wallet.
+	//
+	// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
+	// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
+	// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
+	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
+	WithdrawFromCardWithResponse(ctx context.Context, id string, params *WithdrawFromCardParams, body WithdrawFromCardJSONRequestBody, reqEditors ...RequestEditorFn) (*WithdrawFromCardResponse, error)
+
 	// QuoteConversionWithBodyWithResponse Quote a conversion at the company's current rate, read-only.
 	//
 	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
@@ -13075,6 +16071,29 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /customers/{id} (the `GetCustomer` operationId).
 	GetCustomerWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCustomerResponse, error)
+
+	// ListCustomerCardsWithResponse The cards of one customer, oldest first.
+	//
+	// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
+	// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+	// `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /customers/{id}/cards (the `ListCustomerCards` operationId).
+	ListCustomerCardsWithResponse(ctx context.Context, id string, params *ListCustomerCardsParams, reqEditors ...RequestEditorFn) (*ListCustomerCardsResponse, error)
+
+	// ListCustomerCardTransactionsWithResponse The transactions of every card of a customer, newest first.
+	//
+	// Fundings, withdrawals and terminations included. Pages are numbered from 1, as on every other list. Read
+	// from an index, so eventually consistent. 404 `CUSTOMER_NOT_FOUND` when the customer is not the company's (or
+	// the id is not a UUID); a customer without cards has an empty list. Each bad value is a 400 `INVALID_FIELD`
+	// naming the parameter.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /customers/{id}/transactions (the `ListCustomerCardTransactions` operationId).
+	ListCustomerCardTransactionsWithResponse(ctx context.Context, id string, params *ListCustomerCardTransactionsParams, reqEditors ...RequestEditorFn) (*ListCustomerCardTransactionsResponse, error)
 
 	// ListDebtsWithResponse The company's debts, newest first.
 	//
@@ -14973,6 +17992,1312 @@ func (r CreateAccessTokenResponse) ContentType() string {
 	return ""
 }
 
+// ListCardsResponse409Headers the declared response headers of an HTTP 409 response for ListCards
+type ListCardsResponse409Headers struct {
+	RetryAfter *string
+}
+
+// ListCardsResponse502Headers the declared response headers of an HTTP 502 response for ListCards
+type ListCardsResponse502Headers struct {
+	RetryAfter *string
+}
+
+type ListCardsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data the answer of `GET /cards`
+		Data CardList `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                 `json:"statusCode"`
+		Success    ListCards200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ListCardsResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *ListCardsResponse502Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCardsResponse) GetJSON200() *struct {
+	// Data the answer of `GET /cards`
+	Data CardList `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                 `json:"statusCode"`
+	Success    ListCards200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCardsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCardsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ListCardsResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r ListCardsResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCardsResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCardsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCardsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCardsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// IssueCardResponse201Headers the declared response headers of an HTTP 201 response for IssueCard
+type IssueCardResponse201Headers struct {
+	IdempotentReplayed *string
+}
+
+// IssueCardResponse409Headers the declared response headers of an HTTP 409 response for IssueCard
+type IssueCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// IssueCardResponse502Headers the declared response headers of an HTTP 502 response for IssueCard
+type IssueCardResponse502Headers struct {
+	RetryAfter *string
+}
+
+type IssueCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a USD virtual card; amounts in USD
+		Data Card `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                 `json:"statusCode"`
+		Success    IssueCard201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *IssueCardResponse201Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *IssueCardResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *IssueCardResponse502Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r IssueCardResponse) GetJSON201() *struct {
+	// Data a USD virtual card; amounts in USD
+	Data Card `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                 `json:"statusCode"`
+	Success    IssueCard201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r IssueCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r IssueCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r IssueCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r IssueCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r IssueCardResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r IssueCardResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r IssueCardResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r IssueCardResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r IssueCardResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r IssueCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r IssueCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r IssueCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r IssueCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCardResponse409Headers the declared response headers of an HTTP 409 response for GetCard
+type GetCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// GetCardResponse502Headers the declared response headers of an HTTP 502 response for GetCard
+type GetCardResponse502Headers struct {
+	RetryAfter *string
+}
+
+// GetCardResponse503Headers the declared response headers of an HTTP 503 response for GetCard
+type GetCardResponse503Headers struct {
+	RetryAfter *string
+}
+
+type GetCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a card as `GET /cards/{id}` answers it, with `raw` on request
+		Data CardDetail `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                               `json:"statusCode"`
+		Success    GetCard200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *GetCardResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *GetCardResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCardResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCardResponse) GetJSON200() *struct {
+	// Data a card as `GET /cards/{id}` answers it, with `raw` on request
+	Data CardDetail `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                               `json:"statusCode"`
+	Success    GetCard200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r GetCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r GetCardResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCardResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FreezeCardResponse409Headers the declared response headers of an HTTP 409 response for FreezeCard
+type FreezeCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// FreezeCardResponse502Headers the declared response headers of an HTTP 502 response for FreezeCard
+type FreezeCardResponse502Headers struct {
+	RetryAfter *string
+}
+
+type FreezeCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data the answer of a freeze or an unfreeze
+		Data CardStatusChange `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                  `json:"statusCode"`
+		Success    FreezeCard200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *FreezeCardResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *FreezeCardResponse502Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r FreezeCardResponse) GetJSON200() *struct {
+	// Data the answer of a freeze or an unfreeze
+	Data CardStatusChange `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                  `json:"statusCode"`
+	Success    FreezeCard200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r FreezeCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r FreezeCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r FreezeCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r FreezeCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r FreezeCardResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r FreezeCardResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r FreezeCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FreezeCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FreezeCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FreezeCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// FundCardResponse200Headers the declared response headers of an HTTP 200 response for FundCard
+type FundCardResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// FundCardResponse409Headers the declared response headers of an HTTP 409 response for FundCard
+type FundCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// FundCardResponse502Headers the declared response headers of an HTTP 502 response for FundCard
+type FundCardResponse502Headers struct {
+	RetryAfter *string
+}
+
+type FundCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a funding or a withdrawal; amounts in USD
+		Data CardMovement `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                `json:"statusCode"`
+		Success    FundCard200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *FundCardResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *FundCardResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *FundCardResponse502Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r FundCardResponse) GetJSON200() *struct {
+	// Data a funding or a withdrawal; amounts in USD
+	Data CardMovement `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                `json:"statusCode"`
+	Success    FundCard200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r FundCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r FundCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r FundCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r FundCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r FundCardResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r FundCardResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r FundCardResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r FundCardResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r FundCardResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r FundCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FundCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FundCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FundCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListCardRevealsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []CardReveal `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                `json:"pagination"`
+		StatusCode int                                       `json:"statusCode"`
+		Success    ListCardReveals200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCardRevealsResponse) GetJSON200() *struct {
+	Data []CardReveal `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                `json:"pagination"`
+	StatusCode int                                       `json:"statusCode"`
+	Success    ListCardReveals200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCardRevealsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCardRevealsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCardRevealsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCardRevealsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCardRevealsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCardRevealsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCardRevealsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// TerminateCardResponse200Headers the declared response headers of an HTTP 200 response for TerminateCard
+type TerminateCardResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// TerminateCardResponse409Headers the declared response headers of an HTTP 409 response for TerminateCard
+type TerminateCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// TerminateCardResponse502Headers the declared response headers of an HTTP 502 response for TerminateCard
+type TerminateCardResponse502Headers struct {
+	RetryAfter *string
+}
+
+type TerminateCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data the answer of a termination
+		Data CardTermination `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                     `json:"statusCode"`
+		Success    TerminateCard200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *TerminateCardResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *TerminateCardResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *TerminateCardResponse502Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r TerminateCardResponse) GetJSON200() *struct {
+	// Data the answer of a termination
+	Data CardTermination `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                     `json:"statusCode"`
+	Success    TerminateCard200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r TerminateCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r TerminateCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r TerminateCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r TerminateCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r TerminateCardResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r TerminateCardResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r TerminateCardResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r TerminateCardResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r TerminateCardResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r TerminateCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TerminateCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TerminateCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TerminateCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListCardTransactionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []CardTransaction `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                     `json:"pagination"`
+		StatusCode int                                            `json:"statusCode"`
+		Success    ListCardTransactions200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCardTransactionsResponse) GetJSON200() *struct {
+	Data []CardTransaction `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                     `json:"pagination"`
+	StatusCode int                                            `json:"statusCode"`
+	Success    ListCardTransactions200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCardTransactionsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCardTransactionsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCardTransactionsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCardTransactionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCardTransactionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCardTransactionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCardTransactionsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type GetCardTransactionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a card transaction; amounts in USD, absent values null
+		Data CardTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                          `json:"statusCode"`
+		Success    GetCardTransaction200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCardTransactionResponse) GetJSON200() *struct {
+	// Data a card transaction; amounts in USD, absent values null
+	Data CardTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                          `json:"statusCode"`
+	Success    GetCardTransaction200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetCardTransactionResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCardTransactionResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCardTransactionResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCardTransactionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCardTransactionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCardTransactionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCardTransactionResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UnfreezeCardResponse409Headers the declared response headers of an HTTP 409 response for UnfreezeCard
+type UnfreezeCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// UnfreezeCardResponse502Headers the declared response headers of an HTTP 502 response for UnfreezeCard
+type UnfreezeCardResponse502Headers struct {
+	RetryAfter *string
+}
+
+type UnfreezeCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data the answer of a freeze or an unfreeze
+		Data CardStatusChange `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                    `json:"statusCode"`
+		Success    UnfreezeCard200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *UnfreezeCardResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *UnfreezeCardResponse502Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UnfreezeCardResponse) GetJSON200() *struct {
+	// Data the answer of a freeze or an unfreeze
+	Data CardStatusChange `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                    `json:"statusCode"`
+	Success    UnfreezeCard200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UnfreezeCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UnfreezeCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UnfreezeCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UnfreezeCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r UnfreezeCardResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UnfreezeCardResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UnfreezeCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UnfreezeCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UnfreezeCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UnfreezeCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WithdrawFromCardResponse200Headers the declared response headers of an HTTP 200 response for WithdrawFromCard
+type WithdrawFromCardResponse200Headers struct {
+	IdempotentReplayed *string
+}
+
+// WithdrawFromCardResponse409Headers the declared response headers of an HTTP 409 response for WithdrawFromCard
+type WithdrawFromCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// WithdrawFromCardResponse502Headers the declared response headers of an HTTP 502 response for WithdrawFromCard
+type WithdrawFromCardResponse502Headers struct {
+	RetryAfter *string
+}
+
+type WithdrawFromCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a funding or a withdrawal; amounts in USD
+		Data CardMovement `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                        `json:"statusCode"`
+		Success    WithdrawFromCard200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *WithdrawFromCardResponse200Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *WithdrawFromCardResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *WithdrawFromCardResponse502Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON200() *struct {
+	// Data a funding or a withdrawal; amounts in USD
+	Data CardMovement `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                        `json:"statusCode"`
+	Success    WithdrawFromCard200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r WithdrawFromCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WithdrawFromCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WithdrawFromCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WithdrawFromCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type QuoteConversionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -15509,6 +19834,209 @@ func (r GetCustomerResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetCustomerResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCustomerCardsResponse409Headers the declared response headers of an HTTP 409 response for ListCustomerCards
+type ListCustomerCardsResponse409Headers struct {
+	RetryAfter *string
+}
+
+// ListCustomerCardsResponse502Headers the declared response headers of an HTTP 502 response for ListCustomerCards
+type ListCustomerCardsResponse502Headers struct {
+	RetryAfter *string
+}
+
+type ListCustomerCardsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []CustomerCard `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                         `json:"statusCode"`
+		Success    ListCustomerCards200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *ListCustomerCardsResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *ListCustomerCardsResponse502Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCustomerCardsResponse) GetJSON200() *struct {
+	Data []CustomerCard `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                         `json:"statusCode"`
+	Success    ListCustomerCards200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCustomerCardsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCustomerCardsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCustomerCardsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r ListCustomerCardsResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r ListCustomerCardsResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCustomerCardsResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCustomerCardsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCustomerCardsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCustomerCardsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCustomerCardsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+type ListCustomerCardTransactionsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []CardTransaction `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                             `json:"pagination"`
+		StatusCode int                                                    `json:"statusCode"`
+		Success    ListCustomerCardTransactions200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCustomerCardTransactionsResponse) GetJSON200() *struct {
+	Data []CardTransaction `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                             `json:"pagination"`
+	StatusCode int                                                    `json:"statusCode"`
+	Success    ListCustomerCardTransactions200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCustomerCardTransactionsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCustomerCardTransactionsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListCustomerCardTransactionsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCustomerCardTransactionsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCustomerCardTransactionsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCustomerCardTransactionsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCustomerCardTransactionsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18145,6 +22673,282 @@ func (c *ClientWithResponses) CreateAccessTokenWithResponse(ctx context.Context,
 	return ParseCreateAccessTokenResponse(rsp)
 }
 
+// ListCardsWithResponse The company's cards, oldest first, with their statistics.
+//
+// Not paginated. `statistics` counts the cards listed, but for `available_slots` (the company's `card_slots`
+// less its live cards, whatever the filters). A bad filter is 400 `INVALID_FIELD` naming the parameter.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards (the `ListCards` operationId).
+func (c *ClientWithResponses) ListCardsWithResponse(ctx context.Context, params *ListCardsParams, reqEditors ...RequestEditorFn) (*ListCardsResponse, error) {
+	rsp, err := c.ListCards(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCardsResponse(rsp)
+}
+
+// IssueCardWithBodyWithResponse Issue a USD virtual card to a verified customer, funded from the USD wallet.
+//
+// The checks run in this order, the first failure answering: the body (400 `INVALID_FIELD` naming the field);
+// the customer is the company's (404 `CUSTOMER_NOT_FOUND`); it is active and KYC `VERIFIED` (400
+// `CUSTOMER_NOT_VERIFIED`); a USD wallet (400 `NO_USD_WALLET`; 400 `WALLET_INACTIVE` when it is not active); a
+// free card slot (400 `NO_CARD_SLOTS`); the wallet covers the issuance fee and the amount (400
+// `INSUFFICIENT_WALLET_BALANCE`; 400 `NO_FEE_RULE` when the company's card fee rules have none that applies). A
+// customer whose registration with the issuer failed at enrolment is registered first (502
+// `CARD_ISSUER_UNAVAILABLE` when the issuer cannot be reached for it; nothing is taken). Once accepted, the
+// answer is always 201 with the card as it stands: `ACTIVE`, `FAILED` (the issuer refused; fee and funding are
+// back) or `PENDING` (the issuer did not answer; the sweeper finishes it). 503 `NO_CARD_ISSUER` when no card
+// issuer is configured.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards (the `IssueCard` operationId).
+func (c *ClientWithResponses) IssueCardWithBodyWithResponse(ctx context.Context, params *IssueCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*IssueCardResponse, error) {
+	rsp, err := c.IssueCardWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIssueCardResponse(rsp)
+}
+
+// IssueCardWithResponse Issue a USD virtual card to a verified customer, funded from the USD wallet.
+//
+// The checks run in this order, the first failure answering: the body (400 `INVALID_FIELD` naming the field);
+// the customer is the company's (404 `CUSTOMER_NOT_FOUND`); it is active and KYC `VERIFIED` (400
+// `CUSTOMER_NOT_VERIFIED`); a USD wallet (400 `NO_USD_WALLET`; 400 `WALLET_INACTIVE` when it is not active); a
+// free card slot (400 `NO_CARD_SLOTS`); the wallet covers the issuance fee and the amount (400
+// `INSUFFICIENT_WALLET_BALANCE`; 400 `NO_FEE_RULE` when the company's card fee rules have none that applies). A
+// customer whose registration with the issuer failed at enrolment is registered first (502
+// `CARD_ISSUER_UNAVAILABLE` when the issuer cannot be reached for it; nothing is taken). Once accepted, the
+// answer is always 201 with the card as it stands: `ACTIVE`, `FAILED` (the issuer refused; fee and funding are
+// back) or `PENDING` (the issuer did not answer; the sweeper finishes it). 503 `NO_CARD_ISSUER` when no card
+// issuer is configured.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards (the `IssueCard` operationId).
+func (c *ClientWithResponses) IssueCardWithResponse(ctx context.Context, params *IssueCardParams, body IssueCardJSONRequestBody, reqEditors ...RequestEditorFn) (*IssueCardResponse, error) {
+	rsp, err := c.IssueCard(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseIssueCardResponse(rsp)
+}
+
+// GetCardWithResponse One card, its number and CVV revealed on request.
+//
+// `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
+// the issuer terminated is terminated here with its refund; a freeze or unfreeze it made is followed.
+// `reveal=true` first writes a reveal record (read them with `GET /cards/{id}/reveals`); if it cannot be
+// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). `includeRaw=true` adds `raw`, the
+// issuer's record of the card.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/{id} (the `GetCard` operationId).
+func (c *ClientWithResponses) GetCardWithResponse(ctx context.Context, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*GetCardResponse, error) {
+	rsp, err := c.GetCard(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCardResponse(rsp)
+}
+
+// FreezeCardWithResponse Freeze an ACTIVE card; `lock=true` also locks it.
+//
+// Sends no webhook; the issuer is told, and when it cannot be the card is put back (502
+// `CARD_ISSUER_UNAVAILABLE`). Refusals: 400 `CARD_ALREADY_FROZEN`, `CARD_TERMINATED`, `CARD_NOT_ACTIVE`
+// (PENDING, FAILED, SUSPENDED); 409 `CONFLICT` when the card changed under a concurrent request; 503
+// `NO_CARD_ISSUER`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /cards/{id}/freeze (the `FreezeCard` operationId).
+func (c *ClientWithResponses) FreezeCardWithResponse(ctx context.Context, id string, params *FreezeCardParams, reqEditors ...RequestEditorFn) (*FreezeCardResponse, error) {
+	rsp, err := c.FreezeCard(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFreezeCardResponse(rsp)
+}
+
+// FundCardWithBodyWithResponse Move money from the USD wallet onto an ACTIVE card.
+//
+// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
+// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
+// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
+// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
+// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+// `NO_CARD_ISSUER`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
+func (c *ClientWithResponses) FundCardWithBodyWithResponse(ctx context.Context, id string, params *FundCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*FundCardResponse, error) {
+	rsp, err := c.FundCardWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFundCardResponse(rsp)
+}
+
+// FundCardWithResponse Move money from the USD wallet onto an ACTIVE card.
+//
+// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
+// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
+// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
+// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
+// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+// `NO_CARD_ISSUER`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
+func (c *ClientWithResponses) FundCardWithResponse(ctx context.Context, id string, params *FundCardParams, body FundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*FundCardResponse, error) {
+	rsp, err := c.FundCard(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFundCardResponse(rsp)
+}
+
+// ListCardRevealsWithResponse The audit records of the card's reveals, newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/{id}/reveals (the `ListCardReveals` operationId).
+func (c *ClientWithResponses) ListCardRevealsWithResponse(ctx context.Context, id string, params *ListCardRevealsParams, reqEditors ...RequestEditorFn) (*ListCardRevealsResponse, error) {
+	rsp, err := c.ListCardReveals(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCardRevealsResponse(rsp)
+}
+
+// TerminateCardWithBodyWithResponse End a card for good and refund its balance to the USD wallet.
+//
+// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
+// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
+// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
+// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/{id}/terminate (the `TerminateCard` operationId).
+func (c *ClientWithResponses) TerminateCardWithBodyWithResponse(ctx context.Context, id string, params *TerminateCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TerminateCardResponse, error) {
+	rsp, err := c.TerminateCardWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTerminateCardResponse(rsp)
+}
+
+// TerminateCardWithResponse End a card for good and refund its balance to the USD wallet.
+//
+// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
+// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
+// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
+// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/{id}/terminate (the `TerminateCard` operationId).
+func (c *ClientWithResponses) TerminateCardWithResponse(ctx context.Context, id string, params *TerminateCardParams, body TerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*TerminateCardResponse, error) {
+	rsp, err := c.TerminateCard(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTerminateCardResponse(rsp)
+}
+
+// ListCardTransactionsWithResponse The card's transactions, newest first.
+//
+// Pages are numbered from 0 here (spec §4.19), and `pagination.page` uses the same numbering. Read from an
+// index, so eventually consistent. Each bad value is a 400 `INVALID_FIELD` naming the parameter.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/{id}/transactions (the `ListCardTransactions` operationId).
+func (c *ClientWithResponses) ListCardTransactionsWithResponse(ctx context.Context, id string, params *ListCardTransactionsParams, reqEditors ...RequestEditorFn) (*ListCardTransactionsResponse, error) {
+	rsp, err := c.ListCardTransactions(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCardTransactionsResponse(rsp)
+}
+
+// GetCardTransactionWithResponse One transaction of the card.
+//
+// 404 `CARD_NOT_FOUND` when the card is not the company's, 404 `TRANSACTION_NOT_FOUND` when the transaction is not the card's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/{id}/transactions/{transactionId} (the `GetCardTransaction` operationId).
+func (c *ClientWithResponses) GetCardTransactionWithResponse(ctx context.Context, id string, transactionId string, params *GetCardTransactionParams, reqEditors ...RequestEditorFn) (*GetCardTransactionResponse, error) {
+	rsp, err := c.GetCardTransaction(ctx, id, transactionId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCardTransactionResponse(rsp)
+}
+
+// UnfreezeCardWithResponse Make a FROZEN card ACTIVE again; a locked card needs `unlock=true`.
+//
+// Sends no webhook; the issuer is told (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be: the card is put
+// back). Refusals: 400 `CARD_NOT_FROZEN`, `CARD_TERMINATED`, `CARD_LOCKED` (locked, without `unlock=true`); 409
+// `CONFLICT`; 503 `NO_CARD_ISSUER`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /cards/{id}/unfreeze (the `UnfreezeCard` operationId).
+func (c *ClientWithResponses) UnfreezeCardWithResponse(ctx context.Context, id string, params *UnfreezeCardParams, reqEditors ...RequestEditorFn) (*UnfreezeCardResponse, error) {
+	rsp, err := c.UnfreezeCard(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUnfreezeCardResponse(rsp)
+}
+
+// WithdrawFromCardWithBodyWithResponse Move money from an ACTIVE or FROZEN card back to the USD wallet.
+//
+// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
+// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
+// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
+// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
+func (c *ClientWithResponses) WithdrawFromCardWithBodyWithResponse(ctx context.Context, id string, params *WithdrawFromCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WithdrawFromCardResponse, error) {
+	rsp, err := c.WithdrawFromCardWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithdrawFromCardResponse(rsp)
+}
+
+// WithdrawFromCardWithResponse Move money from an ACTIVE or FROZEN card back to the USD wallet.
+//
+// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
+// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
+// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
+// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
+func (c *ClientWithResponses) WithdrawFromCardWithResponse(ctx context.Context, id string, params *WithdrawFromCardParams, body WithdrawFromCardJSONRequestBody, reqEditors ...RequestEditorFn) (*WithdrawFromCardResponse, error) {
+	rsp, err := c.WithdrawFromCard(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWithdrawFromCardResponse(rsp)
+}
+
 // QuoteConversionWithBodyWithResponse Quote a conversion at the company's current rate, read-only.
 //
 // `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
@@ -18262,6 +23066,41 @@ func (c *ClientWithResponses) GetCustomerWithResponse(ctx context.Context, id st
 		return nil, err
 	}
 	return ParseGetCustomerResponse(rsp)
+}
+
+// ListCustomerCardsWithResponse The cards of one customer, oldest first.
+//
+// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
+// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+// `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /customers/{id}/cards (the `ListCustomerCards` operationId).
+func (c *ClientWithResponses) ListCustomerCardsWithResponse(ctx context.Context, id string, params *ListCustomerCardsParams, reqEditors ...RequestEditorFn) (*ListCustomerCardsResponse, error) {
+	rsp, err := c.ListCustomerCards(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCustomerCardsResponse(rsp)
+}
+
+// ListCustomerCardTransactionsWithResponse The transactions of every card of a customer, newest first.
+//
+// Fundings, withdrawals and terminations included. Pages are numbered from 1, as on every other list. Read
+// from an index, so eventually consistent. 404 `CUSTOMER_NOT_FOUND` when the customer is not the company's (or
+// the id is not a UUID); a customer without cards has an empty list. Each bad value is a 400 `INVALID_FIELD`
+// naming the parameter.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /customers/{id}/transactions (the `ListCustomerCardTransactions` operationId).
+func (c *ClientWithResponses) ListCustomerCardTransactionsWithResponse(ctx context.Context, id string, params *ListCustomerCardTransactionsParams, reqEditors ...RequestEditorFn) (*ListCustomerCardTransactionsResponse, error) {
+	rsp, err := c.ListCustomerCardTransactions(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCustomerCardTransactionsResponse(rsp)
 }
 
 // ListDebtsWithResponse The company's debts, newest first.
@@ -20048,6 +24887,1118 @@ func ParseCreateAccessTokenResponse(rsp *http.Response) (*CreateAccessTokenRespo
 	return response, nil
 }
 
+// ParseListCardsResponse parses an HTTP response from a ListCardsWithResponse call
+func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCardsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data the answer of `GET /cards`
+			Data CardList `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                 `json:"statusCode"`
+			Success    ListCards200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers ListCardsResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers ListCardsResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseIssueCardResponse parses an HTTP response from a IssueCardWithResponse call
+func ParseIssueCardResponse(rsp *http.Response) (*IssueCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &IssueCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a USD virtual card; amounts in USD
+			Data Card `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                 `json:"statusCode"`
+			Success    IssueCard201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers IssueCardResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 409:
+		var headers IssueCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers IssueCardResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCardResponse parses an HTTP response from a GetCardWithResponse call
+func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a card as `GET /cards/{id}` answers it, with `raw` on request
+			Data CardDetail `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                               `json:"statusCode"`
+			Success    GetCard200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers GetCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers GetCardResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetCardResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFreezeCardResponse parses an HTTP response from a FreezeCardWithResponse call
+func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FreezeCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data the answer of a freeze or an unfreeze
+			Data CardStatusChange `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                  `json:"statusCode"`
+			Success    FreezeCard200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers FreezeCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers FreezeCardResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFundCardResponse parses an HTTP response from a FundCardWithResponse call
+func ParseFundCardResponse(rsp *http.Response) (*FundCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FundCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a funding or a withdrawal; amounts in USD
+			Data CardMovement `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                `json:"statusCode"`
+			Success    FundCard200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers FundCardResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers FundCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers FundCardResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCardRevealsResponse parses an HTTP response from a ListCardRevealsWithResponse call
+func ParseListCardRevealsResponse(rsp *http.Response) (*ListCardRevealsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCardRevealsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []CardReveal `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                `json:"pagination"`
+			StatusCode int                                       `json:"statusCode"`
+			Success    ListCardReveals200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseTerminateCardResponse parses an HTTP response from a TerminateCardWithResponse call
+func ParseTerminateCardResponse(rsp *http.Response) (*TerminateCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TerminateCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data the answer of a termination
+			Data CardTermination `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                     `json:"statusCode"`
+			Success    TerminateCard200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers TerminateCardResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers TerminateCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers TerminateCardResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCardTransactionsResponse parses an HTTP response from a ListCardTransactionsWithResponse call
+func ParseListCardTransactionsResponse(rsp *http.Response) (*ListCardTransactionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCardTransactionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []CardTransaction `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                     `json:"pagination"`
+			StatusCode int                                            `json:"statusCode"`
+			Success    ListCardTransactions200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseGetCardTransactionResponse parses an HTTP response from a GetCardTransactionWithResponse call
+func ParseGetCardTransactionResponse(rsp *http.Response) (*GetCardTransactionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCardTransactionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a card transaction; amounts in USD, absent values null
+			Data CardTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                          `json:"statusCode"`
+			Success    GetCardTransaction200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseUnfreezeCardResponse parses an HTTP response from a UnfreezeCardWithResponse call
+func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UnfreezeCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data the answer of a freeze or an unfreeze
+			Data CardStatusChange `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                    `json:"statusCode"`
+			Success    UnfreezeCard200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers UnfreezeCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers UnfreezeCardResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWithdrawFromCardResponse parses an HTTP response from a WithdrawFromCardWithResponse call
+func ParseWithdrawFromCardResponse(rsp *http.Response) (*WithdrawFromCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WithdrawFromCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a funding or a withdrawal; amounts in USD
+			Data CardMovement `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                        `json:"statusCode"`
+			Success    WithdrawFromCard200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers WithdrawFromCardResponse200Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 409:
+		var headers WithdrawFromCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers WithdrawFromCardResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseQuoteConversionResponse parses an HTTP response from a QuoteConversionWithResponse call
 func ParseQuoteConversionResponse(rsp *http.Response) (*QuoteConversionResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -20457,6 +26408,166 @@ func ParseGetCustomerResponse(rsp *http.Response) (*GetCustomerResponse, error) 
 			// StatusCode the HTTP status, repeated
 			StatusCode int                                   `json:"statusCode"`
 			Success    GetCustomer200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	}
+
+	return response, nil
+}
+
+// ParseListCustomerCardsResponse parses an HTTP response from a ListCustomerCardsWithResponse call
+func ParseListCustomerCardsResponse(rsp *http.Response) (*ListCustomerCardsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCustomerCardsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []CustomerCard `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                         `json:"statusCode"`
+			Success    ListCustomerCards200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers ListCustomerCardsResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers ListCustomerCardsResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCustomerCardTransactionsResponse parses an HTTP response from a ListCustomerCardTransactionsWithResponse call
+func ParseListCustomerCardTransactionsResponse(rsp *http.Response) (*ListCustomerCardTransactionsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCustomerCardTransactionsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []CardTransaction `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                             `json:"pagination"`
+			StatusCode int                                                    `json:"statusCode"`
+			Success    ListCustomerCardTransactions200JSONResponseBodySuccess `json:"success"`
 		}
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
