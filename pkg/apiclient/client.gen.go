@@ -207,6 +207,48 @@ func (e CardFundEventCurrency) Valid() bool {
 	}
 }
 
+// Defines values for CardIssuerNetworkTransactionCurrency.
+const (
+	CardIssuerNetworkTransactionCurrencyUSD CardIssuerNetworkTransactionCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardIssuerNetworkTransactionCurrency enum.
+func (e CardIssuerNetworkTransactionCurrency) Valid() bool {
+	switch e {
+	case CardIssuerNetworkTransactionCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardIssuerNotificationType.
+const (
+	CardIssuerNotificationTypeAuthorization  CardIssuerNotificationType = "authorization"
+	CardIssuerNotificationTypeCardTerminated CardIssuerNotificationType = "card.terminated"
+	CardIssuerNotificationTypeRefund         CardIssuerNotificationType = "refund"
+	CardIssuerNotificationTypeReversal       CardIssuerNotificationType = "reversal"
+	CardIssuerNotificationTypeSettlement     CardIssuerNotificationType = "settlement"
+)
+
+// Valid indicates whether the value is a known member of the CardIssuerNotificationType enum.
+func (e CardIssuerNotificationType) Valid() bool {
+	switch e {
+	case CardIssuerNotificationTypeAuthorization:
+		return true
+	case CardIssuerNotificationTypeCardTerminated:
+		return true
+	case CardIssuerNotificationTypeRefund:
+		return true
+	case CardIssuerNotificationTypeReversal:
+		return true
+	case CardIssuerNotificationTypeSettlement:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardIssuerRecordStatus.
 const (
 	CardIssuerRecordStatusACTIVE     CardIssuerRecordStatus = "ACTIVE"
@@ -4053,6 +4095,21 @@ func (e ListDebts200JSONResponseBodySuccess) Valid() bool {
 	}
 }
 
+// Defines values for ReceiveIssuerNotification202JSONResponseBodySuccess.
+const (
+	ReceiveIssuerNotification202JSONResponseBodySuccessTrue ReceiveIssuerNotification202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ReceiveIssuerNotification202JSONResponseBodySuccess enum.
+func (e ReceiveIssuerNotification202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ReceiveIssuerNotification202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListPartnerWallets200JSONResponseBodySuccess.
 const (
 	ListPartnerWallets200JSONResponseBodySuccessTrue ListPartnerWallets200JSONResponseBodySuccess = true
@@ -4224,6 +4281,156 @@ const (
 func (e GetPaymentTransactionStatus200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case GetPaymentTransactionStatus200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxRefundCardAuthorization201JSONResponseBodySuccess.
+const (
+	SandboxRefundCardAuthorization201JSONResponseBodySuccessTrue SandboxRefundCardAuthorization201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxRefundCardAuthorization201JSONResponseBodySuccess enum.
+func (e SandboxRefundCardAuthorization201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxRefundCardAuthorization201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxRefundCardAuthorization202JSONResponseBodySuccess.
+const (
+	SandboxRefundCardAuthorization202JSONResponseBodySuccessTrue SandboxRefundCardAuthorization202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxRefundCardAuthorization202JSONResponseBodySuccess enum.
+func (e SandboxRefundCardAuthorization202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxRefundCardAuthorization202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxReverseCardAuthorization201JSONResponseBodySuccess.
+const (
+	SandboxReverseCardAuthorization201JSONResponseBodySuccessTrue SandboxReverseCardAuthorization201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxReverseCardAuthorization201JSONResponseBodySuccess enum.
+func (e SandboxReverseCardAuthorization201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxReverseCardAuthorization201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxReverseCardAuthorization202JSONResponseBodySuccess.
+const (
+	SandboxReverseCardAuthorization202JSONResponseBodySuccessTrue SandboxReverseCardAuthorization202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxReverseCardAuthorization202JSONResponseBodySuccess enum.
+func (e SandboxReverseCardAuthorization202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxReverseCardAuthorization202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxSettleCardAuthorization201JSONResponseBodySuccess.
+const (
+	SandboxSettleCardAuthorization201JSONResponseBodySuccessTrue SandboxSettleCardAuthorization201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxSettleCardAuthorization201JSONResponseBodySuccess enum.
+func (e SandboxSettleCardAuthorization201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxSettleCardAuthorization201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxSettleCardAuthorization202JSONResponseBodySuccess.
+const (
+	SandboxSettleCardAuthorization202JSONResponseBodySuccessTrue SandboxSettleCardAuthorization202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxSettleCardAuthorization202JSONResponseBodySuccess enum.
+func (e SandboxSettleCardAuthorization202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxSettleCardAuthorization202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxAuthorizeCard201JSONResponseBodySuccess.
+const (
+	SandboxAuthorizeCard201JSONResponseBodySuccessTrue SandboxAuthorizeCard201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxAuthorizeCard201JSONResponseBodySuccess enum.
+func (e SandboxAuthorizeCard201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxAuthorizeCard201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxAuthorizeCard202JSONResponseBodySuccess.
+const (
+	SandboxAuthorizeCard202JSONResponseBodySuccessTrue SandboxAuthorizeCard202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxAuthorizeCard202JSONResponseBodySuccess enum.
+func (e SandboxAuthorizeCard202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxAuthorizeCard202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxIssuerTerminateCard201JSONResponseBodySuccess.
+const (
+	SandboxIssuerTerminateCard201JSONResponseBodySuccessTrue SandboxIssuerTerminateCard201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxIssuerTerminateCard201JSONResponseBodySuccess enum.
+func (e SandboxIssuerTerminateCard201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxIssuerTerminateCard201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxIssuerTerminateCard202JSONResponseBodySuccess.
+const (
+	SandboxIssuerTerminateCard202JSONResponseBodySuccessTrue SandboxIssuerTerminateCard202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxIssuerTerminateCard202JSONResponseBodySuccess enum.
+func (e SandboxIssuerTerminateCard202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxIssuerTerminateCard202JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -5511,6 +5718,66 @@ type CardIssueInput struct {
 	CustomerId string `json:"customer_id"`
 }
 
+// CardIssuerNetworkTransaction the card network's transaction a notification is about
+type CardIssuerNetworkTransaction struct {
+	// Amount USD cents (minor units, unlike the API's amounts)
+	Amount int `json:"amount"`
+
+	// AuthorizationId for a settlement, a reversal or a refund, the authorization it follows
+	AuthorizationId *string                              `json:"authorization_id,omitempty"`
+	Currency        CardIssuerNetworkTransactionCurrency `json:"currency"`
+
+	// Id the network's id of this transaction
+	Id string `json:"id"`
+
+	// Kind `AUTHORIZATION` (a purchase), `PREAUTHORIZATION` (a hold ahead of a final amount) or `VERIFICATION` (amount 0, no hold)
+	Kind *CardAuthorizationKind `json:"kind,omitempty"`
+
+	// Merchant where the card was used; required on an authorization
+	Merchant *struct {
+		City *string `json:"city,omitempty"`
+
+		// Country ISO 3166-1 alpha-2
+		Country *string `json:"country,omitempty"`
+		Name    *string `json:"name,omitempty"`
+	} `json:"merchant,omitempty"`
+}
+
+// CardIssuerNetworkTransactionCurrency defines model for CardIssuerNetworkTransaction.Currency.
+type CardIssuerNetworkTransactionCurrency string
+
+// CardIssuerNotification a notification of the card issuer (`issuer.Notification`). `id`, a known `type` and `reference` are required;
+// but for `card.terminated`, `transaction` too, with its `id`, `currency` `USD` and an `amount` above 0 (0 for a
+// `VERIFICATION`; a reversal may have 0); an `authorization` has a known `kind` and a `merchant`; a settlement, a
+// reversal or a refund names its `authorization_id`.
+type CardIssuerNotification struct {
+	// CardId the issuer's card id
+	CardId    *string    `json:"card_id,omitempty"`
+	CreatedAt *time.Time `json:"created_at,omitempty"`
+
+	// Id the issuer's event id; an event is applied once
+	Id string `json:"id"`
+
+	// Reason why, for a termination
+	Reason *string `json:"reason,omitempty"`
+
+	// Reference our card id
+	Reference string `json:"reference"`
+
+	// Transaction the card network's transaction a notification is about
+	Transaction *CardIssuerNetworkTransaction `json:"transaction,omitempty"`
+	Type        CardIssuerNotificationType    `json:"type"`
+}
+
+// CardIssuerNotificationType defines model for CardIssuerNotification.Type.
+type CardIssuerNotificationType string
+
+// CardIssuerNotificationAccepted defines model for CardIssuerNotificationAccepted.
+type CardIssuerNotificationAccepted struct {
+	// Id the notification's id
+	Id string `json:"id"`
+}
+
 // CardIssuerRecord the issuer's record of a card (`includeRaw=true`), its number masked
 type CardIssuerRecord struct {
 	Balance json.Number `json:"balance"`
@@ -5571,6 +5838,12 @@ type CardMovement struct {
 // CardMovementCurrency defines model for CardMovement.Currency.
 type CardMovementCurrency string
 
+// CardNetworkQueued a sandbox notification the card-worker has not applied within the wait; it will be
+type CardNetworkQueued struct {
+	// EventId the notification's id
+	EventId string `json:"event_id"`
+}
+
 // CardReveal the audit record of one reveal of a card's number and CVV
 type CardReveal struct {
 	CardId    openapi_types.UUID `json:"card_id"`
@@ -5584,6 +5857,36 @@ type CardReveal struct {
 	RequestId string `json:"request_id"`
 	SourceIp  string `json:"source_ip"`
 	UserAgent string `json:"user_agent"`
+}
+
+// CardSandboxAuthorizationInput the body of `POST /sandbox/cards/{id}/authorizations`; unknown fields are refused
+type CardSandboxAuthorizationInput struct {
+	// Amount USD above 0, at most 2 decimals, required (a JSON string is refused); for a `VERIFICATION`, 0, null or absent
+	Amount *json.Number `json:"amount,omitempty"`
+
+	// MerchantCity trimmed; 1 to 100 characters
+	MerchantCity string `json:"merchant_city"`
+
+	// MerchantCountry ISO 3166-1 alpha-2, any case; `US` when absent or empty
+	MerchantCountry *string `json:"merchant_country,omitempty"`
+
+	// MerchantName trimmed; 1 to 100 characters
+	MerchantName string `json:"merchant_name"`
+
+	// Type the authorization's kind (`CardAuthorizationKind`), any case; `AUTHORIZATION` when absent or empty
+	Type *string `json:"type,omitempty"`
+}
+
+// CardSandboxFollowInput the optional body of a sandbox settlement or refund; unknown fields are refused
+type CardSandboxFollowInput struct {
+	// Amount USD above 0, at most 2 decimals; all that may be settled or refunded when absent or null
+	Amount *json.Number `json:"amount,omitempty"`
+}
+
+// CardSandboxReverseInput the optional body of a sandbox reversal, which takes no amount (a reversal releases the whole hold)
+type CardSandboxReverseInput struct {
+	// Amount only null is taken
+	Amount any `json:"amount,omitempty"`
 }
 
 // CardStatistics figures over the cards listed, but for `available_slots`
@@ -8540,6 +8843,9 @@ type ListDebtsParams struct {
 // ListDebts200JSONResponseBodySuccess defines parameters for ListDebts.
 type ListDebts200JSONResponseBodySuccess bool
 
+// ReceiveIssuerNotification202JSONResponseBodySuccess defines parameters for ReceiveIssuerNotification.
+type ReceiveIssuerNotification202JSONResponseBodySuccess bool
+
 // ListPartnerWallets200JSONResponseBodySuccess defines parameters for ListPartnerWallets.
 type ListPartnerWallets200JSONResponseBodySuccess bool
 
@@ -8631,6 +8937,36 @@ type GetPaymentTransactionStatusParams struct {
 
 // GetPaymentTransactionStatus200JSONResponseBodySuccess defines parameters for GetPaymentTransactionStatus.
 type GetPaymentTransactionStatus200JSONResponseBodySuccess bool
+
+// SandboxRefundCardAuthorization201JSONResponseBodySuccess defines parameters for SandboxRefundCardAuthorization.
+type SandboxRefundCardAuthorization201JSONResponseBodySuccess bool
+
+// SandboxRefundCardAuthorization202JSONResponseBodySuccess defines parameters for SandboxRefundCardAuthorization.
+type SandboxRefundCardAuthorization202JSONResponseBodySuccess bool
+
+// SandboxReverseCardAuthorization201JSONResponseBodySuccess defines parameters for SandboxReverseCardAuthorization.
+type SandboxReverseCardAuthorization201JSONResponseBodySuccess bool
+
+// SandboxReverseCardAuthorization202JSONResponseBodySuccess defines parameters for SandboxReverseCardAuthorization.
+type SandboxReverseCardAuthorization202JSONResponseBodySuccess bool
+
+// SandboxSettleCardAuthorization201JSONResponseBodySuccess defines parameters for SandboxSettleCardAuthorization.
+type SandboxSettleCardAuthorization201JSONResponseBodySuccess bool
+
+// SandboxSettleCardAuthorization202JSONResponseBodySuccess defines parameters for SandboxSettleCardAuthorization.
+type SandboxSettleCardAuthorization202JSONResponseBodySuccess bool
+
+// SandboxAuthorizeCard201JSONResponseBodySuccess defines parameters for SandboxAuthorizeCard.
+type SandboxAuthorizeCard201JSONResponseBodySuccess bool
+
+// SandboxAuthorizeCard202JSONResponseBodySuccess defines parameters for SandboxAuthorizeCard.
+type SandboxAuthorizeCard202JSONResponseBodySuccess bool
+
+// SandboxIssuerTerminateCard201JSONResponseBodySuccess defines parameters for SandboxIssuerTerminateCard.
+type SandboxIssuerTerminateCard201JSONResponseBodySuccess bool
+
+// SandboxIssuerTerminateCard202JSONResponseBodySuccess defines parameters for SandboxIssuerTerminateCard.
+type SandboxIssuerTerminateCard202JSONResponseBodySuccess bool
 
 // ListWalletTransactionsParams defines parameters for ListWalletTransactions.
 type ListWalletTransactionsParams struct {
@@ -9404,6 +9740,9 @@ type UploadCustomerMultipartRequestBody = CustomerUploadForm
 // EnrollCustomerJSONRequestBody defines body for EnrollCustomer for application/json ContentType.
 type EnrollCustomerJSONRequestBody = CustomerEnrollRequest
 
+// ReceiveIssuerNotificationJSONRequestBody defines body for ReceiveIssuerNotification for application/json ContentType.
+type ReceiveIssuerNotificationJSONRequestBody = CardIssuerNotification
+
 // PreviewConversionToUSDJSONRequestBody defines body for PreviewConversionToUSD for application/json ContentType.
 type PreviewConversionToUSDJSONRequestBody = FxConversionInput
 
@@ -9415,6 +9754,21 @@ type CreateCollectionJSONRequestBody = PaymentCollectRequest
 
 // CreatePayoutJSONRequestBody defines body for CreatePayout for application/json ContentType.
 type CreatePayoutJSONRequestBody = PaymentPayoutRequest
+
+// SandboxRefundCardAuthorizationJSONRequestBody defines body for SandboxRefundCardAuthorization for application/json ContentType.
+type SandboxRefundCardAuthorizationJSONRequestBody = CardSandboxFollowInput
+
+// SandboxReverseCardAuthorizationJSONRequestBody defines body for SandboxReverseCardAuthorization for application/json ContentType.
+type SandboxReverseCardAuthorizationJSONRequestBody = CardSandboxReverseInput
+
+// SandboxSettleCardAuthorizationJSONRequestBody defines body for SandboxSettleCardAuthorization for application/json ContentType.
+type SandboxSettleCardAuthorizationJSONRequestBody = CardSandboxFollowInput
+
+// SandboxAuthorizeCardJSONRequestBody defines body for SandboxAuthorizeCard for application/json ContentType.
+type SandboxAuthorizeCardJSONRequestBody = CardSandboxAuthorizationInput
+
+// SandboxIssuerTerminateCardJSONRequestBody defines body for SandboxIssuerTerminateCard for application/json ContentType.
+type SandboxIssuerTerminateCardJSONRequestBody = CardTerminateInput
 
 // CreateWalletJSONRequestBody defines body for CreateWallet for application/json ContentType.
 type CreateWalletJSONRequestBody = WalletCreateInput
@@ -10141,6 +10495,36 @@ type ClientInterface interface {
 	// Corresponds with GET /debts (the `ListDebts` operationId).
 	ListDebts(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ReceiveIssuerNotificationWithBody The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
+	//
+	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
+	// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's secret (several `v1` may be sent,
+	// one must match; a `t` more than 300 s off is refused). A notification that verifies and parses is queued as
+	// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
+	// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
+	// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
+	// could not be queued (nothing was accepted: the issuer sends it again).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /issuer/webhooks (the `ReceiveIssuerNotification` operationId).
+	ReceiveIssuerNotificationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceiveIssuerNotification The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
+	//
+	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
+	// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's secret (several `v1` may be sent,
+	// one must match; a `t` more than 300 s off is refused). A notification that verifies and parses is queued as
+	// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
+	// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
+	// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
+	// could not be queued (nothing was accepted: the issuer sends it again).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /issuer/webhooks (the `ReceiveIssuerNotification` operationId).
+	ReceiveIssuerNotification(ctx context.Context, body ReceiveIssuerNotificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// GetOpenAPI This document, as JSON.
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
@@ -10288,6 +10672,128 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
 	GetPaymentTransactionStatus(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxRefundCardAuthorizationWithBody Play the card network refunding (part of) what an authorization settled (sandbox mode only).
+	//
+	// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
+	// with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+	// `NOT_SETTLED`, `AMOUNT_EXCEEDS_SETTLED`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
+	SandboxRefundCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxRefundCardAuthorization Play the card network refunding (part of) what an authorization settled (sandbox mode only).
+	//
+	// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
+	// with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+	// `NOT_SETTLED`, `AMOUNT_EXCEEDS_SETTLED`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
+	SandboxRefundCardAuthorization(ctx context.Context, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxReverseCardAuthorizationWithBody Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+	//
+	// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
+	// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
+	SandboxReverseCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxReverseCardAuthorization Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+	//
+	// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
+	// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
+	SandboxReverseCardAuthorization(ctx context.Context, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxSettleCardAuthorizationWithBody Play the card network settling an authorization, in whole or in part (sandbox mode only).
+	//
+	// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
+	// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
+	// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
+	// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
+	SandboxSettleCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxSettleCardAuthorization Play the card network settling an authorization, in whole or in part (sandbox mode only).
+	//
+	// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
+	// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
+	// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
+	// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
+	SandboxSettleCardAuthorization(ctx context.Context, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxAuthorizeCardWithBody Play the card network asking for an authorization on a card of the company (sandbox mode only).
+	//
+	// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
+	// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
+	// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
+	// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
+	// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
+	// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
+	SandboxAuthorizeCardWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxAuthorizeCard Play the card network asking for an authorization on a card of the company (sandbox mode only).
+	//
+	// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
+	// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
+	// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
+	// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
+	// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
+	// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
+	SandboxAuthorizeCard(ctx context.Context, id string, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxIssuerTerminateCardWithBody Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
+	//
+	// The issuer closes the card, then reports it; the card ends here when the card-worker applies that, its
+	// balance refunded to the USD wallet (`card.terminated` in the issuer's form). 201 with the `TERMINATION`
+	// card transaction, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (`reason`), `CARD_TERMINATED`,
+	// `CARD_NOT_ACTIVE` (FAILED, or not issued yet); 404 `CARD_NOT_FOUND`; 502 `CARD_ISSUER_UNAVAILABLE`. The body
+	// is optional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
+	SandboxIssuerTerminateCardWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxIssuerTerminateCard Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
+	//
+	// The issuer closes the card, then reports it; the card ends here when the card-worker applies that, its
+	// balance refunded to the USD wallet (`card.terminated` in the issuer's form). 201 with the `TERMINATION`
+	// card transaction, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (`reason`), `CARD_TERMINATED`,
+	// `CARD_NOT_ACTIVE` (FAILED, or not issued yet); 404 `CARD_NOT_FOUND`; 502 `CARD_ISSUER_UNAVAILABLE`. The body
+	// is optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
+	SandboxIssuerTerminateCard(ctx context.Context, id string, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWalletTransactions The company's wallet transactions (ledger entries), newest first.
 	//
@@ -11463,6 +11969,56 @@ func (c *Client) ListDebts(ctx context.Context, params *ListDebtsParams, reqEdit
 	return c.Client.Do(req)
 }
 
+// ReceiveIssuerNotificationWithBody The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
+//
+// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
+// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's secret (several `v1` may be sent,
+// one must match; a `t` more than 300 s off is refused). A notification that verifies and parses is queued as
+// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
+// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
+// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
+// could not be queued (nothing was accepted: the issuer sends it again).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /issuer/webhooks (the `ReceiveIssuerNotification` operationId).
+func (c *Client) ReceiveIssuerNotificationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiveIssuerNotificationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceiveIssuerNotification The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
+//
+// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
+// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's secret (several `v1` may be sent,
+// one must match; a `t` more than 300 s off is refused). A notification that verifies and parses is queued as
+// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
+// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
+// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
+// could not be queued (nothing was accepted: the issuer sends it again).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /issuer/webhooks (the `ReceiveIssuerNotification` operationId).
+func (c *Client) ReceiveIssuerNotification(ctx context.Context, body ReceiveIssuerNotificationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiveIssuerNotificationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // GetOpenAPI This document, as JSON.
 //
 // Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
@@ -11741,6 +12297,228 @@ func (c *Client) ListPaymentTransactions(ctx context.Context, params *ListPaymen
 // Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
 func (c *Client) GetPaymentTransactionStatus(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetPaymentTransactionStatusRequest(c.Server, transactionId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxRefundCardAuthorizationWithBody Play the card network refunding (part of) what an authorization settled (sandbox mode only).
+//
+// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
+// with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+// `NOT_SETTLED`, `AMOUNT_EXCEEDS_SETTLED`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
+func (c *Client) SandboxRefundCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxRefundCardAuthorizationRequestWithBody(c.Server, transactionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxRefundCardAuthorization Play the card network refunding (part of) what an authorization settled (sandbox mode only).
+//
+// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
+// with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+// `NOT_SETTLED`, `AMOUNT_EXCEEDS_SETTLED`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
+func (c *Client) SandboxRefundCardAuthorization(ctx context.Context, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxRefundCardAuthorizationRequest(c.Server, transactionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxReverseCardAuthorizationWithBody Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+//
+// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
+// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+// `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
+func (c *Client) SandboxReverseCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxReverseCardAuthorizationRequestWithBody(c.Server, transactionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxReverseCardAuthorization Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+//
+// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
+// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+// `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
+func (c *Client) SandboxReverseCardAuthorization(ctx context.Context, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxReverseCardAuthorizationRequest(c.Server, transactionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxSettleCardAuthorizationWithBody Play the card network settling an authorization, in whole or in part (sandbox mode only).
+//
+// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
+// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
+// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
+// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
+func (c *Client) SandboxSettleCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxSettleCardAuthorizationRequestWithBody(c.Server, transactionId, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxSettleCardAuthorization Play the card network settling an authorization, in whole or in part (sandbox mode only).
+//
+// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
+// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
+// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
+// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
+func (c *Client) SandboxSettleCardAuthorization(ctx context.Context, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxSettleCardAuthorizationRequest(c.Server, transactionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxAuthorizeCardWithBody Play the card network asking for an authorization on a card of the company (sandbox mode only).
+//
+// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
+// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
+// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
+// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
+// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
+// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
+func (c *Client) SandboxAuthorizeCardWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxAuthorizeCardRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxAuthorizeCard Play the card network asking for an authorization on a card of the company (sandbox mode only).
+//
+// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
+// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
+// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
+// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
+// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
+// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
+func (c *Client) SandboxAuthorizeCard(ctx context.Context, id string, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxAuthorizeCardRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxIssuerTerminateCardWithBody Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
+//
+// The issuer closes the card, then reports it; the card ends here when the card-worker applies that, its
+// balance refunded to the USD wallet (`card.terminated` in the issuer's form). 201 with the `TERMINATION`
+// card transaction, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (`reason`), `CARD_TERMINATED`,
+// `CARD_NOT_ACTIVE` (FAILED, or not issued yet); 404 `CARD_NOT_FOUND`; 502 `CARD_ISSUER_UNAVAILABLE`. The body
+// is optional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
+func (c *Client) SandboxIssuerTerminateCardWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxIssuerTerminateCardRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxIssuerTerminateCard Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
+//
+// The issuer closes the card, then reports it; the card ends here when the card-worker applies that, its
+// balance refunded to the USD wallet (`card.terminated` in the issuer's form). 201 with the `TERMINATION`
+// card transaction, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (`reason`), `CARD_TERMINATED`,
+// `CARD_NOT_ACTIVE` (FAILED, or not issued yet); 404 `CARD_NOT_FOUND`; 502 `CARD_ISSUER_UNAVAILABLE`. The body
+// is optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
+func (c *Client) SandboxIssuerTerminateCard(ctx context.Context, id string, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxIssuerTerminateCardRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -14211,6 +14989,46 @@ func NewListDebtsRequest(server string, params *ListDebtsParams) (*http.Request,
 	return req, nil
 }
 
+// NewReceiveIssuerNotificationRequest calls the generic ReceiveIssuerNotification builder with application/json body
+func NewReceiveIssuerNotificationRequest(server string, body ReceiveIssuerNotificationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReceiveIssuerNotificationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewReceiveIssuerNotificationRequestWithBody constructs an http.Request for the ReceiveIssuerNotification method, with any body, and a specified content type
+func NewReceiveIssuerNotificationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/issuer/webhooks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetOpenAPIRequest constructs an http.Request for the GetOpenAPI method
 func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	var err error
@@ -14755,6 +15573,241 @@ func NewGetPaymentTransactionStatusRequest(server string, transactionId string, 
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewSandboxRefundCardAuthorizationRequest calls the generic SandboxRefundCardAuthorization builder with application/json body
+func NewSandboxRefundCardAuthorizationRequest(server string, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxRefundCardAuthorizationRequestWithBody(server, transactionId, "application/json", bodyReader)
+}
+
+// NewSandboxRefundCardAuthorizationRequestWithBody constructs an http.Request for the SandboxRefundCardAuthorization method, with any body, and a specified content type
+func NewSandboxRefundCardAuthorizationRequestWithBody(server string, transactionId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "transactionId", transactionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/card-transactions/%s/refund", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSandboxReverseCardAuthorizationRequest calls the generic SandboxReverseCardAuthorization builder with application/json body
+func NewSandboxReverseCardAuthorizationRequest(server string, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxReverseCardAuthorizationRequestWithBody(server, transactionId, "application/json", bodyReader)
+}
+
+// NewSandboxReverseCardAuthorizationRequestWithBody constructs an http.Request for the SandboxReverseCardAuthorization method, with any body, and a specified content type
+func NewSandboxReverseCardAuthorizationRequestWithBody(server string, transactionId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "transactionId", transactionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/card-transactions/%s/reverse", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSandboxSettleCardAuthorizationRequest calls the generic SandboxSettleCardAuthorization builder with application/json body
+func NewSandboxSettleCardAuthorizationRequest(server string, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxSettleCardAuthorizationRequestWithBody(server, transactionId, "application/json", bodyReader)
+}
+
+// NewSandboxSettleCardAuthorizationRequestWithBody constructs an http.Request for the SandboxSettleCardAuthorization method, with any body, and a specified content type
+func NewSandboxSettleCardAuthorizationRequestWithBody(server string, transactionId string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "transactionId", transactionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/card-transactions/%s/settle", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSandboxAuthorizeCardRequest calls the generic SandboxAuthorizeCard builder with application/json body
+func NewSandboxAuthorizeCardRequest(server string, id string, body SandboxAuthorizeCardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxAuthorizeCardRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSandboxAuthorizeCardRequestWithBody constructs an http.Request for the SandboxAuthorizeCard method, with any body, and a specified content type
+func NewSandboxAuthorizeCardRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/cards/%s/authorizations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSandboxIssuerTerminateCardRequest calls the generic SandboxIssuerTerminateCard builder with application/json body
+func NewSandboxIssuerTerminateCardRequest(server string, id string, body SandboxIssuerTerminateCardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxIssuerTerminateCardRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSandboxIssuerTerminateCardRequestWithBody constructs an http.Request for the SandboxIssuerTerminateCard method, with any body, and a specified content type
+func NewSandboxIssuerTerminateCardRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/cards/%s/terminate", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -16101,6 +17154,36 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /debts (the `ListDebts` operationId).
 	ListDebtsWithResponse(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*ListDebtsResponse, error)
 
+	// ReceiveIssuerNotificationWithBodyWithResponse The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
+	//
+	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
+	// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's secret (several `v1` may be sent,
+	// one must match; a `t` more than 300 s off is refused). A notification that verifies and parses is queued as
+	// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
+	// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
+	// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
+	// could not be queued (nothing was accepted: the issuer sends it again).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /issuer/webhooks (the `ReceiveIssuerNotification` operationId).
+	ReceiveIssuerNotificationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceiveIssuerNotificationResponse, error)
+
+	// ReceiveIssuerNotificationWithResponse The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
+	//
+	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
+	// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's secret (several `v1` may be sent,
+	// one must match; a `t` more than 300 s off is refused). A notification that verifies and parses is queued as
+	// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
+	// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
+	// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
+	// could not be queued (nothing was accepted: the issuer sends it again).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /issuer/webhooks (the `ReceiveIssuerNotification` operationId).
+	ReceiveIssuerNotificationWithResponse(ctx context.Context, body ReceiveIssuerNotificationJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceiveIssuerNotificationResponse, error)
+
 	// GetOpenAPIWithResponse This document, as JSON.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -16260,6 +17343,128 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
 	GetPaymentTransactionStatusWithResponse(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*GetPaymentTransactionStatusResponse, error)
+
+	// SandboxRefundCardAuthorizationWithBodyWithResponse Play the card network refunding (part of) what an authorization settled (sandbox mode only).
+	//
+	// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
+	// with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+	// `NOT_SETTLED`, `AMOUNT_EXCEEDS_SETTLED`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
+	SandboxRefundCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error)
+
+	// SandboxRefundCardAuthorizationWithResponse Play the card network refunding (part of) what an authorization settled (sandbox mode only).
+	//
+	// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
+	// with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+	// `NOT_SETTLED`, `AMOUNT_EXCEEDS_SETTLED`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
+	SandboxRefundCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error)
+
+	// SandboxReverseCardAuthorizationWithBodyWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+	//
+	// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
+	// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
+	SandboxReverseCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error)
+
+	// SandboxReverseCardAuthorizationWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+	//
+	// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
+	// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
+	SandboxReverseCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error)
+
+	// SandboxSettleCardAuthorizationWithBodyWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
+	//
+	// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
+	// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
+	// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
+	// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
+	SandboxSettleCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error)
+
+	// SandboxSettleCardAuthorizationWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
+	//
+	// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
+	// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
+	// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
+	// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
+	SandboxSettleCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error)
+
+	// SandboxAuthorizeCardWithBodyWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
+	//
+	// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
+	// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
+	// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
+	// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
+	// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
+	// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
+	SandboxAuthorizeCardWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error)
+
+	// SandboxAuthorizeCardWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
+	//
+	// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
+	// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
+	// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
+	// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
+	// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
+	// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
+	SandboxAuthorizeCardWithResponse(ctx context.Context, id string, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error)
+
+	// SandboxIssuerTerminateCardWithBodyWithResponse Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
+	//
+	// The issuer closes the card, then reports it; the card ends here when the card-worker applies that, its
+	// balance refunded to the USD wallet (`card.terminated` in the issuer's form). 201 with the `TERMINATION`
+	// card transaction, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (`reason`), `CARD_TERMINATED`,
+	// `CARD_NOT_ACTIVE` (FAILED, or not issued yet); 404 `CARD_NOT_FOUND`; 502 `CARD_ISSUER_UNAVAILABLE`. The body
+	// is optional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
+	SandboxIssuerTerminateCardWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error)
+
+	// SandboxIssuerTerminateCardWithResponse Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
+	//
+	// The issuer closes the card, then reports it; the card ends here when the card-worker applies that, its
+	// balance refunded to the USD wallet (`card.terminated` in the issuer's form). 201 with the `TERMINATION`
+	// card transaction, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (`reason`), `CARD_TERMINATED`,
+	// `CARD_NOT_ACTIVE` (FAILED, or not issued yet); 404 `CARD_NOT_FOUND`; 502 `CARD_ISSUER_UNAVAILABLE`. The body
+	// is optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
+	SandboxIssuerTerminateCardWithResponse(ctx context.Context, id string, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error)
 
 	// ListWalletTransactionsWithResponse The company's wallet transactions (ledger entries), newest first.
 	//
@@ -20121,6 +21326,93 @@ func (r ListDebtsResponse) ContentType() string {
 	return ""
 }
 
+type ReceiveIssuerNotificationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		Data CardIssuerNotificationAccepted `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                 `json:"statusCode"`
+		Success    ReceiveIssuerNotification202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ReceiveIssuerNotificationResponse) GetJSON202() *struct {
+	Data CardIssuerNotificationAccepted `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                 `json:"statusCode"`
+	Success    ReceiveIssuerNotification202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReceiveIssuerNotificationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReceiveIssuerNotificationResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReceiveIssuerNotificationResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReceiveIssuerNotificationResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetBody returns the raw response body bytes
+func (r ReceiveIssuerNotificationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReceiveIssuerNotificationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReceiveIssuerNotificationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReceiveIssuerNotificationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 type GetOpenAPIResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21029,6 +22321,705 @@ func (r GetPaymentTransactionStatusResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r GetPaymentTransactionStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxRefundCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxRefundCardAuthorization
+type SandboxRefundCardAuthorizationResponse409Headers struct {
+	RetryAfter *string
+}
+
+type SandboxRefundCardAuthorizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a card transaction; amounts in USD, absent values null
+		Data CardTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                      `json:"statusCode"`
+		Success    SandboxRefundCardAuthorization201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data a sandbox notification the card-worker has not applied within the wait; it will be
+		Data CardNetworkQueued `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                      `json:"statusCode"`
+		Success    SandboxRefundCardAuthorization202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxRefundCardAuthorizationResponse409Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON201() *struct {
+	// Data a card transaction; amounts in USD, absent values null
+	Data CardTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                      `json:"statusCode"`
+	Success    SandboxRefundCardAuthorization201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON202() *struct {
+	// Data a sandbox notification the card-worker has not applied within the wait; it will be
+	Data CardNetworkQueued `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                      `json:"statusCode"`
+	Success    SandboxRefundCardAuthorization202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxRefundCardAuthorizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxRefundCardAuthorizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxRefundCardAuthorizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxRefundCardAuthorizationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxReverseCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse409Headers struct {
+	RetryAfter *string
+}
+
+type SandboxReverseCardAuthorizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a card transaction; amounts in USD, absent values null
+		Data CardTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                       `json:"statusCode"`
+		Success    SandboxReverseCardAuthorization201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data a sandbox notification the card-worker has not applied within the wait; it will be
+		Data CardNetworkQueued `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                       `json:"statusCode"`
+		Success    SandboxReverseCardAuthorization202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxReverseCardAuthorizationResponse409Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON201() *struct {
+	// Data a card transaction; amounts in USD, absent values null
+	Data CardTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                       `json:"statusCode"`
+	Success    SandboxReverseCardAuthorization201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON202() *struct {
+	// Data a sandbox notification the card-worker has not applied within the wait; it will be
+	Data CardNetworkQueued `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                       `json:"statusCode"`
+	Success    SandboxReverseCardAuthorization202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxReverseCardAuthorizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxReverseCardAuthorizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxReverseCardAuthorizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxReverseCardAuthorizationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxSettleCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxSettleCardAuthorization
+type SandboxSettleCardAuthorizationResponse409Headers struct {
+	RetryAfter *string
+}
+
+type SandboxSettleCardAuthorizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a card transaction; amounts in USD, absent values null
+		Data CardTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                      `json:"statusCode"`
+		Success    SandboxSettleCardAuthorization201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data a sandbox notification the card-worker has not applied within the wait; it will be
+		Data CardNetworkQueued `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                      `json:"statusCode"`
+		Success    SandboxSettleCardAuthorization202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxSettleCardAuthorizationResponse409Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON201() *struct {
+	// Data a card transaction; amounts in USD, absent values null
+	Data CardTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                      `json:"statusCode"`
+	Success    SandboxSettleCardAuthorization201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON202() *struct {
+	// Data a sandbox notification the card-worker has not applied within the wait; it will be
+	Data CardNetworkQueued `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                      `json:"statusCode"`
+	Success    SandboxSettleCardAuthorization202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxSettleCardAuthorizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxSettleCardAuthorizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxSettleCardAuthorizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxSettleCardAuthorizationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxAuthorizeCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxAuthorizeCard
+type SandboxAuthorizeCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+type SandboxAuthorizeCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a card transaction; amounts in USD, absent values null
+		Data CardTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                            `json:"statusCode"`
+		Success    SandboxAuthorizeCard201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data a sandbox notification the card-worker has not applied within the wait; it will be
+		Data CardNetworkQueued `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                            `json:"statusCode"`
+		Success    SandboxAuthorizeCard202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxAuthorizeCardResponse409Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON201() *struct {
+	// Data a card transaction; amounts in USD, absent values null
+	Data CardTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                            `json:"statusCode"`
+	Success    SandboxAuthorizeCard201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON202() *struct {
+	// Data a sandbox notification the card-worker has not applied within the wait; it will be
+	Data CardNetworkQueued `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                            `json:"statusCode"`
+	Success    SandboxAuthorizeCard202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxAuthorizeCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxAuthorizeCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxAuthorizeCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxAuthorizeCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxIssuerTerminateCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxIssuerTerminateCard
+type SandboxIssuerTerminateCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// SandboxIssuerTerminateCardResponse502Headers the declared response headers of an HTTP 502 response for SandboxIssuerTerminateCard
+type SandboxIssuerTerminateCardResponse502Headers struct {
+	RetryAfter *string
+}
+
+type SandboxIssuerTerminateCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a card transaction; amounts in USD, absent values null
+		Data CardTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                  `json:"statusCode"`
+		Success    SandboxIssuerTerminateCard201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data a sandbox notification the card-worker has not applied within the wait; it will be
+		Data CardNetworkQueued `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                  `json:"statusCode"`
+		Success    SandboxIssuerTerminateCard202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxIssuerTerminateCardResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *SandboxIssuerTerminateCardResponse502Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON201() *struct {
+	// Data a card transaction; amounts in USD, absent values null
+	Data CardTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                  `json:"statusCode"`
+	Success    SandboxIssuerTerminateCard201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON202() *struct {
+	// Data a sandbox notification the card-worker has not applied within the wait; it will be
+	Data CardNetworkQueued `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                  `json:"statusCode"`
+	Success    SandboxIssuerTerminateCard202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxIssuerTerminateCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxIssuerTerminateCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxIssuerTerminateCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxIssuerTerminateCardResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -23115,6 +25106,48 @@ func (c *ClientWithResponses) ListDebtsWithResponse(ctx context.Context, params 
 	return ParseListDebtsResponse(rsp)
 }
 
+// ReceiveIssuerNotificationWithBodyWithResponse The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
+//
+// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
+// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's secret (several `v1` may be sent,
+// one must match; a `t` more than 300 s off is refused). A notification that verifies and parses is queued as
+// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
+// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
+// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
+// could not be queued (nothing was accepted: the issuer sends it again).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /issuer/webhooks (the `ReceiveIssuerNotification` operationId).
+func (c *ClientWithResponses) ReceiveIssuerNotificationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceiveIssuerNotificationResponse, error) {
+	rsp, err := c.ReceiveIssuerNotificationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiveIssuerNotificationResponse(rsp)
+}
+
+// ReceiveIssuerNotificationWithResponse The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
+//
+// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
+// `t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's secret (several `v1` may be sent,
+// one must match; a `t` more than 300 s off is refused). A notification that verifies and parses is queued as
+// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
+// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
+// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
+// could not be queued (nothing was accepted: the issuer sends it again).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /issuer/webhooks (the `ReceiveIssuerNotification` operationId).
+func (c *ClientWithResponses) ReceiveIssuerNotificationWithResponse(ctx context.Context, body ReceiveIssuerNotificationJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceiveIssuerNotificationResponse, error) {
+	rsp, err := c.ReceiveIssuerNotification(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiveIssuerNotificationResponse(rsp)
+}
+
 // GetOpenAPIWithResponse This document, as JSON.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -23357,6 +25390,188 @@ func (c *ClientWithResponses) GetPaymentTransactionStatusWithResponse(ctx contex
 		return nil, err
 	}
 	return ParseGetPaymentTransactionStatusResponse(rsp)
+}
+
+// SandboxRefundCardAuthorizationWithBodyWithResponse Play the card network refunding (part of) what an authorization settled (sandbox mode only).
+//
+// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
+// with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+// `NOT_SETTLED`, `AMOUNT_EXCEEDS_SETTLED`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
+func (c *ClientWithResponses) SandboxRefundCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxRefundCardAuthorizationWithBody(ctx, transactionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxRefundCardAuthorizationResponse(rsp)
+}
+
+// SandboxRefundCardAuthorizationWithResponse Play the card network refunding (part of) what an authorization settled (sandbox mode only).
+//
+// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
+// with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+// `NOT_SETTLED`, `AMOUNT_EXCEEDS_SETTLED`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
+func (c *ClientWithResponses) SandboxRefundCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxRefundCardAuthorization(ctx, transactionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxRefundCardAuthorizationResponse(rsp)
+}
+
+// SandboxReverseCardAuthorizationWithBodyWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+//
+// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
+// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+// `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
+func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxReverseCardAuthorizationWithBody(ctx, transactionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxReverseCardAuthorizationResponse(rsp)
+}
+
+// SandboxReverseCardAuthorizationWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+//
+// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
+// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+// `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
+func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxReverseCardAuthorization(ctx, transactionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxReverseCardAuthorizationResponse(rsp)
+}
+
+// SandboxSettleCardAuthorizationWithBodyWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
+//
+// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
+// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
+// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
+// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
+func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxSettleCardAuthorizationWithBody(ctx, transactionId, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxSettleCardAuthorizationResponse(rsp)
+}
+
+// SandboxSettleCardAuthorizationWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
+//
+// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
+// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
+// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
+// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
+func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxSettleCardAuthorization(ctx, transactionId, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxSettleCardAuthorizationResponse(rsp)
+}
+
+// SandboxAuthorizeCardWithBodyWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
+//
+// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
+// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
+// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
+// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
+// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
+// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
+func (c *ClientWithResponses) SandboxAuthorizeCardWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error) {
+	rsp, err := c.SandboxAuthorizeCardWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxAuthorizeCardResponse(rsp)
+}
+
+// SandboxAuthorizeCardWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
+//
+// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
+// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
+// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
+// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
+// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
+// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
+func (c *ClientWithResponses) SandboxAuthorizeCardWithResponse(ctx context.Context, id string, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error) {
+	rsp, err := c.SandboxAuthorizeCard(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxAuthorizeCardResponse(rsp)
+}
+
+// SandboxIssuerTerminateCardWithBodyWithResponse Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
+//
+// The issuer closes the card, then reports it; the card ends here when the card-worker applies that, its
+// balance refunded to the USD wallet (`card.terminated` in the issuer's form). 201 with the `TERMINATION`
+// card transaction, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (`reason`), `CARD_TERMINATED`,
+// `CARD_NOT_ACTIVE` (FAILED, or not issued yet); 404 `CARD_NOT_FOUND`; 502 `CARD_ISSUER_UNAVAILABLE`. The body
+// is optional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
+func (c *ClientWithResponses) SandboxIssuerTerminateCardWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error) {
+	rsp, err := c.SandboxIssuerTerminateCardWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxIssuerTerminateCardResponse(rsp)
+}
+
+// SandboxIssuerTerminateCardWithResponse Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
+//
+// The issuer closes the card, then reports it; the card ends here when the card-worker applies that, its
+// balance refunded to the USD wallet (`card.terminated` in the issuer's form). 201 with the `TERMINATION`
+// card transaction, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (`reason`), `CARD_TERMINATED`,
+// `CARD_NOT_ACTIVE` (FAILED, or not issued yet); 404 `CARD_NOT_FOUND`; 502 `CARD_ISSUER_UNAVAILABLE`. The body
+// is optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
+func (c *ClientWithResponses) SandboxIssuerTerminateCardWithResponse(ctx context.Context, id string, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error) {
+	rsp, err := c.SandboxIssuerTerminateCard(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxIssuerTerminateCardResponse(rsp)
 }
 
 // ListWalletTransactionsWithResponse The company's wallet transactions (ledger entries), newest first.
@@ -26650,6 +28865,69 @@ func ParseListDebtsResponse(rsp *http.Response) (*ListDebtsResponse, error) {
 	return response, nil
 }
 
+// ParseReceiveIssuerNotificationResponse parses an HTTP response from a ReceiveIssuerNotificationWithResponse call
+func ParseReceiveIssuerNotificationResponse(rsp *http.Response) (*ReceiveIssuerNotificationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReceiveIssuerNotificationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			Data CardIssuerNotificationAccepted `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                 `json:"statusCode"`
+			Success    ReceiveIssuerNotification202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	}
+
+	return response, nil
+}
+
 // ParseGetOpenAPIResponse parses an HTTP response from a GetOpenAPIWithResponse call
 func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -27351,6 +29629,563 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxRefundCardAuthorizationResponse parses an HTTP response from a SandboxRefundCardAuthorizationWithResponse call
+func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRefundCardAuthorizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxRefundCardAuthorizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a card transaction; amounts in USD, absent values null
+			Data CardTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                      `json:"statusCode"`
+			Success    SandboxRefundCardAuthorization201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data a sandbox notification the card-worker has not applied within the wait; it will be
+			Data CardNetworkQueued `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                      `json:"statusCode"`
+			Success    SandboxRefundCardAuthorization202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SandboxRefundCardAuthorizationResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxReverseCardAuthorizationResponse parses an HTTP response from a SandboxReverseCardAuthorizationWithResponse call
+func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxReverseCardAuthorizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxReverseCardAuthorizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a card transaction; amounts in USD, absent values null
+			Data CardTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                       `json:"statusCode"`
+			Success    SandboxReverseCardAuthorization201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data a sandbox notification the card-worker has not applied within the wait; it will be
+			Data CardNetworkQueued `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                       `json:"statusCode"`
+			Success    SandboxReverseCardAuthorization202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SandboxReverseCardAuthorizationResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxSettleCardAuthorizationResponse parses an HTTP response from a SandboxSettleCardAuthorizationWithResponse call
+func ParseSandboxSettleCardAuthorizationResponse(rsp *http.Response) (*SandboxSettleCardAuthorizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxSettleCardAuthorizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a card transaction; amounts in USD, absent values null
+			Data CardTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                      `json:"statusCode"`
+			Success    SandboxSettleCardAuthorization201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data a sandbox notification the card-worker has not applied within the wait; it will be
+			Data CardNetworkQueued `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                      `json:"statusCode"`
+			Success    SandboxSettleCardAuthorization202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SandboxSettleCardAuthorizationResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxAuthorizeCardResponse parses an HTTP response from a SandboxAuthorizeCardWithResponse call
+func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxAuthorizeCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a card transaction; amounts in USD, absent values null
+			Data CardTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                            `json:"statusCode"`
+			Success    SandboxAuthorizeCard201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data a sandbox notification the card-worker has not applied within the wait; it will be
+			Data CardNetworkQueued `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                            `json:"statusCode"`
+			Success    SandboxAuthorizeCard202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SandboxAuthorizeCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxIssuerTerminateCardResponse parses an HTTP response from a SandboxIssuerTerminateCardWithResponse call
+func ParseSandboxIssuerTerminateCardResponse(rsp *http.Response) (*SandboxIssuerTerminateCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxIssuerTerminateCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a card transaction; amounts in USD, absent values null
+			Data CardTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                  `json:"statusCode"`
+			Success    SandboxIssuerTerminateCard201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data a sandbox notification the card-worker has not applied within the wait; it will be
+			Data CardNetworkQueued `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                  `json:"statusCode"`
+			Success    SandboxIssuerTerminateCard202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SandboxIssuerTerminateCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers SandboxIssuerTerminateCardResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
 	}
 
 	return response, nil
