@@ -38,6 +38,8 @@ func TestWalkthrough(t *testing.T) {
 	w.wallets()
 	w.payouts()
 	w.customers()
+	w.cards()
+	w.cardNetwork()
 	w.betweenWallets()
 }
 
