@@ -223,16 +223,6 @@ func Header(h map[string]string) http.Header {
 	return out
 }
 
-// Documents reports whether the document has a route for x.
-func (c *Contract) Documents(x Exchange) bool {
-	req, err := http.NewRequest(x.Method, (&url.URL{Scheme: "http", Host: host, Path: x.Path}).String(), nil)
-	if err != nil {
-		return false
-	}
-	_, _, err = c.router.FindRoute(req)
-	return err == nil
-}
-
 // CheckRecorded fails t when rec, the answer to r (whose body was body),
 // is not what the document says; for handler tests that call ServeHTTP.
 func CheckRecorded(t testing.TB, r *http.Request, body []byte, rec *httptest.ResponseRecorder) {

@@ -2,7 +2,6 @@ package apitest
 
 import (
 	"encoding/base64"
-	"os"
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -11,8 +10,7 @@ import (
 // CheckEvent fails t when res, a function's answer to the API Gateway
 // event ev, is not what the document says (and, for a 2xx, when ev is not a
 // request it allows). strictRequest false skips the request, for tests that
-// send what no client should. While the document is being written,
-// CONTRACT_LENIENT=1 skips the routes it lacks.
+// send what no client should.
 func CheckEvent(t testing.TB, ev events.APIGatewayV2HTTPRequest, res events.APIGatewayV2HTTPResponse, strictRequest bool) {
 	t.Helper()
 	respHeader := Header(res.Headers)
@@ -32,11 +30,7 @@ func CheckEvent(t testing.TB, ev events.APIGatewayV2HTTPRequest, res events.APIG
 // check fails t when x is not what the document says.
 func check(t testing.TB, x Exchange) {
 	t.Helper()
-	c := Default(t)
-	if os.Getenv("CONTRACT_LENIENT") != "" && !c.Documents(x) {
-		return
-	}
-	if err := c.Check(x); err != nil {
+	if err := Default(t).Check(x); err != nil {
 		t.Errorf("%s %s?%s: %v", x.Method, x.Path, x.RawQuery, err)
 	}
 }
