@@ -5,11 +5,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"testing"
 
-	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
 	"payments/pkg/apiclient"
 	"payments/pkg/apidoc/apitest"
@@ -25,28 +23,8 @@ func TestMain(m *testing.M) { localtest.Main(m) }
 // of it whose every exchange is checked against docs/openapi.yaml.
 func startStack(t *testing.T) *apiclient.ClientWithResponses {
 	t.Helper()
-	tpl := localtest.Template(t)
-	res := localtest.Resources(t, tpl)
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := devserver.Build(ctx, tpl, res, localtest.SQSClient(t), slog.New(slog.DiscardHandler))
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(ctx, l) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Error(err)
-		}
-	})
-	c, err := apiclient.NewClientWithResponses("http://"+l.Addr().String()+httpapi.BasePath,
+	base := localtest.Serve(t, slog.New(slog.DiscardHandler))
+	c, err := apiclient.NewClientWithResponses(base+httpapi.BasePath,
 		apiclient.WithHTTPClient(&contractDoer{t: t}))
 	if err != nil {
 		t.Fatal(err)

@@ -5,13 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
 
-	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
 	"payments/pkg/waittest"
 )
@@ -23,27 +21,9 @@ import (
 // printed the payout's status event, verified, under the event id the
 // delivery log gives it.
 func TestPayoutReachesListener(t *testing.T) {
-	tpl := localtest.Template(t)
-	res := localtest.Resources(t, tpl)
+	api := apiClient{t: t, base: localtest.Serve(t, nil) + "/api/v1"}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	srv, err := devserver.Build(ctx, tpl, res, localtest.SQSClient(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	stopped := make(chan error, 1)
-	go func() { stopped <- srv.Serve(ctx, l) }()
-	defer func() {
-		cancel()
-		if err := <-stopped; err != nil {
-			t.Error(err)
-		}
-	}()
-	api := apiClient{t: t, base: "http://" + l.Addr().String() + "/api/v1"}
 	admin := map[string]string{"X-Admin-Key": localtest.AdminAPIKey}
 
 	var created struct {
