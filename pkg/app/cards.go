@@ -16,6 +16,7 @@ import (
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/vault"
+	"payments/pkg/vault/kmskeys"
 )
 
 // NewCards builds the cards function behind the token guard: /cards…
@@ -60,7 +61,7 @@ func cardNetwork(cfg Config, svc *cards.Service) (*cards.Sandbox, error) {
 // CARD_KEY_ARN in AWS, under the local key CARD_KEY locally.
 func cardVault(cfg Config) (*vault.Vault, error) {
 	if cfg.CardKeyARN != "" {
-		return vault.New(vault.NewKMS(vault.NewKMSClient(cfg.AWS, cfg.KMSEndpoint), cfg.CardKeyARN)), nil
+		return vault.New(kmskeys.New(kmskeys.NewClient(cfg.AWS, cfg.KMSEndpoint), cfg.CardKeyARN)), nil
 	}
 	key, err := vault.LocalKeyFromHex(cfg.CardKey)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/customers"
+	"payments/pkg/documents"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/outbox"
@@ -46,7 +47,7 @@ func newCustomers(cfg Config, fetcher customers.Fetcher, now func() time.Time) (
 // that enrolments are refused (ErrNoProviders) rather than verified by a
 // simulation.
 func customersService(cfg Config, db *store.DB, fetcher customers.Fetcher) *customers.Service {
-	docs := store.NewDocuments(store.NewS3Client(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket)
+	docs := documents.New(documents.NewClient(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket)
 	var verifier kyc.Verifier
 	var iss issuer.Cardholders
 	if cfg.Mode == ModeSandbox {

@@ -50,7 +50,7 @@ const (
 	payoutsQueue    = "PAYOUTS_QUEUE_URL"
 	webhooksQueue   = "WEBHOOKS_QUEUE_URL"
 	fundsQueue      = "FUNDS_QUEUE_URL"    // the sandbox bank's answers, consumed by the fund-worker
-	documents       = "DOCUMENTS_BUCKET/*" // the objects of the documents bucket
+	documentsBucket = "DOCUMENTS_BUCKET/*" // the objects of the documents bucket
 	tokenSecret     = "TOKEN_SECRET_ARN"   // read by the functions that sign or verify tokens
 	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
 	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
@@ -121,7 +121,7 @@ var Functions = map[string]Function{
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
-			{documents, []string{"s3:DeleteObject", "s3:GetObject", "s3:PutObject"}},
+			{documentsBucket, []string{"s3:DeleteObject", "s3:GetObject", "s3:PutObject"}},
 			{tokenSecret, getSecret},
 		},
 	},

@@ -10,12 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"payments/pkg/vault/vaulttest"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/kms/types"
 )
 
 const (
@@ -254,121 +248,6 @@ func TestLocalKeyFromHex(t *testing.T) {
 			}
 		})
 	}
-}
-
-// newFakeKMS starts a fake KMS that also holds otherKeyARN, and
-// disabledKeyARN, which answers DisabledException.
-func newFakeKMS(t *testing.T) (*vaulttest.FakeKMS, string) {
-	f := vaulttest.NewFakeKMS(t)
-	f.Keys[otherKeyARN], f.Keys[disabledKeyARN] = otherKeyARN, disabledKeyARN
-	f.Disabled = disabledKeyARN
-	return f, f.URL
-}
-
-const (
-	testKeyARN     = vaulttest.KeyARN
-	otherKeyARN    = "arn:aws:kms:us-east-1:000000000000:key/66666666-7777-8888-9999-000000000000"
-	disabledKeyARN = "arn:aws:kms:us-east-1:000000000000:key/dddddddd-dddd-dddd-dddd-dddddddddddd"
-)
-
-func newTestKMS(url, keyID string) *KMS {
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("a", "b", "")}
-	return NewKMS(NewKMSClient(cfg, url), keyID)
-}
-
-func TestKMS(t *testing.T) {
-	ctx := context.Background()
-	for _, configured := range []string{testKeyARN, "alias/payments-cards"} {
-		t.Run(configured, func(t *testing.T) {
-			f, url := newFakeKMS(t)
-			v := New(newTestKMS(url, configured))
-			s, err := v.Seal(ctx, []byte(testPAN), testCardID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if s.KeyID != testKeyARN {
-				t.Errorf("key id %q, want the ARN KMS answered %q", s.KeyID, testKeyARN)
-			}
-			asked := f.TakeAsked()
-			if len(asked) != 1 || asked[0].Target != "TrentService.GenerateDataKey" || asked[0].KeyId != configured ||
-				asked[0].KeySpec != "AES_256" || asked[0].NumberOfBytes != 0 {
-				t.Errorf("asked KMS %+v, want one GenerateDataKey of KeySpec AES_256 under %s", asked, configured)
-			}
-			got, err := v.Open(ctx, s, testCardID)
-			if err != nil || string(got) != testPAN {
-				t.Fatalf("Open: %d bytes, %v", len(got), err)
-			}
-			asked = f.TakeAsked()
-			if len(asked) != 1 || asked[0].Target != "TrentService.Decrypt" || asked[0].KeyId != testKeyARN ||
-				!bytes.Equal(asked[0].CiphertextBlob, s.DataKey) {
-				t.Errorf("asked KMS %+v, want one Decrypt of the data key under %s", asked, testKeyARN)
-			}
-			if _, err := v.Open(ctx, s, "card_other"); !errors.Is(err, ErrOpen) {
-				t.Errorf("Open with another card id: %v, want ErrOpen", err)
-			}
-		})
-	}
-}
-
-// TestKMSFailures: a KMS error is an error, never a panic, and one about the
-// sealed data (a ciphertext it does not know, another key) is ErrOpen.
-func TestKMSFailures(t *testing.T) {
-	ctx := context.Background()
-	f, url := newFakeKMS(t)
-	v := New(newTestKMS(url, testKeyARN))
-	s, err := v.Seal(ctx, []byte(testPAN), testCardID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Run("disabled key", func(t *testing.T) {
-		_, err := New(newTestKMS(url, disabledKeyARN)).Seal(ctx, []byte(testPAN), testCardID)
-		var disabled *types.DisabledException
-		if !errors.Is(err, ErrKey) || !errors.As(err, &disabled) {
-			t.Fatalf("Seal under a disabled key: %v, want ErrKey and DisabledException", err)
-		}
-		_, err = v.Open(ctx, Sealed{disabledKeyARN, s.DataKey, s.Nonce, s.Ciphertext}, testCardID)
-		if !errors.Is(err, ErrKey) || !errors.As(err, &disabled) {
-			t.Fatalf("Open under a disabled key: %v, want ErrKey and DisabledException", err)
-		}
-	})
-	t.Run("unknown key", func(t *testing.T) {
-		_, err := New(newTestKMS(url, "alias/none")).Seal(ctx, []byte(testPAN), testCardID)
-		var notFound *types.NotFoundException
-		if !errors.Is(err, ErrKey) || !errors.As(err, &notFound) {
-			t.Fatalf("Seal under an unknown key: %v, want ErrKey and NotFoundException", err)
-		}
-	})
-	t.Run("flipped data key", func(t *testing.T) {
-		_, err := v.Open(ctx, Sealed{s.KeyID, flip(s.DataKey, 3), s.Nonce, s.Ciphertext}, testCardID)
-		var invalid *types.InvalidCiphertextException
-		if !errors.Is(err, ErrOpen) || !errors.As(err, &invalid) {
-			t.Fatalf("Open: %v, want ErrOpen and InvalidCiphertextException", err)
-		}
-	})
-	t.Run("another key", func(t *testing.T) {
-		_, err := v.Open(ctx, Sealed{otherKeyARN, s.DataKey, s.Nonce, s.Ciphertext}, testCardID)
-		var incorrect *types.IncorrectKeyException
-		if !errors.Is(err, ErrOpen) || !errors.As(err, &incorrect) {
-			t.Fatalf("Open: %v, want ErrOpen and IncorrectKeyException", err)
-		}
-	})
-	t.Run("data key of 16 bytes", func(t *testing.T) {
-		f.SetDataKeySize(16)
-		defer f.SetDataKeySize(0)
-		if _, err := v.Seal(ctx, []byte(testPAN), testCardID); !errors.Is(err, ErrKey) {
-			t.Fatalf("Seal: %v, want ErrKey", err)
-		}
-	})
-	t.Run("cancelled", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(ctx)
-		cancel()
-		if _, err := v.Seal(ctx, []byte(testPAN), testCardID); !errors.Is(err, ErrKey) || !errors.Is(err, context.Canceled) {
-			t.Fatalf("Seal: %v, want ErrKey and context.Canceled", err)
-		}
-		if _, err := v.Open(ctx, s, testCardID); !errors.Is(err, ErrKey) || !errors.Is(err, context.Canceled) {
-			t.Fatalf("Open: %v, want ErrKey and context.Canceled", err)
-		}
-	})
 }
 
 func BenchmarkSealOpenLocal(b *testing.B) {

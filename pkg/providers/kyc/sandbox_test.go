@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/infra/local/samples"
+	"payments/pkg/documents"
 	"payments/pkg/providers/kyc"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -61,7 +62,7 @@ func (r *recorder) last() (kyc.SandboxRecord, int) {
 // of a fresh bucket in the S3 emulator, whose clock is now.
 type sandboxEnv struct {
 	sb      *kyc.Sandbox
-	docs    *store.Documents
+	docs    *documents.Store
 	records *recorder
 }
 
@@ -69,7 +70,7 @@ type sandboxEnv struct {
 func newSandboxEnv(t *testing.T) *sandboxEnv {
 	t.Helper()
 	e := &sandboxEnv{
-		docs:    store.NewDocuments(storetest.S3Client(t), storetest.NewBucket(t)),
+		docs:    documents.New(storetest.S3Client(t), storetest.NewBucket(t)),
 		records: &recorder{SandboxStore: store.NewSandboxKYC(storetest.NewDB(t))},
 	}
 	e.sb = kyc.NewSandbox(e.docs, e.records)

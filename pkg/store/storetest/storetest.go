@@ -22,6 +22,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/middleware"
 
+	"payments/pkg/documents"
 	"payments/pkg/store"
 )
 
@@ -140,7 +141,7 @@ func S3Endpoint(t testing.TB) string {
 
 // S3Client returns a client of the S3 emulator.
 func S3Client(t testing.TB) *s3.Client {
-	return store.NewS3Client(AWSConfig(), S3Endpoint(t))
+	return documents.NewClient(AWSConfig(), S3Endpoint(t))
 }
 
 // NewBucket creates a bucket with a unique name in the S3 emulator and

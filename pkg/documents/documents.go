@@ -1,4 +1,6 @@
-package store
+// Package documents keeps identity documents in S3. Only the customers
+// function imports it, so only it links the S3 client.
+package documents
 
 import (
 	"bytes"
@@ -14,28 +16,28 @@ import (
 )
 
 var (
-	_ customers.Documents = (*Documents)(nil)
-	_ kyc.DocumentReader  = (*Documents)(nil)
+	_ customers.Documents = (*Store)(nil)
+	_ kyc.DocumentReader  = (*Store)(nil)
 )
 
-// Documents keeps identity documents in an S3 bucket. The bucket is
+// Store keeps identity documents in an S3 bucket. The bucket is
 // private, encrypted and versioned (template.yaml); keys start with the
 // company's prefix (companies/<company id>/…), which the callers build.
-type Documents struct {
+type Store struct {
 	client *s3.Client
 	bucket string
 }
 
-// NewDocuments returns the document store of bucket through client.
-func NewDocuments(client *s3.Client, bucket string) *Documents {
-	return &Documents{client: client, bucket: bucket}
+// New returns the document store of bucket through client.
+func New(client *s3.Client, bucket string) *Store {
+	return &Store{client: client, bucket: bucket}
 }
 
-// NewS3Client returns an S3 client for cfg. When endpoint is set (the S3
+// NewClient returns an S3 client for cfg. When endpoint is set (the S3
 // emulator), requests use path-style addresses and checksums are computed
 // and validated only where the API requires them, which is what the
 // emulator understands.
-func NewS3Client(cfg aws.Config, endpoint string) *s3.Client {
+func NewClient(cfg aws.Config, endpoint string) *s3.Client {
 	return s3.NewFromConfig(cfg, func(o *s3.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
@@ -47,7 +49,7 @@ func NewS3Client(cfg aws.Config, endpoint string) *s3.Client {
 }
 
 // PutDocument stores b under key with its content type.
-func (d *Documents) PutDocument(ctx context.Context, key, contentType string, b []byte) error {
+func (d *Store) PutDocument(ctx context.Context, key, contentType string, b []byte) error {
 	_, err := d.client.PutObject(ctx, &s3.PutObjectInput{
 		Bucket:        aws.String(d.bucket),
 		Key:           aws.String(key),
@@ -56,31 +58,31 @@ func (d *Documents) PutDocument(ctx context.Context, key, contentType string, b 
 		ContentType:   aws.String(contentType),
 	})
 	if err != nil {
-		return fmt.Errorf("store: put document %s: %w", key, err)
+		return fmt.Errorf("documents: put document %s: %w", key, err)
 	}
 	return nil
 }
 
 // GetDocument returns the bytes stored under key.
-func (d *Documents) GetDocument(ctx context.Context, key string) ([]byte, error) {
+func (d *Store) GetDocument(ctx context.Context, key string) ([]byte, error) {
 	out, err := d.client.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(d.bucket), Key: aws.String(key)})
 	if err != nil {
-		return nil, fmt.Errorf("store: get document %s: %w", key, err)
+		return nil, fmt.Errorf("documents: get document %s: %w", key, err)
 	}
 	defer out.Body.Close()
 	b, err := io.ReadAll(out.Body)
 	if err != nil {
-		return nil, fmt.Errorf("store: read document %s: %w", key, err)
+		return nil, fmt.Errorf("documents: read document %s: %w", key, err)
 	}
 	return b, nil
 }
 
 // DeleteDocument removes what is stored under key (in a versioned bucket,
 // it becomes a non-current version, which the lifecycle rule expires).
-func (d *Documents) DeleteDocument(ctx context.Context, key string) error {
+func (d *Store) DeleteDocument(ctx context.Context, key string) error {
 	_, err := d.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(d.bucket), Key: aws.String(key)})
 	if err != nil {
-		return fmt.Errorf("store: delete document %s: %w", key, err)
+		return fmt.Errorf("documents: delete document %s: %w", key, err)
 	}
 	return nil
 }

@@ -1,4 +1,7 @@
-package vault
+// Package kmskeys is the vault.KeyService of a deployment: data keys made
+// and opened by AWS KMS. Only the functions that seal or open card secrets
+// import it, so only they link the KMS client.
+package kmskeys
 
 import (
 	"context"
@@ -8,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/kms"
 	"github.com/aws/aws-sdk-go-v2/service/kms/types"
+
+	"payments/pkg/vault"
 )
 
 // KMS is the KeyService of a deployment: data keys are made by AWS KMS
@@ -19,15 +24,15 @@ type KMS struct {
 	keyID  string
 }
 
-// NewKMS returns the KMS KeyService that makes data keys under the KMS key
+// New returns the KMS KeyService that makes data keys under the KMS key
 // keyID (a key id, key ARN, alias name or alias ARN).
-func NewKMS(client *kms.Client, keyID string) *KMS {
+func New(client *kms.Client, keyID string) *KMS {
 	return &KMS{client: client, keyID: keyID}
 }
 
-// NewKMSClient returns a KMS client for cfg; endpoint, when set, is a local
+// NewClient returns a KMS client for cfg; endpoint, when set, is a local
 // or test endpoint (BaseEndpoint).
-func NewKMSClient(cfg aws.Config, endpoint string) *kms.Client {
+func NewClient(cfg aws.Config, endpoint string) *kms.Client {
 	return kms.NewFromConfig(cfg, func(o *kms.Options) {
 		if endpoint != "" {
 			o.BaseEndpoint = aws.String(endpoint)
@@ -37,26 +42,26 @@ func NewKMSClient(cfg aws.Config, endpoint string) *kms.Client {
 
 // NewDataKey asks KMS for a fresh 256-bit data key under the configured key,
 // and returns it in clear and encrypted with the ARN of the key. A failing
-// call is ErrKey.
+// call is vault.ErrKey.
 func (k *KMS) NewDataKey(ctx context.Context) (plain, encrypted []byte, keyID string, err error) {
 	out, err := k.client.GenerateDataKey(ctx, &kms.GenerateDataKeyInput{
 		KeyId:   aws.String(k.keyID),
 		KeySpec: types.DataKeySpecAes256,
 	})
 	if err != nil {
-		return nil, nil, "", fmt.Errorf("%w: %w", ErrKey, err)
+		return nil, nil, "", fmt.Errorf("%w: %w", vault.ErrKey, err)
 	}
-	if len(out.Plaintext) != DataKeySize || len(out.CiphertextBlob) == 0 || aws.ToString(out.KeyId) == "" {
+	if len(out.Plaintext) != vault.DataKeySize || len(out.CiphertextBlob) == 0 || aws.ToString(out.KeyId) == "" {
 		clear(out.Plaintext)
 		return nil, nil, "", fmt.Errorf("%w: KMS GenerateDataKey answered a data key of %d bytes, %d encrypted, key id %q",
-			ErrKey, len(out.Plaintext), len(out.CiphertextBlob), aws.ToString(out.KeyId))
+			vault.ErrKey, len(out.Plaintext), len(out.CiphertextBlob), aws.ToString(out.KeyId))
 	}
 	return out.Plaintext, out.CiphertextBlob, *out.KeyId, nil
 }
 
 // OpenDataKey asks KMS to decrypt encrypted under the KMS key keyID. A
 // ciphertext KMS does not recognise, or one made under another key, is
-// ErrOpen; any other failure is ErrKey.
+// vault.ErrOpen; any other failure is vault.ErrKey.
 func (k *KMS) OpenDataKey(ctx context.Context, encrypted []byte, keyID string) ([]byte, error) {
 	out, err := k.client.Decrypt(ctx, &kms.DecryptInput{
 		CiphertextBlob: encrypted,
@@ -66,9 +71,9 @@ func (k *KMS) OpenDataKey(ctx context.Context, encrypted []byte, keyID string) (
 	var incorrect *types.IncorrectKeyException
 	switch {
 	case errors.As(err, &invalid), errors.As(err, &incorrect):
-		return nil, fmt.Errorf("%w: %w", ErrOpen, err)
+		return nil, fmt.Errorf("%w: %w", vault.ErrOpen, err)
 	case err != nil:
-		return nil, fmt.Errorf("%w: %w", ErrKey, err)
+		return nil, fmt.Errorf("%w: %w", vault.ErrKey, err)
 	}
 	return out.Plaintext, nil
 }

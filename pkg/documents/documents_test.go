@@ -1,4 +1,4 @@
-package store_test
+package documents_test
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/infra/local/samples"
-	"payments/pkg/store"
+	"payments/pkg/documents"
 	"payments/pkg/store/storetest"
 )
 
@@ -19,7 +19,7 @@ import (
 func TestDocuments(t *testing.T) {
 	ctx := context.Background()
 	bucket, client := storetest.NewBucket(t), storetest.S3Client(t)
-	docs := store.NewDocuments(client, bucket)
+	docs := documents.New(client, bucket)
 	big := make([]byte, 3<<20) // every byte value, over and over
 	for i := range big {
 		big[i] = byte(i * 7)
@@ -66,7 +66,7 @@ func TestDocuments(t *testing.T) {
 		}
 	})
 	t.Run("a bucket that does not exist", func(t *testing.T) {
-		missing := store.NewDocuments(client, "missing-"+storetest.RandomSuffix())
+		missing := documents.New(client, "missing-"+storetest.RandomSuffix())
 		if err := missing.PutDocument(ctx, "k", "image/png", samples.PNG()); err == nil {
 			t.Fatal("PutDocument into a missing bucket: no error")
 		}
