@@ -10,6 +10,8 @@
 #   make invoke FN=wallets EVENT=events/wallets/list.json [TOKEN=…]
 #   make fuzz [FUZZTIME=5s]       each fuzz target for FUZZTIME (make test runs it)
 #   make lint                     gofmt, vet, staticcheck, cfn-lint template.yaml
+#   make size                     each bootstrap's size and gzipped size (target: ≤ 3.0 MiB gzipped)
+#   make coldstart [RUNS=30]      each function's exec → first /next beside a hello-world floor (target: ≤ 2.5 ×)
 #   make bench | clean
 
 SHELL := bash
@@ -31,9 +33,14 @@ FUNCTIONS := $(notdir $(patsubst %/,%,$(dir $(wildcard functions/*/main.go))))
 STATICCHECK_VERSION ?= v0.8.2
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-# How Lambda's provided.al2023 runtime on arm64 wants a Go function.
+# How Lambda's provided.al2023 runtime on arm64 wants a Go function, as
+# small as it goes (docs/performance.md): no RPC runtime, no HTTP/2 (the
+# Runtime API and every AWS service we call speak HTTP/1.1), no inlining,
+# no symbols.
 LAMBDA_ENV := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
-LAMBDA_FLAGS := -tags lambda.norpc -trimpath -ldflags="-s -w"
+LAMBDA_FLAGS := -tags lambda.norpc,nethttpomithttp2 -trimpath -gcflags=all=-l -ldflags="-s -w"
+# make coldstart's runs per function.
+RUNS ?= 30
 
 STAGE ?= dev
 BENCH ?= .
@@ -42,7 +49,7 @@ FUZZTIME ?= 5s
 # Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
 
-.PHONY: help install devstack run listen test fuzz reset build deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
+.PHONY: help install devstack run listen test fuzz reset build size coldstart deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -102,6 +109,19 @@ build: ## build every function into bin/<function>/bootstrap for Lambda (linux/a
 		echo "build functions/$$fn -> bin/$$fn/bootstrap"; \
 		$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o bin/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
+
+size: build ## print each bin/<function>/bootstrap's size and gzipped size; fails above 3.0 MiB gzipped
+	@$(GO) run ./infra/local/cmd/footprint size -dir bin
+
+# The bootstraps are built for this machine (to be run), with the flags of
+# make build, next to a hello-world function built the same way.
+coldstart: ## build each function and a hello-world for this machine; print exec → first /next over RUNS (30) starts; fails above 2.5 × the hello-world's median
+	@rm -rf $(CACHE)/coldstart
+	@for fn in $(FUNCTIONS) hello; do \
+		src=./functions/$$fn; [ $$fn = hello ] && src=./infra/local/footprint/hello; \
+		CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(CACHE)/coldstart/$$fn/bootstrap $$src || exit 1; \
+	done
+	@$(GO) run ./infra/local/cmd/footprint coldstart -dir $(CACHE)/coldstart -runs $(RUNS)
 
 # The folder under functions/ of a function's LogicalId:
 # WalletsFunction -> wallets, PayoutWorkerFunction -> payout-worker.

@@ -1,7 +1,12 @@
-// Command admin is the Lambda entry of the admin function; it only wires the
-// environment's configuration to app.NewAdmin.
+// Command admin is the Lambda entry of the admin function; it only wires
+// the environment's configuration to adminapi.New, reading its secrets
+// from Secrets Manager.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/adminapi"
+	"payments/pkg/function/secrets"
+)
 
-func main() { app.Start("admin", app.NewAdmin) }
+func main() { function.Start("admin", adminapi.New, secrets.New) }

@@ -1,7 +1,10 @@
-// Command card-worker is the Lambda entry of the card-worker function; it
-// only wires the environment's configuration to app.NewCardWorker.
+// Command card-worker is the Lambda entry of the card-worker function; it only wires
+// the environment's configuration to cardworker.New.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/cardworker"
+)
 
-func main() { app.Start("card-worker", app.NewCardWorker) }
+func main() { function.Start("card-worker", cardworker.New, nil) }

@@ -1,7 +1,12 @@
 // Command cards is the Lambda entry of the cards function; it only wires
-// the environment's configuration to app.NewCards.
+// the environment's configuration to cardsapi.New, reading its secrets
+// from Secrets Manager.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/cardsapi"
+	"payments/pkg/function/secrets"
+)
 
-func main() { app.Start("cards", app.NewCards) }
+func main() { function.Start("cards", cardsapi.New, secrets.New) }

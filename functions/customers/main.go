@@ -1,7 +1,12 @@
-// Command customers is the Lambda entry of the customers function; it only
-// wires the environment's configuration to app.NewCustomers.
+// Command customers is the Lambda entry of the customers function; it only wires
+// the environment's configuration to customersapi.New, reading its secrets
+// from Secrets Manager.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/customersapi"
+	"payments/pkg/function/secrets"
+)
 
-func main() { app.Start("customers", app.NewCustomers) }
+func main() { function.Start("customers", customersapi.New, secrets.New) }

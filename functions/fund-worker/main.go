@@ -1,7 +1,10 @@
-// Command fund-worker is the Lambda entry of the fund-worker function; it only wires the
-// environment's configuration to app.NewFundWorker.
+// Command fund-worker is the Lambda entry of the fund-worker function; it only wires
+// the environment's configuration to fundworker.New.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/fundworker"
+)
 
-func main() { app.Start("fund-worker", app.NewFundWorker) }
+func main() { function.Start("fund-worker", fundworker.New, nil) }

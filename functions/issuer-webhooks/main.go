@@ -1,8 +1,12 @@
-// Command issuer-webhooks is the Lambda entry of the issuer-webhooks
-// function; it only wires the environment's configuration to
-// app.NewIssuerWebhooks.
+// Command issuer-webhooks is the Lambda entry of the issuer-webhooks function; it only wires
+// the environment's configuration to issuerwebhooks.New, reading its secrets
+// from Secrets Manager.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/issuerwebhooks"
+	"payments/pkg/function/secrets"
+)
 
-func main() { app.Start("issuer-webhooks", app.NewIssuerWebhooks) }
+func main() { function.Start("issuer-webhooks", issuerwebhooks.New, secrets.New) }

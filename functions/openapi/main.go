@@ -1,7 +1,10 @@
 // Command openapi is the Lambda entry of the openapi function; it only wires
-// the environment's configuration to app.NewOpenAPI.
+// the environment's configuration to openapi.New.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/openapi"
+)
 
-func main() { app.Start("openapi", app.NewOpenAPI) }
+func main() { function.Start("openapi", openapi.New, nil) }

@@ -1,7 +1,10 @@
-// Command payout-worker is the Lambda entry of the payout-worker function; it only wires the
-// environment's configuration to app.NewPayoutWorker.
+// Command payout-worker is the Lambda entry of the payout-worker function; it only wires
+// the environment's configuration to payoutworker.New.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/payoutworker"
+)
 
-func main() { app.Start("payout-worker", app.NewPayoutWorker) }
+func main() { function.Start("payout-worker", payoutworker.New, nil) }

@@ -1,7 +1,10 @@
-// Command sweeper is the Lambda entry of the sweeper function; it only wires the
-// environment's configuration to app.NewSweeper.
+// Command sweeper is the Lambda entry of the sweeper function; it only wires
+// the environment's configuration to sweeper.New.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/sweeper"
+)
 
-func main() { app.Start("sweeper", app.NewSweeper) }
+func main() { function.Start("sweeper", sweeper.New, nil) }

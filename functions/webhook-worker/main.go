@@ -1,7 +1,10 @@
-// Command webhook-worker is the Lambda entry of the webhook-worker function; it only wires the
-// environment's configuration to app.NewWebhookWorker.
+// Command webhook-worker is the Lambda entry of the webhook-worker function; it only wires
+// the environment's configuration to webhookworker.New.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/webhookworker"
+)
 
-func main() { app.Start("webhook-worker", app.NewWebhookWorker) }
+func main() { function.Start("webhook-worker", webhookworker.New, nil) }

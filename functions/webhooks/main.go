@@ -1,7 +1,12 @@
-// Command webhooks is the Lambda entry of the webhooks function; it only wires the
-// environment's configuration to app.NewWebhooks.
+// Command webhooks is the Lambda entry of the webhooks function; it only wires
+// the environment's configuration to webhooksapi.New, reading its secrets
+// from Secrets Manager.
 package main
 
-import "payments/pkg/app"
+import (
+	"payments/pkg/function"
+	"payments/pkg/function/secrets"
+	"payments/pkg/function/webhooksapi"
+)
 
-func main() { app.Start("webhooks", app.NewWebhooks) }
+func main() { function.Start("webhooks", webhooksapi.New, secrets.New) }

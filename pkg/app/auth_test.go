@@ -19,6 +19,10 @@ import (
 
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/auth"
+	"payments/pkg/function"
+	"payments/pkg/function/adminapi"
+	"payments/pkg/function/authapi"
+	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -37,18 +41,18 @@ var authTestSecret = []byte("test-secret-test-secret-test-secret!")
 // authTestEnv is one fresh table with the auth and admin handlers and a
 // guarded probe route over it, all built as the functions build them.
 type authTestEnv struct {
-	cfg   Config
+	cfg   function.Config
 	db    *store.DB
-	auth  HTTPHandler
-	admin HTTPHandler
-	probe HTTPHandler // GET /probe behind tokenGuard: answers the company id
+	auth  function.HTTPHandler
+	admin function.HTTPHandler
+	probe function.HTTPHandler // GET /probe behind services.TokenGuard: answers the company id
 }
 
 func newAuthTestEnv(t *testing.T) *authTestEnv {
 	t.Helper()
 	db := storetest.NewDB(t)
-	cfg := Config{
-		Mode:                ModeSandbox,
+	cfg := function.Config{
+		Mode:                function.ModeSandbox,
 		TableName:           db.Table,
 		DynamoDBEndpoint:    storetest.Endpoint(t),
 		AWS:                 storetest.AWSConfig(),
@@ -60,19 +64,19 @@ func newAuthTestEnv(t *testing.T) *authTestEnv {
 		IssuerWebhookSecret: issuerTestSecret,
 	}
 	ctx := context.Background()
-	a, err := NewAuth(ctx, recording(cfg, "auth"))
+	a, err := authapi.New(ctx, recording(cfg, "auth"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm, err := NewAdmin(ctx, recording(cfg, "admin"))
+	adm, err := adminapi.New(ctx, recording(cfg, "admin"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := tokenGuard(cfg, db)
+	guard, err := services.TokenGuard(cfg, db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := httpapi.NewRouter(Errors, guard)
+	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Handle("GET /probe", func(w http.ResponseWriter, r *http.Request) error {
 		httpapi.Respond(w, http.StatusOK, "ok", httpapi.CompanyID(r.Context()))
 		return nil
@@ -102,7 +106,7 @@ func authTestEvent(method, path, sourceIP string, headers map[string]string, bod
 	}
 }
 
-func authTestCall(t *testing.T, h HTTPHandler, ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
+func authTestCall(t *testing.T, h function.HTTPHandler, ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
 	t.Helper()
 	res, err := h(context.Background(), ev)
 	if err != nil {
@@ -184,26 +188,26 @@ func decodeErrorBody(t *testing.T, body string) httpapi.ErrorBody {
 func TestAuthRefusesWeakConfig(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func(*Config)
+		edit func(*function.Config)
 	}{
-		{"no secret", func(c *Config) { c.TokenSecret = nil }},
-		{"short secret", func(c *Config) { c.TokenSecret = []byte("31-bytes-31-bytes-31-bytes-31-b") }},
-		{"no mode", func(c *Config) { c.Mode = "" }},
+		{"no secret", func(c *function.Config) { c.TokenSecret = nil }},
+		{"short secret", func(c *function.Config) { c.TokenSecret = []byte("31-bytes-31-bytes-31-bytes-31-b") }},
+		{"no mode", func(c *function.Config) { c.Mode = "" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := Config{Mode: ModeSandbox, TableName: "t", TokenSecret: authTestSecret, AdminAPIKey: "k", AWS: storetest.AWSConfig()}
+			cfg := function.Config{Mode: function.ModeSandbox, TableName: "t", TokenSecret: authTestSecret, AdminAPIKey: "k", AWS: storetest.AWSConfig()}
 			tt.edit(&cfg)
-			if _, err := NewAuth(context.Background(), cfg); err == nil {
-				t.Error("NewAuth accepted the configuration")
+			if _, err := authapi.New(context.Background(), cfg); err == nil {
+				t.Error("authapi.New accepted the configuration")
 			}
-			if _, err := tokenGuard(cfg, store.New(nil, "t")); err == nil {
-				t.Error("tokenGuard accepted the configuration")
+			if _, err := services.TokenGuard(cfg, store.New(nil, "t")); err == nil {
+				t.Error("services.TokenGuard accepted the configuration")
 			}
 		})
 	}
-	if _, err := NewAdmin(context.Background(), Config{Mode: ModeSandbox, TableName: "t", AWS: storetest.AWSConfig()}); err == nil {
-		t.Error("NewAdmin started without an admin key")
+	if _, err := adminapi.New(context.Background(), function.Config{Mode: function.ModeSandbox, TableName: "t", AWS: storetest.AWSConfig()}); err == nil {
+		t.Error("adminapi.New started without an admin key")
 	}
 }
 
@@ -234,7 +238,7 @@ func TestTokenEndpoint(t *testing.T) {
 			func(*jwt.Token) (any, error) { return authTestSecret, nil }, jwt.WithValidMethods([]string{"HS256"})); err != nil {
 			t.Fatal(err)
 		}
-		if claims.Subject != id || claims.Mode != ModeSandbox || claims.KeyVersion != 1 || claims.Issuer != "payments" || claims.ID == "" {
+		if claims.Subject != id || claims.Mode != function.ModeSandbox || claims.KeyVersion != 1 || claims.Issuer != "payments" || claims.ID == "" {
 			t.Fatalf("claims %+v", claims)
 		}
 	})
@@ -349,7 +353,7 @@ func TestTokenGuard(t *testing.T) {
 
 	now := time.Now()
 	claims := func(edit func(*auth.Claims)) *auth.Claims {
-		c := &auth.Claims{Mode: ModeSandbox, KeyVersion: 1, RegisteredClaims: jwt.RegisteredClaims{
+		c := &auth.Claims{Mode: function.ModeSandbox, KeyVersion: 1, RegisteredClaims: jwt.RegisteredClaims{
 			Issuer: "payments", Subject: id, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
 		}}
 		if edit != nil {
@@ -395,7 +399,7 @@ func TestTokenGuard(t *testing.T) {
 		{"RS256", "Bearer " + signed(t, jwt.SigningMethodRS256, rsaKey, claims(nil)), http.StatusUnauthorized},
 		{"HS512 with the right secret", "Bearer " + signed(t, jwt.SigningMethodHS512, authTestSecret, claims(nil)), http.StatusUnauthorized},
 		{"other secret", "Bearer " + signed(t, jwt.SigningMethodHS256, []byte("another-secret-another-secret-another"), claims(nil)), http.StatusUnauthorized},
-		{"other mode", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) { c.Mode = ModeProduction })), http.StatusUnauthorized},
+		{"other mode", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) { c.Mode = function.ModeProduction })), http.StatusUnauthorized},
 		{"other issuer", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) { c.Issuer = "someone" })), http.StatusUnauthorized},
 		{"unknown company", "Bearer " + signed(t, jwt.SigningMethodHS256, authTestSecret, claims(func(c *auth.Claims) {
 			c.Subject = "00000000-0000-4000-8000-000000000000"

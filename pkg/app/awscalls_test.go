@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"payments/pkg/function"
+
 	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go/middleware"
@@ -19,7 +21,7 @@ import (
 
 // TestMain makes the process trust the CA of the tests' document servers
 // (trustDocumentCA), runs the package's tests, then checks the AWS calls
-// they recorded against Functions: every call a function made is granted
+// they recorded against function.Functions: every call a function made is granted
 // to it, and, when the whole package ran and passed, every granted action
 // was made at least once (otherwise it is a permission no code uses).
 func TestMain(m *testing.M) {
@@ -31,7 +33,7 @@ func TestMain(m *testing.M) {
 	code := m.Run()
 	cleanup()
 	full := code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == ""
-	if problems := awsCalls.check(Functions, full); len(problems) > 0 {
+	if problems := awsCalls.check(function.Functions, full); len(problems) > 0 {
 		fmt.Fprintln(os.Stderr, "AWS calls of the functions (app.Functions):")
 		for _, p := range problems {
 			fmt.Fprintln(os.Stderr, "  "+p)
@@ -41,7 +43,7 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// awsCall is one action on one resource, named as in a Grant.
+// awsCall is one action on one resource, named as in a function.Grant.
 type awsCall struct {
 	Resource string // "TABLE_NAME", "TABLE_NAME/index/*", "PAYOUTS_QUEUE_URL", …
 	Action   string // "dynamodb:PutItem", …
@@ -58,20 +60,20 @@ type callLog struct {
 // awsCalls is what the package's tests record.
 var awsCalls = &callLog{calls: map[string]map[awsCall]bool{}}
 
-func (l *callLog) add(function string, calls ...awsCall) {
+func (l *callLog) add(name string, calls ...awsCall) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.calls[function] == nil {
-		l.calls[function] = map[awsCall]bool{}
+	if l.calls[name] == nil {
+		l.calls[name] = map[awsCall]bool{}
 	}
 	for _, c := range calls {
-		l.calls[function][c] = true
+		l.calls[name][c] = true
 	}
 }
 
 // check returns a line for each recorded call that fns does not grant to
 // its function and, when all is set, for each granted action never called.
-func (l *callLog) check(fns map[string]Function, all bool) []string {
+func (l *callLog) check(fns map[string]function.Function, all bool) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var problems []string
@@ -97,7 +99,7 @@ func (l *callLog) check(fns map[string]Function, all bool) []string {
 }
 
 // grantedCalls returns every action on every resource fn's grants allow.
-func grantedCalls(fn Function) map[awsCall]bool {
+func grantedCalls(fn function.Function) map[awsCall]bool {
 	out := map[awsCall]bool{}
 	for _, g := range fn.Grants {
 		for _, a := range g.Actions {
@@ -116,7 +118,7 @@ func sortedCalls(set map[awsCall]bool) []awsCall {
 // recording returns cfg with every AWS call made through its clients
 // recorded as made by function. Resources are named by the variable of cfg
 // that holds them (a table name, a queue URL).
-func recording(cfg Config, function string) Config {
+func recording(cfg function.Config, name string) function.Config {
 	names := map[string]string{}
 	for variable, value := range map[string]string{
 		"TABLE_NAME":              cfg.TableName,
@@ -131,18 +133,18 @@ func recording(cfg Config, function string) Config {
 			names[value] = variable
 		}
 	}
-	cfg.AWS.APIOptions = append(slices.Clone(cfg.AWS.APIOptions), recordCalls(function, names))
+	cfg.AWS.APIOptions = append(slices.Clone(cfg.AWS.APIOptions), recordCalls(name, names))
 	return cfg
 }
 
 // recordCalls is SDK middleware that records each operation as the IAM
 // actions it needs, on the resources it names; names maps a table name,
 // queue URL or secret id to the variable that holds it.
-func recordCalls(function string, names map[string]string) func(*middleware.Stack) error {
+func recordCalls(name string, names map[string]string) func(*middleware.Stack) error {
 	return func(s *middleware.Stack) error {
 		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("RecordAWSCall",
 			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				awsCalls.add(function, callsOf(awsmiddleware.GetServiceID(ctx), awsmiddleware.GetOperationName(ctx), in.Parameters, names)...)
+				awsCalls.add(name, callsOf(awsmiddleware.GetServiceID(ctx), awsmiddleware.GetOperationName(ctx), in.Parameters, names)...)
 				return next.HandleInitialize(ctx, in)
 			}), middleware.After)
 	}

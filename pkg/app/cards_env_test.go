@@ -15,6 +15,9 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/debts"
+	"payments/pkg/function"
+	"payments/pkg/function/cardsapi"
+	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/vault/vaulttest"
 )
@@ -24,7 +27,7 @@ import (
 type cardsTestEnv struct {
 	*customersTestEnv
 	kms   *vaulttest.FakeKMS
-	cards HTTPHandler
+	cards function.HTTPHandler
 }
 
 func newCardsTestEnv(t *testing.T) *cardsTestEnv {
@@ -36,9 +39,9 @@ func newCardsTestEnv(t *testing.T) *cardsTestEnv {
 }
 
 // cardsFunction builds the cards function on cfg.
-func (e *cardsTestEnv) cardsFunction(t *testing.T, cfg Config) HTTPHandler {
+func (e *cardsTestEnv) cardsFunction(t *testing.T, cfg function.Config) function.HTTPHandler {
 	t.Helper()
-	h, err := NewCards(context.Background(), recording(cfg, "cards"))
+	h, err := cardsapi.New(context.Background(), recording(cfg, "cards"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +119,7 @@ func (e *cardsTestEnv) verifyCards(companyID string) {
 
 // failing returns cfg whose DynamoDB calls fail when fail says so of a
 // request.
-func failing(cfg Config, fail func(input any) bool) Config {
+func failing(cfg function.Config, fail func(input any) bool) function.Config {
 	cfg.AWS = cfg.AWS.Copy()
 	cfg.AWS.APIOptions = append(cfg.AWS.APIOptions, func(s *middleware.Stack) error {
 		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("fail", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
@@ -159,7 +162,7 @@ func captureLogs(t *testing.T) *logLines {
 
 // issuerDown returns the cards function whose sandbox issuer cannot write:
 // every call that changes a card at the issuer fails as unreachable.
-func (e *cardsTestEnv) issuerDown(t *testing.T) HTTPHandler {
+func (e *cardsTestEnv) issuerDown(t *testing.T) function.HTTPHandler {
 	return e.cardsFunction(t, failing(e.cfg, func(in any) bool {
 		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
 		if !ok {
@@ -174,4 +177,19 @@ func (e *cardsTestEnv) issuerDown(t *testing.T) HTTPHandler {
 		}
 		return false
 	}))
+}
+
+// testQueue is the queue at url, as the functions send to it.
+func testQueue(cfg function.Config, url string) *queue.Publisher {
+	return queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), url)
+}
+
+// testCards is the cards service of the cards function over db.
+func testCards(cfg function.Config, db *store.DB) (*cards.Service, error) {
+	return cardsapi.Service(cfg, db, testQueue(cfg, cfg.WebhooksQueueURL))
+}
+
+// testCardNetwork is the cards function's sandbox card network of svc.
+func testCardNetwork(cfg function.Config, svc *cards.Service) (*cards.Sandbox, error) {
+	return cardsapi.Network(cfg, svc, testQueue(cfg, cfg.IssuerEventsQueueURL))
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/cards"
+	"payments/pkg/function/cardworker"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
 	"payments/pkg/vault/vaulttest"
@@ -375,7 +376,7 @@ func TestResumeLeavesASettledMovement(t *testing.T) {
 	}
 	stale := txs[0]
 	stale.Status = cards.TxProcessing // as the lagging index still shows it
-	svc, err := cardsService(e.cfg, e.db)
+	svc, err := testCards(e.cfg, e.db)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -403,7 +404,7 @@ func TestIssuerTerminationAppliedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	worker, err := NewCardWorker(context.Background(), recording(e.cfg, "card-worker"))
+	worker, err := cardworker.New(context.Background(), recording(e.cfg, "card-worker"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/debts"
+	"payments/pkg/function/webhooksapi"
 	"payments/pkg/ids"
 	"payments/pkg/store"
 	"payments/pkg/waittest"
@@ -103,7 +104,7 @@ func (e *paymentsTestEnv) balances(token, id string) string {
 func TestConversion(t *testing.T) {
 	e := newPaymentsTestEnv(t)
 	companyID, token, xaf, usd, rateID := e.fxCompany("10000", "0.001667")
-	hooks, err := NewWebhooks(context.Background(), recording(e.cfg, "webhooks"))
+	hooks, err := webhooksapi.New(context.Background(), recording(e.cfg, "webhooks"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,9 @@ import (
 	"payments/infra/local/samples"
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/customers"
+	"payments/pkg/function"
+	"payments/pkg/function/customersapi"
+	"payments/pkg/function/webhooksapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/outbound/outboundtest"
@@ -43,8 +46,8 @@ type customersTestEnv struct {
 	bucket    string
 	s3        *s3.Client
 	docs      *outboundtest.Server
-	customers HTTPHandler
-	webhooks  HTTPHandler
+	customers function.HTTPHandler
+	webhooks  function.HTTPHandler
 
 	mu      sync.Mutex
 	dialled []netip.AddrPort
@@ -111,10 +114,10 @@ func newCustomersTestEnv(t *testing.T) *customersTestEnv {
 			e.dialled = append(e.dialled, a)
 		}))
 	var err error
-	if e.customers, err = newCustomers(recording(e.cfg, "customers"), fetcher, e.now); err != nil {
+	if e.customers, err = customersapi.NewWith(recording(e.cfg, "customers"), fetcher, e.now); err != nil {
 		t.Fatal(err)
 	}
-	if e.webhooks, err = NewWebhooks(context.Background(), recording(e.cfg, "webhooks")); err != nil {
+	if e.webhooks, err = webhooksapi.New(context.Background(), recording(e.cfg, "webhooks")); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -16,6 +16,9 @@ import (
 
 	"payments/infra/local/samples"
 	"payments/pkg/customers"
+	"payments/pkg/function"
+	"payments/pkg/function/authapi"
+	"payments/pkg/function/customersapi"
 )
 
 // TestEnrollFromURLs enrols from the document server: a PNG and a PDF are
@@ -371,8 +374,8 @@ func TestCustomersInProductionMode(t *testing.T) {
 		t.Fatalf("approve: %s", r.raw)
 	}
 	cfg := e.cfg
-	cfg.Mode = ModeProduction // tokens are bound to the mode
-	auth, err := NewAuth(context.Background(), recording(cfg, "auth"))
+	cfg.Mode = function.ModeProduction // tokens are bound to the mode
+	auth, err := authapi.New(context.Background(), recording(cfg, "auth"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,7 +388,7 @@ func TestCustomersInProductionMode(t *testing.T) {
 		t.Fatalf("token: %d %s", res.StatusCode, res.Body)
 	}
 	token := tok.AccessToken
-	h, err := newCustomers(recording(cfg, "customers"), customers.NewFetcher(), time.Now)
+	h, err := customersapi.NewWith(recording(cfg, "customers"), customers.NewFetcher(), time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,10 @@
 package app
 
-import "testing"
+import (
+	"testing"
+
+	"payments/pkg/function"
+)
 
 // The fuzz targets send arbitrary bodies to every route that reads JSON, and
 // arbitrary query strings to every list, through the handlers the functions
@@ -12,7 +16,7 @@ import "testing"
 
 // fuzzBody fuzzes the body of one route; the path may depend on the
 // environment (a company or wallet id).
-func fuzzBody(f *testing.F, method string, route func(*inputEnv) (HTTPHandler, string)) {
+func fuzzBody(f *testing.F, method string, route func(*inputEnv) (function.HTTPHandler, string)) {
 	e := newInputEnv(f)
 	h, path := route(e)
 	f.Fuzz(func(t *testing.T, body string) {
@@ -22,24 +26,24 @@ func fuzzBody(f *testing.F, method string, route func(*inputEnv) (HTTPHandler, s
 
 // FuzzAuthToken fuzzes the body of POST /auth/token.
 func FuzzAuthToken(f *testing.F) {
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.auth, "/auth/token" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.auth, "/auth/token" })
 }
 
 // FuzzCreateWallet fuzzes the body of POST /wallets.
 func FuzzCreateWallet(f *testing.F) {
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/wallets" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.wallets, "/wallets" })
 }
 
 // FuzzTransferFees fuzzes the body of POST /wallets/calculate-transfer-fees.
 func FuzzTransferFees(f *testing.F) {
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/wallets/calculate-transfer-fees" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.wallets, "/wallets/calculate-transfer-fees" })
 }
 
 // FuzzTransferInternal fuzzes the body of POST
 // /wallets/{id}/transfer-internal.
 func FuzzTransferInternal(f *testing.F) {
 	f.Add(`{"amount":10,"from":"payout","to":"payin"}`)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) {
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
 		return e.wallets, "/wallets/" + e.walletID + "/transfer-internal"
 	})
 }
@@ -47,17 +51,17 @@ func FuzzTransferInternal(f *testing.F) {
 // FuzzFundWallet fuzzes the body of POST /wallets/fund.
 func FuzzFundWallet(f *testing.F) {
 	f.Add(`{"wallet_id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d","amount":100,"balance":"payin","reference":"wire-1"}`)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/wallets/fund" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.wallets, "/wallets/fund" })
 }
 
 // FuzzPayout fuzzes the body of POST /payment/payout.
 func FuzzPayout(f *testing.F) {
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.payments, "/payment/payout" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.payments, "/payment/payout" })
 }
 
 // FuzzCollect fuzzes the body of POST /payment/collect.
 func FuzzCollect(f *testing.F) {
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.payments, "/payment/collect" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.payments, "/payment/collect" })
 }
 
 // FuzzEnrollCustomer fuzzes the body of POST /customers/enroll.
@@ -66,7 +70,7 @@ func FuzzEnrollCustomer(f *testing.F) {
 		`"state":"Littoral","postal_code":"00237","country_iso_code":"CM","country_phone_code":"+237","phone_number":"670000001",` +
 		`"identification_number":"X1","id_document_type":"NIN","date_of_birth":"1990-04-12",` +
 		`"id_document_front_url":"https://127.0.0.1/f.png","id_document_back_url":"https://127.0.0.1/b.pdf"}`)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.customers, "/customers/enroll" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.customers, "/customers/enroll" })
 }
 
 // FuzzUploadCustomer fuzzes the multipart body of POST /customers, whose
@@ -85,14 +89,14 @@ func FuzzUploadCustomer(f *testing.F) {
 // FuzzIssueCard fuzzes the body of POST /cards.
 func FuzzIssueCard(f *testing.F) {
 	f.Add(`{"customer_id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d","brand":"visa","amount":25}`)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.cards, "/cards" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.cards, "/cards" })
 }
 
 // FuzzMoveCard fuzzes the body of POST /cards/{id}/fund (the withdrawal
 // reads the same body).
 func FuzzMoveCard(f *testing.F) {
 	f.Add(`{"amount":10}`)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.cards, "/cards/" + e.walletID + "/fund" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.cards, "/cards/" + e.walletID + "/fund" })
 }
 
 // FuzzCardNetworkAuthorization fuzzes the body of POST
@@ -100,7 +104,7 @@ func FuzzMoveCard(f *testing.F) {
 func FuzzCardNetworkAuthorization(f *testing.F) {
 	f.Add(`{"amount":12.5,"merchant_name":"Book Shop","merchant_city":"Lyon","merchant_country":"FR","type":"PREAUTHORIZATION"}`)
 	f.Add(`{"merchant_name":"Hotel","merchant_city":"Kribi","type":"verification"}`)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) {
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
 		return e.cards, "/sandbox/cards/" + e.walletID + "/authorizations"
 	})
 }
@@ -111,7 +115,7 @@ func FuzzCardNetworkAuthorization(f *testing.F) {
 func FuzzCardNetworkFollow(f *testing.F) {
 	f.Add(`{"amount":10}`)
 	f.Add(``)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) {
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
 		return e.cards, "/sandbox/card-transactions/" + e.walletID + "/settle"
 	})
 }
@@ -119,21 +123,23 @@ func FuzzCardNetworkFollow(f *testing.F) {
 // FuzzConvertQuote fuzzes the body of POST /company/exchange-rates/convert.
 func FuzzConvertQuote(f *testing.F) {
 	f.Add(`{"fromCurrency":"XAF","toCurrency":"USD","amount":333}`)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/company/exchange-rates/convert" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.wallets, "/company/exchange-rates/convert" })
 }
 
 // FuzzConversion fuzzes the body of POST
 // /partner/wallets/xaf-usd-conversion (the preview reads the same body).
 func FuzzConversion(f *testing.F) {
 	f.Add(`{"source_wallet_id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d","amount":1000,"exchangeRateId":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2e"}`)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/partner/wallets/xaf-usd-conversion" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
+		return e.wallets, "/partner/wallets/xaf-usd-conversion"
+	})
 }
 
 // FuzzDeposit fuzzes the body of POST /wallets/deposit.
 func FuzzDeposit(f *testing.F) {
 	f.Add(`{"sourceWallet":{"id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d","amount":1000},"destinationWallet":{"id":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2f"},` +
 		`"exchangeRate":{"exchangeRateId":"0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2e"}}`)
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.wallets, "/wallets/deposit" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.wallets, "/wallets/deposit" })
 }
 
 // FuzzPutExchangeRates fuzzes the body of PUT
@@ -141,29 +147,33 @@ func FuzzDeposit(f *testing.F) {
 func FuzzPutExchangeRates(f *testing.F) {
 	f.Add(`{"rates":[{"from_currency":"XAF","to_currency":"USD","rate":0.0016}]}`)
 	f.Add(`{"rates":[{"from_currency":"USD","to_currency":"XAF","rate":6.55957e2}]}`)
-	fuzzBody(f, "PUT", func(e *inputEnv) (HTTPHandler, string) {
+	fuzzBody(f, "PUT", func(e *inputEnv) (function.HTTPHandler, string) {
 		return e.admin, "/admin/companies/" + e.companyID + "/exchange-rates"
 	})
 }
 
 // FuzzCreateCompany fuzzes the body of POST /admin/companies.
 func FuzzCreateCompany(f *testing.F) {
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/companies" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.admin, "/admin/companies" })
 }
 
 // FuzzPatchCompany fuzzes the body of PATCH /admin/companies/{id}.
 func FuzzPatchCompany(f *testing.F) {
-	fuzzBody(f, "PATCH", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/companies/" + e.companyID })
+	fuzzBody(f, "PATCH", func(e *inputEnv) (function.HTTPHandler, string) { return e.admin, "/admin/companies/" + e.companyID })
 }
 
 // FuzzCredit fuzzes the body of POST /admin/wallets/{walletId}/credit.
 func FuzzCredit(f *testing.F) {
-	fuzzBody(f, "POST", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/wallets/" + e.walletID + "/credit" })
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
+		return e.admin, "/admin/wallets/" + e.walletID + "/credit"
+	})
 }
 
 // FuzzPutFees fuzzes the body of PUT /admin/companies/{id}/fees.
 func FuzzPutFees(f *testing.F) {
-	fuzzBody(f, "PUT", func(e *inputEnv) (HTTPHandler, string) { return e.admin, "/admin/companies/" + e.companyID + "/fees" })
+	fuzzBody(f, "PUT", func(e *inputEnv) (function.HTTPHandler, string) {
+		return e.admin, "/admin/companies/" + e.companyID + "/fees"
+	})
 }
 
 // FuzzListQuery sends each query string to every list route

@@ -16,7 +16,9 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/cards"
+	"payments/pkg/contention"
 	"payments/pkg/customers"
+	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/payments"
@@ -47,7 +49,7 @@ func newKeysTestEnv(t *testing.T) *keysTestEnv {
 		return httpapi.WithCompany(r.Context(), r.Header.Get("X-Company")), nil
 	}
 	keys := &idempotency.Keys{Store: store.NewIdempotency(storetest.NewDB(t)), Routes: []string{"POST /moves"}, Now: e.now}
-	rt := httpapi.NewRouter(Errors, guard)
+	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(keys.Wrap)
 	rt.Handle("POST /moves", e.serve)
 	e.handler = rt
@@ -140,7 +142,7 @@ func TestIdempotencyStoredOrReleased(t *testing.T) {
 		{"500", errors.New("lost the connection"), 500, true},
 		{"503 without Retry-After", payments.ErrNoOperator, 503, true},
 		{"502 with Retry-After: money left the wallet", cards.ErrIssuerUnavailable, 502, true},
-		{"409 CONFLICT with Retry-After", store.ErrConflict, 409, false},
+		{"409 CONFLICT with Retry-After", contention.ErrConflict, 409, false},
 		{"503 with Retry-After", customers.ErrVerifierUnavailable, 503, false},
 	}
 	for _, tt := range tests {

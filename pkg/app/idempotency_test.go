@@ -17,6 +17,9 @@ import (
 	"github.com/google/uuid"
 
 	"payments/infra/local/samtemplate"
+	"payments/pkg/function"
+	"payments/pkg/function/paymentsapi"
+	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/store"
@@ -63,8 +66,8 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	env := newAuthTestEnv(t)
 	_, clientID, key := env.createCompany(t, "Keys "+uuid.NewString()[:6])
 	auth := "Bearer " + env.mustToken(t, clientID, key)
-	handlers := map[string]HTTPHandler{}
-	serving := func(method, path string) HTTPHandler {
+	handlers := map[string]function.HTTPHandler{}
+	serving := func(method, path string) function.HTTPHandler {
 		for _, fn := range tpl.Functions() {
 			if !slices.Contains(fn.Routes, samtemplate.Route{Method: method, Path: httpapi.BasePath + path}) {
 				continue
@@ -87,7 +90,7 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 		{"DEL", "a\x7fb"},
 		{"a comma: two values", "a,b"},
 	}
-	for _, pattern := range idempotentRoutes {
+	for _, pattern := range services.IdempotentRoutes {
 		method, path, _ := strings.Cut(pattern, " ")
 		h := serving(method, path)
 		target := strings.ReplaceAll(path, "{id}", uuid.NewString())
@@ -211,7 +214,7 @@ func TestIdempotencyInProgress(t *testing.T) {
 
 // conflicting returns cfg whose every TransactWriteItems is cancelled for a
 // conflict with another transaction (DynamoDB Local never raises one).
-func conflicting(cfg Config) Config {
+func conflicting(cfg function.Config) function.Config {
 	cfg.AWS = cfg.AWS.Copy()
 	cfg.AWS.APIOptions = append(cfg.AWS.APIOptions, func(s *middleware.Stack) error {
 		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("conflict", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
@@ -237,7 +240,7 @@ func conflicting(cfg Config) Config {
 func TestIdempotencyReleasesRetryAfter(t *testing.T) {
 	e := newPaymentsTestEnv(t)
 	companyID, token, walletID := e.company("10000")
-	busy, err := NewPayments(context.Background(), recording(conflicting(e.cfg), "payments"))
+	busy, err := paymentsapi.New(context.Background(), recording(conflicting(e.cfg), "payments"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,7 +273,7 @@ func TestIdempotencyLeaseOutlivesFunctions(t *testing.T) {
 	for _, fn := range tpl.Functions() {
 		idempotent := false
 		for _, r := range fn.Routes {
-			idempotent = idempotent || slices.Contains(idempotentRoutes, r.Method+" "+strings.TrimPrefix(r.Path, httpapi.BasePath))
+			idempotent = idempotent || slices.Contains(services.IdempotentRoutes, r.Method+" "+strings.TrimPrefix(r.Path, httpapi.BasePath))
 		}
 		if !idempotent {
 			continue

@@ -17,6 +17,14 @@ import (
 
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/customers"
+	"payments/pkg/function"
+	"payments/pkg/function/adminapi"
+	"payments/pkg/function/authapi"
+	"payments/pkg/function/cardsapi"
+	"payments/pkg/function/customersapi"
+	"payments/pkg/function/paymentsapi"
+	"payments/pkg/function/walletsapi"
+	"payments/pkg/function/webhooksapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/queue/queuetest"
@@ -28,7 +36,7 @@ import (
 // token, an XAF wallet funded with 1,000,000 and one payout. It serves the
 // bad-input tests and the fuzz targets (it takes a testing.TB for them).
 type inputEnv struct {
-	auth, admin, wallets, payments, webhooks, customers, cards HTTPHandler
+	auth, admin, wallets, payments, webhooks, customers, cards function.HTTPHandler
 
 	companyID, clientID, token, walletID, paymentID string
 
@@ -39,8 +47,8 @@ func newInputEnv(tb testing.TB) *inputEnv {
 	tb.Helper()
 	db := storetest.NewDB(tb)
 	sqsClient := queuetest.Client(tb)
-	cfg := Config{
-		Mode:             ModeSandbox,
+	cfg := function.Config{
+		Mode:             function.ModeSandbox,
 		TableName:        db.Table,
 		DynamoDBEndpoint: storetest.Endpoint(tb),
 		SQSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_SQS"),
@@ -63,11 +71,11 @@ func newInputEnv(tb testing.TB) *inputEnv {
 	e := &inputEnv{}
 	ctx := context.Background()
 	for _, f := range []struct {
-		h   *HTTPHandler
-		new func(context.Context, Config) (HTTPHandler, error)
+		h   *function.HTTPHandler
+		new func(context.Context, function.Config) (function.HTTPHandler, error)
 	}{
-		{&e.auth, NewAuth}, {&e.admin, NewAdmin}, {&e.wallets, NewWallets}, {&e.payments, NewPayments}, {&e.webhooks, NewWebhooks},
-		{&e.cards, NewCards},
+		{&e.auth, authapi.New}, {&e.admin, adminapi.New}, {&e.wallets, walletsapi.New}, {&e.payments, paymentsapi.New}, {&e.webhooks, webhooksapi.New},
+		{&e.cards, cardsapi.New},
 	} {
 		h, err := f.new(ctx, cfg)
 		if err != nil {
@@ -76,7 +84,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		*f.h = h
 	}
 	// Document URLs an input may name are fetched for a second at most.
-	h, err := newCustomers(cfg, customers.NewFetcher(outbound.WithTimeout(time.Second)), time.Now)
+	h, err := customersapi.NewWith(cfg, customers.NewFetcher(outbound.WithTimeout(time.Second)), time.Now)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -143,7 +151,7 @@ func (e *inputEnv) event(method, target, body string) events.APIGatewayV2HTTPReq
 
 // mustCall sends a request during set-up and fails tb unless it answers
 // want.
-func (e *inputEnv) mustCall(tb testing.TB, h HTTPHandler, method, target, body string, want int) string {
+func (e *inputEnv) mustCall(tb testing.TB, h function.HTTPHandler, method, target, body string, want int) string {
 	tb.Helper()
 	res, err := h(context.Background(), e.event(method, target, body))
 	if err != nil || res.StatusCode != want {
@@ -163,7 +171,7 @@ func (e *inputEnv) mustDecode(tb testing.TB, body string, v any) {
 // 5xx (API Gateway answers both with a 5xx), or a 4xx that is not the error
 // body, or one that calls a field invalid without naming it. It returns the
 // answer.
-func check(t testing.TB, h HTTPHandler, ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
+func check(t testing.TB, h function.HTTPHandler, ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
 	t.Helper()
 	res, err := h(context.Background(), ev)
 	if err == nil {
@@ -207,7 +215,7 @@ func TestBadInputIs4xx(t *testing.T) {
 	credit := "/admin/wallets/" + usd.Data.ID + "/credit"
 	tests := []struct {
 		name                 string
-		h                    HTTPHandler
+		h                    function.HTTPHandler
 		method, target, body string
 		status               int
 		field                string
@@ -277,7 +285,7 @@ func TestRepeatedCredentialHeaders(t *testing.T) {
 	bearer := "Bearer " + e.token
 	tests := []struct {
 		name    string
-		h       HTTPHandler
+		h       function.HTTPHandler
 		target  string
 		headers map[string]string
 		want    int
@@ -316,7 +324,7 @@ func TestLongPathIDsAre404(t *testing.T) {
 	e := newInputEnv(t)
 	long := strings.Repeat("7", 3000)
 	tests := []struct {
-		h                    HTTPHandler
+		h                    function.HTTPHandler
 		method, target, body string
 	}{
 		{e.wallets, "GET", "/wallet/transactions/" + long, ""},
@@ -358,11 +366,11 @@ func TestLongPathIDsAre404(t *testing.T) {
 // listTargets are the routes whose query strings the fuzz target and the
 // seeds exercise: every list, and the status route's flags.
 func (e *inputEnv) listTargets() []struct {
-	h    HTTPHandler
+	h    function.HTTPHandler
 	path string
 } {
 	return []struct {
-		h    HTTPHandler
+		h    function.HTTPHandler
 		path string
 	}{
 		{e.wallets, "/wallet/transactions"},

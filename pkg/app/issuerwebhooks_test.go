@@ -14,6 +14,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"payments/pkg/function"
+	"payments/pkg/function/issuerwebhooks"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/queue/queuetest"
@@ -39,24 +41,24 @@ const issuerTestNotification = `{"type": "authorization", "id": "evt_auth_0001",
 // issuerHookEnv is the issuer-webhooks function over a fresh issuer-events
 // queue of the SQS emulator, its clock at issuerTestNow.
 type issuerHookEnv struct {
-	cfg   Config
+	cfg   function.Config
 	sqs   *sqs.Client
 	queue string
-	h     HTTPHandler
+	h     function.HTTPHandler
 }
 
 func newIssuerHookEnv(t *testing.T) *issuerHookEnv {
 	t.Helper()
 	e := &issuerHookEnv{sqs: queuetest.Client(t)}
 	e.queue = queuetest.NewQueue(t, e.sqs, nil)
-	e.cfg = Config{
+	e.cfg = function.Config{
 		AWS:                  storetest.AWSConfig(),
 		SQSEndpoint:          os.Getenv("AWS_ENDPOINT_URL_SQS"),
 		IssuerEventsQueueURL: e.queue,
 		IssuerWebhookSecret:  issuerTestSecret,
 	}
 	var err error
-	if e.h, err = newIssuerWebhooks(recording(e.cfg, "issuer-webhooks"), func() time.Time { return issuerTestNow }); err != nil {
+	if e.h, err = issuerwebhooks.NewWithClock(recording(e.cfg, "issuer-webhooks"), func() time.Time { return issuerTestNow }); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -224,9 +226,9 @@ func TestIssuerWebhookQueueDown(t *testing.T) {
 // issuer's secret, or with a short one.
 func TestIssuerWebhooksNeedASecret(t *testing.T) {
 	for _, secret := range [][]byte{nil, []byte("short")} {
-		_, err := NewIssuerWebhooks(context.Background(), Config{IssuerWebhookSecret: secret, IssuerEventsQueueURL: "http://q/issuer-events"})
-		if !errors.Is(err, ErrConfig) || !strings.Contains(err.Error(), "ISSUER_WEBHOOK_SECRET") {
-			t.Errorf("secret %q: error %v, want ErrConfig naming ISSUER_WEBHOOK_SECRET", secret, err)
+		_, err := issuerwebhooks.New(context.Background(), function.Config{IssuerWebhookSecret: secret, IssuerEventsQueueURL: "http://q/issuer-events"})
+		if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), "ISSUER_WEBHOOK_SECRET") {
+			t.Errorf("secret %q: error %v, want function.ErrConfig naming ISSUER_WEBHOOK_SECRET", secret, err)
 		}
 	}
 }

@@ -10,13 +10,15 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/function"
+	"payments/pkg/function/webhooksapi"
 	"payments/pkg/httpapi"
 )
 
 // listRoute is a list of the API and the field that identifies its items.
 type listRoute struct {
 	name string
-	h    HTTPHandler
+	h    function.HTTPHandler
 	path string
 	id   string
 }
@@ -28,7 +30,7 @@ type listRoute struct {
 func listRoutes(t *testing.T) (*paymentsTestEnv, string, []listRoute) {
 	t.Helper()
 	e := newPaymentsTestEnv(t)
-	hooks, err := NewWebhooks(context.Background(), e.cfg)
+	hooks, err := webhooksapi.New(context.Background(), e.cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +130,7 @@ func TestListRoutesRefuseBadPaging(t *testing.T) {
 		}
 		others := []struct {
 			name  string
-			h     HTTPHandler
+			h     function.HTTPHandler
 			token string
 			path  string
 		}{
@@ -140,7 +142,7 @@ func TestListRoutesRefuseBadPaging(t *testing.T) {
 			if o.path != rt.path {
 				others = append(others, struct {
 					name  string
-					h     HTTPHandler
+					h     function.HTTPHandler
 					token string
 					path  string
 				}{"sent to " + o.name, o.h, token, o.path + "?limit=1&cursor=" + c})

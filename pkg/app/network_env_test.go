@@ -15,6 +15,8 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"payments/pkg/cards"
+	"payments/pkg/function"
+	"payments/pkg/function/cardworker"
 	"payments/pkg/queue/queuetest"
 )
 
@@ -25,7 +27,7 @@ import (
 type networkEnv struct {
 	*cardsTestEnv
 	sandbox *cards.Sandbox
-	worker  SQSHandler
+	worker  function.SQSHandler
 	sent    atomic.Int64
 }
 
@@ -40,16 +42,16 @@ func newNetworkEnv(t *testing.T) *networkEnv {
 	e.cfg.IssuerEventsQueueURL = queuetest.NewQueue(t, client, nil)
 	e.cfg.IssuerWebhookSecret = issuerTestSecret
 	e.cards = e.cardsFunction(t, e.cfg)
-	worker, err := NewCardWorker(context.Background(), recording(e.cfg, "card-worker"))
+	worker, err := cardworker.New(context.Background(), recording(e.cfg, "card-worker"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.worker = worker
-	svc, err := cardsService(e.cfg, e.db)
+	svc, err := testCards(e.cfg, e.db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.sandbox, err = cardNetwork(e.cfg, svc); err != nil {
+	if e.sandbox, err = testCardNetwork(e.cfg, svc); err != nil {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"payments/pkg/cards"
+	"payments/pkg/function"
+	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/queue/queuetest"
 )
@@ -121,7 +123,7 @@ func TestCardNetworkSandboxOnly(t *testing.T) {
 	e := newNetworkEnv(t)
 	_, token, _, cardID := e.fundedCard(5, 0)
 	cfg := e.cfg
-	cfg.Mode = ModeProduction
+	cfg.Mode = function.ModeProduction
 	prod := e.cardsFunction(t, cfg)
 	if r := e.call(prod, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`); r.status != 404 {
 		t.Errorf("a sandbox route in production: %d %s", r.status, r.raw)
@@ -135,22 +137,22 @@ func TestCardNetworkQueued(t *testing.T) {
 	companyID, token, _, cardID := e.fundedCard(5, 0)
 	cfg := e.cfg
 	cfg.IssuerEventsQueueURL = queuetest.NewQueue(t, queuetest.Client(t), nil) // no worker reads it
-	svc, err := cardsService(cfg, e.db)
+	svc, err := testCards(cfg, e.db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := cardNetwork(cfg, svc)
+	sb, err := testCardNetwork(cfg, svc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	sb.Wait = 50 * time.Millisecond
-	guard, err := tokenGuard(cfg, e.db)
+	guard, err := services.TokenGuard(cfg, e.db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := httpapi.NewRouter(Errors, guard)
+	rt := httpapi.NewRouter(function.Errors, guard)
 	cards.SandboxRoutes(rt, sb)
-	r := e.call(lambdaHTTP(rt), token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`)
+	r := e.call(function.HTTP(rt), token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`)
 	if r.status != 202 || r.str("data", "event_id") == "<nil>" {
 		t.Fatalf("an authorization no worker applied: %d %s", r.status, r.raw)
 	}

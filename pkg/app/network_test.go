@@ -13,6 +13,7 @@ import (
 	awsevents "github.com/aws/aws-lambda-go/events"
 
 	"payments/pkg/cards"
+	"payments/pkg/function"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
@@ -284,7 +285,7 @@ func TestRefusalCodes(t *testing.T) {
 			t.Errorf("%v has no refusal code", err)
 		}
 		found := false
-		for _, row := range Errors {
+		for _, row := range function.Errors {
 			if row.Err == err {
 				found = true
 				if row.Code != code {

@@ -10,6 +10,8 @@ import (
 	"payments/infra/local/samtemplate"
 	"payments/pkg/apidoc"
 	"payments/pkg/apidoc/apitest"
+	"payments/pkg/function"
+	"payments/pkg/function/openapi"
 	"payments/pkg/httpapi"
 )
 
@@ -46,7 +48,7 @@ func TestDocumentRoutesAreTheTemplates(t *testing.T) {
 func TestErrorCodesAreDocumented(t *testing.T) {
 	documented := apitest.Default(t).ErrorCodes()
 	slices.Sort(documented)
-	if codes := Errors.Codes(); !slices.Equal(codes, documented) {
+	if codes := function.Errors.Codes(); !slices.Equal(codes, documented) {
 		t.Errorf("ErrorCode in docs/openapi.yaml differs from the catalogue:\n document %v\ncatalogue %v", documented, codes)
 	}
 }
@@ -54,7 +56,7 @@ func TestErrorCodesAreDocumented(t *testing.T) {
 // TestDefaultRoute drives the openapi function: the document without a
 // token, and the answers to requests no route takes.
 func TestDefaultRoute(t *testing.T) {
-	h, err := NewOpenAPI(context.Background(), Config{})
+	h, err := openapi.New(context.Background(), function.Config{})
 	if err != nil {
 		t.Fatal(err)
 	}

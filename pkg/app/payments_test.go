@@ -21,6 +21,12 @@ import (
 
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/fees"
+	"payments/pkg/function"
+	"payments/pkg/function/adminapi"
+	"payments/pkg/function/paymentsapi"
+	"payments/pkg/function/payoutworker"
+	"payments/pkg/function/sweeper"
+	"payments/pkg/function/walletsapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/queue/queuetest"
@@ -39,9 +45,9 @@ type paymentsTestEnv struct {
 	sqs      *sqs.Client
 	payouts  string // payouts queue URL
 	webhooks string // webhooks queue URL
-	wallets  HTTPHandler
-	payments HTTPHandler
-	worker   SQSHandler
+	wallets  function.HTTPHandler
+	payments function.HTTPHandler
+	worker   function.SQSHandler
 }
 
 func newPaymentsTestEnv(t *testing.T) *paymentsTestEnv {
@@ -53,16 +59,16 @@ func newPaymentsTestEnv(t *testing.T) *paymentsTestEnv {
 	e.cfg.SQSEndpoint = os.Getenv("AWS_ENDPOINT_URL_SQS")
 	ctx := context.Background()
 	var err error
-	if e.wallets, err = NewWallets(ctx, recording(e.cfg, "wallets")); err != nil {
+	if e.wallets, err = walletsapi.New(ctx, recording(e.cfg, "wallets")); err != nil {
 		t.Fatal(err)
 	}
-	if e.payments, err = NewPayments(ctx, recording(e.cfg, "payments")); err != nil {
+	if e.payments, err = paymentsapi.New(ctx, recording(e.cfg, "payments")); err != nil {
 		t.Fatal(err)
 	}
-	if e.worker, err = NewPayoutWorker(ctx, recording(e.cfg, "payout-worker")); err != nil {
+	if e.worker, err = payoutworker.New(ctx, recording(e.cfg, "payout-worker")); err != nil {
 		t.Fatal(err)
 	}
-	if e.authTestEnv.admin, err = NewAdmin(ctx, recording(e.cfg, "admin")); err != nil { // with the queue
+	if e.authTestEnv.admin, err = adminapi.New(ctx, recording(e.cfg, "admin")); err != nil { // with the queue
 		t.Fatal(err)
 	}
 	return e
@@ -101,7 +107,7 @@ func (r result) str(path ...string) string {
 
 // call sends one request to h as API Gateway would; target may carry a
 // query string; headers may carry the admin key.
-func (e *paymentsTestEnv) call(h HTTPHandler, token, method, target, body string, headers ...string) result {
+func (e *paymentsTestEnv) call(h function.HTTPHandler, token, method, target, body string, headers ...string) result {
 	e.t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
@@ -138,7 +144,7 @@ func (e *paymentsTestEnv) call(h HTTPHandler, token, method, target, body string
 
 func (e *paymentsTestEnv) admin(method, target, body string) result {
 	e.t.Helper()
-	return e.call(e.authTestEnv.admin, "", method, target, body, AdminKeyHeader, authTestAdminKey)
+	return e.call(e.authTestEnv.admin, "", method, target, body, adminapi.KeyHeader, authTestAdminKey)
 }
 
 // company creates an APPROVED company with an XAF/CM wallet whose payout
@@ -347,7 +353,7 @@ func TestSweeperResubmits(t *testing.T) {
 	companyID, token, walletID := e.company("1000")
 	broken := e.cfg
 	broken.PayoutsQueueURL = e.payouts + "-missing"
-	h, err := NewPayments(context.Background(), broken)
+	h, err := paymentsapi.New(context.Background(), broken)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -651,21 +657,21 @@ func TestConcurrentPayoutsHTTP(t *testing.T) {
 // payments function serves reads but refuses payouts with 503, the worker
 // refuses to start, and the sweeper runs.
 func TestProductionModeNeedsAnOperator(t *testing.T) {
-	cfg := Config{Mode: ModeProduction, TableName: "t", TokenSecret: authTestSecret, PayoutsQueueURL: "http://q", AWS: storetest.AWSConfig()}
-	if _, err := NewPayments(context.Background(), cfg); err != nil {
-		t.Errorf("NewPayments: %v", err)
+	cfg := function.Config{Mode: function.ModeProduction, TableName: "t", TokenSecret: authTestSecret, PayoutsQueueURL: "http://q", AWS: storetest.AWSConfig()}
+	if _, err := paymentsapi.New(context.Background(), cfg); err != nil {
+		t.Errorf("paymentsapi.New: %v", err)
 	}
-	if body, _ := Errors.Body(payments.ErrNoOperator); body.StatusCode != http.StatusServiceUnavailable {
+	if body, _ := function.Errors.Body(payments.ErrNoOperator); body.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("ErrNoOperator answers %d, want 503", body.StatusCode)
 	}
-	if _, err := NewPayoutWorker(context.Background(), cfg); err == nil {
-		t.Error("NewPayoutWorker started without an operator")
+	if _, err := payoutworker.New(context.Background(), cfg); err == nil {
+		t.Error("payoutworker.New started without an operator")
 	}
-	cfg.Mode, cfg.PayoutsQueueURL = ModeSandbox, ""
-	if _, err := NewPayoutWorker(context.Background(), cfg); err == nil {
-		t.Error("NewPayoutWorker started without its queue")
+	cfg.Mode, cfg.PayoutsQueueURL = function.ModeSandbox, ""
+	if _, err := payoutworker.New(context.Background(), cfg); err == nil {
+		t.Error("payoutworker.New started without its queue")
 	}
-	if _, err := NewSweeper(context.Background(), Config{Mode: ModeProduction, TableName: "t", AWS: storetest.AWSConfig(), CardKey: testCardKey}); err != nil {
-		t.Errorf("NewSweeper: %v", err)
+	if _, err := sweeper.New(context.Background(), function.Config{Mode: function.ModeProduction, TableName: "t", AWS: storetest.AWSConfig(), CardKey: testCardKey}); err != nil {
+		t.Errorf("sweeper.New: %v", err)
 	}
 }

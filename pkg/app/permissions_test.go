@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"payments/infra/local/samtemplate"
+	"payments/pkg/function"
 )
 
 // iamServices maps the type of a resource a function may be granted
@@ -20,7 +21,7 @@ var iamServices = map[string]string{
 }
 
 // TestTemplateGivesEachFunctionWhatItUses checks each function of
-// template.yaml against its entry in Functions: its environment variables
+// template.yaml against its entry in function.Functions: its environment variables
 // are exactly the ones it reads, each variable that names a resource comes
 // with the actions it needs on that resource, and its policy statements
 // grant those actions and nothing else.
@@ -33,7 +34,7 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 	for _, fn := range tpl.Functions() {
 		inTemplate[fn.Dir] = true
 		t.Run(fn.Dir, func(t *testing.T) {
-			uses, ok := Functions[fn.Dir]
+			uses, ok := function.Functions[fn.Dir]
 			if !ok {
 				t.Fatalf("%s: functions/%s has no entry in app.Functions", fn.LogicalID, fn.Dir)
 			}
@@ -53,7 +54,7 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 			// The resources its variables name, by logical id.
 			variableOf := map[string]string{}
 			for _, name := range got {
-				granted := slices.ContainsFunc(uses.Grants, func(g Grant) bool { return g.Variable() == name })
+				granted := slices.ContainsFunc(uses.Grants, func(g function.Grant) bool { return g.Variable() == name })
 				id := refTo(env[name])
 				res, isResource := tpl.Resources[id]
 				switch {
@@ -105,7 +106,7 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 				}
 				actions := 0
 				for c := range granted {
-					if g := (Grant{Resource: c.Resource}); g.Variable() == name {
+					if g := (function.Grant{Resource: c.Resource}); g.Variable() == name {
 						actions++
 					}
 				}
@@ -126,7 +127,7 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 			}
 		})
 	}
-	for _, name := range slices.Sorted(maps.Keys(Functions)) {
+	for _, name := range slices.Sorted(maps.Keys(function.Functions)) {
 		if !inTemplate[name] {
 			t.Errorf("app.Functions has %s, which the template does not deploy", name)
 		}

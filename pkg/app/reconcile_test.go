@@ -10,6 +10,11 @@ import (
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"payments/pkg/function"
+	"payments/pkg/function/adminapi"
+	"payments/pkg/function/paymentsapi"
+	"payments/pkg/function/payoutworker"
+	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/store"
@@ -27,10 +32,10 @@ func TestReconciliationEndToEnd(t *testing.T) {
 	e.cfg.PaymentDeadline = 3 * time.Second
 	ctx := context.Background()
 	var err error
-	if e.payments, err = NewPayments(ctx, recording(e.cfg, "payments")); err != nil {
+	if e.payments, err = paymentsapi.New(ctx, recording(e.cfg, "payments")); err != nil {
 		t.Fatal(err)
 	}
-	if e.worker, err = NewPayoutWorker(ctx, recording(e.cfg, "payout-worker")); err != nil {
+	if e.worker, err = payoutworker.New(ctx, recording(e.cfg, "payout-worker")); err != nil {
 		t.Fatal(err)
 	}
 	companyID, token, walletID := e.company("10000")
@@ -101,13 +106,13 @@ func TestConsoleCreditOutsideSandbox(t *testing.T) {
 		want  int
 	}{{false, http.StatusForbidden}, {true, http.StatusOK}} {
 		cfg := e.cfg
-		cfg.Mode, cfg.AdminCreditInProduction = ModeProduction, tt.allow
-		h, err := NewAdmin(ctx, recording(cfg, "admin"))
+		cfg.Mode, cfg.AdminCreditInProduction = function.ModeProduction, tt.allow
+		h, err := adminapi.New(ctx, recording(cfg, "admin"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		r := e.call(h, "", "POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":10,"reference":"prod-1"}`,
-			AdminKeyHeader, authTestAdminKey)
+			adminapi.KeyHeader, authTestAdminKey)
 		if r.status != tt.want || (tt.want == 403 && r.str("code") != "CREDIT_DISABLED") {
 			t.Fatalf("ADMIN_CREDIT_IN_PRODUCTION=%v: %s", tt.allow, r.raw)
 		}
@@ -121,16 +126,16 @@ func TestConflictIsA409WithRetryAfter(t *testing.T) {
 	e := newPaymentsTestEnv(t)
 	_, token, _ := e.company("1000")
 	conflicting, _ := storetest.WithConflicts(store.New(e.db.Client, e.db.Table), 1<<30)
-	gw, err := operatorGateway(e.cfg, conflicting)
+	gw, err := services.Operator(e.cfg, conflicting)
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := tokenGuard(e.cfg, e.db)
+	guard, err := services.TokenGuard(e.cfg, e.db)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := httpapi.NewRouter(Errors, guard)
-	payments.Routes(rt, paymentsService(e.cfg, conflicting, gw))
+	rt := httpapi.NewRouter(function.Errors, guard)
+	payments.Routes(rt, services.Payments(e.cfg, conflicting, gw, testQueue(e.cfg, e.cfg.PayoutsQueueURL), testQueue(e.cfg, e.cfg.WebhooksQueueURL)))
 	h := httpadapter.NewV2(rt).ProxyWithContext
 	r := e.call(h, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":10,"currency":"XAF"}`)
 	if r.status != http.StatusConflict || r.str("code") != "CONFLICT" || r.headers["Retry-After"] != "1" {

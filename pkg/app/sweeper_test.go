@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"payments/pkg/function"
+	"payments/pkg/function/sweeper"
 	"payments/pkg/store"
 )
 
@@ -53,9 +55,9 @@ func TestSweeperResumesAndNeverExpires(t *testing.T) {
 }
 
 // mustSweeper builds the sweeper on cfg and the clock now.
-func mustSweeper(t *testing.T, cfg Config, now func() time.Time) ScheduleHandler {
+func mustSweeper(t *testing.T, cfg function.Config, now func() time.Time) function.ScheduleHandler {
 	t.Helper()
-	h, err := newSweeper(cfg, now)
+	h, err := sweeper.NewWithClock(cfg, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,9 @@ import (
 	"github.com/google/uuid"
 
 	evs "payments/pkg/events"
+	"payments/pkg/function"
+	"payments/pkg/function/fundworker"
+	"payments/pkg/function/walletsapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/providers/bank"
 	"payments/pkg/queue/queuetest"
@@ -32,7 +35,7 @@ import (
 type movesTestEnv struct {
 	*paymentsTestEnv
 	funds      string // funds queue URL
-	fundWorker SQSHandler
+	fundWorker function.SQSHandler
 }
 
 func newMovesTestEnv(t *testing.T) *movesTestEnv {
@@ -42,10 +45,10 @@ func newMovesTestEnv(t *testing.T) *movesTestEnv {
 	e.cfg.FundsQueueURL = e.funds
 	ctx := context.Background()
 	var err error
-	if e.wallets, err = NewWallets(ctx, recording(e.cfg, "wallets")); err != nil {
+	if e.wallets, err = walletsapi.New(ctx, recording(e.cfg, "wallets")); err != nil {
 		t.Fatal(err)
 	}
-	if e.fundWorker, err = NewFundWorker(ctx, recording(e.cfg, "fund-worker")); err != nil {
+	if e.fundWorker, err = fundworker.New(ctx, recording(e.cfg, "fund-worker")); err != nil {
 		t.Fatal(err)
 	}
 	return e
@@ -573,8 +576,8 @@ func TestFundingRecoversDebts(t *testing.T) {
 // TestFundWorkerNeedsTheSandbox: without a bank adapter, production mode
 // has no fund-worker (the console decides its fundings).
 func TestFundWorkerNeedsTheSandbox(t *testing.T) {
-	cfg := Config{Mode: ModeProduction, TableName: "t", AWS: storetest.AWSConfig()}
-	if _, err := NewFundWorker(context.Background(), cfg); err == nil {
-		t.Error("NewFundWorker started in production mode")
+	cfg := function.Config{Mode: function.ModeProduction, TableName: "t", AWS: storetest.AWSConfig()}
+	if _, err := fundworker.New(context.Background(), cfg); err == nil {
+		t.Error("fundworker.New started in production mode")
 	}
 }

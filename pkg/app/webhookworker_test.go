@@ -23,6 +23,9 @@ import (
 
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/events"
+	"payments/pkg/function"
+	"payments/pkg/function/webhooksapi"
+	"payments/pkg/function/webhookworker"
 	"payments/pkg/outbound"
 	"payments/pkg/outbound/outboundtest"
 	"payments/pkg/outbox"
@@ -39,8 +42,8 @@ type hookEnv struct {
 	*authTestEnv
 	sqs       *sqs.Client
 	queueURL  string
-	log       HTTPHandler
-	worker    SQSHandler
+	log       function.HTTPHandler
+	worker    function.SQSHandler
 	publisher *outbox.Publisher
 	store     *store.Webhooks
 	company   string
@@ -66,10 +69,10 @@ func newHookEnv(t *testing.T, sender webhooks.Sender) *hookEnv {
 	e.cfg.WebhooksQueueURL = e.queueURL
 	e.cfg.SQSEndpoint = os.Getenv("AWS_ENDPOINT_URL_SQS")
 	var err error
-	if e.log, err = NewWebhooks(context.Background(), recording(e.cfg, "webhooks")); err != nil {
+	if e.log, err = webhooksapi.New(context.Background(), recording(e.cfg, "webhooks")); err != nil {
 		t.Fatal(err)
 	}
-	if e.worker, err = newWebhookWorker(recording(e.cfg, "webhook-worker"), sender, e.clock.Now); err != nil {
+	if e.worker, err = webhookworker.NewWith(recording(e.cfg, "webhook-worker"), sender, e.clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	e.store = store.NewWebhooks(e.db)
@@ -786,7 +789,7 @@ func TestWebhookSecretAdmin(t *testing.T) {
 }
 
 func TestWebhookWorkerNeedsItsQueue(t *testing.T) {
-	if _, err := NewWebhookWorker(context.Background(), Config{TableName: "t"}); err == nil {
+	if _, err := webhookworker.New(context.Background(), function.Config{TableName: "t"}); err == nil {
 		t.Fatal("the worker started without WEBHOOKS_QUEUE_URL")
 	}
 }

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"payments/pkg/apidoc/apitest"
-	"payments/pkg/app"
 	"payments/pkg/debts"
+	"payments/pkg/function"
 	"payments/pkg/httpapi"
 )
 
@@ -40,7 +40,7 @@ func (f *fakeStore) List(_ context.Context, companyID string, status debts.Statu
 // serve answers GET /debts?query as company.
 func serve(t *testing.T, f *fakeStore, company, query string) (int, map[string]any) {
 	t.Helper()
-	rt := httpapi.NewRouter(app.Errors, func(r *http.Request) (context.Context, error) {
+	rt := httpapi.NewRouter(function.Errors, func(r *http.Request) (context.Context, error) {
 		return httpapi.WithCompany(r.Context(), r.Header.Get("X-Company")), nil
 	})
 	debts.Routes(rt, debts.NewService(f))

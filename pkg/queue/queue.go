@@ -22,6 +22,13 @@ const MaxDelay = 900 * time.Second
 // ErrPublish reports a message SQS did not accept.
 var ErrPublish = errors.New("queue: publish")
 
+// ErrNoQueue reports a send through a Publisher given no queue URL.
+// function.ConfigFromEnv refuses to start a function without the queues it
+// uses; in a configuration built by hand without one, every send fails with
+// it, and callers log it: accepted payments are then submitted by the
+// sweeper, events published by it.
+var ErrNoQueue = errors.New("queue: no queue URL is configured")
+
 // NewClient returns an SQS client for cfg, pointed at endpoint (the local
 // emulator) when it is set.
 func NewClient(cfg aws.Config, endpoint string) *sqs.Client {
@@ -46,6 +53,9 @@ func NewPublisher(client *sqs.Client, url string) *Publisher {
 // Send queues body, to become visible after delay (rounded up to whole
 // seconds and capped at MaxDelay).
 func (p *Publisher) Send(ctx context.Context, body []byte, delay time.Duration) error {
+	if p.url == "" {
+		return ErrNoQueue
+	}
 	_, err := p.client.SendMessage(ctx, &sqs.SendMessageInput{
 		QueueUrl:     aws.String(p.url),
 		MessageBody:  aws.String(string(body)),

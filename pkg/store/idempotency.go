@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/contention"
 	"payments/pkg/idempotency"
 )
 
@@ -116,7 +117,7 @@ func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempo
 		return nil
 	})
 	if err != nil {
-		if !errors.Is(err, ErrConflict) {
+		if !errors.Is(err, contention.ErrConflict) {
 			err = fmt.Errorf("store: claim idempotency key: %w", err)
 		}
 		return idempotency.Record{}, false, err
@@ -175,7 +176,7 @@ func (s *Idempotency) Release(ctx context.Context, companyID, key, leaseID strin
 	switch {
 	case conditionFailed(err):
 		return idempotency.ErrLeaseLost
-	case err != nil && !errors.Is(err, ErrConflict):
+	case err != nil && !errors.Is(err, contention.ErrConflict):
 		return fmt.Errorf("store: release idempotency key: %w", err)
 	}
 	return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"payments/pkg/contention"
 	"payments/pkg/httpapi"
 	"payments/pkg/ids"
 	"payments/pkg/store"
@@ -159,7 +160,7 @@ func TestListTransactions(t *testing.T) {
 
 // TestWritesRetryConflicts injects the TransactionConflict cancellations
 // that DynamoDB Local never raises: every write tries again under the one
-// retry policy, and one that keeps losing is store.ErrConflict.
+// retry policy, and one that keeps losing is contention.ErrConflict.
 func TestWritesRetryConflicts(t *testing.T) {
 	db := storetest.NewDB(t)
 	ctx := context.Background()
@@ -185,10 +186,10 @@ func TestWritesRetryConflicts(t *testing.T) {
 			now := time.Now()
 			_, _, err := s.ApplyChange(ctx, wallets.Change{CompanyID: company, WalletID: w.ID, Adjust: wallets.Adjustment{Payin: 1}, Entry: fund(w, 1, now), Now: now})
 			return err
-		}, store.ErrConflict, attempts},
+		}, contention.ErrConflict, attempts},
 		{"wallet creation, endless conflicts", 1000, func(s *store.Wallets) error {
 			return s.CreateWallet(ctx, newWallet(company, "XOF", "CI"))
-		}, store.ErrConflict, attempts},
+		}, contention.ErrConflict, attempts},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

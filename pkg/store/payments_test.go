@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"payments/pkg/contention"
 	"payments/pkg/events"
 	"payments/pkg/ids"
 	"payments/pkg/payments"
@@ -71,7 +72,7 @@ func fundedWallet(t *testing.T, db *store.DB, amount int64) wallets.Wallet {
 }
 
 // TestCreatePayoutRetriesConflicts: conflicts are tried again under the
-// retry policy; endless ones end in store.ErrConflict; either way the
+// retry policy; endless ones end in contention.ErrConflict; either way the
 // ledger holds.
 func TestCreatePayoutRetriesConflicts(t *testing.T) {
 	tests := []struct {
@@ -79,7 +80,7 @@ func TestCreatePayoutRetriesConflicts(t *testing.T) {
 		want      error
 		calls     int64
 	}{
-		{0, nil, 1}, {3, nil, 4}, {100, store.ErrConflict, int64(store.DefaultRetry.Attempts)},
+		{0, nil, 1}, {3, nil, 4}, {100, contention.ErrConflict, int64(store.DefaultRetry.Attempts)},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.conflicts), func(t *testing.T) {

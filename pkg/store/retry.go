@@ -9,16 +9,12 @@ import (
 	"strings"
 	"time"
 
+	"payments/pkg/contention"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
-
-// ErrConflict reports a write that lost its race with other writes of the
-// same items on every attempt the retry policy allowed. Nothing was written;
-// the caller may try again later (the HTTP layer answers 409 with
-// Retry-After).
-var ErrConflict = errors.New("store: conflicting writes, retry later")
 
 // RetryPolicy is the one conflict-retry policy of the store. A write is
 // tried again when DynamoDB cancels it for a conflict with another
@@ -26,7 +22,7 @@ var ErrConflict = errors.New("store: conflicting writes, retry later")
 // limiter's, when its condition on what it read fails: errRetry); it is
 // tried at most Attempts times, waiting before try n a random time of up to
 // Base·2^(n−2), at most Max, and never past the context's deadline. What
-// still loses is ErrConflict.
+// still loses is contention.ErrConflict.
 type RetryPolicy struct {
 	Attempts  int
 	Base, Max time.Duration
@@ -49,11 +45,11 @@ func (p RetryPolicy) do(ctx context.Context, what string, attempt func(context.C
 			return err
 		}
 		if n >= p.Attempts {
-			return fmt.Errorf("store: %s: lost %d times: %w", what, n, ErrConflict)
+			return fmt.Errorf("store: %s: lost %d times: %w", what, n, contention.ErrConflict)
 		}
 		wait := p.wait(n)
 		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return fmt.Errorf("store: %s: no time left to retry: %w", what, ErrConflict)
+			return fmt.Errorf("store: %s: no time left to retry: %w", what, contention.ErrConflict)
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -181,7 +177,7 @@ func (db *DB) update(ctx context.Context, what string, in *dynamodb.UpdateItemIn
 		out, err = db.Client.UpdateItem(ctx, in)
 		return err
 	})
-	if err != nil && !conditionFailed(err) && !errors.Is(err, ErrConflict) {
+	if err != nil && !conditionFailed(err) && !errors.Is(err, contention.ErrConflict) {
 		return nil, fmt.Errorf("store: %s: %w", what, err)
 	}
 	return out, err
@@ -193,7 +189,7 @@ func (db *DB) put(ctx context.Context, what string, in *dynamodb.PutItemInput) e
 		_, err := db.Client.PutItem(ctx, in)
 		return err
 	})
-	if err != nil && !conditionFailed(err) && !errors.Is(err, ErrConflict) {
+	if err != nil && !conditionFailed(err) && !errors.Is(err, contention.ErrConflict) {
 		return fmt.Errorf("store: %s: %w", what, err)
 	}
 	return err

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/contention"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -26,9 +28,9 @@ func TestRetryPolicy(t *testing.T) {
 		{"first try", RetryPolicy{Attempts: 5}, 0, 0, nil, nil, 1},
 		{"lost races, then wins", RetryPolicy{Attempts: 5}, 0, 4, errRetry, nil, 5},
 		{"conflicts, then wins", RetryPolicy{Attempts: 5}, 0, 2, fmt.Errorf("wrapped: %w", conflict), nil, 3},
-		{"keeps losing", RetryPolicy{Attempts: 5}, 0, 100, errRetry, ErrConflict, 5},
+		{"keeps losing", RetryPolicy{Attempts: 5}, 0, 100, errRetry, contention.ErrConflict, 5},
 		{"not a race", RetryPolicy{Attempts: 5}, 0, 100, other, other, 1},
-		{"no time left for the back-off", RetryPolicy{Attempts: 5, Base: time.Hour, Max: time.Hour}, time.Second, 100, errRetry, ErrConflict, 1},
+		{"no time left for the back-off", RetryPolicy{Attempts: 5, Base: time.Hour, Max: time.Hour}, time.Second, 100, errRetry, contention.ErrConflict, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -17,9 +17,11 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/apidoc/apitest"
-	"payments/pkg/app"
 	"payments/pkg/auth"
 	"payments/pkg/companies"
+	"payments/pkg/function"
+	"payments/pkg/function/paymentsapi"
+	"payments/pkg/function/walletsapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -33,8 +35,8 @@ import (
 type env struct {
 	t        *testing.T
 	db       *store.DB
-	wallets  app.HTTPHandler
-	payments app.HTTPHandler
+	wallets  function.HTTPHandler
+	payments function.HTTPHandler
 	comps    *companies.Service
 	tokens   *auth.Service
 	admin    http.Handler
@@ -44,8 +46,8 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	ctx := context.Background()
 	db := storetest.NewDB(t)
-	cfg := app.Config{
-		Mode:             app.ModeSandbox,
+	cfg := function.Config{
+		Mode:             function.ModeSandbox,
 		TableName:        db.Table,
 		DynamoDBEndpoint: storetest.Endpoint(t),
 		AWS:              storetest.AWSConfig(),
@@ -54,16 +56,16 @@ func newEnv(t *testing.T) *env {
 	}
 	e := &env{t: t, db: db, comps: companies.NewService(store.NewCompanies(db))}
 	var err error
-	if e.wallets, err = app.NewWallets(ctx, cfg); err != nil {
+	if e.wallets, err = walletsapi.New(ctx, cfg); err != nil {
 		t.Fatalf("NewWallets: %v", err)
 	}
-	if e.payments, err = app.NewPayments(ctx, cfg); err != nil {
+	if e.payments, err = paymentsapi.New(ctx, cfg); err != nil {
 		t.Fatalf("NewPayments: %v", err)
 	}
 	if e.tokens, err = auth.NewService(auth.Config{Secret: cfg.TokenSecret, Mode: cfg.Mode, TTL: cfg.TokenTTL}, e.comps, nil, nil); err != nil {
 		t.Fatalf("auth.NewService: %v", err)
 	}
-	rt := httpapi.NewRouter(app.Errors, nil)
+	rt := httpapi.NewRouter(function.Errors, nil)
 	admin := wallets.NewService(store.NewWallets(db), approved{})
 	admin.CreditEnabled = true
 	wallets.AdminRoutes(rt, admin)
@@ -133,7 +135,7 @@ func decode(t *testing.T, body string) map[string]any {
 }
 
 // call sends one API Gateway v2 event to h.
-func (e *env) call(h app.HTTPHandler, token, method, target, body string) response {
+func (e *env) call(h function.HTTPHandler, token, method, target, body string) response {
 	e.t.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
@@ -297,14 +299,14 @@ func TestWalletReads(t *testing.T) {
 	e := newEnv(t)
 	companyA, a := e.company(companies.KYBApproved)
 	companyB, b := e.company(companies.KYBApproved)
-	get := func(h app.HTTPHandler, token, target string) response {
+	get := func(h function.HTTPHandler, token, target string) response {
 		return e.call(h, token, http.MethodGet, target, "")
 	}
 
 	t.Run("no wallets yet", func(t *testing.T) {
 		tests := []struct {
 			name       string
-			h          app.HTTPHandler
+			h          function.HTTPHandler
 			target     string
 			wantStatus int
 			check      func(t *testing.T, r response)

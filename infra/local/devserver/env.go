@@ -13,7 +13,7 @@ import (
 
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
-	"payments/pkg/app"
+	"payments/pkg/function"
 )
 
 // Resources are the local values that the template's references resolve to
@@ -34,7 +34,7 @@ type Resources struct {
 	// Secrets holds the values Secrets Manager would give, and the local
 	// card key. A variable NAME_ARN that refers to a secret or a KMS key
 	// becomes NAME with Secrets[NAME] ("TOKEN_SECRET", "ADMIN_API_KEY",
-	// "CARD_KEY"), as app.ConfigFromEnv accepts either.
+	// "CARD_KEY"), as function.ConfigFromEnv accepts either.
 	Secrets map[string]string
 	// Base is added to every function's environment: the emulators'
 	// endpoints, credentials and region (stack.Stack.Env).
@@ -203,12 +203,13 @@ func ref(v any) string {
 // envMu serialises Config: it changes the process environment for a moment.
 var envMu sync.Mutex
 
-// Config returns the app.Config that app.ConfigFromEnv reads from env for
-// function (its folder name), the way the function's main reads its own
-// environment in Lambda. It sets env in
-// the process environment for the duration of the call (together with
+// Config returns the function.Config that function.ConfigFromEnv reads from
+// env for the function name (its folder name), the way the function's main
+// reads its own environment in Lambda: secrets are given by value (see
+// Resources.Secrets), so none is read. It sets env in the process
+// environment for the duration of the call (together with
 // unsetting each NAME_ARN whose NAME env sets) and restores it afterwards.
-func Config(ctx context.Context, function string, env map[string]string) (app.Config, error) {
+func Config(ctx context.Context, name string, env map[string]string) (function.Config, error) {
 	envMu.Lock()
 	defer envMu.Unlock()
 	type saved struct {
@@ -242,5 +243,5 @@ func Config(ctx context.Context, function string, env map[string]string) (app.Co
 			}
 		}
 	}()
-	return app.ConfigFromEnv(ctx, function)
+	return function.ConfigFromEnv(ctx, name, nil)
 }

@@ -21,7 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/infra/local/stack"
-	"payments/pkg/app"
+	"payments/pkg/function"
 )
 
 // Limits API Gateway and Lambda apply that the gateway copies.
@@ -39,7 +39,7 @@ const (
 // handler and writes the response it returns.
 type Gateway struct {
 	routes   *routeTable
-	handlers map[string]app.HTTPHandler
+	handlers map[string]function.HTTPHandler
 	// Timeout bounds each invocation (default DefaultTimeout); past it the
 	// client gets 503 as from API Gateway.
 	Timeout time.Duration
@@ -52,7 +52,7 @@ type Gateway struct {
 
 // NewGateway returns a gateway for routes, calling handlers[route.Function].
 // A route whose function has no handler answers 500 and logs why.
-func NewGateway(routes []Route, handlers map[string]app.HTTPHandler) (*Gateway, error) {
+func NewGateway(routes []Route, handlers map[string]function.HTTPHandler) (*Gateway, error) {
 	t, err := newRouteTable(routes)
 	if err != nil {
 		return nil, err
@@ -103,7 +103,7 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // invoke calls h as Lambda would: with a LambdaContext and a deadline, and a
 // panic turned into an error.
-func (g *Gateway) invoke(ctx context.Context, function string, h app.HTTPHandler, event events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+func (g *Gateway) invoke(ctx context.Context, function string, h function.HTTPHandler, event events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 	timeout := g.Timeout
 	if timeout <= 0 {
 		timeout = DefaultTimeout

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/function"
+
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
-
-	"payments/pkg/app"
 )
 
 // recorder is a test HTTP handler that keeps the last event and answers
@@ -46,7 +46,7 @@ func newTestGateway(t *testing.T, rec *recorder) *httptest.Server {
 	g, err := NewGateway([]Route{
 		{Method: "POST", Path: "/api/v1/wallets/{id}/items", Function: "wallets"},
 		{Method: "GET", Path: "/api/v1/missing", Function: "missing"},
-	}, map[string]app.HTTPHandler{"wallets": rec.handle})
+	}, map[string]function.HTTPHandler{"wallets": rec.handle})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestGatewayTimeout(t *testing.T) {
 	// The function ignores its deadline: it answers only when the test ends.
 	release := make(chan struct{})
 	defer close(release)
-	g, err := NewGateway([]Route{{Method: "GET", Path: "/slow", Function: "slow"}}, map[string]app.HTTPHandler{
+	g, err := NewGateway([]Route{{Method: "GET", Path: "/slow", Function: "slow"}}, map[string]function.HTTPHandler{
 		"slow": func(ctx context.Context, _ events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 			<-release
 			return events.APIGatewayV2HTTPResponse{StatusCode: 200}, nil

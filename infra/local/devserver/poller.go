@@ -14,7 +14,7 @@ import (
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
 	"payments/infra/local/stack"
-	"payments/pkg/app"
+	"payments/pkg/function"
 )
 
 // Consumer is a function triggered by an SQS queue (an SQS event source
@@ -31,7 +31,7 @@ type Consumer struct {
 	// leaves the whole batch on the queue and success deletes it all.
 	ReportBatchItemFailures bool
 	// Handler is the function's Lambda handler.
-	Handler app.SQSHandler
+	Handler function.SQSHandler
 	// Timeout is the function's timeout (default one minute).
 	Timeout time.Duration
 }
@@ -170,7 +170,7 @@ func uniqueMessages(msgs []sqstypes.Message) []sqstypes.Message {
 	return out
 }
 
-func callSQS(ctx context.Context, h app.SQSHandler, e events.SQSEvent) (resp events.SQSEventResponse, err error) {
+func callSQS(ctx context.Context, h function.SQSHandler, e events.SQSEvent) (resp events.SQSEventResponse, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)

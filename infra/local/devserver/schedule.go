@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/infra/local/stack"
-	"payments/pkg/app"
+	"payments/pkg/function"
 )
 
 // Schedule is a function that EventBridge invokes on a fixed rate.
@@ -23,7 +23,7 @@ type Schedule struct {
 	// Interval is the rate; ParseRate reads it from the template.
 	Interval time.Duration
 	// Handler is the function's Lambda handler.
-	Handler app.ScheduleHandler
+	Handler function.ScheduleHandler
 	// Timeout is the function's timeout (default one minute).
 	Timeout time.Duration
 }
@@ -75,7 +75,7 @@ func RunSchedule(ctx context.Context, s Schedule, log *slog.Logger) {
 	}
 }
 
-func callSchedule(ctx context.Context, h app.ScheduleHandler, e events.EventBridgeEvent) (err error) {
+func callSchedule(ctx context.Context, h function.ScheduleHandler, e events.EventBridgeEvent) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)

@@ -29,6 +29,7 @@ import (
 
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
+	"payments/pkg/function"
 )
 
 // Server is the HTTP gateway with the pollers and schedules of one local
@@ -100,7 +101,7 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 	}
 	s := &Server{Poller: &Poller{Client: client, Logger: log}, Logger: log}
 	var routes []Route
-	handlers := map[string]app.HTTPHandler{}
+	handlers := map[string]function.HTTPHandler{}
 	timeouts := map[string]time.Duration{}
 	for _, fn := range t.Functions() {
 		timeout := time.Duration(FunctionInt(t, fn, "Timeout", 3)) * time.Second

@@ -10,11 +10,11 @@ import (
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
-	"payments/pkg/app"
+	"payments/pkg/function"
 )
 
 // TestFunctionEnv resolves each function's template environment locally:
-// each variable app.Functions says it reads gets its local value (a secret
+// each variable function.Functions says it reads gets its local value (a secret
 // by value, under the name without _ARN), and no other of them is set.
 func TestFunctionEnv(t *testing.T) {
 	tpl := localtest.Template(t)
@@ -46,7 +46,7 @@ func TestFunctionEnv(t *testing.T) {
 			if fn.Dir == "customers" { // documents of up to 10 MB are held in memory
 				want["AWS_LAMBDA_FUNCTION_MEMORY_SIZE"] = "512"
 			}
-			for _, v := range app.Functions[fn.Dir].Variables() {
+			for _, v := range function.Functions[fn.Dir].Variables() {
 				v = strings.TrimSuffix(v, "_ARN")
 				want[v] = local[v]
 			}

@@ -13,6 +13,7 @@ import (
 	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
+	"payments/pkg/function"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
@@ -111,7 +112,7 @@ func (f *Fixture) Placeholders() map[string]string {
 // NewFixture makes the records of a Fixture through the functions'
 // handlers (hs, as HTTPHandlers returns them, and the queue consumers of
 // the template), in the deployment res.
-func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources, hs map[string]app.HTTPHandler) *Fixture {
+func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources, hs map[string]function.HTTPHandler) *Fixture {
 	t.Helper()
 	c := fixtureCalls{t: t, hs: hs}
 	f := &Fixture{}
@@ -222,7 +223,7 @@ func (c fixtureCalls) due(res devserver.Resources, company, id string) string {
 // unexpected answer.
 type fixtureCalls struct {
 	t  testing.TB
-	hs map[string]app.HTTPHandler
+	hs map[string]function.HTTPHandler
 }
 
 // call sends a request to function fn with token (the admin key for the

@@ -17,11 +17,12 @@ import (
 	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
+	"payments/pkg/function"
 )
 
-// FunctionConfig returns the app.Config that the function in functions/dir
+// FunctionConfig returns the function.Config that the function in functions/dir
 // reads from the environment the template gives it.
-func FunctionConfig(t testing.TB, tpl *samtemplate.Template, res devserver.Resources, dir string) app.Config {
+func FunctionConfig(t testing.TB, tpl *samtemplate.Template, res devserver.Resources, dir string) function.Config {
 	t.Helper()
 	for _, fn := range tpl.Functions() {
 		if fn.Dir != dir {
@@ -38,15 +39,15 @@ func FunctionConfig(t testing.TB, tpl *samtemplate.Template, res devserver.Resou
 		return cfg
 	}
 	t.Fatalf("no function with CodeUri functions/%s in the template", dir)
-	return app.Config{}
+	return function.Config{}
 }
 
 // HTTPHandlers builds the handler of every HTTP function of the template
 // that app.HTTPFunctions knows, each from the Config its template
 // environment gives it, keyed by folder name.
-func HTTPHandlers(t testing.TB, tpl *samtemplate.Template, res devserver.Resources) map[string]app.HTTPHandler {
+func HTTPHandlers(t testing.TB, tpl *samtemplate.Template, res devserver.Resources) map[string]function.HTTPHandler {
 	t.Helper()
-	hs := map[string]app.HTTPHandler{}
+	hs := map[string]function.HTTPHandler{}
 	for _, fn := range tpl.Functions() {
 		newHandler := app.HTTPFunctions[fn.Dir]
 		if len(fn.Routes) == 0 || newHandler == nil {
@@ -62,7 +63,7 @@ func HTTPHandlers(t testing.TB, tpl *samtemplate.Template, res devserver.Resourc
 
 // Call sends a request through h as API Gateway would and returns the
 // response; body is sent as JSON when not nil.
-func Call(t testing.TB, h app.HTTPHandler, method, path string, header map[string]string, body any) events.APIGatewayV2HTTPResponse {
+func Call(t testing.TB, h function.HTTPHandler, method, path string, header map[string]string, body any) events.APIGatewayV2HTTPResponse {
 	t.Helper()
 	var b []byte
 	if body != nil {

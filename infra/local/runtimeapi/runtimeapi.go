@@ -81,6 +81,8 @@ type Server struct {
 	active  map[string]*invocation // handed out, awaiting a result
 	initErr error
 	failed  chan struct{} // closed on an init error
+	waiting chan struct{} // closed at the first GET …/invocation/next
+	waitOne sync.Once
 	closed  chan struct{}
 	once    sync.Once
 	mux     *http.ServeMux
@@ -93,6 +95,7 @@ func New(functionARN string) *Server {
 		queue:       make(chan *invocation),
 		active:      map[string]*invocation{},
 		failed:      make(chan struct{}),
+		waiting:     make(chan struct{}),
 		closed:      make(chan struct{}),
 		mux:         http.NewServeMux(),
 	}
@@ -130,6 +133,10 @@ func (s *Server) Invoke(ctx context.Context, payload []byte) ([]byte, error) {
 	}
 }
 
+// Waiting is closed when the function first asks for an invocation (GET
+// …/invocation/next): its init is over. make coldstart times exec to it.
+func (s *Server) Waiting() <-chan struct{} { return s.waiting }
+
 // InitError returns the error the runtime reported at init, or nil.
 func (s *Server) InitError() error {
 	select {
@@ -160,6 +167,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // next blocks until an invocation is available and hands it out.
 func (s *Server) next(w http.ResponseWriter, r *http.Request) {
+	s.waitOne.Do(func() { close(s.waiting) })
 	var inv *invocation
 	select {
 	case inv = <-s.queue:

@@ -77,3 +77,9 @@ func (k *KMS) OpenDataKey(ctx context.Context, encrypted []byte, keyID string) (
 	}
 	return out.Plaintext, nil
 }
+
+// FromConfig returns the KMS KeyService of the KMS key keyID through a new
+// client for cfg and endpoint: what services.CardVault is given.
+func FromConfig(cfg aws.Config, endpoint, keyID string) vault.KeyService {
+	return New(NewClient(cfg, endpoint), keyID)
+}

@@ -1,0 +1,13 @@
+// Package contention names the one error of a write that keeps losing its
+// race with other writes. It is its own package, without dependencies, so
+// that the error catalogue every function links (pkg/function) names it
+// without linking the DynamoDB client of pkg/store, which returns it.
+package contention
+
+import "errors"
+
+// ErrConflict reports a write that lost its race with other writes of the
+// same items on every attempt the retry policy allowed. Nothing was written;
+// the caller may try again later (the HTTP layer answers 409 with
+// Retry-After).
+var ErrConflict = errors.New("store: conflicting writes, retry later")

@@ -1,0 +1,99 @@
+// Package adminapi is the admin function: the operator console under
+// /admin.
+package adminapi
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"fmt"
+	"net/http"
+
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+
+	"payments/pkg/companies"
+	"payments/pkg/fees"
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/fx"
+	"payments/pkg/httpapi"
+	"payments/pkg/outbox"
+	"payments/pkg/payments"
+	"payments/pkg/queue"
+	"payments/pkg/store"
+	"payments/pkg/wallets"
+	"payments/pkg/webhooks"
+)
+
+// KeyHeader carries the operator console's API key.
+const KeyHeader = "X-Admin-Key"
+
+// New builds the admin function: the operator console under /admin,
+// admitted by the X-Admin-Key header (and, in AWS, IAM authorization on the
+// routes). Sandbox credits are admitted in sandbox mode, and in production
+// mode only with ADMIN_CREDIT_IN_PRODUCTION=true. Resolving a payment, and
+// confirming or rejecting a funding, publishes its event on the webhooks
+// queue; the console never asks the operator or the bank.
+func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	if cfg.AdminAPIKey == "" {
+		return nil, fmt.Errorf("%w: the admin API key (ADMIN_API_KEY or ADMIN_API_KEY_ARN) is not set", function.ErrConfig)
+	}
+	db := services.DB(cfg)
+	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
+	rt := httpapi.NewRouter(function.Errors, guard(cfg.AdminAPIKey))
+	comps := companies.NewService(store.NewCompanies(db))
+	comps.Changed = services.CompanyCache.Forget
+	companies.AdminRoutes(rt, comps)
+	ws := services.MovingWallets(db, webhookQueue, nil)
+	ws.CreditEnabled = cfg.Mode == function.ModeSandbox || cfg.AdminCreditInProduction
+	wallets.AdminRoutes(rt, ws)
+	webhooks.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db)))
+	fees.AdminRoutes(rt, fees.NewService(store.NewFees(db)), companyChecker{comps})
+	fx.AdminRoutes(rt, services.FX(db), companyChecker{comps})
+	payments.AdminRoutes(rt, payments.NewService(payments.Deps{
+		Store:  store.NewPayments(db),
+		Events: outbox.NewPublisher(store.NewOutbox(db), webhookQueue),
+	}))
+	return function.HTTP(rt), nil
+}
+
+// companyChecker answers fees.Companies from the companies service: an
+// unknown company is companies.ErrNotFound (404 COMPANY_NOT_FOUND).
+type companyChecker struct{ companies *companies.Service }
+
+// Check returns nil when company id exists.
+func (c companyChecker) Check(ctx context.Context, id string) error {
+	_, err := c.companies.Get(ctx, id)
+	return err
+}
+
+// guard admits requests with one X-Admin-Key, equal to key (two are
+// refused, whatever they hold). Both sides are hashed first so the
+// comparison takes the same time whatever the lengths.
+// The request context then names the operator (see operatorOf).
+func guard(key string) httpapi.Guard {
+	want := sha256.Sum256([]byte(key))
+	return func(r *http.Request) (context.Context, error) {
+		header, err := httpapi.Credential(r, KeyHeader)
+		if err != nil {
+			return nil, err
+		}
+		got := sha256.Sum256([]byte(header))
+		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			return nil, fmt.Errorf("%w: bad admin key", httpapi.ErrUnauthorized)
+		}
+		return httpapi.WithOperator(r.Context(), operatorOf(r)), nil
+	}
+}
+
+// operatorOf names who calls the console: the IAM principal that API
+// Gateway authorized (the route's AWS_IAM authorizer), or, where no IAM
+// authorizer runs (the local stack), the admin key itself.
+func operatorOf(r *http.Request) string {
+	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && rc.Authorizer != nil && rc.Authorizer.IAM != nil {
+		if arn := rc.Authorizer.IAM.UserARN; arn != "" {
+			return arn
+		}
+	}
+	return "admin-api-key"
+}

@@ -1,0 +1,67 @@
+// Package cardsapi is the cards function: virtual cards, their customers'
+// cards and transactions, and the sandbox card network.
+package cardsapi
+
+import (
+	"context"
+
+	"payments/pkg/cards"
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/httpapi"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/queue"
+	"payments/pkg/store"
+	"payments/pkg/vault/kmskeys"
+)
+
+// New builds the cards function behind the token guard: /cards… and
+// GET /customers/{id}/cards and /transactions. Issuing, funding,
+// withdrawing and terminating take an Idempotency-Key
+// (services.IdempotentRoutes).
+func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	db := services.DB(cfg)
+	guard, err := services.TokenGuard(cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
+	svc, err := Service(cfg, db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
+	if err != nil {
+		return nil, err
+	}
+	rt := httpapi.NewRouter(function.Errors, guard)
+	rt.Use(services.Idempotent(db))
+	cards.Routes(rt, svc)
+	if cfg.Mode == function.ModeSandbox {
+		sb, err := Network(cfg, svc, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))
+		if err != nil {
+			return nil, err
+		}
+		cards.SandboxRoutes(rt, sb)
+	}
+	return function.HTTP(rt), nil
+}
+
+// Service returns the cards service over db, its card secrets sealed under
+// the KMS key of cfg (services.CardVault), its events published on
+// webhooks.
+func Service(cfg function.Config, db *store.DB, webhooks function.Queue) (*cards.Service, error) {
+	v, err := services.CardVault(cfg, kmskeys.FromConfig)
+	if err != nil {
+		return nil, err
+	}
+	return services.Cards(cfg, db, v, webhooks), nil
+}
+
+// Network returns the card-network sandbox of svc: the simulated network
+// reports each transaction as the issuer would, signed with the issuer's
+// secret and accepted by the handler of POST /issuer/webhooks, in this
+// process, onto issuerEvents, the queue that the card-worker applies.
+func Network(cfg function.Config, svc *cards.Service, issuerEvents function.Queue) (*cards.Sandbox, error) {
+	hooks, err := function.IssuerHooks(cfg, issuerEvents)
+	if err != nil {
+		return nil, err
+	}
+	return &cards.Sandbox{Cards: svc, Network: issuer.NewSandboxNetwork(hooks.Deliver)}, nil
+}

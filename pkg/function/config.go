@@ -1,0 +1,239 @@
+package function
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+
+	"payments/pkg/payments"
+)
+
+// Modes a deployment runs in; a token is bound to one.
+const (
+	ModeSandbox    = "sandbox"
+	ModeProduction = "production"
+)
+
+// Config is what a function reads from its environment. In AWS the template
+// sets these variables; locally the dev server does. ConfigFromEnv fills in
+// only the fields of the variables the function uses (Functions).
+type Config struct {
+	Mode             string        // MODE: sandbox or production
+	TableName        string        // TABLE_NAME
+	PayoutsQueueURL  string        // PAYOUTS_QUEUE_URL
+	WebhooksQueueURL string        // WEBHOOKS_QUEUE_URL
+	DocumentsBucket  string        // DOCUMENTS_BUCKET: identity documents
+	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
+	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
+	PaymentDeadline  time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
+	// IssuerEventsQueueURL (ISSUER_EVENTS_QUEUE_URL) is the queue of the
+	// card issuer's notifications, which the card-worker consumes.
+	IssuerEventsQueueURL string
+	// FundsQueueURL (FUNDS_QUEUE_URL) is the queue of the sandbox bank's
+	// answers about declared fundings, which the fund-worker consumes.
+	FundsQueueURL string
+	// AdminCreditInProduction (ADMIN_CREDIT_IN_PRODUCTION=true) lets the
+	// operator console credit wallets in production mode.
+	AdminCreditInProduction bool
+	// CardKeyARN (CARD_KEY_ARN) is the KMS key that seals card secrets in
+	// AWS; locally CardKey (CARD_KEY) is a 64-hex-character key instead.
+	CardKeyARN, CardKey string
+	TokenSecret         []byte // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
+	AdminAPIKey         string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
+	// IssuerWebhookSecret verifies the card issuer's notifications:
+	// ISSUER_WEBHOOK_SECRET, or the secret named by ISSUER_WEBHOOK_SECRET_ARN.
+	IssuerWebhookSecret []byte
+	DynamoDBEndpoint    string // AWS_ENDPOINT_URL_DYNAMODB: DynamoDB Local
+	SQSEndpoint         string // AWS_ENDPOINT_URL_SQS: the SQS emulator
+	S3Endpoint          string // AWS_ENDPOINT_URL_S3: the S3 emulator
+	KMSEndpoint         string // AWS_ENDPOINT_URL_KMS: a KMS stand-in (tests)
+	// SecretsEndpoint (AWS_ENDPOINT_URL_SECRETS_MANAGER) is a Secrets
+	// Manager stand-in (tests).
+	SecretsEndpoint string
+	// AWS is the region and credentials of AWSFromEnv; empty for a function
+	// that calls no AWS service.
+	AWS aws.Config
+}
+
+// SecretReader reads the value of the secret arn: secrets.Manager in AWS.
+type SecretReader interface {
+	SecretValue(ctx context.Context, arn string) (string, error)
+}
+
+// NewSecretReader returns the SecretReader of a function's AWS
+// configuration and endpoint (Config.SecretsEndpoint). It is called once,
+// and only when the function is given a secret's ARN.
+type NewSecretReader func(cfg aws.Config, endpoint string) SecretReader
+
+// ErrConfig reports a missing or malformed setting.
+var ErrConfig = errors.New("app: configuration")
+
+// ConfigFromEnv reads the Config of function (its folder name under
+// functions/) from the environment: only the variables Functions declares
+// for it. Every variable naming a resource must be set; a secret NAME_ARN is
+// read with the SecretReader that secrets returns, or taken from NAME when
+// only that is set (the local stack). A function that needs no secret
+// passes nil for secrets, and one that calls no AWS service gets no AWS
+// configuration.
+func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader) (Config, error) {
+	c := Config{
+		DynamoDBEndpoint: os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"),
+		SQSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_SQS"),
+		S3Endpoint:       os.Getenv("AWS_ENDPOINT_URL_S3"),
+		KMSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_KMS"),
+		SecretsEndpoint:  os.Getenv("AWS_ENDPOINT_URL_SECRETS_MANAGER"),
+	}
+	fn, ok := Functions[function]
+	if !ok {
+		return c, fmt.Errorf("%w: no function %q in app.Functions", ErrConfig, function)
+	}
+	var secretVars []string
+	for _, name := range fn.Variables() {
+		var err error
+		switch name {
+		case "MODE":
+			c.Mode = envOr(name, ModeSandbox)
+			if c.Mode != ModeSandbox && c.Mode != ModeProduction {
+				err = fmt.Errorf("%w: MODE must be %s or %s, not %q", ErrConfig, ModeSandbox, ModeProduction, c.Mode)
+			}
+		case "TABLE_NAME":
+			c.TableName, err = envRequired(name)
+		case "PAYOUTS_QUEUE_URL":
+			c.PayoutsQueueURL, err = envRequired(name)
+		case "WEBHOOKS_QUEUE_URL":
+			c.WebhooksQueueURL, err = envRequired(name)
+		case "ISSUER_EVENTS_QUEUE_URL":
+			c.IssuerEventsQueueURL, err = envRequired(name)
+		case "FUNDS_QUEUE_URL":
+			c.FundsQueueURL, err = envRequired(name)
+		case "DOCUMENTS_BUCKET":
+			c.DocumentsBucket, err = envRequired(name)
+		case "TOKEN_TTL_SECONDS":
+			var ttl int
+			ttl, err = envInt(name, 3600)
+			c.TokenTTL = time.Duration(ttl) * time.Second
+		case "TOKEN_RATE_LIMIT":
+			c.TokenRateLimit, err = envInt(name, 10)
+		case "PAYMENT_DEADLINE_SECONDS":
+			var s int
+			s, err = envInt(name, int(payments.DefaultDeadline/time.Second))
+			c.PaymentDeadline = time.Duration(s) * time.Second
+			if err == nil && c.PaymentDeadline > payments.ReconcileWindow {
+				err = fmt.Errorf("%w: %s must be at most %d (the %v reconciliation window), not %d",
+					ErrConfig, name, int(payments.ReconcileWindow/time.Second), payments.ReconcileWindow, s)
+			}
+		case "ADMIN_CREDIT_IN_PRODUCTION":
+			switch v := os.Getenv(name); v {
+			case "", "false":
+			case "true":
+				c.AdminCreditInProduction = true
+			default:
+				err = fmt.Errorf("%w: %s must be true or false, not %q", ErrConfig, name, v)
+			}
+		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN":
+			secretVars = append(secretVars, name)
+		case "CARD_KEY_ARN":
+			// A KMS key is used, never read: locally CARD_KEY holds a key.
+			c.CardKeyARN, c.CardKey = os.Getenv(name), os.Getenv("CARD_KEY")
+			if c.CardKeyARN == "" && c.CardKey == "" {
+				err = fmt.Errorf("%w: CARD_KEY_ARN is not set (nor CARD_KEY, a local key)", ErrConfig)
+			}
+		default:
+			err = fmt.Errorf("%w: %s uses %s, which ConfigFromEnv does not know", ErrConfig, function, name)
+		}
+		if err != nil {
+			return c, err
+		}
+	}
+	var err error
+	if len(fn.Grants) > 0 {
+		if c.AWS, err = AWSFromEnv(); err != nil {
+			return c, err
+		}
+	}
+	var reader SecretReader
+	for _, name := range secretVars {
+		plain := strings.TrimSuffix(name, "_ARN")
+		value := os.Getenv(plain)
+		if arn := os.Getenv(name); arn != "" {
+			if reader == nil {
+				if secrets == nil {
+					return c, fmt.Errorf("%w: %s is set but the function reads no secrets", ErrConfig, name)
+				}
+				reader = secrets(c.AWS, c.SecretsEndpoint)
+			}
+			if value, err = reader.SecretValue(ctx, arn); err != nil {
+				return c, fmt.Errorf("%w: read secret %s: %v", ErrConfig, arn, err)
+			}
+		}
+		if value == "" {
+			return c, fmt.Errorf("%w: %s is not set (nor %s, the value itself)", ErrConfig, name, plain)
+		}
+		switch name {
+		case "TOKEN_SECRET_ARN":
+			c.TokenSecret = []byte(value)
+		case "ADMIN_API_KEY_ARN":
+			c.AdminAPIKey = value
+		case "ISSUER_WEBHOOK_SECRET_ARN":
+			c.IssuerWebhookSecret = []byte(value)
+		}
+	}
+	return c, nil
+}
+
+// AWSFromEnv returns the AWS configuration Lambda gives a function in its
+// environment: the region (AWS_REGION, or AWS_DEFAULT_REGION) and the
+// execution role's credentials (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+// AWS_SESSION_TOKEN), which are valid for the life of the execution
+// environment. It reads no file and asks no credentials endpoint, so a
+// function starts without a network call and links none of the SDK's
+// shared-config, SSO or STS code (docs/performance.md).
+func AWSFromEnv() (aws.Config, error) {
+	region := envOr("AWS_REGION", os.Getenv("AWS_DEFAULT_REGION"))
+	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	switch {
+	case region == "":
+		return aws.Config{}, fmt.Errorf("%w: AWS_REGION is not set", ErrConfig)
+	case key == "" || secret == "":
+		return aws.Config{}, fmt.Errorf("%w: AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not set", ErrConfig)
+	}
+	return aws.Config{
+		Region:      region,
+		Credentials: credentials.NewStaticCredentialsProvider(key, secret, os.Getenv("AWS_SESSION_TOKEN")),
+	}, nil
+}
+
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
+
+// envRequired returns the value of the variable name, which must be set.
+func envRequired(name string) (string, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return "", fmt.Errorf("%w: %s is not set", ErrConfig, name)
+	}
+	return v, nil
+}
+
+func envInt(name string, def int) (int, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n <= 0 {
+		return 0, fmt.Errorf("%w: %s must be a positive integer, not %q", ErrConfig, name, v)
+	}
+	return n, nil
+}

@@ -1,0 +1,72 @@
+// Package customersapi is the customers function: enrolment and the
+// customers' records.
+package customersapi
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"payments/pkg/companies"
+	"payments/pkg/customers"
+	"payments/pkg/documents"
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/httpapi"
+	"payments/pkg/outbound"
+	"payments/pkg/outbox"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/kyc"
+	"payments/pkg/queue"
+	"payments/pkg/store"
+)
+
+// New builds the customers function behind the token guard:
+// POST /customers/enroll, POST /customers, GET /customers and
+// GET /customers/{id}. Document URLs are fetched by customers.NewFetcher.
+func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	fetcher := customers.NewFetcher(outbound.WithAllowLoopback(outbound.AllowLoopbackFromEnv()))
+	return NewWith(cfg, fetcher, time.Now)
+}
+
+// NewWith is New with the document fetcher and the clock given: tests
+// trust their own CA and move time.
+func NewWith(cfg function.Config, fetcher customers.Fetcher, now func() time.Time) (function.HTTPHandler, error) {
+	db := services.DB(cfg)
+	guard, err := services.TokenGuard(cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	svc := service(cfg, db, fetcher)
+	svc.Now = now
+	rt := httpapi.NewRouter(function.Errors, guard)
+	customers.Routes(rt, svc)
+	return function.HTTP(rt), nil
+}
+
+// service returns the customers service over db and the documents bucket,
+// with the providers of cfg's mode: the sandbox KYC verifier and card
+// issuer, which keep their records in db apart from ours, in sandbox mode;
+// none in production mode, which has no adapters yet, so that enrolments
+// are refused (ErrNoProviders) rather than verified by a simulation.
+func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) *customers.Service {
+	docs := documents.New(documents.NewClient(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket)
+	var verifier kyc.Verifier
+	var iss issuer.Cardholders
+	if cfg.Mode == function.ModeSandbox {
+		verifier = kyc.NewSandbox(docs, store.NewSandboxKYC(db))
+		iss = issuer.NewSandbox(store.NewSandboxIssuer(db), nil) // cardholders only
+	} else {
+		slog.Warn("customers without a KYC verifier or card issuer: enrolments are refused", "mode", cfg.Mode)
+	}
+	webhooks := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
+	return customers.NewService(customers.Deps{
+		Store:     store.NewCustomers(db),
+		Companies: services.KYBChecker{Companies: companies.NewService(store.NewCompanies(db))},
+		Documents: docs,
+		Fetcher:   fetcher,
+		Verifier:  verifier,
+		Issuer:    iss,
+		Events:    outbox.NewPublisher(store.NewOutbox(db), webhooks),
+	})
+}

@@ -1,0 +1,57 @@
+// Package function is what every Lambda function shares: its
+// configuration (Config, Functions), the one error catalogue (Errors), the
+// handler types and Start. Each function is assembled by a package of its
+// own under pkg/function (auth by pkg/function/authapi, the payouts queue's
+// consumer by pkg/function/payoutworker, …), which functions/<name>/main.go
+// hands to Start; the local dev server and the tests call the same
+// constructors (pkg/app lists them), so they run the production handlers. A
+// function's package imports only what it serves, so its bootstrap links
+// only that (docs/performance.md).
+package function
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+
+	"payments/pkg/httpapi"
+)
+
+// HTTPHandler is the Lambda handler of a function behind the HTTP API
+// (payload format 2.0).
+type HTTPHandler func(context.Context, events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error)
+
+// SQSHandler is the Lambda handler of a queue consumer that reports partial
+// batch failures.
+type SQSHandler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
+
+// ScheduleHandler is the Lambda handler of a scheduled function.
+type ScheduleHandler func(context.Context, events.EventBridgeEvent) error
+
+// Queue sends messages to one SQS queue: a queue.Publisher.
+type Queue interface {
+	Send(ctx context.Context, body []byte, delay time.Duration) error
+}
+
+// HTTP returns the Lambda handler of an HTTP function that serves h,
+// as httpadapter.NewV2(h).ProxyWithContext would, except for an event that
+// makes no HTTP request (a control character in the query string, a base64
+// body that is not): that is answered 400 MALFORMED_REQUEST, where the
+// adapter fails the invocation and API Gateway answers 5xx.
+func HTTP(h http.Handler) HTTPHandler {
+	var accessor core.RequestAccessorV2
+	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		w := core.NewProxyResponseWriterV2()
+		r, err := accessor.EventToRequestWithContext(ctx, ev)
+		if err != nil {
+			body, _ := Errors.Body(httpapi.ErrMalformedRequest)
+			httpapi.Write(w, body.StatusCode, body)
+		} else {
+			h.ServeHTTP(w, r)
+		}
+		return w.GetProxyResponse()
+	}
+}

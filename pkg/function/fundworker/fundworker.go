@@ -1,0 +1,54 @@
+// Package fundworker is the fund-worker function, the consumer of the
+// sandbox bank's answers about declared fundings.
+package fundworker
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/providers/bank"
+	"payments/pkg/queue"
+	"payments/pkg/wallets"
+)
+
+// New builds the fund-worker function, the consumer of the funds
+// queue: each message is a bank.Message that the sandbox bank queued, a
+// few seconds after a company declared a funding (POST /wallets/fund);
+// wallets.Service.CheckFunding asks the bank about it and confirms or
+// rejects it as the operator console would. Failed messages are reported
+// one by one (ReportBatchItemFailures). Only the sandbox bank answers this
+// way, so the worker refuses to start in production mode, where no bank
+// adapter exists yet and the console decides.
+func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
+	if cfg.Mode != function.ModeSandbox {
+		return nil, fmt.Errorf("%w: MODE %q needs a real bank adapter (bank.Bank) and none is configured; "+
+			"only MODE=%s (the sandbox bank) confirms fundings by itself", function.ErrConfig, cfg.Mode, function.ModeSandbox)
+	}
+	db := services.DB(cfg)
+	svc := services.MovingWallets(db, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL), bank.NewSandbox(nil)) // it only answers Check
+	return queue.Batch(func(ctx context.Context, m queue.Message) error {
+		return checkFunding(ctx, svc, m.Body)
+	}), nil
+}
+
+// checkFunding handles one message of the funds queue. A malformed message,
+// or one naming a funding that does not exist, is dropped (logged): asking
+// again would not change it.
+func checkFunding(ctx context.Context, svc *wallets.Service, body []byte) error {
+	var m bank.Message
+	if err := json.Unmarshal(body, &m); err != nil || m.CompanyID == "" || m.FundingID == "" {
+		slog.ErrorContext(ctx, "drop malformed funds message", "error", err)
+		return nil
+	}
+	err := svc.CheckFunding(ctx, m.CompanyID, m.FundingID)
+	if errors.Is(err, wallets.ErrTransactionNotFound) {
+		slog.WarnContext(ctx, "drop message for unknown funding", "company_id", m.CompanyID, "transaction_id", m.FundingID)
+		return nil
+	}
+	return err
+}

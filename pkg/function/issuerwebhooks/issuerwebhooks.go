@@ -1,0 +1,34 @@
+// Package issuerwebhooks is the issuer-webhooks function: POST
+// /issuer/webhooks, which the card issuer calls.
+package issuerwebhooks
+
+import (
+	"context"
+	"time"
+
+	"payments/pkg/function"
+	"payments/pkg/httpapi"
+	"payments/pkg/issuerhooks"
+	"payments/pkg/queue"
+)
+
+// New builds the issuer-webhooks function: POST /issuer/webhooks, which
+// the card issuer calls, so without the token guard. A notification signed
+// with the issuer's secret is queued as sent on the issuer-events queue, for
+// the card-worker; that send is its only effect.
+func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWithClock(cfg, time.Now)
+}
+
+// NewWithClock is New with the clock that signatures' timestamps are
+// checked against.
+func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandler, error) {
+	h, err := function.IssuerHooks(cfg, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL))
+	if err != nil {
+		return nil, err
+	}
+	h.Now = now
+	rt := httpapi.NewRouter(function.Errors, nil)
+	issuerhooks.Routes(rt, h)
+	return function.HTTP(rt), nil
+}

@@ -1,0 +1,78 @@
+package function_test
+
+import (
+	"os/exec"
+	"path"
+	"slices"
+	"strings"
+	"testing"
+
+	"payments/pkg/function"
+)
+
+// shared are the packages under pkg/function that more than one function
+// links; every other one is one function's own.
+var shared = []string{"payments/pkg/function", "payments/pkg/function/services", "payments/pkg/function/secrets"}
+
+// sdkService is the import path prefix of the SDK's service clients.
+const sdkService = "github.com/aws/aws-sdk-go-v2/service/"
+
+// TestFunctionsLinkOnlyWhatTheyServe reads each functions/<name> package's
+// dependencies (go list): it links exactly one function's package under
+// pkg/function (its own: never another function's, nor the registry
+// pkg/app), only the SDK clients of the services its grants name
+// (function.Functions), and none of the SDK's shared-config, SSO or STS
+// code.
+func TestFunctionsLinkOnlyWhatTheyServe(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "payments/functions/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	owner := map[string]string{} // function package -> the function that links it
+	seen := 0
+	for line := range strings.Lines(string(out)) {
+		fields := strings.Fields(line)
+		name, deps := path.Base(fields[0]), fields[1:]
+		seen++
+		fn, ok := function.Functions[name]
+		if !ok {
+			t.Errorf("functions/%s is not in function.Functions", name)
+			continue
+		}
+		allowed := map[string]bool{}
+		for _, g := range fn.Grants {
+			for _, a := range g.Actions {
+				svc, _, _ := strings.Cut(a, ":")
+				allowed[svc] = true
+			}
+		}
+		allowed["dynamodbstreams"] = allowed["dynamodb"] // the attribute values' types, through attributevalue
+		var own []string
+		for _, d := range deps {
+			switch {
+			case d == "payments/pkg/app":
+				t.Errorf("functions/%s links the registry pkg/app", name)
+			case strings.HasPrefix(d, "payments/pkg/function/") && !slices.Contains(shared, d) && strings.Count(d, "/") == 3:
+				own = append(own, d)
+			case strings.HasPrefix(d, sdkService):
+				svc, _, _ := strings.Cut(strings.TrimPrefix(d, sdkService), "/")
+				if !allowed[svc] && svc != "internal" {
+					t.Errorf("functions/%s links %s, a client of a service it is granted nothing on", name, d)
+				}
+			case d == "github.com/aws/aws-sdk-go-v2/config", strings.HasPrefix(d, "github.com/aws/aws-sdk-go-v2/credentials/"):
+				t.Errorf("functions/%s links %s: the shared configuration and credential providers are not needed in Lambda", name, d)
+			}
+		}
+		if len(own) != 1 {
+			t.Errorf("functions/%s links %d function packages %v, want only its own", name, len(own), own)
+			continue
+		}
+		if other, dup := owner[own[0]]; dup {
+			t.Errorf("functions/%s and functions/%s both link %s", name, other, own[0])
+		}
+		owner[own[0]] = name
+	}
+	if seen != len(function.Functions) {
+		t.Errorf("go list found %d functions, function.Functions has %d", seen, len(function.Functions))
+	}
+}

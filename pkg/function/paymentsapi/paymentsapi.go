@@ -1,0 +1,42 @@
+// Package paymentsapi is the payments function: balances, payouts,
+// collections and their status.
+package paymentsapi
+
+import (
+	"context"
+	"log/slog"
+
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/httpapi"
+	"payments/pkg/payments"
+	"payments/pkg/queue"
+	"payments/pkg/wallets"
+)
+
+// New builds the payments function behind the token guard:
+// GET /payment/balance, POST /payment/payout, POST /payment/collect,
+// GET /payment/transactions, GET /payment/transactions/{transactionId}/status
+// and GET /payment/guideline. In production mode, which has no operator
+// adapter yet (see services.Operator), it serves the reads and refuses new
+// payouts and collections with 503 before anything is written. Payouts and
+// collections take an Idempotency-Key (services.IdempotentRoutes).
+func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	db := services.DB(cfg)
+	guard, err := services.TokenGuard(cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	gw, err := services.Operator(cfg, db)
+	if err != nil {
+		slog.Warn("payments without an operator: payouts and collections are refused", "error", err)
+		gw = nil
+	}
+	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
+	rt := httpapi.NewRouter(function.Errors, guard)
+	rt.Use(services.Idempotent(db))
+	wallets.PaymentRoutes(rt, services.Wallets(db))
+	payments.Routes(rt, services.Payments(cfg, db, gw,
+		queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)))
+	return function.HTTP(rt), nil
+}

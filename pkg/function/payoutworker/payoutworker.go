@@ -1,0 +1,35 @@
+// Package payoutworker is the payout-worker function, the consumer of the
+// payouts queue.
+package payoutworker
+
+import (
+	"context"
+	"fmt"
+
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/queue"
+)
+
+// New builds the payout-worker function, the consumer of the payouts
+// queue: each message is a payments.Job for one payout or collection,
+// handled by payments.Service.HandleJob; failed messages are reported one
+// by one (ReportBatchItemFailures). It needs the payouts queue, to send
+// itself the next poll, and the operator of cfg's mode, so it refuses to
+// start in production mode (see services.Operator).
+func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
+	if cfg.PayoutsQueueURL == "" {
+		return nil, fmt.Errorf("%w: PAYOUTS_QUEUE_URL is not set", function.ErrConfig)
+	}
+	db := services.DB(cfg)
+	gw, err := services.Operator(cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
+	svc := services.Payments(cfg, db, gw,
+		queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
+	return queue.Batch(func(ctx context.Context, m queue.Message) error {
+		return svc.HandleJob(ctx, m.Body)
+	}), nil
+}

@@ -1,0 +1,192 @@
+package function
+
+import (
+	"slices"
+	"strings"
+)
+
+// Function is what one function reads from its environment and calls in
+// AWS. ConfigFromEnv reads exactly these variables; template.yaml gives the
+// function exactly these variables and policy statements; and the package's
+// tests record every AWS call each function makes and check it against its
+// grants.
+type Function struct {
+	// Settings are the plain variables it reads: MODE, TOKEN_TTL_SECONDS, …
+	Settings []string
+	// Grants are the AWS actions it calls, resource by resource.
+	Grants []Grant
+}
+
+// Grant allows actions on one resource. Resource is the environment
+// variable that names the resource (TABLE_NAME, PAYOUTS_QUEUE_URL,
+// TOKEN_SECRET_ARN), optionally followed by the part of it the actions
+// apply to, as in its ARN: "TABLE_NAME/index/*" is the table's indexes.
+type Grant struct {
+	Resource string
+	Actions  []string
+}
+
+// Variable returns the environment variable that names g's resource.
+func (g Grant) Variable() string {
+	v, _, _ := strings.Cut(g.Resource, "/")
+	return v
+}
+
+// Variables returns every environment variable f reads, sorted: its
+// settings and the variables naming the resources of its grants.
+func (f Function) Variables() []string {
+	vars := slices.Clone(f.Settings)
+	for _, g := range f.Grants {
+		vars = append(vars, g.Variable())
+	}
+	slices.Sort(vars)
+	return slices.Compact(vars)
+}
+
+// The resources functions are granted actions on.
+const (
+	tableResource   = "TABLE_NAME"
+	indexesResource = "TABLE_NAME/index/*" // a Query with an IndexName
+	payoutsQueue    = "PAYOUTS_QUEUE_URL"
+	webhooksQueue   = "WEBHOOKS_QUEUE_URL"
+	fundsQueue      = "FUNDS_QUEUE_URL"    // the sandbox bank's answers, consumed by the fund-worker
+	documentsBucket = "DOCUMENTS_BUCKET/*" // the objects of the documents bucket
+	tokenSecret     = "TOKEN_SECRET_ARN"   // read by the functions that sign or verify tokens
+	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
+	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
+
+	// The issuer-webhooks function's.
+	issuerEvents = "ISSUER_EVENTS_QUEUE_URL"   // the card issuer's notifications, consumed by the card-worker
+	issuerSecret = "ISSUER_WEBHOOK_SECRET_ARN" // verifies the card issuer's notifications
+)
+
+// Settings read by more than one function.
+const (
+	modeSetting     = "MODE"
+	deadlineSetting = "PAYMENT_DEADLINE_SECONDS"
+)
+
+// getSecret is the one action on a secret.
+var getSecret = []string{"secretsmanager:GetSecretValue"}
+
+// sendMessage is the one action of a producer on a queue. The consumers'
+// own receive and delete actions come with their SQS event source (SAM adds
+// them for an SQS event), not from their code.
+var sendMessage = []string{"sqs:SendMessage"}
+
+// Functions maps each function's folder name under functions/ to what it
+// uses. A TransactWriteItems needs the action of each kind of item in it
+// (dynamodb:PutItem for a Put, dynamodb:ConditionCheckItem for a
+// ConditionCheck, …); a Query on an index needs "TABLE_NAME/index/*".
+var Functions = map[string]Function{
+	"auth": {
+		Settings: []string{modeSetting, "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT"},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem"}},
+			{tokenSecret, getSecret},
+		},
+	},
+	"openapi": {},
+	"admin": {
+		Settings: []string{modeSetting, "ADMIN_CREDIT_IN_PRODUCTION"},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+			{adminKeySecret, getSecret},
+		},
+	},
+	"wallets": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+			{fundsQueue, sendMessage},
+			{tokenSecret, getSecret},
+		},
+	},
+	"payments": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			// DeleteItem releases an Idempotency-Key (docs/idempotency.md).
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{payoutsQueue, sendMessage},
+			{webhooksQueue, sendMessage},
+			{tokenSecret, getSecret},
+		},
+	},
+	"customers": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{webhooksQueue, sendMessage},
+			{documentsBucket, []string{"s3:DeleteObject", "s3:GetObject", "s3:PutObject"}},
+			{tokenSecret, getSecret},
+		},
+	},
+	"cards": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+			{issuerEvents, sendMessage},
+			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
+			{tokenSecret, getSecret},
+			{issuerSecret, getSecret},
+		},
+	},
+	"webhooks": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+			{tokenSecret, getSecret},
+		},
+	},
+	"issuer-webhooks": {
+		Grants: []Grant{
+			{issuerEvents, sendMessage},
+			{issuerSecret, getSecret},
+		},
+	},
+	"payout-worker": {
+		Settings: []string{modeSetting, deadlineSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			{payoutsQueue, sendMessage},
+			{webhooksQueue, sendMessage},
+		},
+	},
+	"fund-worker": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{webhooksQueue, sendMessage},
+		},
+	},
+	"webhook-worker": {
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			{webhooksQueue, sendMessage},
+		},
+	},
+	"card-worker": {
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+		},
+	},
+	"sweeper": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{payoutsQueue, sendMessage},
+			{webhooksQueue, sendMessage},
+			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
+		},
+	},
+}

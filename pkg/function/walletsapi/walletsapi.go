@@ -1,0 +1,48 @@
+// Package walletsapi is the wallets function: wallets, their movements,
+// fees, debts and exchange rates.
+package walletsapi
+
+import (
+	"context"
+
+	"payments/pkg/debts"
+	"payments/pkg/fees"
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/fx"
+	"payments/pkg/guideline"
+	"payments/pkg/httpapi"
+	"payments/pkg/providers/bank"
+	"payments/pkg/queue"
+	"payments/pkg/store"
+	"payments/pkg/wallets"
+)
+
+// New builds the wallets function: /wallets, /partner/wallets,
+// /wallet/…, POST /wallets/calculate-transfer-fees, the internal transfers
+// and fundings (POST /wallets/{id}/transfer-internal, POST /wallets/fund),
+// GET /debts, the conversion quote and the movements between wallets at
+// the company's rates (conversions and deposits), behind the token guard.
+// The routes that move money take an Idempotency-Key
+// (services.IdempotentRoutes).
+func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	db := services.DB(cfg)
+	guard, err := services.TokenGuard(cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
+	rt := httpapi.NewRouter(function.Errors, guard)
+	rt.Use(services.Idempotent(db))
+	var b bank.Bank
+	if cfg.Mode == function.ModeSandbox {
+		b = bank.NewSandbox(queue.NewPublisher(sqsClient, cfg.FundsQueueURL))
+	}
+	ws, rates := services.MovingWallets(db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL), b), services.FX(db)
+	wallets.Routes(rt, ws)
+	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
+	debts.Routes(rt, debts.NewService(store.NewDebts(db)))
+	fx.Routes(rt, rates)
+	fx.ConversionRoutes(rt, &fx.Converter{Rates: rates, Wallets: ws, Store: store.NewConversions(db), Events: ws.Events})
+	return function.HTTP(rt), nil
+}

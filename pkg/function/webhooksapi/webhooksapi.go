@@ -1,0 +1,29 @@
+// Package webhooksapi is the webhooks function: the delivery log and
+// resends under /webhooks.
+package webhooksapi
+
+import (
+	"context"
+
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/httpapi"
+	"payments/pkg/queue"
+	"payments/pkg/store"
+	"payments/pkg/webhooks"
+)
+
+// New builds the webhooks function: the delivery log and resend routes
+// under /webhooks, behind the token guard. A resend is queued on the
+// webhooks queue.
+func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	db := services.DB(cfg)
+	guard, err := services.TokenGuard(cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
+	rt := httpapi.NewRouter(function.Errors, guard)
+	webhooks.Routes(rt, webhooks.NewLog(store.NewWebhooks(db), store.NewCompanies(db), q))
+	return function.HTTP(rt), nil
+}
