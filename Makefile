@@ -34,7 +34,7 @@ STATICCHECK_VERSION ?= v0.8.2
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
 # How Lambda's provided.al2023 runtime on arm64 wants a Go function, as
-# small as it goes (docs/performance.md): no RPC runtime, no HTTP/2 (the
+# small as it goes (docs/footprint.md): no RPC runtime, no HTTP/2 (the
 # Runtime API and every AWS service we call speak HTTP/1.1), no inlining,
 # no symbols.
 LAMBDA_ENV := GOOS=linux GOARCH=arm64 CGO_ENABLED=0

@@ -2,7 +2,7 @@
 // with its constructor, for what runs them all in one process: the local
 // dev server, `make invoke` and the tests. No function links it: each
 // functions/<name>/main.go imports only its own package under pkg/function,
-// so its bootstrap links only what it serves (docs/performance.md).
+// so its bootstrap links only what it serves (docs/footprint.md).
 package app
 
 import (

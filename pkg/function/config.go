@@ -73,7 +73,7 @@ type SecretReader interface {
 type NewSecretReader func(cfg aws.Config, endpoint string) SecretReader
 
 // ErrConfig reports a missing or malformed setting.
-var ErrConfig = errors.New("app: configuration")
+var ErrConfig = errors.New("function: configuration")
 
 // ConfigFromEnv reads the Config of function (its folder name under
 // functions/) from the environment: only the variables Functions declares
@@ -194,7 +194,7 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 // AWS_SESSION_TOKEN), which are valid for the life of the execution
 // environment. It reads no file and asks no credentials endpoint, so a
 // function starts without a network call and links none of the SDK's
-// shared-config, SSO or STS code (docs/performance.md).
+// shared-config, SSO or STS code (docs/footprint.md).
 func AWSFromEnv() (aws.Config, error) {
 	region := envOr("AWS_REGION", os.Getenv("AWS_DEFAULT_REGION"))
 	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")

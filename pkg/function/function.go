@@ -6,7 +6,7 @@
 // hands to Start; the local dev server and the tests call the same
 // constructors (pkg/app lists them), so they run the production handlers. A
 // function's package imports only what it serves, so its bootstrap links
-// only that (docs/performance.md).
+// only that (docs/footprint.md).
 package function
 
 import (

@@ -80,7 +80,8 @@ var ErrInit = errors.New("footprint: init failed")
 // ColdStart execs bootstrap with env (and AWS_LAMBDA_RUNTIME_API pointing
 // at a new Runtime API emulator), waits for its first request for an
 // invocation, then kills it. Every AWS_ENDPOINT_URL_* of env is replaced
-// by a listener that counts the connections made to it.
+// by a listener that counts each connection made to it, then closes it: a
+// call waits for its answer, so it is counted before init can go on.
 func ColdStart(ctx context.Context, bootstrap string, env []string) (Start, error) {
 	api := runtimeapi.New("arn:aws:lambda:local:000000000000:function:coldstart")
 	l, err := net.Listen("tcp", "127.0.0.1:0")

@@ -1,5 +1,5 @@
 // Command footprint prints what each function costs before it serves a
-// request, against the project's targets (docs/performance.md):
+// request, against the project's targets (docs/footprint.md):
 //
 //	footprint size -dir bin
 //	    the size of bin/<function>/bootstrap as built and gzipped
@@ -144,7 +144,9 @@ func coldstart(dir string, runs int, tpl *samtemplate.Template) (bool, error) {
 	}
 	for range runs {
 		for _, s := range subjects {
+			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 			st, err := footprint.ColdStart(ctx, filepath.Join(dir, s.name, "bootstrap"), s.env)
+			cancel()
 			if err != nil {
 				return false, err
 			}
