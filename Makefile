@@ -41,6 +41,10 @@ LAMBDA_ENV := GOOS=linux GOARCH=arm64 CGO_ENABLED=0
 LAMBDA_FLAGS := -tags lambda.norpc,nethttpomithttp2 -trimpath -gcflags=all=-l -ldflags="-s -w"
 # make coldstart's runs per function.
 RUNS ?= 30
+# Where make build writes <function>/bootstrap. make coldstart and the
+# bootstraps' test build for this machine into another folder by setting it
+# and LAMBDA_ENV=CGO_ENABLED=0.
+BIN_DIR ?= bin
 
 STAGE ?= dev
 BENCH ?= .
@@ -106,21 +110,19 @@ reset: ## wipe the local stack's data (DynamoDB, S3, logs); keeps the admin key 
 
 build: ## build every function into bin/<function>/bootstrap for Lambda (linux/arm64)
 	@for fn in $(FUNCTIONS); do \
-		echo "build functions/$$fn -> bin/$$fn/bootstrap"; \
-		$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o bin/$$fn/bootstrap ./functions/$$fn || exit 1; \
+		echo "build functions/$$fn -> $(BIN_DIR)/$$fn/bootstrap"; \
+		$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(BIN_DIR)/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
 
 size: build ## print each bin/<function>/bootstrap's size and gzipped size; fails above 3.0 MiB gzipped
-	@$(GO) run ./infra/local/cmd/footprint size -dir bin
+	@$(GO) run ./infra/local/cmd/footprint size -dir $(BIN_DIR)
 
 # The bootstraps are built for this machine (to be run), with the flags of
 # make build, next to a hello-world function built the same way.
 coldstart: ## build each function and a hello-world for this machine; print exec → first /next over RUNS (30) starts; fails above 2.5 × the hello-world's median
 	@rm -rf $(CACHE)/coldstart
-	@for fn in $(FUNCTIONS) hello; do \
-		src=./functions/$$fn; [ $$fn = hello ] && src=./infra/local/footprint/hello; \
-		CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(CACHE)/coldstart/$$fn/bootstrap $$src || exit 1; \
-	done
+	@$(MAKE) build LAMBDA_ENV=CGO_ENABLED=0 BIN_DIR=$(CACHE)/coldstart >/dev/null
+	@CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(CACHE)/coldstart/hello/bootstrap ./infra/local/footprint/hello
 	@$(GO) run ./infra/local/cmd/footprint coldstart -dir $(CACHE)/coldstart -runs $(RUNS)
 
 # The folder under functions/ of a function's LogicalId:

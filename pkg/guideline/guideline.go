@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"sync"
 
 	"payments/pkg/money"
 )
@@ -58,9 +59,11 @@ type Guideline struct {
 }
 
 var (
-	isoPattern       = regexp.MustCompile(`^[A-Z]{2}$`)
-	phoneDigits      = regexp.MustCompile(`^\+[0-9]{1,4}$`)
-	defaultGuideline = mustParse(embedded)
+	isoPattern  = regexp.MustCompile(`^[A-Z]{2}$`)
+	phoneDigits = regexp.MustCompile(`^\+[0-9]{1,4}$`)
+	// defaultGuideline is parsed when first asked for, not at init: most
+	// functions link this package and never read it (docs/footprint.md).
+	defaultGuideline = sync.OnceValue(func() *Guideline { return mustParse(embedded) })
 )
 
 func mustParse(data []byte) *Guideline {
@@ -122,7 +125,7 @@ func Parse(data []byte) (*Guideline, error) {
 }
 
 // Default returns the guideline embedded in the binary.
-func Default() *Guideline { return defaultGuideline }
+func Default() *Guideline { return defaultGuideline() }
 
 // Rows returns a copy of every row, in file order.
 func (g *Guideline) Rows() []Row {
@@ -164,16 +167,16 @@ func (g *Guideline) Country(iso string) (CountryInfo, bool) {
 }
 
 // Rows returns the rows of the embedded guideline.
-func Rows() []Row { return defaultGuideline.Rows() }
+func Rows() []Row { return defaultGuideline().Rows() }
 
 // Lookup returns the embedded guideline's row of (iso, currency).
-func Lookup(iso, currency string) (Row, bool) { return defaultGuideline.Lookup(iso, currency) }
+func Lookup(iso, currency string) (Row, bool) { return defaultGuideline().Lookup(iso, currency) }
 
 // Supports reports whether the embedded guideline allows operator for
 // (iso, currency).
 func Supports(iso, currency, operator string) bool {
-	return defaultGuideline.Supports(iso, currency, operator)
+	return defaultGuideline().Supports(iso, currency, operator)
 }
 
 // Country returns the embedded guideline's name and dial code of country iso.
-func Country(iso string) (CountryInfo, bool) { return defaultGuideline.Country(iso) }
+func Country(iso string) (CountryInfo, bool) { return defaultGuideline().Country(iso) }

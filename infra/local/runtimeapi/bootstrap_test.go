@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -24,8 +23,8 @@ import (
 	"payments/infra/local/samtemplate"
 )
 
-// TestBootstraps builds each function's real bootstrap binary as `make build`
-// does (for this machine's OS and architecture), starts it against the
+// TestBootstraps builds each function's real bootstrap binary with `make
+// build`, its flags and tags (for this machine's OS and architecture), starts it against the
 // Runtime API emulator with the environment the template gives it, pointed
 // at a fresh table and queues holding the records the sample events name
 // (localtest.Fixture), and invokes it with each of its sample events in
@@ -45,11 +44,10 @@ func TestBootstraps(t *testing.T) {
 	}
 
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-tags", "lambda.norpc", "-trimpath", "-o", bin+string(filepath.Separator), "./functions/...")
+	build := exec.Command("make", "build", "LAMBDA_ENV=CGO_ENABLED=0", "BIN_DIR="+bin)
 	build.Dir = localtest.Root(t)
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build ./functions/...: %v\n%s", err, out)
+		t.Fatalf("make build: %v\n%s", err, out)
 	}
 
 	for _, fn := range tpl.Functions() {
@@ -58,7 +56,7 @@ func TestBootstraps(t *testing.T) {
 			if len(samples[fn.Dir]) == 0 {
 				t.Fatalf("events/%s has no sample event", fn.Dir)
 			}
-			inst := startBinary(t, filepath.Join(bin, fn.Dir), tpl, fn, res)
+			inst := startBinary(t, filepath.Join(bin, fn.Dir, "bootstrap"), tpl, fn, res)
 			for _, s := range samples[fn.Dir] {
 				out, err := inst.invoke(t, s.Payload)
 				if err != nil {
@@ -140,7 +138,7 @@ func startBinary(t *testing.T, path string, tpl *samtemplate.Template, fn samtem
 		t.Fatal(err)
 	}
 	env["AWS_LAMBDA_RUNTIME_API"] = l.Addr().String()
-	inst := &instance{name: filepath.Base(path), api: api, cmd: exec.Command(path), exited: make(chan error, 1), logs: &syncBuffer{}}
+	inst := &instance{name: fn.Dir, api: api, cmd: exec.Command(path), exited: make(chan error, 1), logs: &syncBuffer{}}
 	for k, v := range env { // only what Lambda would set: nothing inherited
 		inst.cmd.Env = append(inst.cmd.Env, k+"="+v)
 	}
