@@ -1,8 +1,8 @@
 // Package services builds, over one table, the domain services that more
 // than one function serves: the token guard, wallets, payments, cards and
-// the Idempotency-Key middleware. It calls
-// DynamoDB through pkg/store and nothing else: a queue, the card vault or a
-// bucket is given by the function, which alone builds the client it needs.
+// the Idempotency-Key middleware. It calls DynamoDB through pkg/store and
+// nothing else: a queue, the card vault's key service or a bucket is given
+// by the function, which alone builds the client it needs.
 package services
 
 import (
