@@ -53,7 +53,9 @@ func adminRoutes(rt *httpapi.Router, db *store.DB, cfg Config) error {
 	ws.CreditEnabled = cfg.Mode == ModeSandbox || cfg.AdminCreditInProduction
 	wallets.AdminRoutes(rt, ws)
 	webhooks.AdminRoutes(rt, webhookSecrets(db))
-	fees.AdminRoutes(rt, fees.NewService(store.NewFees(db)), companyChecker{comps})
+	feeSvc := fees.NewService(store.NewFees(db))
+	feeSvc.Changed = feeCache.Forget
+	fees.AdminRoutes(rt, feeSvc, companyChecker{comps})
 	fx.AdminRoutes(rt, fxService(db), companyChecker{comps})
 	payments.AdminRoutes(rt, payments.NewService(payments.Deps{
 		Store:  store.NewPayments(db),

@@ -137,7 +137,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"auth", Config{Mode: ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"admin", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, AdminAPIKey: testAdminKey, AdminCreditInProduction: true}, []string{testAdminKeyARN}},
 		{"wallets", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], TokenSecret: token}, []string{testTokenSecretARN}},
-		{"payments", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"payments", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"webhooks", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"customers", Config{Mode: ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payout-worker", Config{Mode: ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second}, nil},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
+	"payments/pkg/cache"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbox"
@@ -39,9 +40,23 @@ func NewPayments(ctx context.Context, cfg Config) (HTTPHandler, error) {
 	rt := httpapi.NewRouter(Errors, guard)
 	rt.Use(idempotent(db))
 	wallets.PaymentRoutes(rt, walletsService(db))
-	payments.Routes(rt, paymentsService(cfg, db, gw))
+	jobs := queueSender(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.PayoutsQueueURL, "PAYOUTS_QUEUE_URL")
+	payments.Routes(rt, payments.NewService(payments.Deps{
+		Store:    store.NewPayments(db),
+		Wallets:  store.NewWallets(db),
+		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), feeCache)),
+		Gateway:  gw,
+		Jobs:     jobs,
+		Events:   payments.Relay(jobs), // the payout worker publishes them
+		Deadline: cfg.PaymentDeadline,
+	}))
 	return lambdaHTTP(rt), nil
 }
+
+// feeCache is the one fee schedule cache of the process: the payments
+// function reads schedules through it and the console's fees.Service
+// forgets a schedule it replaces, as companyCache does for companies.
+var feeCache = cache.New[fees.Schedule](cache.Staleness, time.Now)
 
 // operatorGateway returns the mobile-money operator of cfg's mode: the
 // simulated sandbox operator, keeping its orders in db apart from ours, in
@@ -56,9 +71,10 @@ func operatorGateway(cfg Config, db *store.DB) (operator.Gateway, error) {
 		"only MODE=%s (the sandbox operator) can process payments", ErrConfig, cfg.Mode, ModeSandbox)
 }
 
-// paymentsService returns the payments service over db: the payouts queue
-// carries its jobs, events are published to the webhooks queue, and gw is
-// the operator (nil for a caller that never asks it).
+// paymentsService returns the payments service of the payout worker and
+// the sweeper over db: the payouts queue carries its jobs, events are
+// published to the webhooks queue, and gw is the operator (nil for a caller
+// that never asks it).
 func paymentsService(cfg Config, db *store.DB, gw operator.Gateway) *payments.Service {
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	return payments.NewService(payments.Deps{
