@@ -331,12 +331,12 @@ func NewService(d Deps) *Service {
 	}
 	deadline = min(deadline, ReconcileWindow)
 	return &Service{
-		store:    d.Store,
-		wallets:  d.Wallets,
-		fees:     d.Fees,
-		gateway:  d.Gateway,
-		jobs:     d.Jobs,
-		events:   d.Events,
+		store:     d.Store,
+		wallets:   d.Wallets,
+		fees:      d.Fees,
+		gateway:   d.Gateway,
+		jobs:      d.Jobs,
+		events:    d.Events,
 		guide:     g,
 		deadline:  deadline,
 		walletIDs: cache.New[string](0, time.Now),
