@@ -96,8 +96,9 @@ func total(ops map[string]int) int {
 // read, one TransactWriteItems and one SQS send once the function is warm,
 // and nothing else; any other request fails the test. The first payout of a
 // company in a fresh instance (cold: its company, its fee schedule and its
-// wallet's id not yet read) is counted too. Publication is the payout
-// worker's: after it ran, no event of the payouts is left unpublished.
+// wallet's id not yet read) is counted too, and a warm collection, which
+// travels the same path. Publication is the payout worker's: after it ran,
+// no event of the payments is left unpublished.
 func TestAcceptedPayoutRequests(t *testing.T) {
 	e := newPaymentsTestEnv(t)
 	companyID, token, _ := e.company("100000")
@@ -111,26 +112,30 @@ func TestAcceptedPayoutRequests(t *testing.T) {
 	// setup read through them.
 	companyCache.Forget(companyID)
 	feeCache.Forget(companyID)
+	payout := `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`
 	steps := []struct {
-		name string
-		want map[string]int
+		name, route, body string
+		want              map[string]int
 	}{
-		{"cold: the company, the fee schedule, the wallet's id, the wallet", map[string]int{
+		{"cold: the company, the fee schedule, the wallet's id, the wallet", "/payment/payout", payout, map[string]int{
 			"GetItem TABLE_NAME": 4, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
 		}},
-		{"warm: the wallet alone", map[string]int{
+		{"warm: the wallet alone", "/payment/payout", payout, map[string]int{
 			"GetItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
 		}},
-		{"warm again", map[string]int{
+		{"warm again", "/payment/payout", payout, map[string]int{
+			"GetItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
+		}},
+		{"a collection, warm: the same", "/payment/collect", `{"operator":"orange","country":"CM","phone_number":"237690000002","amount":1000,"currency":"XAF"}`, map[string]int{
 			"GetItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
 		}},
 	}
 	var ids []string
 	for _, s := range steps {
 		counter.reset()
-		r := e.call(h, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`)
+		r := e.call(h, token, "POST", s.route, s.body)
 		if r.status != 200 {
-			t.Fatalf("%s: payout %s", s.name, r.raw)
+			t.Fatalf("%s: %s", s.name, r.raw)
 		}
 		ids = append(ids, r.str("data", "transaction_id"))
 		got, attempts := counter.take()
@@ -154,7 +159,7 @@ func TestAcceptedPayoutRequests(t *testing.T) {
 	published := e.webhookEvents()
 	for _, id := range ids {
 		if n := strings.Count(published, id); n != 3 {
-			t.Fatalf("payout %s: %d of its events reached the webhooks queue, want PENDING, PROCESSING, SUCCESS", id, n)
+			t.Fatalf("payment %s: %d of its events reached the webhooks queue, want PENDING, PROCESSING, SUCCESS", id, n)
 		}
 	}
 	e.verify(companyID)
