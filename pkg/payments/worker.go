@@ -149,9 +149,10 @@ func (r relay) Publish(ctx context.Context, evs ...events.Event) error {
 // HandleJob processes one message of the payouts queue. It is idempotent:
 // a message whose payment is final, or that the payment no longer expects,
 // does nothing. The events a live message carries are published first; a
-// message of events alone only publishes them. A nil error acknowledges the message; an error leaves it
-// for redelivery. A malformed message, or one naming a payment that does
-// not exist, is logged and acknowledged: delivering it again cannot help.
+// message of events alone only publishes them. A nil error acknowledges the
+// message; an error leaves it for redelivery. A malformed message, or one
+// naming a payment that does not exist, is logged and acknowledged:
+// delivering it again cannot help.
 func (s *Service) HandleJob(ctx context.Context, body []byte) error {
 	j, err := ParseJob(body)
 	if err != nil {
