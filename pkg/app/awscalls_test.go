@@ -119,6 +119,13 @@ func sortedCalls(set map[awsCall]bool) []awsCall {
 // recorded as made by function. Resources are named by the variable of cfg
 // that holds them (a table name, a queue URL).
 func recording(cfg function.Config, name string) function.Config {
+	cfg.AWS.APIOptions = append(slices.Clone(cfg.AWS.APIOptions), recordCalls(name, resourceNames(cfg)))
+	return cfg
+}
+
+// resourceNames maps each table name, queue URL, bucket and key of cfg to
+// the variable that holds it.
+func resourceNames(cfg function.Config) map[string]string {
 	names := map[string]string{}
 	for variable, value := range map[string]string{
 		"TABLE_NAME":              cfg.TableName,
@@ -133,8 +140,7 @@ func recording(cfg function.Config, name string) function.Config {
 			names[value] = variable
 		}
 	}
-	cfg.AWS.APIOptions = append(slices.Clone(cfg.AWS.APIOptions), recordCalls(name, names))
-	return cfg
+	return names
 }
 
 // recordCalls is SDK middleware that records each operation as the IAM

@@ -17,6 +17,7 @@ import (
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"payments/pkg/cache"
 	"payments/pkg/companies"
 )
 
@@ -38,8 +39,8 @@ const DefaultRateLimit = 10
 
 // CompanyCacheTTL is how long the guard trusts a company it has read: a
 // disabled company or a rotated key takes effect in other processes within
-// this time.
-const CompanyCacheTTL = 60 * time.Second
+// this time. It is the one staleness rule of pkg/cache.
+const CompanyCacheTTL = cache.Staleness
 
 // Errors of this package.
 var (

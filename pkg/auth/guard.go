@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
 
+	"payments/pkg/cache"
 	"payments/pkg/companies"
 	"payments/pkg/httpapi"
 )
@@ -79,99 +79,19 @@ func (s *Service) Authenticate(ctx context.Context, header string) (string, erro
 
 // company reads a company through the cache.
 func (s *Service) company(ctx context.Context, id string) (companies.Company, error) {
-	if c, ok := s.cache.Get(id); ok {
-		return c, nil
-	}
-	gen := s.cache.generation()
-	c, err := s.companies.Get(ctx, id)
-	if err != nil {
-		return companies.Company{}, err
-	}
-	s.cache.put(c, gen)
-	return c, nil
+	return s.cache.Read(ctx, id, func(ctx context.Context) (companies.Company, error) {
+		return s.companies.Get(ctx, id)
+	})
 }
 
-// maxCachedCompanies bounds the cache; past it, expired entries are dropped,
-// and if none were, all of them.
-const maxCachedCompanies = 10000
-
-// CompanyCache keeps companies read by the guard for a bounded time. It is
-// safe for concurrent use. One cache may be shared by every guard and
-// companies.Service of a process, so that a change made through the console
-// (Forget) takes effect at once in that process.
-type CompanyCache struct {
-	ttl time.Duration
-	now func() time.Time
-
-	mu      sync.Mutex
-	entries map[string]cached
-	gen     uint64 // counts Forget calls
-}
-
-type cached struct {
-	company companies.Company
-	at      time.Time
-}
+// CompanyCache keeps companies read by the guard for a bounded time
+// (cache.Staleness in every function). One cache may be shared by every
+// guard and companies.Service of a process, so that a change made through
+// the console (Forget) takes effect at once in that process.
+type CompanyCache = cache.Cache[companies.Company]
 
 // NewCompanyCache returns an empty cache whose entries live for ttl as
 // measured by now.
 func NewCompanyCache(ttl time.Duration, now func() time.Time) *CompanyCache {
-	return &CompanyCache{ttl: ttl, now: now, entries: map[string]cached{}}
-}
-
-// Get returns the company id if it was put less than ttl ago.
-func (c *CompanyCache) Get(id string) (companies.Company, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.entries[id]
-	if !ok {
-		return companies.Company{}, false
-	}
-	if c.now().Sub(e.at) >= c.ttl {
-		delete(c.entries, id)
-		return companies.Company{}, false
-	}
-	return e.company, true
-}
-
-// Put stores co, read now.
-func (c *CompanyCache) Put(co companies.Company) {
-	c.put(co, c.generation())
-}
-
-// generation returns the number of Forget calls so far.
-func (c *CompanyCache) generation() uint64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.gen
-}
-
-// put stores co unless Forget was called since generation gen was read: a
-// read that raced with a change must not bring the old company back.
-func (c *CompanyCache) put(co companies.Company, gen uint64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.gen != gen {
-		return
-	}
-	now := c.now()
-	if len(c.entries) >= maxCachedCompanies {
-		for id, e := range c.entries {
-			if now.Sub(e.at) >= c.ttl {
-				delete(c.entries, id)
-			}
-		}
-		if len(c.entries) >= maxCachedCompanies {
-			clear(c.entries)
-		}
-	}
-	c.entries[co.ID] = cached{company: co, at: now}
-}
-
-// Forget drops company id, so the next read goes to the store.
-func (c *CompanyCache) Forget(id string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	delete(c.entries, id)
-	c.gen++
+	return cache.New[companies.Company](ttl, now)
 }

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 
+	"payments/pkg/cache"
 	"payments/pkg/money"
 )
 
@@ -139,6 +140,40 @@ type Store interface {
 // Service reads, sets and applies fee schedules.
 type Service struct {
 	store Store
+	// Changed, when set, is called with the company's id after its
+	// schedule was replaced: the process's schedule cache forgets it (see
+	// CachedStore).
+	Changed func(companyID string)
+}
+
+// CachedStore returns s reading schedules through c: a schedule read, or
+// the absence of one, is trusted for c's time (cache.Staleness), so a
+// change made by another process takes effect within it; a change made
+// through a Service whose Changed forgets it from c, at once.
+func CachedStore(s Store, c *cache.Cache[Schedule]) Store { return cachedStore{s, c} }
+
+// cachedStore reads through a cache; a schedule the company has not set is
+// kept as one with Default set.
+type cachedStore struct {
+	Store
+	cache *cache.Cache[Schedule]
+}
+
+// FeeSchedule returns the company's schedule from the cache, or from the
+// store.
+func (s cachedStore) FeeSchedule(ctx context.Context, companyID string) (Schedule, bool, error) {
+	sch, err := s.cache.Read(ctx, companyID, func(ctx context.Context) (Schedule, error) {
+		sch, ok, err := s.Store.FeeSchedule(ctx, companyID)
+		sch.Default = !ok
+		return sch, err
+	})
+	if err != nil {
+		return Schedule{}, false, err
+	}
+	if sch.Default {
+		return Schedule{}, false, nil
+	}
+	return sch, true, nil
 }
 
 // NewService returns a Service on store.
@@ -164,6 +199,9 @@ func (s *Service) SetSchedule(ctx context.Context, companyID string, sch Schedul
 	}
 	if err := s.store.PutFeeSchedule(ctx, companyID, sch); err != nil {
 		return fmt.Errorf("fees: write schedule: %w", err)
+	}
+	if s.Changed != nil {
+		s.Changed(companyID)
 	}
 	return nil
 }

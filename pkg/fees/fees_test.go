@@ -7,7 +7,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
+	"payments/pkg/cache"
 	"payments/pkg/httpapi"
 )
 
@@ -244,5 +246,63 @@ func TestScheduleValidationTypes(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// countingStore counts the schedule reads of a memStore.
+type countingStore struct {
+	memStore
+	reads int
+}
+
+func (c *countingStore) FeeSchedule(ctx context.Context, companyID string) (Schedule, bool, error) {
+	c.reads++
+	return c.memStore.FeeSchedule(ctx, companyID)
+}
+
+// TestCachedStore: a schedule, or its absence, is read once per staleness
+// period; a change through a Service whose Changed forgets it is seen at
+// once, and one made elsewhere after the period.
+func TestCachedStore(t *testing.T) {
+	ctx := context.Background()
+	now := time.Unix(1_700_000_000, 0)
+	c := cache.New[Schedule](cache.Staleness, func() time.Time { return now })
+	backing := &countingStore{memStore: memStore{}}
+	reader := NewService(CachedStore(backing, c))
+	console := NewService(backing) // another process's console: forgets nothing here
+	local := NewService(backing)   // this process's console
+	local.Changed = c.Forget
+	payout := func() int64 {
+		t.Helper()
+		q, err := reader.Quote(ctx, "c1", TypePayout, "mtn", "CM", "XAF", 10_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return q.Fee
+	}
+	set := func(svc *Service, bps int64) {
+		t.Helper()
+		if err := svc.SetSchedule(ctx, "c1", Schedule{Rules: []Rule{{Type: TypePayout, PercentBps: bps}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	steps := []struct {
+		name  string
+		do    func()
+		fee   int64
+		reads int
+	}{
+		{"no schedule: the default, read once", func() {}, 150, 1},
+		{"the absence is cached", func() {}, 150, 1},
+		{"set elsewhere: not seen within the period", func() { set(console, 200) }, 150, 1},
+		{"seen once the period is over", func() { now = now.Add(cache.Staleness) }, 200, 2},
+		{"cached again", func() {}, 200, 2},
+		{"set through a Service that forgets: seen at once", func() { set(local, 300) }, 300, 3},
+	}
+	for _, s := range steps {
+		s.do()
+		if fee := payout(); fee != s.fee || backing.reads != s.reads {
+			t.Fatalf("%s: fee %d after %d reads, want %d after %d", s.name, fee, backing.reads, s.fee, s.reads)
+		}
 	}
 }

@@ -111,8 +111,9 @@ var Functions = map[string]Function{
 		Grants: []Grant{
 			// DeleteItem releases an Idempotency-Key (docs/idempotency.md).
 			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			// Its events go to the payout worker with its messages
+			// (payments.Relay): it never sends to the webhooks queue.
 			{payoutsQueue, sendMessage},
-			{webhooksQueue, sendMessage},
 			{tokenSecret, getSecret},
 		},
 	},

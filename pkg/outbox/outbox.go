@@ -8,6 +8,10 @@
 // the event unpublished; Sweep, run every minute by the sweeper, publishes
 // every event left unpublished for longer than Grace. Publishing twice is
 // harmless: the webhook worker delivers an event once per destination.
+//
+// The payments function does not publish itself: its events travel in its
+// messages on the payouts queue and the payout worker publishes them
+// (payments.Job, docs/publication.md).
 package outbox
 
 import (
@@ -54,7 +58,8 @@ type Publisher struct {
 // NewPublisher returns a Publisher that queues to q and marks in s.
 func NewPublisher(s Store, q Queue) *Publisher { return &Publisher{store: s, queue: q} }
 
-// Publish queues each event and marks it published. It tries every event
+// Publish queues each event and marks it published; of an event it reads
+// only the key, CompanyID and ID. It tries every event
 // and returns the errors joined; an event it could not queue stays
 // unpublished for the sweeper, so the caller may log the error and go on:
 // the change itself is committed.

@@ -149,8 +149,12 @@ func checkNotifyURL(s string) error {
 // the guideline lists the operator for it (ErrOperatorUnavailable); the fee
 // quote; then one transaction reserves amount + fee
 // (wallets.ErrInsufficientBalance) and claims the external_id
-// (ErrDuplicateExternalID). After the commit the submit message goes to the
-// payouts queue; if that fails the sweeper sends it.
+// (ErrDuplicateExternalID). After the commit one message goes to the
+// payouts queue: it submits the payout and carries its event, which the
+// worker publishes; if the send fails the sweeper sends the one and
+// publishes the other. Once the Service has seen the wallet and the
+// company's fee schedule is cached (fees.CachedStore), an acceptance reads
+// one item (the wallet), writes one transaction and sends one message.
 func (s *Service) Payout(ctx context.Context, companyID string, r Request) (Payment, error) {
 	r.Reason = "" // not a payout field; the HTTP layer refuses it
 	p, w, err := s.prepare(ctx, companyID, TypePayout, r)
@@ -186,8 +190,7 @@ func (s *Service) Payout(ctx context.Context, companyID string, r Request) (Paym
 	}
 	slog.InfoContext(ctx, "payout accepted", "company_id", companyID, "transaction_id", p.ID,
 		"amount", p.Amount, "fee", p.Fee, "currency", p.Currency, "operator", p.Operator)
-	s.publish(ctx, ev)
-	s.enqueueSubmit(ctx, p)
+	s.enqueueSubmit(ctx, p, ev)
 	return p, nil
 }
 
@@ -224,8 +227,7 @@ func (s *Service) Collect(ctx context.Context, companyID string, r Request) (Pay
 	}
 	slog.InfoContext(ctx, "collection accepted", "company_id", companyID, "transaction_id", p.ID,
 		"amount", p.Amount, "fee", p.Fee, "currency", p.Currency, "operator", p.Operator)
-	s.publish(ctx, ev)
-	s.enqueueSubmit(ctx, p)
+	s.enqueueSubmit(ctx, p, ev)
 	return p, nil
 }
 
@@ -239,20 +241,9 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 	if err != nil {
 		return Payment{}, wallets.Wallet{}, err
 	}
-	ws, err := s.wallets.ListWallets(ctx, companyID)
+	w, err := s.wallet(ctx, companyID, r.Currency, r.Country)
 	if err != nil {
-		return Payment{}, wallets.Wallet{}, fmt.Errorf("payments: list wallets: %w", err)
-	}
-	var w wallets.Wallet
-	found := false
-	for _, x := range ws {
-		if x.Currency == r.Currency && x.CountryISOCode == r.Country {
-			w, found = x, true
-			break
-		}
-	}
-	if !found {
-		return Payment{}, wallets.Wallet{}, ErrNoWallet
+		return Payment{}, wallets.Wallet{}, err
 	}
 	if !w.IsActive {
 		return Payment{}, wallets.Wallet{}, wallets.ErrInactive
@@ -303,6 +294,25 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 	return p, w, nil
 }
 
+// wallet reads the company's wallet of (currency, country) by its key: one
+// GetItem once the wallet's id is known to the Service, two the first time
+// (the pair's claim, then the wallet). ErrNoWallet when there is none.
+func (s *Service) wallet(ctx context.Context, companyID, currency, country string) (wallets.Wallet, error) {
+	id, err := s.walletIDs.Read(ctx, companyID+"#"+currency+"#"+country, func(ctx context.Context) (string, error) {
+		return s.wallets.WalletIDFor(ctx, companyID, currency, country)
+	})
+	if err == nil {
+		var w wallets.Wallet
+		if w, err = s.wallets.GetWallet(ctx, companyID, id); err == nil {
+			return w, nil
+		}
+	}
+	if errors.Is(err, wallets.ErrNotFound) {
+		return wallets.Wallet{}, ErrNoWallet
+	}
+	return wallets.Wallet{}, fmt.Errorf("payments: read wallet: %w", err)
+}
+
 // defaultReason is the reason of a payment whose request gave none.
 func defaultReason(t Type) string {
 	if t == TypeCollection {
@@ -325,11 +335,13 @@ func acceptError(what string, err error) error {
 	return fmt.Errorf("payments: accept %s: %w", what, err)
 }
 
-// enqueueSubmit sends the message that submits an accepted payment. A
-// failure is only logged: the payment expects the message at its
-// acceptance, so the sweeper sends it a minute later.
-func (s *Service) enqueueSubmit(ctx context.Context, p Payment) {
-	if err := s.sendJob(ctx, p, p.NextPollAt); err != nil {
+// enqueueSubmit sends the one message of an acceptance: it submits the
+// accepted payment and carries the acceptance's event, which the worker
+// publishes first. A failure is only logged: the payment expects the
+// message at its acceptance, so the sweeper sends it a minute later, and
+// publishes the event, still unpublished, after outbox.Grace.
+func (s *Service) enqueueSubmit(ctx context.Context, p Payment, ev events.Event) {
+	if err := s.sendJob(ctx, p, p.NextPollAt, ev); err != nil {
 		slog.WarnContext(ctx, "queue submit; the sweeper will", "company_id", p.CompanyID, "transaction_id", p.ID, "error", err)
 	}
 }

@@ -86,13 +86,25 @@ func (q *jobQueue) setFail(fail bool) {
 	q.mu.Unlock()
 }
 
-// eventLog records published events.
+// eventLog records published events. An event published by its key alone
+// (the events a payouts message carries) is read from the outbox.
 type eventLog struct {
+	outbox *store.Outbox
+
 	mu  sync.Mutex
 	evs []events.Event
 }
 
-func (l *eventLog) Publish(_ context.Context, evs ...events.Event) error {
+func (l *eventLog) Publish(ctx context.Context, evs ...events.Event) error {
+	for i, e := range evs {
+		if e.Body == nil {
+			stored, err := l.outbox.Event(ctx, e.CompanyID, e.ID)
+			if err != nil {
+				return err
+			}
+			evs[i] = stored
+		}
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.evs = append(l.evs, evs...)
@@ -211,7 +223,7 @@ func newHarness(t testing.TB) *harness {
 		t: t, ctx: context.Background(), db: db, store: store.NewPayments(db),
 		wallets: wallets.NewService(store.NewWallets(db), approved{}),
 		fees:    fees.NewService(store.NewFees(db)),
-		gateway: &gateway{sandbox: operator.NewSandbox(store.NewSandboxOperator(db))}, jobs: &jobQueue{}, events: &eventLog{},
+		gateway: &gateway{sandbox: operator.NewSandbox(store.NewSandboxOperator(db))}, jobs: &jobQueue{}, events: &eventLog{outbox: store.NewOutbox(db)},
 		clock: &clock{t: time.Now().UTC().Truncate(time.Millisecond)},
 	}
 	h.svc = h.newService(h.store)

@@ -24,6 +24,7 @@ import (
 	"log/slog"
 	"time"
 
+	"payments/pkg/cache"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/guideline"
@@ -254,8 +255,13 @@ type Store interface {
 
 // Wallets reads the wallets a payment moves.
 type Wallets interface {
-	// ListWallets returns every wallet of the company.
-	ListWallets(ctx context.Context, companyID string) ([]wallets.Wallet, error)
+	// WalletIDFor returns the id of the company's wallet of (currency,
+	// country); wallets.ErrNotFound when it has none. Once there is one it
+	// never changes (the Service keeps it).
+	WalletIDFor(ctx context.Context, companyID, currency, country string) (string, error)
+	// GetWallet reads a wallet of the company, strongly consistent;
+	// wallets.ErrNotFound if absent.
+	GetWallet(ctx context.Context, companyID, walletID string) (wallets.Wallet, error)
 }
 
 // Fees prices payments.
@@ -283,7 +289,10 @@ type Deps struct {
 	Gateway operator.Gateway
 	// Jobs is the payouts queue.
 	Jobs Jobs
-	// Events publishes the outbox events after commit.
+	// Events publishes the outbox events after commit: directly (the
+	// payout worker, the console), or through the payout worker (Relay,
+	// the payments function). The events of an acceptance always travel
+	// with its submit message (Job.Events), whatever Events is.
 	Events Publisher
 	// Guideline is the payment guideline (default: the embedded one).
 	Guideline *guideline.Guideline
@@ -303,6 +312,9 @@ type Service struct {
 	events   Publisher
 	guide    *guideline.Guideline
 	deadline time.Duration
+	// walletIDs keeps the wallet id of each (company, currency, country)
+	// found: it never changes once the wallet exists.
+	walletIDs *cache.Cache[string]
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
@@ -319,15 +331,16 @@ func NewService(d Deps) *Service {
 	}
 	deadline = min(deadline, ReconcileWindow)
 	return &Service{
-		store:    d.Store,
-		wallets:  d.Wallets,
-		fees:     d.Fees,
-		gateway:  d.Gateway,
-		jobs:     d.Jobs,
-		events:   d.Events,
-		guide:    g,
-		deadline: deadline,
-		Now:      time.Now,
+		store:     d.Store,
+		wallets:   d.Wallets,
+		fees:      d.Fees,
+		gateway:   d.Gateway,
+		jobs:      d.Jobs,
+		events:    d.Events,
+		guide:     g,
+		deadline:  deadline,
+		walletIDs: cache.New[string](0, time.Now),
+		Now:       time.Now,
 	}
 }
 

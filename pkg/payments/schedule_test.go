@@ -72,6 +72,13 @@ func TestParseJob(t *testing.T) {
 		{`{"transaction_id":"` + id + `","due":"2026-11-23T16:11:18.120Z"}`, false},
 		{`{"company_id":"c1","transaction_id":"` + id + `","due":"2026-11-23T16:11:18.120Z"}`, false},
 		{`{"company_id":"` + id + `","transaction_id":"x","due":"2026-11-23T16:11:18.120Z"}`, false},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","due":"2026-11-23T16:11:18.120Z","events":["` + id + `"]}`, true},
+		{`{"company_id":"` + id + `","events":["` + id + `"]}`, true}, // events only
+		{`{"company_id":"` + id + `","events":[]}`, false},
+		{`{"company_id":"` + id + `","events":["x"]}`, false},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","due":"2026-11-23T16:11:18.120Z","events":["x"]}`, false},
+		{`{"company_id":"` + id + `","due":"2026-11-23T16:11:18.120Z","events":["` + id + `"]}`, false},
+		{`{"company_id":"c1","events":["` + id + `"]}`, false},
 		{`not json`, false},
 	}
 	for _, tt := range tests {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"payments/pkg/events"
 	"payments/pkg/ids"
 	"payments/pkg/providers/operator"
 	"payments/pkg/timestamp"
@@ -20,10 +21,21 @@ import (
 // NextPollAt any more is stale (another copy, or the sweeper, went on with
 // the payment) and is dropped, so one payment never has two live chains of
 // messages.
+//
+// Events, when present, are outbox events of CompanyID committed before the
+// message was sent; the worker publishes them (queues them on the webhooks
+// queue and marks them published) before it handles the payment. The
+// acceptance's submit message carries the acceptance's event, so that the
+// payments function sends one message per acceptance (docs/publication.md).
+// A message with Events and no TransactionID only publishes them (Relay).
+// A message without Events, as every message was before they existed, is
+// handled as before; a worker that does not know Events ignores them, and
+// the sweeper publishes the events after outbox.Grace.
 type Job struct {
-	CompanyID     string `json:"company_id"`
-	TransactionID string `json:"transaction_id"`
-	Due           string `json:"due"`
+	CompanyID     string   `json:"company_id"`
+	TransactionID string   `json:"transaction_id,omitempty"`
+	Due           string   `json:"due,omitempty"`
+	Events        []string `json:"events,omitempty"`
 }
 
 // The polling schedule (spec §4.16): every 5 s for the first 30 s after
@@ -62,8 +74,19 @@ func ParseJob(body []byte) (Job, error) {
 	if err := json.Unmarshal(body, &j); err != nil {
 		return Job{}, fmt.Errorf("payments: job: %w", err)
 	}
-	if !ids.IsUUID(j.CompanyID) || !ids.IsUUID(j.TransactionID) {
-		return Job{}, fmt.Errorf("payments: job: bad company_id or transaction_id in %.200q", body)
+	if !ids.IsUUID(j.CompanyID) {
+		return Job{}, fmt.Errorf("payments: job: bad company_id in %.200q", body)
+	}
+	for _, id := range j.Events {
+		if !ids.IsUUID(id) {
+			return Job{}, fmt.Errorf("payments: job: bad event id in %.200q", body)
+		}
+	}
+	if j.TransactionID == "" && j.Due == "" && len(j.Events) > 0 {
+		return j, nil // events only
+	}
+	if !ids.IsUUID(j.TransactionID) {
+		return Job{}, fmt.Errorf("payments: job: bad transaction_id in %.200q", body)
 	}
 	if _, err := timestamp.Parse(j.Due); err != nil {
 		return Job{}, fmt.Errorf("payments: job: bad due in %.200q", body)
@@ -71,12 +94,17 @@ func ParseJob(body []byte) (Job, error) {
 	return j, nil
 }
 
-// sendJob queues the message that expects p at due.
-func (s *Service) sendJob(ctx context.Context, p Payment, due time.Time) error {
+// sendJob queues the message that expects p at due, carrying the ids of
+// evs (committed events of p's company) for the worker to publish.
+func (s *Service) sendJob(ctx context.Context, p Payment, due time.Time, evs ...events.Event) error {
 	if s.jobs == nil {
 		return errors.New("payments: no payouts queue")
 	}
-	body, err := json.Marshal(Job{CompanyID: p.CompanyID, TransactionID: p.ID, Due: timestamp.Format(due)})
+	j := Job{CompanyID: p.CompanyID, TransactionID: p.ID, Due: timestamp.Format(due)}
+	for _, e := range evs {
+		j.Events = append(j.Events, e.ID)
+	}
+	body, err := json.Marshal(j)
 	if err != nil {
 		return fmt.Errorf("payments: encode job: %w", err)
 	}
@@ -86,15 +114,53 @@ func (s *Service) sendJob(ctx context.Context, p Payment, due time.Time) error {
 	return nil
 }
 
+// Relay returns a Publisher that hands committed events to the payout
+// worker: one message on the payouts queue per company, naming the events,
+// which the worker publishes (HandleJob). The payments function publishes
+// through it, so that it sends to one queue only. A failed send leaves the
+// events to the sweeper, as a failed publication does.
+func Relay(jobs Jobs) Publisher { return relay{jobs} }
+
+type relay struct{ jobs Jobs }
+
+// Publish sends the events' ids, one message per company.
+func (r relay) Publish(ctx context.Context, evs ...events.Event) error {
+	var companies []string
+	byCompany := map[string][]string{}
+	for _, e := range evs {
+		if byCompany[e.CompanyID] == nil {
+			companies = append(companies, e.CompanyID)
+		}
+		byCompany[e.CompanyID] = append(byCompany[e.CompanyID], e.ID)
+	}
+	var errs []error
+	for _, c := range companies {
+		body, err := json.Marshal(Job{CompanyID: c, Events: byCompany[c]})
+		if err == nil {
+			err = r.jobs.Send(ctx, body, 0)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("payments: relay events %v: %w", byCompany[c], err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
 // HandleJob processes one message of the payouts queue. It is idempotent:
 // a message whose payment is final, or that the payment no longer expects,
-// does nothing. A nil error acknowledges the message; an error leaves it
-// for redelivery. A malformed message, or one naming a payment that does
-// not exist, is logged and acknowledged: delivering it again cannot help.
+// does nothing. The events a live message carries are published first; a
+// message of events alone only publishes them. A nil error acknowledges the
+// message; an error leaves it for redelivery. A malformed message, or one
+// naming a payment that does not exist, is logged and acknowledged:
+// delivering it again cannot help.
 func (s *Service) HandleJob(ctx context.Context, body []byte) error {
 	j, err := ParseJob(body)
 	if err != nil {
 		slog.ErrorContext(ctx, "drop malformed payouts message", "error", err)
+		return nil
+	}
+	if j.TransactionID == "" {
+		s.publishJobEvents(ctx, j)
 		return nil
 	}
 	p, err := s.store.GetPayment(ctx, j.CompanyID, j.TransactionID)
@@ -106,12 +172,27 @@ func (s *Service) HandleJob(ctx context.Context, body []byte) error {
 		return err
 	}
 	if p.Status.Terminal() || timestamp.Format(p.NextPollAt) != j.Due {
+		// The copy that ran, or the sweeper, published the events.
 		return nil
 	}
+	s.publishJobEvents(ctx, j)
 	if p.Status == StatusPending && s.now().Before(s.deadlineOf(p)) {
 		return s.submit(ctx, p)
 	}
 	return s.check(ctx, p)
+}
+
+// publishJobEvents publishes the events a message carries, before the
+// payment is handled, so that a receiver sees them before the events of
+// the transitions that follow. A failure is logged and the message goes on:
+// the events stay unpublished and the sweeper publishes them after
+// outbox.Grace, as after any failed publication.
+func (s *Service) publishJobEvents(ctx context.Context, j Job) {
+	evs := make([]events.Event, len(j.Events))
+	for i, id := range j.Events {
+		evs[i] = events.Event{ID: id, CompanyID: j.CompanyID} // the publisher needs only the key
+	}
+	s.publish(ctx, evs...)
 }
 
 // submit sends a PENDING payment to the operator (Submit is idempotent on

@@ -187,6 +187,22 @@ func (s *Wallets) GetWallet(ctx context.Context, companyID, walletID string) (wa
 	return it.wallet()
 }
 
+// WalletIDFor returns the id of the company's wallet of (currency,
+// countryISO), read from the pair's claim, strongly consistent;
+// wallets.ErrNotFound when the company has none. A claim is never deleted
+// or rewritten, so the answer never changes once there is one.
+func (s *Wallets) WalletIDFor(ctx context.Context, companyID, currency, countryISO string) (string, error) {
+	var it walletPairItem
+	found, err := s.db.getItem(ctx, companyPK(companyID), walletPairSK(currency, countryISO), &it)
+	if err != nil {
+		return "", fmt.Errorf("store: get wallet of %s %s: %w", currency, countryISO, err)
+	}
+	if !found {
+		return "", wallets.ErrNotFound
+	}
+	return it.WalletID, nil
+}
+
 // ListWallets returns every wallet of the company, strongly consistent, in
 // key order.
 func (s *Wallets) ListWallets(ctx context.Context, companyID string) ([]wallets.Wallet, error) {

@@ -48,7 +48,9 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	ws.CreditEnabled = cfg.Mode == function.ModeSandbox || cfg.AdminCreditInProduction
 	wallets.AdminRoutes(rt, ws)
 	webhooks.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db)))
-	fees.AdminRoutes(rt, fees.NewService(store.NewFees(db)), companyChecker{comps})
+	feeSvc := fees.NewService(store.NewFees(db))
+	feeSvc.Changed = services.FeeCache.Forget
+	fees.AdminRoutes(rt, feeSvc, companyChecker{comps})
 	fx.AdminRoutes(rt, services.FX(db), companyChecker{comps})
 	payments.AdminRoutes(rt, payments.NewService(payments.Deps{
 		Store:  store.NewPayments(db),

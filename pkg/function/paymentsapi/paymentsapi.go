@@ -6,11 +6,13 @@ import (
 	"context"
 	"log/slog"
 
+	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/queue"
+	"payments/pkg/store"
 	"payments/pkg/wallets"
 )
 
@@ -32,11 +34,18 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		slog.Warn("payments without an operator: payouts and collections are refused", "error", err)
 		gw = nil
 	}
-	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(services.Idempotent(db))
 	wallets.PaymentRoutes(rt, services.Wallets(db))
-	payments.Routes(rt, services.Payments(cfg, db, gw,
-		queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)))
+	jobs := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.PayoutsQueueURL)
+	payments.Routes(rt, payments.NewService(payments.Deps{
+		Store:    store.NewPayments(db),
+		Wallets:  store.NewWallets(db),
+		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), services.FeeCache)),
+		Gateway:  gw,
+		Jobs:     jobs,
+		Events:   payments.Relay(jobs), // the payout worker publishes them (docs/publication.md)
+		Deadline: cfg.PaymentDeadline,
+	}))
 	return function.HTTP(rt), nil
 }

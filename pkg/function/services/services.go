@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"payments/pkg/auth"
+	"payments/pkg/cache"
 	"payments/pkg/cards"
 	"payments/pkg/companies"
 	"payments/pkg/customers"
@@ -45,6 +46,11 @@ func DB(cfg function.Config) *store.DB {
 // local dev server, the tests) a rotation or deactivation takes effect at
 // once; across Lambda instances it takes at most auth.CompanyCacheTTL.
 var CompanyCache = auth.NewCompanyCache(auth.CompanyCacheTTL, time.Now)
+
+// FeeCache is the one fee schedule cache of the process: the payments
+// function reads schedules through it and the console's fees.Service
+// forgets a schedule it replaces, as CompanyCache does for companies.
+var FeeCache = cache.New[fees.Schedule](cache.Staleness, time.Now)
 
 // TokenGuard returns the guard of every company-facing function: it admits
 // requests with a valid Bearer token and puts the company id in the request
@@ -156,9 +162,10 @@ func Operator(cfg function.Config, db *store.DB) (operator.Gateway, error) {
 		"only MODE=%s (the sandbox operator) can process payments", function.ErrConfig, cfg.Mode, function.ModeSandbox)
 }
 
-// Payments returns the payments service over db: jobs is the payouts
-// queue, events are published to the webhooks queue, and gw is the
-// operator (nil for a caller that never asks it).
+// Payments returns the payments service of the payout worker and the
+// sweeper over db: jobs is the payouts queue, events are published to the
+// webhooks queue, and gw is the operator (nil for a caller that never asks
+// it). The payments function builds its own (paymentsapi.New).
 func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, webhooks function.Queue) *payments.Service {
 	return payments.NewService(payments.Deps{
 		Store:    store.NewPayments(db),

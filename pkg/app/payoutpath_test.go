@@ -1,0 +1,273 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	lambdaevents "github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/smithy-go/middleware"
+
+	"payments/pkg/function"
+	"payments/pkg/function/paymentsapi"
+	"payments/pkg/function/payoutworker"
+	"payments/pkg/function/services"
+	"payments/pkg/outbox"
+	"payments/pkg/store"
+)
+
+// requestCounter counts the AWS requests of a function's clients: each
+// operation, named "<operation> <resource variable>", and each HTTP
+// attempt (an SDK retry is a second attempt of one operation).
+type requestCounter struct {
+	mu         sync.Mutex
+	operations map[string]int
+	attempts   int
+}
+
+func (c *requestCounter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.operations, c.attempts = map[string]int{}, 0
+}
+
+// take returns what was counted since the last reset, and resets.
+func (c *requestCounter) take() (map[string]int, int) {
+	c.mu.Lock()
+	ops, attempts := c.operations, c.attempts
+	c.mu.Unlock()
+	c.reset()
+	return ops, attempts
+}
+
+// counting returns cfg with every request of its clients counted by c.
+func counting(cfg function.Config, c *requestCounter) function.Config {
+	names := resourceNames(cfg)
+	count := func(s *middleware.Stack) error {
+		err := s.Initialize.Add(middleware.InitializeMiddlewareFunc("CountOperation",
+			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+				resource := "?"
+				switch p := in.Parameters.(type) {
+				case *dynamodb.TransactWriteItemsInput:
+					resource = "TABLE_NAME" // checked item by item by recording's grants
+				default:
+					for _, field := range []string{"TableName", "QueueUrl"} {
+						if v := stringField(p, field); v != "" {
+							resource = names[v]
+						}
+					}
+				}
+				c.mu.Lock()
+				c.operations[awsmiddleware.GetOperationName(ctx)+" "+resource]++
+				c.mu.Unlock()
+				return next.HandleInitialize(ctx, in)
+			}), middleware.After)
+		if err != nil {
+			return err
+		}
+		return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("CountAttempt",
+			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+				c.mu.Lock()
+				c.attempts++
+				c.mu.Unlock()
+				return next.HandleFinalize(ctx, in)
+			}), middleware.After)
+	}
+	cfg.AWS.APIOptions = append(slices.Clone(cfg.AWS.APIOptions), count)
+	return cfg
+}
+
+func total(ops map[string]int) int {
+	n := 0
+	for _, v := range ops {
+		n += v
+	}
+	return n
+}
+
+// TestAcceptedPayoutRequests counts the AWS requests of an accepted payout
+// through the payments function's handler (docs/publication.md): at most one
+// read, one TransactWriteItems and one SQS send once the function is warm,
+// and nothing else; any other request fails the test. The first payout of a
+// company in a fresh instance (cold: its company, its fee schedule and its
+// wallet's id not yet read) is counted too, and a warm collection, which
+// travels the same path. Publication is the payout worker's: after it ran,
+// no event of the payments is left unpublished.
+func TestAcceptedPayoutRequests(t *testing.T) {
+	e := newPaymentsTestEnv(t)
+	companyID, token, _ := e.company("100000")
+	counter := &requestCounter{}
+	counter.reset()
+	h, err := paymentsapi.New(context.Background(), counting(recording(e.cfg, "payments"), counter))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A fresh instance: the process-wide caches forget what the company's
+	// setup read through them.
+	services.CompanyCache.Forget(companyID)
+	services.FeeCache.Forget(companyID)
+	payout := `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`
+	steps := []struct {
+		name, route, body string
+		want              map[string]int
+	}{
+		{"cold: the company, the fee schedule, the wallet's id, the wallet", "/payment/payout", payout, map[string]int{
+			"GetItem TABLE_NAME": 4, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
+		}},
+		{"warm: the wallet alone", "/payment/payout", payout, map[string]int{
+			"GetItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
+		}},
+		{"warm again", "/payment/payout", payout, map[string]int{
+			"GetItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
+		}},
+		{"a collection, warm: the same", "/payment/collect", `{"operator":"orange","country":"CM","phone_number":"237690000002","amount":1000,"currency":"XAF"}`, map[string]int{
+			"GetItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
+		}},
+	}
+	var ids []string
+	for _, s := range steps {
+		counter.reset()
+		r := e.call(h, token, "POST", s.route, s.body)
+		if r.status != 200 {
+			t.Fatalf("%s: %s", s.name, r.raw)
+		}
+		ids = append(ids, r.str("data", "transaction_id"))
+		got, attempts := counter.take()
+		if !maps.Equal(got, s.want) || attempts != total(s.want) {
+			t.Fatalf("%s: requests %v in %d attempts, want %v in %d", s.name, got, attempts, s.want, total(s.want))
+		}
+	}
+	// What the payments function sent is the payouts' only message each:
+	// the worker publishes their acceptance events and submits them.
+	e.pump(30*time.Second, func() bool {
+		for _, id := range ids {
+			if e.status(token, id).str("data", "status") != "SUCCESS" {
+				return false
+			}
+		}
+		return true
+	})
+	if left, err := store.NewOutbox(e.db).Unpublished(context.Background(), time.Now().Add(time.Hour), 10); err != nil || len(left) != 0 {
+		t.Fatalf("unpublished events %v %v", left, err)
+	}
+	published := e.webhookEvents()
+	for _, id := range ids {
+		if n := strings.Count(published, id); n != 3 {
+			t.Fatalf("payment %s: %d of its events reached the webhooks queue, want PENDING, PROCESSING, SUCCESS", id, n)
+		}
+	}
+	e.verify(companyID)
+}
+
+// webhookEvents drains the webhooks queue and returns the status-update
+// events it named, one "<transaction id> <status>" a line.
+func (e *paymentsTestEnv) webhookEvents() string {
+	e.t.Helper()
+	ctx := context.Background()
+	st := store.NewOutbox(e.db)
+	var b strings.Builder
+	for {
+		out, err := e.sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(e.webhooks), MaxNumberOfMessages: 10})
+		if err != nil {
+			e.t.Fatal(err)
+		}
+		if len(out.Messages) == 0 {
+			return b.String()
+		}
+		for _, m := range out.Messages {
+			var msg outbox.Message
+			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &msg); err != nil {
+				e.t.Fatal(err)
+			}
+			ev, err := st.Event(ctx, msg.CompanyID, msg.EventID)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			var body struct {
+				Data struct {
+					TransactionID string `json:"transaction_id"`
+					Status        string `json:"status"`
+				} `json:"data"`
+			}
+			json.Unmarshal(ev.Body, &body)
+			fmt.Fprintf(&b, "%s %s\n", body.Data.TransactionID, body.Data.Status)
+			e.sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.webhooks), ReceiptHandle: m.ReceiptHandle})
+		}
+	}
+}
+
+// TestPayoutEventsSurviveLostMessages: nothing committed is lost between the
+// commit and the delivery when the one message of an acceptance is never
+// sent, or when the worker cannot publish what the message carries: the
+// sweeper publishes the acceptance's event after outbox.Grace, and resumes
+// the payment.
+func TestPayoutEventsSurviveLostMessages(t *testing.T) {
+	tests := []struct {
+		name string
+		// broken returns the payments function and the payout worker of
+		// the fault.
+		broken func(e *paymentsTestEnv) (function.HTTPHandler, function.SQSHandler)
+	}{
+		{"the payments function dies before sending", func(e *paymentsTestEnv) (function.HTTPHandler, function.SQSHandler) {
+			cfg := e.cfg
+			cfg.PayoutsQueueURL = "" // every send fails
+			h, err := paymentsapi.New(context.Background(), cfg)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			return h, e.worker
+		}},
+		{"the worker cannot publish", func(e *paymentsTestEnv) (function.HTTPHandler, function.SQSHandler) {
+			cfg := e.cfg
+			cfg.WebhooksQueueURL = "" // every publication fails
+			w, err := payoutworker.New(context.Background(), cfg)
+			if err != nil {
+				e.t.Fatal(err)
+			}
+			return e.payments, w
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newPaymentsTestEnv(t)
+			companyID, token, _ := e.company("10000")
+			payments, worker := tt.broken(e)
+			r := e.call(payments, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`)
+			if r.status != 200 {
+				t.Fatalf("payout: %s", r.raw)
+			}
+			id := r.str("data", "transaction_id")
+			healthy := e.worker
+			e.worker = worker
+			for range 3 {
+				e.deliver()
+			}
+			e.worker = healthy
+			if got := e.webhookEvents(); strings.Contains(got, id+" PENDING") {
+				t.Fatalf("the fault did not keep the acceptance's event from the webhooks queue: %q", got)
+			}
+			sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(outbox.Grace + 2*time.Second) })
+			if err := sweep(context.Background(), lambdaevents.EventBridgeEvent{}); err != nil {
+				t.Fatal(err)
+			}
+			e.pump(30*time.Second, func() bool { return e.status(token, id).str("data", "status") == "SUCCESS" })
+			if got := e.webhookEvents(); !strings.Contains(got, id+" PENDING") {
+				t.Fatalf("the acceptance's event was never published: %q", got)
+			}
+			if left, err := store.NewOutbox(e.db).Unpublished(context.Background(), time.Now().Add(time.Hour), 10); err != nil || len(left) != 0 {
+				t.Fatalf("unpublished events %v %v", left, err)
+			}
+			e.verify(companyID)
+		})
+	}
+}
