@@ -12,6 +12,7 @@
 #   make lint                     gofmt, vet, staticcheck, cfn-lint template.yaml
 #   make size                     each bootstrap's size and gzipped size (target: ≤ 3.0 MiB gzipped)
 #   make coldstart [RUNS=30]      each function's exec → first /next beside a hello-world floor (target: ≤ 2.5 ×)
+#   make loadtest [CLIENTS=8] [DURATION=30s]  payouts: dev server vs CreatePayout alone
 #   make bench | clean
 
 SHELL := bash
@@ -48,12 +49,16 @@ BIN_DIR ?= bin
 
 STAGE ?= dev
 BENCH ?= .
+# make loadtest: concurrent clients and the length of each scenario (docs/performance.md).
+CLIENTS ?= 8
+DURATION ?= 30s
+CONFLICT_DURATION ?= 5s
 FUZZTIME ?= 5s
 
 # Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
 
-.PHONY: help install devstack run listen test fuzz reset build size coldstart deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
+.PHONY: help install devstack run listen test fuzz reset build size coldstart loadtest deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -180,6 +185,13 @@ staticcheck:
 
 bench: install devstack ## go test -run '^$' -bench BENCH (default .) -benchmem ./... against a throwaway stack
 	@$(DEVSTACK) exec -- $(GO) test -run '^$$' -bench '$(BENCH)' -benchmem ./...
+
+# The load test is built first, so that compiling it does not run inside
+# the measured stack.
+loadtest: install devstack ## payouts through the dev server vs store.CreatePayout alone, 1 and 100 wallets, CLIENTS clients, DURATION each; then simulated conflicts
+	@mkdir -p $(CACHE)/bin
+	@$(GO) build -o $(CACHE)/bin/loadtest ./infra/local/cmd/loadtest
+	@$(DEVSTACK) exec -- $(CACHE)/bin/loadtest -clients $(CLIENTS) -duration $(DURATION) -conflict-duration $(CONFLICT_DURATION)
 
 clean: ## remove build output (bin/, .aws-sam/); keeps the installed emulators and the data (see reset)
 	rm -rf .aws-sam bin $(CACHE)/bin

@@ -100,6 +100,10 @@ type Service struct {
 	companies Companies
 	limiter   RateLimiter
 	cache     *CompanyCache
+	// parser and key check tokens; built once, as every request needs
+	// them (the parser reads the time from Now at each check).
+	parser *jwt.Parser
+	key    jwt.Keyfunc
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
@@ -119,7 +123,15 @@ func NewService(cfg Config, comps Companies, limiter RateLimiter, cache *Company
 	if cache == nil {
 		cache = NewCompanyCache(CompanyCacheTTL, time.Now)
 	}
-	return &Service{cfg: cfg, companies: comps, limiter: limiter, cache: cache, Now: time.Now}, nil
+	s := &Service{cfg: cfg, companies: comps, limiter: limiter, cache: cache, Now: time.Now}
+	s.key = func(*jwt.Token) (any, error) { return s.cfg.Secret, nil }
+	s.parser = jwt.NewParser(
+		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
+		jwt.WithIssuer(Issuer),
+		jwt.WithExpirationRequired(),
+		jwt.WithTimeFunc(func() time.Time { return s.Now() }),
+	)
+	return s, nil
 }
 
 // Token is the token endpoint's response body (raw, no envelope).

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/golang-jwt/jwt/v5"
-
 	"payments/pkg/cache"
 	"payments/pkg/companies"
 	"payments/pkg/httpapi"
@@ -45,14 +43,7 @@ func (s *Service) Authenticate(ctx context.Context, header string) (string, erro
 		return "", fmt.Errorf("%w: no bearer token", httpapi.ErrUnauthorized)
 	}
 	var claims Claims
-	_, err := jwt.ParseWithClaims(strings.TrimSpace(raw), &claims,
-		func(*jwt.Token) (any, error) { return s.cfg.Secret, nil },
-		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithIssuer(Issuer),
-		jwt.WithExpirationRequired(),
-		jwt.WithTimeFunc(s.Now),
-	)
-	if err != nil {
+	if _, err := s.parser.ParseWithClaims(strings.TrimSpace(raw), &claims, s.key); err != nil {
 		return "", fmt.Errorf("%w: %v", httpapi.ErrUnauthorized, err)
 	}
 	if claims.Mode != s.cfg.Mode {
