@@ -34,7 +34,7 @@ func TestMain(m *testing.M) {
 	cleanup()
 	full := code == 0 && flag.Lookup("test.run").Value.String() == "" && flag.Lookup("test.skip").Value.String() == ""
 	if problems := awsCalls.check(function.Functions, full); len(problems) > 0 {
-		fmt.Fprintln(os.Stderr, "AWS calls of the functions (app.Functions):")
+		fmt.Fprintln(os.Stderr, "AWS calls of the functions (function.Functions):")
 		for _, p := range problems {
 			fmt.Fprintln(os.Stderr, "  "+p)
 		}
@@ -81,7 +81,7 @@ func (l *callLog) check(fns map[string]function.Function, all bool) []string {
 		granted := grantedCalls(fns[name])
 		for _, c := range sortedCalls(l.calls[name]) {
 			if !granted[c] {
-				problems = append(problems, fmt.Sprintf("%s calls %s, which app.Functions does not grant it", name, c))
+				problems = append(problems, fmt.Sprintf("%s calls %s, which function.Functions does not grant it", name, c))
 			}
 		}
 	}

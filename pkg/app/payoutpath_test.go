@@ -217,6 +217,9 @@ func TestPayoutEventsSurviveLostMessages(t *testing.T) {
 		// broken returns the payments function and the payout worker of
 		// the fault.
 		broken func(e *paymentsTestEnv) (function.HTTPHandler, function.SQSHandler)
+		// submits is whether the broken worker gets the message, and so
+		// submits the payout without publishing its event.
+		submits bool
 	}{
 		{"the payments function dies before sending", func(e *paymentsTestEnv) (function.HTTPHandler, function.SQSHandler) {
 			cfg := e.cfg
@@ -226,7 +229,7 @@ func TestPayoutEventsSurviveLostMessages(t *testing.T) {
 				e.t.Fatal(err)
 			}
 			return h, e.worker
-		}},
+		}, false},
 		{"the worker cannot publish", func(e *paymentsTestEnv) (function.HTTPHandler, function.SQSHandler) {
 			cfg := e.cfg
 			cfg.WebhooksQueueURL = "" // every publication fails
@@ -235,7 +238,7 @@ func TestPayoutEventsSurviveLostMessages(t *testing.T) {
 				e.t.Fatal(err)
 			}
 			return e.payments, w
-		}},
+		}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,8 +252,12 @@ func TestPayoutEventsSurviveLostMessages(t *testing.T) {
 			id := r.str("data", "transaction_id")
 			healthy := e.worker
 			e.worker = worker
-			for range 3 {
-				e.deliver()
+			if tt.submits { // the broken worker took the message and submitted
+				e.pump(30*time.Second, func() bool { return e.status(token, id).str("data", "status") != "PENDING" })
+			} else {
+				for range 3 {
+					e.deliver()
+				}
 			}
 			e.worker = healthy
 			if got := e.webhookEvents(); strings.Contains(got, id+" PENDING") {

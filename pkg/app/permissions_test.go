@@ -36,7 +36,7 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 		t.Run(fn.Dir, func(t *testing.T) {
 			uses, ok := function.Functions[fn.Dir]
 			if !ok {
-				t.Fatalf("%s: functions/%s has no entry in app.Functions", fn.LogicalID, fn.Dir)
+				t.Fatalf("%s: functions/%s has no entry in function.Functions", fn.LogicalID, fn.Dir)
 			}
 			env := tpl.Environment(fn)
 			got, want := slices.Sorted(maps.Keys(env)), uses.Variables()
@@ -59,7 +59,7 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 				res, isResource := tpl.Resources[id]
 				switch {
 				case !isResource && granted:
-					t.Errorf("%s: %s names no resource of the template, yet app.Functions grants actions on it", fn.LogicalID, name)
+					t.Errorf("%s: %s names no resource of the template, yet function.Functions grants actions on it", fn.LogicalID, name)
 				case !isResource:
 				case slices.Contains(uses.Settings, name):
 					t.Errorf("%s: %s names %s (%s): a resource, declared as a plain setting", fn.LogicalID, name, id, res.Type)
@@ -122,14 +122,14 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 			}
 			for _, c := range sortedCalls(granted) {
 				if !declared[c] {
-					t.Errorf("%s is granted %s, which app.Functions does not list: a permission it does not use", fn.LogicalID, c)
+					t.Errorf("%s is granted %s, which function.Functions does not list: a permission it does not use", fn.LogicalID, c)
 				}
 			}
 		})
 	}
 	for _, name := range slices.Sorted(maps.Keys(function.Functions)) {
 		if !inTemplate[name] {
-			t.Errorf("app.Functions has %s, which the template does not deploy", name)
+			t.Errorf("function.Functions has %s, which the template does not deploy", name)
 		}
 	}
 }

@@ -35,7 +35,7 @@ type Cache[V any] struct {
 
 type entry[V any] struct {
 	value V
-	at    time.Time
+	at    time.Time // when its read began, on the wall clock
 }
 
 // New returns an empty cache whose entries live for ttl as measured by now;
@@ -45,7 +45,13 @@ func New[V any](ttl time.Duration, now func() time.Time) *Cache[V] {
 	return &Cache[V]{ttl: ttl, now: now, entries: map[string]entry[V]{}}
 }
 
-// Get returns the value of key if it was put less than ttl ago.
+// wallNow is now without its monotonic reading. Lambda freezes an
+// execution environment between invocations, and the monotonic clock is not
+// known to advance while it is frozen: ages are measured on the wall clock,
+// so an entry read before a long freeze is stale after it.
+func (c *Cache[V]) wallNow() time.Time { return c.now().Round(0) }
+
+// Get returns the value of key if its read began less than ttl ago.
 func (c *Cache[V]) Get(key string) (V, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -54,7 +60,7 @@ func (c *Cache[V]) Get(key string) (V, bool) {
 		var zero V
 		return zero, false
 	}
-	if c.ttl > 0 && c.now().Sub(e.at) >= c.ttl {
+	if c.ttl > 0 && c.wallNow().Sub(e.at) >= c.ttl {
 		delete(c.entries, key)
 		var zero V
 		return zero, false
@@ -62,24 +68,20 @@ func (c *Cache[V]) Get(key string) (V, bool) {
 	return e.value, true
 }
 
-// Put stores v as key's value, read now.
-func (c *Cache[V]) Put(key string, v V) {
-	c.put(key, v, c.generation())
-}
-
 // Read returns key's value from the cache or, when it has none, from load,
-// and keeps what load returned. A value read while the key was forgotten
-// (a change raced with the read) is returned but not kept.
+// and keeps what load returned, aged from when load began (a slow read
+// does not extend its value's life). A value read while the key was
+// forgotten (a change raced with the read) is returned but not kept.
 func (c *Cache[V]) Read(ctx context.Context, key string, load func(context.Context) (V, error)) (V, error) {
 	if v, ok := c.Get(key); ok {
 		return v, nil
 	}
-	gen := c.generation()
+	gen, began := c.generation(), c.wallNow()
 	v, err := load(ctx)
 	if err != nil {
 		return v, err
 	}
-	c.put(key, v, gen)
+	c.put(key, v, gen, began)
 	return v, nil
 }
 
@@ -90,15 +92,16 @@ func (c *Cache[V]) generation() uint64 {
 	return c.gen
 }
 
-// put stores v unless Forget was called since generation gen was read: a
-// read that raced with a change must not bring the old value back.
-func (c *Cache[V]) put(key string, v V, gen uint64) {
+// put stores v, read at began, unless Forget was called since generation
+// gen was read: a read that raced with a change must not bring the old
+// value back.
+func (c *Cache[V]) put(key string, v V, gen uint64, began time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
 		return
 	}
-	now := c.now()
+	now := c.wallNow()
 	if len(c.entries) >= MaxEntries {
 		for k, e := range c.entries {
 			if c.ttl > 0 && now.Sub(e.at) >= c.ttl {
@@ -109,7 +112,7 @@ func (c *Cache[V]) put(key string, v V, gen uint64) {
 			clear(c.entries)
 		}
 	}
-	c.entries[key] = entry[V]{value: v, at: now}
+	c.entries[key] = entry[V]{value: v, at: began}
 }
 
 // Forget drops key, so the next read goes to the store.

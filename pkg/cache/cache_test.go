@@ -79,3 +79,18 @@ func TestReadErrorIsNotKept(t *testing.T) {
 		t.Fatal("kept a failed read")
 	}
 }
+
+// TestSlowReadAgesFromItsStart: a value is as old as the read that brought
+// it began, so a slow read does not stretch Staleness.
+func TestSlowReadAgesFromItsStart(t *testing.T) {
+	clk := &clock{t: time.Unix(1_700_000_000, 0)}
+	c := cache.New[string](time.Minute, clk.Now)
+	slow := func(context.Context) (string, error) { clk.t = clk.t.Add(40 * time.Second); return "v1", nil }
+	if _, err := c.Read(context.Background(), "a", slow); err != nil {
+		t.Fatal(err)
+	}
+	clk.t = clk.t.Add(20 * time.Second) // 60 s after the read began
+	if v, ok := c.Get("a"); ok {
+		t.Errorf("got %q 60 s after its read began, want it expired", v)
+	}
+}

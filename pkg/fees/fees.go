@@ -176,6 +176,14 @@ func (s cachedStore) FeeSchedule(ctx context.Context, companyID string) (Schedul
 	return sch, true, nil
 }
 
+// PutFeeSchedule replaces the company's schedule and forgets the cached
+// one.
+func (s cachedStore) PutFeeSchedule(ctx context.Context, companyID string, sch Schedule) error {
+	err := s.Store.PutFeeSchedule(ctx, companyID, sch)
+	s.cache.Forget(companyID)
+	return err
+}
+
 // NewService returns a Service on store.
 func NewService(store Store) *Service { return &Service{store: store} }
 

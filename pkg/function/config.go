@@ -92,7 +92,7 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 	}
 	fn, ok := Functions[function]
 	if !ok {
-		return c, fmt.Errorf("%w: no function %q in app.Functions", ErrConfig, function)
+		return c, fmt.Errorf("%w: no function %q in function.Functions", ErrConfig, function)
 	}
 	var secretVars []string
 	for _, name := range fn.Variables() {

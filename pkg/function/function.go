@@ -5,8 +5,8 @@
 // consumer by pkg/function/payoutworker, …), which functions/<name>/main.go
 // hands to Start; the local dev server and the tests call the same
 // constructors (pkg/app lists them), so they run the production handlers. A
-// function's package imports only what it serves, so its bootstrap links
-// only that (docs/footprint.md).
+// function's package imports no other function's, so its bootstrap links
+// only the AWS clients it calls (docs/footprint.md).
 package function
 
 import (

@@ -67,6 +67,9 @@ func TestFunctionsLinkOnlyWhatTheyServe(t *testing.T) {
 			t.Errorf("functions/%s links %d function packages %v, want only its own", name, len(own), own)
 			continue
 		}
+		if base := strings.ReplaceAll(name, "-", ""); path.Base(own[0]) != base && path.Base(own[0]) != base+"api" {
+			t.Errorf("functions/%s links %s, not its own package (pkg/function/%s or %sapi)", name, own[0], base, base)
+		}
 		if other, dup := owner[own[0]]; dup {
 			t.Errorf("functions/%s and functions/%s both link %s", name, other, own[0])
 		}

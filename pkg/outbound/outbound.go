@@ -137,9 +137,13 @@ func New(opts ...Option) *Client {
 		TLSClientConfig:       &tls.Config{MinVersion: tls.VersionTLS12, RootCAs: o.rootCAs},
 		TLSHandshakeTimeout:   o.timeout,
 		ResponseHeaderTimeout: o.timeout,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          32,
-		IdleConnTimeout:       60 * time.Second,
+		// HTTP/2 where the receiver offers it, except in the deployed
+		// functions, built without it (nethttpomithttp2, docs/footprint.md):
+		// there every request is HTTP/1.1 (a receiver that speaks HTTP/2
+		// only would fail; none is known among webhook receivers).
+		ForceAttemptHTTP2: true,
+		MaxIdleConns:      32,
+		IdleConnTimeout:   60 * time.Second,
 	}
 	return &Client{
 		http: &http.Client{

@@ -296,9 +296,12 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 
 // wallet reads the company's wallet of (currency, country) by its key: one
 // GetItem once the wallet's id is known to the Service, two the first time
-// (the pair's claim, then the wallet). ErrNoWallet when there is none.
+// (the pair's claim, then the wallet). ErrNoWallet when there is none. A
+// remembered id whose wallet is not found is forgotten, so that the next
+// payout reads the claim again rather than trusting the id for ever.
 func (s *Service) wallet(ctx context.Context, companyID, currency, country string) (wallets.Wallet, error) {
-	id, err := s.walletIDs.Read(ctx, companyID+"#"+currency+"#"+country, func(ctx context.Context) (string, error) {
+	key := companyID + "#" + currency + "#" + country
+	id, err := s.walletIDs.Read(ctx, key, func(ctx context.Context) (string, error) {
 		return s.wallets.WalletIDFor(ctx, companyID, currency, country)
 	})
 	if err == nil {
@@ -306,6 +309,7 @@ func (s *Service) wallet(ctx context.Context, companyID, currency, country strin
 		if w, err = s.wallets.GetWallet(ctx, companyID, id); err == nil {
 			return w, nil
 		}
+		s.walletIDs.Forget(key)
 	}
 	if errors.Is(err, wallets.ErrNotFound) {
 		return wallets.Wallet{}, ErrNoWallet

@@ -29,8 +29,9 @@ import (
 // payments function sends one message per acceptance (docs/publication.md).
 // A message with Events and no TransactionID only publishes them (Relay).
 // A message without Events, as every message was before they existed, is
-// handled as before; a worker that does not know Events ignores them, and
-// the sweeper publishes the events after outbox.Grace.
+// handled as before. A worker that does not know Events ignores them in a
+// submit message and drops an events-only one as malformed; either way the
+// sweeper publishes the events after outbox.Grace.
 type Job struct {
 	CompanyID     string   `json:"company_id"`
 	TransactionID string   `json:"transaction_id,omitempty"`
@@ -183,8 +184,9 @@ func (s *Service) HandleJob(ctx context.Context, body []byte) error {
 }
 
 // publishJobEvents publishes the events a message carries, before the
-// payment is handled, so that a receiver sees them before the events of
-// the transitions that follow. A failure is logged and the message goes on:
+// payment is handled, so that they are queued before the events of the
+// transitions that follow (which is no promise of delivery order: the
+// webhooks queue is not ordered). A failure is logged and the message goes on:
 // the events stay unpublished and the sweeper publishes them after
 // outbox.Grace, as after any failed publication.
 func (s *Service) publishJobEvents(ctx context.Context, j Job) {

@@ -17,7 +17,6 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"payments/infra/local/runtimeapi"
@@ -120,7 +119,7 @@ func ColdStart(ctx context.Context, bootstrap string, env []string) (Start, erro
 	cmd.Env = append(cmd.Env, "AWS_LAMBDA_RUNTIME_API="+l.Addr().String())
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = sysProcAttr()
 	exited := make(chan error, 1)
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
