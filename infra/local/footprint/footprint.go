@@ -19,6 +19,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"payments/infra/local/measure"
 	"payments/infra/local/runtimeapi"
 )
 
@@ -151,17 +152,12 @@ func tail(b []byte) []byte {
 // Stats are the minimum, median and maximum of some durations.
 type Stats struct{ Min, Median, Max time.Duration }
 
-// Summarize returns the Stats of ds, which it sorts; the median of an even
-// number is the mean of the two middle ones.
+// Summarize returns the Stats of ds, which it sorts; the median is
+// measure.Percentile's 50th.
 func Summarize(ds []time.Duration) Stats {
 	if len(ds) == 0 {
 		return Stats{}
 	}
 	slices.Sort(ds)
-	n := len(ds)
-	med := ds[n/2]
-	if n%2 == 0 {
-		med = (ds[n/2-1] + ds[n/2]) / 2
-	}
-	return Stats{Min: ds[0], Median: med, Max: ds[n-1]}
+	return Stats{Min: ds[0], Median: measure.Percentile(ds, 50), Max: ds[len(ds)-1]}
 }

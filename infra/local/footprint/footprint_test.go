@@ -102,7 +102,7 @@ func TestSummarize(t *testing.T) {
 		{nil, footprint.Stats{}},
 		{ms(5), footprint.Stats{Min: 5 * time.Millisecond, Median: 5 * time.Millisecond, Max: 5 * time.Millisecond}},
 		{ms(9, 1, 5), footprint.Stats{Min: time.Millisecond, Median: 5 * time.Millisecond, Max: 9 * time.Millisecond}},
-		{ms(4, 1, 2, 8), footprint.Stats{Min: time.Millisecond, Median: 3 * time.Millisecond, Max: 8 * time.Millisecond}},
+		{ms(4, 1, 2, 8), footprint.Stats{Min: time.Millisecond, Median: 2 * time.Millisecond, Max: 8 * time.Millisecond}},
 	}
 	for _, tt := range tests {
 		if got := footprint.Summarize(tt.in); got != tt.want {

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"payments/infra/local/measure"
 )
 
 // Result is what one scenario measured.
@@ -48,21 +50,6 @@ func (r Result) PerSecond() float64 {
 		return 0
 	}
 	return float64(r.Accepted) / r.Elapsed.Seconds()
-}
-
-// Percentile returns the p-th percentile (0 < p <= 100) of sorted, by the
-// nearest-rank method: the smallest value that at least p % of the values
-// do not exceed. It returns 0 for no values.
-func Percentile(sorted []time.Duration, p float64) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := int(p / 100 * float64(len(sorted)))
-	if float64(rank) < p/100*float64(len(sorted)) {
-		rank++ // ceil
-	}
-	rank = max(rank, 1)
-	return sorted[min(rank, len(sorted))-1]
 }
 
 // refusedText lists r's refusals, most frequent first, or "-".
@@ -108,7 +95,7 @@ func writeTable(w io.Writer, rs []Result) {
 		sorted := slices.Clone(r.Latencies)
 		slices.Sort(sorted)
 		fmt.Fprintf(w, "| %s | %d | %.0f | %s | %s | %s |\n", r.Name, r.Accepted, r.PerSecond(),
-			ms(Percentile(sorted, 50)), ms(Percentile(sorted, 99)), r.refusedText())
+			ms(measure.Percentile(sorted, 50)), ms(measure.Percentile(sorted, 99)), r.refusedText())
 	}
 }
 
@@ -129,6 +116,6 @@ func writeConflictTable(w io.Writer, rs []Result) {
 			share = 100 * float64(gaveUp) / float64(r.Accepted+gaveUp)
 		}
 		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %d | %d | %.1f %% | %d (%.1f %%) |\n", r.Name, r.PerSecond(),
-			ms(Percentile(sorted, 50)), ms(Percentile(sorted, 99)), r.Attempts, r.Conflicts, rate, gaveUp, share)
+			ms(measure.Percentile(sorted, 50)), ms(measure.Percentile(sorted, 99)), r.Attempts, r.Conflicts, rate, gaveUp, share)
 	}
 }
