@@ -281,6 +281,7 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 		Lang:        r.Lang,
 		NotifyURL:   r.NotifyURL,
 		WalletID:    w.ID,
+		Submission:  NotSubmitted,
 		NextPollAt:  now,
 		CreatedAt:   now,
 		UpdatedAt:   now,

@@ -92,6 +92,25 @@ var Statuses = []Status{StatusPending, StatusProcessing, StatusSuccess, StatusFa
 // Terminal reports whether s is SUCCESS or FAILED.
 func (s Status) Terminal() bool { return s == StatusSuccess || s == StatusFailed }
 
+// Submission is what is known of whether the operator may have a payment.
+type Submission string
+
+// Submission states. A payment is accepted NotSubmitted; the worker records
+// Submitting before it first calls the operator with it, so a payment still
+// NotSubmitted provably never reached the operator. A payment accepted
+// before submissions were recorded has neither (""), and is treated as one
+// the operator may have.
+const (
+	NotSubmitted Submission = "NOT_SUBMITTED"
+	Submitting   Submission = "SUBMITTING"
+)
+
+// NotSentMessage is the error_message of a payment failed because it was
+// still not sent to the operator when its deadline passed (see
+// Service.HandleJob): nothing was paid or collected, and a payout's
+// reservation is released.
+const NotSentMessage = "not sent to the operator before the payment deadline; no money moved"
+
 // DefaultDeadline is how long after acceptance the operator is expected to
 // give a final answer (spec §4.16: 15 minutes); PAYMENT_DEADLINE_SECONDS
 // sets another. A payment still not final then is flagged for
@@ -131,7 +150,9 @@ type Payment struct {
 	// empty for a collection.
 	EntryID string
 	// OrderID is the operator's reference, known once submitted.
-	OrderID      string
+	OrderID string
+	// Submission says whether the operator may have the payment.
+	Submission   Submission
 	ErrorMessage string
 	// Upstream is the operator's last raw answer.
 	Upstream json.RawMessage
@@ -235,12 +256,17 @@ type Store interface {
 	PaymentByID(ctx context.Context, id string) (Payment, error)
 	// ApplyTransition writes t in one transaction: ErrStatusChanged when
 	// the payment is no longer in t.From (or no longer flagged, with
-	// t.Flagged).
+	// t.Flagged, or no longer NotSubmitted when t.Payment is).
 	ApplyTransition(ctx context.Context, t Transition) error
+	// MarkSubmitting records that the worker is about to send the payment
+	// to the operator (Submission becomes Submitting), on the condition
+	// that it is still PENDING; ErrStatusChanged otherwise.
+	MarkSubmitting(ctx context.Context, companyID, id string) error
 	// Reschedule writes p's NextPollAt and ReconciliationRequired, on the
 	// condition that the payment is still in p.Status with NextPollAt
 	// prevDue (none, for a zero prevDue: a payment from before NextPollAt
-	// is adopted); ErrStatusChanged otherwise.
+	// is adopted), and still NotSubmitted when p is; ErrStatusChanged
+	// otherwise.
 	Reschedule(ctx context.Context, p Payment, prevDue time.Time) error
 	// DuePayments returns up to limit non-terminal payments of every
 	// company whose NextPollAt is before cutoff (eventually consistent:

@@ -150,7 +150,10 @@ func (r relay) Publish(ctx context.Context, evs ...events.Event) error {
 // HandleJob processes one message of the payouts queue. It is idempotent:
 // a message whose payment is final, or that the payment no longer expects,
 // does nothing. The events a live message carries are published first; a
-// message of events alone only publishes them. A nil error acknowledges the
+// message of events alone only publishes them. A PENDING payment is
+// submitted before its deadline; after it, one never sent to the operator
+// is failed (failUnsent), one the operator may have is asked about and, if
+// still not final, flagged for reconciliation (check). A nil error acknowledges the
 // message; an error leaves it for redelivery. A malformed message, or one
 // naming a payment that does not exist, is logged and acknowledged:
 // delivering it again cannot help.
@@ -177,8 +180,13 @@ func (s *Service) HandleJob(ctx context.Context, body []byte) error {
 		return nil
 	}
 	s.publishJobEvents(ctx, j)
-	if p.Status == StatusPending && s.now().Before(s.deadlineOf(p)) {
-		return s.submit(ctx, p)
+	if p.Status == StatusPending {
+		switch {
+		case s.now().Before(s.deadlineOf(p)):
+			return s.submit(ctx, p)
+		case p.Submission == NotSubmitted:
+			return s.failUnsent(ctx, p)
+		}
 	}
 	return s.check(ctx, p)
 }
@@ -198,11 +206,21 @@ func (s *Service) publishJobEvents(ctx context.Context, j Job) {
 }
 
 // submit sends a PENDING payment to the operator (Submit is idempotent on
-// the transaction id) and moves it to PROCESSING. When the operator cannot
-// be reached the submission is tried again later, until the deadline: a
-// payment the operator never received is not sent after it (the client was
-// told to treat it as failed, and may have paid another way), but flagged.
+// the transaction id) and moves it to PROCESSING. It first records that
+// the payment is being submitted (MarkSubmitting): from then on the
+// operator may have it, so at the deadline it waits for reconciliation
+// instead of being failed as unsent. When the operator cannot be reached
+// the submission is tried again later, until the deadline.
 func (s *Service) submit(ctx context.Context, p Payment) error {
+	if p.Submission != Submitting {
+		switch err := s.store.MarkSubmitting(ctx, p.CompanyID, p.ID); {
+		case errors.Is(err, ErrStatusChanged):
+			return nil // another delivery moved it on
+		case err != nil:
+			return fmt.Errorf("payments: mark %s submitting: %w", p.ID, err)
+		}
+		p.Submission = Submitting
+	}
 	res, err := s.gateway.Submit(ctx, operator.Request{
 		Kind:          operatorKind(p.Type),
 		TransactionID: p.ID,
@@ -224,6 +242,20 @@ func (s *Service) submit(ctx context.Context, p Payment) error {
 		return s.finish(ctx, next, o)
 	}
 	return nil
+}
+
+// failUnsent fails a payment that was never sent to the operator and
+// whose deadline has passed (its message came too late: a backlog, or a
+// message lost and resent by the sweeper). The client has been told to
+// treat a payment not final by the deadline as failed and may have paid
+// another way, so it is not sent any more: it becomes FAILED with
+// NotSentMessage and a payout's reservation is released. The transition
+// is conditioned on the payment still being NotSubmitted, so a copy of
+// the message that is submitting it meanwhile wins.
+func (s *Service) failUnsent(ctx context.Context, p Payment) error {
+	slog.WarnContext(ctx, "payment failed: not sent to the operator before its deadline",
+		"company_id", p.CompanyID, "transaction_id", p.ID, "created_at", p.CreatedAt)
+	return s.finish(ctx, p, outcome{status: StatusFailed, reason: NotSentMessage})
 }
 
 // toProcessing moves a PENDING payment the operator has accepted to

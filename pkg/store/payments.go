@@ -177,12 +177,13 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 	if err != nil {
 		return fmt.Errorf("store: marshal payment: %w", err)
 	}
-	cond := "#status = :from"
+	cond := "#status = :from" + notSubmittedCondition(p)
 	values := map[string]types.AttributeValue{":from": &types.AttributeValueMemberS{Value: string(t.From)}}
 	if t.Flagged {
 		cond += " AND reconciliation_required = :flagged"
 		values[":flagged"] = &types.AttributeValueMemberBOOL{Value: true}
 	}
+	addNotSubmitted(p, values)
 	payment := types.TransactWriteItem{Put: &types.Put{
 		TableName:                 aws.String(s.db.Table),
 		Item:                      item,
@@ -293,14 +294,55 @@ func (s *Payments) Reschedule(ctx context.Context, p payments.Payment, prevDue t
 	if prevDue.IsZero() {
 		return s.adopt(ctx, p, item)
 	}
+	values := map[string]types.AttributeValue{
+		":status": &types.AttributeValueMemberS{Value: string(p.Status)},
+		":due":    &types.AttributeValueMemberS{Value: timestamp.Format(prevDue)},
+	}
+	addNotSubmitted(p, values)
 	err = s.db.put(ctx, "reschedule payment "+p.ID, &dynamodb.PutItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Item:                      item,
+		ConditionExpression:       aws.String("#status = :status AND next_poll_at = :due" + notSubmittedCondition(p)),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
+	})
+	if conditionFailed(err) {
+		return payments.ErrStatusChanged
+	}
+	return err
+}
+
+// notSubmittedCondition is the part of the condition of a write of the
+// whole payment p that keeps the worker's record of a submission: a p read
+// as NotSubmitted is written only over a payment still NotSubmitted, so a
+// copy read before MarkSubmitting never takes the record back (nor fails,
+// as unsent, a payment being submitted). Its value is addNotSubmitted's.
+func notSubmittedCondition(p payments.Payment) string {
+	if p.Submission != payments.NotSubmitted {
+		return ""
+	}
+	return " AND submission = :not_submitted"
+}
+
+// addNotSubmitted adds the value of notSubmittedCondition to values.
+func addNotSubmitted(p payments.Payment, values map[string]types.AttributeValue) {
+	if p.Submission == payments.NotSubmitted {
+		values[":not_submitted"] = &types.AttributeValueMemberS{Value: string(payments.NotSubmitted)}
+	}
+}
+
+// MarkSubmitting records that the worker is about to send the payment to
+// the operator, on the condition that it is still PENDING.
+func (s *Payments) MarkSubmitting(ctx context.Context, companyID, id string) error {
+	_, err := s.db.update(ctx, "mark payment "+id+" submitting", &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.db.Table),
-		Item:                     item,
-		ConditionExpression:      aws.String("#status = :status AND next_poll_at = :due"),
+		Key:                      primaryKeyOf(companyPK(companyID), paymentSK(id)),
+		UpdateExpression:         aws.String("SET submission = :submitting"),
+		ConditionExpression:      aws.String("#status = :pending"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":status": &types.AttributeValueMemberS{Value: string(p.Status)},
-			":due":    &types.AttributeValueMemberS{Value: timestamp.Format(prevDue)},
+			":submitting": &types.AttributeValueMemberS{Value: string(payments.Submitting)},
+			":pending":    &types.AttributeValueMemberS{Value: string(payments.StatusPending)},
 		},
 	})
 	if conditionFailed(err) {

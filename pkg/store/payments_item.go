@@ -37,6 +37,7 @@ type paymentItem struct {
 	WalletID     string `dynamodbav:"wallet_id"`
 	EntryID      string `dynamodbav:"entry_id,omitempty"`
 	OrderID      string `dynamodbav:"order_id,omitempty"`
+	Submission   string `dynamodbav:"submission,omitempty"`
 	ErrorMessage string `dynamodbav:"error_message,omitempty"`
 	Upstream     string `dynamodbav:"upstream,omitempty"`
 	CreatedAt    string `dynamodbav:"created_at"`
@@ -94,6 +95,7 @@ func newPaymentItem(p payments.Payment) paymentItem {
 		WalletID:     p.WalletID,
 		EntryID:      p.EntryID,
 		OrderID:      p.OrderID,
+		Submission:   string(p.Submission),
 		ErrorMessage: p.ErrorMessage,
 		Upstream:     string(p.Upstream),
 		CreatedAt:    created,
@@ -147,6 +149,7 @@ func (it paymentItem) payment() (payments.Payment, error) {
 		WalletID:     it.WalletID,
 		EntryID:      it.EntryID,
 		OrderID:      it.OrderID,
+		Submission:   payments.Submission(it.Submission),
 		ErrorMessage: it.ErrorMessage,
 		CreatedAt:    created,
 		UpdatedAt:    updated,

@@ -375,3 +375,63 @@ func TestFlaggedPaymentsPages(t *testing.T) {
 		t.Fatalf("%d pages of %v, want 2 pages of %v", pages, got, want)
 	}
 }
+
+// TestSubmissionRecord: MarkSubmitting records a submission on a PENDING
+// payment only; a write of the whole payment read before it (NotSubmitted)
+// is refused, so a stale copy never fails as unsent, nor reschedules as
+// unsent, a payment being submitted.
+func TestSubmissionRecord(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	st := store.NewPayments(db)
+	w := fundedWallet(t, db, 1000)
+	p, e, ev := newPayout(w, 90, 10, "order-1")
+	p.Submission = payments.NotSubmitted
+	if err := st.CreatePayout(ctx, p, e, ev); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.GetPayment(ctx, w.CompanyID, p.ID); got.Submission != payments.NotSubmitted {
+		t.Fatalf("stored as %q", got.Submission)
+	}
+	if err := st.MarkSubmitting(ctx, w.CompanyID, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.GetPayment(ctx, w.CompanyID, p.ID); got.Submission != payments.Submitting || got.Status != payments.StatusPending {
+		t.Fatalf("after MarkSubmitting %+v", got)
+	}
+	stale := p // read before the mark
+	failed := stale
+	failed.Status, failed.NextPollAt = payments.StatusFailed, time.Time{}
+	unsent := payments.Transition{
+		From: payments.StatusPending, Payment: failed, Adjust: wallets.Adjustment{Reserved: -100}, Balance: wallets.Payout,
+		Entry: &payments.EntryChange{ID: p.EntryID, From: wallets.StatusPending, To: wallets.StatusFailed},
+		Now:   time.Now(),
+	}
+	if err := st.ApplyTransition(ctx, unsent); !errors.Is(err, payments.ErrStatusChanged) {
+		t.Fatalf("failing a payment being submitted from a stale copy = %v", err)
+	}
+	later := stale
+	later.NextPollAt = stale.NextPollAt.Add(time.Minute)
+	if err := st.Reschedule(ctx, later, stale.NextPollAt); !errors.Is(err, payments.ErrStatusChanged) {
+		t.Fatalf("rescheduling from a stale copy = %v", err)
+	}
+	later.Submission = payments.Submitting
+	if err := st.Reschedule(ctx, later, stale.NextPollAt); err != nil {
+		t.Fatalf("rescheduling the marked payment: %v", err)
+	}
+	if got, _ := st.GetPayment(ctx, w.CompanyID, p.ID); got.Submission != payments.Submitting {
+		t.Fatalf("the record was taken back: %+v", got)
+	}
+
+	// A final payment is not marked.
+	q := accept(t, st, w, 90, 10, "order-2")
+	if err := st.ApplyTransition(ctx, settle(q)); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.MarkSubmitting(ctx, w.CompanyID, q.ID); !errors.Is(err, payments.ErrStatusChanged) {
+		t.Fatalf("MarkSubmitting of a final payment = %v", err)
+	}
+	if err := wallets.VerifyLedger(ctx, store.NewWallets(db), w.CompanyID); err != nil {
+		t.Fatal(err)
+	}
+}

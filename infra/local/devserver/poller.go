@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -34,11 +35,22 @@ type Consumer struct {
 	Handler function.SQSHandler
 	// Timeout is the function's timeout (default one minute).
 	Timeout time.Duration
+	// Concurrency is how many batches are handled at once, each by a
+	// poller of its own (default DefaultConcurrency): the template's
+	// ScalingConfig MaximumConcurrency when it has one.
+	Concurrency int
 }
+
+// DefaultConcurrency is the number of pollers of a queue whose trigger sets
+// no MaximumConcurrency: the five concurrent batches with which Lambda
+// starts to read a standard queue (it adds more as messages wait, which
+// the local stack does not).
+const DefaultConcurrency = 5
 
 // Poller does what Lambda's SQS event source mapping does for consumers:
 // poll the queue, invoke the handler with a batch, and delete the messages
-// it handled. Failed messages stay invisible until the queue's visibility
+// it handled, with several batches in flight at once (Consumer.Concurrency),
+// as Lambda's pollers do. Failed messages stay invisible until the queue's visibility
 // timeout ends, then come back with a higher ApproximateReceiveCount (and
 // move to the DLQ after maxReceiveCount, which the emulator does).
 // DelaySeconds is applied by the emulator.
@@ -58,9 +70,23 @@ type Poller struct {
 	Logger *slog.Logger
 }
 
-// Run polls c's queue until ctx is done, then returns once the invocation
-// in progress, if any, has finished and its messages have been deleted.
+// Run polls c's queue with c.Concurrency pollers until ctx is done, then
+// returns once the invocations in progress have finished and their
+// messages have been deleted.
 func (p *Poller) Run(ctx context.Context, c Consumer) {
+	n := c.Concurrency
+	if n <= 0 {
+		n = DefaultConcurrency
+	}
+	var wg sync.WaitGroup
+	for range n {
+		wg.Go(func() { p.poll(ctx, c) })
+	}
+	wg.Wait()
+}
+
+// poll is one poller of Run: it receives a batch, handles it, and again.
+func (p *Poller) poll(ctx context.Context, c Consumer) {
 	log := p.logger().With("function", c.Function, "queue", queueName(c.QueueURL))
 	batch := c.BatchSize
 	if batch <= 0 || batch > 10 {

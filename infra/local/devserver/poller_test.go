@@ -215,3 +215,72 @@ func TestPollerHonoursDelaySeconds(t *testing.T) {
 		t.Errorf("delivered after %v, before the 2 s delay", waited)
 	}
 }
+
+// TestPollerHandlesBatchesConcurrently: a queue is read by as many pollers
+// as its consumer's Concurrency (DefaultConcurrency when unset), each
+// handling its own batch, as Lambda does, and every message is handled
+// once.
+func TestPollerHandlesBatchesConcurrently(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ concurrency, want int }{{0, devserver.DefaultConcurrency}, {2, 2}} {
+		t.Run(strconv.Itoa(tt.concurrency), func(t *testing.T) {
+			t.Parallel()
+			url := localtest.NewQueue(t, nil)
+			const messages = 40
+			for i := range messages {
+				send(t, url, strconv.Itoa(i), 0, nil)
+			}
+			var mu sync.Mutex
+			inFlight, most := 0, 0
+			seen := map[string]int{}
+			release := make(chan struct{})
+			handle := func(ctx context.Context, e events.SQSEvent) (events.SQSEventResponse, error) {
+				mu.Lock()
+				inFlight++
+				most = max(most, inFlight)
+				for _, r := range e.Records {
+					seen[r.Body]++
+				}
+				mu.Unlock()
+				<-release
+				mu.Lock()
+				inFlight--
+				mu.Unlock()
+				return events.SQSEventResponse{}, nil
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			p := &devserver.Poller{Client: localtest.SQSClient(t), PollInterval: 50 * time.Millisecond}
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				p.Run(ctx, devserver.Consumer{Function: "worker", QueueURL: url, BatchSize: 1, Concurrency: tt.concurrency, Handler: handle})
+			}()
+			t.Cleanup(func() {
+				cancel()
+				<-done
+			})
+			waittest.Until(t, 10*time.Second, "batches in flight at once", func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return inFlight == tt.want
+			})
+			close(release)
+			waittest.Until(t, 30*time.Second, "every message handled", func() bool {
+				mu.Lock()
+				defer mu.Unlock()
+				return len(seen) == messages
+			})
+			waittest.Until(t, 10*time.Second, "every message deleted", func() bool { return visible(t, url) == 0 })
+			mu.Lock()
+			defer mu.Unlock()
+			if most != tt.want {
+				t.Errorf("%d batches in flight at most, want %d", most, tt.want)
+			}
+			for body, n := range seen {
+				if n != 1 {
+					t.Errorf("message %s handled %d times", body, n)
+				}
+			}
+		})
+	}
+}

@@ -150,7 +150,7 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 				return nil, fmt.Errorf("%s: init: %w", fn.Dir, err)
 			}
 			s.Consumers = append(s.Consumers, Consumer{
-				Function: fn.Dir, QueueURL: url, BatchSize: q.BatchSize,
+				Function: fn.Dir, QueueURL: url, BatchSize: q.BatchSize, Concurrency: q.MaximumConcurrency,
 				ReportBatchItemFailures: q.ReportBatchItemFailures, Handler: h, Timeout: timeout,
 			})
 		}

@@ -15,8 +15,18 @@ import (
 // stops the server when the test ends. log may be nil.
 func Serve(t testing.TB, log *slog.Logger) string {
 	t.Helper()
+	base, _ := ServeStack(t, log, nil)
+	return base
+}
+
+// ServeStack is Serve with the template parameters params (as make run's
+// PAYMENT_DEADLINE_SECONDS sets PaymentDeadlineSeconds); it also returns
+// the Resources served, for a test that reads the table itself.
+func ServeStack(t testing.TB, log *slog.Logger, params map[string]string) (string, devserver.Resources) {
+	t.Helper()
 	tpl := Template(t)
 	res := Resources(t, tpl)
+	res.Params = params
 	ctx, cancel := context.WithCancel(context.Background())
 	srv, err := devserver.Build(ctx, tpl, res, SQSClient(t), log)
 	if err != nil {
@@ -36,5 +46,5 @@ func Serve(t testing.TB, log *slog.Logger) string {
 			t.Error(err)
 		}
 	})
-	return "http://" + l.Addr().String()
+	return "http://" + l.Addr().String(), res
 }

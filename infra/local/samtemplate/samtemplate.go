@@ -74,6 +74,9 @@ type QueueTrigger struct {
 	Queue                   string // local queue name, e.g. "payouts"
 	BatchSize               int
 	ReportBatchItemFailures bool
+	// MaximumConcurrency is the trigger's ScalingConfig
+	// MaximumConcurrency, 0 when it sets none.
+	MaximumConcurrency int
 }
 
 // Schedule is a scheduled event source of a function.
@@ -193,7 +196,10 @@ func (t *Template) Functions() []Function {
 					IAM:    asString(asMap(ep["Auth"])["Authorizer"]) == "AWS_IAM",
 				})
 			case "SQS":
-				qt := QueueTrigger{Queue: t.queueName(refID(ep["Queue"])), BatchSize: asInt(ep["BatchSize"])}
+				qt := QueueTrigger{
+					Queue: t.queueName(refID(ep["Queue"])), BatchSize: asInt(ep["BatchSize"]),
+					MaximumConcurrency: asInt(asMap(ep["ScalingConfig"])["MaximumConcurrency"]),
+				}
 				if qt.BatchSize == 0 {
 					qt.BatchSize = 10
 				}

@@ -209,7 +209,7 @@ Resources:
     Type: AWS::Serverless::Function
     Properties:
       Events:
-        Jobs: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn, BatchSize: 5, FunctionResponseTypes: [ReportBatchItemFailures]}}
+        Jobs: {Type: SQS, Properties: {Queue: !GetAtt Q.Arn, BatchSize: 5, FunctionResponseTypes: [ReportBatchItemFailures], ScalingConfig: {MaximumConcurrency: 7}}}
         Tick: {Type: Schedule, Properties: {Schedule: rate(1 minute)}}
 `))
 	if err != nil {
@@ -226,7 +226,7 @@ Resources:
 	fns := tpl.Functions()
 	want := Function{
 		LogicalID: "WorkerFunction", Dir: "worker",
-		Queues:    []QueueTrigger{{Queue: "jobs", BatchSize: 5, ReportBatchItemFailures: true}},
+		Queues:    []QueueTrigger{{Queue: "jobs", BatchSize: 5, ReportBatchItemFailures: true, MaximumConcurrency: 7}},
 		Schedules: []Schedule{{Expression: "rate(1 minute)"}},
 	}
 	if len(fns) != 1 || !reflect.DeepEqual(fns[0], want) {
