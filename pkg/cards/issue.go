@@ -12,6 +12,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
@@ -61,6 +62,9 @@ func parseAmount(raw json.RawMessage) (int64, error) {
 // asked: the card answered is ACTIVE, FAILED (refunded) or, when the issuer
 // could not answer, PENDING, which the sweeper finishes.
 func (s *Service) Issue(ctx context.Context, companyID string, in IssueInput) (Card, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return s.replayIssue(ctx, companyID, e)
+	}
 	if s.Issuer == nil {
 		return Card{}, ErrNoIssuer
 	}

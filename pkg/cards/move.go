@@ -11,6 +11,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/fees"
+	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
@@ -38,6 +39,9 @@ type MoveResult struct {
 // stays PROCESSING and the sweeper finishes it; check the balance before
 // retrying). An issuer that refuses reverses it: the wallet is refunded.
 func (s *Service) Fund(ctx context.Context, companyID, cardID string, in AmountInput) (MoveResult, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return s.replayMove(ctx, companyID, e)
+	}
 	card, amount, err := s.moveCheck(ctx, companyID, cardID, in, Active)
 	if err != nil {
 		return MoveResult{}, err
@@ -68,12 +72,12 @@ func (s *Service) Fund(ctx context.Context, companyID, cardID string, in AmountI
 		return MoveResult{}, err
 	}
 	a := Accept{Card: card, From: []Status{Active}, Tx: tx, Wallet: wallets.Adjustment{Payout: -(amount + fee)},
-		Entries: entries, Events: []events.Event{ev}, Now: now}
+		Entries: entries, Events: []events.Event{ev}, Now: now, Receipt: moveReceipt{card.Balance}.encode()}
 	if err := s.Store.Accept(ctx, a); err != nil {
 		return MoveResult{}, err
 	}
 	s.publish(ctx, a.Events)
-	return s.finishMove(ctx, card, tx)
+	return s.finishMove(ctx, card, tx, card.Balance)
 }
 
 // Withdraw moves in.Amount from an ACTIVE or FROZEN card of the company to
@@ -81,6 +85,9 @@ func (s *Service) Fund(ctx context.Context, companyID, cardID string, in AmountI
 // is debited at once and the wallet credited when the issuer confirms; an
 // issuer that refuses gives the card its money back (card.withdraw.failed).
 func (s *Service) Withdraw(ctx context.Context, companyID, cardID string, in AmountInput) (MoveResult, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return s.replayMove(ctx, companyID, e)
+	}
 	card, amount, err := s.moveCheck(ctx, companyID, cardID, in, Active, Frozen)
 	if err != nil {
 		return MoveResult{}, err
@@ -106,12 +113,13 @@ func (s *Service) Withdraw(ctx context.Context, companyID, cardID string, in Amo
 	if err != nil {
 		return MoveResult{}, err
 	}
-	a := Accept{Card: card, From: []Status{Active, Frozen}, Tx: tx, Events: []events.Event{ev}, Now: now}
+	a := Accept{Card: card, From: []Status{Active, Frozen}, Tx: tx, Events: []events.Event{ev}, Now: now,
+		Receipt: moveReceipt{card.Balance}.encode()}
 	if err := s.Store.Accept(ctx, a); err != nil {
 		return MoveResult{}, err
 	}
 	s.publish(ctx, a.Events)
-	return s.finishMove(ctx, card, tx)
+	return s.finishMove(ctx, card, tx, card.Balance)
 }
 
 // moveCheck reads the card and the amount of a funding or a withdrawal:
@@ -149,8 +157,9 @@ func (s *Service) newTx(card Card, typ TxType, amount, fee int64, now time.Time)
 // finishMove asks the issuer to carry out an accepted funding or withdrawal
 // (idempotently, on our transaction id) and settles it. An issuer that
 // cannot answer leaves it PROCESSING: ErrIssuerUnavailable. A refusal is
-// reversed: ErrIssuerDeclined.
-func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction) (MoveResult, error) {
+// reversed: ErrIssuerDeclined (declined). before is the card's balance
+// when the movement was accepted, which the result reports.
+func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction, before int64) (MoveResult, error) {
 	m := issuer.Movement{Reference: tx.ID, CardID: card.IssuerCardID, Amount: tx.Amount}
 	var refused error
 	if tx.Type == TxFunding {
@@ -194,11 +203,7 @@ func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction) (Mo
 		}
 	}
 	slog.InfoContext(ctx, "card movement settled", "transaction_id", tx.ID, "type", tx.Type, "status", st.Tx.Status)
-	if st.Tx.Status == TxFailed {
-		return MoveResult{}, fmt.Errorf("%w: %s (transaction %s, reversed)", ErrIssuerDeclined, st.Tx.Error, tx.ID)
-	}
-	before := card.Balance
-	return MoveResult{Tx: st.Tx, BalanceBefore: before, BalanceAfter: before + st.Tx.CardDelta}, nil
+	return moveResult(st.Tx, before)
 }
 
 // moveSettlement returns the settlement of open funding or withdrawal tx,

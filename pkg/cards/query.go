@@ -309,7 +309,7 @@ func (s *Service) Resume(ctx context.Context, open Transaction) error {
 		return fmt.Errorf("cards: resume %s: %w", tx.ID, err)
 	}
 	if !tx.Issuance {
-		_, err = s.finishMove(ctx, card, tx)
+		_, err = s.finishMove(ctx, card, tx, card.Balance) // nobody waits for its answer
 		if errors.Is(err, ErrIssuerDeclined) { // settled: reversed
 			return nil
 		}

@@ -10,6 +10,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/wallets"
@@ -98,6 +99,9 @@ const maxReason = 255
 // transaction makes it TERMINATED with balance 0 and refunds the balance to
 // the USD wallet, with card.terminated and transaction.terminated.
 func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Card, Transaction, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return s.replayTermination(ctx, companyID, e)
+	}
 	reason := strings.TrimSpace(in.Reason)
 	if len([]rune(reason)) > maxReason {
 		return Card{}, Transaction{}, httpapi.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))

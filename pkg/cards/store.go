@@ -31,6 +31,9 @@ type Accept struct {
 	Entries []wallets.Transaction
 	Events  []events.Event
 	Now     time.Time
+	// Receipt is recorded with the request's effect, when it holds an
+	// Idempotency-Key: what a retry answers from (replayMove).
+	Receipt []byte
 }
 
 // Issued is what the issuer gave for a new card.

@@ -11,6 +11,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/timestamp"
@@ -58,6 +59,10 @@ type Movement struct {
 	// Event reports the movement; it is committed with it.
 	Event events.Event
 	Now   time.Time
+	// Receipt, when set, encodes the answer of the movement from both
+	// wallets after it, recorded with the effect for a retry to answer
+	// from.
+	Receipt func(source, destination wallets.Wallet) ([]byte, error)
 }
 
 // Mover writes movements.
@@ -142,6 +147,9 @@ func (c *Converter) PreviewConversion(ctx context.Context, companyID string, in 
 // The USD wallet's TRANSFER entry records the converted amount, the fee
 // and the net it credits.
 func (c *Converter) Convert(ctx context.Context, companyID string, in ConversionInput) (Conversion, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return idempotency.DecodeReceipt[Conversion](e)
+	}
 	src, usd, q, err := c.priceConversion(ctx, companyID, in)
 	if err != nil {
 		return Conversion{}, err
@@ -164,6 +172,9 @@ func (c *Converter) Convert(ctx context.Context, companyID string, in Conversion
 		ID: id, CompanyID: companyID, Rate: q.Rate,
 		Source: transfer(id, src, wallets.Payin, -q.Amount, now), Destination: credit,
 		Event: ev, Now: now,
+		Receipt: func(src, usd wallets.Wallet) ([]byte, error) {
+			return idempotency.EncodeReceipt(Conversion{ID: id, Source: src, USD: usd, Quote: q})
+		},
 	})
 	if err != nil {
 		return Conversion{}, err

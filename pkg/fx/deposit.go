@@ -8,6 +8,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/wallets"
@@ -58,6 +59,9 @@ func (d Deposit) Total() int64 { return d.Amount + d.Fee }
 // The source's TRANSFER entry records the amount, the fee and the total
 // it debits.
 func (c *Converter) Deposit(ctx context.Context, companyID string, in DepositInput) (Deposit, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return idempotency.DecodeReceipt[Deposit](e)
+	}
 	switch {
 	case in.SourceWallet == nil:
 		return Deposit{}, httpapi.Invalid("sourceWallet", "is required")
@@ -125,6 +129,11 @@ func (c *Converter) Deposit(ctx context.Context, companyID string, in DepositInp
 		ID: d.ID, CompanyID: companyID, Rate: r,
 		Source: debit, Destination: transfer(d.ID, dst, wallets.Payout, converted, now),
 		Event: ev, Now: now,
+		Receipt: func(src, dst wallets.Wallet) ([]byte, error) {
+			done := d
+			done.Source, done.Destination = src, dst
+			return idempotency.EncodeReceipt(done)
+		},
 	})
 	if err != nil {
 		return Deposit{}, err

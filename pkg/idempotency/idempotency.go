@@ -89,19 +89,37 @@ type Record struct {
 	RequestHash string
 	LeaseUntil  time.Time
 	ExpiresAt   time.Time
+	// Effect is what the request committed, recorded in the same
+	// transaction as its movement of money; the zero Effect while it has
+	// committed nothing.
+	Effect Effect
 	// Response is the first request's response; nil while it runs.
 	Response *Response
 }
+
+// Effect is what a request that moves money committed: the id of what it
+// created (a payment, a card, a card transaction, a movement between
+// wallets, a funding) and, for a movement whose answer holds balances the
+// store computed in the transaction, a receipt of that answer, encoded by
+// the package that made it.
+type Effect struct {
+	ID      string
+	Receipt []byte
+}
+
+// Committed reports whether the effect was recorded.
+func (e Effect) Committed() bool { return e.ID != "" }
 
 // Store keeps one record per company and key. Every method is atomic on
 // that record.
 type Store interface {
 	// Claim writes an in-progress record for key from c, unless a live
-	// record holds the key; it returns (Record{}, true) when it wrote, else
+	// record holds the key; it returns the record it wrote and true, else
 	// the live record and false. A record is live until its ExpiresAt; an
 	// in-progress record of the same request (c.RequestHash) whose
-	// LeaseUntil has passed is not live either: it is taken over. Times
-	// are compared with c.Now.
+	// LeaseUntil has passed is not live either: it is taken over, keeping
+	// the Effect it recorded, which the record returned carries. Times are
+	// compared with c.Now.
 	Claim(ctx context.Context, companyID, key string, c Claim) (Record, bool, error)
 	// Complete stores resp in the record of the claim leaseID, or returns
 	// ErrLeaseLost.

@@ -79,8 +79,15 @@ func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
 		if !claimed {
 			return replay(w, rec, c.RequestHash)
 		}
+		ctx := WithHeld(r.Context(), &Held{CompanyID: companyID, Key: key, LeaseID: c.LeaseID})
+		if rec.Effect.Committed() {
+			// The first request committed its effect, then died before
+			// its response was stored: answer from the effect.
+			ctx = WithReplay(ctx, rec.Effect)
+			w.Header().Set(ReplayedHeader, "true")
+		}
 		out := &capture{header: http.Header{}}
-		next.ServeHTTP(out, r)
+		next.ServeHTTP(out, r.WithContext(ctx))
 		k.finish(r, companyID, key, c.LeaseID, out)
 		out.sendTo(w)
 		return nil

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/timestamp"
@@ -154,8 +155,13 @@ func checkNotifyURL(s string) error {
 // worker publishes; if the send fails the sweeper sends the one and
 // publishes the other. Once the Service has seen the wallet and the
 // company's fee schedule is cached (fees.CachedStore), an acceptance reads
-// one item (the wallet), writes one transaction and sends one message.
+// one item (the wallet), writes one transaction and sends one message. The
+// retry of a request whose first run committed its payout but stored no
+// answer (idempotency.Replaying) answers that payout as it stands.
 func (s *Service) Payout(ctx context.Context, companyID string, r Request) (Payment, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return s.Get(ctx, companyID, e.ID)
+	}
 	r.Reason = "" // not a payout field; the HTTP layer refuses it
 	p, w, err := s.prepare(ctx, companyID, TypePayout, r)
 	if err != nil {
@@ -198,8 +204,12 @@ func (s *Service) Payout(ctx context.Context, companyID string, r Request) (Paym
 // payout plus an optional reason. Nothing is reserved; the wallet of
 // (currency, country) must exist because a successful collection credits
 // its payin balance with amount − fee. The payment, the external_id claim
-// and the payment.collect event are written in one transaction.
+// and the payment.collect event are written in one transaction. A replay
+// answers as Payout's does.
 func (s *Service) Collect(ctx context.Context, companyID string, r Request) (Payment, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return s.Get(ctx, companyID, e.ID)
+	}
 	p, _, err := s.prepare(ctx, companyID, TypeCollection, r)
 	if err != nil {
 		return Payment{}, err

@@ -92,8 +92,13 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 	if err != nil {
 		return err
 	}
+	effect := tx.ID // a funding or a withdrawal
+	if a.New {
+		effect = c.ID // an issuance
+	}
 	return s.db.write(ctx, "accept card transaction "+tx.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
+		s.db.recordEffect(ctx, t, effect, a.Receipt)
 		t.add("card", card)
 		if a.New {
 			t.add("slots", s.slotsChange(c.CompanyID, 1, a.Slots))
@@ -214,6 +219,7 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 	}
 	return s.db.write(ctx, "terminate card "+c.ID, func(ctx context.Context) (*txn, error) {
 		w := &txn{}
+		s.db.recordEffect(ctx, w, tx.ID, nil)
 		w.add("card", card)
 		w.add("slots", s.slotsChange(c.CompanyID, -1, 0))
 		if err := s.addMoney(ctx, w, c.CompanyID, tx.WalletID, t.Wallet, t.Entries, t.Now, false, 2+len(t.Events)); err != nil {

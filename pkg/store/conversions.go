@@ -63,6 +63,7 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 			return nil, err
 		}
 		t := &txn{}
+		s.db.recordEffect(ctx, t, m.ID, nil)
 		adj, err := s.wallets.payDebts(ctx, t, dw, credit, movementItems, m.Now)
 		if err != nil {
 			return nil, err
@@ -89,6 +90,13 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 		}
 		t.add("event", ev)
 		source, destination = sw.Adjusted(debit, m.Now), dw.Adjusted(adj, m.Now)
+		if t.held != nil && m.Receipt != nil {
+			receipt, err := m.Receipt(source, destination)
+			if err != nil {
+				return nil, err
+			}
+			t.setReceipt(receipt)
+		}
 		return t, nil
 	}, func(ctx context.Context, k cancellation) error {
 		switch {

@@ -73,6 +73,7 @@ func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) erro
 		return fmt.Errorf("store: marshal funding lookup: %w", err)
 	}
 	t := &txn{}
+	s.db.recordEffect(ctx, t, f.ID, nil)
 	t.add("entry", entry)
 	t.add("reference", s.putNew(claim))
 	t.add("lookup", s.putNew(lookup))

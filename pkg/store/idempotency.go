@@ -38,6 +38,8 @@ type idempotencyItem struct {
 	LeaseUntil  int64  `dynamodbav:"lease_until"` // Unix milliseconds
 	CreatedAt   string `dynamodbav:"created_at"`
 	ExpiresAt   int64  `dynamodbav:"expires_at"` // Unix seconds, the TTL
+	EffectID    string `dynamodbav:"effect_id,omitempty"`
+	Receipt     []byte `dynamodbav:"receipt,omitempty"`
 	Status      int    `dynamodbav:"response_status,omitempty"`
 	ContentType string `dynamodbav:"content_type,omitempty"`
 	Body        []byte `dynamodbav:"body,omitempty"`
@@ -50,6 +52,7 @@ func (it idempotencyItem) record() idempotency.Record {
 		RequestHash: it.RequestHash,
 		LeaseUntil:  time.UnixMilli(it.LeaseUntil),
 		ExpiresAt:   time.Unix(it.ExpiresAt, 0),
+		Effect:      idempotency.Effect{ID: it.EffectID, Receipt: it.Receipt},
 	}
 	if it.Status != 0 {
 		rec.Response = &idempotency.Response{Status: it.Status, ContentType: it.ContentType, Body: it.Body, Omitted: it.Omitted}
@@ -66,15 +69,21 @@ func (it idempotencyItem) live(now time.Time, hash string) bool {
 	return it.Status != 0 || it.RequestHash != hash || it.LeaseUntil > now.UnixMilli()
 }
 
-// claimCondition lets a claim write over no item, an expired one, or an
-// in-progress one of the same request whose lease has ended.
-const claimCondition = "attribute_not_exists(PK) OR expires_at <= :now" +
-	" OR (request_hash = :hash AND attribute_not_exists(response_status) AND lease_until <= :now_ms)"
+// claimCondition lets a claim write over no item or an expired one.
+const claimCondition = "attribute_not_exists(PK) OR expires_at <= :now"
+
+// takeOverCondition lets a claim take over an in-progress claim of the
+// same request whose lease has ended, keeping the effect it recorded; the
+// key is then kept for Retention from the takeover.
+const takeOverCondition = "request_hash = :hash AND attribute_not_exists(response_status)" +
+	" AND lease_until <= :now_ms AND expires_at > :now"
 
 // Claim writes the in-progress record of c for key, unless a live record
-// holds it: then it returns that record. A record that changes between the
-// refused write and its read (released, expired, taken over) is tried
-// again under the retry policy.
+// holds it: then it returns that record. A new record is one conditional
+// PutItem; a record whose lease ended is taken over by a conditional
+// UpdateItem of its lease, which returns the effect it holds. A record
+// that changes between the refused writes and its read (released, expired,
+// taken over) is tried again under the retry policy.
 func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempotency.Claim) (idempotency.Record, bool, error) {
 	pk, sk := companyPK(companyID), idempotencySK(key)
 	item, err := attributevalue.MarshalMap(idempotencyItem{
@@ -85,20 +94,34 @@ func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempo
 	if err != nil {
 		return idempotency.Record{}, false, fmt.Errorf("store: marshal idempotency key: %w", err)
 	}
-	in := &dynamodb.PutItemInput{
+	values := map[string]types.AttributeValue{
+		":now":    number(c.Now.Unix()),
+		":now_ms": number(c.Now.UnixMilli()),
+		":hash":   &types.AttributeValueMemberS{Value: c.RequestHash},
+	}
+	put := &dynamodb.PutItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Item:                      item,
+		ConditionExpression:       aws.String(claimCondition),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":now": values[":now"]},
+	}
+	takeOver := &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
-		Item:                item,
-		ConditionExpression: aws.String(claimCondition),
+		Key:                 primaryKeyOf(pk, sk),
+		UpdateExpression:    aws.String("SET lease_id = :lease, lease_until = :until, expires_at = :expires"),
+		ConditionExpression: aws.String(takeOverCondition),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":now":    number(c.Now.Unix()),
-			":now_ms": number(c.Now.UnixMilli()),
-			":hash":   &types.AttributeValueMemberS{Value: c.RequestHash},
+			":now": values[":now"], ":now_ms": values[":now_ms"], ":hash": values[":hash"],
+			":lease": &types.AttributeValueMemberS{Value: c.LeaseID}, ":until": number(c.LeaseUntil.UnixMilli()),
+			":expires": number(c.ExpiresAt.Unix()),
 		},
+		ReturnValues: types.ReturnValueAllNew,
 	}
 	var held idempotencyItem
 	claimed := false
 	err = s.db.Retry.do(ctx, "claim idempotency key", func(ctx context.Context) error {
-		_, err := s.db.Client.PutItem(ctx, in)
+		held = idempotencyItem{}
+		_, err := s.db.Client.PutItem(ctx, put)
 		if err == nil {
 			claimed = true
 			return nil
@@ -106,13 +129,20 @@ func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempo
 		if !conditionFailed(err) {
 			return err
 		}
-		held = idempotencyItem{}
+		out, err := s.db.Client.UpdateItem(ctx, takeOver)
+		if err == nil {
+			claimed = true
+			return attributevalue.UnmarshalMap(out.Attributes, &held)
+		}
+		if !conditionFailed(err) {
+			return err
+		}
 		found, err := s.db.getItem(ctx, pk, sk, &held)
 		if err != nil {
 			return fmt.Errorf("store: read idempotency key: %w", err)
 		}
 		if !found || !held.live(c.Now, c.RequestHash) {
-			return errRetry // released, expired or lapsed since the write
+			return errRetry // released, expired or lapsed since the writes
 		}
 		return nil
 	})
@@ -122,10 +152,7 @@ func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempo
 		}
 		return idempotency.Record{}, false, err
 	}
-	if claimed {
-		return idempotency.Record{}, true, nil
-	}
-	return held.record(), false, nil
+	return held.record(), claimed, nil
 }
 
 // Complete stores resp in the record of the claim leaseID.

@@ -27,6 +27,7 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 			return nil, err
 		}
 		t := &txn{}
+		s.db.recordEffect(ctx, t, m.ID, nil)
 		adj, err := s.payDebts(ctx, t, w, m.Adjust, len(m.Entries)+2, m.Now) // the entries, the wallet and the event
 		if err != nil {
 			return nil, err
@@ -48,6 +49,13 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 			return nil, err
 		}
 		t.add("event", put)
+		if t.held != nil && m.Receipt != nil {
+			receipt, err := m.Receipt(after)
+			if err != nil {
+				return nil, err
+			}
+			t.setReceipt(receipt)
+		}
 		return t, nil
 	}, func(ctx context.Context, k cancellation) error {
 		switch {

@@ -78,9 +78,10 @@ func openPaymentGSI2SK(due, companyID, id string) string {
 	return due + "#" + companyID + "#" + id
 }
 
-// acceptance returns the items every acceptance writes: the payment, the
-// claim of its external_id, its id lookup and the event.
-func (s *Payments) acceptance(p payments.Payment, ev events.Event) (*txn, error) {
+// acceptance returns the items every acceptance writes: the payment (the
+// effect ctx's Idempotency-Key records, recordEffect), the claim of its
+// external_id, its id lookup and the event.
+func (s *Payments) acceptance(ctx context.Context, p payments.Payment, ev events.Event) (*txn, error) {
 	payment, err := attributevalue.MarshalMap(newPaymentItem(p))
 	if err != nil {
 		return nil, fmt.Errorf("store: marshal payment: %w", err)
@@ -101,6 +102,7 @@ func (s *Payments) acceptance(p payments.Payment, ev events.Event) (*txn, error)
 		return nil, err
 	}
 	t := &txn{}
+	s.db.recordEffect(ctx, t, p.ID, nil)
 	t.add("payment", s.wallets.putNew(payment))
 	t.add("external_id", s.wallets.putNew(claim))
 	t.add("payment_ref", ref)
@@ -125,7 +127,7 @@ func (s *Payments) paymentRefPut(p payments.Payment) (types.TransactWriteItem, e
 // payout_available move by the total, on the condition payout_available >=
 // total and is_active) and the reservation entry.
 func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reservation wallets.Transaction, ev events.Event) error {
-	t, err := s.acceptance(p, ev)
+	t, err := s.acceptance(ctx, p, ev)
 	if err != nil {
 		return err
 	}
@@ -149,7 +151,7 @@ func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reserva
 // CreateCollection writes the acceptance of a collection in one
 // transaction.
 func (s *Payments) CreateCollection(ctx context.Context, p payments.Payment, ev events.Event) error {
-	t, err := s.acceptance(p, ev)
+	t, err := s.acceptance(ctx, p, ev)
 	if err != nil {
 		return err
 	}

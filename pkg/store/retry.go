@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"payments/pkg/contention"
+	"payments/pkg/idempotency"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -75,6 +76,8 @@ func (p RetryPolicy) wait(n int) time.Duration {
 type txn struct {
 	names []string
 	items []types.TransactWriteItem
+	// held is the Idempotency-Key whose effect t records (recordEffect).
+	held *idempotency.Held
 }
 
 // add appends item under name.
@@ -149,11 +152,17 @@ func (db *DB) write(ctx context.Context, what string, build func(context.Context
 		}
 		_, err = db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: t.items})
 		if err == nil {
+			if t.held != nil {
+				t.held.Recorded()
+			}
 			return nil
 		}
 		c, ok := t.cancellationOf(err)
 		if !ok || transactionConflict(err) {
 			return fmt.Errorf("store: %s: %w", what, err)
+		}
+		if c.failed(effectItem) {
+			return fmt.Errorf("store: %s: %w", what, idempotency.ErrLeaseLost)
 		}
 		if err := refused(ctx, c); err != nil {
 			return err

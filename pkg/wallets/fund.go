@@ -10,6 +10,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/providers/bank"
@@ -73,6 +74,13 @@ type Funding struct {
 // confirmed: by the bank (CheckFunding) or by the operator console
 // (ConfirmFunding). It is idempotent on the reference.
 func (s *Service) Fund(ctx context.Context, companyID string, in FundInput) (Funding, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		t, err := s.store.GetTransaction(ctx, companyID, e.ID)
+		if err != nil {
+			return Funding{}, fmt.Errorf("wallets: replay funding %s: %w", e.ID, err)
+		}
+		return Funding{Transaction: t}, nil
+	}
 	if in.Balance == "" {
 		in.Balance = Payout
 	}

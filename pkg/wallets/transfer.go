@@ -12,6 +12,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
 )
@@ -33,6 +34,9 @@ type Publisher interface {
 // BalanceBefore and BalanceAfter, in order, from the wallet as read just
 // before the write.
 type Move struct {
+	// ID names the move (a transfer's id): the effect a request holding an
+	// Idempotency-Key records with it.
+	ID        string
 	CompanyID string
 	WalletID  string
 	// Adjust is the change of the wallet: the sum of the entries' Delta
@@ -42,6 +46,9 @@ type Move struct {
 	Event   events.Event
 	// Now is written as the wallet's updated_at.
 	Now time.Time
+	// Receipt, when set, encodes the answer of the move from the wallet
+	// after it, recorded with the effect for a retry to answer from.
+	Receipt func(after Wallet) ([]byte, error)
 }
 
 // MoveStore is the persistence of moves.
@@ -90,6 +97,9 @@ type Transfer struct {
 // payouts in flight does not move: a payout source is limited to
 // payout_available.
 func (s *Service) TransferInternal(ctx context.Context, companyID, walletID string, in TransferInput) (Transfer, error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return idempotency.DecodeReceipt[Transfer](e)
+	}
 	if in.From == "" {
 		in.From = Payin
 	}
@@ -165,7 +175,12 @@ func (s *Service) TransferInternal(ctx context.Context, companyID, walletID stri
 	adj := adjustment(in.From, -(amount + fee))
 	adj.add(in.To, amount)
 	t.Wallet, err = s.store.ApplyMove(ctx, Move{
-		CompanyID: companyID, WalletID: walletID, Adjust: adj, Entries: entries, Event: ev, Now: now,
+		ID: t.ID, CompanyID: companyID, WalletID: walletID, Adjust: adj, Entries: entries, Event: ev, Now: now,
+		Receipt: func(after Wallet) ([]byte, error) {
+			done := t
+			done.Wallet = after
+			return idempotency.EncodeReceipt(done)
+		},
 	})
 	switch {
 	case errors.Is(err, ErrInsufficientBalance), errors.Is(err, ErrInactive), errors.Is(err, ErrNotFound):

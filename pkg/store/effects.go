@@ -1,0 +1,55 @@
+package store
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/idempotency"
+)
+
+// effectItem names, in a transaction, the write of a request's effect onto
+// the record of the Idempotency-Key it holds.
+const effectItem = "idempotency_key"
+
+// recordEffect adds to t, when ctx's request holds an Idempotency-Key
+// whose effect is not recorded yet (idempotency.HeldBy), the write of the
+// effect id (and its receipt, when not empty) onto the key's record: on the condition that the request still
+// holds the key and that no effect is recorded, so that the movement t
+// commits happens once under one key whatever a crash or a lease taken
+// over does. A cancellation on it is idempotency.ErrLeaseLost (db.write);
+// a commit marks the effect recorded. It is added before the rest of t, so
+// that the item budget of a credit that pays debts counts it.
+func (db *DB) recordEffect(ctx context.Context, t *txn, id string, receipt []byte) {
+	h, ok := idempotency.HeldBy(ctx)
+	if !ok {
+		return
+	}
+	t.held = h
+	t.add(effectItem, types.TransactWriteItem{Update: &types.Update{
+		TableName:           aws.String(db.Table),
+		Key:                 primaryKeyOf(companyPK(h.CompanyID), idempotencySK(h.Key)),
+		UpdateExpression:    aws.String("SET effect_id = :effect"),
+		ConditionExpression: aws.String("lease_id = :lease AND attribute_not_exists(effect_id)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":effect": strValue(id),
+			":lease":  strValue(h.LeaseID),
+		},
+	}})
+	t.setReceipt(receipt)
+}
+
+// setReceipt records receipt with the effect t records, if it records one:
+// the answer of a movement whose figures the store computes in the
+// transaction (the balances after it), for a retry to answer from.
+func (t *txn) setReceipt(receipt []byte) {
+	for i, name := range t.names {
+		if name != effectItem || len(receipt) == 0 {
+			continue
+		}
+		u := t.items[i].Update
+		u.UpdateExpression = aws.String("SET effect_id = :effect, receipt = :receipt")
+		u.ExpressionAttributeValues[":receipt"] = &types.AttributeValueMemberB{Value: receipt}
+	}
+}
