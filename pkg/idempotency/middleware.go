@@ -33,11 +33,16 @@ type Keys struct {
 
 // Wrap returns the handler of pattern with Idempotency-Key, or nil when
 // pattern is not one of k.Routes. A request without the header is served
-// by next as it is. With one, the first request with the key runs and its
-// response is stored (see Stored); the same request again gets that
-// response with Idempotent-Replayed: true; another request with the key
-// is ErrKeyReused; the same request while the first still runs is
-// ErrKeyInUse.
+// by next as it is. With one, the first request with the key runs, its
+// context carrying the key it holds (WithHeld: the store records the
+// request's Effect with its movement of money), and its response is
+// stored (see Stored); the same request again gets that response with
+// Idempotent-Replayed: true; another request with the key is
+// ErrKeyReused; the same request while the first still runs is
+// ErrKeyInUse. Once the first request's lease has ended, the same request
+// takes the key over: when the first committed an effect, next runs with
+// WithReplay and answers from it (Idempotent-Replayed: true), else it runs
+// again.
 func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
 	if !slices.Contains(k.Routes, pattern) {
 		return nil
