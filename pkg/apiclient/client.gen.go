@@ -1496,6 +1496,7 @@ const (
 	RATELIMITEXCEEDED            ErrorCode = "RATE_LIMIT_EXCEEDED"
 	REVEALNOTAUDITED             ErrorCode = "REVEAL_NOT_AUDITED"
 	ROUTENOTFOUND                ErrorCode = "ROUTE_NOT_FOUND"
+	TEMPORARILYUNAVAILABLE       ErrorCode = "TEMPORARILY_UNAVAILABLE"
 	TRANSACTIONNOTFOUND          ErrorCode = "TRANSACTION_NOT_FOUND"
 	UNAUTHORIZED                 ErrorCode = "UNAUTHORIZED"
 	UNSUPPORTEDMEDIATYPE         ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
@@ -1633,6 +1634,8 @@ func (e ErrorCode) Valid() bool {
 	case REVEALNOTAUDITED:
 		return true
 	case ROUTENOTFOUND:
+		return true
+	case TEMPORARILYUNAVAILABLE:
 		return true
 	case TRANSACTIONNOTFOUND:
 		return true
@@ -17697,6 +17700,11 @@ type CreateCompanyResponse409Headers struct {
 	RetryAfter *string
 }
 
+// CreateCompanyResponse503Headers the declared response headers of an HTTP 503 response for CreateCompany
+type CreateCompanyResponse503Headers struct {
+	RetryAfter *string
+}
+
 type CreateCompanyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17722,8 +17730,12 @@ type CreateCompanyResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateCompanyResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCompanyResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -17766,6 +17778,11 @@ func (r CreateCompanyResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCompanyResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateCompanyResponse) GetBody() []byte {
 	return r.Body
@@ -17795,6 +17812,11 @@ func (r CreateCompanyResponse) ContentType() string {
 	return ""
 }
 
+// GetCompanyResponse503Headers the declared response headers of an HTTP 503 response for GetCompany
+type GetCompanyResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetCompanyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17814,6 +17836,10 @@ type GetCompanyResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCompanyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -17839,6 +17865,11 @@ func (r GetCompanyResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCompanyResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCompanyResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -17875,6 +17906,11 @@ type UpdateCompanyResponse409Headers struct {
 	RetryAfter *string
 }
 
+// UpdateCompanyResponse503Headers the declared response headers of an HTTP 503 response for UpdateCompany
+type UpdateCompanyResponse503Headers struct {
+	RetryAfter *string
+}
+
 type UpdateCompanyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -17902,8 +17938,12 @@ type UpdateCompanyResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UpdateCompanyResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateCompanyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -17951,6 +17991,11 @@ func (r UpdateCompanyResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateCompanyResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r UpdateCompanyResponse) GetBody() []byte {
 	return r.Body
@@ -17985,6 +18030,11 @@ type RotateCompanyClientKeyResponse409Headers struct {
 	RetryAfter *string
 }
 
+// RotateCompanyClientKeyResponse503Headers the declared response headers of an HTTP 503 response for RotateCompanyClientKey
+type RotateCompanyClientKeyResponse503Headers struct {
+	RetryAfter *string
+}
+
 type RotateCompanyClientKeyResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18006,8 +18056,12 @@ type RotateCompanyClientKeyResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *RotateCompanyClientKeyResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RotateCompanyClientKeyResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18040,6 +18094,11 @@ func (r RotateCompanyClientKeyResponse) GetJSON409() *RetryableError {
 	return r.JSON409
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RotateCompanyClientKeyResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r RotateCompanyClientKeyResponse) GetBody() []byte {
 	return r.Body
@@ -18069,6 +18128,11 @@ func (r RotateCompanyClientKeyResponse) ContentType() string {
 	return ""
 }
 
+// ListCompanyExchangeRatesResponse503Headers the declared response headers of an HTTP 503 response for ListCompanyExchangeRates
+type ListCompanyExchangeRatesResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListCompanyExchangeRatesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18087,6 +18151,10 @@ type ListCompanyExchangeRatesResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCompanyExchangeRatesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18111,6 +18179,11 @@ func (r ListCompanyExchangeRatesResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListCompanyExchangeRatesResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCompanyExchangeRatesResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -18147,6 +18220,11 @@ type SetCompanyExchangeRatesResponse409Headers struct {
 	RetryAfter *string
 }
 
+// SetCompanyExchangeRatesResponse503Headers the declared response headers of an HTTP 503 response for SetCompanyExchangeRates
+type SetCompanyExchangeRatesResponse503Headers struct {
+	RetryAfter *string
+}
+
 type SetCompanyExchangeRatesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18173,8 +18251,12 @@ type SetCompanyExchangeRatesResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SetCompanyExchangeRatesResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetCompanyExchangeRatesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18221,6 +18303,11 @@ func (r SetCompanyExchangeRatesResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetCompanyExchangeRatesResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SetCompanyExchangeRatesResponse) GetBody() []byte {
 	return r.Body
@@ -18250,6 +18337,11 @@ func (r SetCompanyExchangeRatesResponse) ContentType() string {
 	return ""
 }
 
+// GetCompanyFeeScheduleResponse503Headers the declared response headers of an HTTP 503 response for GetCompanyFeeSchedule
+type GetCompanyFeeScheduleResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetCompanyFeeScheduleResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18269,6 +18361,10 @@ type GetCompanyFeeScheduleResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCompanyFeeScheduleResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18294,6 +18390,11 @@ func (r GetCompanyFeeScheduleResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCompanyFeeScheduleResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCompanyFeeScheduleResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -18330,6 +18431,11 @@ type SetCompanyFeeScheduleResponse409Headers struct {
 	RetryAfter *string
 }
 
+// SetCompanyFeeScheduleResponse503Headers the declared response headers of an HTTP 503 response for SetCompanyFeeSchedule
+type SetCompanyFeeScheduleResponse503Headers struct {
+	RetryAfter *string
+}
+
 type SetCompanyFeeScheduleResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18357,8 +18463,12 @@ type SetCompanyFeeScheduleResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SetCompanyFeeScheduleResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetCompanyFeeScheduleResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18406,6 +18516,11 @@ func (r SetCompanyFeeScheduleResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SetCompanyFeeScheduleResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SetCompanyFeeScheduleResponse) GetBody() []byte {
 	return r.Body
@@ -18440,6 +18555,11 @@ type DeleteWebhookSigningSecretResponse409Headers struct {
 	RetryAfter *string
 }
 
+// DeleteWebhookSigningSecretResponse503Headers the declared response headers of an HTTP 503 response for DeleteWebhookSigningSecret
+type DeleteWebhookSigningSecretResponse503Headers struct {
+	RetryAfter *string
+}
+
 type DeleteWebhookSigningSecretResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18460,8 +18580,12 @@ type DeleteWebhookSigningSecretResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeleteWebhookSigningSecretResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteWebhookSigningSecretResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18491,6 +18615,11 @@ func (r DeleteWebhookSigningSecretResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r DeleteWebhookSigningSecretResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteWebhookSigningSecretResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -18527,6 +18656,11 @@ type CreateWebhookSigningSecretResponse409Headers struct {
 	RetryAfter *string
 }
 
+// CreateWebhookSigningSecretResponse503Headers the declared response headers of an HTTP 503 response for CreateWebhookSigningSecret
+type CreateWebhookSigningSecretResponse503Headers struct {
+	RetryAfter *string
+}
+
 type CreateWebhookSigningSecretResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18548,8 +18682,12 @@ type CreateWebhookSigningSecretResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateWebhookSigningSecretResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateWebhookSigningSecretResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -18582,6 +18720,11 @@ func (r CreateWebhookSigningSecretResponse) GetJSON409() *RetryableError {
 	return r.JSON409
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateWebhookSigningSecretResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateWebhookSigningSecretResponse) GetBody() []byte {
 	return r.Body
@@ -18611,6 +18754,11 @@ func (r CreateWebhookSigningSecretResponse) ContentType() string {
 	return ""
 }
 
+// ListPaymentsAwaitingReconciliationResponse503Headers the declared response headers of an HTTP 503 response for ListPaymentsAwaitingReconciliation
+type ListPaymentsAwaitingReconciliationResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListPaymentsAwaitingReconciliationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18630,6 +18778,10 @@ type ListPaymentsAwaitingReconciliationResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPaymentsAwaitingReconciliationResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18655,6 +18807,11 @@ func (r ListPaymentsAwaitingReconciliationResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListPaymentsAwaitingReconciliationResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPaymentsAwaitingReconciliationResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -18691,6 +18848,11 @@ type ResolvePaymentResponse409Headers struct {
 	RetryAfter *string
 }
 
+// ResolvePaymentResponse503Headers the declared response headers of an HTTP 503 response for ResolvePayment
+type ResolvePaymentResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ResolvePaymentResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18719,8 +18881,12 @@ type ResolvePaymentResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ResolvePaymentResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResolvePaymentResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18769,6 +18935,11 @@ func (r ResolvePaymentResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ResolvePaymentResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ResolvePaymentResponse) GetBody() []byte {
 	return r.Body
@@ -18803,6 +18974,11 @@ type ConfirmWalletFundingResponse409Headers struct {
 	RetryAfter *string
 }
 
+// ConfirmWalletFundingResponse503Headers the declared response headers of an HTTP 503 response for ConfirmWalletFunding
+type ConfirmWalletFundingResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ConfirmWalletFundingResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18824,8 +19000,12 @@ type ConfirmWalletFundingResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ConfirmWalletFundingResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ConfirmWalletFundingResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18856,6 +19036,11 @@ func (r ConfirmWalletFundingResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ConfirmWalletFundingResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ConfirmWalletFundingResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -18892,6 +19077,11 @@ type RejectWalletFundingResponse409Headers struct {
 	RetryAfter *string
 }
 
+// RejectWalletFundingResponse503Headers the declared response headers of an HTTP 503 response for RejectWalletFunding
+type RejectWalletFundingResponse503Headers struct {
+	RetryAfter *string
+}
+
 type RejectWalletFundingResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -18913,8 +19103,12 @@ type RejectWalletFundingResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *RejectWalletFundingResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RejectWalletFundingResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -18945,6 +19139,11 @@ func (r RejectWalletFundingResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r RejectWalletFundingResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RejectWalletFundingResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -18981,6 +19180,11 @@ type CreditWalletResponse409Headers struct {
 	RetryAfter *string
 }
 
+// CreditWalletResponse503Headers the declared response headers of an HTTP 503 response for CreditWallet
+type CreditWalletResponse503Headers struct {
+	RetryAfter *string
+}
+
 type CreditWalletResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19010,8 +19214,12 @@ type CreditWalletResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreditWalletResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreditWalletResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -19064,6 +19272,11 @@ func (r CreditWalletResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreditWalletResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreditWalletResponse) GetBody() []byte {
 	return r.Body
@@ -19108,6 +19321,11 @@ type CreateAccessTokenResponse429Headers struct {
 	RetryAfter *string
 }
 
+// CreateAccessTokenResponse503Headers the declared response headers of an HTTP 503 response for CreateAccessToken
+type CreateAccessTokenResponse503Headers struct {
+	RetryAfter *string
+}
+
 type CreateAccessTokenResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19125,12 +19343,16 @@ type CreateAccessTokenResponse struct {
 	JSON415 *Error
 	// JSON429 the response for an HTTP 429 `application/json` response
 	JSON429 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreateAccessTokenResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateAccessTokenResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *CreateAccessTokenResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateAccessTokenResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -19166,6 +19388,11 @@ func (r CreateAccessTokenResponse) GetJSON415() *Error {
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
 func (r CreateAccessTokenResponse) GetJSON429() *RetryableError {
 	return r.JSON429
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateAccessTokenResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -19838,6 +20065,11 @@ func (r FundCardResponse) ContentType() string {
 	return ""
 }
 
+// ListCardRevealsResponse503Headers the declared response headers of an HTTP 503 response for ListCardReveals
+type ListCardRevealsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListCardRevealsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -19862,6 +20094,10 @@ type ListCardRevealsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCardRevealsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -19895,6 +20131,11 @@ func (r ListCardRevealsResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListCardRevealsResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCardRevealsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -20071,6 +20312,11 @@ func (r TerminateCardResponse) ContentType() string {
 	return ""
 }
 
+// ListCardTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListCardTransactions
+type ListCardTransactionsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListCardTransactionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -20095,6 +20341,10 @@ type ListCardTransactionsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCardTransactionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -20130,6 +20380,11 @@ func (r ListCardTransactionsResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCardTransactionsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListCardTransactionsResponse) GetBody() []byte {
 	return r.Body
@@ -20159,6 +20414,11 @@ func (r ListCardTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// GetCardTransactionResponse503Headers the declared response headers of an HTTP 503 response for GetCardTransaction
+type GetCardTransactionResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetCardTransactionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -20180,6 +20440,10 @@ type GetCardTransactionResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCardTransactionResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -20210,6 +20474,11 @@ func (r GetCardTransactionResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCardTransactionResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCardTransactionResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -20503,6 +20772,11 @@ func (r WithdrawFromCardResponse) ContentType() string {
 	return ""
 }
 
+// QuoteConversionResponse503Headers the declared response headers of an HTTP 503 response for QuoteConversion
+type QuoteConversionResponse503Headers struct {
+	RetryAfter *string
+}
+
 type QuoteConversionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -20526,6 +20800,10 @@ type QuoteConversionResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *QuoteConversionResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -20561,6 +20839,11 @@ func (r QuoteConversionResponse) GetJSON413() *Error {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r QuoteConversionResponse) GetJSON415() *Error {
 	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r QuoteConversionResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -20963,6 +21246,11 @@ func (r EnrollCustomerResponse) ContentType() string {
 	return ""
 }
 
+// GetCustomerResponse503Headers the declared response headers of an HTTP 503 response for GetCustomer
+type GetCustomerResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetCustomerResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -20984,6 +21272,10 @@ type GetCustomerResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCustomerResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -21014,6 +21306,11 @@ func (r GetCustomerResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCustomerResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCustomerResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -21160,6 +21457,11 @@ func (r ListCustomerCardsResponse) ContentType() string {
 	return ""
 }
 
+// ListCustomerCardTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListCustomerCardTransactions
+type ListCustomerCardTransactionsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListCustomerCardTransactionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21184,6 +21486,10 @@ type ListCustomerCardTransactionsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCustomerCardTransactionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -21219,6 +21525,11 @@ func (r ListCustomerCardTransactionsResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCustomerCardTransactionsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListCustomerCardTransactionsResponse) GetBody() []byte {
 	return r.Body
@@ -21248,6 +21559,11 @@ func (r ListCustomerCardTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// ListDebtsResponse503Headers the declared response headers of an HTTP 503 response for ListDebts
+type ListDebtsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListDebtsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21270,6 +21586,10 @@ type ListDebtsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDebtsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -21298,6 +21618,11 @@ func (r ListDebtsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListDebtsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListDebtsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -21329,6 +21654,11 @@ func (r ListDebtsResponse) ContentType() string {
 	return ""
 }
 
+// ReceiveIssuerNotificationResponse503Headers the declared response headers of an HTTP 503 response for ReceiveIssuerNotification
+type ReceiveIssuerNotificationResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ReceiveIssuerNotificationResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21351,6 +21681,10 @@ type ReceiveIssuerNotificationResponse struct {
 	JSON413 *Error
 	// JSON500 the response for an HTTP 500 `application/json` response
 	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReceiveIssuerNotificationResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -21385,6 +21719,11 @@ func (r ReceiveIssuerNotificationResponse) GetJSON413() *Error {
 // GetJSON500 returns the response for an HTTP 500 `application/json` response
 func (r ReceiveIssuerNotificationResponse) GetJSON500() *Error {
 	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReceiveIssuerNotificationResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -21464,6 +21803,11 @@ func (r GetOpenAPIResponse) ContentType() string {
 	return ""
 }
 
+// ListPartnerWalletsResponse503Headers the declared response headers of an HTTP 503 response for ListPartnerWallets
+type ListPartnerWalletsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListPartnerWalletsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21482,6 +21826,10 @@ type ListPartnerWalletsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPartnerWalletsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -21506,6 +21854,11 @@ func (r ListPartnerWalletsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListPartnerWalletsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPartnerWalletsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -21537,6 +21890,11 @@ func (r ListPartnerWalletsResponse) ContentType() string {
 	return ""
 }
 
+// PreviewConversionToUSDResponse503Headers the declared response headers of an HTTP 503 response for PreviewConversionToUSD
+type PreviewConversionToUSDResponse503Headers struct {
+	RetryAfter *string
+}
+
 type PreviewConversionToUSDResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21562,6 +21920,10 @@ type PreviewConversionToUSDResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PreviewConversionToUSDResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -21604,6 +21966,11 @@ func (r PreviewConversionToUSDResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r PreviewConversionToUSDResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r PreviewConversionToUSDResponse) GetBody() []byte {
 	return r.Body
@@ -21643,6 +22010,11 @@ type ConvertToUSDResponse409Headers struct {
 	RetryAfter *string
 }
 
+// ConvertToUSDResponse503Headers the declared response headers of an HTTP 503 response for ConvertToUSD
+type ConvertToUSDResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ConvertToUSDResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21672,10 +22044,14 @@ type ConvertToUSDResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ConvertToUSDResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ConvertToUSDResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ConvertToUSDResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -21728,6 +22104,11 @@ func (r ConvertToUSDResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ConvertToUSDResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ConvertToUSDResponse) GetBody() []byte {
 	return r.Body
@@ -21757,6 +22138,11 @@ func (r ConvertToUSDResponse) ContentType() string {
 	return ""
 }
 
+// GetPaymentBalanceResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentBalance
+type GetPaymentBalanceResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetPaymentBalanceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21776,6 +22162,10 @@ type GetPaymentBalanceResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPaymentBalanceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -21801,6 +22191,11 @@ func (r GetPaymentBalanceResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetPaymentBalanceResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPaymentBalanceResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -21956,6 +22351,11 @@ func (r CreateCollectionResponse) ContentType() string {
 	return ""
 }
 
+// GetPaymentGuidelineResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentGuideline
+type GetPaymentGuidelineResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetPaymentGuidelineResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -21974,6 +22374,10 @@ type GetPaymentGuidelineResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPaymentGuidelineResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -21998,6 +22402,11 @@ func (r GetPaymentGuidelineResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetPaymentGuidelineResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPaymentGuidelineResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -22153,6 +22562,11 @@ func (r CreatePayoutResponse) ContentType() string {
 	return ""
 }
 
+// ListPaymentTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListPaymentTransactions
+type ListPaymentTransactionsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListPaymentTransactionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -22175,6 +22589,10 @@ type ListPaymentTransactionsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListPaymentTransactionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -22203,6 +22621,11 @@ func (r ListPaymentTransactionsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListPaymentTransactionsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListPaymentTransactionsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -22239,6 +22662,11 @@ type GetPaymentTransactionStatusResponse409Headers struct {
 	RetryAfter *string
 }
 
+// GetPaymentTransactionStatusResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentTransactionStatus
+type GetPaymentTransactionStatusResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetPaymentTransactionStatusResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -22262,8 +22690,12 @@ type GetPaymentTransactionStatusResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *GetPaymentTransactionStatusResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetPaymentTransactionStatusResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -22301,6 +22733,11 @@ func (r GetPaymentTransactionStatusResponse) GetJSON409() *RetryableError {
 	return r.JSON409
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetPaymentTransactionStatusResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetPaymentTransactionStatusResponse) GetBody() []byte {
 	return r.Body
@@ -22332,6 +22769,11 @@ func (r GetPaymentTransactionStatusResponse) ContentType() string {
 
 // SandboxRefundCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxRefundCardAuthorization
 type SandboxRefundCardAuthorizationResponse409Headers struct {
+	RetryAfter *string
+}
+
+// SandboxRefundCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxRefundCardAuthorization
+type SandboxRefundCardAuthorizationResponse503Headers struct {
 	RetryAfter *string
 }
 
@@ -22374,8 +22816,12 @@ type SandboxRefundCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxRefundCardAuthorizationResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxRefundCardAuthorizationResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -22438,6 +22884,11 @@ func (r SandboxRefundCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SandboxRefundCardAuthorizationResponse) GetBody() []byte {
 	return r.Body
@@ -22469,6 +22920,11 @@ func (r SandboxRefundCardAuthorizationResponse) ContentType() string {
 
 // SandboxReverseCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxReverseCardAuthorization
 type SandboxReverseCardAuthorizationResponse409Headers struct {
+	RetryAfter *string
+}
+
+// SandboxReverseCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse503Headers struct {
 	RetryAfter *string
 }
 
@@ -22511,8 +22967,12 @@ type SandboxReverseCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxReverseCardAuthorizationResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxReverseCardAuthorizationResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -22575,6 +23035,11 @@ func (r SandboxReverseCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SandboxReverseCardAuthorizationResponse) GetBody() []byte {
 	return r.Body
@@ -22606,6 +23071,11 @@ func (r SandboxReverseCardAuthorizationResponse) ContentType() string {
 
 // SandboxSettleCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxSettleCardAuthorization
 type SandboxSettleCardAuthorizationResponse409Headers struct {
+	RetryAfter *string
+}
+
+// SandboxSettleCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxSettleCardAuthorization
+type SandboxSettleCardAuthorizationResponse503Headers struct {
 	RetryAfter *string
 }
 
@@ -22648,8 +23118,12 @@ type SandboxSettleCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxSettleCardAuthorizationResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxSettleCardAuthorizationResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -22712,6 +23186,11 @@ func (r SandboxSettleCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SandboxSettleCardAuthorizationResponse) GetBody() []byte {
 	return r.Body
@@ -22743,6 +23222,11 @@ func (r SandboxSettleCardAuthorizationResponse) ContentType() string {
 
 // SandboxAuthorizeCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxAuthorizeCard
 type SandboxAuthorizeCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// SandboxAuthorizeCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxAuthorizeCard
+type SandboxAuthorizeCardResponse503Headers struct {
 	RetryAfter *string
 }
 
@@ -22785,8 +23269,12 @@ type SandboxAuthorizeCardResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxAuthorizeCardResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxAuthorizeCardResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -22849,6 +23337,11 @@ func (r SandboxAuthorizeCardResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SandboxAuthorizeCardResponse) GetBody() []byte {
 	return r.Body
@@ -22885,6 +23378,11 @@ type SandboxIssuerTerminateCardResponse409Headers struct {
 
 // SandboxIssuerTerminateCardResponse502Headers the declared response headers of an HTTP 502 response for SandboxIssuerTerminateCard
 type SandboxIssuerTerminateCardResponse502Headers struct {
+	RetryAfter *string
+}
+
+// SandboxIssuerTerminateCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxIssuerTerminateCard
+type SandboxIssuerTerminateCardResponse503Headers struct {
 	RetryAfter *string
 }
 
@@ -22929,10 +23427,14 @@ type SandboxIssuerTerminateCardResponse struct {
 	JSON415 *Error
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxIssuerTerminateCardResponse409Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *SandboxIssuerTerminateCardResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxIssuerTerminateCardResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -23000,6 +23502,11 @@ func (r SandboxIssuerTerminateCardResponse) GetJSON502() *RetryableError {
 	return r.JSON502
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r SandboxIssuerTerminateCardResponse) GetBody() []byte {
 	return r.Body
@@ -23029,6 +23536,11 @@ func (r SandboxIssuerTerminateCardResponse) ContentType() string {
 	return ""
 }
 
+// ListWalletTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListWalletTransactions
+type ListWalletTransactionsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListWalletTransactionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23051,6 +23563,10 @@ type ListWalletTransactionsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWalletTransactionsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23079,6 +23595,11 @@ func (r ListWalletTransactionsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWalletTransactionsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWalletTransactionsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -23110,6 +23631,11 @@ func (r ListWalletTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// ListTransactionsOfWalletResponse503Headers the declared response headers of an HTTP 503 response for ListTransactionsOfWallet
+type ListTransactionsOfWalletResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListTransactionsOfWalletResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23134,6 +23660,10 @@ type ListTransactionsOfWalletResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListTransactionsOfWalletResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23169,6 +23699,11 @@ func (r ListTransactionsOfWalletResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListTransactionsOfWalletResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r ListTransactionsOfWalletResponse) GetBody() []byte {
 	return r.Body
@@ -23198,6 +23733,11 @@ func (r ListTransactionsOfWalletResponse) ContentType() string {
 	return ""
 }
 
+// GetWalletTransactionResponse503Headers the declared response headers of an HTTP 503 response for GetWalletTransaction
+type GetWalletTransactionResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetWalletTransactionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23219,6 +23759,10 @@ type GetWalletTransactionResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWalletTransactionResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23251,6 +23795,11 @@ func (r GetWalletTransactionResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetWalletTransactionResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetWalletTransactionResponse) GetBody() []byte {
 	return r.Body
@@ -23280,6 +23829,11 @@ func (r GetWalletTransactionResponse) ContentType() string {
 	return ""
 }
 
+// GetUSDWalletBalanceResponse503Headers the declared response headers of an HTTP 503 response for GetUSDWalletBalance
+type GetUSDWalletBalanceResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetUSDWalletBalanceResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23301,6 +23855,10 @@ type GetUSDWalletBalanceResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetUSDWalletBalanceResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23333,6 +23891,11 @@ func (r GetUSDWalletBalanceResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetUSDWalletBalanceResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetUSDWalletBalanceResponse) GetBody() []byte {
 	return r.Body
@@ -23362,6 +23925,11 @@ func (r GetUSDWalletBalanceResponse) ContentType() string {
 	return ""
 }
 
+// ListWalletsResponse503Headers the declared response headers of an HTTP 503 response for ListWallets
+type ListWalletsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListWalletsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23380,6 +23948,10 @@ type ListWalletsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWalletsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23404,6 +23976,11 @@ func (r ListWalletsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWalletsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWalletsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -23440,6 +24017,11 @@ type CreateWalletResponse409Headers struct {
 	RetryAfter *string
 }
 
+// CreateWalletResponse503Headers the declared response headers of an HTTP 503 response for CreateWallet
+type CreateWalletResponse503Headers struct {
+	RetryAfter *string
+}
+
 type CreateWalletResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23467,8 +24049,12 @@ type CreateWalletResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateWalletResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateWalletResponse503Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -23516,6 +24102,11 @@ func (r CreateWalletResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateWalletResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r CreateWalletResponse) GetBody() []byte {
 	return r.Body
@@ -23545,6 +24136,11 @@ func (r CreateWalletResponse) ContentType() string {
 	return ""
 }
 
+// CalculateFeesResponse503Headers the declared response headers of an HTTP 503 response for CalculateFees
+type CalculateFeesResponse503Headers struct {
+	RetryAfter *string
+}
+
 type CalculateFeesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23568,6 +24164,10 @@ type CalculateFeesResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CalculateFeesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23603,6 +24203,11 @@ func (r CalculateFeesResponse) GetJSON413() *Error {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r CalculateFeesResponse) GetJSON415() *Error {
 	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CalculateFeesResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -23644,6 +24249,11 @@ type DepositBetweenWalletsResponse409Headers struct {
 	RetryAfter *string
 }
 
+// DepositBetweenWalletsResponse503Headers the declared response headers of an HTTP 503 response for DepositBetweenWallets
+type DepositBetweenWalletsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type DepositBetweenWalletsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23673,10 +24283,14 @@ type DepositBetweenWalletsResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DepositBetweenWalletsResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DepositBetweenWalletsResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DepositBetweenWalletsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23729,6 +24343,11 @@ func (r DepositBetweenWalletsResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r DepositBetweenWalletsResponse) GetBody() []byte {
 	return r.Body
@@ -23773,6 +24392,11 @@ type DeclareWalletFundingResponse409Headers struct {
 	RetryAfter *string
 }
 
+// DeclareWalletFundingResponse503Headers the declared response headers of an HTTP 503 response for DeclareWalletFunding
+type DeclareWalletFundingResponse503Headers struct {
+	RetryAfter *string
+}
+
 type DeclareWalletFundingResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23814,12 +24438,16 @@ type DeclareWalletFundingResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DeclareWalletFundingResponse200Headers
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *DeclareWalletFundingResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeclareWalletFundingResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeclareWalletFundingResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -23887,6 +24515,11 @@ func (r DeclareWalletFundingResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r DeclareWalletFundingResponse) GetBody() []byte {
 	return r.Body
@@ -23926,6 +24559,11 @@ type TransferBetweenSubBalancesResponse409Headers struct {
 	RetryAfter *string
 }
 
+// TransferBetweenSubBalancesResponse503Headers the declared response headers of an HTTP 503 response for TransferBetweenSubBalances
+type TransferBetweenSubBalancesResponse503Headers struct {
+	RetryAfter *string
+}
+
 type TransferBetweenSubBalancesResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -23955,10 +24593,14 @@ type TransferBetweenSubBalancesResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *TransferBetweenSubBalancesResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *TransferBetweenSubBalancesResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TransferBetweenSubBalancesResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -24011,6 +24653,11 @@ func (r TransferBetweenSubBalancesResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r TransferBetweenSubBalancesResponse) GetBody() []byte {
 	return r.Body
@@ -24040,6 +24687,11 @@ func (r TransferBetweenSubBalancesResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhookEventsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEvents
+type ListWebhookEventsResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ListWebhookEventsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -24062,6 +24714,10 @@ type ListWebhookEventsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWebhookEventsResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -24090,6 +24746,11 @@ func (r ListWebhookEventsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWebhookEventsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWebhookEventsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -24121,6 +24782,11 @@ func (r ListWebhookEventsResponse) ContentType() string {
 	return ""
 }
 
+// GetWebhookEventResponse503Headers the declared response headers of an HTTP 503 response for GetWebhookEvent
+type GetWebhookEventResponse503Headers struct {
+	RetryAfter *string
+}
+
 type GetWebhookEventResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -24142,6 +24808,10 @@ type GetWebhookEventResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWebhookEventResponse503Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -24174,6 +24844,11 @@ func (r GetWebhookEventResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetWebhookEventResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
 // GetBody returns the raw response body bytes
 func (r GetWebhookEventResponse) GetBody() []byte {
 	return r.Body
@@ -24203,6 +24878,11 @@ func (r GetWebhookEventResponse) ContentType() string {
 	return ""
 }
 
+// ResendWebhookEventResponse503Headers the declared response headers of an HTTP 503 response for ResendWebhookEvent
+type ResendWebhookEventResponse503Headers struct {
+	RetryAfter *string
+}
+
 type ResendWebhookEventResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -24226,6 +24906,10 @@ type ResendWebhookEventResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ResendWebhookEventResponse503Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -24261,6 +24945,11 @@ func (r ResendWebhookEventResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ResendWebhookEventResponse) GetJSON409() *Error {
 	return r.JSON409
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON503() *RetryableError {
+	return r.JSON503
 }
 
 // GetBody returns the raw response body bytes
@@ -25973,6 +26662,13 @@ func ParseCreateCompanyResponse(rsp *http.Response) (*CreateCompanyResponse, err
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -25986,6 +26682,16 @@ func ParseCreateCompanyResponse(rsp *http.Response) (*CreateCompanyResponse, err
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateCompanyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26036,6 +26742,26 @@ func ParseGetCompanyResponse(rsp *http.Response) (*GetCompanyResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetCompanyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26114,6 +26840,13 @@ func ParseUpdateCompanyResponse(rsp *http.Response) (*UpdateCompanyResponse, err
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26127,6 +26860,16 @@ func ParseUpdateCompanyResponse(rsp *http.Response) (*UpdateCompanyResponse, err
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateCompanyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26184,6 +26927,13 @@ func ParseRotateCompanyClientKeyResponse(rsp *http.Response) (*RotateCompanyClie
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26197,6 +26947,16 @@ func ParseRotateCompanyClientKeyResponse(rsp *http.Response) (*RotateCompanyClie
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers RotateCompanyClientKeyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26246,6 +27006,26 @@ func ParseListCompanyExchangeRatesResponse(rsp *http.Response) (*ListCompanyExch
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListCompanyExchangeRatesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26323,6 +27103,13 @@ func ParseSetCompanyExchangeRatesResponse(rsp *http.Response) (*SetCompanyExchan
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26336,6 +27123,16 @@ func ParseSetCompanyExchangeRatesResponse(rsp *http.Response) (*SetCompanyExchan
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetCompanyExchangeRatesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26386,6 +27183,26 @@ func ParseGetCompanyFeeScheduleResponse(rsp *http.Response) (*GetCompanyFeeSched
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetCompanyFeeScheduleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26464,6 +27281,13 @@ func ParseSetCompanyFeeScheduleResponse(rsp *http.Response) (*SetCompanyFeeSched
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26477,6 +27301,16 @@ func ParseSetCompanyFeeScheduleResponse(rsp *http.Response) (*SetCompanyFeeSched
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetCompanyFeeScheduleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26533,6 +27367,13 @@ func ParseDeleteWebhookSigningSecretResponse(rsp *http.Response) (*DeleteWebhook
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26546,6 +27387,16 @@ func ParseDeleteWebhookSigningSecretResponse(rsp *http.Response) (*DeleteWebhook
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteWebhookSigningSecretResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26603,6 +27454,13 @@ func ParseCreateWebhookSigningSecretResponse(rsp *http.Response) (*CreateWebhook
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26616,6 +27474,16 @@ func ParseCreateWebhookSigningSecretResponse(rsp *http.Response) (*CreateWebhook
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateWebhookSigningSecretResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26666,6 +27534,26 @@ func ParseListPaymentsAwaitingReconciliationResponse(rsp *http.Response) (*ListP
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListPaymentsAwaitingReconciliationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26745,6 +27633,13 @@ func ParseResolvePaymentResponse(rsp *http.Response) (*ResolvePaymentResponse, e
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26758,6 +27653,16 @@ func ParseResolvePaymentResponse(rsp *http.Response) (*ResolvePaymentResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers ResolvePaymentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26815,6 +27720,13 @@ func ParseConfirmWalletFundingResponse(rsp *http.Response) (*ConfirmWalletFundin
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26828,6 +27740,16 @@ func ParseConfirmWalletFundingResponse(rsp *http.Response) (*ConfirmWalletFundin
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers ConfirmWalletFundingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26885,6 +27807,13 @@ func ParseRejectWalletFundingResponse(rsp *http.Response) (*RejectWalletFundingR
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26898,6 +27827,16 @@ func ParseRejectWalletFundingResponse(rsp *http.Response) (*RejectWalletFundingR
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers RejectWalletFundingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -26983,6 +27922,13 @@ func ParseCreditWalletResponse(rsp *http.Response) (*CreditWalletResponse, error
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -26996,6 +27942,16 @@ func ParseCreditWalletResponse(rsp *http.Response) (*CreditWalletResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreditWalletResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27064,6 +28020,13 @@ func ParseCreateAccessTokenResponse(rsp *http.Response) (*CreateAccessTokenRespo
 		}
 		response.JSON429 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -27097,6 +28060,16 @@ func ParseCreateAccessTokenResponse(rsp *http.Response) (*CreateAccessTokenRespo
 			headers.RetryAfter = &value
 		}
 		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateAccessTokenResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27727,6 +28700,26 @@ func ParseListCardRevealsResponse(rsp *http.Response) (*ListCardRevealsResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListCardRevealsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27919,6 +28912,26 @@ func ParseListCardTransactionsResponse(rsp *http.Response) (*ListCardTransaction
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListCardTransactionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -27976,6 +28989,26 @@ func ParseGetCardTransactionResponse(rsp *http.Response) (*GetCardTransactionRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetCardTransactionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28273,6 +29306,26 @@ func ParseQuoteConversionResponse(rsp *http.Response) (*QuoteConversionResponse,
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers QuoteConversionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28650,6 +29703,26 @@ func ParseGetCustomerResponse(rsp *http.Response) (*GetCustomerResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetCustomerResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28810,6 +29883,26 @@ func ParseListCustomerCardTransactionsResponse(rsp *http.Response) (*ListCustome
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListCustomerCardTransactionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28863,6 +29956,26 @@ func ParseListDebtsResponse(rsp *http.Response) (*ListDebtsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListDebtsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -28926,6 +30039,26 @@ func ParseReceiveIssuerNotificationResponse(rsp *http.Response) (*ReceiveIssuerN
 		}
 		response.JSON500 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ReceiveIssuerNotificationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29008,6 +30141,26 @@ func ParseListPartnerWalletsResponse(rsp *http.Response) (*ListPartnerWalletsRes
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListPartnerWalletsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29079,6 +30232,26 @@ func ParsePreviewConversionToUSDResponse(rsp *http.Response) (*PreviewConversion
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers PreviewConversionToUSDResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29164,6 +30337,13 @@ func ParseConvertToUSDResponse(rsp *http.Response) (*ConvertToUSDResponse, error
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29187,6 +30367,16 @@ func ParseConvertToUSDResponse(rsp *http.Response) (*ConvertToUSDResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers ConvertToUSDResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29237,6 +30427,26 @@ func ParseGetPaymentBalanceResponse(rsp *http.Response) (*GetPaymentBalanceRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetPaymentBalanceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29394,6 +30604,26 @@ func ParseGetPaymentGuidelineResponse(rsp *http.Response) (*GetPaymentGuidelineR
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetPaymentGuidelineResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29555,6 +30785,26 @@ func ParseListPaymentTransactionsResponse(rsp *http.Response) (*ListPaymentTrans
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListPaymentTransactionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29619,6 +30869,13 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29632,6 +30889,16 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetPaymentTransactionStatusResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29727,6 +30994,13 @@ func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRe
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29740,6 +31014,16 @@ func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRe
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxRefundCardAuthorizationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29835,6 +31119,13 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29848,6 +31139,16 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxReverseCardAuthorizationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -29943,6 +31244,13 @@ func ParseSandboxSettleCardAuthorizationResponse(rsp *http.Response) (*SandboxSe
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -29956,6 +31264,16 @@ func ParseSandboxSettleCardAuthorizationResponse(rsp *http.Response) (*SandboxSe
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxSettleCardAuthorizationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30051,6 +31369,13 @@ func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCar
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -30064,6 +31389,16 @@ func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCar
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxAuthorizeCardResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30166,6 +31501,13 @@ func ParseSandboxIssuerTerminateCardResponse(rsp *http.Response) (*SandboxIssuer
 		}
 		response.JSON502 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -30189,6 +31531,16 @@ func ParseSandboxIssuerTerminateCardResponse(rsp *http.Response) (*SandboxIssuer
 			headers.RetryAfter = &value
 		}
 		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxIssuerTerminateCardResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30242,6 +31594,26 @@ func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransac
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListWalletTransactionsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30302,6 +31674,26 @@ func ParseListTransactionsOfWalletResponse(rsp *http.Response) (*ListTransaction
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListTransactionsOfWalletResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30359,6 +31751,26 @@ func ParseGetWalletTransactionResponse(rsp *http.Response) (*GetWalletTransactio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetWalletTransactionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30416,6 +31828,26 @@ func ParseGetUSDWalletBalanceResponse(rsp *http.Response) (*GetUSDWalletBalanceR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetUSDWalletBalanceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30465,6 +31897,26 @@ func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) 
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListWalletsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30543,6 +31995,13 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -30556,6 +32015,16 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateWalletResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30620,6 +32089,26 @@ func ParseCalculateFeesResponse(rsp *http.Response) (*CalculateFeesResponse, err
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers CalculateFeesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30705,6 +32194,13 @@ func ParseDepositBetweenWalletsResponse(rsp *http.Response) (*DepositBetweenWall
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -30728,6 +32224,16 @@ func ParseDepositBetweenWalletsResponse(rsp *http.Response) (*DepositBetweenWall
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers DepositBetweenWalletsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30830,6 +32336,13 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -30863,6 +32376,16 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeclareWalletFundingResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -30948,6 +32471,13 @@ func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetwe
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
 	}
 
 	switch {
@@ -30971,6 +32501,16 @@ func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetwe
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers TransferBetweenSubBalancesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -31024,6 +32564,26 @@ func ParseListWebhookEventsResponse(rsp *http.Response) (*ListWebhookEventsRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListWebhookEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -31081,6 +32641,26 @@ func ParseGetWebhookEventResponse(rsp *http.Response) (*GetWebhookEventResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetWebhookEventResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil
@@ -31145,6 +32725,26 @@ func ParseResendWebhookEventResponse(rsp *http.Response) (*ResendWebhookEventRes
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ResendWebhookEventResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -119,4 +119,9 @@ var Errors = httpapi.Catalogue{
 
 	// the store: writes that kept losing races with other writes
 	{Err: contention.ErrConflict, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
+
+	// a dependency (DynamoDB, SQS) slow or throttling, after the SDK's
+	// retries: last, so that a domain error wrapping one keeps its own
+	// answer
+	{Is: Unavailable, Status: http.StatusServiceUnavailable, Code: "TEMPORARILY_UNAVAILABLE", Message: "the service is slow to answer: retry shortly (with the same Idempotency-Key, a request that moves money is safe to retry)", RetryAfter: 2},
 }

@@ -70,17 +70,19 @@ type ErrorBody struct {
 
 // ErrorEntry maps one sentinel error to its status, stable code and the
 // message clients see; RetryAfter, when not 0, is sent as the Retry-After
-// header (seconds).
+// header (seconds). An entry matches the errors that are Err (errors.Is)
+// or, when Is is set instead, the errors Is reports.
 type ErrorEntry struct {
 	Err        error
+	Is         func(error) bool
 	Status     int
 	Code       string
 	Message    string
 	RetryAfter int
 }
 
-// Catalogue maps errors to responses. Entries are tried in order with
-// errors.Is; the first match wins. Errors this package defines are mapped
+// Catalogue maps errors to responses. Entries are tried in order; the
+// first match wins. Errors this package defines are mapped
 // after the entries; anything else is a 500 that reveals nothing.
 type Catalogue []ErrorEntry
 
@@ -114,7 +116,7 @@ func (c Catalogue) lookup(err error) (ErrorBody, int, bool) {
 	}
 	for _, list := range []Catalogue{c, builtin} {
 		for _, e := range list {
-			if errors.Is(err, e.Err) {
+			if (e.Is != nil && e.Is(err)) || (e.Err != nil && errors.Is(err, e.Err)) {
 				var ff *FieldFault
 				if errors.As(err, &ff) {
 					return newBody(e.Status, e.Code, ff.Field+": "+e.Message, ff.Field), e.RetryAfter, true

@@ -124,8 +124,9 @@ type Store interface {
 	// Complete stores resp in the record of the claim leaseID, or returns
 	// ErrLeaseLost.
 	Complete(ctx context.Context, companyID, key, leaseID string, resp Response) error
-	// Release deletes the record of the claim leaseID, or returns
-	// ErrLeaseLost.
+	// Release deletes the record of the claim leaseID or, when it holds an
+	// Effect, only ends its lease (a retry then answers from the effect);
+	// or returns ErrLeaseLost.
 	Release(ctx context.Context, companyID, key, leaseID string) error
 }
 

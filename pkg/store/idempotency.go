@@ -186,18 +186,32 @@ func (s *Idempotency) Complete(ctx context.Context, companyID, key, leaseID stri
 	return err
 }
 
-// Release deletes the record of the claim leaseID.
+// Release deletes the record of the claim leaseID, unless it holds an
+// effect: then it only ends the lease, so that the next retry takes the key
+// over at once and answers from the effect (a request that answered
+// "retry" after committing its movement, a time-out after the commit).
 func (s *Idempotency) Release(ctx context.Context, companyID, key, leaseID string) error {
-	in := &dynamodb.DeleteItemInput{
-		TableName:           aws.String(s.db.Table),
-		Key:                 primaryKeyOf(companyPK(companyID), idempotencySK(key)),
-		ConditionExpression: aws.String("lease_id = :lease"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":lease": &types.AttributeValueMemberS{Value: leaseID},
-		},
+	k := primaryKeyOf(companyPK(companyID), idempotencySK(key))
+	lease := map[string]types.AttributeValue{":lease": &types.AttributeValueMemberS{Value: leaseID}}
+	del := &dynamodb.DeleteItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       k,
+		ConditionExpression:       aws.String("lease_id = :lease AND attribute_not_exists(effect_id)"),
+		ExpressionAttributeValues: lease,
+	}
+	end := &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       k,
+		UpdateExpression:          aws.String("SET lease_until = :ended"),
+		ConditionExpression:       aws.String("lease_id = :lease AND attribute_exists(effect_id)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":lease": lease[":lease"], ":ended": number(0)},
 	}
 	err := s.db.Retry.do(ctx, "release idempotency key", func(ctx context.Context) error {
-		_, err := s.db.Client.DeleteItem(ctx, in)
+		_, err := s.db.Client.DeleteItem(ctx, del)
+		if !conditionFailed(err) {
+			return err
+		}
+		_, err = s.db.Client.UpdateItem(ctx, end)
 		return err
 	})
 	switch {
