@@ -7205,24 +7205,27 @@ type FxDepositInput struct {
 	} `json:"sourceWallet"`
 }
 
-// FxQuote a quote at the company's current rate of the pair
+// FxQuote the price of a deposit at the company's current rate of the pair
 type FxQuote struct {
-	// Amount in fromCurrency
+	// Amount in fromCurrency, what is converted
 	Amount json.Number `json:"amount"`
 
-	// ConvertedAmount amount × rate in toCurrency, rounded half away from zero to its minor unit
+	// ConvertedAmount amount × rate in toCurrency, rounded half away from zero to its minor unit; what the destination is credited
 	ConvertedAmount json.Number `json:"convertedAmount"`
 
 	// ExchangeRateId the rate's version; send it with the conversion or deposit to run at this rate or not at all
 	ExchangeRateId openapi_types.UUID `json:"exchangeRateId"`
 
-	// FeeAmount the `CONVERSION` fee in toCurrency, on convertedAmount
+	// FeeAmount the `CONVERSION` fee in feeCurrency, on amount, charged on top of it
 	FeeAmount json.Number `json:"feeAmount"`
+
+	// FeeCurrency the currency feeAmount is in and charged in, fromCurrency
+	FeeCurrency WalletCurrency `json:"feeCurrency"`
 
 	// FromCurrency a currency the service holds (ISO 4217)
 	FromCurrency WalletCurrency `json:"fromCurrency"`
 
-	// NetAmount convertedAmount − feeAmount, what would be credited
+	// NetAmount what the destination is credited, in toCurrency; equal to convertedAmount, the fee being charged on top in fromCurrency
 	NetAmount json.Number `json:"netAmount"`
 
 	// Rate units of toCurrency per unit of fromCurrency, the exact decimal
@@ -7230,6 +7233,9 @@ type FxQuote struct {
 
 	// ToCurrency a currency the service holds (ISO 4217)
 	ToCurrency WalletCurrency `json:"toCurrency"`
+
+	// TotalAmount amount + feeAmount in fromCurrency, what the source is debited
+	TotalAmount json.Number `json:"totalAmount"`
 
 	// UpdatedAt when the rate was set
 	UpdatedAt time.Time `json:"updatedAt"`
@@ -10399,24 +10405,32 @@ type ClientInterface interface {
 	// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
 	WithdrawFromCard(ctx context.Context, id string, params *WithdrawFromCardParams, body WithdrawFromCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// QuoteConversionWithBody Quote a conversion at the company's current rate, read-only.
+	// QuoteConversionWithBody Quote a deposit at the company's current rate, read-only.
 	//
-	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+	// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+	// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+	// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+	// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+	// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+	// (`POST /partner/wallets/preview-conversion`) prices it.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
 	QuoteConversionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// QuoteConversion Quote a conversion at the company's current rate, read-only.
+	// QuoteConversion Quote a deposit at the company's current rate, read-only.
 	//
-	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+	// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+	// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+	// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+	// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+	// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+	// (`POST /partner/wallets/preview-conversion`) prices it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -11773,12 +11787,16 @@ func (c *Client) WithdrawFromCard(ctx context.Context, id string, params *Withdr
 	return c.Client.Do(req)
 }
 
-// QuoteConversionWithBody Quote a conversion at the company's current rate, read-only.
+// QuoteConversionWithBody Quote a deposit at the company's current rate, read-only.
 //
-// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+// (`POST /partner/wallets/preview-conversion`) prices it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -11795,12 +11813,16 @@ func (c *Client) QuoteConversionWithBody(ctx context.Context, contentType string
 	return c.Client.Do(req)
 }
 
-// QuoteConversion Quote a conversion at the company's current rate, read-only.
+// QuoteConversion Quote a deposit at the company's current rate, read-only.
 //
-// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+// (`POST /partner/wallets/preview-conversion`) prices it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -17048,24 +17070,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
 	WithdrawFromCardWithResponse(ctx context.Context, id string, params *WithdrawFromCardParams, body WithdrawFromCardJSONRequestBody, reqEditors ...RequestEditorFn) (*WithdrawFromCardResponse, error)
 
-	// QuoteConversionWithBodyWithResponse Quote a conversion at the company's current rate, read-only.
+	// QuoteConversionWithBodyWithResponse Quote a deposit at the company's current rate, read-only.
 	//
-	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+	// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+	// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+	// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+	// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+	// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+	// (`POST /partner/wallets/preview-conversion`) prices it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
 	QuoteConversionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QuoteConversionResponse, error)
 
-	// QuoteConversionWithResponse Quote a conversion at the company's current rate, read-only.
+	// QuoteConversionWithResponse Quote a deposit at the company's current rate, read-only.
 	//
-	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+	// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+	// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+	// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+	// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+	// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+	// (`POST /partner/wallets/preview-conversion`) prices it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -20508,7 +20538,7 @@ type QuoteConversionResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Data a quote at the company's current rate of the pair
+		// Data the price of a deposit at the company's current rate of the pair
 		Data FxQuote `json:"data"`
 
 		// Message human-readable; not for programs
@@ -20530,7 +20560,7 @@ type QuoteConversionResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r QuoteConversionResponse) GetJSON200() *struct {
-	// Data a quote at the company's current rate of the pair
+	// Data the price of a deposit at the company's current rate of the pair
 	Data FxQuote `json:"data"`
 
 	// Message human-readable; not for programs
@@ -24940,12 +24970,16 @@ func (c *ClientWithResponses) WithdrawFromCardWithResponse(ctx context.Context, 
 	return ParseWithdrawFromCardResponse(rsp)
 }
 
-// QuoteConversionWithBodyWithResponse Quote a conversion at the company's current rate, read-only.
+// QuoteConversionWithBodyWithResponse Quote a deposit at the company's current rate, read-only.
 //
-// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+// (`POST /partner/wallets/preview-conversion`) prices it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -24958,12 +24992,16 @@ func (c *ClientWithResponses) QuoteConversionWithBodyWithResponse(ctx context.Co
 	return ParseQuoteConversionResponse(rsp)
 }
 
-// QuoteConversionWithResponse Quote a conversion at the company's current rate, read-only.
+// QuoteConversionWithResponse Quote a deposit at the company's current rate, read-only.
 //
-// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+// (`POST /partner/wallets/preview-conversion`) prices it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28230,7 +28268,7 @@ func ParseQuoteConversionResponse(rsp *http.Response) (*QuoteConversionResponse,
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Data a quote at the company's current rate of the pair
+			// Data the price of a deposit at the company's current rate of the pair
 			Data FxQuote `json:"data"`
 
 			// Message human-readable; not for programs
