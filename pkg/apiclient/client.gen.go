@@ -10902,8 +10902,9 @@ type ClientInterface interface {
 
 	// DepositBetweenWalletsWithBody Move money between two wallets of the company in different currencies, at a quoted rate version.
 	//
-	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `sourceWallet.amount` is in the source's currency. The price is its quote's
+	// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+	// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -10920,8 +10921,9 @@ type ClientInterface interface {
 
 	// DepositBetweenWallets Move money between two wallets of the company in different currencies, at a quoted rate version.
 	//
-	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `sourceWallet.amount` is in the source's currency. The price is its quote's
+	// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+	// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -12734,8 +12736,9 @@ func (c *Client) CalculateFees(ctx context.Context, body CalculateFeesJSONReques
 
 // DepositBetweenWalletsWithBody Move money between two wallets of the company in different currencies, at a quoted rate version.
 //
-// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `sourceWallet.amount` is in the source's currency. The price is its quote's
+// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 // `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -12762,8 +12765,9 @@ func (c *Client) DepositBetweenWalletsWithBody(ctx context.Context, params *Depo
 
 // DepositBetweenWallets Move money between two wallets of the company in different currencies, at a quoted rate version.
 //
-// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `sourceWallet.amount` is in the source's currency. The price is its quote's
+// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 // `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -17599,8 +17603,9 @@ type ClientWithResponsesInterface interface {
 
 	// DepositBetweenWalletsWithBodyWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
 	//
-	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `sourceWallet.amount` is in the source's currency. The price is its quote's
+	// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+	// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -17617,8 +17622,9 @@ type ClientWithResponsesInterface interface {
 
 	// DepositBetweenWalletsWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
 	//
-	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `sourceWallet.amount` is in the source's currency. The price is its quote's
+	// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+	// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -25769,8 +25775,9 @@ func (c *ClientWithResponses) CalculateFeesWithResponse(ctx context.Context, bod
 
 // DepositBetweenWalletsWithBodyWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
 //
-// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `sourceWallet.amount` is in the source's currency. The price is its quote's
+// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 // `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -25793,8 +25800,9 @@ func (c *ClientWithResponses) DepositBetweenWalletsWithBodyWithResponse(ctx cont
 
 // DepositBetweenWalletsWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
 //
-// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `sourceWallet.amount` is in the source's currency. The price is its quote's
+// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 // `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
