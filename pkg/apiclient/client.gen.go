@@ -7208,24 +7208,27 @@ type FxDepositInput struct {
 	} `json:"sourceWallet"`
 }
 
-// FxQuote a quote at the company's current rate of the pair
+// FxQuote the price of a deposit at the company's current rate of the pair
 type FxQuote struct {
-	// Amount in fromCurrency
+	// Amount in fromCurrency, what is converted
 	Amount json.Number `json:"amount"`
 
-	// ConvertedAmount amount × rate in toCurrency, rounded half away from zero to its minor unit
+	// ConvertedAmount amount × rate in toCurrency, rounded half away from zero to its minor unit; what the destination is credited
 	ConvertedAmount json.Number `json:"convertedAmount"`
 
 	// ExchangeRateId the rate's version; send it with the conversion or deposit to run at this rate or not at all
 	ExchangeRateId openapi_types.UUID `json:"exchangeRateId"`
 
-	// FeeAmount the `CONVERSION` fee in toCurrency, on convertedAmount
+	// FeeAmount the `CONVERSION` fee in feeCurrency, on amount, charged on top of it
 	FeeAmount json.Number `json:"feeAmount"`
+
+	// FeeCurrency the currency feeAmount is in and charged in, fromCurrency
+	FeeCurrency WalletCurrency `json:"feeCurrency"`
 
 	// FromCurrency a currency the service holds (ISO 4217)
 	FromCurrency WalletCurrency `json:"fromCurrency"`
 
-	// NetAmount convertedAmount − feeAmount, what would be credited
+	// NetAmount what the destination is credited, in toCurrency; equal to convertedAmount, the fee being charged on top in fromCurrency
 	NetAmount json.Number `json:"netAmount"`
 
 	// Rate units of toCurrency per unit of fromCurrency, the exact decimal
@@ -7233,6 +7236,9 @@ type FxQuote struct {
 
 	// ToCurrency a currency the service holds (ISO 4217)
 	ToCurrency WalletCurrency `json:"toCurrency"`
+
+	// TotalAmount amount + feeAmount in fromCurrency, what the source is debited
+	TotalAmount json.Number `json:"totalAmount"`
 
 	// UpdatedAt when the rate was set
 	UpdatedAt time.Time `json:"updatedAt"`
@@ -10402,24 +10408,32 @@ type ClientInterface interface {
 	// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
 	WithdrawFromCard(ctx context.Context, id string, params *WithdrawFromCardParams, body WithdrawFromCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// QuoteConversionWithBody Quote a conversion at the company's current rate, read-only.
+	// QuoteConversionWithBody Quote a deposit at the company's current rate, read-only.
 	//
-	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+	// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+	// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+	// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+	// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+	// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+	// (`POST /partner/wallets/preview-conversion`) prices it.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
 	QuoteConversionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// QuoteConversion Quote a conversion at the company's current rate, read-only.
+	// QuoteConversion Quote a deposit at the company's current rate, read-only.
 	//
-	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+	// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+	// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+	// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+	// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+	// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+	// (`POST /partner/wallets/preview-conversion`) prices it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -10891,8 +10905,9 @@ type ClientInterface interface {
 
 	// DepositBetweenWalletsWithBody Move money between two wallets of the company in different currencies, at a quoted rate version.
 	//
-	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `sourceWallet.amount` is in the source's currency. The price is its quote's
+	// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+	// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -10909,8 +10924,9 @@ type ClientInterface interface {
 
 	// DepositBetweenWallets Move money between two wallets of the company in different currencies, at a quoted rate version.
 	//
-	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `sourceWallet.amount` is in the source's currency. The price is its quote's
+	// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+	// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -11776,12 +11792,16 @@ func (c *Client) WithdrawFromCard(ctx context.Context, id string, params *Withdr
 	return c.Client.Do(req)
 }
 
-// QuoteConversionWithBody Quote a conversion at the company's current rate, read-only.
+// QuoteConversionWithBody Quote a deposit at the company's current rate, read-only.
 //
-// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+// (`POST /partner/wallets/preview-conversion`) prices it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -11798,12 +11818,16 @@ func (c *Client) QuoteConversionWithBody(ctx context.Context, contentType string
 	return c.Client.Do(req)
 }
 
-// QuoteConversion Quote a conversion at the company's current rate, read-only.
+// QuoteConversion Quote a deposit at the company's current rate, read-only.
 //
-// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+// (`POST /partner/wallets/preview-conversion`) prices it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -12715,8 +12739,9 @@ func (c *Client) CalculateFees(ctx context.Context, body CalculateFeesJSONReques
 
 // DepositBetweenWalletsWithBody Move money between two wallets of the company in different currencies, at a quoted rate version.
 //
-// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `sourceWallet.amount` is in the source's currency. The price is its quote's
+// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 // `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -12743,8 +12768,9 @@ func (c *Client) DepositBetweenWalletsWithBody(ctx context.Context, params *Depo
 
 // DepositBetweenWallets Move money between two wallets of the company in different currencies, at a quoted rate version.
 //
-// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `sourceWallet.amount` is in the source's currency. The price is its quote's
+// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 // `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -17051,24 +17077,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /cards/{id}/withdraw (the `WithdrawFromCard` operationId).
 	WithdrawFromCardWithResponse(ctx context.Context, id string, params *WithdrawFromCardParams, body WithdrawFromCardJSONRequestBody, reqEditors ...RequestEditorFn) (*WithdrawFromCardResponse, error)
 
-	// QuoteConversionWithBodyWithResponse Quote a conversion at the company's current rate, read-only.
+	// QuoteConversionWithBodyWithResponse Quote a deposit at the company's current rate, read-only.
 	//
-	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+	// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+	// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+	// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+	// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+	// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+	// (`POST /partner/wallets/preview-conversion`) prices it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /company/exchange-rates/convert (the `QuoteConversion` operationId).
 	QuoteConversionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*QuoteConversionResponse, error)
 
-	// QuoteConversionWithResponse Quote a conversion at the company's current rate, read-only.
+	// QuoteConversionWithResponse Quote a deposit at the company's current rate, read-only.
 	//
-	// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-	// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-	// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-	// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+	// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+	// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+	// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+	// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+	// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+	// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+	// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+	// (`POST /partner/wallets/preview-conversion`) prices it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17572,8 +17606,9 @@ type ClientWithResponsesInterface interface {
 
 	// DepositBetweenWalletsWithBodyWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
 	//
-	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `sourceWallet.amount` is in the source's currency. The price is its quote's
+	// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+	// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -17590,8 +17625,9 @@ type ClientWithResponsesInterface interface {
 
 	// DepositBetweenWalletsWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
 	//
-	// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-	// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+	// `sourceWallet.amount` is in the source's currency. The price is its quote's
+	// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+	// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 	// `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -20782,7 +20818,7 @@ type QuoteConversionResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Data a quote at the company's current rate of the pair
+		// Data the price of a deposit at the company's current rate of the pair
 		Data FxQuote `json:"data"`
 
 		// Message human-readable; not for programs
@@ -20808,7 +20844,7 @@ type QuoteConversionResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r QuoteConversionResponse) GetJSON200() *struct {
-	// Data a quote at the company's current rate of the pair
+	// Data the price of a deposit at the company's current rate of the pair
 	Data FxQuote `json:"data"`
 
 	// Message human-readable; not for programs
@@ -25629,12 +25665,16 @@ func (c *ClientWithResponses) WithdrawFromCardWithResponse(ctx context.Context, 
 	return ParseWithdrawFromCardResponse(rsp)
 }
 
-// QuoteConversionWithBodyWithResponse Quote a conversion at the company's current rate, read-only.
+// QuoteConversionWithBodyWithResponse Quote a deposit at the company's current rate, read-only.
 //
-// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+// (`POST /partner/wallets/preview-conversion`) prices it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25647,12 +25687,16 @@ func (c *ClientWithResponses) QuoteConversionWithBodyWithResponse(ctx context.Co
 	return ParseQuoteConversionResponse(rsp)
 }
 
-// QuoteConversionWithResponse Quote a conversion at the company's current rate, read-only.
+// QuoteConversionWithResponse Quote a deposit at the company's current rate, read-only.
 //
-// `convertedAmount` is `amount × rate` rounded half away from zero to the minor unit of `toCurrency`;
-// `feeAmount` is the `CONVERSION` fee in `toCurrency` on it (as a conversion to the USD wallet charges it);
-// `netAmount` what would be credited. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
-// `exchangeRateId` with the conversion or deposit to make sure it runs at this rate.
+// The price of a deposit (`POST /wallets/deposit`) of `amount` at the pair's current rate, to the minor unit:
+// `feeAmount` is the `CONVERSION` fee in `feeCurrency` (`fromCurrency`), on `amount`, charged on top of it;
+// `totalAmount` (`amount` + `feeAmount`) is what the source wallet is debited; `convertedAmount`
+// (`amount × rate` rounded half away from zero to the minor unit of `toCurrency`) is what the destination
+// is credited, as is `netAmount`. A pair without a rate is 400 `NO_EXCHANGE_RATE`. Send the
+// `exchangeRateId` with the deposit (or a conversion) to make sure it runs at this rate. A conversion to
+// the USD wallet charges its fee in USD, out of what it credits instead: its preview
+// (`POST /partner/wallets/preview-conversion`) prices it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26420,8 +26464,9 @@ func (c *ClientWithResponses) CalculateFeesWithResponse(ctx context.Context, bod
 
 // DepositBetweenWalletsWithBodyWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
 //
-// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `sourceWallet.amount` is in the source's currency. The price is its quote's
+// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 // `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -26444,8 +26489,9 @@ func (c *ClientWithResponses) DepositBetweenWalletsWithBodyWithResponse(ctx cont
 
 // DepositBetweenWalletsWithResponse Move money between two wallets of the company in different currencies, at a quoted rate version.
 //
-// `sourceWallet.amount` is in the source's currency. The fee is the `CONVERSION` fee in the source's
-// currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
+// `sourceWallet.amount` is in the source's currency. The price is its quote's
+// (`POST /company/exchange-rates/convert`), to the minor unit. The fee is the `CONVERSION` fee in the
+// source's currency on the amount; `total_amount` = amount + fee is debited from the source's payin balance;
 // `converted_amount` = amount × rate, in the destination's currency, is credited to the destination's
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
@@ -29263,7 +29309,7 @@ func ParseQuoteConversionResponse(rsp *http.Response) (*QuoteConversionResponse,
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Data a quote at the company's current rate of the pair
+			// Data the price of a deposit at the company's current rate of the pair
 			Data FxQuote `json:"data"`
 
 			// Message human-readable; not for programs

@@ -295,7 +295,8 @@ func ptrValue[T any](p *T) T {
 }
 
 // Steps 24 to 28: a collection, collected money made payable and paid out,
-// a quoted conversion to USD, and a stale quote refused.
+// a quoted deposit to USD that moves the quote's figures, a conversion, and
+// a stale quote refused.
 func (w *walk) betweenWallets() {
 	collect, err := w.c.CreateCollectionWithResponse(w.ctx, nil, apiclient.CreateCollectionJSONRequestBody{
 		Operator: "mtn", Country: "CM", PhoneNumber: "237670000002", Amount: "20000", Currency: "XAF"}, w.auth)
@@ -314,15 +315,30 @@ func (w *walk) betweenWallets() {
 	rates, err := w.c.SetCompanyExchangeRatesWithResponse(w.ctx, w.companyID, apiclient.SetCompanyExchangeRatesJSONRequestBody{
 		Rates: []apiclient.ConsoleExchangeRateInput{{FromCurrency: "XAF", ToCurrency: "USD", Rate: "0.0016"}}}, adminKey)
 	w.ok(rates, err, http.StatusOK, "26. the operator sets a rate")
-	quote, err := w.c.QuoteConversionWithResponse(w.ctx, apiclient.QuoteConversionJSONRequestBody{FromCurrency: "XAF", ToCurrency: "USD", Amount: "10000"}, w.auth)
+	quote, err := w.c.QuoteConversionWithResponse(w.ctx, apiclient.QuoteConversionJSONRequestBody{FromCurrency: "XAF", ToCurrency: "USD", Amount: "5000"}, w.auth)
 	w.ok(quote, err, http.StatusOK, "26. a quote")
-	w.equal("26. converted", quote.JSON200.Data.ConvertedAmount, "16")
-	rateID := quote.JSON200.Data.ExchangeRateId
+	q := quote.JSON200.Data
+	w.equal("26. the quote: amount, fee, fee currency, total, converted, net", []any{q.Amount, q.FeeAmount, q.FeeCurrency, q.TotalAmount, q.ConvertedAmount, q.NetAmount},
+		[]any{"5000", "50", "XAF", "5050", "8", "8"})
+	rateID := q.ExchangeRateId
+
+	body := apiclient.DepositBetweenWalletsJSONRequestBody{}
+	body.SourceWallet.Id, body.SourceWallet.Amount = w.xafWallet, "5000"
+	body.DestinationWallet.Id = w.usdWallet
+	body.ExchangeRate.ExchangeRateId = rateID.String()
+	deposit, err := w.c.DepositBetweenWalletsWithResponse(w.ctx, nil, body, w.auth)
+	w.ok(deposit, err, http.StatusOK, "27. a deposit at the quote")
+	d := deposit.JSON200.Data
+	w.equal("27. the deposit moves the quote's figures: amount, fee, total, converted", []any{d.Amount, d.FeeAmount, d.TotalAmount, d.ConvertedAmount},
+		[]any{q.Amount, q.FeeAmount, q.TotalAmount, q.ConvertedAmount})
+	w.equal("27. payin_balance after the deposit", d.SourceWallet.PayinBalance, "9750")
 
 	conversion, err := w.c.ConvertToUSDWithResponse(w.ctx, nil, apiclient.ConvertToUSDJSONRequestBody{
-		SourceWalletId: w.xafWallet, Amount: 10000, ExchangeRateId: ptr(rateID.String())}, w.auth)
-	w.ok(conversion, err, http.StatusOK, "27. a conversion at the quote")
-	w.equal("27. credited", conversion.JSON200.Data.CreditedAmount, "15.84")
+		SourceWalletId: w.xafWallet, Amount: 5000, ExchangeRateId: ptr(rateID.String())}, w.auth)
+	w.ok(conversion, err, http.StatusOK, "27. a conversion at the quote's rate")
+	c := conversion.JSON200.Data
+	w.equal("27. the conversion: converted, fee, credited, payin after", []any{c.ConvertedAmount, c.FeeAmount, c.CreditedAmount, c.SourcePayinBalanceAfter},
+		[]any{"8", "0.08", "7.92", "4750"})
 
 	_, err = w.c.SetCompanyExchangeRatesWithResponse(w.ctx, w.companyID, apiclient.SetCompanyExchangeRatesJSONRequestBody{
 		Rates: []apiclient.ConsoleExchangeRateInput{{FromCurrency: "XAF", ToCurrency: "USD", Rate: "0.00165"}}}, adminKey)

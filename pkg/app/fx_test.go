@@ -8,7 +8,7 @@ import (
 
 // TestExchangeRates: the console sets and lists a company's rates, each
 // with its version; a changed rate gets a new version, an unchanged one
-// keeps its own; the company quotes a conversion at its current rate.
+// keeps its own; the company quotes a deposit at its current rate.
 func TestExchangeRates(t *testing.T) {
 	e := newCustomersTestEnv(t)
 	companyID, token := e.approvedCompany()
@@ -60,10 +60,11 @@ func TestExchangeRates(t *testing.T) {
 		t.Errorf("rates of an unknown company: %d %s", r.status, r.raw)
 	}
 
-	// 333 XAF at 0.0016 is 0.5328 USD: 0.53, less 1 % (0.0053, rounded to 0.01).
+	// 333 XAF at 0.0016 is 0.5328 USD: 0.53; the 1 % fee, 3.33 XAF,
+	// rounds to 3 XAF, on top: 336 XAF.
 	q := e.call(e.wallets, token, "POST", "/company/exchange-rates/convert", `{"fromCurrency":"XAF","toCurrency":"USD","amount":333}`)
-	if q.status != 200 || q.str("data", "convertedAmount") != "0.53" || q.str("data", "feeAmount") != "0.01" ||
-		q.str("data", "netAmount") != "0.52" || q.str("data", "rate") != "0.0016" || q.str("data", "exchangeRateId")+" 0.0016" != second["XAF→USD"] {
+	if q.status != 200 || q.str("data", "convertedAmount") != "0.53" || q.str("data", "feeAmount") != "3" || q.str("data", "feeCurrency") != "XAF" ||
+		q.str("data", "totalAmount") != "336" || q.str("data", "netAmount") != "0.53" || q.str("data", "rate") != "0.0016" || q.str("data", "exchangeRateId")+" 0.0016" != second["XAF→USD"] {
 		t.Errorf("convert: %s", q.raw)
 	}
 	for _, c := range []struct {
@@ -97,5 +98,83 @@ func TestExchangeRates(t *testing.T) {
 	}
 	if r := e.call(e.wallets, token, "POST", "/wallets/calculate-transfer-fees", `{"type":"CONVERSION","operator":"mtn","currency":"USD","amount":100}`); r.status != 400 || r.str("field") != "operator" {
 		t.Errorf("a conversion with an operator: %s", r.raw)
+	}
+}
+
+// TestQuoteThenDeposit quotes a deposit, then makes it at the quote's
+// rate version: the deposit moves, to the minor unit, what the quote
+// priced (the CONVERSION fee in fromCurrency, on the amount, on top of
+// it; the converted amount credited in full), over currencies with 0 and
+// 2 decimals and amounts whose fee or conversion rounds. Between XAF and
+// USD, a conversion then moves what its preview priced: the fee in USD,
+// out of the converted amount.
+func TestQuoteThenDeposit(t *testing.T) {
+	type conversion struct{ fee, credited string }
+	tests := []struct {
+		name, from, to, rate, amount string
+		// What the quote prices and the deposit moves: the fee (in from),
+		// the total debited (in from), the amount converted and
+		// credited (in to).
+		fee, total, converted string
+		// The source's payin balance after the deposit, out of 5000.
+		left string
+		// A conversion of the same amount, XAF to USD only.
+		conversion *conversion
+	}{
+		{"XAF to USD: the fee's half rounds up", "XAF", "USD", "0.001667", "1050", "11", "1061", "1.75", "3939", &conversion{"0.02", "1.73"}},
+		{"XAF to USD: a fee of half a franc", "XAF", "USD", "0.0016", "50", "1", "51", "0.08", "4949", &conversion{"0", "0.08"}},
+		{"CDF to USD", "CDF", "USD", "0.00035", "1234.56", "12.35", "1246.91", "0.43", "3753.09", nil},
+		{"USD to CDF: the conversion's half rounds up", "USD", "CDF", "2850.5", "10.05", "0.1", "10.15", "28647.53", "4989.85", nil},
+		{"XAF to CDF", "XAF", "CDF", "4.6125", "777", "8", "785", "3583.91", "4215", nil},
+		{"CDF to XAF", "CDF", "XAF", "0.2168", "999.99", "10", "1009.99", "217", "3990.01", nil},
+		{"USD to XAF", "USD", "XAF", "655.957", "1.01", "0.01", "1.02", "663", "4998.98", nil},
+	}
+	e := newPaymentsTestEnv(t)
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			companyID, token, xaf := e.company("")
+			wallet := map[string]string{
+				"XAF": xaf,
+				"USD": e.openWallet(token, "USD", "United States", "US", "+1"),
+				"CDF": e.openWallet(token, "CDF", "Democratic Republic of the Congo", "CD", "+243"),
+			}
+			src, dst := wallet[tt.from], wallet[tt.to]
+			e.fundPayin(src, "5000")
+			rateID := e.setRate(companyID, tt.from, tt.to, tt.rate)
+
+			q := e.call(e.wallets, token, "POST", "/company/exchange-rates/convert",
+				fmt.Sprintf(`{"fromCurrency":%q,"toCurrency":%q,"amount":%s}`, tt.from, tt.to, tt.amount))
+			got := join(q.str("data", "amount"), q.str("data", "feeAmount"), q.str("data", "feeCurrency"),
+				q.str("data", "totalAmount"), q.str("data", "convertedAmount"), q.str("data", "netAmount"), q.str("data", "exchangeRateId"))
+			if want := join(tt.amount, tt.fee, tt.from, tt.total, tt.converted, tt.converted, rateID); q.status != 200 || got != want {
+				t.Fatalf("quote: %s\ngot  %s\nwant %s", q.raw, got, want)
+			}
+
+			d := e.call(e.wallets, token, "POST", "/wallets/deposit",
+				`{"sourceWallet":{"id":"`+src+`","amount":`+tt.amount+`},"destinationWallet":{"id":"`+dst+`"},"exchangeRate":{"exchangeRateId":"`+rateID+`"}}`)
+			got = join(d.str("data", "amount"), d.str("data", "fee_amount"), d.str("data", "total_amount"), d.str("data", "converted_amount"), d.str("data", "exchangeRateId"))
+			if want := join(q.str("data", "amount"), q.str("data", "feeAmount"), q.str("data", "totalAmount"), q.str("data", "convertedAmount"), rateID); d.status != 200 || got != want {
+				t.Fatalf("deposit: %s\ngot  %s\nwant %s, the quote's", d.raw, got, want)
+			}
+			en := e.entriesOf(token, d.str("data", "deposit_id"))
+			if got, want := join(en[src]["amount"], en[src]["fee_amount"], en[src]["amount_with_fee"], en[dst]["amount"]), join(tt.amount, tt.fee, tt.total, tt.converted); got != want {
+				t.Errorf("entries %s, want %s", got, want)
+			}
+			if got, want := e.balances(token, src)+", "+e.balances(token, dst), "payin "+tt.left+" payout 0, payin 0 payout "+tt.converted; got != want {
+				t.Errorf("after the deposit: %s, want %s", got, want)
+			}
+
+			if c := tt.conversion; c != nil {
+				body := `{"source_wallet_id":"` + src + `","amount":` + tt.amount + `,"exchangeRateId":"` + rateID + `"}`
+				want := join(tt.amount, tt.converted, c.fee, c.credited)
+				for _, route := range []string{"/partner/wallets/preview-conversion", "/partner/wallets/xaf-usd-conversion"} {
+					r := e.call(e.wallets, token, "POST", route, body)
+					if got := join(r.str("data", "amount"), r.str("data", "converted_amount"), r.str("data", "fee_amount"), r.str("data", "credited_amount")); r.status != 200 || got != want {
+						t.Errorf("%s: %s\ngot  %s\nwant %s", route, r.raw, got, want)
+					}
+				}
+			}
+			e.verifyBoth(companyID)
+		})
 	}
 }

@@ -217,7 +217,11 @@ func (c *Converter) priceConversion(ctx context.Context, companyID string, in Co
 	if err != nil {
 		return src, usd, q, err
 	}
-	if q, err = c.Rates.quoteAt(ctx, r, amount); err != nil {
+	q, err = c.Rates.price(ctx, r, amount, FeeInDestination)
+	switch {
+	case errors.Is(err, money.ErrOutOfRange):
+		return src, usd, q, httpapi.Invalid("amount", err.Error())
+	case err != nil:
 		return src, usd, q, err
 	}
 	if q.Net <= 0 {

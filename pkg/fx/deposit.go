@@ -3,10 +3,10 @@ package fx
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"payments/pkg/events"
-	"payments/pkg/fees"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
@@ -95,18 +95,17 @@ func (c *Converter) Deposit(ctx context.Context, companyID string, in DepositInp
 	if err != nil {
 		return Deposit{}, err
 	}
-	converted, err := money.Convert(amount, src.Currency, dst.Currency, r.Value)
+	q, err := c.Rates.price(ctx, r, amount, FeeInSource)
 	switch {
-	case err != nil:
+	case errors.Is(err, money.ErrOutOfRange):
 		return Deposit{}, httpapi.Invalid("sourceWallet.amount", err.Error())
-	case converted <= 0:
+	case err != nil:
+		return Deposit{}, err
+	case q.Converted <= 0:
 		return Deposit{}, httpapi.Invalid("sourceWallet.amount", "is too small: it converts to nothing at the rate")
 	}
-	f, err := c.Rates.Fees.Quote(ctx, companyID, fees.TypeConversion, "", "", src.Currency, amount)
-	if err != nil {
-		return Deposit{}, fmt.Errorf("fx: price the deposit: %w", err)
-	}
-	d := Deposit{Amount: amount, Fee: f.Fee, Rate: r, Converted: converted}
+	converted := q.Converted
+	d := Deposit{Amount: q.Amount, Fee: q.Fee, Rate: r, Converted: converted}
 	if src.PayinBalance < d.Total() {
 		return Deposit{}, ErrInsufficientBalance
 	}

@@ -177,16 +177,41 @@ func parseRate(i int, ri RateInput) (Rate, error) {
 // currencies lists the supported currencies, for messages.
 func currencies() string { return strings.Join(money.Currencies(), ", ") }
 
-// Quote is the price of converting Amount of From into To at Rate, the
-// conversion fee charged in To on the amount credited.
+// FeeIn is where a movement between two currencies charges its CONVERSION
+// fee.
+type FeeIn int
+
+const (
+	// FeeInSource charges the fee in the source's currency, on the amount,
+	// on top of it: the source is debited the amount plus the fee and the
+	// destination credited all the amount converts to. A deposit (spec
+	// §4.9) and its quote (§4.10) are priced so.
+	FeeInSource FeeIn = iota
+	// FeeInDestination charges the fee in the destination's currency, on
+	// the converted amount, out of it (at most all of it): the source is
+	// debited the amount and the destination credited the converted amount
+	// less the fee. A conversion to the USD wallet (spec §4.8) and its
+	// preview are priced so.
+	FeeInDestination
+)
+
+// Quote is the price of converting Amount of From into To at Rate, with
+// the CONVERSION fee charged in FeeCurrency (From or To, as FeeIn says).
+// Amounts are in minor units.
 type Quote struct {
 	Rate Rate
-	// Amount is in From; Converted (Amount × Rate), Fee and Net
-	// (Converted − Fee) in To, minor units.
+	// Amount is what is converted, in From; Converted is Amount × Rate, in
+	// To.
 	Amount    int64
 	Converted int64
-	Fee       int64
-	Net       int64
+	// Fee is the CONVERSION fee, in FeeCurrency.
+	Fee         int64
+	FeeCurrency string
+	// Total is what leaves the source, in From: Amount, plus Fee when the
+	// fee is charged in From. Net is what reaches the destination, in To:
+	// Converted, less Fee when the fee is charged in To.
+	Total int64
+	Net   int64
 }
 
 // Rate returns the company's current rate of from → to; ErrNoRate when
@@ -195,28 +220,47 @@ func (s *Service) Rate(ctx context.Context, companyID, from, to string) (Rate, e
 	return s.Store.Rate(ctx, companyID, from, to)
 }
 
-// Quote prices the conversion of amount (minor units of from) into to at
-// the company's current rate, the CONVERSION fee charged in to on the
-// converted amount. A fee above the converted amount leaves nothing to
-// credit: Net is then 0.
+// Quote prices the deposit of amount (minor units of from) into to at the
+// company's current rate (POST /company/exchange-rates/convert): the
+// CONVERSION fee in from, on top of the amount.
 func (s *Service) Quote(ctx context.Context, companyID, from, to string, amount int64) (Quote, error) {
 	r, err := s.Store.Rate(ctx, companyID, from, to)
 	if err != nil {
 		return Quote{}, err
 	}
-	return s.quoteAt(ctx, r, amount)
-}
-
-// quoteAt prices amount at rate r.
-func (s *Service) quoteAt(ctx context.Context, r Rate, amount int64) (Quote, error) {
-	converted, err := money.Convert(amount, r.From, r.To, r.Value)
-	if err != nil {
+	q, err := s.price(ctx, r, amount, FeeInSource)
+	if errors.Is(err, money.ErrOutOfRange) {
 		return Quote{}, httpapi.Invalid("amount", err.Error())
 	}
-	f, err := s.Fees.Quote(ctx, r.CompanyID, fees.TypeConversion, "", "", r.To, converted)
+	return q, err
+}
+
+// price prices amount (minor units of r.From) at rate r, the CONVERSION
+// fee charged as in says, rounded by the one rule of pkg/money: the one
+// place a quote, a deposit, a conversion and its preview are priced, so
+// that each moves what its quote showed. A converted amount too large is
+// money.ErrOutOfRange.
+func (s *Service) price(ctx context.Context, r Rate, amount int64, in FeeIn) (Quote, error) {
+	converted, err := money.Convert(amount, r.From, r.To, r.Value)
+	if err != nil {
+		return Quote{}, err
+	}
+	q := Quote{Rate: r, Amount: amount, Converted: converted, FeeCurrency: r.From, Total: amount, Net: converted}
+	on := amount
+	if in == FeeInDestination {
+		q.FeeCurrency, on = r.To, converted
+	}
+	f, err := s.Fees.Quote(ctx, r.CompanyID, fees.TypeConversion, "", "", q.FeeCurrency, on)
 	if err != nil {
 		return Quote{}, fmt.Errorf("fx: price the conversion: %w", err)
 	}
-	fee := min(f.Fee, converted)
-	return Quote{Rate: r, Amount: amount, Converted: converted, Fee: fee, Net: converted - fee}, nil
+	switch in {
+	case FeeInDestination:
+		q.Fee = min(f.Fee, converted)
+		q.Net -= q.Fee
+	default:
+		q.Fee = f.Fee
+		q.Total += q.Fee
+	}
+	return q, nil
 }

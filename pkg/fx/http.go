@@ -89,7 +89,10 @@ type ConvertInput struct {
 }
 
 // convertResponse is the data of POST /company/exchange-rates/convert
-// (spec §4.10).
+// (spec §4.10): the price of a deposit (§4.9). amount, feeAmount (in
+// feeCurrency, fromCurrency) and totalAmount are what the source is
+// debited; convertedAmount and netAmount, equal, what the destination is
+// credited.
 type convertResponse struct {
 	ExchangeRateID  string      `json:"exchangeRateId"`
 	FromCurrency    string      `json:"fromCurrency"`
@@ -98,12 +101,14 @@ type convertResponse struct {
 	Amount          json.Number `json:"amount"`
 	ConvertedAmount json.Number `json:"convertedAmount"`
 	FeeAmount       json.Number `json:"feeAmount"`
+	FeeCurrency     string      `json:"feeCurrency"`
+	TotalAmount     json.Number `json:"totalAmount"`
 	NetAmount       json.Number `json:"netAmount"`
 	UpdatedAt       string      `json:"updatedAt"`
 }
 
-// Routes registers POST /company/exchange-rates/convert, a quote at the
-// company's current rate: read-only.
+// Routes registers POST /company/exchange-rates/convert, the quote of a
+// deposit at the company's current rate: read-only.
 func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("POST /company/exchange-rates/convert", func(w http.ResponseWriter, r *http.Request) error {
 		var in ConvertInput
@@ -130,7 +135,8 @@ func Routes(rt *httpapi.Router, svc *Service) {
 		httpapi.Respond(w, http.StatusOK, "Conversion calculated successfully", convertResponse{
 			ExchangeRateID: q.Rate.ID, FromCurrency: from, ToCurrency: to, Rate: json.Number(q.Rate.Value.String()),
 			Amount: money.JSON(q.Amount, from), ConvertedAmount: money.JSON(q.Converted, to),
-			FeeAmount: money.JSON(q.Fee, to), NetAmount: money.JSON(q.Net, to), UpdatedAt: timestamp.Format(q.Rate.UpdatedAt),
+			FeeAmount: money.JSON(q.Fee, q.FeeCurrency), FeeCurrency: q.FeeCurrency, TotalAmount: money.JSON(q.Total, from),
+			NetAmount: money.JSON(q.Net, to), UpdatedAt: timestamp.Format(q.Rate.UpdatedAt),
 		})
 		return nil
 	})

@@ -103,6 +103,7 @@ func TestBuildFromTemplate(t *testing.T) {
 		{"GET", "/api/v1/admin/companies/nope", "", map[string]string{"X-Admin-Key": localtest.AdminAPIKey}, 404, `"success":false`},
 		{"GET", "/api/v1/wallets", "", nil, 401, `"success":false`},
 		{"GET", "/api/v1/not-a-route", "", nil, 404, `"code":"ROUTE_NOT_FOUND"`},
+		{"GET", "/outside-the-api", "", nil, 404, `"code":"ROUTE_NOT_FOUND"`},
 		{"DELETE", "/api/v1/auth/token", "", nil, 405, `"code":"METHOD_NOT_ALLOWED"`},
 	}
 	for _, tt := range tests {
