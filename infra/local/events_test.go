@@ -74,8 +74,12 @@ func TestSampleEvents(t *testing.T) {
 				}
 				var e events.EventBridgeEvent
 				decodeStrict(t, s, &e)
-				if err := h(ctx, e); err != nil {
+				resp, err := h(ctx, e)
+				if err != nil {
 					t.Errorf("%s: %v", s, err)
+				}
+				if out, _ := json.Marshal(resp); resp == nil || len(out) < 3 {
+					t.Errorf("%s: answered %s: a scheduled function says what it did", s, out)
 				}
 			default:
 				t.Fatalf("%s: no function %q in pkg/app", s, s.Function)

@@ -289,7 +289,7 @@ func TestSweeperFinishesCards(t *testing.T) {
 	e.verifyCards(companyID)
 	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(2 * time.Minute) })
 	for range 2 {
-		if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
+		if _, err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -351,7 +351,7 @@ func TestWithdrawalOfATerminatedCard(t *testing.T) {
 		t.Fatalf("terminate: %s", r.raw)
 	}
 	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(2 * time.Minute) })
-	if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
+	if _, err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.payout(token, walletID); got != "29" { // 30 − 21 + 15 + 5

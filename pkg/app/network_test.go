@@ -362,7 +362,7 @@ func TestDebtsRecoveredOnce(t *testing.T) {
 		t.Fatalf("withdraw with the issuer down: %d %s", r.status, r.raw)
 	}
 	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(2 * time.Minute) })
-	if err := sweep(ctx, awsevents.EventBridgeEvent{}); err != nil {
+	if _, err := sweep(ctx, awsevents.EventBridgeEvent{}); err != nil {
 		t.Fatal(err)
 	}
 	recovered(2)

@@ -367,7 +367,7 @@ func TestSweeperResubmits(t *testing.T) {
 	}
 	ahead := 61 * time.Second
 	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(ahead) })
-	if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
+	if _, err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
 		t.Fatal(err)
 	}
 	e.pump(20*time.Second, func() bool { return e.status(token, id).str("data", "status") == "FAILED" })
@@ -376,7 +376,7 @@ func TestSweeperResubmits(t *testing.T) {
 	}
 	// A sweep at the deadline finds nothing left to do.
 	ahead = 16 * time.Minute
-	if err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
+	if _, err := sweep(context.Background(), events.EventBridgeEvent{}); err != nil {
 		t.Fatal(err)
 	}
 	if n := e.refunds(token, id); n != 1 {

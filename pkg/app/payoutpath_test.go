@@ -264,7 +264,7 @@ func TestPayoutEventsSurviveLostMessages(t *testing.T) {
 				t.Fatalf("the fault did not keep the acceptance's event from the webhooks queue: %q", got)
 			}
 			sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(outbox.Grace + 2*time.Second) })
-			if err := sweep(context.Background(), lambdaevents.EventBridgeEvent{}); err != nil {
+			if _, err := sweep(context.Background(), lambdaevents.EventBridgeEvent{}); err != nil {
 				t.Fatal(err)
 			}
 			e.pump(30*time.Second, func() bool { return e.status(token, id).str("data", "status") == "SUCCESS" })

@@ -824,7 +824,7 @@ func TestWebhookEventSurvivesACrashBeforePublish(t *testing.T) {
 		t.Fatal("something was queued")
 	}
 	sweep := mustSweeper(t, recording(e.cfg, "sweeper"), func() time.Time { return time.Now().Add(outbox.Grace + time.Second) })
-	if err := sweep(context.Background(), lambdaevents.EventBridgeEvent{}); err != nil {
+	if _, err := sweep(context.Background(), lambdaevents.EventBridgeEvent{}); err != nil {
 		t.Fatalf("sweep: %v", err)
 	}
 	e.drain(t)

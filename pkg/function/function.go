@@ -28,8 +28,10 @@ type HTTPHandler func(context.Context, events.APIGatewayV2HTTPRequest) (events.A
 // batch failures.
 type SQSHandler func(context.Context, events.SQSEvent) (events.SQSEventResponse, error)
 
-// ScheduleHandler is the Lambda handler of a scheduled function.
-type ScheduleHandler func(context.Context, events.EventBridgeEvent) error
+// ScheduleHandler is the Lambda handler of a scheduled function. It
+// answers what it did, which Lambda returns to a synchronous invoker
+// (`make invoke`, `sam local invoke`) and EventBridge ignores.
+type ScheduleHandler func(context.Context, events.EventBridgeEvent) (any, error)
 
 // Queue sends messages to one SQS queue: a queue.Publisher.
 type Queue interface {

@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/events"
@@ -15,7 +17,9 @@ import (
 
 // Fundings: the bank transfers companies declare (wallets.FundStore). A
 // funding is a FUND ledger entry (WTX#<uuid v7>), PENDING with delta 0 until
-// it is settled; beside it:
+// it is settled, and while PENDING in the sharded open-funding index
+// (GSI2PK OPEN_FUNDING#<nn>, GSI2SK "<created_at>#<company id>#<id>"), how
+// the sweeper finds the fundings whose bank answer was lost; beside it:
 //
 //   - FUNDREF#<reference>, in the company partition: the claim of the
 //     company's reference, as a sandbox credit's CREDITREF# (creditRefItem);
@@ -179,6 +183,37 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 	return written, nil
 }
 
+// OpenFundings returns up to limit PENDING fundings of every company
+// declared before cutoff, from every shard of the open-funding index,
+// oldest first within a shard (eventually consistent: the caller reads
+// each again). Fundings declared before the index existed are not in it.
+func (s *Wallets) OpenFundings(ctx context.Context, cutoff time.Time, limit int) ([]wallets.Transaction, error) {
+	var out []wallets.Transaction
+	for _, shard := range shardKeys(openFundingIndex)[:IndexShards] {
+		if len(out) >= limit {
+			break
+		}
+		page, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
+			TableName:              aws.String(s.db.Table),
+			IndexName:              aws.String(GSI2),
+			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":pk": strValue(shard), ":cut": strValue(timestamp.Format(cutoff)),
+			},
+			Limit: aws.Int32(int32(limit - len(out))),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: query open fundings: %w", err)
+		}
+		fs, err := decodeAll(page.Items, ledgerItem.transaction)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fs...)
+	}
+	return out, nil
+}
+
 // fundingSettlement returns the transaction item that moves the funding
 // entry f from PENDING to f's status, with its delta, balances before and
 // after (when set) and completion.
@@ -194,6 +229,7 @@ func (s *Wallets) fundingSettlement(f wallets.Transaction) types.TransactWriteIt
 		names["#before"], names["#after"] = "wallet_balance_before", "wallet_balance_after"
 		values[":before"], values[":after"] = numValue(*f.BalanceBefore), numValue(*f.BalanceAfter)
 	}
+	set += " REMOVE " + attrGSI2PK + ", " + attrGSI2SK // out of the open-funding index
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 aws.String(s.db.Table),
 		Key:                       primaryKeyOf(companyPK(f.CompanyID), ledgerSK(f.ID)),

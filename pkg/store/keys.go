@@ -62,6 +62,19 @@ func walletLedgerPK(companyID, walletID string) string {
 	return companyPK(companyID) + "#WALLET#" + walletID
 }
 
+// openFundingIndex names the GSI2 index of the fundings declared and not
+// yet decided, sharded (shardKey): the sweeper asks the bank about them.
+const openFundingIndex = "OPEN_FUNDING"
+
+// openFundingGSI2PK is the shard of the open-funding index of funding id.
+func openFundingGSI2PK(id string) string { return shardKey(openFundingIndex, id) }
+
+// openFundingGSI2SK orders the fundings of a shard by when they were
+// declared, and names them.
+func openFundingGSI2SK(created, companyID, id string) string {
+	return created + "#" + companyID + "#" + id
+}
+
 // creditRefSK is the sort key of the claim item that lets a sandbox credit
 // reference be used once per company.
 func creditRefSK(reference string) string { return "CREDITREF#" + reference }

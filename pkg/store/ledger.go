@@ -24,6 +24,8 @@ type ledgerItem struct {
 	SK            string  `dynamodbav:"SK"`
 	GSI1PK        string  `dynamodbav:"GSI1PK"`
 	GSI1SK        string  `dynamodbav:"GSI1SK"`
+	GSI2PK        string  `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK        string  `dynamodbav:"GSI2SK,omitempty"`
 	Type          string  `dynamodbav:"type"`
 	ID            string  `dynamodbav:"id"`
 	CompanyID     string  `dynamodbav:"company_id"`
@@ -95,6 +97,9 @@ func newLedgerItem(t wallets.Transaction) ledgerItem {
 	if t.CompletedAt != nil {
 		s := timestamp.Format(*t.CompletedAt)
 		it.CompletedAt = &s
+	}
+	if t.Type == wallets.TypeFund && t.Status == wallets.StatusPending {
+		it.GSI2PK, it.GSI2SK = openFundingGSI2PK(t.ID), openFundingGSI2SK(it.CreatedAt, t.CompanyID, t.ID)
 	}
 	return it
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"time"
 
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
@@ -19,6 +20,10 @@ import (
 // ErrFundingFinal is a confirmation or rejection of a funding that is no
 // longer PENDING: it was confirmed or rejected before.
 var ErrFundingFinal = errors.New("wallets: funding is already confirmed or rejected")
+
+// ErrFundingAwaited is a funding the bank has not received yet: asked again
+// later.
+var ErrFundingAwaited = errors.New("wallets: the bank has not received the funding yet")
 
 // FundStore is the persistence of fundings: the FUND wallet transactions
 // of the bank transfers companies declare.
@@ -42,6 +47,9 @@ type FundStore interface {
 	// a credit to the payout balance of a USD wallet first pays the
 	// company's pending debts. It returns the entry as written.
 	SettleFunding(ctx context.Context, f Transaction, ev events.Event) (Transaction, error)
+	// OpenFundings returns up to limit PENDING fundings of every company
+	// declared before cutoff (eventually consistent: read each again).
+	OpenFundings(ctx context.Context, cutoff time.Time, limit int) ([]Transaction, error)
 }
 
 // FundInput is a bank transfer a company declares: the body of POST
@@ -209,7 +217,7 @@ func (s *Service) CheckFunding(ctx context.Context, companyID, id string) error 
 	case bank.Refused:
 		to = StatusFailed
 	default:
-		return fmt.Errorf("wallets: funding %s: the bank has not received it yet (%s)", id, outcome)
+		return fmt.Errorf("%w: funding %s (%s)", ErrFundingAwaited, id, outcome)
 	}
 	if _, err := s.settle(ctx, f, to, "bank"); err != nil && !errors.Is(err, ErrFundingFinal) {
 		return err

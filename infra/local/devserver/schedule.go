@@ -67,7 +67,7 @@ func RunSchedule(ctx context.Context, s Schedule, log *slog.Logger) {
 			return
 		case now := <-t.C:
 			ictx, cancel := context.WithTimeout(LambdaContext(context.WithoutCancel(ctx), s.Function), orDefault(s.Timeout))
-			if err := callSchedule(ictx, s.Handler, NewScheduledEvent(s.Function, now)); err != nil {
+			if _, err := callSchedule(ictx, s.Handler, NewScheduledEvent(s.Function, now)); err != nil {
 				log.Error("scheduled invocation failed", "err", err)
 			}
 			cancel()
@@ -75,7 +75,7 @@ func RunSchedule(ctx context.Context, s Schedule, log *slog.Logger) {
 	}
 }
 
-func callSchedule(ctx context.Context, h function.ScheduleHandler, e events.EventBridgeEvent) (err error) {
+func callSchedule(ctx context.Context, h function.ScheduleHandler, e events.EventBridgeEvent) (resp any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("panic: %v", p)

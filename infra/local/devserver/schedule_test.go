@@ -48,7 +48,7 @@ func TestParseRate(t *testing.T) {
 func TestRunSchedule(t *testing.T) {
 	var calls atomic.Int32
 	got := make(chan events.EventBridgeEvent, 10)
-	s := Schedule{Function: "sweeper", Interval: 50 * time.Millisecond, Handler: func(ctx context.Context, e events.EventBridgeEvent) error {
+	s := Schedule{Function: "sweeper", Interval: 50 * time.Millisecond, Handler: func(ctx context.Context, e events.EventBridgeEvent) (any, error) {
 		if _, ok := lambdacontext.FromContext(ctx); !ok {
 			t.Error("no Lambda context")
 		}
@@ -56,7 +56,7 @@ func TestRunSchedule(t *testing.T) {
 			panic("a panic does not stop the schedule")
 		}
 		got <- e
-		return nil
+		return nil, nil
 	}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})

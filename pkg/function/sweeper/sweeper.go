@@ -1,10 +1,13 @@
 // Package sweeper is the sweeper function, run every minute: it finishes
-// the work that a crash or an unavailable upstream left behind.
+// the work that a crash, a lost message or an unavailable upstream left
+// behind.
 package sweeper
 
 import (
 	"context"
 	"errors"
+	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
@@ -13,19 +16,31 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/outbox"
-	"payments/pkg/payments"
+	"payments/pkg/providers/bank"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
 )
 
-// New builds the sweeper function, run every minute by a schedule:
-// it publishes the outbox events a crash left unpublished
-// (outbox.Publisher.Sweep), re-sends the message of every payment the
-// payout worker should have handled more than a minute ago
-// (payments.Service.Sweep) — it never asks the operator itself: the
-// messages it sends do —, and finishes every card movement left open for
-// more than a minute, asking the card issuer again (cards.Service.Resume).
+// New builds the sweeper function, run every minute by a schedule. Each
+// run has four steps, which run at once, each within its own time budget
+// and batch, so that one that is slow (a table slow to answer after a
+// restart) delays none of the others:
+//
+//   - events: publishes the outbox events a crash left unpublished
+//     (outbox.Publisher.Sweep);
+//   - payments: re-sends the message of every payment the payout worker
+//     should have handled more than a minute ago (payments.Service.Sweep)
+//     — it never asks the operator itself: the messages it sends do;
+//   - card movements: finishes every card movement left open for more than
+//     a minute, asking the card issuer again (cards.Service.Resume);
+//   - fundings: asks the bank about every declared funding still PENDING a
+//     minute after its declaration (wallets.Service.SweepFundings); only
+//     the sandbox has a bank that answers (in production the console
+//     decides).
+//
+// It answers a Report of what each step did, which it also logs when a
+// step did something or failed, and an error when a step failed.
 func New(ctx context.Context, cfg function.Config) (function.ScheduleHandler, error) {
 	return NewWithClock(cfg, time.Now)
 }
@@ -35,8 +50,8 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 	db := services.DB(cfg)
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	webhooks := queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)
-	svc := services.Payments(cfg, db, nil, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), webhooks)
-	svc.Now = now
+	pays := services.Payments(cfg, db, nil, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), webhooks)
+	pays.Now = now
 	pub := outbox.NewPublisher(store.NewOutbox(db), webhooks)
 	v, err := services.CardVault(cfg, kmskeys.FromConfig)
 	if err != nil {
@@ -44,7 +59,89 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 	}
 	cardSvc := services.Cards(cfg, db, v, webhooks)
 	cardSvc.Now = now
-	return sweeperHandler(pub, svc, cardSvc, store.NewCards(db), now), nil
+	var b bank.Bank
+	if cfg.Mode == function.ModeSandbox {
+		b = bank.NewSandbox(nil) // it only answers Check
+	}
+	funds := services.MovingWallets(db, webhooks, b)
+	open := store.NewCards(db)
+	return run(now, []step{
+		{"events", func(ctx context.Context, at time.Time) (int, error) { return pub.Sweep(ctx, at) }},
+		{"payments", func(ctx context.Context, _ time.Time) (int, error) { return pays.Sweep(ctx) }},
+		{"card_movements", func(ctx context.Context, at time.Time) (int, error) { return sweepCards(ctx, cardSvc, open, at) }},
+		{"fundings", funds.SweepFundings},
+	}), nil
+}
+
+// StepBudget is the longest a step may run, within the function's own
+// time: the steps run at once, so each may take nearly all of it.
+const StepBudget = 12 * time.Second
+
+// stepMargin is the time kept, after every step's deadline, to answer
+// before the function's own deadline.
+const stepMargin = time.Second
+
+// step is one step of a sweep: it does its work at the time given and
+// returns how many things it finished.
+type step struct {
+	name string
+	do   func(ctx context.Context, now time.Time) (int, error)
+}
+
+// Report is what one sweep did, step by step: how many events it
+// published, payments it resumed, card movements it finished and fundings
+// it decided, and each step's error (its text, for the operators who read
+// the function's logs or `make invoke`'s output).
+type Report map[string]Outcome
+
+// Outcome is what one step did.
+type Outcome struct {
+	Done  int    `json:"done"`
+	Error string `json:"error,omitempty"`
+}
+
+// run returns the handler that runs steps at now(), each on its own
+// goroutine with its own deadline: StepBudget, or less when the
+// invocation's deadline comes earlier.
+func run(now func() time.Time, steps []step) function.ScheduleHandler {
+	return func(ctx context.Context, _ events.EventBridgeEvent) (any, error) {
+		at := now()
+		budget := StepBudget
+		if dl, ok := ctx.Deadline(); ok {
+			budget = min(budget, time.Until(dl)-stepMargin)
+		}
+		report := Report{}
+		errs := make([]error, len(steps))
+		var mu sync.Mutex
+		var wg sync.WaitGroup
+		for i, s := range steps {
+			wg.Go(func() {
+				sctx, cancel := context.WithTimeout(ctx, budget)
+				defer cancel()
+				n, err := s.do(sctx, at)
+				o := Outcome{Done: n}
+				if err != nil {
+					o.Error = err.Error()
+					errs[i] = err
+					slog.ErrorContext(ctx, "sweep step failed", "step", s.name, "done", n, "error", err)
+				}
+				mu.Lock()
+				report[s.name] = o
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		var args []any
+		for _, s := range steps {
+			if o := report[s.name]; o.Done > 0 {
+				args = append(args, s.name, o.Done)
+			}
+		}
+		if len(args) > 0 {
+			slog.InfoContext(ctx, "swept", args...)
+		}
+		return report, errors.Join(errs...)
+	}
 }
 
 // cardSweepGrace is how long a card movement may stay open before the
@@ -54,30 +151,23 @@ const cardSweepGrace = time.Minute
 // maxCardResumes bounds the card movements one sweep finishes.
 const maxCardResumes = 100
 
-// sweeperHandler runs the outbox sweep at now(), the payments sweep (whose
-// clock is svc.Now) and the card sweep, each whatever the others did, and
-// returns their errors joined.
-func sweeperHandler(pub *outbox.Publisher, svc *payments.Service, cardSvc *cards.Service, open cards.Store, now func() time.Time) function.ScheduleHandler {
-	return func(ctx context.Context, _ events.EventBridgeEvent) error {
-		_, errOutbox := pub.Sweep(ctx, now())
-		_, errPayments := svc.Sweep(ctx)
-		return errors.Join(errOutbox, errPayments, sweepCards(ctx, cardSvc, open, now()))
-	}
-}
-
 // sweepCards resumes the card movements accepted before now − the grace
-// that are still open. An issuer that still cannot answer leaves them for
-// the next sweep.
-func sweepCards(ctx context.Context, svc *cards.Service, open cards.Store, now time.Time) error {
+// that are still open, and returns how many it finished. An issuer that
+// still cannot answer leaves them for the next sweep.
+func sweepCards(ctx context.Context, svc *cards.Service, open cards.Store, now time.Time) (int, error) {
 	txs, err := open.OpenTransactions(ctx, now.Add(-cardSweepGrace), maxCardResumes)
 	if err != nil {
-		return err
+		return 0, err
 	}
+	done := 0
 	var errs []error
 	for _, tx := range txs {
-		if err := svc.Resume(ctx, tx); err != nil && !errors.Is(err, cards.ErrIssuerUnavailable) && !errors.Is(err, cards.ErrChanged) {
+		switch err := svc.Resume(ctx, tx); {
+		case err == nil:
+			done++
+		case !errors.Is(err, cards.ErrIssuerUnavailable) && !errors.Is(err, cards.ErrChanged):
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return done, errors.Join(errs...)
 }

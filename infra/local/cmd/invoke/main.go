@@ -162,7 +162,7 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 		if err := json.Unmarshal(payload, &e); err != nil {
 			return nil, fmt.Errorf("%s: %w", eventFile, err)
 		}
-		if err := h(ctx, e); err != nil {
+		if resp, err = h(ctx, e); err != nil {
 			return nil, err
 		}
 	default:
