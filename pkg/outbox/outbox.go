@@ -87,12 +87,16 @@ func (p *Publisher) publish(ctx context.Context, companyID, eventID string) erro
 	return nil
 }
 
+// SweepLimit bounds the events one Sweep publishes; the next sweep, a
+// minute later, goes on with the rest.
+const SweepLimit = 1000
+
 // Sweep publishes the events left unpublished for longer than Grace before
-// now, in batches, and returns how many it published.
+// now, in batches, at most SweepLimit, and returns how many it published.
 func (p *Publisher) Sweep(ctx context.Context, now time.Time) (int, error) {
 	const batch = 100
 	published := 0
-	for {
+	for published < SweepLimit {
 		evs, err := p.store.Unpublished(ctx, now.Add(-Grace), batch)
 		if err != nil {
 			return published, fmt.Errorf("outbox: list unpublished: %w", err)
@@ -104,10 +108,11 @@ func (p *Publisher) Sweep(ctx context.Context, now time.Time) (int, error) {
 			published++
 		}
 		if len(evs) < batch {
-			if published > 0 {
-				slog.InfoContext(ctx, "outbox swept", "published", published)
-			}
-			return published, nil
+			break
 		}
 	}
+	if published > 0 {
+		slog.InfoContext(ctx, "outbox swept", "published", published)
+	}
+	return published, nil
 }
