@@ -153,10 +153,10 @@ func (r relay) Publish(ctx context.Context, evs ...events.Event) error {
 // message of events alone only publishes them. A PENDING payment is
 // submitted before its deadline; after it, one never sent to the operator
 // is failed (failUnsent), one the operator may have is asked about and, if
-// still not final, flagged for reconciliation (check). A nil error acknowledges the
-// message; an error leaves it for redelivery. A malformed message, or one
-// naming a payment that does not exist, is logged and acknowledged:
-// delivering it again cannot help.
+// still not final, flagged for reconciliation (check). A nil error
+// acknowledges the message; an error leaves it for redelivery. A malformed
+// message, or one naming a payment that does not exist, is logged and
+// acknowledged: delivering it again cannot help.
 func (s *Service) HandleJob(ctx context.Context, body []byte) error {
 	j, err := ParseJob(body)
 	if err != nil {
