@@ -207,6 +207,21 @@ func (e CardFundEventCurrency) Valid() bool {
 	}
 }
 
+// Defines values for CardFundFailedDeliveryEvent.
+const (
+	CardFundFailedDeliveryEventCardFundFailed CardFundFailedDeliveryEvent = "card.fund.failed"
+)
+
+// Valid indicates whether the value is a known member of the CardFundFailedDeliveryEvent enum.
+func (e CardFundFailedDeliveryEvent) Valid() bool {
+	switch e {
+	case CardFundFailedDeliveryEventCardFundFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardIssuerNetworkTransactionCurrency.
 const (
 	CardIssuerNetworkTransactionCurrencyUSD CardIssuerNetworkTransactionCurrency = "USD"
@@ -3454,6 +3469,7 @@ func (e WebhookLogDeliveryStatus) Valid() bool {
 const (
 	WebhookLogEventNameCardCreated                        WebhookLogEventName = "card.created"
 	WebhookLogEventNameCardFund                           WebhookLogEventName = "card.fund"
+	WebhookLogEventNameCardFundFailed                     WebhookLogEventName = "card.fund.failed"
 	WebhookLogEventNameCardTerminated                     WebhookLogEventName = "card.terminated"
 	WebhookLogEventNameCardVerificationCompleted          WebhookLogEventName = "card.verification.completed"
 	WebhookLogEventNameCardWithdraw                       WebhookLogEventName = "card.withdraw"
@@ -3489,6 +3505,8 @@ func (e WebhookLogEventName) Valid() bool {
 	case WebhookLogEventNameCardCreated:
 		return true
 	case WebhookLogEventNameCardFund:
+		return true
+	case WebhookLogEventNameCardFundFailed:
 		return true
 	case WebhookLogEventNameCardTerminated:
 		return true
@@ -4710,6 +4728,36 @@ func (e CardFundEventParamsUserAgent) Valid() bool {
 	}
 }
 
+// Defines values for CardFundFailedEventParamsXServiceEventType.
+const (
+	CardFundFailedEventParamsXServiceEventTypeCardFundFailed CardFundFailedEventParamsXServiceEventType = "card.fund.failed"
+)
+
+// Valid indicates whether the value is a known member of the CardFundFailedEventParamsXServiceEventType enum.
+func (e CardFundFailedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardFundFailedEventParamsXServiceEventTypeCardFundFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardFundFailedEventParamsUserAgent.
+const (
+	CardFundFailedEventParamsUserAgentPaymentsWebhooks1 CardFundFailedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardFundFailedEventParamsUserAgent enum.
+func (e CardFundFailedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardFundFailedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardTerminatedEventParamsXServiceEventType.
 const (
 	CardTerminatedEventParamsXServiceEventTypeCardTerminated CardTerminatedEventParamsXServiceEventType = "card.terminated"
@@ -5708,6 +5756,27 @@ type CardFundEvent struct {
 
 // CardFundEventCurrency defines model for CardFundEvent.Currency.
 type CardFundEventCurrency string
+
+// CardFundFailedDelivery the body of a card.fund.failed delivery
+type CardFundFailedDelivery struct {
+	// Data the data of card.fund.failed (ours, the keys of card.withdraw.failed)
+	Data  CardFundFailedEvent         `json:"data"`
+	Event CardFundFailedDeliveryEvent `json:"event"`
+}
+
+// CardFundFailedDeliveryEvent defines model for CardFundFailedDelivery.Event.
+type CardFundFailedDeliveryEvent string
+
+// CardFundFailedEvent the data of card.fund.failed (ours, the keys of card.withdraw.failed)
+type CardFundFailedEvent struct {
+	// Amount major units, USD
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// Error a human-readable reason
+	Error         string `json:"error"`
+	TransactionId string `json:"transaction_id"`
+}
 
 // CardIssueInput the body of `POST /cards`
 type CardIssueInput struct {
@@ -9134,6 +9203,27 @@ type CardFundEventParamsXServiceEventType string
 // CardFundEventParamsUserAgent defines parameters for CardFundEvent.
 type CardFundEventParamsUserAgent string
 
+// CardFundFailedEventParams defines parameters for CardFundFailedEvent.
+type CardFundFailedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardFundFailedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                            `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardFundFailedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardFundFailedEventParamsXServiceEventType defines parameters for CardFundFailedEvent.
+type CardFundFailedEventParamsXServiceEventType string
+
+// CardFundFailedEventParamsUserAgent defines parameters for CardFundFailedEvent.
+type CardFundFailedEventParamsUserAgent string
+
 // CardTerminatedEventParams defines parameters for CardTerminatedEvent.
 type CardTerminatedEventParams struct {
 	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
@@ -9793,6 +9883,9 @@ type CardCreatedEventJSONRequestBody = CardCreatedDelivery
 
 // CardFundEventJSONRequestBody defines body for CardFundEvent for application/json ContentType.
 type CardFundEventJSONRequestBody = CardFundDelivery
+
+// CardFundFailedEventJSONRequestBody defines body for CardFundFailedEvent for application/json ContentType.
+type CardFundFailedEventJSONRequestBody = CardFundFailedDelivery
 
 // CardTerminatedEventJSONRequestBody defines body for CardTerminatedEvent for application/json ContentType.
 type CardTerminatedEventJSONRequestBody = CardTerminatedDelivery
@@ -31226,6 +31319,11 @@ type WebhookInitiatorInterface interface {
 
 	CardFundEvent(ctx context.Context, targetURL string, params *CardFundEventParams, body CardFundEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CardFundFailedEventWithBody fires the card.fund.failed webhook with any body
+	CardFundFailedEventWithBody(ctx context.Context, targetURL string, params *CardFundFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardFundFailedEvent(ctx context.Context, targetURL string, params *CardFundFailedEventParams, body CardFundFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CardTerminatedEventWithBody fires the card.terminated webhook with any body
 	CardTerminatedEventWithBody(ctx context.Context, targetURL string, params *CardTerminatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -31400,6 +31498,30 @@ func (p *WebhookInitiator) CardFundEventWithBody(ctx context.Context, targetURL 
 
 func (p *WebhookInitiator) CardFundEvent(ctx context.Context, targetURL string, params *CardFundEventParams, body CardFundEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCardFundEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardFundFailedEventWithBody(ctx context.Context, targetURL string, params *CardFundFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardFundFailedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardFundFailedEvent(ctx context.Context, targetURL string, params *CardFundFailedEventParams, body CardFundFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardFundFailedEventWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -32143,6 +32265,78 @@ func NewCardFundEventWebhookRequest(targetURL string, params *CardFundEventParam
 
 // NewCardFundEventWebhookRequestWithBody builds a POST request for the card.fund webhook with any body
 func NewCardFundEventWebhookRequestWithBody(targetURL string, params *CardFundEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCardFundFailedEventWebhookRequest builds a application/json POST request for the card.fund.failed webhook
+func NewCardFundFailedEventWebhookRequest(targetURL string, params *CardFundFailedEventParams, body CardFundFailedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardFundFailedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardFundFailedEventWebhookRequestWithBody builds a POST request for the card.fund.failed webhook with any body
+func NewCardFundFailedEventWebhookRequestWithBody(targetURL string, params *CardFundFailedEventParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

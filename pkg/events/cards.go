@@ -37,7 +37,8 @@ type CardOperation struct {
 	Description   string      `json:"description"`
 }
 
-// CardFundData is the data of card.fund: a card funded from a wallet.
+// CardFundData is the data of card.fund: a card funded from a wallet, once
+// the issuer has confirmed it.
 type CardFundData struct {
 	TransactionID string      `json:"transaction_id"`
 	CardID        string      `json:"card_id"`
@@ -48,6 +49,19 @@ type CardFundData struct {
 
 // EventKind returns CardFund.
 func (CardFundData) EventKind() Kind { return CardFund }
+
+// CardFundFailedData is the data of card.fund.failed, the keys of
+// card.withdraw.failed: the issuer refused a funding, and its amount and
+// fee went back to the wallet.
+type CardFundFailedData struct {
+	TransactionID string      `json:"transaction_id"`
+	CardID        string      `json:"card_id"`
+	Amount        json.Number `json:"amount"`
+	Error         string      `json:"error"`
+}
+
+// EventKind returns CardFundFailed.
+func (CardFundFailedData) EventKind() Kind { return CardFundFailed }
 
 // CardWithdrawData is the data of card.withdraw: money moved from a card to
 // the wallet.

@@ -44,8 +44,9 @@ type Entry struct {
 }
 
 // Catalogue lists every event kind the service emits: the 21 of the spec
-// (§6.3–§6.5) and the kinds we name (debt.recovered, the wallet
-// movements, the conversions and deposits, and the two status updates).
+// (§6.3–§6.5) and the kinds we name (card.fund.failed, debt.recovered, the
+// wallet movements, the conversions and deposits, and the two status
+// updates).
 // card.terminated has one entry per payload form.
 var Catalogue = []Entry{
 	// §6.3: shown payloads.
@@ -67,7 +68,7 @@ var Catalogue = []Entry{
 			}
 		}},
 	{Kind: CardFund, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
-		Meaning: "a card is funded from a wallet",
+		Meaning: "a card is funded from a wallet (sent once the issuer has confirmed it)",
 		Sample: func() Payload {
 			return CardFundData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "25", Currency: "USD", FeeAmount: "0.5"}
 		}},
@@ -80,6 +81,11 @@ var Catalogue = []Entry{
 		Meaning: "a card withdrawal fails",
 		Sample: func() Payload {
 			return CardWithdrawFailedData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "15", Error: "insufficient card balance"}
+		}},
+	{Kind: CardFundFailed, Section: "ours", IDs: []string{"transaction_id", "card_id"},
+		Meaning: "the issuer refused a card funding; its amount and fee are back on the wallet",
+		Sample: func() Payload {
+			return CardFundFailedData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "25", Error: "the card issuer's card does not allow it"}
 		}},
 	{Kind: CardVerificationCompleted, Section: "6.3", Shown: true, IDs: []string{"cardId", "reference"},
 		Meaning: "a merchant verifies the card with a zero-amount hold",

@@ -61,6 +61,10 @@ const (
 	CollectionStatusUpdated Kind = "payment.collect.status_updated"
 )
 
+// CardFundFailed is ours, beside the spec's card.withdraw.failed: the issuer
+// refused a funding, which was given back to the wallet.
+const CardFundFailed Kind = "card.fund.failed"
+
 // Event is one occurrence of a kind, for one company.
 type Event struct {
 	ID        string    // uuid v7: time-ordered, stable across retries (X-Service-Event-Id)
