@@ -6016,7 +6016,9 @@ type CardTerminatedByCompanyEvent struct {
 	RefundAmount    json.Number                        `json:"refundAmount"`
 	RefundProcessed bool                               `json:"refundProcessed"`
 	Status          CardTerminatedByCompanyEventStatus `json:"status"`
-	TerminatedAt    time.Time                          `json:"terminatedAt"`
+
+	// TerminatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	TerminatedAt Timestamp `json:"terminatedAt"`
 }
 
 // CardTerminatedByCompanyEventStatus defines model for CardTerminatedByCompanyEvent.Status.
@@ -6726,8 +6728,10 @@ type CustomerCreatedDeliveryEvent string
 // CustomerCreatedEvent the fields of the customer list with the id as customer_id, and the outcome of identity verification; identity documents are never sent
 type CustomerCreatedEvent struct {
 	// Country full name
-	Country    string                        `json:"country"`
-	CreatedAt  time.Time                     `json:"created_at"`
+	Country string `json:"country"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt  Timestamp                     `json:"created_at"`
 	CustomerId openapi_types.UUID            `json:"customer_id"`
 	Email      string                        `json:"email"`
 	FirstName  string                        `json:"first_name"`
@@ -6896,7 +6900,9 @@ type DebtRecoveredEvent struct {
 
 	// RecoveredAmount paid by this credit, USD
 	RecoveredAmount json.Number `json:"recovered_amount"`
-	RecoveredAt     time.Time   `json:"recovered_at"`
+
+	// RecoveredAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	RecoveredAt Timestamp `json:"recovered_at"`
 
 	// RemainingAmount still owed after it
 	RemainingAmount json.Number `json:"remaining_amount"`
@@ -6933,9 +6939,11 @@ type DebtRecoveryPendingDeliveryEvent string
 // DebtRecoveryPendingEvent the data of debt.recovery.pending
 type DebtRecoveryPendingEvent struct {
 	// Amount owed, USD
-	Amount     json.Number                      `json:"amount"`
-	CardId     openapi_types.UUID               `json:"card_id"`
-	CreatedAt  time.Time                        `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt  Timestamp                        `json:"created_at"`
 	Currency   DebtRecoveryPendingEventCurrency `json:"currency"`
 	CustomerId openapi_types.UUID               `json:"customer_id"`
 
@@ -7038,9 +7046,11 @@ type FeeCrossborderChargedDeliveryEvent string
 // FeeCrossborderChargedEvent the keys of fee.payment_failure.charged and transaction_amount
 type FeeCrossborderChargedEvent struct {
 	// Amount the fee, USD
-	Amount     json.Number                        `json:"amount"`
-	CardId     openapi_types.UUID                 `json:"card_id"`
-	CreatedAt  time.Time                          `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt  Timestamp                          `json:"created_at"`
 	Currency   FeeCrossborderChargedEventCurrency `json:"currency"`
 	CustomerId openapi_types.UUID                 `json:"customer_id"`
 
@@ -7085,9 +7095,11 @@ type FeePaymentFailureChargedDeliveryEvent string
 // FeePaymentFailureChargedEvent a fee taken from the card first, then from the company USD wallet; what neither could pay is a debt. from_card + from_wallet + debt_amount = amount
 type FeePaymentFailureChargedEvent struct {
 	// Amount the fee, USD
-	Amount     json.Number                           `json:"amount"`
-	CardId     openapi_types.UUID                    `json:"card_id"`
-	CreatedAt  time.Time                             `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt  Timestamp                             `json:"created_at"`
 	Currency   FeePaymentFailureChargedEventCurrency `json:"currency"`
 	CustomerId openapi_types.UUID                    `json:"customer_id"`
 
@@ -7403,8 +7415,10 @@ type PaymentCollectEvent struct {
 	Currency PaymentCollectEventCurrency `json:"currency"`
 
 	// ExternalId the caller's idempotency key, or generated
-	ExternalId  string    `json:"external_id"`
-	InitiatedAt time.Time `json:"initiated_at"`
+	ExternalId string `json:"external_id"`
+
+	// InitiatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	InitiatedAt Timestamp `json:"initiated_at"`
 
 	// Operator spec §2.10
 	Operator      string                    `json:"operator"`
@@ -7488,7 +7502,7 @@ type PaymentCollectStatusUpdatedEvent struct {
 	Type          PaymentCollectStatusUpdatedEventType   `json:"type"`
 
 	// UpdatedAt when the transition happened
-	UpdatedAt time.Time `json:"updated_at"`
+	UpdatedAt Timestamp `json:"updated_at"`
 }
 
 // PaymentCollectStatusUpdatedEventCurrency defines model for PaymentCollectStatusUpdatedEvent.Currency.
@@ -7624,7 +7638,7 @@ type PaymentPayoutStatusUpdatedEvent struct {
 	Type          PaymentPayoutStatusUpdatedEventType   `json:"type"`
 
 	// UpdatedAt when the transition happened
-	UpdatedAt time.Time `json:"updated_at"`
+	UpdatedAt Timestamp `json:"updated_at"`
 }
 
 // PaymentPayoutStatusUpdatedEventCurrency defines model for PaymentPayoutStatusUpdatedEvent.Currency.
@@ -7729,6 +7743,9 @@ type PaymentTransactionStatus struct {
 // PaymentTransactionStatusType defines model for PaymentTransactionStatus.Type.
 type PaymentTransactionStatusType string
 
+// Timestamp an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+type Timestamp = time.Time
+
 // TransactionAuthorizationCreatedDelivery the body of a transaction.authorization.created delivery
 type TransactionAuthorizationCreatedDelivery struct {
 	// Data the card transaction of an approved authorization
@@ -7742,9 +7759,11 @@ type TransactionAuthorizationCreatedDeliveryEvent string
 // TransactionAuthorizationCreatedEvent the card transaction of an approved authorization
 type TransactionAuthorizationCreatedEvent struct {
 	// Amount major units
-	Amount    json.Number                                  `json:"amount"`
-	CardId    openapi_types.UUID                           `json:"card_id"`
-	CreatedAt time.Time                                    `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                    `json:"created_at"`
 	Currency  TransactionAuthorizationCreatedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7781,9 +7800,11 @@ type TransactionAuthorizationDeclinedDeliveryEvent string
 // TransactionAuthorizationDeclinedEvent the card transaction of a declined authorization, with the reason
 type TransactionAuthorizationDeclinedEvent struct {
 	// Amount major units
-	Amount    json.Number                                   `json:"amount"`
-	CardId    openapi_types.UUID                            `json:"card_id"`
-	CreatedAt time.Time                                     `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                     `json:"created_at"`
 	Currency  TransactionAuthorizationDeclinedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7823,9 +7844,11 @@ type TransactionCrossborderChargedDeliveryEvent string
 // TransactionCrossborderChargedEvent the CROSS-BORDER card transaction; its fee is fee.crossborder.charged
 type TransactionCrossborderChargedEvent struct {
 	// Amount major units
-	Amount    json.Number                                `json:"amount"`
-	CardId    openapi_types.UUID                         `json:"card_id"`
-	CreatedAt time.Time                                  `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                  `json:"created_at"`
 	Currency  TransactionCrossborderChargedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7865,9 +7888,11 @@ type TransactionFundingCompletedDeliveryEvent string
 // TransactionFundingCompletedEvent the card transaction of a funding
 type TransactionFundingCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                              `json:"amount"`
-	CardId    openapi_types.UUID                       `json:"card_id"`
-	CreatedAt time.Time                                `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                `json:"created_at"`
 	Currency  TransactionFundingCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7904,9 +7929,11 @@ type TransactionPreauthorizationCreatedDeliveryEvent string
 // TransactionPreauthorizationCreatedEvent the card transaction of a pre-authorization hold
 type TransactionPreauthorizationCreatedEvent struct {
 	// Amount major units
-	Amount    json.Number                                     `json:"amount"`
-	CardId    openapi_types.UUID                              `json:"card_id"`
-	CreatedAt time.Time                                       `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                       `json:"created_at"`
 	Currency  TransactionPreauthorizationCreatedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7943,9 +7970,11 @@ type TransactionRefundCompletedDeliveryEvent string
 // TransactionRefundCompletedEvent the card transaction of a refund
 type TransactionRefundCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                             `json:"amount"`
-	CardId    openapi_types.UUID                      `json:"card_id"`
-	CreatedAt time.Time                               `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                               `json:"created_at"`
 	Currency  TransactionRefundCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7985,9 +8014,11 @@ type TransactionReversalCompletedDeliveryEvent string
 // TransactionReversalCompletedEvent the card transaction of a reversal
 type TransactionReversalCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                               `json:"amount"`
-	CardId    openapi_types.UUID                        `json:"card_id"`
-	CreatedAt time.Time                                 `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                 `json:"created_at"`
 	Currency  TransactionReversalCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -8027,9 +8058,11 @@ type TransactionSettlementCompletedDeliveryEvent string
 // TransactionSettlementCompletedEvent the card transaction of a settlement
 type TransactionSettlementCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                                 `json:"amount"`
-	CardId    openapi_types.UUID                          `json:"card_id"`
-	CreatedAt time.Time                                   `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                   `json:"created_at"`
 	Currency  TransactionSettlementCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -8069,9 +8102,11 @@ type TransactionTerminatedDeliveryEvent string
 // TransactionTerminatedEvent the TERMINATION card transaction; the termination itself is card.terminated
 type TransactionTerminatedEvent struct {
 	// Amount major units
-	Amount    json.Number                        `json:"amount"`
-	CardId    openapi_types.UUID                 `json:"card_id"`
-	CreatedAt time.Time                          `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                          `json:"created_at"`
 	Currency  TransactionTerminatedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -8108,9 +8143,11 @@ type TransactionWithdrawalCompletedDeliveryEvent string
 // TransactionWithdrawalCompletedEvent the card transaction of a withdrawal
 type TransactionWithdrawalCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                                 `json:"amount"`
-	CardId    openapi_types.UUID                          `json:"card_id"`
-	CreatedAt time.Time                                   `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                   `json:"created_at"`
 	Currency  TransactionWithdrawalCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -8178,8 +8215,10 @@ type WalletConversionCompletedDeliveryEvent string
 // WalletConversionCompletedEvent the data of wallet.conversion.completed (POST /partner/wallets/xaf-usd-conversion)
 type WalletConversionCompletedEvent struct {
 	// Amount debited from the source's payin balance, in currency
-	Amount      json.Number `json:"amount"`
-	CompletedAt time.Time   `json:"completed_at"`
+	Amount json.Number `json:"amount"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// ConversionId the conversion; stable
 	ConversionId openapi_types.UUID `json:"conversion_id"`
@@ -8243,8 +8282,10 @@ type WalletDepositCompletedDeliveryEvent string
 // WalletDepositCompletedEvent the data of wallet.deposit.completed (POST /wallets/deposit)
 type WalletDepositCompletedEvent struct {
 	// Amount converted, in currency
-	Amount      json.Number `json:"amount"`
-	CompletedAt time.Time   `json:"completed_at"`
+	Amount json.Number `json:"amount"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// ConvertedAmount amount × rate, rounded to the destination's minor unit, added to its payout balance
 	ConvertedAmount json.Number `json:"converted_amount"`
@@ -8299,8 +8340,10 @@ type WalletFundCompletedEvent struct {
 	Amount json.Number `json:"amount"`
 
 	// Balance the sub-balance credited
-	Balance     WalletFundCompletedEventBalance `json:"balance"`
-	CompletedAt time.Time                       `json:"completed_at"`
+	Balance WalletFundCompletedEventBalance `json:"balance"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// Currency the wallet's
 	Currency WalletFundCompletedEventCurrency `json:"currency"`
@@ -8339,8 +8382,10 @@ type WalletFundFailedEvent struct {
 	Amount json.Number `json:"amount"`
 
 	// Balance the sub-balance credited
-	Balance     WalletFundFailedEventBalance `json:"balance"`
-	CompletedAt time.Time                    `json:"completed_at"`
+	Balance WalletFundFailedEventBalance `json:"balance"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// Currency the wallet's
 	Currency WalletFundFailedEventCurrency `json:"currency"`
@@ -8471,8 +8516,10 @@ type WalletTransferCompletedDeliveryEvent string
 // WalletTransferCompletedEvent the data of wallet.transfer.completed (POST /wallets/{id}/transfer-internal)
 type WalletTransferCompletedEvent struct {
 	// Amount credited to `to`, and debited from `from`
-	Amount      json.Number `json:"amount"`
-	CompletedAt time.Time   `json:"completed_at"`
+	Amount json.Number `json:"amount"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// CreditTransactionId the TRANSFER ledger entry that credits `to`
 	CreditTransactionId openapi_types.UUID `json:"credit_transaction_id"`
@@ -8542,7 +8589,8 @@ type WalletUSDBalanceCurrency string
 
 // WebhookLogAttempt defines model for WebhookLogAttempt.
 type WebhookLogAttempt struct {
-	At         time.Time `json:"at"`
+	// At an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	At         Timestamp `json:"at"`
 	Attempt    int       `json:"attempt"`
 	DurationMs int       `json:"duration_ms"`
 
@@ -8555,8 +8603,10 @@ type WebhookLogAttempt struct {
 
 // WebhookLogDelivery one delivery of an event to one destination; the signature itself is not shown
 type WebhookLogDelivery struct {
-	Attempts  []WebhookLogAttempt `json:"attempts"`
-	CreatedAt time.Time           `json:"created_at"`
+	Attempts []WebhookLogAttempt `json:"attempts"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp `json:"created_at"`
 
 	// Destination the company's webhook URL, or the payment request's `notify_url`
 	Destination WebhookLogDeliveryDestination `json:"destination"`
@@ -8585,7 +8635,8 @@ type WebhookLogDeliveryStatus string
 
 // WebhookLogEvent an event of the delivery log
 type WebhookLogEvent struct {
-	CreatedAt time.Time `json:"created_at"`
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp `json:"created_at"`
 
 	// Deliveries by round, then destination
 	Deliveries []WebhookLogDelivery `json:"deliveries"`

@@ -11,6 +11,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/function"
 	"payments/pkg/store"
+	"payments/pkg/timestamp/timestamptest"
 )
 
 // TestFundingEventsSayWhatHappened: card.fund is sent once the issuer has
@@ -121,4 +122,17 @@ func TestFundingEventsSayWhatHappened(t *testing.T) {
 		})
 	}
 	e.verifyCards(companyID)
+	e.checkTimestamps(token)
+}
+
+// checkTimestamps reads the company's delivery log (its latest 100 events,
+// their payloads, deliveries and attempts) and fails the test on any
+// timestamp not written as timestamp.Format writes it.
+func (e *cardsTestEnv) checkTimestamps(token string) {
+	e.t.Helper()
+	r := e.call(e.webhooks, token, "GET", "/webhooks/events?limit=100", "")
+	if r.status != 200 || len(r.items()) == 0 {
+		e.t.Fatalf("the delivery log: %d %s", r.status, r.raw)
+	}
+	timestamptest.Check(e.t, "the delivery log", []byte(r.raw))
 }

@@ -144,4 +144,5 @@ func TestIssuerFollowsOurCard(t *testing.T) {
 		}
 	}
 	e.verifyCards(companyID)
+	e.checkTimestamps(token)
 }

@@ -381,6 +381,7 @@ func TestDebtsRecoveredOnce(t *testing.T) {
 		t.Errorf("%d debt.recovered events, want 3", n)
 	}
 	e.verifyCards(companyID)
+	e.checkTimestamps(token)
 }
 
 // TestNotificationsOutOfOrder: the queue does not keep order. A settlement

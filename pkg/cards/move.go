@@ -14,6 +14,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -255,6 +256,6 @@ func cardTxEvent(tx Transaction) events.CardTransaction {
 	return events.CardTransaction{
 		TransactionID: tx.ID, CardID: tx.CardID, CustomerID: tx.CustomerID, Type: string(tx.Type),
 		Status: string(tx.Status), Amount: money.JSON(tx.Amount, Currency), Currency: Currency,
-		Description: tx.Description, CreatedAt: tx.CreatedAt,
+		Description: tx.Description, CreatedAt: timestamp.Format(tx.CreatedAt),
 	}
 }

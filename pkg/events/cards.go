@@ -1,9 +1,6 @@
 package events
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
 
 // Payloads of the card events whose data the spec shows (§6.3, §6.4). Their
 // keys are the spec's, camelCase ones included where it shows them; amounts
@@ -103,7 +100,7 @@ type CardTerminatedByCompanyData struct {
 	CardID          string      `json:"cardId"`
 	CardNumber      string      `json:"cardNumber"` // masked, last 4 digits
 	Status          string      `json:"status"`
-	TerminatedAt    time.Time   `json:"terminatedAt"`
+	TerminatedAt    string      `json:"terminatedAt"`
 	RefundAmount    json.Number `json:"refundAmount"` // to the company USD wallet; 0 without balance
 	RefundProcessed bool        `json:"refundProcessed"`
 	Reason          string      `json:"reason"` // typically "Card terminated"

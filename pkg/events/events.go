@@ -4,7 +4,7 @@
 // An Event is written in the same DynamoDB transaction as the change it
 // reports. Its Body, the exact bytes a receiver gets ({"event": …,
 // "data": …}), is fixed at that moment, so every delivery and retry sends the
-// same bytes.
+// same bytes. A payload's times are strings written by timestamp.Format.
 package events
 
 import (
