@@ -114,23 +114,28 @@ func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
 	if err != nil && !errors.Is(err, ErrEventApplied) {
 		return err
 	}
-	return s.tellIssuer(ctx, card, n.ID)
+	return s.tellIssuer(ctx, card, n.Type, n.ID)
 }
 
-// tellIssuer posts to the issuer what issuer event eventID moved on card,
-// as the writes that claimed it recorded: the hold of an approved
-// authorization, a settlement, a reversal, a refund, a fee taken from the
-// card. Each write is one posting, applied once by the issuer whatever we
-// repeat; a write that moved nothing on the card (a refusal, a fee paid by
-// the wallet, a termination) posts nothing. A card the issuer terminated
-// takes no more postings: its balance was paid out.
-func (s *Service) tellIssuer(ctx context.Context, card Card, eventID string) error {
-	if s.Issuer == nil || card.IssuerCardID == "" {
+// tellIssuer posts to the issuer what issuer event eventID, a notification
+// of type typ, moved on card, as the writes that claimed it recorded: the
+// hold of an approved authorization, a settlement, a reversal, a refund, a
+// fee taken from the card. Each write is one posting, applied once by the
+// issuer whatever we repeat; a write that moved nothing on the card (a
+// refusal, a fee paid by the wallet) posts nothing, and neither does a
+// termination, which the issuer made. A card the issuer terminated takes
+// no more postings: its balance was paid out.
+func (s *Service) tellIssuer(ctx context.Context, card Card, typ, eventID string) error {
+	if s.Issuer == nil || card.IssuerCardID == "" || typ == issuer.NotifyCardTerminated {
 		return nil
 	}
-	// A settlement abroad is written in two steps: the settlement, then its
-	// cross-border fee, which the event id itself claims.
-	for _, claim := range []string{eventID + settlementStep, eventID} {
+	claims := []string{eventID}
+	if typ == issuer.NotifySettlement {
+		// A settlement abroad is written in two steps: the settlement,
+		// then its cross-border fee, which the event id itself claims.
+		claims = []string{eventID + settlementStep, eventID}
+	}
+	for _, claim := range claims {
 		o, found, err := s.Store.Outcome(ctx, card.CompanyID, claim)
 		switch {
 		case err != nil:
