@@ -207,6 +207,21 @@ func (e CardFundEventCurrency) Valid() bool {
 	}
 }
 
+// Defines values for CardFundFailedDeliveryEvent.
+const (
+	CardFundFailedDeliveryEventCardFundFailed CardFundFailedDeliveryEvent = "card.fund.failed"
+)
+
+// Valid indicates whether the value is a known member of the CardFundFailedDeliveryEvent enum.
+func (e CardFundFailedDeliveryEvent) Valid() bool {
+	switch e {
+	case CardFundFailedDeliveryEventCardFundFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardIssuerNetworkTransactionCurrency.
 const (
 	CardIssuerNetworkTransactionCurrencyUSD CardIssuerNetworkTransactionCurrency = "USD"
@@ -3457,6 +3472,7 @@ func (e WebhookLogDeliveryStatus) Valid() bool {
 const (
 	WebhookLogEventNameCardCreated                        WebhookLogEventName = "card.created"
 	WebhookLogEventNameCardFund                           WebhookLogEventName = "card.fund"
+	WebhookLogEventNameCardFundFailed                     WebhookLogEventName = "card.fund.failed"
 	WebhookLogEventNameCardTerminated                     WebhookLogEventName = "card.terminated"
 	WebhookLogEventNameCardVerificationCompleted          WebhookLogEventName = "card.verification.completed"
 	WebhookLogEventNameCardWithdraw                       WebhookLogEventName = "card.withdraw"
@@ -3492,6 +3508,8 @@ func (e WebhookLogEventName) Valid() bool {
 	case WebhookLogEventNameCardCreated:
 		return true
 	case WebhookLogEventNameCardFund:
+		return true
+	case WebhookLogEventNameCardFundFailed:
 		return true
 	case WebhookLogEventNameCardTerminated:
 		return true
@@ -4713,6 +4731,36 @@ func (e CardFundEventParamsUserAgent) Valid() bool {
 	}
 }
 
+// Defines values for CardFundFailedEventParamsXServiceEventType.
+const (
+	CardFundFailedEventParamsXServiceEventTypeCardFundFailed CardFundFailedEventParamsXServiceEventType = "card.fund.failed"
+)
+
+// Valid indicates whether the value is a known member of the CardFundFailedEventParamsXServiceEventType enum.
+func (e CardFundFailedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardFundFailedEventParamsXServiceEventTypeCardFundFailed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardFundFailedEventParamsUserAgent.
+const (
+	CardFundFailedEventParamsUserAgentPaymentsWebhooks1 CardFundFailedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardFundFailedEventParamsUserAgent enum.
+func (e CardFundFailedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardFundFailedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardTerminatedEventParamsXServiceEventType.
 const (
 	CardTerminatedEventParamsXServiceEventTypeCardTerminated CardTerminatedEventParamsXServiceEventType = "card.terminated"
@@ -5712,6 +5760,27 @@ type CardFundEvent struct {
 // CardFundEventCurrency defines model for CardFundEvent.Currency.
 type CardFundEventCurrency string
 
+// CardFundFailedDelivery the body of a card.fund.failed delivery
+type CardFundFailedDelivery struct {
+	// Data the data of card.fund.failed (ours, the keys of card.withdraw.failed)
+	Data  CardFundFailedEvent         `json:"data"`
+	Event CardFundFailedDeliveryEvent `json:"event"`
+}
+
+// CardFundFailedDeliveryEvent defines model for CardFundFailedDelivery.Event.
+type CardFundFailedDeliveryEvent string
+
+// CardFundFailedEvent the data of card.fund.failed (ours, the keys of card.withdraw.failed)
+type CardFundFailedEvent struct {
+	// Amount major units, USD
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// Error a human-readable reason
+	Error         string `json:"error"`
+	TransactionId string `json:"transaction_id"`
+}
+
 // CardIssueInput the body of `POST /cards`
 type CardIssueInput struct {
 	// Amount the initial funding in USD, at most 2 decimals (a JSON string is refused); the wallet also pays the issuance fee
@@ -5950,7 +6019,9 @@ type CardTerminatedByCompanyEvent struct {
 	RefundAmount    json.Number                        `json:"refundAmount"`
 	RefundProcessed bool                               `json:"refundProcessed"`
 	Status          CardTerminatedByCompanyEventStatus `json:"status"`
-	TerminatedAt    time.Time                          `json:"terminatedAt"`
+
+	// TerminatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	TerminatedAt Timestamp `json:"terminatedAt"`
 }
 
 // CardTerminatedByCompanyEventStatus defines model for CardTerminatedByCompanyEvent.Status.
@@ -6660,8 +6731,10 @@ type CustomerCreatedDeliveryEvent string
 // CustomerCreatedEvent the fields of the customer list with the id as customer_id, and the outcome of identity verification; identity documents are never sent
 type CustomerCreatedEvent struct {
 	// Country full name
-	Country    string                        `json:"country"`
-	CreatedAt  time.Time                     `json:"created_at"`
+	Country string `json:"country"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt  Timestamp                     `json:"created_at"`
 	CustomerId openapi_types.UUID            `json:"customer_id"`
 	Email      string                        `json:"email"`
 	FirstName  string                        `json:"first_name"`
@@ -6830,7 +6903,9 @@ type DebtRecoveredEvent struct {
 
 	// RecoveredAmount paid by this credit, USD
 	RecoveredAmount json.Number `json:"recovered_amount"`
-	RecoveredAt     time.Time   `json:"recovered_at"`
+
+	// RecoveredAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	RecoveredAt Timestamp `json:"recovered_at"`
 
 	// RemainingAmount still owed after it
 	RemainingAmount json.Number `json:"remaining_amount"`
@@ -6867,9 +6942,11 @@ type DebtRecoveryPendingDeliveryEvent string
 // DebtRecoveryPendingEvent the data of debt.recovery.pending
 type DebtRecoveryPendingEvent struct {
 	// Amount owed, USD
-	Amount     json.Number                      `json:"amount"`
-	CardId     openapi_types.UUID               `json:"card_id"`
-	CreatedAt  time.Time                        `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt  Timestamp                        `json:"created_at"`
 	Currency   DebtRecoveryPendingEventCurrency `json:"currency"`
 	CustomerId openapi_types.UUID               `json:"customer_id"`
 
@@ -6972,9 +7049,11 @@ type FeeCrossborderChargedDeliveryEvent string
 // FeeCrossborderChargedEvent the keys of fee.payment_failure.charged and transaction_amount
 type FeeCrossborderChargedEvent struct {
 	// Amount the fee, USD
-	Amount     json.Number                        `json:"amount"`
-	CardId     openapi_types.UUID                 `json:"card_id"`
-	CreatedAt  time.Time                          `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt  Timestamp                          `json:"created_at"`
 	Currency   FeeCrossborderChargedEventCurrency `json:"currency"`
 	CustomerId openapi_types.UUID                 `json:"customer_id"`
 
@@ -7019,9 +7098,11 @@ type FeePaymentFailureChargedDeliveryEvent string
 // FeePaymentFailureChargedEvent a fee taken from the card first, then from the company USD wallet; what neither could pay is a debt. from_card + from_wallet + debt_amount = amount
 type FeePaymentFailureChargedEvent struct {
 	// Amount the fee, USD
-	Amount     json.Number                           `json:"amount"`
-	CardId     openapi_types.UUID                    `json:"card_id"`
-	CreatedAt  time.Time                             `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt  Timestamp                             `json:"created_at"`
 	Currency   FeePaymentFailureChargedEventCurrency `json:"currency"`
 	CustomerId openapi_types.UUID                    `json:"customer_id"`
 
@@ -7343,8 +7424,10 @@ type PaymentCollectEvent struct {
 	Currency PaymentCollectEventCurrency `json:"currency"`
 
 	// ExternalId the caller's idempotency key, or generated
-	ExternalId  string    `json:"external_id"`
-	InitiatedAt time.Time `json:"initiated_at"`
+	ExternalId string `json:"external_id"`
+
+	// InitiatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	InitiatedAt Timestamp `json:"initiated_at"`
 
 	// Operator spec §2.10
 	Operator      string                    `json:"operator"`
@@ -7428,7 +7511,7 @@ type PaymentCollectStatusUpdatedEvent struct {
 	Type          PaymentCollectStatusUpdatedEventType   `json:"type"`
 
 	// UpdatedAt when the transition happened
-	UpdatedAt time.Time `json:"updated_at"`
+	UpdatedAt Timestamp `json:"updated_at"`
 }
 
 // PaymentCollectStatusUpdatedEventCurrency defines model for PaymentCollectStatusUpdatedEvent.Currency.
@@ -7564,7 +7647,7 @@ type PaymentPayoutStatusUpdatedEvent struct {
 	Type          PaymentPayoutStatusUpdatedEventType   `json:"type"`
 
 	// UpdatedAt when the transition happened
-	UpdatedAt time.Time `json:"updated_at"`
+	UpdatedAt Timestamp `json:"updated_at"`
 }
 
 // PaymentPayoutStatusUpdatedEventCurrency defines model for PaymentPayoutStatusUpdatedEvent.Currency.
@@ -7669,6 +7752,9 @@ type PaymentTransactionStatus struct {
 // PaymentTransactionStatusType defines model for PaymentTransactionStatus.Type.
 type PaymentTransactionStatusType string
 
+// Timestamp an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+type Timestamp = time.Time
+
 // TransactionAuthorizationCreatedDelivery the body of a transaction.authorization.created delivery
 type TransactionAuthorizationCreatedDelivery struct {
 	// Data the card transaction of an approved authorization
@@ -7682,9 +7768,11 @@ type TransactionAuthorizationCreatedDeliveryEvent string
 // TransactionAuthorizationCreatedEvent the card transaction of an approved authorization
 type TransactionAuthorizationCreatedEvent struct {
 	// Amount major units
-	Amount    json.Number                                  `json:"amount"`
-	CardId    openapi_types.UUID                           `json:"card_id"`
-	CreatedAt time.Time                                    `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                    `json:"created_at"`
 	Currency  TransactionAuthorizationCreatedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7721,9 +7809,11 @@ type TransactionAuthorizationDeclinedDeliveryEvent string
 // TransactionAuthorizationDeclinedEvent the card transaction of a declined authorization, with the reason
 type TransactionAuthorizationDeclinedEvent struct {
 	// Amount major units
-	Amount    json.Number                                   `json:"amount"`
-	CardId    openapi_types.UUID                            `json:"card_id"`
-	CreatedAt time.Time                                     `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                     `json:"created_at"`
 	Currency  TransactionAuthorizationDeclinedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7763,9 +7853,11 @@ type TransactionCrossborderChargedDeliveryEvent string
 // TransactionCrossborderChargedEvent the CROSS-BORDER card transaction; its fee is fee.crossborder.charged
 type TransactionCrossborderChargedEvent struct {
 	// Amount major units
-	Amount    json.Number                                `json:"amount"`
-	CardId    openapi_types.UUID                         `json:"card_id"`
-	CreatedAt time.Time                                  `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                  `json:"created_at"`
 	Currency  TransactionCrossborderChargedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7805,9 +7897,11 @@ type TransactionFundingCompletedDeliveryEvent string
 // TransactionFundingCompletedEvent the card transaction of a funding
 type TransactionFundingCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                              `json:"amount"`
-	CardId    openapi_types.UUID                       `json:"card_id"`
-	CreatedAt time.Time                                `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                `json:"created_at"`
 	Currency  TransactionFundingCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7844,9 +7938,11 @@ type TransactionPreauthorizationCreatedDeliveryEvent string
 // TransactionPreauthorizationCreatedEvent the card transaction of a pre-authorization hold
 type TransactionPreauthorizationCreatedEvent struct {
 	// Amount major units
-	Amount    json.Number                                     `json:"amount"`
-	CardId    openapi_types.UUID                              `json:"card_id"`
-	CreatedAt time.Time                                       `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                       `json:"created_at"`
 	Currency  TransactionPreauthorizationCreatedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7883,9 +7979,11 @@ type TransactionRefundCompletedDeliveryEvent string
 // TransactionRefundCompletedEvent the card transaction of a refund
 type TransactionRefundCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                             `json:"amount"`
-	CardId    openapi_types.UUID                      `json:"card_id"`
-	CreatedAt time.Time                               `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                               `json:"created_at"`
 	Currency  TransactionRefundCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7925,9 +8023,11 @@ type TransactionReversalCompletedDeliveryEvent string
 // TransactionReversalCompletedEvent the card transaction of a reversal
 type TransactionReversalCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                               `json:"amount"`
-	CardId    openapi_types.UUID                        `json:"card_id"`
-	CreatedAt time.Time                                 `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                 `json:"created_at"`
 	Currency  TransactionReversalCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -7967,9 +8067,11 @@ type TransactionSettlementCompletedDeliveryEvent string
 // TransactionSettlementCompletedEvent the card transaction of a settlement
 type TransactionSettlementCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                                 `json:"amount"`
-	CardId    openapi_types.UUID                          `json:"card_id"`
-	CreatedAt time.Time                                   `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                   `json:"created_at"`
 	Currency  TransactionSettlementCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -8009,9 +8111,11 @@ type TransactionTerminatedDeliveryEvent string
 // TransactionTerminatedEvent the TERMINATION card transaction; the termination itself is card.terminated
 type TransactionTerminatedEvent struct {
 	// Amount major units
-	Amount    json.Number                        `json:"amount"`
-	CardId    openapi_types.UUID                 `json:"card_id"`
-	CreatedAt time.Time                          `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                          `json:"created_at"`
 	Currency  TransactionTerminatedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -8048,9 +8152,11 @@ type TransactionWithdrawalCompletedDeliveryEvent string
 // TransactionWithdrawalCompletedEvent the card transaction of a withdrawal
 type TransactionWithdrawalCompletedEvent struct {
 	// Amount major units
-	Amount    json.Number                                 `json:"amount"`
-	CardId    openapi_types.UUID                          `json:"card_id"`
-	CreatedAt time.Time                                   `json:"created_at"`
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp                                   `json:"created_at"`
 	Currency  TransactionWithdrawalCompletedEventCurrency `json:"currency"`
 
 	// CustomerId the card holder
@@ -8118,8 +8224,10 @@ type WalletConversionCompletedDeliveryEvent string
 // WalletConversionCompletedEvent the data of wallet.conversion.completed (POST /partner/wallets/xaf-usd-conversion)
 type WalletConversionCompletedEvent struct {
 	// Amount debited from the source's payin balance, in currency
-	Amount      json.Number `json:"amount"`
-	CompletedAt time.Time   `json:"completed_at"`
+	Amount json.Number `json:"amount"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// ConversionId the conversion; stable
 	ConversionId openapi_types.UUID `json:"conversion_id"`
@@ -8183,8 +8291,10 @@ type WalletDepositCompletedDeliveryEvent string
 // WalletDepositCompletedEvent the data of wallet.deposit.completed (POST /wallets/deposit)
 type WalletDepositCompletedEvent struct {
 	// Amount converted, in currency
-	Amount      json.Number `json:"amount"`
-	CompletedAt time.Time   `json:"completed_at"`
+	Amount json.Number `json:"amount"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// ConvertedAmount amount × rate, rounded to the destination's minor unit, added to its payout balance
 	ConvertedAmount json.Number `json:"converted_amount"`
@@ -8239,8 +8349,10 @@ type WalletFundCompletedEvent struct {
 	Amount json.Number `json:"amount"`
 
 	// Balance the sub-balance credited
-	Balance     WalletFundCompletedEventBalance `json:"balance"`
-	CompletedAt time.Time                       `json:"completed_at"`
+	Balance WalletFundCompletedEventBalance `json:"balance"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// Currency the wallet's
 	Currency WalletFundCompletedEventCurrency `json:"currency"`
@@ -8279,8 +8391,10 @@ type WalletFundFailedEvent struct {
 	Amount json.Number `json:"amount"`
 
 	// Balance the sub-balance credited
-	Balance     WalletFundFailedEventBalance `json:"balance"`
-	CompletedAt time.Time                    `json:"completed_at"`
+	Balance WalletFundFailedEventBalance `json:"balance"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// Currency the wallet's
 	Currency WalletFundFailedEventCurrency `json:"currency"`
@@ -8411,8 +8525,10 @@ type WalletTransferCompletedDeliveryEvent string
 // WalletTransferCompletedEvent the data of wallet.transfer.completed (POST /wallets/{id}/transfer-internal)
 type WalletTransferCompletedEvent struct {
 	// Amount credited to `to`, and debited from `from`
-	Amount      json.Number `json:"amount"`
-	CompletedAt time.Time   `json:"completed_at"`
+	Amount json.Number `json:"amount"`
+
+	// CompletedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CompletedAt Timestamp `json:"completed_at"`
 
 	// CreditTransactionId the TRANSFER ledger entry that credits `to`
 	CreditTransactionId openapi_types.UUID `json:"credit_transaction_id"`
@@ -8482,7 +8598,8 @@ type WalletUSDBalanceCurrency string
 
 // WebhookLogAttempt defines model for WebhookLogAttempt.
 type WebhookLogAttempt struct {
-	At         time.Time `json:"at"`
+	// At an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	At         Timestamp `json:"at"`
 	Attempt    int       `json:"attempt"`
 	DurationMs int       `json:"duration_ms"`
 
@@ -8495,8 +8612,10 @@ type WebhookLogAttempt struct {
 
 // WebhookLogDelivery one delivery of an event to one destination; the signature itself is not shown
 type WebhookLogDelivery struct {
-	Attempts  []WebhookLogAttempt `json:"attempts"`
-	CreatedAt time.Time           `json:"created_at"`
+	Attempts []WebhookLogAttempt `json:"attempts"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp `json:"created_at"`
 
 	// Destination the company's webhook URL, or the payment request's `notify_url`
 	Destination WebhookLogDeliveryDestination `json:"destination"`
@@ -8525,7 +8644,8 @@ type WebhookLogDeliveryStatus string
 
 // WebhookLogEvent an event of the delivery log
 type WebhookLogEvent struct {
-	CreatedAt time.Time `json:"created_at"`
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp `json:"created_at"`
 
 	// Deliveries by round, then destination
 	Deliveries []WebhookLogDelivery `json:"deliveries"`
@@ -9142,6 +9262,27 @@ type CardFundEventParamsXServiceEventType string
 
 // CardFundEventParamsUserAgent defines parameters for CardFundEvent.
 type CardFundEventParamsUserAgent string
+
+// CardFundFailedEventParams defines parameters for CardFundFailedEvent.
+type CardFundFailedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardFundFailedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                            `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardFundFailedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardFundFailedEventParamsXServiceEventType defines parameters for CardFundFailedEvent.
+type CardFundFailedEventParamsXServiceEventType string
+
+// CardFundFailedEventParamsUserAgent defines parameters for CardFundFailedEvent.
+type CardFundFailedEventParamsUserAgent string
 
 // CardTerminatedEventParams defines parameters for CardTerminatedEvent.
 type CardTerminatedEventParams struct {
@@ -9802,6 +9943,9 @@ type CardCreatedEventJSONRequestBody = CardCreatedDelivery
 
 // CardFundEventJSONRequestBody defines body for CardFundEvent for application/json ContentType.
 type CardFundEventJSONRequestBody = CardFundDelivery
+
+// CardFundFailedEventJSONRequestBody defines body for CardFundFailedEvent for application/json ContentType.
+type CardFundFailedEventJSONRequestBody = CardFundFailedDelivery
 
 // CardTerminatedEventJSONRequestBody defines body for CardTerminatedEvent for application/json ContentType.
 type CardTerminatedEventJSONRequestBody = CardTerminatedDelivery
@@ -32872,6 +33016,11 @@ type WebhookInitiatorInterface interface {
 
 	CardFundEvent(ctx context.Context, targetURL string, params *CardFundEventParams, body CardFundEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CardFundFailedEventWithBody fires the card.fund.failed webhook with any body
+	CardFundFailedEventWithBody(ctx context.Context, targetURL string, params *CardFundFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardFundFailedEvent(ctx context.Context, targetURL string, params *CardFundFailedEventParams, body CardFundFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CardTerminatedEventWithBody fires the card.terminated webhook with any body
 	CardTerminatedEventWithBody(ctx context.Context, targetURL string, params *CardTerminatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -33046,6 +33195,30 @@ func (p *WebhookInitiator) CardFundEventWithBody(ctx context.Context, targetURL 
 
 func (p *WebhookInitiator) CardFundEvent(ctx context.Context, targetURL string, params *CardFundEventParams, body CardFundEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCardFundEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardFundFailedEventWithBody(ctx context.Context, targetURL string, params *CardFundFailedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardFundFailedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardFundFailedEvent(ctx context.Context, targetURL string, params *CardFundFailedEventParams, body CardFundFailedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardFundFailedEventWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -33789,6 +33962,78 @@ func NewCardFundEventWebhookRequest(targetURL string, params *CardFundEventParam
 
 // NewCardFundEventWebhookRequestWithBody builds a POST request for the card.fund webhook with any body
 func NewCardFundEventWebhookRequestWithBody(targetURL string, params *CardFundEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCardFundFailedEventWebhookRequest builds a application/json POST request for the card.fund.failed webhook
+func NewCardFundFailedEventWebhookRequest(targetURL string, params *CardFundFailedEventParams, body CardFundFailedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardFundFailedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardFundFailedEventWebhookRequestWithBody builds a POST request for the card.fund.failed webhook with any body
+func NewCardFundFailedEventWebhookRequestWithBody(targetURL string, params *CardFundFailedEventParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

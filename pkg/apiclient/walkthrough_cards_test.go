@@ -82,7 +82,8 @@ func (w *walk) sandbox(step string, status int, body []byte, err error) apiclien
 
 // Steps 18 to 20: the card network, played by the sandbox: a hold,
 // settlements at home and abroad with the cross-border fee, a refund, and
-// a frozen card's decline charged the failed-payment fee.
+// a frozen card's decline charged the failed-payment fee; then step 23's
+// read of the issuer's record, whose balance is ours.
 func (w *walk) cardNetwork() {
 	issued, err := w.c.IssueCardWithResponse(w.ctx, nil, apiclient.IssueCardJSONRequestBody{CustomerId: w.customerID, Amount: "20"}, w.auth)
 	w.ok(issued, err, http.StatusCreated, "18. a second card")
@@ -117,4 +118,9 @@ func (w *walk) cardNetwork() {
 	w.equal("20. type", declined.Type, "DECLINE")
 	w.equal("20. fee", declined.FeeAmount, "0.5")
 	w.equal("20. balance after the fee", w.card("20", id).Balance, "3.37")
+
+	// The issuer was told of every movement: its record of the card agrees.
+	raw, err := w.c.GetCardWithResponse(w.ctx, id, &apiclient.GetCardParams{IncludeRaw: ptr(true)}, w.auth)
+	w.ok(raw, err, http.StatusOK, "23. the issuer's record of the card")
+	w.equal("23. the issuer's balance", raw.JSON200.Data.Raw.Balance, "3.37")
 }

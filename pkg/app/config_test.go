@@ -146,7 +146,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"customers", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second}, nil},
 		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
-		{"card-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
+		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN}, nil},
 		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token,

@@ -23,7 +23,7 @@ import (
 // TestConcurrentAuthorizations: 200 authorizations of 1 USD at once, each
 // signed and queued as an issuer's, on a card with 50 available: exactly
 // 50 approved, 150 declined, each decline's fee taken card → wallet → debt
-// as the balances allow.
+// as the balances allow; the issuer's card ends as ours.
 func TestConcurrentAuthorizations(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(50, 40)
@@ -82,6 +82,11 @@ func TestConcurrentAuthorizations(t *testing.T) {
 	if card.Balance != 5000 || card.Held != 5000 {
 		t.Errorf("card balance %d, held %d; want 5000 and 5000", card.Balance, card.Held)
 	}
+	// The card-workers told the issuer of each hold and fee, each once.
+	waittest.Until(t, time.Minute, "the issuer's card has the balance and holds ours has", func() bool {
+		ic, err := e.sandbox.Cards.Issuer.Card(ctx, card.IssuerCardID)
+		return err == nil && ic.Balance == card.Balance && ic.Available == card.Available()
+	})
 	// 150 fees of 0.50: the wallet's 40.00 pays 80 of them, 70 are debts.
 	if got := e.payout(token, walletID); got != "0" {
 		t.Errorf("wallet payout_balance %s, want 0", got)
@@ -381,6 +386,7 @@ func TestDebtsRecoveredOnce(t *testing.T) {
 		t.Errorf("%d debt.recovered events, want 3", n)
 	}
 	e.verifyCards(companyID)
+	e.checkTimestamps(token)
 }
 
 // TestNotificationsOutOfOrder: the queue does not keep order. A settlement

@@ -32,6 +32,7 @@ import (
 	"payments/pkg/queue"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
+	"payments/pkg/timestamp"
 	"payments/pkg/waittest"
 	"payments/pkg/webhooks"
 )
@@ -122,7 +123,7 @@ func (e *hookEnv) emit(t *testing.T, notifyURL string) events.Event {
 	ev, err := events.NewPaymentStatusUpdated(e.company, events.PayoutStatusUpdated, events.PaymentStatusData{
 		TransactionID: "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60", ExternalID: "order-7", Type: "PAYOUT", Status: "PROCESSING",
 		PreviousStatus: &prev, Amount: "5000", FeeAmount: "100", Currency: "XAF", Country: "CM", Operator: "mtn",
-		PhoneNumber: "237670000000", UpdatedAt: time.Now().UTC().Format(time.RFC3339),
+		PhoneNumber: "237670000000", UpdatedAt: timestamp.Format(time.Now()),
 	}, notifyURL, time.Now())
 	if err != nil {
 		t.Fatal(err)
@@ -594,7 +595,7 @@ func TestWebhookLog(t *testing.T) {
 
 	// A customer.created with no webhook URL: SKIPPED.
 	e.setWebhook(t, "", false)
-	skipped, _ := events.Build(e.company, events.CustomerCreatedData{CustomerID: "cu-1", CreatedAt: time.Now().UTC()}, time.Now())
+	skipped, _ := events.Build(e.company, events.CustomerCreatedData{CustomerID: "cu-1", CreatedAt: timestamp.Format(time.Now())}, time.Now())
 	if err := e.store.Commit(context.Background(), skipped); err != nil {
 		t.Fatal(err)
 	}

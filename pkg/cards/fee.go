@@ -8,6 +8,7 @@ import (
 	"payments/pkg/debts"
 	"payments/pkg/events"
 	"payments/pkg/ids"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -44,7 +45,7 @@ func (s *Service) chargeFee(ctx context.Context, rec *Record, tx *Transaction, f
 	c := events.FeeCharge{
 		FeeID: ids.NewV7(now), TransactionID: tx.ID, CardID: tx.CardID, CustomerID: tx.CustomerID,
 		Amount: moneyJSON(fee), Currency: Currency, FromCard: moneyJSON(fromCard), FromWallet: moneyJSON(fromWallet),
-		DebtAmount: moneyJSON(owed), CreatedAt: now,
+		DebtAmount: moneyJSON(owed), CreatedAt: timestamp.Format(now),
 	}
 	if fromWallet > 0 {
 		tx.WalletID, rec.WalletID = walletID, walletID
@@ -70,7 +71,7 @@ func (s *Service) chargeFee(ctx context.Context, rec *Record, tx *Transaction, f
 	if d != nil {
 		out = append(out, events.DebtRecoveryPendingData{
 			DebtID: d.ID, FeeType: feeType, TransactionID: tx.ID, CardID: tx.CardID, CustomerID: tx.CustomerID,
-			Amount: moneyJSON(owed), Currency: Currency, CreatedAt: now,
+			Amount: moneyJSON(owed), Currency: Currency, CreatedAt: timestamp.Format(now),
 		})
 	}
 	return out, nil

@@ -15,6 +15,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -38,6 +39,8 @@ type MoveResult struct {
 // is asked at once: ErrIssuerUnavailable when it cannot answer (the funding
 // stays PROCESSING and the sweeper finishes it; check the balance before
 // retrying). An issuer that refuses reverses it: the wallet is refunded.
+// card.fund, or card.fund.failed, is sent when the issuer has answered
+// (moveSettlement).
 func (s *Service) Fund(ctx context.Context, companyID, cardID string, in AmountInput) (MoveResult, error) {
 	if e, ok := idempotency.Replaying(ctx); ok {
 		return s.replayMove(ctx, companyID, e)
@@ -64,19 +67,11 @@ func (s *Service) Fund(ctx context.Context, companyID, cardID string, in AmountI
 	if fee > 0 {
 		entries = append(entries, entry(tx, wallets.TypeFee, -fee, ids.NewV7(now), now))
 	}
-	ev, err := events.Build(companyID, events.CardFundData{
-		TransactionID: tx.ID, CardID: card.ID, Amount: money.JSON(amount, Currency), Currency: Currency,
-		FeeAmount: money.JSON(fee, Currency),
-	}, now)
-	if err != nil {
-		return MoveResult{}, err
-	}
 	a := Accept{Card: card, From: []Status{Active}, Tx: tx, Wallet: wallets.Adjustment{Payout: -(amount + fee)},
-		Entries: entries, Events: []events.Event{ev}, Now: now, Receipt: moveReceipt{card.Balance}.encode()}
+		Entries: entries, Now: now, Receipt: moveReceipt{card.Balance}.encode()}
 	if err := s.Store.Accept(ctx, a); err != nil {
 		return MoveResult{}, err
 	}
-	s.publish(ctx, a.Events)
 	return s.finishMove(ctx, card, tx, card.Balance)
 }
 
@@ -208,14 +203,16 @@ func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction, bef
 
 // moveSettlement returns the settlement of open funding or withdrawal tx,
 // given whether its card is still live and what the issuer answered
-// (refused is nil when it carried the movement out):
+// (refused is nil when it carried the movement out), with its events:
 //
-//   - a funding carried out on a live card credits the card;
+//   - a funding carried out on a live card credits the card (card.fund,
+//     transaction.funding.completed);
 //   - a funding refused, or for a card terminated since, refunds the wallet
-//     (the amount and the fee);
-//   - a withdrawal carried out credits the wallet;
+//     (the amount and the fee; card.fund.failed);
+//   - a withdrawal carried out credits the wallet
+//     (transaction.withdrawal.completed);
 //   - a withdrawal refused gives the card its money back or, for a card
-//     terminated since, refunds it to the wallet.
+//     terminated since, refunds it to the wallet (card.withdraw.failed).
 func (s *Service) moveSettlement(tx Transaction, live bool, refused error) (Settle, error) {
 	now := s.now()
 	st := Settle{Tx: tx, Now: now}
@@ -223,11 +220,12 @@ func (s *Service) moveSettlement(tx Transaction, live bool, refused error) (Sett
 	if refused == nil && tx.Type == TxFunding && !live {
 		refused = fmt.Errorf("%w: the card was terminated", issuer.ErrCardState)
 	}
-	var payload events.Payload
+	var payloads []events.Payload
 	switch {
 	case refused != nil && tx.Type == TxFunding:
 		st.Tx.Status, st.Tx.WalletDelta, st.Tx.Error = TxFailed, 0, issuerReason(refused)
 		st.Wallet, st.Entries = credit(tx, wallets.TypeRefund, tx.Amount+tx.Fee, now)
+		payloads = append(payloads, events.CardFundFailedData{TransactionID: tx.ID, CardID: tx.CardID, Amount: money.JSON(tx.Amount, Currency), Error: st.Tx.Error})
 	case refused != nil:
 		st.Tx.Status, st.Tx.Error = TxFailed, issuerReason(refused)
 		if live {
@@ -236,21 +234,24 @@ func (s *Service) moveSettlement(tx Transaction, live bool, refused error) (Sett
 			st.Tx.WalletDelta = tx.Amount + tx.Fee
 			st.Wallet, st.Entries = credit(tx, wallets.TypeRefund, tx.Amount+tx.Fee, now)
 		}
-		payload = events.CardWithdrawFailedData{TransactionID: tx.ID, CardID: tx.CardID, Amount: money.JSON(tx.Amount, Currency), Error: st.Tx.Error}
+		payloads = append(payloads, events.CardWithdrawFailedData{TransactionID: tx.ID, CardID: tx.CardID, Amount: money.JSON(tx.Amount, Currency), Error: st.Tx.Error})
 	case tx.Type == TxFunding:
 		st.Tx.Status, st.Tx.CardDelta, st.CardChange = TxSuccess, tx.Amount, tx.Amount
-		payload = events.TransactionFundingCompletedData{CardTransaction: cardTxEvent(st.Tx)}
+		payloads = append(payloads, events.CardFundData{
+			TransactionID: tx.ID, CardID: tx.CardID, Amount: money.JSON(tx.Amount, Currency), Currency: Currency,
+			FeeAmount: money.JSON(tx.Fee, Currency),
+		}, events.TransactionFundingCompletedData{CardTransaction: cardTxEvent(st.Tx)})
 	default:
 		st.Tx.Status, st.Tx.WalletDelta = TxSuccess, tx.Amount
 		st.Wallet, st.Entries = credit(tx, wallets.TypeTransfer, tx.Amount, now)
-		payload = events.TransactionWithdrawalCompletedData{CardTransaction: cardTxEvent(st.Tx)}
+		payloads = append(payloads, events.TransactionWithdrawalCompletedData{CardTransaction: cardTxEvent(st.Tx)})
 	}
-	if payload != nil {
-		ev, err := events.Build(tx.CompanyID, payload, now)
+	for _, p := range payloads {
+		ev, err := events.Build(tx.CompanyID, p, now)
 		if err != nil {
 			return Settle{}, err
 		}
-		st.Events = []events.Event{ev}
+		st.Events = append(st.Events, ev)
 	}
 	return st, nil
 }
@@ -260,6 +261,6 @@ func cardTxEvent(tx Transaction) events.CardTransaction {
 	return events.CardTransaction{
 		TransactionID: tx.ID, CardID: tx.CardID, CustomerID: tx.CustomerID, Type: string(tx.Type),
 		Status: string(tx.Status), Amount: money.JSON(tx.Amount, Currency), Currency: Currency,
-		Description: tx.Description, CreatedAt: tx.CreatedAt,
+		Description: tx.Description, CreatedAt: timestamp.Format(tx.CreatedAt),
 	}
 }

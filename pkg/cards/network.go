@@ -79,6 +79,9 @@ const maxRecordAttempts = 8
 // notification about a card we do not have, or whose issuer id differs, is
 // dropped and logged; one already applied changes nothing; one the
 // authorization's state forbids is recorded as refused, with its code.
+// Once it is applied, the issuer is told what it moved on the card
+// (tellIssuer), again on every delivery: a delivery that could not tell it
+// fails, and the queue's next one does.
 func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
 	companyID, err := s.Store.CardCompany(ctx, n.Reference)
 	if errors.Is(err, ErrNotFound) {
@@ -108,10 +111,50 @@ func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
 		slog.WarnContext(ctx, "issuer notification refused", "event_id", n.ID, "card_id", card.ID, "code", code)
 		err = s.Store.Refuse(ctx, companyID, n.ID, code, s.now())
 	}
-	if errors.Is(err, ErrEventApplied) {
+	if err != nil && !errors.Is(err, ErrEventApplied) {
+		return err
+	}
+	return s.tellIssuer(ctx, card, n.Type, n.ID)
+}
+
+// tellIssuer posts to the issuer what issuer event eventID, a notification
+// of type typ, moved on card, as the writes that claimed it recorded: the
+// hold of an approved authorization, a settlement, a reversal, a refund, a
+// fee taken from the card. Each write is one posting, applied once by the
+// issuer whatever we repeat; a write that moved nothing on the card (a
+// refusal, a fee paid by the wallet) posts nothing, and neither does a
+// termination, which the issuer made. A card the issuer terminated takes
+// no more postings: its balance was paid out.
+func (s *Service) tellIssuer(ctx context.Context, card Card, typ, eventID string) error {
+	if s.Issuer == nil || card.IssuerCardID == "" || typ == issuer.NotifyCardTerminated {
 		return nil
 	}
-	return err
+	claims := []string{eventID}
+	if typ == issuer.NotifySettlement {
+		// A settlement abroad is written in two steps: the settlement,
+		// then its cross-border fee, which the event id itself claims.
+		claims = []string{eventID + settlementStep, eventID}
+	}
+	for _, claim := range claims {
+		o, found, err := s.Store.Outcome(ctx, card.CompanyID, claim)
+		switch {
+		case err != nil:
+			return fmt.Errorf("cards: read the outcome of issuer event %s: %w", claim, err)
+		case !found || o.BalanceDelta == 0 && o.HeldDelta == 0:
+			continue
+		}
+		_, err = s.Issuer.PostCard(ctx, issuer.Posting{
+			Reference: claim, CardID: card.IssuerCardID, BalanceDelta: o.BalanceDelta, HeldDelta: o.HeldDelta,
+		})
+		if errors.Is(err, issuer.ErrCardState) {
+			slog.InfoContext(ctx, "the issuer's card is closed: nothing posted", "event_id", claim, "card_id", card.ID)
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("cards: tell the issuer of event %s on card %s: %w", claim, card.ID, err)
+		}
+	}
+	return nil
 }
 
 // issuerTerminated ends a card the issuer terminated.

@@ -92,11 +92,12 @@ func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) 
 // reconcile applies to card what the issuer says of it, ic: a termination
 // (with the refund, the issuer's form of card.terminated), a freeze or an
 // unfreeze; a card we terminated that the issuer still holds open is
-// terminated there again. A balance that differs is logged: ours moves
-// only with the transactions that explain it.
+// terminated there again. A balance or an available balance that differs
+// is logged: ours move only with the transactions that explain them.
 func (s *Service) reconcile(ctx context.Context, card Card, ic issuer.Card) (Card, error) {
-	if ic.Balance != card.Balance && card.Status != Terminated {
-		slog.WarnContext(ctx, "card balance differs at the issuer", "card_id", card.ID, "ours", card.Balance, "issuer", ic.Balance)
+	if (ic.Balance != card.Balance || ic.Available != card.Available()) && card.Status != Terminated {
+		slog.WarnContext(ctx, "card balance differs at the issuer", "card_id", card.ID, "ours", card.Balance,
+			"issuer", ic.Balance, "ours_available", card.Available(), "issuer_available", ic.Available)
 	}
 	switch {
 	case ic.Status == issuer.CardTerminated && card.Status.Live():

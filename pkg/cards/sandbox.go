@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -116,7 +117,7 @@ func (sb *Sandbox) Authorize(ctx context.Context, companyID, cardID string, in A
 	if err != nil {
 		return Transaction{}, err
 	}
-	return sb.await(ctx, companyID, id)
+	return sb.await(ctx, card, issuer.NotifyAuthorization, id)
 }
 
 // Follow settles, reverses or refunds (typ) authorization txID of the
@@ -152,7 +153,7 @@ func (sb *Sandbox) Follow(ctx context.Context, companyID, txID string, typ TxTyp
 	if err != nil {
 		return Transaction{}, err
 	}
-	return sb.await(ctx, companyID, id)
+	return sb.await(ctx, card, notifyOf(typ), id)
 }
 
 // Terminate has the issuer terminate a card of the company on its own (a
@@ -178,12 +179,17 @@ func (sb *Sandbox) Terminate(ctx context.Context, companyID, cardID string, in T
 	if err != nil {
 		return Transaction{}, err
 	}
-	return sb.await(ctx, companyID, id)
+	return sb.await(ctx, card, issuer.NotifyCardTerminated, id)
 }
 
-// await waits for the card-worker to apply event id and returns the
-// transaction it made, or its refusal; ErrNotApplied past sb.Wait.
-func (sb *Sandbox) await(ctx context.Context, companyID, id string) (Transaction, error) {
+// await waits for the card-worker to apply event id, a notification of
+// type typ about card, and returns the transaction it made, or its
+// refusal; ErrNotApplied past sb.Wait. Before it answers, it tells the
+// issuer what the event moved, as the card-worker does right after it
+// applies it (once, whoever is first): the answer comes when the issuer's
+// card has moved as ours did.
+func (sb *Sandbox) await(ctx context.Context, card Card, typ, id string) (Transaction, error) {
+	companyID := card.CompanyID
 	wait := sb.Wait
 	if wait <= 0 {
 		wait = DefaultSandboxWait
@@ -200,6 +206,10 @@ func (sb *Sandbox) await(ctx context.Context, companyID, id string) (Transaction
 		case found && o.Refused != "":
 			return Transaction{}, refusal(o.Refused)
 		case found:
+			if err := sb.Cards.tellIssuer(ctx, card, typ, id); err != nil {
+				// The card-worker tells it too, again until it can.
+				slog.WarnContext(ctx, "tell the issuer of a network transaction", "event_id", id, "error", err)
+			}
 			return sb.Cards.Store.Transaction(ctx, companyID, o.TxID)
 		}
 		t := time.NewTimer(pause)

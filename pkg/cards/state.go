@@ -13,6 +13,7 @@ import (
 	"payments/pkg/idempotency"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -184,7 +185,7 @@ func (s *Service) termination(ctx context.Context, card Card, reason, issuerEven
 		t.Wallet, t.Entries = credit(tx, wallets.TypeRefund, card.Balance, now)
 	}
 	var data events.Payload = events.CardTerminatedByCompanyData{
-		CardID: card.ID, CardNumber: card.MaskedPAN(), Status: events.CardStatusTerminated, TerminatedAt: now,
+		CardID: card.ID, CardNumber: card.MaskedPAN(), Status: events.CardStatusTerminated, TerminatedAt: timestamp.Format(now),
 		RefundAmount: money.JSON(card.Balance, Currency), RefundProcessed: true, Reason: reason,
 	}
 	if issuerEvent != "" {

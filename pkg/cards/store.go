@@ -89,8 +89,8 @@ type Termination struct {
 // ledger entries, the debt a fee left, and the events.
 type Record struct {
 	// EventID is the issuer's event id, claimed, naming the transaction
-	// the event made: Made, or Txs[0]; "" for a write of ours (the holds a
-	// termination reverses).
+	// the event made (Made, or Txs[0]) and what it moved on the card (its
+	// Outcome); "" for a write of ours (the holds a termination reverses).
 	EventID string
 	Made    string
 	// Card is the card as read. Its balance moves by BalanceDelta and its
@@ -127,10 +127,12 @@ type Record struct {
 }
 
 // Outcome is what became of an issuer event: the transaction it made, or
-// the code of its refusal (RefusalCode).
+// the code of its refusal (RefusalCode), and what the write that claimed
+// it moved on the card: BalanceDelta and HeldDelta, as in its Record.
 type Outcome struct {
-	TxID    string
-	Refused string
+	TxID                    string
+	Refused                 string
+	BalanceDelta, HeldDelta int64
 }
 
 // ErrCardRefused is a Record whose conditions on the card failed: the card

@@ -300,6 +300,6 @@ func createdEvent(c Customer) events.CustomerCreatedData {
 	return events.CustomerCreatedData{
 		CustomerID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Country: c.Country,
 		PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber, KYCStatus: string(c.KYCStatus),
-		IsActive: c.IsActive, CreatedAt: c.CreatedAt,
+		IsActive: c.IsActive, CreatedAt: timestamp.Format(c.CreatedAt),
 	}
 }

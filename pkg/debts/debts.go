@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/money"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -113,7 +114,7 @@ func (p Payment) Event(walletID, entryID string, now time.Time) (events.Event, e
 		DebtID: d.ID, FeeType: d.FeeType, TransactionID: d.TransactionID, CardID: d.CardID,
 		WalletID: walletID, LedgerTransactionID: entryID,
 		RecoveredAmount: money.JSON(p.Amount, Currency), RemainingAmount: money.JSON(d.Remaining, Currency),
-		Currency: Currency, Status: string(d.Status), RecoveredAt: now,
+		Currency: Currency, Status: string(d.Status), RecoveredAt: timestamp.Format(now),
 	}, now)
 }
 

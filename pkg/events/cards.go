@@ -1,9 +1,6 @@
 package events
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
 
 // Payloads of the card events whose data the spec shows (§6.3, §6.4). Their
 // keys are the spec's, camelCase ones included where it shows them; amounts
@@ -37,7 +34,8 @@ type CardOperation struct {
 	Description   string      `json:"description"`
 }
 
-// CardFundData is the data of card.fund: a card funded from a wallet.
+// CardFundData is the data of card.fund: a card funded from a wallet, once
+// the issuer has confirmed it.
 type CardFundData struct {
 	TransactionID string      `json:"transaction_id"`
 	CardID        string      `json:"card_id"`
@@ -48,6 +46,19 @@ type CardFundData struct {
 
 // EventKind returns CardFund.
 func (CardFundData) EventKind() Kind { return CardFund }
+
+// CardFundFailedData is the data of card.fund.failed, the keys of
+// card.withdraw.failed: the issuer refused a funding, and its amount and
+// fee went back to the wallet.
+type CardFundFailedData struct {
+	TransactionID string      `json:"transaction_id"`
+	CardID        string      `json:"card_id"`
+	Amount        json.Number `json:"amount"`
+	Error         string      `json:"error"`
+}
+
+// EventKind returns CardFundFailed.
+func (CardFundFailedData) EventKind() Kind { return CardFundFailed }
 
 // CardWithdrawData is the data of card.withdraw: money moved from a card to
 // the wallet.
@@ -89,7 +100,7 @@ type CardTerminatedByCompanyData struct {
 	CardID          string      `json:"cardId"`
 	CardNumber      string      `json:"cardNumber"` // masked, last 4 digits
 	Status          string      `json:"status"`
-	TerminatedAt    time.Time   `json:"terminatedAt"`
+	TerminatedAt    string      `json:"terminatedAt"`
 	RefundAmount    json.Number `json:"refundAmount"` // to the company USD wallet; 0 without balance
 	RefundProcessed bool        `json:"refundProcessed"`
 	Reason          string      `json:"reason"` // typically "Card terminated"

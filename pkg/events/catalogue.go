@@ -3,6 +3,8 @@ package events
 import (
 	"encoding/json"
 	"time"
+
+	"payments/pkg/timestamp"
 )
 
 // Payload is the data of one event kind: each payload type of this package
@@ -44,8 +46,9 @@ type Entry struct {
 }
 
 // Catalogue lists every event kind the service emits: the 21 of the spec
-// (§6.3–§6.5) and the kinds we name (debt.recovered, the wallet
-// movements, the conversions and deposits, and the two status updates).
+// (§6.3–§6.5) and the kinds we name (card.fund.failed, debt.recovered, the
+// wallet movements, the conversions and deposits, and the two status
+// updates).
 // card.terminated has one entry per payload form.
 var Catalogue = []Entry{
 	// §6.3: shown payloads.
@@ -54,7 +57,7 @@ var Catalogue = []Entry{
 		Sample: func() Payload {
 			return paymentCollect{PaymentCollectData{TransactionID: sampleTxID, ExternalID: "order-1001", Status: "PENDING",
 				Amount: "5000", Currency: "XAF", Country: "CM", Operator: "mtn", PhoneNumber: "237670000000",
-				InitiatedAt: sampleTime.Format(time.RFC3339)}}
+				InitiatedAt: sampleAt}}
 		}},
 	{Kind: CardCreated, Section: "6.3", Shown: true, IDs: []string{"card.id", "card_issuance.transaction_id", "card_fund.transaction_id"},
 		Meaning: "a card is created",
@@ -67,7 +70,7 @@ var Catalogue = []Entry{
 			}
 		}},
 	{Kind: CardFund, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
-		Meaning: "a card is funded from a wallet",
+		Meaning: "a card is funded from a wallet (sent once the issuer has confirmed it)",
 		Sample: func() Payload {
 			return CardFundData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "25", Currency: "USD", FeeAmount: "0.5"}
 		}},
@@ -81,6 +84,11 @@ var Catalogue = []Entry{
 		Sample: func() Payload {
 			return CardWithdrawFailedData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "15", Error: "insufficient card balance"}
 		}},
+	{Kind: CardFundFailed, Section: "ours", IDs: []string{"transaction_id", "card_id"},
+		Meaning: "the issuer refused a card funding; its amount and fee are back on the wallet",
+		Sample: func() Payload {
+			return CardFundFailedData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "25", Error: "the card issuer's card does not allow it"}
+		}},
 	{Kind: CardVerificationCompleted, Section: "6.3", Shown: true, IDs: []string{"cardId", "reference"},
 		Meaning: "a merchant verifies the card with a zero-amount hold",
 		Sample: func() Payload {
@@ -93,7 +101,7 @@ var Catalogue = []Entry{
 		Meaning: "the company terminated a card; the remaining balance is refunded to its USD wallet",
 		Sample: func() Payload {
 			return CardTerminatedByCompanyData{CardID: sampleCardID, CardNumber: "**** **** **** 4242", Status: CardStatusTerminated,
-				TerminatedAt: sampleTime, RefundAmount: "12.5", RefundProcessed: true, Reason: TerminationReasonCompany}
+				TerminatedAt: sampleAt, RefundAmount: "12.5", RefundProcessed: true, Reason: TerminationReasonCompany}
 		}},
 	{Kind: CardTerminated, Form: "provider", Section: "6.4", Shown: true, IDs: []string{"cardId"},
 		Meaning: "the issuer terminated a card (for example a risk block)",
@@ -167,14 +175,14 @@ var Catalogue = []Entry{
 		Meaning: "a fee debt was created because the fee could not be taken from the card or the wallet",
 		Sample: func() Payload {
 			return DebtRecoveryPendingData{DebtID: sampleDebtID, FeeType: FeeTypePaymentFailure, TransactionID: sampleTxID,
-				CardID: sampleCardID, CustomerID: sampleCustomerID, Amount: "0.5", Currency: "USD", CreatedAt: sampleTime}
+				CardID: sampleCardID, CustomerID: sampleCustomerID, Amount: "0.5", Currency: "USD", CreatedAt: sampleAt}
 		}},
 	{Kind: DebtRecovered, Section: "ours", IDs: []string{"debt_id", "ledger_transaction_id"},
 		Meaning: "a credit to the company USD wallet paid (part of) a pending debt",
 		Sample: func() Payload {
 			return DebtRecoveredData{DebtID: sampleDebtID, FeeType: FeeTypePaymentFailure, TransactionID: sampleTxID,
 				CardID: sampleCardID, WalletID: sampleWalletID, LedgerTransactionID: sampleTx2ID, RecoveredAmount: "0.5",
-				RemainingAmount: "0", Currency: "USD", Status: "RECOVERED", RecoveredAt: sampleTime}
+				RemainingAmount: "0", Currency: "USD", Status: "RECOVERED", RecoveredAt: sampleAt}
 		}},
 	{Kind: WalletTransferCompleted, Section: "ours", IDs: []string{"transfer_id"},
 		Meaning: "money moved between the payin and payout balances of one wallet (POST /wallets/{id}/transfer-internal)",
@@ -182,7 +190,7 @@ var Catalogue = []Entry{
 			fee := sampleTx3ID
 			return WalletTransferCompletedData{TransferID: sampleTxID, WalletID: sampleWalletID, Currency: "XAF",
 				Amount: "5000", FeeAmount: "50", From: "payin", To: "payout", DebitTransactionID: sampleTx2ID,
-				CreditTransactionID: sampleOrigTxID, FeeTransactionID: &fee, CompletedAt: sampleTime}
+				CreditTransactionID: sampleOrigTxID, FeeTransactionID: &fee, CompletedAt: sampleAt}
 		}},
 	{Kind: WalletFundCompleted, Section: "ours", IDs: []string{"transaction_id"},
 		Meaning: "a bank transfer the company declared (POST /wallets/fund) was confirmed and credited",
@@ -198,7 +206,7 @@ var Catalogue = []Entry{
 		Meaning: "a customer was created (POST /customers/enroll or POST /customers stored the record)",
 		Sample: func() Payload {
 			return CustomerCreatedData{CustomerID: sampleCustomerID, FirstName: "Amina", LastName: "Njoya", Email: "amina@example.com",
-				Country: "Cameroon", PhoneCountryCode: "+237", PhoneNumber: "670000000", KYCStatus: "VERIFIED", IsActive: true, CreatedAt: sampleTime}
+				Country: "Cameroon", PhoneCountryCode: "+237", PhoneNumber: "670000000", KYCStatus: "VERIFIED", IsActive: true, CreatedAt: sampleAt}
 		}},
 
 	// Ours: money moved between a company's wallets at its exchange rate.
@@ -207,14 +215,14 @@ var Catalogue = []Entry{
 		Sample: func() Payload {
 			return WalletConversionCompletedData{ConversionID: sampleTxID, SourceWalletID: sampleWalletID, USDWalletID: sampleWallet2ID,
 				Amount: "1000", Currency: "XAF", Rate: "0.001667", ExchangeRateID: sampleRateID, ConvertedAmount: "1.67",
-				FeeAmount: "0.02", CreditedAmount: "1.65", CompletedAt: sampleTime}
+				FeeAmount: "0.02", CreditedAmount: "1.65", CompletedAt: sampleAt}
 		}},
 	{Kind: WalletDepositCompleted, Section: "ours", IDs: []string{"deposit_id"},
 		Meaning: "a deposit moved money between two wallets of the company in different currencies",
 		Sample: func() Payload {
 			return WalletDepositCompletedData{DepositID: sampleTxID, SourceWalletID: sampleWalletID, DestinationWalletID: sampleWallet2ID,
 				Amount: "1000", FeeAmount: "10", TotalAmount: "1010", Currency: "XAF", Rate: "0.001667", ExchangeRateID: sampleRateID,
-				ConvertedAmount: "1.67", DestinationCurrency: "USD", CompletedAt: sampleTime}
+				ConvertedAmount: "1.67", DestinationCurrency: "USD", CompletedAt: sampleAt}
 		}},
 
 	// Ours: the status updates the spec leaves unnamed (§6.5, §4.14).
@@ -274,7 +282,7 @@ func (p paymentStatus) EventKind() Kind { return p.kind }
 
 // Sample values of the catalogue.
 var (
-	sampleTime       = time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	sampleAt         = timestamp.Format(time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC))
 	sampleTxID       = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60"
 	sampleTx2ID      = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f61"
 	sampleOrigTxID   = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f62"
@@ -291,7 +299,7 @@ var (
 
 func sampleCardTx(typ, status string) CardTransaction {
 	return CardTransaction{TransactionID: sampleTxID, CardID: sampleCardID, CustomerID: sampleCustomerID, Type: typ,
-		Status: status, Amount: "42.9", Currency: "USD", Description: "AMAZON MKTPLACE, SEATTLE", CreatedAt: sampleTime}
+		Status: status, Amount: "42.9", Currency: "USD", Description: "AMAZON MKTPLACE, SEATTLE", CreatedAt: sampleAt}
 }
 
 func sampleRelatedTx(typ string) RelatedCardTransaction {
@@ -302,7 +310,7 @@ func sampleRelatedTx(typ string) RelatedCardTransaction {
 func sampleFee(amount, card, wallet, debt string) FeeCharge {
 	f := FeeCharge{FeeID: sampleFeeID, TransactionID: sampleTxID, CardID: sampleCardID, CustomerID: sampleCustomerID,
 		Amount: json.Number(amount), Currency: "USD", FromCard: json.Number(card), FromWallet: json.Number(wallet),
-		DebtAmount: json.Number(debt), CreatedAt: sampleTime}
+		DebtAmount: json.Number(debt), CreatedAt: sampleAt}
 	if wallet != "0" {
 		w := sampleWalletID
 		f.WalletID = &w
@@ -317,10 +325,10 @@ func sampleFee(amount, card, wallet, debt string) FeeCharge {
 func samplePaymentStatus(typ, status, previous string) PaymentStatusData {
 	return PaymentStatusData{TransactionID: sampleTxID, ExternalID: "order-1001", Type: typ, Status: status,
 		PreviousStatus: &previous, Amount: "5000", FeeAmount: "100", Currency: "XAF", Country: "CM", Operator: "mtn",
-		PhoneNumber: "237670000000", UpdatedAt: sampleTime.Format(time.RFC3339)}
+		PhoneNumber: "237670000000", UpdatedAt: sampleAt}
 }
 
 func sampleWalletFund(status string) WalletFund {
 	return WalletFund{TransactionID: sampleTxID, WalletID: sampleWalletID, Reference: "bank-transfer-0001",
-		Balance: "payout", Amount: "100000", Currency: "XAF", Status: status, CompletedAt: sampleTime}
+		Balance: "payout", Amount: "100000", Currency: "XAF", Status: status, CompletedAt: sampleAt}
 }

@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/events"
+	"payments/pkg/timestamp/timestamptest"
 )
 
 // specKinds is every event name of the spec (§6.3–§6.5), typed from it, and
@@ -30,7 +31,7 @@ var specKinds = []string{
 	"debt.recovery.pending", "customer.created",
 }
 
-var ourKinds = []string{"payment.payout.status_updated", "payment.collect.status_updated", "debt.recovered",
+var ourKinds = []string{"payment.payout.status_updated", "payment.collect.status_updated", "card.fund.failed", "debt.recovered",
 	"wallet.transfer.completed", "wallet.fund.completed", "wallet.fund.failed",
 	"wallet.conversion.completed", "wallet.deposit.completed"}
 
@@ -173,6 +174,19 @@ func TestCataloguePayloads(t *testing.T) {
 	}
 }
 
+// TestPayloadTimestamps: every timestamp of every payload, as its builder
+// makes it, is written by timestamp.Format, with three decimals in UTC,
+// whatever the instant's precision.
+func TestPayloadTimestamps(t *testing.T) {
+	for _, e := range events.Catalogue {
+		ev, err := events.Build("co-1", e.Sample(), time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		timestamptest.Check(t, entryName(e), ev.Body)
+	}
+}
+
 // TestPaymentBuildersMatchTheCatalogue builds the payment events with their
 // own constructors (payments.go) and checks their data is the catalogue's.
 func TestPaymentBuildersMatchTheCatalogue(t *testing.T) {
@@ -274,6 +288,7 @@ func TestDocsExamples(t *testing.T) {
 		if err := json.Unmarshal(body.Data, &data); err != nil {
 			t.Fatal(err)
 		}
+		timestamptest.Check(t, "the example of "+string(body.Event), []byte(example))
 		got := keyPaths(t, data)
 		matched := false
 		for _, e := range events.Lookup(body.Event) {

@@ -1,9 +1,6 @@
 package events
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
 
 // Wallet movement kinds, ours: money moved between two wallets of a
 // company at its exchange rate (docs/fx.md).
@@ -31,7 +28,7 @@ type WalletConversionCompletedData struct {
 	ConvertedAmount json.Number `json:"converted_amount"`
 	FeeAmount       json.Number `json:"fee_amount"`
 	CreditedAmount  json.Number `json:"credited_amount"`
-	CompletedAt     time.Time   `json:"completed_at"`
+	CompletedAt     string      `json:"completed_at"`
 }
 
 // EventKind returns WalletConversionCompleted.
@@ -54,7 +51,7 @@ type WalletDepositCompletedData struct {
 	ExchangeRateID      string      `json:"exchange_rate_id"`
 	ConvertedAmount     json.Number `json:"converted_amount"`
 	DestinationCurrency string      `json:"destination_currency"`
-	CompletedAt         time.Time   `json:"completed_at"`
+	CompletedAt         string      `json:"completed_at"`
 }
 
 // EventKind returns WalletDepositCompleted.

@@ -4,7 +4,7 @@
 // An Event is written in the same DynamoDB transaction as the change it
 // reports. Its Body, the exact bytes a receiver gets ({"event": …,
 // "data": …}), is fixed at that moment, so every delivery and retry sends the
-// same bytes.
+// same bytes. A payload's times are strings written by timestamp.Format.
 package events
 
 import (
@@ -60,6 +60,10 @@ const (
 	PayoutStatusUpdated     Kind = "payment.payout.status_updated"
 	CollectionStatusUpdated Kind = "payment.collect.status_updated"
 )
+
+// CardFundFailed is ours, beside the spec's card.withdraw.failed: the issuer
+// refused a funding, which was given back to the wallet.
+const CardFundFailed Kind = "card.fund.failed"
 
 // Event is one occurrence of a kind, for one company.
 type Event struct {

@@ -1,9 +1,6 @@
 package events
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
 
 // Payloads of the events whose data the spec leaves "not shown" (§6.5): our
 // decision, documented in docs/events.md. Keys are snake_case; every payload
@@ -22,7 +19,7 @@ type CardTransaction struct {
 	Amount        json.Number `json:"amount"`
 	Currency      string      `json:"currency"`
 	Description   string      `json:"description"` // merchant and city for authorizations and settlements
-	CreatedAt     time.Time   `json:"created_at"`
+	CreatedAt     string      `json:"created_at"`
 }
 
 // RelatedCardTransaction is a CardTransaction that follows another one: a
@@ -132,7 +129,7 @@ type FeeCharge struct {
 	DebtAmount    json.Number `json:"debt_amount"`
 	WalletID      *string     `json:"wallet_id"` // the USD wallet when from_wallet is above 0, else null
 	DebtID        *string     `json:"debt_id"`   // the debt when debt_amount is above 0, else null
-	CreatedAt     time.Time   `json:"created_at"`
+	CreatedAt     string      `json:"created_at"`
 }
 
 // FeePaymentFailureChargedData is the data of fee.payment_failure.charged
@@ -170,7 +167,7 @@ type DebtRecoveryPendingData struct {
 	CustomerID    string      `json:"customer_id"`
 	Amount        json.Number `json:"amount"`
 	Currency      string      `json:"currency"` // USD
-	CreatedAt     time.Time   `json:"created_at"`
+	CreatedAt     string      `json:"created_at"`
 }
 
 // EventKind returns DebtRecoveryPending.
@@ -191,7 +188,7 @@ type DebtRecoveredData struct {
 	RemainingAmount     json.Number `json:"remaining_amount"`
 	Currency            string      `json:"currency"` // USD
 	Status              string      `json:"status"`   // PENDING or RECOVERED
-	RecoveredAt         time.Time   `json:"recovered_at"`
+	RecoveredAt         string      `json:"recovered_at"`
 }
 
 // EventKind returns DebtRecovered.
@@ -202,16 +199,16 @@ func (DebtRecoveredData) EventKind() Kind { return DebtRecovered }
 // of the customer list (§2.2), with the id as customer_id, and the outcome
 // of identity verification. Identity documents are never sent.
 type CustomerCreatedData struct {
-	CustomerID       string    `json:"customer_id"`
-	FirstName        string    `json:"first_name"`
-	LastName         string    `json:"last_name"`
-	Email            string    `json:"email"`
-	Country          string    `json:"country"`
-	PhoneCountryCode string    `json:"phone_country_code"`
-	PhoneNumber      string    `json:"phone_number"`
-	KYCStatus        string    `json:"kyc_status"`
-	IsActive         bool      `json:"is_active"`
-	CreatedAt        time.Time `json:"created_at"`
+	CustomerID       string `json:"customer_id"`
+	FirstName        string `json:"first_name"`
+	LastName         string `json:"last_name"`
+	Email            string `json:"email"`
+	Country          string `json:"country"`
+	PhoneCountryCode string `json:"phone_country_code"`
+	PhoneNumber      string `json:"phone_number"`
+	KYCStatus        string `json:"kyc_status"`
+	IsActive         bool   `json:"is_active"`
+	CreatedAt        string `json:"created_at"`
 }
 
 // EventKind returns CustomerCreated.

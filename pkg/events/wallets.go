@@ -1,9 +1,6 @@
 package events
 
-import (
-	"encoding/json"
-	"time"
-)
+import "encoding/json"
 
 // Ours: the money a company moves into or within its wallets (spec §4.23
 // names the routes, not their events).
@@ -36,7 +33,7 @@ type WalletTransferCompletedData struct {
 	DebitTransactionID  string      `json:"debit_transaction_id"`
 	CreditTransactionID string      `json:"credit_transaction_id"`
 	FeeTransactionID    *string     `json:"fee_transaction_id"`
-	CompletedAt         time.Time   `json:"completed_at"`
+	CompletedAt         string      `json:"completed_at"`
 }
 
 // EventKind returns WalletTransferCompleted.
@@ -53,7 +50,7 @@ type WalletFund struct {
 	Amount        json.Number `json:"amount"`
 	Currency      string      `json:"currency"`
 	Status        string      `json:"status"` // SUCCESS or FAILED
-	CompletedAt   time.Time   `json:"completed_at"`
+	CompletedAt   string      `json:"completed_at"`
 }
 
 // WalletFundCompletedData is the data of wallet.fund.completed: the

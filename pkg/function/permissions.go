@@ -174,6 +174,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"card-worker": {
+		Settings: []string{modeSetting},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},

@@ -163,7 +163,7 @@ func (c *Converter) Convert(ctx context.Context, companyID string, in Conversion
 		Amount: money.JSON(q.Amount, src.Currency), Currency: src.Currency,
 		Rate: json.Number(q.Rate.Value.String()), ExchangeRateID: q.Rate.ID,
 		ConvertedAmount: money.JSON(q.Converted, usd.Currency), FeeAmount: money.JSON(q.Fee, usd.Currency),
-		CreditedAmount: money.JSON(q.Net, usd.Currency), CompletedAt: now,
+		CreditedAmount: money.JSON(q.Net, usd.Currency), CompletedAt: timestamp.Format(now),
 	}, now)
 	if err != nil {
 		return Conversion{}, fmt.Errorf("fx: convert: %w", err)

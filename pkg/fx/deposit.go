@@ -11,6 +11,7 @@ import (
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -119,7 +120,7 @@ func (c *Converter) Deposit(ctx context.Context, companyID string, in DepositInp
 		Amount: money.JSON(d.Amount, src.Currency), FeeAmount: money.JSON(d.Fee, src.Currency),
 		TotalAmount: money.JSON(d.Total(), src.Currency), Currency: src.Currency,
 		Rate: json.Number(r.Value.String()), ExchangeRateID: r.ID,
-		ConvertedAmount: money.JSON(converted, dst.Currency), DestinationCurrency: dst.Currency, CompletedAt: now,
+		ConvertedAmount: money.JSON(converted, dst.Currency), DestinationCurrency: dst.Currency, CompletedAt: timestamp.Format(now),
 	}, now)
 	if err != nil {
 		return Deposit{}, fmt.Errorf("fx: deposit: %w", err)

@@ -19,8 +19,9 @@ import (
 // The card network's transactions add to Cards, in the company partition:
 //
 //   - ISSUEREVENT#<issuer event id>: the claim of an issuer notification,
-//     naming the card transaction it made (of) or the code of its refusal
-//     (refused), written in the same transaction as what it made;
+//     naming the card transaction it made (of) and what it moved on the
+//     card (card_delta, held_delta), or the code of its refusal (refused),
+//     written in the same transaction as what it made;
 //   - ISSUERTX#<network transaction id>: the card transaction recorded for
 //     an authorization of the network (approved or declined), so that its
 //     settlement, reversal or refund, which name it, find it, and so that
@@ -42,6 +43,8 @@ type eventClaimItem struct {
 	CompanyID string `dynamodbav:"company_id"`
 	Of        string `dynamodbav:"of,omitempty"`
 	Refused   string `dynamodbav:"refused,omitempty"`
+	CardDelta int64  `dynamodbav:"card_delta,omitempty"`
+	HeldDelta int64  `dynamodbav:"held_delta,omitempty"`
 	CreatedAt string `dynamodbav:"created_at,omitempty"`
 }
 
@@ -82,7 +85,8 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		if r.EventID != "" {
 			claim, err := attributevalue.MarshalMap(eventClaimItem{
 				PK: companyPK(c.CompanyID), SK: issuerEventSK(r.EventID), Type: "issuer_event",
-				CompanyID: c.CompanyID, Of: made, CreatedAt: timestamp.Format(r.Now),
+				CompanyID: c.CompanyID, Of: made, CardDelta: r.BalanceDelta, HeldDelta: r.HeldDelta,
+				CreatedAt: timestamp.Format(r.Now),
 			})
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal issuer event claim: %w", err)
@@ -220,7 +224,7 @@ func (s *Cards) Outcome(ctx context.Context, companyID, eventID string) (cards.O
 	if err != nil || !found {
 		return cards.Outcome{}, false, err
 	}
-	return cards.Outcome{TxID: it.Of, Refused: it.Refused}, true, nil
+	return cards.Outcome{TxID: it.Of, Refused: it.Refused, BalanceDelta: it.CardDelta, HeldDelta: it.HeldDelta}, true, nil
 }
 
 // NetworkTransaction reads the card transaction recorded for network

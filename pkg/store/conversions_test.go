@@ -14,6 +14,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -58,7 +59,7 @@ func TestMoveChecksItsConditions(t *testing.T) {
 			return wallets.Transaction{ID: ids.NewV7(now), CompanyID: company, WalletID: w.ID, Amount: max(delta, -delta), Currency: w.Currency,
 				Status: wallets.StatusSuccess, Type: wallets.TypeTransfer, Reference: id, Balance: b, Delta: delta, CreatedAt: now}
 		}
-		ev, err := events.Build(company, events.WalletConversionCompletedData{ConversionID: id, CompletedAt: now}, now)
+		ev, err := events.Build(company, events.WalletConversionCompletedData{ConversionID: id, CompletedAt: timestamp.Format(now)}, now)
 		if err != nil {
 			t.Fatal(err)
 		}

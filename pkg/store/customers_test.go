@@ -21,6 +21,7 @@ import (
 	"payments/pkg/providers/kyc"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/timestamp"
 )
 
 // customerBase is when the customers of these tests are created: the n-th
@@ -54,7 +55,7 @@ func createdEvent(t *testing.T, c customers.Customer) events.Event {
 	ev, err := events.Build(c.CompanyID, events.CustomerCreatedData{
 		CustomerID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Country: c.Country,
 		PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber, KYCStatus: string(c.KYCStatus),
-		IsActive: c.IsActive, CreatedAt: c.CreatedAt,
+		IsActive: c.IsActive, CreatedAt: timestamp.Format(c.CreatedAt),
 	}, c.CreatedAt)
 	if err != nil {
 		t.Fatal(err)

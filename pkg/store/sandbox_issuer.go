@@ -25,8 +25,8 @@ import (
 //   - SANDBOX#ISSUER#CARD#<issuer id>: a card, with its balance and status;
 //   - SANDBOX#ISSUER#CARDREF#<our card id>: the id of the card issued with
 //     that reference, or its decline;
-//   - SANDBOX#ISSUER#MOVE#<our transaction id>: the claim of a movement's
-//     reference.
+//   - SANDBOX#ISSUER#MOVE#<reference>: the claim of a movement's
+//     reference (our transaction id, or a posting's).
 type SandboxIssuer struct{ db *DB }
 
 var _ issuer.SandboxStore = (*SandboxIssuer)(nil)
@@ -99,6 +99,7 @@ type sandboxCardItem struct {
 	ExpiryMonth  int        `dynamodbav:"expiry_month"`
 	ExpiryYear   int        `dynamodbav:"expiry_year"`
 	Balance      int64      `dynamodbav:"balance"`
+	Holds        int64      `dynamodbav:"holds"`
 	HeldBalance  int64      `dynamodbav:"held_balance"`
 	Status       string     `dynamodbav:"status"`
 	Number       sealedAttr `dynamodbav:"number"`
@@ -114,7 +115,7 @@ func (it sandboxCardItem) card() (issuer.SandboxCard, error) {
 	return issuer.SandboxCard{Card: issuer.Card{
 		ID: it.ID, Reference: it.Reference, CardholderID: it.CardholderID, Brand: issuer.Brand(it.Brand),
 		Last4: it.Last4, ExpiryMonth: it.ExpiryMonth, ExpiryYear: it.ExpiryYear, Balance: it.Balance,
-		Status: issuer.CardStatus(it.Status), CreatedAt: at,
+		Available: it.Balance - it.Holds, Status: issuer.CardStatus(it.Status), CreatedAt: at,
 	}, HeldBalance: it.HeldBalance, Number: it.Number.sealed(), CVV: it.CVV.sealed()}, nil
 }
 
@@ -125,6 +126,7 @@ type sandboxMoveItem struct {
 	Reference string `dynamodbav:"reference"`
 	CardID    string `dynamodbav:"card_id"`
 	Delta     int64  `dynamodbav:"delta"`
+	Held      int64  `dynamodbav:"held,omitempty"`
 	CreatedAt string `dynamodbav:"created_at"`
 }
 
@@ -233,9 +235,8 @@ func (s *SandboxIssuer) Card(ctx context.Context, id string) (issuer.SandboxCard
 
 // MoveCard updates the card's balance, on the condition that the card is
 // ACTIVE (a withdrawal: ACTIVE or FROZEN, and covers it), and claims the
-// movement's
-// reference, in one transaction. When the card's condition fails, a read of
-// the card tells which.
+// movement's reference, in one transaction. When the card's condition
+// fails, a read of the card tells which.
 func (s *SandboxIssuer) MoveCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
 	cond := "attribute_exists(PK) AND #status = :active"
 	values := map[string]types.AttributeValue{
@@ -247,28 +248,59 @@ func (s *SandboxIssuer) MoveCard(ctx context.Context, m issuer.SandboxMovement) 
 		values[":frozen"] = &types.AttributeValueMemberS{Value: string(issuer.CardFrozen)}
 		values[":need"] = &types.AttributeValueMemberN{Value: strconv.FormatInt(-m.Delta, 10)}
 	}
-	t := &txn{}
-	t.add("card", types.TransactWriteItem{Update: &types.Update{
-		TableName:                 aws.String(s.db.Table),
-		Key:                       primaryKeyOf(sandboxCardPK(m.CardID), sandboxCardSK),
+	return s.moveOnce(ctx, "move", m, &types.Update{
 		UpdateExpression:          aws.String("SET balance = balance + :delta"),
 		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
-	}})
+	}, s.moveRefused)
+}
+
+// PostCard updates the card's balance and holds, on the condition only
+// that the card exists and is not TERMINATED, and claims the posting's
+// reference, in one transaction.
+func (s *SandboxIssuer) PostCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
+	return s.moveOnce(ctx, "post", m, &types.Update{
+		UpdateExpression:    aws.String("SET balance = balance + :delta, holds = if_not_exists(holds, :zero) + :held"),
+		ConditionExpression: aws.String("attribute_exists(PK) AND #status <> :terminated"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":delta":      &types.AttributeValueMemberN{Value: strconv.FormatInt(m.Delta, 10)},
+			":held":       &types.AttributeValueMemberN{Value: strconv.FormatInt(m.Held, 10)},
+			":zero":       &types.AttributeValueMemberN{Value: "0"},
+			":terminated": &types.AttributeValueMemberS{Value: string(issuer.CardTerminated)},
+		},
+	}, func(ctx context.Context, m issuer.SandboxMovement) error {
+		c, err := s.Card(ctx, m.CardID)
+		if err != nil {
+			return err
+		}
+		return fmt.Errorf("store: sandbox card %s is %s: %w", m.CardID, c.Status, issuer.ErrCardState)
+	})
+}
+
+// moveOnce runs update (its condition and values; the key and the status
+// name are added) on the card of m and claims m's reference, in one
+// transaction, and returns the card afterwards. A reference claimed
+// already changes nothing: the card of its movement is returned as it is
+// now. When the card's condition fails, refused says why.
+func (s *SandboxIssuer) moveOnce(ctx context.Context, what string, m issuer.SandboxMovement, update *types.Update, refused func(context.Context, issuer.SandboxMovement) error) (issuer.SandboxCard, error) {
+	update.TableName = aws.String(s.db.Table)
+	update.Key = primaryKeyOf(sandboxCardPK(m.CardID), sandboxCardSK)
+	update.ExpressionAttributeNames = map[string]string{"#status": "status"}
+	t := &txn{}
+	t.add("card", types.TransactWriteItem{Update: update})
 	err := s.addNew(t, "claim", sandboxMoveItem{
 		PK: sandboxMovePK(m.Reference), SK: sandboxMoveSK, Type: "sandbox_card_move",
-		Reference: m.Reference, CardID: m.CardID, Delta: m.Delta, CreatedAt: timestamp.Format(m.CreatedAt),
+		Reference: m.Reference, CardID: m.CardID, Delta: m.Delta, Held: m.Held, CreatedAt: timestamp.Format(m.CreatedAt),
 	})
 	if err != nil {
 		return issuer.SandboxCard{}, err
 	}
-	err = s.db.writeOnce(ctx, "move sandbox card "+m.CardID+" "+m.Reference, t, func(ctx context.Context, c cancellation) error {
+	err = s.db.writeOnce(ctx, what+" sandbox card "+m.CardID+" "+m.Reference, t, func(ctx context.Context, c cancellation) error {
 		switch {
 		case c.failed("claim"):
 			return errSandboxRefTaken
 		case c.failed("card"):
-			return s.moveRefused(ctx, m)
+			return refused(ctx, m)
 		}
 		return nil
 	})
@@ -317,11 +349,11 @@ func (s *SandboxIssuer) SetCardStatus(ctx context.Context, id string, from, to i
 }
 
 // TerminateCard moves the balance of an ACTIVE or FROZEN card to its held
-// balance and makes it TERMINATED, with a conditional update; a card
-// already TERMINATED is read and returned.
+// balance, releases its holds and makes it TERMINATED, with a conditional
+// update; a card already TERMINATED is read and returned.
 func (s *SandboxIssuer) TerminateCard(ctx context.Context, id string) (issuer.SandboxCard, error) {
 	return s.updateCard(ctx, "terminate sandbox card "+id, id, &dynamodb.UpdateItemInput{
-		UpdateExpression:    aws.String("SET #status = :terminated, held_balance = balance, balance = :zero"),
+		UpdateExpression:    aws.String("SET #status = :terminated, held_balance = balance, balance = :zero, holds = :zero"),
 		ConditionExpression: aws.String("#status IN (:active, :frozen)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":terminated": &types.AttributeValueMemberS{Value: string(issuer.CardTerminated)},

@@ -37,7 +37,7 @@ func sandboxCard(holderID string, balance int64) issuer.SandboxCard {
 	return issuer.SandboxCard{Card: issuer.Card{
 		ID: "card_" + uuid.NewString(), Reference: uuid.NewString(), CardholderID: holderID,
 		Brand: issuer.Visa, Last4: "4242", ExpiryMonth: 11, ExpiryYear: 2029,
-		Balance: balance, Status: issuer.CardActive, CreatedAt: sandboxIssuerNow,
+		Balance: balance, Available: balance, Status: issuer.CardActive, CreatedAt: sandboxIssuerNow,
 	}, Number: randomSealed(16), CVV: randomSealed(3)}
 }
 

@@ -15,6 +15,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/providers/bank"
+	"payments/pkg/timestamp"
 )
 
 // ErrFundingFinal is a confirmation or rejection of a funding that is no
@@ -248,7 +249,7 @@ func (s *Service) settle(ctx context.Context, f Transaction, to Status, by strin
 	f.Status, f.CompletedAt = to, &now
 	data := events.WalletFund{
 		TransactionID: f.ID, WalletID: f.WalletID, Reference: f.Reference, Balance: string(f.Balance),
-		Amount: money.JSON(f.Amount, f.Currency), Currency: f.Currency, Status: string(to), CompletedAt: now,
+		Amount: money.JSON(f.Amount, f.Currency), Currency: f.Currency, Status: string(to), CompletedAt: timestamp.Format(now),
 	}
 	var p events.Payload = events.WalletFundFailedData{WalletFund: data}
 	if to == StatusSuccess {

@@ -15,6 +15,7 @@ import (
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
+	"payments/pkg/timestamp"
 )
 
 // FeeQuoter prices an operation by the company's fee schedule
@@ -160,7 +161,7 @@ func (s *Service) TransferInternal(ctx context.Context, companyID, walletID stri
 		TransferID: t.ID, WalletID: walletID, Currency: w.Currency,
 		Amount: money.JSON(amount, w.Currency), FeeAmount: money.JSON(fee, w.Currency),
 		From: string(in.From), To: string(in.To),
-		DebitTransactionID: debit.ID, CreditTransactionID: credit.ID, CompletedAt: now,
+		DebitTransactionID: debit.ID, CreditTransactionID: credit.ID, CompletedAt: timestamp.Format(now),
 	}
 	if fee > 0 {
 		f := entry(TypeFee, in.From, -fee)

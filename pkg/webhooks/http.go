@@ -5,10 +5,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"time"
 
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
+	"payments/pkg/timestamp"
 )
 
 // DefaultPageSize is the page size of the delivery log.
@@ -135,11 +135,12 @@ func ParseQuery(r *http.Request) (Query, error) {
 	return q, err
 }
 
-// EventView is an event in the delivery log.
+// EventView is an event in the delivery log. Its times, and its
+// deliveries' and attempts', are written by timestamp.Format.
 type EventView struct {
 	ID        string          `json:"id"`
 	Event     events.Kind     `json:"event"`
-	CreatedAt time.Time       `json:"created_at"`
+	CreatedAt string          `json:"created_at"`
 	Status    Status          `json:"status"`
 	Payload   json.RawMessage `json:"payload"`
 	// Deliveries are ordered by round, then destination.
@@ -155,18 +156,18 @@ type DeliveryView struct {
 	Round       int           `json:"round"`
 	Status      Status        `json:"status"`
 	Signed      bool          `json:"signed"`
-	CreatedAt   time.Time     `json:"created_at"`
+	CreatedAt   string        `json:"created_at"`
 	Attempts    []AttemptView `json:"attempts"`
 }
 
 // AttemptView is an attempt in the delivery log: status_code is null when
 // no answer came, error is null when one did.
 type AttemptView struct {
-	Attempt    int       `json:"attempt"`
-	At         time.Time `json:"at"`
-	StatusCode *int      `json:"status_code"`
-	Error      *string   `json:"error"`
-	DurationMS int64     `json:"duration_ms"`
+	Attempt    int     `json:"attempt"`
+	At         string  `json:"at"`
+	StatusCode *int    `json:"status_code"`
+	Error      *string `json:"error"`
+	DurationMS int64   `json:"duration_ms"`
 }
 
 // View returns the delivery log's view of r.
@@ -176,16 +177,16 @@ func View(r Record) (EventView, error) {
 		return EventView{}, err
 	}
 	v := EventView{
-		ID: r.Event.ID, Event: r.Event.Kind, CreatedAt: r.Event.CreatedAt, Status: r.Status(),
+		ID: r.Event.ID, Event: r.Event.Kind, CreatedAt: timestamp.Format(r.Event.CreatedAt), Status: r.Status(),
 		Payload: payload, Deliveries: make([]DeliveryView, 0, len(r.Deliveries)),
 	}
 	for _, d := range r.Deliveries {
 		dv := DeliveryView{
 			ID: d.ID, Destination: d.Destination, URL: d.URL, Round: d.Round, Status: d.Status,
-			Signed: d.Signature != "", CreatedAt: d.CreatedAt, Attempts: make([]AttemptView, 0, len(d.Attempts)),
+			Signed: d.Signature != "", CreatedAt: timestamp.Format(d.CreatedAt), Attempts: make([]AttemptView, 0, len(d.Attempts)),
 		}
 		for _, a := range d.Attempts {
-			av := AttemptView{Attempt: a.Number, At: a.At, DurationMS: a.Duration.Milliseconds()}
+			av := AttemptView{Attempt: a.Number, At: timestamp.Format(a.At), DurationMS: a.Duration.Milliseconds()}
 			if a.Error != "" {
 				e := a.Error
 				av.Error = &e

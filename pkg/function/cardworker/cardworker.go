@@ -19,15 +19,22 @@ import (
 // issuer-events queue, which applies each notification of the card issuer
 // once per its event id, whatever the queue repeats (cards.Service.Apply):
 // authorizations decided, settlements, reversals and refunds, their fees,
-// terminations.
+// terminations; then tells the issuer what each moved on the card: the
+// sandbox issuer in sandbox mode, none in production mode, which has no
+// issuer adapter yet.
 // A message that is not a notification fails, and reaches the dead-letter
 // queue after its retries.
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
 	db := services.DB(cfg)
+	var iss issuer.Issuer
+	if cfg.Mode == function.ModeSandbox {
+		iss = issuer.NewSandbox(store.NewSandboxIssuer(db), nil) // it issues no card
+	}
 	svc := cards.NewService(cards.Deps{
 		Store:   store.NewCards(db),
 		Wallets: services.Wallets(db),
 		Fees:    fees.NewService(store.NewFees(db)),
+		Issuer:  iss,
 		Events: outbox.NewPublisher(store.NewOutbox(db),
 			queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)),
 	})

@@ -106,8 +106,10 @@ type Card struct {
 	Last4        string
 	ExpiryMonth  int
 	ExpiryYear   int
-	// Balance is in USD cents.
+	// Balance is in USD cents; Available is what can be spent of it: the
+	// balance less the open authorization holds.
 	Balance   int64
+	Available int64
 	Status    CardStatus
 	CreatedAt time.Time
 }
@@ -138,6 +140,24 @@ type Movement struct {
 	Amount int64
 }
 
+// Posting is a movement of a card's money made by the card network or by
+// our fees, as we recorded it on our card from one of the issuer's
+// notifications: an authorization we approved holds its amount, a
+// settlement takes its amount and releases the hold, a reversal releases
+// it, a refund gives back, a fee we take from the card takes it. The issuer
+// is told of each, so that its card moves as ours did.
+type Posting struct {
+	// Reference names the posting, which is applied once per Reference:
+	// the issuer's event id it answers, or, for the second write of a
+	// notification written in two (a settlement, then its cross-border
+	// fee), that id with a suffix.
+	Reference string
+	CardID    string
+	// BalanceDelta is added to the card's balance and HeldDelta to its
+	// open holds, in USD cents; at least one is not 0.
+	BalanceDelta, HeldDelta int64
+}
+
 // Cardholders is the cardholder side of an issuer.
 type Cardholders interface {
 	// EnrollCardholder registers a cardholder, or returns the one
@@ -164,9 +184,14 @@ type Issuer interface {
 	FreezeCard(ctx context.Context, id string) (Card, error)
 	// UnfreezeCard makes a frozen card usable again.
 	UnfreezeCard(ctx context.Context, id string) (Card, error)
+	// PostCard applies p to its card once per p.Reference and returns the
+	// card afterwards. A posting reports what was done: the issuer does
+	// not refuse it for the card's balance or status, but a TERMINATED
+	// card takes none (ErrCardState), its balance paid out.
+	PostCard(ctx context.Context, p Posting) (Card, error)
 	// TerminateCard closes a card for good: it returns the card, now
-	// TERMINATED with balance 0, and the balance it held, which is owed
-	// back to the company. Terminating a terminated card returns the same
-	// answer again.
+	// TERMINATED with balance 0 and no holds, and the balance it held,
+	// which is owed back to the company. Terminating a terminated card
+	// returns the same answer again.
 	TerminateCard(ctx context.Context, id string) (Card, int64, error)
 }

@@ -35,6 +35,9 @@ import (
 // again to a repeated issuance. Cardholder ids are ch_<uuid>, card ids
 // card_<uuid>.
 //
+// What the card network and our fees do to a card reaches the sandbox as
+// postings (PostCard), which move its balance and holds as they moved ours.
+//
 // A request the sandbox refuses for its content (a missing reference, a
 // negative initial amount or a movement of 0 or less, an unknown brand) is
 // ErrDeclined and records nothing. Any failure of the store is
@@ -78,12 +81,15 @@ type SandboxCard struct {
 }
 
 // SandboxMovement is a movement of money on a card as the sandbox issuer
-// records it.
+// records it: a funding, a withdrawal or a posting.
 type SandboxMovement struct {
-	Reference string // our transaction id
+	// Reference is our transaction id, or a posting's reference.
+	Reference string
 	CardID    string
 	// Delta is added to the balance: > 0 funds the card, < 0 withdraws.
-	Delta     int64
+	Delta int64
+	// Held is added to the card's open holds (a posting's).
+	Held      int64
 	CreatedAt time.Time
 }
 
@@ -111,14 +117,20 @@ type SandboxStore interface {
 	// ACTIVE (for a withdrawal, ACTIVE or FROZEN); ErrInsufficientFunds:
 	// the balance would fall below 0.
 	MoveCard(ctx context.Context, m SandboxMovement) (SandboxCard, error)
+	// PostCard adds m.Delta to the balance and m.Held to the holds of the
+	// card m.CardID once per m.Reference, whatever the balance, and
+	// returns the card afterwards; a reference already used changes
+	// nothing. ErrNotFound: no such card; ErrCardState: the card is
+	// TERMINATED.
+	PostCard(ctx context.Context, m SandboxMovement) (SandboxCard, error)
 	// SetCardStatus changes the status of the card id from from to to and
 	// returns the card; ErrCardState when its status is not from,
 	// ErrNotFound when there is no such card.
 	SetCardStatus(ctx context.Context, id string, from, to CardStatus) (SandboxCard, error)
 	// TerminateCard makes an ACTIVE or FROZEN card TERMINATED with balance
-	// 0, keeping the balance it held as HeldBalance, and returns it; a
-	// TERMINATED card is returned as it is. ErrNotFound when there is no
-	// such card.
+	// 0 and no holds, keeping the balance it held as HeldBalance, and
+	// returns it; a TERMINATED card is returned as it is. ErrNotFound when
+	// there is no such card.
 	TerminateCard(ctx context.Context, id string) (SandboxCard, error)
 }
 
@@ -243,7 +255,7 @@ func (s *Sandbox) newCard(ctx context.Context, r CardRequest, holderID string, b
 	c := SandboxCard{Card: Card{
 		ID: id, Reference: r.Reference, CardholderID: holderID, Brand: brand, Last4: number[len(number)-4:],
 		ExpiryMonth: int(expiry.Month()), ExpiryYear: expiry.Year(),
-		Balance: r.Amount, Status: CardActive, CreatedAt: now,
+		Balance: r.Amount, Available: r.Amount, Status: CardActive, CreatedAt: now,
 	}}
 	var err error
 	if c.Number, err = s.vault.Seal(ctx, []byte(number), id); err == nil {
@@ -340,6 +352,26 @@ func (s *Sandbox) move(ctx context.Context, m Movement, delta int64) (Card, erro
 	return c.Card, nil
 }
 
+// PostCard applies p to its card once per p.Reference: the balance moves
+// by p.BalanceDelta and the holds by p.HeldDelta, whatever they are (a
+// posting reports what the network and the fees did); a TERMINATED card
+// takes none (ErrCardState). A repeat returns the card as it is now.
+func (s *Sandbox) PostCard(ctx context.Context, p Posting) (Card, error) {
+	switch {
+	case p.Reference == "":
+		return Card{}, invalid("posting reference is required")
+	case p.BalanceDelta == 0 && p.HeldDelta == 0:
+		return Card{}, invalid("posting %s moves nothing", p.Reference)
+	}
+	c, err := s.store.PostCard(ctx, SandboxMovement{
+		Reference: p.Reference, CardID: p.CardID, Delta: p.BalanceDelta, Held: p.HeldDelta, CreatedAt: timestamp.Of(s.Now()),
+	})
+	if err != nil {
+		return Card{}, sandboxErr(err)
+	}
+	return c.Card, nil
+}
+
 // FreezeCard makes an ACTIVE card FROZEN; any other status is ErrCardState.
 func (s *Sandbox) FreezeCard(ctx context.Context, id string) (Card, error) {
 	return s.setStatus(ctx, id, CardActive, CardFrozen)
@@ -360,8 +392,8 @@ func (s *Sandbox) setStatus(ctx context.Context, id string, from, to CardStatus)
 }
 
 // TerminateCard makes an ACTIVE or FROZEN card TERMINATED with balance 0
-// and returns the balance it held; a TERMINATED card answers the same
-// again.
+// and no holds, and returns the balance it held; a TERMINATED card answers
+// the same again.
 func (s *Sandbox) TerminateCard(ctx context.Context, id string) (Card, int64, error) {
 	c, err := s.store.TerminateCard(ctx, id)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 	"sync"
@@ -183,7 +184,7 @@ func TestSandboxIssueCard(t *testing.T) {
 				want := issuer.Card{
 					ID: c.ID, Reference: tt.req.Reference, CardholderID: tt.req.CardholderID, Brand: tt.brand,
 					Last4: sec.Number[12:], ExpiryMonth: 2, ExpiryYear: 2029, Balance: tt.req.Amount,
-					Status: issuer.CardActive, CreatedAt: now,
+					Available: tt.req.Amount, Status: issuer.CardActive, CreatedAt: now,
 				}
 				if attempt == 0 {
 					first, firstSecrets = c, sec
@@ -517,6 +518,69 @@ func TestSandboxMovements(t *testing.T) {
 	})
 }
 
+// TestSandboxPostings: a posting moves the card's balance and holds once
+// per reference, whatever they are, on an active or a frozen card; a
+// terminated card, which holds nothing, takes none.
+func TestSandboxPostings(t *testing.T) {
+	ctx := context.Background()
+	sb := newSandbox(t)
+	card := issue(t, sb, 1000)
+	hold := issuer.Posting{Reference: "evt_hold", CardID: card.ID, HeldDelta: 400}
+	settle := issuer.Posting{Reference: "evt_settle#settlement", CardID: card.ID, BalanceDelta: -300, HeldDelta: -400}
+	freeze := func() { sb.FreezeCard(ctx, card.ID) }
+
+	tests := []struct {
+		name               string
+		before             func()
+		p                  issuer.Posting
+		want               error
+		balance, available int64 // of the card afterwards
+	}{
+		{"hold", nil, hold, nil, 1000, 600},
+		{"hold repeated", nil, hold, nil, 1000, 600},
+		{"settlement releasing the whole hold", nil, settle, nil, 700, 700},
+		{"settlement repeated", nil, settle, nil, 700, 700},
+		{"a fee on a frozen card", freeze, issuer.Posting{Reference: "evt_fee", CardID: card.ID, BalanceDelta: -50}, nil, 650, 650},
+		{"a refund on a frozen card", nil, issuer.Posting{Reference: "evt_refund", CardID: card.ID, BalanceDelta: 100}, nil, 750, 750},
+		{"a hold beyond the balance", nil, issuer.Posting{Reference: "evt_big", CardID: card.ID, HeldDelta: 800}, nil, 750, -50},
+		{"moving nothing", nil, issuer.Posting{Reference: "evt_none", CardID: card.ID}, issuer.ErrDeclined, 750, -50},
+		{"no reference", nil, issuer.Posting{CardID: card.ID, HeldDelta: 1}, issuer.ErrDeclined, 750, -50},
+		{"unknown card", nil, issuer.Posting{Reference: "evt_nope", CardID: "card_nope", HeldDelta: 1}, issuer.ErrNotFound, 750, -50},
+		{"terminated", func() { sb.TerminateCard(ctx, card.ID) }, issuer.Posting{Reference: "evt_late", CardID: card.ID, HeldDelta: -800}, issuer.ErrCardState, 0, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.before != nil {
+				tt.before()
+			}
+			got, err := sb.PostCard(ctx, tt.p)
+			if !errors.Is(err, tt.want) || err == nil && (got.ID != card.ID || got.Balance != tt.balance || got.Available != tt.available) {
+				t.Fatalf("= %+v, %v; want balance %d, available %d, %v", got, err, tt.balance, tt.available, tt.want)
+			}
+			if after, err := sb.Card(ctx, card.ID); err != nil || after.Balance != tt.balance || after.Available != tt.available {
+				t.Fatalf("Card = balance %d, available %d, %v; want %d, %d", after.Balance, after.Available, err, tt.balance, tt.available)
+			}
+		})
+	}
+
+	t.Run("concurrent postings each apply once", func(t *testing.T) {
+		card := issue(t, sb, 1000)
+		var wg sync.WaitGroup
+		for i := range 20 {
+			wg.Go(func() {
+				p := issuer.Posting{Reference: fmt.Sprintf("evt_%s_%d", card.ID, i%10), CardID: card.ID, BalanceDelta: -10, HeldDelta: 5}
+				if _, err := sb.PostCard(ctx, p); err != nil {
+					t.Errorf("PostCard: %v", err)
+				}
+			})
+		}
+		wg.Wait()
+		if got, err := sb.Card(ctx, card.ID); err != nil || got.Balance != 900 || got.Available != 850 {
+			t.Fatalf("Card = balance %d, available %d, %v; want 900, 850", got.Balance, got.Available, err)
+		}
+	})
+}
+
 func TestSandboxCardStates(t *testing.T) {
 	ctx := context.Background()
 	sb := newSandbox(t)
@@ -632,6 +696,10 @@ func (brokenStore) MoveCard(context.Context, issuer.SandboxMovement) (issuer.San
 	return issuer.SandboxCard{}, errBroken
 }
 
+func (brokenStore) PostCard(context.Context, issuer.SandboxMovement) (issuer.SandboxCard, error) {
+	return issuer.SandboxCard{}, errBroken
+}
+
 func (brokenStore) SetCardStatus(context.Context, string, issuer.CardStatus, issuer.CardStatus) (issuer.SandboxCard, error) {
 	return issuer.SandboxCard{}, errBroken
 }
@@ -662,6 +730,10 @@ func TestSandboxStoreFailureIsUnavailable(t *testing.T) {
 		{"FreezeCard", func() error { _, err := sb.FreezeCard(ctx, "card_x"); return err }},
 		{"UnfreezeCard", func() error { _, err := sb.UnfreezeCard(ctx, "card_x"); return err }},
 		{"TerminateCard", func() error { _, _, err := sb.TerminateCard(ctx, "card_x"); return err }},
+		{"PostCard", func() error {
+			_, err := sb.PostCard(ctx, issuer.Posting{Reference: "evt", CardID: "card_x", HeldDelta: 1})
+			return err
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
