@@ -310,7 +310,8 @@ func (s *Service) Resume(ctx context.Context, open Transaction) error {
 		return fmt.Errorf("cards: resume %s: %w", tx.ID, err)
 	}
 	if !tx.Issuance {
-		_, err = s.finishMove(ctx, card, tx, card.Balance) // nobody waits for its answer
+		// Nobody waits for its answer: the balance before is not needed.
+		_, err = s.finishMove(ctx, card, tx, card.Balance)
 		if errors.Is(err, ErrIssuerDeclined) { // settled: reversed
 			return nil
 		}
