@@ -16,8 +16,8 @@ import (
 	"payments/pkg/payments"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
-	"payments/pkg/wallets"
 	"payments/pkg/waittest"
+	"payments/pkg/wallets"
 )
 
 // TestBurstLeavesNoPaymentUnsent sends 300 payouts and collections in a
