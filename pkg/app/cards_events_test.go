@@ -101,7 +101,7 @@ func TestFundingEventsSayWhatHappened(t *testing.T) {
 			if tt.after != nil {
 				tt.after(card)
 			}
-			if err := sweep(ctx, awsevents.EventBridgeEvent{}); err != nil {
+			if _, err := sweep(ctx, awsevents.EventBridgeEvent{}); err != nil {
 				t.Fatal(err)
 			}
 			for _, kind := range []string{"card.fund", "card.fund.failed"} {
