@@ -6393,14 +6393,6 @@ type ConsolePaymentResolvedStatus string
 // ConsolePaymentType defines model for ConsolePayment.Type.
 type ConsolePaymentType string
 
-// ConsolePaymentPage a page of flagged payments
-type ConsolePaymentPage struct {
-	Items []ConsolePayment `json:"items"`
-
-	// NextCursor pass as `cursor` to read the next page; null on the last page
-	NextCursor *string `json:"next_cursor"`
-}
-
 // ConsolePaymentResolution the body of `POST /admin/payments/{transactionId}/resolve`
 type ConsolePaymentResolution struct {
 	// Note how the outcome was established (1 to 1000 characters once trimmed); kept for operators, not shown to the company
@@ -10130,7 +10122,9 @@ type ClientInterface interface {
 
 	// ListPaymentsAwaitingReconciliation The payments of every company flagged for reconciliation, oldest first.
 	//
-	// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+	// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
+	// object under `meta` and `pagination`. It walks by cursor only (no page numbers); the first page counts
+	// the flagged payments (`total`), and the cursor carries that count. Without
 	// `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
 	//
 	// Corresponds with GET /admin/payments (the `ListPaymentsAwaitingReconciliation` operationId).
@@ -11264,7 +11258,9 @@ func (c *Client) CreateWebhookSigningSecret(ctx context.Context, id string, reqE
 
 // ListPaymentsAwaitingReconciliation The payments of every company flagged for reconciliation, oldest first.
 //
-// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
+// object under `meta` and `pagination`. It walks by cursor only (no page numbers); the first page counts
+// the flagged payments (`total`), and the cursor carries that count. Without
 // `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
 //
 // Corresponds with GET /admin/payments (the `ListPaymentsAwaitingReconciliation` operationId).
@@ -16759,7 +16755,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListPaymentsAwaitingReconciliationWithResponse The payments of every company flagged for reconciliation, oldest first.
 	//
-	// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+	// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
+	// object under `meta` and `pagination`. It walks by cursor only (no page numbers); the first page counts
+	// the flagged payments (`total`), and the cursor carries that count. Without
 	// `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -18616,13 +18614,16 @@ type ListPaymentsAwaitingReconciliationResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Data a page of flagged payments
-		Data ConsolePaymentPage `json:"data"`
+		Data []ConsolePayment `json:"data"`
 
-		// Message human-readable; not for programs
+		// Message "<N> items retrieved successfully"
 		Message string `json:"message"`
 
-		// StatusCode the HTTP status, repeated
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                                   `json:"pagination"`
 		StatusCode int                                                          `json:"statusCode"`
 		Success    ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess `json:"success"`
 	}
@@ -18634,13 +18635,16 @@ type ListPaymentsAwaitingReconciliationResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListPaymentsAwaitingReconciliationResponse) GetJSON200() *struct {
-	// Data a page of flagged payments
-	Data ConsolePaymentPage `json:"data"`
+	Data []ConsolePayment `json:"data"`
 
-	// Message human-readable; not for programs
+	// Message "<N> items retrieved successfully"
 	Message string `json:"message"`
 
-	// StatusCode the HTTP status, repeated
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                                   `json:"pagination"`
 	StatusCode int                                                          `json:"statusCode"`
 	Success    ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess `json:"success"`
 } {
@@ -24507,7 +24511,9 @@ func (c *ClientWithResponses) CreateWebhookSigningSecretWithResponse(ctx context
 
 // ListPaymentsAwaitingReconciliationWithResponse The payments of every company flagged for reconciliation, oldest first.
 //
-// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
+// object under `meta` and `pagination`. It walks by cursor only (no page numbers); the first page counts
+// the flagged payments (`total`), and the cursor carries that count. Without
 // `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -26637,13 +26643,16 @@ func ParseListPaymentsAwaitingReconciliationResponse(rsp *http.Response) (*ListP
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Data a page of flagged payments
-			Data ConsolePaymentPage `json:"data"`
+			Data []ConsolePayment `json:"data"`
 
-			// Message human-readable; not for programs
+			// Message "<N> items retrieved successfully"
 			Message string `json:"message"`
 
-			// StatusCode the HTTP status, repeated
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                                   `json:"pagination"`
 			StatusCode int                                                          `json:"statusCode"`
 			Success    ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess `json:"success"`
 		}
