@@ -10952,7 +10952,7 @@ type ClientInterface interface {
 	// crediting the destination, all with the transfer id as `reference`, and the event
 	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 	//
 	// Takes any type of body and a specified content type.
@@ -10968,7 +10968,7 @@ type ClientInterface interface {
 	// crediting the destination, all with the transfer id as `reference`, and the event
 	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 	//
 	// Takes a body of the `application/json` content type.
@@ -12818,7 +12818,7 @@ func (c *Client) DeclareWalletFunding(ctx context.Context, params *DeclareWallet
 // crediting the destination, all with the transfer id as `reference`, and the event
 // `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 // in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 // `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 //
 // Takes any type of body and a specified content type.
@@ -12844,7 +12844,7 @@ func (c *Client) TransferBetweenSubBalancesWithBody(ctx context.Context, id stri
 // crediting the destination, all with the transfer id as `reference`, and the event
 // `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 // in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 // `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 //
 // Takes a body of the `application/json` content type.
@@ -17637,7 +17637,7 @@ type ClientWithResponsesInterface interface {
 	// crediting the destination, all with the transfer id as `reference`, and the event
 	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -17653,7 +17653,7 @@ type ClientWithResponsesInterface interface {
 	// crediting the destination, all with the transfer id as `reference`, and the event
 	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -25831,7 +25831,7 @@ func (c *ClientWithResponses) DeclareWalletFundingWithResponse(ctx context.Conte
 // crediting the destination, all with the transfer id as `reference`, and the event
 // `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 // in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 // `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -25853,7 +25853,7 @@ func (c *ClientWithResponses) TransferBetweenSubBalancesWithBodyWithResponse(ctx
 // crediting the destination, all with the transfer id as `reference`, and the event
 // `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 // in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 // `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).

@@ -168,7 +168,9 @@ func (s *Service) TransferInternal(ctx context.Context, companyID, walletID stri
 		CompanyID: companyID, WalletID: walletID, Adjust: adj, Entries: entries, Event: ev, Now: now,
 	})
 	switch {
-	case errors.Is(err, ErrInsufficientBalance), errors.Is(err, ErrInactive), errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrInsufficientBalance):
+		return Transfer{}, ErrInsufficientWalletBalance
+	case errors.Is(err, ErrInactive), errors.Is(err, ErrNotFound):
 		return Transfer{}, err
 	case err != nil:
 		return Transfer{}, fmt.Errorf("wallets: transfer in %s: %w", walletID, err)
