@@ -10468,8 +10468,9 @@ type ClientInterface interface {
 
 	// ListCustomerCards The cards of one customer, oldest first.
 	//
-	// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
-	// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+	// Not paginated. 404 `NO_CARDS` when a customer of the company has none; 404 `CUSTOMER_NOT_FOUND` for a
+	// customer that is not the company's (unknown, another company's, or an id that is not a UUID), as
+	// `GET /customers/{id}/transactions` answers. `sync=true` reconciles each issued card with the issuer first (502
 	// `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
 	//
 	// Corresponds with GET /customers/{id}/cards (the `ListCustomerCards` operationId).
@@ -11914,8 +11915,9 @@ func (c *Client) GetCustomer(ctx context.Context, id string, reqEditors ...Reque
 
 // ListCustomerCards The cards of one customer, oldest first.
 //
-// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
-// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+// Not paginated. 404 `NO_CARDS` when a customer of the company has none; 404 `CUSTOMER_NOT_FOUND` for a
+// customer that is not the company's (unknown, another company's, or an id that is not a UUID), as
+// `GET /customers/{id}/transactions` answers. `sync=true` reconciles each issued card with the issuer first (502
 // `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
 //
 // Corresponds with GET /customers/{id}/cards (the `ListCustomerCards` operationId).
@@ -17125,8 +17127,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListCustomerCardsWithResponse The cards of one customer, oldest first.
 	//
-	// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
-	// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+	// Not paginated. 404 `NO_CARDS` when a customer of the company has none; 404 `CUSTOMER_NOT_FOUND` for a
+	// customer that is not the company's (unknown, another company's, or an id that is not a UUID), as
+	// `GET /customers/{id}/transactions` answers. `sync=true` reconciles each issued card with the issuer first (502
 	// `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -25067,8 +25070,9 @@ func (c *ClientWithResponses) GetCustomerWithResponse(ctx context.Context, id st
 
 // ListCustomerCardsWithResponse The cards of one customer, oldest first.
 //
-// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
-// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+// Not paginated. 404 `NO_CARDS` when a customer of the company has none; 404 `CUSTOMER_NOT_FOUND` for a
+// customer that is not the company's (unknown, another company's, or an id that is not a UUID), as
+// `GET /customers/{id}/transactions` answers. `sync=true` reconciles each issued card with the issuer first (502
 // `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
 //
 // Returns a wrapper object for the known response body format(s).
