@@ -10889,7 +10889,7 @@ type ClientInterface interface {
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 	// is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -10907,7 +10907,7 @@ type ClientInterface interface {
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 	// is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -12716,7 +12716,7 @@ func (c *Client) CalculateFees(ctx context.Context, body CalculateFeesJSONReques
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 // that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 // `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 // `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 // is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -12744,7 +12744,7 @@ func (c *Client) DepositBetweenWalletsWithBody(ctx context.Context, params *Depo
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 // that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 // `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 // `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 // is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -17576,7 +17576,7 @@ type ClientWithResponsesInterface interface {
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 	// is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -17594,7 +17594,7 @@ type ClientWithResponsesInterface interface {
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 	// is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -25747,7 +25747,7 @@ func (c *ClientWithResponses) CalculateFeesWithResponse(ctx context.Context, bod
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 // that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 // `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 // `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 // is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -25771,7 +25771,7 @@ func (c *ClientWithResponses) DepositBetweenWalletsWithBodyWithResponse(ctx cont
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 // that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 // `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 // `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 // is the `deposit_id`; the event is `wallet.deposit.completed`.
