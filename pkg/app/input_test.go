@@ -353,6 +353,51 @@ func TestBodyKeysAreExact(t *testing.T) {
 	})
 }
 
+// TestEmptyBooleansAre400: every boolean query parameter is true or false;
+// given empty (?sync= or ?sync) it is a 400 naming it, where an empty
+// value once read as the default (?reconciliation_required= listed every
+// payment).
+func TestEmptyBooleansAre400(t *testing.T) {
+	e := newInputEnv(t)
+	id := "0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d"
+	tests := []struct {
+		h              function.HTTPHandler
+		method, target string
+		param          string
+	}{
+		{e.payments, "GET", "/payment/transactions", "reconciliation_required"},
+		{e.admin, "GET", "/admin/payments", "reconciliation_required"},
+		{e.payments, "GET", "/payment/transactions/" + e.paymentID + "/status", "doubleCheck"},
+		{e.payments, "GET", "/payment/transactions/" + e.paymentID + "/status", "includeUpstreamResponse"},
+		{e.payments, "GET", "/payment/transactions/" + e.paymentID + "/status", "skipCompanyCheck"},
+		{e.customers, "GET", "/customers", "sync"},
+		{e.cards, "GET", "/cards", "sync"},
+		{e.cards, "GET", "/cards/" + id, "reveal"},
+		{e.cards, "GET", "/cards/" + id, "includeRaw"},
+		{e.cards, "GET", "/cards/" + id, "sync"},
+		{e.cards, "GET", "/cards/" + id + "/transactions", "includeRaw"},
+		{e.cards, "GET", "/cards/" + id + "/transactions", "sync"},
+		{e.cards, "GET", "/cards/" + id + "/transactions/" + id, "includeRaw"},
+		{e.cards, "GET", "/cards/" + id + "/transactions/" + id, "sync"},
+		{e.cards, "PUT", "/cards/" + id + "/freeze", "lock"},
+		{e.cards, "PUT", "/cards/" + id + "/unfreeze", "unlock"},
+		{e.cards, "GET", "/customers/" + id + "/cards", "sync"},
+		{e.cards, "GET", "/customers/" + id + "/transactions", "includeRaw"},
+		{e.cards, "GET", "/customers/" + id + "/transactions", "sync"},
+	}
+	for _, tt := range tests {
+		for _, query := range []string{tt.param + "=", tt.param} {
+			t.Run(tt.method+" "+tt.target+"?"+query, func(t *testing.T) {
+				res := check(t, tt.h, e.event(tt.method, tt.target+"?"+query, ""))
+				b := decodeErrorBody(t, res.Body)
+				if res.StatusCode != http.StatusBadRequest || b.Field != tt.param || !strings.HasPrefix(b.Message, tt.param+": must be true") {
+					t.Fatalf("%d %s, want a 400 naming %s", res.StatusCode, res.Body, tt.param)
+				}
+			})
+		}
+	}
+}
+
 // TestRepeatedCredentialHeaders: two Authorization or two X-Admin-Key
 // headers are 401, however they reach the function. API Gateway joins
 // repeated headers with a comma ("a,b"); an event may also carry the same
