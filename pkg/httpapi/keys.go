@@ -126,8 +126,12 @@ func addFields(s *shape, t reflect.Type, building map[reflect.Type]*shape) {
 // naming it as unknown) and the first key given twice in one object (a 400
 // naming it). Text that is not JSON is left to the decoder.
 func checkKeys(body []byte, t reflect.Type) error {
+	var s *shape
+	if t != nil {
+		s = shapeOf(t)
+	}
 	k := keyScanner{data: body}
-	if err := k.value(shapeOf(t)); err != nil && err != errNotJSON {
+	if err := k.value(s); err != nil && err != errNotJSON {
 		return err
 	}
 	return nil
