@@ -6467,14 +6467,6 @@ type ConsolePaymentResolvedStatus string
 // ConsolePaymentType defines model for ConsolePayment.Type.
 type ConsolePaymentType string
 
-// ConsolePaymentPage a page of flagged payments
-type ConsolePaymentPage struct {
-	Items []ConsolePayment `json:"items"`
-
-	// NextCursor pass as `cursor` to read the next page; null on the last page
-	NextCursor *string `json:"next_cursor"`
-}
-
 // ConsolePaymentResolution the body of `POST /admin/payments/{transactionId}/resolve`
 type ConsolePaymentResolution struct {
 	// Note how the outcome was established (1 to 1000 characters once trimmed); kept for operators, not shown to the company
@@ -10283,7 +10275,9 @@ type ClientInterface interface {
 
 	// ListPaymentsAwaitingReconciliation The payments of every company flagged for reconciliation, oldest first.
 	//
-	// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+	// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
+	// object under `meta` and `pagination`. It walks by cursor only (no page numbers); the first page counts
+	// the flagged payments (`total`), and the cursor carries that count. Without
 	// `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
 	//
 	// Corresponds with GET /admin/payments (the `ListPaymentsAwaitingReconciliation` operationId).
@@ -10635,8 +10629,9 @@ type ClientInterface interface {
 
 	// ListCustomerCards The cards of one customer, oldest first.
 	//
-	// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
-	// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+	// Not paginated. 404 `NO_CARDS` when a customer of the company has none; 404 `CUSTOMER_NOT_FOUND` for a
+	// customer that is not the company's (unknown, another company's, or an id that is not a UUID), as
+	// `GET /customers/{id}/transactions` answers. `sync=true` reconciles each issued card with the issuer first (502
 	// `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
 	//
 	// Corresponds with GET /customers/{id}/cards (the `ListCustomerCards` operationId).
@@ -11056,7 +11051,7 @@ type ClientInterface interface {
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 	// is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -11075,7 +11070,7 @@ type ClientInterface interface {
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 	// is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -11121,7 +11116,7 @@ type ClientInterface interface {
 	// crediting the destination, all with the transfer id as `reference`, and the event
 	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 	//
 	// Takes any type of body and a specified content type.
@@ -11137,7 +11132,7 @@ type ClientInterface interface {
 	// crediting the destination, all with the transfer id as `reference`, and the event
 	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 	//
 	// Takes a body of the `application/json` content type.
@@ -11427,7 +11422,9 @@ func (c *Client) CreateWebhookSigningSecret(ctx context.Context, id string, reqE
 
 // ListPaymentsAwaitingReconciliation The payments of every company flagged for reconciliation, oldest first.
 //
-// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
+// object under `meta` and `pagination`. It walks by cursor only (no page numbers); the first page counts
+// the flagged payments (`total`), and the cursor carries that count. Without
 // `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
 //
 // Corresponds with GET /admin/payments (the `ListPaymentsAwaitingReconciliation` operationId).
@@ -12089,8 +12086,9 @@ func (c *Client) GetCustomer(ctx context.Context, id string, reqEditors ...Reque
 
 // ListCustomerCards The cards of one customer, oldest first.
 //
-// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
-// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+// Not paginated. 404 `NO_CARDS` when a customer of the company has none; 404 `CUSTOMER_NOT_FOUND` for a
+// customer that is not the company's (unknown, another company's, or an id that is not a UUID), as
+// `GET /customers/{id}/transactions` answers. `sync=true` reconciles each issued card with the issuer first (502
 // `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
 //
 // Corresponds with GET /customers/{id}/cards (the `ListCustomerCards` operationId).
@@ -12890,7 +12888,7 @@ func (c *Client) CalculateFees(ctx context.Context, body CalculateFeesJSONReques
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 // that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 // `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 // `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 // is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -12919,7 +12917,7 @@ func (c *Client) DepositBetweenWalletsWithBody(ctx context.Context, params *Depo
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 // that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 // `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 // `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 // is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -12995,7 +12993,7 @@ func (c *Client) DeclareWalletFunding(ctx context.Context, params *DeclareWallet
 // crediting the destination, all with the transfer id as `reference`, and the event
 // `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 // in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 // `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 //
 // Takes any type of body and a specified content type.
@@ -13021,7 +13019,7 @@ func (c *Client) TransferBetweenSubBalancesWithBody(ctx context.Context, id stri
 // crediting the destination, all with the transfer id as `reference`, and the event
 // `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 // in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 // `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 //
 // Takes a body of the `application/json` content type.
@@ -16932,7 +16930,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListPaymentsAwaitingReconciliationWithResponse The payments of every company flagged for reconciliation, oldest first.
 	//
-	// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+	// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
+	// object under `meta` and `pagination`. It walks by cursor only (no page numbers); the first page counts
+	// the flagged payments (`total`), and the cursor carries that count. Without
 	// `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -17308,8 +17308,9 @@ type ClientWithResponsesInterface interface {
 
 	// ListCustomerCardsWithResponse The cards of one customer, oldest first.
 	//
-	// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
-	// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+	// Not paginated. 404 `NO_CARDS` when a customer of the company has none; 404 `CUSTOMER_NOT_FOUND` for a
+	// customer that is not the company's (unknown, another company's, or an id that is not a UUID), as
+	// `GET /customers/{id}/transactions` answers. `sync=true` reconciles each issued card with the issuer first (502
 	// `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -17757,7 +17758,7 @@ type ClientWithResponsesInterface interface {
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 	// is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -17776,7 +17777,7 @@ type ClientWithResponsesInterface interface {
 	// payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 	// naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 	// that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-	// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+	// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 	// `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 	// `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 	// is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -17822,7 +17823,7 @@ type ClientWithResponsesInterface interface {
 	// crediting the destination, all with the transfer id as `reference`, and the event
 	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -17838,7 +17839,7 @@ type ClientWithResponsesInterface interface {
 	// crediting the destination, all with the transfer id as `reference`, and the event
 	// `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 	// in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+	// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 	// `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -18944,13 +18945,16 @@ type ListPaymentsAwaitingReconciliationResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Data a page of flagged payments
-		Data ConsolePaymentPage `json:"data"`
+		Data []ConsolePayment `json:"data"`
 
-		// Message human-readable; not for programs
+		// Message "<N> items retrieved successfully"
 		Message string `json:"message"`
 
-		// StatusCode the HTTP status, repeated
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                                   `json:"pagination"`
 		StatusCode int                                                          `json:"statusCode"`
 		Success    ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess `json:"success"`
 	}
@@ -18966,13 +18970,16 @@ type ListPaymentsAwaitingReconciliationResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ListPaymentsAwaitingReconciliationResponse) GetJSON200() *struct {
-	// Data a page of flagged payments
-	Data ConsolePaymentPage `json:"data"`
+	Data []ConsolePayment `json:"data"`
 
-	// Message human-readable; not for programs
+	// Message "<N> items retrieved successfully"
 	Message string `json:"message"`
 
-	// StatusCode the HTTP status, repeated
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                                   `json:"pagination"`
 	StatusCode int                                                          `json:"statusCode"`
 	Success    ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess `json:"success"`
 } {
@@ -25376,7 +25383,9 @@ func (c *ClientWithResponses) CreateWebhookSigningSecretWithResponse(ctx context
 
 // ListPaymentsAwaitingReconciliationWithResponse The payments of every company flagged for reconciliation, oldest first.
 //
-// An operator's work queue: it walks by cursor only and counts nothing (no `total`). Without
+// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
+// object under `meta` and `pagination`. It walks by cursor only (no page numbers); the first page counts
+// the flagged payments (`total`), and the cursor carries that count. Without
 // `reconciliation_required=true` the route is a 400: there is no cross-company list of all payments.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -25938,8 +25947,9 @@ func (c *ClientWithResponses) GetCustomerWithResponse(ctx context.Context, id st
 
 // ListCustomerCardsWithResponse The cards of one customer, oldest first.
 //
-// Not paginated. 404 `NO_CARDS` when the customer has none (also for a customer that is not the company's, or
-// an id that is not a UUID). `sync=true` reconciles each issued card with the issuer first (502
+// Not paginated. 404 `NO_CARDS` when a customer of the company has none; 404 `CUSTOMER_NOT_FOUND` for a
+// customer that is not the company's (unknown, another company's, or an id that is not a UUID), as
+// `GET /customers/{id}/transactions` answers. `sync=true` reconciles each issued card with the issuer first (502
 // `CARD_ISSUER_UNAVAILABLE` when it cannot be read; 503 `NO_CARD_ISSUER` without an issuer).
 //
 // Returns a wrapper object for the known response body format(s).
@@ -26615,7 +26625,7 @@ func (c *ClientWithResponses) CalculateFeesWithResponse(ctx context.Context, bod
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 // that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 // `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 // `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 // is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -26640,7 +26650,7 @@ func (c *ClientWithResponses) DepositBetweenWalletsWithBodyWithResponse(ctx cont
 // payout balance (a USD destination first pays the company's pending debts). Refusals: 400 `INVALID_FIELD`
 // naming the field (a missing object or id, a destination in the source's currency, a bad amount or one
 // that converts to nothing, an `exchangeRateId` of no rate of the company or of another pair, named
-// `exchangeRate`); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
+// `exchangeRate.exchangeRateId` as a missing one is); 404 `WALLET_NOT_FOUND` naming `sourceWallet.id` or `destinationWallet.id`; 400
 // `WALLET_INACTIVE`; 400 `RATE_CHANGED` when the version is no longer current; 400
 // `INSUFFICIENT_WALLET_BALANCE` when the payin balance is below `total_amount`. The entries' `reference`
 // is the `deposit_id`; the event is `wallet.deposit.completed`.
@@ -26704,7 +26714,7 @@ func (c *ClientWithResponses) DeclareWalletFundingWithResponse(ctx context.Conte
 // crediting the destination, all with the transfer id as `reference`, and the event
 // `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 // in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 // `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -26726,7 +26736,7 @@ func (c *ClientWithResponses) TransferBetweenSubBalancesWithBodyWithResponse(ctx
 // crediting the destination, all with the transfer id as `reference`, and the event
 // `wallet.transfer.completed`. A payout source is limited to `payout_available`: money reserved by payouts
 // in flight does not move. A transfer into the payout balance of the USD wallet first pays the company's
-// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_BALANCE` (nothing moves), `WALLET_INACTIVE`,
+// pending debts. Refusals: 400 `INVALID_FIELD`, `INSUFFICIENT_WALLET_BALANCE` (nothing moves), `WALLET_INACTIVE`,
 // `NO_FEE_RULE`; 404 `WALLET_NOT_FOUND`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -27695,13 +27705,16 @@ func ParseListPaymentsAwaitingReconciliationResponse(rsp *http.Response) (*ListP
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Data a page of flagged payments
-			Data ConsolePaymentPage `json:"data"`
+			Data []ConsolePayment `json:"data"`
 
-			// Message human-readable; not for programs
+			// Message "<N> items retrieved successfully"
 			Message string `json:"message"`
 
-			// StatusCode the HTTP status, repeated
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                                   `json:"pagination"`
 			StatusCode int                                                          `json:"statusCode"`
 			Success    ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess `json:"success"`
 		}

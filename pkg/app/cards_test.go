@@ -451,3 +451,35 @@ func TestIssuerTerminationAppliedOnce(t *testing.T) {
 	}
 	e.verifyCards(companyID)
 }
+
+// TestCustomerCardsNotFound: GET /customers/{id}/cards tells an unknown
+// customer (another company's included) from a customer of the company
+// without cards, with the codes GET /customers/{id}/transactions uses for
+// the first.
+func TestCustomerCardsNotFound(t *testing.T) {
+	e := newCardsTestEnv(t)
+	_, token, _, customerID := e.cardCompany("", "CM-7301")
+	_, _, _, othersCustomer := e.cardCompany("", "CM-7302")
+	tests := []struct {
+		name, customer, code string
+	}{
+		{"a customer without cards", customerID, "NO_CARDS"},
+		{"an unknown customer", "0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d", "CUSTOMER_NOT_FOUND"},
+		{"another company's customer", othersCustomer, "CUSTOMER_NOT_FOUND"},
+		{"not a customer id", "customer-1", "CUSTOMER_NOT_FOUND"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := e.call(e.cards, token, "GET", "/customers/"+tt.customer+"/cards", "")
+			if r.status != 404 || r.str("code") != tt.code {
+				t.Fatalf("%d %s, want 404 %s", r.status, r.raw, tt.code)
+			}
+			if tt.code != "CUSTOMER_NOT_FOUND" {
+				return
+			}
+			if tx := e.call(e.cards, token, "GET", "/customers/"+tt.customer+"/transactions", ""); tx.status != 404 || tx.str("code") != tt.code {
+				t.Fatalf("its transactions: %d %s, want 404 %s", tx.status, tx.raw, tt.code)
+			}
+		})
+	}
+}

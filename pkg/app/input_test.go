@@ -276,6 +276,128 @@ func TestBadInputIs4xx(t *testing.T) {
 	})
 }
 
+// keyVariants returns body with key given twice in its object (a 0 before
+// the value of its first occurrence) and with key in upper case.
+func keyVariants(body, key string) (twice, upper string) {
+	k := `"` + key + `":`
+	if !strings.Contains(body, k) {
+		panic("no key " + key + " in " + body)
+	}
+	return strings.Replace(body, k, k+"0,"+k, 1), strings.Replace(body, k, `"`+strings.ToUpper(key)+`":`, 1)
+}
+
+// TestBodyKeysAreExact: in the body of every route that reads JSON, a key
+// given twice is a 400 naming it, and so is a key in another case than its
+// field's (encoding/json alone matches keys whatever their case, and keeps
+// the last of a key given twice).
+func TestBodyKeysAreExact(t *testing.T) {
+	e := newInputEnv(t)
+	company := "/admin/companies/" + e.companyID
+	id := "0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d"
+	tests := []struct {
+		h                    function.HTTPHandler
+		method, target, body string
+		key, at              string // the key changed; at is the path of its object
+	}{
+		{e.auth, "POST", "/auth/token", `{"client_id":"c","client_key":"sk_x"}`, "client_key", ""},
+		{e.admin, "POST", "/admin/companies", `{"name":"Keys Ltd"}`, "name", ""},
+		{e.admin, "PATCH", company, `{"is_active":true}`, "is_active", ""},
+		{e.admin, "PUT", company + "/fees", `{"rules":[{"type":"PAYOUT","currency":"XAF","percent":1}]}`, "percent", "rules[0]."},
+		{e.admin, "PUT", company + "/exchange-rates", `{"rates":[{"from_currency":"XAF","to_currency":"USD","rate":0.0016}]}`, "rate", "rates[0]."},
+		{e.admin, "POST", "/admin/wallets/" + e.walletID + "/credit", `{"balance":"payin","amount":1000,"reference":"keys-1"}`, "amount", ""},
+		{e.admin, "POST", "/admin/payments/" + e.paymentID + "/resolve", `{"status":"FAILED","note":"n"}`, "status", ""},
+		{e.wallets, "POST", "/wallets", `{"currency":"XOF","country":"Senegal","country_iso_code":"SN","country_phone_code":"+221"}`, "currency", ""},
+		{e.wallets, "POST", "/wallets/calculate-transfer-fees", `{"operator":"mtn","country":"CM","currency":"XAF","amount":1000}`, "amount", ""},
+		{e.wallets, "POST", "/wallets/" + e.walletID + "/transfer-internal", `{"amount":10,"from":"payout","to":"payin"}`, "amount", ""},
+		{e.wallets, "POST", "/wallets/fund", `{"wallet_id":"` + e.walletID + `","amount":100,"balance":"payin","reference":"wire-1"}`, "amount", ""},
+		{e.wallets, "POST", "/company/exchange-rates/convert", `{"fromCurrency":"XAF","toCurrency":"USD","amount":5000}`, "fromCurrency", ""},
+		{e.wallets, "POST", "/partner/wallets/xaf-usd-conversion", `{"source_wallet_id":"` + e.walletID + `","amount":1000}`, "amount", ""},
+		{e.wallets, "POST", "/partner/wallets/preview-conversion", `{"source_wallet_id":"` + e.walletID + `","amount":1000}`, "amount", ""},
+		{e.wallets, "POST", "/wallets/deposit", `{"sourceWallet":{"id":"` + e.walletID + `","amount":1000},"exchangeRate":{"exchangeRateId":"r"}}`, "amount", "sourceWallet."},
+		{e.wallets, "POST", "/wallets/deposit", `{"sourceWallet":{"id":"` + e.walletID + `","amount":1000},"exchangeRate":{"exchangeRateId":"r"}}`, "exchangeRateId", "exchangeRate."},
+		{e.payments, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`, "amount", ""},
+		{e.payments, "POST", "/payment/collect", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`, "amount", ""},
+		{e.customers, "POST", "/customers/enroll", `{"first_name":"Amina","email":"a@example.com"}`, "email", ""},
+		{e.cards, "POST", "/cards", `{"customer_id":"` + id + `","brand":"visa","amount":25}`, "amount", ""},
+		{e.cards, "POST", "/cards/" + id + "/fund", `{"amount":10}`, "amount", ""},
+		{e.cards, "POST", "/cards/" + id + "/withdraw", `{"amount":10}`, "amount", ""},
+		{e.cards, "POST", "/cards/" + id + "/terminate", `{"reason":"lost"}`, "reason", ""},
+		{e.cards, "POST", "/sandbox/cards/" + id + "/authorizations", `{"amount":12.5,"merchant_name":"Shop","merchant_city":"Lyon"}`, "amount", ""},
+		{e.cards, "POST", "/sandbox/cards/" + id + "/terminate", `{"reason":"risk"}`, "reason", ""},
+		{e.cards, "POST", "/sandbox/card-transactions/" + id + "/settle", `{"amount":10}`, "amount", ""},
+		{e.cards, "POST", "/sandbox/card-transactions/" + id + "/reverse", `{"amount":10}`, "amount", ""},
+		{e.cards, "POST", "/sandbox/card-transactions/" + id + "/refund", `{"amount":10}`, "amount", ""},
+	}
+	for _, tt := range tests {
+		twice, upper := keyVariants(tt.body, tt.key)
+		for _, c := range []struct {
+			body, field, problem string
+		}{
+			{twice, tt.at + tt.key, "is given more than once"},
+			{upper, tt.at + strings.ToUpper(tt.key), "unknown field (names are case-sensitive: " + tt.key + ")"},
+		} {
+			t.Run(tt.method+" "+tt.target+" "+c.body, func(t *testing.T) {
+				res := check(t, tt.h, e.event(tt.method, tt.target, c.body))
+				b := decodeErrorBody(t, res.Body)
+				if res.StatusCode != http.StatusBadRequest || b.Code != "INVALID_FIELD" || b.Field != c.field || b.Message != c.field+": "+c.problem {
+					t.Fatalf("%d %s, want 400 %q", res.StatusCode, res.Body, c.field+": "+c.problem)
+				}
+			})
+		}
+	}
+	t.Run("a quote with every key in another case", func(t *testing.T) {
+		res := check(t, e.wallets, e.event("POST", "/company/exchange-rates/convert", `{"FROMCURRENCY":"XAF","ToCurrency":"USD","AMOUNT":5000}`))
+		if b := decodeErrorBody(t, res.Body); res.StatusCode != http.StatusBadRequest || b.Field != "FROMCURRENCY" {
+			t.Fatalf("%d %s, want 400 naming FROMCURRENCY", res.StatusCode, res.Body)
+		}
+	})
+}
+
+// TestEmptyBooleansAre400: every boolean query parameter is true or false;
+// given empty (?sync= or ?sync) it is a 400 naming it, where an empty
+// value once read as the default (?reconciliation_required= listed every
+// payment).
+func TestEmptyBooleansAre400(t *testing.T) {
+	e := newInputEnv(t)
+	id := "0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d"
+	tests := []struct {
+		h              function.HTTPHandler
+		method, target string
+		param          string
+	}{
+		{e.payments, "GET", "/payment/transactions", "reconciliation_required"},
+		{e.admin, "GET", "/admin/payments", "reconciliation_required"},
+		{e.payments, "GET", "/payment/transactions/" + e.paymentID + "/status", "doubleCheck"},
+		{e.payments, "GET", "/payment/transactions/" + e.paymentID + "/status", "includeUpstreamResponse"},
+		{e.payments, "GET", "/payment/transactions/" + e.paymentID + "/status", "skipCompanyCheck"},
+		{e.customers, "GET", "/customers", "sync"},
+		{e.cards, "GET", "/cards", "sync"},
+		{e.cards, "GET", "/cards/" + id, "reveal"},
+		{e.cards, "GET", "/cards/" + id, "includeRaw"},
+		{e.cards, "GET", "/cards/" + id, "sync"},
+		{e.cards, "GET", "/cards/" + id + "/transactions", "includeRaw"},
+		{e.cards, "GET", "/cards/" + id + "/transactions", "sync"},
+		{e.cards, "GET", "/cards/" + id + "/transactions/" + id, "includeRaw"},
+		{e.cards, "GET", "/cards/" + id + "/transactions/" + id, "sync"},
+		{e.cards, "PUT", "/cards/" + id + "/freeze", "lock"},
+		{e.cards, "PUT", "/cards/" + id + "/unfreeze", "unlock"},
+		{e.cards, "GET", "/customers/" + id + "/cards", "sync"},
+		{e.cards, "GET", "/customers/" + id + "/transactions", "includeRaw"},
+		{e.cards, "GET", "/customers/" + id + "/transactions", "sync"},
+	}
+	for _, tt := range tests {
+		for _, query := range []string{tt.param + "=", tt.param} {
+			t.Run(tt.method+" "+tt.target+"?"+query, func(t *testing.T) {
+				res := check(t, tt.h, e.event(tt.method, tt.target+"?"+query, ""))
+				b := decodeErrorBody(t, res.Body)
+				if res.StatusCode != http.StatusBadRequest || b.Field != tt.param || !strings.HasPrefix(b.Message, tt.param+": must be true") {
+					t.Fatalf("%d %s, want a 400 naming %s", res.StatusCode, res.Body, tt.param)
+				}
+			})
+		}
+	}
+}
+
 // TestRepeatedCredentialHeaders: two Authorization or two X-Admin-Key
 // headers are 401, however they reach the function. API Gateway joins
 // repeated headers with a comma ("a,b"); an event may also carry the same

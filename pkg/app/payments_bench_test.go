@@ -142,8 +142,8 @@ func (e *unexpectedCall) Error() string { return "memoryAWS: no answer for " + e
 
 // benchPayments builds the payments function over memoryAWS with one
 // approved company and its funded XAF wallet in Cameroon, and returns its
-// handler and an access token of the company.
-func benchPayments(b *testing.B) (function.HTTPHandler, string) {
+// handler, an access token of the company and the company's id.
+func benchPayments(b *testing.B) (function.HTTPHandler, string, string) {
 	b.Helper()
 	ctx := context.Background()
 	mem := newMemoryAWS()
@@ -185,7 +185,7 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string) {
 	mem.mu.Lock()
 	mem.frozen = true
 	mem.mu.Unlock()
-	return h, tok.AccessToken
+	return h, tok.AccessToken, created.ID
 }
 
 // gatewayEvent is the API Gateway (HTTP API, payload 2.0) event of a
@@ -223,14 +223,34 @@ func benchHandler(b *testing.B, h function.HTTPHandler, e events.APIGatewayV2HTT
 // BenchmarkBalance is the warm cost of GET /payment/balance: the API
 // Gateway event to the response, DynamoDB answered in memory.
 func BenchmarkBalance(b *testing.B) {
-	h, token := benchPayments(b)
+	h, token, _ := benchPayments(b)
 	benchHandler(b, h, gatewayEvent("GET", "/api/v1/payment/balance", token, ""), http.StatusOK)
+}
+
+// BenchmarkBalanceReadingTheCompany is BenchmarkBalance with the token
+// guard reading the company from DynamoDB at every request (its cache
+// forgotten each time): what checking the key version on every request
+// would cost, against reading it once per cache.Staleness
+// (docs/auth.md).
+func BenchmarkBalanceReadingTheCompany(b *testing.B) {
+	h, token, companyID := benchPayments(b)
+	e := gatewayEvent("GET", "/api/v1/payment/balance", token, "")
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewJSONHandler(io.Discard, nil)))
+	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "bench"})
+	b.ReportAllocs()
+	for b.Loop() {
+		services.CompanyCache.Forget(companyID)
+		if resp, err := h(ctx, e); err != nil || resp.StatusCode != http.StatusOK {
+			b.Fatalf("%s: %d %s, %v", e.RouteKey, resp.StatusCode, resp.Body, err)
+		}
+	}
 }
 
 // BenchmarkPayout is the warm cost of POST /payment/payout: the API
 // Gateway event to the response, DynamoDB and SQS answered in memory.
 func BenchmarkPayout(b *testing.B) {
-	h, token := benchPayments(b)
+	h, token, _ := benchPayments(b)
 	body := `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":100,"currency":"XAF"}`
 	benchHandler(b, h, gatewayEvent("POST", "/api/v1/payment/payout", token, body), http.StatusOK)
 }

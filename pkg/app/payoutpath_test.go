@@ -18,6 +18,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/smithy-go/middleware"
 
+	"payments/pkg/auth"
+	"payments/pkg/cache"
+	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/payoutworker"
@@ -108,14 +111,19 @@ func TestAcceptedPayoutRequests(t *testing.T) {
 	companyID, token, _ := e.company("100000")
 	counter := &requestCounter{}
 	counter.reset()
+	// A fresh instance: empty process-wide caches, on a clock that stands
+	// still, so that the warm steps find what the cold one read however
+	// slowly the machine runs them (a read is trusted for cache.Staleness).
+	now := time.Now()
+	still := func() time.Time { return now }
+	companyCache, feeCache := services.CompanyCache, services.FeeCache
+	services.CompanyCache = auth.NewCompanyCache(cache.Staleness, still)
+	services.FeeCache = cache.New[fees.Schedule](cache.Staleness, still)
+	t.Cleanup(func() { services.CompanyCache, services.FeeCache = companyCache, feeCache })
 	h, err := paymentsapi.New(context.Background(), counting(recording(e.cfg, "payments"), counter))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// A fresh instance: the process-wide caches forget what the company's
-	// setup read through them.
-	services.CompanyCache.Forget(companyID)
-	services.FeeCache.Forget(companyID)
 	payout := `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`
 	steps := []struct {
 		name, route, body string

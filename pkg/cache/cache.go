@@ -15,8 +15,12 @@ import (
 )
 
 // Staleness is how long a function trusts a company or a fee schedule it
-// has read: a change made elsewhere takes effect within this time.
-const Staleness = 60 * time.Second
+// has read: a change made elsewhere takes effect within this time. It
+// bounds how long a token minted before its client_key was rotated keeps
+// working (docs/auth.md), so it is short: a read of each every 5 seconds
+// per instance costs little, where reading the company at every request
+// would add a DynamoDB call to each.
+const Staleness = 5 * time.Second
 
 // MaxEntries bounds a cache; past it, expired entries are dropped, and if
 // none were, all of them.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"payments/pkg/customers"
 	"payments/pkg/httpapi"
 	"payments/pkg/ids"
 	"payments/pkg/providers/issuer"
@@ -230,17 +231,25 @@ func (s *Service) List(ctx context.Context, companyID string, q ListQuery) ([]Ca
 }
 
 // CustomerCards returns the cards of a customer of the company, reconciled
-// with the issuer with sync; ErrNoCards when there are none (also for a
-// customer that is not the company's).
+// with the issuer with sync: ErrCustomerNotFound for a customer that is
+// not the company's (as GET /customers/{id}/transactions answers), and
+// ErrNoCards for one of its customers who has none.
 func (s *Service) CustomerCards(ctx context.Context, companyID, customerID string, sync bool) ([]Card, error) {
 	if !validID(customerID) {
-		return nil, ErrNoCards
+		return nil, ErrCustomerNotFound
 	}
 	cs, err := s.Store.CustomerCards(ctx, companyID, customerID)
 	if err != nil {
 		return nil, fmt.Errorf("cards: list the customer's cards: %w", err)
 	}
 	if len(cs) == 0 {
+		// Only then is the customer read: a card is a customer's.
+		switch _, err := s.Customers.Get(ctx, companyID, customerID); {
+		case errors.Is(err, customers.ErrNotFound):
+			return nil, ErrCustomerNotFound
+		case err != nil:
+			return nil, fmt.Errorf("cards: read customer: %w", err)
+		}
 		return nil, ErrNoCards
 	}
 	if sync {

@@ -40,6 +40,7 @@ var Errors = httpapi.Catalogue{
 	{Err: wallets.ErrCreditDisabled, Status: http.StatusForbidden, Code: "CREDIT_DISABLED", Message: "sandbox credits are disabled in production mode"},
 	{Err: wallets.ErrInactive, Status: http.StatusBadRequest, Code: "WALLET_INACTIVE", Message: "wallet is not active"},
 	{Err: wallets.ErrInsufficientBalance, Status: http.StatusBadRequest, Code: "INSUFFICIENT_BALANCE", Message: "insufficient balance including fees"},
+	{Err: wallets.ErrInsufficientWalletBalance, Status: http.StatusBadRequest, Code: "INSUFFICIENT_WALLET_BALANCE", Message: "insufficient wallet balance"},
 	{Err: wallets.ErrFundingFinal, Status: http.StatusConflict, Code: "FUNDING_FINAL", Message: "funding is already confirmed or rejected: it cannot be decided again"},
 
 	// payments and fees (spec §7: the payout 400s)

@@ -92,7 +92,7 @@ func (c *Converter) Deposit(ctx context.Context, companyID string, in DepositInp
 	if err != nil {
 		return Deposit{}, httpapi.Invalid("sourceWallet.amount", err.Error())
 	}
-	r, err := c.rateAt(ctx, companyID, src.Currency, dst.Currency, in.ExchangeRate.ExchangeRateID, "exchangeRate")
+	r, err := c.rateAt(ctx, companyID, src.Currency, dst.Currency, in.ExchangeRate.ExchangeRateID, "exchangeRate.exchangeRateId")
 	if err != nil {
 		return Deposit{}, err
 	}

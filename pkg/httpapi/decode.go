@@ -8,6 +8,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 )
@@ -20,7 +21,9 @@ const MaxBodyBytes = 64 << 10
 const maxFieldName = 128
 
 // Decode reads r's body as one JSON object into v: at most MaxBodyBytes,
-// numbers kept exact, unknown fields refused, and every failure a
+// numbers kept exact, keys matched to fields exactly (a key in another
+// case than its field's json tag is an unknown field), unknown fields and
+// keys given twice in one object refused, and every failure a
 // FieldError or size error naming what is wrong. A json.Number field also
 // takes a string holding a number ("20"): decode a number the client must
 // send as a JSON number into a json.RawMessage and read it with
@@ -76,10 +79,13 @@ func readBody(r *http.Request) ([]byte, error) {
 
 // DecodeBytes is Decode for a body already read.
 func DecodeBytes(body []byte, v any) error {
-	if len(strings.TrimSpace(string(body))) == 0 {
+	if len(bytes.TrimSpace(body)) == 0 {
 		return Invalid("body", "must be a JSON object")
 	}
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	if err := checkKeys(body, reflect.TypeOf(v)); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

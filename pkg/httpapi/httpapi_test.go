@@ -250,8 +250,10 @@ func TestParseBool(t *testing.T) {
 		want  bool
 		ok    bool
 	}{
-		{"", true, true}, {"x=true", true, true}, {"x=false", false, true},
+		{"", true, true}, {"y=false", true, true}, {"x=true", true, true}, {"x=false", false, true},
 		{"x=1", false, false}, {"x=TRUE", false, false}, {"x=t", false, false}, {"x=yes", false, false},
+		// A boolean given without a value says neither.
+		{"x=", false, false}, {"x", false, false}, {"x=&x=true", false, false}, {"y=true&x=", false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {

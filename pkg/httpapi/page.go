@@ -219,8 +219,8 @@ func Pagination(r *http.Request, req PageRequest, total int, next string) Page {
 }
 
 // NextCursor returns the cursor of the page after the one req asked for,
-// whose last item is at position next, in a list of total items (0 for a
-// list that counts nothing); nil when next is "" (the last page).
+// whose last item is at position next, in a list of total items; nil when
+// next is "" (the last page).
 func NextCursor(r *http.Request, req PageRequest, total int, next string) *string {
 	if next == "" {
 		return nil

@@ -24,14 +24,16 @@ type Envelope struct {
 	Pagination *Page  `json:"pagination,omitempty"`
 }
 
-// ParseBool reads an optional boolean query parameter: exactly true or
-// false (anything else is a 400 naming it); absent, def.
+// ParseBool reads an optional boolean query parameter, the one parser of
+// them all: exactly true or false; absent, def. Anything else is a 400
+// naming it, an empty value too (?sync= or ?sync): a boolean given says
+// which.
 func ParseBool(r *http.Request, name string, def bool) (bool, error) {
-	v := r.URL.Query().Get(name)
-	if v == "" {
+	q := r.URL.Query()
+	if !q.Has(name) {
 		return def, nil
 	}
-	switch v {
+	switch q.Get(name) {
 	case "true":
 		return true, nil
 	case "false":

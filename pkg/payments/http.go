@@ -311,13 +311,6 @@ func (p Payment) AdminView() AdminView {
 	return v
 }
 
-// flaggedPage is the data of GET /admin/payments: a page of flagged
-// payments and the cursor of the next page (null on the last).
-type flaggedPage struct {
-	Items      []AdminView `json:"items"`
-	NextCursor *string     `json:"next_cursor"`
-}
-
 // resolveBody is the body of POST /admin/payments/{transactionId}/resolve.
 type resolveBody struct {
 	Status string `json:"status"`
@@ -345,15 +338,22 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 		if page.Page > 1 && page.After == "" {
 			return httpapi.Invalid("page", "this list has no page numbers: follow next_cursor")
 		}
+		// The first page counts the list; a cursor carries that total.
+		total := page.Total
+		if page.After == "" {
+			if total, err = svc.CountFlagged(r.Context()); err != nil {
+				return err
+			}
+		}
 		ps, next, err := svc.Flagged(r.Context(), page.After, page.Limit)
 		if err != nil {
 			return err
 		}
-		out := flaggedPage{Items: make([]AdminView, len(ps)), NextCursor: httpapi.NextCursor(r, page, 0, next)}
+		out := make([]AdminView, len(ps))
 		for i, p := range ps {
-			out.Items[i] = p.AdminView()
+			out[i] = p.AdminView()
 		}
-		httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(ps)), out)
+		httpapi.RespondList(w, out, httpapi.Pagination(r, page, total, next))
 		return nil
 	})
 	rt.Handle("POST /admin/payments/{transactionId}/resolve", func(w http.ResponseWriter, r *http.Request) error {

@@ -277,6 +277,9 @@ type Store interface {
 	// payment id after ("" for the first page), and the after of the next
 	// page ("" on the last).
 	FlaggedPayments(ctx context.Context, after string, limit int) ([]Payment, string, error)
+	// CountFlaggedPayments returns the number of payments of every
+	// company flagged for reconciliation (eventually consistent).
+	CountFlaggedPayments(ctx context.Context) (int, error)
 }
 
 // Wallets reads the wallets a payment moves.

@@ -87,3 +87,13 @@ func (s *Service) Flagged(ctx context.Context, after string, limit int) ([]Payme
 	}
 	return ps, next, nil
 }
+
+// CountFlagged returns the number of payments of every company flagged
+// for reconciliation: the total of the console's list.
+func (s *Service) CountFlagged(ctx context.Context) (int, error) {
+	n, err := s.store.CountFlaggedPayments(ctx)
+	if err != nil {
+		return 0, fmt.Errorf("payments: count flagged: %w", err)
+	}
+	return n, nil
+}

@@ -126,6 +126,34 @@ func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int)
 	return ps, ps[limit-1].ID, nil
 }
 
+// CountFlaggedPayments returns the number of payments flagged for
+// reconciliation, of every company: a Select COUNT of the RECONCILE
+// partition of GSI1 (eventually consistent), summed over its pages.
+func (s *Payments) CountFlaggedPayments(ctx context.Context) (int, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		IndexName:              aws.String(GSI1),
+		KeyConditionExpression: aws.String("GSI1PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: reconcileGSI1PK},
+		},
+		Select: types.SelectCount,
+		Limit:  aws.Int32(maxChunk),
+	}
+	n := 0
+	for {
+		out, err := s.db.Client.Query(ctx, in)
+		if err != nil {
+			return 0, fmt.Errorf("store: count flagged payments: %w", err)
+		}
+		n += int(out.Count)
+		if out.LastEvaluatedKey == nil {
+			return n, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}
+
 // PaymentByID reads the payment id lookup, then the payment, both
 // strongly consistent.
 func (s *Payments) PaymentByID(ctx context.Context, id string) (payments.Payment, error) {

@@ -333,7 +333,7 @@ func TestDuePaymentsReadsEveryShard(t *testing.T) {
 }
 
 // TestFlaggedPaymentsPages walks the console's list of flagged payments of
-// two companies a page at a time.
+// two companies a page at a time, and counts them.
 func TestFlaggedPaymentsPages(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.NewDB(t)
@@ -373,6 +373,9 @@ func TestFlaggedPaymentsPages(t *testing.T) {
 	}
 	if !slices.Equal(got, want) || pages != 2 {
 		t.Fatalf("%d pages of %v, want 2 pages of %v", pages, got, want)
+	}
+	if n, err := st.CountFlaggedPayments(ctx); err != nil || n != len(want) {
+		t.Fatalf("CountFlaggedPayments = %d, %v, want %d", n, err, len(want))
 	}
 }
 

@@ -184,7 +184,9 @@ func (s *Service) TransferInternal(ctx context.Context, companyID, walletID stri
 		},
 	})
 	switch {
-	case errors.Is(err, ErrInsufficientBalance), errors.Is(err, ErrInactive), errors.Is(err, ErrNotFound):
+	case errors.Is(err, ErrInsufficientBalance):
+		return Transfer{}, ErrInsufficientWalletBalance
+	case errors.Is(err, ErrInactive), errors.Is(err, ErrNotFound):
 		return Transfer{}, err
 	case err != nil:
 		return Transfer{}, fmt.Errorf("wallets: transfer in %s: %w", walletID, err)

@@ -57,6 +57,12 @@ var (
 	// ErrInsufficientBalance is a debit larger than what the wallet has
 	// available, fees included.
 	ErrInsufficientBalance = errors.New("wallets: insufficient balance including fees")
+	// ErrInsufficientWalletBalance is an internal transfer whose source
+	// sub-balance does not cover its amount and fee: it answers as every
+	// move between the company's own balances that falls short
+	// (conversions, deposits, card funding), where ErrInsufficientBalance
+	// answers a payout.
+	ErrInsufficientWalletBalance = errors.New("wallets: insufficient wallet balance")
 	// ErrLedgerMismatch is a broken ledger invariant (see VerifyLedger).
 	ErrLedgerMismatch = errors.New("wallets: ledger does not match balances")
 )
