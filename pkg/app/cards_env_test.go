@@ -11,7 +11,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go/middleware"
 
 	"payments/pkg/cards"
 	"payments/pkg/debts"
@@ -120,16 +119,7 @@ func (e *cardsTestEnv) verifyCards(companyID string) {
 // failing returns cfg whose DynamoDB calls fail when fail says so of a
 // request.
 func failing(cfg function.Config, fail func(input any) bool) function.Config {
-	cfg.AWS = cfg.AWS.Copy()
-	cfg.AWS.APIOptions = append(cfg.AWS.APIOptions, func(s *middleware.Stack) error {
-		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("fail", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			if fail(in.Parameters) {
-				return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("injected failure")
-			}
-			return next.HandleInitialize(ctx, in)
-		}), middleware.After)
-	})
-	return cfg
+	return failingWith(cfg, fail, fmt.Errorf("injected failure"))
 }
 
 // logLines records the log lines of a test.

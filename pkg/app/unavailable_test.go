@@ -115,8 +115,8 @@ func TestSlowDatabaseIs503(t *testing.T) {
 	e.verify(companyID)
 }
 
-// failingWith returns cfg whose DynamoDB calls that match fail with err,
-// before they are sent.
+// failingWith returns cfg whose AWS calls that match fail with err, before
+// they are sent.
 func failingWith(cfg function.Config, match func(input any) bool, err error) function.Config {
 	cfg.AWS = cfg.AWS.Copy()
 	cfg.AWS.APIOptions = append(cfg.AWS.APIOptions, func(s *middleware.Stack) error {
