@@ -141,3 +141,31 @@ func TestIdempotencyAfterACrash(t *testing.T) {
 	e.verifyCards(cardCompany)
 	e.verifyBoth(fxCompany)
 }
+
+// TestIdempotencyIssuerUnanswered: a keyed card funding whose issuer does
+// not answer is 502 CARD_ISSUER_UNAVAILABLE with Retry-After, its money
+// already off the wallet. The retry with the key, the issuer back, is
+// answered from that funding, carried on (the issuer asked again on the
+// same card transaction): the card is funded once.
+func TestIdempotencyIssuerUnanswered(t *testing.T) {
+	e := newCardsTestEnv(t)
+	companyID, token, walletID, customer := e.cardCompany("100", "ISSUER01")
+	card := e.call(e.cards, token, "POST", "/cards", fmt.Sprintf(`{"customer_id":%q,"amount":10}`, customer)).str("data", "id")
+	first := e.call(e.issuerDown(t), token, "POST", "/cards/"+card+"/fund", `{"amount":5}`, idempotency.Header, "fund-once")
+	if first.status != 502 || first.str("code") != "CARD_ISSUER_UNAVAILABLE" || first.headers["Retry-After"] == "" {
+		t.Fatalf("fund with the issuer down: %d %v %s", first.status, first.headers, first.raw)
+	}
+	retry := e.call(e.cards, token, "POST", "/cards/"+card+"/fund", `{"amount":5}`, idempotency.Header, "fund-once")
+	if retry.status != 200 || retry.headers[idempotency.ReplayedHeader] != "true" ||
+		retry.str("data", "status") != "SUCCESS" || retry.str("data", "card_balance_after") != "15" {
+		t.Fatalf("retry: %d %v %s", retry.status, retry.headers, retry.raw)
+	}
+	checkReplay(t, retry, e.call(e.cards, token, "POST", "/cards/"+card+"/fund", `{"amount":5}`, idempotency.Header, "fund-once"))
+	if got := e.call(e.cards, token, "GET", "/cards/"+card, "").str("data", "balance"); got != "15" {
+		t.Fatalf("card balance %s, want 15: funded once", got)
+	}
+	if got := e.payout(token, walletID); got != "84" { // 100 − 11 (issue with its fee) − 5
+		t.Fatalf("payout_balance %s, want 84", got)
+	}
+	e.verifyCards(companyID)
+}

@@ -3,14 +3,19 @@ package app
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/cards"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/queue/queuetest"
+	"payments/pkg/waittest"
 )
 
 // TestCardNetworkRoutes drives the card-network sandbox through the cards
@@ -159,4 +164,29 @@ func TestCardNetworkQueued(t *testing.T) {
 	if _, found, err := svc.Store.Outcome(context.Background(), companyID, r.str("data", "event_id")); err != nil || found {
 		t.Errorf("the queued notification was applied (%v, %v)", found, err)
 	}
+}
+
+// TestCardNetworkAnswerNeverInvitesARetry: once the network's notification
+// is sent, a table too slow to read its outcome or its transaction answers
+// 202 with the event id (read the card's transactions), never 503: these
+// routes take no Idempotency-Key, and a retry would authorize twice.
+func TestCardNetworkAnswerNeverInvitesARetry(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, _, cardID := e.fundedCard(20, 5)
+	slow := e.cardsFunction(t, failingWith(e.cfg, func(in any) bool {
+		g, ok := in.(*dynamodb.GetItemInput)
+		if !ok {
+			return false
+		}
+		sk, _ := g.Key["SK"].(*types.AttributeValueMemberS)
+		return sk != nil && strings.HasPrefix(sk.Value, "CTX#")
+	}, fmt.Errorf("injected: %w", context.DeadlineExceeded)))
+	r := e.call(slow, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":5,"merchant_name":"Shop","merchant_city":"Austin"}`)
+	if r.status != 202 || r.str("data", "event_id") == "<nil>" {
+		t.Fatalf("want 202 with the event id: %d %s", r.status, r.raw)
+	}
+	waittest.Until(t, 20*time.Second, "the authorization is applied, once", func() bool {
+		return e.call(e.cards, token, "GET", "/cards/"+cardID+"?sync=false", "").str("data", "available_balance") == "15"
+	})
+	e.verifyCards(companyID)
 }

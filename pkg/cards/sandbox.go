@@ -75,22 +75,29 @@ const maxMerchantField = 100
 
 // Authorize asks for an authorization on a card of the company.
 func (sb *Sandbox) Authorize(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, error) {
+	tx, _, err := sb.authorize(ctx, companyID, cardID, in)
+	return tx, err
+}
+
+// authorize is Authorize, answering also the id of the network's
+// notification once it is sent.
+func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, string, error) {
 	kind := AuthKind(strings.ToUpper(strings.TrimSpace(in.Type)))
 	switch kind {
 	case "":
 		kind = KindAuthorization
 	case KindAuthorization, KindPreauthorization, KindVerification:
 	default:
-		return Transaction{}, httpapi.Invalid("type", "must be AUTHORIZATION, PREAUTHORIZATION or VERIFICATION")
+		return Transaction{}, "", httpapi.Invalid("type", "must be AUTHORIZATION, PREAUTHORIZATION or VERIFICATION")
 	}
 	var amount int64
 	var err error
 	if kind == KindVerification {
 		if err := zeroAmount(in.Amount); err != nil {
-			return Transaction{}, err
+			return Transaction{}, "", err
 		}
 	} else if amount, err = parseCents("amount", in.Amount, true); err != nil {
-		return Transaction{}, err
+		return Transaction{}, "", err
 	}
 	m := issuer.Merchant{
 		Name: strings.TrimSpace(in.MerchantName), City: strings.TrimSpace(in.MerchantCity),
@@ -99,61 +106,70 @@ func (sb *Sandbox) Authorize(ctx context.Context, companyID, cardID string, in A
 	for _, f := range []struct{ name, value string }{{"merchant_name", m.Name}, {"merchant_city", m.City}} {
 		switch n := len([]rune(f.value)); {
 		case n == 0:
-			return Transaction{}, httpapi.Invalid(f.name, "is required")
+			return Transaction{}, "", httpapi.Invalid(f.name, "is required")
 		case n > maxMerchantField:
-			return Transaction{}, httpapi.Invalid(f.name, fmt.Sprintf("must be at most %d characters", maxMerchantField))
+			return Transaction{}, "", httpapi.Invalid(f.name, fmt.Sprintf("must be at most %d characters", maxMerchantField))
 		}
 	}
 	if m.Country == "" {
 		m.Country = CardCountry
 	} else if !countries.IsAlpha2(m.Country) {
-		return Transaction{}, httpapi.Invalid("merchant_country", "must be an ISO 3166-1 alpha-2 country code")
+		return Transaction{}, "", httpapi.Invalid("merchant_country", "must be an ISO 3166-1 alpha-2 country code")
 	}
 	card, err := sb.Cards.card(ctx, companyID, cardID)
 	if err != nil {
-		return Transaction{}, err
+		return Transaction{}, "", err
 	}
 	id, err := sb.Network.Authorize(ctx, card.IssuerCardID, card.ID, string(kind), amount, m)
 	if err != nil {
-		return Transaction{}, err
+		return Transaction{}, "", err
 	}
-	return sb.await(ctx, card, issuer.NotifyAuthorization, id)
+	tx, err := sb.await(ctx, card, issuer.NotifyAuthorization, id)
+	return tx, id, err
 }
 
 // Follow settles, reverses or refunds (typ) authorization txID of the
 // company: in.Amount, or all of it; the authorization's state must allow
 // it (CheckFollow), else nothing is asked of the network.
 func (sb *Sandbox) Follow(ctx context.Context, companyID, txID string, typ TxType, in FollowInput) (Transaction, error) {
+	tx, _, err := sb.follow(ctx, companyID, txID, typ, in)
+	return tx, err
+}
+
+// follow is Follow, answering also the id of the network's notification
+// once it is sent.
+func (sb *Sandbox) follow(ctx context.Context, companyID, txID string, typ TxType, in FollowInput) (Transaction, string, error) {
 	var asked int64
 	if len(in.Amount) > 0 && string(in.Amount) != "null" {
 		if typ == TxReversal {
-			return Transaction{}, httpapi.Invalid("amount", "is not taken: a reversal releases the whole hold")
+			return Transaction{}, "", httpapi.Invalid("amount", "is not taken: a reversal releases the whole hold")
 		}
 		var err error
 		if asked, err = parseCents("amount", in.Amount, false); err != nil {
-			return Transaction{}, err
+			return Transaction{}, "", err
 		}
 	}
 	if !validID(txID) {
-		return Transaction{}, ErrTransactionNotFound
+		return Transaction{}, "", ErrTransactionNotFound
 	}
 	auth, err := sb.Cards.Store.Transaction(ctx, companyID, txID)
 	if err != nil {
-		return Transaction{}, err
+		return Transaction{}, "", err
 	}
 	amount, err := CheckFollow(typ, auth, asked)
 	if err != nil {
-		return Transaction{}, err
+		return Transaction{}, "", err
 	}
 	card, err := sb.Cards.Store.Card(ctx, companyID, auth.CardID)
 	if err != nil {
-		return Transaction{}, err
+		return Transaction{}, "", err
 	}
 	id, err := sb.Network.Follow(ctx, notifyOf(typ), card.IssuerCardID, card.ID, auth.IssuerTxID, amount)
 	if err != nil {
-		return Transaction{}, err
+		return Transaction{}, "", err
 	}
-	return sb.await(ctx, card, notifyOf(typ), id)
+	tx, err := sb.await(ctx, card, notifyOf(typ), id)
+	return tx, id, err
 }
 
 // Terminate has the issuer terminate a card of the company on its own (a
@@ -161,30 +177,40 @@ func (sb *Sandbox) Follow(ctx context.Context, companyID, txID string, typ TxTyp
 // when the card-worker applies that, its balance refunded. It answers the
 // TERMINATION transaction.
 func (sb *Sandbox) Terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Transaction, error) {
+	tx, _, err := sb.terminate(ctx, companyID, cardID, in)
+	return tx, err
+}
+
+// terminate is Terminate, answering also the id of the network's
+// notification once it is sent.
+func (sb *Sandbox) terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Transaction, string, error) {
 	reason := strings.TrimSpace(in.Reason)
 	if len([]rune(reason)) > maxReason {
-		return Transaction{}, httpapi.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))
+		return Transaction{}, "", httpapi.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))
 	}
 	card, err := sb.Cards.stateCheck(ctx, companyID, cardID)
 	if err != nil {
-		return Transaction{}, err
+		return Transaction{}, "", err
 	}
 	if card.IssuerCardID == "" {
-		return Transaction{}, ErrNotActive
+		return Transaction{}, "", ErrNotActive
 	}
 	if _, _, err := sb.Cards.Issuer.TerminateCard(ctx, card.IssuerCardID); err != nil {
-		return Transaction{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
+		return Transaction{}, "", fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
 	}
 	id, err := sb.Network.Terminated(ctx, card.IssuerCardID, card.ID, reason)
 	if err != nil {
-		return Transaction{}, err
+		return Transaction{}, "", err
 	}
-	return sb.await(ctx, card, issuer.NotifyCardTerminated, id)
+	tx, err := sb.await(ctx, card, issuer.NotifyCardTerminated, id)
+	return tx, id, err
 }
 
 // await waits for the card-worker to apply event id, a notification of
 // type typ about card, and returns the transaction it made, or its
-// refusal; ErrNotApplied past sb.Wait. Before it answers, it tells the
+// refusal; ErrNotApplied past sb.Wait, or when the table cannot be read:
+// the notification is sent, so the caller must read the card's
+// transactions rather than send it again. Before it answers, it tells the
 // issuer what the event moved, as the card-worker does right after it
 // applies it (once, whoever is first): the answer comes when the issuer's
 // card has moved as ours did.
@@ -199,10 +225,11 @@ func (sb *Sandbox) await(ctx context.Context, card Card, typ, id string) (Transa
 	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
 		o, found, err := sb.Cards.Store.Outcome(ctx, companyID, id)
 		switch {
-		case err != nil && ctx.Err() != nil:
-			return Transaction{}, &NotAppliedError{EventID: id}
 		case err != nil:
-			return Transaction{}, err
+			// The notification is sent: whatever the table answers, it
+			// is applied or will be, and is never to be sent again.
+			slog.WarnContext(ctx, "read the outcome of a network notification", "event_id", id, "error", err)
+			return Transaction{}, &NotAppliedError{EventID: id}
 		case found && o.Refused != "":
 			return Transaction{}, refusal(o.Refused)
 		case found:
@@ -210,7 +237,12 @@ func (sb *Sandbox) await(ctx context.Context, card Card, typ, id string) (Transa
 				// The card-worker tells it too, again until it can.
 				slog.WarnContext(ctx, "tell the issuer of a network transaction", "event_id", id, "error", err)
 			}
-			return sb.Cards.Store.Transaction(ctx, companyID, o.TxID)
+			tx, err := sb.Cards.Store.Transaction(ctx, companyID, o.TxID)
+			if err != nil {
+				slog.WarnContext(ctx, "read the transaction of a network notification", "event_id", id, "error", err)
+				return Transaction{}, &NotAppliedError{EventID: id}
+			}
+			return tx, nil
 		}
 		t := time.NewTimer(pause)
 		select {

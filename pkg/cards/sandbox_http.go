@@ -3,6 +3,7 @@ package cards
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 
 	"payments/pkg/httpapi"
@@ -26,8 +27,8 @@ func (h sandboxHandlers) authorize(w http.ResponseWriter, r *http.Request) error
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
-	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, error) {
-		return h.sb.Authorize(ctx, companyID, r.PathValue("id"), in)
+	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
+		return h.sb.authorize(ctx, companyID, r.PathValue("id"), in)
 	})
 }
 
@@ -37,8 +38,8 @@ func (h sandboxHandlers) follow(typ TxType) httpapi.HandlerFunc {
 		if err := httpapi.DecodeOptional(r, &in); err != nil {
 			return err
 		}
-		return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, error) {
-			return h.sb.Follow(ctx, companyID, r.PathValue("transactionId"), typ, in)
+		return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
+			return h.sb.follow(ctx, companyID, r.PathValue("transactionId"), typ, in)
 		})
 	}
 }
@@ -48,30 +49,39 @@ func (h sandboxHandlers) terminate(w http.ResponseWriter, r *http.Request) error
 	if err := httpapi.DecodeOptional(r, &in); err != nil {
 		return err
 	}
-	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, error) {
-		return h.sb.Terminate(ctx, companyID, r.PathValue("id"), in)
+	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
+		return h.sb.terminate(ctx, companyID, r.PathValue("id"), in)
 	})
 }
 
 // answer runs do for the caller's company and answers 201 with the card
 // transaction it made, or 202 with the event id when the card-worker has
-// not applied the network's notification yet.
-func (h sandboxHandlers) answer(w http.ResponseWriter, r *http.Request, do func(context.Context, string) (Transaction, error)) error {
+// not applied the network's notification yet, or when, the notification
+// sent, its transaction cannot be read: never an error inviting the
+// client to send it again.
+func (h sandboxHandlers) answer(w http.ResponseWriter, r *http.Request, do func(context.Context, string) (Transaction, string, error)) error {
 	companyID := httpapi.CompanyID(r.Context())
-	tx, err := do(r.Context(), companyID)
+	tx, eventID, err := do(r.Context(), companyID)
 	var queued *NotAppliedError
 	if errors.As(err, &queued) {
-		httpapi.Respond(w, http.StatusAccepted, "Notification queued; read the card's transactions shortly",
-			map[string]string{"event_id": queued.EventID})
-		return nil
+		return queuedAnswer(w, queued.EventID)
 	}
 	if err != nil {
 		return err
 	}
 	out, err := h.sb.Cards.TransactionResponse(r.Context(), companyID, tx, false)
 	if err != nil {
-		return err
+		slog.WarnContext(r.Context(), "read the card transaction of a network notification", "event_id", eventID, "error", err)
+		return queuedAnswer(w, eventID)
 	}
 	httpapi.Respond(w, http.StatusCreated, "Card transaction created", out)
+	return nil
+}
+
+// queuedAnswer answers 202 with the id of a notification sent to the
+// card-worker, whose transaction the client reads from the card.
+func queuedAnswer(w http.ResponseWriter, eventID string) error {
+	httpapi.Respond(w, http.StatusAccepted, "Notification queued; read the card's transactions shortly",
+		map[string]string{"event_id": eventID})
 	return nil
 }

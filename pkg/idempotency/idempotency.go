@@ -169,15 +169,14 @@ func RequestHash(method, path string, body []byte) string {
 }
 
 // Stored reports whether a response is stored for replays: every response
-// but those that say nothing was done and the request may be repeated
-// shortly, a 409 or a 503 with Retry-After (the catalogue's CONFLICT and
-// unavailable answers). Their key is released instead. A 5xx without
-// Retry-After may have moved money, and so may a 502 with one (the card
-// issuer's CARD_ISSUER_UNAVAILABLE: the funding left the wallet): they are
+// but those that ask to be retried shortly, with Retry-After (the
+// catalogue's CONFLICT, its unavailable answers, the card issuer's
+// CARD_ISSUER_UNAVAILABLE). Their key is released instead: deleted when
+// the request committed nothing, so that the retry runs it; its lease
+// only ended when it committed its Effect (a card funding the issuer has
+// not answered yet), so that the retry answers from the effect, carrying
+// the movement on. A 5xx without Retry-After may have moved money: it is
 // stored, and replayed.
-func Stored(status int, h http.Header) bool {
-	if h.Get("Retry-After") == "" {
-		return true
-	}
-	return status != http.StatusConflict && status != http.StatusServiceUnavailable
+func Stored(_ int, h http.Header) bool {
+	return h.Get("Retry-After") == ""
 }

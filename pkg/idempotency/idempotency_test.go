@@ -76,7 +76,7 @@ func TestStored(t *testing.T) {
 		{409, nil, true},
 		{500, nil, true},
 		{503, nil, true},
-		{502, retry, true},
+		{502, retry, false},
 		{409, retry, false},
 		{503, retry, false},
 	}

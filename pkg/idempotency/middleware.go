@@ -89,11 +89,13 @@ func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
 			// The first request committed its effect, then died before
 			// its response was stored: answer from the effect.
 			ctx = WithReplay(ctx, rec.Effect)
-			w.Header().Set(ReplayedHeader, "true")
 		}
 		out := &capture{header: http.Header{}}
 		next.ServeHTTP(out, r.WithContext(ctx))
-		k.finish(r, companyID, key, c.LeaseID, out)
+		if k.finish(r, companyID, key, c.LeaseID, out) && rec.Effect.Committed() {
+			// The answer rebuilt from the effect is the first request's.
+			w.Header().Set(ReplayedHeader, "true")
+		}
 		out.sendTo(w)
 		return nil
 	}
@@ -146,14 +148,15 @@ func replay(w http.ResponseWriter, rec Record, hash string) error {
 }
 
 // finish stores the response out of the claim leaseID, or releases the
-// key when the response says nothing was done. A failure is logged: the
-// response is sent all the same, and the key stays in progress until the
-// lease ends, as if the function had died.
-func (k *Keys) finish(r *http.Request, companyID, key, leaseID string, out *capture) {
+// key when the response asks to be retried, and reports whether it is a
+// response to store. A failure is logged: the response is sent all the
+// same, and the key stays in progress until the lease ends, as if the
+// function had died.
+func (k *Keys) finish(r *http.Request, companyID, key, leaseID string, out *capture) (stored bool) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), finishTimeout)
 	defer cancel()
 	status, header := out.result()
-	stored := Stored(status, header)
+	stored = Stored(status, header)
 	var err error
 	if stored {
 		resp := Response{Status: status, ContentType: header.Get("Content-Type"), Body: out.body.Bytes()}
@@ -174,6 +177,7 @@ func (k *Keys) finish(r *http.Request, companyID, key, leaseID string, out *capt
 		slog.ErrorContext(ctx, "idempotency: could not record the outcome; the key stays in progress until its lease ends",
 			"route", r.Pattern, "status", status, "stored", stored, "error", err)
 	}
+	return stored
 }
 
 // capture is a ResponseWriter that keeps the response, bytes as written,

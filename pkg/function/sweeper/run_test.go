@@ -47,3 +47,33 @@ func TestStepsRunApartWithinTheirBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestStepPanicIsItsError: a step that panics fails alone, reported, and
+// the sweep goes on; with no time left the steps are still run, each
+// failing on its deadline, and the sweep answers.
+func TestStepPanicIsItsError(t *testing.T) {
+	steps := []step{
+		{"broken", func(context.Context, time.Time) (int, error) {
+			var m map[string]int
+			m["x"]++ // a nil map
+			return 1, nil
+		}},
+		{"fine", func(context.Context, time.Time) (int, error) { return 2, nil }},
+	}
+	resp, err := run(time.Now, steps)(context.Background(), events.EventBridgeEvent{})
+	report := resp.(Report)
+	if err == nil || report["broken"].Error == "" || report["fine"] != (Outcome{Done: 2}) {
+		t.Fatalf("report %+v, error %v", report, err)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 0)
+	defer cancel()
+	waiting := []step{{"waits", func(ctx context.Context, _ time.Time) (int, error) {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	}}}
+	resp, err = run(time.Now, waiting)(ctx, events.EventBridgeEvent{})
+	if !errors.Is(err, context.DeadlineExceeded) || resp.(Report)["waits"].Error == "" {
+		t.Fatalf("with no time left: %v %+v", err, resp)
+	}
+}

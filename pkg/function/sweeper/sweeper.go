@@ -6,6 +6,7 @@ package sweeper
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -88,6 +89,17 @@ type step struct {
 	do   func(ctx context.Context, now time.Time) (int, error)
 }
 
+// safely runs the step, a panic being its error: a step runs on a
+// goroutine of its own, where a panic would end the whole process.
+func (s step) safely(ctx context.Context, now time.Time) (n int, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("sweeper: step %s panicked: %v", s.name, p)
+		}
+	}()
+	return s.do(ctx, now)
+}
+
 // Report is what one sweep did, step by step: how many events it
 // published, payments it resumed, card movements it finished and fundings
 // it decided, and each step's error (its text, for the operators who read
@@ -108,7 +120,11 @@ func run(now func() time.Time, steps []step) function.ScheduleHandler {
 		at := now()
 		budget := StepBudget
 		if dl, ok := ctx.Deadline(); ok {
-			budget = min(budget, time.Until(dl)-stepMargin)
+			left := time.Until(dl)
+			budget = min(budget, left-stepMargin)
+			if budget <= 0 {
+				budget = left // too little time to keep a margin: all of it
+			}
 		}
 		report := Report{}
 		errs := make([]error, len(steps))
@@ -118,7 +134,7 @@ func run(now func() time.Time, steps []step) function.ScheduleHandler {
 			wg.Go(func() {
 				sctx, cancel := context.WithTimeout(ctx, budget)
 				defer cancel()
-				n, err := s.do(sctx, at)
+				n, err := s.safely(sctx, at)
 				o := Outcome{Done: n}
 				if err != nil {
 					o.Error = err.Error()
