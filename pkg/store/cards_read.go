@@ -13,7 +13,6 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/httpapi"
-	"payments/pkg/timestamp"
 )
 
 // Card reads a card of the company, strongly consistent.
@@ -104,32 +103,9 @@ func (s *Cards) all(ctx context.Context, index, pk, prefix string) ([]map[string
 // transaction index, oldest first within a shard (eventually consistent:
 // the caller reads each again).
 func (s *Cards) OpenTransactions(ctx context.Context, cutoff time.Time, limit int) ([]cards.Transaction, error) {
-	var out []cards.Transaction
 	// The index was sharded from the start: no item is in the partition
 	// named by the prefix alone, which shardKeys lists last.
-	for _, shard := range shardKeys(openCardTxIndex)[:IndexShards] {
-		p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
-			TableName:              aws.String(s.db.Table),
-			IndexName:              aws.String(GSI2),
-			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":pk": strValue(shard), ":cut": strValue(timestamp.Format(cutoff)),
-			},
-			Limit: aws.Int32(int32(max(limit, 1))),
-		})
-		for p.HasMorePages() && len(out) < limit {
-			page, err := p.NextPage(ctx)
-			if err != nil {
-				return nil, fmt.Errorf("store: query open card transactions: %w", err)
-			}
-			txs, err := decodeAll(page.Items, cardTxItem.transaction)
-			if err != nil {
-				return nil, err
-			}
-			out = append(out, txs[:min(len(txs), limit-len(out))]...)
-		}
-	}
-	return out, nil
+	return dueItems(ctx, s.db, shardKeys(openCardTxIndex)[:IndexShards], cutoff, limit, cardTxItem.transaction)
 }
 
 // SlotsUsed reads the company's count of live cards, strongly consistent.

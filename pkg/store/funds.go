@@ -7,7 +7,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/events"
@@ -188,30 +187,7 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 // oldest first within a shard (eventually consistent: the caller reads
 // each again). Fundings declared before the index existed are not in it.
 func (s *Wallets) OpenFundings(ctx context.Context, cutoff time.Time, limit int) ([]wallets.Transaction, error) {
-	var out []wallets.Transaction
-	for _, shard := range shardKeys(openFundingIndex)[:IndexShards] {
-		if len(out) >= limit {
-			break
-		}
-		page, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
-			TableName:              aws.String(s.db.Table),
-			IndexName:              aws.String(GSI2),
-			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":pk": strValue(shard), ":cut": strValue(timestamp.Format(cutoff)),
-			},
-			Limit: aws.Int32(int32(limit - len(out))),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("store: query open fundings: %w", err)
-		}
-		fs, err := decodeAll(page.Items, ledgerItem.transaction)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, fs...)
-	}
-	return out, nil
+	return dueItems(ctx, s.db, shardKeys(openFundingIndex)[:IndexShards], cutoff, limit, ledgerItem.transaction)
 }
 
 // fundingSettlement returns the transaction item that moves the funding

@@ -112,29 +112,5 @@ func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string) e
 // marked published, from every shard of the outbox index, oldest first
 // within a shard.
 func (o *Outbox) Unpublished(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error) {
-	var evs []events.Event
-	for _, shard := range shardKeys(outboxIndex) {
-		if len(evs) == limit {
-			break
-		}
-		out, err := o.db.Client.Query(ctx, &dynamodb.QueryInput{
-			TableName:              aws.String(o.db.Table),
-			IndexName:              aws.String(GSI2),
-			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":pk":  &types.AttributeValueMemberS{Value: shard},
-				":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},
-			},
-			Limit: aws.Int32(int32(limit - len(evs))),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("store: query unpublished events: %w", err)
-		}
-		batch, err := decodeAll(out.Items, eventItem.event)
-		if err != nil {
-			return nil, err
-		}
-		evs = append(evs, batch...)
-	}
-	return evs, nil
+	return dueItems(ctx, o.db, shardKeys(outboxIndex), cutoff, limit, eventItem.event)
 }

@@ -146,6 +146,12 @@ func (db *DB) count(ctx context.Context, l listing) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return db.countQuery(ctx, in)
+}
+
+// countQuery runs in, a Select COUNT Query, a maxChunk at a time, and sums
+// its pages' counts.
+func (db *DB) countQuery(ctx context.Context, in *dynamodb.QueryInput) (int, error) {
 	in.Limit = aws.Int32(maxChunk)
 	n := 0
 	for {

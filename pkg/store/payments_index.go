@@ -44,6 +44,39 @@ func shardKeys(prefix string) []string {
 	return append(keys, prefix)
 }
 
+// dueItems returns up to limit items of the sharded GSI2 index named
+// prefix whose GSI2SK (a time first) is before cutoff, oldest first within
+// a shard, decoded by convert; eventually consistent: the caller reads each
+// again. shards are the partitions read: shardKeys(prefix), with the
+// unsharded one last, or only its IndexShards shards for an index sharded
+// from the start.
+func dueItems[I, T any](ctx context.Context, db *DB, shards []string, cutoff time.Time, limit int, convert func(I) (T, error)) ([]T, error) {
+	var out []T
+	for _, shard := range shards {
+		if len(out) >= limit {
+			break
+		}
+		page, err := db.Client.Query(ctx, &dynamodb.QueryInput{
+			TableName:              aws.String(db.Table),
+			IndexName:              aws.String(GSI2),
+			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":pk": &types.AttributeValueMemberS{Value: shard}, ":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},
+			},
+			Limit: aws.Int32(int32(limit - len(out))),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("store: query %s: %w", shard, err)
+		}
+		items, err := decodeAll(page.Items, convert)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, items...)
+	}
+	return out, nil
+}
+
 const openPaymentIndex = "OPEN_PAYMENT"
 
 // openPaymentGSI2PK is the shard of the open-payment index of payment id.
@@ -130,7 +163,7 @@ func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int)
 // reconciliation, of every company: a Select COUNT of the RECONCILE
 // partition of GSI1 (eventually consistent), summed over its pages.
 func (s *Payments) CountFlaggedPayments(ctx context.Context) (int, error) {
-	in := &dynamodb.QueryInput{
+	n, err := s.db.countQuery(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		IndexName:              aws.String(GSI1),
 		KeyConditionExpression: aws.String("GSI1PK = :pk"),
@@ -138,20 +171,11 @@ func (s *Payments) CountFlaggedPayments(ctx context.Context) (int, error) {
 			":pk": &types.AttributeValueMemberS{Value: reconcileGSI1PK},
 		},
 		Select: types.SelectCount,
-		Limit:  aws.Int32(maxChunk),
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: count flagged payments: %w", err)
 	}
-	n := 0
-	for {
-		out, err := s.db.Client.Query(ctx, in)
-		if err != nil {
-			return 0, fmt.Errorf("store: count flagged payments: %w", err)
-		}
-		n += int(out.Count)
-		if out.LastEvaluatedKey == nil {
-			return n, nil
-		}
-		in.ExclusiveStartKey = out.LastEvaluatedKey
-	}
+	return n, nil
 }
 
 // PaymentByID reads the payment id lookup, then the payment, both
