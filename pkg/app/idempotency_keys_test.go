@@ -18,6 +18,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/contention"
 	"payments/pkg/customers"
+	"payments/pkg/field"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
@@ -138,7 +139,7 @@ func TestIdempotencyStoredOrReleased(t *testing.T) {
 		stored bool
 	}{
 		{"201", nil, 201, true},
-		{"400", httpapi.Invalid("amount", "must be at least 1"), 400, true},
+		{"400", field.Invalid("amount", "must be at least 1"), 400, true},
 		{"500", errors.New("lost the connection"), 500, true},
 		{"503 without Retry-After", payments.ErrNoOperator, 503, true},
 		{"502 with Retry-After", cards.ErrIssuerUnavailable, 502, false},

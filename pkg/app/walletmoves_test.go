@@ -20,7 +20,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/fundworker"
 	"payments/pkg/function/walletsapi"
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/providers/bank"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
@@ -73,7 +73,7 @@ func (e *movesTestEnv) balances(token, walletID string) string {
 // events returns the company's outbox events of kind, newest first.
 func (e *movesTestEnv) events(companyID string, kind evs.Kind) []evs.Event {
 	e.t.Helper()
-	res, err := store.NewWebhooks(e.db).Records(context.Background(), companyID, webhooks.Query{Kind: kind}, httpapi.PageRequest{Page: 1, Limit: 100})
+	res, err := store.NewWebhooks(e.db).Records(context.Background(), companyID, webhooks.Query{Kind: kind}, page.Request{Page: 1, Limit: 100})
 	if err != nil {
 		e.t.Fatal(err)
 	}

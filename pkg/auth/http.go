@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 )
 
@@ -40,9 +41,9 @@ func tokenHandler(svc *Service, w http.ResponseWriter, r *http.Request) error {
 	}
 	switch {
 	case req.ClientID == "":
-		return httpapi.Invalid("client_id", missingCredentials)
+		return field.Invalid("client_id", missingCredentials)
 	case req.ClientKey == "":
-		return httpapi.Invalid("client_key", missingCredentials)
+		return field.Invalid("client_key", missingCredentials)
 	}
 	tok, err := svc.issue(r.Context(), req.ClientID, req.ClientKey, now)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 	"payments/pkg/customers"
 	"payments/pkg/events"
 	"payments/pkg/fees"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
@@ -38,17 +38,17 @@ func parseBrand(s string) (Brand, error) {
 	case Visa, Mastercard:
 		return b, nil
 	}
-	return "", httpapi.Invalid("brand", "must be VISA or MASTERCARD")
+	return "", field.Invalid("brand", "must be VISA or MASTERCARD")
 }
 
 // parseAmount reads a USD amount of at least 1 with at most 2 decimals.
 func parseAmount(raw json.RawMessage) (int64, error) {
 	if len(raw) == 0 {
-		return 0, httpapi.Invalid("amount", "is required")
+		return 0, field.Invalid("amount", "is required")
 	}
 	n, err := money.ParseAmount(raw, Currency)
 	if err != nil {
-		return 0, httpapi.Invalid("amount", err.Error())
+		return 0, field.Invalid("amount", err.Error())
 	}
 	return n, nil
 }
@@ -70,7 +70,7 @@ func (s *Service) Issue(ctx context.Context, companyID string, in IssueInput) (C
 	}
 	customerID := strings.TrimSpace(in.CustomerID)
 	if customerID == "" {
-		return Card{}, httpapi.Invalid("customer_id", "is required")
+		return Card{}, field.Invalid("customer_id", "is required")
 	}
 	brand, err := parseBrand(in.Brand)
 	if err != nil {

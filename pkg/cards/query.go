@@ -11,8 +11,9 @@ import (
 	"sync"
 
 	"payments/pkg/customers"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 	"payments/pkg/providers/issuer"
 )
 
@@ -149,17 +150,17 @@ func ParseListQuery(status, brand, last4 string) (ListQuery, error) {
 	if status != "" {
 		q.Status = Status(strings.ToUpper(status))
 		if !slices.Contains(Statuses, q.Status) {
-			return q, httpapi.Invalid("status", badFilter)
+			return q, field.Invalid("status", badFilter)
 		}
 	}
 	if brand != "" {
 		q.Brand = Brand(strings.ToUpper(brand))
 		if q.Brand != Visa && q.Brand != Mastercard {
-			return q, httpapi.Invalid("brand", badFilter)
+			return q, field.Invalid("brand", badFilter)
 		}
 	}
 	if last4 != "" && !last4Pattern.MatchString(last4) {
-		return q, httpapi.Invalid("last4", "must be the 4 last digits of a card number")
+		return q, field.Invalid("last4", "must be the 4 last digits of a card number")
 	}
 	q.Last4 = last4
 	return q, nil
@@ -291,9 +292,9 @@ func (s *Service) syncAll(ctx context.Context, cs []Card) ([]Card, error) {
 
 // Reveals returns page p of the reveal records of card id of the company,
 // newest first.
-func (s *Service) Reveals(ctx context.Context, companyID, id string, p httpapi.PageRequest) (httpapi.PageResult[Reveal], error) {
+func (s *Service) Reveals(ctx context.Context, companyID, id string, p page.Request) (page.Result[Reveal], error) {
 	if _, err := s.card(ctx, companyID, id); err != nil {
-		return httpapi.PageResult[Reveal]{}, err
+		return page.Result[Reveal]{}, err
 	}
 	return s.Store.Reveals(ctx, companyID, id, p)
 }

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"payments/pkg/countries"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 )
@@ -88,7 +88,7 @@ func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in A
 		kind = KindAuthorization
 	case KindAuthorization, KindPreauthorization, KindVerification:
 	default:
-		return Transaction{}, "", httpapi.Invalid("type", "must be AUTHORIZATION, PREAUTHORIZATION or VERIFICATION")
+		return Transaction{}, "", field.Invalid("type", "must be AUTHORIZATION, PREAUTHORIZATION or VERIFICATION")
 	}
 	var amount int64
 	var err error
@@ -106,15 +106,15 @@ func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in A
 	for _, f := range []struct{ name, value string }{{"merchant_name", m.Name}, {"merchant_city", m.City}} {
 		switch n := len([]rune(f.value)); {
 		case n == 0:
-			return Transaction{}, "", httpapi.Invalid(f.name, "is required")
+			return Transaction{}, "", field.Invalid(f.name, "is required")
 		case n > maxMerchantField:
-			return Transaction{}, "", httpapi.Invalid(f.name, fmt.Sprintf("must be at most %d characters", maxMerchantField))
+			return Transaction{}, "", field.Invalid(f.name, fmt.Sprintf("must be at most %d characters", maxMerchantField))
 		}
 	}
 	if m.Country == "" {
 		m.Country = CardCountry
 	} else if !countries.IsAlpha2(m.Country) {
-		return Transaction{}, "", httpapi.Invalid("merchant_country", "must be an ISO 3166-1 alpha-2 country code")
+		return Transaction{}, "", field.Invalid("merchant_country", "must be an ISO 3166-1 alpha-2 country code")
 	}
 	card, err := sb.Cards.card(ctx, companyID, cardID)
 	if err != nil {
@@ -142,7 +142,7 @@ func (sb *Sandbox) follow(ctx context.Context, companyID, txID string, typ TxTyp
 	var asked int64
 	if len(in.Amount) > 0 && string(in.Amount) != "null" {
 		if typ == TxReversal {
-			return Transaction{}, "", httpapi.Invalid("amount", "is not taken: a reversal releases the whole hold")
+			return Transaction{}, "", field.Invalid("amount", "is not taken: a reversal releases the whole hold")
 		}
 		var err error
 		if asked, err = parseCents("amount", in.Amount, false); err != nil {
@@ -186,7 +186,7 @@ func (sb *Sandbox) Terminate(ctx context.Context, companyID, cardID string, in T
 func (sb *Sandbox) terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Transaction, string, error) {
 	reason := strings.TrimSpace(in.Reason)
 	if len([]rune(reason)) > maxReason {
-		return Transaction{}, "", httpapi.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))
+		return Transaction{}, "", field.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))
 	}
 	card, err := sb.Cards.stateCheck(ctx, companyID, cardID)
 	if err != nil {
@@ -258,36 +258,36 @@ func (sb *Sandbox) await(ctx context.Context, card Card, typ, id string) (Transa
 func zeroAmount(raw json.RawMessage) error {
 	text, err := money.Number(raw)
 	if err != nil {
-		return httpapi.Invalid("amount", err.Error())
+		return field.Invalid("amount", err.Error())
 	}
 	if text == "" {
 		return nil
 	}
 	if n, err := money.ParseMajor(text, Currency); err != nil || n != 0 {
-		return httpapi.Invalid("amount", "must be 0 or absent for a VERIFICATION")
+		return field.Invalid("amount", "must be 0 or absent for a VERIFICATION")
 	}
 	return nil
 }
 
 // parseCents reads a USD amount field: a JSON number above 0 with at most
 // 2 decimals; absent is 0, unless required.
-func parseCents(field string, raw json.RawMessage, required bool) (int64, error) {
+func parseCents(name string, raw json.RawMessage, required bool) (int64, error) {
 	text, err := money.Number(raw)
 	if err != nil {
-		return 0, httpapi.Invalid(field, err.Error())
+		return 0, field.Invalid(name, err.Error())
 	}
 	if text == "" {
 		if required {
-			return 0, httpapi.Invalid(field, "is required")
+			return 0, field.Invalid(name, "is required")
 		}
 		return 0, nil
 	}
 	n, err := money.ParseMajor(text, Currency)
 	switch {
 	case err != nil:
-		return 0, httpapi.Invalid(field, err.Error())
+		return 0, field.Invalid(name, err.Error())
 	case n <= 0:
-		return 0, httpapi.Invalid(field, "must be above 0")
+		return 0, field.Invalid(name, "must be above 0")
 	}
 	return n, nil
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/idempotency"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
@@ -105,7 +105,7 @@ func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in Te
 	}
 	reason := strings.TrimSpace(in.Reason)
 	if len([]rune(reason)) > maxReason {
-		return Card{}, Transaction{}, httpapi.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))
+		return Card{}, Transaction{}, field.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))
 	}
 	if reason == "" {
 		reason = events.TerminationReasonCompany

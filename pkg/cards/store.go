@@ -7,7 +7,7 @@ import (
 
 	"payments/pkg/debts"
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/vault"
 	"payments/pkg/wallets"
 )
@@ -189,5 +189,5 @@ type Store interface {
 	// OpenHolds reads the card's authorizations whose hold is open.
 	OpenHolds(ctx context.Context, companyID, cardID string) ([]Transaction, error)
 	// Reveals reads page p of a card's reveal records, newest first.
-	Reveals(ctx context.Context, companyID, cardID string, p httpapi.PageRequest) (httpapi.PageResult[Reveal], error)
+	Reveals(ctx context.Context, companyID, cardID string, p page.Request) (page.Result[Reveal], error)
 }

@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"payments/pkg/customers"
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
+	"payments/pkg/page"
 )
 
 // Default page sizes of the transaction lists.
@@ -28,10 +30,10 @@ const (
 type TxLists interface {
 	// CardTransactions reads page p of a card's transactions that f
 	// selects.
-	CardTransactions(ctx context.Context, companyID, cardID string, f TxFilter, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error)
+	CardTransactions(ctx context.Context, companyID, cardID string, f TxFilter, p page.Request) (page.Result[Transaction], error)
 	// CustomerTransactions reads page p of the transactions that f
 	// selects, of every card of a customer.
-	CustomerTransactions(ctx context.Context, companyID, customerID string, f TxFilter, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error)
+	CustomerTransactions(ctx context.Context, companyID, customerID string, f TxFilter, p page.Request) (page.Result[Transaction], error)
 }
 
 // TxFilter selects card transactions: each field set must match.
@@ -47,7 +49,7 @@ type TxFilter struct {
 // its flags.
 type TxQuery struct {
 	TxFilter
-	Page httpapi.PageRequest
+	Page page.Request
 	// IncludeRaw adds to each transaction what the card network told us.
 	IncludeRaw bool
 	// Sync is accepted and changes nothing: the issuer pushes every
@@ -79,13 +81,13 @@ func ParseTxQuery(r *http.Request, zeroBased bool, defaultLimit int) (TxQuery, e
 	if s := v.Get("type"); s != "" {
 		q.Type = TxType(strings.ToUpper(s))
 		if !slices.Contains(TxTypes, q.Type) {
-			return q, httpapi.Invalid("type", badFilter)
+			return q, field.Invalid("type", badFilter)
 		}
 	}
 	if s := v.Get("status"); s != "" {
 		q.Status = TxStatus(strings.ToUpper(s))
 		if !slices.Contains(TxStatuses, q.Status) {
-			return q, httpapi.Invalid("status", badFilter)
+			return q, field.Invalid("status", badFilter)
 		}
 	}
 	if q.IncludeRaw, err = httpapi.ParseBool(r, "includeRaw", false); err != nil {
@@ -100,42 +102,42 @@ func ParseTxQuery(r *http.Request, zeroBased bool, defaultLimit int) (TxQuery, e
 // ListTransactions returns page q.Page of card id's transactions that q
 // selects, newest first, as the routes show them; ErrNotFound when the
 // card is not the company's.
-func (s *Service) ListTransactions(ctx context.Context, companyID, id string, q TxQuery) (httpapi.PageResult[TxResponse], error) {
+func (s *Service) ListTransactions(ctx context.Context, companyID, id string, q TxQuery) (page.Result[TxResponse], error) {
 	card, err := s.card(ctx, companyID, id)
 	if err != nil {
-		return httpapi.PageResult[TxResponse]{}, err
+		return page.Result[TxResponse]{}, err
 	}
-	page, err := s.Store.CardTransactions(ctx, companyID, card.ID, q.TxFilter, q.Page)
+	txs, err := s.Store.CardTransactions(ctx, companyID, card.ID, q.TxFilter, q.Page)
 	if err != nil {
-		return httpapi.PageResult[TxResponse]{}, fmt.Errorf("cards: list the card's transactions: %w", err)
+		return page.Result[TxResponse]{}, fmt.Errorf("cards: list the card's transactions: %w", err)
 	}
 	v := s.txViewer(companyID)
 	v.cards[card.ID] = card
-	return v.page(ctx, page, q.IncludeRaw)
+	return v.page(ctx, txs, q.IncludeRaw)
 }
 
 // CustomerTransactions returns page q.Page of the transactions that q
 // selects of every card of customer id, newest first, as the routes show
 // them; ErrCustomerNotFound when the customer is not the company's. A
 // customer without cards has none.
-func (s *Service) CustomerTransactions(ctx context.Context, companyID, id string, q TxQuery) (httpapi.PageResult[TxResponse], error) {
+func (s *Service) CustomerTransactions(ctx context.Context, companyID, id string, q TxQuery) (page.Result[TxResponse], error) {
 	if !validID(id) {
-		return httpapi.PageResult[TxResponse]{}, ErrCustomerNotFound
+		return page.Result[TxResponse]{}, ErrCustomerNotFound
 	}
 	c, err := s.Customers.Get(ctx, companyID, id)
 	switch {
 	case errors.Is(err, customers.ErrNotFound):
-		return httpapi.PageResult[TxResponse]{}, ErrCustomerNotFound
+		return page.Result[TxResponse]{}, ErrCustomerNotFound
 	case err != nil:
-		return httpapi.PageResult[TxResponse]{}, fmt.Errorf("cards: read customer: %w", err)
+		return page.Result[TxResponse]{}, fmt.Errorf("cards: read customer: %w", err)
 	}
-	page, err := s.Store.CustomerTransactions(ctx, companyID, c.ID, q.TxFilter, q.Page)
+	txs, err := s.Store.CustomerTransactions(ctx, companyID, c.ID, q.TxFilter, q.Page)
 	if err != nil {
-		return httpapi.PageResult[TxResponse]{}, fmt.Errorf("cards: list the customer's transactions: %w", err)
+		return page.Result[TxResponse]{}, fmt.Errorf("cards: list the customer's transactions: %w", err)
 	}
 	v := s.txViewer(companyID)
 	v.customers[c.ID] = c
-	return v.page(ctx, page, q.IncludeRaw)
+	return v.page(ctx, txs, q.IncludeRaw)
 }
 
 // GetTransaction returns transaction txID of card id as the routes show
@@ -182,12 +184,12 @@ func (s *Service) txViewer(companyID string) *txViewer {
 
 // page returns the responses of the items of p, with its total and next
 // position.
-func (v *txViewer) page(ctx context.Context, p httpapi.PageResult[Transaction], includeRaw bool) (httpapi.PageResult[TxResponse], error) {
-	out := httpapi.PageResult[TxResponse]{Items: make([]TxResponse, len(p.Items)), Total: p.Total, Next: p.Next}
+func (v *txViewer) page(ctx context.Context, p page.Result[Transaction], includeRaw bool) (page.Result[TxResponse], error) {
+	out := page.Result[TxResponse]{Items: make([]TxResponse, len(p.Items)), Total: p.Total, Next: p.Next}
 	for i, tx := range p.Items {
 		r, err := v.response(ctx, tx, includeRaw)
 		if err != nil {
-			return httpapi.PageResult[TxResponse]{}, err
+			return page.Result[TxResponse]{}, err
 		}
 		out.Items[i] = r
 	}

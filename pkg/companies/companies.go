@@ -23,7 +23,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/ids"
 	"payments/pkg/timestamp"
 )
@@ -155,10 +155,10 @@ type Credentials struct {
 func (s *Service) Create(ctx context.Context, name string, kyb KYBStatus) (Created, error) {
 	name = strings.TrimSpace(name)
 	if name == "" {
-		return Created{}, httpapi.Invalid("name", "is required")
+		return Created{}, field.Invalid("name", "is required")
 	}
 	if utf8.RuneCountInString(name) > MaxNameLength {
-		return Created{}, httpapi.Invalid("name", fmt.Sprintf("must be at most %d characters", MaxNameLength))
+		return Created{}, field.Invalid("name", fmt.Sprintf("must be at most %d characters", MaxNameLength))
 	}
 	if kyb == "" {
 		kyb = KYBPending
@@ -208,7 +208,7 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (Company, erro
 		return Company{}, invalidKYB()
 	}
 	if p.CardSlots != nil && (*p.CardSlots < 0 || *p.CardSlots > MaxCardSlots) {
-		return Company{}, httpapi.Invalid("card_slots", fmt.Sprintf("must be an integer from 0 to %d", MaxCardSlots))
+		return Company{}, field.Invalid("card_slots", fmt.Sprintf("must be an integer from 0 to %d", MaxCardSlots))
 	}
 	if p.WebhookURL != nil {
 		if err := checkWebhookURL(*p.WebhookURL); err != nil {
@@ -308,14 +308,14 @@ func checkWebhookURL(raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.Hostname() == "" || u.User != nil {
-		return httpapi.Invalid("webhook_url", "must be an absolute https URL, or empty to clear")
+		return field.Invalid("webhook_url", "must be an absolute https URL, or empty to clear")
 	}
 	if len(raw) > 2048 {
-		return httpapi.Invalid("webhook_url", "must be at most 2048 characters")
+		return field.Invalid("webhook_url", "must be at most 2048 characters")
 	}
 	return nil
 }
 
 func invalidKYB() error {
-	return httpapi.Invalid("kyb_status", fmt.Sprintf("must be one of %s, %s, %s", KYBPending, KYBApproved, KYBRejected))
+	return field.Invalid("kyb_status", fmt.Sprintf("must be one of %s, %s, %s", KYBPending, KYBApproved, KYBRejected))
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/companies"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 )
@@ -20,7 +20,7 @@ func newService(t *testing.T) *companies.Service {
 }
 
 func fieldOf(err error) string {
-	var fe *httpapi.FieldError
+	var fe *field.Error
 	if errors.As(err, &fe) {
 		return fe.Field
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 )
 
@@ -74,7 +75,7 @@ func (h adminHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if req.WebhookURL != nil {
 		var u *string
 		if err := json.Unmarshal(req.WebhookURL, &u); err != nil {
-			return httpapi.Invalid("webhook_url", "must be a string or null")
+			return field.Invalid("webhook_url", "must be a string or null")
 		}
 		if u == nil {
 			u = new(string)

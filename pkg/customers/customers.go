@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
+	"payments/pkg/page"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/kyc"
 )
@@ -143,7 +143,7 @@ type Store interface {
 	// Get reads a customer of the company; ErrNotFound if absent.
 	Get(ctx context.Context, companyID, id string) (Customer, error)
 	// List reads a page of the company's customers, newest first.
-	List(ctx context.Context, companyID string, p httpapi.PageRequest) (httpapi.PageResult[Customer], error)
+	List(ctx context.Context, companyID string, p page.Request) (page.Result[Customer], error)
 	// SetCardholder records the issuer's id of a customer (not a change
 	// the customer's updated_at shows: the id is not part of it).
 	SetCardholder(ctx context.Context, companyID, id, cardholderID string) error

@@ -9,7 +9,7 @@ import (
 	"sync"
 
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/ids"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/kyc"
@@ -141,7 +141,7 @@ func (s *Service) fetch(ctx context.Context, d *document) error {
 			host = u.Host
 		}
 		slog.InfoContext(ctx, "document URL not fetched", "field", d.field, "host", host, "error", err)
-		return httpapi.OnField(fmt.Errorf("%w: %s: %w", ErrDocumentNotFetched, host, err), d.field)
+		return field.On(fmt.Errorf("%w: %s: %w", ErrDocumentNotFetched, host, err), d.field)
 	}
 	d.data = res.Body
 	return sniff(d)
@@ -152,7 +152,7 @@ func (s *Service) fetch(ctx context.Context, d *document) error {
 func sniff(d *document) error {
 	t, ok := kyc.ContentType(d.data)
 	if !ok {
-		return httpapi.OnField(ErrDocumentUnreadable, d.field)
+		return field.On(ErrDocumentUnreadable, d.field)
 	}
 	d.contentType = t
 	return nil

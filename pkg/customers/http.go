@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"unicode"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/timestamp"
 )
@@ -130,10 +131,10 @@ func readForm(r *http.Request) (Fields, File, File, error) {
 		}
 		name := part.FormName()
 		if !printableName(name) {
-			return f, front, back, httpapi.Invalid("body", "has a form field without a readable name")
+			return f, front, back, field.Invalid("body", "has a form field without a readable name")
 		}
 		if seen[name] {
-			return f, front, back, httpapi.Invalid(name, "is given more than once")
+			return f, front, back, field.Invalid(name, "is given more than once")
 		}
 		seen[name] = true
 		switch name {
@@ -143,7 +144,7 @@ func readForm(r *http.Request) (Fields, File, File, error) {
 				return f, front, back, formError(err)
 			}
 			if len(data) > MaxUploadBytes {
-				return f, front, back, httpapi.OnField(ErrFileTooLarge, name)
+				return f, front, back, field.On(ErrFileTooLarge, name)
 			}
 			if name == FieldFrontFile {
 				front.Data = data
@@ -156,16 +157,16 @@ func readForm(r *http.Request) (Fields, File, File, error) {
 				return f, front, back, formError(err)
 			}
 			if !f.set(name, string(value)) {
-				return f, front, back, httpapi.Invalid(name, "unknown field")
+				return f, front, back, field.Invalid(name, "unknown field")
 			}
 			if len(value) > maxFormValue {
-				return f, front, back, httpapi.Invalid(name, "must be at most 255 characters")
+				return f, front, back, field.Invalid(name, "must be at most 255 characters")
 			}
 		}
 	}
 	for _, file := range []File{front, back} {
 		if !seen[file.Field] {
-			return f, front, back, httpapi.Invalid(file.Field, "is required: attach the file")
+			return f, front, back, field.Invalid(file.Field, "is required: attach the file")
 		}
 	}
 	return f, front, back, nil
@@ -178,7 +179,7 @@ func formError(err error) error {
 	if errors.As(err, &tooLarge) {
 		return err
 	}
-	return httpapi.Invalid("body", "is not a readable multipart/form-data body")
+	return field.Invalid("body", "is not a readable multipart/form-data body")
 }
 
 // printableName accepts a form field name that an error message may repeat.

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"payments/infra/local/samples"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 )
 
 // part is one part of a hand-built multipart body: a form field, or a file
@@ -23,8 +23,8 @@ type part struct {
 	header         textproto.MIMEHeader
 }
 
-// field returns a text part.
-func field(name, value string) part { return part{name: name, data: []byte(value)} }
+// textPart returns a text part.
+func textPart(name, value string) part { return part{name: name, data: []byte(value)} }
 
 // file returns a file part.
 func file(name string, data []byte) part {
@@ -37,7 +37,7 @@ func identityParts() []part {
 	f := validFields()
 	var ps []part
 	for _, l := range identityFields {
-		ps = append(ps, field(l.name, *l.value(&f)))
+		ps = append(ps, textPart(l.name, *l.value(&f)))
 	}
 	return ps
 }
@@ -188,13 +188,13 @@ func TestReadForm(t *testing.T) {
 			err: ErrFileTooLarge, errField: FieldFrontFile},
 		{name: "back file one byte over", request: withParts(nil, front, file(FieldBackFile, append(maxFile, 0))),
 			err: ErrFileTooLarge, errField: FieldBackFile},
-		{name: "repeated field", request: withParts(prepend(field("first_name", "Bob")), front, back),
+		{name: "repeated field", request: withParts(prepend(textPart("first_name", "Bob")), front, back),
 			field: "first_name", problem: "is given more than once"},
 		{name: "repeated file", request: withParts(nil, front, back, front),
 			field: FieldFrontFile, problem: "is given more than once"},
-		{name: "unknown field", request: withParts(prepend(field("nickname", "Ami")), front, back),
+		{name: "unknown field", request: withParts(prepend(textPart("nickname", "Ami")), front, back),
 			field: "nickname", problem: "unknown field"},
-		{name: "document URL in a form", request: withParts(nil, front, back, field(FieldBackURL, "https://docs.example.com/b.pdf")),
+		{name: "document URL in a form", request: withParts(nil, front, back, textPart(FieldBackURL, "https://docs.example.com/b.pdf")),
 			field: FieldBackURL, problem: "unknown field"},
 		{name: "missing back file", request: withParts(nil, front),
 			field: FieldBackFile, problem: "is required: attach the file"},
@@ -209,11 +209,11 @@ func TestReadForm(t *testing.T) {
 		{name: "empty boundary", request: rawRequest(`multipart/form-data; boundary=""`, "--b--\r\n"), err: ErrNotMultipart},
 		{name: "malformed Content-Type", request: rawRequest("multipart/form-data; boundary", "--b--\r\n"), err: ErrNotMultipart},
 		{name: "multipart/mixed", request: rawRequest("multipart/mixed; boundary=b", "--b--\r\n"), err: ErrNotMultipart},
-		{name: "non-ASCII part name", request: withParts(prepend(field("café", "x")), front, back),
+		{name: "non-ASCII part name", request: withParts(prepend(textPart("café", "x")), front, back),
 			field: "body", problem: "has a form field without a readable name"},
-		{name: "part name of 65 characters", request: withParts(prepend(field(strings.Repeat("n", 65), "x")), front, back),
+		{name: "part name of 65 characters", request: withParts(prepend(textPart(strings.Repeat("n", 65), "x")), front, back),
 			field: "body", problem: "has a form field without a readable name"},
-		{name: "empty part name", request: withParts(prepend(field("", "x")), front, back),
+		{name: "empty part name", request: withParts(prepend(textPart("", "x")), front, back),
 			field: "body", problem: "has a form field without a readable name"},
 		{name: "part that is not form-data", request: withParts(prepend(part{data: []byte("x"), header: textproto.MIMEHeader{
 			"Content-Disposition": {`attachment; name="first_name"`}}}), front, back),
@@ -230,7 +230,7 @@ func TestReadForm(t *testing.T) {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("readForm: %v, want %v", err, tt.err)
 				}
-				var fault *httpapi.FieldFault
+				var fault *field.Fault
 				if tt.errField != "" && (!errors.As(err, &fault) || fault.Field != tt.errField) {
 					t.Fatalf("readForm: %v, want it on %s", err, tt.errField)
 				}

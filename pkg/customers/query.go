@@ -7,8 +7,8 @@ import (
 	"log/slog"
 	"sync"
 
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/kyc"
 	"payments/pkg/timestamp"
@@ -31,17 +31,17 @@ func (s *Service) Get(ctx context.Context, companyID, id string) (Customer, erro
 // its is_active follows the issuer's where they differ (a cardholder the
 // issuer no longer knows is inactive); an issuer that cannot be reached is
 // ErrIssuerUnavailable, and no is_active is changed.
-func (s *Service) List(ctx context.Context, companyID string, p httpapi.PageRequest, sync bool) (httpapi.PageResult[Customer], error) {
+func (s *Service) List(ctx context.Context, companyID string, p page.Request, sync bool) (page.Result[Customer], error) {
 	res, err := s.Store.List(ctx, companyID, p)
 	if err != nil {
 		return res, fmt.Errorf("customers: list: %w", err)
 	}
 	if sync {
 		if s.Issuer == nil {
-			return httpapi.PageResult[Customer]{}, ErrNoProviders
+			return page.Result[Customer]{}, ErrNoProviders
 		}
 		if err := s.sync(ctx, res.Items); err != nil {
-			return httpapi.PageResult[Customer]{}, err
+			return page.Result[Customer]{}, err
 		}
 	}
 	return res, nil

@@ -10,8 +10,9 @@ import (
 	"time"
 
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/outbound"
+	"payments/pkg/page"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/kyc"
 )
@@ -61,14 +62,14 @@ func (f *fakeStore) Get(_ context.Context, _, id string) (Customer, error) {
 	return c, nil
 }
 
-func (f *fakeStore) List(context.Context, string, httpapi.PageRequest) (httpapi.PageResult[Customer], error) {
+func (f *fakeStore) List(context.Context, string, page.Request) (page.Result[Customer], error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	var out []Customer
 	for _, c := range f.customers {
 		out = append(out, c)
 	}
-	return httpapi.PageResult[Customer]{Items: out, Total: len(out)}, nil
+	return page.Result[Customer]{Items: out, Total: len(out)}, nil
 }
 
 func (f *fakeStore) SetCardholder(_ context.Context, _, id, cardholderID string) error {
@@ -286,7 +287,7 @@ func TestEnrollFetchFailures(t *testing.T) {
 			h.fetch.answers[html] = outbound.Response{StatusCode: http.StatusOK, Body: []byte("<html><body>x</body></html>")}
 			h.fetch.errs[refused] = outbound.ErrRefusedAddress
 			_, err := h.svc.EnrollFromURLs(context.Background(), "company-1", fields(tt.front, tt.back))
-			var ff *httpapi.FieldFault
+			var ff *field.Fault
 			if !errors.Is(err, tt.err) || !errors.As(err, &ff) || ff.Field != tt.field {
 				t.Fatalf("err = %v, want %v on %s", err, tt.err, tt.field)
 			}
@@ -311,7 +312,7 @@ func TestEnrollWithTheIssuerDown(t *testing.T) {
 	if err != nil || c.CardholderID != "" {
 		t.Fatalf("enrol: %+v, %v", c, err)
 	}
-	page := httpapi.PageRequest{Page: 1, Limit: 10}
+	page := page.Request{Page: 1, Limit: 10}
 	if _, err := h.svc.List(context.Background(), "company-1", page, true); !errors.Is(err, ErrIssuerUnavailable) {
 		t.Fatalf("sync with the issuer down: %v", err)
 	}
@@ -328,7 +329,7 @@ func TestEnrollWithTheIssuerDown(t *testing.T) {
 // nothing; customers not verified are not asked about.
 func TestSync(t *testing.T) {
 	ctx := context.Background()
-	page := httpapi.PageRequest{Page: 1, Limit: 10}
+	page := page.Request{Page: 1, Limit: 10}
 	h := newHarness()
 	verified, err := h.svc.EnrollFromURLs(ctx, "company-1", fields(frontURL, backURL))
 	if err != nil {

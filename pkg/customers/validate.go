@@ -9,7 +9,7 @@ import (
 	"unicode/utf8"
 
 	"payments/pkg/countries"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/outbound"
 )
 
@@ -98,43 +98,43 @@ func validate(f Fields, now time.Time) (Customer, error) {
 		n := utf8.RuneCountInString(*v)
 		switch {
 		case n == 0:
-			return Customer{}, httpapi.Invalid(l.name, "is required")
+			return Customer{}, field.Invalid(l.name, "is required")
 		case strings.IndexFunc(*v, invisible) >= 0 || !utf8.ValidString(*v):
-			return Customer{}, httpapi.Invalid(l.name, "must not contain control characters")
+			return Customer{}, field.Invalid(l.name, "must not contain control characters")
 		case l.min == l.max && n != l.min:
 			// A fixed length is a format, whose own check below explains it.
 		case n < l.min || n > l.max:
-			return Customer{}, httpapi.Invalid(l.name, fmt.Sprintf("must be %d to %d characters", l.min, l.max))
+			return Customer{}, field.Invalid(l.name, fmt.Sprintf("must be %d to %d characters", l.min, l.max))
 		}
 	}
 	if !validEmail(f.Email) {
-		return Customer{}, httpapi.Invalid("email", "must be a valid email address")
+		return Customer{}, field.Invalid("email", "must be a valid email address")
 	}
 	if !countries.IsAlpha2(f.CountryISOCode) {
-		return Customer{}, httpapi.Invalid("country_iso_code", countries.Alpha2Rule)
+		return Customer{}, field.Invalid("country_iso_code", countries.Alpha2Rule)
 	}
 	if !countries.IsDialCode(f.CountryPhoneCode) {
-		return Customer{}, httpapi.Invalid("country_phone_code", countries.DialCodeRule)
+		return Customer{}, field.Invalid("country_phone_code", countries.DialCodeRule)
 	}
 	if strings.Trim(f.PhoneNumber, "0123456789") != "" {
-		return Customer{}, httpapi.Invalid("phone_number", "must be the local number in digits, without the country code")
+		return Customer{}, field.Invalid("phone_number", "must be the local number in digits, without the country code")
 	}
 	docType := DocumentType(strings.ToUpper(f.IDDocumentType))
 	switch docType {
 	case NIN, Passport, VotersCard, DriversLicense:
 	default:
-		return Customer{}, httpapi.Invalid("id_document_type", fmt.Sprintf("must be one of %s, %s, %s, %s", NIN, Passport, VotersCard, DriversLicense))
+		return Customer{}, field.Invalid("id_document_type", fmt.Sprintf("must be one of %s, %s, %s, %s", NIN, Passport, VotersCard, DriversLicense))
 	}
 	dob, err := time.Parse(time.DateOnly, f.DateOfBirth)
 	if err != nil {
-		return Customer{}, httpapi.Invalid("date_of_birth", "must be a date as YYYY-MM-DD")
+		return Customer{}, field.Invalid("date_of_birth", "must be a date as YYYY-MM-DD")
 	}
 	today := now.UTC().Truncate(24 * time.Hour)
 	switch {
 	case dob.Before(earliestBirth) || dob.After(today):
-		return Customer{}, httpapi.Invalid("date_of_birth", "must be a date between 1900-01-01 and today")
+		return Customer{}, field.Invalid("date_of_birth", "must be a date between 1900-01-01 and today")
 	case dob.AddDate(MinimumAge, 0, 0).After(today):
-		return Customer{}, httpapi.Invalid("date_of_birth", fmt.Sprintf("customer must be %d or older", MinimumAge))
+		return Customer{}, field.Invalid("date_of_birth", fmt.Sprintf("customer must be %d or older", MinimumAge))
 	}
 	return Customer{
 		FirstName:            f.FirstName,
@@ -187,15 +187,15 @@ func validEmail(s string) bool {
 }
 
 // checkURL trims and checks a document URL field.
-func checkURL(field, raw string) (string, error) {
+func checkURL(name, raw string) (string, error) {
 	raw = strings.TrimSpace(raw)
 	switch {
 	case raw == "":
-		return "", httpapi.Invalid(field, "is required")
+		return "", field.Invalid(name, "is required")
 	case len(raw) > maxURLLength:
-		return "", httpapi.Invalid(field, fmt.Sprintf("must be at most %d characters", maxURLLength))
+		return "", field.Invalid(name, fmt.Sprintf("must be at most %d characters", maxURLLength))
 	case outbound.CheckURL(raw) != nil:
-		return "", httpapi.Invalid(field, "document URL must be HTTPS")
+		return "", field.Invalid(name, "document URL must be HTTPS")
 	}
 	return raw, nil
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"payments/pkg/countries"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 )
 
 // testNow is the fixed "now" of the validation tests: 15 March 2026 in
@@ -28,8 +28,8 @@ func validFields() Fields {
 
 // invalid returns the field and problem of a 400 error, or "", "" when err
 // is not one.
-func invalid(err error) (field, problem string) {
-	var fe *httpapi.FieldError
+func invalid(err error) (name, problem string) {
+	var fe *field.Error
 	if errors.As(err, &fe) {
 		return fe.Field, fe.Problem
 	}

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
+	"payments/pkg/page"
 	"payments/pkg/timestamp"
 )
 
@@ -17,7 +19,7 @@ const PageSize = 20
 type Store interface {
 	// List reads page p of the company's debts with status (any when
 	// ""), newest first.
-	List(ctx context.Context, companyID string, status Status, p httpapi.PageRequest) (httpapi.PageResult[Debt], error)
+	List(ctx context.Context, companyID string, status Status, p page.Request) (page.Result[Debt], error)
 }
 
 // Service lists a company's debts.
@@ -28,7 +30,7 @@ func NewService(s Store) *Service { return &Service{store: s} }
 
 // List returns page p of the company's debts with status (any when ""),
 // newest first.
-func (s *Service) List(ctx context.Context, companyID string, status Status, p httpapi.PageRequest) (httpapi.PageResult[Debt], error) {
+func (s *Service) List(ctx context.Context, companyID string, status Status, p page.Request) (page.Result[Debt], error) {
 	return s.store.List(ctx, companyID, status, p)
 }
 
@@ -41,7 +43,7 @@ func Routes(rt *httpapi.Router, svc *Service) {
 		}
 		status, err := ParseStatus(r.URL.Query().Get("status"))
 		if err != nil {
-			return httpapi.OnField(err, "status")
+			return field.On(err, "status")
 		}
 		page, err := httpapi.ParsePage(r, PageSize)
 		if err != nil {

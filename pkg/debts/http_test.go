@@ -13,6 +13,7 @@ import (
 	"payments/pkg/debts"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
+	"payments/pkg/page"
 )
 
 // fakeStore holds debts by company, newest first, and records the last
@@ -21,10 +22,10 @@ type fakeStore struct {
 	byCompany map[string][]debts.Debt
 	company   string
 	status    debts.Status
-	page      httpapi.PageRequest
+	page      page.Request
 }
 
-func (f *fakeStore) List(_ context.Context, companyID string, status debts.Status, p httpapi.PageRequest) (httpapi.PageResult[debts.Debt], error) {
+func (f *fakeStore) List(_ context.Context, companyID string, status debts.Status, p page.Request) (page.Result[debts.Debt], error) {
 	f.company, f.status, f.page = companyID, status, p
 	var match []debts.Debt
 	for _, d := range f.byCompany[companyID] {
@@ -34,7 +35,7 @@ func (f *fakeStore) List(_ context.Context, companyID string, status debts.Statu
 	}
 	lo := min(p.Skip(), len(match))
 	hi := min(lo+p.Limit, len(match))
-	return httpapi.PageResult[debts.Debt]{Items: match[lo:hi], Total: len(match)}, nil
+	return page.Result[debts.Debt]{Items: match[lo:hi], Total: len(match)}, nil
 }
 
 // serve answers GET /debts?query as company.
@@ -76,22 +77,22 @@ func TestListRoute(t *testing.T) {
 		status               int
 		field                string // the field a 400 names
 		wantStatus           debts.Status
-		wantPage             httpapi.PageRequest
+		wantPage             page.Request
 		ids                  string
 	}{
-		{"all", "a", "", 200, "", "", httpapi.PageRequest{Page: 1, Limit: 20}, "d2,d1"},
-		{"pending, any case", "a", "status=pending", 200, "", debts.Pending, httpapi.PageRequest{Page: 1, Limit: 20}, "d2"},
-		{"recovered", "a", "status=RECOVERED", 200, "", debts.Recovered, httpapi.PageRequest{Page: 1, Limit: 20}, "d1"},
-		{"a page", "a", "page=2&limit=1", 200, "", "", httpapi.PageRequest{Page: 2, Limit: 1}, "d1"},
-		{"the largest page", "a", "limit=100", 200, "", "", httpapi.PageRequest{Page: 1, Limit: 100}, "d2,d1"},
-		{"another company", "b", "", 200, "", "", httpapi.PageRequest{Page: 1, Limit: 20}, "d3"},
-		{"unknown status", "a", "status=PAID", 400, "status", "", httpapi.PageRequest{}, ""},
-		{"limit too large", "a", "limit=101", 400, "limit", "", httpapi.PageRequest{}, ""},
-		{"page 0", "a", "page=0", 400, "page", "", httpapi.PageRequest{}, ""},
+		{"all", "a", "", 200, "", "", page.Request{Page: 1, Limit: 20}, "d2,d1"},
+		{"pending, any case", "a", "status=pending", 200, "", debts.Pending, page.Request{Page: 1, Limit: 20}, "d2"},
+		{"recovered", "a", "status=RECOVERED", 200, "", debts.Recovered, page.Request{Page: 1, Limit: 20}, "d1"},
+		{"a page", "a", "page=2&limit=1", 200, "", "", page.Request{Page: 2, Limit: 1}, "d1"},
+		{"the largest page", "a", "limit=100", 200, "", "", page.Request{Page: 1, Limit: 100}, "d2,d1"},
+		{"another company", "b", "", 200, "", "", page.Request{Page: 1, Limit: 20}, "d3"},
+		{"unknown status", "a", "status=PAID", 400, "status", "", page.Request{}, ""},
+		{"limit too large", "a", "limit=101", 400, "limit", "", page.Request{}, ""},
+		{"page 0", "a", "page=0", 400, "page", "", page.Request{}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			f.company, f.status, f.page = "", "", httpapi.PageRequest{}
+			f.company, f.status, f.page = "", "", page.Request{}
 			code, body := serve(t, f, tt.company, tt.query)
 			if code != tt.status {
 				t.Fatalf("status %d, want %d: %v", code, tt.status, body)

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"payments/pkg/cache"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 )
 
 func TestMatchPicksMostSpecificRule(t *testing.T) {
@@ -125,7 +125,7 @@ func TestScheduleValidation(t *testing.T) {
 				}
 				return
 			}
-			var fe *httpapi.FieldError
+			var fe *field.Error
 			if !errors.As(err, &fe) || fe.Field != tt.field {
 				t.Fatalf("err = %v, want field %s", err, tt.field)
 			}
@@ -236,7 +236,7 @@ func TestScheduleValidationTypes(t *testing.T) {
 	for _, typ := range []string{"CARD", "card_issuance", "REFUND", ""} {
 		t.Run("unknown "+typ, func(t *testing.T) {
 			err := Schedule{Rules: []Rule{{Type: TypePayout}, {Type: typ}}}.validate()
-			var fe *httpapi.FieldError
+			var fe *field.Error
 			if !errors.As(err, &fe) || fe.Field != "rules[1].type" {
 				t.Fatalf("validate = %v, want a rules[1].type error", err)
 			}

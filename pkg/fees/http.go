@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"payments/pkg/countries"
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
 )
@@ -61,23 +62,23 @@ func toJSON(s Schedule) scheduleJSON {
 // numbers, absent or null meaning 0.
 func fromJSON(rules []ruleRequest) (Schedule, error) {
 	if rules == nil {
-		return Schedule{}, httpapi.Invalid("rules", "is required")
+		return Schedule{}, field.Invalid("rules", "is required")
 	}
 	s := Schedule{Rules: make([]Rule, 0, len(rules))}
 	for i, rj := range rules {
-		field := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
+		at := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
 		r := Rule{Type: rj.Type, Operator: rj.Operator, Country: rj.Country, Currency: rj.Currency}
 		var err error
-		if r.Fixed, err = parseFixed(rj.Fixed, r.Currency, field); err != nil {
+		if r.Fixed, err = parseFixed(rj.Fixed, r.Currency, at); err != nil {
 			return Schedule{}, err
 		}
 		text, err := money.Number(rj.Percent)
 		if err != nil {
-			return Schedule{}, httpapi.Invalid(field("percent"), err.Error())
+			return Schedule{}, field.Invalid(at("percent"), err.Error())
 		}
 		if text != "" {
 			if r.PercentBps, err = parsePercent(text); err != nil {
-				return Schedule{}, httpapi.Invalid(field("percent"), err.Error())
+				return Schedule{}, field.Invalid(at("percent"), err.Error())
 			}
 		}
 		s.Rules = append(s.Rules, r)
@@ -86,11 +87,11 @@ func fromJSON(rules []ruleRequest) (Schedule, error) {
 }
 
 // parseFixed reads a rule's fixed part in minor units of currency; its
-// errors name field("fixed") or field("currency").
-func parseFixed(raw json.RawMessage, currency string, field func(string) string) (int64, error) {
+// errors name at("fixed") or at("currency").
+func parseFixed(raw json.RawMessage, currency string, at func(string) string) (int64, error) {
 	text, err := money.Number(raw)
 	if err != nil {
-		return 0, httpapi.Invalid(field("fixed"), err.Error())
+		return 0, field.Invalid(at("fixed"), err.Error())
 	}
 	if text == "" {
 		return 0, nil
@@ -99,17 +100,17 @@ func parseFixed(raw json.RawMessage, currency string, field func(string) string)
 		if n, err := money.ParseDecimal(text, 0); err == nil && n == 0 {
 			return 0, nil
 		}
-		return 0, httpapi.Invalid(field("currency"), "is required with a fixed fee")
+		return 0, field.Invalid(at("currency"), "is required with a fixed fee")
 	}
 	if !money.Supported(currency) {
-		return 0, httpapi.Invalid(field("currency"), "is not a supported currency")
+		return 0, field.Invalid(at("currency"), "is not a supported currency")
 	}
 	n, err := money.ParseMajor(text, currency)
 	if err != nil {
-		return 0, httpapi.Invalid(field("fixed"), err.Error())
+		return 0, field.Invalid(at("fixed"), err.Error())
 	}
 	if n < 0 {
-		return 0, httpapi.Invalid(field("fixed"), "must be at least 0")
+		return 0, field.Invalid(at("fixed"), "must be at least 0")
 	}
 	return n, nil
 }
@@ -118,26 +119,26 @@ func parseFixed(raw json.RawMessage, currency string, field func(string) string)
 func (s Schedule) validate() error {
 	seen := map[string]bool{}
 	for i, r := range s.Rules {
-		field := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
+		at := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
 		switch {
 		case !slices.Contains(Types, r.Type):
-			return httpapi.Invalid(field("type"), "must be one of "+strings.Join(Types, ", "))
+			return field.Invalid(at("type"), "must be one of "+strings.Join(Types, ", "))
 		case r.Operator != "" && !slices.Contains(Operators, r.Operator):
-			return httpapi.Invalid(field("operator"), "is not a known operator code")
+			return field.Invalid(at("operator"), "is not a known operator code")
 		case r.Country != "" && !countries.IsAlpha2(r.Country):
-			return httpapi.Invalid(field("country"), countries.Alpha2Rule)
+			return field.Invalid(at("country"), countries.Alpha2Rule)
 		case r.Currency != "" && !money.Supported(r.Currency):
-			return httpapi.Invalid(field("currency"), "is not a supported currency")
+			return field.Invalid(at("currency"), "is not a supported currency")
 		case r.Fixed < 0:
-			return httpapi.Invalid(field("fixed"), "must be at least 0")
+			return field.Invalid(at("fixed"), "must be at least 0")
 		case r.PercentBps < 0 || r.PercentBps > 10_000:
-			return httpapi.Invalid(field("percent"), "must be from 0 to 100")
+			return field.Invalid(at("percent"), "must be from 0 to 100")
 		case r.Fixed != 0 && r.Currency == "":
-			return httpapi.Invalid(field("currency"), "is required with a fixed fee")
+			return field.Invalid(at("currency"), "is required with a fixed fee")
 		}
 		key := r.Type + "|" + r.Operator + "|" + r.Country + "|" + r.Currency
 		if seen[key] {
-			return httpapi.Invalid(field("type"), "duplicates an earlier rule for the same type, operator, country and currency")
+			return field.Invalid(at("type"), "duplicates an earlier rule for the same type, operator, country and currency")
 		}
 		seen[key] = true
 	}
@@ -269,27 +270,27 @@ func Routes(rt *httpapi.Router, svc *Service, guide Availability) {
 func validateQuote(in quoteRequest) (int64, error) {
 	switch {
 	case !slices.Contains(quotedTypes, in.Type):
-		return 0, httpapi.Invalid("type", "must be one of "+strings.Join(quotedTypes, ", "))
+		return 0, field.Invalid("type", "must be one of "+strings.Join(quotedTypes, ", "))
 	// A conversion or a transfer between a company's wallets has no
 	// operator or country: only its currency prices it.
 	case !paymentType(in.Type) && in.Operator != "":
-		return 0, httpapi.Invalid("operator", "is not taken for "+in.Type)
+		return 0, field.Invalid("operator", "is not taken for "+in.Type)
 	case !paymentType(in.Type) && in.Country != "":
-		return 0, httpapi.Invalid("country", "is not taken for "+in.Type)
+		return 0, field.Invalid("country", "is not taken for "+in.Type)
 	case !paymentType(in.Type):
 	case in.Operator == "":
-		return 0, httpapi.Invalid("operator", "is required")
+		return 0, field.Invalid("operator", "is required")
 	case !slices.Contains(Operators, in.Operator):
-		return 0, httpapi.Invalid("operator", "must be one of "+strings.Join(Operators, ", "))
+		return 0, field.Invalid("operator", "must be one of "+strings.Join(Operators, ", "))
 	case !countries.IsAlpha2(in.Country):
-		return 0, httpapi.Invalid("country", countries.Alpha2Rule)
+		return 0, field.Invalid("country", countries.Alpha2Rule)
 	}
 	if !money.Supported(in.Currency) {
-		return 0, httpapi.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
+		return 0, field.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
 	}
 	amount, err := money.ParseAmount(in.Amount, in.Currency)
 	if err != nil {
-		return 0, httpapi.Invalid("amount", err.Error())
+		return 0, field.Invalid("amount", err.Error())
 	}
 	return amount, nil
 }

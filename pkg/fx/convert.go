@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
@@ -189,17 +189,17 @@ func (c *Converter) Convert(ctx context.Context, companyID string, in Conversion
 // 0). It returns the source, the USD wallet and the quote.
 func (c *Converter) priceConversion(ctx context.Context, companyID string, in ConversionInput) (src, usd wallets.Wallet, q Quote, err error) {
 	if in.SourceWalletID == "" {
-		return src, usd, q, httpapi.Invalid("source_wallet_id", "is required")
+		return src, usd, q, field.Invalid("source_wallet_id", "is required")
 	}
 	if src, err = c.wallet(ctx, companyID, in.SourceWalletID, "source_wallet_id"); err != nil {
 		return src, usd, q, err
 	}
 	if !slices.Contains(ConversionSources, src.Currency) {
-		return src, usd, q, httpapi.Invalid("source_wallet_id", "must be an XAF or XOF wallet: XAF or XOF to USD is the only corridor")
+		return src, usd, q, field.Invalid("source_wallet_id", "must be an XAF or XOF wallet: XAF or XOF to USD is the only corridor")
 	}
 	amount, err := money.ParseAmount(in.Amount, src.Currency)
 	if err != nil {
-		return src, usd, q, httpapi.Invalid("amount", err.Error())
+		return src, usd, q, field.Invalid("amount", err.Error())
 	}
 	if src.PayinBalance < amount {
 		return src, usd, q, ErrInsufficientBalance
@@ -220,12 +220,12 @@ func (c *Converter) priceConversion(ctx context.Context, companyID string, in Co
 	q, err = c.Rates.price(ctx, r, amount, FeeInDestination)
 	switch {
 	case errors.Is(err, money.ErrOutOfRange):
-		return src, usd, q, httpapi.Invalid("amount", err.Error())
+		return src, usd, q, field.Invalid("amount", err.Error())
 	case err != nil:
 		return src, usd, q, err
 	}
 	if q.Net <= 0 {
-		return src, usd, q, httpapi.Invalid("amount", "is too small: it converts to nothing once the fee is taken")
+		return src, usd, q, field.Invalid("amount", "is too small: it converts to nothing once the fee is taken")
 	}
 	return src, usd, q, nil
 }
@@ -233,15 +233,15 @@ func (c *Converter) priceConversion(ctx context.Context, companyID string, in Co
 // wallet returns wallet id of the company, active, for the request field
 // that names it: a wallet the company does not have is
 // wallets.ErrNotFound, an inactive one wallets.ErrInactive, both on field.
-func (c *Converter) wallet(ctx context.Context, companyID, id, field string) (wallets.Wallet, error) {
+func (c *Converter) wallet(ctx context.Context, companyID, id, name string) (wallets.Wallet, error) {
 	w, err := c.Wallets.Get(ctx, companyID, id)
 	switch {
 	case errors.Is(err, wallets.ErrNotFound):
-		return w, httpapi.OnField(err, field)
+		return w, field.On(err, name)
 	case err != nil:
 		return w, fmt.Errorf("fx: read wallet %s: %w", id, err)
 	case !w.IsActive:
-		return w, httpapi.OnField(wallets.ErrInactive, field)
+		return w, field.On(wallets.ErrInactive, name)
 	}
 	return w, nil
 }
@@ -251,8 +251,8 @@ func (c *Converter) wallet(ctx context.Context, companyID, id, field string) (wa
 // has no rate, ErrRateChanged when id is an earlier version of the pair,
 // and a 400 naming field when id is no version of the company's or one of
 // another pair.
-func (c *Converter) rateAt(ctx context.Context, companyID, from, to, id, field string) (Rate, error) {
-	unknown := httpapi.Invalid(field, "names no exchange rate of the company")
+func (c *Converter) rateAt(ctx context.Context, companyID, from, to, id, name string) (Rate, error) {
+	unknown := field.Invalid(name, "names no exchange rate of the company")
 	if id != "" && !ids.IsUUID(id) {
 		return Rate{}, unknown
 	}
@@ -270,7 +270,7 @@ func (c *Converter) rateAt(ctx context.Context, companyID, from, to, id, field s
 	case verr != nil:
 		return Rate{}, verr
 	case v.From != from || v.To != to:
-		return Rate{}, httpapi.Invalid(field, fmt.Sprintf("is a rate of %s to %s, not of %s to %s, the wallets' currencies", v.From, v.To, from, to))
+		return Rate{}, field.Invalid(name, fmt.Sprintf("is a rate of %s to %s, not of %s to %s, the wallets' currencies", v.From, v.To, from, to))
 	case err != nil:
 		return Rate{}, err
 	}

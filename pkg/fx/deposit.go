@@ -7,7 +7,7 @@ import (
 	"fmt"
 
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
@@ -65,17 +65,17 @@ func (c *Converter) Deposit(ctx context.Context, companyID string, in DepositInp
 	}
 	switch {
 	case in.SourceWallet == nil:
-		return Deposit{}, httpapi.Invalid("sourceWallet", "is required")
+		return Deposit{}, field.Invalid("sourceWallet", "is required")
 	case in.SourceWallet.ID == "":
-		return Deposit{}, httpapi.Invalid("sourceWallet.id", "is required")
+		return Deposit{}, field.Invalid("sourceWallet.id", "is required")
 	case in.DestinationWallet == nil:
-		return Deposit{}, httpapi.Invalid("destinationWallet", "is required")
+		return Deposit{}, field.Invalid("destinationWallet", "is required")
 	case in.DestinationWallet.ID == "":
-		return Deposit{}, httpapi.Invalid("destinationWallet.id", "is required")
+		return Deposit{}, field.Invalid("destinationWallet.id", "is required")
 	case in.ExchangeRate == nil:
-		return Deposit{}, httpapi.Invalid("exchangeRate", "is required")
+		return Deposit{}, field.Invalid("exchangeRate", "is required")
 	case in.ExchangeRate.ExchangeRateID == "":
-		return Deposit{}, httpapi.Invalid("exchangeRate.exchangeRateId", "is required")
+		return Deposit{}, field.Invalid("exchangeRate.exchangeRateId", "is required")
 	}
 	src, err := c.wallet(ctx, companyID, in.SourceWallet.ID, "sourceWallet.id")
 	if err != nil {
@@ -86,11 +86,11 @@ func (c *Converter) Deposit(ctx context.Context, companyID string, in DepositInp
 		return Deposit{}, err
 	}
 	if dst.Currency == src.Currency {
-		return Deposit{}, httpapi.Invalid("destinationWallet.id", "must be a wallet in another currency than the source's: a deposit converts")
+		return Deposit{}, field.Invalid("destinationWallet.id", "must be a wallet in another currency than the source's: a deposit converts")
 	}
 	amount, err := money.ParseAmount(in.SourceWallet.Amount, src.Currency)
 	if err != nil {
-		return Deposit{}, httpapi.Invalid("sourceWallet.amount", err.Error())
+		return Deposit{}, field.Invalid("sourceWallet.amount", err.Error())
 	}
 	r, err := c.rateAt(ctx, companyID, src.Currency, dst.Currency, in.ExchangeRate.ExchangeRateID, "exchangeRate.exchangeRateId")
 	if err != nil {
@@ -99,11 +99,11 @@ func (c *Converter) Deposit(ctx context.Context, companyID string, in DepositInp
 	q, err := c.Rates.price(ctx, r, amount, FeeInSource)
 	switch {
 	case errors.Is(err, money.ErrOutOfRange):
-		return Deposit{}, httpapi.Invalid("sourceWallet.amount", err.Error())
+		return Deposit{}, field.Invalid("sourceWallet.amount", err.Error())
 	case err != nil:
 		return Deposit{}, err
 	case q.Converted <= 0:
-		return Deposit{}, httpapi.Invalid("sourceWallet.amount", "is too small: it converts to nothing at the rate")
+		return Deposit{}, field.Invalid("sourceWallet.amount", "is too small: it converts to nothing at the rate")
 	}
 	converted := q.Converted
 	d := Deposit{Amount: q.Amount, Fee: q.Fee, Rate: r, Converted: converted}

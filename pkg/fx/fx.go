@@ -26,7 +26,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"payments/pkg/fees"
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/timestamp"
@@ -111,9 +111,9 @@ const maxRates = 50
 func (s *Service) SetRates(ctx context.Context, companyID string, in SetRatesInput) ([]Rate, error) {
 	switch {
 	case in.Rates == nil:
-		return nil, httpapi.Invalid("rates", "is required")
+		return nil, field.Invalid("rates", "is required")
 	case len(in.Rates) > maxRates:
-		return nil, httpapi.Invalid("rates", fmt.Sprintf("must hold at most %d rates", maxRates))
+		return nil, field.Invalid("rates", fmt.Sprintf("must hold at most %d rates", maxRates))
 	}
 	now := timestamp.Of(s.Now())
 	rates := make([]Rate, len(in.Rates))
@@ -125,7 +125,7 @@ func (s *Service) SetRates(ctx context.Context, companyID string, in SetRatesInp
 		}
 		pair := [2]string{r.From, r.To}
 		if seen[pair] {
-			return nil, httpapi.Invalid(fmt.Sprintf("rates[%d]", i), "names a pair named before")
+			return nil, field.Invalid(fmt.Sprintf("rates[%d]", i), "names a pair named before")
 		}
 		seen[pair] = true
 		r.CompanyID, r.UpdatedAt = companyID, now
@@ -150,26 +150,26 @@ func (s *Service) SetRates(ctx context.Context, companyID string, in SetRatesInp
 
 // parseRate reads rate i of a PUT.
 func parseRate(i int, ri RateInput) (Rate, error) {
-	field := func(name string) string { return fmt.Sprintf("rates[%d].%s", i, name) }
+	at := func(name string) string { return fmt.Sprintf("rates[%d].%s", i, name) }
 	from, to := ri.FromCurrency, ri.ToCurrency
 	switch {
 	case !money.Supported(from):
-		return Rate{}, httpapi.Invalid(field("from_currency"), "must be one of "+currencies())
+		return Rate{}, field.Invalid(at("from_currency"), "must be one of "+currencies())
 	case !money.Supported(to):
-		return Rate{}, httpapi.Invalid(field("to_currency"), "must be one of "+currencies())
+		return Rate{}, field.Invalid(at("to_currency"), "must be one of "+currencies())
 	case from == to:
-		return Rate{}, httpapi.Invalid(field("to_currency"), "must differ from from_currency")
+		return Rate{}, field.Invalid(at("to_currency"), "must differ from from_currency")
 	}
 	text, err := money.Number(ri.Rate)
 	if err != nil {
-		return Rate{}, httpapi.Invalid(field("rate"), err.Error())
+		return Rate{}, field.Invalid(at("rate"), err.Error())
 	}
 	if text == "" {
-		return Rate{}, httpapi.Invalid(field("rate"), "is required")
+		return Rate{}, field.Invalid(at("rate"), "is required")
 	}
 	v, err := money.ParseRate(text)
 	if err != nil {
-		return Rate{}, httpapi.Invalid(field("rate"), strings.TrimPrefix(err.Error(), money.ErrInvalidRate.Error()+": "))
+		return Rate{}, field.Invalid(at("rate"), strings.TrimPrefix(err.Error(), money.ErrInvalidRate.Error()+": "))
 	}
 	return Rate{From: from, To: to, Value: v}, nil
 }
@@ -230,7 +230,7 @@ func (s *Service) Quote(ctx context.Context, companyID, from, to string, amount 
 	}
 	q, err := s.price(ctx, r, amount, FeeInSource)
 	if errors.Is(err, money.ErrOutOfRange) {
-		return Quote{}, httpapi.Invalid("amount", err.Error())
+		return Quote{}, field.Invalid("amount", err.Error())
 	}
 	return q, err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
 	"payments/pkg/timestamp"
@@ -117,15 +118,15 @@ func Routes(rt *httpapi.Router, svc *Service) {
 		}
 		switch {
 		case !money.Supported(in.FromCurrency):
-			return httpapi.Invalid("fromCurrency", "must be one of "+currencies())
+			return field.Invalid("fromCurrency", "must be one of "+currencies())
 		case !money.Supported(in.ToCurrency):
-			return httpapi.Invalid("toCurrency", "must be one of "+currencies())
+			return field.Invalid("toCurrency", "must be one of "+currencies())
 		case in.FromCurrency == in.ToCurrency:
-			return httpapi.Invalid("toCurrency", "must differ from fromCurrency")
+			return field.Invalid("toCurrency", "must differ from fromCurrency")
 		}
 		amount, err := money.ParseAmount(in.Amount, in.FromCurrency)
 		if err != nil {
-			return httpapi.Invalid("amount", err.Error())
+			return field.Invalid("amount", err.Error())
 		}
 		q, err := svc.Quote(r.Context(), httpapi.CompanyID(r.Context()), in.FromCurrency, in.ToCurrency, amount)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+
+	"payments/pkg/field"
 )
 
 // MaxBodyBytes caps a JSON request body; a larger one is a 413.
@@ -24,7 +26,7 @@ const maxFieldName = 128
 // numbers kept exact, keys matched to fields exactly (a key in another
 // case than its field's json tag is an unknown field), unknown fields and
 // keys given twice in one object refused, and every failure a
-// FieldError or size error naming what is wrong. A json.Number field also
+// field.Error or size error naming what is wrong. A json.Number field also
 // takes a string holding a number ("20"): decode a number the client must
 // send as a JSON number into a json.RawMessage and read it with
 // money.Number or money.ParseAmount.
@@ -72,7 +74,7 @@ func readBody(r *http.Request) ([]byte, error) {
 		if errors.As(err, &tooLarge) {
 			return nil, err
 		}
-		return nil, Invalid("body", "could not be read")
+		return nil, field.Invalid("body", "could not be read")
 	}
 	return body, nil
 }
@@ -80,7 +82,7 @@ func readBody(r *http.Request) ([]byte, error) {
 // DecodeBytes is Decode for a body already read.
 func DecodeBytes(body []byte, v any) error {
 	if len(bytes.TrimSpace(body)) == 0 {
-		return Invalid("body", "must be a JSON object")
+		return field.Invalid("body", "must be a JSON object")
 	}
 	if err := checkKeys(body, reflect.TypeOf(v)); err != nil {
 		return err
@@ -92,7 +94,7 @@ func DecodeBytes(body []byte, v any) error {
 		return decodeError(err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
-		return Invalid("body", "must hold a single JSON object")
+		return field.Invalid("body", "must hold a single JSON object")
 	}
 	return nil
 }
@@ -102,25 +104,25 @@ func decodeError(err error) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syntax):
-		return Invalid("body", fmt.Sprintf("malformed JSON at offset %d", syntax.Offset))
+		return field.Invalid("body", fmt.Sprintf("malformed JSON at offset %d", syntax.Offset))
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		return Invalid("body", "malformed JSON: unexpected end")
+		return field.Invalid("body", "malformed JSON: unexpected end")
 	case errors.As(err, &typ):
 		if typ.Field == "" {
-			return Invalid("body", "must be a JSON object")
+			return field.Invalid("body", "must be a JSON object")
 		}
-		return Invalid(typ.Field, "must be "+jsonKind(typ.Type.Kind().String()))
+		return field.Invalid(typ.Field, "must be "+jsonKind(typ.Type.Kind().String()))
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
 		if unquoted, err := strconv.Unquote(name); err == nil {
 			name = unquoted
 		}
 		if name == "" || len(name) > maxFieldName {
-			return Invalid("body", "has an unknown field")
+			return field.Invalid("body", "has an unknown field")
 		}
-		return Invalid(name, "unknown field")
+		return field.Invalid(name, "unknown field")
 	}
-	return Invalid("body", "malformed JSON")
+	return field.Invalid("body", "malformed JSON")
 }
 
 func jsonKind(goKind string) string {

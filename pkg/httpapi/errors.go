@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+
+	"payments/pkg/field"
 )
 
 // ErrUnauthorized is a missing, malformed, expired or otherwise unusable
@@ -25,36 +27,6 @@ var ErrUnsupportedMediaType = errors.New("httpapi: unsupported media type")
 // ErrMalformedRequest is an event that makes no HTTP request: a URL that
 // does not parse, a base64 body that does not decode.
 var ErrMalformedRequest = errors.New("httpapi: malformed request")
-
-// FieldError is bad input in one named field: 400 with a message that names it.
-type FieldError struct {
-	Field   string
-	Problem string
-}
-
-// Error returns "field: problem".
-func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
-
-// Invalid returns a FieldError for field.
-func Invalid(field, problem string) error { return &FieldError{Field: field, Problem: problem} }
-
-// FieldFault is a catalogued error about one named field (a document URL
-// that could not be fetched, a file too large): it answers the status,
-// code and message of Err's catalogue entry, with the field named in the
-// message and the body.
-type FieldFault struct {
-	Field string
-	Err   error
-}
-
-// Error returns "field: " and Err's text.
-func (e *FieldFault) Error() string { return e.Field + ": " + e.Err.Error() }
-
-// Unwrap returns Err.
-func (e *FieldFault) Unwrap() error { return e.Err }
-
-// OnField returns err attributed to field.
-func OnField(err error, field string) error { return &FieldFault{Field: field, Err: err} }
 
 // ErrorBody is the error response of DESIGN §7: the spec's statusCode,
 // message and error, plus success false, a stable code and, for bad input,
@@ -105,7 +77,7 @@ func (c Catalogue) Body(err error) (ErrorBody, bool) {
 // lookup returns the error body for err, its Retry-After seconds and
 // whether err was known.
 func (c Catalogue) lookup(err error) (ErrorBody, int, bool) {
-	var fe *FieldError
+	var fe *field.Error
 	if errors.As(err, &fe) {
 		return newBody(http.StatusBadRequest, "INVALID_FIELD", fe.Error(), fe.Field), 0, true
 	}
@@ -117,7 +89,7 @@ func (c Catalogue) lookup(err error) (ErrorBody, int, bool) {
 	for _, list := range []Catalogue{c, builtin} {
 		for _, e := range list {
 			if (e.Is != nil && e.Is(err)) || (e.Err != nil && errors.Is(err, e.Err)) {
-				var ff *FieldFault
+				var ff *field.Fault
 				if errors.As(err, &ff) {
 					return newBody(e.Status, e.Code, ff.Field+": "+e.Message, ff.Field), e.RetryAfter, true
 				}

@@ -9,6 +9,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"payments/pkg/field"
 )
 
 var errThing = errors.New("thing: gone")
@@ -77,10 +79,10 @@ func TestCatalogueBody(t *testing.T) {
 		field   string
 	}{
 		{fmt.Errorf("load: %w", errThing), 404, "THING_NOT_FOUND", "thing not found", ""},
-		{OnField(fmt.Errorf("fetch: %w", errThing), "url"), 404, "THING_NOT_FOUND", "url: thing not found", "url"},
-		{Invalid("amount", "must be at least 1"), 400, "INVALID_FIELD", "amount: must be at least 1", "amount"},
+		{field.On(fmt.Errorf("fetch: %w", errThing), "url"), 404, "THING_NOT_FOUND", "url: thing not found", "url"},
+		{field.Invalid("amount", "must be at least 1"), 400, "INVALID_FIELD", "amount: must be at least 1", "amount"},
 		{ErrUnauthorized, 401, "UNAUTHORIZED", "unauthorized", ""},
-		{OnField(errors.New("dynamodb: secret internal detail"), "url"), 500, "INTERNAL", "internal error", ""},
+		{field.On(errors.New("dynamodb: secret internal detail"), "url"), 500, "INTERNAL", "internal error", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code+tt.field, func(t *testing.T) {
@@ -212,7 +214,7 @@ func TestParseDateRange(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			_, _, err := ParseDateRange(httptest.NewRequest("GET", "/?"+tt.query, nil))
-			var fe *FieldError
+			var fe *field.Error
 			if (tt.field == "") != (err == nil) || (err != nil && (!errors.As(err, &fe) || fe.Field != tt.field)) {
 				t.Fatalf("err %v, want field %q", err, tt.field)
 			}
@@ -236,7 +238,7 @@ func TestParseDates(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			_, _, err := ParseDates(httptest.NewRequest("GET", "/?"+tt.query, nil), "fromDate", "toDate")
-			var fe *FieldError
+			var fe *field.Error
 			if (tt.field == "") != (err == nil) || (err != nil && (!errors.As(err, &fe) || fe.Field != tt.field)) {
 				t.Fatalf("err %v, want field %q", err, tt.field)
 			}

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"payments/pkg/field"
 )
 
 // encoding/json matches an object's key to a struct field whatever its case
@@ -394,7 +396,7 @@ func duplicateKey(path []step, key string) error {
 // when key is empty or too long to repeat.
 func fieldProblem(path []step, key, problem, bodyProblem string) error {
 	if key == "" || len(key) > maxFieldName {
-		return Invalid("body", bodyProblem)
+		return field.Invalid("body", bodyProblem)
 	}
-	return Invalid(name(path, key), problem)
+	return field.Invalid(name(path, key), problem)
 }

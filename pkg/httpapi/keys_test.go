@@ -6,6 +6,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"payments/pkg/field"
 )
 
 // keysBody has every kind of place a key can be: a nested struct behind a
@@ -87,7 +89,7 @@ func TestDecodeKeys(t *testing.T) {
 				}
 				return
 			}
-			var fe *FieldError
+			var fe *field.Error
 			if !errors.As(err, &fe) || fe.Field != tt.field || fe.Problem != tt.problem {
 				t.Fatalf("DecodeBytes(%s) = %v, want %s: %s", tt.body, err, tt.field, tt.problem)
 			}
@@ -104,7 +106,7 @@ func TestShapeOfSelfReference(t *testing.T) {
 	}
 	var v node
 	err := DecodeBytes([]byte(`{"name":"a","next":{"name":"b","next":{"NAME":"c"}}}`), &v)
-	var fe *FieldError
+	var fe *field.Error
 	if !errors.As(err, &fe) || fe.Field != "next.next.NAME" {
 		t.Fatalf("err = %v, want next.next.NAME unknown", err)
 	}

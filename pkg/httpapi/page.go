@@ -9,6 +9,9 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+
+	"payments/pkg/field"
+	"payments/pkg/page"
 )
 
 // Pagination (spec §2.9 and §8; docs/pagination.md). Pages are 1-indexed,
@@ -48,52 +51,6 @@ type Page struct {
 	NextCursor *string `json:"next_cursor"`
 }
 
-// PageRequest is the part of a list that a request asks for: page Page of
-// Limit items from the start of the list or, with a cursor, the page that
-// follows the item at position After.
-type PageRequest struct {
-	Page  int
-	Limit int
-	// After is the position of the last item of the previous page (a
-	// store's key of it, without its partition), from the cursor; "" reads
-	// from the start of the list.
-	After string
-	// Total is the total the cursor carries: the count made when the walk
-	// began. It is meaningful only with After.
-	Total int
-	// ZeroBased numbers the pages from 0 for the client, as GET
-	// /cards/{id}/transactions does (spec §4.19): page=0 asks for Page 1,
-	// and the pagination object shows Page−1. Page itself counts from 1.
-	ZeroBased bool
-}
-
-// Skip returns how many matching items precede the page from where the
-// read starts: (Page−1)×Limit from the start, none after a cursor.
-func (p PageRequest) Skip() int {
-	if p.After != "" {
-		return 0
-	}
-	return (p.Page - 1) * p.Limit
-}
-
-// Following returns the request of the page after p, whose last item is at
-// position next, in a list of total items: what the next cursor asks for.
-// A walk inside the service (a test, a job) uses it instead of a cursor.
-func (p PageRequest) Following(next string, total int) PageRequest {
-	return PageRequest{Page: p.Page + 1, Limit: p.Limit, After: next, Total: total, ZeroBased: p.ZeroBased}
-}
-
-// PageResult is one page of a list as a store reads it.
-type PageResult[T any] struct {
-	Items []T
-	// Total is the number of items of the whole list: counted when the
-	// request had no cursor, else the cursor's Total.
-	Total int
-	// Next is the position of the page's last item when more items follow,
-	// "" on the last page.
-	Next string
-}
-
 // cursor is what next_cursor carries: positions in the caller's own list,
 // never a partition key (a store rebuilds the partition from the caller's
 // company), and a fingerprint of the request that issued it.
@@ -110,18 +67,18 @@ type cursor struct {
 // and must be 1 to MaxLimit; a cursor must be one that this list issued to
 // this company for the same filters and limit (it then decides the page, and
 // page is ignored). Each bad value is a 400 naming its parameter.
-func ParsePage(r *http.Request, defaultLimit int) (PageRequest, error) {
+func ParsePage(r *http.Request, defaultLimit int) (page.Request, error) {
 	return parsePage(r, defaultLimit, false)
 }
 
 // ParseZeroBasedPage is ParsePage for a list whose pages the client numbers
 // from 0: page defaults to 0 and must be 0 to MaxPage−1.
-func ParseZeroBasedPage(r *http.Request, defaultLimit int) (PageRequest, error) {
+func ParseZeroBasedPage(r *http.Request, defaultLimit int) (page.Request, error) {
 	return parsePage(r, defaultLimit, true)
 }
 
-func parsePage(r *http.Request, defaultLimit int, zeroBased bool) (PageRequest, error) {
-	p := PageRequest{Page: 1, Limit: defaultLimit, ZeroBased: zeroBased}
+func parsePage(r *http.Request, defaultLimit int, zeroBased bool) (page.Request, error) {
+	p := page.Request{Page: 1, Limit: defaultLimit, ZeroBased: zeroBased}
 	first := 1
 	if zeroBased {
 		first = 0
@@ -130,14 +87,14 @@ func parsePage(r *http.Request, defaultLimit int, zeroBased bool) (PageRequest, 
 	if v := q.Get("page"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < first || n > MaxPage-1+first {
-			return p, Invalid("page", fmt.Sprintf("must be an integer from %d to %d (deeper pages: follow next_cursor)", first, MaxPage-1+first))
+			return p, field.Invalid("page", fmt.Sprintf("must be an integer from %d to %d (deeper pages: follow next_cursor)", first, MaxPage-1+first))
 		}
 		p.Page = n + 1 - first
 	}
 	if v := q.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > MaxLimit {
-			return p, Invalid("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
+			return p, field.Invalid("limit", fmt.Sprintf("must be an integer from 1 to %d", MaxLimit))
 		}
 		p.Limit = n
 	}
@@ -147,36 +104,30 @@ func parsePage(r *http.Request, defaultLimit int, zeroBased bool) (PageRequest, 
 			return p, err
 		}
 		if c.Query != fingerprint(r, p.Limit) {
-			return p, Invalid("cursor", "was issued for other filters or another limit: send it with the query that returned it")
+			return p, field.Invalid("cursor", "was issued for other filters or another limit: send it with the query that returned it")
 		}
 		p.Page, p.Total, p.After = c.Page, c.Total, c.After
 	}
 	return p, nil
 }
 
-// ErrBadCursor answers any cursor this service did not issue for the list
-// it is sent to, with the same message whatever is wrong with it. ParsePage
-// returns it, and so does a store that finds a cursor's position outside
-// the list.
-var ErrBadCursor error = &FieldError{Field: "cursor", Problem: "is not a cursor of this list: use the next_cursor of a previous page"}
-
 func decodeCursor(s string) (cursor, error) {
 	var c cursor
 	if len(s) > maxCursorLength {
-		return c, ErrBadCursor
+		return c, page.ErrBadCursor
 	}
 	raw, err := base64.RawURLEncoding.DecodeString(s)
 	if err != nil {
-		return c, ErrBadCursor
+		return c, page.ErrBadCursor
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil || dec.More() {
-		return c, ErrBadCursor
+		return c, page.ErrBadCursor
 	}
 	if c.Version != cursorVersion || c.Page < 2 || c.Page > maxCount || c.Total < 0 || c.Total > maxCount ||
 		c.After == "" || c.Query == "" {
-		return c, ErrBadCursor
+		return c, page.ErrBadCursor
 	}
 	return c, nil
 }
@@ -207,7 +158,7 @@ func fingerprint(r *http.Request, limit int) string {
 // list of total items; next is the position of the page's last item when
 // more follow ("" on the last page), from which the next cursor is made.
 // Its page is numbered as the client numbers them (req.ZeroBased).
-func Pagination(r *http.Request, req PageRequest, total int, next string) Page {
+func Pagination(r *http.Request, req page.Request, total int, next string) Page {
 	page := req.Page
 	if req.ZeroBased {
 		page--
@@ -221,7 +172,7 @@ func Pagination(r *http.Request, req PageRequest, total int, next string) Page {
 // NextCursor returns the cursor of the page after the one req asked for,
 // whose last item is at position next, in a list of total items; nil when
 // next is "" (the last page).
-func NextCursor(r *http.Request, req PageRequest, total int, next string) *string {
+func NextCursor(r *http.Request, req page.Request, total int, next string) *string {
 	if next == "" {
 		return nil
 	}

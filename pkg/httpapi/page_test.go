@@ -9,6 +9,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"payments/pkg/field"
+	"payments/pkg/page"
 )
 
 // companyRequest is a GET of target by company c.
@@ -27,44 +30,44 @@ func TestParsePage(t *testing.T) {
 	long := strings.Repeat("A", maxCursorLength+1)
 	tests := []struct {
 		query string
-		want  PageRequest
+		want  page.Request
 		field string
 	}{
-		{"", PageRequest{Page: 1, Limit: 10}, ""},
-		{"page=3", PageRequest{Page: 3, Limit: 10}, ""},
-		{"page=1&limit=100", PageRequest{Page: 1, Limit: 100}, ""},
-		{"limit=1", PageRequest{Page: 1, Limit: 1}, ""},
-		{"page=10000", PageRequest{Page: MaxPage, Limit: 10}, ""},
-		{"page=&limit=", PageRequest{Page: 1, Limit: 10}, ""},
-		{"page=10001", PageRequest{}, "page"},
-		{"page=9223372036854775807", PageRequest{}, "page"},
-		{"page=9223372036854775808", PageRequest{}, "page"},
-		{"page=-9223372036854775808", PageRequest{}, "page"},
-		{"page=-1", PageRequest{}, "page"},
-		{"page=0", PageRequest{}, "page"},
-		{"page=x", PageRequest{}, "page"},
-		{"page=1.5", PageRequest{}, "page"},
-		{"page=1e3", PageRequest{}, "page"},
-		{"page=0x10", PageRequest{}, "page"},
-		{"page=%201", PageRequest{}, "page"},
-		{"limit=0", PageRequest{}, "limit"},
-		{"limit=-1", PageRequest{}, "limit"},
-		{"limit=101", PageRequest{}, "limit"},
-		{"limit=1e9", PageRequest{}, "limit"},
-		{"limit=1000000000", PageRequest{}, "limit"},
-		{"limit=9223372036854775807", PageRequest{}, "limit"},
-		{"limit=x", PageRequest{}, "limit"},
-		{"cursor=garbage", PageRequest{}, "cursor"},
-		{"cursor=" + long, PageRequest{}, "cursor"},
-		{"cursor=%00%ff", PageRequest{}, "cursor"},
-		{"cursor=" + rawCursor("a string"), PageRequest{}, "cursor"},
-		{"cursor=" + rawCursor(map[string]any{"v": 1, "p": 2, "t": 5, "a": "x", "q": "y"}), PageRequest{}, "cursor"},
+		{"", page.Request{Page: 1, Limit: 10}, ""},
+		{"page=3", page.Request{Page: 3, Limit: 10}, ""},
+		{"page=1&limit=100", page.Request{Page: 1, Limit: 100}, ""},
+		{"limit=1", page.Request{Page: 1, Limit: 1}, ""},
+		{"page=10000", page.Request{Page: MaxPage, Limit: 10}, ""},
+		{"page=&limit=", page.Request{Page: 1, Limit: 10}, ""},
+		{"page=10001", page.Request{}, "page"},
+		{"page=9223372036854775807", page.Request{}, "page"},
+		{"page=9223372036854775808", page.Request{}, "page"},
+		{"page=-9223372036854775808", page.Request{}, "page"},
+		{"page=-1", page.Request{}, "page"},
+		{"page=0", page.Request{}, "page"},
+		{"page=x", page.Request{}, "page"},
+		{"page=1.5", page.Request{}, "page"},
+		{"page=1e3", page.Request{}, "page"},
+		{"page=0x10", page.Request{}, "page"},
+		{"page=%201", page.Request{}, "page"},
+		{"limit=0", page.Request{}, "limit"},
+		{"limit=-1", page.Request{}, "limit"},
+		{"limit=101", page.Request{}, "limit"},
+		{"limit=1e9", page.Request{}, "limit"},
+		{"limit=1000000000", page.Request{}, "limit"},
+		{"limit=9223372036854775807", page.Request{}, "limit"},
+		{"limit=x", page.Request{}, "limit"},
+		{"cursor=garbage", page.Request{}, "cursor"},
+		{"cursor=" + long, page.Request{}, "cursor"},
+		{"cursor=%00%ff", page.Request{}, "cursor"},
+		{"cursor=" + rawCursor("a string"), page.Request{}, "cursor"},
+		{"cursor=" + rawCursor(map[string]any{"v": 1, "p": 2, "t": 5, "a": "x", "q": "y"}), page.Request{}, "cursor"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			p, err := ParsePage(companyRequest("c1", "/list?"+tt.query), 10)
 			if tt.field != "" {
-				var fe *FieldError
+				var fe *field.Error
 				if !errors.As(err, &fe) || fe.Field != tt.field || !strings.HasPrefix(err.Error(), tt.field+": ") {
 					t.Fatalf("err %v, want a 400 naming %s", err, tt.field)
 				}
@@ -82,24 +85,24 @@ func TestParsePage(t *testing.T) {
 func TestParseZeroBasedPage(t *testing.T) {
 	tests := []struct {
 		query string
-		want  PageRequest
+		want  page.Request
 		field string
 	}{
-		{"", PageRequest{Page: 1, Limit: 10, ZeroBased: true}, ""},
-		{"page=0", PageRequest{Page: 1, Limit: 10, ZeroBased: true}, ""},
-		{"page=2&limit=5", PageRequest{Page: 3, Limit: 5, ZeroBased: true}, ""},
-		{"page=9999", PageRequest{Page: MaxPage, Limit: 10, ZeroBased: true}, ""},
-		{"page=10000", PageRequest{}, "page"},
-		{"page=-1", PageRequest{}, "page"},
-		{"page=x", PageRequest{}, "page"},
-		{"limit=0", PageRequest{}, "limit"},
+		{"", page.Request{Page: 1, Limit: 10, ZeroBased: true}, ""},
+		{"page=0", page.Request{Page: 1, Limit: 10, ZeroBased: true}, ""},
+		{"page=2&limit=5", page.Request{Page: 3, Limit: 5, ZeroBased: true}, ""},
+		{"page=9999", page.Request{Page: MaxPage, Limit: 10, ZeroBased: true}, ""},
+		{"page=10000", page.Request{}, "page"},
+		{"page=-1", page.Request{}, "page"},
+		{"page=x", page.Request{}, "page"},
+		{"limit=0", page.Request{}, "limit"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
 			r := companyRequest("c1", "/list?"+tt.query)
 			p, err := ParseZeroBasedPage(r, 10)
 			if tt.field != "" {
-				var fe *FieldError
+				var fe *field.Error
 				if !errors.As(err, &fe) || fe.Field != tt.field {
 					t.Fatalf("err %v, want a 400 naming %s", err, tt.field)
 				}
@@ -122,38 +125,38 @@ func TestParseZeroBasedPage(t *testing.T) {
 // largest page cannot overflow, and a cursor skips nothing.
 func TestPageRequestSkip(t *testing.T) {
 	tests := []struct {
-		p    PageRequest
+		p    page.Request
 		want int
 	}{
-		{PageRequest{Page: 1, Limit: 10}, 0},
-		{PageRequest{Page: 3, Limit: 20}, 40},
-		{PageRequest{Page: MaxPage, Limit: MaxLimit}, (MaxPage - 1) * MaxLimit},
-		{PageRequest{Page: 7, Limit: 10, After: "x", Total: 100}, 0},
+		{page.Request{Page: 1, Limit: 10}, 0},
+		{page.Request{Page: 3, Limit: 20}, 40},
+		{page.Request{Page: MaxPage, Limit: MaxLimit}, (MaxPage - 1) * MaxLimit},
+		{page.Request{Page: 7, Limit: 10, After: "x", Total: 100}, 0},
 	}
 	for _, tt := range tests {
 		if got := tt.p.Skip(); got != tt.want {
 			t.Errorf("%+v.Skip() = %d, want %d", tt.p, got, tt.want)
 		}
 	}
-	next := PageRequest{Page: 2, Limit: 5}.Following("id-9", 42)
-	if next != (PageRequest{Page: 3, Limit: 5, After: "id-9", Total: 42}) {
+	next := page.Request{Page: 2, Limit: 5}.Following("id-9", 42)
+	if next != (page.Request{Page: 3, Limit: 5, After: "id-9", Total: 42}) {
 		t.Errorf("Following = %+v", next)
 	}
 }
 
 func TestPagination(t *testing.T) {
 	tests := []struct {
-		req        PageRequest
+		req        page.Request
 		total      int
 		next       string
 		wantPages  int
 		wantCursor bool
 	}{
-		{PageRequest{Page: 1, Limit: 10}, 25, "id", 3, true},
-		{PageRequest{Page: 3, Limit: 10}, 25, "", 3, false},
-		{PageRequest{Page: 1, Limit: 10}, 0, "", 0, false},
-		{PageRequest{Page: 1, Limit: 100}, 100, "", 1, false},
-		{PageRequest{Page: 1, Limit: 1}, 101, "id", 101, true},
+		{page.Request{Page: 1, Limit: 10}, 25, "id", 3, true},
+		{page.Request{Page: 3, Limit: 10}, 25, "", 3, false},
+		{page.Request{Page: 1, Limit: 10}, 0, "", 0, false},
+		{page.Request{Page: 1, Limit: 100}, 100, "", 1, false},
+		{page.Request{Page: 1, Limit: 1}, 101, "id", 101, true},
 	}
 	for _, tt := range tests {
 		p := Pagination(companyRequest("c1", "/list"), tt.req, tt.total, tt.next)
@@ -162,7 +165,7 @@ func TestPagination(t *testing.T) {
 			t.Errorf("Pagination(%+v, %d, %q) = %+v", tt.req, tt.total, tt.next, p)
 		}
 	}
-	b, _ := json.Marshal(Pagination(companyRequest("c1", "/list"), PageRequest{Page: 2, Limit: 10}, 15, ""))
+	b, _ := json.Marshal(Pagination(companyRequest("c1", "/list"), page.Request{Page: 2, Limit: 10}, 15, ""))
 	if string(b) != `{"page":2,"limit":10,"total":15,"totalPages":2,"next_cursor":null}` {
 		t.Errorf("last page = %s", b)
 	}
@@ -186,7 +189,7 @@ func TestCursor(t *testing.T) {
 	if strings.Contains(*p.NextCursor, "c1") || strings.ContainsAny(*p.NextCursor, "+/=") {
 		t.Fatalf("cursor %q shows the company or is not base64url", *p.NextCursor)
 	}
-	want := PageRequest{Page: 4, Limit: 5, After: "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60", Total: 42}
+	want := page.Request{Page: 4, Limit: 5, After: "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60", Total: 42}
 	tests := []struct {
 		name, company, target string
 		ok                    bool
@@ -210,7 +213,7 @@ func TestCursor(t *testing.T) {
 				}
 				return
 			}
-			var fe *FieldError
+			var fe *field.Error
 			if !errors.As(err, &fe) || fe.Field != "cursor" {
 				t.Fatalf("err %v, want a 400 naming cursor", err)
 			}
@@ -233,8 +236,8 @@ func TestCursor(t *testing.T) {
 			}
 			c[field] = bad
 			_, err := ParsePage(companyRequest("c1", "/list?cursor="+rawCursor(c)), 10)
-			if !errors.Is(err, ErrBadCursor) {
-				t.Fatalf("err %v, want ErrBadCursor", err)
+			if !errors.Is(err, page.ErrBadCursor) {
+				t.Fatalf("err %v, want page.ErrBadCursor", err)
 			}
 		})
 	}
@@ -244,8 +247,8 @@ func TestCursor(t *testing.T) {
 		"unknown":    map[string]any{"v": 1, "p": 2, "t": 5, "a": "x", "q": fp, "pk": "COMPANY#c2"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			if _, err := ParsePage(companyRequest("c1", "/list?cursor="+rawCursor(v)), 10); !errors.Is(err, ErrBadCursor) {
-				t.Fatalf("err %v, want ErrBadCursor", err)
+			if _, err := ParsePage(companyRequest("c1", "/list?cursor="+rawCursor(v)), 10); !errors.Is(err, page.ErrBadCursor) {
+				t.Fatalf("err %v, want page.ErrBadCursor", err)
 			}
 		})
 	}

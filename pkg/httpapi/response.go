@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"net/http"
 	"time"
+
+	"payments/pkg/field"
 )
 
 // BasePath is the version segment every public path starts with.
@@ -39,7 +41,7 @@ func ParseBool(r *http.Request, name string, def bool) (bool, error) {
 	case "false":
 		return false, nil
 	}
-	return def, Invalid(name, "must be true or false")
+	return def, field.Invalid(name, "must be true or false")
 }
 
 // Write sends v as JSON with status, unwrapped.
@@ -95,12 +97,12 @@ func ParseDates(r *http.Request, fromName, toName string) (from, to time.Time, e
 		return from, to, err
 	}
 	if !from.IsZero() && !to.IsZero() && !to.After(from) {
-		return from, to, Invalid(toName, "must be after "+fromName)
+		return from, to, field.Invalid(toName, "must be after "+fromName)
 	}
 	return from, to, nil
 }
 
-func parseDate(s, field string) (time.Time, error) {
+func parseDate(s, name string) (time.Time, error) {
 	if s == "" {
 		return time.Time{}, nil
 	}
@@ -109,11 +111,11 @@ func parseDate(s, field string) (time.Time, error) {
 		t, err = time.Parse(time.DateOnly, s)
 	}
 	if err != nil {
-		return time.Time{}, Invalid(field, "must be an ISO 8601 date-time (RFC 3339) or a YYYY-MM-DD date")
+		return time.Time{}, field.Invalid(name, "must be an ISO 8601 date-time (RFC 3339) or a YYYY-MM-DD date")
 	}
 	t = t.UTC()
 	if t.Year() < 1970 || t.Year() > 9999 {
-		return time.Time{}, Invalid(field, "must be between the years 1970 and 9999 (UTC)")
+		return time.Time{}, field.Invalid(name, "must be between the years 1970 and 9999 (UTC)")
 	}
 	return t, nil
 }

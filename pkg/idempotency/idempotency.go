@@ -15,7 +15,7 @@ import (
 	"strconv"
 	"time"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 )
 
 // Header is the request header that carries the key.
@@ -140,7 +140,7 @@ func ParseKey(r *http.Request) (string, bool, error) {
 	if len(values) == 0 {
 		return "", false, nil
 	}
-	bad := httpapi.Invalid(Header, "must be 1 to "+strconv.Itoa(MaxKeyLength)+" printable ASCII characters")
+	bad := field.Invalid(Header, "must be 1 to "+strconv.Itoa(MaxKeyLength)+" printable ASCII characters")
 	if len(values) > 1 {
 		return "", true, bad
 	}

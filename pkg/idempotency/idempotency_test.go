@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 )
 
 func TestParseKey(t *testing.T) {
@@ -35,7 +35,7 @@ func TestParseKey(t *testing.T) {
 				r.Header.Add(Header, v)
 			}
 			key, ok, err := ParseKey(r)
-			var fe *httpapi.FieldError
+			var fe *field.Error
 			if key != tt.key || ok != tt.ok || (err != nil) != tt.bad || (tt.bad && (!errors.As(err, &fe) || fe.Field != Header)) {
 				t.Fatalf("ParseKey = %q, %v, %v", key, ok, err)
 			}

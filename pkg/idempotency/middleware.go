@@ -11,6 +11,7 @@ import (
 	"slices"
 	"time"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 )
 
@@ -116,7 +117,7 @@ func readBody(r *http.Request) (body []byte, tooLarge bool, err error) {
 	}
 	body, err = io.ReadAll(io.LimitReader(r.Body, httpapi.MaxBodyBytes+1))
 	if err != nil {
-		return nil, false, httpapi.Invalid("body", "could not be read")
+		return nil, false, field.Invalid("body", "could not be read")
 	}
 	rest := r.Body
 	r.Body = struct {

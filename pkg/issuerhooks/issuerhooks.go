@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/webhooks"
@@ -83,7 +84,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
 		if errors.As(err, &tooLarge) {
 			return err
 		}
-		return httpapi.Invalid("body", "could not be read")
+		return field.Invalid("body", "could not be read")
 	}
 	// The Lambda adapter splits a header at its commas: join them again.
 	n, err := h.accept(r.Context(), strings.Join(r.Header.Values(Header), ","), body)
@@ -113,7 +114,7 @@ func (h *Handler) accept(ctx context.Context, signature string, body []byte) (is
 	n, err := issuer.ParseNotification(body)
 	if err != nil {
 		problem := strings.TrimPrefix(err.Error(), issuer.ErrBadNotification.Error()+": ")
-		return issuer.Notification{}, httpapi.Invalid("body", "not an issuer notification: "+problem)
+		return issuer.Notification{}, field.Invalid("body", "not an issuer notification: "+problem)
 	}
 	if err := h.Queue.Send(ctx, body, 0); err != nil {
 		return issuer.Notification{}, fmt.Errorf("issuerhooks: queue notification %s: %w", n.ID, err)

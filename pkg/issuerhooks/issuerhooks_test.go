@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/webhooks"
 )
@@ -73,14 +73,14 @@ func TestReceive(t *testing.T) {
 		{"no header", secret, "", notification, issuerhooks.ErrBadSignature},
 		{"other secret", secret, issuerhooks.Sign([]byte("other"), []byte(notification), now), notification, issuerhooks.ErrBadSignature},
 		{"no secret", nil, issuerhooks.Sign(nil, []byte(notification), now), notification, issuerhooks.ErrBadSignature},
-		{"not a notification", secret, issuerhooks.Sign(secret, []byte(`{"id":"evt_1"}`), now), `{"id":"evt_1"}`, &httpapi.FieldError{}},
+		{"not a notification", secret, issuerhooks.Sign(secret, []byte(`{"id":"evt_1"}`), now), `{"id":"evt_1"}`, &field.Error{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			q := &sent{}
 			h := &issuerhooks.Handler{Secret: tt.secret, Queue: q, Now: func() time.Time { return now }}
 			w, err := receive(h, tt.header, tt.body)
-			var fe *httpapi.FieldError
+			var fe *field.Error
 			switch {
 			case tt.want == nil && err != nil:
 				t.Fatalf("error %v, want accepted", err)
@@ -114,7 +114,7 @@ func FuzzReceive(f *testing.F) {
 		q := &sent{}
 		h := &issuerhooks.Handler{Secret: secret, Queue: q, Now: func() time.Time { return now }}
 		w, err := receive(h, issuerhooks.Sign(secret, []byte(body), now), body)
-		var fe *httpapi.FieldError
+		var fe *field.Error
 		var tooLarge *http.MaxBytesError
 		switch {
 		case err == nil:

@@ -103,7 +103,7 @@ func ParseMajor(s, currency string) (int64, error) {
 // "20", is refused), at least 1 major unit, with no more decimals than the
 // currency has. It returns minor units. Every error is a *NumberError whose
 // message suits a client after the field's name ("must be at least 1"):
-// callers wrap it in httpapi.Invalid(field, err.Error()).
+// callers wrap it in field.Invalid(field, err.Error()).
 func ParseAmount(raw json.RawMessage, currency string) (int64, error) {
 	text, err := Number(raw)
 	if err != nil {

@@ -14,8 +14,8 @@ import (
 	"payments/pkg/countries"
 	"payments/pkg/events"
 	"payments/pkg/fees"
+	"payments/pkg/field"
 	"payments/pkg/guideline"
-	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
@@ -58,33 +58,33 @@ var (
 func (s *Service) validate(r Request) (int64, error) {
 	switch {
 	case r.Operator == "":
-		return 0, httpapi.Invalid("operator", "is required")
+		return 0, field.Invalid("operator", "is required")
 	case !guideline.IsOperator(r.Operator):
-		return 0, httpapi.Invalid("operator", "must be one of "+strings.Join(guideline.Operators(), ", ")+" (lowercase)")
+		return 0, field.Invalid("operator", "must be one of "+strings.Join(guideline.Operators(), ", ")+" (lowercase)")
 	case r.Country == "":
-		return 0, httpapi.Invalid("country", "is required")
+		return 0, field.Invalid("country", "is required")
 	case !countries.IsAlpha2(r.Country):
-		return 0, httpapi.Invalid("country", countries.Alpha2Rule)
+		return 0, field.Invalid("country", countries.Alpha2Rule)
 	case r.PhoneNumber == "":
-		return 0, httpapi.Invalid("phone_number", "is required")
+		return 0, field.Invalid("phone_number", "is required")
 	case !phonePattern.MatchString(r.PhoneNumber):
-		return 0, httpapi.Invalid("phone_number", "must be 8 to 15 digits: the country code then the local number, without +")
+		return 0, field.Invalid("phone_number", "must be 8 to 15 digits: the country code then the local number, without +")
 	}
 	if c, ok := s.guide.Country(r.Country); ok {
 		dial := strings.TrimPrefix(c.PhoneCode, "+")
 		if !strings.HasPrefix(r.PhoneNumber, dial) {
-			return 0, httpapi.Invalid("phone_number", fmt.Sprintf("must start with the country code %s of %s", dial, r.Country))
+			return 0, field.Invalid("phone_number", fmt.Sprintf("must start with the country code %s of %s", dial, r.Country))
 		}
 	}
 	switch {
 	case r.Currency == "":
-		return 0, httpapi.Invalid("currency", "is required")
+		return 0, field.Invalid("currency", "is required")
 	case !money.Supported(r.Currency):
-		return 0, httpapi.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
+		return 0, field.Invalid("currency", "must be one of "+strings.Join(money.Currencies(), ", "))
 	}
 	amount, err := money.ParseAmount(json.RawMessage(r.Amount), r.Currency)
 	if err != nil {
-		return 0, httpapi.Invalid("amount", err.Error())
+		return 0, field.Invalid("amount", err.Error())
 	}
 	if err := checkExternalID(r.ExternalID); err != nil {
 		return 0, err
@@ -96,7 +96,7 @@ func (s *Service) validate(r Request) (int64, error) {
 		return 0, err
 	}
 	if r.Lang != "" && !langPattern.MatchString(r.Lang) {
-		return 0, httpapi.Invalid("lang", "must be a two-letter lowercase language code")
+		return 0, field.Invalid("lang", "must be a two-letter lowercase language code")
 	}
 	if err := checkText("purpose", r.Purpose); err != nil {
 		return 0, err
@@ -108,9 +108,9 @@ func (s *Service) validate(r Request) (int64, error) {
 }
 
 // checkText bounds a free-form field.
-func checkText(field, value string) error {
+func checkText(name, value string) error {
 	if utf8.RuneCountInString(value) > MaxTextLength {
-		return httpapi.Invalid(field, fmt.Sprintf("must be at most %d characters", MaxTextLength))
+		return field.Invalid(name, fmt.Sprintf("must be at most %d characters", MaxTextLength))
 	}
 	return nil
 }
@@ -119,11 +119,11 @@ func checkText(field, value string) error {
 // characters: the external_id becomes part of a DynamoDB key.
 func checkExternalID(id string) error {
 	if len(id) > MaxTextLength {
-		return httpapi.Invalid("external_id", fmt.Sprintf("must be at most %d characters", MaxTextLength))
+		return field.Invalid("external_id", fmt.Sprintf("must be at most %d characters", MaxTextLength))
 	}
 	for i := 0; i < len(id); i++ {
 		if id[i] < 0x20 || id[i] > 0x7e {
-			return httpapi.Invalid("external_id", "must be printable ASCII characters")
+			return field.Invalid("external_id", "must be printable ASCII characters")
 		}
 	}
 	return nil
@@ -135,11 +135,11 @@ func checkNotifyURL(s string) error {
 		return nil
 	}
 	if len(s) > 2048 {
-		return httpapi.Invalid("notify_url", "must be at most 2048 characters")
+		return field.Invalid("notify_url", "must be at most 2048 characters")
 	}
 	u, err := url.Parse(s)
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil || u.Hostname() == "" {
-		return httpapi.Invalid("notify_url", "must be an absolute https URL")
+		return field.Invalid("notify_url", "must be an absolute https URL")
 	}
 	return nil
 }
@@ -215,7 +215,7 @@ func (s *Service) Collect(ctx context.Context, companyID string, r Request) (Pay
 		return Payment{}, err
 	}
 	if p.Fee >= p.Amount {
-		return Payment{}, httpapi.Invalid("amount", fmt.Sprintf("must exceed the collection fee of %s %s",
+		return Payment{}, field.Invalid("amount", fmt.Sprintf("must exceed the collection fee of %s %s",
 			money.Format(p.Fee, p.Currency), p.Currency))
 	}
 	ev, err := events.NewPaymentCollect(companyID, events.PaymentCollectData{

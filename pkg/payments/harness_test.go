@@ -14,6 +14,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/payments"
 	"payments/pkg/providers/operator"
 	"payments/pkg/store"
@@ -361,7 +362,7 @@ func (h *harness) walletNow() wallets.Wallet {
 func (h *harness) entries(id string) map[wallets.Type][]wallets.Transaction {
 	h.t.Helper()
 	out := map[wallets.Type][]wallets.Transaction{}
-	for p := (httpapi.PageRequest{Page: 1, Limit: httpapi.MaxLimit}); ; {
+	for p := (page.Request{Page: 1, Limit: httpapi.MaxLimit}); ; {
 		res, err := h.wallets.Transactions(h.ctx, h.company, wallets.TransactionQuery{}, p)
 		if err != nil {
 			h.t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 
+	"payments/pkg/field"
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
@@ -329,14 +330,14 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 			return err
 		}
 		if !flagged {
-			return httpapi.Invalid("reconciliation_required", "must be true: the console lists the payments awaiting reconciliation")
+			return field.Invalid("reconciliation_required", "must be true: the console lists the payments awaiting reconciliation")
 		}
 		page, err := httpapi.ParsePage(r, DefaultLimit)
 		if err != nil {
 			return err
 		}
 		if page.Page > 1 && page.After == "" {
-			return httpapi.Invalid("page", "this list has no page numbers: follow next_cursor")
+			return field.Invalid("page", "this list has no page numbers: follow next_cursor")
 		}
 		// The first page counts the list; a cursor carries that total.
 		total := page.Total

@@ -8,8 +8,10 @@ import (
 	"slices"
 	"time"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 )
 
 // Query selects payment transactions (spec §4.15). Zero fields select all.
@@ -31,8 +33,8 @@ type Lister interface {
 	// newest first, strongly consistent, with the total of those payments
 	// (counted unless p continues a cursor) and the position of the page's
 	// last payment when more follow. A cursor position outside the list is
-	// httpapi.ErrBadCursor.
-	ListPayments(ctx context.Context, companyID string, q Query, p httpapi.PageRequest) (httpapi.PageResult[Payment], error)
+	// page.ErrBadCursor.
+	ListPayments(ctx context.Context, companyID string, q Query, p page.Request) (page.Result[Payment], error)
 }
 
 // ParseQuery reads the filters of GET /payment/transactions: status and
@@ -45,19 +47,19 @@ func ParseQuery(r *http.Request) (Query, error) {
 	var q Query
 	if s := v.Get("status"); s != "" {
 		if !slices.Contains(Statuses, Status(s)) {
-			return q, httpapi.Invalid("status", "must be one of PENDING, PROCESSING, SUCCESS, FAILED")
+			return q, field.Invalid("status", "must be one of PENDING, PROCESSING, SUCCESS, FAILED")
 		}
 		q.Status = Status(s)
 	}
 	if s := v.Get("type"); s != "" {
 		if !slices.Contains(Types, Type(s)) {
-			return q, httpapi.Invalid("type", "must be COLLECTION or PAYOUT")
+			return q, field.Invalid("type", "must be COLLECTION or PAYOUT")
 		}
 		q.Type = Type(s)
 	}
 	if s := v.Get("external_id"); s != "" {
 		if len(s) > MaxTextLength {
-			return q, httpapi.Invalid("external_id", fmt.Sprintf("must be at most %d characters", MaxTextLength))
+			return q, field.Invalid("external_id", fmt.Sprintf("must be at most %d characters", MaxTextLength))
 		}
 		q.ExternalID = s
 	}
@@ -75,10 +77,10 @@ func ParseQuery(r *http.Request) (Query, error) {
 
 // List returns page p of the company's payment transactions that match q,
 // newest first.
-func (s *Service) List(ctx context.Context, companyID string, q Query, p httpapi.PageRequest) (httpapi.PageResult[Payment], error) {
+func (s *Service) List(ctx context.Context, companyID string, q Query, p page.Request) (page.Result[Payment], error) {
 	res, err := s.store.ListPayments(ctx, companyID, q, p)
 	if err != nil {
-		return httpapi.PageResult[Payment]{}, fmt.Errorf("payments: list: %w", err)
+		return page.Result[Payment]{}, fmt.Errorf("payments: list: %w", err)
 	}
 	return res, nil
 }

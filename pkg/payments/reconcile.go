@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/ids"
 )
 
@@ -36,11 +36,11 @@ func (s *Service) Resolve(ctx context.Context, id string, in ResolveInput) (Paym
 	in.Note = strings.TrimSpace(in.Note)
 	switch {
 	case in.Status != StatusSuccess && in.Status != StatusFailed:
-		return Payment{}, httpapi.Invalid("status", "must be SUCCESS or FAILED")
+		return Payment{}, field.Invalid("status", "must be SUCCESS or FAILED")
 	case in.Note == "":
-		return Payment{}, httpapi.Invalid("note", "is required: say how the outcome was established")
+		return Payment{}, field.Invalid("note", "is required: say how the outcome was established")
 	case utf8.RuneCountInString(in.Note) > MaxNoteLength:
-		return Payment{}, httpapi.Invalid("note", fmt.Sprintf("must be at most %d characters", MaxNoteLength))
+		return Payment{}, field.Invalid("note", fmt.Sprintf("must be at most %d characters", MaxNoteLength))
 	case !ids.IsUUID(id):
 		return Payment{}, ErrNotFound
 	}
@@ -79,7 +79,7 @@ func (s *Service) Resolve(ctx context.Context, id string, in ResolveInput) (Paym
 // the last).
 func (s *Service) Flagged(ctx context.Context, after string, limit int) ([]Payment, string, error) {
 	if after != "" && !ids.IsUUID(after) {
-		return nil, "", httpapi.Invalid("cursor", "is not a cursor of this list")
+		return nil, "", field.Invalid("cursor", "is not a cursor of this list")
 	}
 	ps, next, err := s.store.FlaggedPayments(ctx, after, limit)
 	if err != nil {

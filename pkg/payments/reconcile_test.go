@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/payments"
 	"payments/pkg/store"
 	"payments/pkg/timestamp"
@@ -356,7 +356,7 @@ func TestConsoleResolveRefusals(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := h.svc.Resolve(h.ctx, tt.id, tt.in)
-			var fe *httpapi.FieldError
+			var fe *field.Error
 			if tt.field != "" && (!errors.As(err, &fe) || fe.Field != tt.field) || tt.want != nil && !errors.Is(err, tt.want) {
 				t.Fatalf("err %v, want %v / field %q", err, tt.want, tt.field)
 			}

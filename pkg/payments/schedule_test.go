@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/payments"
 )
 
@@ -119,7 +119,7 @@ func TestParseQuery(t *testing.T) {
 				}
 				return
 			}
-			fe, ok := err.(*httpapi.FieldError)
+			fe, ok := err.(*field.Error)
 			if !ok || fe.Field != tt.field {
 				t.Fatalf("err %v, want a FieldError on %s", err, tt.field)
 			}

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
+	"payments/pkg/page"
 	"payments/pkg/payments"
 	"payments/pkg/providers/operator"
 	"payments/pkg/store"
@@ -129,7 +130,7 @@ func TestConcurrentPayoutsNeverOverspend(t *testing.T) {
 	if b := h.balances(); b != [4]int64{0, 0, 0, 0} {
 		t.Fatalf("balances after settling %v", b)
 	}
-	ps, err := h.svc.List(h.ctx, h.company, payments.Query{Status: payments.StatusSuccess}, httpapi.PageRequest{Page: 1, Limit: 100})
+	ps, err := h.svc.List(h.ctx, h.company, payments.Query{Status: payments.StatusSuccess}, page.Request{Page: 1, Limit: 100})
 	if err != nil || len(ps.Items) != 50 || ps.Total != 50 {
 		t.Fatalf("%d settled (total %d), %v", len(ps.Items), ps.Total, err)
 	}
@@ -395,7 +396,7 @@ func TestValidation(t *testing.T) {
 		tt.edit(&r)
 		t.Run(fmt.Sprintf("%d %s", i, tt.field), func(t *testing.T) {
 			_, err := h.svc.Payout(h.ctx, h.company, r)
-			var fe *httpapi.FieldError
+			var fe *field.Error
 			if !errors.As(err, &fe) || fe.Field != tt.field {
 				t.Fatalf("err %v, want a FieldError on %s", err, tt.field)
 			}
@@ -464,7 +465,7 @@ func TestCollections(t *testing.T) {
 		h := newHarness(t)
 		h.setFees(0, 10)
 		_, err := h.svc.Collect(h.ctx, h.company, request("237690000002", "10"))
-		var fe *httpapi.FieldError
+		var fe *field.Error
 		if !errors.As(err, &fe) || fe.Field != "amount" {
 			t.Fatalf("err %v", err)
 		}
@@ -514,7 +515,7 @@ func TestQueries(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ps, err := h.svc.List(h.ctx, h.company, tt.q, httpapi.PageRequest{Page: 1, Limit: 10})
+			ps, err := h.svc.List(h.ctx, h.company, tt.q, page.Request{Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}

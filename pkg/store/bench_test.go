@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -109,13 +109,13 @@ func BenchmarkLedgerList(b *testing.B) {
 		deep := n * 3 / 4 // the cursor page starts at entry 15,000 of 20,000 (1,500 of 2,000)
 		cases := []struct {
 			name string
-			p    httpapi.PageRequest
-			read func(httpapi.PageRequest) (int, error)
+			p    page.Request
+			read func(page.Request) (int, error)
 		}{
-			{"page=1", httpapi.PageRequest{Page: 1, Limit: 100}, nil},
-			{"cursor", httpapi.PageRequest{Page: deep/100 + 1, Limit: 100, After: ids[deep-1], Total: n}, nil},
-			{"page=" + fmt.Sprint(deep/100), httpapi.PageRequest{Page: deep / 100, Limit: 100}, nil},
-			{"all", httpapi.PageRequest{}, func(httpapi.PageRequest) (int, error) {
+			{"page=1", page.Request{Page: 1, Limit: 100}, nil},
+			{"cursor", page.Request{Page: deep/100 + 1, Limit: 100, After: ids[deep-1], Total: n}, nil},
+			{"page=" + fmt.Sprint(deep/100), page.Request{Page: deep / 100, Limit: 100}, nil},
+			{"all", page.Request{}, func(page.Request) (int, error) {
 				txs, err := s.AllTransactions(ctx, w.CompanyID)
 				return len(txs), err
 			}},
@@ -125,7 +125,7 @@ func BenchmarkLedgerList(b *testing.B) {
 			want := n
 			if read == nil {
 				want = 100
-				read = func(p httpapi.PageRequest) (int, error) {
+				read = func(p page.Request) (int, error) {
 					res, err := s.ListTransactions(ctx, w.CompanyID, q, p)
 					if err == nil && res.Total != n {
 						err = fmt.Errorf("total %d, want %d", res.Total, n)

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/cards"
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 )
 
 // Card reads a card of the company, strongly consistent.
@@ -136,7 +136,7 @@ func (s *Cards) PutReveal(ctx context.Context, r cards.Reveal) error {
 
 // Reveals reads page p of a card's reveal records, newest first, strongly
 // consistent (readPage; reveal ids are UUID v7).
-func (s *Cards) Reveals(ctx context.Context, companyID, cardID string, p httpapi.PageRequest) (httpapi.PageResult[cards.Reveal], error) {
+func (s *Cards) Reveals(ctx context.Context, companyID, cardID string, p page.Request) (page.Result[cards.Reveal], error) {
 	prefix := revealSKPrefix(cardID)
 	lo, hi := timeRange(prefix, time.Time{}, time.Time{})
 	rows, total, next, err := s.db.readPage(ctx, listing{
@@ -144,7 +144,7 @@ func (s *Cards) Reveals(ctx context.Context, companyID, cardID string, p httpapi
 		prefix: prefix, lo: lo, hi: hi, consistent: true,
 	}, p)
 	if err != nil {
-		return httpapi.PageResult[cards.Reveal]{}, fmt.Errorf("store: list reveals: %w", err)
+		return page.Result[cards.Reveal]{}, fmt.Errorf("store: list reveals: %w", err)
 	}
 	return pageOf(rows, total, next, revealItem.reveal)
 }

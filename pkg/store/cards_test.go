@@ -13,8 +13,8 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
@@ -507,7 +507,7 @@ func TestCardReveals(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got []string
-	req := httpapi.PageRequest{Page: 1, Limit: 2}
+	req := page.Request{Page: 1, Limit: 2}
 	for range 4 {
 		res, err := s.Reveals(ctx, company, card, req)
 		if err != nil || res.Total != 5 {
@@ -522,7 +522,7 @@ func TestCardReveals(t *testing.T) {
 		if res.Next == "" {
 			break
 		}
-		req = httpapi.PageRequest{Page: req.Page + 1, Limit: 2, After: res.Next, Total: res.Total}
+		req = page.Request{Page: req.Page + 1, Limit: 2, After: res.Next, Total: res.Total}
 	}
 	if !slices.Equal(got, want) {
 		t.Fatalf("reveals %v, want %v", got, want)

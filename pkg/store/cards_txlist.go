@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"payments/pkg/cards"
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 )
 
 // The card transaction lists. Every card transaction item (CTX#<uuid v7>
@@ -28,7 +28,7 @@ func customerTxsPK(companyID, customerID string) string {
 
 // CardTransactions reads page p of a card's transactions that f selects,
 // newest first, from GSI1 (readPage).
-func (s *Cards) CardTransactions(ctx context.Context, companyID, cardID string, f cards.TxFilter, p httpapi.PageRequest) (httpapi.PageResult[cards.Transaction], error) {
+func (s *Cards) CardTransactions(ctx context.Context, companyID, cardID string, f cards.TxFilter, p page.Request) (page.Result[cards.Transaction], error) {
 	l := cardTxListing(companyID, f)
 	l.index, l.pkAttr, l.skAttr, l.pk = GSI1, attrGSI1PK, attrGSI1SK, cardTxsPK(companyID, cardID)
 	return s.txPage(ctx, l, p)
@@ -36,7 +36,7 @@ func (s *Cards) CardTransactions(ctx context.Context, companyID, cardID string, 
 
 // CustomerTransactions reads page p of the transactions that f selects of
 // every card of a customer, newest first, from GSI3 (readPage).
-func (s *Cards) CustomerTransactions(ctx context.Context, companyID, customerID string, f cards.TxFilter, p httpapi.PageRequest) (httpapi.PageResult[cards.Transaction], error) {
+func (s *Cards) CustomerTransactions(ctx context.Context, companyID, customerID string, f cards.TxFilter, p page.Request) (page.Result[cards.Transaction], error) {
 	l := cardTxListing(companyID, f)
 	l.index, l.pkAttr, l.skAttr, l.pk = GSI3, attrGSI3PK, attrGSI3SK, customerTxsPK(companyID, customerID)
 	return s.txPage(ctx, l, p)
@@ -60,10 +60,10 @@ func cardTxListing(companyID string, f cards.TxFilter) listing {
 }
 
 // txPage reads page p of l.
-func (s *Cards) txPage(ctx context.Context, l listing, p httpapi.PageRequest) (httpapi.PageResult[cards.Transaction], error) {
+func (s *Cards) txPage(ctx context.Context, l listing, p page.Request) (page.Result[cards.Transaction], error) {
 	rows, total, next, err := s.db.readPage(ctx, l, p)
 	if err != nil {
-		return httpapi.PageResult[cards.Transaction]{}, fmt.Errorf("store: list card transactions: %w", err)
+		return page.Result[cards.Transaction]{}, fmt.Errorf("store: list card transactions: %w", err)
 	}
 	return pageOf(rows, total, next, cardTxItem.transaction)
 }

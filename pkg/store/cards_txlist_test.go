@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/cards"
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 )
@@ -117,8 +117,8 @@ func TestCardTransactionLists(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := httpapi.PageRequest{Page: 1, Limit: 100}
-			var res httpapi.PageResult[cards.Transaction]
+			p := page.Request{Page: 1, Limit: 100}
+			var res page.Result[cards.Transaction]
 			var err error
 			if tt.card != "" {
 				res, err = f.s.CardTransactions(ctx, f.company, tt.card, tt.filter, p)
@@ -139,12 +139,12 @@ func TestCardTransactionLists(t *testing.T) {
 	}
 
 	// The other company sees only its own, on the same ids.
-	for name, read := range map[string]func() (httpapi.PageResult[cards.Transaction], error){
-		"card": func() (httpapi.PageResult[cards.Transaction], error) {
-			return f.s.CardTransactions(ctx, f.other, f.a1, cards.TxFilter{}, httpapi.PageRequest{Page: 1, Limit: 100})
+	for name, read := range map[string]func() (page.Result[cards.Transaction], error){
+		"card": func() (page.Result[cards.Transaction], error) {
+			return f.s.CardTransactions(ctx, f.other, f.a1, cards.TxFilter{}, page.Request{Page: 1, Limit: 100})
 		},
-		"customer": func() (httpapi.PageResult[cards.Transaction], error) {
-			return f.s.CustomerTransactions(ctx, f.other, f.alice, cards.TxFilter{}, httpapi.PageRequest{Page: 1, Limit: 100})
+		"customer": func() (page.Result[cards.Transaction], error) {
+			return f.s.CustomerTransactions(ctx, f.other, f.alice, cards.TxFilter{}, page.Request{Page: 1, Limit: 100})
 		},
 	} {
 		res, err := read()
@@ -161,7 +161,7 @@ func TestCardTransactionPages(t *testing.T) {
 	f := newTxListFixture(t)
 	want := []string{f.txs[8].ID, f.txs[7].ID, f.txs[5].ID, f.txs[4].ID, f.txs[3].ID, f.txs[1].ID, f.txs[0].ID}
 	var got []string
-	p := httpapi.PageRequest{Page: 1, Limit: 3}
+	p := page.Request{Page: 1, Limit: 3}
 	for range len(want) {
 		res, err := f.s.CustomerTransactions(ctx, f.company, f.alice, cards.TxFilter{}, p)
 		if err != nil || res.Total != len(want) {
@@ -178,12 +178,12 @@ func TestCardTransactionPages(t *testing.T) {
 	}
 
 	tests := []struct {
-		p    httpapi.PageRequest
+		p    page.Request
 		want []string
 	}{
-		{httpapi.PageRequest{Page: 2, Limit: 3}, want[3:6]},
-		{httpapi.PageRequest{Page: 3, Limit: 3}, want[6:]},
-		{httpapi.PageRequest{Page: 4, Limit: 3}, nil},
+		{page.Request{Page: 2, Limit: 3}, want[3:6]},
+		{page.Request{Page: 3, Limit: 3}, want[6:]},
+		{page.Request{Page: 4, Limit: 3}, nil},
 	}
 	for _, tt := range tests {
 		res, err := f.s.CustomerTransactions(ctx, f.company, f.alice, cards.TxFilter{}, tt.p)
@@ -192,8 +192,8 @@ func TestCardTransactionPages(t *testing.T) {
 		}
 	}
 
-	outside := httpapi.PageRequest{Page: 2, Limit: 3, After: f.txs[0].ID, Total: 3}
-	if _, err := f.s.CardTransactions(ctx, f.company, f.a1, cards.TxFilter{From: f.at(3)}, outside); !errors.Is(err, httpapi.ErrBadCursor) {
+	outside := page.Request{Page: 2, Limit: 3, After: f.txs[0].ID, Total: 3}
+	if _, err := f.s.CardTransactions(ctx, f.company, f.a1, cards.TxFilter{From: f.at(3)}, outside); !errors.Is(err, page.ErrBadCursor) {
 		t.Errorf("a cursor before the list's dates: %v, want ErrBadCursor", err)
 	}
 }
@@ -207,7 +207,7 @@ func TestCustomerTransactionsOfAnIssuance(t *testing.T) {
 	w := usdWallet(t, db, 1000)
 	alice := uuid.NewString()
 	c := issue(t, s, w, alice, 500)
-	res, err := s.CustomerTransactions(ctx, w.CompanyID, alice, cards.TxFilter{}, httpapi.PageRequest{Page: 1, Limit: 10})
+	res, err := s.CustomerTransactions(ctx, w.CompanyID, alice, cards.TxFilter{}, page.Request{Page: 1, Limit: 10})
 	if err != nil || len(res.Items) != 1 || res.Items[0].CardID != c.ID || res.Items[0].Status != cards.TxSuccess {
 		t.Fatalf("CustomerTransactions = %+v, %v", res, err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"payments/pkg/customers"
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/providers/kyc"
 	"payments/pkg/timestamp"
 )
@@ -210,14 +210,14 @@ func (s *Customers) Get(ctx context.Context, companyID, id string) (customers.Cu
 }
 
 // List reads a page of the company's customers, newest first.
-func (s *Customers) List(ctx context.Context, companyID string, p httpapi.PageRequest) (httpapi.PageResult[customers.Customer], error) {
+func (s *Customers) List(ctx context.Context, companyID string, p page.Request) (page.Result[customers.Customer], error) {
 	lo, hi := timeRange(customerSKPrefix, time.Time{}, time.Time{})
 	rows, total, next, err := s.db.readPage(ctx, listing{
 		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
 		prefix: customerSKPrefix, lo: lo, hi: hi, consistent: true,
 	}, p)
 	if err != nil {
-		return httpapi.PageResult[customers.Customer]{}, fmt.Errorf("store: list customers: %w", err)
+		return page.Result[customers.Customer]{}, fmt.Errorf("store: list customers: %w", err)
 	}
 	return pageOf(rows, total, next, customerItem.customer)
 }

@@ -16,8 +16,8 @@ import (
 
 	"payments/pkg/customers"
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 	"payments/pkg/providers/kyc"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -242,7 +242,7 @@ func TestCustomersUniqueness(t *testing.T) {
 				t.Errorf("Create: %v", err)
 			}
 		}
-		res, err := s.List(ctx, company, httpapi.PageRequest{Page: 1, Limit: 20})
+		res, err := s.List(ctx, company, page.Request{Page: 1, Limit: 20})
 		if created != 1 || duplicates != 9 || err != nil || res.Total != 1 || len(res.Items) != 1 {
 			t.Fatalf("%d created, %d duplicates; listed %d of %d (%v); want 1 and 9", created, duplicates, len(res.Items), res.Total, err)
 		}
@@ -300,7 +300,7 @@ func TestCustomersList(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				res, err := s.List(ctx, tt.company, httpapi.PageRequest{Page: tt.page, Limit: tt.limit})
+				res, err := s.List(ctx, tt.company, page.Request{Page: tt.page, Limit: tt.limit})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -325,7 +325,7 @@ func TestCustomersList(t *testing.T) {
 			t.Run(fmt.Sprintf("limit %d", limit), func(t *testing.T) {
 				var got []string
 				pages := 0
-				for p := (httpapi.PageRequest{Page: 1, Limit: limit}); ; {
+				for p := (page.Request{Page: 1, Limit: limit}); ; {
 					res, err := s.List(ctx, company, p)
 					if err != nil {
 						t.Fatal(err)
@@ -348,7 +348,7 @@ func TestCustomersList(t *testing.T) {
 	})
 
 	t.Run("a cursor of another company's customer", func(t *testing.T) {
-		p := httpapi.PageRequest{Page: 1, Limit: 5}.Following(others[0], 12)
+		p := page.Request{Page: 1, Limit: 5}.Following(others[0], 12)
 		res, err := s.List(ctx, company, p)
 		if err != nil {
 			t.Fatal(err)

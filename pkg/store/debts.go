@@ -14,8 +14,8 @@ import (
 
 	"payments/pkg/debts"
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -278,7 +278,7 @@ func debtRaced(k cancellation) bool {
 // List reads page p of the company's debts with status (any when ""),
 // newest first (readPage), strongly consistent; the status is a
 // FilterExpression.
-func (s *Debts) List(ctx context.Context, companyID string, status debts.Status, p httpapi.PageRequest) (httpapi.PageResult[debts.Debt], error) {
+func (s *Debts) List(ctx context.Context, companyID string, status debts.Status, p page.Request) (page.Result[debts.Debt], error) {
 	lo, hi := timeRange(debtSKPrefix, time.Time{}, time.Time{})
 	l := listing{
 		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
@@ -289,7 +289,7 @@ func (s *Debts) List(ctx context.Context, companyID string, status debts.Status,
 	}
 	rows, total, next, err := s.db.readPage(ctx, l, p)
 	if err != nil {
-		return httpapi.PageResult[debts.Debt]{}, fmt.Errorf("store: list debts: %w", err)
+		return page.Result[debts.Debt]{}, fmt.Errorf("store: list debts: %w", err)
 	}
 	return pageOf(rows, total, next, debtItem.debt)
 }

@@ -16,8 +16,8 @@ import (
 
 	"payments/pkg/debts"
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
 )
@@ -79,7 +79,7 @@ func (e *debtsEnv) credit(s *store.Wallets, w wallets.Wallet, amount int64, ref 
 // stored returns the company's debts by id, from the list.
 func (e *debtsEnv) stored() map[string]debts.Debt {
 	e.t.Helper()
-	page, err := store.NewDebts(e.db).List(context.Background(), e.company, "", httpapi.PageRequest{Page: 1, Limit: 100})
+	page, err := store.NewDebts(e.db).List(context.Background(), e.company, "", page.Request{Page: 1, Limit: 100})
 	if err != nil {
 		e.t.Fatal(err)
 	}

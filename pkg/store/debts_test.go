@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"payments/pkg/debts"
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -250,7 +250,7 @@ func TestListDebts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var got []string
-			req := httpapi.PageRequest{Page: 1, Limit: 2}
+			req := page.Request{Page: 1, Limit: 2}
 			for {
 				page, err := s.List(context.Background(), e.company, tt.status, req)
 				if err != nil {
@@ -272,7 +272,7 @@ func TestListDebts(t *testing.T) {
 			}
 		})
 	}
-	if page, err := s.List(context.Background(), other.company, "", httpapi.PageRequest{Page: 1, Limit: 10}); err != nil || page.Total != 1 || len(page.Items) != 1 {
+	if page, err := s.List(context.Background(), other.company, "", page.Request{Page: 1, Limit: 10}); err != nil || page.Total != 1 || len(page.Items) != 1 {
 		t.Errorf("the other company's list: %+v, %v", page, err)
 	}
 }

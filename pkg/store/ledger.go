@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -161,10 +161,10 @@ func (s *Wallets) GetTransaction(ctx context.Context, companyID, id string) (wal
 // wallet's GSI1 partition (eventually consistent), otherwise the company
 // partition is read strongly consistent; type, status and currency are a
 // FilterExpression.
-func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wallets.TransactionQuery, p httpapi.PageRequest) (httpapi.PageResult[wallets.Transaction], error) {
+func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wallets.TransactionQuery, p page.Request) (page.Result[wallets.Transaction], error) {
 	rows, total, next, err := s.db.readPage(ctx, ledgerListing(companyID, q), p)
 	if err != nil {
-		return httpapi.PageResult[wallets.Transaction]{}, fmt.Errorf("store: list ledger entries: %w", err)
+		return page.Result[wallets.Transaction]{}, fmt.Errorf("store: list ledger entries: %w", err)
 	}
 	return pageOf(rows, total, next, ledgerItem.transaction)
 }

@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/contention"
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -138,7 +138,7 @@ func TestListTransactions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := s.ListTransactions(ctx, company, tt.q, httpapi.PageRequest{Page: 1, Limit: 10})
+			res, err := s.ListTransactions(ctx, company, tt.q, page.Request{Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -10,8 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 )
 
 // Lists. Every list the API serves is read by readPage, a page at a time,
@@ -93,15 +93,15 @@ type row struct {
 // readPage reads page req of l: its rows, the total of l's rows (counted
 // when req has no cursor, else the cursor's) and, when more rows follow, the
 // id of the page's last row. A cursor whose position is not in l is
-// httpapi.ErrBadCursor.
-func (db *DB) readPage(ctx context.Context, l listing, req httpapi.PageRequest) ([]row, int, string, error) {
+// page.ErrBadCursor.
+func (db *DB) readPage(ctx context.Context, l listing, req page.Request) ([]row, int, string, error) {
 	if req.Page < 1 || req.Limit < 1 {
 		return nil, 0, "", fmt.Errorf("store: no page %d of %d items", req.Page, req.Limit)
 	}
 	after, total := req.After, req.Total
 	if after != "" {
 		if !l.holds(after) {
-			return nil, 0, "", httpapi.ErrBadCursor
+			return nil, 0, "", page.ErrBadCursor
 		}
 	} else {
 		n, err := db.count(ctx, l)
@@ -258,16 +258,16 @@ func (db *DB) scan(ctx context.Context, l listing, after string, want int, keysO
 
 // pageOf decodes rows, whose items are Is, into a page of Ts with convert
 // (an item type's conversion method, such as ledgerItem.transaction).
-func pageOf[I, T any](rows []row, total int, next string, convert func(I) (T, error)) (httpapi.PageResult[T], error) {
+func pageOf[I, T any](rows []row, total int, next string, convert func(I) (T, error)) (page.Result[T], error) {
 	items := make([]map[string]types.AttributeValue, len(rows))
 	for i, r := range rows {
 		items[i] = r.item
 	}
 	out, err := decodeAll(items, convert)
 	if err != nil {
-		return httpapi.PageResult[T]{}, err
+		return page.Result[T]{}, err
 	}
-	return httpapi.PageResult[T]{Items: out, Total: total, Next: next}, nil
+	return page.Result[T]{Items: out, Total: total, Next: next}, nil
 }
 
 // holds reports whether id can be a position in l: a UUID whose sort key

@@ -14,8 +14,8 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	"github.com/google/uuid"
 
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -145,7 +145,7 @@ func walk(t *testing.T, s *store.Wallets, company string, q wallets.TransactionQ
 	t.Helper()
 	var got []string
 	pages := 0
-	for p := (httpapi.PageRequest{Page: 1, Limit: limit}); ; {
+	for p := (page.Request{Page: 1, Limit: limit}); ; {
 		res, err := s.ListTransactions(context.Background(), company, q, p)
 		if err != nil {
 			t.Fatal(err)
@@ -192,18 +192,18 @@ func TestLedgerPages(t *testing.T) {
 		}
 		t.Run(tt.name+" by page number", func(t *testing.T) {
 			const limit = 7
-			for page := 1; page <= len(want)/limit+2; page++ {
-				res, err := s.ListTransactions(ctx, f.company, tt.q, httpapi.PageRequest{Page: page, Limit: limit})
+			for n := 1; n <= len(want)/limit+2; n++ {
+				res, err := s.ListTransactions(ctx, f.company, tt.q, page.Request{Page: n, Limit: limit})
 				if err != nil {
 					t.Fatal(err)
 				}
-				lo, hi := min((page-1)*limit, len(want)), min(page*limit, len(want))
+				lo, hi := min((n-1)*limit, len(want)), min(n*limit, len(want))
 				var got []string
 				for _, e := range res.Items {
 					got = append(got, e.ID)
 				}
 				if !slices.Equal(got, want[lo:hi]) || res.Total != len(want) || (res.Next != "") != (hi < len(want)) {
-					t.Fatalf("page %d: %v (total %d, next %q), want %v of %d", page, got, res.Total, res.Next, want[lo:hi], len(want))
+					t.Fatalf("page %d: %v (total %d, next %q), want %v of %d", n, got, res.Total, res.Next, want[lo:hi], len(want))
 				}
 			}
 		})
@@ -226,20 +226,20 @@ func TestLedgerPagesReadBoundedly(t *testing.T) {
 	tests := []struct {
 		name                       string
 		q                          wallets.TransactionQuery
-		p                          httpapi.PageRequest
+		p                          page.Request
 		wantFirst                  string
 		maxItems, maxKeys, nCounts int
 	}{
-		{"page 1", wallets.TransactionQuery{}, httpapi.PageRequest{Page: 1, Limit: 10}, all[0], 11, 0, 1},
+		{"page 1", wallets.TransactionQuery{}, page.Request{Page: 1, Limit: 10}, all[0], 11, 0, 1},
 		{"cursor page deep in the list", wallets.TransactionQuery{},
-			httpapi.PageRequest{Page: 7, Limit: 10, After: all[59], Total: len(all)}, all[60], 11, 0, 0},
-		{"page 7 by number", wallets.TransactionQuery{}, httpapi.PageRequest{Page: 7, Limit: 10}, all[60], 11, 60, 1},
+			page.Request{Page: 7, Limit: 10, After: all[59], Total: len(all)}, all[60], 11, 0, 0},
+		{"page 7 by number", wallets.TransactionQuery{}, page.Request{Page: 7, Limit: 10}, all[60], 11, 60, 1},
 		{"sparse filter, page 1", wallets.TransactionQuery{Status: wallets.StatusPending},
-			httpapi.PageRequest{Page: 1, Limit: 5}, pending[0], 12, 0, 1},
+			page.Request{Page: 1, Limit: 5}, pending[0], 12, 0, 1},
 		{"sparse filter, cursor page", wallets.TransactionQuery{Status: wallets.StatusPending},
-			httpapi.PageRequest{Page: 3, Limit: 5, After: pending[9], Total: len(pending)}, pending[10], 12, 0, 0},
+			page.Request{Page: 3, Limit: 5, After: pending[9], Total: len(pending)}, pending[10], 12, 0, 0},
 		{"wallet (GSI1), cursor page", wallets.TransactionQuery{WalletID: f.a.ID},
-			httpapi.PageRequest{Page: 2, Limit: 10, After: f.want(wallets.TransactionQuery{WalletID: f.a.ID})[9], Total: 60},
+			page.Request{Page: 2, Limit: 10, After: f.want(wallets.TransactionQuery{WalletID: f.a.ID})[9], Total: 60},
 			f.want(wallets.TransactionQuery{WalletID: f.a.ID})[10], 11, 0, 0},
 	}
 	for _, tt := range tests {
@@ -262,7 +262,7 @@ func TestLedgerPagesReadBoundedly(t *testing.T) {
 }
 
 // TestLedgerPagesRefuseForeignCursors: a position that is not an entry id
-// of the list's range is httpapi.ErrBadCursor, and a position taken from
+// of the list's range is page.ErrBadCursor, and a position taken from
 // another company's list only ever reads the caller's own entries.
 func TestLedgerPagesRefuseForeignCursors(t *testing.T) {
 	db := storetest.NewDB(t)
@@ -278,8 +278,8 @@ func TestLedgerPagesRefuseForeignCursors(t *testing.T) {
 		ids.NewV7(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), // an id of no entry, out of range
 	} {
 		t.Run(after, func(t *testing.T) {
-			_, err := s.ListTransactions(ctx, f.company, dates, httpapi.PageRequest{Page: 2, Limit: 10, After: after, Total: 60})
-			if !errors.Is(err, httpapi.ErrBadCursor) {
+			_, err := s.ListTransactions(ctx, f.company, dates, page.Request{Page: 2, Limit: 10, After: after, Total: 60})
+			if !errors.Is(err, page.ErrBadCursor) {
 				t.Fatalf("err %v, want ErrBadCursor", err)
 			}
 		})
@@ -287,7 +287,7 @@ func TestLedgerPagesRefuseForeignCursors(t *testing.T) {
 
 	other := newLedgerFixture(t, db)
 	res, err := s.ListTransactions(ctx, other.company, wallets.TransactionQuery{},
-		httpapi.PageRequest{Page: 2, Limit: 100, After: f.entries[89].ID, Total: 90})
+		page.Request{Page: 2, Limit: 100, After: f.entries[89].ID, Total: 90})
 	if err != nil {
 		t.Fatal(err)
 	}

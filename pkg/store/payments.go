@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/payments"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -397,7 +397,7 @@ func (s *Payments) GetPayment(ctx context.Context, companyID, id string) (paymen
 // first, strongly consistent (readPage). The dates become a range of sort
 // keys (payment ids are UUID v7 of their created_at); status, type,
 // external_id and reconciliation_required are a FilterExpression.
-func (s *Payments) ListPayments(ctx context.Context, companyID string, q payments.Query, p httpapi.PageRequest) (httpapi.PageResult[payments.Payment], error) {
+func (s *Payments) ListPayments(ctx context.Context, companyID string, q payments.Query, p page.Request) (page.Result[payments.Payment], error) {
 	lo, hi := timeRange(paymentSKPrefix, q.From, q.To)
 	l := listing{
 		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
@@ -406,7 +406,7 @@ func (s *Payments) ListPayments(ctx context.Context, companyID string, q payment
 	}
 	rows, total, next, err := s.db.readPage(ctx, l, p)
 	if err != nil {
-		return httpapi.PageResult[payments.Payment]{}, fmt.Errorf("store: list payments: %w", err)
+		return page.Result[payments.Payment]{}, fmt.Errorf("store: list payments: %w", err)
 	}
 	return pageOf(rows, total, next, paymentItem.payment)
 }

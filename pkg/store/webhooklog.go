@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/webhooks"
 )
 
@@ -62,7 +62,7 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 // (webhooks.Record.Status), which no FilterExpression can do: it is applied
 // in process, and with it the count and the skip read the events and
 // deliveries projected to what decides a status.
-func (s *Webhooks) Records(ctx context.Context, companyID string, q webhooks.Query, p httpapi.PageRequest) (httpapi.PageResult[webhooks.Record], error) {
+func (s *Webhooks) Records(ctx context.Context, companyID string, q webhooks.Query, p page.Request) (page.Result[webhooks.Record], error) {
 	lo, hi := timeRange(eventSKPrefix, q.From, q.To)
 	l := listing{
 		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
@@ -82,13 +82,13 @@ func (s *Webhooks) Records(ctx context.Context, companyID string, q webhooks.Que
 	}
 	rows, total, next, err := s.db.readPage(ctx, l, p)
 	if err != nil {
-		return httpapi.PageResult[webhooks.Record]{}, fmt.Errorf("store: list events: %w", err)
+		return page.Result[webhooks.Record]{}, fmt.Errorf("store: list events: %w", err)
 	}
-	out := httpapi.PageResult[webhooks.Record]{Items: make([]webhooks.Record, 0, len(rows)), Total: total, Next: next}
+	out := page.Result[webhooks.Record]{Items: make([]webhooks.Record, 0, len(rows)), Total: total, Next: next}
 	for _, r := range rows {
 		rec, err := recordOf(r.item, r.members)
 		if err != nil {
-			return httpapi.PageResult[webhooks.Record]{}, err
+			return page.Result[webhooks.Record]{}, err
 		}
 		out.Items = append(out.Items, rec)
 	}

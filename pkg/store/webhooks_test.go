@@ -13,7 +13,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/webhooks"
@@ -223,7 +223,7 @@ func TestWebhookRecordsByDate(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rs, err := s.Records(ctx, co, webhooks.Query{From: tt.from, To: tt.to}, httpapi.PageRequest{Page: 1, Limit: 10})
+			rs, err := s.Records(ctx, co, webhooks.Query{From: tt.from, To: tt.to}, page.Request{Page: 1, Limit: 10})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -309,7 +309,7 @@ func TestWebhookRecordsPages(t *testing.T) {
 		for _, limit := range []int{1, 2, 5, 100} {
 			t.Run(fmt.Sprintf("%s, limit %d", tt.name, limit), func(t *testing.T) {
 				var got []string
-				for p := (httpapi.PageRequest{Page: 1, Limit: limit}); ; {
+				for p := (page.Request{Page: 1, Limit: limit}); ; {
 					res, err := s.Records(ctx, co, tt.q, p)
 					if err != nil {
 						t.Fatal(err)
@@ -337,7 +337,7 @@ func TestWebhookRecordsPages(t *testing.T) {
 			})
 		}
 		t.Run(tt.name+", page 2 by number", func(t *testing.T) {
-			res, err := s.Records(ctx, co, tt.q, httpapi.PageRequest{Page: 2, Limit: 2})
+			res, err := s.Records(ctx, co, tt.q, page.Request{Page: 2, Limit: 2})
 			if err != nil {
 				t.Fatal(err)
 			}

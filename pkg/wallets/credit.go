@@ -8,7 +8,7 @@ import (
 	"math"
 	"time"
 
-	"payments/pkg/httpapi"
+	"payments/pkg/field"
 	"payments/pkg/ids"
 	"payments/pkg/money"
 )
@@ -52,12 +52,12 @@ func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (
 	}
 	if in.Balance != Payin && in.Balance != Payout {
 		if in.Balance == "" {
-			return Credit{}, httpapi.Invalid("balance", "is required")
+			return Credit{}, field.Invalid("balance", "is required")
 		}
-		return Credit{}, httpapi.Invalid("balance", `must be "payin" or "payout"`)
+		return Credit{}, field.Invalid("balance", `must be "payin" or "payout"`)
 	}
 	if in.Amount == "" {
-		return Credit{}, httpapi.Invalid("amount", "is required")
+		return Credit{}, field.Invalid("amount", "is required")
 	}
 	if err := checkReference(in.Reference); err != nil {
 		return Credit{}, err
@@ -75,7 +75,7 @@ func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (
 	}
 	amount, err := money.ParseAmount(json.RawMessage(in.Amount), w.Currency)
 	if err != nil {
-		return Credit{}, httpapi.Invalid("amount", err.Error())
+		return Credit{}, field.Invalid("amount", err.Error())
 	}
 	if !w.IsActive {
 		// A retry of a credit made before the wallet was deactivated is
@@ -86,7 +86,7 @@ func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (
 		return Credit{}, ErrInactive
 	}
 	if w.SubBalance(in.Balance) > math.MaxInt64/2-amount {
-		return Credit{}, httpapi.Invalid("amount", "would take the balance out of range")
+		return Credit{}, field.Invalid("amount", "would take the balance out of range")
 	}
 	now := s.now()
 	e := Transaction{
@@ -158,13 +158,13 @@ func (w Wallet) Adjusted(adj Adjustment, now time.Time) Wallet {
 func checkReference(ref string) error {
 	switch {
 	case ref == "":
-		return httpapi.Invalid("reference", "is required: it makes the credit safe to retry")
+		return field.Invalid("reference", "is required: it makes the credit safe to retry")
 	case len(ref) > MaxReferenceLength:
-		return httpapi.Invalid("reference", fmt.Sprintf("must be at most %d characters", MaxReferenceLength))
+		return field.Invalid("reference", fmt.Sprintf("must be at most %d characters", MaxReferenceLength))
 	}
 	for i := 0; i < len(ref); i++ {
 		if ref[i] < 0x20 || ref[i] > 0x7e {
-			return httpapi.Invalid("reference", "must be printable ASCII characters")
+			return field.Invalid("reference", "must be printable ASCII characters")
 		}
 	}
 	return nil

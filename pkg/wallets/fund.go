@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"payments/pkg/events"
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
@@ -95,13 +96,13 @@ func (s *Service) Fund(ctx context.Context, companyID string, in FundInput) (Fun
 	}
 	switch {
 	case in.WalletID == "":
-		return Funding{}, httpapi.Invalid("wallet_id", "is required")
+		return Funding{}, field.Invalid("wallet_id", "is required")
 	case !ids.IsUUID(in.WalletID):
-		return Funding{}, httpapi.Invalid("wallet_id", "must be a UUID")
+		return Funding{}, field.Invalid("wallet_id", "must be a UUID")
 	case in.Balance != Payin && in.Balance != Payout:
-		return Funding{}, httpapi.Invalid("balance", `must be "payin" or "payout"`)
+		return Funding{}, field.Invalid("balance", `must be "payin" or "payout"`)
 	case in.Amount == "":
-		return Funding{}, httpapi.Invalid("amount", "is required")
+		return Funding{}, field.Invalid("amount", "is required")
 	}
 	if err := checkReference(in.Reference); err != nil {
 		return Funding{}, err
@@ -112,7 +113,7 @@ func (s *Service) Fund(ctx context.Context, companyID string, in FundInput) (Fun
 	}
 	amount, err := money.ParseAmount(json.RawMessage(in.Amount), w.Currency)
 	if err != nil {
-		return Funding{}, httpapi.Invalid("amount", err.Error())
+		return Funding{}, field.Invalid("amount", err.Error())
 	}
 	if !w.IsActive {
 		// A retry of a funding declared before the wallet was

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/ids"
 	"payments/pkg/money"
@@ -215,25 +216,25 @@ func ParseTransactionQuery(r *http.Request) (TransactionQuery, error) {
 	var q TransactionQuery
 	if s := v.Get("wallet_id"); s != "" {
 		if !ids.IsUUID(s) {
-			return q, httpapi.Invalid("wallet_id", "must be a UUID")
+			return q, field.Invalid("wallet_id", "must be a UUID")
 		}
 		q.WalletID = s
 	}
 	if s := v.Get("type"); s != "" {
 		if !slices.Contains(Types, Type(s)) {
-			return q, httpapi.Invalid("type", "must be one of "+joinEnum(Types))
+			return q, field.Invalid("type", "must be one of "+joinEnum(Types))
 		}
 		q.Type = Type(s)
 	}
 	if s := v.Get("status"); s != "" {
 		if !slices.Contains(Statuses, Status(s)) {
-			return q, httpapi.Invalid("status", "must be one of "+joinEnum(Statuses))
+			return q, field.Invalid("status", "must be one of "+joinEnum(Statuses))
 		}
 		q.Status = Status(s)
 	}
 	if s := v.Get("currency"); s != "" {
 		if !money.Supported(s) {
-			return q, httpapi.Invalid("currency", "must be a supported ISO 4217 code")
+			return q, field.Invalid("currency", "must be a supported ISO 4217 code")
 		}
 		q.Currency = s
 	}

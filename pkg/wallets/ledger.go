@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"time"
 
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 )
 
 // Type is the kind of a wallet transaction (spec §2.6).
@@ -112,8 +112,8 @@ type TransactionLister interface {
 	// unless p continues a cursor) and the position of the page's last
 	// entry when more follow. With an empty WalletID the read is strongly
 	// consistent. A cursor position outside the list is
-	// httpapi.ErrBadCursor.
-	ListTransactions(ctx context.Context, companyID string, q TransactionQuery, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error)
+	// page.ErrBadCursor.
+	ListTransactions(ctx context.Context, companyID string, q TransactionQuery, p page.Request) (page.Result[Transaction], error)
 }
 
 // Transaction returns ledger entry id of the company, or
@@ -127,19 +127,19 @@ func (s *Service) Transaction(ctx context.Context, companyID, id string) (Transa
 
 // WalletTransactions returns page p of the ledger of wallet walletID,
 // newest first; ErrNotFound when the company has no such wallet.
-func (s *Service) WalletTransactions(ctx context.Context, companyID, walletID string, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error) {
+func (s *Service) WalletTransactions(ctx context.Context, companyID, walletID string, p page.Request) (page.Result[Transaction], error) {
 	if _, err := s.Get(ctx, companyID, walletID); err != nil {
-		return httpapi.PageResult[Transaction]{}, err
+		return page.Result[Transaction]{}, err
 	}
 	return s.Transactions(ctx, companyID, TransactionQuery{WalletID: walletID}, p)
 }
 
 // Transactions returns page p of the company's ledger entries that match
 // q, newest first.
-func (s *Service) Transactions(ctx context.Context, companyID string, q TransactionQuery, p httpapi.PageRequest) (httpapi.PageResult[Transaction], error) {
+func (s *Service) Transactions(ctx context.Context, companyID string, q TransactionQuery, p page.Request) (page.Result[Transaction], error) {
 	res, err := s.store.ListTransactions(ctx, companyID, q, p)
 	if err != nil {
-		return httpapi.PageResult[Transaction]{}, fmt.Errorf("wallets: list transactions: %w", err)
+		return page.Result[Transaction]{}, fmt.Errorf("wallets: list transactions: %w", err)
 	}
 	return res, nil
 }

@@ -14,7 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
+	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -54,7 +56,7 @@ func verify(t *testing.T, r wallets.LedgerReader, company string) {
 }
 
 func fieldOf(err error) string {
-	var fe *httpapi.FieldError
+	var fe *field.Error
 	if errors.As(err, &fe) {
 		return fe.Field
 	}
@@ -194,7 +196,7 @@ func TestCreditConcurrent(t *testing.T) {
 	if got.PayinBalance != payin || got.PayoutBalance != payout || got.PayoutAvailable != payout || got.Version != n+1 {
 		t.Fatalf("wallet = %+v, want payin %d payout %d", got, payin, payout)
 	}
-	entries, err := svc.WalletTransactions(ctx, company, w.ID, httpapi.PageRequest{Page: 1, Limit: httpapi.MaxLimit})
+	entries, err := svc.WalletTransactions(ctx, company, w.ID, page.Request{Page: 1, Limit: httpapi.MaxLimit})
 	if err != nil || len(entries.Items) != n || entries.Total != n {
 		t.Fatalf("%d entries (total %d), %v; want %d", len(entries.Items), entries.Total, err, n)
 	}

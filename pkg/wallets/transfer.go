@@ -11,6 +11,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/fees"
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
@@ -112,14 +113,14 @@ func (s *Service) TransferInternal(ctx context.Context, companyID, walletID stri
 		b    SubBalance
 	}{{"from", in.From}, {"to", in.To}} {
 		if f.b != Payin && f.b != Payout {
-			return Transfer{}, httpapi.Invalid(f.name, `must be "payin" or "payout"`)
+			return Transfer{}, field.Invalid(f.name, `must be "payin" or "payout"`)
 		}
 	}
 	if in.From == in.To {
-		return Transfer{}, httpapi.Invalid("to", "must be the other sub-balance than from")
+		return Transfer{}, field.Invalid("to", "must be the other sub-balance than from")
 	}
 	if in.Amount == "" {
-		return Transfer{}, httpapi.Invalid("amount", "is required")
+		return Transfer{}, field.Invalid("amount", "is required")
 	}
 	w, err := s.Get(ctx, companyID, walletID)
 	if err != nil {
@@ -127,7 +128,7 @@ func (s *Service) TransferInternal(ctx context.Context, companyID, walletID stri
 	}
 	amount, err := money.ParseAmount(json.RawMessage(in.Amount), w.Currency)
 	if err != nil {
-		return Transfer{}, httpapi.Invalid("amount", err.Error())
+		return Transfer{}, field.Invalid("amount", err.Error())
 	}
 	if !w.IsActive {
 		return Transfer{}, ErrInactive

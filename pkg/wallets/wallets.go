@@ -23,8 +23,8 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/countries"
+	"payments/pkg/field"
 	"payments/pkg/guideline"
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
 	"payments/pkg/providers/bank"
 	"payments/pkg/timestamp"
@@ -266,23 +266,23 @@ func (s *Service) Create(ctx context.Context, companyID string, in CreateInput) 
 		{"country_phone_code", in.CountryPhoneCode},
 	} {
 		if f.value == "" {
-			return Wallet{}, httpapi.Invalid(f.name, "is required")
+			return Wallet{}, field.Invalid(f.name, "is required")
 		}
 	}
 	if !countries.IsAlpha2(in.CountryISOCode) {
-		return Wallet{}, httpapi.Invalid("country_iso_code", countries.Alpha2Rule)
+		return Wallet{}, field.Invalid("country_iso_code", countries.Alpha2Rule)
 	}
 	if in.CountryISOCode == "CD" {
 		in.Currency = "CDF"
 	}
 	if !currencyPattern.MatchString(in.Currency) {
-		return Wallet{}, httpapi.Invalid("currency", "must be an ISO 4217 code of three capital letters")
+		return Wallet{}, field.Invalid("currency", "must be an ISO 4217 code of three capital letters")
 	}
 	if !countries.IsDialCode(in.CountryPhoneCode) {
-		return Wallet{}, httpapi.Invalid("country_phone_code", countries.DialCodeRule)
+		return Wallet{}, field.Invalid("country_phone_code", countries.DialCodeRule)
 	}
 	if n := utf8.RuneCountInString(in.Country); n < 2 || n > 255 {
-		return Wallet{}, httpapi.Invalid("country", "must be 2 to 255 characters")
+		return Wallet{}, field.Invalid("country", "must be 2 to 255 characters")
 	}
 	ok, err := s.companies.KYBApproved(ctx, companyID)
 	if err != nil {
@@ -296,7 +296,7 @@ func (s *Service) Create(ctx context.Context, companyID string, in CreateInput) 
 		return Wallet{}, ErrInvalidCombination
 	}
 	if in.CountryPhoneCode != row.CountryPhoneCode {
-		return Wallet{}, httpapi.Invalid("country_phone_code",
+		return Wallet{}, field.Invalid("country_phone_code",
 			fmt.Sprintf("must be %s for %s", row.CountryPhoneCode, row.CountryISOCode))
 	}
 	now := s.now()

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"payments/pkg/events"
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/timestamp"
 )
@@ -116,7 +117,7 @@ func ParseQuery(r *http.Request) (Query, error) {
 	var q Query
 	if s := v.Get("event"); s != "" {
 		if !events.Kind(s).Known() {
-			return q, httpapi.Invalid("event", "must be an event name of the catalogue (docs/events.md)")
+			return q, field.Invalid("event", "must be an event name of the catalogue (docs/events.md)")
 		}
 		q.Kind = events.Kind(s)
 	}
@@ -126,7 +127,7 @@ func ParseQuery(r *http.Request) (Query, error) {
 			for i, st := range Statuses {
 				names[i] = string(st)
 			}
-			return q, httpapi.Invalid("status", "must be one of "+strings.Join(names, ", "))
+			return q, field.Invalid("status", "must be one of "+strings.Join(names, ", "))
 		}
 		q.Status = Status(s)
 	}

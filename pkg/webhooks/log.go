@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"payments/pkg/events"
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
+	"payments/pkg/page"
 )
 
 // LogStore is what the delivery log reads.
@@ -22,8 +22,8 @@ type LogStore interface {
 	// deliveries, with the total of those events (counted unless p
 	// continues a cursor) and the position of the page's last event when
 	// more follow. A cursor position outside the list is
-	// httpapi.ErrBadCursor.
-	Records(ctx context.Context, companyID string, q Query, p httpapi.PageRequest) (httpapi.PageResult[Record], error)
+	// page.ErrBadCursor.
+	Records(ctx context.Context, companyID string, q Query, p page.Request) (page.Result[Record], error)
 }
 
 // Query filters the delivery log. Zero fields do not filter.
@@ -49,7 +49,7 @@ func NewLog(store LogStore, comps Companies, q Queue) *Log {
 }
 
 // List returns page p of the company's events that match q, newest first.
-func (l *Log) List(ctx context.Context, companyID string, q Query, p httpapi.PageRequest) (httpapi.PageResult[Record], error) {
+func (l *Log) List(ctx context.Context, companyID string, q Query, p page.Request) (page.Result[Record], error) {
 	return l.store.Records(ctx, companyID, q, p)
 }
 
