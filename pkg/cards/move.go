@@ -58,7 +58,7 @@ func (s *Service) Fund(ctx context.Context, companyID, cardID string, in AmountI
 		return MoveResult{}, err
 	}
 	if w.PayoutAvailable < amount+fee {
-		return MoveResult{}, ErrInsufficientWallet
+		return MoveResult{}, wallets.ErrInsufficientWalletBalance
 	}
 	now := s.now()
 	tx := s.newTx(card, TxFunding, amount, fee, now)

@@ -21,10 +21,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"payments/pkg/cache"
+	"payments/pkg/contention"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/guideline"
@@ -44,17 +46,15 @@ var (
 	// ErrNoWallet is a payment in a (currency, country) for which the
 	// company has no wallet.
 	ErrNoWallet = errors.New("payments: no wallet for this country and currency")
-	// ErrOperatorUnavailable is an operator the payment guideline does not
-	// list for the country and currency.
-	ErrOperatorUnavailable = errors.New("payments: operator not available for this country and currency")
 	// ErrNoOperator is a payout or collection asked of a deployment that has
 	// no operator gateway (production mode before a real aggregator adapter
 	// exists). It is refused before anything is written.
 	ErrNoOperator = errors.New("payments: no operator is configured")
 	// ErrStatusChanged is a transition whose payment is no longer in the
 	// state it was read in: another delivery made the transition first.
-	// The worker treats it as done.
-	ErrStatusChanged = errors.New("payments: status changed since it was read")
+	// The worker treats it as done; a client is answered as for a
+	// contention.ErrConflict, which it wraps.
+	ErrStatusChanged = fmt.Errorf("payments: status changed since it was read: %w", contention.ErrConflict)
 	// ErrFinal is a console resolution of a payment that is already SUCCESS
 	// or FAILED.
 	ErrFinal = errors.New("payments: transaction is already final")

@@ -41,7 +41,7 @@ const movementItems = 6
 // it is active, both entries with the balances before and after them (see
 // balancesOf), the check that m.Rate.ID is still the pair's version, and
 // the event. It returns both wallets after it. A changed rate is
-// fx.ErrRateChanged; a short source, fx.ErrInsufficientBalance; an
+// fx.ErrRateChanged; a short source, wallets.ErrInsufficientWalletBalance; an
 // inactive wallet, wallets.ErrInactive. A debt another write paid first is
 // a race lost: the transaction is built again from fresh reads.
 func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destination wallets.Wallet, err error) {
@@ -105,7 +105,7 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 		case k.failed("rate"):
 			return fx.ErrRateChanged
 		case k.failed("source"):
-			return s.wallets.whyRefusedActive(ctx, m.CompanyID, src.WalletID, fx.ErrInsufficientBalance)
+			return s.wallets.whyRefusedActive(ctx, m.CompanyID, src.WalletID, wallets.ErrInsufficientWalletBalance)
 		case k.failed("destination"):
 			return s.wallets.whyRefusedActive(ctx, m.CompanyID, dst.WalletID, errRetry)
 		}
