@@ -199,10 +199,11 @@ type EntryChange struct {
 	ID       string
 	From, To wallets.Status
 	// Delta is what the entry now applies to the payout balance; when it is
-	// not 0 the store also writes the balances before and after (see
-	// Transition.Balance).
+	// not 0 the store also writes the balances before and after.
 	Delta int64
-	// Reserved is what the entry holds in payout_reserved while open.
+	// Held is what the entry held in payout_reserved in From, Reserved
+	// what it holds in To while open.
+	Held        int64
 	Reserved    int64
 	OrderID     string
 	CompletedAt *time.Time
@@ -220,10 +221,6 @@ type Transition struct {
 	Payment Payment
 	// Adjust is the change of the payment's wallet (none when zero).
 	Adjust wallets.Adjustment
-	// Balance is the sub-balance whose amounts before and after the
-	// transition's ledger entries record (NewEntries, and Entry when it
-	// moves a balance), read by the store just before the write.
-	Balance wallets.SubBalance
 	// Entry, when not nil, changes the payout's reservation entry.
 	Entry *EntryChange
 	// NewEntries are ledger entries written by the transition (REFUND,
