@@ -64,7 +64,7 @@ func NewCards(db *DB) *Cards { return &Cards{db: db, wallets: NewWallets(db)} }
 // active and no balance goes below 0) with its ledger entries, the new
 // PROCESSING transaction and the events. A failed condition is
 // cards.ErrNotFound, cards.ErrNotActive, cards.ErrInsufficientCard,
-// cards.ErrNoSlots, cards.ErrInsufficientWallet, wallets.ErrNotFound or
+// cards.ErrNoSlots, wallets.ErrInsufficientWalletBalance, wallets.ErrNotFound or
 // wallets.ErrInactive; a card that changed back in between is
 // cards.ErrChanged.
 func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
@@ -128,7 +128,7 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 		case k.failed("slots"):
 			return cards.ErrNoSlots
 		case k.failed("wallet"):
-			return s.wallets.whyRefusedActive(ctx, c.CompanyID, tx.WalletID, cards.ErrInsufficientWallet)
+			return s.wallets.whyRefusedActive(ctx, c.CompanyID, tx.WalletID, wallets.ErrInsufficientWalletBalance)
 		}
 		return nil
 	})
@@ -372,11 +372,11 @@ func (s *Cards) whyCardRefused(ctx context.Context, companyID, id string, why fu
 
 // whyWalletRefused tells why a wallet adjustment without the active
 // condition failed: the wallet is gone (wallets.ErrNotFound) or short of
-// money (cards.ErrInsufficientWallet).
+// money (wallets.ErrInsufficientWalletBalance).
 func (s *Cards) whyWalletRefused(ctx context.Context, companyID, walletID string) error {
 	err := s.wallets.whyRefused(ctx, companyID, walletID)
 	if errors.Is(err, wallets.ErrInsufficientBalance) {
-		return cards.ErrInsufficientWallet
+		return wallets.ErrInsufficientWalletBalance
 	}
 	return err
 }

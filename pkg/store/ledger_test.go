@@ -28,6 +28,17 @@ func fund(w wallets.Wallet, amount int64, at time.Time) wallets.Transaction {
 	}
 }
 
+// reservation returns a PENDING WITHDRAW entry of w that holds amount in
+// payout_reserved.
+func reservation(w wallets.Wallet, amount int64, at time.Time) wallets.Transaction {
+	return wallets.Transaction{
+		ID: ids.NewV7(at), CompanyID: w.CompanyID, WalletID: w.ID,
+		Amount: amount, AmountWithFee: amount, NetAmount: amount, Currency: w.Currency,
+		Status: wallets.StatusPending, Type: wallets.TypeWithdraw, Reference: "ref",
+		Balance: wallets.Payout, Reserved: amount, CreatedAt: at,
+	}
+}
+
 func TestApplyChange(t *testing.T) {
 	db := storetest.NewDB(t)
 	s := store.NewWallets(db)
@@ -71,7 +82,7 @@ func TestApplyChange(t *testing.T) {
 		want   error
 	}{
 		{"reference reused", change(got, wallets.Adjustment{Payin: 1}, fund(got, 1, now), "r1"), wallets.ErrDuplicateReference},
-		{"overdraft of payout_available", change(got, wallets.Adjustment{Reserved: 1}, fund(got, 0, now), ""), wallets.ErrInsufficientBalance},
+		{"overdraft of payout_available", change(got, wallets.Adjustment{Reserved: 1}, reservation(got, 1, now), ""), wallets.ErrInsufficientBalance},
 		{"overdraft of payin", change(got, wallets.Adjustment{Payin: -1501}, fund(got, -1501, now), ""), wallets.ErrInsufficientBalance},
 		{"unknown wallet", change(other, wallets.Adjustment{Payin: 1}, fund(other, 1, now), ""), wallets.ErrNotFound},
 	}

@@ -153,9 +153,9 @@ func settle(p payments.Payment) payments.Transition {
 	total := p.Amount + p.Fee
 	return payments.Transition{
 		From: p.Status, Payment: next,
-		Adjust: wallets.Adjustment{Payout: -total, Reserved: -total}, Balance: wallets.Payout,
-		Entry: &payments.EntryChange{ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusSuccess, Delta: -total},
-		Now:   time.Now(),
+		Adjust: wallets.Adjustment{Payout: -total, Reserved: -total},
+		Entry:  &payments.EntryChange{ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusSuccess, Delta: -total, Held: total},
+		Now:    time.Now(),
 	}
 }
 
@@ -406,8 +406,8 @@ func TestSubmissionRecord(t *testing.T) {
 	failed := stale
 	failed.Status, failed.NextPollAt = payments.StatusFailed, time.Time{}
 	unsent := payments.Transition{
-		From: payments.StatusPending, Payment: failed, Adjust: wallets.Adjustment{Reserved: -100}, Balance: wallets.Payout,
-		Entry: &payments.EntryChange{ID: p.EntryID, From: wallets.StatusPending, To: wallets.StatusFailed},
+		From: payments.StatusPending, Payment: failed, Adjust: wallets.Adjustment{Reserved: -100},
+		Entry: &payments.EntryChange{ID: p.EntryID, From: wallets.StatusPending, To: wallets.StatusFailed, Held: 100},
 		Now:   time.Now(),
 	}
 	if err := st.ApplyTransition(ctx, unsent); !errors.Is(err, payments.ErrStatusChanged) {

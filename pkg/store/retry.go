@@ -4,10 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"strings"
-	"time"
 
 	"payments/pkg/contention"
 	"payments/pkg/idempotency"
@@ -17,58 +15,35 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// RetryPolicy is the one conflict-retry policy of the store. A write is
-// tried again when DynamoDB cancels it for a conflict with another
-// transaction (or, for an optimistic read-modify-write such as the rate
-// limiter's, when its condition on what it read fails: errRetry); it is
-// tried at most Attempts times, waiting before try n a random time of up to
-// Base·2^(n−2), at most Max, and never past the context's deadline. What
-// still loses is contention.ErrConflict.
-type RetryPolicy struct {
-	Attempts  int
-	Base, Max time.Duration
-}
+// RetryPolicy is the one conflict-retry policy (contention.Policy), which
+// the domain's loops share. A write is tried again when DynamoDB cancels
+// it for a conflict with another transaction (or, for an optimistic
+// read-modify-write such as the rate limiter's, when its condition on what
+// it read fails: errRetry). What still loses is contention.ErrConflict.
+type RetryPolicy = contention.Policy
 
-// DefaultRetry is the policy of a DB made by New: 5 tries within about
-// 150 ms at worst.
-var DefaultRetry = RetryPolicy{Attempts: 5, Base: 10 * time.Millisecond, Max: 80 * time.Millisecond}
+// DefaultRetry is the policy of a DB made by New (contention.Retry).
+var DefaultRetry = contention.Retry
 
 // errRetry is what an attempt returns when it lost a race and may be tried
 // again from a fresh read.
 var errRetry = errors.New("store: lost a race")
 
-// do runs attempt under p: again while it returns errRetry or a transaction
-// conflict, at most p.Attempts times.
-func (p RetryPolicy) do(ctx context.Context, what string, attempt func(context.Context) error) error {
-	for n := 1; ; n++ {
+// retry runs attempt under p: again while it returns errRetry or a
+// transaction conflict, at most p.Attempts times.
+func retry(ctx context.Context, p RetryPolicy, what string, attempt func(context.Context) error) error {
+	lost := func(err error) bool { return errors.Is(err, errRetry) || transactionConflict(err) }
+	n, err := p.Do(ctx, func(ctx context.Context) (bool, error) {
 		err := attempt(ctx)
-		if err == nil || !(errors.Is(err, errRetry) || transactionConflict(err)) {
-			return err
-		}
-		if n >= p.Attempts {
-			return fmt.Errorf("store: %s: lost %d times: %w", what, n, contention.ErrConflict)
-		}
-		wait := p.wait(n)
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
-			return fmt.Errorf("store: %s: no time left to retry: %w", what, contention.ErrConflict)
-		}
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+		return lost(err), err
+	})
+	switch {
+	case !lost(err):
+		return err
+	case n >= p.Attempts:
+		return fmt.Errorf("store: %s: lost %d times: %w", what, n, contention.ErrConflict)
 	}
-}
-
-// wait returns the jittered back-off before try n+1.
-func (p RetryPolicy) wait(n int) time.Duration {
-	ceiling := min(p.Base<<(n-1), p.Max)
-	if ceiling <= 0 {
-		return 0
-	}
-	return time.Duration(rand.Int64N(int64(ceiling)) + 1)
+	return fmt.Errorf("store: %s: no time left to retry: %w", what, contention.ErrConflict)
 }
 
 // txn is a transaction being built: each item has a name, so that the
@@ -145,7 +120,7 @@ func transactionConflict(err error) bool {
 // failed items is returned). A conflict with another transaction is tried
 // again.
 func (db *DB) write(ctx context.Context, what string, build func(context.Context) (*txn, error), refused func(context.Context, cancellation) error) error {
-	return db.Retry.do(ctx, what, func(ctx context.Context) error {
+	return retry(ctx, db.Retry, what, func(ctx context.Context) error {
 		t, err := build(ctx)
 		if err != nil {
 			return err
@@ -181,7 +156,7 @@ func (db *DB) writeOnce(ctx context.Context, what string, t *txn, refused func(c
 // returned as *types.ConditionalCheckFailedException for conditionFailed.
 func (db *DB) update(ctx context.Context, what string, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
 	var out *dynamodb.UpdateItemOutput
-	err := db.Retry.do(ctx, what, func(ctx context.Context) error {
+	err := retry(ctx, db.Retry, what, func(ctx context.Context) error {
 		var err error
 		out, err = db.Client.UpdateItem(ctx, in)
 		return err
@@ -194,7 +169,7 @@ func (db *DB) update(ctx context.Context, what string, in *dynamodb.UpdateItemIn
 
 // put runs one PutItem under the retry policy; see update.
 func (db *DB) put(ctx context.Context, what string, in *dynamodb.PutItemInput) error {
-	err := db.Retry.do(ctx, what, func(ctx context.Context) error {
+	err := retry(ctx, db.Retry, what, func(ctx context.Context) error {
 		_, err := db.Client.PutItem(ctx, in)
 		return err
 	})
