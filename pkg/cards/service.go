@@ -124,15 +124,8 @@ func (s *Service) fee(ctx context.Context, companyID, typ string, amount int64) 
 // entry returns a ledger entry of card transaction tx on its USD wallet:
 // delta moved on the payout balance, of type typ.
 func entry(tx Transaction, typ wallets.Type, delta int64, id string, now time.Time) wallets.Transaction {
-	amount := delta
-	if amount < 0 {
-		amount = -amount
-	}
-	return wallets.Transaction{
-		ID: id, CompanyID: tx.CompanyID, WalletID: tx.WalletID, Amount: amount, AmountWithFee: amount, NetAmount: amount,
-		Currency: Currency, Status: wallets.StatusSuccess, Type: typ, Reference: tx.ID,
-		Balance: wallets.Payout, Delta: delta, CreatedAt: now, CompletedAt: &now,
-	}
+	w := wallets.Wallet{ID: tx.WalletID, CompanyID: tx.CompanyID, Currency: Currency}
+	return wallets.Completed(id, w, typ, tx.ID, wallets.Payout, delta, now)
 }
 
 // credit returns the change of tx's wallet that adds amount to its payout
