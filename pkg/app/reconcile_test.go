@@ -17,6 +17,7 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
+	"payments/pkg/providers"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 )
@@ -126,7 +127,16 @@ func TestConflictIsA409WithRetryAfter(t *testing.T) {
 	e := newPaymentsTestEnv(t)
 	_, token, _ := e.company("1000")
 	conflicting, _ := storetest.WithConflicts(store.New(e.db.Client, e.db.Table), 1<<30)
-	gw, err := services.Operator(e.cfg, conflicting)
+	p, err := services.Providers(e.cfg, conflicting, providers.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw, err := services.Operator(e.cfg, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, err := services.Payments(e.cfg, conflicting, gw, testQueue(e.cfg, e.cfg.PayoutsQueueURL),
+		services.Events(conflicting, testQueue(e.cfg, e.cfg.WebhooksQueueURL)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +145,7 @@ func TestConflictIsA409WithRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := httpapi.NewRouter(function.Errors, guard)
-	payments.Routes(rt, services.Payments(e.cfg, conflicting, gw, testQueue(e.cfg, e.cfg.PayoutsQueueURL), testQueue(e.cfg, e.cfg.WebhooksQueueURL)))
+	payments.Routes(rt, svc)
 	h := httpadapter.NewV2(rt).ProxyWithContext
 	r := e.call(h, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":10,"currency":"XAF"}`)
 	if r.status != http.StatusConflict || r.str("code") != "CONFLICT" || r.headers["Retry-After"] != "1" {
