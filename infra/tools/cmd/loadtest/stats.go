@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"payments/infra/local/measure"
+	"payments/infra/tools/measure"
 )
 
 // Result is what one scenario measured.

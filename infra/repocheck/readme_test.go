@@ -1,4 +1,4 @@
-package local_test
+package repocheck_test
 
 import (
 	"os"

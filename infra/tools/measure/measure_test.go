@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"payments/infra/local/measure"
+	"payments/infra/tools/measure"
 )
 
 func TestPercentile(t *testing.T) {

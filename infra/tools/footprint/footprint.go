@@ -19,8 +19,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"payments/infra/local/measure"
 	"payments/infra/local/runtimeapi"
+	"payments/infra/tools/measure"
 )
 
 // MaxGzipBytes is the size target of a bootstrap, gzipped: 3.0 MiB.

@@ -26,8 +26,8 @@ import (
 	"time"
 
 	"payments/infra/local/devserver"
-	"payments/infra/local/footprint"
 	"payments/infra/local/samtemplate"
+	"payments/infra/tools/footprint"
 )
 
 func main() {

@@ -12,7 +12,7 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
-	"payments/infra/local/footprint"
+	"payments/infra/tools/footprint"
 )
 
 // TestMain lets the test binary stand in for a bootstrap: with
