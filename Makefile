@@ -83,9 +83,14 @@ listen: ## an HTTPS webhook receiver on 127.0.0.1:LISTEN_PORT (8443) for `make r
 	@$(GO) build -o $(LISTEN).$$$$ ./infra/local/cmd/listen && mv -f $(LISTEN).$$$$ $(LISTEN)
 	@exec $(LISTEN) -make-pid $$PPID
 
-# The tests run with the deployed build's net/http: without HTTP/2.
-test: install devstack vet staticcheck ## vet, staticcheck, go test -race, then make fuzz, against throwaway stacks
-	@$(DEVSTACK) exec -- $(GO) test -race -count=1 -tags nethttpomithttp2 ./...
+# The tests run with the deployed build's net/http: without HTTP/2. Each
+# package whose tests drive the functions saves the AWS calls they made
+# into a folder (pkg/app/apptest, APPTEST_CALLS); grantcheck then fails
+# unless every action a function is granted was made by some test.
+test: install devstack vet staticcheck ## vet, staticcheck, go test -race, every granted AWS action used, then make fuzz, against throwaway stacks
+	@calls=$$(mktemp -d); trap 'rm -rf "$$calls"' EXIT; \
+	$(DEVSTACK) exec -- env APPTEST_CALLS="$$calls" $(GO) test -race -count=1 -tags nethttpomithttp2 ./...; \
+	$(GO) run ./pkg/app/apptest/grantcheck "$$calls"
 	@$(MAKE) fuzz
 
 # go test -fuzz takes one target at a time. A target's output (the logs of

@@ -19,8 +19,9 @@ import (
 // happen".
 const maxTestSleep = 500 * time.Millisecond
 
-// TestNoLongSleepsInTests reads every _test.go file of the repository and
-// fails on a time.Sleep of a constant maxTestSleep or longer: a test that
+// TestNoLongSleepsInTests reads every _test.go file of the repository, and
+// every file of a test-support package (a folder whose name ends in
+// "test": storetest, apptest…), and fails on a time.Sleep of a constant maxTestSleep or longer: a test that
 // sleeps to let time pass is slow, and flaky when the machine is slower.
 // Wait on a condition (waittest.Until) or inject a clock instead.
 func TestNoLongSleepsInTests(t *testing.T) {
@@ -37,8 +38,8 @@ func TestNoLongSleepsInTests(t *testing.T) {
 			}
 			return nil
 		}
-		if !strings.HasSuffix(path, "_test.go") {
-			return nil
+		if !strings.HasSuffix(path, "_test.go") && !strings.HasSuffix(filepath.Base(filepath.Dir(path)), "test") {
+			return nil // neither a test nor a test-support package (storetest, apptest…)
 		}
 		files++
 		f, err := parser.ParseFile(fset, path, nil, 0)
