@@ -24,7 +24,7 @@ import (
 
 // TestCardLifecycle is the issue's walk: issue, read, reveal and its
 // audit, fund, withdraw, freeze with a lock, unfreeze, terminate; the
-// Wallet and the card move as the ledger says, and no card number or CVV
+// wallet and the card move as the ledger says, and no card number or CVV
 // reaches a log line.
 func TestCardLifecycle(t *testing.T) {
 	logs := apptest.CaptureLogs(t)
@@ -193,7 +193,7 @@ func TestIssueChecks(t *testing.T) {
 }
 
 // TestConcurrentFundings sends 100 fundings of 10 USD at once against a
-// Wallet that covers exactly 50 of them.
+// wallet that covers exactly 50 of them.
 func TestConcurrentFundings(t *testing.T) {
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, walletID, customerID := e.CardCompany("521", "CM-7201") // 20 + 1 issuance, then 50 × 10

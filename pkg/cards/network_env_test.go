@@ -22,7 +22,7 @@ import (
 )
 
 // networkEnv is the cards environment with the card-network sandbox as the
-// Cards function wires it: each notification signed, accepted by the
+// cards function wires it: each notification signed, accepted by the
 // handler of POST /issuer/webhooks onto an issuer-events queue of the SQS
 // emulator, which consumers apply with the card-worker as Lambda would.
 type networkEnv struct {

@@ -23,7 +23,7 @@ import (
 )
 
 // TestEnrollFromURLs enrols from the document server: a PNG and a PDF are
-// Stored byte for byte under the company's prefix and the customer is
+// stored byte for byte under the company's prefix and the customer is
 // VERIFIED; every URL that cannot give a document is a 422 on its field
 // that stores nothing, and the metadata address is never dialled.
 func TestEnrollFromURLs(t *testing.T) {

@@ -34,7 +34,7 @@ import (
 
 // inputEnv is one table and real emulator queues with every HTTP function
 // built by its production constructor, and one APPROVED company with a
-// Token, an XAF wallet funded with 1,000,000 and one payout. It serves the
+// token, an XAF wallet funded with 1,000,000 and one payout. It serves the
 // bad-input tests and the fuzz targets (it takes a testing.TB for them).
 type inputEnv struct {
 	auth, admin, wallets, payments, webhooks, customers, cards function.HTTPHandler
@@ -125,7 +125,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 // event builds the API Gateway event of a request with the company's token
 // (or, under /admin, the admin key), from a source address of its own so
 // that the token endpoint's rate limit never answers. target may carry a
-// Raw query string, used as is.
+// raw query string, used as is.
 func (e *inputEnv) event(method, target, body string) events.APIGatewayV2HTTPRequest {
 	path, query, _ := strings.Cut(target, "?")
 	path = httpapi.BasePath + path
@@ -170,7 +170,7 @@ func (e *inputEnv) mustDecode(tb testing.TB, body string, v any) {
 
 // Check sends ev to h and fails t if the answer is a failed invocation or a
 // 5xx (API Gateway answers both with a 5xx), or a 4xx that is not the error
-// Body, or one that calls a field invalid without naming it. It returns the
+// body, or one that calls a field invalid without naming it. It returns the
 // answer.
 func check(t testing.TB, h function.HTTPHandler, ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
 	t.Helper()
@@ -400,7 +400,7 @@ func TestEmptyBooleansAre400(t *testing.T) {
 }
 
 // TestRepeatedCredentialHeaders: two Authorization or two X-Admin-Key
-// Headers are 401, however they reach the function. API Gateway joins
+// headers are 401, however they reach the function. API Gateway joins
 // repeated headers with a comma ("a,b"); an event may also carry the same
 // header under two spellings.
 func TestRepeatedCredentialHeaders(t *testing.T) {

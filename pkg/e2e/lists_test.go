@@ -25,9 +25,9 @@ type listRoute struct {
 }
 
 // listRoutes builds the wallets, payments and webhooks functions and a
-// Company whose every list has five items or more: six ledger entries,
+// company whose every list has five items or more: six ledger entries,
 // five payouts and their events, five debts. It returns the company's
-// Token and routes.
+// token and routes.
 func listRoutes(t *testing.T) (*apptest.PaymentsTestEnv, string, []listRoute) {
 	t.Helper()
 	e := apptest.NewPaymentsTestEnv(t)

@@ -55,7 +55,7 @@ func TestErrorCodesAreDocumented(t *testing.T) {
 }
 
 // TestDefaultRoute drives the openapi function: the document without a
-// Token, and the answers to requests no route takes.
+// token, and the answers to requests no route takes.
 func TestDefaultRoute(t *testing.T) {
 	h, err := openapi.New(context.Background(), function.Config{})
 	if err != nil {

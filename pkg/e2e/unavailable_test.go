@@ -39,7 +39,7 @@ func afterCall(cfg function.Config, match func(input any) bool, err error) funct
 // TestSlowDatabaseIs503: a read that DynamoDB throttles, or that runs out
 // of time, answers 503 TEMPORARILY_UNAVAILABLE with Retry-After and no
 // internal text, on a read route and on a route that moves money; a
-// Payout whose transaction committed but whose answer was lost (a time-out
+// payout whose transaction committed but whose answer was lost (a time-out
 // after the commit) answers 503 too, and the retry with its
 // Idempotency-Key finds the payout instead of making another.
 func TestSlowDatabaseIs503(t *testing.T) {

@@ -79,7 +79,7 @@ func (e *keysTestEnv) set(err error) {
 }
 
 // serve is the handler: a 201 with odd bytes and media type, naming the
-// Call, or the error set; a request for size answers that many bytes.
+// call, or the error set; a request for size answers that many bytes.
 func (e *keysTestEnv) serve(w http.ResponseWriter, r *http.Request) error {
 	n := e.calls.Add(1)
 	e.mu.Lock()

@@ -63,7 +63,7 @@ func newIssuerHookEnv(t *testing.T) *issuerHookEnv {
 }
 
 // post sends body to POST /issuer/webhooks with the given headers, and no
-// Token.
+// token.
 func (e *issuerHookEnv) post(t *testing.T, headers map[string]string, body string) (int, string) {
 	t.Helper()
 	res := apptest.AuthTestCall(t, e.h, apptest.AuthTestEvent("POST", "/api/v1/issuer/webhooks", "198.51.100.7", headers, body))

@@ -421,7 +421,7 @@ func TestConcurrentPayoutsHTTP(t *testing.T) {
 }
 
 // TestProductionModeNeedsAnOperator: without an operator adapter the
-// Payments function serves reads but refuses payouts with 503, the worker
+// payments function serves reads but refuses payouts with 503, the worker
 // refuses to start, and the sweeper runs.
 func TestProductionModeNeedsAnOperator(t *testing.T) {
 	cfg := function.Config{Mode: function.ModeProduction, TableName: "t", TokenSecret: apptest.AuthTestSecret, PayoutsQueueURL: "http://q", AWS: storetest.AWSConfig()}

@@ -59,7 +59,7 @@ func counting(cfg function.Config, c *requestCounter) function.Config {
 				resource := "?"
 				switch p := in.Parameters.(type) {
 				case *dynamodb.TransactWriteItemsInput:
-					resource = "TABLE_NAME" // checked item by item by recording's grants
+					resource = "TABLE_NAME" // checked item by item by the grants of apptest.Recording
 				default:
 					for _, field := range []string{"TableName", "QueueUrl"} {
 						if v := apptest.StringField(p, field); v != "" {
@@ -99,8 +99,8 @@ func total(ops map[string]int) int {
 // through the payments function's handler (docs/publication.md): at most one
 // read, one TransactWriteItems and one SQS send once the function is warm,
 // and nothing else; any other request fails the test. The first payout of a
-// Company in a fresh instance (cold: its company, its fee schedule and its
-// Wallet's id not yet read) is counted too, and a warm collection, which
+// company in a fresh instance (cold: its company, its fee schedule and its
+// wallet's id not yet read) is counted too, and a warm collection, which
 // travels the same path. Publication is the payout worker's: after it ran,
 // no event of the payments is left unpublished.
 func TestAcceptedPayoutRequests(t *testing.T) {

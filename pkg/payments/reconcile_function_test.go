@@ -26,7 +26,7 @@ import (
 // handlers and the SQS emulator, with a 3-second deadline: a payout to a
 // number ending in 998 is still PROCESSING with its funds reserved after
 // the deadline, flagged for reconciliation on the transaction, in the
-// Company's filtered list and in the console's list; the console resolves
+// company's filtered list and in the console's list; the console resolves
 // it FAILED, which refunds it once, and a second resolution is refused.
 func TestReconciliationEndToEnd(t *testing.T) {
 	e := apptest.NewPaymentsTestEnv(t)

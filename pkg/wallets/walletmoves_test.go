@@ -30,7 +30,7 @@ import (
 	"payments/pkg/webhooks"
 )
 
-// movesTestEnv is paymentsTestEnv with the funds queue: the wallets
+// movesTestEnv is apptest.PaymentsTestEnv with the funds queue: the wallets
 // function declares fundings on it (the sandbox bank), the fund-worker
 // consumes it.
 type movesTestEnv struct {
@@ -139,7 +139,7 @@ func (e *movesTestEnv) pumpFunds(timeout time.Duration, done func() bool) {
 }
 
 // TestTransferInternal moves money between the sub-balances of an XAF
-// Wallet with a 1 % TRANSFER fee: both directions, the ledger entries
+// wallet with a 1 % TRANSFER fee: both directions, the ledger entries
 // linked by the transfer id, the event; then every refusal.
 func TestTransferInternal(t *testing.T) {
 	e := newMovesTestEnv(t)
@@ -163,7 +163,7 @@ func TestTransferInternal(t *testing.T) {
 		t.Errorf("GET /wallets: payin/payout/available %s", got)
 	}
 	// The entries: the debit, the fee and the credit, each with its
-	// Balances before and after and the transfer as reference.
+	// balances before and after and the transfer as reference.
 	want := map[string]string{
 		"TRANSFER payin":  "5000 10000→5000",
 		"FEE payin":       "50 5000→4950",
@@ -285,7 +285,7 @@ func TestConcurrentTransfersInternal(t *testing.T) {
 }
 
 // TestTransferInternalRecoversDebts: a transfer into a USD wallet's
-// Payout balance is a credit to it, which pays the company's pending
+// payout balance is a credit to it, which pays the company's pending
 // debts first.
 func TestTransferInternalRecoversDebts(t *testing.T) {
 	e := newMovesTestEnv(t)
@@ -393,7 +393,7 @@ func TestFundingConsoleDecisions(t *testing.T) {
 }
 
 // TestFundingReference: a funding is idempotent on its reference, per
-// Company; and the declaration's refusals.
+// company; and the declaration's refusals.
 func TestFundingReference(t *testing.T) {
 	e := newMovesTestEnv(t)
 	companyID, token, walletID := e.Company("")

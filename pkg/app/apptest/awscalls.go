@@ -230,7 +230,7 @@ var iamPrefixes = map[string]string{"DynamoDB": "dynamodb", "SQS": "sqs", "Secre
 // callsOf returns the IAM actions an operation of service needs, each on
 // the resource it names. A TransactWriteItems needs the action of each kind
 // of item it holds; a Query or Scan of an index needs it on the indexes; an
-// Object operation of S3 needs it on the bucket's objects ("/*").
+// object operation of S3 needs it on the bucket's objects ("/*").
 // An unknown service's resource is "?", which no grant names.
 func callsOf(service, operation string, input any, names map[string]string) []AWSCall {
 	name := func(value string) string {

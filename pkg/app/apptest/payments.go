@@ -33,7 +33,7 @@ import (
 
 // PaymentsTestEnv is one table and real emulator queues with every function
 // of this issue built by its production constructor: wallets, payments,
-// Admin, payout-worker and sweeper.
+// admin, payout-worker and sweeper.
 type PaymentsTestEnv struct {
 	*AuthTestEnv
 	T        *testing.T

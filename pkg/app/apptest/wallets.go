@@ -75,7 +75,7 @@ func (e *PaymentsTestEnv) VerifyBoth(companyID string) {
 }
 
 // EntriesOf returns the company's TRANSFER entries of movement ref, by
-// Wallet.
+// wallet.
 func (e *PaymentsTestEnv) EntriesOf(token, ref string) map[string]map[string]any {
 	e.T.Helper()
 	out := map[string]map[string]any{}
