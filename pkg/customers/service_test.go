@@ -19,7 +19,7 @@ import (
 
 // The tests below drive the service's paths that the local stack cannot
 // provoke (a verifier or an issuer down, a write whose answer is lost)
-// through fakes of its dependencies; pkg/app's tests run the same paths
+// through fakes of its dependencies; customers_test.go runs the same paths
 // that they can against DynamoDB Local and the S3 emulator.
 
 var (

@@ -48,7 +48,7 @@ type job struct {
 }
 
 // jobQueue records the payouts queue's messages; SQS is not the subject of
-// these tests (pkg/app's tests drive the worker through the emulator).
+// these tests (function_test.go drives the worker through the emulator).
 type jobQueue struct {
 	mu   sync.Mutex
 	jobs []job
