@@ -3,10 +3,10 @@
 // wallets, payments, cards and the Idempotency-Key middleware. Each is
 // built here once, by its package's constructor, which refuses to build
 // without a dependency it needs; a function that needs less takes a
-// smaller service (payments.Admin, cards.Applier, wallets.Balances). It
-// calls DynamoDB through pkg/store and nothing else: a queue, the card
-// vault's key service or a bucket is given by the function, which alone
-// builds the client it needs.
+// smaller service (payments.Admin, cards.Applier, customers.Cardholders,
+// wallets.Balances). It calls DynamoDB through pkg/store and nothing else:
+// a queue, the card vault's key service or a bucket is given by the
+// function, which alone builds the client it needs.
 package services
 
 import (
