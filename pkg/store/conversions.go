@@ -56,16 +56,16 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 	err = s.db.write(ctx, "move "+m.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
-		legs, err := s.wallets.post(ctx, t, p, 2) // the rate and the event
-		if err != nil {
-			return nil, err
-		}
 		t.add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
 		ev, err := eventPut(s.db.Table, m.Event)
 		if err != nil {
 			return nil, err
 		}
 		t.add("event", ev)
+		legs, err := s.wallets.post(ctx, t, p)
+		if err != nil {
+			return nil, err
+		}
 		source, destination = legs[0].After, legs[1].After
 		if t.held != nil && m.Receipt != nil {
 			receipt, err := m.Receipt(source, destination)

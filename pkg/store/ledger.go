@@ -240,26 +240,23 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 	var after wallets.Wallet
 	var entry wallets.Transaction
 	err = s.db.write(ctx, "change wallet "+c.WalletID, func(ctx context.Context) (*txn, error) {
-		t, reserve := &txn{}, 0
-		if c.Reference != "" {
-			reserve++
-		}
-		legs, err := s.post(ctx, t, p, reserve)
-		if err != nil {
-			return nil, err
-		}
-		after, entry = legs[0].After, legs[0].Entries[0]
+		t := &txn{}
 		if c.Reference != "" {
 			claim, err := attributevalue.MarshalMap(creditRefItem{
 				PK: companyPK(c.CompanyID), SK: creditRefSK(c.Reference), Type: kindCreditRef,
-				Reference: c.Reference, TransactionID: entry.ID, WalletID: c.WalletID,
-				Balance: string(entry.Balance), Amount: entry.Amount,
+				Reference: c.Reference, TransactionID: c.Entry.ID, WalletID: c.WalletID,
+				Balance: string(c.Entry.Balance), Amount: c.Entry.Amount,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal credit reference: %w", err)
 			}
 			t.add("reference", s.putNew(claim))
 		}
+		legs, err := s.post(ctx, t, p)
+		if err != nil {
+			return nil, err
+		}
+		after, entry = legs[0].After, legs[0].Entries[0]
 		return t, nil
 	}, func(ctx context.Context, k cancellation) error {
 		switch {

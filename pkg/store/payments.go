@@ -137,7 +137,7 @@ func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reserva
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.wallets.post(ctx, t, posting, 0); err != nil {
+		if _, err := s.wallets.post(ctx, t, posting); err != nil {
 			return nil, err
 		}
 		return t, nil
@@ -212,15 +212,15 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 	return s.db.write(ctx, what, func(ctx context.Context) (*txn, error) {
 		tx := &txn{}
 		tx.add("payment", payment)
-		if _, err := s.wallets.post(ctx, tx, posting, 1); err != nil { // the event
-			return nil, err
-		}
 		if t.Event.ID != "" {
 			event, err := eventPut(s.db.Table, t.Event)
 			if err != nil {
 				return nil, err
 			}
 			tx.add("event", event)
+		}
+		if _, err := s.wallets.post(ctx, tx, posting); err != nil {
+			return nil, err
 		}
 		return tx, nil
 	}, func(ctx context.Context, c cancellation) error {
