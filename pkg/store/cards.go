@@ -45,9 +45,9 @@ var _ cards.Store = (*Cards)(nil)
 // Acceptance, settlement and termination are one TransactWriteItems each,
 // whose items are named for their cancellation reasons: card, slots, tx,
 // event<n> (eventPut) and, last, the posting of the money on the wallet
-// (Wallets.post: wallet, entry<n>, and the debts a credit pays). The ledger entries that move a balance record the balances
-// before and after them, read from the wallet just before the write (see
-// balancesOf).
+// (Wallets.post: wallet, entry<n>, and the debts a credit pays). The
+// ledger entries that move a balance record the balances before and after
+// them, read from the wallet just before the write.
 type Cards struct {
 	db      *DB
 	wallets *Wallets

@@ -34,7 +34,7 @@ func NewConversions(db *DB) *Conversions {
 // active, the destination's payout balance credited by m.Destination.Delta
 // (less the debts it pays, when it is a USD wallet) on the condition that
 // it is active, both entries with the balances before and after them (see
-// balancesOf), the check that m.Rate.ID is still the pair's version, and
+// Wallets.post), the check that m.Rate.ID is still the pair's version, and
 // the event. It returns both wallets after it. A changed rate is
 // fx.ErrRateChanged; a short source, wallets.ErrInsufficientWalletBalance;
 // an inactive wallet, wallets.ErrInactive. A debt another write paid first

@@ -280,20 +280,6 @@ func (s *Wallets) CreditByReference(ctx context.Context, companyID, reference st
 	return s.referenceClaim(ctx, companyID, creditRefSK(reference), "credit")
 }
 
-// balancesOf returns sub-balance b of w, as read, and what adj makes of it:
-// the balances before and after that a ledger entry records. The read is
-// strongly consistent and made just before the write; the write is not
-// conditioned on the sub-balance being unchanged (that would make every
-// write to a wallet wait for every other), so when another write to the
-// same sub-balance commits in between, the recorded pair is off by that
-// write. The balances themselves, and the sums the ledger invariant
-// checks, are always exact.
-func balancesOf(w wallets.Wallet, b wallets.SubBalance, adj wallets.Adjustment) (before, after *int64) {
-	v := w.SubBalance(b)
-	a := v + adj.Of(b)
-	return &v, &a
-}
-
 // whyRefused tells why a wallet adjustment's condition failed: the wallet
 // is gone (wallets.ErrNotFound) or a balance would go below 0
 // (wallets.ErrInsufficientBalance).

@@ -172,7 +172,7 @@ func (s *Payments) CreateCollection(ctx context.Context, p payments.Payment, ev 
 // is flagged for reconciliation); then, as t asks, the wallet adjustment,
 // the reservation entry's change conditioned on its status, the new ledger
 // entries and the event. When the transition records balances, the wallet
-// is read first for them (see balancesOf). The payment's status condition
+// is read first for them (see Wallets.post). The payment's status condition
 // and the adjustment's own (no balance below 0: payout_reserved covers
 // what a settlement releases) keep the money right, so the write waits for
 // no other write of the wallet. A payment that moved on is

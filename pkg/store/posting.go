@@ -42,8 +42,7 @@ func legItem(i int) string {
 //   - its new entries, named "entry<n>" across the posting (ledgerPut),
 //     and its entry updates, named "updated<n>" (entryUpdate), each with
 //     the balances before and after it in turn from the wallet as read
-//     just before the write (balancesOf) when it records them (see
-//     wallets.Leg);
+//     just before the write when it records them (see wallets.Leg);
 //   - when it credits the payout balance of a USD wallet, the payment of
 //     the company's pending debts out of that credit (recoverDebts), as
 //     many as the transaction has room for: their FEE entries,
@@ -51,6 +50,13 @@ func legItem(i int) string {
 //     their debt.recovered events, named "debtevent<n>", which the outbox
 //     sweeper publishes. The wallet is adjusted by the credit less what
 //     the debts took.
+//
+// The wallet's read is strongly consistent and made just before the
+// write; the write is not conditioned on the balances being unchanged
+// (that would make every write to a wallet wait for every other), so when
+// another write to the same sub-balance commits in between, the balances
+// an entry records are off by that write. The balances themselves, and
+// the sums the ledger invariant checks, are always exact.
 //
 // A posting is the last thing added to t, so that the room it leaves for
 // debts is counted here, once, from the items t holds: the caller adds
