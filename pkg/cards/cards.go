@@ -29,13 +29,16 @@ import (
 	"time"
 
 	"payments/pkg/contention"
+	"payments/pkg/customers"
 	"payments/pkg/vault"
 )
 
 // Errors of this package; pkg/app maps them to HTTP (spec §7).
 var (
-	ErrNotFound            = errors.New("cards: card not found")
-	ErrCustomerNotFound    = errors.New("cards: customer not found")
+	ErrNotFound = errors.New("cards: card not found")
+	// ErrCustomerNotFound is customers.ErrNotFound: a customer the
+	// company does not have.
+	ErrCustomerNotFound    = customers.ErrNotFound
 	ErrCustomerNotVerified = errors.New("cards: customer KYC not verified")
 	ErrNoSlots             = errors.New("cards: no card slots available")
 	ErrInsufficientCard    = errors.New("cards: insufficient card balance")

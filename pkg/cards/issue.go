@@ -56,11 +56,12 @@ func parseAmount(raw json.RawMessage) (int64, error) {
 // Issue issues a card to a customer of the company, funded with in.Amount
 // from the USD wallet. The checks, in order: the body (400 naming the
 // field), the customer (ErrCustomerNotFound), its KYC
-// (ErrCustomerNotVerified), the USD wallet (wallets.ErrNoUSDWallet), a free slot
-// (ErrNoSlots), the wallet covering the issuance fee and the amount
-// (wallets.ErrInsufficientWalletBalance). Then the acceptance is written, and the issuer
-// asked: the card answered is ACTIVE, FAILED (refunded) or, when the issuer
-// could not answer, PENDING, which the sweeper finishes.
+// (ErrCustomerNotVerified), the USD wallet (wallets.ErrNoUSDWallet), a
+// free slot (ErrNoSlots), the wallet covering the issuance fee and the
+// amount (wallets.ErrInsufficientWalletBalance). Then the acceptance is
+// written, and the issuer asked: the card answered is ACTIVE, FAILED
+// (refunded) or, when the issuer could not answer, PENDING, which the
+// sweeper finishes.
 func (s *Service) Issue(ctx context.Context, companyID string, in IssueInput) (Card, error) {
 	if e, ok := idempotency.Replaying(ctx); ok {
 		return s.replayIssue(ctx, companyID, e)

@@ -26,7 +26,8 @@ type Accept struct {
 	// Tx is the new PROCESSING card transaction.
 	Tx Transaction
 	// Wallet is the change of the USD wallet, with its ledger Entries
-	// (wallets.ErrInsufficientWalletBalance when payout_available cannot cover it).
+	// (wallets.ErrInsufficientWalletBalance when payout_available cannot
+	// cover it).
 	Wallet  wallets.Adjustment
 	Entries []wallets.Transaction
 	Events  []events.Event
@@ -142,9 +143,10 @@ var ErrCardRefused = errors.New("cards: the card refused the write")
 // Store is the persistence the service needs.
 type Store interface {
 	TxLists // the transaction lists (txquery.go)
-	// Accept writes a. wallets.ErrInsufficientWalletBalance, ErrInsufficientCard,
-	// ErrNoSlots, ErrNotFound or ErrNotActive (the card is not in a.From)
-	// when a condition fails; ErrChanged when none of them explains it.
+	// Accept writes a. wallets.ErrInsufficientWalletBalance,
+	// ErrInsufficientCard, ErrNoSlots, ErrNotFound or ErrNotActive (the
+	// card is not in a.From) when a condition fails; ErrChanged when none
+	// of them explains it.
 	Accept(ctx context.Context, a Accept) error
 	// Settle writes s; ErrChanged when s.Tx is no longer PROCESSING.
 	Settle(ctx context.Context, s Settle) error

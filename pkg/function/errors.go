@@ -67,7 +67,6 @@ var Errors = httpapi.Catalogue{
 
 	// cards (spec §7: card funding, freeze and unfreeze, lists)
 	{Err: cards.ErrNotFound, Status: http.StatusNotFound, Code: "CARD_NOT_FOUND", Message: "card not found"},
-	{Err: cards.ErrCustomerNotFound, Status: http.StatusNotFound, Code: "CUSTOMER_NOT_FOUND", Message: "customer not found"},
 	{Err: cards.ErrNoCards, Status: http.StatusNotFound, Code: "NO_CARDS", Message: "customer has no cards"},
 	{Err: cards.ErrTransactionNotFound, Status: http.StatusNotFound, Code: "TRANSACTION_NOT_FOUND", Message: "transaction not found"},
 	{Err: cards.ErrCustomerNotVerified, Status: http.StatusBadRequest, Code: "CUSTOMER_NOT_VERIFIED", Message: "customer KYC not verified"},

@@ -63,8 +63,9 @@ type Mover interface {
 	// current and the event. A credit to the payout balance of a USD
 	// wallet first pays the company's pending debts, in the same
 	// transaction. It returns both wallets after the move: ErrRateChanged
-	// when the rate changed, wallets.ErrInsufficientWalletBalance when the source's payin
-	// balance is short, wallets.ErrInactive or wallets.ErrNotFound.
+	// when the rate changed, wallets.ErrInsufficientWalletBalance when the
+	// source's payin balance is short, wallets.ErrInactive or
+	// wallets.ErrNotFound.
 	Move(ctx context.Context, m Movement) (source, destination wallets.Wallet, err error)
 }
 

@@ -43,11 +43,11 @@ var _ cards.Store = (*Cards)(nil)
 //     secrets.
 //
 // Acceptance, settlement and termination are one TransactWriteItems each,
-// whose items are named for their cancellation reasons: card, slots,
-// wallet (walletAdjustment), entry<n> (ledgerPut), tx and event<n>
-// (eventPut). The ledger entries that move a balance record the balances
-// before and after them, read from the wallet just before the write (see
-// balancesOf).
+// whose items are named for their cancellation reasons: card, slots, tx,
+// event<n> (eventPut) and, last, the posting of the money on the wallet
+// (Wallets.post: wallet, entry<n>, and the debts a credit pays). The
+// ledger entries that move a balance record the balances before and after
+// them, read from the wallet just before the write.
 type Cards struct {
 	db      *DB
 	wallets *Wallets
@@ -107,11 +107,11 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 			}
 			t.add("card_ref", s.wallets.putNew(ref))
 		}
-		if err := s.addMoney(ctx, t, c.CompanyID, tx.WalletID, a.Wallet, a.Entries, a.Now, true, 1+len(a.Events)); err != nil {
+		t.add("tx", txPut)
+		if err := s.addEvents(t, a.Events); err != nil {
 			return nil, err
 		}
-		t.add("tx", txPut)
-		return t, s.addEvents(t, a.Events)
+		return t, s.addMoney(ctx, t, c.CompanyID, tx.WalletID, a.Wallet, a.Entries, a.Now, true)
 	}, func(ctx context.Context, k cancellation) error {
 		switch {
 		case k.failed("card") && !a.New:
@@ -162,10 +162,10 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 		if st.ReleaseSlot {
 			t.add("slots", s.slotsChange(tx.CompanyID, -1, 0))
 		}
-		if err := s.addMoney(ctx, t, tx.CompanyID, tx.WalletID, st.Wallet, st.Entries, st.Now, false, len(st.Events)); err != nil {
+		if err := s.addEvents(t, st.Events); err != nil {
 			return nil, err
 		}
-		return t, s.addEvents(t, st.Events)
+		return t, s.addMoney(ctx, t, tx.CompanyID, tx.WalletID, st.Wallet, st.Entries, st.Now, false)
 	}, func(ctx context.Context, k cancellation) error {
 		switch {
 		case debtRaced(k):
@@ -221,9 +221,6 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 		s.db.recordEffect(ctx, w, tx.ID, nil)
 		w.add("card", card)
 		w.add("slots", s.slotsChange(c.CompanyID, -1, 0))
-		if err := s.addMoney(ctx, w, c.CompanyID, tx.WalletID, t.Wallet, t.Entries, t.Now, false, 2+len(t.Events)); err != nil {
-			return nil, err
-		}
 		w.add("tx", txPut)
 		if t.EventID != "" {
 			claim, err := attributevalue.MarshalMap(claimItem{
@@ -234,7 +231,10 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 			}
 			w.add("event_claim", s.wallets.putNew(claim))
 		}
-		return w, s.addEvents(w, t.Events)
+		if err := s.addEvents(w, t.Events); err != nil {
+			return nil, err
+		}
+		return w, s.addMoney(ctx, w, c.CompanyID, tx.WalletID, t.Wallet, t.Entries, t.Now, false)
 	}, func(ctx context.Context, k cancellation) error {
 		switch {
 		case debtRaced(k):
@@ -293,11 +293,11 @@ func (s *Cards) SetStatus(ctx context.Context, companyID, id string, from, to ca
 // money on its wallet: the wallet's adjustment by adj, when not zero (with
 // active, also on the condition that the wallet is active), and the ledger
 // entries, with the balances before and after each, in turn from the
-// wallet read now. A credit to a USD wallet's payout balance first pays
-// the company's pending debts, as many as the transaction has room for
-// once the reserve items the caller adds after this call are counted; the
-// caller's refused func answers errRetry on debtRaced.
-func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string, adj wallets.Adjustment, entries []wallets.Transaction, now time.Time, active bool, reserve int) error {
+// wallet read now. It is the last thing added to t. A credit to a USD
+// wallet's payout balance first pays the company's pending debts, as many
+// as the transaction has room for; the caller's refused func answers
+// errRetry on debtRaced.
+func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string, adj wallets.Adjustment, entries []wallets.Transaction, now time.Time, active bool) error {
 	if adj == (wallets.Adjustment{}) && len(entries) == 0 {
 		return nil
 	}
@@ -305,7 +305,7 @@ func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string
 	if err != nil {
 		return fmt.Errorf("store: card money on wallet %s: %w", walletID, err)
 	}
-	_, err = s.wallets.post(ctx, t, p, reserve)
+	_, err = s.wallets.post(ctx, t, p)
 	return err
 }
 

@@ -116,10 +116,10 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 				return nil, err
 			}
 		}
-		if err := s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, r.Wallet.Payout < 0, len(r.Events)); err != nil {
+		if err := s.addEvents(t, r.Events); err != nil {
 			return nil, err
 		}
-		return t, s.addEvents(t, r.Events)
+		return t, s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, r.Wallet.Payout < 0)
 	}, func(ctx context.Context, k cancellation) error {
 		switch {
 		case debtRaced(k):

@@ -34,7 +34,7 @@ func NewConversions(db *DB) *Conversions {
 // active, the destination's payout balance credited by m.Destination.Delta
 // (less the debts it pays, when it is a USD wallet) on the condition that
 // it is active, both entries with the balances before and after them (see
-// balancesOf), the check that m.Rate.ID is still the pair's version, and
+// Wallets.post), the check that m.Rate.ID is still the pair's version, and
 // the event. It returns both wallets after it. A changed rate is
 // fx.ErrRateChanged; a short source, wallets.ErrInsufficientWalletBalance;
 // an inactive wallet, wallets.ErrInactive. A debt another write paid first
@@ -56,16 +56,16 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 	err = s.db.write(ctx, "move "+m.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
-		legs, err := s.wallets.post(ctx, t, p, 2) // the rate and the event
-		if err != nil {
-			return nil, err
-		}
 		t.add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
 		ev, err := eventPut(s.db.Table, m.Event)
 		if err != nil {
 			return nil, err
 		}
 		t.add("event", ev)
+		legs, err := s.wallets.post(ctx, t, p)
+		if err != nil {
+			return nil, err
+		}
 		source, destination = legs[0].After, legs[1].After
 		if t.held != nil && m.Receipt != nil {
 			receipt, err := m.Receipt(source, destination)

@@ -133,14 +133,15 @@ func addDebt(t *txn, table string, d debts.Debt) error {
 // marker ("debtmark<n>", deleted when the debt is paid in full), each on
 // the condition that the remaining amount is still the one read. It pays
 // as many debts as the transaction has room for, reserve being the items
-// the caller adds to t after this call besides the payments' entries and
-// events; the debts left over wait for the next credit. It returns the
+// the transaction will hold that t does not yet (Wallets.post's own,
+// which it adds last) besides the payments' entries and events; the debts
+// left over wait for the next credit. It returns the
 // amount recovered, the FEE ledger entries of the payments (without their
 // balances before and after, which the caller sets in sequence with its
 // own entries) and the debt.recovered events.
 //
-// The caller adds the entries and the events to t, takes recovered off its
-// wallet adjustment, and answers errRetry when a "debt…" item of t failed
+// The caller (Wallets.post) adds the entries and the events to t, takes
+// recovered off its wallet adjustment, and answers errRetry when a "debt…" item of t failed
 // (debtRaced), so that the transaction is built again from fresh reads.
 func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID string, credit int64, reserve int, now time.Time) (recovered int64, entries []wallets.Transaction, evs []events.Event, err error) {
 	room := (s.db.MaxTransactItems - len(t.items) - reserve) / itemsPerPayment

@@ -47,16 +47,17 @@ type fundingRefItem struct {
 	CompanyID     string `dynamodbav:"company_id"`
 }
 
-// CreateFunding writes the PENDING funding f, the claim of its reference
-// and the lookup of its id in one transaction, each on the condition that
-// it is new: a claimed reference is wallets.ErrDuplicateReference.
+// CreateFunding writes the PENDING funding f (a posting that moves no
+// balance yet), the claim of its reference and the lookup of its id in one
+// transaction, each on the condition that it is new: a claimed reference
+// is wallets.ErrDuplicateReference.
 func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) error {
 	if f.Status != wallets.StatusPending || f.Type != wallets.TypeFund || f.Delta != 0 || f.Reference == "" {
 		return fmt.Errorf("store: funding %s is not a new PENDING FUND entry with a reference", f.ID)
 	}
-	entry, err := s.ledgerPut(f)
+	p, err := wallets.NewPosting(f.CompanyID, f.CreatedAt, wallets.Leg{WalletID: f.WalletID, Entries: []wallets.Transaction{f}})
 	if err != nil {
-		return err
+		return fmt.Errorf("store: funding %s: %w", f.ID, err)
 	}
 	claim, err := attributevalue.MarshalMap(creditRefItem{
 		PK: companyPK(f.CompanyID), SK: fundRefSK(f.Reference), Type: kindFundRef,
@@ -74,9 +75,11 @@ func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) erro
 	}
 	t := &txn{}
 	s.db.recordEffect(ctx, t, f.ID, nil)
-	t.add("entry", entry)
 	t.add("reference", s.putNew(claim))
 	t.add("lookup", s.putNew(lookup))
+	if _, err := s.post(ctx, t, p); err != nil { // reads nothing: the entry is open
+		return err
+	}
 	return s.db.writeOnce(ctx, "declare funding "+f.ID, t, func(_ context.Context, k cancellation) error {
 		if k.failed("reference") {
 			return wallets.ErrDuplicateReference
@@ -150,18 +153,18 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 	}
 	var written wallets.Transaction
 	err = s.db.write(ctx, "settle funding "+f.ID, func(ctx context.Context) (*txn, error) {
+		put, err := eventPut(s.db.Table, ev)
+		if err != nil {
+			return nil, err
+		}
 		t := &txn{}
-		legs, err := s.post(ctx, t, p, 1) // the event
+		t.add("event", put)
+		legs, err := s.post(ctx, t, p)
 		if err != nil {
 			return nil, err
 		}
 		written = f
 		written.BalanceBefore, written.BalanceAfter = legs[0].Balances[0][0], legs[0].Balances[0][1]
-		put, err := eventPut(s.db.Table, ev)
-		if err != nil {
-			return nil, err
-		}
-		t.add("event", put)
 		return t, nil
 	}, func(ctx context.Context, k cancellation) error {
 		switch {

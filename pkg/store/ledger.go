@@ -240,26 +240,23 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 	var after wallets.Wallet
 	var entry wallets.Transaction
 	err = s.db.write(ctx, "change wallet "+c.WalletID, func(ctx context.Context) (*txn, error) {
-		t, reserve := &txn{}, 0
-		if c.Reference != "" {
-			reserve++
-		}
-		legs, err := s.post(ctx, t, p, reserve)
-		if err != nil {
-			return nil, err
-		}
-		after, entry = legs[0].After, legs[0].Entries[0]
+		t := &txn{}
 		if c.Reference != "" {
 			claim, err := attributevalue.MarshalMap(creditRefItem{
 				PK: companyPK(c.CompanyID), SK: creditRefSK(c.Reference), Type: kindCreditRef,
-				Reference: c.Reference, TransactionID: entry.ID, WalletID: c.WalletID,
-				Balance: string(entry.Balance), Amount: entry.Amount,
+				Reference: c.Reference, TransactionID: c.Entry.ID, WalletID: c.WalletID,
+				Balance: string(c.Entry.Balance), Amount: c.Entry.Amount,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal credit reference: %w", err)
 			}
 			t.add("reference", s.putNew(claim))
 		}
+		legs, err := s.post(ctx, t, p)
+		if err != nil {
+			return nil, err
+		}
+		after, entry = legs[0].After, legs[0].Entries[0]
 		return t, nil
 	}, func(ctx context.Context, k cancellation) error {
 		switch {
@@ -281,20 +278,6 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 // CreditByReference reads the claim of a credit reference of the company.
 func (s *Wallets) CreditByReference(ctx context.Context, companyID, reference string) (wallets.CreditClaim, error) {
 	return s.referenceClaim(ctx, companyID, creditRefSK(reference), "credit")
-}
-
-// balancesOf returns sub-balance b of w, as read, and what adj makes of it:
-// the balances before and after that a ledger entry records. The read is
-// strongly consistent and made just before the write; the write is not
-// conditioned on the sub-balance being unchanged (that would make every
-// write to a wallet wait for every other), so when another write to the
-// same sub-balance commits in between, the recorded pair is off by that
-// write. The balances themselves, and the sums the ledger invariant
-// checks, are always exact.
-func balancesOf(w wallets.Wallet, b wallets.SubBalance, adj wallets.Adjustment) (before, after *int64) {
-	v := w.SubBalance(b)
-	a := v + adj.Of(b)
-	return &v, &a
 }
 
 // whyRefused tells why a wallet adjustment's condition failed: the wallet

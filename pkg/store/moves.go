@@ -27,16 +27,16 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 	err = s.db.write(ctx, "move in wallet "+m.WalletID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
-		legs, err := s.post(ctx, t, p, 1) // the event
-		if err != nil {
-			return nil, err
-		}
-		after = legs[0].After
 		put, err := eventPut(s.db.Table, m.Event)
 		if err != nil {
 			return nil, err
 		}
 		t.add("event", put)
+		legs, err := s.post(ctx, t, p)
+		if err != nil {
+			return nil, err
+		}
+		after = legs[0].After
 		if t.held != nil && m.Receipt != nil {
 			receipt, err := m.Receipt(after)
 			if err != nil {

@@ -137,7 +137,7 @@ func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reserva
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.wallets.post(ctx, t, posting, 0); err != nil {
+		if _, err := s.wallets.post(ctx, t, posting); err != nil {
 			return nil, err
 		}
 		return t, nil
@@ -172,7 +172,7 @@ func (s *Payments) CreateCollection(ctx context.Context, p payments.Payment, ev 
 // is flagged for reconciliation); then, as t asks, the wallet adjustment,
 // the reservation entry's change conditioned on its status, the new ledger
 // entries and the event. When the transition records balances, the wallet
-// is read first for them (see balancesOf). The payment's status condition
+// is read first for them (see Wallets.post). The payment's status condition
 // and the adjustment's own (no balance below 0: payout_reserved covers
 // what a settlement releases) keep the money right, so the write waits for
 // no other write of the wallet. A payment that moved on is
@@ -212,15 +212,15 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 	return s.db.write(ctx, what, func(ctx context.Context) (*txn, error) {
 		tx := &txn{}
 		tx.add("payment", payment)
-		if _, err := s.wallets.post(ctx, tx, posting, 1); err != nil { // the event
-			return nil, err
-		}
 		if t.Event.ID != "" {
 			event, err := eventPut(s.db.Table, t.Event)
 			if err != nil {
 				return nil, err
 			}
 			tx.add("event", event)
+		}
+		if _, err := s.wallets.post(ctx, tx, posting); err != nil {
+			return nil, err
 		}
 		return tx, nil
 	}, func(ctx context.Context, c cancellation) error {

@@ -42,21 +42,30 @@ func legItem(i int) string {
 //   - its new entries, named "entry<n>" across the posting (ledgerPut),
 //     and its entry updates, named "updated<n>" (entryUpdate), each with
 //     the balances before and after it in turn from the wallet as read
-//     just before the write (balancesOf) when it records them (see
-//     wallets.Leg);
+//     just before the write when it records them (see wallets.Leg);
 //   - when it credits the payout balance of a USD wallet, the payment of
 //     the company's pending debts out of that credit (recoverDebts), as
-//     many as the transaction has room for once the reserve items the
-//     caller adds to t after this call are counted: their FEE entries,
+//     many as the transaction has room for: their FEE entries,
 //     named "fee<n>", whose balances follow the leg's own entries, and
 //     their debt.recovered events, named "debtevent<n>", which the outbox
 //     sweeper publishes. The wallet is adjusted by the credit less what
 //     the debts took.
 //
-// The wallet is read when the leg records balances or credits the payout
-// balance. The caller's refused func answers errRetry on debtRaced, so
-// that the transaction is built again from fresh reads.
-func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting, reserve int) ([]posted, error) {
+// The wallet's read is strongly consistent and made just before the
+// write; the write is not conditioned on the balances being unchanged
+// (that would make every write to a wallet wait for every other), so when
+// another write to the same sub-balance commits in between, the balances
+// an entry records are off by that write. The balances themselves, and
+// the sums the ledger invariant checks, are always exact.
+//
+// A posting is the last thing added to t, so that the room it leaves for
+// debts is counted here, once, from the items t holds: the caller adds
+// its own items (the payment, the card, the event, the effect of an
+// Idempotency-Key) first. The wallet is read when the leg records
+// balances or credits the payout balance. The caller's refused func
+// answers errRetry on debtRaced, so that the transaction is built again
+// from fresh reads.
+func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted, error) {
 	own := 0
 	for _, l := range p.Legs {
 		own += len(l.Entries) + len(l.Updates)
@@ -65,8 +74,8 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting, reserve i
 		}
 	}
 	// The posting's items join t at the end, so that the room left for
-	// debts is counted once: t as it was, the posting's own items, the
-	// FEE entries and events of the debts paid so far, and reserve.
+	// debts is counted once: t as it was, the posting's own items, and
+	// the FEE entries and events of the debts paid so far.
 	var items []namedItem
 	add := func(name string, n int, item types.TransactWriteItem) {
 		items = append(items, namedItem{name + strconv.Itoa(n), item})
@@ -110,7 +119,7 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting, reserve i
 		}
 		adj := l.Adjust
 		if adj.Payout > 0 && w.Currency == debts.Currency {
-			recovered, fees, evs, err := s.recoverDebts(ctx, t, p.CompanyID, w.ID, adj.Payout, own+2*(feeN)+reserve, p.Now)
+			recovered, fees, evs, err := s.recoverDebts(ctx, t, p.CompanyID, w.ID, adj.Payout, own+2*feeN, p.Now)
 			if err != nil {
 				return nil, err
 			}
