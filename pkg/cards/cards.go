@@ -33,7 +33,7 @@ import (
 	"payments/pkg/vault"
 )
 
-// Errors of this package; pkg/app maps them to HTTP (spec §7).
+// Errors of this package; the catalogue (pkg/function/errors.go) maps them to HTTP (spec §7).
 var (
 	ErrNotFound = errors.New("cards: card not found")
 	// ErrCustomerNotFound is customers.ErrNotFound: a customer the

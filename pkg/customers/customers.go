@@ -19,7 +19,7 @@ import (
 	"payments/pkg/providers/kyc"
 )
 
-// Errors of this package; pkg/app maps them to HTTP.
+// Errors of this package; the catalogue (pkg/function/errors.go) maps them to HTTP.
 var (
 	// ErrNotFound is a customer that does not exist for the caller's
 	// company.

@@ -16,7 +16,7 @@ import (
 	"payments/pkg/wallets"
 )
 
-// Errors of this package; pkg/app maps them to HTTP.
+// Errors of this package; the catalogue (pkg/function/errors.go) maps them to HTTP.
 var (
 	ErrInvalidStatus = errors.New("debts: invalid status")
 )

@@ -32,7 +32,7 @@ import (
 	"payments/pkg/timestamp"
 )
 
-// Errors of this package; pkg/app maps them to HTTP.
+// Errors of this package; the catalogue (pkg/function/errors.go) maps them to HTTP.
 var (
 	// ErrNoRate is a pair with no rate configured (spec §7: "no exchange
 	// rate configured for the pair").

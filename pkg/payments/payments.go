@@ -35,7 +35,7 @@ import (
 	"payments/pkg/wallets"
 )
 
-// Errors of this package; pkg/app maps them to HTTP.
+// Errors of this package; the catalogue (pkg/function/errors.go) maps them to HTTP.
 var (
 	// ErrNotFound is a payment transaction that does not exist for the
 	// caller's company.

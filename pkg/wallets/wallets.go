@@ -31,7 +31,7 @@ import (
 	"payments/pkg/timestamp"
 )
 
-// Errors of this package; pkg/app maps them to HTTP.
+// Errors of this package; the catalogue (pkg/function/errors.go) maps them to HTTP.
 var (
 	// ErrNotFound is a wallet that does not exist for the caller's company.
 	ErrNotFound = errors.New("wallets: not found")
