@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -11,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"payments/pkg/debts"
+	"payments/pkg/events"
+	"payments/pkg/ids"
 	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -275,4 +278,50 @@ func TestListDebts(t *testing.T) {
 	if page, err := s.List(context.Background(), other.company, "", page.Request{Page: 1, Limit: 10}); err != nil || page.Total != 1 || len(page.Items) != 1 {
 		t.Errorf("the other company's list: %+v, %v", page, err)
 	}
+}
+
+// TestFundingSettlementRecovers settles a bank funding of the USD wallet's
+// payout balance: as every credit to it, it pays the pending debt in the
+// same transaction, with the FEE entry's balances following the funding's
+// own, and the ledger holds.
+func TestFundingSettlementRecovers(t *testing.T) {
+	ctx := context.Background()
+	e := newDebtsEnv(t, storetest.NewDB(t))
+	now := time.Now().UTC().Truncate(time.Millisecond)
+	d := e.debt(70, now.Add(-time.Minute))
+	f := wallets.Transaction{
+		ID: ids.NewV7(now), CompanyID: e.company, WalletID: e.usd.ID,
+		Amount: 500, AmountWithFee: 500, NetAmount: 500, Currency: "USD",
+		Status: wallets.StatusPending, Type: wallets.TypeFund, Reference: "bank-1", Balance: wallets.Payout, CreatedAt: now,
+	}
+	if err := e.ws.CreateFunding(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	f.Status, f.Delta, f.CompletedAt = wallets.StatusSuccess, 500, &now
+	ev, err := events.Build(e.company, events.WalletFundCompletedData{}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := e.ws.SettleFunding(ctx, f, ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *written.BalanceBefore != 0 || *written.BalanceAfter != 500 {
+		t.Fatalf("funding entry balances %d → %d, want 0 → 500", *written.BalanceBefore, *written.BalanceAfter)
+	}
+	w, err := e.ws.GetWallet(ctx, e.company, e.usd.ID)
+	if err != nil || w.PayoutBalance != 430 || w.PayoutAvailable != 430 {
+		t.Fatalf("wallet %+v, %v; want payout 430", w, err)
+	}
+	if got := e.stored()[d.ID]; got.Remaining != 0 || got.Status != debts.Recovered {
+		t.Fatalf("debt %+v", got)
+	}
+	fees := e.fees()[d.ID]
+	if len(fees) != 1 || *fees[0].BalanceBefore != 500 || *fees[0].BalanceAfter != 430 || len(e.recoveries()) != 1 {
+		t.Fatalf("FEE entries %+v, %d debt.recovered", fees, len(e.recoveries()))
+	}
+	if _, err := e.ws.SettleFunding(ctx, f, ev); !errors.Is(err, wallets.ErrFundingFinal) {
+		t.Fatalf("second settlement = %v, want wallets.ErrFundingFinal", err)
+	}
+	e.verify()
 }
