@@ -20,12 +20,6 @@ import (
 // eventually consistent: the dates narrow the sort-key range (ids are UUID
 // v7 of created_at), type and status are a FilterExpression.
 
-// customerTxsPK is the GSI3 partition of one customer's card transactions
-// (GSI3SK is cardTxSK).
-func customerTxsPK(companyID, customerID string) string {
-	return customerCardsPK(companyID, customerID) + "#CTX"
-}
-
 // CardTransactions reads page p of a card's transactions that f selects,
 // newest first, from GSI1 (readPage).
 func (s *Cards) CardTransactions(ctx context.Context, companyID, cardID string, f cards.TxFilter, p page.Request) (page.Result[cards.Transaction], error) {

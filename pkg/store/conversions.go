@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"payments/pkg/fx"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/wallets"
 )
 
@@ -71,8 +72,8 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 		se, de := src, dst
 		se.BalanceBefore, se.BalanceAfter = balancesOf(sw, wallets.Payin, debit)
 		de.BalanceBefore, de.BalanceAfter = balancesOf(dw, wallets.Payout, credit)
-		t.add("source", activeOnly(s.wallets.walletAdjustment(m.CompanyID, sw.ID, debit, m.Now)))
-		t.add("destination", activeOnly(s.wallets.walletAdjustment(m.CompanyID, dw.ID, adj, m.Now)))
+		t.Add("source", activeOnly(s.wallets.walletAdjustment(m.CompanyID, sw.ID, debit, m.Now)))
+		t.Add("destination", activeOnly(s.wallets.walletAdjustment(m.CompanyID, dw.ID, adj, m.Now)))
 		for _, e := range []struct {
 			name  string
 			entry wallets.Transaction
@@ -81,14 +82,14 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 			if err != nil {
 				return nil, err
 			}
-			t.add(e.name, put)
+			t.Add(e.name, put)
 		}
-		t.add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
+		t.Add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
 		ev, err := eventPut(s.db.Table, m.Event)
 		if err != nil {
 			return nil, err
 		}
-		t.add("event", ev)
+		t.Add("event", ev)
 		source, destination = sw.Adjusted(debit, m.Now), dw.Adjusted(adj, m.Now)
 		if t.held != nil && m.Receipt != nil {
 			receipt, err := m.Receipt(source, destination)
@@ -98,16 +99,16 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 			t.setReceipt(receipt)
 		}
 		return t, nil
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
 		case debtRaced(k):
-			return errRetry
-		case k.failed("rate"):
+			return dynamo.ErrRetry
+		case k.Failed("rate"):
 			return fx.ErrRateChanged
-		case k.failed("source"):
+		case k.Failed("source"):
 			return s.wallets.whyRefusedActive(ctx, m.CompanyID, src.WalletID, fx.ErrInsufficientBalance)
-		case k.failed("destination"):
-			return s.wallets.whyRefusedActive(ctx, m.CompanyID, dst.WalletID, errRetry)
+		case k.Failed("destination"):
+			return s.wallets.whyRefusedActive(ctx, m.CompanyID, dst.WalletID, dynamo.ErrRetry)
 		}
 		return nil
 	})

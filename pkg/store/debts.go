@@ -16,6 +16,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/ids"
 	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -38,12 +39,6 @@ type Debts struct{ db *DB }
 
 // NewDebts returns the debts store on db.
 func NewDebts(db *DB) *Debts { return &Debts{db: db} }
-
-// Item kinds of debts.
-const (
-	kindDebt        = "debt"
-	kindPendingDebt = "debt_pending"
-)
 
 // itemsPerPayment is the number of items a debt payment adds to the
 // credit's transaction: the debt, its marker, a FEE ledger entry and a
@@ -120,7 +115,7 @@ func addDebt(t *txn, table string, d debts.Debt) error {
 		if err != nil {
 			return fmt.Errorf("store: marshal debt: %w", err)
 		}
-		t.add(it.name, types.TransactWriteItem{Put: &types.Put{
+		t.Add(it.name, types.TransactWriteItem{Put: &types.Put{
 			TableName: aws.String(table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}})
 	}
@@ -140,10 +135,10 @@ func addDebt(t *txn, table string, d debts.Debt) error {
 // own entries) and the debt.recovered events.
 //
 // The caller adds the entries and the events to t, takes recovered off its
-// wallet adjustment, and answers errRetry when a "debt…" item of t failed
+// wallet adjustment, and answers dynamo.ErrRetry when a "debt…" item of t failed
 // (debtRaced), so that the transaction is built again from fresh reads.
 func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID string, credit int64, reserve int, now time.Time) (recovered int64, entries []wallets.Transaction, evs []events.Event, err error) {
-	room := (s.db.MaxTransactItems - len(t.items) - reserve) / itemsPerPayment
+	room := (s.db.MaxTransactItems - t.Len() - reserve) / itemsPerPayment
 	if credit <= 0 || room <= 0 {
 		return 0, nil, nil, nil
 	}
@@ -154,8 +149,8 @@ func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID 
 	for i, p := range debts.Plan(pending, credit) {
 		record, marker := s.debtPayment(p, now)
 		n := strconv.Itoa(i)
-		t.add("debt"+n, record)
-		t.add("debtmark"+n, marker)
+		t.Add("debt"+n, record)
+		t.Add("debtmark"+n, marker)
 		e := p.Entry(ids.NewV7(now), walletID, now)
 		ev, err := p.Event(walletID, e.ID, now)
 		if err != nil {
@@ -190,14 +185,14 @@ func (s *Wallets) payDebts(ctx context.Context, t *txn, w wallets.Wallet, adj wa
 		if err != nil {
 			return adj, err
 		}
-		t.add("fee"+strconv.Itoa(i), put)
+		t.Add("fee"+strconv.Itoa(i), put)
 	}
 	for i, ev := range evs {
 		put, err := eventPut(s.db.Table, ev)
 		if err != nil {
 			return adj, err
 		}
-		t.add("event"+strconv.Itoa(i), put)
+		t.Add("event"+strconv.Itoa(i), put)
 	}
 	adj.Payout -= recovered
 	return adj, nil
@@ -210,8 +205,8 @@ func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int)
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":     strValue(companyPK(companyID)),
-			":prefix": strValue(pendingDebtSKPrefix),
+			":pk":     dynamo.Str(companyPK(companyID)),
+			":prefix": dynamo.Str(pendingDebtSKPrefix),
 		},
 		ScanIndexForward: aws.Bool(true),
 		ConsistentRead:   aws.Bool(true),
@@ -220,7 +215,7 @@ func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int)
 	if err != nil {
 		return nil, fmt.Errorf("store: read pending debts: %w", err)
 	}
-	return decodeAll(out.Items, debtItem.debt)
+	return dynamo.DecodeAll(out.Items, debtItem.debt)
 }
 
 // debtPayment returns the items that record payment p at now: the debt's
@@ -228,18 +223,18 @@ func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int)
 // debt in full, each on the condition that remaining is still what p read.
 func (s *Wallets) debtPayment(p debts.Payment, now time.Time) (record, marker types.TransactWriteItem) {
 	d := p.After(now)
-	key := func(sk string) map[string]types.AttributeValue { return primaryKeyOf(companyPK(d.CompanyID), sk) }
+	key := func(sk string) map[string]types.AttributeValue { return dynamo.Key(companyPK(d.CompanyID), sk) }
 	cond := aws.String("#rem = :read")
 	names := map[string]string{"#rem": "remaining"}
-	read := numValue(p.Debt.Remaining)
+	read := dynamo.Num(p.Debt.Remaining)
 
 	set := "SET #rem = :rem, #st = :st"
 	recNames := map[string]string{"#rem": "remaining", "#st": "status"}
-	recValues := map[string]types.AttributeValue{":read": read, ":rem": numValue(d.Remaining), ":st": strValue(string(d.Status))}
+	recValues := map[string]types.AttributeValue{":read": read, ":rem": dynamo.Num(d.Remaining), ":st": dynamo.Str(string(d.Status))}
 	if d.RecoveredAt != nil {
 		set += ", #rat = :rat"
 		recNames["#rat"] = "recovered_at"
-		recValues[":rat"] = strValue(timestamp.Format(*d.RecoveredAt))
+		recValues[":rat"] = dynamo.Str(timestamp.Format(*d.RecoveredAt))
 	}
 	record = types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table), Key: key(debtSK(d.ID)),
@@ -257,7 +252,7 @@ func (s *Wallets) debtPayment(p debts.Payment, now time.Time) (record, marker ty
 		TableName: aws.String(s.db.Table), Key: key(pendingDebtSK(d.ID)),
 		UpdateExpression: aws.String("SET #rem = :rem"), ConditionExpression: cond,
 		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: map[string]types.AttributeValue{":read": read, ":rem": numValue(d.Remaining)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":read": read, ":rem": dynamo.Num(d.Remaining)},
 	}}
 	return record, marker
 }
@@ -265,10 +260,10 @@ func (s *Wallets) debtPayment(p debts.Payment, now time.Time) (record, marker ty
 // debtRaced reports whether a debt payment of a cancelled transaction
 // (an item "debt<n>" or "debtmark<n>" of recoverDebts) failed its
 // condition: another write paid the debt since it was read.
-func debtRaced(k cancellation) bool {
+func debtRaced(k dynamo.Cancellation) bool {
 	for name := range k {
 		rest, ok := strings.CutPrefix(name, "debt")
-		if _, err := strconv.Atoi(strings.TrimPrefix(rest, "mark")); ok && err == nil && k.failed(name) {
+		if _, err := strconv.Atoi(strings.TrimPrefix(rest, "mark")); ok && err == nil && k.Failed(name) {
 			return true
 		}
 	}
@@ -314,12 +309,12 @@ func (s *Debts) read(ctx context.Context, companyID, prefix string) ([]debts.Deb
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": strValue(companyPK(companyID)), ":prefix": strValue(prefix),
+			":pk": dynamo.Str(companyPK(companyID)), ":prefix": dynamo.Str(prefix),
 		},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: read debts: %w", err)
 	}
-	return decodeAll(items, debtItem.debt)
+	return dynamo.DecodeAll(items, debtItem.debt)
 }

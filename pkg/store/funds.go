@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/events"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -25,21 +26,6 @@ import (
 //   - FUNDINGREF#<id>, outside it: the lookup of the funding's company for
 //     the operator console, which knows the id alone (as PAYREF# for
 //     payments).
-
-// Item kinds of fundings.
-const (
-	kindFundRef    = "fund_ref"
-	kindFundingRef = "funding_ref"
-)
-
-// fundRefSK is the sort key of the claim of a funding reference.
-func fundRefSK(reference string) string { return "FUNDREF#" + reference }
-
-// fundingRefPK is the partition of the lookup of a funding's company.
-func fundingRefPK(id string) string { return "FUNDINGREF#" + id }
-
-// fundingRefSK is the sort key of the lookup of a funding's company.
-func fundingRefSK() string { return "FUNDINGREF" }
 
 // fundingRefItem maps a funding id to its company.
 type fundingRefItem struct {
@@ -77,11 +63,11 @@ func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) erro
 	}
 	t := &txn{}
 	s.db.recordEffect(ctx, t, f.ID, nil)
-	t.add("entry", entry)
-	t.add("reference", s.putNew(claim))
-	t.add("lookup", s.putNew(lookup))
-	return s.db.writeOnce(ctx, "declare funding "+f.ID, t, func(_ context.Context, k cancellation) error {
-		if k.failed("reference") {
+	t.Add("entry", entry)
+	t.Add("reference", s.putNew(claim))
+	t.Add("lookup", s.putNew(lookup))
+	return s.db.writeOnce(ctx, "declare funding "+f.ID, t, func(_ context.Context, k dynamo.Cancellation) error {
+		if k.Failed("reference") {
 			return wallets.ErrDuplicateReference
 		}
 		return nil
@@ -99,12 +85,8 @@ func (s *Wallets) FundingByReference(ctx context.Context, companyID, reference s
 // none.
 func (s *Wallets) referenceClaim(ctx context.Context, companyID, sk, what string) (wallets.CreditClaim, error) {
 	var it creditRefItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), sk, &it)
-	if err != nil {
-		return wallets.CreditClaim{}, fmt.Errorf("store: get %s reference: %w", what, err)
-	}
-	if !found {
-		return wallets.CreditClaim{}, wallets.ErrTransactionNotFound
+	if err := s.db.Get(ctx, what+" reference", companyPK(companyID), sk, &it, wallets.ErrTransactionNotFound); err != nil {
+		return wallets.CreditClaim{}, err
 	}
 	return wallets.CreditClaim{
 		Reference: it.Reference, WalletID: it.WalletID, Balance: wallets.SubBalance(it.Balance),
@@ -115,12 +97,8 @@ func (s *Wallets) referenceClaim(ctx context.Context, companyID, sk, what string
 // FundingCompany returns the company of funding id, from its lookup.
 func (s *Wallets) FundingCompany(ctx context.Context, id string) (string, error) {
 	var it fundingRefItem
-	found, err := s.db.getItem(ctx, fundingRefPK(id), fundingRefSK(), &it)
-	if err != nil {
-		return "", fmt.Errorf("store: get funding lookup %s: %w", id, err)
-	}
-	if !found {
-		return "", wallets.ErrTransactionNotFound
+	if err := s.db.Get(ctx, "funding lookup "+id, fundingRefPK(id), fundingRefSK(), &it, wallets.ErrTransactionNotFound); err != nil {
+		return "", err
 	}
 	return it.CompanyID, nil
 }
@@ -156,22 +134,22 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 			if err != nil {
 				return nil, err
 			}
-			t.add("wallet", s.walletAdjustment(f.CompanyID, f.WalletID, adj, now))
+			t.Add("wallet", s.walletAdjustment(f.CompanyID, f.WalletID, adj, now))
 		}
-		t.add("entry", s.fundingSettlement(written))
+		t.Add("entry", s.fundingSettlement(written))
 		put, err := eventPut(s.db.Table, ev)
 		if err != nil {
 			return nil, err
 		}
-		t.add("event", put)
+		t.Add("event", put)
 		return t, nil
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
-		case k.failed("entry"):
+		case k.Failed("entry"):
 			return wallets.ErrFundingFinal
 		case debtRaced(k):
-			return errRetry
-		case k.failed("wallet"):
+			return dynamo.ErrRetry
+		case k.Failed("wallet"):
 			return s.whyRefused(ctx, f.CompanyID, f.WalletID)
 		}
 		return nil
@@ -196,19 +174,19 @@ func (s *Wallets) OpenFundings(ctx context.Context, cutoff time.Time, limit int)
 func (s *Wallets) fundingSettlement(f wallets.Transaction) types.TransactWriteItem {
 	names := map[string]string{"#st": "status", "#delta": "delta", "#done": "completed_at"}
 	values := map[string]types.AttributeValue{
-		":pending": strValue(string(wallets.StatusPending)), ":st": strValue(string(f.Status)),
-		":delta": numValue(f.Delta), ":done": strValue(timestamp.Format(*f.CompletedAt)),
+		":pending": dynamo.Str(string(wallets.StatusPending)), ":st": dynamo.Str(string(f.Status)),
+		":delta": dynamo.Num(f.Delta), ":done": dynamo.Str(timestamp.Format(*f.CompletedAt)),
 	}
 	set := "SET #st = :st, #delta = :delta, #done = :done"
 	if f.BalanceBefore != nil && f.BalanceAfter != nil {
 		set += ", #before = :before, #after = :after"
 		names["#before"], names["#after"] = "wallet_balance_before", "wallet_balance_after"
-		values[":before"], values[":after"] = numValue(*f.BalanceBefore), numValue(*f.BalanceAfter)
+		values[":before"], values[":after"] = dynamo.Num(*f.BalanceBefore), dynamo.Num(*f.BalanceAfter)
 	}
 	set += " REMOVE " + attrGSI2PK + ", " + attrGSI2SK // out of the open-funding index
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       primaryKeyOf(companyPK(f.CompanyID), ledgerSK(f.ID)),
+		Key:                       dynamo.Key(companyPK(f.CompanyID), ledgerSK(f.ID)),
 		UpdateExpression:          aws.String(set),
 		ConditionExpression:       aws.String("#st = :pending"),
 		ExpressionAttributeNames:  names,

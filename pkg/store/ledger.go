@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -145,12 +146,8 @@ func (it ledgerItem) transaction() (wallets.Transaction, error) {
 // GetTransaction reads a ledger entry of the company, strongly consistent.
 func (s *Wallets) GetTransaction(ctx context.Context, companyID, id string) (wallets.Transaction, error) {
 	var it ledgerItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), ledgerSK(id), &it)
-	if err != nil {
-		return wallets.Transaction{}, fmt.Errorf("store: get ledger entry %s: %w", id, err)
-	}
-	if !found {
-		return wallets.Transaction{}, wallets.ErrTransactionNotFound
+	if err := s.db.Get(ctx, "ledger entry "+id, companyPK(companyID), ledgerSK(id), &it, wallets.ErrTransactionNotFound); err != nil {
+		return wallets.Transaction{}, err
 	}
 	return it.transaction()
 }
@@ -220,7 +217,7 @@ func (s *Wallets) AllTransactions(ctx context.Context, companyID string) ([]wall
 	if err != nil {
 		return nil, fmt.Errorf("store: read ledger: %w", err)
 	}
-	return decodeAll(items, ledgerItem.transaction)
+	return dynamo.DecodeAll(items, ledgerItem.transaction)
 }
 
 // ApplyChange writes c in one transaction: the wallet adjusted (on the
@@ -251,12 +248,12 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 		entry = c.Entry
 		entry.BalanceBefore, entry.BalanceAfter = balancesOf(w, c.Entry.Balance, c.Adjust)
 		after = w.Adjusted(adj, c.Now)
-		t.add("wallet", s.walletAdjustment(c.CompanyID, c.WalletID, adj, c.Now))
+		t.Add("wallet", s.walletAdjustment(c.CompanyID, c.WalletID, adj, c.Now))
 		put, err := s.ledgerPut(entry)
 		if err != nil {
 			return nil, err
 		}
-		t.add("entry", put)
+		t.Add("entry", put)
 		if c.Reference != "" {
 			claim, err := attributevalue.MarshalMap(creditRefItem{
 				PK: companyPK(c.CompanyID), SK: creditRefSK(c.Reference), Type: kindCreditRef,
@@ -266,16 +263,16 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal credit reference: %w", err)
 			}
-			t.add("reference", s.putNew(claim))
+			t.Add("reference", s.putNew(claim))
 		}
 		return t, nil
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
-		case k.failed("reference"):
+		case k.Failed("reference"):
 			return wallets.ErrDuplicateReference
 		case debtRaced(k):
-			return errRetry
-		case k.failed("wallet"):
+			return dynamo.ErrRetry
+		case k.Failed("wallet"):
 			return s.whyRefused(ctx, c.CompanyID, c.WalletID)
 		}
 		return nil
@@ -376,7 +373,7 @@ func (s *Wallets) walletAdjustment(companyID, walletID string, adj wallets.Adjus
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table),
-		Key:       primaryKeyOf(companyPK(companyID), walletSK(walletID)),
+		Key:       dynamo.Key(companyPK(companyID), walletSK(walletID)),
 		UpdateExpression: aws.String("SET #pin = #pin + :dpin, #pout = #pout + :dpout, #res = #res + :dres, " +
 			"#avail = #avail + :davail, #ver = #ver + :one, #upd = :now"),
 		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),

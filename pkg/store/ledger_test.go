@@ -12,6 +12,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/page"
 	"payments/pkg/store"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
 )
@@ -169,7 +170,7 @@ func TestWritesRetryConflicts(t *testing.T) {
 	if err := store.NewWallets(db).CreateWallet(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	attempts := int64(store.DefaultRetry.Attempts)
+	attempts := int64(dynamo.DefaultRetry.Attempts)
 	tests := []struct {
 		name      string
 		conflicts int64

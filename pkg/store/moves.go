@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"payments/pkg/store/dynamo"
 	"payments/pkg/wallets"
 )
 
@@ -33,7 +34,7 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 			return nil, err
 		}
 		after = w.Adjusted(adj, m.Now)
-		t.add("wallet", activeOnly(s.walletAdjustment(m.CompanyID, m.WalletID, adj, m.Now)))
+		t.Add("wallet", activeOnly(s.walletAdjustment(m.CompanyID, m.WalletID, adj, m.Now)))
 		balance := map[wallets.SubBalance]int64{wallets.Payin: w.PayinBalance, wallets.Payout: w.PayoutBalance}
 		for i, e := range m.Entries {
 			before, next := balance[e.Balance], balance[e.Balance]+e.Delta
@@ -42,13 +43,13 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 			if err != nil {
 				return nil, err
 			}
-			t.add("entry"+strconv.Itoa(i), put)
+			t.Add("entry"+strconv.Itoa(i), put)
 		}
 		put, err := eventPut(s.db.Table, m.Event)
 		if err != nil {
 			return nil, err
 		}
-		t.add("event", put)
+		t.Add("event", put)
 		if t.held != nil && m.Receipt != nil {
 			receipt, err := m.Receipt(after)
 			if err != nil {
@@ -57,11 +58,11 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 			t.setReceipt(receipt)
 		}
 		return t, nil
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
 		case debtRaced(k):
-			return errRetry
-		case k.failed("wallet"):
+			return dynamo.ErrRetry
+		case k.Failed("wallet"):
 			return s.whyRefusedActive(ctx, m.CompanyID, m.WalletID, wallets.ErrInsufficientBalance)
 		}
 		return nil

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -12,6 +13,7 @@ import (
 
 	"payments/pkg/ids"
 	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
 )
 
 // Lists. Every list the API serves is read by readPage, a page at a time,
@@ -33,10 +35,6 @@ import (
 // A listing is built by each store from the caller's company and the
 // query's filters; to filter on one more attribute, add one condition to
 // the store's filter function (ledgerFilter, paymentFilter, …).
-
-// attrType is the attribute that names an item's type ("ledger",
-// "payment", "event", …).
-const attrType = "type"
 
 // maxChunk caps the items one Query of a list evaluates (its Limit), so
 // that a list holds at most that many items at a time. DynamoDB answers at
@@ -215,14 +213,14 @@ func (db *DB) scan(ctx context.Context, l listing, after string, want int, keysO
 		}
 		evaluated += int(out.ScannedCount)
 		for _, item := range out.Items {
-			if l.memberKind != "" && stringAttr(item, attrType) == l.memberKind {
+			if l.memberKind != "" && dynamo.StringAttr(item, attrType) == l.memberKind {
 				members = append(members, item)
 				continue
 			}
-			sk := stringAttr(item, l.skAttr)
+			sk := dynamo.StringAttr(item, l.skAttr)
 			r := row{id: strings.TrimPrefix(sk, l.prefix), item: item}
 			for _, m := range members {
-				if strings.HasPrefix(stringAttr(m, l.skAttr), sk+"#") {
+				if strings.HasPrefix(dynamo.StringAttr(m, l.skAttr), sk+"#") {
 					r.members = append(r.members, m)
 				}
 			}
@@ -256,6 +254,24 @@ func (db *DB) scan(ctx context.Context, l listing, after string, want int, keysO
 	}
 }
 
+// timeRange returns the sort-key bounds, for BETWEEN, of the items keyed
+// prefix + a UUID v7 whose time falls in [from, to); a zero time leaves
+// that end open.
+func timeRange(prefix string, from, to time.Time) (lo, hi string) {
+	lo, hi = prefix, prefix[:len(prefix)-1]+string(prefix[len(prefix)-1]+1)
+	if !from.IsZero() {
+		lo = prefix + ids.V7Prefix(from.UnixMilli())
+	}
+	if !to.IsZero() {
+		ms := to.UnixMilli()
+		if to.After(time.UnixMilli(ms)) {
+			ms++
+		}
+		hi = prefix + ids.V7Prefix(ms)
+	}
+	return lo, hi
+}
+
 // pageOf decodes rows, whose items are Is, into a page of Ts with convert
 // (an item type's conversion method, such as ledgerItem.transaction).
 func pageOf[I, T any](rows []row, total int, next string, convert func(I) (T, error)) (page.Result[T], error) {
@@ -263,7 +279,7 @@ func pageOf[I, T any](rows []row, total int, next string, convert func(I) (T, er
 	for i, r := range rows {
 		items[i] = r.item
 	}
-	out, err := decodeAll(items, convert)
+	out, err := dynamo.DecodeAll(items, convert)
 	if err != nil {
 		return page.Result[T]{}, err
 	}
@@ -347,12 +363,4 @@ func (l listing) query(table string, shape queryShape) (*dynamodb.QueryInput, er
 		in.ProjectionExpression = aws.String(strings.Join(projected, ", "))
 	}
 	return in, nil
-}
-
-// stringAttr returns the string attribute name of item, "" when it has none.
-func stringAttr(item map[string]types.AttributeValue, name string) string {
-	if s, ok := item[name].(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
 }

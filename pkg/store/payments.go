@@ -16,6 +16,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/page"
 	"payments/pkg/payments"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -51,33 +52,6 @@ func NewPayments(db *DB) *Payments {
 	return &Payments{db: db, wallets: NewWallets(db)}
 }
 
-// Item kinds and keys of payments.
-const (
-	kindPayment     = "payment"
-	kindExternalID  = "external_id"
-	kindPaymentRef  = "payment_ref"
-	paymentSKPrefix = "PAY#"
-	reconcileGSI1PK = "RECONCILE"
-)
-
-// paymentSK is the sort key of a payment in its company's partition.
-func paymentSK(id string) string { return paymentSKPrefix + id }
-
-// externalIDSK is the sort key of the claim of an external_id.
-func externalIDSK(externalID string) string { return "EXTID#" + externalID }
-
-// paymentRefPK is the partition of the lookup item that maps a payment id
-// to its company (the operator console knows only the id).
-func paymentRefPK(id string) string { return "PAYREF#" + id }
-
-const paymentRefSK = "PAYREF"
-
-// openPaymentGSI2SK orders the payments of an OPEN_PAYMENT shard by when
-// the worker expects them, and names them.
-func openPaymentGSI2SK(due, companyID, id string) string {
-	return due + "#" + companyID + "#" + id
-}
-
 // acceptance returns the items every acceptance writes: the payment (the
 // effect ctx's Idempotency-Key records, recordEffect), the claim of its
 // external_id, its id lookup and the event.
@@ -103,10 +77,10 @@ func (s *Payments) acceptance(ctx context.Context, p payments.Payment, ev events
 	}
 	t := &txn{}
 	s.db.recordEffect(ctx, t, p.ID, nil)
-	t.add("payment", s.wallets.putNew(payment))
-	t.add("external_id", s.wallets.putNew(claim))
-	t.add("payment_ref", ref)
-	t.add("event", event)
+	t.Add("payment", s.wallets.putNew(payment))
+	t.Add("external_id", s.wallets.putNew(claim))
+	t.Add("payment_ref", ref)
+	t.Add("event", event)
 	return t, nil
 }
 
@@ -131,17 +105,17 @@ func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reserva
 	if err != nil {
 		return err
 	}
-	t.add("wallet", activeOnly(s.wallets.walletAdjustment(p.CompanyID, p.WalletID, wallets.Adjustment{Reserved: p.Total()}, p.CreatedAt)))
+	t.Add("wallet", activeOnly(s.wallets.walletAdjustment(p.CompanyID, p.WalletID, wallets.Adjustment{Reserved: p.Total()}, p.CreatedAt)))
 	entry, err := s.wallets.ledgerPut(reservation)
 	if err != nil {
 		return err
 	}
-	t.add("entry", entry)
-	return s.db.writeOnce(ctx, "create payout "+p.ID, t, func(ctx context.Context, c cancellation) error {
+	t.Add("entry", entry)
+	return s.db.writeOnce(ctx, "create payout "+p.ID, t, func(ctx context.Context, c dynamo.Cancellation) error {
 		switch {
-		case c.failed("external_id"):
+		case c.Failed("external_id"):
 			return payments.ErrDuplicateExternalID
-		case c.failed("wallet"):
+		case c.Failed("wallet"):
 			return s.wallets.whyRefusedActive(ctx, p.CompanyID, p.WalletID, wallets.ErrInsufficientBalance)
 		}
 		return nil
@@ -155,8 +129,8 @@ func (s *Payments) CreateCollection(ctx context.Context, p payments.Payment, ev 
 	if err != nil {
 		return err
 	}
-	return s.db.writeOnce(ctx, "create collection "+p.ID, t, func(_ context.Context, c cancellation) error {
-		if c.failed("external_id") {
+	return s.db.writeOnce(ctx, "create collection "+p.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("external_id") {
 			return payments.ErrDuplicateExternalID
 		}
 		return nil
@@ -196,7 +170,7 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 	what := fmt.Sprintf("move payment %s from %s to %s", p.ID, t.From, p.Status)
 	return s.db.write(ctx, what, func(ctx context.Context) (*txn, error) {
 		tx := &txn{}
-		tx.add("payment", payment)
+		tx.Add("payment", payment)
 		entry := t.Entry
 		newEntries := slices.Clone(t.NewEntries)
 		if len(newEntries) > 0 || (entry != nil && entry.Delta != 0) {
@@ -209,36 +183,36 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 			}
 			if entry != nil && entry.Delta != 0 {
 				before, after := balancesOf(w, t.Balance, t.Adjust)
-				tx.add("entry", s.entryChange(p.CompanyID, *entry, before, after))
+				tx.Add("entry", s.entryChange(p.CompanyID, *entry, before, after))
 				entry = nil
 			}
 		}
 		if t.Adjust != (wallets.Adjustment{}) {
-			tx.add("wallet", s.wallets.walletAdjustment(p.CompanyID, p.WalletID, t.Adjust, t.Now))
+			tx.Add("wallet", s.wallets.walletAdjustment(p.CompanyID, p.WalletID, t.Adjust, t.Now))
 		}
 		if entry != nil {
-			tx.add("entry", s.entryChange(p.CompanyID, *entry, nil, nil))
+			tx.Add("entry", s.entryChange(p.CompanyID, *entry, nil, nil))
 		}
 		for i, e := range newEntries {
 			put, err := s.wallets.ledgerPut(e)
 			if err != nil {
 				return nil, err
 			}
-			tx.add(fmt.Sprintf("new entry %d", i), put)
+			tx.Add(fmt.Sprintf("new entry %d", i), put)
 		}
 		if t.Event.ID != "" {
 			event, err := eventPut(s.db.Table, t.Event)
 			if err != nil {
 				return nil, err
 			}
-			tx.add("event", event)
+			tx.Add("event", event)
 		}
 		return tx, nil
-	}, func(ctx context.Context, c cancellation) error {
+	}, func(ctx context.Context, c dynamo.Cancellation) error {
 		switch {
-		case c.failed("payment"):
+		case c.Failed("payment"):
 			return payments.ErrStatusChanged
-		case c.failed("wallet"):
+		case c.Failed("wallet"):
 			return s.wallets.whyRefused(ctx, p.CompanyID, p.WalletID)
 		}
 		return nil
@@ -275,7 +249,7 @@ func (s *Payments) entryChange(companyID string, c payments.EntryChange, before,
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       primaryKeyOf(companyPK(companyID), ledgerSK(c.ID)),
+		Key:                       dynamo.Key(companyPK(companyID), ledgerSK(c.ID)),
 		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ")),
 		ConditionExpression:       aws.String("#st = :from"),
 		ExpressionAttributeNames:  names,
@@ -301,14 +275,14 @@ func (s *Payments) Reschedule(ctx context.Context, p payments.Payment, prevDue t
 		":due":    &types.AttributeValueMemberS{Value: timestamp.Format(prevDue)},
 	}
 	addNotSubmitted(p, values)
-	err = s.db.put(ctx, "reschedule payment "+p.ID, &dynamodb.PutItemInput{
+	err = s.db.Put(ctx, "reschedule payment "+p.ID, &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.db.Table),
 		Item:                      item,
 		ConditionExpression:       aws.String("#status = :status AND next_poll_at = :due" + notSubmittedCondition(p)),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return payments.ErrStatusChanged
 	}
 	return err
@@ -336,9 +310,9 @@ func addNotSubmitted(p payments.Payment, values map[string]types.AttributeValue)
 // MarkSubmitting records that the worker is about to send the payment to
 // the operator, on the condition that it is still PENDING.
 func (s *Payments) MarkSubmitting(ctx context.Context, companyID, id string) error {
-	_, err := s.db.update(ctx, "mark payment "+id+" submitting", &dynamodb.UpdateItemInput{
+	_, err := s.db.Update(ctx, "mark payment "+id+" submitting", &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.db.Table),
-		Key:                      primaryKeyOf(companyPK(companyID), paymentSK(id)),
+		Key:                      dynamo.Key(companyPK(companyID), paymentSK(id)),
 		UpdateExpression:         aws.String("SET submission = :submitting"),
 		ConditionExpression:      aws.String("#status = :pending"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
@@ -347,7 +321,7 @@ func (s *Payments) MarkSubmitting(ctx context.Context, companyID, id string) err
 			":pending":    &types.AttributeValueMemberS{Value: string(payments.StatusPending)},
 		},
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return payments.ErrStatusChanged
 	}
 	return err
@@ -362,7 +336,7 @@ func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[strin
 		return err
 	}
 	t := &txn{}
-	t.add("payment", types.TransactWriteItem{Put: &types.Put{
+	t.Add("payment", types.TransactWriteItem{Put: &types.Put{
 		TableName:                aws.String(s.db.Table),
 		Item:                     item,
 		ConditionExpression:      aws.String("#status = :status AND attribute_not_exists(next_poll_at)"),
@@ -371,9 +345,9 @@ func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[strin
 			":status": &types.AttributeValueMemberS{Value: string(p.Status)},
 		},
 	}})
-	t.add("payment_ref", ref)
-	return s.db.writeOnce(ctx, "adopt payment "+p.ID, t, func(_ context.Context, c cancellation) error {
-		if c.failed("payment") || c.failed("payment_ref") {
+	t.Add("payment_ref", ref)
+	return s.db.writeOnce(ctx, "adopt payment "+p.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("payment") || c.Failed("payment_ref") {
 			return payments.ErrStatusChanged
 		}
 		return nil
@@ -383,12 +357,8 @@ func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[strin
 // GetPayment reads a payment of the company, strongly consistent.
 func (s *Payments) GetPayment(ctx context.Context, companyID, id string) (payments.Payment, error) {
 	var it paymentItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), paymentSK(id), &it)
-	if err != nil {
-		return payments.Payment{}, fmt.Errorf("store: get payment %s: %w", id, err)
-	}
-	if !found {
-		return payments.Payment{}, payments.ErrNotFound
+	if err := s.db.Get(ctx, "payment "+id, companyPK(companyID), paymentSK(id), &it, payments.ErrNotFound); err != nil {
+		return payments.Payment{}, err
 	}
 	return it.payment()
 }

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/payments"
 	"payments/pkg/store"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -80,7 +81,7 @@ func TestCreatePayoutRetriesConflicts(t *testing.T) {
 		want      error
 		calls     int64
 	}{
-		{0, nil, 1}, {3, nil, 4}, {100, contention.ErrConflict, int64(store.DefaultRetry.Attempts)},
+		{0, nil, 1}, {3, nil, 4}, {100, contention.ErrConflict, int64(dynamo.DefaultRetry.Attempts)},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.conflicts), func(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/webhooks"
 )
 
@@ -38,9 +39,9 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 			return webhooks.Record{}, fmt.Errorf("store: query event %s: %w", eventID, err)
 		}
 		for _, item := range out.Items {
-			switch stringAttr(item, attrType) {
+			switch dynamo.StringAttr(item, attrType) {
 			case kindEvent:
-				if stringAttr(item, attrSK) == eventSK(eventID) {
+				if dynamo.StringAttr(item, attrSK) == eventSK(eventID) {
 					event = item
 				}
 			case kindWebhookDelivery:
@@ -132,8 +133,8 @@ func recordOf(event map[string]types.AttributeValue, deliveries []map[string]typ
 	if err != nil {
 		return webhooks.Record{}, err
 	}
-	rec := webhooks.Record{Event: e, Dispatched: stringAttr(event, "dispatched_at") != ""}
-	ds, err := decodeAll(deliveries, deliveryItem.delivery)
+	rec := webhooks.Record{Event: e, Dispatched: dynamo.StringAttr(event, "dispatched_at") != ""}
+	ds, err := dynamo.DecodeAll(deliveries, deliveryItem.delivery)
 	if err != nil {
 		return webhooks.Record{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/outbox"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 )
@@ -28,7 +29,7 @@ func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) 
 	db := services.DB(cfg)
 	var iss issuer.Issuer
 	if cfg.Mode == function.ModeSandbox {
-		iss = issuer.NewSandbox(store.NewSandboxIssuer(db), nil) // it issues no card
+		iss = issuer.NewSandbox(issuerdb.New(db.DB), nil) // it issues no card
 	}
 	svc := cards.NewService(cards.Deps{
 		Store:   store.NewCards(db),

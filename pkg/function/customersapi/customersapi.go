@@ -16,7 +16,9 @@ import (
 	"payments/pkg/outbound"
 	"payments/pkg/outbox"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/kyc/kycdb"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 )
@@ -54,8 +56,8 @@ func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) *cust
 	var verifier kyc.Verifier
 	var iss issuer.Cardholders
 	if cfg.Mode == function.ModeSandbox {
-		verifier = kyc.NewSandbox(docs, store.NewSandboxKYC(db))
-		iss = issuer.NewSandbox(store.NewSandboxIssuer(db), nil) // cardholders only
+		verifier = kyc.NewSandbox(docs, kycdb.New(db.DB))
+		iss = issuer.NewSandbox(issuerdb.New(db.DB), nil) // cardholders only
 	} else {
 		slog.Warn("customers without a KYC verifier or card issuer: enrolments are refused", "mode", cfg.Mode)
 	}

@@ -28,7 +28,9 @@ import (
 	"payments/pkg/payments"
 	"payments/pkg/providers/bank"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/providers/operator"
+	"payments/pkg/providers/operator/operatordb"
 	"payments/pkg/store"
 	"payments/pkg/vault"
 	"payments/pkg/wallets"
@@ -156,7 +158,7 @@ func (k KYBChecker) KYBApproved(ctx context.Context, companyID string) (bool, er
 // error rather than a silent sandbox.
 func Operator(cfg function.Config, db *store.DB) (operator.Gateway, error) {
 	if cfg.Mode == function.ModeSandbox {
-		return operator.NewSandbox(store.NewSandboxOperator(db)), nil
+		return operator.NewSandbox(operatordb.New(db.DB)), nil
 	}
 	return nil, fmt.Errorf("%w: MODE %q needs a real operator adapter (operator.Gateway) and none is configured; "+
 		"only MODE=%s (the sandbox operator) can process payments", function.ErrConfig, cfg.Mode, function.ModeSandbox)
@@ -204,7 +206,7 @@ func CardVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID str
 func Cards(cfg function.Config, db *store.DB, v *vault.Vault, webhooks function.Queue) *cards.Service {
 	var iss issuer.Issuer
 	if cfg.Mode == function.ModeSandbox {
-		iss = issuer.NewSandbox(store.NewSandboxIssuer(db), v)
+		iss = issuer.NewSandbox(issuerdb.New(db.DB), v)
 	} else {
 		slog.Warn("cards without a card issuer: changes are refused", "mode", cfg.Mode)
 	}

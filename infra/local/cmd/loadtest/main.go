@@ -65,6 +65,7 @@ import (
 	"payments/pkg/money"
 	"payments/pkg/payments"
 	"payments/pkg/store"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -527,7 +528,7 @@ func conflicts(ctx context.Context, d *deployment, o options, out io.Writer) err
 		rs = append(rs, r)
 	}
 	fmt.Fprintf(out, "\nSimulated transaction conflicts, one wallet, %d clients unless told, %s each, the store's retry policy (%d tries):\n\n",
-		o.conflictClients, o.conflictDuration, store.DefaultRetry.Attempts)
+		o.conflictClients, o.conflictDuration, dynamo.DefaultRetry.Attempts)
 	writeConflictTable(out, rs)
 	if sample != nil {
 		return writeItems(ctx, d, sample, out)
