@@ -128,16 +128,16 @@ func (s *Cards) PutReveal(ctx context.Context, r cards.Reveal) error {
 }
 
 // Reveals reads page p of a card's reveal records, newest first, strongly
-// consistent (readPage; reveal ids are UUID v7).
+// consistent (ReadPage; reveal ids are UUID v7).
 func (s *Cards) Reveals(ctx context.Context, companyID, cardID string, p page.Request) (page.Result[cards.Reveal], error) {
 	prefix := revealSKPrefix(cardID)
-	lo, hi := timeRange(prefix, time.Time{}, time.Time{})
-	rows, total, next, err := s.db.readPage(ctx, listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: prefix, lo: lo, hi: hi, consistent: true,
+	lo, hi := dynamo.TimeRange(prefix, time.Time{}, time.Time{})
+	rows, total, next, err := s.db.ReadPage(ctx, dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: prefix, Lo: lo, Hi: hi, Consistent: true,
 	}, p)
 	if err != nil {
 		return page.Result[cards.Reveal]{}, fmt.Errorf("store: list reveals: %w", err)
 	}
-	return pageOf(rows, total, next, revealItem.reveal)
+	return dynamo.PageOf(rows, total, next, revealItem.reveal)
 }

@@ -190,15 +190,15 @@ func (s *Customers) Get(ctx context.Context, companyID, id string) (customers.Cu
 
 // List reads a page of the company's customers, newest first.
 func (s *Customers) List(ctx context.Context, companyID string, p page.Request) (page.Result[customers.Customer], error) {
-	lo, hi := timeRange(customerSKPrefix, time.Time{}, time.Time{})
-	rows, total, next, err := s.db.readPage(ctx, listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: customerSKPrefix, lo: lo, hi: hi, consistent: true,
+	lo, hi := dynamo.TimeRange(customerSKPrefix, time.Time{}, time.Time{})
+	rows, total, next, err := s.db.ReadPage(ctx, dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: customerSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 	}, p)
 	if err != nil {
 		return page.Result[customers.Customer]{}, fmt.Errorf("store: list customers: %w", err)
 	}
-	return pageOf(rows, total, next, customerItem.customer)
+	return dynamo.PageOf(rows, total, next, customerItem.customer)
 }
 
 // SetCardholder records the issuer's id of a customer; updated_at stays.

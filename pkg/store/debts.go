@@ -271,22 +271,22 @@ func debtRaced(k dynamo.Cancellation) bool {
 }
 
 // List reads page p of the company's debts with status (any when ""),
-// newest first (readPage), strongly consistent; the status is a
+// newest first (ReadPage), strongly consistent; the status is a
 // FilterExpression.
 func (s *Debts) List(ctx context.Context, companyID string, status debts.Status, p page.Request) (page.Result[debts.Debt], error) {
-	lo, hi := timeRange(debtSKPrefix, time.Time{}, time.Time{})
-	l := listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: debtSKPrefix, lo: lo, hi: hi, consistent: true,
+	lo, hi := dynamo.TimeRange(debtSKPrefix, time.Time{}, time.Time{})
+	l := dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: debtSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 	}
 	if status != "" {
-		l.filter.equal("status", string(status))
+		l.Filter.Equal("status", string(status))
 	}
-	rows, total, next, err := s.db.readPage(ctx, l, p)
+	rows, total, next, err := s.db.ReadPage(ctx, l, p)
 	if err != nil {
 		return page.Result[debts.Debt]{}, fmt.Errorf("store: list debts: %w", err)
 	}
-	return pageOf(rows, total, next, debtItem.debt)
+	return dynamo.PageOf(rows, total, next, debtItem.debt)
 }
 
 var _ debts.LedgerReader = (*Debts)(nil)

@@ -153,47 +153,47 @@ func (s *Wallets) GetTransaction(ctx context.Context, companyID, id string) (wal
 }
 
 // ListTransactions reads page p of the company's ledger entries that match
-// q, newest first (readPage). The dates of q become a range of sort keys
+// q, newest first (ReadPage). The dates of q become a range of sort keys
 // (entry ids are UUID v7 of their created_at); a wallet id selects the
 // wallet's GSI1 partition (eventually consistent), otherwise the company
 // partition is read strongly consistent; type, status and currency are a
 // FilterExpression.
 func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wallets.TransactionQuery, p page.Request) (page.Result[wallets.Transaction], error) {
-	rows, total, next, err := s.db.readPage(ctx, ledgerListing(companyID, q), p)
+	rows, total, next, err := s.db.ReadPage(ctx, ledgerListing(companyID, q), p)
 	if err != nil {
 		return page.Result[wallets.Transaction]{}, fmt.Errorf("store: list ledger entries: %w", err)
 	}
-	return pageOf(rows, total, next, ledgerItem.transaction)
+	return dynamo.PageOf(rows, total, next, ledgerItem.transaction)
 }
 
 // ledgerListing is the list of the company's ledger entries that q selects.
-func ledgerListing(companyID string, q wallets.TransactionQuery) listing {
-	lo, hi := timeRange(ledgerSKPrefix, q.From, q.To)
-	l := listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: ledgerSKPrefix, lo: lo, hi: hi, consistent: true,
-		filter: ledgerFilter(q),
+func ledgerListing(companyID string, q wallets.TransactionQuery) dynamo.Listing {
+	lo, hi := dynamo.TimeRange(ledgerSKPrefix, q.From, q.To)
+	l := dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: ledgerSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		Filter: ledgerFilter(q),
 	}
 	if q.WalletID != "" {
-		l.index, l.pkAttr, l.skAttr = GSI1, attrGSI1PK, attrGSI1SK
-		l.pk, l.consistent = walletLedgerPK(companyID, q.WalletID), false
-		l.tableKey = func(id string) (string, string) { return companyPK(companyID), ledgerSK(id) }
+		l.Index, l.PKAttr, l.SKAttr = GSI1, attrGSI1PK, attrGSI1SK
+		l.PK, l.Consistent = walletLedgerPK(companyID, q.WalletID), false
+		l.TableKey = func(id string) (string, string) { return companyPK(companyID), ledgerSK(id) }
 	}
 	return l
 }
 
 // ledgerFilter is the FilterExpression of the fields of q that are not
 // keys.
-func ledgerFilter(q wallets.TransactionQuery) filter {
-	var f filter
+func ledgerFilter(q wallets.TransactionQuery) dynamo.Filter {
+	var f dynamo.Filter
 	if q.Type != "" {
-		f.equal("tx_type", string(q.Type))
+		f.Equal("tx_type", string(q.Type))
 	}
 	if q.Status != "" {
-		f.equal("status", string(q.Status))
+		f.Equal("status", string(q.Status))
 	}
 	if q.Currency != "" {
-		f.equal("currency", q.Currency)
+		f.Equal("currency", q.Currency)
 	}
 	return f
 }
@@ -202,7 +202,7 @@ func ledgerFilter(q wallets.TransactionQuery) filter {
 // strongly consistent. Only the ledger invariant (wallets.VerifyLedger)
 // reads a whole ledger; lists read a page (ListTransactions).
 func (s *Wallets) AllTransactions(ctx context.Context, companyID string) ([]wallets.Transaction, error) {
-	lo, hi := timeRange(ledgerSKPrefix, time.Time{}, time.Time{})
+	lo, hi := dynamo.TimeRange(ledgerSKPrefix, time.Time{}, time.Time{})
 	items, err := s.query(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),

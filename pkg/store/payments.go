@@ -364,41 +364,41 @@ func (s *Payments) GetPayment(ctx context.Context, companyID, id string) (paymen
 }
 
 // ListPayments reads page p of the company's payments that match q, newest
-// first, strongly consistent (readPage). The dates become a range of sort
+// first, strongly consistent (ReadPage). The dates become a range of sort
 // keys (payment ids are UUID v7 of their created_at); status, type,
 // external_id and reconciliation_required are a FilterExpression.
 func (s *Payments) ListPayments(ctx context.Context, companyID string, q payments.Query, p page.Request) (page.Result[payments.Payment], error) {
-	lo, hi := timeRange(paymentSKPrefix, q.From, q.To)
-	l := listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: paymentSKPrefix, lo: lo, hi: hi, consistent: true,
-		filter: paymentFilter(q),
+	lo, hi := dynamo.TimeRange(paymentSKPrefix, q.From, q.To)
+	l := dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: paymentSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		Filter: paymentFilter(q),
 	}
-	rows, total, next, err := s.db.readPage(ctx, l, p)
+	rows, total, next, err := s.db.ReadPage(ctx, l, p)
 	if err != nil {
 		return page.Result[payments.Payment]{}, fmt.Errorf("store: list payments: %w", err)
 	}
-	return pageOf(rows, total, next, paymentItem.payment)
+	return dynamo.PageOf(rows, total, next, paymentItem.payment)
 }
 
 // paymentFilter is the FilterExpression of the fields of q that are not
 // keys.
-func paymentFilter(q payments.Query) filter {
-	var f filter
+func paymentFilter(q payments.Query) dynamo.Filter {
+	var f dynamo.Filter
 	if q.Status != "" {
-		f.equal("status", string(q.Status))
+		f.Equal("status", string(q.Status))
 	}
 	if q.Type != "" {
-		f.equal("pay_type", string(q.Type))
+		f.Equal("pay_type", string(q.Type))
 	}
 	if q.ExternalID != "" {
-		f.contains("external_id", q.ExternalID)
+		f.Contains("external_id", q.ExternalID)
 	}
 	switch r := q.ReconciliationRequired; {
 	case r != nil && *r:
-		f.equal("reconciliation_required", true)
+		f.Equal("reconciliation_required", true)
 	case r != nil:
-		f.notEqual("reconciliation_required", true) // an item from before the flag has none
+		f.NotEqual("reconciliation_required", true) // an item from before the flag has none
 	}
 	return f
 }

@@ -97,7 +97,7 @@ func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int)
 // reconciliation, of every company: a Select COUNT of the RECONCILE
 // partition of GSI1 (eventually consistent), summed over its pages.
 func (s *Payments) CountFlaggedPayments(ctx context.Context) (int, error) {
-	n, err := s.db.countQuery(ctx, &dynamodb.QueryInput{
+	n, err := s.db.CountQuery(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		IndexName:              aws.String(GSI1),
 		KeyConditionExpression: aws.String("GSI1PK = :pk"),

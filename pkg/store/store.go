@@ -11,12 +11,13 @@
 //   - store.go: DB, the table every store type works on, and its creation;
 //   - schema.go: the table's definition and every attribute, index, item
 //     kind and key of our items; keys are built only there;
-//   - the toolkit: package dynamo (reads and writes of items, transactions
-//     with named items and an item budget, the one retry policy), which the
-//     simulated providers' own stores use too; write.go (a transaction that
-//     records an Idempotency-Key's effect, effects.go), pages.go and
-//     filter.go (the paged read of every list), due.go (the sweeper's reads
-//     of the sharded indexes), update.go (UpdateExpressions);
+//   - the toolkit: package dynamo (reads of one item with a sentinel for
+//     a missing one, writes, transactions with named items and an item
+//     budget, the paged read of every list, the one retry policy), which
+//     the simulated providers' own stores use too; beside it, write.go (a
+//     transaction that records an Idempotency-Key's effect, effects.go),
+//     due.go (the sweeper's reads of the sharded indexes) and update.go
+//     (UpdateExpressions);
 //   - one file or file group per capability: companies.go, ratelimits.go,
 //     idempotency.go, wallets.go, ledger.go, funds.go, moves.go,
 //     conversions.go, debts.go, payments*.go, cards*.go, customers.go,

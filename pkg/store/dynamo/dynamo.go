@@ -9,8 +9,8 @@
 //   - writes: Put and Update for one item, Txn and Write for a transaction
 //     whose items have names, so that the reasons of a cancellation are read
 //     by name; all of them under the one RetryPolicy;
-//   - values and expressions: Key, Str, Num, StringAttr, DecodeAll and
-//     UpdateExpr.
+//   - lists: ReadPage, a page at a time, of a Listing with its Filter;
+//   - values: Key, Str, Num, StringAttr, DecodeAll.
 //
 // What is in the table (keys, indexes, item kinds) is package store's
 // schema, or a simulated provider's own.
