@@ -78,7 +78,11 @@ func newAuthTestEnv(t *testing.T) *authTestEnv {
 	}
 	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Handle("GET /probe", func(w http.ResponseWriter, r *http.Request) error {
-		httpapi.Respond(w, http.StatusOK, "ok", httpapi.CompanyID(r.Context()))
+		cid, err := httpapi.Company(r)
+		if err != nil {
+			return err
+		}
+		httpapi.Respond(w, http.StatusOK, "ok", cid)
 		return nil
 	})
 	return &authTestEnv{cfg: cfg, db: db, auth: a, admin: adm, probe: httpadapter.NewV2(rt).ProxyWithContext}

@@ -137,8 +137,10 @@ func TestGuardCache(t *testing.T) {
 		r := httptest.NewRequest("GET", "/api/v1/x", nil)
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
 		ctx, err := guard(r)
-		if err == nil && httpapi.CompanyID(ctx) != "c1" {
-			t.Fatalf("company in context = %q", httpapi.CompanyID(ctx))
+		if err == nil {
+			if id, _ := httpapi.Company(r.WithContext(ctx)); id != "c1" {
+				t.Fatalf("company in context = %q", id)
+			}
 		}
 		return err
 	}

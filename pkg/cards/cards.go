@@ -25,8 +25,10 @@ package cards
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
+	"payments/pkg/contention"
 	"payments/pkg/vault"
 )
 
@@ -35,9 +37,7 @@ var (
 	ErrNotFound            = errors.New("cards: card not found")
 	ErrCustomerNotFound    = errors.New("cards: customer not found")
 	ErrCustomerNotVerified = errors.New("cards: customer KYC not verified")
-	ErrNoUSDWallet         = errors.New("cards: no USD wallet")
 	ErrNoSlots             = errors.New("cards: no card slots available")
-	ErrInsufficientWallet  = errors.New("cards: insufficient wallet balance")
 	ErrInsufficientCard    = errors.New("cards: insufficient card balance")
 	ErrNotActive           = errors.New("cards: card not active")
 	ErrAlreadyFrozen       = errors.New("cards: card already frozen")
@@ -59,8 +59,9 @@ var (
 	// was written again.
 	ErrEventApplied = errors.New("cards: issuer event already applied")
 	// ErrChanged is a card that another request changed first; the
-	// request may be repeated.
-	ErrChanged = errors.New("cards: card changed by another request")
+	// request may be repeated. It is a contention.ErrConflict, and
+	// answered as one.
+	ErrChanged = fmt.Errorf("cards: card changed by another request: %w", contention.ErrConflict)
 )
 
 // Currency is the currency of every card.

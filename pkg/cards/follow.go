@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 
+	"payments/pkg/contention"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/ids"
@@ -87,40 +88,41 @@ func notifyOf(typ TxType) string {
 // items DynamoDB Local takes in one (10), whatever the fee's sources.
 func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) error {
 	typ := followTypes[n.Type]
-	for range maxRecordAttempts {
+	lost := fmt.Errorf("%s %s: %w", n.Type, n.ID, ErrChanged)
+	_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
 		orig, err := s.Store.NetworkTransaction(ctx, card.CompanyID, n.Transaction.AuthorizationID)
 		switch {
 		case errors.Is(err, ErrTransactionNotFound):
-			return fmt.Errorf("%s %s of %s: %w", n.Type, n.ID, n.Transaction.AuthorizationID, errNotYet)
+			return false, fmt.Errorf("%s %s of %s: %w", n.Type, n.ID, n.Transaction.AuthorizationID, errNotYet)
 		case err != nil:
-			return err
+			return false, err
 		case orig.CardID != card.ID:
-			return ErrTransactionNotFound
+			return false, ErrTransactionNotFound
 		}
 		claim, abroad := n.ID, typ == TxSettlement && crossBorder(orig.Merchant)
 		if abroad {
 			claim += settlementStep
 			if done, err := s.settled(ctx, card, claim, n.ID); done || err != nil {
-				return err
+				return false, err
 			}
 		}
 		amount, err := CheckFollow(typ, orig, n.Transaction.Amount)
 		switch {
 		case errors.Is(err, ErrNotSettled):
-			return fmt.Errorf("%s %s: %w", n.Type, n.ID, errNotYet)
+			return false, fmt.Errorf("%s %s: %w", n.Type, n.ID, errNotYet)
 		case err != nil && abroad:
 			// A concurrent delivery may have written the first step.
 			if done, serr := s.settled(ctx, card, claim, n.ID); done || serr != nil {
-				return serr
+				return false, serr
 			}
-			return err
+			return false, err
 		case err != nil:
-			return err
+			return false, err
 		}
 		var fee int64
 		if abroad {
 			if fee, err = s.fee(ctx, card.CompanyID, fees.TypeCardCrossBorder, amount); err != nil {
-				return err
+				return false, err
 			}
 			if fee <= 0 {
 				claim, abroad = n.ID, false
@@ -128,24 +130,25 @@ func (s *Service) follow(ctx context.Context, card Card, n issuer.Notification) 
 		}
 		rec, err := s.followRecord(ctx, card, orig, typ, amount, n)
 		if err != nil {
-			return err
+			return false, err
 		}
 		rec.EventID = claim
 		err = s.record(ctx, rec)
 		switch {
 		case err == nil && abroad:
-			return s.crossBorderFee(ctx, card, rec.Txs[0].ID, n.ID, fee)
+			return false, s.crossBorderFee(ctx, card, rec.Txs[0].ID, n.ID, fee)
 		case errors.Is(err, ErrEventApplied) && abroad:
 			_, err = s.settled(ctx, card, claim, n.ID)
-			return err
+			return false, err
 		case !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused):
-			return err
+			return false, err
 		}
 		if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
-			return err
+			return false, err
 		}
-	}
-	return fmt.Errorf("%s %s: %w", n.Type, n.ID, ErrChanged)
+		return true, lost
+	})
+	return err
 }
 
 // settled finishes a settlement abroad whose first step, claimed by claim,
@@ -220,9 +223,10 @@ func (s *Service) crossBorderFee(ctx context.Context, card Card, settlementID, e
 	if err != nil {
 		return err
 	}
-	for range maxRecordAttempts {
+	lost := fmt.Errorf("cross-border fee of %s: %w", settlementID, ErrChanged)
+	_, err = contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
 		if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
-			return err
+			return false, err
 		}
 		now := s.now()
 		cb := st
@@ -231,18 +235,19 @@ func (s *Service) crossBorderFee(ctx context.Context, card Card, settlementID, e
 		rec := Record{EventID: eventID, Made: st.ID, Card: card, Now: now}
 		charged, err := s.chargeFee(ctx, &rec, &cb, fee, st.Amount, card.Available(), events.FeeTypeCrossborder)
 		if err != nil {
-			return err
+			return false, err
 		}
 		rec.Txs = []Transaction{cb}
 		if err := s.addEvents(&rec, append([]events.Payload{events.TransactionCrossborderChargedData{RelatedCardTransaction: related(cb)}}, charged...)...); err != nil {
-			return err
+			return false, err
 		}
 		err = s.record(ctx, rec)
 		if !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {
-			return err
+			return false, err
 		}
-	}
-	return fmt.Errorf("cross-border fee of %s: %w", settlementID, ErrChanged)
+		return true, lost
+	})
+	return err
 }
 
 // related is the event data of tx, which follows tx.OriginalID.
@@ -260,27 +265,29 @@ func (s *Service) reverseHolds(ctx context.Context, card Card) error {
 	}
 	for _, h := range holds {
 		n := issuer.Notification{Type: issuer.NotifyReversal, Transaction: &issuer.NetworkTransaction{Amount: h.Hold}}
-		for attempt := 1; ; attempt++ {
+		tries := 0
+		_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
+			if tries++; tries > 1 {
+				var err error
+				if h, err = s.Store.Transaction(ctx, card.CompanyID, h.ID); err != nil {
+					return false, err
+				}
+				if h.Hold == 0 { // settled or reversed meanwhile
+					return false, nil
+				}
+			}
 			rec, err := s.followRecord(ctx, card, h, TxReversal, h.Hold, n)
 			if err != nil {
-				return err
+				return false, err
 			}
-			err = s.record(ctx, rec)
-			if err == nil || !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {
-				if err != nil {
-					return fmt.Errorf("cards: reverse hold %s of card %s: %w", h.ID, card.ID, err)
-				}
-				break
+			if err = s.record(ctx, rec); err != nil {
+				return errors.Is(err, ErrChanged) || errors.Is(err, ErrCardRefused),
+					fmt.Errorf("cards: reverse hold %s of card %s: %w", h.ID, card.ID, err)
 			}
-			if attempt == maxRecordAttempts {
-				return fmt.Errorf("cards: reverse hold %s of card %s: %w", h.ID, card.ID, err)
-			}
-			if h, err = s.Store.Transaction(ctx, card.CompanyID, h.ID); err != nil {
-				return err
-			}
-			if h.Hold == 0 { // settled or reversed meanwhile
-				break
-			}
+			return false, nil
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

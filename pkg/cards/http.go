@@ -4,7 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
+	"strings"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 )
 
@@ -36,7 +39,11 @@ func (h handlers) issue(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
-	c, err := h.svc.Issue(r.Context(), httpapi.CompanyID(r.Context()), in)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.Issue(r.Context(), cid, in)
 	if err != nil {
 		return err
 	}
@@ -53,7 +60,10 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	if q.Sync, err = httpapi.ParseBool(r, "sync", false); err != nil {
 		return err
 	}
-	companyID := httpapi.CompanyID(r.Context())
+	companyID, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
 	cs, st, err := h.svc.List(r.Context(), companyID, q)
 	if err != nil {
 		return err
@@ -79,7 +89,11 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	o.Audit = Reveal{SourceIP: httpapi.SourceIP(r), UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r)}
-	read, err := h.svc.Get(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), o)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	read, err := h.svc.Get(r.Context(), cid, r.PathValue("id"), o)
 	if err != nil {
 		return err
 	}
@@ -92,7 +106,11 @@ func (h handlers) reveals(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.svc.Reveals(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), page)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	res, err := h.svc.Reveals(r.Context(), cid, r.PathValue("id"), page)
 	if err != nil {
 		return err
 	}
@@ -117,7 +135,11 @@ func (h handlers) move(w http.ResponseWriter, r *http.Request, do func(ctx conte
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
-	res, err := do(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), in)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	res, err := do(r.Context(), cid, r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -130,7 +152,11 @@ func (h handlers) freeze(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.svc.Freeze(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), lock)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.Freeze(r.Context(), cid, r.PathValue("id"), lock)
 	if err != nil {
 		return err
 	}
@@ -143,7 +169,11 @@ func (h handlers) unfreeze(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	c, err := h.svc.Unfreeze(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), unlock)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	c, err := h.svc.Unfreeze(r.Context(), cid, r.PathValue("id"), unlock)
 	if err != nil {
 		return err
 	}
@@ -156,7 +186,11 @@ func (h handlers) terminate(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.DecodeOptional(r, &in); err != nil {
 		return err
 	}
-	c, tx, err := h.svc.Terminate(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), in)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	c, tx, err := h.svc.Terminate(r.Context(), cid, r.PathValue("id"), in)
 	if err != nil {
 		return err
 	}
@@ -171,7 +205,11 @@ func (h handlers) customerCards(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	cs, err := h.svc.CustomerCards(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), sync)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	cs, err := h.svc.CustomerCards(r.Context(), cid, r.PathValue("id"), sync)
 	if err != nil {
 		return err
 	}
@@ -188,7 +226,11 @@ func (h handlers) transactions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.svc.ListTransactions(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), q)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	res, err := h.svc.ListTransactions(r.Context(), cid, r.PathValue("id"), q)
 	if err != nil {
 		return err
 	}
@@ -204,7 +246,11 @@ func (h handlers) transaction(w http.ResponseWriter, r *http.Request) error {
 	if _, err := httpapi.ParseBool(r, "sync", true); err != nil { // accepted, changes nothing
 		return err
 	}
-	tx, err := h.svc.GetTransaction(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), r.PathValue("transactionId"), includeRaw)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	tx, err := h.svc.GetTransaction(r.Context(), cid, r.PathValue("id"), r.PathValue("transactionId"), includeRaw)
 	if err != nil {
 		return err
 	}
@@ -217,10 +263,56 @@ func (h handlers) customerTransactions(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	res, err := h.svc.CustomerTransactions(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"), q)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	res, err := h.svc.CustomerTransactions(r.Context(), cid, r.PathValue("id"), q)
 	if err != nil {
 		return err
 	}
 	httpapi.RespondList(w, res.Items, httpapi.Pagination(r, q.Page, res.Total, res.Next))
 	return nil
+}
+
+// ParseTxQuery reads the query of a transaction list: page, limit and
+// cursor (pages numbered from 0 when zeroBased, as on a card's list, spec
+// §4.19, else from 1; limit 1 to 100, default defaultLimit), fromDate and
+// toDate (dates or RFC 3339 date-times, from inclusive, to exclusive),
+// type and status (any case), includeRaw (default false) and sync (default
+// true). Each bad value is a 400 naming its parameter.
+func ParseTxQuery(r *http.Request, zeroBased bool, defaultLimit int) (TxQuery, error) {
+	var q TxQuery
+	var err error
+	if zeroBased {
+		q.Page, err = httpapi.ParseZeroBasedPage(r, defaultLimit)
+	} else {
+		q.Page, err = httpapi.ParsePage(r, defaultLimit)
+	}
+	if err != nil {
+		return q, err
+	}
+	if q.From, q.To, err = httpapi.ParseDates(r, "fromDate", "toDate"); err != nil {
+		return q, err
+	}
+	v := r.URL.Query()
+	if s := v.Get("type"); s != "" {
+		q.Type = TxType(strings.ToUpper(s))
+		if !slices.Contains(TxTypes, q.Type) {
+			return q, field.Invalid("type", badFilter)
+		}
+	}
+	if s := v.Get("status"); s != "" {
+		q.Status = TxStatus(strings.ToUpper(s))
+		if !slices.Contains(TxStatuses, q.Status) {
+			return q, field.Invalid("status", badFilter)
+		}
+	}
+	if q.IncludeRaw, err = httpapi.ParseBool(r, "includeRaw", false); err != nil {
+		return q, err
+	}
+	if q.Sync, err = httpapi.ParseBool(r, "sync", true); err != nil {
+		return q, err
+	}
+	return q, nil
 }

@@ -56,9 +56,9 @@ func parseAmount(raw json.RawMessage) (int64, error) {
 // Issue issues a card to a customer of the company, funded with in.Amount
 // from the USD wallet. The checks, in order: the body (400 naming the
 // field), the customer (ErrCustomerNotFound), its KYC
-// (ErrCustomerNotVerified), the USD wallet (ErrNoUSDWallet), a free slot
+// (ErrCustomerNotVerified), the USD wallet (wallets.ErrNoUSDWallet), a free slot
 // (ErrNoSlots), the wallet covering the issuance fee and the amount
-// (ErrInsufficientWallet). Then the acceptance is written, and the issuer
+// (wallets.ErrInsufficientWalletBalance). Then the acceptance is written, and the issuer
 // asked: the card answered is ACTIVE, FAILED (refunded) or, when the issuer
 // could not answer, PENDING, which the sweeper finishes.
 func (s *Service) Issue(ctx context.Context, companyID string, in IssueInput) (Card, error) {
@@ -114,7 +114,7 @@ func (s *Service) Issue(ctx context.Context, companyID string, in IssueInput) (C
 		return Card{}, err
 	}
 	if w.PayoutAvailable < amount+fee {
-		return Card{}, ErrInsufficientWallet
+		return Card{}, wallets.ErrInsufficientWalletBalance
 	}
 	holder, err := s.Customers.Cardholder(ctx, customer)
 	if err != nil {

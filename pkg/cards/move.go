@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"payments/pkg/contention"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/idempotency"
@@ -58,7 +59,7 @@ func (s *Service) Fund(ctx context.Context, companyID, cardID string, in AmountI
 		return MoveResult{}, err
 	}
 	if w.PayoutAvailable < amount+fee {
-		return MoveResult{}, ErrInsufficientWallet
+		return MoveResult{}, wallets.ErrInsufficientWalletBalance
 	}
 	now := s.now()
 	tx := s.newTx(card, TxFunding, amount, fee, now)
@@ -168,34 +169,39 @@ func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction, bef
 		return MoveResult{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, refused)
 	}
 	var st Settle
-	for attempt := 1; ; attempt++ {
+	_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
 		// The card as it is now: a card terminated since the acceptance
 		// takes no money back; it goes to the wallet.
 		now, err := s.Store.Card(ctx, card.CompanyID, card.ID)
 		if err != nil {
-			return MoveResult{}, fmt.Errorf("%w: read card %s to settle %s: %w", ErrIssuerUnavailable, card.ID, tx.ID, err)
+			return false, fmt.Errorf("%w: read card %s to settle %s: %w", ErrIssuerUnavailable, card.ID, tx.ID, err)
 		}
 		if st, err = s.moveSettlement(tx, now.Status.Live(), refused); err != nil {
-			return MoveResult{}, err
+			return false, err
 		}
 		err = s.Store.Settle(ctx, st)
 		if err == nil {
 			s.publish(ctx, st.Events)
-			break
+			return false, nil
 		}
-		if !errors.Is(err, ErrChanged) || attempt == 2 {
-			// Whether the issuer moved the money is known, but not
-			// written yet: the sweeper will.
-			return MoveResult{}, fmt.Errorf("%w: settle %s: %w", ErrIssuerUnavailable, tx.ID, err)
+		// Until it is written, whether the issuer moved the money is
+		// known but not recorded: the sweeper will record it.
+		unwritten := fmt.Errorf("%w: settle %s: %w", ErrIssuerUnavailable, tx.ID, err)
+		if !errors.Is(err, ErrChanged) {
+			return false, unwritten
 		}
 		stored, rerr := s.Store.Transaction(ctx, card.CompanyID, tx.ID)
 		if rerr != nil {
-			return MoveResult{}, fmt.Errorf("%w: read %s: %w", ErrIssuerUnavailable, tx.ID, rerr)
+			return false, fmt.Errorf("%w: read %s: %w", ErrIssuerUnavailable, tx.ID, rerr)
 		}
 		if stored.Status != TxProcessing { // settled by another run
 			st.Tx = stored
-			break
+			return false, nil
 		}
+		return true, unwritten
+	})
+	if err != nil {
+		return MoveResult{}, err
 	}
 	slog.InfoContext(ctx, "card movement settled", "transaction_id", tx.ID, "type", tx.Type, "status", st.Tx.Status)
 	return moveResult(st.Tx, before)

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"payments/pkg/contention"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/ids"
@@ -66,11 +67,6 @@ func refusal(code string) error {
 	}
 	return fmt.Errorf("cards: refused (%s)", code)
 }
-
-// maxRecordAttempts bounds how often a notification is written again from
-// fresh reads after losing a race (the card, the wallet or the
-// authorization changed in between); past it, the queue redelivers.
-const maxRecordAttempts = 8
 
 // Apply applies a notification of the issuer, once per its id. An
 // authorization is approved or declined; a settlement, reversal or refund
@@ -188,7 +184,8 @@ func (s *Service) networkTx(card Card, typ TxType, nt *issuer.NetworkTransaction
 // decline is written with the failed-payment fee. A card that changed in
 // between is asked again.
 func (s *Service) authorize(ctx context.Context, card Card, n issuer.Notification) error {
-	for range maxRecordAttempts {
+	lost := fmt.Errorf("authorization %s: %w", n.ID, ErrChanged)
+	_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
 		now := s.now()
 		tx := s.networkTx(card, TxAuthorization, n.Transaction, now)
 		tx.Kind = AuthKind(n.Transaction.Kind)
@@ -210,28 +207,29 @@ func (s *Service) authorize(ctx context.Context, card Card, n issuer.Notificatio
 		}
 		rec.Txs = []Transaction{tx}
 		if err := s.addEvents(&rec, p); err != nil {
-			return err
+			return false, err
 		}
 		err := s.record(ctx, rec)
 		if !errors.Is(err, ErrCardRefused) {
-			return err
+			return false, err
 		}
 		if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
-			return err
+			return false, err
 		}
 		reason := declineReason(card, tx.Amount)
 		if reason == "" {
-			continue // the card changed since: ask it again
+			return true, lost // the card changed since: ask it again
 		}
 		err = s.decline(ctx, card, n.ID, tx, reason)
 		if !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {
-			return err
+			return false, err
 		}
 		if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
-			return err
+			return false, err
 		}
-	}
-	return fmt.Errorf("authorization %s: %w", n.ID, ErrChanged)
+		return true, lost
+	})
+	return err
 }
 
 // declineReason says why card cannot approve amount, "" when it can.

@@ -60,7 +60,10 @@ func (h sandboxHandlers) terminate(w http.ResponseWriter, r *http.Request) error
 // sent, its transaction cannot be read: never an error inviting the
 // client to send it again.
 func (h sandboxHandlers) answer(w http.ResponseWriter, r *http.Request, do func(context.Context, string) (Transaction, string, error)) error {
-	companyID := httpapi.CompanyID(r.Context())
+	companyID, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
 	tx, eventID, err := do(r.Context(), companyID)
 	var queued *NotAppliedError
 	if errors.As(err, &queued) {

@@ -97,12 +97,13 @@ func (s *Service) publish(ctx context.Context, evs []events.Event) {
 	}
 }
 
-// usdWallet returns the company's active USD wallet, or ErrNoUSDWallet.
+// usdWallet returns the company's active USD wallet, or
+// wallets.ErrNoUSDWallet.
 func (s *Service) usdWallet(ctx context.Context, companyID string) (wallets.Wallet, error) {
 	w, err := s.Wallets.USDWallet(ctx, companyID)
 	switch {
 	case errors.Is(err, wallets.ErrUSDWalletNotFound):
-		return wallets.Wallet{}, ErrNoUSDWallet
+		return wallets.Wallet{}, wallets.ErrNoUSDWallet
 	case err != nil:
 		return wallets.Wallet{}, fmt.Errorf("cards: read the USD wallet: %w", err)
 	case !w.IsActive:

@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
-	"time"
 
+	"payments/pkg/contention"
 	"payments/pkg/events"
 	"payments/pkg/field"
 	"payments/pkg/idempotency"
@@ -135,37 +135,38 @@ func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in Te
 // first (transaction.reversal.completed each): a termination leaves
 // nothing held. A card changed in between is read again.
 func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent string) (Card, Transaction, error) {
-	for attempt := 1; ; attempt++ {
-		if err := s.reverseHolds(ctx, card); err != nil {
-			return Card{}, Transaction{}, err
-		}
-		t, err := s.termination(ctx, card, reason, issuerEvent)
-		if err != nil {
-			return Card{}, Transaction{}, err
-		}
-		err = s.Store.Terminate(ctx, t)
-		if errors.Is(err, ErrChanged) && attempt < maxRecordAttempts {
-			// A hold the index did not list yet, or one placed since:
-			// read again a little later.
-			if err := pause(ctx, attempt); err != nil {
-				return Card{}, Transaction{}, err
-			}
+	var t Termination
+	first := true
+	_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
+		if !first {
+			// A hold the index did not list yet, or one placed since: read
+			// again, a little later (the policy's wait).
+			var err error
 			if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
-				return Card{}, Transaction{}, err
+				return false, err
 			}
 			if !card.Status.Live() {
-				return Card{}, Transaction{}, ErrTerminated
+				return false, ErrTerminated
 			}
-			continue
 		}
-		if err != nil {
-			return Card{}, Transaction{}, err
+		first = false
+		if err := s.reverseHolds(ctx, card); err != nil {
+			return false, err
 		}
-		slog.InfoContext(ctx, "card terminated", "card_id", card.ID, "refund", card.Balance, "by_issuer", issuerEvent != "")
-		s.publish(ctx, t.Events)
-		card.Status, card.Balance, card.Held, card.UpdatedAt = Terminated, 0, 0, t.Now
-		return card, t.Tx, nil
+		var err error
+		if t, err = s.termination(ctx, card, reason, issuerEvent); err != nil {
+			return false, err
+		}
+		err = s.Store.Terminate(ctx, t)
+		return errors.Is(err, ErrChanged), err
+	})
+	if err != nil {
+		return Card{}, Transaction{}, err
 	}
+	slog.InfoContext(ctx, "card terminated", "card_id", card.ID, "refund", card.Balance, "by_issuer", issuerEvent != "")
+	s.publish(ctx, t.Events)
+	card.Status, card.Balance, card.Held, card.UpdatedAt = Terminated, 0, 0, t.Now
+	return card, t.Tx, nil
 }
 
 // termination returns the termination of card as read.
@@ -202,17 +203,4 @@ func (s *Service) termination(ctx context.Context, card Card, reason, issuerEven
 		t.Events = append(t.Events, ev)
 	}
 	return t, nil
-}
-
-// pause waits before attempt n+1 of a write that lost to a concurrent one
-// or to an index not up to date yet: 20 ms × n, or until ctx ends.
-func pause(ctx context.Context, n int) error {
-	t := time.NewTimer(time.Duration(n) * 20 * time.Millisecond)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

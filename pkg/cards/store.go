@@ -26,7 +26,7 @@ type Accept struct {
 	// Tx is the new PROCESSING card transaction.
 	Tx Transaction
 	// Wallet is the change of the USD wallet, with its ledger Entries
-	// (ErrInsufficientWallet when payout_available cannot cover it).
+	// (wallets.ErrInsufficientWalletBalance when payout_available cannot cover it).
 	Wallet  wallets.Adjustment
 	Entries []wallets.Transaction
 	Events  []events.Event
@@ -142,7 +142,7 @@ var ErrCardRefused = errors.New("cards: the card refused the write")
 // Store is the persistence the service needs.
 type Store interface {
 	TxLists // the transaction lists (txquery.go)
-	// Accept writes a. ErrInsufficientWallet, ErrInsufficientCard,
+	// Accept writes a. wallets.ErrInsufficientWalletBalance, ErrInsufficientCard,
 	// ErrNoSlots, ErrNotFound or ErrNotActive (the card is not in a.From)
 	// when a condition fails; ErrChanged when none of them explains it.
 	Accept(ctx context.Context, a Accept) error

@@ -4,14 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"slices"
-	"strings"
 	"time"
 
 	"payments/pkg/customers"
-	"payments/pkg/field"
-	"payments/pkg/httpapi"
 	"payments/pkg/page"
 )
 
@@ -55,48 +50,6 @@ type TxQuery struct {
 	// Sync is accepted and changes nothing: the issuer pushes every
 	// transaction to us, so there is nothing to pull (docs/cards.md).
 	Sync bool
-}
-
-// ParseTxQuery reads the query of a transaction list: page, limit and
-// cursor (pages numbered from 0 when zeroBased, as on a card's list, spec
-// §4.19, else from 1; limit 1 to 100, default defaultLimit), fromDate and
-// toDate (dates or RFC 3339 date-times, from inclusive, to exclusive),
-// type and status (any case), includeRaw (default false) and sync (default
-// true). Each bad value is a 400 naming its parameter.
-func ParseTxQuery(r *http.Request, zeroBased bool, defaultLimit int) (TxQuery, error) {
-	var q TxQuery
-	var err error
-	if zeroBased {
-		q.Page, err = httpapi.ParseZeroBasedPage(r, defaultLimit)
-	} else {
-		q.Page, err = httpapi.ParsePage(r, defaultLimit)
-	}
-	if err != nil {
-		return q, err
-	}
-	if q.From, q.To, err = httpapi.ParseDates(r, "fromDate", "toDate"); err != nil {
-		return q, err
-	}
-	v := r.URL.Query()
-	if s := v.Get("type"); s != "" {
-		q.Type = TxType(strings.ToUpper(s))
-		if !slices.Contains(TxTypes, q.Type) {
-			return q, field.Invalid("type", badFilter)
-		}
-	}
-	if s := v.Get("status"); s != "" {
-		q.Status = TxStatus(strings.ToUpper(s))
-		if !slices.Contains(TxStatuses, q.Status) {
-			return q, field.Invalid("status", badFilter)
-		}
-	}
-	if q.IncludeRaw, err = httpapi.ParseBool(r, "includeRaw", false); err != nil {
-		return q, err
-	}
-	if q.Sync, err = httpapi.ParseBool(r, "sync", true); err != nil {
-		return q, err
-	}
-	return q, nil
 }
 
 // ListTransactions returns page q.Page of card id's transactions that q

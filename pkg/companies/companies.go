@@ -101,6 +101,9 @@ func (p Patch) Empty() bool {
 var (
 	// ErrNotFound is a company id (or client id) that does not exist.
 	ErrNotFound = errors.New("companies: not found")
+	// ErrKYBNotApproved is a company whose KYB status is not APPROVED,
+	// asking for what needs it (a wallet, a customer's enrolment).
+	ErrKYBNotApproved = errors.New("companies: KYB not approved")
 	// ErrInvalidCredentials is an unknown client_id, a wrong client_key or
 	// a disabled company; which one is never told.
 	ErrInvalidCredentials = errors.New("companies: invalid client credentials")

@@ -1,7 +1,9 @@
 // Package contention names the one error of a write that keeps losing its
-// race with other writes. It is its own package, without dependencies, so
-// that the error catalogue every function links (pkg/function) names it
-// without linking the DynamoDB client of pkg/store, which returns it.
+// race with other writes, and the one policy by which such a write is
+// tried again (Retry). It is its own package, without dependencies, so
+// that the error catalogue every function links (pkg/function) names it,
+// and the domain retries by it, without linking the DynamoDB client of
+// pkg/store, which returns the error and retries by the same policy.
 package contention
 
 import "errors"

@@ -24,8 +24,6 @@ var (
 	// ErrNotFound is a customer that does not exist for the caller's
 	// company.
 	ErrNotFound = errors.New("customers: customer not found")
-	// ErrKYBNotApproved is a company whose KYB status is not APPROVED.
-	ErrKYBNotApproved = errors.New("customers: KYB not approved")
 	// ErrDuplicate is an email or identification number another customer
 	// of the company has.
 	ErrDuplicate = errors.New("customers: customer with this email or ID already exists")

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"sync"
 
+	"payments/pkg/companies"
 	"payments/pkg/events"
 	"payments/pkg/field"
 	"payments/pkg/ids"
@@ -35,7 +36,7 @@ type document struct {
 // EnrollFromURLs enrols a customer of the company whose documents are at
 // the two URLs of in (POST /customers/enroll). The checks run in this
 // order: the fields (400 naming the field; a URL that is not https is
-// "document URL must be HTTPS"), the company's KYB (ErrKYBNotApproved), the
+// "document URL must be HTTPS"), the company's KYB (companies.ErrKYBNotApproved), the
 // uniqueness of the email and identification number (ErrDuplicate), then
 // the documents are fetched (ErrDocumentNotFetched, ErrDocumentUnreadable,
 // on the URL's field). Nothing is stored until all of them pass.
@@ -110,7 +111,7 @@ func (s *Service) admit(ctx context.Context, companyID string, c Customer) error
 		return fmt.Errorf("customers: check KYB: %w", err)
 	}
 	if !ok {
-		return ErrKYBNotApproved
+		return companies.ErrKYBNotApproved
 	}
 	taken, err := s.Store.Taken(ctx, companyID, c.Email, c.IdentificationNumber)
 	if err != nil {

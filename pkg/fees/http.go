@@ -250,7 +250,11 @@ func Routes(rt *httpapi.Router, svc *Service, guide Availability) {
 		if paymentType(in.Type) && !guide.Supports(in.Country, in.Currency, in.Operator) {
 			return ErrOperatorUnavailable
 		}
-		q, err := svc.Quote(r.Context(), httpapi.CompanyID(r.Context()), in.Type, in.Operator, in.Country, in.Currency, amount)
+		cid, err := httpapi.Company(r)
+		if err != nil {
+			return err
+		}
+		q, err := svc.Quote(r.Context(), cid, in.Type, in.Operator, in.Country, in.Currency, amount)
 		if err != nil {
 			return err
 		}

@@ -26,16 +26,17 @@ import (
 var Errors = httpapi.Catalogue{
 	// companies and auth
 	{Err: companies.ErrNotFound, Status: http.StatusNotFound, Code: "COMPANY_NOT_FOUND", Message: "company not found"},
+	{Err: companies.ErrKYBNotApproved, Status: http.StatusForbidden, Code: "KYB_NOT_APPROVED", Message: "KYB not approved"},
 	{Err: auth.ErrInvalidCredentials, Status: http.StatusUnauthorized, Code: "INVALID_CLIENT_CREDENTIALS", Message: "invalid client credentials"},
 	{Err: auth.ErrRateLimited, Status: http.StatusTooManyRequests, Code: "RATE_LIMIT_EXCEEDED", Message: "rate limit exceeded"},
 
 	// wallets
 	{Err: wallets.ErrNotFound, Status: http.StatusNotFound, Code: "WALLET_NOT_FOUND", Message: "wallet not found"},
 	{Err: wallets.ErrUSDWalletNotFound, Status: http.StatusNotFound, Code: "USD_WALLET_NOT_FOUND", Message: "USD wallet not found"},
+	{Err: wallets.ErrNoUSDWallet, Status: http.StatusBadRequest, Code: "NO_USD_WALLET", Message: "no USD wallet"},
 	{Err: wallets.ErrTransactionNotFound, Status: http.StatusNotFound, Code: "TRANSACTION_NOT_FOUND", Message: "transaction not found"},
 	{Err: wallets.ErrExists, Status: http.StatusBadRequest, Code: "WALLET_EXISTS", Message: "wallet for this currency and country already exists"},
 	{Err: wallets.ErrInvalidCombination, Status: http.StatusBadRequest, Code: "INVALID_COMBINATION", Message: "invalid country and currency combination"},
-	{Err: wallets.ErrKYBNotApproved, Status: http.StatusForbidden, Code: "KYB_NOT_APPROVED", Message: "KYB not approved"},
 	{Err: wallets.ErrDuplicateReference, Status: http.StatusConflict, Code: "DUPLICATE_REFERENCE", Message: "this reference was used by another credit (another wallet, balance or amount)"},
 	{Err: wallets.ErrCreditDisabled, Status: http.StatusForbidden, Code: "CREDIT_DISABLED", Message: "sandbox credits are disabled in production mode"},
 	{Err: wallets.ErrInactive, Status: http.StatusBadRequest, Code: "WALLET_INACTIVE", Message: "wallet is not active"},
@@ -47,17 +48,14 @@ var Errors = httpapi.Catalogue{
 	{Err: payments.ErrNotFound, Status: http.StatusNotFound, Code: "PAYMENT_NOT_FOUND", Message: "transaction not found"},
 	{Err: payments.ErrDuplicateExternalID, Status: http.StatusBadRequest, Code: "DUPLICATE_EXTERNAL_ID", Message: "duplicate external_id"},
 	{Err: payments.ErrNoWallet, Status: http.StatusBadRequest, Code: "NO_WALLET", Message: "no wallet for this country and currency"},
-	{Err: payments.ErrOperatorUnavailable, Status: http.StatusBadRequest, Code: "OPERATOR_UNAVAILABLE", Message: "operator not available for this country and currency"},
 	{Err: fees.ErrOperatorUnavailable, Status: http.StatusBadRequest, Code: "OPERATOR_UNAVAILABLE", Message: "operator not available for this country and currency"},
 	{Err: payments.ErrNoOperator, Status: http.StatusServiceUnavailable, Code: "NO_OPERATOR", Message: "payouts and collections are not available: no operator is configured"},
 	{Err: fees.ErrNoRule, Status: http.StatusBadRequest, Code: "NO_FEE_RULE", Message: "no fee rule of the company applies to this payment"},
 	{Err: payments.ErrFinal, Status: http.StatusConflict, Code: "PAYMENT_FINAL", Message: "transaction is already final: it cannot be resolved again"},
-	{Err: payments.ErrStatusChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
 	{Err: payments.ErrNotFlagged, Status: http.StatusConflict, Code: "PAYMENT_NOT_FLAGGED", Message: "transaction does not require reconciliation: the worker is still handling it"},
 
 	// customers (spec §7: enrolment)
 	{Err: customers.ErrNotFound, Status: http.StatusNotFound, Code: "CUSTOMER_NOT_FOUND", Message: "customer not found"},
-	{Err: customers.ErrKYBNotApproved, Status: http.StatusForbidden, Code: "KYB_NOT_APPROVED", Message: "KYB not approved"},
 	{Err: customers.ErrDuplicate, Status: http.StatusConflict, Code: "DUPLICATE_CUSTOMER", Message: "customer with this email or ID already exists"},
 	{Err: customers.ErrDocumentNotFetched, Status: http.StatusUnprocessableEntity, Code: "DOCUMENT_NOT_FETCHED", Message: "could not fetch a document URL"},
 	{Err: customers.ErrDocumentUnreadable, Status: http.StatusUnprocessableEntity, Code: "DOCUMENT_UNREADABLE", Message: "KYC document unreadable"},
@@ -73,9 +71,7 @@ var Errors = httpapi.Catalogue{
 	{Err: cards.ErrNoCards, Status: http.StatusNotFound, Code: "NO_CARDS", Message: "customer has no cards"},
 	{Err: cards.ErrTransactionNotFound, Status: http.StatusNotFound, Code: "TRANSACTION_NOT_FOUND", Message: "transaction not found"},
 	{Err: cards.ErrCustomerNotVerified, Status: http.StatusBadRequest, Code: "CUSTOMER_NOT_VERIFIED", Message: "customer KYC not verified"},
-	{Err: cards.ErrNoUSDWallet, Status: http.StatusBadRequest, Code: "NO_USD_WALLET", Message: "no USD wallet"},
 	{Err: cards.ErrNoSlots, Status: http.StatusBadRequest, Code: "NO_CARD_SLOTS", Message: "no card slots available"},
-	{Err: cards.ErrInsufficientWallet, Status: http.StatusBadRequest, Code: "INSUFFICIENT_WALLET_BALANCE", Message: "insufficient wallet balance"},
 	{Err: cards.ErrInsufficientCard, Status: http.StatusBadRequest, Code: "INSUFFICIENT_CARD_BALANCE", Message: "insufficient card balance"},
 	{Err: cards.ErrNotActive, Status: http.StatusBadRequest, Code: "CARD_NOT_ACTIVE", Message: "card not active"},
 	{Err: cards.ErrAlreadyFrozen, Status: http.StatusBadRequest, Code: "CARD_ALREADY_FROZEN", Message: "card already frozen"},
@@ -89,7 +85,6 @@ var Errors = httpapi.Catalogue{
 	{Err: cards.ErrNotSettled, Status: http.StatusBadRequest, Code: cards.RefusalCode(cards.ErrNotSettled), Message: "authorization not settled: nothing to refund"},
 	{Err: cards.ErrExceedsSettled, Status: http.StatusBadRequest, Code: cards.RefusalCode(cards.ErrExceedsSettled), Message: "amount exceeds what was settled and not refunded"},
 	{Err: cards.ErrDuplicateNetworkTx, Status: http.StatusConflict, Code: cards.RefusalCode(cards.ErrDuplicateNetworkTx), Message: "the card network reported this transaction before"},
-	{Err: cards.ErrChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
 	{Err: cards.ErrIssuerUnavailable, Status: http.StatusBadGateway, Code: "CARD_ISSUER_UNAVAILABLE", Message: "card issuer temporarily unavailable: check the card and the wallet before retrying", RetryAfter: 5},
 	{Err: cards.ErrIssuerDeclined, Status: http.StatusUnprocessableEntity, Code: "ISSUER_DECLINED", Message: "declined by the card issuer: the movement was reversed, nothing moved"},
 	{Err: cards.ErrRevealNotAudited, Status: http.StatusServiceUnavailable, Code: "REVEAL_NOT_AUDITED", Message: "the reveal could not be recorded, so nothing was revealed: retry shortly", RetryAfter: 1},
@@ -99,8 +94,6 @@ var Errors = httpapi.Catalogue{
 	{Err: fx.ErrNoRate, Status: http.StatusBadRequest, Code: "NO_EXCHANGE_RATE", Message: "no exchange rate configured for the pair"},
 	{Err: fx.ErrRateChanged, Status: http.StatusBadRequest, Code: "RATE_CHANGED", Message: "exchange rate has changed; request a new quote"},
 	{Err: fx.ErrChanged, Status: http.StatusConflict, Code: "CONFLICT", Message: "the rate is being changed by another request: retry shortly", RetryAfter: 1},
-	{Err: fx.ErrNoUSDWallet, Status: http.StatusBadRequest, Code: "NO_USD_WALLET", Message: "no USD wallet"},
-	{Err: fx.ErrInsufficientBalance, Status: http.StatusBadRequest, Code: "INSUFFICIENT_WALLET_BALANCE", Message: "insufficient wallet balance"},
 
 	// debts
 	{Err: debts.ErrInvalidStatus, Status: http.StatusBadRequest, Code: "INVALID_FIELD", Message: "must be PENDING or RECOVERED"},
@@ -118,7 +111,9 @@ var Errors = httpapi.Catalogue{
 	{Err: idempotency.ErrLeaseLost, Status: http.StatusConflict, Code: "IDEMPOTENCY_KEY_IN_USE", Message: "a retry with this Idempotency-Key took the request over: retry shortly for its answer", RetryAfter: 1},
 	{Err: idempotency.ErrResponseNotStored, Status: http.StatusInternalServerError, Code: "IDEMPOTENCY_RESPONSE_NOT_STORED", Message: "the request with this Idempotency-Key ran once, but its response was too large to keep: look its result up rather than retrying"},
 
-	// the store: writes that kept losing races with other writes
+	// writes that kept losing races with other writes (the store's), and
+	// the domain's records changed by another request first
+	// (payments.ErrStatusChanged, cards.ErrChanged), which wrap it
 	{Err: contention.ErrConflict, Status: http.StatusConflict, Code: "CONFLICT", Message: "the record is being changed by other requests: retry shortly", RetryAfter: 1},
 
 	// a dependency (DynamoDB, SQS) slow or throttling, after the SDK's

@@ -18,16 +18,6 @@ import (
 	"payments/pkg/wallets"
 )
 
-// Errors of the movements between wallets; pkg/app maps them to HTTP with
-// the codes and messages the card routes use for the same conditions.
-var (
-	// ErrNoUSDWallet is a conversion for a company without a USD wallet.
-	ErrNoUSDWallet = errors.New("fx: no USD wallet")
-	// ErrInsufficientBalance is a source wallet whose payin_balance does
-	// not cover what a movement debits.
-	ErrInsufficientBalance = errors.New("fx: insufficient wallet balance")
-)
-
 // ConversionSources are the currencies a conversion converts into USD:
 // XAF or XOF to USD is the only corridor (spec §4.8).
 var ConversionSources = []string{"XAF", "XOF"}
@@ -73,7 +63,7 @@ type Mover interface {
 	// current and the event. A credit to the payout balance of a USD
 	// wallet first pays the company's pending debts, in the same
 	// transaction. It returns both wallets after the move: ErrRateChanged
-	// when the rate changed, ErrInsufficientBalance when the source's payin
+	// when the rate changed, wallets.ErrInsufficientWalletBalance when the source's payin
 	// balance is short, wallets.ErrInactive or wallets.ErrNotFound.
 	Move(ctx context.Context, m Movement) (source, destination wallets.Wallet, err error)
 }
@@ -202,12 +192,12 @@ func (c *Converter) priceConversion(ctx context.Context, companyID string, in Co
 		return src, usd, q, field.Invalid("amount", err.Error())
 	}
 	if src.PayinBalance < amount {
-		return src, usd, q, ErrInsufficientBalance
+		return src, usd, q, wallets.ErrInsufficientWalletBalance
 	}
 	usd, err = c.Wallets.USDWallet(ctx, companyID)
 	switch {
 	case errors.Is(err, wallets.ErrUSDWalletNotFound):
-		return src, usd, q, ErrNoUSDWallet
+		return src, usd, q, wallets.ErrNoUSDWallet
 	case err != nil:
 		return src, usd, q, fmt.Errorf("fx: read the USD wallet: %w", err)
 	case !usd.IsActive:

@@ -108,7 +108,7 @@ func (c *Converter) Deposit(ctx context.Context, companyID string, in DepositInp
 	converted := q.Converted
 	d := Deposit{Amount: q.Amount, Fee: q.Fee, Rate: r, Converted: converted}
 	if src.PayinBalance < d.Total() {
-		return Deposit{}, ErrInsufficientBalance
+		return Deposit{}, wallets.ErrInsufficientWalletBalance
 	}
 
 	now := c.now()

@@ -128,7 +128,11 @@ func Routes(rt *httpapi.Router, svc *Service) {
 		if err != nil {
 			return field.Invalid("amount", err.Error())
 		}
-		q, err := svc.Quote(r.Context(), httpapi.CompanyID(r.Context()), in.FromCurrency, in.ToCurrency, amount)
+		cid, err := httpapi.Company(r)
+		if err != nil {
+			return err
+		}
+		q, err := svc.Quote(r.Context(), cid, in.FromCurrency, in.ToCurrency, amount)
 		if err != nil {
 			return err
 		}

@@ -109,7 +109,7 @@ func TestRouter(t *testing.T) {
 		if r.PathValue("id") == "missing" {
 			return errThing
 		}
-		Respond(w, http.StatusOK, "ok", map[string]string{"id": r.PathValue("id"), "company": CompanyID(r.Context())})
+		Respond(w, http.StatusOK, "ok", map[string]string{"id": r.PathValue("id"), "company": companyID(r.Context())})
 		return nil
 	})
 	tests := []struct {

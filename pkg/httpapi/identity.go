@@ -18,9 +18,9 @@ func WithCompany(ctx context.Context, companyID string) context.Context {
 	return context.WithValue(ctx, companyKey{}, companyID)
 }
 
-// CompanyID returns the authenticated company's id, or "" when the request
+// companyID returns the authenticated company's id, or "" when the request
 // was not authenticated as a company.
-func CompanyID(ctx context.Context) string {
+func companyID(ctx context.Context) string {
 	id, _ := ctx.Value(companyKey{}).(string)
 	return id
 }
@@ -28,7 +28,7 @@ func CompanyID(ctx context.Context) string {
 // Company returns the authenticated company's id from r, or ErrUnauthorized
 // for a request that reached a company route without one.
 func Company(r *http.Request) (string, error) {
-	id := CompanyID(r.Context())
+	id := companyID(r.Context())
 	if id == "" {
 		return "", ErrUnauthorized
 	}

@@ -147,7 +147,7 @@ func fingerprint(r *http.Request, limit int) string {
 	}
 	q.Set("limit", strconv.Itoa(limit))
 	h := sha256.New()
-	for _, part := range []string{CompanyID(r.Context()), r.URL.Path, q.Encode()} {
+	for _, part := range []string{companyID(r.Context()), r.URL.Path, q.Encode()} {
 		io.WriteString(h, part)
 		h.Write([]byte{0})
 	}

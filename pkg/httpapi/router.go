@@ -132,7 +132,7 @@ func logRequest(r *http.Request, pattern string, status int, d time.Duration) {
 	if lc, ok := lambdacontext.FromContext(r.Context()); ok {
 		attrs = append(attrs, "request_id", lc.AwsRequestID)
 	}
-	if id := CompanyID(r.Context()); id != "" {
+	if id := companyID(r.Context()); id != "" {
 		attrs = append(attrs, "company_id", id)
 	}
 	slog.InfoContext(r.Context(), "request", attrs...)

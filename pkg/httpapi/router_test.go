@@ -23,7 +23,7 @@ func TestRouterMiddleware(t *testing.T) {
 				return nil
 			}
 			return func(w http.ResponseWriter, r *http.Request) error {
-				trace = append(trace, name+" "+CompanyID(r.Context()))
+				trace = append(trace, name+" "+companyID(r.Context()))
 				if r.Header.Get("X-Refuse") == name {
 					return errThing
 				}

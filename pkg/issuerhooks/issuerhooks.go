@@ -11,14 +11,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
 	"strings"
 	"time"
 
 	"payments/pkg/field"
-	"payments/pkg/httpapi"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/webhooks"
 )
@@ -60,39 +57,6 @@ type Handler struct {
 // notifications with.
 func Sign(secret, body []byte, now time.Time) string {
 	return webhooks.Sign(string(secret), now, body)
-}
-
-// Routes registers POST /issuer/webhooks on rt, which must have no token
-// guard: the issuer is not a company.
-func Routes(rt *httpapi.Router, h *Handler) {
-	rt.Handle("POST /issuer/webhooks", h.Receive)
-}
-
-// accepted is the data of the 202 answer.
-type accepted struct {
-	ID string `json:"id"`
-}
-
-// Receive answers one notification: 401 (ErrBadSignature) unless its
-// signature verifies, 400 naming what is wrong when the body is not a
-// notification, 202 with the notification's id once its raw body is on the
-// queue. Only a 202 has queued anything.
-func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, httpapi.MaxBodyBytes))
-	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return err
-		}
-		return field.Invalid("body", "could not be read")
-	}
-	// The Lambda adapter splits a header at its commas: join them again.
-	n, err := h.accept(r.Context(), strings.Join(r.Header.Values(Header), ","), body)
-	if err != nil {
-		return err
-	}
-	httpapi.Respond(w, http.StatusAccepted, "Notification accepted", accepted{ID: n.ID})
-	return nil
 }
 
 // Deliver signs body with the issuer's secret, as the issuer does, and

@@ -147,7 +147,7 @@ func checkNotifyURL(s string) error {
 // Payout accepts a payout for the company (spec §4.14). The checks run in
 // this order: the request alone (400 naming the field); a wallet of
 // (currency, country) (ErrNoWallet) that is active (wallets.ErrInactive);
-// the guideline lists the operator for it (ErrOperatorUnavailable); the fee
+// the guideline lists the operator for it (fees.ErrOperatorUnavailable); the fee
 // quote; then one transaction reserves amount + fee
 // (wallets.ErrInsufficientBalance) and claims the external_id
 // (ErrDuplicateExternalID). After the commit one message goes to the
@@ -259,7 +259,7 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 		return Payment{}, wallets.Wallet{}, wallets.ErrInactive
 	}
 	if !s.guide.Supports(r.Country, r.Currency, r.Operator) {
-		return Payment{}, wallets.Wallet{}, ErrOperatorUnavailable
+		return Payment{}, wallets.Wallet{}, fees.ErrOperatorUnavailable
 	}
 	feeType := fees.TypePayout
 	if typ == TypeCollection {

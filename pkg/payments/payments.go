@@ -21,10 +21,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"time"
 
 	"payments/pkg/cache"
+	"payments/pkg/contention"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/guideline"
@@ -44,17 +46,15 @@ var (
 	// ErrNoWallet is a payment in a (currency, country) for which the
 	// company has no wallet.
 	ErrNoWallet = errors.New("payments: no wallet for this country and currency")
-	// ErrOperatorUnavailable is an operator the payment guideline does not
-	// list for the country and currency.
-	ErrOperatorUnavailable = errors.New("payments: operator not available for this country and currency")
 	// ErrNoOperator is a payout or collection asked of a deployment that has
 	// no operator gateway (production mode before a real aggregator adapter
 	// exists). It is refused before anything is written.
 	ErrNoOperator = errors.New("payments: no operator is configured")
 	// ErrStatusChanged is a transition whose payment is no longer in the
 	// state it was read in: another delivery made the transition first.
-	// The worker treats it as done.
-	ErrStatusChanged = errors.New("payments: status changed since it was read")
+	// The worker treats it as done; a client is answered as for a
+	// contention.ErrConflict, which it wraps.
+	ErrStatusChanged = fmt.Errorf("payments: status changed since it was read: %w", contention.ErrConflict)
 	// ErrFinal is a console resolution of a payment that is already SUCCESS
 	// or FAILED.
 	ErrFinal = errors.New("payments: transaction is already final")
@@ -199,10 +199,11 @@ type EntryChange struct {
 	ID       string
 	From, To wallets.Status
 	// Delta is what the entry now applies to the payout balance; when it is
-	// not 0 the store also writes the balances before and after (see
-	// Transition.Balance).
+	// not 0 the store also writes the balances before and after.
 	Delta int64
-	// Reserved is what the entry holds in payout_reserved while open.
+	// Held is what the entry held in payout_reserved in From, Reserved
+	// what it holds in To while open.
+	Held        int64
 	Reserved    int64
 	OrderID     string
 	CompletedAt *time.Time
@@ -220,10 +221,6 @@ type Transition struct {
 	Payment Payment
 	// Adjust is the change of the payment's wallet (none when zero).
 	Adjust wallets.Adjustment
-	// Balance is the sub-balance whose amounts before and after the
-	// transition's ledger entries record (NewEntries, and Entry when it
-	// moves a balance), read by the store just before the write.
-	Balance wallets.SubBalance
 	// Entry, when not nil, changes the payout's reservation entry.
 	Entry *EntryChange
 	// NewEntries are ledger entries written by the transition (REFUND,

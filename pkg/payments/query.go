@@ -4,12 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
-	"slices"
 	"time"
 
-	"payments/pkg/field"
-	"payments/pkg/httpapi"
 	"payments/pkg/ids"
 	"payments/pkg/page"
 )
@@ -35,44 +31,6 @@ type Lister interface {
 	// last payment when more follow. A cursor position outside the list is
 	// page.ErrBadCursor.
 	ListPayments(ctx context.Context, companyID string, q Query, p page.Request) (page.Result[Payment], error)
-}
-
-// ParseQuery reads the filters of GET /payment/transactions: status and
-// type (exact, uppercase), external_id (substring, at most 255 characters),
-// reconciliation_required (true or false), from_date (inclusive) and
-// to_date (exclusive) as RFC 3339 date-times or YYYY-MM-DD dates (midnight
-// UTC). A bad value is a 400 naming the parameter.
-func ParseQuery(r *http.Request) (Query, error) {
-	v := r.URL.Query()
-	var q Query
-	if s := v.Get("status"); s != "" {
-		if !slices.Contains(Statuses, Status(s)) {
-			return q, field.Invalid("status", "must be one of PENDING, PROCESSING, SUCCESS, FAILED")
-		}
-		q.Status = Status(s)
-	}
-	if s := v.Get("type"); s != "" {
-		if !slices.Contains(Types, Type(s)) {
-			return q, field.Invalid("type", "must be COLLECTION or PAYOUT")
-		}
-		q.Type = Type(s)
-	}
-	if s := v.Get("external_id"); s != "" {
-		if len(s) > MaxTextLength {
-			return q, field.Invalid("external_id", fmt.Sprintf("must be at most %d characters", MaxTextLength))
-		}
-		q.ExternalID = s
-	}
-	if v.Has("reconciliation_required") {
-		b, err := httpapi.ParseBool(r, "reconciliation_required", false)
-		if err != nil {
-			return q, err
-		}
-		q.ReconciliationRequired = &b
-	}
-	var err error
-	q.From, q.To, err = httpapi.ParseDateRange(r)
-	return q, err
 }
 
 // List returns page p of the company's payment transactions that match q,

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"payments/pkg/contention"
 	"payments/pkg/field"
 	"payments/pkg/ids"
 )
@@ -44,34 +45,35 @@ func (s *Service) Resolve(ctx context.Context, id string, in ResolveInput) (Paym
 	case !ids.IsUUID(id):
 		return Payment{}, ErrNotFound
 	}
-	for attempt := 1; ; attempt++ {
+	var t Transition
+	_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
 		p, err := s.store.PaymentByID(ctx, id)
 		switch {
 		case err != nil:
-			return Payment{}, err
+			return false, err
 		case p.Status.Terminal():
-			return Payment{}, ErrFinal
+			return false, ErrFinal
 		case !p.ReconciliationRequired:
-			return Payment{}, ErrNotFlagged
+			return false, ErrNotFlagged
 		}
 		o := outcome{status: in.Status, resolution: &Resolution{Status: in.Status, Note: in.Note, By: in.By, At: s.now()}}
 		if in.Status == StatusFailed {
 			o.reason = ResolvedFailedMessage
 		}
-		t, err := s.transition(p, o)
-		if err != nil {
-			return Payment{}, err
+		if t, err = s.transition(p, o); err != nil {
+			return false, err
 		}
-		err = s.store.ApplyTransition(ctx, t)
-		if errors.Is(err, ErrStatusChanged) && attempt < 3 {
-			continue // a poll moved it (or finished it) meanwhile: look again
+		if err := s.store.ApplyTransition(ctx, t); err != nil {
+			// A poll moved it (or finished it) meanwhile: look again.
+			return errors.Is(err, ErrStatusChanged), fmt.Errorf("payments: resolve %s: %w", id, err)
 		}
-		if err != nil {
-			return Payment{}, fmt.Errorf("payments: resolve %s: %w", id, err)
-		}
-		s.publish(ctx, t.Event)
-		return t.Payment, nil
+		return false, nil
+	})
+	if err != nil {
+		return Payment{}, err
 	}
+	s.publish(ctx, t.Event)
+	return t.Payment, nil
 }
 
 // Flagged returns a page of the payments of every company that are flagged

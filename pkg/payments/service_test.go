@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/fees"
 	"payments/pkg/field"
 	"payments/pkg/page"
 	"payments/pkg/payments"
@@ -341,7 +342,7 @@ func TestPayoutRefusals(t *testing.T) {
 		{"no wallet before operator", func(r *payments.Request) {
 			r.Country, r.PhoneNumber, r.Currency, r.Operator = "SN", "221770000001", "XOF", "mtn"
 		}, payments.ErrNoWallet},
-		{"operator unavailable", func(r *payments.Request) { r.Operator = "wave" }, payments.ErrOperatorUnavailable},
+		{"operator unavailable", func(r *payments.Request) { r.Operator = "wave" }, fees.ErrOperatorUnavailable},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -122,7 +122,6 @@ func (s *Service) transition(p Payment, o outcome) (Transition, error) {
 	case p.Type == TypeCollection: // SUCCESS
 		net := p.Net()
 		t.Adjust = wallets.Adjustment{Payin: net}
-		t.Balance = wallets.Payin
 		entry.Type = wallets.TypeDeposit
 		entry.Balance = wallets.Payin
 		entry.NetAmount = net
@@ -130,17 +129,15 @@ func (s *Service) transition(p Payment, o outcome) (Transition, error) {
 		t.NewEntries = []wallets.Transaction{entry}
 	case o.status == StatusSuccess: // payout
 		t.Adjust = wallets.Adjustment{Payout: -total, Reserved: -total}
-		t.Balance = wallets.Payout
 		t.Entry = &EntryChange{
 			ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusSuccess,
-			Delta: -total, OrderID: next.OrderID, CompletedAt: &now,
+			Delta: -total, Held: total, OrderID: next.OrderID, CompletedAt: &now,
 		}
 	default: // payout FAILED
 		t.Adjust = wallets.Adjustment{Reserved: -total}
-		t.Balance = wallets.Payout
 		t.Entry = &EntryChange{
 			ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusFailed,
-			OrderID: next.OrderID, CompletedAt: &now,
+			Held: total, OrderID: next.OrderID, CompletedAt: &now,
 		}
 		entry.Type = wallets.TypeRefund
 		entry.Balance = wallets.Payout

@@ -280,7 +280,7 @@ func (s *Service) toProcessing(ctx context.Context, p Payment, res operator.Resu
 	if p.Type == TypePayout {
 		t.Entry = &EntryChange{
 			ID: p.EntryID, From: wallets.StatusPending, To: wallets.StatusProcessing,
-			Reserved: p.Total(), OrderID: res.OrderID,
+			Held: p.Total(), Reserved: p.Total(), OrderID: res.OrderID,
 		}
 	}
 	var err error

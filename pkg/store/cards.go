@@ -45,7 +45,7 @@ var _ cards.Store = (*Cards)(nil)
 //     secrets.
 //
 // Acceptance, settlement and termination are one TransactWriteItems each,
-// whose items are named for their cancellation reasons: card, slots,
+// whose items are named for their dynamo.Cancellation reasons: card, slots,
 // wallet (walletAdjustment), entry<n> (ledgerPut), tx and event<n>
 // (eventPut). The ledger entries that move a balance record the balances
 // before and after them, read from the wallet just before the write (see
@@ -65,7 +65,7 @@ func NewCards(db *DB) *Cards { return &Cards{db: db, wallets: NewWallets(db)} }
 // active and no balance goes below 0) with its ledger entries, the new
 // PROCESSING transaction and the events. A failed condition is
 // cards.ErrNotFound, cards.ErrNotActive, cards.ErrInsufficientCard,
-// cards.ErrNoSlots, cards.ErrInsufficientWallet, wallets.ErrNotFound or
+// cards.ErrNoSlots, wallets.ErrInsufficientWalletBalance, wallets.ErrNotFound or
 // wallets.ErrInactive; a card that changed back in between is
 // cards.ErrChanged.
 func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
@@ -129,7 +129,7 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 		case k.Failed("slots"):
 			return cards.ErrNoSlots
 		case k.Failed("wallet"):
-			return s.wallets.whyRefusedActive(ctx, c.CompanyID, tx.WalletID, cards.ErrInsufficientWallet)
+			return s.wallets.whyRefusedActive(ctx, c.CompanyID, tx.WalletID, wallets.ErrInsufficientWalletBalance)
 		}
 		return nil
 	})
@@ -373,11 +373,11 @@ func (s *Cards) whyCardRefused(ctx context.Context, companyID, id string, why fu
 
 // whyWalletRefused tells why a wallet adjustment without the active
 // condition failed: the wallet is gone (wallets.ErrNotFound) or short of
-// money (cards.ErrInsufficientWallet).
+// money (wallets.ErrInsufficientWalletBalance).
 func (s *Cards) whyWalletRefused(ctx context.Context, companyID, walletID string) error {
 	err := s.wallets.whyRefused(ctx, companyID, walletID)
 	if errors.Is(err, wallets.ErrInsufficientBalance) {
-		return cards.ErrInsufficientWallet
+		return wallets.ErrInsufficientWalletBalance
 	}
 	return err
 }

@@ -273,7 +273,7 @@ func TestCardAcceptRefusals(t *testing.T) {
 	}{
 		{"no slot left", issuance(w, uuid.NewString(), 100, 0, 1), cards.ErrNoSlots},
 		{"no slots at all", issuance(w, uuid.NewString(), 100, 0, 0), cards.ErrNoSlots},
-		{"wallet short", movement(w, c, cards.TxFunding, 3900, 101, true), cards.ErrInsufficientWallet},
+		{"wallet short", movement(w, c, cards.TxFunding, 3900, 101, true), wallets.ErrInsufficientWalletBalance},
 		{"card not in From", frozen(movement(w, c, cards.TxFunding, 100, 0, true)), cards.ErrNotActive},
 		{"card balance short", movement(w, c, cards.TxWithdrawal, 1001, 0, false), cards.ErrInsufficientCard},
 		{"missing card", movement(w, missing, cards.TxFunding, 100, 0, true), cards.ErrNotFound},
@@ -327,7 +327,7 @@ func TestCardConcurrentAccepts(t *testing.T) {
 		c := issue(t, s, w, uuid.NewString(), 0)
 		w = usdFund(t, ws, w, 10_000)
 		got := run(20, func(int) error { return s.Accept(ctx, movement(w, c, cards.TxFunding, 1000, 0, true)) })
-		if len(got) != 2 || got[nil] != 10 || got[cards.ErrInsufficientWallet] != 10 {
+		if len(got) != 2 || got[nil] != 10 || got[wallets.ErrInsufficientWalletBalance] != 10 {
 			t.Fatalf("outcomes = %v, want 10 successes and 10 ErrInsufficientWallet", got)
 		}
 		if after, _ := ws.GetWallet(ctx, w.CompanyID, w.ID); after.PayoutBalance != 0 || after.PayoutAvailable != 0 {

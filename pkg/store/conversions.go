@@ -13,13 +13,12 @@ var _ fx.Mover = (*Conversions)(nil)
 
 // Conversions writes the movements of money between two wallets of a
 // company at a quoted rate (package fx): conversions and deposits. A
-// movement is one TransactWriteItems of six items, named for their
-// cancellation reasons: source and destination (walletAdjustment, both
-// activeOnly), source_entry and destination_entry (ledgerPut), rate (the
-// rate's ConditionCheck, rateCheck) and event (eventPut). A credit to the
-// payout balance of a USD wallet first pays the company's pending debts
-// (payDebts), four more items a debt: DynamoDB Local's ten leave room for
-// one.
+// movement is one TransactWriteItems: its posting (post), the source's leg
+// (wallet: its adjustment, activeOnly, and entry0) and the destination's
+// (wallet1 and entry1), the rate's ConditionCheck (rate, rateCheck) and
+// the event (eventPut). A credit to the payout balance of a USD wallet
+// first pays the company's pending debts, four more items a debt:
+// DynamoDB Local's ten leave room for one.
 type Conversions struct {
 	db      *DB
 	wallets *Wallets
@@ -31,10 +30,6 @@ func NewConversions(db *DB) *Conversions {
 	return &Conversions{db: db, wallets: NewWallets(db), rates: NewRates(db)}
 }
 
-// movementItems is the number of items of a movement besides its debt
-// payments.
-const movementItems = 6
-
 // Move writes m in one transaction: the source's payin balance debited by
 // -m.Source.Delta on the condition that it covers it and that the wallet is
 // active, the destination's payout balance credited by m.Destination.Delta
@@ -42,9 +37,9 @@ const movementItems = 6
 // it is active, both entries with the balances before and after them (see
 // balancesOf), the check that m.Rate.ID is still the pair's version, and
 // the event. It returns both wallets after it. A changed rate is
-// fx.ErrRateChanged; a short source, fx.ErrInsufficientBalance; an
-// inactive wallet, wallets.ErrInactive. A debt another write paid first is
-// a race lost: the transaction is built again from fresh reads.
+// fx.ErrRateChanged; a short source, wallets.ErrInsufficientWalletBalance;
+// an inactive wallet, wallets.ErrInactive. A debt another write paid first
+// is a race lost: the transaction is built again from fresh reads.
 func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destination wallets.Wallet, err error) {
 	src, dst := m.Source, m.Destination
 	switch {
@@ -53,36 +48,18 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 	case src.WalletID == dst.WalletID || src.CompanyID != m.CompanyID || dst.CompanyID != m.CompanyID:
 		return source, destination, fmt.Errorf("store: movement %s is not between two wallets of its company", m.ID)
 	}
-	debit, credit := wallets.Adjustment{Payin: src.Delta}, wallets.Adjustment{Payout: dst.Delta}
+	p, err := wallets.NewPosting(m.CompanyID, m.Now,
+		wallets.Leg{WalletID: src.WalletID, Adjust: wallets.Adjustment{Payin: src.Delta}, ActiveOnly: true, Entries: []wallets.Transaction{src}},
+		wallets.Leg{WalletID: dst.WalletID, Adjust: wallets.Adjustment{Payout: dst.Delta}, ActiveOnly: true, Entries: []wallets.Transaction{dst}})
+	if err != nil {
+		return source, destination, fmt.Errorf("store: movement %s: %w", m.ID, err)
+	}
 	err = s.db.write(ctx, "move "+m.ID, func(ctx context.Context) (*txn, error) {
-		sw, err := s.wallets.GetWallet(ctx, m.CompanyID, src.WalletID)
-		if err != nil {
-			return nil, err
-		}
-		dw, err := s.wallets.GetWallet(ctx, m.CompanyID, dst.WalletID)
-		if err != nil {
-			return nil, err
-		}
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
-		adj, err := s.wallets.payDebts(ctx, t, dw, credit, movementItems, m.Now)
+		legs, err := s.wallets.post(ctx, t, p, 2) // the rate and the event
 		if err != nil {
 			return nil, err
-		}
-		se, de := src, dst
-		se.BalanceBefore, se.BalanceAfter = balancesOf(sw, wallets.Payin, debit)
-		de.BalanceBefore, de.BalanceAfter = balancesOf(dw, wallets.Payout, credit)
-		t.Add("source", activeOnly(s.wallets.walletAdjustment(m.CompanyID, sw.ID, debit, m.Now)))
-		t.Add("destination", activeOnly(s.wallets.walletAdjustment(m.CompanyID, dw.ID, adj, m.Now)))
-		for _, e := range []struct {
-			name  string
-			entry wallets.Transaction
-		}{{"source_entry", se}, {"destination_entry", de}} {
-			put, err := s.wallets.ledgerPut(e.entry)
-			if err != nil {
-				return nil, err
-			}
-			t.Add(e.name, put)
 		}
 		t.Add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
 		ev, err := eventPut(s.db.Table, m.Event)
@@ -90,7 +67,7 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 			return nil, err
 		}
 		t.Add("event", ev)
-		source, destination = sw.Adjusted(debit, m.Now), dw.Adjusted(adj, m.Now)
+		source, destination = legs[0].After, legs[1].After
 		if t.held != nil && m.Receipt != nil {
 			receipt, err := m.Receipt(source, destination)
 			if err != nil {
@@ -105,9 +82,9 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 			return dynamo.ErrRetry
 		case k.Failed("rate"):
 			return fx.ErrRateChanged
-		case k.Failed("source"):
-			return s.wallets.whyRefusedActive(ctx, m.CompanyID, src.WalletID, fx.ErrInsufficientBalance)
-		case k.Failed("destination"):
+		case k.Failed(legItem(0)):
+			return s.wallets.whyRefusedActive(ctx, m.CompanyID, src.WalletID, wallets.ErrInsufficientWalletBalance)
+		case k.Failed(legItem(1)):
 			return s.wallets.whyRefusedActive(ctx, m.CompanyID, dst.WalletID, dynamo.ErrRetry)
 		}
 		return nil

@@ -22,7 +22,7 @@ import (
 // balance to a USD wallet's payout balance: at a rate version no longer
 // current the transaction's ConditionCheck refuses it (fx.ErrRateChanged),
 // past the payin balance the wallet's condition does
-// (fx.ErrInsufficientBalance), and neither moves anything; at the current
+// (wallets.ErrInsufficientWalletBalance), and neither moves anything; at the current
 // version it moves both balances and writes both entries.
 func TestMoveChecksItsConditions(t *testing.T) {
 	ctx := context.Background()
@@ -75,7 +75,7 @@ func TestMoveChecksItsConditions(t *testing.T) {
 		returnedPayin int64
 	}{
 		{"at a stale version", movement(stale, 500, 80), fx.ErrRateChanged, 1000, 0, 0},
-		{"past the payin balance", movement(current, 1001, 170), fx.ErrInsufficientBalance, 1000, 0, 0},
+		{"past the payin balance", movement(current, 1001, 170), wallets.ErrInsufficientWalletBalance, 1000, 0, 0},
 		{"at the current version", movement(current, 500, 85), nil, 500, 85, 500},
 	}
 	for _, tt := range tests {

@@ -34,7 +34,7 @@ var _ debts.Store = (*Debts)(nil)
 //
 // The card fee code adds a debt inside its own transaction (addDebt); a
 // credit to a USD wallet's payout balance pays the pending debts inside
-// its own (Wallets.recoverDebts).
+// its own (Wallets.post, by recoverDebts).
 type Debts struct{ db *DB }
 
 // NewDebts returns the debts store on db.
@@ -161,41 +161,6 @@ func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID 
 		evs = append(evs, ev)
 	}
 	return recovered, entries, evs, nil
-}
-
-// payDebts adds to t, when adj credits the payout balance of w, a USD
-// wallet, the payment of the company's pending debts out of that credit
-// (recoverDebts, with reserve), with their FEE entries, named "fee<n>",
-// whose balances before and after follow the credit's in turn, and their
-// debt.recovered events, named "event<n>", which the outbox sweeper
-// publishes. It returns adj less what the debts took.
-func (s *Wallets) payDebts(ctx context.Context, t *txn, w wallets.Wallet, adj wallets.Adjustment, reserve int, now time.Time) (wallets.Adjustment, error) {
-	if w.Currency != debts.Currency || adj.Payout <= 0 {
-		return adj, nil
-	}
-	recovered, entries, evs, err := s.recoverDebts(ctx, t, w.CompanyID, w.ID, adj.Payout, reserve, now)
-	if err != nil {
-		return adj, err
-	}
-	payout := w.PayoutBalance + adj.Payout
-	for i, e := range entries {
-		before, after := payout, payout+e.Delta
-		e.BalanceBefore, e.BalanceAfter, payout = &before, &after, after
-		put, err := s.ledgerPut(e)
-		if err != nil {
-			return adj, err
-		}
-		t.Add("fee"+strconv.Itoa(i), put)
-	}
-	for i, ev := range evs {
-		put, err := eventPut(s.db.Table, ev)
-		if err != nil {
-			return adj, err
-		}
-		t.Add("event"+strconv.Itoa(i), put)
-	}
-	adj.Payout -= recovered
-	return adj, nil
 }
 
 // pendingDebts reads up to limit of the company's pending debts, oldest

@@ -10,10 +10,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"payments/pkg/contention"
 	"payments/pkg/debts"
 	"payments/pkg/page"
 	"payments/pkg/store"
-	"payments/pkg/store/dynamo"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
 )
@@ -169,7 +169,7 @@ func TestCreditWithoutDebts(t *testing.T) {
 // payout balance ends at the credits less the debts.
 func TestConcurrentCreditsRecoverOnce(t *testing.T) {
 	db := storetest.NewDB(t)
-	db.Retry = dynamo.RetryPolicy{Attempts: 20, Base: time.Millisecond, Max: 20 * time.Millisecond}
+	db.Retry = contention.Policy{Attempts: 20, Base: time.Millisecond, Max: 20 * time.Millisecond}
 	e := newDebtsEnv(t, db)
 	base := time.Now().UTC().Add(-time.Hour)
 	ds := []debts.Debt{e.debt(50, base), e.debt(70, base.Add(time.Second)), e.debt(120, base.Add(2*time.Second))}

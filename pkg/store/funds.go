@@ -5,13 +5,10 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
-	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
 
@@ -106,37 +103,38 @@ func (s *Wallets) FundingCompany(ctx context.Context, id string) (string, error)
 // SettleFunding writes f, a funding made SUCCESS or FAILED, with ev in one
 // transaction, on the condition that the entry is still PENDING
 // (wallets.ErrFundingFinal otherwise: a second decision, or a concurrent
-// one that won). A SUCCESS also adds f.Delta to f.Balance of the wallet,
-// active or not (the money has arrived), with the balances before and
-// after on the entry; a credit to the payout balance of a USD wallet first
-// pays the company's pending debts (payDebts). It returns the entry as
-// written.
+// one that won): its posting (post), which settles the entry and, for a
+// SUCCESS, adds f.Delta to f.Balance of the wallet, active or not (the
+// money has arrived), with the balances before and after on the entry; a
+// credit to the payout balance of a USD wallet first pays the company's
+// pending debts. It returns the entry as written.
 func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev events.Event) (wallets.Transaction, error) {
 	if !f.Status.Terminal() || f.CompletedAt == nil || (f.Status == wallets.StatusFailed && f.Delta != 0) {
 		return wallets.Transaction{}, fmt.Errorf("store: funding %s: not a settlement (%s, delta %d)", f.ID, f.Status, f.Delta)
 	}
-	now := *f.CompletedAt
+	adj := wallets.Adjustment{Payin: f.Delta}
+	if f.Balance == wallets.Payout {
+		adj = wallets.Adjustment{Payout: f.Delta}
+	}
+	p, err := wallets.NewPosting(f.CompanyID, *f.CompletedAt, wallets.Leg{
+		WalletID: f.WalletID, Adjust: adj,
+		Updates: []wallets.EntryUpdate{{
+			ID: f.ID, Balance: f.Balance, From: wallets.StatusPending, To: f.Status,
+			Delta: f.Delta, CompletedAt: f.CompletedAt,
+		}},
+	})
+	if err != nil {
+		return wallets.Transaction{}, fmt.Errorf("store: funding %s: %w", f.ID, err)
+	}
 	var written wallets.Transaction
-	err := s.db.write(ctx, "settle funding "+f.ID, func(ctx context.Context) (*txn, error) {
+	err = s.db.write(ctx, "settle funding "+f.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
-		written = f
-		if f.Delta != 0 {
-			w, err := s.GetWallet(ctx, f.CompanyID, f.WalletID)
-			if err != nil {
-				return nil, err
-			}
-			adj := wallets.Adjustment{Payin: f.Delta}
-			if f.Balance == wallets.Payout {
-				adj = wallets.Adjustment{Payout: f.Delta}
-			}
-			written.BalanceBefore, written.BalanceAfter = balancesOf(w, f.Balance, adj)
-			adj, err = s.payDebts(ctx, t, w, adj, 3, now) // the wallet, the entry and the event
-			if err != nil {
-				return nil, err
-			}
-			t.Add("wallet", s.walletAdjustment(f.CompanyID, f.WalletID, adj, now))
+		legs, err := s.post(ctx, t, p, 1) // the event
+		if err != nil {
+			return nil, err
 		}
-		t.Add("entry", s.fundingSettlement(written))
+		written = f
+		written.BalanceBefore, written.BalanceAfter = legs[0].Balances[0][0], legs[0].Balances[0][1]
 		put, err := eventPut(s.db.Table, ev)
 		if err != nil {
 			return nil, err
@@ -145,7 +143,7 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 		return t, nil
 	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
-		case k.Failed("entry"):
+		case k.Failed("updated0"):
 			return wallets.ErrFundingFinal
 		case debtRaced(k):
 			return dynamo.ErrRetry
@@ -166,30 +164,4 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 // each again). Fundings declared before the index existed are not in it.
 func (s *Wallets) OpenFundings(ctx context.Context, cutoff time.Time, limit int) ([]wallets.Transaction, error) {
 	return dueItems(ctx, s.db, shardKeys(openFundingIndex)[:IndexShards], cutoff, limit, ledgerItem.transaction)
-}
-
-// fundingSettlement returns the transaction item that moves the funding
-// entry f from PENDING to f's status, with its delta, balances before and
-// after (when set) and completion.
-func (s *Wallets) fundingSettlement(f wallets.Transaction) types.TransactWriteItem {
-	names := map[string]string{"#st": "status", "#delta": "delta", "#done": "completed_at"}
-	values := map[string]types.AttributeValue{
-		":pending": dynamo.Str(string(wallets.StatusPending)), ":st": dynamo.Str(string(f.Status)),
-		":delta": dynamo.Num(f.Delta), ":done": dynamo.Str(timestamp.Format(*f.CompletedAt)),
-	}
-	set := "SET #st = :st, #delta = :delta, #done = :done"
-	if f.BalanceBefore != nil && f.BalanceAfter != nil {
-		set += ", #before = :before, #after = :after"
-		names["#before"], names["#after"] = "wallet_balance_before", "wallet_balance_after"
-		values[":before"], values[":after"] = dynamo.Num(*f.BalanceBefore), dynamo.Num(*f.BalanceAfter)
-	}
-	set += " REMOVE " + attrGSI2PK + ", " + attrGSI2SK // out of the open-funding index
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(f.CompanyID), ledgerSK(f.ID)),
-		UpdateExpression:          aws.String(set),
-		ConditionExpression:       aws.String("#st = :pending"),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
-	}}
 }

@@ -119,7 +119,7 @@ func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempo
 	}
 	var held idempotencyItem
 	claimed := false
-	err = s.db.Retry.Do(ctx, "claim idempotency key", func(ctx context.Context) error {
+	err = dynamo.Retry(ctx, s.db.Retry, "claim idempotency key", func(ctx context.Context) error {
 		held = idempotencyItem{}
 		_, err := s.db.Client.PutItem(ctx, put)
 		if err == nil {
@@ -206,7 +206,7 @@ func (s *Idempotency) Release(ctx context.Context, companyID, key, leaseID strin
 		ConditionExpression:       aws.String("lease_id = :lease AND attribute_exists(effect_id)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":lease": lease[":lease"], ":ended": dynamo.Num(0)},
 	}
-	err := s.db.Retry.Do(ctx, "release idempotency key", func(ctx context.Context) error {
+	err := dynamo.Retry(ctx, s.db.Retry, "release idempotency key", func(ctx context.Context) error {
 		_, err := s.db.Client.DeleteItem(ctx, del)
 		if !dynamo.ConditionFailed(err) {
 			return err

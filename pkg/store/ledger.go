@@ -220,40 +220,32 @@ func (s *Wallets) AllTransactions(ctx context.Context, companyID string) ([]wall
 	return dynamo.DecodeAll(items, ledgerItem.transaction)
 }
 
-// ApplyChange writes c in one transaction: the wallet adjusted (on the
-// condition that no balance goes below 0), the ledger entry with the
-// balances before and after (see balancesOf), and the reference claim when
-// c.Reference is set. A taken reference is wallets.ErrDuplicateReference; a
-// balance that would go below 0, wallets.ErrInsufficientBalance.
+// ApplyChange writes c in one transaction: its posting (post: the wallet
+// adjusted, on the condition that no balance goes below 0, and the ledger
+// entry with the balances before and after), and the reference claim when
+// c.Reference is set. A taken reference is wallets.ErrDuplicateReference;
+// a balance that would go below 0, wallets.ErrInsufficientBalance.
 //
 // A credit to the payout balance of a USD wallet first pays the company's
-// pending debts in the same transaction (payDebts); the wallet returned is
-// the wallet after both, the entry is c's.
+// pending debts in the same transaction; the wallet returned is the wallet
+// after both, the entry is c's.
 func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wallet, wallets.Transaction, error) {
+	p, err := wallets.NewPosting(c.CompanyID, c.Now, wallets.Leg{WalletID: c.WalletID, Adjust: c.Adjust, Entries: []wallets.Transaction{c.Entry}})
+	if err != nil {
+		return wallets.Wallet{}, wallets.Transaction{}, err
+	}
 	var after wallets.Wallet
 	var entry wallets.Transaction
-	err := s.db.write(ctx, "change wallet "+c.WalletID, func(ctx context.Context) (*txn, error) {
-		w, err := s.GetWallet(ctx, c.CompanyID, c.WalletID)
-		if err != nil {
-			return nil, err
-		}
-		t, items := &txn{}, 2 // the wallet, the entry and the reference
+	err = s.db.write(ctx, "change wallet "+c.WalletID, func(ctx context.Context) (*txn, error) {
+		t, reserve := &txn{}, 0
 		if c.Reference != "" {
-			items++
+			reserve++
 		}
-		adj, err := s.payDebts(ctx, t, w, c.Adjust, items, c.Now)
+		legs, err := s.post(ctx, t, p, reserve)
 		if err != nil {
 			return nil, err
 		}
-		entry = c.Entry
-		entry.BalanceBefore, entry.BalanceAfter = balancesOf(w, c.Entry.Balance, c.Adjust)
-		after = w.Adjusted(adj, c.Now)
-		t.Add("wallet", s.walletAdjustment(c.CompanyID, c.WalletID, adj, c.Now))
-		put, err := s.ledgerPut(entry)
-		if err != nil {
-			return nil, err
-		}
-		t.Add("entry", put)
+		after, entry = legs[0].After, legs[0].Entries[0]
 		if c.Reference != "" {
 			claim, err := attributevalue.MarshalMap(creditRefItem{
 				PK: companyPK(c.CompanyID), SK: creditRefSK(c.Reference), Type: kindCreditRef,

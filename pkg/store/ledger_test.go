@@ -12,7 +12,6 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/page"
 	"payments/pkg/store"
-	"payments/pkg/store/dynamo"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
 )
@@ -26,6 +25,17 @@ func fund(w wallets.Wallet, amount int64, at time.Time) wallets.Transaction {
 		Status: wallets.StatusSuccess, Type: wallets.TypeFund, Reference: "ref",
 		BalanceBefore: &before, BalanceAfter: &after, Balance: wallets.Payin, Delta: amount,
 		CreatedAt: at, CompletedAt: &at,
+	}
+}
+
+// reservation returns a PENDING WITHDRAW entry of w that holds amount in
+// payout_reserved.
+func reservation(w wallets.Wallet, amount int64, at time.Time) wallets.Transaction {
+	return wallets.Transaction{
+		ID: ids.NewV7(at), CompanyID: w.CompanyID, WalletID: w.ID,
+		Amount: amount, AmountWithFee: amount, NetAmount: amount, Currency: w.Currency,
+		Status: wallets.StatusPending, Type: wallets.TypeWithdraw, Reference: "ref",
+		Balance: wallets.Payout, Reserved: amount, CreatedAt: at,
 	}
 }
 
@@ -72,7 +82,7 @@ func TestApplyChange(t *testing.T) {
 		want   error
 	}{
 		{"reference reused", change(got, wallets.Adjustment{Payin: 1}, fund(got, 1, now), "r1"), wallets.ErrDuplicateReference},
-		{"overdraft of payout_available", change(got, wallets.Adjustment{Reserved: 1}, fund(got, 0, now), ""), wallets.ErrInsufficientBalance},
+		{"overdraft of payout_available", change(got, wallets.Adjustment{Reserved: 1}, reservation(got, 1, now), ""), wallets.ErrInsufficientBalance},
 		{"overdraft of payin", change(got, wallets.Adjustment{Payin: -1501}, fund(got, -1501, now), ""), wallets.ErrInsufficientBalance},
 		{"unknown wallet", change(other, wallets.Adjustment{Payin: 1}, fund(other, 1, now), ""), wallets.ErrNotFound},
 	}
@@ -170,7 +180,7 @@ func TestWritesRetryConflicts(t *testing.T) {
 	if err := store.NewWallets(db).CreateWallet(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	attempts := int64(dynamo.DefaultRetry.Attempts)
+	attempts := int64(contention.Retry.Attempts)
 	tests := []struct {
 		name      string
 		conflicts int64

@@ -3,9 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -97,21 +94,28 @@ func (s *Payments) paymentRefPut(p payments.Payment) (types.TransactWriteItem, e
 }
 
 // CreatePayout writes the acceptance of a payout in one transaction: the
-// acceptance items, the wallet's reservation (payout_reserved and
-// payout_available move by the total, on the condition payout_available >=
-// total and is_active) and the reservation entry.
+// acceptance items and its posting (post): the wallet's reservation
+// (payout_reserved and payout_available move by the total, on the
+// condition payout_available >= total and is_active) and the reservation
+// entry.
 func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reservation wallets.Transaction, ev events.Event) error {
-	t, err := s.acceptance(ctx, p, ev)
+	posting, err := wallets.NewPosting(p.CompanyID, p.CreatedAt, wallets.Leg{
+		WalletID: p.WalletID, Adjust: wallets.Adjustment{Reserved: p.Total()}, ActiveOnly: true,
+		Entries: []wallets.Transaction{reservation},
+	})
 	if err != nil {
-		return err
+		return fmt.Errorf("store: payout %s: %w", p.ID, err)
 	}
-	t.Add("wallet", activeOnly(s.wallets.walletAdjustment(p.CompanyID, p.WalletID, wallets.Adjustment{Reserved: p.Total()}, p.CreatedAt)))
-	entry, err := s.wallets.ledgerPut(reservation)
-	if err != nil {
-		return err
-	}
-	t.Add("entry", entry)
-	return s.db.writeOnce(ctx, "create payout "+p.ID, t, func(ctx context.Context, c dynamo.Cancellation) error {
+	return s.db.write(ctx, "create payout "+p.ID, func(ctx context.Context) (*txn, error) {
+		t, err := s.acceptance(ctx, p, ev)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.wallets.post(ctx, t, posting, 0); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}, func(ctx context.Context, c dynamo.Cancellation) error {
 		switch {
 		case c.Failed("external_id"):
 			return payments.ErrDuplicateExternalID
@@ -167,38 +171,23 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
 	}}
+	leg := wallets.Leg{WalletID: p.WalletID, Adjust: t.Adjust, Entries: t.NewEntries}
+	if e := t.Entry; e != nil { // a payout's reservation, on the payout balance
+		leg.Updates = []wallets.EntryUpdate{{
+			ID: e.ID, Balance: wallets.Payout, From: e.From, To: e.To, Delta: e.Delta, Held: e.Held, Reserved: e.Reserved,
+			OrderID: e.OrderID, CompletedAt: e.CompletedAt,
+		}}
+	}
+	posting, err := wallets.NewPosting(p.CompanyID, t.Now, leg)
+	if err != nil {
+		return fmt.Errorf("store: payment %s: %w", p.ID, err)
+	}
 	what := fmt.Sprintf("move payment %s from %s to %s", p.ID, t.From, p.Status)
 	return s.db.write(ctx, what, func(ctx context.Context) (*txn, error) {
 		tx := &txn{}
 		tx.Add("payment", payment)
-		entry := t.Entry
-		newEntries := slices.Clone(t.NewEntries)
-		if len(newEntries) > 0 || (entry != nil && entry.Delta != 0) {
-			w, err := s.wallets.GetWallet(ctx, p.CompanyID, p.WalletID)
-			if err != nil {
-				return nil, err
-			}
-			for i := range newEntries {
-				newEntries[i].BalanceBefore, newEntries[i].BalanceAfter = balancesOf(w, t.Balance, t.Adjust)
-			}
-			if entry != nil && entry.Delta != 0 {
-				before, after := balancesOf(w, t.Balance, t.Adjust)
-				tx.Add("entry", s.entryChange(p.CompanyID, *entry, before, after))
-				entry = nil
-			}
-		}
-		if t.Adjust != (wallets.Adjustment{}) {
-			tx.Add("wallet", s.wallets.walletAdjustment(p.CompanyID, p.WalletID, t.Adjust, t.Now))
-		}
-		if entry != nil {
-			tx.Add("entry", s.entryChange(p.CompanyID, *entry, nil, nil))
-		}
-		for i, e := range newEntries {
-			put, err := s.wallets.ledgerPut(e)
-			if err != nil {
-				return nil, err
-			}
-			tx.Add(fmt.Sprintf("new entry %d", i), put)
+		if _, err := s.wallets.post(ctx, tx, posting, 1); err != nil { // the event
+			return nil, err
 		}
 		if t.Event.ID != "" {
 			event, err := eventPut(s.db.Table, t.Event)
@@ -217,44 +206,6 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 		}
 		return nil
 	})
-}
-
-// entryChange returns the transaction item that moves a ledger entry from
-// c.From to c.To with its new delta, reservation, balances (when not nil)
-// and completion.
-func (s *Payments) entryChange(companyID string, c payments.EntryChange, before, after *int64) types.TransactWriteItem {
-	num := func(n int64) types.AttributeValue {
-		return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-	}
-	str := func(v string) types.AttributeValue { return &types.AttributeValueMemberS{Value: v} }
-	names := map[string]string{"#st": "status", "#delta": "delta", "#res": "reserved"}
-	values := map[string]types.AttributeValue{
-		":from": str(string(c.From)), ":to": str(string(c.To)), ":delta": num(c.Delta), ":res": num(c.Reserved),
-	}
-	set := []string{"#st = :to", "#delta = :delta", "#res = :res"}
-	add := func(attr, placeholder string, v types.AttributeValue) {
-		names["#"+placeholder] = attr
-		values[":"+placeholder] = v
-		set = append(set, "#"+placeholder+" = :"+placeholder)
-	}
-	if c.OrderID != "" {
-		add("order_id", "order", str(c.OrderID))
-	}
-	if before != nil && after != nil {
-		add("wallet_balance_before", "before", num(*before))
-		add("wallet_balance_after", "after", num(*after))
-	}
-	if c.CompletedAt != nil {
-		add("completed_at", "done", str(timestamp.Format(*c.CompletedAt)))
-	}
-	return types.TransactWriteItem{Update: &types.Update{
-		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(companyID), ledgerSK(c.ID)),
-		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ")),
-		ConditionExpression:       aws.String("#st = :from"),
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: values,
-	}}
 }
 
 // Reschedule writes p's NextPollAt and reconciliation flag (with their

@@ -16,7 +16,6 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/payments"
 	"payments/pkg/store"
-	"payments/pkg/store/dynamo"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -81,7 +80,7 @@ func TestCreatePayoutRetriesConflicts(t *testing.T) {
 		want      error
 		calls     int64
 	}{
-		{0, nil, 1}, {3, nil, 4}, {100, contention.ErrConflict, int64(dynamo.DefaultRetry.Attempts)},
+		{0, nil, 1}, {3, nil, 4}, {100, contention.ErrConflict, int64(contention.Retry.Attempts)},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.conflicts), func(t *testing.T) {
@@ -154,9 +153,9 @@ func settle(p payments.Payment) payments.Transition {
 	total := p.Amount + p.Fee
 	return payments.Transition{
 		From: p.Status, Payment: next,
-		Adjust: wallets.Adjustment{Payout: -total, Reserved: -total}, Balance: wallets.Payout,
-		Entry: &payments.EntryChange{ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusSuccess, Delta: -total},
-		Now:   time.Now(),
+		Adjust: wallets.Adjustment{Payout: -total, Reserved: -total},
+		Entry:  &payments.EntryChange{ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusSuccess, Delta: -total, Held: total},
+		Now:    time.Now(),
 	}
 }
 
@@ -407,8 +406,8 @@ func TestSubmissionRecord(t *testing.T) {
 	failed := stale
 	failed.Status, failed.NextPollAt = payments.StatusFailed, time.Time{}
 	unsent := payments.Transition{
-		From: payments.StatusPending, Payment: failed, Adjust: wallets.Adjustment{Reserved: -100}, Balance: wallets.Payout,
-		Entry: &payments.EntryChange{ID: p.EntryID, From: wallets.StatusPending, To: wallets.StatusFailed},
+		From: payments.StatusPending, Payment: failed, Adjust: wallets.Adjustment{Reserved: -100},
+		Entry: &payments.EntryChange{ID: p.EntryID, From: wallets.StatusPending, To: wallets.StatusFailed, Held: 100},
 		Now:   time.Now(),
 	}
 	if err := st.ApplyTransition(ctx, unsent); !errors.Is(err, payments.ErrStatusChanged) {

@@ -64,7 +64,7 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (boo
 	// at least that many.
 	policy := l.db.Retry
 	policy.Attempts = max(policy.Attempts, l.limit+1)
-	err := policy.Do(ctx, "rate limit "+l.scope, func(ctx context.Context) error {
+	err := dynamo.Retry(ctx, policy, "rate limit "+l.scope, func(ctx context.Context) error {
 		wait = 0
 		var it rateLimitItem
 		found, err := l.db.Find(ctx, pk, rateLimitSK(), &it)

@@ -6,12 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"payments/pkg/events"
 	"payments/pkg/field"
-	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
@@ -279,52 +277,4 @@ func transferOf(f Transaction) bank.Transfer {
 		CompanyID: f.CompanyID, FundingID: f.ID, WalletID: f.WalletID,
 		Amount: f.Amount, Currency: f.Currency, Reference: f.Reference,
 	}
-}
-
-// fundRequest is the body of POST /wallets/fund.
-type fundRequest struct {
-	WalletID  string          `json:"wallet_id"`
-	Amount    json.RawMessage `json:"amount"`
-	Balance   string          `json:"balance"`
-	Reference string          `json:"reference"`
-}
-
-func (h handlers) fund(w http.ResponseWriter, r *http.Request) error {
-	cid, err := httpapi.Company(r)
-	if err != nil {
-		return err
-	}
-	var req fundRequest
-	if err := httpapi.Decode(r, &req); err != nil {
-		return err
-	}
-	in := FundInput{WalletID: req.WalletID, Amount: amountText(req.Amount), Balance: SubBalance(req.Balance), Reference: req.Reference}
-	f, err := h.svc.Fund(r.Context(), cid, in)
-	if err != nil {
-		return err
-	}
-	if f.Replayed {
-		httpapi.Respond(w, http.StatusOK, "Funding already declared with this reference", f.Transaction.Response())
-		return nil
-	}
-	httpapi.Respond(w, http.StatusAccepted, "Funding declared: the wallet is credited when the transfer is received", f.Transaction.Response())
-	return nil
-}
-
-func (h handlers) confirmFunding(w http.ResponseWriter, r *http.Request) error {
-	f, err := h.svc.ConfirmFunding(r.Context(), r.PathValue("transactionId"), httpapi.Operator(r.Context()))
-	if err != nil {
-		return err
-	}
-	httpapi.Respond(w, http.StatusOK, "Funding confirmed: the wallet is credited", f.Response())
-	return nil
-}
-
-func (h handlers) rejectFunding(w http.ResponseWriter, r *http.Request) error {
-	f, err := h.svc.RejectFunding(r.Context(), r.PathValue("transactionId"), httpapi.Operator(r.Context()))
-	if err != nil {
-		return err
-	}
-	httpapi.Respond(w, http.StatusOK, "Funding rejected: nothing is credited", f.Response())
-	return nil
 }

@@ -294,3 +294,92 @@ func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
 	})
 	return nil
 }
+
+// fundRequest is the body of POST /wallets/fund.
+type fundRequest struct {
+	WalletID  string          `json:"wallet_id"`
+	Amount    json.RawMessage `json:"amount"`
+	Balance   string          `json:"balance"`
+	Reference string          `json:"reference"`
+}
+
+func (h handlers) fund(w http.ResponseWriter, r *http.Request) error {
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	var req fundRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return err
+	}
+	in := FundInput{WalletID: req.WalletID, Amount: amountText(req.Amount), Balance: SubBalance(req.Balance), Reference: req.Reference}
+	f, err := h.svc.Fund(r.Context(), cid, in)
+	if err != nil {
+		return err
+	}
+	if f.Replayed {
+		httpapi.Respond(w, http.StatusOK, "Funding already declared with this reference", f.Transaction.Response())
+		return nil
+	}
+	httpapi.Respond(w, http.StatusAccepted, "Funding declared: the wallet is credited when the transfer is received", f.Transaction.Response())
+	return nil
+}
+
+func (h handlers) confirmFunding(w http.ResponseWriter, r *http.Request) error {
+	f, err := h.svc.ConfirmFunding(r.Context(), r.PathValue("transactionId"), httpapi.Operator(r.Context()))
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Funding confirmed: the wallet is credited", f.Response())
+	return nil
+}
+
+func (h handlers) rejectFunding(w http.ResponseWriter, r *http.Request) error {
+	f, err := h.svc.RejectFunding(r.Context(), r.PathValue("transactionId"), httpapi.Operator(r.Context()))
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Funding rejected: nothing is credited", f.Response())
+	return nil
+}
+
+// transferRequest is the body of POST /wallets/{id}/transfer-internal.
+type transferRequest struct {
+	Amount json.RawMessage `json:"amount"`
+	From   string          `json:"from"`
+	To     string          `json:"to"`
+}
+
+// transferResponse is the data of a transfer.
+type transferResponse struct {
+	TransferID string         `json:"transfer_id"`
+	WalletID   string         `json:"wallet_id"`
+	Amount     json.Number    `json:"amount"`
+	FeeAmount  json.Number    `json:"fee_amount"`
+	From       SubBalance     `json:"from"`
+	To         SubBalance     `json:"to"`
+	Wallet     WalletResponse `json:"wallet"`
+}
+
+func (h handlers) transferInternal(w http.ResponseWriter, r *http.Request) error {
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	var req transferRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return err
+	}
+	in := TransferInput{Amount: amountText(req.Amount), From: SubBalance(req.From), To: SubBalance(req.To)}
+	t, err := h.svc.TransferInternal(r.Context(), cid, r.PathValue("id"), in)
+	if err != nil {
+		return err
+	}
+	cur := t.Wallet.Currency
+	httpapi.Respond(w, http.StatusOK, "Transfer completed successfully", transferResponse{
+		TransferID: t.ID, WalletID: t.WalletID,
+		Amount: money.JSON(t.Amount, cur), FeeAmount: money.JSON(t.Fee, cur),
+		From: t.From, To: t.To, Wallet: t.Wallet.Response(),
+	})
+	return nil
+}

@@ -6,13 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"time"
 
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/field"
-	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
 	"payments/pkg/money"
@@ -221,45 +219,4 @@ func (s *Service) publish(ctx context.Context, evs ...events.Event) {
 	if err := s.Events.Publish(ctx, evs...); err != nil {
 		slog.WarnContext(ctx, "publish wallet events after commit; the sweeper will", "error", err)
 	}
-}
-
-// transferRequest is the body of POST /wallets/{id}/transfer-internal.
-type transferRequest struct {
-	Amount json.RawMessage `json:"amount"`
-	From   string          `json:"from"`
-	To     string          `json:"to"`
-}
-
-// transferResponse is the data of a transfer.
-type transferResponse struct {
-	TransferID string         `json:"transfer_id"`
-	WalletID   string         `json:"wallet_id"`
-	Amount     json.Number    `json:"amount"`
-	FeeAmount  json.Number    `json:"fee_amount"`
-	From       SubBalance     `json:"from"`
-	To         SubBalance     `json:"to"`
-	Wallet     WalletResponse `json:"wallet"`
-}
-
-func (h handlers) transferInternal(w http.ResponseWriter, r *http.Request) error {
-	cid, err := httpapi.Company(r)
-	if err != nil {
-		return err
-	}
-	var req transferRequest
-	if err := httpapi.Decode(r, &req); err != nil {
-		return err
-	}
-	in := TransferInput{Amount: amountText(req.Amount), From: SubBalance(req.From), To: SubBalance(req.To)}
-	t, err := h.svc.TransferInternal(r.Context(), cid, r.PathValue("id"), in)
-	if err != nil {
-		return err
-	}
-	cur := t.Wallet.Currency
-	httpapi.Respond(w, http.StatusOK, "Transfer completed successfully", transferResponse{
-		TransferID: t.ID, WalletID: t.WalletID,
-		Amount: money.JSON(t.Amount, cur), FeeAmount: money.JSON(t.Fee, cur),
-		From: t.From, To: t.To, Wallet: t.Wallet.Response(),
-	})
-	return nil
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"payments/pkg/companies"
 	"payments/pkg/countries"
 	"payments/pkg/field"
 	"payments/pkg/guideline"
@@ -34,8 +35,12 @@ import (
 var (
 	// ErrNotFound is a wallet that does not exist for the caller's company.
 	ErrNotFound = errors.New("wallets: not found")
-	// ErrUSDWalletNotFound is a company without a USD wallet.
+	// ErrUSDWalletNotFound is a read of the company's USD wallet, for a
+	// company without one.
 	ErrUSDWalletNotFound = errors.New("wallets: USD wallet not found")
+	// ErrNoUSDWallet is a movement that needs the company's USD wallet (a
+	// card's, a conversion's), for a company without one.
+	ErrNoUSDWallet = errors.New("wallets: no USD wallet")
 	// ErrTransactionNotFound is a wallet transaction that does not exist
 	// for the caller's company.
 	ErrTransactionNotFound = errors.New("wallets: transaction not found")
@@ -44,8 +49,6 @@ var (
 	// ErrInvalidCombination is a (country, currency) pair the payment
 	// guideline does not hold.
 	ErrInvalidCombination = errors.New("wallets: invalid country and currency combination")
-	// ErrKYBNotApproved is a company whose KYB status is not APPROVED.
-	ErrKYBNotApproved = errors.New("wallets: KYB not approved")
 	// ErrDuplicateReference is a credit reference the company has already
 	// used for another credit (another wallet, sub-balance or amount).
 	ErrDuplicateReference = errors.New("wallets: reference used by another credit")
@@ -289,7 +292,7 @@ func (s *Service) Create(ctx context.Context, companyID string, in CreateInput) 
 		return Wallet{}, fmt.Errorf("wallets: check KYB: %w", err)
 	}
 	if !ok {
-		return Wallet{}, ErrKYBNotApproved
+		return Wallet{}, companies.ErrKYBNotApproved
 	}
 	row, ok := s.guideline.Lookup(in.CountryISOCode, in.Currency)
 	if !ok {

@@ -66,7 +66,11 @@ func (h logHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	res, err := h.log.List(r.Context(), httpapi.CompanyID(r.Context()), q, page)
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	res, err := h.log.List(r.Context(), cid, q, page)
 	if err != nil {
 		return err
 	}
@@ -83,7 +87,11 @@ func (h logHandlers) list(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h logHandlers) get(w http.ResponseWriter, r *http.Request) error {
-	rec, err := h.log.Get(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"))
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	rec, err := h.log.Get(r.Context(), cid, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -96,7 +104,11 @@ func (h logHandlers) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h logHandlers) resend(w http.ResponseWriter, r *http.Request) error {
-	rec, err := h.log.Resend(r.Context(), httpapi.CompanyID(r.Context()), r.PathValue("id"))
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	rec, err := h.log.Resend(r.Context(), cid, r.PathValue("id"))
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@
 //     the caller's sentinel);
 //   - writes: Put and Update for one item, Txn and Write for a transaction
 //     whose items have names, so that the reasons of a cancellation are read
-//     by name; all of them under the one RetryPolicy;
+//     by name; all of them under the one retry policy (Retry);
 //   - lists: ReadPage, a page at a time, of a Listing with its Filter;
 //   - values: Key, Str, Num, StringAttr, DecodeAll.
 //
@@ -44,19 +44,19 @@ const (
 type DB struct {
 	Client *dynamodb.Client
 	Table  string
-	// Retry is the conflict-retry policy of every write (DefaultRetry).
-	Retry RetryPolicy
+	// Retry is the conflict-retry policy of every write (contention.Retry).
+	Retry contention.Policy
 	// MaxTransactItems is the item budget of one transaction: the most
 	// items one TransactWriteItems may hold. A write whose size varies (a
 	// credit that pays debts) keeps within it; Write refuses a Txn past it.
 	MaxTransactItems int
 }
 
-// New returns a DB for table through client, with DefaultRetry. Its item
+// New returns a DB for table through client, with contention.Retry. Its item
 // budget is MaxTransactItems, or LocalTransactItems when the client has an
 // endpoint of its own (DynamoDB Local).
 func New(client *dynamodb.Client, table string) *DB {
-	db := &DB{Client: client, Table: table, Retry: DefaultRetry, MaxTransactItems: MaxTransactItems}
+	db := &DB{Client: client, Table: table, Retry: contention.Retry, MaxTransactItems: MaxTransactItems}
 	if client != nil && client.Options().BaseEndpoint != nil {
 		db.MaxTransactItems = LocalTransactItems
 	}
@@ -152,7 +152,7 @@ func (db *DB) Get(ctx context.Context, what, pk, sk string, out any, missing err
 // returned as *types.ConditionalCheckFailedException for ConditionFailed.
 func (db *DB) Update(ctx context.Context, what string, in *dynamodb.UpdateItemInput) (*dynamodb.UpdateItemOutput, error) {
 	var out *dynamodb.UpdateItemOutput
-	err := db.Retry.Do(ctx, what, func(ctx context.Context) error {
+	err := Retry(ctx, db.Retry, what, func(ctx context.Context) error {
 		var err error
 		out, err = db.Client.UpdateItem(ctx, in)
 		return err
@@ -165,7 +165,7 @@ func (db *DB) Update(ctx context.Context, what string, in *dynamodb.UpdateItemIn
 
 // Put runs one PutItem under the retry policy; see Update.
 func (db *DB) Put(ctx context.Context, what string, in *dynamodb.PutItemInput) error {
-	err := db.Retry.Do(ctx, what, func(ctx context.Context) error {
+	err := Retry(ctx, db.Retry, what, func(ctx context.Context) error {
 		_, err := db.Client.PutItem(ctx, in)
 		return err
 	})

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
+	"payments/pkg/contention"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/store/storetest"
 )
@@ -61,7 +62,7 @@ func TestGetAnswersTheCallersSentinel(t *testing.T) {
 // TestWriteKeepsToTheItemBudget: a transaction past the DB's item budget
 // is refused before it is sent (this DB has no client to send it with).
 func TestWriteKeepsToTheItemBudget(t *testing.T) {
-	db := &dynamo.DB{Table: "t", Retry: dynamo.RetryPolicy{Attempts: 1}, MaxTransactItems: 2}
+	db := &dynamo.DB{Table: "t", Retry: contention.Policy{Attempts: 1}, MaxTransactItems: 2}
 	tx := &dynamo.Txn{}
 	for _, name := range []string{"a", "b", "c"} {
 		tx.Add(name, types.TransactWriteItem{Put: &types.Put{TableName: aws.String("t"), Item: dynamo.Key(name, name)}})

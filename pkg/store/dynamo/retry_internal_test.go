@@ -18,19 +18,19 @@ func TestRetryPolicy(t *testing.T) {
 	other := errors.New("validation failed")
 	tests := []struct {
 		name    string
-		policy  RetryPolicy
+		policy  contention.Policy
 		timeout time.Duration
 		fails   int   // the attempt fails this many times
 		failure error // with this
 		want    error
 		tries   int
 	}{
-		{"first try", RetryPolicy{Attempts: 5}, 0, 0, nil, nil, 1},
-		{"lost races, then wins", RetryPolicy{Attempts: 5}, 0, 4, ErrRetry, nil, 5},
-		{"conflicts, then wins", RetryPolicy{Attempts: 5}, 0, 2, fmt.Errorf("wrapped: %w", conflict), nil, 3},
-		{"keeps losing", RetryPolicy{Attempts: 5}, 0, 100, ErrRetry, contention.ErrConflict, 5},
-		{"not a race", RetryPolicy{Attempts: 5}, 0, 100, other, other, 1},
-		{"no time left for the back-off", RetryPolicy{Attempts: 5, Base: time.Hour, Max: time.Hour}, time.Second, 100, ErrRetry, contention.ErrConflict, 1},
+		{"first try", contention.Policy{Attempts: 5}, 0, 0, nil, nil, 1},
+		{"lost races, then wins", contention.Policy{Attempts: 5}, 0, 4, ErrRetry, nil, 5},
+		{"conflicts, then wins", contention.Policy{Attempts: 5}, 0, 2, fmt.Errorf("wrapped: %w", conflict), nil, 3},
+		{"keeps losing", contention.Policy{Attempts: 5}, 0, 100, ErrRetry, contention.ErrConflict, 5},
+		{"not a race", contention.Policy{Attempts: 5}, 0, 100, other, other, 1},
+		{"no time left for the back-off", contention.Policy{Attempts: 5, Base: time.Hour, Max: time.Hour}, time.Second, 100, ErrRetry, contention.ErrConflict, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,7 +41,7 @@ func TestRetryPolicy(t *testing.T) {
 				defer cancel()
 			}
 			tries := 0
-			err := tt.policy.Do(ctx, "test", func(context.Context) error {
+			err := Retry(ctx, tt.policy, "test", func(context.Context) error {
 				tries++
 				if tries <= tt.fails {
 					return tt.failure
@@ -52,17 +52,5 @@ func TestRetryPolicy(t *testing.T) {
 				t.Fatalf("err %v after %d tries, want %v after %d", err, tries, tt.want, tt.tries)
 			}
 		})
-	}
-}
-
-func TestRetryWaitIsJitteredAndCapped(t *testing.T) {
-	p := RetryPolicy{Attempts: 10, Base: 10 * time.Millisecond, Max: 80 * time.Millisecond}
-	for n := 1; n < 10; n++ {
-		ceiling := min(p.Base<<(n-1), p.Max)
-		for range 100 {
-			if w := p.wait(n); w <= 0 || w > ceiling {
-				t.Fatalf("wait(%d) = %v, want within (0, %v]", n, w, ceiling)
-			}
-		}
 	}
 }

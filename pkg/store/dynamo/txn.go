@@ -97,7 +97,7 @@ func TransactionConflict(err error) bool {
 // or nil when no condition it knows failed (an error naming the failed
 // items is returned). A conflict with another transaction is tried again.
 func (db *DB) Write(ctx context.Context, what string, build func(context.Context) (*Txn, error), refused func(context.Context, Cancellation) error) error {
-	return db.Retry.Do(ctx, what, func(ctx context.Context) error {
+	return Retry(ctx, db.Retry, what, func(ctx context.Context) error {
 		t, err := build(ctx)
 		if err != nil {
 			return err

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 
 	"payments/pkg/field"
@@ -218,4 +219,43 @@ func (c *capture) sendTo(w http.ResponseWriter) {
 	}
 	w.WriteHeader(status)
 	w.Write(c.body.Bytes())
+}
+
+// ParseKey returns the key of r's Idempotency-Key header and whether it has
+// one. A key is 1 to MaxKeyLength printable ASCII characters, sent once;
+// anything else is a 400 naming the header. API Gateway joins a repeated
+// header with commas, which the Lambda adapter splits again, so a key
+// cannot hold a comma.
+func ParseKey(r *http.Request) (string, bool, error) {
+	values := r.Header.Values(Header)
+	if len(values) == 0 {
+		return "", false, nil
+	}
+	bad := field.Invalid(Header, "must be 1 to "+strconv.Itoa(MaxKeyLength)+" printable ASCII characters")
+	if len(values) > 1 {
+		return "", true, bad
+	}
+	key := values[0]
+	if key == "" || len(key) > MaxKeyLength {
+		return "", true, bad
+	}
+	for i := 0; i < len(key); i++ {
+		if key[i] < 0x20 || key[i] > 0x7e {
+			return "", true, bad
+		}
+	}
+	return key, true, nil
+}
+
+// Stored reports whether a response is stored for replays: every response
+// but those that ask to be retried shortly, with Retry-After (the
+// catalogue's CONFLICT, its unavailable answers, the card issuer's
+// CARD_ISSUER_UNAVAILABLE). Their key is released instead: deleted when
+// the request committed nothing, so that the retry runs it; its lease
+// only ended when it committed its Effect (a card funding the issuer has
+// not answered yet), so that the retry answers from the effect, carrying
+// the movement on. A 5xx without Retry-After may have moved money: it is
+// stored, and replayed.
+func Stored(_ int, h http.Header) bool {
+	return h.Get("Retry-After") == ""
 }

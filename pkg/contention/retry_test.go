@@ -1,0 +1,73 @@
+package contention
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+)
+
+func TestPolicyDo(t *testing.T) {
+	lost := errors.New("lost a race")
+	other := errors.New("refused")
+	tests := []struct {
+		name    string
+		policy  Policy
+		timeout time.Duration
+		fails   int   // the attempt fails this many times
+		failure error // with this, asking to be tried again when it is lost
+		want    error
+		tries   int
+	}{
+		{"first try", Policy{Attempts: 5}, 0, 0, nil, nil, 1},
+		{"lost races, then wins", Policy{Attempts: 5}, 0, 4, lost, nil, 5},
+		{"keeps losing: the last error", Policy{Attempts: 5}, 0, 100, lost, lost, 5},
+		{"not a race", Policy{Attempts: 5}, 0, 100, other, other, 1},
+		{"no time left for the back-off", Policy{Attempts: 5, Base: time.Hour, Max: time.Hour}, time.Second, 100, lost, lost, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			if tt.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
+				defer cancel()
+			}
+			tries := 0
+			n, err := tt.policy.Do(ctx, func(context.Context) (bool, error) {
+				tries++
+				if tries <= tt.fails {
+					return errors.Is(tt.failure, lost), tt.failure
+				}
+				return false, nil
+			})
+			if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) || tries != tt.tries || n != tries {
+				t.Fatalf("err %v after %d tries (Do says %d), want %v after %d", err, tries, n, tt.want, tt.tries)
+			}
+		})
+	}
+}
+
+func TestPolicyDoStopsWithItsContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	p := Policy{Attempts: 5, Base: time.Hour, Max: time.Hour}
+	n, err := p.Do(ctx, func(context.Context) (bool, error) {
+		cancel()
+		return true, errors.New("lost a race")
+	})
+	if !errors.Is(err, context.Canceled) || n != 1 {
+		t.Fatalf("Do = %d, %v, want 1 try and context.Canceled", n, err)
+	}
+}
+
+func TestRetryWaitIsJitteredAndCapped(t *testing.T) {
+	p := Policy{Attempts: 10, Base: 10 * time.Millisecond, Max: 80 * time.Millisecond}
+	for n := 1; n < 10; n++ {
+		ceiling := min(p.Base<<(n-1), p.Max)
+		for range 100 {
+			if w := p.Wait(n); w <= 0 || w > ceiling {
+				t.Fatalf("wait(%d) = %v, want within (0, %v]", n, w, ceiling)
+			}
+		}
+	}
+}

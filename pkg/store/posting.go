@@ -1,0 +1,211 @@
+package store
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/debts"
+	"payments/pkg/store/dynamo"
+	"payments/pkg/timestamp"
+	"payments/pkg/wallets"
+)
+
+// posted is a leg of a posting as written: the wallet after it (as read
+// just before the write, adjusted; zero when the leg needed no read) and
+// its entries and updates with the balances before and after them.
+type posted struct {
+	After   wallets.Wallet
+	Entries []wallets.Transaction
+	// Balances holds, for each entry update, the balances before
+	// and after it (nil when it moves no balance).
+	Balances [][2]*int64
+}
+
+// legItem names the wallet adjustment of leg i of a posting in its
+// transaction: "wallet", then "wallet1", "wallet2"…, for the caller's
+// refused func.
+func legItem(i int) string {
+	if i == 0 {
+		return "wallet"
+	}
+	return "wallet" + strconv.Itoa(i)
+}
+
+// post adds posting p to t, the one way money is written, and returns
+// each leg as written. For each leg, in order:
+//
+//   - the wallet's adjustment (walletAdjustment), named legItem(i), when
+//     the leg's adjustment is not zero, activeOnly when the leg asks;
+//   - its new entries, named "entry<n>" across the posting (ledgerPut),
+//     and its entry updates, named "updated<n>" (entryUpdate), each with
+//     the balances before and after it in turn from the wallet as read
+//     just before the write (balancesOf) when it records them (see
+//     wallets.Leg);
+//   - when it credits the payout balance of a USD wallet, the payment of
+//     the company's pending debts out of that credit (recoverDebts), as
+//     many as the transaction has room for once the reserve items the
+//     caller adds to t after this call are counted: their FEE entries,
+//     named "fee<n>", whose balances follow the leg's own entries, and
+//     their debt.recovered events, named "debtevent<n>", which the outbox
+//     sweeper publishes. The wallet is adjusted by the credit less what
+//     the debts took.
+//
+// The wallet is read when the leg records balances or credits the payout
+// balance. The caller's refused func answers dynamo.ErrRetry on debtRaced, so
+// that the transaction is built again from fresh reads.
+func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting, reserve int) ([]posted, error) {
+	own := 0
+	for _, l := range p.Legs {
+		own += len(l.Entries) + len(l.Updates)
+		if l.Adjust != (wallets.Adjustment{}) {
+			own++
+		}
+	}
+	// The posting's items join t at the end, so that the room left for
+	// debts is counted once: t as it was, the posting's own items, the
+	// FEE entries and events of the debts paid so far, and reserve.
+	var items []namedItem
+	add := func(name string, n int, item types.TransactWriteItem) {
+		items = append(items, namedItem{name + strconv.Itoa(n), item})
+	}
+	out := make([]posted, len(p.Legs))
+	entryN, updatedN, feeN, eventN := 0, 0, 0, 0
+	for i, l := range p.Legs {
+		var w wallets.Wallet
+		if needsRead(l) {
+			var err error
+			if w, err = s.GetWallet(ctx, p.CompanyID, l.WalletID); err != nil {
+				return nil, err
+			}
+		}
+		balance := map[wallets.SubBalance]int64{wallets.Payin: w.PayinBalance, wallets.Payout: w.PayoutBalance}
+		step := func(b wallets.SubBalance, delta int64) (before, after *int64) {
+			v, next := balance[b], balance[b]+delta
+			balance[b] = next
+			return &v, &next
+		}
+		for _, e := range l.Entries {
+			if !e.Open() {
+				e.BalanceBefore, e.BalanceAfter = step(e.Balance, e.Delta)
+			}
+			item, err := s.ledgerPut(e)
+			if err != nil {
+				return nil, err
+			}
+			add("entry", entryN, item)
+			entryN++
+			out[i].Entries = append(out[i].Entries, e)
+		}
+		for _, u := range l.Updates {
+			var before, after *int64
+			if u.Delta != 0 {
+				before, after = step(u.Balance, u.Delta)
+			}
+			out[i].Balances = append(out[i].Balances, [2]*int64{before, after})
+			add("updated", updatedN, s.entryUpdate(p.CompanyID, u, before, after))
+			updatedN++
+		}
+		adj := l.Adjust
+		if adj.Payout > 0 && w.Currency == debts.Currency {
+			recovered, fees, evs, err := s.recoverDebts(ctx, t, p.CompanyID, w.ID, adj.Payout, own+2*(feeN)+reserve, p.Now)
+			if err != nil {
+				return nil, err
+			}
+			adj.Payout -= recovered
+			for _, e := range fees {
+				e.BalanceBefore, e.BalanceAfter = step(e.Balance, e.Delta)
+				item, err := s.ledgerPut(e)
+				if err != nil {
+					return nil, err
+				}
+				add("fee", feeN, item)
+				feeN++
+			}
+			for _, ev := range evs {
+				item, err := eventPut(s.db.Table, ev)
+				if err != nil {
+					return nil, err
+				}
+				add("debtevent", eventN, item)
+				eventN++
+			}
+		}
+		if l.Adjust != (wallets.Adjustment{}) {
+			item := s.walletAdjustment(p.CompanyID, l.WalletID, adj, p.Now)
+			if l.ActiveOnly {
+				item = activeOnly(item)
+			}
+			items = append(items, namedItem{legItem(i), item})
+		}
+		out[i].After = w.Adjusted(adj, p.Now)
+	}
+	for _, it := range items {
+		t.Add(it.name, it.item)
+	}
+	return out, nil
+}
+
+// namedItem is a transaction item and its name.
+type namedItem struct {
+	name string
+	item types.TransactWriteItem
+}
+
+// needsRead reports whether leg l reads its wallet: it records balances
+// or credits the payout balance (which may pay debts).
+func needsRead(l wallets.Leg) bool {
+	if l.Adjust.Payout > 0 {
+		return true
+	}
+	for _, e := range l.Entries {
+		if !e.Open() {
+			return true
+		}
+	}
+	for _, u := range l.Updates {
+		if u.Delta != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// entryUpdate returns the transaction item that moves the open ledger
+// entry of u from u.From to u.To, with its delta, reservation, order id
+// (when set), the balances around it (when not nil) and completion (when
+// set), out of the open-funding index, on the condition that it is still
+// u.From.
+func (s *Wallets) entryUpdate(companyID string, u wallets.EntryUpdate, before, after *int64) types.TransactWriteItem {
+	names := map[string]string{"#st": "status", "#delta": "delta", "#res": "reserved"}
+	values := map[string]types.AttributeValue{
+		":from": dynamo.Str(string(u.From)), ":to": dynamo.Str(string(u.To)), ":delta": dynamo.Num(u.Delta), ":res": dynamo.Num(u.Reserved),
+	}
+	set := []string{"#st = :to", "#delta = :delta", "#res = :res"}
+	add := func(attr, placeholder string, v types.AttributeValue) {
+		names["#"+placeholder] = attr
+		values[":"+placeholder] = v
+		set = append(set, "#"+placeholder+" = :"+placeholder)
+	}
+	if u.OrderID != "" {
+		add("order_id", "order", dynamo.Str(u.OrderID))
+	}
+	if before != nil && after != nil {
+		add("wallet_balance_before", "before", dynamo.Num(*before))
+		add("wallet_balance_after", "after", dynamo.Num(*after))
+	}
+	if u.CompletedAt != nil {
+		add("completed_at", "done", dynamo.Str(timestamp.Format(*u.CompletedAt)))
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       dynamo.Key(companyPK(companyID), ledgerSK(u.ID)),
+		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + attrGSI2PK + ", " + attrGSI2SK),
+		ConditionExpression:       aws.String("#st = :from"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}}
+}
