@@ -83,9 +83,14 @@ listen: ## an HTTPS webhook receiver on 127.0.0.1:LISTEN_PORT (8443) for `make r
 	@$(GO) build -o $(LISTEN).$$$$ ./infra/local/cmd/listen && mv -f $(LISTEN).$$$$ $(LISTEN)
 	@exec $(LISTEN) -make-pid $$PPID
 
-# The tests run with the deployed build's net/http: without HTTP/2.
-test: install devstack vet staticcheck ## vet, staticcheck, go test -race, then make fuzz, against throwaway stacks
-	@$(DEVSTACK) exec -- $(GO) test -race -count=1 -tags nethttpomithttp2 ./...
+# The tests run with the deployed build's net/http: without HTTP/2. Each
+# package whose tests drive the functions saves the AWS calls they made
+# into a folder (pkg/app/apptest, APPTEST_CALLS); grantcheck then fails
+# unless every action a function is granted was made by some test.
+test: install devstack vet staticcheck ## vet, staticcheck, go test -race, every granted AWS action used, then make fuzz, against throwaway stacks
+	@calls=$$(mktemp -d); trap 'rm -rf "$$calls"' EXIT; \
+	$(DEVSTACK) exec -- env APPTEST_CALLS="$$calls" $(GO) test -race -count=1 -tags nethttpomithttp2 ./...; \
+	$(GO) run ./pkg/app/apptest/grantcheck "$$calls"
 	@$(MAKE) fuzz
 
 # go test -fuzz takes one target at a time. A target's output (the logs of
@@ -121,15 +126,15 @@ build: ## build every function into bin/<function>/bootstrap for Lambda (linux/a
 	done
 
 size: build ## print each bin/<function>/bootstrap's size and gzipped size; fails above 3.0 MiB gzipped
-	@$(GO) run ./infra/local/cmd/footprint size -dir $(BIN_DIR)
+	@$(GO) run ./infra/tools/cmd/footprint size -dir $(BIN_DIR)
 
 # The bootstraps are built for this machine (to be run), with the flags of
 # make build, next to a hello-world function built the same way.
 coldstart: ## build each function and a hello-world for this machine; print exec → first /next over RUNS (30) starts; fails above 2.5 × the hello-world's median
 	@rm -rf $(CACHE)/coldstart
 	@$(MAKE) build LAMBDA_ENV=CGO_ENABLED=0 BIN_DIR=$(CACHE)/coldstart >/dev/null
-	@CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(CACHE)/coldstart/hello/bootstrap ./infra/local/footprint/hello
-	@$(GO) run ./infra/local/cmd/footprint coldstart -dir $(CACHE)/coldstart -runs $(RUNS)
+	@CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(CACHE)/coldstart/hello/bootstrap ./infra/tools/footprint/hello
+	@$(GO) run ./infra/tools/cmd/footprint coldstart -dir $(CACHE)/coldstart -runs $(RUNS)
 
 # The folder under functions/ of a function's LogicalId:
 # WalletsFunction -> wallets, PayoutWorkerFunction -> payout-worker.
@@ -191,7 +196,7 @@ bench: install devstack ## go test -run '^$' -bench BENCH (default .) -benchmem 
 # the measured stack.
 loadtest: install devstack ## payouts through the dev server vs store.CreatePayout alone, 1 and 100 wallets, CLIENTS clients, DURATION each; then simulated conflicts
 	@mkdir -p $(CACHE)/bin
-	@$(GO) build -o $(CACHE)/bin/loadtest ./infra/local/cmd/loadtest
+	@$(GO) build -o $(CACHE)/bin/loadtest ./infra/tools/cmd/loadtest
 	@$(DEVSTACK) exec -- $(CACHE)/bin/loadtest -clients $(CLIENTS) -duration $(DURATION) -conflict-duration $(CONFLICT_DURATION)
 
 clean: ## remove build output (bin/, .aws-sam/); keeps the installed emulators and the data (see reset)

@@ -58,16 +58,20 @@ type Publisher interface {
 	Publish(ctx context.Context, evs ...events.Event) error
 }
 
-// Deps are what a Service is built from.
+// Deps are what a Service is built from; NewService refuses a Deps
+// without one of them.
 type Deps struct {
 	Store     Store
 	Customers Customers
 	Wallets   Wallets
 	Companies Companies
 	Fees      Fees
-	Issuer    issuer.Issuer // nil where none is configured: every change is ErrNoIssuer
-	Vault     Sealer
-	Events    Publisher
+	// Issuer is the card issuer: issuer.None where none is configured,
+	// which NewService keeps as nil, so that every change is ErrNoIssuer
+	// and reads work.
+	Issuer issuer.Issuer
+	Vault  Sealer
+	Events Publisher
 }
 
 // ErrNoIssuer is a change asked of a deployment without a card issuer
@@ -81,8 +85,76 @@ type Service struct {
 	Now func() time.Time
 }
 
-// NewService returns a Service over d.
-func NewService(d Deps) *Service { return &Service{Deps: d, Now: time.Now} }
+// NewService returns a Service over d, or an error naming the dependency
+// d lacks.
+func NewService(d Deps) (*Service, error) {
+	switch {
+	case d.Store == nil:
+		return nil, errors.New("cards: no Store to build the service")
+	case d.Customers == nil:
+		return nil, errors.New("cards: no Customers to build the service")
+	case d.Wallets == nil:
+		return nil, errors.New("cards: no Wallets to build the service")
+	case d.Companies == nil:
+		return nil, errors.New("cards: no Companies to build the service")
+	case d.Fees == nil:
+		return nil, errors.New("cards: no Fees to build the service")
+	case d.Issuer == nil:
+		return nil, errors.New("cards: no Issuer to build the service (issuer.None where there is no issuer)")
+	case d.Vault == nil:
+		return nil, errors.New("cards: no Vault to build the service")
+	case d.Events == nil:
+		return nil, errors.New("cards: no Events publisher to build the service")
+	}
+	if d.Issuer == issuer.None {
+		d.Issuer = nil
+	}
+	return &Service{Deps: d, Now: time.Now}, nil
+}
+
+// Applier applies the card issuer's notifications (Service.Apply): all
+// the card-worker does. It needs the cards' store, the wallets, the fees,
+// the issuer it tells what each notification moved, and a publisher of
+// the events; never the customers, the companies or the card secrets.
+type Applier struct{ svc *Service }
+
+// ApplierDeps are what an Applier is built from; NewApplier refuses an
+// ApplierDeps without one of them.
+type ApplierDeps struct {
+	Store   Store
+	Wallets Wallets
+	Fees    Fees
+	// Issuer is told what each notification moved on its card;
+	// issuer.None where none is configured, which tells nothing.
+	Issuer issuer.Issuer
+	Events Publisher
+}
+
+// NewApplier returns the Applier over d, or an error naming the
+// dependency d lacks.
+func NewApplier(d ApplierDeps) (*Applier, error) {
+	switch {
+	case d.Store == nil:
+		return nil, errors.New("cards: no Store to build the applier")
+	case d.Wallets == nil:
+		return nil, errors.New("cards: no Wallets to build the applier")
+	case d.Fees == nil:
+		return nil, errors.New("cards: no Fees to build the applier")
+	case d.Issuer == nil:
+		return nil, errors.New("cards: no Issuer to build the applier (issuer.None where there is no issuer)")
+	case d.Events == nil:
+		return nil, errors.New("cards: no Events publisher to build the applier")
+	}
+	if d.Issuer == issuer.None {
+		d.Issuer = nil
+	}
+	return &Applier{&Service{Deps: Deps{Store: d.Store, Wallets: d.Wallets, Fees: d.Fees, Issuer: d.Issuer, Events: d.Events}, Now: time.Now}}, nil
+}
+
+// Apply is Service.Apply.
+func (a *Applier) Apply(ctx context.Context, n issuer.Notification) error {
+	return a.svc.Apply(ctx, n)
+}
 
 // now returns the current time as stored.
 func (s *Service) now() time.Time { return timestamp.Of(s.Now()) }
@@ -124,15 +196,8 @@ func (s *Service) fee(ctx context.Context, companyID, typ string, amount int64) 
 // entry returns a ledger entry of card transaction tx on its USD wallet:
 // delta moved on the payout balance, of type typ.
 func entry(tx Transaction, typ wallets.Type, delta int64, id string, now time.Time) wallets.Transaction {
-	amount := delta
-	if amount < 0 {
-		amount = -amount
-	}
-	return wallets.Transaction{
-		ID: id, CompanyID: tx.CompanyID, WalletID: tx.WalletID, Amount: amount, AmountWithFee: amount, NetAmount: amount,
-		Currency: Currency, Status: wallets.StatusSuccess, Type: typ, Reference: tx.ID,
-		Balance: wallets.Payout, Delta: delta, CreatedAt: now, CompletedAt: &now,
-	}
+	w := wallets.Wallet{ID: tx.WalletID, CompanyID: tx.CompanyID, Currency: Currency}
+	return wallets.Completed(id, w, typ, tx.ID, wallets.Payout, delta, now)
 }
 
 // credit returns the change of tx's wallet that adds amount to its payout

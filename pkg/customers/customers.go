@@ -183,14 +183,16 @@ type Publisher interface {
 	Publish(ctx context.Context, evs ...events.Event) error
 }
 
-// Deps are what a Service is built from.
+// Deps are what a Service is built from; NewService refuses a Deps
+// without one of them.
 type Deps struct {
 	Store     Store
 	Companies Companies
 	Documents Documents
 	Fetcher   Fetcher
-	// Verifier and Issuer are nil where none is configured: enrolment and
-	// sync are then ErrNoProviders.
+	// Verifier and Issuer are kyc.None and issuer.None where none is
+	// configured, which NewService keeps as nil: enrolment and sync are
+	// then ErrNoProviders.
 	Verifier kyc.Verifier
 	Issuer   issuer.Cardholders
 	Events   Publisher
@@ -203,7 +205,65 @@ type Service struct {
 	Now func() time.Time
 }
 
-// NewService returns a Service over d.
-func NewService(d Deps) *Service {
-	return &Service{Deps: d, Now: time.Now}
+// NewService returns a Service over d, or an error naming the dependency
+// d lacks.
+func NewService(d Deps) (*Service, error) {
+	switch {
+	case d.Store == nil:
+		return nil, errors.New("customers: no Store to build the service")
+	case d.Companies == nil:
+		return nil, errors.New("customers: no Companies to build the service")
+	case d.Documents == nil:
+		return nil, errors.New("customers: no Documents to build the service")
+	case d.Fetcher == nil:
+		return nil, errors.New("customers: no Fetcher to build the service")
+	case d.Verifier == nil:
+		return nil, errors.New("customers: no Verifier to build the service (kyc.None where there is no verifier)")
+	case d.Issuer == nil:
+		return nil, errors.New("customers: no Issuer to build the service (issuer.None where there is no issuer)")
+	case d.Events == nil:
+		return nil, errors.New("customers: no Events publisher to build the service")
+	}
+	if d.Verifier == kyc.None {
+		d.Verifier = nil
+	}
+	if d.Issuer == issuer.None {
+		d.Issuer = nil
+	}
+	return &Service{Deps: d, Now: time.Now}, nil
+}
+
+// Cardholders reads customers and registers them with the card issuer:
+// all the cards service asks of customers. It needs the customers' store,
+// the issuer and a publisher of the events; never the documents, the KYC
+// verifier or the companies.
+type Cardholders struct{ svc *Service }
+
+// NewCardholders returns the Cardholders over store and iss (issuer.None
+// where none is configured, which registers no cardholder:
+// ErrNoProviders), publishing with events, or an error naming the one
+// missing.
+func NewCardholders(store Store, iss issuer.Cardholders, events Publisher) (*Cardholders, error) {
+	switch {
+	case store == nil:
+		return nil, errors.New("customers: no Store to build the cardholders")
+	case iss == nil:
+		return nil, errors.New("customers: no Issuer to build the cardholders (issuer.None where there is no issuer)")
+	case events == nil:
+		return nil, errors.New("customers: no Events publisher to build the cardholders")
+	}
+	if iss == issuer.None {
+		iss = nil
+	}
+	return &Cardholders{&Service{Deps: Deps{Store: store, Issuer: iss, Events: events}, Now: time.Now}}, nil
+}
+
+// Get is Service.Get.
+func (c *Cardholders) Get(ctx context.Context, companyID, id string) (Customer, error) {
+	return c.svc.Get(ctx, companyID, id)
+}
+
+// Cardholder is Service.Cardholder.
+func (c *Cardholders) Cardholder(ctx context.Context, cu Customer) (string, error) {
+	return c.svc.Cardholder(ctx, cu)
 }

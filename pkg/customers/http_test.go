@@ -249,7 +249,7 @@ func TestReadForm(t *testing.T) {
 }
 
 // TestReadFormRefusesBrokenBodies: a body over maxFormBytes is the
-// *http.MaxBytesError that pkg/app answers 413, and a body cut short is a
+// *http.MaxBytesError that the customers function answers 413, and a body cut short is a
 // 400, on body wherever the multipart reader can tell.
 func TestReadFormRefusesBrokenBodies(t *testing.T) {
 	body, ct := multipartBody(t, append(identityParts(), file(FieldFrontFile, samples.PNG()), file(FieldBackFile, samples.PDF()))...)

@@ -19,7 +19,7 @@ import (
 
 // The tests below drive the service's paths that the local stack cannot
 // provoke (a verifier or an issuer down, a write whose answer is lost)
-// through fakes of its dependencies; pkg/app's tests run the same paths
+// through fakes of its dependencies; customers_test.go runs the same paths
 // that they can against DynamoDB Local and the S3 emulator.
 
 var (
@@ -190,7 +190,8 @@ const (
 	backURL  = "https://docs.example.com/back.pdf"
 )
 
-func newHarness() *harness {
+func newHarness(t testing.TB) *harness {
+	t.Helper()
 	h := &harness{
 		store: &fakeStore{customers: map[string]Customer{}},
 		docs:  &fakeDocuments{objects: map[string][]byte{}},
@@ -204,10 +205,14 @@ func newHarness() *harness {
 		},
 		issuer: &fakeIssuer{active: true},
 	}
-	h.svc = NewService(Deps{
+	svc, err := NewService(Deps{
 		Store: h.store, Companies: approvedCompanies{}, Documents: h.docs, Fetcher: h.fetch,
 		Verifier: fakeVerifier{}, Issuer: h.issuer, Events: nopPublisher{},
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.svc = svc
 	return h
 }
 
@@ -242,7 +247,7 @@ func TestEnrollFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness()
+			h := newHarness(t)
 			tt.setup(h)
 			c, err := h.svc.EnrollFromURLs(context.Background(), "company-1", fields(frontURL, backURL))
 			if !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {
@@ -281,7 +286,7 @@ func TestEnrollFetchFailures(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness()
+			h := newHarness(t)
 			h.fetch.answers[missing] = outbound.Response{StatusCode: http.StatusNotFound}
 			h.fetch.answers[moved] = outbound.Response{StatusCode: http.StatusFound}
 			h.fetch.answers[html] = outbound.Response{StatusCode: http.StatusOK, Body: []byte("<html><body>x</body></html>")}
@@ -306,7 +311,7 @@ func TestEnrollFetchFailures(t *testing.T) {
 // TestEnrollWithTheIssuerDown: the customer is enrolled without a
 // cardholder; a sync with the issuer back registers it.
 func TestEnrollWithTheIssuerDown(t *testing.T) {
-	h := newHarness()
+	h := newHarness(t)
 	h.issuer.err = issuer.ErrUnavailable
 	c, err := h.svc.EnrollFromURLs(context.Background(), "company-1", fields(frontURL, backURL))
 	if err != nil || c.CardholderID != "" {
@@ -330,7 +335,7 @@ func TestEnrollWithTheIssuerDown(t *testing.T) {
 func TestSync(t *testing.T) {
 	ctx := context.Background()
 	page := page.Request{Page: 1, Limit: 10}
-	h := newHarness()
+	h := newHarness(t)
 	verified, err := h.svc.EnrollFromURLs(ctx, "company-1", fields(frontURL, backURL))
 	if err != nil {
 		t.Fatal(err)

@@ -98,12 +98,8 @@ func Plan(pending []Debt, credit int64) []Payment {
 // Entry returns the ledger entry of p on the USD wallet walletID: a FEE
 // that takes p.Amount from the payout balance, referencing the debt.
 func (p Payment) Entry(id, walletID string, now time.Time) wallets.Transaction {
-	return wallets.Transaction{
-		ID: id, CompanyID: p.Debt.CompanyID, WalletID: walletID,
-		Amount: p.Amount, AmountWithFee: p.Amount, NetAmount: p.Amount, Currency: Currency,
-		Status: wallets.StatusSuccess, Type: wallets.TypeFee, Reference: p.Debt.ID,
-		Balance: wallets.Payout, Delta: -p.Amount, CreatedAt: now, CompletedAt: &now,
-	}
+	w := wallets.Wallet{ID: walletID, CompanyID: p.Debt.CompanyID, Currency: Currency}
+	return wallets.Completed(id, w, wallets.TypeFee, p.Debt.ID, wallets.Payout, -p.Amount, now)
 }
 
 // Event returns debt.recovered for p, paid from wallet walletID by ledger

@@ -13,12 +13,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"payments/pkg/payments"
+	"payments/pkg/providers"
 )
 
-// Modes a deployment runs in; a token is bound to one.
+// Modes a deployment runs in; a token is bound to one. The providers of
+// each are chosen by providers.ForMode.
 const (
-	ModeSandbox    = "sandbox"
-	ModeProduction = "production"
+	ModeSandbox    = providers.ModeSandbox
+	ModeProduction = providers.ModeProduction
 )
 
 // Config is what a function reads from its environment. In AWS the template

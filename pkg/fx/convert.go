@@ -286,14 +286,5 @@ func (c *Converter) move(ctx context.Context, m Movement) (source, destination w
 // transfer returns the TRANSFER entry of movement id on wallet w that
 // moves sub-balance b by delta.
 func transfer(id string, w wallets.Wallet, b wallets.SubBalance, delta int64, now time.Time) wallets.Transaction {
-	amount := delta
-	if amount < 0 {
-		amount = -amount
-	}
-	return wallets.Transaction{
-		ID: ids.NewV7(now), CompanyID: w.CompanyID, WalletID: w.ID,
-		Amount: amount, AmountWithFee: amount, NetAmount: amount, Currency: w.Currency,
-		Status: wallets.StatusSuccess, Type: wallets.TypeTransfer, Reference: id,
-		Balance: b, Delta: delta, CreatedAt: now, CompletedAt: &now,
-	}
+	return wallets.Completed(ids.NewV7(now), w, wallets.TypeTransfer, id, b, delta, now)
 }

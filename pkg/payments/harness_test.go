@@ -16,6 +16,7 @@ import (
 	"payments/pkg/httpapi"
 	"payments/pkg/page"
 	"payments/pkg/payments"
+	"payments/pkg/providers/bank"
 	"payments/pkg/providers/operator"
 	"payments/pkg/providers/operator/operatordb"
 	"payments/pkg/store"
@@ -48,7 +49,7 @@ type job struct {
 }
 
 // jobQueue records the payouts queue's messages; SQS is not the subject of
-// these tests (pkg/app's tests drive the worker through the emulator).
+// these tests (function_test.go drives the worker through the emulator).
 type jobQueue struct {
 	mu   sync.Mutex
 	jobs []job
@@ -199,6 +200,12 @@ type approved struct{}
 
 func (approved) KYBApproved(context.Context, string) (bool, error) { return true, nil }
 
+// noEvents publishes nothing: the harness's wallets only create, credit
+// and read, which publish no event.
+type noEvents struct{}
+
+func (noEvents) Publish(context.Context, ...events.Event) error { return nil }
+
 // harness is one table, one company with an XAF/CM wallet, and the
 // payments service over the real store, with a fake clock, an in-memory
 // payouts queue and an event log.
@@ -221,9 +228,16 @@ type harness struct {
 func newHarness(t testing.TB) *harness {
 	t.Helper()
 	db := storetest.NewDB(t)
+	ws, err := wallets.NewService(wallets.Deps{
+		Store: store.NewWallets(db), Companies: approved{}, Fees: fees.NewService(store.NewFees(db)),
+		Events: noEvents{}, Bank: bank.None,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h := &harness{
 		t: t, ctx: context.Background(), db: db, store: store.NewPayments(db),
-		wallets: wallets.NewService(store.NewWallets(db), approved{}),
+		wallets: ws,
 		fees:    fees.NewService(store.NewFees(db)),
 		gateway: &gateway{sandbox: operator.NewSandbox(operatordb.New(db.DB))}, jobs: &jobQueue{}, events: &eventLog{outbox: store.NewOutbox(db)},
 		clock: &clock{t: time.Now().UTC().Truncate(time.Millisecond)},
@@ -242,9 +256,12 @@ func newHarness(t testing.TB) *harness {
 
 // newService returns a payments service of the harness over st.
 func (h *harness) newService(st payments.Store) *payments.Service {
-	svc := payments.NewService(payments.Deps{
+	svc, err := payments.NewService(payments.Deps{
 		Store: st, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, Events: h.events,
 	})
+	if err != nil {
+		h.t.Fatal(err)
+	}
 	svc.Now = h.clock.Now
 	return svc
 }

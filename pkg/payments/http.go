@@ -323,7 +323,7 @@ type resolveBody struct {
 //
 //	GET  /admin/payments?reconciliation_required=true   payments of every company flagged for reconciliation
 //	POST /admin/payments/{transactionId}/resolve        settle or refund one, {status, note}
-func AdminRoutes(rt *httpapi.Router, svc *Service) {
+func AdminRoutes(rt *httpapi.Router, svc *Admin) {
 	rt.Handle("GET /admin/payments", func(w http.ResponseWriter, r *http.Request) error {
 		flagged, err := httpapi.ParseBool(r, "reconciliation_required", false)
 		if err != nil {

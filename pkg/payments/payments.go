@@ -305,18 +305,21 @@ type Publisher interface {
 	Publish(ctx context.Context, evs ...events.Event) error
 }
 
-// Deps are what a Service works with.
+// Deps are what a Service works with. NewService refuses a Deps without
+// Store, Wallets, Fees, Gateway, Jobs or Events.
 type Deps struct {
 	Store   Store
 	Wallets Wallets
 	Fees    Fees
 	// Gateway is the operator; the payments function uses it for
-	// doubleCheck, the worker to submit and poll.
+	// doubleCheck, the worker to submit and poll. operator.None, where the
+	// deployment has no operator adapter, refuses payouts and collections
+	// before anything is written (ErrNoOperator) and never double-checks.
 	Gateway operator.Gateway
 	// Jobs is the payouts queue.
 	Jobs Jobs
 	// Events publishes the outbox events after commit: directly (the
-	// payout worker, the console), or through the payout worker (Relay,
+	// payout worker, the sweeper), or through the payout worker (Relay,
 	// the payments function). The events of an acceptance always travel
 	// with its submit message (Job.Events), whatever Events is.
 	Events Publisher
@@ -330,9 +333,10 @@ type Deps struct {
 
 // Service accepts, processes and reads payment transactions.
 type Service struct {
-	store    Store
-	wallets  Wallets
-	fees     Fees
+	store   Store
+	wallets Wallets
+	fees    Fees
+	// gateway is nil for operator.None.
 	gateway  operator.Gateway
 	jobs     Jobs
 	events   Publisher
@@ -345,8 +349,31 @@ type Service struct {
 	Now func() time.Time
 }
 
-// NewService returns a Service over d.
-func NewService(d Deps) *Service {
+// NewService returns a Service over d, or an error naming the dependency
+// d lacks.
+func NewService(d Deps) (*Service, error) {
+	switch {
+	case d.Store == nil:
+		return nil, errors.New("payments: no Store to build the service")
+	case d.Wallets == nil:
+		return nil, errors.New("payments: no Wallets to build the service")
+	case d.Fees == nil:
+		return nil, errors.New("payments: no Fees to build the service")
+	case d.Gateway == nil:
+		return nil, errors.New("payments: no Gateway to build the service (operator.None where there is no operator)")
+	case d.Jobs == nil:
+		return nil, errors.New("payments: no Jobs queue to build the service")
+	case d.Events == nil:
+		return nil, errors.New("payments: no Events publisher to build the service")
+	}
+	if d.Gateway == operator.None {
+		d.Gateway = nil
+	}
+	return newService(d), nil
+}
+
+// newService returns a Service over d as it is.
+func newService(d Deps) *Service {
 	g := d.Guideline
 	if g == nil {
 		g = guideline.Default()

@@ -374,10 +374,14 @@ func TestConsoleResolveRefusals(t *testing.T) {
 func TestWindowEndsFlagged(t *testing.T) {
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
-	h.svc = payments.NewService(payments.Deps{
+	svc, err := payments.NewService(payments.Deps{
 		Store: h.store, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, Events: h.events,
 		Deadline: 80 * time.Hour,
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.svc = svc
 	h.svc.Now = h.clock.Now
 	p, err := h.svc.Payout(h.ctx, h.company, request("237670000999", "100"))
 	if err != nil {

@@ -549,14 +549,17 @@ func TestQueries(t *testing.T) {
 }
 
 // TestNoOperatorRefusesBeforeWriting covers a deployment without an operator
-// gateway: payouts and collections are refused and nothing is reserved,
-// written or queued.
+// gateway (operator.None): payouts and collections are refused and nothing
+// is reserved, written or queued.
 func TestNoOperatorRefusesBeforeWriting(t *testing.T) {
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
-	svc := payments.NewService(payments.Deps{
-		Store: h.store, Wallets: store.NewWallets(h.db), Fees: h.fees, Jobs: h.jobs, Events: h.events,
+	svc, err := payments.NewService(payments.Deps{
+		Store: h.store, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: operator.None, Jobs: h.jobs, Events: h.events,
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, accept := range map[string]func(context.Context, string, payments.Request) (payments.Payment, error){
 		"payout": svc.Payout, "collection": svc.Collect,
 	} {

@@ -100,33 +100,20 @@ func (s *Service) transition(p Payment, o outcome) (Transition, error) {
 	if p.Type == TypeCollection && o.status == StatusFailed {
 		return t, nil
 	}
-	entry := wallets.Transaction{
-		ID:            ids.NewV7(now),
-		CompanyID:     p.CompanyID,
-		WalletID:      p.WalletID,
-		Amount:        p.Amount,
-		FeeAmount:     p.Fee,
-		Currency:      p.Currency,
-		Status:        wallets.StatusSuccess,
-		Operator:      p.Operator,
-		PhoneNumber:   p.PhoneNumber,
-		Reference:     p.ExternalID,
-		OrderID:       next.OrderID,
-		PaymentID:     p.ID,
-		CreatedAt:     now,
-		CompletedAt:   &now,
-		AmountWithFee: p.Total(),
+	// entry is the payment's completed ledger entry on its wallet.
+	entry := func(typ wallets.Type, b wallets.SubBalance, delta, net int64) wallets.Transaction {
+		w := wallets.Wallet{ID: p.WalletID, CompanyID: p.CompanyID, Currency: p.Currency}
+		e := wallets.Completed(ids.NewV7(now), w, typ, p.ExternalID, b, delta, now)
+		e.Amount, e.AmountWithFee, e.FeeAmount, e.NetAmount = p.Amount, p.Total(), p.Fee, net
+		e.Operator, e.PhoneNumber, e.OrderID, e.PaymentID = p.Operator, p.PhoneNumber, next.OrderID, p.ID
+		return e
 	}
 	total := p.Total()
 	switch {
 	case p.Type == TypeCollection: // SUCCESS
 		net := p.Net()
 		t.Adjust = wallets.Adjustment{Payin: net}
-		entry.Type = wallets.TypeDeposit
-		entry.Balance = wallets.Payin
-		entry.NetAmount = net
-		entry.Delta = net
-		t.NewEntries = []wallets.Transaction{entry}
+		t.NewEntries = []wallets.Transaction{entry(wallets.TypeDeposit, wallets.Payin, net, net)}
 	case o.status == StatusSuccess: // payout
 		t.Adjust = wallets.Adjustment{Payout: -total, Reserved: -total}
 		t.Entry = &EntryChange{
@@ -139,10 +126,7 @@ func (s *Service) transition(p Payment, o outcome) (Transition, error) {
 			ID: p.EntryID, From: wallets.Status(p.Status), To: wallets.StatusFailed,
 			Held: total, OrderID: next.OrderID, CompletedAt: &now,
 		}
-		entry.Type = wallets.TypeRefund
-		entry.Balance = wallets.Payout
-		entry.NetAmount = p.Amount
-		t.NewEntries = []wallets.Transaction{entry}
+		t.NewEntries = []wallets.Transaction{entry(wallets.TypeRefund, wallets.Payout, 0, p.Amount)}
 	}
 	return t, nil
 }

@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/cards"
-	"payments/pkg/debts"
 	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
@@ -45,7 +44,7 @@ var _ cards.Store = (*Cards)(nil)
 //     secrets.
 //
 // Acceptance, settlement and termination are one TransactWriteItems each,
-// whose items are named for their dynamo.Cancellation reasons: card, slots,
+// whose items are named for their cancellation reasons: card, slots,
 // wallet (walletAdjustment), entry<n> (ledgerPut), tx and event<n>
 // (eventPut). The ledger entries that move a balance record the balances
 // before and after them, read from the wallet just before the write (see
@@ -291,62 +290,24 @@ func (s *Cards) SetStatus(ctx context.Context, companyID, id string, from, to ca
 	return it.card()
 }
 
-// addMoney adds to t the wallet's adjustment by adj, when not zero (with
+// addMoney adds to t the posting (Wallets.post) of the card transaction's
+// money on its wallet: the wallet's adjustment by adj, when not zero (with
 // active, also on the condition that the wallet is active), and the ledger
-// entries, each that moves a balance with the balances before and after
-// it, from the wallet read now: the entries apply their Delta in turn. A
-// credit to a USD wallet's payout balance first pays the company's pending
-// debts (recoverDebts; reserve is the items the caller adds to t after
-// this call), with their FEE entries after the caller's and their
-// debt.recovered events, named "debtevent<n>", which the outbox sweeper
-// publishes; the caller's refused func answers dynamo.ErrRetry on debtRaced.
+// entries, with the balances before and after each, in turn from the
+// wallet read now. A credit to a USD wallet's payout balance first pays
+// the company's pending debts, as many as the transaction has room for
+// once the reserve items the caller adds after this call are counted; the
+// caller's refused func answers dynamo.ErrRetry on debtRaced.
 func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string, adj wallets.Adjustment, entries []wallets.Transaction, now time.Time, active bool, reserve int) error {
-	entries = slices.Clone(entries)
-	var w wallets.Wallet
-	if adj.Payout > 0 || slices.ContainsFunc(entries, func(e wallets.Transaction) bool { return e.Delta != 0 }) {
-		var err error
-		if w, err = s.wallets.GetWallet(ctx, companyID, walletID); err != nil {
-			return err
-		}
+	if adj == (wallets.Adjustment{}) && len(entries) == 0 {
+		return nil
 	}
-	if adj.Payout > 0 && w.Currency == debts.Currency {
-		recovered, paid, evs, err := s.wallets.recoverDebts(ctx, t, companyID, walletID, adj.Payout, 1+len(entries)+reserve, now)
-		if err != nil {
-			return err
-		}
-		adj.Payout -= recovered
-		entries = append(entries, paid...)
-		for i, ev := range evs {
-			put, err := eventPut(s.db.Table, ev)
-			if err != nil {
-				return err
-			}
-			t.Add("debtevent"+strconv.Itoa(i), put)
-		}
+	p, err := wallets.NewPosting(companyID, now, wallets.Leg{WalletID: walletID, Adjust: adj, ActiveOnly: active, Entries: entries})
+	if err != nil {
+		return fmt.Errorf("store: card money on wallet %s: %w", walletID, err)
 	}
-	if adj != (wallets.Adjustment{}) {
-		item := s.wallets.walletAdjustment(companyID, walletID, adj, now)
-		if active {
-			item = activeOnly(item)
-		}
-		t.Add("wallet", item)
-	}
-	for i, e := range entries {
-		if e.Delta != 0 {
-			moved := wallets.Adjustment{Payout: e.Delta}
-			if e.Balance == wallets.Payin {
-				moved = wallets.Adjustment{Payin: e.Delta}
-			}
-			e.BalanceBefore, e.BalanceAfter = balancesOf(w, e.Balance, moved)
-			w = w.Adjusted(moved, now)
-		}
-		put, err := s.wallets.ledgerPut(e)
-		if err != nil {
-			return err
-		}
-		t.Add("entry"+strconv.Itoa(i), put)
-	}
-	return nil
+	_, err = s.wallets.post(ctx, t, p, reserve)
+	return err
 }
 
 // addEvents adds evs to t as items event<n>.

@@ -89,22 +89,7 @@ func (s *Service) Credit(ctx context.Context, walletID string, in CreditInput) (
 		return Credit{}, field.Invalid("amount", "would take the balance out of range")
 	}
 	now := s.now()
-	e := Transaction{
-		ID:            ids.NewV7(now),
-		CompanyID:     companyID,
-		WalletID:      walletID,
-		Amount:        amount,
-		AmountWithFee: amount,
-		NetAmount:     amount,
-		Currency:      w.Currency,
-		Status:        StatusSuccess,
-		Type:          TypeFund,
-		Reference:     in.Reference,
-		Balance:       in.Balance,
-		Delta:         amount,
-		CreatedAt:     now,
-		CompletedAt:   &now,
-	}
+	e := Completed(ids.NewV7(now), w, TypeFund, in.Reference, in.Balance, amount, now)
 	adj := Adjustment{Payin: amount}
 	if in.Balance == Payout {
 		adj = Adjustment{Payout: amount}

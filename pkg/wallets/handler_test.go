@@ -66,8 +66,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("auth.NewService: %v", err)
 	}
 	rt := httpapi.NewRouter(function.Errors, nil)
-	admin := wallets.NewService(store.NewWallets(db), approved{})
-	admin.CreditEnabled = true
+	admin := creditService(t, store.NewWallets(db), approved{})
 	wallets.AdminRoutes(rt, admin)
 	e.admin = rt
 	return e

@@ -34,8 +34,8 @@ func Routes(rt *httpapi.Router, svc *Service) {
 
 // PaymentRoutes registers the read-only balance route of the payments
 // function (spec §4.13).
-func PaymentRoutes(rt *httpapi.Router, svc *Service) {
-	h := handlers{svc}
+func PaymentRoutes(rt *httpapi.Router, b *Balances) {
+	h := handlers{b.svc}
 	rt.Handle("GET /payment/balance", h.paymentBalance)
 }
 

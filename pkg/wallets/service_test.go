@@ -14,9 +14,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
+	"payments/pkg/events"
+	"payments/pkg/fees"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/page"
+	"payments/pkg/providers/bank"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -27,13 +30,37 @@ type approved map[string]bool
 
 func (a approved) KYBApproved(_ context.Context, id string) (bool, error) { return a[id], nil }
 
+// noFees prices nothing: these tests move no money between wallets.
+type noFees struct{}
+
+func (noFees) Quote(context.Context, string, string, string, string, string, int64) (fees.Quote, error) {
+	return fees.Quote{}, errors.New("no fee schedule in this test")
+}
+
+// noEvents publishes nothing: the events stay in the outbox.
+type noEvents struct{}
+
+func (noEvents) Publish(context.Context, ...events.Event) error { return nil }
+
+// creditService returns a service over s, for which the companies of c are
+// KYB approved, that admits sandbox credits and has no bank.
+func creditService(t testing.TB, s wallets.Store, c approved) *wallets.Service {
+	t.Helper()
+	svc, err := wallets.NewService(wallets.Deps{
+		Store: s, Companies: c, Fees: noFees{}, Events: noEvents{}, Bank: bank.None, CreditEnabled: true,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return svc
+}
+
 // newService returns a service over a fresh table, for which company is
 // KYB approved, and a store to check the ledger with.
 func newService(t *testing.T, company string) (*wallets.Service, *store.Wallets) {
 	t.Helper()
 	s := store.NewWallets(storetest.NewDB(t))
-	svc := wallets.NewService(s, approved{company: true})
-	svc.CreditEnabled = true
+	svc := creditService(t, s, approved{company: true})
 	return svc, s
 }
 
@@ -259,8 +286,7 @@ func TestCreditIsIdempotentOnItsReference(t *testing.T) {
 
 	t.Run("another company may use the same reference", func(t *testing.T) {
 		other := uuid.NewString()
-		svc2 := wallets.NewService(s, approved{other: true})
-		svc2.CreditEnabled = true
+		svc2 := creditService(t, s, approved{other: true})
 		w := mustCreate(t, svc2, other, "XAF", "Cameroon", "CM", "+237")
 		if _, err := svc2.Credit(ctx, w.ID, wallets.CreditInput{Balance: wallets.Payin, Amount: "1", Reference: "bank-transfer-42"}); err != nil {
 			t.Fatalf("Credit: %v", err)
@@ -331,8 +357,7 @@ func TestCreditRetryAfterDeactivation(t *testing.T) {
 	company := uuid.NewString()
 	db := storetest.NewDB(t)
 	s := store.NewWallets(db)
-	svc := wallets.NewService(s, approved{company: true})
-	svc.CreditEnabled = true
+	svc := creditService(t, s, approved{company: true})
 	ctx := context.Background()
 	w := mustCreate(t, svc, company, "XAF", "Cameroon", "CM", "+237")
 	first, err := svc.Credit(ctx, w.ID, wallets.CreditInput{Balance: wallets.Payout, Amount: "500", Reference: "wire-9"})

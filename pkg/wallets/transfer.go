@@ -146,13 +146,7 @@ func (s *Service) TransferInternal(ctx context.Context, companyID, walletID stri
 	now := s.now()
 	t := Transfer{ID: ids.NewV7(now), WalletID: walletID, Amount: amount, Fee: fee, From: in.From, To: in.To}
 	entry := func(typ Type, b SubBalance, delta int64) Transaction {
-		n := max(delta, -delta)
-		return Transaction{
-			ID: ids.NewV7(now), CompanyID: companyID, WalletID: walletID,
-			Amount: n, AmountWithFee: n, NetAmount: n, Currency: w.Currency,
-			Status: StatusSuccess, Type: typ, Reference: t.ID,
-			Balance: b, Delta: delta, CreatedAt: now, CompletedAt: &now,
-		}
+		return Completed(ids.NewV7(now), w, typ, t.ID, b, delta, now)
 	}
 	debit, credit := entry(TypeTransfer, in.From, -amount), entry(TypeTransfer, in.To, amount)
 	entries := []Transaction{debit}

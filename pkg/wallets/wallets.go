@@ -208,24 +208,65 @@ type Service struct {
 	guideline *guideline.Guideline
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
-	// CreditEnabled admits the operator console's sandbox credits; the
-	// admin function sets it in sandbox mode, or in production mode with
-	// ADMIN_CREDIT_IN_PRODUCTION=true. Off, Credit is ErrCreditDisabled.
+	// CreditEnabled admits the operator console's sandbox credits
+	// (Deps.CreditEnabled). Off, Credit is ErrCreditDisabled.
 	CreditEnabled bool
-	// Fees prices internal transfers; TransferInternal needs it.
+	// Fees prices internal transfers.
 	Fees FeeQuoter
 	// Events publishes the events of transfers and fundings after their
 	// commit; nil leaves them to the sweeper.
 	Events Publisher
-	// Bank is told of each funding declared and answers CheckFunding: the
-	// sandbox bank in sandbox mode; nil (production mode, no bank adapter
-	// yet) leaves fundings to the operator console.
+	// Bank is told of each funding declared and answers CheckFunding; nil
+	// for bank.None, which leaves fundings to the operator console.
 	Bank bank.Bank
 }
 
-// NewService returns a Service over store, checking KYB through companies
-// and pairs against the embedded payment guideline.
-func NewService(store Store, companies Companies) *Service {
+// Deps are what a Service is built from; NewService refuses a Deps without
+// one of Store, Companies, Fees, Events or Bank.
+type Deps struct {
+	Store Store
+	// Companies answers whether a company's KYB is approved.
+	Companies Companies
+	// Fees prices internal transfers.
+	Fees FeeQuoter
+	// Events publishes the events of transfers and fundings after their
+	// commit.
+	Events Publisher
+	// Bank is told of each funding declared and answers CheckFunding: the
+	// sandbox bank in sandbox mode; bank.None (production mode, no bank
+	// adapter yet) leaves fundings to the operator console.
+	Bank bank.Bank
+	// CreditEnabled admits the operator console's sandbox credits: in
+	// sandbox mode, or in production mode with
+	// ADMIN_CREDIT_IN_PRODUCTION=true.
+	CreditEnabled bool
+}
+
+// NewService returns a Service over d, checking pairs against the
+// embedded payment guideline, or an error naming the dependency d lacks.
+func NewService(d Deps) (*Service, error) {
+	switch {
+	case d.Store == nil:
+		return nil, errors.New("wallets: no Store to build the service")
+	case d.Companies == nil:
+		return nil, errors.New("wallets: no Companies to build the service")
+	case d.Fees == nil:
+		return nil, errors.New("wallets: no Fees to build the service")
+	case d.Events == nil:
+		return nil, errors.New("wallets: no Events publisher to build the service")
+	case d.Bank == nil:
+		return nil, errors.New("wallets: no Bank to build the service (bank.None where there is no bank)")
+	}
+	s := newService(d.Store, d.Companies)
+	s.Fees, s.Events, s.Bank, s.CreditEnabled = d.Fees, d.Events, d.Bank, d.CreditEnabled
+	if d.Bank == bank.None {
+		s.Bank = nil
+	}
+	return s, nil
+}
+
+// newService returns a Service over store that moves no money.
+func newService(store Store, companies Companies) *Service {
 	return &Service{
 		store:     store,
 		companies: companies,

@@ -20,7 +20,7 @@ import (
 
 // The worker's rules are tested here against fakes; the DynamoDB store, the
 // SQS queue and a real HTTPS receiver are exercised together in
-// pkg/app/webhookworker_test.go.
+// pkg/e2e/webhookworker_test.go.
 
 type fakeStore struct {
 	mu         sync.Mutex

@@ -17,8 +17,8 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/fx"
 	"payments/pkg/httpapi"
-	"payments/pkg/outbox"
 	"payments/pkg/payments"
+	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
@@ -44,18 +44,25 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	comps := companies.NewService(store.NewCompanies(db))
 	comps.Changed = services.CompanyCache.Forget
 	companies.AdminRoutes(rt, comps)
-	ws := services.MovingWallets(db, webhookQueue, nil)
-	ws.CreditEnabled = cfg.Mode == function.ModeSandbox || cfg.AdminCreditInProduction
+	p, err := services.Providers(cfg, db, providers.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	ws, err := services.Wallets(cfg, db, p, webhookQueue)
+	if err != nil {
+		return nil, err
+	}
 	wallets.AdminRoutes(rt, ws)
 	webhooks.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db)))
 	feeSvc := fees.NewService(store.NewFees(db))
 	feeSvc.Changed = services.FeeCache.Forget
 	fees.AdminRoutes(rt, feeSvc, companyChecker{comps})
 	fx.AdminRoutes(rt, services.FX(db), companyChecker{comps})
-	payments.AdminRoutes(rt, payments.NewService(payments.Deps{
-		Store:  store.NewPayments(db),
-		Events: outbox.NewPublisher(store.NewOutbox(db), webhookQueue),
-	}))
+	resolver, err := services.PaymentsAdmin(db, webhookQueue)
+	if err != nil {
+		return nil, err
+	}
+	payments.AdminRoutes(rt, resolver)
 	return function.HTTP(rt), nil
 }
 

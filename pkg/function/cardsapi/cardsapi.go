@@ -9,6 +9,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
+	"payments/pkg/providers"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -26,14 +27,14 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		return nil, err
 	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	svc, err := Service(cfg, db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
+	svc, p, err := service(cfg, db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
 	if err != nil {
 		return nil, err
 	}
 	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(services.Idempotent(db))
 	cards.Routes(rt, svc)
-	if cfg.Mode == function.ModeSandbox {
+	if p.Sandbox {
 		sb, err := Network(cfg, svc, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))
 		if err != nil {
 			return nil, err
@@ -45,13 +46,24 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 
 // Service returns the cards service over db, its card secrets sealed under
 // the KMS key of cfg (services.CardVault), its events published on
-// webhooks.
+// webhooks, with the card issuer of cfg's mode.
 func Service(cfg function.Config, db *store.DB, webhooks function.Queue) (*cards.Service, error) {
+	svc, _, err := service(cfg, db, webhooks)
+	return svc, err
+}
+
+// service is Service, and the providers of cfg's mode.
+func service(cfg function.Config, db *store.DB, webhooks function.Queue) (*cards.Service, providers.Providers, error) {
 	v, err := services.CardVault(cfg, kmskeys.FromConfig)
 	if err != nil {
-		return nil, err
+		return nil, providers.Providers{}, err
 	}
-	return services.Cards(cfg, db, v, webhooks), nil
+	p, err := services.Providers(cfg, db, providers.Deps{Sealer: v})
+	if err != nil {
+		return nil, providers.Providers{}, err
+	}
+	svc, err := services.Cards(db, p, v, webhooks)
+	return svc, p, err
 }
 
 // Network returns the card-network sandbox of svc: the simulated network

@@ -4,7 +4,6 @@ package customersapi
 
 import (
 	"context"
-	"log/slog"
 	"time"
 
 	"payments/pkg/companies"
@@ -14,11 +13,7 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
-	"payments/pkg/outbox"
-	"payments/pkg/providers/issuer"
-	"payments/pkg/providers/issuer/issuerdb"
-	"payments/pkg/providers/kyc"
-	"payments/pkg/providers/kyc/kycdb"
+	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 )
@@ -39,7 +34,10 @@ func NewWith(cfg function.Config, fetcher customers.Fetcher, now func() time.Tim
 	if err != nil {
 		return nil, err
 	}
-	svc := service(cfg, db, fetcher)
+	svc, err := service(cfg, db, fetcher)
+	if err != nil {
+		return nil, err
+	}
 	svc.Now = now
 	rt := httpapi.NewRouter(function.Errors, guard)
 	customers.Routes(rt, svc)
@@ -49,17 +47,14 @@ func NewWith(cfg function.Config, fetcher customers.Fetcher, now func() time.Tim
 // service returns the customers service over db and the documents bucket,
 // with the providers of cfg's mode: the sandbox KYC verifier and card
 // issuer, which keep their records in db apart from ours, in sandbox mode;
-// none in production mode, which has no adapters yet, so that enrolments
-// are refused (ErrNoProviders) rather than verified by a simulation.
-func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) *customers.Service {
+// kyc.None and issuer.None in production mode, which has no adapters yet,
+// so that enrolments are refused (ErrNoProviders) rather than verified by
+// a simulation.
+func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) (*customers.Service, error) {
 	docs := documents.New(documents.NewClient(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket)
-	var verifier kyc.Verifier
-	var iss issuer.Cardholders
-	if cfg.Mode == function.ModeSandbox {
-		verifier = kyc.NewSandbox(docs, kycdb.New(db.DB))
-		iss = issuer.NewSandbox(issuerdb.New(db.DB), nil) // cardholders only
-	} else {
-		slog.Warn("customers without a KYC verifier or card issuer: enrolments are refused", "mode", cfg.Mode)
+	p, err := services.Providers(cfg, db, providers.Deps{Documents: docs}) // its issuer registers cardholders only
+	if err != nil {
+		return nil, err
 	}
 	webhooks := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	return customers.NewService(customers.Deps{
@@ -67,8 +62,8 @@ func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) *cust
 		Companies: services.KYBChecker{Companies: companies.NewService(store.NewCompanies(db))},
 		Documents: docs,
 		Fetcher:   fetcher,
-		Verifier:  verifier,
-		Issuer:    iss,
-		Events:    outbox.NewPublisher(store.NewOutbox(db), webhooks),
+		Verifier:  p.KYC,
+		Issuer:    p.Issuer,
+		Events:    services.Events(db, webhooks),
 	})
 }

@@ -11,6 +11,7 @@ import (
 
 	"payments/pkg/function"
 	"payments/pkg/function/services"
+	"payments/pkg/providers"
 	"payments/pkg/providers/bank"
 	"payments/pkg/queue"
 	"payments/pkg/wallets"
@@ -25,12 +26,19 @@ import (
 // way, so the worker refuses to start in production mode, where no bank
 // adapter exists yet and the console decides.
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
-	if cfg.Mode != function.ModeSandbox {
+	db := services.DB(cfg)
+	p, err := services.Providers(cfg, db, providers.Deps{}) // its bank is only asked (Check)
+	if err != nil {
+		return nil, err
+	}
+	if p.Bank == bank.None {
 		return nil, fmt.Errorf("%w: MODE %q needs a real bank adapter (bank.Bank) and none is configured; "+
 			"only MODE=%s (the sandbox bank) confirms fundings by itself", function.ErrConfig, cfg.Mode, function.ModeSandbox)
 	}
-	db := services.DB(cfg)
-	svc := services.MovingWallets(db, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL), bank.NewSandbox(nil)) // it only answers Check
+	svc, err := services.Wallets(cfg, db, p, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL))
+	if err != nil {
+		return nil, err
+	}
 	return queue.Batch(func(ctx context.Context, m queue.Message) error {
 		return checkFunding(ctx, svc, m.Body)
 	}), nil

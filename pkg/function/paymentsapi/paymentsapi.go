@@ -4,15 +4,13 @@ package paymentsapi
 
 import (
 	"context"
-	"log/slog"
 
-	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
+	"payments/pkg/providers"
 	"payments/pkg/queue"
-	"payments/pkg/store"
 	"payments/pkg/wallets"
 )
 
@@ -20,7 +18,7 @@ import (
 // GET /payment/balance, POST /payment/payout, POST /payment/collect,
 // GET /payment/transactions, GET /payment/transactions/{transactionId}/status
 // and GET /payment/guideline. In production mode, which has no operator
-// adapter yet (see services.Operator), it serves the reads and refuses new
+// adapter yet (operator.None), it serves the reads and refuses new
 // payouts and collections with 503 before anything is written. Payouts and
 // collections take an Idempotency-Key (services.IdempotentRoutes).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
@@ -29,23 +27,23 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	gw, err := services.Operator(cfg, db)
+	p, err := services.Providers(cfg, db, providers.Deps{})
 	if err != nil {
-		slog.Warn("payments without an operator: payouts and collections are refused", "error", err)
-		gw = nil
+		return nil, err
+	}
+	jobs := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.PayoutsQueueURL)
+	// The payout worker publishes the events (docs/publication.md).
+	svc, err := services.Payments(cfg, db, p.Operator, jobs, payments.Relay(jobs))
+	if err != nil {
+		return nil, err
+	}
+	balances, err := services.Balances(db)
+	if err != nil {
+		return nil, err
 	}
 	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(services.Idempotent(db))
-	wallets.PaymentRoutes(rt, services.Wallets(db))
-	jobs := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.PayoutsQueueURL)
-	payments.Routes(rt, payments.NewService(payments.Deps{
-		Store:    store.NewPayments(db),
-		Wallets:  store.NewWallets(db),
-		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), services.FeeCache)),
-		Gateway:  gw,
-		Jobs:     jobs,
-		Events:   payments.Relay(jobs), // the payout worker publishes them (docs/publication.md)
-		Deadline: cfg.PaymentDeadline,
-	}))
+	wallets.PaymentRoutes(rt, balances)
+	payments.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"payments/pkg/function"
 	"payments/pkg/function/services"
+	"payments/pkg/providers"
 	"payments/pkg/queue"
 )
 
@@ -16,19 +17,26 @@ import (
 // handled by payments.Service.HandleJob; failed messages are reported one
 // by one (ReportBatchItemFailures). It needs the payouts queue, to send
 // itself the next poll, and the operator of cfg's mode, so it refuses to
-// start in production mode (see services.Operator).
+// start in production mode, which has none yet (services.Operator).
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
 	if cfg.PayoutsQueueURL == "" {
 		return nil, fmt.Errorf("%w: PAYOUTS_QUEUE_URL is not set", function.ErrConfig)
 	}
 	db := services.DB(cfg)
-	gw, err := services.Operator(cfg, db)
+	p, err := services.Providers(cfg, db, providers.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	gw, err := services.Operator(cfg, p)
 	if err != nil {
 		return nil, err
 	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	svc := services.Payments(cfg, db, gw,
-		queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
+	svc, err := services.Payments(cfg, db, gw, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL),
+		services.Events(db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)))
+	if err != nil {
+		return nil, err
+	}
 	return queue.Batch(func(ctx context.Context, m queue.Message) error {
 		return svc.HandleJob(ctx, m.Body)
 	}), nil

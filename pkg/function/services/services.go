@@ -1,8 +1,12 @@
 // Package services builds, over one table, the domain services that more
-// than one function serves: the token guard, wallets, payments, cards and
-// the Idempotency-Key middleware. It calls DynamoDB through pkg/store and
-// nothing else: a queue, the card vault's key service or a bucket is given
-// by the function, which alone builds the client it needs.
+// than one function serves: the token guard, the providers of the mode,
+// wallets, payments, cards and the Idempotency-Key middleware. Each is
+// built here once, by its package's constructor, which refuses to build
+// without a dependency it needs; a function that needs less takes a
+// smaller service (payments.Admin, cards.Applier, customers.Cardholders,
+// wallets.Balances). It calls DynamoDB through pkg/store and nothing else:
+// a queue, the card vault's key service or a bucket is given by the
+// function, which alone builds the client it needs.
 package services
 
 import (
@@ -26,9 +30,12 @@ import (
 	"payments/pkg/idempotency"
 	"payments/pkg/outbox"
 	"payments/pkg/payments"
+	"payments/pkg/providers"
 	"payments/pkg/providers/bank"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/kyc/kycdb"
 	"payments/pkg/providers/operator"
 	"payments/pkg/providers/operator/operatordb"
 	"payments/pkg/store"
@@ -109,23 +116,80 @@ func Idempotent(db *store.DB) httpapi.Middleware {
 	return k.Wrap
 }
 
-// Wallets returns the wallets service over db, checking KYB through the
-// companies in the same table. The operator console mounts
-// wallets.AdminRoutes with it.
-func Wallets(db *store.DB) *wallets.Service {
-	return wallets.NewService(store.NewWallets(db), KYBChecker{companies.NewService(store.NewCompanies(db))})
+// Providers returns the providers of cfg's mode (providers.ForMode): the
+// simulated ones keep their records in db, apart from ours, and work with
+// what with gives them besides (providers.Deps), which a function leaves
+// nil where it never asks for it. A mode without a provider's adapter
+// refuses what needs it, and says so in the log.
+func Providers(cfg function.Config, db *store.DB, with providers.Deps) (providers.Providers, error) {
+	with.Orders = operatordb.New(db.DB)
+	with.Cards = issuerdb.New(db.DB)
+	with.Verifications = kycdb.New(db.DB)
+	p, err := providers.ForMode(cfg.Mode, with)
+	if err != nil {
+		return providers.Providers{}, fmt.Errorf("%w: %v", function.ErrConfig, err)
+	}
+	if !p.Sandbox {
+		var none []string
+		for _, k := range []struct {
+			what string
+			none bool
+		}{
+			{"operator: payouts and collections are refused", p.Operator == operator.None},
+			{"card issuer: card changes are refused", p.Issuer == issuer.None},
+			{"KYC verifier: enrolments are refused", p.KYC == kyc.None},
+			{"bank: the console decides fundings", p.Bank == bank.None},
+		} {
+			if k.none {
+				none = append(none, k.what)
+			}
+		}
+		if len(none) > 0 {
+			slog.Warn("providers without an adapter", "mode", cfg.Mode, "none", none)
+		}
+	}
+	return p, nil
 }
 
-// MovingWallets returns Wallets(db) for the routes that move money: it
-// prices internal transfers by the company's fee schedule, publishes their
-// events (and the conversions' and deposits') on the webhooks queue, and
-// tells b (nil for none) of the fundings declared.
-func MovingWallets(db *store.DB, webhooks function.Queue, b bank.Bank) *wallets.Service {
-	svc := Wallets(db)
-	svc.Fees = fees.NewService(store.NewFees(db))
-	svc.Events = outbox.NewPublisher(store.NewOutbox(db), webhooks)
-	svc.Bank = b
-	return svc
+// Operator returns the operator of p, for a function that cannot run
+// without one (the payout worker): production mode has no real aggregator
+// adapter yet, so it is a configuration error rather than a silent
+// sandbox.
+func Operator(cfg function.Config, p providers.Providers) (operator.Gateway, error) {
+	if p.Operator == operator.None {
+		return nil, fmt.Errorf("%w: MODE %q needs a real operator adapter (operator.Gateway) and none is configured; "+
+			"only MODE=%s (the sandbox operator) can process payments", function.ErrConfig, cfg.Mode, function.ModeSandbox)
+	}
+	return p.Operator, nil
+}
+
+// Events returns the publisher of the outbox events of db on the webhooks
+// queue.
+func Events(db *store.DB, webhooks function.Queue) *outbox.Publisher {
+	return outbox.NewPublisher(store.NewOutbox(db), webhooks)
+}
+
+// Wallets returns the wallets service over db, checking KYB through the
+// companies in the same table, pricing internal transfers by the company's
+// fee schedule, publishing its events (and the conversions' and deposits')
+// on the webhooks queue, and telling p's bank of the fundings declared.
+// It admits the console's sandbox credits in sandbox mode, and in
+// production mode with ADMIN_CREDIT_IN_PRODUCTION=true.
+func Wallets(cfg function.Config, db *store.DB, p providers.Providers, webhooks function.Queue) (*wallets.Service, error) {
+	return wallets.NewService(wallets.Deps{
+		Store:         store.NewWallets(db),
+		Companies:     KYBChecker{companies.NewService(store.NewCompanies(db))},
+		Fees:          fees.NewService(store.NewFees(db)),
+		Events:        Events(db, webhooks),
+		Bank:          p.Bank,
+		CreditEnabled: p.Sandbox || cfg.AdminCreditInProduction,
+	})
+}
+
+// Balances returns the wallets' balances over db: what the payments
+// function and the cards service read of wallets.
+func Balances(db *store.DB) (*wallets.Balances, error) {
+	return wallets.NewBalances(store.NewWallets(db))
 }
 
 // FX returns the exchange rates service over db, pricing conversions with
@@ -151,33 +215,27 @@ func (k KYBChecker) KYBApproved(ctx context.Context, companyID string) (bool, er
 	return c.KYBStatus == companies.KYBApproved, nil
 }
 
-// Operator returns the mobile-money operator of cfg's mode: the simulated
-// sandbox operator, keeping its orders in db apart from ours, in sandbox
-// mode. Production mode needs a real aggregator adapter (an
-// operator.Gateway), which does not exist yet, so it is a configuration
-// error rather than a silent sandbox.
-func Operator(cfg function.Config, db *store.DB) (operator.Gateway, error) {
-	if cfg.Mode == function.ModeSandbox {
-		return operator.NewSandbox(operatordb.New(db.DB)), nil
-	}
-	return nil, fmt.Errorf("%w: MODE %q needs a real operator adapter (operator.Gateway) and none is configured; "+
-		"only MODE=%s (the sandbox operator) can process payments", function.ErrConfig, cfg.Mode, function.ModeSandbox)
-}
-
-// Payments returns the payments service of the payout worker and the
-// sweeper over db: jobs is the payouts queue, events are published to the
-// webhooks queue, and gw is the operator (nil for a caller that never asks
-// it). The payments function builds its own (paymentsapi.New).
-func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, webhooks function.Queue) *payments.Service {
+// Payments returns the payments service over db of the payments
+// function, the payout worker and the sweeper: gw is the operator, jobs
+// the payouts queue, and events publishes the payments' events after
+// commit. Fee schedules are read through FeeCache.
+func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs function.Queue, events payments.Publisher) (*payments.Service, error) {
 	return payments.NewService(payments.Deps{
 		Store:    store.NewPayments(db),
 		Wallets:  store.NewWallets(db),
-		Fees:     fees.NewService(store.NewFees(db)),
+		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
 		Gateway:  gw,
 		Jobs:     jobs,
-		Events:   outbox.NewPublisher(store.NewOutbox(db), webhooks),
+		Events:   events,
 		Deadline: cfg.PaymentDeadline,
 	})
+}
+
+// PaymentsAdmin returns the operator console's payments service over db,
+// publishing the events of the payments it resolves on the webhooks
+// queue.
+func PaymentsAdmin(db *store.DB, webhooks function.Queue) (*payments.Admin, error) {
+	return payments.NewAdmin(store.NewPayments(db), Events(db, webhooks))
 }
 
 // CardVault returns the vault of card secrets: under the KMS key of
@@ -198,30 +256,47 @@ func CardVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID str
 	return vault.New(local), nil
 }
 
-// Cards returns the cards service over db, sealing with v and publishing
-// on the webhooks queue, with the issuer of cfg's mode: the sandbox
-// issuer, keeping its records in db apart from ours, in sandbox mode; none
-// in production mode, which has no issuer adapter yet, so that every change
-// is refused (cards.ErrNoIssuer) and reads work.
-func Cards(cfg function.Config, db *store.DB, v *vault.Vault, webhooks function.Queue) *cards.Service {
-	var iss issuer.Issuer
-	if cfg.Mode == function.ModeSandbox {
-		iss = issuer.NewSandbox(issuerdb.New(db.DB), v)
-	} else {
-		slog.Warn("cards without a card issuer: changes are refused", "mode", cfg.Mode)
+// Cards returns the cards service over db, sealing with v, publishing on
+// the webhooks queue, with the card issuer of p: the sandbox issuer in
+// sandbox mode; issuer.None in production mode, which has no issuer
+// adapter yet, so that every change is refused (cards.ErrNoIssuer) and
+// reads work.
+func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue) (*cards.Service, error) {
+	events := Events(db, webhooks)
+	holders, err := customers.NewCardholders(store.NewCustomers(db), p.Issuer, events)
+	if err != nil {
+		return nil, err
 	}
-	comps := companies.NewService(store.NewCompanies(db))
-	events := outbox.NewPublisher(store.NewOutbox(db), webhooks)
-	custs := customers.NewService(customers.Deps{Store: store.NewCustomers(db), Issuer: iss, Events: events})
+	balances, err := Balances(db)
+	if err != nil {
+		return nil, err
+	}
 	return cards.NewService(cards.Deps{
 		Store:     store.NewCards(db),
-		Customers: custs,
-		Wallets:   Wallets(db),
-		Companies: cardSlots{comps},
+		Customers: holders,
+		Wallets:   balances,
+		Companies: cardSlots{companies.NewService(store.NewCompanies(db))},
 		Fees:      fees.NewService(store.NewFees(db)),
-		Issuer:    iss,
+		Issuer:    p.Issuer,
 		Vault:     v,
 		Events:    events,
+	})
+}
+
+// CardApplier returns the applier of the card issuer's notifications over
+// db, telling p's issuer what each moved and publishing on the webhooks
+// queue: the card-worker's service.
+func CardApplier(db *store.DB, p providers.Providers, webhooks function.Queue) (*cards.Applier, error) {
+	balances, err := Balances(db)
+	if err != nil {
+		return nil, err
+	}
+	return cards.NewApplier(cards.ApplierDeps{
+		Store:   store.NewCards(db),
+		Wallets: balances,
+		Fees:    fees.NewService(store.NewFees(db)),
+		Issuer:  p.Issuer,
+		Events:  Events(db, webhooks),
 	})
 }
 

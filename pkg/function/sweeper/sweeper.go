@@ -16,8 +16,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
-	"payments/pkg/outbox"
-	"payments/pkg/providers/bank"
+	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
@@ -51,20 +50,31 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 	db := services.DB(cfg)
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	webhooks := queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)
-	pays := services.Payments(cfg, db, nil, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), webhooks)
-	pays.Now = now
-	pub := outbox.NewPublisher(store.NewOutbox(db), webhooks)
+	pub := services.Events(db, webhooks)
 	v, err := services.CardVault(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
 	}
-	cardSvc := services.Cards(cfg, db, v, webhooks)
-	cardSvc.Now = now
-	var b bank.Bank
-	if cfg.Mode == function.ModeSandbox {
-		b = bank.NewSandbox(nil) // it only answers Check
+	// Its bank is only asked (Check); its payments service never asks the
+	// operator: the messages it sends do.
+	p, err := services.Providers(cfg, db, providers.Deps{Sealer: v})
+	if err != nil {
+		return nil, err
 	}
-	funds := services.MovingWallets(db, webhooks, b)
+	pays, err := services.Payments(cfg, db, p.Operator, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), pub)
+	if err != nil {
+		return nil, err
+	}
+	pays.Now = now
+	cardSvc, err := services.Cards(db, p, v, webhooks)
+	if err != nil {
+		return nil, err
+	}
+	cardSvc.Now = now
+	funds, err := services.Wallets(cfg, db, p, webhooks)
+	if err != nil {
+		return nil, err
+	}
 	open := store.NewCards(db)
 	return run(now, []step{
 		{"events", func(ctx context.Context, at time.Time) (int, error) { return pub.Sweep(ctx, at) }},

@@ -12,7 +12,7 @@ import (
 	"payments/pkg/fx"
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
-	"payments/pkg/providers/bank"
+	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
@@ -34,11 +34,15 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(services.Idempotent(db))
-	var b bank.Bank
-	if cfg.Mode == function.ModeSandbox {
-		b = bank.NewSandbox(queue.NewPublisher(sqsClient, cfg.FundsQueueURL))
+	p, err := services.Providers(cfg, db, providers.Deps{Funds: queue.NewPublisher(sqsClient, cfg.FundsQueueURL)})
+	if err != nil {
+		return nil, err
 	}
-	ws, rates := services.MovingWallets(db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL), b), services.FX(db)
+	ws, err := services.Wallets(cfg, db, p, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
+	if err != nil {
+		return nil, err
+	}
+	rates := services.FX(db)
 	wallets.Routes(rt, ws)
 	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
 	debts.Routes(rt, debts.NewService(store.NewDebts(db)))

@@ -1,0 +1,163 @@
+// Package footprint measures what a function costs before it serves a
+// request: the size of its bootstrap as deployed (make size) and the time
+// from exec to its first request for an invocation (make coldstart),
+// against the Runtime API emulator and a hello-world floor.
+package footprint
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"payments/infra/local/runtimeapi"
+	"payments/infra/tools/measure"
+)
+
+// MaxGzipBytes is the size target of a bootstrap, gzipped: 3.0 MiB.
+const MaxGzipBytes = 3 << 20
+
+// MaxColdStartRatio is the init target: a function's median exec → first
+// /next at most this many times the hello-world floor's.
+const MaxColdStartRatio = 2.5
+
+// Size is one bootstrap's size, as built and gzipped by gzip -9 (what a
+// zip of it, the package Lambda is given, comes to within a few hundred
+// bytes; Go's own compress/gzip compresses it about 2% less well).
+type Size struct {
+	Function    string
+	Bytes, Gzip int64
+}
+
+// Sizes returns the size of dir/<function>/bootstrap for each function.
+func Sizes(dir string, functions []string) ([]Size, error) {
+	var out []Size
+	for _, fn := range functions {
+		path := filepath.Join(dir, fn, "bootstrap")
+		fi, err := os.Stat(path)
+		if err != nil {
+			return nil, fmt.Errorf("footprint: %w (build it first)", err)
+		}
+		var gz countingWriter
+		cmd := exec.Command("gzip", "-9", "-c", path)
+		cmd.Stdout = &gz
+		if err := cmd.Run(); err != nil {
+			return nil, fmt.Errorf("footprint: gzip %s: %w", path, err)
+		}
+		out = append(out, Size{Function: fn, Bytes: fi.Size(), Gzip: gz.n})
+	}
+	return out, nil
+}
+
+type countingWriter struct{ n int64 }
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	c.n += int64(len(p))
+	return len(p), nil
+}
+
+// Start is one cold start: how long the bootstrap took from exec to its
+// first GET …/invocation/next, and how many connections it opened
+// elsewhere meanwhile (to the AWS endpoints of its environment).
+type Start struct {
+	Init        time.Duration
+	Connections int64
+}
+
+// ErrInit reports a bootstrap that exited, or reported an init error,
+// before asking for an invocation.
+var ErrInit = errors.New("footprint: init failed")
+
+// ColdStart execs bootstrap with env (and AWS_LAMBDA_RUNTIME_API pointing
+// at a new Runtime API emulator), waits for its first request for an
+// invocation, then kills it. Every AWS_ENDPOINT_URL_* of env is replaced
+// by a listener that counts each connection made to it, then closes it: a
+// call waits for its answer, so it is counted before init can go on.
+func ColdStart(ctx context.Context, bootstrap string, env []string) (Start, error) {
+	api := runtimeapi.New("arn:aws:lambda:local:000000000000:function:coldstart")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Start{}, err
+	}
+	srv := &http.Server{Handler: api}
+	go srv.Serve(l)
+	defer srv.Close()
+	defer api.Close()
+
+	aws, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return Start{}, err
+	}
+	defer aws.Close()
+	var conns atomic.Int64
+	go func() {
+		for {
+			c, err := aws.Accept()
+			if err != nil {
+				return
+			}
+			conns.Add(1)
+			c.Close()
+		}
+	}()
+	endpoint := "http://" + aws.Addr().String()
+	cmd := exec.CommandContext(ctx, bootstrap)
+	for _, kv := range env {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AWS_ENDPOINT_URL_") {
+			kv = k + "=" + endpoint
+		}
+		cmd.Env = append(cmd.Env, kv)
+	}
+	cmd.Env = append(cmd.Env, "AWS_LAMBDA_RUNTIME_API="+l.Addr().String())
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	cmd.SysProcAttr = sysProcAttr()
+	exited := make(chan error, 1)
+	start := time.Now()
+	if err := cmd.Start(); err != nil {
+		return Start{}, err
+	}
+	go func() { exited <- cmd.Wait() }()
+	defer func() {
+		cmd.Process.Kill()
+		<-exited
+	}()
+	select {
+	case <-api.Waiting():
+		return Start{Init: time.Since(start), Connections: conns.Load()}, nil
+	case err := <-exited:
+		exited <- err
+		return Start{}, fmt.Errorf("%w: %s exited (%v): %s", ErrInit, filepath.Base(filepath.Dir(bootstrap)), err, tail(logs.Bytes()))
+	case <-ctx.Done():
+		return Start{}, ctx.Err()
+	}
+}
+
+func tail(b []byte) []byte {
+	if len(b) > 2000 {
+		b = b[len(b)-2000:]
+	}
+	return b
+}
+
+// Stats are the minimum, median and maximum of some durations.
+type Stats struct{ Min, Median, Max time.Duration }
+
+// Summarize returns the Stats of ds, which it sorts; the median is
+// measure.Percentile's 50th.
+func Summarize(ds []time.Duration) Stats {
+	if len(ds) == 0 {
+		return Stats{}
+	}
+	slices.Sort(ds)
+	return Stats{Min: ds[0], Median: measure.Percentile(ds, 50), Max: ds[len(ds)-1]}
+}

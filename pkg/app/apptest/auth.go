@@ -1,0 +1,197 @@
+package apptest
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+
+	"payments/pkg/apidoc/apitest"
+	"payments/pkg/auth"
+	"payments/pkg/function"
+	"payments/pkg/function/adminapi"
+	"payments/pkg/function/authapi"
+	"payments/pkg/function/services"
+	"payments/pkg/httpapi"
+	"payments/pkg/store"
+	"payments/pkg/store/storetest"
+)
+
+// AuthTestAdminKey is the admin key of the test functions.
+const AuthTestAdminKey = "local-admin-key"
+
+// TestCardKey is the local key that seals card secrets in these tests,
+// unless a test uses a KMS stand-in.
+const TestCardKey = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+
+var authTestIPs atomic.Int64
+
+// AuthTestSecret signs the test functions' access tokens.
+var AuthTestSecret = []byte("test-secret-test-secret-test-secret!")
+
+// AuthTestEnv is one fresh table with the auth and admin handlers and a
+// guarded probe route over it, all built as the functions build them.
+type AuthTestEnv struct {
+	Cfg   function.Config
+	DB    *store.DB
+	Auth  function.HTTPHandler
+	Admin function.HTTPHandler
+	probe function.HTTPHandler // GET /probe behind services.TokenGuard: answers the company id
+}
+
+// NewAuthTestEnv returns an AuthTestEnv over a fresh table.
+func NewAuthTestEnv(t *testing.T) *AuthTestEnv {
+	t.Helper()
+	db := storetest.NewDB(t)
+	cfg := function.Config{
+		Mode:                function.ModeSandbox,
+		TableName:           db.Table,
+		DynamoDBEndpoint:    storetest.Endpoint(t),
+		AWS:                 storetest.AWSConfig(),
+		TokenSecret:         AuthTestSecret,
+		AdminAPIKey:         AuthTestAdminKey,
+		TokenTTL:            time.Hour,
+		TokenRateLimit:      10,
+		CardKey:             TestCardKey,
+		IssuerWebhookSecret: IssuerTestSecret,
+	}
+	ctx := context.Background()
+	a, err := authapi.New(ctx, Recording(cfg, "auth"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	adm, err := adminapi.New(ctx, Recording(cfg, "admin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	guard, err := services.TokenGuard(cfg, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := httpapi.NewRouter(function.Errors, guard)
+	rt.Handle("GET /probe", func(w http.ResponseWriter, r *http.Request) error {
+		cid, err := httpapi.Company(r)
+		if err != nil {
+			return err
+		}
+		httpapi.Respond(w, http.StatusOK, "ok", cid)
+		return nil
+	})
+	return &AuthTestEnv{Cfg: cfg, DB: db, Auth: a, Admin: adm, probe: httpadapter.NewV2(rt).ProxyWithContext}
+}
+
+// AuthTestEvent builds the API Gateway HTTP API event of a request.
+func AuthTestEvent(method, path, sourceIP string, headers map[string]string, body string) events.APIGatewayV2HTTPRequest {
+	h := map[string]string{"content-type": "application/json"}
+	for k, v := range headers {
+		h[strings.ToLower(k)] = v
+	}
+	return events.APIGatewayV2HTTPRequest{
+		Version:  "2.0",
+		RouteKey: method + " " + path,
+		RawPath:  path,
+		Headers:  h,
+		Body:     body,
+		RequestContext: events.APIGatewayV2HTTPRequestContext{
+			RequestID: "req-" + strconv.FormatInt(time.Now().UnixNano(), 36),
+			Stage:     "$default",
+			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{
+				Method: method, Path: path, Protocol: "HTTP/1.1", SourceIP: sourceIP, UserAgent: "test",
+			},
+		},
+	}
+}
+
+// AuthTestCall sends ev through h and checks the exchange against the
+// contract (apitest.CheckEvent).
+func AuthTestCall(t *testing.T, h function.HTTPHandler, ev events.APIGatewayV2HTTPRequest) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	res, err := h(context.Background(), ev)
+	if err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	apitest.CheckEvent(t, ev, res, true)
+	return res
+}
+
+// CreateCompany creates a company through the console and returns its id,
+// client_id and client_key.
+func (e *AuthTestEnv) CreateCompany(t *testing.T, name string) (id, clientID, clientKey string) {
+	t.Helper()
+	res := AuthTestCall(t, e.Admin, AuthTestEvent("POST", "/api/v1/admin/companies", "10.0.0.1",
+		map[string]string{"x-admin-key": AuthTestAdminKey}, fmt.Sprintf(`{"name":%q}`, name)))
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("create company: %d %s", res.StatusCode, res.Body)
+	}
+	var out struct {
+		Data struct {
+			ID        string `json:"id"`
+			ClientID  string `json:"client_id"`
+			ClientKey string `json:"client_key"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(res.Body), &out); err != nil {
+		t.Fatal(err)
+	}
+	return out.Data.ID, out.Data.ClientID, out.Data.ClientKey
+}
+
+// Token asks the auth function for a token from ip.
+func (e *AuthTestEnv) Token(t *testing.T, ip, clientID, clientKey string) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	body, _ := json.Marshal(map[string]string{"client_id": clientID, "client_key": clientKey})
+	return AuthTestCall(t, e.Auth, AuthTestEvent("POST", "/api/v1/auth/token", ip, nil, string(body)))
+}
+
+// MustToken returns an access token for the credentials.
+func (e *AuthTestEnv) MustToken(t *testing.T, clientID, clientKey string) string {
+	t.Helper()
+	// A new source address each time keeps these calls clear of the limit.
+	n := authTestIPs.Add(1)
+	res := e.Token(t, fmt.Sprintf("100.64.%d.%d", n/250, n%250+1), clientID, clientKey)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("token: %d %s", res.StatusCode, res.Body)
+	}
+	var tok auth.Token
+	if err := json.Unmarshal([]byte(res.Body), &tok); err != nil {
+		t.Fatal(err)
+	}
+	return tok.AccessToken
+}
+
+// ProbeWith calls the guarded route with the Authorization header value. The
+// route is the test's own, not the API's: the contract does not apply.
+func (e *AuthTestEnv) ProbeWith(t *testing.T, authorization string) events.APIGatewayV2HTTPResponse {
+	t.Helper()
+	h := map[string]string{}
+	if authorization != "" {
+		h["authorization"] = authorization
+	}
+	res, err := e.probe(context.Background(), AuthTestEvent("GET", "/api/v1/probe", "192.0.2.1", h, ""))
+	if err != nil {
+		t.Fatalf("handler: %v", err)
+	}
+	return res
+}
+
+// DecodeErrorBody decodes an error response's body, failing t when it is
+// not one.
+func DecodeErrorBody(t *testing.T, body string) httpapi.ErrorBody {
+	t.Helper()
+	var b httpapi.ErrorBody
+	if err := json.Unmarshal([]byte(body), &b); err != nil {
+		t.Fatalf("error body %q: %v", body, err)
+	}
+	return b
+}
+
+// IssuerTestSecret is the card issuer's webhook secret in these tests.
+var IssuerTestSecret = []byte("issuer-secret-issuer-secret-issuer-secret")

@@ -1,0 +1,203 @@
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/cards"
+	"payments/pkg/debts"
+	"payments/pkg/function"
+	"payments/pkg/function/cardsapi"
+	"payments/pkg/queue"
+	"payments/pkg/store"
+	"payments/pkg/timestamp/timestamptest"
+	"payments/pkg/vault/vaulttest"
+)
+
+// CardsTestEnv is the customers environment plus the cards function and
+// the sweeper, their card secrets sealed under a KMS stand-in.
+type CardsTestEnv struct {
+	*CustomersTestEnv
+	kms   *vaulttest.FakeKMS
+	Cards function.HTTPHandler
+}
+
+// NewCardsTestEnv returns a CardsTestEnv over a fresh table and queues.
+func NewCardsTestEnv(t *testing.T) *CardsTestEnv {
+	t.Helper()
+	e := &CardsTestEnv{CustomersTestEnv: NewCustomersTestEnv(t), kms: vaulttest.NewFakeKMS(t)}
+	e.Cfg.CardKeyARN, e.Cfg.KMSEndpoint, e.Cfg.CardKey = vaulttest.KeyARN, e.kms.URL, ""
+	e.Cards = e.CardsFunction(t, e.Cfg)
+	return e
+}
+
+// CardsFunction builds the cards function on cfg.
+func (e *CardsTestEnv) CardsFunction(t *testing.T, cfg function.Config) function.HTTPHandler {
+	t.Helper()
+	h, err := cardsapi.New(context.Background(), Recording(cfg, "cards"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// CardCompany creates an approved company with a USD wallet holding usd
+// on its payout balance and a verified customer; it returns the company
+// id, a token, the wallet id and the customer id.
+func (e *CardsTestEnv) CardCompany(usd string, idNumber string) (companyID, token, walletID, customerID string) {
+	e.T.Helper()
+	companyID, token = e.ApprovedCompany()
+	r := e.Call(e.Wallets, token, "POST", "/wallets", `{"currency":"USD","country":"United States","country_iso_code":"US","country_phone_code":"+1"}`)
+	if r.Status != 201 {
+		e.T.Fatalf("USD wallet: %s", r.Raw)
+	}
+	walletID = r.Str("data", "id")
+	if usd != "" {
+		if r := e.Admin("POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":`+usd+`,"reference":"usd-opening"}`); r.Status != 200 {
+			e.T.Fatalf("credit: %s", r.Raw)
+		}
+	}
+	r = e.Enroll(token, e.Identity(strings.ToLower(idNumber)+"@example.com", idNumber))
+	if r.Status != 201 {
+		e.T.Fatalf("enrol: %s", r.Raw)
+	}
+	return companyID, token, walletID, r.Str("data", "id")
+}
+
+// Payout returns the USD wallet's payout_balance, as text.
+func (e *CardsTestEnv) Payout(token, walletID string) string {
+	e.T.Helper()
+	return fmt.Sprint(e.Wallet(token, walletID)["payout_balance"])
+}
+
+// VerifyCards checks the card, debt and wallet invariants of the company,
+// and that each fee's debt is the debt its card transaction raised.
+func (e *CardsTestEnv) VerifyCards(companyID string) {
+	e.T.Helper()
+	e.Verify(companyID)
+	ctx := context.Background()
+	if err := cards.VerifyLedger(ctx, store.NewCards(e.DB), store.NewWallets(e.DB), companyID); err != nil {
+		e.T.Fatalf("card invariants: %v", err)
+	}
+	if err := debts.VerifyLedger(ctx, store.NewDebts(e.DB), store.NewWallets(e.DB), companyID); err != nil {
+		e.T.Fatalf("debt invariants: %v", err)
+	}
+	txs, err := store.NewCards(e.DB).Transactions(ctx, companyID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	all, err := store.NewDebts(e.DB).All(ctx, companyID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	raised := map[string]debts.Debt{}
+	for _, d := range all {
+		raised[d.ID] = d
+	}
+	for _, tx := range txs {
+		if tx.DebtID == "" {
+			continue
+		}
+		if d, ok := raised[tx.DebtID]; !ok || d.Amount != tx.Debt || d.TransactionID != tx.ID {
+			e.T.Errorf("card transaction %s owes %d as debt %s: %+v", tx.ID, tx.Debt, tx.DebtID, d)
+		}
+		delete(raised, tx.DebtID)
+	}
+	for id, d := range raised {
+		if d.CardID != "" {
+			e.T.Errorf("debt %s was raised by no card transaction", id)
+		}
+	}
+}
+
+// LogLines records the log lines of a test.
+type LogLines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+// Write adds p to the captured log.
+func (l *LogLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// Lines returns the lines logged so far.
+func (l *LogLines) Lines() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strings.Split(l.buf.String(), "\n")
+}
+
+// CaptureLogs sends the default logger's lines, in JSON as in Lambda, to
+// a recorder for the rest of the test.
+func CaptureLogs(t *testing.T) *LogLines {
+	l := &LogLines{}
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewJSONHandler(l, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+	return l
+}
+
+// IssuerDown returns the cards function whose sandbox issuer cannot write:
+// every call that changes a card at the issuer fails as unreachable.
+func (e *CardsTestEnv) IssuerDown(t *testing.T) function.HTTPHandler {
+	return e.CardsFunction(t, Failing(e.Cfg, func(in any) bool {
+		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
+		if !ok {
+			return false
+		}
+		for _, it := range tx.TransactItems {
+			if it.Put != nil {
+				if pk, _ := it.Put.Item["PK"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, "SANDBOX#ISSUER#") {
+					return true
+				}
+			}
+		}
+		return false
+	}))
+}
+
+// TestQueue is the queue at url, as the functions send to it.
+func TestQueue(cfg function.Config, url string) *queue.Publisher {
+	return queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), url)
+}
+
+// CheckTimestamps reads the company's delivery log (its latest 100 events,
+// their payloads, deliveries and attempts) and fails the test on any
+// timestamp not written as timestamp.Format writes it.
+func (e *CardsTestEnv) CheckTimestamps(token string) {
+	e.T.Helper()
+	r := e.Call(e.Webhooks, token, "GET", "/webhooks/events?limit=100", "")
+	if r.Status != 200 || len(r.Items()) == 0 {
+		e.T.Fatalf("the delivery log: %d %s", r.Status, r.Raw)
+	}
+	timestamptest.Check(e.T, "the delivery log", []byte(r.Raw))
+}
+
+// EndLease ends the lease of the company's key, as time would.
+func (e *CardsTestEnv) EndLease(companyID, key string) {
+	e.T.Helper()
+	_, err := e.DB.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName: aws.String(e.DB.Table),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: "COMPANY#" + companyID},
+			"SK": &types.AttributeValueMemberS{Value: "IDEMPOTENCY#" + key},
+		},
+		UpdateExpression:          aws.String("SET lease_until = :past"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":past": &types.AttributeValueMemberN{Value: "0"}},
+	})
+	if err != nil {
+		e.T.Fatal(err)
+	}
+}

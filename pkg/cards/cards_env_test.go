@@ -1,0 +1,19 @@
+package cards_test
+
+import (
+	"payments/pkg/app/apptest"
+	"payments/pkg/cards"
+	"payments/pkg/function"
+	"payments/pkg/function/cardsapi"
+	"payments/pkg/store"
+)
+
+// testCards is the cards service of the cards function over db.
+func testCards(cfg function.Config, db *store.DB) (*cards.Service, error) {
+	return cardsapi.Service(cfg, db, apptest.TestQueue(cfg, cfg.WebhooksQueueURL))
+}
+
+// testCardNetwork is the cards function's sandbox card network of svc.
+func testCardNetwork(cfg function.Config, svc *cards.Service) (*cards.Sandbox, error) {
+	return cardsapi.Network(cfg, svc, apptest.TestQueue(cfg, cfg.IssuerEventsQueueURL))
+}

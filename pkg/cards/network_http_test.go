@@ -1,0 +1,193 @@
+package cards_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/app/apptest"
+	"payments/pkg/cards"
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/httpapi"
+	"payments/pkg/queue/queuetest"
+	"payments/pkg/waittest"
+)
+
+// TestCardNetworkRoutes drives the card-network sandbox through the cards
+// function's routes: each answers 201 with the card transaction its
+// notification made, once the card-worker has applied it.
+func TestCardNetworkRoutes(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, _, cardID := e.fundedCard(20, 5)
+	post := func(target, body string) apptest.Result {
+		t.Helper()
+		return e.Call(e.Cards, token, "POST", target, body)
+	}
+	created := func(r apptest.Result, typ, status, amount string) string {
+		t.Helper()
+		if r.Status != 201 || r.Str("data", "type") != typ || r.Str("data", "status") != status || r.Str("data", "amount") != amount ||
+			r.Str("data", "category") != "CARD" || r.Str("data", "card", "id") != cardID || r.Str("data", "customer", "id") == "<nil>" {
+			t.Fatalf("want 201 %s %s %s: %d %s", typ, status, amount, r.Status, r.Raw)
+		}
+		return r.Str("data", "id")
+	}
+
+	auth := created(post("/sandbox/cards/"+cardID+"/authorizations",
+		`{"amount":12.5,"merchant_name":"Book Shop","merchant_city":"Lyon","merchant_country":"fr"}`), "AUTHORIZATION", "PENDING", "12.5")
+	if r := e.Call(e.Cards, token, "GET", "/cards/"+cardID+"?sync=false", ""); r.Str("data", "balance") != "20" || r.Str("data", "available_balance") != "7.5" {
+		t.Errorf("card while 12.50 is held: %s", r.Raw)
+	}
+	settled := post("/sandbox/card-transactions/"+auth+"/settle", `{"amount":10}`)
+	created(settled, "SETTLEMENT", "SUCCESS", "10")
+	if settled.Str("data", "original_transaction_id") != auth || settled.Str("data", "merchant", "country") != "FR" {
+		t.Errorf("settlement %s", settled.Raw)
+	}
+	// 2.5 % of 10.00 + 0.50: a CROSS-BORDER transaction of 0.75.
+	r := e.Call(e.Cards, token, "GET", "/cards/"+cardID+"/transactions?type=CROSS-BORDER", "")
+	if items := r.Items(); len(items) != 1 || fmt.Sprint(items[0].(map[string]any)["amount"]) != "0.75" {
+		t.Errorf("cross-border transactions %s", r.Raw)
+	}
+	if r := e.Call(e.Cards, token, "GET", "/cards/"+cardID+"?sync=false", ""); r.Str("data", "balance") != "9.25" || r.Str("data", "available_balance") != "9.25" {
+		t.Errorf("card after the settlement: %s", r.Raw)
+	}
+	created(post("/sandbox/card-transactions/"+auth+"/refund", `{"amount":4}`), "REFUND", "SUCCESS", "4")
+
+	for _, c := range []struct {
+		name, target, body string
+		status             int
+		code, field        string
+	}{
+		{"settle twice", "/sandbox/card-transactions/" + auth + "/settle", ``, 400, "ALREADY_SETTLED", ""},
+		{"reverse a settled one", "/sandbox/card-transactions/" + auth + "/reverse", ``, 400, "ALREADY_SETTLED", ""},
+		{"refund more than left", "/sandbox/card-transactions/" + auth + "/refund", `{"amount":6.01}`, 400, "AMOUNT_EXCEEDS_SETTLED", ""},
+		{"settle a settlement", "/sandbox/card-transactions/" + settled.Str("data", "id") + "/settle", ``, 400, "NOT_AN_AUTHORIZATION", ""},
+		{"reverse with an amount", "/sandbox/card-transactions/" + auth + "/reverse", `{"amount":1}`, 400, "INVALID_FIELD", "amount"},
+		{"a string amount", "/sandbox/cards/" + cardID + "/authorizations", `{"amount":"12","merchant_name":"A","merchant_city":"B"}`, 400, "INVALID_FIELD", "amount"},
+		{"no amount", "/sandbox/cards/" + cardID + "/authorizations", `{"merchant_name":"A","merchant_city":"B"}`, 400, "INVALID_FIELD", "amount"},
+		{"three decimals", "/sandbox/cards/" + cardID + "/authorizations", `{"amount":1.005,"merchant_name":"A","merchant_city":"B"}`, 400, "INVALID_FIELD", "amount"},
+		{"no merchant", "/sandbox/cards/" + cardID + "/authorizations", `{"amount":1,"merchant_city":"B"}`, 400, "INVALID_FIELD", "merchant_name"},
+		{"no city", "/sandbox/cards/" + cardID + "/authorizations", `{"amount":1,"merchant_name":"A"}`, 400, "INVALID_FIELD", "merchant_city"},
+		{"a bad country", "/sandbox/cards/" + cardID + "/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B","merchant_country":"XX"}`, 400, "INVALID_FIELD", "merchant_country"},
+		{"a bad type", "/sandbox/cards/" + cardID + "/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B","type":"CAPTURE"}`, 400, "INVALID_FIELD", "type"},
+		{"a verification with an amount", "/sandbox/cards/" + cardID + "/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B","type":"VERIFICATION"}`, 400, "INVALID_FIELD", "amount"},
+		{"an unknown field", "/sandbox/cards/" + cardID + "/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B","mcc":"5411"}`, 400, "INVALID_FIELD", "mcc"},
+		{"an unknown card", "/sandbox/cards/0196d1e2-0000-7000-8000-00000000dead/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`, 404, "CARD_NOT_FOUND", ""},
+		{"an unknown transaction", "/sandbox/card-transactions/0196d1e2-0000-7000-8000-00000000dead/settle", ``, 404, "TRANSACTION_NOT_FOUND", ""},
+		{"not an id", "/sandbox/card-transactions/nope/refund", ``, 404, "TRANSACTION_NOT_FOUND", ""},
+	} {
+		r := post(c.target, c.body)
+		if r.Status != c.status || r.Str("code") != c.code || c.field != "" && r.Str("field") != c.field {
+			t.Errorf("%s: %d %s, want %d %s %s", c.name, r.Status, r.Raw, c.status, c.code, c.field)
+		}
+	}
+
+	if v := post("/sandbox/cards/"+cardID+"/authorizations", `{"merchant_name":"Hotel Akwa","merchant_city":"Douala","type":"VERIFICATION"}`); v.Status != 201 ||
+		v.Str("data", "status") != "SUCCESS" || v.Str("data", "amount") != "0" || v.Str("data", "hold_amount") != "0" {
+		t.Errorf("verification: %s", v.Raw)
+	}
+	if n := e.eventCount(token, "card.verification.completed"); n != 1 {
+		t.Errorf("%d card.verification.completed events, want 1", n)
+	}
+	if r := e.Call(e.Cards, token, "PUT", "/cards/"+cardID+"/freeze", ""); r.Status != 200 {
+		t.Fatalf("freeze: %s", r.Raw)
+	}
+	declined := post("/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"Kiosk","merchant_city":"Austin"}`)
+	created(declined, "DECLINE", "FAILED", "1")
+	if declined.Str("data", "decline_reason") != "card_frozen" || declined.Str("data", "fee_amount") != "0.5" {
+		t.Errorf("decline: %s", declined.Raw)
+	}
+
+	// Another company sees none of it.
+	_, other, _, _ := e.CardCompany("", "CM-9001")
+	if r := e.Call(e.Cards, other, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`); r.Status != 404 {
+		t.Errorf("another company's card: %d %s", r.Status, r.Raw)
+	}
+	if r := e.Call(e.Cards, other, "POST", "/sandbox/card-transactions/"+auth+"/refund", ``); r.Status != 404 || r.Str("code") != "TRANSACTION_NOT_FOUND" {
+		t.Errorf("another company's transaction: %d %s", r.Status, r.Raw)
+	}
+
+	term := post("/sandbox/cards/"+cardID+"/terminate", `{"reason":"risk block"}`)
+	created(term, "TERMINATION", "SUCCESS", "12.75") // 9.25 + 4.00 refunded − 0.50 of the decline's fee
+	if r := e.Call(e.Cards, token, "GET", "/cards/"+cardID+"?sync=false", ""); r.Str("data", "status") != "TERMINATED" {
+		t.Errorf("card after the issuer's termination: %s", r.Raw)
+	}
+	if r := post("/sandbox/cards/"+cardID+"/terminate", ``); r.Status != 400 || r.Str("code") != "CARD_TERMINATED" {
+		t.Errorf("terminating twice: %d %s", r.Status, r.Raw)
+	}
+	e.VerifyCards(companyID)
+}
+
+// TestCardNetworkSandboxOnly: in production mode the sandbox routes do not
+// exist.
+func TestCardNetworkSandboxOnly(t *testing.T) {
+	e := newNetworkEnv(t)
+	_, token, _, cardID := e.fundedCard(5, 0)
+	cfg := e.Cfg
+	cfg.Mode = function.ModeProduction
+	prod := e.CardsFunction(t, cfg)
+	if r := e.Call(prod, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`); r.Status != 404 {
+		t.Errorf("a sandbox route in production: %d %s", r.Status, r.Raw)
+	}
+}
+
+// TestCardNetworkQueued: a notification the card-worker has not applied
+// within the sandbox's wait is answered 202 with its event id.
+func TestCardNetworkQueued(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, _, cardID := e.fundedCard(5, 0)
+	cfg := e.Cfg
+	cfg.IssuerEventsQueueURL = queuetest.NewQueue(t, queuetest.Client(t), nil) // no worker reads it
+	svc, err := testCards(cfg, e.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb, err := testCardNetwork(cfg, svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sb.Wait = 50 * time.Millisecond
+	guard, err := services.TokenGuard(cfg, e.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := httpapi.NewRouter(function.Errors, guard)
+	cards.SandboxRoutes(rt, sb)
+	r := e.Call(function.HTTP(rt), token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`)
+	if r.Status != 202 || r.Str("data", "event_id") == "<nil>" {
+		t.Fatalf("an authorization no worker applied: %d %s", r.Status, r.Raw)
+	}
+	if _, found, err := svc.Store.Outcome(context.Background(), companyID, r.Str("data", "event_id")); err != nil || found {
+		t.Errorf("the queued notification was applied (%v, %v)", found, err)
+	}
+}
+
+// TestCardNetworkAnswerNeverInvitesARetry: once the network's notification
+// is sent, a table too slow to read its outcome or its transaction answers
+// 202 with the event id (read the card's transactions), never 503: these
+// routes take no Idempotency-Key, and a retry would authorize twice.
+func TestCardNetworkAnswerNeverInvitesARetry(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, _, cardID := e.fundedCard(20, 5)
+	slow := e.CardsFunction(t, apptest.FailingWith(e.Cfg, func(in any) bool {
+		g, ok := in.(*dynamodb.GetItemInput)
+		if !ok {
+			return false
+		}
+		sk, _ := g.Key["SK"].(*types.AttributeValueMemberS)
+		return sk != nil && strings.HasPrefix(sk.Value, "CTX#")
+	}, fmt.Errorf("injected: %w", context.DeadlineExceeded)))
+	r := e.Call(slow, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":5,"merchant_name":"Shop","merchant_city":"Austin"}`)
+	if r.Status != 202 || r.Str("data", "event_id") == "<nil>" {
+		t.Fatalf("want 202 with the event id: %d %s", r.Status, r.Raw)
+	}
+	waittest.Until(t, 20*time.Second, "the authorization is applied, once", func() bool {
+		return e.Call(e.Cards, token, "GET", "/cards/"+cardID+"?sync=false", "").Str("data", "available_balance") == "15"
+	})
+	e.VerifyCards(companyID)
+}

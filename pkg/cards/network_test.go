@@ -1,0 +1,445 @@
+package cards_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	awsevents "github.com/aws/aws-lambda-go/events"
+
+	"payments/pkg/app/apptest"
+	"payments/pkg/cards"
+	"payments/pkg/function"
+	"payments/pkg/money"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/store"
+	"payments/pkg/waittest"
+)
+
+// TestConcurrentAuthorizations: 200 authorizations of 1 USD at once, each
+// signed and queued as an issuer's, on a card with 50 available: exactly
+// 50 approved, 150 declined, each decline's fee taken card → wallet → debt
+// as the balances allow; the issuer's card ends as ours.
+func TestConcurrentAuthorizations(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, walletID, cardID := e.fundedCard(50, 40)
+	ctx := context.Background()
+	c, err := store.NewCards(e.DB).Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := make([]string, 200)
+	var wg sync.WaitGroup
+	for i := range ids {
+		wg.Go(func() {
+			var err error
+			ids[i], err = e.sandbox.Network.Authorize(ctx, c.IssuerCardID, cardID, issuer.KindAuthorization, 100,
+				issuer.Merchant{Name: "Corner Shop", City: "Austin", Country: "US"})
+			if err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	cs := store.NewCards(e.DB)
+	outcomes := map[string]cards.Outcome{}
+	waittest.Until(t, time.Minute, "the card-worker applies the 200 notifications", func() bool {
+		for _, id := range ids {
+			if _, done := outcomes[id]; done {
+				continue
+			}
+			if o, found, err := cs.Outcome(ctx, companyID, id); err == nil && found {
+				outcomes[id] = o
+			}
+		}
+		return len(outcomes) == len(ids)
+	})
+	var approved, declined int
+	for _, o := range outcomes {
+		tx, err := cs.Transaction(ctx, companyID, o.TxID)
+		switch {
+		case err != nil:
+			t.Fatal(err)
+		case tx.Type == cards.TxAuthorization && tx.Status == cards.TxPending:
+			approved++
+		case tx.Type == cards.TxDecline && tx.DeclineReason == cards.DeclineInsufficient:
+			declined++
+		default:
+			t.Errorf("transaction %+v", tx)
+		}
+	}
+	if approved != 50 || declined != 150 {
+		t.Fatalf("%d approved, %d declined; want 50 and 150", approved, declined)
+	}
+	card, err := cs.Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if card.Balance != 5000 || card.Held != 5000 {
+		t.Errorf("card balance %d, held %d; want 5000 and 5000", card.Balance, card.Held)
+	}
+	// The card-workers told the issuer of each hold and fee, each once.
+	waittest.Until(t, time.Minute, "the issuer's card has the balance and holds ours has", func() bool {
+		ic, err := e.sandbox.Cards.Issuer.Card(ctx, card.IssuerCardID)
+		return err == nil && ic.Balance == card.Balance && ic.Available == card.Available()
+	})
+	// 150 fees of 0.50: the wallet's 40.00 pays 80 of them, 70 are debts.
+	if got := e.Payout(token, walletID); got != "0" {
+		t.Errorf("wallet payout_balance %s, want 0", got)
+	}
+	for kind, want := range map[string]int{
+		"transaction.authorization.created": 50, "transaction.authorization.declined": 150,
+		"fee.payment_failure.charged": 150, "debt.recovery.pending": 70,
+	} {
+		if got := e.eventCount(token, kind); got != want {
+			t.Errorf("%d %s events, want %d", got, kind, want)
+		}
+	}
+	e.VerifyCards(companyID)
+}
+
+func TestCardNetworkLifecycle(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, walletID, cardID := e.fundedCard(200, 10)
+	ctx := context.Background()
+	sb := e.sandbox
+	auth := func(amount, country, kind string) cards.Transaction {
+		t.Helper()
+		tx, err := sb.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte(amount),
+			MerchantName: "Book Shop", MerchantCity: "Lyon", MerchantCountry: country, Type: kind})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	card := func() cards.Card {
+		t.Helper()
+		c, err := store.NewCards(e.DB).Card(ctx, companyID, cardID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	// A purchase abroad: 100.00 held, settled, then 3.00 of cross-border
+	// fee (2.5 % + 0.50) from the card.
+	abroad := auth("100", "FR", "")
+	if abroad.Status != cards.TxPending || abroad.Hold != 10000 || card().Available() != 10000 {
+		t.Fatalf("authorization %+v, card %+v", abroad, card())
+	}
+	settled, err := sb.Follow(ctx, companyID, abroad.ID, cards.TxSettlement, cards.FollowInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if settled.Type != cards.TxSettlement || settled.Amount != 10000 || settled.OriginalID != abroad.ID {
+		t.Fatalf("settlement %+v", settled)
+	}
+	if c := card(); c.Balance != 20000-10000-300 || c.Held != 0 {
+		t.Fatalf("card after a settlement abroad: balance %d, held %d; want 9700, 0", c.Balance, c.Held)
+	}
+
+	// Illegal moves change nothing.
+	for _, c := range []struct {
+		typ    cards.TxType
+		id     string
+		amount string
+		want   error
+	}{
+		{cards.TxSettlement, abroad.ID, "", cards.ErrAlreadySettled},
+		{cards.TxReversal, abroad.ID, "", cards.ErrAlreadySettled},
+		{cards.TxRefund, abroad.ID, "100.01", cards.ErrExceedsSettled},
+		{cards.TxSettlement, settled.ID, "", cards.ErrNotAuthorization},
+	} {
+		if _, err := sb.Follow(ctx, companyID, c.id, c.typ, cards.FollowInput{Amount: []byte(c.amount)}); !errors.Is(err, c.want) {
+			t.Errorf("%s of %s: %v, want %v", c.typ, c.id, err, c.want)
+		}
+	}
+
+	// A partial refund, then the rest; a third is refused.
+	for _, amount := range []string{"40", ""} {
+		if _, err := sb.Follow(ctx, companyID, abroad.ID, cards.TxRefund, cards.FollowInput{Amount: []byte(amount)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c := card(); c.Balance != 19700 {
+		t.Errorf("card after refunds: balance %d, want 19700", c.Balance)
+	}
+	if _, err := sb.Follow(ctx, companyID, abroad.ID, cards.TxRefund, cards.FollowInput{}); !errors.Is(err, cards.ErrExceedsSettled) {
+		t.Errorf("a third refund: %v", err)
+	}
+
+	// A pre-authorization settled for less releases the whole hold; a
+	// reversed one cannot be settled.
+	pre := auth("50", "US", "PREAUTHORIZATION")
+	if _, err := sb.Follow(ctx, companyID, pre.ID, cards.TxSettlement, cards.FollowInput{Amount: []byte("30.25")}); err != nil {
+		t.Fatal(err)
+	}
+	if c := card(); c.Balance != 19700-3025 || c.Held != 0 {
+		t.Errorf("card after a partial settlement at home: balance %d, held %d", c.Balance, c.Held)
+	}
+	reversed := auth("20", "US", "")
+	if _, err := sb.Follow(ctx, companyID, reversed.ID, cards.TxReversal, cards.FollowInput{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.Follow(ctx, companyID, reversed.ID, cards.TxSettlement, cards.FollowInput{}); !errors.Is(err, cards.ErrAlreadyReversed) {
+		t.Errorf("settling a reversed hold: %v", err)
+	}
+	if over := auth("10", "US", ""); true {
+		if _, err := sb.Follow(ctx, companyID, over.ID, cards.TxSettlement, cards.FollowInput{Amount: []byte("10.01")}); !errors.Is(err, cards.ErrExceedsHold) {
+			t.Errorf("settling more than the hold: %v", err)
+		}
+	}
+
+	// A verification holds nothing; a frozen card declines, with the fee.
+	if v := auth("", "US", "VERIFICATION"); v.Status != cards.TxSuccess || v.Hold != 0 {
+		t.Errorf("verification %+v", v)
+	}
+	if r := e.Call(e.Cards, token, "PUT", "/cards/"+cardID+"/freeze", ""); r.Status != 200 {
+		t.Fatalf("freeze: %s", r.Raw)
+	}
+	if d := auth("1", "US", ""); d.Type != cards.TxDecline || d.DeclineReason != cards.DeclineFrozen || d.Fee != 50 || d.CardDelta != -50 {
+		t.Errorf("decline on a frozen card %+v", d)
+	}
+
+	// A termination reverses the open hold (the 10.00) first, then refunds
+	// the balance.
+	before := card()
+	if before.Held != 1000 {
+		t.Fatalf("held before termination %d, want 1000", before.Held)
+	}
+	term, err := sb.Terminate(ctx, companyID, cardID, cards.TerminateInput{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if term.Type != cards.TxTermination || term.Amount != before.Balance {
+		t.Errorf("termination %+v, balance before %d", term, before.Balance)
+	}
+	if c := card(); c.Status != cards.Terminated || c.Balance != 0 || c.Held != 0 {
+		t.Errorf("card after termination %+v", c)
+	}
+	want := money.Format(10*100+before.Balance, "USD")
+	if got := e.Payout(token, walletID); got != want {
+		t.Errorf("wallet payout_balance %s, want %s", got, want)
+	}
+	e.VerifyCards(companyID)
+}
+
+func TestNotificationAppliedOnce(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, _, _, cardID := e.fundedCard(20, 0)
+	ctx := context.Background()
+	card, err := store.NewCards(e.DB).Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The network's deliveries, captured to be delivered three times each.
+	var bodies [][]byte
+	capture := issuer.NewSandboxNetwork(func(_ context.Context, body []byte) error {
+		bodies = append(bodies, body)
+		return nil
+	})
+	if _, err := capture.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 500, issuer.Merchant{Name: "Cafe", City: "Douala", Country: "CM"}); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := e.deliver(ctx, bodies[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	auth, err := e.sandbox.Cards.Store.NetworkTransaction(ctx, companyID, issuerTxID(t, bodies[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := capture.Follow(ctx, issuer.NotifySettlement, card.IssuerCardID, cardID, auth.IssuerTxID, 500); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := e.deliver(ctx, bodies[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 20.00 − 5.00 − the cross-border fee of 0.63 (2.5 % of 5.00 = 0.125,
+	// rounded half away from zero to 0.13, + 0.50), once.
+	if c, _ := store.NewCards(e.DB).Card(ctx, companyID, cardID); c.Balance != 2000-500-63 || c.Held != 0 {
+		t.Errorf("card balance %d, held %d; want 1437, 0", c.Balance, c.Held)
+	}
+	e.VerifyCards(companyID)
+}
+
+// issuerTxID reads the network transaction id of a notification.
+func issuerTxID(t *testing.T, body []byte) string {
+	t.Helper()
+	n, err := issuer.ParseNotification(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n.Transaction.ID
+}
+
+// TestRefusalCodes checks that each refusal of the card network is in the
+// error catalogue under the code the card-worker records it with.
+func TestRefusalCodes(t *testing.T) {
+	for _, err := range []error{cards.ErrNotAuthorization, cards.ErrAlreadySettled, cards.ErrAlreadyReversed,
+		cards.ErrExceedsHold, cards.ErrNotSettled, cards.ErrExceedsSettled, cards.ErrTransactionNotFound, cards.ErrDuplicateNetworkTx} {
+		code := cards.RefusalCode(err)
+		if code == "" {
+			t.Errorf("%v has no refusal code", err)
+		}
+		found := false
+		for _, row := range function.Errors {
+			if row.Err == err {
+				found = true
+				if row.Code != code {
+					t.Errorf("%v: catalogue code %s, refusal code %s", err, row.Code, code)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%v is not in the error catalogue", err)
+		}
+	}
+}
+
+// TestDebtsRecoveredOnce: fees a bare card and an empty wallet cannot pay
+// become debts; each later credit to the USD wallet pays them, oldest
+// first, once: a withdrawal (the cards function), a withdrawal the sweeper
+// finishes, a refund to a terminated card (the card-worker); a console
+// credit afterwards pays nothing more. The company's failed-payment fee is
+// 1.00 here, so that each credit of 1.00 pays exactly one debt.
+func TestDebtsRecoveredOnce(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, walletID, cardID := e.fundedCard(4, 0)
+	if r := e.Admin("PUT", "/admin/companies/"+companyID+"/fees", `{"rules":[{"type":"CARD_PAYMENT_FAILURE","currency":"USD","fixed":1}]}`); r.Status != 200 {
+		t.Fatalf("fees: %s", r.Raw)
+	}
+	ctx := context.Background()
+	sb := e.sandbox
+	buy := func(amount string) cards.Transaction {
+		t.Helper()
+		tx, err := sb.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte(amount), MerchantName: "Kiosk", MerchantCity: "Austin"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tx
+	}
+	follow := func(typ cards.TxType, id, amount string) {
+		t.Helper()
+		if _, err := sb.Follow(ctx, companyID, id, typ, cards.FollowInput{Amount: []byte(amount)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var declines []string
+	recovered := func(want int) {
+		t.Helper()
+		r := e.Call(e.Wallets, token, "GET", "/debts?status=RECOVERED&limit=100", "")
+		var got []string
+		for _, it := range r.Items() {
+			got = append(got, fmt.Sprint(it.(map[string]any)["transaction_id"]))
+		}
+		slices.Reverse(got) // newest first
+		if !slices.Equal(got, declines[:want]) {
+			t.Errorf("recovered debts of %v, want the oldest %d of %v", got, want, declines)
+		}
+		if p := e.Payout(token, walletID); p != "0" {
+			t.Errorf("payout_balance %s, want 0: each credit paid a debt", p)
+		}
+	}
+	paid := buy("2")
+	follow(cards.TxSettlement, paid.ID, "")
+	held := buy("2")
+	for range 3 { // nothing available on the card, nothing in the wallet
+		d := buy("5")
+		if d.Type != cards.TxDecline || d.Debt != 100 {
+			t.Fatalf("decline %+v", d)
+		}
+		declines = append(declines, d.ID)
+	}
+	follow(cards.TxReversal, held.ID, "")
+	if r := e.Call(e.Cards, token, "POST", "/cards/"+cardID+"/withdraw", `{"amount":1}`); r.Status != 200 {
+		t.Fatalf("withdraw: %s", r.Raw)
+	}
+	recovered(1)
+	if r := e.Call(e.IssuerDown(t), token, "POST", "/cards/"+cardID+"/withdraw", `{"amount":1}`); r.Status != 502 {
+		t.Fatalf("withdraw with the issuer down: %d %s", r.Status, r.Raw)
+	}
+	sweep := apptest.MustSweeper(t, apptest.Recording(e.Cfg, "sweeper"), func() time.Time { return time.Now().Add(2 * time.Minute) })
+	if _, err := sweep(ctx, awsevents.EventBridgeEvent{}); err != nil {
+		t.Fatal(err)
+	}
+	recovered(2)
+	if r := e.Call(e.Cards, token, "POST", "/cards/"+cardID+"/terminate", ""); r.Status != 200 {
+		t.Fatalf("terminate: %s", r.Raw)
+	}
+	follow(cards.TxRefund, paid.ID, "1")
+	recovered(3)
+	if r := e.Admin("POST", "/admin/wallets/"+walletID+"/credit", `{"balance":"payout","amount":10,"reference":"after-debts"}`); r.Status != 200 {
+		t.Fatalf("credit: %s", r.Raw)
+	}
+	if got := e.Payout(token, walletID); got != "10" {
+		t.Errorf("payout_balance %s after a console credit, want 10", got)
+	}
+	if n := e.eventCount(token, "debt.recovered"); n != 3 {
+		t.Errorf("%d debt.recovered events, want 3", n)
+	}
+	e.VerifyCards(companyID)
+	e.CheckTimestamps(token)
+}
+
+// TestNotificationsOutOfOrder: the queue does not keep order. A settlement
+// that arrives before its authorization fails, to be delivered again, and
+// applies once the authorization is recorded; the same authorization under
+// another event id is refused, holding nothing twice.
+func TestNotificationsOutOfOrder(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, _, _, cardID := e.fundedCard(20, 0)
+	ctx := context.Background()
+	cs := store.NewCards(e.DB)
+	card, err := cs.Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bodies [][]byte
+	capture := issuer.NewSandboxNetwork(func(_ context.Context, body []byte) error {
+		bodies = append(bodies, body)
+		return nil
+	})
+	authEvent, err := capture.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 700, issuer.Merchant{Name: "Cafe", City: "Austin", Country: "US"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	settleEvent, err := capture.Follow(ctx, issuer.NotifySettlement, card.IssuerCardID, cardID, issuerTxID(t, bodies[0]), 700)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := e.worker(ctx, awsevents.SQSEvent{Records: []awsevents.SQSMessage{{MessageId: "early", Body: string(bodies[1])}}})
+	if err != nil || len(resp.BatchItemFailures) != 1 {
+		t.Fatalf("a settlement before its authorization: %+v, %v; want it failed, to be delivered again", resp, err)
+	}
+	if _, found, _ := cs.Outcome(ctx, companyID, settleEvent); found {
+		t.Fatal("the early settlement was recorded")
+	}
+	for _, b := range [][]byte{bodies[0], bodies[1]} {
+		if err := e.deliver(ctx, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, _ := cs.Card(ctx, companyID, cardID); c.Balance != 1300 || c.Held != 0 {
+		t.Errorf("card balance %d, held %d; want 1300, 0", c.Balance, c.Held)
+	}
+	again := strings.Replace(string(bodies[0]), authEvent, authEvent+"-again", 1)
+	if err := e.deliver(ctx, []byte(again)); err != nil {
+		t.Fatal(err)
+	}
+	if o, found, err := cs.Outcome(ctx, companyID, authEvent+"-again"); err != nil || !found || o.Refused != "DUPLICATE_TRANSACTION" {
+		t.Errorf("the authorization under another event id: %+v, %v, %v", o, found, err)
+	}
+	if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 0 {
+		t.Errorf("held %d after a duplicate authorization", c.Held)
+	}
+	e.VerifyCards(companyID)
+}

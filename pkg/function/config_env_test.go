@@ -1,0 +1,270 @@
+package function_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"payments/pkg/app/apptest"
+	"payments/pkg/function"
+	"payments/pkg/function/secrets"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+)
+
+const (
+	testTokenSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/token-signing-secret-AbCdEf"
+	testAdminKeyARN    = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/admin-api-key-GhIjKl"
+	testCardKeyARN     = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
+	testTokenSecret    = "token-secret-from-secrets-manager-0123456789"
+	testAdminKey       = "admin-key-from-secrets-manager"
+
+	testIssuerSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/issuer-webhook-secret-MnOpQr"
+	testIssuerSecret    = "issuer-webhook-secret-from-secrets-manager-0123456789"
+)
+
+// fakeSecrets answers Secrets Manager's GetSecretValue for a few secrets
+// and records the ids asked for. There is no Secrets Manager emulator in the
+// local stack; this is the one AWS service the tests fake.
+type fakeSecrets struct {
+	values map[string]string
+	mu     sync.Mutex
+	asked  []string
+}
+
+func (f *fakeSecrets) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	var in struct{ SecretId string }
+	if r.Header.Get("X-Amz-Target") != "secretsmanager.GetSecretValue" || json.NewDecoder(r.Body).Decode(&in) != nil {
+		http.Error(w, `{"__type":"InvalidRequestException","message":"not GetSecretValue"}`, http.StatusBadRequest)
+		return
+	}
+	f.mu.Lock()
+	f.asked = append(f.asked, in.SecretId)
+	f.mu.Unlock()
+	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
+	v, ok := f.values[in.SecretId]
+	if !ok {
+		w.WriteHeader(http.StatusBadRequest)
+		w.Write([]byte(`{"__type":"ResourceNotFoundException","message":"Secrets Manager can't find the specified secret."}`))
+		return
+	}
+	json.NewEncoder(w).Encode(map[string]string{"ARN": in.SecretId, "Name": in.SecretId, "SecretString": v})
+}
+
+// takeAsked returns the secret ids asked for since the last call.
+func (f *fakeSecrets) takeAsked() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	asked := f.asked
+	f.asked = nil
+	return asked
+}
+
+// configTestEnv sets, in the process environment, every variable any
+// function reads (as the template's Globals once gave every function),
+// with the secrets behind a fake Secrets Manager, and returns it.
+func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
+	t.Helper()
+	sm := &fakeSecrets{values: map[string]string{testTokenSecretARN: testTokenSecret, testAdminKeyARN: testAdminKey, testIssuerSecretARN: testIssuerSecret}}
+	srv := httptest.NewServer(sm)
+	t.Cleanup(srv.Close)
+	env := map[string]string{
+		"MODE":                       function.ModeSandbox,
+		"TABLE_NAME":                 "payments-test",
+		"PAYOUTS_QUEUE_URL":          "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
+		"WEBHOOKS_QUEUE_URL":         "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
+		"ISSUER_EVENTS_QUEUE_URL":    "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-issuer-events",
+		"FUNDS_QUEUE_URL":            "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-funds",
+		"DOCUMENTS_BUCKET":           "payments-test-documents",
+		"TOKEN_TTL_SECONDS":          "600",
+		"TOKEN_RATE_LIMIT":           "7",
+		"PAYMENT_DEADLINE_SECONDS":   "20",
+		"ADMIN_CREDIT_IN_PRODUCTION": "true",
+		"TOKEN_SECRET_ARN":           testTokenSecretARN,
+		"ADMIN_API_KEY_ARN":          testAdminKeyARN,
+		"CARD_KEY_ARN":               testCardKeyARN,
+		"ISSUER_WEBHOOK_SECRET_ARN":  testIssuerSecretARN,
+		"CARD_KEY":                   "",
+		"TOKEN_SECRET":               "",
+		"ADMIN_API_KEY":              "",
+		"ISSUER_WEBHOOK_SECRET":      "",
+	}
+	for k, v := range env {
+		t.Setenv(k, v)
+	}
+	none := filepath.Join(t.TempDir(), "none")
+	for k, v := range map[string]string{
+		"AWS_ENDPOINT_URL_SECRETS_MANAGER": srv.URL, "AWS_REGION": "us-east-1",
+		"AWS_ACCESS_KEY_ID": "test", "AWS_SECRET_ACCESS_KEY": "test", "AWS_SESSION_TOKEN": "", "AWS_PROFILE": "",
+		"AWS_CONFIG_FILE": none, "AWS_SHARED_CREDENTIALS_FILE": none,
+	} {
+		t.Setenv(k, v)
+	}
+	return sm, env
+}
+
+// loadConfig is function.ConfigFromEnv for the function name, reading
+// secrets as its main does, its AWS calls recorded.
+func loadConfig(name string) (function.Config, error) {
+	names := map[string]string{}
+	for _, v := range []string{"TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN"} {
+		names[os.Getenv(v)] = v
+	}
+	return function.ConfigFromEnv(context.Background(), name, func(cfg aws.Config, endpoint string) function.SecretReader {
+		cfg.APIOptions = append(slices.Clone(cfg.APIOptions), apptest.RecordCalls(name, names))
+		return secrets.New(cfg, endpoint)
+	})
+}
+
+// TestConfigReadsOnlyWhatTheFunctionUses starts every function in an
+// environment holding every setting of every function: each reads only its
+// own settings and fetches only its own secrets.
+func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
+	sm, env := configTestEnv(t)
+	table, payouts, webhooks := env["TABLE_NAME"], env["PAYOUTS_QUEUE_URL"], env["WEBHOOKS_QUEUE_URL"]
+	token := []byte(testTokenSecret)
+	tests := []struct {
+		function string
+		want     function.Config
+		secrets  []string
+	}{
+		{"auth", function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, AdminAPIKey: testAdminKey, AdminCreditInProduction: true}, []string{testAdminKeyARN}},
+		{"wallets", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], TokenSecret: token}, []string{testTokenSecretARN}},
+		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"customers", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token}, []string{testTokenSecretARN}},
+		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second}, nil},
+		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
+		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
+		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
+		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN}, nil},
+		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token,
+			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)},
+			[]string{testIssuerSecretARN, testTokenSecretARN}},
+		{"openapi", function.Config{}, nil},
+		{"issuer-webhooks", function.Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
+	}
+	tested := map[string]bool{}
+	for _, tt := range tests {
+		tested[tt.function] = true
+		t.Run(tt.function, func(t *testing.T) {
+			got, err := loadConfig(tt.function)
+			if err != nil {
+				t.Fatal(err)
+			}
+			region := "us-east-1"
+			if len(function.Functions[tt.function].Grants) == 0 {
+				region = "" // it calls no AWS service
+			}
+			if got.AWS.Region != region {
+				t.Errorf("AWS region %q, want %q", got.AWS.Region, region)
+			}
+			got.AWS, got.DynamoDBEndpoint, got.SQSEndpoint, got.S3Endpoint, got.KMSEndpoint, got.SecretsEndpoint = aws.Config{}, "", "", "", "", ""
+			if !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("config\n got %+v\nwant %+v", got, tt.want)
+			}
+			if asked := sm.takeAsked(); !slices.Equal(asked, tt.secrets) {
+				t.Errorf("asked Secrets Manager for %v, want %v", asked, tt.secrets)
+			}
+		})
+	}
+	for _, name := range slices.Sorted(maps.Keys(function.Functions)) {
+		if !tested[name] {
+			t.Errorf("%s: no case here", name)
+		}
+	}
+}
+
+// TestConfigRefusesAMissingSetting unsets, one at a time, each variable
+// naming a resource or secret that a function uses: it does not start, and
+// the error names the variable. Settings with a default fall back to it.
+func TestConfigRefusesAMissingSetting(t *testing.T) {
+	for _, name := range slices.Sorted(maps.Keys(function.Functions)) {
+		fn := function.Functions[name]
+		for _, v := range fn.Variables() {
+			if slices.Contains(fn.Settings, v) {
+				continue
+			}
+			t.Run(name+" without "+v, func(t *testing.T) {
+				configTestEnv(t)
+				t.Setenv(v, "")
+				_, err := loadConfig(name)
+				if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), v+" is not set") {
+					t.Fatalf("error %v, want function.ErrConfig naming %s", err, v)
+				}
+			})
+		}
+	}
+	t.Run("defaults", func(t *testing.T) {
+		configTestEnv(t)
+		for _, k := range []string{"MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION"} {
+			t.Setenv(k, "")
+		}
+		cfg, err := loadConfig("auth")
+		if err != nil || cfg.Mode != function.ModeSandbox || cfg.TokenTTL != time.Hour || cfg.TokenRateLimit != 10 {
+			t.Fatalf("config %+v, %v", cfg, err)
+		}
+		if cfg, err := loadConfig("payout-worker"); err != nil || cfg.PaymentDeadline != 15*time.Minute {
+			t.Fatalf("config %+v, %v", cfg, err)
+		}
+		if cfg, err := loadConfig("admin"); err != nil || cfg.AdminCreditInProduction {
+			t.Fatalf("config %+v, %v", cfg, err)
+		}
+	})
+}
+
+// TestConfigRefusesBadValues: a malformed setting, an unreadable secret or
+// an unknown function is a configuration error naming what is wrong.
+func TestConfigRefusesBadValues(t *testing.T) {
+	tests := []struct {
+		name, function, variable, value, want string
+	}{
+		{"mode", "payments", "MODE", "live", `MODE must be sandbox or production, not "live"`},
+		{"ttl", "auth", "TOKEN_TTL_SECONDS", "1h", `TOKEN_TTL_SECONDS must be a positive integer, not "1h"`},
+		{"rate limit", "auth", "TOKEN_RATE_LIMIT", "0", `TOKEN_RATE_LIMIT must be a positive integer, not "0"`},
+		{"deadline", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "15m", `PAYMENT_DEADLINE_SECONDS must be a positive integer, not "15m"`},
+		{"deadline past the window", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "259201", `PAYMENT_DEADLINE_SECONDS must be at most 259200`},
+		{"console credit", "admin", "ADMIN_CREDIT_IN_PRODUCTION", "yes", `ADMIN_CREDIT_IN_PRODUCTION must be true or false, not "yes"`},
+		{"secret", "wallets", "TOKEN_SECRET_ARN", testTokenSecretARN + "-gone", "read secret " + testTokenSecretARN + "-gone"},
+		{"function", "no-such-function", "", "", `no function "no-such-function"`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			configTestEnv(t)
+			if tt.variable != "" {
+				t.Setenv(tt.variable, tt.value)
+			}
+			_, err := loadConfig(tt.function)
+			if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want function.ErrConfig with %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestConfigTakesLocalSecrets: where the local stack sets NAME instead of
+// NAME_ARN, the value is taken as is and Secrets Manager is not called.
+func TestConfigTakesLocalSecrets(t *testing.T) {
+	sm, _ := configTestEnv(t)
+	t.Setenv("TOKEN_SECRET_ARN", "")
+	t.Setenv("TOKEN_SECRET", "local-token-secret-0123456789abcdef")
+	cfg, err := loadConfig("webhooks")
+	if err != nil || string(cfg.TokenSecret) != "local-token-secret-0123456789abcdef" {
+		t.Fatalf("config %+v, %v", cfg, err)
+	}
+	if asked := sm.takeAsked(); len(asked) != 0 {
+		t.Fatalf("asked Secrets Manager for %v", asked)
+	}
+}

@@ -1,0 +1,35 @@
+package issuer
+
+import (
+	"context"
+	"errors"
+)
+
+// ErrNone is every answer of None.
+var ErrNone = errors.New("issuer: none configured")
+
+// None is the card issuer of a deployment that has no issuer adapter
+// (production mode, until a real one exists): it refuses every request
+// with ErrNone. A cards service given None refuses every change
+// (cards.ErrNoIssuer) and serves the reads; a customers service given None
+// refuses enrolments (customers.ErrNoProviders).
+var None Issuer = none{}
+
+type none struct{}
+
+func (none) EnrollCardholder(context.Context, CardholderRequest) (Cardholder, error) {
+	return Cardholder{}, ErrNone
+}
+func (none) Cardholder(context.Context, string) (Cardholder, error) { return Cardholder{}, ErrNone }
+func (none) IssueCard(context.Context, CardRequest) (Card, Secrets, error) {
+	return Card{}, Secrets{}, ErrNone
+}
+func (none) Card(context.Context, string) (Card, error)           { return Card{}, ErrNone }
+func (none) FundCard(context.Context, Movement) (Card, error)     { return Card{}, ErrNone }
+func (none) WithdrawCard(context.Context, Movement) (Card, error) { return Card{}, ErrNone }
+func (none) FreezeCard(context.Context, string) (Card, error)     { return Card{}, ErrNone }
+func (none) UnfreezeCard(context.Context, string) (Card, error)   { return Card{}, ErrNone }
+func (none) PostCard(context.Context, Posting) (Card, error)      { return Card{}, ErrNone }
+func (none) TerminateCard(context.Context, string) (Card, int64, error) {
+	return Card{}, 0, ErrNone
+}

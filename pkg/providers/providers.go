@@ -1,0 +1,80 @@
+// Package providers chooses, by the deployment's mode, the adapters of the
+// outside providers: the mobile-money operator, the card issuer, the KYC
+// verifier and the bank. ForMode is the one place that choice is made,
+// and the seam where a real adapter plugs in.
+package providers
+
+import (
+	"fmt"
+
+	"payments/pkg/providers/bank"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/operator"
+)
+
+// Modes of a deployment.
+const (
+	// ModeSandbox runs on the simulated providers.
+	ModeSandbox = "sandbox"
+	// ModeProduction runs on the real providers' adapters; a provider
+	// without one is its kind's None, which refuses every request.
+	ModeProduction = "production"
+)
+
+// Providers are the adapters of one mode. None of them is nil: a provider
+// that has no adapter in the mode is its kind's None (operator.None,
+// issuer.None, kyc.None, bank.None), which the services take for "none
+// configured" and answer as such.
+type Providers struct {
+	Operator operator.Gateway
+	Issuer   issuer.Issuer
+	KYC      kyc.Verifier
+	Bank     bank.Bank
+	// Sandbox is true for the simulated providers, whose test-only routes
+	// (the sandbox card network) are then served.
+	Sandbox bool
+}
+
+// Deps are what the simulated providers work with. Orders, Cards and
+// Verifications are their own records, kept apart from ours as a remote
+// system keeps its own; the others are given by the functions that need
+// them and may be nil elsewhere.
+type Deps struct {
+	Orders        operator.SandboxStore
+	Cards         issuer.SandboxStore
+	Verifications kyc.SandboxStore
+	// Sealer seals the secrets of the cards the sandbox issuer issues; nil
+	// where no card is issued (the card-worker only posts).
+	Sealer issuer.Sealer
+	// Documents are read by the sandbox verifier; nil where no customer
+	// is verified.
+	Documents kyc.DocumentReader
+	// Funds is the queue on which the sandbox bank answers the fundings
+	// declared; nil where the bank is only asked (bank.Sandbox.Check).
+	Funds bank.Queue
+}
+
+// ForMode returns the providers of mode: the simulated ones over d in
+// ModeSandbox; in ModeProduction, the real adapters, and None for a kind
+// that has none yet (today every kind).
+func ForMode(mode string, d Deps) (Providers, error) {
+	switch mode {
+	case ModeSandbox:
+		p := Providers{
+			Operator: operator.NewSandbox(d.Orders),
+			Issuer:   issuer.NewSandbox(d.Cards, d.Sealer),
+			Bank:     bank.NewSandbox(d.Funds),
+			Sandbox:  true,
+		}
+		if d.Documents != nil {
+			p.KYC = kyc.NewSandbox(d.Documents, d.Verifications)
+		} else {
+			p.KYC = kyc.None
+		}
+		return p, nil
+	case ModeProduction:
+		return Providers{Operator: operator.None, Issuer: issuer.None, KYC: kyc.None, Bank: bank.None}, nil
+	}
+	return Providers{}, fmt.Errorf("providers: mode %q is neither %s nor %s", mode, ModeSandbox, ModeProduction)
+}

@@ -1,0 +1,76 @@
+package providers_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"payments/pkg/providers"
+	"payments/pkg/providers/bank"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/operator"
+)
+
+type noDocuments struct{}
+
+func (noDocuments) GetDocument(context.Context, string) ([]byte, error) {
+	return nil, errors.New("none")
+}
+
+// TestForMode: the sandbox mode has the simulated providers, the
+// production mode the None of every kind (no adapter yet), and any other
+// mode is an error.
+func TestForMode(t *testing.T) {
+	p, err := providers.ForMode(providers.ModeSandbox, providers.Deps{Documents: noDocuments{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Sandbox {
+		t.Error("sandbox providers not marked Sandbox")
+	}
+	if _, ok := p.Operator.(*operator.Sandbox); !ok {
+		t.Errorf("sandbox Operator = %T", p.Operator)
+	}
+	if _, ok := p.Issuer.(*issuer.Sandbox); !ok {
+		t.Errorf("sandbox Issuer = %T", p.Issuer)
+	}
+	if _, ok := p.KYC.(*kyc.Sandbox); !ok {
+		t.Errorf("sandbox KYC = %T", p.KYC)
+	}
+	if _, ok := p.Bank.(*bank.Sandbox); !ok {
+		t.Errorf("sandbox Bank = %T", p.Bank)
+	}
+	if p, err := providers.ForMode(providers.ModeSandbox, providers.Deps{}); err != nil || p.KYC != kyc.None {
+		t.Errorf("sandbox without documents: KYC = %T, %v; want kyc.None", p.KYC, err)
+	}
+
+	p, err = providers.ForMode(providers.ModeProduction, providers.Deps{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Sandbox || p.Operator != operator.None || p.Issuer != issuer.None || p.KYC != kyc.None || p.Bank != bank.None {
+		t.Errorf("production providers = %+v, want the None of every kind", p)
+	}
+
+	if _, err := providers.ForMode("staging", providers.Deps{}); err == nil {
+		t.Error("an unknown mode gave providers")
+	}
+}
+
+// TestNoneRefuses: the None of every kind refuses whatever it is asked.
+func TestNoneRefuses(t *testing.T) {
+	ctx := context.Background()
+	if _, err := operator.None.Submit(ctx, operator.Request{}); !errors.Is(err, operator.ErrNone) {
+		t.Errorf("operator.None.Submit: %v", err)
+	}
+	if _, err := issuer.None.PostCard(ctx, issuer.Posting{}); !errors.Is(err, issuer.ErrNone) {
+		t.Errorf("issuer.None.PostCard: %v", err)
+	}
+	if _, err := kyc.None.Verify(ctx, kyc.Request{}); !errors.Is(err, kyc.ErrNone) {
+		t.Errorf("kyc.None.Verify: %v", err)
+	}
+	if err := bank.None.Expect(ctx, bank.Transfer{}); !errors.Is(err, bank.ErrNone) {
+		t.Errorf("bank.None.Expect: %v", err)
+	}
+}

@@ -1,0 +1,30 @@
+package wallets
+
+import (
+	"context"
+	"errors"
+)
+
+// Balances reads a company's wallets: all the payments function serves of
+// them (GET /payment/balance) and all the cards service asks (its USD
+// wallet). It moves no money, so it needs only the wallets' store.
+type Balances struct{ svc *Service }
+
+// NewBalances returns the Balances over store, or an error when store is
+// nil.
+func NewBalances(store Store) (*Balances, error) {
+	if store == nil {
+		return nil, errors.New("wallets: no Store to build the balances")
+	}
+	return &Balances{newService(store, nil)}, nil
+}
+
+// List is Service.List.
+func (b *Balances) List(ctx context.Context, companyID string) ([]Wallet, error) {
+	return b.svc.List(ctx, companyID)
+}
+
+// USDWallet is Service.USDWallet.
+func (b *Balances) USDWallet(ctx context.Context, companyID string) (Wallet, error) {
+	return b.svc.USDWallet(ctx, companyID)
+}
