@@ -94,6 +94,10 @@ type Document struct {
 	Reference string
 }
 
+// KYCStatus is the verifier's decision on a customer's identity document,
+// as the customer record keeps it.
+type KYCStatus = kyc.Status
+
 // Customer is a company's customer.
 type Customer struct {
 	ID                   string

@@ -18,6 +18,7 @@ import (
 	"payments/pkg/payments"
 	"payments/pkg/providers/bank"
 	"payments/pkg/providers/operator"
+	"payments/pkg/providers/operator/operatordb"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -238,7 +239,7 @@ func newHarness(t testing.TB) *harness {
 		t: t, ctx: context.Background(), db: db, store: store.NewPayments(db),
 		wallets: ws,
 		fees:    fees.NewService(store.NewFees(db)),
-		gateway: &gateway{sandbox: operator.NewSandbox(store.NewSandboxOperator(db))}, jobs: &jobQueue{}, events: &eventLog{outbox: store.NewOutbox(db)},
+		gateway: &gateway{sandbox: operator.NewSandbox(operatordb.New(db.DB))}, jobs: &jobQueue{}, events: &eventLog{outbox: store.NewOutbox(db)},
 		clock: &clock{t: time.Now().UTC().Truncate(time.Millisecond)},
 	}
 	h.svc = h.newService(h.store)

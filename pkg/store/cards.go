@@ -15,6 +15,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/events"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -98,23 +99,23 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 	return s.db.write(ctx, "accept card transaction "+tx.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		s.db.recordEffect(ctx, t, effect, a.Receipt)
-		t.add("card", card)
+		t.Add("card", card)
 		if a.New {
-			t.add("slots", s.slotsChange(c.CompanyID, 1, a.Slots))
+			t.Add("slots", s.slotsChange(c.CompanyID, 1, a.Slots))
 			ref, err := attributevalue.MarshalMap(claimItem{PK: cardRefPK(c.ID), SK: cardRefSK, Type: "card_ref", CompanyID: c.CompanyID, Of: c.ID})
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal card ref: %w", err)
 			}
-			t.add("card_ref", s.wallets.putNew(ref))
+			t.Add("card_ref", s.wallets.putNew(ref))
 		}
-		t.add("tx", txPut)
+		t.Add("tx", txPut)
 		if err := s.addEvents(t, a.Events); err != nil {
 			return nil, err
 		}
 		return t, s.addMoney(ctx, t, c.CompanyID, tx.WalletID, a.Wallet, a.Entries, a.Now, true)
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
-		case k.failed("card") && !a.New:
+		case k.Failed("card") && !a.New:
 			return s.whyCardRefused(ctx, c.CompanyID, c.ID, func(now cards.Card) error {
 				switch {
 				case !slices.Contains(a.From, now.Status):
@@ -124,9 +125,9 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 				}
 				return cards.ErrChanged
 			})
-		case k.failed("slots"):
+		case k.Failed("slots"):
 			return cards.ErrNoSlots
-		case k.failed("wallet"):
+		case k.Failed("wallet"):
 			return s.wallets.whyRefusedActive(ctx, c.CompanyID, tx.WalletID, wallets.ErrInsufficientWalletBalance)
 		}
 		return nil
@@ -155,31 +156,31 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 	}
 	return s.db.write(ctx, "settle card transaction "+tx.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
-		t.add("tx", txUpdate)
+		t.Add("tx", txUpdate)
 		if card != nil {
-			t.add("card", *card)
+			t.Add("card", *card)
 		}
 		if st.ReleaseSlot {
-			t.add("slots", s.slotsChange(tx.CompanyID, -1, 0))
+			t.Add("slots", s.slotsChange(tx.CompanyID, -1, 0))
 		}
 		if err := s.addEvents(t, st.Events); err != nil {
 			return nil, err
 		}
 		return t, s.addMoney(ctx, t, tx.CompanyID, tx.WalletID, st.Wallet, st.Entries, st.Now, false)
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
 		case debtRaced(k):
-			return errRetry
-		case k.failed("tx"):
+			return dynamo.ErrRetry
+		case k.Failed("tx"):
 			return cards.ErrChanged
-		case k.failed("card"):
+		case k.Failed("card"):
 			return s.whyCardRefused(ctx, tx.CompanyID, tx.CardID, func(now cards.Card) error {
 				if st.NewStatus == "" && now.Available() < -st.CardChange {
 					return cards.ErrInsufficientCard
 				}
 				return cards.ErrChanged
 			})
-		case k.failed("wallet"):
+		case k.Failed("wallet"):
 			return s.whyWalletRefused(ctx, tx.CompanyID, tx.WalletID)
 		}
 		return nil
@@ -208,7 +209,7 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 	// Open holds are reversed before a termination: none may be left.
 	card, err := s.conditional(c.CompanyID, cardSK(c.ID), u, "#cst = :from AND #cbal = :balance AND #cheld = :zero",
 		map[string]string{"#cst": "status", "#cbal": "balance", "#cheld": "held"},
-		map[string]types.AttributeValue{":from": strValue(string(c.Status)), ":balance": numValue(c.Balance), ":zero": numValue(0)})
+		map[string]types.AttributeValue{":from": dynamo.Str(string(c.Status)), ":balance": dynamo.Num(c.Balance), ":zero": dynamo.Num(0)})
 	if err != nil {
 		return err
 	}
@@ -219,9 +220,9 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 	return s.db.write(ctx, "terminate card "+c.ID, func(ctx context.Context) (*txn, error) {
 		w := &txn{}
 		s.db.recordEffect(ctx, w, tx.ID, nil)
-		w.add("card", card)
-		w.add("slots", s.slotsChange(c.CompanyID, -1, 0))
-		w.add("tx", txPut)
+		w.Add("card", card)
+		w.Add("slots", s.slotsChange(c.CompanyID, -1, 0))
+		w.Add("tx", txPut)
 		if t.EventID != "" {
 			claim, err := attributevalue.MarshalMap(claimItem{
 				PK: companyPK(c.CompanyID), SK: issuerEventSK(t.EventID), Type: "issuer_event", CompanyID: c.CompanyID, Of: tx.ID,
@@ -229,21 +230,21 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal issuer event claim: %w", err)
 			}
-			w.add("event_claim", s.wallets.putNew(claim))
+			w.Add("event_claim", s.wallets.putNew(claim))
 		}
 		if err := s.addEvents(w, t.Events); err != nil {
 			return nil, err
 		}
 		return w, s.addMoney(ctx, w, c.CompanyID, tx.WalletID, t.Wallet, t.Entries, t.Now, false)
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
 		case debtRaced(k):
-			return errRetry
-		case k.failed("event_claim"):
+			return dynamo.ErrRetry
+		case k.Failed("event_claim"):
 			return cards.ErrEventApplied
-		case k.failed("card"):
+		case k.Failed("card"):
 			return s.whyCardRefused(ctx, c.CompanyID, c.ID, func(cards.Card) error { return cards.ErrChanged })
-		case k.failed("wallet"):
+		case k.Failed("wallet"):
 			return s.whyWalletRefused(ctx, c.CompanyID, tx.WalletID)
 		}
 		return nil
@@ -266,17 +267,17 @@ func (s *Cards) SetStatus(ctx context.Context, companyID, id string, from, to ca
 	if err != nil {
 		return cards.Card{}, fmt.Errorf("store: set card status: %w", err)
 	}
-	names["#cst"], values[":from"] = "status", strValue(string(from))
-	out, err := s.db.update(ctx, fmt.Sprintf("move card %s from %s to %s", id, from, to), &dynamodb.UpdateItemInput{
+	names["#cst"], values[":from"] = "status", dynamo.Str(string(from))
+	out, err := s.db.Update(ctx, fmt.Sprintf("move card %s from %s to %s", id, from, to), &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       primaryKeyOf(companyPK(companyID), cardSK(id)),
+		Key:                       dynamo.Key(companyPK(companyID), cardSK(id)),
 		UpdateExpression:          aws.String(expr),
 		ConditionExpression:       aws.String("#cst = :from"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return cards.Card{}, s.whyCardRefused(ctx, companyID, id, func(cards.Card) error { return cards.ErrChanged })
 	}
 	if err != nil {
@@ -296,7 +297,7 @@ func (s *Cards) SetStatus(ctx context.Context, companyID, id string, from, to ca
 // wallet read now. It is the last thing added to t. A credit to a USD
 // wallet's payout balance first pays the company's pending debts, as many
 // as the transaction has room for; the caller's refused func answers
-// errRetry on debtRaced.
+// dynamo.ErrRetry on debtRaced.
 func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string, adj wallets.Adjustment, entries []wallets.Transaction, now time.Time, active bool) error {
 	if adj == (wallets.Adjustment{}) && len(entries) == 0 {
 		return nil
@@ -316,7 +317,7 @@ func (s *Cards) addEvents(t *txn, evs []events.Event) error {
 		if err != nil {
 			return err
 		}
-		t.add("event"+strconv.Itoa(i), put)
+		t.Add("event"+strconv.Itoa(i), put)
 	}
 	return nil
 }
@@ -346,12 +347,8 @@ func (s *Cards) whyWalletRefused(ctx context.Context, companyID, walletID string
 // strongly consistent; cards.ErrNotFound when there is none.
 func (s *Cards) CardCompany(ctx context.Context, id string) (string, error) {
 	var it claimItem
-	found, err := s.db.getItem(ctx, cardRefPK(id), cardRefSK, &it)
-	if err != nil {
-		return "", fmt.Errorf("store: get card ref %s: %w", id, err)
-	}
-	if !found {
-		return "", cards.ErrNotFound
+	if err := s.db.Get(ctx, "card ref "+id, cardRefPK(id), cardRefSK, &it, cards.ErrNotFound); err != nil {
+		return "", err
 	}
 	return it.CompanyID, nil
 }

@@ -8,52 +8,6 @@ import (
 	"payments/pkg/vault"
 )
 
-// Item kinds and keys of cards (see Cards).
-const (
-	kindCard        = "card"
-	kindCardSlots   = "card_slots"
-	kindCardTx      = "card_tx"
-	kindCardReveal  = "card_reveal"
-	cardSKPrefix    = "CARD#"
-	cardTxSKPrefix  = "CTX#"
-	cardSlotsSK     = "CARDSLOTS"
-	openCardTxIndex = "OPEN_CARDTX"
-)
-
-// cardSK is the sort key of a card in its company's partition. The slot
-// count's key, CARDSLOTS, does not start with cardSKPrefix.
-func cardSK(id string) string { return cardSKPrefix + id }
-
-// cardTxSK is the sort key of a card transaction in its company's
-// partition; ids are UUID v7, so the keys are time-ordered.
-func cardTxSK(id string) string { return cardTxSKPrefix + id }
-
-// customerCardsPK is the GSI1 partition of one customer's cards (GSI1SK is
-// cardSK).
-func customerCardsPK(companyID, customerID string) string {
-	return companyPK(companyID) + "#CUSTOMER#" + customerID
-}
-
-// cardTxsPK is the GSI1 partition of one card's transactions (GSI1SK is
-// cardTxSK).
-func cardTxsPK(companyID, cardID string) string {
-	return companyPK(companyID) + "#CARD#" + cardID
-}
-
-// revealSKPrefix starts the sort key of every reveal record of a card.
-func revealSKPrefix(cardID string) string { return "REVEAL#" + cardID + "#" }
-
-// cardRefPK is the partition of the lookup item that maps a card id to its
-// company: the issuer's notifications name our card, not its company.
-func cardRefPK(cardID string) string { return "CARDREF#" + cardID }
-
-// cardRefSK is the sort key of the card id lookup item.
-const cardRefSK = "CARDREF"
-
-// issuerEventSK is the sort key of the claim of an issuer notification
-// applied to one of the company's cards.
-func issuerEventSK(id string) string { return "ISSUEREVENT#" + id }
-
 // claimItem is a lookup or claim: an item that records that a key is taken
 // and by what.
 type claimItem struct {
@@ -62,19 +16,6 @@ type claimItem struct {
 	Type      string `dynamodbav:"type"`
 	CompanyID string `dynamodbav:"company_id"`
 	Of        string `dynamodbav:"of"`
-}
-
-// revealSK is the sort key of a reveal record; ids are UUID v7.
-func revealSK(cardID, id string) string { return revealSKPrefix(cardID) + id }
-
-// openCardTxGSI2PK is the shard of the open card transaction index of
-// transaction id.
-func openCardTxGSI2PK(id string) string { return shardKey(openCardTxIndex, id) }
-
-// openCardTxGSI2SK orders the open transactions of a shard by creation
-// time, and names them.
-func openCardTxGSI2SK(created, companyID, id string) string {
-	return created + "#" + companyID + "#" + id
 }
 
 // cardItem is a card as stored. DynamoDB Local refuses empty strings: an
@@ -165,6 +106,22 @@ type revealItem struct {
 	UserAgent string `dynamodbav:"user_agent,omitempty"`
 	RequestID string `dynamodbav:"request_id,omitempty"`
 	CreatedAt string `dynamodbav:"created_at"`
+}
+
+// sealedAttr is a vault.Sealed as stored: a map of its parts, in binary.
+type sealedAttr struct {
+	KeyID      string `dynamodbav:"key_id"`
+	DataKey    []byte `dynamodbav:"data_key"`
+	Nonce      []byte `dynamodbav:"nonce"`
+	Ciphertext []byte `dynamodbav:"ciphertext"`
+}
+
+func newSealedAttr(s vault.Sealed) sealedAttr {
+	return sealedAttr{KeyID: s.KeyID, DataKey: s.DataKey, Nonce: s.Nonce, Ciphertext: s.Ciphertext}
+}
+
+func (a sealedAttr) sealed() vault.Sealed {
+	return vault.Sealed{KeyID: a.KeyID, DataKey: a.DataKey, Nonce: a.Nonce, Ciphertext: a.Ciphertext}
 }
 
 // sealedAttrOf returns s as stored, nil when s is zero (not issued yet).

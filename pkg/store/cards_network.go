@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/cards"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
 
@@ -31,9 +32,6 @@ import (
 // held) beside its balance: DynamoDB conditions cannot subtract, so every
 // write that moves the balance or the holds moves available too, and an
 // authorization is approved by one conditional write on available.
-
-// issuerTxSK is the sort key of the lookup of a network transaction.
-func issuerTxSK(id string) string { return "ISSUERTX#" + id }
 
 // eventClaimItem is the claim of an issuer event.
 type eventClaimItem struct {
@@ -91,13 +89,13 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal issuer event claim: %w", err)
 			}
-			t.add("event_claim", s.wallets.putNew(claim))
+			t.Add("event_claim", s.wallets.putNew(claim))
 		}
 		if card != nil {
-			t.add("card", *card)
+			t.Add("card", *card)
 		}
 		for i, put := range puts {
-			t.add("tx"+strconv.Itoa(i), put)
+			t.Add("tx"+strconv.Itoa(i), put)
 			if tx := r.Txs[i]; (tx.Type == cards.TxAuthorization || tx.Type == cards.TxDecline) && tx.IssuerTxID != "" {
 				ref, err := attributevalue.MarshalMap(claimItem{
 					PK: companyPK(c.CompanyID), SK: issuerTxSK(tx.IssuerTxID), Type: "issuer_tx", CompanyID: c.CompanyID, Of: tx.ID,
@@ -105,11 +103,11 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 				if err != nil {
 					return nil, fmt.Errorf("store: marshal network transaction ref: %w", err)
 				}
-				t.add("issuer_tx", s.wallets.putNew(ref))
+				t.Add("issuer_tx", s.wallets.putNew(ref))
 			}
 		}
 		if original != nil {
-			t.add("original", *original)
+			t.Add("original", *original)
 		}
 		if r.Debt != nil {
 			if err := addDebt(t, s.db.Table, *r.Debt); err != nil {
@@ -120,19 +118,19 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 			return nil, err
 		}
 		return t, s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, r.Wallet.Payout < 0)
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
 		case debtRaced(k):
-			return errRetry
-		case k.failed("event_claim"):
+			return dynamo.ErrRetry
+		case k.Failed("event_claim"):
 			return cards.ErrEventApplied
-		case k.failed("card") && r.BalanceDelta > 0:
+		case k.Failed("card") && r.BalanceDelta > 0:
 			return cards.ErrChanged
-		case k.failed("card"):
+		case k.Failed("card"):
 			return cards.ErrCardRefused
-		case k.failed("issuer_tx"):
+		case k.Failed("issuer_tx"):
 			return cards.ErrDuplicateNetworkTx
-		case k.failed("original"), k.failed("wallet"):
+		case k.Failed("original"), k.Failed("wallet"):
 			return cards.ErrChanged
 		}
 		return nil
@@ -144,18 +142,18 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 // moves nothing (a verification); nil when r neither moves nor checks the
 // card (a DynamoDB transaction holds few items: DynamoDB Local's, 10).
 func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
-	key := primaryKeyOf(companyPK(r.Card.CompanyID), cardSK(r.Card.ID))
+	key := dynamo.Key(companyPK(r.Card.CompanyID), cardSK(r.Card.ID))
 	names := map[string]string{}
 	values := map[string]types.AttributeValue{}
 	cond := "attribute_exists(PK)"
 	if avail := r.BalanceDelta - r.HeldDelta; avail < 0 {
 		cond += " AND #cavail >= :need"
-		names["#cavail"], values[":need"] = "available", numValue(-avail)
+		names["#cavail"], values[":need"] = "available", dynamo.Num(-avail)
 	}
 	if r.Approve {
 		cond += " AND #cst = :active AND #clock = :false"
 		names["#cst"], names["#clock"] = "status", "is_locked"
-		values[":active"], values[":false"] = strValue(string(cards.Active)), &types.AttributeValueMemberBOOL{Value: false}
+		values[":active"], values[":false"] = dynamo.Str(string(cards.Active)), &types.AttributeValueMemberBOOL{Value: false}
 	}
 	if r.BalanceDelta > 0 {
 		cond += " AND " + liveOnly(names, values)
@@ -171,8 +169,8 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 		return &types.TransactWriteItem{ConditionCheck: check}
 	}
 	names["#cbal"], names["#cheld"], names["#cavail"], names["#cupd"] = "balance", "held", "available", "updated_at"
-	values[":dbal"], values[":dheld"] = numValue(r.BalanceDelta), numValue(r.HeldDelta)
-	values[":davail"], values[":now"] = numValue(r.BalanceDelta-r.HeldDelta), strValue(timestamp.Format(r.Now))
+	values[":dbal"], values[":dheld"] = dynamo.Num(r.BalanceDelta), dynamo.Num(r.HeldDelta)
+	values[":davail"], values[":now"] = dynamo.Num(r.BalanceDelta-r.HeldDelta), dynamo.Str(timestamp.Format(r.Now))
 	return &types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table), Key: key,
 		UpdateExpression: aws.String("SET #cbal = #cbal + :dbal, #cheld = #cheld + :dheld, " +
@@ -195,7 +193,7 @@ func (s *Cards) followedTx(was, now cards.Transaction) (types.TransactWriteItem,
 	}
 	return s.conditional(was.CompanyID, cardTxSK(was.ID), u, "#ohold = :hold AND #oset = :settled AND #oref = :refunded",
 		map[string]string{"#ohold": "hold", "#oset": "settled", "#oref": "refunded"},
-		map[string]types.AttributeValue{":hold": numValue(was.Hold), ":settled": numValue(was.Settled), ":refunded": numValue(was.Refunded)})
+		map[string]types.AttributeValue{":hold": dynamo.Num(was.Hold), ":settled": dynamo.Num(was.Settled), ":refunded": dynamo.Num(was.Refunded)})
 }
 
 // Refuse records that issuer event eventID was refused with code, unless
@@ -208,10 +206,10 @@ func (s *Cards) Refuse(ctx context.Context, companyID, eventID, code string, now
 	if err != nil {
 		return fmt.Errorf("store: marshal issuer event refusal: %w", err)
 	}
-	err = s.db.put(ctx, "refuse issuer event "+eventID, &dynamodb.PutItemInput{
+	err = s.db.Put(ctx, "refuse issuer event "+eventID, &dynamodb.PutItemInput{
 		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return cards.ErrEventApplied
 	}
 	return err
@@ -220,7 +218,7 @@ func (s *Cards) Refuse(ctx context.Context, companyID, eventID, code string, now
 // Outcome reads the claim of issuer event eventID, strongly consistent.
 func (s *Cards) Outcome(ctx context.Context, companyID, eventID string) (cards.Outcome, bool, error) {
 	var it eventClaimItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), issuerEventSK(eventID), &it)
+	found, err := s.db.Find(ctx, companyPK(companyID), issuerEventSK(eventID), &it)
 	if err != nil || !found {
 		return cards.Outcome{}, false, err
 	}
@@ -231,12 +229,8 @@ func (s *Cards) Outcome(ctx context.Context, companyID, eventID string) (cards.O
 // transaction issuerTxID, strongly consistent.
 func (s *Cards) NetworkTransaction(ctx context.Context, companyID, issuerTxID string) (cards.Transaction, error) {
 	var ref claimItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), issuerTxSK(issuerTxID), &ref)
-	if err != nil {
-		return cards.Transaction{}, fmt.Errorf("store: get network transaction %s: %w", issuerTxID, err)
-	}
-	if !found {
-		return cards.Transaction{}, cards.ErrTransactionNotFound
+	if err := s.db.Get(ctx, "network transaction "+issuerTxID, companyPK(companyID), issuerTxSK(issuerTxID), &ref, cards.ErrTransactionNotFound); err != nil {
+		return cards.Transaction{}, err
 	}
 	return s.Transaction(ctx, companyID, ref.Of)
 }
@@ -252,11 +246,11 @@ func (s *Cards) OpenHolds(ctx context.Context, companyID, cardID string) ([]card
 		FilterExpression:         aws.String("#hold > :zero"),
 		ExpressionAttributeNames: map[string]string{"#pk": attrGSI1PK, "#sk": attrGSI1SK, "#hold": "hold"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": strValue(cardTxsPK(companyID, cardID)), ":prefix": strValue(cardTxSKPrefix), ":zero": numValue(0),
+			":pk": dynamo.Str(cardTxsPK(companyID, cardID)), ":prefix": dynamo.Str(cardTxSKPrefix), ":zero": dynamo.Num(0),
 		},
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: query open holds of card %s: %w", cardID, err)
 	}
-	return decodeAll(items, cardTxItem.transaction)
+	return dynamo.DecodeAll(items, cardTxItem.transaction)
 }

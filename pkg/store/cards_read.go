@@ -13,17 +13,14 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
 )
 
 // Card reads a card of the company, strongly consistent.
 func (s *Cards) Card(ctx context.Context, companyID, id string) (cards.Card, error) {
 	var it cardItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), cardSK(id), &it)
-	if err != nil {
-		return cards.Card{}, fmt.Errorf("store: get card %s: %w", id, err)
-	}
-	if !found {
-		return cards.Card{}, cards.ErrNotFound
+	if err := s.db.Get(ctx, "card "+id, companyPK(companyID), cardSK(id), &it, cards.ErrNotFound); err != nil {
+		return cards.Card{}, err
 	}
 	return it.card()
 }
@@ -35,7 +32,7 @@ func (s *Cards) Cards(ctx context.Context, companyID string) ([]cards.Card, erro
 	if err != nil {
 		return nil, fmt.Errorf("store: list cards: %w", err)
 	}
-	return oldestFirst(decodeAll(items, cardItem.card))
+	return oldestFirst(dynamo.DecodeAll(items, cardItem.card))
 }
 
 // CustomerCards reads the company's cards of one customer, oldest first,
@@ -45,7 +42,7 @@ func (s *Cards) CustomerCards(ctx context.Context, companyID, customerID string)
 	if err != nil {
 		return nil, fmt.Errorf("store: list customer cards: %w", err)
 	}
-	return oldestFirst(decodeAll(items, cardItem.card))
+	return oldestFirst(dynamo.DecodeAll(items, cardItem.card))
 }
 
 // oldestFirst sorts cs by creation time, whatever their ids.
@@ -58,12 +55,8 @@ func oldestFirst(cs []cards.Card, err error) ([]cards.Card, error) {
 // consistent.
 func (s *Cards) Transaction(ctx context.Context, companyID, id string) (cards.Transaction, error) {
 	var it cardTxItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), cardTxSK(id), &it)
-	if err != nil {
-		return cards.Transaction{}, fmt.Errorf("store: get card transaction %s: %w", id, err)
-	}
-	if !found {
-		return cards.Transaction{}, cards.ErrTransactionNotFound
+	if err := s.db.Get(ctx, "card transaction "+id, companyPK(companyID), cardTxSK(id), &it, cards.ErrTransactionNotFound); err != nil {
+		return cards.Transaction{}, err
 	}
 	return it.transaction()
 }
@@ -75,7 +68,7 @@ func (s *Cards) Transactions(ctx context.Context, companyID string) ([]cards.Tra
 	if err != nil {
 		return nil, fmt.Errorf("store: list card transactions: %w", err)
 	}
-	return decodeAll(items, cardTxItem.transaction)
+	return dynamo.DecodeAll(items, cardTxItem.transaction)
 }
 
 // all reads every item of partition pk whose sort key starts with prefix,
@@ -87,7 +80,7 @@ func (s *Cards) all(ctx context.Context, index, pk, prefix string) ([]map[string
 		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
 		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": strValue(pk), ":prefix": strValue(prefix),
+			":pk": dynamo.Str(pk), ":prefix": dynamo.Str(prefix),
 		},
 		ConsistentRead: aws.Bool(true),
 	}
@@ -111,7 +104,7 @@ func (s *Cards) OpenTransactions(ctx context.Context, cutoff time.Time, limit in
 // SlotsUsed reads the company's count of live cards, strongly consistent.
 func (s *Cards) SlotsUsed(ctx context.Context, companyID string) (int, error) {
 	var it cardSlotsItem
-	if _, err := s.db.getItem(ctx, companyPK(companyID), cardSlotsSK, &it); err != nil {
+	if _, err := s.db.Find(ctx, companyPK(companyID), cardSlotsSK, &it); err != nil {
 		return 0, fmt.Errorf("store: get card slots: %w", err)
 	}
 	return it.Used, nil
@@ -123,28 +116,28 @@ func (s *Cards) PutReveal(ctx context.Context, r cards.Reveal) error {
 	if err != nil {
 		return fmt.Errorf("store: marshal reveal: %w", err)
 	}
-	err = s.db.put(ctx, "put reveal "+r.ID, &dynamodb.PutItemInput{
+	err = s.db.Put(ctx, "put reveal "+r.ID, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.db.Table),
 		Item:                item,
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return fmt.Errorf("store: reveal %s exists", r.ID)
 	}
 	return err
 }
 
 // Reveals reads page p of a card's reveal records, newest first, strongly
-// consistent (readPage; reveal ids are UUID v7).
+// consistent (ReadPage; reveal ids are UUID v7).
 func (s *Cards) Reveals(ctx context.Context, companyID, cardID string, p page.Request) (page.Result[cards.Reveal], error) {
 	prefix := revealSKPrefix(cardID)
-	lo, hi := timeRange(prefix, time.Time{}, time.Time{})
-	rows, total, next, err := s.db.readPage(ctx, listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: prefix, lo: lo, hi: hi, consistent: true,
+	lo, hi := dynamo.TimeRange(prefix, time.Time{}, time.Time{})
+	rows, total, next, err := s.db.ReadPage(ctx, dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: prefix, Lo: lo, Hi: hi, Consistent: true,
 	}, p)
 	if err != nil {
 		return page.Result[cards.Reveal]{}, fmt.Errorf("store: list reveals: %w", err)
 	}
-	return pageOf(rows, total, next, revealItem.reveal)
+	return dynamo.PageOf(rows, total, next, revealItem.reveal)
 }

@@ -6,6 +6,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
 )
 
 // The card transaction lists. Every card transaction item (CTX#<uuid v7>
@@ -16,54 +17,48 @@ import (
 //   - GSI3, its customer's partition across their cards: GSI3PK
 //     COMPANY#<id>#CUSTOMER#<customer id>#CTX, GSI3SK CTX#<uuid v7>.
 //
-// A list reads one of those partitions with readPage, newest first,
+// A list reads one of those partitions with ReadPage, newest first,
 // eventually consistent: the dates narrow the sort-key range (ids are UUID
 // v7 of created_at), type and status are a FilterExpression.
 
-// customerTxsPK is the GSI3 partition of one customer's card transactions
-// (GSI3SK is cardTxSK).
-func customerTxsPK(companyID, customerID string) string {
-	return customerCardsPK(companyID, customerID) + "#CTX"
-}
-
 // CardTransactions reads page p of a card's transactions that f selects,
-// newest first, from GSI1 (readPage).
+// newest first, from GSI1 (ReadPage).
 func (s *Cards) CardTransactions(ctx context.Context, companyID, cardID string, f cards.TxFilter, p page.Request) (page.Result[cards.Transaction], error) {
 	l := cardTxListing(companyID, f)
-	l.index, l.pkAttr, l.skAttr, l.pk = GSI1, attrGSI1PK, attrGSI1SK, cardTxsPK(companyID, cardID)
+	l.Index, l.PKAttr, l.SKAttr, l.PK = GSI1, attrGSI1PK, attrGSI1SK, cardTxsPK(companyID, cardID)
 	return s.txPage(ctx, l, p)
 }
 
 // CustomerTransactions reads page p of the transactions that f selects of
-// every card of a customer, newest first, from GSI3 (readPage).
+// every card of a customer, newest first, from GSI3 (ReadPage).
 func (s *Cards) CustomerTransactions(ctx context.Context, companyID, customerID string, f cards.TxFilter, p page.Request) (page.Result[cards.Transaction], error) {
 	l := cardTxListing(companyID, f)
-	l.index, l.pkAttr, l.skAttr, l.pk = GSI3, attrGSI3PK, attrGSI3SK, customerTxsPK(companyID, customerID)
+	l.Index, l.PKAttr, l.SKAttr, l.PK = GSI3, attrGSI3PK, attrGSI3SK, customerTxsPK(companyID, customerID)
 	return s.txPage(ctx, l, p)
 }
 
 // cardTxListing is the list of the company's card transactions that f
 // selects, on an index whose partition the caller sets.
-func cardTxListing(companyID string, f cards.TxFilter) listing {
-	lo, hi := timeRange(cardTxSKPrefix, f.From, f.To)
-	l := listing{
-		prefix: cardTxSKPrefix, lo: lo, hi: hi,
-		tableKey: func(id string) (string, string) { return companyPK(companyID), cardTxSK(id) },
+func cardTxListing(companyID string, f cards.TxFilter) dynamo.Listing {
+	lo, hi := dynamo.TimeRange(cardTxSKPrefix, f.From, f.To)
+	l := dynamo.Listing{
+		Prefix: cardTxSKPrefix, Lo: lo, Hi: hi,
+		TableKey: func(id string) (string, string) { return companyPK(companyID), cardTxSK(id) },
 	}
 	if f.Type != "" {
-		l.filter.equal("tx_type", string(f.Type))
+		l.Filter.Equal("tx_type", string(f.Type))
 	}
 	if f.Status != "" {
-		l.filter.equal("status", string(f.Status))
+		l.Filter.Equal("status", string(f.Status))
 	}
 	return l
 }
 
 // txPage reads page p of l.
-func (s *Cards) txPage(ctx context.Context, l listing, p page.Request) (page.Result[cards.Transaction], error) {
-	rows, total, next, err := s.db.readPage(ctx, l, p)
+func (s *Cards) txPage(ctx context.Context, l dynamo.Listing, p page.Request) (page.Result[cards.Transaction], error) {
+	rows, total, next, err := s.db.ReadPage(ctx, l, p)
 	if err != nil {
 		return page.Result[cards.Transaction]{}, fmt.Errorf("store: list card transactions: %w", err)
 	}
-	return pageOf(rows, total, next, cardTxItem.transaction)
+	return dynamo.PageOf(rows, total, next, cardTxItem.transaction)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/cards"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
 
@@ -27,10 +28,10 @@ func (s *Cards) cardMove(c cards.Card, from []cards.Status, delta int64, now tim
 	in := make([]string, len(from))
 	for i, st := range from {
 		in[i] = ":from" + strconv.Itoa(i)
-		values[in[i]] = strValue(string(st))
+		values[in[i]] = dynamo.Str(string(st))
 	}
 	cond := "attribute_exists(PK) AND #cst IN (" + strings.Join(in, ", ") + ")"
-	key := primaryKeyOf(companyPK(c.CompanyID), cardSK(c.ID))
+	key := dynamo.Key(companyPK(c.CompanyID), cardSK(c.ID))
 	if delta == 0 {
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: aws.String(s.db.Table), Key: key, ConditionExpression: aws.String(cond),
@@ -38,11 +39,11 @@ func (s *Cards) cardMove(c cards.Card, from []cards.Status, delta int64, now tim
 		}}
 	}
 	names["#cbal"], names["#cavail"], names["#cupd"] = "balance", "available", "updated_at"
-	values[":delta"], values[":now"] = numValue(delta), strValue(timestamp.Format(now))
+	values[":delta"], values[":now"] = dynamo.Num(delta), dynamo.Str(timestamp.Format(now))
 	if delta < 0 {
 		// Held money is not the card's to move.
 		cond += " AND #cavail >= :need"
-		values[":need"] = numValue(-delta)
+		values[":need"] = dynamo.Num(-delta)
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table), Key: key,
@@ -73,7 +74,7 @@ func (s *Cards) settledTx(tx cards.Transaction, now time.Time) (types.TransactWr
 	u.remove(attrGSI2SK)
 	return s.conditional(tx.CompanyID, cardTxSK(tx.ID), u, "#tst = :processing",
 		map[string]string{"#tst": "status"},
-		map[string]types.AttributeValue{":processing": strValue(string(cards.TxProcessing))})
+		map[string]types.AttributeValue{":processing": dynamo.Str(string(cards.TxProcessing))})
 }
 
 // settledCard returns the card item of a settlement, nil when it changes
@@ -93,13 +94,13 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 	case st.NewStatus != "":
 		u.set("status", string(st.NewStatus))
 		cond = append(cond, "#cst = :from")
-		names["#cst"], values[":from"] = "status", strValue(string(st.FromStatus))
+		names["#cst"], values[":from"] = "status", dynamo.Str(string(st.FromStatus))
 	case st.CardChange > 0:
 		cond = append(cond, liveOnly(names, values))
 	}
 	if st.CardChange < 0 {
 		cond = append(cond, "#cavail >= :need")
-		names["#cavail"], values[":need"] = "available", numValue(-st.CardChange)
+		names["#cavail"], values[":need"] = "available", dynamo.Num(-st.CardChange)
 	}
 	if is := st.Issued; is != nil {
 		if is.IssuerCardID != "" {
@@ -126,7 +127,7 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 // terminated card's balance was refunded and stays 0.
 func liveOnly(names map[string]string, values map[string]types.AttributeValue) string {
 	names["#cst"] = "status"
-	values[":terminated"], values[":failed"] = strValue(string(cards.Terminated)), strValue(string(cards.Failed))
+	values[":terminated"], values[":failed"] = dynamo.Str(string(cards.Terminated)), dynamo.Str(string(cards.Failed))
 	return "NOT #cst IN (:terminated, :failed)"
 }
 
@@ -136,19 +137,19 @@ func liveOnly(names map[string]string, values map[string]types.AttributeValue) s
 func (s *Cards) slotsChange(companyID string, delta, slots int) types.TransactWriteItem {
 	u := &types.Update{
 		TableName:                aws.String(s.db.Table),
-		Key:                      primaryKeyOf(companyPK(companyID), cardSlotsSK),
+		Key:                      dynamo.Key(companyPK(companyID), cardSlotsSK),
 		ExpressionAttributeNames: map[string]string{"#used": "used"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":one": numValue(1),
+			":one": dynamo.Num(1),
 		},
 	}
 	if delta > 0 {
 		u.UpdateExpression = aws.String("SET #used = if_not_exists(#used, :zero) + :one, #type = :kind")
 		u.ConditionExpression = aws.String("attribute_not_exists(#used) OR #used < :slots")
 		u.ExpressionAttributeNames["#type"] = attrType
-		u.ExpressionAttributeValues[":zero"] = numValue(0)
-		u.ExpressionAttributeValues[":kind"] = strValue(kindCardSlots)
-		u.ExpressionAttributeValues[":slots"] = numValue(int64(slots))
+		u.ExpressionAttributeValues[":zero"] = dynamo.Num(0)
+		u.ExpressionAttributeValues[":kind"] = dynamo.Str(kindCardSlots)
+		u.ExpressionAttributeValues[":slots"] = dynamo.Num(int64(slots))
 	} else {
 		u.UpdateExpression = aws.String("SET #used = #used - :one")
 		u.ConditionExpression = aws.String("#used >= :one")
@@ -175,15 +176,8 @@ func (s *Cards) conditional(companyID, sk string, u *attrUpdate, cond string, na
 	maps.Copy(n, names)
 	maps.Copy(v, values)
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.db.Table), Key: primaryKeyOf(companyPK(companyID), sk),
+		TableName: aws.String(s.db.Table), Key: dynamo.Key(companyPK(companyID), sk),
 		UpdateExpression: aws.String(expr), ConditionExpression: aws.String(cond),
 		ExpressionAttributeNames: n, ExpressionAttributeValues: v,
 	}}, nil
 }
-
-// numValue and strValue are attribute values of a number and a string.
-func numValue(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
-}
-
-func strValue(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }

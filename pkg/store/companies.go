@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/companies"
+	"payments/pkg/store/dynamo"
 )
 
 var _ companies.Store = (*Companies)(nil)
@@ -101,20 +101,16 @@ func (s *Companies) Create(ctx context.Context, c companies.Company) error {
 	}
 	notExists := aws.String("attribute_not_exists(PK)")
 	t := &txn{}
-	t.add("company", types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: company, ConditionExpression: notExists}})
-	t.add("client", types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: client, ConditionExpression: notExists}})
-	return s.db.writeOnce(ctx, "create company "+c.ID, t, func(context.Context, cancellation) error { return nil })
+	t.Add("company", types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: company, ConditionExpression: notExists}})
+	t.Add("client", types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: client, ConditionExpression: notExists}})
+	return s.db.writeOnce(ctx, "create company "+c.ID, t, func(context.Context, dynamo.Cancellation) error { return nil })
 }
 
 // Get reads company id with a strongly consistent read.
 func (s *Companies) Get(ctx context.Context, id string) (companies.Company, error) {
 	var it companyItem
-	found, err := s.db.getItem(ctx, companyPK(id), companySK(), &it)
-	if err != nil {
-		return companies.Company{}, fmt.Errorf("store: get company %s: %w", id, err)
-	}
-	if !found {
-		return companies.Company{}, companies.ErrNotFound
+	if err := s.db.Get(ctx, "company "+id, companyPK(id), companySK(), &it, companies.ErrNotFound); err != nil {
+		return companies.Company{}, err
 	}
 	return it.company(), nil
 }
@@ -127,7 +123,7 @@ const noCompanyID = "00000000-0000-0000-0000-000000000000"
 func (s *Companies) GetByClientID(ctx context.Context, clientID string) (companies.Company, error) {
 	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.db.Table),
-		Key:            primaryKeyOf(clientPK(clientID), clientSK()),
+		Key:            dynamo.Key(clientPK(clientID), clientSK()),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
@@ -186,16 +182,16 @@ func (s *Companies) update(ctx context.Context, id string, u *attrUpdate) (compa
 	if err != nil {
 		return companies.Company{}, fmt.Errorf("store: update company %s: %w", id, err)
 	}
-	out, err := s.db.update(ctx, "update company "+id, &dynamodb.UpdateItemInput{
+	out, err := s.db.Update(ctx, "update company "+id, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       primaryKeyOf(companyPK(id), companySK()),
+		Key:                       dynamo.Key(companyPK(id), companySK()),
 		UpdateExpression:          aws.String(expr),
 		ConditionExpression:       aws.String("attribute_exists(PK)"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 		ReturnValues:              types.ReturnValueAllNew,
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return companies.Company{}, companies.ErrNotFound
 	}
 	if err != nil {
@@ -206,68 +202,4 @@ func (s *Companies) update(ctx context.Context, id string, u *attrUpdate) (compa
 		return companies.Company{}, fmt.Errorf("store: unmarshal company %s: %w", id, err)
 	}
 	return it.company(), nil
-}
-
-// primaryKeyOf returns the primary key of an item.
-func primaryKeyOf(pk, sk string) map[string]types.AttributeValue {
-	return map[string]types.AttributeValue{
-		attrPK: &types.AttributeValueMemberS{Value: pk},
-		attrSK: &types.AttributeValueMemberS{Value: sk},
-	}
-}
-
-// attrUpdate builds an UpdateExpression of SET a = :v, SET n = n + :d and
-// REMOVE a clauses with placeholder names for every attribute.
-type attrUpdate struct {
-	clauses []string
-	removes []string
-	names   map[string]string
-	raw     map[string]any
-}
-
-func newAttrUpdate() *attrUpdate {
-	return &attrUpdate{names: map[string]string{}, raw: map[string]any{}}
-}
-
-func (u *attrUpdate) placeholders(attr string, v any) (string, string) {
-	i := len(u.clauses)
-	n, val := fmt.Sprintf("#a%d", i), fmt.Sprintf(":v%d", i)
-	u.names[n] = attr
-	u.raw[val] = v
-	return n, val
-}
-
-func (u *attrUpdate) set(attr string, v any) {
-	n, val := u.placeholders(attr, v)
-	u.clauses = append(u.clauses, n+" = "+val)
-}
-
-func (u *attrUpdate) add(attr string, delta int) {
-	n, val := u.placeholders(attr, delta)
-	u.clauses = append(u.clauses, n+" = "+n+" + "+val)
-}
-
-func (u *attrUpdate) remove(attr string) {
-	n := fmt.Sprintf("#r%d", len(u.removes))
-	u.names[n] = attr
-	u.removes = append(u.removes, n)
-}
-
-func (u *attrUpdate) build() (string, map[string]string, map[string]types.AttributeValue, error) {
-	if len(u.clauses) == 0 {
-		return "", nil, nil, errors.New("empty update")
-	}
-	values := make(map[string]types.AttributeValue, len(u.raw))
-	for k, v := range u.raw {
-		av, err := attributevalue.Marshal(v)
-		if err != nil {
-			return "", nil, nil, fmt.Errorf("marshal %s: %w", u.names["#a"+k[2:]], err)
-		}
-		values[k] = av
-	}
-	expr := "SET " + strings.Join(u.clauses, ", ")
-	if len(u.removes) > 0 {
-		expr += " REMOVE " + strings.Join(u.removes, ", ")
-	}
-	return expr, u.names, values, nil
 }

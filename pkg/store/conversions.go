@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"payments/pkg/fx"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/wallets"
 )
 
@@ -56,12 +57,12 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 	err = s.db.write(ctx, "move "+m.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
-		t.add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
+		t.Add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
 		ev, err := eventPut(s.db.Table, m.Event)
 		if err != nil {
 			return nil, err
 		}
-		t.add("event", ev)
+		t.Add("event", ev)
 		legs, err := s.wallets.post(ctx, t, p)
 		if err != nil {
 			return nil, err
@@ -75,16 +76,16 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 			t.setReceipt(receipt)
 		}
 		return t, nil
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
 		case debtRaced(k):
-			return errRetry
-		case k.failed("rate"):
+			return dynamo.ErrRetry
+		case k.Failed("rate"):
 			return fx.ErrRateChanged
-		case k.failed(legItem(0)):
+		case k.Failed(legItem(0)):
 			return s.wallets.whyRefusedActive(ctx, m.CompanyID, src.WalletID, wallets.ErrInsufficientWalletBalance)
-		case k.failed(legItem(1)):
-			return s.wallets.whyRefusedActive(ctx, m.CompanyID, dst.WalletID, errRetry)
+		case k.Failed(legItem(1)):
+			return s.wallets.whyRefusedActive(ctx, m.CompanyID, dst.WalletID, dynamo.ErrRetry)
 		}
 		return nil
 	})

@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"time"
 
@@ -15,7 +13,7 @@ import (
 	"payments/pkg/customers"
 	"payments/pkg/events"
 	"payments/pkg/page"
-	"payments/pkg/providers/kyc"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
 
@@ -35,21 +33,6 @@ type Customers struct{ db *DB }
 
 // NewCustomers returns the customers store on db.
 func NewCustomers(db *DB) *Customers { return &Customers{db: db} }
-
-const (
-	kindCustomer      = "customer"
-	kindCustomerClaim = "customer_claim"
-	customerSKPrefix  = "CUSTOMER#"
-)
-
-func customerSK(id string) string { return customerSKPrefix + id }
-
-// customerClaimSK is the sort key of the claim of a compared value of
-// kind (EMAIL, IDNUMBER).
-func customerClaimSK(kind, value string) string {
-	sum := sha256.Sum256([]byte(value))
-	return "CUSTCLAIM#" + kind + "#" + hex.EncodeToString(sum[:])
-}
 
 type customerItem struct {
 	PK                   string       `dynamodbav:"PK"`
@@ -135,7 +118,7 @@ func (it customerItem) customer() (customers.Customer, error) {
 		CountryISOCode: it.CountryISOCode, PhoneCountryCode: it.PhoneCountryCode, PhoneNumber: it.PhoneNumber,
 		IdentificationNumber: it.IdentificationNumber, DocumentType: customers.DocumentType(it.DocumentType),
 		DateOfBirth: dob, Front: doc(it.Front), Back: doc(it.Back),
-		KYCStatus: kyc.Status(it.KYCStatus), KYCReason: it.KYCReason, KYCID: it.KYCID, CardholderID: it.CardholderID,
+		KYCStatus: customers.KYCStatus(it.KYCStatus), KYCReason: it.KYCReason, KYCID: it.KYCID, CardholderID: it.CardholderID,
 		IsActive: it.IsActive, CreatedAt: created, UpdatedAt: updated,
 	}, nil
 }
@@ -151,7 +134,7 @@ func (s *Customers) Taken(ctx context.Context, companyID, email, idNumber string
 	emailSK, idSK := claimKeys(email, idNumber)
 	for _, sk := range []string{emailSK, idSK} {
 		var it customerClaimItem
-		found, err := s.db.getItem(ctx, companyPK(companyID), sk, &it)
+		found, err := s.db.Find(ctx, companyPK(companyID), sk, &it)
 		if err != nil {
 			return false, fmt.Errorf("store: read customer claim: %w", err)
 		}
@@ -179,7 +162,7 @@ func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.
 		if err != nil {
 			return fmt.Errorf("store: marshal %s: %w", it.name, err)
 		}
-		t.add(it.name, types.TransactWriteItem{Put: &types.Put{
+		t.Add(it.name, types.TransactWriteItem{Put: &types.Put{
 			TableName: aws.String(s.db.Table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}})
 	}
@@ -187,9 +170,9 @@ func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.
 	if err != nil {
 		return err
 	}
-	t.add("event", evPut)
-	return s.db.writeOnce(ctx, "create customer "+c.ID, t, func(_ context.Context, c cancellation) error {
-		if c.failed("email") || c.failed("id_number") {
+	t.Add("event", evPut)
+	return s.db.writeOnce(ctx, "create customer "+c.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("email") || c.Failed("id_number") {
 			return customers.ErrDuplicate
 		}
 		return nil
@@ -199,27 +182,23 @@ func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.
 // Get reads a customer of the company, strongly consistent.
 func (s *Customers) Get(ctx context.Context, companyID, id string) (customers.Customer, error) {
 	var it customerItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), customerSK(id), &it)
-	if err != nil {
-		return customers.Customer{}, fmt.Errorf("store: get customer %s: %w", id, err)
-	}
-	if !found {
-		return customers.Customer{}, customers.ErrNotFound
+	if err := s.db.Get(ctx, "customer "+id, companyPK(companyID), customerSK(id), &it, customers.ErrNotFound); err != nil {
+		return customers.Customer{}, err
 	}
 	return it.customer()
 }
 
 // List reads a page of the company's customers, newest first.
 func (s *Customers) List(ctx context.Context, companyID string, p page.Request) (page.Result[customers.Customer], error) {
-	lo, hi := timeRange(customerSKPrefix, time.Time{}, time.Time{})
-	rows, total, next, err := s.db.readPage(ctx, listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: customerSKPrefix, lo: lo, hi: hi, consistent: true,
+	lo, hi := dynamo.TimeRange(customerSKPrefix, time.Time{}, time.Time{})
+	rows, total, next, err := s.db.ReadPage(ctx, dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: customerSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 	}, p)
 	if err != nil {
 		return page.Result[customers.Customer]{}, fmt.Errorf("store: list customers: %w", err)
 	}
-	return pageOf(rows, total, next, customerItem.customer)
+	return dynamo.PageOf(rows, total, next, customerItem.customer)
 }
 
 // SetCardholder records the issuer's id of a customer; updated_at stays.
@@ -243,15 +222,15 @@ func (s *Customers) update(ctx context.Context, companyID, id, what string, u *a
 	if err != nil {
 		return fmt.Errorf("store: set customer %s: %w", what, err)
 	}
-	_, err = s.db.update(ctx, "set customer "+what, &dynamodb.UpdateItemInput{
+	_, err = s.db.Update(ctx, "set customer "+what, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       primaryKeyOf(companyPK(companyID), customerSK(id)),
+		Key:                       dynamo.Key(companyPK(companyID), customerSK(id)),
 		UpdateExpression:          aws.String(expr),
 		ConditionExpression:       aws.String("attribute_exists(PK)"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return customers.ErrNotFound
 	}
 	return err

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/ids"
 	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -38,12 +39,6 @@ type Debts struct{ db *DB }
 
 // NewDebts returns the debts store on db.
 func NewDebts(db *DB) *Debts { return &Debts{db: db} }
-
-// Item kinds of debts.
-const (
-	kindDebt        = "debt"
-	kindPendingDebt = "debt_pending"
-)
 
 // itemsPerPayment is the number of items a debt payment adds to the
 // credit's transaction: the debt, its marker, a FEE ledger entry and a
@@ -120,7 +115,7 @@ func addDebt(t *txn, table string, d debts.Debt) error {
 		if err != nil {
 			return fmt.Errorf("store: marshal debt: %w", err)
 		}
-		t.add(it.name, types.TransactWriteItem{Put: &types.Put{
+		t.Add(it.name, types.TransactWriteItem{Put: &types.Put{
 			TableName: aws.String(table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}})
 	}
@@ -141,10 +136,10 @@ func addDebt(t *txn, table string, d debts.Debt) error {
 // own entries) and the debt.recovered events.
 //
 // The caller (Wallets.post) adds the entries and the events to t, takes
-// recovered off its wallet adjustment, and answers errRetry when a "debt…" item of t failed
+// recovered off its wallet adjustment, and answers dynamo.ErrRetry when a "debt…" item of t failed
 // (debtRaced), so that the transaction is built again from fresh reads.
 func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID string, credit int64, reserve int, now time.Time) (recovered int64, entries []wallets.Transaction, evs []events.Event, err error) {
-	room := (s.db.MaxTransactItems - len(t.items) - reserve) / itemsPerPayment
+	room := (s.db.MaxTransactItems - t.Len() - reserve) / itemsPerPayment
 	if credit <= 0 || room <= 0 {
 		return 0, nil, nil, nil
 	}
@@ -155,8 +150,8 @@ func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID 
 	for i, p := range debts.Plan(pending, credit) {
 		record, marker := s.debtPayment(p, now)
 		n := strconv.Itoa(i)
-		t.add("debt"+n, record)
-		t.add("debtmark"+n, marker)
+		t.Add("debt"+n, record)
+		t.Add("debtmark"+n, marker)
 		e := p.Entry(ids.NewV7(now), walletID, now)
 		ev, err := p.Event(walletID, e.ID, now)
 		if err != nil {
@@ -176,8 +171,8 @@ func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int)
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":     strValue(companyPK(companyID)),
-			":prefix": strValue(pendingDebtSKPrefix),
+			":pk":     dynamo.Str(companyPK(companyID)),
+			":prefix": dynamo.Str(pendingDebtSKPrefix),
 		},
 		ScanIndexForward: aws.Bool(true),
 		ConsistentRead:   aws.Bool(true),
@@ -186,7 +181,7 @@ func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int)
 	if err != nil {
 		return nil, fmt.Errorf("store: read pending debts: %w", err)
 	}
-	return decodeAll(out.Items, debtItem.debt)
+	return dynamo.DecodeAll(out.Items, debtItem.debt)
 }
 
 // debtPayment returns the items that record payment p at now: the debt's
@@ -194,18 +189,18 @@ func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int)
 // debt in full, each on the condition that remaining is still what p read.
 func (s *Wallets) debtPayment(p debts.Payment, now time.Time) (record, marker types.TransactWriteItem) {
 	d := p.After(now)
-	key := func(sk string) map[string]types.AttributeValue { return primaryKeyOf(companyPK(d.CompanyID), sk) }
+	key := func(sk string) map[string]types.AttributeValue { return dynamo.Key(companyPK(d.CompanyID), sk) }
 	cond := aws.String("#rem = :read")
 	names := map[string]string{"#rem": "remaining"}
-	read := numValue(p.Debt.Remaining)
+	read := dynamo.Num(p.Debt.Remaining)
 
 	set := "SET #rem = :rem, #st = :st"
 	recNames := map[string]string{"#rem": "remaining", "#st": "status"}
-	recValues := map[string]types.AttributeValue{":read": read, ":rem": numValue(d.Remaining), ":st": strValue(string(d.Status))}
+	recValues := map[string]types.AttributeValue{":read": read, ":rem": dynamo.Num(d.Remaining), ":st": dynamo.Str(string(d.Status))}
 	if d.RecoveredAt != nil {
 		set += ", #rat = :rat"
 		recNames["#rat"] = "recovered_at"
-		recValues[":rat"] = strValue(timestamp.Format(*d.RecoveredAt))
+		recValues[":rat"] = dynamo.Str(timestamp.Format(*d.RecoveredAt))
 	}
 	record = types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table), Key: key(debtSK(d.ID)),
@@ -223,7 +218,7 @@ func (s *Wallets) debtPayment(p debts.Payment, now time.Time) (record, marker ty
 		TableName: aws.String(s.db.Table), Key: key(pendingDebtSK(d.ID)),
 		UpdateExpression: aws.String("SET #rem = :rem"), ConditionExpression: cond,
 		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: map[string]types.AttributeValue{":read": read, ":rem": numValue(d.Remaining)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":read": read, ":rem": dynamo.Num(d.Remaining)},
 	}}
 	return record, marker
 }
@@ -231,10 +226,10 @@ func (s *Wallets) debtPayment(p debts.Payment, now time.Time) (record, marker ty
 // debtRaced reports whether a debt payment of a cancelled transaction
 // (an item "debt<n>" or "debtmark<n>" of recoverDebts) failed its
 // condition: another write paid the debt since it was read.
-func debtRaced(k cancellation) bool {
+func debtRaced(k dynamo.Cancellation) bool {
 	for name := range k {
 		rest, ok := strings.CutPrefix(name, "debt")
-		if _, err := strconv.Atoi(strings.TrimPrefix(rest, "mark")); ok && err == nil && k.failed(name) {
+		if _, err := strconv.Atoi(strings.TrimPrefix(rest, "mark")); ok && err == nil && k.Failed(name) {
 			return true
 		}
 	}
@@ -242,22 +237,22 @@ func debtRaced(k cancellation) bool {
 }
 
 // List reads page p of the company's debts with status (any when ""),
-// newest first (readPage), strongly consistent; the status is a
+// newest first (ReadPage), strongly consistent; the status is a
 // FilterExpression.
 func (s *Debts) List(ctx context.Context, companyID string, status debts.Status, p page.Request) (page.Result[debts.Debt], error) {
-	lo, hi := timeRange(debtSKPrefix, time.Time{}, time.Time{})
-	l := listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: debtSKPrefix, lo: lo, hi: hi, consistent: true,
+	lo, hi := dynamo.TimeRange(debtSKPrefix, time.Time{}, time.Time{})
+	l := dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: debtSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 	}
 	if status != "" {
-		l.filter.equal("status", string(status))
+		l.Filter.Equal("status", string(status))
 	}
-	rows, total, next, err := s.db.readPage(ctx, l, p)
+	rows, total, next, err := s.db.ReadPage(ctx, l, p)
 	if err != nil {
 		return page.Result[debts.Debt]{}, fmt.Errorf("store: list debts: %w", err)
 	}
-	return pageOf(rows, total, next, debtItem.debt)
+	return dynamo.PageOf(rows, total, next, debtItem.debt)
 }
 
 var _ debts.LedgerReader = (*Debts)(nil)
@@ -280,12 +275,12 @@ func (s *Debts) read(ctx context.Context, companyID, prefix string) ([]debts.Deb
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": strValue(companyPK(companyID)), ":prefix": strValue(prefix),
+			":pk": dynamo.Str(companyPK(companyID)), ":prefix": dynamo.Str(prefix),
 		},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: read debts: %w", err)
 	}
-	return decodeAll(items, debtItem.debt)
+	return dynamo.DecodeAll(items, debtItem.debt)
 }

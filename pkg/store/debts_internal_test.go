@@ -3,6 +3,8 @@ package store
 import (
 	"testing"
 
+	"payments/pkg/store/dynamo"
+
 	"github.com/aws/aws-sdk-go-v2/aws"
 )
 
@@ -10,15 +12,15 @@ func TestDebtRaced(t *testing.T) {
 	const failed = "ConditionalCheckFailed"
 	tests := []struct {
 		name string
-		k    cancellation
+		k    dynamo.Cancellation
 		want bool
 	}{
-		{"a debt", cancellation{"wallet": "None", "debt0": failed, "debtmark0": "None"}, true},
-		{"a marker", cancellation{"debt1": "None", "debtmark1": failed}, true},
-		{"another item", cancellation{"wallet": failed, "debt0": "None", "debtmark0": "None"}, false},
-		{"a new debt of the fee code", cancellation{"debt": failed, "debt_pending": failed}, false},
-		{"a conflict, not a condition", cancellation{"debt0": "TransactionConflict"}, false},
-		{"no debts", cancellation{"wallet": "None"}, false},
+		{"a debt", dynamo.Cancellation{"wallet": "None", "debt0": failed, "debtmark0": "None"}, true},
+		{"a marker", dynamo.Cancellation{"debt1": "None", "debtmark1": failed}, true},
+		{"another item", dynamo.Cancellation{"wallet": failed, "debt0": "None", "debtmark0": "None"}, false},
+		{"a new debt of the fee code", dynamo.Cancellation{"debt": failed, "debt_pending": failed}, false},
+		{"a conflict, not a condition", dynamo.Cancellation{"debt0": "TransactionConflict"}, false},
+		{"no debts", dynamo.Cancellation{"wallet": "None"}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

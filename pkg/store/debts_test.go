@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
+	"payments/pkg/contention"
 	"payments/pkg/debts"
 	"payments/pkg/events"
 	"payments/pkg/ids"
@@ -171,7 +172,7 @@ func TestCreditWithoutDebts(t *testing.T) {
 // payout balance ends at the credits less the debts.
 func TestConcurrentCreditsRecoverOnce(t *testing.T) {
 	db := storetest.NewDB(t)
-	db.Retry = store.RetryPolicy{Attempts: 20, Base: time.Millisecond, Max: 20 * time.Millisecond}
+	db.Retry = contention.Policy{Attempts: 20, Base: time.Millisecond, Max: 20 * time.Millisecond}
 	e := newDebtsEnv(t, db)
 	base := time.Now().UTC().Add(-time.Hour)
 	ds := []debts.Debt{e.debt(50, base), e.debt(70, base.Add(time.Second)), e.debt(120, base.Add(2*time.Second))}

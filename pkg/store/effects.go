@@ -7,6 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/idempotency"
+	"payments/pkg/store/dynamo"
 )
 
 // effectItem names, in a transaction, the write of a request's effect onto
@@ -27,14 +28,14 @@ func (db *DB) recordEffect(ctx context.Context, t *txn, id string, receipt []byt
 		return
 	}
 	t.held = h
-	t.add(effectItem, types.TransactWriteItem{Update: &types.Update{
+	t.Add(effectItem, types.TransactWriteItem{Update: &types.Update{
 		TableName:           aws.String(db.Table),
-		Key:                 primaryKeyOf(companyPK(h.CompanyID), idempotencySK(h.Key)),
+		Key:                 dynamo.Key(companyPK(h.CompanyID), idempotencySK(h.Key)),
 		UpdateExpression:    aws.String("SET effect_id = :effect"),
 		ConditionExpression: aws.String("lease_id = :lease AND attribute_not_exists(effect_id)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":effect": strValue(id),
-			":lease":  strValue(h.LeaseID),
+			":effect": dynamo.Str(id),
+			":lease":  dynamo.Str(h.LeaseID),
 		},
 	}})
 	t.setReceipt(receipt)
@@ -44,12 +45,11 @@ func (db *DB) recordEffect(ctx context.Context, t *txn, id string, receipt []byt
 // the answer of a movement whose figures the store computes in the
 // transaction (the balances after it), for a retry to answer from.
 func (t *txn) setReceipt(receipt []byte) {
-	for i, name := range t.names {
-		if name != effectItem || len(receipt) == 0 {
-			continue
-		}
-		u := t.items[i].Update
-		u.UpdateExpression = aws.String("SET effect_id = :effect, receipt = :receipt")
-		u.ExpressionAttributeValues[":receipt"] = &types.AttributeValueMemberB{Value: receipt}
+	it := t.Item(effectItem)
+	if it == nil || len(receipt) == 0 {
+		return
 	}
+	u := it.Update
+	u.UpdateExpression = aws.String("SET effect_id = :effect, receipt = :receipt")
+	u.ExpressionAttributeValues[":receipt"] = &types.AttributeValueMemberB{Value: receipt}
 }

@@ -9,6 +9,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/debts"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/wallets"
 )
 
@@ -22,7 +23,7 @@ func AddDebtForTest(ctx context.Context, db *DB, d debts.Debt) error {
 	if err := addDebt(t, db.Table, d); err != nil {
 		return err
 	}
-	return db.writeOnce(ctx, "add debt "+d.ID, t, func(context.Context, cancellation) error { return nil })
+	return db.writeOnce(ctx, "add debt "+d.ID, t, func(context.Context, dynamo.Cancellation) error { return nil })
 }
 
 // PutLedgerForTest writes entries as the ledger stores them, 25 to a

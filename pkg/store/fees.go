@@ -19,8 +19,6 @@ var _ fees.Store = (*Fees)(nil)
 // NewFees returns the fee schedule store on db.
 func NewFees(db *DB) *Fees { return &Fees{db: db} }
 
-const feeScheduleSK = "FEES"
-
 type feeScheduleItem struct {
 	PK    string      `dynamodbav:"PK"`
 	SK    string      `dynamodbav:"SK"`
@@ -30,7 +28,7 @@ type feeScheduleItem struct {
 // FeeSchedule returns the company's schedule and whether one was set.
 func (f *Fees) FeeSchedule(ctx context.Context, companyID string) (fees.Schedule, bool, error) {
 	var it feeScheduleItem
-	found, err := f.db.getItem(ctx, companyPK(companyID), feeScheduleSK, &it)
+	found, err := f.db.Find(ctx, companyPK(companyID), feeScheduleSK, &it)
 	if err != nil {
 		return fees.Schedule{}, false, fmt.Errorf("store: get fee schedule: %w", err)
 	}
@@ -50,5 +48,5 @@ func (f *Fees) PutFeeSchedule(ctx context.Context, companyID string, s fees.Sche
 	if err != nil {
 		return fmt.Errorf("store: encode fee schedule: %w", err)
 	}
-	return f.db.put(ctx, "put fee schedule of "+companyID, &dynamodb.PutItemInput{TableName: aws.String(f.db.Table), Item: item})
+	return f.db.Put(ctx, "put fee schedule of "+companyID, &dynamodb.PutItemInput{TableName: aws.String(f.db.Table), Item: item})
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 
 	"payments/pkg/events"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/wallets"
 )
 
@@ -22,21 +23,6 @@ import (
 //   - FUNDINGREF#<id>, outside it: the lookup of the funding's company for
 //     the operator console, which knows the id alone (as PAYREF# for
 //     payments).
-
-// Item kinds of fundings.
-const (
-	kindFundRef    = "fund_ref"
-	kindFundingRef = "funding_ref"
-)
-
-// fundRefSK is the sort key of the claim of a funding reference.
-func fundRefSK(reference string) string { return "FUNDREF#" + reference }
-
-// fundingRefPK is the partition of the lookup of a funding's company.
-func fundingRefPK(id string) string { return "FUNDINGREF#" + id }
-
-// fundingRefSK is the sort key of the lookup of a funding's company.
-func fundingRefSK() string { return "FUNDINGREF" }
 
 // fundingRefItem maps a funding id to its company.
 type fundingRefItem struct {
@@ -75,13 +61,13 @@ func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) erro
 	}
 	t := &txn{}
 	s.db.recordEffect(ctx, t, f.ID, nil)
-	t.add("reference", s.putNew(claim))
-	t.add("lookup", s.putNew(lookup))
+	t.Add("reference", s.putNew(claim))
+	t.Add("lookup", s.putNew(lookup))
 	if _, err := s.post(ctx, t, p); err != nil { // reads nothing: the entry is open
 		return err
 	}
-	return s.db.writeOnce(ctx, "declare funding "+f.ID, t, func(_ context.Context, k cancellation) error {
-		if k.failed("reference") {
+	return s.db.writeOnce(ctx, "declare funding "+f.ID, t, func(_ context.Context, k dynamo.Cancellation) error {
+		if k.Failed("reference") {
 			return wallets.ErrDuplicateReference
 		}
 		return nil
@@ -99,12 +85,8 @@ func (s *Wallets) FundingByReference(ctx context.Context, companyID, reference s
 // none.
 func (s *Wallets) referenceClaim(ctx context.Context, companyID, sk, what string) (wallets.CreditClaim, error) {
 	var it creditRefItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), sk, &it)
-	if err != nil {
-		return wallets.CreditClaim{}, fmt.Errorf("store: get %s reference: %w", what, err)
-	}
-	if !found {
-		return wallets.CreditClaim{}, wallets.ErrTransactionNotFound
+	if err := s.db.Get(ctx, what+" reference", companyPK(companyID), sk, &it, wallets.ErrTransactionNotFound); err != nil {
+		return wallets.CreditClaim{}, err
 	}
 	return wallets.CreditClaim{
 		Reference: it.Reference, WalletID: it.WalletID, Balance: wallets.SubBalance(it.Balance),
@@ -115,12 +97,8 @@ func (s *Wallets) referenceClaim(ctx context.Context, companyID, sk, what string
 // FundingCompany returns the company of funding id, from its lookup.
 func (s *Wallets) FundingCompany(ctx context.Context, id string) (string, error) {
 	var it fundingRefItem
-	found, err := s.db.getItem(ctx, fundingRefPK(id), fundingRefSK(), &it)
-	if err != nil {
-		return "", fmt.Errorf("store: get funding lookup %s: %w", id, err)
-	}
-	if !found {
-		return "", wallets.ErrTransactionNotFound
+	if err := s.db.Get(ctx, "funding lookup "+id, fundingRefPK(id), fundingRefSK(), &it, wallets.ErrTransactionNotFound); err != nil {
+		return "", err
 	}
 	return it.CompanyID, nil
 }
@@ -158,7 +136,7 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 			return nil, err
 		}
 		t := &txn{}
-		t.add("event", put)
+		t.Add("event", put)
 		legs, err := s.post(ctx, t, p)
 		if err != nil {
 			return nil, err
@@ -166,13 +144,13 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 		written = f
 		written.BalanceBefore, written.BalanceAfter = legs[0].Balances[0][0], legs[0].Balances[0][1]
 		return t, nil
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
-		case k.failed("updated0"):
+		case k.Failed("updated0"):
 			return wallets.ErrFundingFinal
 		case debtRaced(k):
-			return errRetry
-		case k.failed("wallet"):
+			return dynamo.ErrRetry
+		case k.Failed("wallet"):
 			return s.whyRefused(ctx, f.CompanyID, f.WalletID)
 		}
 		return nil

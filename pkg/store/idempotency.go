@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -14,6 +13,7 @@ import (
 
 	"payments/pkg/contention"
 	"payments/pkg/idempotency"
+	"payments/pkg/store/dynamo"
 )
 
 var _ idempotency.Store = (*Idempotency)(nil)
@@ -95,8 +95,8 @@ func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempo
 		return idempotency.Record{}, false, fmt.Errorf("store: marshal idempotency key: %w", err)
 	}
 	values := map[string]types.AttributeValue{
-		":now":    number(c.Now.Unix()),
-		":now_ms": number(c.Now.UnixMilli()),
+		":now":    dynamo.Num(c.Now.Unix()),
+		":now_ms": dynamo.Num(c.Now.UnixMilli()),
 		":hash":   &types.AttributeValueMemberS{Value: c.RequestHash},
 	}
 	put := &dynamodb.PutItemInput{
@@ -107,26 +107,26 @@ func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempo
 	}
 	takeOver := &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
-		Key:                 primaryKeyOf(pk, sk),
+		Key:                 dynamo.Key(pk, sk),
 		UpdateExpression:    aws.String("SET lease_id = :lease, lease_until = :until, expires_at = :expires"),
 		ConditionExpression: aws.String(takeOverCondition),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":now": values[":now"], ":now_ms": values[":now_ms"], ":hash": values[":hash"],
-			":lease": &types.AttributeValueMemberS{Value: c.LeaseID}, ":until": number(c.LeaseUntil.UnixMilli()),
-			":expires": number(c.ExpiresAt.Unix()),
+			":lease": &types.AttributeValueMemberS{Value: c.LeaseID}, ":until": dynamo.Num(c.LeaseUntil.UnixMilli()),
+			":expires": dynamo.Num(c.ExpiresAt.Unix()),
 		},
 		ReturnValues: types.ReturnValueAllNew,
 	}
 	var held idempotencyItem
 	claimed := false
-	err = retry(ctx, s.db.Retry, "claim idempotency key", func(ctx context.Context) error {
+	err = dynamo.Retry(ctx, s.db.Retry, "claim idempotency key", func(ctx context.Context) error {
 		held = idempotencyItem{}
 		_, err := s.db.Client.PutItem(ctx, put)
 		if err == nil {
 			claimed = true
 			return nil
 		}
-		if !conditionFailed(err) {
+		if !dynamo.ConditionFailed(err) {
 			return err
 		}
 		out, err := s.db.Client.UpdateItem(ctx, takeOver)
@@ -134,15 +134,15 @@ func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempo
 			claimed = true
 			return attributevalue.UnmarshalMap(out.Attributes, &held)
 		}
-		if !conditionFailed(err) {
+		if !dynamo.ConditionFailed(err) {
 			return err
 		}
-		found, err := s.db.getItem(ctx, pk, sk, &held)
+		found, err := s.db.Find(ctx, pk, sk, &held)
 		if err != nil {
 			return fmt.Errorf("store: read idempotency key: %w", err)
 		}
 		if !found || !held.live(c.Now, c.RequestHash) {
-			return errRetry // released, expired or lapsed since the writes
+			return dynamo.ErrRetry // released, expired or lapsed since the writes
 		}
 		return nil
 	})
@@ -160,7 +160,7 @@ func (s *Idempotency) Complete(ctx context.Context, companyID, key, leaseID stri
 	set := "SET response_status = :status, body_omitted = :omitted"
 	values := map[string]types.AttributeValue{
 		":lease":   &types.AttributeValueMemberS{Value: leaseID},
-		":status":  number(int64(resp.Status)),
+		":status":  dynamo.Num(int64(resp.Status)),
 		":omitted": &types.AttributeValueMemberBOOL{Value: resp.Omitted},
 	}
 	// DynamoDB Local refuses empty strings and binaries: an empty one is
@@ -173,14 +173,14 @@ func (s *Idempotency) Complete(ctx context.Context, companyID, key, leaseID stri
 		set += ", body = :body"
 		values[":body"] = &types.AttributeValueMemberB{Value: resp.Body}
 	}
-	_, err := s.db.update(ctx, "complete idempotency key", &dynamodb.UpdateItemInput{
+	_, err := s.db.Update(ctx, "complete idempotency key", &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       primaryKeyOf(companyPK(companyID), idempotencySK(key)),
+		Key:                       dynamo.Key(companyPK(companyID), idempotencySK(key)),
 		UpdateExpression:          aws.String(set),
 		ConditionExpression:       aws.String("lease_id = :lease"),
 		ExpressionAttributeValues: values,
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return idempotency.ErrLeaseLost
 	}
 	return err
@@ -191,7 +191,7 @@ func (s *Idempotency) Complete(ctx context.Context, companyID, key, leaseID stri
 // over at once and answers from the effect (a request that answered
 // "retry" after committing its movement, a time-out after the commit).
 func (s *Idempotency) Release(ctx context.Context, companyID, key, leaseID string) error {
-	k := primaryKeyOf(companyPK(companyID), idempotencySK(key))
+	k := dynamo.Key(companyPK(companyID), idempotencySK(key))
 	lease := map[string]types.AttributeValue{":lease": &types.AttributeValueMemberS{Value: leaseID}}
 	del := &dynamodb.DeleteItemInput{
 		TableName:                 aws.String(s.db.Table),
@@ -204,26 +204,21 @@ func (s *Idempotency) Release(ctx context.Context, companyID, key, leaseID strin
 		Key:                       k,
 		UpdateExpression:          aws.String("SET lease_until = :ended"),
 		ConditionExpression:       aws.String("lease_id = :lease AND attribute_exists(effect_id)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":lease": lease[":lease"], ":ended": number(0)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":lease": lease[":lease"], ":ended": dynamo.Num(0)},
 	}
-	err := retry(ctx, s.db.Retry, "release idempotency key", func(ctx context.Context) error {
+	err := dynamo.Retry(ctx, s.db.Retry, "release idempotency key", func(ctx context.Context) error {
 		_, err := s.db.Client.DeleteItem(ctx, del)
-		if !conditionFailed(err) {
+		if !dynamo.ConditionFailed(err) {
 			return err
 		}
 		_, err = s.db.Client.UpdateItem(ctx, end)
 		return err
 	})
 	switch {
-	case conditionFailed(err):
+	case dynamo.ConditionFailed(err):
 		return idempotency.ErrLeaseLost
 	case err != nil && !errors.Is(err, contention.ErrConflict):
 		return fmt.Errorf("store: release idempotency key: %w", err)
 	}
 	return err
-}
-
-// number returns n as a DynamoDB number.
-func number(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -145,58 +146,54 @@ func (it ledgerItem) transaction() (wallets.Transaction, error) {
 // GetTransaction reads a ledger entry of the company, strongly consistent.
 func (s *Wallets) GetTransaction(ctx context.Context, companyID, id string) (wallets.Transaction, error) {
 	var it ledgerItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), ledgerSK(id), &it)
-	if err != nil {
-		return wallets.Transaction{}, fmt.Errorf("store: get ledger entry %s: %w", id, err)
-	}
-	if !found {
-		return wallets.Transaction{}, wallets.ErrTransactionNotFound
+	if err := s.db.Get(ctx, "ledger entry "+id, companyPK(companyID), ledgerSK(id), &it, wallets.ErrTransactionNotFound); err != nil {
+		return wallets.Transaction{}, err
 	}
 	return it.transaction()
 }
 
 // ListTransactions reads page p of the company's ledger entries that match
-// q, newest first (readPage). The dates of q become a range of sort keys
+// q, newest first (ReadPage). The dates of q become a range of sort keys
 // (entry ids are UUID v7 of their created_at); a wallet id selects the
 // wallet's GSI1 partition (eventually consistent), otherwise the company
 // partition is read strongly consistent; type, status and currency are a
 // FilterExpression.
 func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wallets.TransactionQuery, p page.Request) (page.Result[wallets.Transaction], error) {
-	rows, total, next, err := s.db.readPage(ctx, ledgerListing(companyID, q), p)
+	rows, total, next, err := s.db.ReadPage(ctx, ledgerListing(companyID, q), p)
 	if err != nil {
 		return page.Result[wallets.Transaction]{}, fmt.Errorf("store: list ledger entries: %w", err)
 	}
-	return pageOf(rows, total, next, ledgerItem.transaction)
+	return dynamo.PageOf(rows, total, next, ledgerItem.transaction)
 }
 
 // ledgerListing is the list of the company's ledger entries that q selects.
-func ledgerListing(companyID string, q wallets.TransactionQuery) listing {
-	lo, hi := timeRange(ledgerSKPrefix, q.From, q.To)
-	l := listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: ledgerSKPrefix, lo: lo, hi: hi, consistent: true,
-		filter: ledgerFilter(q),
+func ledgerListing(companyID string, q wallets.TransactionQuery) dynamo.Listing {
+	lo, hi := dynamo.TimeRange(ledgerSKPrefix, q.From, q.To)
+	l := dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: ledgerSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		Filter: ledgerFilter(q),
 	}
 	if q.WalletID != "" {
-		l.index, l.pkAttr, l.skAttr = GSI1, attrGSI1PK, attrGSI1SK
-		l.pk, l.consistent = walletLedgerPK(companyID, q.WalletID), false
-		l.tableKey = func(id string) (string, string) { return companyPK(companyID), ledgerSK(id) }
+		l.Index, l.PKAttr, l.SKAttr = GSI1, attrGSI1PK, attrGSI1SK
+		l.PK, l.Consistent = walletLedgerPK(companyID, q.WalletID), false
+		l.TableKey = func(id string) (string, string) { return companyPK(companyID), ledgerSK(id) }
 	}
 	return l
 }
 
 // ledgerFilter is the FilterExpression of the fields of q that are not
 // keys.
-func ledgerFilter(q wallets.TransactionQuery) filter {
-	var f filter
+func ledgerFilter(q wallets.TransactionQuery) dynamo.Filter {
+	var f dynamo.Filter
 	if q.Type != "" {
-		f.equal("tx_type", string(q.Type))
+		f.Equal("tx_type", string(q.Type))
 	}
 	if q.Status != "" {
-		f.equal("status", string(q.Status))
+		f.Equal("status", string(q.Status))
 	}
 	if q.Currency != "" {
-		f.equal("currency", q.Currency)
+		f.Equal("currency", q.Currency)
 	}
 	return f
 }
@@ -205,7 +202,7 @@ func ledgerFilter(q wallets.TransactionQuery) filter {
 // strongly consistent. Only the ledger invariant (wallets.VerifyLedger)
 // reads a whole ledger; lists read a page (ListTransactions).
 func (s *Wallets) AllTransactions(ctx context.Context, companyID string) ([]wallets.Transaction, error) {
-	lo, hi := timeRange(ledgerSKPrefix, time.Time{}, time.Time{})
+	lo, hi := dynamo.TimeRange(ledgerSKPrefix, time.Time{}, time.Time{})
 	items, err := s.query(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
@@ -220,7 +217,7 @@ func (s *Wallets) AllTransactions(ctx context.Context, companyID string) ([]wall
 	if err != nil {
 		return nil, fmt.Errorf("store: read ledger: %w", err)
 	}
-	return decodeAll(items, ledgerItem.transaction)
+	return dynamo.DecodeAll(items, ledgerItem.transaction)
 }
 
 // ApplyChange writes c in one transaction: its posting (post: the wallet
@@ -250,7 +247,7 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal credit reference: %w", err)
 			}
-			t.add("reference", s.putNew(claim))
+			t.Add("reference", s.putNew(claim))
 		}
 		legs, err := s.post(ctx, t, p)
 		if err != nil {
@@ -258,13 +255,13 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 		}
 		after, entry = legs[0].After, legs[0].Entries[0]
 		return t, nil
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
-		case k.failed("reference"):
+		case k.Failed("reference"):
 			return wallets.ErrDuplicateReference
 		case debtRaced(k):
-			return errRetry
-		case k.failed("wallet"):
+			return dynamo.ErrRetry
+		case k.Failed("wallet"):
 			return s.whyRefused(ctx, c.CompanyID, c.WalletID)
 		}
 		return nil
@@ -351,7 +348,7 @@ func (s *Wallets) walletAdjustment(companyID, walletID string, adj wallets.Adjus
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table),
-		Key:       primaryKeyOf(companyPK(companyID), walletSK(walletID)),
+		Key:       dynamo.Key(companyPK(companyID), walletSK(walletID)),
 		UpdateExpression: aws.String("SET #pin = #pin + :dpin, #pout = #pout + :dpout, #res = #res + :dres, " +
 			"#avail = #avail + :davail, #ver = #ver + :one, #upd = :now"),
 		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),

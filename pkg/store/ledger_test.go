@@ -180,7 +180,7 @@ func TestWritesRetryConflicts(t *testing.T) {
 	if err := store.NewWallets(db).CreateWallet(ctx, w); err != nil {
 		t.Fatal(err)
 	}
-	attempts := int64(store.DefaultRetry.Attempts)
+	attempts := int64(contention.Retry.Attempts)
 	tests := []struct {
 		name      string
 		conflicts int64

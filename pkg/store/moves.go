@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"payments/pkg/store/dynamo"
 	"payments/pkg/wallets"
 )
 
@@ -31,7 +32,7 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 		if err != nil {
 			return nil, err
 		}
-		t.add("event", put)
+		t.Add("event", put)
 		legs, err := s.post(ctx, t, p)
 		if err != nil {
 			return nil, err
@@ -45,11 +46,11 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 			t.setReceipt(receipt)
 		}
 		return t, nil
-	}, func(ctx context.Context, k cancellation) error {
+	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
 		case debtRaced(k):
-			return errRetry
-		case k.failed("wallet"):
+			return dynamo.ErrRetry
+		case k.Failed("wallet"):
 			return s.whyRefusedActive(ctx, m.CompanyID, m.WalletID, wallets.ErrInsufficientBalance)
 		}
 		return nil

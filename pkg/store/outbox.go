@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/outbox"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
 
@@ -27,12 +28,6 @@ var _ outbox.Store = (*Outbox)(nil)
 // NewOutbox returns the outbox store on db.
 func NewOutbox(db *DB) *Outbox { return &Outbox{db: db} }
 
-const (
-	kindEvent     = "event"
-	outboxIndex   = "OUTBOX"
-	eventSKPrefix = "EVT#"
-)
-
 type eventItem struct {
 	PK        string `dynamodbav:"PK"`
 	SK        string `dynamodbav:"SK"`
@@ -47,8 +42,6 @@ type eventItem struct {
 	CreatedAt string `dynamodbav:"created_at"`
 	Published bool   `dynamodbav:"published"`
 }
-
-func eventSK(id string) string { return eventSKPrefix + id }
 
 // eventPut returns the transaction item that writes e as unpublished; every
 // change that emits an event includes it in its own transaction.
@@ -81,28 +74,24 @@ func (it eventItem) event() (events.Event, error) {
 // Event returns one of the company's events.
 func (o *Outbox) Event(ctx context.Context, companyID, eventID string) (events.Event, error) {
 	var it eventItem
-	found, err := o.db.getItem(ctx, companyPK(companyID), eventSK(eventID), &it)
-	if err != nil {
-		return events.Event{}, fmt.Errorf("store: get event: %w", err)
-	}
-	if !found {
-		return events.Event{}, events.ErrNotFound
+	if err := o.db.Get(ctx, "event", companyPK(companyID), eventSK(eventID), &it, events.ErrNotFound); err != nil {
+		return events.Event{}, err
 	}
 	return it.event()
 }
 
 // MarkPublished removes the event from the unpublished index.
 func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string) error {
-	_, err := o.db.update(ctx, "mark event "+eventID+" published", &dynamodb.UpdateItemInput{
+	_, err := o.db.Update(ctx, "mark event "+eventID+" published", &dynamodb.UpdateItemInput{
 		TableName:           aws.String(o.db.Table),
-		Key:                 primaryKeyOf(companyPK(companyID), eventSK(eventID)),
+		Key:                 dynamo.Key(companyPK(companyID), eventSK(eventID)),
 		UpdateExpression:    aws.String("SET published = :t REMOVE GSI2PK, GSI2SK"),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":t": &types.AttributeValueMemberBOOL{Value: true},
 		},
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return events.ErrNotFound
 	}
 	return err

@@ -13,6 +13,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/page"
 	"payments/pkg/payments"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -48,33 +49,6 @@ func NewPayments(db *DB) *Payments {
 	return &Payments{db: db, wallets: NewWallets(db)}
 }
 
-// Item kinds and keys of payments.
-const (
-	kindPayment     = "payment"
-	kindExternalID  = "external_id"
-	kindPaymentRef  = "payment_ref"
-	paymentSKPrefix = "PAY#"
-	reconcileGSI1PK = "RECONCILE"
-)
-
-// paymentSK is the sort key of a payment in its company's partition.
-func paymentSK(id string) string { return paymentSKPrefix + id }
-
-// externalIDSK is the sort key of the claim of an external_id.
-func externalIDSK(externalID string) string { return "EXTID#" + externalID }
-
-// paymentRefPK is the partition of the lookup item that maps a payment id
-// to its company (the operator console knows only the id).
-func paymentRefPK(id string) string { return "PAYREF#" + id }
-
-const paymentRefSK = "PAYREF"
-
-// openPaymentGSI2SK orders the payments of an OPEN_PAYMENT shard by when
-// the worker expects them, and names them.
-func openPaymentGSI2SK(due, companyID, id string) string {
-	return due + "#" + companyID + "#" + id
-}
-
 // acceptance returns the items every acceptance writes: the payment (the
 // effect ctx's Idempotency-Key records, recordEffect), the claim of its
 // external_id, its id lookup and the event.
@@ -100,10 +74,10 @@ func (s *Payments) acceptance(ctx context.Context, p payments.Payment, ev events
 	}
 	t := &txn{}
 	s.db.recordEffect(ctx, t, p.ID, nil)
-	t.add("payment", s.wallets.putNew(payment))
-	t.add("external_id", s.wallets.putNew(claim))
-	t.add("payment_ref", ref)
-	t.add("event", event)
+	t.Add("payment", s.wallets.putNew(payment))
+	t.Add("external_id", s.wallets.putNew(claim))
+	t.Add("payment_ref", ref)
+	t.Add("event", event)
 	return t, nil
 }
 
@@ -141,11 +115,11 @@ func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reserva
 			return nil, err
 		}
 		return t, nil
-	}, func(ctx context.Context, c cancellation) error {
+	}, func(ctx context.Context, c dynamo.Cancellation) error {
 		switch {
-		case c.failed("external_id"):
+		case c.Failed("external_id"):
 			return payments.ErrDuplicateExternalID
-		case c.failed("wallet"):
+		case c.Failed("wallet"):
 			return s.wallets.whyRefusedActive(ctx, p.CompanyID, p.WalletID, wallets.ErrInsufficientBalance)
 		}
 		return nil
@@ -159,8 +133,8 @@ func (s *Payments) CreateCollection(ctx context.Context, p payments.Payment, ev 
 	if err != nil {
 		return err
 	}
-	return s.db.writeOnce(ctx, "create collection "+p.ID, t, func(_ context.Context, c cancellation) error {
-		if c.failed("external_id") {
+	return s.db.writeOnce(ctx, "create collection "+p.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("external_id") {
 			return payments.ErrDuplicateExternalID
 		}
 		return nil
@@ -211,23 +185,23 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 	what := fmt.Sprintf("move payment %s from %s to %s", p.ID, t.From, p.Status)
 	return s.db.write(ctx, what, func(ctx context.Context) (*txn, error) {
 		tx := &txn{}
-		tx.add("payment", payment)
+		tx.Add("payment", payment)
 		if t.Event.ID != "" {
 			event, err := eventPut(s.db.Table, t.Event)
 			if err != nil {
 				return nil, err
 			}
-			tx.add("event", event)
+			tx.Add("event", event)
 		}
 		if _, err := s.wallets.post(ctx, tx, posting); err != nil {
 			return nil, err
 		}
 		return tx, nil
-	}, func(ctx context.Context, c cancellation) error {
+	}, func(ctx context.Context, c dynamo.Cancellation) error {
 		switch {
-		case c.failed("payment"):
+		case c.Failed("payment"):
 			return payments.ErrStatusChanged
-		case c.failed("wallet"):
+		case c.Failed("wallet"):
 			return s.wallets.whyRefused(ctx, p.CompanyID, p.WalletID)
 		}
 		return nil
@@ -252,14 +226,14 @@ func (s *Payments) Reschedule(ctx context.Context, p payments.Payment, prevDue t
 		":due":    &types.AttributeValueMemberS{Value: timestamp.Format(prevDue)},
 	}
 	addNotSubmitted(p, values)
-	err = s.db.put(ctx, "reschedule payment "+p.ID, &dynamodb.PutItemInput{
+	err = s.db.Put(ctx, "reschedule payment "+p.ID, &dynamodb.PutItemInput{
 		TableName:                 aws.String(s.db.Table),
 		Item:                      item,
 		ConditionExpression:       aws.String("#status = :status AND next_poll_at = :due" + notSubmittedCondition(p)),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
 		ExpressionAttributeValues: values,
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return payments.ErrStatusChanged
 	}
 	return err
@@ -287,9 +261,9 @@ func addNotSubmitted(p payments.Payment, values map[string]types.AttributeValue)
 // MarkSubmitting records that the worker is about to send the payment to
 // the operator, on the condition that it is still PENDING.
 func (s *Payments) MarkSubmitting(ctx context.Context, companyID, id string) error {
-	_, err := s.db.update(ctx, "mark payment "+id+" submitting", &dynamodb.UpdateItemInput{
+	_, err := s.db.Update(ctx, "mark payment "+id+" submitting", &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.db.Table),
-		Key:                      primaryKeyOf(companyPK(companyID), paymentSK(id)),
+		Key:                      dynamo.Key(companyPK(companyID), paymentSK(id)),
 		UpdateExpression:         aws.String("SET submission = :submitting"),
 		ConditionExpression:      aws.String("#status = :pending"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
@@ -298,7 +272,7 @@ func (s *Payments) MarkSubmitting(ctx context.Context, companyID, id string) err
 			":pending":    &types.AttributeValueMemberS{Value: string(payments.StatusPending)},
 		},
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return payments.ErrStatusChanged
 	}
 	return err
@@ -313,7 +287,7 @@ func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[strin
 		return err
 	}
 	t := &txn{}
-	t.add("payment", types.TransactWriteItem{Put: &types.Put{
+	t.Add("payment", types.TransactWriteItem{Put: &types.Put{
 		TableName:                aws.String(s.db.Table),
 		Item:                     item,
 		ConditionExpression:      aws.String("#status = :status AND attribute_not_exists(next_poll_at)"),
@@ -322,9 +296,9 @@ func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[strin
 			":status": &types.AttributeValueMemberS{Value: string(p.Status)},
 		},
 	}})
-	t.add("payment_ref", ref)
-	return s.db.writeOnce(ctx, "adopt payment "+p.ID, t, func(_ context.Context, c cancellation) error {
-		if c.failed("payment") || c.failed("payment_ref") {
+	t.Add("payment_ref", ref)
+	return s.db.writeOnce(ctx, "adopt payment "+p.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("payment") || c.Failed("payment_ref") {
 			return payments.ErrStatusChanged
 		}
 		return nil
@@ -334,52 +308,48 @@ func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[strin
 // GetPayment reads a payment of the company, strongly consistent.
 func (s *Payments) GetPayment(ctx context.Context, companyID, id string) (payments.Payment, error) {
 	var it paymentItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), paymentSK(id), &it)
-	if err != nil {
-		return payments.Payment{}, fmt.Errorf("store: get payment %s: %w", id, err)
-	}
-	if !found {
-		return payments.Payment{}, payments.ErrNotFound
+	if err := s.db.Get(ctx, "payment "+id, companyPK(companyID), paymentSK(id), &it, payments.ErrNotFound); err != nil {
+		return payments.Payment{}, err
 	}
 	return it.payment()
 }
 
 // ListPayments reads page p of the company's payments that match q, newest
-// first, strongly consistent (readPage). The dates become a range of sort
+// first, strongly consistent (ReadPage). The dates become a range of sort
 // keys (payment ids are UUID v7 of their created_at); status, type,
 // external_id and reconciliation_required are a FilterExpression.
 func (s *Payments) ListPayments(ctx context.Context, companyID string, q payments.Query, p page.Request) (page.Result[payments.Payment], error) {
-	lo, hi := timeRange(paymentSKPrefix, q.From, q.To)
-	l := listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: paymentSKPrefix, lo: lo, hi: hi, consistent: true,
-		filter: paymentFilter(q),
+	lo, hi := dynamo.TimeRange(paymentSKPrefix, q.From, q.To)
+	l := dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: paymentSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		Filter: paymentFilter(q),
 	}
-	rows, total, next, err := s.db.readPage(ctx, l, p)
+	rows, total, next, err := s.db.ReadPage(ctx, l, p)
 	if err != nil {
 		return page.Result[payments.Payment]{}, fmt.Errorf("store: list payments: %w", err)
 	}
-	return pageOf(rows, total, next, paymentItem.payment)
+	return dynamo.PageOf(rows, total, next, paymentItem.payment)
 }
 
 // paymentFilter is the FilterExpression of the fields of q that are not
 // keys.
-func paymentFilter(q payments.Query) filter {
-	var f filter
+func paymentFilter(q payments.Query) dynamo.Filter {
+	var f dynamo.Filter
 	if q.Status != "" {
-		f.equal("status", string(q.Status))
+		f.Equal("status", string(q.Status))
 	}
 	if q.Type != "" {
-		f.equal("pay_type", string(q.Type))
+		f.Equal("pay_type", string(q.Type))
 	}
 	if q.ExternalID != "" {
-		f.contains("external_id", q.ExternalID)
+		f.Contains("external_id", q.ExternalID)
 	}
 	switch r := q.ReconciliationRequired; {
 	case r != nil && *r:
-		f.equal("reconciliation_required", true)
+		f.Equal("reconciliation_required", true)
 	case r != nil:
-		f.notEqual("reconciliation_required", true) // an item from before the flag has none
+		f.NotEqual("reconciliation_required", true) // an item from before the flag has none
 	}
 	return f
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
-	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -14,73 +12,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/payments"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
-
-// IndexShards is how many GSI2 partitions each sweeper index is spread
-// over (OPEN_PAYMENT#00 … OPEN_PAYMENT#15, OUTBOX#00 … OUTBOX#15): an item
-// goes to the shard of a hash of its id, so that no single partition takes
-// every write of the index; the sweeper reads every shard.
-const IndexShards = 16
-
-// shardKey returns the GSI2 partition of id in the index named prefix.
-func shardKey(prefix, id string) string {
-	h := fnv.New32a()
-	h.Write([]byte(id))
-	return fmt.Sprintf("%s#%02d", prefix, h.Sum32()%IndexShards)
-}
-
-// shardKeys returns every partition of the index named prefix, starting at
-// a random one so that a sweep cut short by its limit does not always
-// favour the same shards, and last the partition named prefix alone, where
-// items written before the index was sharded still are (the sweeper moves
-// them: see payments.Service.Sweep).
-func shardKeys(prefix string) []string {
-	keys := make([]string, IndexShards, IndexShards+1)
-	first := rand.IntN(IndexShards)
-	for i := range keys {
-		keys[i] = fmt.Sprintf("%s#%02d", prefix, (first+i)%IndexShards)
-	}
-	return append(keys, prefix)
-}
-
-// dueItems returns up to limit items of the sharded GSI2 index named
-// prefix whose GSI2SK (a time first) is before cutoff, oldest first within
-// a shard, decoded by convert; eventually consistent: the caller reads each
-// again. shards are the partitions read: shardKeys(prefix), with the
-// unsharded one last, or only its IndexShards shards for an index sharded
-// from the start.
-func dueItems[I, T any](ctx context.Context, db *DB, shards []string, cutoff time.Time, limit int, convert func(I) (T, error)) ([]T, error) {
-	var out []T
-	for _, shard := range shards {
-		if len(out) >= limit {
-			break
-		}
-		page, err := db.Client.Query(ctx, &dynamodb.QueryInput{
-			TableName:              aws.String(db.Table),
-			IndexName:              aws.String(GSI2),
-			KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":pk": &types.AttributeValueMemberS{Value: shard}, ":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},
-			},
-			Limit: aws.Int32(int32(limit - len(out))),
-		})
-		if err != nil {
-			return nil, fmt.Errorf("store: query %s: %w", shard, err)
-		}
-		items, err := decodeAll(page.Items, convert)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, items...)
-	}
-	return out, nil
-}
-
-const openPaymentIndex = "OPEN_PAYMENT"
-
-// openPaymentGSI2PK is the shard of the open-payment index of payment id.
-func openPaymentGSI2PK(id string) string { return shardKey(openPaymentIndex, id) }
 
 // DuePayments returns up to limit payments of every company whose
 // NextPollAt is before cutoff, from every shard of the open-payment index
@@ -148,7 +82,7 @@ func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int)
 	if err != nil {
 		return nil, "", fmt.Errorf("store: query flagged payments: %w", err)
 	}
-	ps, err := decodeAll(out.Items, paymentItem.payment)
+	ps, err := dynamo.DecodeAll(out.Items, paymentItem.payment)
 	if err != nil {
 		return nil, "", err
 	}
@@ -163,7 +97,7 @@ func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int)
 // reconciliation, of every company: a Select COUNT of the RECONCILE
 // partition of GSI1 (eventually consistent), summed over its pages.
 func (s *Payments) CountFlaggedPayments(ctx context.Context) (int, error) {
-	n, err := s.db.countQuery(ctx, &dynamodb.QueryInput{
+	n, err := s.db.CountQuery(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		IndexName:              aws.String(GSI1),
 		KeyConditionExpression: aws.String("GSI1PK = :pk"),
@@ -182,12 +116,8 @@ func (s *Payments) CountFlaggedPayments(ctx context.Context) (int, error) {
 // strongly consistent.
 func (s *Payments) PaymentByID(ctx context.Context, id string) (payments.Payment, error) {
 	var ref paymentRefItem
-	found, err := s.db.getItem(ctx, paymentRefPK(id), paymentRefSK, &ref)
-	if err != nil {
-		return payments.Payment{}, fmt.Errorf("store: get payment ref %s: %w", id, err)
-	}
-	if !found {
-		return payments.Payment{}, payments.ErrNotFound
+	if err := s.db.Get(ctx, "payment ref "+id, paymentRefPK(id), paymentRefSK, &ref, payments.ErrNotFound); err != nil {
+		return payments.Payment{}, err
 	}
 	return s.GetPayment(ctx, ref.CompanyID, id)
 }

@@ -80,7 +80,7 @@ func TestCreatePayoutRetriesConflicts(t *testing.T) {
 		want      error
 		calls     int64
 	}{
-		{0, nil, 1}, {3, nil, 4}, {100, contention.ErrConflict, int64(store.DefaultRetry.Attempts)},
+		{0, nil, 1}, {3, nil, 4}, {100, contention.ErrConflict, int64(contention.Retry.Attempts)},
 	}
 	for _, tt := range tests {
 		t.Run(fmt.Sprint(tt.conflicts), func(t *testing.T) {

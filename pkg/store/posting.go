@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/debts"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -63,7 +64,7 @@ func legItem(i int) string {
 // its own items (the payment, the card, the event, the effect of an
 // Idempotency-Key) first. The wallet is read when the leg records
 // balances or credits the payout balance. The caller's refused func
-// answers errRetry on debtRaced, so that the transaction is built again
+// answers dynamo.ErrRetry on debtRaced, so that the transaction is built again
 // from fresh reads.
 func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted, error) {
 	own := 0
@@ -152,7 +153,7 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 		out[i].After = w.Adjusted(adj, p.Now)
 	}
 	for _, it := range items {
-		t.add(it.name, it.item)
+		t.Add(it.name, it.item)
 	}
 	return out, nil
 }
@@ -190,7 +191,7 @@ func needsRead(l wallets.Leg) bool {
 func (s *Wallets) entryUpdate(companyID string, u wallets.EntryUpdate, before, after *int64) types.TransactWriteItem {
 	names := map[string]string{"#st": "status", "#delta": "delta", "#res": "reserved"}
 	values := map[string]types.AttributeValue{
-		":from": strValue(string(u.From)), ":to": strValue(string(u.To)), ":delta": numValue(u.Delta), ":res": numValue(u.Reserved),
+		":from": dynamo.Str(string(u.From)), ":to": dynamo.Str(string(u.To)), ":delta": dynamo.Num(u.Delta), ":res": dynamo.Num(u.Reserved),
 	}
 	set := []string{"#st = :to", "#delta = :delta", "#res = :res"}
 	add := func(attr, placeholder string, v types.AttributeValue) {
@@ -199,18 +200,18 @@ func (s *Wallets) entryUpdate(companyID string, u wallets.EntryUpdate, before, a
 		set = append(set, "#"+placeholder+" = :"+placeholder)
 	}
 	if u.OrderID != "" {
-		add("order_id", "order", strValue(u.OrderID))
+		add("order_id", "order", dynamo.Str(u.OrderID))
 	}
 	if before != nil && after != nil {
-		add("wallet_balance_before", "before", numValue(*before))
-		add("wallet_balance_after", "after", numValue(*after))
+		add("wallet_balance_before", "before", dynamo.Num(*before))
+		add("wallet_balance_after", "after", dynamo.Num(*after))
 	}
 	if u.CompletedAt != nil {
-		add("completed_at", "done", strValue(timestamp.Format(*u.CompletedAt)))
+		add("completed_at", "done", dynamo.Str(timestamp.Format(*u.CompletedAt)))
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       primaryKeyOf(companyPK(companyID), ledgerSK(u.ID)),
+		Key:                       dynamo.Key(companyPK(companyID), ledgerSK(u.ID)),
 		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + attrGSI2PK + ", " + attrGSI2SK),
 		ConditionExpression:       aws.String("#st = :from"),
 		ExpressionAttributeNames:  names,

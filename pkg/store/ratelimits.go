@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/auth"
+	"payments/pkg/store/dynamo"
 )
 
 var _ auth.RateLimiter = (*RateLimiter)(nil)
@@ -63,10 +64,10 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (boo
 	// at least that many.
 	policy := l.db.Retry
 	policy.Attempts = max(policy.Attempts, l.limit+1)
-	err := retry(ctx, policy, "rate limit "+l.scope, func(ctx context.Context) error {
+	err := dynamo.Retry(ctx, policy, "rate limit "+l.scope, func(ctx context.Context) error {
 		wait = 0
 		var it rateLimitItem
-		found, err := l.db.getItem(ctx, pk, rateLimitSK(), &it)
+		found, err := l.db.Find(ctx, pk, rateLimitSK(), &it)
 		if err != nil {
 			return fmt.Errorf("store: read rate limit: %w", err)
 		}
@@ -99,8 +100,8 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (boo
 			}
 		}
 		_, err = l.db.Client.PutItem(ctx, in)
-		if conditionFailed(err) {
-			return errRetry // another request was admitted first
+		if dynamo.ConditionFailed(err) {
+			return dynamo.ErrRetry // another request was admitted first
 		}
 		if err != nil {
 			return fmt.Errorf("store: write rate limit: %w", err)

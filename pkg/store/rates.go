@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"payments/pkg/fx"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
 
@@ -27,16 +28,6 @@ type Rates struct{ db *DB }
 
 // NewRates returns the rates store on db.
 func NewRates(db *DB) *Rates { return &Rates{db: db} }
-
-// rateSKPrefix starts the sort key of every rate of a company.
-const rateSKPrefix = "RATE#"
-
-// rateSK is the sort key of the rate of a currency pair.
-func rateSK(from, to string) string { return rateSKPrefix + from + "#" + to }
-
-// rateVersionSK is the sort key of a version of a rate. Its prefix does
-// not start with rateSKPrefix: Rates lists current rates only.
-func rateVersionSK(id string) string { return "RATEVERSION#" + id }
 
 // rateItem is a rate as stored.
 type rateItem struct {
@@ -67,12 +58,8 @@ func (it rateItem) rate() (fx.Rate, error) {
 // consistent; fx.ErrNoRate when there is none.
 func (s *Rates) Rate(ctx context.Context, companyID, from, to string) (fx.Rate, error) {
 	var it rateItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), rateSK(from, to), &it)
-	if err != nil {
-		return fx.Rate{}, fmt.Errorf("store: get rate %s → %s: %w", from, to, err)
-	}
-	if !found {
-		return fx.Rate{}, fx.ErrNoRate
+	if err := s.db.Get(ctx, "rate "+from+" → "+to, companyPK(companyID), rateSK(from, to), &it, fx.ErrNoRate); err != nil {
+		return fx.Rate{}, err
 	}
 	return it.rate()
 }
@@ -84,14 +71,14 @@ func (s *Rates) Rates(ctx context.Context, companyID string) ([]fx.Rate, error) 
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": strValue(companyPK(companyID)), ":prefix": strValue(rateSKPrefix),
+			":pk": dynamo.Str(companyPK(companyID)), ":prefix": dynamo.Str(rateSKPrefix),
 		},
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("store: list rates: %w", err)
 	}
-	return decodeAll(items, rateItem.rate)
+	return dynamo.DecodeAll(items, rateItem.rate)
 }
 
 // PutRate makes r its pair's current rate on the condition that the pair's
@@ -117,13 +104,13 @@ func (s *Rates) PutRate(ctx context.Context, r fx.Rate, previous string) error {
 	} else {
 		put.ConditionExpression = aws.String("#rid = :previous")
 		put.ExpressionAttributeNames = map[string]string{"#rid": "rate_id"}
-		put.ExpressionAttributeValues = map[string]types.AttributeValue{":previous": strValue(previous)}
+		put.ExpressionAttributeValues = map[string]types.AttributeValue{":previous": dynamo.Str(previous)}
 	}
 	t := &txn{}
-	t.add("rate", types.TransactWriteItem{Put: put})
-	t.add("version", NewWallets(s.db).putNew(version))
-	return s.db.writeOnce(ctx, "put rate "+r.From+" → "+r.To, t, func(_ context.Context, k cancellation) error {
-		if k.failed("rate") {
+	t.Add("rate", types.TransactWriteItem{Put: put})
+	t.Add("version", NewWallets(s.db).putNew(version))
+	return s.db.writeOnce(ctx, "put rate "+r.From+" → "+r.To, t, func(_ context.Context, k dynamo.Cancellation) error {
+		if k.Failed("rate") {
 			return fx.ErrChanged
 		}
 		return nil
@@ -135,12 +122,8 @@ func (s *Rates) PutRate(ctx context.Context, r fx.Rate, previous string) error {
 // company has no such version.
 func (s *Rates) Version(ctx context.Context, companyID, id string) (fx.Rate, error) {
 	var it rateItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), rateVersionSK(id), &it)
-	if err != nil {
-		return fx.Rate{}, fmt.Errorf("store: get rate version %s: %w", id, err)
-	}
-	if !found {
-		return fx.Rate{}, fx.ErrNoRate
+	if err := s.db.Get(ctx, "rate version "+id, companyPK(companyID), rateVersionSK(id), &it, fx.ErrNoRate); err != nil {
+		return fx.Rate{}, err
 	}
 	return it.rate()
 }
@@ -151,9 +134,9 @@ func (s *Rates) Version(ctx context.Context, companyID, id string) (fx.Rate, err
 func (s *Rates) rateCheck(companyID, from, to, id string) types.TransactWriteItem {
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       primaryKeyOf(companyPK(companyID), rateSK(from, to)),
+		Key:                       dynamo.Key(companyPK(companyID), rateSK(from, to)),
 		ConditionExpression:       aws.String("#rid = :id"),
 		ExpressionAttributeNames:  map[string]string{"#rid": "rate_id"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":id": strValue(id)},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":id": dynamo.Str(id)},
 	}}
 }

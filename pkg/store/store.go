@@ -4,8 +4,30 @@
 // Every item a company owns has a partition key that starts with
 // "COMPANY#<company id>", and every read of company data is built from the
 // company id of the caller's token, so another company's item cannot be
-// reached: it reads as not found. Keys are built only by the functions in
-// keys.go.
+// reached: it reads as not found.
+//
+// The files:
+//
+//   - store.go: DB, the table every store type works on, and its creation;
+//   - schema.go: the table's definition and every attribute, index, item
+//     kind and key of our items; keys are built only there;
+//   - the toolkit: package dynamo (reads of one item with a sentinel for
+//     a missing one, writes, transactions with named items and an item
+//     budget, the paged read of every list, the one retry policy), which
+//     the simulated providers' own stores use too; beside it, write.go (a
+//     transaction that records an Idempotency-Key's effect, effects.go),
+//     due.go (the sweeper's reads of the sharded indexes) and update.go
+//     (UpdateExpressions);
+//   - one file or file group per capability: companies.go, ratelimits.go,
+//     idempotency.go, wallets.go, ledger.go, posting.go (the one write of
+//     money), funds.go, moves.go, conversions.go, debts.go, payments*.go,
+//     cards*.go, customers.go, rates.go, fees.go, outbox.go, webhooks.go,
+//     webhooklog.go.
+//
+// The simulated providers keep their state apart from ours, as remote
+// systems would, in stores of their own beside their code
+// (pkg/providers/<kind>/<kind>db); no package of the store imports a
+// provider.
 package store
 
 import (
@@ -14,34 +36,25 @@ import (
 	"fmt"
 	"time"
 
-	"payments/pkg/ids"
+	"payments/pkg/store/dynamo"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// DB is the table every store type works on.
+// DB is the table every store type works on, with the toolkit's reads and
+// writes (dynamo.DB).
 type DB struct {
-	Client *dynamodb.Client
-	Table  string
-	// Retry is the conflict-retry policy of every write (DefaultRetry).
-	Retry RetryPolicy
-	// MaxTransactItems is the most items one TransactWriteItems may hold.
-	// A write whose size varies (a credit that pays debts) keeps within it.
-	MaxTransactItems int
+	*dynamo.DB
 }
 
 // New returns a DB for table through client. A transaction holds at most
-// 100 items, or 10 when the client has an endpoint of its own (NewClient
-// with an endpoint): DynamoDB Local 1.11 keeps DynamoDB's former limit.
+// dynamo.MaxTransactItems items, or dynamo.LocalTransactItems when the
+// client has an endpoint of its own (NewClient with an endpoint): DynamoDB
+// Local 1.11 keeps DynamoDB's former limit.
 func New(client *dynamodb.Client, table string) *DB {
-	db := &DB{Client: client, Table: table, Retry: DefaultRetry, MaxTransactItems: 100}
-	if client != nil && client.Options().BaseEndpoint != nil {
-		db.MaxTransactItems = 10
-	}
-	return db
+	return &DB{DB: dynamo.New(client, table)}
 }
 
 // NewClient returns a DynamoDB client for cfg. When endpoint is set (DynamoDB
@@ -54,64 +67,6 @@ func NewClient(cfg aws.Config, endpoint string) *dynamodb.Client {
 			o.DisableValidateResponseChecksum = true
 		}
 	})
-}
-
-// Attribute names shared by every item.
-const (
-	attrPK     = "PK"
-	attrSK     = "SK"
-	attrGSI1PK = "GSI1PK"
-	attrGSI1SK = "GSI1SK"
-	attrGSI2PK = "GSI2PK"
-	attrGSI2SK = "GSI2SK"
-	attrGSI3PK = "GSI3PK"
-	attrGSI3SK = "GSI3SK"
-	// AttrExpiresAt is the TTL attribute: epoch seconds after which DynamoDB
-	// may delete the item.
-	AttrExpiresAt = "expires_at"
-)
-
-// Index names.
-const (
-	GSI1 = "GSI1"
-	GSI2 = "GSI2"
-	GSI3 = "GSI3"
-)
-
-// TableDefinition is the one definition of the table: the local stack and
-// the tests create it from here, and a test proves template.yaml declares the
-// same keys and indexes.
-func TableDefinition(name string) *dynamodb.CreateTableInput {
-	str := func(n string) types.AttributeDefinition {
-		return types.AttributeDefinition{AttributeName: aws.String(n), AttributeType: types.ScalarAttributeTypeS}
-	}
-	key := func(pk, sk string) []types.KeySchemaElement {
-		return []types.KeySchemaElement{
-			{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
-			{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
-		}
-	}
-	gsi := func(name, pk, sk string) types.GlobalSecondaryIndex {
-		return types.GlobalSecondaryIndex{
-			IndexName:  aws.String(name),
-			KeySchema:  key(pk, sk),
-			Projection: &types.Projection{ProjectionType: types.ProjectionTypeAll},
-		}
-	}
-	return &dynamodb.CreateTableInput{
-		TableName:   aws.String(name),
-		BillingMode: types.BillingModePayPerRequest,
-		AttributeDefinitions: []types.AttributeDefinition{
-			str(attrPK), str(attrSK), str(attrGSI1PK), str(attrGSI1SK), str(attrGSI2PK), str(attrGSI2SK),
-			str(attrGSI3PK), str(attrGSI3SK),
-		},
-		KeySchema: key(attrPK, attrSK),
-		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-			gsi(GSI1, attrGSI1PK, attrGSI1SK),
-			gsi(GSI2, attrGSI2PK, attrGSI2SK),
-			gsi(GSI3, attrGSI3PK, attrGSI3SK),
-		},
-	}
 }
 
 // CreateTable creates the table from TableDefinition when it does not exist,
@@ -141,67 +96,4 @@ func (db *DB) CreateTable(ctx context.Context) error {
 func isTTLAlreadyOn(err error) bool {
 	var ve interface{ ErrorCode() string }
 	return errors.As(err, &ve) && ve.ErrorCode() == "ValidationException"
-}
-
-// conditionFailed reports whether err is a failed condition of a single-item
-// write.
-func conditionFailed(err error) bool {
-	var ccf *types.ConditionalCheckFailedException
-	return errors.As(err, &ccf)
-}
-
-// getItem reads the item (pk, sk), strongly consistent, into out and reports
-// whether it exists.
-func (db *DB) getItem(ctx context.Context, pk, sk string, out any) (bool, error) {
-	res, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(db.Table),
-		Key:            primaryKeyOf(pk, sk),
-		ConsistentRead: aws.Bool(true),
-	})
-	if err != nil {
-		return false, err
-	}
-	if res.Item == nil {
-		return false, nil
-	}
-	if err := attributevalue.UnmarshalMap(res.Item, out); err != nil {
-		return false, fmt.Errorf("decode: %w", err)
-	}
-	return true, nil
-}
-
-// timeRange returns the sort-key bounds, for BETWEEN, of the items keyed
-// prefix + a UUID v7 whose time falls in [from, to); a zero time leaves
-// that end open.
-func timeRange(prefix string, from, to time.Time) (lo, hi string) {
-	lo, hi = prefix, prefix[:len(prefix)-1]+string(prefix[len(prefix)-1]+1)
-	if !from.IsZero() {
-		lo = prefix + ids.V7Prefix(from.UnixMilli())
-	}
-	if !to.IsZero() {
-		ms := to.UnixMilli()
-		if to.After(time.UnixMilli(ms)) {
-			ms++
-		}
-		hi = prefix + ids.V7Prefix(ms)
-	}
-	return lo, hi
-}
-
-// decodeAll unmarshals each item into an I and turns it into a T with
-// convert (an item type's conversion method, such as walletItem.wallet).
-func decodeAll[I, T any](items []map[string]types.AttributeValue, convert func(I) (T, error)) ([]T, error) {
-	out := make([]T, 0, len(items))
-	for _, raw := range items {
-		var it I
-		if err := attributevalue.UnmarshalMap(raw, &it); err != nil {
-			return nil, fmt.Errorf("store: decode item: %w", err)
-		}
-		v, err := convert(it)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }

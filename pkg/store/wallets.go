@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -34,15 +35,6 @@ type Wallets struct{ db *DB }
 
 // NewWallets returns the wallets store on db.
 func NewWallets(db *DB) *Wallets { return &Wallets{db: db} }
-
-// Item kinds of the "type" attribute.
-const (
-	kindWallet     = "wallet"
-	kindWalletPair = "wallet_pair"
-	kindWalletRef  = "wallet_ref"
-	kindLedger     = "wallet_tx"
-	kindCreditRef  = "credit_ref"
-)
 
 // walletItem is a wallet as stored.
 type walletItem struct {
@@ -153,11 +145,11 @@ func (s *Wallets) CreateWallet(ctx context.Context, w wallets.Wallet) error {
 		return fmt.Errorf("store: marshal wallet ref: %w", err)
 	}
 	t := &txn{}
-	t.add("wallet", s.putNew(wallet))
-	t.add("pair", s.putNew(pair))
-	t.add("wallet_ref", s.putNew(ref))
-	return s.db.writeOnce(ctx, "create wallet "+w.ID, t, func(_ context.Context, c cancellation) error {
-		if c.failed("pair") {
+	t.Add("wallet", s.putNew(wallet))
+	t.Add("pair", s.putNew(pair))
+	t.Add("wallet_ref", s.putNew(ref))
+	return s.db.writeOnce(ctx, "create wallet "+w.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("pair") {
 			return wallets.ErrExists
 		}
 		return nil
@@ -177,12 +169,8 @@ func (s *Wallets) putNew(item map[string]types.AttributeValue) types.TransactWri
 // GetWallet reads a wallet of the company, strongly consistent.
 func (s *Wallets) GetWallet(ctx context.Context, companyID, walletID string) (wallets.Wallet, error) {
 	var it walletItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), walletSK(walletID), &it)
-	if err != nil {
-		return wallets.Wallet{}, fmt.Errorf("store: get wallet %s: %w", walletID, err)
-	}
-	if !found {
-		return wallets.Wallet{}, wallets.ErrNotFound
+	if err := s.db.Get(ctx, "wallet "+walletID, companyPK(companyID), walletSK(walletID), &it, wallets.ErrNotFound); err != nil {
+		return wallets.Wallet{}, err
 	}
 	return it.wallet()
 }
@@ -193,12 +181,8 @@ func (s *Wallets) GetWallet(ctx context.Context, companyID, walletID string) (wa
 // or rewritten, so the answer never changes once there is one.
 func (s *Wallets) WalletIDFor(ctx context.Context, companyID, currency, countryISO string) (string, error) {
 	var it walletPairItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), walletPairSK(currency, countryISO), &it)
-	if err != nil {
-		return "", fmt.Errorf("store: get wallet of %s %s: %w", currency, countryISO, err)
-	}
-	if !found {
-		return "", wallets.ErrNotFound
+	if err := s.db.Get(ctx, "wallet of "+currency+" "+countryISO, companyPK(companyID), walletPairSK(currency, countryISO), &it, wallets.ErrNotFound); err != nil {
+		return "", err
 	}
 	return it.WalletID, nil
 }
@@ -218,18 +202,14 @@ func (s *Wallets) ListWallets(ctx context.Context, companyID string) ([]wallets.
 	if err != nil {
 		return nil, fmt.Errorf("store: list wallets: %w", err)
 	}
-	return decodeAll(items, walletItem.wallet)
+	return dynamo.DecodeAll(items, walletItem.wallet)
 }
 
 // WalletCompany reads the wallet id lookup, strongly consistent.
 func (s *Wallets) WalletCompany(ctx context.Context, walletID string) (string, error) {
 	var it walletRefItem
-	found, err := s.db.getItem(ctx, walletRefPK(walletID), walletRefSK(), &it)
-	if err != nil {
-		return "", fmt.Errorf("store: get wallet ref %s: %w", walletID, err)
-	}
-	if !found {
-		return "", wallets.ErrNotFound
+	if err := s.db.Get(ctx, "wallet ref "+walletID, walletRefPK(walletID), walletRefSK(), &it, wallets.ErrNotFound); err != nil {
+		return "", err
 	}
 	return it.CompanyID, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/webhooks"
 )
 
@@ -38,9 +39,9 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 			return webhooks.Record{}, fmt.Errorf("store: query event %s: %w", eventID, err)
 		}
 		for _, item := range out.Items {
-			switch stringAttr(item, attrType) {
+			switch dynamo.StringAttr(item, attrType) {
 			case kindEvent:
-				if stringAttr(item, attrSK) == eventSK(eventID) {
+				if dynamo.StringAttr(item, attrSK) == eventSK(eventID) {
 					event = item
 				}
 			case kindWebhookDelivery:
@@ -55,7 +56,7 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 }
 
 // Records reads page p of the company's events that match q, newest first,
-// each with its deliveries, strongly consistent (readPage). The dates become
+// each with its deliveries, strongly consistent (ReadPage). The dates become
 // a range of sort keys (event ids are UUID v7 of their creation time);
 // deliveries are stored right after their event and are read with it; the
 // kind is a FilterExpression. The status is decided by the deliveries
@@ -63,30 +64,30 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 // in process, and with it the count and the skip read the events and
 // deliveries projected to what decides a status.
 func (s *Webhooks) Records(ctx context.Context, companyID string, q webhooks.Query, p page.Request) (page.Result[webhooks.Record], error) {
-	lo, hi := timeRange(eventSKPrefix, q.From, q.To)
-	l := listing{
-		pkAttr: attrPK, skAttr: attrSK, pk: companyPK(companyID),
-		prefix: eventSKPrefix, lo: lo, hi: hi, consistent: true,
-		memberKind: kindWebhookDelivery,
+	lo, hi := dynamo.TimeRange(eventSKPrefix, q.From, q.To)
+	l := dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: eventSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		KindAttr: attrType, MemberKind: kindWebhookDelivery,
 	}
-	l.filter.equal(attrType, kindEvent)
+	l.Filter.Equal(attrType, kindEvent)
 	if q.Kind != "" {
-		l.filter.equal("event", string(q.Kind))
+		l.Filter.Equal("event", string(q.Kind))
 	}
 	if q.Status != "" {
-		l.match = func(r row) (bool, error) {
+		l.Match = func(r dynamo.Row) (bool, error) {
 			st, err := logStatus(r)
 			return st == q.Status, err
 		}
-		l.matchAttrs = []string{"dispatched_at", "destination", "round", "status"}
+		l.MatchAttrs = []string{"dispatched_at", "destination", "round", "status"}
 	}
-	rows, total, next, err := s.db.readPage(ctx, l, p)
+	rows, total, next, err := s.db.ReadPage(ctx, l, p)
 	if err != nil {
 		return page.Result[webhooks.Record]{}, fmt.Errorf("store: list events: %w", err)
 	}
 	out := page.Result[webhooks.Record]{Items: make([]webhooks.Record, 0, len(rows)), Total: total, Next: next}
 	for _, r := range rows {
-		rec, err := recordOf(r.item, r.members)
+		rec, err := recordOf(r.Item, r.Members)
 		if err != nil {
 			return page.Result[webhooks.Record]{}, err
 		}
@@ -97,15 +98,15 @@ func (s *Webhooks) Records(ctx context.Context, companyID string, q webhooks.Que
 
 // logStatus returns the delivery-log status of an event row, from the
 // attributes that decide it (the projection of Records' match).
-func logStatus(r row) (webhooks.Status, error) {
+func logStatus(r dynamo.Row) (webhooks.Status, error) {
 	var ev struct {
 		DispatchedAt string `dynamodbav:"dispatched_at"`
 	}
-	if err := attributevalue.UnmarshalMap(r.item, &ev); err != nil {
+	if err := attributevalue.UnmarshalMap(r.Item, &ev); err != nil {
 		return "", fmt.Errorf("store: decode event: %w", err)
 	}
 	rec := webhooks.Record{Dispatched: ev.DispatchedAt != ""}
-	for _, m := range r.members {
+	for _, m := range r.Members {
 		var d struct {
 			Destination string `dynamodbav:"destination"`
 			Round       int    `dynamodbav:"round"`
@@ -132,8 +133,8 @@ func recordOf(event map[string]types.AttributeValue, deliveries []map[string]typ
 	if err != nil {
 		return webhooks.Record{}, err
 	}
-	rec := webhooks.Record{Event: e, Dispatched: stringAttr(event, "dispatched_at") != ""}
-	ds, err := decodeAll(deliveries, deliveryItem.delivery)
+	rec := webhooks.Record{Event: e, Dispatched: dynamo.StringAttr(event, "dispatched_at") != ""}
+	ds, err := dynamo.DecodeAll(deliveries, deliveryItem.delivery)
 	if err != nil {
 		return webhooks.Record{}, err
 	}

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +12,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/events"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 	"payments/pkg/webhooks"
 )
@@ -40,24 +40,6 @@ var (
 
 // NewWebhooks returns the webhooks store on db.
 func NewWebhooks(db *DB) *Webhooks { return &Webhooks{db: db, outbox: NewOutbox(db)} }
-
-// Keys of the webhook items (see keys.go for the others).
-
-// webhookSecretSK is the sort key of a company's signing secret.
-func webhookSecretSK() string { return "WEBHOOK_SECRET" }
-
-// deliverySK is the sort key of a delivery: right after its event's.
-func deliverySK(deliveryID string) string {
-	eventID, rest, _ := strings.Cut(deliveryID, "#")
-	return eventSK(eventID) + deliverySKInfix + rest
-}
-
-const deliverySKInfix = "#DLV#"
-
-const (
-	kindWebhookSecret   = "webhook_secret"
-	kindWebhookDelivery = "webhook_delivery"
-)
 
 type secretItem struct {
 	PK        string `dynamodbav:"PK"`
@@ -136,8 +118,8 @@ func (s *Webhooks) Commit(ctx context.Context, evs ...events.Event) error {
 			return err
 		}
 		t := &txn{}
-		t.add("event", put)
-		if err := s.db.writeOnce(ctx, "commit event "+e.ID, t, func(context.Context, cancellation) error { return nil }); err != nil {
+		t.Add("event", put)
+		if err := s.db.writeOnce(ctx, "commit event "+e.ID, t, func(context.Context, dynamo.Cancellation) error { return nil }); err != nil {
 			return err
 		}
 	}
@@ -152,7 +134,7 @@ func (s *Webhooks) Event(ctx context.Context, companyID, eventID string) (events
 // Secret returns the company's signing secret, or "" when it has none.
 func (s *Webhooks) Secret(ctx context.Context, companyID string) (string, error) {
 	var it secretItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), webhookSecretSK(), &it)
+	found, err := s.db.Find(ctx, companyPK(companyID), webhookSecretSK(), &it)
 	if err != nil {
 		return "", fmt.Errorf("store: get webhook secret: %w", err)
 	}
@@ -183,7 +165,7 @@ func (s *Webhooks) PutSecret(ctx context.Context, companyID, secret string, now 
 func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
 	return s.withCompany(ctx, companyID, types.TransactWriteItem{Update: &types.Update{
 		TableName:                aws.String(s.db.Table),
-		Key:                      primaryKeyOf(companyPK(companyID), webhookSecretSK()),
+		Key:                      dynamo.Key(companyPK(companyID), webhookSecretSK()),
 		UpdateExpression:         aws.String("SET #type = :type, company_id = :cid REMOVE secret, created_at"),
 		ExpressionAttributeNames: map[string]string{"#type": "type"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -197,14 +179,14 @@ func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
 // exists.
 func (s *Webhooks) withCompany(ctx context.Context, companyID string, item types.TransactWriteItem) error {
 	t := &txn{}
-	t.add("company", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+	t.Add("company", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName:           aws.String(s.db.Table),
-		Key:                 primaryKeyOf(companyPK(companyID), companySK()),
+		Key:                 dynamo.Key(companyPK(companyID), companySK()),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 	}})
-	t.add("secret", item)
-	return s.db.writeOnce(ctx, "webhook secret of "+companyID, t, func(_ context.Context, c cancellation) error {
-		if c.failed("company") {
+	t.Add("secret", item)
+	return s.db.writeOnce(ctx, "webhook secret of "+companyID, t, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("company") {
 			return companies.ErrNotFound
 		}
 		return nil
@@ -227,12 +209,12 @@ func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) erro
 	if err != nil {
 		return fmt.Errorf("store: encode delivery: %w", err)
 	}
-	err = s.db.put(ctx, "put delivery "+d.ID, &dynamodb.PutItemInput{
+	err = s.db.Put(ctx, "put delivery "+d.ID, &dynamodb.PutItemInput{
 		TableName:           aws.String(s.db.Table),
 		Item:                item,
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return webhooks.ErrDeliveryExists
 	}
 	return err
@@ -241,12 +223,8 @@ func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) erro
 // Delivery reads one delivery; webhooks.ErrDeliveryNotFound when absent.
 func (s *Webhooks) Delivery(ctx context.Context, companyID, deliveryID string) (webhooks.Delivery, error) {
 	var it deliveryItem
-	found, err := s.db.getItem(ctx, companyPK(companyID), deliverySK(deliveryID), &it)
-	if err != nil {
-		return webhooks.Delivery{}, fmt.Errorf("store: get delivery: %w", err)
-	}
-	if !found {
-		return webhooks.Delivery{}, webhooks.ErrDeliveryNotFound
+	if err := s.db.Get(ctx, "delivery", companyPK(companyID), deliverySK(deliveryID), &it, webhooks.ErrDeliveryNotFound); err != nil {
+		return webhooks.Delivery{}, err
 	}
 	if it.Type != kindWebhookDelivery {
 		return webhooks.Delivery{}, webhooks.ErrDeliveryNotFound
@@ -262,9 +240,9 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 	if err != nil {
 		return fmt.Errorf("store: encode attempt: %w", err)
 	}
-	_, err = s.db.update(ctx, fmt.Sprintf("record attempt %d of %s", a.Number, d.ID), &dynamodb.UpdateItemInput{
+	_, err = s.db.Update(ctx, fmt.Sprintf("record attempt %d of %s", a.Number, d.ID), &dynamodb.UpdateItemInput{
 		TableName: aws.String(s.db.Table),
-		Key:       primaryKeyOf(companyPK(d.CompanyID), deliverySK(d.ID)),
+		Key:       dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
 		UpdateExpression: aws.String("SET attempts = list_append(if_not_exists(attempts, :none), :a), " +
 			"attempt_count = :n, #status = :s, updated_at = :now"),
 		ConditionExpression:      aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :prev"),
@@ -279,7 +257,7 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 			":now":     &types.AttributeValueMemberS{Value: timestamp.Format(now)},
 		},
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return webhooks.ErrAttemptTaken
 	}
 	return err
@@ -288,16 +266,16 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 // MarkQueued raises the delivery's queued mark to n; a mark already at n or
 // above is left as it is.
 func (s *Webhooks) MarkQueued(ctx context.Context, companyID, deliveryID string, n int) error {
-	_, err := s.db.update(ctx, fmt.Sprintf("mark attempt %d of %s queued", n, deliveryID), &dynamodb.UpdateItemInput{
+	_, err := s.db.Update(ctx, fmt.Sprintf("mark attempt %d of %s queued", n, deliveryID), &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
-		Key:                 primaryKeyOf(companyPK(companyID), deliverySK(deliveryID)),
+		Key:                 dynamo.Key(companyPK(companyID), deliverySK(deliveryID)),
 		UpdateExpression:    aws.String("SET queued = :n"),
 		ConditionExpression: aws.String("attribute_exists(PK) AND queued < :n"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":n": &types.AttributeValueMemberN{Value: fmt.Sprint(n)},
 		},
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return nil
 	}
 	return err
@@ -305,16 +283,16 @@ func (s *Webhooks) MarkQueued(ctx context.Context, companyID, deliveryID string,
 
 // MarkDispatched sets dispatched_at on the event item, once.
 func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string, now time.Time) error {
-	_, err := s.db.update(ctx, "mark event "+eventID+" dispatched", &dynamodb.UpdateItemInput{
+	_, err := s.db.Update(ctx, "mark event "+eventID+" dispatched", &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
-		Key:                 primaryKeyOf(companyPK(companyID), eventSK(eventID)),
+		Key:                 dynamo.Key(companyPK(companyID), eventSK(eventID)),
 		UpdateExpression:    aws.String("SET dispatched_at = if_not_exists(dispatched_at, :now)"),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":now": &types.AttributeValueMemberS{Value: timestamp.Format(now)},
 		},
 	})
-	if conditionFailed(err) {
+	if dynamo.ConditionFailed(err) {
 		return events.ErrNotFound
 	}
 	return err

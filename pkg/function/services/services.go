@@ -33,8 +33,11 @@ import (
 	"payments/pkg/providers"
 	"payments/pkg/providers/bank"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/kyc/kycdb"
 	"payments/pkg/providers/operator"
+	"payments/pkg/providers/operator/operatordb"
 	"payments/pkg/store"
 	"payments/pkg/vault"
 	"payments/pkg/wallets"
@@ -119,9 +122,9 @@ func Idempotent(db *store.DB) httpapi.Middleware {
 // nil where it never asks for it. A mode without a provider's adapter
 // refuses what needs it, and says so in the log.
 func Providers(cfg function.Config, db *store.DB, with providers.Deps) (providers.Providers, error) {
-	with.Orders = store.NewSandboxOperator(db)
-	with.Cards = store.NewSandboxIssuer(db)
-	with.Verifications = store.NewSandboxKYC(db)
+	with.Orders = operatordb.New(db.DB)
+	with.Cards = issuerdb.New(db.DB)
+	with.Verifications = kycdb.New(db.DB)
 	p, err := providers.ForMode(cfg.Mode, with)
 	if err != nil {
 		return providers.Providers{}, fmt.Errorf("%w: %v", function.ErrConfig, err)

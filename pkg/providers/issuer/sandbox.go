@@ -93,7 +93,8 @@ type SandboxMovement struct {
 	CreatedAt time.Time
 }
 
-// SandboxStore is the sandbox issuer's own state. Its methods answer
+// SandboxStore is the sandbox issuer's own state (in DynamoDB: package
+// issuerdb). Its methods answer
 // ErrNotFound, ErrCardState and ErrInsufficientFunds (wrapped) as they say;
 // any other error is a failure of the store.
 type SandboxStore interface {

@@ -20,6 +20,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/vault"
@@ -40,7 +41,7 @@ func newSandboxDB(t *testing.T) (*issuer.Sandbox, *store.DB, *vault.Vault) {
 	t.Helper()
 	db := storetest.NewDB(t)
 	v := newVault(t)
-	sb := issuer.NewSandbox(store.NewSandboxIssuer(db), v)
+	sb := issuer.NewSandbox(issuerdb.New(db.DB), v)
 	sb.Now = func() time.Time { return now }
 	return sb, db, v
 }
@@ -420,7 +421,7 @@ func cardItems(t *testing.T, db *store.DB) []map[string]types.AttributeValue {
 func TestSandboxWithoutSealer(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.NewDB(t)
-	sb := issuer.NewSandbox(store.NewSandboxIssuer(db), nil)
+	sb := issuer.NewSandbox(issuerdb.New(db.DB), nil)
 	h := enroll(t, sb, "CM-123456")
 	if got, err := sb.Cardholder(ctx, h.ID); err != nil || got != h {
 		t.Fatalf("Cardholder = %+v, %v; want %+v", got, err, h)
@@ -431,7 +432,7 @@ func TestSandboxWithoutSealer(t *testing.T) {
 		t.Fatalf("IssueCard = %+v, %v; want ErrUnavailable", c, err)
 	}
 	// The reference is free: a sandbox with a sealer issues on it.
-	if _, sec, err := issuer.NewSandbox(store.NewSandboxIssuer(db), newVault(t)).IssueCard(ctx, req); err != nil {
+	if _, sec, err := issuer.NewSandbox(issuerdb.New(db.DB), newVault(t)).IssueCard(ctx, req); err != nil {
 		t.Fatalf("IssueCard with a sealer = %v", err)
 	} else {
 		checkSecrets(t, sec, issuer.Visa)
@@ -448,7 +449,7 @@ func TestSandboxSecretsUnderAnotherKey(t *testing.T) {
 	if _, _, err := sb.IssueCard(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	other := issuer.NewSandbox(store.NewSandboxIssuer(db), newVault(t))
+	other := issuer.NewSandbox(issuerdb.New(db.DB), newVault(t))
 	if c, sec, err := other.IssueCard(ctx, req); !errors.Is(err, issuer.ErrUnavailable) || sec != (issuer.Secrets{}) {
 		t.Fatalf("IssueCard under another key = %+v, %v; want ErrUnavailable", c, err)
 	}

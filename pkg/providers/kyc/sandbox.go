@@ -40,7 +40,8 @@ type SandboxRecord struct {
 	CreatedAt time.Time
 }
 
-// SandboxStore keeps the sandbox verifier's records apart from ours.
+// SandboxStore keeps the sandbox verifier's records apart from ours (in
+// DynamoDB: package kycdb).
 type SandboxStore interface {
 	// PutVerification records r unless its reference has a record, and
 	// returns the record of the reference.

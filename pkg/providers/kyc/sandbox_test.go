@@ -15,7 +15,7 @@ import (
 	"payments/infra/local/samples"
 	"payments/pkg/documents"
 	"payments/pkg/providers/kyc"
-	"payments/pkg/store"
+	"payments/pkg/providers/kyc/kycdb"
 	"payments/pkg/store/storetest"
 )
 
@@ -71,7 +71,7 @@ func newSandboxEnv(t *testing.T) *sandboxEnv {
 	t.Helper()
 	e := &sandboxEnv{
 		docs:    documents.New(storetest.S3Client(t), storetest.NewBucket(t)),
-		records: &recorder{SandboxStore: store.NewSandboxKYC(storetest.NewDB(t))},
+		records: &recorder{SandboxStore: kycdb.New(storetest.NewDB(t).DB)},
 	}
 	e.sb = kyc.NewSandbox(e.docs, e.records)
 	e.sb.Now = func() time.Time { return now }

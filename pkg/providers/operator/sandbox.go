@@ -38,7 +38,8 @@ type SandboxOrder struct {
 	CreatedAt   time.Time
 }
 
-// SandboxStore is the sandbox operator's own state.
+// SandboxStore is the sandbox operator's own state (in DynamoDB: package
+// operatordb).
 type SandboxStore interface {
 	// PutOrder records o unless an order already has its Reference, and
 	// returns the order recorded for the reference: o, or the earlier one.

@@ -527,7 +527,7 @@ func conflicts(ctx context.Context, d *deployment, o options, out io.Writer) err
 		rs = append(rs, r)
 	}
 	fmt.Fprintf(out, "\nSimulated transaction conflicts, one wallet, %d clients unless told, %s each, the store's retry policy (%d tries):\n\n",
-		o.conflictClients, o.conflictDuration, store.DefaultRetry.Attempts)
+		o.conflictClients, o.conflictDuration, contention.Retry.Attempts)
 	writeConflictTable(out, rs)
 	if sample != nil {
 		return writeItems(ctx, d, sample, out)

@@ -1,4 +1,4 @@
-package store
+package dynamo
 
 import (
 	"context"
@@ -18,19 +18,19 @@ func TestRetryPolicy(t *testing.T) {
 	other := errors.New("validation failed")
 	tests := []struct {
 		name    string
-		policy  RetryPolicy
+		policy  contention.Policy
 		timeout time.Duration
 		fails   int   // the attempt fails this many times
 		failure error // with this
 		want    error
 		tries   int
 	}{
-		{"first try", RetryPolicy{Attempts: 5}, 0, 0, nil, nil, 1},
-		{"lost races, then wins", RetryPolicy{Attempts: 5}, 0, 4, errRetry, nil, 5},
-		{"conflicts, then wins", RetryPolicy{Attempts: 5}, 0, 2, fmt.Errorf("wrapped: %w", conflict), nil, 3},
-		{"keeps losing", RetryPolicy{Attempts: 5}, 0, 100, errRetry, contention.ErrConflict, 5},
-		{"not a race", RetryPolicy{Attempts: 5}, 0, 100, other, other, 1},
-		{"no time left for the back-off", RetryPolicy{Attempts: 5, Base: time.Hour, Max: time.Hour}, time.Second, 100, errRetry, contention.ErrConflict, 1},
+		{"first try", contention.Policy{Attempts: 5}, 0, 0, nil, nil, 1},
+		{"lost races, then wins", contention.Policy{Attempts: 5}, 0, 4, ErrRetry, nil, 5},
+		{"conflicts, then wins", contention.Policy{Attempts: 5}, 0, 2, fmt.Errorf("wrapped: %w", conflict), nil, 3},
+		{"keeps losing", contention.Policy{Attempts: 5}, 0, 100, ErrRetry, contention.ErrConflict, 5},
+		{"not a race", contention.Policy{Attempts: 5}, 0, 100, other, other, 1},
+		{"no time left for the back-off", contention.Policy{Attempts: 5, Base: time.Hour, Max: time.Hour}, time.Second, 100, ErrRetry, contention.ErrConflict, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -41,7 +41,7 @@ func TestRetryPolicy(t *testing.T) {
 				defer cancel()
 			}
 			tries := 0
-			err := retry(ctx, tt.policy, "test", func(context.Context) error {
+			err := Retry(ctx, tt.policy, "test", func(context.Context) error {
 				tries++
 				if tries <= tt.fails {
 					return tt.failure

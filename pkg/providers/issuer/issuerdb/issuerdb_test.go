@@ -1,4 +1,4 @@
-package store_test
+package issuerdb_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/vault"
@@ -71,7 +72,7 @@ func sameSealed(a, b vault.Sealed) bool {
 func TestSandboxIssuerStore(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.NewDB(t)
-	s := store.NewSandboxIssuer(db)
+	s := issuerdb.New(db.DB)
 
 	t.Run("a cardholder once per reference", func(t *testing.T) {
 		first := sandboxCardholder(uuid.NewString())
@@ -233,7 +234,7 @@ func TestSandboxIssuerStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		conflicted, calls := storetest.WithConflicts(db, 2)
-		got, err := store.NewSandboxIssuer(conflicted).MoveCard(ctx, issuer.SandboxMovement{Reference: uuid.NewString(), CardID: card.ID, Delta: 70, CreatedAt: sandboxIssuerNow})
+		got, err := issuerdb.New(conflicted.DB).MoveCard(ctx, issuer.SandboxMovement{Reference: uuid.NewString(), CardID: card.ID, Delta: 70, CreatedAt: sandboxIssuerNow})
 		if err != nil || got.Balance != 70 || calls.Load() != 3 {
 			t.Fatalf("MoveCard = balance %d, %v after %d calls; want 70 after 3", got.Balance, err, calls.Load())
 		}

@@ -1,4 +1,7 @@
-package store
+// Package issuerdb is the sandbox card issuer's own store (issuer.SandboxStore)
+// in DynamoDB: the simulated issuer keeps its cardholders, cards and
+// movements in partitions of its own, as a remote issuer would.
+package issuerdb
 
 import (
 	"context"
@@ -12,10 +15,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/providers/issuer"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
+	"payments/pkg/vault"
 )
 
-// SandboxIssuer keeps the sandbox card issuer's state, in partitions of
+// Store keeps the sandbox card issuer's state, in partitions of
 // their own that none of our records share: the simulated issuer's state
 // stays apart from ours, as a remote issuer's would.
 //
@@ -27,12 +32,12 @@ import (
 //     that reference, or its decline;
 //   - SANDBOX#ISSUER#MOVE#<reference>: the claim of a movement's
 //     reference (our transaction id, or a posting's).
-type SandboxIssuer struct{ db *DB }
+type Store struct{ db *dynamo.DB }
 
-var _ issuer.SandboxStore = (*SandboxIssuer)(nil)
+var _ issuer.SandboxStore = (*Store)(nil)
 
-// NewSandboxIssuer returns the sandbox issuer's store on db.
-func NewSandboxIssuer(db *DB) *SandboxIssuer { return &SandboxIssuer{db: db} }
+// New returns the sandbox issuer's store on db.
+func New(db *dynamo.DB) *Store { return &Store{db: db} }
 
 func sandboxCardholderPK(id string) string     { return "SANDBOX#ISSUER#CARDHOLDER#" + id }
 func sandboxCardholderRefPK(ref string) string { return "SANDBOX#ISSUER#CHREF#" + ref }
@@ -133,9 +138,9 @@ type sandboxMoveItem struct {
 // PutCardholder writes the cardholder and its reference lookup in one
 // transaction, each conditioned on being new; a taken reference returns the
 // cardholder recorded for it.
-func (s *SandboxIssuer) PutCardholder(ctx context.Context, c issuer.SandboxCardholder) (issuer.SandboxCardholder, error) {
+func (s *Store) PutCardholder(ctx context.Context, c issuer.SandboxCardholder) (issuer.SandboxCardholder, error) {
 	at := timestamp.Format(c.CreatedAt)
-	t := &txn{}
+	t := &dynamo.Txn{}
 	err := errors.Join(
 		s.addNew(t, "cardholder", sandboxCardholderItem{
 			PK: sandboxCardholderPK(c.ID), SK: sandboxCardholderSK, Type: "sandbox_cardholder",
@@ -150,7 +155,7 @@ func (s *SandboxIssuer) PutCardholder(ctx context.Context, c issuer.SandboxCardh
 	if err != nil {
 		return issuer.SandboxCardholder{}, err
 	}
-	err = s.db.writeOnce(ctx, "enrol sandbox cardholder "+c.Reference, t, refTaken)
+	err = s.db.WriteOnce(ctx, "enrol sandbox cardholder "+c.Reference, t, refTaken)
 	switch {
 	case errors.Is(err, errSandboxRefTaken):
 		var ref sandboxRefItem
@@ -165,14 +170,10 @@ func (s *SandboxIssuer) PutCardholder(ctx context.Context, c issuer.SandboxCardh
 }
 
 // Cardholder reads a cardholder by the issuer's id, strongly consistent.
-func (s *SandboxIssuer) Cardholder(ctx context.Context, id string) (issuer.SandboxCardholder, error) {
+func (s *Store) Cardholder(ctx context.Context, id string) (issuer.SandboxCardholder, error) {
 	var it sandboxCardholderItem
-	found, err := s.db.getItem(ctx, sandboxCardholderPK(id), sandboxCardholderSK, &it)
-	if err != nil {
-		return issuer.SandboxCardholder{}, fmt.Errorf("store: get sandbox cardholder %s: %w", id, err)
-	}
-	if !found {
-		return issuer.SandboxCardholder{}, fmt.Errorf("store: sandbox cardholder %s: %w", id, issuer.ErrNotFound)
+	if err := s.db.Get(ctx, "sandbox cardholder "+id, sandboxCardholderPK(id), sandboxCardholderSK, &it, fmt.Errorf("store: sandbox cardholder %s: %w", id, issuer.ErrNotFound)); err != nil {
+		return issuer.SandboxCardholder{}, err
 	}
 	return it.cardholder()
 }
@@ -180,9 +181,9 @@ func (s *SandboxIssuer) Cardholder(ctx context.Context, id string) (issuer.Sandb
 // PutCard writes the card and its reference lookup in one transaction, each
 // conditioned on being new, or the reference lookup alone for a declined
 // request; a taken reference returns what was recorded for it.
-func (s *SandboxIssuer) PutCard(ctx context.Context, c issuer.SandboxCard) (issuer.SandboxCard, error) {
+func (s *Store) PutCard(ctx context.Context, c issuer.SandboxCard) (issuer.SandboxCard, error) {
 	at := timestamp.Format(c.CreatedAt)
-	t := &txn{}
+	t := &dynamo.Txn{}
 	err := s.addNew(t, "reference", sandboxRefItem{
 		PK: sandboxCardRefPK(c.Reference), SK: sandboxRefSK, Type: "sandbox_card_ref",
 		ID: c.ID, CardholderID: c.CardholderID, Declined: c.Declined, CreatedAt: at,
@@ -193,13 +194,13 @@ func (s *SandboxIssuer) PutCard(ctx context.Context, c issuer.SandboxCard) (issu
 			ID: c.ID, Reference: c.Reference, CardholderID: c.CardholderID, Brand: string(c.Brand),
 			Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
 			Balance: c.Balance, Status: string(c.Status), CreatedAt: at,
-			Number: newSealedAttr(c.Number), CVV: newSealedAttr(c.CVV),
+			Number: sealedAttrOf(c.Number), CVV: sealedAttrOf(c.CVV),
 		})
 	}
 	if err != nil {
 		return issuer.SandboxCard{}, err
 	}
-	err = s.db.writeOnce(ctx, "issue sandbox card "+c.Reference, t, refTaken)
+	err = s.db.WriteOnce(ctx, "issue sandbox card "+c.Reference, t, refTaken)
 	switch {
 	case errors.Is(err, errSandboxRefTaken):
 		var ref sandboxRefItem
@@ -221,14 +222,10 @@ func (s *SandboxIssuer) PutCard(ctx context.Context, c issuer.SandboxCard) (issu
 }
 
 // Card reads a card by the issuer's id, strongly consistent.
-func (s *SandboxIssuer) Card(ctx context.Context, id string) (issuer.SandboxCard, error) {
+func (s *Store) Card(ctx context.Context, id string) (issuer.SandboxCard, error) {
 	var it sandboxCardItem
-	found, err := s.db.getItem(ctx, sandboxCardPK(id), sandboxCardSK, &it)
-	if err != nil {
-		return issuer.SandboxCard{}, fmt.Errorf("store: get sandbox card %s: %w", id, err)
-	}
-	if !found {
-		return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card %s: %w", id, issuer.ErrNotFound)
+	if err := s.db.Get(ctx, "sandbox card "+id, sandboxCardPK(id), sandboxCardSK, &it, fmt.Errorf("store: sandbox card %s: %w", id, issuer.ErrNotFound)); err != nil {
+		return issuer.SandboxCard{}, err
 	}
 	return it.card()
 }
@@ -237,7 +234,7 @@ func (s *SandboxIssuer) Card(ctx context.Context, id string) (issuer.SandboxCard
 // ACTIVE (a withdrawal: ACTIVE or FROZEN, and covers it), and claims the
 // movement's reference, in one transaction. When the card's condition
 // fails, a read of the card tells which.
-func (s *SandboxIssuer) MoveCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
+func (s *Store) MoveCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
 	cond := "attribute_exists(PK) AND #status = :active"
 	values := map[string]types.AttributeValue{
 		":delta":  &types.AttributeValueMemberN{Value: strconv.FormatInt(m.Delta, 10)},
@@ -258,7 +255,7 @@ func (s *SandboxIssuer) MoveCard(ctx context.Context, m issuer.SandboxMovement) 
 // PostCard updates the card's balance and holds, on the condition only
 // that the card exists and is not TERMINATED, and claims the posting's
 // reference, in one transaction.
-func (s *SandboxIssuer) PostCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
+func (s *Store) PostCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
 	return s.moveOnce(ctx, "post", m, &types.Update{
 		UpdateExpression:    aws.String("SET balance = balance + :delta, holds = if_not_exists(holds, :zero) + :held"),
 		ConditionExpression: aws.String("attribute_exists(PK) AND #status <> :terminated"),
@@ -282,12 +279,12 @@ func (s *SandboxIssuer) PostCard(ctx context.Context, m issuer.SandboxMovement) 
 // transaction, and returns the card afterwards. A reference claimed
 // already changes nothing: the card of its movement is returned as it is
 // now. When the card's condition fails, refused says why.
-func (s *SandboxIssuer) moveOnce(ctx context.Context, what string, m issuer.SandboxMovement, update *types.Update, refused func(context.Context, issuer.SandboxMovement) error) (issuer.SandboxCard, error) {
+func (s *Store) moveOnce(ctx context.Context, what string, m issuer.SandboxMovement, update *types.Update, refused func(context.Context, issuer.SandboxMovement) error) (issuer.SandboxCard, error) {
 	update.TableName = aws.String(s.db.Table)
-	update.Key = primaryKeyOf(sandboxCardPK(m.CardID), sandboxCardSK)
+	update.Key = dynamo.Key(sandboxCardPK(m.CardID), sandboxCardSK)
 	update.ExpressionAttributeNames = map[string]string{"#status": "status"}
-	t := &txn{}
-	t.add("card", types.TransactWriteItem{Update: update})
+	t := &dynamo.Txn{}
+	t.Add("card", types.TransactWriteItem{Update: update})
 	err := s.addNew(t, "claim", sandboxMoveItem{
 		PK: sandboxMovePK(m.Reference), SK: sandboxMoveSK, Type: "sandbox_card_move",
 		Reference: m.Reference, CardID: m.CardID, Delta: m.Delta, Held: m.Held, CreatedAt: timestamp.Format(m.CreatedAt),
@@ -295,11 +292,11 @@ func (s *SandboxIssuer) moveOnce(ctx context.Context, what string, m issuer.Sand
 	if err != nil {
 		return issuer.SandboxCard{}, err
 	}
-	err = s.db.writeOnce(ctx, what+" sandbox card "+m.CardID+" "+m.Reference, t, func(ctx context.Context, c cancellation) error {
+	err = s.db.WriteOnce(ctx, what+" sandbox card "+m.CardID+" "+m.Reference, t, func(ctx context.Context, c dynamo.Cancellation) error {
 		switch {
-		case c.failed("claim"):
+		case c.Failed("claim"):
 			return errSandboxRefTaken
-		case c.failed("card"):
+		case c.Failed("card"):
 			return refused(ctx, m)
 		}
 		return nil
@@ -318,8 +315,8 @@ func (s *SandboxIssuer) moveOnce(ctx context.Context, what string, m issuer.Sand
 }
 
 // moveRefused reads the card of a movement its condition refused and
-// returns why; errRetry when the card, changed since, would now allow it.
-func (s *SandboxIssuer) moveRefused(ctx context.Context, m issuer.SandboxMovement) error {
+// returns why; dynamo.ErrRetry when the card, changed since, would now allow it.
+func (s *Store) moveRefused(ctx context.Context, m issuer.SandboxMovement) error {
 	c, err := s.Card(ctx, m.CardID)
 	switch {
 	case err != nil:
@@ -329,13 +326,13 @@ func (s *SandboxIssuer) moveRefused(ctx context.Context, m issuer.SandboxMovemen
 	case c.Balance+m.Delta < 0:
 		return fmt.Errorf("store: sandbox card %s holds %d, not %d: %w", m.CardID, c.Balance, -m.Delta, issuer.ErrInsufficientFunds)
 	}
-	return errRetry
+	return dynamo.ErrRetry
 }
 
 // SetCardStatus changes the card's status from from to to with a
 // conditional update; when the condition fails, a read of the card tells
 // whether it is missing.
-func (s *SandboxIssuer) SetCardStatus(ctx context.Context, id string, from, to issuer.CardStatus) (issuer.SandboxCard, error) {
+func (s *Store) SetCardStatus(ctx context.Context, id string, from, to issuer.CardStatus) (issuer.SandboxCard, error) {
 	return s.updateCard(ctx, "set sandbox card "+id+" "+string(to), id, &dynamodb.UpdateItemInput{
 		UpdateExpression:    aws.String("SET #status = :to"),
 		ConditionExpression: aws.String("#status = :from"),
@@ -351,7 +348,7 @@ func (s *SandboxIssuer) SetCardStatus(ctx context.Context, id string, from, to i
 // TerminateCard moves the balance of an ACTIVE or FROZEN card to its held
 // balance, releases its holds and makes it TERMINATED, with a conditional
 // update; a card already TERMINATED is read and returned.
-func (s *SandboxIssuer) TerminateCard(ctx context.Context, id string) (issuer.SandboxCard, error) {
+func (s *Store) TerminateCard(ctx context.Context, id string) (issuer.SandboxCard, error) {
 	return s.updateCard(ctx, "terminate sandbox card "+id, id, &dynamodb.UpdateItemInput{
 		UpdateExpression:    aws.String("SET #status = :terminated, held_balance = balance, balance = :zero, holds = :zero"),
 		ConditionExpression: aws.String("#status IN (:active, :frozen)"),
@@ -372,14 +369,14 @@ func (s *SandboxIssuer) TerminateCard(ctx context.Context, id string) (issuer.Sa
 // updateCard runs in (whose condition is checked only on an existing card)
 // on the card id and returns the card after it. When the condition fails,
 // the card is read: missing is ErrNotFound, otherwise refused answers.
-func (s *SandboxIssuer) updateCard(ctx context.Context, what, id string, in *dynamodb.UpdateItemInput, refused func(issuer.SandboxCard) (issuer.SandboxCard, error)) (issuer.SandboxCard, error) {
+func (s *Store) updateCard(ctx context.Context, what, id string, in *dynamodb.UpdateItemInput, refused func(issuer.SandboxCard) (issuer.SandboxCard, error)) (issuer.SandboxCard, error) {
 	in.TableName = aws.String(s.db.Table)
-	in.Key = primaryKeyOf(sandboxCardPK(id), sandboxCardSK)
+	in.Key = dynamo.Key(sandboxCardPK(id), sandboxCardSK)
 	in.ConditionExpression = aws.String("attribute_exists(PK) AND " + aws.ToString(in.ConditionExpression))
 	in.ExpressionAttributeNames = map[string]string{"#status": "status"}
 	in.ReturnValues = types.ReturnValueAllNew
-	out, err := s.db.update(ctx, what, in)
-	if conditionFailed(err) {
+	out, err := s.db.Update(ctx, what, in)
+	if dynamo.ConditionFailed(err) {
 		c, err := s.Card(ctx, id)
 		if err != nil {
 			return issuer.SandboxCard{}, err
@@ -398,12 +395,12 @@ func (s *SandboxIssuer) updateCard(ctx context.Context, what, id string, in *dyn
 
 // addNew adds item v to t under name, conditioned on no item having its
 // key.
-func (s *SandboxIssuer) addNew(t *txn, name string, v any) error {
+func (s *Store) addNew(t *dynamo.Txn, name string, v any) error {
 	item, err := attributevalue.MarshalMap(v)
 	if err != nil {
 		return fmt.Errorf("store: marshal sandbox issuer %s: %w", name, err)
 	}
-	t.add(name, types.TransactWriteItem{Put: &types.Put{
+	t.Add(name, types.TransactWriteItem{Put: &types.Put{
 		TableName:           aws.String(s.db.Table),
 		Item:                item,
 		ConditionExpression: aws.String("attribute_not_exists(PK)"),
@@ -412,8 +409,8 @@ func (s *SandboxIssuer) addNew(t *txn, name string, v any) error {
 }
 
 // refTaken answers a cancelled put whose reference lookup exists.
-func refTaken(_ context.Context, c cancellation) error {
-	if c.failed("reference") {
+func refTaken(_ context.Context, c dynamo.Cancellation) error {
+	if c.Failed("reference") {
 		return errSandboxRefTaken
 	}
 	return nil
@@ -421,13 +418,23 @@ func refTaken(_ context.Context, c cancellation) error {
 
 // getExisting reads the item (pk, sk), strongly consistent, into out: an
 // item a write refused for it showed to exist, so its absence is an error.
-func (s *SandboxIssuer) getExisting(ctx context.Context, pk, sk string, out any) error {
-	found, err := s.db.getItem(ctx, pk, sk, out)
-	if err == nil && !found {
-		err = errors.New("no such item")
-	}
-	if err != nil {
-		return fmt.Errorf("store: get sandbox issuer item %s: %w", pk, err)
-	}
-	return nil
+func (s *Store) getExisting(ctx context.Context, pk, sk string, out any) error {
+	return s.db.Get(ctx, "sandbox issuer item "+pk, pk, sk, out, fmt.Errorf("store: sandbox issuer item %s: no such item", pk))
+}
+
+// sealedAttr is a vault.Sealed as the sandbox issuer stores it: a map of its
+// parts, in binary.
+type sealedAttr struct {
+	KeyID      string `dynamodbav:"key_id"`
+	DataKey    []byte `dynamodbav:"data_key"`
+	Nonce      []byte `dynamodbav:"nonce"`
+	Ciphertext []byte `dynamodbav:"ciphertext"`
+}
+
+func sealedAttrOf(s vault.Sealed) sealedAttr {
+	return sealedAttr{KeyID: s.KeyID, DataKey: s.DataKey, Nonce: s.Nonce, Ciphertext: s.Ciphertext}
+}
+
+func (a sealedAttr) sealed() vault.Sealed {
+	return vault.Sealed{KeyID: a.KeyID, DataKey: a.DataKey, Nonce: a.Nonce, Ciphertext: a.Ciphertext}
 }

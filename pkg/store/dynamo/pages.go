@@ -1,10 +1,11 @@
-package store
+package dynamo
 
 import (
 	"context"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -14,7 +15,7 @@ import (
 	"payments/pkg/page"
 )
 
-// Lists. Every list the API serves is read by readPage, a page at a time,
+// Lists. Every list the API serves is read by ReadPage, a page at a time,
 // so that a request holds one page in memory and costs reads in proportion
 // to its page, whatever the size of the account (docs/pagination.md):
 //
@@ -30,13 +31,9 @@ import (
 //     counted on the first page, so a cursor page counts nothing and skips
 //     nothing: it costs the reads of its own page.
 //
-// A listing is built by each store from the caller's company and the
+// A Listing is built by each store from the caller's company and the
 // query's filters; to filter on one more attribute, add one condition to
 // the store's filter function (ledgerFilter, paymentFilter, …).
-
-// attrType is the attribute that names an item's type ("ledger",
-// "payment", "event", …).
-const attrType = "type"
 
 // maxChunk caps the items one Query of a list evaluates (its Limit), so
 // that a list holds at most that many items at a time. DynamoDB answers at
@@ -46,55 +43,56 @@ const attrType = "type"
 // Limit, under 2 s with this one).
 const maxChunk = 2000
 
-// listing is one list: the rows in one partition, of the table or of a
-// GSI, whose sort keys lie between lo and hi, newest first, that pass
-// filter (and match). A row's sort key is prefix + its id, a UUID; the id
+// Listing is one list: the rows in one partition, of the table or of a
+// GSI, whose sort keys lie between Lo and Hi, newest first, that pass
+// Filter (and Match). A row's sort key is Prefix + its id, a UUID; the id
 // is the position a cursor carries.
-type listing struct {
-	// index is the GSI read, "" for the table; pkAttr and skAttr are the
+type Listing struct {
+	// Index is the GSI read, "" for the table; PKAttr and SKAttr are the
 	// key attributes of what is read.
-	index          string
-	pkAttr, skAttr string
-	// pk is the partition, always built from the caller's company: a
+	Index          string
+	PKAttr, SKAttr string
+	// PK is the partition, always built from the caller's company: a
 	// cursor carries only an id within it.
-	pk string
-	// prefix starts every row's sort key; lo and hi bound the sort keys
-	// read (BETWEEN), lo ≥ prefix.
-	prefix, lo, hi string
-	// consistent asks for strongly consistent reads (of the table).
-	consistent bool
-	// filter is the FilterExpression every row must pass. With memberKind
-	// set, it must refuse the members (it names the row's item type).
-	filter filter
-	// tableKey returns, for a GSI, the table key of the row with id, which
+	PK string
+	// Prefix starts every row's sort key; Lo and Hi bound the sort keys
+	// read (BETWEEN), Lo ≥ Prefix.
+	Prefix, Lo, Hi string
+	// Consistent asks for strongly consistent reads (of the table).
+	Consistent bool
+	// Filter is the FilterExpression every row must pass. With MemberKind
+	// set, it must refuse the members (it names the row's item kind).
+	Filter Filter
+	// TableKey returns, for a GSI, the table key of the row with id, which
 	// an ExclusiveStartKey of a GSI needs besides the index's.
-	tableKey func(id string) (pk, sk string)
-	// memberKind, when set, is the item type of members: items stored
-	// under sort keys that extend their row's (row SK + "#…"), which come
-	// just before it, newest first, and are returned with it (an event's
-	// webhook deliveries).
-	memberKind string
-	// match, when set, is a condition on a row and its members that a
+	TableKey func(id string) (pk, sk string)
+	// KindAttr and MemberKind, when set, tell members: items whose
+	// attribute KindAttr is MemberKind, stored under sort keys that extend
+	// their row's (row SK + "#…"), which come just before it, newest first,
+	// and are returned with it (an event's webhook deliveries).
+	KindAttr, MemberKind string
+	// Match, when set, is a condition on a row and its members that a
 	// FilterExpression cannot state; it is applied in process, and the
 	// count and the skip then read the rows (projected to keys, the item
-	// type and matchAttrs) instead of a Select COUNT.
-	match      func(row) (bool, error)
-	matchAttrs []string
+	// kind and MatchAttrs) instead of a Select COUNT.
+	Match      func(Row) (bool, error)
+	MatchAttrs []string
 }
 
-// row is one item of a list: its item and, for a listing with members,
-// the member items stored under it.
-type row struct {
-	id      string
-	item    map[string]types.AttributeValue
-	members []map[string]types.AttributeValue
+// Row is one item of a list: its id (its sort key without the listing's
+// prefix), its item and, for a Listing with members, the member items
+// stored under it.
+type Row struct {
+	ID      string
+	Item    map[string]types.AttributeValue
+	Members []map[string]types.AttributeValue
 }
 
-// readPage reads page req of l: its rows, the total of l's rows (counted
+// ReadPage reads page req of l: its rows, the total of l's rows (counted
 // when req has no cursor, else the cursor's) and, when more rows follow, the
-// id of the page's last row. A cursor whose position is not in l is
+// id of the page's last Row. A cursor whose position is not in l is
 // page.ErrBadCursor.
-func (db *DB) readPage(ctx context.Context, l listing, req page.Request) ([]row, int, string, error) {
+func (db *DB) ReadPage(ctx context.Context, l Listing, req page.Request) ([]Row, int, string, error) {
 	if req.Page < 1 || req.Limit < 1 {
 		return nil, 0, "", fmt.Errorf("store: no page %d of %d items", req.Page, req.Limit)
 	}
@@ -118,8 +116,8 @@ func (db *DB) readPage(ctx context.Context, l listing, req page.Request) ([]row,
 			}
 		}
 	}
-	rows := make([]row, 0, req.Limit+1)
-	err := db.scan(ctx, l, after, req.Limit+1, false, func(r row) bool {
+	rows := make([]Row, 0, req.Limit+1)
+	err := db.scan(ctx, l, after, req.Limit+1, false, func(r Row) bool {
 		rows = append(rows, r)
 		return len(rows) <= req.Limit
 	})
@@ -129,29 +127,29 @@ func (db *DB) readPage(ctx context.Context, l listing, req page.Request) ([]row,
 	next := ""
 	if len(rows) > req.Limit {
 		rows = rows[:req.Limit]
-		next = rows[req.Limit-1].id
+		next = rows[req.Limit-1].ID
 	}
 	return rows, total, next, nil
 }
 
-// count returns the number of rows of l: a Select COUNT, or, with match,
+// count returns the number of rows of l: a Select COUNT, or, with Match,
 // a projected read of every row.
-func (db *DB) count(ctx context.Context, l listing) (int, error) {
-	if l.match != nil {
+func (db *DB) count(ctx context.Context, l Listing) (int, error) {
+	if l.Match != nil {
 		n := 0
-		err := db.scan(ctx, l, "", 0, true, func(row) bool { n++; return true })
+		err := db.scan(ctx, l, "", 0, true, func(Row) bool { n++; return true })
 		return n, err
 	}
 	in, err := l.query(db.Table, queryCount)
 	if err != nil {
 		return 0, err
 	}
-	return db.countQuery(ctx, in)
+	return db.CountQuery(ctx, in)
 }
 
-// countQuery runs in, a Select COUNT Query, a maxChunk at a time, and sums
+// CountQuery runs in, a Select COUNT Query, a maxChunk at a time, and sums
 // its pages' counts.
-func (db *DB) countQuery(ctx context.Context, in *dynamodb.QueryInput) (int, error) {
+func (db *DB) CountQuery(ctx context.Context, in *dynamodb.QueryInput) (int, error) {
 	in.Limit = aws.Int32(maxChunk)
 	n := 0
 	for {
@@ -169,11 +167,11 @@ func (db *DB) countQuery(ctx context.Context, in *dynamodb.QueryInput) (int, err
 
 // skip returns the id of the n-th row of l (from 1), reading keys only, or
 // "" when l has fewer rows.
-func (db *DB) skip(ctx context.Context, l listing, n int) (string, error) {
+func (db *DB) skip(ctx context.Context, l Listing, n int) (string, error) {
 	id, seen := "", 0
-	err := db.scan(ctx, l, "", n, true, func(r row) bool {
+	err := db.scan(ctx, l, "", n, true, func(r Row) bool {
 		if seen++; seen == n {
-			id = r.id
+			id = r.ID
 			return false
 		}
 		return true
@@ -189,7 +187,7 @@ func (db *DB) skip(ctx context.Context, l listing, n int) (string, error) {
 // last Query while none matched), at least that many rows and at most
 // maxChunk: a dense list reads its page in one Query, a sparse filter does
 // not crawl. keysOnly reads only what identifies and matches a row.
-func (db *DB) scan(ctx context.Context, l listing, after string, want int, keysOnly bool, fn func(row) bool) error {
+func (db *DB) scan(ctx context.Context, l Listing, after string, want int, keysOnly bool, fn func(Row) bool) error {
 	shape := queryItems
 	if keysOnly {
 		shape = queryKeys
@@ -215,20 +213,20 @@ func (db *DB) scan(ctx context.Context, l listing, after string, want int, keysO
 		}
 		evaluated += int(out.ScannedCount)
 		for _, item := range out.Items {
-			if l.memberKind != "" && stringAttr(item, attrType) == l.memberKind {
+			if l.MemberKind != "" && StringAttr(item, l.KindAttr) == l.MemberKind {
 				members = append(members, item)
 				continue
 			}
-			sk := stringAttr(item, l.skAttr)
-			r := row{id: strings.TrimPrefix(sk, l.prefix), item: item}
+			sk := StringAttr(item, l.SKAttr)
+			r := Row{ID: strings.TrimPrefix(sk, l.Prefix), Item: item}
 			for _, m := range members {
-				if strings.HasPrefix(stringAttr(m, l.skAttr), sk+"#") {
-					r.members = append(r.members, m)
+				if strings.HasPrefix(StringAttr(m, l.SKAttr), sk+"#") {
+					r.Members = append(r.Members, m)
 				}
 			}
 			members = members[:0]
-			if l.match != nil {
-				ok, err := l.match(r)
+			if l.Match != nil {
+				ok, err := l.Match(r)
 				if err != nil {
 					return err
 				}
@@ -256,14 +254,32 @@ func (db *DB) scan(ctx context.Context, l listing, after string, want int, keysO
 	}
 }
 
-// pageOf decodes rows, whose items are Is, into a page of Ts with convert
+// TimeRange returns the sort-key bounds, for BETWEEN, of the items keyed
+// prefix + a UUID v7 whose time falls in [from, to); a zero time leaves
+// that end open.
+func TimeRange(prefix string, from, to time.Time) (lo, hi string) {
+	lo, hi = prefix, prefix[:len(prefix)-1]+string(prefix[len(prefix)-1]+1)
+	if !from.IsZero() {
+		lo = prefix + ids.V7Prefix(from.UnixMilli())
+	}
+	if !to.IsZero() {
+		ms := to.UnixMilli()
+		if to.After(time.UnixMilli(ms)) {
+			ms++
+		}
+		hi = prefix + ids.V7Prefix(ms)
+	}
+	return lo, hi
+}
+
+// PageOf decodes rows, whose items are Is, into a page of Ts with convert
 // (an item type's conversion method, such as ledgerItem.transaction).
-func pageOf[I, T any](rows []row, total int, next string, convert func(I) (T, error)) (page.Result[T], error) {
+func PageOf[I, T any](rows []Row, total int, next string, convert func(I) (T, error)) (page.Result[T], error) {
 	items := make([]map[string]types.AttributeValue, len(rows))
 	for i, r := range rows {
-		items[i] = r.item
+		items[i] = r.Item
 	}
-	out, err := decodeAll(items, convert)
+	out, err := DecodeAll(items, convert)
 	if err != nil {
 		return page.Result[T]{}, err
 	}
@@ -272,22 +288,22 @@ func pageOf[I, T any](rows []row, total int, next string, convert func(I) (T, er
 
 // holds reports whether id can be a position in l: a UUID whose sort key
 // lies in l's range.
-func (l listing) holds(id string) bool {
-	sk := l.prefix + id
-	return ids.IsUUID(id) && sk >= l.lo && sk <= l.hi
+func (l Listing) holds(id string) bool {
+	sk := l.Prefix + id
+	return ids.IsUUID(id) && sk >= l.Lo && sk <= l.Hi
 }
 
 // startKey returns the ExclusiveStartKey that resumes l after the row with
 // id.
-func (l listing) startKey(id string) map[string]types.AttributeValue {
+func (l Listing) startKey(id string) map[string]types.AttributeValue {
 	key := map[string]types.AttributeValue{
-		l.pkAttr: &types.AttributeValueMemberS{Value: l.pk},
-		l.skAttr: &types.AttributeValueMemberS{Value: l.prefix + id},
+		l.PKAttr: &types.AttributeValueMemberS{Value: l.PK},
+		l.SKAttr: &types.AttributeValueMemberS{Value: l.Prefix + id},
 	}
-	if l.tableKey != nil {
-		pk, sk := l.tableKey(id)
-		key[attrPK] = &types.AttributeValueMemberS{Value: pk}
-		key[attrSK] = &types.AttributeValueMemberS{Value: sk}
+	if l.TableKey != nil {
+		pk, sk := l.TableKey(id)
+		key["PK"] = &types.AttributeValueMemberS{Value: pk}
+		key["SK"] = &types.AttributeValueMemberS{Value: sk}
 	}
 	return key
 }
@@ -302,19 +318,19 @@ const (
 )
 
 // query returns the Query of l's range, newest first, with its filter.
-func (l listing) query(table string, shape queryShape) (*dynamodb.QueryInput, error) {
-	f := l.filter
-	if l.memberKind != "" && (shape == queryItems || shape == queryKeys && l.match != nil) {
-		f.or = &condition{op: "=", attr: attrType, value: l.memberKind} // the members come too
+func (l Listing) query(table string, shape queryShape) (*dynamodb.QueryInput, error) {
+	f := l.Filter
+	if l.MemberKind != "" && (shape == queryItems || shape == queryKeys && l.Match != nil) {
+		f.or = &condition{op: "=", attr: l.KindAttr, value: l.MemberKind} // the members come too
 	}
 	expr, names, values, err := f.build()
 	if err != nil {
 		return nil, err
 	}
-	names["#pk"], names["#sk"] = l.pkAttr, l.skAttr
-	values[":pk"] = &types.AttributeValueMemberS{Value: l.pk}
-	values[":lo"] = &types.AttributeValueMemberS{Value: l.lo}
-	values[":hi"] = &types.AttributeValueMemberS{Value: l.hi}
+	names["#pk"], names["#sk"] = l.PKAttr, l.SKAttr
+	values[":pk"] = &types.AttributeValueMemberS{Value: l.PK}
+	values[":lo"] = &types.AttributeValueMemberS{Value: l.Lo}
+	values[":hi"] = &types.AttributeValueMemberS{Value: l.Hi}
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(table),
 		KeyConditionExpression:    aws.String("#pk = :pk AND #sk BETWEEN :lo AND :hi"),
@@ -325,9 +341,9 @@ func (l listing) query(table string, shape queryShape) (*dynamodb.QueryInput, er
 	if expr != "" {
 		in.FilterExpression = aws.String(expr)
 	}
-	if l.index != "" {
-		in.IndexName = aws.String(l.index)
-	} else if l.consistent {
+	if l.Index != "" {
+		in.IndexName = aws.String(l.Index)
+	} else if l.Consistent {
 		in.ConsistentRead = aws.Bool(true)
 	}
 	switch shape {
@@ -336,10 +352,10 @@ func (l listing) query(table string, shape queryShape) (*dynamodb.QueryInput, er
 	case queryKeys:
 		projected := []string{"#sk"}
 		if f.or != nil {
-			names["#ptype"] = attrType
+			names["#ptype"] = l.KindAttr
 			projected = append(projected, "#ptype")
 		}
-		for i, a := range l.matchAttrs {
+		for i, a := range l.MatchAttrs {
 			n := "#p" + strconv.Itoa(i)
 			names[n] = a
 			projected = append(projected, n)
@@ -347,12 +363,4 @@ func (l listing) query(table string, shape queryShape) (*dynamodb.QueryInput, er
 		in.ProjectionExpression = aws.String(strings.Join(projected, ", "))
 	}
 	return in, nil
-}
-
-// stringAttr returns the string attribute name of item, "" when it has none.
-func stringAttr(item map[string]types.AttributeValue, name string) string {
-	if s, ok := item[name].(*types.AttributeValueMemberS); ok {
-		return s.Value
-	}
-	return ""
 }

@@ -1,4 +1,4 @@
-package store
+package dynamo
 
 import (
 	"fmt"
@@ -9,9 +9,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// filter is a FilterExpression under construction: conditions that must
+// Filter is a FilterExpression under construction: conditions that must
 // all hold and, when or is set, one more that lets an item pass anyway.
-type filter struct {
+type Filter struct {
 	all []condition
 	or  *condition
 }
@@ -24,25 +24,25 @@ type condition struct {
 	value any
 }
 
-// equal adds the condition attr = v (v a string, number or bool).
-func (f *filter) equal(attr string, v any) {
+// Equal adds the condition attr = v (v a string, number or bool).
+func (f *Filter) Equal(attr string, v any) {
 	f.all = append(f.all, condition{op: "=", attr: attr, value: v})
 }
 
-// notEqual adds the condition NOT attr = v, which an item without attr
+// NotEqual adds the condition NOT attr = v, which an item without attr
 // also passes.
-func (f *filter) notEqual(attr string, v any) {
+func (f *Filter) NotEqual(attr string, v any) {
 	f.all = append(f.all, condition{op: "not =", attr: attr, value: v})
 }
 
-// contains adds the condition that the string attr contains s.
-func (f *filter) contains(attr, s string) {
+// Contains adds the condition that the string attr contains s.
+func (f *Filter) Contains(attr, s string) {
 	f.all = append(f.all, condition{op: "contains", attr: attr, value: s})
 }
 
 // build returns the expression ("" when nothing is filtered), its names and
 // its values, with placeholders #f0, :f0, #f1, :f1, ….
-func (f filter) build() (string, map[string]string, map[string]types.AttributeValue, error) {
+func (f Filter) build() (string, map[string]string, map[string]types.AttributeValue, error) {
 	names := map[string]string{}
 	values := map[string]types.AttributeValue{}
 	term := func(c condition) (string, error) {

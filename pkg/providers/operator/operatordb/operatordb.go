@@ -1,4 +1,7 @@
-package store
+// Package operatordb is the sandbox operator's own store
+// (operator.SandboxStore) in DynamoDB: the simulated operator keeps its
+// orders in partitions of its own, as a remote operator would.
+package operatordb
 
 import (
 	"context"
@@ -9,19 +12,20 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"payments/pkg/providers/operator"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
 
-// SandboxOperator keeps the sandbox operator's orders, in partitions of
+// Store keeps the sandbox operator's orders, in partitions of
 // their own (SANDBOX#OPERATOR#<our reference>) that none of our records
 // share: the simulated operator's state stays apart from ours, as a remote
 // operator's would.
-type SandboxOperator struct{ db *DB }
+type Store struct{ db *dynamo.DB }
 
-var _ operator.SandboxStore = (*SandboxOperator)(nil)
+var _ operator.SandboxStore = (*Store)(nil)
 
-// NewSandboxOperator returns the sandbox operator's store on db.
-func NewSandboxOperator(db *DB) *SandboxOperator { return &SandboxOperator{db: db} }
+// New returns the sandbox operator's store on db.
+func New(db *dynamo.DB) *Store { return &Store{db: db} }
 
 func sandboxOrderPK(ref string) string { return "SANDBOX#OPERATOR#" + ref }
 
@@ -54,7 +58,7 @@ func (it sandboxOrderItem) order() (operator.SandboxOrder, error) {
 
 // PutOrder records o unless its reference has an order, and returns the
 // order of the reference.
-func (s *SandboxOperator) PutOrder(ctx context.Context, o operator.SandboxOrder) (operator.SandboxOrder, error) {
+func (s *Store) PutOrder(ctx context.Context, o operator.SandboxOrder) (operator.SandboxOrder, error) {
 	item, err := attributevalue.MarshalMap(sandboxOrderItem{
 		PK: sandboxOrderPK(o.Reference), SK: sandboxOrderSK, Type: "sandbox_order",
 		OrderID: o.OrderID, Reference: o.Reference, Kind: string(o.Kind), PhoneNumber: o.PhoneNumber,
@@ -63,11 +67,11 @@ func (s *SandboxOperator) PutOrder(ctx context.Context, o operator.SandboxOrder)
 	if err != nil {
 		return operator.SandboxOrder{}, fmt.Errorf("store: marshal sandbox order: %w", err)
 	}
-	err = s.db.put(ctx, "put sandbox order "+o.Reference, &dynamodb.PutItemInput{
+	err = s.db.Put(ctx, "put sandbox order "+o.Reference, &dynamodb.PutItemInput{
 		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	})
 	switch {
-	case conditionFailed(err):
+	case dynamo.ConditionFailed(err):
 		return s.Order(ctx, o.Reference)
 	case err != nil:
 		return operator.SandboxOrder{}, err
@@ -76,14 +80,10 @@ func (s *SandboxOperator) PutOrder(ctx context.Context, o operator.SandboxOrder)
 }
 
 // Order returns the order with our reference ref, strongly consistent.
-func (s *SandboxOperator) Order(ctx context.Context, ref string) (operator.SandboxOrder, error) {
+func (s *Store) Order(ctx context.Context, ref string) (operator.SandboxOrder, error) {
 	var it sandboxOrderItem
-	found, err := s.db.getItem(ctx, sandboxOrderPK(ref), sandboxOrderSK, &it)
-	if err != nil {
-		return operator.SandboxOrder{}, fmt.Errorf("store: get sandbox order %s: %w", ref, err)
-	}
-	if !found {
-		return operator.SandboxOrder{}, operator.ErrNotFound
+	if err := s.db.Get(ctx, "sandbox order "+ref, sandboxOrderPK(ref), sandboxOrderSK, &it, operator.ErrNotFound); err != nil {
+		return operator.SandboxOrder{}, err
 	}
 	return it.order()
 }

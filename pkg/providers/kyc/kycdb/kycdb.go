@@ -1,4 +1,7 @@
-package store
+// Package kycdb is the sandbox verifier's own store (kyc.SandboxStore) in
+// DynamoDB: the simulated verifier keeps its verifications in partitions of
+// its own, as a remote verifier would.
+package kycdb
 
 import (
 	"context"
@@ -9,18 +12,19 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"payments/pkg/providers/kyc"
+	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
 
-// SandboxKYC keeps the sandbox verifier's verifications in partitions of
+// Store keeps the sandbox verifier's verifications in partitions of
 // their own (SANDBOX#KYC#<our customer id>), apart from our records, as a
 // remote verifier's would be.
-type SandboxKYC struct{ db *DB }
+type Store struct{ db *dynamo.DB }
 
-var _ kyc.SandboxStore = (*SandboxKYC)(nil)
+var _ kyc.SandboxStore = (*Store)(nil)
 
-// NewSandboxKYC returns the sandbox verifier's store on db.
-func NewSandboxKYC(db *DB) *SandboxKYC { return &SandboxKYC{db: db} }
+// New returns the sandbox verifier's store on db.
+func New(db *dynamo.DB) *Store { return &Store{db: db} }
 
 func sandboxKYCPK(ref string) string { return "SANDBOX#KYC#" + ref }
 
@@ -40,7 +44,7 @@ type sandboxKYCItem struct {
 
 // PutVerification records r unless its reference has a verification, and
 // returns the verification of the reference.
-func (s *SandboxKYC) PutVerification(ctx context.Context, r kyc.SandboxRecord) (kyc.SandboxRecord, error) {
+func (s *Store) PutVerification(ctx context.Context, r kyc.SandboxRecord) (kyc.SandboxRecord, error) {
 	item, err := attributevalue.MarshalMap(sandboxKYCItem{
 		PK: sandboxKYCPK(r.Reference), SK: sandboxKYCSK, Type: "sandbox_kyc",
 		ID: r.ID, Reference: r.Reference, Status: string(r.Status), Reason: r.Reason, Digests: r.Digests,
@@ -49,11 +53,11 @@ func (s *SandboxKYC) PutVerification(ctx context.Context, r kyc.SandboxRecord) (
 	if err != nil {
 		return kyc.SandboxRecord{}, fmt.Errorf("store: marshal sandbox verification: %w", err)
 	}
-	err = s.db.put(ctx, "put sandbox verification "+r.Reference, &dynamodb.PutItemInput{
+	err = s.db.Put(ctx, "put sandbox verification "+r.Reference, &dynamodb.PutItemInput{
 		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	})
 	switch {
-	case conditionFailed(err):
+	case dynamo.ConditionFailed(err):
 		return s.verification(ctx, r.Reference)
 	case err != nil:
 		return kyc.SandboxRecord{}, err
@@ -61,14 +65,11 @@ func (s *SandboxKYC) PutVerification(ctx context.Context, r kyc.SandboxRecord) (
 	return r, nil
 }
 
-func (s *SandboxKYC) verification(ctx context.Context, ref string) (kyc.SandboxRecord, error) {
+func (s *Store) verification(ctx context.Context, ref string) (kyc.SandboxRecord, error) {
 	var it sandboxKYCItem
-	found, err := s.db.getItem(ctx, sandboxKYCPK(ref), sandboxKYCSK, &it)
+	err := s.db.Get(ctx, "sandbox verification "+ref, sandboxKYCPK(ref), sandboxKYCSK, &it, fmt.Errorf("store: sandbox verification %s vanished", ref))
 	if err != nil {
-		return kyc.SandboxRecord{}, fmt.Errorf("store: get sandbox verification %s: %w", ref, err)
-	}
-	if !found {
-		return kyc.SandboxRecord{}, fmt.Errorf("store: sandbox verification %s vanished", ref)
+		return kyc.SandboxRecord{}, err
 	}
 	at, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {

@@ -1,4 +1,4 @@
-package store_test
+package operatordb_test
 
 import (
 	"context"
@@ -8,7 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/providers/operator"
-	"payments/pkg/store"
+	"payments/pkg/providers/operator/operatordb"
 	"payments/pkg/store/storetest"
 )
 
@@ -17,7 +17,7 @@ import (
 // lookups by our reference and status queries by order id.
 func TestSandboxOperatorKeepsItsOwnOrders(t *testing.T) {
 	ctx := context.Background()
-	sb := operator.NewSandbox(store.NewSandboxOperator(storetest.NewDB(t)))
+	sb := operator.NewSandbox(operatordb.New(storetest.NewDB(t).DB))
 	tests := []struct {
 		phone string
 		state operator.State

@@ -1,4 +1,4 @@
-package store_test
+package kycdb_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/providers/kyc"
-	"payments/pkg/store"
+	"payments/pkg/providers/kyc/kycdb"
 	"payments/pkg/store/storetest"
 )
 
@@ -23,7 +23,7 @@ func sameRecord(a, b kyc.SandboxRecord) bool {
 // reference is the one kept; a later put returns it, whatever it carries.
 func TestSandboxKYCPutVerificationIsIdempotent(t *testing.T) {
 	ctx := context.Background()
-	s := store.NewSandboxKYC(storetest.NewDB(t))
+	s := kycdb.New(storetest.NewDB(t).DB)
 	at := time.Date(2026, 3, 1, 9, 30, 0, 123_000_000, time.UTC)
 	record := func(ref string, status kyc.Status, reason string) kyc.SandboxRecord {
 		return kyc.SandboxRecord{

@@ -1,0 +1,66 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// attrUpdate builds an UpdateExpression of SET a = :v, SET n = n + :d and
+// REMOVE a clauses with placeholder names for every attribute.
+type attrUpdate struct {
+	clauses []string
+	removes []string
+	names   map[string]string
+	raw     map[string]any
+}
+
+func newAttrUpdate() *attrUpdate {
+	return &attrUpdate{names: map[string]string{}, raw: map[string]any{}}
+}
+
+func (u *attrUpdate) placeholders(attr string, v any) (string, string) {
+	i := len(u.clauses)
+	n, val := fmt.Sprintf("#a%d", i), fmt.Sprintf(":v%d", i)
+	u.names[n] = attr
+	u.raw[val] = v
+	return n, val
+}
+
+func (u *attrUpdate) set(attr string, v any) {
+	n, val := u.placeholders(attr, v)
+	u.clauses = append(u.clauses, n+" = "+val)
+}
+
+func (u *attrUpdate) add(attr string, delta int) {
+	n, val := u.placeholders(attr, delta)
+	u.clauses = append(u.clauses, n+" = "+n+" + "+val)
+}
+
+func (u *attrUpdate) remove(attr string) {
+	n := fmt.Sprintf("#r%d", len(u.removes))
+	u.names[n] = attr
+	u.removes = append(u.removes, n)
+}
+
+func (u *attrUpdate) build() (string, map[string]string, map[string]types.AttributeValue, error) {
+	if len(u.clauses) == 0 {
+		return "", nil, nil, errors.New("empty update")
+	}
+	values := make(map[string]types.AttributeValue, len(u.raw))
+	for k, v := range u.raw {
+		av, err := attributevalue.Marshal(v)
+		if err != nil {
+			return "", nil, nil, fmt.Errorf("marshal %s: %w", u.names["#a"+k[2:]], err)
+		}
+		values[k] = av
+	}
+	expr := "SET " + strings.Join(u.clauses, ", ")
+	if len(u.removes) > 0 {
+		expr += " REMOVE " + strings.Join(u.removes, ", ")
+	}
+	return expr, u.names, values, nil
+}
