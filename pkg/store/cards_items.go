@@ -21,28 +21,28 @@ type claimItem struct {
 // cardItem is a card as stored. DynamoDB Local refuses empty strings: an
 // empty optional string is absent.
 type cardItem struct {
-	PK           string      `dynamodbav:"PK"`
-	SK           string      `dynamodbav:"SK"`
-	GSI1PK       string      `dynamodbav:"GSI1PK"`
-	GSI1SK       string      `dynamodbav:"GSI1SK"`
-	Type         string      `dynamodbav:"type"`
-	ID           string      `dynamodbav:"id"`
-	CompanyID    string      `dynamodbav:"company_id"`
-	CustomerID   string      `dynamodbav:"customer_id"`
-	Brand        string      `dynamodbav:"brand"`
-	Status       string      `dynamodbav:"status"`
-	Balance      int64       `dynamodbav:"balance"`
-	Held         int64       `dynamodbav:"held"`
-	Available    int64       `dynamodbav:"available"`
-	Last4        string      `dynamodbav:"last4,omitempty"`
-	ExpiryMonth  int         `dynamodbav:"expiry_month"`
-	ExpiryYear   int         `dynamodbav:"expiry_year"`
-	Number       *sealedAttr `dynamodbav:"number,omitempty"`
-	CVV          *sealedAttr `dynamodbav:"cvv,omitempty"`
-	IssuerCardID string      `dynamodbav:"issuer_card_id,omitempty"`
-	IsLocked     bool        `dynamodbav:"is_locked"`
-	CreatedAt    string      `dynamodbav:"created_at"`
-	UpdatedAt    string      `dynamodbav:"updated_at"`
+	PK           string        `dynamodbav:"PK"`
+	SK           string        `dynamodbav:"SK"`
+	GSI1PK       string        `dynamodbav:"GSI1PK"`
+	GSI1SK       string        `dynamodbav:"GSI1SK"`
+	Type         string        `dynamodbav:"type"`
+	ID           string        `dynamodbav:"id"`
+	CompanyID    string        `dynamodbav:"company_id"`
+	CustomerID   string        `dynamodbav:"customer_id"`
+	Brand        string        `dynamodbav:"brand"`
+	Status       string        `dynamodbav:"status"`
+	Balance      int64         `dynamodbav:"balance"`
+	Held         int64         `dynamodbav:"held"`
+	Available    int64         `dynamodbav:"available"`
+	Last4        string        `dynamodbav:"last4,omitempty"`
+	ExpiryMonth  int           `dynamodbav:"expiry_month"`
+	ExpiryYear   int           `dynamodbav:"expiry_year"`
+	Number       *vault.Sealed `dynamodbav:"number,omitempty"`
+	CVV          *vault.Sealed `dynamodbav:"cvv,omitempty"`
+	IssuerCardID string        `dynamodbav:"issuer_card_id,omitempty"`
+	IsLocked     bool          `dynamodbav:"is_locked"`
+	CreatedAt    string        `dynamodbav:"created_at"`
+	UpdatedAt    string        `dynamodbav:"updated_at"`
 }
 
 // cardSlotsItem counts a company's live cards.
@@ -108,29 +108,12 @@ type revealItem struct {
 	CreatedAt string `dynamodbav:"created_at"`
 }
 
-// sealedAttr is a vault.Sealed as stored: a map of its parts, in binary.
-type sealedAttr struct {
-	KeyID      string `dynamodbav:"key_id"`
-	DataKey    []byte `dynamodbav:"data_key"`
-	Nonce      []byte `dynamodbav:"nonce"`
-	Ciphertext []byte `dynamodbav:"ciphertext"`
-}
-
-func newSealedAttr(s vault.Sealed) sealedAttr {
-	return sealedAttr{KeyID: s.KeyID, DataKey: s.DataKey, Nonce: s.Nonce, Ciphertext: s.Ciphertext}
-}
-
-func (a sealedAttr) sealed() vault.Sealed {
-	return vault.Sealed{KeyID: a.KeyID, DataKey: a.DataKey, Nonce: a.Nonce, Ciphertext: a.Ciphertext}
-}
-
-// sealedAttrOf returns s as stored, nil when s is zero (not issued yet).
-func sealedAttrOf(s vault.Sealed) *sealedAttr {
-	if s.KeyID == "" && len(s.Ciphertext) == 0 {
+// sealedOrNil returns s as stored, nil when s is zero (not issued yet).
+func sealedOrNil(s vault.Sealed) *vault.Sealed {
+	if s.IsZero() {
 		return nil
 	}
-	a := newSealedAttr(s)
-	return &a
+	return &s
 }
 
 func newCardItem(c cards.Card) cardItem {
@@ -140,7 +123,7 @@ func newCardItem(c cards.Card) cardItem {
 		Type: kindCard, ID: c.ID, CompanyID: c.CompanyID, CustomerID: c.CustomerID,
 		Brand: string(c.Brand), Status: string(c.Status), Balance: c.Balance, Held: c.Held, Available: c.Available(),
 		Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
-		Number: sealedAttrOf(c.Number), CVV: sealedAttrOf(c.CVV), IssuerCardID: c.IssuerCardID,
+		Number: sealedOrNil(c.Number), CVV: sealedOrNil(c.CVV), IssuerCardID: c.IssuerCardID,
 		IsLocked: c.IsLocked, CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
 	}
 }
@@ -161,10 +144,10 @@ func (it cardItem) card() (cards.Card, error) {
 		IsLocked: it.IsLocked, CreatedAt: created, UpdatedAt: updated,
 	}
 	if it.Number != nil {
-		c.Number = it.Number.sealed()
+		c.Number = *it.Number
 	}
 	if it.CVV != nil {
-		c.CVV = it.CVV.sealed()
+		c.CVV = *it.CVV
 	}
 	return c, nil
 }

@@ -111,11 +111,11 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 		}
 		u.set("expiry_month", is.ExpiryMonth)
 		u.set("expiry_year", is.ExpiryYear)
-		if n := sealedAttrOf(is.Number); n != nil {
-			u.set("number", *n)
+		if !is.Number.IsZero() {
+			u.set("number", is.Number)
 		}
-		if c := sealedAttrOf(is.CVV); c != nil {
-			u.set("cvv", *c)
+		if !is.CVV.IsZero() {
+			u.set("cvv", is.CVV)
 		}
 	}
 	item, err := s.conditional(st.Tx.CompanyID, cardSK(st.Tx.CardID), u, strings.Join(cond, " AND "), names, values)

@@ -58,13 +58,17 @@ type KeyService interface {
 	OpenDataKey(ctx context.Context, encrypted []byte, keyID string) ([]byte, error)
 }
 
-// Sealed is a secret as stored.
+// Sealed is a secret as stored. A store keeps it as a map of its parts,
+// in binary, under the attribute names of its tags.
 type Sealed struct {
-	KeyID      string // the master key that encrypted DataKey
-	DataKey    []byte // the data key, encrypted under KeyID
-	Nonce      []byte
-	Ciphertext []byte // AES-256-GCM of the secret, with the associated data of Seal
+	KeyID      string `dynamodbav:"key_id"`   // the master key that encrypted DataKey
+	DataKey    []byte `dynamodbav:"data_key"` // the data key, encrypted under KeyID
+	Nonce      []byte `dynamodbav:"nonce"`
+	Ciphertext []byte `dynamodbav:"ciphertext"` // AES-256-GCM of the secret, with the associated data of Seal
 }
+
+// IsZero reports whether s holds no secret (a card not issued yet).
+func (s Sealed) IsZero() bool { return s.KeyID == "" && len(s.Ciphertext) == 0 }
 
 // Token returns an opaque token of s: "tok_" and the first 32 hexadecimal
 // characters of SHA-256 over KeyID, DataKey, Nonce and Ciphertext, each

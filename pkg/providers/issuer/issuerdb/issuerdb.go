@@ -93,23 +93,23 @@ type sandboxRefItem struct {
 }
 
 type sandboxCardItem struct {
-	PK           string     `dynamodbav:"PK"`
-	SK           string     `dynamodbav:"SK"`
-	Type         string     `dynamodbav:"type"`
-	ID           string     `dynamodbav:"id"`
-	Reference    string     `dynamodbav:"reference"`
-	CardholderID string     `dynamodbav:"cardholder_id"`
-	Brand        string     `dynamodbav:"brand"`
-	Last4        string     `dynamodbav:"last4"`
-	ExpiryMonth  int        `dynamodbav:"expiry_month"`
-	ExpiryYear   int        `dynamodbav:"expiry_year"`
-	Balance      int64      `dynamodbav:"balance"`
-	Holds        int64      `dynamodbav:"holds"`
-	HeldBalance  int64      `dynamodbav:"held_balance"`
-	Status       string     `dynamodbav:"status"`
-	Number       sealedAttr `dynamodbav:"number"`
-	CVV          sealedAttr `dynamodbav:"cvv"`
-	CreatedAt    string     `dynamodbav:"created_at"`
+	PK           string       `dynamodbav:"PK"`
+	SK           string       `dynamodbav:"SK"`
+	Type         string       `dynamodbav:"type"`
+	ID           string       `dynamodbav:"id"`
+	Reference    string       `dynamodbav:"reference"`
+	CardholderID string       `dynamodbav:"cardholder_id"`
+	Brand        string       `dynamodbav:"brand"`
+	Last4        string       `dynamodbav:"last4"`
+	ExpiryMonth  int          `dynamodbav:"expiry_month"`
+	ExpiryYear   int          `dynamodbav:"expiry_year"`
+	Balance      int64        `dynamodbav:"balance"`
+	Holds        int64        `dynamodbav:"holds"`
+	HeldBalance  int64        `dynamodbav:"held_balance"`
+	Status       string       `dynamodbav:"status"`
+	Number       vault.Sealed `dynamodbav:"number"`
+	CVV          vault.Sealed `dynamodbav:"cvv"`
+	CreatedAt    string       `dynamodbav:"created_at"`
 }
 
 func (it sandboxCardItem) card() (issuer.SandboxCard, error) {
@@ -121,7 +121,7 @@ func (it sandboxCardItem) card() (issuer.SandboxCard, error) {
 		ID: it.ID, Reference: it.Reference, CardholderID: it.CardholderID, Brand: issuer.Brand(it.Brand),
 		Last4: it.Last4, ExpiryMonth: it.ExpiryMonth, ExpiryYear: it.ExpiryYear, Balance: it.Balance,
 		Available: it.Balance - it.Holds, Status: issuer.CardStatus(it.Status), CreatedAt: at,
-	}, HeldBalance: it.HeldBalance, Number: it.Number.sealed(), CVV: it.CVV.sealed()}, nil
+	}, HeldBalance: it.HeldBalance, Number: it.Number, CVV: it.CVV}, nil
 }
 
 type sandboxMoveItem struct {
@@ -194,7 +194,7 @@ func (s *Store) PutCard(ctx context.Context, c issuer.SandboxCard) (issuer.Sandb
 			ID: c.ID, Reference: c.Reference, CardholderID: c.CardholderID, Brand: string(c.Brand),
 			Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
 			Balance: c.Balance, Status: string(c.Status), CreatedAt: at,
-			Number: sealedAttrOf(c.Number), CVV: sealedAttrOf(c.CVV),
+			Number: c.Number, CVV: c.CVV,
 		})
 	}
 	if err != nil {
@@ -420,21 +420,4 @@ func refTaken(_ context.Context, c dynamo.Cancellation) error {
 // item a write refused for it showed to exist, so its absence is an error.
 func (s *Store) getExisting(ctx context.Context, pk, sk string, out any) error {
 	return s.db.Get(ctx, "sandbox issuer item "+pk, pk, sk, out, fmt.Errorf("store: sandbox issuer item %s: no such item", pk))
-}
-
-// sealedAttr is a vault.Sealed as the sandbox issuer stores it: a map of its
-// parts, in binary.
-type sealedAttr struct {
-	KeyID      string `dynamodbav:"key_id"`
-	DataKey    []byte `dynamodbav:"data_key"`
-	Nonce      []byte `dynamodbav:"nonce"`
-	Ciphertext []byte `dynamodbav:"ciphertext"`
-}
-
-func sealedAttrOf(s vault.Sealed) sealedAttr {
-	return sealedAttr{KeyID: s.KeyID, DataKey: s.DataKey, Nonce: s.Nonce, Ciphertext: s.Ciphertext}
-}
-
-func (a sealedAttr) sealed() vault.Sealed {
-	return vault.Sealed{KeyID: a.KeyID, DataKey: a.DataKey, Nonce: a.Nonce, Ciphertext: a.Ciphertext}
 }
