@@ -24,8 +24,9 @@ import (
 var httpLayer = []string{"pkg/httpapi/", "pkg/function/", "pkg/apidoc/", "pkg/app/"}
 
 // httpClients are the packages that call out over HTTP and take an
-// *http.Request as a client does (a redirect check, a request editor).
-var httpClients = []string{"pkg/outbound/", "pkg/apiclient/"}
+// *http.Request as a client does (a redirect check, a request editor):
+// the outbound client, the generated API client, the provider adapters.
+var httpClients = []string{"pkg/outbound/", "pkg/apiclient/", "pkg/providers/"}
 
 // adapters are the packages that may call AWS: the adapters of DynamoDB,
 // SQS, S3, KMS and Secrets Manager, the functions that build their

@@ -1,38 +1,17 @@
 package debts
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
-	"payments/pkg/page"
 	"payments/pkg/timestamp"
 )
 
 // PageSize is the default page size of GET /debts.
 const PageSize = 20
-
-// Store is the persistence the service reads.
-type Store interface {
-	// List reads page p of the company's debts with status (any when
-	// ""), newest first.
-	List(ctx context.Context, companyID string, status Status, p page.Request) (page.Result[Debt], error)
-}
-
-// Service lists a company's debts.
-type Service struct{ store Store }
-
-// NewService returns the service over s.
-func NewService(s Store) *Service { return &Service{store: s} }
-
-// List returns page p of the company's debts with status (any when ""),
-// newest first.
-func (s *Service) List(ctx context.Context, companyID string, status Status, p page.Request) (page.Result[Debt], error) {
-	return s.store.List(ctx, companyID, status, p)
-}
 
 // Routes registers GET /debts, the company's debts.
 func Routes(rt *httpapi.Router, svc *Service) {

@@ -87,6 +87,21 @@ type Converter struct {
 	Events Publisher
 }
 
+// NewConverter returns the Converter of rates, moving money between
+// wallets through store, or an error naming a missing dependency. events
+// may be nil: the sweeper then publishes the movements' events.
+func NewConverter(rates *Service, wallets Wallets, store Mover, events Publisher) (*Converter, error) {
+	switch {
+	case rates == nil:
+		return nil, errors.New("fx: no Rates to build the converter")
+	case wallets == nil:
+		return nil, errors.New("fx: no Wallets to build the converter")
+	case store == nil:
+		return nil, errors.New("fx: no Store to build the converter")
+	}
+	return &Converter{Rates: rates, Wallets: wallets, Store: store, Events: events}, nil
+}
+
 // now returns the current time at the precision timestamps are stored
 // with.
 func (c *Converter) now() time.Time { return timestamp.Of(c.Rates.Now()) }

@@ -198,6 +198,13 @@ func FX(db *store.DB) *fx.Service {
 	return fx.NewService(store.NewRates(db), fees.NewService(store.NewFees(db)))
 }
 
+// Converter returns the converter of conversions and deposits between the
+// wallets of ws, at the rates of FX(db), publishing their events as ws
+// does.
+func Converter(db *store.DB, ws *wallets.Service) (*fx.Converter, error) {
+	return fx.NewConverter(FX(db), ws, store.NewConversions(db), ws.Events)
+}
+
 // KYBChecker answers wallets.Companies and customers.Companies from the
 // companies service.
 type KYBChecker struct{ Companies *companies.Service }

@@ -42,11 +42,14 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rates := services.FX(db)
+	conv, err := services.Converter(db, ws)
+	if err != nil {
+		return nil, err
+	}
 	wallets.Routes(rt, ws)
 	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
 	debts.Routes(rt, debts.NewService(store.NewDebts(db)))
-	fx.Routes(rt, rates)
-	fx.ConversionRoutes(rt, &fx.Converter{Rates: rates, Wallets: ws, Store: store.NewConversions(db), Events: ws.Events})
+	fx.Routes(rt, conv.Rates)
+	fx.ConversionRoutes(rt, conv)
 	return function.HTTP(rt), nil
 }
