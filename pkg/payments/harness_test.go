@@ -182,18 +182,18 @@ func (g *gateway) Submit(ctx context.Context, r operator.Request) (operator.Resu
 	return res, err
 }
 
-func (g *gateway) Status(ctx context.Context, id string) (operator.Result, error) {
+func (g *gateway) Status(ctx context.Context, k operator.Kind, id string) (operator.Result, error) {
 	if g.count(&g.queries) {
 		return operator.Result{}, errOperatorDown
 	}
-	return g.sandbox.Status(ctx, id)
+	return g.sandbox.Status(ctx, k, id)
 }
 
-func (g *gateway) Lookup(ctx context.Context, ref string) (operator.Result, error) {
+func (g *gateway) Lookup(ctx context.Context, k operator.Kind, ref string) (operator.Result, error) {
 	if g.count(&g.lookups) {
 		return operator.Result{}, errOperatorDown
 	}
-	return g.sandbox.Lookup(ctx, ref)
+	return g.sandbox.Lookup(ctx, k, ref)
 }
 
 type approved struct{}

@@ -319,7 +319,7 @@ func (s *Service) check(ctx context.Context, p Payment) error {
 		if p.OrderID != "" {
 			// At the deadline the operator is asked once more, by our
 			// reference: a lost answer to a submission is found this way.
-			if res, err := s.gateway.Lookup(ctx, p.ID); err == nil {
+			if res, err := s.gateway.Lookup(ctx, operatorKind(p.Type), p.ID); err == nil {
 				if o, ok := outcomeOf(res); ok {
 					return s.finish(ctx, p, o)
 				}
@@ -338,9 +338,9 @@ func (s *Service) ask(ctx context.Context, p Payment) (operator.Result, error) {
 	var res operator.Result
 	var err error
 	if p.OrderID != "" {
-		res, err = s.gateway.Status(ctx, p.OrderID)
+		res, err = s.gateway.Status(ctx, operatorKind(p.Type), p.OrderID)
 	} else {
-		res, err = s.gateway.Lookup(ctx, p.ID)
+		res, err = s.gateway.Lookup(ctx, operatorKind(p.Type), p.ID)
 	}
 	if err != nil && !errors.Is(err, operator.ErrNotFound) {
 		slog.WarnContext(ctx, "operator status", "company_id", p.CompanyID, "transaction_id", p.ID, "error", err)

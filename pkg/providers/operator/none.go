@@ -16,6 +16,6 @@ var None Gateway = none{}
 
 type none struct{}
 
-func (none) Submit(context.Context, Request) (Result, error) { return Result{}, ErrNone }
-func (none) Status(context.Context, string) (Result, error)  { return Result{}, ErrNone }
-func (none) Lookup(context.Context, string) (Result, error)  { return Result{}, ErrNone }
+func (none) Submit(context.Context, Request) (Result, error)      { return Result{}, ErrNone }
+func (none) Status(context.Context, Kind, string) (Result, error) { return Result{}, ErrNone }
+func (none) Lookup(context.Context, Kind, string) (Result, error) { return Result{}, ErrNone }

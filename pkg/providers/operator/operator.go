@@ -67,10 +67,10 @@ type Result struct {
 // State is Succeeded or Failed is definitive; an error never is.
 type Gateway interface {
 	Submit(ctx context.Context, r Request) (Result, error)
-	// Status reports on an order made by Submit.
-	Status(ctx context.Context, orderID string) (Result, error)
-	// Lookup finds the request submitted with our reference (the
-	// transaction id), so that a submission whose answer was lost is
+	// Status reports on an order of kind k made by Submit.
+	Status(ctx context.Context, k Kind, orderID string) (Result, error)
+	// Lookup finds the request of kind k submitted with our reference
+	// (the transaction id), so that a submission whose answer was lost is
 	// found; ErrNotFound when the operator has none.
-	Lookup(ctx context.Context, reference string) (Result, error)
+	Lookup(ctx context.Context, k Kind, reference string) (Result, error)
 }

@@ -90,16 +90,18 @@ func (s *Sandbox) Submit(ctx context.Context, r Request) (Result, error) {
 }
 
 // Status answers for an order made by Submit.
-func (s *Sandbox) Status(ctx context.Context, orderID string) (Result, error) {
+func (s *Sandbox) Status(ctx context.Context, k Kind, orderID string) (Result, error) {
 	ref, ok := strings.CutPrefix(orderID, orderPrefix)
 	if !ok {
 		return Result{}, fmt.Errorf("%w: sandbox order %q", ErrNotFound, orderID)
 	}
-	return s.Lookup(ctx, ref)
+	return s.Lookup(ctx, k, ref)
 }
 
-// Lookup answers for the order submitted with our reference ref.
-func (s *Sandbox) Lookup(ctx context.Context, ref string) (Result, error) {
+// Lookup answers for the order submitted with our reference ref. The
+// sandbox keeps one order per reference whatever its kind, so k is not
+// needed to find it.
+func (s *Sandbox) Lookup(ctx context.Context, _ Kind, ref string) (Result, error) {
 	o, err := s.orders.Order(ctx, ref)
 	switch {
 	case errors.Is(err, ErrNotFound):

@@ -41,17 +41,17 @@ func TestSandboxOperatorKeepsItsOwnOrders(t *testing.T) {
 			if err != nil || again.OrderID != first.OrderID {
 				t.Fatalf("second Submit = %+v, %v", again, err)
 			}
-			byRef, err := sb.Lookup(ctx, ref)
-			byOrder, err2 := sb.Status(ctx, first.OrderID)
+			byRef, err := sb.Lookup(ctx, operator.Payout, ref)
+			byOrder, err2 := sb.Status(ctx, operator.Payout, first.OrderID)
 			if !errors.Is(err, tt.err) || !errors.Is(err2, tt.err) || byRef.State != tt.state || byOrder.State != tt.state {
 				t.Fatalf("Lookup = %+v, %v; Status = %+v, %v; want %s, %v", byRef, err, byOrder, err2, tt.state, tt.err)
 			}
 		})
 	}
-	if _, err := sb.Lookup(ctx, uuid.NewString()); !errors.Is(err, operator.ErrNotFound) {
+	if _, err := sb.Lookup(ctx, operator.Payout, uuid.NewString()); !errors.Is(err, operator.ErrNotFound) {
 		t.Fatalf("Lookup of an unknown reference = %v", err)
 	}
-	if _, err := sb.Status(ctx, "nope"); !errors.Is(err, operator.ErrNotFound) {
+	if _, err := sb.Status(ctx, operator.Payout, "nope"); !errors.Is(err, operator.ErrNotFound) {
 		t.Fatalf("Status of an unknown order = %v", err)
 	}
 }
