@@ -80,6 +80,14 @@ func TestParseJob(t *testing.T) {
 		{`{"company_id":"` + id + `","due":"2026-11-23T16:11:18.120Z","events":["` + id + `"]}`, false},
 		{`{"company_id":"c1","events":["` + id + `"]}`, false},
 		{`not json`, false},
+		// operator updates: a final state of a known kind, no schedule
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","update":{"kind":"PAYOUT","state":"SUCCESS"}}`, true},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","update":{"kind":"COLLECTION","state":"FAILED","reason":"payer not found"}}`, true},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","update":{"kind":"PAYOUT","state":"PROCESSING"}}`, false},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","update":{"kind":"REFUND","state":"SUCCESS"}}`, false},
+		{`{"company_id":"` + id + `","update":{"kind":"PAYOUT","state":"SUCCESS"}}`, false},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","due":"2026-11-23T16:11:18.120Z","update":{"kind":"PAYOUT","state":"SUCCESS"}}`, false},
+		{`{"company_id":"` + id + `","transaction_id":"` + id + `","events":["` + id + `"],"update":{"kind":"PAYOUT","state":"SUCCESS"}}`, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {

@@ -25,7 +25,6 @@ import (
 	"payments/pkg/providers/bank"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
-	"payments/pkg/store/storetest"
 	"payments/pkg/waittest"
 	"payments/pkg/webhooks"
 )
@@ -574,11 +573,30 @@ func TestFundingRecoversDebts(t *testing.T) {
 	e.Verify(companyID)
 }
 
-// TestFundWorkerNeedsTheSandbox: without a bank adapter, production mode
-// has no fund-worker (the console decides its fundings).
-func TestFundWorkerNeedsTheSandbox(t *testing.T) {
-	cfg := function.Config{Mode: function.ModeProduction, TableName: "t", AWS: storetest.AWSConfig()}
-	if _, err := fundworker.New(context.Background(), cfg); err == nil {
-		t.Error("fundworker.New started in production mode")
+// TestFundWorkerInProduction: without a bank adapter, the fund-worker of
+// production mode starts, and drops a message naming a PENDING funding
+// without deciding it: the console does.
+func TestFundWorkerInProduction(t *testing.T) {
+	e := newMovesTestEnv(t)
+	companyID, token, walletID := e.Company("")
+	r := e.Call(e.Wallets, token, "POST", "/wallets/fund", `{"wallet_id":"`+walletID+`","amount":100,"reference":"wire-prod"}`)
+	if r.Status != 202 {
+		t.Fatalf("fund: %d %s", r.Status, r.Raw)
 	}
+	id := r.Str("data", "id")
+	cfg := apptest.Recording(e.Cfg, "fund-worker")
+	cfg.Mode = function.ModeProduction
+	worker, err := fundworker.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("fundworker.New in production mode: %v", err)
+	}
+	body, _ := json.Marshal(bank.Message{CompanyID: companyID, FundingID: id})
+	out, err := worker(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: string(body)}}})
+	if err != nil || len(out.BatchItemFailures) != 0 {
+		t.Fatalf("handled: %+v %v", out, err)
+	}
+	if tx := e.Call(e.Wallets, token, "GET", "/wallet/transactions/"+id, ""); tx.Str("data", "status") != "PENDING" {
+		t.Errorf("the funding after the production worker: %s", tx.Raw)
+	}
+	e.Verify(companyID)
 }

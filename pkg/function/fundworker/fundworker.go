@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 
 	"payments/pkg/function"
@@ -22,9 +21,10 @@ import (
 // few seconds after a company declared a funding (POST /wallets/fund);
 // wallets.Service.CheckFunding asks the bank about it and confirms or
 // rejects it as the operator console would. Failed messages are reported
-// one by one (ReportBatchItemFailures). Only the sandbox bank answers this
-// way, so the worker refuses to start in production mode, where no bank
-// adapter exists yet and the console decides.
+// one by one (ReportBatchItemFailures). In production mode, where no bank
+// adapter exists yet, the console decides fundings and nothing queues
+// such messages: the worker starts all the same, and drops any message
+// it is given (logged), leaving the funding to the console.
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
 	db := services.DB(cfg)
 	p, err := services.Providers(cfg, db, providers.Deps{}) // its bank is only asked (Check)
@@ -32,8 +32,10 @@ func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) 
 		return nil, err
 	}
 	if p.Bank == bank.None {
-		return nil, fmt.Errorf("%w: MODE %q needs a real bank adapter (bank.Bank) and none is configured; "+
-			"only MODE=%s (the sandbox bank) confirms fundings by itself", function.ErrConfig, cfg.Mode, function.ModeSandbox)
+		return queue.Batch(func(ctx context.Context, m queue.Message) error {
+			slog.WarnContext(ctx, "drop funds message: no bank adapter in this mode, the console decides fundings", "mode", cfg.Mode)
+			return nil
+		}), nil
 	}
 	svc, err := services.Wallets(cfg, db, p, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL))
 	if err != nil {
