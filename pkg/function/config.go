@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -52,6 +54,16 @@ type Config struct {
 	// IssuerWebhookSecret verifies the card issuer's notifications:
 	// ISSUER_WEBHOOK_SECRET, or the secret named by ISSUER_WEBHOOK_SECRET_ARN.
 	IssuerWebhookSecret []byte
+	// OperatorBaseURL (OPERATOR_BASE_URL) is the mobile-money aggregator's
+	// API (pawaPay's); OperatorAPIToken its bearer token:
+	// OPERATOR_API_TOKEN, or the secret named by OPERATOR_API_TOKEN_ARN.
+	// Both are read in production mode only: the sandbox operator needs
+	// neither.
+	OperatorBaseURL, OperatorAPIToken string
+	// OperatorCallbackKey (OPERATOR_CALLBACK_PUBLIC_KEY) verifies the
+	// aggregator's signed callbacks: its public key, PEM or the base64 of
+	// its DER. Required in production mode.
+	OperatorCallbackKey string
 	DynamoDBEndpoint    string // AWS_ENDPOINT_URL_DYNAMODB: DynamoDB Local
 	SQSEndpoint         string // AWS_ENDPOINT_URL_SQS: the SQS emulator
 	S3Endpoint          string // AWS_ENDPOINT_URL_S3: the S3 emulator
@@ -139,8 +151,12 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			default:
 				err = fmt.Errorf("%w: %s must be true or false, not %q", ErrConfig, name, v)
 			}
-		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN":
+		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN":
 			secretVars = append(secretVars, name)
+		case "OPERATOR_BASE_URL":
+			c.OperatorBaseURL = os.Getenv(name)
+		case "OPERATOR_CALLBACK_PUBLIC_KEY":
+			c.OperatorCallbackKey = os.Getenv(name)
 		case "CARD_KEY_ARN":
 			// A KMS key is used, never read: locally CARD_KEY holds a key.
 			c.CardKeyARN, c.CardKey = os.Getenv(name), os.Getenv("CARD_KEY")
@@ -160,8 +176,14 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			return c, err
 		}
 	}
+	if err := c.checkOperator(fn); err != nil {
+		return c, err
+	}
 	var reader SecretReader
 	for _, name := range secretVars {
+		if name == "OPERATOR_API_TOKEN_ARN" && c.Mode != ModeProduction {
+			continue // the sandbox operator needs no token
+		}
 		plain := strings.TrimSuffix(name, "_ARN")
 		value := os.Getenv(plain)
 		if arn := os.Getenv(name); arn != "" {
@@ -185,9 +207,41 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			c.AdminAPIKey = value
 		case "ISSUER_WEBHOOK_SECRET_ARN":
 			c.IssuerWebhookSecret = []byte(value)
+		case "OPERATOR_API_TOKEN_ARN":
+			if value == OperatorTokenPlaceholder {
+				return c, fmt.Errorf("%w: the secret %s still holds the stack's placeholder: put the aggregator's API token in it (docs/providers.md)", ErrConfig, name)
+			}
+			c.OperatorAPIToken = value
 		}
 	}
 	return c, nil
+}
+
+// OperatorTokenPlaceholder is the value the stack gives the operator's
+// API token secret until DevOps put the aggregator's token in it: a
+// production function refuses to start with it.
+const OperatorTokenPlaceholder = "unset"
+
+// checkOperator checks, in production mode, the aggregator's settings fn
+// reads: its base URL an absolute http(s) URL, its callback key set.
+func (c Config) checkOperator(fn Function) error {
+	if c.Mode != ModeProduction {
+		return nil
+	}
+	vars := fn.Variables()
+	if slices.Contains(vars, "OPERATOR_BASE_URL") {
+		u, err := url.Parse(c.OperatorBaseURL)
+		if c.OperatorBaseURL == "" {
+			return fmt.Errorf("%w: OPERATOR_BASE_URL is not set (MODE %s needs the aggregator's API)", ErrConfig, c.Mode)
+		}
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+			return fmt.Errorf("%w: OPERATOR_BASE_URL must be an http(s) URL, not %q", ErrConfig, c.OperatorBaseURL)
+		}
+	}
+	if slices.Contains(vars, "OPERATOR_CALLBACK_PUBLIC_KEY") && c.OperatorCallbackKey == "" {
+		return fmt.Errorf("%w: OPERATOR_CALLBACK_PUBLIC_KEY is not set (MODE %s verifies the aggregator's callbacks with it)", ErrConfig, c.Mode)
+	}
+	return nil
 }
 
 // AWSFromEnv returns the AWS configuration Lambda gives a function in its

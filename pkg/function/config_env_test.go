@@ -32,6 +32,11 @@ const (
 
 	testIssuerSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/issuer-webhook-secret-MnOpQr"
 	testIssuerSecret    = "issuer-webhook-secret-from-secrets-manager-0123456789"
+
+	testOperatorTokenARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/operator-api-token-StUvWx"
+	testOperatorToken    = "pawapay-token-from-secrets-manager"
+	testOperatorURL      = "https://api.sandbox.pawapay.io"
+	testOperatorKey      = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE-test-key"
 )
 
 // fakeSecrets answers Secrets Manager's GetSecretValue for a few secrets
@@ -76,29 +81,34 @@ func (f *fakeSecrets) takeAsked() []string {
 // with the secrets behind a fake Secrets Manager, and returns it.
 func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 	t.Helper()
-	sm := &fakeSecrets{values: map[string]string{testTokenSecretARN: testTokenSecret, testAdminKeyARN: testAdminKey, testIssuerSecretARN: testIssuerSecret}}
+	sm := &fakeSecrets{values: map[string]string{testTokenSecretARN: testTokenSecret, testAdminKeyARN: testAdminKey, testIssuerSecretARN: testIssuerSecret,
+		testOperatorTokenARN: testOperatorToken}}
 	srv := httptest.NewServer(sm)
 	t.Cleanup(srv.Close)
 	env := map[string]string{
-		"MODE":                       function.ModeSandbox,
-		"TABLE_NAME":                 "payments-test",
-		"PAYOUTS_QUEUE_URL":          "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
-		"WEBHOOKS_QUEUE_URL":         "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
-		"ISSUER_EVENTS_QUEUE_URL":    "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-issuer-events",
-		"FUNDS_QUEUE_URL":            "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-funds",
-		"DOCUMENTS_BUCKET":           "payments-test-documents",
-		"TOKEN_TTL_SECONDS":          "600",
-		"TOKEN_RATE_LIMIT":           "7",
-		"PAYMENT_DEADLINE_SECONDS":   "20",
-		"ADMIN_CREDIT_IN_PRODUCTION": "true",
-		"TOKEN_SECRET_ARN":           testTokenSecretARN,
-		"ADMIN_API_KEY_ARN":          testAdminKeyARN,
-		"CARD_KEY_ARN":               testCardKeyARN,
-		"ISSUER_WEBHOOK_SECRET_ARN":  testIssuerSecretARN,
-		"CARD_KEY":                   "",
-		"TOKEN_SECRET":               "",
-		"ADMIN_API_KEY":              "",
-		"ISSUER_WEBHOOK_SECRET":      "",
+		"MODE":                         function.ModeSandbox,
+		"TABLE_NAME":                   "payments-test",
+		"PAYOUTS_QUEUE_URL":            "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
+		"WEBHOOKS_QUEUE_URL":           "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
+		"ISSUER_EVENTS_QUEUE_URL":      "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-issuer-events",
+		"FUNDS_QUEUE_URL":              "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-funds",
+		"DOCUMENTS_BUCKET":             "payments-test-documents",
+		"TOKEN_TTL_SECONDS":            "600",
+		"TOKEN_RATE_LIMIT":             "7",
+		"PAYMENT_DEADLINE_SECONDS":     "20",
+		"ADMIN_CREDIT_IN_PRODUCTION":   "true",
+		"TOKEN_SECRET_ARN":             testTokenSecretARN,
+		"ADMIN_API_KEY_ARN":            testAdminKeyARN,
+		"CARD_KEY_ARN":                 testCardKeyARN,
+		"ISSUER_WEBHOOK_SECRET_ARN":    testIssuerSecretARN,
+		"OPERATOR_API_TOKEN_ARN":       testOperatorTokenARN,
+		"OPERATOR_BASE_URL":            testOperatorURL,
+		"OPERATOR_CALLBACK_PUBLIC_KEY": testOperatorKey,
+		"OPERATOR_API_TOKEN":           "",
+		"CARD_KEY":                     "",
+		"TOKEN_SECRET":                 "",
+		"ADMIN_API_KEY":                "",
+		"ISSUER_WEBHOOK_SECRET":        "",
 	}
 	for k, v := range env {
 		t.Setenv(k, v)
@@ -118,7 +128,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 // secrets as its main does, its AWS calls recorded.
 func loadConfig(name string) (function.Config, error) {
 	names := map[string]string{}
-	for _, v := range []string{"TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN"} {
+	for _, v := range []string{"TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN"} {
 		names[os.Getenv(v)] = v
 	}
 	return function.ConfigFromEnv(context.Background(), name, func(cfg aws.Config, endpoint string) function.SecretReader {
@@ -142,10 +152,11 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"auth", function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, AdminAPIKey: testAdminKey, AdminCreditInProduction: true}, []string{testAdminKeyARN}},
 		{"wallets", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], TokenSecret: token}, []string{testTokenSecretARN}},
-		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, TokenSecret: token, OperatorBaseURL: testOperatorURL}, []string{testTokenSecretARN}},
 		{"webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"customers", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token}, []string{testTokenSecretARN}},
-		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second}, nil},
+		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second, OperatorBaseURL: testOperatorURL}, nil},
+		{"operator-callbacks", function.Config{Mode: function.ModeSandbox, PayoutsQueueURL: payouts, OperatorCallbackKey: testOperatorKey}, nil},
 		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
@@ -199,6 +210,7 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 			}
 			t.Run(name+" without "+v, func(t *testing.T) {
 				configTestEnv(t)
+				t.Setenv("MODE", function.ModeProduction) // where every variable is read
 				t.Setenv(v, "")
 				_, err := loadConfig(name)
 				if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), v+" is not set") {
@@ -223,6 +235,47 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
 	})
+}
+
+// TestConfigOfProductionMode: in production mode the functions that call
+// the aggregator read its base URL and fetch its token, the callbacks
+// function needs its key; a missing URL or key, a malformed URL or the
+// stack's placeholder token keeps the function from starting.
+func TestConfigOfProductionMode(t *testing.T) {
+	sm, _ := configTestEnv(t)
+	t.Setenv("MODE", function.ModeProduction)
+	for _, name := range []string{"payments", "payout-worker"} {
+		cfg, err := loadConfig(name)
+		if err != nil || cfg.OperatorBaseURL != testOperatorURL || cfg.OperatorAPIToken != testOperatorToken {
+			t.Fatalf("%s: config %+v, %v", name, cfg, err)
+		}
+		if asked := sm.takeAsked(); !slices.Contains(asked, testOperatorTokenARN) {
+			t.Errorf("%s asked Secrets Manager for %v, not the operator's token", name, asked)
+		}
+	}
+	if cfg, err := loadConfig("operator-callbacks"); err != nil || cfg.OperatorCallbackKey != testOperatorKey {
+		t.Fatalf("operator-callbacks: config %+v, %v", cfg, err)
+	}
+	tests := []struct {
+		name, function, variable, value, want string
+	}{
+		{"no base URL", "payout-worker", "OPERATOR_BASE_URL", "", "OPERATOR_BASE_URL is not set"},
+		{"base URL not http", "payments", "OPERATOR_BASE_URL", "api.pawapay.io", `OPERATOR_BASE_URL must be an http(s) URL, not "api.pawapay.io"`},
+		{"no callback key", "operator-callbacks", "OPERATOR_CALLBACK_PUBLIC_KEY", "", "OPERATOR_CALLBACK_PUBLIC_KEY is not set"},
+		{"placeholder token", "payout-worker", "OPERATOR_API_TOKEN", function.OperatorTokenPlaceholder, "still holds the stack's placeholder"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv(tt.variable, tt.value)
+			if tt.variable == "OPERATOR_API_TOKEN" {
+				t.Setenv("OPERATOR_API_TOKEN_ARN", "")
+			}
+			_, err := loadConfig(tt.function)
+			if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want function.ErrConfig with %q", err, tt.want)
+			}
+		})
+	}
 }
 
 // TestConfigRefusesBadValues: a malformed setting, an unreadable secret or

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/idempotency"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/payments"
+	"payments/pkg/providers/operator"
 	"payments/pkg/wallets"
 	"payments/pkg/webhooks"
 )
@@ -99,6 +100,10 @@ var Errors = httpapi.Catalogue{
 
 	// the card issuer's notifications (POST /issuer/webhooks)
 	{Err: issuerhooks.ErrBadSignature, Status: http.StatusUnauthorized, Code: "INVALID_SIGNATURE", Message: "missing, malformed, stale or forged X-Issuer-Signature"},
+
+	// the operator's callbacks (POST /operator/callbacks/pawapay)
+	{Err: operator.ErrCallbackSignature, Status: http.StatusUnauthorized, Code: "INVALID_SIGNATURE", Message: "missing, malformed, stale or forged callback signature (Signature, Signature-Input, Content-Digest)"},
+	{Err: operator.ErrCallbackMalformed, Status: http.StatusBadRequest, Code: "INVALID_CALLBACK", Message: "the callback is not a final status of a payout or a deposit"},
 
 	// webhooks
 	{Err: events.ErrNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},

@@ -55,6 +55,8 @@ const (
 	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
 	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
 
+	operatorToken = "OPERATOR_API_TOKEN_ARN" // the aggregator's API token (production mode)
+
 	// The issuer-webhooks function's.
 	issuerEvents = "ISSUER_EVENTS_QUEUE_URL"   // the card issuer's notifications, consumed by the card-worker
 	issuerSecret = "ISSUER_WEBHOOK_SECRET_ARN" // verifies the card issuer's notifications
@@ -64,6 +66,7 @@ const (
 const (
 	modeSetting     = "MODE"
 	deadlineSetting = "PAYMENT_DEADLINE_SECONDS"
+	operatorURL     = "OPERATOR_BASE_URL" // the aggregator's API (production mode)
 )
 
 // getSecret is the one action on a secret.
@@ -107,7 +110,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"payments": {
-		Settings: []string{modeSetting},
+		Settings: []string{modeSetting, operatorURL},
 		Grants: []Grant{
 			// DeleteItem releases an Idempotency-Key (docs/idempotency.md).
 			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
@@ -115,6 +118,7 @@ var Functions = map[string]Function{
 			// (payments.Relay): it never sends to the webhooks queue.
 			{payoutsQueue, sendMessage},
 			{tokenSecret, getSecret},
+			{operatorToken, getSecret},
 		},
 	},
 	"customers": {
@@ -153,11 +157,18 @@ var Functions = map[string]Function{
 		},
 	},
 	"payout-worker": {
-		Settings: []string{modeSetting, deadlineSetting},
+		Settings: []string{modeSetting, deadlineSetting, operatorURL},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
 			{payoutsQueue, sendMessage},
 			{webhooksQueue, sendMessage},
+			{operatorToken, getSecret},
+		},
+	},
+	"operator-callbacks": {
+		Settings: []string{modeSetting, "OPERATOR_CALLBACK_PUBLIC_KEY"},
+		Grants: []Grant{
+			{payoutsQueue, sendMessage},
 		},
 	},
 	"fund-worker": {

@@ -34,7 +34,7 @@ func Decode(r *http.Request, v any) error {
 	if err := checkJSON(r); err != nil {
 		return err
 	}
-	body, err := readBody(r)
+	body, err := ReadBody(r)
 	if err != nil {
 		return err
 	}
@@ -44,7 +44,7 @@ func Decode(r *http.Request, v any) error {
 // DecodeOptional is Decode for a route whose body is optional: an empty
 // body, whatever its Content-Type, leaves v as it is.
 func DecodeOptional(r *http.Request, v any) error {
-	body, err := readBody(r)
+	body, err := ReadBody(r)
 	if err != nil || len(bytes.TrimSpace(body)) == 0 {
 		return err
 	}
@@ -66,8 +66,10 @@ func checkJSON(r *http.Request) error {
 	return nil
 }
 
-// readBody reads the body of r, at most MaxBodyBytes.
-func readBody(r *http.Request) ([]byte, error) {
+// ReadBody reads the body of r, at most MaxBodyBytes: a larger body is an
+// *http.MaxBytesError (413), one that cannot be read a field error on
+// "body".
+func ReadBody(r *http.Request) ([]byte, error) {
 	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
 	if err != nil {
 		var tooLarge *http.MaxBytesError

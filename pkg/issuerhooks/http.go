@@ -1,12 +1,9 @@
 package issuerhooks
 
 import (
-	"errors"
-	"io"
 	"net/http"
 	"strings"
 
-	"payments/pkg/field"
 	"payments/pkg/httpapi"
 )
 
@@ -26,13 +23,9 @@ type accepted struct {
 // notification, 202 with the notification's id once its raw body is on the
 // queue. Only a 202 has queued anything.
 func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, httpapi.MaxBodyBytes))
+	body, err := httpapi.ReadBody(r)
 	if err != nil {
-		var tooLarge *http.MaxBytesError
-		if errors.As(err, &tooLarge) {
-			return err
-		}
-		return field.Invalid("body", "could not be read")
+		return err
 	}
 	// The Lambda adapter splits a header at its commas: join them again.
 	n, err := h.accept(r.Context(), strings.Join(r.Header.Values(Header), ","), body)

@@ -56,13 +56,17 @@ type Update struct {
 	Raw     json.RawMessage `json:"raw,omitempty"`
 }
 
+// ErrUpdateNotFinal is an operator update whose state is not SUCCESS or
+// FAILED: only final answers are pushed to the worker.
+var ErrUpdateNotFinal = errors.New("payments: operator update is not final")
+
 // QueueUpdate puts the operator's final answer res about the request of
 // kind k, our payment transactionID of companyID, on the payouts queue for
 // the worker to apply. Only a final answer (SUCCESS or FAILED) is queued;
-// another is an error.
+// another is ErrUpdateNotFinal.
 func QueueUpdate(ctx context.Context, jobs Jobs, companyID, transactionID string, k operator.Kind, res operator.Result) error {
 	if res.State != operator.Succeeded && res.State != operator.Failed {
-		return fmt.Errorf("payments: update of %s: state %q is not final", transactionID, res.State)
+		return fmt.Errorf("%w: %s of %s", ErrUpdateNotFinal, res.State, transactionID)
 	}
 	body, err := json.Marshal(Job{CompanyID: companyID, TransactionID: transactionID, Update: &Update{
 		Kind: k, State: res.State, OrderID: res.OrderID, Reason: res.Reason, Raw: res.Raw,

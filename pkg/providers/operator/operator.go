@@ -74,3 +74,23 @@ type Gateway interface {
 	// found; ErrNotFound when the operator has none.
 	Lookup(ctx context.Context, k Kind, reference string) (Result, error)
 }
+
+// Callback is an operator's final answer about one request, pushed to us
+// rather than asked for, once its signature is verified.
+type Callback struct {
+	Kind Kind
+	// Reference is our transaction id, the request's id at the operator.
+	Reference string
+	// CompanyID is the company the request was submitted for, as we sent
+	// it with the request.
+	CompanyID string
+	Result    Result
+}
+
+// ErrCallbackSignature is a callback whose signature is missing, does not
+// verify with the operator's key, or is stale: nothing of it is trusted.
+var ErrCallbackSignature = errors.New("operator: callback signature missing, invalid or stale")
+
+// ErrCallbackMalformed is a callback, correctly signed, whose body is not
+// a final answer about a request we could have made.
+var ErrCallbackMalformed = errors.New("operator: malformed callback")

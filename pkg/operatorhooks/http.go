@@ -1,0 +1,42 @@
+package operatorhooks
+
+import (
+	"net/http"
+	"strings"
+
+	"payments/pkg/httpapi"
+)
+
+// Routes registers POST /operator/callbacks/pawapay on rt, which must have
+// no token guard: the operator is not a company.
+func Routes(rt *httpapi.Router, h *Handler) {
+	rt.Handle("POST /operator/callbacks/pawapay", h.Receive)
+}
+
+// received is the data of the 200 answer.
+type received struct {
+	TransactionID string `json:"transaction_id"`
+}
+
+// Receive answers one callback: 401 unless its signature verifies, 400
+// when the signed body is not a final answer about a request, 200 once the
+// update is on the payouts queue. Only a 200 has queued anything; the
+// operator sends again what was not answered 200.
+func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
+	body, err := httpapi.ReadBody(r)
+	if err != nil {
+		return err
+	}
+	// The Lambda adapter splits a header at its commas: join them again,
+	// as the signature's components are read whole.
+	header := http.Header{}
+	for name, values := range r.Header {
+		header.Set(name, strings.Join(values, ","))
+	}
+	cb, err := h.accept(r.Context(), r.Method, r.URL.Path, header, body)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Callback received", received{TransactionID: cb.Reference})
+	return nil
+}
