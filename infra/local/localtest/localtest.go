@@ -40,6 +40,10 @@ const TokenSecret = "local-token-secret-0123456789abcdef0123456789abcdef"
 // deployments; SampleEvents signs the sample notifications with it.
 const IssuerWebhookSecret = "local-issuer-webhook-secret-0123456789abcdef0123456789abcdef"
 
+// OperatorAPIToken is the aggregator's API token of test deployments: the
+// functions send it to the simulated pawaPay in production mode.
+const OperatorAPIToken = "local-operator-api-token-0123456789abcdef"
+
 // Root returns the repository root.
 func Root(t testing.TB) string {
 	t.Helper()
@@ -128,7 +132,7 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		Buckets:   buckets,
 		Secrets: map[string]string{
 			"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey,
-			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret,
+			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret, "OPERATOR_API_TOKEN": OperatorAPIToken,
 		},
 		Base: Env(),
 	}

@@ -56,6 +56,9 @@ var SecretFiles = map[string]string{
 	"TOKEN_SECRET":          "token-secret",
 	"CARD_KEY":              "card-key",
 	"ISSUER_WEBHOOK_SECRET": "issuer-webhook-secret",
+	// The simulated aggregator's token (MODE=production locally): the
+	// functions send it, the simulated pawaPay checks it.
+	"OPERATOR_API_TOKEN": "operator-api-token",
 }
 
 // Secret returns the secret kept in the file at path, creating it (32
