@@ -17,6 +17,7 @@ import (
 	"payments/pkg/function/fundworker"
 	"payments/pkg/function/issuerwebhooks"
 	"payments/pkg/function/openapi"
+	"payments/pkg/function/operatorcallbacks"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/payoutworker"
 	"payments/pkg/function/sweeper"
@@ -32,6 +33,7 @@ var HTTPFunctions = map[string]func(context.Context, function.Config) (function.
 	"wallets": walletsapi.New, "payments": paymentsapi.New,
 	"webhooks": webhooksapi.New, "customers": customersapi.New, "cards": cardsapi.New,
 	"issuer-webhooks": issuerwebhooks.New, "openapi": openapi.New,
+	"operator-callbacks": operatorcallbacks.New,
 }
 
 // SQSFunctions maps each queue consumer's folder name to its constructor.

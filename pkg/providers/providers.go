@@ -11,6 +11,7 @@ import (
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/kyc"
 	"payments/pkg/providers/operator"
+	"payments/pkg/providers/operator/pawapay"
 )
 
 // Modes of a deployment.
@@ -53,11 +54,22 @@ type Deps struct {
 	// Funds is the queue on which the sandbox bank answers the fundings
 	// declared; nil where the bank is only asked (bank.Sandbox.Check).
 	Funds bank.Queue
+	// Aggregator is the real mobile-money aggregator's (pawaPay's) API of
+	// production mode; its zero value, where a function never calls it
+	// (the sweeper), leaves the operator None.
+	Aggregator Aggregator
+}
+
+// Aggregator is where the mobile-money aggregator's API is and how to
+// call it.
+type Aggregator struct {
+	BaseURL, Token string
 }
 
 // ForMode returns the providers of mode: the simulated ones over d in
-// ModeSandbox; in ModeProduction, the real adapters, and None for a kind
-// that has none yet (today every kind).
+// ModeSandbox; in ModeProduction, the real adapters (the operator is
+// pawaPay when d.Aggregator is set), and None for a kind that has none
+// yet (the issuer, the KYC verifier and the bank).
 func ForMode(mode string, d Deps) (Providers, error) {
 	switch mode {
 	case ModeSandbox:
@@ -74,7 +86,15 @@ func ForMode(mode string, d Deps) (Providers, error) {
 		}
 		return p, nil
 	case ModeProduction:
-		return Providers{Operator: operator.None, Issuer: issuer.None, KYC: kyc.None, Bank: bank.None}, nil
+		p := Providers{Operator: operator.None, Issuer: issuer.None, KYC: kyc.None, Bank: bank.None}
+		if d.Aggregator.BaseURL != "" {
+			gw, err := pawapay.New(pawapay.Config{BaseURL: d.Aggregator.BaseURL, Token: d.Aggregator.Token})
+			if err != nil {
+				return Providers{}, fmt.Errorf("providers: the aggregator: %w", err)
+			}
+			p.Operator = gw
+		}
+		return p, nil
 	}
 	return Providers{}, fmt.Errorf("providers: mode %q is neither %s nor %s", mode, ModeSandbox, ModeProduction)
 }

@@ -16,8 +16,9 @@ import (
 // queue: each message is a payments.Job for one payout or collection,
 // handled by payments.Service.HandleJob; failed messages are reported one
 // by one (ReportBatchItemFailures). It needs the payouts queue, to send
-// itself the next poll, and the operator of cfg's mode, so it refuses to
-// start in production mode, which has none yet (services.Operator).
+// itself the next poll, and the operator of cfg's mode: the sandbox
+// operator, or in production mode the aggregator's adapter, without which
+// it refuses to start (services.Operator).
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
 	if cfg.PayoutsQueueURL == "" {
 		return nil, fmt.Errorf("%w: PAYOUTS_QUEUE_URL is not set", function.ErrConfig)

@@ -125,6 +125,9 @@ func Providers(cfg function.Config, db *store.DB, with providers.Deps) (provider
 	with.Orders = operatordb.New(db.DB)
 	with.Cards = issuerdb.New(db.DB)
 	with.Verifications = kycdb.New(db.DB)
+	if cfg.OperatorAPIToken != "" { // production mode, a function that calls the aggregator
+		with.Aggregator = providers.Aggregator{BaseURL: cfg.OperatorBaseURL, Token: cfg.OperatorAPIToken}
+	}
 	p, err := providers.ForMode(cfg.Mode, with)
 	if err != nil {
 		return providers.Providers{}, fmt.Errorf("%w: %v", function.ErrConfig, err)
@@ -152,13 +155,12 @@ func Providers(cfg function.Config, db *store.DB, with providers.Deps) (provider
 }
 
 // Operator returns the operator of p, for a function that cannot run
-// without one (the payout worker): production mode has no real aggregator
-// adapter yet, so it is a configuration error rather than a silent
-// sandbox.
+// without one (the payout worker): a mode without one is a configuration
+// error rather than a silent sandbox.
 func Operator(cfg function.Config, p providers.Providers) (operator.Gateway, error) {
 	if p.Operator == operator.None {
-		return nil, fmt.Errorf("%w: MODE %q needs a real operator adapter (operator.Gateway) and none is configured; "+
-			"only MODE=%s (the sandbox operator) can process payments", function.ErrConfig, cfg.Mode, function.ModeSandbox)
+		return nil, fmt.Errorf("%w: MODE %q has no operator adapter: set OPERATOR_BASE_URL and OPERATOR_API_TOKEN_ARN (the aggregator's API)",
+			function.ErrConfig, cfg.Mode)
 	}
 	return p.Operator, nil
 }

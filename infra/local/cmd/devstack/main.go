@@ -18,11 +18,13 @@
 // does not pass SIGINT on to its children (see package makewatch).
 //
 // Environment: PORT (3000), DYNAMODB_PORT (8000), SQS_PORT (9324), S3_PORT
-// (4568), DOCS_PORT (4443), DATA_DIR (.cache: the data, logs, secrets, local
-// CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY and
-// ISSUER_WEBHOOK_SECRET (default: generated once into admin-api-key,
-// token-secret, card-key and issuer-webhook-secret of the data folder:
-// stack.SecretFiles), LOG_LEVEL (info), and the
+// (4568), DOCS_PORT (4443), OPERATOR_PORT (4570: the simulated pawaPay of
+// MODE=production, see aggregator.go), DATA_DIR (.cache: the data, logs, secrets, local
+// CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY,
+// ISSUER_WEBHOOK_SECRET and OPERATOR_API_TOKEN (default: generated once into
+// admin-api-key, token-secret, card-key, issuer-webhook-secret and
+// operator-api-token of the data folder: stack.SecretFiles), LOG_LEVEL
+// (info), and the
 // stack parameters of paramVariables (MODE, PAYMENT_DEADLINE_SECONDS, …;
 // default: the template's).
 // exec uses free ports and in-memory storage, so it runs beside `run`.
@@ -197,6 +199,18 @@ func run(log *slog.Logger, makePid int) (err error) {
 		Stage: "local", TableName: TableName, QueueURLs: urls, Secrets: secrets, Base: st.Env(),
 		Params: stackParams(os.Getenv),
 	}
+	base := fmt.Sprintf("http://127.0.0.1:%d/api/v1", ports["PORT"])
+	operatorPort, err := envPort("OPERATOR_PORT", 4570)
+	if err != nil {
+		return err
+	}
+	aggregator, err := startAggregator(ctx, res, base, operatorPort, log)
+	if err != nil {
+		return err
+	}
+	if aggregator != nil {
+		defer aggregator.Close()
+	}
 	srv, err := devserver.Build(ctx, tpl, res, stack.SQSClient(st.SQSEndpoint), log)
 	if err != nil {
 		return err
@@ -205,7 +219,6 @@ func run(log *slog.Logger, makePid int) (err error) {
 	if err != nil {
 		return fmt.Errorf("dev server: %w (set PORT to use another port)", err)
 	}
-	base := fmt.Sprintf("http://127.0.0.1:%d/api/v1", ports["PORT"])
 	state := stack.State{
 		Pid: os.Getpid(), DynamoDBEndpoint: st.DynamoDBEndpoint, SQSEndpoint: st.SQSEndpoint, S3Endpoint: st.S3Endpoint,
 		TableName: TableName, QueueURLs: urls, BaseURL: base,
@@ -225,6 +238,9 @@ func run(log *slog.Logger, makePid int) (err error) {
 	fmt.Printf("Admin API key: %s (header X-Admin-Key; admin routes skip IAM/SigV4 locally)\n", secrets["ADMIN_API_KEY"])
 	fmt.Printf("DynamoDB:      %s (table %s)\nSQS:           %s\nS3:            %s\n", st.DynamoDBEndpoint, TableName, st.SQSEndpoint, st.S3Endpoint)
 	fmt.Printf("Documents:     %s%s and %s%s (sample identity documents, HTTPS)\n", docs.URL, samples.FrontPath, docs.URL, samples.BackPath)
+	if aggregator != nil {
+		fmt.Printf("Aggregator:    %s (simulated pawaPay; its callbacks go to %s/operator/callbacks/pawapay)\n", aggregator.URL, base)
+	}
 	if os.Getenv(stack.DataDirEnv) != "" {
 		fmt.Printf("Data:          %s (%s)\n", data, stack.DataDirEnv)
 	}
@@ -360,6 +376,10 @@ var paramVariables = map[string]string{
 	"TOKEN_RATE_LIMIT":           "TokenRateLimit",
 	"PAYMENT_DEADLINE_SECONDS":   "PaymentDeadlineSeconds",
 	"ADMIN_CREDIT_IN_PRODUCTION": "AdminCreditInProduction",
+	// A real aggregator's API (e.g. pawaPay's sandbox) instead of the
+	// simulated one, with OPERATOR_API_TOKEN and its callback key.
+	"OPERATOR_BASE_URL":            "OperatorBaseUrl",
+	"OPERATOR_CALLBACK_PUBLIC_KEY": "OperatorCallbackPublicKey",
 }
 
 // stackParams returns the template parameters set by the variables of

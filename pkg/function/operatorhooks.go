@@ -1,0 +1,52 @@
+package function
+
+import (
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"payments/pkg/operatorhooks"
+	"payments/pkg/providers/operator/pawapay"
+)
+
+// CallbackMaxAge is how old a callback's signature may be.
+const CallbackMaxAge = 5 * time.Minute
+
+// OperatorHooks returns the handler of the aggregator's callbacks,
+// verified with cfg's key and queued on payouts. Without a key (a sandbox
+// stage, where no aggregator calls) every callback is refused; production
+// mode has one (ConfigFromEnv).
+func OperatorHooks(cfg Config, payouts Queue, now func() time.Time) (*operatorhooks.Handler, error) {
+	h := &operatorhooks.Handler{Jobs: payouts}
+	if cfg.OperatorCallbackKey == "" {
+		slog.Warn("no OPERATOR_CALLBACK_PUBLIC_KEY: every operator callback is refused", "mode", cfg.Mode)
+		return h, nil
+	}
+	key, err := PublicKeyPEM(cfg.OperatorCallbackKey)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pawapay.NewCallbacks(key, CallbackMaxAge, now)
+	if err != nil {
+		return nil, fmt.Errorf("%w: OPERATOR_CALLBACK_PUBLIC_KEY: %v", ErrConfig, err)
+	}
+	h.Verifier = v
+	return h, nil
+}
+
+// PublicKeyPEM returns the PEM of a public key given as PEM, or as the
+// base64 of its DER (one line, easier to pass as a stack parameter).
+func PublicKeyPEM(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-----BEGIN") {
+		return []byte(s), nil
+	}
+	der, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: OPERATOR_CALLBACK_PUBLIC_KEY is neither a PEM nor the base64 of a DER key", ErrConfig)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), nil
+}
