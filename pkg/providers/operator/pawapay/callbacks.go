@@ -177,7 +177,7 @@ func parseSignatureDate(v string) (time.Time, error) {
 	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
 		return time.Unix(n, 0), nil
 	}
-	return time.Time{}, errors.New("Signature-Date is not a time")
+	return time.Time{}, errors.New("the Signature-Date header is not a time")
 }
 
 // parseCallback reads a callback's body: a payout or a deposit in a final

@@ -59,16 +59,16 @@ func parseSignatureInput(h string) ([]sigInput, error) {
 	for _, m := range splitMembers(h) {
 		label, value, ok := strings.Cut(m, "=")
 		if !ok || label == "" || !strings.HasPrefix(value, "(") {
-			return nil, errors.New("Signature-Input is not a dictionary of inner lists")
+			return nil, errors.New("the Signature-Input header is not a dictionary of inner lists")
 		}
 		end := strings.IndexByte(value, ')')
 		if end < 0 {
-			return nil, errors.New("Signature-Input has an unclosed list")
+			return nil, errors.New("the Signature-Input header has an unclosed list")
 		}
 		in := sigInput{label: strings.TrimSpace(label), raw: value, params: map[string]string{}}
 		for _, item := range strings.Fields(value[1:end]) {
 			if len(item) < 2 || item[0] != '"' || item[len(item)-1] != '"' || strings.Count(item, `"`) != 2 {
-				return nil, errors.New("Signature-Input covers a component this verifier does not read")
+				return nil, errors.New("the Signature-Input header covers a component this verifier does not read")
 			}
 			in.components = append(in.components, item[1:len(item)-1])
 		}
@@ -107,7 +107,7 @@ func parseByteSequences(h string) (map[string][]byte, error) {
 func checkDigest(h string, body []byte) error {
 	digests, err := parseByteSequences(h)
 	if err != nil {
-		return fmt.Errorf("Content-Digest: %v", err)
+		return fmt.Errorf("the Content-Digest header: %v", err)
 	}
 	checked := 0
 	for alg, want := range digests {
@@ -123,12 +123,12 @@ func checkDigest(h string, body []byte) error {
 			continue
 		}
 		if subtle.ConstantTimeCompare(got, want) != 1 {
-			return fmt.Errorf("Content-Digest %s does not match the body", alg)
+			return fmt.Errorf("the Content-Digest %s does not match the body", alg)
 		}
 		checked++
 	}
 	if checked == 0 {
-		return errors.New("Content-Digest has no sha-256 or sha-512 digest")
+		return errors.New("the Content-Digest header has no sha-256 or sha-512 digest")
 	}
 	return nil
 }
