@@ -26,6 +26,9 @@ var httpLayer = []string{"pkg/httpapi/", "pkg/function/", "pkg/apidoc/", "pkg/ap
 // httpClients are the packages that call out over HTTP and take an
 // *http.Request as a client does (a redirect check, a request editor):
 // the outbound client, the generated API client, the provider adapters.
+// A provider's contract fake beside its adapter (pkg/providers/operator/
+// pawapay/pawapaysim) is covered deliberately: it serves the provider's API,
+// so its handlers take *http.Request, and it holds no route of ours.
 var httpClients = []string{"pkg/outbound/", "pkg/apiclient/", "pkg/providers/"}
 
 // adapters are the packages that may call AWS: the adapters of DynamoDB,

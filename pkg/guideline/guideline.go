@@ -53,14 +53,29 @@ type CountryInfo struct {
 	PhoneCode string
 }
 
+// fileRow is a row as guideline.json holds it: the row the API serves and,
+// apart from it, the codes pawaPay (the aggregator of production mode) uses
+// for the row's operators. The codes are never served: GET
+// /payment/guideline answers Row alone.
+type fileRow struct {
+	Row
+	PawaPay map[string]string `json:"pawapay"`
+}
+
 // Guideline is a parsed guideline. Its zero value holds no rows.
 type Guideline struct {
 	rows []Row
+	// pawapay maps (country, currency, operator) to a pawaPay provider code.
+	pawapay map[[3]string]string
 }
 
 var (
 	isoPattern  = regexp.MustCompile(`^[A-Z]{2}$`)
 	phoneDigits = regexp.MustCompile(`^\+[0-9]{1,4}$`)
+	// pawaPayCode is the form of a pawaPay provider code: capitals, digits
+	// and underscores, ending in the country's ISO 3166 alpha-3 code
+	// (MTN_MOMO_CMR).
+	pawaPayCode = regexp.MustCompile(`^[A-Z][A-Z0-9_]*_[A-Z]{3}$`)
 	// defaultGuideline is parsed when first asked for, not at init: most
 	// functions link this package and never read it (docs/footprint.md).
 	defaultGuideline = sync.OnceValue(func() *Guideline { return mustParse(embedded) })
@@ -77,16 +92,21 @@ func mustParse(data []byte) *Guideline {
 // Parse reads a guideline from JSON (an array of rows) and checks it: ISO
 // codes of two capital letters, dial codes "+" and 1 to 4 digits, one dial
 // code and one name per country, currencies the money package holds,
-// operators of spec §2.10 listed once each, and no (country, currency) pair
-// twice.
+// operators of spec §2.10 listed once each, no (country, currency) pair
+// twice, and pawaPay provider codes only for operators of their row, each of
+// the form of a pawaPay code.
 func Parse(data []byte) (*Guideline, error) {
-	var rows []Row
-	if err := json.Unmarshal(data, &rows); err != nil {
+	var file []fileRow
+	if err := json.Unmarshal(data, &file); err != nil {
 		return nil, fmt.Errorf("guideline: %w", err)
 	}
+	rows := make([]Row, len(file))
+	pawapay := map[[3]string]string{}
 	seen := map[[2]string]bool{}
 	countries := map[string]CountryInfo{}
-	for i, r := range rows {
+	for i, fr := range file {
+		r := fr.Row
+		rows[i] = r
 		at := fmt.Sprintf("guideline: row %d (%s %s)", i, r.CountryISOCode, r.Currency)
 		if !isoPattern.MatchString(r.CountryISOCode) {
 			return nil, fmt.Errorf("%s: country_iso_code must be two capital letters", at)
@@ -117,11 +137,28 @@ func Parse(data []byte) (*Guideline, error) {
 				return nil, fmt.Errorf("%s: operator %q listed twice", at, op)
 			}
 		}
+		for op, code := range fr.PawaPay {
+			if !slices.Contains(r.Operators, op) {
+				return nil, fmt.Errorf("%s: pawapay code for %q, which is not an operator of the row", at, op)
+			}
+			if !pawaPayCode.MatchString(code) {
+				return nil, fmt.Errorf("%s: pawapay code %q for %q is not of the form MTN_MOMO_CMR", at, code, op)
+			}
+			pawapay[[3]string{r.CountryISOCode, r.Currency, op}] = code
+		}
 		if rows[i].Operators == nil {
 			rows[i].Operators = []string{}
 		}
 	}
-	return &Guideline{rows: rows}, nil
+	return &Guideline{rows: rows, pawapay: pawapay}, nil
+}
+
+// PawaPayProvider returns the pawaPay provider code of operator in
+// (country iso, currency), and false when pawaPay does not serve that
+// combination (the row lists no code for it).
+func (g *Guideline) PawaPayProvider(iso, currency, operator string) (string, bool) {
+	code, ok := g.pawapay[[3]string{iso, currency, operator}]
+	return code, ok
 }
 
 // Default returns the guideline embedded in the binary.
@@ -176,6 +213,12 @@ func Lookup(iso, currency string) (Row, bool) { return defaultGuideline().Lookup
 // (iso, currency).
 func Supports(iso, currency, operator string) bool {
 	return defaultGuideline().Supports(iso, currency, operator)
+}
+
+// PawaPayProvider returns the embedded guideline's pawaPay provider code of
+// operator in (iso, currency).
+func PawaPayProvider(iso, currency, operator string) (string, bool) {
+	return defaultGuideline().PawaPayProvider(iso, currency, operator)
 }
 
 // Country returns the embedded guideline's name and dial code of country iso.

@@ -1,7 +1,10 @@
 package guideline
 
 import (
+	"encoding/json"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
 
 	"payments/pkg/money"
@@ -113,6 +116,9 @@ func TestParseRefuses(t *testing.T) {
 			{"country_iso_code":"CM","country":"Cameroon","country_phone_code":"+237","currency":"XAF","operators":[]}]`},
 		{"dial code differs", `[{"country_iso_code":"CM","country":"Cameroon","country_phone_code":"+237","currency":"XAF","operators":[]},
 			{"country_iso_code":"CM","country":"Cameroon","country_phone_code":"+238","currency":"USD","operators":[]}]`},
+		{"pawapay code for an operator not in the row", `[{"country_iso_code":"CM","country":"Cameroon","country_phone_code":"+237","currency":"XAF","operators":["mtn"],"pawapay":{"orange":"ORANGE_CMR"}}]`},
+		{"pawapay code of the wrong form", `[{"country_iso_code":"CM","country":"Cameroon","country_phone_code":"+237","currency":"XAF","operators":["mtn"],"pawapay":{"mtn":"mtn_momo_cmr"}}]`},
+		{"pawapay code without a country", `[{"country_iso_code":"CM","country":"Cameroon","country_phone_code":"+237","currency":"XAF","operators":["mtn"],"pawapay":{"mtn":"MTN_MOMO"}}]`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -120,5 +126,51 @@ func TestParseRefuses(t *testing.T) {
 				t.Fatal("Parse accepted it")
 			}
 		})
+	}
+}
+
+func TestPawaPayProvider(t *testing.T) {
+	tests := []struct {
+		iso, currency, operator string
+		want                    string
+		ok                      bool
+	}{
+		{"CM", "XAF", "mtn", "MTN_MOMO_CMR", true},
+		{"CM", "XAF", "orange", "ORANGE_CMR", true},
+		{"CD", "CDF", "vodacom", "VODACOM_MPESA_COD", true},
+		{"SN", "XOF", "expresso", "", false}, // an operator of the row pawaPay does not serve
+		{"TD", "XAF", "airtel", "", false},   // a row pawaPay does not serve
+		{"CM", "XOF", "mtn", "", false},      // no such row
+	}
+	for _, tt := range tests {
+		t.Run(tt.iso+"_"+tt.operator, func(t *testing.T) {
+			got, ok := PawaPayProvider(tt.iso, tt.currency, tt.operator)
+			if got != tt.want || ok != tt.ok {
+				t.Fatalf("PawaPayProvider = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
+			}
+		})
+	}
+}
+
+// TestRowsServeNoPawaPayCodes pins the JSON that GET /payment/guideline
+// answers: the pawaPay codes stay out of it.
+func TestRowsServeNoPawaPayCodes(t *testing.T) {
+	data, err := json.Marshal(Rows())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(strings.ToLower(string(data)), "pawapay") || strings.Contains(string(data), "MTN_MOMO") {
+		t.Fatalf("the served rows carry pawaPay codes: %s", data)
+	}
+	var rows []map[string]any
+	if err := json.Unmarshal(data, &rows); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"country", "country_iso_code", "country_phone_code", "currency", "operators"}
+	for _, r := range rows {
+		keys := slices.Sorted(maps.Keys(r))
+		if !slices.Equal(keys, want) {
+			t.Fatalf("row fields %v, want %v", keys, want)
+		}
 	}
 }

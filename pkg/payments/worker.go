@@ -299,6 +299,7 @@ func (s *Service) submit(ctx context.Context, p Payment) error {
 	res, err := s.gateway.Submit(ctx, operator.Request{
 		Kind:          operatorKind(p.Type),
 		TransactionID: p.ID,
+		CompanyID:     p.CompanyID,
 		Operator:      p.Operator,
 		Country:       p.Country,
 		PhoneNumber:   p.PhoneNumber,

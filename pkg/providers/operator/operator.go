@@ -46,6 +46,7 @@ var ErrNotFound = errors.New("operator: no such request")
 type Request struct {
 	Kind          Kind
 	TransactionID string // our payment transaction id, sent as the merchant reference
+	CompanyID     string // whose payment it is, echoed back by an aggregator's callback
 	Operator      string
 	Country       string
 	PhoneNumber   string
