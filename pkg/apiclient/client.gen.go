@@ -1866,6 +1866,24 @@ func (e ListEnvelopeSuccess) Valid() bool {
 	}
 }
 
+// Defines values for PawapayCallbackStatus.
+const (
+	PawapayCallbackStatusCOMPLETED PawapayCallbackStatus = "COMPLETED"
+	PawapayCallbackStatusFAILED    PawapayCallbackStatus = "FAILED"
+)
+
+// Valid indicates whether the value is a known member of the PawapayCallbackStatus enum.
+func (e PawapayCallbackStatus) Valid() bool {
+	switch e {
+	case PawapayCallbackStatusCOMPLETED:
+		return true
+	case PawapayCallbackStatusFAILED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PaymentCollectDeliveryEvent.
 const (
 	PaymentCollectDeliveryEventPaymentCollect PaymentCollectDeliveryEvent = "payment.collect"
@@ -4128,6 +4146,21 @@ const (
 func (e ReceiveIssuerNotification202JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case ReceiveIssuerNotification202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReceivePawapayCallback200JSONResponseBodySuccess.
+const (
+	ReceivePawapayCallback200JSONResponseBodySuccessTrue ReceivePawapayCallback200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ReceivePawapayCallback200JSONResponseBodySuccess enum.
+func (e ReceivePawapayCallback200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ReceivePawapayCallback200JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -7346,6 +7379,12 @@ type ListEnvelope struct {
 // ListEnvelopeSuccess defines model for ListEnvelope.Success.
 type ListEnvelopeSuccess bool
 
+// OperatorCallbackReceived defines model for OperatorCallbackReceived.
+type OperatorCallbackReceived struct {
+	// TransactionId the payment the callback is about
+	TransactionId string `json:"transaction_id"`
+}
+
 // Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
 type Pagination struct {
 	Limit int `json:"limit"`
@@ -7372,6 +7411,35 @@ type PartnerWallet struct {
 	PayinBalance  json.Number        `json:"payin_balance"`
 	PayoutBalance json.Number        `json:"payout_balance"`
 }
+
+// PawapayCallback A payout's or a deposit's final status as pawaPay sends it (its v2 callback): `payoutId` or `depositId`
+// is our transaction id; `metadata` echoes what we sent, our company id under `companyId`. Fields not
+// listed here are kept as the payment's raw upstream answer.
+type PawapayCallback struct {
+	Amount   *string `json:"amount,omitempty"`
+	Country  *string `json:"country,omitempty"`
+	Created  *string `json:"created,omitempty"`
+	Currency *string `json:"currency,omitempty"`
+
+	// DepositId our transaction id (a collection)
+	DepositId     *string `json:"depositId,omitempty"`
+	FailureReason *struct {
+		FailureCode    *string `json:"failureCode,omitempty"`
+		FailureMessage *string `json:"failureMessage,omitempty"`
+	} `json:"failureReason,omitempty"`
+
+	// Metadata what we sent with the request, as pawaPay echoes it
+	Metadata interface{} `json:"metadata,omitempty"`
+
+	// PayoutId our transaction id (a payout)
+	PayoutId              *string                `json:"payoutId,omitempty"`
+	ProviderTransactionId *string                `json:"providerTransactionId,omitempty"`
+	Status                PawapayCallbackStatus  `json:"status"`
+	AdditionalProperties  map[string]interface{} `json:"-"`
+}
+
+// PawapayCallbackStatus defines model for PawapayCallback.Status.
+type PawapayCallbackStatus string
 
 // PaymentBalance the balances of spec §4.13, one entry per wallet (`[]` when the company has none)
 type PaymentBalance struct {
@@ -8970,6 +9038,9 @@ type ListDebts200JSONResponseBodySuccess bool
 // ReceiveIssuerNotification202JSONResponseBodySuccess defines parameters for ReceiveIssuerNotification.
 type ReceiveIssuerNotification202JSONResponseBodySuccess bool
 
+// ReceivePawapayCallback200JSONResponseBodySuccess defines parameters for ReceivePawapayCallback.
+type ReceivePawapayCallback200JSONResponseBodySuccess bool
+
 // ListPartnerWallets200JSONResponseBodySuccess defines parameters for ListPartnerWallets.
 type ListPartnerWallets200JSONResponseBodySuccess bool
 
@@ -9888,6 +9959,9 @@ type EnrollCustomerJSONRequestBody = CustomerEnrollRequest
 // ReceiveIssuerNotificationJSONRequestBody defines body for ReceiveIssuerNotification for application/json ContentType.
 type ReceiveIssuerNotificationJSONRequestBody = CardIssuerNotification
 
+// ReceivePawapayCallbackJSONRequestBody defines body for ReceivePawapayCallback for application/json ContentType.
+type ReceivePawapayCallbackJSONRequestBody = PawapayCallback
+
 // PreviewConversionToUSDJSONRequestBody defines body for PreviewConversionToUSD for application/json ContentType.
 type PreviewConversionToUSDJSONRequestBody = FxConversionInput
 
@@ -10019,6 +10093,205 @@ type WalletFundFailedEventJSONRequestBody = WalletFundFailedDelivery
 
 // WalletTransferCompletedEventJSONRequestBody defines body for WalletTransferCompletedEvent for application/json ContentType.
 type WalletTransferCompletedEventJSONRequestBody = WalletTransferCompletedDelivery
+
+// Getter for additional properties for PawapayCallback. Returns the specified
+// element and whether it was found
+func (a PawapayCallback) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for PawapayCallback
+func (a *PawapayCallback) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for PawapayCallback to handle AdditionalProperties
+func (a *PawapayCallback) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["amount"]; found {
+		err = json.Unmarshal(raw, &a.Amount)
+		if err != nil {
+			return fmt.Errorf("error reading 'amount': %w", err)
+		}
+		delete(object, "amount")
+	}
+
+	if raw, found := object["country"]; found {
+		err = json.Unmarshal(raw, &a.Country)
+		if err != nil {
+			return fmt.Errorf("error reading 'country': %w", err)
+		}
+		delete(object, "country")
+	}
+
+	if raw, found := object["created"]; found {
+		err = json.Unmarshal(raw, &a.Created)
+		if err != nil {
+			return fmt.Errorf("error reading 'created': %w", err)
+		}
+		delete(object, "created")
+	}
+
+	if raw, found := object["currency"]; found {
+		err = json.Unmarshal(raw, &a.Currency)
+		if err != nil {
+			return fmt.Errorf("error reading 'currency': %w", err)
+		}
+		delete(object, "currency")
+	}
+
+	if raw, found := object["depositId"]; found {
+		err = json.Unmarshal(raw, &a.DepositId)
+		if err != nil {
+			return fmt.Errorf("error reading 'depositId': %w", err)
+		}
+		delete(object, "depositId")
+	}
+
+	if raw, found := object["failureReason"]; found {
+		err = json.Unmarshal(raw, &a.FailureReason)
+		if err != nil {
+			return fmt.Errorf("error reading 'failureReason': %w", err)
+		}
+		delete(object, "failureReason")
+	}
+
+	if raw, found := object["metadata"]; found {
+		err = json.Unmarshal(raw, &a.Metadata)
+		if err != nil {
+			return fmt.Errorf("error reading 'metadata': %w", err)
+		}
+		delete(object, "metadata")
+	}
+
+	if raw, found := object["payoutId"]; found {
+		err = json.Unmarshal(raw, &a.PayoutId)
+		if err != nil {
+			return fmt.Errorf("error reading 'payoutId': %w", err)
+		}
+		delete(object, "payoutId")
+	}
+
+	if raw, found := object["providerTransactionId"]; found {
+		err = json.Unmarshal(raw, &a.ProviderTransactionId)
+		if err != nil {
+			return fmt.Errorf("error reading 'providerTransactionId': %w", err)
+		}
+		delete(object, "providerTransactionId")
+	}
+
+	if raw, found := object["status"]; found {
+		err = json.Unmarshal(raw, &a.Status)
+		if err != nil {
+			return fmt.Errorf("error reading 'status': %w", err)
+		}
+		delete(object, "status")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for PawapayCallback to handle AdditionalProperties
+func (a PawapayCallback) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Amount != nil {
+		object["amount"], err = json.Marshal(a.Amount)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'amount': %w", err)
+		}
+	}
+
+	if a.Country != nil {
+		object["country"], err = json.Marshal(a.Country)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'country': %w", err)
+		}
+	}
+
+	if a.Created != nil {
+		object["created"], err = json.Marshal(a.Created)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'created': %w", err)
+		}
+	}
+
+	if a.Currency != nil {
+		object["currency"], err = json.Marshal(a.Currency)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'currency': %w", err)
+		}
+	}
+
+	if a.DepositId != nil {
+		object["depositId"], err = json.Marshal(a.DepositId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'depositId': %w", err)
+		}
+	}
+
+	if a.FailureReason != nil {
+		object["failureReason"], err = json.Marshal(a.FailureReason)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'failureReason': %w", err)
+		}
+	}
+
+	object["metadata"], err = json.Marshal(a.Metadata)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'metadata': %w", err)
+	}
+
+	if a.PayoutId != nil {
+		object["payoutId"], err = json.Marshal(a.PayoutId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'payoutId': %w", err)
+		}
+	}
+
+	if a.ProviderTransactionId != nil {
+		object["providerTransactionId"], err = json.Marshal(a.ProviderTransactionId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'providerTransactionId': %w", err)
+		}
+	}
+
+	object["status"], err = json.Marshal(a.Status)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'status': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
 
 // AsCardTerminatedByCompanyEvent returns the union data inside the CardTerminatedEvent as a CardTerminatedByCompanyEvent
 func (t CardTerminatedEvent) AsCardTerminatedByCompanyEvent() (CardTerminatedByCompanyEvent, error) {
@@ -10688,6 +10961,40 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceivePawapayCallbackWithBody The mobile-money aggregator's (pawaPay's) final status of a payout or a deposit (called by pawaPay).
+	//
+	// Not a company's call: no token; the request is authenticated by its HTTP message signature alone (RFC 9421:
+	// `Signature`, `Signature-Input`, `Content-Digest` of the raw body, `Signature-Date`), verified with pawaPay's
+	// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
+	// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
+	// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
+	// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
+	// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+	// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
+	// (pawaPay sends it again). See docs/providers.md.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /operator/callbacks/pawapay (the `ReceivePawapayCallback` operationId).
+	ReceivePawapayCallbackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceivePawapayCallback The mobile-money aggregator's (pawaPay's) final status of a payout or a deposit (called by pawaPay).
+	//
+	// Not a company's call: no token; the request is authenticated by its HTTP message signature alone (RFC 9421:
+	// `Signature`, `Signature-Input`, `Content-Digest` of the raw body, `Signature-Date`), verified with pawaPay's
+	// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
+	// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
+	// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
+	// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
+	// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+	// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
+	// (pawaPay sends it again). See docs/providers.md.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /operator/callbacks/pawapay (the `ReceivePawapayCallback` operationId).
+	ReceivePawapayCallback(ctx context.Context, body ReceivePawapayCallbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPartnerWallets Every wallet of the company, in short, oldest first.
 	//
@@ -12196,6 +12503,60 @@ func (c *Client) ReceiveIssuerNotification(ctx context.Context, body ReceiveIssu
 // Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetOpenAPIRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceivePawapayCallbackWithBody The mobile-money aggregator's (pawaPay's) final status of a payout or a deposit (called by pawaPay).
+//
+// Not a company's call: no token; the request is authenticated by its HTTP message signature alone (RFC 9421:
+// `Signature`, `Signature-Input`, `Content-Digest` of the raw body, `Signature-Date`), verified with pawaPay's
+// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
+// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
+// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
+// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
+// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
+// (pawaPay sends it again). See docs/providers.md.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /operator/callbacks/pawapay (the `ReceivePawapayCallback` operationId).
+func (c *Client) ReceivePawapayCallbackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceivePawapayCallbackRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceivePawapayCallback The mobile-money aggregator's (pawaPay's) final status of a payout or a deposit (called by pawaPay).
+//
+// Not a company's call: no token; the request is authenticated by its HTTP message signature alone (RFC 9421:
+// `Signature`, `Signature-Input`, `Content-Digest` of the raw body, `Signature-Date`), verified with pawaPay's
+// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
+// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
+// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
+// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
+// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
+// (pawaPay sends it again). See docs/providers.md.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /operator/callbacks/pawapay (the `ReceivePawapayCallback` operationId).
+func (c *Client) ReceivePawapayCallback(ctx context.Context, body ReceivePawapayCallbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceivePawapayCallbackRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15230,6 +15591,46 @@ func NewGetOpenAPIRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewReceivePawapayCallbackRequest calls the generic ReceivePawapayCallback builder with application/json body
+func NewReceivePawapayCallbackRequest(server string, body ReceivePawapayCallbackJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReceivePawapayCallbackRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewReceivePawapayCallbackRequestWithBody constructs an http.Request for the ReceivePawapayCallback method, with any body, and a specified content type
+func NewReceivePawapayCallbackRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/operator/callbacks/pawapay")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListPartnerWalletsRequest constructs an http.Request for the ListPartnerWallets method
 func NewListPartnerWalletsRequest(server string) (*http.Request, error) {
 	var err error
@@ -17375,6 +17776,40 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /openapi.json (the `GetOpenAPI` operationId).
 	GetOpenAPIWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenAPIResponse, error)
+
+	// ReceivePawapayCallbackWithBodyWithResponse The mobile-money aggregator's (pawaPay's) final status of a payout or a deposit (called by pawaPay).
+	//
+	// Not a company's call: no token; the request is authenticated by its HTTP message signature alone (RFC 9421:
+	// `Signature`, `Signature-Input`, `Content-Digest` of the raw body, `Signature-Date`), verified with pawaPay's
+	// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
+	// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
+	// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
+	// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
+	// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+	// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
+	// (pawaPay sends it again). See docs/providers.md.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /operator/callbacks/pawapay (the `ReceivePawapayCallback` operationId).
+	ReceivePawapayCallbackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceivePawapayCallbackResponse, error)
+
+	// ReceivePawapayCallbackWithResponse The mobile-money aggregator's (pawaPay's) final status of a payout or a deposit (called by pawaPay).
+	//
+	// Not a company's call: no token; the request is authenticated by its HTTP message signature alone (RFC 9421:
+	// `Signature`, `Signature-Input`, `Content-Digest` of the raw body, `Signature-Date`), verified with pawaPay's
+	// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
+	// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
+	// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
+	// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
+	// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+	// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
+	// (pawaPay sends it again). See docs/providers.md.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /operator/callbacks/pawapay (the `ReceivePawapayCallback` operationId).
+	ReceivePawapayCallbackWithResponse(ctx context.Context, body ReceivePawapayCallbackJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceivePawapayCallbackResponse, error)
 
 	// ListPartnerWalletsWithResponse Every wallet of the company, in short, oldest first.
 	//
@@ -21990,6 +22425,107 @@ func (r GetOpenAPIResponse) ContentType() string {
 	return ""
 }
 
+// ReceivePawapayCallbackResponse503Headers the declared response headers of an HTTP 503 response for ReceivePawapayCallback
+type ReceivePawapayCallbackResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ReceivePawapayCallbackResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data OperatorCallbackReceived `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                              `json:"statusCode"`
+		Success    ReceivePawapayCallback200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReceivePawapayCallbackResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReceivePawapayCallbackResponse) GetJSON200() *struct {
+	Data OperatorCallbackReceived `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                              `json:"statusCode"`
+	Success    ReceivePawapayCallback200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReceivePawapayCallbackResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReceivePawapayCallbackResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReceivePawapayCallbackResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReceivePawapayCallbackResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReceivePawapayCallbackResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReceivePawapayCallbackResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReceivePawapayCallbackResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReceivePawapayCallbackResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReceivePawapayCallbackResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListPartnerWalletsResponse503Headers the declared response headers of an HTTP 503 response for ListPartnerWallets
 type ListPartnerWalletsResponse503Headers struct {
 	RetryAfter *string
@@ -26049,6 +26585,52 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 		return nil, err
 	}
 	return ParseGetOpenAPIResponse(rsp)
+}
+
+// ReceivePawapayCallbackWithBodyWithResponse The mobile-money aggregator's (pawaPay's) final status of a payout or a deposit (called by pawaPay).
+//
+// Not a company's call: no token; the request is authenticated by its HTTP message signature alone (RFC 9421:
+// `Signature`, `Signature-Input`, `Content-Digest` of the raw body, `Signature-Date`), verified with pawaPay's
+// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
+// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
+// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
+// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
+// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
+// (pawaPay sends it again). See docs/providers.md.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /operator/callbacks/pawapay (the `ReceivePawapayCallback` operationId).
+func (c *ClientWithResponses) ReceivePawapayCallbackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceivePawapayCallbackResponse, error) {
+	rsp, err := c.ReceivePawapayCallbackWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceivePawapayCallbackResponse(rsp)
+}
+
+// ReceivePawapayCallbackWithResponse The mobile-money aggregator's (pawaPay's) final status of a payout or a deposit (called by pawaPay).
+//
+// Not a company's call: no token; the request is authenticated by its HTTP message signature alone (RFC 9421:
+// `Signature`, `Signature-Input`, `Content-Digest` of the raw body, `Signature-Date`), verified with pawaPay's
+// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
+// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
+// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
+// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
+// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
+// (pawaPay sends it again). See docs/providers.md.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /operator/callbacks/pawapay (the `ReceivePawapayCallback` operationId).
+func (c *ClientWithResponses) ReceivePawapayCallbackWithResponse(ctx context.Context, body ReceivePawapayCallbackJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceivePawapayCallbackResponse, error) {
+	rsp, err := c.ReceivePawapayCallback(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceivePawapayCallbackResponse(rsp)
 }
 
 // ListPartnerWalletsWithResponse Every wallet of the company, in short, oldest first.
@@ -30295,6 +30877,89 @@ func ParseGetOpenAPIResponse(rsp *http.Response) (*GetOpenAPIResponse, error) {
 		}
 		response.JSON400 = &dest
 
+	}
+
+	return response, nil
+}
+
+// ParseReceivePawapayCallbackResponse parses an HTTP response from a ReceivePawapayCallbackWithResponse call
+func ParseReceivePawapayCallbackResponse(rsp *http.Response) (*ReceivePawapayCallbackResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReceivePawapayCallbackResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data OperatorCallbackReceived `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                              `json:"statusCode"`
+			Success    ReceivePawapayCallback200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ReceivePawapayCallbackResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

@@ -33,6 +33,9 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
 	for name, values := range r.Header {
 		header.Set(name, strings.Join(values, ","))
 	}
+	if header.Get("Host") == "" { // a signature may cover @authority
+		header.Set("Host", r.Host)
+	}
 	cb, err := h.accept(r.Context(), r.Method, r.URL.Path, header, body)
 	if err != nil {
 		return err

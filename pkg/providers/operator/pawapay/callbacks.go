@@ -19,13 +19,13 @@ import (
 var (
 	// ErrSignature reports a callback whose signature or Content-Digest is
 	// missing or does not verify.
-	ErrSignature = errors.New("pawapay: callback signature refused")
+	ErrSignature = fmt.Errorf("pawapay: callback signature refused: %w", operator.ErrCallbackSignature)
 	// ErrStale reports a callback signed longer ago than the accepted age,
 	// or in the future beyond the clock skew allowed.
-	ErrStale = errors.New("pawapay: callback signature out of date")
+	ErrStale = fmt.Errorf("pawapay: callback signature out of date: %w", operator.ErrCallbackSignature)
 	// ErrMalformed reports a signed callback whose body is not a payout or
 	// deposit in a final status.
-	ErrMalformed = errors.New("pawapay: malformed callback")
+	ErrMalformed = fmt.Errorf("pawapay: %w", operator.ErrCallbackMalformed)
 )
 
 // clockSkew is how far in the future a signature may be dated.
@@ -38,12 +38,7 @@ var mustCover = []string{"content-digest", "signature-date"}
 // Callback is a verified callback: the final state of one of our payouts
 // (Kind Payout, reference its payoutId) or collections (Collection,
 // depositId), and the company its metadata names.
-type Callback struct {
-	Kind      operator.Kind
-	Reference string
-	CompanyID string
-	Result    operator.Result
-}
+type Callback = operator.Callback
 
 // Callbacks verifies the callbacks pawaPay signs with the key whose public
 // half it holds.
