@@ -50,9 +50,16 @@ type AuthTestEnv struct {
 // NewAuthTestEnv returns an AuthTestEnv over a fresh table.
 func NewAuthTestEnv(t *testing.T) *AuthTestEnv {
 	t.Helper()
+	return newAuthTestEnv(t, function.ModeSandbox)
+}
+
+// newAuthTestEnv is NewAuthTestEnv in mode: the tokens it issues are bound
+// to it.
+func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
+	t.Helper()
 	db := storetest.NewDB(t)
 	cfg := function.Config{
-		Mode:                function.ModeSandbox,
+		Mode:                mode,
 		TableName:           db.Table,
 		DynamoDBEndpoint:    storetest.Endpoint(t),
 		AWS:                 storetest.AWSConfig(),

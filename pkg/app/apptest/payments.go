@@ -49,11 +49,21 @@ type PaymentsTestEnv struct {
 // queues, each function recording its AWS calls (Recording).
 func NewPaymentsTestEnv(t *testing.T) *PaymentsTestEnv {
 	t.Helper()
-	e := &PaymentsTestEnv{AuthTestEnv: NewAuthTestEnv(t), T: t, Sqs: queuetest.Client(t)}
+	return newPaymentsTestEnv(t, function.ModeSandbox, nil)
+}
+
+// newPaymentsTestEnv is NewPaymentsTestEnv in mode, its configuration
+// completed by configure (when not nil) before the functions are built.
+func newPaymentsTestEnv(t *testing.T, mode string, configure func(*function.Config)) *PaymentsTestEnv {
+	t.Helper()
+	e := &PaymentsTestEnv{AuthTestEnv: newAuthTestEnv(t, mode), T: t, Sqs: queuetest.Client(t)}
 	e.Payouts = queuetest.NewQueue(t, e.Sqs, nil)
 	e.Webhooks = queuetest.NewQueue(t, e.Sqs, nil)
 	e.Cfg.PayoutsQueueURL, e.Cfg.WebhooksQueueURL = e.Payouts, e.Webhooks
 	e.Cfg.SQSEndpoint = os.Getenv("AWS_ENDPOINT_URL_SQS")
+	if configure != nil {
+		configure(&e.Cfg)
+	}
 	ctx := context.Background()
 	var err error
 	if e.Wallets, err = walletsapi.New(ctx, Recording(e.Cfg, "wallets")); err != nil {
