@@ -120,7 +120,9 @@ func Idempotent(db *store.DB) httpapi.Middleware {
 // simulated ones keep their records in db, apart from ours, and work with
 // what with gives them besides (providers.Deps), which a function leaves
 // nil where it never asks for it. A mode without a provider's adapter
-// refuses what needs it, and says so in the log.
+// refuses what needs it, and says so in the log; the operator's adapter
+// is built for the functions that read the aggregator's settings, which
+// do not start in production mode without them (function.ConfigFromEnv).
 func Providers(cfg function.Config, db *store.DB, with providers.Deps) (providers.Providers, error) {
 	with.Orders = operatordb.New(db.DB)
 	with.Cards = issuerdb.New(db.DB)
@@ -138,7 +140,6 @@ func Providers(cfg function.Config, db *store.DB, with providers.Deps) (provider
 			what string
 			none bool
 		}{
-			{"operator: payouts and collections are refused", p.Operator == operator.None},
 			{"card issuer: card changes are refused", p.Issuer == issuer.None},
 			{"KYC verifier: enrolments are refused", p.KYC == kyc.None},
 			{"bank: the console decides fundings", p.Bank == bank.None},
