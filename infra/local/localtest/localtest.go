@@ -23,6 +23,7 @@ import (
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
 	"payments/pkg/outbound"
+	"payments/pkg/providers/operator/pawapay/pawapaysim"
 	"payments/pkg/store/storetest"
 )
 
@@ -135,7 +136,20 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret, "OPERATOR_API_TOKEN": OperatorAPIToken,
 		},
 		Base: Env(),
+		// Callbacks are verified (the sample ones refused) with the key of
+		// a simulated pawaPay of the test's own.
+		Params: map[string]string{"OperatorCallbackPublicKey": string(callbackKey(t))},
 	}
+}
+
+// callbackKey returns the public key of a new simulated pawaPay, as PEM.
+func callbackKey(t testing.TB) []byte {
+	t.Helper()
+	sim, err := pawapaysim.New(pawapaysim.Config{Token: OperatorAPIToken})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sim.PublicKeyPEM()
 }
 
 // Env returns the environment that points the AWS SDK at the emulators
