@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"payments/infra/local/devserver"
+	"payments/pkg/httpapi"
 )
 
 // Serve serves the template's functions, their queues' consumers and
@@ -21,21 +22,31 @@ func Serve(t testing.TB, log *slog.Logger) string {
 
 // ServeStack is Serve with the template parameters params (as make run's
 // PAYMENT_DEADLINE_SECONDS sets PaymentDeadlineSeconds); it also returns
-// the Resources served, for a test that reads the table itself.
+// the Resources served, for a test that reads the table itself. With Mode
+// production it serves simulated pawaPay beside the functions, as make run
+// does (devserver.StartAggregator).
 func ServeStack(t testing.TB, log *slog.Logger, params map[string]string) (string, devserver.Resources) {
 	t.Helper()
 	tpl := Template(t)
 	res := Resources(t, tpl)
-	res.Params = params
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := devserver.Build(ctx, tpl, res, SQSClient(t), log)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
+	for k, v := range params {
+		res.Params[k] = v
 	}
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		t.Fatal(err)
+	}
+	base := "http://" + l.Addr().String()
+	ctx, cancel := context.WithCancel(context.Background())
+	if _, err := devserver.StartAggregator(ctx, res, base+httpapi.BasePath, 0, log); err != nil {
 		cancel()
+		l.Close()
+		t.Fatal(err)
+	}
+	srv, err := devserver.Build(ctx, tpl, res, SQSClient(t), log)
+	if err != nil {
+		cancel()
+		l.Close()
 		t.Fatal(err)
 	}
 	stopped := make(chan error, 1)
@@ -46,5 +57,5 @@ func ServeStack(t testing.TB, log *slog.Logger, params map[string]string) (strin
 			t.Error(err)
 		}
 	})
-	return "http://" + l.Addr().String(), res
+	return base, res
 }

@@ -19,7 +19,7 @@
 //
 // Environment: PORT (3000), DYNAMODB_PORT (8000), SQS_PORT (9324), S3_PORT
 // (4568), DOCS_PORT (4443), OPERATOR_PORT (4570: the simulated pawaPay of
-// MODE=production, see aggregator.go), DATA_DIR (.cache: the data, logs, secrets, local
+// MODE=production, devserver.StartAggregator), DATA_DIR (.cache: the data, logs, secrets, local
 // CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY,
 // ISSUER_WEBHOOK_SECRET and OPERATOR_API_TOKEN (default: generated once into
 // admin-api-key, token-secret, card-key, issuer-webhook-secret and
@@ -204,7 +204,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	if err != nil {
 		return err
 	}
-	aggregator, err := startAggregator(ctx, res, base, operatorPort, log)
+	aggregator, err := devserver.StartAggregator(ctx, res, base, operatorPort, log)
 	if err != nil {
 		return err
 	}

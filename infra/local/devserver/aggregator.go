@@ -1,4 +1,4 @@
-package main
+package devserver
 
 import (
 	"context"
@@ -10,14 +10,14 @@ import (
 	"strconv"
 	"time"
 
-	"payments/infra/local/devserver"
 	"payments/pkg/function"
 	"payments/pkg/providers/operator/pawapay/pawapaysim"
 )
 
-// aggregator is the simulated pawaPay that `make run` serves in production
-// mode.
-type aggregator struct {
+// Aggregator is the simulated pawaPay that `make run` (and the tests of a
+// local stack in production mode) serve beside the functions.
+type Aggregator struct {
+	// URL is its API's base URL.
 	URL string
 	srv *http.Server
 }
@@ -26,15 +26,19 @@ type aggregator struct {
 // whose delay has passed and sends their callbacks.
 const settleEvery = time.Second
 
-// startAggregator serves simulated pawaPay on port when res's mode is
-// production and no real aggregator is configured (OperatorBaseUrl): it
-// accepts the local operator token, sends its signed callbacks to api's
-// callbacks route, and res's parameters point the functions at it and at
-// its key. It returns nil in sandbox mode, or when a real aggregator is
-// configured.
-func startAggregator(ctx context.Context, res devserver.Resources, api string, port int, log *slog.Logger) (*aggregator, error) {
+// StartAggregator serves simulated pawaPay on port (0: any free one) when
+// res's mode is production and no real aggregator is configured
+// (OperatorBaseUrl): it accepts the local operator token, sends its signed
+// callbacks to api's callbacks route, and res's parameters, which must be
+// set, point the functions at it and at its key. It returns nil in sandbox
+// mode, or when a real aggregator is configured. It stops serving when ctx
+// ends, or at Close.
+func StartAggregator(ctx context.Context, res Resources, api string, port int, log *slog.Logger) (*Aggregator, error) {
 	if res.Params["Mode"] != function.ModeProduction || res.Params["OperatorBaseUrl"] != "" {
 		return nil, nil
+	}
+	if log == nil {
+		log = slog.Default()
 	}
 	sim, err := pawapaysim.New(pawapaysim.Config{
 		Token:       res.Secrets["OPERATOR_API_TOKEN"],
@@ -47,13 +51,14 @@ func startAggregator(ctx context.Context, res devserver.Resources, api string, p
 	if err != nil {
 		return nil, fmt.Errorf("simulated pawaPay: %w (set OPERATOR_PORT to use another port)", err)
 	}
-	a := &aggregator{URL: "http://" + l.Addr().String(), srv: &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}}
+	a := &Aggregator{URL: "http://" + l.Addr().String(), srv: &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}}
 	go func() {
 		if err := a.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("simulated pawaPay stopped", "error", err)
 		}
 	}()
 	go sim.Run(ctx, settleEvery)
+	context.AfterFunc(ctx, func() { a.srv.Close() })
 	res.Params["OperatorBaseUrl"] = a.URL
 	res.Params["OperatorCallbackPublicKey"] = string(sim.PublicKeyPEM())
 	log.Info("simulated pawaPay", "url", a.URL)
@@ -61,4 +66,4 @@ func startAggregator(ctx context.Context, res devserver.Resources, api string, p
 }
 
 // Close stops serving.
-func (a *aggregator) Close() error { return a.srv.Close() }
+func (a *Aggregator) Close() error { return a.srv.Close() }
