@@ -106,18 +106,26 @@ func TestProductionPayments(t *testing.T) {
 	}
 }
 
+// processingPayout sends a payout of 100 XAF to a number pawaPay pays and
+// runs the worker until pawaPay has it (PROCESSING); it returns its id.
+func processingPayout(e *apptest.ProductionTestEnv, token string) string {
+	e.T.Helper()
+	r := e.Call(e.Payments, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":100,"currency":"XAF"}`)
+	if r.Status != 200 {
+		e.T.Fatal(r.Raw)
+	}
+	id := r.Str("data", "transaction_id")
+	pumpUntil(e, token, id, "PROCESSING", 20*time.Second)
+	return id
+}
+
 // TestProductionLostCallback: a callback that never arrives is made up for
 // by the worker's polls, and the same callback sent again afterwards (the
 // poll came first) changes nothing.
 func TestProductionLostCallback(t *testing.T) {
 	e := apptest.NewProductionTestEnv(t)
 	companyID, token, _ := e.Company("10000")
-	r := e.Call(e.Payments, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":100,"currency":"XAF"}`)
-	if r.Status != 200 {
-		t.Fatal(r.Raw)
-	}
-	id := r.Str("data", "transaction_id")
-	pumpUntil(e, token, id, "PROCESSING", 20*time.Second)
+	id := processingPayout(e, token)
 	e.DropCallbacks.Store(true)
 	if err := e.Settle(); err == nil {
 		t.Fatal("the dropped callback was delivered")
@@ -154,12 +162,7 @@ func resend(t *testing.T, e *apptest.ProductionTestEnv, kind, id string) {
 func TestProductionForgedAndStaleCallbacks(t *testing.T) {
 	e := apptest.NewProductionTestEnv(t)
 	companyID, token, _ := e.Company("10000")
-	r := e.Call(e.Payments, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":100,"currency":"XAF"}`)
-	if r.Status != 200 {
-		t.Fatal(r.Raw)
-	}
-	id := r.Str("data", "transaction_id")
-	pumpUntil(e, token, id, "PROCESSING", 20*time.Second)
+	id := processingPayout(e, token)
 
 	// A forger: its own pawaPay, its own key, our transaction id.
 	forger, err := pawapaysim.New(pawapaysim.Config{Token: "forger", CallbackURL: e.CallbackURL, Delay: time.Nanosecond})

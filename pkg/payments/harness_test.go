@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"payments/pkg/app/apptest"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/httpapi"
@@ -23,24 +24,6 @@ import (
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
 )
-
-// clock is a settable clock shared by the services of a harness.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *clock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
 
 // job is a message sent to the (in-memory) payouts queue.
 type job struct {
@@ -220,7 +203,7 @@ type harness struct {
 	gateway *gateway
 	jobs    *jobQueue
 	events  *eventLog
-	clock   *clock
+	clock   *apptest.Clock
 	company string
 	wallet  wallets.Wallet
 }
@@ -240,7 +223,7 @@ func newHarness(t testing.TB) *harness {
 		wallets: ws,
 		fees:    fees.NewService(store.NewFees(db)),
 		gateway: &gateway{sandbox: operator.NewSandbox(operatordb.New(db.DB))}, jobs: &jobQueue{}, events: &eventLog{outbox: store.NewOutbox(db)},
-		clock: &clock{t: time.Now().UTC().Truncate(time.Millisecond)},
+		clock: apptest.NewClock(time.Now().UTC().Truncate(time.Millisecond)),
 	}
 	h.svc = h.newService(h.store)
 	h.company = uuid.NewString()

@@ -52,6 +52,9 @@ type Clock struct {
 	t  time.Time
 }
 
+// NewClock returns a Clock at t.
+func NewClock(t time.Time) *Clock { return &Clock{t: t} }
+
 // Now returns the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -76,7 +79,7 @@ const SimDelay = 3 * time.Second
 // format.
 func NewProductionTestEnv(t *testing.T) *ProductionTestEnv {
 	t.Helper()
-	e := &ProductionTestEnv{Clock: &Clock{t: time.Now()}}
+	e := &ProductionTestEnv{Clock: NewClock(time.Now())}
 	cb := httptest.NewServer(http.HandlerFunc(e.serveCallback))
 	t.Cleanup(cb.Close)
 	e.CallbackURL = cb.URL + "/api/v1/operator/callbacks/pawapay"
