@@ -169,7 +169,8 @@ func (r *Review) Get(ctx context.Context, id string) (Customer, []DocumentLink, 
 // written in one transaction; a verified customer is then registered with
 // the card issuer (deferred to its first card or a sync when the issuer is
 // down or none is configured). It returns the customer as decided with
-// links to its documents.
+// links to its documents (none, logged, when they cannot be made: the
+// decision stands).
 func (r *Review) Decide(ctx context.Context, id string, d Decision) (Customer, []DocumentLink, error) {
 	d.Reason = strings.TrimSpace(d.Reason)
 	switch {
@@ -217,8 +218,8 @@ func (r *Review) Decide(ctx context.Context, id string, d Decision) (Customer, [
 		}
 	}
 	links, err := r.documentLinks(ctx, c)
-	if err != nil {
-		return Customer{}, nil, err
+	if err != nil { // the decision stands: GET /admin/customers/{id} links again
+		slog.WarnContext(ctx, "link the documents of a decided customer", "customer_id", c.ID, "error", err)
 	}
 	return c, links, nil
 }

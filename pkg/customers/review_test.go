@@ -15,6 +15,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/customers"
 	"payments/pkg/events"
+	"payments/pkg/waittest"
 )
 
 // decide sends the console's decision on customer id.
@@ -132,7 +133,12 @@ func TestReviewList(t *testing.T) {
 	}
 	waiting := []int{0, 2, 3}
 
-	first := p.Console("GET", "/admin/customers?kyc_status=PENDING_REVIEW&limit=2", "")
+	// The queue is an index, eventually consistent.
+	var first apptest.Result
+	waittest.Until(t, 10*time.Second, "the index holds the three customers waiting", func() bool {
+		first = p.Console("GET", "/admin/customers?kyc_status=PENDING_REVIEW&limit=2", "")
+		return first.Status == 200 && first.Str("pagination", "total") == "3"
+	})
 	if first.Status != 200 || len(first.Items()) != 2 || first.Str("pagination", "total") != "3" {
 		t.Fatalf("first page: %d %s", first.Status, first.Raw)
 	}
@@ -311,9 +317,10 @@ func TestReviewDecide(t *testing.T) {
 			}
 		}
 	}
-	if list := p.Console("GET", "/admin/customers?kyc_status=PENDING_REVIEW", ""); list.Str("pagination", "total") != "0" {
-		t.Errorf("decided customers still wait: %s", list.Raw)
-	}
+	waittest.Until(t, 10*time.Second, "the decided customers leave the queue", func() bool {
+		list := p.Console("GET", "/admin/customers?kyc_status=PENDING_REVIEW", "")
+		return list.Status == 200 && list.Str("pagination", "total") == "0" && len(list.Items()) == 0
+	})
 }
 
 // TestReviewConcurrentDecisions: of decisions sent at once on one

@@ -89,7 +89,9 @@ func (s *Customers) Decide(ctx context.Context, c customers.Customer, ev events.
 		u.remove("kyc_reason")
 	}
 	if r := c.Review; r != nil {
-		u.set("kyc_reviewed_by", r.By)
+		if r.By != "" {
+			u.set("kyc_reviewed_by", r.By)
+		}
 		u.set("kyc_reviewed_at", timestamp.Format(r.At))
 		if r.Note != "" {
 			u.set("kyc_review_note", r.Note)

@@ -103,8 +103,8 @@ func (p *ProductionEnv) Events(token string, kind events.Kind) []map[string]any 
 }
 
 // PendingReviewCustomer stores a customer of the company PENDING_REVIEW, as
-// an enrolment where no verifier is configured stores it (without its
-// documents), and returns its id.
+// an enrolment where no verifier is configured stores it (its documents'
+// keys, with nothing stored under them), and returns its id.
 func (e *CustomersTestEnv) PendingReviewCustomer(companyID, email, idNumber string) string {
 	e.T.Helper()
 	now := timestamp.Of(time.Now())
@@ -115,6 +115,9 @@ func (e *CustomersTestEnv) PendingReviewCustomer(companyID, email, idNumber stri
 		DocumentType: customers.NIN, DateOfBirth: time.Date(1990, 4, 12, 0, 0, 0, 0, time.UTC),
 		KYCStatus: customers.PendingReview, IsActive: true, CreatedAt: now, UpdatedAt: now,
 	}
+	prefix := "companies/" + companyID + "/customers/" + c.ID + "/id_document_"
+	c.Front = customers.Document{Key: prefix + "front", ContentType: "image/png", Reference: "customers/" + c.ID + "/id_document_front"}
+	c.Back = customers.Document{Key: prefix + "back", ContentType: "application/pdf", Reference: "customers/" + c.ID + "/id_document_back"}
 	ev, err := events.Build(companyID, events.CustomerCreatedData{CustomerID: c.ID, KYCStatus: string(c.KYCStatus),
 		CreatedAt: timestamp.Format(now)}, now)
 	if err != nil {
