@@ -1,6 +1,8 @@
-// Package documents keeps identity documents in S3. Only the customers
-// function, which stores them, and the admin function, which links the
-// operator console to them, import it, so only they link the S3 client.
+// Package documents keeps identity documents in S3 (Store) and signs the
+// operator console's links to them (Links). Only the customers function,
+// which stores them, and the admin function, which links to them, import
+// it; the admin function uses Links alone, which signs without the S3
+// client, so only the customers function links that client's code.
 package documents
 
 import (
@@ -8,7 +10,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -20,7 +21,6 @@ import (
 var (
 	_ customers.Documents = (*Store)(nil)
 	_ kyc.DocumentReader  = (*Store)(nil)
-	_ customers.Linker    = (*Store)(nil)
 )
 
 // Store keeps identity documents in an S3 bucket. The bucket is
@@ -88,16 +88,4 @@ func (d *Store) DeleteDocument(ctx context.Context, key string) error {
 		return fmt.Errorf("documents: delete document %s: %w", key, err)
 	}
 	return nil
-}
-
-// DocumentLink returns a pre-signed URL that GETs the document stored under
-// key for ttl, signed with the caller's credentials: whoever holds it reads
-// the document without them until it expires.
-func (d *Store) DocumentLink(ctx context.Context, key string, ttl time.Duration) (string, error) {
-	req, err := s3.NewPresignClient(d.client).PresignGetObject(ctx,
-		&s3.GetObjectInput{Bucket: aws.String(d.bucket), Key: aws.String(key)}, s3.WithPresignExpires(ttl))
-	if err != nil {
-		return "", fmt.Errorf("documents: link document %s: %w", key, err)
-	}
-	return req.URL, nil
 }

@@ -3,12 +3,7 @@ package documents_test
 import (
 	"bytes"
 	"context"
-	"io"
-	"net/http"
-	"net/url"
-	"strconv"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
@@ -76,49 +71,4 @@ func TestDocuments(t *testing.T) {
 			t.Fatal("PutDocument into a missing bucket: no error")
 		}
 	})
-}
-
-// TestDocumentLink: a link reads the document it names byte for byte,
-// without credentials, with the content type it was stored with, for the
-// time asked; it names nothing else.
-func TestDocumentLink(t *testing.T) {
-	ctx := context.Background()
-	docs := documents.New(storetest.S3Client(t), storetest.NewBucket(t))
-	key := "companies/" + uuid.NewString() + "/customers/" + uuid.NewString() + "/id_document_front"
-	if err := docs.PutDocument(ctx, key, "image/png", samples.PNG()); err != nil {
-		t.Fatal(err)
-	}
-	tests := []struct {
-		name, key string
-		ttl       time.Duration
-		status    int
-	}{
-		{"the document", key, 15 * time.Minute, http.StatusOK},
-		{"a second", key, time.Second, http.StatusOK},
-		{"a key never put", "companies/" + uuid.NewString() + "/nothing", 15 * time.Minute, http.StatusNotFound},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			link, err := docs.DocumentLink(ctx, tt.key, tt.ttl)
-			if err != nil {
-				t.Fatalf("DocumentLink: %v", err)
-			}
-			u, err := url.Parse(link)
-			if err != nil || u.Query().Get("X-Amz-Expires") != strconv.Itoa(int(tt.ttl/time.Second)) || u.Query().Get("X-Amz-Signature") == "" {
-				t.Fatalf("link %s is not pre-signed for %v", link, tt.ttl)
-			}
-			res, err := http.Get(link)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer res.Body.Close()
-			b, _ := io.ReadAll(res.Body)
-			if res.StatusCode != tt.status {
-				t.Fatalf("GET the link: %d %s, want %d", res.StatusCode, b, tt.status)
-			}
-			if tt.status == http.StatusOK && (!bytes.Equal(b, samples.PNG()) || res.Header.Get("Content-Type") != "image/png") {
-				t.Fatalf("the link reads %d bytes of %s, not the PNG", len(b), res.Header.Get("Content-Type"))
-			}
-		})
-	}
 }

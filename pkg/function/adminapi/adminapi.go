@@ -76,9 +76,11 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 		return nil, err
 	}
 	payments.AdminRoutes(rt, resolver)
-	review, err := customers.NewReview(store.NewCustomers(db),
-		documents.New(documents.NewClient(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket),
-		p.Issuer, services.Events(db, webhookQueue))
+	links, err := documents.NewLinks(cfg.AWS, cfg.S3Endpoint, cfg.DocumentsBucket)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
+	}
+	review, err := customers.NewReview(store.NewCustomers(db), links, p.Issuer, services.Events(db, webhookQueue))
 	if err != nil {
 		return nil, err
 	}
