@@ -38,9 +38,9 @@ func (f fixedPresigner) PresignHTTP(ctx context.Context, creds aws.Credentials, 
 // AWS, path-style on the emulator.
 func TestLinksAreTheS3ClientsPresignedURLs(t *testing.T) {
 	at := time.Date(2026, 3, 1, 9, 30, 0, 123_000_000, time.UTC)
-	aws := storetest.AWSConfig()
-	aws.Region = "eu-west-1"
-	aws.Credentials = credentials.NewStaticCredentialsProvider("ASIAEXAMPLEKEY000001", "secret/with+chars", "session-token/with=chars")
+	cfg := storetest.AWSConfig()
+	cfg.Region = "eu-west-1"
+	cfg.Credentials = credentials.NewStaticCredentialsProvider("ASIAEXAMPLEKEY000001", "secret/with+chars", "session-token/with=chars")
 	keys := []string{
 		"companies/" + uuid.NewString() + "/customers/" + uuid.NewString() + "/id_document_front",
 		"companies/c/customers/a b+ç%?#&=;~/id_document_back",
@@ -49,7 +49,7 @@ func TestLinksAreTheS3ClientsPresignedURLs(t *testing.T) {
 		for _, key := range keys {
 			for _, ttl := range []time.Duration{15 * time.Minute, time.Second} {
 				t.Run(endpoint+" "+key+" "+ttl.String(), func(t *testing.T) {
-					links, err := documents.NewLinks(aws, endpoint, "payments-prod-123456789012-documents")
+					links, err := documents.NewLinks(cfg, endpoint, "payments-prod-123456789012-documents")
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -58,7 +58,7 @@ func TestLinksAreTheS3ClientsPresignedURLs(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					presign := s3.NewPresignClient(documents.NewClient(aws, endpoint), func(o *s3.PresignOptions) {
+					presign := s3.NewPresignClient(documents.NewClient(cfg, endpoint), func(o *s3.PresignOptions) {
 						o.Presigner = fixedPresigner{at}
 					})
 					want, err := presign.PresignGetObject(context.Background(), &s3.GetObjectInput{
@@ -75,7 +75,7 @@ func TestLinksAreTheS3ClientsPresignedURLs(t *testing.T) {
 		}
 	}
 	t.Run("no credentials", func(t *testing.T) {
-		none := aws
+		none := cfg
 		none.Credentials = nil
 		links, err := documents.NewLinks(none, "", "b")
 		if err != nil {
@@ -85,7 +85,7 @@ func TestLinksAreTheS3ClientsPresignedURLs(t *testing.T) {
 			t.Fatalf("DocumentLink without credentials = %s", u)
 		}
 	})
-	if _, err := documents.NewLinks(aws, "::not a url", "b"); err == nil {
+	if _, err := documents.NewLinks(cfg, "::not a url", "b"); err == nil {
 		t.Error("NewLinks with a malformed endpoint: no error")
 	}
 }
