@@ -729,6 +729,120 @@ func (e ConsoleCurrency) Valid() bool {
 	}
 }
 
+// Defines values for ConsoleCustomerDocumentType.
+const (
+	ConsoleCustomerDocumentTypeDRIVERSLICENSE ConsoleCustomerDocumentType = "DRIVERS_LICENSE"
+	ConsoleCustomerDocumentTypeNIN            ConsoleCustomerDocumentType = "NIN"
+	ConsoleCustomerDocumentTypePASSPORT       ConsoleCustomerDocumentType = "PASSPORT"
+	ConsoleCustomerDocumentTypeVOTERSCARD     ConsoleCustomerDocumentType = "VOTERS_CARD"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCustomerDocumentType enum.
+func (e ConsoleCustomerDocumentType) Valid() bool {
+	switch e {
+	case ConsoleCustomerDocumentTypeDRIVERSLICENSE:
+		return true
+	case ConsoleCustomerDocumentTypeNIN:
+		return true
+	case ConsoleCustomerDocumentTypePASSPORT:
+		return true
+	case ConsoleCustomerDocumentTypeVOTERSCARD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCustomerKycStatus.
+const (
+	ConsoleCustomerKycStatusPENDING       ConsoleCustomerKycStatus = "PENDING"
+	ConsoleCustomerKycStatusPENDINGREVIEW ConsoleCustomerKycStatus = "PENDING_REVIEW"
+	ConsoleCustomerKycStatusREJECTED      ConsoleCustomerKycStatus = "REJECTED"
+	ConsoleCustomerKycStatusVERIFIED      ConsoleCustomerKycStatus = "VERIFIED"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCustomerKycStatus enum.
+func (e ConsoleCustomerKycStatus) Valid() bool {
+	switch e {
+	case ConsoleCustomerKycStatusPENDING:
+		return true
+	case ConsoleCustomerKycStatusPENDINGREVIEW:
+		return true
+	case ConsoleCustomerKycStatusREJECTED:
+		return true
+	case ConsoleCustomerKycStatusVERIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCustomerReviewDocumentType.
+const (
+	ConsoleCustomerReviewDocumentTypeDRIVERSLICENSE ConsoleCustomerReviewDocumentType = "DRIVERS_LICENSE"
+	ConsoleCustomerReviewDocumentTypeNIN            ConsoleCustomerReviewDocumentType = "NIN"
+	ConsoleCustomerReviewDocumentTypePASSPORT       ConsoleCustomerReviewDocumentType = "PASSPORT"
+	ConsoleCustomerReviewDocumentTypeVOTERSCARD     ConsoleCustomerReviewDocumentType = "VOTERS_CARD"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCustomerReviewDocumentType enum.
+func (e ConsoleCustomerReviewDocumentType) Valid() bool {
+	switch e {
+	case ConsoleCustomerReviewDocumentTypeDRIVERSLICENSE:
+		return true
+	case ConsoleCustomerReviewDocumentTypeNIN:
+		return true
+	case ConsoleCustomerReviewDocumentTypePASSPORT:
+		return true
+	case ConsoleCustomerReviewDocumentTypeVOTERSCARD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCustomerReviewDocumentsSide.
+const (
+	Back  ConsoleCustomerReviewDocumentsSide = "back"
+	Front ConsoleCustomerReviewDocumentsSide = "front"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCustomerReviewDocumentsSide enum.
+func (e ConsoleCustomerReviewDocumentsSide) Valid() bool {
+	switch e {
+	case Back:
+		return true
+	case Front:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleCustomerReviewKycStatus.
+const (
+	ConsoleCustomerReviewKycStatusPENDING       ConsoleCustomerReviewKycStatus = "PENDING"
+	ConsoleCustomerReviewKycStatusPENDINGREVIEW ConsoleCustomerReviewKycStatus = "PENDING_REVIEW"
+	ConsoleCustomerReviewKycStatusREJECTED      ConsoleCustomerReviewKycStatus = "REJECTED"
+	ConsoleCustomerReviewKycStatusVERIFIED      ConsoleCustomerReviewKycStatus = "VERIFIED"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleCustomerReviewKycStatus enum.
+func (e ConsoleCustomerReviewKycStatus) Valid() bool {
+	switch e {
+	case ConsoleCustomerReviewKycStatusPENDING:
+		return true
+	case ConsoleCustomerReviewKycStatusPENDINGREVIEW:
+		return true
+	case ConsoleCustomerReviewKycStatusREJECTED:
+		return true
+	case ConsoleCustomerReviewKycStatusVERIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ConsoleFeeRuleInputCurrency.
 const (
 	ConsoleFeeRuleInputCurrencyCDF   ConsoleFeeRuleInputCurrency = "CDF"
@@ -849,6 +963,24 @@ func (e ConsoleFeeType) Valid() bool {
 	case ConsoleFeeTypePAYOUT:
 		return true
 	case ConsoleFeeTypeTRANSFER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ConsoleKYCDecisionStatus.
+const (
+	ConsoleKYCDecisionStatusREJECTED ConsoleKYCDecisionStatus = "REJECTED"
+	ConsoleKYCDecisionStatusVERIFIED ConsoleKYCDecisionStatus = "VERIFIED"
+)
+
+// Valid indicates whether the value is a known member of the ConsoleKYCDecisionStatus enum.
+func (e ConsoleKYCDecisionStatus) Valid() bool {
+	switch e {
+	case ConsoleKYCDecisionStatusREJECTED:
+		return true
+	case ConsoleKYCDecisionStatusVERIFIED:
 		return true
 	default:
 		return false
@@ -1127,15 +1259,18 @@ func (e ConsoleWebhookSigningOffSigning) Valid() bool {
 
 // Defines values for CustomerKycStatus.
 const (
-	CustomerKycStatusPENDING  CustomerKycStatus = "PENDING"
-	CustomerKycStatusREJECTED CustomerKycStatus = "REJECTED"
-	CustomerKycStatusVERIFIED CustomerKycStatus = "VERIFIED"
+	CustomerKycStatusPENDING       CustomerKycStatus = "PENDING"
+	CustomerKycStatusPENDINGREVIEW CustomerKycStatus = "PENDING_REVIEW"
+	CustomerKycStatusREJECTED      CustomerKycStatus = "REJECTED"
+	CustomerKycStatusVERIFIED      CustomerKycStatus = "VERIFIED"
 )
 
 // Valid indicates whether the value is a known member of the CustomerKycStatus enum.
 func (e CustomerKycStatus) Valid() bool {
 	switch e {
 	case CustomerKycStatusPENDING:
+		return true
+	case CustomerKycStatusPENDINGREVIEW:
 		return true
 	case CustomerKycStatusREJECTED:
 		return true
@@ -1148,22 +1283,22 @@ func (e CustomerKycStatus) Valid() bool {
 
 // Defines values for CustomerType.
 const (
-	DRIVERSLICENSE CustomerType = "DRIVERS_LICENSE"
-	NIN            CustomerType = "NIN"
-	PASSPORT       CustomerType = "PASSPORT"
-	VOTERSCARD     CustomerType = "VOTERS_CARD"
+	CustomerTypeDRIVERSLICENSE CustomerType = "DRIVERS_LICENSE"
+	CustomerTypeNIN            CustomerType = "NIN"
+	CustomerTypePASSPORT       CustomerType = "PASSPORT"
+	CustomerTypeVOTERSCARD     CustomerType = "VOTERS_CARD"
 )
 
 // Valid indicates whether the value is a known member of the CustomerType enum.
 func (e CustomerType) Valid() bool {
 	switch e {
-	case DRIVERSLICENSE:
+	case CustomerTypeDRIVERSLICENSE:
 		return true
-	case NIN:
+	case CustomerTypeNIN:
 		return true
-	case PASSPORT:
+	case CustomerTypePASSPORT:
 		return true
-	case VOTERSCARD:
+	case CustomerTypeVOTERSCARD:
 		return true
 	default:
 		return false
@@ -1232,9 +1367,10 @@ func (e CustomerCreatedDeliveryEvent) Valid() bool {
 
 // Defines values for CustomerCreatedEventKycStatus.
 const (
-	CustomerCreatedEventKycStatusPENDING  CustomerCreatedEventKycStatus = "PENDING"
-	CustomerCreatedEventKycStatusREJECTED CustomerCreatedEventKycStatus = "REJECTED"
-	CustomerCreatedEventKycStatusVERIFIED CustomerCreatedEventKycStatus = "VERIFIED"
+	CustomerCreatedEventKycStatusPENDING       CustomerCreatedEventKycStatus = "PENDING"
+	CustomerCreatedEventKycStatusPENDINGREVIEW CustomerCreatedEventKycStatus = "PENDING_REVIEW"
+	CustomerCreatedEventKycStatusREJECTED      CustomerCreatedEventKycStatus = "REJECTED"
+	CustomerCreatedEventKycStatusVERIFIED      CustomerCreatedEventKycStatus = "VERIFIED"
 )
 
 // Valid indicates whether the value is a known member of the CustomerCreatedEventKycStatus enum.
@@ -1242,9 +1378,44 @@ func (e CustomerCreatedEventKycStatus) Valid() bool {
 	switch e {
 	case CustomerCreatedEventKycStatusPENDING:
 		return true
+	case CustomerCreatedEventKycStatusPENDINGREVIEW:
+		return true
 	case CustomerCreatedEventKycStatusREJECTED:
 		return true
 	case CustomerCreatedEventKycStatusVERIFIED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerKYCUpdatedDeliveryEvent.
+const (
+	CustomerKYCUpdatedDeliveryEventCustomerKycUpdated CustomerKYCUpdatedDeliveryEvent = "customer.kyc.updated"
+)
+
+// Valid indicates whether the value is a known member of the CustomerKYCUpdatedDeliveryEvent enum.
+func (e CustomerKYCUpdatedDeliveryEvent) Valid() bool {
+	switch e {
+	case CustomerKYCUpdatedDeliveryEventCustomerKycUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerKYCUpdatedEventKycStatus.
+const (
+	CustomerKYCUpdatedEventKycStatusREJECTED CustomerKYCUpdatedEventKycStatus = "REJECTED"
+	CustomerKYCUpdatedEventKycStatusVERIFIED CustomerKYCUpdatedEventKycStatus = "VERIFIED"
+)
+
+// Valid indicates whether the value is a known member of the CustomerKYCUpdatedEventKycStatus enum.
+func (e CustomerKYCUpdatedEventKycStatus) Valid() bool {
+	switch e {
+	case CustomerKYCUpdatedEventKycStatusREJECTED:
+		return true
+	case CustomerKYCUpdatedEventKycStatusVERIFIED:
 		return true
 	default:
 		return false
@@ -1488,6 +1659,7 @@ const (
 	ISSUERDECLINED               ErrorCode = "ISSUER_DECLINED"
 	ISSUERUNAVAILABLE            ErrorCode = "ISSUER_UNAVAILABLE"
 	KYBNOTAPPROVED               ErrorCode = "KYB_NOT_APPROVED"
+	KYCALREADYDECIDED            ErrorCode = "KYC_ALREADY_DECIDED"
 	KYCUNAVAILABLE               ErrorCode = "KYC_UNAVAILABLE"
 	MALFORMEDREQUEST             ErrorCode = "MALFORMED_REQUEST"
 	METHODNOTALLOWED             ErrorCode = "METHOD_NOT_ALLOWED"
@@ -1603,6 +1775,8 @@ func (e ErrorCode) Valid() bool {
 	case ISSUERUNAVAILABLE:
 		return true
 	case KYBNOTAPPROVED:
+		return true
+	case KYCALREADYDECIDED:
 		return true
 	case KYCUNAVAILABLE:
 		return true
@@ -3496,6 +3670,7 @@ const (
 	WebhookLogEventNameCardWithdraw                       WebhookLogEventName = "card.withdraw"
 	WebhookLogEventNameCardWithdrawFailed                 WebhookLogEventName = "card.withdraw.failed"
 	WebhookLogEventNameCustomerCreated                    WebhookLogEventName = "customer.created"
+	WebhookLogEventNameCustomerKycUpdated                 WebhookLogEventName = "customer.kyc.updated"
 	WebhookLogEventNameDebtRecovered                      WebhookLogEventName = "debt.recovered"
 	WebhookLogEventNameDebtRecoveryPending                WebhookLogEventName = "debt.recovery.pending"
 	WebhookLogEventNameFeeCrossborderCharged              WebhookLogEventName = "fee.crossborder.charged"
@@ -3538,6 +3713,8 @@ func (e WebhookLogEventName) Valid() bool {
 	case WebhookLogEventNameCardWithdrawFailed:
 		return true
 	case WebhookLogEventNameCustomerCreated:
+		return true
+	case WebhookLogEventNameCustomerKycUpdated:
 		return true
 	case WebhookLogEventNameDebtRecovered:
 		return true
@@ -3756,6 +3933,66 @@ const (
 func (e CreateWebhookSigningSecret201JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case CreateWebhookSigningSecret201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCustomersPendingReviewParamsKycStatus.
+const (
+	ListCustomersPendingReviewParamsKycStatusPENDINGREVIEW ListCustomersPendingReviewParamsKycStatus = "PENDING_REVIEW"
+)
+
+// Valid indicates whether the value is a known member of the ListCustomersPendingReviewParamsKycStatus enum.
+func (e ListCustomersPendingReviewParamsKycStatus) Valid() bool {
+	switch e {
+	case ListCustomersPendingReviewParamsKycStatusPENDINGREVIEW:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCustomersPendingReview200JSONResponseBodySuccess.
+const (
+	ListCustomersPendingReview200JSONResponseBodySuccessTrue ListCustomersPendingReview200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListCustomersPendingReview200JSONResponseBodySuccess enum.
+func (e ListCustomersPendingReview200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListCustomersPendingReview200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCustomerForReview200JSONResponseBodySuccess.
+const (
+	GetCustomerForReview200JSONResponseBodySuccessTrue GetCustomerForReview200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetCustomerForReview200JSONResponseBodySuccess enum.
+func (e GetCustomerForReview200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetCustomerForReview200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DecideCustomerKYC200JSONResponseBodySuccess.
+const (
+	DecideCustomerKYC200JSONResponseBodySuccessTrue DecideCustomerKYC200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the DecideCustomerKYC200JSONResponseBodySuccess enum.
+func (e DecideCustomerKYC200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case DecideCustomerKYC200JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -4938,6 +5175,36 @@ const (
 func (e CustomerCreatedEventParamsUserAgent) Valid() bool {
 	switch e {
 	case CustomerCreatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerKYCUpdatedEventParamsXServiceEventType.
+const (
+	CustomerKYCUpdatedEventParamsXServiceEventTypeCustomerKycUpdated CustomerKYCUpdatedEventParamsXServiceEventType = "customer.kyc.updated"
+)
+
+// Valid indicates whether the value is a known member of the CustomerKYCUpdatedEventParamsXServiceEventType enum.
+func (e CustomerKYCUpdatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CustomerKYCUpdatedEventParamsXServiceEventTypeCustomerKycUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CustomerKYCUpdatedEventParamsUserAgent.
+const (
+	CustomerKYCUpdatedEventParamsUserAgentPaymentsWebhooks1 CustomerKYCUpdatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CustomerKYCUpdatedEventParamsUserAgent enum.
+func (e CustomerKYCUpdatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CustomerKYCUpdatedEventParamsUserAgentPaymentsWebhooks1:
 		return true
 	default:
 		return false
@@ -6345,6 +6612,86 @@ type ConsoleCompanyPatchKybStatus string
 // ConsoleCurrency a currency the service holds (ISO 4217)
 type ConsoleCurrency string
 
+// ConsoleCustomer a customer as the operator console's KYC review sees it: whose it is, what the decision needs, and the
+// decision once made
+type ConsoleCustomer struct {
+	CompanyId      string    `json:"company_id"`
+	Country        string    `json:"country"`
+	CountryIsoCode string    `json:"country_iso_code"`
+	CreatedAt      time.Time `json:"created_at"`
+
+	// DateOfBirth midnight UTC of the date
+	DateOfBirth          time.Time                   `json:"date_of_birth"`
+	DocumentType         ConsoleCustomerDocumentType `json:"document_type"`
+	FirstName            string                      `json:"first_name"`
+	Id                   openapi_types.UUID          `json:"id"`
+	IdentificationNumber string                      `json:"identification_number"`
+
+	// KycReason why the identity was rejected, else null
+	KycReason *string                  `json:"kyc_reason"`
+	KycStatus ConsoleCustomerKycStatus `json:"kyc_status"`
+	LastName  string                   `json:"last_name"`
+
+	// ReviewNote the reason given with the decision; kept for operators, not shown to the company
+	ReviewNote *string    `json:"review_note"`
+	ReviewedAt *time.Time `json:"reviewed_at"`
+
+	// ReviewedBy who decided at the console (the IAM principal; `admin-api-key` where no IAM runs), null until then
+	ReviewedBy *string   `json:"reviewed_by"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+// ConsoleCustomerDocumentType defines model for ConsoleCustomer.DocumentType.
+type ConsoleCustomerDocumentType string
+
+// ConsoleCustomerKycStatus defines model for ConsoleCustomer.KycStatus.
+type ConsoleCustomerKycStatus string
+
+// ConsoleCustomerReview a customer as the console reviews it, with a link to each side of its stored identity document
+type ConsoleCustomerReview struct {
+	CompanyId      string    `json:"company_id"`
+	Country        string    `json:"country"`
+	CountryIsoCode string    `json:"country_iso_code"`
+	CreatedAt      time.Time `json:"created_at"`
+
+	// DateOfBirth midnight UTC of the date
+	DateOfBirth  time.Time                         `json:"date_of_birth"`
+	DocumentType ConsoleCustomerReviewDocumentType `json:"document_type"`
+	Documents    []struct {
+		// ExpiresAt 15 minutes after the answer
+		ExpiresAt time.Time                          `json:"expires_at"`
+		Side      ConsoleCustomerReviewDocumentsSide `json:"side"`
+
+		// Url an S3 pre-signed GET of the document; whoever holds it reads the document until it expires
+		Url string `json:"url"`
+	} `json:"documents"`
+	FirstName            string             `json:"first_name"`
+	Id                   openapi_types.UUID `json:"id"`
+	IdentificationNumber string             `json:"identification_number"`
+
+	// KycReason why the identity was rejected, else null
+	KycReason *string                        `json:"kyc_reason"`
+	KycStatus ConsoleCustomerReviewKycStatus `json:"kyc_status"`
+	LastName  string                         `json:"last_name"`
+
+	// ReviewNote the reason given with the decision; kept for operators, not shown to the company
+	ReviewNote *string    `json:"review_note"`
+	ReviewedAt *time.Time `json:"reviewed_at"`
+
+	// ReviewedBy who decided at the console (the IAM principal; `admin-api-key` where no IAM runs), null until then
+	ReviewedBy *string   `json:"reviewed_by"`
+	UpdatedAt  time.Time `json:"updated_at"`
+}
+
+// ConsoleCustomerReviewDocumentType defines model for ConsoleCustomerReview.DocumentType.
+type ConsoleCustomerReviewDocumentType string
+
+// ConsoleCustomerReviewDocumentsSide defines model for ConsoleCustomerReview.Documents.Side.
+type ConsoleCustomerReviewDocumentsSide string
+
+// ConsoleCustomerReviewKycStatus defines model for ConsoleCustomerReview.KycStatus.
+type ConsoleCustomerReviewKycStatus string
+
 // ConsoleExchangeRate the current rate of one currency pair of a company
 type ConsoleExchangeRate struct {
 	// ExchangeRateId the rate's version, a new id every time the rate changes (legacy camelCase key)
@@ -6444,6 +6791,16 @@ type ConsoleFeeScheduleInput struct {
 
 // ConsoleFeeType what a fee is charged on
 type ConsoleFeeType string
+
+// ConsoleKYCDecision the body of `POST /admin/customers/{id}/kyc`
+type ConsoleKYCDecision struct {
+	// Reason why (at most 1000 characters once trimmed, no control characters); required to reject, where it becomes the customer's `kyc_reason`; kept as the review's note when verifying
+	Reason *string                  `json:"reason,omitempty"`
+	Status ConsoleKYCDecisionStatus `json:"status"`
+}
+
+// ConsoleKYCDecisionStatus defines model for ConsoleKYCDecision.Status.
+type ConsoleKYCDecisionStatus string
 
 // ConsoleOperator an operator code (spec §2.10)
 type ConsoleOperator string
@@ -6659,10 +7016,11 @@ type Customer struct {
 	// IsActive `true`, until the card issuer blocks the cardholder (see `GET /customers?sync=true`)
 	IsActive bool `json:"is_active"`
 
-	// KycReason why the verifier rejected the documents, else null
+	// KycReason why the verifier (or the console) rejected the documents, else null
 	KycReason *string `json:"kyc_reason"`
 
-	// KycStatus the KYC verifier's decision; only verified customers can be issued cards
+	// KycStatus the KYC verifier's decision, or the operator console's for a customer enrolled where no verifier is
+	// configured (`PENDING_REVIEW` until it decides); only verified customers can be issued cards
 	KycStatus CustomerKycStatus `json:"kyc_status"`
 	LastName  string            `json:"last_name"`
 
@@ -6684,7 +7042,8 @@ type Customer struct {
 	UpdatedAt time.Time    `json:"updated_at"`
 }
 
-// CustomerKycStatus the KYC verifier's decision; only verified customers can be issued cards
+// CustomerKycStatus the KYC verifier's decision, or the operator console's for a customer enrolled where no verifier is
+// configured (`PENDING_REVIEW` until it decides); only verified customers can be issued cards
 type CustomerKycStatus string
 
 // CustomerType the document type
@@ -6816,6 +7175,31 @@ type CustomerEnrollRequest struct {
 	State       string `json:"state"`
 	Street      string `json:"street"`
 }
+
+// CustomerKYCUpdatedDelivery the body of a customer.kyc.updated delivery
+type CustomerKYCUpdatedDelivery struct {
+	// Data the operator console's decision on a customer enrolled as PENDING_REVIEW; who decided, the console's note and the documents are never sent
+	Data  CustomerKYCUpdatedEvent         `json:"data"`
+	Event CustomerKYCUpdatedDeliveryEvent `json:"event"`
+}
+
+// CustomerKYCUpdatedDeliveryEvent defines model for CustomerKYCUpdatedDelivery.Event.
+type CustomerKYCUpdatedDeliveryEvent string
+
+// CustomerKYCUpdatedEvent the operator console's decision on a customer enrolled as PENDING_REVIEW; who decided, the console's note and the documents are never sent
+type CustomerKYCUpdatedEvent struct {
+	CustomerId openapi_types.UUID `json:"customer_id"`
+
+	// KycReason why it was rejected; null when verified
+	KycReason *string                          `json:"kyc_reason"`
+	KycStatus CustomerKYCUpdatedEventKycStatus `json:"kyc_status"`
+
+	// UpdatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// CustomerKYCUpdatedEventKycStatus defines model for CustomerKYCUpdatedEvent.KycStatus.
+type CustomerKYCUpdatedEventKycStatus string
 
 // CustomerListItem a customer as `GET /customers` lists it (spec §2.2's subset)
 type CustomerListItem struct {
@@ -8769,6 +9153,33 @@ type DeleteWebhookSigningSecret200JSONResponseBodySuccess bool
 // CreateWebhookSigningSecret201JSONResponseBodySuccess defines parameters for CreateWebhookSigningSecret.
 type CreateWebhookSigningSecret201JSONResponseBodySuccess bool
 
+// ListCustomersPendingReviewParams defines parameters for ListCustomersPendingReview.
+type ListCustomersPendingReviewParams struct {
+	// KycStatus must be `PENDING_REVIEW`
+	KycStatus ListCustomersPendingReviewParamsKycStatus `form:"kyc_status" json:"kyc_status"`
+
+	// Limit items per page
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same `limit` and filters
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Page checked, not used; there are no page numbers (above 1 without a cursor is a 400)
+	Page *int `form:"page,omitempty" json:"page,omitempty"`
+}
+
+// ListCustomersPendingReviewParamsKycStatus defines parameters for ListCustomersPendingReview.
+type ListCustomersPendingReviewParamsKycStatus string
+
+// ListCustomersPendingReview200JSONResponseBodySuccess defines parameters for ListCustomersPendingReview.
+type ListCustomersPendingReview200JSONResponseBodySuccess bool
+
+// GetCustomerForReview200JSONResponseBodySuccess defines parameters for GetCustomerForReview.
+type GetCustomerForReview200JSONResponseBodySuccess bool
+
+// DecideCustomerKYC200JSONResponseBodySuccess defines parameters for DecideCustomerKYC.
+type DecideCustomerKYC200JSONResponseBodySuccess bool
+
 // ListPaymentsAwaitingReconciliationParams defines parameters for ListPaymentsAwaitingReconciliation.
 type ListPaymentsAwaitingReconciliationParams struct {
 	// ReconciliationRequired must be `true`
@@ -9452,6 +9863,27 @@ type CustomerCreatedEventParamsXServiceEventType string
 // CustomerCreatedEventParamsUserAgent defines parameters for CustomerCreatedEvent.
 type CustomerCreatedEventParamsUserAgent string
 
+// CustomerKYCUpdatedEventParams defines parameters for CustomerKYCUpdatedEvent.
+type CustomerKYCUpdatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CustomerKYCUpdatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                `json:"X-Service-Signature,omitempty"`
+	UserAgent         CustomerKYCUpdatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CustomerKYCUpdatedEventParamsXServiceEventType defines parameters for CustomerKYCUpdatedEvent.
+type CustomerKYCUpdatedEventParamsXServiceEventType string
+
+// CustomerKYCUpdatedEventParamsUserAgent defines parameters for CustomerKYCUpdatedEvent.
+type CustomerKYCUpdatedEventParamsUserAgent string
+
 // DebtRecoveredEventParams defines parameters for DebtRecoveredEvent.
 type DebtRecoveredEventParams struct {
 	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
@@ -9926,6 +10358,9 @@ type SetCompanyExchangeRatesJSONRequestBody = ConsoleExchangeRatesInput
 // SetCompanyFeeScheduleJSONRequestBody defines body for SetCompanyFeeSchedule for application/json ContentType.
 type SetCompanyFeeScheduleJSONRequestBody = ConsoleFeeScheduleInput
 
+// DecideCustomerKYCJSONRequestBody defines body for DecideCustomerKYC for application/json ContentType.
+type DecideCustomerKYCJSONRequestBody = ConsoleKYCDecision
+
 // ResolvePaymentJSONRequestBody defines body for ResolvePayment for application/json ContentType.
 type ResolvePaymentJSONRequestBody = ConsolePaymentResolution
 
@@ -10027,6 +10462,9 @@ type CardWithdrawFailedEventJSONRequestBody = CardWithdrawFailedDelivery
 
 // CustomerCreatedEventJSONRequestBody defines body for CustomerCreatedEvent for application/json ContentType.
 type CustomerCreatedEventJSONRequestBody = CustomerCreatedDelivery
+
+// CustomerKYCUpdatedEventJSONRequestBody defines body for CustomerKYCUpdatedEvent for application/json ContentType.
+type CustomerKYCUpdatedEventJSONRequestBody = CustomerKYCUpdatedDelivery
 
 // DebtRecoveredEventJSONRequestBody defines body for DebtRecoveredEvent for application/json ContentType.
 type DebtRecoveredEventJSONRequestBody = DebtRecoveredDelivery
@@ -10546,6 +10984,50 @@ type ClientInterface interface {
 	// Corresponds with POST /admin/companies/{id}/webhook-secret (the `CreateWebhookSigningSecret` operationId).
 	CreateWebhookSigningSecret(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListCustomersPendingReview The customers of every company waiting for a KYC review, oldest first.
+	//
+	// An operator's work queue where no KYC verifier is configured (production mode), answered like every
+	// list: `data` is the page's customers, with the pagination object under `meta` and `pagination`. It walks
+	// by cursor only (no page numbers); the first page counts the customers waiting (`total`), and the cursor
+	// carries that count. Without `kyc_status=PENDING_REVIEW` the route is a 400 naming `kyc_status`.
+	//
+	// Corresponds with GET /admin/customers (the `ListCustomersPendingReview` operationId).
+	ListCustomersPendingReview(ctx context.Context, params *ListCustomersPendingReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCustomerForReview One customer of any company, with links to its identity documents.
+	//
+	// The customer as the review list shows it, with a pre-signed link to each side of its stored document,
+	// valid 15 minutes. Whoever holds a link reads the document until it expires: do not log or forward them.
+	//
+	// Corresponds with GET /admin/customers/{id} (the `GetCustomerForReview` operationId).
+	GetCustomerForReview(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DecideCustomerKYCWithBody Verify or reject a customer waiting for a KYC review, exactly once.
+	//
+	// After looking at its documents. The decision is one transaction conditioned on the customer still being
+	// `PENDING_REVIEW`, with the event `customer.kyc.updated`; of two decisions at once exactly one is
+	// recorded. A verified customer is then registered with the card issuer as a cardholder (later where no
+	// issuer is configured). 409 `KYC_ALREADY_DECIDED` when the customer is not `PENDING_REVIEW` (decided by
+	// the console or by a verifier).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/customers/{id}/kyc (the `DecideCustomerKYC` operationId).
+	DecideCustomerKYCWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DecideCustomerKYC Verify or reject a customer waiting for a KYC review, exactly once.
+	//
+	// After looking at its documents. The decision is one transaction conditioned on the customer still being
+	// `PENDING_REVIEW`, with the event `customer.kyc.updated`; of two decisions at once exactly one is
+	// recorded. A verified customer is then registered with the card issuer as a cardholder (later where no
+	// issuer is configured). 409 `KYC_ALREADY_DECIDED` when the customer is not `PENDING_REVIEW` (decided by
+	// the console or by a verifier).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/customers/{id}/kyc (the `DecideCustomerKYC` operationId).
+	DecideCustomerKYC(ctx context.Context, id string, body DecideCustomerKYCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListPaymentsAwaitingReconciliation The payments of every company flagged for reconciliation, oldest first.
 	//
 	// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
@@ -10875,7 +11357,9 @@ type ClientInterface interface {
 	// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
 	// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
 	// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
-	// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+	// decides (`kyc_status`) and the customer is stored with `customer.created`. Where no verifier is
+	// configured (production mode), the documents are stored and the customer is `PENDING_REVIEW` until the
+	// operator console decides (`POST /admin/customers/{id}/kyc`). Values are trimmed.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -10888,7 +11372,9 @@ type ClientInterface interface {
 	// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
 	// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
 	// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
-	// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+	// decides (`kyc_status`) and the customer is stored with `customer.created`. Where no verifier is
+	// configured (production mode), the documents are stored and the customer is `PENDING_REVIEW` until the
+	// operator console decides (`POST /admin/customers/{id}/kyc`). Values are trimmed.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -11727,6 +12213,90 @@ func (c *Client) CreateWebhookSigningSecret(ctx context.Context, id string, reqE
 	return c.Client.Do(req)
 }
 
+// ListCustomersPendingReview The customers of every company waiting for a KYC review, oldest first.
+//
+// An operator's work queue where no KYC verifier is configured (production mode), answered like every
+// list: `data` is the page's customers, with the pagination object under `meta` and `pagination`. It walks
+// by cursor only (no page numbers); the first page counts the customers waiting (`total`), and the cursor
+// carries that count. Without `kyc_status=PENDING_REVIEW` the route is a 400 naming `kyc_status`.
+//
+// Corresponds with GET /admin/customers (the `ListCustomersPendingReview` operationId).
+func (c *Client) ListCustomersPendingReview(ctx context.Context, params *ListCustomersPendingReviewParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCustomersPendingReviewRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCustomerForReview One customer of any company, with links to its identity documents.
+//
+// The customer as the review list shows it, with a pre-signed link to each side of its stored document,
+// valid 15 minutes. Whoever holds a link reads the document until it expires: do not log or forward them.
+//
+// Corresponds with GET /admin/customers/{id} (the `GetCustomerForReview` operationId).
+func (c *Client) GetCustomerForReview(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCustomerForReviewRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DecideCustomerKYCWithBody Verify or reject a customer waiting for a KYC review, exactly once.
+//
+// After looking at its documents. The decision is one transaction conditioned on the customer still being
+// `PENDING_REVIEW`, with the event `customer.kyc.updated`; of two decisions at once exactly one is
+// recorded. A verified customer is then registered with the card issuer as a cardholder (later where no
+// issuer is configured). 409 `KYC_ALREADY_DECIDED` when the customer is not `PENDING_REVIEW` (decided by
+// the console or by a verifier).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/customers/{id}/kyc (the `DecideCustomerKYC` operationId).
+func (c *Client) DecideCustomerKYCWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDecideCustomerKYCRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DecideCustomerKYC Verify or reject a customer waiting for a KYC review, exactly once.
+//
+// After looking at its documents. The decision is one transaction conditioned on the customer still being
+// `PENDING_REVIEW`, with the event `customer.kyc.updated`; of two decisions at once exactly one is
+// recorded. A verified customer is then registered with the card issuer as a cardholder (later where no
+// issuer is configured). 409 `KYC_ALREADY_DECIDED` when the customer is not `PENDING_REVIEW` (decided by
+// the console or by a verifier).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/customers/{id}/kyc (the `DecideCustomerKYC` operationId).
+func (c *Client) DecideCustomerKYC(ctx context.Context, id string, body DecideCustomerKYCJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDecideCustomerKYCRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListPaymentsAwaitingReconciliation The payments of every company flagged for reconciliation, oldest first.
 //
 // An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
@@ -12336,7 +12906,9 @@ func (c *Client) UploadCustomerWithBody(ctx context.Context, contentType string,
 // KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
 // number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
 // public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
-// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+// decides (`kyc_status`) and the customer is stored with `customer.created`. Where no verifier is
+// configured (production mode), the documents are stored and the customer is `PENDING_REVIEW` until the
+// operator console decides (`POST /admin/customers/{id}/kyc`). Values are trimmed.
 //
 // Takes any type of body and a specified content type.
 //
@@ -12359,7 +12931,9 @@ func (c *Client) EnrollCustomerWithBody(ctx context.Context, contentType string,
 // KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
 // number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
 // public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
-// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+// decides (`kyc_status`) and the customer is stored with `customer.created`. Where no verifier is
+// configured (production mode), the documents are stored and the customer is `PENDING_REVIEW` until the
+// operator console decides (`POST /admin/customers/{id}/kyc`). Values are trimmed.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -13831,6 +14405,173 @@ func NewCreateWebhookSigningSecretRequest(server string, id string) (*http.Reque
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewListCustomersPendingReviewRequest constructs an http.Request for the ListCustomersPendingReview method
+func NewListCustomersPendingReviewRequest(server string, params *ListCustomersPendingReviewParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/customers")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "kyc_status", params.KycStatus, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCustomerForReviewRequest constructs an http.Request for the GetCustomerForReview method
+func NewGetCustomerForReviewRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/customers/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewDecideCustomerKYCRequest calls the generic DecideCustomerKYC builder with application/json body
+func NewDecideCustomerKYCRequest(server string, id string, body DecideCustomerKYCJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDecideCustomerKYCRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewDecideCustomerKYCRequestWithBody constructs an http.Request for the DecideCustomerKYC method, with any body, and a specified content type
+func NewDecideCustomerKYCRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/customers/%s/kyc", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -17329,6 +18070,54 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/companies/{id}/webhook-secret (the `CreateWebhookSigningSecret` operationId).
 	CreateWebhookSigningSecretWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*CreateWebhookSigningSecretResponse, error)
 
+	// ListCustomersPendingReviewWithResponse The customers of every company waiting for a KYC review, oldest first.
+	//
+	// An operator's work queue where no KYC verifier is configured (production mode), answered like every
+	// list: `data` is the page's customers, with the pagination object under `meta` and `pagination`. It walks
+	// by cursor only (no page numbers); the first page counts the customers waiting (`total`), and the cursor
+	// carries that count. Without `kyc_status=PENDING_REVIEW` the route is a 400 naming `kyc_status`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/customers (the `ListCustomersPendingReview` operationId).
+	ListCustomersPendingReviewWithResponse(ctx context.Context, params *ListCustomersPendingReviewParams, reqEditors ...RequestEditorFn) (*ListCustomersPendingReviewResponse, error)
+
+	// GetCustomerForReviewWithResponse One customer of any company, with links to its identity documents.
+	//
+	// The customer as the review list shows it, with a pre-signed link to each side of its stored document,
+	// valid 15 minutes. Whoever holds a link reads the document until it expires: do not log or forward them.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/customers/{id} (the `GetCustomerForReview` operationId).
+	GetCustomerForReviewWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCustomerForReviewResponse, error)
+
+	// DecideCustomerKYCWithBodyWithResponse Verify or reject a customer waiting for a KYC review, exactly once.
+	//
+	// After looking at its documents. The decision is one transaction conditioned on the customer still being
+	// `PENDING_REVIEW`, with the event `customer.kyc.updated`; of two decisions at once exactly one is
+	// recorded. A verified customer is then registered with the card issuer as a cardholder (later where no
+	// issuer is configured). 409 `KYC_ALREADY_DECIDED` when the customer is not `PENDING_REVIEW` (decided by
+	// the console or by a verifier).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/customers/{id}/kyc (the `DecideCustomerKYC` operationId).
+	DecideCustomerKYCWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DecideCustomerKYCResponse, error)
+
+	// DecideCustomerKYCWithResponse Verify or reject a customer waiting for a KYC review, exactly once.
+	//
+	// After looking at its documents. The decision is one transaction conditioned on the customer still being
+	// `PENDING_REVIEW`, with the event `customer.kyc.updated`; of two decisions at once exactly one is
+	// recorded. A verified customer is then registered with the card issuer as a cardholder (later where no
+	// issuer is configured). 409 `KYC_ALREADY_DECIDED` when the customer is not `PENDING_REVIEW` (decided by
+	// the console or by a verifier).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/customers/{id}/kyc (the `DecideCustomerKYC` operationId).
+	DecideCustomerKYCWithResponse(ctx context.Context, id string, body DecideCustomerKYCJSONRequestBody, reqEditors ...RequestEditorFn) (*DecideCustomerKYCResponse, error)
+
 	// ListPaymentsAwaitingReconciliationWithResponse The payments of every company flagged for reconciliation, oldest first.
 	//
 	// An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
@@ -17680,7 +18469,9 @@ type ClientWithResponsesInterface interface {
 	// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
 	// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
 	// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
-	// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+	// decides (`kyc_status`) and the customer is stored with `customer.created`. Where no verifier is
+	// configured (production mode), the documents are stored and the customer is `PENDING_REVIEW` until the
+	// operator console decides (`POST /admin/customers/{id}/kyc`). Values are trimmed.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17693,7 +18484,9 @@ type ClientWithResponsesInterface interface {
 	// KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
 	// number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
 	// public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
-	// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+	// decides (`kyc_status`) and the customer is stored with `customer.created`. Where no verifier is
+	// configured (production mode), the documents are stored and the customer is `PENDING_REVIEW` until the
+	// operator console decides (`POST /admin/customers/{id}/kyc`). Values are trimmed.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -19364,6 +20157,314 @@ func (r CreateWebhookSigningSecretResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateWebhookSigningSecretResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCustomersPendingReviewResponse503Headers the declared response headers of an HTTP 503 response for ListCustomersPendingReview
+type ListCustomersPendingReviewResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListCustomersPendingReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []ConsoleCustomer `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                           `json:"pagination"`
+		StatusCode int                                                  `json:"statusCode"`
+		Success    ListCustomersPendingReview200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCustomersPendingReviewResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCustomersPendingReviewResponse) GetJSON200() *struct {
+	Data []ConsoleCustomer `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                           `json:"pagination"`
+	StatusCode int                                                  `json:"statusCode"`
+	Success    ListCustomersPendingReview200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCustomersPendingReviewResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCustomersPendingReviewResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCustomersPendingReviewResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCustomersPendingReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCustomersPendingReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCustomersPendingReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCustomersPendingReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCustomerForReviewResponse503Headers the declared response headers of an HTTP 503 response for GetCustomerForReview
+type GetCustomerForReviewResponse503Headers struct {
+	RetryAfter *string
+}
+
+type GetCustomerForReviewResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a customer as the console reviews it, with a link to each side of its stored identity document
+		Data ConsoleCustomerReview `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                            `json:"statusCode"`
+		Success    GetCustomerForReview200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCustomerForReviewResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCustomerForReviewResponse) GetJSON200() *struct {
+	// Data a customer as the console reviews it, with a link to each side of its stored identity document
+	Data ConsoleCustomerReview `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                            `json:"statusCode"`
+	Success    GetCustomerForReview200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCustomerForReviewResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCustomerForReviewResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCustomerForReviewResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCustomerForReviewResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCustomerForReviewResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCustomerForReviewResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCustomerForReviewResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DecideCustomerKYCResponse409Headers the declared response headers of an HTTP 409 response for DecideCustomerKYC
+type DecideCustomerKYCResponse409Headers struct {
+	RetryAfter *string
+}
+
+// DecideCustomerKYCResponse503Headers the declared response headers of an HTTP 503 response for DecideCustomerKYC
+type DecideCustomerKYCResponse503Headers struct {
+	RetryAfter *string
+}
+
+type DecideCustomerKYCResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a customer as the console reviews it, with a link to each side of its stored identity document
+		Data ConsoleCustomerReview `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                         `json:"statusCode"`
+		Success    DecideCustomerKYC200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DecideCustomerKYCResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DecideCustomerKYCResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DecideCustomerKYCResponse) GetJSON200() *struct {
+	// Data a customer as the console reviews it, with a link to each side of its stored identity document
+	Data ConsoleCustomerReview `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                         `json:"statusCode"`
+	Success    DecideCustomerKYC200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DecideCustomerKYCResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DecideCustomerKYCResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DecideCustomerKYCResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DecideCustomerKYCResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DecideCustomerKYCResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r DecideCustomerKYCResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DecideCustomerKYCResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DecideCustomerKYCResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DecideCustomerKYCResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DecideCustomerKYCResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DecideCustomerKYCResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -25917,6 +27018,78 @@ func (c *ClientWithResponses) CreateWebhookSigningSecretWithResponse(ctx context
 	return ParseCreateWebhookSigningSecretResponse(rsp)
 }
 
+// ListCustomersPendingReviewWithResponse The customers of every company waiting for a KYC review, oldest first.
+//
+// An operator's work queue where no KYC verifier is configured (production mode), answered like every
+// list: `data` is the page's customers, with the pagination object under `meta` and `pagination`. It walks
+// by cursor only (no page numbers); the first page counts the customers waiting (`total`), and the cursor
+// carries that count. Without `kyc_status=PENDING_REVIEW` the route is a 400 naming `kyc_status`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/customers (the `ListCustomersPendingReview` operationId).
+func (c *ClientWithResponses) ListCustomersPendingReviewWithResponse(ctx context.Context, params *ListCustomersPendingReviewParams, reqEditors ...RequestEditorFn) (*ListCustomersPendingReviewResponse, error) {
+	rsp, err := c.ListCustomersPendingReview(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCustomersPendingReviewResponse(rsp)
+}
+
+// GetCustomerForReviewWithResponse One customer of any company, with links to its identity documents.
+//
+// The customer as the review list shows it, with a pre-signed link to each side of its stored document,
+// valid 15 minutes. Whoever holds a link reads the document until it expires: do not log or forward them.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/customers/{id} (the `GetCustomerForReview` operationId).
+func (c *ClientWithResponses) GetCustomerForReviewWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCustomerForReviewResponse, error) {
+	rsp, err := c.GetCustomerForReview(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCustomerForReviewResponse(rsp)
+}
+
+// DecideCustomerKYCWithBodyWithResponse Verify or reject a customer waiting for a KYC review, exactly once.
+//
+// After looking at its documents. The decision is one transaction conditioned on the customer still being
+// `PENDING_REVIEW`, with the event `customer.kyc.updated`; of two decisions at once exactly one is
+// recorded. A verified customer is then registered with the card issuer as a cardholder (later where no
+// issuer is configured). 409 `KYC_ALREADY_DECIDED` when the customer is not `PENDING_REVIEW` (decided by
+// the console or by a verifier).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/customers/{id}/kyc (the `DecideCustomerKYC` operationId).
+func (c *ClientWithResponses) DecideCustomerKYCWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DecideCustomerKYCResponse, error) {
+	rsp, err := c.DecideCustomerKYCWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDecideCustomerKYCResponse(rsp)
+}
+
+// DecideCustomerKYCWithResponse Verify or reject a customer waiting for a KYC review, exactly once.
+//
+// After looking at its documents. The decision is one transaction conditioned on the customer still being
+// `PENDING_REVIEW`, with the event `customer.kyc.updated`; of two decisions at once exactly one is
+// recorded. A verified customer is then registered with the card issuer as a cardholder (later where no
+// issuer is configured). 409 `KYC_ALREADY_DECIDED` when the customer is not `PENDING_REVIEW` (decided by
+// the console or by a verifier).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/customers/{id}/kyc (the `DecideCustomerKYC` operationId).
+func (c *ClientWithResponses) DecideCustomerKYCWithResponse(ctx context.Context, id string, body DecideCustomerKYCJSONRequestBody, reqEditors ...RequestEditorFn) (*DecideCustomerKYCResponse, error) {
+	rsp, err := c.DecideCustomerKYC(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDecideCustomerKYCResponse(rsp)
+}
+
 // ListPaymentsAwaitingReconciliationWithResponse The payments of every company flagged for reconciliation, oldest first.
 //
 // An operator's work queue, answered like every list: `data` is the page's payments, with the pagination
@@ -26436,7 +27609,9 @@ func (c *ClientWithResponses) UploadCustomerWithBodyWithResponse(ctx context.Con
 // KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
 // number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
 // public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
-// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+// decides (`kyc_status`) and the customer is stored with `customer.created`. Where no verifier is
+// configured (production mode), the documents are stored and the customer is `PENDING_REVIEW` until the
+// operator console decides (`POST /admin/customers/{id}/kyc`). Values are trimmed.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -26455,7 +27630,9 @@ func (c *ClientWithResponses) EnrollCustomerWithBodyWithResponse(ctx context.Con
 // KYB status must be `APPROVED` (403); no other customer of the company has the email or the identification
 // number (409 `DUPLICATE_CUSTOMER`); the two documents are fetched (10 s, at most 10 MB, no redirects,
 // public addresses only) and must be a JPEG, PNG or PDF by their content (422). Then the KYC verifier
-// decides (`kyc_status`) and the customer is stored with `customer.created`. Values are trimmed.
+// decides (`kyc_status`) and the customer is stored with `customer.created`. Where no verifier is
+// configured (production mode), the documents are stored and the customer is `PENDING_REVIEW` until the
+// operator console decides (`POST /admin/customers/{id}/kyc`). Values are trimmed.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28258,6 +29435,257 @@ func ParseCreateWebhookSigningSecretResponse(rsp *http.Response) (*CreateWebhook
 		response.Headers409 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateWebhookSigningSecretResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCustomersPendingReviewResponse parses an HTTP response from a ListCustomersPendingReviewWithResponse call
+func ParseListCustomersPendingReviewResponse(rsp *http.Response) (*ListCustomersPendingReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCustomersPendingReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []ConsoleCustomer `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                           `json:"pagination"`
+			StatusCode int                                                  `json:"statusCode"`
+			Success    ListCustomersPendingReview200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListCustomersPendingReviewResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCustomerForReviewResponse parses an HTTP response from a GetCustomerForReviewWithResponse call
+func ParseGetCustomerForReviewResponse(rsp *http.Response) (*GetCustomerForReviewResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCustomerForReviewResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a customer as the console reviews it, with a link to each side of its stored identity document
+			Data ConsoleCustomerReview `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                            `json:"statusCode"`
+			Success    GetCustomerForReview200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetCustomerForReviewResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDecideCustomerKYCResponse parses an HTTP response from a DecideCustomerKYCWithResponse call
+func ParseDecideCustomerKYCResponse(rsp *http.Response) (*DecideCustomerKYCResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DecideCustomerKYCResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a customer as the console reviews it, with a link to each side of its stored identity document
+			Data ConsoleCustomerReview `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                         `json:"statusCode"`
+			Success    DecideCustomerKYC200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers DecideCustomerKYCResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers DecideCustomerKYCResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -33724,6 +35152,11 @@ type WebhookInitiatorInterface interface {
 
 	CustomerCreatedEvent(ctx context.Context, targetURL string, params *CustomerCreatedEventParams, body CustomerCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CustomerKYCUpdatedEventWithBody fires the customer.kyc.updated webhook with any body
+	CustomerKYCUpdatedEventWithBody(ctx context.Context, targetURL string, params *CustomerKYCUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CustomerKYCUpdatedEvent(ctx context.Context, targetURL string, params *CustomerKYCUpdatedEventParams, body CustomerKYCUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DebtRecoveredEventWithBody fires the debt.recovered webhook with any body
 	DebtRecoveredEventWithBody(ctx context.Context, targetURL string, params *DebtRecoveredEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -34017,6 +35450,30 @@ func (p *WebhookInitiator) CustomerCreatedEventWithBody(ctx context.Context, tar
 
 func (p *WebhookInitiator) CustomerCreatedEvent(ctx context.Context, targetURL string, params *CustomerCreatedEventParams, body CustomerCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCustomerCreatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerKYCUpdatedEventWithBody(ctx context.Context, targetURL string, params *CustomerKYCUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerKYCUpdatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CustomerKYCUpdatedEvent(ctx context.Context, targetURL string, params *CustomerKYCUpdatedEventParams, body CustomerKYCUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCustomerKYCUpdatedEventWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -35072,6 +36529,78 @@ func NewCustomerCreatedEventWebhookRequest(targetURL string, params *CustomerCre
 
 // NewCustomerCreatedEventWebhookRequestWithBody builds a POST request for the customer.created webhook with any body
 func NewCustomerCreatedEventWebhookRequestWithBody(targetURL string, params *CustomerCreatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCustomerKYCUpdatedEventWebhookRequest builds a application/json POST request for the customer.kyc.updated webhook
+func NewCustomerKYCUpdatedEventWebhookRequest(targetURL string, params *CustomerKYCUpdatedEventParams, body CustomerKYCUpdatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCustomerKYCUpdatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCustomerKYCUpdatedEventWebhookRequestWithBody builds a POST request for the customer.kyc.updated webhook with any body
+func NewCustomerKYCUpdatedEventWebhookRequestWithBody(targetURL string, params *CustomerKYCUpdatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

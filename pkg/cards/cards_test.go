@@ -140,6 +140,7 @@ func TestIssueChecks(t *testing.T) {
 	companyID, token, walletID, customerID := e.CardCompany("10", "CM-7101")
 	rejected := e.Enroll(token, e.Identity("rejected@example.com", "CM-7000"))
 	declined := e.Enroll(token, e.Identity("declined@example.com", "CM-7999"))
+	pendingReview := e.PendingReviewCustomer(companyID, "review@example.com", "CM-7103")
 	_, bare := e.ApprovedCompany()
 	bareCustomer := e.Enroll(bare, e.Identity("bare@example.com", "CM-7102")).Str("data", "id")
 	tests := []struct {
@@ -153,6 +154,7 @@ func TestIssueChecks(t *testing.T) {
 		{"unknown customer", token, `{"customer_id":"0196c1d2-0000-7000-8000-000000000000","amount":5}`, 404, "customer not found"},
 		{"another company's customer", bare, `{"customer_id":"` + customerID + `","amount":5}`, 404, "customer not found"},
 		{"KYC rejected", token, `{"customer_id":"` + rejected.Str("data", "id") + `","amount":5}`, 400, "customer KYC not verified"},
+		{"KYC pending review", token, `{"customer_id":"` + pendingReview + `","amount":5}`, 400, "customer KYC not verified"},
 		{"no USD wallet", bare, `{"customer_id":"` + bareCustomer + `","amount":5}`, 400, "no USD wallet"},
 		{"wallet short of the fee", token, `{"customer_id":"` + customerID + `","amount":9.5}`, 400, "insufficient wallet balance"},
 	}

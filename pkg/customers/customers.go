@@ -1,10 +1,11 @@
 // Package customers holds a company's customers: the people it issues cards
 // to. Enrolment validates the declared identity, fetches (or receives) the
 // two sides of an identity document, stores them, has the KYC verifier check
-// them, stores the customer with claims that keep its email and
-// identification number unique in the company, emits customer.created in
-// the same transaction, and registers a verified customer with the card
-// issuer as a cardholder.
+// them (where none is configured, the customer waits for the operator
+// console's decision: PendingReview, Review), stores the customer with
+// claims that keep its email and identification number unique in the
+// company, emits customer.created in the same transaction, and registers a
+// verified customer with the card issuer as a cardholder.
 package customers
 
 import (
@@ -40,10 +41,11 @@ var (
 	// ErrNotMultipart is a POST /customers whose body is not
 	// multipart/form-data.
 	ErrNotMultipart = errors.New("customers: body is not multipart/form-data")
-	// ErrNoProviders is an enrolment or a sync asked of a deployment that
-	// has no KYC verifier or card issuer (production mode, until their
-	// adapters exist).
-	ErrNoProviders = errors.New("customers: no KYC verifier or card issuer configured")
+	// ErrNoProviders is a sync, or the registration of a cardholder, asked
+	// of a deployment that has no card issuer (production mode, until its
+	// adapter exists). An enrolment without a KYC verifier is not refused:
+	// the customer waits for review (PendingReview).
+	ErrNoProviders = errors.New("customers: no card issuer configured")
 	// ErrVerifierUnavailable is a KYC verifier that could not decide now;
 	// nothing was stored and the enrolment can be retried.
 	ErrVerifierUnavailable = errors.New("customers: KYC verifier unavailable")
@@ -94,8 +96,9 @@ type Document struct {
 	Reference string
 }
 
-// KYCStatus is the verifier's decision on a customer's identity document,
-// as the customer record keeps it.
+// KYCStatus is the verifier's (or the operator console's) decision on a
+// customer's identity document, as the customer record keeps it, or
+// PendingReview.
 type KYCStatus = kyc.Status
 
 // Customer is a company's customer.
@@ -120,6 +123,9 @@ type Customer struct {
 	KYCStatus            kyc.Status
 	KYCReason            string
 	KYCID                string
+	// Review is who decided KYCStatus at the operator console, when and
+	// why; nil for a customer the console has not decided.
+	Review *ReviewRecord
 	// CardholderID is the issuer's id of the customer, once registered.
 	CardholderID string
 	IsActive     bool
@@ -191,8 +197,9 @@ type Deps struct {
 	Documents Documents
 	Fetcher   Fetcher
 	// Verifier and Issuer are kyc.None and issuer.None where none is
-	// configured, which NewService keeps as nil: enrolment and sync are
-	// then ErrNoProviders.
+	// configured, which NewService keeps as nil: an enrolment then waits
+	// for review (PendingReview), the registration of a verified customer
+	// as a cardholder is deferred, and a sync is ErrNoProviders.
 	Verifier kyc.Verifier
 	Issuer   issuer.Cardholders
 	Events   Publisher

@@ -2,8 +2,6 @@ package customers_test
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -17,9 +15,6 @@ import (
 	"payments/infra/local/samples"
 	"payments/pkg/app/apptest"
 	"payments/pkg/customers"
-	"payments/pkg/function"
-	"payments/pkg/function/authapi"
-	"payments/pkg/function/customersapi"
 )
 
 // TestEnrollFromURLs enrols from the document server: a PNG and a PDF are
@@ -362,51 +357,5 @@ func TestCustomersListGetAndSync(t *testing.T) {
 	}
 	if r := e.Call(e.Customers, other, "GET", "/customers", ""); r.Str("pagination", "total") != "0" {
 		t.Errorf("another company lists %s", r.Raw)
-	}
-}
-
-// TestCustomersInProductionMode: without KYC and issuer adapters,
-// enrolments and syncs are refused before anything is fetched or stored;
-// the plain reads work.
-func TestCustomersInProductionMode(t *testing.T) {
-	e := apptest.NewCustomersTestEnv(t)
-	id, clientID, key := e.CreateCompany(t, "Live "+uuid.NewString()[:6])
-	if r := e.Admin("PATCH", "/admin/companies/"+id, `{"kyb_status":"APPROVED"}`); r.Status != 200 {
-		t.Fatalf("approve: %s", r.Raw)
-	}
-	cfg := e.Cfg
-	cfg.Mode = function.ModeProduction // tokens are bound to the mode
-	auth, err := authapi.New(context.Background(), apptest.Recording(cfg, "auth"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	res := apptest.AuthTestCall(t, auth, apptest.AuthTestEvent("POST", "/api/v1/auth/token", "100.127.0.1", nil,
-		fmt.Sprintf(`{"client_id":%q,"client_key":%q}`, clientID, key)))
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	if err := json.Unmarshal([]byte(res.Body), &tok); err != nil || tok.AccessToken == "" {
-		t.Fatalf("token: %d %s", res.StatusCode, res.Body)
-	}
-	token := tok.AccessToken
-	h, err := customersapi.NewWith(apptest.Recording(cfg, "customers"), customers.NewFetcher(), time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	before := e.Docs.Conns.Load()
-	b, _ := json.Marshal(e.Identity("prod@example.com", "CM-5001"))
-	for _, r := range []apptest.Result{
-		e.Call(h, token, "POST", "/customers/enroll", string(b)),
-		e.Call(h, token, "GET", "/customers?sync=true", ""),
-	} {
-		if r.Status != 503 || r.Str("code") != "NO_KYC_PROVIDER" {
-			t.Errorf("%d %s, want 503 NO_KYC_PROVIDER", r.Status, r.Raw)
-		}
-	}
-	if e.Docs.Conns.Load() != before {
-		t.Error("a document was fetched")
-	}
-	if r := e.Call(h, token, "GET", "/customers", ""); r.Status != 200 || r.Str("pagination", "total") != "0" {
-		t.Errorf("list: %d %s", r.Status, r.Raw)
 	}
 }

@@ -11,7 +11,8 @@ import (
 
 // TestNewServiceRefusesMissingDeps: a service is never built without a
 // dependency it needs, and the error names it; kyc.None and issuer.None
-// are dependencies (no providers: enrolments refused), not missing ones.
+// are dependencies (no providers: enrolments wait for review, syncs are
+// refused), not missing ones.
 func TestNewServiceRefusesMissingDeps(t *testing.T) {
 	full := func() Deps {
 		return Deps{

@@ -103,9 +103,6 @@ func (s *Service) EnrollWithFiles(ctx context.Context, companyID string, f Field
 // admit checks what a company must be and what its other customers must
 // not have before any document is fetched or stored.
 func (s *Service) admit(ctx context.Context, companyID string, c Customer) error {
-	if s.Verifier == nil || s.Issuer == nil {
-		return ErrNoProviders
-	}
 	ok, err := s.Companies.KYBApproved(ctx, companyID)
 	if err != nil {
 		return fmt.Errorf("customers: check KYB: %w", err)
@@ -159,10 +156,12 @@ func sniff(d *document) error {
 	return nil
 }
 
-// enroll stores the documents, has them verified, then stores the customer
-// with its claims and customer.created in one transaction, and registers a
-// verified customer with the card issuer. The documents of an enrolment
-// that stores no customer are deleted.
+// enroll stores the documents, has them verified (or, with no verifier,
+// leaves the customer PENDING_REVIEW for the operator console), then stores
+// the customer with its claims and customer.created in one transaction, and
+// registers a verified customer with the card issuer (later, when the
+// issuer is down or none is configured). The documents of an enrolment that
+// stores no customer are deleted.
 func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs [2]document) (Customer, error) {
 	now := timestamp.Of(s.Now())
 	c.ID = ids.NewV7(now)
@@ -196,16 +195,19 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 		}
 		kycDocs = append(kycDocs, kyc.Document{Side: d.side, Key: key, ContentType: d.contentType})
 	}
-	decision, err := s.Verifier.Verify(ctx, kyc.Request{
-		Reference: c.ID, FirstName: c.FirstName, LastName: c.LastName, DateOfBirth: c.DateOfBirth,
-		CountryISOCode: c.CountryISOCode, IdentificationNumber: c.IdentificationNumber,
-		DocumentType: string(c.DocumentType), Documents: kycDocs,
-	})
-	if err != nil {
-		discard()
-		return Customer{}, fmt.Errorf("%w: %w", ErrVerifierUnavailable, err)
+	c.KYCStatus = PendingReview
+	if s.Verifier != nil {
+		decision, err := s.Verifier.Verify(ctx, kyc.Request{
+			Reference: c.ID, FirstName: c.FirstName, LastName: c.LastName, DateOfBirth: c.DateOfBirth,
+			CountryISOCode: c.CountryISOCode, IdentificationNumber: c.IdentificationNumber,
+			DocumentType: string(c.DocumentType), Documents: kycDocs,
+		})
+		if err != nil {
+			discard()
+			return Customer{}, fmt.Errorf("%w: %w", ErrVerifierUnavailable, err)
+		}
+		c.KYCStatus, c.KYCReason, c.KYCID = decision.Status, decision.Reason, decision.ID
 	}
-	c.KYCStatus, c.KYCReason, c.KYCID = decision.Status, decision.Reason, decision.ID
 
 	ev, err := events.Build(companyID, createdEvent(c), now)
 	if err != nil {
@@ -230,7 +232,11 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 	if err := s.Events.Publish(ctx, ev); err != nil {
 		slog.WarnContext(ctx, "publish customer.created after commit; the sweeper will", "error", err)
 	}
-	if c.KYCStatus == kyc.Verified {
+	switch {
+	case c.KYCStatus != kyc.Verified:
+	case s.Issuer == nil:
+		slog.InfoContext(ctx, "no card issuer configured: the cardholder is registered later", "customer_id", c.ID)
+	default:
 		if c.CardholderID, err = s.registerCardholder(ctx, c); err != nil {
 			slog.WarnContext(ctx, "register the cardholder; GET /customers?sync=true will", "customer_id", c.ID, "error", err)
 		}

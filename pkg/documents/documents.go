@@ -1,5 +1,8 @@
-// Package documents keeps identity documents in S3. Only the customers
-// function imports it, so only it links the S3 client.
+// Package documents keeps identity documents in S3 (Store) and signs the
+// operator console's links to them (Links). Only the customers function,
+// which stores them, and the admin function, which links to them, import
+// it; the admin function uses Links alone, which signs without the S3
+// client, so only the customers function links that client's code.
 package documents
 
 import (

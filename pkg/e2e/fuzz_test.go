@@ -216,6 +216,16 @@ func FuzzResolvePayment(f *testing.F) {
 	})
 }
 
+// FuzzDecideKYC fuzzes the body of POST /admin/customers/{id}/kyc (of a
+// customer that does not exist: the body is checked first).
+func FuzzDecideKYC(f *testing.F) {
+	keySeeds(f, `{"status":"REJECTED","reason":"expired passport"}`, "status")
+	f.Add(`{"status":"REJECTED","reason":"\u0000"}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
+		return e.admin, "/admin/customers/" + e.walletID + "/kyc"
+	})
+}
+
 // FuzzTerminateCard fuzzes the optional body of POST /cards/{id}/terminate
 // (the sandbox network's termination reads the same body).
 func FuzzTerminateCard(f *testing.F) {

@@ -307,6 +307,7 @@ func TestBodyKeysAreExact(t *testing.T) {
 		{e.admin, "PUT", company + "/exchange-rates", `{"rates":[{"from_currency":"XAF","to_currency":"USD","rate":0.0016}]}`, "rate", "rates[0]."},
 		{e.admin, "POST", "/admin/wallets/" + e.walletID + "/credit", `{"balance":"payin","amount":1000,"reference":"keys-1"}`, "amount", ""},
 		{e.admin, "POST", "/admin/payments/" + e.paymentID + "/resolve", `{"status":"FAILED","note":"n"}`, "status", ""},
+		{e.admin, "POST", "/admin/customers/" + id + "/kyc", `{"status":"REJECTED","reason":"r"}`, "reason", ""},
 		{e.wallets, "POST", "/wallets", `{"currency":"XOF","country":"Senegal","country_iso_code":"SN","country_phone_code":"+221"}`, "currency", ""},
 		{e.wallets, "POST", "/wallets/calculate-transfer-fees", `{"operator":"mtn","country":"CM","currency":"XAF","amount":1000}`, "amount", ""},
 		{e.wallets, "POST", "/wallets/" + e.walletID + "/transfer-internal", `{"amount":10,"from":"payout","to":"payin"}`, "amount", ""},
@@ -476,6 +477,8 @@ func TestLongPathIDsAre404(t *testing.T) {
 		{e.wallets, "POST", "/wallets/" + long + "/transfer-internal", `{"amount":1}`},
 		{e.admin, "POST", "/admin/wallet-funds/" + long + "/confirm", ""},
 		{e.admin, "POST", "/admin/wallet-funds/" + long + "/reject", ""},
+		{e.admin, "GET", "/admin/customers/" + long, ""},
+		{e.admin, "POST", "/admin/customers/" + long + "/kyc", `{"status":"VERIFIED"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+strings.ReplaceAll(tt.target, long, "{long}"), func(t *testing.T) {

@@ -54,14 +54,15 @@ func listRoutes(t *testing.T) (*apptest.PaymentsTestEnv, string, []listRoute) {
 
 // TestListRoutesRefuseBadPaging sends extreme and malformed page, limit and
 // cursor values to every list route, through the functions' own handlers
-// (the operator console's list of payments awaiting reconciliation too):
+// (the operator console's lists of payments awaiting reconciliation and of
+// customers awaiting review too):
 // each is a 400 naming its parameter, never a 5xx; the extremes that are
 // allowed answer 200.
 func TestListRoutesRefuseBadPaging(t *testing.T) {
 	e, token, routes := listRoutes(t)
 	get := func(rt listRoute, token, query string) apptest.Result {
 		t.Helper()
-		if rt.name == "admin payments" {
+		if strings.HasPrefix(rt.name, "admin ") {
 			return e.Admin("GET", rt.path+"&"+query, "")
 		}
 		return e.Call(rt.h, token, "GET", rt.path+"?"+query, "")
@@ -93,8 +94,13 @@ func TestListRoutesRefuseBadPaging(t *testing.T) {
 		{"cursor=%E2%80%AE", "cursor"},
 		{"limit=5&cursor=9223372036854775807", "cursor"},
 	}
-	admin := listRoute{"admin payments", e.AuthTestEnv.Admin, "/admin/payments?reconciliation_required=true", "transaction_id"}
-	for _, rt := range append(routes, admin) {
+	// The console's lists: cross-company work queues, walked by cursor only.
+	admin := []listRoute{
+		{"admin payments", e.AuthTestEnv.Admin, "/admin/payments?reconciliation_required=true", "transaction_id"},
+		{"admin customers", e.AuthTestEnv.Admin, "/admin/customers?kyc_status=PENDING_REVIEW", "id"},
+	}
+	for _, rt := range append(routes, admin...) {
+		console := strings.HasPrefix(rt.name, "admin ")
 		for _, tt := range bad {
 			t.Run(rt.name+"?"+tt.query, func(t *testing.T) {
 				r := get(rt, token, tt.query)
@@ -105,7 +111,7 @@ func TestListRoutesRefuseBadPaging(t *testing.T) {
 			})
 		}
 		for _, query := range []string{fmt.Sprintf("page=%d", httpapi.MaxPage), "page=1&limit=100", "limit=1", "page=9999&limit=100"} {
-			if rt.name == admin.name && !strings.HasPrefix(query, "page=1&") && query != "limit=1" {
+			if console && !strings.HasPrefix(query, "page=1&") && query != "limit=1" {
 				if r := get(rt, token, query); r.Status != 400 || r.Str("field") != "page" {
 					t.Errorf("%s?%s: %d %s, want a 400 naming page: the console's list has no page numbers", rt.name, query, r.Status, r.Raw)
 				}
@@ -118,8 +124,8 @@ func TestListRoutesRefuseBadPaging(t *testing.T) {
 				}
 			})
 		}
-		if rt.name == admin.name {
-			continue // nothing awaits reconciliation: no cursor to replay
+		if console {
+			continue // nothing awaits the console: no cursor to replay
 		}
 
 		// A real cursor of this route, sent with other filters, to another

@@ -208,6 +208,12 @@ var Catalogue = []Entry{
 			return CustomerCreatedData{CustomerID: sampleCustomerID, FirstName: "Amina", LastName: "Njoya", Email: "amina@example.com",
 				Country: "Cameroon", PhoneCountryCode: "+237", PhoneNumber: "670000000", KYCStatus: "VERIFIED", IsActive: true, CreatedAt: sampleAt}
 		}},
+	{Kind: CustomerKYCUpdated, Section: "ours", IDs: []string{"customer_id", "kyc_status"},
+		Meaning: "the operator console decided the identity of a customer enrolled as PENDING_REVIEW (VERIFIED or REJECTED)",
+		Sample: func() Payload {
+			reason := "document does not match the identity"
+			return CustomerKYCUpdatedData{CustomerID: sampleCustomerID, KYCStatus: "REJECTED", KYCReason: &reason, UpdatedAt: sampleAt}
+		}},
 
 	// Ours: money moved between a company's wallets at its exchange rate.
 	{Kind: WalletConversionCompleted, Section: "ours", IDs: []string{"conversion_id"},

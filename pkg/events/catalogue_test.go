@@ -31,7 +31,7 @@ var specKinds = []string{
 	"debt.recovery.pending", "customer.created",
 }
 
-var ourKinds = []string{"payment.payout.status_updated", "payment.collect.status_updated", "card.fund.failed", "debt.recovered",
+var ourKinds = []string{"payment.payout.status_updated", "payment.collect.status_updated", "card.fund.failed", "debt.recovered", "customer.kyc.updated",
 	"wallet.transfer.completed", "wallet.fund.completed", "wallet.fund.failed",
 	"wallet.conversion.completed", "wallet.deposit.completed"}
 

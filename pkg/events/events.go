@@ -61,6 +61,10 @@ const (
 	CollectionStatusUpdated Kind = "payment.collect.status_updated"
 )
 
+// CustomerKYCUpdated is ours: the operator console decided the identity of
+// a customer that was waiting for review (PENDING_REVIEW).
+const CustomerKYCUpdated Kind = "customer.kyc.updated"
+
 // CardFundFailed is ours, beside the spec's card.withdraw.failed: the issuer
 // refused a funding, which was given back to the wallet.
 const CardFundFailed Kind = "card.fund.failed"

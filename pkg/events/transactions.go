@@ -213,3 +213,18 @@ type CustomerCreatedData struct {
 
 // EventKind returns CustomerCreated.
 func (CustomerCreatedData) EventKind() Kind { return CustomerCreated }
+
+// CustomerKYCUpdatedData is the data of customer.kyc.updated, emitted once
+// the operator console has decided the identity of a customer enrolled as
+// PENDING_REVIEW: its new kyc_status (VERIFIED or REJECTED), why it was
+// rejected (null otherwise) and when. Identity documents and who decided
+// are never sent.
+type CustomerKYCUpdatedData struct {
+	CustomerID string  `json:"customer_id"`
+	KYCStatus  string  `json:"kyc_status"`
+	KYCReason  *string `json:"kyc_reason"`
+	UpdatedAt  string  `json:"updated_at"`
+}
+
+// EventKind returns CustomerKYCUpdated.
+func (CustomerKYCUpdatedData) EventKind() Kind { return CustomerKYCUpdated }

@@ -150,7 +150,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		secrets  []string
 	}{
 		{"auth", function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
-		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, AdminAPIKey: testAdminKey, AdminCreditInProduction: true}, []string{testAdminKeyARN}},
+		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true}, []string{testAdminKeyARN}},
 		{"wallets", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, TokenSecret: token, OperatorBaseURL: testOperatorURL}, []string{testTokenSecretARN}},
 		{"webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},

@@ -96,6 +96,9 @@ var Functions = map[string]Function{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
+			// The console's links to customers' documents are signed with
+			// the function's credentials: whoever follows one reads as it.
+			{documentsBucket, []string{"s3:GetObject"}},
 			{adminKeySecret, getSecret},
 		},
 	},

@@ -29,6 +29,12 @@ var _ customers.Store = (*Customers)(nil)
 //     company, keyed by the hash of the compared form (customers.EmailKey,
 //     customers.IDNumberKey): a key of fixed length that does not show the
 //     value (a hash, not a secret: the customer item holds the values).
+//
+// Outside it, CUSTREF#<id> maps a customer id to its company for the
+// operator console (written with the customer; a customer enrolled before
+// it existed has none, and the console does not find it), and a customer
+// PENDING_REVIEW carries GSI1 keys in the KYC_REVIEW partition, the
+// console's work queue (customers_review.go).
 type Customers struct{ db *DB }
 
 // NewCustomers returns the customers store on db.
@@ -37,6 +43,8 @@ func NewCustomers(db *DB) *Customers { return &Customers{db: db} }
 type customerItem struct {
 	PK                   string       `dynamodbav:"PK"`
 	SK                   string       `dynamodbav:"SK"`
+	GSI1PK               string       `dynamodbav:"GSI1PK,omitempty"`
+	GSI1SK               string       `dynamodbav:"GSI1SK,omitempty"`
 	Type                 string       `dynamodbav:"type"`
 	ID                   string       `dynamodbav:"id"`
 	CompanyID            string       `dynamodbav:"company_id"`
@@ -59,6 +67,9 @@ type customerItem struct {
 	KYCStatus            string       `dynamodbav:"kyc_status"`
 	KYCReason            string       `dynamodbav:"kyc_reason,omitempty"`
 	KYCID                string       `dynamodbav:"kyc_id,omitempty"`
+	ReviewedBy           string       `dynamodbav:"kyc_reviewed_by,omitempty"`
+	ReviewNote           string       `dynamodbav:"kyc_review_note,omitempty"`
+	ReviewedAt           string       `dynamodbav:"kyc_reviewed_at,omitempty"`
 	CardholderID         string       `dynamodbav:"cardholder_id,omitempty"`
 	IsActive             bool         `dynamodbav:"is_active"`
 	CreatedAt            string       `dynamodbav:"created_at"`
@@ -73,6 +84,15 @@ type documentAttr struct {
 	Reference   string `dynamodbav:"reference,omitempty"`
 }
 
+// customerRefItem maps a customer id to its company.
+type customerRefItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	ID        string `dynamodbav:"id"`
+	CompanyID string `dynamodbav:"company_id"`
+}
+
 type customerClaimItem struct {
 	PK         string `dynamodbav:"PK"`
 	SK         string `dynamodbav:"SK"`
@@ -84,7 +104,7 @@ func newCustomerItem(c customers.Customer) customerItem {
 	doc := func(d customers.Document) documentAttr {
 		return documentAttr{Key: d.Key, ContentType: d.ContentType, Size: d.Size, Source: d.Source, Reference: d.Reference}
 	}
-	return customerItem{
+	it := customerItem{
 		PK: companyPK(c.CompanyID), SK: customerSK(c.ID), Type: kindCustomer,
 		ID: c.ID, CompanyID: c.CompanyID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
 		Country: c.Country, Street: c.Street, City: c.City, State: c.State, PostalCode: c.PostalCode,
@@ -94,6 +114,13 @@ func newCustomerItem(c customers.Customer) customerItem {
 		KYCStatus: string(c.KYCStatus), KYCReason: c.KYCReason, KYCID: c.KYCID, CardholderID: c.CardholderID,
 		IsActive: c.IsActive, CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
 	}
+	if c.KYCStatus == customers.PendingReview {
+		it.GSI1PK, it.GSI1SK = kycReviewGSI1PK, c.ID
+	}
+	if r := c.Review; r != nil {
+		it.ReviewedBy, it.ReviewNote, it.ReviewedAt = r.By, r.Note, timestamp.Format(r.At)
+	}
+	return it
 }
 
 func (it customerItem) customer() (customers.Customer, error) {
@@ -112,8 +139,17 @@ func (it customerItem) customer() (customers.Customer, error) {
 	doc := func(d documentAttr) customers.Document {
 		return customers.Document{Key: d.Key, ContentType: d.ContentType, Size: d.Size, Source: d.Source, Reference: d.Reference}
 	}
+	var review *customers.ReviewRecord
+	if it.ReviewedAt != "" {
+		at, err := timestamp.Parse(it.ReviewedAt)
+		if err != nil {
+			return customers.Customer{}, fmt.Errorf("store: customer %s kyc_reviewed_at: %w", it.ID, err)
+		}
+		review = &customers.ReviewRecord{By: it.ReviewedBy, Note: it.ReviewNote, At: at}
+	}
 	return customers.Customer{
-		ID: it.ID, CompanyID: it.CompanyID, FirstName: it.FirstName, LastName: it.LastName, Email: it.Email,
+		Review: review,
+		ID:     it.ID, CompanyID: it.CompanyID, FirstName: it.FirstName, LastName: it.LastName, Email: it.Email,
 		Country: it.Country, Street: it.Street, City: it.City, State: it.State, PostalCode: it.PostalCode,
 		CountryISOCode: it.CountryISOCode, PhoneCountryCode: it.PhoneCountryCode, PhoneNumber: it.PhoneNumber,
 		IdentificationNumber: it.IdentificationNumber, DocumentType: customers.DocumentType(it.DocumentType),
@@ -145,8 +181,8 @@ func (s *Customers) Taken(ctx context.Context, companyID, email, idNumber string
 	return false, nil
 }
 
-// Create writes the customer, its two claims and ev in one transaction,
-// each conditioned on being new.
+// Create writes the customer, its two claims, its id's lookup and ev in one
+// transaction, each conditioned on being new.
 func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.Event) error {
 	t := &txn{}
 	emailSK, idSK := claimKeys(c.Email, c.IdentificationNumber)
@@ -157,6 +193,7 @@ func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.
 		{"customer", newCustomerItem(c)},
 		{"email", customerClaimItem{PK: companyPK(c.CompanyID), SK: emailSK, Type: kindCustomerClaim, CustomerID: c.ID}},
 		{"id_number", customerClaimItem{PK: companyPK(c.CompanyID), SK: idSK, Type: kindCustomerClaim, CustomerID: c.ID}},
+		{"ref", customerRefItem{PK: customerRefPK(c.ID), SK: customerRefSK, Type: kindCustomerRef, ID: c.ID, CompanyID: c.CompanyID}},
 	} {
 		av, err := attributevalue.MarshalMap(it.item)
 		if err != nil {

@@ -353,10 +353,22 @@ func customerTxsPK(companyID, customerID string) string {
 const (
 	kindCustomer      = "customer"
 	kindCustomerClaim = "customer_claim"
+	kindCustomerRef   = "customer_ref"
 	customerSKPrefix  = "CUSTOMER#"
+	// kycReviewGSI1PK is the GSI1 partition of the customers of every
+	// company waiting for the operator console's review (PENDING_REVIEW);
+	// GSI1SK is the customer id, a UUID v7: oldest first. A customer leaves
+	// it when decided.
+	kycReviewGSI1PK = "KYC_REVIEW"
 )
 
 func customerSK(id string) string { return customerSKPrefix + id }
+
+// customerRefPK is the partition of the lookup item that maps a customer id
+// to its company (the operator console knows only the id).
+func customerRefPK(id string) string { return "CUSTREF#" + id }
+
+const customerRefSK = "CUSTREF"
 
 // customerClaimSK is the sort key of the claim of a compared value of
 // kind (EMAIL, IDNUMBER).

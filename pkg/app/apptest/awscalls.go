@@ -138,6 +138,12 @@ func (l *CallLog) add(name string, calls ...AWSCall) {
 	}
 }
 
+// RecordFollowed records a request a test made with a URL that function
+// pre-signed (the console's links to documents): S3 authorizes it as
+// function's own call, with function's grants, though function's SDK
+// clients never sent it.
+func RecordFollowed(function string, call AWSCall) { AWSCalls.add(function, call) }
+
 // Check returns a line for each recorded call that fns does not grant to
 // its function and, when all is set, for each granted action never called.
 func (l *CallLog) Check(fns map[string]function.Function, all bool) []string {

@@ -27,6 +27,7 @@ import (
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/customers"
 	"payments/pkg/function"
+	"payments/pkg/function/adminapi"
 	"payments/pkg/function/customersapi"
 	"payments/pkg/function/webhooksapi"
 	"payments/pkg/httpapi"
@@ -122,6 +123,10 @@ func NewCustomersTestEnv(t *testing.T) *CustomersTestEnv {
 	if e.Webhooks, err = webhooksapi.New(context.Background(), Recording(e.Cfg, "webhooks")); err != nil {
 		t.Fatal(err)
 	}
+	// The console again, with the documents bucket it links to.
+	if e.AuthTestEnv.Admin, err = adminapi.New(context.Background(), Recording(e.Cfg, "admin")); err != nil {
+		t.Fatal(err)
+	}
 	return e
 }
 
@@ -184,6 +189,12 @@ func (e *CustomersTestEnv) Enroll(token string, fields map[string]string) Result
 // API Gateway passes a binary body.
 func (e *CustomersTestEnv) Upload(token string, fields map[string]string, files map[string][]byte) Result {
 	e.T.Helper()
+	return e.UploadTo(e.Customers, token, fields, files)
+}
+
+// UploadTo is Upload to the customers function h.
+func (e *CustomersTestEnv) UploadTo(h function.HTTPHandler, token string, fields map[string]string, files map[string][]byte) Result {
+	e.T.Helper()
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	for k, v := range fields {
@@ -204,7 +215,7 @@ func (e *CustomersTestEnv) Upload(token string, fields map[string]string, files 
 			HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "POST", Path: path, Protocol: "HTTP/1.1", SourceIP: "198.51.100.9"},
 		},
 	}
-	resp, err := e.Customers(context.Background(), req)
+	resp, err := h(context.Background(), req)
 	if err != nil {
 		e.T.Fatal(err)
 	}

@@ -8,10 +8,13 @@ import (
 	"crypto/subtle"
 	"fmt"
 	"net/http"
+	"time"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"payments/pkg/companies"
+	"payments/pkg/customers"
+	"payments/pkg/documents"
 	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
@@ -31,10 +34,20 @@ const KeyHeader = "X-Admin-Key"
 // New builds the admin function: the operator console under /admin,
 // admitted by the X-Admin-Key header (and, in AWS, IAM authorization on the
 // routes). Sandbox credits are admitted in sandbox mode, and in production
-// mode only with ADMIN_CREDIT_IN_PRODUCTION=true. Resolving a payment, and
-// confirming or rejecting a funding, publishes its event on the webhooks
-// queue; the console never asks the operator or the bank.
+// mode only with ADMIN_CREDIT_IN_PRODUCTION=true. Resolving a payment,
+// confirming or rejecting a funding, and deciding a customer's identity
+// publish their event on the webhooks queue; the console never asks the
+// operator or the bank. It links to customers' documents in the documents
+// bucket with pre-signed URLs, and registers a customer it verifies with
+// the mode's card issuer.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, time.Now)
+}
+
+// NewWith is New with the clock of the customers' review given (when a
+// decision is recorded, until when a document link is valid): tests stop
+// it.
+func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (function.HTTPHandler, error) {
 	if cfg.AdminAPIKey == "" {
 		return nil, fmt.Errorf("%w: the admin API key (ADMIN_API_KEY or ADMIN_API_KEY_ARN) is not set", function.ErrConfig)
 	}
@@ -63,6 +76,16 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		return nil, err
 	}
 	payments.AdminRoutes(rt, resolver)
+	links, err := documents.NewLinks(cfg.AWS, cfg.S3Endpoint, cfg.DocumentsBucket)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
+	}
+	review, err := customers.NewReview(store.NewCustomers(db), links, p.Issuer, services.Events(db, webhookQueue))
+	if err != nil {
+		return nil, err
+	}
+	review.SetClock(now)
+	customers.ReviewRoutes(rt, review)
 	return function.HTTP(rt), nil
 }
 

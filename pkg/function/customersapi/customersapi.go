@@ -48,8 +48,8 @@ func NewWith(cfg function.Config, fetcher customers.Fetcher, now func() time.Tim
 // with the providers of cfg's mode: the sandbox KYC verifier and card
 // issuer, which keep their records in db apart from ours, in sandbox mode;
 // kyc.None and issuer.None in production mode, which has no adapters yet,
-// so that enrolments are refused (ErrNoProviders) rather than verified by
-// a simulation.
+// so that enrolments wait for the operator console's review
+// (customers.PendingReview) rather than being verified by a simulation.
 func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) (*customers.Service, error) {
 	docs := documents.New(documents.NewClient(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket)
 	p, err := services.Providers(cfg, db, providers.Deps{Documents: docs}) // its issuer registers cardholders only

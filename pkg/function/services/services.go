@@ -141,7 +141,7 @@ func Providers(cfg function.Config, db *store.DB, with providers.Deps) (provider
 			none bool
 		}{
 			{"card issuer: card changes are refused", p.Issuer == issuer.None},
-			{"KYC verifier: enrolments are refused", p.KYC == kyc.None},
+			{"KYC verifier: enrolments wait for the console's review", p.KYC == kyc.None},
 			{"bank: the console decides fundings", p.Bank == bank.None},
 		} {
 			if k.none {

@@ -12,7 +12,8 @@ var ErrNone = errors.New("issuer: none configured")
 // (production mode, until a real one exists): it refuses every request
 // with ErrNone. A cards service given None refuses every change
 // (cards.ErrNoIssuer) and serves the reads; a customers service given None
-// refuses enrolments (customers.ErrNoProviders).
+// defers the registration of verified customers as cardholders and refuses
+// syncs (customers.ErrNoProviders).
 var None Issuer = none{}
 
 type none struct{}

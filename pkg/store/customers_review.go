@@ -1,0 +1,129 @@
+package store
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/customers"
+	"payments/pkg/events"
+	"payments/pkg/store/dynamo"
+	"payments/pkg/timestamp"
+)
+
+var _ customers.ReviewStore = (*Customers)(nil)
+
+// PendingReview returns a page of the customers of every company waiting
+// for review, oldest first, from the KYC_REVIEW partition of GSI1
+// (eventually consistent: Decide conditions on the stored status). One item
+// more than the page is read, to tell whether another page follows.
+func (s *Customers) PendingReview(ctx context.Context, after string, limit int) ([]customers.Customer, string, error) {
+	in := &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		IndexName:              aws.String(GSI1),
+		KeyConditionExpression: aws.String("GSI1PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": dynamo.Str(kycReviewGSI1PK),
+		},
+		Limit: aws.Int32(int32(limit + 1)),
+	}
+	if after != "" {
+		in.KeyConditionExpression = aws.String("GSI1PK = :pk AND GSI1SK > :after")
+		in.ExpressionAttributeValues[":after"] = dynamo.Str(after)
+	}
+	out, err := s.db.Client.Query(ctx, in)
+	if err != nil {
+		return nil, "", fmt.Errorf("store: query customers pending review: %w", err)
+	}
+	cs, err := dynamo.DecodeAll(out.Items, customerItem.customer)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(cs) <= limit {
+		return cs, "", nil
+	}
+	cs = cs[:limit]
+	return cs, cs[limit-1].ID, nil
+}
+
+// CountPendingReview returns how many customers of every company wait for
+// review: a Select COUNT of the KYC_REVIEW partition of GSI1.
+func (s *Customers) CountPendingReview(ctx context.Context) (int, error) {
+	n, err := s.db.CountQuery(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		IndexName:              aws.String(GSI1),
+		KeyConditionExpression: aws.String("GSI1PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": dynamo.Str(kycReviewGSI1PK),
+		},
+		Select: types.SelectCount,
+	})
+	if err != nil {
+		return 0, fmt.Errorf("store: count customers pending review: %w", err)
+	}
+	return n, nil
+}
+
+// ByID reads the customer id lookup, then the customer, both strongly
+// consistent.
+func (s *Customers) ByID(ctx context.Context, id string) (customers.Customer, error) {
+	var ref customerRefItem
+	if err := s.db.Get(ctx, "customer ref "+id, customerRefPK(id), customerRefSK, &ref, customers.ErrNotFound); err != nil {
+		return customers.Customer{}, err
+	}
+	return s.Get(ctx, ref.CompanyID, id)
+}
+
+// Decide writes c's decided KYC status, reason, review and updated_at, and
+// takes it out of the review queue, with ev, in one transaction
+// conditioned on the stored customer being PENDING_REVIEW.
+func (s *Customers) Decide(ctx context.Context, c customers.Customer, ev events.Event) error {
+	u := newAttrUpdate()
+	u.set("kyc_status", string(c.KYCStatus))
+	if c.KYCReason != "" {
+		u.set("kyc_reason", c.KYCReason)
+	} else {
+		u.remove("kyc_reason")
+	}
+	if r := c.Review; r != nil {
+		if r.By != "" {
+			u.set("kyc_reviewed_by", r.By)
+		}
+		u.set("kyc_reviewed_at", timestamp.Format(r.At))
+		if r.Note != "" {
+			u.set("kyc_review_note", r.Note)
+		}
+	}
+	u.set("updated_at", timestamp.Format(c.UpdatedAt))
+	u.remove(attrGSI1PK)
+	u.remove(attrGSI1SK)
+	expr, names, values, err := u.build()
+	if err != nil {
+		return fmt.Errorf("store: decide customer %s: %w", c.ID, err)
+	}
+	names["#status"] = "kyc_status"
+	values[":pending"] = dynamo.Str(string(customers.PendingReview))
+	t := &txn{}
+	t.Add("customer", types.TransactWriteItem{Update: &types.Update{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       dynamo.Key(companyPK(c.CompanyID), customerSK(c.ID)),
+		UpdateExpression:          aws.String(expr),
+		ConditionExpression:       aws.String("#status = :pending"),
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+	}})
+	evPut, err := eventPut(s.db.Table, ev)
+	if err != nil {
+		return err
+	}
+	t.Add("event", evPut)
+	return s.db.writeOnce(ctx, "decide customer "+c.ID, t, func(_ context.Context, k dynamo.Cancellation) error {
+		if k.Failed("customer") {
+			return customers.ErrKYCDecided
+		}
+		return nil
+	})
+}
