@@ -17,17 +17,18 @@ type outcome struct {
 // statuses maps every pawaPay status of docs/providers.md to its outcome.
 // Initiation answers ACCEPTED, REJECTED or DUPLICATE_IGNORED (v2 initiate
 // payout and deposit pages); a status check or a callback answers the
-// others: ENQUEUED, PROCESSING and IN_RECONCILIATION are not final (the
+// others: ENQUEUED, SUBMITTED (the v2 sandbox test numbers' payments that
+// never finish), PROCESSING and IN_RECONCILIATION are not final (the
 // dashboard's transaction statuses page: a payment in reconciliation is
 // moved to its final status once reconciled), COMPLETED and FAILED are.
-// SUBMITTED is v1's name for PROCESSING, kept as a defensive default. FAILED
-// and REJECTED take their reason from the failure code (failureReasons).
+// FAILED and REJECTED take their reason from the failure code
+// (failureReasons).
 var statuses = map[string]outcome{
 	"ACCEPTED":          {state: operator.Processing},
 	"ENQUEUED":          {state: operator.Processing},
 	"PROCESSING":        {state: operator.Processing},
 	"IN_RECONCILIATION": {state: operator.Processing},
-	"SUBMITTED":         {state: operator.Processing}, // v1 name, defensive
+	"SUBMITTED":         {state: operator.Processing},
 	"COMPLETED":         {state: operator.Succeeded},
 	"FAILED":            {state: operator.Failed},
 	"REJECTED":          {state: operator.Failed},

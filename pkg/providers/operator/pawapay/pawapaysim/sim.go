@@ -12,7 +12,8 @@
 //
 //   - 000: FAILED (RECIPIENT_NOT_FOUND for a payout, PAYER_NOT_FOUND for a
 //     deposit), with a callback;
-//   - 999: PROCESSING for ever, no callback;
+//   - 999: SUBMITTED for ever, no callback (as the v2 sandbox test numbers
+//     page shows its stuck numbers);
 //   - 998: completes with a callback, but every status check answers 500;
 //   - anything else: COMPLETED, with a callback.
 //
@@ -344,12 +345,12 @@ func (s *Sim) Settle(ctx context.Context) error {
 	var callbacks []map[string]any
 	s.mu.Lock()
 	for _, r := range s.held {
-		if r.final || r.status == "PROCESSING" || now.Before(r.due) {
+		if r.final || r.status == "SUBMITTED" || now.Before(r.due) {
 			continue
 		}
 		switch r.outcome {
 		case outcomeHang:
-			r.status = "PROCESSING"
+			r.status = "SUBMITTED"
 			continue
 		case outcomeFail:
 			r.status, r.final = "FAILED", true
