@@ -20,8 +20,16 @@ import (
 )
 
 // signed builds a callback signed with key at t, as the signatures page
-// describes, for the cases the simulation does not produce.
+// describes, for the cases the simulation does not produce; the ECDSA
+// signature is r||s (RFC 9421 §3.3.4).
 func signed(t testing.TB, key *ecdsa.PrivateKey, at time.Time, body string) http.Header {
+	t.Helper()
+	return signedAs(t, key, at, body, false)
+}
+
+// signedAs is signed with the signature DER-encoded when der is set, as
+// pawaPay's signature example verifies pawaPay's signatures.
+func signedAs(t testing.TB, key *ecdsa.PrivateKey, at time.Time, body string, der bool) http.Header {
 	t.Helper()
 	d := sha512.Sum512([]byte(body))
 	h := http.Header{}
@@ -41,6 +49,11 @@ func signed(t testing.TB, key *ecdsa.PrivateKey, at time.Time, body string) http
 	sig := make([]byte, 64)
 	r.FillBytes(sig[:32])
 	s.FillBytes(sig[32:])
+	if der {
+		if sig, err = ecdsa.SignASN1(rand.Reader, key, sum[:]); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h.Set("Signature-Input", "sig-pp="+params)
 	h.Set("Signature", "sig-pp=:"+base64.StdEncoding.EncodeToString(sig)+":")
 	return h
@@ -70,6 +83,11 @@ func TestVerify(t *testing.T) {
 		want error
 	}{
 		{"valid", func() (http.Header, string) { return signed(t, key, now, completedBody), completedBody }, nil},
+		{"valid, signature DER-encoded", func() (http.Header, string) { return signedAs(t, key, now, completedBody, true), completedBody }, nil},
+		{"valid, metadata echoed as the list sent", func() (http.Header, string) {
+			b := strings.Replace(completedBody, `{"companyId":"c-9"}`, `[{"companyId":"c-9"},{"orderId":"o-1","isPII":false}]`, 1)
+			return signed(t, key, now, b), b
+		}, nil},
 		{"tampered body", func() (http.Header, string) {
 			return signed(t, key, now, completedBody), strings.Replace(completedBody, "100", "900", 1)
 		}, ErrSignature},
@@ -91,6 +109,10 @@ func TestVerify(t *testing.T) {
 			h.Set("Content-Digest", "md5=:"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef"))+":")
 			return h, completedBody
 		}, ErrSignature},
+		{"PROCESSING (a redirect-authorised deposit): not final", func() (http.Header, string) {
+			b := strings.Replace(completedBody, "COMPLETED", "PROCESSING", 1)
+			return signed(t, key, now, b), b
+		}, ErrMalformed},
 		{"unknown status", func() (http.Header, string) {
 			b := strings.Replace(completedBody, "COMPLETED", "TELEPORTED", 1)
 			return signed(t, key, now, b), b
@@ -153,9 +175,9 @@ func TestStatusTable(t *testing.T) {
 		{"ENQUEUED", "", operator.Processing, false, false},
 		{"SUBMITTED", "", operator.Processing, false, false},
 		{"PROCESSING", "", operator.Processing, false, false},
+		{"IN_RECONCILIATION", "", operator.Processing, false, false},
 		{"COMPLETED", "", operator.Succeeded, false, false},
 		{"DUPLICATE_IGNORED", "", "", true, false},
-		{"IN_RECONCILIATION", "", "", false, true},
 		{"NO_SUCH_STATUS", "", "", false, true},
 	}
 	for code := range failureReasons {

@@ -185,6 +185,12 @@ func (c *Client) Submit(ctx context.Context, r operator.Request) (operator.Resul
 	if err != nil {
 		return operator.Result{}, err
 	}
+	var a initiationAnswer
+	if code == http.StatusForbidden && json.Unmarshal(raw, &a) == nil && a.FailureReason != nil && notAllowed[a.FailureReason.FailureCode] {
+		// the operation is not enabled for the provider: this request is
+		// rejected, as a 200 REJECTED would say (the failure codes page)
+		return operator.Result{OrderID: r.TransactionID, State: operator.Failed, Reason: reasonOf(a.FailureReason.FailureCode), Raw: json.RawMessage(raw)}, nil
+	}
 	switch {
 	case code == http.StatusOK, code == http.StatusBadRequest:
 		// a 400 carries a REJECTED answer: the request will never be accepted
@@ -193,7 +199,7 @@ func (c *Client) Submit(ctx context.Context, r operator.Request) (operator.Resul
 	default:
 		return operator.Result{}, fmt.Errorf("%w: pawapay: initiation answered %d", operator.ErrUnavailable, code)
 	}
-	var a initiationAnswer
+	a = initiationAnswer{}
 	if err := json.Unmarshal(raw, &a); err != nil || a.Status == "" {
 		return operator.Result{}, fmt.Errorf("%w: pawapay: malformed initiation answer (%d)", operator.ErrUnavailable, code)
 	}

@@ -334,3 +334,78 @@ func TestTheFakeRefusesATokenItDoesNotKnow(t *testing.T) {
 		t.Fatalf("Submit with a bad token = %+v, %v", res, err)
 	}
 }
+
+// TestDocumentedAnswers drives the adapter with answers the fake does not
+// give to a well-formed request, as the failure codes page and the v2
+// status pages document them: a rejection at initiation is definitive
+// (200 or 400 REJECTED, 403 for an operation not enabled), a 403 for the
+// token or a 500 UNKNOWN_ERROR is not, and a payment in reconciliation is
+// still processing.
+func TestDocumentedAnswers(t *testing.T) {
+	const id = "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b"
+	tests := []struct {
+		name       string
+		method     string // the call answered: POST (Submit) or GET (Status)
+		code       int
+		body       string
+		want       operator.State
+		wantReason string
+		wantErr    error
+	}{
+		{"200 REJECTED", "POST", 200, `{"payoutId":"` + id + `","status":"REJECTED","failureReason":{"failureCode":"INVALID_PHONE_NUMBER","failureMessage":"x"}}`,
+			operator.Failed, "the phone number is not valid for the operator", nil},
+		{"200 REJECTED, provider down", "POST", 200, `{"payoutId":"` + id + `","status":"REJECTED","failureReason":{"failureCode":"PROVIDER_TEMPORARILY_UNAVAILABLE","failureMessage":"x"}}`,
+			operator.Failed, "the operator is temporarily unavailable", nil},
+		{"400 REJECTED", "POST", 400, `{"status":"REJECTED","failureReason":{"failureCode":"INVALID_PARAMETER","failureMessage":"x"}}`,
+			operator.Failed, "the operator refused the request", nil},
+		{"403 PAYOUTS_NOT_ALLOWED", "POST", 403, `{"status":"REJECTED","failureReason":{"failureCode":"PAYOUTS_NOT_ALLOWED","failureMessage":"x"}}`,
+			operator.Failed, "payouts are not enabled with the operator", nil},
+		{"403 AUTHENTICATION_ERROR", "POST", 403, `{"status":"REJECTED","failureReason":{"failureCode":"AUTHENTICATION_ERROR","failureMessage":"x"}}`,
+			"", "", operator.ErrUnavailable},
+		{"403 HTTP_SIGNATURE_ERROR", "POST", 403, `{"failureReason":{"failureCode":"HTTP_SIGNATURE_ERROR","failureMessage":"x"}}`,
+			"", "", operator.ErrUnavailable},
+		{"500 UNKNOWN_ERROR: not a failure", "POST", 500, `{"status":"REJECTED","failureReason":{"failureCode":"UNKNOWN_ERROR","failureMessage":"x"}}`,
+			"", "", operator.ErrUnavailable},
+		{"v1 ENQUEUED at initiation: not a v2 answer", "POST", 200, `{"payoutId":"` + id + `","status":"ENQUEUED"}`,
+			"", "", operator.ErrUnavailable},
+		{"IN_RECONCILIATION", "GET", 200, `{"status":"FOUND","data":{"payoutId":"` + id + `","status":"IN_RECONCILIATION","metadata":{"companyId":"company-1"}}}`,
+			operator.Processing, "", nil},
+		{"ENQUEUED", "GET", 200, `{"status":"FOUND","data":{"payoutId":"` + id + `","status":"ENQUEUED"}}`,
+			operator.Processing, "", nil},
+		{"FAILED, out of funds", "GET", 200, `{"status":"FOUND","data":{"payoutId":"` + id + `","status":"FAILED","failureReason":{"failureCode":"PAWAPAY_WALLET_OUT_OF_FUNDS","failureMessage":"x"}}}`,
+			operator.Failed, "the payout could not be funded at the operator", nil},
+		{"NOT_FOUND", "GET", 200, `{"status":"NOT_FOUND"}`, "", "", operator.ErrNotFound},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.Method != tt.method {
+					t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
+				}
+				w.Header().Set("Content-Type", "application/json")
+				w.WriteHeader(tt.code)
+				_, _ = w.Write([]byte(tt.body))
+			}))
+			defer srv.Close()
+			c, err := New(Config{BaseURL: srv.URL, Token: token, Retry: contention.Policy{Attempts: 1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var res operator.Result
+			if tt.method == "POST" {
+				res, err = c.Submit(context.Background(), request(operator.Payout, id, "237670000001"))
+			} else {
+				res, err = c.Status(context.Background(), operator.Payout, id)
+			}
+			if tt.wantErr != nil {
+				if !errors.Is(err, tt.wantErr) || res.State != "" {
+					t.Fatalf("= %+v, %v; want %v and no state", res, err, tt.wantErr)
+				}
+				return
+			}
+			if err != nil || res.State != tt.want || res.Reason != tt.wantReason || res.OrderID != id {
+				t.Fatalf("= %+v, %v; want %s %q", res, err, tt.want, tt.wantReason)
+			}
+		})
+	}
+}

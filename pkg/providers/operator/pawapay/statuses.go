@@ -15,24 +15,30 @@ type outcome struct {
 }
 
 // statuses maps every pawaPay status of docs/providers.md to its outcome.
-// Initiation answers ACCEPTED, REJECTED or DUPLICATE_IGNORED; a status check
-// or a callback answers the others. FAILED and REJECTED take their reason
-// from the failure code (failureReasons).
+// Initiation answers ACCEPTED, REJECTED or DUPLICATE_IGNORED (v2 initiate
+// payout and deposit pages); a status check or a callback answers the
+// others: ENQUEUED, SUBMITTED (the v2 sandbox test numbers' payments that
+// never finish), PROCESSING and IN_RECONCILIATION are not final (the
+// dashboard's transaction statuses page: a payment in reconciliation is
+// moved to its final status once reconciled), COMPLETED and FAILED are.
+// FAILED and REJECTED take their reason from the failure code
+// (failureReasons).
 var statuses = map[string]outcome{
 	"ACCEPTED":          {state: operator.Processing},
 	"ENQUEUED":          {state: operator.Processing},
-	"SUBMITTED":         {state: operator.Processing},
 	"PROCESSING":        {state: operator.Processing},
+	"IN_RECONCILIATION": {state: operator.Processing},
+	"SUBMITTED":         {state: operator.Processing},
 	"COMPLETED":         {state: operator.Succeeded},
 	"FAILED":            {state: operator.Failed},
 	"REJECTED":          {state: operator.Failed},
 	"DUPLICATE_IGNORED": {ask: true},
-	"IN_RECONCILIATION": {err: fmt.Errorf("%w: pawapay: in reconciliation", operator.ErrUnavailable)},
 }
 
-// failureReasons maps each documented pawaPay failure code, of a failed
-// payment or of a rejected initiation, to a reason a client understands.
-// One row per code; docs/providers.md lists the same rows.
+// failureReasons maps each pawaPay failure code, of a failed payment or of
+// a rejected initiation, to a reason a client understands. One row per
+// code; docs/providers.md lists the same rows with the page that documents
+// each, or marks it a defensive default.
 var failureReasons = map[string]string{
 	// A payment that failed at the provider (status FAILED).
 	"PAYER_NOT_FOUND":                  "the payer's mobile money account was not found",
@@ -43,10 +49,12 @@ var failureReasons = map[string]string{
 	"RECIPIENT_NOT_FOUND":              "recipient account not found",
 	"RECIPIENT_NOT_ALLOWED_TO_RECEIVE": "the recipient's account cannot receive this payment",
 	"WALLET_LIMIT_REACHED":             "the recipient's account has reached its limit",
+	"PAWAPAY_WALLET_OUT_OF_FUNDS":      "the payout could not be funded at the operator",
 	"MANUALLY_CANCELLED":               "the payment was cancelled by the aggregator",
 	"UNSPECIFIED_FAILURE":              "the operator declined the payment without a reason",
 	"UNKNOWN_ERROR":                    "the operator declined the payment",
-	// An initiation pawaPay rejected (status REJECTED).
+	// An initiation pawaPay rejected (status REJECTED): answered 200, or
+	// 400 for a malformed request, or 403 for an operation not enabled.
 	"AMOUNT_OUT_OF_BOUNDS":             "the amount is outside the operator's limits",
 	"INVALID_AMOUNT":                   "the amount is not valid for the operator",
 	"INVALID_PHONE_NUMBER":             "the phone number is not valid for the operator",
@@ -61,6 +69,11 @@ var failureReasons = map[string]string{
 	"INVALID_PARAMETER":                "the operator refused the request",
 	"DUPLICATE_METADATA_FIELD":         "the operator refused the request",
 }
+
+// notAllowed are the failure codes pawaPay answers 403 with that still
+// reject one request (the failure codes page: the operation is not enabled
+// for the provider), unlike a 403 for the token or a signature.
+var notAllowed = map[string]bool{"DEPOSITS_NOT_ALLOWED": true, "PAYOUTS_NOT_ALLOWED": true}
 
 // unknownFailureReason is the reason of a failure whose code is not in
 // failureReasons (a code pawaPay added since): still a definitive failure.

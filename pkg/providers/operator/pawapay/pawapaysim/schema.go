@@ -3,6 +3,7 @@ package pawapaysim
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -39,25 +40,37 @@ var providers = map[string]provider{
 }
 
 var (
-	uuidPattern   = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
-	amountPattern = regexp.MustCompile(`^([0]|([1-9][0-9]{0,17}))([.][0-9]{0,3}[1-9])?$`)
+	uuidPattern = regexp.MustCompile(`^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$`)
+	// amountPattern is the documented amount: no leading zero but for an
+	// amount under one, at most two decimals, trailing zeros permitted
+	// ("5", "5.0", "5.55", "0.5"; not "5.", ".5", "00.5", "5.555").
+	amountPattern = regexp.MustCompile(`^(0|[1-9][0-9]{0,17})([.][0-9]{1,2})?$`)
 	msisdnPattern = regexp.MustCompile(`^[1-9][0-9]{7,14}$`)
 	currencyCode  = regexp.MustCompile(`^[A-Z]{3}$`)
 )
 
-// rejection is a request pawaPay refuses: its failure code and message.
+// rejection is a request pawaPay refuses: its failure code, message and
+// the HTTP status the failure codes page gives the code (400 for a
+// malformed request, 200 for one pawaPay read but cannot serve).
 type rejection struct {
 	code, message string
+	status        int
 }
 
 func (r *rejection) Error() string { return r.code + ": " + r.message }
 
 func missing(field string) *rejection {
-	return &rejection{"MISSING_PARAMETER", field + " is required"}
+	return &rejection{"MISSING_PARAMETER", field + " is required", http.StatusBadRequest}
 }
 
 func invalid(field, why string) *rejection {
-	return &rejection{"INVALID_PARAMETER", field + " " + why}
+	return &rejection{"INVALID_PARAMETER", field + " " + why, http.StatusBadRequest}
+}
+
+// unservable is a well-formed request the provider cannot serve: answered
+// 200 with status REJECTED.
+func unservable(code, why string) *rejection {
+	return &rejection{code, why, http.StatusOK}
 }
 
 // initiation is a valid payout or deposit request, as far as the
@@ -73,12 +86,12 @@ type initiation struct {
 func validate(body []byte, idField, partyField string, optional []string) (initiation, *rejection) {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(body, &fields); err != nil || fields == nil {
-		return initiation{}, &rejection{"INVALID_INPUT", "the body is not a JSON object"}
+		return initiation{}, &rejection{"INVALID_INPUT", "the body is not a JSON object", http.StatusBadRequest}
 	}
 	known := append([]string{idField, "amount", "currency", partyField, "clientReferenceId", "customerMessage", "metadata"}, optional...)
 	for k := range fields {
 		if !slices.Contains(known, k) {
-			return initiation{}, &rejection{"UNSUPPORTED_PARAMETER", k + " is not a parameter of this request"}
+			return initiation{}, &rejection{"UNSUPPORTED_PARAMETER", k + " is not a parameter of this request", http.StatusBadRequest}
 		}
 	}
 	var in initiation
@@ -132,13 +145,13 @@ func validate(body []byte, idField, partyField string, optional []string) (initi
 	}
 	p := providers[in.provider]
 	if p.currency != in.currency {
-		return in, invalid("currency", "is not the currency of provider "+in.provider)
+		return in, unservable("INVALID_CURRENCY", "currency is not the currency of provider "+in.provider)
 	}
 	if _, frac, ok := strings.Cut(in.amount, "."); ok && len(frac) > p.decimals {
-		return in, invalid("amount", fmt.Sprintf("has more than the %d decimals provider %s takes", p.decimals, in.provider))
+		return in, unservable("INVALID_AMOUNT", fmt.Sprintf("amount has more than the %d decimals provider %s takes", p.decimals, in.provider))
 	}
 	if !strings.HasPrefix(in.phone, p.dial) {
-		return in, invalid(partyField+".accountDetails.phoneNumber", "is not a number of the provider's country")
+		return in, unservable("INVALID_PHONE_NUMBER", partyField+".accountDetails.phoneNumber is not a number of the provider's country")
 	}
 	return in, nil
 }
@@ -155,7 +168,7 @@ func validateParty(raw json.RawMessage, field string, in *initiation) *rejection
 	}
 	for k := range party {
 		if k != "type" && k != "accountDetails" {
-			return &rejection{"UNSUPPORTED_PARAMETER", field + "." + k + " is not a parameter of this request"}
+			return &rejection{"UNSUPPORTED_PARAMETER", field + "." + k + " is not a parameter of this request", http.StatusBadRequest}
 		}
 	}
 	var typ string
@@ -174,7 +187,7 @@ func validateParty(raw json.RawMessage, field string, in *initiation) *rejection
 	}
 	for k := range details {
 		if k != "phoneNumber" && k != "provider" {
-			return &rejection{"UNSUPPORTED_PARAMETER", field + ".accountDetails." + k + " is not a parameter of this request"}
+			return &rejection{"UNSUPPORTED_PARAMETER", field + ".accountDetails." + k + " is not a parameter of this request", http.StatusBadRequest}
 		}
 	}
 	for _, f := range []struct {
@@ -189,10 +202,10 @@ func validateParty(raw json.RawMessage, field string, in *initiation) *rejection
 		}
 	}
 	if !msisdnPattern.MatchString(in.phone) {
-		return invalid(field+".accountDetails.phoneNumber", "must be an MSISDN: digits only, the country code first")
+		return unservable("INVALID_PHONE_NUMBER", field+".accountDetails.phoneNumber must be an MSISDN: digits only, the country code first")
 	}
 	if _, ok := providers[in.provider]; !ok {
-		return invalid(field+".accountDetails.provider", "is not a provider of pawaPay")
+		return unservable("INVALID_PROVIDER", field+".accountDetails.provider is not a provider of pawaPay")
 	}
 	in.account = raw
 	return nil
@@ -222,7 +235,7 @@ func validateMetadata(raw json.RawMessage, in *initiation) *rejection {
 				return invalid(fmt.Sprintf("metadata[%d].%s", i, k), "must be a string")
 			}
 			if seen[k] {
-				return &rejection{"DUPLICATE_METADATA_FIELD", "metadata field " + k + " is given twice"}
+				return &rejection{"DUPLICATE_METADATA_FIELD", "metadata field " + k + " is given twice", http.StatusBadRequest}
 			}
 			seen[k] = true
 			fields++

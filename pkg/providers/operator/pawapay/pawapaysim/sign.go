@@ -105,13 +105,13 @@ func (s *Sim) sign(req *http.Request, body []byte) error {
 	}
 	base.WriteString(`"@signature-params": ` + params)
 	h := sha256.Sum256([]byte(base.String()))
-	r, sv, err := ecdsa.Sign(rand.Reader, s.cfg.Key, h[:])
+	// DER, as pawaPay's signature example (pawaPay/signatures-node-example,
+	// Node's createVerify) verifies pawaPay's signatures, rather than the
+	// r||s of RFC 9421 §3.3.4; a verifier should take both.
+	sig, err := ecdsa.SignASN1(rand.Reader, s.cfg.Key, h[:])
 	if err != nil {
 		return fmt.Errorf("pawapaysim: signing: %w", err)
 	}
-	sig := make([]byte, 64) // r||s, each 32 bytes (RFC 9421 §3.3.4)
-	r.FillBytes(sig[:32])
-	sv.FillBytes(sig[32:])
 	req.Header.Set("Signature-Input", "sig-pp="+params)
 	req.Header.Set("Signature", "sig-pp=:"+base64.StdEncoding.EncodeToString(sig)+":")
 	return nil
