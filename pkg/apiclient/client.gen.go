@@ -1652,6 +1652,7 @@ const (
 	INSUFFICIENTCARDBALANCE      ErrorCode = "INSUFFICIENT_CARD_BALANCE"
 	INSUFFICIENTWALLETBALANCE    ErrorCode = "INSUFFICIENT_WALLET_BALANCE"
 	INTERNAL                     ErrorCode = "INTERNAL"
+	INVALIDCALLBACK              ErrorCode = "INVALID_CALLBACK"
 	INVALIDCLIENTCREDENTIALS     ErrorCode = "INVALID_CLIENT_CREDENTIALS"
 	INVALIDCOMBINATION           ErrorCode = "INVALID_COMBINATION"
 	INVALIDFIELD                 ErrorCode = "INVALID_FIELD"
@@ -1761,6 +1762,8 @@ func (e ErrorCode) Valid() bool {
 	case INSUFFICIENTWALLETBALANCE:
 		return true
 	case INTERNAL:
+		return true
+	case INVALIDCALLBACK:
 		return true
 	case INVALIDCLIENTCREDENTIALS:
 		return true
@@ -11455,8 +11458,9 @@ type ClientInterface interface {
 	// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
 	// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
 	// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
-	// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
-	// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+	// effect. A signed callback that is not final (`PROCESSING`: a deposit awaiting the payer's authorisation)
+	// is answered 200 and queues nothing. 400 `INVALID_CALLBACK` when the signed body is not a status of a
+	// payout or a deposit; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
 	// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
 	// (pawaPay sends it again). See docs/providers.md.
 	//
@@ -11472,8 +11476,9 @@ type ClientInterface interface {
 	// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
 	// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
 	// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
-	// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
-	// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+	// effect. A signed callback that is not final (`PROCESSING`: a deposit awaiting the payer's authorisation)
+	// is answered 200 and queues nothing. 400 `INVALID_CALLBACK` when the signed body is not a status of a
+	// payout or a deposit; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
 	// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
 	// (pawaPay sends it again). See docs/providers.md.
 	//
@@ -13094,8 +13099,9 @@ func (c *Client) GetOpenAPI(ctx context.Context, reqEditors ...RequestEditorFn) 
 // public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
 // and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
 // worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
-// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
-// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+// effect. A signed callback that is not final (`PROCESSING`: a deposit awaiting the payer's authorisation)
+// is answered 200 and queues nothing. 400 `INVALID_CALLBACK` when the signed body is not a status of a
+// payout or a deposit; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
 // without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
 // (pawaPay sends it again). See docs/providers.md.
 //
@@ -13121,8 +13127,9 @@ func (c *Client) ReceivePawapayCallbackWithBody(ctx context.Context, contentType
 // public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
 // and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
 // worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
-// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
-// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+// effect. A signed callback that is not final (`PROCESSING`: a deposit awaiting the payer's authorisation)
+// is answered 200 and queues nothing. 400 `INVALID_CALLBACK` when the signed body is not a status of a
+// payout or a deposit; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
 // without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
 // (pawaPay sends it again). See docs/providers.md.
 //
@@ -18577,8 +18584,9 @@ type ClientWithResponsesInterface interface {
 	// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
 	// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
 	// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
-	// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
-	// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+	// effect. A signed callback that is not final (`PROCESSING`: a deposit awaiting the payer's authorisation)
+	// is answered 200 and queues nothing. 400 `INVALID_CALLBACK` when the signed body is not a status of a
+	// payout or a deposit; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
 	// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
 	// (pawaPay sends it again). See docs/providers.md.
 	//
@@ -18594,8 +18602,9 @@ type ClientWithResponsesInterface interface {
 	// public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
 	// and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
 	// worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
-	// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
-	// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+	// effect. A signed callback that is not final (`PROCESSING`: a deposit awaiting the payer's authorisation)
+	// is answered 200 and queues nothing. 400 `INVALID_CALLBACK` when the signed body is not a status of a
+	// payout or a deposit; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
 	// without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
 	// (pawaPay sends it again). See docs/providers.md.
 	//
@@ -27771,8 +27780,9 @@ func (c *ClientWithResponses) GetOpenAPIWithResponse(ctx context.Context, reqEdi
 // public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
 // and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
 // worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
-// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
-// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+// effect. A signed callback that is not final (`PROCESSING`: a deposit awaiting the payer's authorisation)
+// is answered 200 and queues nothing. 400 `INVALID_CALLBACK` when the signed body is not a status of a
+// payout or a deposit; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
 // without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
 // (pawaPay sends it again). See docs/providers.md.
 //
@@ -27794,8 +27804,9 @@ func (c *ClientWithResponses) ReceivePawapayCallbackWithBodyWithResponse(ctx con
 // public key (stack parameter `OperatorCallbackPublicKey`); the signature must cover the digest and the date,
 // and be at most 5 minutes old. A callback that verifies is put on the payouts queue (200), for the payout
 // worker to apply once, whatever the queue repeats and whatever a poll found first; that is the route's only
-// effect. 400 `INVALID_CALLBACK` when the signed body is not a final status (`COMPLETED` or `FAILED`) of a
-// payout or a deposit of ours; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
+// effect. A signed callback that is not final (`PROCESSING`: a deposit awaiting the payer's authorisation)
+// is answered 200 and queues nothing. 400 `INVALID_CALLBACK` when the signed body is not a status of a
+// payout or a deposit; 401 `INVALID_SIGNATURE` whatever is wrong with the signature (and in a stage
 // without the key); 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the update could not be queued
 // (pawaPay sends it again). See docs/providers.md.
 //

@@ -104,7 +104,7 @@ var Errors = httpapi.Catalogue{
 
 	// the operator's callbacks (POST /operator/callbacks/pawapay)
 	{Err: operator.ErrCallbackSignature, Status: http.StatusUnauthorized, Code: "INVALID_SIGNATURE", Message: "missing, malformed, stale or forged callback signature (Signature, Signature-Input, Content-Digest)"},
-	{Err: operator.ErrCallbackMalformed, Status: http.StatusBadRequest, Code: "INVALID_CALLBACK", Message: "the callback is not a final status of a payout or a deposit"},
+	{Err: operator.ErrCallbackMalformed, Status: http.StatusBadRequest, Code: "INVALID_CALLBACK", Message: "the callback is not a status of a payout or a deposit"},
 
 	// webhooks
 	{Err: events.ErrNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},

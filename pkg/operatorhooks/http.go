@@ -19,9 +19,9 @@ type received struct {
 }
 
 // Receive answers one callback: 401 unless its signature verifies, 400
-// when the signed body is not a final answer about a request, 200 once the
-// update is on the payouts queue. Only a 200 has queued anything; the
-// operator sends again what was not answered 200.
+// when the signed body is not a status of a request, 200 once a final
+// status is on the payouts queue (or, not final, acknowledged). Only a 200
+// has queued anything; the operator sends again what was not answered 200.
 func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
 	body, err := httpapi.ReadBody(r)
 	if err != nil {

@@ -9,7 +9,6 @@ package operatorhooks
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -38,8 +37,9 @@ type Handler struct {
 // it with (a sandbox stage): it is refused as unsigned would be.
 var ErrNotConfigured = fmt.Errorf("%w: no operator callback key is configured", operator.ErrCallbackSignature)
 
-// accept verifies the callback and queues its update. Only a nil error has
-// queued anything.
+// accept verifies the callback and queues its update when it is final. A
+// verified callback that is not final is acknowledged and queues nothing;
+// an error has queued nothing.
 func (h *Handler) accept(ctx context.Context, method, path string, header http.Header, body []byte) (operator.Callback, error) {
 	if h.Verifier == nil {
 		return operator.Callback{}, ErrNotConfigured
@@ -49,10 +49,14 @@ func (h *Handler) accept(ctx context.Context, method, path string, header http.H
 		slog.InfoContext(ctx, "operator callback refused", "error", err)
 		return operator.Callback{}, err
 	}
+	if cb.Result.State != operator.Succeeded && cb.Result.State != operator.Failed {
+		// Not final (a deposit awaiting the payer): nothing to apply; the
+		// final status follows in its own callback, or a poll finds it.
+		slog.InfoContext(ctx, "operator callback not final: nothing to apply", "company_id", cb.CompanyID,
+			"transaction_id", cb.Reference, "kind", cb.Kind, "state", cb.Result.State)
+		return cb, nil
+	}
 	if err := payments.QueueUpdate(ctx, h.Jobs, cb.CompanyID, cb.Reference, cb.Kind, cb.Result); err != nil {
-		if errors.Is(err, payments.ErrUpdateNotFinal) {
-			return operator.Callback{}, fmt.Errorf("%w: %v", operator.ErrCallbackMalformed, err)
-		}
 		return operator.Callback{}, err
 	}
 	slog.InfoContext(ctx, "operator callback queued", "company_id", cb.CompanyID, "transaction_id", cb.Reference,

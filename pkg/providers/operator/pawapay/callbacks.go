@@ -175,8 +175,9 @@ func parseSignatureDate(v string) (time.Time, error) {
 	return time.Time{}, errors.New("the Signature-Date header is not a time")
 }
 
-// parseCallback reads a callback's body: a payout or a deposit in a final
-// status.
+// parseCallback reads a callback's body: a payout or a deposit in one of
+// its statuses, final (COMPLETED, FAILED) or not (PROCESSING, which
+// pawaPay sends for a deposit awaiting the payer's authorisation).
 func parseCallback(body []byte) (Callback, error) {
 	var p payment
 	if err := json.Unmarshal(body, &p); err != nil {
@@ -191,14 +192,14 @@ func parseCallback(body []byte) (Callback, error) {
 	default:
 		return Callback{}, fmt.Errorf("%w: one of payoutId and depositId is required", ErrMalformed)
 	}
-	if p.Status != "COMPLETED" && p.Status != "FAILED" {
-		return Callback{}, fmt.Errorf("%w: status %q is not a final status", ErrMalformed, p.Status)
-	}
 	var failure string
 	if p.FailureReason != nil {
 		failure = p.FailureReason.FailureCode
 	}
-	state, reason, _ := interpret(p.Status, failure)
+	state, reason, o := interpret(p.Status, failure)
+	if o.err != nil || o.ask || p.Status == "REJECTED" {
+		return Callback{}, fmt.Errorf("%w: status %q is not a payment's status", ErrMalformed, p.Status)
+	}
 	cb.Result = operator.Result{OrderID: cb.Reference, State: state, Reason: reason, Raw: json.RawMessage(body)}
 	return cb, nil
 }

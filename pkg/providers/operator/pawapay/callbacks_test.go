@@ -109,8 +109,8 @@ func TestVerify(t *testing.T) {
 			h.Set("Content-Digest", "md5=:"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef"))+":")
 			return h, completedBody
 		}, ErrSignature},
-		{"PROCESSING (a redirect-authorised deposit): not final", func() (http.Header, string) {
-			b := strings.Replace(completedBody, "COMPLETED", "PROCESSING", 1)
+		{"REJECTED: an initiation's answer, not a callback's", func() (http.Header, string) {
+			b := strings.Replace(completedBody, "COMPLETED", "REJECTED", 1)
 			return signed(t, key, now, b), b
 		}, ErrMalformed},
 		{"unknown status", func() (http.Header, string) {
@@ -130,6 +130,22 @@ func TestVerify(t *testing.T) {
 				t.Fatalf("Verify = %+v", cb)
 			}
 		})
+	}
+}
+
+// TestVerifyNonFinalCallback: a PROCESSING callback (a deposit awaiting
+// the payer's authorisation) verifies, as a Processing result.
+func TestVerifyNonFinalCallback(t *testing.T) {
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	cbs, err := NewCallbacks(publicPEM(t, key), 5*time.Minute, func() time.Time { return now })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := strings.Replace(completedBody, "COMPLETED", "PROCESSING", 1)
+	cb, err := cbs.Verify(http.MethodPost, "/cb", signed(t, key, now, b), []byte(b))
+	if err != nil || cb.Result.State != operator.Processing {
+		t.Fatalf("Verify = %+v, %v", cb, err)
 	}
 }
 
