@@ -3,12 +3,17 @@ package apiclient_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
+
+	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"payments/infra/local/localtest"
+	"payments/infra/local/samples"
 	"payments/pkg/apiclient"
 	"payments/pkg/httpapi"
 )
@@ -73,6 +78,41 @@ func TestProductionWalkthrough(t *testing.T) {
 		strings.NewReader(`{"payoutId":"`+tx2+`","status":"COMPLETED","metadata":{"companyId":"`+w.companyID+`"}}`))
 	w.ok(forged, err, http.StatusUnauthorized, "P5. an unsigned callback")
 	w.equal("P5. status after it", w.settled("P5", tx2).Status, "FAILED")
+
+	// P6. An enrolment waits for the console's review, which decides once.
+	docs := localtest.DocumentsURL(w.t)
+	enrolled, err := w.c.EnrollCustomerWithResponse(w.ctx, apiclient.EnrollCustomerJSONRequestBody{
+		FirstName: "Amina", LastName: "Njoya", Email: "amina.live@example.com", Country: "Cameroon",
+		Street: "12 Rue de la Joie", City: "Douala", State: "Littoral", PostalCode: "00237",
+		CountryIsoCode: "CM", CountryPhoneCode: "+237", PhoneNumber: "670000001",
+		IdentificationNumber: "CM-1990-0412", IdDocumentType: "NIN",
+		DateOfBirth:        openapi_types.Date{Time: time.Date(1990, 4, 12, 0, 0, 0, 0, time.UTC)},
+		IdDocumentFrontUrl: docs + samples.FrontPath, IdDocumentBackUrl: docs + samples.BackPath,
+	}, w.auth)
+	w.ok(enrolled, err, http.StatusCreated, "P6. enrol a customer")
+	w.equal("P6. kyc_status", enrolled.JSON201.Data.KycStatus, "PENDING_REVIEW")
+	id := enrolled.JSON201.Data.Id.String()
+	pending, err := w.c.ListCustomersPendingReviewWithResponse(w.ctx, &apiclient.ListCustomersPendingReviewParams{
+		KycStatus: apiclient.ListCustomersPendingReviewParamsKycStatusPENDINGREVIEW}, adminKey)
+	w.ok(pending, err, http.StatusOK, "P6. the review list")
+	w.equal("P6. waiting", len(pending.JSON200.Data) == 1 && pending.JSON200.Data[0].Id.String() == id, true)
+	decided, err := w.c.DecideCustomerKYCWithResponse(w.ctx, id, apiclient.DecideCustomerKYCJSONRequestBody{
+		Status: apiclient.ConsoleKYCDecisionStatusVERIFIED, Reason: ptr("passport checked by hand")}, adminKey)
+	w.ok(decided, err, http.StatusOK, "P6. verify")
+	w.equal("P6. decided", decided.JSON200.Data.KycStatus, "VERIFIED")
+	w.equal("P6. documents", len(decided.JSON200.Data.Documents), 2)
+	link, err := http.Get(decided.JSON200.Data.Documents[0].Url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link.Body.Close()
+	w.equal("P6. the front's link", fmt.Sprint(link.StatusCode, " ", link.Header.Get("Content-Type")), "200 image/png")
+	again, err := w.c.DecideCustomerKYCWithResponse(w.ctx, id, apiclient.DecideCustomerKYCJSONRequestBody{
+		Status: apiclient.ConsoleKYCDecisionStatusREJECTED, Reason: ptr("again")}, adminKey)
+	w.ok(again, err, http.StatusConflict, "P6. a second decision")
+	one, err := w.c.GetCustomerWithResponse(w.ctx, id, w.auth)
+	w.ok(one, err, http.StatusOK, "P6. the company reads it")
+	w.equal("P6. kyc_status for the company", one.JSON200.Data.KycStatus, "VERIFIED")
 }
 
 // upstream returns the operator's raw answer about payment tx.
