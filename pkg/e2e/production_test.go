@@ -229,3 +229,47 @@ func queuedUpdates(t *testing.T, e *apptest.ProductionTestEnv) int {
 	}
 	return n
 }
+
+// TestProductionAggregatorUnavailable: while pawaPay answers 503 the
+// payout stays PENDING with its money reserved (never failed, never
+// refunded), pawaPay holds nothing, and the next submission, once pawaPay
+// answers again, goes through.
+func TestProductionAggregatorUnavailable(t *testing.T) {
+	e := apptest.NewProductionTestEnv(t)
+	companyID, token, walletID := e.Company("10000")
+	e.Sim.FailNext(http.StatusServiceUnavailable, "", 3) // every attempt of the first submission
+	r := e.Call(e.Payments, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":100,"currency":"XAF"}`)
+	if r.Status != 200 {
+		t.Fatal(r.Raw)
+	}
+	id := r.Str("data", "transaction_id")
+	e.Deliver()
+	if st := e.Status(token, id); st.Str("data", "status") != "PENDING" {
+		t.Fatalf("after a submission pawaPay refused with 503: %s", st.Raw)
+	}
+	if n := e.Sim.Held("payout"); n != 0 {
+		t.Fatalf("pawaPay holds %d payouts", n)
+	}
+	w := e.Wallet(token, walletID)
+	if fmt.Sprint(w["payout_balance"], " ", w["payout_reserved"]) != "10000 "+sum(100, r.Str("data", "fee_amount")) {
+		t.Fatalf("balances while pawaPay is down: %v %v", w["payout_balance"], w["payout_reserved"])
+	}
+	pumpUntil(e, token, id, "PROCESSING", 20*time.Second)
+	if err := e.Settle(); err != nil {
+		t.Fatal(err)
+	}
+	e.Deliver()
+	if st := e.Status(token, id); st.Str("data", "status") != "SUCCESS" {
+		t.Fatalf("once pawaPay answers: %s", st.Raw)
+	}
+	e.Verify(companyID)
+}
+
+// sum returns a plus the whole number b, as text.
+func sum(a int, b string) string {
+	n, err := strconv.Atoi(b)
+	if err != nil {
+		return "not whole: " + b
+	}
+	return strconv.Itoa(a + n)
+}
