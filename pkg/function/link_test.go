@@ -21,8 +21,8 @@ const sdkService = "github.com/aws/aws-sdk-go-v2/service/"
 // dependencies (go list): it links exactly one function's package under
 // pkg/function (its own: never another function's, nor the registry
 // pkg/app), only the SDK clients of the services its grants name
-// (function.Functions), and none of the SDK's shared-config, SSO or STS
-// code.
+// (function.Functions), the secrets reader when it is granted a secret,
+// and none of the SDK's shared-config, SSO or STS code.
 func TestFunctionsLinkOnlyWhatTheyServe(t *testing.T) {
 	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Deps " "}}`, "payments/functions/...").Output()
 	if err != nil {
@@ -62,6 +62,12 @@ func TestFunctionsLinkOnlyWhatTheyServe(t *testing.T) {
 			case d == "github.com/aws/aws-sdk-go-v2/config", strings.HasPrefix(d, "github.com/aws/aws-sdk-go-v2/credentials/"):
 				t.Errorf("functions/%s links %s: the shared configuration and credential providers are not needed in Lambda", name, d)
 			}
+		}
+		// A function granted a secret reads it at start: its main must
+		// hand Start the reader (secrets.New), or the function refuses to
+		// start where the secret's ARN is set.
+		if allowed["secretsmanager"] && !slices.Contains(deps, "payments/pkg/function/secrets") {
+			t.Errorf("functions/%s is granted a secret but does not link pkg/function/secrets to read it", name)
 		}
 		if len(own) != 1 {
 			t.Errorf("functions/%s links %d function packages %v, want only its own", name, len(own), own)
