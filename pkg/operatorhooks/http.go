@@ -27,16 +27,17 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The Lambda adapter splits a header at its commas: join them again,
-	// as the signature's components are read whole.
+	// The Lambda adapter splits a header at its commas and trims the
+	// spaces: join the values again as a signer writes a list (", "), as
+	// the signature's components are read whole.
 	header := http.Header{}
 	for name, values := range r.Header {
-		header.Set(name, strings.Join(values, ","))
+		header.Set(name, strings.Join(values, ", "))
 	}
 	if header.Get("Host") == "" { // a signature may cover @authority
 		header.Set("Host", r.Host)
 	}
-	cb, err := h.accept(r.Context(), r.Method, r.URL.Path, header, body)
+	cb, err := h.accept(r.Context(), r.Method, r.URL.EscapedPath(), header, body)
 	if err != nil {
 		return err
 	}

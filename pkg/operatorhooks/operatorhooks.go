@@ -35,7 +35,7 @@ type Handler struct {
 
 // ErrNotConfigured is a callback to a deployment that has no key to verify
 // it with (a sandbox stage): it is refused as unsigned would be.
-var ErrNotConfigured = fmt.Errorf("%w: no operator callback key is configured", operator.ErrCallbackSignature)
+var ErrNotConfigured = fmt.Errorf("operatorhooks: no operator callback key is configured: %w", operator.ErrCallbackSignature)
 
 // accept verifies the callback and queues its update when it is final. A
 // verified callback that is not final is acknowledged and queues nothing;
@@ -49,7 +49,7 @@ func (h *Handler) accept(ctx context.Context, method, path string, header http.H
 		slog.InfoContext(ctx, "operator callback refused", "error", err)
 		return operator.Callback{}, err
 	}
-	if cb.Result.State != operator.Succeeded && cb.Result.State != operator.Failed {
+	if !cb.Result.State.Final() {
 		// Not final (a deposit awaiting the payer): nothing to apply; the
 		// final status follows in its own callback, or a poll finds it.
 		slog.InfoContext(ctx, "operator callback not final: nothing to apply", "company_id", cb.CompanyID,

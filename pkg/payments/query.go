@@ -52,17 +52,25 @@ func (s *Service) Get(ctx context.Context, companyID, id string) (Payment, error
 	return s.store.GetPayment(ctx, companyID, id)
 }
 
+// DoubleCheckBudget is how long a status read with doubleCheck waits for
+// the operator before answering what is stored: a client's request is not
+// held for the operator's retries.
+const DoubleCheckBudget = 5 * time.Second
+
 // Status returns payment id of the company and the operator's raw answer:
 // the last one stored, or, with doubleCheck, a fresh one. With doubleCheck
 // a final answer is applied through the same exactly-once transition the
 // worker uses; anything else (no final answer yet, an operator that cannot
-// be reached) leaves the payment as it is: time alone never fails it.
+// be reached within DoubleCheckBudget) leaves the payment as it is: time
+// alone never fails it.
 func (s *Service) Status(ctx context.Context, companyID, id string, doubleCheck bool) (Payment, json.RawMessage, error) {
 	p, err := s.Get(ctx, companyID, id)
 	if err != nil || !doubleCheck || p.Status.Terminal() || s.gateway == nil {
 		return p, p.Upstream, err
 	}
-	res, err := s.ask(ctx, p)
+	askCtx, cancel := context.WithTimeout(ctx, DoubleCheckBudget)
+	res, err := s.ask(askCtx, p)
+	cancel()
 	if err != nil {
 		return p, p.Upstream, nil
 	}

@@ -45,13 +45,23 @@ func outcomeOf(res operator.Result) (outcome, bool) {
 // p's status: exactly once, whoever calls it and however often. A payment
 // that moved on means another delivery finished it, which is success.
 func (s *Service) finish(ctx context.Context, p Payment, o outcome) error {
+	if err := s.settle(ctx, p, o); err != nil && !errors.Is(err, ErrStatusChanged) {
+		return err
+	}
+	return nil
+}
+
+// settle is finish, but a payment that moved on since p was read is
+// ErrStatusChanged: its caller, which may have read p before the worker
+// moved it from PENDING to PROCESSING, reads it again (applyUpdate).
+func (s *Service) settle(ctx context.Context, p Payment, o outcome) error {
 	t, err := s.transition(p, o)
 	if err != nil {
 		return err
 	}
 	switch err := s.store.ApplyTransition(ctx, t); {
 	case errors.Is(err, ErrStatusChanged):
-		return nil
+		return err
 	case err != nil:
 		return fmt.Errorf("payments: finish %s as %s: %w", p.ID, o.status, err)
 	}

@@ -1,6 +1,7 @@
 package payments_test
 
 import (
+	"context"
 	"encoding/json"
 	"slices"
 	"sync"
@@ -150,4 +151,54 @@ func TestQueueUpdateRefusesANonFinalState(t *testing.T) {
 	if err == nil || len(q.all()) != 0 {
 		t.Fatalf("queued a PROCESSING update: %v, %d messages", err, len(q.all()))
 	}
+}
+
+// staleRead is a payments store whose first read of a payment answers a
+// copy taken earlier: the read of a worker that loses its race with
+// another's write.
+type staleRead struct {
+	payments.Store
+	mu    sync.Mutex
+	stale *payments.Payment
+}
+
+func (s *staleRead) GetPayment(ctx context.Context, companyID, id string) (payments.Payment, error) {
+	s.mu.Lock()
+	stale := s.stale
+	s.stale = nil
+	s.mu.Unlock()
+	if stale != nil {
+		return *stale, nil
+	}
+	return s.Store.GetPayment(ctx, companyID, id)
+}
+
+// TestOperatorUpdateRacingTheSubmission: a callback read the payment still
+// PENDING while the worker's submission moved it to PROCESSING; the update
+// loses that race, reads the payment again and settles it, once.
+func TestOperatorUpdateRacingTheSubmission(t *testing.T) {
+	h := newHarness(t)
+	h.fund(wallets.Payout, "1000")
+	p, err := h.svc.Payout(h.ctx, h.company, request("237670000999", "10"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pending := h.get(p.ID)
+	submit, _ := h.jobs.take()
+	if err := h.svc.HandleJob(h.ctx, submit.body); err != nil { // PROCESSING
+		t.Fatal(err)
+	}
+	late := h.newService(&staleRead{Store: h.store, stale: &pending})
+	cb := h.update(p, operator.Payout, operator.Result{State: operator.Succeeded, OrderID: "ORD-1"})
+	if err := late.HandleJob(h.ctx, cb.body); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.get(p.ID); got.Status != payments.StatusSuccess {
+		t.Fatalf("status %s after the update lost its race", got.Status)
+	}
+	want := []string{"payment.payout.status_updated:PENDING", "payment.payout.status_updated:PROCESSING", "payment.payout.status_updated:SUCCESS"}
+	if ev := h.events.statuses(t, p.ID); !slices.Equal(ev, want) {
+		t.Fatalf("events %v, want %v", ev, want)
+	}
+	h.verify()
 }

@@ -46,40 +46,6 @@ type Job struct {
 	Update        *Update  `json:"update,omitempty"`
 }
 
-// Update is an operator's final answer about a payment, pushed by the
-// operator rather than asked for.
-type Update struct {
-	Kind    operator.Kind   `json:"kind"`
-	State   operator.State  `json:"state"`
-	OrderID string          `json:"order_id,omitempty"`
-	Reason  string          `json:"reason,omitempty"`
-	Raw     json.RawMessage `json:"raw,omitempty"`
-}
-
-// ErrUpdateNotFinal is an operator update whose state is not SUCCESS or
-// FAILED: only final answers are pushed to the worker.
-var ErrUpdateNotFinal = errors.New("payments: operator update is not final")
-
-// QueueUpdate puts the operator's final answer res about the request of
-// kind k, our payment transactionID of companyID, on the payouts queue for
-// the worker to apply. Only a final answer (SUCCESS or FAILED) is queued;
-// another is ErrUpdateNotFinal.
-func QueueUpdate(ctx context.Context, jobs Jobs, companyID, transactionID string, k operator.Kind, res operator.Result) error {
-	if res.State != operator.Succeeded && res.State != operator.Failed {
-		return fmt.Errorf("%w: %s of %s", ErrUpdateNotFinal, res.State, transactionID)
-	}
-	body, err := json.Marshal(Job{CompanyID: companyID, TransactionID: transactionID, Update: &Update{
-		Kind: k, State: res.State, OrderID: res.OrderID, Reason: res.Reason, Raw: res.Raw,
-	}})
-	if err != nil {
-		return fmt.Errorf("payments: encode update of %s: %w", transactionID, err)
-	}
-	if err := jobs.Send(ctx, body, 0); err != nil {
-		return fmt.Errorf("payments: queue update of %s: %w", transactionID, err)
-	}
-	return nil
-}
-
 // The polling schedule (spec §4.16): every 5 s for the first 30 s after
 // acceptance, then half the time elapsed since acceptance (at least 10 s,
 // at most SQS's 900 s), landing on the deadline; after the deadline every
@@ -131,8 +97,7 @@ func ParseJob(body []byte) (Job, error) {
 		return Job{}, fmt.Errorf("payments: job: bad transaction_id in %.200q", body)
 	}
 	if u := j.Update; u != nil {
-		if j.Due != "" || len(j.Events) > 0 || (u.State != operator.Succeeded && u.State != operator.Failed) ||
-			(u.Kind != operator.Payout && u.Kind != operator.Collection) {
+		if j.Due != "" || len(j.Events) > 0 || !u.State.Final() || (u.Kind != operator.Payout && u.Kind != operator.Collection) {
 			return Job{}, fmt.Errorf("payments: job: bad update in %.200q", body)
 		}
 		return j, nil
@@ -240,30 +205,6 @@ func (s *Service) HandleJob(ctx context.Context, body []byte) error {
 		}
 	}
 	return s.check(ctx, p)
-}
-
-// applyUpdate applies the operator's final answer u to p, unless p is
-// final already (a poll, or another copy of the callback, applied it) or u
-// is about a request of another kind than p's (logged and dropped: the
-// operator's callback does not match our payment). The answer takes the
-// payment from PENDING or PROCESSING to its final status through finish,
-// conditioned on the status read, so it is applied once; the messages of
-// the payment's schedule are then stale and dropped.
-func (s *Service) applyUpdate(ctx context.Context, p Payment, u Update) error {
-	if p.Status.Terminal() {
-		return nil
-	}
-	if u.Kind != operatorKind(p.Type) {
-		slog.ErrorContext(ctx, "drop operator update of another kind than the payment",
-			"company_id", p.CompanyID, "transaction_id", p.ID, "type", p.Type, "update_kind", u.Kind)
-		return nil
-	}
-	o, ok := outcomeOf(operator.Result{OrderID: u.OrderID, State: u.State, Reason: u.Reason, Raw: u.Raw})
-	if !ok {
-		return nil // ParseJob admits final states only
-	}
-	slog.InfoContext(ctx, "operator update received", "company_id", p.CompanyID, "transaction_id", p.ID, "state", u.State)
-	return s.finish(ctx, p, o)
 }
 
 // publishJobEvents publishes the events a message carries, before the

@@ -28,7 +28,12 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandl
 	if err != nil {
 		return nil, err
 	}
+	return Handler(h), nil
+}
+
+// Handler serves h's route as the function does, behind API Gateway.
+func Handler(h *operatorhooks.Handler) function.HTTPHandler {
 	rt := httpapi.NewRouter(function.Errors, nil)
 	operatorhooks.Routes(rt, h)
-	return function.HTTP(rt), nil
+	return function.HTTP(rt)
 }

@@ -33,6 +33,9 @@ const (
 	Failed     State = "FAILED"
 )
 
+// Final reports whether s is definitive: Succeeded or Failed.
+func (s State) Final() bool { return s == Succeeded || s == Failed }
+
 // ErrUnavailable reports an operator that could not be reached or answered
 // with a transient error; the caller retries later. It says nothing about
 // the request's outcome.

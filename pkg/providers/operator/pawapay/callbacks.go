@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"time"
 
+	"payments/pkg/ids"
 	"payments/pkg/providers/operator"
 )
 
@@ -31,9 +32,11 @@ var (
 // clockSkew is how far in the future a signature may be dated.
 const clockSkew = time.Minute
 
-// mustCover are the components a callback's signature must cover: the body
-// (through its digest) and the signing time.
-var mustCover = []string{"content-digest", "signature-date"}
+// mustCover are the components a callback's signature must cover: the
+// request itself (so that a callback signed for another URL never verifies
+// here), the body (through its digest) and the signing time; pawaPay
+// signs them all (docs/providers.md).
+var mustCover = []string{"@method", "@authority", "@path", "content-digest", "signature-date"}
 
 // Callback is a verified callback: the final state of one of our payouts
 // (Kind Payout, reference its payoutId) or collections (Collection,
@@ -184,6 +187,9 @@ func parseCallback(body []byte) (Callback, error) {
 		return Callback{}, fmt.Errorf("%w: %v", ErrMalformed, err)
 	}
 	cb := Callback{CompanyID: metadataField(p.Metadata, companyMetadataField)}
+	if !ids.IsUUID(cb.CompanyID) {
+		return Callback{}, fmt.Errorf("%w: its metadata names no company", ErrMalformed)
+	}
 	switch {
 	case p.PayoutID != "" && p.DepositID == "":
 		cb.Kind, cb.Reference = operator.Payout, p.PayoutID

@@ -67,7 +67,7 @@ func publicPEM(t testing.TB, key *ecdsa.PrivateKey) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }
 
-const completedBody = `{"payoutId":"f4401bd2-1568-4140-bf2d-eb77d2b2b639","status":"COMPLETED","amount":"100","currency":"XAF","metadata":{"companyId":"c-9"}}`
+const completedBody = `{"payoutId":"f4401bd2-1568-4140-bf2d-eb77d2b2b639","status":"COMPLETED","amount":"100","currency":"XAF","metadata":{"companyId":"0196a0c1-0000-7000-8000-00000000c009"}}`
 
 func TestVerify(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
@@ -85,7 +85,7 @@ func TestVerify(t *testing.T) {
 		{"valid", func() (http.Header, string) { return signed(t, key, now, completedBody), completedBody }, nil},
 		{"valid, signature DER-encoded", func() (http.Header, string) { return signedAs(t, key, now, completedBody, true), completedBody }, nil},
 		{"valid, metadata echoed as the list sent", func() (http.Header, string) {
-			b := strings.Replace(completedBody, `{"companyId":"c-9"}`, `[{"companyId":"c-9"},{"orderId":"o-1","isPII":false}]`, 1)
+			b := strings.Replace(completedBody, `{"companyId":"0196a0c1-0000-7000-8000-00000000c009"}`, `[{"companyId":"0196a0c1-0000-7000-8000-00000000c009"},{"orderId":"o-1","isPII":false}]`, 1)
 			return signed(t, key, now, b), b
 		}, nil},
 		{"tampered body", func() (http.Header, string) {
@@ -118,6 +118,28 @@ func TestVerify(t *testing.T) {
 			return signed(t, key, now, b), b
 		}, ErrMalformed},
 		{"not JSON", func() (http.Header, string) { return signed(t, key, now, "{"), "{" }, ErrMalformed},
+		{"a signature that does not cover the request's path", func() (http.Header, string) {
+			d := sha512.Sum512([]byte(completedBody))
+			h := http.Header{}
+			h.Set("Host", "payments.example")
+			h.Set("Content-Digest", "sha-512=:"+base64.StdEncoding.EncodeToString(d[:])+":")
+			h.Set("Signature-Date", now.UTC().Format(time.RFC3339))
+			params := fmt.Sprintf(`("@method" "@authority" "signature-date" "content-digest");alg="ecdsa-p256-sha256";keyid="k";created=%d`, now.Unix())
+			base := "\"@method\": POST\n\"@authority\": payments.example\n\"signature-date\": " + h.Get("Signature-Date") +
+				"\n\"content-digest\": " + h.Get("Content-Digest") + "\n\"@signature-params\": " + params
+			sum := sha256.Sum256([]byte(base))
+			sig, err := ecdsa.SignASN1(rand.Reader, key, sum[:])
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.Set("Signature-Input", "sig-pp="+params)
+			h.Set("Signature", "sig-pp=:"+base64.StdEncoding.EncodeToString(sig)+":")
+			return h, completedBody
+		}, ErrSignature},
+		{"no company in its metadata", func() (http.Header, string) {
+			b := strings.Replace(completedBody, `"companyId":"0196a0c1-0000-7000-8000-00000000c009"`, `"orderId":"o-1"`, 1)
+			return signed(t, key, now, b), b
+		}, ErrMalformed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -126,7 +148,7 @@ func TestVerify(t *testing.T) {
 			if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
 				t.Fatalf("Verify = %v, want %v", err, tt.want)
 			}
-			if tt.want == nil && (cb.Result.State != operator.Succeeded || cb.CompanyID != "c-9" || cb.Kind != operator.Payout) {
+			if tt.want == nil && (cb.Result.State != operator.Succeeded || cb.CompanyID != "0196a0c1-0000-7000-8000-00000000c009" || cb.Kind != operator.Payout) {
 				t.Fatalf("Verify = %+v", cb)
 			}
 		})

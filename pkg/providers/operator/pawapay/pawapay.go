@@ -189,7 +189,7 @@ func (c *Client) Submit(ctx context.Context, r operator.Request) (operator.Resul
 	if code == http.StatusForbidden && json.Unmarshal(raw, &a) == nil && a.FailureReason != nil && notAllowed[a.FailureReason.FailureCode] {
 		// the operation is not enabled for the provider: this request is
 		// rejected, as a 200 REJECTED would say (the failure codes page)
-		return operator.Result{OrderID: r.TransactionID, State: operator.Failed, Reason: reasonOf(a.FailureReason.FailureCode), Raw: json.RawMessage(raw)}, nil
+		return c.rejected(ctx, r, operator.Result{OrderID: r.TransactionID, State: operator.Failed, Reason: reasonOf(a.FailureReason.FailureCode), Raw: json.RawMessage(raw)})
 	}
 	switch {
 	case code == http.StatusOK, code == http.StatusBadRequest:
@@ -221,7 +221,28 @@ func (c *Client) Submit(ctx context.Context, r operator.Request) (operator.Resul
 		failure = a.FailureReason.FailureCode
 	}
 	state, reason, _ := interpret(a.Status, failure)
-	return operator.Result{OrderID: r.TransactionID, State: state, Reason: reason, Raw: json.RawMessage(raw)}, nil
+	res := operator.Result{OrderID: r.TransactionID, State: state, Reason: reason, Raw: json.RawMessage(raw)}
+	if state == operator.Failed {
+		return c.rejected(ctx, r, res)
+	}
+	return res, nil
+}
+
+// rejected returns the rejection res of r once pawaPay confirms it holds no
+// payment of r's id: a rejection may answer a repeated initiation (a retry
+// after a time-out, a submission sent again) whose first copy was
+// accepted, and pawaPay does not document that its duplicate check comes
+// before its validation. What pawaPay holds is the answer; a check that
+// fails leaves the outcome unknown.
+func (c *Client) rejected(ctx context.Context, r operator.Request, res operator.Result) (operator.Result, error) {
+	held, err := c.Lookup(ctx, r.Kind, r.TransactionID)
+	switch {
+	case errors.Is(err, operator.ErrNotFound):
+		return res, nil
+	case err != nil:
+		return operator.Result{}, fmt.Errorf("%w: pawapay: initiation rejected, and whether an earlier copy was accepted is unknown: %v", operator.ErrUnavailable, err)
+	}
+	return held, nil
 }
 
 // Status checks the payout or deposit orderID, our transaction id: FOUND

@@ -92,7 +92,7 @@ func readAll(req *http.Request) ([]byte, error) {
 }
 
 func request(kind operator.Kind, id, phone string) operator.Request {
-	return operator.Request{Kind: kind, TransactionID: id, CompanyID: "company-1", Operator: "mtn", Country: "CM",
+	return operator.Request{Kind: kind, TransactionID: id, CompanyID: "0196a0c1-0000-7000-8000-00000000c001", Operator: "mtn", Country: "CM",
 		PhoneNumber: phone, Amount: 5000, Currency: "XAF"}
 }
 
@@ -296,7 +296,7 @@ func TestCallbackFromTheFakeVerifies(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Verify: %v", err)
 		}
-		if cb.Kind != operator.Payout || cb.Reference != id || cb.CompanyID != "company-1" ||
+		if cb.Kind != operator.Payout || cb.Reference != id || cb.CompanyID != "0196a0c1-0000-7000-8000-00000000c001" ||
 			cb.Result.State != operator.Failed || cb.Result.Reason != "recipient account not found" {
 			t.Fatalf("Verify = %+v", cb)
 		}
@@ -338,9 +338,11 @@ func TestTheFakeRefusesATokenItDoesNotKnow(t *testing.T) {
 // TestDocumentedAnswers drives the adapter with answers the fake does not
 // give to a well-formed request, as the failure codes page and the v2
 // status pages document them: a rejection at initiation is definitive
-// (200 or 400 REJECTED, 403 for an operation not enabled), a 403 for the
-// token or a 500 UNKNOWN_ERROR is not, and a payment in reconciliation is
-// still processing.
+// (200 or 400 REJECTED, 403 for an operation not enabled) once pawaPay
+// confirms it holds no payment of the id (held, the answer to the status
+// check: NOT_FOUND unless set), and what it holds otherwise; a 403 for the
+// token or a 500 UNKNOWN_ERROR is not definitive, and a payment in
+// reconciliation is still processing.
 func TestDocumentedAnswers(t *testing.T) {
 	const id = "7e8f9a0b-1c2d-4e3f-8a4b-5c6d7e8f9a0b"
 	tests := []struct {
@@ -351,40 +353,53 @@ func TestDocumentedAnswers(t *testing.T) {
 		want       operator.State
 		wantReason string
 		wantErr    error
+		held       string // Submit's status check after a rejection: "" is NOT_FOUND, "500" fails
 	}{
 		{"200 REJECTED", "POST", 200, `{"payoutId":"` + id + `","status":"REJECTED","failureReason":{"failureCode":"INVALID_PHONE_NUMBER","failureMessage":"x"}}`,
-			operator.Failed, "the phone number is not valid for the operator", nil},
+			operator.Failed, "the phone number is not valid for the operator", nil, ""},
 		{"200 REJECTED, provider down", "POST", 200, `{"payoutId":"` + id + `","status":"REJECTED","failureReason":{"failureCode":"PROVIDER_TEMPORARILY_UNAVAILABLE","failureMessage":"x"}}`,
-			operator.Failed, "the operator is temporarily unavailable", nil},
+			operator.Failed, "the operator is temporarily unavailable", nil, ""},
 		{"400 REJECTED", "POST", 400, `{"status":"REJECTED","failureReason":{"failureCode":"INVALID_PARAMETER","failureMessage":"x"}}`,
-			operator.Failed, "the operator refused the request", nil},
+			operator.Failed, "the operator refused the request", nil, ""},
 		{"403 PAYOUTS_NOT_ALLOWED", "POST", 403, `{"status":"REJECTED","failureReason":{"failureCode":"PAYOUTS_NOT_ALLOWED","failureMessage":"x"}}`,
-			operator.Failed, "payouts are not enabled with the operator", nil},
+			operator.Failed, "payouts are not enabled with the operator", nil, ""},
 		{"403 AUTHENTICATION_ERROR", "POST", 403, `{"status":"REJECTED","failureReason":{"failureCode":"AUTHENTICATION_ERROR","failureMessage":"x"}}`,
-			"", "", operator.ErrUnavailable},
+			"", "", operator.ErrUnavailable, ""},
 		{"403 HTTP_SIGNATURE_ERROR", "POST", 403, `{"failureReason":{"failureCode":"HTTP_SIGNATURE_ERROR","failureMessage":"x"}}`,
-			"", "", operator.ErrUnavailable},
+			"", "", operator.ErrUnavailable, ""},
 		{"500 UNKNOWN_ERROR: not a failure", "POST", 500, `{"status":"REJECTED","failureReason":{"failureCode":"UNKNOWN_ERROR","failureMessage":"x"}}`,
-			"", "", operator.ErrUnavailable},
+			"", "", operator.ErrUnavailable, ""},
 		{"v1 ENQUEUED at initiation: not a v2 answer", "POST", 200, `{"payoutId":"` + id + `","status":"ENQUEUED"}`,
-			"", "", operator.ErrUnavailable},
-		{"IN_RECONCILIATION", "GET", 200, `{"status":"FOUND","data":{"payoutId":"` + id + `","status":"IN_RECONCILIATION","metadata":{"companyId":"company-1"}}}`,
-			operator.Processing, "", nil},
+			"", "", operator.ErrUnavailable, ""},
+		{"IN_RECONCILIATION", "GET", 200, `{"status":"FOUND","data":{"payoutId":"` + id + `","status":"IN_RECONCILIATION","metadata":{"companyId":"0196a0c1-0000-7000-8000-00000000c001"}}}`,
+			operator.Processing, "", nil, ""},
 		{"ENQUEUED", "GET", 200, `{"status":"FOUND","data":{"payoutId":"` + id + `","status":"ENQUEUED"}}`,
-			operator.Processing, "", nil},
+			operator.Processing, "", nil, ""},
 		{"FAILED, out of funds", "GET", 200, `{"status":"FOUND","data":{"payoutId":"` + id + `","status":"FAILED","failureReason":{"failureCode":"PAWAPAY_WALLET_OUT_OF_FUNDS","failureMessage":"x"}}}`,
-			operator.Failed, "the payout could not be funded at the operator", nil},
-		{"NOT_FOUND", "GET", 200, `{"status":"NOT_FOUND"}`, "", "", operator.ErrNotFound},
+			operator.Failed, "the payout could not be funded at the operator", nil, ""},
+		{"NOT_FOUND", "GET", 200, `{"status":"NOT_FOUND"}`, "", "", operator.ErrNotFound, ""},
+		{"REJECTED, but an earlier copy was accepted", "POST", 200, `{"payoutId":"` + id + `","status":"REJECTED","failureReason":{"failureCode":"PROVIDER_TEMPORARILY_UNAVAILABLE","failureMessage":"x"}}`,
+			operator.Processing, "", nil, `{"status":"FOUND","data":{"payoutId":"` + id + `","status":"ACCEPTED"}}`},
+		{"REJECTED, and the status check fails", "POST", 200, `{"payoutId":"` + id + `","status":"REJECTED","failureReason":{"failureCode":"INVALID_PHONE_NUMBER","failureMessage":"x"}}`,
+			"", "", operator.ErrUnavailable, "500"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				if r.Method != tt.method {
+				w.Header().Set("Content-Type", "application/json")
+				switch {
+				case r.Method == tt.method:
+					w.WriteHeader(tt.code)
+					_, _ = w.Write([]byte(tt.body))
+				case r.Method == "GET" && tt.held == "500":
+					w.WriteHeader(http.StatusInternalServerError)
+				case r.Method == "GET" && tt.held != "":
+					_, _ = w.Write([]byte(tt.held))
+				case r.Method == "GET":
+					_, _ = w.Write([]byte(`{"status":"NOT_FOUND"}`))
+				default:
 					t.Errorf("unexpected %s %s", r.Method, r.URL.Path)
 				}
-				w.Header().Set("Content-Type", "application/json")
-				w.WriteHeader(tt.code)
-				_, _ = w.Write([]byte(tt.body))
 			}))
 			defer srv.Close()
 			c, err := New(Config{BaseURL: srv.URL, Token: token, Retry: contention.Policy{Attempts: 1}})

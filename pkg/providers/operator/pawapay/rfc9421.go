@@ -65,7 +65,7 @@ func parseSignatureInput(h string) ([]sigInput, error) {
 		if end < 0 {
 			return nil, errors.New("the Signature-Input header has an unclosed list")
 		}
-		in := sigInput{label: strings.TrimSpace(label), raw: value, params: map[string]string{}}
+		in := sigInput{label: strings.ToLower(strings.TrimSpace(label)), raw: value, params: map[string]string{}}
 		for _, item := range strings.Fields(value[1:end]) {
 			if len(item) < 2 || item[0] != '"' || item[len(item)-1] != '"' || strings.Count(item, `"`) != 2 {
 				return nil, errors.New("the Signature-Input header covers a component this verifier does not read")
