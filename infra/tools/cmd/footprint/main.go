@@ -108,6 +108,7 @@ func localResources(tpl *samtemplate.Template) devserver.Resources {
 			"TOKEN_SECRET":          "coldstart-token-secret-0123456789abcdef",
 			"ADMIN_API_KEY":         "coldstart-admin-key",
 			"ISSUER_WEBHOOK_SECRET": "coldstart-issuer-secret-0123456789abcdef",
+			"OPERATOR_API_TOKEN":    "coldstart-operator-token",
 			"CARD_KEY":              "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
 		},
 		Base: []string{

@@ -226,6 +226,7 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints) (*depl
 			"TOKEN_SECRET": "loadtest-token-secret-0123456789abcdef0123456789abcdef", "ADMIN_API_KEY": adminKey,
 			"CARD_KEY":              "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
 			"ISSUER_WEBHOOK_SECRET": "loadtest-issuer-webhook-secret-0123456789abcdef0123456789abcdef",
+			"OPERATOR_API_TOKEN":    "loadtest-operator-token",
 		},
 		// Every company's token comes from this one address.
 		Params: map[string]string{"TokenRateLimit": "100000"},
