@@ -217,3 +217,54 @@ func TestSpecRoutesAreWired(t *testing.T) {
 		}
 	}
 }
+
+// TestSamconfigSetsTemplateParameters reads every stage's
+// parameter_overrides in samconfig.toml: each names a parameter of
+// template.yaml and gives it a value the parameter allows, and the prod
+// stage calls the aggregator's production API.
+func TestSamconfigSetsTemplateParameters(t *testing.T) {
+	tpl, err := samtemplate.Load("../../template.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile("../../samconfig.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stages := map[string]map[string]string{}
+	stage := ""
+	for line := range strings.Lines(string(raw)) {
+		line = strings.TrimSpace(line)
+		if s, ok := strings.CutPrefix(line, "["); ok {
+			stage, _, _ = strings.Cut(strings.TrimSuffix(s, "]"), ".")
+			continue
+		}
+		v, ok := strings.CutPrefix(line, "parameter_overrides = ")
+		if !ok {
+			continue
+		}
+		stages[stage] = map[string]string{}
+		for _, kv := range strings.Fields(strings.Trim(v, `"`)) {
+			k, val, _ := strings.Cut(kv, "=")
+			stages[stage][k] = val
+		}
+	}
+	if len(stages) == 0 {
+		t.Fatal("no parameter_overrides in samconfig.toml")
+	}
+	for stage, params := range stages {
+		for k, v := range params {
+			def, ok := tpl.Parameters[k].(map[string]any)
+			if !ok {
+				t.Errorf("%s: %s is no parameter of template.yaml", stage, k)
+				continue
+			}
+			if allowed, ok := def["AllowedValues"].([]any); ok && !slices.ContainsFunc(allowed, func(a any) bool { return fmt.Sprint(a) == v }) {
+				t.Errorf("%s: %s=%s is not one of %v", stage, k, v, allowed)
+			}
+		}
+	}
+	if p := stages["prod"]; p["Mode"] != "production" || p["OperatorBaseUrl"] != "https://api.pawapay.io" {
+		t.Errorf("prod: Mode %q, OperatorBaseUrl %q; want production and pawaPay's production API", p["Mode"], p["OperatorBaseUrl"])
+	}
+}
