@@ -173,6 +173,10 @@ type Store interface {
 	// OpenTransactions returns up to limit PROCESSING transactions, of any
 	// company, accepted before cutoff (the sweeper).
 	OpenTransactions(ctx context.Context, cutoff time.Time, limit int) ([]Transaction, error)
+	// HoldsBefore returns up to limit authorizations, of any company,
+	// whose hold is open and that were created before cutoff (the
+	// sweeper expires them).
+	HoldsBefore(ctx context.Context, cutoff time.Time, limit int) ([]Transaction, error)
 	// SlotsUsed reads the company's count of live cards.
 	SlotsUsed(ctx context.Context, companyID string) (int, error)
 	// PutReveal writes a reveal's audit record.

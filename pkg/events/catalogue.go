@@ -132,9 +132,10 @@ var Catalogue = []Entry{
 			return TransactionSettlementCompletedData{sampleRelatedTx("SETTLEMENT")}
 		}},
 	{Kind: TransactionReversalCompleted, Section: "6.5", IDs: cardTxIDs,
-		Meaning: "transaction reversed, usually within 24 hours",
+		Meaning: "transaction reversed, usually within 24 hours; reason expired when the hold expired",
 		Sample: func() Payload {
-			return TransactionReversalCompletedData{sampleRelatedTx("REVERSAL")}
+			expired := ReversalReasonExpired
+			return TransactionReversalCompletedData{sampleRelatedTx("REVERSAL"), &expired}
 		}},
 	{Kind: TransactionRefundCompleted, Section: "6.5", IDs: cardTxIDs,
 		Meaning: "refund processed, usually after settlement",

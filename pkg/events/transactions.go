@@ -70,8 +70,16 @@ func (TransactionSettlementCompletedData) EventKind() Kind { return TransactionS
 
 // TransactionReversalCompletedData is the data of
 // transaction.reversal.completed; original_transaction_id is the
-// authorization reversed.
-type TransactionReversalCompletedData struct{ RelatedCardTransaction }
+// authorization reversed. Reason is ReversalReasonExpired when we released
+// a hold the network neither settled nor reversed in time, null when the
+// network (or a termination) reversed it.
+type TransactionReversalCompletedData struct {
+	RelatedCardTransaction
+	Reason *string `json:"reason"`
+}
+
+// ReversalReasonExpired is the reason of a reversal that expired a hold.
+const ReversalReasonExpired = "expired"
 
 // EventKind returns TransactionReversalCompleted.
 func (TransactionReversalCompletedData) EventKind() Kind { return TransactionReversalCompleted }

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
+	"payments/pkg/cards"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
 )
@@ -37,6 +38,10 @@ type Config struct {
 	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
 	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
 	PaymentDeadline  time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
+	// CardHoldExpiry (CARD_HOLD_EXPIRY_SECONDS, default 604800: 7 days) is
+	// how long a card hold may stay neither settled nor reversed before
+	// the sweeper releases it.
+	CardHoldExpiry time.Duration
 	// IssuerEventsQueueURL (ISSUER_EVENTS_QUEUE_URL) is the queue of the
 	// card issuer's notifications, which the card-worker consumes.
 	IssuerEventsQueueURL string
@@ -143,6 +148,10 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 				err = fmt.Errorf("%w: %s must be at most %d (the %v reconciliation window), not %d",
 					ErrConfig, name, int(payments.ReconcileWindow/time.Second), payments.ReconcileWindow, s)
 			}
+		case "CARD_HOLD_EXPIRY_SECONDS":
+			var s int
+			s, err = envInt(name, int(cards.DefaultHoldExpiry/time.Second))
+			c.CardHoldExpiry = time.Duration(s) * time.Second
 		case "ADMIN_CREDIT_IN_PRODUCTION":
 			switch v := os.Getenv(name); v {
 			case "", "false":

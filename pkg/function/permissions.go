@@ -196,7 +196,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"sweeper": {
-		Settings: []string{modeSetting},
+		Settings: []string{modeSetting, "CARD_HOLD_EXPIRY_SECONDS"},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},

@@ -39,7 +39,10 @@ var _ cards.Store = (*Cards)(nil)
 //     carries GSI2 keys in one of the IndexShards partitions
 //     OPEN_CARDTX#<nn> (GSI2SK "<created_at>#<company id>#<id>"), which is
 //     how the sweeper finds the movements the issuer has not answered;
-//     settlement removes them;
+//     settlement removes them. An authorization whose hold is open carries
+//     GSI2 keys in OPEN_HOLD#<nn> instead (the same GSI2SK), which is how
+//     the sweeper finds the holds to expire; the write that releases the
+//     hold (settlement, reversal, expiry) removes them;
 //   - REVEAL#<card id>#<uuid v7>: the audit record of a reveal of a card's
 //     secrets.
 //

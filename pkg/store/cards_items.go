@@ -153,7 +153,8 @@ func (it cardItem) card() (cards.Card, error) {
 }
 
 // newCardTxItem returns t as stored: while it is PROCESSING, in the open
-// card transaction index.
+// card transaction index; an authorization whose hold is open, in the open
+// hold index (both GSI2: a transaction is never both).
 func newCardTxItem(t cards.Transaction) cardTxItem {
 	created := timestamp.Format(t.CreatedAt)
 	it := cardTxItem{
@@ -172,6 +173,8 @@ func newCardTxItem(t cards.Transaction) cardTxItem {
 	}
 	if t.Open() {
 		it.GSI2PK, it.GSI2SK = openCardTxGSI2PK(t.ID), openCardTxGSI2SK(created, t.CompanyID, t.ID)
+	} else if t.Hold > 0 {
+		it.GSI2PK, it.GSI2SK = openHoldGSI2PK(t.ID), openHoldGSI2SK(created, t.CompanyID, t.ID)
 	}
 	if t.CompletedAt != nil {
 		it.CompletedAt = timestamp.Format(*t.CompletedAt)

@@ -181,7 +181,8 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 
 // followedTx returns the item that makes authorization was into now (its
 // status, hold, settled and refunded amounts, completion) on the condition
-// that its hold, settled and refunded amounts are still was's.
+// that its hold, settled and refunded amounts are still was's. A hold
+// released leaves the open hold index.
 func (s *Cards) followedTx(was, now cards.Transaction) (types.TransactWriteItem, error) {
 	u := newAttrUpdate()
 	u.set("status", string(now.Status))
@@ -190,6 +191,10 @@ func (s *Cards) followedTx(was, now cards.Transaction) (types.TransactWriteItem,
 	u.set("refunded", now.Refunded)
 	if now.CompletedAt != nil {
 		u.set("completed_at", timestamp.Format(*now.CompletedAt))
+	}
+	if now.Hold == 0 && was.Hold > 0 {
+		u.remove(attrGSI2PK)
+		u.remove(attrGSI2SK)
 	}
 	return s.conditional(was.CompanyID, cardTxSK(was.ID), u, "#ohold = :hold AND #oset = :settled AND #oref = :refunded",
 		map[string]string{"#ohold": "hold", "#oset": "settled", "#oref": "refunded"},

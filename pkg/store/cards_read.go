@@ -101,6 +101,15 @@ func (s *Cards) OpenTransactions(ctx context.Context, cutoff time.Time, limit in
 	return dueItems(ctx, s.db, shardKeys(openCardTxIndex)[:IndexShards], cutoff, limit, cardTxItem.transaction)
 }
 
+// HoldsBefore returns up to limit authorizations of every company whose
+// hold is open and that were created before cutoff, from every shard of
+// the open hold index, oldest first within a shard (eventually
+// consistent: the caller reads each again).
+func (s *Cards) HoldsBefore(ctx context.Context, cutoff time.Time, limit int) ([]cards.Transaction, error) {
+	// The index was sharded from the start, as OpenTransactions'.
+	return dueItems(ctx, s.db, shardKeys(openHoldIndex)[:IndexShards], cutoff, limit, cardTxItem.transaction)
+}
+
 // SlotsUsed reads the company's count of live cards, strongly consistent.
 func (s *Cards) SlotsUsed(ctx context.Context, companyID string) (int, error) {
 	var it cardSlotsItem

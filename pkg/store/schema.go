@@ -290,6 +290,7 @@ const (
 	cardTxSKPrefix  = "CTX#"
 	cardSlotsSK     = "CARDSLOTS"
 	openCardTxIndex = "OPEN_CARDTX"
+	openHoldIndex   = "OPEN_HOLD"
 )
 
 // cardSK is the sort key of a card in its company's partition. The slot
@@ -337,6 +338,17 @@ func openCardTxGSI2PK(id string) string { return shardKey(openCardTxIndex, id) }
 // time, and names them.
 func openCardTxGSI2SK(created, companyID, id string) string {
 	return created + "#" + companyID + "#" + id
+}
+
+// openHoldGSI2PK is the shard of the open hold index of authorization id:
+// an authorization is in it while its hold is open, so that the sweeper
+// finds the holds old enough to expire.
+func openHoldGSI2PK(id string) string { return shardKey(openHoldIndex, id) }
+
+// openHoldGSI2SK orders the open holds of a shard by creation time, and
+// names them (as openCardTxGSI2SK).
+func openHoldGSI2SK(created, companyID, id string) string {
+	return openCardTxGSI2SK(created, companyID, id)
 }
 
 // issuerTxSK is the sort key of the lookup of a network transaction.

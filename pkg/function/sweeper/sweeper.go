@@ -23,7 +23,7 @@ import (
 )
 
 // New builds the sweeper function, run every minute by a schedule. Each
-// run has four steps, which run at once, each within its own time budget
+// run has five steps, which run at once, each within its own time budget
 // and batch, so that one that is slow (a table slow to answer after a
 // restart) delays none of the others:
 //
@@ -38,6 +38,9 @@ import (
 //     minute after its declaration (wallets.Service.SweepFundings); only
 //     the sandbox has a bank that answers (in production the console
 //     decides).
+//   - card holds: releases every hold neither settled nor reversed within
+//     cfg.CardHoldExpiry (CARD_HOLD_EXPIRY_SECONDS) of its authorization
+//     (cards.Service.ExpireHold).
 //
 // It answers a Report of what each step did, which it also logs when a
 // step did something or failed, and an error when a step failed.
@@ -81,6 +84,9 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		{"payments", func(ctx context.Context, _ time.Time) (int, error) { return pays.Sweep(ctx) }},
 		{"card_movements", func(ctx context.Context, at time.Time) (int, error) { return sweepCards(ctx, cardSvc, open, at) }},
 		{"fundings", funds.SweepFundings},
+		{"card_holds", func(ctx context.Context, at time.Time) (int, error) {
+			return expireHolds(ctx, cardSvc, open, at.Add(-holdExpiry(cfg)))
+		}},
 	}), nil
 }
 
@@ -192,6 +198,41 @@ func sweepCards(ctx context.Context, svc *cards.Service, open cards.Store, now t
 		case err == nil:
 			done++
 		case !errors.Is(err, cards.ErrIssuerUnavailable) && !errors.Is(err, cards.ErrChanged):
+			errs = append(errs, err)
+		}
+	}
+	return done, errors.Join(errs...)
+}
+
+// maxHoldExpiries bounds the holds one sweep expires; the next sweep takes
+// the rest.
+const maxHoldExpiries = 100
+
+// holdExpiry is how long a hold may stay open: cfg's, or
+// cards.DefaultHoldExpiry when cfg does not say.
+func holdExpiry(cfg function.Config) time.Duration {
+	if cfg.CardHoldExpiry > 0 {
+		return cfg.CardHoldExpiry
+	}
+	return cards.DefaultHoldExpiry
+}
+
+// expireHolds releases the holds of the authorizations created before
+// cutoff that are still open, and returns how many it released. A hold
+// still contended after the retries is left for the next sweep.
+func expireHolds(ctx context.Context, svc *cards.Service, open cards.Store, cutoff time.Time) (int, error) {
+	holds, err := open.HoldsBefore(ctx, cutoff, maxHoldExpiries)
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	var errs []error
+	for _, h := range holds {
+		expired, err := svc.ExpireHold(ctx, h)
+		switch {
+		case expired:
+			done++
+		case err != nil && !errors.Is(err, cards.ErrChanged) && !errors.Is(err, cards.ErrIssuerUnavailable):
 			errs = append(errs, err)
 		}
 	}

@@ -1,0 +1,78 @@
+package cards
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"payments/pkg/contention"
+	"payments/pkg/events"
+	"payments/pkg/providers/issuer"
+)
+
+// DefaultHoldExpiry is how long a hold stays open when neither settled nor
+// reversed before the sweeper releases it (CARD_HOLD_EXPIRY_SECONDS): 7
+// days.
+const DefaultHoldExpiry = 7 * 24 * time.Hour
+
+// expiryClaim prefixes the claim of a hold's expiry, written as an issuer
+// event's is (ISSUEREVENT#expiry#<authorization id>): it makes the expiry
+// once, whichever sweeps race, and names what it moved on the card, which
+// the issuer is then told (its posting's reference).
+const expiryClaim = "expiry#"
+
+// ExpireHold releases the hold of authorization h, found open by the
+// sweeper after its expiry, with a REVERSAL card transaction and
+// transaction.reversal.completed (reason "expired"), in one conditional
+// write: the authorization's hold, settled and refunded amounts still as
+// read, the expiry claimed once. A hold settled or reversed meanwhile (by
+// the network, a termination or another sweep) is left as it is:
+// expired is false. Once the hold is released, the issuer is told, as
+// after a notification.
+func (s *Service) ExpireHold(ctx context.Context, h Transaction) (expired bool, err error) {
+	claim := expiryClaim + h.ID
+	n := issuer.Notification{ID: claim, Type: issuer.NotifyReversal, Transaction: &issuer.NetworkTransaction{}}
+	reason := events.ReversalReasonExpired
+	var card Card
+	_, err = contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
+		// The index lags: read the hold again, strongly consistent.
+		if h, err = s.Store.Transaction(ctx, h.CompanyID, h.ID); err != nil {
+			return false, err
+		}
+		if h.Type != TxAuthorization || h.Hold == 0 {
+			return false, nil // settled or reversed meanwhile
+		}
+		if card, err = s.Store.Card(ctx, h.CompanyID, h.CardID); err != nil {
+			return false, err
+		}
+		n.Transaction.Amount = h.Hold
+		rec, err := s.followRecord(ctx, card, h, TxReversal, h.Hold, n)
+		if err != nil {
+			return false, err
+		}
+		rec.Events = nil
+		p := events.TransactionReversalCompletedData{RelatedCardTransaction: related(rec.Txs[0]), Reason: &reason}
+		if err := s.addEvents(&rec, p); err != nil {
+			return false, err
+		}
+		switch err = s.record(ctx, rec); {
+		case err == nil:
+			expired = true
+			return false, nil
+		case errors.Is(err, ErrEventApplied):
+			return false, nil // another sweep expired it
+		case errors.Is(err, ErrChanged) || errors.Is(err, ErrCardRefused):
+			return true, fmt.Errorf("cards: expire hold %s of card %s: %w", h.ID, h.CardID, err)
+		}
+		return false, fmt.Errorf("cards: expire hold %s of card %s: %w", h.ID, h.CardID, err)
+	})
+	if err != nil || card.ID == "" {
+		return expired, err
+	}
+	if expired {
+		slog.InfoContext(ctx, "card hold expired", "transaction_id", h.ID, "card_id", h.CardID)
+	}
+	return expired, s.tellIssuer(ctx, card, issuer.NotifyReversal, claim)
+}
