@@ -96,6 +96,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"TOKEN_TTL_SECONDS":            "600",
 		"TOKEN_RATE_LIMIT":             "7",
 		"PAYMENT_DEADLINE_SECONDS":     "20",
+		"CARD_HOLD_EXPIRY_SECONDS":     "3600",
 		"ADMIN_CREDIT_IN_PRODUCTION":   "true",
 		"TOKEN_SECRET_ARN":             testTokenSecretARN,
 		"ADMIN_API_KEY_ARN":            testAdminKeyARN,
@@ -160,7 +161,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
-		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN}, nil},
+		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour}, nil},
 		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token,
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)},
 			[]string{testIssuerSecretARN, testTokenSecretARN}},
@@ -221,7 +222,7 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 	}
 	t.Run("defaults", func(t *testing.T) {
 		configTestEnv(t)
-		for _, k := range []string{"MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION"} {
+		for _, k := range []string{"MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION", "CARD_HOLD_EXPIRY_SECONDS"} {
 			t.Setenv(k, "")
 		}
 		cfg, err := loadConfig("auth")
@@ -229,6 +230,9 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
 		if cfg, err := loadConfig("payout-worker"); err != nil || cfg.PaymentDeadline != 15*time.Minute {
+			t.Fatalf("config %+v, %v", cfg, err)
+		}
+		if cfg, err := loadConfig("sweeper"); err != nil || cfg.CardHoldExpiry != 7*24*time.Hour {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
 		if cfg, err := loadConfig("admin"); err != nil || cfg.AdminCreditInProduction {
@@ -288,6 +292,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{"ttl", "auth", "TOKEN_TTL_SECONDS", "1h", `TOKEN_TTL_SECONDS must be a positive integer, not "1h"`},
 		{"rate limit", "auth", "TOKEN_RATE_LIMIT", "0", `TOKEN_RATE_LIMIT must be a positive integer, not "0"`},
 		{"deadline", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "15m", `PAYMENT_DEADLINE_SECONDS must be a positive integer, not "15m"`},
+		{"hold expiry", "sweeper", "CARD_HOLD_EXPIRY_SECONDS", "0", `CARD_HOLD_EXPIRY_SECONDS must be a positive integer, not "0"`},
 		{"deadline past the window", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "259201", `PAYMENT_DEADLINE_SECONDS must be at most 259200`},
 		{"console credit", "admin", "ADMIN_CREDIT_IN_PRODUCTION", "yes", `ADMIN_CREDIT_IN_PRODUCTION must be true or false, not "yes"`},
 		{"secret", "wallets", "TOKEN_SECRET_ARN", testTokenSecretARN + "-gone", "read secret " + testTokenSecretARN + "-gone"},

@@ -375,6 +375,7 @@ var paramVariables = map[string]string{
 	"TOKEN_TTL_SECONDS":          "TokenTtlSeconds",
 	"TOKEN_RATE_LIMIT":           "TokenRateLimit",
 	"PAYMENT_DEADLINE_SECONDS":   "PaymentDeadlineSeconds",
+	"CARD_HOLD_EXPIRY_SECONDS":   "CardHoldExpirySeconds",
 	"ADMIN_CREDIT_IN_PRODUCTION": "AdminCreditInProduction",
 	// A real aggregator's API (e.g. pawaPay's sandbox) instead of the
 	// simulated one, with OPERATOR_API_TOKEN and its callback key.
