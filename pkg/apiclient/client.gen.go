@@ -2919,6 +2919,24 @@ func (e TransactionReversalCompletedEventCurrency) Valid() bool {
 	}
 }
 
+// Defines values for TransactionReversalCompletedEventReason.
+const (
+	TransactionReversalCompletedEventReasonExpired     TransactionReversalCompletedEventReason = "expired"
+	TransactionReversalCompletedEventReasonLessThannil TransactionReversalCompletedEventReason = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the TransactionReversalCompletedEventReason enum.
+func (e TransactionReversalCompletedEventReason) Valid() bool {
+	switch e {
+	case TransactionReversalCompletedEventReasonExpired:
+		return true
+	case TransactionReversalCompletedEventReasonLessThannil:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransactionReversalCompletedEventStatus.
 const (
 	TransactionReversalCompletedEventStatusFAILED     TransactionReversalCompletedEventStatus = "FAILED"
@@ -8484,8 +8502,11 @@ type TransactionReversalCompletedEvent struct {
 	Description string `json:"description"`
 
 	// OriginalTransactionId the authorization reversed; null when the issuer did not tell it
-	OriginalTransactionId *string                                 `json:"original_transaction_id"`
-	Status                TransactionReversalCompletedEventStatus `json:"status"`
+	OriginalTransactionId *string `json:"original_transaction_id"`
+
+	// Reason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); null when the network or a termination reversed it
+	Reason *TransactionReversalCompletedEventReason `json:"reason"`
+	Status TransactionReversalCompletedEventStatus  `json:"status"`
 
 	// TransactionId the card transaction; stable across its events
 	TransactionId string                                `json:"transaction_id"`
@@ -8494,6 +8515,9 @@ type TransactionReversalCompletedEvent struct {
 
 // TransactionReversalCompletedEventCurrency defines model for TransactionReversalCompletedEvent.Currency.
 type TransactionReversalCompletedEventCurrency string
+
+// TransactionReversalCompletedEventReason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); null when the network or a termination reversed it
+type TransactionReversalCompletedEventReason string
 
 // TransactionReversalCompletedEventStatus defines model for TransactionReversalCompletedEvent.Status.
 type TransactionReversalCompletedEventStatus string
