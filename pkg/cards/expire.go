@@ -29,22 +29,24 @@ const expiryClaim = "expiry#"
 // write: the authorization's hold, settled and refunded amounts still as
 // read, the expiry claimed once. A hold settled or reversed meanwhile (by
 // the network, a termination or another sweep) is left as it is:
-// expired is false. Once the hold is released, the issuer is told, as
-// after a notification.
+// expired is false. Once the hold is released the issuer is told, as
+// after a notification; until it is, the authorization stays in the open
+// hold index, so that a sweep that could not tell it is followed by one
+// that does.
 func (s *Service) ExpireHold(ctx context.Context, h Transaction) (expired bool, err error) {
 	claim := expiryClaim + h.ID
 	n := issuer.Notification{ID: claim, Type: issuer.NotifyReversal, Transaction: &issuer.NetworkTransaction{}}
 	reason := events.ReversalReasonExpired
-	var card Card
 	_, err = contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
 		// The index lags: read the hold again, strongly consistent.
 		if h, err = s.Store.Transaction(ctx, h.CompanyID, h.ID); err != nil {
 			return false, err
 		}
 		if h.Type != TxAuthorization || h.Hold == 0 {
-			return false, nil // settled or reversed meanwhile
+			return false, nil // released meanwhile, or by an earlier sweep
 		}
-		if card, err = s.Store.Card(ctx, h.CompanyID, h.CardID); err != nil {
+		card, err := s.Store.Card(ctx, h.CompanyID, h.CardID)
+		if err != nil {
 			return false, err
 		}
 		n.Transaction.Amount = h.Hold
@@ -52,7 +54,7 @@ func (s *Service) ExpireHold(ctx context.Context, h Transaction) (expired bool, 
 		if err != nil {
 			return false, err
 		}
-		rec.Events = nil
+		rec.Untold, rec.Events = true, nil
 		p := events.TransactionReversalCompletedData{RelatedCardTransaction: related(rec.Txs[0]), Reason: &reason}
 		if err := s.addEvents(&rec, p); err != nil {
 			return false, err
@@ -68,11 +70,29 @@ func (s *Service) ExpireHold(ctx context.Context, h Transaction) (expired bool, 
 		}
 		return false, fmt.Errorf("cards: expire hold %s of card %s: %w", h.ID, h.CardID, err)
 	})
-	if err != nil || card.ID == "" {
+	if err != nil {
 		return expired, err
 	}
 	if expired {
 		slog.InfoContext(ctx, "card hold expired", "transaction_id", h.ID, "card_id", h.CardID)
 	}
-	return expired, s.tellIssuer(ctx, card, issuer.NotifyReversal, claim)
+	return expired, s.told(ctx, h, claim)
+}
+
+// told tells the issuer of the expiry of authorization h's hold, claimed
+// by claim, if it expired (else the network's or a termination's write
+// released it, and took it out of the index), then takes h out of the
+// open hold index.
+func (s *Service) told(ctx context.Context, h Transaction, claim string) error {
+	if _, found, err := s.Store.Outcome(ctx, h.CompanyID, claim); err != nil || !found {
+		return err
+	}
+	card, err := s.Store.Card(ctx, h.CompanyID, h.CardID)
+	if err != nil {
+		return err
+	}
+	if err := s.tellIssuer(ctx, card, issuer.NotifyReversal, claim); err != nil {
+		return err
+	}
+	return s.Store.HoldTold(ctx, h.CompanyID, h.ID)
 }

@@ -302,3 +302,80 @@ func TestHoldExpiryRacesTheNetwork(t *testing.T) {
 	}
 	e.VerifyCards(companyID)
 }
+
+// downIssuer is an issuer that cannot be told anything.
+type downIssuer struct{ issuer.Issuer }
+
+func (downIssuer) PostCard(context.Context, issuer.Posting) (issuer.Card, error) {
+	return issuer.Card{}, cards.ErrIssuerUnavailable
+}
+
+// TestHoldExpiryTellsTheIssuerLater: an expiry the issuer could not be
+// told of releases our hold, once; the authorization stays in the open
+// hold index, and the next sweep, the issuer answering, tells it, so that
+// its card follows ours, and takes it out.
+func TestHoldExpiryTellsTheIssuerLater(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, _, cardID := e.fundedCard(20, 0)
+	ctx := context.Background()
+	cs := store.NewCards(e.DB)
+	auth, err := e.sandbox.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte("3"),
+		MerchantName: "Garage", MerchantCity: "Austin", MerchantCountry: "US"})
+	if err != nil || auth.Hold != 300 {
+		t.Fatalf("authorize: %+v, %v", auth, err)
+	}
+	svc, err := testCards(e.Cfg, e.DB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := *svc
+	down.Issuer = downIssuer{svc.Issuer}
+	later := time.Now().Add(time.Hour)
+	atIssuer := func() (ours cards.Card, theirs issuer.Card) {
+		t.Helper()
+		c, err := cs.Card(ctx, companyID, cardID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ic, err := e.sandbox.Cards.Issuer.Card(ctx, c.IssuerCardID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c, ic
+	}
+	steps := []struct {
+		name       string
+		svc        *cards.Service
+		expired    bool
+		failed     bool
+		indexed    int // holds left in the index
+		issuerHeld int64
+	}{
+		{"the issuer down", &down, true, true, 1, 300},
+		{"the issuer back", svc, false, false, 0, 0},
+		{"again", svc, false, false, 0, 0},
+	}
+	for _, s := range steps {
+		holds, err := cs.HoldsBefore(ctx, later, 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, h := range holds {
+			expired, err := s.svc.ExpireHold(ctx, h)
+			if expired != s.expired || (err != nil) != s.failed {
+				t.Errorf("%s: expired %v, error %v; want %v, failed %v", s.name, expired, err, s.expired, s.failed)
+			}
+		}
+		if left, _ := cs.HoldsBefore(ctx, later, 100); len(left) != s.indexed {
+			t.Errorf("%s: %d holds in the index, want %d", s.name, len(left), s.indexed)
+		}
+		ours, theirs := atIssuer()
+		if ours.Held != 0 || theirs.Balance-theirs.Available != s.issuerHeld {
+			t.Errorf("%s: we hold %d, the issuer %d; want 0, %d", s.name, ours.Held, theirs.Balance-theirs.Available, s.issuerHeld)
+		}
+	}
+	if n := len(e.expiredReversals(token, auth.ID)); n != 1 {
+		t.Errorf("%d expired reversal events, want 1", n)
+	}
+	e.VerifyCards(companyID)
+}

@@ -114,6 +114,10 @@ type Record struct {
 	// Refunded are still as read (else ErrChanged).
 	Original      *Transaction
 	OriginalAfter *Transaction
+	// Untold keeps Original in the open hold index once its hold is
+	// released, until the issuer is told (Store.HoldTold): an expiry,
+	// which no queue delivers again when telling fails.
+	Untold bool
 	// WalletID is the USD wallet; Wallet its change (a fee taken: on the
 	// condition that the wallet is active and its payout_available covers it,
 	// else ErrChanged) and
@@ -177,6 +181,9 @@ type Store interface {
 	// whose hold is open and that were created before cutoff (the
 	// sweeper expires them).
 	HoldsBefore(ctx context.Context, cutoff time.Time, limit int) ([]Transaction, error)
+	// HoldTold takes authorization id, its hold released, out of the open
+	// hold index; nothing when its hold is not 0.
+	HoldTold(ctx context.Context, companyID, id string) error
 	// SlotsUsed reads the company's count of live cards.
 	SlotsUsed(ctx context.Context, companyID string) (int, error)
 	// PutReveal writes a reveal's audit record.

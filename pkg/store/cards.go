@@ -42,7 +42,8 @@ var _ cards.Store = (*Cards)(nil)
 //     settlement removes them. An authorization whose hold is open carries
 //     GSI2 keys in OPEN_HOLD#<nn> instead (the same GSI2SK), which is how
 //     the sweeper finds the holds to expire; the write that releases the
-//     hold (settlement, reversal, expiry) removes them;
+//     hold (settlement, reversal) removes them, and after an expiry
+//     HoldTold does, once the issuer is told;
 //   - REVEAL#<card id>#<uuid v7>: the audit record of a reveal of a card's
 //     secrets.
 //

@@ -72,7 +72,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 	}
 	var original *types.TransactWriteItem
 	if r.Original != nil {
-		o, err := s.followedTx(*r.Original, *r.OriginalAfter)
+		o, err := s.followedTx(*r.Original, *r.OriginalAfter, r.Untold)
 		if err != nil {
 			return err
 		}
@@ -182,8 +182,9 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 // followedTx returns the item that makes authorization was into now (its
 // status, hold, settled and refunded amounts, completion) on the condition
 // that its hold, settled and refunded amounts are still was's. A hold
-// released leaves the open hold index.
-func (s *Cards) followedTx(was, now cards.Transaction) (types.TransactWriteItem, error) {
+// released leaves the open hold index, unless untold (HoldTold takes it
+// out then).
+func (s *Cards) followedTx(was, now cards.Transaction, untold bool) (types.TransactWriteItem, error) {
 	u := newAttrUpdate()
 	u.set("status", string(now.Status))
 	u.set("hold", now.Hold)
@@ -192,13 +193,30 @@ func (s *Cards) followedTx(was, now cards.Transaction) (types.TransactWriteItem,
 	if now.CompletedAt != nil {
 		u.set("completed_at", timestamp.Format(*now.CompletedAt))
 	}
-	if now.Hold == 0 && was.Hold > 0 {
+	if now.Hold == 0 && was.Hold > 0 && !untold {
 		u.remove(attrGSI2PK)
 		u.remove(attrGSI2SK)
 	}
 	return s.conditional(was.CompanyID, cardTxSK(was.ID), u, "#ohold = :hold AND #oset = :settled AND #oref = :refunded",
 		map[string]string{"#ohold": "hold", "#oset": "settled", "#oref": "refunded"},
 		map[string]types.AttributeValue{":hold": dynamo.Num(was.Hold), ":settled": dynamo.Num(was.Settled), ":refunded": dynamo.Num(was.Refunded)})
+}
+
+// HoldTold takes authorization id out of the open hold index, on the
+// condition that its hold is 0 (else nothing changes).
+func (s *Cards) HoldTold(ctx context.Context, companyID, id string) error {
+	_, err := s.db.Update(ctx, "take hold "+id+" out of the open hold index", &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       dynamo.Key(companyPK(companyID), cardTxSK(id)),
+		UpdateExpression:          aws.String("REMOVE #gpk, #gsk"),
+		ConditionExpression:       aws.String("#hold = :zero"),
+		ExpressionAttributeNames:  map[string]string{"#gpk": attrGSI2PK, "#gsk": attrGSI2SK, "#hold": "hold"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":zero": dynamo.Num(0)},
+	})
+	if dynamo.ConditionFailed(err) {
+		return nil
+	}
+	return err
 }
 
 // Refuse records that issuer event eventID was refused with code, unless
