@@ -22,19 +22,9 @@ func ReviewRoutes(rt *httpapi.Router, svc *Review) {
 		if status := r.URL.Query()["kyc_status"]; len(status) != 1 || status[0] != string(PendingReview) {
 			return field.Invalid("kyc_status", "must be PENDING_REVIEW: the console lists the customers awaiting review")
 		}
-		page, err := httpapi.ParsePage(r, ReviewPageSize)
+		page, total, err := httpapi.ParseCursorPage(r, ReviewPageSize, svc.CountPending)
 		if err != nil {
 			return err
-		}
-		if page.Page > 1 && page.After == "" {
-			return field.Invalid("page", "this list has no page numbers: follow next_cursor")
-		}
-		// The first page counts the list; a cursor carries that total.
-		total := page.Total
-		if page.After == "" {
-			if total, err = svc.CountPending(r.Context()); err != nil {
-				return err
-			}
 		}
 		cs, next, err := svc.Pending(r.Context(), page.After, page.Limit)
 		if err != nil {

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -69,6 +70,25 @@ type cursor struct {
 // page is ignored). Each bad value is a 400 naming its parameter.
 func ParsePage(r *http.Request, defaultLimit int) (page.Request, error) {
 	return parsePage(r, defaultLimit, false)
+}
+
+// ParseCursorPage is ParsePage for a list read by its cursor alone, as the
+// operator console's are: a page number past 1 without a cursor is a 400
+// naming page. It returns the list's total: counted with count on the
+// first page, carried by the cursor on the others.
+func ParseCursorPage(r *http.Request, defaultLimit int, count func(context.Context) (int, error)) (page.Request, int, error) {
+	req, err := ParsePage(r, defaultLimit)
+	if err != nil {
+		return page.Request{}, 0, err
+	}
+	if req.Page > 1 && req.After == "" {
+		return page.Request{}, 0, field.Invalid("page", "this list has no page numbers: follow next_cursor")
+	}
+	if req.After != "" {
+		return req, req.Total, nil
+	}
+	total, err := count(r.Context())
+	return req, total, err
 }
 
 // ParseZeroBasedPage is ParsePage for a list whose pages the client numbers

@@ -332,19 +332,9 @@ func AdminRoutes(rt *httpapi.Router, svc *Admin) {
 		if !flagged {
 			return field.Invalid("reconciliation_required", "must be true: the console lists the payments awaiting reconciliation")
 		}
-		page, err := httpapi.ParsePage(r, DefaultLimit)
+		page, total, err := httpapi.ParseCursorPage(r, DefaultLimit, svc.CountFlagged)
 		if err != nil {
 			return err
-		}
-		if page.Page > 1 && page.After == "" {
-			return field.Invalid("page", "this list has no page numbers: follow next_cursor")
-		}
-		// The first page counts the list; a cursor carries that total.
-		total := page.Total
-		if page.After == "" {
-			if total, err = svc.CountFlagged(r.Context()); err != nil {
-				return err
-			}
 		}
 		ps, next, err := svc.Flagged(r.Context(), page.After, page.Limit)
 		if err != nil {
