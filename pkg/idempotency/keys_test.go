@@ -35,8 +35,9 @@ type keysTestEnv struct {
 	handler http.Handler
 	calls   atomic.Int32 // the requests the handler served
 
-	mu    sync.Mutex
-	clock time.Time
+	clock *apptest.Clock
+
+	mu sync.Mutex
 	// answer is what the handler answers: nil a 201 naming the call, else
 	// the error.
 	answer error
@@ -46,29 +47,16 @@ type keysTestEnv struct {
 }
 
 func newKeysTestEnv(t *testing.T) *keysTestEnv {
-	e := &keysTestEnv{t: t, clock: time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC)}
+	e := &keysTestEnv{t: t, clock: apptest.NewClock(time.Date(2025, 6, 1, 9, 0, 0, 0, time.UTC))}
 	guard := func(r *http.Request) (context.Context, error) {
 		return httpapi.WithCompany(r.Context(), r.Header.Get("X-Company")), nil
 	}
-	keys := &idempotency.Keys{Store: store.NewIdempotency(storetest.NewDB(t)), Routes: []string{"POST /moves"}, Now: e.now}
+	keys := &idempotency.Keys{Store: store.NewIdempotency(storetest.NewDB(t)), Routes: []string{"POST /moves"}, Now: e.clock.Now}
 	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(keys.Wrap)
 	rt.Handle("POST /moves", e.serve)
 	e.handler = rt
 	return e
-}
-
-func (e *keysTestEnv) now() time.Time {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	return e.clock
-}
-
-// advance moves the clock by d.
-func (e *keysTestEnv) advance(d time.Duration) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	e.clock = e.clock.Add(d)
 }
 
 // set makes the handler answer err (nil: 201).
@@ -194,11 +182,11 @@ func TestIdempotencyLeaseAndRetention(t *testing.T) {
 	if r := e.post(company, key, `{"amount":2}`); r.Code != 422 {
 		t.Fatalf("another request while running: %d %s", r.Code, r.Body)
 	}
-	e.advance(idempotency.Lease - time.Millisecond)
+	e.clock.Advance(idempotency.Lease - time.Millisecond)
 	if r := e.post(company, key, body); r.Code != 409 {
 		t.Fatalf("just before the lease ends: %d %s", r.Code, r.Body)
 	}
-	e.advance(time.Millisecond)
+	e.clock.Advance(time.Millisecond)
 	second := e.post(company, key, body)
 	if second.Code != 201 || second.Body.String() != "{\"call\":2}\n  " || second.Header().Get(idempotency.ReplayedHeader) != "" {
 		t.Fatalf("takeover: %d %v %q", second.Code, second.Header(), second.Body)
@@ -212,9 +200,9 @@ func TestIdempotencyLeaseAndRetention(t *testing.T) {
 	}
 	e.same(second, e.post(company, key, body))
 
-	e.advance(idempotency.Retention - time.Second)
+	e.clock.Advance(idempotency.Retention - time.Second)
 	e.same(second, e.post(company, key, body))
-	e.advance(time.Second)
+	e.clock.Advance(time.Second)
 	if r := e.post(company, key, `{"amount":3}`); r.Code != 201 || r.Body.String() != "{\"call\":3}\n  " {
 		t.Fatalf("after 24 h, another request with the key: %d %q", r.Code, r.Body)
 	}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/customers"
@@ -18,53 +17,16 @@ var _ customers.ReviewStore = (*Customers)(nil)
 
 // PendingReview returns a page of the customers of every company waiting
 // for review, oldest first, from the KYC_REVIEW partition of GSI1
-// (eventually consistent: Decide conditions on the stored status). One item
-// more than the page is read, to tell whether another page follows.
+// (consolePage; Decide conditions on the stored status).
 func (s *Customers) PendingReview(ctx context.Context, after string, limit int) ([]customers.Customer, string, error) {
-	in := &dynamodb.QueryInput{
-		TableName:              aws.String(s.db.Table),
-		IndexName:              aws.String(GSI1),
-		KeyConditionExpression: aws.String("GSI1PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(kycReviewGSI1PK),
-		},
-		Limit: aws.Int32(int32(limit + 1)),
-	}
-	if after != "" {
-		in.KeyConditionExpression = aws.String("GSI1PK = :pk AND GSI1SK > :after")
-		in.ExpressionAttributeValues[":after"] = dynamo.Str(after)
-	}
-	out, err := s.db.Client.Query(ctx, in)
-	if err != nil {
-		return nil, "", fmt.Errorf("store: query customers pending review: %w", err)
-	}
-	cs, err := dynamo.DecodeAll(out.Items, customerItem.customer)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(cs) <= limit {
-		return cs, "", nil
-	}
-	cs = cs[:limit]
-	return cs, cs[limit-1].ID, nil
+	return consolePage(ctx, s.db, "customers pending review", kycReviewGSI1PK, after, limit, customerItem.customer,
+		func(c customers.Customer) string { return c.ID })
 }
 
 // CountPendingReview returns how many customers of every company wait for
-// review: a Select COUNT of the KYC_REVIEW partition of GSI1.
+// review (consoleCount).
 func (s *Customers) CountPendingReview(ctx context.Context) (int, error) {
-	n, err := s.db.CountQuery(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(s.db.Table),
-		IndexName:              aws.String(GSI1),
-		KeyConditionExpression: aws.String("GSI1PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(kycReviewGSI1PK),
-		},
-		Select: types.SelectCount,
-	})
-	if err != nil {
-		return 0, fmt.Errorf("store: count customers pending review: %w", err)
-	}
-	return n, nil
+	return consoleCount(ctx, s.db, "customers pending review", kycReviewGSI1PK)
 }
 
 // ByID reads the customer id lookup, then the customer, both strongly

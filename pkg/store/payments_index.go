@@ -12,7 +12,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/payments"
-	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
 
@@ -62,54 +61,16 @@ func (s *Payments) DuePayments(ctx context.Context, cutoff time.Time, limit int)
 
 // FlaggedPayments returns a page of the payments flagged for
 // reconciliation, of every company, oldest first, from the RECONCILE
-// partition of GSI1 (eventually consistent). One item more than the page is
-// read, to tell whether another page follows.
+// partition of GSI1 (consolePage).
 func (s *Payments) FlaggedPayments(ctx context.Context, after string, limit int) ([]payments.Payment, string, error) {
-	in := &dynamodb.QueryInput{
-		TableName:              aws.String(s.db.Table),
-		IndexName:              aws.String(GSI1),
-		KeyConditionExpression: aws.String("GSI1PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: reconcileGSI1PK},
-		},
-		Limit: aws.Int32(int32(limit + 1)),
-	}
-	if after != "" {
-		in.KeyConditionExpression = aws.String("GSI1PK = :pk AND GSI1SK > :after")
-		in.ExpressionAttributeValues[":after"] = &types.AttributeValueMemberS{Value: after}
-	}
-	out, err := s.db.Client.Query(ctx, in)
-	if err != nil {
-		return nil, "", fmt.Errorf("store: query flagged payments: %w", err)
-	}
-	ps, err := dynamo.DecodeAll(out.Items, paymentItem.payment)
-	if err != nil {
-		return nil, "", err
-	}
-	if len(ps) <= limit {
-		return ps, "", nil
-	}
-	ps = ps[:limit]
-	return ps, ps[limit-1].ID, nil
+	return consolePage(ctx, s.db, "flagged payments", reconcileGSI1PK, after, limit, paymentItem.payment,
+		func(p payments.Payment) string { return p.ID })
 }
 
 // CountFlaggedPayments returns the number of payments flagged for
-// reconciliation, of every company: a Select COUNT of the RECONCILE
-// partition of GSI1 (eventually consistent), summed over its pages.
+// reconciliation, of every company (consoleCount).
 func (s *Payments) CountFlaggedPayments(ctx context.Context) (int, error) {
-	n, err := s.db.CountQuery(ctx, &dynamodb.QueryInput{
-		TableName:              aws.String(s.db.Table),
-		IndexName:              aws.String(GSI1),
-		KeyConditionExpression: aws.String("GSI1PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: reconcileGSI1PK},
-		},
-		Select: types.SelectCount,
-	})
-	if err != nil {
-		return 0, fmt.Errorf("store: count flagged payments: %w", err)
-	}
-	return n, nil
+	return consoleCount(ctx, s.db, "flagged payments", reconcileGSI1PK)
 }
 
 // PaymentByID reads the payment id lookup, then the payment, both
