@@ -12,7 +12,7 @@
 #   make lint                     gofmt, vet, staticcheck, cfn-lint template.yaml
 #   make size                     each bootstrap's size and gzipped size (target: ≤ 3.0 MiB gzipped)
 #   make coldstart [RUNS=30]      each function's exec → first /next beside a hello-world floor (target: ≤ 2.5 ×)
-#   make loadtest [CLIENTS=8] [DURATION=30s]  payouts: dev server vs CreatePayout alone
+#   make loadtest [CLIENTS=8] [DURATION=30s] [AUTH_CLIENTS=16] [AUTH_DURATION=15s]  payouts, card authorizations: dev server vs the store call alone
 #   make bench | clean
 
 SHELL := bash
@@ -53,6 +53,8 @@ BENCH ?= .
 CLIENTS ?= 8
 DURATION ?= 30s
 CONFLICT_DURATION ?= 5s
+AUTH_CLIENTS ?= 16
+AUTH_DURATION ?= 15s
 FUZZTIME ?= 5s
 
 # Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
@@ -194,10 +196,11 @@ bench: install devstack ## go test -run '^$' -bench BENCH (default .) -benchmem 
 
 # The load test is built first, so that compiling it does not run inside
 # the measured stack.
-loadtest: install devstack ## payouts through the dev server vs store.CreatePayout alone, 1 and 100 wallets, CLIENTS clients, DURATION each; then simulated conflicts
+loadtest: install devstack ## payouts through the dev server vs store.CreatePayout alone, 1 and 100 wallets, CLIENTS clients, DURATION each; then simulated conflicts; then card authorizations through the dev server vs store.Cards.Record alone, 1 and 100 cards, AUTH_CLIENTS clients, AUTH_DURATION each
 	@mkdir -p $(CACHE)/bin
 	@$(GO) build -o $(CACHE)/bin/loadtest ./infra/tools/cmd/loadtest
-	@$(DEVSTACK) exec -- $(CACHE)/bin/loadtest -clients $(CLIENTS) -duration $(DURATION) -conflict-duration $(CONFLICT_DURATION)
+	@$(DEVSTACK) exec -- $(CACHE)/bin/loadtest -clients $(CLIENTS) -duration $(DURATION) -conflict-duration $(CONFLICT_DURATION) \
+		-auth-clients $(AUTH_CLIENTS) -auth-duration $(AUTH_DURATION)
 
 clean: ## remove build output (bin/, .aws-sam/); keeps the installed emulators and the data (see reset)
 	rm -rf .aws-sam bin $(CACHE)/bin

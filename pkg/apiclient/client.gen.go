@@ -78,6 +78,60 @@ func (e CardIsVirtual) Valid() bool {
 	}
 }
 
+// Defines values for CardAuthorizationDecisionDecision.
+const (
+	CardAuthorizationDecisionDecisionAPPROVED CardAuthorizationDecisionDecision = "APPROVED"
+	CardAuthorizationDecisionDecisionDECLINED CardAuthorizationDecisionDecision = "DECLINED"
+)
+
+// Valid indicates whether the value is a known member of the CardAuthorizationDecisionDecision enum.
+func (e CardAuthorizationDecisionDecision) Valid() bool {
+	switch e {
+	case CardAuthorizationDecisionDecisionAPPROVED:
+		return true
+	case CardAuthorizationDecisionDecisionDECLINED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardAuthorizationDecisionDeclineReason.
+const (
+	CardAuthorizationDecisionDeclineReasonCardFrozen        CardAuthorizationDecisionDeclineReason = "card_frozen"
+	CardAuthorizationDecisionDeclineReasonCardInactive      CardAuthorizationDecisionDeclineReason = "card_inactive"
+	CardAuthorizationDecisionDeclineReasonCardLocked        CardAuthorizationDecisionDeclineReason = "card_locked"
+	CardAuthorizationDecisionDeclineReasonCardNotFound      CardAuthorizationDecisionDeclineReason = "card_not_found"
+	CardAuthorizationDecisionDeclineReasonCardTerminated    CardAuthorizationDecisionDeclineReason = "card_terminated"
+	CardAuthorizationDecisionDeclineReasonInsufficientFunds CardAuthorizationDecisionDeclineReason = "insufficient_funds"
+	CardAuthorizationDecisionDeclineReasonIssuerTimeout     CardAuthorizationDecisionDeclineReason = "issuer_timeout"
+	CardAuthorizationDecisionDeclineReasonLessThannil       CardAuthorizationDecisionDeclineReason = "<nil>"
+)
+
+// Valid indicates whether the value is a known member of the CardAuthorizationDecisionDeclineReason enum.
+func (e CardAuthorizationDecisionDeclineReason) Valid() bool {
+	switch e {
+	case CardAuthorizationDecisionDeclineReasonCardFrozen:
+		return true
+	case CardAuthorizationDecisionDeclineReasonCardInactive:
+		return true
+	case CardAuthorizationDecisionDeclineReasonCardLocked:
+		return true
+	case CardAuthorizationDecisionDeclineReasonCardNotFound:
+		return true
+	case CardAuthorizationDecisionDeclineReasonCardTerminated:
+		return true
+	case CardAuthorizationDecisionDeclineReasonInsufficientFunds:
+		return true
+	case CardAuthorizationDecisionDeclineReasonIssuerTimeout:
+		return true
+	case CardAuthorizationDecisionDeclineReasonLessThannil:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardAuthorizationKind.
 const (
 	CardAuthorizationKindAUTHORIZATION    CardAuthorizationKind = "AUTHORIZATION"
@@ -93,6 +147,21 @@ func (e CardAuthorizationKind) Valid() bool {
 	case CardAuthorizationKindPREAUTHORIZATION:
 		return true
 	case CardAuthorizationKindVERIFICATION:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardAuthorizationRequestCurrency.
+const (
+	CardAuthorizationRequestCurrencyUSD CardAuthorizationRequestCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardAuthorizationRequestCurrency enum.
+func (e CardAuthorizationRequestCurrency) Valid() bool {
+	switch e {
+	case CardAuthorizationRequestCurrencyUSD:
 		return true
 	default:
 		return false
@@ -237,19 +306,37 @@ func (e CardIssuerNetworkTransactionCurrency) Valid() bool {
 	}
 }
 
+// Defines values for CardIssuerNotificationDecision.
+const (
+	CardIssuerNotificationDecisionAPPROVED CardIssuerNotificationDecision = "APPROVED"
+	CardIssuerNotificationDecisionDECLINED CardIssuerNotificationDecision = "DECLINED"
+)
+
+// Valid indicates whether the value is a known member of the CardIssuerNotificationDecision enum.
+func (e CardIssuerNotificationDecision) Valid() bool {
+	switch e {
+	case CardIssuerNotificationDecisionAPPROVED:
+		return true
+	case CardIssuerNotificationDecisionDECLINED:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardIssuerNotificationType.
 const (
-	CardIssuerNotificationTypeAuthorization  CardIssuerNotificationType = "authorization"
-	CardIssuerNotificationTypeCardTerminated CardIssuerNotificationType = "card.terminated"
-	CardIssuerNotificationTypeRefund         CardIssuerNotificationType = "refund"
-	CardIssuerNotificationTypeReversal       CardIssuerNotificationType = "reversal"
-	CardIssuerNotificationTypeSettlement     CardIssuerNotificationType = "settlement"
+	CardIssuerNotificationTypeAuthorizationAdvice CardIssuerNotificationType = "authorization.advice"
+	CardIssuerNotificationTypeCardTerminated      CardIssuerNotificationType = "card.terminated"
+	CardIssuerNotificationTypeRefund              CardIssuerNotificationType = "refund"
+	CardIssuerNotificationTypeReversal            CardIssuerNotificationType = "reversal"
+	CardIssuerNotificationTypeSettlement          CardIssuerNotificationType = "settlement"
 )
 
 // Valid indicates whether the value is a known member of the CardIssuerNotificationType enum.
 func (e CardIssuerNotificationType) Valid() bool {
 	switch e {
-	case CardIssuerNotificationTypeAuthorization:
+	case CardIssuerNotificationTypeAuthorizationAdvice:
 		return true
 	case CardIssuerNotificationTypeCardTerminated:
 		return true
@@ -427,6 +514,7 @@ const (
 	CardTransactionDeclineReasonCardLocked        CardTransactionDeclineReason = "card_locked"
 	CardTransactionDeclineReasonCardTerminated    CardTransactionDeclineReason = "card_terminated"
 	CardTransactionDeclineReasonInsufficientFunds CardTransactionDeclineReason = "insufficient_funds"
+	CardTransactionDeclineReasonIssuerTimeout     CardTransactionDeclineReason = "issuer_timeout"
 	CardTransactionDeclineReasonLessThannil       CardTransactionDeclineReason = "<nil>"
 )
 
@@ -442,6 +530,8 @@ func (e CardTransactionDeclineReason) Valid() bool {
 	case CardTransactionDeclineReasonCardTerminated:
 		return true
 	case CardTransactionDeclineReasonInsufficientFunds:
+		return true
+	case CardTransactionDeclineReasonIssuerTimeout:
 		return true
 	case CardTransactionDeclineReasonLessThannil:
 		return true
@@ -2921,14 +3011,17 @@ func (e TransactionReversalCompletedEventCurrency) Valid() bool {
 
 // Defines values for TransactionReversalCompletedEventReason.
 const (
-	TransactionReversalCompletedEventReasonExpired     TransactionReversalCompletedEventReason = "expired"
-	TransactionReversalCompletedEventReasonLessThannil TransactionReversalCompletedEventReason = "<nil>"
+	TransactionReversalCompletedEventReasonExpired       TransactionReversalCompletedEventReason = "expired"
+	TransactionReversalCompletedEventReasonIssuerTimeout TransactionReversalCompletedEventReason = "issuer_timeout"
+	TransactionReversalCompletedEventReasonLessThannil   TransactionReversalCompletedEventReason = "<nil>"
 )
 
 // Valid indicates whether the value is a known member of the TransactionReversalCompletedEventReason enum.
 func (e TransactionReversalCompletedEventReason) Valid() bool {
 	switch e {
 	case TransactionReversalCompletedEventReasonExpired:
+		return true
+	case TransactionReversalCompletedEventReasonIssuerTimeout:
 		return true
 	case TransactionReversalCompletedEventReasonLessThannil:
 		return true
@@ -4389,6 +4482,21 @@ const (
 func (e ListDebts200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case ListDebts200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DecideCardAuthorization200JSONResponseBodySuccess.
+const (
+	DecideCardAuthorization200JSONResponseBodySuccessTrue DecideCardAuthorization200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the DecideCardAuthorization200JSONResponseBodySuccess enum.
+func (e DecideCardAuthorization200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case DecideCardAuthorization200JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -5970,8 +6078,63 @@ type CardAmountInput struct {
 	Amount json.Number `json:"amount"`
 }
 
+// CardAuthorizationDecision our answer to the card network's authorization request (`issuer.AuthorizationAnswer`)
+type CardAuthorizationDecision struct {
+	// AvailableBalance USD cents (minor units, unlike the API's amounts) the card has available after the decision (its balance less its open holds), computed from the card read for it; 0 for `card_not_found`
+	AvailableBalance int                               `json:"available_balance"`
+	Decision         CardAuthorizationDecisionDecision `json:"decision"`
+
+	// DeclineReason why a decline; null for an approval. `issuer_timeout` when the network's own decline (its advice) was
+	// recorded before our decision; `card_not_found` for a card we do not have
+	DeclineReason *CardAuthorizationDecisionDeclineReason `json:"decline_reason"`
+
+	// TransactionId our card transaction recording the decision (the `AUTHORIZATION`, or the `DECLINE`); null only for `card_not_found`, when nothing is recorded
+	TransactionId *openapi_types.UUID `json:"transaction_id"`
+}
+
+// CardAuthorizationDecisionDecision defines model for CardAuthorizationDecision.Decision.
+type CardAuthorizationDecisionDecision string
+
+// CardAuthorizationDecisionDeclineReason why a decline; null for an approval. `issuer_timeout` when the network's own decline (its advice) was
+// recorded before our decision; `card_not_found` for a card we do not have
+type CardAuthorizationDecisionDeclineReason string
+
 // CardAuthorizationKind `AUTHORIZATION` (a purchase), `PREAUTHORIZATION` (a hold ahead of a final amount) or `VERIFICATION` (amount 0, no hold)
 type CardAuthorizationKind string
+
+// CardAuthorizationRequest the card network's request for a decision on a card payment, forwarded by the issuer
+// (`issuer.AuthorizationRequest`). `id`, `reference`, a known `kind`, `currency` `USD`, an `amount` above 0
+// (0 for a `VERIFICATION`, which has no other) and a `merchant` with a `name` are required.
+type CardAuthorizationRequest struct {
+	// Amount USD cents (minor units, unlike the API's amounts); 0 for a `VERIFICATION` only
+	Amount int `json:"amount"`
+
+	// CardId the issuer's card id
+	CardId    *string                          `json:"card_id,omitempty"`
+	CreatedAt *time.Time                       `json:"created_at,omitempty"`
+	Currency  CardAuthorizationRequestCurrency `json:"currency"`
+
+	// Id the network's id of the authorization; a retry of the request carries the same one, and what follows the authorization (its advice, settlements, reversals, refunds) names it
+	Id string `json:"id"`
+
+	// Kind `AUTHORIZATION` (a purchase), `PREAUTHORIZATION` (a hold ahead of a final amount) or `VERIFICATION` (amount 0, no hold)
+	Kind CardAuthorizationKind `json:"kind"`
+
+	// Merchant where the card is used
+	Merchant struct {
+		City *string `json:"city,omitempty"`
+
+		// Country ISO 3166-1 alpha-2
+		Country *string `json:"country,omitempty"`
+		Name    string  `json:"name"`
+	} `json:"merchant"`
+
+	// Reference our card id
+	Reference string `json:"reference"`
+}
+
+// CardAuthorizationRequestCurrency defines model for CardAuthorizationRequest.Currency.
+type CardAuthorizationRequestCurrency string
 
 // CardBrand defines model for CardBrand.
 type CardBrand string
@@ -6123,13 +6286,13 @@ type CardIssuerNetworkTransaction struct {
 	AuthorizationId *string                              `json:"authorization_id,omitempty"`
 	Currency        CardIssuerNetworkTransactionCurrency `json:"currency"`
 
-	// Id the network's id of this transaction
+	// Id the network's id of this transaction (for an advice, of the authorization)
 	Id string `json:"id"`
 
 	// Kind `AUTHORIZATION` (a purchase), `PREAUTHORIZATION` (a hold ahead of a final amount) or `VERIFICATION` (amount 0, no hold)
 	Kind *CardAuthorizationKind `json:"kind,omitempty"`
 
-	// Merchant where the card was used; required on an authorization
+	// Merchant where the card was used; required, with a `name`, on an `authorization.advice`
 	Merchant *struct {
 		City *string `json:"city,omitempty"`
 
@@ -6144,17 +6307,24 @@ type CardIssuerNetworkTransactionCurrency string
 
 // CardIssuerNotification a notification of the card issuer (`issuer.Notification`). `id`, a known `type` and `reference` are required;
 // but for `card.terminated`, `transaction` too, with its `id`, `currency` `USD` and an `amount` above 0 (0 for a
-// `VERIFICATION`; a reversal may have 0); an `authorization` has a known `kind` and a `merchant`; a settlement, a
-// reversal or a refund names its `authorization_id`.
+// `VERIFICATION`; a reversal may have 0). An `authorization.advice` is the network's advice of an authorization
+// it decided after asking us (`POST /issuer/authorizations`): its `decision` is required, and its `transaction`
+// is the authorization (its `id`, a known `kind`, `amount`, `currency` and a `merchant` with a `name`); a
+// settlement, a reversal or a refund names its `authorization_id`.
 type CardIssuerNotification struct {
 	// CardId the issuer's card id
 	CardId    *string    `json:"card_id,omitempty"`
 	CreatedAt *time.Time `json:"created_at,omitempty"`
 
+	// Decision the network's final word on an advice's authorization; required on an `authorization.advice`
+	Decision *CardIssuerNotificationDecision `json:"decision,omitempty"`
+
 	// Id the issuer's event id; an event is applied once
 	Id string `json:"id"`
 
-	// Reason why, for a termination
+	// Reason why: a termination's reason; an advice's decline reason, `issuer_timeout` when the network declined on
+	// its own because our answer was late or missing (it releases the hold of an approval of ours that came
+	// too late, or is recorded as the authorization's `DECLINE`, without fee, when we decided nothing yet)
 	Reason *string `json:"reason,omitempty"`
 
 	// Reference our card id
@@ -6164,6 +6334,9 @@ type CardIssuerNotification struct {
 	Transaction *CardIssuerNetworkTransaction `json:"transaction,omitempty"`
 	Type        CardIssuerNotificationType    `json:"type"`
 }
+
+// CardIssuerNotificationDecision the network's final word on an advice's authorization; required on an `authorization.advice`
+type CardIssuerNotificationDecision string
 
 // CardIssuerNotificationType defines model for CardIssuerNotification.Type.
 type CardIssuerNotificationType string
@@ -6406,7 +6579,7 @@ type CardTransaction struct {
 	Currency    CardTransactionCurrency `json:"currency"`
 	Customer    CardTransactionCustomer `json:"customer"`
 
-	// DeclineReason why a `DECLINE` was declined
+	// DeclineReason why a `DECLINE` was declined; `issuer_timeout` when the network declined on its own, our answer late or missing (no fee)
 	DeclineReason *CardTransactionDeclineReason `json:"decline_reason"`
 
 	// Description for a network transaction without one, the merchant's name and city
@@ -6435,7 +6608,7 @@ type CardTransactionCategory string
 // CardTransactionCurrency defines model for CardTransaction.Currency.
 type CardTransactionCurrency string
 
-// CardTransactionDeclineReason why a `DECLINE` was declined
+// CardTransactionDeclineReason why a `DECLINE` was declined; `issuer_timeout` when the network declined on its own, our answer late or missing (no fee)
 type CardTransactionDeclineReason string
 
 // CardTransactionCard defines model for CardTransactionCard.
@@ -8284,7 +8457,7 @@ type TransactionAuthorizationDeclinedEvent struct {
 	// CustomerId the card holder
 	CustomerId openapi_types.UUID `json:"customer_id"`
 
-	// DeclineReason the issuer's reason, for example insufficient_funds
+	// DeclineReason the issuer's reason, for example insufficient_funds; issuer_timeout when the network declined on its own, our answer late or missing
 	DeclineReason string `json:"decline_reason"`
 
 	// Description merchant and city for authorizations and settlements
@@ -8504,7 +8677,7 @@ type TransactionReversalCompletedEvent struct {
 	// OriginalTransactionId the authorization reversed; null when the issuer did not tell it
 	OriginalTransactionId *string `json:"original_transaction_id"`
 
-	// Reason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); null when the network or a termination reversed it
+	// Reason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); issuer_timeout when we approved after the network had declined on its own (the network's advice released the hold); null when the network or a termination reversed it
 	Reason *TransactionReversalCompletedEventReason `json:"reason"`
 	Status TransactionReversalCompletedEventStatus  `json:"status"`
 
@@ -8516,7 +8689,7 @@ type TransactionReversalCompletedEvent struct {
 // TransactionReversalCompletedEventCurrency defines model for TransactionReversalCompletedEvent.Currency.
 type TransactionReversalCompletedEventCurrency string
 
-// TransactionReversalCompletedEventReason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); null when the network or a termination reversed it
+// TransactionReversalCompletedEventReason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); issuer_timeout when we approved after the network had declined on its own (the network's advice released the hold); null when the network or a termination reversed it
 type TransactionReversalCompletedEventReason string
 
 // TransactionReversalCompletedEventStatus defines model for TransactionReversalCompletedEvent.Status.
@@ -9473,6 +9646,9 @@ type ListDebtsParams struct {
 // ListDebts200JSONResponseBodySuccess defines parameters for ListDebts.
 type ListDebts200JSONResponseBodySuccess bool
 
+// DecideCardAuthorization200JSONResponseBodySuccess defines parameters for DecideCardAuthorization.
+type DecideCardAuthorization200JSONResponseBodySuccess bool
+
 // ReceiveIssuerNotification202JSONResponseBodySuccess defines parameters for ReceiveIssuerNotification.
 type ReceiveIssuerNotification202JSONResponseBodySuccess bool
 
@@ -10417,6 +10593,9 @@ type UploadCustomerMultipartRequestBody = CustomerUploadForm
 
 // EnrollCustomerJSONRequestBody defines body for EnrollCustomer for application/json ContentType.
 type EnrollCustomerJSONRequestBody = CustomerEnrollRequest
+
+// DecideCardAuthorizationJSONRequestBody defines body for DecideCardAuthorization for application/json ContentType.
+type DecideCardAuthorizationJSONRequestBody = CardAuthorizationRequest
 
 // ReceiveIssuerNotificationJSONRequestBody defines body for ReceiveIssuerNotification for application/json ContentType.
 type ReceiveIssuerNotificationJSONRequestBody = CardIssuerNotification
@@ -11440,6 +11619,50 @@ type ClientInterface interface {
 	// Corresponds with GET /debts (the `ListDebts` operationId).
 	ListDebts(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DecideCardAuthorizationWithBody The card network's request for a decision on a card payment, as it happens (called by the issuer).
+	//
+	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone, as
+	// `POST /issuer/webhooks` is (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's
+	// secret; several `v1` may be sent, one must match; a `t` more than 300 s off is refused). The network waits
+	// for the answer within its deadline (about 2 seconds) and declines on its own when it is late or missing,
+	// then advises its outcome (`authorization.advice` on `POST /issuer/webhooks`). The card is read and the
+	// decision written in the request, in one conditional transaction: approved when the card is `ACTIVE`, not
+	// locked, and has the amount available (the hold is placed; none for a `VERIFICATION`), declined otherwise
+	// (a `DECLINE` card transaction, with the failed-payment fee). 200 with the decision, message
+	// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
+	// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
+	// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
+	// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
+	// (the network then declines on its own).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
+	DecideCardAuthorizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DecideCardAuthorization The card network's request for a decision on a card payment, as it happens (called by the issuer).
+	//
+	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone, as
+	// `POST /issuer/webhooks` is (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's
+	// secret; several `v1` may be sent, one must match; a `t` more than 300 s off is refused). The network waits
+	// for the answer within its deadline (about 2 seconds) and declines on its own when it is late or missing,
+	// then advises its outcome (`authorization.advice` on `POST /issuer/webhooks`). The card is read and the
+	// decision written in the request, in one conditional transaction: approved when the card is `ACTIVE`, not
+	// locked, and has the amount available (the hold is placed; none for a `VERIFICATION`), declined otherwise
+	// (a `DECLINE` card transaction, with the failed-payment fee). 200 with the decision, message
+	// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
+	// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
+	// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
+	// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
+	// (the network then declines on its own).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
+	DecideCardAuthorization(ctx context.Context, body DecideCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ReceiveIssuerNotificationWithBody The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
 	//
 	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
@@ -11724,12 +11947,17 @@ type ClientInterface interface {
 
 	// SandboxAuthorizeCardWithBody Play the card network asking for an authorization on a card of the company (sandbox mode only).
 	//
-	// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
-	// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
-	// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
-	// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
-	// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
-	// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+	// The simulated network asks for a decision as a real network does, through the handler of
+	// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
+	// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
+	// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
+	// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
+	// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
+	// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
+	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
+	// route does not exist (404 `ROUTE_NOT_FOUND`).
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -11738,12 +11966,17 @@ type ClientInterface interface {
 
 	// SandboxAuthorizeCard Play the card network asking for an authorization on a card of the company (sandbox mode only).
 	//
-	// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
-	// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
-	// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
-	// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
-	// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
-	// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+	// The simulated network asks for a decision as a real network does, through the handler of
+	// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
+	// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
+	// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
+	// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
+	// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
+	// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
+	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
+	// route does not exist (404 `ROUTE_NOT_FOUND`).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -13051,6 +13284,70 @@ func (c *Client) ListDebts(ctx context.Context, params *ListDebtsParams, reqEdit
 	return c.Client.Do(req)
 }
 
+// DecideCardAuthorizationWithBody The card network's request for a decision on a card payment, as it happens (called by the issuer).
+//
+// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone, as
+// `POST /issuer/webhooks` is (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's
+// secret; several `v1` may be sent, one must match; a `t` more than 300 s off is refused). The network waits
+// for the answer within its deadline (about 2 seconds) and declines on its own when it is late or missing,
+// then advises its outcome (`authorization.advice` on `POST /issuer/webhooks`). The card is read and the
+// decision written in the request, in one conditional transaction: approved when the card is `ACTIVE`, not
+// locked, and has the amount available (the hold is placed; none for a `VERIFICATION`), declined otherwise
+// (a `DECLINE` card transaction, with the failed-payment fee). 200 with the decision, message
+// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
+// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
+// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
+// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
+// (the network then declines on its own).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
+func (c *Client) DecideCardAuthorizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDecideCardAuthorizationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DecideCardAuthorization The card network's request for a decision on a card payment, as it happens (called by the issuer).
+//
+// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone, as
+// `POST /issuer/webhooks` is (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's
+// secret; several `v1` may be sent, one must match; a `t` more than 300 s off is refused). The network waits
+// for the answer within its deadline (about 2 seconds) and declines on its own when it is late or missing,
+// then advises its outcome (`authorization.advice` on `POST /issuer/webhooks`). The card is read and the
+// decision written in the request, in one conditional transaction: approved when the card is `ACTIVE`, not
+// locked, and has the amount available (the hold is placed; none for a `VERIFICATION`), declined otherwise
+// (a `DECLINE` card transaction, with the failed-payment fee). 200 with the decision, message
+// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
+// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
+// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
+// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
+// (the network then declines on its own).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
+func (c *Client) DecideCardAuthorization(ctx context.Context, body DecideCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDecideCardAuthorizationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ReceiveIssuerNotificationWithBody The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
 //
 // Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
@@ -13575,12 +13872,17 @@ func (c *Client) SandboxSettleCardAuthorization(ctx context.Context, transaction
 
 // SandboxAuthorizeCardWithBody Play the card network asking for an authorization on a card of the company (sandbox mode only).
 //
-// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
-// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
-// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
-// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
-// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
-// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+// The simulated network asks for a decision as a real network does, through the handler of
+// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
+// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
+// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
+// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
+// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
+// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
+// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
+// route does not exist (404 `ROUTE_NOT_FOUND`).
 //
 // Takes any type of body and a specified content type.
 //
@@ -13599,12 +13901,17 @@ func (c *Client) SandboxAuthorizeCardWithBody(ctx context.Context, id string, co
 
 // SandboxAuthorizeCard Play the card network asking for an authorization on a card of the company (sandbox mode only).
 //
-// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
-// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
-// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
-// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
-// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
-// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+// The simulated network asks for a decision as a real network does, through the handler of
+// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
+// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
+// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
+// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
+// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
+// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
+// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
+// route does not exist (404 `ROUTE_NOT_FOUND`).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -16296,6 +16603,46 @@ func NewListDebtsRequest(server string, params *ListDebtsParams) (*http.Request,
 	return req, nil
 }
 
+// NewDecideCardAuthorizationRequest calls the generic DecideCardAuthorization builder with application/json body
+func NewDecideCardAuthorizationRequest(server string, body DecideCardAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewDecideCardAuthorizationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewDecideCardAuthorizationRequestWithBody constructs an http.Request for the DecideCardAuthorization method, with any body, and a specified content type
+func NewDecideCardAuthorizationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/issuer/authorizations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewReceiveIssuerNotificationRequest calls the generic ReceiveIssuerNotification builder with application/json body
 func NewReceiveIssuerNotificationRequest(server string, body ReceiveIssuerNotificationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -18564,6 +18911,50 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /debts (the `ListDebts` operationId).
 	ListDebtsWithResponse(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*ListDebtsResponse, error)
 
+	// DecideCardAuthorizationWithBodyWithResponse The card network's request for a decision on a card payment, as it happens (called by the issuer).
+	//
+	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone, as
+	// `POST /issuer/webhooks` is (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's
+	// secret; several `v1` may be sent, one must match; a `t` more than 300 s off is refused). The network waits
+	// for the answer within its deadline (about 2 seconds) and declines on its own when it is late or missing,
+	// then advises its outcome (`authorization.advice` on `POST /issuer/webhooks`). The card is read and the
+	// decision written in the request, in one conditional transaction: approved when the card is `ACTIVE`, not
+	// locked, and has the amount available (the hold is placed; none for a `VERIFICATION`), declined otherwise
+	// (a `DECLINE` card transaction, with the failed-payment fee). 200 with the decision, message
+	// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
+	// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
+	// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
+	// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
+	// (the network then declines on its own).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
+	DecideCardAuthorizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DecideCardAuthorizationResponse, error)
+
+	// DecideCardAuthorizationWithResponse The card network's request for a decision on a card payment, as it happens (called by the issuer).
+	//
+	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone, as
+	// `POST /issuer/webhooks` is (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's
+	// secret; several `v1` may be sent, one must match; a `t` more than 300 s off is refused). The network waits
+	// for the answer within its deadline (about 2 seconds) and declines on its own when it is late or missing,
+	// then advises its outcome (`authorization.advice` on `POST /issuer/webhooks`). The card is read and the
+	// decision written in the request, in one conditional transaction: approved when the card is `ACTIVE`, not
+	// locked, and has the amount available (the hold is placed; none for a `VERIFICATION`), declined otherwise
+	// (a `DECLINE` card transaction, with the failed-payment fee). 200 with the decision, message
+	// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
+	// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
+	// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
+	// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
+	// (the network then declines on its own).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
+	DecideCardAuthorizationWithResponse(ctx context.Context, body DecideCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*DecideCardAuthorizationResponse, error)
+
 	// ReceiveIssuerNotificationWithBodyWithResponse The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
 	//
 	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
@@ -18860,12 +19251,17 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxAuthorizeCardWithBodyWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
 	//
-	// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
-	// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
-	// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
-	// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
-	// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
-	// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+	// The simulated network asks for a decision as a real network does, through the handler of
+	// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
+	// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
+	// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
+	// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
+	// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
+	// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
+	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
+	// route does not exist (404 `ROUTE_NOT_FOUND`).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -18874,12 +19270,17 @@ type ClientWithResponsesInterface interface {
 
 	// SandboxAuthorizeCardWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
 	//
-	// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
-	// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
-	// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
-	// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
-	// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
-	// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+	// The simulated network asks for a decision as a real network does, through the handler of
+	// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
+	// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
+	// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
+	// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
+	// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
+	// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
+	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
+	// route does not exist (404 `ROUTE_NOT_FOUND`).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -23410,6 +23811,109 @@ func (r ListDebtsResponse) ContentType() string {
 	return ""
 }
 
+// DecideCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for DecideCardAuthorization
+type DecideCardAuthorizationResponse503Headers struct {
+	RetryAfter *string
+}
+
+type DecideCardAuthorizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data our answer to the card network's authorization request (`issuer.AuthorizationAnswer`)
+		Data CardAuthorizationDecision `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                               `json:"statusCode"`
+		Success    DecideCardAuthorization200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DecideCardAuthorizationResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DecideCardAuthorizationResponse) GetJSON200() *struct {
+	// Data our answer to the card network's authorization request (`issuer.AuthorizationAnswer`)
+	Data CardAuthorizationDecision `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                               `json:"statusCode"`
+	Success    DecideCardAuthorization200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r DecideCardAuthorizationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DecideCardAuthorizationResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r DecideCardAuthorizationResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r DecideCardAuthorizationResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DecideCardAuthorizationResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DecideCardAuthorizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DecideCardAuthorizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DecideCardAuthorizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DecideCardAuthorizationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ReceiveIssuerNotificationResponse503Headers the declared response headers of an HTTP 503 response for ReceiveIssuerNotification
 type ReceiveIssuerNotificationResponse503Headers struct {
 	RetryAfter *string
@@ -27742,6 +28246,62 @@ func (c *ClientWithResponses) ListDebtsWithResponse(ctx context.Context, params 
 	return ParseListDebtsResponse(rsp)
 }
 
+// DecideCardAuthorizationWithBodyWithResponse The card network's request for a decision on a card payment, as it happens (called by the issuer).
+//
+// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone, as
+// `POST /issuer/webhooks` is (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's
+// secret; several `v1` may be sent, one must match; a `t` more than 300 s off is refused). The network waits
+// for the answer within its deadline (about 2 seconds) and declines on its own when it is late or missing,
+// then advises its outcome (`authorization.advice` on `POST /issuer/webhooks`). The card is read and the
+// decision written in the request, in one conditional transaction: approved when the card is `ACTIVE`, not
+// locked, and has the amount available (the hold is placed; none for a `VERIFICATION`), declined otherwise
+// (a `DECLINE` card transaction, with the failed-payment fee). 200 with the decision, message
+// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
+// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
+// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
+// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
+// (the network then declines on its own).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
+func (c *ClientWithResponses) DecideCardAuthorizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*DecideCardAuthorizationResponse, error) {
+	rsp, err := c.DecideCardAuthorizationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDecideCardAuthorizationResponse(rsp)
+}
+
+// DecideCardAuthorizationWithResponse The card network's request for a decision on a card payment, as it happens (called by the issuer).
+//
+// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone, as
+// `POST /issuer/webhooks` is (`t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<raw body>">` with the issuer's
+// secret; several `v1` may be sent, one must match; a `t` more than 300 s off is refused). The network waits
+// for the answer within its deadline (about 2 seconds) and declines on its own when it is late or missing,
+// then advises its outcome (`authorization.advice` on `POST /issuer/webhooks`). The card is read and the
+// decision written in the request, in one conditional transaction: approved when the card is `ACTIVE`, not
+// locked, and has the amount available (the hold is placed; none for a `VERIFICATION`), declined otherwise
+// (a `DECLINE` card transaction, with the failed-payment fee). 200 with the decision, message
+// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
+// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
+// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
+// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
+// (the network then declines on its own).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
+func (c *ClientWithResponses) DecideCardAuthorizationWithResponse(ctx context.Context, body DecideCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*DecideCardAuthorizationResponse, error) {
+	rsp, err := c.DecideCardAuthorization(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDecideCardAuthorizationResponse(rsp)
+}
+
 // ReceiveIssuerNotificationWithBodyWithResponse The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
 //
 // Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone,
@@ -28182,12 +28742,17 @@ func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithResponse(ctx con
 
 // SandboxAuthorizeCardWithBodyWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
 //
-// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
-// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
-// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
-// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
-// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
-// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+// The simulated network asks for a decision as a real network does, through the handler of
+// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
+// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
+// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
+// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
+// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
+// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
+// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
+// route does not exist (404 `ROUTE_NOT_FOUND`).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -28202,12 +28767,17 @@ func (c *ClientWithResponses) SandboxAuthorizeCardWithBodyWithResponse(ctx conte
 
 // SandboxAuthorizeCardWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
 //
-// The simulated network reports the authorization as the issuer would (`POST /issuer/webhooks`, the
-// `issuer-events` queue, the card-worker), and the route waits for the card-worker to apply it: 201 with the
-// card transaction it made (an `AUTHORIZATION` whose hold is open, or a `DECLINE` with its `decline_reason`),
-// or 202 with the notification's `event_id` when it is not applied within the wait (read the card's
-// transactions shortly). Refusals: 400 `INVALID_FIELD` naming the field (unknown fields too); 404
-// `CARD_NOT_FOUND`. Outside sandbox mode the route does not exist (404 `ROUTE_NOT_FOUND`).
+// The simulated network asks for a decision as a real network does, through the handler of
+// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
+// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
+// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
+// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
+// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
+// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
+// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
+// route does not exist (404 `ROUTE_NOT_FOUND`).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32216,6 +32786,90 @@ func ParseListDebtsResponse(rsp *http.Response) (*ListDebtsResponse, error) {
 	switch {
 	case rsp.StatusCode == 503:
 		var headers ListDebtsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDecideCardAuthorizationResponse parses an HTTP response from a DecideCardAuthorizationWithResponse call
+func ParseDecideCardAuthorizationResponse(rsp *http.Response) (*DecideCardAuthorizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DecideCardAuthorizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data our answer to the card network's authorization request (`issuer.AuthorizationAnswer`)
+			Data CardAuthorizationDecision `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                               `json:"statusCode"`
+			Success    DecideCardAuthorization200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers DecideCardAuthorizationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

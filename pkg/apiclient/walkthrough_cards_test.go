@@ -1,10 +1,16 @@
 package apiclient_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
+	"time"
 
+	"payments/infra/local/localtest"
 	"payments/pkg/apiclient"
+	"payments/pkg/issuerhooks"
+	"payments/pkg/waittest"
 )
 
 // card reads card id without asking the issuer.
@@ -83,7 +89,8 @@ func (w *walk) sandbox(step string, status int, body []byte, err error) apiclien
 // Steps 18 to 20: the card network, played by the sandbox: a hold,
 // settlements at home and abroad with the cross-border fee, a refund, and
 // a frozen card's decline charged the failed-payment fee; then step 23's
-// read of the issuer's record, whose balance is ours.
+// read of the issuer's record, whose balance is ours, and the network's
+// own request, signed, sent three times, holding once.
 func (w *walk) cardNetwork() {
 	issued, err := w.c.IssueCardWithResponse(w.ctx, nil, apiclient.IssueCardJSONRequestBody{CustomerId: w.customerID, Amount: "20"}, w.auth)
 	w.ok(issued, err, http.StatusCreated, "18. a second card")
@@ -119,8 +126,32 @@ func (w *walk) cardNetwork() {
 	w.equal("20. fee", declined.FeeAmount, "0.5")
 	w.equal("20. balance after the fee", w.card("20", id).Balance, "3.37")
 
-	// The issuer was told of every movement: its record of the card agrees.
-	raw, err := w.c.GetCardWithResponse(w.ctx, id, &apiclient.GetCardParams{IncludeRaw: ptr(true)}, w.auth)
-	w.ok(raw, err, http.StatusOK, "23. the issuer's record of the card")
-	w.equal("23. the issuer's balance", raw.JSON200.Data.Raw.Balance, "3.37")
+	// The issuer was told of every movement: its record of the card agrees
+	// (a decision's fee once the card-worker has applied its advice).
+	var raw *apiclient.GetCardResponse
+	waittest.Until(w.t, 30*time.Second, "23. the issuer's record of the card has our balance", func() bool {
+		raw, err = w.c.GetCardWithResponse(w.ctx, id, &apiclient.GetCardParams{IncludeRaw: ptr(true)}, w.auth)
+		return err == nil && raw.JSON200 != nil && raw.JSON200.Data.Raw.Balance == "3.37"
+	})
+
+	// The network's own request, as the issuer sends it: signed, sent
+	// three times, it is decided once and holds once.
+	body, err := json.Marshal(map[string]any{"id": "ntx_readme_0001", "card_id": raw.JSON200.Data.Raw.Id, "reference": id,
+		"kind": "AUTHORIZATION", "amount": 100, "currency": "USD", "merchant": map[string]string{"name": "Cafe", "city": "Austin", "country": "US"}})
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	var decided []string
+	for range 3 {
+		signed := func(_ context.Context, r *http.Request) error {
+			r.Header.Set(issuerhooks.Header, issuerhooks.Sign([]byte(localtest.IssuerWebhookSecret), body, time.Now()))
+			return nil
+		}
+		d, err := w.c.DecideCardAuthorizationWithBodyWithResponse(w.ctx, "application/json", bytes.NewReader(body), signed)
+		w.ok(d, err, http.StatusOK, "23. the network's request")
+		w.equal("23. the decision", d.JSON200.Data.Decision, apiclient.CardAuthorizationDecisionDecision("APPROVED"))
+		decided = append(decided, d.JSON200.Data.TransactionId.String())
+	}
+	w.equal("23. one transaction for the three requests", decided[1:], []string{decided[0], decided[0]})
+	w.equal("23. available_balance after one hold of 1.00", w.card("23", id).AvailableBalance, "2.37")
 }

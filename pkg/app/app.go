@@ -15,6 +15,7 @@ import (
 	"payments/pkg/function/cardworker"
 	"payments/pkg/function/customersapi"
 	"payments/pkg/function/fundworker"
+	"payments/pkg/function/issuerauthorizations"
 	"payments/pkg/function/issuerwebhooks"
 	"payments/pkg/function/openapi"
 	"payments/pkg/function/operatorcallbacks"
@@ -32,7 +33,7 @@ var HTTPFunctions = map[string]func(context.Context, function.Config) (function.
 	"auth": authapi.New, "admin": adminapi.New,
 	"wallets": walletsapi.New, "payments": paymentsapi.New,
 	"webhooks": webhooksapi.New, "customers": customersapi.New, "cards": cardsapi.New,
-	"issuer-webhooks": issuerwebhooks.New, "openapi": openapi.New,
+	"issuer-webhooks": issuerwebhooks.New, "issuer-authorizations": issuerauthorizations.New, "openapi": openapi.New,
 	"operator-callbacks": operatorcallbacks.New,
 }
 

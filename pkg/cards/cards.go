@@ -30,6 +30,7 @@ import (
 
 	"payments/pkg/contention"
 	"payments/pkg/customers"
+	"payments/pkg/providers/issuer"
 	"payments/pkg/vault"
 )
 
@@ -185,6 +186,9 @@ const (
 	DeclineLocked       DeclineReason = "card_locked"
 	DeclineFrozen       DeclineReason = "card_frozen"
 	DeclineInsufficient DeclineReason = "insufficient_funds"
+	// DeclineIssuerTimeout is the network's own decline, when our decision
+	// was late or missing (issuer.StandInReason).
+	DeclineIssuerTimeout DeclineReason = issuer.StandInReason
 )
 
 // Merchant is where a card was used.

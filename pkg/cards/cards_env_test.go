@@ -14,6 +14,6 @@ func testCards(cfg function.Config, db *store.DB) (*cards.Service, error) {
 }
 
 // testCardNetwork is the cards function's sandbox card network of svc.
-func testCardNetwork(cfg function.Config, svc *cards.Service) (*cards.Sandbox, error) {
-	return cardsapi.Network(cfg, svc, apptest.TestQueue(cfg, cfg.IssuerEventsQueueURL))
+func testCardNetwork(cfg function.Config, db *store.DB, svc *cards.Service) (*cards.Sandbox, error) {
+	return cardsapi.Network(cfg, db, svc, apptest.TestQueue(cfg, cfg.IssuerEventsQueueURL))
 }

@@ -35,8 +35,8 @@ const expiryClaim = "expiry#"
 // that does.
 func (s *Service) ExpireHold(ctx context.Context, h Transaction) (expired bool, err error) {
 	claim := expiryClaim + h.ID
-	n := issuer.Notification{ID: claim, Type: issuer.NotifyReversal, Transaction: &issuer.NetworkTransaction{}}
-	reason := events.ReversalReasonExpired
+	n := issuer.Notification{ID: claim, Type: issuer.NotifyReversal, Reason: events.ReversalReasonExpired,
+		Transaction: &issuer.NetworkTransaction{}}
 	_, err = contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
 		// The index lags: read the hold again, strongly consistent.
 		if h, err = s.Store.Transaction(ctx, h.CompanyID, h.ID); err != nil {
@@ -54,11 +54,7 @@ func (s *Service) ExpireHold(ctx context.Context, h Transaction) (expired bool, 
 		if err != nil {
 			return false, err
 		}
-		rec.Untold, rec.Events = true, nil
-		p := events.TransactionReversalCompletedData{RelatedCardTransaction: related(rec.Txs[0]), Reason: &reason}
-		if err := s.addEvents(&rec, p); err != nil {
-			return false, err
-		}
+		rec.Untold = true
 		switch err = s.record(ctx, rec); {
 		case err == nil:
 			expired = true
@@ -91,7 +87,7 @@ func (s *Service) told(ctx context.Context, h Transaction, claim string) error {
 	if err != nil {
 		return err
 	}
-	if err := s.tellIssuer(ctx, card, issuer.NotifyReversal, claim); err != nil {
+	if err := s.tellIssuer(ctx, card, issuer.Notification{ID: claim, Type: issuer.NotifyReversal}); err != nil {
 		return err
 	}
 	return s.Store.HoldTold(ctx, h.CompanyID, h.ID)

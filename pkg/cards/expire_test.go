@@ -11,20 +11,22 @@ import (
 
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
+	"payments/pkg/events"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
+	"payments/pkg/waittest"
 )
 
-// expiredReversals returns the data of the company's
-// transaction.reversal.completed events about authorization authID whose
-// reason is "expired".
-func (e *networkEnv) expiredReversals(token, authID string) []map[string]any {
+// reversals returns the data of the company's
+// transaction.reversal.completed events about authorization authID with
+// reason.
+func (e *networkEnv) reversals(token, authID, reason string) []map[string]any {
 	e.T.Helper()
 	var out []map[string]any
 	for _, it := range e.Call(e.Webhooks, token, "GET", "/webhooks/events?limit=100&event=transaction.reversal.completed", "").Items() {
 		p, _ := it.(map[string]any)["payload"].(map[string]any)
-		if p["original_transaction_id"] == authID && p["reason"] == "expired" {
+		if p["original_transaction_id"] == authID && p["reason"] == reason {
 			out = append(out, p)
 		}
 	}
@@ -88,23 +90,19 @@ func TestHoldExpires(t *testing.T) {
 	if err != nil || a.Hold != 0 || a.Settled != 0 || a.Status != cards.TxSuccess {
 		t.Fatalf("the expired authorization: %+v, %v", a, err)
 	}
-	evs := e.expiredReversals(token, auth.ID)
+	evs := e.reversals(token, auth.ID, events.ReversalReasonExpired)
 	if len(evs) != 1 || evs[0]["type"] != "REVERSAL" || fmt.Sprint(evs[0]["amount"]) != "4" {
 		t.Fatalf("expired reversal events %v, want one REVERSAL of 4", evs)
 	}
 
 	// The network settles the expired hold after all: refused.
-	var bodies [][]byte
-	capture := issuer.NewSandboxNetwork(func(_ context.Context, body []byte) error {
-		bodies = append(bodies, body)
-		return nil
-	})
+	capture, _, last := e.capture()
 	c, _ := cs.Card(ctx, companyID, cardID)
 	settle, err := capture.Follow(ctx, issuer.NotifySettlement, c.IssuerCardID, cardID, a.IssuerTxID, 400)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := e.deliver(ctx, bodies[0]); err != nil {
+	if err := e.deliver(ctx, last()); err != nil {
 		t.Fatal(err)
 	}
 	if o, found, err := cs.Outcome(ctx, companyID, settle); err != nil || !found || o.Refused != "ALREADY_REVERSED" {
@@ -166,19 +164,7 @@ func TestHoldExpiryRacesTheNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
-	var bodies [][]byte
-	capture := issuer.NewSandboxNetwork(func(_ context.Context, body []byte) error {
-		mu.Lock()
-		defer mu.Unlock()
-		bodies = append(bodies, body)
-		return nil
-	})
-	last := func() []byte {
-		mu.Lock()
-		defer mu.Unlock()
-		return bodies[len(bodies)-1]
-	}
+	capture, _, last := e.capture()
 	// race runs the expiries and the network's notification body of
 	// authorization auth, and says which expiries happened.
 	type race func(t *testing.T, auth cards.Transaction, body []byte) (expired []bool)
@@ -286,7 +272,7 @@ func TestHoldExpiryRacesTheNetwork(t *testing.T) {
 					if r.winner != "" && winner != r.winner {
 						t.Errorf("the %s won, want the %s", winner, r.winner)
 					}
-					if got := len(e.expiredReversals(token, auth.ID)); got != n {
+					if got := len(e.reversals(token, auth.ID, events.ReversalReasonExpired)); got != n {
 						t.Errorf("%d expired reversal events, want %d", got, n)
 					}
 					c, err := cs.Card(ctx, companyID, cardID)
@@ -343,6 +329,10 @@ func TestHoldExpiryTellsTheIssuerLater(t *testing.T) {
 		}
 		return c, ic
 	}
+	waittest.Until(t, 30*time.Second, "the card-worker tells the issuer of the hold", func() bool {
+		_, theirs := atIssuer()
+		return theirs.Balance-theirs.Available == 300
+	})
 	steps := []struct {
 		name       string
 		svc        *cards.Service
@@ -374,7 +364,7 @@ func TestHoldExpiryTellsTheIssuerLater(t *testing.T) {
 			t.Errorf("%s: we hold %d, the issuer %d; want 0, %d", s.name, ours.Held, theirs.Balance-theirs.Available, s.issuerHeld)
 		}
 	}
-	if n := len(e.expiredReversals(token, auth.ID)); n != 1 {
+	if n := len(e.reversals(token, auth.ID, events.ReversalReasonExpired)); n != 1 {
 		t.Errorf("%d expired reversal events, want 1", n)
 	}
 	e.VerifyCards(companyID)

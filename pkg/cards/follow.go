@@ -191,7 +191,11 @@ func (s *Service) followRecord(ctx context.Context, card Card, orig Transaction,
 	case TxReversal:
 		after.Hold, after.Status, after.CompletedAt = 0, TxSuccess, &now
 		rec.HeldDelta = -orig.Hold
-		p = events.TransactionReversalCompletedData{RelatedCardTransaction: related(tx)}
+		rev := events.TransactionReversalCompletedData{RelatedCardTransaction: related(tx)}
+		if n.Reason != "" { // ours: an expiry, or a stand-in's release
+			rev.Reason = &n.Reason
+		}
+		p = rev
 	case TxRefund:
 		after.Refunded += amount
 		if card.Status.Live() {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -18,6 +19,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/function"
 	"payments/pkg/function/cardworker"
+	"payments/pkg/providers/issuer"
 	"payments/pkg/queue/queuetest"
 )
 
@@ -52,7 +54,7 @@ func newNetworkEnv(t *testing.T) *networkEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if e.sandbox, err = testCardNetwork(e.Cfg, svc); err != nil {
+	if e.sandbox, err = testCardNetwork(e.Cfg, e.DB, svc); err != nil {
 		t.Fatal(err)
 	}
 	ctx, stop := context.WithCancel(context.Background())
@@ -96,6 +98,31 @@ func (e *networkEnv) consume(ctx context.Context, client *sqs.Client) {
 			client.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.Cfg.IssuerEventsQueueURL), ReceiptHandle: r})
 		}
 	}
+}
+
+// capture returns a sandbox network that asks for decisions as the cards
+// function's does, in process, and keeps what it delivers instead of
+// delivering it: bodies returns it, in order, and last the last one.
+func (e *networkEnv) capture() (n *issuer.SandboxNetwork, bodies func() [][]byte, last func() []byte) {
+	var mu sync.Mutex
+	var kept [][]byte
+	sb := e.sandbox.Network.(*issuer.SandboxNetwork)
+	n = issuer.NewSandboxNetwork(sb.Ask, func(_ context.Context, body []byte) error {
+		mu.Lock()
+		defer mu.Unlock()
+		kept = append(kept, body)
+		return nil
+	})
+	bodies = func() [][]byte {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(kept)
+	}
+	last = func() []byte {
+		b := bodies()
+		return b[len(b)-1]
+	}
+	return n, bodies, last
 }
 
 // Deliver hands a notification to the card-worker directly, again while

@@ -136,8 +136,10 @@ func TestCardNetworkSandboxOnly(t *testing.T) {
 	}
 }
 
-// TestCardNetworkQueued: a notification the card-worker has not applied
-// within the sandbox's wait is answered 202 with its event id.
+// TestCardNetworkQueued: with no card-worker running, an authorization is
+// answered 201 at once, decided in the request; a settlement the
+// card-worker has not applied within the sandbox's wait is answered 202
+// with its event id.
 func TestCardNetworkQueued(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(5, 0)
@@ -147,7 +149,7 @@ func TestCardNetworkQueued(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sb, err := testCardNetwork(cfg, svc)
+	sb, err := testCardNetwork(cfg, e.DB, svc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,9 +160,14 @@ func TestCardNetworkQueued(t *testing.T) {
 	}
 	rt := httpapi.NewRouter(function.Errors, guard)
 	cards.SandboxRoutes(rt, sb)
-	r := e.Call(function.HTTP(rt), token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`)
+	h := function.HTTP(rt)
+	r := e.Call(h, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`)
+	if r.Status != 201 || r.Str("data", "type") != "AUTHORIZATION" || r.Str("data", "hold_amount") != "1" {
+		t.Fatalf("an authorization with no worker: %d %s", r.Status, r.Raw)
+	}
+	r = e.Call(h, token, "POST", "/sandbox/card-transactions/"+r.Str("data", "id")+"/settle", "")
 	if r.Status != 202 || r.Str("data", "event_id") == "<nil>" {
-		t.Fatalf("an authorization no worker applied: %d %s", r.Status, r.Raw)
+		t.Fatalf("a settlement no worker applied: %d %s", r.Status, r.Raw)
 	}
 	if _, found, err := svc.Store.Outcome(context.Background(), companyID, r.Str("data", "event_id")); err != nil || found {
 		t.Errorf("the queued notification was applied (%v, %v)", found, err)

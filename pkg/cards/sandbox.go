@@ -16,11 +16,13 @@ import (
 )
 
 // Network is the card network the sandbox routes drive
-// (issuer.SandboxNetwork): each call reports a transaction to us as the
-// issuer would, through POST /issuer/webhooks and the issuer-events queue,
-// and returns the notification's event id.
+// (issuer.SandboxNetwork). An authorization asks us for a decision, as a
+// real network does (POST /issuer/authorizations), and then delivers its
+// advice of the outcome; the other calls report a transaction to us as
+// the issuer would, through POST /issuer/webhooks and the issuer-events
+// queue, and return the notification's event id.
 type Network interface {
-	Authorize(ctx context.Context, cardID, reference, kind string, amount int64, m issuer.Merchant) (string, error)
+	Authorize(ctx context.Context, cardID, reference, kind string, amount int64, m issuer.Merchant) (issuer.Authorization, error)
 	Follow(ctx context.Context, typ, cardID, reference, authorizationID string, amount int64) (string, error)
 	Terminated(ctx context.Context, cardID, reference, reason string) (string, error)
 }
@@ -41,10 +43,11 @@ func (e *NotAppliedError) Error() string {
 func (e *NotAppliedError) Unwrap() error { return ErrNotApplied }
 
 // Sandbox is the card-network sandbox (sandbox mode only): a company plays
-// the merchant and the network on its own cards, and each route answers
-// with the card transaction its notification made once the card-worker
-// has applied it, as a real network waits a few seconds for an
-// authorization's answer.
+// the merchant and the network on its own cards. An authorization is
+// answered with the card transaction that records the network's decision,
+// made in the request; a settlement, reversal, refund or termination with
+// the card transaction its notification made once the card-worker has
+// applied it.
 type Sandbox struct {
 	Cards   *Service
 	Network Network
@@ -120,12 +123,41 @@ func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in A
 	if err != nil {
 		return Transaction{}, "", err
 	}
-	id, err := sb.Network.Authorize(ctx, card.IssuerCardID, card.ID, string(kind), amount, m)
-	if err != nil {
+	a, err := sb.Network.Authorize(ctx, card.IssuerCardID, card.ID, string(kind), amount, m)
+	if a.Request.ID == "" {
 		return Transaction{}, "", err
 	}
-	tx, err := sb.await(ctx, card, issuer.NotifyAuthorization, id)
-	return tx, id, err
+	if err != nil {
+		slog.WarnContext(ctx, "the network's advice is not delivered: it is applied here", "authorization_id", a.Request.ID, "error", err)
+	}
+	tx, err := sb.decided(ctx, card, a)
+	return tx, a.Advice.ID, err
+}
+
+// decided returns the card transaction recording authorization a as the
+// network decided it: the one our answer names. A decline of the
+// network's own is its advice applied here first (once, whoever is first:
+// the card-worker applies it too, from the queue), which records it, or
+// releases the hold of our late approval; the transaction returned is then
+// the authorization as it stands. What else the decision left to its
+// advice (its events published, the issuer told) the card-worker does.
+func (sb *Sandbox) decided(ctx context.Context, card Card, a issuer.Authorization) (Transaction, error) {
+	var err error
+	var tx Transaction
+	if id := a.Answer.TransactionID; !a.StandIn && id != nil {
+		tx, err = sb.Cards.Store.Transaction(ctx, card.CompanyID, *id)
+	} else {
+		if err := sb.Cards.Apply(ctx, a.Advice); err != nil {
+			// The card-worker applies it, again until it can.
+			slog.WarnContext(ctx, "apply the network's advice", "event_id", a.Advice.ID, "error", err)
+		}
+		tx, err = sb.Cards.Store.NetworkTransaction(ctx, card.CompanyID, a.Request.ID)
+	}
+	if err != nil {
+		slog.WarnContext(ctx, "read the card transaction of a decided authorization", "authorization_id", a.Request.ID, "error", err)
+		return Transaction{}, &NotAppliedError{EventID: a.Advice.ID}
+	}
+	return tx, nil
 }
 
 // Follow settles, reverses or refunds (typ) authorization txID of the
@@ -233,7 +265,7 @@ func (sb *Sandbox) await(ctx context.Context, card Card, typ, id string) (Transa
 		case found && o.Refused != "":
 			return Transaction{}, refusal(o.Refused)
 		case found:
-			if err := sb.Cards.tellIssuer(ctx, card, typ, id); err != nil {
+			if err := sb.Cards.tellIssuer(ctx, card, issuer.Notification{ID: id, Type: typ}); err != nil {
 				// The card-worker tells it too, again until it can.
 				slog.WarnContext(ctx, "tell the issuer of a network transaction", "event_id", id, "error", err)
 			}

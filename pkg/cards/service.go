@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"payments/pkg/cache"
 	"payments/pkg/customers"
 	"payments/pkg/events"
 	"payments/pkg/fees"
@@ -83,6 +84,9 @@ type Service struct {
 	Deps
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
+	// companies keeps the company of each card the network named: it never
+	// changes.
+	companies *cache.Cache[string]
 }
 
 // NewService returns a Service over d, or an error naming the dependency
@@ -109,11 +113,12 @@ func NewService(d Deps) (*Service, error) {
 	if d.Issuer == issuer.None {
 		d.Issuer = nil
 	}
-	return &Service{Deps: d, Now: time.Now}, nil
+	return newService(d), nil
 }
 
-// Applier applies the card issuer's notifications (Service.Apply): all
-// the card-worker does. It needs the cards' store, the wallets, the fees,
+// Applier applies the card issuer's notifications (Service.Apply) and
+// decides the network's authorization requests (Service.Decide): all the
+// card-worker and the issuer-authorizations function do. It needs the cards' store, the wallets, the fees,
 // the issuer it tells what each notification moved, and a publisher of
 // the events; never the customers, the companies or the card secrets.
 type Applier struct{ svc *Service }
@@ -148,12 +153,22 @@ func NewApplier(d ApplierDeps) (*Applier, error) {
 	if d.Issuer == issuer.None {
 		d.Issuer = nil
 	}
-	return &Applier{&Service{Deps: Deps{Store: d.Store, Wallets: d.Wallets, Fees: d.Fees, Issuer: d.Issuer, Events: d.Events}, Now: time.Now}}, nil
+	return &Applier{newService(Deps{Store: d.Store, Wallets: d.Wallets, Fees: d.Fees, Issuer: d.Issuer, Events: d.Events})}, nil
+}
+
+// newService returns the Service over d.
+func newService(d Deps) *Service {
+	return &Service{Deps: d, Now: time.Now, companies: cache.New[string](0, time.Now)}
 }
 
 // Apply is Service.Apply.
 func (a *Applier) Apply(ctx context.Context, n issuer.Notification) error {
 	return a.svc.Apply(ctx, n)
+}
+
+// Decide is Service.Decide.
+func (a *Applier) Decide(ctx context.Context, r issuer.AuthorizationRequest) (issuer.AuthorizationAnswer, error) {
+	return a.svc.Decide(ctx, r)
 }
 
 // now returns the current time as stored.

@@ -132,12 +132,14 @@ type Record struct {
 }
 
 // Outcome is what became of an issuer event: the transaction it made, or
-// the code of its refusal (RefusalCode), and what the write that claimed
-// it moved on the card: BalanceDelta and HeldDelta, as in its Record.
+// the code of its refusal (RefusalCode), what the write that claimed it
+// moved on the card (BalanceDelta and HeldDelta, as in its Record) and
+// the ids of the events it wrote.
 type Outcome struct {
 	TxID                    string
 	Refused                 string
 	BalanceDelta, HeldDelta int64
+	EventIDs                []string
 }
 
 // ErrCardRefused is a Record whose conditions on the card failed: the card

@@ -71,8 +71,10 @@ func (TransactionSettlementCompletedData) EventKind() Kind { return TransactionS
 // TransactionReversalCompletedData is the data of
 // transaction.reversal.completed; original_transaction_id is the
 // authorization reversed. Reason is ReversalReasonExpired when we released
-// a hold the network neither settled nor reversed in time, null when the
-// network (or a termination) reversed it.
+// a hold the network neither settled nor reversed in time,
+// "issuer_timeout" when we released the hold of an approval that came after
+// the network had declined on its own, null when the network (or a
+// termination) reversed it.
 type TransactionReversalCompletedData struct {
 	RelatedCardTransaction
 	Reason *string `json:"reason"`

@@ -17,6 +17,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
+	"payments/pkg/providers/issuer"
 )
 
 // Modes a deployment runs in; a token is bound to one. The providers of
@@ -42,6 +43,10 @@ type Config struct {
 	// how long a card hold may stay neither settled nor reversed before
 	// the sweeper releases it.
 	CardHoldExpiry time.Duration
+	// IssuerDecisionDeadline (ISSUER_DECISION_DEADLINE_MS, default 2000)
+	// is how long the sandbox card network waits for our decision on an
+	// authorization before it declines on its own.
+	IssuerDecisionDeadline time.Duration
 	// IssuerEventsQueueURL (ISSUER_EVENTS_QUEUE_URL) is the queue of the
 	// card issuer's notifications, which the card-worker consumes.
 	IssuerEventsQueueURL string
@@ -152,6 +157,10 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			var s int
 			s, err = envInt(name, int(cards.DefaultHoldExpiry/time.Second))
 			c.CardHoldExpiry = time.Duration(s) * time.Second
+		case "ISSUER_DECISION_DEADLINE_MS":
+			var ms int
+			ms, err = envInt(name, int(issuer.DefaultDecisionDeadline/time.Millisecond))
+			c.IssuerDecisionDeadline = time.Duration(ms) * time.Millisecond
 		case "ADMIN_CREDIT_IN_PRODUCTION":
 			switch v := os.Getenv(name); v {
 			case "", "false":

@@ -97,6 +97,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"TOKEN_RATE_LIMIT":             "7",
 		"PAYMENT_DEADLINE_SECONDS":     "20",
 		"CARD_HOLD_EXPIRY_SECONDS":     "3600",
+		"ISSUER_DECISION_DEADLINE_MS":  "1500",
 		"ADMIN_CREDIT_IN_PRODUCTION":   "true",
 		"TOKEN_SECRET_ARN":             testTokenSecretARN,
 		"ADMIN_API_KEY_ARN":            testAdminKeyARN,
@@ -161,11 +162,13 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
-		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour}, nil},
+		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
+			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token,
-			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)},
+			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerDecisionDeadline: 1500 * time.Millisecond},
 			[]string{testIssuerSecretARN, testTokenSecretARN}},
 		{"openapi", function.Config{}, nil},
+		{"issuer-authorizations", function.Config{TableName: table, WebhooksQueueURL: webhooks, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"issuer-webhooks", function.Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 	}
 	tested := map[string]bool{}

@@ -11,9 +11,28 @@ import (
 // issuer-webhooks function serves it, and the cards function's sandbox card
 // network delivers to it in process.
 func IssuerHooks(cfg Config, issuerEvents Queue) (*issuerhooks.Handler, error) {
-	if len(cfg.IssuerWebhookSecret) < issuerhooks.MinSecretBytes {
-		return nil, fmt.Errorf("%w: the issuer's webhook secret (ISSUER_WEBHOOK_SECRET or ISSUER_WEBHOOK_SECRET_ARN) must be at least %d bytes",
-			ErrConfig, issuerhooks.MinSecretBytes)
+	if err := checkIssuerSecret(cfg); err != nil {
+		return nil, err
 	}
 	return &issuerhooks.Handler{Secret: cfg.IssuerWebhookSecret, Queue: issuerEvents}, nil
+}
+
+// IssuerAuthorizations returns the handler of the card network's
+// authorization requests, checked with the issuer's secret of cfg and
+// decided by d: the issuer-authorizations function serves it, and the
+// cards function's sandbox card network asks it in process.
+func IssuerAuthorizations(cfg Config, d issuerhooks.Decider) (*issuerhooks.Authorizations, error) {
+	if err := checkIssuerSecret(cfg); err != nil {
+		return nil, err
+	}
+	return &issuerhooks.Authorizations{Secret: cfg.IssuerWebhookSecret, Decider: d}, nil
+}
+
+// checkIssuerSecret checks the issuer's secret of cfg.
+func checkIssuerSecret(cfg Config) error {
+	if len(cfg.IssuerWebhookSecret) < issuerhooks.MinSecretBytes {
+		return fmt.Errorf("%w: the issuer's webhook secret (ISSUER_WEBHOOK_SECRET or ISSUER_WEBHOOK_SECRET_ARN) must be at least %d bytes",
+			ErrConfig, issuerhooks.MinSecretBytes)
+	}
+	return nil
 }

@@ -134,7 +134,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"cards": {
-		Settings: []string{modeSetting},
+		Settings: []string{modeSetting, "ISSUER_DECISION_DEADLINE_MS"},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
@@ -156,6 +156,13 @@ var Functions = map[string]Function{
 	"issuer-webhooks": {
 		Grants: []Grant{
 			{issuerEvents, sendMessage},
+			{issuerSecret, getSecret},
+		},
+	},
+	"issuer-authorizations": {
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			{webhooksQueue, sendMessage},
 			{issuerSecret, getSecret},
 		},
 	},
@@ -202,7 +209,9 @@ var Functions = map[string]Function{
 			{indexesResource, []string{"dynamodb:Query"}},
 			{payoutsQueue, sendMessage},
 			{webhooksQueue, sendMessage},
+			{issuerEvents, sendMessage}, // the sandbox card network's deliveries again
 			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
+			{issuerSecret, getSecret},
 		},
 	},
 }

@@ -31,7 +31,7 @@ var issuerTestNow = time.Unix(1746093600, 0)
 // issuerTestNotification is a notification as an issuer may send it: its
 // spacing and the order of its fields are its own, and must reach the queue
 // as sent.
-const issuerTestNotification = `{"type": "authorization", "id": "evt_auth_0001",  "card_id": "card_00000000-0000-7000-8000-00000000a001",` +
+const issuerTestNotification = `{"type": "authorization.advice", "decision": "APPROVED", "id": "evt_auth_0001",  "card_id": "card_00000000-0000-7000-8000-00000000a001",` +
 	` "reference": "0196d1e2-0000-7000-8000-0000000ca4d1", "created_at": "2025-05-01T10:00:00Z",` +
 	` "transaction": {"id": "ntx_0001", "kind": "AUTHORIZATION", "amount": 1250, "currency": "USD",` +
 	` "merchant": {"name": "Café Nyama", "city": "Douala", "country": "CM"}}}`
@@ -182,7 +182,7 @@ func TestIssuerWebhookRefused(t *testing.T) {
 		{"signed, not JSON", issuerSigned("not json", issuerTestNow), "not json", 400, "INVALID_FIELD", "body: not an issuer notification: invalid character"},
 		{"signed, empty", issuerSigned("", issuerTestNow), "", 400, "INVALID_FIELD", "body: not an issuer notification"},
 		{"signed, no id", issuerSigned(strings.Replace(n, `"evt_auth_0001"`, `""`, 1), issuerTestNow), strings.Replace(n, `"evt_auth_0001"`, `""`, 1), 400, "INVALID_FIELD", "no id"},
-		{"signed, unknown type", issuerSigned(strings.Replace(n, `"authorization"`, `"capture"`, 1), issuerTestNow), strings.Replace(n, `"authorization"`, `"capture"`, 1), 400, "INVALID_FIELD", `unknown type "capture"`},
+		{"signed, unknown type", issuerSigned(strings.Replace(n, `"authorization.advice"`, `"capture"`, 1), issuerTestNow), strings.Replace(n, `"authorization.advice"`, `"capture"`, 1), 400, "INVALID_FIELD", `unknown type "capture"`},
 		{"signed, too large", issuerSigned(tooLarge, issuerTestNow), tooLarge, 413, "BODY_TOO_LARGE", "body"},
 	}
 	for _, tt := range tests {

@@ -13,6 +13,12 @@ func Routes(rt *httpapi.Router, h *Handler) {
 	rt.Handle("POST /issuer/webhooks", h.Receive)
 }
 
+// AuthorizationRoutes registers POST /issuer/authorizations on rt, which
+// must have no token guard.
+func AuthorizationRoutes(rt *httpapi.Router, a *Authorizations) {
+	rt.Handle("POST /issuer/authorizations", a.Receive)
+}
+
 // accepted is the data of the 202 answer.
 type accepted struct {
 	ID string `json:"id"`
@@ -27,11 +33,33 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The Lambda adapter splits a header at its commas: join them again.
-	n, err := h.accept(r.Context(), strings.Join(r.Header.Values(Header), ","), body)
+	n, err := h.accept(r.Context(), signature(r), body)
 	if err != nil {
 		return err
 	}
 	httpapi.Respond(w, http.StatusAccepted, "Notification accepted", accepted{ID: n.ID})
 	return nil
+}
+
+// Receive answers one authorization request: 401 (ErrBadSignature) unless
+// its signature verifies, 400 naming what is wrong when the body is not a
+// request, 200 with the decision once it is written; the same decision to
+// a retry of the request.
+func (a *Authorizations) Receive(w http.ResponseWriter, r *http.Request) error {
+	body, err := httpapi.ReadBody(r)
+	if err != nil {
+		return err
+	}
+	answer, err := a.decide(r.Context(), signature(r), body)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusOK, "Authorization "+strings.ToLower(answer.Decision), answer)
+	return nil
+}
+
+// signature returns the request's X-Issuer-Signature. The Lambda adapter
+// splits a header at its commas: they are joined again.
+func signature(r *http.Request) string {
+	return strings.Join(r.Header.Values(Header), ",")
 }

@@ -1,10 +1,13 @@
-// Package issuerhooks receives the card issuer's notifications: POST
-// /issuer/webhooks, called by the issuer, not by a company. A notification
-// whose X-Issuer-Signature verifies with the issuer's secret is queued as
-// sent, its raw body one message on the issuer-events queue, for the
+// Package issuerhooks receives the card issuer's calls, made by the
+// issuer, not by a company. POST /issuer/webhooks takes its notifications:
+// one whose X-Issuer-Signature verifies with the issuer's secret is queued
+// as sent, its raw body one message on the issuer-events queue, for the
 // card-worker to apply (once per notification id, whatever the queue
-// repeats). The signature is the scheme of our own webhooks (pkg/webhooks,
-// spec §6.2): "t=<unix seconds>,v1=<hex HMAC-SHA256 of "<t>.<body>">".
+// repeats). POST /issuer/authorizations takes the network's authorization
+// requests, signed the same way, and answers each with our decision, made
+// in the request (Authorizations). The signature is the scheme of our own
+// webhooks (pkg/webhooks, spec §6.2): "t=<unix seconds>,v1=<hex
+// HMAC-SHA256 of "<t>.<body>">".
 package issuerhooks
 
 import (
@@ -87,20 +90,29 @@ func (h *Handler) accept(ctx context.Context, signature string, body []byte) (is
 }
 
 // now returns the time signatures are checked against.
-func (h *Handler) now() time.Time {
-	if h.Now != nil {
-		return h.Now()
-	}
-	return time.Now()
-}
+func (h *Handler) now() time.Time { return clock(h.Now) }
 
 // verify checks signature against body: signed with h.Secret, within
 // Tolerance of now.
 func (h *Handler) verify(signature string, body []byte) error {
-	if len(h.Secret) == 0 {
+	return verify(h.Secret, h.now(), signature, body)
+}
+
+// clock returns now(), or time.Now() when now is nil.
+func clock(now func() time.Time) time.Time {
+	if now != nil {
+		return now()
+	}
+	return time.Now()
+}
+
+// verify checks signature against body: signed with secret, within
+// Tolerance of now. An empty secret verifies nothing.
+func verify(secret []byte, now time.Time, signature string, body []byte) error {
+	if len(secret) == 0 {
 		return fmt.Errorf("%w: no secret to verify with", ErrBadSignature)
 	}
-	if err := webhooks.Verify(signature, body, string(h.Secret), Tolerance, h.now()); err != nil {
+	if err := webhooks.Verify(signature, body, string(secret), Tolerance, now); err != nil {
 		return fmt.Errorf("%w: %v", ErrBadSignature, err)
 	}
 	return nil

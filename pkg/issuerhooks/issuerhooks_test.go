@@ -107,7 +107,7 @@ func TestReceive(t *testing.T) {
 // as a bad body (400 naming it, or 413) with nothing queued.
 func FuzzReceive(f *testing.F) {
 	f.Add(notification)
-	f.Add(`{"id":"e","type":"authorization","reference":"c","transaction":{"id":"t","kind":"VERIFICATION","amount":0,"currency":"USD","merchant":{}}}`)
+	f.Add(`{"id":"e","type":"authorization.advice","decision":"DECLINED","reason":"issuer_timeout","reference":"c","transaction":{"id":"t","kind":"VERIFICATION","amount":0,"currency":"USD","merchant":{"name":"S"}}}`)
 	f.Add(`{"id":"e","type":"refund","reference":"c","transaction":{"id":"t","authorization_id":"a","amount":-1,"currency":"USD"}}`)
 	now := time.Unix(1746093600, 0)
 	f.Fuzz(func(t *testing.T, body string) {

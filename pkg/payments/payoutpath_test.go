@@ -3,16 +3,11 @@ package payments_test
 import (
 	"context"
 	"maps"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
-	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/smithy-go/middleware"
 
 	"payments/pkg/app/apptest"
 	"payments/pkg/auth"
@@ -26,75 +21,6 @@ import (
 	"payments/pkg/store"
 )
 
-// requestCounter counts the AWS requests of a function's clients: each
-// operation, named "<operation> <resource variable>", and each HTTP
-// attempt (an SDK retry is a second attempt of one operation).
-type requestCounter struct {
-	mu         sync.Mutex
-	operations map[string]int
-	attempts   int
-}
-
-func (c *requestCounter) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.operations, c.attempts = map[string]int{}, 0
-}
-
-// take returns what was counted since the last reset, and resets.
-func (c *requestCounter) take() (map[string]int, int) {
-	c.mu.Lock()
-	ops, attempts := c.operations, c.attempts
-	c.mu.Unlock()
-	c.reset()
-	return ops, attempts
-}
-
-// counting returns cfg with every request of its clients counted by c.
-func counting(cfg function.Config, c *requestCounter) function.Config {
-	names := apptest.ResourceNames(cfg)
-	count := func(s *middleware.Stack) error {
-		err := s.Initialize.Add(middleware.InitializeMiddlewareFunc("CountOperation",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				resource := "?"
-				switch p := in.Parameters.(type) {
-				case *dynamodb.TransactWriteItemsInput:
-					resource = "TABLE_NAME" // checked item by item by the grants of apptest.Recording
-				default:
-					for _, field := range []string{"TableName", "QueueUrl"} {
-						if v := apptest.StringField(p, field); v != "" {
-							resource = names[v]
-						}
-					}
-				}
-				c.mu.Lock()
-				c.operations[awsmiddleware.GetOperationName(ctx)+" "+resource]++
-				c.mu.Unlock()
-				return next.HandleInitialize(ctx, in)
-			}), middleware.After)
-		if err != nil {
-			return err
-		}
-		return s.Finalize.Add(middleware.FinalizeMiddlewareFunc("CountAttempt",
-			func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-				c.mu.Lock()
-				c.attempts++
-				c.mu.Unlock()
-				return next.HandleFinalize(ctx, in)
-			}), middleware.After)
-	}
-	cfg.AWS.APIOptions = append(slices.Clone(cfg.AWS.APIOptions), count)
-	return cfg
-}
-
-func total(ops map[string]int) int {
-	n := 0
-	for _, v := range ops {
-		n += v
-	}
-	return n
-}
-
 // TestAcceptedPayoutRequests counts the AWS requests of an accepted payout
 // through the payments function's handler (docs/publication.md): at most one
 // read, one TransactWriteItems and one SQS send once the function is warm,
@@ -106,8 +32,7 @@ func total(ops map[string]int) int {
 func TestAcceptedPayoutRequests(t *testing.T) {
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, _ := e.Company("100000")
-	counter := &requestCounter{}
-	counter.reset()
+	counter := &apptest.RequestCounter{}
 	// A fresh instance: empty process-wide caches, on a clock that stands
 	// still, so that the warm steps find what the cold one read however
 	// slowly the machine runs them (a read is trusted for cache.Staleness).
@@ -117,7 +42,7 @@ func TestAcceptedPayoutRequests(t *testing.T) {
 	services.CompanyCache = auth.NewCompanyCache(cache.Staleness, still)
 	services.FeeCache = cache.New[fees.Schedule](cache.Staleness, still)
 	t.Cleanup(func() { services.CompanyCache, services.FeeCache = companyCache, feeCache })
-	h, err := paymentsapi.New(context.Background(), counting(apptest.Recording(e.Cfg, "payments"), counter))
+	h, err := paymentsapi.New(context.Background(), counter.Counting(apptest.Recording(e.Cfg, "payments")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,15 +66,15 @@ func TestAcceptedPayoutRequests(t *testing.T) {
 	}
 	var ids []string
 	for _, s := range steps {
-		counter.reset()
+		counter.Take()
 		r := e.Call(h, token, "POST", s.route, s.body)
 		if r.Status != 200 {
 			t.Fatalf("%s: %s", s.name, r.Raw)
 		}
 		ids = append(ids, r.Str("data", "transaction_id"))
-		got, attempts := counter.take()
-		if !maps.Equal(got, s.want) || attempts != total(s.want) {
-			t.Fatalf("%s: requests %v in %d attempts, want %v in %d", s.name, got, attempts, s.want, total(s.want))
+		got, attempts := counter.Take()
+		if !maps.Equal(got, s.want) || attempts != apptest.Total(s.want) {
+			t.Fatalf("%s: requests %v in %d attempts, want %v in %d", s.name, got, attempts, s.want, apptest.Total(s.want))
 		}
 	}
 	// What the payments function sent is the payouts' only message each:

@@ -19,10 +19,12 @@ import (
 
 // The card network's transactions add to Cards, in the company partition:
 //
-//   - ISSUEREVENT#<issuer event id>: the claim of an issuer notification,
-//     naming the card transaction it made (of) and what it moved on the
-//     card (card_delta, held_delta), or the code of its refusal (refused),
-//     written in the same transaction as what it made;
+//   - ISSUEREVENT#<issuer event id>: the claim of an issuer notification
+//     (or of an authorization's decision, by the authorization's id),
+//     naming the card transaction it made (of), what it moved on the card
+//     (card_delta, held_delta) and the events it wrote (events), or the
+//     code of its refusal (refused), written in the same transaction as
+//     what it made;
 //   - ISSUERTX#<network transaction id>: the card transaction recorded for
 //     an authorization of the network (approved or declined), so that its
 //     settlement, reversal or refund, which name it, find it, and so that
@@ -35,15 +37,16 @@ import (
 
 // eventClaimItem is the claim of an issuer event.
 type eventClaimItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	Type      string `dynamodbav:"type"`
-	CompanyID string `dynamodbav:"company_id"`
-	Of        string `dynamodbav:"of,omitempty"`
-	Refused   string `dynamodbav:"refused,omitempty"`
-	CardDelta int64  `dynamodbav:"card_delta,omitempty"`
-	HeldDelta int64  `dynamodbav:"held_delta,omitempty"`
-	CreatedAt string `dynamodbav:"created_at,omitempty"`
+	PK        string   `dynamodbav:"PK"`
+	SK        string   `dynamodbav:"SK"`
+	Type      string   `dynamodbav:"type"`
+	CompanyID string   `dynamodbav:"company_id"`
+	Of        string   `dynamodbav:"of,omitempty"`
+	Refused   string   `dynamodbav:"refused,omitempty"`
+	CardDelta int64    `dynamodbav:"card_delta,omitempty"`
+	HeldDelta int64    `dynamodbav:"held_delta,omitempty"`
+	Events    []string `dynamodbav:"events,omitempty"`
+	CreatedAt string   `dynamodbav:"created_at,omitempty"`
 }
 
 // Record writes r in one transaction (see cards.Record): the event claim,
@@ -81,11 +84,15 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 	return s.db.write(ctx, "record card transaction "+r.Txs[0].ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		if r.EventID != "" {
-			claim, err := attributevalue.MarshalMap(eventClaimItem{
+			it := eventClaimItem{
 				PK: companyPK(c.CompanyID), SK: issuerEventSK(r.EventID), Type: "issuer_event",
 				CompanyID: c.CompanyID, Of: made, CardDelta: r.BalanceDelta, HeldDelta: r.HeldDelta,
 				CreatedAt: timestamp.Format(r.Now),
-			})
+			}
+			for _, e := range r.Events {
+				it.Events = append(it.Events, e.ID)
+			}
+			claim, err := attributevalue.MarshalMap(it)
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal issuer event claim: %w", err)
 			}
@@ -245,7 +252,7 @@ func (s *Cards) Outcome(ctx context.Context, companyID, eventID string) (cards.O
 	if err != nil || !found {
 		return cards.Outcome{}, false, err
 	}
-	return cards.Outcome{TxID: it.Of, Refused: it.Refused, BalanceDelta: it.CardDelta, HeldDelta: it.HeldDelta}, true, nil
+	return cards.Outcome{TxID: it.Of, Refused: it.Refused, BalanceDelta: it.CardDelta, HeldDelta: it.HeldDelta, EventIDs: it.Events}, true, nil
 }
 
 // NetworkTransaction reads the card transaction recorded for network

@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-lambda-go/events"
 
@@ -14,6 +16,8 @@ import (
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
 	"payments/pkg/function"
+	"payments/pkg/issuerhooks"
+	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
@@ -191,6 +195,7 @@ func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources
 	}
 	c.decode(c.call("cards", f.Token, "GET", "/api/v1/cards/"+f.ProviderCard+"?includeRaw=true", http.StatusOK, nil), &raw)
 	f.IssuerCard = raw.Raw.ID
+	c.authorize(FixtureAuthorization, f.IssuerCard, f.ProviderCard)
 
 	f.Event = c.acceptanceEvent(f.Token, f.Payout)
 	f.RetryEvent = c.acceptanceEvent(f.Token, f.PendingPayout)
@@ -206,6 +211,29 @@ func NewFixture(t testing.TB, tpl *samtemplate.Template, res devserver.Resources
 		t.Fatalf("fixture: event %s after one failed attempt: %+v", f.RetryEvent, ev)
 	}
 	return f
+}
+
+// FixtureAuthorization is the network's id of an authorization of 12.50
+// USD at a merchant in France that the fixture has decided (approved) on
+// ProviderCard: the card-worker's sample events advise and settle it.
+const FixtureAuthorization = "ntx_sandbox_0001"
+
+// authorize asks the issuer-authorizations function, as the network does,
+// to decide authorization id of 12.50 USD on card (issuerCard at the
+// issuer), and fails t unless it is approved.
+func (c fixtureCalls) authorize(id, issuerCard, card string) {
+	c.t.Helper()
+	body, err := json.Marshal(issuer.AuthorizationRequest{ID: id, CardID: issuerCard, Reference: card, Kind: issuer.KindAuthorization,
+		Amount: 1250, Currency: "USD", Merchant: issuer.Merchant{Name: "Book Shop", City: "Lyon", Country: "FR"}, CreatedAt: time.Now().UTC()})
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	var m map[string]any
+	header := map[string]string{issuerhooks.Header: issuerhooks.Sign([]byte(IssuerWebhookSecret), body, time.Now())}
+	resp := Call(c.t, c.hs["issuer-authorizations"], "POST", "/api/v1/issuer/authorizations", header, json.RawMessage(body))
+	if resp.StatusCode != http.StatusOK || json.Unmarshal([]byte(resp.Body), &m) != nil || !strings.Contains(resp.Body, `"decision":"APPROVED"`) {
+		c.t.Fatalf("fixture: authorization %s: %d %s", id, resp.StatusCode, resp.Body)
+	}
 }
 
 // due returns when the payout worker expects its next message about

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"payments/infra/local/devserver"
+	"payments/infra/local/samtemplate"
 	"payments/pkg/httpapi"
 )
 
@@ -32,6 +33,18 @@ func ServeStack(t testing.TB, log *slog.Logger, params map[string]string) (strin
 	for k, v := range params {
 		res.Params[k] = v
 	}
+	base, stop := StartServer(t, tpl, res, log, nil)
+	t.Cleanup(stop)
+	return base, res
+}
+
+// StartServer serves the functions of tpl over res on a loopback port, as
+// ServeStack does, after edit (when not nil) has changed the server (a
+// test that leaves a consumer out), and returns the base URL and the stop
+// of the server, which waits until it has stopped. Served in production
+// mode, simulated pawaPay runs beside it.
+func StartServer(t testing.TB, tpl *samtemplate.Template, res devserver.Resources, log *slog.Logger, edit func(*devserver.Server)) (string, func()) {
+	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -49,13 +62,15 @@ func ServeStack(t testing.TB, log *slog.Logger, params map[string]string) (strin
 		l.Close()
 		t.Fatal(err)
 	}
+	if edit != nil {
+		edit(srv)
+	}
 	stopped := make(chan error, 1)
 	go func() { stopped <- srv.Serve(ctx, l) }()
-	t.Cleanup(func() {
+	return base, func() {
 		cancel()
 		if err := <-stopped; err != nil {
 			t.Error(err)
 		}
-	})
-	return base, res
+	}
 }

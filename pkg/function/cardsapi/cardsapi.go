@@ -10,7 +10,6 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/providers"
-	"payments/pkg/providers/issuer"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
@@ -35,7 +34,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	rt.Use(services.Idempotent(db))
 	cards.Routes(rt, svc)
 	if p.Sandbox {
-		sb, err := Network(cfg, svc, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))
+		sb, err := Network(cfg, db, svc, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))
 		if err != nil {
 			return nil, err
 		}
@@ -67,13 +66,20 @@ func service(cfg function.Config, db *store.DB, webhooks function.Queue) (*cards
 }
 
 // Network returns the card-network sandbox of svc: the simulated network
-// reports each transaction as the issuer would, signed with the issuer's
-// secret and accepted by the handler of POST /issuer/webhooks, in this
-// process, onto issuerEvents, the queue that the card-worker applies.
-func Network(cfg function.Config, svc *cards.Service, issuerEvents function.Queue) (*cards.Sandbox, error) {
-	hooks, err := function.IssuerHooks(cfg, issuerEvents)
+// (services.CardNetwork) asks for each authorization's decision through
+// the handler of POST /issuer/authorizations, in this process, waiting
+// cfg's decision deadline, and reports the rest through POST
+// /issuer/webhooks's onto issuerEvents, the queue that the card-worker
+// applies.
+func Network(cfg function.Config, db *store.DB, svc *cards.Service, issuerEvents function.Queue) (*cards.Sandbox, error) {
+	n, err := services.CardNetwork(cfg, db, issuerEvents)
 	if err != nil {
 		return nil, err
 	}
-	return &cards.Sandbox{Cards: svc, Network: issuer.NewSandboxNetwork(hooks.Deliver)}, nil
+	auths, err := function.IssuerAuthorizations(cfg, svc)
+	if err != nil {
+		return nil, err
+	}
+	n.Ask, n.Deadline = auths.Ask, cfg.IssuerDecisionDeadline
+	return &cards.Sandbox{Cards: svc, Network: n}, nil
 }

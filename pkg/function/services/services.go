@@ -56,9 +56,10 @@ func DB(cfg function.Config) *store.DB {
 // once; across Lambda instances it takes at most auth.CompanyCacheTTL.
 var CompanyCache = auth.NewCompanyCache(auth.CompanyCacheTTL, time.Now)
 
-// FeeCache is the one fee schedule cache of the process: the payments
-// function reads schedules through it and the console's fees.Service
-// forgets a schedule it replaces, as CompanyCache does for companies.
+// FeeCache is the one fee schedule cache of the process: the payments and
+// cards functions, the card-worker and the issuer-authorizations function
+// read schedules through it and the console's fees.Service forgets a
+// schedule it replaces, as CompanyCache does for companies.
 var FeeCache = cache.New[fees.Schedule](cache.Staleness, time.Now)
 
 // TokenGuard returns the guard of every company-facing function: it admits
@@ -286,7 +287,7 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 		Customers: holders,
 		Wallets:   balances,
 		Companies: cardSlots{companies.NewService(store.NewCompanies(db))},
-		Fees:      fees.NewService(store.NewFees(db)),
+		Fees:      fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
 		Issuer:    p.Issuer,
 		Vault:     v,
 		Events:    events,
@@ -304,10 +305,26 @@ func CardApplier(db *store.DB, p providers.Providers, webhooks function.Queue) (
 	return cards.NewApplier(cards.ApplierDeps{
 		Store:   store.NewCards(db),
 		Wallets: balances,
-		Fees:    fees.NewService(store.NewFees(db)),
+		Fees:    fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
 		Issuer:  p.Issuer,
 		Events:  Events(db, webhooks),
 	})
+}
+
+// CardNetwork returns the sandbox card network of a sandbox deployment,
+// as far as it reports to us: it delivers its notifications through the
+// handler of POST /issuer/webhooks, in process, onto issuerEvents, and
+// keeps each in db's sandbox issuer partitions until it is acknowledged
+// (issuer.SandboxNetwork.Redeliver). The cards function gives it the way
+// to ask for decisions too.
+func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue) (*issuer.SandboxNetwork, error) {
+	hooks, err := function.IssuerHooks(cfg, issuerEvents)
+	if err != nil {
+		return nil, err
+	}
+	n := issuer.NewSandboxNetwork(nil, hooks.Deliver)
+	n.Notices = issuerdb.New(db.DB)
+	return n, nil
 }
 
 // cardSlots answers cards.Companies from the companies service.

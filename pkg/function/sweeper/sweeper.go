@@ -23,7 +23,7 @@ import (
 )
 
 // New builds the sweeper function, run every minute by a schedule. Each
-// run has five steps, which run at once, each within its own time budget
+// run has six steps, which run at once, each within its own time budget
 // and batch, so that one that is slow (a table slow to answer after a
 // restart) delays none of the others:
 //
@@ -40,7 +40,11 @@ import (
 //     decides).
 //   - card holds: releases every hold neither settled nor reversed within
 //     cfg.CardHoldExpiry (CARD_HOLD_EXPIRY_SECONDS) of its authorization
-//     (cards.Service.ExpireHold).
+//     (cards.Service.ExpireHold);
+//   - card network (sandbox mode): the simulated card network delivers
+//     again the notifications we have not acknowledged
+//     (issuer.SandboxNetwork.Redeliver), as a real network does; in
+//     production mode it does nothing.
 //
 // It answers a Report of what each step did, which it also logs when a
 // step did something or failed, and an error when a step failed.
@@ -79,6 +83,14 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		return nil, err
 	}
 	open := store.NewCards(db)
+	redeliver := func(context.Context, time.Time) (int, error) { return 0, nil }
+	if p.Sandbox {
+		n, err := services.CardNetwork(cfg, db, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))
+		if err != nil {
+			return nil, err
+		}
+		redeliver = n.Redeliver
+	}
 	return run(now, []step{
 		{"events", func(ctx context.Context, at time.Time) (int, error) { return pub.Sweep(ctx, at) }},
 		{"payments", func(ctx context.Context, _ time.Time) (int, error) { return pays.Sweep(ctx) }},
@@ -87,6 +99,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		{"card_holds", func(ctx context.Context, at time.Time) (int, error) {
 			return expireHolds(ctx, cardSvc, open, at.Add(-holdExpiry(cfg)))
 		}},
+		{"card_network", redeliver},
 	}), nil
 }
 

@@ -194,4 +194,10 @@ type Issuer interface {
 	// which is owed back to the company. Terminating a terminated card
 	// returns the same answer again.
 	TerminateCard(ctx context.Context, id string) (Card, int64, error)
+	// Acknowledge tells the issuer that its notification eventID is
+	// applied, so that it stops delivering it again: a card network keeps
+	// what it reports until acknowledged (store and forward). An issuer
+	// whose deliveries the answer of POST /issuer/webhooks acknowledges
+	// does nothing.
+	Acknowledge(ctx context.Context, eventID string) error
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"payments/pkg/ids"
@@ -12,49 +13,144 @@ import (
 // SandboxNetwork is the simulated card network of sandbox stages: it makes
 // up what a merchant does with a card (authorizations, settlements,
 // reversals, refunds) and what the issuer does on its own (a
-// termination), and reports each as the issuer would, a notification
-// delivered by Deliver, which signs it and hands it to POST
-// /issuer/webhooks. It records nothing of ours: its transaction and event
-// ids are its own (ntx_<uuid>, evt_<uuid>), and whether a transaction is
-// approved is decided by us when the notification is applied.
+// termination). It asks us to decide each authorization as a real network
+// does, within its deadline (Ask: POST /issuer/authorizations), declines
+// on its own when our answer is late or missing, and reports each
+// authorization's outcome (an advice) and everything else as the issuer
+// would: a notification delivered by Deliver, which signs it and hands it
+// to POST /issuer/webhooks. It keeps each notification until we
+// acknowledge it (Sandbox.Acknowledge) and delivers it again until we do
+// (Redeliver). It records nothing of ours: its ids are its own (ntx_<uuid>
+// for a transaction, evt_<uuid> for a notification).
 type SandboxNetwork struct {
 	// Deliver delivers a notification's JSON body to us.
 	Deliver func(ctx context.Context, body []byte) error
+	// Ask asks us to decide an authorization request, given its JSON body.
+	Ask func(ctx context.Context, body []byte) (AuthorizationAnswer, error)
+	// Deadline is how long the network waits for Ask's answer
+	// (ISSUER_DECISION_DEADLINE_MS); DefaultDecisionDeadline when 0.
+	Deadline time.Duration
+	// Notices keeps each notification until we acknowledge it, for
+	// Redeliver; nil keeps none.
+	Notices NoticeStore
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
 
-// NewSandboxNetwork returns the sandbox network delivering by deliver.
-func NewSandboxNetwork(deliver func(ctx context.Context, body []byte) error) *SandboxNetwork {
-	return &SandboxNetwork{Deliver: deliver, Now: time.Now}
+// DefaultDecisionDeadline is how long the sandbox network waits for our
+// decision before it declines on its own, as card networks give an issuer
+// about 2 seconds.
+const DefaultDecisionDeadline = 2 * time.Second
+
+// lateAnswerBound bounds how long a decision the network stopped waiting
+// for may still run.
+const lateAnswerBound = 30 * time.Second
+
+// NewSandboxNetwork returns the sandbox network asking by ask and
+// delivering by deliver.
+func NewSandboxNetwork(ask func(ctx context.Context, body []byte) (AuthorizationAnswer, error), deliver func(ctx context.Context, body []byte) error) *SandboxNetwork {
+	return &SandboxNetwork{Ask: ask, Deliver: deliver, Now: time.Now}
 }
 
-// Authorize reports an authorization of kind for amount cents at m on the
-// issuer's card cardID (our card reference) and returns its event id.
-func (n *SandboxNetwork) Authorize(ctx context.Context, cardID, reference, kind string, amount int64, m Merchant) (string, error) {
-	return n.send(ctx, Notification{Type: NotifyAuthorization, CardID: cardID, Reference: reference,
-		Transaction: &NetworkTransaction{Kind: kind, Amount: amount, Merchant: &m}})
+// Authorization is an authorization as the sandbox network made it: its
+// request, the decision it applied (ours, or its stand-in decline), and
+// the advice it delivered.
+type Authorization struct {
+	Request AuthorizationRequest
+	Answer  AuthorizationAnswer
+	// StandIn is true when the network declined on its own.
+	StandIn bool
+	Advice  Notification
+}
+
+// Authorize asks for a decision on an authorization of kind for amount
+// cents at m on the issuer's card cardID (our card reference), waiting
+// Deadline for the answer; past it, or when the answer is an error, it
+// declines on its own (StandInReason), and a late decision of ours is
+// left to finish on its own. Either way it then delivers its advice of the
+// outcome. A failure to deliver the advice is returned with the
+// authorization as decided.
+func (n *SandboxNetwork) Authorize(ctx context.Context, cardID, reference, kind string, amount int64, m Merchant) (Authorization, error) {
+	now := n.Now().UTC()
+	r := AuthorizationRequest{ID: "ntx_" + ids.NewV7(now), CardID: cardID, Reference: reference, Kind: kind,
+		Amount: amount, Currency: "USD", Merchant: m, CreatedAt: now}
+	if err := r.check(); err != nil {
+		return Authorization{}, fmt.Errorf("%w: %v", ErrBadAuthorizationRequest, err)
+	}
+	body, err := json.Marshal(r)
+	if err != nil {
+		return Authorization{}, fmt.Errorf("issuer: encode authorization request: %w", err)
+	}
+	a := Authorization{Request: r}
+	a.Answer, a.StandIn = n.ask(ctx, r.ID, body)
+	a.Advice = Notification{Type: NotifyAdvice, CardID: cardID, Reference: reference, Transaction: r.Transaction(), Decision: a.Answer.Decision}
+	if a.Answer.DeclineReason != nil {
+		a.Advice.Reason = *a.Answer.DeclineReason
+	}
+	// The network advises whatever became of the request that asked it.
+	_, err = n.send(context.WithoutCancel(ctx), &a.Advice)
+	return a, err
+}
+
+// ask asks for the decision on request id, within the deadline; standIn
+// is true when the answer is the network's own decline.
+func (n *SandboxNetwork) ask(ctx context.Context, id string, body []byte) (answer AuthorizationAnswer, standIn bool) {
+	type result struct {
+		answer AuthorizationAnswer
+		err    error
+	}
+	done := make(chan result, 1)
+	// The network stops waiting at its deadline; the decision it asked
+	// for goes on, as an issuer's would.
+	late, cancel := context.WithTimeout(context.WithoutCancel(ctx), lateAnswerBound)
+	go func() {
+		defer cancel()
+		a, err := n.Ask(late, body)
+		done <- result{a, err}
+	}()
+	deadline := n.Deadline
+	if deadline <= 0 {
+		deadline = DefaultDecisionDeadline
+	}
+	t := time.NewTimer(deadline)
+	defer t.Stop()
+	var why string
+	select {
+	case r := <-done:
+		if r.err == nil && (r.answer.Decision == Approved || r.answer.Decision == Declined) {
+			return r.answer, false
+		}
+		why = fmt.Sprintf("no decision: %v (%q)", r.err, r.answer.Decision)
+	case <-t.C:
+		why = fmt.Sprintf("no answer within %v", deadline)
+	case <-ctx.Done():
+		why = ctx.Err().Error()
+	}
+	slog.WarnContext(ctx, "the card network declined on its own", "authorization_id", id, "why", why)
+	reason := StandInReason
+	return AuthorizationAnswer{Decision: Declined, DeclineReason: &reason}, true
 }
 
 // Follow reports a settlement, a reversal or a refund (typ, one of
 // NotifySettlement, NotifyReversal, NotifyRefund) of amount cents on
 // authorization authorizationID and returns its event id.
 func (n *SandboxNetwork) Follow(ctx context.Context, typ, cardID, reference, authorizationID string, amount int64) (string, error) {
-	return n.send(ctx, Notification{Type: typ, CardID: cardID, Reference: reference,
+	return n.send(ctx, &Notification{Type: typ, CardID: cardID, Reference: reference,
 		Transaction: &NetworkTransaction{AuthorizationID: authorizationID, Amount: amount}})
 }
 
 // Terminated reports that the issuer terminated card cardID, for reason,
 // and returns its event id.
 func (n *SandboxNetwork) Terminated(ctx context.Context, cardID, reference, reason string) (string, error) {
-	return n.send(ctx, Notification{Type: NotifyCardTerminated, CardID: cardID, Reference: reference, Reason: reason})
+	return n.send(ctx, &Notification{Type: NotifyCardTerminated, CardID: cardID, Reference: reference, Reason: reason})
 }
 
-// send gives n its ids and delivers it.
-func (n *SandboxNetwork) send(ctx context.Context, no Notification) (string, error) {
+// send gives no its ids (a transaction of its own, unless it has one) and
+// delivers it; it returns its id, once delivered.
+func (n *SandboxNetwork) send(ctx context.Context, no *Notification) (string, error) {
 	now := n.Now().UTC()
 	no.ID, no.CreatedAt = "evt_"+ids.NewV7(now), now
-	if t := no.Transaction; t != nil {
+	if t := no.Transaction; t != nil && t.ID == "" {
 		t.ID, t.Currency = "ntx_"+ids.NewV7(now), "USD"
 	}
 	if err := no.check(); err != nil {
@@ -63,6 +159,13 @@ func (n *SandboxNetwork) send(ctx context.Context, no Notification) (string, err
 	body, err := json.Marshal(no)
 	if err != nil {
 		return "", fmt.Errorf("issuer: encode notification: %w", err)
+	}
+	if n.Notices != nil {
+		// Kept first: a notification that is not acknowledged is
+		// delivered again, whatever becomes of this delivery.
+		if err := n.Notices.KeepNotice(ctx, SandboxNotice{ID: no.ID, Body: body, Due: now.Add(RedeliverAfter)}); err != nil {
+			return "", fmt.Errorf("issuer: keep notification %s: %w", no.ID, err)
+		}
 	}
 	if err := n.Deliver(ctx, body); err != nil {
 		return "", fmt.Errorf("issuer: deliver notification %s: %w", no.ID, err)

@@ -34,3 +34,4 @@ func (none) PostCard(context.Context, Posting) (Card, error)      { return Card{
 func (none) TerminateCard(context.Context, string) (Card, int64, error) {
 	return Card{}, 0, ErrNone
 }
+func (none) Acknowledge(context.Context, string) error { return ErrNone }

@@ -21,7 +21,11 @@ type Notification struct {
 	// Transaction is the card network's transaction an authorization,
 	// settlement, reversal or refund is about.
 	Transaction *NetworkTransaction `json:"transaction,omitempty"`
-	// Reason says why, for a termination.
+	// Decision is the network's final word on an advice's authorization:
+	// APPROVED or DECLINED.
+	Decision string `json:"decision,omitempty"`
+	// Reason says why: a termination's; an advice's decline reason
+	// (StandInReason when the network declined on its own).
 	Reason    string    `json:"reason,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
@@ -49,10 +53,13 @@ type Merchant struct {
 
 // Notification types.
 const (
-	// NotifyAuthorization asks for a decision on a card payment: approved,
-	// it places a hold (none for a VERIFICATION); declined, it records the
-	// decline and charges the failed-payment fee.
-	NotifyAuthorization = "authorization"
+	// NotifyAdvice is the network's advice of an authorization it decided,
+	// after it asked us (AuthorizationRequest): our answer, or, when that
+	// was late or missing, its own decline (StandInReason). It tells the
+	// issuer what our decision moved on the card; a stand-in decline
+	// releases the hold a late approval of ours placed, or, when we had
+	// decided nothing yet, is recorded as the authorization's decline.
+	NotifyAdvice = "authorization.advice"
 	// NotifySettlement settles an authorization: the amount (at most the
 	// hold) leaves the card and the hold is released.
 	NotifySettlement = "settlement"
@@ -77,10 +84,10 @@ var ErrBadNotification = errors.New("issuer: malformed notification")
 
 // ParseNotification reads a notification's JSON: an id, a known type, our
 // card reference and, but for a termination, the network's transaction
-// (its id, a known kind and a merchant for an authorization, the
-// authorization it follows otherwise, an amount in USD: above 0, but for
-// a verification, which has 0, and a reversal, which releases the whole
-// hold) are required.
+// (for an advice, the authorization's id, a known kind, a merchant and
+// the decision; the authorization it follows otherwise; an amount in USD:
+// above 0, but for a verification, which has 0, and a reversal, which
+// releases the whole hold) are required.
 func ParseNotification(b []byte) (Notification, error) {
 	var n Notification
 	if err := json.Unmarshal(b, &n); err != nil {
@@ -102,7 +109,15 @@ func (n Notification) check() error {
 	switch n.Type {
 	case NotifyCardTerminated:
 		return nil
-	case NotifyAuthorization, NotifySettlement, NotifyReversal, NotifyRefund:
+	case NotifyAdvice:
+		if n.Decision != Approved && n.Decision != Declined {
+			return fmt.Errorf("decision %q is neither %s nor %s", n.Decision, Approved, Declined)
+		}
+		if n.Transaction == nil {
+			return errors.New("no transaction id")
+		}
+		return n.Transaction.checkAuthorization()
+	case NotifySettlement, NotifyReversal, NotifyRefund:
 	default:
 		return fmt.Errorf("unknown type %q", n.Type)
 	}
@@ -114,16 +129,33 @@ func (n Notification) check() error {
 		return fmt.Errorf("currency %q is not USD", t.Currency)
 	case t.Amount < 0:
 		return errors.New("negative amount")
-	case t.Amount == 0 && n.Type != NotifyReversal && t.Kind != KindVerification:
+	case t.Amount == 0 && n.Type != NotifyReversal:
 		return errors.New("amount 0")
-	case n.Type == NotifyAuthorization && t.Kind != KindAuthorization && t.Kind != KindPreauthorization && t.Kind != KindVerification:
-		return fmt.Errorf("unknown authorization kind %q", t.Kind)
-	case n.Type == NotifyAuthorization && t.Kind == KindVerification && t.Amount != 0:
-		return errors.New("a verification has amount 0")
-	case n.Type == NotifyAuthorization && t.Merchant == nil:
-		return errors.New("no merchant")
-	case n.Type != NotifyAuthorization && t.AuthorizationID == "":
+	case t.AuthorizationID == "":
 		return errors.New("no authorization id")
+	}
+	return nil
+}
+
+// checkAuthorization checks an authorization of the network: an id, a
+// known kind, an amount in USD above 0 (0 for a verification) and a
+// merchant.
+func (t *NetworkTransaction) checkAuthorization() error {
+	switch {
+	case t.ID == "":
+		return errors.New("no transaction id")
+	case t.Currency != "USD":
+		return fmt.Errorf("currency %q is not USD", t.Currency)
+	case t.Kind != KindAuthorization && t.Kind != KindPreauthorization && t.Kind != KindVerification:
+		return fmt.Errorf("unknown authorization kind %q", t.Kind)
+	case t.Amount < 0:
+		return errors.New("negative amount")
+	case t.Kind == KindVerification && t.Amount != 0:
+		return errors.New("a verification has amount 0")
+	case t.Kind != KindVerification && t.Amount == 0:
+		return errors.New("amount 0")
+	case t.Merchant == nil || t.Merchant.Name == "":
+		return errors.New("no merchant")
 	}
 	return nil
 }

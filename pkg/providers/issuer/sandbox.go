@@ -133,6 +133,11 @@ type SandboxStore interface {
 	// returns it; a TERMINATED card is returned as it is. ErrNotFound when
 	// there is no such card.
 	TerminateCard(ctx context.Context, id string) (SandboxCard, error)
+	// NoticeStore keeps the network's notifications until AckNotice.
+	NoticeStore
+	// AckNotice forgets notification id, acknowledged; nothing when it is
+	// not kept.
+	AckNotice(ctx context.Context, id string) error
 }
 
 // NewSandbox returns the sandbox issuer keeping its state in store, its
@@ -140,6 +145,15 @@ type SandboxStore interface {
 // no cards (it serves Cardholders only).
 func NewSandbox(store SandboxStore, sealer Sealer) *Sandbox {
 	return &Sandbox{store: store, vault: sealer, Now: time.Now}
+}
+
+// Acknowledge forgets notification eventID, which we applied: the network
+// stops delivering it again.
+func (s *Sandbox) Acknowledge(ctx context.Context, eventID string) error {
+	if err := s.store.AckNotice(ctx, eventID); err != nil {
+		return sandboxErr(err)
+	}
+	return nil
 }
 
 // Sandbox magic values: suffixes of a cardholder's identification number.

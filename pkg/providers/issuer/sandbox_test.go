@@ -709,6 +709,16 @@ func (brokenStore) TerminateCard(context.Context, string) (issuer.SandboxCard, e
 	return issuer.SandboxCard{}, errBroken
 }
 
+func (brokenStore) KeepNotice(context.Context, issuer.SandboxNotice) error { return errBroken }
+
+func (brokenStore) DueNotices(context.Context, time.Time, int) ([]issuer.SandboxNotice, error) {
+	return nil, errBroken
+}
+
+func (brokenStore) DelayNotice(context.Context, string, int, time.Time) error { return errBroken }
+
+func (brokenStore) AckNotice(context.Context, string) error { return errBroken }
+
 // TestSandboxStoreFailureIsUnavailable: a store that fails makes every call
 // ErrUnavailable, never one of the issuer's answers.
 func TestSandboxStoreFailureIsUnavailable(t *testing.T) {
@@ -735,6 +745,7 @@ func TestSandboxStoreFailureIsUnavailable(t *testing.T) {
 			_, err := sb.PostCard(ctx, issuer.Posting{Reference: "evt", CardID: "card_x", HeldDelta: 1})
 			return err
 		}},
+		{"Acknowledge", func() error { return sb.Acknowledge(ctx, "evt") }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -371,12 +371,13 @@ func execWithStack(log *slog.Logger, args []string) int {
 // deployment is: PAYMENT_DEADLINE_SECONDS=20 make run shortens the payment
 // deadline of every function that reads it.
 var paramVariables = map[string]string{
-	"MODE":                       "Mode",
-	"TOKEN_TTL_SECONDS":          "TokenTtlSeconds",
-	"TOKEN_RATE_LIMIT":           "TokenRateLimit",
-	"PAYMENT_DEADLINE_SECONDS":   "PaymentDeadlineSeconds",
-	"CARD_HOLD_EXPIRY_SECONDS":   "CardHoldExpirySeconds",
-	"ADMIN_CREDIT_IN_PRODUCTION": "AdminCreditInProduction",
+	"MODE":                        "Mode",
+	"TOKEN_TTL_SECONDS":           "TokenTtlSeconds",
+	"TOKEN_RATE_LIMIT":            "TokenRateLimit",
+	"PAYMENT_DEADLINE_SECONDS":    "PaymentDeadlineSeconds",
+	"CARD_HOLD_EXPIRY_SECONDS":    "CardHoldExpirySeconds",
+	"ISSUER_DECISION_DEADLINE_MS": "IssuerDecisionDeadlineMs",
+	"ADMIN_CREDIT_IN_PRODUCTION":  "AdminCreditInProduction",
 	// A real aggregator's API (e.g. pawaPay's sandbox) instead of the
 	// simulated one, with OPERATOR_API_TOKEN and its callback key.
 	"OPERATOR_BASE_URL":            "OperatorBaseUrl",

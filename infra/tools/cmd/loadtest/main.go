@@ -1,5 +1,5 @@
-// Command loadtest measures the payout path against its floor (make
-// loadtest; docs/performance.md):
+// Command loadtest measures the payout path and the card authorization
+// path against their floors (make loadtest; docs/performance.md):
 //
 //	(a) CLIENTS concurrent clients make payouts through the dev server
 //	    (HTTP → API Gateway event → the payments function's handler →
@@ -22,9 +22,22 @@
 // prints the conflict rates; and it prints the items of one payout's
 // transaction with their sizes and write units.
 //
+// Then the card authorizations (auth.go), on 1 card and on -cards cards
+// (one company each), -auth-clients clients for AUTH_DURATION, in turns:
+//
+//	(c) the card network's authorization requests, signed as the issuer
+//	    signs them, through the dev server (POST /issuer/authorizations,
+//	    the issuer-authorizations function: cards.Service.Decide);
+//	(d) store.Cards.Record of the approval Decide writes for the same
+//	    request, on the card as read once, against the same DynamoDB
+//	    Local.
+//
+// It prints their table, the ratio (c)/(d) and whether the targets are
+// met: (c)/(d) >= Target on many cards, (c)'s p99 <= AuthP99Target.
+//
 // It runs inside `devstack exec` (make loadtest), which gives it the
-// emulators' endpoints; each wallet count gets a fresh table and fresh
-// queues, and the dev server serves only the HTTP routes (the queue
+// emulators' endpoints; each wallet or card count gets a fresh table,
+// fresh queues and a fresh bucket, and the dev server serves only the HTTP routes (the queue
 // consumers and schedules do not run, so the payouts stay PENDING and
 // the background work of settling them does not compete).
 package main
@@ -47,18 +60,18 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/smithy-go/middleware"
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
 	"payments/pkg/contention"
+	"payments/pkg/documents"
 	"payments/pkg/events"
 	"payments/pkg/fees"
 	"payments/pkg/ids"
@@ -86,8 +99,13 @@ const (
 // aims for (docs/performance.md).
 const Target = 0.5
 
-// adminKey is the admin key of the load test's deployment.
-const adminKey = "loadtest-admin-key"
+// adminKey is the admin key of the load test's deployment, issuerSecret
+// the card issuer's webhook secret it runs with (ISSUER_WEBHOOK_SECRET),
+// with which the authorization requests are signed.
+const (
+	adminKey     = "loadtest-admin-key"
+	issuerSecret = "loadtest-issuer-webhook-secret-0123456789abcdef0123456789abcdef"
+)
 
 type options struct {
 	clients          int
@@ -97,6 +115,9 @@ type options struct {
 	conflictClients  int
 	wallets          int
 	subItems         int
+	authClients      int
+	authDuration     time.Duration
+	cards            int
 }
 
 func main() {
@@ -108,9 +129,13 @@ func main() {
 	flag.IntVar(&o.rounds, "rounds", 6, "the turns (a) and (b) take within -duration each")
 	flag.IntVar(&o.wallets, "wallets", 100, "the wallets of the many-wallet scenarios")
 	flag.IntVar(&o.subItems, "sub-items", 16, "the sub-items of the split wallet in the conflict scenario")
+	flag.IntVar(&o.authClients, "auth-clients", 16, "concurrent clients in the card authorization scenarios")
+	flag.DurationVar(&o.authDuration, "auth-duration", 15*time.Second, "how long each card authorization scenario runs (0: none)")
+	flag.IntVar(&o.cards, "cards", 100, "the cards of the many-card authorization scenarios")
 	flag.Parse()
-	if o.clients < 1 || o.conflictClients < 1 || o.rounds < 1 || o.wallets < 1 || o.subItems < 1 || o.duration <= 0 {
-		fmt.Fprintln(os.Stderr, "loadtest: -clients, -rounds, -wallets, -sub-items and -duration must be positive")
+	if o.clients < 1 || o.conflictClients < 1 || o.rounds < 1 || o.wallets < 1 || o.subItems < 1 || o.duration <= 0 ||
+		o.authClients < 1 || o.cards < 1 || o.authDuration < 0 {
+		fmt.Fprintln(os.Stderr, "loadtest: -clients, -rounds, -wallets, -sub-items, -auth-clients, -cards and -duration must be positive")
 		os.Exit(2)
 	}
 	// The functions' logs (one line per payout) would cost more than
@@ -193,6 +218,9 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			return err
 		}
 	}
+	if o.authDuration > 0 {
+		return authorizations(ctx, tpl, ep, o, out)
+	}
 	return nil
 }
 
@@ -220,12 +248,25 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints) (*depl
 	if err != nil {
 		return nil, err
 	}
+	// The customers' documents go to a fresh bucket of each of the
+	// template's buckets.
+	buckets := map[string]string{}
+	if ep.s3 != "" {
+		s3c := documents.NewClient(stack.AWSConfig(), ep.s3)
+		for _, name := range tpl.Buckets() {
+			b := "loadtest-" + suffix + "-" + name
+			if _, err := s3c.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(b)}); err != nil {
+				return nil, fmt.Errorf("create bucket %s: %w", b, err)
+			}
+			buckets[name] = b
+		}
+	}
 	res := devserver.Resources{
-		Stage: "local", TableName: table, QueueURLs: urls,
+		Stage: "local", TableName: table, QueueURLs: urls, Buckets: buckets,
 		Secrets: map[string]string{
 			"TOKEN_SECRET": "loadtest-token-secret-0123456789abcdef0123456789abcdef", "ADMIN_API_KEY": adminKey,
 			"CARD_KEY":              "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
-			"ISSUER_WEBHOOK_SECRET": "loadtest-issuer-webhook-secret-0123456789abcdef0123456789abcdef",
+			"ISSUER_WEBHOOK_SECRET": issuerSecret,
 			"OPERATOR_API_TOKEN":    "loadtest-operator-token",
 		},
 		// Every company's token comes from this one address.
@@ -262,100 +303,11 @@ func (d *deployment) db(opts ...func(*middleware.Stack) error) *store.DB {
 	return store.New(client, d.res.TableName)
 }
 
-// wallet is a funded XAF wallet in Cameroon of its own company.
-type wallet struct {
-	company, id, token string
-}
-
-// setUp makes n approved companies through the API, each with an access
-// token and an XAF wallet in Cameroon credited with funding on its payout
-// balance, as the README's walk-through does.
-func (d *deployment) setUp(ctx context.Context, n int) ([]wallet, error) {
-	admin := map[string]string{"X-Admin-Key": adminKey}
-	ws := make([]wallet, n)
-	for i := range ws {
-		var c struct {
-			ID        string `json:"id"`
-			ClientID  string `json:"client_id"`
-			ClientKey string `json:"client_key"`
-		}
-		if err := d.call(ctx, "POST", "/admin/companies", admin, map[string]string{"name": fmt.Sprintf("Load %d", i)}, http.StatusCreated, &c); err != nil {
-			return nil, err
-		}
-		if err := d.call(ctx, "PATCH", "/admin/companies/"+c.ID, admin, map[string]string{"kyb_status": "APPROVED"}, http.StatusOK, nil); err != nil {
-			return nil, err
-		}
-		var tok struct {
-			AccessToken string `json:"access_token"`
-		}
-		if err := d.call(ctx, "POST", "/auth/token", nil, map[string]string{"client_id": c.ClientID, "client_key": c.ClientKey}, http.StatusOK, &tok); err != nil {
-			return nil, err
-		}
-		auth := map[string]string{"Authorization": "Bearer " + tok.AccessToken}
-		var w struct {
-			ID string `json:"id"`
-		}
-		if err := d.call(ctx, "POST", "/wallets", auth, map[string]string{
-			"currency": payoutCurrency, "country": "Cameroon", "country_iso_code": payoutCountry, "country_phone_code": "+237",
-		}, http.StatusCreated, &w); err != nil {
-			return nil, err
-		}
-		if err := d.call(ctx, "POST", "/admin/wallets/"+w.ID+"/credit", admin, map[string]any{
-			"balance": "payout", "amount": funding, "reference": "loadtest-funding",
-		}, http.StatusOK, nil); err != nil {
-			return nil, err
-		}
-		ws[i] = wallet{company: c.ID, id: w.ID, token: tok.AccessToken}
-	}
-	return ws, nil
-}
-
-// call sends one request of the set-up and decodes the answer's data
-// (or, for the token, the whole answer) into out.
-func (d *deployment) call(ctx context.Context, method, path string, header map[string]string, body any, want int, out any) error {
-	b, err := json.Marshal(body)
-	if err != nil {
-		return err
-	}
-	req, err := http.NewRequestWithContext(ctx, method, d.base+path, bytes.NewReader(b))
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return fmt.Errorf("set-up: %s %s: %w", method, path, err)
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode != want {
-		return fmt.Errorf("set-up: %s %s: %d %s, want %d", method, path, resp.StatusCode, raw, want)
-	}
-	if out == nil {
-		return nil
-	}
-	var env struct {
-		Data json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(raw, &env); err != nil {
-		return fmt.Errorf("set-up: %s %s: %w", method, path, err)
-	}
-	if env.Data == nil {
-		env.Data = raw
-	}
-	return json.Unmarshal(env.Data, out)
-}
-
 // load runs clients goroutines for d, each calling once in a loop with a
-// wallet picked at random from ws; once returns "" for an accepted payout
-// or the kind of the refusal. It returns what they measured.
-func load(ctx context.Context, ws []wallet, clients int, d time.Duration, once func(ctx context.Context, w wallet) string) Result {
+// wallet (or card) picked at random from ws; once returns "" for an
+// accepted payout (an approved authorization) or the kind of the refusal.
+// It returns what they measured.
+func load[T any](ctx context.Context, ws []T, clients int, d time.Duration, once func(ctx context.Context, w T) string) Result {
 	type part struct {
 		lat     []time.Duration
 		refused map[string]int
@@ -489,128 +441,4 @@ func shorten(s string) string {
 		return s[:80] + "…"
 	}
 	return s
-}
-
-// conflicts runs the conflict scenarios on the hot wallet's deployment
-// and prints their table and the payout transaction's items.
-func conflicts(ctx context.Context, d *deployment, o options, out io.Writer) error {
-	ws, err := d.setUp(ctx, 1)
-	if err != nil {
-		return err
-	}
-	w := ws[0]
-	if err := splitWallet(ctx, d.db(), w, o.subItems); err != nil {
-		return err
-	}
-	var rs []Result
-	var sample *dynamodb.TransactWriteItemsInput
-	for _, design := range []struct {
-		name    string
-		sub     *SubItems
-		clients int
-	}{
-		{"one wallet item (CreatePayout as it is)", nil, o.conflictClients},
-		{fmt.Sprintf("%d sub-items, random pick (prototype)", o.subItems), &SubItems{N: o.subItems}, o.conflictClients},
-		{fmt.Sprintf("%d sub-items, sticky pick (prototype)", o.subItems), &SubItems{N: o.subItems, Sticky: true}, o.conflictClients},
-		{fmt.Sprintf("%d sub-items, sticky pick, %d clients (prototype)", o.subItems, 3*o.conflictClients), &SubItems{N: o.subItems, Sticky: true}, 3 * o.conflictClients},
-	} {
-		sim := NewConflictSimulation()
-		opts := []func(*middleware.Stack) error{sim.Register}
-		name := design.name
-		if design.sub != nil {
-			opts = append(opts, design.sub.Register)
-		} else {
-			opts = append(opts, captureFirst(&sample))
-		}
-		fmt.Fprintf(os.Stderr, "loadtest: conflicts, %s…\n", name)
-		r := direct(ctx, d.db(opts...), ws, design.clients, o.conflictDuration)
-		r.Name, r.Attempts, r.Conflicts = name, sim.Attempts.Load(), sim.Conflicts.Load()
-		rs = append(rs, r)
-	}
-	fmt.Fprintf(out, "\nSimulated transaction conflicts, one wallet, %d clients unless told, %s each, the store's retry policy (%d tries):\n\n",
-		o.conflictClients, o.conflictDuration, contention.Retry.Attempts)
-	writeConflictTable(out, rs)
-	if sample != nil {
-		return writeItems(ctx, d, sample, out)
-	}
-	return nil
-}
-
-// splitWallet writes the n sub-items of w's wallet for the SubItems
-// prototype, each with 1/n of its payout_available.
-func splitWallet(ctx context.Context, db *store.DB, w wallet, n int) error {
-	key := map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: "COMPANY#" + w.company},
-		"SK": &types.AttributeValueMemberS{Value: walletSKPrefix + w.id},
-	}
-	got, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(db.Table), Key: key, ConsistentRead: aws.Bool(true)})
-	if err != nil || got.Item == nil {
-		return fmt.Errorf("read wallet %s: %v", w.id, err)
-	}
-	share := strconv.Itoa(funding / n)
-	for k := range n {
-		item := map[string]types.AttributeValue{
-			"PK": key["PK"], "SK": &types.AttributeValueMemberS{Value: SubItemSK(walletSKPrefix+w.id, k)},
-			"payin_balance": &types.AttributeValueMemberN{Value: "0"}, "payout_balance": &types.AttributeValueMemberN{Value: share},
-			"payout_reserved": &types.AttributeValueMemberN{Value: "0"}, "payout_available": &types.AttributeValueMemberN{Value: share},
-			"version": &types.AttributeValueMemberN{Value: "0"}, "is_active": &types.AttributeValueMemberBOOL{Value: true},
-			"updated_at": got.Item["updated_at"],
-		}
-		if _, err := db.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.Table), Item: item}); err != nil {
-			return fmt.Errorf("write sub-item %d: %w", k, err)
-		}
-	}
-	return nil
-}
-
-// captureFirst returns a middleware that keeps the first
-// TransactWriteItems input it sees in *dst.
-func captureFirst(dst **dynamodb.TransactWriteItemsInput) func(*middleware.Stack) error {
-	var once atomic.Bool
-	return func(stack *middleware.Stack) error {
-		return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("captureTransaction",
-			func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-				if tx, ok := in.Parameters.(*dynamodb.TransactWriteItemsInput); ok && once.CompareAndSwap(false, true) {
-					*dst = tx
-				}
-				return next.HandleInitialize(ctx, in)
-			}), middleware.Before)
-	}
-}
-
-// writeItems prints the items of a payout's transaction with their sizes
-// and the write units a transactional write of each costs; the wallet's
-// size is read from the table.
-func writeItems(ctx context.Context, d *deployment, tx *dynamodb.TransactWriteItemsInput, out io.Writer) error {
-	db := d.db()
-	fmt.Fprintln(out, "\nThe items of one payout's TransactWriteItems:")
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, "| item | sort key | size | write units |")
-	fmt.Fprintln(out, "|---|---|---:|---:|")
-	total := 0
-	for _, it := range tx.TransactItems {
-		var item map[string]types.AttributeValue
-		what := "put"
-		switch {
-		case it.Put != nil:
-			item = it.Put.Item
-		case it.Update != nil:
-			what = "update"
-			got, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(db.Table), Key: it.Update.Key})
-			if err != nil {
-				return err
-			}
-			item = got.Item
-		}
-		sk := attrString(item["SK"])
-		if i := strings.IndexAny(sk, "#"); i >= 0 {
-			sk = sk[:i+1] + "…"
-		}
-		size := ItemSize(item)
-		wcu := TransactWriteUnits(size)
-		total += wcu
-		fmt.Fprintf(out, "| %s %s | `%s` | %d B | %d |\n", what, attrString(item["type"]), sk, size, wcu)
-	}
-	fmt.Fprintf(out, "| total | | | %d |\n", total)
-	return nil
 }

@@ -17,11 +17,13 @@ type Result struct {
 	// Elapsed is how long the clients ran.
 	Elapsed time.Duration
 	// Accepted counts the payouts accepted (HTTP 200, or CreatePayout
-	// without error); Latencies holds the latency of each.
+	// without error), or the authorizations approved (an APPROVED answer,
+	// or Cards.Record without error); Latencies holds the latency of each.
 	Accepted  int
 	Latencies []time.Duration
 	// Refused counts the other answers by kind: "409", "400
-	// INSUFFICIENT_BALANCE", "conflict", "error: …".
+	// INSUFFICIENT_BALANCE", "conflict", "DECLINED insufficient_funds",
+	// "card refused", "error: …".
 	Refused map[string]int
 	// Attempts and Conflicts count TransactWriteItems calls and the
 	// simulated TransactionConflict cancellations among them, when the
@@ -44,12 +46,19 @@ func (r *Result) Add(o Result) {
 	r.Conflicts += o.Conflicts
 }
 
-// PerSecond returns the accepted payouts per second.
+// PerSecond returns the accepted payouts (approvals) per second.
 func (r Result) PerSecond() float64 {
 	if r.Elapsed <= 0 {
 		return 0
 	}
 	return float64(r.Accepted) / r.Elapsed.Seconds()
+}
+
+// Percentile returns the p-th percentile of r's latencies.
+func (r Result) Percentile(p float64) time.Duration {
+	sorted := slices.Clone(r.Latencies)
+	slices.Sort(sorted)
+	return measure.Percentile(sorted, p)
 }
 
 // refusedText lists r's refusals, most frequent first, or "-".
@@ -92,10 +101,8 @@ func writeTable(w io.Writer, rs []Result) {
 	fmt.Fprintln(w, "| scenario | accepted | accepted/s | p50 | p99 | not accepted |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---|")
 	for _, r := range rs {
-		sorted := slices.Clone(r.Latencies)
-		slices.Sort(sorted)
 		fmt.Fprintf(w, "| %s | %d | %.0f | %s | %s | %s |\n", r.Name, r.Accepted, r.PerSecond(),
-			ms(measure.Percentile(sorted, 50)), ms(measure.Percentile(sorted, 99)), r.refusedText())
+			ms(r.Percentile(50)), ms(r.Percentile(99)), r.refusedText())
 	}
 }
 
@@ -104,8 +111,6 @@ func writeConflictTable(w io.Writer, rs []Result) {
 	fmt.Fprintln(w, "| design | accepted/s | p50 | p99 | TransactWriteItems | simulated conflicts | conflicts per attempt | payouts given up (409) |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, r := range rs {
-		sorted := slices.Clone(r.Latencies)
-		slices.Sort(sorted)
 		rate := 0.0
 		if r.Attempts > 0 {
 			rate = 100 * float64(r.Conflicts) / float64(r.Attempts)
@@ -116,6 +121,6 @@ func writeConflictTable(w io.Writer, rs []Result) {
 			share = 100 * float64(gaveUp) / float64(r.Accepted+gaveUp)
 		}
 		fmt.Fprintf(w, "| %s | %.0f | %s | %s | %d | %d | %.1f %% | %d (%.1f %%) |\n", r.Name, r.PerSecond(),
-			ms(measure.Percentile(sorted, 50)), ms(measure.Percentile(sorted, 99)), r.Attempts, r.Conflicts, rate, gaveUp, share)
+			ms(r.Percentile(50)), ms(r.Percentile(99)), r.Attempts, r.Conflicts, rate, gaveUp, share)
 	}
 }

@@ -1,0 +1,276 @@
+package cards
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"payments/pkg/contention"
+	"payments/pkg/events"
+	"payments/pkg/fees"
+	"payments/pkg/providers/issuer"
+)
+
+// cardNotFound is the decline reason of a request about a card we do not
+// have: nothing is recorded.
+const cardNotFound = "card_not_found"
+
+// Decide answers the network's request for a decision on a card payment
+// (POST /issuer/authorizations), in the request: the card is read (its
+// company once per process) and the decision written in one conditional
+// transaction (decide), with its events in the outbox; they are published
+// when the network's advice of the outcome is applied (advised), or by the
+// sweeper past outbox.Grace if none comes: nothing else is on the path of
+// the answer. A retry of the
+// request (the same id) writes nothing and gets the decision recorded,
+// with the card's available balance as it is now. A request about a card
+// we do not have is declined, card_not_found, recording nothing.
+func (s *Service) Decide(ctx context.Context, r issuer.AuthorizationRequest) (issuer.AuthorizationAnswer, error) {
+	card, err := s.issuerCard(ctx, r.Reference, r.CardID)
+	if errors.Is(err, ErrNotFound) {
+		reason := cardNotFound
+		return issuer.AuthorizationAnswer{Decision: issuer.Declined, DeclineReason: &reason}, nil
+	}
+	if err != nil {
+		return issuer.AuthorizationAnswer{}, err
+	}
+	tx, available, err := s.decide(ctx, card, r.ID, r.Transaction())
+	if errors.Is(err, ErrEventApplied) || errors.Is(err, ErrDuplicateNetworkTx) {
+		return s.decided(ctx, card, r.ID)
+	}
+	if err != nil {
+		return issuer.AuthorizationAnswer{}, err
+	}
+	return answer(tx, available), nil
+}
+
+// decided answers again authorization id of card, decided before.
+func (s *Service) decided(ctx context.Context, card Card, id string) (issuer.AuthorizationAnswer, error) {
+	tx, err := s.Store.NetworkTransaction(ctx, card.CompanyID, id)
+	if err != nil {
+		return issuer.AuthorizationAnswer{}, fmt.Errorf("cards: read the decision of authorization %s: %w", id, err)
+	}
+	if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
+		return issuer.AuthorizationAnswer{}, err
+	}
+	return answer(tx, card.Available()), nil
+}
+
+// answer is the answer recording tx, an authorization approved or a
+// decline, leaving available on the card.
+func answer(tx Transaction, available int64) issuer.AuthorizationAnswer {
+	a := issuer.AuthorizationAnswer{Decision: issuer.Approved, TransactionID: &tx.ID, AvailableBalance: available}
+	if tx.Type == TxDecline {
+		reason := string(tx.DeclineReason)
+		a.Decision, a.DeclineReason = issuer.Declined, &reason
+	}
+	return a
+}
+
+// decide decides authorization nt on card, as read, claiming claim (the
+// authorization's id): approved when the card can (ACTIVE, not locked,
+// available ≥ amount), by one conditional write that places the hold
+// (none for a verification); else declined, with the failed-payment fee,
+// by one write too. A write whose condition the card no longer meets
+// (another decision took what it had) reads the card again and decides
+// again. It returns the transaction written and what the card had
+// available after it, as computed from the card it read.
+func (s *Service) decide(ctx context.Context, card Card, claim string, nt *issuer.NetworkTransaction) (Transaction, int64, error) {
+	var made Transaction
+	var available int64
+	lost := fmt.Errorf("authorization %s: %w", claim, ErrChanged)
+	_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
+		var err error
+		if reason := declineReason(card, nt.Amount); reason != "" {
+			made, err = s.decline(ctx, card, claim, nt, reason)
+			available = card.Available() + made.CardDelta
+		} else {
+			made, err = s.approve(ctx, card, claim, nt)
+			available = card.Available() - made.Hold
+		}
+		if !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {
+			return false, err
+		}
+		if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
+			return false, err
+		}
+		return true, lost
+	})
+	return made, available, err
+}
+
+// approve writes the approval of authorization nt on card: a hold of its
+// amount (none for a verification), on the condition that the card is
+// ACTIVE, not locked and has it available (else ErrCardRefused).
+func (s *Service) approve(ctx context.Context, card Card, claim string, nt *issuer.NetworkTransaction) (Transaction, error) {
+	now := s.now()
+	tx := s.networkTx(card, TxAuthorization, nt, now)
+	tx.Kind = AuthKind(nt.Kind)
+	rec := Record{EventID: claim, Card: card, Approve: true, Now: now}
+	var p events.Payload
+	switch tx.Kind {
+	case KindVerification:
+		tx.Status, tx.CompletedAt = TxSuccess, &now
+		p = events.CardVerificationCompletedData{
+			CardID: card.ID, Status: events.CardVerificationStatusVerified,
+			Message: "Card verified by " + tx.Merchant.Name, Merchant: events.Merchant{Name: tx.Merchant.Name}, Reference: tx.ID,
+		}
+	case KindPreauthorization:
+		tx.Status, tx.Hold, rec.HeldDelta = TxPending, tx.Amount, tx.Amount
+		p = events.TransactionPreauthorizationCreatedData{CardTransaction: cardTxEvent(tx)}
+	default:
+		tx.Status, tx.Hold, rec.HeldDelta = TxPending, tx.Amount, tx.Amount
+		p = events.TransactionAuthorizationCreatedData{CardTransaction: cardTxEvent(tx)}
+	}
+	rec.Txs = []Transaction{tx}
+	if err := s.addEvents(&rec, p); err != nil {
+		return Transaction{}, err
+	}
+	return tx, s.recordDecision(ctx, rec)
+}
+
+// recordDecision writes rec, a decision, leaving its events to be
+// published when the network's advice is applied (advised).
+func (s *Service) recordDecision(ctx context.Context, rec Record) error {
+	if err := s.Store.Record(ctx, rec); err != nil {
+		return err
+	}
+	logRecorded(ctx, rec.Txs[0])
+	return nil
+}
+
+// declineReason says why card cannot approve amount, "" when it can.
+func declineReason(card Card, amount int64) DeclineReason {
+	switch {
+	case card.Status == Terminated:
+		return DeclineTerminated
+	case card.IsLocked:
+		return DeclineLocked
+	case card.Status == Frozen:
+		return DeclineFrozen
+	case card.Status != Active:
+		return DeclineInactive
+	case card.Available() < amount:
+		return DeclineInsufficient
+	}
+	return ""
+}
+
+// decline writes the decline of authorization nt on card, for reason,
+// with its failed-payment fee (chargeFee): ErrCardRefused or ErrChanged
+// when the card or the wallet no longer has what the fee takes.
+func (s *Service) decline(ctx context.Context, card Card, claim string, nt *issuer.NetworkTransaction, reason DeclineReason) (Transaction, error) {
+	now := s.now()
+	tx := s.declineTx(card, nt, reason, now)
+	rec := Record{EventID: claim, Card: card, Now: now}
+	fee, err := s.fee(ctx, card.CompanyID, fees.TypeCardPaymentFailure, tx.Amount)
+	if err != nil {
+		return Transaction{}, err
+	}
+	charged, err := s.chargeFee(ctx, &rec, &tx, fee, tx.Amount, card.Available(), events.FeeTypePaymentFailure)
+	if err != nil {
+		return Transaction{}, err
+	}
+	rec.Txs = []Transaction{tx}
+	declined := events.TransactionAuthorizationDeclinedData{CardTransaction: cardTxEvent(tx), DeclineReason: string(reason)}
+	if err := s.addEvents(&rec, append([]events.Payload{declined}, charged...)...); err != nil {
+		return Transaction{}, err
+	}
+	return tx, s.recordDecision(ctx, rec)
+}
+
+// declineTx returns the DECLINE card transaction of authorization nt on
+// card, for reason, at now.
+func (s *Service) declineTx(card Card, nt *issuer.NetworkTransaction, reason DeclineReason, now time.Time) Transaction {
+	tx := s.networkTx(card, TxDecline, nt, now)
+	tx.Kind, tx.Status, tx.CompletedAt = AuthKind(nt.Kind), TxFailed, &now
+	tx.DeclineReason, tx.Error = reason, string(reason)
+	return tx
+}
+
+// advise applies the network's advice of authorization n.Transaction,
+// which it decided. An advice of our own decision writes nothing (Apply
+// then finishes it: advised). A decline of the network's own
+// (StandInReason: our answer was late or missing):
+//   - when we approved, too late, releases the hold we placed, once, with
+//     a REVERSAL and transaction.reversal.completed (reason
+//     issuer_timeout), claimed by the advice's id;
+//   - when we decided nothing yet, records the network's decline (a
+//     DECLINE, issuer_timeout, without fee: the decline is not ours)
+//     claiming the authorization's id, so that our decision, if it comes
+//     later, finds it decided and places no hold.
+func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) error {
+	if !standIn(n) {
+		return nil // our own decision, recorded
+	}
+	id := n.Transaction.ID
+	for {
+		auth, err := s.Store.NetworkTransaction(ctx, card.CompanyID, id)
+		switch {
+		case errors.Is(err, ErrTransactionNotFound):
+			err = s.recordStandIn(ctx, card, n)
+			if errors.Is(err, ErrEventApplied) || errors.Is(err, ErrDuplicateNetworkTx) {
+				continue // our decision came in between: follow it
+			}
+			return err
+		case err != nil:
+			return err
+		case auth.CardID != card.ID:
+			return ErrTransactionNotFound
+		case auth.Type == TxAuthorization && auth.Hold > 0:
+			slog.WarnContext(ctx, "the network declined an authorization we approved late: its hold released",
+				"transaction_id", auth.ID, "card_id", card.ID)
+			return s.follow(ctx, card, issuer.Notification{ID: n.ID, Type: issuer.NotifyReversal, Reason: n.Reason,
+				Transaction: &issuer.NetworkTransaction{ID: id, AuthorizationID: id, Currency: n.Transaction.Currency}})
+		}
+		return nil
+	}
+}
+
+// advised finishes what the decision of authorization n.Transaction left
+// to its advice: its events are published and the issuer is told what it
+// moved on the card (post); for a stand-in, the issuer is told too of the
+// late hold the advice released. All of it is repeated by every
+// application of the advice, harmlessly.
+func (s *Service) advised(ctx context.Context, card Card, n issuer.Notification) error {
+	id := n.Transaction.ID
+	o, found, err := s.Store.Outcome(ctx, card.CompanyID, id)
+	if err != nil {
+		return fmt.Errorf("cards: read the decision of authorization %s: %w", id, err)
+	}
+	if found {
+		evs := make([]events.Event, len(o.EventIDs))
+		for i, eid := range o.EventIDs {
+			evs[i] = events.Event{CompanyID: card.CompanyID, ID: eid}
+		}
+		s.publish(ctx, evs)
+		if err := s.post(ctx, card, id, o); err != nil {
+			return err
+		}
+	}
+	if !standIn(n) {
+		return nil
+	}
+	return s.tellIssuer(ctx, card, issuer.Notification{ID: n.ID, Type: issuer.NotifyReversal})
+}
+
+// standIn reports whether advice n is of the network's own decline.
+func standIn(n issuer.Notification) bool {
+	return n.Decision == issuer.Declined && n.Reason == issuer.StandInReason
+}
+
+// recordStandIn records the network's own decline of authorization
+// n.Transaction.
+func (s *Service) recordStandIn(ctx context.Context, card Card, n issuer.Notification) error {
+	reason := DeclineIssuerTimeout
+	now := s.now()
+	tx := s.declineTx(card, n.Transaction, reason, now)
+	rec := Record{EventID: n.Transaction.ID, Card: card, Txs: []Transaction{tx}, Now: now}
+	p := events.TransactionAuthorizationDeclinedData{CardTransaction: cardTxEvent(tx), DeclineReason: string(reason)}
+	if err := s.addEvents(&rec, p); err != nil {
+		return err
+	}
+	return s.record(ctx, rec)
+}

@@ -1,0 +1,269 @@
+package cards_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"testing"
+	"time"
+
+	"payments/pkg/app/apptest"
+	"payments/pkg/cache"
+	"payments/pkg/cards"
+	"payments/pkg/fees"
+	"payments/pkg/function"
+	"payments/pkg/function/issuerauthorizations"
+	"payments/pkg/function/services"
+	"payments/pkg/issuerhooks"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/store"
+)
+
+// authorizationRequest returns the JSON of an authorization request of
+// the network on card, for amount cents.
+func authorizationRequest(t *testing.T, id string, card cards.Card, kind string, amount int64) string {
+	t.Helper()
+	b, err := json.Marshal(issuer.AuthorizationRequest{ID: id, CardID: card.IssuerCardID, Reference: card.ID, Kind: kind,
+		Amount: amount, Currency: "USD", Merchant: issuer.Merchant{Name: "Book Shop", City: "Austin", Country: "US"},
+		CreatedAt: time.Now().UTC()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// ask posts body to POST /issuer/authorizations of h, signed with the
+// issuer's secret at now.
+func (e *networkEnv) ask(h function.HTTPHandler, body string, now time.Time) apptest.Result {
+	e.T.Helper()
+	return e.Call(h, "", "POST", "/issuer/authorizations", body,
+		issuerhooks.Header, issuerhooks.Sign(apptest.IssuerTestSecret, []byte(body), now))
+}
+
+// TestDecisionInTheRequest: through the issuer-authorizations function,
+// a signed request is answered 200 with the decision written; replayed
+// three times, it gets the same answer and holds once; a decline is
+// answered with its reason and its fee taken once; a card we do not have
+// is declined, recording nothing; an unsigned, stale or malformed request
+// is refused, deciding nothing. The warm decision path makes one read and
+// one TransactWriteItems, nothing else: its events wait in the outbox for
+// the network's advice.
+func TestDecisionInTheRequest(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, _, cardID := e.fundedCard(20, 10)
+	ctx := context.Background()
+	cs := store.NewCards(e.DB)
+	card, err := cs.Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A fresh instance: an empty fee schedule cache, on a clock that stands
+	// still, so that the warm steps find what the cold ones read however
+	// slowly the machine runs them.
+	now := time.Now()
+	feeCache := services.FeeCache
+	services.FeeCache = cache.New[fees.Schedule](cache.Staleness, func() time.Time { return now })
+	t.Cleanup(func() { services.FeeCache = feeCache })
+	counter := &apptest.RequestCounter{}
+	h, err := issuerauthorizations.New(ctx, counter.Counting(apptest.Recording(e.Cfg, "issuer-authorizations")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := func() int64 {
+		c, err := cs.Card(ctx, companyID, cardID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Held
+	}
+	decision := func(r apptest.Result) string {
+		return fmt.Sprint(r.Status, " ", r.Str("data", "decision"), " ", r.Str("data", "decline_reason"), " ", r.Str("data", "available_balance"))
+	}
+
+	// Cold, the first approval reads the card's company, then the card;
+	// the first decline, the card and the fee schedule. Warm, each reads
+	// the card alone.
+	steps := []struct {
+		name, id string
+		amount   int64
+		want     string
+		reads    int
+	}{
+		{"cold approval", "ntx_approve-1", 1500, "200 APPROVED <nil> 500", 2},
+		{"cold decline", "ntx_decline-1", 1000, "200 DECLINED insufficient_funds 450", 2},
+		{"warm approval", "ntx_approve-2", 100, "200 APPROVED <nil> 350", 1},
+		{"warm decline, the fee from the card", "ntx_decline-2", 1000, "200 DECLINED insufficient_funds 300", 1},
+	}
+	answers := map[string]apptest.Result{}
+	for _, s := range steps {
+		counter.Take()
+		r := e.ask(h, authorizationRequest(t, s.id, card, issuer.KindAuthorization, s.amount), now)
+		if got := decision(r); got != s.want {
+			t.Fatalf("%s: %s, want %s (%s)", s.name, got, s.want, r.Raw)
+		}
+		answers[s.id] = r
+		ops, attempts := counter.Take()
+		want := map[string]int{"GetItem TABLE_NAME": s.reads, "TransactWriteItems TABLE_NAME": 1}
+		if !maps.Equal(ops, want) || attempts != apptest.Total(want) {
+			t.Errorf("%s: requests %v in %d attempts, want %v", s.name, ops, attempts, want)
+		}
+	}
+	// Replayed, each request gets its decision again, and writes nothing.
+	for _, s := range steps {
+		for range 3 {
+			again := e.ask(h, authorizationRequest(t, s.id, card, issuer.KindAuthorization, s.amount), now)
+			first := answers[s.id]
+			if again.Str("data", "decision") != first.Str("data", "decision") || again.Str("data", "transaction_id") != first.Str("data", "transaction_id") ||
+				again.Str("data", "available_balance") != "300" {
+				t.Fatalf("%s replayed: %s, first %s", s.name, again.Raw, first.Raw)
+			}
+		}
+	}
+	if got := held(); got != 1600 {
+		t.Fatalf("held %d after requests replayed, want 1600", got)
+	}
+	approve := authorizationRequest(t, "ntx_approve-1", card, issuer.KindAuthorization, 1500)
+	if got := e.eventCount(token, "fee.payment_failure.charged"); got != 2 {
+		t.Errorf("%d failed-payment fees, want 2", got)
+	}
+
+	unknown := card
+	unknown.ID = "0196d1e2-0000-7000-8000-00000000dead"
+	if r := e.ask(h, authorizationRequest(t, "ntx_unknown", unknown, issuer.KindAuthorization, 100), now); decision(r) != "200 DECLINED card_not_found 0" || r.Str("data", "transaction_id") != "<nil>" {
+		t.Errorf("a card we do not have: %s", r.Raw)
+	}
+	for _, c := range []struct {
+		name   string
+		r      apptest.Result
+		status int
+	}{
+		{"unsigned", e.Call(h, "", "POST", "/issuer/authorizations", approve), 401},
+		{"stale", e.ask(h, authorizationRequest(t, "ntx_stale", card, issuer.KindAuthorization, 100), now.Add(-issuerhooks.Tolerance-time.Minute)), 401},
+		{"forged", e.Call(h, "", "POST", "/issuer/authorizations", authorizationRequest(t, "ntx_forged", card, issuer.KindAuthorization, 100),
+			issuerhooks.Header, issuerhooks.Sign([]byte("another secret, long enough to be one........"), []byte(approve), now)), 401},
+		{"malformed", e.ask(h, `{"id":"ntx_bad","reference":"`+cardID+`","kind":"CAPTURE","amount":1,"currency":"USD","merchant":{"name":"S"}}`, now), 400},
+	} {
+		if c.r.Status != c.status {
+			t.Errorf("%s: %d %s, want %d", c.name, c.r.Status, c.r.Raw, c.status)
+		}
+	}
+	if got := held(); got != 1600 {
+		t.Errorf("held %d, want 1600", got)
+	}
+	e.VerifyCards(companyID)
+}
+
+// lateNetwork returns a sandbox network of e whose decisions the test
+// holds: each is asked, then made when made is closed (before), or made at
+// once and answered when answered is closed (after); the network waits 10
+// ms for it, so it stands in. The decisions' answers arrive on late.
+func (e *networkEnv) lateNetwork(before bool, gate <-chan struct{}) (*issuer.SandboxNetwork, <-chan issuer.AuthorizationAnswer, func() [][]byte) {
+	n, bodies, _ := e.capture()
+	late := make(chan issuer.AuthorizationAnswer, 1)
+	ask := n.Ask
+	n.Ask = func(ctx context.Context, body []byte) (issuer.AuthorizationAnswer, error) {
+		if before {
+			<-gate
+		}
+		a, err := ask(ctx, body)
+		if !before {
+			<-gate
+		}
+		late <- a
+		return a, err
+	}
+	n.Deadline = 10 * time.Millisecond
+	return n, late, bodies
+}
+
+// TestStandIn: when our decision is late, the network declines on its
+// own (issuer_timeout) and advises it. Decided before its advice is
+// applied, our approval's hold is released once by the advice, with
+// transaction.reversal.completed (reason issuer_timeout); advised first,
+// the decline is recorded, without fee, and our late decision finds it
+// decided and holds nothing. The sandbox route answers with the
+// authorization as the network decided it.
+func TestStandIn(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, _, cardID := e.fundedCard(20, 0)
+	ctx := context.Background()
+	cs := store.NewCards(e.DB)
+	card, err := cs.Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shop := issuer.Merchant{Name: "Shop", City: "Austin", Country: "US"}
+
+	t.Run("our approval came late", func(t *testing.T) {
+		gate := make(chan struct{})
+		n, late, bodies := e.lateNetwork(false, gate)
+		a, err := n.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 300, shop)
+		if err != nil || !a.StandIn || *a.Answer.DeclineReason != issuer.StandInReason {
+			t.Fatalf("authorization %+v, %v; want the network's decline", a, err)
+		}
+		close(gate)
+		if got := <-late; got.Decision != issuer.Approved {
+			t.Fatalf("our late decision %+v, want it approved", got)
+		}
+		if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 300 {
+			t.Fatalf("held %d before the advice, want 300", c.Held)
+		}
+		for range 2 {
+			if err := e.deliver(ctx, bodies()[0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 0 || c.Balance != 2000 {
+			t.Errorf("after the advice: held %d, balance %d; want 0, 2000", c.Held, c.Balance)
+		}
+		auth, err := cs.NetworkTransaction(ctx, companyID, a.Request.ID)
+		if err != nil || auth.Type != cards.TxAuthorization || auth.Hold != 0 {
+			t.Errorf("the authorization: %+v, %v", auth, err)
+		}
+		if got := e.reversals(token, auth.ID, issuer.StandInReason); len(got) != 1 {
+			t.Errorf("%d reversals with reason issuer_timeout, want 1", len(got))
+		}
+	})
+
+	t.Run("the advice came first", func(t *testing.T) {
+		gate := make(chan struct{})
+		n, late, bodies := e.lateNetwork(true, gate)
+		a, err := n.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 300, shop)
+		if err != nil || !a.StandIn {
+			t.Fatalf("authorization %+v, %v; want the network's decline", a, err)
+		}
+		if err := e.deliver(ctx, bodies()[0]); err != nil {
+			t.Fatal(err)
+		}
+		close(gate)
+		got := <-late
+		if got.Decision != issuer.Declined || *got.DeclineReason != issuer.StandInReason {
+			t.Fatalf("our late decision %+v, want the network's decline", got)
+		}
+		tx, err := cs.NetworkTransaction(ctx, companyID, a.Request.ID)
+		if err != nil || tx.Type != cards.TxDecline || tx.DeclineReason != cards.DeclineIssuerTimeout || tx.Fee != 0 || *got.TransactionID != tx.ID {
+			t.Errorf("the network's decline: %+v, %v", tx, err)
+		}
+		if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 0 || c.Balance != 2000 {
+			t.Errorf("held %d, balance %d; want 0, 2000", c.Held, c.Balance)
+		}
+	})
+
+	t.Run("the sandbox route", func(t *testing.T) {
+		gate := make(chan struct{})
+		defer close(gate)
+		n, _, _ := e.lateNetwork(true, gate)
+		n.Deliver = e.sandbox.Network.(*issuer.SandboxNetwork).Deliver
+		sb := &cards.Sandbox{Cards: e.sandbox.Cards, Network: n}
+		tx, err := sb.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte("3"),
+			MerchantName: "Shop", MerchantCity: "Austin", MerchantCountry: "US"})
+		if err != nil || tx.Type != cards.TxDecline || tx.DeclineReason != cards.DeclineIssuerTimeout {
+			t.Errorf("the route's transaction %+v, %v; want the network's decline", tx, err)
+		}
+	})
+	if got := e.eventCount(token, "fee.payment_failure.charged"); got != 0 {
+		t.Errorf("%d failed-payment fees for the network's declines, want 0", got)
+	}
+	e.VerifyCards(companyID)
+}

@@ -1,0 +1,124 @@
+package issuerdb
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/providers/issuer"
+	"payments/pkg/store/dynamo"
+	"payments/pkg/timestamp"
+)
+
+// The sandbox network's unacknowledged notifications:
+//
+//   - SANDBOX#ISSUER#NOTICE#<event id>: a notification as delivered, with
+//     its attempts and when it is due again; in the table's GSI1 (GSI1PK,
+//     GSI1SK, its first index, pkg/store/schema.go) under
+//     SANDBOX#ISSUER#NOTICES, sorted by "<due>#<event id>", so that the
+//     due ones are one query. One partition serves every company's cards:
+//     a sandbox network's notifications are few.
+const (
+	noticeSK       = "NOTICE"
+	noticesGSI1PK  = "SANDBOX#ISSUER#NOTICES"
+	tableGSI1      = "GSI1"
+	tableGSI1PK    = "GSI1PK"
+	tableGSI1SK    = "GSI1SK"
+	noticeItemType = "sandbox_notice"
+)
+
+func sandboxNoticePK(id string) string { return "SANDBOX#ISSUER#NOTICE#" + id }
+
+type noticeItem struct {
+	PK       string `dynamodbav:"PK"`
+	SK       string `dynamodbav:"SK"`
+	GSI1PK   string `dynamodbav:"GSI1PK"`
+	GSI1SK   string `dynamodbav:"GSI1SK"`
+	Type     string `dynamodbav:"type"`
+	ID       string `dynamodbav:"id"`
+	Body     []byte `dynamodbav:"body"`
+	Attempts int    `dynamodbav:"attempts"`
+	Due      string `dynamodbav:"due"`
+}
+
+// dueKey is the GSI1 sort key of notification id due at due.
+func dueKey(due time.Time, id string) string { return timestamp.Format(due) + "#" + id }
+
+// KeepNotice puts n; a notification kept already is kept as it is.
+func (s *Store) KeepNotice(ctx context.Context, n issuer.SandboxNotice) error {
+	item, err := attributevalue.MarshalMap(noticeItem{
+		PK: sandboxNoticePK(n.ID), SK: noticeSK, GSI1PK: noticesGSI1PK, GSI1SK: dueKey(n.Due, n.ID),
+		Type: noticeItemType, ID: n.ID, Body: n.Body, Attempts: n.Attempts, Due: timestamp.Format(n.Due),
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal sandbox notice %s: %w", n.ID, err)
+	}
+	err = s.db.Put(ctx, "keep sandbox notice "+n.ID, &dynamodb.PutItemInput{
+		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	if dynamo.ConditionFailed(err) {
+		return nil
+	}
+	return err
+}
+
+// AckNotice deletes notification id.
+func (s *Store) AckNotice(ctx context.Context, id string) error {
+	_, err := s.db.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName: aws.String(s.db.Table), Key: dynamo.Key(sandboxNoticePK(id), noticeSK),
+	})
+	if err != nil {
+		return fmt.Errorf("store: acknowledge sandbox notice %s: %w", id, err)
+	}
+	return nil
+}
+
+// DueNotices queries GSI1 for the notifications due at or before now
+// (eventually consistent: one acknowledged a moment ago may come back, and
+// is delivered again harmlessly).
+func (s *Store) DueNotices(ctx context.Context, now time.Time, limit int) ([]issuer.SandboxNotice, error) {
+	out, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
+		TableName:                aws.String(s.db.Table),
+		IndexName:                aws.String(tableGSI1),
+		KeyConditionExpression:   aws.String("#pk = :pk AND #sk < :after"),
+		ExpressionAttributeNames: map[string]string{"#pk": tableGSI1PK, "#sk": tableGSI1SK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": dynamo.Str(noticesGSI1PK), ":after": dynamo.Str(timestamp.Format(now) + "$"), // '$' follows '#'
+		},
+		Limit: aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: query due sandbox notices: %w", err)
+	}
+	return dynamo.DecodeAll(out.Items, func(it noticeItem) (issuer.SandboxNotice, error) {
+		due, err := timestamp.Parse(it.Due)
+		if err != nil {
+			return issuer.SandboxNotice{}, fmt.Errorf("store: sandbox notice %s: %w", it.ID, err)
+		}
+		return issuer.SandboxNotice{ID: it.ID, Body: it.Body, Attempts: it.Attempts, Due: due}, nil
+	})
+}
+
+// DelayNotice sets notification id's attempts and due time, if it is
+// still kept.
+func (s *Store) DelayNotice(ctx context.Context, id string, attempts int, due time.Time) error {
+	_, err := s.db.Update(ctx, "delay sandbox notice "+id, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.db.Table),
+		Key:                      dynamo.Key(sandboxNoticePK(id), noticeSK),
+		UpdateExpression:         aws.String("SET #attempts = :attempts, #due = :due, #sk = :sk"),
+		ConditionExpression:      aws.String("attribute_exists(PK)"),
+		ExpressionAttributeNames: map[string]string{"#attempts": "attempts", "#due": "due", "#sk": tableGSI1SK},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":attempts": dynamo.Num(int64(attempts)), ":due": dynamo.Str(timestamp.Format(due)), ":sk": dynamo.Str(dueKey(due, id)),
+		},
+	})
+	if dynamo.ConditionFailed(err) {
+		return nil
+	}
+	return err
+}
