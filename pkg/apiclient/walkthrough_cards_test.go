@@ -125,6 +125,8 @@ func (w *walk) cardNetwork() {
 	w.equal("20. type", declined.Type, "DECLINE")
 	w.equal("20. fee", declined.FeeAmount, "0.5")
 	w.equal("20. balance after the fee", w.card("20", id).Balance, "3.37")
+	unfrozen, err := w.c.UnfreezeCardWithResponse(w.ctx, id, nil, w.auth)
+	w.ok(unfrozen, err, http.StatusOK, "20. unfreeze the card")
 
 	// The issuer was told of every movement: its record of the card agrees
 	// (a decision's fee once the card-worker has applied its advice).

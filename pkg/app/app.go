@@ -11,6 +11,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
 	"payments/pkg/function/authapi"
+	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/cardsapi"
 	"payments/pkg/function/cardworker"
 	"payments/pkg/function/customersapi"
@@ -32,7 +33,7 @@ import (
 var HTTPFunctions = map[string]func(context.Context, function.Config) (function.HTTPHandler, error){
 	"auth": authapi.New, "admin": adminapi.New,
 	"wallets": walletsapi.New, "payments": paymentsapi.New,
-	"webhooks": webhooksapi.New, "customers": customersapi.New, "cards": cardsapi.New,
+	"webhooks": webhooksapi.New, "customers": customersapi.New, "cards": cardsapi.New, "card-network": cardnetwork.New,
 	"issuer-webhooks": issuerwebhooks.New, "issuer-authorizations": issuerauthorizations.New, "openapi": openapi.New,
 	"operator-callbacks": operatorcallbacks.New,
 }

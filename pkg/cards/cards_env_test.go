@@ -4,6 +4,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
+	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/cardsapi"
 	"payments/pkg/store"
 )
@@ -15,5 +16,5 @@ func testCards(cfg function.Config, db *store.DB) (*cards.Service, error) {
 
 // testCardNetwork is the cards function's sandbox card network of svc.
 func testCardNetwork(cfg function.Config, db *store.DB, svc *cards.Service) (*cards.Sandbox, error) {
-	return cardsapi.Network(cfg, db, svc, apptest.TestQueue(cfg, cfg.IssuerEventsQueueURL))
+	return cardnetwork.Network(cfg, db, svc, apptest.TestQueue(cfg, cfg.IssuerEventsQueueURL))
 }

@@ -30,6 +30,9 @@ import (
 type networkEnv struct {
 	*apptest.CardsTestEnv
 	sandbox *cards.Sandbox
+	// Network is the card-network function, which serves the sandbox
+	// routes.
+	Network function.HTTPHandler
 	worker  function.SQSHandler
 	sent    atomic.Int64
 }
@@ -45,6 +48,7 @@ func newNetworkEnv(t *testing.T) *networkEnv {
 	e.Cfg.IssuerEventsQueueURL = queuetest.NewQueue(t, client, nil)
 	e.Cfg.IssuerWebhookSecret = apptest.IssuerTestSecret
 	e.Cards = e.CardsFunction(t, e.Cfg)
+	e.Network = e.CardNetworkFunction(t, e.Cfg)
 	worker, err := cardworker.New(context.Background(), apptest.Recording(e.Cfg, "card-worker"))
 	if err != nil {
 		t.Fatal(err)

@@ -19,15 +19,16 @@ import (
 	"payments/pkg/waittest"
 )
 
-// TestCardNetworkRoutes drives the card-network sandbox through the cards
-// function's routes: each answers 201 with the card transaction its
-// notification made, once the card-worker has applied it.
+// TestCardNetworkRoutes drives the card-network sandbox through the
+// card-network function's routes: each answers 201 with the card
+// transaction it made (an authorization's decided in the request; what
+// follows once the card-worker has applied it).
 func TestCardNetworkRoutes(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 5)
 	post := func(target, body string) apptest.Result {
 		t.Helper()
-		return e.Call(e.Cards, token, "POST", target, body)
+		return e.Call(e.Network, token, "POST", target, body)
 	}
 	created := func(r apptest.Result, typ, status, amount string) string {
 		t.Helper()
@@ -105,10 +106,10 @@ func TestCardNetworkRoutes(t *testing.T) {
 
 	// Another company sees none of it.
 	_, other, _, _ := e.CardCompany("", "CM-9001")
-	if r := e.Call(e.Cards, other, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`); r.Status != 404 {
+	if r := e.Call(e.Network, other, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`); r.Status != 404 {
 		t.Errorf("another company's card: %d %s", r.Status, r.Raw)
 	}
-	if r := e.Call(e.Cards, other, "POST", "/sandbox/card-transactions/"+auth+"/refund", ``); r.Status != 404 || r.Str("code") != "TRANSACTION_NOT_FOUND" {
+	if r := e.Call(e.Network, other, "POST", "/sandbox/card-transactions/"+auth+"/refund", ``); r.Status != 404 || r.Str("code") != "TRANSACTION_NOT_FOUND" {
 		t.Errorf("another company's transaction: %d %s", r.Status, r.Raw)
 	}
 
@@ -130,7 +131,7 @@ func TestCardNetworkSandboxOnly(t *testing.T) {
 	_, token, _, cardID := e.fundedCard(5, 0)
 	cfg := e.Cfg
 	cfg.Mode = function.ModeProduction
-	prod := e.CardsFunction(t, cfg)
+	prod := e.CardNetworkFunction(t, cfg)
 	if r := e.Call(prod, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`); r.Status != 404 {
 		t.Errorf("a sandbox route in production: %d %s", r.Status, r.Raw)
 	}
@@ -181,7 +182,7 @@ func TestCardNetworkQueued(t *testing.T) {
 func TestCardNetworkAnswerNeverInvitesARetry(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 5)
-	slow := e.CardsFunction(t, apptest.FailingWith(e.Cfg, func(in any) bool {
+	slow := e.CardNetworkFunction(t, apptest.FailingWith(e.Cfg, func(in any) bool {
 		g, ok := in.(*dynamodb.GetItemInput)
 		if !ok {
 			return false

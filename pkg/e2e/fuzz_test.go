@@ -125,7 +125,7 @@ func FuzzCardNetworkAuthorization(f *testing.F) {
 	f.Add(`{"merchant_name":"Hotel","merchant_city":"Kribi","type":"verification"}`)
 	keySeeds(f, `{"amount":12.5,"merchant_name":"Book Shop","merchant_city":"Lyon"}`, "amount")
 	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
-		return e.cards, "/sandbox/cards/" + e.walletID + "/authorizations"
+		return e.network, "/sandbox/cards/" + e.walletID + "/authorizations"
 	})
 }
 
@@ -137,7 +137,7 @@ func FuzzCardNetworkFollow(f *testing.F) {
 	f.Add(``)
 	keySeeds(f, `{"amount":10}`, "amount")
 	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
-		return e.cards, "/sandbox/card-transactions/" + e.walletID + "/settle"
+		return e.network, "/sandbox/card-transactions/" + e.walletID + "/settle"
 	})
 }
 

@@ -21,6 +21,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
 	"payments/pkg/function/authapi"
+	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/cardsapi"
 	"payments/pkg/function/customersapi"
 	"payments/pkg/function/paymentsapi"
@@ -37,7 +38,7 @@ import (
 // token, an XAF wallet funded with 1,000,000 and one payout. It serves the
 // bad-input tests and the fuzz targets (it takes a testing.TB for them).
 type inputEnv struct {
-	auth, admin, wallets, payments, webhooks, customers, cards function.HTTPHandler
+	auth, admin, wallets, payments, webhooks, customers, cards, network function.HTTPHandler
 
 	companyID, clientID, token, walletID, paymentID string
 
@@ -76,7 +77,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		new func(context.Context, function.Config) (function.HTTPHandler, error)
 	}{
 		{&e.auth, authapi.New}, {&e.admin, adminapi.New}, {&e.wallets, walletsapi.New}, {&e.payments, paymentsapi.New}, {&e.webhooks, webhooksapi.New},
-		{&e.cards, cardsapi.New},
+		{&e.cards, cardsapi.New}, {&e.network, cardnetwork.New},
 	} {
 		h, err := f.new(ctx, cfg)
 		if err != nil {
@@ -324,11 +325,11 @@ func TestBodyKeysAreExact(t *testing.T) {
 		{e.cards, "POST", "/cards/" + id + "/fund", `{"amount":10}`, "amount", ""},
 		{e.cards, "POST", "/cards/" + id + "/withdraw", `{"amount":10}`, "amount", ""},
 		{e.cards, "POST", "/cards/" + id + "/terminate", `{"reason":"lost"}`, "reason", ""},
-		{e.cards, "POST", "/sandbox/cards/" + id + "/authorizations", `{"amount":12.5,"merchant_name":"Shop","merchant_city":"Lyon"}`, "amount", ""},
-		{e.cards, "POST", "/sandbox/cards/" + id + "/terminate", `{"reason":"risk"}`, "reason", ""},
-		{e.cards, "POST", "/sandbox/card-transactions/" + id + "/settle", `{"amount":10}`, "amount", ""},
-		{e.cards, "POST", "/sandbox/card-transactions/" + id + "/reverse", `{"amount":10}`, "amount", ""},
-		{e.cards, "POST", "/sandbox/card-transactions/" + id + "/refund", `{"amount":10}`, "amount", ""},
+		{e.network, "POST", "/sandbox/cards/" + id + "/authorizations", `{"amount":12.5,"merchant_name":"Shop","merchant_city":"Lyon"}`, "amount", ""},
+		{e.network, "POST", "/sandbox/cards/" + id + "/terminate", `{"reason":"risk"}`, "reason", ""},
+		{e.network, "POST", "/sandbox/card-transactions/" + id + "/settle", `{"amount":10}`, "amount", ""},
+		{e.network, "POST", "/sandbox/card-transactions/" + id + "/reverse", `{"amount":10}`, "amount", ""},
+		{e.network, "POST", "/sandbox/card-transactions/" + id + "/refund", `{"amount":10}`, "amount", ""},
 	}
 	for _, tt := range tests {
 		twice, upper := keyVariants(tt.body, tt.key)
@@ -459,11 +460,11 @@ func TestLongPathIDsAre404(t *testing.T) {
 		{e.cards, "GET", "/cards/" + long + "/transactions", ""},
 		{e.cards, "GET", "/cards/" + e.walletID + "/transactions/" + long, ""},
 		{e.cards, "GET", "/customers/" + long + "/transactions", ""},
-		{e.cards, "POST", "/sandbox/cards/" + long + "/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`},
-		{e.cards, "POST", "/sandbox/cards/" + long + "/terminate", ""},
-		{e.cards, "POST", "/sandbox/card-transactions/" + long + "/settle", ""},
-		{e.cards, "POST", "/sandbox/card-transactions/" + long + "/reverse", ""},
-		{e.cards, "POST", "/sandbox/card-transactions/" + long + "/refund", `{"amount":1}`},
+		{e.network, "POST", "/sandbox/cards/" + long + "/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`},
+		{e.network, "POST", "/sandbox/cards/" + long + "/terminate", ""},
+		{e.network, "POST", "/sandbox/card-transactions/" + long + "/settle", ""},
+		{e.network, "POST", "/sandbox/card-transactions/" + long + "/reverse", ""},
+		{e.network, "POST", "/sandbox/card-transactions/" + long + "/refund", `{"amount":1}`},
 		{e.admin, "GET", "/admin/companies/" + long, ""},
 		{e.admin, "PATCH", "/admin/companies/" + long, `{"is_active":true}`},
 		{e.admin, "POST", "/admin/companies/" + long + "/client-key", ""},

@@ -134,13 +134,22 @@ var Functions = map[string]Function{
 		},
 	},
 	"cards": {
+		Settings: []string{modeSetting},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
+			{webhooksQueue, sendMessage},
+			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
+			{tokenSecret, getSecret},
+		},
+	},
+	"card-network": {
 		Settings: []string{modeSetting, "ISSUER_DECISION_DEADLINE_MS"},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 			{issuerEvents, sendMessage},
-			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
 			{tokenSecret, getSecret},
 			{issuerSecret, getSecret},
 		},

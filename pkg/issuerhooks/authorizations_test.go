@@ -30,12 +30,7 @@ func (d *decider) Decide(_ context.Context, r issuer.AuthorizationRequest) (issu
 // to a's POST /issuer/authorizations and returns the recorder and its
 // error.
 func decide(a *issuerhooks.Authorizations, header, body string) (*httptest.ResponseRecorder, error) {
-	r := httptest.NewRequest(http.MethodPost, "/api/v1/issuer/authorizations", strings.NewReader(body))
-	if header != "" {
-		r.Header.Set(issuerhooks.Header, header)
-	}
-	w := httptest.NewRecorder()
-	return w, a.Receive(w, r)
+	return post(a.Receive, "/api/v1/issuer/authorizations", header, body)
 }
 
 // TestAuthorizations: a request is decided only when its signature

@@ -33,12 +33,18 @@ func (s *sent) Send(_ context.Context, body []byte, _ time.Duration) error {
 // receive hands body, with header as X-Issuer-Signature when it is not "",
 // to h and returns the recorder and Receive's error.
 func receive(h *issuerhooks.Handler, header, body string) (*httptest.ResponseRecorder, error) {
-	r := httptest.NewRequest(http.MethodPost, "/api/v1/issuer/webhooks", strings.NewReader(body))
+	return post(h.Receive, "/api/v1/issuer/webhooks", header, body)
+}
+
+// post hands body to path's handler, with header as X-Issuer-Signature
+// when it is not "", and returns the recorder and the handler's error.
+func post(handle func(http.ResponseWriter, *http.Request) error, path, header, body string) (*httptest.ResponseRecorder, error) {
+	r := httptest.NewRequest(http.MethodPost, path, strings.NewReader(body))
 	if header != "" {
 		r.Header.Set(issuerhooks.Header, header)
 	}
 	w := httptest.NewRecorder()
-	return w, h.Receive(w, r)
+	return w, handle(w, r)
 }
 
 // TestSign: the header is our webhooks' (spec §6.2), keyed with the

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/debts"
 	"payments/pkg/function"
+	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/cardsapi"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -44,6 +45,17 @@ func NewCardsTestEnv(t *testing.T) *CardsTestEnv {
 func (e *CardsTestEnv) CardsFunction(t *testing.T, cfg function.Config) function.HTTPHandler {
 	t.Helper()
 	h, err := cardsapi.New(context.Background(), Recording(cfg, "cards"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// CardNetworkFunction builds the card-network function on cfg, which must
+// hold the issuer's secret and the issuer-events queue.
+func (e *CardsTestEnv) CardNetworkFunction(t *testing.T, cfg function.Config) function.HTTPHandler {
+	t.Helper()
+	h, err := cardnetwork.New(context.Background(), Recording(cfg, "card-network"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,69 @@
+// Package cardnetwork is the card-network function: the card-network
+// sandbox's routes, with which a company plays the merchant and the card
+// network on its own cards (sandbox mode only).
+package cardnetwork
+
+import (
+	"context"
+
+	"payments/pkg/cards"
+	"payments/pkg/function"
+	"payments/pkg/function/services"
+	"payments/pkg/httpapi"
+	"payments/pkg/providers"
+	"payments/pkg/queue"
+	"payments/pkg/store"
+	"payments/pkg/vault"
+)
+
+// New builds the card-network function behind the token guard: in sandbox
+// mode, POST /sandbox/cards/{id}/authorizations and …/terminate, POST
+// /sandbox/card-transactions/{transactionId}/settle, …/reverse and
+// …/refund; in production mode, no route (404 ROUTE_NOT_FOUND). Its cards
+// service seals and opens no card secret (vault.NoKeys): it issues and
+// reveals nothing, and links no KMS client.
+func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	db := services.DB(cfg)
+	guard, err := services.TokenGuard(cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	rt := httpapi.NewRouter(function.Errors, guard)
+	p, err := services.Providers(cfg, db, providers.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	if !p.Sandbox {
+		return function.HTTP(rt), nil
+	}
+	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
+	svc, err := services.Cards(db, p, vault.New(vault.NoKeys), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
+	if err != nil {
+		return nil, err
+	}
+	sb, err := Network(cfg, db, svc, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))
+	if err != nil {
+		return nil, err
+	}
+	cards.SandboxRoutes(rt, sb)
+	return function.HTTP(rt), nil
+}
+
+// Network returns the card-network sandbox of svc: the simulated network
+// (services.CardNetwork) asks for each authorization's decision through
+// the handler of POST /issuer/authorizations, in this process, waiting
+// cfg's decision deadline, and reports the rest through POST
+// /issuer/webhooks's onto issuerEvents, the queue that the card-worker
+// applies.
+func Network(cfg function.Config, db *store.DB, svc *cards.Service, issuerEvents function.Queue) (*cards.Sandbox, error) {
+	n, err := services.CardNetwork(cfg, db, issuerEvents)
+	if err != nil {
+		return nil, err
+	}
+	auths, err := function.IssuerAuthorizations(cfg, svc)
+	if err != nil {
+		return nil, err
+	}
+	n.Ask, n.Deadline = auths.Ask, cfg.IssuerDecisionDeadline
+	return &cards.Sandbox{Cards: svc, Network: n}, nil
+}
