@@ -79,7 +79,7 @@ func (n *numberText) UnmarshalJSON(b []byte) error { *n = numberText(b); return 
 func TestCardBurstAnswersEveryAuthorization(t *testing.T) {
 	tpl := localtest.Template(t)
 	res := localtest.Resources(t, tpl)
-	res.Params["IssuerDecisionDeadlineMs"] = "30000"
+	res.Params["IssuerDecisionDeadlineMs"] = "25000"
 	f := localtest.NewFixture(t, tpl, res, localtest.HTTPHandlers(t, tpl, res))
 	base, stop := localtest.StartServer(t, tpl, res, slog.New(slog.DiscardHandler), nil)
 	t.Cleanup(stop)

@@ -11632,7 +11632,8 @@ type ClientInterface interface {
 	// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
 	// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
 	// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
-	// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+	// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
+	// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
 	// (the network then declines on its own).
 	//
@@ -11654,7 +11655,8 @@ type ClientInterface interface {
 	// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
 	// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
 	// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
-	// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+	// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
+	// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
 	// (the network then declines on its own).
 	//
@@ -11951,9 +11953,11 @@ type ClientInterface interface {
 	// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
 	// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
 	// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
-	// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
-	// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
-	// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+	// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
+	// own, the route too, first). 201 with the card transaction recording the network's decision: an
+	// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
+	// its `decline_reason`; when the network declined on its own after our late approval was written, that
+	// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
 	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
@@ -11970,9 +11974,11 @@ type ClientInterface interface {
 	// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
 	// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
 	// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
-	// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
-	// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
-	// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+	// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
+	// own, the route too, first). 201 with the card transaction recording the network's decision: an
+	// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
+	// its `decline_reason`; when the network declined on its own after our late approval was written, that
+	// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
 	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
@@ -13297,7 +13303,8 @@ func (c *Client) ListDebts(ctx context.Context, params *ListDebtsParams, reqEdit
 // `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
 // same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
 // do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
-// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
+// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 // 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
 // (the network then declines on its own).
 //
@@ -13329,7 +13336,8 @@ func (c *Client) DecideCardAuthorizationWithBody(ctx context.Context, contentTyp
 // `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
 // same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
 // do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
-// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
+// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 // 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
 // (the network then declines on its own).
 //
@@ -13876,9 +13884,11 @@ func (c *Client) SandboxSettleCardAuthorization(ctx context.Context, transaction
 // `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
 // `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
 // declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
-// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
-// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
-// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
+// own, the route too, first). 201 with the card transaction recording the network's decision: an
+// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
+// its `decline_reason`; when the network declined on its own after our late approval was written, that
+// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
 // cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 // transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 // 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
@@ -13905,9 +13915,11 @@ func (c *Client) SandboxAuthorizeCardWithBody(ctx context.Context, id string, co
 // `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
 // `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
 // declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
-// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
-// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
-// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
+// own, the route too, first). 201 with the card transaction recording the network's decision: an
+// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
+// its `decline_reason`; when the network declined on its own after our late approval was written, that
+// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
 // cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 // transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 // 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
@@ -18924,7 +18936,8 @@ type ClientWithResponsesInterface interface {
 	// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
 	// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
 	// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
-	// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+	// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
+	// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
 	// (the network then declines on its own).
 	//
@@ -18946,7 +18959,8 @@ type ClientWithResponsesInterface interface {
 	// `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
 	// same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
 	// do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
-	// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+	// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
+	// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
 	// (the network then declines on its own).
 	//
@@ -19255,9 +19269,11 @@ type ClientWithResponsesInterface interface {
 	// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
 	// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
 	// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
-	// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
-	// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
-	// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+	// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
+	// own, the route too, first). 201 with the card transaction recording the network's decision: an
+	// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
+	// its `decline_reason`; when the network declined on its own after our late approval was written, that
+	// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
 	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
@@ -19274,9 +19290,11 @@ type ClientWithResponsesInterface interface {
 	// `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
 	// `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
 	// declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
-	// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
-	// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
-	// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+	// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
+	// own, the route too, first). 201 with the card transaction recording the network's decision: an
+	// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
+	// its `decline_reason`; when the network declined on its own after our late approval was written, that
+	// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
 	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
@@ -23835,6 +23853,8 @@ type DecideCardAuthorizationResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *Error
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *Error
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -23868,6 +23888,11 @@ func (r DecideCardAuthorizationResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DecideCardAuthorizationResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DecideCardAuthorizationResponse) GetJSON409() *Error {
+	return r.JSON409
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -28259,7 +28284,8 @@ func (c *ClientWithResponses) ListDebtsWithResponse(ctx context.Context, params 
 // `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
 // same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
 // do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
-// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
+// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 // 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
 // (the network then declines on its own).
 //
@@ -28287,7 +28313,8 @@ func (c *ClientWithResponses) DecideCardAuthorizationWithBodyWithResponse(ctx co
 // `Authorization approved` or `Authorization declined`. Idempotent on the request's `id`: a retry gets the
 // same decision (with `available_balance` as the card is now) and writes nothing. A request about a card we
 // do not have is 200 `DECLINED` `card_not_found`, recording nothing. 400 `INVALID_FIELD` naming `body` when
-// the body is not an authorization request; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
+// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
+// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 // 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
 // (the network then declines on its own).
 //
@@ -28746,9 +28773,11 @@ func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithResponse(ctx con
 // `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
 // `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
 // declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
-// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
-// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
-// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
+// own, the route too, first). 201 with the card transaction recording the network's decision: an
+// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
+// its `decline_reason`; when the network declined on its own after our late approval was written, that
+// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
 // cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 // transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 // 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
@@ -28771,9 +28800,11 @@ func (c *ClientWithResponses) SandboxAuthorizeCardWithBodyWithResponse(ctx conte
 // `POST /issuer/authorizations` (in process, signed with the issuer's secret), and waits
 // `ISSUER_DECISION_DEADLINE_MS` (default 2000) for the answer; past it, or when the answer is an error, it
 // declines on its own (a `DECLINE` with `decline_reason` `issuer_timeout`, without fee). It then advises the
-// outcome (`authorization.advice`), which is applied in the request. 201 with the card transaction recording
-// the network's decision: an `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a
-// `VERIFICATION`), or a `DECLINE` with its `decline_reason`. Only when, the decision made, its card transaction
+// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
+// own, the route too, first). 201 with the card transaction recording the network's decision: an
+// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
+// its `decline_reason`; when the network declined on its own after our late approval was written, that
+// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
 // cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 // transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 // 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
@@ -32843,6 +32874,13 @@ func ParseDecideCardAuthorizationResponse(rsp *http.Response) (*DecideCardAuthor
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Error

@@ -46,11 +46,15 @@ func (s *Service) Decide(ctx context.Context, r issuer.AuthorizationRequest) (is
 	return answer(tx, available), nil
 }
 
-// decided answers again authorization id of card, decided before.
+// decided answers again authorization id of card, decided before;
+// ErrDuplicateNetworkTx when the id was decided for another card.
 func (s *Service) decided(ctx context.Context, card Card, id string) (issuer.AuthorizationAnswer, error) {
 	tx, err := s.Store.NetworkTransaction(ctx, card.CompanyID, id)
 	if err != nil {
 		return issuer.AuthorizationAnswer{}, fmt.Errorf("cards: read the decision of authorization %s: %w", id, err)
+	}
+	if tx.CardID != card.ID {
+		return issuer.AuthorizationAnswer{}, fmt.Errorf("authorization %s of card %s asked of card %s: %w", id, tx.CardID, card.ID, ErrDuplicateNetworkTx)
 	}
 	if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
 		return issuer.AuthorizationAnswer{}, err
@@ -202,17 +206,26 @@ func (s *Service) declineTx(card Card, nt *issuer.NetworkTransaction, reason Dec
 //     claiming the authorization's id, so that our decision, if it comes
 //     later, finds it decided and places no hold.
 func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) error {
+	id := n.Transaction.ID
 	if !standIn(n) {
+		if n.Decision == issuer.Approved {
+			// The network approves only what we answered APPROVED; one
+			// that approves on its own leaves no hold here.
+			if _, err := s.Store.NetworkTransaction(ctx, card.CompanyID, id); errors.Is(err, ErrTransactionNotFound) {
+				slog.WarnContext(ctx, "the network approved an authorization we never decided", "authorization_id", id, "card_id", card.ID)
+			}
+		}
 		return nil // our own decision, recorded
 	}
-	id := n.Transaction.ID
-	for {
+	// Twice at most: a decision of ours may land between the read and the
+	// write of the network's decline, which then follows it.
+	for range 2 {
 		auth, err := s.Store.NetworkTransaction(ctx, card.CompanyID, id)
 		switch {
 		case errors.Is(err, ErrTransactionNotFound):
 			err = s.recordStandIn(ctx, card, n)
 			if errors.Is(err, ErrEventApplied) || errors.Is(err, ErrDuplicateNetworkTx) {
-				continue // our decision came in between: follow it
+				continue
 			}
 			return err
 		case err != nil:
@@ -222,11 +235,16 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 		case auth.Type == TxAuthorization && auth.Hold > 0:
 			slog.WarnContext(ctx, "the network declined an authorization we approved late: its hold released",
 				"transaction_id", auth.ID, "card_id", card.ID)
+			// The approval's events first, then the reversal's.
+			if err := s.publishDecision(ctx, card, id); err != nil {
+				return err
+			}
 			return s.follow(ctx, card, issuer.Notification{ID: n.ID, Type: issuer.NotifyReversal, Reason: n.Reason,
 				Transaction: &issuer.NetworkTransaction{ID: id, AuthorizationID: id, Currency: n.Transaction.Currency}})
 		}
 		return nil
 	}
+	return fmt.Errorf("advice %s of authorization %s: %w", n.ID, id, ErrChanged)
 }
 
 // advised finishes what the decision of authorization n.Transaction left
@@ -236,16 +254,12 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 // application of the advice, harmlessly.
 func (s *Service) advised(ctx context.Context, card Card, n issuer.Notification) error {
 	id := n.Transaction.ID
-	o, found, err := s.Store.Outcome(ctx, card.CompanyID, id)
+	o, found, err := s.decision(ctx, card, id)
 	if err != nil {
-		return fmt.Errorf("cards: read the decision of authorization %s: %w", id, err)
+		return err
 	}
 	if found {
-		evs := make([]events.Event, len(o.EventIDs))
-		for i, eid := range o.EventIDs {
-			evs[i] = events.Event{CompanyID: card.CompanyID, ID: eid}
-		}
-		s.publish(ctx, evs)
+		s.publish(ctx, o.events(card.CompanyID))
 		if err := s.post(ctx, card, id, o); err != nil {
 			return err
 		}
@@ -254,6 +268,33 @@ func (s *Service) advised(ctx context.Context, card Card, n issuer.Notification)
 		return nil
 	}
 	return s.tellIssuer(ctx, card, issuer.Notification{ID: n.ID, Type: issuer.NotifyReversal})
+}
+
+// decision reads the outcome of authorization id's decision.
+func (s *Service) decision(ctx context.Context, card Card, id string) (Outcome, bool, error) {
+	o, found, err := s.Store.Outcome(ctx, card.CompanyID, id)
+	if err != nil {
+		return Outcome{}, false, fmt.Errorf("cards: read the decision of authorization %s: %w", id, err)
+	}
+	return o, found, nil
+}
+
+// publishDecision publishes the events of authorization id's decision.
+func (s *Service) publishDecision(ctx context.Context, card Card, id string) error {
+	o, found, err := s.decision(ctx, card, id)
+	if found {
+		s.publish(ctx, o.events(card.CompanyID))
+	}
+	return err
+}
+
+// events returns the events o's write recorded, by key, for a publisher.
+func (o Outcome) events(companyID string) []events.Event {
+	evs := make([]events.Event, len(o.EventIDs))
+	for i, id := range o.EventIDs {
+		evs[i] = events.Event{CompanyID: companyID, ID: id}
+	}
+	return evs
 }
 
 // standIn reports whether advice n is of the network's own decline.

@@ -84,21 +84,23 @@ func TestDecisionInTheRequest(t *testing.T) {
 	// Cold, the first approval reads the card's company, then the card;
 	// the first decline, the card and the fee schedule. Warm, each reads
 	// the card alone.
+	auth, verify := issuer.KindAuthorization, issuer.KindVerification
 	steps := []struct {
-		name, id string
-		amount   int64
-		want     string
-		reads    int
+		name, id, kind string
+		amount         int64
+		want           string
+		reads          int
 	}{
-		{"cold approval", "ntx_approve-1", 1500, "200 APPROVED <nil> 500", 2},
-		{"cold decline", "ntx_decline-1", 1000, "200 DECLINED insufficient_funds 450", 2},
-		{"warm approval", "ntx_approve-2", 100, "200 APPROVED <nil> 350", 1},
-		{"warm decline, the fee from the card", "ntx_decline-2", 1000, "200 DECLINED insufficient_funds 300", 1},
+		{"cold approval", "ntx_approve-1", auth, 1500, "200 APPROVED <nil> 500", 2},
+		{"cold decline", "ntx_decline-1", auth, 1000, "200 DECLINED insufficient_funds 450", 2},
+		{"warm approval", "ntx_approve-2", auth, 100, "200 APPROVED <nil> 350", 1},
+		{"warm decline, the fee from the card", "ntx_decline-2", auth, 1000, "200 DECLINED insufficient_funds 300", 1},
+		{"warm verification", "ntx_verify-1", verify, 0, "200 APPROVED <nil> 300", 1},
 	}
 	answers := map[string]apptest.Result{}
 	for _, s := range steps {
 		counter.Take()
-		r := e.ask(h, authorizationRequest(t, s.id, card, issuer.KindAuthorization, s.amount), now)
+		r := e.ask(h, authorizationRequest(t, s.id, card, s.kind, s.amount), now)
 		if got := decision(r); got != s.want {
 			t.Fatalf("%s: %s, want %s (%s)", s.name, got, s.want, r.Raw)
 		}
@@ -112,7 +114,7 @@ func TestDecisionInTheRequest(t *testing.T) {
 	// Replayed, each request gets its decision again, and writes nothing.
 	for _, s := range steps {
 		for range 3 {
-			again := e.ask(h, authorizationRequest(t, s.id, card, issuer.KindAuthorization, s.amount), now)
+			again := e.ask(h, authorizationRequest(t, s.id, card, s.kind, s.amount), now)
 			first := answers[s.id]
 			if again.Str("data", "decision") != first.Str("data", "decision") || again.Str("data", "transaction_id") != first.Str("data", "transaction_id") ||
 				again.Str("data", "available_balance") != "300" {
@@ -123,15 +125,43 @@ func TestDecisionInTheRequest(t *testing.T) {
 	if got := held(); got != 1600 {
 		t.Fatalf("held %d after requests replayed, want 1600", got)
 	}
+	// A decline whose fee the card cannot pay all of lists the company's
+	// wallets and reads the USD wallet (its ledger entry's balances), to
+	// take the rest from it.
+	if r := e.ask(h, authorizationRequest(t, "ntx_approve-3", card, auth, 290), now); decision(r) != "200 APPROVED <nil> 10" {
+		t.Fatalf("approval of all but 0.10: %s", r.Raw)
+	}
+	counter.Take()
+	if r := e.ask(h, authorizationRequest(t, "ntx_decline-3", card, auth, 100), now); decision(r) != "200 DECLINED insufficient_funds 0" {
+		t.Fatalf("decline, the fee from the card and the wallet: %s", r.Raw)
+	}
+	want := map[string]int{"GetItem TABLE_NAME": 2, "Query TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1}
+	if ops, _ := counter.Take(); !maps.Equal(ops, want) {
+		t.Errorf("decline, the fee from the card and the wallet: requests %v, want %v", ops, want)
+	}
 	approve := authorizationRequest(t, "ntx_approve-1", card, issuer.KindAuthorization, 1500)
-	if got := e.eventCount(token, "fee.payment_failure.charged"); got != 2 {
-		t.Errorf("%d failed-payment fees, want 2", got)
+	if got := e.eventCount(token, "fee.payment_failure.charged"); got != 3 {
+		t.Errorf("%d failed-payment fees, want 3", got)
 	}
 
-	unknown := card
-	unknown.ID = "0196d1e2-0000-7000-8000-00000000dead"
-	if r := e.ask(h, authorizationRequest(t, "ntx_unknown", unknown, issuer.KindAuthorization, 100), now); decision(r) != "200 DECLINED card_not_found 0" || r.Str("data", "transaction_id") != "<nil>" {
-		t.Errorf("a card we do not have: %s", r.Raw)
+	// The id of a decision asked again of another card of the company.
+	r := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+card.CustomerID+`","amount":5}`)
+	if r.Status != 201 {
+		t.Fatalf("a second card: %s", r.Raw)
+	}
+	second, err := cs.Card(ctx, companyID, r.Str("data", "id"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := e.ask(h, authorizationRequest(t, "ntx_approve-1", second, auth, 100), now); r.Status != 409 || r.Str("code") != "DUPLICATE_TRANSACTION" {
+		t.Errorf("a decided id asked of another card: %d %s", r.Status, r.Raw)
+	}
+	for _, ref := range []string{"0196d1e2-0000-7000-8000-00000000dead", "not-one-of-our-ids"} {
+		unknown := card
+		unknown.ID = ref
+		if r := e.ask(h, authorizationRequest(t, "ntx_unknown", unknown, issuer.KindAuthorization, 100), now); decision(r) != "200 DECLINED card_not_found 0" || r.Str("data", "transaction_id") != "<nil>" {
+			t.Errorf("a card we do not have (%s): %s", ref, r.Raw)
+		}
 	}
 	for _, c := range []struct {
 		name   string
@@ -148,8 +178,8 @@ func TestDecisionInTheRequest(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d", c.name, c.r.Status, c.r.Raw, c.status)
 		}
 	}
-	if got := held(); got != 1600 {
-		t.Errorf("held %d, want 1600", got)
+	if got := held(); got != 1890 {
+		t.Errorf("held %d, want 1890", got)
 	}
 	e.VerifyCards(companyID)
 }
@@ -252,14 +282,17 @@ func TestStandIn(t *testing.T) {
 
 	t.Run("the sandbox route", func(t *testing.T) {
 		gate := make(chan struct{})
-		defer close(gate)
-		n, _, _ := e.lateNetwork(true, gate)
+		n, late, _ := e.lateNetwork(true, gate)
 		n.Deliver = e.sandbox.Network.(*issuer.SandboxNetwork).Deliver
 		sb := &cards.Sandbox{Cards: e.sandbox.Cards, Network: n}
 		tx, err := sb.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte("3"),
 			MerchantName: "Shop", MerchantCity: "Austin", MerchantCountry: "US"})
 		if err != nil || tx.Type != cards.TxDecline || tx.DeclineReason != cards.DeclineIssuerTimeout {
 			t.Errorf("the route's transaction %+v, %v; want the network's decline", tx, err)
+		}
+		close(gate)
+		if got := <-late; got.Decision != issuer.Declined {
+			t.Errorf("our late decision %+v, want the network's decline", got)
 		}
 	})
 	if got := e.eventCount(token, "fee.payment_failure.charged"); got != 0 {

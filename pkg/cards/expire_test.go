@@ -49,6 +49,14 @@ func TestHoldExpires(t *testing.T) {
 	if err != nil || auth.Hold != 400 {
 		t.Fatalf("authorize: %+v, %v", auth, err)
 	}
+	waittest.Until(t, 30*time.Second, "the card-worker tells the issuer of the hold", func() bool {
+		c, err := cs.Card(ctx, companyID, cardID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ic, err := e.sandbox.Cards.Issuer.Card(ctx, c.IssuerCardID)
+		return err == nil && ic.Available == 1600
+	})
 	cfg := apptest.Recording(e.Cfg, "sweeper")
 	cfg.CardHoldExpiry = time.Hour
 	start := time.Now()

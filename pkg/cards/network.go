@@ -91,6 +91,9 @@ func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
 	case issuer.NotifyAdvice:
 		err = s.advise(ctx, card, n)
 	default:
+		// A reversal's reason is ours (an expiry, a stand-in's release):
+		// the network's text is not one of them.
+		n.Reason = ""
 		err = s.follow(ctx, card, n)
 	}
 	if code := RefusalCode(err); code != "" {
@@ -131,10 +134,13 @@ func (s *Service) acknowledge(ctx context.Context, eventID string) error {
 }
 
 // issuerCard reads our card reference, which the issuer names as its card
-// issuerCardID; ErrNotFound when we have no such card or it is another
-// issuer card. A card's company never changes: it is read once per
-// process.
+// issuerCardID; ErrNotFound when we have no such card (a reference that is
+// not one of our ids included) or it is another issuer card. A card's
+// company never changes: it is read once per process.
 func (s *Service) issuerCard(ctx context.Context, reference, issuerCardID string) (Card, error) {
+	if !validID(reference) {
+		return Card{}, ErrNotFound
+	}
 	companyID, err := s.companies.Read(ctx, reference, func(ctx context.Context) (string, error) {
 		return s.Store.CardCompany(ctx, reference)
 	})
@@ -155,11 +161,11 @@ func (s *Service) issuerCard(ctx context.Context, reference, issuerCardID string
 // tellIssuer posts to the issuer what notification n moved on card, as
 // the writes that claimed it recorded: a settlement, a reversal, a refund,
 // a fee taken from the card (a decision's, the hold of an approval or a
-// decline's fee, is told on its advice: advised). Each write is one posting, applied once by the issuer
-// whatever we repeat; a write that moved nothing on the card (a refusal,
-// a fee paid by the wallet) posts nothing, and neither does a
-// termination, which the issuer made. A card the issuer terminated takes
-// no more postings: its balance was paid out.
+// decline's fee, is told on its advice: advised). Each write is one
+// posting, applied once by the issuer whatever we repeat; a write that
+// moved nothing on the card (a refusal, a fee paid by the wallet) posts
+// nothing, and neither does a termination, which the issuer made. A card
+// the issuer terminated takes no more postings: its balance was paid out.
 func (s *Service) tellIssuer(ctx context.Context, card Card, n issuer.Notification) error {
 	var claims []string
 	switch n.Type {

@@ -2,8 +2,10 @@ package cards_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -197,5 +199,35 @@ func TestCardNetworkAnswerNeverInvitesARetry(t *testing.T) {
 	waittest.Until(t, 20*time.Second, "the authorization is applied, once", func() bool {
 		return e.Call(e.Cards, token, "GET", "/cards/"+cardID+"?sync=false", "").Str("data", "available_balance") == "15"
 	})
+	e.VerifyCards(companyID)
+}
+
+// TestCardNetworkStandsIn: through the card-network function, a decision
+// that fails (its first read of the card's company, injected) leaves the
+// network to decline on its own: the route answers 201 with the DECLINE
+// (issuer_timeout, no fee) its advice recorded, and the card holds nothing.
+func TestCardNetworkStandsIn(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, _, cardID := e.fundedCard(20, 5)
+	var once sync.Once
+	h := e.CardNetworkFunction(t, apptest.FailingWith(e.Cfg, func(in any) bool {
+		g, ok := in.(*dynamodb.GetItemInput)
+		if !ok {
+			return false
+		}
+		pk, _ := g.Key["PK"].(*types.AttributeValueMemberS)
+		failed := false
+		if pk != nil && strings.HasPrefix(pk.Value, "CARDREF#") {
+			once.Do(func() { failed = true })
+		}
+		return failed
+	}, errors.New("injected: the table is unavailable")))
+	r := e.Call(h, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":5,"merchant_name":"Shop","merchant_city":"Austin"}`)
+	if r.Status != 201 || r.Str("data", "type") != "DECLINE" || r.Str("data", "decline_reason") != "issuer_timeout" || r.Str("data", "fee_amount") != "0" {
+		t.Fatalf("want 201 with the network's decline: %d %s", r.Status, r.Raw)
+	}
+	if c := e.Call(e.Cards, token, "GET", "/cards/"+cardID+"?sync=false", ""); c.Str("data", "available_balance") != "20" {
+		t.Errorf("the card after the network's decline: %s", c.Raw)
+	}
 	e.VerifyCards(companyID)
 }

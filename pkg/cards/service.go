@@ -118,9 +118,10 @@ func NewService(d Deps) (*Service, error) {
 
 // Applier applies the card issuer's notifications (Service.Apply) and
 // decides the network's authorization requests (Service.Decide): all the
-// card-worker and the issuer-authorizations function do. It needs the cards' store, the wallets, the fees,
-// the issuer it tells what each notification moved, and a publisher of
-// the events; never the customers, the companies or the card secrets.
+// card-worker and the issuer-authorizations function do. It needs the
+// cards' store, the wallets, the fees, the issuer it tells what each
+// notification moved, and a publisher of the events; never the customers,
+// the companies or the card secrets.
 type Applier struct{ svc *Service }
 
 // ApplierDeps are what an Applier is built from; NewApplier refuses an

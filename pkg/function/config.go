@@ -27,6 +27,11 @@ const (
 	ModeProduction = providers.ModeProduction
 )
 
+// MaxIssuerDecisionDeadline bounds ISSUER_DECISION_DEADLINE_MS: the
+// card-network function (29 s) must outlive the network's wait, to apply
+// its decline and answer.
+const MaxIssuerDecisionDeadline = 25 * time.Second
+
 // Config is what a function reads from its environment. In AWS the template
 // sets these variables; locally the dev server does. ConfigFromEnv fills in
 // only the fields of the variables the function uses (Functions).
@@ -43,9 +48,10 @@ type Config struct {
 	// how long a card hold may stay neither settled nor reversed before
 	// the sweeper releases it.
 	CardHoldExpiry time.Duration
-	// IssuerDecisionDeadline (ISSUER_DECISION_DEADLINE_MS, default 2000)
-	// is how long the sandbox card network waits for our decision on an
-	// authorization before it declines on its own.
+	// IssuerDecisionDeadline (ISSUER_DECISION_DEADLINE_MS, default 2000,
+	// at most MaxIssuerDecisionDeadline) is how long the sandbox card
+	// network waits for our decision on an authorization before it declines
+	// on its own.
 	IssuerDecisionDeadline time.Duration
 	// IssuerEventsQueueURL (ISSUER_EVENTS_QUEUE_URL) is the queue of the
 	// card issuer's notifications, which the card-worker consumes.
@@ -161,6 +167,10 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			var ms int
 			ms, err = envInt(name, int(issuer.DefaultDecisionDeadline/time.Millisecond))
 			c.IssuerDecisionDeadline = time.Duration(ms) * time.Millisecond
+			if err == nil && c.IssuerDecisionDeadline > MaxIssuerDecisionDeadline {
+				err = fmt.Errorf("%w: %s must be at most %d, within the card-network function's time, not %d",
+					ErrConfig, name, MaxIssuerDecisionDeadline/time.Millisecond, ms)
+			}
 		case "ADMIN_CREDIT_IN_PRODUCTION":
 			switch v := os.Getenv(name); v {
 			case "", "false":

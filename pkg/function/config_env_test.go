@@ -170,7 +170,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerDecisionDeadline: 1500 * time.Millisecond},
 			[]string{testIssuerSecretARN, testTokenSecretARN}},
 		{"openapi", function.Config{}, nil},
-		{"issuer-authorizations", function.Config{TableName: table, WebhooksQueueURL: webhooks, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
+		{"issuer-authorizations", function.Config{TableName: table, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"issuer-webhooks", function.Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 	}
 	tested := map[string]bool{}
@@ -298,6 +298,7 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{"rate limit", "auth", "TOKEN_RATE_LIMIT", "0", `TOKEN_RATE_LIMIT must be a positive integer, not "0"`},
 		{"deadline", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "15m", `PAYMENT_DEADLINE_SECONDS must be a positive integer, not "15m"`},
 		{"hold expiry", "sweeper", "CARD_HOLD_EXPIRY_SECONDS", "0", `CARD_HOLD_EXPIRY_SECONDS must be a positive integer, not "0"`},
+		{"decision deadline past the function's time", "card-network", "ISSUER_DECISION_DEADLINE_MS", "25001", `ISSUER_DECISION_DEADLINE_MS must be at most 25000, within the card-network function's time, not 25001`},
 		{"deadline past the window", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "259201", `PAYMENT_DEADLINE_SECONDS must be at most 259200`},
 		{"console credit", "admin", "ADMIN_CREDIT_IN_PRODUCTION", "yes", `ADMIN_CREDIT_IN_PRODUCTION must be true or false, not "yes"`},
 		{"secret", "wallets", "TOKEN_SECRET_ARN", testTokenSecretARN + "-gone", "read secret " + testTokenSecretARN + "-gone"},

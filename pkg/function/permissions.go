@@ -170,8 +170,9 @@ var Functions = map[string]Function{
 	},
 	"issuer-authorizations": {
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
-			{webhooksQueue, sendMessage},
+			// Query: the company's wallets, for a decline's fee the card
+			// cannot pay.
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{issuerSecret, getSecret},
 		},
 	},

@@ -87,6 +87,15 @@ func (p *Publisher) publish(ctx context.Context, companyID, eventID string) erro
 	return nil
 }
 
+// Deferred is the Publisher of a function that publishes nothing itself:
+// the events it commits wait in the outbox for another to publish them
+// (the card-worker, applying the network's advice of a decision; the
+// sweeper, past Grace).
+type Deferred struct{}
+
+// Publish leaves evs in the outbox.
+func (Deferred) Publish(context.Context, ...events.Event) error { return nil }
+
 // SweepLimit bounds the events one Sweep publishes; the next sweep, a
 // minute later, goes on with the rest.
 const SweepLimit = 1000

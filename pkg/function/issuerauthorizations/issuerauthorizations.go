@@ -10,21 +10,17 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
-	"payments/pkg/providers"
-	"payments/pkg/providers/issuer"
-	"payments/pkg/queue"
 )
 
 // New builds the issuer-authorizations function: POST
 // /issuer/authorizations, without the token guard. A request signed with
 // the issuer's secret is decided in the request (cards.Service.Decide):
-// one read of the card, one conditional write, its events published on the
-// webhooks queue right after. It tells the issuer nothing: the network's
-// advice of the outcome, applied by the card-worker, does.
+// one read of the card, one conditional write, its events in the outbox.
+// It publishes nothing and tells the issuer nothing: the network's advice
+// of the outcome, applied by the card-worker, does both.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	d, err := services.CardApplier(db, providers.Providers{Issuer: issuer.None},
-		queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL))
+	d, err := services.CardDecider(db)
 	if err != nil {
 		return nil, err
 	}

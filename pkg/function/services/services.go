@@ -298,6 +298,21 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 // db, telling p's issuer what each moved and publishing on the webhooks
 // queue: the card-worker's service.
 func CardApplier(db *store.DB, p providers.Providers, webhooks function.Queue) (*cards.Applier, error) {
+	return cardApplier(db, p.Issuer, Events(db, webhooks))
+}
+
+// CardDecider returns the decider of the network's authorization requests
+// over db (cards.Applier.Decide), the issuer-authorizations function's: it
+// tells no issuer anything, and its decisions' events wait in the outbox
+// (outbox.Deferred) for the network's advice, which the card-worker
+// applies, to publish them.
+func CardDecider(db *store.DB) (*cards.Applier, error) {
+	return cardApplier(db, issuer.None, outbox.Deferred{})
+}
+
+// cardApplier returns the applier over db telling iss and publishing with
+// events.
+func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher) (*cards.Applier, error) {
 	balances, err := Balances(db)
 	if err != nil {
 		return nil, err
@@ -306,8 +321,8 @@ func CardApplier(db *store.DB, p providers.Providers, webhooks function.Queue) (
 		Store:   store.NewCards(db),
 		Wallets: balances,
 		Fees:    fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
-		Issuer:  p.Issuer,
-		Events:  Events(db, webhooks),
+		Issuer:  iss,
+		Events:  events,
 	})
 }
 
