@@ -23,10 +23,11 @@ const cardNotFound = "card_not_found"
 // transaction (decide), with its events in the outbox; they are published
 // when the network's advice of the outcome is applied (advised), or by the
 // sweeper past outbox.Grace if none comes: nothing else is on the path of
-// the answer. A retry of the
-// request (the same id) writes nothing and gets the decision recorded,
-// with the card's available balance as it is now. A request about a card
-// we do not have is declined, card_not_found, recording nothing.
+// the answer. A retry of the request (the same id) writes nothing and gets
+// the decision recorded, with the card's available balance as it is now;
+// ErrDuplicateNetworkTx when the id was decided for another card. A
+// request about a card we do not have is declined, card_not_found,
+// recording nothing.
 func (s *Service) Decide(ctx context.Context, r issuer.AuthorizationRequest) (issuer.AuthorizationAnswer, error) {
 	card, err := s.issuerCard(ctx, r.Reference, r.CardID)
 	if errors.Is(err, ErrNotFound) {

@@ -123,6 +123,12 @@ func TestCardNetworkRoutes(t *testing.T) {
 	if r := post("/sandbox/cards/"+cardID+"/terminate", ``); r.Status != 400 || r.Str("code") != "CARD_TERMINATED" {
 		t.Errorf("terminating twice: %d %s", r.Status, r.Raw)
 	}
+	// A purchase on the terminated card is declined; its fee, which the
+	// card cannot pay, comes from the USD wallet.
+	if r := post("/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"Kiosk","merchant_city":"Austin"}`); r.Status != 201 ||
+		r.Str("data", "type") != "DECLINE" || r.Str("data", "decline_reason") != "card_terminated" || r.Str("data", "fee_amount") != "0.5" {
+		t.Errorf("a purchase on the terminated card: %d %s", r.Status, r.Raw)
+	}
 	e.VerifyCards(companyID)
 }
 

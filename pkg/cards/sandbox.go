@@ -128,7 +128,7 @@ func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in A
 		return Transaction{}, "", err
 	}
 	if err != nil {
-		slog.WarnContext(ctx, "the network's advice is not delivered: it is applied here", "authorization_id", a.Request.ID, "error", err)
+		slog.WarnContext(ctx, "the network's advice was not sent", "authorization_id", a.Request.ID, "error", err)
 	}
 	tx, err := sb.decided(ctx, card, a)
 	return tx, a.Advice.ID, err

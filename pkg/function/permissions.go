@@ -146,8 +146,9 @@ var Functions = map[string]Function{
 	"card-network": {
 		Settings: []string{modeSetting, "ISSUER_DECISION_DEADLINE_MS"},
 		Grants: []Grant{
+			// Query: the company's wallets, for a decline's fee the card
+			// cannot pay.
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
-			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 			{issuerEvents, sendMessage},
 			{tokenSecret, getSecret},
@@ -207,7 +208,7 @@ var Functions = map[string]Function{
 	"card-worker": {
 		Settings: []string{modeSetting},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 		},
