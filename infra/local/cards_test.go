@@ -17,7 +17,6 @@ import (
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
-	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/providers/issuer"
@@ -189,8 +188,7 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 		t.Fatalf("the settlement was applied before the network delivered it again (%v, %v)", found, err)
 	}
 	sweep := func(after time.Duration) sweeper.Outcome {
-		cfg := apptest.Recording(localtest.FunctionConfig(t, tpl, res, "sweeper"), "sweeper")
-		h, err := sweeper.NewWithClock(cfg, func() time.Time { return time.Now().Add(after) })
+		h, err := sweeper.NewWithClock(localtest.FunctionConfig(t, tpl, res, "sweeper"), func() time.Time { return time.Now().Add(after) })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,8 +15,10 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
+	"payments/pkg/function/sweeper"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/store"
 	"payments/pkg/waittest"
 )
@@ -439,5 +441,55 @@ func TestNotificationsOutOfOrder(t *testing.T) {
 	if c, _ := cs.Card(ctx, companyID, cardID); c.Balance != 1500 || c.Held != 0 {
 		t.Errorf("after the advice again: card balance %d, held %d; want 1500, 0", c.Balance, c.Held)
 	}
+	e.VerifyCards(companyID)
+}
+
+// TestNetworkDeliversAgain: a notification the network kept but whose
+// delivery was lost (the queue emulator's messages die with make run) is
+// delivered again by the sweeper's card_network step once due, applied by
+// the card-worker and acknowledged: the next sweep delivers nothing.
+func TestNetworkDeliversAgain(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, _, _, cardID := e.fundedCard(20, 0)
+	ctx := context.Background()
+	cs := store.NewCards(e.DB)
+	card, err := cs.Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth, err := e.sandbox.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte("4"),
+		MerchantName: "Hotel", MerchantCity: "Austin", MerchantCountry: "US"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost, _, _ := e.capture() // keeps what it sends, delivers nothing
+	lost.Notices = issuerdb.New(e.DB.DB)
+	sent := time.Now()
+	event, err := lost.Follow(ctx, issuer.NotifySettlement, card.IssuerCardID, cardID, auth.IssuerTxID, 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := apptest.Recording(e.Cfg, "sweeper")
+	sweep := func(at time.Time) sweeper.Outcome {
+		t.Helper()
+		resp, err := apptest.MustSweeper(t, cfg, func() time.Time { return at })(ctx, awsevents.EventBridgeEvent{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.(sweeper.Report)["card_network"]
+	}
+	if got := sweep(sent.Add(issuer.RedeliverAfter)); got.Done < 1 {
+		t.Fatalf("card_network %+v, want the settlement delivered again", got)
+	}
+	waittest.Until(t, 30*time.Second, "the settlement delivered again is applied", func() bool {
+		_, found, err := cs.Outcome(ctx, companyID, event)
+		return err == nil && found
+	})
+	if c, _ := cs.Card(ctx, companyID, cardID); c.Balance != 1600 || c.Held != 0 {
+		t.Errorf("card balance %d, held %d; want 1600, 0", c.Balance, c.Held)
+	}
+	waittest.Until(t, 30*time.Second, "the settlement acknowledged: nothing due again", func() bool {
+		return sweep(sent.Add(24*time.Hour)).Done == 0
+	})
 	e.VerifyCards(companyID)
 }
