@@ -207,17 +207,10 @@ func (s *Service) declineTx(card Card, nt *issuer.NetworkTransaction, reason Dec
 //     claiming the authorization's id, so that our decision, if it comes
 //     later, finds it decided and places no hold.
 func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) error {
-	id := n.Transaction.ID
 	if !standIn(n) {
-		if n.Decision == issuer.Approved {
-			// The network approves only what we answered APPROVED; one
-			// that approves on its own leaves no hold here.
-			if _, err := s.Store.NetworkTransaction(ctx, card.CompanyID, id); errors.Is(err, ErrTransactionNotFound) {
-				slog.WarnContext(ctx, "the network approved an authorization we never decided", "authorization_id", id, "card_id", card.ID)
-			}
-		}
 		return nil // our own decision, recorded
 	}
+	id := n.Transaction.ID
 	// Twice at most: a decision of ours may land between the read and the
 	// write of the network's decline, which then follows it.
 	for range 2 {
@@ -251,7 +244,7 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 // advised finishes what the decision of authorization n.Transaction left
 // to its advice: its events are published and the issuer is told what it
 // moved on the card (post); for a stand-in, the issuer is told too of the
-// late hold the advice released. All of it is repeated by every
+// late hold the advice released. An approval we never decided is logged. All of it is repeated by every
 // application of the advice, harmlessly.
 func (s *Service) advised(ctx context.Context, card Card, n issuer.Notification) error {
 	id := n.Transaction.ID
@@ -259,11 +252,16 @@ func (s *Service) advised(ctx context.Context, card Card, n issuer.Notification)
 	if err != nil {
 		return err
 	}
-	if found {
+	switch {
+	case found:
 		s.publish(ctx, o.events(card.CompanyID))
 		if err := s.post(ctx, card, id, o); err != nil {
 			return err
 		}
+	case n.Decision == issuer.Approved:
+		// The network approves only what we answered APPROVED; one that
+		// approves on its own leaves no hold here.
+		slog.WarnContext(ctx, "the network approved an authorization we never decided", "authorization_id", id, "card_id", card.ID)
 	}
 	if !standIn(n) {
 		return nil

@@ -3,10 +3,8 @@ package issuerhooks
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"time"
 
-	"payments/pkg/field"
 	"payments/pkg/providers/issuer"
 )
 
@@ -44,8 +42,7 @@ func (a *Authorizations) decide(ctx context.Context, signature string, body []by
 	}
 	r, err := issuer.ParseAuthorizationRequest(body)
 	if err != nil {
-		problem := strings.TrimPrefix(err.Error(), issuer.ErrBadAuthorizationRequest.Error()+": ")
-		return issuer.AuthorizationAnswer{}, field.Invalid("body", "not an authorization request: "+problem)
+		return issuer.AuthorizationAnswer{}, badBody("an authorization request", err, issuer.ErrBadAuthorizationRequest)
 	}
 	return a.Decider.Decide(ctx, r)
 }

@@ -80,13 +80,19 @@ func (h *Handler) accept(ctx context.Context, signature string, body []byte) (is
 	}
 	n, err := issuer.ParseNotification(body)
 	if err != nil {
-		problem := strings.TrimPrefix(err.Error(), issuer.ErrBadNotification.Error()+": ")
-		return issuer.Notification{}, field.Invalid("body", "not an issuer notification: "+problem)
+		return issuer.Notification{}, badBody("an issuer notification", err, issuer.ErrBadNotification)
 	}
 	if err := h.Queue.Send(ctx, body, 0); err != nil {
 		return issuer.Notification{}, fmt.Errorf("issuerhooks: queue notification %s: %w", n.ID, err)
 	}
 	return n, nil
+}
+
+// badBody is the 400 of a signed body that is not what, err being the
+// parse error wrapping sentinel: it names body and what is wrong.
+func badBody(what string, err, sentinel error) error {
+	problem := strings.TrimPrefix(err.Error(), sentinel.Error()+": ")
+	return field.Invalid("body", "not "+what+": "+problem)
 }
 
 // now returns the time signatures are checked against.
