@@ -20,7 +20,7 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/oapi-codegen/runtime v1.8.0
 	github.com/shopspring/decimal v1.6.0
-	github.com/stripe/stripe-go/v82 v82.5.1
+	github.com/stripe/stripe-go/v85 v85.0.0
 	gopkg.in/yaml.v3 v3.0.1
 )
 

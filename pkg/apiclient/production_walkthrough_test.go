@@ -20,10 +20,10 @@ import (
 
 // TestProductionWalkthrough runs the README's "Production mode, locally"
 // steps with the client generated from docs/openapi.yaml against a local
-// stack in production mode, simulated pawaPay beside it as make run serves
-// it, checking the figures the README shows.
+// stack in production mode, simulated pawaPay and simulated Stripe Issuing
+// beside it as make run serves them, checking the figures the README shows.
 func TestProductionWalkthrough(t *testing.T) {
-	base, _ := localtest.ServeStack(t, slog.New(slog.DiscardHandler),
+	base, res := localtest.ServeStack(t, slog.New(slog.DiscardHandler),
 		map[string]string{"Mode": "production", "AdminCreditInProduction": "true"})
 	c, err := apiclient.NewClientWithResponses(base+httpapi.BasePath, apiclient.WithHTTPClient(&contractDoer{t: t}))
 	if err != nil {
@@ -113,6 +113,9 @@ func TestProductionWalkthrough(t *testing.T) {
 	one, err := w.c.GetCustomerWithResponse(w.ctx, id, w.auth)
 	w.ok(one, err, http.StatusOK, "P6. the company reads it")
 	w.equal("P6. kyc_status for the company", one.JSON200.Data.KycStatus, "VERIFIED")
+
+	// P7 to P11. Cards through Stripe Issuing, here the simulated one.
+	w.productionCards(res.Params["IssuerBaseUrl"], res.Secrets["ISSUER_API_KEY"], id)
 }
 
 // upstream returns the operator's raw answer about payment tx.

@@ -133,7 +133,7 @@ func (w *walk) cardNetwork() {
 	var raw *apiclient.GetCardResponse
 	waittest.Until(w.t, 30*time.Second, "23. the issuer's record of the card has our balance", func() bool {
 		raw, err = w.c.GetCardWithResponse(w.ctx, id, &apiclient.GetCardParams{IncludeRaw: ptr(true)}, w.auth)
-		return err == nil && raw.JSON200 != nil && raw.JSON200.Data.Raw.Balance == "3.37"
+		return err == nil && raw.JSON200 != nil && raw.JSON200.Data.Raw.Balance != nil && *raw.JSON200.Data.Raw.Balance == "3.37"
 	})
 
 	// The network's own request, as the issuer sends it: signed, sent

@@ -22,6 +22,7 @@ import (
 	"payments/pkg/function/operatorcallbacks"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/payoutworker"
+	"payments/pkg/function/stripewebhooks"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/function/walletsapi"
 	"payments/pkg/function/webhooksapi"
@@ -35,6 +36,7 @@ var HTTPFunctions = map[string]func(context.Context, function.Config) (function.
 	"wallets": walletsapi.New, "payments": paymentsapi.New,
 	"webhooks": webhooksapi.New, "customers": customersapi.New, "cards": cardsapi.New, "card-network": cardnetwork.New,
 	"issuer-webhooks": issuerwebhooks.New, "issuer-authorizations": issuerauthorizations.New, "openapi": openapi.New,
+	"stripe-webhooks":    stripewebhooks.New,
 	"operator-callbacks": operatorcallbacks.New,
 }
 

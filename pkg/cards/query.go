@@ -95,9 +95,10 @@ func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) 
 // (with the refund, the issuer's form of card.terminated), a freeze or an
 // unfreeze; a card we terminated that the issuer still holds open is
 // terminated there again. A balance or an available balance that differs
-// is logged: ours move only with the transactions that explain them.
+// (at an issuer that keeps one) is logged: ours move only with the
+// transactions that explain them.
 func (s *Service) reconcile(ctx context.Context, card Card, ic issuer.Card) (Card, error) {
-	if (ic.Balance != card.Balance || ic.Available != card.Available()) && card.Status != Terminated {
+	if !ic.BalanceUnknown && (ic.Balance != card.Balance || ic.Available != card.Available()) && card.Status != Terminated {
 		slog.WarnContext(ctx, "card balance differs at the issuer", "card_id", card.ID, "ours", card.Balance,
 			"issuer", ic.Balance, "ours_available", card.Available(), "issuer_available", ic.Available)
 	}

@@ -58,24 +58,30 @@ type readResponse struct {
 
 // rawCard is the issuer's record of a card, its number masked.
 type rawCard struct {
-	ID           string      `json:"id"`
-	CardholderID string      `json:"cardholder_id"`
-	Reference    string      `json:"reference"`
-	Status       string      `json:"status"`
-	Balance      json.Number `json:"balance"`
-	Brand        string      `json:"brand"`
-	MaskedNumber string      `json:"masked_number"`
-	ExpiryMonth  int         `json:"expiry_month"`
-	ExpiryYear   int         `json:"expiry_year"`
-	CreatedAt    string      `json:"created_at"`
+	ID           string `json:"id"`
+	CardholderID string `json:"cardholder_id"`
+	Reference    string `json:"reference"`
+	Status       string `json:"status"`
+	// Balance is null at an issuer that keeps no balance per card.
+	Balance      *json.Number `json:"balance"`
+	Brand        string       `json:"brand"`
+	MaskedNumber string       `json:"masked_number"`
+	ExpiryMonth  int          `json:"expiry_month"`
+	ExpiryYear   int          `json:"expiry_year"`
+	CreatedAt    string       `json:"created_at"`
 }
 
 func newRawCard(c issuer.Card) *rawCard {
-	return &rawCard{
+	r := &rawCard{
 		ID: c.ID, CardholderID: c.CardholderID, Reference: c.Reference, Status: string(c.Status),
-		Balance: moneyJSON(c.Balance), Brand: string(c.Brand), MaskedNumber: "**** **** **** " + c.Last4,
+		Brand: string(c.Brand), MaskedNumber: "**** **** **** " + c.Last4,
 		ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear, CreatedAt: timestamp.Format(c.CreatedAt),
 	}
+	if !c.BalanceUnknown {
+		b := moneyJSON(c.Balance)
+		r.Balance = &b
+	}
+	return r
 }
 
 func (r Read) response() readResponse {

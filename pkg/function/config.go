@@ -76,6 +76,11 @@ type Config struct {
 	// Both are read in production mode only: the sandbox operator needs
 	// neither.
 	OperatorBaseURL, OperatorAPIToken string
+	// IssuerBaseURL (ISSUER_BASE_URL) is the card issuer's API (Stripe's;
+	// "" is https://api.stripe.com); IssuerAPIKey its secret key:
+	// ISSUER_API_KEY, or the secret named by ISSUER_API_KEY_ARN. Both are
+	// read in production mode only: the sandbox issuer needs neither.
+	IssuerBaseURL, IssuerAPIKey string
 	// OperatorCallbackKey (OPERATOR_CALLBACK_PUBLIC_KEY) verifies the
 	// aggregator's signed callbacks: its public key, PEM or the base64 of
 	// its DER. Required in production mode.
@@ -179,12 +184,18 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			default:
 				err = fmt.Errorf("%w: %s must be true or false, not %q", ErrConfig, name, v)
 			}
-		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN":
+		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN":
 			secretVars = append(secretVars, name)
 		case "OPERATOR_BASE_URL":
 			c.OperatorBaseURL = os.Getenv(name)
 		case "OPERATOR_CALLBACK_PUBLIC_KEY":
 			c.OperatorCallbackKey = os.Getenv(name)
+		case "ISSUER_BASE_URL":
+			if c.IssuerBaseURL = os.Getenv(name); c.IssuerBaseURL != "" {
+				if u, perr := url.Parse(c.IssuerBaseURL); perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+					err = fmt.Errorf("%w: %s must be an http(s) URL, not %q", ErrConfig, name, c.IssuerBaseURL)
+				}
+			}
 		case "CARD_KEY_ARN":
 			// A KMS key is used, never read: locally CARD_KEY holds a key.
 			c.CardKeyARN, c.CardKey = os.Getenv(name), os.Getenv("CARD_KEY")
@@ -209,8 +220,8 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 	}
 	var reader SecretReader
 	for _, name := range secretVars {
-		if name == "OPERATOR_API_TOKEN_ARN" && c.Mode != ModeProduction {
-			continue // the sandbox operator needs no token
+		if (name == "OPERATOR_API_TOKEN_ARN" || name == "ISSUER_API_KEY_ARN") && c.Mode != ModeProduction {
+			continue // the sandbox operator and issuer need no credentials
 		}
 		plain := strings.TrimSuffix(name, "_ARN")
 		value := os.Getenv(plain)
@@ -240,14 +251,20 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 				return c, fmt.Errorf("%w: the secret %s still holds the stack's placeholder: put the aggregator's API token in it (docs/providers.md)", ErrConfig, name)
 			}
 			c.OperatorAPIToken = value
+		case "ISSUER_API_KEY_ARN":
+			if value == OperatorTokenPlaceholder {
+				return c, fmt.Errorf("%w: the secret %s still holds the stack's placeholder: put the card issuer's API key in it (docs/providers.md)", ErrConfig, name)
+			}
+			c.IssuerAPIKey = value
 		}
 	}
 	return c, nil
 }
 
 // OperatorTokenPlaceholder is the value the stack gives the operator's
-// API token secret until DevOps put the aggregator's token in it: a
-// production function refuses to start with it.
+// API token secret, and the card issuer's API key secret, until DevOps put
+// the provider's credential in it: a production function refuses to start
+// with it.
 const OperatorTokenPlaceholder = "unset"
 
 // checkOperator checks, in production mode, the aggregator's settings fn

@@ -36,6 +36,9 @@ const (
 	testOperatorTokenARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/operator-api-token-StUvWx"
 	testOperatorToken    = "pawapay-token-from-secrets-manager"
 	testOperatorURL      = "https://api.sandbox.pawapay.io"
+	testIssuerKeyARN     = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/issuer-api-key-YzAbCd"
+	testIssuerKey        = "sk_test_from_secrets_manager"
+	testIssuerURL        = "https://api.stripe.com"
 	testOperatorKey      = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE-test-key"
 )
 
@@ -82,7 +85,7 @@ func (f *fakeSecrets) takeAsked() []string {
 func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 	t.Helper()
 	sm := &fakeSecrets{values: map[string]string{testTokenSecretARN: testTokenSecret, testAdminKeyARN: testAdminKey, testIssuerSecretARN: testIssuerSecret,
-		testOperatorTokenARN: testOperatorToken}}
+		testOperatorTokenARN: testOperatorToken, testIssuerKeyARN: testIssuerKey}}
 	srv := httptest.NewServer(sm)
 	t.Cleanup(srv.Close)
 	env := map[string]string{
@@ -105,6 +108,9 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"ISSUER_WEBHOOK_SECRET_ARN":    testIssuerSecretARN,
 		"OPERATOR_API_TOKEN_ARN":       testOperatorTokenARN,
 		"OPERATOR_BASE_URL":            testOperatorURL,
+		"ISSUER_API_KEY_ARN":           testIssuerKeyARN,
+		"ISSUER_BASE_URL":              testIssuerURL,
+		"ISSUER_API_KEY":               "",
 		"OPERATOR_CALLBACK_PUBLIC_KEY": testOperatorKey,
 		"OPERATOR_API_TOKEN":           "",
 		"CARD_KEY":                     "",
@@ -130,7 +136,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 // secrets as its main does, its AWS calls recorded.
 func loadConfig(name string) (function.Config, error) {
 	names := map[string]string{}
-	for _, v := range []string{"TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN"} {
+	for _, v := range []string{"TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN"} {
 		names[os.Getenv(v)] = v
 	}
 	return function.ConfigFromEnv(context.Background(), name, func(cfg aws.Config, endpoint string) function.SecretReader {
@@ -156,16 +162,18 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"wallets", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, TokenSecret: token, OperatorBaseURL: testOperatorURL}, []string{testTokenSecretARN}},
 		{"webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
-		{"customers", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token}, []string{testTokenSecretARN}},
+		{"customers", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token, IssuerBaseURL: testIssuerURL}, []string{testTokenSecretARN}},
 		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second, OperatorBaseURL: testOperatorURL}, nil},
 		{"operator-callbacks", function.Config{Mode: function.ModeSandbox, PayoutsQueueURL: payouts, OperatorCallbackKey: testOperatorKey}, nil},
 		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
-			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
-		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token},
+			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL}, []string{testIssuerSecretARN}},
+		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token, IssuerBaseURL: testIssuerURL},
 			[]string{testTokenSecretARN}},
+		{"stripe-webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"],
+			IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL}, []string{testIssuerSecretARN}},
 		{"card-network", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token,
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerDecisionDeadline: 1500 * time.Millisecond},
 			[]string{testIssuerSecretARN, testTokenSecretARN}},
@@ -265,6 +273,15 @@ func TestConfigOfProductionMode(t *testing.T) {
 	if cfg, err := loadConfig("operator-callbacks"); err != nil || cfg.OperatorCallbackKey != testOperatorKey {
 		t.Fatalf("operator-callbacks: config %+v, %v", cfg, err)
 	}
+	for _, name := range []string{"cards", "customers", "sweeper", "stripe-webhooks"} {
+		cfg, err := loadConfig(name)
+		if err != nil || cfg.IssuerBaseURL != testIssuerURL || cfg.IssuerAPIKey != testIssuerKey {
+			t.Fatalf("%s: config %+v, %v", name, cfg, err)
+		}
+		if asked := sm.takeAsked(); !slices.Contains(asked, testIssuerKeyARN) {
+			t.Errorf("%s asked Secrets Manager for %v, not the issuer's API key", name, asked)
+		}
+	}
 	tests := []struct {
 		name, function, variable, value, want string
 	}{
@@ -272,12 +289,14 @@ func TestConfigOfProductionMode(t *testing.T) {
 		{"base URL not http", "payments", "OPERATOR_BASE_URL", "api.pawapay.io", `OPERATOR_BASE_URL must be an http(s) URL, not "api.pawapay.io"`},
 		{"no callback key", "operator-callbacks", "OPERATOR_CALLBACK_PUBLIC_KEY", "", "OPERATOR_CALLBACK_PUBLIC_KEY is not set"},
 		{"placeholder token", "payout-worker", "OPERATOR_API_TOKEN", function.OperatorTokenPlaceholder, "still holds the stack's placeholder"},
+		{"placeholder issuer key", "cards", "ISSUER_API_KEY", function.OperatorTokenPlaceholder, "ISSUER_API_KEY_ARN still holds the stack's placeholder"},
+		{"issuer URL not http", "stripe-webhooks", "ISSUER_BASE_URL", "api.stripe.com", `ISSUER_BASE_URL must be an http(s) URL, not "api.stripe.com"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(tt.variable, tt.value)
-			if tt.variable == "OPERATOR_API_TOKEN" {
-				t.Setenv("OPERATOR_API_TOKEN_ARN", "")
+			if tt.variable == "OPERATOR_API_TOKEN" || tt.variable == "ISSUER_API_KEY" {
+				t.Setenv(tt.variable+"_ARN", "")
 			}
 			_, err := loadConfig(tt.function)
 			if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), tt.want) {

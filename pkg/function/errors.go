@@ -101,6 +101,7 @@ var Errors = httpapi.Catalogue{
 
 	// the card issuer's notifications (POST /issuer/webhooks)
 	{Err: issuerhooks.ErrBadSignature, Status: http.StatusUnauthorized, Code: "INVALID_SIGNATURE", Message: "missing, malformed, stale or forged X-Issuer-Signature"},
+	{Err: issuerhooks.ErrBadStripeSignature, Status: http.StatusUnauthorized, Code: "INVALID_SIGNATURE", Message: "missing, malformed, stale or forged Stripe-Signature"},
 
 	// the operator's callbacks (POST /operator/callbacks/pawapay)
 	{Err: operator.ErrCallbackSignature, Status: http.StatusUnauthorized, Code: "INVALID_SIGNATURE", Message: "missing, malformed, stale or forged callback signature (Signature, Signature-Input, Content-Digest)"},

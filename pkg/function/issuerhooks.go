@@ -2,6 +2,7 @@ package function
 
 import (
 	"fmt"
+	"strings"
 
 	"payments/pkg/issuerhooks"
 )
@@ -26,6 +27,24 @@ func IssuerAuthorizations(cfg Config, d issuerhooks.Decider) (*issuerhooks.Autho
 		return nil, err
 	}
 	return &issuerhooks.Authorizations{Secret: cfg.IssuerWebhookSecret, Decider: d}, nil
+}
+
+// StripeHooks returns the handler of Stripe Issuing's events, checked with
+// the issuer's secret of cfg (Stripe's endpoint signing secrets,
+// comma-separated), its authorization requests decided by d, its other
+// events queued on issuerEvents, a transaction's card found by cards: the
+// stripe-webhooks function serves it.
+func StripeHooks(cfg Config, d issuerhooks.Decider, issuerEvents Queue, cards issuerhooks.CardReferences) (*issuerhooks.Stripe, error) {
+	if err := checkIssuerSecret(cfg); err != nil {
+		return nil, err
+	}
+	var secrets []string
+	for _, s := range strings.Split(string(cfg.IssuerWebhookSecret), ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			secrets = append(secrets, s)
+		}
+	}
+	return &issuerhooks.Stripe{Secrets: secrets, Decider: d, Queue: issuerEvents, Cards: cards}, nil
 }
 
 // checkIssuerSecret checks the issuer's secret of cfg.

@@ -56,6 +56,7 @@ const (
 	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
 
 	operatorToken = "OPERATOR_API_TOKEN_ARN" // the aggregator's API token (production mode)
+	issuerKey     = "ISSUER_API_KEY_ARN"     // the card issuer's API key (production mode: Stripe's)
 
 	// The issuer-webhooks function's.
 	issuerEvents = "ISSUER_EVENTS_QUEUE_URL"   // the card issuer's notifications, consumed by the card-worker
@@ -67,6 +68,7 @@ const (
 	modeSetting     = "MODE"
 	deadlineSetting = "PAYMENT_DEADLINE_SECONDS"
 	operatorURL     = "OPERATOR_BASE_URL" // the aggregator's API (production mode)
+	issuerURL       = "ISSUER_BASE_URL"   // the card issuer's API (production mode)
 )
 
 // getSecret is the one action on a secret.
@@ -125,22 +127,24 @@ var Functions = map[string]Function{
 		},
 	},
 	"customers": {
-		Settings: []string{modeSetting},
+		Settings: []string{modeSetting, issuerURL},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
 			{documentsBucket, []string{"s3:DeleteObject", "s3:GetObject", "s3:PutObject"}},
 			{tokenSecret, getSecret},
+			{issuerKey, getSecret},
 		},
 	},
 	"cards": {
-		Settings: []string{modeSetting},
+		Settings: []string{modeSetting, issuerURL},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
 			{tokenSecret, getSecret},
+			{issuerKey, getSecret},
 		},
 	},
 	"card-network": {
@@ -167,6 +171,18 @@ var Functions = map[string]Function{
 		Grants: []Grant{
 			{issuerEvents, sendMessage},
 			{issuerSecret, getSecret},
+		},
+	},
+	// Stripe Issuing's events (production mode): its authorization
+	// requests decided as issuer-authorizations decides, the rest queued
+	// as issuer-webhooks queues; the API key finds a transaction's card.
+	"stripe-webhooks": {
+		Settings: []string{modeSetting, issuerURL},
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{issuerEvents, sendMessage},
+			{issuerSecret, getSecret},
+			{issuerKey, getSecret},
 		},
 	},
 	"issuer-authorizations": {
@@ -214,7 +230,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"sweeper": {
-		Settings: []string{modeSetting, "CARD_HOLD_EXPIRY_SECONDS"},
+		Settings: []string{modeSetting, "CARD_HOLD_EXPIRY_SECONDS", issuerURL},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
@@ -223,6 +239,7 @@ var Functions = map[string]Function{
 			{issuerEvents, sendMessage}, // the sandbox card network's deliveries again
 			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
 			{issuerSecret, getSecret},
+			{issuerKey, getSecret}, // issuances and terminations asked again
 		},
 	},
 }

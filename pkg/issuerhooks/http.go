@@ -1,10 +1,12 @@
 package issuerhooks
 
 import (
+	"encoding/json"
 	"net/http"
 	"strings"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/providers/issuer/stripeissuing"
 )
 
 // Routes registers POST /issuer/webhooks on rt, which must have no token
@@ -56,6 +58,39 @@ func (a *Authorizations) Receive(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.Respond(w, http.StatusOK, "Authorization "+strings.ToLower(answer.Decision), answer)
 	return nil
+}
+
+// StripeRoutes registers POST /issuer/stripe/webhooks on rt, which must
+// have no token guard: Stripe is not a company.
+func StripeRoutes(rt *httpapi.Router, s *Stripe) {
+	rt.Handle("POST /issuer/stripe/webhooks", s.Receive)
+}
+
+// Receive answers one of Stripe's events (Handle): 401
+// (ErrBadStripeSignature) unless its Stripe-Signature verifies, 400 naming
+// what is wrong in a signed event we cannot read; an
+// issuing_authorization.request's decision in Stripe's protocol, 200
+// {"approved": …} with the Stripe-Version header; 200 with the event's id
+// for any other event, once queued or acknowledged. Only a 200 has done
+// anything.
+func (s *Stripe) Receive(w http.ResponseWriter, r *http.Request) error {
+	body, err := httpapi.ReadBody(r)
+	if err != nil {
+		return err
+	}
+	// The Lambda adapter splits a header at its commas: joined again.
+	id, answer, err := s.Handle(r.Context(), strings.Join(r.Header.Values(stripeissuing.SignatureHeader), ","), body)
+	if err != nil {
+		return err
+	}
+	if answer == nil {
+		httpapi.Respond(w, http.StatusOK, "Event accepted", accepted{ID: id})
+		return nil
+	}
+	w.Header().Set("Stripe-Version", stripeissuing.APIVersion)
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	return json.NewEncoder(w).Encode(answer)
 }
 
 // signature returns the request's X-Issuer-Signature. The Lambda adapter

@@ -7,7 +7,9 @@
 // requests, signed the same way, and answers each with our decision, made
 // in the request (Authorizations). The signature is the scheme of our own
 // webhooks (pkg/webhooks, spec §6.2): "t=<unix seconds>,v1=<hex
-// HMAC-SHA256 of "<t>.<body>">".
+// HMAC-SHA256 of "<t>.<body>">". POST /issuer/stripe/webhooks takes Stripe
+// Issuing's events in Stripe's protocol (Stripe): its authorization
+// requests decided the same way, the others queued as notifications.
 package issuerhooks
 
 import (

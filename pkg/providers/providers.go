@@ -58,6 +58,12 @@ type Deps struct {
 	// production mode; its zero value, where a function never calls it
 	// (the sweeper), leaves the operator None.
 	Aggregator Aggregator
+	// CardIssuer is the real card issuer's adapter of production mode
+	// (Stripe Issuing's, pkg/function/cardissuer), built by the functions
+	// that call it, so that no other links it; issuer.Reported for the
+	// card-worker, which only applies its events; nil leaves the issuer
+	// None.
+	CardIssuer issuer.Issuer
 }
 
 // Aggregator is where the mobile-money aggregator's API is and how to
@@ -68,8 +74,8 @@ type Aggregator struct {
 
 // ForMode returns the providers of mode: the simulated ones over d in
 // ModeSandbox; in ModeProduction, the real adapters (the operator is
-// pawaPay when d.Aggregator is set), and None for a kind that has none
-// yet (the issuer, the KYC verifier and the bank).
+// pawaPay when d.Aggregator is set, the issuer d.CardIssuer), and None for
+// a kind that has none yet (the KYC verifier and the bank).
 func ForMode(mode string, d Deps) (Providers, error) {
 	switch mode {
 	case ModeSandbox:
@@ -87,6 +93,9 @@ func ForMode(mode string, d Deps) (Providers, error) {
 		return p, nil
 	case ModeProduction:
 		p := Providers{Operator: operator.None, Issuer: issuer.None, KYC: kyc.None, Bank: bank.None}
+		if d.CardIssuer != nil {
+			p.Issuer = d.CardIssuer
+		}
 		if d.Aggregator.BaseURL != "" {
 			gw, err := pawapay.New(pawapay.Config{BaseURL: d.Aggregator.BaseURL, Token: d.Aggregator.Token})
 			if err != nil {

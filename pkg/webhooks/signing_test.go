@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stripe/stripe-go/v82/webhook"
+	"github.com/stripe/stripe-go/v85/webhook"
 
 	"payments/pkg/webhooks"
 )

@@ -22,7 +22,7 @@ func TestFunctionEnv(t *testing.T) {
 		TableName: "tbl",
 		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "issuer-events": "http://q/issuer-events",
 			"funds": "http://q/funds", "payouts-dlq": "x", "webhooks-dlq": "y", "issuer-events-dlq": "z", "funds-dlq": "w"},
-		Secrets: map[string]string{"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck", "ISSUER_WEBHOOK_SECRET": "is", "OPERATOR_API_TOKEN": "ot"},
+		Secrets: map[string]string{"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck", "ISSUER_WEBHOOK_SECRET": "is", "OPERATOR_API_TOKEN": "ot", "ISSUER_API_KEY": "ik"},
 		Base:    []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
 		Params:  map[string]string{"Mode": "production"},
 	}
@@ -32,7 +32,7 @@ func TestFunctionEnv(t *testing.T) {
 		"PAYMENT_DEADLINE_SECONDS": "900", "CARD_HOLD_EXPIRY_SECONDS": "604800", "ISSUER_DECISION_DEADLINE_MS": "2000", "ADMIN_CREDIT_IN_PRODUCTION": "false", "DOCUMENTS_BUCKET": "documents",
 		"CARD_KEY": "ck", "ISSUER_EVENTS_QUEUE_URL": "http://q/issuer-events", "ISSUER_WEBHOOK_SECRET": "is",
 		"FUNDS_QUEUE_URL": "http://q/funds", "OPERATOR_API_TOKEN": "ot", "OPERATOR_BASE_URL": "https://api.sandbox.pawapay.io",
-		"OPERATOR_CALLBACK_PUBLIC_KEY": "",
+		"OPERATOR_CALLBACK_PUBLIC_KEY": "", "ISSUER_API_KEY": "ik", "ISSUER_BASE_URL": "https://api.stripe.com",
 	}
 	for _, fn := range tpl.Functions() {
 		t.Run(fn.Dir, func(t *testing.T) {

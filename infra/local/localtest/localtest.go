@@ -45,6 +45,10 @@ const IssuerWebhookSecret = "local-issuer-webhook-secret-0123456789abcdef0123456
 // functions send it to the simulated pawaPay in production mode.
 const OperatorAPIToken = "local-operator-api-token-0123456789abcdef"
 
+// IssuerAPIKey is the card issuer's API key of the test stacks (production
+// mode): the functions send it, the simulated Stripe checks it.
+const IssuerAPIKey = "sk_test_local_issuer_api_key"
+
 // Root returns the repository root.
 func Root(t testing.TB) string {
 	t.Helper()
@@ -134,6 +138,7 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		Secrets: map[string]string{
 			"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey,
 			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret, "OPERATOR_API_TOKEN": OperatorAPIToken,
+			"ISSUER_API_KEY": IssuerAPIKey,
 		},
 		Base: Env(),
 		// Callbacks are verified (the sample ones refused) with the key of

@@ -4,10 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"os"
 	"testing"
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/samtemplate"
+	"payments/infra/local/stack"
 	"payments/pkg/httpapi"
 )
 
@@ -42,7 +44,8 @@ func ServeStack(t testing.TB, log *slog.Logger, params map[string]string) (strin
 // ServeStack does, after edit (when not nil) has changed the server (a
 // test that leaves a consumer out), and returns the base URL and the stop
 // of the server, which waits until it has stopped. Served in production
-// mode, simulated pawaPay runs beside it.
+// mode, simulated pawaPay and simulated Stripe Issuing run beside it (the
+// test fails if the latter saw a request off Stripe's API).
 func StartServer(t testing.TB, tpl *samtemplate.Template, res devserver.Resources, log *slog.Logger, edit func(*devserver.Server)) (string, func()) {
 	t.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -55,6 +58,19 @@ func StartServer(t testing.TB, tpl *samtemplate.Template, res devserver.Resource
 		cancel()
 		l.Close()
 		t.Fatal(err)
+	}
+	is, err := devserver.StartIssuer(ctx, res, base+httpapi.BasePath, os.Getenv(stack.StripeMockEnv), 0, log)
+	if err != nil {
+		cancel()
+		l.Close()
+		t.Fatal(err)
+	}
+	if is != nil {
+		t.Cleanup(func() {
+			if v := is.Sim.Violations(); len(v) > 0 {
+				t.Errorf("requests and answers off Stripe's API: %v", v)
+			}
+		})
 	}
 	srv, err := devserver.Build(ctx, tpl, res, SQSClient(t), log)
 	if err != nil {

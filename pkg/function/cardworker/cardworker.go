@@ -17,13 +17,15 @@ import (
 // once per its event id, whatever the queue repeats (cards.Applier):
 // authorizations decided, settlements, reversals and refunds, their fees,
 // terminations; then tells the issuer what each moved on the card: the
-// sandbox issuer in sandbox mode, none in production mode, which has no
-// issuer adapter yet.
+// sandbox issuer in sandbox mode; nothing in production mode, whose
+// issuer, Stripe Issuing, reported it (issuer.Reported).
 // A message that is not a notification fails, and reaches the dead-letter
 // queue after its retries.
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
 	db := services.DB(cfg)
-	p, err := services.Providers(cfg, db, providers.Deps{}) // its issuer issues no card
+	// Its issuer issues no card; in production mode it is Stripe Issuing,
+	// whose events the notifications are: nothing to post or acknowledge.
+	p, err := services.Providers(cfg, db, providers.Deps{CardIssuer: issuer.Reported})
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"payments/pkg/customers"
 	"payments/pkg/documents"
 	"payments/pkg/function"
+	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
@@ -47,12 +48,16 @@ func NewWith(cfg function.Config, fetcher customers.Fetcher, now func() time.Tim
 // service returns the customers service over db and the documents bucket,
 // with the providers of cfg's mode: the sandbox KYC verifier and card
 // issuer, which keep their records in db apart from ours, in sandbox mode;
-// kyc.None and issuer.None in production mode, which has no adapters yet,
-// so that enrolments wait for the operator console's review
+// in production mode Stripe Issuing (cardissuer) and kyc.None, which has no
+// adapter yet, so that enrolments wait for the operator console's review
 // (customers.PendingReview) rather than being verified by a simulation.
 func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) (*customers.Service, error) {
 	docs := documents.New(documents.NewClient(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket)
-	p, err := services.Providers(cfg, db, providers.Deps{Documents: docs}) // its issuer registers cardholders only
+	deps, err := cardissuer.With(cfg, providers.Deps{Documents: docs}) // its issuer registers cardholders only
+	if err != nil {
+		return nil, err
+	}
+	p, err := services.Providers(cfg, db, deps)
 	if err != nil {
 		return nil, err
 	}

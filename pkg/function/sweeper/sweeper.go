@@ -15,6 +15,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/function"
+	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -64,7 +65,11 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 	}
 	// Its bank is only asked (Check); its payments service never asks the
 	// operator: the messages it sends do.
-	p, err := services.Providers(cfg, db, providers.Deps{Sealer: v})
+	deps, err := cardissuer.With(cfg, providers.Deps{Sealer: v})
+	if err != nil {
+		return nil, err
+	}
+	p, err := services.Providers(cfg, db, deps)
 	if err != nil {
 		return nil, err
 	}

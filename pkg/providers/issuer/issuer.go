@@ -110,8 +110,12 @@ type Card struct {
 	// balance less the open authorization holds.
 	Balance   int64
 	Available int64
-	Status    CardStatus
-	CreatedAt time.Time
+	// BalanceUnknown is an issuer that keeps no balance per card (Stripe
+	// Issuing): our ledger is the card's balance, and Balance and
+	// Available are 0.
+	BalanceUnknown bool
+	Status         CardStatus
+	CreatedAt      time.Time
 }
 
 // Secrets are a card's full number (16 digits) and CVV (3 digits). An

@@ -35,3 +35,17 @@ func (none) TerminateCard(context.Context, string) (Card, int64, error) {
 	return Card{}, 0, ErrNone
 }
 func (none) Acknowledge(context.Context, string) error { return ErrNone }
+
+// Reported is the issuer as the card-worker sees it when the issuer's
+// notifications are its own record of what moved (Stripe Issuing's
+// events): PostCard and Acknowledge have nothing to tell it and succeed
+// (the card's balance is our ledger's: BalanceUnknown); every other call
+// is ErrNone, the card-worker making none.
+var Reported Issuer = reported{}
+
+type reported struct{ none }
+
+func (reported) PostCard(_ context.Context, p Posting) (Card, error) {
+	return Card{ID: p.CardID, BalanceUnknown: true}, nil
+}
+func (reported) Acknowledge(context.Context, string) error { return nil }

@@ -8,25 +8,28 @@
 //	                              environment, stop the stack, exit with CMD's
 //	                              status (make test)
 //
-// run starts DynamoDB Local (data in .cache/dynamodb), the SQS emulator and
-// s3rver (data in .cache/s3) on 127.0.0.1, creates the table, the template's
-// queues and buckets when missing, and serves the API on
-// http://127.0.0.1:$PORT/api/v1 with the template's routes, queue pollers and
-// schedules. SIGINT or SIGTERM stops everything it started. With -make-pid,
+// run starts DynamoDB Local (data in .cache/dynamodb), the SQS emulator,
+// s3rver (data in .cache/s3) and stripe-mock on 127.0.0.1, creates the
+// table, the template's queues and buckets when missing, and serves the API
+// on http://127.0.0.1:$PORT/api/v1 with the template's routes, queue
+// pollers and schedules (in MODE=production, beside simulated pawaPay and
+// simulated Stripe Issuing unless real ones are configured). SIGINT or SIGTERM stops everything it started. With -make-pid,
 // the make process that runs it (`make run`), it also stops when that make
 // starts handling SIGINT, SIGTERM, SIGHUP or SIGQUIT, or exits: GNU make
 // does not pass SIGINT on to its children (see package makewatch).
 //
 // Environment: PORT (3000), DYNAMODB_PORT (8000), SQS_PORT (9324), S3_PORT
-// (4568), DOCS_PORT (4443), OPERATOR_PORT (4570: the simulated pawaPay of
-// MODE=production, devserver.StartAggregator), DATA_DIR (.cache: the data, logs, secrets, local
+// (4568), STRIPE_MOCK_PORT (12111), DOCS_PORT (4443), OPERATOR_PORT (4570:
+// the simulated pawaPay of MODE=production, devserver.StartAggregator),
+// ISSUER_PORT (4571: the simulated Stripe Issuing of MODE=production,
+// devserver.StartIssuer), DATA_DIR (.cache: the data, logs, secrets, local
 // CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY,
-// ISSUER_WEBHOOK_SECRET and OPERATOR_API_TOKEN (default: generated once into
-// admin-api-key, token-secret, card-key, issuer-webhook-secret and
-// operator-api-token of the data folder: stack.SecretFiles), LOG_LEVEL
-// (info), and the
-// stack parameters of paramVariables (MODE, PAYMENT_DEADLINE_SECONDS, …;
-// default: the template's).
+// ISSUER_WEBHOOK_SECRET, OPERATOR_API_TOKEN and ISSUER_API_KEY (default:
+// generated once into admin-api-key, token-secret, card-key,
+// issuer-webhook-secret, operator-api-token and issuer-api-key of the data
+// folder: stack.SecretFiles), LOG_LEVEL (info), and the stack parameters of
+// paramVariables (MODE, PAYMENT_DEADLINE_SECONDS, …; default: the
+// template's).
 // exec uses free ports and in-memory storage, so it runs beside `run`.
 package main
 
@@ -141,7 +144,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	for _, p := range []struct {
 		env string
 		def int
-	}{{"PORT", 3000}, {"DYNAMODB_PORT", 8000}, {"SQS_PORT", 9324}, {"S3_PORT", 4568}, {"DOCS_PORT", 4443}} {
+	}{{"PORT", 3000}, {"DYNAMODB_PORT", 8000}, {"SQS_PORT", 9324}, {"S3_PORT", 4568}, {"STRIPE_MOCK_PORT", 12111}, {"DOCS_PORT", 4443}} {
 		if ports[p.env], err = envPort(p.env, p.def); err != nil {
 			return err
 		}
@@ -166,7 +169,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	st, err := stack.Start(ctx, stack.Options{
 		Root: root, Cache: cache, DataDir: data, LogDir: filepath.Join(data, "logs"),
 		DynamoDBPort: ports["DYNAMODB_PORT"], SQSPort: ports["SQS_PORT"], S3Port: ports["S3_PORT"],
-		Buckets: tpl.Buckets(),
+		StripeMockPort: ports["STRIPE_MOCK_PORT"], Buckets: tpl.Buckets(),
 	})
 	if err != nil {
 		return err
@@ -211,6 +214,17 @@ func run(log *slog.Logger, makePid int) (err error) {
 	if aggregator != nil {
 		defer aggregator.Close()
 	}
+	issuerPort, err := envPort("ISSUER_PORT", 4571)
+	if err != nil {
+		return err
+	}
+	issuer, err := devserver.StartIssuer(ctx, res, base, st.StripeMockURL, issuerPort, log)
+	if err != nil {
+		return err
+	}
+	if issuer != nil {
+		defer issuer.Close()
+	}
 	srv, err := devserver.Build(ctx, tpl, res, stack.SQSClient(st.SQSEndpoint), log)
 	if err != nil {
 		return err
@@ -237,9 +251,13 @@ func run(log *slog.Logger, makePid int) (err error) {
 	fmt.Printf("API:           %s\n", base)
 	fmt.Printf("Admin API key: %s (header X-Admin-Key; admin routes skip IAM/SigV4 locally)\n", secrets["ADMIN_API_KEY"])
 	fmt.Printf("DynamoDB:      %s (table %s)\nSQS:           %s\nS3:            %s\n", st.DynamoDBEndpoint, TableName, st.SQSEndpoint, st.S3Endpoint)
+	fmt.Printf("stripe-mock:   %s (checks the requests to the simulated Stripe Issuing)\n", st.StripeMockURL)
 	fmt.Printf("Documents:     %s%s and %s%s (sample identity documents, HTTPS)\n", docs.URL, samples.FrontPath, docs.URL, samples.BackPath)
 	if aggregator != nil {
 		fmt.Printf("Aggregator:    %s (simulated pawaPay; its callbacks go to %s/operator/callbacks/pawapay)\n", aggregator.URL, base)
+	}
+	if issuer != nil {
+		fmt.Printf("Issuer:        %s (simulated Stripe Issuing; its events go to %s/issuer/stripe/webhooks)\n", issuer.URL, base)
 	}
 	if os.Getenv(stack.DataDirEnv) != "" {
 		fmt.Printf("Data:          %s (%s)\n", data, stack.DataDirEnv)
@@ -335,7 +353,7 @@ func execWithStack(log *slog.Logger, args []string) int {
 	if err := st.WaitReady(ctx); err != nil {
 		return fail(err)
 	}
-	log.Info("emulators ready", "dynamodb", st.DynamoDBEndpoint, "sqs", st.SQSEndpoint, "s3", st.S3Endpoint, "took", time.Since(start).Round(time.Millisecond))
+	log.Info("emulators ready", "dynamodb", st.DynamoDBEndpoint, "sqs", st.SQSEndpoint, "s3", st.S3Endpoint, "stripe-mock", st.StripeMockURL, "took", time.Since(start).Round(time.Millisecond))
 	path, err := exec.LookPath(args[0])
 	if err != nil {
 		return fail(err)
@@ -382,6 +400,9 @@ var paramVariables = map[string]string{
 	// simulated one, with OPERATOR_API_TOKEN and its callback key.
 	"OPERATOR_BASE_URL":            "OperatorBaseUrl",
 	"OPERATOR_CALLBACK_PUBLIC_KEY": "OperatorCallbackPublicKey",
+	// A real Stripe Issuing (e.g. Stripe's test mode) instead of the
+	// simulated one, with ISSUER_API_KEY and ISSUER_WEBHOOK_SECRET.
+	"ISSUER_BASE_URL": "IssuerBaseUrl",
 }
 
 // stackParams returns the template parameters set by the variables of

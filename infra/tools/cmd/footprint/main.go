@@ -3,7 +3,8 @@
 //
 //	footprint size -dir bin
 //	    the size of bin/<function>/bootstrap as built and gzipped
-//	    (target: at most 3.0 MiB gzipped)
+//	    (target: at most 3.0 MiB gzipped; 3.5 MiB for a function that
+//	    calls the card issuer's API, which links Stripe's library)
 //	footprint coldstart -dir DIR -runs 30
 //	    exec → first GET …/invocation/next of DIR/<function>/bootstrap
 //	    against the Runtime API emulator, runs times each, beside the
@@ -81,14 +82,14 @@ func size(dir string, tpl *samtemplate.Template) (bool, error) {
 		return false, err
 	}
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "function\tbootstrap\tgzipped\t≤ %s\t\n", mib(footprint.MaxGzipBytes))
+	fmt.Fprintf(w, "function\tbootstrap\tgzipped\ttarget\tmet\t\n")
 	ok := true
 	for _, s := range sizes {
-		verdict := "yes"
-		if s.Gzip > footprint.MaxGzipBytes {
+		verdict, target := "yes", footprint.MaxGzip(s.Function)
+		if s.Gzip > target {
 			verdict, ok = "NO", false
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t\n", s.Function, mib(s.Bytes), mib(s.Gzip), verdict)
+		fmt.Fprintf(w, "%s\t%s\t%s\t≤ %s\t%s\t\n", s.Function, mib(s.Bytes), mib(s.Gzip), mib(target), verdict)
 	}
 	return ok, w.Flush()
 }
@@ -109,6 +110,7 @@ func localResources(tpl *samtemplate.Template) devserver.Resources {
 			"ADMIN_API_KEY":         "coldstart-admin-key",
 			"ISSUER_WEBHOOK_SECRET": "coldstart-issuer-secret-0123456789abcdef",
 			"OPERATOR_API_TOKEN":    "coldstart-operator-token",
+			"ISSUER_API_KEY":        "coldstart-issuer-api-key",
 			"CARD_KEY":              "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
 		},
 		Base: []string{

@@ -268,6 +268,7 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints) (*depl
 			"CARD_KEY":              "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
 			"ISSUER_WEBHOOK_SECRET": issuerSecret,
 			"OPERATOR_API_TOKEN":    "loadtest-operator-token",
+			"ISSUER_API_KEY":        "loadtest-issuer-api-key",
 		},
 		// Every company's token comes from this one address.
 		Params: map[string]string{"TokenRateLimit": "100000"},

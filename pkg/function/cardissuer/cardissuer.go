@@ -1,0 +1,42 @@
+// Package cardissuer builds the real card issuer's adapter of production
+// mode, Stripe Issuing (pkg/providers/issuer/stripeissuing), for the
+// functions that call it: the cards and customers functions, the sweeper
+// and stripe-webhooks. It is its own package so that no other function
+// links Stripe's library.
+package cardissuer
+
+import (
+	"fmt"
+
+	"payments/pkg/function"
+	"payments/pkg/providers"
+	"payments/pkg/providers/issuer/stripeissuing"
+)
+
+// New returns Stripe Issuing at cfg's ISSUER_BASE_URL with cfg's API key
+// in production mode, and nil in sandbox mode, whose issuer is the
+// simulated one. A production function without the key does not start
+// (function.ConfigFromEnv refuses it first).
+func New(cfg function.Config) (*stripeissuing.Client, error) {
+	if cfg.Mode != function.ModeProduction {
+		return nil, nil
+	}
+	c, err := stripeissuing.New(stripeissuing.Config{APIKey: cfg.IssuerAPIKey, BaseURL: cfg.IssuerBaseURL})
+	if err != nil {
+		return nil, fmt.Errorf("%w: the card issuer: %v", function.ErrConfig, err)
+	}
+	return c, nil
+}
+
+// With returns d with the card issuer of cfg's mode (New) as its
+// CardIssuer.
+func With(cfg function.Config, d providers.Deps) (providers.Deps, error) {
+	c, err := New(cfg)
+	if err != nil {
+		return d, err
+	}
+	if c != nil {
+		d.CardIssuer = c
+	}
+	return d, nil
+}

@@ -1,0 +1,53 @@
+// Package stripewebhooks is the stripe-webhooks function: POST
+// /issuer/stripe/webhooks, which Stripe Issuing calls with its events.
+package stripewebhooks
+
+import (
+	"context"
+	"fmt"
+
+	"payments/pkg/function"
+	"payments/pkg/function/cardissuer"
+	"payments/pkg/function/services"
+	"payments/pkg/httpapi"
+	"payments/pkg/issuerhooks"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/queue"
+)
+
+// New builds the stripe-webhooks function: POST /issuer/stripe/webhooks,
+// without the token guard. An event whose Stripe-Signature verifies with
+// one of the issuer's secrets (ISSUER_WEBHOOK_SECRET: Stripe's endpoint
+// signing secrets, comma-separated) is read: an authorization request is
+// decided in the request, as issuer-authorizations decides (one read of
+// the card, one conditional write, its events in the outbox); the events
+// we follow are queued on the issuer-events queue as the issuer's
+// notifications, for the card-worker. A transaction's card is found at
+// Stripe, once per card and process.
+func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	db := services.DB(cfg)
+	d, err := services.CardDecider(db)
+	if err != nil {
+		return nil, err
+	}
+	var cards issuerhooks.CardReferences = noStripeCards{}
+	if c, err := cardissuer.New(cfg); err != nil {
+		return nil, err
+	} else if c != nil {
+		cards = c
+	}
+	s, err := function.StripeHooks(cfg, d, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL), cards)
+	if err != nil {
+		return nil, err
+	}
+	rt := httpapi.NewRouter(function.Errors, nil)
+	issuerhooks.StripeRoutes(rt, s)
+	return function.HTTP(rt), nil
+}
+
+// noStripeCards is a sandbox stage's: none of its cards is at Stripe.
+type noStripeCards struct{}
+
+func (noStripeCards) CardReference(_ context.Context, id string) (string, error) {
+	return "", fmt.Errorf("%w: card %s: a sandbox stage has no card at Stripe", issuer.ErrNotFound, id)
+}

@@ -1,0 +1,139 @@
+package issuerhooks_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	stripe "github.com/stripe/stripe-go/v85"
+	"github.com/stripe/stripe-go/v85/webhook"
+
+	"payments/pkg/field"
+	"payments/pkg/issuerhooks"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/stripeissuing"
+)
+
+const stripeSecret = "whsec_test_issuerhooks_0123456789abcdef"
+
+// stripeEvent returns a signed Stripe event of type typ about object.
+func stripeEvent(t *testing.T, typ string, object any, secret string) (body []byte, signature string) {
+	t.Helper()
+	raw, err := json.Marshal(object)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err = json.Marshal(map[string]any{"id": "evt_1", "object": "event", "type": typ, "api_version": stripe.APIVersion,
+		"created": time.Now().Unix(), "data": map[string]json.RawMessage{"object": raw}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return body, webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: body, Secret: secret}).Header
+}
+
+// stripeCards knows Stripe's card ic_1 as our c1.
+type stripeCards struct{ asked []string }
+
+func (c *stripeCards) CardReference(_ context.Context, id string) (string, error) {
+	c.asked = append(c.asked, id)
+	if id == "ic_1" {
+		return "c1", nil
+	}
+	return "", fmt.Errorf("%w: %s", issuer.ErrNotFound, id)
+}
+
+// TestStripeEvents: an authorization request is decided and answered in
+// Stripe's form; the events we follow are queued as the issuer's
+// notifications, a transaction's card found by its Stripe id; the rest is
+// acknowledged, doing nothing; nothing is done for what does not verify.
+func TestStripeEvents(t *testing.T) {
+	card := &stripe.IssuingCard{ID: "ic_1", Metadata: map[string]string{stripeissuing.Reference: "c1"}}
+	merchant := &stripe.IssuingAuthorizationMerchantData{Name: "Kiosque", City: "Dakar", Country: "SN"}
+	request := &stripe.IssuingAuthorization{ID: "iauth_1", Card: card, MerchantData: merchant, Currency: "usd",
+		PendingRequest: &stripe.IssuingAuthorizationPendingRequest{Amount: 1250, Currency: "usd"}}
+	created := &stripe.IssuingAuthorization{ID: "iauth_1", Card: card, MerchantData: merchant, Currency: "usd", Approved: true, Amount: 1250}
+	capture := func(cardID string) *stripe.IssuingTransaction {
+		return &stripe.IssuingTransaction{ID: "ipi_1", Type: "capture", Amount: -1250, Currency: "usd",
+			Authorization: &stripe.IssuingAuthorization{ID: "iauth_1"}, Card: &stripe.IssuingCard{ID: cardID}}
+	}
+	tests := []struct {
+		name      string
+		typ       string
+		object    any
+		secret    string
+		wantErr   error
+		decided   bool
+		queued    string // the queued notification's type
+		reference bool   // whether the card was looked up
+	}{
+		{"authorization request", stripeissuing.EventAuthorizationRequest, request, stripeSecret, nil, true, "", false},
+		{"authorization created", stripeissuing.EventAuthorizationCreated, created, stripeSecret, nil, false, issuer.NotifyAdvice, false},
+		{"capture", stripeissuing.EventTransactionCreated, capture("ic_1"), stripeSecret, nil, false, issuer.NotifySettlement, true},
+		{"capture on a card not ours", stripeissuing.EventTransactionCreated, capture("ic_9"), stripeSecret, nil, false, "", true},
+		{"an event we do not read", "issuing_dispute.created", map[string]string{"id": "idp_1"}, stripeSecret, nil, false, "", false},
+		{"forged", stripeissuing.EventAuthorizationRequest, request, "whsec_someone_else", issuerhooks.ErrBadStripeSignature, false, "", false},
+		{"signed but unreadable", stripeissuing.EventAuthorizationRequest, &stripe.IssuingAuthorization{ID: "iauth_2", Card: card},
+			stripeSecret, &field.Error{}, false, "", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, q, cards := &decider{}, &sent{}, &stripeCards{}
+			s := &issuerhooks.Stripe{Secrets: []string{"whsec_rolled_out", stripeSecret}, Decider: d, Queue: q, Cards: cards}
+			body, sig := stripeEvent(t, tt.typ, tt.object, tt.secret)
+			r := httptest.NewRequest(http.MethodPost, "/api/v1/issuer/stripe/webhooks", strings.NewReader(string(body)))
+			r.Header.Set(stripeissuing.SignatureHeader, sig)
+			w := httptest.NewRecorder()
+			err := s.Receive(w, r)
+			var fe *field.Error
+			switch {
+			case tt.wantErr == nil && err != nil:
+				t.Fatal(err)
+			case errors.As(tt.wantErr, &fe):
+				if !errors.As(err, &fe) || fe.Field != "body" {
+					t.Fatalf("err = %v, want a field error naming body", err)
+				}
+			case tt.wantErr != nil && !errors.Is(err, tt.wantErr):
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if tt.wantErr == nil && w.Code != http.StatusOK {
+				t.Errorf("status %d", w.Code)
+			}
+			if tt.decided {
+				var answer struct {
+					Approved bool
+					Metadata map[string]string
+				}
+				if err := json.Unmarshal(w.Body.Bytes(), &answer); err != nil || !answer.Approved || answer.Metadata["transaction_id"] != "tx_iauth_1" {
+					t.Errorf("answer %s (%v)", w.Body, err)
+				}
+				if v := w.Header().Get("Stripe-Version"); v != stripe.APIVersion {
+					t.Errorf("Stripe-Version %q", v)
+				}
+			}
+			if got := len(d.asked) == 1; got != tt.decided {
+				t.Errorf("asked %+v", d.asked)
+			}
+			switch {
+			case tt.queued == "" && len(q.bodies) > 0:
+				t.Errorf("queued %v", q.bodies)
+			case tt.queued != "":
+				if len(q.bodies) != 1 {
+					t.Fatalf("queued %v", q.bodies)
+				}
+				n, err := issuer.ParseNotification([]byte(q.bodies[0]))
+				if err != nil || n.ID != "evt_1" || n.Type != tt.queued || n.Reference != "c1" || n.CardID != "ic_1" {
+					t.Errorf("queued %+v, %v", n, err)
+				}
+			}
+			if (len(cards.asked) > 0) != tt.reference {
+				t.Errorf("looked up %v", cards.asked)
+			}
+		})
+	}
+}

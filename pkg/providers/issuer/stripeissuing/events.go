@@ -1,0 +1,354 @@
+package stripeissuing
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	stripe "github.com/stripe/stripe-go/v85"
+	"github.com/stripe/stripe-go/v85/webhook"
+
+	"payments/pkg/providers/issuer"
+)
+
+// SignatureHeader is the request header that carries Stripe's signature.
+const SignatureHeader = "Stripe-Signature"
+
+// APIVersion is the version of Stripe's API this adapter speaks: the
+// Stripe-Version of our answers to authorization requests, and the one our
+// webhook endpoints at Stripe must be created with (an event of another
+// version is refused, its shape unknown to stripe-go).
+const APIVersion = stripe.APIVersion
+
+// Stripe's event types we read.
+const (
+	EventAuthorizationRequest = "issuing_authorization.request"
+	EventAuthorizationCreated = "issuing_authorization.created"
+	EventAuthorizationUpdated = "issuing_authorization.updated"
+	EventTransactionCreated   = "issuing_transaction.created"
+	EventCardUpdated          = "issuing_card.updated"
+)
+
+// Errors of ParseEvent.
+var (
+	// ErrSignature is a Stripe-Signature missing, malformed, stale (more
+	// than 5 minutes from now) or made with none of our secrets.
+	ErrSignature = errors.New("stripeissuing: missing, malformed, stale or forged signature")
+	// ErrBadEvent is a signed event that cannot be read as Stripe's.
+	ErrBadEvent = errors.New("stripeissuing: malformed event")
+)
+
+// Event is what one of Stripe's events asks of us: at most one of Request
+// and Notification is set; neither for an event we have nothing to do
+// with (a capture's authorization closing, a status we already follow).
+type Event struct {
+	ID, Type string
+	// Request is an issuing_authorization.request's authorization, to be
+	// decided now and answered in the response (Answer).
+	Request *issuer.AuthorizationRequest
+	// Notification is the event as the issuer's notification, for the
+	// issuer-events queue. A transaction's names no card Reference (the
+	// event carries Stripe's card id only): CardReference finds it.
+	Notification *issuer.Notification
+	// Ignored says why neither is set.
+	Ignored string
+}
+
+// ParseEvent checks payload's Stripe-Signature with stripe-go's webhook
+// package against each of secrets (an endpoint's signing secrets: more
+// than one while a secret is rolled, or when the authorization endpoint
+// and the events endpoint have their own), then reads the event.
+func ParseEvent(payload []byte, signature string, secrets []string) (Event, error) {
+	var (
+		ev  stripe.Event
+		err = errors.New("no signing secret")
+	)
+	for _, s := range secrets {
+		if ev, err = webhook.ConstructEvent(payload, signature, s); err == nil {
+			break
+		}
+	}
+	switch {
+	case err == nil:
+	case errors.Is(err, webhook.ErrInvalidHeader), errors.Is(err, webhook.ErrNoValidSignature),
+		errors.Is(err, webhook.ErrNotSigned), errors.Is(err, webhook.ErrTooOld), len(secrets) == 0:
+		return Event{}, fmt.Errorf("%w: %v", ErrSignature, err)
+	default:
+		return Event{}, fmt.Errorf("%w: %v", ErrBadEvent, err)
+	}
+	if ev.Data == nil || len(ev.Data.Raw) == 0 {
+		return Event{}, fmt.Errorf("%w: event %s has no data.object", ErrBadEvent, ev.ID)
+	}
+	out := Event{ID: ev.ID, Type: string(ev.Type)}
+	switch out.Type {
+	case EventAuthorizationRequest:
+		err = out.request(ev.Data.Raw)
+	case EventAuthorizationCreated, EventAuthorizationUpdated:
+		err = out.authorization(ev)
+	case EventTransactionCreated:
+		err = out.transaction(ev)
+	case EventCardUpdated:
+		err = out.cardUpdated(ev)
+	default:
+		out.Ignored = "an event type we do not read"
+	}
+	if err != nil {
+		return Event{}, fmt.Errorf("%w: %s %s: %v", ErrBadEvent, out.Type, out.ID, err)
+	}
+	return out, nil
+}
+
+// request reads the authorization Stripe asks us to decide: its pending
+// request's amount, in the card's currency.
+func (e *Event) request(raw json.RawMessage) error {
+	var a stripe.IssuingAuthorization
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return err
+	}
+	if a.PendingRequest == nil {
+		return errors.New("no pending_request")
+	}
+	card, ref, err := authorizationCard(&a)
+	if err != nil {
+		return err
+	}
+	if ref == "" {
+		// A card that is none of ours: decided as a card we do not have,
+		// declined card_not_found.
+		ref = card
+	}
+	amount := a.PendingRequest.Amount
+	r := issuer.AuthorizationRequest{
+		ID: a.ID, CardID: card, Reference: ref, Kind: kind(amount), Amount: amount,
+		Currency: strings.ToUpper(string(a.PendingRequest.Currency)), Merchant: merchant(a.MerchantData),
+	}
+	if err := check(r); err != nil {
+		return err
+	}
+	e.Request = &r
+	return nil
+}
+
+// check checks r as POST /issuer/authorizations checks its requests.
+func check(r issuer.AuthorizationRequest) error {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	_, err = issuer.ParseAuthorizationRequest(b)
+	return err
+}
+
+// authorization maps an authorization's creation (Stripe's decision,
+// after ours or without it) and its updates (a reversal, an expiry).
+func (e *Event) authorization(ev stripe.Event) error {
+	var a stripe.IssuingAuthorization
+	if err := json.Unmarshal(ev.Data.Raw, &a); err != nil {
+		return err
+	}
+	card, ref, err := authorizationCard(&a)
+	if err != nil {
+		return err
+	}
+	if ref == "" {
+		e.Ignored = "an authorization of a card that is none of ours"
+		return nil
+	}
+	n := issuer.Notification{ID: e.ID, CardID: card, Reference: ref, CreatedAt: created(ev)}
+	if e.Type == EventAuthorizationUpdated {
+		switch a.Status {
+		case stripe.IssuingAuthorizationStatusReversed, stripe.IssuingAuthorizationStatusExpired:
+			n.Type = issuer.NotifyReversal
+			n.Transaction = &issuer.NetworkTransaction{ID: a.ID, AuthorizationID: a.ID, Currency: "USD"}
+			return e.notify(n)
+		}
+		e.Ignored = "an authorization " + string(a.Status) + ": its captures come as transactions"
+		return nil
+	}
+	amount := a.Amount
+	if h := last(a.RequestHistory); h != nil {
+		amount = h.Amount
+	}
+	n.Type, n.Decision = issuer.NotifyAdvice, issuer.Approved
+	n.Transaction = &issuer.NetworkTransaction{
+		ID: a.ID, Kind: kind(amount), Amount: amount, Currency: strings.ToUpper(string(a.Currency)),
+	}
+	m := merchant(a.MerchantData)
+	n.Transaction.Merchant = &m
+	if !a.Approved {
+		n.Decision = issuer.Declined
+		h := last(a.RequestHistory)
+		switch {
+		case h == nil:
+			return errors.New("a decline without its request_history")
+		case h.Reason == stripe.IssuingAuthorizationRequestHistoryReasonWebhookTimeout,
+			h.Reason == stripe.IssuingAuthorizationRequestHistoryReasonWebhookError:
+			n.Reason = issuer.StandInReason
+		case h.Reason == stripe.IssuingAuthorizationRequestHistoryReasonWebhookDeclined:
+			n.Reason = a.Metadata[MetadataDeclineReason]
+		default:
+			e.Ignored = "declined by Stripe without asking us (" + string(h.Reason) + "): nothing is held here"
+			return nil
+		}
+	}
+	return e.notify(n)
+}
+
+// transaction maps a capture (a settlement: Stripe's amount is negative,
+// money out) and a refund (positive) of an authorization.
+func (e *Event) transaction(ev stripe.Event) error {
+	var t stripe.IssuingTransaction
+	if err := json.Unmarshal(ev.Data.Raw, &t); err != nil {
+		return err
+	}
+	if t.Card == nil || t.Card.ID == "" {
+		return errors.New("no card")
+	}
+	if t.Authorization == nil || t.Authorization.ID == "" {
+		e.Ignored = "a " + string(t.Type) + " of no authorization of ours"
+		return nil
+	}
+	n := issuer.Notification{ID: e.ID, CardID: t.Card.ID, Reference: t.Card.Metadata[Reference], CreatedAt: created(ev)}
+	tx := &issuer.NetworkTransaction{ID: t.ID, AuthorizationID: t.Authorization.ID, Currency: strings.ToUpper(string(t.Currency))}
+	switch t.Type {
+	case stripe.IssuingTransactionTypeCapture:
+		n.Type, tx.Amount = issuer.NotifySettlement, -t.Amount
+	case stripe.IssuingTransactionTypeRefund:
+		n.Type, tx.Amount = issuer.NotifyRefund, t.Amount
+	default:
+		e.Ignored = "a transaction of type " + string(t.Type)
+		return nil
+	}
+	if t.MerchantData != nil {
+		m := merchant(t.MerchantData)
+		tx.Merchant = &m
+	}
+	n.Transaction = tx
+	e.Notification = &n
+	return nil // checked by Body once its Reference is known
+}
+
+// cardUpdated maps a card Stripe canceled (from its dashboard, or for
+// fraud) onto card.terminated. A freeze or an unfreeze is ours, or is
+// followed on the card's next read with sync.
+func (e *Event) cardUpdated(ev stripe.Event) error {
+	var c stripe.IssuingCard
+	if err := json.Unmarshal(ev.Data.Raw, &c); err != nil {
+		return err
+	}
+	switch {
+	case c.Metadata[Reference] == "":
+		e.Ignored = "a card that is none of ours"
+		return nil
+	case c.Status != stripe.IssuingCardStatusCanceled:
+		e.Ignored = "a card now " + string(c.Status) + ": followed on its next read"
+		return nil
+	}
+	n := issuer.Notification{
+		ID: e.ID, Type: issuer.NotifyCardTerminated, CardID: c.ID, Reference: c.Metadata[Reference],
+		Reason: "canceled at Stripe", CreatedAt: created(ev),
+	}
+	if c.CancellationReason != "" {
+		n.Reason += " (" + string(c.CancellationReason) + ")"
+	}
+	return e.notify(n)
+}
+
+// notify sets n, checked as the card-worker will read it.
+func (e *Event) notify(n issuer.Notification) error {
+	e.Notification = &n
+	_, err := body(n)
+	return err
+}
+
+// authorizationCard returns an authorization's card: Stripe's id and ours,
+// from the card's metadata, which the event carries.
+func authorizationCard(a *stripe.IssuingAuthorization) (id, ref string, err error) {
+	if a.Card == nil || a.Card.ID == "" {
+		return "", "", errors.New("no card")
+	}
+	return a.Card.ID, a.Card.Metadata[Reference], nil
+}
+
+func last(h []*stripe.IssuingAuthorizationRequestHistory) *stripe.IssuingAuthorizationRequestHistory {
+	if len(h) == 0 {
+		return nil
+	}
+	return h[len(h)-1]
+}
+
+// kind is an authorization's kind: a $0 one verifies the card.
+func kind(amount int64) string {
+	if amount == 0 {
+		return issuer.KindVerification
+	}
+	return issuer.KindAuthorization
+}
+
+func merchant(m *stripe.IssuingAuthorizationMerchantData) issuer.Merchant {
+	if m == nil {
+		return issuer.Merchant{}
+	}
+	return issuer.Merchant{Name: m.Name, City: m.City, Country: m.Country}
+}
+
+// created is when Stripe made ev.
+func created(ev stripe.Event) time.Time { return time.Unix(ev.Created, 0).UTC() }
+
+// Body returns e.Notification as the issuer-events queue carries it,
+// checked as the card-worker reads it: a transaction's needs its Reference
+// set first (CardReference).
+func (e Event) Body() ([]byte, error) {
+	if e.Notification == nil {
+		return nil, fmt.Errorf("%w: %s %s is no notification", ErrBadEvent, e.Type, e.ID)
+	}
+	b, err := body(*e.Notification)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s %s: %v", ErrBadEvent, e.Type, e.ID, err)
+	}
+	return b, nil
+}
+
+// body is n's JSON, checked as the card-worker reads it.
+func body(n issuer.Notification) ([]byte, error) {
+	b, err := json.Marshal(n)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := issuer.ParseNotification(b); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// Metadata keys of our answer to an authorization request: Stripe copies
+// them onto the authorization, so that its issuing_authorization.created
+// says why we declined, and the dashboard shows our transaction.
+const (
+	MetadataDeclineReason = "decline_reason"
+	MetadataTransactionID = "transaction_id"
+)
+
+// Answer is our answer to an issuing_authorization.request, the JSON body
+// of the response Stripe reads it from (with the Stripe-Version header).
+type Answer struct {
+	Approved bool              `json:"approved"`
+	Metadata map[string]string `json:"metadata,omitempty"`
+}
+
+// NewAnswer is a's decision as Stripe's answer.
+func NewAnswer(a issuer.AuthorizationAnswer) Answer {
+	out := Answer{Approved: a.Decision == issuer.Approved, Metadata: map[string]string{}}
+	if a.DeclineReason != nil {
+		out.Metadata[MetadataDeclineReason] = *a.DeclineReason
+	}
+	if a.TransactionID != nil {
+		out.Metadata[MetadataTransactionID] = *a.TransactionID
+	}
+	if len(out.Metadata) == 0 {
+		out.Metadata = nil
+	}
+	return out
+}
