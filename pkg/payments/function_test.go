@@ -422,7 +422,7 @@ func TestConcurrentPayoutsHTTP(t *testing.T) {
 
 // TestProductionModeNeedsAnOperator: without an operator adapter the
 // payments function serves reads but refuses payouts with 503, the worker
-// refuses to start, and the sweeper runs.
+// refuses to start, and the sweeper runs (given the card issuer's key).
 func TestProductionModeNeedsAnOperator(t *testing.T) {
 	cfg := function.Config{Mode: function.ModeProduction, TableName: "t", TokenSecret: apptest.AuthTestSecret, PayoutsQueueURL: "http://q", AWS: storetest.AWSConfig()}
 	if _, err := paymentsapi.New(context.Background(), cfg); err != nil {
@@ -438,7 +438,14 @@ func TestProductionModeNeedsAnOperator(t *testing.T) {
 	if _, err := payoutworker.New(context.Background(), cfg); err == nil {
 		t.Error("payoutworker.New started without its queue")
 	}
-	if _, err := sweeper.New(context.Background(), function.Config{Mode: function.ModeProduction, TableName: "t", AWS: storetest.AWSConfig(), CardKey: apptest.TestCardKey}); err != nil {
+	// The sweeper asks the card issuer again about card movements: it
+	// needs the issuer's key, not an operator.
+	sweeperCfg := function.Config{Mode: function.ModeProduction, TableName: "t", AWS: storetest.AWSConfig(), CardKey: apptest.TestCardKey}
+	if _, err := sweeper.New(context.Background(), sweeperCfg); err == nil {
+		t.Error("sweeper.New started without the card issuer's key")
+	}
+	sweeperCfg.IssuerAPIKey = apptest.StripeTestKey
+	if _, err := sweeper.New(context.Background(), sweeperCfg); err != nil {
 		t.Errorf("sweeper.New: %v", err)
 	}
 }

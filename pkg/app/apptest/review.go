@@ -16,16 +16,20 @@ import (
 	"payments/pkg/function/customersapi"
 	"payments/pkg/function/webhooksapi"
 	"payments/pkg/outbound"
+	"payments/pkg/providers/issuer/stripeissuing/stripesim"
 	"payments/pkg/store"
 	"payments/pkg/timestamp"
 )
 
 // ProductionEnv is the customers, webhooks and admin functions of
-// production mode (no KYC verifier, no card issuer) over the tables,
+// production mode (no KYC verifier; the card issuer Stripe Issuing, here
+// simulated, which the admin function does not call) over the tables,
 // queues and bucket of a CustomersTestEnv, the customers function fetching
 // from its document server.
 type ProductionEnv struct {
 	*CustomersTestEnv
+	// Stripe is the simulated Stripe Issuing of the customers function.
+	Stripe    *stripesim.Sim
 	Cfg       function.Config
 	Customers function.HTTPHandler
 	Webhooks  function.HTTPHandler
@@ -39,6 +43,8 @@ func (e *CustomersTestEnv) Production() *ProductionEnv {
 	e.T.Helper()
 	p := &ProductionEnv{CustomersTestEnv: e, Cfg: e.Cfg}
 	p.Cfg.Mode = function.ModeProduction // tokens are bound to the mode
+	p.Stripe, p.Cfg.IssuerBaseURL = NewStripeSim(e.T, "")
+	p.Cfg.IssuerAPIKey = StripeTestKey
 	ctx := context.Background()
 	var err error
 	if p.auth, err = authapi.New(ctx, Recording(p.Cfg, "auth")); err != nil {

@@ -141,7 +141,6 @@ func Providers(cfg function.Config, db *store.DB, with providers.Deps) (provider
 			what string
 			none bool
 		}{
-			{"card issuer: card changes are refused", p.Issuer == issuer.None},
 			{"KYC verifier: enrolments wait for the console's review", p.KYC == kyc.None},
 			{"bank: the console decides fundings", p.Bank == bank.None},
 		} {
@@ -269,9 +268,9 @@ func CardVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID str
 
 // Cards returns the cards service over db, sealing with v, publishing on
 // the webhooks queue, with the card issuer of p: the sandbox issuer in
-// sandbox mode; issuer.None in production mode, which has no issuer
-// adapter yet, so that every change is refused (cards.ErrNoIssuer) and
-// reads work.
+// sandbox mode; in production mode Stripe Issuing, for a function that
+// built it (pkg/function/cardissuer), else issuer.None, with which every
+// change is refused (cards.ErrNoIssuer) and reads work.
 func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue) (*cards.Service, error) {
 	events := Events(db, webhooks)
 	holders, err := customers.NewCardholders(store.NewCustomers(db), p.Issuer, events)

@@ -8,9 +8,9 @@ import (
 // ErrNone is every answer of None.
 var ErrNone = errors.New("issuer: none configured")
 
-// None is the card issuer of a deployment that has no issuer adapter
-// (production mode, until a real one exists): it refuses every request
-// with ErrNone. A cards service given None refuses every change
+// None is the card issuer of a function that calls none (in production
+// mode, those that do not link Stripe Issuing's adapter): it refuses every
+// request with ErrNone. A cards service given None refuses every change
 // (cards.ErrNoIssuer) and serves the reads; a customers service given None
 // defers the registration of verified customers as cardholders and refuses
 // syncs (customers.ErrNoProviders).
