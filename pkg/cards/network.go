@@ -97,7 +97,13 @@ func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
 		err = s.follow(ctx, card, n)
 	}
 	if code := RefusalCode(err); code != "" {
-		slog.WarnContext(ctx, "issuer notification refused", "event_id", n.ID, "card_id", card.ID, "code", code)
+		level := slog.LevelWarn
+		if n.Type == issuer.NotifySettlement {
+			// The network paid the merchant: the card no longer agrees
+			// with the issuer until someone looks (docs/providers.md).
+			level = slog.LevelError
+		}
+		slog.Log(ctx, level, "issuer notification refused", "event_id", n.ID, "card_id", card.ID, "code", code)
 		err = s.Store.Refuse(ctx, card.CompanyID, n.ID, code, s.now())
 	}
 	if err != nil && !errors.Is(err, ErrEventApplied) {

@@ -54,7 +54,8 @@ func stripeAuthorization(id string, card cards.Card, amount int64) *stripe.Issui
 // issuing_authorization.request is decided by the same code as POST
 // /issuer/authorizations and answered in the response, in Stripe's form;
 // sent again, it is answered the same and holds once; a decline's fee the
-// card cannot pay is taken from the wallet; Stripe's advice of the
+// card cannot pay is taken from the wallet; a verification holds nothing;
+// more asked on an approved authorization is declined; Stripe's advice of the
 // decision is queued for the card-worker, which applies it once; an event
 // not signed with the issuer's secret changes nothing.
 func TestStripeDecidesInTheResponse(t *testing.T) {
@@ -75,14 +76,18 @@ func TestStripeDecidesInTheResponse(t *testing.T) {
 		Approved bool
 		Metadata map[string]string
 	}
-	decide := func(id string, amount int64) answer {
+	ask := func(req *stripe.IssuingAuthorization) answer {
 		t.Helper()
-		r := e.stripeEvent(h, "evt_"+id, stripeissuing.EventAuthorizationRequest, stripeAuthorization(id, card, amount), secret)
+		r := e.stripeEvent(h, "evt_"+req.ID, stripeissuing.EventAuthorizationRequest, req, secret)
 		var a answer
 		if err := json.Unmarshal([]byte(r.Raw), &a); err != nil || r.Status != 200 || r.Headers["Stripe-Version"] != stripe.APIVersion {
-			t.Fatalf("%s: %d %s %v (%v)", id, r.Status, r.Raw, r.Headers, err)
+			t.Fatalf("%s: %d %s %v (%v)", req.ID, r.Status, r.Raw, r.Headers, err)
 		}
 		return a
+	}
+	decide := func(id string, amount int64) answer {
+		t.Helper()
+		return ask(stripeAuthorization(id, card, amount))
 	}
 	first := decide("iauth_1", 1500)
 	if !first.Approved || first.Metadata[stripeissuing.MetadataTransactionID] == "" {
@@ -101,12 +106,23 @@ func TestStripeDecidesInTheResponse(t *testing.T) {
 	if a := decide("iauth_3", 100); a.Approved || a.Metadata[stripeissuing.MetadataDeclineReason] != "insufficient_funds" {
 		t.Fatalf("decline: %+v", a)
 	}
+	// A verification ($0) is approved, holding nothing.
+	if a := decide("iauth_verify", 0); !a.Approved {
+		t.Fatalf("verification: %+v", a)
+	}
+	// More asked on iauth_1 (an increment): declined, not decided again.
+	more := stripeAuthorization("iauth_1", card, 500)
+	more.Approved, more.Amount = true, 1500
+	more.RequestHistory = []*stripe.IssuingAuthorizationRequestHistory{{Amount: 1500, Approved: true, Reason: "webhook_approved"}}
+	if a := ask(more); a.Approved || a.Metadata[stripeissuing.MetadataDeclineReason] != stripeissuing.DeclineIncrement {
+		t.Fatalf("increment: %+v", a)
+	}
 	c, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Held != 1990 {
-		t.Fatalf("held %d, want 1990 (each approval once)", c.Held)
+		t.Fatalf("held %d, want 1990 (each approval once, no increment)", c.Held)
 	}
 
 	// Stripe's advice of the approval: queued, applied once by the

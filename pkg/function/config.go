@@ -247,12 +247,12 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 		case "ISSUER_WEBHOOK_SECRET_ARN":
 			c.IssuerWebhookSecret = []byte(value)
 		case "OPERATOR_API_TOKEN_ARN":
-			if value == OperatorTokenPlaceholder {
+			if value == SecretPlaceholder {
 				return c, fmt.Errorf("%w: the secret %s still holds the stack's placeholder: put the aggregator's API token in it (docs/providers.md)", ErrConfig, name)
 			}
 			c.OperatorAPIToken = value
 		case "ISSUER_API_KEY_ARN":
-			if value == OperatorTokenPlaceholder {
+			if value == SecretPlaceholder {
 				return c, fmt.Errorf("%w: the secret %s still holds the stack's placeholder: put the card issuer's API key in it (docs/providers.md)", ErrConfig, name)
 			}
 			c.IssuerAPIKey = value
@@ -261,11 +261,11 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 	return c, nil
 }
 
-// OperatorTokenPlaceholder is the value the stack gives the operator's
+// SecretPlaceholder is the value the stack gives the operator's
 // API token secret, and the card issuer's API key secret, until DevOps put
 // the provider's credential in it: a production function refuses to start
 // with it.
-const OperatorTokenPlaceholder = "unset"
+const SecretPlaceholder = "unset"
 
 // checkOperator checks, in production mode, the aggregator's settings fn
 // reads: its base URL an absolute http(s) URL, its callback key set.

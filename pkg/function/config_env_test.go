@@ -288,8 +288,8 @@ func TestConfigOfProductionMode(t *testing.T) {
 		{"no base URL", "payout-worker", "OPERATOR_BASE_URL", "", "OPERATOR_BASE_URL is not set"},
 		{"base URL not http", "payments", "OPERATOR_BASE_URL", "api.pawapay.io", `OPERATOR_BASE_URL must be an http(s) URL, not "api.pawapay.io"`},
 		{"no callback key", "operator-callbacks", "OPERATOR_CALLBACK_PUBLIC_KEY", "", "OPERATOR_CALLBACK_PUBLIC_KEY is not set"},
-		{"placeholder token", "payout-worker", "OPERATOR_API_TOKEN", function.OperatorTokenPlaceholder, "still holds the stack's placeholder"},
-		{"placeholder issuer key", "cards", "ISSUER_API_KEY", function.OperatorTokenPlaceholder, "ISSUER_API_KEY_ARN still holds the stack's placeholder"},
+		{"placeholder token", "payout-worker", "OPERATOR_API_TOKEN", function.SecretPlaceholder, "still holds the stack's placeholder"},
+		{"placeholder issuer key", "cards", "ISSUER_API_KEY", function.SecretPlaceholder, "ISSUER_API_KEY_ARN still holds the stack's placeholder"},
 		{"issuer URL not http", "stripe-webhooks", "ISSUER_BASE_URL", "api.stripe.com", `ISSUER_BASE_URL must be an http(s) URL, not "api.stripe.com"`},
 	}
 	for _, tt := range tests {

@@ -78,8 +78,7 @@ func (s *Stripe) Receive(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The Lambda adapter splits a header at its commas: joined again.
-	id, answer, err := s.Handle(r.Context(), strings.Join(r.Header.Values(stripeissuing.SignatureHeader), ","), body)
+	id, answer, err := s.Handle(r.Context(), header(r, stripeissuing.SignatureHeader), body)
 	if err != nil {
 		return err
 	}
@@ -93,8 +92,11 @@ func (s *Stripe) Receive(w http.ResponseWriter, r *http.Request) error {
 	return json.NewEncoder(w).Encode(answer)
 }
 
-// signature returns the request's X-Issuer-Signature. The Lambda adapter
-// splits a header at its commas: they are joined again.
-func signature(r *http.Request) string {
-	return strings.Join(r.Header.Values(Header), ",")
+// signature returns the request's X-Issuer-Signature.
+func signature(r *http.Request) string { return header(r, Header) }
+
+// header returns the request's header name. The Lambda adapter splits a
+// header at its commas: they are joined again.
+func header(r *http.Request, name string) string {
+	return strings.Join(r.Header.Values(name), ",")
 }

@@ -38,7 +38,8 @@ type Stripe struct {
 
 // Handle verifies signature, the Stripe-Signature of body, and does what
 // the event asks: an issuing_authorization.request is decided and its
-// answer returned; another event we read is queued as the issuer's
+// answer returned (an increment declined undecided); another event we read
+// is queued as the issuer's
 // notification; one we have nothing to do with is only acknowledged (nil
 // answer, no error). ErrBadStripeSignature unless the signature verifies;
 // a field error naming body when a signed event cannot be read.
@@ -59,6 +60,9 @@ func (s *Stripe) Handle(ctx context.Context, signature string, body []byte) (eve
 		}
 		a := stripeissuing.NewAnswer(decided)
 		return ev.ID, &a, nil
+	case ev.Answer != nil:
+		slog.WarnContext(ctx, "Stripe asked for more on an authorization: declined", "event_id", ev.ID)
+		return ev.ID, ev.Answer, nil
 	case ev.Notification != nil:
 		return ev.ID, nil, s.queue(ctx, ev)
 	}

@@ -40,14 +40,17 @@ var (
 	ErrBadEvent = errors.New("stripeissuing: malformed event")
 )
 
-// Event is what one of Stripe's events asks of us: at most one of Request
-// and Notification is set; neither for an event we have nothing to do
+// Event is what one of Stripe's events asks of us: at most one of Request,
+// Answer and Notification is set; none for an event we have nothing to do
 // with (a capture's authorization closing, a status we already follow).
 type Event struct {
 	ID, Type string
 	// Request is an issuing_authorization.request's authorization, to be
 	// decided now and answered in the response (Answer).
 	Request *issuer.AuthorizationRequest
+	// Answer, set for an increment (a request for more on an authorization
+	// already decided), is the answer to give without deciding: a decline.
+	Answer *Answer
 	// Notification is the event as the issuer's notification, for the
 	// issuer-events queue. A transaction's names no card Reference (the
 	// event carries Stripe's card id only): CardReference finds it.
@@ -61,21 +64,20 @@ type Event struct {
 // than one while a secret is rolled, or when the authorization endpoint
 // and the events endpoint have their own), then reads the event.
 func ParseEvent(payload []byte, signature string, secrets []string) (Event, error) {
-	var (
-		ev  stripe.Event
-		err = errors.New("no signing secret")
-	)
+	err := errors.New("no signing secret")
+	secret := ""
 	for _, s := range secrets {
-		if ev, err = webhook.ConstructEvent(payload, signature, s); err == nil {
+		if err = webhook.ValidatePayload(payload, signature, s); err == nil {
+			secret = s
 			break
 		}
 	}
-	switch {
-	case err == nil:
-	case errors.Is(err, webhook.ErrInvalidHeader), errors.Is(err, webhook.ErrNoValidSignature),
-		errors.Is(err, webhook.ErrNotSigned), errors.Is(err, webhook.ErrTooOld), len(secrets) == 0:
+	if err != nil {
 		return Event{}, fmt.Errorf("%w: %v", ErrSignature, err)
-	default:
+	}
+	// Verified: what can still fail is the event itself (its API version).
+	ev, err := webhook.ConstructEvent(payload, signature, secret)
+	if err != nil {
 		return Event{}, fmt.Errorf("%w: %v", ErrBadEvent, err)
 	}
 	if ev.Data == nil || len(ev.Data.Raw) == 0 {
@@ -109,6 +111,14 @@ func (e *Event) request(raw json.RawMessage) error {
 	}
 	if a.PendingRequest == nil {
 		return errors.New("no pending_request")
+	}
+	if a.Amount > 0 || len(a.RequestHistory) > 0 {
+		// The merchant asks for more on an authorization already decided
+		// (an incremental authorization): declined, asked of nobody.
+		// Decide, idempotent on the authorization's id, would answer its
+		// first decision again and hold nothing more.
+		e.Answer = &Answer{Approved: false, Metadata: map[string]string{MetadataDeclineReason: DeclineIncrement}}
+		return nil
 	}
 	card, ref, err := authorizationCard(&a)
 	if err != nil {
@@ -164,7 +174,7 @@ func (e *Event) authorization(ev stripe.Event) error {
 			n.Transaction = &issuer.NetworkTransaction{ID: a.ID, AuthorizationID: a.ID, Currency: "USD"}
 			return e.notify(n)
 		}
-		e.Ignored = "an authorization " + string(a.Status) + ": its captures come as transactions"
+		e.Ignored = fmt.Sprintf("an authorization now %q: its captures come as transactions", a.Status)
 		return nil
 	}
 	amount := a.Amount
@@ -322,6 +332,10 @@ func body(n issuer.Notification) ([]byte, error) {
 	}
 	return b, nil
 }
+
+// DeclineIncrement is the decline reason of an increment of an
+// authorization, which we do not hold.
+const DeclineIncrement = "increment_not_supported"
 
 // Metadata keys of our answer to an authorization request: Stripe copies
 // them onto the authorization, so that its issuing_authorization.created

@@ -126,10 +126,28 @@ func TestParseEvent(t *testing.T) {
 			if !reflect.DeepEqual(got.Notification, want) {
 				t.Errorf("notification %+v, want %+v", got.Notification, want)
 			}
-			if (got.Request == nil && got.Notification == nil) != (got.Ignored != "") {
+			if got.Answer != nil || (got.Request == nil && got.Notification == nil) != (got.Ignored != "") {
 				t.Errorf("ignored %q", got.Ignored)
 			}
 		})
+	}
+}
+
+// TestParseEventIncrement: a request for more on an authorization already
+// approved (an incremental authorization) is answered with a decline, not
+// decided: Decide would answer the first decision again, holding nothing
+// more.
+func TestParseEventIncrement(t *testing.T) {
+	increment := authorization(true, "pending", 1250, "webhook_approved")
+	increment.PendingRequest = &stripe.IssuingAuthorizationPendingRequest{Amount: 500, Currency: "usd"}
+	body, sig := event(t, "evt_2", stripeissuing.EventAuthorizationRequest, increment, stripe.APIVersion, testSecret, time.Now())
+	got, err := stripeissuing.ParseEvent(body, sig, []string{testSecret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &stripeissuing.Answer{Metadata: map[string]string{stripeissuing.MetadataDeclineReason: stripeissuing.DeclineIncrement}}
+	if got.Request != nil || got.Notification != nil || !reflect.DeepEqual(got.Answer, want) {
+		t.Errorf("event %+v, want the answer %+v alone", got, want)
 	}
 }
 
@@ -157,6 +175,7 @@ func TestParseEventRefuses(t *testing.T) {
 		{"body changed", append([]byte(" "), good...), sig, []string{testSecret}, stripeissuing.ErrSignature},
 		{"no secret", good, sig, nil, stripeissuing.ErrSignature},
 		{"another API version", other, otherSig, []string{testSecret}, stripeissuing.ErrBadEvent},
+		{"another API version, the second secret not ours", other, otherSig, []string{testSecret, "whsec_rolled_out"}, stripeissuing.ErrBadEvent},
 		{"no card", broken, brokenSig, []string{testSecret}, stripeissuing.ErrBadEvent},
 	}
 	for _, tt := range tests {
