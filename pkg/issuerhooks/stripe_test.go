@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -136,4 +137,44 @@ func TestStripeEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzStripeEvent signs, as Stripe would, an event whose type and
+// data.object are anything: it is decided, queued or acknowledged (200),
+// or refused as a bad body (400 naming it) having done nothing; it never
+// panics.
+func FuzzStripeEvent(f *testing.F) {
+	f.Add(stripeissuing.EventAuthorizationRequest, `{"id":"iauth_1","card":{"id":"ic_1","metadata":{"reference":"c1"}},"pending_request":{"amount":100,"currency":"usd"},"merchant_data":{"name":"S"}}`)
+	f.Add(stripeissuing.EventAuthorizationCreated, `{"id":"iauth_1","approved":false,"card":{"id":"ic_1","metadata":{"reference":"c1"}},"request_history":[null]}`)
+	f.Add(stripeissuing.EventTransactionCreated, `{"id":"ipi_1","type":"capture","amount":-5,"currency":"usd","card":"ic_1","authorization":"iauth_1"}`)
+	f.Add(stripeissuing.EventCardUpdated, `{"id":"ic_1","status":"canceled","metadata":null}`)
+	f.Add(stripeissuing.EventAuthorizationUpdated, `null`)
+	f.Fuzz(func(t *testing.T, typ, object string) {
+		if !json.Valid([]byte(object)) {
+			object = strconv.Quote(object)
+		}
+		body := `{"id":"evt_1","object":"event","api_version":"` + stripe.APIVersion + `","type":` + strconv.Quote(typ) + `,"data":{"object":` + object + `}}`
+		d, q, cards := &decider{}, &sent{}, &stripeCards{}
+		s := &issuerhooks.Stripe{Secrets: []string{stripeSecret}, Decider: d, Queue: q, Cards: cards}
+		sig := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: []byte(body), Secret: stripeSecret}).Header
+		_, answer, err := s.Handle(context.Background(), sig, []byte(body))
+		var fe *field.Error
+		switch {
+		case err == nil:
+			if answer == nil && len(d.asked) > 0 || len(q.bodies) > 1 || answer != nil && len(q.bodies) > 0 {
+				t.Fatalf("answer %+v, asked %+v, queued %q", answer, d.asked, q.bodies)
+			}
+			for _, b := range q.bodies {
+				if _, err := issuer.ParseNotification([]byte(b)); err != nil {
+					t.Fatalf("queued a notification the card-worker cannot read: %v", err)
+				}
+			}
+		case errors.As(err, &fe) && fe.Field == "body":
+			if len(d.asked) > 0 || len(q.bodies) > 0 {
+				t.Fatalf("refused (%v), yet asked %+v, queued %q", err, d.asked, q.bodies)
+			}
+		default:
+			t.Fatalf("error %v: neither handled nor a bad body", err)
+		}
+	})
 }

@@ -16,7 +16,6 @@ import (
 	"payments/pkg/function/customersapi"
 	"payments/pkg/function/webhooksapi"
 	"payments/pkg/outbound"
-	"payments/pkg/providers/issuer/stripeissuing/stripesim"
 	"payments/pkg/store"
 	"payments/pkg/timestamp"
 )
@@ -28,8 +27,6 @@ import (
 // from its document server.
 type ProductionEnv struct {
 	*CustomersTestEnv
-	// Stripe is the simulated Stripe Issuing of the customers function.
-	Stripe    *stripesim.Sim
 	Cfg       function.Config
 	Customers function.HTTPHandler
 	Webhooks  function.HTTPHandler
@@ -43,7 +40,7 @@ func (e *CustomersTestEnv) Production() *ProductionEnv {
 	e.T.Helper()
 	p := &ProductionEnv{CustomersTestEnv: e, Cfg: e.Cfg}
 	p.Cfg.Mode = function.ModeProduction // tokens are bound to the mode
-	p.Stripe, p.Cfg.IssuerBaseURL = NewStripeSim(e.T, "")
+	_, p.Cfg.IssuerBaseURL = NewStripeSim(e.T, "")
 	p.Cfg.IssuerAPIKey = StripeTestKey
 	ctx := context.Background()
 	var err error

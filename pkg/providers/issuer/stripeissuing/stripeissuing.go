@@ -293,9 +293,7 @@ func (c *Client) card(sc *stripe.IssuingCard) issuer.Card {
 	out.Last4, out.ExpiryMonth, out.ExpiryYear = sc.Last4, int(sc.ExpMonth), int(sc.ExpYear)
 	out.Status = status(sc.Status)
 	out.CreatedAt = time.Unix(sc.Created, 0).UTC()
-	if out.Reference != "" {
-		c.remember(sc.ID, out.Reference)
-	}
+	c.remember(sc.ID, out.Reference)
 	return out
 }
 
@@ -321,25 +319,28 @@ func status(s stripe.IssuingCardStatus) issuer.CardStatus {
 }
 
 // CardReference returns our card id that Stripe's card id names: from the
-// card's metadata, read from Stripe once per process.
+// card's metadata, read from Stripe once per process; ErrNotFound for a
+// card without one, which is none of ours (remembered too).
 func (c *Client) CardReference(ctx context.Context, id string) (string, error) {
 	c.mu.Lock()
 	ref, ok := c.references[id]
 	c.mu.Unlock()
-	if ok {
-		return ref, nil
+	if !ok {
+		card, err := c.Card(ctx, id)
+		if err != nil {
+			return "", err
+		}
+		ref = card.Reference
+		c.remember(id, ref)
 	}
-	card, err := c.Card(ctx, id)
-	if err != nil {
-		return "", err
-	}
-	if card.Reference == "" {
+	if ref == "" {
 		return "", fmt.Errorf("%w: card %s has no %s in its metadata", issuer.ErrNotFound, id, Reference)
 	}
-	return card.Reference, nil
+	return ref, nil
 }
 
-// remember keeps that Stripe's card id is our card ref.
+// remember keeps that Stripe's card id is our card ref ("": none of ours;
+// a card's metadata is ours to set, and we never change it).
 func (c *Client) remember(id, ref string) {
 	c.mu.Lock()
 	c.references[id] = ref
