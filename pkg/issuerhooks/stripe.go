@@ -39,10 +39,10 @@ type Stripe struct {
 // Handle verifies signature, the Stripe-Signature of body, and does what
 // the event asks: an issuing_authorization.request is decided and its
 // answer returned (an increment declined undecided); another event we read
-// is queued as the issuer's
-// notification; one we have nothing to do with is only acknowledged (nil
-// answer, no error). ErrBadStripeSignature unless the signature verifies;
-// a field error naming body when a signed event cannot be read.
+// is queued as the issuer's notification; one we have nothing to do with
+// is only acknowledged (nil answer, no error). ErrBadStripeSignature
+// unless the signature verifies; a field error naming body when a signed
+// event cannot be read.
 func (s *Stripe) Handle(ctx context.Context, signature string, body []byte) (eventID string, answer *stripeissuing.Answer, err error) {
 	ev, err := stripeissuing.ParseEvent(body, signature, s.Secrets)
 	switch {
