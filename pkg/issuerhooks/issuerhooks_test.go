@@ -22,11 +22,15 @@ var secret = []byte("issuer-secret-issuer-secret-issuer-secret")
 
 const notification = `{"id":"evt_1","type":"card.terminated","card_id":"card_1","reference":"c1","reason":"risk block","created_at":"2025-05-01T10:00:00Z"}`
 
-// sent records what a Handler queues.
-type sent struct{ bodies []string }
+// sent records what a Handler queues, and each message's delay.
+type sent struct {
+	bodies []string
+	delays []time.Duration
+}
 
-func (s *sent) Send(_ context.Context, body []byte, _ time.Duration) error {
+func (s *sent) Send(_ context.Context, body []byte, delay time.Duration) error {
 	s.bodies = append(s.bodies, string(body))
+	s.delays = append(s.delays, delay)
 	return nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/stripeissuing"
@@ -70,9 +71,16 @@ func (s *Stripe) Handle(ctx context.Context, signature string, body []byte) (eve
 	return ev.ID, nil, nil
 }
 
-// queue puts ev's notification on the issuer-events queue, its card
-// reference found first when the event does not carry it. A card Stripe
-// has that is none of ours is dropped.
+// RefundDelay is how long a refund waits on the issuer-events queue before
+// the card-worker sees it. Stripe sends a capture and its refund in any
+// order, and the card-workers apply a batch each at once: a refund applied
+// before its capture fails and comes back only after the queue's
+// visibility timeout (90 s), so it is given a head start of the capture.
+const RefundDelay = 10 * time.Second
+
+// queue puts ev's notification on the issuer-events queue (a refund
+// RefundDelay later), its card reference found first when the event does
+// not carry it. A card Stripe has that is none of ours is dropped.
 func (s *Stripe) queue(ctx context.Context, ev stripeissuing.Event) error {
 	n := ev.Notification
 	if n.Reference == "" {
@@ -90,7 +98,11 @@ func (s *Stripe) queue(ctx context.Context, ev stripeissuing.Event) error {
 	if err != nil {
 		return badBody("a Stripe Issuing event", err, stripeissuing.ErrBadEvent)
 	}
-	if err := s.Queue.Send(ctx, b, 0); err != nil {
+	var delay time.Duration
+	if n.Type == issuer.NotifyRefund {
+		delay = RefundDelay
+	}
+	if err := s.Queue.Send(ctx, b, delay); err != nil {
 		return fmt.Errorf("issuerhooks: queue Stripe event %s: %w", ev.ID, err)
 	}
 	return nil

@@ -63,6 +63,8 @@ func TestStripeEvents(t *testing.T) {
 		return &stripe.IssuingTransaction{ID: "ipi_1", Type: "capture", Amount: -1250, Currency: "usd",
 			Authorization: &stripe.IssuingAuthorization{ID: "iauth_1"}, Card: &stripe.IssuingCard{ID: cardID}}
 	}
+	refund := &stripe.IssuingTransaction{ID: "ipi_2", Type: "refund", Amount: 200, Currency: "usd",
+		Authorization: &stripe.IssuingAuthorization{ID: "iauth_1"}, Card: &stripe.IssuingCard{ID: "ic_1"}}
 	tests := []struct {
 		name      string
 		typ       string
@@ -77,6 +79,7 @@ func TestStripeEvents(t *testing.T) {
 		{"authorization created", stripeissuing.EventAuthorizationCreated, created, stripeSecret, nil, false, issuer.NotifyAdvice, false},
 		{"capture", stripeissuing.EventTransactionCreated, capture("ic_1"), stripeSecret, nil, false, issuer.NotifySettlement, true},
 		{"capture on a card not ours", stripeissuing.EventTransactionCreated, capture("ic_9"), stripeSecret, nil, false, "", true},
+		{"refund, queued after its capture's head start", stripeissuing.EventTransactionCreated, refund, stripeSecret, nil, false, issuer.NotifyRefund, true},
 		{"an event we do not read", "issuing_dispute.created", map[string]string{"id": "idp_1"}, stripeSecret, nil, false, "", false},
 		{"forged", stripeissuing.EventAuthorizationRequest, request, "whsec_someone_else", issuerhooks.ErrBadStripeSignature, false, "", false},
 		{"signed but unreadable", stripeissuing.EventAuthorizationRequest, &stripe.IssuingAuthorization{ID: "iauth_2", Card: card},
@@ -130,6 +133,13 @@ func TestStripeEvents(t *testing.T) {
 				n, err := issuer.ParseNotification([]byte(q.bodies[0]))
 				if err != nil || n.ID != "evt_1" || n.Type != tt.queued || n.Reference != "c1" || n.CardID != "ic_1" {
 					t.Errorf("queued %+v, %v", n, err)
+				}
+				want := time.Duration(0)
+				if tt.queued == issuer.NotifyRefund {
+					want = issuerhooks.RefundDelay
+				}
+				if q.delays[0] != want {
+					t.Errorf("queued with a delay of %v, want %v", q.delays[0], want)
 				}
 			}
 			if (len(cards.asked) > 0) != tt.reference {
