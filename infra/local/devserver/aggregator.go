@@ -47,18 +47,12 @@ func StartAggregator(ctx context.Context, res Resources, api string, port int, l
 	if err != nil {
 		return nil, err
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	url, srv, err := serveSimulation(ctx, "simulated pawaPay", "OPERATOR_PORT", port, sim, log)
 	if err != nil {
-		return nil, fmt.Errorf("simulated pawaPay: %w (set OPERATOR_PORT to use another port)", err)
+		return nil, err
 	}
-	a := &Aggregator{URL: "http://" + l.Addr().String(), srv: &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}}
-	go func() {
-		if err := a.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("simulated pawaPay stopped", "error", err)
-		}
-	}()
+	a := &Aggregator{URL: url, srv: srv}
 	go sim.Run(ctx, settleEvery)
-	context.AfterFunc(ctx, func() { a.srv.Close() })
 	res.Params["OperatorBaseUrl"] = a.URL
 	res.Params["OperatorCallbackPublicKey"] = string(sim.PublicKeyPEM())
 	log.Info("simulated pawaPay", "url", a.URL)
@@ -67,3 +61,21 @@ func StartAggregator(ctx context.Context, res Resources, api string, port int, l
 
 // Close stops serving.
 func (a *Aggregator) Close() error { return a.srv.Close() }
+
+// serveSimulation serves h, the simulation name, on 127.0.0.1:port (0: any
+// free one; portVar names the variable that changes it) until ctx ends or
+// the server is closed, and returns its base URL.
+func serveSimulation(ctx context.Context, name, portVar string, port int, h http.Handler, log *slog.Logger) (string, *http.Server, error) {
+	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return "", nil, fmt.Errorf("%s: %w (set %s to use another port)", name, err, portVar)
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	go func() {
+		if err := srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			log.Error(name+" stopped", "error", err)
+		}
+	}()
+	context.AfterFunc(ctx, func() { srv.Close() })
+	return "http://" + l.Addr().String(), srv, nil
+}

@@ -2,12 +2,8 @@ package devserver
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
-	"strconv"
 	"time"
 
 	"payments/pkg/function"
@@ -53,19 +49,13 @@ func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, 
 	if err != nil {
 		return nil, err
 	}
-	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	url, srv, err := serveSimulation(ctx, "simulated Stripe Issuing", "ISSUER_PORT", port, sim, log)
 	if err != nil {
-		return nil, fmt.Errorf("simulated Stripe Issuing: %w (set ISSUER_PORT to use another port)", err)
+		return nil, err
 	}
-	is := &Issuer{URL: "http://" + l.Addr().String(), Sim: sim, srv: &http.Server{Handler: sim, ReadHeaderTimeout: 10 * time.Second}}
-	go func() {
-		if err := is.srv.Serve(l); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			log.Error("simulated Stripe Issuing stopped", "error", err)
-		}
-	}()
+	is := &Issuer{URL: url, Sim: sim, srv: srv}
 	go sim.Run(ctx, deliverEvery)
 	go logViolations(ctx, sim, log)
-	context.AfterFunc(ctx, func() { is.srv.Close() })
 	res.Params["IssuerBaseUrl"] = is.URL
 	log.Info("simulated Stripe Issuing", "url", is.URL)
 	return is, nil

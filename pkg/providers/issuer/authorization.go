@@ -67,13 +67,15 @@ func ParseAuthorizationRequest(b []byte) (AuthorizationRequest, error) {
 	if err := json.Unmarshal(b, &r); err != nil {
 		return AuthorizationRequest{}, fmt.Errorf("%w: %v", ErrBadAuthorizationRequest, err)
 	}
-	if err := r.check(); err != nil {
+	if err := r.Check(); err != nil {
 		return AuthorizationRequest{}, fmt.Errorf("%w: %v", ErrBadAuthorizationRequest, err)
 	}
 	return r, nil
 }
 
-func (r AuthorizationRequest) check() error {
+// Check checks r as ParseAuthorizationRequest does, for a request built
+// rather than read.
+func (r AuthorizationRequest) Check() error {
 	if r.Reference == "" {
 		return errors.New("no card reference")
 	}

@@ -74,7 +74,7 @@ func (n *SandboxNetwork) Authorize(ctx context.Context, cardID, reference, kind 
 	now := n.Now().UTC()
 	r := AuthorizationRequest{ID: "ntx_" + ids.NewV7(now), CardID: cardID, Reference: reference, Kind: kind,
 		Amount: amount, Currency: "USD", Merchant: m, CreatedAt: now}
-	if err := r.check(); err != nil {
+	if err := r.Check(); err != nil {
 		return Authorization{}, fmt.Errorf("%w: %v", ErrBadAuthorizationRequest, err)
 	}
 	body, err := json.Marshal(r)
@@ -153,7 +153,7 @@ func (n *SandboxNetwork) send(ctx context.Context, no *Notification) (string, er
 	if t := no.Transaction; t != nil && t.ID == "" {
 		t.ID, t.Currency = "ntx_"+ids.NewV7(now), "USD"
 	}
-	if err := no.check(); err != nil {
+	if err := no.Check(); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadNotification, err)
 	}
 	body, err := json.Marshal(no)

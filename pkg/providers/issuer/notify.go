@@ -93,13 +93,15 @@ func ParseNotification(b []byte) (Notification, error) {
 	if err := json.Unmarshal(b, &n); err != nil {
 		return Notification{}, fmt.Errorf("%w: %v", ErrBadNotification, err)
 	}
-	if err := n.check(); err != nil {
+	if err := n.Check(); err != nil {
 		return Notification{}, fmt.Errorf("%w: %v", ErrBadNotification, err)
 	}
 	return n, nil
 }
 
-func (n Notification) check() error {
+// Check checks n as ParseNotification does, for a notification built
+// rather than read.
+func (n Notification) Check() error {
 	switch {
 	case n.ID == "":
 		return errors.New("no id")

@@ -134,21 +134,11 @@ func (e *Event) request(raw json.RawMessage) error {
 		ID: a.ID, CardID: card, Reference: ref, Kind: kind(amount), Amount: amount,
 		Currency: strings.ToUpper(string(a.PendingRequest.Currency)), Merchant: merchant(a.MerchantData),
 	}
-	if err := check(r); err != nil {
+	if err := r.Check(); err != nil {
 		return err
 	}
 	e.Request = &r
 	return nil
-}
-
-// check checks r as POST /issuer/authorizations checks its requests.
-func check(r issuer.AuthorizationRequest) error {
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	_, err = issuer.ParseAuthorizationRequest(b)
-	return err
 }
 
 // authorization maps an authorization's creation (Stripe's decision,
@@ -269,8 +259,7 @@ func (e *Event) cardUpdated(ev stripe.Event) error {
 // notify sets n, checked as the card-worker will read it.
 func (e *Event) notify(n issuer.Notification) error {
 	e.Notification = &n
-	_, err := body(n)
-	return err
+	return n.Check()
 }
 
 // authorizationCard returns an authorization's card: Stripe's id and ours,
@@ -314,23 +303,10 @@ func (e Event) Body() ([]byte, error) {
 	if e.Notification == nil {
 		return nil, fmt.Errorf("%w: %s %s is no notification", ErrBadEvent, e.Type, e.ID)
 	}
-	b, err := body(*e.Notification)
-	if err != nil {
+	if err := e.Notification.Check(); err != nil {
 		return nil, fmt.Errorf("%w: %s %s: %v", ErrBadEvent, e.Type, e.ID, err)
 	}
-	return b, nil
-}
-
-// body is n's JSON, checked as the card-worker reads it.
-func body(n issuer.Notification) ([]byte, error) {
-	b, err := json.Marshal(n)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := issuer.ParseNotification(b); err != nil {
-		return nil, err
-	}
-	return b, nil
+	return json.Marshal(e.Notification)
 }
 
 // DeclineIncrement is the decline reason of an increment of an
