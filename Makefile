@@ -2,6 +2,7 @@
 #
 #   make run                      the whole service on 127.0.0.1, no Docker, no AWS account
 #   make listen [COMPANY=<id>]    an HTTPS webhook receiver for `make run`, printing each delivery verified
+#   make metrics                  the metrics the functions of `make run` wrote, in a table
 #   make test                     vet, staticcheck, and every test against a throwaway local stack
 #   make reset                    wipe the local stack's data
 #   make build                    every function's bootstrap for Lambda (linux/arm64) in bin/
@@ -60,7 +61,7 @@ FUZZTIME ?= 5s
 # Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
 
-.PHONY: help install devstack run listen test fuzz reset build size coldstart loadtest deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
+.PHONY: help install devstack run listen metrics test fuzz reset build size coldstart loadtest deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -84,6 +85,9 @@ listen: ## an HTTPS webhook receiver on 127.0.0.1:LISTEN_PORT (8443) for `make r
 	@mkdir -p $(CACHE)/bin
 	@$(GO) build -o $(LISTEN).$$$$ ./infra/local/cmd/listen && mv -f $(LISTEN).$$$$ $(LISTEN)
 	@exec $(LISTEN) -make-pid $$PPID
+
+metrics: devstack ## the metrics (EMF lines) the functions of `make run` have written so far, summed in a table
+	@$(DEVSTACK) metrics
 
 # The tests run with the deployed build's net/http: without HTTP/2. Each
 # package whose tests drive the functions saves the AWS calls they made

@@ -10,6 +10,7 @@ import (
 	"payments/pkg/contention"
 	"payments/pkg/events"
 	"payments/pkg/fees"
+	"payments/pkg/metrics"
 	"payments/pkg/providers/issuer"
 )
 
@@ -27,8 +28,24 @@ const cardNotFound = "card_not_found"
 // the decision recorded, with the card's available balance as it is now;
 // ErrDuplicateNetworkTx when the id was decided for another card. A
 // request about a card we do not have is declined, card_not_found,
-// recording nothing.
+// recording nothing. Each answer is counted (AuthorizationsApproved or
+// AuthorizationsDeclined) with the time it took
+// (AuthorizationDecisionLatency).
 func (s *Service) Decide(ctx context.Context, r issuer.AuthorizationRequest) (issuer.AuthorizationAnswer, error) {
+	start := time.Now()
+	a, err := s.decideRequest(ctx, r)
+	if err != nil {
+		return a, err
+	}
+	outcome := metrics.AuthorizationsApproved
+	if a.Decision != issuer.Approved {
+		outcome = metrics.AuthorizationsDeclined
+	}
+	metrics.Record(ctx, nil, metrics.One(outcome), metrics.Elapsed(metrics.AuthorizationDecisionLatency, time.Since(start)))
+	return a, nil
+}
+
+func (s *Service) decideRequest(ctx context.Context, r issuer.AuthorizationRequest) (issuer.AuthorizationAnswer, error) {
 	card, err := s.issuerCard(ctx, r.Reference, r.CardID)
 	if errors.Is(err, ErrNotFound) {
 		reason := cardNotFound

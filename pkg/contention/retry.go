@@ -4,6 +4,8 @@ import (
 	"context"
 	"math/rand/v2"
 	"time"
+
+	"payments/pkg/metrics"
 )
 
 // Policy is the one retry policy of a write that loses a race with other
@@ -27,17 +29,20 @@ var Retry = Policy{Attempts: 5, Base: 10 * time.Millisecond, Max: 80 * time.Mill
 // returns the number of tries and the last try's error, also when the
 // tries ran out or the context's deadline leaves no time for the wait
 // (the caller tells a race lost for good from its error); the context's
-// error when it ends during a wait.
+// error when it ends during a wait. Each try again is counted
+// (ConflictsRetried), and so is a race lost for good (ConflictsGivenUp).
 func (p Policy) Do(ctx context.Context, attempt func(context.Context) (again bool, err error)) (tries int, err error) {
 	for n := 1; ; n++ {
 		again, err := attempt(ctx)
-		if !again || n >= p.Attempts {
+		if !again {
 			return n, err
 		}
 		wait := p.Wait(n)
-		if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait {
+		if dl, ok := ctx.Deadline(); n >= p.Attempts || ok && time.Until(dl) < wait {
+			metrics.Count(ctx, metrics.ConflictsGivenUp)
 			return n, err
 		}
+		metrics.Count(ctx, metrics.ConflictsRetried)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

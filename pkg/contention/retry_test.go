@@ -1,10 +1,14 @@
 package contention
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"testing"
+	"strings"
 	"time"
+
+	"payments/pkg/metrics"
 )
 
 func TestPolicyDo(t *testing.T) {
@@ -18,18 +22,21 @@ func TestPolicyDo(t *testing.T) {
 		failure error // with this, asking to be tried again when it is lost
 		want    error
 		tries   int
+		// the metrics counted: ConflictsRetried, ConflictsGivenUp
+		retried, givenUp int
 	}{
-		{"first try", Policy{Attempts: 5}, 0, 0, nil, nil, 1},
-		{"lost races, then wins", Policy{Attempts: 5}, 0, 4, lost, nil, 5},
-		{"keeps losing: the last error", Policy{Attempts: 5}, 0, 100, lost, lost, 5},
-		{"not a race", Policy{Attempts: 5}, 0, 100, other, other, 1},
+		{"first try", Policy{Attempts: 5}, 0, 0, nil, nil, 1, 0, 0},
+		{"lost races, then wins", Policy{Attempts: 5}, 0, 4, lost, nil, 5, 4, 0},
+		{"keeps losing: the last error", Policy{Attempts: 5}, 0, 100, lost, lost, 5, 4, 1},
+		{"not a race", Policy{Attempts: 5}, 0, 100, other, other, 1, 0, 0},
 		// A deadline already past leaves no wait room, whatever the
 		// jitter draws (with a second left, one draw in 3600 fits).
-		{"no time left for the back-off", Policy{Attempts: 5, Base: time.Hour, Max: time.Hour}, time.Nanosecond, 100, lost, lost, 1},
+		{"no time left for the back-off", Policy{Attempts: 5, Base: time.Hour, Max: time.Hour}, time.Nanosecond, 100, lost, lost, 1, 0, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			ctx := context.Background()
+			var emf bytes.Buffer
+			ctx := metrics.NewContext(context.Background(), metrics.New(&emf, "payments/test", "payments"))
 			if tt.timeout > 0 {
 				var cancel context.CancelFunc
 				ctx, cancel = context.WithTimeout(ctx, tt.timeout)
@@ -45,6 +52,11 @@ func TestPolicyDo(t *testing.T) {
 			})
 			if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) || tries != tt.tries || n != tries {
 				t.Fatalf("err %v after %d tries (Do says %d), want %v after %d", err, tries, n, tt.want, tt.tries)
+			}
+			retried := strings.Count(emf.String(), `"ConflictsRetried":1`)
+			givenUp := strings.Count(emf.String(), `"ConflictsGivenUp":1`)
+			if retried != tt.retried || givenUp != tt.givenUp {
+				t.Fatalf("counted %d retried and %d given up, want %d and %d", retried, givenUp, tt.retried, tt.givenUp)
 			}
 		})
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
+	"payments/pkg/correlation"
 	"payments/pkg/httpapi"
 )
 
@@ -39,7 +40,9 @@ type Queue interface {
 }
 
 // HTTP returns the Lambda handler of an HTTP function that serves h,
-// as httpadapter.NewV2(h).ProxyWithContext would, except for an event that
+// as httpadapter.NewV2(h).ProxyWithContext would, with API Gateway's
+// request id as the correlation id of the request and of the work it
+// starts (pkg/correlation), except for an event that
 // makes no HTTP request (a control character in the query string, a base64
 // body that is not): that is answered 400 MALFORMED_REQUEST, where the
 // adapter fails the invocation and API Gateway answers 5xx.
@@ -47,6 +50,7 @@ func HTTP(h http.Handler) HTTPHandler {
 	var accessor core.RequestAccessorV2
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
 		w := core.NewProxyResponseWriterV2()
+		ctx = correlation.NewContext(ctx, ev.RequestContext.RequestID)
 		r, err := accessor.EventToRequestWithContext(ctx, ev)
 		if err != nil {
 			body, _ := Errors.Body(httpapi.ErrMalformedRequest)

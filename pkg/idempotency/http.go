@@ -14,6 +14,7 @@ import (
 
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
+	"payments/pkg/metrics"
 )
 
 // finishTimeout bounds the write of the outcome after the handler, which
@@ -84,7 +85,7 @@ func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
 			return err
 		}
 		if !claimed {
-			return replay(w, rec, c.RequestHash)
+			return replay(r.Context(), w, rec, c.RequestHash)
 		}
 		ctx := WithHeld(r.Context(), &Held{CompanyID: companyID, Key: key, LeaseID: c.LeaseID})
 		if rec.Effect.Committed() {
@@ -128,8 +129,9 @@ func readBody(r *http.Request) (body []byte, tooLarge bool, err error) {
 	return body, len(body) > httpapi.MaxBodyBytes, nil
 }
 
-// replay answers a request whose key rec holds.
-func replay(w http.ResponseWriter, rec Record, hash string) error {
+// replay answers a request whose key rec holds, counted as
+// IdempotentReplays when the stored response is sent.
+func replay(ctx context.Context, w http.ResponseWriter, rec Record, hash string) error {
 	switch {
 	case rec.RequestHash != hash:
 		return ErrKeyReused
@@ -146,6 +148,7 @@ func replay(w http.ResponseWriter, rec Record, hash string) error {
 	}
 	w.WriteHeader(resp.Status)
 	w.Write(resp.Body)
+	metrics.Count(ctx, metrics.IdempotentReplays)
 	return nil
 }
 

@@ -23,6 +23,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
+	"payments/pkg/metrics"
 	"payments/pkg/payments"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -36,6 +37,8 @@ type keysTestEnv struct {
 	calls   atomic.Int32 // the requests the handler served
 
 	clock *apptest.Clock
+	// metrics receives the EMF lines of the requests.
+	metrics bytes.Buffer
 
 	mu sync.Mutex
 	// answer is what the handler answers: nil a 201 naming the call, else
@@ -103,6 +106,7 @@ func (e *keysTestEnv) post(company, key, body string, query ...string) *httptest
 	r := httptest.NewRequest("POST", target, strings.NewReader(body))
 	r.Header.Set("X-Company", company)
 	r.Header.Set(idempotency.Header, key)
+	r = r.WithContext(metrics.NewContext(r.Context(), metrics.New(&e.metrics, "payments/test", "wallets")))
 	w := httptest.NewRecorder()
 	e.handler.ServeHTTP(w, r)
 	return w
@@ -144,7 +148,11 @@ func TestIdempotencyStoredOrReleased(t *testing.T) {
 				t.Fatalf("first: %d %v %s", first.Code, first.Header(), first.Body)
 			}
 			calls := e.calls.Load()
+			replays := strings.Count(e.metrics.String(), `"IdempotentReplays":1`)
 			again := e.post(company, key, `{"amount":1}`)
+			if n := strings.Count(e.metrics.String(), `"IdempotentReplays":1`) - replays; tt.stored != (n == 1) || n > 1 {
+				t.Errorf("IdempotentReplays counted %d times", n)
+			}
 			if !tt.stored {
 				if e.calls.Load() != calls+1 || again.Header().Get(idempotency.ReplayedHeader) != "" {
 					t.Fatalf("the key was not released: %d %v", again.Code, again.Header())

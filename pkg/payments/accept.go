@@ -18,6 +18,7 @@ import (
 	"payments/pkg/guideline"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
+	"payments/pkg/metrics"
 	"payments/pkg/money"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -196,6 +197,7 @@ func (s *Service) Payout(ctx context.Context, companyID string, r Request) (Paym
 	}
 	slog.InfoContext(ctx, "payout accepted", "company_id", companyID, "transaction_id", p.ID,
 		"amount", p.Amount, "fee", p.Fee, "currency", p.Currency, "operator", p.Operator)
+	count(ctx, p, metrics.PayoutsAccepted, metrics.CollectionsAccepted)
 	s.enqueueSubmit(ctx, p, ev)
 	return p, nil
 }
@@ -237,6 +239,7 @@ func (s *Service) Collect(ctx context.Context, companyID string, r Request) (Pay
 	}
 	slog.InfoContext(ctx, "collection accepted", "company_id", companyID, "transaction_id", p.ID,
 		"amount", p.Amount, "fee", p.Fee, "currency", p.Currency, "operator", p.Operator)
+	count(ctx, p, metrics.PayoutsAccepted, metrics.CollectionsAccepted)
 	s.enqueueSubmit(ctx, p, ev)
 	return p, nil
 }

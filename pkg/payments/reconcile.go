@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"payments/pkg/contention"
@@ -88,6 +89,31 @@ func (s *Service) Flagged(ctx context.Context, after string, limit int) ([]Payme
 		return nil, "", fmt.Errorf("payments: list flagged: %w", err)
 	}
 	return ps, next, nil
+}
+
+// FlaggedBefore returns the number of payments of every company flagged
+// for reconciliation and accepted before cutoff, counting at most max:
+// the list is read oldest first, up to the first payment accepted after
+// cutoff.
+func (s *Service) FlaggedBefore(ctx context.Context, cutoff time.Time, max int) (int, error) {
+	n, after := 0, ""
+	for n < max {
+		ps, next, err := s.Flagged(ctx, after, min(max-n, 100))
+		if err != nil {
+			return n, err
+		}
+		for _, p := range ps {
+			if !p.CreatedAt.Before(cutoff) {
+				return n, nil
+			}
+			n++
+		}
+		if next == "" {
+			break
+		}
+		after = next
+	}
+	return n, nil
 }
 
 // CountFlagged returns the number of payments of every company flagged

@@ -1,8 +1,10 @@
 package payments_test
 
 import (
+	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/field"
+	"payments/pkg/metrics"
 	"payments/pkg/payments"
 	"payments/pkg/store"
 	"payments/pkg/timestamp"
@@ -45,6 +48,8 @@ func TestNoRefundWithoutADefinitiveAnswer(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := newHarness(t)
+			var emf bytes.Buffer
+			h.ctx = metrics.NewContext(h.ctx, metrics.New(&emf, "payments/test", "payout-worker"))
 			h.fund(wallets.Payout, "1000")
 			h.setFees(5, 0)
 			p, err := h.svc.Payout(h.ctx, h.company, request(tt.phone, "10"))
@@ -70,6 +75,19 @@ func TestNoRefundWithoutADefinitiveAnswer(t *testing.T) {
 			}
 			if got.Status != tt.status || !got.ReconciliationRequired || got.ErrorMessage != "" {
 				t.Fatalf("after the deadline %+v", got)
+			}
+			// Counted once when flagged; counted by the sweeper's measure once
+			// accepted over an hour before.
+			if n := strings.Count(emf.String(), `"PayoutsToReconciliation":1`); n != 1 {
+				t.Fatalf("PayoutsToReconciliation counted %d times, want once", n)
+			}
+			for _, c := range []struct {
+				cutoff time.Time
+				want   int
+			}{{p.CreatedAt, 0}, {p.CreatedAt.Add(time.Millisecond), 1}} {
+				if n, err := h.svc.FlaggedBefore(h.ctx, c.cutoff, 10); err != nil || n < c.want || c.want == 0 && n != 0 {
+					t.Fatalf("FlaggedBefore(accepted at %v, cutoff %v) = %d, %v; want %d", p.CreatedAt, c.cutoff, n, err, c.want)
+				}
 			}
 			if b := h.balances(); b != [4]int64{1000, 15, 985, 0} {
 				t.Fatalf("balances after the deadline %v: the funds must stay reserved", b)

@@ -10,6 +10,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/ids"
+	"payments/pkg/metrics"
 	"payments/pkg/providers/operator"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -249,7 +250,7 @@ func (s *Service) submit(ctx context.Context, p Payment) error {
 	})
 	if err != nil {
 		slog.WarnContext(ctx, "operator submit; trying again later", "company_id", p.CompanyID, "transaction_id", p.ID, "error", err)
-		return s.reschedule(ctx, p)
+		return s.reschedule(ctx, p, p.ReconciliationRequired)
 	}
 	next, err := s.toProcessing(ctx, p, res)
 	if err != nil || next.Status != StatusProcessing {
@@ -332,6 +333,7 @@ func (s *Service) check(ctx context.Context, p Payment) error {
 			return err
 		}
 	}
+	flagged := p.ReconciliationRequired
 	if !s.now().Before(s.deadlineOf(p)) && !p.ReconciliationRequired {
 		if p.OrderID != "" {
 			// At the deadline the operator is asked once more, by our
@@ -346,7 +348,7 @@ func (s *Service) check(ctx context.Context, p Payment) error {
 		slog.WarnContext(ctx, "payment flagged for reconciliation: no final answer by the deadline",
 			"company_id", p.CompanyID, "transaction_id", p.ID, "status", p.Status, "order_id", p.OrderID)
 	}
-	return s.reschedule(ctx, p)
+	return s.reschedule(ctx, p, flagged)
 }
 
 // ask asks the operator about p: by its order id when it has one, else by
@@ -368,8 +370,9 @@ func (s *Service) ask(ctx context.Context, p Payment) (operator.Result, error) {
 // reschedule queues the next handling of p after NextPollDelay and records
 // it, with p's reconciliation flag, on the payment; past ReconcileWindow it
 // records that the worker has stopped, the payment flagged: only the
-// operator console goes on.
-func (s *Service) reschedule(ctx context.Context, p Payment) error {
+// operator console goes on. flagged is the flag as the payment had it
+// before: a payment flagged now is counted once, when the flag is stored.
+func (s *Service) reschedule(ctx context.Context, p Payment, flagged bool) error {
 	prev := p.NextPollAt
 	now := s.now()
 	end := p.CreatedAt.Add(ReconcileWindow)
@@ -389,6 +392,9 @@ func (s *Service) reschedule(ctx context.Context, p Payment) error {
 		return nil
 	case err != nil:
 		return fmt.Errorf("payments: reschedule %s: %w", p.ID, err)
+	}
+	if p.ReconciliationRequired && !flagged {
+		count(ctx, p, metrics.PayoutsToReconciliation, metrics.CollectionsToReconciliation)
 	}
 	return nil
 }

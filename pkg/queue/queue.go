@@ -14,6 +14,9 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
+	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
+
+	"payments/pkg/correlation"
 )
 
 // MaxDelay is the longest per-message delay SQS accepts.
@@ -50,17 +53,34 @@ func NewPublisher(client *sqs.Client, url string) *Publisher {
 	return &Publisher{client: client, url: url}
 }
 
+// CorrelationAttribute is the message attribute that carries the
+// correlation id of the work a message continues.
+const CorrelationAttribute = "correlation_id"
+
 // Send queues body, to become visible after delay (rounded up to whole
-// seconds and capped at MaxDelay).
+// seconds and capped at MaxDelay), with the correlation id and the trace
+// header of ctx (pkg/correlation): the handler of the message logs with
+// the same id, and X-Ray links its invocation to the sender's trace.
 func (p *Publisher) Send(ctx context.Context, body []byte, delay time.Duration) error {
 	if p.url == "" {
 		return ErrNoQueue
 	}
-	_, err := p.client.SendMessage(ctx, &sqs.SendMessageInput{
+	in := &sqs.SendMessageInput{
 		QueueUrl:     aws.String(p.url),
 		MessageBody:  aws.String(string(body)),
 		DelaySeconds: delaySeconds(delay),
-	})
+	}
+	if id := correlation.ID(ctx); id != "" {
+		in.MessageAttributes = map[string]types.MessageAttributeValue{
+			CorrelationAttribute: {DataType: aws.String("String"), StringValue: aws.String(id)},
+		}
+	}
+	if h := correlation.Trace(ctx); h != "" {
+		in.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{
+			string(types.MessageSystemAttributeNameForSendsAWSTraceHeader): {DataType: aws.String("String"), StringValue: aws.String(h)},
+		}
+	}
+	_, err := p.client.SendMessage(ctx, in)
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPublish, err)
 	}
@@ -95,6 +115,7 @@ func Batch(h Handler) func(context.Context, events.SQSEvent) (events.SQSEventRes
 		for _, rec := range ev.Records {
 			n, _ := strconv.Atoi(rec.Attributes["ApproximateReceiveCount"])
 			m := Message{ID: rec.MessageId, Body: []byte(rec.Body), ReceiveCount: n}
+			ctx := messageContext(ctx, rec)
 			if err := handleOne(ctx, h, m); err != nil {
 				slog.WarnContext(ctx, "message failed", "message_id", m.ID, "receive_count", n, "error", err)
 				resp.BatchItemFailures = append(resp.BatchItemFailures, events.SQSBatchItemFailure{ItemIdentifier: rec.MessageId})
@@ -102,6 +123,18 @@ func Batch(h Handler) func(context.Context, events.SQSEvent) (events.SQSEventRes
 		}
 		return resp, nil
 	}
+}
+
+// messageContext returns ctx carrying the correlation id and trace header
+// rec was sent with; a message sent without an id (by the sweeper, or
+// before ids were sent) is correlated by its own message id.
+func messageContext(ctx context.Context, rec events.SQSMessage) context.Context {
+	id := rec.MessageId
+	if a, ok := rec.MessageAttributes[CorrelationAttribute]; ok && a.StringValue != nil && *a.StringValue != "" {
+		id = *a.StringValue
+	}
+	ctx = correlation.NewContext(ctx, id)
+	return correlation.WithTrace(ctx, rec.Attributes["AWSTraceHeader"])
 }
 
 func handleOne(ctx context.Context, h Handler, m Message) (err error) {

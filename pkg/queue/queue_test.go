@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	"payments/pkg/correlation"
 	"payments/pkg/queue"
 	"payments/pkg/queue/queuetest"
 )
@@ -93,5 +94,60 @@ func TestPublisherDelay(t *testing.T) {
 	}
 	if len(seen) != 2 || seen[0] != "now" || seen[1] != "later" {
 		t.Fatalf("received %v, want [now later]", seen)
+	}
+}
+
+// TestMessagesCarryTheirCorrelation sends through the SQS emulator from a
+// context with a correlation id and a trace header, receives the message
+// as Lambda's event source would give it, and checks that the handler's
+// context has both; a message sent without them is correlated by its id.
+func TestMessagesCarryTheirCorrelation(t *testing.T) {
+	client := queuetest.Client(t)
+	url := queuetest.NewQueue(t, client, nil)
+	p := queue.NewPublisher(client, url)
+	const trace = "Root=1-6745a1b2-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1"
+	ctx := correlation.WithTrace(correlation.NewContext(context.Background(), "req-42"), trace)
+	if err := p.Send(ctx, []byte("with"), 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Send(context.Background(), []byte("without"), 0); err != nil {
+		t.Fatal(err)
+	}
+	var recs []events.SQSMessage
+	for len(recs) < 2 {
+		out, err := client.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1,
+			// The emulator answers system attributes for the legacy list only.
+			//lint:ignore SA1019 the emulator reads only the legacy field
+			AttributeNames:        []types.QueueAttributeName{types.QueueAttributeNameAll},
+			MessageAttributeNames: []string{"All"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range out.Messages {
+			rec := events.SQSMessage{MessageId: aws.ToString(m.MessageId), Body: aws.ToString(m.Body), Attributes: m.Attributes,
+				MessageAttributes: map[string]events.SQSMessageAttribute{}}
+			for k, v := range m.MessageAttributes {
+				rec.MessageAttributes[k] = events.SQSMessageAttribute{StringValue: v.StringValue, DataType: aws.ToString(v.DataType)}
+			}
+			recs = append(recs, rec)
+		}
+	}
+	got := map[string][2]string{}
+	h := queue.Batch(func(ctx context.Context, m queue.Message) error {
+		got[string(m.Body)] = [2]string{correlation.ID(ctx), correlation.Trace(ctx)}
+		return nil
+	})
+	if _, err := h(context.Background(), events.SQSEvent{Records: recs}); err != nil {
+		t.Fatal(err)
+	}
+	if g := got["with"]; g != [2]string{"req-42", trace} {
+		t.Errorf("a message sent with a correlation: handled with %q", g)
+	}
+	for _, r := range recs {
+		if r.Body == "without" && got["without"] != [2]string{r.MessageId, ""} {
+			t.Errorf("a message sent without: handled with %q, want its message id %s", got["without"], r.MessageId)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/events"
+	"payments/pkg/metrics"
 	"payments/pkg/outbound"
 )
 
@@ -246,6 +247,15 @@ func (w *Worker) attempt(ctx context.Context, ev events.Event, d Delivery, n int
 		"company_id", d.CompanyID, "event_id", d.EventID, "event", ev.Kind, "delivery_id", d.ID,
 		"destination", d.Destination, "attempt", n, "status_code", a.StatusCode, "error", a.Error,
 		"duration_ms", a.Duration.Milliseconds(), "delivery_status", status)
+	switch status {
+	case StatusDelivered:
+		metrics.Count(ctx, metrics.WebhookDeliveriesSucceeded)
+		metrics.Duration(ctx, metrics.WebhookDeliveryDelay, a.At.Add(a.Duration).Sub(ev.CreatedAt))
+	case StatusFailed:
+		metrics.Count(ctx, metrics.WebhookDeliveriesFailed)
+	default:
+		metrics.Count(ctx, metrics.WebhookDeliveriesRetried)
+	}
 	if status != StatusPending {
 		return nil
 	}

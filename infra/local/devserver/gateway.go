@@ -33,6 +33,10 @@ const (
 	apiID          = "local"
 )
 
+// RequestIDHeader is the header in which API Gateway (HTTP API) answers
+// the id it gave the request.
+const RequestIDHeader = "Apigw-Requestid"
+
 // Gateway is an http.Handler that serves requests the way API Gateway (HTTP
 // API, payload format 2.0) and Lambda would: it matches the request to a
 // route, builds the event Lambda would receive, calls that function's
@@ -78,6 +82,9 @@ func (g *Gateway) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	event := NewEvent(r, body, route.Key(), params)
+	// API Gateway names every answer's request: the correlation id of the
+	// logs and metrics of the work it starts (docs/operations.md).
+	w.Header().Set(RequestIDHeader, event.RequestContext.RequestID)
 	h := g.handlers[route.Function]
 	if h == nil {
 		g.Logger.Error("function has no handler: is it registered in pkg/app?", "function", route.Function, "route", route.Key())

@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -45,6 +46,11 @@ type Server struct {
 	Schedules []Schedule
 	// Logger receives the server's own logs (default slog.Default()).
 	Logger *slog.Logger
+	// Metrics receives the functions' metrics, the EMF lines they write in
+	// Lambda (pkg/metrics); nil: they write none.
+	Metrics io.Writer
+
+	namespaces map[string]string // each function's METRICS_NAMESPACE
 }
 
 // Serve serves HTTP on l and runs the pollers and schedules until ctx is
@@ -60,6 +66,7 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
+	s.instrument()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
 	var wg sync.WaitGroup

@@ -8,7 +8,10 @@ package localtest
 
 import (
 	"context"
+	"crypto/tls"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -171,6 +174,28 @@ func Env() []string {
 // documents is the sample document server of this test process (Main).
 var documents *samples.Server
 
+// localCA is the CA of Main, which the functions of the tests trust.
+var localCA *localca.CA
+
+// NewTLSServer starts an HTTPS server of h on a loopback port with a
+// certificate the functions trust (a webhook receiver), failing t when
+// the package's tests do not run under Main, and returns its base URL.
+func NewTLSServer(t testing.TB, h http.Handler) string {
+	t.Helper()
+	if localCA == nil {
+		t.Fatal("localtest: NewTLSServer needs the package's TestMain to call localtest.Main")
+	}
+	cert, err := localCA.Issue()
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv.URL
+}
+
 // Main runs the tests of a package that enrols customers from document
 // URLs: before any test runs, it starts the sample document server, points
 // SSL_CERT_FILE at a bundle that trusts its CA (Go reads the system roots
@@ -206,6 +231,7 @@ func runWithDocuments(m *testing.M) int {
 	os.Setenv("SSL_CERT_FILE", bundle)
 	os.Setenv(outbound.AllowLoopbackEnv, "true")
 	documents = s
+	localCA = ca
 	return m.Run()
 }
 

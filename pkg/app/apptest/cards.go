@@ -164,7 +164,13 @@ func CaptureLogs(t *testing.T) *LogLines {
 // IssuerDown returns the cards function whose sandbox issuer cannot write:
 // every call that changes a card at the issuer fails as unreachable.
 func (e *CardsTestEnv) IssuerDown(t *testing.T) function.HTTPHandler {
-	return e.CardsFunction(t, Failing(e.Cfg, func(in any) bool {
+	return e.CardsFunction(t, IssuerDownConfig(e.Cfg))
+}
+
+// IssuerDownConfig returns cfg on which the sandbox issuer cannot be
+// reached: every write it makes fails.
+func IssuerDownConfig(cfg function.Config) function.Config {
+	return Failing(cfg, func(in any) bool {
 		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
 		if !ok {
 			return false
@@ -177,7 +183,7 @@ func (e *CardsTestEnv) IssuerDown(t *testing.T) function.HTTPHandler {
 			}
 		}
 		return false
-	}))
+	})
 }
 
 // TestQueue is the queue at url, as the functions send to it.

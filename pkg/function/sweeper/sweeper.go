@@ -17,6 +17,8 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
+	"payments/pkg/metrics"
+	"payments/pkg/payments"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -24,7 +26,7 @@ import (
 )
 
 // New builds the sweeper function, run every minute by a schedule. Each
-// run has six steps, which run at once, each within its own time budget
+// run has seven steps, which run at once, each within its own time budget
 // and batch, so that one that is slow (a table slow to answer after a
 // restart) delays none of the others:
 //
@@ -45,9 +47,17 @@ import (
 //   - card network (sandbox mode): the simulated card network delivers
 //     again the notifications we have not acknowledged
 //     (issuer.SandboxNetwork.Redeliver), as a real network does; in
-//     production mode it does nothing.
+//     production mode it does nothing;
+//   - stale reconciliations: counts the payments flagged for
+//     reconciliation that were accepted more than an hour ago
+//     (PaymentsAwaitingReconciliationOverAnHour): it changes nothing.
 //
-// It answers a Report of what each step did, which it also logs when a
+// The card movements step measures those it could not finish
+// (CardMovementsOpenPastWindow); both measures are written at every sweep,
+// zero included, for the alarms that watch them (docs/operations.md).
+//
+// It answers a Report of what each step did (done: what it finished, or
+// for stale reconciliations what it counted), which it also logs when a
 // step did something or failed, and an error when a step failed.
 func New(ctx context.Context, cfg function.Config) (function.ScheduleHandler, error) {
 	return NewWithClock(cfg, time.Now)
@@ -105,6 +115,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 			return expireHolds(ctx, cardSvc, open, at.Add(-holdExpiry(cfg)))
 		}},
 		{"card_network", redeliver},
+		{"stale_reconciliations", func(ctx context.Context, at time.Time) (int, error) { return staleReconciliations(ctx, pays, at) }},
 	}), nil
 }
 
@@ -219,7 +230,27 @@ func sweepCards(ctx context.Context, svc *cards.Service, open cards.Store, now t
 			errs = append(errs, err)
 		}
 	}
+	metrics.Gauge(ctx, metrics.CardMovementsOpenPastWindow, len(txs)-done)
 	return done, errors.Join(errs...)
+}
+
+// reconciliationAge is how long a payment may wait for reconciliation
+// before the sweeper's measure counts it.
+const reconciliationAge = time.Hour
+
+// maxStaleReconciliations bounds the count of one sweep.
+const maxStaleReconciliations = 1000
+
+// staleReconciliations measures, and returns, the number of payments
+// flagged for reconciliation accepted more than reconciliationAge before
+// now (at most maxStaleReconciliations).
+func staleReconciliations(ctx context.Context, pays *payments.Service, now time.Time) (int, error) {
+	n, err := pays.FlaggedBefore(ctx, now.Add(-reconciliationAge), maxStaleReconciliations)
+	if err != nil {
+		return 0, err
+	}
+	metrics.Gauge(ctx, metrics.PaymentsAwaitingReconciliationOverAnHour, n)
+	return n, nil
 }
 
 // maxHoldExpiries bounds the holds one sweep expires; the next sweep takes

@@ -38,6 +38,8 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"os"
@@ -55,18 +57,24 @@ import (
 	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
+	"payments/pkg/correlation"
+	"payments/pkg/metrics"
 	"payments/pkg/outbound"
 )
 
 // TableName is the local table's name.
 const TableName = "payments-local"
 
+// MetricsLog is the file of the logs folder that keeps the functions'
+// metrics of the current run, one EMF line each (`make metrics` reads it).
+const MetricsLog = "metrics.log"
+
 func main() {
 	flag.Usage = func() {
-		fmt.Fprintln(os.Stderr, "usage: devstack run [-make-pid PID] | devstack exec -- command [args…]")
+		fmt.Fprintln(os.Stderr, "usage: devstack run [-make-pid PID] | devstack exec -- command [args…] | devstack metrics")
 	}
 	flag.Parse()
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()}))
+	log := slog.New(correlation.LogHandler(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: logLevel()})))
 	slog.SetDefault(log)
 	var code int
 	switch flag.Arg(0) {
@@ -88,6 +96,11 @@ func main() {
 			os.Exit(2)
 		}
 		code = execWithStack(log, args)
+	case "metrics":
+		if err := summarize(os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "devstack:", err)
+			code = 1
+		}
 	default:
 		flag.Usage()
 		code = 2
@@ -229,6 +242,14 @@ func run(log *slog.Logger, makePid int) (err error) {
 	if err != nil {
 		return err
 	}
+	// The functions' metrics are printed as they write them, and kept for
+	// `make metrics` in the logs folder, new at each run.
+	metricsLog, err := os.Create(filepath.Join(data, "logs", MetricsLog))
+	if err != nil {
+		return err
+	}
+	defer metricsLog.Close()
+	srv.Metrics = io.MultiWriter(os.Stdout, metricsLog)
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(ports["PORT"])))
 	if err != nil {
 		return fmt.Errorf("dev server: %w (set PORT to use another port)", err)
@@ -415,4 +436,38 @@ func stackParams(getenv func(string) string) map[string]string {
 		}
 	}
 	return params
+}
+
+// summarize writes the table of the metrics in the EMF lines that the
+// functions of `make run` wrote to MetricsLog (`make metrics`).
+func summarize(w io.Writer) error {
+	root, err := stack.FindRoot()
+	if err != nil {
+		return err
+	}
+	data, err := stack.DataDir(root)
+	if err != nil {
+		return err
+	}
+	file := filepath.Join(data, "logs", MetricsLog)
+	f, err := os.Open(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("no metrics yet: %s is written by `make run`", file)
+	}
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	rows, invalid, err := metrics.Summarize(f)
+	if err != nil {
+		return err
+	}
+	if invalid > 0 {
+		fmt.Fprintf(os.Stderr, "devstack: %d lines of %s are not valid EMF\n", invalid, file)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintf(w, "no metrics in %s yet\n", file)
+		return nil
+	}
+	return metrics.WriteTable(w, rows)
 }

@@ -1,0 +1,171 @@
+package local_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"payments/infra/local/devserver"
+	"payments/infra/local/localtest"
+	"payments/pkg/correlation"
+	"payments/pkg/metrics"
+	"payments/pkg/waittest"
+)
+
+// lockedBuffer is a bytes.Buffer that several goroutines may write.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// lines returns a copy of the lines written so far.
+func (b *lockedBuffer) lines() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Split(strings.TrimSpace(b.buf.String()), "\n")
+}
+
+// TestPayoutLifeIsMeasuredAndCorrelated follows one payout through the
+// local stack, as make run serves it: accepted by the payments function,
+// submitted and settled by the payout worker, its webhook delivered by the
+// webhook worker to an HTTPS receiver. Every EMF line the functions wrote
+// must be valid EMF; the payout's own lines (those carrying the id
+// API Gateway gave the request that accepted it, as every line of the work
+// that followed does, across the queue hops) count it accepted and
+// settled and its webhook delivered, with the delivery's delay; and the
+// log lines of its acceptance, its settlement and its webhook attempts
+// carry that id too, so that one grep finds the payout's whole life.
+func TestPayoutLifeIsMeasuredAndCorrelated(t *testing.T) {
+	tpl := localtest.Template(t)
+	res := localtest.Resources(t, tpl)
+	f := localtest.NewFixture(t, tpl, res, localtest.HTTPHandlers(t, tpl, res))
+
+	var logs lockedBuffer
+	previous := slog.Default()
+	slog.SetDefault(slog.New(correlation.LogHandler(slog.NewJSONHandler(&logs, nil))))
+	t.Cleanup(func() { slog.SetDefault(previous) })
+
+	var emf lockedBuffer
+	base, stop := localtest.StartServer(t, tpl, res, slog.New(slog.DiscardHandler), func(srv *devserver.Server) { srv.Metrics = &emf })
+	t.Cleanup(stop)
+
+	var delivered sync.Map
+	receiver := localtest.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		delivered.Store(string(body), true)
+	}))
+	api := &httpClient{t: t, base: base + "/api/v1"}
+	api.do("PATCH", "/admin/companies/"+f.Company, map[string]string{"X-Admin-Key": localtest.AdminAPIKey},
+		map[string]string{"webhook_url": receiver + "/hooks"}, http.StatusOK, nil)
+
+	body := `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":5000,"currency":"XAF","external_id":"metrics-payout"}`
+	req, _ := http.NewRequest("POST", base+"/api/v1/payment/payout", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+f.Token)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var accepted struct {
+		Data struct {
+			TransactionID string `json:"transaction_id"`
+		} `json:"data"`
+	}
+	json.NewDecoder(resp.Body).Decode(&accepted)
+	resp.Body.Close()
+	requestID := resp.Header.Get(devserver.RequestIDHeader)
+	if resp.StatusCode != http.StatusOK || requestID == "" || accepted.Data.TransactionID == "" {
+		t.Fatalf("payout: %d, request id %q, transaction %q", resp.StatusCode, requestID, accepted.Data.TransactionID)
+	}
+	tx := accepted.Data.TransactionID
+
+	waittest.Until(t, time.Minute, "the payout's SUCCESS delivered to the receiver", func() bool {
+		found := false
+		delivered.Range(func(k, _ any) bool {
+			b := k.(string)
+			found = strings.Contains(b, tx) && strings.Contains(b, `"SUCCESS"`)
+			return !found
+		})
+		return found
+	})
+
+	// Every EMF line is valid; the payout's lines carry its measures.
+	type seen struct{ metric, function string }
+	mine := map[seen]metrics.Sample{}
+	waittest.Until(t, 10*time.Second, "the delivery's metrics written", func() bool {
+		clear(mine)
+		for _, line := range emf.lines() {
+			samples, err := metrics.Parse([]byte(line))
+			if err != nil {
+				t.Fatalf("not valid EMF: %v\n%s", err, line)
+			}
+			var root struct {
+				CorrelationID string `json:"correlation_id"`
+			}
+			json.Unmarshal([]byte(line), &root)
+			if root.CorrelationID != requestID {
+				continue
+			}
+			for _, s := range samples {
+				mine[seen{s.Name, s.Dimensions["Function"]}] = s
+			}
+		}
+		_, ok := mine[seen{metrics.WebhookDeliveriesSucceeded, "webhook-worker"}]
+		return ok
+	})
+	for _, w := range []struct {
+		seen
+		dims string
+	}{
+		{seen{metrics.PayoutsAccepted, "payments"}, "map[Currency:XAF Function:payments Operator:mtn]"},
+		{seen{metrics.PayoutsSettled, "payout-worker"}, "map[Currency:XAF Function:payout-worker Operator:mtn]"},
+		{seen{metrics.WebhookDeliveriesSucceeded, "webhook-worker"}, "map[Function:webhook-worker]"},
+		{seen{metrics.WebhookDeliveryDelay, "webhook-worker"}, "map[Function:webhook-worker]"},
+	} {
+		s, ok := mine[w.seen]
+		if !ok {
+			t.Errorf("no %s from %s with the payout's correlation id; its lines: %v", w.metric, w.function, mine)
+			continue
+		}
+		if got := fmt.Sprint(s.Dimensions); got != w.dims || s.Namespace == "" {
+			t.Errorf("%s: namespace %q, dimensions %s, want %s", w.metric, s.Namespace, got, w.dims)
+		}
+	}
+
+	// The logs of the payout's life, each with the request's id.
+	want := map[string]bool{"payout accepted": false, "payment finished": false, "webhook attempt": false}
+	for _, text := range logs.lines() {
+		var line struct {
+			Msg           string `json:"msg"`
+			CorrelationID string `json:"correlation_id"`
+			TransactionID string `json:"transaction_id"`
+		}
+		if json.Unmarshal([]byte(text), &line) != nil {
+			continue
+		}
+		if _, ok := want[line.Msg]; ok && line.CorrelationID == requestID {
+			want[line.Msg] = true
+		}
+		if line.TransactionID == tx && line.CorrelationID != requestID {
+			t.Errorf("a log line of the payout with correlation id %q, want %q: %s", line.CorrelationID, requestID, text)
+		}
+	}
+	for msg, ok := range want {
+		if !ok {
+			t.Errorf("no %q log line with the payout's correlation id %s", msg, requestID)
+		}
+	}
+}

@@ -1,0 +1,57 @@
+package metrics
+
+// The service's metrics (docs/operations.md says which function writes
+// each and which alarm watches it).
+const (
+	// PayoutsAccepted counts payouts accepted (202).
+	PayoutsAccepted = "PayoutsAccepted"
+	// PayoutsSettled counts payouts that reached SUCCESSFUL.
+	PayoutsSettled = "PayoutsSettled"
+	// PayoutsFailed counts payouts that reached FAILED (and were refunded).
+	PayoutsFailed = "PayoutsFailed"
+	// PayoutsToReconciliation counts payouts flagged for reconciliation.
+	PayoutsToReconciliation = "PayoutsToReconciliation"
+	// CollectionsAccepted counts collections accepted (202).
+	CollectionsAccepted = "CollectionsAccepted"
+	// CollectionsSettled counts collections that reached SUCCESSFUL.
+	CollectionsSettled = "CollectionsSettled"
+	// CollectionsFailed counts collections that reached FAILED.
+	CollectionsFailed = "CollectionsFailed"
+	// CollectionsToReconciliation counts collections flagged for
+	// reconciliation.
+	CollectionsToReconciliation = "CollectionsToReconciliation"
+	// PaymentsAwaitingReconciliationOverAnHour is the number of payments
+	// flagged for reconciliation more than an hour ago and not resolved,
+	// measured by every sweep.
+	PaymentsAwaitingReconciliationOverAnHour = "PaymentsAwaitingReconciliationOverAnHour"
+	// CardMovementsOpenPastWindow is the number of card movements a sweep
+	// found open past its window and could not finish.
+	CardMovementsOpenPastWindow = "CardMovementsOpenPastWindow"
+	// WebhookDeliveriesSucceeded counts deliveries answered 2xx.
+	WebhookDeliveriesSucceeded = "WebhookDeliveriesSucceeded"
+	// WebhookDeliveriesRetried counts failed attempts with another to come.
+	WebhookDeliveriesRetried = "WebhookDeliveriesRetried"
+	// WebhookDeliveriesFailed counts deliveries given up for good.
+	WebhookDeliveriesFailed = "WebhookDeliveriesFailed"
+	// WebhookDeliveryDelay is the time from an event's creation to its
+	// receiver's 2xx.
+	WebhookDeliveryDelay = "WebhookDeliveryDelay"
+	// AuthorizationsApproved counts card authorizations approved.
+	AuthorizationsApproved = "AuthorizationsApproved"
+	// AuthorizationsDeclined counts card authorizations declined.
+	AuthorizationsDeclined = "AuthorizationsDeclined"
+	// AuthorizationDecisionLatency is the time taken to decide one card
+	// authorization.
+	AuthorizationDecisionLatency = "AuthorizationDecisionLatency"
+	// IdempotentReplays counts requests answered from the record of their
+	// Idempotency-Key.
+	IdempotentReplays = "IdempotentReplays"
+	// ConflictsRetried counts writes that lost a race and were tried again.
+	ConflictsRetried = "ConflictsRetried"
+	// ConflictsGivenUp counts writes that lost every try.
+	ConflictsGivenUp = "ConflictsGivenUp"
+)
+
+// Gauges are the metrics that measure a level (recorded with Gauge):
+// their Maximum is what to watch, their sum means nothing.
+var Gauges = []string{PaymentsAwaitingReconciliationOverAnHour, CardMovementsOpenPastWindow}
