@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"testing"
 	"strings"
+	"testing"
 	"time"
 
 	"payments/pkg/metrics"

@@ -43,8 +43,10 @@ func TestRecorderWritesEMF(t *testing.T) {
 		sets   string
 	}{
 		{
-			name:   "a count with the payment's dimensions",
-			record: func(ctx context.Context) { metrics.Count(ctx, metrics.PayoutsSettled, metrics.Currency("XAF"), metrics.Operator("mtn")) },
+			name: "a count with the payment's dimensions",
+			record: func(ctx context.Context) {
+				metrics.Count(ctx, metrics.PayoutsSettled, metrics.Currency("XAF"), metrics.Operator("mtn"))
+			},
 			want: []metrics.Sample{{Name: "PayoutsSettled", Unit: "Count", Values: []float64{1},
 				Dimensions: map[string]string{"Function": "payout-worker", "Currency": "XAF", "Operator": "mtn"}}},
 			sets: `[["Function"],[],["Currency","Operator"]]`,
@@ -57,8 +59,10 @@ func TestRecorderWritesEMF(t *testing.T) {
 			sets: `[["Function"],[]]`,
 		},
 		{
-			name:   "a gauge; an empty dimension is left out",
-			record: func(ctx context.Context) { metrics.Gauge(ctx, metrics.CardMovementsOpenPastWindow, 3, metrics.Currency("")) },
+			name: "a gauge; an empty dimension is left out",
+			record: func(ctx context.Context) {
+				metrics.Gauge(ctx, metrics.CardMovementsOpenPastWindow, 3, metrics.Currency(""))
+			},
 			want: []metrics.Sample{{Name: "CardMovementsOpenPastWindow", Unit: "Count", Values: []float64{3},
 				Dimensions: map[string]string{"Function": "payout-worker"}}},
 			sets: `[["Function"],[]]`,
