@@ -39,41 +39,77 @@ func (b *lockedBuffer) lines() []string {
 }
 
 // TestPayoutLifeIsMeasuredAndCorrelated follows one payout through the
-// local stack, as make run serves it: accepted by the payments function,
-// submitted and settled by the payout worker, its webhook delivered by the
-// webhook worker to an HTTPS receiver. Every EMF line the functions wrote
-// must be valid EMF; the payout's own lines (those carrying the id
-// API Gateway gave the request that accepted it, as every line of the work
-// that followed does, across the queue hops) count it accepted and
+// local stack, as make run serves it, in each mode: accepted by the
+// payments function, submitted and settled by the payout worker (by its
+// poll of the sandbox operator; by simulated pawaPay's signed callback in
+// production mode), its webhook delivered by the webhook worker to an HTTPS
+// receiver. Every EMF line the functions wrote must be valid EMF; the
+// payout's own lines (those carrying the id API Gateway gave the request
+// that accepted it, as every line of the work that followed does, across
+// the queue hops and the operator's callback) count it accepted and
 // settled and its webhook delivered, with the delivery's delay; and the
 // log lines of its acceptance, its settlement and its webhook attempts
 // carry that id too, so that one grep finds the payout's whole life.
 func TestPayoutLifeIsMeasuredAndCorrelated(t *testing.T) {
-	tpl := localtest.Template(t)
-	res := localtest.Resources(t, tpl)
-	f := localtest.NewFixture(t, tpl, res, localtest.HTTPHandlers(t, tpl, res))
-
 	var logs lockedBuffer
 	previous := slog.Default()
 	slog.SetDefault(slog.New(correlation.LogHandler(slog.NewJSONHandler(&logs, nil))))
 	t.Cleanup(func() { slog.SetDefault(previous) })
+	for _, mode := range []string{"sandbox", "production"} {
+		t.Run(mode, func(t *testing.T) {
+			tpl := localtest.Template(t)
+			res := localtest.Resources(t, tpl)
+			res.Params["Mode"], res.Params["AdminCreditInProduction"] = mode, "true"
+			var emf lockedBuffer
+			base, stop := localtest.StartServer(t, tpl, res, slog.New(slog.DiscardHandler), func(srv *devserver.Server) { srv.Metrics = &emf })
+			t.Cleanup(stop)
+			followPayout(t, base, &emf, &logs)
+		})
+	}
+}
 
-	var emf lockedBuffer
-	base, stop := localtest.StartServer(t, tpl, res, slog.New(slog.DiscardHandler), func(srv *devserver.Server) { srv.Metrics = &emf })
-	t.Cleanup(stop)
-
+// followPayout makes a company with a webhook receiver and a funded XAF
+// wallet on the stack at base, pays out from it, and checks the metrics
+// written to emf and the logs written to logs.
+func followPayout(t *testing.T, base string, emf, logs *lockedBuffer) {
 	var delivered sync.Map
 	receiver := localtest.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		delivered.Store(string(body), true)
 	}))
 	api := &httpClient{t: t, base: base + "/api/v1"}
-	api.do("PATCH", "/admin/companies/"+f.Company, map[string]string{"X-Admin-Key": localtest.AdminAPIKey},
-		map[string]string{"webhook_url": receiver + "/hooks"}, http.StatusOK, nil)
+	admin := map[string]string{"X-Admin-Key": localtest.AdminAPIKey}
+	var company struct {
+		Data struct {
+			ID        string `json:"id"`
+			ClientID  string `json:"client_id"`
+			ClientKey string `json:"client_key"`
+		} `json:"data"`
+	}
+	api.do("POST", "/admin/companies", admin, map[string]string{"name": "Metrics Ltd"}, http.StatusCreated, &company)
+	api.do("PATCH", "/admin/companies/"+company.Data.ID, admin,
+		map[string]string{"kyb_status": "APPROVED", "webhook_url": receiver + "/hooks"}, http.StatusOK, nil)
+	var token struct {
+		AccessToken string `json:"access_token"`
+	}
+	api.do("POST", "/auth/token", nil, map[string]string{"client_id": company.Data.ClientID, "client_key": company.Data.ClientKey}, http.StatusOK, &token)
+	auth := map[string]string{"Authorization": "Bearer " + token.AccessToken}
+	var wallet struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	api.do("POST", "/wallets", auth, map[string]string{"currency": "XAF", "country": "Cameroon", "country_iso_code": "CM", "country_phone_code": "+237"},
+		http.StatusCreated, &wallet)
+	api.do("POST", "/admin/wallets/"+wallet.Data.ID+"/credit", admin, map[string]any{"balance": "payout", "amount": 100000, "reference": "metrics-funding"},
+		http.StatusOK, nil)
+	if t.Failed() {
+		t.FailNow()
+	}
 
-	body := `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":5000,"currency":"XAF","external_id":"metrics-payout"}`
+	body := `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":5000,"currency":"XAF"}`
 	req, _ := http.NewRequest("POST", base+"/api/v1/payment/payout", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+f.Token)
+	req.Header.Set("Authorization", "Bearer "+token.AccessToken)
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -87,10 +123,10 @@ func TestPayoutLifeIsMeasuredAndCorrelated(t *testing.T) {
 	json.NewDecoder(resp.Body).Decode(&accepted)
 	resp.Body.Close()
 	requestID := resp.Header.Get(devserver.RequestIDHeader)
-	if resp.StatusCode != http.StatusOK || requestID == "" || accepted.Data.TransactionID == "" {
-		t.Fatalf("payout: %d, request id %q, transaction %q", resp.StatusCode, requestID, accepted.Data.TransactionID)
-	}
 	tx := accepted.Data.TransactionID
+	if resp.StatusCode != http.StatusOK || requestID == "" || tx == "" {
+		t.Fatalf("payout: %d, request id %q, transaction %q", resp.StatusCode, requestID, tx)
+	}
 
 	waittest.Until(t, time.Minute, "the payout's SUCCESS delivered to the receiver", func() bool {
 		found := false
@@ -140,7 +176,7 @@ func TestPayoutLifeIsMeasuredAndCorrelated(t *testing.T) {
 			t.Errorf("no %s from %s with the payout's correlation id; its lines: %v", w.metric, w.function, mine)
 			continue
 		}
-		if got := fmt.Sprint(s.Dimensions); got != w.dims || s.Namespace == "" {
+		if got := fmt.Sprint(s.Dimensions); got != w.dims || s.Namespace != devserver.DefaultNamespace {
 			t.Errorf("%s: namespace %q, dimensions %s, want %s", w.metric, s.Namespace, got, w.dims)
 		}
 	}
@@ -159,7 +195,10 @@ func TestPayoutLifeIsMeasuredAndCorrelated(t *testing.T) {
 		if _, ok := want[line.Msg]; ok && line.CorrelationID == requestID {
 			want[line.Msg] = true
 		}
-		if line.TransactionID == tx && line.CorrelationID != requestID {
+		// The operator's callback is a request of its own: its receipt is
+		// logged under its id (and the payout's transaction_id); the
+		// payout worker that applies it goes on under the payout's.
+		if line.TransactionID == tx && line.CorrelationID != requestID && line.Msg != "operator callback queued" {
 			t.Errorf("a log line of the payout with correlation id %q, want %q: %s", line.CorrelationID, requestID, text)
 		}
 	}

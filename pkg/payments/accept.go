@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"payments/pkg/correlation"
 	"payments/pkg/countries"
 	"payments/pkg/events"
 	"payments/pkg/fees"
@@ -298,6 +299,8 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 		NextPollAt:  now,
 		CreatedAt:   now,
 		UpdatedAt:   now,
+
+		CorrelationID: correlation.ID(ctx),
 	}
 	if p.ExternalID == "" {
 		p.ExternalID = p.ID

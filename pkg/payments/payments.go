@@ -165,10 +165,14 @@ type Payment struct {
 	// stopped: the payment is final, or past ReconcileWindow.
 	NextPollAt time.Time
 	// Resolution is the operator console's decision, when it made one.
-	Resolution  *Resolution
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	CompletedAt *time.Time
+	Resolution *Resolution
+	// CorrelationID is the id of the request that accepted the payment
+	// (pkg/correlation): the work that follows logs with it, whatever
+	// started that work (a poll, an operator's callback, the sweeper).
+	CorrelationID string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	CompletedAt   *time.Time
 }
 
 // Resolution is how the operator console settled a payment flagged for

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"payments/pkg/correlation"
 	"payments/pkg/events"
 	"payments/pkg/ids"
 	"payments/pkg/metrics"
@@ -189,6 +190,9 @@ func (s *Service) HandleJob(ctx context.Context, body []byte) error {
 	if err != nil {
 		return err
 	}
+	// The payment's work goes on under the id of the request that accepted
+	// it, whatever sent this message.
+	ctx = correlation.NewContext(ctx, p.CorrelationID)
 	if j.Update != nil {
 		return s.applyUpdate(ctx, p, *j.Update)
 	}

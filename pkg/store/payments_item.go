@@ -40,6 +40,7 @@ type paymentItem struct {
 	Submission   string `dynamodbav:"submission,omitempty"`
 	ErrorMessage string `dynamodbav:"error_message,omitempty"`
 	Upstream     string `dynamodbav:"upstream,omitempty"`
+	Correlation  string `dynamodbav:"correlation_id,omitempty"`
 	CreatedAt    string `dynamodbav:"created_at"`
 	UpdatedAt    string `dynamodbav:"updated_at"`
 	CompletedAt  string `dynamodbav:"completed_at,omitempty"`
@@ -98,6 +99,7 @@ func newPaymentItem(p payments.Payment) paymentItem {
 		Submission:   string(p.Submission),
 		ErrorMessage: p.ErrorMessage,
 		Upstream:     string(p.Upstream),
+		Correlation:  p.CorrelationID,
 		CreatedAt:    created,
 		UpdatedAt:    timestamp.Format(p.UpdatedAt),
 	}
@@ -153,6 +155,8 @@ func (it paymentItem) payment() (payments.Payment, error) {
 		ErrorMessage: it.ErrorMessage,
 		CreatedAt:    created,
 		UpdatedAt:    updated,
+
+		CorrelationID: it.Correlation,
 	}
 	if it.Upstream != "" {
 		p.Upstream = json.RawMessage(it.Upstream)
