@@ -1,6 +1,7 @@
 package e2e_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -27,6 +28,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/webhooksapi"
 	"payments/pkg/function/webhookworker"
+	"payments/pkg/metrics"
 	"payments/pkg/outbound"
 	"payments/pkg/outbound/outboundtest"
 	"payments/pkg/outbox"
@@ -52,6 +54,45 @@ type hookEnv struct {
 	token     string
 	// clock is the worker's.
 	clock *testClock
+	// metrics receives the worker's EMF lines.
+	metrics emfLines
+}
+
+// emfLines keeps the EMF lines several goroutines write.
+type emfLines struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *emfLines) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+// sums returns the total of each metric written so far, and the values of
+// the delivery delays.
+func (l *emfLines) sums(t *testing.T) (map[string]float64, []float64) {
+	t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	sums := map[string]float64{}
+	var delays []float64
+	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+		samples, err := metrics.Parse([]byte(line))
+		if err != nil {
+			t.Fatalf("%v: %s", err, line)
+		}
+		for _, s := range samples {
+			for _, v := range s.Values {
+				sums[s.Name] += v
+				if s.Name == metrics.WebhookDeliveryDelay {
+					delays = append(delays, v)
+				}
+			}
+		}
+	}
+	return sums, delays
 }
 
 // testClock runs with the real clock, ahead of it by what a test advanced
@@ -198,7 +239,7 @@ func (e *hookEnv) invoke(t *testing.T, ctx context.Context, msgs ...sqsMessage) 
 			MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: aws.ToString(m.Body),
 		})
 	}
-	resp, err := e.worker(ctx, ev)
+	resp, err := e.worker(metrics.NewContext(ctx, metrics.New(&e.metrics, "payments/test", "webhook-worker")), ev)
 	if err != nil {
 		t.Errorf("worker: %v", err)
 		return
@@ -425,6 +466,13 @@ func TestWebhookRetriesThenDelivers(t *testing.T) {
 	if n := le.Deliveries[1]; n.Status != "DELIVERED" || len(n.Attempts) != 1 || *n.Attempts[0].StatusCode != 204 {
 		t.Errorf("notify delivery %+v", n)
 	}
+	// Measured: two attempts retried, two deliveries made, each with its
+	// delay from the event (the webhook's past its two retries' 10 s).
+	sums, delays := e.metrics.sums(t)
+	if sums[metrics.WebhookDeliveriesRetried] != 2 || sums[metrics.WebhookDeliveriesSucceeded] != 2 || sums[metrics.WebhookDeliveriesFailed] != 0 ||
+		len(delays) != 2 || max(delays[0], delays[1]) < 9000 {
+		t.Errorf("metrics %v, delays %v ms", sums, delays)
+	}
 	var payload events.PaymentStatusData
 	if err := json.Unmarshal(le.Payload, &payload); err != nil || payload.TransactionID == "" || payload.Status != "PROCESSING" {
 		t.Errorf("payload %s", le.Payload)
@@ -462,6 +510,9 @@ func TestWebhookAlwaysFailing(t *testing.T) {
 	status, out := e.call(t, e.token, "GET", "/webhooks/events?status=FAILED")
 	if status != http.StatusOK || len(out["data"].([]any)) != 1 {
 		t.Fatalf("FAILED filter: %d %v", status, out)
+	}
+	if sums, _ := e.metrics.sums(t); sums[metrics.WebhookDeliveriesRetried] != 3 || sums[metrics.WebhookDeliveriesFailed] != 1 || sums[metrics.WebhookDeliveriesSucceeded] != 0 {
+		t.Errorf("metrics %v: want 3 attempts retried, 1 delivery failed for good", sums)
 	}
 }
 
