@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unicode/utf8"
 )
 
 // ErrNotEMF reports a line that is not an EMF document: not a JSON object
@@ -98,7 +99,7 @@ func parseDirective(root map[string]json.RawMessage, raw json.RawMessage, ts int
 	if err := json.Unmarshal(raw, &d); err != nil {
 		return nil, fmt.Errorf("not a metric directive: %v", err)
 	}
-	if d.Namespace == nil || *d.Namespace == "" || len(*d.Namespace) > maxName {
+	if d.Namespace == nil || *d.Namespace == "" || utf8.RuneCountInString(*d.Namespace) > maxName {
 		return nil, errors.New("Namespace must have 1 to 255 characters")
 	}
 	if d.Dimensions == nil {
@@ -114,7 +115,7 @@ func parseDirective(root map[string]json.RawMessage, raw json.RawMessage, ts int
 			if err := json.Unmarshal(root[k], &v); err != nil {
 				return nil, fmt.Errorf("dimension %q is not a string member of the root", k)
 			}
-			if v == "" || len(v) > maxDimValue {
+			if v == "" || utf8.RuneCountInString(v) > maxDimValue {
 				return nil, fmt.Errorf("dimension %q must have 1 to 1024 characters", k)
 			}
 			dims[k] = v
@@ -125,7 +126,7 @@ func parseDirective(root map[string]json.RawMessage, raw json.RawMessage, ts int
 	}
 	var out []Sample
 	for _, m := range d.Metrics {
-		if m.Name == "" || len(m.Name) > maxName {
+		if m.Name == "" || utf8.RuneCountInString(m.Name) > maxName {
 			return nil, errors.New("a metric Name must have 1 to 255 characters")
 		}
 		unit := Unit("None")

@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -188,6 +190,56 @@ func FuzzParse(f *testing.F) {
 			if len(s.Values) == 0 || len(s.Values) > 100 || s.Namespace == "" || s.Name == "" {
 				t.Fatalf("Parse accepted %s as %+v", line, s)
 			}
+		}
+	})
+}
+
+// BenchmarkCount is the cost of one measure on the request path: one EMF
+// line built and written (to io.Discard, where Lambda's is a pipe).
+func BenchmarkCount(b *testing.B) {
+	ctx := metrics.NewContext(correlation.NewContext(context.Background(), "req-1"), metrics.New(io.Discard, "payments/prod", "payments"))
+	b.ReportAllocs()
+	for b.Loop() {
+		metrics.Count(ctx, metrics.PayoutsAccepted, metrics.Currency("XAF"), metrics.Operator("mtn"))
+	}
+}
+
+// TestRecorderEscapes: whatever text a dimension or the correlation id
+// holds, the line is valid JSON and EMF, and reads back as written (text
+// that is not UTF-8 with its bad bytes replaced, as encoding/json does).
+func TestRecorderEscapes(t *testing.T) {
+	for _, v := range []string{`a "quoted" \ value`, "tab\tnew\nline\x00\x1f", "Yaoundé ✓", "bad \xff byte", "</script>&"} {
+		var buf bytes.Buffer
+		ctx := metrics.NewContext(correlation.NewContext(context.Background(), v), recorder(&buf))
+		metrics.Count(ctx, metrics.PayoutsAccepted, metrics.Operator(v))
+		samples, err := metrics.Parse(buf.Bytes())
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", v, err, buf.String())
+		}
+		var root struct {
+			CorrelationID string `json:"correlation_id"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &root); err != nil {
+			t.Fatal(err)
+		}
+		want := strings.ToValidUTF8(v, "\uFFFD")
+		if len(samples) != 1 || samples[0].Dimensions["Operator"] != want || root.CorrelationID != want {
+			t.Errorf("%q read back as %q and %q", v, samples[0].Dimensions["Operator"], root.CorrelationID)
+		}
+	}
+}
+
+// FuzzRecorder: no dimension value or correlation id makes a line that is
+// not valid EMF (a value past EMF's 1,024 characters is cut).
+func FuzzRecorder(f *testing.F) {
+	f.Add("mtn", "req-1")
+	f.Add("\"\\\x00\xff", "é\n")
+	f.Fuzz(func(t *testing.T, value, id string) {
+		var buf bytes.Buffer
+		ctx := metrics.NewContext(correlation.NewContext(context.Background(), id), recorder(&buf))
+		metrics.Count(ctx, metrics.PayoutsAccepted, metrics.Operator(value))
+		if _, err := metrics.Parse(buf.Bytes()); err != nil {
+			t.Fatalf("%q, %q: %v\n%s", value, id, err, buf.String())
 		}
 	})
 }
