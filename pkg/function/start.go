@@ -12,11 +12,12 @@ import (
 // Start is the whole of a function's main: JSON logs carrying the Lambda
 // request id, the configuration of function name (its folder under
 // functions/ and its key in Functions) from the environment, the handler
-// from build, then lambda.Start. secrets reads the secrets the function is
-// given by ARN (secrets.New); nil for a function that reads none. A function
-// that cannot be configured logs why and exits, so Lambda reports an init
-// error.
-func Start[H HTTPHandler | SQSHandler | ScheduleHandler](name string, build func(context.Context, Config) (H, error), secrets NewSecretReader) {
+// from build, then lambda.Start, with HealthCheckEvent answered before the
+// handler is called (HealthChecked). secrets reads the secrets the function
+// is given by ARN (secrets.New); nil for a function that reads none. A
+// function that cannot be configured logs why and exits, so Lambda reports
+// an init error.
+func Start[H HTTPHandler | SQSHandler | ScheduleHandler | DeployHookHandler](name string, build func(context.Context, Config) (H, error), secrets NewSecretReader) {
 	slog.SetDefault(slog.New(lambdacontext.NewLogHandler()))
 	ctx := context.Background()
 	cfg, err := ConfigFromEnv(ctx, name, secrets)
@@ -29,5 +30,5 @@ func Start[H HTTPHandler | SQSHandler | ScheduleHandler](name string, build func
 		slog.Error("build handler", "function", name, "error", err)
 		os.Exit(1)
 	}
-	lambda.Start(h)
+	lambda.Start(HealthChecked(name, lambda.NewHandler(h)))
 }
