@@ -14,6 +14,8 @@ import (
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
 	"payments/pkg/app"
+	"payments/pkg/function"
+	"payments/pkg/function/deploycheck/deploychecktest"
 )
 
 // TestSampleEvents feeds every events/<function>/*.json through that
@@ -22,10 +24,12 @@ import (
 // (localtest.Fixture), and checks what events/<function>/expected.json
 // gives the file: the HTTP status for an HTTP function, the number of batch
 // item failures for a queue consumer; a scheduled function must return no
-// error. Each file must decode, field for field, into its aws-lambda-go
-// event type. A queue consumer or scheduled function must also log nothing at
-// WARN or above: that is how a message naming a record that does not exist
-// is dropped, which would otherwise pass as handled.
+// error; a CodeDeploy hook, run against a fake CodeDeploy and Lambda
+// (deploychecktest.Sample), must report Succeeded. Each file must decode,
+// field for field, into its event type (aws-lambda-go's, or
+// function.DeployHookEvent). A queue consumer or scheduled function must
+// also log nothing at WARN or above: that is how a message naming a record
+// that does not exist is dropped, which would otherwise pass as handled.
 func TestSampleEvents(t *testing.T) {
 	tpl := localtest.Template(t)
 	res := localtest.Resources(t, tpl)
@@ -80,6 +84,25 @@ func TestSampleEvents(t *testing.T) {
 				}
 				if out, _ := json.Marshal(resp); resp == nil || len(out) < 3 {
 					t.Errorf("%s: answered %s: a scheduled function says what it did", s, out)
+				}
+			case app.HookFunctions[s.Function] != nil:
+				// CodeDeploy and the version it deploys, faked.
+				fake := deploychecktest.Sample()
+				srv := fake.Start()
+				defer srv.Close()
+				cfg := localtest.FunctionConfig(t, tpl, res, s.Function)
+				cfg.CodeDeployEndpoint, cfg.LambdaEndpoint = srv.URL, srv.URL
+				h, err := app.HookFunctions[s.Function](ctx, cfg)
+				if err != nil {
+					t.Fatalf("%s: init: %v", s.Function, err)
+				}
+				var e function.DeployHookEvent
+				decodeStrict(t, s, &e)
+				if err := h(ctx, e); err != nil {
+					t.Errorf("%s: %v", s, err)
+				}
+				if r := fake.Reports(); len(r) != 1 || r[0].Status != "Succeeded" {
+					t.Errorf("%s: reported %+v, want Succeeded", s, r)
 				}
 			default:
 				t.Fatalf("%s: no function %q in pkg/app", s, s.Function)

@@ -15,6 +15,7 @@ import (
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
 	"payments/pkg/correlation"
+	"payments/pkg/function"
 	"payments/pkg/metrics"
 	"payments/pkg/waittest"
 )
@@ -176,7 +177,7 @@ func followPayout(t *testing.T, base string, emf, logs *lockedBuffer) {
 			t.Errorf("no %s from %s with the payout's correlation id; its lines: %v", w.metric, w.function, mine)
 			continue
 		}
-		if got := fmt.Sprint(s.Dimensions); got != w.dims || s.Namespace != devserver.DefaultNamespace {
+		if got := fmt.Sprint(s.Dimensions); got != w.dims || s.Namespace != function.DefaultMetricsNamespace {
 			t.Errorf("%s: namespace %q, dimensions %s, want %s", w.metric, s.Namespace, got, w.dims)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"payments/pkg/function/cardsapi"
 	"payments/pkg/function/cardworker"
 	"payments/pkg/function/customersapi"
+	"payments/pkg/function/deploycheck"
 	"payments/pkg/function/fundworker"
 	"payments/pkg/function/issuerauthorizations"
 	"payments/pkg/function/issuerwebhooks"
@@ -52,4 +53,13 @@ var SQSFunctions = map[string]func(context.Context, function.Config) (function.S
 // constructor.
 var ScheduleFunctions = map[string]func(context.Context, function.Config) (function.ScheduleHandler, error){
 	"sweeper": sweeper.New,
+}
+
+// HookFunctions maps each CodeDeploy lifecycle hook's folder name to its
+// constructor. CodeDeploy invokes a hook during a deployment in AWS: the dev
+// server runs none, and `make invoke` cannot run one (there is no
+// CodeDeploy locally); the tests run it against a fake
+// (deploychecktest).
+var HookFunctions = map[string]func(context.Context, function.Config) (function.DeployHookHandler, error){
+	"deploy-check": deploycheck.New,
 }

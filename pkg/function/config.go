@@ -44,6 +44,11 @@ type Config struct {
 	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
 	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
 	PaymentDeadline  time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
+	// MetricsNamespace (METRICS_NAMESPACE, every function's: the template
+	// gives "payments/<stage>" in its Globals) is the CloudWatch namespace
+	// of the function's metrics. Unset, it is DefaultMetricsNamespace:
+	// metrics never keep a function from starting.
+	MetricsNamespace string
 	// CardHoldExpiry (CARD_HOLD_EXPIRY_SECONDS, default 604800: 7 days) is
 	// how long a card hold may stay neither settled nor reversed before
 	// the sweeper releases it.
@@ -92,6 +97,10 @@ type Config struct {
 	// SecretsEndpoint (AWS_ENDPOINT_URL_SECRETS_MANAGER) is a Secrets
 	// Manager stand-in (tests).
 	SecretsEndpoint string
+	// CodeDeployEndpoint (AWS_ENDPOINT_URL_CODEDEPLOY) and LambdaEndpoint
+	// (AWS_ENDPOINT_URL_LAMBDA) are stand-ins of CodeDeploy and Lambda
+	// (tests), which the deploy-check function calls.
+	CodeDeployEndpoint, LambdaEndpoint string
 	// AWS is the region and credentials of AWSFromEnv; empty for a function
 	// that calls no AWS service.
 	AWS aws.Config
@@ -106,6 +115,10 @@ type SecretReader interface {
 // configuration and endpoint (Config.SecretsEndpoint). It is called once,
 // and only when the function is given a secret's ARN.
 type NewSecretReader func(cfg aws.Config, endpoint string) SecretReader
+
+// DefaultMetricsNamespace is Config.MetricsNamespace where
+// METRICS_NAMESPACE is not set: the local stack's.
+const DefaultMetricsNamespace = "payments/local"
 
 // ErrConfig reports a missing or malformed setting.
 var ErrConfig = errors.New("function: configuration")
@@ -124,6 +137,9 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 		S3Endpoint:       os.Getenv("AWS_ENDPOINT_URL_S3"),
 		KMSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_KMS"),
 		SecretsEndpoint:  os.Getenv("AWS_ENDPOINT_URL_SECRETS_MANAGER"),
+
+		CodeDeployEndpoint: os.Getenv("AWS_ENDPOINT_URL_CODEDEPLOY"),
+		LambdaEndpoint:     os.Getenv("AWS_ENDPOINT_URL_LAMBDA"),
 	}
 	fn, ok := Functions[function]
 	if !ok {
@@ -138,6 +154,8 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			if c.Mode != ModeSandbox && c.Mode != ModeProduction {
 				err = fmt.Errorf("%w: MODE must be %s or %s, not %q", ErrConfig, ModeSandbox, ModeProduction, c.Mode)
 			}
+		case "METRICS_NAMESPACE":
+			c.MetricsNamespace = envOr(name, DefaultMetricsNamespace)
 		case "TABLE_NAME":
 			c.TableName, err = envRequired(name)
 		case "PAYOUTS_QUEUE_URL":

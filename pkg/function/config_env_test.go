@@ -89,6 +89,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 	srv := httptest.NewServer(sm)
 	t.Cleanup(srv.Close)
 	env := map[string]string{
+		"METRICS_NAMESPACE":            "payments/test",
 		"MODE":                         function.ModeSandbox,
 		"TABLE_NAME":                   "payments-test",
 		"PAYOUTS_QUEUE_URL":            "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
@@ -180,11 +181,13 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"openapi", function.Config{}, nil},
 		{"issuer-authorizations", function.Config{TableName: table, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"issuer-webhooks", function.Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
+		{"deploy-check", function.Config{}, nil},
 	}
 	tested := map[string]bool{}
 	for _, tt := range tests {
 		tested[tt.function] = true
 		t.Run(tt.function, func(t *testing.T) {
+			tt.want.MetricsNamespace = env["METRICS_NAMESPACE"] // every function's (function.CommonSettings)
 			got, err := loadConfig(tt.function)
 			if err != nil {
 				t.Fatal(err)
@@ -197,6 +200,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 				t.Errorf("AWS region %q, want %q", got.AWS.Region, region)
 			}
 			got.AWS, got.DynamoDBEndpoint, got.SQSEndpoint, got.S3Endpoint, got.KMSEndpoint, got.SecretsEndpoint = aws.Config{}, "", "", "", "", ""
+			got.CodeDeployEndpoint, got.LambdaEndpoint = "", ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("config\n got %+v\nwant %+v", got, tt.want)
 			}
@@ -219,7 +223,7 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 	for _, name := range slices.Sorted(maps.Keys(function.Functions)) {
 		fn := function.Functions[name]
 		for _, v := range fn.Variables() {
-			if slices.Contains(fn.Settings, v) {
+			if slices.Contains(fn.Settings, v) || slices.Contains(function.CommonSettings, v) {
 				continue
 			}
 			t.Run(name+" without "+v, func(t *testing.T) {
@@ -235,11 +239,11 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 	}
 	t.Run("defaults", func(t *testing.T) {
 		configTestEnv(t)
-		for _, k := range []string{"MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION", "CARD_HOLD_EXPIRY_SECONDS"} {
+		for _, k := range []string{"METRICS_NAMESPACE", "MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION", "CARD_HOLD_EXPIRY_SECONDS"} {
 			t.Setenv(k, "")
 		}
 		cfg, err := loadConfig("auth")
-		if err != nil || cfg.Mode != function.ModeSandbox || cfg.TokenTTL != time.Hour || cfg.TokenRateLimit != 10 {
+		if err != nil || cfg.Mode != function.ModeSandbox || cfg.TokenTTL != time.Hour || cfg.TokenRateLimit != 10 || cfg.MetricsNamespace != function.DefaultMetricsNamespace {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
 		if cfg, err := loadConfig("payout-worker"); err != nil || cfg.PaymentDeadline != 15*time.Minute {

@@ -34,6 +34,18 @@ type SQSHandler func(context.Context, events.SQSEvent) (events.SQSEventResponse,
 // (`make invoke`, `sam local invoke`) and EventBridge ignores.
 type ScheduleHandler func(context.Context, events.EventBridgeEvent) (any, error)
 
+// DeployHookEvent is what CodeDeploy sends the function of a deployment's
+// lifecycle hook (BeforeAllowTraffic).
+type DeployHookEvent struct {
+	DeploymentID                  string `json:"DeploymentId"`
+	LifecycleEventHookExecutionID string `json:"LifecycleEventHookExecutionId"`
+}
+
+// DeployHookHandler is the Lambda handler of a CodeDeploy lifecycle hook. It
+// reports the hook's status to CodeDeploy itself; its error says only that
+// it could not.
+type DeployHookHandler func(context.Context, DeployHookEvent) error
+
 // Queue sends messages to one SQS queue: a queue.Publisher.
 type Queue interface {
 	Send(ctx context.Context, body []byte, delay time.Duration) error

@@ -20,24 +20,37 @@ type Function struct {
 // Grant allows actions on one resource. Resource is the environment
 // variable that names the resource (TABLE_NAME, PAYOUTS_QUEUE_URL,
 // TOKEN_SECRET_ARN), optionally followed by the part of it the actions
-// apply to, as in its ARN: "TABLE_NAME/index/*" is the table's indexes.
+// apply to, as in its ARN: "TABLE_NAME/index/*" is the table's indexes. A
+// Resource that starts with "@" is one of StackResources instead, named by
+// no variable.
 type Grant struct {
 	Resource string
 	Actions  []string
 }
 
-// Variable returns the environment variable that names g's resource.
+// Variable returns the environment variable that names g's resource, or ""
+// for one of StackResources.
 func (g Grant) Variable() string {
+	if strings.HasPrefix(g.Resource, "@") {
+		return ""
+	}
 	v, _, _ := strings.Cut(g.Resource, "/")
 	return v
 }
 
-// Variables returns every environment variable f reads, sorted: its
-// settings and the variables naming the resources of its grants.
+// CommonSettings are the settings every function reads, which the template
+// gives once, in its Globals.
+var CommonSettings = []string{metricsNamespace}
+
+// Variables returns every environment variable f reads, sorted: the
+// common settings, its own and the variables naming the resources of its
+// grants.
 func (f Function) Variables() []string {
-	vars := slices.Clone(f.Settings)
+	vars := slices.Concat(CommonSettings, f.Settings)
 	for _, g := range f.Grants {
-		vars = append(vars, g.Variable())
+		if v := g.Variable(); v != "" {
+			vars = append(vars, v)
+		}
 	}
 	slices.Sort(vars)
 	return slices.Compact(vars)
@@ -65,10 +78,33 @@ const (
 
 // Settings read by more than one function.
 const (
-	modeSetting     = "MODE"
-	deadlineSetting = "PAYMENT_DEADLINE_SECONDS"
-	operatorURL     = "OPERATOR_BASE_URL" // the aggregator's API (production mode)
-	issuerURL       = "ISSUER_BASE_URL"   // the card issuer's API (production mode)
+	metricsNamespace = "METRICS_NAMESPACE" // every function's (CommonSettings)
+	modeSetting      = "MODE"
+	deadlineSetting  = "PAYMENT_DEADLINE_SECONDS"
+	operatorURL      = "OPERATOR_BASE_URL" // the aggregator's API (production mode)
+	issuerURL        = "ISSUER_BASE_URL"   // the card issuer's API (production mode)
+)
+
+// StackResources are the resources a Grant names without a variable
+// ("@…"), by the ARN that template.yaml's policy statements give them
+// (!Sub). They are the deploy-check function's: it reads the deployment
+// CodeDeploy runs and invokes the new version of the function deployed.
+var StackResources = map[string]string{
+	// The stack's functions, and so their versions ("…:function:name:3"):
+	// a function without a FunctionName is named <stack>-<LogicalId>-<suffix>.
+	stackFunctions: "arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${AWS::StackName}-*",
+	// The deployment groups of the stack's CodeDeploy application, which
+	// SAM creates for DeploymentPreference and CloudFormation names
+	// <stack>-ServerlessDeploymentApplication-<suffix>. The service
+	// authorization reference lists the deployment group as the resource of
+	// both GetDeployment and PutLifecycleEventHookExecutionStatus.
+	deploymentGroups: "arn:${AWS::Partition}:codedeploy:${AWS::Region}:${AWS::AccountId}:deploymentgroup:${AWS::StackName}-*/*",
+}
+
+// The resources of StackResources.
+const (
+	stackFunctions   = "@functions"
+	deploymentGroups = "@deployment-groups"
 )
 
 // getSecret is the one action on a secret.
@@ -227,6 +263,15 @@ var Functions = map[string]Function{
 			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
+		},
+	},
+	// CodeDeploy's BeforeAllowTraffic hook: it asks the version about to
+	// take traffic for its health (HealthCheckEvent) and reports to
+	// CodeDeploy.
+	"deploy-check": {
+		Grants: []Grant{
+			{deploymentGroups, []string{"codedeploy:GetDeployment", "codedeploy:PutLifecycleEventHookExecutionStatus"}},
+			{stackFunctions, []string{"lambda:InvokeFunction"}},
 		},
 	},
 	"sweeper": {

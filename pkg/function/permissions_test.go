@@ -25,7 +25,8 @@ var iamServices = map[string]string{
 // template.yaml against its entry in function.Functions: its environment variables
 // are exactly the ones it reads, each variable that names a resource comes
 // with the actions it needs on that resource, and its policy statements
-// grant those actions and nothing else.
+// grant those actions and nothing else, on the resources its variables name
+// or on function.StackResources, written as their exact ARN.
 func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 	tpl, err := samtemplate.Load("../../template.yaml")
 	if err != nil {
@@ -85,6 +86,15 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 					t.Errorf("%s: a statement with Effect %q; only Allow is expected", fn.LogicalID, st.Effect)
 				}
 				for _, r := range st.Resources {
+					if res, ok := stackResource(r); ok {
+						for _, a := range st.Actions {
+							if !strings.Contains(function.StackResources[res], ":"+strings.Split(a, ":")[0]+":") {
+								t.Errorf("%s: %s on %s, an ARN of another service", fn.LogicalID, a, function.StackResources[res])
+							}
+							granted[apptest.AWSCall{Resource: res, Action: a}] = true
+						}
+						continue
+					}
 					id, suffix, err := tpl.ARN(r)
 					if err != nil {
 						t.Errorf("%s: %v", fn.LogicalID, err)
@@ -133,6 +143,19 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 			t.Errorf("function.Functions has %s, which the template does not deploy", name)
 		}
 	}
+}
+
+// stackResource returns the resource of function.StackResources ("@…")
+// whose ARN the statement's resource r is (!Sub of exactly that ARN).
+func stackResource(r any) (string, bool) {
+	m, _ := r.(map[string]any)
+	sub, _ := m["Fn::Sub"].(string)
+	for name, arn := range function.StackResources {
+		if sub == arn {
+			return name, true
+		}
+	}
+	return "", false
 }
 
 // refTo returns the logical id that {"Ref": id} or {"Fn::GetAtt": [id,

@@ -110,9 +110,12 @@ func resolve(t *samtemplate.Template, v any, r Resources) (string, error) {
 	case nil:
 		return "", nil
 	}
+	if sub, ok := v.(map[string]any)["Fn::Sub"].(string); ok {
+		return resolveSub(t, sub, r)
+	}
 	id := ref(v)
 	if id == "" {
-		return "", fmt.Errorf("only plain values and !Ref are resolved locally, not %v", v)
+		return "", fmt.Errorf("only plain values, !Ref and !Sub of a string are resolved locally, not %v", v)
 	}
 	switch id {
 	case "AWS::Region":
@@ -158,6 +161,29 @@ func resolve(t *samtemplate.Template, v any, r Resources) (string, error) {
 		return name, nil
 	}
 	return "", fmt.Errorf("!Ref %s: resources of type %s are not resolved locally", id, res.Type)
+}
+
+// resolveSub returns the local value of !Sub s: each ${Name} resolved as
+// !Ref Name. ${X.Attr} is not resolved locally.
+func resolveSub(t *samtemplate.Template, s string, r Resources) (string, error) {
+	var out strings.Builder
+	for {
+		before, rest, found := strings.Cut(s, "${")
+		out.WriteString(before)
+		if !found {
+			return out.String(), nil
+		}
+		name, after, closed := strings.Cut(rest, "}")
+		if !closed || strings.Contains(name, ".") {
+			return "", fmt.Errorf("!Sub %q: only ${Name} is resolved locally", s)
+		}
+		v, err := resolve(t, map[string]any{"Ref": name}, r)
+		if err != nil {
+			return "", fmt.Errorf("!Sub: %w", err)
+		}
+		out.WriteString(v)
+		s = after
+	}
 }
 
 // bucketName returns the local name of the bucket with logical id id:

@@ -6,23 +6,15 @@ import (
 	"payments/pkg/metrics"
 )
 
-// DefaultNamespace is the metrics namespace of a function whose
-// environment names none.
-const DefaultNamespace = "payments/local"
-
 // instrument has every handler of s write its metrics, as EMF lines, to
-// s.Metrics, each under its function's name and namespace, as
-// function.Start has them do in Lambda. Without s.Metrics it does nothing.
+// s.Metrics, each under its function's name and namespace (its
+// Config.MetricsNamespace), as function.Start has them do in Lambda. Without s.Metrics it does nothing.
 func (s *Server) instrument() {
 	if s.Metrics == nil {
 		return
 	}
 	recorder := func(fn string) *metrics.Recorder {
-		ns := s.namespaces[fn]
-		if ns == "" {
-			ns = DefaultNamespace
-		}
-		return metrics.New(s.Metrics, ns, fn)
+		return metrics.New(s.Metrics, s.namespaces[fn], fn)
 	}
 	for i, c := range s.Consumers {
 		s.Consumers[i].Handler = recording(recorder(c.Function), c.Handler)

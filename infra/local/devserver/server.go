@@ -100,13 +100,14 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 // once, by its constructor in app.HTTPFunctions, app.SQSFunctions or
 // app.ScheduleFunctions, with the Config read from the environment that
 // FunctionEnv gives it. A function of the template without a constructor is
-// logged and left out (its routes answer 500, as a broken function would).
+// logged and left out (its routes answer 500, as a broken function would);
+// a CodeDeploy hook (app.HookFunctions) is left out quietly.
 // client is the SQS emulator's client, for the pollers.
 func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sqs.Client, log *slog.Logger) (*Server, error) {
 	if log == nil {
 		log = slog.Default()
 	}
-	s := &Server{Poller: &Poller{Client: client, Logger: log}, Logger: log}
+	s := &Server{Poller: &Poller{Client: client, Logger: log}, Logger: log, namespaces: map[string]string{}}
 	var routes []Route
 	handlers := map[string]function.HTTPHandler{}
 	timeouts := map[string]time.Duration{}
@@ -123,6 +124,10 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 		if iam > 0 {
 			log.Info("IAM-authorized routes are served without SigV4 locally", "function", fn.Dir, "routes", iam)
 		}
+		if app.HookFunctions[fn.Dir] != nil {
+			log.Debug("CodeDeploy hook: run by deployments in AWS, not locally", "function", fn.Dir)
+			continue
+		}
 		newHTTP := app.HTTPFunctions[fn.Dir]
 		newSQS := app.SQSFunctions[fn.Dir]
 		newSchedule := app.ScheduleFunctions[fn.Dir]
@@ -138,6 +143,7 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", fn.Dir, err)
 		}
+		s.namespaces[fn.Dir] = cfg.MetricsNamespace
 		if len(fn.Routes) > 0 && newHTTP != nil {
 			if handlers[fn.Dir], err = newHTTP(ctx, cfg); err != nil {
 				return nil, fmt.Errorf("%s: init: %w", fn.Dir, err)

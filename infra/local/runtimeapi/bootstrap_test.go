@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"maps"
 	"net"
 	"net/http"
 	"os/exec"
@@ -21,14 +22,19 @@ import (
 	"payments/infra/local/localtest"
 	"payments/infra/local/runtimeapi"
 	"payments/infra/local/samtemplate"
+	"payments/pkg/app"
+	"payments/pkg/function"
+	"payments/pkg/function/deploycheck/deploychecktest"
 )
 
 // TestBootstraps builds each function's real bootstrap binary with `make
 // build`, its flags and tags (for this machine's OS and architecture), starts it against the
 // Runtime API emulator with the environment the template gives it, pointed
 // at a fresh table and queues holding the records the sample events name
-// (localtest.Fixture), and invokes it with each of its sample events in
-// turn. Each answer must be the one events/<function>/expected.json gives:
+// (localtest.Fixture) (the deploy-check function at a fake CodeDeploy and
+// Lambda, deploychecktest.Sample), asks it for its health
+// (function.HealthCheckEvent) and invokes it with each of its sample events
+// in turn. Each answer must be the one events/<function>/expected.json gives:
 // the HTTP status, the number of batch item failures of a queue consumer,
 // no error from a scheduled function; and a queue consumer or scheduled
 // function must log nothing at WARN or above (a dropped message). A binary
@@ -56,7 +62,16 @@ func TestBootstraps(t *testing.T) {
 			if len(samples[fn.Dir]) == 0 {
 				t.Fatalf("events/%s has no sample event", fn.Dir)
 			}
-			inst := startBinary(t, filepath.Join(bin, fn.Dir, "bootstrap"), tpl, fn, res)
+			extra := map[string]string{}
+			var hook *deploychecktest.Fake
+			if app.HookFunctions[fn.Dir] != nil { // CodeDeploy and the version it deploys, faked
+				hook = deploychecktest.Sample()
+				srv := hook.Start()
+				t.Cleanup(srv.Close)
+				extra["AWS_ENDPOINT_URL_CODEDEPLOY"], extra["AWS_ENDPOINT_URL_LAMBDA"] = srv.URL, srv.URL
+			}
+			inst := startBinary(t, filepath.Join(bin, fn.Dir, "bootstrap"), tpl, fn, res, extra)
+			checkHealth(t, inst, fn.Dir)
 			for _, s := range samples[fn.Dir] {
 				out, err := inst.invoke(t, s.Payload)
 				if err != nil {
@@ -64,6 +79,11 @@ func TestBootstraps(t *testing.T) {
 					continue
 				}
 				checkAnswer(t, fn, s, out)
+			}
+			if hook != nil {
+				if r := hook.Reports(); len(r) != len(samples[fn.Dir]) || r[0].Status != "Succeeded" {
+					t.Errorf("%s reported %+v, want Succeeded for each sample", fn.Dir, r)
+				}
 			}
 			if len(fn.Routes) > 0 {
 				return
@@ -81,6 +101,20 @@ func TestBootstraps(t *testing.T) {
 // warnLine matches a log line at WARN or above, in the JSON or the text
 // format.
 var warnLine = regexp.MustCompile(`"level":"(WARN|ERROR)|level=(WARN|ERROR)`)
+
+// checkHealth asks the instance of function name for its health
+// (function.HealthCheckEvent): the binary's Start must answer it.
+func checkHealth(t *testing.T, inst *instance, name string) {
+	t.Helper()
+	out, err := inst.invoke(t, []byte(function.HealthCheckEvent))
+	if err != nil {
+		t.Fatalf("health check: %v", err)
+	}
+	var h function.Health
+	if err := json.Unmarshal(out, &h); err != nil || h != (function.Health{Status: function.HealthOK, Function: name}) {
+		t.Errorf("health check answered %s, want status %q and function %q", out, function.HealthOK, name)
+	}
+}
 
 // checkAnswer checks fn's answer out to s against s.Expected.
 func checkAnswer(t *testing.T, fn samtemplate.Function, s localtest.SampleEvent, out []byte) {
@@ -119,8 +153,9 @@ type instance struct {
 }
 
 // startBinary starts the bootstrap at path as Lambda would, with only the
-// environment the template gives fn; it is stopped when the test ends.
-func startBinary(t *testing.T, path string, tpl *samtemplate.Template, fn samtemplate.Function, res devserver.Resources) *instance {
+// environment the template gives fn, and extra; it is stopped when the test
+// ends.
+func startBinary(t *testing.T, path string, tpl *samtemplate.Template, fn samtemplate.Function, res devserver.Resources, extra map[string]string) *instance {
 	t.Helper()
 	api := runtimeapi.New(devserver.FunctionARN(fn.Dir))
 	api.Timeout = time.Duration(devserver.FunctionInt(tpl, fn, "Timeout", 3)) * time.Second
@@ -137,6 +172,7 @@ func startBinary(t *testing.T, path string, tpl *samtemplate.Template, fn samtem
 	if err != nil {
 		t.Fatal(err)
 	}
+	maps.Copy(env, extra)
 	env["AWS_LAMBDA_RUNTIME_API"] = l.Addr().String()
 	inst := &instance{name: fn.Dir, api: api, cmd: exec.Command(path), exited: make(chan error, 1), logs: &syncBuffer{}}
 	for k, v := range env { // only what Lambda would set: nothing inherited

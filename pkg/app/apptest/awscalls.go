@@ -219,7 +219,9 @@ func ResourceNames(cfg function.Config) map[string]string {
 
 // RecordCalls is SDK middleware that records each operation as the IAM
 // actions it needs, on the resources it names; names maps a table name,
-// queue URL or secret id to the variable that holds it.
+// queue URL or secret id to the variable that holds it, and a deployment
+// id or function name to the resource of function.StackResources it is
+// in ("@deployment-groups", "@functions").
 func RecordCalls(name string, names map[string]string) func(*middleware.Stack) error {
 	return func(s *middleware.Stack) error {
 		return s.Initialize.Add(middleware.InitializeMiddlewareFunc("RecordAWSCall",
@@ -231,7 +233,11 @@ func RecordCalls(name string, names map[string]string) func(*middleware.Stack) e
 }
 
 // iamPrefixes maps an SDK service id to its IAM action prefix.
-var iamPrefixes = map[string]string{"DynamoDB": "dynamodb", "SQS": "sqs", "Secrets Manager": "secretsmanager", "S3": "s3", "KMS": "kms"}
+var iamPrefixes = map[string]string{"DynamoDB": "dynamodb", "SQS": "sqs", "Secrets Manager": "secretsmanager", "S3": "s3", "KMS": "kms",
+	"CodeDeploy": "codedeploy", "Lambda": "lambda"}
+
+// iamActions maps an operation whose IAM action has another name to it.
+var iamActions = map[string]string{"lambda:Invoke": "lambda:InvokeFunction"}
 
 // callsOf returns the IAM actions an operation of service needs, each on
 // the resource it names. A TransactWriteItems needs the action of each kind
@@ -278,12 +284,16 @@ func callsOf(service, operation string, input any, names map[string]string) []AW
 		return []AWSCall{{name(bucket) + "/*", prefix + ":" + operation}}
 	}
 	resource := "?"
-	for _, field := range []string{"TableName", "QueueUrl", "SecretId", "Bucket", "KeyId"} {
+	for _, field := range []string{"TableName", "QueueUrl", "SecretId", "Bucket", "KeyId", "DeploymentId", "FunctionName"} {
 		if v := StringField(input, field); v != "" {
 			resource = name(v)
 		}
 	}
-	return []AWSCall{{resource, prefix + ":" + operation}}
+	action := prefix + ":" + operation
+	if a, ok := iamActions[action]; ok {
+		action = a
+	}
+	return []AWSCall{{resource, action}}
 }
 
 // StringField returns the *string field name of the struct *input, or "".

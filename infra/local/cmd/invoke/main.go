@@ -12,7 +12,7 @@
 // (samples.IssuerSignature) becomes the signature of the event's body, made
 // now with the stack's issuer webhook secret. The other placeholder ids of the sample events (docs/local.md) are
 // left as they are: they name records of the tests' fixture, not of this
-// stack.
+// stack. A CodeDeploy hook (deploy-check) cannot be run: it needs CodeDeploy.
 //
 // Usage:
 //
@@ -83,6 +83,9 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 	}
 	if fn == nil {
 		return nil, fmt.Errorf("no function %q in template.yaml", name)
+	}
+	if app.HookFunctions[fn.Dir] != nil {
+		return nil, fmt.Errorf("%s is CodeDeploy's hook: it reads a deployment from CodeDeploy and invokes Lambda, neither of which runs locally; its tests run it against a fake (pkg/function/deploycheck)", fn.Dir)
 	}
 	payload, err := os.ReadFile(eventFile)
 	if err != nil {
