@@ -100,10 +100,10 @@ func parseDirective(root map[string]json.RawMessage, raw json.RawMessage, ts int
 		return nil, fmt.Errorf("not a metric directive: %v", err)
 	}
 	if d.Namespace == nil || *d.Namespace == "" || utf8.RuneCountInString(*d.Namespace) > maxName {
-		return nil, errors.New("Namespace must have 1 to 255 characters")
+		return nil, errors.New("the Namespace must have 1 to 255 characters")
 	}
 	if d.Dimensions == nil {
-		return nil, errors.New("Dimensions is missing")
+		return nil, errors.New("the Dimensions member is missing")
 	}
 	dims := map[string]string{}
 	for _, set := range d.Dimensions {
