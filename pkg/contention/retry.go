@@ -30,7 +30,9 @@ var Retry = Policy{Attempts: 5, Base: 10 * time.Millisecond, Max: 80 * time.Mill
 // tries ran out or the context's deadline leaves no time for the wait
 // (the caller tells a race lost for good from its error); the context's
 // error when it ends during a wait. Each try again is counted
-// (ConflictsRetried), and so is a race lost for good (ConflictsGivenUp).
+// (ConflictsRetried), and so is a race lost for good (ConflictsGivenUp):
+// a store write's give-up inside a domain's loop counts once, and the
+// loop may then try again from fresh reads.
 func (p Policy) Do(ctx context.Context, attempt func(context.Context) (again bool, err error)) (tries int, err error) {
 	for n := 1; ; n++ {
 		again, err := attempt(ctx)
@@ -42,14 +44,15 @@ func (p Policy) Do(ctx context.Context, attempt func(context.Context) (again boo
 			metrics.Count(ctx, metrics.ConflictsGivenUp)
 			return n, err
 		}
-		metrics.Count(ctx, metrics.ConflictsRetried)
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
+			metrics.Count(ctx, metrics.ConflictsGivenUp)
 			return n, ctx.Err()
 		case <-t.C:
 		}
+		metrics.Count(ctx, metrics.ConflictsRetried)
 	}
 }
 

@@ -63,7 +63,8 @@ func TestPolicyDo(t *testing.T) {
 }
 
 func TestPolicyDoStopsWithItsContext(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
+	var emf bytes.Buffer
+	ctx, cancel := context.WithCancel(metrics.NewContext(context.Background(), metrics.New(&emf, "payments/test", "payments")))
 	p := Policy{Attempts: 5, Base: time.Hour, Max: time.Hour}
 	n, err := p.Do(ctx, func(context.Context) (bool, error) {
 		cancel()
@@ -71,6 +72,9 @@ func TestPolicyDoStopsWithItsContext(t *testing.T) {
 	})
 	if !errors.Is(err, context.Canceled) || n != 1 {
 		t.Fatalf("Do = %d, %v, want 1 try and context.Canceled", n, err)
+	}
+	if got := emf.String(); !strings.Contains(got, `"ConflictsGivenUp":1`) || strings.Contains(got, "ConflictsRetried") {
+		t.Fatalf("counted %s: want the give-up alone", got)
 	}
 }
 

@@ -4,11 +4,12 @@ import (
 	"context"
 	"log/slog"
 	"os"
-	"payments/pkg/correlation"
-	"payments/pkg/metrics"
 
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-lambda-go/lambdacontext"
+
+	"payments/pkg/correlation"
+	"payments/pkg/metrics"
 )
 
 // Start is the whole of a function's main: JSON logs carrying the Lambda

@@ -6,7 +6,7 @@
 // A function gets its Recorder once, at start (function.Start, or the local
 // dev server for each function it runs), in the context its handler is
 // called with; the code that does the work records through that context
-// (Count, Duration, Record). A context without a Recorder records nothing,
+// (Count, Gauge, Record). A context without a Recorder records nothing,
 // so tests and tools that do not look at metrics need nothing.
 //
 // Every line publishes its metrics in the Recorder's namespace
@@ -62,15 +62,30 @@ type Recorder struct {
 	namespace string
 	function  string
 	now       func() time.Time
-
-	mu  sync.Mutex
-	out io.Writer
+	out       io.Writer
 }
 
 // New returns a Recorder writing to out the lines of function (its folder
-// under functions/) in namespace.
+// under functions/) in namespace, each line in one Write. out must take
+// writes from several goroutines at once, as os.Stdout does; SyncWriter
+// makes any writer do.
 func New(out io.Writer, namespace, function string) *Recorder {
 	return &Recorder{namespace: namespace, function: function, now: time.Now, out: out}
+}
+
+// SyncWriter returns w taking one write at a time, for the Recorders of
+// several functions writing to one buffer or to io.MultiWriter's writers.
+func SyncWriter(w io.Writer) io.Writer { return &syncWriter{w: w} }
+
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
 }
 
 // WithClock returns r stamping its lines with now's time.
@@ -110,11 +125,6 @@ func Gauge(ctx context.Context, name string, n int, dims ...Dimension) {
 	Record(ctx, dims, Metric{Name: name, Unit: UnitCount, Value: float64(n)})
 }
 
-// Duration records d of the metric name, in milliseconds.
-func Duration(ctx context.Context, name string, d time.Duration, dims ...Dimension) {
-	Record(ctx, dims, Elapsed(name, d))
-}
-
 // Record writes one line of ms with dims through the Recorder ctx
 // carries; without one it does nothing. A dimension with an empty value is
 // left out, and so is a metric whose name clashes with a dimension's.
@@ -133,11 +143,14 @@ const MaxMetrics = 100
 // allocations on the request path (BenchmarkCount), where encoding/json's
 // reflection over a map cost 29.
 func (r *Recorder) write(ctx context.Context, dims []Dimension, ms []Metric) {
+	if !slices.ContainsFunc(ms, writable) {
+		return
+	}
 	b := make([]byte, 0, 512)
 	b = append(b, `{"Function":`...)
 	b = appendString(b, r.function)
-	names := make([]string, 0, len(dims)+len(ms)+2)
-	names = append(names, "Function")
+	names := make([]string, 0, len(dims)+len(ms)+3)
+	names = append(names, "Function", "_aws")
 	var own []string
 	for _, d := range dims {
 		if d.Value == "" || slices.Contains(names, d.Name) {
@@ -157,7 +170,7 @@ func (r *Recorder) write(ctx context.Context, dims []Dimension, ms []Metric) {
 	}
 	var defs []Metric
 	for _, m := range ms {
-		if slices.Contains(names, m.Name) || math.IsNaN(m.Value) || math.IsInf(m.Value, 0) {
+		if slices.Contains(names, m.Name) || !writable(m) {
 			continue
 		}
 		b = append(b, ',')
@@ -166,6 +179,9 @@ func (r *Recorder) write(ctx context.Context, dims []Dimension, ms []Metric) {
 		b = strconv.AppendFloat(b, m.Value, 'g', -1, 64)
 		names = append(names, m.Name)
 		defs = append(defs, m)
+	}
+	if len(defs) == 0 {
+		return // every metric clashed with a member of the line
 	}
 	b = append(b, `,"_aws":{"Timestamp":`...)
 	b = strconv.AppendInt(b, r.now().UnixMilli(), 10)
@@ -203,8 +219,6 @@ func (r *Recorder) write(ctx context.Context, dims []Dimension, ms []Metric) {
 		b = append(b, "]}"...)
 	}
 	b = append(b, "]}}\n"...)
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.out.Write(b)
 }
 
@@ -217,6 +231,9 @@ func dimensionValue(v string) string {
 	}
 	return string([]rune(v)[:maxDimValue])
 }
+
+// writable reports whether m's value is a number JSON can carry.
+func writable(m Metric) bool { return !math.IsNaN(m.Value) && !math.IsInf(m.Value, 0) }
 
 // appendString appends s to b as a JSON string, what is not UTF-8 in it
 // replaced, as encoding/json does.

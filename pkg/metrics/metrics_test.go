@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -54,8 +55,10 @@ func TestRecorderWritesEMF(t *testing.T) {
 			sets: `[["Function"],[],["Currency","Operator"]]`,
 		},
 		{
-			name:   "a duration in milliseconds",
-			record: func(ctx context.Context) { metrics.Duration(ctx, metrics.WebhookDeliveryDelay, 1500*time.Microsecond) },
+			name: "a duration in milliseconds",
+			record: func(ctx context.Context) {
+				metrics.Record(ctx, nil, metrics.Elapsed(metrics.WebhookDeliveryDelay, 1500*time.Microsecond))
+			},
 			want: []metrics.Sample{{Name: "WebhookDeliveryDelay", Unit: "Milliseconds", Values: []float64{1.5},
 				Dimensions: map[string]string{"Function": "payout-worker"}}},
 			sets: `[["Function"],[]]`,
@@ -127,6 +130,23 @@ func TestRecorderSplitsPastAHundredMetrics(t *testing.T) {
 	got := lines(t, &buf)
 	if len(got) != 1 || len(got[0]) != 150 {
 		t.Fatalf("got %d lines, first of %d samples; want one line of 150", len(got), len(got[0]))
+	}
+}
+
+// TestNothingToRecord: a line whose every metric cannot be written (not a
+// number JSON carries, or named as a member of the line) is not written.
+func TestNothingToRecord(t *testing.T) {
+	for _, ms := range [][]metrics.Metric{
+		nil,
+		{{Name: "A", Unit: metrics.UnitCount, Value: math.NaN()}, {Name: "B", Unit: metrics.UnitCount, Value: math.Inf(1)}},
+		{{Name: "_aws", Unit: metrics.UnitCount, Value: 1}, {Name: "correlation_id", Unit: metrics.UnitCount, Value: 1}},
+	} {
+		var buf bytes.Buffer
+		ctx := metrics.NewContext(correlation.NewContext(context.Background(), "req-1"), recorder(&buf))
+		metrics.Record(ctx, nil, ms...)
+		if buf.Len() != 0 {
+			t.Errorf("%v wrote %s", ms, buf.String())
+		}
 	}
 }
 

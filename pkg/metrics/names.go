@@ -3,17 +3,17 @@ package metrics
 // The service's metrics (docs/operations.md says which function writes
 // each and which alarm watches it).
 const (
-	// PayoutsAccepted counts payouts accepted (202).
+	// PayoutsAccepted counts payouts accepted.
 	PayoutsAccepted = "PayoutsAccepted"
-	// PayoutsSettled counts payouts that reached SUCCESSFUL.
+	// PayoutsSettled counts payouts that reached SUCCESS.
 	PayoutsSettled = "PayoutsSettled"
 	// PayoutsFailed counts payouts that reached FAILED (and were refunded).
 	PayoutsFailed = "PayoutsFailed"
 	// PayoutsToReconciliation counts payouts flagged for reconciliation.
 	PayoutsToReconciliation = "PayoutsToReconciliation"
-	// CollectionsAccepted counts collections accepted (202).
+	// CollectionsAccepted counts collections accepted.
 	CollectionsAccepted = "CollectionsAccepted"
-	// CollectionsSettled counts collections that reached SUCCESSFUL.
+	// CollectionsSettled counts collections that reached SUCCESS.
 	CollectionsSettled = "CollectionsSettled"
 	// CollectionsFailed counts collections that reached FAILED.
 	CollectionsFailed = "CollectionsFailed"
@@ -21,8 +21,8 @@ const (
 	// reconciliation.
 	CollectionsToReconciliation = "CollectionsToReconciliation"
 	// PaymentsAwaitingReconciliationOverAnHour is the number of payments
-	// flagged for reconciliation more than an hour ago and not resolved,
-	// measured by every sweep.
+	// flagged for reconciliation, not resolved, and accepted more than an
+	// hour ago, measured by every sweep.
 	PaymentsAwaitingReconciliationOverAnHour = "PaymentsAwaitingReconciliationOverAnHour"
 	// CardMovementsOpenPastWindow is the number of card movements a sweep
 	// found open past its window and could not finish.
@@ -36,12 +36,13 @@ const (
 	// WebhookDeliveryDelay is the time from an event's creation to its
 	// receiver's 2xx.
 	WebhookDeliveryDelay = "WebhookDeliveryDelay"
-	// AuthorizationsApproved counts card authorizations approved.
+	// AuthorizationsApproved counts card authorizations approved (a
+	// retried request's answer is not counted again).
 	AuthorizationsApproved = "AuthorizationsApproved"
 	// AuthorizationsDeclined counts card authorizations declined.
 	AuthorizationsDeclined = "AuthorizationsDeclined"
-	// AuthorizationDecisionLatency is the time taken to decide one card
-	// authorization.
+	// AuthorizationDecisionLatency is the time taken to answer one card
+	// authorization request, a retry's included.
 	AuthorizationDecisionLatency = "AuthorizationDecisionLatency"
 	// IdempotentReplays counts requests answered from the record of their
 	// Idempotency-Key.

@@ -26,7 +26,7 @@ func TestSummarize(t *testing.T) {
 		metrics.Gauge(sweeper, metrics.CardMovementsOpenPastWindow, n)
 	}
 	for ms := 1; ms <= 100; ms++ {
-		metrics.Duration(hooks, metrics.WebhookDeliveryDelay, time.Duration(ms)*time.Millisecond)
+		metrics.Record(hooks, nil, metrics.Elapsed(metrics.WebhookDeliveryDelay, time.Duration(ms)*time.Millisecond))
 	}
 	log.WriteString(`{"_aws":{"Timestamp":1,"CloudWatchMetrics":[{"Namespace":"n","Dimensions":[],"Metrics":[{"Name":"A","Unit":"Parsecs"}]}]},"A":1}` + "\n")
 

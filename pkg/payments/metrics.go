@@ -15,3 +15,12 @@ func count(ctx context.Context, p Payment, payout, collection string) {
 	}
 	metrics.Count(ctx, name, metrics.Currency(p.Currency), metrics.Operator(p.Operator))
 }
+
+// countFinal records p's final status: settled or failed.
+func countFinal(ctx context.Context, p Payment) {
+	if p.Status == StatusSuccess {
+		count(ctx, p, metrics.PayoutsSettled, metrics.CollectionsSettled)
+	} else {
+		count(ctx, p, metrics.PayoutsFailed, metrics.CollectionsFailed)
+	}
+}

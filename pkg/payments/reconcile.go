@@ -73,6 +73,7 @@ func (s *Service) Resolve(ctx context.Context, id string, in ResolveInput) (Paym
 	if err != nil {
 		return Payment{}, err
 	}
+	countFinal(ctx, t.Payment)
 	s.publish(ctx, t.Event)
 	return t.Payment, nil
 }

@@ -10,7 +10,6 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/ids"
-	"payments/pkg/metrics"
 	"payments/pkg/money"
 	"payments/pkg/providers/operator"
 	"payments/pkg/timestamp"
@@ -68,11 +67,7 @@ func (s *Service) settle(ctx context.Context, p Payment, o outcome) error {
 	}
 	slog.InfoContext(ctx, "payment finished", "company_id", p.CompanyID, "transaction_id", p.ID,
 		"type", p.Type, "status", o.status, "error_message", t.Payment.ErrorMessage, "resolved", o.resolution != nil)
-	if o.status == StatusSuccess {
-		count(ctx, p, metrics.PayoutsSettled, metrics.CollectionsSettled)
-	} else {
-		count(ctx, p, metrics.PayoutsFailed, metrics.CollectionsFailed)
-	}
+	countFinal(ctx, t.Payment)
 	s.publish(ctx, t.Event)
 	return nil
 }

@@ -249,8 +249,8 @@ func (w *Worker) attempt(ctx context.Context, ev events.Event, d Delivery, n int
 		"duration_ms", a.Duration.Milliseconds(), "delivery_status", status)
 	switch status {
 	case StatusDelivered:
-		metrics.Count(ctx, metrics.WebhookDeliveriesSucceeded)
-		metrics.Duration(ctx, metrics.WebhookDeliveryDelay, a.At.Add(a.Duration).Sub(ev.CreatedAt))
+		metrics.Record(ctx, nil, metrics.One(metrics.WebhookDeliveriesSucceeded),
+			metrics.Elapsed(metrics.WebhookDeliveryDelay, a.At.Add(a.Duration).Sub(ev.CreatedAt)))
 	case StatusFailed:
 		metrics.Count(ctx, metrics.WebhookDeliveriesFailed)
 	default:

@@ -13,8 +13,9 @@ func (s *Server) instrument() {
 	if s.Metrics == nil {
 		return
 	}
+	out := metrics.SyncWriter(s.Metrics)
 	recorder := func(fn string) *metrics.Recorder {
-		return metrics.New(s.Metrics, s.namespaces[fn], fn)
+		return metrics.New(out, s.namespaces[fn], fn)
 	}
 	for i, c := range s.Consumers {
 		s.Consumers[i].Handler = recording(recorder(c.Function), c.Handler)

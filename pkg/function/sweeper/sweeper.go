@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"payments/pkg/cards"
+	"payments/pkg/correlation"
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
@@ -161,7 +162,11 @@ type Outcome struct {
 // goroutine with its own deadline: StepBudget, or less when the
 // invocation's deadline comes earlier.
 func run(now func() time.Time, steps []step) function.ScheduleHandler {
-	return func(ctx context.Context, _ events.EventBridgeEvent) (any, error) {
+	return func(ctx context.Context, ev events.EventBridgeEvent) (any, error) {
+		// What a sweep starts (an event published, a payment's message
+		// sent again) logs under the schedule event's id, unless it is a
+		// payment's, which keeps its own.
+		ctx = correlation.NewContext(ctx, ev.ID)
 		at := now()
 		budget := StepBudget
 		if dl, ok := ctx.Deadline(); ok {
@@ -215,22 +220,27 @@ const maxCardResumes = 100
 // sweepCards resumes the card movements accepted before now − the grace
 // that are still open, and returns how many it finished. An issuer that
 // still cannot answer leaves them for the next sweep.
-func sweepCards(ctx context.Context, svc *cards.Service, open cards.Store, now time.Time) (int, error) {
-	txs, err := open.OpenTransactions(ctx, now.Add(-cardSweepGrace), maxCardResumes)
+func sweepCards(ctx context.Context, svc *cards.Service, st cards.Store, now time.Time) (int, error) {
+	txs, err := st.OpenTransactions(ctx, now.Add(-cardSweepGrace), maxCardResumes)
 	if err != nil {
 		return 0, err
 	}
 	done := 0
 	var errs []error
+	open := 0 // still open after this sweep: not finished, by it or by another
 	for _, tx := range txs {
 		switch err := svc.Resume(ctx, tx); {
 		case err == nil:
 			done++
-		case !errors.Is(err, cards.ErrIssuerUnavailable) && !errors.Is(err, cards.ErrChanged):
+		case errors.Is(err, cards.ErrChanged):
+		case errors.Is(err, cards.ErrIssuerUnavailable):
+			open++
+		default:
+			open++
 			errs = append(errs, err)
 		}
 	}
-	metrics.Gauge(ctx, metrics.CardMovementsOpenPastWindow, len(txs)-done)
+	metrics.Gauge(ctx, metrics.CardMovementsOpenPastWindow, open)
 	return done, errors.Join(errs...)
 }
 
