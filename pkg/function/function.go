@@ -19,6 +19,7 @@ import (
 
 	"payments/pkg/correlation"
 	"payments/pkg/httpapi"
+	"payments/pkg/metrics"
 )
 
 // HTTPHandler is the Lambda handler of a function behind the HTTP API
@@ -57,7 +58,11 @@ type Queue interface {
 // starts (pkg/correlation), except for an event that
 // makes no HTTP request (a control character in the query string, a base64
 // body that is not): that is answered 400 MALFORMED_REQUEST, where the
-// adapter fails the invocation and API Gateway answers 5xx.
+// adapter fails the invocation and API Gateway answers 5xx. An answer 500
+// (an error the catalogue does not know: a bug, or a failure nothing
+// expected) is counted as InternalErrors: the function's invocation
+// succeeded, so Lambda's Errors does not see it, and the alarm over it
+// rolls a deployment back (docs/operations.md).
 func HTTP(h http.Handler) HTTPHandler {
 	var accessor core.RequestAccessorV2
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
@@ -70,6 +75,10 @@ func HTTP(h http.Handler) HTTPHandler {
 		} else {
 			h.ServeHTTP(w, r)
 		}
-		return w.GetProxyResponse()
+		resp, err := w.GetProxyResponse()
+		if resp.StatusCode == http.StatusInternalServerError {
+			metrics.Count(ctx, metrics.InternalErrors)
+		}
+		return resp, err
 	}
 }

@@ -1,7 +1,11 @@
 package function_test
 
 import (
+	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"maps"
 	"os"
 	"reflect"
@@ -50,6 +54,65 @@ func readRunbook(t *testing.T) (sections map[string]int, bad []string) {
 		}
 	}
 	return sections, bad
+}
+
+// metricsNamespace is the namespace of the functions' own metrics in the
+// template (the Globals' METRICS_NAMESPACE).
+const metricsNamespace = "payments/${Stage}"
+
+// declaredMetrics returns the names of the metrics pkg/metrics declares
+// (the constants of names.go), which are all the functions write.
+func declaredMetrics() (map[string]bool, error) {
+	f, err := parser.ParseFile(token.NewFileSet(), "../../pkg/metrics/names.go", nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			for _, v := range spec.(*ast.ValueSpec).Values {
+				if lit, ok := v.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+					names[strings.Trim(lit.Value, `"`)] = true
+				}
+			}
+		}
+	}
+	return names, nil
+}
+
+// dashboardMetrics returns the metrics of namespace that the dashboard's
+// widgets read ("." repeats the namespace of the line before).
+func dashboardMetrics(body any, namespace string) ([]string, error) {
+	var dash struct {
+		Widgets []struct {
+			Properties struct {
+				Metrics [][]any `json:"metrics"`
+			} `json:"properties"`
+		} `json:"widgets"`
+	}
+	if err := json.Unmarshal([]byte(fmt.Sprint(mapOf(body)["Fn::Sub"])), &dash); err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, w := range dash.Widgets {
+		ns := ""
+		for _, m := range w.Properties.Metrics {
+			if len(m) < 2 {
+				continue
+			}
+			if first, ok := m[0].(string); ok && first != "." {
+				ns = first
+			}
+			if name, ok := m[1].(string); ok && ns == namespace {
+				out = append(out, name)
+			}
+		}
+	}
+	return out, nil
 }
 
 // alarmMetric is one metric an alarm watches.
@@ -145,6 +208,31 @@ func opsProblems(tpl *samtemplate.Template, sections map[string]int) []string {
 		sort.Strings(ids)
 		return ids
 	}
+	declared, err := declaredMetrics()
+	if err != nil {
+		problem("read pkg/metrics/names.go: %v", err)
+	}
+	for id, p := range alarms {
+		for _, m := range alarmMetrics(p) {
+			if m.namespace == metricsNamespace && !declared[m.name] {
+				problem("alarm %s watches %s, which pkg/metrics does not declare", id, m.name)
+			}
+		}
+	}
+	for id, r := range tpl.Resources {
+		if r.Type != "AWS::CloudWatch::Dashboard" {
+			continue
+		}
+		names, err := dashboardMetrics(r.Properties["DashboardBody"], metricsNamespace)
+		if err != nil {
+			problem("dashboard %s: its body is not JSON: %v", id, err)
+		}
+		for _, name := range names {
+			if !declared[name] {
+				problem("dashboard %s reads %s, which pkg/metrics does not declare", id, name)
+			}
+		}
+	}
 	for id, p := range alarms {
 		if !listHas(p["AlarmActions"], cfnRef(topics[0])) || !listHas(p["OKActions"], cfnRef(topics[0])) {
 			problem("alarm %s does not notify %s in both AlarmActions and OKActions", id, topics[0])
@@ -214,6 +302,12 @@ func opsProblems(tpl *samtemplate.Template, sections map[string]int) []string {
 		if len(errs) == 0 || !listHas(dp["Alarms"], cfnRef(errs[0])) {
 			problem("function %s: its deployment is not rolled back by its Errors alarm %v", fn.LogicalID, errs)
 		}
+		if http := len(fn.Routes) > 0; http {
+			ids := watching("InternalErrors", "Function", fn.Dir)
+			if len(ids) == 0 || !listHas(dp["Alarms"], cfnRef(ids[0])) {
+				problem("HTTP function %s: its deployment is not rolled back by an InternalErrors alarm (Function: %s) %v", fn.LogicalID, fn.Dir, ids)
+			}
+		}
 		switch http := len(fn.Routes) > 0; {
 		case http && !reflect.DeepEqual(dp["Type"], cfnRef("DeploymentType")):
 			problem("HTTP function %s: deployment Type %v, want the stage's !Ref DeploymentType", fn.LogicalID, dp["Type"])
@@ -232,9 +326,11 @@ func opsProblems(tpl *samtemplate.Template, sections map[string]int) []string {
 // dead-letter queue a depth alarm; every function but the pre-traffic hook
 // has Errors and Throttles alarms, an alias, Tracing: Active and a
 // deployment preference rolled back by its Errors alarm (HTTP functions:
-// and the API's 5xx rate; the stage's DeploymentType; workers AllAtOnce);
-// every alarm notifies the one topic when it fires and clears, and has one
-// section in the runbook, which has none for an alarm that does not exist.
+// and their InternalErrors alarm and the API's 5xx rate; the stage's
+// DeploymentType; workers AllAtOnce); every alarm notifies the one topic
+// when it fires and clears, and has one section in the runbook, which has
+// none for an alarm that does not exist; the alarms and the dashboard read
+// of the functions' own metrics only those pkg/metrics declares.
 func TestOperationsAlarmsAndDeploys(t *testing.T) {
 	tpl, err := samtemplate.Load("../../template.yaml")
 	if err != nil {
@@ -251,7 +347,7 @@ func TestOperationsAlarmsAndDeploys(t *testing.T) {
 	t.Run("hook", func(t *testing.T) {
 		r, ok := tpl.Resources["DeployCheckFunction"]
 		if !ok {
-			t.Skip("DeployCheckFunction, the pre-traffic hook, is not in template.yaml yet")
+			t.Fatal("DeployCheckFunction, the pre-traffic hook, is not in template.yaml")
 		}
 		if name := fmt.Sprint(mapOf(r.Properties["FunctionName"])["Fn::Sub"]); !strings.HasPrefix(name, hookNamePrefix) || hook != fmt.Sprint(cfnRef("DeployCheckFunction")) {
 			t.Errorf("PreTraffic hook %s, FunctionName %q: want !Ref DeployCheckFunction named %s…", hook, name, hookNamePrefix)
@@ -292,6 +388,19 @@ func TestOperationsCheckFails(t *testing.T) {
 		{"canary worker", func(t *samtemplate.Template, _ map[string]int) {
 			mapOf(t.Resources["PayoutWorkerFunction"].Properties["DeploymentPreference"])["Type"] = "Canary10Percent5Minutes"
 		}, "worker PayoutWorkerFunction: deployment Type Canary10Percent5Minutes"},
+		{"no internal errors alarm", func(t *samtemplate.Template, _ map[string]int) { delete(t.Resources, "CardsFunctionInternalErrors") },
+			"HTTP function CardsFunction: its deployment is not rolled back by an InternalErrors alarm (Function: cards)"},
+		{"an alarm over a metric no function writes", func(t *samtemplate.Template, _ map[string]int) {
+			t.Resources["CardMovementsOpenPastWindow"].Properties["MetricName"] = "CardMovementsOpen"
+		}, "alarm CardMovementsOpenPastWindow watches CardMovementsOpen, which pkg/metrics does not declare"},
+		{"a dashboard over a metric no function writes", func(t *samtemplate.Template, _ map[string]int) {
+			for _, r := range t.Resources {
+				if r.Type == "AWS::CloudWatch::Dashboard" {
+					body := mapOf(r.Properties["DashboardBody"])
+					body["Fn::Sub"] = strings.Replace(fmt.Sprint(body["Fn::Sub"]), `"PayoutsAccepted"`, `"PayoutsTaken"`, 1)
+				}
+			}
+		}, "reads PayoutsTaken, which pkg/metrics does not declare"},
 		{"no section", func(_ *samtemplate.Template, s map[string]int) { delete(s, "WebhookDeliveriesFailed") },
 			"alarm WebhookDeliveriesFailed has 0 sections"},
 		{"section of no alarm", func(_ *samtemplate.Template, s map[string]int) { s["GoneAlarm"] = 1 },

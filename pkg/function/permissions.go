@@ -90,9 +90,11 @@ const (
 // (!Sub). They are the deploy-check function's: it reads the deployment
 // CodeDeploy runs and invokes the new version of the function deployed.
 var StackResources = map[string]string{
-	// The stack's functions, and so their versions ("…:function:name:3"):
-	// a function without a FunctionName is named <stack>-<LogicalId>-<suffix>.
-	stackFunctions: "arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${AWS::StackName}-*",
+	// The versions of the stack's functions ("…:function:name:3"), not
+	// their unqualified $LATEST: a function without a FunctionName is named
+	// <stack>-<LogicalId>-<suffix>. (A stack named as this one's prefix,
+	// payments-dev and payments-dev-2, would match too: stage names do not.)
+	stackFunctions: "arn:${AWS::Partition}:lambda:${AWS::Region}:${AWS::AccountId}:function:${AWS::StackName}-*:*",
 	// The deployment groups of the stack's CodeDeploy application, which
 	// SAM creates for DeploymentPreference and CloudFormation names
 	// <stack>-ServerlessDeploymentApplication-<suffix>. The service

@@ -44,6 +44,9 @@ const (
 	// AuthorizationDecisionLatency is the time taken to answer one card
 	// authorization request, a retry's included.
 	AuthorizationDecisionLatency = "AuthorizationDecisionLatency"
+	// InternalErrors counts the answers 500 of an HTTP function: errors
+	// the catalogue does not know.
+	InternalErrors = "InternalErrors"
 	// IdempotentReplays counts requests answered from the record of their
 	// Idempotency-Key.
 	IdempotentReplays = "IdempotentReplays"
