@@ -142,8 +142,10 @@ func followPayout(t *testing.T, base string, emf, logs *lockedBuffer) {
 	// Every EMF line is valid; the payout's lines carry its measures.
 	type seen struct{ metric, function string }
 	mine := map[seen]metrics.Sample{}
+	counts := map[seen]int{}
 	waittest.Until(t, 10*time.Second, "the delivery's metrics written", func() bool {
 		clear(mine)
+		clear(counts)
 		for _, line := range emf.lines() {
 			samples, err := metrics.Parse([]byte(line))
 			if err != nil {
@@ -158,6 +160,7 @@ func followPayout(t *testing.T, base string, emf, logs *lockedBuffer) {
 			}
 			for _, s := range samples {
 				mine[seen{s.Name, s.Dimensions["Function"]}] = s
+				counts[seen{s.Name, s.Dimensions["Function"]}]++
 			}
 		}
 		_, ok := mine[seen{metrics.WebhookDeliveriesSucceeded, "webhook-worker"}]
@@ -173,6 +176,9 @@ func followPayout(t *testing.T, base string, emf, logs *lockedBuffer) {
 		{seen{metrics.WebhookDeliveryDelay, "webhook-worker"}, "map[Function:webhook-worker]"},
 	} {
 		s, ok := mine[w.seen]
+		if n := counts[w.seen]; n > 1 && w.metric != metrics.WebhookDeliveriesSucceeded && w.metric != metrics.WebhookDeliveryDelay {
+			t.Errorf("%s from %s written %d times for one payout", w.metric, w.function, n)
+		}
 		if !ok {
 			t.Errorf("no %s from %s with the payout's correlation id; its lines: %v", w.metric, w.function, mine)
 			continue
