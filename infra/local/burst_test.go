@@ -32,32 +32,7 @@ import (
 func TestBurstLeavesNoPaymentUnsent(t *testing.T) {
 	base, res := localtest.ServeStack(t, slog.New(slog.DiscardHandler), map[string]string{"PaymentDeadlineSeconds": "20"})
 	api := &httpClient{t: t, base: base + "/api/v1"}
-	admin := map[string]string{"X-Admin-Key": localtest.AdminAPIKey}
-	var company struct {
-		Data struct {
-			ID        string `json:"id"`
-			ClientID  string `json:"client_id"`
-			ClientKey string `json:"client_key"`
-		} `json:"data"`
-	}
-	api.do("POST", "/admin/companies", admin, map[string]string{"name": "Burst Ltd"}, http.StatusCreated, &company)
-	if t.Failed() {
-		t.FailNow()
-	}
-	c := company.Data
-	api.do("PATCH", "/admin/companies/"+c.ID, admin, map[string]string{"kyb_status": "APPROVED"}, http.StatusOK, nil)
-	var token struct {
-		AccessToken string `json:"access_token"`
-	}
-	api.do("POST", "/auth/token", nil, map[string]string{"client_id": c.ClientID, "client_key": c.ClientKey}, http.StatusOK, &token)
-	auth := map[string]string{"Authorization": "Bearer " + token.AccessToken}
-	var wallet struct {
-		Data struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	api.do("POST", "/wallets", auth, map[string]string{"currency": "XAF", "country": "Cameroon", "country_iso_code": "CM", "country_phone_code": "+237"}, http.StatusCreated, &wallet)
-	api.do("POST", "/admin/wallets/"+wallet.Data.ID+"/credit", admin, map[string]any{"balance": "payout", "amount": 1_000_000, "reference": "burst"}, http.StatusOK, nil)
+	companyID, auth, _ := payingCompany(t, api, "Burst Ltd", "", 1_000_000)
 
 	const burst, clients = 300, 32
 	ids := make([]string, burst)
@@ -104,7 +79,7 @@ func TestBurstLeavesNoPaymentUnsent(t *testing.T) {
 			if settled(final[id]) {
 				continue
 			}
-			p, err := st.GetPayment(ctx, c.ID, id)
+			p, err := st.GetPayment(ctx, companyID, id)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +103,7 @@ func TestBurstLeavesNoPaymentUnsent(t *testing.T) {
 		counts[fmt.Sprintf("%s %s flagged=%v", p.Type, p.Status, p.ReconciliationRequired)]++
 	}
 	t.Logf("%d payments: %v", len(final), counts)
-	if err := wallets.VerifyLedger(ctx, store.NewWallets(db), c.ID); err != nil {
+	if err := wallets.VerifyLedger(ctx, store.NewWallets(db), companyID); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -177,4 +152,49 @@ func (c *httpClient) do(method, path string, header map[string]string, body any,
 			c.t.Errorf("%s %s: %v", method, path, err)
 		}
 	}
+}
+
+// payingCompany makes, through the API of api, an approved company named
+// name (with webhookURL as its webhook URL, when not "") and its XAF wallet
+// in Cameroon, credited with amount on its payout balance by the console;
+// it returns the company's id, its token's Authorization header and the
+// wallet's id, and stops the test when a step failed.
+func payingCompany(t *testing.T, api *httpClient, name, webhookURL string, amount int) (companyID string, auth map[string]string, walletID string) {
+	t.Helper()
+	admin := map[string]string{"X-Admin-Key": localtest.AdminAPIKey}
+	var company struct {
+		Data struct {
+			ID        string `json:"id"`
+			ClientID  string `json:"client_id"`
+			ClientKey string `json:"client_key"`
+		} `json:"data"`
+	}
+	api.do("POST", "/admin/companies", admin, map[string]string{"name": name}, http.StatusCreated, &company)
+	if t.Failed() {
+		t.FailNow()
+	}
+	c := company.Data
+	patch := map[string]string{"kyb_status": "APPROVED"}
+	if webhookURL != "" {
+		patch["webhook_url"] = webhookURL
+	}
+	api.do("PATCH", "/admin/companies/"+c.ID, admin, patch, http.StatusOK, nil)
+	var token struct {
+		AccessToken string `json:"access_token"`
+	}
+	api.do("POST", "/auth/token", nil, map[string]string{"client_id": c.ClientID, "client_key": c.ClientKey}, http.StatusOK, &token)
+	auth = map[string]string{"Authorization": "Bearer " + token.AccessToken}
+	var wallet struct {
+		Data struct {
+			ID string `json:"id"`
+		} `json:"data"`
+	}
+	api.do("POST", "/wallets", auth, map[string]string{"currency": "XAF", "country": "Cameroon", "country_iso_code": "CM", "country_phone_code": "+237"},
+		http.StatusCreated, &wallet)
+	api.do("POST", "/admin/wallets/"+wallet.Data.ID+"/credit", admin, map[string]any{"balance": "payout", "amount": amount, "reference": name + " funding"},
+		http.StatusOK, nil)
+	if t.Failed() {
+		t.FailNow()
+	}
+	return c.ID, auth, wallet.Data.ID
 }

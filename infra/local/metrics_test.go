@@ -1,7 +1,6 @@
 package local_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -14,30 +13,12 @@ import (
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
+	"payments/pkg/app/apptest"
 	"payments/pkg/correlation"
 	"payments/pkg/function"
 	"payments/pkg/metrics"
 	"payments/pkg/waittest"
 )
-
-// lockedBuffer is a bytes.Buffer that several goroutines may write.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-// lines returns a copy of the lines written so far.
-func (b *lockedBuffer) lines() []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Split(strings.TrimSpace(b.buf.String()), "\n")
-}
 
 // TestPayoutLifeIsMeasuredAndCorrelated follows one payout through the
 // local stack, as make run serves it, in each mode: accepted by the
@@ -52,7 +33,7 @@ func (b *lockedBuffer) lines() []string {
 // log lines of its acceptance, its settlement and its webhook attempts
 // carry that id too, so that one grep finds the payout's whole life.
 func TestPayoutLifeIsMeasuredAndCorrelated(t *testing.T) {
-	var logs lockedBuffer
+	var logs apptest.LogLines
 	previous := slog.Default()
 	slog.SetDefault(slog.New(correlation.LogHandler(slog.NewJSONHandler(&logs, nil))))
 	t.Cleanup(func() { slog.SetDefault(previous) })
@@ -61,7 +42,7 @@ func TestPayoutLifeIsMeasuredAndCorrelated(t *testing.T) {
 			tpl := localtest.Template(t)
 			res := localtest.Resources(t, tpl)
 			res.Params["Mode"], res.Params["AdminCreditInProduction"] = mode, "true"
-			var emf lockedBuffer
+			var emf apptest.LogLines
 			base, stop := localtest.StartServer(t, tpl, res, slog.New(slog.DiscardHandler), func(srv *devserver.Server) { srv.Metrics = &emf })
 			t.Cleanup(stop)
 			followPayout(t, base, &emf, &logs)
@@ -72,45 +53,18 @@ func TestPayoutLifeIsMeasuredAndCorrelated(t *testing.T) {
 // followPayout makes a company with a webhook receiver and a funded XAF
 // wallet on the stack at base, pays out from it, and checks the metrics
 // written to emf and the logs written to logs.
-func followPayout(t *testing.T, base string, emf, logs *lockedBuffer) {
+func followPayout(t *testing.T, base string, emf, logs *apptest.LogLines) {
 	var delivered sync.Map
 	receiver := localtest.NewTLSServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		delivered.Store(string(body), true)
 	}))
 	api := &httpClient{t: t, base: base + "/api/v1"}
-	admin := map[string]string{"X-Admin-Key": localtest.AdminAPIKey}
-	var company struct {
-		Data struct {
-			ID        string `json:"id"`
-			ClientID  string `json:"client_id"`
-			ClientKey string `json:"client_key"`
-		} `json:"data"`
-	}
-	api.do("POST", "/admin/companies", admin, map[string]string{"name": "Metrics Ltd"}, http.StatusCreated, &company)
-	api.do("PATCH", "/admin/companies/"+company.Data.ID, admin,
-		map[string]string{"kyb_status": "APPROVED", "webhook_url": receiver + "/hooks"}, http.StatusOK, nil)
-	var token struct {
-		AccessToken string `json:"access_token"`
-	}
-	api.do("POST", "/auth/token", nil, map[string]string{"client_id": company.Data.ClientID, "client_key": company.Data.ClientKey}, http.StatusOK, &token)
-	auth := map[string]string{"Authorization": "Bearer " + token.AccessToken}
-	var wallet struct {
-		Data struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	api.do("POST", "/wallets", auth, map[string]string{"currency": "XAF", "country": "Cameroon", "country_iso_code": "CM", "country_phone_code": "+237"},
-		http.StatusCreated, &wallet)
-	api.do("POST", "/admin/wallets/"+wallet.Data.ID+"/credit", admin, map[string]any{"balance": "payout", "amount": 100000, "reference": "metrics-funding"},
-		http.StatusOK, nil)
-	if t.Failed() {
-		t.FailNow()
-	}
+	_, auth, _ := payingCompany(t, api, "Metrics Ltd", receiver+"/hooks", 100000)
 
 	body := `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":5000,"currency":"XAF"}`
 	req, _ := http.NewRequest("POST", base+"/api/v1/payment/payout", strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+token.AccessToken)
+	req.Header.Set("Authorization", auth["Authorization"])
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -146,7 +100,10 @@ func followPayout(t *testing.T, base string, emf, logs *lockedBuffer) {
 	waittest.Until(t, 10*time.Second, "the delivery's metrics written", func() bool {
 		clear(mine)
 		clear(counts)
-		for _, line := range emf.lines() {
+		for _, line := range emf.Lines() {
+			if line == "" {
+				continue
+			}
 			samples, err := metrics.Parse([]byte(line))
 			if err != nil {
 				t.Fatalf("not valid EMF: %v\n%s", err, line)
@@ -190,7 +147,7 @@ func followPayout(t *testing.T, base string, emf, logs *lockedBuffer) {
 
 	// The logs of the payout's life, each with the request's id.
 	want := map[string]bool{"payout accepted": false, "payment finished": false, "webhook attempt": false}
-	for _, text := range logs.lines() {
+	for _, text := range logs.Lines() {
 		var line struct {
 			Msg           string `json:"msg"`
 			CorrelationID string `json:"correlation_id"`

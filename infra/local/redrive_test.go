@@ -50,38 +50,7 @@ func newRedriveStack(t *testing.T, base string, res devserver.Resources) *redriv
 	// The ARNs as the runbook reads them (PayoutsDLQArn): the queues' own.
 	s.payoutsARN, s.dlqARN = s.attr(s.payouts, sqstypes.QueueAttributeNameQueueArn), s.attr(s.dlq, sqstypes.QueueAttributeNameQueueArn)
 
-	admin := map[string]string{"X-Admin-Key": localtest.AdminAPIKey}
-	var company struct {
-		Data struct {
-			ID        string `json:"id"`
-			ClientID  string `json:"client_id"`
-			ClientKey string `json:"client_key"`
-		} `json:"data"`
-	}
-	s.api.do("POST", "/admin/companies", admin, map[string]string{"name": "Redrive Ltd"}, http.StatusCreated, &company)
-	if t.Failed() {
-		t.FailNow()
-	}
-	s.company = company.Data.ID
-	s.api.do("PATCH", "/admin/companies/"+s.company, admin, map[string]string{"kyb_status": "APPROVED"}, http.StatusOK, nil)
-	var token struct {
-		AccessToken string `json:"access_token"`
-	}
-	s.api.do("POST", "/auth/token", nil, map[string]string{"client_id": company.Data.ClientID, "client_key": company.Data.ClientKey}, http.StatusOK, &token)
-	s.auth = map[string]string{"Authorization": "Bearer " + token.AccessToken}
-	var wallet struct {
-		Data struct {
-			ID string `json:"id"`
-		} `json:"data"`
-	}
-	s.api.do("POST", "/wallets", s.auth, map[string]string{"currency": "XAF", "country": "Cameroon", "country_iso_code": "CM", "country_phone_code": "+237"},
-		http.StatusCreated, &wallet)
-	s.wallet = wallet.Data.ID
-	s.api.do("POST", "/admin/wallets/"+s.wallet+"/credit", admin, map[string]any{"balance": "payout", "amount": redriveFunding, "reference": "redrive-funding"},
-		http.StatusOK, nil)
-	if t.Failed() {
-		t.FailNow()
-	}
+	s.company, s.auth, s.wallet = payingCompany(t, s.api, "Redrive Ltd", "", redriveFunding)
 	return s
 }
 

@@ -1,7 +1,6 @@
 package e2e_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -55,30 +54,19 @@ type hookEnv struct {
 	// clock is the worker's.
 	clock *testClock
 	// metrics receives the worker's EMF lines.
-	metrics emfLines
+	metrics apptest.LogLines
 }
 
-// emfLines keeps the EMF lines several goroutines write.
-type emfLines struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *emfLines) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-// sums returns the total of each metric written so far, and the values of
-// the delivery delays.
-func (l *emfLines) sums(t *testing.T) (map[string]float64, []float64) {
+// metricSums returns the total of each metric in the EMF lines of l, and
+// the values of the delivery delays.
+func metricSums(t *testing.T, l *apptest.LogLines) (map[string]float64, []float64) {
 	t.Helper()
-	l.mu.Lock()
-	defer l.mu.Unlock()
 	sums := map[string]float64{}
 	var delays []float64
-	for _, line := range strings.Split(strings.TrimSpace(l.buf.String()), "\n") {
+	for _, line := range l.Lines() {
+		if line == "" {
+			continue
+		}
 		samples, err := metrics.Parse([]byte(line))
 		if err != nil {
 			t.Fatalf("%v: %s", err, line)
@@ -468,7 +456,7 @@ func TestWebhookRetriesThenDelivers(t *testing.T) {
 	}
 	// Measured: two attempts retried, two deliveries made, each with its
 	// delay from the event (the webhook's past its two retries' 10 s).
-	sums, delays := e.metrics.sums(t)
+	sums, delays := metricSums(t, &e.metrics)
 	if sums[metrics.WebhookDeliveriesRetried] != 2 || sums[metrics.WebhookDeliveriesSucceeded] != 2 || sums[metrics.WebhookDeliveriesFailed] != 0 ||
 		len(delays) != 2 || max(delays[0], delays[1]) < 9000 {
 		t.Errorf("metrics %v, delays %v ms", sums, delays)
@@ -511,7 +499,7 @@ func TestWebhookAlwaysFailing(t *testing.T) {
 	if status != http.StatusOK || len(out["data"].([]any)) != 1 {
 		t.Fatalf("FAILED filter: %d %v", status, out)
 	}
-	if sums, _ := e.metrics.sums(t); sums[metrics.WebhookDeliveriesRetried] != 3 || sums[metrics.WebhookDeliveriesFailed] != 1 || sums[metrics.WebhookDeliveriesSucceeded] != 0 {
+	if sums, _ := metricSums(t, &e.metrics); sums[metrics.WebhookDeliveriesRetried] != 3 || sums[metrics.WebhookDeliveriesFailed] != 1 || sums[metrics.WebhookDeliveriesSucceeded] != 0 {
 		t.Errorf("metrics %v: want 3 attempts retried, 1 delivery failed for good", sums)
 	}
 }
