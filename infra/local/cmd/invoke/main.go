@@ -37,6 +37,7 @@ import (
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
 	"payments/pkg/app"
+	"payments/pkg/metrics"
 	"payments/pkg/outbound"
 )
 
@@ -130,6 +131,8 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 		return nil, err
 	}
 	ctx = devserver.LambdaContext(ctx, fn.Dir)
+	// The function's metrics, as it writes them in Lambda, beside its logs.
+	ctx = metrics.NewContext(ctx, metrics.New(os.Stderr, cfg.MetricsNamespace, fn.Dir))
 	var resp any
 	switch {
 	case app.HTTPFunctions[fn.Dir] != nil:
