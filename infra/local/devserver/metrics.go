@@ -8,7 +8,8 @@ import (
 
 // instrument has every handler of s write its metrics, as EMF lines, to
 // s.Metrics, each under its function's name and namespace (its
-// Config.MetricsNamespace), as function.Start has them do in Lambda. Without s.Metrics it does nothing.
+// Config.MetricsNamespace), as function.Start has them do in Lambda.
+// Without s.Metrics it does nothing.
 func (s *Server) instrument() {
 	if s.Metrics == nil {
 		return
