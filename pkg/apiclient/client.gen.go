@@ -4488,6 +4488,36 @@ func (e ListDebts200JSONResponseBodySuccess) Valid() bool {
 	}
 }
 
+// Defines values for ListEvents200JSONResponseBodySuccess.
+const (
+	ListEvents200JSONResponseBodySuccessTrue ListEvents200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListEvents200JSONResponseBodySuccess enum.
+func (e ListEvents200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListEvents200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetEvent200JSONResponseBodySuccess.
+const (
+	GetEvent200JSONResponseBodySuccessTrue GetEvent200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetEvent200JSONResponseBodySuccess enum.
+func (e GetEvent200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetEvent200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DecideCardAuthorization200JSONResponseBodySuccess.
 const (
 	DecideCardAuthorization200JSONResponseBodySuccessTrue DecideCardAuthorization200JSONResponseBodySuccess = true
@@ -7619,6 +7649,26 @@ type ErrorSuccess bool
 // ErrorCode the stable machine-readable code of an error (the catalogue's codes; a test keeps this list equal to it)
 type ErrorCode string
 
+// Event an event of the Events API
+type Event struct {
+	// Body the body every webhook delivery of the event sent, byte for byte (see the document's webhooks)
+	Body struct {
+		Data map[string]interface{} `json:"data"`
+
+		// Event an event name of the catalogue (docs/events.md)
+		Event WebhookLogEventName `json:"event"`
+	} `json:"body"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp `json:"created_at"`
+
+	// Id the event id (UUID v7), sent as `X-Service-Event-Id`
+	Id openapi_types.UUID `json:"id"`
+
+	// Type an event name of the catalogue (docs/events.md)
+	Type WebhookLogEventName `json:"type"`
+}
+
 // EventCardOperation the issuance fee or the initial funding of card.created
 type EventCardOperation struct {
 	// Amount USD
@@ -9661,6 +9711,31 @@ type ListDebtsParams struct {
 
 // ListDebts200JSONResponseBodySuccess defines parameters for ListDebts.
 type ListDebts200JSONResponseBodySuccess bool
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// Type an event name of the catalogue (docs/events.md), or a prefix of names ending in `.*` (`card.*`, `transaction.*`) that some name starts with
+	Type *string `form:"type,omitempty" json:"type,omitempty"`
+
+	// CreatedGte created at or after; an RFC 3339 date-time or a `YYYY-MM-DD` date (midnight UTC), years 1970 to 9999
+	CreatedGte *string `form:"created_gte,omitempty" json:"created_gte,omitempty"`
+
+	// CreatedLt created before; the formats of `created_gte`; must be after it
+	CreatedLt *string `form:"created_lt,omitempty" json:"created_lt,omitempty"`
+
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListEvents200JSONResponseBodySuccess defines parameters for ListEvents.
+type ListEvents200JSONResponseBodySuccess bool
+
+// GetEvent200JSONResponseBodySuccess defines parameters for GetEvent.
+type GetEvent200JSONResponseBodySuccess bool
 
 // DecideCardAuthorization200JSONResponseBodySuccess defines parameters for DecideCardAuthorization.
 type DecideCardAuthorization200JSONResponseBodySuccess bool
@@ -11830,6 +11905,19 @@ type ClientInterface interface {
 	// Corresponds with GET /debts (the `ListDebts` operationId).
 	ListDebts(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListEvents The company's events as delivered, newest first (the Events API).
+	//
+	// Every event of the company kept (30 days from its creation, whether or not it was delivered), each with
+	// the body its webhook deliveries sent, byte for byte. Walk it with `cursor` (docs/pagination.md).
+	//
+	// Corresponds with GET /events (the `ListEvents` operationId).
+	ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetEvent One event as delivered (the Events API).
+	//
+	// Corresponds with GET /events/{id} (the `GetEvent` operationId).
+	GetEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// DecideCardAuthorizationWithBody The card network's request for a decision on a card payment, as it happens (called by the issuer).
 	//
 	// Not a company's call: no token; the request is authenticated by its `X-Issuer-Signature` alone, as
@@ -13537,6 +13625,39 @@ func (c *Client) ListCustomerCardTransactions(ctx context.Context, id string, pa
 // Corresponds with GET /debts (the `ListDebts` operationId).
 func (c *Client) ListDebts(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListDebtsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListEvents The company's events as delivered, newest first (the Events API).
+//
+// Every event of the company kept (30 days from its creation, whether or not it was delivered), each with
+// the body its webhook deliveries sent, byte for byte. Walk it with `cursor` (docs/pagination.md).
+//
+// Corresponds with GET /events (the `ListEvents` operationId).
+func (c *Client) ListEvents(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListEventsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetEvent One event as delivered (the Events API).
+//
+// Corresponds with GET /events/{id} (the `GetEvent` operationId).
+func (c *Client) GetEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEventRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -16938,6 +17059,154 @@ func NewListDebtsRequest(server string, params *ListDebtsParams) (*http.Request,
 	return req, nil
 }
 
+// NewListEventsRequest constructs an http.Request for the ListEvents method
+func NewListEventsRequest(server string, params *ListEventsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/events")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedGte != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_gte", *params.CreatedGte, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CreatedLt != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "created_lt", *params.CreatedLt, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetEventRequest constructs an http.Request for the GetEvent method
+func NewGetEventRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/events/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewDecideCardAuthorizationRequest calls the generic DecideCardAuthorization builder with application/json body
 func NewDecideCardAuthorizationRequest(server string, body DecideCardAuthorizationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -19285,6 +19554,23 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /debts (the `ListDebts` operationId).
 	ListDebtsWithResponse(ctx context.Context, params *ListDebtsParams, reqEditors ...RequestEditorFn) (*ListDebtsResponse, error)
+
+	// ListEventsWithResponse The company's events as delivered, newest first (the Events API).
+	//
+	// Every event of the company kept (30 days from its creation, whether or not it was delivered), each with
+	// the body its webhook deliveries sent, byte for byte. Walk it with `cursor` (docs/pagination.md).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /events (the `ListEvents` operationId).
+	ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error)
+
+	// GetEventWithResponse One event as delivered (the Events API).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /events/{id} (the `GetEvent` operationId).
+	GetEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEventResponse, error)
 
 	// DecideCardAuthorizationWithBodyWithResponse The card network's request for a decision on a card payment, as it happens (called by the issuer).
 	//
@@ -24238,6 +24524,197 @@ func (r ListDebtsResponse) ContentType() string {
 	return ""
 }
 
+// ListEventsResponse503Headers the declared response headers of an HTTP 503 response for ListEvents
+type ListEventsResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []Event `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                           `json:"pagination"`
+		StatusCode int                                  `json:"statusCode"`
+		Success    ListEvents200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListEventsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListEventsResponse) GetJSON200() *struct {
+	Data []Event `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                           `json:"pagination"`
+	StatusCode int                                  `json:"statusCode"`
+	Success    ListEvents200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListEventsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListEventsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListEventsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetEventResponse503Headers the declared response headers of an HTTP 503 response for GetEvent
+type GetEventResponse503Headers struct {
+	RetryAfter *string
+}
+
+type GetEventResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data an event of the Events API
+		Data Event `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                `json:"statusCode"`
+		Success    GetEvent200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEventResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetEventResponse) GetJSON200() *struct {
+	// Data an event of the Events API
+	Data Event `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                `json:"statusCode"`
+	Success    GetEvent200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetEventResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetEventResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetEventResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetEventResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetEventResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEventResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEventResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEventResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // DecideCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for DecideCardAuthorization
 type DecideCardAuthorizationResponse503Headers struct {
 	RetryAfter *string
@@ -28761,6 +29238,35 @@ func (c *ClientWithResponses) ListDebtsWithResponse(ctx context.Context, params 
 		return nil, err
 	}
 	return ParseListDebtsResponse(rsp)
+}
+
+// ListEventsWithResponse The company's events as delivered, newest first (the Events API).
+//
+// Every event of the company kept (30 days from its creation, whether or not it was delivered), each with
+// the body its webhook deliveries sent, byte for byte. Walk it with `cursor` (docs/pagination.md).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /events (the `ListEvents` operationId).
+func (c *ClientWithResponses) ListEventsWithResponse(ctx context.Context, params *ListEventsParams, reqEditors ...RequestEditorFn) (*ListEventsResponse, error) {
+	rsp, err := c.ListEvents(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListEventsResponse(rsp)
+}
+
+// GetEventWithResponse One event as delivered (the Events API).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /events/{id} (the `GetEvent` operationId).
+func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetEventResponse, error) {
+	rsp, err := c.GetEvent(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEventResponse(rsp)
 }
 
 // DecideCardAuthorizationWithBodyWithResponse The card network's request for a decision on a card payment, as it happens (called by the issuer).
@@ -33367,6 +33873,156 @@ func ParseListDebtsResponse(rsp *http.Response) (*ListDebtsResponse, error) {
 	switch {
 	case rsp.StatusCode == 503:
 		var headers ListDebtsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListEventsResponse parses an HTTP response from a ListEventsWithResponse call
+func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []Event `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                           `json:"pagination"`
+			StatusCode int                                  `json:"statusCode"`
+			Success    ListEvents200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListEventsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetEventResponse parses an HTTP response from a GetEventWithResponse call
+func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetEventResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data an event of the Events API
+			Data Event `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                `json:"statusCode"`
+			Success    GetEvent200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetEventResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -238,7 +238,7 @@ func FuzzTerminateCard(f *testing.F) {
 
 // FuzzListQuery sends each query string to every list route
 // (GET /wallet/transactions, /wallet/transactions/wallet/{walletId},
-// /payment/transactions, /webhooks/events, /customers, /cards,
+// /payment/transactions, /webhooks/events, /events, /customers, /cards,
 // /cards/{id}/reveals, /cards/{id}/transactions,
 // /customers/{id}/transactions) and to the status and card routes.
 func FuzzListQuery(f *testing.F) {

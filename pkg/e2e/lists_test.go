@@ -48,6 +48,7 @@ func listRoutes(t *testing.T) (*apptest.PaymentsTestEnv, string, []listRoute) {
 		{"wallet ledger", e.Wallets, "/wallet/transactions/wallet/" + wallet, "id"},
 		{"payment transactions", e.Payments, "/payment/transactions", "transaction_id"},
 		{"webhook events", hooks, "/webhooks/events", "id"},
+		{"events", hooks, "/events", "id"},
 		{"debts", e.Wallets, "/debts", "id"},
 	}
 }
@@ -175,6 +176,7 @@ func TestListRoutesWalkByCursor(t *testing.T) {
 		"/wallet/transactions":  "type=WITHDRAW",
 		"/payment/transactions": "external_id=walk-&type=PAYOUT",
 		"/webhooks/events":      "event=payment.payout.status_updated",
+		"/events":               "type=payment.*",
 		"/debts":                "status=pending",
 	}
 	ids := func(r apptest.Result, field string) []string {

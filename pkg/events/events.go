@@ -69,6 +69,11 @@ const CustomerKYCUpdated Kind = "customer.kyc.updated"
 // refused a funding, which was given back to the wallet.
 const CardFundFailed Kind = "card.fund.failed"
 
+// Retention is how long an event is kept after its creation, whether or
+// not it was delivered: the store sets the table's TTL attribute to
+// CreatedAt + Retention, and GET /events serves it until DynamoDB deletes it.
+const Retention = 30 * 24 * time.Hour
+
 // Event is one occurrence of a kind, for one company.
 type Event struct {
 	ID        string    // uuid v7: time-ordered, stable across retries (X-Service-Event-Id)

@@ -16,7 +16,8 @@ import (
 	"payments/pkg/timestamp"
 )
 
-// Outbox stores events under their company ("EVT#<event id>"). While an
+// Outbox stores events under their company ("EVT#<event id>"), each with
+// the TTL attribute expires_at at its creation + events.Retention. While an
 // event is unpublished it also carries GSI2 keys in one of the IndexShards
 // sparse partitions OUTBOX#<nn> (the shard of its id), ordered by creation
 // time, which is how the sweeper finds what a crash left behind; publishing
@@ -41,6 +42,9 @@ type eventItem struct {
 	NotifyURL string `dynamodbav:"notify_url,omitempty"`
 	CreatedAt string `dynamodbav:"created_at"`
 	Published bool   `dynamodbav:"published"`
+	// ExpiresAt is the TTL (AttrExpiresAt): Unix seconds of CreatedAt +
+	// events.Retention. Events written before it was set have none.
+	ExpiresAt int64 `dynamodbav:"expires_at,omitempty"`
 }
 
 // eventPut returns the transaction item that writes e as unpublished; every
@@ -52,6 +56,7 @@ func eventPut(table string, e events.Event) (types.TransactWriteItem, error) {
 		GSI2PK: shardKey(outboxIndex, e.ID), GSI2SK: created + "#" + e.ID,
 		Type: kindEvent, ID: e.ID, CompanyID: e.CompanyID, Kind: string(e.Kind),
 		Body: e.Body, NotifyURL: e.NotifyURL, CreatedAt: created,
+		ExpiresAt: e.CreatedAt.Add(events.Retention).Unix(),
 	})
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("store: encode event: %w", err)

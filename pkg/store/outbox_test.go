@@ -147,3 +147,37 @@ func TestOutboxSweepsEveryShard(t *testing.T) {
 		}
 	}
 }
+
+// TestEventsExpireAfterRetention: every event item carries the table's TTL
+// attribute, its creation + events.Retention (30 days) in Unix seconds,
+// whether or not it is ever published or delivered.
+func TestEventsExpireAfterRetention(t *testing.T) {
+	created := time.Date(2026, 5, 1, 10, 0, 0, 123e6, time.UTC)
+	tests := []struct {
+		name string
+		at   time.Time
+		want string
+	}{
+		{"UTC", created, "1780221600"},
+		{"another zone", created.In(time.FixedZone("WAT", 3600)), "1780221600"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e, err := events.New("co-1", events.PaymentCollect, map[string]string{"transaction_id": "t1"}, tt.at)
+			if err != nil {
+				t.Fatal(err)
+			}
+			put, err := store.EventPutForTest("table", e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, ok := put.Put.Item[store.AttrExpiresAt].(*types.AttributeValueMemberN)
+			if !ok || got.Value != tt.want {
+				t.Fatalf("%s = %v, want %s", store.AttrExpiresAt, put.Put.Item[store.AttrExpiresAt], tt.want)
+			}
+			if events.Retention != 30*24*time.Hour {
+				t.Fatalf("retention %v, want 30 days", events.Retention)
+			}
+		})
+	}
+}

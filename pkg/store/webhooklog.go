@@ -96,6 +96,30 @@ func (s *Webhooks) Records(ctx context.Context, companyID string, q webhooks.Que
 	return out, nil
 }
 
+// Events reads page p of the company's events that match q, newest first,
+// without their deliveries, strongly consistent (ReadPage): the dates are a
+// range of sort keys, the kind (or prefix of kinds) a FilterExpression,
+// like the item type that leaves the deliveries out.
+func (s *Webhooks) Events(ctx context.Context, companyID string, q webhooks.EventQuery, p page.Request) (page.Result[events.Event], error) {
+	lo, hi := dynamo.TimeRange(eventSKPrefix, q.From, q.To)
+	l := dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: eventSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+	}
+	l.Filter.Equal(attrType, kindEvent)
+	switch {
+	case q.Kind != "":
+		l.Filter.Equal("event", string(q.Kind))
+	case q.Prefix != "":
+		l.Filter.BeginsWith("event", q.Prefix)
+	}
+	rows, total, next, err := s.db.ReadPage(ctx, l, p)
+	if err != nil {
+		return page.Result[events.Event]{}, fmt.Errorf("store: list events: %w", err)
+	}
+	return dynamo.PageOf(rows, total, next, eventItem.event)
+}
+
 // logStatus returns the delivery-log status of an event row, from the
 // attributes that decide it (the projection of Records' match).
 func logStatus(r dynamo.Row) (webhooks.Status, error) {

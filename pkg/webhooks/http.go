@@ -22,12 +22,20 @@ const DefaultPageSize = 10
 //	GET  /webhooks/events/{id}         one event
 //	POST /webhooks/events/{id}/resend  queue a fresh delivery round of the same body (202)
 //
+// and the Events API, also ours (eventsapi.go, eventsapi_http.go):
+//
+//	GET  /events                       the company's events as delivered, newest first
+//	GET  /events/{id}                  one event as delivered
+//
 // Another company's event answers 404.
 func Routes(rt *httpapi.Router, l *Log) {
 	h := logHandlers{log: l}
 	rt.Handle("GET /webhooks/events", h.list)
 	rt.Handle("GET /webhooks/events/{id}", h.get)
 	rt.Handle("POST /webhooks/events/{id}/resend", h.resend)
+	e := eventHandlers{log: l}
+	rt.Handle("GET /events", e.list)
+	rt.Handle("GET /events/{id}", e.get)
 }
 
 // AdminRoutes registers the operator console routes of signing secrets:

@@ -24,6 +24,11 @@ type LogStore interface {
 	// more follow. A cursor position outside the list is
 	// page.ErrBadCursor.
 	Records(ctx context.Context, companyID string, q Query, p page.Request) (page.Result[Record], error)
+	// Event returns one of the company's events, or events.ErrNotFound.
+	Event(ctx context.Context, companyID, eventID string) (events.Event, error)
+	// Events reads page p of the company's events that match q, newest
+	// first, as Records does, without their deliveries.
+	Events(ctx context.Context, companyID string, q EventQuery, p page.Request) (page.Result[events.Event], error)
 }
 
 // Query filters the delivery log. Zero fields do not filter.

@@ -1,5 +1,5 @@
 // Package webhooksapi is the webhooks function: the delivery log and
-// resends under /webhooks.
+// resends under /webhooks, and the Events API under /events.
 package webhooksapi
 
 import (
@@ -14,8 +14,8 @@ import (
 )
 
 // New builds the webhooks function: the delivery log and resend routes
-// under /webhooks, behind the token guard. A resend is queued on the
-// webhooks queue.
+// under /webhooks and the Events API under /events, behind the token
+// guard. A resend is queued on the webhooks queue.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
 	guard, err := services.TokenGuard(cfg, db)

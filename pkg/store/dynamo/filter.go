@@ -17,9 +17,10 @@ type Filter struct {
 }
 
 // condition is attr = value, NOT attr = value (also true when the item
-// has no attr) or contains(attr, value) for a substring.
+// has no attr), contains(attr, value) for a substring or
+// begins_with(attr, value) for a prefix.
 type condition struct {
-	op    string // "=", "not =" or "contains"
+	op    string // "=", "not =", "contains" or "begins_with"
 	attr  string
 	value any
 }
@@ -40,6 +41,11 @@ func (f *Filter) Contains(attr, s string) {
 	f.all = append(f.all, condition{op: "contains", attr: attr, value: s})
 }
 
+// BeginsWith adds the condition that the string attr starts with prefix.
+func (f *Filter) BeginsWith(attr, prefix string) {
+	f.all = append(f.all, condition{op: "begins_with", attr: attr, value: prefix})
+}
+
 // build returns the expression ("" when nothing is filtered), its names and
 // its values, with placeholders #f0, :f0, #f1, :f1, ….
 func (f Filter) build() (string, map[string]string, map[string]types.AttributeValue, error) {
@@ -56,6 +62,8 @@ func (f Filter) build() (string, map[string]string, map[string]types.AttributeVa
 		switch c.op {
 		case "contains":
 			return "contains(" + n + ", " + val + ")", nil
+		case "begins_with":
+			return "begins_with(" + n + ", " + val + ")", nil
 		case "not =":
 			return "NOT " + n + " = " + val, nil
 		}
