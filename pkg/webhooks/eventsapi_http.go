@@ -9,9 +9,6 @@ import (
 	"payments/pkg/timestamp"
 )
 
-// DefaultEventsPageSize is the page size of GET /events.
-const DefaultEventsPageSize = 10
-
 // EventItem is an event as GET /events shows it. Body is the body every
 // delivery of the event sent (and will send), byte for byte: the envelope
 // {"event": …, "data": …}.
@@ -43,7 +40,7 @@ func ParseEventQuery(r *http.Request) (EventQuery, error) {
 type eventHandlers struct{ log *Log }
 
 func (h eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
-	page, err := httpapi.ParsePage(r, DefaultEventsPageSize)
+	page, err := httpapi.ParsePage(r, DefaultPageSize)
 	if err != nil {
 		return err
 	}

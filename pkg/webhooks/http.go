@@ -12,7 +12,7 @@ import (
 	"payments/pkg/timestamp"
 )
 
-// DefaultPageSize is the page size of the delivery log.
+// DefaultPageSize is the page size of the delivery log and of GET /events.
 const DefaultPageSize = 10
 
 // Routes registers the delivery log, our addition to the spec, behind the
