@@ -1,7 +1,7 @@
 # Payments service. Every target is described in docs/local.md.
 #
 #   make run                      the whole service on 127.0.0.1, no Docker, no AWS account
-#   make listen [COMPANY=<id>]    an HTTPS webhook receiver for `make run`, printing each delivery verified
+#   make listen [TOKEN=<token> [EVENTS=<kinds>] | COMPANY=<id>]  an HTTPS webhook receiver for `make run`, printing each delivery verified
 #   make metrics                  the metrics the functions of `make run` wrote, in a table
 #   make test                     vet, staticcheck, and every test against a throwaway local stack
 #   make reset                    wipe the local stack's data
@@ -81,7 +81,7 @@ devstack:
 run: install devstack ## start the emulators and the dev server on 127.0.0.1:PORT (3000); Ctrl-C stops all
 	@exec $(DEVSTACK) run -make-pid $$PPID
 
-listen: ## an HTTPS webhook receiver on 127.0.0.1:LISTEN_PORT (8443) for `make run`; COMPANY=<id> points that company's webhooks at it
+listen: ## an HTTPS webhook receiver on 127.0.0.1:LISTEN_PORT (8443) for `make run`; TOKEN=<token> creates the company's own endpoint there (EVENTS=<kinds>), COMPANY=<id> points the console's webhook_url at it
 	@mkdir -p $(CACHE)/bin
 	@$(GO) build -o $(LISTEN).$$$$ ./infra/local/cmd/listen && mv -f $(LISTEN).$$$$ $(LISTEN)
 	@exec $(LISTEN) -make-pid $$PPID

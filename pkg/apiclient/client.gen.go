@@ -1775,6 +1775,7 @@ const (
 	REVEALNOTAUDITED             ErrorCode = "REVEAL_NOT_AUDITED"
 	ROUTENOTFOUND                ErrorCode = "ROUTE_NOT_FOUND"
 	TEMPORARILYUNAVAILABLE       ErrorCode = "TEMPORARILY_UNAVAILABLE"
+	TOOMANYWEBHOOKENDPOINTS      ErrorCode = "TOO_MANY_WEBHOOK_ENDPOINTS"
 	TRANSACTIONNOTFOUND          ErrorCode = "TRANSACTION_NOT_FOUND"
 	UNAUTHORIZED                 ErrorCode = "UNAUTHORIZED"
 	UNSUPPORTEDMEDIATYPE         ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
@@ -1782,6 +1783,7 @@ const (
 	WALLETEXISTS                 ErrorCode = "WALLET_EXISTS"
 	WALLETINACTIVE               ErrorCode = "WALLET_INACTIVE"
 	WALLETNOTFOUND               ErrorCode = "WALLET_NOT_FOUND"
+	WEBHOOKENDPOINTNOTFOUND      ErrorCode = "WEBHOOK_ENDPOINT_NOT_FOUND"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
@@ -1919,6 +1921,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case TEMPORARILYUNAVAILABLE:
 		return true
+	case TOOMANYWEBHOOKENDPOINTS:
+		return true
 	case TRANSACTIONNOTFOUND:
 		return true
 	case UNAUTHORIZED:
@@ -1932,6 +1936,8 @@ func (e ErrorCode) Valid() bool {
 	case WALLETINACTIVE:
 		return true
 	case WALLETNOTFOUND:
+		return true
+	case WEBHOOKENDPOINTNOTFOUND:
 		return true
 	default:
 		return false
@@ -3735,6 +3741,60 @@ func (e WalletUSDBalanceCurrency) Valid() bool {
 	}
 }
 
+// Defines values for WebhookEndpointStatus.
+const (
+	WebhookEndpointStatusDisabled WebhookEndpointStatus = "disabled"
+	WebhookEndpointStatusEnabled  WebhookEndpointStatus = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEndpointStatus enum.
+func (e WebhookEndpointStatus) Valid() bool {
+	switch e {
+	case WebhookEndpointStatusDisabled:
+		return true
+	case WebhookEndpointStatusEnabled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEndpointPatchStatus.
+const (
+	WebhookEndpointPatchStatusDisabled WebhookEndpointPatchStatus = "disabled"
+	WebhookEndpointPatchStatusEnabled  WebhookEndpointPatchStatus = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEndpointPatchStatus enum.
+func (e WebhookEndpointPatchStatus) Valid() bool {
+	switch e {
+	case WebhookEndpointPatchStatusDisabled:
+		return true
+	case WebhookEndpointPatchStatusEnabled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEndpointWithSecretStatus.
+const (
+	WebhookEndpointWithSecretStatusDisabled WebhookEndpointWithSecretStatus = "disabled"
+	WebhookEndpointWithSecretStatusEnabled  WebhookEndpointWithSecretStatus = "enabled"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEndpointWithSecretStatus enum.
+func (e WebhookEndpointWithSecretStatus) Valid() bool {
+	switch e {
+	case WebhookEndpointWithSecretStatusDisabled:
+		return true
+	case WebhookEndpointWithSecretStatusEnabled:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for WebhookLogDeliveryDestination.
 const (
 	NotifyUrl WebhookLogDeliveryDestination = "notify_url"
@@ -3755,6 +3815,7 @@ func (e WebhookLogDeliveryDestination) Valid() bool {
 
 // Defines values for WebhookLogDeliveryStatus.
 const (
+	WebhookLogDeliveryStatusCANCELED  WebhookLogDeliveryStatus = "CANCELED"
 	WebhookLogDeliveryStatusDELIVERED WebhookLogDeliveryStatus = "DELIVERED"
 	WebhookLogDeliveryStatusFAILED    WebhookLogDeliveryStatus = "FAILED"
 	WebhookLogDeliveryStatusPENDING   WebhookLogDeliveryStatus = "PENDING"
@@ -3763,6 +3824,8 @@ const (
 // Valid indicates whether the value is a known member of the WebhookLogDeliveryStatus enum.
 func (e WebhookLogDeliveryStatus) Valid() bool {
 	switch e {
+	case WebhookLogDeliveryStatusCANCELED:
+		return true
 	case WebhookLogDeliveryStatusDELIVERED:
 		return true
 	case WebhookLogDeliveryStatusFAILED:
@@ -5064,6 +5127,111 @@ const (
 func (e TransferBetweenSubBalances200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case TransferBetweenSubBalances200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListWebhookEndpoints200JSONResponseBodySuccess.
+const (
+	ListWebhookEndpoints200JSONResponseBodySuccessTrue ListWebhookEndpoints200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListWebhookEndpoints200JSONResponseBodySuccess enum.
+func (e ListWebhookEndpoints200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListWebhookEndpoints200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateWebhookEndpoint201JSONResponseBodySuccess.
+const (
+	CreateWebhookEndpoint201JSONResponseBodySuccessTrue CreateWebhookEndpoint201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CreateWebhookEndpoint201JSONResponseBodySuccess enum.
+func (e CreateWebhookEndpoint201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreateWebhookEndpoint201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeleteWebhookEndpoint200JSONResponseBodyDataDeleted.
+const (
+	DeleteWebhookEndpoint200JSONResponseBodyDataDeletedTrue DeleteWebhookEndpoint200JSONResponseBodyDataDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the DeleteWebhookEndpoint200JSONResponseBodyDataDeleted enum.
+func (e DeleteWebhookEndpoint200JSONResponseBodyDataDeleted) Valid() bool {
+	switch e {
+	case DeleteWebhookEndpoint200JSONResponseBodyDataDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeleteWebhookEndpoint200JSONResponseBodySuccess.
+const (
+	DeleteWebhookEndpoint200JSONResponseBodySuccessTrue DeleteWebhookEndpoint200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the DeleteWebhookEndpoint200JSONResponseBodySuccess enum.
+func (e DeleteWebhookEndpoint200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case DeleteWebhookEndpoint200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetWebhookEndpoint200JSONResponseBodySuccess.
+const (
+	GetWebhookEndpoint200JSONResponseBodySuccessTrue GetWebhookEndpoint200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetWebhookEndpoint200JSONResponseBodySuccess enum.
+func (e GetWebhookEndpoint200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetWebhookEndpoint200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UpdateWebhookEndpoint200JSONResponseBodySuccess.
+const (
+	UpdateWebhookEndpoint200JSONResponseBodySuccessTrue UpdateWebhookEndpoint200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the UpdateWebhookEndpoint200JSONResponseBodySuccess enum.
+func (e UpdateWebhookEndpoint200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case UpdateWebhookEndpoint200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RotateWebhookEndpointSecret201JSONResponseBodySuccess.
+const (
+	RotateWebhookEndpointSecret201JSONResponseBodySuccessTrue RotateWebhookEndpointSecret201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the RotateWebhookEndpointSecret201JSONResponseBodySuccess enum.
+func (e RotateWebhookEndpointSecret201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case RotateWebhookEndpointSecret201JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -9306,6 +9474,77 @@ type WalletUSDBalance struct {
 // WalletUSDBalanceCurrency defines model for WalletUSDBalance.Currency.
 type WalletUSDBalanceCurrency string
 
+// WebhookEndpoint defines model for WebhookEndpoint.
+type WebhookEndpoint struct {
+	// Console the endpoint the operator console manages (the company's `webhook_url`); its id is the company id
+	Console bool `json:"console"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt     Timestamp          `json:"created_at"`
+	Description   string             `json:"description"`
+	EnabledEvents []string           `json:"enabled_events"`
+	Id            openapi_types.UUID `json:"id"`
+
+	// PreviousSecretExpiresAt until when a rotated-out secret still signs deliveries beside the new one; null when none does
+	PreviousSecretExpiresAt *time.Time            `json:"previous_secret_expires_at"`
+	Status                  WebhookEndpointStatus `json:"status"`
+
+	// UpdatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	UpdatedAt Timestamp `json:"updated_at"`
+	Url       string    `json:"url"`
+}
+
+// WebhookEndpointStatus defines model for WebhookEndpoint.Status.
+type WebhookEndpointStatus string
+
+// WebhookEndpointInput defines model for WebhookEndpointInput.
+type WebhookEndpointInput struct {
+	Description *string `json:"description,omitempty"`
+
+	// EnabledEvents `["*"]` (every kind) or event names of the catalogue (docs/events.md)
+	EnabledEvents []string `json:"enabled_events"`
+
+	// Url an absolute `https` URL with a host
+	Url string `json:"url"`
+}
+
+// WebhookEndpointPatch defines model for WebhookEndpointPatch.
+type WebhookEndpointPatch struct {
+	Description   *string                     `json:"description,omitempty"`
+	EnabledEvents *[]string                   `json:"enabled_events,omitempty"`
+	Status        *WebhookEndpointPatchStatus `json:"status,omitempty"`
+	Url           *string                     `json:"url,omitempty"`
+}
+
+// WebhookEndpointPatchStatus defines model for WebhookEndpointPatch.Status.
+type WebhookEndpointPatchStatus string
+
+// WebhookEndpointWithSecret an endpoint with its secret, shown only on create and rotation
+type WebhookEndpointWithSecret struct {
+	// Console the endpoint the operator console manages (the company's `webhook_url`); its id is the company id
+	Console bool `json:"console"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt     Timestamp          `json:"created_at"`
+	Description   string             `json:"description"`
+	EnabledEvents []string           `json:"enabled_events"`
+	Id            openapi_types.UUID `json:"id"`
+
+	// PreviousSecretExpiresAt until when a rotated-out secret still signs deliveries beside the new one; null when none does
+	PreviousSecretExpiresAt *time.Time `json:"previous_secret_expires_at"`
+
+	// Secret the HMAC key of `X-Service-Signature`, used as this text
+	Secret string                          `json:"secret"`
+	Status WebhookEndpointWithSecretStatus `json:"status"`
+
+	// UpdatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	UpdatedAt Timestamp `json:"updated_at"`
+	Url       string    `json:"url"`
+}
+
+// WebhookEndpointWithSecretStatus defines model for WebhookEndpointWithSecret.Status.
+type WebhookEndpointWithSecretStatus string
+
 // WebhookLogAttempt defines model for WebhookLogAttempt.
 type WebhookLogAttempt struct {
 	// At an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
@@ -9327,10 +9566,13 @@ type WebhookLogDelivery struct {
 	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
 	CreatedAt Timestamp `json:"created_at"`
 
-	// Destination the company's webhook URL, or the payment request's `notify_url`
+	// Destination one of the company's endpoints, or the payment request's `notify_url`
 	Destination WebhookLogDeliveryDestination `json:"destination"`
 
-	// Id `<event id>#webhook` or `<event id>#notify`, with `#r<n>` for a resend round
+	// EndpointId the endpoint of a `webhook` delivery; null for a `notify_url` one
+	EndpointId *string `json:"endpoint_id"`
+
+	// Id `<event id>#webhook#<endpoint id>` or `<event id>#notify`, with `#r<n>` for a resend round (`<event id>#webhook` before endpoints)
 	Id string `json:"id"`
 
 	// Round 0 for the first delivery, n for the n-th resend
@@ -9339,17 +9581,17 @@ type WebhookLogDelivery struct {
 	// Signed whether an `X-Service-Signature` was sent
 	Signed bool `json:"signed"`
 
-	// Status PENDING (attempts left, no success yet), DELIVERED (a 2xx came) or FAILED (4 failures)
+	// Status PENDING (attempts left, no success yet), DELIVERED (a 2xx came), FAILED (4 failures) or CANCELED (its endpoint was disabled or deleted first)
 	Status WebhookLogDeliveryStatus `json:"status"`
 
 	// Url the URL as it was when the delivery was created
 	Url string `json:"url"`
 }
 
-// WebhookLogDeliveryDestination the company's webhook URL, or the payment request's `notify_url`
+// WebhookLogDeliveryDestination one of the company's endpoints, or the payment request's `notify_url`
 type WebhookLogDeliveryDestination string
 
-// WebhookLogDeliveryStatus PENDING (attempts left, no success yet), DELIVERED (a 2xx came) or FAILED (4 failures)
+// WebhookLogDeliveryStatus PENDING (attempts left, no success yet), DELIVERED (a 2xx came), FAILED (4 failures) or CANCELED (its endpoint was disabled or deleted first)
 type WebhookLogDeliveryStatus string
 
 // WebhookLogEvent an event of the delivery log
@@ -9994,6 +10236,32 @@ type TransferBetweenSubBalancesParams struct {
 // TransferBetweenSubBalances200JSONResponseBodySuccess defines parameters for TransferBetweenSubBalances.
 type TransferBetweenSubBalances200JSONResponseBodySuccess bool
 
+// ListWebhookEndpoints200JSONResponseBodySuccess defines parameters for ListWebhookEndpoints.
+type ListWebhookEndpoints200JSONResponseBodySuccess bool
+
+// CreateWebhookEndpoint201JSONResponseBodySuccess defines parameters for CreateWebhookEndpoint.
+type CreateWebhookEndpoint201JSONResponseBodySuccess bool
+
+// DeleteWebhookEndpoint200JSONResponseBodyDataDeleted defines parameters for DeleteWebhookEndpoint.
+type DeleteWebhookEndpoint200JSONResponseBodyDataDeleted bool
+
+// DeleteWebhookEndpoint200JSONResponseBodySuccess defines parameters for DeleteWebhookEndpoint.
+type DeleteWebhookEndpoint200JSONResponseBodySuccess bool
+
+// GetWebhookEndpoint200JSONResponseBodySuccess defines parameters for GetWebhookEndpoint.
+type GetWebhookEndpoint200JSONResponseBodySuccess bool
+
+// UpdateWebhookEndpoint200JSONResponseBodySuccess defines parameters for UpdateWebhookEndpoint.
+type UpdateWebhookEndpoint200JSONResponseBodySuccess bool
+
+// RotateWebhookEndpointSecretJSONBody defines parameters for RotateWebhookEndpointSecret.
+type RotateWebhookEndpointSecretJSONBody struct {
+	ExpirePreviousInHours *int `json:"expire_previous_in_hours,omitempty"`
+}
+
+// RotateWebhookEndpointSecret201JSONResponseBodySuccess defines parameters for RotateWebhookEndpointSecret.
+type RotateWebhookEndpointSecret201JSONResponseBodySuccess bool
+
 // ListWebhookEventsParams defines parameters for ListWebhookEvents.
 type ListWebhookEventsParams struct {
 	// Event an event name of the catalogue (docs/events.md)
@@ -10021,6 +10289,12 @@ type ListWebhookEvents200JSONResponseBodySuccess bool
 
 // GetWebhookEvent200JSONResponseBodySuccess defines parameters for GetWebhookEvent.
 type GetWebhookEvent200JSONResponseBodySuccess bool
+
+// ResendWebhookEventJSONBody defines parameters for ResendWebhookEvent.
+type ResendWebhookEventJSONBody struct {
+	// EndpointId resend to this endpoint only
+	EndpointId *string `json:"endpoint_id,omitempty"`
+}
 
 // ResendWebhookEvent202JSONResponseBodySuccess defines parameters for ResendWebhookEvent.
 type ResendWebhookEvent202JSONResponseBodySuccess bool
@@ -10774,6 +11048,18 @@ type DeclareWalletFundingJSONRequestBody = WalletFundInput
 
 // TransferBetweenSubBalancesJSONRequestBody defines body for TransferBetweenSubBalances for application/json ContentType.
 type TransferBetweenSubBalancesJSONRequestBody = WalletTransferInput
+
+// CreateWebhookEndpointJSONRequestBody defines body for CreateWebhookEndpoint for application/json ContentType.
+type CreateWebhookEndpointJSONRequestBody = WebhookEndpointInput
+
+// UpdateWebhookEndpointJSONRequestBody defines body for UpdateWebhookEndpoint for application/json ContentType.
+type UpdateWebhookEndpointJSONRequestBody = WebhookEndpointPatch
+
+// RotateWebhookEndpointSecretJSONRequestBody defines body for RotateWebhookEndpointSecret for application/json ContentType.
+type RotateWebhookEndpointSecretJSONRequestBody RotateWebhookEndpointSecretJSONBody
+
+// ResendWebhookEventJSONRequestBody defines body for ResendWebhookEvent for application/json ContentType.
+type ResendWebhookEventJSONRequestBody ResendWebhookEventJSONBody
 
 // CardCreatedEventJSONRequestBody defines body for CardCreatedEvent for application/json ContentType.
 type CardCreatedEventJSONRequestBody = CardCreatedDelivery
@@ -12546,6 +12832,95 @@ type ClientInterface interface {
 	// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
 	TransferBetweenSubBalances(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, body TransferBetweenSubBalancesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListWebhookEndpoints Every webhook endpoint of the company, in one page (the console's first).
+	//
+	// Corresponds with GET /webhooks/endpoints (the `ListWebhookEndpoints` operationId).
+	ListWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWebhookEndpointWithBody Create a webhook endpoint (the secret is shown only in this answer).
+	//
+	// Every event of a kind in `enabled_events` (or of every kind with `["*"]`) is delivered to `url`, signed
+	// with the endpoint's secret (`whsec_` and 64 hex characters, the HMAC key as this text). `url` is an
+	// absolute `https` URL with a host, at most 2,048 characters, not a private, loopback, link-local or
+	// metadata address (`make run` admits loopback). At most 16 endpoints per company (the console's not
+	// counted): then 400 `TOO_MANY_WEBHOOK_ENDPOINTS`. See docs/webhooks.md "Endpoints".
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /webhooks/endpoints (the `CreateWebhookEndpoint` operationId).
+	CreateWebhookEndpointWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateWebhookEndpoint Create a webhook endpoint (the secret is shown only in this answer).
+	//
+	// Every event of a kind in `enabled_events` (or of every kind with `["*"]`) is delivered to `url`, signed
+	// with the endpoint's secret (`whsec_` and 64 hex characters, the HMAC key as this text). `url` is an
+	// absolute `https` URL with a host, at most 2,048 characters, not a private, loopback, link-local or
+	// metadata address (`make run` admits loopback). At most 16 endpoints per company (the console's not
+	// counted): then 400 `TOO_MANY_WEBHOOK_ENDPOINTS`. See docs/webhooks.md "Endpoints".
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /webhooks/endpoints (the `CreateWebhookEndpoint` operationId).
+	CreateWebhookEndpoint(ctx context.Context, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteWebhookEndpoint Delete an endpoint; deliveries to it stop.
+	//
+	// Deleting the console's endpoint clears the company's `webhook_url` and its signing secret.
+	//
+	// Corresponds with DELETE /webhooks/endpoints/{id} (the `DeleteWebhookEndpoint` operationId).
+	DeleteWebhookEndpoint(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetWebhookEndpoint One webhook endpoint (without its secret).
+	//
+	// Corresponds with GET /webhooks/endpoints/{id} (the `GetWebhookEndpoint` operationId).
+	GetWebhookEndpoint(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateWebhookEndpointWithBody Change an endpoint's url, enabled_events, description or status.
+	//
+	// A disabled endpoint gets no new delivery, and its pending deliveries are canceled at their next attempt
+	// (`CANCELED` in the delivery log). Changing the console's endpoint's `url` changes the company's
+	// `webhook_url`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /webhooks/endpoints/{id} (the `UpdateWebhookEndpoint` operationId).
+	UpdateWebhookEndpointWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdateWebhookEndpoint Change an endpoint's url, enabled_events, description or status.
+	//
+	// A disabled endpoint gets no new delivery, and its pending deliveries are canceled at their next attempt
+	// (`CANCELED` in the delivery log). Changing the console's endpoint's `url` changes the company's
+	// `webhook_url`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /webhooks/endpoints/{id} (the `UpdateWebhookEndpoint` operationId).
+	UpdateWebhookEndpoint(ctx context.Context, id string, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateWebhookEndpointSecretWithBody Give an endpoint a new secret, the previous one still signing for an overlap.
+	//
+	// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
+	// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
+	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
+	// optional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /webhooks/endpoints/{id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
+	RotateWebhookEndpointSecretWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RotateWebhookEndpointSecret Give an endpoint a new secret, the previous one still signing for an overlap.
+	//
+	// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
+	// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
+	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
+	// optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /webhooks/endpoints/{id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
+	RotateWebhookEndpointSecret(ctx context.Context, id string, body RotateWebhookEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListWebhookEvents The delivery log, newest first.
 	//
 	// The company's events, each with its payload, deliveries and attempts.
@@ -12558,15 +12933,33 @@ type ClientInterface interface {
 	// Corresponds with GET /webhooks/events/{id} (the `GetWebhookEvent` operationId).
 	GetWebhookEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ResendWebhookEvent Queue a fresh delivery round of an event.
+	// ResendWebhookEventWithBody Queue a fresh delivery round of an event.
 	//
-	// A new round `n` (delivery ids `…#webhook#r<n>`, `…#notify#r<n>`) to the destinations as they are now: the
-	// company's current webhook URL and the event's `notify_url`, with a new signature timestamp and the same
-	// body bytes. The worker creates the round when it takes the message, so the answer may not list it yet.
-	// With no destination at all the answer is 409 `NO_WEBHOOK_DESTINATION`. No request body.
+	// A new round `n` (delivery ids `…#webhook#<endpoint id>#r<n>`, `…#notify#r<n>`) to the destinations as they
+	// are now: every enabled endpoint that takes the event's kind and the event's `notify_url`, or only the
+	// endpoint `endpoint_id` names, with a new signature timestamp and the same body bytes. The worker creates
+	// the round when it takes the message, so the answer may not list it yet. With no destination at all the
+	// answer is 409 `NO_WEBHOOK_DESTINATION`; an `endpoint_id` that is not an enabled endpoint of the company
+	// taking the event's kind is 400 naming it. The body is optional.
+	//
+	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
-	ResendWebhookEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ResendWebhookEventWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ResendWebhookEvent Queue a fresh delivery round of an event.
+	//
+	// A new round `n` (delivery ids `…#webhook#<endpoint id>#r<n>`, `…#notify#r<n>`) to the destinations as they
+	// are now: every enabled endpoint that takes the event's kind and the event's `notify_url`, or only the
+	// endpoint `endpoint_id` names, with a new signature timestamp and the same body bytes. The worker creates
+	// the round when it takes the message, so the answer may not list it yet. With no destination at all the
+	// answer is 409 `NO_WEBHOOK_DESTINATION`; an `endpoint_id` that is not an enabled endpoint of the company
+	// taking the event's kind is 400 naming it. The body is optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
+	ResendWebhookEvent(ctx context.Context, id string, body ResendWebhookEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // CreateCompanyWithBody Register a company; its client_key is shown only in this answer.
@@ -14766,6 +15159,185 @@ func (c *Client) TransferBetweenSubBalances(ctx context.Context, id string, para
 	return c.Client.Do(req)
 }
 
+// ListWebhookEndpoints Every webhook endpoint of the company, in one page (the console's first).
+//
+// Corresponds with GET /webhooks/endpoints (the `ListWebhookEndpoints` operationId).
+func (c *Client) ListWebhookEndpoints(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListWebhookEndpointsRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWebhookEndpointWithBody Create a webhook endpoint (the secret is shown only in this answer).
+//
+// Every event of a kind in `enabled_events` (or of every kind with `["*"]`) is delivered to `url`, signed
+// with the endpoint's secret (`whsec_` and 64 hex characters, the HMAC key as this text). `url` is an
+// absolute `https` URL with a host, at most 2,048 characters, not a private, loopback, link-local or
+// metadata address (`make run` admits loopback). At most 16 endpoints per company (the console's not
+// counted): then 400 `TOO_MANY_WEBHOOK_ENDPOINTS`. See docs/webhooks.md "Endpoints".
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /webhooks/endpoints (the `CreateWebhookEndpoint` operationId).
+func (c *Client) CreateWebhookEndpointWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookEndpointRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateWebhookEndpoint Create a webhook endpoint (the secret is shown only in this answer).
+//
+// Every event of a kind in `enabled_events` (or of every kind with `["*"]`) is delivered to `url`, signed
+// with the endpoint's secret (`whsec_` and 64 hex characters, the HMAC key as this text). `url` is an
+// absolute `https` URL with a host, at most 2,048 characters, not a private, loopback, link-local or
+// metadata address (`make run` admits loopback). At most 16 endpoints per company (the console's not
+// counted): then 400 `TOO_MANY_WEBHOOK_ENDPOINTS`. See docs/webhooks.md "Endpoints".
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /webhooks/endpoints (the `CreateWebhookEndpoint` operationId).
+func (c *Client) CreateWebhookEndpoint(ctx context.Context, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateWebhookEndpointRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteWebhookEndpoint Delete an endpoint; deliveries to it stop.
+//
+// Deleting the console's endpoint clears the company's `webhook_url` and its signing secret.
+//
+// Corresponds with DELETE /webhooks/endpoints/{id} (the `DeleteWebhookEndpoint` operationId).
+func (c *Client) DeleteWebhookEndpoint(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteWebhookEndpointRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetWebhookEndpoint One webhook endpoint (without its secret).
+//
+// Corresponds with GET /webhooks/endpoints/{id} (the `GetWebhookEndpoint` operationId).
+func (c *Client) GetWebhookEndpoint(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetWebhookEndpointRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateWebhookEndpointWithBody Change an endpoint's url, enabled_events, description or status.
+//
+// A disabled endpoint gets no new delivery, and its pending deliveries are canceled at their next attempt
+// (`CANCELED` in the delivery log). Changing the console's endpoint's `url` changes the company's
+// `webhook_url`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /webhooks/endpoints/{id} (the `UpdateWebhookEndpoint` operationId).
+func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookEndpointRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdateWebhookEndpoint Change an endpoint's url, enabled_events, description or status.
+//
+// A disabled endpoint gets no new delivery, and its pending deliveries are canceled at their next attempt
+// (`CANCELED` in the delivery log). Changing the console's endpoint's `url` changes the company's
+// `webhook_url`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /webhooks/endpoints/{id} (the `UpdateWebhookEndpoint` operationId).
+func (c *Client) UpdateWebhookEndpoint(ctx context.Context, id string, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateWebhookEndpointRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateWebhookEndpointSecretWithBody Give an endpoint a new secret, the previous one still signing for an overlap.
+//
+// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
+// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
+// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
+// optional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /webhooks/endpoints/{id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
+func (c *Client) RotateWebhookEndpointSecretWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookEndpointSecretRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RotateWebhookEndpointSecret Give an endpoint a new secret, the previous one still signing for an overlap.
+//
+// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
+// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
+// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
+// optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /webhooks/endpoints/{id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
+func (c *Client) RotateWebhookEndpointSecret(ctx context.Context, id string, body RotateWebhookEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookEndpointSecretRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListWebhookEvents The delivery log, newest first.
 //
 // The company's events, each with its payload, deliveries and attempts.
@@ -14798,16 +15370,44 @@ func (c *Client) GetWebhookEvent(ctx context.Context, id string, reqEditors ...R
 	return c.Client.Do(req)
 }
 
-// ResendWebhookEvent Queue a fresh delivery round of an event.
+// ResendWebhookEventWithBody Queue a fresh delivery round of an event.
 //
-// A new round `n` (delivery ids `…#webhook#r<n>`, `…#notify#r<n>`) to the destinations as they are now: the
-// company's current webhook URL and the event's `notify_url`, with a new signature timestamp and the same
-// body bytes. The worker creates the round when it takes the message, so the answer may not list it yet.
-// With no destination at all the answer is 409 `NO_WEBHOOK_DESTINATION`. No request body.
+// A new round `n` (delivery ids `…#webhook#<endpoint id>#r<n>`, `…#notify#r<n>`) to the destinations as they
+// are now: every enabled endpoint that takes the event's kind and the event's `notify_url`, or only the
+// endpoint `endpoint_id` names, with a new signature timestamp and the same body bytes. The worker creates
+// the round when it takes the message, so the answer may not list it yet. With no destination at all the
+// answer is 409 `NO_WEBHOOK_DESTINATION`; an `endpoint_id` that is not an enabled endpoint of the company
+// taking the event's kind is 400 naming it. The body is optional.
+//
+// Takes any type of body and a specified content type.
 //
 // Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
-func (c *Client) ResendWebhookEvent(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewResendWebhookEventRequest(c.Server, id)
+func (c *Client) ResendWebhookEventWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendWebhookEventRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ResendWebhookEvent Queue a fresh delivery round of an event.
+//
+// A new round `n` (delivery ids `…#webhook#<endpoint id>#r<n>`, `…#notify#r<n>`) to the destinations as they
+// are now: every enabled endpoint that takes the event's kind and the event's `notify_url`, or only the
+// endpoint `endpoint_id` names, with a new signature timestamp and the same body bytes. The worker creates
+// the round when it takes the message, so the answer may not list it yet. With no destination at all the
+// answer is 409 `NO_WEBHOOK_DESTINATION`; an `endpoint_id` that is not an enabled endpoint of the company
+// taking the event's kind is 400 naming it. The body is optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
+func (c *Client) ResendWebhookEvent(ctx context.Context, id string, body ResendWebhookEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewResendWebhookEventRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -18725,6 +19325,235 @@ func NewTransferBetweenSubBalancesRequestWithBody(server string, id string, para
 	return req, nil
 }
 
+// NewListWebhookEndpointsRequest constructs an http.Request for the ListWebhookEndpoints method
+func NewListWebhookEndpointsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhooks/endpoints")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateWebhookEndpointRequest calls the generic CreateWebhookEndpoint builder with application/json body
+func NewCreateWebhookEndpointRequest(server string, body CreateWebhookEndpointJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateWebhookEndpointRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateWebhookEndpointRequestWithBody constructs an http.Request for the CreateWebhookEndpoint method, with any body, and a specified content type
+func NewCreateWebhookEndpointRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhooks/endpoints")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteWebhookEndpointRequest constructs an http.Request for the DeleteWebhookEndpoint method
+func NewDeleteWebhookEndpointRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhooks/endpoints/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetWebhookEndpointRequest constructs an http.Request for the GetWebhookEndpoint method
+func NewGetWebhookEndpointRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhooks/endpoints/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdateWebhookEndpointRequest calls the generic UpdateWebhookEndpoint builder with application/json body
+func NewUpdateWebhookEndpointRequest(server string, id string, body UpdateWebhookEndpointJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdateWebhookEndpointRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdateWebhookEndpointRequestWithBody constructs an http.Request for the UpdateWebhookEndpoint method, with any body, and a specified content type
+func NewUpdateWebhookEndpointRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhooks/endpoints/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRotateWebhookEndpointSecretRequest calls the generic RotateWebhookEndpointSecret builder with application/json body
+func NewRotateWebhookEndpointSecretRequest(server string, id string, body RotateWebhookEndpointSecretJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRotateWebhookEndpointSecretRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewRotateWebhookEndpointSecretRequestWithBody constructs an http.Request for the RotateWebhookEndpointSecret method, with any body, and a specified content type
+func NewRotateWebhookEndpointSecretRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/webhooks/endpoints/%s/rotate-secret", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListWebhookEventsRequest constructs an http.Request for the ListWebhookEvents method
 func NewListWebhookEventsRequest(server string, params *ListWebhookEventsParams) (*http.Request, error) {
 	var err error
@@ -18885,8 +19714,19 @@ func NewGetWebhookEventRequest(server string, id string) (*http.Request, error) 
 	return req, nil
 }
 
-// NewResendWebhookEventRequest constructs an http.Request for the ResendWebhookEvent method
-func NewResendWebhookEventRequest(server string, id string) (*http.Request, error) {
+// NewResendWebhookEventRequest calls the generic ResendWebhookEvent builder with application/json body
+func NewResendWebhookEventRequest(server string, id string, body ResendWebhookEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewResendWebhookEventRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewResendWebhookEventRequestWithBody constructs an http.Request for the ResendWebhookEvent method, with any body, and a specified content type
+func NewResendWebhookEventRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -18911,10 +19751,12 @@ func NewResendWebhookEventRequest(server string, id string) (*http.Request, erro
 		return nil, err
 	}
 
-	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -20222,6 +21064,101 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /wallets/{id}/transfer-internal (the `TransferBetweenSubBalances` operationId).
 	TransferBetweenSubBalancesWithResponse(ctx context.Context, id string, params *TransferBetweenSubBalancesParams, body TransferBetweenSubBalancesJSONRequestBody, reqEditors ...RequestEditorFn) (*TransferBetweenSubBalancesResponse, error)
 
+	// ListWebhookEndpointsWithResponse Every webhook endpoint of the company, in one page (the console's first).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /webhooks/endpoints (the `ListWebhookEndpoints` operationId).
+	ListWebhookEndpointsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsResponse, error)
+
+	// CreateWebhookEndpointWithBodyWithResponse Create a webhook endpoint (the secret is shown only in this answer).
+	//
+	// Every event of a kind in `enabled_events` (or of every kind with `["*"]`) is delivered to `url`, signed
+	// with the endpoint's secret (`whsec_` and 64 hex characters, the HMAC key as this text). `url` is an
+	// absolute `https` URL with a host, at most 2,048 characters, not a private, loopback, link-local or
+	// metadata address (`make run` admits loopback). At most 16 endpoints per company (the console's not
+	// counted): then 400 `TOO_MANY_WEBHOOK_ENDPOINTS`. See docs/webhooks.md "Endpoints".
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /webhooks/endpoints (the `CreateWebhookEndpoint` operationId).
+	CreateWebhookEndpointWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error)
+
+	// CreateWebhookEndpointWithResponse Create a webhook endpoint (the secret is shown only in this answer).
+	//
+	// Every event of a kind in `enabled_events` (or of every kind with `["*"]`) is delivered to `url`, signed
+	// with the endpoint's secret (`whsec_` and 64 hex characters, the HMAC key as this text). `url` is an
+	// absolute `https` URL with a host, at most 2,048 characters, not a private, loopback, link-local or
+	// metadata address (`make run` admits loopback). At most 16 endpoints per company (the console's not
+	// counted): then 400 `TOO_MANY_WEBHOOK_ENDPOINTS`. See docs/webhooks.md "Endpoints".
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /webhooks/endpoints (the `CreateWebhookEndpoint` operationId).
+	CreateWebhookEndpointWithResponse(ctx context.Context, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error)
+
+	// DeleteWebhookEndpointWithResponse Delete an endpoint; deliveries to it stop.
+	//
+	// Deleting the console's endpoint clears the company's `webhook_url` and its signing secret.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /webhooks/endpoints/{id} (the `DeleteWebhookEndpoint` operationId).
+	DeleteWebhookEndpointWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteWebhookEndpointResponse, error)
+
+	// GetWebhookEndpointWithResponse One webhook endpoint (without its secret).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /webhooks/endpoints/{id} (the `GetWebhookEndpoint` operationId).
+	GetWebhookEndpointWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error)
+
+	// UpdateWebhookEndpointWithBodyWithResponse Change an endpoint's url, enabled_events, description or status.
+	//
+	// A disabled endpoint gets no new delivery, and its pending deliveries are canceled at their next attempt
+	// (`CANCELED` in the delivery log). Changing the console's endpoint's `url` changes the company's
+	// `webhook_url`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /webhooks/endpoints/{id} (the `UpdateWebhookEndpoint` operationId).
+	UpdateWebhookEndpointWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error)
+
+	// UpdateWebhookEndpointWithResponse Change an endpoint's url, enabled_events, description or status.
+	//
+	// A disabled endpoint gets no new delivery, and its pending deliveries are canceled at their next attempt
+	// (`CANCELED` in the delivery log). Changing the console's endpoint's `url` changes the company's
+	// `webhook_url`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /webhooks/endpoints/{id} (the `UpdateWebhookEndpoint` operationId).
+	UpdateWebhookEndpointWithResponse(ctx context.Context, id string, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error)
+
+	// RotateWebhookEndpointSecretWithBodyWithResponse Give an endpoint a new secret, the previous one still signing for an overlap.
+	//
+	// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
+	// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
+	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
+	// optional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /webhooks/endpoints/{id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
+	RotateWebhookEndpointSecretWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error)
+
+	// RotateWebhookEndpointSecretWithResponse Give an endpoint a new secret, the previous one still signing for an overlap.
+	//
+	// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
+	// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
+	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
+	// optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /webhooks/endpoints/{id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
+	RotateWebhookEndpointSecretWithResponse(ctx context.Context, id string, body RotateWebhookEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error)
+
 	// ListWebhookEventsWithResponse The delivery log, newest first.
 	//
 	// The company's events, each with its payload, deliveries and attempts.
@@ -20238,17 +21175,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /webhooks/events/{id} (the `GetWebhookEvent` operationId).
 	GetWebhookEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetWebhookEventResponse, error)
 
-	// ResendWebhookEventWithResponse Queue a fresh delivery round of an event.
+	// ResendWebhookEventWithBodyWithResponse Queue a fresh delivery round of an event.
 	//
-	// A new round `n` (delivery ids `…#webhook#r<n>`, `…#notify#r<n>`) to the destinations as they are now: the
-	// company's current webhook URL and the event's `notify_url`, with a new signature timestamp and the same
-	// body bytes. The worker creates the round when it takes the message, so the answer may not list it yet.
-	// With no destination at all the answer is 409 `NO_WEBHOOK_DESTINATION`. No request body.
+	// A new round `n` (delivery ids `…#webhook#<endpoint id>#r<n>`, `…#notify#r<n>`) to the destinations as they
+	// are now: every enabled endpoint that takes the event's kind and the event's `notify_url`, or only the
+	// endpoint `endpoint_id` names, with a new signature timestamp and the same body bytes. The worker creates
+	// the round when it takes the message, so the answer may not list it yet. With no destination at all the
+	// answer is 409 `NO_WEBHOOK_DESTINATION`; an `endpoint_id` that is not an enabled endpoint of the company
+	// taking the event's kind is 400 naming it. The body is optional.
 	//
-	// Returns a wrapper object for the known response body format(s).
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
-	ResendWebhookEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ResendWebhookEventResponse, error)
+	ResendWebhookEventWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResendWebhookEventResponse, error)
+
+	// ResendWebhookEventWithResponse Queue a fresh delivery round of an event.
+	//
+	// A new round `n` (delivery ids `…#webhook#<endpoint id>#r<n>`, `…#notify#r<n>`) to the destinations as they
+	// are now: every enabled endpoint that takes the event's kind and the event's `notify_url`, or only the
+	// endpoint `endpoint_id` names, with a new signature timestamp and the same body bytes. The worker creates
+	// the round when it takes the message, so the answer may not list it yet. With no destination at all the
+	// answer is 409 `NO_WEBHOOK_DESTINATION`; an `endpoint_id` that is not an enabled endpoint of the company
+	// taking the event's kind is 400 naming it. The body is optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
+	ResendWebhookEventWithResponse(ctx context.Context, id string, body ResendWebhookEventJSONRequestBody, reqEditors ...RequestEditorFn) (*ResendWebhookEventResponse, error)
 }
 
 // CreateCompanyResponse409Headers the declared response headers of an HTTP 409 response for CreateCompany
@@ -28042,6 +28995,651 @@ func (r TransferBetweenSubBalancesResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhookEndpointsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEndpoints
+type ListWebhookEndpointsResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListWebhookEndpointsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []WebhookEndpoint `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                     `json:"pagination"`
+		StatusCode int                                            `json:"statusCode"`
+		Success    ListWebhookEndpoints200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListWebhookEndpointsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListWebhookEndpointsResponse) GetJSON200() *struct {
+	Data []WebhookEndpoint `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                     `json:"pagination"`
+	StatusCode int                                            `json:"statusCode"`
+	Success    ListWebhookEndpoints200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListWebhookEndpointsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListWebhookEndpointsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListWebhookEndpointsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListWebhookEndpointsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListWebhookEndpointsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListWebhookEndpointsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse409Headers struct {
+	RetryAfter *string
+}
+
+// CreateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse503Headers struct {
+	RetryAfter *string
+}
+
+type CreateWebhookEndpointResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data an endpoint with its secret, shown only on create and rotation
+		Data WebhookEndpointWithSecret `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                             `json:"statusCode"`
+		Success    CreateWebhookEndpoint201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateWebhookEndpointResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateWebhookEndpointResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON201() *struct {
+	// Data an endpoint with its secret, shown only on create and rotation
+	Data WebhookEndpointWithSecret `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                             `json:"statusCode"`
+	Success    CreateWebhookEndpoint201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateWebhookEndpointResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateWebhookEndpointResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateWebhookEndpointResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateWebhookEndpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for DeleteWebhookEndpoint
+type DeleteWebhookEndpointResponse409Headers struct {
+	RetryAfter *string
+}
+
+// DeleteWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for DeleteWebhookEndpoint
+type DeleteWebhookEndpointResponse503Headers struct {
+	RetryAfter *string
+}
+
+type DeleteWebhookEndpointResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data struct {
+			Deleted DeleteWebhookEndpoint200JSONResponseBodyDataDeleted `json:"deleted"`
+			Id      string                                              `json:"id"`
+		} `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                             `json:"statusCode"`
+		Success    DeleteWebhookEndpoint200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *DeleteWebhookEndpointResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteWebhookEndpointResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DeleteWebhookEndpointResponse) GetJSON200() *struct {
+	Data struct {
+		Deleted DeleteWebhookEndpoint200JSONResponseBodyDataDeleted `json:"deleted"`
+		Id      string                                              `json:"id"`
+	} `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                             `json:"statusCode"`
+	Success    DeleteWebhookEndpoint200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r DeleteWebhookEndpointResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DeleteWebhookEndpointResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r DeleteWebhookEndpointResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r DeleteWebhookEndpointResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteWebhookEndpointResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteWebhookEndpointResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteWebhookEndpointResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteWebhookEndpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for GetWebhookEndpoint
+type GetWebhookEndpointResponse503Headers struct {
+	RetryAfter *string
+}
+
+type GetWebhookEndpointResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data WebhookEndpoint `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                          `json:"statusCode"`
+		Success    GetWebhookEndpoint200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetWebhookEndpointResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetWebhookEndpointResponse) GetJSON200() *struct {
+	Data WebhookEndpoint `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                          `json:"statusCode"`
+	Success    GetWebhookEndpoint200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetWebhookEndpointResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetWebhookEndpointResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetWebhookEndpointResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetWebhookEndpointResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetWebhookEndpointResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetWebhookEndpointResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetWebhookEndpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdateWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for UpdateWebhookEndpoint
+type UpdateWebhookEndpointResponse409Headers struct {
+	RetryAfter *string
+}
+
+// UpdateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for UpdateWebhookEndpoint
+type UpdateWebhookEndpointResponse503Headers struct {
+	RetryAfter *string
+}
+
+type UpdateWebhookEndpointResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data WebhookEndpoint `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                             `json:"statusCode"`
+		Success    UpdateWebhookEndpoint200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *UpdateWebhookEndpointResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdateWebhookEndpointResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON200() *struct {
+	Data WebhookEndpoint `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                             `json:"statusCode"`
+	Success    UpdateWebhookEndpoint200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdateWebhookEndpointResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdateWebhookEndpointResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdateWebhookEndpointResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdateWebhookEndpointResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RotateWebhookEndpointSecretResponse409Headers the declared response headers of an HTTP 409 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse409Headers struct {
+	RetryAfter *string
+}
+
+// RotateWebhookEndpointSecretResponse503Headers the declared response headers of an HTTP 503 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse503Headers struct {
+	RetryAfter *string
+}
+
+type RotateWebhookEndpointSecretResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data an endpoint with its secret, shown only on create and rotation
+		Data WebhookEndpointWithSecret `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                   `json:"statusCode"`
+		Success    RotateWebhookEndpointSecret201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RotateWebhookEndpointSecretResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RotateWebhookEndpointSecretResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON201() *struct {
+	// Data an endpoint with its secret, shown only on create and rotation
+	Data WebhookEndpointWithSecret `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                   `json:"statusCode"`
+	Success    RotateWebhookEndpointSecret201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RotateWebhookEndpointSecretResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RotateWebhookEndpointSecretResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RotateWebhookEndpointSecretResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RotateWebhookEndpointSecretResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListWebhookEventsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEvents
 type ListWebhookEventsResponse503Headers struct {
 	RetryAfter *string
@@ -28261,6 +29859,10 @@ type ResendWebhookEventResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -28300,6 +29902,16 @@ func (r ResendWebhookEventResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ResendWebhookEventResponse) GetJSON409() *Error {
 	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON415() *Error {
+	return r.JSON415
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -30201,6 +31813,155 @@ func (c *ClientWithResponses) TransferBetweenSubBalancesWithResponse(ctx context
 	return ParseTransferBetweenSubBalancesResponse(rsp)
 }
 
+// ListWebhookEndpointsWithResponse Every webhook endpoint of the company, in one page (the console's first).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /webhooks/endpoints (the `ListWebhookEndpoints` operationId).
+func (c *ClientWithResponses) ListWebhookEndpointsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*ListWebhookEndpointsResponse, error) {
+	rsp, err := c.ListWebhookEndpoints(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListWebhookEndpointsResponse(rsp)
+}
+
+// CreateWebhookEndpointWithBodyWithResponse Create a webhook endpoint (the secret is shown only in this answer).
+//
+// Every event of a kind in `enabled_events` (or of every kind with `["*"]`) is delivered to `url`, signed
+// with the endpoint's secret (`whsec_` and 64 hex characters, the HMAC key as this text). `url` is an
+// absolute `https` URL with a host, at most 2,048 characters, not a private, loopback, link-local or
+// metadata address (`make run` admits loopback). At most 16 endpoints per company (the console's not
+// counted): then 400 `TOO_MANY_WEBHOOK_ENDPOINTS`. See docs/webhooks.md "Endpoints".
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /webhooks/endpoints (the `CreateWebhookEndpoint` operationId).
+func (c *ClientWithResponses) CreateWebhookEndpointWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error) {
+	rsp, err := c.CreateWebhookEndpointWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWebhookEndpointResponse(rsp)
+}
+
+// CreateWebhookEndpointWithResponse Create a webhook endpoint (the secret is shown only in this answer).
+//
+// Every event of a kind in `enabled_events` (or of every kind with `["*"]`) is delivered to `url`, signed
+// with the endpoint's secret (`whsec_` and 64 hex characters, the HMAC key as this text). `url` is an
+// absolute `https` URL with a host, at most 2,048 characters, not a private, loopback, link-local or
+// metadata address (`make run` admits loopback). At most 16 endpoints per company (the console's not
+// counted): then 400 `TOO_MANY_WEBHOOK_ENDPOINTS`. See docs/webhooks.md "Endpoints".
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /webhooks/endpoints (the `CreateWebhookEndpoint` operationId).
+func (c *ClientWithResponses) CreateWebhookEndpointWithResponse(ctx context.Context, body CreateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateWebhookEndpointResponse, error) {
+	rsp, err := c.CreateWebhookEndpoint(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateWebhookEndpointResponse(rsp)
+}
+
+// DeleteWebhookEndpointWithResponse Delete an endpoint; deliveries to it stop.
+//
+// Deleting the console's endpoint clears the company's `webhook_url` and its signing secret.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /webhooks/endpoints/{id} (the `DeleteWebhookEndpoint` operationId).
+func (c *ClientWithResponses) DeleteWebhookEndpointWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*DeleteWebhookEndpointResponse, error) {
+	rsp, err := c.DeleteWebhookEndpoint(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteWebhookEndpointResponse(rsp)
+}
+
+// GetWebhookEndpointWithResponse One webhook endpoint (without its secret).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /webhooks/endpoints/{id} (the `GetWebhookEndpoint` operationId).
+func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetWebhookEndpointResponse, error) {
+	rsp, err := c.GetWebhookEndpoint(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetWebhookEndpointResponse(rsp)
+}
+
+// UpdateWebhookEndpointWithBodyWithResponse Change an endpoint's url, enabled_events, description or status.
+//
+// A disabled endpoint gets no new delivery, and its pending deliveries are canceled at their next attempt
+// (`CANCELED` in the delivery log). Changing the console's endpoint's `url` changes the company's
+// `webhook_url`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /webhooks/endpoints/{id} (the `UpdateWebhookEndpoint` operationId).
+func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error) {
+	rsp, err := c.UpdateWebhookEndpointWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateWebhookEndpointResponse(rsp)
+}
+
+// UpdateWebhookEndpointWithResponse Change an endpoint's url, enabled_events, description or status.
+//
+// A disabled endpoint gets no new delivery, and its pending deliveries are canceled at their next attempt
+// (`CANCELED` in the delivery log). Changing the console's endpoint's `url` changes the company's
+// `webhook_url`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /webhooks/endpoints/{id} (the `UpdateWebhookEndpoint` operationId).
+func (c *ClientWithResponses) UpdateWebhookEndpointWithResponse(ctx context.Context, id string, body UpdateWebhookEndpointJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateWebhookEndpointResponse, error) {
+	rsp, err := c.UpdateWebhookEndpoint(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdateWebhookEndpointResponse(rsp)
+}
+
+// RotateWebhookEndpointSecretWithBodyWithResponse Give an endpoint a new secret, the previous one still signing for an overlap.
+//
+// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
+// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
+// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
+// optional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /webhooks/endpoints/{id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
+func (c *ClientWithResponses) RotateWebhookEndpointSecretWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error) {
+	rsp, err := c.RotateWebhookEndpointSecretWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookEndpointSecretResponse(rsp)
+}
+
+// RotateWebhookEndpointSecretWithResponse Give an endpoint a new secret, the previous one still signing for an overlap.
+//
+// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
+// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
+// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
+// optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /webhooks/endpoints/{id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
+func (c *ClientWithResponses) RotateWebhookEndpointSecretWithResponse(ctx context.Context, id string, body RotateWebhookEndpointSecretJSONRequestBody, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error) {
+	rsp, err := c.RotateWebhookEndpointSecret(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRotateWebhookEndpointSecretResponse(rsp)
+}
+
 // ListWebhookEventsWithResponse The delivery log, newest first.
 //
 // The company's events, each with its payload, deliveries and attempts.
@@ -30229,18 +31990,40 @@ func (c *ClientWithResponses) GetWebhookEventWithResponse(ctx context.Context, i
 	return ParseGetWebhookEventResponse(rsp)
 }
 
-// ResendWebhookEventWithResponse Queue a fresh delivery round of an event.
+// ResendWebhookEventWithBodyWithResponse Queue a fresh delivery round of an event.
 //
-// A new round `n` (delivery ids `…#webhook#r<n>`, `…#notify#r<n>`) to the destinations as they are now: the
-// company's current webhook URL and the event's `notify_url`, with a new signature timestamp and the same
-// body bytes. The worker creates the round when it takes the message, so the answer may not list it yet.
-// With no destination at all the answer is 409 `NO_WEBHOOK_DESTINATION`. No request body.
+// A new round `n` (delivery ids `…#webhook#<endpoint id>#r<n>`, `…#notify#r<n>`) to the destinations as they
+// are now: every enabled endpoint that takes the event's kind and the event's `notify_url`, or only the
+// endpoint `endpoint_id` names, with a new signature timestamp and the same body bytes. The worker creates
+// the round when it takes the message, so the answer may not list it yet. With no destination at all the
+// answer is 409 `NO_WEBHOOK_DESTINATION`; an `endpoint_id` that is not an enabled endpoint of the company
+// taking the event's kind is 400 naming it. The body is optional.
 //
-// Returns a wrapper object for the known response body format(s).
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
-func (c *ClientWithResponses) ResendWebhookEventWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*ResendWebhookEventResponse, error) {
-	rsp, err := c.ResendWebhookEvent(ctx, id, reqEditors...)
+func (c *ClientWithResponses) ResendWebhookEventWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ResendWebhookEventResponse, error) {
+	rsp, err := c.ResendWebhookEventWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseResendWebhookEventResponse(rsp)
+}
+
+// ResendWebhookEventWithResponse Queue a fresh delivery round of an event.
+//
+// A new round `n` (delivery ids `…#webhook#<endpoint id>#r<n>`, `…#notify#r<n>`) to the destinations as they
+// are now: every enabled endpoint that takes the event's kind and the event's `notify_url`, or only the
+// endpoint `endpoint_id` names, with a new signature timestamp and the same body bytes. The worker creates
+// the round when it takes the message, so the answer may not list it yet. With no destination at all the
+// answer is 409 `NO_WEBHOOK_DESTINATION`; an `endpoint_id` that is not an enabled endpoint of the company
+// taking the event's kind is 400 naming it. The body is optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
+func (c *ClientWithResponses) ResendWebhookEventWithResponse(ctx context.Context, id string, body ResendWebhookEventJSONRequestBody, reqEditors ...RequestEditorFn) (*ResendWebhookEventResponse, error) {
+	rsp, err := c.ResendWebhookEvent(ctx, id, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -36819,6 +38602,546 @@ func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetwe
 	return response, nil
 }
 
+// ParseListWebhookEndpointsResponse parses an HTTP response from a ListWebhookEndpointsWithResponse call
+func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpointsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListWebhookEndpointsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []WebhookEndpoint `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                     `json:"pagination"`
+			StatusCode int                                            `json:"statusCode"`
+			Success    ListWebhookEndpoints200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListWebhookEndpointsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateWebhookEndpointResponse parses an HTTP response from a CreateWebhookEndpointWithResponse call
+func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpointResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateWebhookEndpointResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data an endpoint with its secret, shown only on create and rotation
+			Data WebhookEndpointWithSecret `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                             `json:"statusCode"`
+			Success    CreateWebhookEndpoint201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers CreateWebhookEndpointResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateWebhookEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteWebhookEndpointResponse parses an HTTP response from a DeleteWebhookEndpointWithResponse call
+func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpointResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteWebhookEndpointResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data struct {
+				Deleted DeleteWebhookEndpoint200JSONResponseBodyDataDeleted `json:"deleted"`
+				Id      string                                              `json:"id"`
+			} `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                             `json:"statusCode"`
+			Success    DeleteWebhookEndpoint200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers DeleteWebhookEndpointResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteWebhookEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetWebhookEndpointResponse parses an HTTP response from a GetWebhookEndpointWithResponse call
+func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetWebhookEndpointResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data WebhookEndpoint `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                          `json:"statusCode"`
+			Success    GetWebhookEndpoint200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetWebhookEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdateWebhookEndpointResponse parses an HTTP response from a UpdateWebhookEndpointWithResponse call
+func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpointResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdateWebhookEndpointResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data WebhookEndpoint `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                             `json:"statusCode"`
+			Success    UpdateWebhookEndpoint200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers UpdateWebhookEndpointResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdateWebhookEndpointResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRotateWebhookEndpointSecretResponse parses an HTTP response from a RotateWebhookEndpointSecretWithResponse call
+func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhookEndpointSecretResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RotateWebhookEndpointSecretResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data an endpoint with its secret, shown only on create and rotation
+			Data WebhookEndpointWithSecret `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                   `json:"statusCode"`
+			Success    RotateWebhookEndpointSecret201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers RotateWebhookEndpointSecretResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers RotateWebhookEndpointSecretResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListWebhookEventsResponse parses an HTTP response from a ListWebhookEventsWithResponse call
 func ParseListWebhookEventsResponse(rsp *http.Response) (*ListWebhookEventsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -37027,6 +39350,20 @@ func ParseResendWebhookEventResponse(rsp *http.Response) (*ResendWebhookEventRes
 			return nil, err
 		}
 		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError

@@ -763,7 +763,7 @@ func TestWebhookLog(t *testing.T) {
 		t.Errorf("resend signature: %v", err)
 	}
 	le := e.entry(t, first.ID)
-	if len(le.Deliveries) != 2 || le.Deliveries[1].ID != first.ID+"#webhook#r1" || le.Deliveries[1].Round != 1 || le.Deliveries[1].Status != "DELIVERED" {
+	if len(le.Deliveries) != 2 || le.Deliveries[1].ID != first.ID+"#webhook#"+e.company+"#r1" || le.Deliveries[1].Round != 1 || le.Deliveries[1].Status != "DELIVERED" {
 		t.Fatalf("after resend: %+v", le.Deliveries)
 	}
 

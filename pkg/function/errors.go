@@ -1,6 +1,7 @@
 package function
 
 import (
+	"fmt"
 	"net/http"
 
 	"payments/pkg/auth"
@@ -109,7 +110,9 @@ var Errors = httpapi.Catalogue{
 
 	// webhooks
 	{Err: events.ErrNotFound, Status: http.StatusNotFound, Code: "EVENT_NOT_FOUND", Message: "event not found"},
-	{Err: webhooks.ErrNoDestination, Status: http.StatusConflict, Code: "NO_WEBHOOK_DESTINATION", Message: "event has no destination: set a webhook URL first"},
+	{Err: webhooks.ErrNoDestination, Status: http.StatusConflict, Code: "NO_WEBHOOK_DESTINATION", Message: "event has no destination: no enabled webhook endpoint takes its kind"},
+	{Err: webhooks.ErrEndpointNotFound, Status: http.StatusNotFound, Code: "WEBHOOK_ENDPOINT_NOT_FOUND", Message: "webhook endpoint not found"},
+	{Err: webhooks.ErrTooManyEndpoints, Status: http.StatusBadRequest, Code: "TOO_MANY_WEBHOOK_ENDPOINTS", Message: fmt.Sprintf("a company may have at most %d webhook endpoints: delete one first", webhooks.MaxEndpoints)},
 
 	// Idempotency-Key (docs/idempotency.md)
 	{Err: idempotency.ErrKeyReused, Status: http.StatusUnprocessableEntity, Code: "IDEMPOTENCY_KEY_REUSED", Message: "this Idempotency-Key was used with a different request"},

@@ -200,7 +200,8 @@ var Functions = map[string]Function{
 	"webhooks": {
 		Settings: []string{modeSetting},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:GetItem", "dynamodb:Query"}},
+			// Writes: the company's webhook endpoints.
+			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
 			{tokenSecret, getSecret},
 		},
@@ -255,7 +256,8 @@ var Functions = map[string]Function{
 	},
 	"webhook-worker": {
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			// Query: the company's endpoints.
+			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
 		},
 	},

@@ -399,8 +399,20 @@ const (
 
 func eventSK(id string) string { return eventSKPrefix + id }
 
-// webhookSecretSK is the sort key of a company's signing secret.
-func webhookSecretSK() string { return "WEBHOOK_SECRET" }
+// webhookItemsPrefix starts the sort key of every webhook endpoint item of
+// a company: the console's, the others and their count.
+const webhookItemsPrefix = "WEBHOOK_"
+
+// webhookSecretSK is the sort key of the console endpoint's item, which
+// holds the company's signing secret.
+func webhookSecretSK() string { return webhookItemsPrefix + "SECRET" }
+
+// webhookEndpointSK is the sort key of an endpoint the company created.
+func webhookEndpointSK(id string) string { return webhookItemsPrefix + "ENDPOINT#" + id }
+
+// webhookEndpointCountSK is the sort key of the count of the endpoints the
+// company created.
+func webhookEndpointCountSK() string { return webhookItemsPrefix + "ENDPOINTS" }
 
 // deliverySK is the sort key of a delivery: right after its event's.
 func deliverySK(deliveryID string) string {
@@ -411,8 +423,10 @@ func deliverySK(deliveryID string) string {
 const deliverySKInfix = "#DLV#"
 
 const (
-	kindWebhookSecret   = "webhook_secret"
-	kindWebhookDelivery = "webhook_delivery"
+	kindWebhookSecret        = "webhook_secret"
+	kindWebhookEndpoint      = "webhook_endpoint"
+	kindWebhookEndpointCount = "webhook_endpoint_count"
+	kindWebhookDelivery      = "webhook_delivery"
 )
 
 // Rates and fees (see Rates, Fees).

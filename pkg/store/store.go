@@ -22,7 +22,7 @@
 //     idempotency.go, wallets.go, ledger.go, posting.go (the one write of
 //     money), funds.go, moves.go, conversions.go, debts.go, payments*.go,
 //     cards*.go, customers.go, rates.go, fees.go, outbox.go, webhooks.go,
-//     webhooklog.go.
+//     webhooklog.go, webhook_endpoints.go.
 //
 // The simulated providers keep their state apart from ours, as remote
 // systems would, in stores of their own beside their code

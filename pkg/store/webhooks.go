@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"payments/pkg/companies"
 	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
@@ -19,10 +18,10 @@ import (
 
 // Webhooks stores what webhook delivery needs, in the company's partition:
 //
-//   - the signing secret, its own item (COMPANY#<cid>, WEBHOOK_SECRET), so
-//     that no read of the company record can reveal it;
+//   - the endpoints and their secrets (webhook_endpoints.go), in items of
+//     their own, so that no read of the company record can reveal one;
 //   - one item per delivery, next to its event (EVT#<event id>#DLV#<webhook
-//     or notify>[#r<n>]), holding the attempts; a query of the sort keys
+//     #<endpoint id> or notify>[#r<n>]), holding the attempts; a query of the sort keys
 //     EVT#… returns events and their deliveries together, time-ordered
 //     because event ids are UUID v7;
 //   - on the event item of the outbox, the attribute dispatched_at, set
@@ -41,15 +40,6 @@ var (
 // NewWebhooks returns the webhooks store on db.
 func NewWebhooks(db *DB) *Webhooks { return &Webhooks{db: db, outbox: NewOutbox(db)} }
 
-type secretItem struct {
-	PK        string `dynamodbav:"PK"`
-	SK        string `dynamodbav:"SK"`
-	Type      string `dynamodbav:"type"`
-	CompanyID string `dynamodbav:"company_id"`
-	Secret    string `dynamodbav:"secret,omitempty"` // absent while signing is off
-	CreatedAt string `dynamodbav:"created_at,omitempty"`
-}
-
 type attemptItem struct {
 	Number     int    `dynamodbav:"attempt"`
 	At         string `dynamodbav:"at"`
@@ -66,6 +56,7 @@ type deliveryItem struct {
 	CompanyID    string        `dynamodbav:"company_id"`
 	EventID      string        `dynamodbav:"event_id"`
 	Destination  string        `dynamodbav:"destination"`
+	EndpointID   string        `dynamodbav:"endpoint_id,omitempty"`
 	Round        int           `dynamodbav:"round"`
 	URL          string        `dynamodbav:"url"`
 	Signature    string        `dynamodbav:"signature,omitempty"`
@@ -92,7 +83,7 @@ func (it deliveryItem) delivery() (webhooks.Delivery, error) {
 	}
 	d := webhooks.Delivery{
 		ID: it.ID, CompanyID: it.CompanyID, EventID: it.EventID, Destination: webhooks.Destination(it.Destination),
-		Round: it.Round, URL: it.URL, Signature: it.Signature, Status: webhooks.Status(it.Status), Queued: it.Queued,
+		EndpointID: it.EndpointID, Round: it.Round, URL: it.URL, Signature: it.Signature, Status: webhooks.Status(it.Status), Queued: it.Queued,
 		CreatedAt: created, UpdatedAt: updated,
 	}
 	for _, a := range it.Attempts {
@@ -131,74 +122,12 @@ func (s *Webhooks) Event(ctx context.Context, companyID, eventID string) (events
 	return s.outbox.Event(ctx, companyID, eventID)
 }
 
-// Secret returns the company's signing secret, or "" when it has none.
-func (s *Webhooks) Secret(ctx context.Context, companyID string) (string, error) {
-	var it secretItem
-	found, err := s.db.Find(ctx, companyPK(companyID), webhookSecretSK(), &it)
-	if err != nil {
-		return "", fmt.Errorf("store: get webhook secret: %w", err)
-	}
-	if !found {
-		return "", nil
-	}
-	return it.Secret, nil
-}
-
-// PutSecret replaces the company's signing secret, on the condition that
-// the company exists (companies.ErrNotFound otherwise).
-func (s *Webhooks) PutSecret(ctx context.Context, companyID, secret string, now time.Time) error {
-	item, err := attributevalue.MarshalMap(secretItem{
-		PK: companyPK(companyID), SK: webhookSecretSK(), Type: kindWebhookSecret,
-		CompanyID: companyID, Secret: secret, CreatedAt: timestamp.Format(now),
-	})
-	if err != nil {
-		return fmt.Errorf("store: encode webhook secret: %w", err)
-	}
-	return s.withCompany(ctx, companyID, types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.db.Table), Item: item,
-	}})
-}
-
-// DeleteSecret removes the secret from the company's secret item (an
-// update, so the console needs no delete permission), on the condition that
-// the company exists (companies.ErrNotFound otherwise).
-func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
-	return s.withCompany(ctx, companyID, types.TransactWriteItem{Update: &types.Update{
-		TableName:                aws.String(s.db.Table),
-		Key:                      dynamo.Key(companyPK(companyID), webhookSecretSK()),
-		UpdateExpression:         aws.String("SET #type = :type, company_id = :cid REMOVE secret, created_at"),
-		ExpressionAttributeNames: map[string]string{"#type": "type"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":type": &types.AttributeValueMemberS{Value: kindWebhookSecret},
-			":cid":  &types.AttributeValueMemberS{Value: companyID},
-		},
-	}})
-}
-
-// withCompany writes item in one transaction with a check that the company
-// exists.
-func (s *Webhooks) withCompany(ctx context.Context, companyID string, item types.TransactWriteItem) error {
-	t := &txn{}
-	t.Add("company", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-		TableName:           aws.String(s.db.Table),
-		Key:                 dynamo.Key(companyPK(companyID), companySK()),
-		ConditionExpression: aws.String("attribute_exists(PK)"),
-	}})
-	t.Add("secret", item)
-	return s.db.writeOnce(ctx, "webhook secret of "+companyID, t, func(_ context.Context, c dynamo.Cancellation) error {
-		if c.Failed("company") {
-			return companies.ErrNotFound
-		}
-		return nil
-	})
-}
-
 // CreateDelivery writes a new delivery; webhooks.ErrDeliveryExists when its
 // id is taken.
 func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) error {
 	it := deliveryItem{
 		PK: companyPK(d.CompanyID), SK: deliverySK(d.ID), Type: kindWebhookDelivery,
-		ID: d.ID, CompanyID: d.CompanyID, EventID: d.EventID, Destination: string(d.Destination), Round: d.Round,
+		ID: d.ID, CompanyID: d.CompanyID, EventID: d.EventID, Destination: string(d.Destination), EndpointID: d.EndpointID, Round: d.Round,
 		URL: d.URL, Signature: d.Signature, Status: string(d.Status), Attempts: []attemptItem{},
 		AttemptCount: len(d.Attempts), Queued: d.Queued, CreatedAt: timestamp.Format(d.CreatedAt), UpdatedAt: timestamp.Format(d.UpdatedAt),
 	}
@@ -255,6 +184,29 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 			":s":       &types.AttributeValueMemberS{Value: string(status)},
 			":pending": &types.AttributeValueMemberS{Value: string(webhooks.StatusPending)},
 			":now":     &types.AttributeValueMemberS{Value: timestamp.Format(now)},
+		},
+	})
+	if dynamo.ConditionFailed(err) {
+		return webhooks.ErrAttemptTaken
+	}
+	return err
+}
+
+// CancelDelivery sets the delivery CANCELED on the condition that it is
+// still PENDING with the attempts d has: webhooks.ErrAttemptTaken
+// otherwise.
+func (s *Webhooks) CancelDelivery(ctx context.Context, d webhooks.Delivery, now time.Time) error {
+	_, err := s.db.Update(ctx, "cancel delivery "+d.ID, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.db.Table),
+		Key:                      dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
+		UpdateExpression:         aws.String("SET #status = :s, updated_at = :now"),
+		ConditionExpression:      aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :n"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":s":       dynamo.Str(string(webhooks.StatusCanceled)),
+			":pending": dynamo.Str(string(webhooks.StatusPending)),
+			":n":       dynamo.Num(int64(len(d.Attempts))),
+			":now":     dynamo.Str(timestamp.Format(now)),
 		},
 	})
 	if dynamo.ConditionFailed(err) {

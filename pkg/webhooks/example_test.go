@@ -65,3 +65,22 @@ func Example_verifyWebhook() {
 	// genuine: <nil>
 	// tampered: bad signature
 }
+
+// A receiver needs only its endpoint's secret to check a delivery: during a
+// rotation's overlap the header carries one v1 per secret, and a receiver
+// holding either the new or the previous secret accepts it.
+func ExampleVerify() {
+	body := []byte(`{"event":"card.fund","data":{"transaction_id":"t1"}}`)
+	now := time.Now()
+	ep := webhooks.Endpoint{Secret: "whsec_new", PreviousSecret: "whsec_old", PreviousExpiresAt: now.Add(time.Hour)}
+	header := ep.Sign(now, body) // what the delivery's X-Service-Signature holds
+
+	for _, secret := range []string{"whsec_new", "whsec_old", "whsec_other"} {
+		err := webhooks.Verify(header, body, secret, 5*time.Minute, time.Now())
+		fmt.Printf("%s: %v\n", secret, err)
+	}
+	// Output:
+	// whsec_new: <nil>
+	// whsec_old: <nil>
+	// whsec_other: webhooks: signature does not verify
+}

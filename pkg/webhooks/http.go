@@ -20,7 +20,8 @@ const DefaultPageSize = 10
 //
 //	GET  /webhooks/events              the company's events, newest first, with deliveries and attempts
 //	GET  /webhooks/events/{id}         one event
-//	POST /webhooks/events/{id}/resend  queue a fresh delivery round of the same body (202)
+//	POST /webhooks/events/{id}/resend  queue a fresh delivery round of the same body (202);
+//	                                   {"endpoint_id"} limits it to one endpoint
 //
 // and the Events API, also ours (eventsapi.go, eventsapi_http.go):
 //
@@ -112,11 +113,17 @@ func (h logHandlers) get(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h logHandlers) resend(w http.ResponseWriter, r *http.Request) error {
+	var req struct {
+		EndpointID string `json:"endpoint_id"`
+	}
+	if err := httpapi.DecodeOptional(r, &req); err != nil {
+		return err
+	}
 	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
-	rec, err := h.log.Resend(r.Context(), cid, r.PathValue("id"))
+	rec, err := h.log.Resend(r.Context(), cid, r.PathValue("id"), req.EndpointID)
 	if err != nil {
 		return err
 	}
@@ -171,14 +178,17 @@ type EventView struct {
 // DeliveryView is a delivery in the delivery log. The signature itself is
 // not shown; Signed tells whether one was sent.
 type DeliveryView struct {
-	ID          string        `json:"id"`
-	Destination Destination   `json:"destination"`
-	URL         string        `json:"url"`
-	Round       int           `json:"round"`
-	Status      Status        `json:"status"`
-	Signed      bool          `json:"signed"`
-	CreatedAt   string        `json:"created_at"`
-	Attempts    []AttemptView `json:"attempts"`
+	ID          string      `json:"id"`
+	Destination Destination `json:"destination"`
+	// EndpointID is the endpoint of a webhook delivery, null for a
+	// notify_url one (and for webhook deliveries made before endpoints).
+	EndpointID *string       `json:"endpoint_id"`
+	URL        string        `json:"url"`
+	Round      int           `json:"round"`
+	Status     Status        `json:"status"`
+	Signed     bool          `json:"signed"`
+	CreatedAt  string        `json:"created_at"`
+	Attempts   []AttemptView `json:"attempts"`
 }
 
 // AttemptView is an attempt in the delivery log: status_code is null when
@@ -205,6 +215,10 @@ func View(r Record) (EventView, error) {
 		dv := DeliveryView{
 			ID: d.ID, Destination: d.Destination, URL: d.URL, Round: d.Round, Status: d.Status,
 			Signed: d.Signature != "", CreatedAt: timestamp.Format(d.CreatedAt), Attempts: make([]AttemptView, 0, len(d.Attempts)),
+		}
+		if d.EndpointID != "" {
+			id := d.EndpointID
+			dv.EndpointID = &id
 		}
 		for _, a := range d.Attempts {
 			av := AttemptView{Attempt: a.Number, At: timestamp.Format(a.At), DurationMS: a.Duration.Milliseconds()}

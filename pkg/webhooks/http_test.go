@@ -34,7 +34,7 @@ func TestViewTimestamps(t *testing.T) {
 			}
 			ev.CreatedAt = tt.at
 			rec := webhooks.Record{Event: ev, Dispatched: true, Deliveries: []webhooks.Delivery{{
-				ID: webhooks.DeliveryID(ev.ID, webhooks.DestinationWebhook, 0), EventID: ev.ID,
+				ID: webhooks.DeliveryID(ev.ID, webhooks.DestinationWebhook, "ep-1", 0), EventID: ev.ID,
 				Destination: webhooks.DestinationWebhook, Status: webhooks.StatusFailed, CreatedAt: tt.at,
 				Attempts: []webhooks.Attempt{{Number: 1, At: tt.at, StatusCode: 500, Duration: time.Second}},
 			}}}

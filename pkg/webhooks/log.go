@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"payments/pkg/events"
+	"payments/pkg/field"
 	"payments/pkg/ids"
 	"payments/pkg/page"
 )
@@ -29,6 +31,8 @@ type LogStore interface {
 	// Events reads page p of the company's events that match q, newest
 	// first, as Records does, without their deliveries.
 	Events(ctx context.Context, companyID string, q EventQuery, p page.Request) (page.Result[events.Event], error)
+	// Endpoints reads the company's endpoints (EndpointStore.Endpoints).
+	Endpoints(ctx context.Context, companyID string) ([]Endpoint, error)
 }
 
 // Query filters the delivery log. Zero fields do not filter.
@@ -42,15 +46,14 @@ type Query struct {
 // Log is the delivery log: a company's events, their deliveries and
 // attempts, and resends.
 type Log struct {
-	store     LogStore
-	companies Companies
-	queue     Queue
+	store LogStore
+	queue Queue
 }
 
-// NewLog returns the delivery log over store; a resend reads the webhook
-// URL in comps and queues its round on q.
-func NewLog(store LogStore, comps Companies, q Queue) *Log {
-	return &Log{store: store, companies: comps, queue: q}
+// NewLog returns the delivery log over store; a resend queues its round on
+// q.
+func NewLog(store LogStore, q Queue) *Log {
+	return &Log{store: store, queue: q}
 }
 
 // List returns page p of the company's events that match q, newest first.
@@ -68,28 +71,29 @@ func (l *Log) Get(ctx context.Context, companyID, eventID string) (Record, error
 }
 
 // Resend queues a fresh delivery round of the event to its destinations as
-// they are now (the company's webhook URL, the event's notify_url): new
-// delivery ids ("…#r<n>"), a new signature timestamp, the same body bytes.
-// The worker creates the round's deliveries when it takes the message, so
-// the record returned may not show them yet. Two resends at the same moment
-// may become one round.
-func (l *Log) Resend(ctx context.Context, companyID, eventID string) (Record, error) {
+// they are now (the enabled endpoints that take its kind, the event's
+// notify_url), or to endpointID's alone when it is set: new delivery ids
+// ("…#r<n>"), a new signature timestamp, the same body bytes. The worker
+// creates the round's deliveries when it takes the message, so the record
+// returned may not show them yet. Two resends at the same moment may become
+// one round.
+func (l *Log) Resend(ctx context.Context, companyID, eventID, endpointID string) (Record, error) {
 	r, err := l.Get(ctx, companyID, eventID)
 	if err != nil {
 		return Record{}, err
 	}
-	c, err := l.companies.Get(ctx, companyID)
+	eps, err := l.store.Endpoints(ctx, companyID)
 	if err != nil {
 		return Record{}, err
 	}
-	if c.WebhookURL == "" && r.Event.NotifyURL == "" {
-		return Record{}, ErrNoDestination
+	if err := checkResend(r.Event, eps, endpointID); err != nil {
+		return Record{}, err
 	}
 	round := 1
 	for _, d := range r.Deliveries {
 		round = max(round, d.Round+1)
 	}
-	body, err := json.Marshal(Message{Kind: KindResend, CompanyID: companyID, EventID: eventID, Round: round})
+	body, err := json.Marshal(Message{Kind: KindResend, CompanyID: companyID, EventID: eventID, Round: round, EndpointID: endpointID})
 	if err != nil {
 		return Record{}, fmt.Errorf("webhooks: encode message: %w", err)
 	}
@@ -97,6 +101,28 @@ func (l *Log) Resend(ctx context.Context, companyID, eventID string) (Record, er
 		return Record{}, err
 	}
 	return r, nil
+}
+
+// checkResend refuses a resend that has nowhere to go: endpointID (when
+// set) must name an enabled endpoint that takes the event's kind; otherwise
+// one endpoint must take it, or the event have a notify_url.
+func checkResend(ev events.Event, eps []Endpoint, endpointID string) error {
+	if endpointID != "" {
+		i := slices.IndexFunc(eps, func(e Endpoint) bool { return e.ID == endpointID && e.URL != "" })
+		switch {
+		case i < 0:
+			return field.Invalid("endpoint_id", "is not an endpoint of the company")
+		case eps[i].Status != EndpointEnabled:
+			return field.Invalid("endpoint_id", "names a disabled endpoint: enable it first")
+		case !eps[i].Receives(ev.Kind):
+			return field.Invalid("endpoint_id", "names an endpoint that does not take "+string(ev.Kind)+" events")
+		}
+		return nil
+	}
+	if ev.NotifyURL == "" && !slices.ContainsFunc(eps, func(e Endpoint) bool { return e.Receives(ev.Kind) }) {
+		return ErrNoDestination
+	}
+	return nil
 }
 
 // Payload returns the data object of an event's body.

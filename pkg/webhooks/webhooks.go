@@ -1,9 +1,10 @@
 // Package webhooks delivers events to the companies that own them (spec §6,
 // DESIGN.md §4 and §6): each event goes, as a signed HTTPS POST of its fixed
-// body, to the company's webhook URL and, for payment status updates, to the
-// request's notify_url.
+// body, to each enabled endpoint of the company that subscribed to its kind
+// (the console's webhook_url is one of them) and, for payment status
+// updates, to the request's notify_url.
 //
-// One Delivery exists per event and destination. The webhook worker makes
+// One Delivery exists per event and destination (each endpoint is one). The webhook worker makes
 // one attempt per SQS message: any 2xx is success; anything else, or a
 // network error or time-out, queues the next attempt with a 5 s delay,
 // until 4 attempts are spent and the delivery is permanently FAILED. The
@@ -22,12 +23,12 @@ package webhooks
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
 
-	"payments/pkg/companies"
 	"payments/pkg/events"
 	"payments/pkg/outbound"
 )
@@ -83,8 +84,12 @@ const (
 	// failed.
 	StatusFailed Status = "FAILED"
 	// StatusSkipped is an event the worker handled when it had no
-	// destination (no webhook URL and no notify_url).
+	// destination (no endpoint took it and it had no notify_url), or whose
+	// deliveries were all canceled.
 	StatusSkipped Status = "SKIPPED"
+	// StatusCanceled is a delivery whose endpoint was disabled or deleted
+	// before it succeeded: its next attempt is not made.
+	StatusCanceled Status = "CANCELED"
 )
 
 // Statuses lists every status an event may have in the delivery log.
@@ -110,19 +115,22 @@ func (a Attempt) Succeeded() bool { return a.Error == "" && a.StatusCode >= 200 
 
 // Delivery is one event on its way to one destination.
 type Delivery struct {
-	// ID is "<event id>#webhook" or "<event id>#notify", with "#r<n>" added
-	// for the n-th resend round: deterministic, so a duplicate message finds
-	// the delivery already there.
+	// ID is "<event id>#webhook#<endpoint id>" or "<event id>#notify",
+	// with "#r<n>" added for the n-th resend round: deterministic, so a
+	// duplicate message finds the delivery already there. (Deliveries made
+	// before endpoints existed are "<event id>#webhook[#r<n>]".)
 	ID          string
 	CompanyID   string
 	EventID     string
 	Destination Destination
+	// EndpointID is the endpoint of a webhook delivery.
+	EndpointID string
 	// Round is 0 for the first delivery, n for the n-th resend.
 	Round int
 	// URL is the destination as it was when the delivery was created.
 	URL string
 	// Signature is the X-Service-Signature value, fixed at creation; empty
-	// when the company had no signing secret.
+	// when the endpoint had no signing secret.
 	Signature string
 	Status    Status
 	Attempts  []Attempt
@@ -132,10 +140,10 @@ type Delivery struct {
 	UpdatedAt time.Time
 }
 
-// DeliveryID returns the id of the delivery of event eventID to dest in
-// round (0 for the first delivery).
-func DeliveryID(eventID string, dest Destination, round int) string {
-	id := eventID + "#webhook"
+// DeliveryID returns the id of the delivery of event eventID to dest (the
+// endpoint endpointID of a webhook) in round (0 for the first delivery).
+func DeliveryID(eventID string, dest Destination, endpointID string, round int) string {
+	id := eventID + "#webhook#" + endpointID
 	if dest == DestinationNotifyURL {
 		id = eventID + "#notify"
 	}
@@ -160,17 +168,24 @@ type Record struct {
 	Deliveries []Delivery
 }
 
-// Status aggregates the event's deliveries. For each destination the
-// latest round counts: PENDING if one of them is pending, else FAILED if
-// one failed, else DELIVERED. An event without deliveries is SKIPPED once
-// the worker handled it (it had no destination), PENDING before.
+// Status aggregates the event's deliveries. For each destination (each
+// endpoint) the latest round counts, unless it was canceled: PENDING if one
+// of them is pending, else FAILED if one failed, else DELIVERED. An event
+// without such deliveries is SKIPPED once the worker handled it (it had no
+// destination), PENDING before.
 func (r Record) Status() Status {
-	latest := map[Destination]Delivery{}
+	type dest struct {
+		kind     Destination
+		endpoint string
+	}
+	latest := map[dest]Delivery{}
 	for _, d := range r.Deliveries {
-		if cur, ok := latest[d.Destination]; !ok || d.Round > cur.Round {
-			latest[d.Destination] = d
+		k := dest{d.Destination, d.EndpointID}
+		if cur, ok := latest[k]; !ok || d.Round > cur.Round {
+			latest[k] = d
 		}
 	}
+	maps.DeleteFunc(latest, func(_ dest, d Delivery) bool { return d.Status == StatusCanceled })
 	if len(latest) == 0 {
 		if r.Dispatched {
 			return StatusSkipped
@@ -199,15 +214,10 @@ var (
 	// ErrAttemptTaken is an attempt another copy of the message recorded
 	// first (or a delivery no longer PENDING).
 	ErrAttemptTaken = errors.New("webhooks: attempt already recorded")
-	// ErrNoDestination is a resend of an event that has nowhere to go: the
-	// company has no webhook URL and the event no notify_url.
+	// ErrNoDestination is a resend of an event that has nowhere to go: no
+	// enabled endpoint takes its kind and it has no notify_url.
 	ErrNoDestination = errors.New("webhooks: no destination")
 )
-
-// Companies reads companies; companies.ErrNotFound when absent.
-type Companies interface {
-	Get(ctx context.Context, id string) (companies.Company, error)
-}
 
 // Sender posts a delivery; *outbound.Client is the one used.
 type Sender interface {
@@ -217,13 +227,6 @@ type Sender interface {
 // Queue sends a message to the webhooks queue after delay.
 type Queue interface {
 	Send(ctx context.Context, body []byte, delay time.Duration) error
-}
-
-// Secrets reads a company's signing secret.
-type Secrets interface {
-	// Secret returns the company's signing secret, or "" when signing is
-	// off.
-	Secret(ctx context.Context, companyID string) (string, error)
 }
 
 // EventReader reads events.

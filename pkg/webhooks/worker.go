@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"payments/pkg/companies"
 	"payments/pkg/events"
 	"payments/pkg/metrics"
 	"payments/pkg/outbound"
@@ -21,7 +20,10 @@ import (
 // WorkerStore is what the worker reads and writes.
 type WorkerStore interface {
 	EventReader
-	Secrets
+	// Endpoints reads the company's endpoints (EndpointStore.Endpoints).
+	Endpoints(ctx context.Context, companyID string) ([]Endpoint, error)
+	// Endpoint reads one endpoint, or ErrEndpointNotFound.
+	Endpoint(ctx context.Context, companyID, id string) (Endpoint, error)
 	// CreateDelivery writes a new delivery; ErrDeliveryExists when its id
 	// is taken.
 	CreateDelivery(ctx context.Context, d Delivery) error
@@ -36,6 +38,9 @@ type WorkerStore interface {
 	MarkQueued(ctx context.Context, companyID, deliveryID string, n int) error
 	// MarkDispatched records that the worker handled the event.
 	MarkDispatched(ctx context.Context, companyID, eventID string, now time.Time) error
+	// CancelDelivery sets d CANCELED on the condition that it is PENDING
+	// with the attempts d has; otherwise ErrAttemptTaken.
+	CancelDelivery(ctx context.Context, d Delivery, now time.Time) error
 }
 
 // Message kinds the worker receives besides outbox.Message (which has no
@@ -58,22 +63,23 @@ type Message struct {
 	Attempt int `json:"attempt,omitempty"`
 	// Round is the resend round of a KindResend message.
 	Round int `json:"round,omitempty"`
+	// EndpointID limits a KindResend round to one endpoint.
+	EndpointID string `json:"endpoint_id,omitempty"`
 }
 
 // Worker makes delivery attempts, one per message.
 type Worker struct {
-	store     WorkerStore
-	companies Companies
-	sender    Sender
-	queue     Queue
+	store  WorkerStore
+	sender Sender
+	queue  Queue
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
 
-// NewWorker returns a Worker that reads and records in store, finds webhook
-// URLs in comps, posts through sender and queues retries on q.
-func NewWorker(store WorkerStore, comps Companies, sender Sender, q Queue) *Worker {
-	return &Worker{store: store, companies: comps, sender: sender, queue: q, Now: time.Now}
+// NewWorker returns a Worker that reads and records in store, posts
+// through sender and queues retries on q.
+func NewWorker(store WorkerStore, sender Sender, q Queue) *Worker {
+	return &Worker{store: store, sender: sender, queue: q, Now: time.Now}
 }
 
 // Handle processes one message of the webhooks queue. It returns an error
@@ -90,17 +96,20 @@ func (w *Worker) Handle(ctx context.Context, body []byte) error {
 	case m.Kind == KindAttempt && m.DeliveryID != "" && m.Attempt >= 1 && m.Attempt <= MaxAttempts:
 		return w.attemptMessage(ctx, m)
 	case m.Kind == KindResend && m.EventID != "" && m.Round >= 1:
-		return w.dispatch(ctx, m.CompanyID, m.EventID, m.Round)
+		return w.dispatch(ctx, m.CompanyID, m.EventID, m.Round, m.EndpointID)
 	case m.Kind == "" && m.EventID != "":
-		return w.dispatch(ctx, m.CompanyID, m.EventID, 0)
+		return w.dispatch(ctx, m.CompanyID, m.EventID, 0, "")
 	}
 	slog.WarnContext(ctx, "webhook message dropped: unknown kind", "kind", m.Kind, "company_id", m.CompanyID)
 	return nil
 }
 
 // dispatch creates the deliveries of round for the event (or finds them,
-// for a duplicate message) and makes their first attempt.
-func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round int) error {
+// for a duplicate message) and makes their first attempt: one per enabled
+// endpoint that takes the event's kind (only endpointID's when set), and
+// one to the event's notify_url (not when endpointID is set), signed with
+// the console endpoint's secret, the company's signing secret.
+func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round int, endpointID string) error {
 	ev, err := w.store.Event(ctx, companyID, eventID)
 	if errors.Is(err, events.ErrNotFound) {
 		slog.WarnContext(ctx, "webhook message dropped: no such event", "company_id", companyID, "event_id", eventID)
@@ -109,22 +118,27 @@ func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round 
 	if err != nil {
 		return err
 	}
-	c, err := w.companies.Get(ctx, companyID)
-	if errors.Is(err, companies.ErrNotFound) {
-		slog.WarnContext(ctx, "webhook message dropped: no such company", "company_id", companyID, "event_id", eventID)
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	secret, err := w.store.Secret(ctx, companyID)
+	eps, err := w.store.Endpoints(ctx, companyID)
 	if err != nil {
 		return err
 	}
 	now := w.Now().UTC()
+	var fresh []Delivery
+	for _, e := range eps {
+		if !e.Receives(ev.Kind) || endpointID != "" && e.ID != endpointID {
+			continue
+		}
+		fresh = append(fresh, newDelivery(ev, DestinationWebhook, e, e.URL, round, now))
+	}
+	if ev.NotifyURL != "" && endpointID == "" {
+		var console Endpoint
+		if len(eps) > 0 && eps[0].Console {
+			console = eps[0]
+		}
+		fresh = append(fresh, newDelivery(ev, DestinationNotifyURL, console, ev.NotifyURL, round, now))
+	}
 	var ds []Delivery
-	for _, dest := range destinations(c.WebhookURL, ev.NotifyURL) {
-		d := newDelivery(ev, dest.kind, dest.url, round, secret, now)
+	for _, d := range fresh {
 		err := w.store.CreateDelivery(ctx, d)
 		if errors.Is(err, ErrDeliveryExists) {
 			d, err = w.store.Delivery(ctx, companyID, d.ID)
@@ -141,8 +155,8 @@ func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round 
 		slog.InfoContext(ctx, "webhook event has no destination", "company_id", companyID, "event_id", eventID, "event", ev.Kind)
 		return nil
 	}
-	// Both destinations are tried at once: each attempt may take the whole
-	// time-out.
+	// Every destination is tried at once: each attempt may take the whole
+	// time-out, and a failing endpoint must not hold up the others.
 	errs := make([]error, len(ds))
 	var wg sync.WaitGroup
 	for i, d := range ds {
@@ -152,38 +166,24 @@ func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round 
 	return errors.Join(errs...)
 }
 
-type destination struct {
-	kind Destination
-	url  string
-}
-
-func destinations(webhookURL, notifyURL string) []destination {
-	var out []destination
-	if webhookURL != "" {
-		out = append(out, destination{DestinationWebhook, webhookURL})
-	}
-	if notifyURL != "" {
-		out = append(out, destination{DestinationNotifyURL, notifyURL})
-	}
-	return out
-}
-
 // newDelivery returns the pending delivery of ev to url, its signature
-// fixed now with the company's current secret (none when secret is empty).
-func newDelivery(ev events.Event, dest Destination, url string, round int, secret string, now time.Time) Delivery {
+// fixed now with the secrets of e (none when e has none); e is the
+// endpoint of a webhook delivery.
+func newDelivery(ev events.Event, dest Destination, e Endpoint, url string, round int, now time.Time) Delivery {
 	d := Delivery{
-		ID:          DeliveryID(ev.ID, dest, round),
+		ID:          DeliveryID(ev.ID, dest, e.ID, round),
 		CompanyID:   ev.CompanyID,
 		EventID:     ev.ID,
 		Destination: dest,
 		Round:       round,
 		URL:         url,
+		Signature:   e.Sign(now, ev.Body),
 		Status:      StatusPending,
 		CreatedAt:   now,
 		UpdatedAt:   now,
 	}
-	if secret != "" {
-		d.Signature = Sign(secret, now, ev.Body)
+	if dest == DestinationWebhook {
+		d.EndpointID = e.ID
 	}
 	return d
 }
@@ -205,7 +205,34 @@ func (w *Worker) attemptMessage(ctx context.Context, m Message) error {
 	if err != nil {
 		return err
 	}
+	if stop, err := w.endpointGone(ctx, d); stop || err != nil {
+		return err
+	}
 	return w.attempt(ctx, ev, d, m.Attempt)
+}
+
+// endpointGone cancels a pending delivery whose endpoint was deleted or
+// disabled since it was created, and reports whether it did (or found it no
+// longer pending).
+func (w *Worker) endpointGone(ctx context.Context, d Delivery) (bool, error) {
+	if d.EndpointID == "" || d.Status != StatusPending {
+		return false, nil
+	}
+	e, err := w.store.Endpoint(ctx, d.CompanyID, d.EndpointID)
+	switch {
+	case errors.Is(err, ErrEndpointNotFound):
+	case err != nil:
+		return false, err
+	case e.Status == EndpointEnabled:
+		return false, nil
+	}
+	err = w.store.CancelDelivery(ctx, d, w.Now().UTC())
+	if err != nil && !errors.Is(err, ErrAttemptTaken) {
+		return false, err
+	}
+	slog.InfoContext(ctx, "webhook delivery canceled: its endpoint is disabled or deleted",
+		"company_id", d.CompanyID, "delivery_id", d.ID, "endpoint_id", d.EndpointID)
+	return true, nil
 }
 
 // attempt makes attempt n of d, records it and queues the next one after a
@@ -245,7 +272,7 @@ func (w *Worker) attempt(ctx context.Context, ev events.Event, d Delivery, n int
 	}
 	slog.InfoContext(ctx, "webhook attempt",
 		"company_id", d.CompanyID, "event_id", d.EventID, "event", ev.Kind, "delivery_id", d.ID,
-		"destination", d.Destination, "attempt", n, "status_code", a.StatusCode, "error", a.Error,
+		"destination", d.Destination, "endpoint_id", d.EndpointID, "attempt", n, "status_code", a.StatusCode, "error", a.Error,
 		"duration_ms", a.Duration.Milliseconds(), "delivery_status", status)
 	switch status {
 	case StatusDelivered:

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"payments/pkg/companies"
 	"payments/pkg/events"
 	"payments/pkg/outbound"
 	"payments/pkg/outbox"
@@ -25,7 +24,7 @@ import (
 type fakeStore struct {
 	mu         sync.Mutex
 	events     map[string]events.Event
-	secret     string
+	endpoints  []webhooks.Endpoint
 	deliveries map[string]webhooks.Delivery
 	dispatched map[string]bool
 	recordErr  error // returned once by RecordAttempt
@@ -53,7 +52,37 @@ func (s *fakeStore) Event(_ context.Context, companyID, eventID string) (events.
 	return e, nil
 }
 
-func (s *fakeStore) Secret(context.Context, string) (string, error) { return s.secret, nil }
+func (s *fakeStore) Endpoints(context.Context, string) ([]webhooks.Endpoint, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.endpoints), nil
+}
+
+func (s *fakeStore) Endpoint(_ context.Context, _, id string) (webhooks.Endpoint, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.endpoints {
+		if e.ID == id && e.URL != "" {
+			return e, nil
+		}
+	}
+	return webhooks.Endpoint{}, webhooks.ErrEndpointNotFound
+}
+
+// console returns the console endpoint, the first.
+func (s *fakeStore) console() *webhooks.Endpoint { return &s.endpoints[0] }
+
+func (s *fakeStore) CancelDelivery(_ context.Context, d webhooks.Delivery, _ time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.deliveries[d.ID]
+	if cur.Status != webhooks.StatusPending || len(cur.Attempts) != len(d.Attempts) {
+		return webhooks.ErrAttemptTaken
+	}
+	cur.Status = webhooks.StatusCanceled
+	s.deliveries[d.ID] = cur
+	return nil
+}
 
 func (s *fakeStore) CreateDelivery(_ context.Context, d webhooks.Delivery) error {
 	s.mu.Lock()
@@ -167,16 +196,6 @@ func (q *fakeQueue) take() []queued {
 	return out
 }
 
-type fakeCompanies map[string]companies.Company
-
-func (f fakeCompanies) Get(_ context.Context, id string) (companies.Company, error) {
-	c, ok := f[id]
-	if !ok {
-		return companies.Company{}, companies.ErrNotFound
-	}
-	return c, nil
-}
-
 const (
 	hookURL   = "https://hooks.example.com/in"
 	notifyURL = "https://merchant.example.com/notify"
@@ -198,8 +217,11 @@ func newWorkerEnv(t *testing.T, webhookURL, notify string, script map[string][]i
 	}
 	ev.NotifyURL = notify
 	e := &workerEnv{store: newFakeStore(ev), sender: &fakeSender{script: script}, queue: &fakeQueue{}, event: ev}
-	e.store.secret = "3f6c0d8ea5b1c2d3e4f5061728394a5b6c7d8e9f00112233445566778899aabb"
-	e.worker = webhooks.NewWorker(e.store, fakeCompanies{"co-1": {ID: "co-1", WebhookURL: webhookURL}}, e.sender, e.queue)
+	e.store.endpoints = []webhooks.Endpoint{{
+		ID: "co-1", CompanyID: "co-1", URL: webhookURL, Console: true, Status: webhooks.EndpointEnabled,
+		EnabledEvents: []string{webhooks.AllEvents}, Secret: "3f6c0d8ea5b1c2d3e4f5061728394a5b6c7d8e9f00112233445566778899aabb",
+	}}
+	e.worker = webhooks.NewWorker(e.store, e.sender, e.queue)
 	return e
 }
 
@@ -258,7 +280,7 @@ func TestWorkerRetriesUntilSuccessOrFour(t *testing.T) {
 					t.Errorf("message %d: %+v", i, m)
 				}
 			}
-			d := e.store.deliveries[webhooks.DeliveryID(e.event.ID, webhooks.DestinationWebhook, 0)]
+			d := e.store.deliveries[webhooks.DeliveryID(e.event.ID, webhooks.DestinationWebhook, "co-1", 0)]
 			if d.Status != tt.wantStatus || len(d.Attempts) != tt.wantSends {
 				t.Fatalf("delivery %s with %d attempts", d.Status, len(d.Attempts))
 			}
@@ -271,7 +293,7 @@ func TestWorkerRetriesUntilSuccessOrFour(t *testing.T) {
 					s.header.Get(webhooks.EventTypeHeader) != "card.fund" {
 					t.Errorf("send %d headers %v", i, s.header)
 				}
-				if err := webhooks.Verify(s.header.Get(webhooks.SignatureHeader), s.body, e.store.secret, time.Minute, time.Now()); err != nil {
+				if err := webhooks.Verify(s.header.Get(webhooks.SignatureHeader), s.body, e.store.console().Secret, time.Minute, time.Now()); err != nil {
 					t.Errorf("send %d: %v", i, err)
 				}
 				if a := d.Attempts[i]; a.Number != i+1 || (a.StatusCode == 0) == (a.Error == "") {
@@ -351,7 +373,7 @@ func TestWorkerDuplicates(t *testing.T) {
 		e := newWorkerEnv(t, hookURL, "", map[string][]int{hookURL: {500}})
 		e.handle(t, outbox.Message{CompanyID: "co-1", EventID: e.event.ID})
 		e.queue.take()
-		id := webhooks.DeliveryID(e.event.ID, webhooks.DestinationWebhook, 0)
+		id := webhooks.DeliveryID(e.event.ID, webhooks.DestinationWebhook, "co-1", 0)
 		d := e.store.deliveries[id]
 		d.Queued = 0
 		e.store.deliveries[id] = d
@@ -364,7 +386,7 @@ func TestWorkerDuplicates(t *testing.T) {
 
 func TestWorkerSignature(t *testing.T) {
 	e := newWorkerEnv(t, hookURL, "", map[string][]int{hookURL: {500, 200}})
-	e.store.secret = ""
+	e.store.console().Secret = ""
 	e.run(t)
 	for _, s := range e.sender.sent {
 		if _, ok := s.header[webhooks.SignatureHeader]; ok {
@@ -380,7 +402,7 @@ func TestWorkerResend(t *testing.T) {
 	if len(e.sender.sent) != 4 {
 		t.Fatalf("%d sends, want 4", len(e.sender.sent))
 	}
-	for _, id := range []string{e.event.ID + "#webhook#r1", e.event.ID + "#notify#r1"} {
+	for _, id := range []string{e.event.ID + "#webhook#co-1#r1", e.event.ID + "#notify#r1"} {
 		if d := e.store.deliveries[id]; d.Status != webhooks.StatusDelivered || d.Round != 1 {
 			t.Errorf("delivery %s: %+v", id, d)
 		}
@@ -450,12 +472,13 @@ func TestDeliveryID(t *testing.T) {
 		round int
 		want  string
 	}{
-		{webhooks.DestinationWebhook, 0, "e1#webhook"},
+		{webhooks.DestinationWebhook, 0, "e1#webhook#ep"},
 		{webhooks.DestinationNotifyURL, 0, "e1#notify"},
-		{webhooks.DestinationWebhook, 2, "e1#webhook#r2"},
+		{webhooks.DestinationWebhook, 2, "e1#webhook#ep#r2"},
+		{webhooks.DestinationNotifyURL, 1, "e1#notify#r1"},
 	}
 	for _, tt := range tests {
-		if got := webhooks.DeliveryID("e1", tt.dest, tt.round); got != tt.want || webhooks.EventIDOf(got) != "e1" {
+		if got := webhooks.DeliveryID("e1", tt.dest, "ep", tt.round); got != tt.want || webhooks.EventIDOf(got) != "e1" {
 			t.Errorf("DeliveryID = %s, want %s", got, tt.want)
 		}
 	}

@@ -1,5 +1,6 @@
-// Package webhooksapi is the webhooks function: the delivery log and
-// resends under /webhooks, and the Events API under /events.
+// Package webhooksapi is the webhooks function: the endpoints, the
+// delivery log and resends under /webhooks, and the Events API under
+// /events.
 package webhooksapi
 
 import (
@@ -8,14 +9,15 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
+	"payments/pkg/outbound"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/webhooks"
 )
 
-// New builds the webhooks function: the delivery log and resend routes
-// under /webhooks and the Events API under /events, behind the token
-// guard. A resend is queued on the webhooks queue.
+// New builds the webhooks function: the endpoints, the delivery log and
+// resend routes under /webhooks and the Events API under /events, behind
+// the token guard. A resend is queued on the webhooks queue.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
 	guard, err := services.TokenGuard(cfg, db)
@@ -24,6 +26,8 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	}
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	rt := httpapi.NewRouter(function.Errors, guard)
-	webhooks.Routes(rt, webhooks.NewLog(store.NewWebhooks(db), store.NewCompanies(db), q))
+	wh := store.NewWebhooks(db)
+	webhooks.Routes(rt, webhooks.NewLog(wh, q))
+	webhooks.EndpointRoutes(rt, webhooks.NewEndpoints(wh, outbound.AllowLoopbackFromEnv()))
 	return function.HTTP(rt), nil
 }

@@ -36,7 +36,7 @@ func NewWith(cfg function.Config, sender webhooks.Sender, now func() time.Time) 
 	}
 	db := services.DB(cfg)
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
-	w := webhooks.NewWorker(store.NewWebhooks(db), store.NewCompanies(db), sender, q)
+	w := webhooks.NewWorker(store.NewWebhooks(db), sender, q)
 	w.Now = now
 	return concurrentBatch(func(ctx context.Context, m queue.Message) error {
 		return w.Handle(ctx, m.Body)

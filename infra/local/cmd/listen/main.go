@@ -12,6 +12,14 @@
 // Environment, or flags:
 //
 //	LISTEN_PORT, -port   the port (8443)
+//	TOKEN, -token        a company's access token (POST /auth/token): listen
+//	                     creates a webhook endpoint of that company at this
+//	                     receiver with the company's own token
+//	                     (POST /webhooks/endpoints), verifies with the secret
+//	                     the API gives it, and deletes the endpoint when it
+//	                     stops
+//	EVENTS, -events      the endpoint's enabled_events, comma-separated
+//	                     (default *: every kind)
 //	COMPANY, -company    a company id of the local stack: its webhook_url is
 //	                     set to this receiver through the operator console of
 //	                     the running `make run` (X-Admin-Key: ADMIN_API_KEY,
@@ -61,6 +69,8 @@ const DefaultPort = 8443
 type config struct {
 	port                     int
 	company, secret, forward string
+	token                    string
+	events                   []string
 }
 
 func main() {
@@ -70,6 +80,8 @@ func main() {
 	flag.StringVar(&cfg.company, "company", os.Getenv("COMPANY"), "the `id` of the company whose webhook_url is set to this receiver (COMPANY)")
 	flag.StringVar(&cfg.secret, "secret", os.Getenv("SECRET"), "the company's webhook signing `secret` (SECRET); without it COMPANY's is rotated")
 	flag.StringVar(&cfg.forward, "forward", os.Getenv("FORWARD"), "a `URL` each delivery is also sent to, as received (FORWARD)")
+	flag.StringVar(&cfg.token, "token", os.Getenv("TOKEN"), "a company's access `token` (TOKEN): listen creates its own webhook endpoint with it")
+	events := flag.String("events", envOr("EVENTS", "*"), "the endpoint's enabled_events, `comma-separated` (EVENTS)")
 	makePid := flag.Int("make-pid", 0, "the `pid` of the make that runs listen: stop when it is stopping or gone")
 	flag.Parse()
 	p, err := strconv.Atoi(port)
@@ -78,6 +90,7 @@ func main() {
 		os.Exit(2)
 	}
 	cfg.port = p
+	cfg.events = strings.Split(*events, ",")
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if *makePid > 0 {
@@ -117,8 +130,17 @@ func run(ctx context.Context, cfg config, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var con *console
-	if cfg.company != "" {
+	var con *api
+	switch {
+	case cfg.company != "" && cfg.token != "":
+		return errors.New("give COMPANY (the console's endpoint) or TOKEN (an endpoint of the company's own), not both")
+	case cfg.token != "":
+		st, err := stack.ReadState(data)
+		if err != nil {
+			return fmt.Errorf("TOKEN is set: %w", err)
+		}
+		con = newCompanyAPI(st.BaseURL, cfg.token)
+	case cfg.company != "":
 		st, err := stack.ReadState(data)
 		if err != nil {
 			return fmt.Errorf("COMPANY is set: %w", err)
@@ -160,16 +182,22 @@ type session struct {
 	// url is the receiver's URL, https://127.0.0.1:<port>/.
 	url     string
 	company string
-	l       net.Listener
-	srv     *http.Server
-	out     io.Writer
+	// api and endpoint are the company's API and the endpoint listen
+	// created with its token, deleted when it stops.
+	api      *api
+	endpoint string
+	l        net.Listener
+	srv      *http.Server
+	out      io.Writer
 }
 
-// open binds the receiver's port and, when cfg names a company, sets the
-// company's webhook_url to it through con, after getting the secret (cfg's,
-// or a new one from con), so that every delivery made from then on comes
-// here, signed with a secret the receiver knows. It prints what it did.
-func open(ctx context.Context, cfg config, ca *localca.CA, con *console, out io.Writer) (*session, error) {
+// open binds the receiver's port and, when cfg has a token, creates an
+// endpoint of the company at it through con (the company's API); when cfg
+// names a company, it sets the company's webhook_url to it through con
+// (the console), after getting the secret (cfg's, or a new one from con).
+// Either way every delivery made from then on comes here, signed with a
+// secret the receiver knows. It prints what it did.
+func open(ctx context.Context, cfg config, ca *localca.CA, con *api, out io.Writer) (*session, error) {
 	cert, err := ca.Issue()
 	if err != nil {
 		return nil, err
@@ -181,6 +209,17 @@ func open(ctx context.Context, cfg config, ca *localca.CA, con *console, out io.
 	s := &session{url: "https://" + l.Addr().String() + "/", company: cfg.company, l: l, out: out}
 	fmt.Fprintf(out, "Listening: %s\n", s.url)
 	secret := cfg.secret
+	if cfg.token != "" {
+		e, err := con.replaceEndpoint(ctx, s.url, cfg.events)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		s.api, s.endpoint, secret = con, e.ID, e.Secret
+		fmt.Fprintf(out, "Endpoint:  %s for %s, created with the company's token (deleted when listen stops)\n"+
+			"Secret:    %s (its signing secret; after a rotation the previous one keeps verifying for the overlap)\n",
+			e.ID, strings.Join(cfg.events, ","), secret)
+	}
 	if cfg.company != "" {
 		was, err := con.webhookURL(ctx, cfg.company)
 		if err != nil {
@@ -243,6 +282,15 @@ func (s *session) serve(ctx context.Context) error {
 	}
 	if s.company != "" {
 		fmt.Fprintf(s.out, "stopped: the webhook_url of company %s still points at %s; deliveries fail until make listen runs again\n", s.company, s.url)
+	}
+	if s.endpoint != "" {
+		gone, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := s.api.deleteEndpoint(gone, s.endpoint); err != nil {
+			fmt.Fprintf(s.out, "stopped: endpoint %s not deleted (%v); the next make listen with a fresh TOKEN deletes it\n", s.endpoint, err)
+			return nil
+		}
+		fmt.Fprintf(s.out, "stopped: endpoint %s deleted\n", s.endpoint)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -25,30 +26,11 @@ func TestPayoutReachesListener(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	admin := map[string]string{"X-Admin-Key": localtest.AdminAPIKey}
-
-	var created struct {
-		Data struct {
-			ID        string `json:"id"`
-			ClientID  string `json:"client_id"`
-			ClientKey string `json:"client_key"`
-		} `json:"data"`
-	}
-	api.call("POST", "/admin/companies", admin, map[string]string{"name": "Listener Test"}, http.StatusCreated, &created)
-	company := created.Data
-	api.call("PATCH", "/admin/companies/"+company.ID, admin, map[string]string{"kyb_status": "APPROVED"}, http.StatusOK, nil)
-	var token struct {
-		AccessToken string `json:"access_token"`
-	}
-	api.call("POST", "/auth/token", nil, map[string]string{"client_id": company.ClientID, "client_key": company.ClientKey}, http.StatusOK, &token)
-	auth := map[string]string{"Authorization": "Bearer " + token.AccessToken}
-	var wallet struct {
-		Data struct{ ID string } `json:"data"`
-	}
-	api.call("POST", "/wallets", auth, map[string]string{"currency": "XAF", "country": "Cameroon", "country_iso_code": "CM", "country_phone_code": "+237"}, http.StatusCreated, &wallet)
-	api.call("POST", "/admin/wallets/"+wallet.Data.ID+"/credit", admin, map[string]any{"balance": "payout", "amount": 100000, "reference": "listener-test"}, http.StatusOK, nil)
+	company, token := api.payingCompany()
+	auth := map[string]string{"Authorization": "Bearer " + token}
 
 	out := &syncBuffer{}
-	s, err := open(ctx, config{company: company.ID}, testCA, newConsole(api.base, localtest.AdminAPIKey), out)
+	s, err := open(ctx, config{company: company}, testCA, newConsole(api.base, localtest.AdminAPIKey), out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +45,7 @@ func TestPayoutReachesListener(t *testing.T) {
 			WebhookURL string `json:"webhook_url"`
 		} `json:"data"`
 	}
-	api.call("GET", "/admin/companies/"+company.ID, admin, nil, http.StatusOK, &got)
+	api.call("GET", "/admin/companies/"+company, admin, nil, http.StatusOK, &got)
 	if got.Data.WebhookURL != s.url {
 		t.Fatalf("webhook_url %q, want the listener's %q", got.Data.WebhookURL, s.url)
 	}
@@ -103,6 +85,90 @@ func TestPayoutReachesListener(t *testing.T) {
 	if strings.Contains(out.String(), "NOT verified") {
 		t.Errorf("a delivery did not verify:\n%s", out.String())
 	}
+}
+
+// TestOwnEndpointReachesListener opens the listener as `make listen
+// TOKEN=… EVENTS=payment.payout.status_updated` does: it creates the
+// company's own endpoint with its token, no console involved. The endpoint's
+// secret is then rotated with an overlap: the payout's events still verify
+// with the secret the listener holds. When the listener stops, the endpoint
+// is gone.
+func TestOwnEndpointReachesListener(t *testing.T) {
+	api := apiClient{t: t, base: localtest.Serve(t, nil) + "/api/v1"}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, token := api.payingCompany()
+	auth := map[string]string{"Authorization": "Bearer " + token}
+
+	out := &syncBuffer{}
+	cfg := config{token: token, events: []string{"payment.payout.status_updated"}}
+	s, err := open(ctx, cfg, testCA, newCompanyAPI(api.base, token), out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- s.serve(ctx) }()
+	var list struct {
+		Data []struct {
+			ID            string   `json:"id"`
+			URL           string   `json:"url"`
+			EnabledEvents []string `json:"enabled_events"`
+		} `json:"data"`
+	}
+	api.call("GET", "/webhooks/endpoints", auth, nil, http.StatusOK, &list)
+	if len(list.Data) != 1 || list.Data[0].URL != s.url || list.Data[0].ID != s.endpoint || fmt.Sprint(list.Data[0].EnabledEvents) != "[payment.payout.status_updated]" {
+		t.Fatalf("endpoints %+v, want the listener's", list.Data)
+	}
+	api.call("POST", "/webhooks/endpoints/"+s.endpoint+"/rotate-secret", auth, map[string]int{"expire_previous_in_hours": 1}, http.StatusCreated, nil)
+
+	var payout struct {
+		Data struct {
+			TransactionID string `json:"transaction_id"`
+		} `json:"data"`
+	}
+	api.call("POST", "/payment/payout", auth, map[string]any{"operator": "mtn", "country": "CM", "phone_number": "237670000001", "amount": 5000, "currency": "XAF"}, http.StatusOK, &payout)
+	waittest.Until(t, 30*time.Second, "the listener prints the payout's first status event", func() bool {
+		return strings.Contains(out.String(), `"transaction_id": "`+payout.Data.TransactionID+`"`)
+	})
+	if !strings.Contains(out.String(), " payment.payout.status_updated  event ") || strings.Contains(out.String(), "NOT verified") {
+		t.Errorf("a delivery did not verify with the secret before the rotation:\n%s", out.String())
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	api.call("GET", "/webhooks/endpoints", auth, nil, http.StatusOK, &list)
+	if len(list.Data) != 0 || !strings.Contains(out.String(), "endpoint "+s.endpoint+" deleted") {
+		t.Fatalf("after stop: endpoints %+v\n%s", list.Data, out.String())
+	}
+}
+
+// payingCompany creates an approved company with an XAF wallet holding
+// 100,000 to pay out, and returns its id and a token.
+func (c apiClient) payingCompany() (id, token string) {
+	c.t.Helper()
+	admin := map[string]string{"X-Admin-Key": localtest.AdminAPIKey}
+	var created struct {
+		Data struct {
+			ID        string `json:"id"`
+			ClientID  string `json:"client_id"`
+			ClientKey string `json:"client_key"`
+		} `json:"data"`
+	}
+	c.call("POST", "/admin/companies", admin, map[string]string{"name": "Listener Test"}, http.StatusCreated, &created)
+	company := created.Data
+	c.call("PATCH", "/admin/companies/"+company.ID, admin, map[string]string{"kyb_status": "APPROVED"}, http.StatusOK, nil)
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	c.call("POST", "/auth/token", nil, map[string]string{"client_id": company.ClientID, "client_key": company.ClientKey}, http.StatusOK, &tok)
+	auth := map[string]string{"Authorization": "Bearer " + tok.AccessToken}
+	var wallet struct {
+		Data struct{ ID string } `json:"data"`
+	}
+	c.call("POST", "/wallets", auth, map[string]string{"currency": "XAF", "country": "Cameroon", "country_iso_code": "CM", "country_phone_code": "+237"}, http.StatusCreated, &wallet)
+	c.call("POST", "/admin/wallets/"+wallet.Data.ID+"/credit", admin, map[string]any{"balance": "payout", "amount": 100000, "reference": "listener-test"}, http.StatusOK, nil)
+	return company.ID, tok.AccessToken
 }
 
 // apiClient calls the dev server's API, failing t on an unexpected

@@ -1,0 +1,387 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/companies"
+	"payments/pkg/store/dynamo"
+	"payments/pkg/timestamp"
+	"payments/pkg/webhooks"
+)
+
+// Webhook endpoints, in the company's partition:
+//
+//   - each endpoint the company created is an item WEBHOOK_ENDPOINT#<id>;
+//     a counter item WEBHOOK_ENDPOINTS keeps their number under the limit;
+//   - the console's endpoint (its id is the company id) is the company's
+//     webhook_url, on the company item, with the rest (the secret, the
+//     previous secret, the filter, the status) on the WEBHOOK_SECRET item
+//     that has always held the company's signing secret: the console's
+//     webhook of before is that endpoint as it stands, nothing moved.
+//
+// Every write of an endpoint item is conditioned on the version it read.
+
+var _ webhooks.EndpointStore = (*Webhooks)(nil)
+
+type endpointItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	ID        string `dynamodbav:"id,omitempty"`
+	CompanyID string `dynamodbav:"company_id"`
+	// URL is absent on the console's item: it is the company's
+	// webhook_url.
+	URL               string   `dynamodbav:"url,omitempty"`
+	EnabledEvents     []string `dynamodbav:"enabled_events,omitempty"`
+	Description       string   `dynamodbav:"description,omitempty"`
+	Status            string   `dynamodbav:"status,omitempty"`
+	Secret            string   `dynamodbav:"secret,omitempty"`
+	PreviousSecret    string   `dynamodbav:"previous_secret,omitempty"`
+	PreviousExpiresAt string   `dynamodbav:"previous_expires_at,omitempty"`
+	// Version counts the writes; the signing-secret items of before have
+	// none (0).
+	Version   int    `dynamodbav:"version"`
+	CreatedAt string `dynamodbav:"created_at,omitempty"`
+	UpdatedAt string `dynamodbav:"updated_at,omitempty"`
+}
+
+// endpointItemOf returns the item of e at version.
+func endpointItemOf(e webhooks.Endpoint, version int) endpointItem {
+	it := endpointItem{
+		PK: companyPK(e.CompanyID), SK: webhookEndpointSK(e.ID), Type: kindWebhookEndpoint, ID: e.ID,
+		CompanyID: e.CompanyID, URL: e.URL, EnabledEvents: e.EnabledEvents, Description: e.Description,
+		Status: string(e.Status), Secret: e.Secret, PreviousSecret: e.PreviousSecret, Version: version,
+		CreatedAt: timestamp.Format(e.CreatedAt), UpdatedAt: timestamp.Format(e.UpdatedAt),
+	}
+	if e.Console {
+		it.SK, it.Type, it.URL = webhookSecretSK(), kindWebhookSecret, ""
+	}
+	if e.PreviousSecret != "" {
+		it.PreviousExpiresAt = timestamp.Format(e.PreviousExpiresAt)
+	}
+	return it
+}
+
+// endpoint returns the endpoint of it; c is the company, for the console's.
+func (it endpointItem) endpoint(c companyItem) (webhooks.Endpoint, error) {
+	e := webhooks.Endpoint{
+		ID: it.ID, CompanyID: it.CompanyID, URL: it.URL, EnabledEvents: it.EnabledEvents, Description: it.Description,
+		Status: webhooks.EndpointStatus(it.Status), Secret: it.Secret, PreviousSecret: it.PreviousSecret,
+	}
+	if it.SK == webhookSecretSK() {
+		e.ID, e.CompanyID, e.URL, e.Console = c.ID, c.ID, c.WebhookURL, true
+		e.CreatedAt, e.UpdatedAt = c.CreatedAt, c.UpdatedAt
+		if e.Status == "" {
+			e.Status = webhooks.EndpointEnabled
+		}
+		if e.EnabledEvents == nil {
+			e.EnabledEvents = []string{webhooks.AllEvents}
+		}
+	}
+	for _, t := range []struct {
+		text string
+		to   *time.Time
+	}{{it.CreatedAt, &e.CreatedAt}, {it.UpdatedAt, &e.UpdatedAt}, {it.PreviousExpiresAt, &e.PreviousExpiresAt}} {
+		if t.text == "" {
+			continue
+		}
+		at, err := timestamp.Parse(t.text)
+		if err != nil {
+			return webhooks.Endpoint{}, fmt.Errorf("store: webhook endpoint of %s: %w", it.CompanyID, err)
+		}
+		*t.to = at
+	}
+	return e, nil
+}
+
+// CreateEndpoint writes e, with the company's count of endpoints raised in
+// the same transaction on the condition that it stays at most max;
+// webhooks.ErrTooManyEndpoints otherwise.
+func (s *Webhooks) CreateEndpoint(ctx context.Context, e webhooks.Endpoint, max int) error {
+	item, err := attributevalue.MarshalMap(endpointItemOf(e, 1))
+	if err != nil {
+		return fmt.Errorf("store: encode webhook endpoint: %w", err)
+	}
+	t := &txn{}
+	t.Add("count", types.TransactWriteItem{Update: &types.Update{
+		TableName:                aws.String(s.db.Table),
+		Key:                      dynamo.Key(companyPK(e.CompanyID), webhookEndpointCountSK()),
+		UpdateExpression:         aws.String("SET #n = if_not_exists(#n, :zero) + :one, #type = :type"),
+		ConditionExpression:      aws.String("attribute_not_exists(#n) OR #n < :max"),
+		ExpressionAttributeNames: map[string]string{"#n": "endpoints", "#type": attrType},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":zero": dynamo.Num(0), ":one": dynamo.Num(1), ":max": dynamo.Num(int64(max)),
+			":type": dynamo.Str(kindWebhookEndpointCount),
+		},
+	}})
+	t.Add("endpoint", types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	}})
+	return s.db.writeOnce(ctx, "create webhook endpoint "+e.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("count") {
+			return webhooks.ErrTooManyEndpoints
+		}
+		return nil
+	})
+}
+
+// Endpoint reads one endpoint; the company id names the console's, which
+// exists while the company has a webhook_url.
+func (s *Webhooks) Endpoint(ctx context.Context, companyID, id string) (webhooks.Endpoint, error) {
+	e, _, err := s.readEndpoint(ctx, companyID, id)
+	return e, err
+}
+
+// readEndpoint returns the endpoint and the version of its item.
+func (s *Webhooks) readEndpoint(ctx context.Context, companyID, id string) (webhooks.Endpoint, int, error) {
+	var c companyItem
+	sk := webhookEndpointSK(id)
+	if id == companyID {
+		found, err := s.db.Find(ctx, companyPK(companyID), companySK(), &c)
+		if err != nil {
+			return webhooks.Endpoint{}, 0, fmt.Errorf("store: read company %s: %w", companyID, err)
+		}
+		if !found || c.WebhookURL == "" {
+			return webhooks.Endpoint{}, 0, webhooks.ErrEndpointNotFound
+		}
+		sk = webhookSecretSK()
+	}
+	var it endpointItem
+	found, err := s.db.Find(ctx, companyPK(companyID), sk, &it)
+	if err != nil {
+		return webhooks.Endpoint{}, 0, fmt.Errorf("store: read webhook endpoint %s: %w", id, err)
+	}
+	if !found {
+		if id != companyID {
+			return webhooks.Endpoint{}, 0, webhooks.ErrEndpointNotFound
+		}
+		it = endpointItem{PK: companyPK(companyID), SK: sk, CompanyID: companyID}
+	}
+	e, err := it.endpoint(c)
+	return e, it.Version, err
+}
+
+// Endpoints reads the company's endpoints in one strongly consistent query
+// of its WEBHOOK_ items, and its company item: the console's first (when
+// the company has a webhook_url or a signing secret: without a URL it
+// only signs notify_url deliveries), then the others oldest first.
+func (s *Webhooks) Endpoints(ctx context.Context, companyID string) ([]webhooks.Endpoint, error) {
+	var c companyItem
+	found, err := s.db.Find(ctx, companyPK(companyID), companySK(), &c)
+	if err != nil {
+		return nil, fmt.Errorf("store: read company %s: %w", companyID, err)
+	}
+	if !found {
+		return nil, nil
+	}
+	p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": dynamo.Str(companyPK(companyID)), ":sk": dynamo.Str(webhookItemsPrefix),
+		},
+		ConsistentRead: aws.Bool(true),
+	})
+	var out []webhooks.Endpoint
+	console, consoleFound := endpointItem{PK: companyPK(companyID), SK: webhookSecretSK(), CompanyID: companyID}, false
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("store: query webhook endpoints of %s: %w", companyID, err)
+		}
+		for _, item := range page.Items {
+			var it endpointItem
+			switch dynamo.StringAttr(item, attrType) {
+			case kindWebhookEndpoint, kindWebhookSecret:
+			default:
+				continue
+			}
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return nil, fmt.Errorf("store: decode webhook endpoint: %w", err)
+			}
+			if it.SK == webhookSecretSK() {
+				console, consoleFound = it, true
+				continue
+			}
+			e, err := it.endpoint(c)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, e)
+		}
+	}
+	if c.WebhookURL != "" || consoleFound {
+		e, err := console.endpoint(c)
+		if err != nil {
+			return nil, err
+		}
+		out = slices.Insert(out, 0, e)
+	}
+	return out, nil
+}
+
+// UpdateEndpoint reads the endpoint, applies change and writes it back on
+// the condition that its version is still the one read; a lost race is
+// tried again from a fresh read. The console's URL is written on the
+// company item, in the same transaction.
+func (s *Webhooks) UpdateEndpoint(ctx context.Context, companyID, id string, change func(*webhooks.Endpoint) error) (webhooks.Endpoint, error) {
+	var out webhooks.Endpoint
+	err := s.db.write(ctx, "update webhook endpoint "+id, func(ctx context.Context) (*txn, error) {
+		e, version, err := s.readEndpoint(ctx, companyID, id)
+		if err != nil {
+			return nil, err
+		}
+		url := e.URL
+		if err := change(&e); err != nil {
+			return nil, err
+		}
+		t, err := s.endpointWrite(e, version)
+		if err != nil {
+			return nil, err
+		}
+		if e.Console && e.URL != url {
+			t.Add("company", types.TransactWriteItem{Update: &types.Update{
+				TableName:                 aws.String(s.db.Table),
+				Key:                       dynamo.Key(companyPK(companyID), companySK()),
+				UpdateExpression:          aws.String("SET webhook_url = :u"),
+				ConditionExpression:       aws.String("attribute_exists(PK)"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":u": dynamo.Str(e.URL)},
+			}})
+		}
+		out = e
+		return t, nil
+	}, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("endpoint") {
+			return dynamo.ErrRetry
+		}
+		return webhooks.ErrEndpointNotFound
+	})
+	return out, err
+}
+
+// endpointWrite returns a transaction that puts e as version+1 on the
+// condition that its item is still at version (absent or without one for
+// the console's item at 0).
+func (s *Webhooks) endpointWrite(e webhooks.Endpoint, version int) (*txn, error) {
+	item, err := attributevalue.MarshalMap(endpointItemOf(e, version+1))
+	if err != nil {
+		return nil, fmt.Errorf("store: encode webhook endpoint: %w", err)
+	}
+	cond := "version = :v"
+	if version == 0 {
+		cond = "attribute_not_exists(version)"
+	}
+	t := &txn{}
+	t.Add("endpoint", types.TransactWriteItem{Put: &types.Put{
+		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String(cond),
+		ExpressionAttributeValues: versionValue(version),
+	}})
+	return t, nil
+}
+
+func versionValue(version int) map[string]types.AttributeValue {
+	if version == 0 {
+		return nil
+	}
+	return map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.Itoa(version)}}
+}
+
+// DeleteEndpoint removes an endpoint and lowers the company's count. The
+// console's is removed by clearing the company's webhook_url and its
+// item (its secret goes with it).
+func (s *Webhooks) DeleteEndpoint(ctx context.Context, companyID, id string) error {
+	t := &txn{}
+	if id == companyID {
+		t.Add("endpoint", types.TransactWriteItem{Update: &types.Update{
+			TableName:           aws.String(s.db.Table),
+			Key:                 dynamo.Key(companyPK(companyID), companySK()),
+			UpdateExpression:    aws.String("REMOVE webhook_url"),
+			ConditionExpression: aws.String("attribute_exists(webhook_url)"),
+		}})
+		t.Add("secret", types.TransactWriteItem{Delete: &types.Delete{
+			TableName: aws.String(s.db.Table), Key: dynamo.Key(companyPK(companyID), webhookSecretSK()),
+		}})
+	} else {
+		t.Add("endpoint", types.TransactWriteItem{Delete: &types.Delete{
+			TableName:           aws.String(s.db.Table),
+			Key:                 dynamo.Key(companyPK(companyID), webhookEndpointSK(id)),
+			ConditionExpression: aws.String("attribute_exists(PK)"),
+		}})
+		t.Add("count", types.TransactWriteItem{Update: &types.Update{
+			TableName:                 aws.String(s.db.Table),
+			Key:                       dynamo.Key(companyPK(companyID), webhookEndpointCountSK()),
+			UpdateExpression:          aws.String("SET endpoints = endpoints - :one"),
+			ConditionExpression:       aws.String("endpoints > :zero"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":one": dynamo.Num(1), ":zero": dynamo.Num(0)},
+		}})
+	}
+	return s.db.writeOnce(ctx, "delete webhook endpoint "+id, t, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("endpoint") {
+			return webhooks.ErrEndpointNotFound
+		}
+		return nil
+	})
+}
+
+// PutSecret sets the signing secret of the company's console endpoint, with
+// no overlap, on the condition that the company exists
+// (companies.ErrNotFound otherwise).
+func (s *Webhooks) PutSecret(ctx context.Context, companyID, secret string, now time.Time) error {
+	return s.updateConsoleSecret(ctx, companyID, secret, now)
+}
+
+// DeleteSecret turns signing off for the console's endpoint, on the
+// condition that the company exists (companies.ErrNotFound otherwise).
+func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
+	return s.updateConsoleSecret(ctx, companyID, "", time.Now())
+}
+
+// updateConsoleSecret writes secret on the console's item, whether or not
+// the company has a webhook_url, and drops any previous secret.
+func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID, secret string, now time.Time) error {
+	return s.db.write(ctx, "webhook secret of "+companyID, func(ctx context.Context) (*txn, error) {
+		it := endpointItem{PK: companyPK(companyID), SK: webhookSecretSK(), CompanyID: companyID}
+		if _, err := s.db.Find(ctx, companyPK(companyID), webhookSecretSK(), &it); err != nil {
+			return nil, fmt.Errorf("store: read webhook secret of %s: %w", companyID, err)
+		}
+		version := it.Version
+		it.Type, it.Secret, it.PreviousSecret, it.PreviousExpiresAt = kindWebhookSecret, secret, "", ""
+		it.Version, it.UpdatedAt = version+1, timestamp.Format(now)
+		if secret != "" {
+			it.CreatedAt = timestamp.Format(now)
+		}
+		item, err := attributevalue.MarshalMap(it)
+		if err != nil {
+			return nil, fmt.Errorf("store: encode webhook secret: %w", err)
+		}
+		cond := "version = :v"
+		if version == 0 {
+			cond = "attribute_not_exists(version)"
+		}
+		t := &txn{}
+		t.Add("company", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			TableName:           aws.String(s.db.Table),
+			Key:                 dynamo.Key(companyPK(companyID), companySK()),
+			ConditionExpression: aws.String("attribute_exists(PK)"),
+		}})
+		t.Add("endpoint", types.TransactWriteItem{Put: &types.Put{
+			TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String(cond),
+			ExpressionAttributeValues: versionValue(version),
+		}})
+		return t, nil
+	}, func(_ context.Context, c dynamo.Cancellation) error {
+		if c.Failed("company") {
+			return companies.ErrNotFound
+		}
+		return dynamo.ErrRetry
+	})
+}
