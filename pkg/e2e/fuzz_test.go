@@ -250,3 +250,43 @@ func FuzzListQuery(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCreateWebhookEndpoint fuzzes the body of POST /webhooks/endpoints.
+func FuzzCreateWebhookEndpoint(f *testing.F) {
+	keySeeds(f, `{"url":"https://hooks.example.com/in","enabled_events":["card.fund"],"description":"d"}`, "url")
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.webhooks, "/webhooks/endpoints" })
+}
+
+// FuzzPatchWebhookEndpoint fuzzes the body of PATCH
+// /webhooks/endpoints/{id}.
+func FuzzPatchWebhookEndpoint(f *testing.F) {
+	keySeeds(f, `{"status":"disabled","enabled_events":["*"]}`, "status")
+	fuzzBody(f, "PATCH", func(e *inputEnv) (function.HTTPHandler, string) {
+		return e.webhooks, "/webhooks/endpoints/" + e.endpoint(f)
+	})
+}
+
+// FuzzRotateWebhookSecret fuzzes the body of POST
+// /webhooks/endpoints/{id}/rotate-secret.
+func FuzzRotateWebhookSecret(f *testing.F) {
+	keySeeds(f, `{"expire_previous_in_hours":24}`, "expire_previous_in_hours")
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
+		return e.webhooks, "/webhooks/endpoints/" + e.endpoint(f) + "/rotate-secret"
+	})
+}
+
+// FuzzResendWebhookEvent fuzzes the body of POST
+// /webhooks/events/{id}/resend, for the event of the set-up's payout.
+func FuzzResendWebhookEvent(f *testing.F) {
+	keySeeds(f, `{"endpoint_id":"0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60"}`, "endpoint_id")
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) {
+		var list struct {
+			Data []struct{ ID string } `json:"data"`
+		}
+		e.mustDecode(f, e.mustCall(f, e.webhooks, "GET", "/webhooks/events?limit=1", "", 200), &list)
+		if len(list.Data) == 0 {
+			f.Fatal("the set-up's payout has no event")
+		}
+		return e.webhooks, "/webhooks/events/" + list.Data[0].ID + "/resend"
+	})
+}

@@ -516,3 +516,14 @@ func (e *inputEnv) listTargets() []struct {
 		{e.cards, "/customers/" + e.walletID + "/transactions"},
 	}
 }
+
+// endpoint creates a webhook endpoint of the company during set-up and
+// returns its id.
+func (e *inputEnv) endpoint(tb testing.TB) string {
+	tb.Helper()
+	var created struct {
+		Data struct{ ID string } `json:"data"`
+	}
+	e.mustDecode(tb, e.mustCall(tb, e.webhooks, "POST", "/webhooks/endpoints", `{"url":"https://hooks.example.com/in","enabled_events":["*"]}`, 201), &created)
+	return created.Data.ID
+}
