@@ -18,34 +18,38 @@ import (
 
 // verifyWebhook is the receiver-side recipe of docs/webhooks.md, with the
 // standard library only: it returns the body when the X-Service-Signature
-// header verifies.
+// header verifies. During a rotation's overlap the header carries two v1
+// values, one per secret: one matching is enough.
 func verifyWebhook(r *http.Request, secret string) ([]byte, error) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, 1<<20)) // the raw bytes, before any JSON decoding
 	if err != nil {
 		return nil, err
 	}
-	var ts, v1 string
+	var ts string
+	var v1s []string
 	for _, part := range strings.Split(r.Header.Get("X-Service-Signature"), ",") {
 		k, v, _ := strings.Cut(part, "=")
 		switch k {
 		case "t":
 			ts = v
 		case "v1":
-			v1 = v
+			v1s = append(v1s, v)
 		}
 	}
 	sec, err := strconv.ParseInt(ts, 10, 64)
 	if err != nil || time.Since(time.Unix(sec, 0)).Abs() > 5*time.Minute {
 		return nil, errors.New("missing or stale timestamp")
 	}
-	mac := hmac.New(sha256.New, []byte(secret)) // the 64 hex characters as they are
+	mac := hmac.New(sha256.New, []byte(secret)) // the secret's characters as they are
 	mac.Write([]byte(ts + "."))
 	mac.Write(body)
-	got, err := hex.DecodeString(v1)
-	if err != nil || !hmac.Equal(got, mac.Sum(nil)) { // constant time
-		return nil, errors.New("bad signature")
+	want := mac.Sum(nil)
+	for _, v1 := range v1s {
+		if got, err := hex.DecodeString(v1); err == nil && hmac.Equal(got, want) { // constant time
+			return body, nil
+		}
 	}
-	return body, nil
+	return nil, errors.New("bad signature")
 }
 
 func Example_verifyWebhook() {
@@ -61,9 +65,18 @@ func Example_verifyWebhook() {
 	r.Header.Set("X-Service-Signature", webhooks.Sign(secret, time.Now(), body))
 	_, err = verifyWebhook(r, secret)
 	fmt.Println("tampered:", err)
+
+	// A rotation's overlap: the new secret's v1 first, the previous one's
+	// after; the receiver still holding the previous secret accepts it.
+	ep := webhooks.Endpoint{Secret: "whsec_new", PreviousSecret: secret, PreviousExpiresAt: time.Now().Add(time.Hour)}
+	r = httptest.NewRequest(http.MethodPost, "/webhooks", strings.NewReader(string(body)))
+	r.Header.Set("X-Service-Signature", ep.Sign(time.Now(), body))
+	_, err = verifyWebhook(r, secret)
+	fmt.Println("during a rotation:", err)
 	// Output:
 	// genuine: <nil>
 	// tampered: bad signature
+	// during a rotation: <nil>
 }
 
 // A receiver needs only its endpoint's secret to check a delivery: during a
