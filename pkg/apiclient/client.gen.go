@@ -6189,6 +6189,12 @@ type CardCreatedDelivery struct {
 	// Data the data of card.created (spec §6.3)
 	Data  CardCreatedEvent         `json:"data"`
 	Event CardCreatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardCreatedDeliveryEvent defines model for CardCreatedDelivery.Event.
@@ -6271,6 +6277,12 @@ type CardFundDelivery struct {
 	// Data the data of card.fund (spec §6.3)
 	Data  CardFundEvent         `json:"data"`
 	Event CardFundDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardFundDeliveryEvent defines model for CardFundDelivery.Event.
@@ -6294,6 +6306,12 @@ type CardFundFailedDelivery struct {
 	// Data the data of card.fund.failed (ours, the keys of card.withdraw.failed)
 	Data  CardFundFailedEvent         `json:"data"`
 	Event CardFundFailedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardFundFailedDeliveryEvent defines model for CardFundFailedDelivery.Event.
@@ -6588,6 +6606,12 @@ type CardTerminatedDelivery struct {
 	// Data the data of card.terminated (spec §6.4), in one of two forms (legacy camelCase keys); told apart by reason and by the presence of refundAmount or previousBalance
 	Data  CardTerminatedEvent         `json:"data"`
 	Event CardTerminatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardTerminatedDeliveryEvent defines model for CardTerminatedDelivery.Event.
@@ -6699,6 +6723,12 @@ type CardVerificationCompletedDelivery struct {
 	// Data the data of card.verification.completed (spec §6.3, legacy camelCase keys)
 	Data  CardVerificationCompletedEvent         `json:"data"`
 	Event CardVerificationCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardVerificationCompletedDeliveryEvent defines model for CardVerificationCompletedDelivery.Event.
@@ -6725,6 +6755,12 @@ type CardWithdrawDelivery struct {
 	// Data the data of card.withdraw (spec §6.3)
 	Data  CardWithdrawEvent         `json:"data"`
 	Event CardWithdrawDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardWithdrawDeliveryEvent defines model for CardWithdrawDelivery.Event.
@@ -6748,6 +6784,12 @@ type CardWithdrawFailedDelivery struct {
 	// Data the data of card.withdraw.failed (spec §6.3)
 	Data  CardWithdrawFailedEvent         `json:"data"`
 	Event CardWithdrawFailedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardWithdrawFailedDeliveryEvent defines model for CardWithdrawFailedDelivery.Event.
@@ -7347,6 +7389,12 @@ type CustomerCreatedDelivery struct {
 	// Data the fields of the customer list with the id as customer_id, and the outcome of identity verification; identity documents are never sent
 	Data  CustomerCreatedEvent         `json:"data"`
 	Event CustomerCreatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CustomerCreatedDeliveryEvent defines model for CustomerCreatedDelivery.Event.
@@ -7421,6 +7469,12 @@ type CustomerKYCUpdatedDelivery struct {
 	// Data the operator console's decision on a customer enrolled as PENDING_REVIEW; who decided, the console's note and the documents are never sent
 	Data  CustomerKYCUpdatedEvent         `json:"data"`
 	Event CustomerKYCUpdatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CustomerKYCUpdatedDeliveryEvent defines model for CustomerKYCUpdatedDelivery.Event.
@@ -7533,6 +7587,12 @@ type DebtRecoveredDelivery struct {
 	// Data the data of debt.recovered (ours): one event per debt paid by a credit
 	Data  DebtRecoveredEvent         `json:"data"`
 	Event DebtRecoveredDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // DebtRecoveredDeliveryEvent defines model for DebtRecoveredDelivery.Event.
@@ -7583,6 +7643,12 @@ type DebtRecoveryPendingDelivery struct {
 	// Data the data of debt.recovery.pending
 	Data  DebtRecoveryPendingEvent         `json:"data"`
 	Event DebtRecoveryPendingDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // DebtRecoveryPendingDeliveryEvent defines model for DebtRecoveryPendingDelivery.Event.
@@ -7657,6 +7723,12 @@ type Event struct {
 
 		// Event an event name of the catalogue (docs/events.md)
 		Event WebhookLogEventName `json:"event"`
+
+		// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+		// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+		// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+		// docs/webhooks.md, Ordering).
+		Sequence *EventSequence `json:"sequence,omitempty"`
 	} `json:"body"`
 
 	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
@@ -7705,11 +7777,23 @@ type EventMerchant struct {
 	Name string `json:"name"`
 }
 
+// EventSequence the event's number among the events about its object (docs/events.md names the object of each kind):
+// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+// docs/webhooks.md, Ordering).
+type EventSequence = int64
+
 // FeeCrossborderChargedDelivery the body of a fee.crossborder.charged delivery
 type FeeCrossborderChargedDelivery struct {
 	// Data the keys of fee.payment_failure.charged and transaction_amount
 	Data  FeeCrossborderChargedEvent         `json:"data"`
 	Event FeeCrossborderChargedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // FeeCrossborderChargedDeliveryEvent defines model for FeeCrossborderChargedDelivery.Event.
@@ -7759,6 +7843,12 @@ type FeePaymentFailureChargedDelivery struct {
 	// Data a fee taken from the card first, then from the company USD wallet; what neither could pay is a debt. from_card + from_wallet + debt_amount = amount
 	Data  FeePaymentFailureChargedEvent         `json:"data"`
 	Event FeePaymentFailureChargedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // FeePaymentFailureChargedDeliveryEvent defines model for FeePaymentFailureChargedDelivery.Event.
@@ -8113,6 +8203,12 @@ type PaymentCollectDelivery struct {
 	// Data the data of payment.collect (spec §6.3); the outcome arrives with payment.collect.status_updated
 	Data  PaymentCollectEvent         `json:"data"`
 	Event PaymentCollectDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // PaymentCollectDeliveryEvent defines model for PaymentCollectDelivery.Event.
@@ -8183,6 +8279,12 @@ type PaymentCollectStatusUpdatedDelivery struct {
 	// Data one transition of a collection; a receiver deduplicates on (transaction_id, status)
 	Data  PaymentCollectStatusUpdatedEvent         `json:"data"`
 	Event PaymentCollectStatusUpdatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // PaymentCollectStatusUpdatedDeliveryEvent defines model for PaymentCollectStatusUpdatedDelivery.Event.
@@ -8319,6 +8421,12 @@ type PaymentPayoutStatusUpdatedDelivery struct {
 	// Data one transition of a payout; a receiver deduplicates on (transaction_id, status)
 	Data  PaymentPayoutStatusUpdatedEvent         `json:"data"`
 	Event PaymentPayoutStatusUpdatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // PaymentPayoutStatusUpdatedDeliveryEvent defines model for PaymentPayoutStatusUpdatedDelivery.Event.
@@ -8464,6 +8572,12 @@ type TransactionAuthorizationCreatedDelivery struct {
 	// Data the card transaction of an approved authorization
 	Data  TransactionAuthorizationCreatedEvent         `json:"data"`
 	Event TransactionAuthorizationCreatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionAuthorizationCreatedDeliveryEvent defines model for TransactionAuthorizationCreatedDelivery.Event.
@@ -8505,6 +8619,12 @@ type TransactionAuthorizationDeclinedDelivery struct {
 	// Data the card transaction of a declined authorization, with the reason
 	Data  TransactionAuthorizationDeclinedEvent         `json:"data"`
 	Event TransactionAuthorizationDeclinedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionAuthorizationDeclinedDeliveryEvent defines model for TransactionAuthorizationDeclinedDelivery.Event.
@@ -8549,6 +8669,12 @@ type TransactionCrossborderChargedDelivery struct {
 	// Data the CROSS-BORDER card transaction; its fee is fee.crossborder.charged
 	Data  TransactionCrossborderChargedEvent         `json:"data"`
 	Event TransactionCrossborderChargedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionCrossborderChargedDeliveryEvent defines model for TransactionCrossborderChargedDelivery.Event.
@@ -8593,6 +8719,12 @@ type TransactionFundingCompletedDelivery struct {
 	// Data the card transaction of a funding
 	Data  TransactionFundingCompletedEvent         `json:"data"`
 	Event TransactionFundingCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionFundingCompletedDeliveryEvent defines model for TransactionFundingCompletedDelivery.Event.
@@ -8634,6 +8766,12 @@ type TransactionPreauthorizationCreatedDelivery struct {
 	// Data the card transaction of a pre-authorization hold
 	Data  TransactionPreauthorizationCreatedEvent         `json:"data"`
 	Event TransactionPreauthorizationCreatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionPreauthorizationCreatedDeliveryEvent defines model for TransactionPreauthorizationCreatedDelivery.Event.
@@ -8675,6 +8813,12 @@ type TransactionRefundCompletedDelivery struct {
 	// Data the card transaction of a refund
 	Data  TransactionRefundCompletedEvent         `json:"data"`
 	Event TransactionRefundCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionRefundCompletedDeliveryEvent defines model for TransactionRefundCompletedDelivery.Event.
@@ -8719,6 +8863,12 @@ type TransactionReversalCompletedDelivery struct {
 	// Data the card transaction of a reversal
 	Data  TransactionReversalCompletedEvent         `json:"data"`
 	Event TransactionReversalCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionReversalCompletedDeliveryEvent defines model for TransactionReversalCompletedDelivery.Event.
@@ -8769,6 +8919,12 @@ type TransactionSettlementCompletedDelivery struct {
 	// Data the card transaction of a settlement
 	Data  TransactionSettlementCompletedEvent         `json:"data"`
 	Event TransactionSettlementCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionSettlementCompletedDeliveryEvent defines model for TransactionSettlementCompletedDelivery.Event.
@@ -8813,6 +8969,12 @@ type TransactionTerminatedDelivery struct {
 	// Data the TERMINATION card transaction; the termination itself is card.terminated
 	Data  TransactionTerminatedEvent         `json:"data"`
 	Event TransactionTerminatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionTerminatedDeliveryEvent defines model for TransactionTerminatedDelivery.Event.
@@ -8854,6 +9016,12 @@ type TransactionWithdrawalCompletedDelivery struct {
 	// Data the card transaction of a withdrawal
 	Data  TransactionWithdrawalCompletedEvent         `json:"data"`
 	Event TransactionWithdrawalCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionWithdrawalCompletedDeliveryEvent defines model for TransactionWithdrawalCompletedDelivery.Event.
@@ -8926,6 +9094,12 @@ type WalletConversionCompletedDelivery struct {
 	// Data the data of wallet.conversion.completed (POST /partner/wallets/xaf-usd-conversion)
 	Data  WalletConversionCompletedEvent         `json:"data"`
 	Event WalletConversionCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletConversionCompletedDeliveryEvent defines model for WalletConversionCompletedDelivery.Event.
@@ -8993,6 +9167,12 @@ type WalletDepositCompletedDelivery struct {
 	// Data the data of wallet.deposit.completed (POST /wallets/deposit)
 	Data  WalletDepositCompletedEvent         `json:"data"`
 	Event WalletDepositCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletDepositCompletedDeliveryEvent defines model for WalletDepositCompletedDelivery.Event.
@@ -9048,6 +9228,12 @@ type WalletFundCompletedDelivery struct {
 	// Data a funding as it stands once confirmed
 	Data  WalletFundCompletedEvent         `json:"data"`
 	Event WalletFundCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletFundCompletedDeliveryEvent defines model for WalletFundCompletedDelivery.Event.
@@ -9090,6 +9276,12 @@ type WalletFundFailedDelivery struct {
 	// Data a funding as it stands once rejected
 	Data  WalletFundFailedEvent         `json:"data"`
 	Event WalletFundFailedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletFundFailedDeliveryEvent defines model for WalletFundFailedDelivery.Event.
@@ -9227,6 +9419,12 @@ type WalletTransferCompletedDelivery struct {
 	// Data the data of wallet.transfer.completed (POST /wallets/{id}/transfer-internal)
 	Data  WalletTransferCompletedEvent         `json:"data"`
 	Event WalletTransferCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletTransferCompletedDeliveryEvent defines model for WalletTransferCompletedDelivery.Event.

@@ -103,6 +103,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		}
 		for i, put := range puts {
 			t.Add("tx"+strconv.Itoa(i), put)
+			t.creates(r.Txs[i].ID)
 			if tx := r.Txs[i]; (tx.Type == cards.TxAuthorization || tx.Type == cards.TxDecline) && tx.IssuerTxID != "" {
 				ref, err := attributevalue.MarshalMap(claimItem{
 					PK: companyPK(c.CompanyID), SK: issuerTxSK(tx.IssuerTxID), Type: "issuer_tx", CompanyID: c.CompanyID, Of: tx.ID,
@@ -116,13 +117,11 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		if original != nil {
 			t.Add("original", *original)
 		}
-		if r.Debt != nil {
+		addEvents(t, r.Events)
+		if r.Debt != nil { // after the events: it counts those about it
 			if err := addDebt(t, s.db.Table, *r.Debt); err != nil {
 				return nil, err
 			}
-		}
-		if err := s.addEvents(t, r.Events); err != nil {
-			return nil, err
 		}
 		return t, s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, r.Wallet.Payout < 0)
 	}, func(ctx context.Context, k dynamo.Cancellation) error {

@@ -399,6 +399,12 @@ const (
 
 func eventSK(id string) string { return eventSKPrefix + id }
 
+// sequenceSK is the sort key of the counter of the events about object
+// (see sequence.go), in its company's partition.
+func sequenceSK(object string) string { return "SEQ#" + object }
+
+const kindSequence = "event_sequence"
+
 // webhookSecretSK is the sort key of a company's signing secret.
 func webhookSecretSK() string { return "WEBHOOK_SECRET" }
 
