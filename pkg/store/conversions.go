@@ -58,6 +58,7 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
 		t.Add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
+		t.finishes(m.ID)
 		t.addEvent("event", m.Event)
 		legs, err := s.wallets.post(ctx, t, p)
 		if err != nil {

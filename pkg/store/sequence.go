@@ -26,7 +26,8 @@ import (
 // of one object cannot take the same number, and the one that loses is
 // built again from fresh reads (DB.write). A transaction that creates the
 // object (txn.creates) knows its counter absent without reading it; a debt
-// keeps its counter on its own items (txn.counts). The counter is written
+// keeps its counter on its own items (txn.counts); an object made and
+// completed at once needs none (txn.finishes). The counter is written
 // as a whole (a Put), so writing it needs no permission beyond the event's
 // own.
 
@@ -78,6 +79,12 @@ func (t *txn) counts(object string, read int64) {
 	}
 	t.counted[object] = read
 }
+
+// finishes records that t creates object id and emits every event there
+// will ever be about it (a conversion, a deposit, a transfer: made and
+// completed at once): they are numbered from 1 and no counter is kept,
+// which spares the transaction an item.
+func (t *txn) finishes(id string) { t.counts(id, 0) }
 
 // eventsAbout returns the number of the events about object that t emits
 // so far.
