@@ -6357,6 +6357,12 @@ type CardCreatedDelivery struct {
 	// Data the data of card.created (spec §6.3)
 	Data  CardCreatedEvent         `json:"data"`
 	Event CardCreatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardCreatedDeliveryEvent defines model for CardCreatedDelivery.Event.
@@ -6439,6 +6445,12 @@ type CardFundDelivery struct {
 	// Data the data of card.fund (spec §6.3)
 	Data  CardFundEvent         `json:"data"`
 	Event CardFundDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardFundDeliveryEvent defines model for CardFundDelivery.Event.
@@ -6462,6 +6474,12 @@ type CardFundFailedDelivery struct {
 	// Data the data of card.fund.failed (ours, the keys of card.withdraw.failed)
 	Data  CardFundFailedEvent         `json:"data"`
 	Event CardFundFailedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardFundFailedDeliveryEvent defines model for CardFundFailedDelivery.Event.
@@ -6756,6 +6774,12 @@ type CardTerminatedDelivery struct {
 	// Data the data of card.terminated (spec §6.4), in one of two forms (legacy camelCase keys); told apart by reason and by the presence of refundAmount or previousBalance
 	Data  CardTerminatedEvent         `json:"data"`
 	Event CardTerminatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardTerminatedDeliveryEvent defines model for CardTerminatedDelivery.Event.
@@ -6867,6 +6891,12 @@ type CardVerificationCompletedDelivery struct {
 	// Data the data of card.verification.completed (spec §6.3, legacy camelCase keys)
 	Data  CardVerificationCompletedEvent         `json:"data"`
 	Event CardVerificationCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardVerificationCompletedDeliveryEvent defines model for CardVerificationCompletedDelivery.Event.
@@ -6893,6 +6923,12 @@ type CardWithdrawDelivery struct {
 	// Data the data of card.withdraw (spec §6.3)
 	Data  CardWithdrawEvent         `json:"data"`
 	Event CardWithdrawDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardWithdrawDeliveryEvent defines model for CardWithdrawDelivery.Event.
@@ -6916,6 +6952,12 @@ type CardWithdrawFailedDelivery struct {
 	// Data the data of card.withdraw.failed (spec §6.3)
 	Data  CardWithdrawFailedEvent         `json:"data"`
 	Event CardWithdrawFailedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CardWithdrawFailedDeliveryEvent defines model for CardWithdrawFailedDelivery.Event.
@@ -7515,6 +7557,12 @@ type CustomerCreatedDelivery struct {
 	// Data the fields of the customer list with the id as customer_id, and the outcome of identity verification; identity documents are never sent
 	Data  CustomerCreatedEvent         `json:"data"`
 	Event CustomerCreatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CustomerCreatedDeliveryEvent defines model for CustomerCreatedDelivery.Event.
@@ -7589,6 +7637,12 @@ type CustomerKYCUpdatedDelivery struct {
 	// Data the operator console's decision on a customer enrolled as PENDING_REVIEW; who decided, the console's note and the documents are never sent
 	Data  CustomerKYCUpdatedEvent         `json:"data"`
 	Event CustomerKYCUpdatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // CustomerKYCUpdatedDeliveryEvent defines model for CustomerKYCUpdatedDelivery.Event.
@@ -7701,6 +7755,12 @@ type DebtRecoveredDelivery struct {
 	// Data the data of debt.recovered (ours): one event per debt paid by a credit
 	Data  DebtRecoveredEvent         `json:"data"`
 	Event DebtRecoveredDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // DebtRecoveredDeliveryEvent defines model for DebtRecoveredDelivery.Event.
@@ -7751,6 +7811,12 @@ type DebtRecoveryPendingDelivery struct {
 	// Data the data of debt.recovery.pending
 	Data  DebtRecoveryPendingEvent         `json:"data"`
 	Event DebtRecoveryPendingDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // DebtRecoveryPendingDeliveryEvent defines model for DebtRecoveryPendingDelivery.Event.
@@ -7825,6 +7891,12 @@ type Event struct {
 
 		// Event an event name of the catalogue (docs/events.md)
 		Event WebhookLogEventName `json:"event"`
+
+		// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+		// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+		// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+		// docs/webhooks.md, Ordering).
+		Sequence *EventSequence `json:"sequence,omitempty"`
 	} `json:"body"`
 
 	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
@@ -7873,11 +7945,23 @@ type EventMerchant struct {
 	Name string `json:"name"`
 }
 
+// EventSequence the event's number among the events about its object (docs/events.md names the object of each kind):
+// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+// docs/webhooks.md, Ordering).
+type EventSequence = int64
+
 // FeeCrossborderChargedDelivery the body of a fee.crossborder.charged delivery
 type FeeCrossborderChargedDelivery struct {
 	// Data the keys of fee.payment_failure.charged and transaction_amount
 	Data  FeeCrossborderChargedEvent         `json:"data"`
 	Event FeeCrossborderChargedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // FeeCrossborderChargedDeliveryEvent defines model for FeeCrossborderChargedDelivery.Event.
@@ -7927,6 +8011,12 @@ type FeePaymentFailureChargedDelivery struct {
 	// Data a fee taken from the card first, then from the company USD wallet; what neither could pay is a debt. from_card + from_wallet + debt_amount = amount
 	Data  FeePaymentFailureChargedEvent         `json:"data"`
 	Event FeePaymentFailureChargedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // FeePaymentFailureChargedDeliveryEvent defines model for FeePaymentFailureChargedDelivery.Event.
@@ -8281,6 +8371,12 @@ type PaymentCollectDelivery struct {
 	// Data the data of payment.collect (spec §6.3); the outcome arrives with payment.collect.status_updated
 	Data  PaymentCollectEvent         `json:"data"`
 	Event PaymentCollectDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // PaymentCollectDeliveryEvent defines model for PaymentCollectDelivery.Event.
@@ -8351,6 +8447,12 @@ type PaymentCollectStatusUpdatedDelivery struct {
 	// Data one transition of a collection; a receiver deduplicates on (transaction_id, status)
 	Data  PaymentCollectStatusUpdatedEvent         `json:"data"`
 	Event PaymentCollectStatusUpdatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // PaymentCollectStatusUpdatedDeliveryEvent defines model for PaymentCollectStatusUpdatedDelivery.Event.
@@ -8487,6 +8589,12 @@ type PaymentPayoutStatusUpdatedDelivery struct {
 	// Data one transition of a payout; a receiver deduplicates on (transaction_id, status)
 	Data  PaymentPayoutStatusUpdatedEvent         `json:"data"`
 	Event PaymentPayoutStatusUpdatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // PaymentPayoutStatusUpdatedDeliveryEvent defines model for PaymentPayoutStatusUpdatedDelivery.Event.
@@ -8632,6 +8740,12 @@ type TransactionAuthorizationCreatedDelivery struct {
 	// Data the card transaction of an approved authorization
 	Data  TransactionAuthorizationCreatedEvent         `json:"data"`
 	Event TransactionAuthorizationCreatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionAuthorizationCreatedDeliveryEvent defines model for TransactionAuthorizationCreatedDelivery.Event.
@@ -8673,6 +8787,12 @@ type TransactionAuthorizationDeclinedDelivery struct {
 	// Data the card transaction of a declined authorization, with the reason
 	Data  TransactionAuthorizationDeclinedEvent         `json:"data"`
 	Event TransactionAuthorizationDeclinedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionAuthorizationDeclinedDeliveryEvent defines model for TransactionAuthorizationDeclinedDelivery.Event.
@@ -8717,6 +8837,12 @@ type TransactionCrossborderChargedDelivery struct {
 	// Data the CROSS-BORDER card transaction; its fee is fee.crossborder.charged
 	Data  TransactionCrossborderChargedEvent         `json:"data"`
 	Event TransactionCrossborderChargedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionCrossborderChargedDeliveryEvent defines model for TransactionCrossborderChargedDelivery.Event.
@@ -8761,6 +8887,12 @@ type TransactionFundingCompletedDelivery struct {
 	// Data the card transaction of a funding
 	Data  TransactionFundingCompletedEvent         `json:"data"`
 	Event TransactionFundingCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionFundingCompletedDeliveryEvent defines model for TransactionFundingCompletedDelivery.Event.
@@ -8802,6 +8934,12 @@ type TransactionPreauthorizationCreatedDelivery struct {
 	// Data the card transaction of a pre-authorization hold
 	Data  TransactionPreauthorizationCreatedEvent         `json:"data"`
 	Event TransactionPreauthorizationCreatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionPreauthorizationCreatedDeliveryEvent defines model for TransactionPreauthorizationCreatedDelivery.Event.
@@ -8843,6 +8981,12 @@ type TransactionRefundCompletedDelivery struct {
 	// Data the card transaction of a refund
 	Data  TransactionRefundCompletedEvent         `json:"data"`
 	Event TransactionRefundCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionRefundCompletedDeliveryEvent defines model for TransactionRefundCompletedDelivery.Event.
@@ -8887,6 +9031,12 @@ type TransactionReversalCompletedDelivery struct {
 	// Data the card transaction of a reversal
 	Data  TransactionReversalCompletedEvent         `json:"data"`
 	Event TransactionReversalCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionReversalCompletedDeliveryEvent defines model for TransactionReversalCompletedDelivery.Event.
@@ -8937,6 +9087,12 @@ type TransactionSettlementCompletedDelivery struct {
 	// Data the card transaction of a settlement
 	Data  TransactionSettlementCompletedEvent         `json:"data"`
 	Event TransactionSettlementCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionSettlementCompletedDeliveryEvent defines model for TransactionSettlementCompletedDelivery.Event.
@@ -8981,6 +9137,12 @@ type TransactionTerminatedDelivery struct {
 	// Data the TERMINATION card transaction; the termination itself is card.terminated
 	Data  TransactionTerminatedEvent         `json:"data"`
 	Event TransactionTerminatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionTerminatedDeliveryEvent defines model for TransactionTerminatedDelivery.Event.
@@ -9022,6 +9184,12 @@ type TransactionWithdrawalCompletedDelivery struct {
 	// Data the card transaction of a withdrawal
 	Data  TransactionWithdrawalCompletedEvent         `json:"data"`
 	Event TransactionWithdrawalCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // TransactionWithdrawalCompletedDeliveryEvent defines model for TransactionWithdrawalCompletedDelivery.Event.
@@ -9094,6 +9262,12 @@ type WalletConversionCompletedDelivery struct {
 	// Data the data of wallet.conversion.completed (POST /partner/wallets/xaf-usd-conversion)
 	Data  WalletConversionCompletedEvent         `json:"data"`
 	Event WalletConversionCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletConversionCompletedDeliveryEvent defines model for WalletConversionCompletedDelivery.Event.
@@ -9161,6 +9335,12 @@ type WalletDepositCompletedDelivery struct {
 	// Data the data of wallet.deposit.completed (POST /wallets/deposit)
 	Data  WalletDepositCompletedEvent         `json:"data"`
 	Event WalletDepositCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletDepositCompletedDeliveryEvent defines model for WalletDepositCompletedDelivery.Event.
@@ -9216,6 +9396,12 @@ type WalletFundCompletedDelivery struct {
 	// Data a funding as it stands once confirmed
 	Data  WalletFundCompletedEvent         `json:"data"`
 	Event WalletFundCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletFundCompletedDeliveryEvent defines model for WalletFundCompletedDelivery.Event.
@@ -9258,6 +9444,12 @@ type WalletFundFailedDelivery struct {
 	// Data a funding as it stands once rejected
 	Data  WalletFundFailedEvent         `json:"data"`
 	Event WalletFundFailedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletFundFailedDeliveryEvent defines model for WalletFundFailedDelivery.Event.
@@ -9395,6 +9587,12 @@ type WalletTransferCompletedDelivery struct {
 	// Data the data of wallet.transfer.completed (POST /wallets/{id}/transfer-internal)
 	Data  WalletTransferCompletedEvent         `json:"data"`
 	Event WalletTransferCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
 }
 
 // WalletTransferCompletedDeliveryEvent defines model for WalletTransferCompletedDelivery.Event.

@@ -46,9 +46,9 @@ func (e *networkEnv) ask(h function.HTTPHandler, body string, now time.Time) app
 // three times, it gets the same answer and holds once; a decline is
 // answered with its reason and its fee taken once; a card we do not have
 // is declined, recording nothing; an unsigned, stale or malformed request
-// is refused, deciding nothing. The warm decision path makes one read and
-// one TransactWriteItems, nothing else: its events wait in the outbox for
-// the network's advice.
+// is refused, deciding nothing. The warm decision path makes one read (two
+// for a verification) and one TransactWriteItems, nothing else: its events
+// wait in the outbox for the network's advice.
 func TestDecisionInTheRequest(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 10)
@@ -83,7 +83,9 @@ func TestDecisionInTheRequest(t *testing.T) {
 
 	// Cold, the first approval reads the card's company, then the card;
 	// the first decline, the card and the fee schedule. Warm, each reads
-	// the card alone.
+	// the card alone; a verification, whose event is about the card, the
+	// counter of the card's events too (the other decisions' events are
+	// about the card transaction they create, whose counter is not read).
 	auth, verify := issuer.KindAuthorization, issuer.KindVerification
 	steps := []struct {
 		name, id, kind string
@@ -95,7 +97,7 @@ func TestDecisionInTheRequest(t *testing.T) {
 		{"cold decline", "ntx_decline-1", auth, 1000, "200 DECLINED insufficient_funds 450", 2},
 		{"warm approval", "ntx_approve-2", auth, 100, "200 APPROVED <nil> 350", 1},
 		{"warm decline, the fee from the card", "ntx_decline-2", auth, 1000, "200 DECLINED insufficient_funds 300", 1},
-		{"warm verification", "ntx_verify-1", verify, 0, "200 APPROVED <nil> 300", 1},
+		{"warm verification", "ntx_verify-1", verify, 0, "200 APPROVED <nil> 300", 2},
 	}
 	answers := map[string]apptest.Result{}
 	for _, s := range steps {

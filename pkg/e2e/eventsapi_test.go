@@ -99,13 +99,18 @@ func TestEventsAPI(t *testing.T) {
 		events.CardCreated, events.PaymentCollect, events.CustomerCreated, events.CardFund,
 		events.PayoutStatusUpdated, events.CardFundFailed, events.CustomerCreated,
 	}
-	var made []events.Event // oldest first
+	var made []events.Event     // oldest first, numbered as committed
+	about := map[string]int64{} // the events about each object so far (samples share their ids)
 	for i, k := range kinds {
 		ev, err := events.Build(e.company, events.Lookup(k)[0].Sample(), base.Add(time.Duration(i)*time.Minute))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if err := e.store.Commit(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+		about[ev.Object]++
+		if ev, err = ev.WithSequence(about[ev.Object]); err != nil {
 			t.Fatal(err)
 		}
 		if i < len(kinds)-1 {

@@ -164,7 +164,22 @@ func (e *hookEnv) emit(t *testing.T, notifyURL string) events.Event {
 	if err := e.publisher.Publish(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
-	return ev
+	return e.committed(t, ev)
+}
+
+// committed returns ev as the store committed it, numbered among the
+// events about its object: its body is what every delivery sends.
+func (e *hookEnv) committed(t *testing.T, ev events.Event) events.Event {
+	t.Helper()
+	stored, err := e.store.Event(context.Background(), e.company, ev.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := ev.WithSequence(stored.Sequence)
+	if err != nil || string(stored.Body) != string(want.Body) || stored.Object != ev.Object {
+		t.Fatalf("committed %+v, %v; built %s", stored, err, ev.Body)
+	}
+	return want
 }
 
 // poll does what Lambda's event source mapping does, until the test ends:
@@ -857,6 +872,7 @@ func TestWebhookEventSurvivesACrashBeforePublish(t *testing.T) {
 	if err := e.store.Commit(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
+	ev = e.committed(t, ev)
 	crashed := outbox.NewPublisher(store.NewOutbox(e.DB), crashedQueue{})
 	if err := crashed.Publish(context.Background(), ev); err == nil {
 		t.Fatal("the injected fault did not fail the publish")

@@ -8,15 +8,24 @@ import (
 )
 
 // Payload is the data of one event kind: each payload type of this package
-// knows its kind, so Build cannot pair a payload with the wrong name.
+// knows its kind, so Build cannot pair a payload with the wrong name, and
+// the object it is about (objects.go).
 type Payload interface {
 	EventKind() Kind
+	// EventObject returns the id of the object the event is about.
+	EventObject() string
 }
 
-// Build returns the event of p's kind with p as its data. Like New, it fixes
-// the body bytes now: every delivery sends exactly them.
+// Build returns the event of p's kind with p as its data, about p's object.
+// Like New, it fixes the body bytes now, but for the sequence the store
+// adds: every delivery sends exactly them.
 func Build(companyID string, p Payload, now time.Time) (Event, error) {
-	return New(companyID, p.EventKind(), p, now)
+	e, err := New(companyID, p.EventKind(), p, now)
+	if err != nil {
+		return Event{}, err
+	}
+	e.Object = p.EventObject()
+	return e, nil
 }
 
 // Entry describes one event kind (one payload form of it) in the catalogue.
@@ -37,6 +46,9 @@ type Entry struct {
 	// IDs are the keys of data that identify what the event is about; a
 	// receiver deduplicates on them (with the event id header).
 	IDs []string
+	// Object is the key of data that holds the id of the object the event
+	// is about (Payload.EventObject), the unit of the event's sequence.
+	Object string
 	// NotifyURL reports whether the event also goes to the notify_url of the
 	// request that started it.
 	NotifyURL bool
@@ -52,14 +64,14 @@ type Entry struct {
 // card.terminated has one entry per payload form.
 var Catalogue = []Entry{
 	// §6.3: shown payloads.
-	{Kind: PaymentCollect, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "external_id"},
+	{Kind: PaymentCollect, Object: "transaction_id", Section: "6.3", Shown: true, IDs: []string{"transaction_id", "external_id"},
 		Meaning: "a collection (pay-in) is initiated",
 		Sample: func() Payload {
 			return paymentCollect{PaymentCollectData{TransactionID: sampleTxID, ExternalID: "order-1001", Status: "PENDING",
 				Amount: "5000", Currency: "XAF", Country: "CM", Operator: "mtn", PhoneNumber: "237670000000",
 				InitiatedAt: sampleAt}}
 		}},
-	{Kind: CardCreated, Section: "6.3", Shown: true, IDs: []string{"card.id", "card_issuance.transaction_id", "card_fund.transaction_id"},
+	{Kind: CardCreated, Object: "card.id", Section: "6.3", Shown: true, IDs: []string{"card.id", "card_issuance.transaction_id", "card_fund.transaction_id"},
 		Meaning: "a card is created",
 		Sample: func() Payload {
 			return CardCreatedData{
@@ -69,27 +81,27 @@ var Catalogue = []Entry{
 				CardFund:     CardOperation{Status: "SUCCESS", TransactionID: sampleTx2ID, Amount: "10", Description: "Initial card funding"},
 			}
 		}},
-	{Kind: CardFund, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
+	{Kind: CardFund, Object: "card_id", Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
 		Meaning: "a card is funded from a wallet (sent once the issuer has confirmed it)",
 		Sample: func() Payload {
 			return CardFundData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "25", Currency: "USD", FeeAmount: "0.5"}
 		}},
-	{Kind: CardWithdraw, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
+	{Kind: CardWithdraw, Object: "card_id", Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
 		Meaning: "money moves from a card to the wallet",
 		Sample: func() Payload {
 			return CardWithdrawData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "15", Currency: "USD", FeeAmount: "0"}
 		}},
-	{Kind: CardWithdrawFailed, Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
+	{Kind: CardWithdrawFailed, Object: "card_id", Section: "6.3", Shown: true, IDs: []string{"transaction_id", "card_id"},
 		Meaning: "a card withdrawal fails",
 		Sample: func() Payload {
 			return CardWithdrawFailedData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "15", Error: "insufficient card balance"}
 		}},
-	{Kind: CardFundFailed, Section: "ours", IDs: []string{"transaction_id", "card_id"},
+	{Kind: CardFundFailed, Object: "card_id", Section: "ours", IDs: []string{"transaction_id", "card_id"},
 		Meaning: "the issuer refused a card funding; its amount and fee are back on the wallet",
 		Sample: func() Payload {
 			return CardFundFailedData{TransactionID: sampleTxID, CardID: sampleCardID, Amount: "25", Error: "the card issuer's card does not allow it"}
 		}},
-	{Kind: CardVerificationCompleted, Section: "6.3", Shown: true, IDs: []string{"cardId", "reference"},
+	{Kind: CardVerificationCompleted, Object: "cardId", Section: "6.3", Shown: true, IDs: []string{"cardId", "reference"},
 		Meaning: "a merchant verifies the card with a zero-amount hold",
 		Sample: func() Payload {
 			return CardVerificationCompletedData{CardID: sampleCardID, Status: CardVerificationStatusVerified,
@@ -97,13 +109,13 @@ var Catalogue = []Entry{
 		}},
 
 	// §6.4: card.terminated, two forms.
-	{Kind: CardTerminated, Form: "company", Section: "6.4", Shown: true, IDs: []string{"cardId"},
+	{Kind: CardTerminated, Object: "cardId", Form: "company", Section: "6.4", Shown: true, IDs: []string{"cardId"},
 		Meaning: "the company terminated a card; the remaining balance is refunded to its USD wallet",
 		Sample: func() Payload {
 			return CardTerminatedByCompanyData{CardID: sampleCardID, CardNumber: "**** **** **** 4242", Status: CardStatusTerminated,
 				TerminatedAt: sampleAt, RefundAmount: "12.5", RefundProcessed: true, Reason: TerminationReasonCompany}
 		}},
-	{Kind: CardTerminated, Form: "provider", Section: "6.4", Shown: true, IDs: []string{"cardId"},
+	{Kind: CardTerminated, Object: "cardId", Form: "provider", Section: "6.4", Shown: true, IDs: []string{"cardId"},
 		Meaning: "the issuer terminated a card (for example a risk block)",
 		Sample: func() Payload {
 			return CardTerminatedByProviderData{CardID: sampleCardID, Status: CardStatusTerminated,
@@ -111,81 +123,81 @@ var Catalogue = []Entry{
 		}},
 
 	// §6.5: names and meanings only; the payloads are ours.
-	{Kind: TransactionAuthorizationCreated, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionAuthorizationCreated, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "card payment authorization succeeded",
 		Sample: func() Payload {
 			return TransactionAuthorizationCreatedData{sampleCardTx("AUTHORIZATION", "PENDING")}
 		}},
-	{Kind: TransactionAuthorizationDeclined, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionAuthorizationDeclined, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "authorization declined",
 		Sample: func() Payload {
 			return TransactionAuthorizationDeclinedData{sampleCardTx("DECLINE", "FAILED"), "insufficient_funds"}
 		}},
-	{Kind: TransactionPreauthorizationCreated, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionPreauthorizationCreated, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "pre-authorization hold placed; later settled or reversed",
 		Sample: func() Payload {
 			return TransactionPreauthorizationCreatedData{sampleCardTx("AUTHORIZATION", "PENDING")}
 		}},
-	{Kind: TransactionSettlementCompleted, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionSettlementCompleted, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "authorized transaction settled",
 		Sample: func() Payload {
 			return TransactionSettlementCompletedData{sampleRelatedTx("SETTLEMENT")}
 		}},
-	{Kind: TransactionReversalCompleted, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionReversalCompleted, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "transaction reversed, usually within 24 hours; reason expired when the hold expired",
 		Sample: func() Payload {
 			expired := ReversalReasonExpired
 			return TransactionReversalCompletedData{sampleRelatedTx("REVERSAL"), &expired}
 		}},
-	{Kind: TransactionRefundCompleted, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionRefundCompleted, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "refund processed, usually after settlement",
 		Sample: func() Payload {
 			return TransactionRefundCompletedData{sampleRelatedTx("REFUND")}
 		}},
-	{Kind: TransactionFundingCompleted, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionFundingCompleted, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "card funding transaction completed",
 		Sample: func() Payload {
 			return TransactionFundingCompletedData{sampleCardTx("FUNDING", "SUCCESS")}
 		}},
-	{Kind: TransactionWithdrawalCompleted, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionWithdrawalCompleted, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "card withdrawal transaction completed",
 		Sample: func() Payload {
 			return TransactionWithdrawalCompletedData{sampleCardTx("WITHDRAWAL", "SUCCESS")}
 		}},
-	{Kind: TransactionCrossborderCharged, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionCrossborderCharged, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "cross-border charge recorded",
 		Sample: func() Payload {
 			return TransactionCrossborderChargedData{sampleRelatedTx("CROSS-BORDER")}
 		}},
-	{Kind: TransactionTerminated, Section: "6.5", IDs: cardTxIDs,
+	{Kind: TransactionTerminated, Object: "transaction_id", Section: "6.5", IDs: cardTxIDs,
 		Meaning: "termination-type transaction recorded",
 		Sample: func() Payload {
 			return TransactionTerminatedData{sampleCardTx("TERMINATION", "SUCCESS")}
 		}},
-	{Kind: FeePaymentFailureCharged, Section: "6.5", IDs: []string{"fee_id", "transaction_id", "card_id"},
+	{Kind: FeePaymentFailureCharged, Object: "transaction_id", Section: "6.5", IDs: []string{"fee_id", "transaction_id", "card_id"},
 		Meaning: "fee charged for a failed payment (0.50 USD)",
 		Sample: func() Payload {
 			return FeePaymentFailureChargedData{sampleFee("0.5", "0.5", "0", "0")}
 		}},
-	{Kind: FeeCrossborderCharged, Section: "6.5", IDs: []string{"fee_id", "transaction_id", "card_id"},
+	{Kind: FeeCrossborderCharged, Object: "transaction_id", Section: "6.5", IDs: []string{"fee_id", "transaction_id", "card_id"},
 		Meaning: "cross-border fee charged (2.5 percent plus 0.50 USD)",
 		Sample: func() Payload {
 			return FeeCrossborderChargedData{sampleFee("3", "1.25", "1.75", "0"), "100"}
 		}},
-	{Kind: DebtRecoveryPending, Section: "6.5", IDs: []string{"debt_id", "transaction_id", "card_id"},
+	{Kind: DebtRecoveryPending, Object: "debt_id", Section: "6.5", IDs: []string{"debt_id", "transaction_id", "card_id"},
 		Meaning: "a fee debt was created because the fee could not be taken from the card or the wallet",
 		Sample: func() Payload {
 			return DebtRecoveryPendingData{DebtID: sampleDebtID, FeeType: FeeTypePaymentFailure, TransactionID: sampleTxID,
 				CardID: sampleCardID, CustomerID: sampleCustomerID, Amount: "0.5", Currency: "USD", CreatedAt: sampleAt}
 		}},
-	{Kind: DebtRecovered, Section: "ours", IDs: []string{"debt_id", "ledger_transaction_id"},
+	{Kind: DebtRecovered, Object: "debt_id", Section: "ours", IDs: []string{"debt_id", "ledger_transaction_id"},
 		Meaning: "a credit to the company USD wallet paid (part of) a pending debt",
 		Sample: func() Payload {
 			return DebtRecoveredData{DebtID: sampleDebtID, FeeType: FeeTypePaymentFailure, TransactionID: sampleTxID,
 				CardID: sampleCardID, WalletID: sampleWalletID, LedgerTransactionID: sampleTx2ID, RecoveredAmount: "0.5",
 				RemainingAmount: "0", Currency: "USD", Status: "RECOVERED", RecoveredAt: sampleAt}
 		}},
-	{Kind: WalletTransferCompleted, Section: "ours", IDs: []string{"transfer_id"},
+	{Kind: WalletTransferCompleted, Object: "transfer_id", Section: "ours", IDs: []string{"transfer_id"},
 		Meaning: "money moved between the payin and payout balances of one wallet (POST /wallets/{id}/transfer-internal)",
 		Sample: func() Payload {
 			fee := sampleTx3ID
@@ -193,23 +205,23 @@ var Catalogue = []Entry{
 				Amount: "5000", FeeAmount: "50", From: "payin", To: "payout", DebitTransactionID: sampleTx2ID,
 				CreditTransactionID: sampleOrigTxID, FeeTransactionID: &fee, CompletedAt: sampleAt}
 		}},
-	{Kind: WalletFundCompleted, Section: "ours", IDs: []string{"transaction_id"},
+	{Kind: WalletFundCompleted, Object: "transaction_id", Section: "ours", IDs: []string{"transaction_id"},
 		Meaning: "a bank transfer the company declared (POST /wallets/fund) was confirmed and credited",
 		Sample: func() Payload {
 			return WalletFundCompletedData{sampleWalletFund("SUCCESS")}
 		}},
-	{Kind: WalletFundFailed, Section: "ours", IDs: []string{"transaction_id"},
+	{Kind: WalletFundFailed, Object: "transaction_id", Section: "ours", IDs: []string{"transaction_id"},
 		Meaning: "a bank transfer the company declared (POST /wallets/fund) was rejected; nothing was credited",
 		Sample: func() Payload {
 			return WalletFundFailedData{sampleWalletFund("FAILED")}
 		}},
-	{Kind: CustomerCreated, Section: "6.5", IDs: []string{"customer_id"},
+	{Kind: CustomerCreated, Object: "customer_id", Section: "6.5", IDs: []string{"customer_id"},
 		Meaning: "a customer was created (POST /customers/enroll or POST /customers stored the record)",
 		Sample: func() Payload {
 			return CustomerCreatedData{CustomerID: sampleCustomerID, FirstName: "Amina", LastName: "Njoya", Email: "amina@example.com",
 				Country: "Cameroon", PhoneCountryCode: "+237", PhoneNumber: "670000000", KYCStatus: "VERIFIED", IsActive: true, CreatedAt: sampleAt}
 		}},
-	{Kind: CustomerKYCUpdated, Section: "ours", IDs: []string{"customer_id", "kyc_status"},
+	{Kind: CustomerKYCUpdated, Object: "customer_id", Section: "ours", IDs: []string{"customer_id", "kyc_status"},
 		Meaning: "the operator console decided the identity of a customer enrolled as PENDING_REVIEW (VERIFIED or REJECTED)",
 		Sample: func() Payload {
 			reason := "document does not match the identity"
@@ -217,14 +229,14 @@ var Catalogue = []Entry{
 		}},
 
 	// Ours: money moved between a company's wallets at its exchange rate.
-	{Kind: WalletConversionCompleted, Section: "ours", IDs: []string{"conversion_id"},
+	{Kind: WalletConversionCompleted, Object: "conversion_id", Section: "ours", IDs: []string{"conversion_id"},
 		Meaning: "a conversion from an XAF or XOF wallet to the company USD wallet was made",
 		Sample: func() Payload {
 			return WalletConversionCompletedData{ConversionID: sampleTxID, SourceWalletID: sampleWalletID, USDWalletID: sampleWallet2ID,
 				Amount: "1000", Currency: "XAF", Rate: "0.001667", ExchangeRateID: sampleRateID, ConvertedAmount: "1.67",
 				FeeAmount: "0.02", CreditedAmount: "1.65", CompletedAt: sampleAt}
 		}},
-	{Kind: WalletDepositCompleted, Section: "ours", IDs: []string{"deposit_id"},
+	{Kind: WalletDepositCompleted, Object: "deposit_id", Section: "ours", IDs: []string{"deposit_id"},
 		Meaning: "a deposit moved money between two wallets of the company in different currencies",
 		Sample: func() Payload {
 			return WalletDepositCompletedData{DepositID: sampleTxID, SourceWalletID: sampleWalletID, DestinationWalletID: sampleWallet2ID,
@@ -233,12 +245,12 @@ var Catalogue = []Entry{
 		}},
 
 	// Ours: the status updates the spec leaves unnamed (§6.5, §4.14).
-	{Kind: PayoutStatusUpdated, Section: "ours", IDs: []string{"transaction_id", "external_id", "status"}, NotifyURL: true,
+	{Kind: PayoutStatusUpdated, Object: "transaction_id", Section: "ours", IDs: []string{"transaction_id", "external_id", "status"}, NotifyURL: true,
 		Meaning: "a payout changed status (one event per transition; also sent to the payout's notify_url)",
 		Sample: func() Payload {
 			return paymentStatus{PayoutStatusUpdated, samplePaymentStatus("PAYOUT", "PROCESSING", "PENDING")}
 		}},
-	{Kind: CollectionStatusUpdated, Section: "ours", IDs: []string{"transaction_id", "external_id", "status"}, NotifyURL: true,
+	{Kind: CollectionStatusUpdated, Object: "transaction_id", Section: "ours", IDs: []string{"transaction_id", "external_id", "status"}, NotifyURL: true,
 		Meaning: "a collection changed status (one event per transition; also sent to the collection's notify_url)",
 		Sample: func() Payload {
 			return paymentStatus{CollectionStatusUpdated, samplePaymentStatus("COLLECTION", "SUCCESS", "PROCESSING")}

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"regexp"
 	"slices"
@@ -170,8 +171,33 @@ func TestCataloguePayloads(t *testing.T) {
 			if len(top) != 2 {
 				t.Fatalf("body has keys other than event and data: %s", ev.Body)
 			}
+			if !slices.Contains(keys, e.Object) {
+				t.Fatalf("object key %q is not a key of the payload %v", e.Object, keys)
+			}
+			if got := valueAt(t, p, e.Object); got != p.EventObject() || ev.Object != p.EventObject() || ev.Object == "" {
+				t.Errorf("object: payload's %s = %q, EventObject %q, Build's Object %q", e.Object, got, p.EventObject(), ev.Object)
+			}
 		})
 	}
+}
+
+// valueAt returns the string at key path ("parent.child") of v as JSON.
+func valueAt(t *testing.T, v any, path string) string {
+	t.Helper()
+	raw, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range strings.Split(path, ".") {
+		obj, _ := m.(map[string]any)
+		m = obj[k]
+	}
+	s, _ := m.(string)
+	return s
 }
 
 // TestPayloadTimestamps: every timestamp of every payload, as its builder
@@ -214,8 +240,8 @@ func TestPaymentBuildersMatchTheCatalogue(t *testing.T) {
 			t.Fatal(err)
 		}
 		want, _ := events.Build("co-1", e.Sample(), now)
-		if string(ev.Body) != string(want.Body) || ev.Kind != e.Kind {
-			t.Errorf("%s: constructor body %s, catalogue %s", e.Kind, ev.Body, want.Body)
+		if string(ev.Body) != string(want.Body) || ev.Kind != e.Kind || ev.Object != want.Object {
+			t.Errorf("%s: constructor body %s about %q, catalogue %s about %q", e.Kind, ev.Body, ev.Object, want.Body, want.Object)
 		}
 	}
 }
@@ -232,7 +258,8 @@ func remarshal(t *testing.T, from, to any) {
 }
 
 // TestDocsDescribeEveryKind checks that docs/events.md has a section per
-// kind that names every key of its payload.
+// kind that names every key of its payload, and that its summary names the
+// object of every kind.
 func TestDocsDescribeEveryKind(t *testing.T) {
 	raw, err := os.ReadFile("../../docs/events.md")
 	if err != nil {
@@ -244,7 +271,11 @@ func TestDocsDescribeEveryKind(t *testing.T) {
 		name := strings.Trim(strings.Fields(title)[0], "`")
 		sections[name] += body
 	}
+	objects := summaryObjects(string(raw))
 	for _, e := range events.Catalogue {
+		if objects[string(e.Kind)] != e.Object {
+			t.Errorf("docs/events.md, summary: the object of %s is %q, the catalogue's %q", e.Kind, objects[string(e.Kind)], e.Object)
+		}
 		doc, ok := sections[string(e.Kind)]
 		if !ok {
 			t.Errorf("docs/events.md has no section ### `%s`", e.Kind)
@@ -257,6 +288,23 @@ func TestDocsDescribeEveryKind(t *testing.T) {
 			}
 		}
 	}
+}
+
+// summaryObjects reads the object column of the summary table of
+// docs/events.md, by kind.
+func summaryObjects(doc string) map[string]string {
+	out := map[string]string{}
+	_, table, _ := strings.Cut(doc, "\n## Summary\n")
+	table, _, _ = strings.Cut(table, "\n## ")
+	for _, line := range strings.Split(table, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) < 7 || !strings.HasPrefix(strings.TrimSpace(cells[1]), "`") {
+			continue
+		}
+		kind := strings.Trim(strings.TrimSpace(cells[1]), "`")
+		out[kind] = strings.Trim(strings.TrimSpace(cells[5]), "`")
+	}
+	return out
 }
 
 // TestDocsExamples checks every JSON example of docs/events.md: it parses,
@@ -310,6 +358,9 @@ func TestPayloadsMatchTheContract(t *testing.T) {
 	for _, e := range events.Catalogue {
 		t.Run(entryName(e), func(t *testing.T) {
 			ev, err := events.Build("co-1", e.Sample(), time.Now())
+			if err == nil {
+				ev, err = ev.WithSequence(1) // as the store writes it
+			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -317,5 +368,26 @@ func TestPayloadsMatchTheContract(t *testing.T) {
 				t.Error(err)
 			}
 		})
+	}
+}
+
+func TestVerifySequences(t *testing.T) {
+	ev := func(object string, n int64) events.Event { return events.Event{Object: object, Sequence: n} }
+	tests := []struct {
+		name string
+		evs  []events.Event
+		ok   bool
+	}{
+		{"none", nil, true},
+		{"in any order", []events.Event{ev("a", 2), ev("b", 1), ev("a", 1), ev("a", 3)}, true},
+		{"before sequences", []events.Event{ev("a", 0), ev("a", 1)}, true},
+		{"a gap", []events.Event{ev("a", 1), ev("a", 3)}, false},
+		{"twice", []events.Event{ev("a", 1), ev("a", 1)}, false},
+		{"not from 1", []events.Event{ev("b", 2)}, false},
+	}
+	for _, tt := range tests {
+		if err := events.VerifySequences(tt.evs); (err == nil) != tt.ok || (err != nil && !errors.Is(err, events.ErrSequenceBroken)) {
+			t.Errorf("%s: %v", tt.name, err)
+		}
 	}
 }

@@ -3,8 +3,11 @@
 //
 // An Event is written in the same DynamoDB transaction as the change it
 // reports. Its Body, the exact bytes a receiver gets ({"event": …,
-// "data": …}), is fixed at that moment, so every delivery and retry sends the
-// same bytes. A payload's times are strings written by timestamp.Format.
+// "sequence": …, "data": …}), is fixed at that moment, so every delivery and
+// retry sends the same bytes. The sequence numbers the events about one
+// object (Event.Object) 1, 2, 3…; the store assigns it in that transaction
+// (WithSequence). A payload's times are strings written by
+// timestamp.Format.
 package events
 
 import (
@@ -79,19 +82,31 @@ type Event struct {
 	ID        string    // uuid v7: time-ordered, stable across retries (X-Service-Event-Id)
 	CompanyID string    //
 	Kind      Kind      //
-	Body      []byte    // {"event": kind, "data": payload}, as delivered
+	Object    string    // the id of the object the event is about (Payload.EventObject)
+	Sequence  int64     // the event's number among the events about Object, from 1; 0 until the store sets it
+	Body      []byte    // {"event": kind, "sequence": n, "data": payload}, as delivered
 	NotifyURL string    // the request's notify_url, when it asked for updates there
 	CreatedAt time.Time //
+}
+
+// envelope is the body of an event; an event not yet sequenced has no
+// "sequence".
+type envelope struct {
+	Event    Kind            `json:"event"`
+	Sequence int64           `json:"sequence,omitempty"`
+	Data     json.RawMessage `json:"data"`
 }
 
 // New builds an event of kind with data as its payload, made at now: its
 // id is a UUID v7 of that instant, so that the delivery log, which lists and
 // filters events by id, agrees with CreatedAt.
+// It names no object: Build and the payment constructors set Object.
 func New(companyID string, kind Kind, data any, now time.Time) (Event, error) {
-	body, err := json.Marshal(struct {
-		Event Kind `json:"event"`
-		Data  any  `json:"data"`
-	}{kind, data})
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return Event{}, fmt.Errorf("events: encode %s: %w", kind, err)
+	}
+	body, err := json.Marshal(envelope{Event: kind, Data: raw})
 	if err != nil {
 		return Event{}, fmt.Errorf("events: encode %s: %w", kind, err)
 	}
@@ -102,4 +117,24 @@ func New(companyID string, kind Kind, data any, now time.Time) (Event, error) {
 		Body:      body,
 		CreatedAt: now.UTC(),
 	}, nil
+}
+
+// WithSequence returns e numbered n among the events about its object: its
+// Sequence set and its body rebuilt with "sequence" (the data bytes
+// unchanged). n starts at 1.
+func (e Event) WithSequence(n int64) (Event, error) {
+	if n < 1 {
+		return Event{}, fmt.Errorf("events: event %s: sequence %d is not positive", e.ID, n)
+	}
+	var env envelope
+	if err := json.Unmarshal(e.Body, &env); err != nil {
+		return Event{}, fmt.Errorf("events: decode event %s: %w", e.ID, err)
+	}
+	env.Sequence = n
+	body, err := json.Marshal(env)
+	if err != nil {
+		return Event{}, fmt.Errorf("events: encode event %s: %w", e.ID, err)
+	}
+	e.Sequence, e.Body = n, body
+	return e, nil
 }

@@ -43,7 +43,12 @@ type PaymentStatusData struct {
 // NewPaymentCollect builds the payment.collect event of a new collection.
 // It goes to the company's webhook URL only.
 func NewPaymentCollect(companyID string, d PaymentCollectData, now time.Time) (Event, error) {
-	return New(companyID, PaymentCollect, d, now)
+	e, err := New(companyID, PaymentCollect, d, now)
+	if err != nil {
+		return Event{}, err
+	}
+	e.Object = d.EventObject()
+	return e, nil
 }
 
 // NewPaymentStatusUpdated builds the status-update event of one transition
@@ -55,6 +60,6 @@ func NewPaymentStatusUpdated(companyID string, kind Kind, d PaymentStatusData, n
 	if err != nil {
 		return Event{}, err
 	}
-	e.NotifyURL = notifyURL
+	e.Object, e.NotifyURL = d.EventObject(), notifyURL
 	return e, nil
 }

@@ -49,7 +49,7 @@ var _ cards.Store = (*Cards)(nil)
 //
 // Acceptance, settlement and termination are one TransactWriteItems each,
 // whose items are named for their cancellation reasons: card, slots, tx,
-// event<n> (eventPut) and, last, the posting of the money on the wallet
+// event<n> (txn.addEvent) and, last, the posting of the money on the wallet
 // (Wallets.post: wallet, entry<n>, and the debts a credit pays). The
 // ledger entries that move a balance record the balances before and after
 // them, read from the wallet just before the write.
@@ -113,9 +113,11 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 			t.Add("card_ref", s.wallets.putNew(ref))
 		}
 		t.Add("tx", txPut)
-		if err := s.addEvents(t, a.Events); err != nil {
-			return nil, err
+		t.creates(tx.ID)
+		if a.New {
+			t.creates(c.ID)
 		}
+		addEvents(t, a.Events)
 		return t, s.addMoney(ctx, t, c.CompanyID, tx.WalletID, a.Wallet, a.Entries, a.Now, true)
 	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
@@ -167,9 +169,7 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 		if st.ReleaseSlot {
 			t.Add("slots", s.slotsChange(tx.CompanyID, -1, 0))
 		}
-		if err := s.addEvents(t, st.Events); err != nil {
-			return nil, err
-		}
+		addEvents(t, st.Events)
 		return t, s.addMoney(ctx, t, tx.CompanyID, tx.WalletID, st.Wallet, st.Entries, st.Now, false)
 	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
@@ -227,6 +227,7 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 		w.Add("card", card)
 		w.Add("slots", s.slotsChange(c.CompanyID, -1, 0))
 		w.Add("tx", txPut)
+		w.creates(tx.ID)
 		if t.EventID != "" {
 			claim, err := attributevalue.MarshalMap(claimItem{
 				PK: companyPK(c.CompanyID), SK: issuerEventSK(t.EventID), Type: "issuer_event", CompanyID: c.CompanyID, Of: tx.ID,
@@ -236,9 +237,7 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 			}
 			w.Add("event_claim", s.wallets.putNew(claim))
 		}
-		if err := s.addEvents(w, t.Events); err != nil {
-			return nil, err
-		}
+		addEvents(w, t.Events)
 		return w, s.addMoney(ctx, w, c.CompanyID, tx.WalletID, t.Wallet, t.Entries, t.Now, false)
 	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
@@ -315,15 +314,10 @@ func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string
 }
 
 // addEvents adds evs to t as items event<n>.
-func (s *Cards) addEvents(t *txn, evs []events.Event) error {
+func addEvents(t *txn, evs []events.Event) {
 	for i, ev := range evs {
-		put, err := eventPut(s.db.Table, ev)
-		if err != nil {
-			return err
-		}
-		t.Add("event"+strconv.Itoa(i), put)
+		t.addEvent("event"+strconv.Itoa(i), ev)
 	}
-	return nil
 }
 
 // whyCardRefused tells why a condition on card id failed: the card is gone

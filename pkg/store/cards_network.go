@@ -103,6 +103,13 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		}
 		for i, put := range puts {
 			t.Add("tx"+strconv.Itoa(i), put)
+			// The network's card transactions are reported once, when they
+			// are made: a purchase's later steps are transactions of their
+			// own (a settlement, a reversal, a refund), each with its
+			// events. So no counter is kept for them, which spares an item
+			// (DynamoDB Local's transactions hold 10: a refund to a
+			// terminated card still pays a debt in its own transaction).
+			t.finishes(r.Txs[i].ID)
 			if tx := r.Txs[i]; (tx.Type == cards.TxAuthorization || tx.Type == cards.TxDecline) && tx.IssuerTxID != "" {
 				ref, err := attributevalue.MarshalMap(claimItem{
 					PK: companyPK(c.CompanyID), SK: issuerTxSK(tx.IssuerTxID), Type: "issuer_tx", CompanyID: c.CompanyID, Of: tx.ID,
@@ -116,13 +123,11 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		if original != nil {
 			t.Add("original", *original)
 		}
-		if r.Debt != nil {
+		addEvents(t, r.Events)
+		if r.Debt != nil { // after the events: it counts those about it
 			if err := addDebt(t, s.db.Table, *r.Debt); err != nil {
 				return nil, err
 			}
-		}
-		if err := s.addEvents(t, r.Events); err != nil {
-			return nil, err
 		}
 		return t, s.addMoney(ctx, t, c.CompanyID, r.WalletID, r.Wallet, r.Entries, r.Now, r.Wallet.Payout < 0)
 	}, func(ctx context.Context, k dynamo.Cancellation) error {

@@ -48,6 +48,7 @@ func usdWallet(t *testing.T, db *store.DB, amount int64) wallets.Wallet {
 // cardEvent returns an event of kind about card c at now.
 func cardEvent(c cards.Card, kind events.Kind, now time.Time) events.Event {
 	ev, _ := events.New(c.CompanyID, kind, map[string]string{"card_id": c.ID}, now)
+	ev.Object = c.ID
 	return ev
 }
 

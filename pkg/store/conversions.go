@@ -16,7 +16,7 @@ var _ fx.Mover = (*Conversions)(nil)
 // movement is one TransactWriteItems: its posting (post), the source's leg
 // (wallet: its adjustment, activeOnly, and entry0) and the destination's
 // (wallet1 and entry1), the rate's ConditionCheck (rate, rateCheck) and
-// the event (eventPut). A credit to the payout balance of a USD wallet
+// the event (txn.addEvent). A credit to the payout balance of a USD wallet
 // first pays the company's pending debts, four more items a debt:
 // DynamoDB Local's ten leave room for one.
 type Conversions struct {
@@ -58,11 +58,8 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
 		t.Add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
-		ev, err := eventPut(s.db.Table, m.Event)
-		if err != nil {
-			return nil, err
-		}
-		t.Add("event", ev)
+		t.finishes(m.ID)
+		t.addEvent("event", m.Event)
 		legs, err := s.wallets.post(ctx, t, p)
 		if err != nil {
 			return nil, err

@@ -203,11 +203,8 @@ func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.
 			TableName: aws.String(s.db.Table), Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}})
 	}
-	evPut, err := eventPut(s.db.Table, ev)
-	if err != nil {
-		return err
-	}
-	t.Add("event", evPut)
+	t.creates(c.ID)
+	t.addEvent("event", ev)
 	return s.db.writeOnce(ctx, "create customer "+c.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
 		if c.Failed("email") || c.Failed("id_number") {
 			return customers.ErrDuplicate

@@ -77,11 +77,7 @@ func (s *Customers) Decide(ctx context.Context, c customers.Customer, ev events.
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}})
-	evPut, err := eventPut(s.db.Table, ev)
-	if err != nil {
-		return err
-	}
-	t.Add("event", evPut)
+	t.addEvent("event", ev)
 	return s.db.writeOnce(ctx, "decide customer "+c.ID, t, func(_ context.Context, k dynamo.Cancellation) error {
 		if k.Failed("customer") {
 			return customers.ErrKYCDecided

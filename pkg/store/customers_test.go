@@ -126,8 +126,10 @@ func TestCustomersCreateAndGet(t *testing.T) {
 				t.Fatalf("Get = %+v\nwant %+v", got, tt.c)
 			}
 			stored, err := store.NewOutbox(db).Event(ctx, company, ev.ID)
-			if err != nil || stored.Kind != events.CustomerCreated || string(stored.Body) != string(ev.Body) {
-				t.Fatalf("event = %+v, %v; want %s", stored, err, ev.Body)
+			want, _ := ev.WithSequence(1) // the customer's first event
+			if err != nil || stored.Kind != events.CustomerCreated || string(stored.Body) != string(want.Body) ||
+				stored.Object != tt.c.ID || stored.Sequence != 1 {
+				t.Fatalf("event = %+v, %v; want %s", stored, err, want.Body)
 			}
 		})
 	}
@@ -211,8 +213,8 @@ func TestCustomersUniqueness(t *testing.T) {
 					}
 					return
 				}
-				// The customer, its two claims and its event.
-				if getErr != nil || evErr != nil || after != before+4 {
+				// The customer, its two claims, its event and the counter of its events.
+				if getErr != nil || evErr != nil || after != before+5 {
 					t.Fatalf("Create wrote: customer %v, event %v, %d items then %d", getErr, evErr, before, after)
 				}
 			})
@@ -245,8 +247,8 @@ func TestCustomersUniqueness(t *testing.T) {
 		if created != 1 || duplicates != 9 || err != nil || res.Total != 1 || len(res.Items) != 1 {
 			t.Fatalf("%d created, %d duplicates; listed %d of %d (%v); want 1 and 9", created, duplicates, len(res.Items), res.Total, err)
 		}
-		if n := partitionSize(t, db, company); n != 4 {
-			t.Fatalf("%d items in the partition, want 4: one customer, its claims and its event", n)
+		if n := partitionSize(t, db, company); n != 5 {
+			t.Fatalf("%d items in the partition, want 5: one customer, its claims, its event and the counter of its events", n)
 		}
 	})
 }

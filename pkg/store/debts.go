@@ -42,7 +42,9 @@ func NewDebts(db *DB) *Debts { return &Debts{db: db} }
 
 // itemsPerPayment is the number of items a debt payment adds to the
 // credit's transaction: the debt, its marker, a FEE ledger entry and a
-// debt.recovered event.
+// debt.recovered event. The debt and its marker keep the counter of the
+// debt's events (seq, txn.counts) under the condition a payment puts on
+// them, so a payment adds no counter item.
 const itemsPerPayment = 4
 
 // debtItem is a debt, or its pending marker, as stored. DynamoDB Local
@@ -62,6 +64,8 @@ type debtItem struct {
 	Status        string `dynamodbav:"status"`
 	CreatedAt     string `dynamodbav:"created_at"`
 	RecoveredAt   string `dynamodbav:"recovered_at,omitempty"`
+	// Seq is the number of the last event about the debt (sequence.go).
+	Seq int64 `dynamodbav:"seq,omitempty"`
 }
 
 func newDebtItem(d debts.Debt, sk, kind string) debtItem {
@@ -99,7 +103,8 @@ func (it debtItem) debt() (debts.Debt, error) {
 }
 
 // addDebt adds the new pending debt d to t: its record, named "debt", and
-// its marker, named "debt_pending", each on the condition that it is new.
+// its marker, named "debt_pending", each on the condition that it is new,
+// counting the events about d that t emits (txn.counts).
 func addDebt(t *txn, table string, d debts.Debt) error {
 	if !ids.IsUUID(d.ID) || d.CompanyID == "" || d.Status != debts.Pending || d.Remaining <= 0 || d.Remaining > d.Amount {
 		return fmt.Errorf("store: debt %q of company %q: not a new pending debt (%s, %d of %d)", d.ID, d.CompanyID, d.Status, d.Remaining, d.Amount)
@@ -111,6 +116,7 @@ func addDebt(t *txn, table string, d debts.Debt) error {
 		{"debt", newDebtItem(d, debtSK(d.ID), kindDebt)},
 		{"debt_pending", newDebtItem(d, pendingDebtSK(d.ID), kindPendingDebt)},
 	} {
+		it.item.Seq = t.eventsAbout(d.ID)
 		item, err := attributevalue.MarshalMap(it.item)
 		if err != nil {
 			return fmt.Errorf("store: marshal debt: %w", err)
@@ -119,6 +125,7 @@ func addDebt(t *txn, table string, d debts.Debt) error {
 			TableName: aws.String(table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 		}})
 	}
+	t.counts(d.ID, 0)
 	return nil
 }
 
@@ -128,8 +135,9 @@ func addDebt(t *txn, table string, d debts.Debt) error {
 // marker ("debtmark<n>", deleted when the debt is paid in full), each on
 // the condition that the remaining amount is still the one read. It pays
 // as many debts as the transaction has room for, reserve being the items
-// the transaction will hold that t does not yet (Wallets.post's own,
-// which it adds last) besides the payments' entries and events; the debts
+// the transaction will hold that t does not count yet (Wallets.post's own,
+// which it adds last) besides the payments' entries and events (t.Len
+// counts the events t emits and their counters); the debts
 // left over wait for the next credit. It returns the
 // amount recovered, the FEE ledger entries of the payments (without their
 // balances before and after, which the caller sets in sequence with its
@@ -143,12 +151,14 @@ func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID 
 	if credit <= 0 || room <= 0 {
 		return 0, nil, nil, nil
 	}
-	pending, err := s.pendingDebts(ctx, companyID, room)
+	pending, seqs, err := s.pendingDebts(ctx, companyID, room)
 	if err != nil {
 		return 0, nil, nil, err
 	}
 	for i, p := range debts.Plan(pending, credit) {
-		record, marker := s.debtPayment(p, now)
+		seq := seqs[p.Debt.ID]
+		record, marker := s.debtPayment(p, seq+1, now)
+		t.counts(p.Debt.ID, seq)
 		n := strconv.Itoa(i)
 		t.Add("debt"+n, record)
 		t.Add("debtmark"+n, marker)
@@ -165,8 +175,9 @@ func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID 
 }
 
 // pendingDebts reads up to limit of the company's pending debts, oldest
-// first, strongly consistent, from their markers.
-func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int) ([]debts.Debt, error) {
+// first, strongly consistent, from their markers, with the number of the
+// last event about each, by id.
+func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int) ([]debts.Debt, map[string]int64, error) {
 	out, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
@@ -179,24 +190,37 @@ func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int)
 		Limit:            aws.Int32(int32(limit)),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("store: read pending debts: %w", err)
+		return nil, nil, fmt.Errorf("store: read pending debts: %w", err)
 	}
-	return dynamo.DecodeAll(out.Items, debtItem.debt)
+	var items []debtItem
+	if err := attributevalue.UnmarshalListOfMaps(out.Items, &items); err != nil {
+		return nil, nil, fmt.Errorf("store: decode pending debts: %w", err)
+	}
+	pending, seqs := make([]debts.Debt, len(items)), make(map[string]int64, len(items))
+	for i, it := range items {
+		if pending[i], err = it.debt(); err != nil {
+			return nil, nil, err
+		}
+		seqs[it.ID] = it.Seq
+	}
+	return pending, seqs, nil
 }
 
-// debtPayment returns the items that record payment p at now: the debt's
-// record and its marker, updated, or the marker deleted when p pays the
-// debt in full, each on the condition that remaining is still what p read.
-func (s *Wallets) debtPayment(p debts.Payment, now time.Time) (record, marker types.TransactWriteItem) {
+// debtPayment returns the items that record payment p at now, whose
+// debt.recovered event is the debt's event number seq: the debt's record
+// and its marker, updated with seq, or the marker deleted when p pays the
+// debt in full, each on the condition that remaining is still what p read
+// (which no other payment, nor event about the debt, can leave unchanged).
+func (s *Wallets) debtPayment(p debts.Payment, seq int64, now time.Time) (record, marker types.TransactWriteItem) {
 	d := p.After(now)
 	key := func(sk string) map[string]types.AttributeValue { return dynamo.Key(companyPK(d.CompanyID), sk) }
 	cond := aws.String("#rem = :read")
 	names := map[string]string{"#rem": "remaining"}
 	read := dynamo.Num(p.Debt.Remaining)
 
-	set := "SET #rem = :rem, #st = :st"
-	recNames := map[string]string{"#rem": "remaining", "#st": "status"}
-	recValues := map[string]types.AttributeValue{":read": read, ":rem": dynamo.Num(d.Remaining), ":st": dynamo.Str(string(d.Status))}
+	set := "SET #rem = :rem, #st = :st, #seq = :seq"
+	recNames := map[string]string{"#rem": "remaining", "#st": "status", "#seq": "seq"}
+	recValues := map[string]types.AttributeValue{":read": read, ":rem": dynamo.Num(d.Remaining), ":st": dynamo.Str(string(d.Status)), ":seq": dynamo.Num(seq)}
 	if d.RecoveredAt != nil {
 		set += ", #rat = :rat"
 		recNames["#rat"] = "recovered_at"
@@ -216,9 +240,9 @@ func (s *Wallets) debtPayment(p debts.Payment, now time.Time) (record, marker ty
 	}
 	marker = types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table), Key: key(pendingDebtSK(d.ID)),
-		UpdateExpression: aws.String("SET #rem = :rem"), ConditionExpression: cond,
-		ExpressionAttributeNames:  names,
-		ExpressionAttributeValues: map[string]types.AttributeValue{":read": read, ":rem": dynamo.Num(d.Remaining)},
+		UpdateExpression: aws.String("SET #rem = :rem, #seq = :seq"), ConditionExpression: cond,
+		ExpressionAttributeNames:  map[string]string{"#rem": "remaining", "#seq": "seq"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":read": read, ":rem": dynamo.Num(d.Remaining), ":seq": dynamo.Num(seq)},
 	}}
 	return record, marker
 }

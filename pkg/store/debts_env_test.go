@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -112,7 +113,9 @@ func (e *debtsEnv) marker(id string) (int64, bool) {
 	return n, true
 }
 
-// recoveries returns the data of the company's debt.recovered events.
+// recoveries returns the data of the company's debt.recovered events,
+// after checking that the events about each debt (made without an event
+// of their own) carry 1, 2… once each.
 func (e *debtsEnv) recoveries() []events.DebtRecoveredData {
 	e.t.Helper()
 	evs, err := store.NewOutbox(e.db).Unpublished(context.Background(), time.Now().Add(time.Hour), 1000)
@@ -120,15 +123,32 @@ func (e *debtsEnv) recoveries() []events.DebtRecoveredData {
 		e.t.Fatal(err)
 	}
 	var out []events.DebtRecoveredData
+	sequences := map[string][]int64{}
 	for _, ev := range evs {
 		if ev.CompanyID != e.company || ev.Kind != events.DebtRecovered {
 			continue
 		}
-		var body struct{ Data events.DebtRecoveredData }
+		var body struct {
+			Sequence int64
+			Data     events.DebtRecoveredData
+		}
 		if err := json.Unmarshal(ev.Body, &body); err != nil {
 			e.t.Fatal(err)
 		}
+		if ev.Object != body.Data.DebtID || body.Sequence != ev.Sequence {
+			e.t.Errorf("debt.recovered about %q, sequence %d, body %s", ev.Object, ev.Sequence, ev.Body)
+		}
+		sequences[ev.Object] = append(sequences[ev.Object], ev.Sequence)
 		out = append(out, body.Data)
+	}
+	for debt, got := range sequences {
+		slices.Sort(got)
+		for i, n := range got {
+			if n != int64(i+1) {
+				e.t.Errorf("the events about debt %s carry %v, want 1…%d", debt, got, len(got))
+				break
+			}
+		}
 	}
 	return out
 }

@@ -299,7 +299,7 @@ func TestFundingSettlementRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Status, f.Delta, f.CompletedAt = wallets.StatusSuccess, 500, &now
-	ev, err := events.Build(e.company, events.WalletFundCompletedData{}, now)
+	ev, err := events.Build(e.company, events.WalletFundCompletedData{WalletFund: events.WalletFund{TransactionID: f.ID}}, now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -64,3 +64,9 @@ func putAllForTest[V, I any](ctx context.Context, db *DB, vs []V, item func(V) I
 	}
 	return nil
 }
+
+// SequenceForTest returns the number of the last event about object of
+// the company, from its counter.
+func SequenceForTest(ctx context.Context, db *DB, companyID, object string) (int64, error) {
+	return db.counter(ctx, objectKey{companyID, object})
+}

@@ -131,12 +131,8 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 	}
 	var written wallets.Transaction
 	err = s.db.write(ctx, "settle funding "+f.ID, func(ctx context.Context) (*txn, error) {
-		put, err := eventPut(s.db.Table, ev)
-		if err != nil {
-			return nil, err
-		}
 		t := &txn{}
-		t.Add("event", put)
+		t.addEvent("event", ev)
 		legs, err := s.post(ctx, t, p)
 		if err != nil {
 			return nil, err

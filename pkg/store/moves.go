@@ -28,11 +28,8 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 	err = s.db.write(ctx, "move in wallet "+m.WalletID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
-		put, err := eventPut(s.db.Table, m.Event)
-		if err != nil {
-			return nil, err
-		}
-		t.Add("event", put)
+		t.finishes(m.ID)
+		t.addEvent("event", m.Event)
 		legs, err := s.post(ctx, t, p)
 		if err != nil {
 			return nil, err

@@ -38,6 +38,8 @@ type eventItem struct {
 	ID        string `dynamodbav:"id"`
 	CompanyID string `dynamodbav:"company_id"`
 	Kind      string `dynamodbav:"event"`
+	Object    string `dynamodbav:"object,omitempty"`
+	Sequence  int64  `dynamodbav:"sequence,omitempty"`
 	Body      []byte `dynamodbav:"body"`
 	NotifyURL string `dynamodbav:"notify_url,omitempty"`
 	CreatedAt string `dynamodbav:"created_at"`
@@ -47,15 +49,16 @@ type eventItem struct {
 	ExpiresAt int64 `dynamodbav:"expires_at,omitempty"`
 }
 
-// eventPut returns the transaction item that writes e as unpublished; every
-// change that emits an event includes it in its own transaction.
+// eventPut returns the transaction item that writes e, numbered, as
+// unpublished; every change that emits an event includes it in its own
+// transaction (txn.addEvent, sequenced).
 func eventPut(table string, e events.Event) (types.TransactWriteItem, error) {
 	created := timestamp.Format(e.CreatedAt)
 	item, err := attributevalue.MarshalMap(eventItem{
 		PK: companyPK(e.CompanyID), SK: eventSK(e.ID),
 		GSI2PK: shardKey(outboxIndex, e.ID), GSI2SK: created + "#" + e.ID,
 		Type: kindEvent, ID: e.ID, CompanyID: e.CompanyID, Kind: string(e.Kind),
-		Body: e.Body, NotifyURL: e.NotifyURL, CreatedAt: created,
+		Object: e.Object, Sequence: e.Sequence, Body: e.Body, NotifyURL: e.NotifyURL, CreatedAt: created,
 		ExpiresAt: e.CreatedAt.Add(events.Retention).Unix(),
 	})
 	if err != nil {
@@ -73,7 +76,10 @@ func (it eventItem) event() (events.Event, error) {
 	if err != nil {
 		return events.Event{}, fmt.Errorf("store: event %s: %w", it.ID, err)
 	}
-	return events.Event{ID: it.ID, CompanyID: it.CompanyID, Kind: events.Kind(it.Kind), Body: it.Body, NotifyURL: it.NotifyURL, CreatedAt: at}, nil
+	return events.Event{
+		ID: it.ID, CompanyID: it.CompanyID, Kind: events.Kind(it.Kind), Object: it.Object, Sequence: it.Sequence,
+		Body: it.Body, NotifyURL: it.NotifyURL, CreatedAt: at,
+	}, nil
 }
 
 // Event returns one of the company's events.

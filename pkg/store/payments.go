@@ -68,16 +68,13 @@ func (s *Payments) acceptance(ctx context.Context, p payments.Payment, ev events
 	if err != nil {
 		return nil, err
 	}
-	event, err := eventPut(s.db.Table, ev)
-	if err != nil {
-		return nil, err
-	}
 	t := &txn{}
 	s.db.recordEffect(ctx, t, p.ID, nil)
 	t.Add("payment", s.wallets.putNew(payment))
 	t.Add("external_id", s.wallets.putNew(claim))
 	t.Add("payment_ref", ref)
-	t.Add("event", event)
+	t.creates(p.ID)
+	t.addEvent("event", ev)
 	return t, nil
 }
 
@@ -187,11 +184,7 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 		tx := &txn{}
 		tx.Add("payment", payment)
 		if t.Event.ID != "" {
-			event, err := eventPut(s.db.Table, t.Event)
-			if err != nil {
-				return nil, err
-			}
-			tx.Add("event", event)
+			tx.addEvent("event", t.Event)
 		}
 		if _, err := s.wallets.post(ctx, tx, posting); err != nil {
 			return nil, err

@@ -38,6 +38,7 @@ func newPayout(w wallets.Wallet, amount, fee int64, externalID string) (payments
 		PaymentID: p.ID, CreatedAt: now,
 	}
 	ev, _ := events.New(w.CompanyID, events.PayoutStatusUpdated, map[string]string{"transaction_id": p.ID}, now)
+	ev.Object = p.ID
 	return p, entry, ev
 }
 

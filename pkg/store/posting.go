@@ -48,8 +48,8 @@ func legItem(i int) string {
 //     the company's pending debts out of that credit (recoverDebts), as
 //     many as the transaction has room for: their FEE entries,
 //     named "fee<n>", whose balances follow the leg's own entries, and
-//     their debt.recovered events, named "debtevent<n>", which the outbox
-//     sweeper publishes. The wallet is adjusted by the credit less what
+//     their debt.recovered events, named "debtevent<n>" (txn.addEvent),
+//     which the outbox sweeper publishes. The wallet is adjusted by the credit less what
 //     the debts took.
 //
 // The wallet's read is strongly consistent and made just before the
@@ -75,8 +75,9 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 		}
 	}
 	// The posting's items join t at the end, so that the room left for
-	// debts is counted once: t as it was, the posting's own items, and
-	// the FEE entries and events of the debts paid so far.
+	// debts is counted once: t as it was (with the events of the debts
+	// paid so far, which join t at once), the posting's own items, and the
+	// FEE entries of those debts.
 	var items []namedItem
 	add := func(name string, n int, item types.TransactWriteItem) {
 		items = append(items, namedItem{name + strconv.Itoa(n), item})
@@ -120,7 +121,7 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 		}
 		adj := l.Adjust
 		if adj.Payout > 0 && w.Currency == debts.Currency {
-			recovered, fees, evs, err := s.recoverDebts(ctx, t, p.CompanyID, w.ID, adj.Payout, own+2*feeN, p.Now)
+			recovered, fees, evs, err := s.recoverDebts(ctx, t, p.CompanyID, w.ID, adj.Payout, own+feeN, p.Now)
 			if err != nil {
 				return nil, err
 			}
@@ -135,11 +136,7 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 				feeN++
 			}
 			for _, ev := range evs {
-				item, err := eventPut(s.db.Table, ev)
-				if err != nil {
-					return nil, err
-				}
-				add("debtevent", eventN, item)
+				t.addEvent("debtevent"+strconv.Itoa(eventN), ev)
 				eventN++
 			}
 		}

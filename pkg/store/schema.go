@@ -399,6 +399,12 @@ const (
 
 func eventSK(id string) string { return eventSKPrefix + id }
 
+// sequenceSK is the sort key of the counter of the events about object
+// (see sequence.go), in its company's partition.
+func sequenceSK(object string) string { return "SEQ#" + object }
+
+const kindSequence = "event_sequence"
+
 // webhookItemsPrefix starts the sort key of every webhook endpoint item of
 // a company: the console's, the others and their count.
 const webhookItemsPrefix = "WEBHOOK_"

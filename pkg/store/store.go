@@ -21,8 +21,9 @@
 //   - one file or file group per capability: companies.go, ratelimits.go,
 //     idempotency.go, wallets.go, ledger.go, posting.go (the one write of
 //     money), funds.go, moves.go, conversions.go, debts.go, payments*.go,
-//     cards*.go, customers.go, rates.go, fees.go, outbox.go, webhooks.go,
-//     webhooklog.go, webhook_endpoints.go.
+//     cards*.go, customers.go, rates.go, fees.go, outbox.go, sequence.go
+//     (the number of each event among the events about its object),
+//     webhooks.go, webhooklog.go, webhook_endpoints.go.
 //
 // The simulated providers keep their state apart from ours, as remote
 // systems would, in stores of their own beside their code

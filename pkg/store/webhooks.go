@@ -104,12 +104,8 @@ func (it deliveryItem) delivery() (webhooks.Delivery, error) {
 // as a change would write them; the caller then publishes them.
 func (s *Webhooks) Commit(ctx context.Context, evs ...events.Event) error {
 	for _, e := range evs {
-		put, err := eventPut(s.db.Table, e)
-		if err != nil {
-			return err
-		}
 		t := &txn{}
-		t.Add("event", put)
+		t.addEvent("event", e)
 		if err := s.db.writeOnce(ctx, "commit event "+e.ID, t, func(context.Context, dynamo.Cancellation) error { return nil }); err != nil {
 			return err
 		}

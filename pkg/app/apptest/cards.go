@@ -15,13 +15,16 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/debts"
+	"payments/pkg/events"
 	"payments/pkg/function"
 	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/cardsapi"
+	"payments/pkg/page"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/timestamp/timestamptest"
 	"payments/pkg/vault/vaulttest"
+	"payments/pkg/webhooks"
 )
 
 // CardsTestEnv is the customers environment plus the cards function and
@@ -91,8 +94,9 @@ func (e *CardsTestEnv) Payout(token, walletID string) string {
 	return fmt.Sprint(e.Wallet(token, walletID)["payout_balance"])
 }
 
-// VerifyCards checks the card, debt and wallet invariants of the company,
-// and that each fee's debt is the debt its card transaction raised.
+// VerifyCards checks the card, debt, wallet and event-sequence invariants
+// of the company, and that each fee's debt is the debt its card transaction
+// raised.
 func (e *CardsTestEnv) VerifyCards(companyID string) {
 	e.T.Helper()
 	e.Verify(companyID)
@@ -102,6 +106,21 @@ func (e *CardsTestEnv) VerifyCards(companyID string) {
 	}
 	if err := debts.VerifyLedger(ctx, store.NewDebts(e.DB), store.NewWallets(e.DB), companyID); err != nil {
 		e.T.Fatalf("debt invariants: %v", err)
+	}
+	var evs []events.Event
+	for p := (page.Request{Page: 1, Limit: 100}); ; {
+		res, err := store.NewWebhooks(e.DB).Events(ctx, companyID, webhooks.EventQuery{}, p)
+		if err != nil {
+			e.T.Fatal(err)
+		}
+		evs = append(evs, res.Items...)
+		if res.Next == "" {
+			break
+		}
+		p = p.Following(res.Next, res.Total)
+	}
+	if err := events.VerifySequences(evs); err != nil {
+		e.T.Fatalf("event invariants: %v", err)
 	}
 	txs, err := store.NewCards(e.DB).Transactions(ctx, companyID)
 	if err != nil {

@@ -27,6 +27,12 @@ func (t *Txn) Add(name string, item types.TransactWriteItem) {
 	t.items = append(t.items, item)
 }
 
+// Clone returns a copy of t that items added to either do not reach the
+// other.
+func (t *Txn) Clone() *Txn {
+	return &Txn{names: slices.Clone(t.names), items: slices.Clone(t.items)}
+}
+
 // Len returns the number of items in t.
 func (t *Txn) Len() int { return len(t.items) }
 
