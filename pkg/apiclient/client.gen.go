@@ -13099,8 +13099,9 @@ type ClientInterface interface {
 	//
 	// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
 	// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
-	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
-	// optional.
+	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. A delivery keeps
+	// the signature it was created with on its retries, so those of a delivery made before still carry the old
+	// one. The body is optional.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -13111,8 +13112,9 @@ type ClientInterface interface {
 	//
 	// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
 	// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
-	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
-	// optional.
+	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. A delivery keeps
+	// the signature it was created with on its retries, so those of a delivery made before still carry the old
+	// one. The body is optional.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -15496,8 +15498,9 @@ func (c *Client) UpdateWebhookEndpoint(ctx context.Context, id string, body Upda
 //
 // Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
 // `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
-// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
-// optional.
+// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. A delivery keeps
+// the signature it was created with on its retries, so those of a delivery made before still carry the old
+// one. The body is optional.
 //
 // Takes any type of body and a specified content type.
 //
@@ -15518,8 +15521,9 @@ func (c *Client) RotateWebhookEndpointSecretWithBody(ctx context.Context, id str
 //
 // Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
 // `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
-// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
-// optional.
+// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. A delivery keeps
+// the signature it was created with on its retries, so those of a delivery made before still carry the old
+// one. The body is optional.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -21337,8 +21341,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
 	// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
-	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
-	// optional.
+	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. A delivery keeps
+	// the signature it was created with on its retries, so those of a delivery made before still carry the old
+	// one. The body is optional.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -21349,8 +21354,9 @@ type ClientWithResponsesInterface interface {
 	//
 	// Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
 	// `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
-	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
-	// optional.
+	// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. A delivery keeps
+	// the signature it was created with on its retries, so those of a delivery made before still carry the old
+	// one. The body is optional.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -32128,8 +32134,9 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithResponse(ctx context.Cont
 //
 // Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
 // `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
-// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
-// optional.
+// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. A delivery keeps
+// the signature it was created with on its retries, so those of a delivery made before still carry the old
+// one. The body is optional.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32146,8 +32153,9 @@ func (c *ClientWithResponses) RotateWebhookEndpointSecretWithBodyWithResponse(ct
 //
 // Until `previous_secret_expires_at`, every delivery created carries two `v1=` signatures in its one
 // `X-Service-Signature` header, the new secret's first, so a receiver verifying with either accepts it.
-// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. The body is
-// optional.
+// `expire_previous_in_hours` (0 to 168, default 24): 0 drops the previous secret at once. A delivery keeps
+// the signature it was created with on its retries, so those of a delivery made before still carry the old
+// one. The body is optional.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

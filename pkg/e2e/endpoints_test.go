@@ -217,6 +217,27 @@ func TestWebhookEndpoints(t *testing.T) {
 	if len(rcv.requests("/console")) != before {
 		t.Fatal("a resend to one endpoint went to another")
 	}
+	// The console's endpoint, changed by the company: its filter, then
+	// deleted, which clears webhook_url but keeps the company's signing
+	// secret (it signs notify_url deliveries); set again by the console, it
+	// takes every kind once more.
+	if a := e.send(t, e.token, "PATCH", "/webhooks/endpoints/"+e.company, `{"enabled_events":["card.fund"],"description":"ops"}`); a.status != http.StatusOK || a.endpoint(t).EnabledEvents[0] != "card.fund" {
+		t.Fatalf("patch the console's endpoint: %d %s", a.status, a.raw)
+	}
+	if a := e.send(t, e.token, "DELETE", "/webhooks/endpoints/"+e.company, ""); a.status != http.StatusOK {
+		t.Fatalf("delete the console's endpoint: %d %s", a.status, a.raw)
+	}
+	if a := e.send(t, e.token, "GET", "/webhooks/endpoints/"+e.company, ""); a.status != http.StatusNotFound {
+		t.Fatalf("the deleted console endpoint: %d %s", a.status, a.raw)
+	}
+	if eps, err := e.store.Endpoints(context.Background(), e.company); err != nil || len(eps) == 0 || !eps[0].Console || eps[0].Secret != consoleSecret || eps[0].URL != "" {
+		t.Fatalf("after deleting the console's endpoint: %+v, %v", eps, err)
+	}
+	e.setWebhook(t, rcv.URL+"/console", false)
+	if a := e.send(t, e.token, "GET", "/webhooks/endpoints/"+e.company, ""); a.status != http.StatusOK || fmt.Sprint(a.endpoint(t).EnabledEvents) != "[*]" {
+		t.Fatalf("the console's endpoint set again: %d %s", a.status, a.raw)
+	}
+
 	for _, tt := range []struct{ body, field string }{
 		{fmt.Sprintf(`{"endpoint_id":%q}`, cards.ID), "endpoint_id"}, // does not take payouts
 		{fmt.Sprintf(`{"endpoint_id":%q}`, off.ID), "endpoint_id"},   // disabled

@@ -101,7 +101,8 @@ func (t *txn) eventsAbout(object string) int64 {
 // creates records that t creates each object of ids, as a new item on the
 // condition that it does not exist: no event about it can precede t's, so
 // its counter is not read (one read less on the paths that make objects).
-// Were it ever wrong, the counter's own condition would refuse the write.
+// Were it ever wrong, the counter's condition would fail at every try and
+// the write end in contention.ErrConflict: never a number taken twice.
 func (t *txn) creates(ids ...string) {
 	if t.created == nil {
 		t.created = map[string]bool{}

@@ -244,60 +244,56 @@ func (s *Webhooks) UpdateEndpoint(ctx context.Context, companyID, id string, cha
 		if err := change(&e); err != nil {
 			return nil, err
 		}
-		t, err := s.endpointWrite(e, version)
+		item, err := attributevalue.MarshalMap(endpointItemOf(e, version+1))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("store: encode webhook endpoint: %w", err)
 		}
-		if e.Console && e.URL != url {
-			t.Add("company", types.TransactWriteItem{Update: &types.Update{
-				TableName:                 aws.String(s.db.Table),
-				Key:                       dynamo.Key(companyPK(companyID), companySK()),
-				UpdateExpression:          aws.String("SET webhook_url = :u"),
-				ConditionExpression:       aws.String("attribute_exists(PK)"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":u": dynamo.Str(e.URL)},
-			}})
+		t := &txn{}
+		t.Add("endpoint", s.versionedPut(item, version))
+		if e.Console {
+			// The console's URL is the company's webhook_url: written
+			// there when it changes, and either way on the condition that
+			// the console did not change or clear it since it was read.
+			key := dynamo.Key(companyPK(companyID), companySK())
+			cond, read := aws.String("webhook_url = :read"), map[string]types.AttributeValue{":read": dynamo.Str(url)}
+			if e.URL == url {
+				t.Add("company", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+					TableName: aws.String(s.db.Table), Key: key, ConditionExpression: cond, ExpressionAttributeValues: read,
+				}})
+			} else {
+				read[":u"] = dynamo.Str(e.URL)
+				t.Add("company", types.TransactWriteItem{Update: &types.Update{
+					TableName: aws.String(s.db.Table), Key: key, UpdateExpression: aws.String("SET webhook_url = :u"),
+					ConditionExpression: cond, ExpressionAttributeValues: read,
+				}})
+			}
 		}
 		out = e
 		return t, nil
-	}, func(_ context.Context, c dynamo.Cancellation) error {
-		if c.Failed("endpoint") {
-			return dynamo.ErrRetry
-		}
-		return webhooks.ErrEndpointNotFound
+	}, func(context.Context, dynamo.Cancellation) error {
+		// The endpoint or the company's webhook_url changed since the
+		// read: read again (a deleted endpoint then reads as not found).
+		return dynamo.ErrRetry
 	})
 	return out, err
 }
 
-// endpointWrite returns a transaction that puts e as version+1 on the
-// condition that its item is still at version (absent or without one for
-// the console's item at 0).
-func (s *Webhooks) endpointWrite(e webhooks.Endpoint, version int) (*txn, error) {
-	item, err := attributevalue.MarshalMap(endpointItemOf(e, version+1))
-	if err != nil {
-		return nil, fmt.Errorf("store: encode webhook endpoint: %w", err)
+// versionedPut returns the put of an endpoint item read at version, on
+// the condition that it is still at version: absent, or without one (the
+// console's item as the signing secret of before left it), at 0.
+func (s *Webhooks) versionedPut(item map[string]types.AttributeValue, version int) types.TransactWriteItem {
+	put := &types.Put{TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(version)")}
+	if version > 0 {
+		put.ConditionExpression = aws.String("version = :v")
+		put.ExpressionAttributeValues = map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.Itoa(version)}}
 	}
-	cond := "version = :v"
-	if version == 0 {
-		cond = "attribute_not_exists(version)"
-	}
-	t := &txn{}
-	t.Add("endpoint", types.TransactWriteItem{Put: &types.Put{
-		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String(cond),
-		ExpressionAttributeValues: versionValue(version),
-	}})
-	return t, nil
-}
-
-func versionValue(version int) map[string]types.AttributeValue {
-	if version == 0 {
-		return nil
-	}
-	return map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.Itoa(version)}}
+	return types.TransactWriteItem{Put: put}
 }
 
 // DeleteEndpoint removes an endpoint and lowers the company's count. The
-// console's is removed by clearing the company's webhook_url and its
-// item (its secret goes with it).
+// console's is removed by clearing the company's webhook_url and the
+// settings of its item; the company's signing secret stays, for the
+// notify_url deliveries it signs and a webhook_url the console sets again.
 func (s *Webhooks) DeleteEndpoint(ctx context.Context, companyID, id string) error {
 	t := &txn{}
 	if id == companyID {
@@ -307,8 +303,15 @@ func (s *Webhooks) DeleteEndpoint(ctx context.Context, companyID, id string) err
 			UpdateExpression:    aws.String("REMOVE webhook_url"),
 			ConditionExpression: aws.String("attribute_exists(webhook_url)"),
 		}})
-		t.Add("secret", types.TransactWriteItem{Delete: &types.Delete{
-			TableName: aws.String(s.db.Table), Key: dynamo.Key(companyPK(companyID), webhookSecretSK()),
+		t.Add("settings", types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.db.Table),
+			Key:       dynamo.Key(companyPK(companyID), webhookSecretSK()),
+			UpdateExpression: aws.String("SET version = if_not_exists(version, :zero) + :one, #type = :type, company_id = :cid " +
+				"REMOVE enabled_events, description, #status, previous_secret, previous_expires_at"),
+			ExpressionAttributeNames: map[string]string{"#status": "status", "#type": attrType},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":zero": dynamo.Num(0), ":one": dynamo.Num(1), ":type": dynamo.Str(kindWebhookSecret), ":cid": dynamo.Str(companyID),
+			},
 		}})
 	} else {
 		t.Add("endpoint", types.TransactWriteItem{Delete: &types.Delete{
@@ -363,20 +366,13 @@ func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID, secret st
 		if err != nil {
 			return nil, fmt.Errorf("store: encode webhook secret: %w", err)
 		}
-		cond := "version = :v"
-		if version == 0 {
-			cond = "attribute_not_exists(version)"
-		}
 		t := &txn{}
 		t.Add("company", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:           aws.String(s.db.Table),
 			Key:                 dynamo.Key(companyPK(companyID), companySK()),
 			ConditionExpression: aws.String("attribute_exists(PK)"),
 		}})
-		t.Add("endpoint", types.TransactWriteItem{Put: &types.Put{
-			TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String(cond),
-			ExpressionAttributeValues: versionValue(version),
-		}})
+		t.Add("endpoint", s.versionedPut(item, version))
 		return t, nil
 	}, func(_ context.Context, c dynamo.Cancellation) error {
 		if c.Failed("company") {

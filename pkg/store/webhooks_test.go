@@ -366,3 +366,70 @@ func TestWebhookRecordsPages(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookEndpointsConcurrently: concurrent creates never pass the
+// limit, and concurrent changes of one endpoint are each applied once,
+// none lost.
+func TestWebhookEndpointsConcurrently(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	s := store.NewWebhooks(db)
+	co := newWebhookCompany(t, db)
+	now := time.Now().UTC().Truncate(time.Millisecond)
+
+	const tries = webhooks.MaxEndpoints + 6
+	errs := make([]error, tries)
+	var wg sync.WaitGroup
+	for i := range tries {
+		wg.Go(func() {
+			errs[i] = s.CreateEndpoint(ctx, webhooks.Endpoint{
+				ID: uuid.NewString(), CompanyID: co, URL: "https://hooks.example.com/" + fmt.Sprint(i),
+				EnabledEvents: []string{webhooks.AllEvents}, Status: webhooks.EndpointEnabled, Secret: "whsec_x", CreatedAt: now, UpdatedAt: now,
+			}, webhooks.MaxEndpoints)
+		})
+	}
+	wg.Wait()
+	var made, refused int
+	for _, err := range errs {
+		switch {
+		case err == nil:
+			made++
+		case errors.Is(err, webhooks.ErrTooManyEndpoints):
+			refused++
+		default:
+			t.Fatal(err)
+		}
+	}
+	eps, err := s.Endpoints(ctx, co)
+	if err != nil || made != webhooks.MaxEndpoints || refused != tries-made || len(eps) != made {
+		t.Fatalf("%d made, %d refused, %d listed (%v)", made, refused, len(eps), err)
+	}
+
+	// Eight concurrent changes of one endpoint each add a kind: all eight
+	// are there at the end.
+	id := eps[0].ID
+	kinds := []string{"card.fund", "card.withdraw", "card.created", "card.terminated", "customer.created", "debt.recovered", "payment.collect", "transaction.refund.completed"}
+	if _, err := s.UpdateEndpoint(ctx, co, id, func(e *webhooks.Endpoint) error { e.EnabledEvents = nil; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range kinds {
+		wg.Go(func() {
+			if _, err := s.UpdateEndpoint(ctx, co, id, func(e *webhooks.Endpoint) error {
+				e.EnabledEvents = append(e.EnabledEvents, k)
+				return nil
+			}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	got, err := s.Endpoint(ctx, co, id)
+	slices.Sort(got.EnabledEvents)
+	slices.Sort(kinds)
+	if err != nil || !slices.Equal(got.EnabledEvents, kinds) {
+		t.Fatalf("enabled_events %v, want %v (%v)", got.EnabledEvents, kinds, err)
+	}
+	if _, err := s.UpdateEndpoint(ctx, uuid.NewString(), id, func(*webhooks.Endpoint) error { return nil }); !errors.Is(err, webhooks.ErrEndpointNotFound) {
+		t.Fatalf("another company's endpoint: %v", err)
+	}
+}

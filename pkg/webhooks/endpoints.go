@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"payments/pkg/events"
 	"payments/pkg/field"
@@ -264,7 +265,7 @@ func (s *Endpoints) apply(e *Endpoint, in EndpointInput) error {
 		e.EnabledEvents = kinds
 	}
 	if in.Description != nil {
-		if len(*in.Description) > maxDescriptionLength {
+		if utf8.RuneCountInString(*in.Description) > maxDescriptionLength {
 			return field.Invalid("description", fmt.Sprintf("must be at most %d characters", maxDescriptionLength))
 		}
 		e.Description = *in.Description

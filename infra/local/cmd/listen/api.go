@@ -63,21 +63,23 @@ func (c *api) rotateSecret(ctx context.Context, company string) (string, error) 
 
 // endpoint is a webhook endpoint as the API answers it.
 type endpoint struct {
-	ID     string `json:"id"`
-	URL    string `json:"url"`
-	Secret string `json:"secret"`
+	ID      string `json:"id"`
+	URL     string `json:"url"`
+	Console bool   `json:"console"`
+	Secret  string `json:"secret"`
 }
 
 // replaceEndpoint deletes the company's endpoints at url (left by a listen
-// that could not delete its own) and creates one for kinds, whose secret it
-// returns with it (POST /webhooks/endpoints).
+// that could not delete its own; never the console's, which a listen with
+// COMPANY may have pointed there) and creates one for kinds, whose secret
+// it returns with it (POST /webhooks/endpoints).
 func (c *api) replaceEndpoint(ctx context.Context, url string, kinds []string) (endpoint, error) {
 	var list []endpoint
 	if err := c.call(ctx, http.MethodGet, "/webhooks/endpoints", nil, &list); err != nil {
 		return endpoint{}, err
 	}
 	for _, e := range list {
-		if e.URL == url {
+		if e.URL == url && !e.Console {
 			if err := c.deleteEndpoint(ctx, e.ID); err != nil {
 				return endpoint{}, err
 			}
