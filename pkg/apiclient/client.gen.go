@@ -13063,7 +13063,7 @@ type ClientInterface interface {
 
 	// DeleteWebhookEndpoint Delete an endpoint; deliveries to it stop.
 	//
-	// Deleting the console's endpoint clears the company's `webhook_url` and its signing secret.
+	// Deleting the console's endpoint clears the company's `webhook_url` and its settings; the company's signing secret stays (it signs `notify_url` deliveries).
 	//
 	// Corresponds with DELETE /webhooks/endpoints/{id} (the `DeleteWebhookEndpoint` operationId).
 	DeleteWebhookEndpoint(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -15422,7 +15422,7 @@ func (c *Client) CreateWebhookEndpoint(ctx context.Context, body CreateWebhookEn
 
 // DeleteWebhookEndpoint Delete an endpoint; deliveries to it stop.
 //
-// Deleting the console's endpoint clears the company's `webhook_url` and its signing secret.
+// Deleting the console's endpoint clears the company's `webhook_url` and its settings; the company's signing secret stays (it signs `notify_url` deliveries).
 //
 // Corresponds with DELETE /webhooks/endpoints/{id} (the `DeleteWebhookEndpoint` operationId).
 func (c *Client) DeleteWebhookEndpoint(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -21301,7 +21301,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteWebhookEndpointWithResponse Delete an endpoint; deliveries to it stop.
 	//
-	// Deleting the console's endpoint clears the company's `webhook_url` and its signing secret.
+	// Deleting the console's endpoint clears the company's `webhook_url` and its settings; the company's signing secret stays (it signs `notify_url` deliveries).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -32070,7 +32070,7 @@ func (c *ClientWithResponses) CreateWebhookEndpointWithResponse(ctx context.Cont
 
 // DeleteWebhookEndpointWithResponse Delete an endpoint; deliveries to it stop.
 //
-// Deleting the console's endpoint clears the company's `webhook_url` and its signing secret.
+// Deleting the console's endpoint clears the company's `webhook_url` and its settings; the company's signing secret stays (it signs `notify_url` deliveries).
 //
 // Returns a wrapper object for the known response body format(s).
 //
