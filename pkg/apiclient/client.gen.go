@@ -9809,6 +9809,9 @@ type WebhookLogEvent struct {
 	// Payload the `data` object of the delivered body (see the document's webhooks)
 	Payload map[string]interface{} `json:"payload"`
 
+	// Sequence the body's `sequence`, the event's number among the events about its object; null for an event made before events were numbered
+	Sequence *int `json:"sequence"`
+
 	// Status an event's status aggregates its deliveries, counting for each destination only its latest round:
 	// PENDING if one is pending, else FAILED if one failed, else DELIVERED. An event without deliveries is
 	// PENDING until the worker has handled it, and SKIPPED when it had no destination then.

@@ -198,8 +198,12 @@ func TestWebhookEndpoints(t *testing.T) {
 		t.Errorf("the failing endpoint got %d attempts, want %d", n, 2*webhooks.MaxAttempts)
 	}
 
-	// The delivery log shows one delivery per endpoint.
+	// The delivery log shows the event's sequence, and one delivery per
+	// endpoint.
 	le := e.entry(t, payout.ID)
+	if stored, err := e.store.Event(context.Background(), e.company, payout.ID); err != nil || le.Sequence == nil || *le.Sequence != stored.Sequence || stored.Sequence < 1 {
+		t.Fatalf("sequence %v in the log, %d stored (%v)", le.Sequence, stored.Sequence, err)
+	}
 	byEndpoint := map[string]string{}
 	for _, d := range le.Deliveries {
 		byEndpoint[d.URL] = d.Status

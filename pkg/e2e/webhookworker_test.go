@@ -274,6 +274,7 @@ func (e *hookEnv) call(t *testing.T, token, method, path string) (int, map[strin
 type logEntry struct {
 	ID         string          `json:"id"`
 	Event      string          `json:"event"`
+	Sequence   *int64          `json:"sequence"`
 	Status     string          `json:"status"`
 	Payload    json.RawMessage `json:"payload"`
 	Deliveries []struct {

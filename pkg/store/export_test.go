@@ -16,6 +16,11 @@ import (
 // EventPutForTest exposes eventPut to the external tests.
 var EventPutForTest = eventPut
 
+// DeliveryKeyForTest returns the key of a delivery's item.
+func DeliveryKeyForTest(companyID, deliveryID string) map[string]types.AttributeValue {
+	return dynamo.Key(companyPK(companyID), deliverySK(deliveryID))
+}
+
 // AddDebtForTest writes the new pending debt d in a transaction of its
 // own, with addDebt, as the card fee code adds one inside its own.
 func AddDebtForTest(ctx context.Context, db *DB, d debts.Debt) error {

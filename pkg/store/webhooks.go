@@ -66,6 +66,9 @@ type deliveryItem struct {
 	Queued       int           `dynamodbav:"queued"`
 	CreatedAt    string        `dynamodbav:"created_at"`
 	UpdatedAt    string        `dynamodbav:"updated_at"`
+	// ExpiresAt is the TTL (AttrExpiresAt): Unix seconds of the event's
+	// end. Deliveries written before it was set have none.
+	ExpiresAt int64 `dynamodbav:"expires_at,omitempty"`
 }
 
 func attemptItemOf(a webhooks.Attempt) attemptItem {
@@ -126,6 +129,9 @@ func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) erro
 		ID: d.ID, CompanyID: d.CompanyID, EventID: d.EventID, Destination: string(d.Destination), EndpointID: d.EndpointID, Round: d.Round,
 		URL: d.URL, Signature: d.Signature, Status: string(d.Status), Attempts: []attemptItem{},
 		AttemptCount: len(d.Attempts), Queued: d.Queued, CreatedAt: timestamp.Format(d.CreatedAt), UpdatedAt: timestamp.Format(d.UpdatedAt),
+	}
+	if !d.ExpiresAt.IsZero() {
+		it.ExpiresAt = d.ExpiresAt.Unix()
 	}
 	for _, a := range d.Attempts {
 		it.Attempts = append(it.Attempts, attemptItemOf(a))

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 
 	"payments/pkg/companies"
@@ -113,10 +116,18 @@ func TestWebhookDeliveries(t *testing.T) {
 	d := webhooks.Delivery{
 		ID: webhooks.DeliveryID(ev.ID, webhooks.DestinationWebhook, "ep-1", 0), CompanyID: co, EventID: ev.ID,
 		Destination: webhooks.DestinationWebhook, URL: "https://hooks.example/x", Signature: "t=1,v1=ab",
-		Status: webhooks.StatusPending, CreatedAt: now, UpdatedAt: now,
+		Status: webhooks.StatusPending, CreatedAt: now, UpdatedAt: now, ExpiresAt: ev.CreatedAt.Add(events.Retention),
 	}
 	if err := s.CreateDelivery(ctx, d); err != nil {
 		t.Fatal(err)
+	}
+	// The delivery goes with its event: the same TTL.
+	raw, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(db.Table), Key: store.DeliveryKeyForTest(co, d.ID)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exp, ok := raw.Item[store.AttrExpiresAt].(*types.AttributeValueMemberN); !ok || exp.Value != fmt.Sprint(ev.CreatedAt.Add(events.Retention).Unix()) {
+		t.Fatalf("delivery %s = %v, want its event's end", store.AttrExpiresAt, raw.Item[store.AttrExpiresAt])
 	}
 	if err := s.CreateDelivery(ctx, d); !errors.Is(err, webhooks.ErrDeliveryExists) {
 		t.Fatalf("second create: %v", err)

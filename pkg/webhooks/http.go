@@ -166,8 +166,11 @@ func ParseQuery(r *http.Request) (Query, error) {
 // EventView is an event in the delivery log. Its times, and its
 // deliveries' and attempts', are written by timestamp.Format.
 type EventView struct {
-	ID        string          `json:"id"`
-	Event     events.Kind     `json:"event"`
+	ID    string      `json:"id"`
+	Event events.Kind `json:"event"`
+	// Sequence is the event's number among the events about its object
+	// (the body's "sequence"); null for an event made before sequences.
+	Sequence  *int64          `json:"sequence"`
 	CreatedAt string          `json:"created_at"`
 	Status    Status          `json:"status"`
 	Payload   json.RawMessage `json:"payload"`
@@ -210,6 +213,9 @@ func View(r Record) (EventView, error) {
 	v := EventView{
 		ID: r.Event.ID, Event: r.Event.Kind, CreatedAt: timestamp.Format(r.Event.CreatedAt), Status: r.Status(),
 		Payload: payload, Deliveries: make([]DeliveryView, 0, len(r.Deliveries)),
+	}
+	if n := r.Event.Sequence; n > 0 {
+		v.Sequence = &n
 	}
 	for _, d := range r.Deliveries {
 		dv := DeliveryView{

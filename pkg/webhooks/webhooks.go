@@ -138,6 +138,9 @@ type Delivery struct {
 	Queued    int
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// ExpiresAt is when the store may delete the delivery: its event's end
+	// (its creation + events.Retention), so that no delivery outlives it.
+	ExpiresAt time.Time
 }
 
 // DeliveryID returns the id of the delivery of event eventID to dest (the

@@ -181,6 +181,7 @@ func newDelivery(ev events.Event, dest Destination, e Endpoint, url string, roun
 		Status:      StatusPending,
 		CreatedAt:   now,
 		UpdatedAt:   now,
+		ExpiresAt:   ev.CreatedAt.Add(events.Retention),
 	}
 	if dest == DestinationWebhook {
 		d.EndpointID = e.ID

@@ -284,6 +284,9 @@ func TestWorkerRetriesUntilSuccessOrFour(t *testing.T) {
 			if d.Status != tt.wantStatus || len(d.Attempts) != tt.wantSends {
 				t.Fatalf("delivery %s with %d attempts", d.Status, len(d.Attempts))
 			}
+			if !d.ExpiresAt.Equal(e.event.CreatedAt.Add(events.Retention)) {
+				t.Fatalf("delivery expires at %v, want its event's end", d.ExpiresAt)
+			}
 			first := e.sender.sent[0]
 			for i, s := range e.sender.sent {
 				if string(s.body) != string(e.event.Body) || s.header.Get(webhooks.SignatureHeader) != first.header.Get(webhooks.SignatureHeader) {
