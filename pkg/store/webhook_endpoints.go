@@ -71,6 +71,12 @@ func endpointItemOf(e webhooks.Endpoint, version int) endpointItem {
 	return it
 }
 
+// consoleItem returns the console endpoint's item of a company that has
+// none yet: the defaults (enabled, every kind, no secret).
+func consoleItem(companyID string) endpointItem {
+	return endpointItem{PK: companyPK(companyID), SK: webhookSecretSK(), CompanyID: companyID}
+}
+
 // endpoint returns the endpoint of it; c is the company, for the console's.
 func (it endpointItem) endpoint(c companyItem) (webhooks.Endpoint, error) {
 	e := webhooks.Endpoint{
@@ -164,7 +170,7 @@ func (s *Webhooks) readEndpoint(ctx context.Context, companyID, id string) (webh
 		if id != companyID {
 			return webhooks.Endpoint{}, 0, webhooks.ErrEndpointNotFound
 		}
-		it = endpointItem{PK: companyPK(companyID), SK: sk, CompanyID: companyID}
+		it = consoleItem(companyID)
 	}
 	e, err := it.endpoint(c)
 	return e, it.Version, err
@@ -192,7 +198,7 @@ func (s *Webhooks) Endpoints(ctx context.Context, companyID string) ([]webhooks.
 		ConsistentRead: aws.Bool(true),
 	})
 	var out []webhooks.Endpoint
-	console, consoleFound := endpointItem{PK: companyPK(companyID), SK: webhookSecretSK(), CompanyID: companyID}, false
+	console, consoleFound := consoleItem(companyID), false
 	for p.HasMorePages() {
 		page, err := p.NextPage(ctx)
 		if err != nil {
@@ -352,7 +358,7 @@ func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
 // the company has a webhook_url, and drops any previous secret.
 func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID, secret string, now time.Time) error {
 	return s.db.write(ctx, "webhook secret of "+companyID, func(ctx context.Context) (*txn, error) {
-		it := endpointItem{PK: companyPK(companyID), SK: webhookSecretSK(), CompanyID: companyID}
+		it := consoleItem(companyID)
 		if _, err := s.db.Find(ctx, companyPK(companyID), webhookSecretSK(), &it); err != nil {
 			return nil, fmt.Errorf("store: read webhook secret of %s: %w", companyID, err)
 		}

@@ -94,12 +94,10 @@ func (e Endpoint) Sign(now time.Time, body []byte) string {
 	if e.Secret == "" {
 		return ""
 	}
-	sig := Sign(e.Secret, now, body)
 	if e.PreviousSecret != "" && now.Before(e.PreviousExpiresAt) {
-		prev := Sign(e.PreviousSecret, now, body)
-		sig += prev[strings.Index(prev, ","):]
+		return header(now, body, e.Secret, e.PreviousSecret)
 	}
-	return sig
+	return header(now, body, e.Secret)
 }
 
 // EndpointStore keeps endpoints, in the company's partition.

@@ -33,9 +33,17 @@ func NewSecret() (string, error) {
 // "t=<unix seconds>,v1=<lowercase hex HMAC-SHA256 of "<t>.<body>">". The
 // HMAC key is the secret's text as is (its 64 hex characters, not the bytes
 // they encode), the way common webhook libraries take a secret.
-func Sign(secret string, t time.Time, body []byte) string {
+func Sign(secret string, t time.Time, body []byte) string { return header(t, body, secret) }
+
+// header returns the X-Service-Signature value of body at time t with one
+// v1 per secret, in their order.
+func header(t time.Time, body []byte, secrets ...string) string {
 	ts := strconv.FormatInt(t.Unix(), 10)
-	return "t=" + ts + ",v1=" + hex.EncodeToString(mac(secret, ts, body))
+	h := "t=" + ts
+	for _, s := range secrets {
+		h += ",v1=" + hex.EncodeToString(mac(s, ts, body))
+	}
+	return h
 }
 
 func mac(secret, ts string, body []byte) []byte {
