@@ -250,6 +250,16 @@ var Catalogue = []Entry{
 		Sample: func() Payload {
 			return paymentStatus{PayoutStatusUpdated, samplePaymentStatus("PAYOUT", "PROCESSING", "PENDING")}
 		}},
+	{Kind: PaymentBulkCompleted, Object: "batch_id", Section: "ours", IDs: []string{"batch_id"},
+		Meaning: "every accepted item of a bulk payout batch is SUCCESS or FAILED (once per batch)",
+		Sample: func() Payload {
+			desc, cur, done := "June payroll", "XAF", sampleAt
+			return PaymentBulkCompletedData{BulkBatch{BatchID: sampleTxID, Status: "COMPLETED", Mode: "partial",
+				Description: &desc, Currency: &cur, ItemCount: 3, AcceptedCount: 2, RejectedCount: 1,
+				Counts:      BulkCounts{Success: 1, Failed: 1, Rejected: 1},
+				TotalAmount: "3000", TotalFees: "30", Totals: BulkTotals{Reserved: "0", Paid: "1000", Fees: "10", Refunded: "2020"},
+				CreatedAt: sampleAt, UpdatedAt: sampleAt, CompletedAt: &done}}
+		}},
 	{Kind: CollectionStatusUpdated, Object: "transaction_id", Section: "ours", IDs: []string{"transaction_id", "external_id", "status"}, NotifyURL: true,
 		Meaning: "a collection changed status (one event per transition; also sent to the collection's notify_url)",
 		Sample: func() Payload {

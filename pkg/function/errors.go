@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"payments/pkg/auth"
+	"payments/pkg/bulk"
 	"payments/pkg/cards"
 	"payments/pkg/companies"
 	"payments/pkg/contention"
@@ -48,6 +49,7 @@ var Errors = httpapi.Catalogue{
 
 	// payments and fees (spec §7: the payout 400s)
 	{Err: payments.ErrNotFound, Status: http.StatusNotFound, Code: "PAYMENT_NOT_FOUND", Message: "transaction not found"},
+	{Err: bulk.ErrNotFound, Status: http.StatusNotFound, Code: "BULK_BATCH_NOT_FOUND", Message: "bulk payout batch not found"},
 	{Err: payments.ErrDuplicateExternalID, Status: http.StatusBadRequest, Code: "DUPLICATE_EXTERNAL_ID", Message: "duplicate external_id"},
 	{Err: payments.ErrNoWallet, Status: http.StatusBadRequest, Code: "NO_WALLET", Message: "no wallet for this country and currency"},
 	{Err: fees.ErrOperatorUnavailable, Status: http.StatusBadRequest, Code: "OPERATOR_UNAVAILABLE", Message: "operator not available for this country and currency"},

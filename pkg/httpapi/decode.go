@@ -69,8 +69,11 @@ func checkJSON(r *http.Request) error {
 // ReadBody reads the body of r, at most MaxBodyBytes: a larger body is an
 // *http.MaxBytesError (413), one that cannot be read a field error on
 // "body".
-func ReadBody(r *http.Request) ([]byte, error) {
-	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, MaxBodyBytes))
+func ReadBody(r *http.Request) ([]byte, error) { return ReadBodyLimit(r, MaxBodyBytes) }
+
+// ReadBodyLimit is ReadBody for a route that takes up to limit bytes.
+func ReadBodyLimit(r *http.Request, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(nil, r.Body, limit))
 	if err != nil {
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {

@@ -30,6 +30,9 @@ type Keys struct {
 	// Routes are the patterns wrapped, as given to httpapi.Router.Handle
 	// ("POST /payment/payout"); other routes are left alone.
 	Routes []string
+	// BodyLimits are the body sizes of the routes that take more than
+	// httpapi.MaxBodyBytes, by pattern (a bulk batch).
+	BodyLimits map[string]int64
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
@@ -63,7 +66,11 @@ func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
 		if err != nil {
 			return err
 		}
-		body, tooLarge, err := readBody(r)
+		limit := int64(httpapi.MaxBodyBytes)
+		if l, ok := k.BodyLimits[pattern]; ok {
+			limit = l
+		}
+		body, tooLarge, err := readBody(r, limit)
 		if err != nil {
 			return err
 		}
@@ -111,13 +118,13 @@ func (k *Keys) now() time.Time {
 	return time.Now()
 }
 
-// readBody reads r's body, at most httpapi.MaxBodyBytes, and puts it back
-// for the handler; a larger body is put back whole and reported.
-func readBody(r *http.Request) (body []byte, tooLarge bool, err error) {
+// readBody reads r's body, at most limit bytes, and puts it back for the
+// handler; a larger body is put back whole and reported.
+func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool, err error) {
 	if r.Body == nil {
 		return nil, false, nil
 	}
-	body, err = io.ReadAll(io.LimitReader(r.Body, httpapi.MaxBodyBytes+1))
+	body, err = io.ReadAll(io.LimitReader(r.Body, limit+1))
 	if err != nil {
 		return nil, false, field.Invalid("body", "could not be read")
 	}
@@ -126,7 +133,7 @@ func readBody(r *http.Request) (body []byte, tooLarge bool, err error) {
 		io.Reader
 		io.Closer
 	}{io.MultiReader(bytes.NewReader(body), rest), rest}
-	return body, len(body) > httpapi.MaxBodyBytes, nil
+	return body, int64(len(body)) > limit, nil
 }
 
 // replay answers a request whose key rec holds, counted as

@@ -94,23 +94,23 @@ func (s *Service) validate(r Request) (int64, error) {
 	if err := checkNotifyURL(r.NotifyURL); err != nil {
 		return 0, err
 	}
-	if err := checkText("reference_id", r.ReferenceID); err != nil {
+	if err := CheckText("reference_id", r.ReferenceID); err != nil {
 		return 0, err
 	}
 	if r.Lang != "" && !langPattern.MatchString(r.Lang) {
 		return 0, field.Invalid("lang", "must be a two-letter lowercase language code")
 	}
-	if err := checkText("purpose", r.Purpose); err != nil {
+	if err := CheckText("purpose", r.Purpose); err != nil {
 		return 0, err
 	}
-	if err := checkText("reason", r.Reason); err != nil {
+	if err := CheckText("reason", r.Reason); err != nil {
 		return 0, err
 	}
 	return amount, nil
 }
 
-// checkText bounds a free-form field.
-func checkText(name, value string) error {
+// CheckText bounds a free-form field to MaxTextLength characters.
+func CheckText(name, value string) error {
 	if utf8.RuneCountInString(value) > MaxTextLength {
 		return field.Invalid(name, fmt.Sprintf("must be at most %d characters", MaxTextLength))
 	}
@@ -245,9 +245,37 @@ func (s *Service) Collect(ctx context.Context, companyID string, r Request) (Pay
 	return p, nil
 }
 
+// WalletLookup returns the company's wallet of (currency, country), or
+// ErrNoWallet.
+type WalletLookup func(ctx context.Context, companyID, currency, country string) (wallets.Wallet, error)
+
+// PreparePayout runs Payout's checks of r, with the wallet walletOf
+// returns, and returns the new PENDING payout, writing nothing: an item of
+// a bulk batch. Unlike Payout it keeps r.Reason (a bulk item's reason).
+func (s *Service) PreparePayout(ctx context.Context, companyID string, r Request, walletOf WalletLookup) (Payment, error) {
+	p, _, err := s.prepareWith(ctx, companyID, TypePayout, r, walletOf)
+	return p, err
+}
+
+// AcceptedEvent returns the event of p's acceptance: its status update to
+// PENDING.
+func AcceptedEvent(p Payment) (events.Event, error) { return statusEvent(p, "") }
+
+// Enqueue sends the submit message of p, accepted, carrying evs, its
+// acceptance's event if it has it; on failure the sweeper sends it later
+// (see enqueueSubmit).
+func (s *Service) Enqueue(ctx context.Context, p Payment, evs ...events.Event) error {
+	return s.sendJob(ctx, p, p.NextPollAt, evs...)
+}
+
 // prepare runs the checks common to payouts and collections and returns the
 // new PENDING payment and its wallet.
 func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Request) (Payment, wallets.Wallet, error) {
+	return s.prepareWith(ctx, companyID, typ, r, s.Wallet)
+}
+
+// prepareWith is prepare with the wallet walletOf returns.
+func (s *Service) prepareWith(ctx context.Context, companyID string, typ Type, r Request, walletOf WalletLookup) (Payment, wallets.Wallet, error) {
 	if s.gateway == nil {
 		return Payment{}, wallets.Wallet{}, ErrNoOperator
 	}
@@ -255,7 +283,7 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 	if err != nil {
 		return Payment{}, wallets.Wallet{}, err
 	}
-	w, err := s.wallet(ctx, companyID, r.Currency, r.Country)
+	w, err := walletOf(ctx, companyID, r.Currency, r.Country)
 	if err != nil {
 		return Payment{}, wallets.Wallet{}, err
 	}
@@ -311,12 +339,12 @@ func (s *Service) prepare(ctx context.Context, companyID string, typ Type, r Req
 	return p, w, nil
 }
 
-// wallet reads the company's wallet of (currency, country) by its key: one
+// Wallet reads the company's wallet of (currency, country) by its key: one
 // GetItem once the wallet's id is known to the Service, two the first time
 // (the pair's claim, then the wallet). ErrNoWallet when there is none. A
 // remembered id whose wallet is not found is forgotten, so that the next
 // payout reads the claim again rather than trusting the id for ever.
-func (s *Service) wallet(ctx context.Context, companyID, currency, country string) (wallets.Wallet, error) {
+func (s *Service) Wallet(ctx context.Context, companyID, currency, country string) (wallets.Wallet, error) {
 	key := companyID + "#" + currency + "#" + country
 	id, err := s.walletIDs.Read(ctx, key, func(ctx context.Context) (string, error) {
 		return s.wallets.WalletIDFor(ctx, companyID, currency, country)

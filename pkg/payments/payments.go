@@ -147,8 +147,15 @@ type Payment struct {
 	// WalletID is the wallet of (Currency, Country) at acceptance.
 	WalletID string
 	// EntryID is the payout's WITHDRAW ledger entry (the reservation);
-	// empty for a collection.
+	// empty for a collection and for an item of a bulk batch.
 	EntryID string
+	// BatchID is the bulk batch the payout is an item of, if any.
+	BatchID string
+	// BatchEntryID is, for an item of a bulk batch, the batch's
+	// reservation entry on the payout's wallet (wallets.TypeBulkPayout):
+	// the item's total is held there, not on an entry of its own, and the
+	// item draws it out when it settles.
+	BatchEntryID string
 	// OrderID is the operator's reference, known once submitted.
 	OrderID string
 	// Submission says whether the operator may have the payment.
@@ -227,6 +234,9 @@ type Transition struct {
 	Adjust wallets.Adjustment
 	// Entry, when not nil, changes the payout's reservation entry.
 	Entry *EntryChange
+	// Draw, when not nil, takes a bulk item's total out of its batch's
+	// reservation entry (Payment.BatchEntryID).
+	Draw *wallets.EntryDraw
 	// NewEntries are ledger entries written by the transition (REFUND,
 	// DEPOSIT).
 	NewEntries []wallets.Transaction
@@ -349,9 +359,20 @@ type Service struct {
 	// walletIDs keeps the wallet id of each (company, currency, country)
 	// found: it never changes once the wallet exists.
 	walletIDs *cache.Cache[string]
+	// batches hears of the final transitions of bulk items (WatchBatches).
+	batches BatchWatcher
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
+
+// BatchWatcher hears that an item of a bulk batch became final, so that
+// the batch completes when its last item does (package bulk).
+type BatchWatcher interface {
+	ItemFinished(ctx context.Context, companyID, batchID string)
+}
+
+// WatchBatches makes w hear of the final transitions of bulk items.
+func (s *Service) WatchBatches(w BatchWatcher) { s.batches = w }
 
 // NewService returns a Service over d, or an error naming the dependency
 // d lacks.

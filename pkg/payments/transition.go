@@ -69,6 +69,9 @@ func (s *Service) settle(ctx context.Context, p Payment, o outcome) error {
 		"type", p.Type, "status", o.status, "error_message", t.Payment.ErrorMessage, "resolved", o.resolution != nil)
 	countFinal(ctx, t.Payment)
 	s.publish(ctx, t.Event)
+	if p.BatchID != "" && s.batches != nil {
+		s.batches.ItemFinished(ctx, p.CompanyID, p.BatchID)
+	}
 	return nil
 }
 
@@ -83,6 +86,10 @@ func (s *Service) settle(ctx context.Context, p Payment, o outcome) error {
 //   - collection SUCCESS: payin_balance grows by amount − fee, with a
 //     DEPOSIT entry;
 //   - collection FAILED: the payment alone.
+//
+// An item of a bulk batch has no reservation entry of its own: its total
+// is drawn out of the batch's (Transition.Draw), and it gets a WITHDRAW
+// entry on SUCCESS, the REFUND entry on FAILED.
 //
 // The payment leaves the worker's schedule and the reconciliation list.
 func (s *Service) transition(p Payment, o outcome) (Transition, error) {
@@ -125,6 +132,14 @@ func (s *Service) transition(p Payment, o outcome) (Transition, error) {
 		net := p.Net()
 		t.Adjust = wallets.Adjustment{Payin: net}
 		t.NewEntries = []wallets.Transaction{entry(wallets.TypeDeposit, wallets.Payin, net, net)}
+	case p.BatchEntryID != "" && o.status == StatusSuccess: // bulk item
+		t.Adjust = wallets.Adjustment{Payout: -total, Reserved: -total}
+		t.Draw = &wallets.EntryDraw{ID: p.BatchEntryID, Amount: total}
+		t.NewEntries = []wallets.Transaction{entry(wallets.TypeWithdraw, wallets.Payout, -total, p.Amount)}
+	case p.BatchEntryID != "": // bulk item FAILED
+		t.Adjust = wallets.Adjustment{Reserved: -total}
+		t.Draw = &wallets.EntryDraw{ID: p.BatchEntryID, Amount: total}
+		t.NewEntries = []wallets.Transaction{entry(wallets.TypeRefund, wallets.Payout, 0, p.Amount)}
 	case o.status == StatusSuccess: // payout
 		t.Adjust = wallets.Adjustment{Payout: -total, Reserved: -total}
 		t.Entry = &EntryChange{

@@ -299,7 +299,7 @@ func (s *Service) toProcessing(ctx context.Context, p Payment, res operator.Resu
 		return p, err
 	}
 	t := Transition{From: StatusPending, Payment: next, Now: now}
-	if p.Type == TypePayout {
+	if p.Type == TypePayout && p.EntryID != "" { // a bulk item has none
 		t.Entry = &EntryChange{
 			ID: p.EntryID, From: wallets.StatusPending, To: wallets.StatusProcessing,
 			Held: p.Total(), Reserved: p.Total(), OrderID: res.OrderID,

@@ -169,6 +169,9 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 		ExpressionAttributeValues: values,
 	}}
 	leg := wallets.Leg{WalletID: p.WalletID, Adjust: t.Adjust, Entries: t.NewEntries}
+	if t.Draw != nil {
+		leg.Draws = []wallets.EntryDraw{*t.Draw}
+	}
 	if e := t.Entry; e != nil { // a payout's reservation, on the payout balance
 		leg.Updates = []wallets.EntryUpdate{{
 			ID: e.ID, Balance: wallets.Payout, From: e.From, To: e.To, Delta: e.Delta, Held: e.Held, Reserved: e.Reserved,
@@ -183,6 +186,9 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 	return s.db.write(ctx, what, func(ctx context.Context) (*txn, error) {
 		tx := &txn{}
 		tx.Add("payment", payment)
+		if p.BatchID != "" {
+			tx.Add("batch", s.batchCount(p, t.From))
+		}
 		if t.Event.ID != "" {
 			tx.addEvent("event", t.Event)
 		}

@@ -36,6 +36,8 @@ type paymentItem struct {
 	NotifyURL    string `dynamodbav:"notify_url,omitempty"`
 	WalletID     string `dynamodbav:"wallet_id"`
 	EntryID      string `dynamodbav:"entry_id,omitempty"`
+	BatchID      string `dynamodbav:"batch_id,omitempty"`
+	BatchEntryID string `dynamodbav:"batch_entry_id,omitempty"`
 	OrderID      string `dynamodbav:"order_id,omitempty"`
 	Submission   string `dynamodbav:"submission,omitempty"`
 	ErrorMessage string `dynamodbav:"error_message,omitempty"`
@@ -95,6 +97,8 @@ func newPaymentItem(p payments.Payment) paymentItem {
 		NotifyURL:    p.NotifyURL,
 		WalletID:     p.WalletID,
 		EntryID:      p.EntryID,
+		BatchID:      p.BatchID,
+		BatchEntryID: p.BatchEntryID,
 		OrderID:      p.OrderID,
 		Submission:   string(p.Submission),
 		ErrorMessage: p.ErrorMessage,
@@ -150,6 +154,8 @@ func (it paymentItem) payment() (payments.Payment, error) {
 		NotifyURL:    it.NotifyURL,
 		WalletID:     it.WalletID,
 		EntryID:      it.EntryID,
+		BatchID:      it.BatchID,
+		BatchEntryID: it.BatchEntryID,
 		OrderID:      it.OrderID,
 		Submission:   payments.Submission(it.Submission),
 		ErrorMessage: it.ErrorMessage,

@@ -41,7 +41,8 @@ func legItem(i int) string {
 //   - the wallet's adjustment (walletAdjustment), named legItem(i), when
 //     the leg's adjustment is not zero, activeOnly when the leg asks;
 //   - its new entries, named "entry<n>" across the posting (ledgerPut),
-//     and its entry updates, named "updated<n>" (entryUpdate), each with
+//     its entry updates, named "updated<n>" (entryUpdate), and its draws,
+//     named "draw<n>" (entryDraw); entries and updates each with
 //     the balances before and after it in turn from the wallet as read
 //     just before the write when it records them (see wallets.Leg);
 //   - when it credits the payout balance of a USD wallet, the payment of
@@ -69,7 +70,7 @@ func legItem(i int) string {
 func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted, error) {
 	own := 0
 	for _, l := range p.Legs {
-		own += len(l.Entries) + len(l.Updates)
+		own += len(l.Entries) + len(l.Updates) + len(l.Draws)
 		if l.Adjust != (wallets.Adjustment{}) {
 			own++
 		}
@@ -83,7 +84,7 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 		items = append(items, namedItem{name + strconv.Itoa(n), item})
 	}
 	out := make([]posted, len(p.Legs))
-	entryN, updatedN, feeN, eventN := 0, 0, 0, 0
+	entryN, updatedN, drawN, feeN, eventN := 0, 0, 0, 0, 0
 	for i, l := range p.Legs {
 		var w wallets.Wallet
 		if needsRead(l) {
@@ -118,6 +119,10 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 			out[i].Balances = append(out[i].Balances, [2]*int64{before, after})
 			add("updated", updatedN, s.entryUpdate(p.CompanyID, u, before, after))
 			updatedN++
+		}
+		for _, d := range l.Draws {
+			add("draw", drawN, s.entryDraw(p.CompanyID, d))
+			drawN++
 		}
 		adj := l.Adjust
 		if adj.Payout > 0 && w.Currency == debts.Currency {
@@ -213,5 +218,21 @@ func (s *Wallets) entryUpdate(companyID string, u wallets.EntryUpdate, before, a
 		ConditionExpression:       aws.String("#st = :from"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
+	}}
+}
+
+// entryDraw returns the transaction item that takes d.Amount out of what
+// the open entry d.ID holds in payout_reserved, on the condition that it is
+// still PENDING and holds at least that much.
+func (s *Wallets) entryDraw(companyID string, d wallets.EntryDraw) types.TransactWriteItem {
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                aws.String(s.db.Table),
+		Key:                      dynamo.Key(companyPK(companyID), ledgerSK(d.ID)),
+		UpdateExpression:         aws.String("SET #res = #res - :amount"),
+		ConditionExpression:      aws.String("#st = :pending AND #res >= :amount"),
+		ExpressionAttributeNames: map[string]string{"#st": "status", "#res": "reserved"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pending": dynamo.Str(string(wallets.StatusPending)), ":amount": dynamo.Num(d.Amount),
+		},
 	}}
 }

@@ -21,10 +21,17 @@ const (
 	TypeTransfer Type = "TRANSFER"
 	TypeFee      Type = "FEE"
 	TypeRefund   Type = "REFUND"
+	// TypeBulkPayout is the reservation of a bulk payout batch on one
+	// wallet: it holds the total of the batch's items on the wallet in
+	// payout_reserved, and each item draws its own total out of it when it
+	// settles (EntryDraw), with a WITHDRAW or REFUND entry of its own. It
+	// moves no balance itself (its delta is 0) and turns SUCCESS, holding
+	// nothing, once every item has settled.
+	TypeBulkPayout Type = "BULK_PAYOUT"
 )
 
 // Types lists every wallet transaction type.
-var Types = []Type{TypeFund, TypeWithdraw, TypeDeposit, TypeTransfer, TypeFee, TypeRefund}
+var Types = []Type{TypeFund, TypeWithdraw, TypeDeposit, TypeTransfer, TypeFee, TypeRefund, TypeBulkPayout}
 
 // Status is where a wallet transaction stands (spec §2.6).
 type Status string

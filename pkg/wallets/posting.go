@@ -31,8 +31,8 @@ type Posting struct {
 // Leg is what a posting does to one wallet: its balances adjusted by
 // Adjust (on the condition that none goes below 0 and, with ActiveOnly,
 // that the wallet is active: money leaves a wallet for a new payout, card
-// movement or conversion only while it is), its new ledger Entries written
-// and its open entries Updated, in that order.
+// movement or conversion only while it is), its new ledger Entries written,
+// its open entries Updated and Drawn from, in that order.
 //
 // The store records on each entry the balances before and after it, in
 // turn from the wallet as read just before the write: on every new entry
@@ -44,6 +44,16 @@ type Leg struct {
 	ActiveOnly bool
 	Entries    []Transaction
 	Updates    []EntryUpdate
+	Draws      []EntryDraw
+}
+
+// EntryDraw takes Amount out of what an open entry holds in
+// payout_reserved (a bulk batch's reservation, TypeBulkPayout, as one of
+// its items settles or is released), on the condition that the entry is
+// still PENDING and holds at least Amount. The entry stays open.
+type EntryDraw struct {
+	ID     string
+	Amount int64
 }
 
 // EntryUpdate moves an open ledger entry (a payout's reservation, a
@@ -67,7 +77,8 @@ type EntryUpdate struct {
 // no sub-balance, whose entries and updates do not add up to its
 // adjustment on each balance (payin and payout: their Delta; reserved: the
 // Reserved of its open entries, new or updated, less what the updated ones
-// held), or a posting that touches a wallet twice.
+// held and what the draws take), a draw of nothing, or a posting that
+// touches a wallet twice.
 func NewPosting(companyID string, now time.Time, legs ...Leg) (Posting, error) {
 	seen := make(map[string]bool, len(legs))
 	for _, l := range legs {
@@ -109,6 +120,12 @@ func NewPosting(companyID string, now time.Time, legs ...Leg) (Posting, error) {
 				sum.Reserved += u.Reserved
 			}
 			sum.Reserved -= u.Held
+		}
+		for _, d := range l.Draws {
+			if d.ID == "" || d.Amount <= 0 {
+				return Posting{}, fmt.Errorf("%w: draw of %d from entry %q of wallet %s", ErrUnbalanced, d.Amount, d.ID, l.WalletID)
+			}
+			sum.Reserved -= d.Amount
 		}
 		if sum != l.Adjust {
 			return Posting{}, fmt.Errorf("%w: wallet %s: entries add up to %+v, the adjustment is %+v", ErrUnbalanced, l.WalletID, sum, l.Adjust)

@@ -38,6 +38,11 @@ func TestNewPosting(t *testing.T) {
 		{"another wallet's entry", []wallets.Leg{{WalletID: "w2", Adjust: wallets.Adjustment{Payin: -300}, Entries: []wallets.Transaction{debit}}}, false},
 		{"an entry on no sub-balance", []wallets.Leg{{WalletID: "w1", Entries: []wallets.Transaction{{ID: "e5", CompanyID: "c1", WalletID: "w1", Status: wallets.StatusSuccess}}}}, false},
 		{"a wallet twice", []wallets.Leg{{WalletID: "w1"}, {WalletID: "w1"}}, false},
+		{"a bulk item settled out of its batch's reservation", []wallets.Leg{{WalletID: "w1", Adjust: wallets.Adjustment{Payout: -500, Reserved: -500},
+			Entries: []wallets.Transaction{wallets.Completed("e6", w, wallets.TypeWithdraw, "x1", wallets.Payout, -500, now)},
+			Draws:   []wallets.EntryDraw{{ID: "b1", Amount: 500}}}}, true},
+		{"a draw the adjustment does not release", []wallets.Leg{{WalletID: "w1", Draws: []wallets.EntryDraw{{ID: "b1", Amount: 500}}}}, false},
+		{"a draw of nothing", []wallets.Leg{{WalletID: "w1", Draws: []wallets.EntryDraw{{ID: "b1"}}}}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -5,6 +5,7 @@ package paymentsapi
 import (
 	"context"
 
+	"payments/pkg/bulk"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
@@ -16,11 +17,12 @@ import (
 
 // New builds the payments function behind the token guard:
 // GET /payment/balance, POST /payment/payout, POST /payment/collect,
-// GET /payment/transactions, GET /payment/transactions/{transactionId}/status
-// and GET /payment/guideline. In production mode, which has no operator
-// adapter yet (operator.None), it serves the reads and refuses new
-// payouts and collections with 503 before anything is written. Payouts and
-// collections take an Idempotency-Key (services.IdempotentRoutes).
+// GET /payment/transactions, GET /payment/transactions/{transactionId}/status,
+// GET /payment/guideline and the bulk payout routes (bulk.Routes). In
+// production mode, which has no operator adapter yet (operator.None), it
+// serves the reads and refuses new payouts, batches and collections with
+// 503 before anything is written. Payouts, batches and collections take an
+// Idempotency-Key (services.IdempotentRoutes).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
 	guard, err := services.TokenGuard(cfg, db)
@@ -37,6 +39,10 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
+	batches, err := services.Bulk(db, svc, jobs, payments.Relay(jobs))
+	if err != nil {
+		return nil, err
+	}
 	balances, err := services.Balances(db)
 	if err != nil {
 		return nil, err
@@ -45,5 +51,6 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	rt.Use(services.Idempotent(db))
 	wallets.PaymentRoutes(rt, balances)
 	payments.Routes(rt, svc)
+	bulk.Routes(rt, batches)
 	return function.HTTP(rt), nil
 }

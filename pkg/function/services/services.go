@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 
 	"payments/pkg/auth"
+	"payments/pkg/bulk"
 	"payments/pkg/cache"
 	"payments/pkg/cards"
 	"payments/pkg/companies"
@@ -103,6 +104,7 @@ var IdempotentRoutes = []string{
 	"POST /cards/{id}/fund",
 	"POST /cards/{id}/withdraw",
 	"POST /cards/{id}/terminate",
+	"POST /payment/payouts/bulk",
 	// wallets
 	"POST /partner/wallets/xaf-usd-conversion",
 	"POST /wallets/deposit",
@@ -113,7 +115,8 @@ var IdempotentRoutes = []string{
 // Idempotent returns the middleware that serves IdempotentRoutes with
 // Idempotency-Key, keeping the keys in db.
 func Idempotent(db *store.DB) httpapi.Middleware {
-	k := &idempotency.Keys{Store: store.NewIdempotency(db), Routes: IdempotentRoutes}
+	k := &idempotency.Keys{Store: store.NewIdempotency(db), Routes: IdempotentRoutes,
+		BodyLimits: map[string]int64{"POST /payment/payouts/bulk": bulk.MaxBodyBytes}}
 	return k.Wrap
 }
 
@@ -239,6 +242,26 @@ func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs funct
 		Events:   events,
 		Deadline: cfg.PaymentDeadline,
 	})
+}
+
+// Bulk returns the bulk payout service over db for pays, which it makes
+// tell it of its items' final transitions: chunk jobs go to jobs (the
+// payouts queue), the batches' events to events. An item is rejected with
+// the code and message the single payout's answer would have
+// (function.Errors).
+func Bulk(db *store.DB, pays *payments.Service, jobs function.Queue, events payments.Publisher) (*bulk.Service, error) {
+	svc, err := bulk.NewService(bulk.Deps{
+		Store: store.NewBulk(db), Payouts: pays, Jobs: jobs, Events: events,
+		Describe: func(err error) (bulk.Rejection, bool) {
+			body, known := function.Errors.Body(err)
+			return bulk.Rejection{Field: body.Field, Code: body.Code, Message: body.Message}, known && body.StatusCode < 500
+		},
+	})
+	if err != nil {
+		return nil, err
+	}
+	pays.WatchBatches(svc)
+	return svc, nil
 }
 
 // PaymentsAdmin returns the operator console's payments service over db,

@@ -27,7 +27,7 @@ import (
 )
 
 // New builds the sweeper function, run every minute by a schedule. Each
-// run has seven steps, which run at once, each within its own time budget
+// run has eight steps, which run at once, each within its own time budget
 // and batch, so that one that is slow (a table slow to answer after a
 // restart) delays none of the others:
 //
@@ -36,6 +36,9 @@ import (
 //   - payments: re-sends the message of every payment the payout worker
 //     should have handled more than a minute ago (payments.Service.Sweep)
 //     — it never asks the operator itself: the messages it sends do;
+//   - bulk batches: sends again the chunk jobs of every bulk batch
+//     accepted more than a minute ago whose payouts are not all written,
+//     and completes those whose items are all final (bulk.Service.Sweep);
 //   - card movements: finishes every card movement left open for more than
 //     a minute, asking the card issuer again (cards.Service.Resume);
 //   - fundings: asks the bank about every declared funding still PENDING a
@@ -89,6 +92,11 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		return nil, err
 	}
 	pays.Now = now
+	batches, err := services.Bulk(db, pays, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), pub)
+	if err != nil {
+		return nil, err
+	}
+	batches.Now = now
 	cardSvc, err := services.Cards(db, p, v, webhooks)
 	if err != nil {
 		return nil, err
@@ -110,6 +118,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 	return run(now, []step{
 		{"events", func(ctx context.Context, at time.Time) (int, error) { return pub.Sweep(ctx, at) }},
 		{"payments", func(ctx context.Context, _ time.Time) (int, error) { return pays.Sweep(ctx) }},
+		{"bulk_batches", func(ctx context.Context, _ time.Time) (int, error) { return batches.Sweep(ctx) }},
 		{"card_movements", func(ctx context.Context, at time.Time) (int, error) { return sweepCards(ctx, cardSvc, open, at) }},
 		{"fundings", funds.SweepFundings},
 		{"card_holds", func(ctx context.Context, at time.Time) (int, error) {

@@ -79,6 +79,9 @@ func Num(n int64) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
+// Bool returns b as a DynamoDB boolean.
+func Bool(b bool) types.AttributeValue { return &types.AttributeValueMemberBOOL{Value: b} }
+
 // StringAttr returns the string attribute name of item, "" when it has
 // none.
 func StringAttr(item map[string]types.AttributeValue, name string) string {

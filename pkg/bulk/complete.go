@@ -1,0 +1,107 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"payments/pkg/events"
+	"payments/pkg/wallets"
+)
+
+// SweepAge is how long after its acceptance a batch not complete is looked
+// at by the sweeper: its chunk jobs not done are sent again, and it is
+// completed if every item is final.
+const SweepAge = time.Minute
+
+// sweepLimit bounds the batches one sweep looks at.
+const sweepLimit = 100
+
+// ItemFinished completes the batch if the item that just became final was
+// its last (payments.BatchWatcher). A failure is logged: the sweeper
+// completes the batch.
+func (s *Service) ItemFinished(ctx context.Context, companyID, batchID string) {
+	s.complete(ctx, companyID, batchID)
+}
+
+// complete completes batch id when every chunk is written and every
+// accepted item final: in one transaction it is marked COMPLETED, its
+// reservation entries, which hold nothing any more, become SUCCESS, and
+// payment.bulk.completed is written, then published. It runs once
+// whoever calls it: the write is conditioned on the batch as read.
+func (s *Service) complete(ctx context.Context, companyID, id string) {
+	if err := s.tryComplete(ctx, companyID, id); err != nil {
+		slog.WarnContext(ctx, "complete bulk batch; the sweeper will", "company_id", companyID, "batch_id", id, "error", err)
+	}
+}
+
+func (s *Service) tryComplete(ctx context.Context, companyID, id string) error {
+	b, err := s.store.GetBatch(ctx, companyID, id)
+	if err != nil || b.CompletedAt != nil || !b.Done() {
+		return err
+	}
+	now := s.now()
+	var legs []wallets.Leg
+	for _, r := range b.Reservations {
+		legs = append(legs, wallets.Leg{WalletID: r.WalletID, Updates: []wallets.EntryUpdate{{
+			ID: r.EntryID, Balance: wallets.Payout, From: wallets.StatusPending, To: wallets.StatusSuccess, CompletedAt: &now,
+		}}})
+	}
+	closing, err := wallets.NewPosting(companyID, now, legs...)
+	if err != nil {
+		return fmt.Errorf("bulk: close batch %s: %w", id, err)
+	}
+	done := b
+	done.CompletedAt, done.UpdatedAt = &now, now
+	ev, err := events.Build(companyID, events.PaymentBulkCompletedData{BulkBatch: done.View()}, now)
+	if err != nil {
+		return err
+	}
+	switch err := s.store.CompleteBatch(ctx, b, closing, ev); {
+	case errors.Is(err, ErrChanged):
+		return nil // completed by another, or moved on: its last change completes it
+	case err != nil:
+		return fmt.Errorf("bulk: complete batch %s: %w", id, err)
+	}
+	slog.InfoContext(ctx, "bulk batch completed", "company_id", companyID, "batch_id", id,
+		"success", b.Succeeded, "failed", b.Failed, "rejected", b.RejectedCount)
+	if err := s.events.Publish(ctx, ev); err != nil {
+		slog.WarnContext(ctx, "publish bulk completion; the sweeper will", "company_id", companyID, "event_id", ev.ID, "error", err)
+	}
+	return nil
+}
+
+// Sweep looks at the batches accepted more than SweepAge ago and not
+// complete: it sends again the jobs of their chunks not written (a job
+// lost or dead-lettered), and completes those whose items are all final
+// (a completion missed). It returns how many chunk jobs it sent.
+func (s *Service) Sweep(ctx context.Context) (int, error) {
+	refs, err := s.store.OpenBatches(ctx, s.now().Add(-SweepAge), sweepLimit)
+	if err != nil {
+		return 0, fmt.Errorf("bulk: sweep: %w", err)
+	}
+	sent := 0
+	var errs []error
+	for _, ref := range refs {
+		b, err := s.store.GetBatch(ctx, ref.CompanyID, ref.ID)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if b.Done() {
+			errs = append(errs, s.tryComplete(ctx, b.CompanyID, b.ID))
+			continue
+		}
+		for n := 0; n < b.Chunks && b.ChunksDone < b.Chunks; n++ {
+			c, err := s.store.GetChunk(ctx, b.CompanyID, b.ID, n)
+			if err == nil && !c.Done {
+				err = s.sendChunk(ctx, b, n)
+				sent++
+			}
+			errs = append(errs, err)
+		}
+	}
+	return sent, errors.Join(errs...)
+}

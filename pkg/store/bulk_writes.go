@@ -1,0 +1,271 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/bulk"
+	"payments/pkg/events"
+	"payments/pkg/payments"
+	"payments/pkg/store/dynamo"
+	"payments/pkg/timestamp"
+	"payments/pkg/wallets"
+)
+
+// TakenExternalIDs reads which of ids the company has claimed, with
+// BatchGetItem calls.
+func (s *Bulk) TakenExternalIDs(ctx context.Context, companyID string, ids []string) (map[string]bool, error) {
+	keys := make([]map[string]types.AttributeValue, len(ids))
+	for i, id := range ids {
+		keys[i] = dynamo.Key(companyPK(companyID), externalIDSK(id))
+	}
+	found, err := s.db.GetAll(ctx, "read external_id claims", keys)
+	if err != nil {
+		return nil, err
+	}
+	taken := make(map[string]bool, len(found))
+	for _, item := range found {
+		var it externalIDItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return nil, fmt.Errorf("store: decode external_id claim: %w", err)
+		}
+		taken[it.ExternalID] = true
+	}
+	return taken, nil
+}
+
+// ClaimExternalID writes the claim of externalID for the payout
+// transactionID, on the condition that no other payment holds it (the
+// claim already the payout's is kept: a chunk written again).
+func (s *Bulk) ClaimExternalID(ctx context.Context, companyID, externalID, transactionID string) error {
+	item, err := attributevalue.MarshalMap(externalIDItem{
+		PK: companyPK(companyID), SK: externalIDSK(externalID), Type: kindExternalID,
+		ExternalID: externalID, TransactionID: transactionID,
+	})
+	if err != nil {
+		return fmt.Errorf("store: marshal external_id claim: %w", err)
+	}
+	err = s.db.Put(ctx, "claim external_id", &dynamodb.PutItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Item:                      item,
+		ConditionExpression:       aws.String("attribute_not_exists(PK) OR transaction_id = :tx"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":tx": dynamo.Str(transactionID)},
+	})
+	if dynamo.ConditionFailed(err) {
+		return payments.ErrDuplicateExternalID
+	}
+	return err
+}
+
+// GetPayments reads the company's payments of ids that exist, with
+// BatchGetItem calls, strongly consistent.
+func (s *Bulk) GetPayments(ctx context.Context, companyID string, ids []string) (map[string]payments.Payment, error) {
+	keys := make([]map[string]types.AttributeValue, len(ids))
+	for i, id := range ids {
+		keys[i] = dynamo.Key(companyPK(companyID), paymentSK(id))
+	}
+	found, err := s.db.GetAll(ctx, "read payments", keys)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]payments.Payment, len(found))
+	for _, item := range found {
+		var it paymentItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return nil, fmt.Errorf("store: decode payment: %w", err)
+		}
+		p, err := it.payment()
+		if err != nil {
+			return nil, err
+		}
+		out[p.ID] = p
+	}
+	return out, nil
+}
+
+// PutPayouts writes new payouts with BatchWriteItem calls: first each
+// one's id lookup, acceptance event (numbered 1) and that event's counter,
+// then the payouts. A payout therefore exists only once all it needs does,
+// and a payout that exists is never written again (the caller writes those
+// it did not find, before any was queued for submission).
+func (s *Bulk) PutPayouts(ctx context.Context, ps []payments.Payment, evs []events.Event) error {
+	var first, last []map[string]types.AttributeValue
+	for i, p := range ps {
+		ref, err := s.payments.paymentRefPut(p)
+		if err != nil {
+			return err
+		}
+		ev, err := evs[i].WithSequence(1)
+		if err != nil {
+			return fmt.Errorf("store: %w", err)
+		}
+		put, err := eventPut(s.db.Table, ev)
+		if err != nil {
+			return err
+		}
+		counter, err := s.db.counterPut(objectKey{ev.CompanyID, ev.Object}, 0, 1)
+		if err != nil {
+			return err
+		}
+		payment, err := attributevalue.MarshalMap(newPaymentItem(p))
+		if err != nil {
+			return fmt.Errorf("store: marshal payment: %w", err)
+		}
+		first = append(first, ref.Put.Item, put.Put.Item, counter.Put.Item)
+		last = append(last, payment)
+	}
+	if err := s.db.PutAll(ctx, "write payouts' lookups and events", first); err != nil {
+		return err
+	}
+	return s.db.PutAll(ctx, "write payouts", last)
+}
+
+// FinishChunk writes, in one transaction: chunk c done, with its rows as
+// they now stand, on the condition that it was not; the batch's chunks
+// done, and its counts and totals less the released rows; and the release
+// posting.
+func (s *Bulk) FinishChunk(ctx context.Context, b bulk.Batch, c bulk.Chunk, released []bulk.Row, release *wallets.Posting, at time.Time) error {
+	rows, err := encodeRows(c.Rows)
+	if err != nil {
+		return err
+	}
+	var amount, fees int64
+	for _, r := range released {
+		amount += r.Accepted.Amount
+		fees += r.Accepted.Fee
+	}
+	now := timestamp.Format(at)
+	return s.db.write(ctx, fmt.Sprintf("finish chunk %d of batch %s", c.N, b.ID), func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		t.Add("chunk", types.TransactWriteItem{Update: &types.Update{
+			TableName:                 aws.String(s.db.Table),
+			Key:                       dynamo.Key(companyPK(c.CompanyID), bulkChunkSK(c.BatchID, c.N)),
+			UpdateExpression:          aws.String("SET done = :done, #rows = :rows"),
+			ConditionExpression:       aws.String("done = :not"),
+			ExpressionAttributeNames:  map[string]string{"#rows": "rows"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":done": dynamo.Bool(true), ":not": dynamo.Bool(false), ":rows": dynamo.Str(rows)},
+		}})
+		t.Add("batch", types.TransactWriteItem{Update: &types.Update{
+			TableName: aws.String(s.db.Table),
+			Key:       dynamo.Key(companyPK(b.CompanyID), bulkSK(b.ID)),
+			UpdateExpression: aws.String("SET updated_at = :now ADD chunks_done :one, accepted_count :lessn, rejected_count :n, " +
+				"total_amount :lessamount, total_fees :lessfees"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":now": dynamo.Str(now), ":one": dynamo.Num(1), ":n": dynamo.Num(int64(len(released))),
+				":lessn": dynamo.Num(-int64(len(released))), ":lessamount": dynamo.Num(-amount), ":lessfees": dynamo.Num(-fees),
+			},
+		}})
+		if release != nil {
+			if _, err := s.wallets.post(ctx, t, *release); err != nil {
+				return nil, err
+			}
+		}
+		return t, nil
+	}, func(_ context.Context, k dynamo.Cancellation) error {
+		if k.Failed("chunk") {
+			return bulk.ErrChanged
+		}
+		return nil
+	})
+}
+
+// CompleteBatch writes, in one transaction: the batch completed, out of
+// the open-batch index, on the condition that it was not and that its
+// counts are still b's; the closing posting; and ev, the batch's one
+// event.
+func (s *Bulk) CompleteBatch(ctx context.Context, b bulk.Batch, closing wallets.Posting, ev events.Event) error {
+	return s.db.write(ctx, "complete batch "+b.ID, func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		t.Add("batch", types.TransactWriteItem{Update: &types.Update{
+			TableName:        aws.String(s.db.Table),
+			Key:              dynamo.Key(companyPK(b.CompanyID), bulkSK(b.ID)),
+			UpdateExpression: aws.String("SET completed_at = :now, updated_at = :now REMOVE " + attrGSI2PK + ", " + attrGSI2SK),
+			ConditionExpression: aws.String("attribute_not_exists(completed_at) AND accepted_count = :a AND count_success = :s " +
+				"AND count_failed = :f AND chunks_done = :c"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":now": dynamo.Str(timestamp.Format(closing.Now)), ":a": dynamo.Num(int64(b.AcceptedCount)),
+				":s": dynamo.Num(int64(b.Succeeded)), ":f": dynamo.Num(int64(b.Failed)), ":c": dynamo.Num(int64(b.ChunksDone)),
+			},
+		}})
+		t.finishes(b.ID)
+		t.addEvent("event", ev)
+		if _, err := s.wallets.post(ctx, t, closing); err != nil {
+			return nil, err
+		}
+		return t, nil
+	}, func(_ context.Context, k dynamo.Cancellation) error {
+		if k.Failed("batch") {
+			return bulk.ErrChanged
+		}
+		return nil
+	})
+}
+
+// OpenBatches returns up to limit batches not completed, created before
+// cutoff, oldest first (eventually consistent).
+func (s *Bulk) OpenBatches(ctx context.Context, cutoff time.Time, limit int) ([]bulk.Ref, error) {
+	out, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		IndexName:              aws.String(GSI2),
+		KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": dynamo.Str(openBulkGSI2PK), ":cut": dynamo.Str(timestamp.Format(cutoff)),
+		},
+		ProjectionExpression:     aws.String("#sk"),
+		ExpressionAttributeNames: map[string]string{"#sk": attrGSI2SK},
+		Limit:                    aws.Int32(int32(limit)),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: query open batches: %w", err)
+	}
+	refs := make([]bulk.Ref, 0, len(out.Items))
+	for _, item := range out.Items {
+		sk, _ := item[attrGSI2SK].(*types.AttributeValueMemberS)
+		if sk == nil {
+			continue
+		}
+		parts := strings.SplitN(sk.Value, "#", 3)
+		if len(parts) != 3 {
+			return nil, fmt.Errorf("store: malformed open batch key %s", sk.Value)
+		}
+		refs = append(refs, bulk.Ref{CompanyID: parts[1], ID: parts[2]})
+	}
+	return refs, nil
+}
+
+// batchCount returns the update of the batch of p, one of its items, that
+// goes with p's transition from status from: the item counted in its new
+// status (and no longer as PROCESSING), and, when it is final, its money
+// added to what the batch paid or refunded.
+func (s *Payments) batchCount(p payments.Payment, from payments.Status) types.TransactWriteItem {
+	add := []string{}
+	values := map[string]types.AttributeValue{":now": dynamo.Str(timestamp.Format(p.UpdatedAt)), ":one": dynamo.Num(1)}
+	switch p.Status {
+	case payments.StatusProcessing:
+		add = append(add, "count_processing :one")
+	case payments.StatusSuccess:
+		add = append(add, "count_success :one", "paid :amount", "fees_paid :fee")
+		values[":amount"], values[":fee"] = dynamo.Num(p.Amount), dynamo.Num(p.Fee)
+	case payments.StatusFailed:
+		add = append(add, "count_failed :one", "refunded :total")
+		values[":total"] = dynamo.Num(p.Total())
+	}
+	if from == payments.StatusProcessing {
+		add = append(add, "count_processing :less")
+		values[":less"] = dynamo.Num(-1)
+	}
+	return types.TransactWriteItem{Update: &types.Update{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       dynamo.Key(companyPK(p.CompanyID), bulkSK(p.BatchID)),
+		UpdateExpression:          aws.String("SET updated_at = :now ADD " + strings.Join(add, ", ")),
+		ConditionExpression:       aws.String("attribute_exists(PK)"),
+		ExpressionAttributeValues: values,
+	}}
+}
