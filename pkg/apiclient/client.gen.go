@@ -33,6 +33,192 @@ func (e AuthTokenTokenType) Valid() bool {
 	}
 }
 
+// Defines values for BulkBatchCurrency.
+const (
+	BulkBatchCurrencyCDF         BulkBatchCurrency = "CDF"
+	BulkBatchCurrencyGNF         BulkBatchCurrency = "GNF"
+	BulkBatchCurrencyLessThannil BulkBatchCurrency = "<nil>"
+	BulkBatchCurrencyUSD         BulkBatchCurrency = "USD"
+	BulkBatchCurrencyXAF         BulkBatchCurrency = "XAF"
+	BulkBatchCurrencyXOF         BulkBatchCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the BulkBatchCurrency enum.
+func (e BulkBatchCurrency) Valid() bool {
+	switch e {
+	case BulkBatchCurrencyCDF:
+		return true
+	case BulkBatchCurrencyGNF:
+		return true
+	case BulkBatchCurrencyLessThannil:
+		return true
+	case BulkBatchCurrencyUSD:
+		return true
+	case BulkBatchCurrencyXAF:
+		return true
+	case BulkBatchCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkBatchMode.
+const (
+	BulkBatchModeAllOrNothing BulkBatchMode = "all_or_nothing"
+	BulkBatchModePartial      BulkBatchMode = "partial"
+)
+
+// Valid indicates whether the value is a known member of the BulkBatchMode enum.
+func (e BulkBatchMode) Valid() bool {
+	switch e {
+	case BulkBatchModeAllOrNothing:
+		return true
+	case BulkBatchModePartial:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkBatchStatus.
+const (
+	BulkBatchStatusACCEPTED   BulkBatchStatus = "ACCEPTED"
+	BulkBatchStatusCOMPLETED  BulkBatchStatus = "COMPLETED"
+	BulkBatchStatusPROCESSING BulkBatchStatus = "PROCESSING"
+)
+
+// Valid indicates whether the value is a known member of the BulkBatchStatus enum.
+func (e BulkBatchStatus) Valid() bool {
+	switch e {
+	case BulkBatchStatusACCEPTED:
+		return true
+	case BulkBatchStatusCOMPLETED:
+		return true
+	case BulkBatchStatusPROCESSING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkBatchAcceptedCurrency.
+const (
+	BulkBatchAcceptedCurrencyCDF         BulkBatchAcceptedCurrency = "CDF"
+	BulkBatchAcceptedCurrencyGNF         BulkBatchAcceptedCurrency = "GNF"
+	BulkBatchAcceptedCurrencyLessThannil BulkBatchAcceptedCurrency = "<nil>"
+	BulkBatchAcceptedCurrencyUSD         BulkBatchAcceptedCurrency = "USD"
+	BulkBatchAcceptedCurrencyXAF         BulkBatchAcceptedCurrency = "XAF"
+	BulkBatchAcceptedCurrencyXOF         BulkBatchAcceptedCurrency = "XOF"
+)
+
+// Valid indicates whether the value is a known member of the BulkBatchAcceptedCurrency enum.
+func (e BulkBatchAcceptedCurrency) Valid() bool {
+	switch e {
+	case BulkBatchAcceptedCurrencyCDF:
+		return true
+	case BulkBatchAcceptedCurrencyGNF:
+		return true
+	case BulkBatchAcceptedCurrencyLessThannil:
+		return true
+	case BulkBatchAcceptedCurrencyUSD:
+		return true
+	case BulkBatchAcceptedCurrencyXAF:
+		return true
+	case BulkBatchAcceptedCurrencyXOF:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkBatchAcceptedMode.
+const (
+	BulkBatchAcceptedModeAllOrNothing BulkBatchAcceptedMode = "all_or_nothing"
+	BulkBatchAcceptedModePartial      BulkBatchAcceptedMode = "partial"
+)
+
+// Valid indicates whether the value is a known member of the BulkBatchAcceptedMode enum.
+func (e BulkBatchAcceptedMode) Valid() bool {
+	switch e {
+	case BulkBatchAcceptedModeAllOrNothing:
+		return true
+	case BulkBatchAcceptedModePartial:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkBatchAcceptedStatus.
+const (
+	BulkBatchAcceptedStatusACCEPTED   BulkBatchAcceptedStatus = "ACCEPTED"
+	BulkBatchAcceptedStatusCOMPLETED  BulkBatchAcceptedStatus = "COMPLETED"
+	BulkBatchAcceptedStatusPROCESSING BulkBatchAcceptedStatus = "PROCESSING"
+)
+
+// Valid indicates whether the value is a known member of the BulkBatchAcceptedStatus enum.
+func (e BulkBatchAcceptedStatus) Valid() bool {
+	switch e {
+	case BulkBatchAcceptedStatusACCEPTED:
+		return true
+	case BulkBatchAcceptedStatusCOMPLETED:
+		return true
+	case BulkBatchAcceptedStatusPROCESSING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkItemStatus.
+const (
+	BulkItemStatusFAILED     BulkItemStatus = "FAILED"
+	BulkItemStatusPENDING    BulkItemStatus = "PENDING"
+	BulkItemStatusPROCESSING BulkItemStatus = "PROCESSING"
+	BulkItemStatusREJECTED   BulkItemStatus = "REJECTED"
+	BulkItemStatusSUCCESS    BulkItemStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the BulkItemStatus enum.
+func (e BulkItemStatus) Valid() bool {
+	switch e {
+	case BulkItemStatusFAILED:
+		return true
+	case BulkItemStatusPENDING:
+		return true
+	case BulkItemStatusPROCESSING:
+		return true
+	case BulkItemStatusREJECTED:
+		return true
+	case BulkItemStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BulkPayoutRequestMode.
+const (
+	BulkPayoutRequestModeAllOrNothing BulkPayoutRequestMode = "all_or_nothing"
+	BulkPayoutRequestModeLessThannil  BulkPayoutRequestMode = "<nil>"
+	BulkPayoutRequestModePartial      BulkPayoutRequestMode = "partial"
+)
+
+// Valid indicates whether the value is a known member of the BulkPayoutRequestMode enum.
+func (e BulkPayoutRequestMode) Valid() bool {
+	switch e {
+	case BulkPayoutRequestModeAllOrNothing:
+		return true
+	case BulkPayoutRequestModeLessThannil:
+		return true
+	case BulkPayoutRequestModePartial:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardCurrency.
 const (
 	CardCurrencyUSD CardCurrency = "USD"
@@ -1714,6 +1900,7 @@ const (
 	AMOUNTEXCEEDSHOLD            ErrorCode = "AMOUNT_EXCEEDS_HOLD"
 	AMOUNTEXCEEDSSETTLED         ErrorCode = "AMOUNT_EXCEEDS_SETTLED"
 	BODYTOOLARGE                 ErrorCode = "BODY_TOO_LARGE"
+	BULKBATCHNOTFOUND            ErrorCode = "BULK_BATCH_NOT_FOUND"
 	CARDALREADYFROZEN            ErrorCode = "CARD_ALREADY_FROZEN"
 	CARDISSUERUNAVAILABLE        ErrorCode = "CARD_ISSUER_UNAVAILABLE"
 	CARDLOCKED                   ErrorCode = "CARD_LOCKED"
@@ -1798,6 +1985,8 @@ func (e ErrorCode) Valid() bool {
 	case AMOUNTEXCEEDSSETTLED:
 		return true
 	case BODYTOOLARGE:
+		return true
+	case BULKBATCHNOTFOUND:
 		return true
 	case CARDALREADYFROZEN:
 		return true
@@ -2151,6 +2340,21 @@ func (e PawapayCallbackStatus) Valid() bool {
 	case PawapayCallbackStatusCOMPLETED:
 		return true
 	case PawapayCallbackStatusFAILED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentBulkCompletedDeliveryEvent.
+const (
+	PaymentBulkCompletedDeliveryEventPaymentBulkCompleted PaymentBulkCompletedDeliveryEvent = "payment.bulk.completed"
+)
+
+// Valid indicates whether the value is a known member of the PaymentBulkCompletedDeliveryEvent enum.
+func (e PaymentBulkCompletedDeliveryEvent) Valid() bool {
+	switch e {
+	case PaymentBulkCompletedDeliveryEventPaymentBulkCompleted:
 		return true
 	default:
 		return false
@@ -3852,6 +4056,7 @@ const (
 	WebhookLogEventNameDebtRecoveryPending                WebhookLogEventName = "debt.recovery.pending"
 	WebhookLogEventNameFeeCrossborderCharged              WebhookLogEventName = "fee.crossborder.charged"
 	WebhookLogEventNameFeePaymentFailureCharged           WebhookLogEventName = "fee.payment_failure.charged"
+	WebhookLogEventNamePaymentBulkCompleted               WebhookLogEventName = "payment.bulk.completed"
 	WebhookLogEventNamePaymentCollect                     WebhookLogEventName = "payment.collect"
 	WebhookLogEventNamePaymentCollectStatusUpdated        WebhookLogEventName = "payment.collect.status_updated"
 	WebhookLogEventNamePaymentPayoutStatusUpdated         WebhookLogEventName = "payment.payout.status_updated"
@@ -3900,6 +4105,8 @@ func (e WebhookLogEventName) Valid() bool {
 	case WebhookLogEventNameFeeCrossborderCharged:
 		return true
 	case WebhookLogEventNameFeePaymentFailureCharged:
+		return true
+	case WebhookLogEventNamePaymentBulkCompleted:
 		return true
 	case WebhookLogEventNamePaymentCollect:
 		return true
@@ -4740,6 +4947,111 @@ const (
 func (e CreatePayout200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case CreatePayout200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBulkPayouts200JSONResponseBodySuccess.
+const (
+	ListBulkPayouts200JSONResponseBodySuccessTrue ListBulkPayouts200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListBulkPayouts200JSONResponseBodySuccess enum.
+func (e ListBulkPayouts200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListBulkPayouts200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateBulkPayoutParamsMode.
+const (
+	CreateBulkPayoutParamsModeAllOrNothing CreateBulkPayoutParamsMode = "all_or_nothing"
+	CreateBulkPayoutParamsModePartial      CreateBulkPayoutParamsMode = "partial"
+)
+
+// Valid indicates whether the value is a known member of the CreateBulkPayoutParamsMode enum.
+func (e CreateBulkPayoutParamsMode) Valid() bool {
+	switch e {
+	case CreateBulkPayoutParamsModeAllOrNothing:
+		return true
+	case CreateBulkPayoutParamsModePartial:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateBulkPayout202JSONResponseBodySuccess.
+const (
+	CreateBulkPayout202JSONResponseBodySuccessTrue CreateBulkPayout202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CreateBulkPayout202JSONResponseBodySuccess enum.
+func (e CreateBulkPayout202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreateBulkPayout202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBulkPayout200JSONResponseBodySuccess.
+const (
+	GetBulkPayout200JSONResponseBodySuccessTrue GetBulkPayout200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetBulkPayout200JSONResponseBodySuccess enum.
+func (e GetBulkPayout200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetBulkPayout200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBulkPayoutItemsParamsStatus.
+const (
+	ListBulkPayoutItemsParamsStatusFAILED     ListBulkPayoutItemsParamsStatus = "FAILED"
+	ListBulkPayoutItemsParamsStatusPENDING    ListBulkPayoutItemsParamsStatus = "PENDING"
+	ListBulkPayoutItemsParamsStatusPROCESSING ListBulkPayoutItemsParamsStatus = "PROCESSING"
+	ListBulkPayoutItemsParamsStatusREJECTED   ListBulkPayoutItemsParamsStatus = "REJECTED"
+	ListBulkPayoutItemsParamsStatusSUCCESS    ListBulkPayoutItemsParamsStatus = "SUCCESS"
+)
+
+// Valid indicates whether the value is a known member of the ListBulkPayoutItemsParamsStatus enum.
+func (e ListBulkPayoutItemsParamsStatus) Valid() bool {
+	switch e {
+	case ListBulkPayoutItemsParamsStatusFAILED:
+		return true
+	case ListBulkPayoutItemsParamsStatusPENDING:
+		return true
+	case ListBulkPayoutItemsParamsStatusPROCESSING:
+		return true
+	case ListBulkPayoutItemsParamsStatusREJECTED:
+		return true
+	case ListBulkPayoutItemsParamsStatusSUCCESS:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListBulkPayoutItems200JSONResponseBodySuccess.
+const (
+	ListBulkPayoutItems200JSONResponseBodySuccessTrue ListBulkPayoutItems200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListBulkPayoutItems200JSONResponseBodySuccess enum.
+func (e ListBulkPayoutItems200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListBulkPayoutItems200JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -5673,6 +5985,36 @@ func (e FeePaymentFailureChargedEventParamsUserAgent) Valid() bool {
 	}
 }
 
+// Defines values for PaymentBulkCompletedEventParamsXServiceEventType.
+const (
+	PaymentBulkCompletedEventParamsXServiceEventTypePaymentBulkCompleted PaymentBulkCompletedEventParamsXServiceEventType = "payment.bulk.completed"
+)
+
+// Valid indicates whether the value is a known member of the PaymentBulkCompletedEventParamsXServiceEventType enum.
+func (e PaymentBulkCompletedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case PaymentBulkCompletedEventParamsXServiceEventTypePaymentBulkCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PaymentBulkCompletedEventParamsUserAgent.
+const (
+	PaymentBulkCompletedEventParamsUserAgentPaymentsWebhooks1 PaymentBulkCompletedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the PaymentBulkCompletedEventParamsUserAgent enum.
+func (e PaymentBulkCompletedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case PaymentBulkCompletedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PaymentCollectEventParamsXServiceEventType.
 const (
 	PaymentCollectEventParamsXServiceEventTypePaymentCollect PaymentCollectEventParamsXServiceEventType = "payment.collect"
@@ -6233,6 +6575,246 @@ type AuthTokenRequest struct {
 
 	// ClientKey `sk_` + 64 hex characters; missing or empty is 400 naming it
 	ClientKey string `json:"client_key"`
+}
+
+// BulkBatch a bulk payout batch (`POST /payment/payouts/bulk`)
+type BulkBatch struct {
+	// AcceptedCount the rows accepted as payouts
+	AcceptedCount int                `json:"accepted_count"`
+	BatchId       openapi_types.UUID `json:"batch_id"`
+
+	// CompletedAt when the batch became `COMPLETED`; null until then
+	CompletedAt *time.Time `json:"completed_at"`
+
+	// Counts the items by status
+	Counts struct {
+		Failed     int `json:"failed"`
+		Pending    int `json:"pending"`
+		Processing int `json:"processing"`
+		Rejected   int `json:"rejected"`
+		Success    int `json:"success"`
+	} `json:"counts"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp `json:"created_at"`
+
+	// Currency the currency of every accepted item (the first valid item's); null only when none was accepted
+	Currency    *BulkBatchCurrency `json:"currency"`
+	Description *string            `json:"description"`
+
+	// ItemCount the rows received
+	ItemCount int           `json:"item_count"`
+	Mode      BulkBatchMode `json:"mode"`
+
+	// RejectedCount the rows rejected
+	RejectedCount int `json:"rejected_count"`
+
+	// Status `ACCEPTED`: the money is reserved and the items are being written as payouts; `PROCESSING`: every
+	// accepted item is a payout; `COMPLETED`: every accepted item is `SUCCESS` or `FAILED` (at once when
+	// none was accepted)
+	Status BulkBatchStatus `json:"status"`
+
+	// TotalAmount the accepted items' amounts, major units
+	TotalAmount json.Number `json:"total_amount"`
+
+	// TotalFees the accepted items' fees, major units
+	TotalFees json.Number `json:"total_fees"`
+
+	// Totals the money of the batch now, major units
+	Totals struct {
+		// Fees the fees of the `SUCCESS` items
+		Fees json.Number `json:"fees"`
+
+		// Paid the amounts of the `SUCCESS` items
+		Paid json.Number `json:"paid"`
+
+		// Refunded amount + fee of the `FAILED` items, released
+		Refunded json.Number `json:"refunded"`
+
+		// Reserved amount + fee of the open items, still held
+		Reserved json.Number `json:"reserved"`
+	} `json:"totals"`
+
+	// UpdatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// BulkBatchCurrency the currency of every accepted item (the first valid item's); null only when none was accepted
+type BulkBatchCurrency string
+
+// BulkBatchMode defines model for BulkBatch.Mode.
+type BulkBatchMode string
+
+// BulkBatchStatus `ACCEPTED`: the money is reserved and the items are being written as payouts; `PROCESSING`: every
+// accepted item is a payout; `COMPLETED`: every accepted item is `SUCCESS` or `FAILED` (at once when
+// none was accepted)
+type BulkBatchStatus string
+
+// BulkBatchAccepted the batch as accepted, with its rejected rows
+type BulkBatchAccepted struct {
+	// AcceptedCount the rows accepted as payouts
+	AcceptedCount int                `json:"accepted_count"`
+	BatchId       openapi_types.UUID `json:"batch_id"`
+
+	// CompletedAt when the batch became `COMPLETED`; null until then
+	CompletedAt *time.Time `json:"completed_at"`
+
+	// Counts the items by status
+	Counts struct {
+		Failed     int `json:"failed"`
+		Pending    int `json:"pending"`
+		Processing int `json:"processing"`
+		Rejected   int `json:"rejected"`
+		Success    int `json:"success"`
+	} `json:"counts"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp `json:"created_at"`
+
+	// Currency the currency of every accepted item (the first valid item's); null only when none was accepted
+	Currency    *BulkBatchAcceptedCurrency `json:"currency"`
+	Description *string                    `json:"description"`
+
+	// ItemCount the rows received
+	ItemCount int                   `json:"item_count"`
+	Mode      BulkBatchAcceptedMode `json:"mode"`
+
+	// Rejected the first 1,000 rejected rows, in row order (`rejected_count` is exact; every one is listed by
+	// `GET /payment/payouts/bulk/{batchId}/items?status=REJECTED`)
+	Rejected []BulkRejection `json:"rejected"`
+
+	// RejectedCount the rows rejected
+	RejectedCount int `json:"rejected_count"`
+
+	// Status `ACCEPTED`: the money is reserved and the items are being written as payouts; `PROCESSING`: every
+	// accepted item is a payout; `COMPLETED`: every accepted item is `SUCCESS` or `FAILED` (at once when
+	// none was accepted)
+	Status BulkBatchAcceptedStatus `json:"status"`
+
+	// TotalAmount the accepted items' amounts, major units
+	TotalAmount json.Number `json:"total_amount"`
+
+	// TotalFees the accepted items' fees, major units
+	TotalFees json.Number `json:"total_fees"`
+
+	// Totals the money of the batch now, major units
+	Totals struct {
+		// Fees the fees of the `SUCCESS` items
+		Fees json.Number `json:"fees"`
+
+		// Paid the amounts of the `SUCCESS` items
+		Paid json.Number `json:"paid"`
+
+		// Refunded amount + fee of the `FAILED` items, released
+		Refunded json.Number `json:"refunded"`
+
+		// Reserved amount + fee of the open items, still held
+		Reserved json.Number `json:"reserved"`
+	} `json:"totals"`
+
+	// UpdatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// BulkBatchAcceptedCurrency the currency of every accepted item (the first valid item's); null only when none was accepted
+type BulkBatchAcceptedCurrency string
+
+// BulkBatchAcceptedMode defines model for BulkBatchAccepted.Mode.
+type BulkBatchAcceptedMode string
+
+// BulkBatchAcceptedStatus `ACCEPTED`: the money is reserved and the items are being written as payouts; `PROCESSING`: every
+// accepted item is a payout; `COMPLETED`: every accepted item is `SUCCESS` or `FAILED` (at once when
+// none was accepted)
+type BulkBatchAcceptedStatus string
+
+// BulkItem a row of a batch and what became of it
+type BulkItem struct {
+	// Amount major units, excluding the fee; null when it did not parse
+	Amount     *json.Number `json:"amount"`
+	Country    string       `json:"country"`
+	Currency   string       `json:"currency"`
+	ExternalId *string      `json:"external_id"`
+
+	// FailureCode the rejection's code for `REJECTED`, `PAYOUT_FAILED` for `FAILED`; null otherwise
+	FailureCode *string `json:"failure_code"`
+
+	// FailureField the rejection's field for `REJECTED` (null for a code about the whole row); null otherwise
+	FailureField *string `json:"failure_field"`
+
+	// FailureReason the rejection's message for `REJECTED`, the payout's `error_message` for `FAILED`; null otherwise
+	FailureReason *string `json:"failure_reason"`
+
+	// FeeAmount major units; may be null for a rejected row
+	FeeAmount   *json.Number `json:"fee_amount"`
+	Operator    string       `json:"operator"`
+	PhoneNumber string       `json:"phone_number"`
+	Row         int          `json:"row"`
+
+	// Status the payout's status, or `REJECTED`
+	Status BulkItemStatus `json:"status"`
+
+	// TransactionId the payout; null when the row was rejected
+	TransactionId *openapi_types.UUID `json:"transaction_id"`
+}
+
+// BulkItemStatus the payout's status, or `REJECTED`
+type BulkItemStatus string
+
+// BulkPayoutRequest a batch of payouts (the `application/json` body of `POST /payment/payouts/bulk`)
+type BulkPayoutRequest struct {
+	Description *string `json:"description,omitempty"`
+
+	// Items the payouts, 1 to 10,000; `items[0]` is row 1
+	Items []BulkPayoutRequestItem `json:"items"`
+
+	// Mode `partial` (the default): the valid items are paid, the others rejected; `all_or_nothing`: one rejected item refuses the batch
+	Mode *BulkPayoutRequestMode `json:"mode,omitempty"`
+}
+
+// BulkPayoutRequestMode `partial` (the default): the valid items are paid, the others rejected; `all_or_nothing`: one rejected item refuses the batch
+type BulkPayoutRequestMode string
+
+// BulkPayoutRequestItem One payout of a batch. It is checked by the rules of `PaymentPayoutRequest`, which the descriptions
+// repeat: `operator`, `country`, `phone_number`, `amount` and `currency` are required, `amount` is a JSON
+// number in major units. An item that breaks a rule is rejected, its row and not the request (in `partial`
+// mode the batch is still accepted), so the schema states the rules in words only.
+type BulkPayoutRequestItem struct {
+	// Amount major units, excluding the fee, with no more decimals than the currency has; required
+	Amount *json.Number `json:"amount,omitempty"`
+
+	// Country an officially assigned ISO 3166-1 alpha-2 code, in capitals; required
+	Country *string `json:"country,omitempty"`
+
+	// Currency a currency of `PaymentCurrency`, the same for every item of the batch; required
+	Currency *string `json:"currency,omitempty"`
+
+	// ExternalId 1 to 255 printable ASCII characters, unique per company across payouts and collections and within the batch; when omitted it is the transaction id
+	ExternalId *string `json:"external_id,omitempty"`
+
+	// NotifyUrl an absolute `https` URL with a host and no user information; it receives the payout's status updates
+	NotifyUrl *string `json:"notify_url,omitempty"`
+
+	// Operator a mobile-money operator code (`PaymentOperator`); required
+	Operator *string `json:"operator,omitempty"`
+
+	// PhoneNumber the country's dial code then the local number (8 to 15 digits), no `+`, no spaces; required
+	PhoneNumber *string `json:"phone_number,omitempty"`
+
+	// Reason at most 255 characters; the payout's `reason`, default "Mobile money payout"
+	Reason *string `json:"reason,omitempty"`
+}
+
+// BulkRejection a row of the batch that was not accepted
+type BulkRejection struct {
+	// Code the `ErrorCode` a single payout would have been refused with (`INVALID_FIELD`, `DUPLICATE_EXTERNAL_ID`, `INSUFFICIENT_BALANCE`, …)
+	Code string `json:"code"`
+
+	// Field the item's field at fault (`phone_number`); null for a code about the whole row
+	Field *string `json:"field"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+	Row     int    `json:"row"`
 }
 
 // Card a USD virtual card; amounts in USD
@@ -8366,6 +8948,25 @@ type PaymentBalanceEntry struct {
 	PayoutBalance json.Number `json:"payout_balance"`
 }
 
+// PaymentBulkCompletedDelivery the body of a payment.bulk.completed delivery (its object is the batch, so `sequence` is 1)
+type PaymentBulkCompletedDelivery struct {
+	// Data the data of payment.bulk.completed: the batch (`BulkBatch`) at completion; a receiver deduplicates on batch_id
+	Data  PaymentBulkCompletedEvent         `json:"data"`
+	Event PaymentBulkCompletedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
+}
+
+// PaymentBulkCompletedDeliveryEvent defines model for PaymentBulkCompletedDelivery.Event.
+type PaymentBulkCompletedDeliveryEvent string
+
+// PaymentBulkCompletedEvent the data of payment.bulk.completed: the batch (`BulkBatch`) at completion; a receiver deduplicates on batch_id
+type PaymentBulkCompletedEvent = BulkBatch
+
 // PaymentCollectDelivery the body of a payment.collect delivery
 type PaymentCollectDelivery struct {
 	// Data the data of payment.collect (spec §6.3); the outcome arrives with payment.collect.status_updated
@@ -10267,6 +10868,60 @@ type CreatePayoutParams struct {
 // CreatePayout200JSONResponseBodySuccess defines parameters for CreatePayout.
 type CreatePayout200JSONResponseBodySuccess bool
 
+// ListBulkPayoutsParams defines parameters for ListBulkPayouts.
+type ListBulkPayoutsParams struct {
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListBulkPayouts200JSONResponseBodySuccess defines parameters for ListBulkPayouts.
+type ListBulkPayouts200JSONResponseBodySuccess bool
+
+// CreateBulkPayoutParams defines parameters for CreateBulkPayout.
+type CreateBulkPayoutParams struct {
+	// Description with a `text/csv` body, the batch's description (a JSON body gives it in the body)
+	Description *string `form:"description,omitempty" json:"description,omitempty"`
+
+	// Mode with a `text/csv` body, the batch's mode (a JSON body gives it in the body)
+	Mode *CreateBulkPayoutParamsMode `form:"mode,omitempty" json:"mode,omitempty"`
+
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateBulkPayoutParamsMode defines parameters for CreateBulkPayout.
+type CreateBulkPayoutParamsMode string
+
+// CreateBulkPayout202JSONResponseBodySuccess defines parameters for CreateBulkPayout.
+type CreateBulkPayout202JSONResponseBodySuccess bool
+
+// GetBulkPayout200JSONResponseBodySuccess defines parameters for GetBulkPayout.
+type GetBulkPayout200JSONResponseBodySuccess bool
+
+// ListBulkPayoutItemsParams defines parameters for ListBulkPayoutItems.
+type ListBulkPayoutItemsParams struct {
+	// Status the items of this status only (`REJECTED`, every rejected row); another value is 400 naming `status`
+	Status *ListBulkPayoutItemsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListBulkPayoutItemsParamsStatus defines parameters for ListBulkPayoutItems.
+type ListBulkPayoutItemsParamsStatus string
+
+// ListBulkPayoutItems200JSONResponseBodySuccess defines parameters for ListBulkPayoutItems.
+type ListBulkPayoutItems200JSONResponseBodySuccess bool
+
 // ListPaymentTransactionsParams defines parameters for ListPaymentTransactions.
 type ListPaymentTransactionsParams struct {
 	Status *ListPaymentTransactionsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
@@ -10773,6 +11428,27 @@ type FeePaymentFailureChargedEventParamsXServiceEventType string
 // FeePaymentFailureChargedEventParamsUserAgent defines parameters for FeePaymentFailureChargedEvent.
 type FeePaymentFailureChargedEventParamsUserAgent string
 
+// PaymentBulkCompletedEventParams defines parameters for PaymentBulkCompletedEvent.
+type PaymentBulkCompletedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType PaymentBulkCompletedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                  `json:"X-Service-Signature,omitempty"`
+	UserAgent         PaymentBulkCompletedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// PaymentBulkCompletedEventParamsXServiceEventType defines parameters for PaymentBulkCompletedEvent.
+type PaymentBulkCompletedEventParamsXServiceEventType string
+
+// PaymentBulkCompletedEventParamsUserAgent defines parameters for PaymentBulkCompletedEvent.
+type PaymentBulkCompletedEventParamsUserAgent string
+
 // PaymentCollectEventParams defines parameters for PaymentCollectEvent.
 type PaymentCollectEventParams struct {
 	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
@@ -11220,6 +11896,9 @@ type CreateCollectionJSONRequestBody = PaymentCollectRequest
 // CreatePayoutJSONRequestBody defines body for CreatePayout for application/json ContentType.
 type CreatePayoutJSONRequestBody = PaymentPayoutRequest
 
+// CreateBulkPayoutJSONRequestBody defines body for CreateBulkPayout for application/json ContentType.
+type CreateBulkPayoutJSONRequestBody = BulkPayoutRequest
+
 // SandboxRefundCardAuthorizationJSONRequestBody defines body for SandboxRefundCardAuthorization for application/json ContentType.
 type SandboxRefundCardAuthorizationJSONRequestBody = CardSandboxFollowInput
 
@@ -11300,6 +11979,9 @@ type FeeCrossborderChargedEventJSONRequestBody = FeeCrossborderChargedDelivery
 
 // FeePaymentFailureChargedEventJSONRequestBody defines body for FeePaymentFailureChargedEvent for application/json ContentType.
 type FeePaymentFailureChargedEventJSONRequestBody = FeePaymentFailureChargedDelivery
+
+// PaymentBulkCompletedEventJSONRequestBody defines body for PaymentBulkCompletedEvent for application/json ContentType.
+type PaymentBulkCompletedEventJSONRequestBody = PaymentBulkCompletedDelivery
 
 // PaymentCollectEventJSONRequestBody defines body for PaymentCollectEvent for application/json ContentType.
 type PaymentCollectEventJSONRequestBody = PaymentCollectDelivery
@@ -12700,6 +13382,102 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
 	CreatePayout(ctx context.Context, params *CreatePayoutParams, body CreatePayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListBulkPayouts List the company's bulk payout batches, newest first.
+	//
+	// Corresponds with GET /payment/payouts/bulk (the `ListBulkPayouts` operationId).
+	ListBulkPayouts(ctx context.Context, params *ListBulkPayoutsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPayoutWithBody Pay out to up to 10,000 mobile-money accounts in one request.
+	//
+	// A batch of payouts, from a JSON body (`items`, `description`, `mode`) or a `text/csv` body (a header row
+	// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
+	// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
+	// required, and one item per following line; an unknown column is a 400 naming it; `description` and
+	// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+	// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
+	// header.
+	//
+	// Each item is checked as `POST /payment/payout` checks its body (`reason`, at most 255 characters,
+	// becomes the payout's `reason`, default "Mobile money payout"). An item that fails is rejected, its row
+	// and not the request: the batch pays in one currency, the first valid item's (an item in another is
+	// rejected, field `currency`, code `INVALID_FIELD`), from at most 4 wallets, (currency, country) pairs (an
+	// item of a fifth country is rejected, field `country`, code `INVALID_FIELD`); an `external_id` used
+	// before by a payout or collection of the company, or earlier in the batch, is rejected
+	// `DUPLICATE_EXTERNAL_ID` (the later row).
+	//
+	// `mode` `partial` (default): the valid items are reserved (amount + fee) in file order while the
+	// wallet's payout balance covers them; an item that does not fit is rejected `INSUFFICIENT_BALANCE`, and a
+	// later, smaller one that fits is still accepted. With no item accepted the answer is still 202, with
+	// `accepted_count` 0 and status `COMPLETED`. `mode` `all_or_nothing`: the first rejected row answers
+	// 400 with its code, `field` `items[<row>].<field>` (`items[3].phone_number`; `items[3]` for a code
+	// without a field) and a message naming the row; a total (amounts + fees) above a wallet's payout balance
+	// answers 400 `INSUFFICIENT_BALANCE`; nothing is reserved then.
+	//
+	// Each accepted item is an ordinary payout: `GET /payment/transactions` lists it, and its
+	// `payment.payout.status_updated` events go to the company's endpoints and to its own `notify_url`. When
+	// every accepted item is `SUCCESS` or `FAILED` (at once when none was accepted) the batch is `COMPLETED`
+	// and `payment.bulk.completed` is sent to the company's endpoints. Message `Bulk payout accepted`.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /payment/payouts/bulk (the `CreateBulkPayout` operationId).
+	CreateBulkPayoutWithBody(ctx context.Context, params *CreateBulkPayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateBulkPayout Pay out to up to 10,000 mobile-money accounts in one request.
+	//
+	// A batch of payouts, from a JSON body (`items`, `description`, `mode`) or a `text/csv` body (a header row
+	// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
+	// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
+	// required, and one item per following line; an unknown column is a 400 naming it; `description` and
+	// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+	// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
+	// header.
+	//
+	// Each item is checked as `POST /payment/payout` checks its body (`reason`, at most 255 characters,
+	// becomes the payout's `reason`, default "Mobile money payout"). An item that fails is rejected, its row
+	// and not the request: the batch pays in one currency, the first valid item's (an item in another is
+	// rejected, field `currency`, code `INVALID_FIELD`), from at most 4 wallets, (currency, country) pairs (an
+	// item of a fifth country is rejected, field `country`, code `INVALID_FIELD`); an `external_id` used
+	// before by a payout or collection of the company, or earlier in the batch, is rejected
+	// `DUPLICATE_EXTERNAL_ID` (the later row).
+	//
+	// `mode` `partial` (default): the valid items are reserved (amount + fee) in file order while the
+	// wallet's payout balance covers them; an item that does not fit is rejected `INSUFFICIENT_BALANCE`, and a
+	// later, smaller one that fits is still accepted. With no item accepted the answer is still 202, with
+	// `accepted_count` 0 and status `COMPLETED`. `mode` `all_or_nothing`: the first rejected row answers
+	// 400 with its code, `field` `items[<row>].<field>` (`items[3].phone_number`; `items[3]` for a code
+	// without a field) and a message naming the row; a total (amounts + fees) above a wallet's payout balance
+	// answers 400 `INSUFFICIENT_BALANCE`; nothing is reserved then.
+	//
+	// Each accepted item is an ordinary payout: `GET /payment/transactions` lists it, and its
+	// `payment.payout.status_updated` events go to the company's endpoints and to its own `notify_url`. When
+	// every accepted item is `SUCCESS` or `FAILED` (at once when none was accepted) the batch is `COMPLETED`
+	// and `payment.bulk.completed` is sent to the company's endpoints. Message `Bulk payout accepted`.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /payment/payouts/bulk (the `CreateBulkPayout` operationId).
+	CreateBulkPayout(ctx context.Context, params *CreateBulkPayoutParams, body CreateBulkPayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBulkPayout Read one bulk payout batch.
+	//
+	// Corresponds with GET /payment/payouts/bulk/{batchId} (the `GetBulkPayout` operationId).
+	GetBulkPayout(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListBulkPayoutItems List a batch's items, accepted and rejected, in row order.
+	//
+	// Corresponds with GET /payment/payouts/bulk/{batchId}/items (the `ListBulkPayoutItems` operationId).
+	ListBulkPayoutItems(ctx context.Context, batchId string, params *ListBulkPayoutItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetBulkPayoutReport A batch's outcome as CSV, one line per item in row order.
+	//
+	// The header `row,external_id,operator,country,phone_number,amount,currency,reason,notify_url,transaction_id,status,fee_amount,failure_code,failure_reason`,
+	// then one line per item in row order: its input columns as received, then its outcome (`failure_code`
+	// and `failure_reason` as in `BulkItem`).
+	//
+	// Corresponds with GET /payment/payouts/bulk/{batchId}/report.csv (the `GetBulkPayoutReport` operationId).
+	GetBulkPayoutReport(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListPaymentTransactions List the company's payouts and collections, newest first.
 	//
@@ -14750,6 +15528,162 @@ func (c *Client) CreatePayoutWithBody(ctx context.Context, params *CreatePayoutP
 // Corresponds with POST /payment/payout (the `CreatePayout` operationId).
 func (c *Client) CreatePayout(ctx context.Context, params *CreatePayoutParams, body CreatePayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreatePayoutRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBulkPayouts List the company's bulk payout batches, newest first.
+//
+// Corresponds with GET /payment/payouts/bulk (the `ListBulkPayouts` operationId).
+func (c *Client) ListBulkPayouts(ctx context.Context, params *ListBulkPayoutsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBulkPayoutsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPayoutWithBody Pay out to up to 10,000 mobile-money accounts in one request.
+//
+// A batch of payouts, from a JSON body (`items`, `description`, `mode`) or a `text/csv` body (a header row
+// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
+// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
+// required, and one item per following line; an unknown column is a 400 naming it; `description` and
+// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
+// header.
+//
+// Each item is checked as `POST /payment/payout` checks its body (`reason`, at most 255 characters,
+// becomes the payout's `reason`, default "Mobile money payout"). An item that fails is rejected, its row
+// and not the request: the batch pays in one currency, the first valid item's (an item in another is
+// rejected, field `currency`, code `INVALID_FIELD`), from at most 4 wallets, (currency, country) pairs (an
+// item of a fifth country is rejected, field `country`, code `INVALID_FIELD`); an `external_id` used
+// before by a payout or collection of the company, or earlier in the batch, is rejected
+// `DUPLICATE_EXTERNAL_ID` (the later row).
+//
+// `mode` `partial` (default): the valid items are reserved (amount + fee) in file order while the
+// wallet's payout balance covers them; an item that does not fit is rejected `INSUFFICIENT_BALANCE`, and a
+// later, smaller one that fits is still accepted. With no item accepted the answer is still 202, with
+// `accepted_count` 0 and status `COMPLETED`. `mode` `all_or_nothing`: the first rejected row answers
+// 400 with its code, `field` `items[<row>].<field>` (`items[3].phone_number`; `items[3]` for a code
+// without a field) and a message naming the row; a total (amounts + fees) above a wallet's payout balance
+// answers 400 `INSUFFICIENT_BALANCE`; nothing is reserved then.
+//
+// Each accepted item is an ordinary payout: `GET /payment/transactions` lists it, and its
+// `payment.payout.status_updated` events go to the company's endpoints and to its own `notify_url`. When
+// every accepted item is `SUCCESS` or `FAILED` (at once when none was accepted) the batch is `COMPLETED`
+// and `payment.bulk.completed` is sent to the company's endpoints. Message `Bulk payout accepted`.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /payment/payouts/bulk (the `CreateBulkPayout` operationId).
+func (c *Client) CreateBulkPayoutWithBody(ctx context.Context, params *CreateBulkPayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPayoutRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateBulkPayout Pay out to up to 10,000 mobile-money accounts in one request.
+//
+// A batch of payouts, from a JSON body (`items`, `description`, `mode`) or a `text/csv` body (a header row
+// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
+// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
+// required, and one item per following line; an unknown column is a 400 naming it; `description` and
+// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
+// header.
+//
+// Each item is checked as `POST /payment/payout` checks its body (`reason`, at most 255 characters,
+// becomes the payout's `reason`, default "Mobile money payout"). An item that fails is rejected, its row
+// and not the request: the batch pays in one currency, the first valid item's (an item in another is
+// rejected, field `currency`, code `INVALID_FIELD`), from at most 4 wallets, (currency, country) pairs (an
+// item of a fifth country is rejected, field `country`, code `INVALID_FIELD`); an `external_id` used
+// before by a payout or collection of the company, or earlier in the batch, is rejected
+// `DUPLICATE_EXTERNAL_ID` (the later row).
+//
+// `mode` `partial` (default): the valid items are reserved (amount + fee) in file order while the
+// wallet's payout balance covers them; an item that does not fit is rejected `INSUFFICIENT_BALANCE`, and a
+// later, smaller one that fits is still accepted. With no item accepted the answer is still 202, with
+// `accepted_count` 0 and status `COMPLETED`. `mode` `all_or_nothing`: the first rejected row answers
+// 400 with its code, `field` `items[<row>].<field>` (`items[3].phone_number`; `items[3]` for a code
+// without a field) and a message naming the row; a total (amounts + fees) above a wallet's payout balance
+// answers 400 `INSUFFICIENT_BALANCE`; nothing is reserved then.
+//
+// Each accepted item is an ordinary payout: `GET /payment/transactions` lists it, and its
+// `payment.payout.status_updated` events go to the company's endpoints and to its own `notify_url`. When
+// every accepted item is `SUCCESS` or `FAILED` (at once when none was accepted) the batch is `COMPLETED`
+// and `payment.bulk.completed` is sent to the company's endpoints. Message `Bulk payout accepted`.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /payment/payouts/bulk (the `CreateBulkPayout` operationId).
+func (c *Client) CreateBulkPayout(ctx context.Context, params *CreateBulkPayoutParams, body CreateBulkPayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateBulkPayoutRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBulkPayout Read one bulk payout batch.
+//
+// Corresponds with GET /payment/payouts/bulk/{batchId} (the `GetBulkPayout` operationId).
+func (c *Client) GetBulkPayout(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBulkPayoutRequest(c.Server, batchId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListBulkPayoutItems List a batch's items, accepted and rejected, in row order.
+//
+// Corresponds with GET /payment/payouts/bulk/{batchId}/items (the `ListBulkPayoutItems` operationId).
+func (c *Client) ListBulkPayoutItems(ctx context.Context, batchId string, params *ListBulkPayoutItemsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListBulkPayoutItemsRequest(c.Server, batchId, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetBulkPayoutReport A batch's outcome as CSV, one line per item in row order.
+//
+// The header `row,external_id,operator,country,phone_number,amount,currency,reason,notify_url,transaction_id,status,fee_amount,failure_code,failure_reason`,
+// then one line per item in row order: its input columns as received, then its outcome (`failure_code`
+// and `failure_reason` as in `BulkItem`).
+//
+// Corresponds with GET /payment/payouts/bulk/{batchId}/report.csv (the `GetBulkPayoutReport` operationId).
+func (c *Client) GetBulkPayoutReport(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetBulkPayoutReportRequest(c.Server, batchId)
 	if err != nil {
 		return nil, err
 	}
@@ -18485,6 +19419,343 @@ func NewCreatePayoutRequestWithBody(server string, params *CreatePayoutParams, c
 	return req, nil
 }
 
+// NewListBulkPayoutsRequest constructs an http.Request for the ListBulkPayouts method
+func NewListBulkPayoutsRequest(server string, params *ListBulkPayoutsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/payouts/bulk")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCreateBulkPayoutRequest calls the generic CreateBulkPayout builder with application/json body
+func NewCreateBulkPayoutRequest(server string, params *CreateBulkPayoutParams, body CreateBulkPayoutJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateBulkPayoutRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewCreateBulkPayoutRequestWithBody constructs an http.Request for the CreateBulkPayout method, with any body, and a specified content type
+func NewCreateBulkPayoutRequestWithBody(server string, params *CreateBulkPayoutParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/payouts/bulk")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Description != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "description", *params.Description, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Mode != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "mode", *params.Mode, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewGetBulkPayoutRequest constructs an http.Request for the GetBulkPayout method
+func NewGetBulkPayoutRequest(server string, batchId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "batchId", batchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/payouts/bulk/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListBulkPayoutItemsRequest constructs an http.Request for the ListBulkPayoutItems method
+func NewListBulkPayoutItemsRequest(server string, batchId string, params *ListBulkPayoutItemsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "batchId", batchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/payouts/bulk/%s/items", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetBulkPayoutReportRequest constructs an http.Request for the GetBulkPayoutReport method
+func NewGetBulkPayoutReportRequest(server string, batchId string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "batchId", batchId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/payment/payouts/bulk/%s/report.csv", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListPaymentTransactionsRequest constructs an http.Request for the ListPaymentTransactions method
 func NewListPaymentTransactionsRequest(server string, params *ListPaymentTransactionsParams) (*http.Request, error) {
 	var err error
@@ -20922,6 +22193,110 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /payment/payout (the `CreatePayout` operationId).
 	CreatePayoutWithResponse(ctx context.Context, params *CreatePayoutParams, body CreatePayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePayoutResponse, error)
+
+	// ListBulkPayoutsWithResponse List the company's bulk payout batches, newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /payment/payouts/bulk (the `ListBulkPayouts` operationId).
+	ListBulkPayoutsWithResponse(ctx context.Context, params *ListBulkPayoutsParams, reqEditors ...RequestEditorFn) (*ListBulkPayoutsResponse, error)
+
+	// CreateBulkPayoutWithBodyWithResponse Pay out to up to 10,000 mobile-money accounts in one request.
+	//
+	// A batch of payouts, from a JSON body (`items`, `description`, `mode`) or a `text/csv` body (a header row
+	// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
+	// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
+	// required, and one item per following line; an unknown column is a 400 naming it; `description` and
+	// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+	// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
+	// header.
+	//
+	// Each item is checked as `POST /payment/payout` checks its body (`reason`, at most 255 characters,
+	// becomes the payout's `reason`, default "Mobile money payout"). An item that fails is rejected, its row
+	// and not the request: the batch pays in one currency, the first valid item's (an item in another is
+	// rejected, field `currency`, code `INVALID_FIELD`), from at most 4 wallets, (currency, country) pairs (an
+	// item of a fifth country is rejected, field `country`, code `INVALID_FIELD`); an `external_id` used
+	// before by a payout or collection of the company, or earlier in the batch, is rejected
+	// `DUPLICATE_EXTERNAL_ID` (the later row).
+	//
+	// `mode` `partial` (default): the valid items are reserved (amount + fee) in file order while the
+	// wallet's payout balance covers them; an item that does not fit is rejected `INSUFFICIENT_BALANCE`, and a
+	// later, smaller one that fits is still accepted. With no item accepted the answer is still 202, with
+	// `accepted_count` 0 and status `COMPLETED`. `mode` `all_or_nothing`: the first rejected row answers
+	// 400 with its code, `field` `items[<row>].<field>` (`items[3].phone_number`; `items[3]` for a code
+	// without a field) and a message naming the row; a total (amounts + fees) above a wallet's payout balance
+	// answers 400 `INSUFFICIENT_BALANCE`; nothing is reserved then.
+	//
+	// Each accepted item is an ordinary payout: `GET /payment/transactions` lists it, and its
+	// `payment.payout.status_updated` events go to the company's endpoints and to its own `notify_url`. When
+	// every accepted item is `SUCCESS` or `FAILED` (at once when none was accepted) the batch is `COMPLETED`
+	// and `payment.bulk.completed` is sent to the company's endpoints. Message `Bulk payout accepted`.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /payment/payouts/bulk (the `CreateBulkPayout` operationId).
+	CreateBulkPayoutWithBodyWithResponse(ctx context.Context, params *CreateBulkPayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPayoutResponse, error)
+
+	// CreateBulkPayoutWithResponse Pay out to up to 10,000 mobile-money accounts in one request.
+	//
+	// A batch of payouts, from a JSON body (`items`, `description`, `mode`) or a `text/csv` body (a header row
+	// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
+	// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
+	// required, and one item per following line; an unknown column is a 400 naming it; `description` and
+	// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+	// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
+	// header.
+	//
+	// Each item is checked as `POST /payment/payout` checks its body (`reason`, at most 255 characters,
+	// becomes the payout's `reason`, default "Mobile money payout"). An item that fails is rejected, its row
+	// and not the request: the batch pays in one currency, the first valid item's (an item in another is
+	// rejected, field `currency`, code `INVALID_FIELD`), from at most 4 wallets, (currency, country) pairs (an
+	// item of a fifth country is rejected, field `country`, code `INVALID_FIELD`); an `external_id` used
+	// before by a payout or collection of the company, or earlier in the batch, is rejected
+	// `DUPLICATE_EXTERNAL_ID` (the later row).
+	//
+	// `mode` `partial` (default): the valid items are reserved (amount + fee) in file order while the
+	// wallet's payout balance covers them; an item that does not fit is rejected `INSUFFICIENT_BALANCE`, and a
+	// later, smaller one that fits is still accepted. With no item accepted the answer is still 202, with
+	// `accepted_count` 0 and status `COMPLETED`. `mode` `all_or_nothing`: the first rejected row answers
+	// 400 with its code, `field` `items[<row>].<field>` (`items[3].phone_number`; `items[3]` for a code
+	// without a field) and a message naming the row; a total (amounts + fees) above a wallet's payout balance
+	// answers 400 `INSUFFICIENT_BALANCE`; nothing is reserved then.
+	//
+	// Each accepted item is an ordinary payout: `GET /payment/transactions` lists it, and its
+	// `payment.payout.status_updated` events go to the company's endpoints and to its own `notify_url`. When
+	// every accepted item is `SUCCESS` or `FAILED` (at once when none was accepted) the batch is `COMPLETED`
+	// and `payment.bulk.completed` is sent to the company's endpoints. Message `Bulk payout accepted`.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /payment/payouts/bulk (the `CreateBulkPayout` operationId).
+	CreateBulkPayoutWithResponse(ctx context.Context, params *CreateBulkPayoutParams, body CreateBulkPayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPayoutResponse, error)
+
+	// GetBulkPayoutWithResponse Read one bulk payout batch.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /payment/payouts/bulk/{batchId} (the `GetBulkPayout` operationId).
+	GetBulkPayoutWithResponse(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*GetBulkPayoutResponse, error)
+
+	// ListBulkPayoutItemsWithResponse List a batch's items, accepted and rejected, in row order.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /payment/payouts/bulk/{batchId}/items (the `ListBulkPayoutItems` operationId).
+	ListBulkPayoutItemsWithResponse(ctx context.Context, batchId string, params *ListBulkPayoutItemsParams, reqEditors ...RequestEditorFn) (*ListBulkPayoutItemsResponse, error)
+
+	// GetBulkPayoutReportWithResponse A batch's outcome as CSV, one line per item in row order.
+	//
+	// The header `row,external_id,operator,country,phone_number,amount,currency,reason,notify_url,transaction_id,status,fee_amount,failure_code,failure_reason`,
+	// then one line per item in row order: its input columns as received, then its outcome (`failure_code`
+	// and `failure_reason` as in `BulkItem`).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /payment/payouts/bulk/{batchId}/report.csv (the `GetBulkPayoutReport` operationId).
+	GetBulkPayoutReportWithResponse(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*GetBulkPayoutReportResponse, error)
 
 	// ListPaymentTransactionsWithResponse List the company's payouts and collections, newest first.
 	//
@@ -27077,6 +28452,492 @@ func (r CreatePayoutResponse) ContentType() string {
 	return ""
 }
 
+// ListBulkPayoutsResponse503Headers the declared response headers of an HTTP 503 response for ListBulkPayouts
+type ListBulkPayoutsResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListBulkPayoutsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []BulkBatch `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                `json:"pagination"`
+		StatusCode int                                       `json:"statusCode"`
+		Success    ListBulkPayouts200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBulkPayoutsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBulkPayoutsResponse) GetJSON200() *struct {
+	Data []BulkBatch `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                `json:"pagination"`
+	StatusCode int                                       `json:"statusCode"`
+	Success    ListBulkPayouts200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListBulkPayoutsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBulkPayoutsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBulkPayoutsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBulkPayoutsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBulkPayoutsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBulkPayoutsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBulkPayoutsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateBulkPayoutResponse202Headers the declared response headers of an HTTP 202 response for CreateBulkPayout
+type CreateBulkPayoutResponse202Headers struct {
+	IdempotentReplayed *string
+}
+
+// CreateBulkPayoutResponse409Headers the declared response headers of an HTTP 409 response for CreateBulkPayout
+type CreateBulkPayoutResponse409Headers struct {
+	RetryAfter *string
+}
+
+type CreateBulkPayoutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data the batch as accepted, with its rejected rows
+		Data BulkBatchAccepted `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                        `json:"statusCode"`
+		Success    CreateBulkPayout202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *CreateBulkPayoutResponse202Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *CreateBulkPayoutResponse409Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON202() *struct {
+	// Data the batch as accepted, with its rejected rows
+	Data BulkBatchAccepted `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                        `json:"statusCode"`
+	Success    CreateBulkPayout202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateBulkPayoutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateBulkPayoutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateBulkPayoutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateBulkPayoutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBulkPayoutResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPayout
+type GetBulkPayoutResponse503Headers struct {
+	RetryAfter *string
+}
+
+type GetBulkPayoutResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a bulk payout batch (`POST /payment/payouts/bulk`)
+		Data BulkBatch `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                     `json:"statusCode"`
+		Success    GetBulkPayout200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBulkPayoutResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetBulkPayoutResponse) GetJSON200() *struct {
+	// Data a bulk payout batch (`POST /payment/payouts/bulk`)
+	Data BulkBatch `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                     `json:"statusCode"`
+	Success    GetBulkPayout200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBulkPayoutResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBulkPayoutResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBulkPayoutResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetBulkPayoutResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBulkPayoutResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBulkPayoutResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBulkPayoutResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBulkPayoutResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListBulkPayoutItemsResponse503Headers the declared response headers of an HTTP 503 response for ListBulkPayoutItems
+type ListBulkPayoutItemsResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListBulkPayoutItemsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []BulkItem `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                    `json:"pagination"`
+		StatusCode int                                           `json:"statusCode"`
+		Success    ListBulkPayoutItems200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListBulkPayoutItemsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListBulkPayoutItemsResponse) GetJSON200() *struct {
+	Data []BulkItem `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                    `json:"pagination"`
+	StatusCode int                                           `json:"statusCode"`
+	Success    ListBulkPayoutItems200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListBulkPayoutItemsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListBulkPayoutItemsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ListBulkPayoutItemsResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListBulkPayoutItemsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListBulkPayoutItemsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListBulkPayoutItemsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListBulkPayoutItemsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListBulkPayoutItemsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetBulkPayoutReportResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPayoutReport
+type GetBulkPayoutReportResponse503Headers struct {
+	RetryAfter *string
+}
+
+type GetBulkPayoutReportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetBulkPayoutReportResponse503Headers
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetBulkPayoutReportResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetBulkPayoutReportResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetBulkPayoutReportResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetBulkPayoutReportResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetBulkPayoutReportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetBulkPayoutReportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetBulkPayoutReportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetBulkPayoutReportResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListPaymentTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListPaymentTransactions
 type ListPaymentTransactionsResponse503Headers struct {
 	RetryAfter *string
@@ -31510,6 +33371,146 @@ func (c *ClientWithResponses) CreatePayoutWithResponse(ctx context.Context, para
 		return nil, err
 	}
 	return ParseCreatePayoutResponse(rsp)
+}
+
+// ListBulkPayoutsWithResponse List the company's bulk payout batches, newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /payment/payouts/bulk (the `ListBulkPayouts` operationId).
+func (c *ClientWithResponses) ListBulkPayoutsWithResponse(ctx context.Context, params *ListBulkPayoutsParams, reqEditors ...RequestEditorFn) (*ListBulkPayoutsResponse, error) {
+	rsp, err := c.ListBulkPayouts(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBulkPayoutsResponse(rsp)
+}
+
+// CreateBulkPayoutWithBodyWithResponse Pay out to up to 10,000 mobile-money accounts in one request.
+//
+// A batch of payouts, from a JSON body (`items`, `description`, `mode`) or a `text/csv` body (a header row
+// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
+// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
+// required, and one item per following line; an unknown column is a 400 naming it; `description` and
+// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
+// header.
+//
+// Each item is checked as `POST /payment/payout` checks its body (`reason`, at most 255 characters,
+// becomes the payout's `reason`, default "Mobile money payout"). An item that fails is rejected, its row
+// and not the request: the batch pays in one currency, the first valid item's (an item in another is
+// rejected, field `currency`, code `INVALID_FIELD`), from at most 4 wallets, (currency, country) pairs (an
+// item of a fifth country is rejected, field `country`, code `INVALID_FIELD`); an `external_id` used
+// before by a payout or collection of the company, or earlier in the batch, is rejected
+// `DUPLICATE_EXTERNAL_ID` (the later row).
+//
+// `mode` `partial` (default): the valid items are reserved (amount + fee) in file order while the
+// wallet's payout balance covers them; an item that does not fit is rejected `INSUFFICIENT_BALANCE`, and a
+// later, smaller one that fits is still accepted. With no item accepted the answer is still 202, with
+// `accepted_count` 0 and status `COMPLETED`. `mode` `all_or_nothing`: the first rejected row answers
+// 400 with its code, `field` `items[<row>].<field>` (`items[3].phone_number`; `items[3]` for a code
+// without a field) and a message naming the row; a total (amounts + fees) above a wallet's payout balance
+// answers 400 `INSUFFICIENT_BALANCE`; nothing is reserved then.
+//
+// Each accepted item is an ordinary payout: `GET /payment/transactions` lists it, and its
+// `payment.payout.status_updated` events go to the company's endpoints and to its own `notify_url`. When
+// every accepted item is `SUCCESS` or `FAILED` (at once when none was accepted) the batch is `COMPLETED`
+// and `payment.bulk.completed` is sent to the company's endpoints. Message `Bulk payout accepted`.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /payment/payouts/bulk (the `CreateBulkPayout` operationId).
+func (c *ClientWithResponses) CreateBulkPayoutWithBodyWithResponse(ctx context.Context, params *CreateBulkPayoutParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateBulkPayoutResponse, error) {
+	rsp, err := c.CreateBulkPayoutWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPayoutResponse(rsp)
+}
+
+// CreateBulkPayoutWithResponse Pay out to up to 10,000 mobile-money accounts in one request.
+//
+// A batch of payouts, from a JSON body (`items`, `description`, `mode`) or a `text/csv` body (a header row
+// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
+// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
+// required, and one item per following line; an unknown column is a 400 naming it; `description` and
+// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
+// header.
+//
+// Each item is checked as `POST /payment/payout` checks its body (`reason`, at most 255 characters,
+// becomes the payout's `reason`, default "Mobile money payout"). An item that fails is rejected, its row
+// and not the request: the batch pays in one currency, the first valid item's (an item in another is
+// rejected, field `currency`, code `INVALID_FIELD`), from at most 4 wallets, (currency, country) pairs (an
+// item of a fifth country is rejected, field `country`, code `INVALID_FIELD`); an `external_id` used
+// before by a payout or collection of the company, or earlier in the batch, is rejected
+// `DUPLICATE_EXTERNAL_ID` (the later row).
+//
+// `mode` `partial` (default): the valid items are reserved (amount + fee) in file order while the
+// wallet's payout balance covers them; an item that does not fit is rejected `INSUFFICIENT_BALANCE`, and a
+// later, smaller one that fits is still accepted. With no item accepted the answer is still 202, with
+// `accepted_count` 0 and status `COMPLETED`. `mode` `all_or_nothing`: the first rejected row answers
+// 400 with its code, `field` `items[<row>].<field>` (`items[3].phone_number`; `items[3]` for a code
+// without a field) and a message naming the row; a total (amounts + fees) above a wallet's payout balance
+// answers 400 `INSUFFICIENT_BALANCE`; nothing is reserved then.
+//
+// Each accepted item is an ordinary payout: `GET /payment/transactions` lists it, and its
+// `payment.payout.status_updated` events go to the company's endpoints and to its own `notify_url`. When
+// every accepted item is `SUCCESS` or `FAILED` (at once when none was accepted) the batch is `COMPLETED`
+// and `payment.bulk.completed` is sent to the company's endpoints. Message `Bulk payout accepted`.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /payment/payouts/bulk (the `CreateBulkPayout` operationId).
+func (c *ClientWithResponses) CreateBulkPayoutWithResponse(ctx context.Context, params *CreateBulkPayoutParams, body CreateBulkPayoutJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateBulkPayoutResponse, error) {
+	rsp, err := c.CreateBulkPayout(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateBulkPayoutResponse(rsp)
+}
+
+// GetBulkPayoutWithResponse Read one bulk payout batch.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /payment/payouts/bulk/{batchId} (the `GetBulkPayout` operationId).
+func (c *ClientWithResponses) GetBulkPayoutWithResponse(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*GetBulkPayoutResponse, error) {
+	rsp, err := c.GetBulkPayout(ctx, batchId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBulkPayoutResponse(rsp)
+}
+
+// ListBulkPayoutItemsWithResponse List a batch's items, accepted and rejected, in row order.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /payment/payouts/bulk/{batchId}/items (the `ListBulkPayoutItems` operationId).
+func (c *ClientWithResponses) ListBulkPayoutItemsWithResponse(ctx context.Context, batchId string, params *ListBulkPayoutItemsParams, reqEditors ...RequestEditorFn) (*ListBulkPayoutItemsResponse, error) {
+	rsp, err := c.ListBulkPayoutItems(ctx, batchId, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListBulkPayoutItemsResponse(rsp)
+}
+
+// GetBulkPayoutReportWithResponse A batch's outcome as CSV, one line per item in row order.
+//
+// The header `row,external_id,operator,country,phone_number,amount,currency,reason,notify_url,transaction_id,status,fee_amount,failure_code,failure_reason`,
+// then one line per item in row order: its input columns as received, then its outcome (`failure_code`
+// and `failure_reason` as in `BulkItem`).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /payment/payouts/bulk/{batchId}/report.csv (the `GetBulkPayoutReport` operationId).
+func (c *ClientWithResponses) GetBulkPayoutReportWithResponse(ctx context.Context, batchId string, reqEditors ...RequestEditorFn) (*GetBulkPayoutReportResponse, error) {
+	rsp, err := c.GetBulkPayoutReport(ctx, batchId, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetBulkPayoutReportResponse(rsp)
 }
 
 // ListPaymentTransactionsWithResponse List the company's payouts and collections, newest first.
@@ -37032,6 +39033,404 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 	return response, nil
 }
 
+// ParseListBulkPayoutsResponse parses an HTTP response from a ListBulkPayoutsWithResponse call
+func ParseListBulkPayoutsResponse(rsp *http.Response) (*ListBulkPayoutsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBulkPayoutsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []BulkBatch `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                `json:"pagination"`
+			StatusCode int                                       `json:"statusCode"`
+			Success    ListBulkPayouts200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListBulkPayoutsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateBulkPayoutResponse parses an HTTP response from a CreateBulkPayoutWithResponse call
+func ParseCreateBulkPayoutResponse(rsp *http.Response) (*CreateBulkPayoutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateBulkPayoutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data the batch as accepted, with its rejected rows
+			Data BulkBatchAccepted `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                        `json:"statusCode"`
+			Success    CreateBulkPayout202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 202:
+		var headers CreateBulkPayoutResponse202Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 409:
+		var headers CreateBulkPayoutResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBulkPayoutResponse parses an HTTP response from a GetBulkPayoutWithResponse call
+func ParseGetBulkPayoutResponse(rsp *http.Response) (*GetBulkPayoutResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBulkPayoutResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a bulk payout batch (`POST /payment/payouts/bulk`)
+			Data BulkBatch `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                     `json:"statusCode"`
+			Success    GetBulkPayout200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetBulkPayoutResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListBulkPayoutItemsResponse parses an HTTP response from a ListBulkPayoutItemsWithResponse call
+func ParseListBulkPayoutItemsResponse(rsp *http.Response) (*ListBulkPayoutItemsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListBulkPayoutItemsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []BulkItem `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                    `json:"pagination"`
+			StatusCode int                                           `json:"statusCode"`
+			Success    ListBulkPayoutItems200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListBulkPayoutItemsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetBulkPayoutReportResponse parses an HTTP response from a GetBulkPayoutReportWithResponse call
+func ParseGetBulkPayoutReportResponse(rsp *http.Response) (*GetBulkPayoutReportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetBulkPayoutReportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetBulkPayoutReportResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListPaymentTransactionsResponse parses an HTTP response from a ListPaymentTransactionsWithResponse call
 func ParseListPaymentTransactionsResponse(rsp *http.Response) (*ListPaymentTransactionsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -39730,6 +42129,11 @@ type WebhookInitiatorInterface interface {
 
 	FeePaymentFailureChargedEvent(ctx context.Context, targetURL string, params *FeePaymentFailureChargedEventParams, body FeePaymentFailureChargedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PaymentBulkCompletedEventWithBody fires the payment.bulk.completed webhook with any body
+	PaymentBulkCompletedEventWithBody(ctx context.Context, targetURL string, params *PaymentBulkCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	PaymentBulkCompletedEvent(ctx context.Context, targetURL string, params *PaymentBulkCompletedEventParams, body PaymentBulkCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// PaymentCollectEventWithBody fires the payment.collect webhook with any body
 	PaymentCollectEventWithBody(ctx context.Context, targetURL string, params *PaymentCollectEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -40123,6 +42527,30 @@ func (p *WebhookInitiator) FeePaymentFailureChargedEventWithBody(ctx context.Con
 
 func (p *WebhookInitiator) FeePaymentFailureChargedEvent(ctx context.Context, targetURL string, params *FeePaymentFailureChargedEventParams, body FeePaymentFailureChargedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewFeePaymentFailureChargedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) PaymentBulkCompletedEventWithBody(ctx context.Context, targetURL string, params *PaymentBulkCompletedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPaymentBulkCompletedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) PaymentBulkCompletedEvent(ctx context.Context, targetURL string, params *PaymentBulkCompletedEventParams, body PaymentBulkCompletedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPaymentBulkCompletedEventWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -41442,6 +43870,78 @@ func NewFeePaymentFailureChargedEventWebhookRequest(targetURL string, params *Fe
 
 // NewFeePaymentFailureChargedEventWebhookRequestWithBody builds a POST request for the fee.payment_failure.charged webhook with any body
 func NewFeePaymentFailureChargedEventWebhookRequestWithBody(targetURL string, params *FeePaymentFailureChargedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewPaymentBulkCompletedEventWebhookRequest builds a application/json POST request for the payment.bulk.completed webhook
+func NewPaymentBulkCompletedEventWebhookRequest(targetURL string, params *PaymentBulkCompletedEventParams, body PaymentBulkCompletedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPaymentBulkCompletedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewPaymentBulkCompletedEventWebhookRequestWithBody builds a POST request for the payment.bulk.completed webhook with any body
+func NewPaymentBulkCompletedEventWebhookRequestWithBody(targetURL string, params *PaymentBulkCompletedEventParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 
