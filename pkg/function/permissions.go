@@ -155,8 +155,10 @@ var Functions = map[string]Function{
 	"payments": {
 		Settings: []string{modeSetting, operatorURL},
 		Grants: []Grant{
-			// DeleteItem releases an Idempotency-Key (docs/idempotency.md).
-			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			// DeleteItem releases an Idempotency-Key (docs/idempotency.md);
+			// the batch calls write a bulk batch's chunks and read its
+			// external_ids and payouts (docs/bulk.md).
+			{tableResource, []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			// Its events go to the payout worker with its messages
 			// (payments.Relay): it never sends to the webhooks queue.
 			{payoutsQueue, sendMessage},
@@ -235,7 +237,8 @@ var Functions = map[string]Function{
 	"payout-worker": {
 		Settings: []string{modeSetting, deadlineSetting, operatorURL},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
+			// The batch calls write a bulk batch's payouts (docs/bulk.md).
+			{tableResource, []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
 			{payoutsQueue, sendMessage},
 			{webhooksQueue, sendMessage},
 			{operatorToken, getSecret},

@@ -271,6 +271,10 @@ func callsOf(service, operation string, input any, names map[string]string) []AW
 			}
 		}
 		return calls
+	case *dynamodb.BatchWriteItemInput:
+		return batchCalls(in.RequestItems, "dynamodb:BatchWriteItem", name)
+	case *dynamodb.BatchGetItemInput:
+		return batchCalls(in.RequestItems, "dynamodb:BatchGetItem", name)
 	case *dynamodb.QueryInput:
 		if in.IndexName != nil {
 			return []AWSCall{{name(*in.TableName) + "/index/*", "dynamodb:Query"}}
@@ -294,6 +298,16 @@ func callsOf(service, operation string, input any, names map[string]string) []AW
 		action = a
 	}
 	return []AWSCall{{resource, action}}
+}
+
+// batchCalls returns action on each table of a batch's requests, keyed
+// by table name.
+func batchCalls[V any](requests map[string]V, action string, name func(string) string) []AWSCall {
+	var calls []AWSCall
+	for table := range requests {
+		calls = append(calls, AWSCall{name(table), action})
+	}
+	return calls
 }
 
 // StringField returns the *string field name of the struct *input, or "".

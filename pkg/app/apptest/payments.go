@@ -115,8 +115,22 @@ func (r Result) Str(path ...string) string {
 }
 
 // Call sends one request to h as API Gateway would; target may carry a
-// query string; headers may carry the admin key.
+// query string; headers may carry the admin key. The answer must be JSON.
 func (e *PaymentsTestEnv) Call(h function.HTTPHandler, token, method, target, body string, headers ...string) Result {
+	e.T.Helper()
+	resp := e.Send(h, token, method, target, body, headers...)
+	r := Result{Status: resp.StatusCode, Raw: resp.Body, Headers: resp.Headers}
+	dec := json.NewDecoder(strings.NewReader(resp.Body))
+	dec.UseNumber()
+	if err := dec.Decode(&r.Body); err != nil {
+		e.T.Fatalf("%s %s: body %q: %v", method, target, resp.Body, err)
+	}
+	return r
+}
+
+// Send is Call for an answer of any type, returned as Lambda gives it;
+// a header "content-type" in headers replaces the JSON one.
+func (e *PaymentsTestEnv) Send(h function.HTTPHandler, token, method, target, body string, headers ...string) events.APIGatewayV2HTTPResponse {
 	e.T.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
@@ -142,13 +156,7 @@ func (e *PaymentsTestEnv) Call(h function.HTTPHandler, token, method, target, bo
 		e.T.Fatalf("%s %s: %v", method, target, err)
 	}
 	apitest.CheckEvent(e.T, req, resp, true)
-	r := Result{Status: resp.StatusCode, Raw: resp.Body, Headers: resp.Headers}
-	dec := json.NewDecoder(strings.NewReader(resp.Body))
-	dec.UseNumber()
-	if err := dec.Decode(&r.Body); err != nil {
-		e.T.Fatalf("%s %s: body %q: %v", method, target, resp.Body, err)
-	}
-	return r
+	return resp
 }
 
 // Admin sends one request to the admin function with the admin key.
