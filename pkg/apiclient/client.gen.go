@@ -1475,17 +1475,20 @@ func (e ConsoleWalletTransactionStatus) Valid() bool {
 
 // Defines values for ConsoleWalletTransactionType.
 const (
-	ConsoleWalletTransactionTypeDEPOSIT  ConsoleWalletTransactionType = "DEPOSIT"
-	ConsoleWalletTransactionTypeFEE      ConsoleWalletTransactionType = "FEE"
-	ConsoleWalletTransactionTypeFUND     ConsoleWalletTransactionType = "FUND"
-	ConsoleWalletTransactionTypeREFUND   ConsoleWalletTransactionType = "REFUND"
-	ConsoleWalletTransactionTypeTRANSFER ConsoleWalletTransactionType = "TRANSFER"
-	ConsoleWalletTransactionTypeWITHDRAW ConsoleWalletTransactionType = "WITHDRAW"
+	ConsoleWalletTransactionTypeBULKPAYOUT ConsoleWalletTransactionType = "BULK_PAYOUT"
+	ConsoleWalletTransactionTypeDEPOSIT    ConsoleWalletTransactionType = "DEPOSIT"
+	ConsoleWalletTransactionTypeFEE        ConsoleWalletTransactionType = "FEE"
+	ConsoleWalletTransactionTypeFUND       ConsoleWalletTransactionType = "FUND"
+	ConsoleWalletTransactionTypeREFUND     ConsoleWalletTransactionType = "REFUND"
+	ConsoleWalletTransactionTypeTRANSFER   ConsoleWalletTransactionType = "TRANSFER"
+	ConsoleWalletTransactionTypeWITHDRAW   ConsoleWalletTransactionType = "WITHDRAW"
 )
 
 // Valid indicates whether the value is a known member of the ConsoleWalletTransactionType enum.
 func (e ConsoleWalletTransactionType) Valid() bool {
 	switch e {
+	case ConsoleWalletTransactionTypeBULKPAYOUT:
+		return true
 	case ConsoleWalletTransactionTypeDEPOSIT:
 		return true
 	case ConsoleWalletTransactionTypeFEE:
@@ -3824,17 +3827,20 @@ func (e WalletTransactionStatus) Valid() bool {
 
 // Defines values for WalletTransactionType.
 const (
-	WalletTransactionTypeDEPOSIT  WalletTransactionType = "DEPOSIT"
-	WalletTransactionTypeFEE      WalletTransactionType = "FEE"
-	WalletTransactionTypeFUND     WalletTransactionType = "FUND"
-	WalletTransactionTypeREFUND   WalletTransactionType = "REFUND"
-	WalletTransactionTypeTRANSFER WalletTransactionType = "TRANSFER"
-	WalletTransactionTypeWITHDRAW WalletTransactionType = "WITHDRAW"
+	WalletTransactionTypeBULKPAYOUT WalletTransactionType = "BULK_PAYOUT"
+	WalletTransactionTypeDEPOSIT    WalletTransactionType = "DEPOSIT"
+	WalletTransactionTypeFEE        WalletTransactionType = "FEE"
+	WalletTransactionTypeFUND       WalletTransactionType = "FUND"
+	WalletTransactionTypeREFUND     WalletTransactionType = "REFUND"
+	WalletTransactionTypeTRANSFER   WalletTransactionType = "TRANSFER"
+	WalletTransactionTypeWITHDRAW   WalletTransactionType = "WITHDRAW"
 )
 
 // Valid indicates whether the value is a known member of the WalletTransactionType enum.
 func (e WalletTransactionType) Valid() bool {
 	switch e {
+	case WalletTransactionTypeBULKPAYOUT:
+		return true
 	case WalletTransactionTypeDEPOSIT:
 		return true
 	case WalletTransactionTypeFEE:
@@ -7981,7 +7987,7 @@ type ConsoleWalletTransaction struct {
 	Reference string                         `json:"reference"`
 	Status    ConsoleWalletTransactionStatus `json:"status"`
 
-	// Type FUND for a credit or a funding
+	// Type FUND for a credit or a funding; BULK_PAYOUT for the reservation of a bulk payout batch
 	Type ConsoleWalletTransactionType `json:"type"`
 
 	// WalletBalanceAfter the sub-balance after; null while nothing moved
@@ -8001,7 +8007,7 @@ type ConsoleWalletTransactionCategory string
 // ConsoleWalletTransactionStatus defines model for ConsoleWalletTransaction.Status.
 type ConsoleWalletTransactionStatus string
 
-// ConsoleWalletTransactionType FUND for a credit or a funding
+// ConsoleWalletTransactionType FUND for a credit or a funding; BULK_PAYOUT for the reservation of a bulk payout batch
 type ConsoleWalletTransactionType string
 
 // ConsoleWebhookSecret a new webhook signing secret, shown once
@@ -10142,7 +10148,9 @@ type WalletTransaction struct {
 
 	// Status SUCCESS and FAILED are final
 	Status WalletTransactionStatus `json:"status"`
-	Type   WalletTransactionType   `json:"type"`
+
+	// Type BULK_PAYOUT (ours) is the reservation of a bulk payout batch on the wallet: it holds the total of the batch's items in `payout_reserved` and moves no balance itself; each item draws its total out of it when it settles, with a `WITHDRAW` or `REFUND` entry of its own, and it turns SUCCESS, holding nothing, once every item has settled
+	Type WalletTransactionType `json:"type"`
 
 	// WalletBalanceAfter the sub-balance after the entry; null while the entry is PENDING
 	WalletBalanceAfter *json.Number `json:"wallet_balance_after"`
@@ -10158,7 +10166,7 @@ type WalletTransactionCategory string
 // WalletTransactionStatus SUCCESS and FAILED are final
 type WalletTransactionStatus string
 
-// WalletTransactionType defines model for WalletTransactionType.
+// WalletTransactionType BULK_PAYOUT (ours) is the reservation of a bulk payout batch on the wallet: it holds the total of the batch's items in `payout_reserved` and moves no balance itself; each item draws its total out of it when it settles, with a `WITHDRAW` or `REFUND` entry of its own, and it turns SUCCESS, holding nothing, once every item has settled
 type WalletTransactionType string
 
 // WalletTransfer a completed internal transfer; amounts in major units of the wallet's currency
