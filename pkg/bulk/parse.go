@@ -83,6 +83,8 @@ func ParseCSV(body []byte, description, mode string) (Request, error) {
 		name = strings.TrimSpace(name)
 		k := slices.Index(Columns, name)
 		switch {
+		case name == "":
+			return Request{}, field.Invalid("body", fmt.Sprintf("column %d of the header row has no name", i+1))
 		case k < 0:
 			return Request{}, field.Invalid(name, "is not a column of a bulk payout: the columns are "+strings.Join(Columns, ", "))
 		case at[k] >= 0:

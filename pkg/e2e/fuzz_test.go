@@ -80,6 +80,26 @@ func FuzzCollect(f *testing.F) {
 	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.payments, "/payment/collect" })
 }
 
+// FuzzBulkPayout fuzzes the JSON body of POST /payment/payouts/bulk.
+func FuzzBulkPayout(f *testing.F) {
+	keySeeds(f, `{"mode":"partial","items":[{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":10,"currency":"XAF"}]}`, "items")
+	f.Add(`{"items":[{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":"10","currency":"XAF","PHONE_NUMBER":"1"}]}`)
+	fuzzBody(f, "POST", func(e *inputEnv) (function.HTTPHandler, string) { return e.payments, "/payment/payouts/bulk" })
+}
+
+// FuzzBulkPayoutCSV fuzzes the CSV body of POST /payment/payouts/bulk.
+func FuzzBulkPayoutCSV(f *testing.F) {
+	f.Add("operator,country,phone_number,amount,currency\nmtn,CM,237670000001,10,XAF\n")
+	f.Add("\ufeffoperator,country,phone_number,amount,currency,,\nmtn,CM,237670000001,1e3,XAF\n")
+	f.Add("operator,country,phone_number,amount,currency\n\"mtn,CM,1\n")
+	e := newInputEnv(f)
+	f.Fuzz(func(t *testing.T, body string) {
+		ev := e.event("POST", "/payment/payouts/bulk?mode=partial", body)
+		ev.Headers["content-type"] = "text/csv"
+		check(t, e.payments, ev)
+	})
+}
+
 // FuzzEnrollCustomer fuzzes the body of POST /customers/enroll.
 func FuzzEnrollCustomer(f *testing.F) {
 	f.Add(`{"first_name":"Amina","last_name":"Njoya","email":"a@example.com","country":"Cameroon","street":"1 Rue","city":"Douala",` +

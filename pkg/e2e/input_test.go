@@ -504,6 +504,8 @@ func (e *inputEnv) listTargets() []struct {
 		{e.wallets, "/wallet/transactions"},
 		{e.wallets, "/wallet/transactions/wallet/" + url.PathEscape(e.walletID)},
 		{e.payments, "/payment/transactions"},
+		{e.payments, "/payment/payouts/bulk"},
+		{e.payments, "/payment/payouts/bulk/" + e.paymentID + "/items"},
 		{e.webhooks, "/webhooks/events"},
 		{e.webhooks, "/events"},
 		{e.payments, "/payment/transactions/" + e.paymentID + "/status"},
