@@ -42,21 +42,6 @@ func NewBulk(db *DB) *Bulk {
 	return &Bulk{db: db, wallets: NewWallets(db), payments: NewPayments(db)}
 }
 
-// Keys and kinds of batches.
-const (
-	kindBulkBatch   = "bulk_batch"
-	kindBulkChunk   = "bulk_chunk"
-	bulkSKPrefix    = "BULK#"
-	openBulkGSI2PK  = "OPEN_BULK"
-	bulkChunkPrefix = "BULKROWS#"
-)
-
-// bulkSK is the sort key of a batch in its company's partition.
-func bulkSK(id string) string { return bulkSKPrefix + id }
-
-// bulkChunkSK is the sort key of chunk n of batch id.
-func bulkChunkSK(id string, n int) string { return fmt.Sprintf("%s%s#%04d", bulkChunkPrefix, id, n) }
-
 // batchItem is a batch as stored.
 type batchItem struct {
 	PK            string            `dynamodbav:"PK"`

@@ -278,6 +278,25 @@ func openPaymentGSI2SK(due, companyID, id string) string {
 	return due + "#" + companyID + "#" + id
 }
 
+// Bulk payout batches (see Bulk).
+
+// Item kinds and keys of batches.
+const (
+	kindBulkBatch   = "bulk_batch"
+	kindBulkChunk   = "bulk_chunk"
+	bulkSKPrefix    = "BULK#"
+	openBulkGSI2PK  = "OPEN_BULK"
+	bulkChunkPrefix = "BULKROWS#"
+)
+
+// bulkSK is the sort key of a batch in its company's partition; ids are
+// UUID v7, so the keys are time-ordered. A chunk's key (bulkChunkSK) does
+// not start with bulkSKPrefix.
+func bulkSK(id string) string { return bulkSKPrefix + id }
+
+// bulkChunkSK is the sort key of chunk n of batch id.
+func bulkChunkSK(id string, n int) string { return fmt.Sprintf("%s%s#%04d", bulkChunkPrefix, id, n) }
+
 // Cards (see Cards).
 
 // Item kinds and keys of cards.
