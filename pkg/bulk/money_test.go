@@ -4,15 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"payments/pkg/app/apptest"
+	"payments/pkg/function/payoutworker"
+	"payments/pkg/store/dynamo"
 )
 
 // TestIdempotentBatch: the same request with the same Idempotency-Key
@@ -136,6 +141,61 @@ func TestSweeperSendsLostChunks(t *testing.T) {
 	}
 	if got := e.wallet(); got != "7970/0/7970" {
 		t.Fatalf("wallet: %s", got)
+	}
+	e.Verify(e.companyID)
+}
+
+// TestChunkWrittenAgain: a chunk job that fails after writing its payouts
+// (its last transaction refused) is run again: the payouts written stay as
+// they are, none twice, and the batch completes.
+func TestChunkWrittenAgain(t *testing.T) {
+	e := newBatchEnv(t, "10000")
+	r := e.submit(batch("partial", item("237670000001", 1000, "again-1"), item("237670000002", 1000, "again-2")))
+	if r.Status != 202 {
+		t.Fatalf("submit: %s", r.Raw)
+	}
+	ctx := context.Background()
+	out, err := e.Sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(e.Payouts), MaxNumberOfMessages: 10})
+	if err != nil || len(out.Messages) != 1 {
+		t.Fatalf("chunk jobs: %v %d", err, len(out.Messages))
+	}
+	m := out.Messages[0]
+	ev := lambdaevents.SQSEvent{Records: []lambdaevents.SQSMessage{{
+		MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: aws.ToString(m.Body), EventSource: "aws:sqs",
+	}}}
+	var failed atomic.Bool
+	finishing := func(in any) bool {
+		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
+		if !ok || failed.Load() {
+			return false
+		}
+		for _, it := range tx.TransactItems {
+			if it.Update != nil && strings.HasPrefix(dynamo.StringAttr(it.Update.Key, "SK"), "BULKROWS#") {
+				failed.Store(true)
+				return true
+			}
+		}
+		return false
+	}
+	broken, err := payoutworker.New(ctx, apptest.Recording(apptest.Failing(e.Cfg, finishing), "payout-worker"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := broken(ctx, ev); err != nil || len(resp.BatchItemFailures) != 1 || !failed.Load() {
+		t.Fatalf("first run: %+v %v", resp, err)
+	}
+	if n := e.PayoutCount(e.token); n != "2" {
+		t.Fatalf("%s payouts after the first run", n)
+	}
+	if resp, err := e.Worker(ctx, ev); err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("second run: %+v %v", resp, err)
+	}
+	e.Sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.Payouts), ReceiptHandle: m.ReceiptHandle})
+	if done := e.settle(r.Str("data", "batch_id")); done.Str("data", "counts", "success") != "2" {
+		t.Fatalf("batch: %s", done.Raw)
+	}
+	if n := e.PayoutCount(e.token); n != "2" {
+		t.Fatalf("%s payouts", n)
 	}
 	e.Verify(e.companyID)
 }
