@@ -298,3 +298,21 @@ func TestBadBatches(t *testing.T) {
 		t.Fatalf("a bad id: %s", r.Raw)
 	}
 }
+
+// TestNothingAccepted: a partial batch none of whose items is accepted is
+// answered 202, already COMPLETED, and reserves nothing.
+func TestNothingAccepted(t *testing.T) {
+	e := newBatchEnv(t, "100")
+	r := e.submit(batch("partial", item("12", 10, ""), item("237670000001", 1000, "")))
+	if r.Status != 202 || r.Str("data", "status") != "COMPLETED" || r.Str("data", "accepted_count") != "0" ||
+		r.Str("data", "currency") != "<nil>" || r.Str("data", "completed_at") == "<nil>" {
+		t.Fatalf("submit: %s", r.Raw)
+	}
+	if got := rejected(r); got != "1 phone_number INVALID_FIELD\n2 <nil> INSUFFICIENT_BALANCE\n" {
+		t.Fatalf("rejected: %s", got)
+	}
+	if got := e.wallet(); got != "100/0/100" {
+		t.Fatalf("wallet: %s", got)
+	}
+	e.Verify(e.companyID)
+}

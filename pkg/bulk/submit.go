@@ -12,6 +12,7 @@ import (
 	"payments/pkg/field"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
+	"payments/pkg/metrics"
 	"payments/pkg/payments"
 	"payments/pkg/wallets"
 )
@@ -98,9 +99,13 @@ func (s *Service) Submit(ctx context.Context, companyID string, req Request) (Ac
 		slog.InfoContext(ctx, "bulk batch accepted", "company_id", companyID, "batch_id", batch.ID,
 			"items", batch.ItemCount, "accepted", batch.AcceptedCount, "rejected", batch.RejectedCount,
 			"total", batch.TotalAmount+batch.TotalFees, "currency", batch.Currency)
+		countAccepted(ctx, batch, chunks)
 		s.queueChunks(ctx, batch, chunks)
-		if batch.Done() {
+		if batch.Done() { // nothing accepted: complete at once, and answer it so
 			s.complete(ctx, companyID, batch.ID)
+			if done, err := s.store.GetBatch(ctx, companyID, batch.ID); err == nil {
+				batch = done
+			}
 		}
 		return Acceptance{Batch: batch, Rejected: firstRejected(chunks)}, nil
 	}
@@ -331,6 +336,23 @@ func (b Batch) reservationEntry(r Reservation) wallets.Transaction {
 		Amount: r.Total, AmountWithFee: r.Total, NetAmount: r.Total, Currency: b.Currency,
 		Status: wallets.StatusPending, Type: wallets.TypeBulkPayout, Reference: b.ID,
 		Balance: wallets.Payout, Reserved: r.Total, CreatedAt: b.CreatedAt,
+	}
+}
+
+// countAccepted records the payouts b accepted (PayoutsAccepted, as a
+// single payout's acceptance does), by operator.
+func countAccepted(ctx context.Context, b Batch, chunks []Chunk) {
+	byOperator := map[string]int{}
+	for _, c := range chunks {
+		for _, r := range c.Rows {
+			if r.Accepted != nil {
+				byOperator[r.Operator]++
+			}
+		}
+	}
+	for op, n := range byOperator {
+		metrics.Record(ctx, []metrics.Dimension{metrics.Currency(b.Currency), metrics.Operator(op)},
+			metrics.Metric{Name: metrics.PayoutsAccepted, Unit: metrics.UnitCount, Value: float64(n)})
 	}
 }
 
