@@ -97,7 +97,7 @@ func newBatchItem(b bulk.Batch) batchItem {
 	if b.CompletedAt != nil {
 		it.CompletedAt = timestamp.Format(*b.CompletedAt)
 	} else {
-		it.GSI2PK, it.GSI2SK = openBulkGSI2PK, it.CreatedAt+"#"+b.CompanyID+"#"+b.ID
+		it.GSI2PK, it.GSI2SK = openBulkGSI2PK, timedRef(it.CreatedAt, b.CompanyID, b.ID)
 	}
 	return it
 }

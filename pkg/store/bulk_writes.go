@@ -231,11 +231,11 @@ func (s *Bulk) OpenBatches(ctx context.Context, cutoff time.Time, limit int) ([]
 		if sk == nil {
 			continue
 		}
-		parts := strings.SplitN(sk.Value, "#", 3)
-		if len(parts) != 3 {
-			return nil, fmt.Errorf("store: malformed open batch key %s", sk.Value)
+		companyID, id, err := splitTimedRef(sk.Value)
+		if err != nil {
+			return nil, err
 		}
-		refs = append(refs, bulk.Ref{CompanyID: parts[1], ID: parts[2]})
+		refs = append(refs, bulk.Ref{CompanyID: companyID, ID: id})
 	}
 	return refs, nil
 }

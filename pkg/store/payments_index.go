@@ -2,9 +2,7 @@ package store
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,11 +43,11 @@ func (s *Payments) DuePayments(ctx context.Context, cutoff time.Time, limit int)
 				if sk == nil {
 					continue
 				}
-				parts := strings.SplitN(sk.Value, "#", 3)
-				if len(parts) != 3 {
-					return nil, errors.New("store: malformed open payment key " + sk.Value)
+				companyID, id, err := splitTimedRef(sk.Value)
+				if err != nil {
+					return nil, err
 				}
-				refs = append(refs, payments.Ref{CompanyID: parts[1], ID: parts[2]})
+				refs = append(refs, payments.Ref{CompanyID: companyID, ID: id})
 				if len(refs) == limit {
 					return refs, nil
 				}

@@ -274,8 +274,19 @@ func openPaymentGSI2PK(id string) string { return shardKey(openPaymentIndex, id)
 
 // openPaymentGSI2SK orders the payments of an OPEN_PAYMENT shard by when
 // the worker expects them, and names them.
-func openPaymentGSI2SK(due, companyID, id string) string {
-	return due + "#" + companyID + "#" + id
+func openPaymentGSI2SK(due, companyID, id string) string { return timedRef(due, companyID, id) }
+
+// timedRef is the sort key of an index that orders the records of every
+// company by a time: the time, the company and the record's id.
+func timedRef(at, companyID, id string) string { return at + "#" + companyID + "#" + id }
+
+// splitTimedRef returns the company and the id of a timedRef.
+func splitTimedRef(sk string) (companyID, id string, err error) {
+	parts := strings.SplitN(sk, "#", 3)
+	if len(parts) != 3 {
+		return "", "", fmt.Errorf("store: malformed index key %s", sk)
+	}
+	return parts[1], parts[2], nil
 }
 
 // Bulk payout batches (see Bulk).
