@@ -13,7 +13,7 @@
 #   make lint                     gofmt, vet, staticcheck, cfn-lint template.yaml
 #   make size                     each bootstrap's size and gzipped size (target: ≤ 3.0 MiB gzipped, 3.5 with Stripe's library)
 #   make coldstart [RUNS=30]      each function's exec → first /next beside a hello-world floor (target: ≤ 2.5 ×)
-#   make loadtest [CLIENTS=8] [DURATION=30s] [AUTH_CLIENTS=16] [AUTH_DURATION=15s]  payouts, card authorizations: dev server vs the store call alone
+#   make loadtest [CLIENTS=8] [DURATION=30s] [AUTH_CLIENTS=16] [AUTH_DURATION=15s]  payouts, card authorizations: dev server vs the store call alone; a bulk batch
 #   make bench | clean
 
 SHELL := bash
@@ -200,7 +200,7 @@ bench: install devstack ## go test -run '^$' -bench BENCH (default .) -benchmem 
 
 # The load test is built first, so that compiling it does not run inside
 # the measured stack.
-loadtest: install devstack ## payouts through the dev server vs store.CreatePayout alone, 1 and 100 wallets, CLIENTS clients, DURATION each; then simulated conflicts; then card authorizations through the dev server vs store.Cards.Record alone, 1 and 100 cards, AUTH_CLIENTS clients, AUTH_DURATION each
+loadtest: install devstack ## payouts through the dev server vs store.CreatePayout alone, 1 and 100 wallets, CLIENTS clients, DURATION each; then simulated conflicts; then card authorizations through the dev server vs store.Cards.Record alone, 1 and 100 cards, AUTH_CLIENTS clients, AUTH_DURATION each; then one bulk payout batch of 10,000 items on 1 wallet, its payout worker running
 	@mkdir -p $(CACHE)/bin
 	@$(GO) build -o $(CACHE)/bin/loadtest ./infra/tools/cmd/loadtest
 	@$(DEVSTACK) exec -- $(CACHE)/bin/loadtest -clients $(CLIENTS) -duration $(DURATION) -conflict-duration $(CONFLICT_DURATION) \

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -32,6 +33,69 @@ func TestRatio(t *testing.T) {
 	}
 	if got := Ratio(a, Result{}); got != 0 {
 		t.Errorf("Ratio over nothing = %v, want 0", got)
+	}
+}
+
+func TestBulkRates(t *testing.T) {
+	single := Result{Accepted: 1000, Elapsed: 10 * time.Second} // 100/s
+	for _, c := range []struct {
+		name      string
+		d         time.Duration
+		single    Result
+		rate, got float64
+	}{
+		{"reservations", 2 * time.Second, single, 5000, 50},
+		{"payouts written", 40 * time.Second, single, 250, 2.5},
+		{"not reached", 0, single, 0, 0},
+		{"no single figure", 2 * time.Second, Result{}, 5000, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			b := BulkResult{Items: 10000, Single: c.single}
+			rate := b.Rate(c.d)
+			if rate != c.rate {
+				t.Errorf("Rate(%s) = %v, want %v", c.d, rate, c.rate)
+			}
+			if got := b.Times(rate); got != c.got {
+				t.Errorf("Times(%v) = %v, want %v", rate, got, c.got)
+			}
+		})
+	}
+}
+
+func TestWriteBulkTable(t *testing.T) {
+	b := BulkResult{
+		Items: 10000, Accepted: 2 * time.Second, Written: 80 * time.Second, Waited: 90 * time.Second,
+		Single:  Result{Name: "(a) dev server, 1 wallet", Accepted: 1000, Elapsed: 10 * time.Second},
+		Clients: 8,
+		Last:    batchView{Status: "PROCESSING", Counts: map[string]int{"pending": 600, "processing": 9400}},
+	}
+	var out strings.Builder
+	writeBulkTable(&out, b)
+	for _, want := range []string{
+		"| 202: all reserved (reservations) | 2.00 | 5000 | 100 | 50.0× |\n",
+		"| all reserved as payouts (payouts written) | 80.00 | 125 | 100 | 1.2× |\n",
+		"| COMPLETED (every item final) | not within 90 s | - | 100 | - |\n",
+		"The batch after 90 s: PROCESSING; pending 600, processing 9400, success 0, failed 0.",
+		"Target 202 <= 5 s: met (2.00 s).\n",
+		"Target all reserved as payouts <= 60 s: NOT met (80.00 s).\n",
+		"Target reservations/s >= 10× the single path: met (50.0×).\n",
+		"Target payouts written/s >= 10× the single path: NOT met (1.2×).\n",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestBulkBody(t *testing.T) {
+	body, err := bulkBody(3, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"phone_number":"237670000001"`, `"phone_number":"237670000021"`, `"external_id":"loadtest-t-00002"`, `"mode":"partial"`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("body lacks %s: %s", want, body)
+		}
 	}
 }
 

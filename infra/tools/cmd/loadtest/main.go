@@ -35,17 +35,27 @@
 // It prints their table, the ratio (c)/(d) and whether the targets are
 // met: (c)/(d) >= Target on many cards, (c)'s p99 <= AuthP99Target.
 //
+// Last, the bulk payouts (bulk.go): one batch of -bulk-items payouts on
+// one wallet (POST /payment/payouts/bulk) to a deployment whose payout
+// worker runs; it prints the seconds to the 202 (every item reserved),
+// until every item is written as a payout and until the batch is
+// COMPLETED, and the reservations and payouts written per second against
+// (a)'s accepted payouts per second on one wallet (measured apart, on
+// -clients clients for 15 s, when -duration is 0).
+//
 // It runs inside `devstack exec` (make loadtest), which gives it the
 // emulators' endpoints; each wallet or card count gets a fresh table,
 // fresh queues and a fresh bucket, and the dev server serves only the HTTP routes (the queue
 // consumers and schedules do not run, so the payouts stay PENDING and
-// the background work of settling them does not compete).
+// the background work of settling them does not compete), but for the
+// bulk scenario's payout worker.
+//
+// A duration of 0 (-duration, -conflict-duration, -auth-duration) or
+// -bulk-items 0 leaves the scenarios out.
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -53,12 +63,11 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -70,16 +79,9 @@ import (
 	"payments/infra/local/devserver"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
-	"payments/pkg/contention"
+	"payments/pkg/bulk"
 	"payments/pkg/documents"
-	"payments/pkg/events"
-	"payments/pkg/fees"
-	"payments/pkg/ids"
-	"payments/pkg/money"
-	"payments/pkg/payments"
 	"payments/pkg/store"
-	"payments/pkg/timestamp"
-	"payments/pkg/wallets"
 )
 
 // The payout every client makes: 100 XAF to a number the sandbox
@@ -118,13 +120,15 @@ type options struct {
 	authClients      int
 	authDuration     time.Duration
 	cards            int
+	bulkItems        int
+	bulkWait         time.Duration
 }
 
 func main() {
 	var o options
 	flag.IntVar(&o.clients, "clients", 8, "concurrent clients in each throughput scenario")
 	flag.IntVar(&o.conflictClients, "conflict-clients", 16, "concurrent clients in the conflict scenarios (the last has 3 times as many)")
-	flag.DurationVar(&o.duration, "duration", 30*time.Second, "how long each throughput scenario runs")
+	flag.DurationVar(&o.duration, "duration", 30*time.Second, "how long each throughput scenario runs (0: none)")
 	flag.DurationVar(&o.conflictDuration, "conflict-duration", 5*time.Second, "how long each conflict scenario runs (0: none)")
 	flag.IntVar(&o.rounds, "rounds", 6, "the turns (a) and (b) take within -duration each")
 	flag.IntVar(&o.wallets, "wallets", 100, "the wallets of the many-wallet scenarios")
@@ -132,10 +136,12 @@ func main() {
 	flag.IntVar(&o.authClients, "auth-clients", 16, "concurrent clients in the card authorization scenarios")
 	flag.DurationVar(&o.authDuration, "auth-duration", 15*time.Second, "how long each card authorization scenario runs (0: none)")
 	flag.IntVar(&o.cards, "cards", 100, "the cards of the many-card authorization scenarios")
+	flag.IntVar(&o.bulkItems, "bulk-items", 10000, "the items of the bulk payout batch, at most bulk.MaxItems (0: none)")
+	flag.DurationVar(&o.bulkWait, "bulk-wait", 90*time.Second, "how long the bulk scenario waits for its batch to be COMPLETED")
 	flag.Parse()
-	if o.clients < 1 || o.conflictClients < 1 || o.rounds < 1 || o.wallets < 1 || o.subItems < 1 || o.duration <= 0 ||
-		o.authClients < 1 || o.cards < 1 || o.authDuration < 0 {
-		fmt.Fprintln(os.Stderr, "loadtest: -clients, -rounds, -wallets, -sub-items, -auth-clients, -cards and -duration must be positive")
+	if o.clients < 1 || o.conflictClients < 1 || o.rounds < 1 || o.wallets < 1 || o.subItems < 1 || o.duration < 0 ||
+		o.authClients < 1 || o.cards < 1 || o.authDuration < 0 || o.bulkItems < 0 || o.bulkItems > bulk.MaxItems || o.bulkWait <= 0 {
+		fmt.Fprintln(os.Stderr, "loadtest: -clients, -rounds, -wallets, -sub-items, -auth-clients, -cards and -bulk-wait must be positive, -duration not negative, -bulk-items 0 to", bulk.MaxItems)
 		os.Exit(2)
 	}
 	// The functions' logs (one line per payout) would cost more than
@@ -167,59 +173,37 @@ func run(ctx context.Context, o options, out io.Writer) error {
 
 	var results []Result
 	var hot *deployment
-	for _, n := range []int{1, o.wallets} {
-		d, err := deploy(ctx, tpl, ep)
-		if err != nil {
+	if o.duration > 0 {
+		var err error
+		if results, hot, err = payouts(ctx, tpl, ep, o, out); err != nil {
 			return err
 		}
-		defer d.stop()
-		ws, err := d.setUp(ctx, n)
-		if err != nil {
-			return err
-		}
-		label := fmt.Sprintf("%d wallets", n)
-		if n == 1 {
-			label, hot = "1 wallet", d
-		}
-		// (a) and (b) take turns, so that what else the machine runs, and
-		// the table's growth, weigh on both alike.
-		a := Result{Name: "(a) dev server, " + label}
-		b := Result{Name: "(b) CreatePayout direct, " + label}
-		slice := o.duration / time.Duration(o.rounds)
-		db := d.db()
-		for i := range o.rounds {
-			fmt.Fprintf(os.Stderr, "loadtest: %s, round %d of %d: (a) dev server, then (b) CreatePayout, %s each…\n", label, i+1, o.rounds, slice)
-			a.Add(d.viaServer(ctx, ws, o.clients, slice))
-			b.Add(direct(ctx, db, ws, o.clients, slice))
-		}
-		results = append(results, a, b)
+		defer hot.stop()
 	}
-
-	fmt.Fprintln(out)
-	writeTable(out, results)
-	fmt.Fprintln(out)
-	fmt.Fprintln(out, "| wallets | ratio (a)/(b) |")
-	fmt.Fprintln(out, "|---:|---:|")
-	for i := 0; i+1 < len(results); i += 2 {
-		n := 1
-		if i > 0 {
-			n = o.wallets
-		}
-		fmt.Fprintf(out, "| %d | %.2f |\n", n, Ratio(results[i], results[i+1]))
-	}
-	verdict := "met"
-	if r := Ratio(results[2], results[3]); r < Target {
-		verdict = "NOT met"
-	}
-	fmt.Fprintf(out, "\nTarget (a)/(b) >= %.2f on %d wallets: %s.\n", Target, o.wallets, verdict)
-
 	if o.conflictDuration > 0 {
+		if hot == nil {
+			d, err := deploy(ctx, tpl, ep)
+			if err != nil {
+				return err
+			}
+			defer d.stop()
+			hot = d
+		}
 		if err := conflicts(ctx, hot, o, out); err != nil {
 			return err
 		}
 	}
 	if o.authDuration > 0 {
-		return authorizations(ctx, tpl, ep, o, out)
+		if err := authorizations(ctx, tpl, ep, o, out); err != nil {
+			return err
+		}
+	}
+	if o.bulkItems > 0 {
+		var single Result
+		if len(results) > 0 {
+			single = results[0]
+		}
+		return bulkScenario(ctx, tpl, ep, o, single, out)
 	}
 	return nil
 }
@@ -233,7 +217,9 @@ type deployment struct {
 	stop func()
 }
 
-func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints) (*deployment, error) {
+// deploy makes a deployment; of the queue consumers, only those of the
+// functions named in consumers run, and no schedule.
+func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints, consumers ...string) (*deployment, error) {
 	suffix := strconv.FormatInt(time.Now().UnixNano(), 36)
 	table := "loadtest-" + suffix
 	if err := stack.CreateTable(ctx, ep.dynamodb, table); err != nil {
@@ -280,7 +266,8 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints) (*depl
 		cancel()
 		return nil, err
 	}
-	srv.Consumers, srv.Schedules = nil, nil
+	srv.Consumers = slices.DeleteFunc(srv.Consumers, func(c devserver.Consumer) bool { return !slices.Contains(consumers, c.Function) })
+	srv.Schedules = nil
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		cancel()
@@ -344,96 +331,6 @@ func load[T any](ctx context.Context, ws []T, clients int, d time.Duration, once
 	}
 	r.Accepted = len(r.Latencies)
 	return r
-}
-
-// viaServer is scenario (a): payouts through the dev server.
-func (d *deployment) viaServer(ctx context.Context, ws []wallet, clients int, dur time.Duration) Result {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients, MaxConnsPerHost: clients}}
-	defer client.CloseIdleConnections()
-	body := []byte(fmt.Sprintf(`{"operator":%q,"country":%q,"phone_number":%q,"amount":%d,"currency":%q}`,
-		payoutOperator, payoutCountry, payoutPhone, payoutAmount, payoutCurrency))
-	url := d.base + "/payment/payout"
-	return load(ctx, ws, clients, dur, func(ctx context.Context, w wallet) string {
-		req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
-		if err != nil {
-			return "error: " + err.Error()
-		}
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Authorization", "Bearer "+w.token)
-		resp, err := client.Do(req)
-		if err != nil {
-			return "error: " + shorten(err.Error())
-		}
-		defer resp.Body.Close()
-		raw, _ := io.ReadAll(resp.Body)
-		if resp.StatusCode == http.StatusOK {
-			return ""
-		}
-		var e struct {
-			Code string `json:"code"`
-		}
-		json.Unmarshal(raw, &e)
-		return strings.TrimSpace(fmt.Sprintf("%d %s", resp.StatusCode, e.Code))
-	})
-}
-
-// direct is scenario (b): store.Payments.CreatePayout on db, with the
-// payment, reservation and event that payments.Service.Payout would make
-// for the same request.
-func direct(ctx context.Context, db *store.DB, ws []wallet, clients int, d time.Duration) Result {
-	ps := store.NewPayments(db)
-	rule, err := fees.DefaultSchedule().Match(fees.TypePayout, payoutOperator, payoutCountry, payoutCurrency)
-	if err != nil {
-		return Result{Refused: map[string]int{"error: " + err.Error(): 1}}
-	}
-	amount, err := money.ParseAmount(json.RawMessage(strconv.Itoa(payoutAmount)), payoutCurrency)
-	if err != nil {
-		return Result{Refused: map[string]int{"error: " + err.Error(): 1}}
-	}
-	fee := rule.Fee(amount)
-	return load(ctx, ws, clients, d, func(ctx context.Context, w wallet) string {
-		p, reservation, ev, err := newPayout(w, amount, fee)
-		if err != nil {
-			return "error: " + err.Error()
-		}
-		switch err := ps.CreatePayout(ctx, p, reservation, ev); {
-		case err == nil:
-			return ""
-		case errors.Is(err, contention.ErrConflict):
-			return "conflict"
-		case errors.Is(err, wallets.ErrInsufficientBalance):
-			return "insufficient balance"
-		default:
-			return "error: " + shorten(err.Error())
-		}
-	})
-}
-
-// newPayout returns what payments.Service.Payout hands to CreatePayout for
-// a payout of amount + fee from w.
-func newPayout(w wallet, amount, fee int64) (payments.Payment, wallets.Transaction, events.Event, error) {
-	now := time.Now().UTC()
-	p := payments.Payment{
-		ID: ids.NewV7(now), CompanyID: w.company, Type: payments.TypePayout, Status: payments.StatusPending,
-		Amount: amount, Fee: fee, Currency: payoutCurrency, Country: payoutCountry, Operator: payoutOperator,
-		PhoneNumber: payoutPhone, Reason: "Mobile money payout", WalletID: w.id,
-		NextPollAt: now, CreatedAt: now, UpdatedAt: now,
-	}
-	p.ExternalID = p.ID
-	p.EntryID = ids.NewV7(now)
-	reservation := wallets.Transaction{
-		ID: p.EntryID, CompanyID: w.company, WalletID: w.id, Amount: amount, AmountWithFee: p.Total(),
-		FeeAmount: fee, NetAmount: amount, Currency: payoutCurrency, Status: wallets.StatusPending,
-		Type: wallets.TypeWithdraw, Operator: payoutOperator, PhoneNumber: payoutPhone, Reference: p.ExternalID,
-		Balance: wallets.Payout, Reserved: p.Total(), PaymentID: p.ID, CreatedAt: now,
-	}
-	ev, err := events.NewPaymentStatusUpdated(w.company, events.PayoutStatusUpdated, events.PaymentStatusData{
-		TransactionID: p.ID, ExternalID: p.ExternalID, Type: string(p.Type), Status: string(p.Status),
-		Amount: money.JSON(amount, payoutCurrency), FeeAmount: money.JSON(fee, payoutCurrency),
-		Currency: payoutCurrency, Country: payoutCountry, Operator: payoutOperator, PhoneNumber: payoutPhone,
-		UpdatedAt: timestamp.Format(now),
-	}, "", now)
-	return p, reservation, ev, err
 }
 
 // shorten keeps an error text short enough for the table.
