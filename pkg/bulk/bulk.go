@@ -254,6 +254,12 @@ type Chunk struct {
 	Done      bool
 }
 
+// Claim is the claim of an external_id for a payout.
+type Claim struct {
+	ExternalID    string
+	TransactionID string
+}
+
 // Ref names a batch found by the sweeper.
 type Ref struct {
 	CompanyID string
@@ -278,9 +284,9 @@ type Store interface {
 	// GetChunk reads chunk n of a batch, strongly consistent; ErrNotFound
 	// if absent.
 	GetChunk(ctx context.Context, companyID, batchID string, n int) (Chunk, error)
-	// ClaimExternalID claims externalID for the payout transactionID;
-	// payments.ErrDuplicateExternalID when another payment holds it.
-	ClaimExternalID(ctx context.Context, companyID, externalID, transactionID string) error
+	// ClaimExternalIDs claims each external_id for its payout and returns
+	// the transaction ids of the claims another payment holds.
+	ClaimExternalIDs(ctx context.Context, companyID string, claims []Claim) (map[string]bool, error)
 	// GetPayments reads the payments of the company with ids that exist,
 	// strongly consistent.
 	GetPayments(ctx context.Context, companyID string, ids []string) (map[string]payments.Payment, error)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"payments/pkg/correlation"
@@ -38,9 +37,6 @@ func ParseChunkJob(body []byte) (ChunkJob, bool, error) {
 	}
 	return j, true, nil
 }
-
-// claimers bounds the external_id claims of one chunk made at once.
-const claimers = 16
 
 // queueChunks sends a chunk job for each chunk of b not done. A failed send
 // is logged: the sweeper sends it again (Sweep).
@@ -143,60 +139,35 @@ func (s *Service) HandleChunk(ctx context.Context, j ChunkJob) error {
 	return nil
 }
 
-// claim claims the external_id of each accepted row of c not written yet,
-// claimers at a time, and returns the transaction ids of the rows whose
-// external_id another payment holds.
+// claim claims the external_id of each accepted row of c not written yet
+// and returns the transaction ids of the rows whose external_id another
+// payment holds.
 func (s *Service) claim(ctx context.Context, b Batch, c Chunk, written map[string]payments.Payment) (map[string]bool, error) {
-	var (
-		mu      sync.Mutex
-		wg      sync.WaitGroup
-		errs    []error
-		refused = map[string]bool{}
-		slots   = make(chan struct{}, claimers)
-	)
+	var claims []Claim
 	for _, r := range c.Rows {
-		if r.Accepted == nil || written[r.Accepted.TransactionID].ID != "" {
-			continue
+		if a := r.Accepted; a != nil && written[a.TransactionID].ID == "" {
+			claims = append(claims, Claim{ExternalID: a.ExternalID, TransactionID: a.TransactionID})
 		}
-		a := r.Accepted
-		wg.Add(1)
-		slots <- struct{}{}
-		go func() {
-			defer func() { <-slots; wg.Done() }()
-			err := s.store.ClaimExternalID(ctx, b.CompanyID, a.ExternalID, a.TransactionID)
-			mu.Lock()
-			defer mu.Unlock()
-			switch {
-			case errors.Is(err, payments.ErrDuplicateExternalID):
-				refused[a.TransactionID] = true
-			case err != nil:
-				errs = append(errs, err)
-			}
-		}()
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	refused, err := s.store.ClaimExternalIDs(ctx, b.CompanyID, claims)
+	if err != nil {
 		return nil, fmt.Errorf("bulk: claim external_ids of chunk %d of %s: %w", c.N, b.ID, err)
 	}
 	return refused, nil
 }
 
 // submit queues the submission of the payouts of a chunk: those written
-// now with their events, those an earlier run wrote without (the sweeper
-// publishes their events). A failed send is the sweeper's to redo.
+// now with their events, those an earlier run wrote and still PENDING
+// without (the sweeper publishes their events). A failed send is the
+// sweeper's to redo.
 func (s *Service) submit(ctx context.Context, ps []payments.Payment, evs []events.Event, written map[string]payments.Payment) {
-	send := func(p payments.Payment, evs ...events.Event) {
-		if err := s.payouts.Enqueue(ctx, p, evs...); err != nil {
-			slog.WarnContext(ctx, "queue submit; the sweeper will", "company_id", p.CompanyID, "transaction_id", p.ID, "error", err)
-		}
-	}
-	for i, p := range ps {
-		send(p, evs[i])
-	}
 	for _, p := range written {
 		if p.Status == payments.StatusPending {
-			send(p)
+			ps, evs = append(ps, p), append(evs, events.Event{})
 		}
+	}
+	if err := s.payouts.EnqueueAll(ctx, ps, evs); err != nil {
+		slog.WarnContext(ctx, "queue submits; the sweeper will", "payouts", len(ps), "error", err)
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 type Payouts interface {
 	PreparePayout(ctx context.Context, companyID string, r payments.Request, walletOf payments.WalletLookup) (payments.Payment, error)
 	Wallet(ctx context.Context, companyID, currency, country string) (wallets.Wallet, error)
-	Enqueue(ctx context.Context, p payments.Payment, evs ...events.Event) error
+	EnqueueAll(ctx context.Context, ps []payments.Payment, evs []events.Event) error
 }
 
 // Jobs is the payouts queue, which carries the chunk jobs.

@@ -261,11 +261,35 @@ func (s *Service) PreparePayout(ctx context.Context, companyID string, r Request
 // PENDING.
 func AcceptedEvent(p Payment) (events.Event, error) { return statusEvent(p, "") }
 
-// Enqueue sends the submit message of p, accepted, carrying evs, its
-// acceptance's event if it has it; on failure the sweeper sends it later
-// (see enqueueSubmit).
-func (s *Service) Enqueue(ctx context.Context, p Payment, evs ...events.Event) error {
-	return s.sendJob(ctx, p, p.NextPollAt, evs...)
+// EnqueueAll sends the submit message of each payment of ps, accepted
+// and due now, carrying evs[i], its acceptance's event, when its ID is not
+// "": many a call when the payouts queue takes it (SendAll), else one by
+// one. The messages not sent are the sweeper's to send (see
+// enqueueSubmit); the error says how many.
+func (s *Service) EnqueueAll(ctx context.Context, ps []Payment, evs []events.Event) error {
+	bodies := make([][]byte, len(ps))
+	for i, p := range ps {
+		var carried []events.Event
+		if evs[i].ID != "" {
+			carried = evs[i : i+1]
+		}
+		var err error
+		if bodies[i], err = jobBody(p, p.NextPollAt, carried); err != nil {
+			return err
+		}
+	}
+	if all, ok := s.jobs.(interface {
+		SendAll(ctx context.Context, bodies [][]byte) error
+	}); ok {
+		return all.SendAll(ctx, bodies)
+	}
+	var errs []error
+	for _, b := range bodies {
+		if err := s.jobs.Send(ctx, b, 0); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // prepare runs the checks common to payouts and collections and returns the

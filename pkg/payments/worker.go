@@ -116,18 +116,27 @@ func (s *Service) sendJob(ctx context.Context, p Payment, due time.Time, evs ...
 	if s.jobs == nil {
 		return errors.New("payments: no payouts queue")
 	}
+	body, err := jobBody(p, due, evs)
+	if err != nil {
+		return err
+	}
+	if err := s.jobs.Send(ctx, body, max(due.Sub(s.now()), 0)); err != nil {
+		return fmt.Errorf("payments: queue job of %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+// jobBody is the message that expects p at due, carrying the ids of evs.
+func jobBody(p Payment, due time.Time, evs []events.Event) ([]byte, error) {
 	j := Job{CompanyID: p.CompanyID, TransactionID: p.ID, Due: timestamp.Format(due)}
 	for _, e := range evs {
 		j.Events = append(j.Events, e.ID)
 	}
 	body, err := json.Marshal(j)
 	if err != nil {
-		return fmt.Errorf("payments: encode job: %w", err)
+		return nil, fmt.Errorf("payments: encode job: %w", err)
 	}
-	if err := s.jobs.Send(ctx, body, max(due.Sub(s.now()), 0)); err != nil {
-		return fmt.Errorf("payments: queue job of %s: %w", p.ID, err)
-	}
-	return nil
+	return body, nil
 }
 
 // Relay returns a Publisher that hands committed events to the payout

@@ -65,26 +65,71 @@ func (p *Publisher) Send(ctx context.Context, body []byte, delay time.Duration) 
 	if p.url == "" {
 		return ErrNoQueue
 	}
-	in := &sqs.SendMessageInput{
-		QueueUrl:     aws.String(p.url),
-		MessageBody:  aws.String(string(body)),
-		DelaySeconds: delaySeconds(delay),
-	}
-	if id := correlation.ID(ctx); id != "" {
-		in.MessageAttributes = map[string]types.MessageAttributeValue{
-			CorrelationAttribute: {DataType: aws.String("String"), StringValue: aws.String(id)},
-		}
-	}
-	if h := correlation.Trace(ctx); h != "" {
-		in.MessageSystemAttributes = map[string]types.MessageSystemAttributeValue{
-			string(types.MessageSystemAttributeNameForSendsAWSTraceHeader): {DataType: aws.String("String"), StringValue: aws.String(h)},
-		}
-	}
-	_, err := p.client.SendMessage(ctx, in)
+	attrs, system := attributes(ctx)
+	_, err := p.client.SendMessage(ctx, &sqs.SendMessageInput{
+		QueueUrl:                aws.String(p.url),
+		MessageBody:             aws.String(string(body)),
+		DelaySeconds:            delaySeconds(delay),
+		MessageAttributes:       attrs,
+		MessageSystemAttributes: system,
+	})
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrPublish, err)
 	}
 	return nil
+}
+
+// MaxBatch is the most messages one SendMessageBatch sends.
+const MaxBatch = 10
+
+// SendAll queues bodies, each visible at once, MaxBatch a call
+// (SendMessageBatch), with ctx's correlation id and trace header as Send
+// does. The messages of a call that fails, or that SQS refuses, are not
+// sent: the error says how many; the others are.
+func (p *Publisher) SendAll(ctx context.Context, bodies [][]byte) error {
+	if p.url == "" {
+		return ErrNoQueue
+	}
+	attrs, system := attributes(ctx)
+	failed, last := 0, error(nil)
+	for start := 0; start < len(bodies); start += MaxBatch {
+		in := &sqs.SendMessageBatchInput{QueueUrl: aws.String(p.url)}
+		for i, b := range bodies[start:min(start+MaxBatch, len(bodies))] {
+			in.Entries = append(in.Entries, types.SendMessageBatchRequestEntry{
+				Id: aws.String(strconv.Itoa(i)), MessageBody: aws.String(string(b)),
+				MessageAttributes: attrs, MessageSystemAttributes: system,
+			})
+		}
+		out, err := p.client.SendMessageBatch(ctx, in)
+		switch {
+		case err != nil:
+			failed, last = failed+len(in.Entries), err
+		case len(out.Failed) > 0:
+			failed, last = failed+len(out.Failed), errors.New(aws.ToString(out.Failed[0].Message))
+		}
+	}
+	if failed > 0 {
+		return fmt.Errorf("%w: %d of %d messages: %v", ErrPublish, failed, len(bodies), last)
+	}
+	return nil
+}
+
+// attributes returns the message attributes of a message sent in ctx:
+// its correlation id and trace header, when ctx has them.
+func attributes(ctx context.Context) (map[string]types.MessageAttributeValue, map[string]types.MessageSystemAttributeValue) {
+	var attrs map[string]types.MessageAttributeValue
+	var system map[string]types.MessageSystemAttributeValue
+	if id := correlation.ID(ctx); id != "" {
+		attrs = map[string]types.MessageAttributeValue{
+			CorrelationAttribute: {DataType: aws.String("String"), StringValue: aws.String(id)},
+		}
+	}
+	if h := correlation.Trace(ctx); h != "" {
+		system = map[string]types.MessageSystemAttributeValue{
+			string(types.MessageSystemAttributeNameForSendsAWSTraceHeader): {DataType: aws.String("String"), StringValue: aws.String(h)},
+		}
+	}
+	return attrs, system
 }
 
 func delaySeconds(d time.Duration) int32 {

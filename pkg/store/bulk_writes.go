@@ -2,7 +2,9 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,28 +43,64 @@ func (s *Bulk) TakenExternalIDs(ctx context.Context, companyID string, ids []str
 	return taken, nil
 }
 
-// ClaimExternalID writes the claim of externalID for the payout
-// transactionID, on the condition that no other payment holds it (the
-// claim already the payout's is kept: a chunk written again).
-func (s *Bulk) ClaimExternalID(ctx context.Context, companyID, externalID, transactionID string) error {
-	item, err := attributevalue.MarshalMap(externalIDItem{
-		PK: companyPK(companyID), SK: externalIDSK(externalID), Type: kindExternalID,
-		ExternalID: externalID, TransactionID: transactionID,
-	})
-	if err != nil {
-		return fmt.Errorf("store: marshal external_id claim: %w", err)
+// errClaimsTaken is a transaction of claims of which some were taken.
+var errClaimsTaken = errors.New("store: external_ids taken")
+
+// ClaimExternalIDs writes each claim, on the condition that no other
+// payment holds its external_id (a claim already the payout's is kept: a
+// chunk written again), as many a transaction as it holds
+// (DB.MaxTransactItems). A transaction refused for claims taken is written
+// again without them. It returns the transaction ids of the claims taken.
+func (s *Bulk) ClaimExternalIDs(ctx context.Context, companyID string, claims []bulk.Claim) (map[string]bool, error) {
+	taken := map[string]bool{}
+	for start := 0; start < len(claims); start += s.db.MaxTransactItems {
+		group := claims[start:min(start+s.db.MaxTransactItems, len(claims))]
+		for len(group) > 0 {
+			t := &txn{}
+			for i, c := range group {
+				item, err := attributevalue.MarshalMap(externalIDItem{
+					PK: companyPK(companyID), SK: externalIDSK(c.ExternalID), Type: kindExternalID,
+					ExternalID: c.ExternalID, TransactionID: c.TransactionID,
+				})
+				if err != nil {
+					return nil, fmt.Errorf("store: marshal external_id claim: %w", err)
+				}
+				t.Add(externalIDClaim(i), types.TransactWriteItem{Put: &types.Put{
+					TableName:                 aws.String(s.db.Table),
+					Item:                      item,
+					ConditionExpression:       aws.String("attribute_not_exists(PK) OR transaction_id = :tx"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{":tx": dynamo.Str(c.TransactionID)},
+				}})
+			}
+			var left []bulk.Claim
+			err := s.db.writeOnce(ctx, "claim external_ids", t, func(_ context.Context, k dynamo.Cancellation) error {
+				for i, c := range group {
+					if k.Failed(externalIDClaim(i)) {
+						taken[c.TransactionID] = true
+					} else {
+						left = append(left, c)
+					}
+				}
+				if len(left) < len(group) {
+					return errClaimsTaken
+				}
+				return nil
+			})
+			switch {
+			case errors.Is(err, errClaimsTaken):
+				group = left
+			case err != nil:
+				return nil, err
+			default:
+				group = nil
+			}
+		}
 	}
-	err = s.db.Put(ctx, "claim external_id", &dynamodb.PutItemInput{
-		TableName:                 aws.String(s.db.Table),
-		Item:                      item,
-		ConditionExpression:       aws.String("attribute_not_exists(PK) OR transaction_id = :tx"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":tx": dynamo.Str(transactionID)},
-	})
-	if dynamo.ConditionFailed(err) {
-		return payments.ErrDuplicateExternalID
-	}
-	return err
+	return taken, nil
 }
+
+// externalIDClaim names claim i of a transaction of claims.
+func externalIDClaim(i int) string { return "claim" + strconv.Itoa(i) }
 
 // GetPayments reads the company's payments of ids that exist, with
 // BatchGetItem calls, strongly consistent.

@@ -237,7 +237,7 @@ var iamPrefixes = map[string]string{"DynamoDB": "dynamodb", "SQS": "sqs", "Secre
 	"CodeDeploy": "codedeploy", "Lambda": "lambda"}
 
 // iamActions maps an operation whose IAM action has another name to it.
-var iamActions = map[string]string{"lambda:Invoke": "lambda:InvokeFunction"}
+var iamActions = map[string]string{"lambda:Invoke": "lambda:InvokeFunction", "sqs:SendMessageBatch": "sqs:SendMessage"}
 
 // callsOf returns the IAM actions an operation of service needs, each on
 // the resource it names. A TransactWriteItems needs the action of each kind
