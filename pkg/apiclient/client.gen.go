@@ -13402,7 +13402,7 @@ type ClientInterface interface {
 	// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
 	// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
 	// required, and one item per following line; an unknown column is a 400 naming it; `description` and
-	// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+	// `mode` as query parameters). Another Content-Type is 415; a body over 4 MB is 413 `BODY_TOO_LARGE`.
 	// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
 	// header.
 	//
@@ -13438,7 +13438,7 @@ type ClientInterface interface {
 	// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
 	// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
 	// required, and one item per following line; an unknown column is a 400 naming it; `description` and
-	// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+	// `mode` as query parameters). Another Content-Type is 415; a body over 4 MB is 413 `BODY_TOO_LARGE`.
 	// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
 	// header.
 	//
@@ -15567,7 +15567,7 @@ func (c *Client) ListBulkPayouts(ctx context.Context, params *ListBulkPayoutsPar
 // naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
 // `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
 // required, and one item per following line; an unknown column is a 400 naming it; `description` and
-// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+// `mode` as query parameters). Another Content-Type is 415; a body over 4 MB is 413 `BODY_TOO_LARGE`.
 // Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
 // header.
 //
@@ -15613,7 +15613,7 @@ func (c *Client) CreateBulkPayoutWithBody(ctx context.Context, params *CreateBul
 // naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
 // `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
 // required, and one item per following line; an unknown column is a 400 naming it; `description` and
-// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+// `mode` as query parameters). Another Content-Type is 415; a body over 4 MB is 413 `BODY_TOO_LARGE`.
 // Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
 // header.
 //
@@ -22215,7 +22215,7 @@ type ClientWithResponsesInterface interface {
 	// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
 	// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
 	// required, and one item per following line; an unknown column is a 400 naming it; `description` and
-	// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+	// `mode` as query parameters). Another Content-Type is 415; a body over 4 MB is 413 `BODY_TOO_LARGE`.
 	// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
 	// header.
 	//
@@ -22251,7 +22251,7 @@ type ClientWithResponsesInterface interface {
 	// naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
 	// `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
 	// required, and one item per following line; an unknown column is a 400 naming it; `description` and
-	// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+	// `mode` as query parameters). Another Content-Type is 415; a body over 4 MB is 413 `BODY_TOO_LARGE`.
 	// Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
 	// header.
 	//
@@ -33400,7 +33400,7 @@ func (c *ClientWithResponses) ListBulkPayoutsWithResponse(ctx context.Context, p
 // naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
 // `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
 // required, and one item per following line; an unknown column is a 400 naming it; `description` and
-// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+// `mode` as query parameters). Another Content-Type is 415; a body over 4 MB is 413 `BODY_TOO_LARGE`.
 // Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
 // header.
 //
@@ -33442,7 +33442,7 @@ func (c *ClientWithResponses) CreateBulkPayoutWithBodyWithResponse(ctx context.C
 // naming columns among `external_id`, `operator`, `country`, `phone_number`, `amount`, `currency`, `reason`,
 // `notify_url`, in any order, of which `operator`, `country`, `phone_number`, `amount` and `currency` are
 // required, and one item per following line; an unknown column is a 400 naming it; `description` and
-// `mode` as query parameters). Another Content-Type is 415; a body over 6 MB is 413 `BODY_TOO_LARGE`.
+// `mode` as query parameters). Another Content-Type is 415; a body over 4 MB is 413 `BODY_TOO_LARGE`.
 // Rows are numbered from 1 in file order: `items[0]` is row 1, and so is the first CSV line after the
 // header.
 //

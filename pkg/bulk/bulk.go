@@ -252,6 +252,9 @@ type Chunk struct {
 	N         int
 	Rows      []Row
 	Done      bool
+	// Lease is the id of the chunk job's run that holds the chunk
+	// (LeaseChunk), "" for none.
+	Lease string
 }
 
 // Claim is the claim of an external_id for a payout.
@@ -294,7 +297,14 @@ type Store interface {
 	// numbered 1 of its payout), each payout last, after its id lookup,
 	// event and event counter.
 	PutPayouts(ctx context.Context, ps []payments.Payment, evs []events.Event) error
-	// FinishChunk marks c done, rewriting its rows, and adds what it found
+	// LeaseChunk gives chunk n of a batch to the run lease until until, on
+	// the condition that it is not done and no other run's lease runs
+	// at now; ErrChanged otherwise.
+	LeaseChunk(ctx context.Context, companyID, batchID string, n int, lease string, now, until time.Time) error
+	// ReleaseChunk ends the lease of chunk n if lease still holds it.
+	ReleaseChunk(ctx context.Context, companyID, batchID string, n int, lease string) error
+	// FinishChunk marks c done, on the condition that c.Lease still holds
+	// it, rewriting its rows, and adds what it found
 	// to the batch: released, the rows rejected as duplicates when their
 	// payouts were written, and the posting that releases their
 	// reservation (nil for none), at now; ErrChanged when c is already

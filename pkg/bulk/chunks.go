@@ -63,15 +63,25 @@ func (s *Service) sendChunk(ctx context.Context, b Batch, n int) error {
 	return nil
 }
 
-// HandleChunk writes the payouts of one chunk: it claims the external_id
-// of each accepted row (a row whose external_id another payment took
-// meanwhile is rejected DUPLICATE_EXTERNAL_ID and its reservation
-// released), writes the payouts with their acceptance events, marks the
-// chunk done with what it found, then queues each payout's submission. It
-// is idempotent: a chunk done is left alone, and the payouts an earlier
-// run wrote are kept as they are. An error leaves the message for
-// redelivery; a job naming no batch or chunk is dropped.
-func (s *Service) HandleChunk(ctx context.Context, j ChunkJob) error {
+// ChunkLease is how long a chunk job's run holds its chunk: longer than
+// the payout worker may run (its Lambda time-out, 60 s), so that a run
+// that takes the chunk over after it finds every write of the one before
+// it made.
+const ChunkLease = 3 * time.Minute
+
+// HandleChunk writes the payouts of one chunk. It takes the chunk's lease
+// (a chunk done, or held by another run, is left alone: the sweeper sends
+// its job again while it is not done), reads the payouts an earlier run
+// wrote, which stay as they are, claims the external_id of each other
+// accepted row (a row whose external_id another payment took meanwhile is
+// rejected DUPLICATE_EXTERNAL_ID and its reservation released), writes
+// their payouts with their acceptance events, marks the chunk done with
+// what it found, then queues each payout's submission. The payouts are
+// written without conditions, and the lease is what keeps two runs from
+// writing the same chunk. An error leaves the message for redelivery; a
+// job naming no batch or chunk is dropped. A run that fails gives the
+// chunk back at once, unless its time ran out (a call may still land).
+func (s *Service) HandleChunk(ctx context.Context, j ChunkJob) (err error) {
 	b, err := s.store.GetBatch(ctx, j.CompanyID, j.BatchID)
 	if errors.Is(err, ErrNotFound) || (err == nil && j.Chunk >= b.Chunks) {
 		slog.WarnContext(ctx, "drop chunk job of unknown batch", "company_id", j.CompanyID, "batch_id", j.BatchID, "chunk", j.Chunk)
@@ -85,6 +95,22 @@ func (s *Service) HandleChunk(ctx context.Context, j ChunkJob) error {
 	if err != nil || c.Done {
 		return err
 	}
+	now := s.now()
+	c.Lease = ids.NewV7(now)
+	switch err := s.store.LeaseChunk(ctx, b.CompanyID, b.ID, c.N, c.Lease, now, now.Add(ChunkLease)); {
+	case errors.Is(err, ErrChanged):
+		slog.InfoContext(ctx, "bulk chunk done or held by another run", "company_id", b.CompanyID, "batch_id", b.ID, "chunk", c.N)
+		return nil
+	case err != nil:
+		return fmt.Errorf("bulk: lease chunk %d of %s: %w", c.N, b.ID, err)
+	}
+	defer func() {
+		if err != nil && ctx.Err() == nil {
+			if rerr := s.store.ReleaseChunk(ctx, b.CompanyID, b.ID, c.N, c.Lease); rerr != nil {
+				slog.WarnContext(ctx, "release chunk; its lease runs out", "batch_id", b.ID, "chunk", c.N, "error", rerr)
+			}
+		}
+	}()
 	var txIDs []string
 	for _, r := range c.Rows {
 		if r.Accepted != nil {
@@ -99,7 +125,6 @@ func (s *Service) HandleChunk(ctx context.Context, j ChunkJob) error {
 	if err != nil {
 		return err
 	}
-	now := s.now()
 	var ps []payments.Payment
 	var evs []events.Event
 	var released []Row

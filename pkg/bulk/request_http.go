@@ -15,8 +15,9 @@ import (
 )
 
 // MaxBodyBytes caps the body of a batch: 10,000 items fit with room to
-// spare, and Lambda takes at most 6 MB in a request.
-const MaxBodyBytes = 6 << 20
+// spare, and with the report's own columns a batch's report.csv stays
+// within the 6 MB Lambda answers at most.
+const MaxBodyBytes = 4 << 20
 
 // itemBody is an item of a JSON batch. The amount is kept raw, so that a
 // JSON string is refused as the single payout refuses it.
@@ -85,6 +86,8 @@ func ParseCSV(body []byte, description, mode string) (Request, error) {
 		switch {
 		case name == "":
 			return Request{}, field.Invalid("body", fmt.Sprintf("column %d of the header row has no name", i+1))
+		case k < 0 && len(name) > 64:
+			return Request{}, field.Invalid("body", fmt.Sprintf("column %d of the header row is not a column of a bulk payout: the columns are %s", i+1, strings.Join(Columns, ", ")))
 		case k < 0:
 			return Request{}, field.Invalid(name, "is not a column of a bulk payout: the columns are "+strings.Join(Columns, ", "))
 		case at[k] >= 0:

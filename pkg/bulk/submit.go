@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"unicode/utf8"
 
 	"payments/pkg/contention"
 	"payments/pkg/correlation"
@@ -286,6 +287,9 @@ func (s *Service) assemble(b Batch, sel selection) (Batch, []Chunk, wallets.Post
 		}
 		chunk := &chunks[len(chunks)-1]
 		row := Row{Input: c.in, Rejection: c.rejected}
+		if c.rejected != nil {
+			row.Input = c.in.clipped()
+		}
 		if c.rejected == nil {
 			p := c.payout
 			row.Accepted = &Accepted{TransactionID: p.ID, ExternalID: p.ExternalID, Reason: p.Reason,
@@ -385,6 +389,30 @@ func (s *Service) accepted(ctx context.Context, companyID, id string) (Acceptanc
 		rejected = append(rejected, firstRejected([]Chunk{c})...)
 	}
 	return Acceptance{Batch: b, Rejected: rejected[:min(len(rejected), MaxRejectedShown)]}, nil
+}
+
+// MaxRejectedCell bounds each cell a rejected row keeps, in bytes: a
+// rejected cell may be of any length, and a chunk of rows is one DynamoDB
+// item (at most 400 KB). An accepted row's cells are bounded by the
+// payout's rules.
+const MaxRejectedCell = 256
+
+// clipped returns in with each cell cut to MaxRejectedCell bytes, at a
+// character's boundary.
+func (in Input) clipped() Input {
+	clip := func(s string) string {
+		if len(s) <= MaxRejectedCell {
+			return s
+		}
+		cut := MaxRejectedCell
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		return s[:cut]
+	}
+	in.ExternalID, in.Operator, in.Country, in.PhoneNumber = clip(in.ExternalID), clip(in.Operator), clip(in.Country), clip(in.PhoneNumber)
+	in.Amount, in.Currency, in.Reason, in.NotifyURL = clip(in.Amount), clip(in.Currency), clip(in.Reason), clip(in.NotifyURL)
+	return in
 }
 
 // request returns in as a single payout's request.

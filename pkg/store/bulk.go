@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -155,7 +156,8 @@ type rowJSON struct {
 	Currency    string `json:"cur,omitempty"`
 	Reason      string `json:"rsn,omitempty"`
 	NotifyURL   string `json:"url,omitempty"`
-	// The acceptance.
+	// The acceptance; the payout's external_id and reason only when they
+	// are not the input's (a default applied).
 	TransactionID string `json:"tx,omitempty"`
 	PayExternalID string `json:"pext,omitempty"`
 	PayReason     string `json:"prsn,omitempty"`
@@ -176,19 +178,26 @@ func encodeRows(rows []bulk.Row) (string, error) {
 		j := rowJSON{Row: in.Row, ExternalID: in.ExternalID, Operator: in.Operator, Country: in.Country,
 			PhoneNumber: in.PhoneNumber, Amount: in.Amount, Currency: in.Currency, Reason: in.Reason, NotifyURL: in.NotifyURL}
 		if a := r.Accepted; a != nil {
-			j.TransactionID, j.PayExternalID, j.PayReason, j.WalletID, j.Minor, j.Fee =
-				a.TransactionID, a.ExternalID, a.Reason, a.WalletID, a.Amount, a.Fee
+			j.TransactionID, j.WalletID, j.Minor, j.Fee = a.TransactionID, a.WalletID, a.Amount, a.Fee
+			if a.ExternalID != in.ExternalID {
+				j.PayExternalID = a.ExternalID
+			}
+			if a.Reason != in.Reason {
+				j.PayReason = a.Reason
+			}
 		}
 		if rej := r.Rejection; rej != nil {
 			j.Field, j.Code, j.Message = rej.Field, rej.Code, rej.Message
 		}
 		out[i] = j
 	}
-	b, err := json.Marshal(out)
-	if err != nil {
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // a notify_url's & stays one byte
+	if err := enc.Encode(out); err != nil {
 		return "", fmt.Errorf("store: encode rows: %w", err)
 	}
-	return string(b), nil
+	return strings.TrimSuffix(b.String(), "\n"), nil
 }
 
 // decodeRows reads the rows of a chunk.
@@ -202,8 +211,15 @@ func decodeRows(s string) ([]bulk.Row, error) {
 		rows[i].Input = bulk.Input{Row: j.Row, ExternalID: j.ExternalID, Operator: j.Operator, Country: j.Country,
 			PhoneNumber: j.PhoneNumber, Amount: j.Amount, Currency: j.Currency, Reason: j.Reason, NotifyURL: j.NotifyURL}
 		if j.TransactionID != "" {
-			rows[i].Accepted = &bulk.Accepted{TransactionID: j.TransactionID, ExternalID: j.PayExternalID, Reason: j.PayReason,
+			a := &bulk.Accepted{TransactionID: j.TransactionID, ExternalID: j.ExternalID, Reason: j.Reason,
 				WalletID: j.WalletID, Amount: j.Minor, Fee: j.Fee}
+			if j.PayExternalID != "" {
+				a.ExternalID = j.PayExternalID
+			}
+			if j.PayReason != "" {
+				a.Reason = j.PayReason
+			}
+			rows[i].Accepted = a
 		}
 		if j.Code != "" {
 			rows[i].Rejection = &bulk.Rejection{Field: j.Field, Code: j.Code, Message: j.Message}

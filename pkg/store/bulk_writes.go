@@ -165,8 +165,43 @@ func (s *Bulk) PutPayouts(ctx context.Context, ps []payments.Payment, evs []even
 	return s.db.PutAll(ctx, "write payouts", last)
 }
 
+// LeaseChunk writes the lease of chunk n, on the condition that it is not
+// done and any lease it has ran out before now.
+func (s *Bulk) LeaseChunk(ctx context.Context, companyID, batchID string, n int, lease string, now, until time.Time) error {
+	_, err := s.db.Update(ctx, fmt.Sprintf("lease chunk %d of batch %s", n, batchID), &dynamodb.UpdateItemInput{
+		TableName:           aws.String(s.db.Table),
+		Key:                 dynamo.Key(companyPK(companyID), bulkChunkSK(batchID, n)),
+		UpdateExpression:    aws.String("SET lease_id = :lease, lease_until = :until"),
+		ConditionExpression: aws.String("done = :not AND (attribute_not_exists(lease_until) OR lease_until < :now)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":lease": dynamo.Str(lease), ":until": dynamo.Str(timestamp.Format(until)),
+			":now": dynamo.Str(timestamp.Format(now)), ":not": dynamo.Bool(false),
+		},
+	})
+	if dynamo.ConditionFailed(err) {
+		return bulk.ErrChanged
+	}
+	return err
+}
+
+// ReleaseChunk removes the lease of chunk n if it is still lease.
+func (s *Bulk) ReleaseChunk(ctx context.Context, companyID, batchID string, n int, lease string) error {
+	_, err := s.db.Update(ctx, fmt.Sprintf("release chunk %d of batch %s", n, batchID), &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(s.db.Table),
+		Key:                       dynamo.Key(companyPK(companyID), bulkChunkSK(batchID, n)),
+		UpdateExpression:          aws.String("REMOVE lease_id, lease_until"),
+		ConditionExpression:       aws.String("lease_id = :lease"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":lease": dynamo.Str(lease)},
+	})
+	if dynamo.ConditionFailed(err) {
+		return nil
+	}
+	return err
+}
+
 // FinishChunk writes, in one transaction: chunk c done, with its rows as
-// they now stand, on the condition that it was not; the batch's chunks
+// they now stand, on the condition that it was not and that c.Lease holds
+// it; the batch's chunks
 // done, and its counts and totals less the released rows; and the release
 // posting.
 func (s *Bulk) FinishChunk(ctx context.Context, b bulk.Batch, c bulk.Chunk, released []bulk.Row, release *wallets.Posting, at time.Time) error {
@@ -186,9 +221,11 @@ func (s *Bulk) FinishChunk(ctx context.Context, b bulk.Batch, c bulk.Chunk, rele
 			TableName:                 aws.String(s.db.Table),
 			Key:                       dynamo.Key(companyPK(c.CompanyID), bulkChunkSK(c.BatchID, c.N)),
 			UpdateExpression:          aws.String("SET done = :done, #rows = :rows"),
-			ConditionExpression:       aws.String("done = :not"),
-			ExpressionAttributeNames:  map[string]string{"#rows": "rows"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":done": dynamo.Bool(true), ":not": dynamo.Bool(false), ":rows": dynamo.Str(rows)},
+			ConditionExpression:      aws.String("done = :not AND lease_id = :lease"),
+			ExpressionAttributeNames: map[string]string{"#rows": "rows"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":done": dynamo.Bool(true), ":not": dynamo.Bool(false), ":rows": dynamo.Str(rows), ":lease": dynamo.Str(c.Lease),
+			},
 		}})
 		t.Add("batch", types.TransactWriteItem{Update: &types.Update{
 			TableName: aws.String(s.db.Table),

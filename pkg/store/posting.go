@@ -189,11 +189,13 @@ func needsRead(l wallets.Leg) bool {
 // entry of u from u.From to u.To, with its delta, reservation, order id
 // (when set), the balances around it (when not nil) and completion (when
 // set), out of the open-funding index, on the condition that it is still
-// u.From.
+// u.From and holds u.Held: the reservation the adjustment releases is the
+// one the entry held (a bulk batch's entry closes holding nothing).
 func (s *Wallets) entryUpdate(companyID string, u wallets.EntryUpdate, before, after *int64) types.TransactWriteItem {
 	names := map[string]string{"#st": "status", "#delta": "delta", "#res": "reserved"}
 	values := map[string]types.AttributeValue{
 		":from": dynamo.Str(string(u.From)), ":to": dynamo.Str(string(u.To)), ":delta": dynamo.Num(u.Delta), ":res": dynamo.Num(u.Reserved),
+		":held": dynamo.Num(u.Held),
 	}
 	set := []string{"#st = :to", "#delta = :delta", "#res = :res"}
 	add := func(attr, placeholder string, v types.AttributeValue) {
@@ -215,7 +217,7 @@ func (s *Wallets) entryUpdate(companyID string, u wallets.EntryUpdate, before, a
 		TableName:                 aws.String(s.db.Table),
 		Key:                       dynamo.Key(companyPK(companyID), ledgerSK(u.ID)),
 		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + attrGSI2PK + ", " + attrGSI2SK),
-		ConditionExpression:       aws.String("#st = :from"),
+		ConditionExpression:       aws.String("#st = :from AND #res = :held"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}}
