@@ -6783,7 +6783,8 @@ type BulkPayoutRequestMode string
 // BulkPayoutRequestItem One payout of a batch. It is checked by the rules of `PaymentPayoutRequest`, which the descriptions
 // repeat: `operator`, `country`, `phone_number`, `amount` and `currency` are required, `amount` is a JSON
 // number in major units. An item that breaks a rule is rejected, its row and not the request (in `partial`
-// mode the batch is still accepted), so the schema states the rules in words only.
+// mode the batch is still accepted), so the schema states the rules in words only; a field of the wrong
+// JSON type (`"operator": 5`) is a malformed request, refused whole.
 type BulkPayoutRequestItem struct {
 	// Amount major units, excluding the fee, with no more decimals than the currency has; required
 	Amount *json.Number `json:"amount,omitempty"`

@@ -16,8 +16,10 @@ import (
 // completed if every item is final.
 const SweepAge = time.Minute
 
-// sweepLimit bounds the batches one sweep looks at.
-const sweepLimit = 100
+// sweepLimit bounds the batches one sweep looks at: every open batch is
+// read (one GetItem), but only those with chunks not done, or whose items
+// are all final, cost more.
+const sweepLimit = 1000
 
 // ItemFinished completes the batch if the item that just became final was
 // its last (payments.BatchWatcher). A failure is logged: the sweeper
@@ -85,6 +87,9 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 	sent := 0
 	var errs []error
 	for _, ref := range refs {
+		if ctx.Err() != nil {
+			break // the step's time is up: the next sweep goes on
+		}
 		b, err := s.store.GetBatch(ctx, ref.CompanyID, ref.ID)
 		if err != nil {
 			errs = append(errs, err)

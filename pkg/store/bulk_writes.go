@@ -284,9 +284,10 @@ func (s *Bulk) CompleteBatch(ctx context.Context, b bulk.Batch, closing wallets.
 }
 
 // OpenBatches returns up to limit batches not completed, created before
-// cutoff, oldest first (eventually consistent).
+// cutoff, oldest first (eventually consistent), reading the index's keys
+// a page at a time.
 func (s *Bulk) OpenBatches(ctx context.Context, cutoff time.Time, limit int) ([]bulk.Ref, error) {
-	out, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
+	p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		IndexName:              aws.String(GSI2),
 		KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
@@ -295,22 +296,24 @@ func (s *Bulk) OpenBatches(ctx context.Context, cutoff time.Time, limit int) ([]
 		},
 		ProjectionExpression:     aws.String("#sk"),
 		ExpressionAttributeNames: map[string]string{"#sk": attrGSI2SK},
-		Limit:                    aws.Int32(int32(limit)),
 	})
-	if err != nil {
-		return nil, fmt.Errorf("store: query open batches: %w", err)
-	}
-	refs := make([]bulk.Ref, 0, len(out.Items))
-	for _, item := range out.Items {
-		sk, _ := item[attrGSI2SK].(*types.AttributeValueMemberS)
-		if sk == nil {
-			continue
-		}
-		companyID, id, err := splitTimedRef(sk.Value)
+	var refs []bulk.Ref
+	for p.HasMorePages() && len(refs) < limit {
+		out, err := p.NextPage(ctx)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("store: query open batches: %w", err)
 		}
-		refs = append(refs, bulk.Ref{CompanyID: companyID, ID: id})
+		for _, item := range out.Items {
+			sk, _ := item[attrGSI2SK].(*types.AttributeValueMemberS)
+			if sk == nil || len(refs) == limit {
+				continue
+			}
+			companyID, id, err := splitTimedRef(sk.Value)
+			if err != nil {
+				return nil, err
+			}
+			refs = append(refs, bulk.Ref{CompanyID: companyID, ID: id})
+		}
 	}
 	return refs, nil
 }
