@@ -5,15 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
-	"unicode/utf8"
 
 	"payments/pkg/contention"
 	"payments/pkg/correlation"
 	"payments/pkg/field"
 	"payments/pkg/idempotency"
 	"payments/pkg/ids"
-	"payments/pkg/metrics"
 	"payments/pkg/payments"
 	"payments/pkg/wallets"
 )
@@ -26,7 +23,7 @@ type Request struct {
 	Mode Mode
 }
 
-// Accepted is the answer to a batch's acceptance: the batch and its
+// Acceptance is the answer to a batch's acceptance: the batch and its
 // rejected rows (at most MaxRejectedShown).
 type Acceptance struct {
 	Batch    Batch
@@ -77,7 +74,7 @@ func (s *Service) Submit(ctx context.Context, companyID string, req Request) (Ac
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		sel, err := s.select_(ctx, companyID, b.Mode, rows)
+		sel, err := s.choose(ctx, companyID, b.Mode, rows)
 		if err != nil {
 			return Acceptance{}, err
 		}
@@ -193,53 +190,14 @@ func (s *Service) check(ctx context.Context, companyID string, items []Input) ([
 	return rows, nil
 }
 
-// memoWallets returns a lookup that reads each wallet once.
-func memoWallets(read payments.WalletLookup) payments.WalletLookup {
-	type found struct {
-		w   wallets.Wallet
-		err error
-	}
-	var mu sync.Mutex
-	known := map[string]found{}
-	return func(ctx context.Context, companyID, currency, country string) (wallets.Wallet, error) {
-		key := currency + "#" + country
-		mu.Lock()
-		defer mu.Unlock()
-		if f, ok := known[key]; ok {
-			return f.w, f.err
-		}
-		w, err := read(ctx, companyID, currency, country)
-		known[key] = found{w, err}
-		return w, err
-	}
-}
-
-// itemError is the refusal of an all_or_nothing batch for row r: r's own
-// error, on the field items[<row>].<field>.
-func itemError(r checked) error {
-	name := fmt.Sprintf("items[%d]", r.in.Row)
-	if r.rejected.Field != "" {
-		name += "." + r.rejected.Field
-	}
-	var fe *field.Error
-	if errors.As(r.err, &fe) {
-		return field.Invalid(name, fe.Problem+"; nothing was reserved (mode all_or_nothing)")
-	}
-	var ff *field.Fault
-	if errors.As(r.err, &ff) {
-		return field.On(ff.Err, name)
-	}
-	return field.On(r.err, name)
-}
-
 // selection is which rows are accepted: rows, with the INSUFFICIENT_BALANCE
 // rejections of a partial batch added.
 type selection []checked
 
-// select_ decides which valid rows the wallets cover, from wallets read
+// choose decides which valid rows the wallets cover, from wallets read
 // now: in row order while each covers them (ModePartial), or all of them
 // (ModeAllOrNothing: a wallet short of its rows refuses the batch).
-func (s *Service) select_(ctx context.Context, companyID string, mode Mode, rows []checked) (selection, error) {
+func (s *Service) choose(ctx context.Context, companyID string, mode Mode, rows []checked) (selection, error) {
 	available := map[string]int64{}
 	for _, r := range rows {
 		if r.rejected != nil {
@@ -340,85 +298,5 @@ func (b Batch) reservationEntry(r Reservation) wallets.Transaction {
 		Amount: r.Total, AmountWithFee: r.Total, NetAmount: r.Total, Currency: b.Currency,
 		Status: wallets.StatusPending, Type: wallets.TypeBulkPayout, Reference: b.ID,
 		Balance: wallets.Payout, Reserved: r.Total, CreatedAt: b.CreatedAt,
-	}
-}
-
-// countAccepted records the payouts b accepted (PayoutsAccepted, as a
-// single payout's acceptance does), by operator.
-func countAccepted(ctx context.Context, b Batch, chunks []Chunk) {
-	byOperator := map[string]int{}
-	for _, c := range chunks {
-		for _, r := range c.Rows {
-			if r.Accepted != nil {
-				byOperator[r.Operator]++
-			}
-		}
-	}
-	for op, n := range byOperator {
-		metrics.Record(ctx, []metrics.Dimension{metrics.Currency(b.Currency), metrics.Operator(op)},
-			metrics.Metric{Name: metrics.PayoutsAccepted, Unit: metrics.UnitCount, Value: float64(n)})
-	}
-}
-
-// firstRejected returns the first MaxRejectedShown rejected rows.
-func firstRejected(chunks []Chunk) []Row {
-	var out []Row
-	for _, c := range chunks {
-		for _, r := range c.Rows {
-			if r.Rejection != nil && len(out) < MaxRejectedShown {
-				out = append(out, r)
-			}
-		}
-	}
-	return out
-}
-
-// accepted answers the retry of a request that committed batch id: the
-// batch as it stands and its first rejected rows.
-func (s *Service) accepted(ctx context.Context, companyID, id string) (Acceptance, error) {
-	b, err := s.store.GetBatch(ctx, companyID, id)
-	if err != nil {
-		return Acceptance{}, err
-	}
-	var rejected []Row
-	for n := 0; n < b.Chunks && len(rejected) < MaxRejectedShown; n++ {
-		c, err := s.store.GetChunk(ctx, companyID, id, n)
-		if err != nil {
-			return Acceptance{}, err
-		}
-		rejected = append(rejected, firstRejected([]Chunk{c})...)
-	}
-	return Acceptance{Batch: b, Rejected: rejected[:min(len(rejected), MaxRejectedShown)]}, nil
-}
-
-// MaxRejectedCell bounds each cell a rejected row keeps, in bytes: a
-// rejected cell may be of any length, and a chunk of rows is one DynamoDB
-// item (at most 400 KB). An accepted row's cells are bounded by the
-// payout's rules.
-const MaxRejectedCell = 256
-
-// clipped returns in with each cell cut to MaxRejectedCell bytes, at a
-// character's boundary.
-func (in Input) clipped() Input {
-	clip := func(s string) string {
-		if len(s) <= MaxRejectedCell {
-			return s
-		}
-		cut := MaxRejectedCell
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		return s[:cut]
-	}
-	in.ExternalID, in.Operator, in.Country, in.PhoneNumber = clip(in.ExternalID), clip(in.Operator), clip(in.Country), clip(in.PhoneNumber)
-	in.Amount, in.Currency, in.Reason, in.NotifyURL = clip(in.Amount), clip(in.Currency), clip(in.Reason), clip(in.NotifyURL)
-	return in
-}
-
-// request returns in as a single payout's request.
-func (in Input) request() payments.Request {
-	return payments.Request{
-		Operator: in.Operator, Country: in.Country, PhoneNumber: in.PhoneNumber, Amount: in.Amount,
-		Currency: in.Currency, ExternalID: in.ExternalID, NotifyURL: in.NotifyURL, Reason: in.Reason,
 	}
 }

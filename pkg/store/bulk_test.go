@@ -76,7 +76,9 @@ func TestChunkLease(t *testing.T) {
 	if err := s.CreateBatch(ctx, b, []bulk.Chunk{c}, nothing); err != nil {
 		t.Fatal(err)
 	}
-	lease := func(id string, at time.Time) error { return s.LeaseChunk(ctx, b.CompanyID, b.ID, 0, id, at, at.Add(time.Minute)) }
+	lease := func(id string, at time.Time) error {
+		return s.LeaseChunk(ctx, b.CompanyID, b.ID, 0, id, at, at.Add(time.Minute))
+	}
 	steps := []struct {
 		name string
 		do   func() error

@@ -218,9 +218,9 @@ func (s *Bulk) FinishChunk(ctx context.Context, b bulk.Batch, c bulk.Chunk, rele
 	return s.db.write(ctx, fmt.Sprintf("finish chunk %d of batch %s", c.N, b.ID), func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		t.Add("chunk", types.TransactWriteItem{Update: &types.Update{
-			TableName:                 aws.String(s.db.Table),
-			Key:                       dynamo.Key(companyPK(c.CompanyID), bulkChunkSK(c.BatchID, c.N)),
-			UpdateExpression:          aws.String("SET done = :done, #rows = :rows"),
+			TableName:                aws.String(s.db.Table),
+			Key:                      dynamo.Key(companyPK(c.CompanyID), bulkChunkSK(c.BatchID, c.N)),
+			UpdateExpression:         aws.String("SET done = :done, #rows = :rows"),
 			ConditionExpression:      aws.String("done = :not AND lease_id = :lease"),
 			ExpressionAttributeNames: map[string]string{"#rows": "rows"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
