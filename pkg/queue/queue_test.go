@@ -3,6 +3,7 @@ package queue_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -149,5 +150,41 @@ func TestMessagesCarryTheirCorrelation(t *testing.T) {
 		if r.Body == "without" && got["without"] != [2]string{r.MessageId, ""} {
 			t.Errorf("a message sent without: handled with %q, want its message id %s", got["without"], r.MessageId)
 		}
+	}
+}
+
+// TestSendAll: 23 bodies go in three calls and arrive once each, with the
+// correlation id.
+func TestSendAll(t *testing.T) {
+	client := queuetest.Client(t)
+	url := queuetest.NewQueue(t, client, nil)
+	p := queue.NewPublisher(client, url)
+	want := map[string]bool{}
+	var bodies [][]byte
+	for i := range 23 {
+		b := fmt.Sprintf("job-%02d", i)
+		bodies, want[b] = append(bodies, []byte(b)), true
+	}
+	if err := p.SendAll(correlation.NewContext(context.Background(), "req-7"), bodies); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]bool{}
+	for len(got) < len(want) {
+		out, err := client.ReceiveMessage(context.Background(), &sqs.ReceiveMessageInput{
+			QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1, MessageAttributeNames: []string{"All"},
+		})
+		if err != nil || len(out.Messages) == 0 {
+			t.Fatalf("received %d of %d: %v", len(got), len(want), err)
+		}
+		for _, m := range out.Messages {
+			b := aws.ToString(m.Body)
+			if got[b] || !want[b] || aws.ToString(m.MessageAttributes[queue.CorrelationAttribute].StringValue) != "req-7" {
+				t.Fatalf("message %q (seen %v) %v", b, got[b], m.MessageAttributes)
+			}
+			got[b] = true
+		}
+	}
+	if err := queue.NewPublisher(client, "").SendAll(context.Background(), bodies); !errors.Is(err, queue.ErrNoQueue) {
+		t.Fatalf("no queue: %v", err)
 	}
 }
