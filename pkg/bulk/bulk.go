@@ -301,6 +301,9 @@ type Store interface {
 	// the condition that it is not done and no other run's lease runs
 	// at now; ErrChanged otherwise.
 	LeaseChunk(ctx context.Context, companyID, batchID string, n int, lease string, now, until time.Time) error
+	// ChunksLeft returns the numbers of a batch's chunks not done, reading
+	// no rows.
+	ChunksLeft(ctx context.Context, companyID, batchID string) ([]int, error)
 	// ReleaseChunk ends the lease of chunk n if lease still holds it.
 	ReleaseChunk(ctx context.Context, companyID, batchID string, n int, lease string) error
 	// FinishChunk marks c done, on the condition that c.Lease still holds

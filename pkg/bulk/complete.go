@@ -39,11 +39,21 @@ func (s *Service) complete(ctx context.Context, companyID, id string) {
 	}
 }
 
+// tryComplete is complete, its error returned.
 func (s *Service) tryComplete(ctx context.Context, companyID, id string) error {
 	b, err := s.store.GetBatch(ctx, companyID, id)
-	if err != nil || b.CompletedAt != nil || !b.Done() {
+	if err != nil {
 		return err
 	}
+	return s.completeAsRead(ctx, b)
+}
+
+// completeAsRead completes b, as just read, if it is done.
+func (s *Service) completeAsRead(ctx context.Context, b Batch) error {
+	if b.CompletedAt != nil || !b.Done() {
+		return nil
+	}
+	companyID, id := b.CompanyID, b.ID
 	now := s.now()
 	var legs []wallets.Leg
 	for _, r := range b.Reservations {
@@ -96,16 +106,17 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 			continue
 		}
 		if b.Done() {
-			errs = append(errs, s.tryComplete(ctx, b.CompanyID, b.ID))
+			errs = append(errs, s.completeAsRead(ctx, b))
 			continue
 		}
-		for n := 0; n < b.Chunks && b.ChunksDone < b.Chunks; n++ {
-			c, err := s.store.GetChunk(ctx, b.CompanyID, b.ID, n)
-			if err == nil && !c.Done {
-				err = s.sendChunk(ctx, b, n)
-				sent++
-			}
-			errs = append(errs, err)
+		if b.ChunksDone == b.Chunks {
+			continue // every item written: its last transition completes it
+		}
+		left, err := s.store.ChunksLeft(ctx, b.CompanyID, b.ID)
+		errs = append(errs, err)
+		for _, n := range left {
+			errs = append(errs, s.sendChunk(ctx, b, n))
+			sent++
 		}
 	}
 	return sent, errors.Join(errs...)

@@ -184,6 +184,39 @@ func (s *Bulk) LeaseChunk(ctx context.Context, companyID, batchID string, n int,
 	return err
 }
 
+// ChunksLeft queries the batch's chunks not done, projected to their
+// numbers.
+func (s *Bulk) ChunksLeft(ctx context.Context, companyID, batchID string) ([]int, error) {
+	p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
+		FilterExpression:       aws.String("done = :not"),
+		ProjectionExpression:   aws.String("n"),
+		ConsistentRead:         aws.Bool(true),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": dynamo.Str(companyPK(companyID)), ":prefix": dynamo.Str(bulkChunksOf(batchID)),
+			":not": dynamo.Bool(false),
+		},
+	})
+	var left []int
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fmt.Errorf("store: query chunks left of batch %s: %w", batchID, err)
+		}
+		for _, item := range out.Items {
+			var it struct {
+				N int `dynamodbav:"n"`
+			}
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return nil, fmt.Errorf("store: decode chunk: %w", err)
+			}
+			left = append(left, it.N)
+		}
+	}
+	return left, nil
+}
+
 // ReleaseChunk removes the lease of chunk n if it is still lease.
 func (s *Bulk) ReleaseChunk(ctx context.Context, companyID, batchID string, n int, lease string) error {
 	_, err := s.db.Update(ctx, fmt.Sprintf("release chunk %d of batch %s", n, batchID), &dynamodb.UpdateItemInput{

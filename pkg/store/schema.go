@@ -306,7 +306,10 @@ const (
 func bulkSK(id string) string { return bulkSKPrefix + id }
 
 // bulkChunkSK is the sort key of chunk n of batch id.
-func bulkChunkSK(id string, n int) string { return fmt.Sprintf("%s%s#%04d", bulkChunkPrefix, id, n) }
+func bulkChunkSK(id string, n int) string { return fmt.Sprintf("%s%04d", bulkChunksOf(id), n) }
+
+// bulkChunksOf starts the sort key of every chunk of batch id.
+func bulkChunksOf(id string) string { return bulkChunkPrefix + id + "#" }
 
 // Cards (see Cards).
 
