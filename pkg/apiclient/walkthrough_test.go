@@ -181,8 +181,18 @@ func (w *walk) payouts() {
 	w.ok(second, err, http.StatusOK, "8. a payout to a number that fails")
 	failed := w.settled("8", second.JSON200.Data.TransactionId.String())
 	w.equal("8. status", failed.Status, "FAILED")
-	payoutBalance, _, _, _ = w.xafWalletBalances("8")
+	payoutBalance, reserved, available, _ := w.xafWalletBalances("8")
 	w.equal("8. payout_balance after the refund", payoutBalance, "94925")
+	w.equal("8. reserved after the refund", reserved, "0")
+	w.equal("8. available after the refund", available, "94925")
+	ledger, err := w.c.ListTransactionsOfWalletWithResponse(w.ctx, w.xafWallet,
+		&apiclient.ListTransactionsOfWalletParams{Page: ptr(1), Limit: ptr(2)}, w.auth)
+	w.ok(ledger, err, http.StatusOK, "8. the XAF wallet's ledger")
+	var newest []string
+	for _, e := range ledger.JSON200.Data {
+		newest = append(newest, fmt.Sprint(e.Type, " ", e.Status, " ", e.AmountWithFee))
+	}
+	w.equal("8. the newest ledger entries", newest, []string{"REFUND SUCCESS 5075", "WITHDRAW FAILED 5075"})
 
 	for _, tc := range []struct {
 		step string
