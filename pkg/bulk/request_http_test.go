@@ -31,22 +31,15 @@ func TestParseCSV(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req, err := bulk.ParseCSV([]byte(tt.body), "June", "partial")
-			var fe *field.Error
-			switch {
-			case errors.As(err, &fe):
-				if fe.Field != tt.want {
-					t.Fatalf("error on %q, want %q: %v", fe.Field, tt.want, err)
-				}
-			case err != nil:
-				t.Fatal(err)
-			default:
-				var b strings.Builder
-				for _, in := range req.Items {
-					fmt.Fprintf(&b, "%d:%s,%s,%s,%s;", in.Row, in.Operator, in.PhoneNumber, in.Amount, in.ExternalID)
-				}
-				if b.String() != tt.want || req.Description != "June" || req.Mode != bulk.ModePartial {
-					t.Fatalf("items %q (%+v), want %q", b.String(), req, tt.want)
-				}
+			if !parsed(t, err, tt.want) {
+				return
+			}
+			var b strings.Builder
+			for _, in := range req.Items {
+				fmt.Fprintf(&b, "%d:%s,%s,%s,%s;", in.Row, in.Operator, in.PhoneNumber, in.Amount, in.ExternalID)
+			}
+			if b.String() != tt.want || req.Description != "June" || req.Mode != bulk.ModePartial {
+				t.Fatalf("items %q (%+v), want %q", b.String(), req, tt.want)
 			}
 		})
 	}
@@ -63,23 +56,33 @@ func TestParseJSON(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			req, err := bulk.ParseJSON([]byte(tt.body))
-			var fe *field.Error
-			switch {
-			case errors.As(err, &fe):
-				if fe.Field != tt.want {
-					t.Fatalf("error on %q, want %q: %v", fe.Field, tt.want, err)
-				}
-			case err != nil:
-				t.Fatal(err)
-			default:
-				var b strings.Builder
-				for _, in := range req.Items {
-					fmt.Fprintf(&b, "%d:%s:%s;", in.Row, in.Operator, in.Amount)
-				}
-				if b.String() != tt.want {
-					t.Fatalf("items %q, want %q", b.String(), tt.want)
-				}
+			if !parsed(t, err, tt.want) {
+				return
+			}
+			var b strings.Builder
+			for _, in := range req.Items {
+				fmt.Fprintf(&b, "%d:%s:%s;", in.Row, in.Operator, in.Amount)
+			}
+			if b.String() != tt.want {
+				t.Fatalf("items %q, want %q", b.String(), tt.want)
 			}
 		})
 	}
+}
+
+// parsed reports whether a parse succeeded; a field error must name the
+// field want, and any other error fails the test.
+func parsed(t *testing.T, err error, want string) bool {
+	t.Helper()
+	var fe *field.Error
+	switch {
+	case errors.As(err, &fe):
+		if fe.Field != want {
+			t.Fatalf("error on %q, want %q: %v", fe.Field, want, err)
+		}
+		return false
+	case err != nil:
+		t.Fatal(err)
+	}
+	return true
 }
