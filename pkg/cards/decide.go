@@ -222,14 +222,14 @@ func (s *Service) declineTx(card Card, nt *issuer.NetworkTransaction, reason Dec
 // advise applies the network's advice of authorization n.Transaction,
 // which it decided. An advice of our own decision writes nothing (Apply
 // then finishes it: advised). A decline of the network's own
-// (StandInReason: our answer was late or missing):
-//   - when we approved, too late, releases the hold we placed, once, with
-//     a REVERSAL and transaction.reversal.completed (reason
-//     issuer_timeout), claimed by the advice's id;
-//   - when we decided nothing yet, records the network's decline (a
-//     DECLINE, issuer_timeout, without fee: the decline is not ours)
-//     claiming the authorization's id, so that our decision, if it comes
-//     later, finds it decided and places no hold.
+// (StandInReason: our answer was late or missing) is recorded as what the
+// network decided, a DECLINE (issuer_timeout, without fee: the decline is
+// not ours):
+//   - when we approved, too late, our approval becomes that decline, its
+//     hold released, claimed by the advice's id (declineLate);
+//   - when we decided nothing yet, the decline is recorded claiming the
+//     authorization's id, so that our decision, if it comes later, finds
+//     it decided and places no hold.
 func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) error {
 	if !standIn(n) {
 		return nil // our own decision, recorded
@@ -250,19 +250,64 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 			return err
 		case auth.CardID != card.ID:
 			return ErrTransactionNotFound
-		case auth.Type == TxAuthorization && auth.Hold > 0:
-			slog.WarnContext(ctx, "the network declined an authorization we approved late: its hold released",
-				"transaction_id", auth.ID, "card_id", card.ID)
-			// The approval's events first, then the reversal's.
-			if err := s.publishDecision(ctx, card, id); err != nil {
-				return err
+		case auth.Type == TxAuthorization:
+			err = s.declineLate(ctx, card, auth, n.ID)
+			if errors.Is(err, ErrChanged) || errors.Is(err, ErrCardRefused) {
+				continue
 			}
-			return s.follow(ctx, card, issuer.Notification{ID: n.ID, Type: issuer.NotifyReversal, Reason: n.Reason,
-				Transaction: &issuer.NetworkTransaction{ID: id, AuthorizationID: id, Currency: n.Transaction.Currency}})
+			return err
 		}
 		return nil
 	}
 	return fmt.Errorf("advice %s of authorization %s: %w", n.ID, id, ErrChanged)
+}
+
+// declineLate makes auth, an approval of ours that the network declined on
+// its own (it stopped waiting: advice eventID), into the network's
+// decline: a DECLINE (issuer_timeout, no fee) with its hold released, in
+// one write claimed by the advice. The approval's events are taken back
+// when they were never published, so that its transaction, its events and
+// every answer tell the network's decision alone; published already (the
+// advice came later than the outbox's grace), they stay, and the decline's
+// event follows them. ErrChanged when auth changed since it was read.
+func (s *Service) declineLate(ctx context.Context, card Card, auth Transaction, eventID string) error {
+	if auth.Settled > 0 || auth.Refunded > 0 {
+		// Nothing a network declined is ever settled: a merchant's
+		// capture of it is its own transaction (docs/card-transactions.md).
+		slog.ErrorContext(ctx, "the network declined an authorization already settled here: left as it is",
+			"transaction_id", auth.ID, "card_id", card.ID, "event_id", eventID)
+		return nil
+	}
+	decision, found, err := s.decision(ctx, card, auth.IssuerTxID)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	after := auth
+	after.Type, after.Status, after.Hold, after.CompletedAt = TxDecline, TxFailed, 0, &now
+	after.DeclineReason, after.Error = DeclineIssuerTimeout, string(DeclineIssuerTimeout)
+	rec := Record{EventID: eventID, Made: auth.ID, Card: card, HeldDelta: -auth.Hold,
+		Original: &auth, OriginalAfter: &after, Now: now}
+	if found && len(decision.EventIDs) > 0 {
+		rec.Withdraw = &Withdrawal{Claim: auth.IssuerTxID, EventIDs: decision.EventIDs}
+	}
+	p := events.TransactionAuthorizationDeclinedData{CardTransaction: cardTxEvent(after), DeclineReason: string(after.DeclineReason)}
+	if err := s.addEvents(&rec, p); err != nil {
+		return err
+	}
+	err = s.record(ctx, rec)
+	if errors.Is(err, ErrEventsKept) {
+		rec.Withdraw = nil
+		if auth.Kind != KindVerification {
+			rec.OriginalEvents = 1 // its transaction.(pre)authorization.created
+		}
+		err = s.record(ctx, rec)
+	}
+	if err == nil {
+		slog.WarnContext(ctx, "the network declined an authorization we approved late: recorded as its decline, the hold released",
+			"transaction_id", auth.ID, "card_id", card.ID, "released", auth.Hold)
+	}
+	return err
 }
 
 // advised finishes what the decision of authorization n.Transaction left
@@ -300,15 +345,6 @@ func (s *Service) decision(ctx context.Context, card Card, id string) (Outcome, 
 		return Outcome{}, false, fmt.Errorf("cards: read the decision of authorization %s: %w", id, err)
 	}
 	return o, found, nil
-}
-
-// publishDecision publishes the events of authorization id's decision.
-func (s *Service) publishDecision(ctx context.Context, card Card, id string) error {
-	o, found, err := s.decision(ctx, card, id)
-	if found {
-		s.publish(ctx, o.events(card.CompanyID))
-	}
-	return err
 }
 
 // events returns the events o's write recorded, by key, for a publisher.

@@ -3,8 +3,10 @@ package cards_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"testing"
 	"time"
 
@@ -186,10 +188,47 @@ func TestDecisionInTheRequest(t *testing.T) {
 	e.VerifyCards(companyID)
 }
 
+// declinedLate checks authorization id of the company, approved by us
+// after the network declined it on its own, as every reader sees it: the
+// network's DECLINE, issuer_timeout, no fee, nothing held, in the card's
+// transaction list too, with the events about it want (the approval's
+// taken back unless it was published) and no reversal.
+func (e *networkEnv) declinedLate(token, companyID, id string, want []string) {
+	e.T.Helper()
+	tx, err := store.NewCards(e.DB).NetworkTransaction(context.Background(), companyID, id)
+	if err != nil || tx.Type != cards.TxDecline || tx.Status != cards.TxFailed || tx.DeclineReason != cards.DeclineIssuerTimeout ||
+		tx.Fee != 0 || tx.Hold != 0 || tx.CardDelta != 0 {
+		e.T.Errorf("the late approval: %+v, %v; want the network's decline", tx, err)
+	}
+	r := e.Call(e.Cards, token, "GET", "/cards/"+tx.CardID+"/transactions?limit=100", "")
+	for _, it := range r.Items() {
+		if it := it.(map[string]any); it["id"] == tx.ID && (it["type"] != "DECLINE" || it["status"] != "FAILED") {
+			e.T.Errorf("the card's transactions list it as %v %v, want DECLINE FAILED", it["type"], it["status"])
+		}
+	}
+	if got := e.eventsAbout(token, tx.ID); !slices.Equal(got, want) {
+		e.T.Errorf("events about the late approval %v, want %v", got, want)
+	}
+	if got := e.reversals(token, tx.ID, issuer.StandInReason); len(got) != 0 {
+		e.T.Errorf("%d reversals of the late approval, want none", len(got))
+	}
+}
+
+// unconvertible is a cards store that cannot write the network's decline
+// of a late approval.
+type unconvertible struct{ cards.Store }
+
+func (u unconvertible) Record(ctx context.Context, r cards.Record) error {
+	if r.OriginalAfter != nil && r.OriginalAfter.Type == cards.TxDecline {
+		return errors.New("injected: the table is unavailable")
+	}
+	return u.Store.Record(ctx, r)
+}
+
 // lateNetwork returns a sandbox network of e whose decisions the test
-// holds: each is asked, then made when made is closed (before), or made at
-// once and answered when answered is closed (after); the network waits 10
-// ms for it, so it stands in. The decisions' answers arrive on late.
+// holds: each is asked, then made when gate is closed (before), or made at
+// once and answered when gate is closed; the network waits 10 ms for it,
+// so it stands in. The decisions' answers arrive on late once made.
 func (e *networkEnv) lateNetwork(before bool, gate <-chan struct{}) (*issuer.SandboxNetwork, <-chan issuer.AuthorizationAnswer, func() [][]byte) {
 	n, bodies, _ := e.capture()
 	late := make(chan issuer.AuthorizationAnswer, 1)
@@ -199,10 +238,10 @@ func (e *networkEnv) lateNetwork(before bool, gate <-chan struct{}) (*issuer.San
 			<-gate
 		}
 		a, err := ask(ctx, body)
+		late <- a
 		if !before {
 			<-gate
 		}
-		late <- a
 		return a, err
 	}
 	n.Deadline = 10 * time.Millisecond
@@ -210,12 +249,14 @@ func (e *networkEnv) lateNetwork(before bool, gate <-chan struct{}) (*issuer.San
 }
 
 // TestStandIn: when our decision is late, the network declines on its
-// own (issuer_timeout) and advises it. Decided before its advice is
-// applied, our approval's hold is released once by the advice, with
-// transaction.reversal.completed (reason issuer_timeout); advised first,
+// own (issuer_timeout) and advises it, and everything that reports the
+// decision reports the network's: decided before its advice is applied,
+// our approval becomes the network's DECLINE (issuer_timeout, no fee),
+// its hold released once, its unpublished transaction.authorization.created
+// taken back for one transaction.authorization.declined; advised first,
 // the decline is recorded, without fee, and our late decision finds it
 // decided and holds nothing. The sandbox route answers with the
-// authorization as the network decided it.
+// authorization as the network decided it, whichever came first.
 func TestStandIn(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
@@ -227,36 +268,116 @@ func TestStandIn(t *testing.T) {
 	}
 	shop := issuer.Merchant{Name: "Shop", City: "Austin", Country: "US"}
 
-	t.Run("our approval came late", func(t *testing.T) {
-		gate := make(chan struct{})
-		n, late, bodies := e.lateNetwork(false, gate)
-		a, err := n.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 300, shop)
-		if err != nil || !a.StandIn || *a.Answer.DeclineReason != issuer.StandInReason {
-			t.Fatalf("authorization %+v, %v; want the network's decline", a, err)
-		}
-		close(gate)
-		if got := <-late; got.Decision != issuer.Approved {
-			t.Fatalf("our late decision %+v, want it approved", got)
-		}
-		if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 300 {
-			t.Fatalf("held %d before the advice, want 300", c.Held)
-		}
-		for range 2 {
-			if err := e.deliver(ctx, bodies()[0]); err != nil {
+	for _, c := range []struct {
+		name, kind string
+		amount     int64
+		// published: the approval's events went out before the advice
+		// came (past the outbox's grace), so they stay.
+		published bool
+		events    []string
+	}{
+		{"our approval came late", issuer.KindAuthorization, 300, false, []string{"transaction.authorization.declined#1"}},
+		{"our verification came late", issuer.KindVerification, 0, false, []string{"transaction.authorization.declined#1"}},
+		{"our approval came late, its events out already", issuer.KindAuthorization, 300, true,
+			[]string{"transaction.authorization.created#1", "transaction.authorization.declined#2"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			before := e.eventCount(token, "card.verification.completed")
+			gate := make(chan struct{})
+			n, late, bodies := e.lateNetwork(false, gate)
+			a, err := n.Authorize(ctx, card.IssuerCardID, cardID, c.kind, c.amount, shop)
+			if err != nil || !a.StandIn || *a.Answer.DeclineReason != issuer.StandInReason {
+				t.Fatalf("authorization %+v, %v; want the network's decline", a, err)
+			}
+			close(gate)
+			if got := <-late; got.Decision != issuer.Approved {
+				t.Fatalf("our late decision %+v, want it approved", got)
+			}
+			if c, _ := cs.Card(ctx, companyID, cardID); c.Held != a.Request.Amount {
+				t.Fatalf("held %d before the advice, want %d", c.Held, a.Request.Amount)
+			}
+			if c.published {
+				o, _, err := cs.Outcome(ctx, companyID, a.Request.ID)
+				for _, id := range o.EventIDs {
+					if err == nil {
+						err = store.NewOutbox(e.DB).MarkPublished(ctx, companyID, id)
+					}
+				}
+				if err != nil || len(o.EventIDs) != 1 {
+					t.Fatalf("publish the approval's events %v: %v", o.EventIDs, err)
+				}
+			}
+			for range 2 {
+				if err := e.deliver(ctx, bodies()[0]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 0 || c.Balance != 2000 {
+				t.Errorf("after the advice: held %d, balance %d; want 0, 2000", c.Held, c.Balance)
+			}
+			e.declinedLate(token, companyID, a.Request.ID, c.events)
+			if got := e.eventCount(token, "card.verification.completed"); got != before {
+				t.Errorf("%d card.verification.completed events, want %d", got, before)
+			}
+		})
+	}
+
+	// The sandbox route answers the network's decision, never our late
+	// approval: the DECLINE once the advice is applied, 202 (queued) while
+	// it cannot be.
+	for _, c := range []struct {
+		name    string
+		applies bool
+	}{{"our approval came late, the sandbox route", true}, {"our approval came late, the advice not applied in the route", false}} {
+		t.Run(c.name, func(t *testing.T) {
+			gate := make(chan struct{})
+			n, late, _ := e.lateNetwork(false, gate)
+			// The network's advice reaches us once our late approval is
+			// written: it finds the hold placed.
+			deliver := e.sandbox.Network.(*issuer.SandboxNetwork).Deliver
+			var sent []byte
+			n.Deliver = func(ctx context.Context, body []byte) error {
+				sent = body
+				if got := <-late; got.Decision != issuer.Approved {
+					t.Errorf("our late decision %+v, want it approved", got)
+				}
+				if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 300 {
+					t.Errorf("held %d before the advice, want 300", c.Held)
+				}
+				return deliver(ctx, body)
+			}
+			deps := e.sandbox.Cards.Deps
+			if !c.applies {
+				deps.Store = unconvertible{deps.Store}
+			}
+			svc, err := cards.NewService(deps)
+			if err != nil {
 				t.Fatal(err)
 			}
-		}
-		if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 0 || c.Balance != 2000 {
-			t.Errorf("after the advice: held %d, balance %d; want 0, 2000", c.Held, c.Balance)
-		}
-		auth, err := cs.NetworkTransaction(ctx, companyID, a.Request.ID)
-		if err != nil || auth.Type != cards.TxAuthorization || auth.Hold != 0 {
-			t.Errorf("the authorization: %+v, %v", auth, err)
-		}
-		if got := e.reversals(token, auth.ID, issuer.StandInReason); len(got) != 1 {
-			t.Errorf("%d reversals with reason issuer_timeout, want 1", len(got))
-		}
-	})
+			sb := &cards.Sandbox{Cards: svc, Network: n}
+			tx, err := sb.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte("3"),
+				MerchantName: "Shop", MerchantCity: "Austin", MerchantCountry: "US"})
+			close(gate)
+			var advice issuer.Notification
+			if err := json.Unmarshal(sent, &advice); err != nil {
+				t.Fatal(err)
+			}
+			if !c.applies {
+				if !errors.Is(err, cards.ErrNotApplied) {
+					t.Fatalf("the route's answer %+v, %v; want the advice queued", tx, err)
+				}
+				if err := e.deliver(ctx, sent); err != nil { // as the card-worker does
+					t.Fatal(err)
+				}
+			} else if err != nil || tx.Type != cards.TxDecline || tx.DeclineReason != cards.DeclineIssuerTimeout || tx.Hold != 0 || tx.Fee != 0 {
+				t.Errorf("the route's transaction %+v, %v; want the network's decline", tx, err)
+			}
+			if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 0 || c.Balance != 2000 {
+				t.Errorf("after the advice: held %d, balance %d; want 0, 2000", c.Held, c.Balance)
+			}
+			e.declinedLate(token, companyID, advice.Transaction.ID, []string{"transaction.authorization.declined#1"})
+		})
+	}
 
 	t.Run("the advice came first", func(t *testing.T) {
 		gate := make(chan struct{})

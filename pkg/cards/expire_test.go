@@ -3,6 +3,7 @@ package cards_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -30,6 +31,21 @@ func (e *networkEnv) reversals(token, authID, reason string) []map[string]any {
 			out = append(out, p)
 		}
 	}
+	return out
+}
+
+// eventsAbout returns the kinds of the company's events whose payload
+// names transaction txID, oldest first, with their sequence.
+func (e *networkEnv) eventsAbout(token, txID string) []string {
+	e.T.Helper()
+	var out []string
+	for _, it := range e.Call(e.Webhooks, token, "GET", "/webhooks/events?limit=100", "").Items() {
+		ev := it.(map[string]any)
+		if p, _ := ev["payload"].(map[string]any); p["transaction_id"] == txID {
+			out = append(out, fmt.Sprintf("%v#%v", ev["event"], ev["sequence"]))
+		}
+	}
+	slices.Reverse(out)
 	return out
 }
 

@@ -248,7 +248,9 @@ func (s *Service) record(ctx context.Context, rec Record) error {
 	if err := s.Store.Record(ctx, rec); err != nil {
 		return err
 	}
-	logRecorded(ctx, rec.Txs[0])
+	if len(rec.Txs) > 0 {
+		logRecorded(ctx, rec.Txs[0])
+	}
 	s.publish(ctx, rec.Events)
 	return nil
 }

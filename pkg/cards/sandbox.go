@@ -138,9 +138,10 @@ func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in A
 // network decided it: the one our answer names. A decline of the
 // network's own is its advice applied here first (once, whoever is first:
 // the card-worker applies it too, from the queue), which records it, or
-// releases the hold of our late approval; the transaction returned is then
-// the authorization as it stands. What else the decision left to its
-// advice (its events published, the issuer told) the card-worker does.
+// makes our late approval into it; the transaction returned is then that
+// DECLINE, never an approval the network did not make: until the advice
+// is applied, the answer is ErrNotApplied. What else the decision left to
+// its advice (its events published, the issuer told) the card-worker does.
 func (sb *Sandbox) decided(ctx context.Context, card Card, a issuer.Authorization) (Transaction, error) {
 	var err error
 	var tx Transaction
@@ -152,6 +153,9 @@ func (sb *Sandbox) decided(ctx context.Context, card Card, a issuer.Authorizatio
 			slog.WarnContext(ctx, "apply the network's advice", "event_id", a.Advice.ID, "error", err)
 		}
 		tx, err = sb.Cards.Store.NetworkTransaction(ctx, card.CompanyID, a.Request.ID)
+		if err == nil && tx.Type != TxDecline {
+			err = fmt.Errorf("the network declined authorization %s, recorded here as %s: its advice is not applied yet", a.Request.ID, tx.Type)
+		}
 	}
 	if err != nil {
 		slog.WarnContext(ctx, "read the card transaction of a decided authorization", "authorization_id", a.Request.ID, "error", err)

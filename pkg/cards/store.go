@@ -105,19 +105,32 @@ type Record struct {
 	// Approve also requires the card to be ACTIVE and not locked (else
 	// ErrCardRefused): an authorization's decision.
 	Approve bool
-	// Txs are the new transactions; Txs[0] is what the event made. An
+	// Txs are the new transactions; Txs[0] is what the event made, unless
+	// the event changed Original alone (Made then names it). An
 	// authorization's IssuerTxID is recorded so that what follows it can
 	// find it.
 	Txs []Transaction
 	// Original, when set, is the authorization followed, as read; it
-	// becomes OriginalAfter on the condition that its Hold, Settled and
-	// Refunded are still as read (else ErrChanged).
+	// becomes OriginalAfter on the condition that its Type, Hold, Settled
+	// and Refunded are still as read (else ErrChanged). OriginalAfter may
+	// be of another type: an approval the network declined becomes a
+	// DECLINE, with its reason.
 	Original      *Transaction
 	OriginalAfter *Transaction
+	// OriginalEvents is the number of events about Original written
+	// before (its decision's): Events about it are numbered after them.
+	OriginalEvents int64
 	// Untold keeps Original in the open hold index once its hold is
 	// released, until the issuer is told (Store.HoldTold): an expiry,
 	// which no queue delivers again when telling fails.
 	Untold bool
+	// Withdraw, when set, takes back the events of the decision that
+	// Original records (an approval of ours that the network, no longer
+	// waiting, declined on its own): each is deleted on the condition
+	// that it was never published nor followed by another event about its
+	// object (else ErrEventsKept), its number given back, and the
+	// decision's claim names Events instead.
+	Withdraw *Withdrawal
 	// WalletID is the USD wallet; Wallet its change (a fee taken: on the
 	// condition that the wallet is active and its payout_available covers it,
 	// else ErrChanged) and
@@ -130,6 +143,19 @@ type Record struct {
 	Events []events.Event
 	Now    time.Time
 }
+
+// Withdrawal is the events of a decision taken back (Record.Withdraw):
+// Claim is the decision's claim (the authorization's id), EventIDs the
+// events it wrote.
+type Withdrawal struct {
+	Claim    string
+	EventIDs []string
+}
+
+// ErrEventsKept is a Withdrawal of events that cannot be taken back: one
+// was published already, or another event about its object followed it.
+// Nothing is written.
+var ErrEventsKept = errors.New("cards: the decision's events cannot be taken back")
 
 // Outcome is what became of an issuer event: the transaction it made, or
 // the code of its refusal (RefusalCode), what the write that claimed it

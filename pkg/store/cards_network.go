@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/cards"
+	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
@@ -54,7 +56,7 @@ type eventClaimItem struct {
 // lookup), the authorization followed, the wallet's change with its ledger
 // entries, the debt and the events.
 func (s *Cards) Record(ctx context.Context, r cards.Record) error {
-	if len(r.Txs) == 0 {
+	if len(r.Txs) == 0 && (r.Original == nil || r.Made == "") {
 		return errors.New("store: a card network record without a transaction")
 	}
 	c := r.Card
@@ -81,7 +83,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		}
 		original = &o
 	}
-	return s.db.write(ctx, "record card transaction "+r.Txs[0].ID, func(ctx context.Context) (*txn, error) {
+	return s.db.write(ctx, "record card transaction "+made, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		if r.EventID != "" {
 			it := eventClaimItem{
@@ -122,6 +124,18 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		}
 		if original != nil {
 			t.Add("original", *original)
+			// Events about it follow those its decision wrote, which
+			// keep no counter (the network's transactions: below).
+			t.counts(r.Original.ID, r.OriginalEvents)
+		}
+		if w := r.Withdraw; w != nil {
+			items, err := s.withdrawal(ctx, c.CompanyID, *w, r.Events)
+			if err != nil {
+				return nil, err
+			}
+			for i, it := range items {
+				t.Add(withdrawName(i), it)
+			}
 		}
 		addEvents(t, r.Events)
 		if r.Debt != nil { // after the events: it counts those about it
@@ -136,6 +150,8 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 			return dynamo.ErrRetry
 		case k.Failed("event_claim"):
 			return cards.ErrEventApplied
+		case withdrawFailed(k):
+			return cards.ErrEventsKept
 		case k.Failed("card") && r.BalanceDelta > 0:
 			return cards.ErrChanged
 		case k.Failed("card"):
@@ -192,12 +208,18 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 }
 
 // followedTx returns the item that makes authorization was into now (its
-// status, hold, settled and refunded amounts, completion) on the condition
-// that its hold, settled and refunded amounts are still was's. A hold
+// status, hold, settled and refunded amounts, completion; its type and
+// decline reason when the network declined it) on the condition that its
+// type, hold, settled and refunded amounts are still was's. A hold
 // released leaves the open hold index, unless untold (HoldTold takes it
 // out then).
 func (s *Cards) followedTx(was, now cards.Transaction, untold bool) (types.TransactWriteItem, error) {
 	u := newAttrUpdate()
+	if now.Type != was.Type {
+		u.set("tx_type", string(now.Type))
+		u.set("decline_reason", string(now.DeclineReason))
+		u.set("error", now.Error)
+	}
 	u.set("status", string(now.Status))
 	u.set("hold", now.Hold)
 	u.set("settled", now.Settled)
@@ -209,9 +231,11 @@ func (s *Cards) followedTx(was, now cards.Transaction, untold bool) (types.Trans
 		u.remove(attrGSI2PK)
 		u.remove(attrGSI2SK)
 	}
-	return s.conditional(was.CompanyID, cardTxSK(was.ID), u, "#ohold = :hold AND #oset = :settled AND #oref = :refunded",
-		map[string]string{"#ohold": "hold", "#oset": "settled", "#oref": "refunded"},
-		map[string]types.AttributeValue{":hold": dynamo.Num(was.Hold), ":settled": dynamo.Num(was.Settled), ":refunded": dynamo.Num(was.Refunded)})
+	return s.conditional(was.CompanyID, cardTxSK(was.ID), u,
+		"#otype = :type AND #ohold = :hold AND #oset = :settled AND #oref = :refunded",
+		map[string]string{"#otype": "tx_type", "#ohold": "hold", "#oset": "settled", "#oref": "refunded"},
+		map[string]types.AttributeValue{":type": dynamo.Str(string(was.Type)), ":hold": dynamo.Num(was.Hold),
+			":settled": dynamo.Num(was.Settled), ":refunded": dynamo.Num(was.Refunded)})
 }
 
 // HoldTold takes authorization id out of the open hold index, on the
@@ -288,4 +312,76 @@ func (s *Cards) OpenHolds(ctx context.Context, companyID, cardID string) ([]card
 		return nil, fmt.Errorf("store: query open holds of card %s: %w", cardID, err)
 	}
 	return dynamo.DecodeAll(items, cardTxItem.transaction)
+}
+
+// withdrawal returns the items that take back the events w names and
+// point w's claim at evs instead: each event is deleted on the condition
+// that it is still unpublished, and its number given back, so that the
+// numbers of its object stay 1, 2, … n: an object whose counter is kept
+// moves back by one, on the condition that the event is still its last.
+// ErrEventsKept when an event is published already, or is not its
+// object's last.
+func (s *Cards) withdrawal(ctx context.Context, companyID string, w cards.Withdrawal, evs []events.Event) ([]types.TransactWriteItem, error) {
+	var items []types.TransactWriteItem
+	for _, id := range w.EventIDs {
+		var ev eventItem
+		found, err := s.db.Find(ctx, companyPK(companyID), eventSK(id), &ev)
+		switch {
+		case err != nil:
+			return nil, fmt.Errorf("store: read event %s to take it back: %w", id, err)
+		case !found:
+			continue
+		case ev.Published:
+			return nil, cards.ErrEventsKept
+		}
+		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
+			TableName:                 aws.String(s.db.Table),
+			Key:                       dynamo.Key(companyPK(companyID), eventSK(id)),
+			ConditionExpression:       aws.String("#pub = :false"),
+			ExpressionAttributeNames:  map[string]string{"#pub": "published"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":false": &types.AttributeValueMemberBOOL{Value: false}},
+		}})
+		k := objectKey{companyID, ev.Object}
+		last, err := s.db.counter(ctx, k)
+		switch {
+		case err != nil:
+			return nil, err
+		case last == 0: // an object whose counter is not kept
+		case last != ev.Sequence:
+			return nil, cards.ErrEventsKept
+		default:
+			back, err := s.db.counterPut(k, last, last-1)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, back)
+		}
+	}
+	u := newAttrUpdate()
+	ids := make([]string, len(evs))
+	for i, e := range evs {
+		ids[i] = e.ID
+	}
+	u.set("events", ids)
+	claim, err := s.conditional(companyID, issuerEventSK(w.Claim), u, "attribute_exists(#pk)",
+		map[string]string{"#pk": attrPK}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return append(items, claim), nil
+}
+
+// withdrawName names the i-th item of a withdrawal.
+func withdrawName(i int) string { return "withdraw" + strconv.Itoa(i) }
+
+// withdrawFailed reports whether an item of a withdrawal failed its
+// condition: an event published, or followed by another about its object,
+// since it was read.
+func withdrawFailed(k dynamo.Cancellation) bool {
+	for name := range k {
+		if strings.HasPrefix(name, "withdraw") && k.Failed(name) {
+			return true
+		}
+	}
+	return false
 }
