@@ -140,6 +140,10 @@ func (h handlers) move(w http.ResponseWriter, r *http.Request, do func(ctx conte
 		return err
 	}
 	res, err := do(r.Context(), cid, r.PathValue("id"), in)
+	if err != nil && res.Tx.ID != "" {
+		// Committed, not finished: the answer says what (PROCESSING).
+		return httpapi.WithData(err, res.response())
+	}
 	if err != nil {
 		return err
 	}

@@ -152,7 +152,10 @@ func (s *Service) newTx(card Card, typ TxType, amount, fee int64, now time.Time)
 
 // finishMove asks the issuer to carry out an accepted funding or withdrawal
 // (idempotently, on our transaction id) and settles it. An issuer that
-// cannot answer leaves it PROCESSING: ErrIssuerUnavailable. A refusal is
+// cannot answer, or a settlement that cannot be written (in time: the
+// request's work ends before its invocation, package deadline), leaves it
+// PROCESSING for the sweeper: ErrIssuerUnavailable, with the result as it
+// stands, so that the answer tells what was committed. A refusal is
 // reversed: ErrIssuerDeclined (declined). before is the card's balance
 // when the movement was accepted, which the result reports.
 func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction, before int64) (MoveResult, error) {
@@ -164,9 +167,10 @@ func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction, bef
 		m.Amount += tx.Fee
 		_, refused = s.Issuer.WithdrawCard(ctx, m)
 	}
+	open := MoveResult{Tx: tx, BalanceBefore: before, BalanceAfter: before + tx.CardDelta}
 	if refused != nil && !definitive(refused) {
 		slog.WarnContext(ctx, "card movement not answered: it stays PROCESSING for the sweeper", "transaction_id", tx.ID, "error", refused)
-		return MoveResult{}, fmt.Errorf("%w: %w", ErrIssuerUnavailable, refused)
+		return open, fmt.Errorf("%w: %w", ErrIssuerUnavailable, refused)
 	}
 	var st Settle
 	_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
@@ -200,6 +204,14 @@ func (s *Service) finishMove(ctx context.Context, card Card, tx Transaction, bef
 		}
 		return true, unwritten
 	})
+	if err != nil && !errors.Is(err, ErrIssuerUnavailable) && !errors.Is(err, ErrIssuerDeclined) {
+		// The wait between tries outlived the request's work.
+		err = fmt.Errorf("%w: settle %s: %w", ErrIssuerUnavailable, tx.ID, err)
+	}
+	if errors.Is(err, ErrIssuerUnavailable) {
+		slog.WarnContext(ctx, "card movement not settled: it stays PROCESSING for the sweeper", "transaction_id", tx.ID, "error", err)
+		return open, err
+	}
 	if err != nil {
 		return MoveResult{}, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"payments/pkg/correlation"
+	"payments/pkg/deadline"
 	"payments/pkg/httpapi"
 	"payments/pkg/metrics"
 )
@@ -66,6 +67,10 @@ type Queue interface {
 func HTTP(h http.Handler) HTTPHandler {
 	var accessor core.RequestAccessorV2
 	return func(ctx context.Context, ev events.APIGatewayV2HTTPRequest) (events.APIGatewayV2HTTPResponse, error) {
+		// The work ends before the invocation does, so that the answer is
+		// ours, never the platform's time-out (package deadline).
+		ctx, cancel := deadline.Work(ctx)
+		defer cancel()
 		w := core.NewProxyResponseWriterV2()
 		ctx = correlation.NewContext(ctx, ev.RequestContext.RequestID)
 		r, err := accessor.EventToRequestWithContext(ctx, ev)

@@ -30,7 +30,8 @@ var ErrMalformedRequest = errors.New("httpapi: malformed request")
 
 // ErrorBody is the error response of DESIGN §7: the spec's statusCode,
 // message and error, plus success false, a stable code and, for bad input,
-// the field at fault.
+// the field at fault; Data, when the request committed something before it
+// could not finish, is what it committed (WithData).
 type ErrorBody struct {
 	Success    bool   `json:"success"`
 	StatusCode int    `json:"statusCode"`
@@ -38,7 +39,26 @@ type ErrorBody struct {
 	Error      string `json:"error"`
 	Code       string `json:"code"`
 	Field      string `json:"field,omitempty"`
+	Data       any    `json:"data,omitempty"`
 }
+
+// DataError is an error answered with Data beside it (WithData).
+type DataError struct {
+	Err  error
+	Data any
+}
+
+// Error returns Err's text.
+func (e *DataError) Error() string { return e.Err.Error() }
+
+// Unwrap returns Err.
+func (e *DataError) Unwrap() error { return e.Err }
+
+// WithData returns err answered as the catalogue answers it, with data as
+// the body's data: what the request committed before err stopped it (a
+// card funding accepted, its issuer not answering in time), so that the
+// client learns of it rather than sending the request again.
+func WithData(err error, data any) error { return &DataError{Err: err, Data: data} }
 
 // ErrorEntry maps one sentinel error to its status, stable code and the
 // message clients see; RetryAfter, when not 0, is sent as the Retry-After
@@ -121,6 +141,9 @@ func newBody(status int, code, message, field string) ErrorBody {
 // with its text, which never reaches the client.
 func (c Catalogue) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	body, retryAfter, known := c.lookup(err)
+	if d := (*DataError)(nil); known && errors.As(err, &d) {
+		body.Data = d.Data
+	}
 	if !known {
 		slog.ErrorContext(r.Context(), "unhandled error", "error", err, "route", r.Pattern)
 	}

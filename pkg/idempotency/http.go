@@ -12,14 +12,16 @@ import (
 	"strconv"
 	"time"
 
+	"payments/pkg/deadline"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/metrics"
 )
 
 // finishTimeout bounds the write of the outcome after the handler, which
-// runs even when the request's context is done: a key left in progress
-// costs a retry the rest of the lease.
+// runs even when the request's work is over (deadline.Answer: until just
+// before the invocation's own deadline, or this long without one): a key
+// left in progress costs a retry the rest of the lease.
 const finishTimeout = 5 * time.Second
 
 // Keys serves the routes it wraps with Idempotency-Key. Its Wrap is an
@@ -165,7 +167,7 @@ func replay(ctx context.Context, w http.ResponseWriter, rec Record, hash string)
 // same, and the key stays in progress until the lease ends, as if the
 // function had died.
 func (k *Keys) finish(r *http.Request, companyID, key, leaseID string, out *capture) (stored bool) {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), finishTimeout)
+	ctx, cancel := deadline.Answer(r.Context(), finishTimeout)
 	defer cancel()
 	status, header := out.result()
 	stored = Stored(status, header)

@@ -189,20 +189,30 @@ func (e *CardsTestEnv) IssuerDown(t *testing.T) function.HTTPHandler {
 // IssuerDownConfig returns cfg on which the sandbox issuer cannot be
 // reached: every write it makes fails.
 func IssuerDownConfig(cfg function.Config) function.Config {
-	return Failing(cfg, func(in any) bool {
-		tx, ok := in.(*dynamodb.TransactWriteItemsInput)
-		if !ok {
-			return false
-		}
-		for _, it := range tx.TransactItems {
-			if it.Put != nil {
-				if pk, _ := it.Put.Item["PK"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, "SANDBOX#ISSUER#") {
-					return true
-				}
+	return Failing(cfg, issuerWrite)
+}
+
+// IssuerSlowConfig returns cfg on which the sandbox issuer is slow: no
+// write it makes answers within the caller's time.
+func IssuerSlowConfig(cfg function.Config) function.Config {
+	return SlowWith(cfg, issuerWrite)
+}
+
+// issuerWrite reports whether an AWS call's input is a write of the
+// sandbox issuer (its own items, SANDBOX#ISSUER#…).
+func issuerWrite(in any) bool {
+	tx, ok := in.(*dynamodb.TransactWriteItemsInput)
+	if !ok {
+		return false
+	}
+	for _, it := range tx.TransactItems {
+		if it.Put != nil {
+			if pk, _ := it.Put.Item["PK"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, "SANDBOX#ISSUER#") {
+				return true
 			}
 		}
-		return false
-	})
+	}
+	return false
 }
 
 // TestQueue is the queue at url, as the functions send to it.

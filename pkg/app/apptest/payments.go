@@ -128,13 +128,60 @@ func (e *PaymentsTestEnv) Call(h function.HTTPHandler, token, method, target, bo
 	return r
 }
 
+// CallWithin is Call of a function whose invocation lasts timeout, as
+// Lambda runs it: its context's deadline is timeout away, and an answer
+// not given by then is the platform's time-out, which fails the test (the
+// client would not know what the request committed).
+func (e *PaymentsTestEnv) CallWithin(timeout time.Duration, h function.HTTPHandler, token, method, target, body string, headers ...string) Result {
+	e.T.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	type answer struct {
+		resp events.APIGatewayV2HTTPResponse
+		err  error
+	}
+	answered := make(chan answer, 1)
+	go func() {
+		resp, err := e.send(ctx, h, token, method, target, body, headers...)
+		answered <- answer{resp, err}
+	}()
+	var a answer
+	select {
+	case a = <-answered:
+	case <-ctx.Done():
+		a = <-answered // what it answered past its time, which no client sees
+		e.T.Fatalf("%s %s: not answered within the function's %v: the platform answers its time-out (late answer %d %s)",
+			method, target, timeout, a.resp.StatusCode, a.resp.Body)
+	}
+	if a.err != nil {
+		e.T.Fatalf("%s %s: %v", method, target, a.err)
+	}
+	r := Result{Status: a.resp.StatusCode, Raw: a.resp.Body, Headers: a.resp.Headers}
+	dec := json.NewDecoder(strings.NewReader(a.resp.Body))
+	dec.UseNumber()
+	if err := dec.Decode(&r.Body); err != nil {
+		e.T.Fatalf("%s %s: body %q: %v", method, target, a.resp.Body, err)
+	}
+	return r
+}
+
 // Send is Call for an answer of any type, returned as Lambda gives it;
 // a header "content-type" in headers replaces the JSON one.
 func (e *PaymentsTestEnv) Send(h function.HTTPHandler, token, method, target, body string, headers ...string) events.APIGatewayV2HTTPResponse {
 	e.T.Helper()
+	resp, err := e.send(context.Background(), h, token, method, target, body, headers...)
+	if err != nil {
+		e.T.Fatalf("%s %s: %v", method, target, err)
+	}
+	return resp
+}
+
+// send is Send under ctx, the function's error returned.
+func (e *PaymentsTestEnv) send(ctx context.Context, h function.HTTPHandler, token, method, target, body string, headers ...string) (events.APIGatewayV2HTTPResponse, error) {
+	e.T.Helper()
 	u, err := url.Parse(target)
 	if err != nil {
-		e.T.Fatal(err)
+		return events.APIGatewayV2HTTPResponse{}, err
 	}
 	path := httpapi.BasePath + u.Path
 	req := events.APIGatewayV2HTTPRequest{
@@ -151,12 +198,12 @@ func (e *PaymentsTestEnv) Send(h function.HTTPHandler, token, method, target, bo
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Headers[strings.ToLower(headers[i])] = headers[i+1]
 	}
-	resp, err := h(context.Background(), req)
+	resp, err := h(ctx, req)
 	if err != nil {
-		e.T.Fatalf("%s %s: %v", method, target, err)
+		return resp, err
 	}
 	apitest.CheckEvent(e.T, req, resp, true)
-	return resp
+	return resp, nil
 }
 
 // Admin sends one request to the admin function with the admin key.

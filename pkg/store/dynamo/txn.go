@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/deadline"
 )
 
 // Txn is a transaction being built: each item has a name, so that the
@@ -96,9 +98,16 @@ func TransactionConflict(err error) bool {
 	return false
 }
 
+// ErrNoTimeToCommit is a transaction not sent because its context's
+// deadline leaves less than deadline.CommitTime: sent, it could be cut
+// off with its outcome unknown. Nothing is written; it is a
+// context.DeadlineExceeded, which callers answer as a time-out.
+var ErrNoTimeToCommit = fmt.Errorf("too little time left to commit: %w", context.DeadlineExceeded)
+
 // Write commits a transaction under the retry policy. Each try calls build
 // (which may read afresh) for the items; a transaction past the item budget
-// is refused before it is sent. When DynamoDB cancels for a condition,
+// is refused before it is sent, as is one with too little time left
+// (ErrNoTimeToCommit). When DynamoDB cancels for a condition,
 // refused reads the reasons by item name and returns the error to answer,
 // or nil when no condition it knows failed (an error naming the failed
 // items is returned). A conflict with another transaction is tried again.
@@ -110,6 +119,9 @@ func (db *DB) Write(ctx context.Context, what string, build func(context.Context
 		}
 		if t.Len() > db.MaxTransactItems {
 			return fmt.Errorf("store: %s: %d items, past the budget of %d a transaction", what, t.Len(), db.MaxTransactItems)
+		}
+		if !deadline.Enough(ctx, deadline.CommitTime) {
+			return fmt.Errorf("store: %s: %w", what, ErrNoTimeToCommit)
 		}
 		_, err = db.Client.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: t.items})
 		if err == nil {
