@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"time"
 
+	"payments/pkg/deadline"
 	"payments/pkg/ids"
 )
 
@@ -87,8 +88,11 @@ func (n *SandboxNetwork) Authorize(ctx context.Context, cardID, reference, kind 
 	if a.Answer.DeclineReason != nil {
 		a.Advice.Reason = *a.Answer.DeclineReason
 	}
-	// The network advises whatever became of the request that asked it.
-	_, err = n.send(context.WithoutCancel(ctx), &a.Advice)
+	// The network advises whatever became of the request that asked it,
+	// within the invocation's time, which the request's work may have used.
+	actx, cancel := deadline.Answer(ctx, lateAnswerBound)
+	defer cancel()
+	_, err = n.send(actx, &a.Advice)
 	return a, err
 }
 
