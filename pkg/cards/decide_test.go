@@ -285,7 +285,7 @@ func TestStandIn(t *testing.T) {
 			before := e.eventCount(token, "card.verification.completed")
 			gate := make(chan struct{})
 			n, late, bodies := e.lateNetwork(false, gate)
-			a, err := n.Authorize(ctx, card.IssuerCardID, cardID, c.kind, c.amount, shop)
+			a, err := n.Authorize(ctx, "", card.IssuerCardID, cardID, c.kind, c.amount, shop)
 			if err != nil || !a.StandIn || *a.Answer.DeclineReason != issuer.StandInReason {
 				t.Fatalf("authorization %+v, %v; want the network's decline", a, err)
 			}
@@ -382,7 +382,7 @@ func TestStandIn(t *testing.T) {
 	t.Run("the advice came first", func(t *testing.T) {
 		gate := make(chan struct{})
 		n, late, bodies := e.lateNetwork(true, gate)
-		a, err := n.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 300, shop)
+		a, err := n.Authorize(ctx, "", card.IssuerCardID, cardID, issuer.KindAuthorization, 300, shop)
 		if err != nil || !a.StandIn {
 			t.Fatalf("authorization %+v, %v; want the network's decline", a, err)
 		}

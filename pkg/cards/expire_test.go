@@ -122,7 +122,7 @@ func TestHoldExpires(t *testing.T) {
 	// The network settles the expired hold after all: refused.
 	capture, _, last := e.capture()
 	c, _ := cs.Card(ctx, companyID, cardID)
-	settle, err := capture.Follow(ctx, issuer.NotifySettlement, c.IssuerCardID, cardID, a.IssuerTxID, 400)
+	settle, err := capture.Follow(ctx, "", issuer.NotifySettlement, c.IssuerCardID, cardID, a.IssuerTxID, 400)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -256,7 +256,7 @@ func TestHoldExpiryRacesTheNetwork(t *testing.T) {
 			}
 			for round := range rounds {
 				t.Run(fmt.Sprintf("%s/%s/%d", r.name, follow, round), func(t *testing.T) {
-					if _, err := capture.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 100,
+					if _, err := capture.Authorize(ctx, "", card.IssuerCardID, cardID, issuer.KindAuthorization, 100,
 						issuer.Merchant{Name: "Shop", City: "Austin", Country: "US"}); err != nil {
 						t.Fatal(err)
 					}
@@ -267,7 +267,7 @@ func TestHoldExpiryRacesTheNetwork(t *testing.T) {
 					if err != nil || auth.Hold != 100 {
 						t.Fatalf("authorization %+v, %v", auth, err)
 					}
-					event, err := capture.Follow(ctx, follow, card.IssuerCardID, cardID, auth.IssuerTxID, 100)
+					event, err := capture.Follow(ctx, "", follow, card.IssuerCardID, cardID, auth.IssuerTxID, 100)
 					if err != nil {
 						t.Fatal(err)
 					}

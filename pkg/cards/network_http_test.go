@@ -237,3 +237,78 @@ func TestCardNetworkStandsIn(t *testing.T) {
 	}
 	e.VerifyCards(companyID)
 }
+
+// TestCardNetworkKeys: the sandbox routes take Idempotency-Key as every
+// route that moves money does. A keyed request whose answer was lost (the
+// function died before storing it: here, the write of the answer fails)
+// is sent again once its lease ends: the network acts again under the id
+// the first run recorded on the key, which is applied once, and the retry
+// answers what the first made. Each route makes one transaction, however
+// often it is sent.
+func TestCardNetworkKeys(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, _, cardID := e.fundedCard(20, 5)
+	// The function that dies before storing its answer: the key stays in
+	// progress, with the effect its run recorded.
+	lost := e.CardNetworkFunction(t, apptest.Failing(e.Cfg, func(in any) bool {
+		u, ok := in.(*dynamodb.UpdateItemInput)
+		return ok && strings.HasPrefix(*u.UpdateExpression, "SET response_status")
+	}))
+	send := func(h function.HTTPHandler, key, target, body string) apptest.Result {
+		t.Helper()
+		return e.Call(h, token, "POST", target, body, "Idempotency-Key", key)
+	}
+	again := func(key, target, body string, first apptest.Result) {
+		t.Helper()
+		e.EndLease(companyID, key)
+		r := send(e.Network, key, target, body)
+		if r.Status != first.Status || r.Str("data", "id") != first.Str("data", "id") || r.Headers["Idempotent-Replayed"] != "true" {
+			t.Errorf("%s sent again: %d %s, want %d %s", target, r.Status, r.Raw, first.Status, first.Raw)
+		}
+	}
+	count := func(typ string) int {
+		t.Helper()
+		return len(e.Call(e.Cards, token, "GET", "/cards/"+cardID+"/transactions?limit=100&type="+typ, "").Items())
+	}
+
+	authorize := `{"amount":3,"merchant_name":"Shop","merchant_city":"Austin"}`
+	first := send(lost, "auth-1", "/sandbox/cards/"+cardID+"/authorizations", authorize)
+	if first.Status != 201 || first.Str("data", "type") != "AUTHORIZATION" {
+		t.Fatalf("authorization: %d %s", first.Status, first.Raw)
+	}
+	again("auth-1", "/sandbox/cards/"+cardID+"/authorizations", authorize, first)
+	auth := first.Str("data", "id")
+	// A second authorization, refunded in part once settled.
+	second := send(e.Network, "auth-2", "/sandbox/cards/"+cardID+"/authorizations", authorize).Str("data", "id")
+	for _, c := range []struct {
+		key, target, body string
+	}{
+		{"settle-1", "/sandbox/card-transactions/" + auth + "/settle", `{"amount":2}`},
+		{"reverse-2", "/sandbox/card-transactions/" + second + "/reverse", ``},
+		{"refund-1", "/sandbox/card-transactions/" + auth + "/refund", `{"amount":1}`},
+	} {
+		first := send(lost, c.key, c.target, c.body)
+		if first.Status != 201 {
+			t.Fatalf("%s: %d %s", c.target, first.Status, first.Raw)
+		}
+		again(c.key, c.target, c.body, first)
+	}
+	for typ, want := range map[string]int{"AUTHORIZATION": 2, "SETTLEMENT": 1, "REVERSAL": 1, "REFUND": 1} {
+		if got := count(typ); got != want {
+			t.Errorf("%d %s transactions, want %d", got, typ, want)
+		}
+	}
+	// 20 − 2 (settled) + 1 (refunded), nothing held.
+	if r := e.Call(e.Cards, token, "GET", "/cards/"+cardID+"?sync=false", ""); r.Str("data", "balance") != "19" || r.Str("data", "available_balance") != "19" {
+		t.Errorf("the card: %s", r.Raw)
+	}
+	first = send(lost, "end-1", "/sandbox/cards/"+cardID+"/terminate", `{}`)
+	if first.Status != 201 || first.Str("data", "type") != "TERMINATION" {
+		t.Fatalf("terminate: %d %s", first.Status, first.Raw)
+	}
+	again("end-1", "/sandbox/cards/"+cardID+"/terminate", `{}`, first)
+	if got := count("TERMINATION"); got != 1 {
+		t.Errorf("%d terminations, want 1", got)
+	}
+	e.VerifyCards(companyID)
+}

@@ -46,7 +46,7 @@ func TestConcurrentAuthorizations(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range answers {
 		wg.Go(func() {
-			a, err := e.sandbox.Network.Authorize(ctx, c.IssuerCardID, cardID, issuer.KindAuthorization, 100,
+			a, err := e.sandbox.Network.Authorize(ctx, "", c.IssuerCardID, cardID, issuer.KindAuthorization, 100,
 				issuer.Merchant{Name: "Corner Shop", City: "Austin", Country: "US"})
 			if err != nil || a.StandIn {
 				t.Errorf("authorization %d: %+v, %v", i, a, err)
@@ -246,7 +246,7 @@ func TestNotificationAppliedOnce(t *testing.T) {
 	// The network's deliveries, captured to be delivered three times each:
 	// the advice of an authorization it asked us, then a settlement.
 	capture, bodies, _ := e.capture()
-	if _, err := capture.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 500, issuer.Merchant{Name: "Cafe", City: "Douala", Country: "CM"}); err != nil {
+	if _, err := capture.Authorize(ctx, "", card.IssuerCardID, cardID, issuer.KindAuthorization, 500, issuer.Merchant{Name: "Cafe", City: "Douala", Country: "CM"}); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
@@ -258,7 +258,7 @@ func TestNotificationAppliedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := capture.Follow(ctx, issuer.NotifySettlement, card.IssuerCardID, cardID, auth.IssuerTxID, 500); err != nil {
+	if _, err := capture.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, auth.IssuerTxID, 500); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
@@ -407,14 +407,14 @@ func TestNotificationsOutOfOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	capture, bodies, _ := e.capture()
-	a, err := capture.Authorize(ctx, card.IssuerCardID, cardID, issuer.KindAuthorization, 700, issuer.Merchant{Name: "Cafe", City: "Austin", Country: "US"})
+	a, err := capture.Authorize(ctx, "", card.IssuerCardID, cardID, issuer.KindAuthorization, 700, issuer.Merchant{Name: "Cafe", City: "Austin", Country: "US"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := capture.Follow(ctx, issuer.NotifySettlement, card.IssuerCardID, cardID, a.Request.ID, 700); err != nil {
+	if _, err := capture.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, a.Request.ID, 700); err != nil {
 		t.Fatal(err)
 	}
-	refundEvent, err := capture.Follow(ctx, issuer.NotifyRefund, card.IssuerCardID, cardID, a.Request.ID, 200)
+	refundEvent, err := capture.Follow(ctx, "", issuer.NotifyRefund, card.IssuerCardID, cardID, a.Request.ID, 200)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -465,7 +465,7 @@ func TestNetworkDeliversAgain(t *testing.T) {
 	lost, _, _ := e.capture() // keeps what it sends, delivers nothing
 	lost.Notices = issuerdb.New(e.DB.DB)
 	sent := time.Now()
-	event, err := lost.Follow(ctx, issuer.NotifySettlement, card.IssuerCardID, cardID, auth.IssuerTxID, 400)
+	event, err := lost.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, auth.IssuerTxID, 400)
 	if err != nil {
 		t.Fatal(err)
 	}

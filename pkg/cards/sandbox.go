@@ -11,6 +11,7 @@ import (
 
 	"payments/pkg/countries"
 	"payments/pkg/field"
+	"payments/pkg/idempotency"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 )
@@ -21,10 +22,19 @@ import (
 // advice of the outcome; the other calls report a transaction to us as
 // the issuer would, through POST /issuer/webhooks and the issuer-events
 // queue, and return the notification's event id.
+// Each acts under the id it is given (a new one when ""): the same id is
+// the same authorization or notification, which we apply once.
 type Network interface {
-	Authorize(ctx context.Context, cardID, reference, kind string, amount int64, m issuer.Merchant) (issuer.Authorization, error)
-	Follow(ctx context.Context, typ, cardID, reference, authorizationID string, amount int64) (string, error)
-	Terminated(ctx context.Context, cardID, reference, reason string) (string, error)
+	Authorize(ctx context.Context, id, cardID, reference, kind string, amount int64, m issuer.Merchant) (issuer.Authorization, error)
+	Follow(ctx context.Context, id, typ, cardID, reference, authorizationID string, amount int64) (string, error)
+	Terminated(ctx context.Context, id, cardID, reference, reason string) (string, error)
+}
+
+// Effects records the network's id of what a request has the network do
+// as the effect of the Idempotency-Key the request holds, if it holds one
+// (store.Idempotency).
+type Effects interface {
+	RecordEffect(ctx context.Context, id string) error
 }
 
 // ErrNotApplied is a notification the card-worker has not applied within
@@ -48,9 +58,16 @@ func (e *NotAppliedError) Unwrap() error { return ErrNotApplied }
 // made in the request; a settlement, reversal, refund or termination with
 // the card transaction its notification made once the card-worker has
 // applied it.
+//
+// A request with an Idempotency-Key records the network's id of what it
+// asks (an authorization's, a notification's) on the key before the
+// network acts (Effects): a retry after any crash has the network act
+// again under that id, which is applied once, and answers what it made.
 type Sandbox struct {
 	Cards   *Service
 	Network Network
+	// Effects records a keyed request's network id; nil records none.
+	Effects Effects
 	// Wait bounds the wait for the card-worker (ErrNotApplied past it).
 	Wait time.Duration
 }
@@ -123,7 +140,11 @@ func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in A
 	if err != nil {
 		return Transaction{}, "", err
 	}
-	a, err := sb.Network.Authorize(ctx, card.IssuerCardID, card.ID, string(kind), amount, m)
+	id, _, err := sb.networkID(ctx, issuer.NewTransactionID)
+	if err != nil {
+		return Transaction{}, "", err
+	}
+	a, err := sb.Network.Authorize(ctx, id, card.IssuerCardID, card.ID, string(kind), amount, m)
 	if a.Request.ID == "" {
 		return Transaction{}, "", err
 	}
@@ -192,20 +213,49 @@ func (sb *Sandbox) follow(ctx context.Context, companyID, txID string, typ TxTyp
 	if err != nil {
 		return Transaction{}, "", err
 	}
-	amount, err := CheckFollow(typ, auth, asked)
-	if err != nil {
-		return Transaction{}, "", err
-	}
 	card, err := sb.Cards.Store.Card(ctx, companyID, auth.CardID)
 	if err != nil {
 		return Transaction{}, "", err
 	}
-	id, err := sb.Network.Follow(ctx, notifyOf(typ), card.IssuerCardID, card.ID, auth.IssuerTxID, amount)
-	if err != nil {
+	amount, refused := CheckFollow(typ, auth, asked)
+	id, again, err := sb.networkID(ctx, issuer.NewEventID)
+	switch {
+	case err != nil:
+		return Transaction{}, "", err
+	case refused != nil && again:
+		// The first run's notification, applied, may be what moved the
+		// authorization on: its outcome answers, else the refusal does.
+		if _, found, err := sb.Cards.Store.Outcome(ctx, companyID, id); err == nil && !found {
+			return Transaction{}, "", refused
+		}
+		tx, err := sb.await(ctx, card, notifyOf(typ), id)
+		return tx, id, err
+	case refused != nil:
+		return Transaction{}, "", refused
+	}
+	if _, err := sb.Network.Follow(ctx, id, notifyOf(typ), card.IssuerCardID, card.ID, auth.IssuerTxID, amount); err != nil {
 		return Transaction{}, "", err
 	}
 	tx, err := sb.await(ctx, card, notifyOf(typ), id)
 	return tx, id, err
+}
+
+// networkID returns the network's id of what the request has it do: when
+// it is the retry of a request whose Idempotency-Key holds one
+// (idempotency.Replaying), that one (again is true); else a new one (made
+// by newID), recorded on the key the request holds, if any, before the
+// network acts.
+func (sb *Sandbox) networkID(ctx context.Context, newID func(time.Time) string) (id string, again bool, err error) {
+	if e, ok := idempotency.Replaying(ctx); ok {
+		return e.ID, true, nil
+	}
+	id = newID(sb.Cards.now())
+	if sb.Effects != nil {
+		if err := sb.Effects.RecordEffect(ctx, id); err != nil {
+			return "", false, fmt.Errorf("cards: record the network's id %s: %w", id, err)
+		}
+	}
+	return id, false, nil
 }
 
 // Terminate has the issuer terminate a card of the company on its own (a
@@ -224,18 +274,29 @@ func (sb *Sandbox) terminate(ctx context.Context, companyID, cardID string, in T
 	if len([]rune(reason)) > maxReason {
 		return Transaction{}, "", field.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))
 	}
-	card, err := sb.Cards.stateCheck(ctx, companyID, cardID)
+	var card Card
+	var err error
+	if _, again := idempotency.Replaying(ctx); again {
+		// The first run may have ended the card: it is sent again as it
+		// was, and answers what it made.
+		card, err = sb.Cards.card(ctx, companyID, cardID)
+	} else {
+		card, err = sb.Cards.stateCheck(ctx, companyID, cardID)
+	}
 	if err != nil {
 		return Transaction{}, "", err
 	}
 	if card.IssuerCardID == "" {
 		return Transaction{}, "", ErrNotActive
 	}
+	id, _, err := sb.networkID(ctx, issuer.NewEventID)
+	if err != nil {
+		return Transaction{}, "", err
+	}
 	if _, _, err := sb.Cards.Issuer.TerminateCard(ctx, card.IssuerCardID); err != nil {
 		return Transaction{}, "", fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
 	}
-	id, err := sb.Network.Terminated(ctx, card.IssuerCardID, card.ID, reason)
-	if err != nil {
+	if _, err := sb.Network.Terminated(ctx, id, card.IssuerCardID, card.ID, reason); err != nil {
 		return Transaction{}, "", err
 	}
 	tx, err := sb.await(ctx, card, issuer.NotifyCardTerminated, id)

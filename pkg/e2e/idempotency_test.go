@@ -284,7 +284,7 @@ func TestIdempotencyLeaseOutlivesFunctions(t *testing.T) {
 			t.Errorf("%s: Timeout %s (%v) leaves less than 10 s to the %v lease", fn.LogicalID, timeout, err, idempotency.Lease)
 		}
 	}
-	if served != 3 {
-		t.Errorf("%d functions serve the idempotent routes, want 3 (payments, cards, wallets)", served)
+	if served != 4 {
+		t.Errorf("%d functions serve the idempotent routes, want 4 (payments, cards, wallets, card-network)", served)
 	}
 }

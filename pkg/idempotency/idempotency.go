@@ -32,9 +32,9 @@ const Retention = 24 * time.Hour
 // retry of the same request takes the key over and runs the request again,
 // so that a function that died mid-request does not leave the key stuck.
 // It must be longer than any function serving a wrapped route may run
-// (template.yaml: the Globals Timeout, 15 s, which API Gateway's 30 s
-// also bounds); the margin covers the clocks of instances.
-const Lease = 30 * time.Second
+// (template.yaml: the Globals Timeout, 15 s; the card-network function's
+// 29 s), with a margin of 10 s for the clocks of instances.
+const Lease = 40 * time.Second
 
 // MaxStoredBody is the largest response body kept, in bytes: a DynamoDB
 // item holds at most 400 KB, the key and the other attributes included.

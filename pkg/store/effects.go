@@ -28,8 +28,16 @@ func (db *DB) recordEffect(ctx context.Context, t *txn, id string, receipt []byt
 		return
 	}
 	t.held = h
-	t.Add(effectItem, types.TransactWriteItem{Update: &types.Update{
-		TableName:           aws.String(db.Table),
+	t.Add(effectItem, types.TransactWriteItem{Update: effectUpdate(db.Table, h, id)})
+	t.setReceipt(receipt)
+}
+
+// effectUpdate returns the write of effect id onto the record of the key
+// h, on the condition that h still holds it and that no effect is
+// recorded.
+func effectUpdate(table string, h *idempotency.Held, id string) *types.Update {
+	return &types.Update{
+		TableName:           aws.String(table),
 		Key:                 dynamo.Key(companyPK(h.CompanyID), idempotencySK(h.Key)),
 		UpdateExpression:    aws.String("SET effect_id = :effect"),
 		ConditionExpression: aws.String("lease_id = :lease AND attribute_not_exists(effect_id)"),
@@ -37,8 +45,7 @@ func (db *DB) recordEffect(ctx context.Context, t *txn, id string, receipt []byt
 			":effect": dynamo.Str(id),
 			":lease":  dynamo.Str(h.LeaseID),
 		},
-	}})
-	t.setReceipt(receipt)
+	}
 }
 
 // setReceipt records receipt with the effect t records, if it records one:

@@ -155,6 +155,32 @@ func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempo
 	return held.record(), claimed, nil
 }
 
+// RecordEffect records id as the effect of the Idempotency-Key that ctx's
+// request holds (idempotency.HeldBy), on the condition that it still holds
+// the key and that no effect is recorded (else idempotency.ErrLeaseLost),
+// for a request whose movement of money another function commits (the
+// card-network sandbox's): a retry then answers from id. Nothing when the
+// request holds no key, or recorded its effect already.
+func (s *Idempotency) RecordEffect(ctx context.Context, id string) error {
+	h, ok := idempotency.HeldBy(ctx)
+	if !ok {
+		return nil
+	}
+	u := effectUpdate(s.db.Table, h, id)
+	_, err := s.db.Update(ctx, "record the effect of idempotency key", &dynamodb.UpdateItemInput{
+		TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+		ConditionExpression: u.ConditionExpression, ExpressionAttributeValues: u.ExpressionAttributeValues,
+	})
+	if dynamo.ConditionFailed(err) {
+		return idempotency.ErrLeaseLost
+	}
+	if err != nil {
+		return err
+	}
+	h.Recorded()
+	return nil
+}
+
 // Complete stores resp in the record of the claim leaseID.
 func (s *Idempotency) Complete(ctx context.Context, companyID, key, leaseID string, resp idempotency.Response) error {
 	set := "SET response_status = :status, body_omitted = :omitted"

@@ -16,8 +16,8 @@ import (
 	"payments/pkg/vault"
 )
 
-// New builds the card-network function behind the token guard: in sandbox
-// mode, POST /sandbox/cards/{id}/authorizations and …/terminate, POST
+// New builds the card-network function behind the token guard and the
+// Idempotency-Key middleware: in sandbox mode, POST /sandbox/cards/{id}/authorizations and …/terminate, POST
 // /sandbox/card-transactions/{transactionId}/settle, …/reverse and
 // …/refund; in production mode, no route (404 ROUTE_NOT_FOUND). Its cards
 // service seals and opens no card secret (vault.NoKeys): it issues and
@@ -45,6 +45,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
+	rt.Use(services.Idempotent(db))
 	cards.SandboxRoutes(rt, sb)
 	return function.HTTP(rt), nil
 }
@@ -65,5 +66,5 @@ func Network(cfg function.Config, db *store.DB, svc *cards.Service, issuerEvents
 		return nil, err
 	}
 	n.Ask, n.Deadline = auths.Ask, cfg.IssuerDecisionDeadline
-	return &cards.Sandbox{Cards: svc, Network: n}, nil
+	return &cards.Sandbox{Cards: svc, Network: n, Effects: store.NewIdempotency(db)}, nil
 }

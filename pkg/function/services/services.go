@@ -93,8 +93,8 @@ func Auth(cfg function.Config, db *store.DB, limiter auth.RateLimiter) (*auth.Se
 
 // IdempotentRoutes are the routes that move money, the one list of those
 // that honour Idempotency-Key (docs/idempotency.md). The functions that
-// serve them (payments, cards, wallets) each mount Idempotent; the others
-// serve none of them.
+// serve them (payments, cards, wallets, card-network) each mount
+// Idempotent; the others serve none of them.
 var IdempotentRoutes = []string{
 	// payments
 	"POST /payment/payout",
@@ -110,6 +110,12 @@ var IdempotentRoutes = []string{
 	"POST /wallets/deposit",
 	"POST /wallets/{id}/transfer-internal",
 	"POST /wallets/fund",
+	// card-network (sandbox mode)
+	"POST /sandbox/cards/{id}/authorizations",
+	"POST /sandbox/card-transactions/{transactionId}/settle",
+	"POST /sandbox/card-transactions/{transactionId}/reverse",
+	"POST /sandbox/card-transactions/{transactionId}/refund",
+	"POST /sandbox/cards/{id}/terminate",
 }
 
 // Idempotent returns the middleware that serves IdempotentRoutes with

@@ -64,16 +64,28 @@ type Authorization struct {
 	Advice  Notification
 }
 
-// Authorize asks for a decision on an authorization of kind for amount
-// cents at m on the issuer's card cardID (our card reference), waiting
-// Deadline for the answer; past it, or when the answer is an error, it
-// declines on its own (StandInReason), and a late decision of ours is
-// left to finish on its own. Either way it then delivers its advice of the
-// outcome. A failure to deliver the advice is returned with the
-// authorization as decided.
-func (n *SandboxNetwork) Authorize(ctx context.Context, cardID, reference, kind string, amount int64, m Merchant) (Authorization, error) {
+// NewTransactionID returns a new id of the network's transactions, as it
+// makes them (ntx_<uuid>), made at now.
+func NewTransactionID(now time.Time) string { return "ntx_" + ids.NewV7(now) }
+
+// NewEventID returns a new id of the network's notifications (evt_<uuid>),
+// made at now.
+func NewEventID(now time.Time) string { return "evt_" + ids.NewV7(now) }
+
+// Authorize asks for a decision on authorization id (a new one when "":
+// a network asks again under the same id when it did not hear the answer)
+// of kind for amount cents at m on the issuer's card cardID (our card
+// reference), waiting Deadline for the answer; past it, or when the answer
+// is an error, it declines on its own (StandInReason), and a late decision
+// of ours is left to finish on its own. Either way it then delivers its
+// advice of the outcome. A failure to deliver the advice is returned with
+// the authorization as decided.
+func (n *SandboxNetwork) Authorize(ctx context.Context, id, cardID, reference, kind string, amount int64, m Merchant) (Authorization, error) {
 	now := n.Now().UTC()
-	r := AuthorizationRequest{ID: "ntx_" + ids.NewV7(now), CardID: cardID, Reference: reference, Kind: kind,
+	if id == "" {
+		id = NewTransactionID(now)
+	}
+	r := AuthorizationRequest{ID: id, CardID: cardID, Reference: reference, Kind: kind,
 		Amount: amount, Currency: "USD", Merchant: m, CreatedAt: now}
 	if err := r.Check(); err != nil {
 		return Authorization{}, fmt.Errorf("%w: %v", ErrBadAuthorizationRequest, err)
@@ -135,27 +147,31 @@ func (n *SandboxNetwork) ask(ctx context.Context, id string, body []byte) (answe
 	return AuthorizationAnswer{Decision: Declined, DeclineReason: &reason}, true
 }
 
-// Follow reports a settlement, a reversal or a refund (typ, one of
-// NotifySettlement, NotifyReversal, NotifyRefund) of amount cents on
-// authorization authorizationID and returns its event id.
-func (n *SandboxNetwork) Follow(ctx context.Context, typ, cardID, reference, authorizationID string, amount int64) (string, error) {
-	return n.send(ctx, &Notification{Type: typ, CardID: cardID, Reference: reference,
+// Follow reports, as notification id (a new one when ""; the same id
+// sent again is the same notification), a settlement, a reversal or a
+// refund (typ, one of NotifySettlement, NotifyReversal, NotifyRefund) of
+// amount cents on authorization authorizationID and returns its event id.
+func (n *SandboxNetwork) Follow(ctx context.Context, id, typ, cardID, reference, authorizationID string, amount int64) (string, error) {
+	return n.send(ctx, &Notification{ID: id, Type: typ, CardID: cardID, Reference: reference,
 		Transaction: &NetworkTransaction{AuthorizationID: authorizationID, Amount: amount}})
 }
 
-// Terminated reports that the issuer terminated card cardID, for reason,
-// and returns its event id.
-func (n *SandboxNetwork) Terminated(ctx context.Context, cardID, reference, reason string) (string, error) {
-	return n.send(ctx, &Notification{Type: NotifyCardTerminated, CardID: cardID, Reference: reference, Reason: reason})
+// Terminated reports, as notification id (a new one when ""), that the
+// issuer terminated card cardID, for reason, and returns its event id.
+func (n *SandboxNetwork) Terminated(ctx context.Context, id, cardID, reference, reason string) (string, error) {
+	return n.send(ctx, &Notification{ID: id, Type: NotifyCardTerminated, CardID: cardID, Reference: reference, Reason: reason})
 }
 
-// send gives no its ids (a transaction of its own, unless it has one) and
-// delivers it; it returns its id, once delivered.
+// send gives no its ids, unless it has them (its own, a transaction of its
+// own), and delivers it; it returns its id, once delivered.
 func (n *SandboxNetwork) send(ctx context.Context, no *Notification) (string, error) {
 	now := n.Now().UTC()
-	no.ID, no.CreatedAt = "evt_"+ids.NewV7(now), now
+	if no.ID == "" {
+		no.ID = NewEventID(now)
+	}
+	no.CreatedAt = now
 	if t := no.Transaction; t != nil && t.ID == "" {
-		t.ID, t.Currency = "ntx_"+ids.NewV7(now), "USD"
+		t.ID, t.Currency = NewTransactionID(now), "USD"
 	}
 	if err := no.Check(); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadNotification, err)

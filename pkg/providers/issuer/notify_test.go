@@ -98,7 +98,7 @@ func TestSandboxNetworkStandsIn(t *testing.T) {
 				return err
 			})
 			n.Deadline = 10 * time.Millisecond
-			a, err := n.Authorize(context.Background(), "card_1", "ref", KindAuthorization, 100, Merchant{Name: "Shop", City: "Austin", Country: "US"})
+			a, err := n.Authorize(context.Background(), "", "card_1", "ref", KindAuthorization, 100, Merchant{Name: "Shop", City: "Austin", Country: "US"})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,17 +136,17 @@ func TestSandboxNetworkDelivers(t *testing.T) {
 	})
 	n.Now = func() time.Time { return time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC) }
 	ctx := context.Background()
-	a, err := n.Authorize(ctx, "card_1", "ref", KindPreauthorization, 1250, Merchant{Name: "Hotel", City: "Kribi", Country: "CM"})
+	a, err := n.Authorize(ctx, "", "card_1", "ref", KindPreauthorization, 1250, Merchant{Name: "Hotel", City: "Kribi", Country: "CM"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(asked) != 1 || asked[0].ID != a.Request.ID || !strings.HasPrefix(a.Request.ID, "ntx_") || asked[0].Amount != 1250 || asked[0].Kind != KindPreauthorization {
 		t.Errorf("asked %+v", asked)
 	}
-	if _, err := n.Follow(ctx, NotifySettlement, "card_1", "ref", a.Request.ID, 1000); err != nil {
+	if _, err := n.Follow(ctx, "", NotifySettlement, "card_1", "ref", a.Request.ID, 1000); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := n.Terminated(ctx, "card_1", "ref", "risk"); err != nil {
+	if _, err := n.Terminated(ctx, "", "card_1", "ref", "risk"); err != nil {
 		t.Fatal(err)
 	}
 	if len(got) != 3 || got[0].ID == got[1].ID || !strings.HasPrefix(got[0].ID, "evt_") || got[0].Type != NotifyAdvice ||
@@ -154,7 +154,7 @@ func TestSandboxNetworkDelivers(t *testing.T) {
 		got[1].Transaction.Amount != 1000 || got[2].Type != NotifyCardTerminated {
 		t.Errorf("notifications %+v", got)
 	}
-	if _, err := n.Follow(ctx, NotifyRefund, "card_1", "ref", "", 5); !errors.Is(err, ErrBadNotification) || len(got) != 3 {
+	if _, err := n.Follow(ctx, "", NotifyRefund, "card_1", "ref", "", 5); !errors.Is(err, ErrBadNotification) || len(got) != 3 {
 		t.Errorf("a refund naming no authorization: %v, %d delivered", err, len(got))
 	}
 }

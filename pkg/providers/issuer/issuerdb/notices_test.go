@@ -36,11 +36,11 @@ func TestSandboxNetworkRedelivers(t *testing.T) {
 	n.Notices = s
 	sent := sandboxIssuerNow
 	n.Now = func() time.Time { return sent }
-	settled, err := n.Follow(ctx, issuer.NotifySettlement, "card_1", "ref", "ntx_1", 500)
+	settled, err := n.Follow(ctx, "", issuer.NotifySettlement, "card_1", "ref", "ntx_1", 500)
 	if err != nil {
 		t.Fatal(err)
 	}
-	reversed, err := n.Follow(ctx, issuer.NotifyReversal, "card_1", "ref", "ntx_2", 0)
+	reversed, err := n.Follow(ctx, "", issuer.NotifyReversal, "card_1", "ref", "ntx_2", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
