@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -157,7 +158,7 @@ func Providers(cfg function.Config, db *store.DB, with providers.Deps) (provider
 			}
 		}
 		if len(none) > 0 {
-			function.StartupNotice(NoAdapterNotice, "mode", cfg.Mode, "none", none)
+			function.StartupNotice(NoAdapterNotice, "mode", cfg.Mode, "none", strings.Join(none, "; "))
 		}
 	}
 	return p, nil
