@@ -79,3 +79,46 @@ func shellLines(md string) []line {
 	}
 	return out
 }
+
+// TestReadmeSandboxUsesNoProductionVariable checks the README's shell
+// blocks in the order a user pastes them: a variable a block of the
+// sandbox sections uses (`$NAME`, `${NAME…}`) was last set by a sandbox
+// block, not by the production detour ("Production mode, locally"), which
+// the README has the user run before the Webhooks section: its company,
+// wallets and token are not the sandbox company's. A variable both set is
+// set again by the sandbox section that uses it after the detour.
+func TestReadmeSandboxUsesNoProductionVariable(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join(localtest.Root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const detour = "## Production mode, locally"
+	assign := regexp.MustCompile(`^\s*([A-Z_][A-Z0-9_]*)=`)
+	use := regexp.MustCompile(`\$\{?([A-Z_][A-Z0-9_]*)`)
+	setBy := map[string]string{} // variable → the section that set it last
+	section, in, seen := "", false, false
+	for i, l := range strings.Split(string(b), "\n") {
+		switch {
+		case !in && strings.HasPrefix(l, "## "):
+			section = l
+			seen = seen || strings.HasPrefix(l, detour)
+		case !in && strings.TrimSpace(l) == "```sh":
+			in = true
+		case in && strings.HasPrefix(strings.TrimSpace(l), "```"):
+			in = false
+		case in:
+			production := strings.HasPrefix(section, detour)
+			for _, m := range use.FindAllStringSubmatch(l, -1) {
+				if by := setBy[m[1]]; !production && strings.HasPrefix(by, detour) {
+					t.Errorf("README.md:%d (%s): $%s was last set by the production detour, not by the sandbox session: %s", i+1, section, m[1], strings.TrimSpace(l))
+				}
+			}
+			if m := assign.FindStringSubmatch(l); m != nil {
+				setBy[m[1]] = section
+			}
+		}
+	}
+	if !seen {
+		t.Fatalf("README.md: no section %q", detour)
+	}
+}

@@ -144,6 +144,7 @@ func (w *walk) cardNetwork() {
 		w.t.Fatal(err)
 	}
 	var decided []string
+	var cents []int
 	for range 3 {
 		signed := func(_ context.Context, r *http.Request) error {
 			r.Header.Set(issuerhooks.Header, issuerhooks.Sign([]byte(localtest.IssuerWebhookSecret), body, time.Now()))
@@ -153,7 +154,10 @@ func (w *walk) cardNetwork() {
 		w.ok(d, err, http.StatusOK, "23. the network's request")
 		w.equal("23. the decision", d.JSON200.Data.Decision, apiclient.CardAuthorizationDecisionDecision("APPROVED"))
 		decided = append(decided, d.JSON200.Data.TransactionId.String())
+		cents = append(cents, d.JSON200.Data.AvailableBalance)
 	}
 	w.equal("23. one transaction for the three requests", decided[1:], []string{decided[0], decided[0]})
 	w.equal("23. available_balance after one hold of 1.00", w.card("23", id).AvailableBalance, "2.37")
+	// The network speaks cents, the card routes dollars (the README says so).
+	w.equal("23. the network's available_balance, in cents", cents, []int{237, 237, 237})
 }

@@ -41,6 +41,7 @@ func TestWalkthrough(t *testing.T) {
 	w.cards()
 	w.cardNetwork()
 	w.betweenWallets()
+	w.bulk()
 }
 
 // ok fails the walk unless res answered want.

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"encoding/pem"
 	"fmt"
-	"log/slog"
 	"strings"
 	"time"
 
@@ -15,14 +14,19 @@ import (
 // CallbackMaxAge is how old a callback's signature may be.
 const CallbackMaxAge = 5 * time.Minute
 
+// NoCallbackKeyNotice is what start-up says (StartupNotice) when the
+// operator callbacks have no key to verify them with.
+const NoCallbackKeyNotice = "operator callbacks are refused: no OPERATOR_CALLBACK_PUBLIC_KEY (sandbox mode: no aggregator calls back)"
+
 // OperatorHooks returns the handler of the aggregator's callbacks,
-// verified with cfg's key and queued on payouts. Without a key (a sandbox
-// stage, where no aggregator calls) every callback is refused; production
-// mode has one (ConfigFromEnv).
+// verified with cfg's key and queued on payouts. Without a key (sandbox
+// mode, where no aggregator calls back: the sandbox operator answers the
+// worker's polls) every callback is refused, as start-up says once
+// (StartupNotice); production mode has one (ConfigFromEnv).
 func OperatorHooks(cfg Config, payouts Queue, now func() time.Time) (*operatorhooks.Handler, error) {
 	h := &operatorhooks.Handler{Jobs: payouts}
 	if cfg.OperatorCallbackKey == "" {
-		slog.Warn("no OPERATOR_CALLBACK_PUBLIC_KEY: every operator callback is refused", "mode", cfg.Mode)
+		StartupNotice(NoCallbackKeyNotice, "mode", cfg.Mode)
 		return h, nil
 	}
 	key, err := PublicKeyPEM(cfg.OperatorCallbackKey)

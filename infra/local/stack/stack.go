@@ -1,8 +1,9 @@
 // Package stack starts and provisions the local emulators: the AWS ones,
 // DynamoDB Local (Amazon's jar on Java 17), the SQS emulator local-aws-sqs
 // and the S3 emulator s3rver, and stripe-mock, Stripe's mock of its API,
-// which checks the requests made to the simulated Stripe Issuing. All are
-// reached on 127.0.0.1 and all come from the git-ignored cache that
+// which checks the requests made to the simulated Stripe Issuing. All
+// listen on 127.0.0.1 alone (a laptop on a shared network serves nobody
+// its tables) and all come from the git-ignored cache that
 // infra/local/install.sh fills.
 //
 // Each emulator runs in its own process group and dies with the process that
@@ -127,11 +128,8 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		return nil, err
 	}
 
-	// DynamoDB Local binds every interface (it has no host option), and so
-	// does stripe-mock (see below); the others bind 127.0.0.1 only.
-	ddb := []string{"java", "-XX:+UseSerialGC", "-Djava.library.path=" + filepath.Join(jar, "DynamoDBLocal_lib"),
-		"-jar", filepath.Join(jar, "DynamoDBLocal.jar"), "-sharedDb", "-port", strconv.Itoa(o.DynamoDBPort)}
 	s3Dir := ""
+	ddbData := "-Ddynamodb.inMemory=true"
 	if o.DataDir != "" {
 		dbDir := filepath.Join(o.DataDir, "dynamodb")
 		s3Dir = filepath.Join(o.DataDir, "s3")
@@ -140,15 +138,22 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 				return nil, err
 			}
 		}
-		ddb = append(ddb, "-dbPath", dbDir)
+		ddbData = "-Ddynamodb.dbPath=" + dbDir
 	} else {
-		ddb = append(ddb, "-inMemory")
 		if s3Dir, err = os.MkdirTemp("", "localstack-s3-"); err != nil {
 			return nil, err
 		}
 		s.cleanup = append(s.cleanup, s3Dir)
 	}
 	emulators := filepath.Join(o.Root, "infra", "local", "emulators")
+	// Every emulator listens on 127.0.0.1 alone. DynamoDB Local's own main
+	// has no host option (its server binds every interface), so its jars
+	// are run through Jetty's XmlConfiguration on dynamodb-local.xml, which
+	// builds the same server on 127.0.0.1 from system properties.
+	ddb := []string{"java", "-XX:+UseSerialGC", "-Djava.library.path=" + filepath.Join(jar, "DynamoDBLocal_lib"),
+		"-Dorg.eclipse.jetty.LEVEL=WARN", "-Ddynamodb.port=" + strconv.Itoa(o.DynamoDBPort), ddbData,
+		"-cp", filepath.Join(jar, "DynamoDBLocal.jar") + string(os.PathListSeparator) + filepath.Join(jar, "DynamoDBLocal_lib", "*"),
+		"org.eclipse.jetty.xml.XmlConfiguration", filepath.Join(emulators, "dynamodb-local.xml")}
 	nodeEnv := []string{"NODE_PATH=" + nodeModules, "AWS_ACCESS_KEY_ID=" + AccessKey, "AWS_SECRET_ACCESS_KEY=" + SecretKey}
 	specs := []struct {
 		name string
@@ -160,9 +165,12 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		{"dynamodb", o.DynamoDBPort, &s.DynamoDBEndpoint, nil, ddb},
 		{"sqs", o.SQSPort, &s.SQSEndpoint, nodeEnv, []string{"node", filepath.Join(emulators, "sqs.js"), strconv.Itoa(o.SQSPort)}},
 		{"s3", o.S3Port, &s.S3Endpoint, nodeEnv, append([]string{"node", filepath.Join(emulators, "s3.js"), strconv.Itoa(o.S3Port), s3Dir}, o.Buckets...)},
-		// HTTP only: -http-port turns its default HTTPS listener off
-		// (-http-addr would not, and it would take 12112, or $PORT).
-		{"stripe-mock", o.StripeMockPort, &s.StripeMockURL, nil, []string{stripeMock, "-http-port", strconv.Itoa(o.StripeMockPort)}},
+		// -http-addr does not turn stripe-mock's default HTTPS listener off
+		// (which would take 12112, or $PORT, on every interface), so that
+		// one gets a port of the system's choosing, on 127.0.0.1 too: nothing
+		// uses it.
+		{"stripe-mock", o.StripeMockPort, &s.StripeMockURL, nil, []string{stripeMock,
+			"-http-addr", net.JoinHostPort("127.0.0.1", strconv.Itoa(o.StripeMockPort)), "-https-addr", "127.0.0.1:0"}},
 	}
 	for _, sp := range specs {
 		p, err := StartProcess(sp.name, o.Root, filepath.Join(s.LogDir, sp.name+".log"), sp.env, sp.argv...)

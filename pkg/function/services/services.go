@@ -13,7 +13,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -126,13 +126,19 @@ func Idempotent(db *store.DB) httpapi.Middleware {
 	return k.Wrap
 }
 
+// NoAdapterNotice is what start-up says (function.StartupNotice) in a mode
+// that lacks some providers' adapters.
+const NoAdapterNotice = "providers without an adapter"
+
 // Providers returns the providers of cfg's mode (providers.ForMode): the
 // simulated ones keep their records in db, apart from ours, and work with
 // what with gives them besides (providers.Deps), which a function leaves
 // nil where it never asks for it. A mode without a provider's adapter
-// refuses what needs it, and says so in the log; the operator's adapter
-// is built for the functions that read the aggregator's settings, which
-// do not start in production mode without them (function.ConfigFromEnv).
+// refuses what needs it, or leaves it to the console, and says so once at
+// start-up (NoAdapterNotice, at INFO: it is how that mode works); the
+// operator's adapter is built for the functions that read the aggregator's
+// settings, which do not start in production mode without them
+// (function.ConfigFromEnv).
 func Providers(cfg function.Config, db *store.DB, with providers.Deps) (providers.Providers, error) {
 	with.Orders = operatordb.New(db.DB)
 	with.Cards = issuerdb.New(db.DB)
@@ -158,7 +164,7 @@ func Providers(cfg function.Config, db *store.DB, with providers.Deps) (provider
 			}
 		}
 		if len(none) > 0 {
-			slog.Warn("providers without an adapter", "mode", cfg.Mode, "none", none)
+			function.StartupNotice(NoAdapterNotice, "mode", cfg.Mode, "none", strings.Join(none, "; "))
 		}
 	}
 	return p, nil

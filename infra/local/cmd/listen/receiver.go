@@ -57,8 +57,10 @@ func newReceiver(secret, forward string, out io.Writer) *receiver {
 	}
 }
 
-// ServeHTTP prints the request as a delivery: the event type, the event id,
-// whether its signature verifies, and its JSON body indented; then the
+// ServeHTTP prints the request as a delivery: the event type, the event id
+// and whether its signature verifies; its signature header and its body as
+// they came, each on a line of its own and unindented, for a check of one's
+// own (the README's openssl recipe); its JSON body indented; then the
 // forward's result.
 func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	at := rc.now()
@@ -70,6 +72,11 @@ func (rc *receiver) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s %s  event %s  %s\n", at.Format(time.TimeOnly), eventType(r.Header, body), orNone(r.Header.Get(webhooks.EventIDHeader)), rc.verify(r.Header, body, at))
+	fmt.Fprintf(&b, "%s: %s\n", webhooks.SignatureHeader, orNone(r.Header.Get(webhooks.SignatureHeader)))
+	if len(body) > 0 {
+		b.Write(body)
+		b.WriteString("\n")
+	}
 	b.WriteString(pretty(body))
 	if rc.forward != "" {
 		fmt.Fprintf(&b, "  %s\n", rc.forwardRequest(r, body))
@@ -151,17 +158,15 @@ func orNone(s string) string {
 	return s
 }
 
-// pretty returns body indented when it is JSON, else as it is, ending with
-// a newline.
+// pretty returns body indented when it is JSON, ending with a newline; it
+// says when there is no body, or when it is not JSON.
 func pretty(body []byte) string {
 	if len(body) == 0 {
 		return "(no body)\n"
 	}
 	var b bytes.Buffer
 	if err := json.Indent(&b, body, "", "  "); err != nil {
-		b.Reset()
-		b.WriteString("(not JSON) ")
-		b.Write(body)
+		return "(not JSON)\n"
 	}
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }

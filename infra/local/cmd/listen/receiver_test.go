@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"time"
 
 	"payments/infra/local/localca"
+	"payments/infra/local/localtest"
 	"payments/infra/local/samples"
 	"payments/pkg/outbound"
 	"payments/pkg/webhooks"
@@ -97,20 +99,111 @@ func TestReceiverVerifies(t *testing.T) {
 			var out bytes.Buffer
 			rc := newReceiver(tt.secret, "", &out)
 			rc.now = func() time.Time { return now }
+			sent := bodyOf(tt.req)
 			w := httptest.NewRecorder()
 			rc.ServeHTTP(w, tt.req)
 			if w.Code != http.StatusOK {
 				t.Errorf("answered %d, want 200", w.Code)
 			}
-			first, rest, _ := strings.Cut(out.String(), "\n")
-			if want := now.Format(time.TimeOnly) + " payment.payout.status_updated  event " + testID + tt.want; first+"\n" != want {
-				t.Errorf("first line\n%q, want\n%q", first+"\n", want)
+			lines := strings.SplitN(out.String(), "\n", 4)
+			if len(lines) < 4 {
+				t.Fatalf("printed:\n%s", out.String())
 			}
-			if !strings.HasPrefix(rest, "{\n  \"event\": \"payment.payout.status_updated\",\n  \"data\": {\n    \"transaction_id\": \"t1\",") {
-				t.Errorf("the body is not printed indented:\n%s", rest)
+			if want := now.Format(time.TimeOnly) + " payment.payout.status_updated  event " + testID + tt.want; lines[0]+"\n" != want {
+				t.Errorf("first line\n%q, want\n%q", lines[0]+"\n", want)
+			}
+			if want := webhooks.SignatureHeader + ": " + orNone(tt.req.Header.Get(webhooks.SignatureHeader)); lines[1] != want {
+				t.Errorf("second line %q, want the signature header as it came, %q", lines[1], want)
+			}
+			if lines[2] != sent {
+				t.Errorf("third line %q, want the body as it came, %q", lines[2], sent)
+			}
+			if !strings.HasPrefix(lines[3], "{\n  \"event\": \"payment.payout.status_updated\",\n  \"data\": {\n    \"transaction_id\": \"t1\",") {
+				t.Errorf("the body is not printed indented:\n%s", lines[3])
 			}
 		})
 	}
+}
+
+// bodyOf returns the body of a request made by delivery, leaving it to be
+// read again.
+func bodyOf(r *http.Request) string {
+	b, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	return string(b)
+}
+
+// TestReadmeRecipeChecksPrintedDelivery runs the README's openssl recipe
+// ("Verifying a signature") on what the receiver prints of a delivery, as
+// the README says to take it: the rest of the X-Service-Signature line as
+// the header, the line under it, pasted into body.json, as the body. With
+// the endpoint's secret it says valid, whether the header carries one
+// signature or two (a rotation's overlap, this secret's second); with
+// another secret, INVALID.
+func TestReadmeRecipeChecksPrintedDelivery(t *testing.T) {
+	for _, tool := range []string{"bash", "openssl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("the README's recipe needs %s: %v", tool, err)
+		}
+	}
+	recipe := readmeRecipe(t)
+	other, _ := webhooks.NewSecret()
+	now := time.Now()
+	rotated := delivery(testBody, "", now)
+	ours, theirs := webhooks.Sign(testSecret, now, []byte(testBody)), webhooks.Sign(other, now, []byte(testBody))
+	rotated.Header.Set(webhooks.SignatureHeader, theirs+strings.TrimPrefix(ours, strings.Split(ours, ",")[0]))
+	for _, tt := range []struct {
+		name   string
+		req    *http.Request
+		secret string // the recipe's
+		want   string
+	}{
+		{"one signature", delivery(testBody, testSecret, now), testSecret, "valid"},
+		{"two signatures, the second ours", rotated, testSecret, "valid"},
+		{"another secret", delivery(testBody, testSecret, now), other, "INVALID"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out bytes.Buffer
+			newReceiver(testSecret, "", &out).ServeHTTP(httptest.NewRecorder(), tt.req)
+			lines := strings.Split(out.String(), "\n")
+			header, ok := strings.CutPrefix(lines[1], webhooks.SignatureHeader+": ")
+			if !ok || len(lines) < 3 {
+				t.Fatalf("no %s line under the first:\n%s", webhooks.SignatureHeader, out.String())
+			}
+			dir := t.TempDir()
+			// As pasted into cat > body.json: the line, then Enter.
+			if err := os.WriteFile(filepath.Join(dir, "body.json"), []byte(lines[2]+"\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command("bash", "-c", recipe)
+			cmd.Dir = dir
+			cmd.Env = append(os.Environ(), "SIGNING_SECRET="+tt.secret, "header="+header)
+			got, err := cmd.CombinedOutput()
+			if err != nil {
+				t.Fatalf("the recipe: %v\n%s", err, got)
+			}
+			if strings.TrimSpace(string(got)) != tt.want {
+				t.Errorf("the recipe said %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// readmeRecipe returns the shell block of the README's "Verifying a
+// signature".
+func readmeRecipe(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(localtest.Root(t), "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, ok := strings.Cut(string(b), "**Verifying a signature.**")
+	_, block, ok2 := strings.Cut(after, "```sh\n")
+	block, _, ok3 := strings.Cut(block, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README.md: no shell block under **Verifying a signature.**")
+	}
+	return block
 }
 
 // TestReceiverForwards forwards a delivery to a server that records what
