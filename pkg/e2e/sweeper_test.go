@@ -3,6 +3,11 @@ package e2e_test
 import (
 	"context"
 	"encoding/json"
+	"maps"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,6 +18,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/walletsapi"
+	"payments/pkg/outbound"
 	"payments/pkg/store"
 	"payments/pkg/waittest"
 )
@@ -154,4 +160,35 @@ func TestSweeperFinishesEachKindOfWork(t *testing.T) {
 		})
 	}
 	e.VerifyCards(companyID)
+}
+
+// TestSweeperStepsAreDocumented: the steps the sweeper's answer names are
+// the steps of the table in docs/operations.md ("The sweeper"), no more,
+// no fewer.
+func TestSweeperStepsAreDocumented(t *testing.T) {
+	e := newHookEnv(t, outbound.New())
+	report := runSweep(t, apptest.MustSweeper(t, apptest.Recording(e.Cfg, "sweeper"), time.Now))
+	answered := slices.Sorted(maps.Keys(report))
+
+	b, err := os.ReadFile("../../docs/operations.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile("^\\| `([a-z_]+)` \\|")
+	var documented []string
+	in := false
+	for line := range strings.Lines(string(b)) {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			in = strings.TrimSpace(line) == "## The sweeper"
+		case in:
+			if m := row.FindStringSubmatch(line); m != nil {
+				documented = append(documented, m[1])
+			}
+		}
+	}
+	slices.Sort(documented)
+	if len(documented) == 0 || !slices.Equal(answered, documented) {
+		t.Fatalf("the sweeper answers the steps %v; docs/operations.md lists %v", answered, documented)
+	}
 }
