@@ -6,9 +6,9 @@
 // Publish queues a message naming the event on the webhooks queue and marks
 // the event published. A process that dies between commit and publish leaves
 // the event unpublished; a message lost after the publish (a queue that
-// lost its messages, a send that failed after it was taken) leaves it
-// published but never taken by the webhook worker, which marks each event
-// it takes (webhooks.Worker). Sweep, run every minute by the sweeper,
+// lost its messages, a message dead-lettered after repeated failures)
+// leaves it published but never taken by the webhook worker, which marks
+// each event it takes (webhooks.Worker). Sweep, run every minute by the sweeper,
 // publishes every event left unpublished for longer than Grace, and again
 // every event published more than Grace ago that the worker has not taken.
 // Publishing twice is harmless: the webhook worker delivers an event once
