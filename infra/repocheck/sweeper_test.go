@@ -79,6 +79,24 @@ func TestSweeperStepsDocumented(t *testing.T) {
 	if got := keys(t, answer); !slices.Equal(got, steps) {
 		t.Errorf("docs/local.md's sample of the sweeper's answer has the steps %v; the sweeper answers %v", got, steps)
 	}
+
+	stepRow := regexp.MustCompile("^\\| `([a-z_]+)` \\|")
+	var documented []string
+	in := false
+	for line := range strings.Lines(read(t, root, filepath.Join("docs", "operations.md"))) {
+		switch {
+		case strings.HasPrefix(line, "## "):
+			in = strings.TrimSpace(line) == "## The sweeper"
+		case in:
+			if m := stepRow.FindStringSubmatch(line); m != nil {
+				documented = append(documented, m[1])
+			}
+		}
+	}
+	slices.Sort(documented)
+	if !slices.Equal(documented, steps) {
+		t.Errorf("docs/operations.md's table of the sweeper (\"The sweeper\") lists %v; the sweeper answers %v", documented, steps)
+	}
 }
 
 // numberWords spells the counts of steps a row may give.

@@ -149,6 +149,17 @@ func (e *hookEnv) setWebhook(t *testing.T, url string, sign bool) string {
 // change would, and publishes it.
 func (e *hookEnv) emit(t *testing.T, notifyURL string) events.Event {
 	t.Helper()
+	ev := e.commit(t, notifyURL)
+	if err := e.publisher.Publish(context.Background(), ev); err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// commit commits a payout status update (with notifyURL, when set) as a
+// change would, and returns it as committed.
+func (e *hookEnv) commit(t *testing.T, notifyURL string) events.Event {
+	t.Helper()
 	prev := "PENDING"
 	ev, err := events.NewPaymentStatusUpdated(e.company, events.PayoutStatusUpdated, events.PaymentStatusData{
 		TransactionID: "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f60", ExternalID: "order-7", Type: "PAYOUT", Status: "PROCESSING",
@@ -159,9 +170,6 @@ func (e *hookEnv) emit(t *testing.T, notifyURL string) events.Event {
 		t.Fatal(err)
 	}
 	if err := e.store.Commit(context.Background(), ev); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.publisher.Publish(context.Background(), ev); err != nil {
 		t.Fatal(err)
 	}
 	return e.committed(t, ev)
@@ -208,6 +216,12 @@ func (e *hookEnv) poll(t *testing.T) {
 // messages it handled.
 func (e *hookEnv) drain(t *testing.T) int {
 	t.Helper()
+	return e.drainWith(t, e.worker)
+}
+
+// drainWith is drain with worker w.
+func (e *hookEnv) drainWith(t *testing.T, w function.SQSHandler) int {
+	t.Helper()
 	// Short polls: the SQS emulator's long poll waits its whole time unless
 	// the batch fills.
 	for range 20 {
@@ -218,7 +232,7 @@ func (e *hookEnv) drain(t *testing.T) int {
 			t.Fatal(err)
 		}
 		if len(out.Messages) > 0 {
-			e.invoke(t, context.Background(), out.Messages...)
+			e.invokeWith(t, context.Background(), w, out.Messages...)
 			return len(out.Messages)
 		}
 		time.Sleep(100 * time.Millisecond)
@@ -236,13 +250,19 @@ func (e *hookEnv) queued(t *testing.T) int {
 type sqsMessage = sqstypes.Message
 
 func (e *hookEnv) invoke(t *testing.T, ctx context.Context, msgs ...sqsMessage) {
+	e.invokeWith(t, ctx, e.worker, msgs...)
+}
+
+// invokeWith hands msgs to worker w and deletes those it did not report
+// failed.
+func (e *hookEnv) invokeWith(t *testing.T, ctx context.Context, w function.SQSHandler, msgs ...sqsMessage) {
 	var ev lambdaevents.SQSEvent
 	for _, m := range msgs {
 		ev.Records = append(ev.Records, lambdaevents.SQSMessage{
 			MessageId: aws.ToString(m.MessageId), ReceiptHandle: aws.ToString(m.ReceiptHandle), Body: aws.ToString(m.Body),
 		})
 	}
-	resp, err := e.worker(metrics.NewContext(ctx, metrics.New(&e.metrics, "payments/test", "webhook-worker")), ev)
+	resp, err := w(metrics.NewContext(ctx, metrics.New(&e.metrics, "payments/test", "webhook-worker")), ev)
 	if err != nil {
 		t.Errorf("worker: %v", err)
 		return

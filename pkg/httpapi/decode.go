@@ -98,10 +98,37 @@ func DecodeBytes(body []byte, v any) error {
 	if err := dec.Decode(v); err != nil {
 		return decodeError(err)
 	}
+	// null decodes into a struct or a map without an error, leaving it as
+	// it was: where an object is expected, it is refused as any other value
+	// that is not an object.
+	if wantsObject(reflect.TypeOf(v)) && !startsObject(body) {
+		return field.Invalid("body", "must be a JSON object")
+	}
 	if _, err := dec.Token(); err != io.EOF {
 		return field.Invalid("body", "must hold a single JSON object")
 	}
 	return nil
+}
+
+// wantsObject reports whether t, once dereferenced, is decoded from a JSON
+// object: a struct or a map that does not decode itself.
+func wantsObject(t reflect.Type) bool {
+	if t == nil {
+		return false
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(jsonUnmarshaler) {
+		return false
+	}
+	return t.Kind() == reflect.Struct || t.Kind() == reflect.Map
+}
+
+// startsObject reports whether the JSON text body starts with an object.
+func startsObject(body []byte) bool {
+	body = bytes.TrimLeft(body, " \t\r\n")
+	return len(body) > 0 && body[0] == '{'
 }
 
 func decodeError(err error) error {

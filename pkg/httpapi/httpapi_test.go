@@ -40,6 +40,12 @@ func TestDecode(t *testing.T) {
 		{"malformed", `{"name":`, "application/json", 400, "body"},
 		{"syntax", `{"name" "a"}`, "application/json", 400, "body"},
 		{"not an object", `[1,2]`, "application/json", 400, "body"},
+		{"null", `null`, "application/json", 400, "body"},
+		{"null among spaces", " \n null \t", "application/json", 400, "body"},
+		{"a string", `"name"`, "application/json", 400, "body"},
+		{"a number", `12`, "application/json", 400, "body"},
+		{"a boolean", `true`, "application/json", 400, "body"},
+		{"an object after spaces", " \r\n\t{\"name\":\"a\"}", "application/json", 0, ""},
 		{"wrong type", `{"count":"two"}`, "application/json", 400, "count"},
 		{"wrong nested type", `{"nested":{"flag":"yes"}}`, "application/json", 400, "nested.flag"},
 		{"unknown field", `{"nmae":"a"}`, "application/json", 400, "nmae"},
@@ -65,6 +71,46 @@ func TestDecode(t *testing.T) {
 			body, known := testCatalogue.Body(err)
 			if !known || body.StatusCode != tt.status || body.Field != tt.field {
 				t.Fatalf("error %v gave %+v, want status %d field %q", err, body, tt.status, tt.field)
+			}
+		})
+	}
+}
+
+// TestDecodeOptional: a route whose body is optional takes an empty body
+// as no options, whatever its Content-Type, and decodes any other body as
+// Decode does: null is no object, and a 400 naming the body.
+func TestDecodeOptional(t *testing.T) {
+	tests := []struct {
+		name, body, contentType string
+		want                    string // the name decoded
+		field                   string // the field of the 400, if any
+	}{
+		{"empty", ``, "", "kept", ""},
+		{"empty, JSON", ``, "application/json", "kept", ""},
+		{"spaces", " \n ", "text/plain", "kept", ""},
+		{"object", `{"name":"a"}`, "application/json", "a", ""},
+		{"empty object", `{}`, "application/json", "kept", ""},
+		{"null", `null`, "application/json", "", "body"},
+		{"null without a type", `null`, "", "", "body"},
+		{"array", `[]`, "application/json", "", "body"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := httptest.NewRequest("POST", "/", strings.NewReader(tt.body))
+			if tt.contentType != "" {
+				r.Header.Set("Content-Type", tt.contentType)
+			}
+			p := payload{Name: "kept"}
+			err := DecodeOptional(r, &p)
+			if tt.field == "" {
+				if err != nil || p.Name != tt.want {
+					t.Fatalf("DecodeOptional: %v, name %q, want %q", err, p.Name, tt.want)
+				}
+				return
+			}
+			body, known := testCatalogue.Body(err)
+			if !known || body.StatusCode != http.StatusBadRequest || body.Field != tt.field || body.Message != "body: must be a JSON object" {
+				t.Fatalf("error %v gave %+v, want a 400 naming %s", err, body, tt.field)
 			}
 		})
 	}

@@ -75,3 +75,6 @@ func putAllForTest[V, I any](ctx context.Context, db *DB, vs []V, item func(V) I
 func SequenceForTest(ctx context.Context, db *DB, companyID, object string) (int64, error) {
 	return db.counter(ctx, objectKey{companyID, object})
 }
+
+// ShardKeyForTest exposes shardKey: the GSI2 partition of id in an index.
+var ShardKeyForTest = shardKey

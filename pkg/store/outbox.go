@@ -17,11 +17,13 @@ import (
 )
 
 // Outbox stores events under their company ("EVT#<event id>"), each with
-// the TTL attribute expires_at at its creation + events.Retention. While an
-// event is unpublished it also carries GSI2 keys in one of the IndexShards
-// sparse partitions OUTBOX#<nn> (the shard of its id), ordered by creation
-// time, which is how the sweeper finds what a crash left behind; publishing
-// removes them.
+// the TTL attribute expires_at at its creation + events.Retention. Until
+// the webhook worker takes an event it carries GSI2 keys in one of two
+// sharded sparse indexes, which is how the sweeper finds what a crash or a
+// lost message left behind: while it is unpublished, in OUTBOX#<nn> (the
+// shard of its id), ordered by creation time; once published, in
+// DISPATCH#<nn>, ordered by when it was (last) published. The worker's
+// MarkDispatched (Webhooks) removes them.
 type Outbox struct{ db *DB }
 
 var _ outbox.Store = (*Outbox)(nil)
@@ -56,7 +58,7 @@ func eventPut(table string, e events.Event) (types.TransactWriteItem, error) {
 	created := timestamp.Format(e.CreatedAt)
 	item, err := attributevalue.MarshalMap(eventItem{
 		PK: companyPK(e.CompanyID), SK: eventSK(e.ID),
-		GSI2PK: shardKey(outboxIndex, e.ID), GSI2SK: created + "#" + e.ID,
+		GSI2PK: shardKey(outboxIndex, e.ID), GSI2SK: eventGSI2SK(created, e.ID),
 		Type: kindEvent, ID: e.ID, CompanyID: e.CompanyID, Kind: string(e.Kind),
 		Object: e.Object, Sequence: e.Sequence, Body: e.Body, NotifyURL: e.NotifyURL, CreatedAt: created,
 		ExpiresAt: e.CreatedAt.Add(events.Retention).Unix(),
@@ -91,11 +93,28 @@ func (o *Outbox) Event(ctx context.Context, companyID, eventID string) (events.E
 	return it.event()
 }
 
-// MarkPublished removes the event from the unpublished index.
-func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string) error {
+// MarkPublished moves the event from the unpublished index to the
+// undispatched one, keyed by at, unless the webhook worker has taken it
+// already (a worker quicker than the publisher): then it leaves both.
+func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string, at time.Time) error {
+	key := dynamo.Key(companyPK(companyID), eventSK(eventID))
 	_, err := o.db.Update(ctx, "mark event "+eventID+" published", &dynamodb.UpdateItemInput{
 		TableName:           aws.String(o.db.Table),
-		Key:                 dynamo.Key(companyPK(companyID), eventSK(eventID)),
+		Key:                 key,
+		UpdateExpression:    aws.String("SET published = :t, GSI2PK = :pk, GSI2SK = :sk"),
+		ConditionExpression: aws.String("attribute_exists(PK) AND attribute_not_exists(dispatched_at)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":t":  &types.AttributeValueMemberBOOL{Value: true},
+			":pk": dynamo.Str(shardKey(dispatchIndex, eventID)),
+			":sk": dynamo.Str(eventGSI2SK(timestamp.Format(at), eventID)),
+		},
+	})
+	if !dynamo.ConditionFailed(err) {
+		return err
+	}
+	_, err = o.db.Update(ctx, "mark dispatched event "+eventID+" published", &dynamodb.UpdateItemInput{
+		TableName:           aws.String(o.db.Table),
+		Key:                 key,
 		UpdateExpression:    aws.String("SET published = :t REMOVE GSI2PK, GSI2SK"),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -113,4 +132,11 @@ func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string) e
 // within a shard.
 func (o *Outbox) Unpublished(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error) {
 	return dueItems(ctx, o.db, shardKeys(outboxIndex), cutoff, limit, eventItem.event)
+}
+
+// Undispatched returns up to limit events last marked published before
+// cutoff that the webhook worker has not taken, from every shard of the
+// dispatch index, oldest first within a shard.
+func (o *Outbox) Undispatched(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error) {
+	return dueItems(ctx, o.db, shardKeys(dispatchIndex)[:IndexShards], cutoff, limit, eventItem.event)
 }

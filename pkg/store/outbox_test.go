@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/waittest"
 )
 
 // failingQueue refuses every message: the process "dies" between commit and
@@ -42,60 +45,91 @@ func commitEvent(t *testing.T, db *store.DB, e events.Event) {
 	}
 }
 
+// TestOutboxPublishesAfterCommitAndSweepsWhatACrashLeft: of three events,
+// one is published and taken by the webhook worker, one is never published
+// (the process died before), one is published but its message is lost
+// (the worker never takes it). After the grace the sweep publishes the two
+// left behind, once per sweep, until the worker takes them.
 func TestOutboxPublishesAfterCommitAndSweepsWhatACrashLeft(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.NewDB(t)
 	ob := store.NewOutbox(db)
+	hooks := store.NewWebhooks(db)
 	sqsClient := queuetest.Client(t)
 	url := queuetest.NewQueue(t, sqsClient, nil)
 	live := outbox.NewPublisher(ob, queue.NewPublisher(sqsClient, url))
 	crashing := outbox.NewPublisher(ob, failingQueue{})
 
 	now := time.Now()
-	delivered, _ := events.New("co-1", events.PaymentCollect, map[string]string{"transaction_id": "t1"}, now)
+	taken, _ := events.New("co-1", events.PaymentCollect, map[string]string{"transaction_id": "t1"}, now)
 	lost, _ := events.New("co-1", events.PaymentCollect, map[string]string{"transaction_id": "t2"}, now)
-	commitEvent(t, db, delivered)
-	commitEvent(t, db, lost)
+	dropped, _ := events.New("co-1", events.PaymentCollect, map[string]string{"transaction_id": "t3"}, now)
+	for _, e := range []events.Event{taken, lost, dropped} {
+		commitEvent(t, db, e)
+	}
 
-	if err := live.Publish(ctx, delivered); err != nil {
+	if err := live.Publish(ctx, taken, dropped); err != nil {
 		t.Fatal(err)
 	}
 	if err := crashing.Publish(ctx, lost); err == nil {
 		t.Fatal("the injected fault did not fail Publish")
 	}
+	got := map[string]int{}
+	receive := func(want int) {
+		t.Helper()
+		n := 0
+		waittest.Until(t, 5*time.Second, fmt.Sprintf("%d messages", want), func() bool {
+			out, err := sqsClient.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range out.Messages {
+				var msg outbox.Message
+				if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &msg); err != nil {
+					t.Fatal(err)
+				}
+				got[msg.EventID]++
+				n++
+				if _, err := sqsClient.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			return n >= want
+		})
+	}
+	receive(2) // the message of dropped is lost: the worker never marks it
+	if err := hooks.MarkDispatched(ctx, "co-1", taken.ID, now); err != nil {
+		t.Fatal(err)
+	}
 
-	// Within the grace period the sweeper leaves both alone.
+	// Within the grace period the sweeper leaves them alone.
 	if n, err := live.Sweep(ctx, now); err != nil || n != 0 {
 		t.Fatalf("early sweep published %d, %v", n, err)
 	}
-	// After it, only the lost event is published.
-	if n, err := live.Sweep(ctx, now.Add(outbox.Grace+time.Second)); err != nil || n != 1 {
-		t.Fatalf("sweep published %d, %v; want 1", n, err)
+	// After it, the two left behind are published, once.
+	later := now.Add(outbox.Grace + time.Second)
+	if n, err := live.Sweep(ctx, later); err != nil || n != 2 {
+		t.Fatalf("sweep published %d, %v; want 2", n, err)
 	}
-	if n, _ := live.Sweep(ctx, now.Add(outbox.Grace+time.Second)); n != 0 {
+	if n, _ := live.Sweep(ctx, later); n != 0 {
 		t.Fatalf("second sweep published %d again", n)
 	}
-
-	got := map[string]bool{}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(got) < 2 && time.Now().Before(deadline) {
-		out, err := sqsClient.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 1})
-		if err != nil {
+	receive(2)
+	if want := map[string]int{taken.ID: 1, lost.ID: 1, dropped.ID: 2}; !maps.Equal(got, want) {
+		t.Fatalf("queued %v, want %v", got, want)
+	}
+	// Not taken a grace after the sweep published them, they are
+	// published again; once taken, never.
+	if n, err := live.Sweep(ctx, later.Add(outbox.Grace+time.Second)); err != nil || n != 2 {
+		t.Fatalf("sweep after another grace published %d, %v; want 2", n, err)
+	}
+	for _, e := range []events.Event{lost, dropped} {
+		if err := hooks.MarkDispatched(ctx, "co-1", e.ID, now); err != nil {
 			t.Fatal(err)
 		}
-		for _, m := range out.Messages {
-			var msg outbox.Message
-			if err := json.Unmarshal([]byte(aws.ToString(m.Body)), &msg); err != nil {
-				t.Fatal(err)
-			}
-			if got[msg.EventID] {
-				t.Errorf("event %s queued twice", msg.EventID)
-			}
-			got[msg.EventID] = true
-		}
 	}
-	if !got[delivered.ID] || !got[lost.ID] || len(got) != 2 {
-		t.Fatalf("queued %v, want both events once", got)
+	if n, err := live.Sweep(ctx, later.Add(time.Hour)); err != nil || n != 0 {
+		t.Fatalf("sweep after the worker took them published %d, %v", n, err)
 	}
 
 	e, err := ob.Event(ctx, "co-1", lost.ID)
@@ -104,6 +138,35 @@ func TestOutboxPublishesAfterCommitAndSweepsWhatACrashLeft(t *testing.T) {
 	}
 	if _, err := ob.Event(ctx, "co-2", lost.ID); !errors.Is(err, events.ErrNotFound) {
 		t.Fatalf("another company read the event: %v", err)
+	}
+}
+
+// TestOutboxMarkPublishedAfterTheWorker: a worker that takes the event
+// before its publisher marks it published (it reads the queue faster)
+// leaves it in no index: the mark that comes after does not put it back.
+func TestOutboxMarkPublishedAfterTheWorker(t *testing.T) {
+	ctx := context.Background()
+	db := storetest.NewDB(t)
+	ob := store.NewOutbox(db)
+	now := time.Now()
+	e, _ := events.New("co-1", events.PaymentCollect, map[string]string{"transaction_id": "t1"}, now)
+	commitEvent(t, db, e)
+	if err := store.NewWebhooks(db).MarkDispatched(ctx, "co-1", e.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	if err := ob.MarkPublished(ctx, "co-1", e.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	far := now.Add(time.Hour)
+	for name, read := range map[string]func(context.Context, time.Time, int) ([]events.Event, error){
+		"unpublished": ob.Unpublished, "undispatched": ob.Undispatched,
+	} {
+		if evs, err := read(ctx, far, 10); err != nil || len(evs) != 0 {
+			t.Fatalf("%s: %d events, %v", name, len(evs), err)
+		}
+	}
+	if err := ob.MarkPublished(ctx, "co-2", e.ID, now); !errors.Is(err, events.ErrNotFound) {
+		t.Fatalf("another company's event marked: %v", err)
 	}
 }
 

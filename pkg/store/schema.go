@@ -79,7 +79,8 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 const attrType = "type"
 
 // Sharded indexes. The sweeper's indexes (open payments, open fundings,
-// open card transactions, unpublished events) are GSI2 partitions spread
+// open card transactions, unpublished events, events the webhook worker
+// has not taken, pending webhook deliveries) are GSI2 partitions spread
 // over IndexShards shards.
 
 // IndexShards is how many GSI2 partitions each sweeper index is spread
@@ -428,7 +429,25 @@ const (
 	kindEvent     = "event"
 	outboxIndex   = "OUTBOX"
 	eventSKPrefix = "EVT#"
+	// dispatchIndex names the GSI2 index of the events published (queued
+	// for the webhook worker) that the worker has not yet taken, keyed by
+	// when they were published: the sweeper publishes again those whose
+	// message was lost.
+	dispatchIndex = "DISPATCH"
+	// pendingDeliveryIndex names the GSI2 index of the PENDING webhook
+	// deliveries, keyed by when each last moved (created, an attempt
+	// recorded, queued again by the sweeper): the sweeper queues again the
+	// next attempt of those that stopped moving.
+	pendingDeliveryIndex = "PENDING_DELIVERY"
 )
+
+// eventGSI2SK orders the events of an OUTBOX shard by their creation, and
+// those of a DISPATCH shard by when they were published.
+func eventGSI2SK(at, id string) string { return at + "#" + id }
+
+// pendingDeliveryGSI2SK orders the deliveries of a PENDING_DELIVERY shard
+// by when each last moved.
+func pendingDeliveryGSI2SK(moved, companyID, id string) string { return timedRef(moved, companyID, id) }
 
 func eventSK(id string) string { return eventSKPrefix + id }
 

@@ -25,7 +25,14 @@ import (
 //     EVT#… returns events and their deliveries together, time-ordered
 //     because event ids are UUID v7;
 //   - on the event item of the outbox, the attribute dispatched_at, set
-//     when the worker handled the event.
+//     when the worker handled the event, which takes it out of the
+//     outbox's indexes (Outbox).
+//
+// A PENDING delivery carries GSI2 keys in one of the IndexShards sparse
+// partitions PENDING_DELIVERY#<nn> (the shard of its id), ordered by when
+// it last moved (updated_at: created, an attempt recorded, queued again by
+// the sweeper), which is how the sweeper finds a delivery whose message was
+// lost; a delivery that is DELIVERED, FAILED or CANCELED leaves it.
 type Webhooks struct {
 	db     *DB
 	outbox *Outbox
@@ -35,6 +42,7 @@ var (
 	_ webhooks.WorkerStore = (*Webhooks)(nil)
 	_ webhooks.LogStore    = (*Webhooks)(nil)
 	_ webhooks.SecretStore = (*Webhooks)(nil)
+	_ webhooks.ResumeStore = (*Webhooks)(nil)
 )
 
 // NewWebhooks returns the webhooks store on db.
@@ -51,6 +59,8 @@ type attemptItem struct {
 type deliveryItem struct {
 	PK           string        `dynamodbav:"PK"`
 	SK           string        `dynamodbav:"SK"`
+	GSI2PK       string        `dynamodbav:"GSI2PK,omitempty"`
+	GSI2SK       string        `dynamodbav:"GSI2SK,omitempty"`
 	Type         string        `dynamodbav:"type"`
 	ID           string        `dynamodbav:"id"`
 	CompanyID    string        `dynamodbav:"company_id"`
@@ -133,6 +143,9 @@ func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) erro
 	if !d.ExpiresAt.IsZero() {
 		it.ExpiresAt = d.ExpiresAt.Unix()
 	}
+	if d.Status == webhooks.StatusPending {
+		it.GSI2PK, it.GSI2SK = pendingDeliveryKeys(d.CompanyID, d.ID, it.UpdatedAt)
+	}
 	for _, a := range d.Attempts {
 		it.Attempts = append(it.Attempts, attemptItemOf(a))
 	}
@@ -171,22 +184,31 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 	if err != nil {
 		return fmt.Errorf("store: encode attempt: %w", err)
 	}
+	at := timestamp.Format(now)
+	values := map[string]types.AttributeValue{
+		":a":       av,
+		":none":    &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
+		":n":       &types.AttributeValueMemberN{Value: fmt.Sprint(a.Number)},
+		":prev":    &types.AttributeValueMemberN{Value: fmt.Sprint(a.Number - 1)},
+		":s":       &types.AttributeValueMemberS{Value: string(status)},
+		":pending": &types.AttributeValueMemberS{Value: string(webhooks.StatusPending)},
+		":now":     &types.AttributeValueMemberS{Value: at},
+	}
+	update := "SET attempts = list_append(if_not_exists(attempts, :none), :a), attempt_count = :n, #status = :s, updated_at = :now"
+	if status == webhooks.StatusPending {
+		update += ", GSI2PK = :gpk, GSI2SK = :gsk"
+		gpk, gsk := pendingDeliveryKeys(d.CompanyID, d.ID, at)
+		values[":gpk"], values[":gsk"] = dynamo.Str(gpk), dynamo.Str(gsk)
+	} else {
+		update += " REMOVE GSI2PK, GSI2SK"
+	}
 	_, err = s.db.Update(ctx, fmt.Sprintf("record attempt %d of %s", a.Number, d.ID), &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.db.Table),
-		Key:       dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
-		UpdateExpression: aws.String("SET attempts = list_append(if_not_exists(attempts, :none), :a), " +
-			"attempt_count = :n, #status = :s, updated_at = :now"),
-		ConditionExpression:      aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :prev"),
-		ExpressionAttributeNames: map[string]string{"#status": "status"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":a":       av,
-			":none":    &types.AttributeValueMemberL{Value: []types.AttributeValue{}},
-			":n":       &types.AttributeValueMemberN{Value: fmt.Sprint(a.Number)},
-			":prev":    &types.AttributeValueMemberN{Value: fmt.Sprint(a.Number - 1)},
-			":s":       &types.AttributeValueMemberS{Value: string(status)},
-			":pending": &types.AttributeValueMemberS{Value: string(webhooks.StatusPending)},
-			":now":     &types.AttributeValueMemberS{Value: timestamp.Format(now)},
-		},
+		TableName:                 aws.String(s.db.Table),
+		Key:                       dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
+		UpdateExpression:          aws.String(update),
+		ConditionExpression:       aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :prev"),
+		ExpressionAttributeNames:  map[string]string{"#status": "status"},
+		ExpressionAttributeValues: values,
 	})
 	if dynamo.ConditionFailed(err) {
 		return webhooks.ErrAttemptTaken
@@ -201,7 +223,7 @@ func (s *Webhooks) CancelDelivery(ctx context.Context, d webhooks.Delivery, now 
 	_, err := s.db.Update(ctx, "cancel delivery "+d.ID, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.db.Table),
 		Key:                      dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
-		UpdateExpression:         aws.String("SET #status = :s, updated_at = :now"),
+		UpdateExpression:         aws.String("SET #status = :s, updated_at = :now REMOVE GSI2PK, GSI2SK"),
 		ConditionExpression:      aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :n"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -235,12 +257,14 @@ func (s *Webhooks) MarkQueued(ctx context.Context, companyID, deliveryID string,
 	return err
 }
 
-// MarkDispatched sets dispatched_at on the event item, once.
+// MarkDispatched sets dispatched_at on the event item, once, and takes it
+// out of the outbox's indexes: its deliveries are written, and the
+// sweeper finds those from now on.
 func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string, now time.Time) error {
 	_, err := s.db.Update(ctx, "mark event "+eventID+" dispatched", &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
 		Key:                 dynamo.Key(companyPK(companyID), eventSK(eventID)),
-		UpdateExpression:    aws.String("SET dispatched_at = if_not_exists(dispatched_at, :now)"),
+		UpdateExpression:    aws.String("SET dispatched_at = if_not_exists(dispatched_at, :now) REMOVE GSI2PK, GSI2SK"),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":now": &types.AttributeValueMemberS{Value: timestamp.Format(now)},
@@ -248,6 +272,71 @@ func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string
 	})
 	if dynamo.ConditionFailed(err) {
 		return events.ErrNotFound
+	}
+	return err
+}
+
+// pendingDeliveryKeys returns the GSI2 keys of a PENDING delivery that
+// last moved at moved (formatted).
+func pendingDeliveryKeys(companyID, deliveryID, moved string) (pk, sk string) {
+	return shardKey(pendingDeliveryIndex, deliveryID), pendingDeliveryGSI2SK(moved, companyID, deliveryID)
+}
+
+// ClaimAttempt takes attempt n of the delivery until until: on the
+// condition that it is PENDING with n-1 attempts and that no claim on
+// attempt n runs past now; webhooks.ErrAttemptTaken otherwise.
+func (s *Webhooks) ClaimAttempt(ctx context.Context, d webhooks.Delivery, n int, now, until time.Time) error {
+	_, err := s.db.Update(ctx, fmt.Sprintf("claim attempt %d of %s", n, d.ID), &dynamodb.UpdateItemInput{
+		TableName:        aws.String(s.db.Table),
+		Key:              dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
+		UpdateExpression: aws.String("SET claimed = :n, claimed_until = :until"),
+		ConditionExpression: aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :prev AND " +
+			"(attribute_not_exists(claimed) OR claimed < :n OR claimed_until < :now)"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":n":       dynamo.Num(int64(n)),
+			":prev":    dynamo.Num(int64(n - 1)),
+			":pending": dynamo.Str(string(webhooks.StatusPending)),
+			":now":     dynamo.Str(timestamp.Format(now)),
+			":until":   dynamo.Str(timestamp.Format(until)),
+		},
+	})
+	if dynamo.ConditionFailed(err) {
+		return webhooks.ErrAttemptTaken
+	}
+	return err
+}
+
+// StalledDeliveries returns up to limit PENDING deliveries, of every
+// company, that last moved before cutoff, from every shard of the
+// pending-delivery index, oldest first within a shard.
+func (s *Webhooks) StalledDeliveries(ctx context.Context, cutoff time.Time, limit int) ([]webhooks.Delivery, error) {
+	return dueItems(ctx, s.db, shardKeys(pendingDeliveryIndex)[:IndexShards], cutoff, limit, deliveryItem.delivery)
+}
+
+// Requeue records that the delivery moved at now: on the condition that it
+// is still PENDING with the attempts d has and last moved when d says;
+// webhooks.ErrAttemptTaken otherwise.
+func (s *Webhooks) Requeue(ctx context.Context, d webhooks.Delivery, now time.Time) error {
+	at := timestamp.Format(now)
+	gpk, gsk := pendingDeliveryKeys(d.CompanyID, d.ID, at)
+	_, err := s.db.Update(ctx, "requeue delivery "+d.ID, &dynamodb.UpdateItemInput{
+		TableName:                aws.String(s.db.Table),
+		Key:                      dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
+		UpdateExpression:         aws.String("SET updated_at = :now, GSI2PK = :gpk, GSI2SK = :gsk"),
+		ConditionExpression:      aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :n AND updated_at = :was"),
+		ExpressionAttributeNames: map[string]string{"#status": "status"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":now":     dynamo.Str(at),
+			":gpk":     dynamo.Str(gpk),
+			":gsk":     dynamo.Str(gsk),
+			":pending": dynamo.Str(string(webhooks.StatusPending)),
+			":n":       dynamo.Num(int64(len(d.Attempts))),
+			":was":     dynamo.Str(timestamp.Format(d.UpdatedAt)),
+		},
+	})
+	if dynamo.ConditionFailed(err) {
+		return webhooks.ErrAttemptTaken
 	}
 	return err
 }

@@ -13,11 +13,15 @@
 // reads them in the delivery log (GET /webhooks/events), where it can also
 // ask for a fresh delivery round (resend).
 //
-// Delivery is at least once. Attempt N is recorded on the condition that
-// the delivery is still PENDING with N-1 attempts, so two copies of one
-// message cannot both record attempt N nor both schedule attempt N+1; they
-// can both send it, which at-least-once allows: the receiver then gets the
-// same bytes twice, never a different body. See docs/webhooks.md.
+// Delivery is at least once. Attempt N is made by the copy of its message
+// that claims it (AttemptLease) and recorded on the condition that the
+// delivery is still PENDING with N-1 attempts, so two copies of one message
+// neither both send attempt N nor both record it nor both schedule attempt
+// N+1. A worker that dies after sending and before recording has its
+// attempt sent again once its claim has run out, which at-least-once
+// allows: the receiver then gets the same bytes twice, never a different
+// body. What a crash or a lost message leaves behind, the sweeper finds
+// (Resumer; outbox.Publisher.Sweep for events). See docs/webhooks.md.
 package webhooks
 
 import (

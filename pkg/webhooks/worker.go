@@ -29,9 +29,14 @@ type WorkerStore interface {
 	CreateDelivery(ctx context.Context, d Delivery) error
 	// Delivery reads one delivery; ErrDeliveryNotFound when absent.
 	Delivery(ctx context.Context, companyID, deliveryID string) (Delivery, error)
+	// ClaimAttempt takes attempt n of d for the caller until the time
+	// given, on the condition that d is PENDING with n-1 attempts and no
+	// other claim on attempt n runs past now; otherwise ErrAttemptTaken.
+	ClaimAttempt(ctx context.Context, d Delivery, n int, now, until time.Time) error
 	// RecordAttempt appends a to d's attempts and sets its status, on the
 	// condition that d is PENDING with a.Number-1 attempts; otherwise
-	// ErrAttemptTaken.
+	// ErrAttemptTaken. A delivery left PENDING is due for its next attempt
+	// from now (Resumer).
 	RecordAttempt(ctx context.Context, d Delivery, a Attempt, status Status, now time.Time) error
 	// MarkQueued records that the message of attempt n of the delivery is
 	// queued (it never lowers the mark).
@@ -201,6 +206,13 @@ func (w *Worker) attemptMessage(ctx context.Context, m Message) error {
 	ev, err := w.store.Event(ctx, m.CompanyID, d.EventID)
 	if errors.Is(err, events.ErrNotFound) {
 		slog.WarnContext(ctx, "webhook message dropped: no such event", "company_id", m.CompanyID, "delivery_id", m.DeliveryID)
+		// Nothing can be sent without the event: the delivery stops
+		// there, rather than wait for the sweeper every minute.
+		if d.Status == StatusPending {
+			if err := w.store.CancelDelivery(ctx, d, w.Now().UTC()); err != nil && !errors.Is(err, ErrAttemptTaken) {
+				return err
+			}
+		}
 		return nil
 	}
 	if err != nil {
@@ -236,9 +248,19 @@ func (w *Worker) endpointGone(ctx context.Context, d Delivery) (bool, error) {
 	return true, nil
 }
 
+// AttemptLease is how long a claim on an attempt keeps other copies of its
+// message from making it: longer than an attempt (AttemptTimeout) and
+// than the webhook worker's own time-out (20 s), so that a claim outlives
+// no worker that holds it, and shorter than the queue's visibility
+// time-out (90 s), so that the message of a worker that died holding it
+// makes the attempt when it comes back.
+const AttemptLease = 30 * time.Second
+
 // attempt makes attempt n of d, records it and queues the next one after a
 // failure. A copy of a message whose attempt is already recorded only makes
-// sure the next attempt is queued (the first copy may have died before).
+// sure the next attempt is queued (the first copy may have died before);
+// one whose attempt another copy is making (it holds the claim) does
+// nothing.
 func (w *Worker) attempt(ctx context.Context, ev events.Event, d Delivery, n int) error {
 	if d.Status != StatusPending {
 		return nil
@@ -254,6 +276,16 @@ func (w *Worker) attempt(ctx context.Context, ev events.Event, d Delivery, n int
 			"company_id", d.CompanyID, "delivery_id", d.ID, "attempt", n, "recorded", done)
 		return nil
 	}
+	now := w.Now().UTC()
+	err := w.store.ClaimAttempt(ctx, d, n, now, now.Add(AttemptLease))
+	if errors.Is(err, ErrAttemptTaken) {
+		slog.InfoContext(ctx, "webhook attempt made by another copy of the message",
+			"company_id", d.CompanyID, "delivery_id", d.ID, "attempt", n)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
 	a := w.send(ctx, ev, d, n)
 	status := StatusPending
 	switch {
@@ -262,7 +294,7 @@ func (w *Worker) attempt(ctx context.Context, ev events.Event, d Delivery, n int
 	case n >= MaxAttempts:
 		status = StatusFailed
 	}
-	err := w.store.RecordAttempt(ctx, d, a, status, w.Now().UTC())
+	err = w.store.RecordAttempt(ctx, d, a, status, w.Now().UTC())
 	if errors.Is(err, ErrAttemptTaken) {
 		slog.InfoContext(ctx, "webhook attempt recorded by another copy of the message",
 			"company_id", d.CompanyID, "delivery_id", d.ID, "attempt", n)

@@ -27,12 +27,20 @@ type fakeStore struct {
 	endpoints  []webhooks.Endpoint
 	deliveries map[string]webhooks.Delivery
 	dispatched map[string]bool
-	recordErr  error // returned once by RecordAttempt
+	claims     map[string]claim // by delivery id
+	recordErr  error            // returned once by RecordAttempt
 	failReads  bool
 }
 
+// claim is a claim on an attempt of a delivery.
+type claim struct {
+	n     int
+	until time.Time
+}
+
 func newFakeStore(evs ...events.Event) *fakeStore {
-	s := &fakeStore{events: map[string]events.Event{}, deliveries: map[string]webhooks.Delivery{}, dispatched: map[string]bool{}}
+	s := &fakeStore{events: map[string]events.Event{}, deliveries: map[string]webhooks.Delivery{}, dispatched: map[string]bool{},
+		claims: map[string]claim{}}
 	for _, e := range evs {
 		s.events[e.ID] = e
 	}
@@ -103,6 +111,17 @@ func (s *fakeStore) Delivery(_ context.Context, _, id string) (webhooks.Delivery
 	}
 	d.Attempts = slices.Clone(d.Attempts)
 	return d, nil
+}
+
+func (s *fakeStore) ClaimAttempt(_ context.Context, d webhooks.Delivery, n int, now, until time.Time) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur := s.deliveries[d.ID]
+	if c, held := s.claims[d.ID]; cur.Status != webhooks.StatusPending || len(cur.Attempts) != n-1 || held && c.n >= n && !c.until.Before(now) {
+		return webhooks.ErrAttemptTaken
+	}
+	s.claims[d.ID] = claim{n, until}
+	return nil
 }
 
 func (s *fakeStore) RecordAttempt(_ context.Context, d webhooks.Delivery, a webhooks.Attempt, st webhooks.Status, _ time.Time) error {
@@ -370,6 +389,29 @@ func TestWorkerDuplicates(t *testing.T) {
 			t.Fatal("the losing copy scheduled a retry")
 		}
 	})
+	t.Run("another copy is making the attempt", func(t *testing.T) {
+		// A copy of the event message and the sweeper's message of attempt
+		// 1 arrive together: the one that claims attempt 1 sends it; the
+		// other sends nothing while the claim runs, and makes the attempt
+		// once it has run out (its holder died before recording).
+		e := newWorkerEnv(t, hookURL, "", map[string][]int{hookURL: {500}})
+		now := time.Now()
+		e.worker.Now = func() time.Time { return now }
+		id := webhooks.DeliveryID(e.event.ID, webhooks.DestinationWebhook, "co-1", 0)
+		e.store.claims[id] = claim{1, now.Add(webhooks.AttemptLease)}
+		e.handle(t, outbox.Message{CompanyID: "co-1", EventID: e.event.ID})
+		attempt1 := webhooks.Message{Kind: webhooks.KindAttempt, CompanyID: "co-1", DeliveryID: id, Attempt: 1}
+		e.handle(t, attempt1)
+		if len(e.sender.sent) != 0 || len(e.queue.take()) != 0 {
+			t.Fatalf("%d sends while another copy holds the attempt", len(e.sender.sent))
+		}
+		now = now.Add(webhooks.AttemptLease + time.Millisecond)
+		e.handle(t, attempt1)
+		e.handle(t, attempt1)
+		if q := e.queue.take(); len(e.sender.sent) != 1 || len(q) != 1 || q[0].msg.Attempt != 2 {
+			t.Fatalf("%d sends, queued %+v; want attempt 1 sent once and attempt 2 queued", len(e.sender.sent), q)
+		}
+	})
 	t.Run("recorded but never queued", func(t *testing.T) {
 		// The first copy recorded attempt 1 and died before queueing
 		// attempt 2: the redelivered message queues it without sending.
@@ -438,6 +480,20 @@ func TestWorkerDropsWhatItCannotUse(t *testing.T) {
 	e.store.failReads = true
 	if err := e.worker.Handle(context.Background(), []byte(`{"company_id":"co-1","event_id":"`+e.event.ID+`"}`)); err == nil {
 		t.Fatal("a store failure did not fail the message")
+	}
+}
+
+// TestWorkerCancelsADeliveryWithoutItsEvent: a pending delivery whose event
+// is gone (its 30 days are over) can never be sent: its message is dropped
+// and the delivery canceled, so that the sweeper stops queueing it.
+func TestWorkerCancelsADeliveryWithoutItsEvent(t *testing.T) {
+	e := newWorkerEnv(t, hookURL, "", map[string][]int{hookURL: {500}})
+	e.handle(t, outbox.Message{CompanyID: "co-1", EventID: e.event.ID})
+	retry := e.queue.take()[0].msg
+	delete(e.store.events, e.event.ID)
+	e.handle(t, retry)
+	if d := e.store.deliveries[retry.DeliveryID]; d.Status != webhooks.StatusCanceled || len(e.sender.sent) != 1 {
+		t.Fatalf("delivery %s after %d sends, want CANCELED after 1", d.Status, len(e.sender.sent))
 	}
 }
 

@@ -24,15 +24,21 @@ import (
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
+	"payments/pkg/webhooks"
 )
 
 // New builds the sweeper function, run every minute by a schedule. Each
-// run has eight steps, which run at once, each within its own time budget
+// run has nine steps, which run at once, each within its own time budget
 // and batch, so that one that is slow (a table slow to answer after a
-// restart) delays none of the others:
+// restart) delays none of the others (docs/operations.md, "The sweeper",
+// lists them by the names of the Report):
 //
-//   - events: publishes the outbox events a crash left unpublished
+//   - events: publishes the outbox events a crash left unpublished, and
+//     again those published whose message the webhook worker never took
 //     (outbox.Publisher.Sweep);
+//   - webhook_deliveries: queues again the next attempt of every pending
+//     webhook delivery that has not moved for a minute: its message was
+//     lost (webhooks.Resumer.Sweep);
 //   - payments: re-sends the message of every payment the payout worker
 //     should have handled more than a minute ago (payments.Service.Sweep)
 //     — it never asks the operator itself: the messages it sends do;
@@ -71,8 +77,8 @@ func New(ctx context.Context, cfg function.Config) (function.ScheduleHandler, er
 func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleHandler, error) {
 	db := services.DB(cfg)
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	webhooks := queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)
-	pub := services.Events(db, webhooks)
+	hooks := queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)
+	pub := services.Events(db, hooks)
 	v, err := services.CardVault(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
@@ -97,12 +103,12 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		return nil, err
 	}
 	batches.Now = now
-	cardSvc, err := services.Cards(db, p, v, webhooks)
+	cardSvc, err := services.Cards(db, p, v, hooks)
 	if err != nil {
 		return nil, err
 	}
 	cardSvc.Now = now
-	funds, err := services.Wallets(cfg, db, p, webhooks)
+	funds, err := services.Wallets(cfg, db, p, hooks)
 	if err != nil {
 		return nil, err
 	}
@@ -115,8 +121,10 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		}
 		redeliver = n.Redeliver
 	}
+	deliveries := webhooks.NewResumer(store.NewWebhooks(db), hooks)
 	return run(now, []step{
 		{"events", func(ctx context.Context, at time.Time) (int, error) { return pub.Sweep(ctx, at) }},
+		{"webhook_deliveries", deliveries.Sweep},
 		{"payments", func(ctx context.Context, _ time.Time) (int, error) { return pays.Sweep(ctx) }},
 		{"bulk_batches", func(ctx context.Context, _ time.Time) (int, error) { return batches.Sweep(ctx) }},
 		{"card_movements", func(ctx context.Context, at time.Time) (int, error) { return sweepCards(ctx, cardSvc, open, at) }},
