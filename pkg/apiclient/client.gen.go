@@ -7330,8 +7330,10 @@ type CardTerminatedByCompanyEvent struct {
 	// Reason the reason the company gave; `Card terminated` when it gave none
 	Reason string `json:"reason"`
 
-	// RefundAmount refunded to the company USD wallet; 0 without balance
-	RefundAmount    json.Number                        `json:"refundAmount"`
+	// RefundAmount refunded to the company USD wallet by the termination itself; 0 without balance
+	RefundAmount json.Number `json:"refundAmount"`
+
+	// RefundProcessed true when nothing was held: the whole balance is refunded. false while open holds keep part of it: the sweeper releases them to the wallet (a `transaction.reversal.completed` each), unless the network settles them first
 	RefundProcessed bool                               `json:"refundProcessed"`
 	Status          CardTerminatedByCompanyEventStatus `json:"status"`
 
@@ -7387,8 +7389,14 @@ type CardTermination struct {
 	// `FAILED` (the issuer refused the issuance; refunded)
 	CardStatus CardStatus `json:"card_status"`
 
-	// RefundAmount USD refunded to the wallet; 0 for a PENDING card (the sweeper refunds its issuance)
+	// HeldAmount USD the card's open holds keep: released to the wallet by the sweeper, hold by hold, unless settled first; 0 once none is left
+	HeldAmount json.Number `json:"held_amount"`
+
+	// RefundAmount USD refunded to the wallet by the termination itself: the balance less the open holds; 0 for a PENDING card (the sweeper refunds its issuance)
 	RefundAmount json.Number `json:"refund_amount"`
+
+	// RefundProcessed false while the card keeps money for open holds (`held_amount`), which the sweeper releases
+	RefundProcessed bool `json:"refund_processed"`
 
 	// TransactionId the `TERMINATION` card transaction
 	TransactionId openapi_types.UUID `json:"transaction_id"`
@@ -12900,9 +12908,12 @@ type ClientInterface interface {
 	// TerminateCardWithBody End a card for good and refund its balance to the USD wallet.
 	//
 	// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
-	// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
-	// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
-	// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+	// when it cannot be reached: nothing changes), then one transaction, however many holds the card has open,
+	// makes it TERMINATED and refunds what no open hold keeps (`refund_amount`), with `card.terminated`. What the
+	// open holds keep (`held_amount`) stays on the card until the sweeper has released them to the wallet (within
+	// minutes; `refund_processed` false until then), unless the network settles them first. A PENDING card refunds
+	// nothing at once (`refund_amount` 0): the sweeper fails its issuance, refunding the fee and the funding.
+	// Refusals: 400 `INVALID_FIELD` (`reason`),
 	// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
 	//
 	// Takes any type of body and a specified content type.
@@ -12913,9 +12924,12 @@ type ClientInterface interface {
 	// TerminateCard End a card for good and refund its balance to the USD wallet.
 	//
 	// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
-	// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
-	// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
-	// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+	// when it cannot be reached: nothing changes), then one transaction, however many holds the card has open,
+	// makes it TERMINATED and refunds what no open hold keeps (`refund_amount`), with `card.terminated`. What the
+	// open holds keep (`held_amount`) stays on the card until the sweeper has released them to the wallet (within
+	// minutes; `refund_processed` false until then), unless the network settles them first. A PENDING card refunds
+	// nothing at once (`refund_amount` 0): the sweeper fails its issuance, refunding the fee and the funding.
+	// Refusals: 400 `INVALID_FIELD` (`reason`),
 	// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
 	//
 	// Takes a body of the `application/json` content type.
@@ -14665,9 +14679,12 @@ func (c *Client) ListCardReveals(ctx context.Context, id string, params *ListCar
 // TerminateCardWithBody End a card for good and refund its balance to the USD wallet.
 //
 // From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
-// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
-// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
-// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+// when it cannot be reached: nothing changes), then one transaction, however many holds the card has open,
+// makes it TERMINATED and refunds what no open hold keeps (`refund_amount`), with `card.terminated`. What the
+// open holds keep (`held_amount`) stays on the card until the sweeper has released them to the wallet (within
+// minutes; `refund_processed` false until then), unless the network settles them first. A PENDING card refunds
+// nothing at once (`refund_amount` 0): the sweeper fails its issuance, refunding the fee and the funding.
+// Refusals: 400 `INVALID_FIELD` (`reason`),
 // `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
 //
 // Takes any type of body and a specified content type.
@@ -14688,9 +14705,12 @@ func (c *Client) TerminateCardWithBody(ctx context.Context, id string, params *T
 // TerminateCard End a card for good and refund its balance to the USD wallet.
 //
 // From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
-// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
-// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
-// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+// when it cannot be reached: nothing changes), then one transaction, however many holds the card has open,
+// makes it TERMINATED and refunds what no open hold keeps (`refund_amount`), with `card.terminated`. What the
+// open holds keep (`held_amount`) stays on the card until the sweeper has released them to the wallet (within
+// minutes; `refund_processed` false until then), unless the network settles them first. A PENDING card refunds
+// nothing at once (`refund_amount` 0): the sweeper fails its issuance, refunding the fee and the funding.
+// Refusals: 400 `INVALID_FIELD` (`reason`),
 // `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
 //
 // Takes a body of the `application/json` content type.
@@ -21683,9 +21703,12 @@ type ClientWithResponsesInterface interface {
 	// TerminateCardWithBodyWithResponse End a card for good and refund its balance to the USD wallet.
 	//
 	// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
-	// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
-	// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
-	// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+	// when it cannot be reached: nothing changes), then one transaction, however many holds the card has open,
+	// makes it TERMINATED and refunds what no open hold keeps (`refund_amount`), with `card.terminated`. What the
+	// open holds keep (`held_amount`) stays on the card until the sweeper has released them to the wallet (within
+	// minutes; `refund_processed` false until then), unless the network settles them first. A PENDING card refunds
+	// nothing at once (`refund_amount` 0): the sweeper fails its issuance, refunding the fee and the funding.
+	// Refusals: 400 `INVALID_FIELD` (`reason`),
 	// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -21696,9 +21719,12 @@ type ClientWithResponsesInterface interface {
 	// TerminateCardWithResponse End a card for good and refund its balance to the USD wallet.
 	//
 	// From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
-	// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
-	// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
-	// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+	// when it cannot be reached: nothing changes), then one transaction, however many holds the card has open,
+	// makes it TERMINATED and refunds what no open hold keeps (`refund_amount`), with `card.terminated`. What the
+	// open holds keep (`held_amount`) stays on the card until the sweeper has released them to the wallet (within
+	// minutes; `refund_processed` false until then), unless the network settles them first. A PENDING card refunds
+	// nothing at once (`refund_amount` 0): the sweeper fails its issuance, refunding the fee and the funding.
+	// Refusals: 400 `INVALID_FIELD` (`reason`),
 	// `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -32628,9 +32654,12 @@ func (c *ClientWithResponses) ListCardRevealsWithResponse(ctx context.Context, i
 // TerminateCardWithBodyWithResponse End a card for good and refund its balance to the USD wallet.
 //
 // From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
-// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
-// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
-// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+// when it cannot be reached: nothing changes), then one transaction, however many holds the card has open,
+// makes it TERMINATED and refunds what no open hold keeps (`refund_amount`), with `card.terminated`. What the
+// open holds keep (`held_amount`) stays on the card until the sweeper has released them to the wallet (within
+// minutes; `refund_processed` false until then), unless the network settles them first. A PENDING card refunds
+// nothing at once (`refund_amount` 0): the sweeper fails its issuance, refunding the fee and the funding.
+// Refusals: 400 `INVALID_FIELD` (`reason`),
 // `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -32647,9 +32676,12 @@ func (c *ClientWithResponses) TerminateCardWithBodyWithResponse(ctx context.Cont
 // TerminateCardWithResponse End a card for good and refund its balance to the USD wallet.
 //
 // From ACTIVE, FROZEN, SUSPENDED or PENDING. The issuer closes the card first (502 `CARD_ISSUER_UNAVAILABLE`
-// when it cannot be reached: nothing changes), then one transaction makes it TERMINATED with balance 0 and
-// refunds the balance, with `card.terminated`. A PENDING card refunds nothing at once (`refund_amount` 0): the
-// sweeper fails its issuance, refunding the fee and the funding. Refusals: 400 `INVALID_FIELD` (`reason`),
+// when it cannot be reached: nothing changes), then one transaction, however many holds the card has open,
+// makes it TERMINATED and refunds what no open hold keeps (`refund_amount`), with `card.terminated`. What the
+// open holds keep (`held_amount`) stays on the card until the sweeper has released them to the wallet (within
+// minutes; `refund_processed` false until then), unless the network settles them first. A PENDING card refunds
+// nothing at once (`refund_amount` 0): the sweeper fails its issuance, refunding the fee and the funding.
+// Refusals: 400 `INVALID_FIELD` (`reason`),
 // `CARD_TERMINATED`, `CARD_NOT_ACTIVE` (FAILED); 409 `CONFLICT`; 503 `NO_CARD_ISSUER`. The body is optional.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).

@@ -226,7 +226,9 @@ func (s *Service) declineTx(card Card, nt *issuer.NetworkTransaction, reason Dec
 // network decided, a DECLINE (issuer_timeout, without fee: the decline is
 // not ours):
 //   - when we approved, too late, our approval becomes that decline, its
-//     hold released, claimed by the advice's id (declineLate);
+//     hold released, claimed by the advice's id (declineLate); on a card
+//     terminated since, whose holds' money goes to the wallet, the hold is
+//     released by a REVERSAL (reason issuer_timeout) instead;
 //   - when we decided nothing yet, the decline is recorded claiming the
 //     authorization's id, so that our decision, if it comes later, finds
 //     it decided and places no hold.
@@ -250,6 +252,11 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 			return err
 		case auth.CardID != card.ID:
 			return ErrTransactionNotFound
+		case auth.Type == TxAuthorization && !card.Status.Live() && auth.Hold > 0:
+			// Terminated since our approval: the hold's money leaves the
+			// card for the wallet, as a REVERSAL (FinishTermination).
+			return s.follow(ctx, card, issuer.Notification{ID: n.ID, Type: issuer.NotifyReversal, Reason: n.Reason,
+				Transaction: &issuer.NetworkTransaction{ID: id, AuthorizationID: id, Currency: n.Transaction.Currency}})
 		case auth.Type == TxAuthorization:
 			err = s.declineLate(ctx, card, auth, n.ID)
 			if errors.Is(err, ErrChanged) || errors.Is(err, ErrCardRefused) {

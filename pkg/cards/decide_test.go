@@ -300,7 +300,7 @@ func TestStandIn(t *testing.T) {
 				o, _, err := cs.Outcome(ctx, companyID, a.Request.ID)
 				for _, id := range o.EventIDs {
 					if err == nil {
-						err = store.NewOutbox(e.DB).MarkPublished(ctx, companyID, id)
+						err = store.NewOutbox(e.DB).MarkPublished(ctx, companyID, id, time.Now())
 					}
 				}
 				if err != nil || len(o.EventIDs) != 1 {

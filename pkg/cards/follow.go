@@ -181,35 +181,52 @@ func (s *Service) followRecord(ctx context.Context, card Card, orig Transaction,
 	tx.Merchant, tx.Description = orig.Merchant, orig.Description
 	after := orig
 	rec := Record{EventID: n.ID, Card: card, Original: &orig, OriginalAfter: &after, Now: now}
-	var p events.Payload
+	// released is what the write frees of the hold without paying it out.
+	var released int64
 	switch typ {
 	case TxSettlement:
 		tx.CardDelta = -amount
 		after.Hold, after.Settled, after.Status, after.CompletedAt = 0, amount, TxSuccess, &now
 		rec.BalanceDelta, rec.HeldDelta = -amount, -orig.Hold
-		p = events.TransactionSettlementCompletedData{RelatedCardTransaction: related(tx)}
+		released = orig.Hold - amount
 	case TxReversal:
 		after.Hold, after.Status, after.CompletedAt = 0, TxSuccess, &now
 		rec.HeldDelta = -orig.Hold
+		released = orig.Hold
+	case TxRefund:
+		after.Refunded += amount
+		tx.CardDelta, rec.BalanceDelta = amount, amount
+	}
+	if !card.Status.Live() {
+		// Money never stays on a terminated card (FinishTermination): what
+		// a refund gives goes to the wallet the card's balance went to, and
+		// so does what a hold's release frees, taken from the card.
+		moved := released
+		if typ == TxRefund {
+			tx.CardDelta, rec.BalanceDelta, moved = 0, 0, amount
+		} else {
+			tx.CardDelta, rec.BalanceDelta = tx.CardDelta-released, rec.BalanceDelta-released
+		}
+		if moved > 0 {
+			w, err := s.Wallets.USDWallet(ctx, card.CompanyID)
+			if err != nil {
+				return Record{}, fmt.Errorf("cards: read the USD wallet for terminated card %s: %w", card.ID, err)
+			}
+			tx.WalletID, tx.WalletDelta, rec.WalletID = w.ID, moved, w.ID
+			rec.Wallet, rec.Entries = credit(tx, wallets.TypeRefund, moved, now)
+		}
+	}
+	var p events.Payload
+	switch typ {
+	case TxSettlement:
+		p = events.TransactionSettlementCompletedData{RelatedCardTransaction: related(tx)}
+	case TxReversal:
 		rev := events.TransactionReversalCompletedData{RelatedCardTransaction: related(tx)}
 		if n.Reason != "" { // ours: an expiry, or a stand-in's release
 			rev.Reason = &n.Reason
 		}
 		p = rev
 	case TxRefund:
-		after.Refunded += amount
-		if card.Status.Live() {
-			tx.CardDelta, rec.BalanceDelta = amount, amount
-		} else {
-			// Money never reaches a terminated card: the refund goes to
-			// the wallet its balance went to.
-			w, err := s.Wallets.USDWallet(ctx, card.CompanyID)
-			if err != nil {
-				return Record{}, fmt.Errorf("cards: read the USD wallet for a refund to terminated card %s: %w", card.ID, err)
-			}
-			tx.WalletID, tx.WalletDelta, rec.WalletID = w.ID, amount, w.ID
-			rec.Wallet, rec.Entries = credit(tx, wallets.TypeRefund, amount, now)
-		}
 		p = events.TransactionRefundCompletedData{RelatedCardTransaction: related(tx)}
 	}
 	rec.Txs = []Transaction{tx}
@@ -258,41 +275,4 @@ func (s *Service) crossBorderFee(ctx context.Context, card Card, settlementID, e
 func related(tx Transaction) events.RelatedCardTransaction {
 	id := tx.OriginalID
 	return events.RelatedCardTransaction{CardTransaction: cardTxEvent(tx), OriginalTransactionID: &id}
-}
-
-// reverseHolds reverses every open hold of card, as the network would
-// before the card closes (a termination).
-func (s *Service) reverseHolds(ctx context.Context, card Card) error {
-	holds, err := s.Store.OpenHolds(ctx, card.CompanyID, card.ID)
-	if err != nil {
-		return err
-	}
-	for _, h := range holds {
-		n := issuer.Notification{Type: issuer.NotifyReversal, Transaction: &issuer.NetworkTransaction{Amount: h.Hold}}
-		tries := 0
-		_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
-			if tries++; tries > 1 {
-				var err error
-				if h, err = s.Store.Transaction(ctx, card.CompanyID, h.ID); err != nil {
-					return false, err
-				}
-				if h.Hold == 0 { // settled or reversed meanwhile
-					return false, nil
-				}
-			}
-			rec, err := s.followRecord(ctx, card, h, TxReversal, h.Hold, n)
-			if err != nil {
-				return false, err
-			}
-			if err = s.record(ctx, rec); err != nil {
-				return errors.Is(err, ErrChanged) || errors.Is(err, ErrCardRefused),
-					fmt.Errorf("cards: reverse hold %s of card %s: %w", h.ID, card.ID, err)
-			}
-			return false, nil
-		})
-		if err != nil {
-			return err
-		}
-	}
-	return nil
 }

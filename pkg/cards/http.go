@@ -199,7 +199,8 @@ func (h handlers) terminate(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Respond(w, http.StatusOK, "Card terminated successfully", terminateResponse{
-		CardID: c.ID, CardStatus: string(c.Status), RefundAmount: moneyJSON(-tx.CardDelta), TransactionID: tx.ID,
+		CardID: c.ID, CardStatus: string(c.Status), RefundAmount: moneyJSON(-tx.CardDelta),
+		RefundProcessed: c.Held == 0, HeldAmount: moneyJSON(c.Held), TransactionID: tx.ID,
 	})
 	return nil
 }

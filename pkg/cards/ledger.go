@@ -22,8 +22,10 @@ type LedgerReader interface {
 // the wallet ledger w:
 //
 //   - a card's balance is the sum of its transactions' CardDelta, never
-//     below 0, and 0 once TERMINATED or FAILED; its holds are the sum of
-//     its authorizations' open holds, and never more than its balance;
+//     below 0; 0 once FAILED, and once TERMINATED only what its open holds
+//     keep (nothing available), until they are released to the wallet;
+//     its holds are the sum of its authorizations' open holds, and never
+//     more than its balance;
 //   - each transaction moved what its type and status say (conserved);
 //   - an authorization's settled and refunded amounts are the sums of its
 //     settlements and refunds;
@@ -97,7 +99,8 @@ func VerifyLedger(ctx context.Context, r LedgerReader, w wallets.LedgerReader, c
 			bad("card %s: holds %d, open authorizations hold %d", c.ID, c.Held, heldBy[c.ID])
 		case c.Balance < 0 || c.Held < 0 || c.Available() < 0:
 			bad("card %s: balance %d, holds %d", c.ID, c.Balance, c.Held)
-		case !c.Status.Live() && (c.Balance != 0 || c.Held != 0):
+		case c.Status == Failed && (c.Balance != 0 || c.Held != 0),
+			c.Status == Terminated && c.Available() != 0:
 			bad("card %s: %s with balance %d, holds %d", c.ID, c.Status, c.Balance, c.Held)
 		}
 	}
@@ -113,9 +116,11 @@ func VerifyLedger(ctx context.Context, r LedgerReader, w wallets.LedgerReader, c
 // destination as out of its source, fees aside (a funding's fee is paid
 // by the wallet, a withdrawal's by the card); an open one only out of its
 // source. A fee (a decline's, a cross-border charge) was paid by the card,
-// the wallet and a debt together; an authorization or a reversal moves no
-// money, a settlement takes its amount from the card, a refund gives it to
-// the card or, for a terminated card, the wallet.
+// the wallet and a debt together; an authorization moves no money, a
+// reversal none but, for a terminated card, the hold it releases from the
+// card to the wallet; a settlement takes its amount from the card (and,
+// for a terminated card, the rest of its hold to the wallet); a refund
+// gives its amount to the card or, for a terminated card, the wallet.
 func (t Transaction) conserved() error {
 	card, wallet := t.CardDelta, t.WalletDelta
 	switch t.Type {
@@ -125,11 +130,11 @@ func (t Transaction) conserved() error {
 			return fmt.Errorf("moved card %d, wallet %d; holds %d, settled %d, refunded %d of %d", card, wallet, t.Hold, t.Settled, t.Refunded, t.Amount)
 		}
 	case TxReversal:
-		if card != 0 || wallet != 0 {
+		if card+wallet != 0 || wallet < 0 {
 			return fmt.Errorf("moved card %d, wallet %d", card, wallet)
 		}
 	case TxSettlement:
-		if card != -t.Amount || wallet != 0 {
+		if card+wallet != -t.Amount || wallet < 0 {
 			return fmt.Errorf("moved card %d, wallet %d for %d", card, wallet, t.Amount)
 		}
 	case TxRefund:

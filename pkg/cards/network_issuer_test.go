@@ -108,10 +108,11 @@ func TestIssuerFollowsOurCard(t *testing.T) {
 			second = r.Str("data", "id")
 			authorize(second, "1", "US", "")
 		}, 300, 200},
-		{"termination by the issuer", &second, func() {
+		{"termination by the issuer, its open hold released by the sweeper", &second, func() {
 			if _, err := sb.Terminate(ctx, companyID, second, cards.TerminateInput{}); err != nil {
 				t.Fatal(err)
 			}
+			e.finishTerminations()
 		}, 0, 0},
 	}
 	for _, s := range steps {

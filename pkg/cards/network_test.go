@@ -212,8 +212,9 @@ func TestCardNetworkLifecycle(t *testing.T) {
 		t.Errorf("decline on a frozen card %+v", d)
 	}
 
-	// A termination reverses the open hold (the 10.00) first, then refunds
-	// the balance.
+	// A termination refunds at once what no hold keeps; the open hold (the
+	// 10.00) stays on the card until the sweeper releases it to the
+	// wallet.
 	before := card()
 	if before.Held != 1000 {
 		t.Fatalf("held before termination %d, want 1000", before.Held)
@@ -222,11 +223,17 @@ func TestCardNetworkLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if term.Type != cards.TxTermination || term.Amount != before.Balance {
+	if term.Type != cards.TxTermination || term.Amount != before.Balance-1000 {
 		t.Errorf("termination %+v, balance before %d", term, before.Balance)
 	}
+	if c := card(); c.Status != cards.Terminated || c.Balance != 1000 || c.Held != 1000 {
+		t.Errorf("card after termination: balance %d, held %d; want 1000, 1000", c.Balance, c.Held)
+	}
+	if n := e.finishTerminations(); n != 1 {
+		t.Errorf("the sweeper released %d holds, want 1", n)
+	}
 	if c := card(); c.Status != cards.Terminated || c.Balance != 0 || c.Held != 0 {
-		t.Errorf("card after termination %+v", c)
+		t.Errorf("card after the sweep %+v", c)
 	}
 	want := money.Format(10*100+before.Balance, "USD")
 	if got := e.Payout(token, walletID); got != want {

@@ -166,12 +166,17 @@ type statusResponse struct {
 	IsLocked   bool   `json:"is_locked"`
 }
 
-// terminateResponse is the answer of POST /cards/{id}/terminate.
+// terminateResponse is the answer of POST /cards/{id}/terminate:
+// RefundAmount is what the termination refunded at once; RefundProcessed
+// is false while the card keeps money for open holds (HeldAmount), which
+// the sweeper releases to the wallet unless they are settled.
 type terminateResponse struct {
-	CardID        string      `json:"card_id"`
-	CardStatus    string      `json:"card_status"`
-	RefundAmount  json.Number `json:"refund_amount"`
-	TransactionID string      `json:"transaction_id"`
+	CardID          string      `json:"card_id"`
+	CardStatus      string      `json:"card_status"`
+	RefundAmount    json.Number `json:"refund_amount"`
+	RefundProcessed bool        `json:"refund_processed"`
+	HeldAmount      json.Number `json:"held_amount"`
+	TransactionID   string      `json:"transaction_id"`
 }
 
 // revealResponse is one audit record of GET /cards/{id}/reveals.

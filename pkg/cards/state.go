@@ -97,8 +97,11 @@ const maxReason = 255
 // Terminate ends a card of the company for good (spec §6.4): from ACTIVE,
 // FROZEN, SUSPENDED or PENDING, the issuer closes the card
 // (ErrIssuerUnavailable when it cannot be asked: nothing changes), then one
-// transaction makes it TERMINATED with balance 0 and refunds the balance to
-// the USD wallet, with card.terminated and transaction.terminated.
+// transaction, whatever the card's history, makes it TERMINATED and
+// refunds to the USD wallet what no open hold keeps, with card.terminated
+// and transaction.terminated (terminate). The card keeps what its open
+// holds keep until the sweeper has released them to the wallet
+// (FinishTermination).
 func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Card, Transaction, error) {
 	if e, ok := idempotency.Replaying(ctx); ok {
 		return s.replayTermination(ctx, companyID, e)
@@ -131,16 +134,18 @@ func (s *Service) Terminate(ctx context.Context, companyID, cardID string, in Te
 
 // terminate writes the termination of card as read, by the company or,
 // with the issuer's event id, as the issuer reported it (once per event);
-// card.terminated takes the matching form. Its open holds are reversed
-// first (transaction.reversal.completed each): a termination leaves
-// nothing held. A card changed in between is read again.
+// card.terminated takes the matching form. It is one transaction, however
+// many holds the card has open: the card TERMINATED, on which nothing is
+// approved any more, keeping what its open holds keep (its Held), and the
+// rest (its Available) refunded. The holds are the sweeper's to release
+// (FinishTermination). A card changed in between is read again.
 func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent string) (Card, Transaction, error) {
 	var t Termination
 	first := true
 	_, err := contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
 		if !first {
-			// A hold the index did not list yet, or one placed since: read
-			// again, a little later (the policy's wait).
+			// An authorization or a settlement moved the card in
+			// between: read it again, a little later (the policy's wait).
 			var err error
 			if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
 				return false, err
@@ -150,9 +155,6 @@ func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent 
 			}
 		}
 		first = false
-		if err := s.reverseHolds(ctx, card); err != nil {
-			return false, err
-		}
 		var err error
 		if t, err = s.termination(ctx, card, reason, issuerEvent); err != nil {
 			return false, err
@@ -163,31 +165,36 @@ func (s *Service) terminate(ctx context.Context, card Card, reason, issuerEvent 
 	if err != nil {
 		return Card{}, Transaction{}, err
 	}
-	slog.InfoContext(ctx, "card terminated", "card_id", card.ID, "refund", card.Balance, "by_issuer", issuerEvent != "")
+	slog.InfoContext(ctx, "card terminated", "card_id", card.ID, "refund", card.Available(), "held", card.Held,
+		"by_issuer", issuerEvent != "")
 	s.publish(ctx, t.Events)
-	card.Status, card.Balance, card.Held, card.UpdatedAt = Terminated, 0, 0, t.Now
+	card.Status, card.Balance, card.UpdatedAt = Terminated, card.Held, t.Now
 	return card, t.Tx, nil
 }
 
-// termination returns the termination of card as read.
+// termination returns the termination of card as read: what no hold keeps
+// refunded at once.
 func (s *Service) termination(ctx context.Context, card Card, reason, issuerEvent string) (Termination, error) {
 	now := s.now()
-	tx := s.newTx(card, TxTermination, card.Balance, 0, now)
-	tx.Status, tx.CardDelta, tx.WalletDelta, tx.CompletedAt = TxSuccess, -card.Balance, card.Balance, &now
+	refund := card.Available()
+	tx := s.newTx(card, TxTermination, refund, 0, now)
+	tx.Status, tx.CardDelta, tx.WalletDelta, tx.CompletedAt = TxSuccess, -refund, refund, &now
 	tx.Description = reason
 	t := Termination{Card: card, EventID: issuerEvent, Tx: tx, Now: now}
-	if card.Balance > 0 {
+	if refund > 0 {
 		w, err := s.Wallets.USDWallet(ctx, card.CompanyID)
 		if err != nil {
 			return Termination{}, fmt.Errorf("cards: read the USD wallet to refund %s: %w", card.ID, err)
 		}
 		tx.WalletID = w.ID
 		t.Tx = tx
-		t.Wallet, t.Entries = credit(tx, wallets.TypeRefund, card.Balance, now)
+		t.Wallet, t.Entries = credit(tx, wallets.TypeRefund, refund, now)
 	}
+	// refundProcessed: nothing is left to refund once this is written;
+	// else the open holds' money follows as the sweeper releases them.
 	var data events.Payload = events.CardTerminatedByCompanyData{
 		CardID: card.ID, CardNumber: card.MaskedPAN(), Status: events.CardStatusTerminated, TerminatedAt: timestamp.Format(now),
-		RefundAmount: money.JSON(card.Balance, Currency), RefundProcessed: true, Reason: reason,
+		RefundAmount: money.JSON(refund, Currency), RefundProcessed: card.Held == 0, Reason: reason,
 	}
 	if issuerEvent != "" {
 		data = events.CardTerminatedByProviderData{

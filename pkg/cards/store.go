@@ -67,10 +67,13 @@ type Settle struct {
 	Now         time.Time
 }
 
-// Termination ends a card in one transaction: the card TERMINATED with
-// balance 0 from Card.Status and Card.Balance as read (else ErrChanged),
-// its slot released, its balance refunded to the wallet with its ledger
-// entry, the TERMINATION card transaction and the events.
+// Termination ends a card in one transaction, whatever its history: the
+// card TERMINATED from Card.Status, Card.Balance and Card.Held as read
+// (else ErrChanged), keeping only what its open holds keep (Card.Held, on
+// which nothing can be spent any more: released to the wallet by the
+// sweeper, FinishTermination, or settled meanwhile), its slot released,
+// what nothing holds (Card.Available) refunded to the wallet with its
+// ledger entry, the TERMINATION card transaction and the events.
 type Termination struct {
 	Card Card
 	// EventID, for a termination the issuer reported, is its event id,
@@ -97,8 +100,9 @@ type Record struct {
 	// Card is the card as read. Its balance moves by BalanceDelta and its
 	// holds by HeldDelta, on the condition that what it has available
 	// (balance − holds) covers what they take from it (else
-	// ErrCardRefused) and, when a positive BalanceDelta, that the card is
-	// live (else ErrChanged).
+	// ErrCardRefused) and, when they add to its balance or to what it has
+	// available (a refund, a hold released), that the card is live (else
+	// ErrChanged): money never stays on a terminated card.
 	Card         Card
 	BalanceDelta int64
 	HeldDelta    int64
@@ -182,9 +186,19 @@ type Store interface {
 	Accept(ctx context.Context, a Accept) error
 	// Settle writes s; ErrChanged when s.Tx is no longer PROCESSING.
 	Settle(ctx context.Context, s Settle) error
-	// Terminate writes t; ErrChanged when the card's status or balance is
-	// no longer t.Card's.
+	// Terminate writes t; ErrChanged when the card's status, balance or
+	// holds are no longer t.Card's. A card that keeps money for its open
+	// holds is then among those Terminating returns until
+	// TerminationDone.
 	Terminate(ctx context.Context, t Termination) error
+	// Terminating returns up to limit terminated cards, of any company,
+	// terminated before cutoff, that still keep money for open holds (the
+	// sweeper releases them).
+	Terminating(ctx context.Context, cutoff time.Time, limit int) ([]Card, error)
+	// TerminationDone records that terminated card id keeps nothing any
+	// more: Terminating no longer returns it. ErrChanged when it still
+	// keeps money.
+	TerminationDone(ctx context.Context, companyID, id string) error
 	// SetStatus moves card id from status from to status to, setting
 	// is_locked, and returns the card as it is after; ErrChanged when its
 	// status is not from, ErrNotFound when there is no such card.
@@ -227,8 +241,11 @@ type Store interface {
 	// NetworkTransaction reads the company's card transaction recorded
 	// for the network's transaction id; ErrTransactionNotFound if none.
 	NetworkTransaction(ctx context.Context, companyID, issuerTxID string) (Transaction, error)
-	// OpenHolds reads the card's authorizations whose hold is open.
-	OpenHolds(ctx context.Context, companyID, cardID string) ([]Transaction, error)
+	// HoldsAfter reads a page of at most limit of the card's
+	// transactions, oldest first, after transaction after ("" from the
+	// first), and returns the authorizations among them whose hold is
+	// open, and the id to read the next page after ("" after the last).
+	HoldsAfter(ctx context.Context, companyID, cardID, after string, limit int) (holds []Transaction, next string, err error)
 	// Reveals reads page p of a card's reveal records, newest first.
 	Reveals(ctx context.Context, companyID, cardID string, p page.Request) (page.Result[Reveal], error)
 }

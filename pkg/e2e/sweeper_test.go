@@ -60,7 +60,8 @@ func TestSweeperResumesAndNeverExpires(t *testing.T) {
 // carries each kind of asynchronous work on, and proves the sweeper
 // function finishes it within two runs: a payout whose submit message was
 // never sent, a transfer's event never published, a card funding the issuer
-// did not answer, and a declared funding whose bank message was lost.
+// did not answer, the open hold a card's termination left, and a declared
+// funding whose bank message was lost.
 func TestSweeperFinishesEachKindOfWork(t *testing.T) {
 	e := apptest.NewCardsTestEnv(t)
 	ctx := context.Background()
@@ -113,6 +114,20 @@ func TestSweeperFinishesEachKindOfWork(t *testing.T) {
 				t.Fatalf("fund with the issuer down: %d %s", r.Status, r.Raw)
 			}
 			return func() bool { return e.Call(e.Cards, token, "GET", "/cards/"+card, "").Str("data", "balance") == "15" }
+		}},
+		{"terminated card whose open hold the termination left", func(t *testing.T) func() bool {
+			r := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customer+`","amount":5}`)
+			if r.Status != 201 {
+				t.Fatalf("issue: %s", r.Raw)
+			}
+			ended := r.Str("data", "id")
+			e.OpenHolds(companyID, ended, 1, 200)
+			if r := e.Call(e.Cards, token, "POST", "/cards/"+ended+"/terminate", ""); r.Status != 200 || r.Str("data", "held_amount") != "2" {
+				t.Fatalf("terminate: %d %s", r.Status, r.Raw)
+			}
+			return func() bool {
+				return e.Call(e.Cards, token, "GET", "/cards/"+ended+"?sync=false", "").Str("data", "balance") == "0"
+			}
 		}},
 		{"declared funding whose bank message was lost", func(t *testing.T) func() bool {
 			r := e.Call(wallets, token, "POST", "/wallets/fund", `{"wallet_id":"`+usd+`","amount":40,"reference":"sweep-funding"}`)

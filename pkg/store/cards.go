@@ -28,7 +28,10 @@ var _ cards.Store = (*Cards)(nil)
 //   - CARD#<card id>: the card, its balance in cents, its number and CVV
 //     sealed (absent until the issuer has issued it); also on GSI1
 //     (GSI1PK COMPANY#<id>#CUSTOMER#<customer id>, GSI1SK CARD#<card id>),
-//     the customer's cards;
+//     the customer's cards. A terminated card that still keeps money for
+//     open holds carries GSI2 keys in OPEN_TERMINATION#<nn> (GSI2SK
+//     "<terminated_at>#<company id>#<card id>"), which is how the sweeper
+//     finds the holds a termination left to release (cards_terminations.go);
 //   - CARDSLOTS: {used}, the count of the company's live cards (neither
 //     TERMINATED nor FAILED): an issuance takes a slot on the condition
 //     used < the company's slots, a failed issuance and a termination give
@@ -191,10 +194,14 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 	})
 }
 
-// Terminate writes t in one transaction: the card TERMINATED with balance
-// 0 on the condition that its status and balance are still t.Card's (else
-// cards.ErrChanged), its slot released, the wallet's adjustment with its
-// ledger entries, the TERMINATION transaction and the events.
+// Terminate writes t in one transaction: the card TERMINATED on the
+// condition that its status, balance and holds are still t.Card's (else
+// cards.ErrChanged), its balance down to what its open holds keep
+// (t.Card.Held) and nothing available; while it keeps some, in the open
+// termination index (Terminating), until the sweeper has released them
+// (TerminationDone); its slot released, the wallet's adjustment with its
+// ledger entries (the refund of what no hold keeps), the TERMINATION
+// transaction, the issuer's event claimed (t.EventID) and the events.
 func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 	c, tx := t.Card, t.Tx
 	switch {
@@ -204,16 +211,21 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 		return cards.ErrNotActive
 	case tx.CompanyID != c.CompanyID || tx.CardID != c.ID:
 		return fmt.Errorf("store: card transaction %s is not of card %s", tx.ID, c.ID)
+	case tx.CardDelta != -c.Available():
+		return fmt.Errorf("store: termination %s of card %s takes %d, not the %d it has available", tx.ID, c.ID, -tx.CardDelta, c.Available())
 	}
 	u := newAttrUpdate()
 	u.set("status", string(cards.Terminated))
-	u.set("balance", 0)
+	u.set("balance", c.Held)
 	u.set("available", 0)
 	u.set("updated_at", timestamp.Format(t.Now))
-	// Open holds are reversed before a termination: none may be left.
-	card, err := s.conditional(c.CompanyID, cardSK(c.ID), u, "#cst = :from AND #cbal = :balance AND #cheld = :zero",
+	if c.Held > 0 {
+		u.set(attrGSI2PK, openTerminationGSI2PK(c.ID))
+		u.set(attrGSI2SK, openTerminationGSI2SK(timestamp.Format(t.Now), c.CompanyID, c.ID))
+	}
+	card, err := s.conditional(c.CompanyID, cardSK(c.ID), u, "#cst = :from AND #cbal = :balance AND #cheld = :held",
 		map[string]string{"#cst": "status", "#cbal": "balance", "#cheld": "held"},
-		map[string]types.AttributeValue{":from": dynamo.Str(string(c.Status)), ":balance": dynamo.Num(c.Balance), ":zero": dynamo.Num(0)})
+		map[string]types.AttributeValue{":from": dynamo.Str(string(c.Status)), ":balance": dynamo.Num(c.Balance), ":held": dynamo.Num(c.Held)})
 	if err != nil {
 		return err
 	}

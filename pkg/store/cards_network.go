@@ -152,7 +152,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 			return cards.ErrEventApplied
 		case withdrawFailed(k):
 			return cards.ErrEventsKept
-		case k.Failed("card") && r.BalanceDelta > 0:
+		case k.Failed("card") && givesToCard(r):
 			return cards.ErrChanged
 		case k.Failed("card"):
 			return cards.ErrCardRefused
@@ -183,7 +183,7 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 		names["#cst"], names["#clock"] = "status", "is_locked"
 		values[":active"], values[":false"] = dynamo.Str(string(cards.Active)), &types.AttributeValueMemberBOOL{Value: false}
 	}
-	if r.BalanceDelta > 0 {
+	if givesToCard(r) {
 		cond += " AND " + liveOnly(names, values)
 	}
 	if r.BalanceDelta == 0 && r.HeldDelta == 0 && !r.Approve {
@@ -205,6 +205,14 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 			"#cavail = #cavail + :davail, #cupd = :now"),
 		ConditionExpression: aws.String(cond), ExpressionAttributeNames: names, ExpressionAttributeValues: values,
 	}}
+}
+
+// givesToCard reports whether r adds to what the card has or can spend (a
+// refund, a hold released without being paid out in full): money that
+// never reaches a terminated card, whose write must then be built again
+// from the card as it is (cards.ErrChanged).
+func givesToCard(r cards.Record) bool {
+	return r.BalanceDelta > 0 || r.BalanceDelta-r.HeldDelta > 0
 }
 
 // followedTx returns the item that makes authorization was into now (its
@@ -293,27 +301,6 @@ func (s *Cards) NetworkTransaction(ctx context.Context, companyID, issuerTxID st
 	}
 	return s.Transaction(ctx, companyID, ref.Of)
 }
-
-// OpenHolds reads the card's authorizations whose hold is open, from GSI1
-// (eventually consistent: a write on one of them is conditioned on its
-// hold as read, and a termination on the card holding nothing).
-func (s *Cards) OpenHolds(ctx context.Context, companyID, cardID string) ([]cards.Transaction, error) {
-	items, err := s.wallets.query(ctx, &dynamodb.QueryInput{
-		TableName:                aws.String(s.db.Table),
-		IndexName:                aws.String(GSI1),
-		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
-		FilterExpression:         aws.String("#hold > :zero"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrGSI1PK, "#sk": attrGSI1SK, "#hold": "hold"},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(cardTxsPK(companyID, cardID)), ":prefix": dynamo.Str(cardTxSKPrefix), ":zero": dynamo.Num(0),
-		},
-	})
-	if err != nil {
-		return nil, fmt.Errorf("store: query open holds of card %s: %w", cardID, err)
-	}
-	return dynamo.DecodeAll(items, cardTxItem.transaction)
-}
-
 // withdrawal returns the items that take back the events w names and
 // point w's claim at evs instead: each event is deleted on the condition
 // that it is still unpublished, and its number given back, so that the

@@ -366,22 +366,23 @@ func usdFund(t *testing.T, ws *store.Wallets, w wallets.Wallet, amount int64) wa
 	return w
 }
 
-// termination returns the termination of c as read, refunding its balance
-// to w.
+// termination returns the termination of c as read, refunding to w what
+// its holds do not keep.
 func termination(w wallets.Wallet, c cards.Card) cards.Termination {
 	now := timestamp.Of(time.Now())
+	refund := c.Available()
 	tx := cards.Transaction{
 		ID: ids.NewV7(now), CompanyID: c.CompanyID, CardID: c.ID, CustomerID: c.CustomerID, WalletID: w.ID,
-		Type: cards.TxTermination, Status: cards.TxSuccess, Amount: c.Balance,
-		CardDelta: -c.Balance, WalletDelta: c.Balance, CreatedAt: now, CompletedAt: &now,
+		Type: cards.TxTermination, Status: cards.TxSuccess, Amount: refund,
+		CardDelta: -refund, WalletDelta: refund, CreatedAt: now, CompletedAt: &now,
 	}
 	t := cards.Termination{Card: c, Tx: tx, Events: []events.Event{cardEvent(c, events.CardTerminated, now)}, Now: now}
-	if c.Balance > 0 {
-		t.Wallet = wallets.Adjustment{Payout: c.Balance}
+	if refund > 0 {
+		t.Wallet = wallets.Adjustment{Payout: refund}
 		t.Entries = []wallets.Transaction{{
-			ID: ids.NewV7(now), CompanyID: c.CompanyID, WalletID: w.ID, Amount: c.Balance, AmountWithFee: c.Balance,
-			NetAmount: c.Balance, Currency: cards.Currency, Status: wallets.StatusSuccess, Type: wallets.TypeRefund,
-			Reference: tx.ID, Balance: wallets.Payout, Delta: c.Balance, CreatedAt: now, CompletedAt: &now,
+			ID: ids.NewV7(now), CompanyID: c.CompanyID, WalletID: w.ID, Amount: refund, AmountWithFee: refund,
+			NetAmount: refund, Currency: cards.Currency, Status: wallets.StatusSuccess, Type: wallets.TypeRefund,
+			Reference: tx.ID, Balance: wallets.Payout, Delta: refund, CreatedAt: now, CompletedAt: &now,
 		}}
 	}
 	return t

@@ -325,6 +325,9 @@ const (
 	cardSlotsSK     = "CARDSLOTS"
 	openCardTxIndex = "OPEN_CARDTX"
 	openHoldIndex   = "OPEN_HOLD"
+	// openTerminationIndex holds the terminated cards whose open holds
+	// are not all released yet.
+	openTerminationIndex = "OPEN_TERMINATION"
 )
 
 // cardSK is the sort key of a card in its company's partition. The slot
@@ -383,6 +386,17 @@ func openHoldGSI2PK(id string) string { return shardKey(openHoldIndex, id) }
 // names them (as openCardTxGSI2SK).
 func openHoldGSI2SK(created, companyID, id string) string {
 	return openCardTxGSI2SK(created, companyID, id)
+}
+
+// openTerminationGSI2PK is the shard of the open termination index of
+// card id: a terminated card is in it while it keeps money for open holds,
+// so that the sweeper finds the cards whose holds are still to release.
+func openTerminationGSI2PK(id string) string { return shardKey(openTerminationIndex, id) }
+
+// openTerminationGSI2SK orders the terminated cards of a shard by the time
+// of their termination, and names them (as openCardTxGSI2SK).
+func openTerminationGSI2SK(terminated, companyID, id string) string {
+	return openCardTxGSI2SK(terminated, companyID, id)
 }
 
 // issuerTxSK is the sort key of the lookup of a network transaction.

@@ -5,9 +5,12 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"maps"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -19,9 +22,11 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/cardsapi"
+	"payments/pkg/ids"
 	"payments/pkg/page"
 	"payments/pkg/queue"
 	"payments/pkg/store"
+	"payments/pkg/timestamp"
 	"payments/pkg/timestamp/timestamptest"
 	"payments/pkg/vault/vaulttest"
 	"payments/pkg/webhooks"
@@ -149,6 +154,81 @@ func (e *CardsTestEnv) VerifyCards(companyID string) {
 		}
 	}
 }
+
+// OpenHolds gives card cardID of the company n open authorizations of
+// amount cents each, at a merchant at home, quickly: the first is recorded
+// by the store as an approval is (with the lookup of its network id), the
+// others are copies of its two items under ids of their own, written by
+// BatchWriteItem, and the card's holds then take their sum in one
+// conditional update. The card must be ACTIVE with n × amount available.
+// It returns the authorizations, oldest first.
+func (e *CardsTestEnv) OpenHolds(companyID, cardID string, n int, amount int64) []cards.Transaction {
+	e.T.Helper()
+	ctx := context.Background()
+	cs := store.NewCards(e.DB)
+	card, err := cs.Card(ctx, companyID, cardID)
+	if err != nil {
+		e.T.Fatal(err)
+	}
+	now := timestamp.Of(time.Now())
+	first := cards.Transaction{
+		ID: ids.NewV7(now), CompanyID: companyID, CardID: cardID, CustomerID: card.CustomerID,
+		Type: cards.TxAuthorization, Kind: cards.KindAuthorization, Status: cards.TxPending, Amount: amount, Hold: amount,
+		Merchant: &cards.Merchant{Name: "Shop", City: "Austin", Country: cards.CardCountry}, Description: "Shop, Austin",
+		CreatedAt: now,
+	}
+	first.IssuerTxID = "ntx_" + first.ID
+	if err := cs.Record(ctx, cards.Record{EventID: first.IssuerTxID, Card: card, HeldDelta: amount, Approve: true,
+		Txs: []cards.Transaction{first}, Now: now}); err != nil {
+		e.T.Fatalf("record the first hold: %v", err)
+	}
+	item := func(sk string) map[string]types.AttributeValue {
+		out, err := e.DB.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.DB.Table), ConsistentRead: aws.Bool(true),
+			Key: map[string]types.AttributeValue{"PK": str("COMPANY#" + companyID), "SK": str(sk)}})
+		if err != nil || out.Item == nil {
+			e.T.Fatalf("read %s: %v", sk, err)
+		}
+		return out.Item
+	}
+	tx, ref := item("CTX#"+first.ID), item("ISSUERTX#"+first.IssuerTxID)
+	gsi2, _ := tx["GSI2SK"].(*types.AttributeValueMemberS)
+	if gsi2 == nil {
+		e.T.Fatalf("the first hold is not in the open hold index: %v", tx)
+	}
+	holds := []cards.Transaction{first}
+	var items []map[string]types.AttributeValue
+	for range n - 1 {
+		h := first
+		h.ID = ids.NewV7(now)
+		h.IssuerTxID = "ntx_" + h.ID
+		c := maps.Clone(tx)
+		c["SK"], c["GSI1SK"], c["GSI3SK"] = str("CTX#"+h.ID), str("CTX#"+h.ID), str("CTX#"+h.ID)
+		c["GSI2SK"] = str(strings.Replace(gsi2.Value, first.ID, h.ID, 1))
+		c["id"], c["issuer_tx_id"] = str(h.ID), str(h.IssuerTxID)
+		r := maps.Clone(ref)
+		r["SK"], r["of"] = str("ISSUERTX#"+h.IssuerTxID), str(h.ID)
+		items = append(items, c, r)
+		holds = append(holds, h)
+	}
+	if err := e.DB.PutAll(ctx, "seed open holds", items); err != nil {
+		e.T.Fatal(err)
+	}
+	more := strconv.FormatInt(int64(n-1)*amount, 10)
+	_, err = e.DB.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 aws.String(e.DB.Table),
+		Key:                       map[string]types.AttributeValue{"PK": str("COMPANY#" + companyID), "SK": str("CARD#" + cardID)},
+		UpdateExpression:          aws.String("SET held = held + :more, available = available - :more"),
+		ConditionExpression:       aws.String("available >= :more"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":more": &types.AttributeValueMemberN{Value: more}},
+	})
+	if err != nil {
+		e.T.Fatalf("hold %s more on card %s: %v", more, cardID, err)
+	}
+	return holds
+}
+
+// str is s as a DynamoDB string.
+func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
 
 // LogLines records the log lines of a test.
 type LogLines struct {

@@ -54,6 +54,10 @@ import (
 //   - card holds: releases every hold neither settled nor reversed within
 //     cfg.CardHoldExpiry (CARD_HOLD_EXPIRY_SECONDS) of its authorization
 //     (cards.Service.ExpireHold);
+//   - card terminations: releases, to the USD wallet, the open holds of
+//     terminated cards (a termination is one transaction, whatever the
+//     card's history: it leaves the holds to this step;
+//     cards.Service.FinishTermination);
 //   - card network (sandbox mode): the simulated card network delivers
 //     again the notifications we have not acknowledged
 //     (issuer.SandboxNetwork.Redeliver), as a real network does; in
@@ -131,6 +135,9 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		{"fundings", funds.SweepFundings},
 		{"card_holds", func(ctx context.Context, at time.Time) (int, error) {
 			return expireHolds(ctx, cardSvc, open, at.Add(-holdExpiry(cfg)))
+		}},
+		{"card_terminations", func(ctx context.Context, at time.Time) (int, error) {
+			return finishTerminations(ctx, cardSvc, open, at)
 		}},
 		{"card_network", redeliver},
 		{"stale_reconciliations", func(ctx context.Context, at time.Time) (int, error) { return staleReconciliations(ctx, pays, at) }},
@@ -309,6 +316,31 @@ func expireHolds(ctx context.Context, svc *cards.Service, open cards.Store, cuto
 		case expired:
 			done++
 		case err != nil && !errors.Is(err, cards.ErrChanged) && !errors.Is(err, cards.ErrIssuerUnavailable):
+			errs = append(errs, err)
+		}
+	}
+	return done, errors.Join(errs...)
+}
+
+// maxTerminations bounds the terminated cards one sweep reads; the next
+// sweep takes the rest.
+const maxTerminations = 100
+
+// finishTerminations releases the open holds of the cards terminated
+// before now that still keep money for them, oldest first, within the
+// step's budget, and returns how many holds it released: what the budget
+// leaves is the next sweep's, which finds the cards again in the index.
+func finishTerminations(ctx context.Context, svc *cards.Service, open cards.Store, now time.Time) (int, error) {
+	due, err := open.Terminating(ctx, now, maxTerminations)
+	if err != nil {
+		return 0, err
+	}
+	done := 0
+	var errs []error
+	for _, c := range due {
+		n, err := svc.FinishTermination(ctx, c.CompanyID, c.ID)
+		done += n
+		if err != nil {
 			errs = append(errs, err)
 		}
 	}
