@@ -423,3 +423,50 @@ func TestStandIn(t *testing.T) {
 	}
 	e.VerifyCards(companyID)
 }
+
+// TestStandInOnATerminatedCard: our late approval's card is terminated
+// before the network's decline is applied: the termination kept the hold's
+// money on the card, and the advice releases it to the wallet (a REVERSAL,
+// reason issuer_timeout), once; nothing stays on the terminated card.
+func TestStandInOnATerminatedCard(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, token, walletID, cardID := e.fundedCard(20, 0)
+	ctx := context.Background()
+	cs := store.NewCards(e.DB)
+	card, err := cs.Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	n, late, bodies := e.lateNetwork(false, gate)
+	a, err := n.Authorize(ctx, "", card.IssuerCardID, cardID, issuer.KindAuthorization, 300, issuer.Merchant{Name: "Shop", City: "Austin", Country: "US"})
+	if err != nil || !a.StandIn {
+		t.Fatalf("authorization %+v, %v; want the network's decline", a, err)
+	}
+	close(gate)
+	if got := <-late; got.Decision != issuer.Approved {
+		t.Fatalf("our late decision %+v, want it approved", got)
+	}
+	if r := e.Call(e.Cards, token, "POST", "/cards/"+cardID+"/terminate", `{}`); r.Status != 200 || r.Str("data", "refund_amount") != "17" {
+		t.Fatalf("terminate: %d %s", r.Status, r.Raw)
+	}
+	for range 2 {
+		if err := e.deliver(ctx, bodies()[0]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 0 || c.Balance != 0 {
+		t.Errorf("the terminated card after the advice: held %d, balance %d; want 0, 0", c.Held, c.Balance)
+	}
+	if got := e.Payout(token, walletID); got != "20" { // 21 − 21 (the card and its fee) + 17 + 3
+		t.Errorf("payout_balance %s, want 20", got)
+	}
+	auth, err := cs.NetworkTransaction(ctx, companyID, a.Request.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := e.reversals(token, auth.ID, issuer.StandInReason); len(got) != 1 {
+		t.Errorf("%d reversals with reason issuer_timeout, want 1", len(got))
+	}
+	e.VerifyCards(companyID)
+}
