@@ -157,7 +157,7 @@ func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in A
 
 // decided returns the card transaction recording authorization a as the
 // network decided it: the one our answer names. A decline of the
-// network's own is its advice applied here first (once, whoever is first:
+// network's own is its advice recorded here first (once, whoever is first:
 // the card-worker applies it too, from the queue), which records it, or
 // makes our late approval into it; the transaction returned is then that
 // DECLINE, never an approval the network did not make: until the advice
@@ -169,8 +169,10 @@ func (sb *Sandbox) decided(ctx context.Context, card Card, a issuer.Authorizatio
 	if id := a.Answer.TransactionID; !a.StandIn && id != nil {
 		tx, err = sb.Cards.Store.Transaction(ctx, card.CompanyID, *id)
 	} else {
-		if err := sb.Cards.Apply(ctx, a.Advice); err != nil {
-			// The card-worker applies it, again until it can.
+		// Recorded here, only what the answer needs; the card-worker
+		// applies the advice too (once, whoever is first) and finishes it:
+		// its events published, the issuer told, the network acknowledged.
+		if err := sb.Cards.advise(ctx, card, a.Advice); err != nil && !errors.Is(err, ErrEventApplied) {
 			slog.WarnContext(ctx, "apply the network's advice", "event_id", a.Advice.ID, "error", err)
 		}
 		tx, err = sb.Cards.Store.NetworkTransaction(ctx, card.CompanyID, a.Request.ID)
