@@ -309,7 +309,8 @@ type Fees interface {
 	Quote(ctx context.Context, companyID, typ, operator, country, currency string, amount int64) (fees.Quote, error)
 }
 
-// Jobs sends messages to the payouts queue, visible after delay.
+// Jobs sends messages to a queue of the payout worker (the payouts queue,
+// or the bulk payouts queue), visible after delay.
 type Jobs interface {
 	Send(ctx context.Context, body []byte, delay time.Duration) error
 }
@@ -320,7 +321,7 @@ type Publisher interface {
 }
 
 // Deps are what a Service works with. NewService refuses a Deps without
-// Store, Wallets, Fees, Gateway, Jobs or Events.
+// Store, Wallets, Fees, Gateway, Jobs, BulkJobs or Events.
 type Deps struct {
 	Store   Store
 	Wallets Wallets
@@ -330,8 +331,16 @@ type Deps struct {
 	// deployment has no operator adapter, refuses payouts and collections
 	// before anything is written (ErrNoOperator) and never double-checks.
 	Gateway operator.Gateway
-	// Jobs is the payouts queue.
+	// Jobs is the payouts queue: the messages of the payouts and
+	// collections accepted alone, and the events the payments function
+	// relays (Relay).
 	Jobs Jobs
+	// BulkJobs is the bulk payouts queue, which the payout worker consumes
+	// apart, with a bounded concurrency: every message this service sends
+	// about an item of a bulk batch (Payment.BatchID), its submission and
+	// its polls, goes there, so that a batch's items never wait in front of
+	// the payouts of other companies (docs/bulk.md).
+	BulkJobs Jobs
 	// Events publishes the outbox events after commit: directly (the
 	// payout worker, the sweeper), or through the payout worker (Relay,
 	// the payments function). The events of an acceptance always travel
@@ -353,6 +362,7 @@ type Service struct {
 	// gateway is nil for operator.None.
 	gateway  operator.Gateway
 	jobs     Jobs
+	bulkJobs Jobs
 	events   Publisher
 	guide    *guideline.Guideline
 	deadline time.Duration
@@ -388,6 +398,8 @@ func NewService(d Deps) (*Service, error) {
 		return nil, errors.New("payments: no Gateway to build the service (operator.None where there is no operator)")
 	case d.Jobs == nil:
 		return nil, errors.New("payments: no Jobs queue to build the service")
+	case d.BulkJobs == nil:
+		return nil, errors.New("payments: no BulkJobs queue to build the service")
 	case d.Events == nil:
 		return nil, errors.New("payments: no Events publisher to build the service")
 	}
@@ -414,6 +426,7 @@ func newService(d Deps) *Service {
 		fees:      d.Fees,
 		gateway:   d.Gateway,
 		jobs:      d.Jobs,
+		bulkJobs:  d.BulkJobs,
 		events:    d.Events,
 		guide:     g,
 		deadline:  deadline,

@@ -18,7 +18,8 @@ import (
 )
 
 // Job is the body of a message on the payouts queue (payouts and
-// collections share it): handle payment TransactionID of CompanyID, which
+// collections share it), or on the bulk payouts queue for an item of a
+// bulk batch (queueOf): handle payment TransactionID of CompanyID, which
 // expected the message at Due. A message whose Due is not the payment's
 // NextPollAt any more is stale (another copy, or the sweeper, went on with
 // the payment) and is dropped, so one payment never has two live chains of
@@ -110,20 +111,34 @@ func ParseJob(body []byte) (Job, error) {
 	return j, nil
 }
 
-// sendJob queues the message that expects p at due, carrying the ids of
-// evs (committed events of p's company) for the worker to publish.
+// sendJob queues the message that expects p at due, on p's queue
+// (queueOf), carrying the ids of evs (committed events of p's company) for
+// the worker to publish.
 func (s *Service) sendJob(ctx context.Context, p Payment, due time.Time, evs ...events.Event) error {
-	if s.jobs == nil {
+	q := s.queueOf(p)
+	if q == nil {
 		return errors.New("payments: no payouts queue")
 	}
 	body, err := jobBody(p, due, evs)
 	if err != nil {
 		return err
 	}
-	if err := s.jobs.Send(ctx, body, max(due.Sub(s.now()), 0)); err != nil {
+	if err := q.Send(ctx, body, max(due.Sub(s.now()), 0)); err != nil {
 		return fmt.Errorf("payments: queue job of %s: %w", p.ID, err)
 	}
 	return nil
+}
+
+// queueOf returns the queue of the messages about p: the bulk payouts
+// queue for an item of a bulk batch, whose submission and polls are the
+// batch's work and wait behind other batches' work only, the payouts queue
+// for any other payment. (The operator's callbacks, QueueUpdate, go to the
+// payouts queue whatever the payment: their sender does not read it.)
+func (s *Service) queueOf(p Payment) Jobs {
+	if p.BatchID != "" {
+		return s.bulkJobs
+	}
+	return s.jobs
 }
 
 // jobBody is the message that expects p at due, carrying the ids of evs.
