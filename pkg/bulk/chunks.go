@@ -227,7 +227,8 @@ func (s *Service) submit(ctx context.Context, ps []payments.Payment, evs []event
 }
 
 // payout returns the PENDING payout of row r, accepted in b, written at
-// now.
+// now: its CreatedAt is the batch's acceptance (the time of its id), its
+// WrittenAt now, from which its deadline counts (payments.Payment.Written).
 func (b Batch) payout(r Row, now time.Time) payments.Payment {
 	a := r.Accepted
 	return payments.Payment{
@@ -237,7 +238,7 @@ func (b Batch) payout(r Row, now time.Time) payments.Payment {
 		PhoneNumber: r.PhoneNumber, Reason: a.Reason, NotifyURL: r.NotifyURL, WalletID: a.WalletID,
 		BatchID: b.ID, BatchEntryID: b.entryOf(a.WalletID),
 		Submission: payments.NotSubmitted, NextPollAt: now,
-		CreatedAt: b.CreatedAt, UpdatedAt: now, CorrelationID: b.CorrelationID,
+		CreatedAt: b.CreatedAt, WrittenAt: now, UpdatedAt: now, CorrelationID: b.CorrelationID,
 	}
 }
 

@@ -9,6 +9,9 @@ import (
 
 	"payments/pkg/app/apptest"
 	"payments/pkg/bulk"
+	"payments/pkg/function"
+	"payments/pkg/function/payoutworker"
+	"payments/pkg/payments"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
 	"payments/pkg/waittest"
@@ -134,4 +137,84 @@ func TestBatchesTakeTurns(t *testing.T) {
 	}
 	e.Verify(otherID)
 	e.Verify(e.companyID)
+}
+
+// TestItemDeadlineCountsFromWriting: an item's payment deadline counts
+// from when its chunk job writes it as a payout, not from the batch's
+// acceptance: an item written after the batch's acceptance plus the
+// deadline (its chunk job behind other work) is still sent and paid, and
+// keeps the acceptance as its created_at; an item written in time whose
+// submission comes after the deadline counted from its writing is failed
+// as never sent, its money given back. All its messages ride the bulk
+// payouts queue.
+func TestItemDeadlineCountsFromWriting(t *testing.T) {
+	const deadline = 20 * time.Second
+	tests := []struct {
+		name string
+		// writeAt and sendAt are how long after the acceptance the
+		// worker writes the chunk, then handles the items' messages.
+		writeAt, sendAt time.Duration
+		status, message string
+		wallet          string
+	}{
+		{"written past the acceptance's deadline, sent at once: paid", time.Minute, time.Minute + 2*time.Second,
+			"SUCCESS", "<nil>", "6955/0/6955"},
+		{"written in time, sent past its own deadline: failed as never sent", 0, deadline + time.Second,
+			"FAILED", payments.NotSentMessage, "10000/0/10000"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := newBatchEnv(t, "10000")
+			r := e.submit(batch("partial", item("237670000001", 1000, ""), item("237670000002", 2000, "")))
+			if r.Status != 202 {
+				t.Fatalf("submit: %s", r.Raw)
+			}
+			id := r.Str("data", "batch_id")
+			worker := func(after time.Duration) function.SQSHandler {
+				cfg := e.Cfg
+				cfg.PaymentDeadline = deadline
+				h, err := payoutworker.NewWithClock(apptest.Recording(cfg, "payout-worker"), func() time.Time { return time.Now().Add(after) })
+				if err != nil {
+					t.Fatal(err)
+				}
+				return h
+			}
+			e.Worker = worker(tt.writeAt)
+			if n := e.DeliverFrom(e.Bulk); n != 1 {
+				t.Fatalf("%d messages delivered, want the chunk job", n)
+			}
+			e.Worker = worker(tt.sendAt)
+			// The bulk payouts queue's consumer alone: the items' messages
+			// are all there.
+			waittest.Until(t, 30*time.Second, "the batch is COMPLETED", func() bool {
+				if e.get(id).Str("data", "status") == "COMPLETED" {
+					return true
+				}
+				e.DeliverFrom(e.Bulk)
+				return false
+			})
+			done := e.get(id)
+			items := e.Call(e.Payments, e.token, "GET", "/payment/payouts/bulk/"+id+"/items", "")
+			if len(items.Items()) != 2 {
+				t.Fatalf("items: %s", items.Raw)
+			}
+			for _, it := range items.Items() {
+				tx := it.(map[string]any)["transaction_id"].(string)
+				s := e.Status(e.token, tx)
+				if s.Str("data", "status") != tt.status || s.Str("data", "error_message") != tt.message {
+					t.Fatalf("item %s: %s", tx, s.Raw)
+				}
+				if got, want := s.Str("data", "created_at"), done.Str("data", "created_at"); got != want {
+					t.Errorf("item created_at %s, want the batch's acceptance %s", got, want)
+				}
+			}
+			if got := e.wallet(); got != tt.wallet {
+				t.Fatalf("wallet %s, want %s", got, tt.wallet)
+			}
+			if n := e.depth(e.Payouts); n != 0 {
+				t.Fatalf("%d messages on the payouts queue: a batch's items use the bulk payouts queue", n)
+			}
+			e.Verify(e.companyID)
+		})
+	}
 }

@@ -113,13 +113,14 @@ const NotSentMessage = "not sent to the operator before the payment deadline; no
 
 // DefaultDeadline is how long after acceptance the operator is expected to
 // give a final answer (spec §4.16: 15 minutes); PAYMENT_DEADLINE_SECONDS
-// sets another. A payment still not final then is flagged for
+// sets another. An item of a bulk batch counts it from when it was written
+// as a payout (Payment.Written). A payment still not final then is flagged for
 // reconciliation: it is not failed.
 const DefaultDeadline = 15 * time.Minute
 
-// ReconcileWindow is how long after acceptance a payment flagged for
-// reconciliation is still polled; after it only the operator console
-// resolves it.
+// ReconcileWindow is how long after acceptance (Payment.Written) a payment
+// flagged for reconciliation is still polled; after it only the operator
+// console resolves it.
 const ReconcileWindow = 72 * time.Hour
 
 // Payment is a payout or a collection. Amounts are minor units of Currency.
@@ -178,8 +179,26 @@ type Payment struct {
 	// started that work (a poll, an operator's callback, the sweeper).
 	CorrelationID string
 	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	CompletedAt   *time.Time
+	// WrittenAt is when an item of a bulk batch was written as a payout
+	// (its chunk job), after the batch's acceptance, which is its
+	// CreatedAt; zero for a payment accepted alone, written when it was
+	// accepted. See Written.
+	WrittenAt   time.Time
+	UpdatedAt   time.Time
+	CompletedAt *time.Time
+}
+
+// Written returns when p was written as a payment: WrittenAt for an item
+// of a bulk batch, else CreatedAt. Its deadline, its polling schedule and
+// its reconciliation window count from it, so that an item written late
+// (its chunk job behind other work) has the time a payout accepted alone
+// has, while its CreatedAt stays the acceptance that reserved its money
+// and gave it its id.
+func (p Payment) Written() time.Time {
+	if p.WrittenAt.IsZero() {
+		return p.CreatedAt
+	}
+	return p.WrittenAt
 }
 
 // Resolution is how the operator console settled a payment flagged for
@@ -438,8 +457,9 @@ func newService(d Deps) *Service {
 // Guideline returns the payment guideline the service checks against.
 func (s *Service) Guideline() *guideline.Guideline { return s.guide }
 
-// deadlineOf returns when payment p is expected to be final.
-func (s *Service) deadlineOf(p Payment) time.Time { return p.CreatedAt.Add(s.deadline) }
+// deadlineOf returns when payment p is expected to be final: the
+// deadline after it was written (Payment.Written).
+func (s *Service) deadlineOf(p Payment) time.Time { return p.Written().Add(s.deadline) }
 
 // now returns the current time in UTC at millisecond precision, the
 // precision timestamps are stored with.
