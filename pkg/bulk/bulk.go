@@ -7,8 +7,9 @@
 // wallet's payout_reserved by the total of its accepted items and writes a
 // reservation entry (wallets.TypeBulkPayout) holding it, with the batch
 // itself; the items, kept in chunks of ChunkSize rows, were written just
-// before it. A chunk job on the payouts queue then writes each chunk's
-// payouts (claiming their external_ids) and queues their submission: from
+// before it. A chunk job on the bulk payouts queue then writes each chunk's
+// payouts (claiming their external_ids) and queues their submission, then
+// the next chunk's job, one chunk of a batch at a time: from
 // there each item is an ordinary payout whose settlement draws its total
 // out of the batch's reservation entry (wallets.EntryDraw). The batch is
 // COMPLETED, and payment.bulk.completed emitted, once every accepted item is

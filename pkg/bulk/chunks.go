@@ -16,7 +16,7 @@ import (
 	"payments/pkg/wallets"
 )
 
-// ChunkJob is the body of a chunk job on the payouts queue: write the
+// ChunkJob is the body of a chunk job on the bulk payouts queue: write the
 // payouts of chunk Chunk of batch BatchID.
 type ChunkJob struct {
 	CompanyID string `json:"company_id"`
@@ -38,8 +38,13 @@ func ParseChunkJob(body []byte) (ChunkJob, bool, error) {
 	return j, true, nil
 }
 
-// queueChunks sends a chunk job for each chunk of b not done. A failed send
-// is logged: the sweeper sends it again (Sweep).
+// queueChunks sends the job of the first chunk of b not done, the head of
+// the chain of b's chunk jobs: each chunk job queues the next once it has
+// queued its own payouts' submissions (queueNext), so that a batch has one
+// chunk job at a time on the queue and the work of other batches, queued
+// meanwhile, waits behind one chunk of it, not the whole batch
+// (docs/bulk.md, "Fairness"). A failed send is logged: the sweeper sends
+// it again (Sweep).
 func (s *Service) queueChunks(ctx context.Context, b Batch, chunks []Chunk) {
 	for _, c := range chunks {
 		if c.Done {
@@ -48,6 +53,29 @@ func (s *Service) queueChunks(ctx context.Context, b Batch, chunks []Chunk) {
 		if err := s.sendChunk(ctx, b, c.N); err != nil {
 			slog.WarnContext(ctx, "queue chunk job; the sweeper will", "company_id", b.CompanyID, "batch_id", b.ID, "chunk", c.N, "error", err)
 		}
+		return
+	}
+}
+
+// queueNext sends the job of the first chunk of b after chunk n that is
+// not done (a chunk whose rows were all rejected is done at acceptance),
+// the next link of b's chain. A chunk job that finds its chunk done, or
+// held by another run, queues none: the run that writes a chunk queues
+// the next, so copies of a job (the sweeper's, SQS's) never make two
+// chains. A failed read or send is logged: the sweeper sends the job again.
+func (s *Service) queueNext(ctx context.Context, b Batch, n int) {
+	for m := n + 1; m < b.Chunks; m++ {
+		c, err := s.store.GetChunk(ctx, b.CompanyID, b.ID, m)
+		if err == nil && c.Done {
+			continue
+		}
+		if err == nil {
+			err = s.sendChunk(ctx, b, m)
+		}
+		if err != nil {
+			slog.WarnContext(ctx, "queue the next chunk job; the sweeper will", "company_id", b.CompanyID, "batch_id", b.ID, "chunk", m, "error", err)
+		}
+		return
 	}
 }
 
@@ -76,7 +104,8 @@ const ChunkLease = 3 * time.Minute
 // accepted row (a row whose external_id another payment took meanwhile is
 // rejected DUPLICATE_EXTERNAL_ID and its reservation released), writes
 // their payouts with their acceptance events, marks the chunk done with
-// what it found, then queues each payout's submission. The payouts are
+// what it found, then queues each payout's submission, and after them the
+// job of the batch's next chunk (queueNext). The payouts are
 // written without conditions, and the lease is what keeps two runs from
 // writing the same chunk. An error leaves the message for redelivery; a
 // job naming no batch or chunk is dropped. A run that fails gives the
@@ -160,6 +189,7 @@ func (s *Service) HandleChunk(ctx context.Context, j ChunkJob) (err error) {
 	slog.InfoContext(ctx, "bulk chunk written", "company_id", b.CompanyID, "batch_id", b.ID, "chunk", c.N,
 		"payouts", len(ps)+len(written), "released", len(released))
 	s.submit(ctx, ps, evs, written)
+	s.queueNext(ctx, b, c.N)
 	s.complete(ctx, b.CompanyID, b.ID)
 	return nil
 }
@@ -197,7 +227,8 @@ func (s *Service) submit(ctx context.Context, ps []payments.Payment, evs []event
 }
 
 // payout returns the PENDING payout of row r, accepted in b, written at
-// now.
+// now: its CreatedAt is the batch's acceptance (the time of its id), its
+// WrittenAt now, from which its deadline counts (payments.Payment.Written).
 func (b Batch) payout(r Row, now time.Time) payments.Payment {
 	a := r.Accepted
 	return payments.Payment{
@@ -207,7 +238,7 @@ func (b Batch) payout(r Row, now time.Time) payments.Payment {
 		PhoneNumber: r.PhoneNumber, Reason: a.Reason, NotifyURL: r.NotifyURL, WalletID: a.WalletID,
 		BatchID: b.ID, BatchEntryID: b.entryOf(a.WalletID),
 		Submission: payments.NotSubmitted, NextPollAt: now,
-		CreatedAt: b.CreatedAt, UpdatedAt: now, CorrelationID: b.CorrelationID,
+		CreatedAt: b.CreatedAt, WrittenAt: now, UpdatedAt: now, CorrelationID: b.CorrelationID,
 	}
 }
 

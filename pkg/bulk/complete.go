@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"time"
 
 	"payments/pkg/events"
@@ -12,8 +13,8 @@ import (
 )
 
 // SweepAge is how long after its acceptance a batch not complete is looked
-// at by the sweeper: its chunk jobs not done are sent again, and it is
-// completed if every item is final.
+// at by the sweeper: the job of its first chunk not done is sent again, and
+// it is completed if every item is final.
 const SweepAge = time.Minute
 
 // sweepLimit bounds the batches one sweep looks at: every open batch is
@@ -86,9 +87,12 @@ func (s *Service) completeAsRead(ctx context.Context, b Batch) error {
 }
 
 // Sweep looks at the batches accepted more than SweepAge ago and not
-// complete: it sends again the jobs of their chunks not written (a job
-// lost or dead-lettered), and completes those whose items are all final
-// (a completion missed). It returns how many chunk jobs it sent.
+// complete: it sends again the job of the first chunk of each that is not
+// written, the head of its chain of chunk jobs (a job lost or
+// dead-lettered, a run that died before it queued the next), and completes
+// those whose items are all final (a completion missed). A job sent again
+// while the chain is alive finds its chunk written or held and does
+// nothing (queueNext). It returns how many chunk jobs it sent.
 func (s *Service) Sweep(ctx context.Context) (int, error) {
 	refs, err := s.store.OpenBatches(ctx, s.now().Add(-SweepAge), sweepLimit)
 	if err != nil {
@@ -114,8 +118,8 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 		}
 		left, err := s.store.ChunksLeft(ctx, b.CompanyID, b.ID)
 		errs = append(errs, err)
-		for _, n := range left {
-			errs = append(errs, s.sendChunk(ctx, b, n))
+		if len(left) > 0 {
+			errs = append(errs, s.sendChunk(ctx, b, slices.Min(left)))
 			sent++
 		}
 	}

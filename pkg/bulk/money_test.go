@@ -126,7 +126,7 @@ func TestSweeperSendsLostChunks(t *testing.T) {
 	}
 	id := r.Str("data", "batch_id")
 	ctx := context.Background()
-	if _, err := e.Sqs.PurgeQueue(ctx, &sqs.PurgeQueueInput{QueueUrl: aws.String(e.Payouts)}); err != nil {
+	if _, err := e.Sqs.PurgeQueue(ctx, &sqs.PurgeQueueInput{QueueUrl: aws.String(e.Bulk)}); err != nil {
 		t.Fatal(err)
 	}
 	if s := e.get(id).Str("data", "status"); s != "ACCEPTED" {
@@ -155,7 +155,7 @@ func TestChunkWrittenAgain(t *testing.T) {
 		t.Fatalf("submit: %s", r.Raw)
 	}
 	ctx := context.Background()
-	out, err := e.Sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(e.Payouts), MaxNumberOfMessages: 10})
+	out, err := e.Sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{QueueUrl: aws.String(e.Bulk), MaxNumberOfMessages: 10})
 	if err != nil || len(out.Messages) != 1 {
 		t.Fatalf("chunk jobs: %v %d", err, len(out.Messages))
 	}
@@ -190,7 +190,7 @@ func TestChunkWrittenAgain(t *testing.T) {
 	if resp, err := e.Worker(ctx, ev); err != nil || len(resp.BatchItemFailures) != 0 {
 		t.Fatalf("second run: %+v %v", resp, err)
 	}
-	e.Sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.Payouts), ReceiptHandle: m.ReceiptHandle})
+	e.Sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.Bulk), ReceiptHandle: m.ReceiptHandle})
 	if done := e.settle(r.Str("data", "batch_id")); done.Str("data", "counts", "success") != "2" {
 		t.Fatalf("batch: %s", done.Raw)
 	}

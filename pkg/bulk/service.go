@@ -18,7 +18,7 @@ type Payouts interface {
 	EnqueueAll(ctx context.Context, ps []payments.Payment, evs []events.Event) error
 }
 
-// Jobs is the payouts queue, which carries the chunk jobs.
+// Jobs is the bulk payouts queue, which carries the chunk jobs.
 type Jobs interface {
 	Send(ctx context.Context, body []byte, delay time.Duration) error
 }

@@ -2,6 +2,7 @@ package e2e_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -18,14 +19,14 @@ import (
 // so that a slow dependency outlives it.
 const functionTimeout = 3 * time.Second
 
-// slowQueue matches the SQS sends to queue url.
-func slowQueue(url string) func(any) bool {
+// slowQueue matches the SQS sends to the queues urls.
+func slowQueue(urls ...string) func(any) bool {
 	return func(in any) bool {
 		switch in := in.(type) {
 		case *sqs.SendMessageInput:
-			return aws.ToString(in.QueueUrl) == url
+			return slices.Contains(urls, aws.ToString(in.QueueUrl))
 		case *sqs.SendMessageBatchInput:
-			return aws.ToString(in.QueueUrl) == url
+			return slices.Contains(urls, aws.ToString(in.QueueUrl))
 		}
 		return false
 	}
@@ -46,7 +47,7 @@ func TestMoneyAnsweredWithinDeadline(t *testing.T) {
 		t.Fatalf("credit: %s", r.Raw)
 	}
 	ctx := context.Background()
-	payments, err := paymentsapi.New(ctx, apptest.Recording(apptest.SlowWith(e.Cfg, slowQueue(e.Payouts)), "payments"))
+	payments, err := paymentsapi.New(ctx, apptest.Recording(apptest.SlowWith(e.Cfg, slowQueue(e.Payouts, e.Bulk)), "payments"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -69,6 +69,8 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		DocumentsBucket:      storetest.NewBucket(tb),
 		S3Endpoint:           storetest.S3Endpoint(tb),
 		CardKey:              apptest.TestCardKey,
+		// A batch's chunk jobs; no worker takes them here.
+		BulkPayoutsQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
 	}
 	e := &inputEnv{}
 	ctx := context.Background()

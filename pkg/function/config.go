@@ -44,6 +44,11 @@ type Config struct {
 	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
 	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
 	PaymentDeadline  time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
+	// BulkPayoutsQueueURL (BULK_PAYOUTS_QUEUE_URL) is the queue of the
+	// bulk batches' work: their chunk jobs and their items' submissions and
+	// polls, which the payout worker consumes apart from the payouts queue
+	// (docs/bulk.md).
+	BulkPayoutsQueueURL string
 	// MetricsNamespace (METRICS_NAMESPACE, every function's: the template
 	// gives "payments/<stage>" in its Globals) is the CloudWatch namespace
 	// of the function's metrics. Unset, it is DefaultMetricsNamespace:
@@ -160,6 +165,8 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			c.TableName, err = envRequired(name)
 		case "PAYOUTS_QUEUE_URL":
 			c.PayoutsQueueURL, err = envRequired(name)
+		case "BULK_PAYOUTS_QUEUE_URL":
+			c.BulkPayoutsQueueURL, err = envRequired(name)
 		case "WEBHOOKS_QUEUE_URL":
 			c.WebhooksQueueURL, err = envRequired(name)
 		case "ISSUER_EVENTS_QUEUE_URL":

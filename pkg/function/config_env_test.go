@@ -93,6 +93,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"MODE":                         function.ModeSandbox,
 		"TABLE_NAME":                   "payments-test",
 		"PAYOUTS_QUEUE_URL":            "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
+		"BULK_PAYOUTS_QUEUE_URL":       "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-bulk-payouts",
 		"WEBHOOKS_QUEUE_URL":           "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
 		"ISSUER_EVENTS_QUEUE_URL":      "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-issuer-events",
 		"FUNDS_QUEUE_URL":              "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-funds",
@@ -152,6 +153,7 @@ func loadConfig(name string) (function.Config, error) {
 func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 	sm, env := configTestEnv(t)
 	table, payouts, webhooks := env["TABLE_NAME"], env["PAYOUTS_QUEUE_URL"], env["WEBHOOKS_QUEUE_URL"]
+	bulkPayouts := env["BULK_PAYOUTS_QUEUE_URL"]
 	token := []byte(testTokenSecret)
 	tests := []struct {
 		function string
@@ -161,15 +163,15 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"auth", function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true}, []string{testAdminKeyARN}},
 		{"wallets", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], TokenSecret: token}, []string{testTokenSecretARN}},
-		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, TokenSecret: token, OperatorBaseURL: testOperatorURL}, []string{testTokenSecretARN}},
+		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, TokenSecret: token, OperatorBaseURL: testOperatorURL}, []string{testTokenSecretARN}},
 		{"webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"customers", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token, IssuerBaseURL: testIssuerURL}, []string{testTokenSecretARN}},
-		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second, OperatorBaseURL: testOperatorURL}, nil},
+		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second, OperatorBaseURL: testOperatorURL}, nil},
 		{"operator-callbacks", function.Config{Mode: function.ModeSandbox, PayoutsQueueURL: payouts, OperatorCallbackKey: testOperatorKey}, nil},
 		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
-		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
+		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL}, []string{testIssuerSecretARN}},
 		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token, IssuerBaseURL: testIssuerURL},
 			[]string{testTokenSecretARN}},

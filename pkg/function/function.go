@@ -1,7 +1,7 @@
 // Package function is what every Lambda function shares: its
 // configuration (Config, Functions), the one error catalogue (Errors), the
 // handler types and Start. Each function is assembled by a package of its
-// own under pkg/function (auth by pkg/function/authapi, the payouts queue's
+// own under pkg/function (auth by pkg/function/authapi, the payouts queues'
 // consumer by pkg/function/payoutworker, …), which functions/<name>/main.go
 // hands to Start; the local dev server and the tests call the same
 // constructors (pkg/app lists them), so they run the production handlers. A

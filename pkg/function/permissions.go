@@ -61,6 +61,7 @@ const (
 	tableResource   = "TABLE_NAME"
 	indexesResource = "TABLE_NAME/index/*" // a Query with an IndexName
 	payoutsQueue    = "PAYOUTS_QUEUE_URL"
+	bulkQueue       = "BULK_PAYOUTS_QUEUE_URL" // bulk batches' chunk jobs and items, consumed by the payout-worker apart
 	webhooksQueue   = "WEBHOOKS_QUEUE_URL"
 	fundsQueue      = "FUNDS_QUEUE_URL"    // the sandbox bank's answers, consumed by the fund-worker
 	documentsBucket = "DOCUMENTS_BUCKET/*" // the objects of the documents bucket
@@ -160,8 +161,10 @@ var Functions = map[string]Function{
 			// external_ids and payouts (docs/bulk.md).
 			{tableResource, []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			// Its events go to the payout worker with its messages
-			// (payments.Relay): it never sends to the webhooks queue.
+			// (payments.Relay): it never sends to the webhooks queue. A
+			// bulk batch's first chunk job goes to the bulk queue.
 			{payoutsQueue, sendMessage},
+			{bulkQueue, sendMessage},
 			{tokenSecret, getSecret},
 			{operatorToken, getSecret},
 		},
@@ -240,6 +243,8 @@ var Functions = map[string]Function{
 			// The batch calls write a bulk batch's payouts (docs/bulk.md).
 			{tableResource, []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"}},
 			{payoutsQueue, sendMessage},
+			// A batch's next chunk job, its items' submissions and polls.
+			{bulkQueue, sendMessage},
 			{webhooksQueue, sendMessage},
 			{operatorToken, getSecret},
 		},
@@ -288,6 +293,7 @@ var Functions = map[string]Function{
 			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{payoutsQueue, sendMessage},
+			{bulkQueue, sendMessage}, // bulk chunk jobs and items' messages again
 			{webhooksQueue, sendMessage},
 			{issuerEvents, sendMessage}, // the sandbox card network's deliveries again
 			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},

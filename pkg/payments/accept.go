@@ -262,31 +262,39 @@ func (s *Service) PreparePayout(ctx context.Context, companyID string, r Request
 func AcceptedEvent(p Payment) (events.Event, error) { return statusEvent(p, "") }
 
 // EnqueueAll sends the submit message of each payment of ps, accepted
-// and due now, carrying evs[i], its acceptance's event, when its ID is not
-// "": many a call when the payouts queue takes it (SendAll), else one by
+// and due now, on its queue (queueOf: the bulk payouts queue for the items
+// of a bulk batch), carrying evs[i], its acceptance's event, when its ID
+// is not "": many a call when the queue takes it (SendAll), else one by
 // one. The messages not sent are the sweeper's to send (see
 // enqueueSubmit); the error says how many.
 func (s *Service) EnqueueAll(ctx context.Context, ps []Payment, evs []events.Event) error {
-	bodies := make([][]byte, len(ps))
+	var queues []Jobs
+	bodies := map[Jobs][][]byte{}
 	for i, p := range ps {
 		var carried []events.Event
 		if evs[i].ID != "" {
 			carried = evs[i : i+1]
 		}
-		var err error
-		if bodies[i], err = jobBody(p, p.NextPollAt, carried); err != nil {
+		body, err := jobBody(p, p.NextPollAt, carried)
+		if err != nil {
 			return err
 		}
-	}
-	if all, ok := s.jobs.(interface {
-		SendAll(ctx context.Context, bodies [][]byte) error
-	}); ok {
-		return all.SendAll(ctx, bodies)
+		q := s.queueOf(p)
+		if _, ok := bodies[q]; !ok {
+			queues = append(queues, q)
+		}
+		bodies[q] = append(bodies[q], body)
 	}
 	var errs []error
-	for _, b := range bodies {
-		if err := s.jobs.Send(ctx, b, 0); err != nil {
-			errs = append(errs, err)
+	for _, q := range queues {
+		if all, ok := q.(interface {
+			SendAll(ctx context.Context, bodies [][]byte) error
+		}); ok {
+			errs = append(errs, all.SendAll(ctx, bodies[q]))
+			continue
+		}
+		for _, b := range bodies[q] {
+			errs = append(errs, q.Send(ctx, b, 0))
 		}
 	}
 	return errors.Join(errs...)

@@ -17,7 +17,7 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 	full := func() payments.Deps {
 		return payments.Deps{
 			Store: store.NewPayments(nil), Wallets: store.NewWallets(nil), Fees: fees.NewService(store.NewFees(nil)),
-			Gateway: operator.None, Jobs: &jobQueue{}, Events: &eventLog{},
+			Gateway: operator.None, Jobs: &jobQueue{}, BulkJobs: &jobQueue{}, Events: &eventLog{},
 		}
 	}
 	if _, err := payments.NewService(full()); err != nil {
@@ -32,6 +32,7 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 		{"Fees", func(d *payments.Deps) { d.Fees = nil }},
 		{"Gateway", func(d *payments.Deps) { d.Gateway = nil }},
 		{"Jobs", func(d *payments.Deps) { d.Jobs = nil }},
+		{"BulkJobs", func(d *payments.Deps) { d.BulkJobs = nil }},
 		{"Events", func(d *payments.Deps) { d.Events = nil }},
 	}
 	for _, tt := range tests {

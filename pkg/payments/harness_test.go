@@ -191,7 +191,8 @@ func (noEvents) Publish(context.Context, ...events.Event) error { return nil }
 
 // harness is one table, one company with an XAF/CM wallet, and the
 // payments service over the real store, with a fake clock, an in-memory
-// payouts queue and an event log.
+// payouts queue (also its bulk payouts queue: the harness accepts payments
+// alone, which never use it) and an event log.
 type harness struct {
 	t       testing.TB
 	ctx     context.Context
@@ -240,7 +241,7 @@ func newHarness(t testing.TB) *harness {
 // newService returns a payments service of the harness over st.
 func (h *harness) newService(st payments.Store) *payments.Service {
 	svc, err := payments.NewService(payments.Deps{
-		Store: st, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, Events: h.events,
+		Store: st, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
 	})
 	if err != nil {
 		h.t.Fatal(err)

@@ -113,13 +113,14 @@ const NotSentMessage = "not sent to the operator before the payment deadline; no
 
 // DefaultDeadline is how long after acceptance the operator is expected to
 // give a final answer (spec §4.16: 15 minutes); PAYMENT_DEADLINE_SECONDS
-// sets another. A payment still not final then is flagged for
+// sets another. An item of a bulk batch counts it from when it was written
+// as a payout (Payment.Written). A payment still not final then is flagged for
 // reconciliation: it is not failed.
 const DefaultDeadline = 15 * time.Minute
 
-// ReconcileWindow is how long after acceptance a payment flagged for
-// reconciliation is still polled; after it only the operator console
-// resolves it.
+// ReconcileWindow is how long after acceptance (Payment.Written) a payment
+// flagged for reconciliation is still polled; after it only the operator
+// console resolves it.
 const ReconcileWindow = 72 * time.Hour
 
 // Payment is a payout or a collection. Amounts are minor units of Currency.
@@ -178,8 +179,26 @@ type Payment struct {
 	// started that work (a poll, an operator's callback, the sweeper).
 	CorrelationID string
 	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	CompletedAt   *time.Time
+	// WrittenAt is when an item of a bulk batch was written as a payout
+	// (its chunk job), after the batch's acceptance, which is its
+	// CreatedAt; zero for a payment accepted alone, written when it was
+	// accepted. See Written.
+	WrittenAt   time.Time
+	UpdatedAt   time.Time
+	CompletedAt *time.Time
+}
+
+// Written returns when p was written as a payment: WrittenAt for an item
+// of a bulk batch, else CreatedAt. Its deadline, its polling schedule and
+// its reconciliation window count from it, so that an item written late
+// (its chunk job behind other work) has the time a payout accepted alone
+// has, while its CreatedAt stays the acceptance that reserved its money
+// and gave it its id.
+func (p Payment) Written() time.Time {
+	if p.WrittenAt.IsZero() {
+		return p.CreatedAt
+	}
+	return p.WrittenAt
 }
 
 // Resolution is how the operator console settled a payment flagged for
@@ -309,7 +328,8 @@ type Fees interface {
 	Quote(ctx context.Context, companyID, typ, operator, country, currency string, amount int64) (fees.Quote, error)
 }
 
-// Jobs sends messages to the payouts queue, visible after delay.
+// Jobs sends messages to a queue of the payout worker (the payouts queue,
+// or the bulk payouts queue), visible after delay.
 type Jobs interface {
 	Send(ctx context.Context, body []byte, delay time.Duration) error
 }
@@ -320,7 +340,7 @@ type Publisher interface {
 }
 
 // Deps are what a Service works with. NewService refuses a Deps without
-// Store, Wallets, Fees, Gateway, Jobs or Events.
+// Store, Wallets, Fees, Gateway, Jobs, BulkJobs or Events.
 type Deps struct {
 	Store   Store
 	Wallets Wallets
@@ -330,8 +350,16 @@ type Deps struct {
 	// deployment has no operator adapter, refuses payouts and collections
 	// before anything is written (ErrNoOperator) and never double-checks.
 	Gateway operator.Gateway
-	// Jobs is the payouts queue.
+	// Jobs is the payouts queue: the messages of the payouts and
+	// collections accepted alone, and the events the payments function
+	// relays (Relay).
 	Jobs Jobs
+	// BulkJobs is the bulk payouts queue, which the payout worker consumes
+	// apart, with a bounded concurrency: every message this service sends
+	// about an item of a bulk batch (Payment.BatchID), its submission and
+	// its polls, goes there, so that a batch's items never wait in front of
+	// the payouts of other companies (docs/bulk.md).
+	BulkJobs Jobs
 	// Events publishes the outbox events after commit: directly (the
 	// payout worker, the sweeper), or through the payout worker (Relay,
 	// the payments function). The events of an acceptance always travel
@@ -353,6 +381,7 @@ type Service struct {
 	// gateway is nil for operator.None.
 	gateway  operator.Gateway
 	jobs     Jobs
+	bulkJobs Jobs
 	events   Publisher
 	guide    *guideline.Guideline
 	deadline time.Duration
@@ -388,6 +417,8 @@ func NewService(d Deps) (*Service, error) {
 		return nil, errors.New("payments: no Gateway to build the service (operator.None where there is no operator)")
 	case d.Jobs == nil:
 		return nil, errors.New("payments: no Jobs queue to build the service")
+	case d.BulkJobs == nil:
+		return nil, errors.New("payments: no BulkJobs queue to build the service")
 	case d.Events == nil:
 		return nil, errors.New("payments: no Events publisher to build the service")
 	}
@@ -414,6 +445,7 @@ func newService(d Deps) *Service {
 		fees:      d.Fees,
 		gateway:   d.Gateway,
 		jobs:      d.Jobs,
+		bulkJobs:  d.BulkJobs,
 		events:    d.Events,
 		guide:     g,
 		deadline:  deadline,
@@ -425,8 +457,9 @@ func newService(d Deps) *Service {
 // Guideline returns the payment guideline the service checks against.
 func (s *Service) Guideline() *guideline.Guideline { return s.guide }
 
-// deadlineOf returns when payment p is expected to be final.
-func (s *Service) deadlineOf(p Payment) time.Time { return p.CreatedAt.Add(s.deadline) }
+// deadlineOf returns when payment p is expected to be final: the
+// deadline after it was written (Payment.Written).
+func (s *Service) deadlineOf(p Payment) time.Time { return p.Written().Add(s.deadline) }
 
 // now returns the current time in UTC at millisecond precision, the
 // precision timestamps are stored with.

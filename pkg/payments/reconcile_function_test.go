@@ -137,7 +137,7 @@ func TestConflictIsA409WithRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc, err := services.Payments(e.Cfg, conflicting, gw, apptest.TestQueue(e.Cfg, e.Cfg.PayoutsQueueURL),
-		services.Events(conflicting, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL)))
+		apptest.TestQueue(e.Cfg, e.Cfg.BulkPayoutsQueueURL), services.Events(conflicting, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL)))
 	if err != nil {
 		t.Fatal(err)
 	}

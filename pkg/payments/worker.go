@@ -18,7 +18,8 @@ import (
 )
 
 // Job is the body of a message on the payouts queue (payouts and
-// collections share it): handle payment TransactionID of CompanyID, which
+// collections share it), or on the bulk payouts queue for an item of a
+// bulk batch (queueOf): handle payment TransactionID of CompanyID, which
 // expected the message at Due. A message whose Due is not the payment's
 // NextPollAt any more is stale (another copy, or the sweeper, went on with
 // the payment) and is dropped, so one payment never has two live chains of
@@ -51,7 +52,8 @@ type Job struct {
 // The polling schedule (spec §4.16): every 5 s for the first 30 s after
 // acceptance, then half the time elapsed since acceptance (at least 10 s,
 // at most SQS's 900 s), landing on the deadline; after the deadline every
-// 900 s until ReconcileWindow.
+// 900 s until ReconcileWindow. For an item of a bulk batch, acceptance
+// means its writing as a payout (Payment.Written).
 const (
 	PollInterval   = 5 * time.Second
 	FastPollWindow = 30 * time.Second
@@ -59,10 +61,10 @@ const (
 	MaxPollDelay   = 900 * time.Second
 )
 
-// NextPollDelay returns how long after now to handle a payment accepted at
-// createdAt again, with the given deadline.
-func NextPollDelay(createdAt, now time.Time, deadline time.Duration) time.Duration {
-	elapsed := now.Sub(createdAt)
+// NextPollDelay returns how long after now to handle a payment written at
+// written (Payment.Written) again, with the given deadline.
+func NextPollDelay(written, now time.Time, deadline time.Duration) time.Duration {
+	elapsed := now.Sub(written)
 	var d time.Duration
 	switch {
 	case elapsed < FastPollWindow:
@@ -110,20 +112,34 @@ func ParseJob(body []byte) (Job, error) {
 	return j, nil
 }
 
-// sendJob queues the message that expects p at due, carrying the ids of
-// evs (committed events of p's company) for the worker to publish.
+// sendJob queues the message that expects p at due, on p's queue
+// (queueOf), carrying the ids of evs (committed events of p's company) for
+// the worker to publish.
 func (s *Service) sendJob(ctx context.Context, p Payment, due time.Time, evs ...events.Event) error {
-	if s.jobs == nil {
+	q := s.queueOf(p)
+	if q == nil {
 		return errors.New("payments: no payouts queue")
 	}
 	body, err := jobBody(p, due, evs)
 	if err != nil {
 		return err
 	}
-	if err := s.jobs.Send(ctx, body, max(due.Sub(s.now()), 0)); err != nil {
+	if err := q.Send(ctx, body, max(due.Sub(s.now()), 0)); err != nil {
 		return fmt.Errorf("payments: queue job of %s: %w", p.ID, err)
 	}
 	return nil
+}
+
+// queueOf returns the queue of the messages about p: the bulk payouts
+// queue for an item of a bulk batch, whose submission and polls are the
+// batch's work and wait behind other batches' work only, the payouts queue
+// for any other payment. (The operator's callbacks, QueueUpdate, go to the
+// payouts queue whatever the payment: their sender does not read it.)
+func (s *Service) queueOf(p Payment) Jobs {
+	if p.BatchID != "" {
+		return s.bulkJobs
+	}
+	return s.jobs
 }
 
 // jobBody is the message that expects p at due, carrying the ids of evs.
@@ -285,7 +301,7 @@ func (s *Service) submit(ctx context.Context, p Payment) error {
 // the message that is submitting it meanwhile wins.
 func (s *Service) failUnsent(ctx context.Context, p Payment) error {
 	slog.WarnContext(ctx, "payment failed: not sent to the operator before its deadline",
-		"company_id", p.CompanyID, "transaction_id", p.ID, "created_at", p.CreatedAt)
+		"company_id", p.CompanyID, "transaction_id", p.ID, "created_at", p.CreatedAt, "written_at", p.Written())
 	return s.finish(ctx, p, outcome{status: StatusFailed, reason: NotSentMessage})
 }
 
@@ -302,7 +318,7 @@ func (s *Service) toProcessing(ctx context.Context, p Payment, res operator.Resu
 	next.OrderID = res.OrderID
 	next.Upstream = upstream(res.Raw)
 	next.UpdatedAt = now
-	next.NextPollAt = now.Add(NextPollDelay(p.CreatedAt, now, s.deadline))
+	next.NextPollAt = now.Add(NextPollDelay(p.Written(), now, s.deadline))
 	next.ReconciliationRequired = p.ReconciliationRequired || !now.Before(s.deadlineOf(p))
 	if err := s.sendJob(ctx, next, next.NextPollAt); err != nil {
 		return p, err
@@ -388,9 +404,9 @@ func (s *Service) ask(ctx context.Context, p Payment) (operator.Result, error) {
 func (s *Service) reschedule(ctx context.Context, p Payment, flagged bool) error {
 	prev := p.NextPollAt
 	now := s.now()
-	end := p.CreatedAt.Add(ReconcileWindow)
+	end := p.Written().Add(ReconcileWindow)
 	if now.Before(end) {
-		p.NextPollAt = now.Add(min(NextPollDelay(p.CreatedAt, now, s.deadline), end.Sub(now)))
+		p.NextPollAt = now.Add(min(NextPollDelay(p.Written(), now, s.deadline), end.Sub(now)))
 		if err := s.sendJob(ctx, p, p.NextPollAt); err != nil {
 			return err
 		}

@@ -44,6 +44,7 @@ type paymentItem struct {
 	Upstream     string `dynamodbav:"upstream,omitempty"`
 	Correlation  string `dynamodbav:"correlation_id,omitempty"`
 	CreatedAt    string `dynamodbav:"created_at"`
+	WrittenAt    string `dynamodbav:"written_at,omitempty"` // a bulk item's (Payment.WrittenAt)
 	UpdatedAt    string `dynamodbav:"updated_at"`
 	CompletedAt  string `dynamodbav:"completed_at,omitempty"`
 
@@ -119,6 +120,9 @@ func newPaymentItem(p payments.Payment) paymentItem {
 	if p.CompletedAt != nil {
 		it.CompletedAt = timestamp.Format(*p.CompletedAt)
 	}
+	if !p.WrittenAt.IsZero() {
+		it.WrittenAt = timestamp.Format(p.WrittenAt)
+	}
 	if r := p.Resolution; r != nil {
 		it.ResolvedStatus, it.ResolvedBy, it.ResolutionNote = string(r.Status), r.By, r.Note
 		it.ResolvedAt = timestamp.Format(r.At)
@@ -172,7 +176,7 @@ func (it paymentItem) payment() (payments.Payment, error) {
 	for _, t := range []struct {
 		text string
 		into *time.Time
-	}{{it.CompletedAt, &completed}, {it.NextPollAt, &next}, {it.ResolvedAt, &resolved}} {
+	}{{it.CompletedAt, &completed}, {it.NextPollAt, &next}, {it.ResolvedAt, &resolved}, {it.WrittenAt, &p.WrittenAt}} {
 		if t.text == "" {
 			continue
 		}

@@ -5,12 +5,20 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
 	"payments/pkg/function"
+	"payments/pkg/waittest"
 )
 
 // TestFunctionEnv resolves each function's template environment locally:
@@ -21,13 +29,14 @@ func TestFunctionEnv(t *testing.T) {
 	res := devserver.Resources{
 		TableName: "tbl",
 		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "issuer-events": "http://q/issuer-events",
-			"funds": "http://q/funds", "payouts-dlq": "x", "webhooks-dlq": "y", "issuer-events-dlq": "z", "funds-dlq": "w"},
+			"funds": "http://q/funds", "bulk-payouts": "http://q/bulk-payouts",
+			"payouts-dlq": "x", "webhooks-dlq": "y", "issuer-events-dlq": "z", "funds-dlq": "w", "bulk-payouts-dlq": "v"},
 		Secrets: map[string]string{"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck", "ISSUER_WEBHOOK_SECRET": "is", "OPERATOR_API_TOKEN": "ot", "ISSUER_API_KEY": "ik"},
 		Base:    []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
 		Params:  map[string]string{"Mode": "production"},
 	}
 	local := map[string]string{
-		"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks",
+		"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks", "BULK_PAYOUTS_QUEUE_URL": "http://q/bulk-payouts",
 		"TOKEN_SECRET": "ts", "ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10",
 		"PAYMENT_DEADLINE_SECONDS": "900", "CARD_HOLD_EXPIRY_SECONDS": "604800", "ISSUER_DECISION_DEADLINE_MS": "2000", "ADMIN_CREDIT_IN_PRODUCTION": "false", "DOCUMENTS_BUCKET": "documents",
 		"CARD_KEY": "ck", "ISSUER_EVENTS_QUEUE_URL": "http://q/issuer-events", "ISSUER_WEBHOOK_SECRET": "is",
@@ -125,5 +134,105 @@ func TestBuildFromTemplate(t *testing.T) {
 				t.Errorf("got %d %s, want %d with %s", resp.StatusCode, b, tt.want, tt.wantBody)
 			}
 		})
+	}
+}
+
+// TestEachQueuePolledApart: the payout worker consumes the payouts queue
+// and the bulk payouts queue by two triggers, and the local stack polls
+// each with pollers of its own, the bulk payouts queue's as many as its
+// trigger's MaximumConcurrency: while every bulk poller is busy with a
+// backlog (their handlers held), a message on the payouts queue is
+// handled at once.
+func TestEachQueuePolledApart(t *testing.T) {
+	tpl := localtest.Template(t)
+	res := localtest.Resources(t, tpl)
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := devserver.Build(ctx, tpl, res, localtest.SQSClient(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	most := 0
+	for _, fn := range tpl.Functions() {
+		for _, q := range fn.Queues {
+			if q.Queue == "bulk-payouts" {
+				most = q.MaximumConcurrency
+			}
+		}
+	}
+	if most <= 0 {
+		t.Fatal("the bulk payouts queue's trigger sets no MaximumConcurrency")
+	}
+	var mu sync.Mutex
+	bulkInFlight, payoutsHandled := 0, 0
+	release := make(chan struct{})
+	found := map[string]bool{}
+	for i := range srv.Consumers {
+		c := &srv.Consumers[i]
+		if c.Function != "payout-worker" {
+			continue
+		}
+		switch c.QueueURL {
+		case res.QueueURLs["bulk-payouts"]:
+			if c.Concurrency != most {
+				t.Errorf("%d pollers of the bulk payouts queue, want its trigger's MaximumConcurrency %d", c.Concurrency, most)
+			}
+			c.Handler = func(ctx context.Context, e events.SQSEvent) (events.SQSEventResponse, error) {
+				mu.Lock()
+				bulkInFlight++
+				mu.Unlock()
+				<-release
+				return events.SQSEventResponse{}, nil
+			}
+		case res.QueueURLs["payouts"]:
+			c.Handler = func(ctx context.Context, e events.SQSEvent) (events.SQSEventResponse, error) {
+				mu.Lock()
+				payoutsHandled += len(e.Records)
+				mu.Unlock()
+				return events.SQSEventResponse{}, nil
+			}
+		default:
+			t.Errorf("payout-worker consumes %s", c.QueueURL)
+		}
+		found[c.QueueURL] = true
+	}
+	if len(found) != 2 {
+		t.Fatalf("payout-worker consumes %v, want the payouts and bulk payouts queues", found)
+	}
+	sqsClient := localtest.SQSClient(t)
+	for i := range 10 * most {
+		if _, err := sqsClient.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(res.QueueURLs["bulk-payouts"]), MessageBody: aws.String(strconv.Itoa(i))}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ctx, l) }()
+	defer func() {
+		close(release)
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	waittest.Until(t, 10*time.Second, "every bulk poller holds a batch", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return bulkInFlight == most
+	})
+	if _, err := sqsClient.SendMessage(ctx, &sqs.SendMessageInput{QueueUrl: aws.String(res.QueueURLs["payouts"]), MessageBody: aws.String("single")}); err != nil {
+		t.Fatal(err)
+	}
+	waittest.Until(t, 10*time.Second, "the payouts queue's message is handled", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return payoutsHandled == 1
+	})
+	mu.Lock()
+	defer mu.Unlock()
+	if bulkInFlight != most {
+		t.Fatalf("%d bulk batches handled, want the %d held", bulkInFlight, most)
 	}
 }

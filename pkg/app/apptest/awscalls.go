@@ -204,6 +204,7 @@ func ResourceNames(cfg function.Config) map[string]string {
 	for variable, value := range map[string]string{
 		"TABLE_NAME":              cfg.TableName,
 		"PAYOUTS_QUEUE_URL":       cfg.PayoutsQueueURL,
+		"BULK_PAYOUTS_QUEUE_URL":  cfg.BulkPayoutsQueueURL,
 		"WEBHOOKS_QUEUE_URL":      cfg.WebhooksQueueURL,
 		"ISSUER_EVENTS_QUEUE_URL": cfg.IssuerEventsQueueURL,
 		"FUNDS_QUEUE_URL":         cfg.FundsQueueURL,

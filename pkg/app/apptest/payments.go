@@ -39,6 +39,7 @@ type PaymentsTestEnv struct {
 	T        *testing.T
 	Sqs      *sqs.Client
 	Payouts  string // payouts queue URL
+	Bulk     string // bulk payouts queue URL
 	Webhooks string // webhooks queue URL
 	Wallets  function.HTTPHandler
 	Payments function.HTTPHandler
@@ -58,8 +59,9 @@ func newPaymentsTestEnv(t *testing.T, mode string, configure func(*function.Conf
 	t.Helper()
 	e := &PaymentsTestEnv{AuthTestEnv: newAuthTestEnv(t, mode), T: t, Sqs: queuetest.Client(t)}
 	e.Payouts = queuetest.NewQueue(t, e.Sqs, nil)
+	e.Bulk = queuetest.NewQueue(t, e.Sqs, nil)
 	e.Webhooks = queuetest.NewQueue(t, e.Sqs, nil)
-	e.Cfg.PayoutsQueueURL, e.Cfg.WebhooksQueueURL = e.Payouts, e.Webhooks
+	e.Cfg.PayoutsQueueURL, e.Cfg.BulkPayoutsQueueURL, e.Cfg.WebhooksQueueURL = e.Payouts, e.Bulk, e.Webhooks
 	e.Cfg.SQSEndpoint = os.Getenv("AWS_ENDPOINT_URL_SQS")
 	if configure != nil {
 		configure(&e.Cfg)
@@ -248,10 +250,10 @@ func (e *PaymentsTestEnv) Wallet(token, id string) map[string]any {
 	return nil
 }
 
-// Pump plays Lambda's event source mapping for the payout worker: it
-// receives batches from the payouts queue, invokes the worker's handler
-// with them and deletes the messages it did not report, until done()
-// holds or the time runs out.
+// Pump plays Lambda's event source mappings for the payout worker: it
+// receives batches from the payouts queue and the bulk payouts queue,
+// invokes the worker's handler with them and deletes the messages it did
+// not report, until done() holds or the time runs out.
 func (e *PaymentsTestEnv) Pump(timeout time.Duration, done func() bool) {
 	e.T.Helper()
 	waittest.Until(e.T, timeout, "the payout worker is done", func() bool {
@@ -263,20 +265,31 @@ func (e *PaymentsTestEnv) Pump(timeout time.Duration, done func() bool) {
 	})
 }
 
-// Deliver receives one batch from the payouts queue, if any, hands it to
-// the worker and deletes the messages it did not report failed.
+// Deliver receives one batch from the payouts queue and one from the bulk
+// payouts queue, if any, hands each to the worker and deletes the messages
+// it did not report failed.
 func (e *PaymentsTestEnv) Deliver() {
+	e.T.Helper()
+	e.DeliverFrom(e.Payouts)
+	e.DeliverFrom(e.Bulk)
+}
+
+// DeliverFrom receives one batch (up to 10 messages, oldest first in the
+// emulator) from the queue at url, if any, hands it to the worker as that
+// queue's event source mapping would and deletes the messages it did not
+// report failed. It returns how many messages it delivered.
+func (e *PaymentsTestEnv) DeliverFrom(url string) int {
 	e.T.Helper()
 	ctx := context.Background()
 	out, err := e.Sqs.ReceiveMessage(ctx, &sqs.ReceiveMessageInput{
-		QueueUrl: aws.String(e.Payouts), MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30,
+		QueueUrl: aws.String(url), MaxNumberOfMessages: 10, WaitTimeSeconds: 0, VisibilityTimeout: 30,
 		MessageSystemAttributeNames: []sqstypes.MessageSystemAttributeName{sqstypes.MessageSystemAttributeNameAll},
 	})
 	if err != nil {
 		e.T.Fatal(err)
 	}
 	if len(out.Messages) == 0 {
-		return
+		return 0
 	}
 	var ev events.SQSEvent
 	for _, m := range out.Messages {
@@ -295,9 +308,10 @@ func (e *PaymentsTestEnv) Deliver() {
 	}
 	for _, m := range out.Messages {
 		if !failed[aws.ToString(m.MessageId)] {
-			e.Sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(e.Payouts), ReceiptHandle: m.ReceiptHandle})
+			e.Sqs.DeleteMessage(ctx, &sqs.DeleteMessageInput{QueueUrl: aws.String(url), ReceiptHandle: m.ReceiptHandle})
 		}
 	}
+	return len(out.Messages)
 }
 
 // Refunds counts the REFUND ledger entries of payment id.

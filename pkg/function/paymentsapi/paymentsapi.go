@@ -33,13 +33,15 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	jobs := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.PayoutsQueueURL)
+	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
+	jobs, bulkJobs := queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.BulkPayoutsQueueURL)
 	// The payout worker publishes the events (docs/publication.md).
-	svc, err := services.Payments(cfg, db, p.Operator, jobs, payments.Relay(jobs))
+	svc, err := services.Payments(cfg, db, p.Operator, jobs, bulkJobs, payments.Relay(jobs))
 	if err != nil {
 		return nil, err
 	}
-	batches, err := services.Bulk(db, svc, jobs, payments.Relay(jobs))
+	// A batch's chunk jobs go to the bulk payouts queue (docs/bulk.md).
+	batches, err := services.Bulk(db, svc, bulkJobs, payments.Relay(jobs))
 	if err != nil {
 		return nil, err
 	}

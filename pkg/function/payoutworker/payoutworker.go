@@ -1,11 +1,12 @@
 // Package payoutworker is the payout-worker function, the consumer of the
-// payouts queue.
+// payouts queue and of the bulk payouts queue.
 package payoutworker
 
 import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"payments/pkg/bulk"
 	"payments/pkg/function"
@@ -14,17 +15,30 @@ import (
 	"payments/pkg/queue"
 )
 
-// New builds the payout-worker function, the consumer of the payouts
-// queue: each message is a payments.Job for one payout or collection,
-// handled by payments.Service.HandleJob, or a bulk.ChunkJob, the writing
-// of a chunk of a bulk batch's payouts (bulk.Service.HandleChunk); failed messages are reported one
-// by one (ReportBatchItemFailures). It needs the payouts queue, to send
-// itself the next poll, and the operator of cfg's mode: the sandbox
+// New builds the payout-worker function, the consumer of two queues, each
+// by an event source mapping of its own: the payouts queue and the bulk
+// payouts queue, whose mapping's MaximumConcurrency bounds the bulk
+// batches' share of the function (docs/bulk.md). Each message, from either
+// queue, is a payments.Job for one payout or collection, handled by
+// payments.Service.HandleJob, or a bulk.ChunkJob, the writing of a chunk of
+// a bulk batch's payouts (bulk.Service.HandleChunk); failed messages are
+// reported one by one (ReportBatchItemFailures). It sends to both queues:
+// a payment's next poll goes to the queue of its kind (the bulk payouts
+// queue for a batch's item), and a batch's next chunk job to the bulk
+// payouts queue. It needs the operator of cfg's mode: the sandbox
 // operator, or in production mode the aggregator's adapter, without which
 // it refuses to start (services.Operator).
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
-	if cfg.PayoutsQueueURL == "" {
+	return NewWithClock(cfg, time.Now)
+}
+
+// NewWithClock is New on the clock now; tests move it forward.
+func NewWithClock(cfg function.Config, now func() time.Time) (function.SQSHandler, error) {
+	switch {
+	case cfg.PayoutsQueueURL == "":
 		return nil, fmt.Errorf("%w: PAYOUTS_QUEUE_URL is not set", function.ErrConfig)
+	case cfg.BulkPayoutsQueueURL == "":
+		return nil, fmt.Errorf("%w: BULK_PAYOUTS_QUEUE_URL is not set", function.ErrConfig)
 	}
 	db := services.DB(cfg)
 	p, err := services.Providers(cfg, db, providers.Deps{})
@@ -36,16 +50,18 @@ func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) 
 		return nil, err
 	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	svc, err := services.Payments(cfg, db, gw, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL),
-		services.Events(db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)))
+	payouts, bulkJobs := queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.BulkPayoutsQueueURL)
+	events := services.Events(db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
+	svc, err := services.Payments(cfg, db, gw, payouts, bulkJobs, events)
 	if err != nil {
 		return nil, err
 	}
-	batches, err := services.Bulk(db, svc, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL),
-		services.Events(db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)))
+	svc.Now = now
+	batches, err := services.Bulk(db, svc, bulkJobs, events)
 	if err != nil {
 		return nil, err
 	}
+	batches.Now = now
 	return queue.Batch(func(ctx context.Context, m queue.Message) error {
 		j, isChunk, err := bulk.ParseChunkJob(m.Body)
 		switch {

@@ -242,15 +242,17 @@ func (k KYBChecker) KYBApproved(ctx context.Context, companyID string) (bool, er
 
 // Payments returns the payments service over db of the payments
 // function, the payout worker and the sweeper: gw is the operator, jobs
-// the payouts queue, and events publishes the payments' events after
+// the payouts queue, bulkJobs the bulk payouts queue (the messages of the
+// items of bulk batches), and events publishes the payments' events after
 // commit. Fee schedules are read through FeeCache.
-func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs function.Queue, events payments.Publisher) (*payments.Service, error) {
+func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, bulkJobs function.Queue, events payments.Publisher) (*payments.Service, error) {
 	return payments.NewService(payments.Deps{
 		Store:    store.NewPayments(db),
 		Wallets:  store.NewWallets(db),
 		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
 		Gateway:  gw,
 		Jobs:     jobs,
+		BulkJobs: bulkJobs,
 		Events:   events,
 		Deadline: cfg.PaymentDeadline,
 	})
@@ -258,7 +260,7 @@ func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs funct
 
 // Bulk returns the bulk payout service over db for pays, which it makes
 // tell it of its items' final transitions: chunk jobs go to jobs (the
-// payouts queue), the batches' events to events. An item is rejected with
+// bulk payouts queue), the batches' events to events. An item is rejected with
 // the code and message the single payout's answer would have
 // (function.Errors).
 func Bulk(db *store.DB, pays *payments.Service, jobs function.Queue, events payments.Publisher) (*bulk.Service, error) {

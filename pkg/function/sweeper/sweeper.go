@@ -40,11 +40,13 @@ import (
 //     webhook delivery that has not moved for a minute: its message was
 //     lost (webhooks.Resumer.Sweep);
 //   - payments: re-sends the message of every payment the payout worker
-//     should have handled more than a minute ago (payments.Service.Sweep)
-//     — it never asks the operator itself: the messages it sends do;
-//   - bulk batches: sends again the chunk jobs of every bulk batch
-//     accepted more than a minute ago whose payouts are not all written,
-//     and completes those whose items are all final (bulk.Service.Sweep);
+//     should have handled more than a minute ago (payments.Service.Sweep),
+//     on the payment's queue (a bulk item's to the bulk payouts queue) —
+//     it never asks the operator itself: the messages it sends do;
+//   - bulk batches: sends again the job of the first chunk not written of
+//     every bulk batch accepted more than a minute ago whose payouts are
+//     not all written, and completes those whose items are all final
+//     (bulk.Service.Sweep);
 //   - card movements: finishes every card movement left open for more than
 //     a minute, asking the card issuer again (cards.Service.Resume);
 //   - fundings: asks the bank about every declared funding still PENDING a
@@ -97,12 +99,13 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 	if err != nil {
 		return nil, err
 	}
-	pays, err := services.Payments(cfg, db, p.Operator, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), pub)
+	bulkJobs := queue.NewPublisher(sqsClient, cfg.BulkPayoutsQueueURL)
+	pays, err := services.Payments(cfg, db, p.Operator, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), bulkJobs, pub)
 	if err != nil {
 		return nil, err
 	}
 	pays.Now = now
-	batches, err := services.Bulk(db, pays, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), pub)
+	batches, err := services.Bulk(db, pays, bulkJobs, pub)
 	if err != nil {
 		return nil, err
 	}
