@@ -238,7 +238,8 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 	}
 	id := n.Transaction.ID
 	// Twice at most: a decision of ours may land between the read and the
-	// write of the network's decline, which then follows it.
+	// write of the network's decline, which then follows it; or the card
+	// may change (a termination), which is then read again.
 	for range 2 {
 		auth, err := s.Store.NetworkTransaction(ctx, card.CompanyID, id)
 		switch {
@@ -252,19 +253,27 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 			return err
 		case auth.CardID != card.ID:
 			return ErrTransactionNotFound
-		case auth.Type == TxAuthorization && !card.Status.Live() && auth.Hold > 0:
+		case auth.Type != TxAuthorization:
+			return nil // the network's decline, recorded
+		case auth.Hold == 0 && auth.Kind != KindVerification:
+			// Its hold released already (reversed, expired, or a
+			// terminated card's, by the sweeper): what reported it stands.
+			slog.WarnContext(ctx, "the network declined an authorization whose hold was released already: left as it is",
+				"transaction_id", auth.ID, "card_id", card.ID, "event_id", n.ID)
+			return nil
+		case !card.Status.Live():
 			// Terminated since our approval: the hold's money leaves the
 			// card for the wallet, as a REVERSAL (FinishTermination).
 			return s.follow(ctx, card, issuer.Notification{ID: n.ID, Type: issuer.NotifyReversal, Reason: n.Reason,
 				Transaction: &issuer.NetworkTransaction{ID: id, AuthorizationID: id, Currency: n.Transaction.Currency}})
-		case auth.Type == TxAuthorization:
-			err = s.declineLate(ctx, card, auth, n.ID)
-			if errors.Is(err, ErrChanged) || errors.Is(err, ErrCardRefused) {
-				continue
-			}
+		}
+		err = s.declineLate(ctx, card, auth, n.ID)
+		if !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {
 			return err
 		}
-		return nil
+		if card, err = s.Store.Card(ctx, card.CompanyID, card.ID); err != nil {
+			return err
+		}
 	}
 	return fmt.Errorf("advice %s of authorization %s: %w", n.ID, id, ErrChanged)
 }
@@ -276,15 +285,10 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 // when they were never published, so that its transaction, its events and
 // every answer tell the network's decision alone; published already (the
 // advice came later than the outbox's grace), they stay, and the decline's
-// event follows them. ErrChanged when auth changed since it was read.
+// event follows them. auth's hold is open (or it is a verification); a
+// write whose condition fails (auth or the card changed since they were
+// read) is ErrChanged or ErrCardRefused.
 func (s *Service) declineLate(ctx context.Context, card Card, auth Transaction, eventID string) error {
-	if auth.Settled > 0 || auth.Refunded > 0 {
-		// Nothing a network declined is ever settled: a merchant's
-		// capture of it is its own transaction (docs/card-transactions.md).
-		slog.ErrorContext(ctx, "the network declined an authorization already settled here: left as it is",
-			"transaction_id", auth.ID, "card_id", card.ID, "event_id", eventID)
-		return nil
-	}
 	decision, found, err := s.decision(ctx, card, auth.IssuerTxID)
 	if err != nil {
 		return err

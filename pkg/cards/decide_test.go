@@ -17,8 +17,10 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/issuerauthorizations"
 	"payments/pkg/function/services"
+	"payments/pkg/idempotency"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/store"
 )
 
@@ -271,14 +273,24 @@ func TestStandIn(t *testing.T) {
 	for _, c := range []struct {
 		name, kind string
 		amount     int64
-		// published: the approval's events went out before the advice
-		// came (past the outbox's grace), so they stay.
-		published bool
-		events    []string
+		// out: the approval's events went out before the advice came
+		// (past the outbox's grace), so they stay: marked published, or
+		// only taken by the webhook worker (its message sent, the mark
+		// not written yet).
+		out    func(companyID, id string) error
+		events []string
 	}{
-		{"our approval came late", issuer.KindAuthorization, 300, false, []string{"transaction.authorization.declined#1"}},
-		{"our verification came late", issuer.KindVerification, 0, false, []string{"transaction.authorization.declined#1"}},
-		{"our approval came late, its events out already", issuer.KindAuthorization, 300, true,
+		{"our approval came late", issuer.KindAuthorization, 300, nil, []string{"transaction.authorization.declined#1"}},
+		{"our verification came late", issuer.KindVerification, 0, nil, []string{"transaction.authorization.declined#1"}},
+		{"our approval came late, its events published already", issuer.KindAuthorization, 300,
+			func(companyID, id string) error {
+				return store.NewOutbox(e.DB).MarkPublished(ctx, companyID, id, time.Now())
+			},
+			[]string{"transaction.authorization.created#1", "transaction.authorization.declined#2"}},
+		{"our approval came late, its events sent already", issuer.KindAuthorization, 300,
+			func(companyID, id string) error {
+				return store.NewWebhooks(e.DB).MarkDispatched(ctx, companyID, id, time.Now())
+			},
 			[]string{"transaction.authorization.created#1", "transaction.authorization.declined#2"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -296,15 +308,15 @@ func TestStandIn(t *testing.T) {
 			if c, _ := cs.Card(ctx, companyID, cardID); c.Held != a.Request.Amount {
 				t.Fatalf("held %d before the advice, want %d", c.Held, a.Request.Amount)
 			}
-			if c.published {
+			if c.out != nil {
 				o, _, err := cs.Outcome(ctx, companyID, a.Request.ID)
 				for _, id := range o.EventIDs {
 					if err == nil {
-						err = store.NewOutbox(e.DB).MarkPublished(ctx, companyID, id, time.Now())
+						err = c.out(companyID, id)
 					}
 				}
 				if err != nil || len(o.EventIDs) != 1 {
-					t.Fatalf("publish the approval's events %v: %v", o.EventIDs, err)
+					t.Fatalf("send the approval's events %v: %v", o.EventIDs, err)
 				}
 			}
 			for range 2 {
@@ -424,6 +436,68 @@ func TestStandIn(t *testing.T) {
 	e.VerifyCards(companyID)
 }
 
+// TestStandInAfterTheHoldWasReleased: our late approval's hold is
+// released before the network's decline is applied (reversed at the
+// merchant's word; or, the card terminated, by the sweeper, to the
+// wallet): the advice leaves the authorization and its REVERSAL as they
+// are, rather than making a reversed authorization into a DECLINE.
+func TestStandInAfterTheHoldWasReleased(t *testing.T) {
+	e := newNetworkEnv(t)
+	ctx := context.Background()
+	cs := store.NewCards(e.DB)
+	for _, c := range []struct {
+		name    string
+		release func(companyID, token, cardID string, auth cards.Transaction) error
+	}{
+		{"reversed", func(companyID, _, _ string, auth cards.Transaction) error {
+			_, err := e.sandbox.Follow(ctx, companyID, auth.ID, cards.TxReversal, cards.FollowInput{})
+			return err
+		}},
+		{"released by the sweeper, the card terminated", func(companyID, token, cardID string, _ cards.Transaction) error {
+			if r := e.Call(e.Cards, token, "POST", "/cards/"+cardID+"/terminate", `{}`); r.Status != 200 {
+				return fmt.Errorf("terminate: %d %s", r.Status, r.Raw)
+			}
+			_, err := e.sandbox.Cards.FinishTermination(ctx, companyID, cardID)
+			return err
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			companyID, token, _, cardID := e.fundedCard(20, 0)
+			card, err := cs.Card(ctx, companyID, cardID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			gate := make(chan struct{})
+			n, late, bodies := e.lateNetwork(false, gate)
+			a, err := n.Authorize(ctx, "", card.IssuerCardID, cardID, issuer.KindAuthorization, 300, issuer.Merchant{Name: "Shop", City: "Austin", Country: "US"})
+			if err != nil || !a.StandIn {
+				t.Fatalf("authorization %+v, %v; want the network's decline", a, err)
+			}
+			close(gate)
+			<-late
+			auth, err := cs.NetworkTransaction(ctx, companyID, a.Request.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.release(companyID, token, cardID, auth); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.deliver(ctx, bodies()[0]); err != nil {
+				t.Fatal(err)
+			}
+			tx, err := cs.NetworkTransaction(ctx, companyID, a.Request.ID)
+			if err != nil || tx.Type != cards.TxAuthorization || tx.Hold != 0 {
+				t.Errorf("the authorization after the advice: %+v, %v; want it as released", tx, err)
+			}
+			r := e.Call(e.Cards, token, "GET", "/cards/"+cardID+"/transactions?type=REVERSAL", "")
+			if items := r.Items(); len(items) != 1 || items[0].(map[string]any)["original_transaction_id"] != tx.ID {
+				t.Errorf("the card's reversals %s, want the one release of the authorization", r.Raw)
+			}
+			e.VerifyCards(companyID)
+		})
+	}
+}
+
 // TestStandInOnATerminatedCard: our late approval's card is terminated
 // before the network's decline is applied: the termination kept the hold's
 // money on the card, and the advice releases it to the wallet (a REVERSAL,
@@ -467,6 +541,48 @@ func TestStandInOnATerminatedCard(t *testing.T) {
 	}
 	if got := e.reversals(token, auth.ID, issuer.StandInReason); len(got) != 1 {
 		t.Errorf("%d reversals with reason issuer_timeout, want 1", len(got))
+	}
+	e.VerifyCards(companyID)
+}
+
+// TestStandInAskedAgain: an authorization the network declined on its own
+// is sent again under its id (the route's retry with its Idempotency-Key,
+// its first run lost before its advice was applied), while our late
+// approval still holds: the network answers as it decided, its advice
+// sent again, and the route answers the DECLINE; it never asks again, which
+// would find our approval in time and approve what it declined.
+func TestStandInAskedAgain(t *testing.T) {
+	e := newNetworkEnv(t)
+	companyID, _, _, cardID := e.fundedCard(20, 0)
+	ctx := context.Background()
+	cs := store.NewCards(e.DB)
+	card, err := cs.Card(ctx, companyID, cardID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gate := make(chan struct{})
+	n, late, _ := e.lateNetwork(false, gate)
+	n.Decisions = issuerdb.New(e.DB.DB)
+	lost := n.Deliver
+	n.Deliver = func(context.Context, []byte) error { return errors.New("injected: the route died") }
+	id := issuer.NewTransactionID(time.Now())
+	if a, err := n.Authorize(ctx, id, card.IssuerCardID, cardID, issuer.KindAuthorization, 300, issuer.Merchant{Name: "Shop", City: "Austin", Country: "US"}); !a.StandIn || err == nil {
+		t.Fatalf("the first run: %+v, %v; want the network's decline, its advice lost", a, err)
+	}
+	close(gate)
+	if got := <-late; got.Decision != issuer.Approved {
+		t.Fatalf("our late decision %+v, want it approved", got)
+	}
+	// Asked again, we would answer our approval in time.
+	n.Deliver, n.Deadline = lost, time.Minute
+	sb := &cards.Sandbox{Cards: e.sandbox.Cards, Network: n}
+	again := idempotency.WithReplay(ctx, idempotency.Effect{ID: id})
+	tx, err := sb.Authorize(again, companyID, cardID, cards.AuthorizeInput{Amount: []byte("3"), MerchantName: "Shop", MerchantCity: "Austin"})
+	if err != nil || tx.Type != cards.TxDecline || tx.DeclineReason != cards.DeclineIssuerTimeout || tx.IssuerTxID != id {
+		t.Errorf("the retry's answer %+v, %v; want the network's decline", tx, err)
+	}
+	if c, _ := cs.Card(ctx, companyID, cardID); c.Held != 0 || c.Balance != 2000 {
+		t.Errorf("held %d, balance %d; want 0, 2000", c.Held, c.Balance)
 	}
 	e.VerifyCards(companyID)
 }

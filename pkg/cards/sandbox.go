@@ -175,16 +175,32 @@ func (sb *Sandbox) decided(ctx context.Context, card Card, a issuer.Authorizatio
 		if err := sb.Cards.advise(ctx, card, a.Advice); err != nil && !errors.Is(err, ErrEventApplied) {
 			slog.WarnContext(ctx, "apply the network's advice", "event_id", a.Advice.ID, "error", err)
 		}
-		tx, err = sb.Cards.Store.NetworkTransaction(ctx, card.CompanyID, a.Request.ID)
-		if err == nil && tx.Type != TxDecline {
-			err = fmt.Errorf("the network declined authorization %s, recorded here as %s: its advice is not applied yet", a.Request.ID, tx.Type)
-		}
+		tx, err = sb.standIn(ctx, card, a)
 	}
 	if err != nil {
 		slog.WarnContext(ctx, "read the card transaction of a decided authorization", "authorization_id", a.Request.ID, "error", err)
 		return Transaction{}, &NotAppliedError{EventID: a.Advice.ID}
 	}
 	return tx, nil
+}
+
+// standIn returns the card transaction recording authorization a, which
+// the network declined on its own: its DECLINE or, on a card terminated
+// after our late approval, the REVERSAL by which the advice released the
+// hold to the wallet. An error while neither is written.
+func (sb *Sandbox) standIn(ctx context.Context, card Card, a issuer.Authorization) (Transaction, error) {
+	tx, err := sb.Cards.Store.NetworkTransaction(ctx, card.CompanyID, a.Request.ID)
+	if err != nil || tx.Type == TxDecline {
+		return tx, err
+	}
+	o, found, err := sb.Cards.Store.Outcome(ctx, card.CompanyID, a.Advice.ID)
+	switch {
+	case err != nil:
+		return Transaction{}, err
+	case !found || o.TxID == "" || o.TxID == tx.ID:
+		return Transaction{}, fmt.Errorf("the network declined authorization %s, recorded here as %s: its advice is not applied yet", a.Request.ID, tx.Type)
+	}
+	return sb.Cards.Store.Transaction(ctx, card.CompanyID, o.TxID)
 }
 
 // Follow settles, reverses or refunds (typ) authorization txID of the

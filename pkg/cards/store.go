@@ -131,9 +131,9 @@ type Record struct {
 	// Withdraw, when set, takes back the events of the decision that
 	// Original records (an approval of ours that the network, no longer
 	// waiting, declined on its own): each is deleted on the condition
-	// that it was never published nor followed by another event about its
-	// object (else ErrEventsKept), its number given back, and the
-	// decision's claim names Events instead.
+	// that it was never published nor handed to the webhook worker, nor
+	// followed by another event about its object (else ErrEventsKept), its
+	// number given back, and the decision's claim names Events instead.
 	Withdraw *Withdrawal
 	// WalletID is the USD wallet; Wallet its change (a fee taken: on the
 	// condition that the wallet is active and its payout_available covers it,

@@ -93,9 +93,10 @@ func (s *Service) Flagged(ctx context.Context, after string, limit int) ([]Payme
 }
 
 // FlaggedBefore returns the number of payments of every company flagged
-// for reconciliation and accepted before cutoff, counting at most max:
-// the list is read oldest first, up to the first payment accepted after
-// cutoff.
+// for reconciliation and written before cutoff (Written: a bulk item's
+// window counts from its writing), counting at most max: the list is read
+// oldest first, up to the first payment accepted after cutoff (written
+// after it, then, too).
 func (s *Service) FlaggedBefore(ctx context.Context, cutoff time.Time, max int) (int, error) {
 	n, after := 0, ""
 	for n < max {
@@ -107,7 +108,9 @@ func (s *Service) FlaggedBefore(ctx context.Context, cutoff time.Time, max int) 
 			if !p.CreatedAt.Before(cutoff) {
 				return n, nil
 			}
-			n++
+			if p.Written().Before(cutoff) {
+				n++
+			}
 		}
 		if next == "" {
 			break

@@ -301,9 +301,11 @@ func (s *Cards) NetworkTransaction(ctx context.Context, companyID, issuerTxID st
 	}
 	return s.Transaction(ctx, companyID, ref.Of)
 }
+
 // withdrawal returns the items that take back the events w names and
 // point w's claim at evs instead: each event is deleted on the condition
-// that it is still unpublished, and its number given back, so that the
+// that it is still unpublished and undispatched (the webhook worker marks
+// an event dispatched before it sends anything), and its number given back, so that the
 // numbers of its object stay 1, 2, … n: an object whose counter is kept
 // moves back by one, on the condition that the event is still its last.
 // ErrEventsKept when an event is published already, or is not its
@@ -318,14 +320,16 @@ func (s *Cards) withdrawal(ctx context.Context, companyID string, w cards.Withdr
 			return nil, fmt.Errorf("store: read event %s to take it back: %w", id, err)
 		case !found:
 			continue
-		case ev.Published:
+		case ev.Published || ev.DispatchedAt != "":
+			// Queued, maybe delivered: a message can be sent before the
+			// event is marked published, never before it is dispatched.
 			return nil, cards.ErrEventsKept
 		}
 		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                 aws.String(s.db.Table),
 			Key:                       dynamo.Key(companyPK(companyID), eventSK(id)),
-			ConditionExpression:       aws.String("#pub = :false"),
-			ExpressionAttributeNames:  map[string]string{"#pub": "published"},
+			ConditionExpression:       aws.String("#pub = :false AND attribute_not_exists(#disp)"),
+			ExpressionAttributeNames:  map[string]string{"#pub": "published", "#disp": "dispatched_at"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":false": &types.AttributeValueMemberBOOL{Value: false}},
 		}})
 		k := objectKey{companyID, ev.Object}

@@ -46,6 +46,9 @@ type eventItem struct {
 	NotifyURL string `dynamodbav:"notify_url,omitempty"`
 	CreatedAt string `dynamodbav:"created_at"`
 	Published bool   `dynamodbav:"published"`
+	// DispatchedAt is set by the webhook worker once it has handled the
+	// event, before its first attempt (Webhooks.MarkDispatched).
+	DispatchedAt string `dynamodbav:"dispatched_at,omitempty"`
 	// ExpiresAt is the TTL (AttrExpiresAt): Unix seconds of CreatedAt +
 	// events.Retention. Events written before it was set have none.
 	ExpiresAt int64 `dynamodbav:"expires_at,omitempty"`

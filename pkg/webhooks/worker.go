@@ -153,7 +153,13 @@ func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round 
 		}
 		ds = append(ds, d)
 	}
-	if err := w.store.MarkDispatched(ctx, companyID, eventID, now); err != nil {
+	switch err := w.store.MarkDispatched(ctx, companyID, eventID, now); {
+	case errors.Is(err, events.ErrNotFound):
+		// Taken back before it was sent (a late approval the network
+		// declined): nothing to send; the sweeper cancels its deliveries.
+		slog.InfoContext(ctx, "webhook event taken back before it was sent", "company_id", companyID, "event_id", eventID)
+		return nil
+	case err != nil:
 		return err
 	}
 	if len(ds) == 0 {

@@ -374,7 +374,8 @@ func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue)
 		return nil, err
 	}
 	n := issuer.NewSandboxNetwork(nil, hooks.Deliver)
-	n.Notices = issuerdb.New(db.DB)
+	st := issuerdb.New(db.DB)
+	n.Notices, n.Decisions = st, st
 	return n, nil
 }
 

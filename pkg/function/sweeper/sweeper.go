@@ -28,7 +28,7 @@ import (
 )
 
 // New builds the sweeper function, run every minute by a schedule. Each
-// run has nine steps, which run at once, each within its own time budget
+// run has ten steps, which run at once, each within its own time budget
 // and batch, so that one that is slow (a table slow to answer after a
 // restart) delays none of the others (docs/operations.md, "The sweeper",
 // lists them by the names of the Report):

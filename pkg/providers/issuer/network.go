@@ -34,6 +34,10 @@ type SandboxNetwork struct {
 	// Notices keeps each notification until we acknowledge it, for
 	// Redeliver; nil keeps none.
 	Notices NoticeStore
+	// Decisions keeps each authorization's outcome, so that the same
+	// authorization asked for again is answered as it was decided (its
+	// advice sent again), never decided twice; nil keeps none.
+	Decisions DecisionStore
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
@@ -72,18 +76,35 @@ func NewTransactionID(now time.Time) string { return "ntx_" + ids.NewV7(now) }
 // made at now.
 func NewEventID(now time.Time) string { return "evt_" + ids.NewV7(now) }
 
-// Authorize asks for a decision on authorization id (a new one when "":
-// a network asks again under the same id when it did not hear the answer)
+// DecisionStore keeps the sandbox network's authorizations as decided
+// (issuerdb.Store).
+type DecisionStore interface {
+	// KeepDecision keeps the authorization id as body encodes it, unless
+	// one is kept already, and returns the body kept.
+	KeepDecision(ctx context.Context, id string, body []byte) ([]byte, error)
+	// Decision returns the authorization id as kept; found is false when
+	// none is.
+	Decision(ctx context.Context, id string) (body []byte, found bool, err error)
+}
+
+// Authorize asks for a decision on authorization id (a new one when "")
 // of kind for amount cents at m on the issuer's card cardID (our card
 // reference), waiting Deadline for the answer; past it, or when the answer
 // is an error, it declines on its own (StandInReason), and a late decision
 // of ours is left to finish on its own. Either way it then delivers its
-// advice of the outcome. A failure to deliver the advice is returned with
-// the authorization as decided.
+// advice of the outcome. An authorization decided before (Decisions) is
+// not asked again: it is answered as it was decided, its advice delivered
+// again. A failure to deliver the advice is returned with the
+// authorization as decided.
 func (n *SandboxNetwork) Authorize(ctx context.Context, id, cardID, reference, kind string, amount int64, m Merchant) (Authorization, error) {
 	now := n.Now().UTC()
 	if id == "" {
 		id = NewTransactionID(now)
+	} else if a, found, err := n.decided(ctx, id); err != nil || found {
+		if err == nil {
+			err = n.deliverAdvice(ctx, &a)
+		}
+		return a, err
 	}
 	r := AuthorizationRequest{ID: id, CardID: cardID, Reference: reference, Kind: kind,
 		Amount: amount, Currency: "USD", Merchant: m, CreatedAt: now}
@@ -96,16 +117,52 @@ func (n *SandboxNetwork) Authorize(ctx context.Context, id, cardID, reference, k
 	}
 	a := Authorization{Request: r}
 	a.Answer, a.StandIn = n.ask(ctx, r.ID, body)
-	a.Advice = Notification{Type: NotifyAdvice, CardID: cardID, Reference: reference, Transaction: r.Transaction(), Decision: a.Answer.Decision}
+	a.Advice = Notification{ID: NewEventID(n.Now().UTC()), Type: NotifyAdvice, CardID: cardID, Reference: reference,
+		Transaction: r.Transaction(), Decision: a.Answer.Decision}
 	if a.Answer.DeclineReason != nil {
 		a.Advice.Reason = *a.Answer.DeclineReason
 	}
-	// The network advises whatever became of the request that asked it,
-	// within the invocation's time, which the request's work may have used.
+	if n.Decisions != nil {
+		// The first outcome kept is the authorization's: a run that
+		// decided it meanwhile wins, and this one advises that.
+		kept, err := json.Marshal(a)
+		if err == nil {
+			kept, err = n.Decisions.KeepDecision(ctx, r.ID, kept)
+		}
+		if err == nil {
+			err = json.Unmarshal(kept, &a)
+		}
+		if err != nil {
+			return a, fmt.Errorf("issuer: keep the decision of %s: %w", r.ID, err)
+		}
+	}
+	return a, n.deliverAdvice(ctx, &a)
+}
+
+// decided returns authorization id as it was decided, if it was.
+func (n *SandboxNetwork) decided(ctx context.Context, id string) (Authorization, bool, error) {
+	if n.Decisions == nil {
+		return Authorization{}, false, nil
+	}
+	body, found, err := n.Decisions.Decision(ctx, id)
+	if err != nil || !found {
+		return Authorization{}, false, err
+	}
+	var a Authorization
+	if err := json.Unmarshal(body, &a); err != nil {
+		return Authorization{}, false, fmt.Errorf("issuer: the decision of %s: %w", id, err)
+	}
+	return a, true, nil
+}
+
+// deliverAdvice delivers a's advice, whatever became of the request that
+// asked for it, within the invocation's time, which the request's work may
+// have used.
+func (n *SandboxNetwork) deliverAdvice(ctx context.Context, a *Authorization) error {
 	actx, cancel := deadline.Answer(ctx, lateAnswerBound)
 	defer cancel()
-	_, err = n.send(actx, &a.Advice)
-	return a, err
+	_, err := n.send(actx, &a.Advice)
+	return err
 }
 
 // ask asks for the decision on request id, within the deadline; standIn

@@ -122,3 +122,63 @@ func (s *Store) DelayNotice(ctx context.Context, id string, attempts int, due ti
 	}
 	return err
 }
+
+// The sandbox network's authorizations as decided:
+//
+//   - SANDBOX#ISSUER#AUTH#<authorization id>: the authorization, its
+//     decision and its advice as the network made them (JSON), kept for
+//     decisionRetention (the table's TTL, expires_at).
+const (
+	decisionSK       = "AUTHORIZATION"
+	decisionItemType = "sandbox_authorization"
+	// decisionRetention is how long the network remembers an
+	// authorization: longer than a request may be sent again with its
+	// Idempotency-Key (24 hours).
+	decisionRetention = 7 * 24 * time.Hour
+)
+
+var _ issuer.DecisionStore = (*Store)(nil)
+
+func sandboxDecisionPK(id string) string { return "SANDBOX#ISSUER#AUTH#" + id }
+
+type decisionItem struct {
+	PK        string `dynamodbav:"PK"`
+	SK        string `dynamodbav:"SK"`
+	Type      string `dynamodbav:"type"`
+	ID        string `dynamodbav:"id"`
+	Body      []byte `dynamodbav:"body"`
+	ExpiresAt int64  `dynamodbav:"expires_at"`
+}
+
+// KeepDecision puts the authorization id as body encodes it, unless one
+// is kept already, and returns the body kept.
+func (s *Store) KeepDecision(ctx context.Context, id string, body []byte) ([]byte, error) {
+	item, err := attributevalue.MarshalMap(decisionItem{
+		PK: sandboxDecisionPK(id), SK: decisionSK, Type: decisionItemType, ID: id, Body: body,
+		ExpiresAt: time.Now().Add(decisionRetention).Unix(),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("store: marshal sandbox authorization %s: %w", id, err)
+	}
+	err = s.db.Put(ctx, "keep sandbox authorization "+id, &dynamodb.PutItemInput{
+		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
+	})
+	if !dynamo.ConditionFailed(err) {
+		return body, err
+	}
+	kept, found, err := s.Decision(ctx, id)
+	if err == nil && !found {
+		err = fmt.Errorf("store: sandbox authorization %s kept and gone", id)
+	}
+	return kept, err
+}
+
+// Decision returns the authorization id as kept, strongly consistent.
+func (s *Store) Decision(ctx context.Context, id string) ([]byte, bool, error) {
+	var it decisionItem
+	found, err := s.db.Find(ctx, sandboxDecisionPK(id), decisionSK, &it)
+	if err != nil || !found {
+		return nil, false, err
+	}
+	return it.Body, true, nil
+}
