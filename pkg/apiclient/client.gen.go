@@ -4179,6 +4179,21 @@ func (e WebhookLogEventStatus) Valid() bool {
 	}
 }
 
+// Defines values for CardMovementUnfinishedSuccess.
+const (
+	CardMovementUnfinishedSuccessFalse CardMovementUnfinishedSuccess = false
+)
+
+// Valid indicates whether the value is a known member of the CardMovementUnfinishedSuccess enum.
+func (e CardMovementUnfinishedSuccess) Valid() bool {
+	switch e {
+	case CardMovementUnfinishedSuccessFalse:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateCompany201JSONResponseBodySuccess.
 const (
 	CreateCompany201JSONResponseBodySuccessTrue CreateCompany201JSONResponseBodySuccess = true
@@ -4554,6 +4569,21 @@ func (e FundCard200JSONResponseBodySuccess) Valid() bool {
 	}
 }
 
+// Defines values for FundCard502JSONResponseBodySuccess.
+const (
+	FundCard502JSONResponseBodySuccessFalse FundCard502JSONResponseBodySuccess = false
+)
+
+// Valid indicates whether the value is a known member of the FundCard502JSONResponseBodySuccess enum.
+func (e FundCard502JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case FundCard502JSONResponseBodySuccessFalse:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListCardReveals200JSONResponseBodySuccess.
 const (
 	ListCardReveals200JSONResponseBodySuccessTrue ListCardReveals200JSONResponseBodySuccess = true
@@ -4638,6 +4668,21 @@ const (
 func (e WithdrawFromCard200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case WithdrawFromCard200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WithdrawFromCard502JSONResponseBodySuccess.
+const (
+	WithdrawFromCard502JSONResponseBodySuccessFalse WithdrawFromCard502JSONResponseBodySuccess = false
+)
+
+// Valid indicates whether the value is a known member of the WithdrawFromCard502JSONResponseBodySuccess enum.
+func (e WithdrawFromCard502JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case WithdrawFromCard502JSONResponseBodySuccessFalse:
 		return true
 	default:
 		return false
@@ -7143,8 +7188,8 @@ type CardIssuerNotification struct {
 	Id string `json:"id"`
 
 	// Reason why: a termination's reason; an advice's decline reason, `issuer_timeout` when the network declined on
-	// its own because our answer was late or missing (it releases the hold of an approval of ours that came
-	// too late, or is recorded as the authorization's `DECLINE`, without fee, when we decided nothing yet)
+	// its own because our answer was late or missing (recorded as the authorization's `DECLINE`, without fee:
+	// an approval of ours that came too late becomes that `DECLINE`, its hold released)
 	Reason *string `json:"reason,omitempty"`
 
 	// Reference our card id
@@ -8462,6 +8507,11 @@ type Error struct {
 	// Code the stable machine-readable code of an error (the catalogue's codes; a test keeps this list equal to it)
 	Code ErrorCode `json:"code"`
 
+	// Data what the request committed before it could not finish, when it did: the client learns of it rather
+	// than sending the request again (a card funding or withdrawal whose issuer did not answer in time: its
+	// `CardMovement`, `PROCESSING`, which the sweeper finishes)
+	Data *map[string]interface{} `json:"data,omitempty"`
+
 	// Error the status text (`Bad Request`, `Unauthorized`, ...)
 	Error string `json:"error"`
 
@@ -9677,7 +9727,7 @@ type TransactionReversalCompletedEvent struct {
 	// OriginalTransactionId the authorization reversed; null when the issuer did not tell it
 	OriginalTransactionId *string `json:"original_transaction_id"`
 
-	// Reason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); issuer_timeout when we approved after the network had declined on its own (the network's advice released the hold); null when the network or a termination reversed it
+	// Reason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); null when the network or a termination reversed it; issuer_timeout when the network declined on its own an approval of ours on a card terminated since (its hold went to the USD wallet: any other late approval becomes the network's DECLINE, transaction.authorization.declined)
 	Reason *TransactionReversalCompletedEventReason `json:"reason"`
 	Status TransactionReversalCompletedEventStatus  `json:"status"`
 
@@ -9689,7 +9739,7 @@ type TransactionReversalCompletedEvent struct {
 // TransactionReversalCompletedEventCurrency defines model for TransactionReversalCompletedEvent.Currency.
 type TransactionReversalCompletedEventCurrency string
 
-// TransactionReversalCompletedEventReason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); issuer_timeout when we approved after the network had declined on its own (the network's advice released the hold); null when the network or a termination reversed it
+// TransactionReversalCompletedEventReason expired when we released a hold the network neither settled nor reversed within CARD_HOLD_EXPIRY_SECONDS (a settlement that follows is refused); null when the network or a termination reversed it; issuer_timeout when the network declined on its own an approval of ours on a card terminated since (its hold went to the USD wallet: any other late approval becomes the network's DECLINE, transaction.authorization.declined)
 type TransactionReversalCompletedEventReason string
 
 // TransactionReversalCompletedEventStatus defines model for TransactionReversalCompletedEvent.Status.
@@ -10447,6 +10497,29 @@ type WebhookLogEventStatus string
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// CardMovementUnfinished defines model for CardMovementUnfinished.
+type CardMovementUnfinished struct {
+	// Code the stable machine-readable code of an error (the catalogue's codes; a test keeps this list equal to it)
+	Code ErrorCode `json:"code"`
+
+	// Data a funding or a withdrawal; amounts in USD
+	Data *CardMovement `json:"data,omitempty"`
+
+	// Error the status text (`Bad Request`, `Unauthorized`, ...)
+	Error string `json:"error"`
+
+	// Field the request field (body, query or header) at fault, when there is one
+	Field *string `json:"field,omitempty"`
+
+	// Message human-readable; names the field at fault for bad input
+	Message    string                        `json:"message"`
+	StatusCode int                           `json:"statusCode"`
+	Success    CardMovementUnfinishedSuccess `json:"success"`
+}
+
+// CardMovementUnfinishedSuccess defines model for CardMovementUnfinished.Success.
+type CardMovementUnfinishedSuccess bool
+
 // RetryableError defines model for RetryableError.
 type RetryableError = Error
 
@@ -10602,6 +10675,9 @@ type FundCardParams struct {
 // FundCard200JSONResponseBodySuccess defines parameters for FundCard.
 type FundCard200JSONResponseBodySuccess bool
 
+// FundCard502JSONResponseBodySuccess defines parameters for FundCard.
+type FundCard502JSONResponseBodySuccess bool
+
 // ListCardRevealsParams defines parameters for ListCardReveals.
 type ListCardRevealsParams struct {
 	// Page 1-indexed; deeper pages are reached with `cursor`
@@ -10686,6 +10762,9 @@ type WithdrawFromCardParams struct {
 
 // WithdrawFromCard200JSONResponseBodySuccess defines parameters for WithdrawFromCard.
 type WithdrawFromCard200JSONResponseBodySuccess bool
+
+// WithdrawFromCard502JSONResponseBodySuccess defines parameters for WithdrawFromCard.
+type WithdrawFromCard502JSONResponseBodySuccess bool
 
 // QuoteConversion200JSONResponseBodySuccess defines parameters for QuoteConversion.
 type QuoteConversion200JSONResponseBodySuccess bool
@@ -10989,11 +11068,25 @@ type GetPaymentTransactionStatusParams struct {
 // GetPaymentTransactionStatus200JSONResponseBodySuccess defines parameters for GetPaymentTransactionStatus.
 type GetPaymentTransactionStatus200JSONResponseBodySuccess bool
 
+// SandboxRefundCardAuthorizationParams defines parameters for SandboxRefundCardAuthorization.
+type SandboxRefundCardAuthorizationParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // SandboxRefundCardAuthorization201JSONResponseBodySuccess defines parameters for SandboxRefundCardAuthorization.
 type SandboxRefundCardAuthorization201JSONResponseBodySuccess bool
 
 // SandboxRefundCardAuthorization202JSONResponseBodySuccess defines parameters for SandboxRefundCardAuthorization.
 type SandboxRefundCardAuthorization202JSONResponseBodySuccess bool
+
+// SandboxReverseCardAuthorizationParams defines parameters for SandboxReverseCardAuthorization.
+type SandboxReverseCardAuthorizationParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
 
 // SandboxReverseCardAuthorization201JSONResponseBodySuccess defines parameters for SandboxReverseCardAuthorization.
 type SandboxReverseCardAuthorization201JSONResponseBodySuccess bool
@@ -11001,17 +11094,38 @@ type SandboxReverseCardAuthorization201JSONResponseBodySuccess bool
 // SandboxReverseCardAuthorization202JSONResponseBodySuccess defines parameters for SandboxReverseCardAuthorization.
 type SandboxReverseCardAuthorization202JSONResponseBodySuccess bool
 
+// SandboxSettleCardAuthorizationParams defines parameters for SandboxSettleCardAuthorization.
+type SandboxSettleCardAuthorizationParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // SandboxSettleCardAuthorization201JSONResponseBodySuccess defines parameters for SandboxSettleCardAuthorization.
 type SandboxSettleCardAuthorization201JSONResponseBodySuccess bool
 
 // SandboxSettleCardAuthorization202JSONResponseBodySuccess defines parameters for SandboxSettleCardAuthorization.
 type SandboxSettleCardAuthorization202JSONResponseBodySuccess bool
 
+// SandboxAuthorizeCardParams defines parameters for SandboxAuthorizeCard.
+type SandboxAuthorizeCardParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // SandboxAuthorizeCard201JSONResponseBodySuccess defines parameters for SandboxAuthorizeCard.
 type SandboxAuthorizeCard201JSONResponseBodySuccess bool
 
 // SandboxAuthorizeCard202JSONResponseBodySuccess defines parameters for SandboxAuthorizeCard.
 type SandboxAuthorizeCard202JSONResponseBodySuccess bool
+
+// SandboxIssuerTerminateCardParams defines parameters for SandboxIssuerTerminateCard.
+type SandboxIssuerTerminateCardParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
 
 // SandboxIssuerTerminateCard201JSONResponseBodySuccess defines parameters for SandboxIssuerTerminateCard.
 type SandboxIssuerTerminateCard201JSONResponseBodySuccess bool
@@ -12877,8 +12991,9 @@ type ClientInterface interface {
 	// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
 	// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
 	// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
-	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
-	// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` with the funding
+	// in `data` (it stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying),
+	// answered before the function's own time-out whatever the issuer does; 503
 	// `NO_CARD_ISSUER`.
 	//
 	// Takes any type of body and a specified content type.
@@ -12891,8 +13006,9 @@ type ClientInterface interface {
 	// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
 	// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
 	// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
-	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
-	// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` with the funding
+	// in `data` (it stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying),
+	// answered before the function's own time-out whatever the issuer does; 503
 	// `NO_CARD_ISSUER`.
 	//
 	// Takes a body of the `application/json` content type.
@@ -12966,7 +13082,8 @@ type ClientInterface interface {
 	// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
 	// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
 	// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
-	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE` with the withdrawal in `data` (`PROCESSING`, as a funding's);
+	// 503 `NO_CARD_ISSUER`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -12978,7 +13095,8 @@ type ClientInterface interface {
 	// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
 	// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
 	// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
-	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE` with the withdrawal in `data` (`PROCESSING`, as a funding's);
+	// 503 `NO_CARD_ISSUER`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -13521,7 +13639,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
-	SandboxRefundCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxRefundCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxRefundCardAuthorization Play the card network refunding (part of) what an authorization settled (sandbox mode only).
 	//
@@ -13532,7 +13650,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
-	SandboxRefundCardAuthorization(ctx context.Context, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxRefundCardAuthorization(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxReverseCardAuthorizationWithBody Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
 	//
@@ -13543,7 +13661,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
-	SandboxReverseCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxReverseCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxReverseCardAuthorization Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
 	//
@@ -13554,7 +13672,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
-	SandboxReverseCardAuthorization(ctx context.Context, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxReverseCardAuthorization(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxSettleCardAuthorizationWithBody Play the card network settling an authorization, in whole or in part (sandbox mode only).
 	//
@@ -13566,7 +13684,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
-	SandboxSettleCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxSettleCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxSettleCardAuthorization Play the card network settling an authorization, in whole or in part (sandbox mode only).
 	//
@@ -13578,7 +13696,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
-	SandboxSettleCardAuthorization(ctx context.Context, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxSettleCardAuthorization(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxAuthorizeCardWithBody Play the card network asking for an authorization on a card of the company (sandbox mode only).
 	//
@@ -13589,9 +13707,10 @@ type ClientInterface interface {
 	// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
 	// own, the route too, first). 201 with the card transaction recording the network's decision: an
 	// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
-	// its `decline_reason`; when the network declined on its own after our late approval was written, that
-	// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
-	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+	// its `decline_reason`. When the network declined on its own, the answer is its `DECLINE` (`issuer_timeout`, no
+	// fee) even if our late approval was written first (it becomes that `DECLINE`): never an approval the network
+	// did not make. Only when, the decision made, its card transaction cannot be read or the network's decline
+	// not yet applied (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
 	// route does not exist (404 `ROUTE_NOT_FOUND`).
@@ -13599,7 +13718,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
-	SandboxAuthorizeCardWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxAuthorizeCardWithBody(ctx context.Context, id string, params *SandboxAuthorizeCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxAuthorizeCard Play the card network asking for an authorization on a card of the company (sandbox mode only).
 	//
@@ -13610,9 +13729,10 @@ type ClientInterface interface {
 	// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
 	// own, the route too, first). 201 with the card transaction recording the network's decision: an
 	// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
-	// its `decline_reason`; when the network declined on its own after our late approval was written, that
-	// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
-	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+	// its `decline_reason`. When the network declined on its own, the answer is its `DECLINE` (`issuer_timeout`, no
+	// fee) even if our late approval was written first (it becomes that `DECLINE`): never an approval the network
+	// did not make. Only when, the decision made, its card transaction cannot be read or the network's decline
+	// not yet applied (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
 	// route does not exist (404 `ROUTE_NOT_FOUND`).
@@ -13620,7 +13740,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
-	SandboxAuthorizeCard(ctx context.Context, id string, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxAuthorizeCard(ctx context.Context, id string, params *SandboxAuthorizeCardParams, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxIssuerTerminateCardWithBody Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
 	//
@@ -13633,7 +13753,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
-	SandboxIssuerTerminateCardWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxIssuerTerminateCardWithBody(ctx context.Context, id string, params *SandboxIssuerTerminateCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxIssuerTerminateCard Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
 	//
@@ -13646,7 +13766,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
-	SandboxIssuerTerminateCard(ctx context.Context, id string, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	SandboxIssuerTerminateCard(ctx context.Context, id string, params *SandboxIssuerTerminateCardParams, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWalletTransactions The company's wallet transactions (ledger entries), newest first.
 	//
@@ -14618,8 +14738,9 @@ func (c *Client) FreezeCard(ctx context.Context, id string, params *FreezeCardPa
 // The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
 // confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
 // `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
-// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
-// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` with the funding
+// in `data` (it stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying),
+// answered before the function's own time-out whatever the issuer does; 503
 // `NO_CARD_ISSUER`.
 //
 // Takes any type of body and a specified content type.
@@ -14642,8 +14763,9 @@ func (c *Client) FundCardWithBody(ctx context.Context, id string, params *FundCa
 // The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
 // confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
 // `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
-// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
-// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` with the funding
+// in `data` (it stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying),
+// answered before the function's own time-out whatever the issuer does; 503
 // `NO_CARD_ISSUER`.
 //
 // Takes a body of the `application/json` content type.
@@ -14787,7 +14909,8 @@ func (c *Client) UnfreezeCard(ctx context.Context, id string, params *UnfreezeCa
 // The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
 // the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
 // `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
-// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE` with the withdrawal in `data` (`PROCESSING`, as a funding's);
+// 503 `NO_CARD_ISSUER`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -14809,7 +14932,8 @@ func (c *Client) WithdrawFromCardWithBody(ctx context.Context, id string, params
 // The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
 // the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
 // `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
-// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE` with the withdrawal in `data` (`PROCESSING`, as a funding's);
+// 503 `NO_CARD_ISSUER`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -15762,8 +15886,8 @@ func (c *Client) GetPaymentTransactionStatus(ctx context.Context, transactionId 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
-func (c *Client) SandboxRefundCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxRefundCardAuthorizationRequestWithBody(c.Server, transactionId, contentType, body)
+func (c *Client) SandboxRefundCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxRefundCardAuthorizationRequestWithBody(c.Server, transactionId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15783,8 +15907,8 @@ func (c *Client) SandboxRefundCardAuthorizationWithBody(ctx context.Context, tra
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
-func (c *Client) SandboxRefundCardAuthorization(ctx context.Context, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxRefundCardAuthorizationRequest(c.Server, transactionId, body)
+func (c *Client) SandboxRefundCardAuthorization(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxRefundCardAuthorizationRequest(c.Server, transactionId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15804,8 +15928,8 @@ func (c *Client) SandboxRefundCardAuthorization(ctx context.Context, transaction
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
-func (c *Client) SandboxReverseCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxReverseCardAuthorizationRequestWithBody(c.Server, transactionId, contentType, body)
+func (c *Client) SandboxReverseCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxReverseCardAuthorizationRequestWithBody(c.Server, transactionId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15825,8 +15949,8 @@ func (c *Client) SandboxReverseCardAuthorizationWithBody(ctx context.Context, tr
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
-func (c *Client) SandboxReverseCardAuthorization(ctx context.Context, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxReverseCardAuthorizationRequest(c.Server, transactionId, body)
+func (c *Client) SandboxReverseCardAuthorization(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxReverseCardAuthorizationRequest(c.Server, transactionId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15847,8 +15971,8 @@ func (c *Client) SandboxReverseCardAuthorization(ctx context.Context, transactio
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
-func (c *Client) SandboxSettleCardAuthorizationWithBody(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxSettleCardAuthorizationRequestWithBody(c.Server, transactionId, contentType, body)
+func (c *Client) SandboxSettleCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxSettleCardAuthorizationRequestWithBody(c.Server, transactionId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15869,8 +15993,8 @@ func (c *Client) SandboxSettleCardAuthorizationWithBody(ctx context.Context, tra
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
-func (c *Client) SandboxSettleCardAuthorization(ctx context.Context, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxSettleCardAuthorizationRequest(c.Server, transactionId, body)
+func (c *Client) SandboxSettleCardAuthorization(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxSettleCardAuthorizationRequest(c.Server, transactionId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15890,9 +16014,10 @@ func (c *Client) SandboxSettleCardAuthorization(ctx context.Context, transaction
 // outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
 // own, the route too, first). 201 with the card transaction recording the network's decision: an
 // `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
-// its `decline_reason`; when the network declined on its own after our late approval was written, that
-// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
-// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+// its `decline_reason`. When the network declined on its own, the answer is its `DECLINE` (`issuer_timeout`, no
+// fee) even if our late approval was written first (it becomes that `DECLINE`): never an approval the network
+// did not make. Only when, the decision made, its card transaction cannot be read or the network's decline
+// not yet applied (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 // transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 // 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
 // route does not exist (404 `ROUTE_NOT_FOUND`).
@@ -15900,8 +16025,8 @@ func (c *Client) SandboxSettleCardAuthorization(ctx context.Context, transaction
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
-func (c *Client) SandboxAuthorizeCardWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxAuthorizeCardRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) SandboxAuthorizeCardWithBody(ctx context.Context, id string, params *SandboxAuthorizeCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxAuthorizeCardRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15921,9 +16046,10 @@ func (c *Client) SandboxAuthorizeCardWithBody(ctx context.Context, id string, co
 // outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
 // own, the route too, first). 201 with the card transaction recording the network's decision: an
 // `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
-// its `decline_reason`; when the network declined on its own after our late approval was written, that
-// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
-// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+// its `decline_reason`. When the network declined on its own, the answer is its `DECLINE` (`issuer_timeout`, no
+// fee) even if our late approval was written first (it becomes that `DECLINE`): never an approval the network
+// did not make. Only when, the decision made, its card transaction cannot be read or the network's decline
+// not yet applied (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 // transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 // 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
 // route does not exist (404 `ROUTE_NOT_FOUND`).
@@ -15931,8 +16057,8 @@ func (c *Client) SandboxAuthorizeCardWithBody(ctx context.Context, id string, co
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
-func (c *Client) SandboxAuthorizeCard(ctx context.Context, id string, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxAuthorizeCardRequest(c.Server, id, body)
+func (c *Client) SandboxAuthorizeCard(ctx context.Context, id string, params *SandboxAuthorizeCardParams, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxAuthorizeCardRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15954,8 +16080,8 @@ func (c *Client) SandboxAuthorizeCard(ctx context.Context, id string, body Sandb
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
-func (c *Client) SandboxIssuerTerminateCardWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxIssuerTerminateCardRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) SandboxIssuerTerminateCardWithBody(ctx context.Context, id string, params *SandboxIssuerTerminateCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxIssuerTerminateCardRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -15977,8 +16103,8 @@ func (c *Client) SandboxIssuerTerminateCardWithBody(ctx context.Context, id stri
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
-func (c *Client) SandboxIssuerTerminateCard(ctx context.Context, id string, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewSandboxIssuerTerminateCardRequest(c.Server, id, body)
+func (c *Client) SandboxIssuerTerminateCard(ctx context.Context, id string, params *SandboxIssuerTerminateCardParams, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxIssuerTerminateCardRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -20021,18 +20147,18 @@ func NewGetPaymentTransactionStatusRequest(server string, transactionId string, 
 }
 
 // NewSandboxRefundCardAuthorizationRequest calls the generic SandboxRefundCardAuthorization builder with application/json body
-func NewSandboxRefundCardAuthorizationRequest(server string, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody) (*http.Request, error) {
+func NewSandboxRefundCardAuthorizationRequest(server string, transactionId string, params *SandboxRefundCardAuthorizationParams, body SandboxRefundCardAuthorizationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSandboxRefundCardAuthorizationRequestWithBody(server, transactionId, "application/json", bodyReader)
+	return NewSandboxRefundCardAuthorizationRequestWithBody(server, transactionId, params, "application/json", bodyReader)
 }
 
 // NewSandboxRefundCardAuthorizationRequestWithBody constructs an http.Request for the SandboxRefundCardAuthorization method, with any body, and a specified content type
-func NewSandboxRefundCardAuthorizationRequestWithBody(server string, transactionId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSandboxRefundCardAuthorizationRequestWithBody(server string, transactionId string, params *SandboxRefundCardAuthorizationParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -20064,22 +20190,37 @@ func NewSandboxRefundCardAuthorizationRequestWithBody(server string, transaction
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewSandboxReverseCardAuthorizationRequest calls the generic SandboxReverseCardAuthorization builder with application/json body
-func NewSandboxReverseCardAuthorizationRequest(server string, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody) (*http.Request, error) {
+func NewSandboxReverseCardAuthorizationRequest(server string, transactionId string, params *SandboxReverseCardAuthorizationParams, body SandboxReverseCardAuthorizationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSandboxReverseCardAuthorizationRequestWithBody(server, transactionId, "application/json", bodyReader)
+	return NewSandboxReverseCardAuthorizationRequestWithBody(server, transactionId, params, "application/json", bodyReader)
 }
 
 // NewSandboxReverseCardAuthorizationRequestWithBody constructs an http.Request for the SandboxReverseCardAuthorization method, with any body, and a specified content type
-func NewSandboxReverseCardAuthorizationRequestWithBody(server string, transactionId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSandboxReverseCardAuthorizationRequestWithBody(server string, transactionId string, params *SandboxReverseCardAuthorizationParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -20111,22 +20252,37 @@ func NewSandboxReverseCardAuthorizationRequestWithBody(server string, transactio
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewSandboxSettleCardAuthorizationRequest calls the generic SandboxSettleCardAuthorization builder with application/json body
-func NewSandboxSettleCardAuthorizationRequest(server string, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody) (*http.Request, error) {
+func NewSandboxSettleCardAuthorizationRequest(server string, transactionId string, params *SandboxSettleCardAuthorizationParams, body SandboxSettleCardAuthorizationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSandboxSettleCardAuthorizationRequestWithBody(server, transactionId, "application/json", bodyReader)
+	return NewSandboxSettleCardAuthorizationRequestWithBody(server, transactionId, params, "application/json", bodyReader)
 }
 
 // NewSandboxSettleCardAuthorizationRequestWithBody constructs an http.Request for the SandboxSettleCardAuthorization method, with any body, and a specified content type
-func NewSandboxSettleCardAuthorizationRequestWithBody(server string, transactionId string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSandboxSettleCardAuthorizationRequestWithBody(server string, transactionId string, params *SandboxSettleCardAuthorizationParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -20158,22 +20314,37 @@ func NewSandboxSettleCardAuthorizationRequestWithBody(server string, transaction
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewSandboxAuthorizeCardRequest calls the generic SandboxAuthorizeCard builder with application/json body
-func NewSandboxAuthorizeCardRequest(server string, id string, body SandboxAuthorizeCardJSONRequestBody) (*http.Request, error) {
+func NewSandboxAuthorizeCardRequest(server string, id string, params *SandboxAuthorizeCardParams, body SandboxAuthorizeCardJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSandboxAuthorizeCardRequestWithBody(server, id, "application/json", bodyReader)
+	return NewSandboxAuthorizeCardRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewSandboxAuthorizeCardRequestWithBody constructs an http.Request for the SandboxAuthorizeCard method, with any body, and a specified content type
-func NewSandboxAuthorizeCardRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSandboxAuthorizeCardRequestWithBody(server string, id string, params *SandboxAuthorizeCardParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -20205,22 +20376,37 @@ func NewSandboxAuthorizeCardRequestWithBody(server string, id string, contentTyp
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewSandboxIssuerTerminateCardRequest calls the generic SandboxIssuerTerminateCard builder with application/json body
-func NewSandboxIssuerTerminateCardRequest(server string, id string, body SandboxIssuerTerminateCardJSONRequestBody) (*http.Request, error) {
+func NewSandboxIssuerTerminateCardRequest(server string, id string, params *SandboxIssuerTerminateCardParams, body SandboxIssuerTerminateCardJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewSandboxIssuerTerminateCardRequestWithBody(server, id, "application/json", bodyReader)
+	return NewSandboxIssuerTerminateCardRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewSandboxIssuerTerminateCardRequestWithBody constructs an http.Request for the SandboxIssuerTerminateCard method, with any body, and a specified content type
-func NewSandboxIssuerTerminateCardRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+func NewSandboxIssuerTerminateCardRequestWithBody(server string, id string, params *SandboxIssuerTerminateCardParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -20251,6 +20437,21 @@ func NewSandboxIssuerTerminateCardRequestWithBody(server string, id string, cont
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -21670,8 +21871,9 @@ type ClientWithResponsesInterface interface {
 	// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
 	// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
 	// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
-	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
-	// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` with the funding
+	// in `data` (it stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying),
+	// answered before the function's own time-out whatever the issuer does; 503
 	// `NO_CARD_ISSUER`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -21684,8 +21886,9 @@ type ClientWithResponsesInterface interface {
 	// The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
 	// confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
 	// `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
-	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
-	// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+	// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` with the funding
+	// in `data` (it stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying),
+	// answered before the function's own time-out whatever the issuer does; 503
 	// `NO_CARD_ISSUER`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -21767,7 +21970,8 @@ type ClientWithResponsesInterface interface {
 	// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
 	// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
 	// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
-	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE` with the withdrawal in `data` (`PROCESSING`, as a funding's);
+	// 503 `NO_CARD_ISSUER`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -21779,7 +21983,8 @@ type ClientWithResponsesInterface interface {
 	// The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
 	// the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
 	// `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
-	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+	// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE` with the withdrawal in `data` (`PROCESSING`, as a funding's);
+	// 503 `NO_CARD_ISSUER`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -22356,7 +22561,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
-	SandboxRefundCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error)
+	SandboxRefundCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error)
 
 	// SandboxRefundCardAuthorizationWithResponse Play the card network refunding (part of) what an authorization settled (sandbox mode only).
 	//
@@ -22367,7 +22572,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
-	SandboxRefundCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error)
+	SandboxRefundCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error)
 
 	// SandboxReverseCardAuthorizationWithBodyWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
 	//
@@ -22378,7 +22583,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
-	SandboxReverseCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error)
+	SandboxReverseCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error)
 
 	// SandboxReverseCardAuthorizationWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
 	//
@@ -22389,7 +22594,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
-	SandboxReverseCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error)
+	SandboxReverseCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error)
 
 	// SandboxSettleCardAuthorizationWithBodyWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
 	//
@@ -22401,7 +22606,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
-	SandboxSettleCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error)
+	SandboxSettleCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error)
 
 	// SandboxSettleCardAuthorizationWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
 	//
@@ -22413,7 +22618,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
-	SandboxSettleCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error)
+	SandboxSettleCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error)
 
 	// SandboxAuthorizeCardWithBodyWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
 	//
@@ -22424,9 +22629,10 @@ type ClientWithResponsesInterface interface {
 	// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
 	// own, the route too, first). 201 with the card transaction recording the network's decision: an
 	// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
-	// its `decline_reason`; when the network declined on its own after our late approval was written, that
-	// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
-	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+	// its `decline_reason`. When the network declined on its own, the answer is its `DECLINE` (`issuer_timeout`, no
+	// fee) even if our late approval was written first (it becomes that `DECLINE`): never an approval the network
+	// did not make. Only when, the decision made, its card transaction cannot be read or the network's decline
+	// not yet applied (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
 	// route does not exist (404 `ROUTE_NOT_FOUND`).
@@ -22434,7 +22640,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
-	SandboxAuthorizeCardWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error)
+	SandboxAuthorizeCardWithBodyWithResponse(ctx context.Context, id string, params *SandboxAuthorizeCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error)
 
 	// SandboxAuthorizeCardWithResponse Play the card network asking for an authorization on a card of the company (sandbox mode only).
 	//
@@ -22445,9 +22651,10 @@ type ClientWithResponsesInterface interface {
 	// outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
 	// own, the route too, first). 201 with the card transaction recording the network's decision: an
 	// `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
-	// its `decline_reason`; when the network declined on its own after our late approval was written, that
-	// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
-	// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+	// its `decline_reason`. When the network declined on its own, the answer is its `DECLINE` (`issuer_timeout`, no
+	// fee) even if our late approval was written first (it becomes that `DECLINE`): never an approval the network
+	// did not make. Only when, the decision made, its card transaction cannot be read or the network's decline
+	// not yet applied (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 	// transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 	// 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
 	// route does not exist (404 `ROUTE_NOT_FOUND`).
@@ -22455,7 +22662,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
-	SandboxAuthorizeCardWithResponse(ctx context.Context, id string, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error)
+	SandboxAuthorizeCardWithResponse(ctx context.Context, id string, params *SandboxAuthorizeCardParams, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error)
 
 	// SandboxIssuerTerminateCardWithBodyWithResponse Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
 	//
@@ -22468,7 +22675,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
-	SandboxIssuerTerminateCardWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error)
+	SandboxIssuerTerminateCardWithBodyWithResponse(ctx context.Context, id string, params *SandboxIssuerTerminateCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error)
 
 	// SandboxIssuerTerminateCardWithResponse Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
 	//
@@ -22481,7 +22688,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
-	SandboxIssuerTerminateCardWithResponse(ctx context.Context, id string, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error)
+	SandboxIssuerTerminateCardWithResponse(ctx context.Context, id string, params *SandboxIssuerTerminateCardParams, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error)
 
 	// ListWalletTransactionsWithResponse The company's wallet transactions (ledger entries), newest first.
 	//
@@ -25405,7 +25612,7 @@ type FundCardResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
 	// JSON502 the response for an HTTP 502 `application/json` response
-	JSON502 *RetryableError
+	JSON502 *CardMovementUnfinished
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -25467,7 +25674,7 @@ func (r FundCardResponse) GetJSON422() *Error {
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
-func (r FundCardResponse) GetJSON502() *RetryableError {
+func (r FundCardResponse) GetJSON502() *CardMovementUnfinished {
 	return r.JSON502
 }
 
@@ -26112,7 +26319,7 @@ type WithdrawFromCardResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
 	// JSON502 the response for an HTTP 502 `application/json` response
-	JSON502 *RetryableError
+	JSON502 *CardMovementUnfinished
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -26174,7 +26381,7 @@ func (r WithdrawFromCardResponse) GetJSON422() *Error {
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
-func (r WithdrawFromCardResponse) GetJSON502() *RetryableError {
+func (r WithdrawFromCardResponse) GetJSON502() *CardMovementUnfinished {
 	return r.JSON502
 }
 
@@ -32603,8 +32810,9 @@ func (c *ClientWithResponses) FreezeCardWithResponse(ctx context.Context, id str
 // The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
 // confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
 // `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
-// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
-// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` with the funding
+// in `data` (it stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying),
+// answered before the function's own time-out whatever the issuer does; 503
 // `NO_CARD_ISSUER`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -32623,8 +32831,9 @@ func (c *ClientWithResponses) FundCardWithBodyWithResponse(ctx context.Context, 
 // The wallet pays the amount and the funding fee; it is debited at once and the card credited when the issuer
 // confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`, `NO_USD_WALLET`,
 // `WALLET_INACTIVE`, `INSUFFICIENT_WALLET_BALANCE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422 `ISSUER_DECLINED`
-// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` (the funding
-// stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying); 503
+// (the issuer refused: the funding was reversed, nothing moved); 502 `CARD_ISSUER_UNAVAILABLE` with the funding
+// in `data` (it stays `PROCESSING` and the sweeper finishes it: check the card and the wallet before retrying),
+// answered before the function's own time-out whatever the issuer does; 503
 // `NO_CARD_ISSUER`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -32748,7 +32957,8 @@ func (c *ClientWithResponses) UnfreezeCardWithResponse(ctx context.Context, id s
 // The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
 // the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
 // `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
-// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE` with the withdrawal in `data` (`PROCESSING`, as a funding's);
+// 503 `NO_CARD_ISSUER`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -32766,7 +32976,8 @@ func (c *ClientWithResponses) WithdrawFromCardWithBodyWithResponse(ctx context.C
 // The card pays the amount and the withdrawal fee; the card is debited at once and the wallet credited when
 // the issuer confirms. Refusals: 400 `INVALID_FIELD`, `CARD_NOT_ACTIVE`, `CARD_TERMINATED`,
 // `INSUFFICIENT_CARD_BALANCE`, `NO_USD_WALLET`, `WALLET_INACTIVE`, `NO_FEE_RULE`; 404 `CARD_NOT_FOUND`; 422
-// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE`; 503 `NO_CARD_ISSUER`.
+// `ISSUER_DECLINED`; 502 `CARD_ISSUER_UNAVAILABLE` with the withdrawal in `data` (`PROCESSING`, as a funding's);
+// 503 `NO_CARD_ISSUER`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33589,8 +33800,8 @@ func (c *ClientWithResponses) GetPaymentTransactionStatusWithResponse(ctx contex
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
-func (c *ClientWithResponses) SandboxRefundCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error) {
-	rsp, err := c.SandboxRefundCardAuthorizationWithBody(ctx, transactionId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SandboxRefundCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxRefundCardAuthorizationWithBody(ctx, transactionId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33606,8 +33817,8 @@ func (c *ClientWithResponses) SandboxRefundCardAuthorizationWithBodyWithResponse
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
-func (c *ClientWithResponses) SandboxRefundCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error) {
-	rsp, err := c.SandboxRefundCardAuthorization(ctx, transactionId, body, reqEditors...)
+func (c *ClientWithResponses) SandboxRefundCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxRefundCardAuthorization(ctx, transactionId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33623,8 +33834,8 @@ func (c *ClientWithResponses) SandboxRefundCardAuthorizationWithResponse(ctx con
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
-func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error) {
-	rsp, err := c.SandboxReverseCardAuthorizationWithBody(ctx, transactionId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxReverseCardAuthorizationWithBody(ctx, transactionId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33640,8 +33851,8 @@ func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithBodyWithRespons
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
-func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error) {
-	rsp, err := c.SandboxReverseCardAuthorization(ctx, transactionId, body, reqEditors...)
+func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxReverseCardAuthorization(ctx, transactionId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33658,8 +33869,8 @@ func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithResponse(ctx co
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
-func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error) {
-	rsp, err := c.SandboxSettleCardAuthorizationWithBody(ctx, transactionId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxSettleCardAuthorizationWithBody(ctx, transactionId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33676,8 +33887,8 @@ func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithBodyWithResponse
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
-func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithResponse(ctx context.Context, transactionId string, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error) {
-	rsp, err := c.SandboxSettleCardAuthorization(ctx, transactionId, body, reqEditors...)
+func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, body SandboxSettleCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxSettleCardAuthorization(ctx, transactionId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33693,9 +33904,10 @@ func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithResponse(ctx con
 // outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
 // own, the route too, first). 201 with the card transaction recording the network's decision: an
 // `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
-// its `decline_reason`; when the network declined on its own after our late approval was written, that
-// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
-// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+// its `decline_reason`. When the network declined on its own, the answer is its `DECLINE` (`issuer_timeout`, no
+// fee) even if our late approval was written first (it becomes that `DECLINE`): never an approval the network
+// did not make. Only when, the decision made, its card transaction cannot be read or the network's decline
+// not yet applied (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 // transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 // 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
 // route does not exist (404 `ROUTE_NOT_FOUND`).
@@ -33703,8 +33915,8 @@ func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithResponse(ctx con
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
-func (c *ClientWithResponses) SandboxAuthorizeCardWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error) {
-	rsp, err := c.SandboxAuthorizeCardWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SandboxAuthorizeCardWithBodyWithResponse(ctx context.Context, id string, params *SandboxAuthorizeCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error) {
+	rsp, err := c.SandboxAuthorizeCardWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33720,9 +33932,10 @@ func (c *ClientWithResponses) SandboxAuthorizeCardWithBodyWithResponse(ctx conte
 // outcome (`authorization.advice`), which the card-worker applies (and, when the network declined on its
 // own, the route too, first). 201 with the card transaction recording the network's decision: an
 // `AUTHORIZATION` whose hold is open (`SUCCESS`, holding nothing, for a `VERIFICATION`), or a `DECLINE` with
-// its `decline_reason`; when the network declined on its own after our late approval was written, that
-// `AUTHORIZATION` with its hold released. Only when, the decision made, its card transaction
-// cannot be read (the table failing) is the answer 202 with the advice's `event_id` (read the card's
+// its `decline_reason`. When the network declined on its own, the answer is its `DECLINE` (`issuer_timeout`, no
+// fee) even if our late approval was written first (it becomes that `DECLINE`): never an approval the network
+// did not make. Only when, the decision made, its card transaction cannot be read or the network's decline
+// not yet applied (the table failing) is the answer 202 with the advice's `event_id` (read the card's
 // transactions shortly): never an error inviting a retry, which would ask for another authorization. Refusals:
 // 400 `INVALID_FIELD` naming the field (unknown fields too); 404 `CARD_NOT_FOUND`. Outside sandbox mode the
 // route does not exist (404 `ROUTE_NOT_FOUND`).
@@ -33730,8 +33943,8 @@ func (c *ClientWithResponses) SandboxAuthorizeCardWithBodyWithResponse(ctx conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
-func (c *ClientWithResponses) SandboxAuthorizeCardWithResponse(ctx context.Context, id string, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error) {
-	rsp, err := c.SandboxAuthorizeCard(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) SandboxAuthorizeCardWithResponse(ctx context.Context, id string, params *SandboxAuthorizeCardParams, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error) {
+	rsp, err := c.SandboxAuthorizeCard(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33749,8 +33962,8 @@ func (c *ClientWithResponses) SandboxAuthorizeCardWithResponse(ctx context.Conte
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
-func (c *ClientWithResponses) SandboxIssuerTerminateCardWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error) {
-	rsp, err := c.SandboxIssuerTerminateCardWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) SandboxIssuerTerminateCardWithBodyWithResponse(ctx context.Context, id string, params *SandboxIssuerTerminateCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error) {
+	rsp, err := c.SandboxIssuerTerminateCardWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -33768,8 +33981,8 @@ func (c *ClientWithResponses) SandboxIssuerTerminateCardWithBodyWithResponse(ctx
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /sandbox/cards/{id}/terminate (the `SandboxIssuerTerminateCard` operationId).
-func (c *ClientWithResponses) SandboxIssuerTerminateCardWithResponse(ctx context.Context, id string, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error) {
-	rsp, err := c.SandboxIssuerTerminateCard(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) SandboxIssuerTerminateCardWithResponse(ctx context.Context, id string, params *SandboxIssuerTerminateCardParams, body SandboxIssuerTerminateCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxIssuerTerminateCardResponse, error) {
+	rsp, err := c.SandboxIssuerTerminateCard(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -36533,7 +36746,7 @@ func ParseFundCardResponse(rsp *http.Response) (*FundCardResponse, error) {
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
-		var dest RetryableError
+		var dest CardMovementUnfinished
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -37135,7 +37348,7 @@ func ParseWithdrawFromCardResponse(rsp *http.Response) (*WithdrawFromCardRespons
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
-		var dest RetryableError
+		var dest CardMovementUnfinished
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
