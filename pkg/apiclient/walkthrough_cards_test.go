@@ -96,30 +96,30 @@ func (w *walk) cardNetwork() {
 	w.ok(issued, err, http.StatusCreated, "18. a second card")
 	id := issued.JSON201.Data.Id.String()
 
-	res, err := w.c.SandboxAuthorizeCardWithResponse(w.ctx, id, apiclient.SandboxAuthorizeCardJSONRequestBody{
+	res, err := w.c.SandboxAuthorizeCardWithResponse(w.ctx, id, nil, apiclient.SandboxAuthorizeCardJSONRequestBody{
 		Amount: ptr(json.Number("12.5")), MerchantName: "Book Shop", MerchantCity: "Austin"}, w.auth)
 	purchase := w.sandbox("18. a purchase", res.StatusCode(), res.Body, err)
 	card := w.card("18", id)
 	w.equal("18. balance", card.Balance, "20")
 	w.equal("18. available_balance", card.AvailableBalance, "7.5")
 
-	settle, err := w.c.SandboxSettleCardAuthorizationWithResponse(w.ctx, purchase.Id.String(), apiclient.SandboxSettleCardAuthorizationJSONRequestBody{}, w.auth)
+	settle, err := w.c.SandboxSettleCardAuthorizationWithResponse(w.ctx, purchase.Id.String(), nil, apiclient.SandboxSettleCardAuthorizationJSONRequestBody{}, w.auth)
 	w.sandbox("19. settle it", settle.StatusCode(), settle.Body, err)
-	res, err = w.c.SandboxAuthorizeCardWithResponse(w.ctx, id, apiclient.SandboxAuthorizeCardJSONRequestBody{
+	res, err = w.c.SandboxAuthorizeCardWithResponse(w.ctx, id, nil, apiclient.SandboxAuthorizeCardJSONRequestBody{
 		Amount: ptr(json.Number("5")), MerchantName: "Librairie", MerchantCity: "Lyon", MerchantCountry: ptr("FR")}, w.auth)
 	abroad := w.sandbox("19. a purchase abroad", res.StatusCode(), res.Body, err)
-	settle, err = w.c.SandboxSettleCardAuthorizationWithResponse(w.ctx, abroad.Id.String(), apiclient.SandboxSettleCardAuthorizationJSONRequestBody{}, w.auth)
+	settle, err = w.c.SandboxSettleCardAuthorizationWithResponse(w.ctx, abroad.Id.String(), nil, apiclient.SandboxSettleCardAuthorizationJSONRequestBody{}, w.auth)
 	w.sandbox("19. settle it", settle.StatusCode(), settle.Body, err)
 	w.equal("19. balance after the cross-border fee of 0.63", w.card("19", id).Balance, "1.87")
-	refund, err := w.c.SandboxRefundCardAuthorizationWithResponse(w.ctx, abroad.Id.String(), apiclient.SandboxRefundCardAuthorizationJSONRequestBody{Amount: ptr(json.Number("2"))}, w.auth)
+	refund, err := w.c.SandboxRefundCardAuthorizationWithResponse(w.ctx, abroad.Id.String(), nil, apiclient.SandboxRefundCardAuthorizationJSONRequestBody{Amount: ptr(json.Number("2"))}, w.auth)
 	w.sandbox("19. refund 2.00 of it", refund.StatusCode(), refund.Body, err)
-	again, err := w.c.SandboxSettleCardAuthorizationWithResponse(w.ctx, abroad.Id.String(), apiclient.SandboxSettleCardAuthorizationJSONRequestBody{}, w.auth)
+	again, err := w.c.SandboxSettleCardAuthorizationWithResponse(w.ctx, abroad.Id.String(), nil, apiclient.SandboxSettleCardAuthorizationJSONRequestBody{}, w.auth)
 	w.ok(again, err, http.StatusBadRequest, "19. settle it again")
 	w.equal("19. code", again.JSON400.Code, "ALREADY_SETTLED")
 
 	frozen, err := w.c.FreezeCardWithResponse(w.ctx, id, nil, w.auth)
 	w.ok(frozen, err, http.StatusOK, "20. freeze the card")
-	res, err = w.c.SandboxAuthorizeCardWithResponse(w.ctx, id, apiclient.SandboxAuthorizeCardJSONRequestBody{
+	res, err = w.c.SandboxAuthorizeCardWithResponse(w.ctx, id, nil, apiclient.SandboxAuthorizeCardJSONRequestBody{
 		Amount: ptr(json.Number("1")), MerchantName: "Kiosk", MerchantCity: "Austin"}, w.auth)
 	declined := w.sandbox("20. a purchase on the frozen card", res.StatusCode(), res.Body, err)
 	w.equal("20. type", declined.Type, "DECLINE")
