@@ -302,6 +302,25 @@ func TestCardNetworkKeys(t *testing.T) {
 	if r := e.Call(e.Cards, token, "GET", "/cards/"+cardID+"?sync=false", ""); r.Str("data", "balance") != "19" || r.Str("data", "available_balance") != "19" {
 		t.Errorf("the card: %s", r.Raw)
 	}
+	// Answered 503 before the network acted (the card could not be
+	// read), a keyed request releases its key: its retry runs, once.
+	throttled := e.CardNetworkFunction(t, apptest.FailingWith(e.Cfg, func(in any) bool {
+		g, ok := in.(*dynamodb.GetItemInput)
+		if !ok {
+			return false
+		}
+		sk, _ := g.Key["SK"].(*types.AttributeValueMemberS)
+		return sk != nil && sk.Value == "CARD#"+cardID
+	}, &types.ProvisionedThroughputExceededException{Message: new(string)}))
+	if r := send(throttled, "auth-3", "/sandbox/cards/"+cardID+"/authorizations", authorize); r.Status != 503 {
+		t.Fatalf("authorization, the card unreadable: %d %s", r.Status, r.Raw)
+	}
+	if r := send(e.Network, "auth-3", "/sandbox/cards/"+cardID+"/authorizations", authorize); r.Status != 201 || r.Headers["Idempotent-Replayed"] == "true" {
+		t.Errorf("its retry: %d %s, want it run", r.Status, r.Raw)
+	}
+	if got := count("AUTHORIZATION"); got != 3 {
+		t.Errorf("%d authorizations, want 3", got)
+	}
 	first = send(lost, "end-1", "/sandbox/cards/"+cardID+"/terminate", `{}`)
 	if first.Status != 201 || first.Str("data", "type") != "TERMINATION" {
 		t.Fatalf("terminate: %d %s", first.Status, first.Raw)
