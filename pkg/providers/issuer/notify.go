@@ -25,23 +25,40 @@ type Notification struct {
 	// APPROVED or DECLINED.
 	Decision string `json:"decision,omitempty"`
 	// Reason says why: a termination's; an advice's decline reason
-	// (StandInReason when the network declined on its own).
-	Reason    string    `json:"reason,omitempty"`
+	// (StandInReason when the network declined on its own), or, on an
+	// approval, ApprovedWithoutUs when the issuer or the network approved
+	// without our answer.
+	Reason string `json:"reason,omitempty"`
+	// Dispute is a dispute's notification's dispute, as the issuer has it
+	// now.
+	Dispute   *Dispute  `json:"dispute,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
 }
 
 // NetworkTransaction is a transaction of the card network.
 type NetworkTransaction struct {
-	// ID is the network's id of this transaction; AuthorizationID, for a
-	// settlement, a reversal or a refund, the authorization it follows.
+	// ID is the network's id of this transaction (Stripe's ipi_…, iauth_…):
+	// what it moved is applied once per ID, whatever reports it (an event,
+	// its redelivery, the reconciliation). AuthorizationID, for a
+	// settlement, a reversal or a refund, is the authorization it follows:
+	// "" for a settlement the network forced with none (a force capture)
+	// and for a refund linked to none.
 	ID              string `json:"id"`
 	AuthorizationID string `json:"authorization_id,omitempty"`
 	// Kind of an authorization: AUTHORIZATION, PREAUTHORIZATION or
 	// VERIFICATION.
-	Kind     string    `json:"kind,omitempty"`
+	Kind string `json:"kind,omitempty"`
+	// Amount is what the transaction moved, whatever the hold: a
+	// settlement takes it from the card, a refund gives it; a reversal
+	// releases that much of the hold (0: all that is left of it).
 	Amount   int64     `json:"amount"`
 	Currency string    `json:"currency"`
 	Merchant *Merchant `json:"merchant,omitempty"`
+	// Close, on a settlement, closes its authorization: what is left of
+	// the hold is released (a capture that is the last); otherwise the
+	// rest stays held for a later capture until the authorization closes
+	// (a reversal of what is left).
+	Close bool `json:"close,omitempty"`
 }
 
 // Merchant is where a card was used; Country is ISO 3166-1 alpha-2.
@@ -70,7 +87,17 @@ const (
 	// NotifyCardTerminated is a card the issuer terminated on its own (a
 	// risk block): the card is ended here too, its balance refunded.
 	NotifyCardTerminated = "card.terminated"
+	// NotifyDispute is a dispute of one of the card's settled
+	// transactions, as the issuer has it now (Notification.Dispute): the
+	// card follows what the issuer credited for it.
+	NotifyDispute = "dispute"
 )
+
+// ApprovedWithoutUs is the reason of an approval's advice that the issuer
+// or the network made without our answer (a stand-in that approves, a
+// timeout set to approve, an endpoint not configured): the hold is
+// recorded all the same.
+const ApprovedWithoutUs = "approved_without_us"
 
 // Authorization kinds of NetworkTransaction.Kind.
 const (
@@ -111,6 +138,11 @@ func (n Notification) Check() error {
 	switch n.Type {
 	case NotifyCardTerminated:
 		return nil
+	case NotifyDispute:
+		if n.Dispute == nil {
+			return errors.New("no dispute")
+		}
+		return n.Dispute.check()
 	case NotifyAdvice:
 		if n.Decision != Approved && n.Decision != Declined {
 			return fmt.Errorf("decision %q is neither %s nor %s", n.Decision, Approved, Declined)
@@ -133,8 +165,10 @@ func (n Notification) Check() error {
 		return errors.New("negative amount")
 	case t.Amount == 0 && n.Type != NotifyReversal:
 		return errors.New("amount 0")
-	case t.AuthorizationID == "":
+	case t.AuthorizationID == "" && n.Type == NotifyReversal:
 		return errors.New("no authorization id")
+	case t.Close && n.Type != NotifySettlement:
+		return errors.New("only a settlement closes its authorization")
 	}
 	return nil
 }

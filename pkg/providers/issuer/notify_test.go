@@ -32,7 +32,20 @@ func TestParseNotification(t *testing.T) {
 		{"verification with an amount", `{"id":"e1","type":"authorization.advice","reference":"c1","decision":"APPROVED","transaction":{"id":"n","kind":"VERIFICATION","amount":5,"currency":"USD","merchant":{"name":"S"}}}`, false},
 		{"unknown kind", `{"id":"e1","type":"authorization.advice","reference":"c1","decision":"APPROVED","transaction":{"id":"n","kind":"CAPTURE","amount":5,"currency":"USD","merchant":{"name":"S"}}}`, false},
 		{"no merchant", `{"id":"e1","type":"authorization.advice","reference":"c1","decision":"APPROVED","transaction":{"id":"n","kind":"AUTHORIZATION","amount":5,"currency":"USD"}}`, false},
-		{"settlement without its authorization", `{"id":"e1","type":"settlement","reference":"c1","transaction":{"id":"n2","amount":100,"currency":"USD"}}`, false},
+		{"settlement forced with no authorization", `{"id":"e1","type":"settlement","reference":"c1","transaction":{"id":"n2","amount":100,"currency":"USD","merchant":{"name":"S"}}}`, true},
+		{"refund linked to no authorization", `{"id":"e1","type":"refund","reference":"c1","transaction":{"id":"n2","amount":100,"currency":"USD"}}`, true},
+		{"settlement keeping the rest of the hold", `{"id":"e1","type":"settlement","reference":"c1","transaction":{"id":"n2","authorization_id":"n1","amount":100,"currency":"USD"}}`, true},
+		{"settlement closing its authorization", `{"id":"e1","type":"settlement","reference":"c1","transaction":{"id":"n2","authorization_id":"n1","amount":100,"currency":"USD","close":true}}`, true},
+		{"partial reversal", `{"id":"e1","type":"reversal","reference":"c1","transaction":{"id":"n2","authorization_id":"n1","amount":40,"currency":"USD"}}`, true},
+		{"reversal without its authorization", `{"id":"e1","type":"reversal","reference":"c1","transaction":{"id":"n2","amount":0,"currency":"USD"}}`, false},
+		{"refund closing an authorization", `{"id":"e1","type":"refund","reference":"c1","transaction":{"id":"n2","authorization_id":"n1","amount":5,"currency":"USD","close":true}}`, false},
+		{"approval without us", `{"id":"e1","type":"authorization.advice","reference":"c1","reason":"approved_without_us",` + advice + `}`, true},
+		{"dispute", `{"id":"e1","type":"dispute","reference":"c1","dispute":{"id":"idp_1","transaction_id":"ipi_1","status":"SUBMITTED","amount":500,"credited":500}}`, true},
+		{"dispute won", `{"id":"e1","type":"dispute","reference":"c1","dispute":{"id":"idp_1","transaction_id":"ipi_1","status":"WON","amount":500,"credited":500}}`, true},
+		{"dispute without its dispute", `{"id":"e1","type":"dispute","reference":"c1"}`, false},
+		{"dispute of no transaction", `{"id":"e1","type":"dispute","reference":"c1","dispute":{"id":"idp_1","status":"LOST","amount":500,"credited":0}}`, false},
+		{"dispute of an unknown status", `{"id":"e1","type":"dispute","reference":"c1","dispute":{"id":"idp_1","transaction_id":"ipi_1","status":"PENDING","amount":500,"credited":0}}`, false},
+		{"dispute of nothing", `{"id":"e1","type":"dispute","reference":"c1","dispute":{"id":"idp_1","transaction_id":"ipi_1","status":"LOST","amount":0,"credited":0}}`, false},
 	} {
 		_, err := ParseNotification([]byte(c.body))
 		if (err == nil) != c.ok || err != nil && !errors.Is(err, ErrBadNotification) {
@@ -154,7 +167,7 @@ func TestSandboxNetworkDelivers(t *testing.T) {
 		got[1].Transaction.Amount != 1000 || got[2].Type != NotifyCardTerminated {
 		t.Errorf("notifications %+v", got)
 	}
-	if _, err := n.Follow(ctx, "", NotifyRefund, "card_1", "ref", "", 5); !errors.Is(err, ErrBadNotification) || len(got) != 3 {
-		t.Errorf("a refund naming no authorization: %v, %d delivered", err, len(got))
+	if _, err := n.Follow(ctx, "", NotifyReversal, "card_1", "ref", "", 5); !errors.Is(err, ErrBadNotification) || len(got) != 3 {
+		t.Errorf("a reversal naming no authorization: %v, %d delivered", err, len(got))
 	}
 }
