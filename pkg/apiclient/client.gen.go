@@ -1718,6 +1718,7 @@ func (e DebtCurrency) Valid() bool {
 
 // Defines values for DebtFeeType.
 const (
+	DebtFeeTypeCardSettlement DebtFeeType = "card_settlement"
 	DebtFeeTypeCrossborder    DebtFeeType = "crossborder"
 	DebtFeeTypePaymentFailure DebtFeeType = "payment_failure"
 )
@@ -1725,6 +1726,8 @@ const (
 // Valid indicates whether the value is a known member of the DebtFeeType enum.
 func (e DebtFeeType) Valid() bool {
 	switch e {
+	case DebtFeeTypeCardSettlement:
+		return true
 	case DebtFeeTypeCrossborder:
 		return true
 	case DebtFeeTypePaymentFailure:
@@ -1784,6 +1787,7 @@ func (e DebtRecoveredEventCurrency) Valid() bool {
 
 // Defines values for DebtRecoveredEventFeeType.
 const (
+	DebtRecoveredEventFeeTypeCardSettlement DebtRecoveredEventFeeType = "card_settlement"
 	DebtRecoveredEventFeeTypeCrossborder    DebtRecoveredEventFeeType = "crossborder"
 	DebtRecoveredEventFeeTypePaymentFailure DebtRecoveredEventFeeType = "payment_failure"
 )
@@ -1791,6 +1795,8 @@ const (
 // Valid indicates whether the value is a known member of the DebtRecoveredEventFeeType enum.
 func (e DebtRecoveredEventFeeType) Valid() bool {
 	switch e {
+	case DebtRecoveredEventFeeTypeCardSettlement:
+		return true
 	case DebtRecoveredEventFeeTypeCrossborder:
 		return true
 	case DebtRecoveredEventFeeTypePaymentFailure:
@@ -1850,6 +1856,7 @@ func (e DebtRecoveryPendingEventCurrency) Valid() bool {
 
 // Defines values for DebtRecoveryPendingEventFeeType.
 const (
+	DebtRecoveryPendingEventFeeTypeCardSettlement DebtRecoveryPendingEventFeeType = "card_settlement"
 	DebtRecoveryPendingEventFeeTypeCrossborder    DebtRecoveryPendingEventFeeType = "crossborder"
 	DebtRecoveryPendingEventFeeTypePaymentFailure DebtRecoveryPendingEventFeeType = "payment_failure"
 )
@@ -1857,6 +1864,8 @@ const (
 // Valid indicates whether the value is a known member of the DebtRecoveryPendingEventFeeType enum.
 func (e DebtRecoveryPendingEventFeeType) Valid() bool {
 	switch e {
+	case DebtRecoveryPendingEventFeeTypeCardSettlement:
+		return true
 	case DebtRecoveryPendingEventFeeTypeCrossborder:
 		return true
 	case DebtRecoveryPendingEventFeeTypePaymentFailure:
@@ -5181,6 +5190,36 @@ func (e GetPaymentTransactionStatus200JSONResponseBodySuccess) Valid() bool {
 	}
 }
 
+// Defines values for SandboxExpireCardAuthorization201JSONResponseBodySuccess.
+const (
+	SandboxExpireCardAuthorization201JSONResponseBodySuccessTrue SandboxExpireCardAuthorization201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxExpireCardAuthorization201JSONResponseBodySuccess enum.
+func (e SandboxExpireCardAuthorization201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxExpireCardAuthorization201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxExpireCardAuthorization202JSONResponseBodySuccess.
+const (
+	SandboxExpireCardAuthorization202JSONResponseBodySuccessTrue SandboxExpireCardAuthorization202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxExpireCardAuthorization202JSONResponseBodySuccess enum.
+func (e SandboxExpireCardAuthorization202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxExpireCardAuthorization202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SandboxRefundCardAuthorization201JSONResponseBodySuccess.
 const (
 	SandboxRefundCardAuthorization201JSONResponseBodySuccessTrue SandboxRefundCardAuthorization201JSONResponseBodySuccess = true
@@ -5295,6 +5334,66 @@ const (
 func (e SandboxAuthorizeCard202JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case SandboxAuthorizeCard202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxCaptureCard201JSONResponseBodySuccess.
+const (
+	SandboxCaptureCard201JSONResponseBodySuccessTrue SandboxCaptureCard201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxCaptureCard201JSONResponseBodySuccess enum.
+func (e SandboxCaptureCard201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxCaptureCard201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxCaptureCard202JSONResponseBodySuccess.
+const (
+	SandboxCaptureCard202JSONResponseBodySuccessTrue SandboxCaptureCard202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxCaptureCard202JSONResponseBodySuccess enum.
+func (e SandboxCaptureCard202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxCaptureCard202JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxRefundCard201JSONResponseBodySuccess.
+const (
+	SandboxRefundCard201JSONResponseBodySuccessTrue SandboxRefundCard201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxRefundCard201JSONResponseBodySuccess enum.
+func (e SandboxRefundCard201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxRefundCard201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SandboxRefundCard202JSONResponseBodySuccess.
+const (
+	SandboxRefundCard202JSONResponseBodySuccessTrue SandboxRefundCard202JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the SandboxRefundCard202JSONResponseBodySuccess enum.
+func (e SandboxRefundCard202JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case SandboxRefundCard202JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -7312,16 +7411,28 @@ type CardSandboxAuthorizationInput struct {
 	Type *string `json:"type,omitempty"`
 }
 
+// CardSandboxExpireInput the optional body of a sandbox expiry, which takes nothing (an expiry releases the whole hold)
+type CardSandboxExpireInput = map[string]interface{}
+
 // CardSandboxFollowInput the optional body of a sandbox settlement or refund; unknown fields are refused
 type CardSandboxFollowInput struct {
-	// Amount USD above 0, at most 2 decimals; all that may be settled or refunded when absent or null
+	// Amount USD above 0, at most 2 decimals (a settlement's may be above the hold); the default when absent or null
 	Amount *json.Number `json:"amount,omitempty"`
+
+	// Final a settlement's only; true (the default) closes the authorization, releasing what is left of its hold; false keeps it held for a later settlement
+	Final *bool `json:"final,omitempty"`
 }
 
-// CardSandboxReverseInput the optional body of a sandbox reversal, which takes no amount (a reversal releases the whole hold)
+// CardSandboxRefundInput the body of a sandbox refund linked to no authorization; unknown fields are refused
+type CardSandboxRefundInput struct {
+	// Amount USD above 0, at most 2 decimals, credited to the card (to the USD wallet when it is terminated)
+	Amount json.Number `json:"amount"`
+}
+
+// CardSandboxReverseInput the optional body of a sandbox reversal; unknown fields are refused
 type CardSandboxReverseInput struct {
-	// Amount only null is taken
-	Amount any `json:"amount,omitempty"`
+	// Amount USD above 0, at most 2 decimals, at most the hold; all of it when absent or null
+	Amount *json.Number `json:"amount,omitempty"`
 }
 
 // CardStatistics figures over the cards listed, but for `available_slots`
@@ -8366,7 +8477,7 @@ type Debt struct {
 	Currency   DebtCurrency `json:"currency"`
 	CustomerId string       `json:"customer_id"`
 
-	// FeeType the failed-payment fee of a declined authorization, or the cross-border fee of a settlement abroad
+	// FeeType the failed-payment fee of a declined authorization, the cross-border fee of a settlement abroad, or (card_settlement, no fee) what a card settlement took beyond what the card and the USD wallet had
 	FeeType DebtFeeType        `json:"fee_type"`
 	Id      openapi_types.UUID `json:"id"`
 
@@ -8386,7 +8497,7 @@ type Debt struct {
 // DebtCurrency defines model for Debt.Currency.
 type DebtCurrency string
 
-// DebtFeeType the failed-payment fee of a declined authorization, or the cross-border fee of a settlement abroad
+// DebtFeeType the failed-payment fee of a declined authorization, the cross-border fee of a settlement abroad, or (card_settlement, no fee) what a card settlement took beyond what the card and the USD wallet had
 type DebtFeeType string
 
 // DebtStatus RECOVERED once paid in full by credits to the USD wallet's payout balance
@@ -11068,6 +11179,19 @@ type GetPaymentTransactionStatusParams struct {
 // GetPaymentTransactionStatus200JSONResponseBodySuccess defines parameters for GetPaymentTransactionStatus.
 type GetPaymentTransactionStatus200JSONResponseBodySuccess bool
 
+// SandboxExpireCardAuthorizationParams defines parameters for SandboxExpireCardAuthorization.
+type SandboxExpireCardAuthorizationParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SandboxExpireCardAuthorization201JSONResponseBodySuccess defines parameters for SandboxExpireCardAuthorization.
+type SandboxExpireCardAuthorization201JSONResponseBodySuccess bool
+
+// SandboxExpireCardAuthorization202JSONResponseBodySuccess defines parameters for SandboxExpireCardAuthorization.
+type SandboxExpireCardAuthorization202JSONResponseBodySuccess bool
+
 // SandboxRefundCardAuthorizationParams defines parameters for SandboxRefundCardAuthorization.
 type SandboxRefundCardAuthorizationParams struct {
 	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
@@ -11119,6 +11243,32 @@ type SandboxAuthorizeCard201JSONResponseBodySuccess bool
 
 // SandboxAuthorizeCard202JSONResponseBodySuccess defines parameters for SandboxAuthorizeCard.
 type SandboxAuthorizeCard202JSONResponseBodySuccess bool
+
+// SandboxCaptureCardParams defines parameters for SandboxCaptureCard.
+type SandboxCaptureCardParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SandboxCaptureCard201JSONResponseBodySuccess defines parameters for SandboxCaptureCard.
+type SandboxCaptureCard201JSONResponseBodySuccess bool
+
+// SandboxCaptureCard202JSONResponseBodySuccess defines parameters for SandboxCaptureCard.
+type SandboxCaptureCard202JSONResponseBodySuccess bool
+
+// SandboxRefundCardParams defines parameters for SandboxRefundCard.
+type SandboxRefundCardParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SandboxRefundCard201JSONResponseBodySuccess defines parameters for SandboxRefundCard.
+type SandboxRefundCard201JSONResponseBodySuccess bool
+
+// SandboxRefundCard202JSONResponseBodySuccess defines parameters for SandboxRefundCard.
+type SandboxRefundCard202JSONResponseBodySuccess bool
 
 // SandboxIssuerTerminateCardParams defines parameters for SandboxIssuerTerminateCard.
 type SandboxIssuerTerminateCardParams struct {
@@ -12030,6 +12180,9 @@ type CreatePayoutJSONRequestBody = PaymentPayoutRequest
 // CreateBulkPayoutJSONRequestBody defines body for CreateBulkPayout for application/json ContentType.
 type CreateBulkPayoutJSONRequestBody = BulkPayoutRequest
 
+// SandboxExpireCardAuthorizationJSONRequestBody defines body for SandboxExpireCardAuthorization for application/json ContentType.
+type SandboxExpireCardAuthorizationJSONRequestBody = CardSandboxExpireInput
+
 // SandboxRefundCardAuthorizationJSONRequestBody defines body for SandboxRefundCardAuthorization for application/json ContentType.
 type SandboxRefundCardAuthorizationJSONRequestBody = CardSandboxFollowInput
 
@@ -12041,6 +12194,12 @@ type SandboxSettleCardAuthorizationJSONRequestBody = CardSandboxFollowInput
 
 // SandboxAuthorizeCardJSONRequestBody defines body for SandboxAuthorizeCard for application/json ContentType.
 type SandboxAuthorizeCardJSONRequestBody = CardSandboxAuthorizationInput
+
+// SandboxCaptureCardJSONRequestBody defines body for SandboxCaptureCard for application/json ContentType.
+type SandboxCaptureCardJSONRequestBody = CardSandboxAuthorizationInput
+
+// SandboxRefundCardJSONRequestBody defines body for SandboxRefundCard for application/json ContentType.
+type SandboxRefundCardJSONRequestBody = CardSandboxRefundInput
 
 // SandboxIssuerTerminateCardJSONRequestBody defines body for SandboxIssuerTerminateCard for application/json ContentType.
 type SandboxIssuerTerminateCardJSONRequestBody = CardTerminateInput
@@ -13630,6 +13789,32 @@ type ClientInterface interface {
 	// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
 	GetPaymentTransactionStatus(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// SandboxExpireCardAuthorizationWithBody Play the card network expiring an authorization, its hold released, still capturable (sandbox mode only).
+	//
+	// Releases the whole hold (a `REVERSAL` with `reason` `expired`); the authorization stays capturable, as Stripe's
+	// expired authorizations do: a later settlement (`…/settle`) takes its amount from the card, then the USD
+	// wallet, then a debt. 201 with the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`
+	// (`body`: an expiry takes nothing), `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/expire (the `SandboxExpireCardAuthorization` operationId).
+	SandboxExpireCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxExpireCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxExpireCardAuthorization Play the card network expiring an authorization, its hold released, still capturable (sandbox mode only).
+	//
+	// Releases the whole hold (a `REVERSAL` with `reason` `expired`); the authorization stays capturable, as Stripe's
+	// expired authorizations do: a later settlement (`…/settle`) takes its amount from the card, then the USD
+	// wallet, then a debt. 201 with the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`
+	// (`body`: an expiry takes nothing), `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/expire (the `SandboxExpireCardAuthorization` operationId).
+	SandboxExpireCardAuthorization(ctx context.Context, transactionId string, params *SandboxExpireCardAuthorizationParams, body SandboxExpireCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// SandboxRefundCardAuthorizationWithBody Play the card network refunding (part of) what an authorization settled (sandbox mode only).
 	//
 	// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
@@ -13652,46 +13837,60 @@ type ClientInterface interface {
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
 	SandboxRefundCardAuthorization(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxReverseCardAuthorizationWithBody Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+	// SandboxReverseCardAuthorizationWithBody Play the card network reversing an authorization, in whole or in part (sandbox mode only).
 	//
-	// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
-	// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
-	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	// Releases `amount` of the hold (a partial reversal, a lower final amount), or all of it when absent. 201 with
+	// the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+	// `ALREADY_SETTLED`, `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is
+	// optional.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
 	SandboxReverseCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxReverseCardAuthorization Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+	// SandboxReverseCardAuthorization Play the card network reversing an authorization, in whole or in part (sandbox mode only).
 	//
-	// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
-	// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
-	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	// Releases `amount` of the hold (a partial reversal, a lower final amount), or all of it when absent. 201 with
+	// the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+	// `ALREADY_SETTLED`, `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is
+	// optional.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
 	SandboxReverseCardAuthorization(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxSettleCardAuthorizationWithBody Play the card network settling an authorization, in whole or in part (sandbox mode only).
+	// SandboxSettleCardAuthorizationWithBody Play the card network settling an authorization, in whole or in part, above its hold too (sandbox mode only).
 	//
-	// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
-	// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
-	// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
-	// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	// The amount (any above 0, more than the hold included: a tip, a final amount; the open hold when absent, or the
+	// authorization's amount for an expired one) leaves the card as the issuer's word: the card pays what it has for
+	// it (its available balance with what the settlement releases of the hold), then the USD wallet, the rest a debt
+	// (`card_settlement`). `final` (default true) closes the authorization: what is left of its hold is released;
+	// `false` keeps the rest held for a later settlement. An expired authorization (its hold released by
+	// `…/expire` or the hold expiry) is still settled. 201 with the `SETTLEMENT`, or 202 with the `event_id` when
+	// the card-worker has not applied it within the wait. Refusals, before anything is asked of the network, as a
+	// network would not settle: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED` (closed by a final
+	// settlement), `ALREADY_REVERSED`; 404 `TRANSACTION_NOT_FOUND`. A capture after the authorization closed is
+	// `POST /sandbox/cards/{id}/captures`. The body is optional.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
 	SandboxSettleCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// SandboxSettleCardAuthorization Play the card network settling an authorization, in whole or in part (sandbox mode only).
+	// SandboxSettleCardAuthorization Play the card network settling an authorization, in whole or in part, above its hold too (sandbox mode only).
 	//
-	// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
-	// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
-	// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
-	// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	// The amount (any above 0, more than the hold included: a tip, a final amount; the open hold when absent, or the
+	// authorization's amount for an expired one) leaves the card as the issuer's word: the card pays what it has for
+	// it (its available balance with what the settlement releases of the hold), then the USD wallet, the rest a debt
+	// (`card_settlement`). `final` (default true) closes the authorization: what is left of its hold is released;
+	// `false` keeps the rest held for a later settlement. An expired authorization (its hold released by
+	// `…/expire` or the hold expiry) is still settled. 201 with the `SETTLEMENT`, or 202 with the `event_id` when
+	// the card-worker has not applied it within the wait. Refusals, before anything is asked of the network, as a
+	// network would not settle: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED` (closed by a final
+	// settlement), `ALREADY_REVERSED`; 404 `TRANSACTION_NOT_FOUND`. A capture after the authorization closed is
+	// `POST /sandbox/cards/{id}/captures`. The body is optional.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -13741,6 +13940,54 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
 	SandboxAuthorizeCard(ctx context.Context, id string, params *SandboxAuthorizeCardParams, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxCaptureCardWithBody Play the card network forcing a capture on a card, with no authorization (sandbox mode only).
+	//
+	// A settlement of `amount` at the merchant, linked to no authorization (a force capture, or a capture of an
+	// authorization already closed): the card pays what it has available, then the USD wallet, the rest a debt
+	// (`card_settlement`); a terminated card's is paid by the wallet. Abroad, the cross-border fee follows. 201
+	// with the `SETTLEMENT`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (the authorization route's
+	// body, without `type`); 404 `CARD_NOT_FOUND`; 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/cards/{id}/captures (the `SandboxCaptureCard` operationId).
+	SandboxCaptureCardWithBody(ctx context.Context, id string, params *SandboxCaptureCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxCaptureCard Play the card network forcing a capture on a card, with no authorization (sandbox mode only).
+	//
+	// A settlement of `amount` at the merchant, linked to no authorization (a force capture, or a capture of an
+	// authorization already closed): the card pays what it has available, then the USD wallet, the rest a debt
+	// (`card_settlement`); a terminated card's is paid by the wallet. Abroad, the cross-border fee follows. 201
+	// with the `SETTLEMENT`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (the authorization route's
+	// body, without `type`); 404 `CARD_NOT_FOUND`; 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/cards/{id}/captures (the `SandboxCaptureCard` operationId).
+	SandboxCaptureCard(ctx context.Context, id string, params *SandboxCaptureCardParams, body SandboxCaptureCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxRefundCardWithBody Play the card network refunding a card, linked to no authorization (sandbox mode only).
+	//
+	// Credits `amount` to the card (to the USD wallet when the card is terminated: money never reaches a terminated
+	// card). 201 with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`; 404 `CARD_NOT_FOUND`;
+	// 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /sandbox/cards/{id}/refunds (the `SandboxRefundCard` operationId).
+	SandboxRefundCardWithBody(ctx context.Context, id string, params *SandboxRefundCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SandboxRefundCard Play the card network refunding a card, linked to no authorization (sandbox mode only).
+	//
+	// Credits `amount` to the card (to the USD wallet when the card is terminated: money never reaches a terminated
+	// card). 201 with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`; 404 `CARD_NOT_FOUND`;
+	// 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /sandbox/cards/{id}/refunds (the `SandboxRefundCard` operationId).
+	SandboxRefundCard(ctx context.Context, id string, params *SandboxRefundCardParams, body SandboxRefundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// SandboxIssuerTerminateCardWithBody Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
 	//
@@ -15877,6 +16124,52 @@ func (c *Client) GetPaymentTransactionStatus(ctx context.Context, transactionId 
 	return c.Client.Do(req)
 }
 
+// SandboxExpireCardAuthorizationWithBody Play the card network expiring an authorization, its hold released, still capturable (sandbox mode only).
+//
+// Releases the whole hold (a `REVERSAL` with `reason` `expired`); the authorization stays capturable, as Stripe's
+// expired authorizations do: a later settlement (`…/settle`) takes its amount from the card, then the USD
+// wallet, then a debt. 201 with the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`
+// (`body`: an expiry takes nothing), `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+// `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/expire (the `SandboxExpireCardAuthorization` operationId).
+func (c *Client) SandboxExpireCardAuthorizationWithBody(ctx context.Context, transactionId string, params *SandboxExpireCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxExpireCardAuthorizationRequestWithBody(c.Server, transactionId, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxExpireCardAuthorization Play the card network expiring an authorization, its hold released, still capturable (sandbox mode only).
+//
+// Releases the whole hold (a `REVERSAL` with `reason` `expired`); the authorization stays capturable, as Stripe's
+// expired authorizations do: a later settlement (`…/settle`) takes its amount from the card, then the USD
+// wallet, then a debt. 201 with the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`
+// (`body`: an expiry takes nothing), `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+// `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/expire (the `SandboxExpireCardAuthorization` operationId).
+func (c *Client) SandboxExpireCardAuthorization(ctx context.Context, transactionId string, params *SandboxExpireCardAuthorizationParams, body SandboxExpireCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxExpireCardAuthorizationRequest(c.Server, transactionId, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // SandboxRefundCardAuthorizationWithBody Play the card network refunding (part of) what an authorization settled (sandbox mode only).
 //
 // The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
@@ -15919,11 +16212,12 @@ func (c *Client) SandboxRefundCardAuthorization(ctx context.Context, transaction
 	return c.Client.Do(req)
 }
 
-// SandboxReverseCardAuthorizationWithBody Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+// SandboxReverseCardAuthorizationWithBody Play the card network reversing an authorization, in whole or in part (sandbox mode only).
 //
-// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
-// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
-// `TRANSACTION_NOT_FOUND`. The body is optional.
+// Releases `amount` of the hold (a partial reversal, a lower final amount), or all of it when absent. 201 with
+// the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+// `ALREADY_SETTLED`, `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is
+// optional.
 //
 // Takes any type of body and a specified content type.
 //
@@ -15940,11 +16234,12 @@ func (c *Client) SandboxReverseCardAuthorizationWithBody(ctx context.Context, tr
 	return c.Client.Do(req)
 }
 
-// SandboxReverseCardAuthorization Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+// SandboxReverseCardAuthorization Play the card network reversing an authorization, in whole or in part (sandbox mode only).
 //
-// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
-// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
-// `TRANSACTION_NOT_FOUND`. The body is optional.
+// Releases `amount` of the hold (a partial reversal, a lower final amount), or all of it when absent. 201 with
+// the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+// `ALREADY_SETTLED`, `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is
+// optional.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -15961,12 +16256,18 @@ func (c *Client) SandboxReverseCardAuthorization(ctx context.Context, transactio
 	return c.Client.Do(req)
 }
 
-// SandboxSettleCardAuthorizationWithBody Play the card network settling an authorization, in whole or in part (sandbox mode only).
+// SandboxSettleCardAuthorizationWithBody Play the card network settling an authorization, in whole or in part, above its hold too (sandbox mode only).
 //
-// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
-// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
-// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
-// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+// The amount (any above 0, more than the hold included: a tip, a final amount; the open hold when absent, or the
+// authorization's amount for an expired one) leaves the card as the issuer's word: the card pays what it has for
+// it (its available balance with what the settlement releases of the hold), then the USD wallet, the rest a debt
+// (`card_settlement`). `final` (default true) closes the authorization: what is left of its hold is released;
+// `false` keeps the rest held for a later settlement. An expired authorization (its hold released by
+// `…/expire` or the hold expiry) is still settled. 201 with the `SETTLEMENT`, or 202 with the `event_id` when
+// the card-worker has not applied it within the wait. Refusals, before anything is asked of the network, as a
+// network would not settle: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED` (closed by a final
+// settlement), `ALREADY_REVERSED`; 404 `TRANSACTION_NOT_FOUND`. A capture after the authorization closed is
+// `POST /sandbox/cards/{id}/captures`. The body is optional.
 //
 // Takes any type of body and a specified content type.
 //
@@ -15983,12 +16284,18 @@ func (c *Client) SandboxSettleCardAuthorizationWithBody(ctx context.Context, tra
 	return c.Client.Do(req)
 }
 
-// SandboxSettleCardAuthorization Play the card network settling an authorization, in whole or in part (sandbox mode only).
+// SandboxSettleCardAuthorization Play the card network settling an authorization, in whole or in part, above its hold too (sandbox mode only).
 //
-// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
-// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
-// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
-// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+// The amount (any above 0, more than the hold included: a tip, a final amount; the open hold when absent, or the
+// authorization's amount for an expired one) leaves the card as the issuer's word: the card pays what it has for
+// it (its available balance with what the settlement releases of the hold), then the USD wallet, the rest a debt
+// (`card_settlement`). `final` (default true) closes the authorization: what is left of its hold is released;
+// `false` keeps the rest held for a later settlement. An expired authorization (its hold released by
+// `…/expire` or the hold expiry) is still settled. 201 with the `SETTLEMENT`, or 202 with the `event_id` when
+// the card-worker has not applied it within the wait. Refusals, before anything is asked of the network, as a
+// network would not settle: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED` (closed by a final
+// settlement), `ALREADY_REVERSED`; 404 `TRANSACTION_NOT_FOUND`. A capture after the authorization closed is
+// `POST /sandbox/cards/{id}/captures`. The body is optional.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -16059,6 +16366,94 @@ func (c *Client) SandboxAuthorizeCardWithBody(ctx context.Context, id string, pa
 // Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
 func (c *Client) SandboxAuthorizeCard(ctx context.Context, id string, params *SandboxAuthorizeCardParams, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSandboxAuthorizeCardRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxCaptureCardWithBody Play the card network forcing a capture on a card, with no authorization (sandbox mode only).
+//
+// A settlement of `amount` at the merchant, linked to no authorization (a force capture, or a capture of an
+// authorization already closed): the card pays what it has available, then the USD wallet, the rest a debt
+// (`card_settlement`); a terminated card's is paid by the wallet. Abroad, the cross-border fee follows. 201
+// with the `SETTLEMENT`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (the authorization route's
+// body, without `type`); 404 `CARD_NOT_FOUND`; 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/cards/{id}/captures (the `SandboxCaptureCard` operationId).
+func (c *Client) SandboxCaptureCardWithBody(ctx context.Context, id string, params *SandboxCaptureCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxCaptureCardRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxCaptureCard Play the card network forcing a capture on a card, with no authorization (sandbox mode only).
+//
+// A settlement of `amount` at the merchant, linked to no authorization (a force capture, or a capture of an
+// authorization already closed): the card pays what it has available, then the USD wallet, the rest a debt
+// (`card_settlement`); a terminated card's is paid by the wallet. Abroad, the cross-border fee follows. 201
+// with the `SETTLEMENT`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (the authorization route's
+// body, without `type`); 404 `CARD_NOT_FOUND`; 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/cards/{id}/captures (the `SandboxCaptureCard` operationId).
+func (c *Client) SandboxCaptureCard(ctx context.Context, id string, params *SandboxCaptureCardParams, body SandboxCaptureCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxCaptureCardRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxRefundCardWithBody Play the card network refunding a card, linked to no authorization (sandbox mode only).
+//
+// Credits `amount` to the card (to the USD wallet when the card is terminated: money never reaches a terminated
+// card). 201 with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`; 404 `CARD_NOT_FOUND`;
+// 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /sandbox/cards/{id}/refunds (the `SandboxRefundCard` operationId).
+func (c *Client) SandboxRefundCardWithBody(ctx context.Context, id string, params *SandboxRefundCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxRefundCardRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SandboxRefundCard Play the card network refunding a card, linked to no authorization (sandbox mode only).
+//
+// Credits `amount` to the card (to the USD wallet when the card is terminated: money never reaches a terminated
+// card). 201 with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`; 404 `CARD_NOT_FOUND`;
+// 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /sandbox/cards/{id}/refunds (the `SandboxRefundCard` operationId).
+func (c *Client) SandboxRefundCard(ctx context.Context, id string, params *SandboxRefundCardParams, body SandboxRefundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSandboxRefundCardRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -20146,6 +20541,68 @@ func NewGetPaymentTransactionStatusRequest(server string, transactionId string, 
 	return req, nil
 }
 
+// NewSandboxExpireCardAuthorizationRequest calls the generic SandboxExpireCardAuthorization builder with application/json body
+func NewSandboxExpireCardAuthorizationRequest(server string, transactionId string, params *SandboxExpireCardAuthorizationParams, body SandboxExpireCardAuthorizationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxExpireCardAuthorizationRequestWithBody(server, transactionId, params, "application/json", bodyReader)
+}
+
+// NewSandboxExpireCardAuthorizationRequestWithBody constructs an http.Request for the SandboxExpireCardAuthorization method, with any body, and a specified content type
+func NewSandboxExpireCardAuthorizationRequestWithBody(server string, transactionId string, params *SandboxExpireCardAuthorizationParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "transactionId", transactionId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/card-transactions/%s/expire", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
 // NewSandboxRefundCardAuthorizationRequest calls the generic SandboxRefundCardAuthorization builder with application/json body
 func NewSandboxRefundCardAuthorizationRequest(server string, transactionId string, params *SandboxRefundCardAuthorizationParams, body SandboxRefundCardAuthorizationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -20360,6 +20817,130 @@ func NewSandboxAuthorizeCardRequestWithBody(server string, id string, params *Sa
 	}
 
 	operationPath := fmt.Sprintf("/sandbox/cards/%s/authorizations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSandboxCaptureCardRequest calls the generic SandboxCaptureCard builder with application/json body
+func NewSandboxCaptureCardRequest(server string, id string, params *SandboxCaptureCardParams, body SandboxCaptureCardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxCaptureCardRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewSandboxCaptureCardRequestWithBody constructs an http.Request for the SandboxCaptureCard method, with any body, and a specified content type
+func NewSandboxCaptureCardRequestWithBody(server string, id string, params *SandboxCaptureCardParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/cards/%s/captures", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewSandboxRefundCardRequest calls the generic SandboxRefundCard builder with application/json body
+func NewSandboxRefundCardRequest(server string, id string, params *SandboxRefundCardParams, body SandboxRefundCardJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSandboxRefundCardRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewSandboxRefundCardRequestWithBody constructs an http.Request for the SandboxRefundCard method, with any body, and a specified content type
+func NewSandboxRefundCardRequestWithBody(server string, id string, params *SandboxRefundCardParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/sandbox/cards/%s/refunds", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -22552,6 +23133,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /payment/transactions/{transactionId}/status (the `GetPaymentTransactionStatus` operationId).
 	GetPaymentTransactionStatusWithResponse(ctx context.Context, transactionId string, params *GetPaymentTransactionStatusParams, reqEditors ...RequestEditorFn) (*GetPaymentTransactionStatusResponse, error)
 
+	// SandboxExpireCardAuthorizationWithBodyWithResponse Play the card network expiring an authorization, its hold released, still capturable (sandbox mode only).
+	//
+	// Releases the whole hold (a `REVERSAL` with `reason` `expired`); the authorization stays capturable, as Stripe's
+	// expired authorizations do: a later settlement (`…/settle`) takes its amount from the card, then the USD
+	// wallet, then a debt. 201 with the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`
+	// (`body`: an expiry takes nothing), `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/expire (the `SandboxExpireCardAuthorization` operationId).
+	SandboxExpireCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxExpireCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxExpireCardAuthorizationResponse, error)
+
+	// SandboxExpireCardAuthorizationWithResponse Play the card network expiring an authorization, its hold released, still capturable (sandbox mode only).
+	//
+	// Releases the whole hold (a `REVERSAL` with `reason` `expired`); the authorization stays capturable, as Stripe's
+	// expired authorizations do: a later settlement (`…/settle`) takes its amount from the card, then the USD
+	// wallet, then a debt. 201 with the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`
+	// (`body`: an expiry takes nothing), `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/card-transactions/{transactionId}/expire (the `SandboxExpireCardAuthorization` operationId).
+	SandboxExpireCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxExpireCardAuthorizationParams, body SandboxExpireCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxExpireCardAuthorizationResponse, error)
+
 	// SandboxRefundCardAuthorizationWithBodyWithResponse Play the card network refunding (part of) what an authorization settled (sandbox mode only).
 	//
 	// The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
@@ -22574,46 +23181,60 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/refund (the `SandboxRefundCardAuthorization` operationId).
 	SandboxRefundCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxRefundCardAuthorizationParams, body SandboxRefundCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxRefundCardAuthorizationResponse, error)
 
-	// SandboxReverseCardAuthorizationWithBodyWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+	// SandboxReverseCardAuthorizationWithBodyWithResponse Play the card network reversing an authorization, in whole or in part (sandbox mode only).
 	//
-	// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
-	// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
-	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	// Releases `amount` of the hold (a partial reversal, a lower final amount), or all of it when absent. 201 with
+	// the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+	// `ALREADY_SETTLED`, `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is
+	// optional.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
 	SandboxReverseCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error)
 
-	// SandboxReverseCardAuthorizationWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+	// SandboxReverseCardAuthorizationWithResponse Play the card network reversing an authorization, in whole or in part (sandbox mode only).
 	//
-	// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
-	// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
-	// `TRANSACTION_NOT_FOUND`. The body is optional.
+	// Releases `amount` of the hold (a partial reversal, a lower final amount), or all of it when absent. 201 with
+	// the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+	// `ALREADY_SETTLED`, `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is
+	// optional.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/reverse (the `SandboxReverseCardAuthorization` operationId).
 	SandboxReverseCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxReverseCardAuthorizationParams, body SandboxReverseCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxReverseCardAuthorizationResponse, error)
 
-	// SandboxSettleCardAuthorizationWithBodyWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
+	// SandboxSettleCardAuthorizationWithBodyWithResponse Play the card network settling an authorization, in whole or in part, above its hold too (sandbox mode only).
 	//
-	// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
-	// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
-	// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
-	// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	// The amount (any above 0, more than the hold included: a tip, a final amount; the open hold when absent, or the
+	// authorization's amount for an expired one) leaves the card as the issuer's word: the card pays what it has for
+	// it (its available balance with what the settlement releases of the hold), then the USD wallet, the rest a debt
+	// (`card_settlement`). `final` (default true) closes the authorization: what is left of its hold is released;
+	// `false` keeps the rest held for a later settlement. An expired authorization (its hold released by
+	// `…/expire` or the hold expiry) is still settled. 201 with the `SETTLEMENT`, or 202 with the `event_id` when
+	// the card-worker has not applied it within the wait. Refusals, before anything is asked of the network, as a
+	// network would not settle: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED` (closed by a final
+	// settlement), `ALREADY_REVERSED`; 404 `TRANSACTION_NOT_FOUND`. A capture after the authorization closed is
+	// `POST /sandbox/cards/{id}/captures`. The body is optional.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /sandbox/card-transactions/{transactionId}/settle (the `SandboxSettleCardAuthorization` operationId).
 	SandboxSettleCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxSettleCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxSettleCardAuthorizationResponse, error)
 
-	// SandboxSettleCardAuthorizationWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
+	// SandboxSettleCardAuthorizationWithResponse Play the card network settling an authorization, in whole or in part, above its hold too (sandbox mode only).
 	//
-	// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
-	// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
-	// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
-	// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+	// The amount (any above 0, more than the hold included: a tip, a final amount; the open hold when absent, or the
+	// authorization's amount for an expired one) leaves the card as the issuer's word: the card pays what it has for
+	// it (its available balance with what the settlement releases of the hold), then the USD wallet, the rest a debt
+	// (`card_settlement`). `final` (default true) closes the authorization: what is left of its hold is released;
+	// `false` keeps the rest held for a later settlement. An expired authorization (its hold released by
+	// `…/expire` or the hold expiry) is still settled. 201 with the `SETTLEMENT`, or 202 with the `event_id` when
+	// the card-worker has not applied it within the wait. Refusals, before anything is asked of the network, as a
+	// network would not settle: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED` (closed by a final
+	// settlement), `ALREADY_REVERSED`; 404 `TRANSACTION_NOT_FOUND`. A capture after the authorization closed is
+	// `POST /sandbox/cards/{id}/captures`. The body is optional.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -22663,6 +23284,54 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /sandbox/cards/{id}/authorizations (the `SandboxAuthorizeCard` operationId).
 	SandboxAuthorizeCardWithResponse(ctx context.Context, id string, params *SandboxAuthorizeCardParams, body SandboxAuthorizeCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxAuthorizeCardResponse, error)
+
+	// SandboxCaptureCardWithBodyWithResponse Play the card network forcing a capture on a card, with no authorization (sandbox mode only).
+	//
+	// A settlement of `amount` at the merchant, linked to no authorization (a force capture, or a capture of an
+	// authorization already closed): the card pays what it has available, then the USD wallet, the rest a debt
+	// (`card_settlement`); a terminated card's is paid by the wallet. Abroad, the cross-border fee follows. 201
+	// with the `SETTLEMENT`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (the authorization route's
+	// body, without `type`); 404 `CARD_NOT_FOUND`; 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/cards/{id}/captures (the `SandboxCaptureCard` operationId).
+	SandboxCaptureCardWithBodyWithResponse(ctx context.Context, id string, params *SandboxCaptureCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxCaptureCardResponse, error)
+
+	// SandboxCaptureCardWithResponse Play the card network forcing a capture on a card, with no authorization (sandbox mode only).
+	//
+	// A settlement of `amount` at the merchant, linked to no authorization (a force capture, or a capture of an
+	// authorization already closed): the card pays what it has available, then the USD wallet, the rest a debt
+	// (`card_settlement`); a terminated card's is paid by the wallet. Abroad, the cross-border fee follows. 201
+	// with the `SETTLEMENT`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (the authorization route's
+	// body, without `type`); 404 `CARD_NOT_FOUND`; 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/cards/{id}/captures (the `SandboxCaptureCard` operationId).
+	SandboxCaptureCardWithResponse(ctx context.Context, id string, params *SandboxCaptureCardParams, body SandboxCaptureCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxCaptureCardResponse, error)
+
+	// SandboxRefundCardWithBodyWithResponse Play the card network refunding a card, linked to no authorization (sandbox mode only).
+	//
+	// Credits `amount` to the card (to the USD wallet when the card is terminated: money never reaches a terminated
+	// card). 201 with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`; 404 `CARD_NOT_FOUND`;
+	// 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/cards/{id}/refunds (the `SandboxRefundCard` operationId).
+	SandboxRefundCardWithBodyWithResponse(ctx context.Context, id string, params *SandboxRefundCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxRefundCardResponse, error)
+
+	// SandboxRefundCardWithResponse Play the card network refunding a card, linked to no authorization (sandbox mode only).
+	//
+	// Credits `amount` to the card (to the USD wallet when the card is terminated: money never reaches a terminated
+	// card). 201 with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`; 404 `CARD_NOT_FOUND`;
+	// 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /sandbox/cards/{id}/refunds (the `SandboxRefundCard` operationId).
+	SandboxRefundCardWithResponse(ctx context.Context, id string, params *SandboxRefundCardParams, body SandboxRefundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxRefundCardResponse, error)
 
 	// SandboxIssuerTerminateCardWithBodyWithResponse Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
 	//
@@ -29385,6 +30054,157 @@ func (r GetPaymentTransactionStatusResponse) ContentType() string {
 	return ""
 }
 
+// SandboxExpireCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxExpireCardAuthorization
+type SandboxExpireCardAuthorizationResponse409Headers struct {
+	RetryAfter *string
+}
+
+// SandboxExpireCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxExpireCardAuthorization
+type SandboxExpireCardAuthorizationResponse503Headers struct {
+	RetryAfter *string
+}
+
+type SandboxExpireCardAuthorizationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a card transaction; amounts in USD, absent values null
+		Data CardTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                      `json:"statusCode"`
+		Success    SandboxExpireCardAuthorization201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data a sandbox notification the card-worker has not applied within the wait; it will be
+		Data CardNetworkQueued `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                                      `json:"statusCode"`
+		Success    SandboxExpireCardAuthorization202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxExpireCardAuthorizationResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxExpireCardAuthorizationResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON201() *struct {
+	// Data a card transaction; amounts in USD, absent values null
+	Data CardTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                      `json:"statusCode"`
+	Success    SandboxExpireCardAuthorization201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON202() *struct {
+	// Data a sandbox notification the card-worker has not applied within the wait; it will be
+	Data CardNetworkQueued `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                                      `json:"statusCode"`
+	Success    SandboxExpireCardAuthorization202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxExpireCardAuthorizationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxExpireCardAuthorizationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxExpireCardAuthorizationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxExpireCardAuthorizationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // SandboxRefundCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxRefundCardAuthorization
 type SandboxRefundCardAuthorizationResponse409Headers struct {
 	RetryAfter *string
@@ -29983,6 +30803,308 @@ func (r SandboxAuthorizeCardResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SandboxAuthorizeCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxCaptureCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxCaptureCard
+type SandboxCaptureCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// SandboxCaptureCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxCaptureCard
+type SandboxCaptureCardResponse503Headers struct {
+	RetryAfter *string
+}
+
+type SandboxCaptureCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a card transaction; amounts in USD, absent values null
+		Data CardTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                          `json:"statusCode"`
+		Success    SandboxCaptureCard201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data a sandbox notification the card-worker has not applied within the wait; it will be
+		Data CardNetworkQueued `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                          `json:"statusCode"`
+		Success    SandboxCaptureCard202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxCaptureCardResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxCaptureCardResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON201() *struct {
+	// Data a card transaction; amounts in USD, absent values null
+	Data CardTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                          `json:"statusCode"`
+	Success    SandboxCaptureCard201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON202() *struct {
+	// Data a sandbox notification the card-worker has not applied within the wait; it will be
+	Data CardNetworkQueued `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                          `json:"statusCode"`
+	Success    SandboxCaptureCard202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxCaptureCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxCaptureCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxCaptureCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxCaptureCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SandboxRefundCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxRefundCard
+type SandboxRefundCardResponse409Headers struct {
+	RetryAfter *string
+}
+
+// SandboxRefundCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxRefundCard
+type SandboxRefundCardResponse503Headers struct {
+	RetryAfter *string
+}
+
+type SandboxRefundCardResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a card transaction; amounts in USD, absent values null
+		Data CardTransaction `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                         `json:"statusCode"`
+		Success    SandboxRefundCard201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *struct {
+		// Data a sandbox notification the card-worker has not applied within the wait; it will be
+		Data CardNetworkQueued `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                         `json:"statusCode"`
+		Success    SandboxRefundCard202JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *SandboxRefundCardResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SandboxRefundCardResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON201() *struct {
+	// Data a card transaction; amounts in USD, absent values null
+	Data CardTransaction `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                         `json:"statusCode"`
+	Success    SandboxRefundCard201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON202() *struct {
+	// Data a sandbox notification the card-worker has not applied within the wait; it will be
+	Data CardNetworkQueued `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                         `json:"statusCode"`
+	Success    SandboxRefundCard202JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON202
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r SandboxRefundCardResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SandboxRefundCardResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SandboxRefundCardResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SandboxRefundCardResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -33791,6 +34913,44 @@ func (c *ClientWithResponses) GetPaymentTransactionStatusWithResponse(ctx contex
 	return ParseGetPaymentTransactionStatusResponse(rsp)
 }
 
+// SandboxExpireCardAuthorizationWithBodyWithResponse Play the card network expiring an authorization, its hold released, still capturable (sandbox mode only).
+//
+// Releases the whole hold (a `REVERSAL` with `reason` `expired`); the authorization stays capturable, as Stripe's
+// expired authorizations do: a later settlement (`…/settle`) takes its amount from the card, then the USD
+// wallet, then a debt. 201 with the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`
+// (`body`: an expiry takes nothing), `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+// `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/expire (the `SandboxExpireCardAuthorization` operationId).
+func (c *ClientWithResponses) SandboxExpireCardAuthorizationWithBodyWithResponse(ctx context.Context, transactionId string, params *SandboxExpireCardAuthorizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxExpireCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxExpireCardAuthorizationWithBody(ctx, transactionId, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxExpireCardAuthorizationResponse(rsp)
+}
+
+// SandboxExpireCardAuthorizationWithResponse Play the card network expiring an authorization, its hold released, still capturable (sandbox mode only).
+//
+// Releases the whole hold (a `REVERSAL` with `reason` `expired`); the authorization stays capturable, as Stripe's
+// expired authorizations do: a later settlement (`…/settle`) takes its amount from the card, then the USD
+// wallet, then a debt. 201 with the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`
+// (`body`: an expiry takes nothing), `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
+// `TRANSACTION_NOT_FOUND`. The body is optional.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/card-transactions/{transactionId}/expire (the `SandboxExpireCardAuthorization` operationId).
+func (c *ClientWithResponses) SandboxExpireCardAuthorizationWithResponse(ctx context.Context, transactionId string, params *SandboxExpireCardAuthorizationParams, body SandboxExpireCardAuthorizationJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxExpireCardAuthorizationResponse, error) {
+	rsp, err := c.SandboxExpireCardAuthorization(ctx, transactionId, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxExpireCardAuthorizationResponse(rsp)
+}
+
 // SandboxRefundCardAuthorizationWithBodyWithResponse Play the card network refunding (part of) what an authorization settled (sandbox mode only).
 //
 // The amount (at most what was settled and not refunded; all of it when absent) goes back onto the card. 201
@@ -33825,11 +34985,12 @@ func (c *ClientWithResponses) SandboxRefundCardAuthorizationWithResponse(ctx con
 	return ParseSandboxRefundCardAuthorizationResponse(rsp)
 }
 
-// SandboxReverseCardAuthorizationWithBodyWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+// SandboxReverseCardAuthorizationWithBodyWithResponse Play the card network reversing an authorization, in whole or in part (sandbox mode only).
 //
-// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
-// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
-// `TRANSACTION_NOT_FOUND`. The body is optional.
+// Releases `amount` of the hold (a partial reversal, a lower final amount), or all of it when absent. 201 with
+// the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+// `ALREADY_SETTLED`, `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is
+// optional.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33842,11 +35003,12 @@ func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithBodyWithRespons
 	return ParseSandboxReverseCardAuthorizationResponse(rsp)
 }
 
-// SandboxReverseCardAuthorizationWithResponse Play the card network reversing an authorization, releasing its whole hold (sandbox mode only).
+// SandboxReverseCardAuthorizationWithResponse Play the card network reversing an authorization, in whole or in part (sandbox mode only).
 //
-// Takes no amount (400 `INVALID_FIELD` naming `amount` when one is sent). 201 with the `REVERSAL`, or 202 with
-// the `event_id`. Refusals: 400 `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`, `ALREADY_REVERSED`; 404
-// `TRANSACTION_NOT_FOUND`. The body is optional.
+// Releases `amount` of the hold (a partial reversal, a lower final amount), or all of it when absent. 201 with
+// the `REVERSAL`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`,
+// `ALREADY_SETTLED`, `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is
+// optional.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33859,12 +35021,18 @@ func (c *ClientWithResponses) SandboxReverseCardAuthorizationWithResponse(ctx co
 	return ParseSandboxReverseCardAuthorizationResponse(rsp)
 }
 
-// SandboxSettleCardAuthorizationWithBodyWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
+// SandboxSettleCardAuthorizationWithBodyWithResponse Play the card network settling an authorization, in whole or in part, above its hold too (sandbox mode only).
 //
-// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
-// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
-// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
-// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+// The amount (any above 0, more than the hold included: a tip, a final amount; the open hold when absent, or the
+// authorization's amount for an expired one) leaves the card as the issuer's word: the card pays what it has for
+// it (its available balance with what the settlement releases of the hold), then the USD wallet, the rest a debt
+// (`card_settlement`). `final` (default true) closes the authorization: what is left of its hold is released;
+// `false` keeps the rest held for a later settlement. An expired authorization (its hold released by
+// `…/expire` or the hold expiry) is still settled. 201 with the `SETTLEMENT`, or 202 with the `event_id` when
+// the card-worker has not applied it within the wait. Refusals, before anything is asked of the network, as a
+// network would not settle: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED` (closed by a final
+// settlement), `ALREADY_REVERSED`; 404 `TRANSACTION_NOT_FOUND`. A capture after the authorization closed is
+// `POST /sandbox/cards/{id}/captures`. The body is optional.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33877,12 +35045,18 @@ func (c *ClientWithResponses) SandboxSettleCardAuthorizationWithBodyWithResponse
 	return ParseSandboxSettleCardAuthorizationResponse(rsp)
 }
 
-// SandboxSettleCardAuthorizationWithResponse Play the card network settling an authorization, in whole or in part (sandbox mode only).
+// SandboxSettleCardAuthorizationWithResponse Play the card network settling an authorization, in whole or in part, above its hold too (sandbox mode only).
 //
-// The amount (at most the open hold; all of it when absent) leaves the card and the hold is released. 201 with
-// the `SETTLEMENT`, or 202 with the `event_id` when the card-worker has not applied it within the wait. Refusals,
-// before anything is asked of the network: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED`,
-// `ALREADY_REVERSED`, `AMOUNT_EXCEEDS_HOLD`; 404 `TRANSACTION_NOT_FOUND`. The body is optional.
+// The amount (any above 0, more than the hold included: a tip, a final amount; the open hold when absent, or the
+// authorization's amount for an expired one) leaves the card as the issuer's word: the card pays what it has for
+// it (its available balance with what the settlement releases of the hold), then the USD wallet, the rest a debt
+// (`card_settlement`). `final` (default true) closes the authorization: what is left of its hold is released;
+// `false` keeps the rest held for a later settlement. An expired authorization (its hold released by
+// `…/expire` or the hold expiry) is still settled. 201 with the `SETTLEMENT`, or 202 with the `event_id` when
+// the card-worker has not applied it within the wait. Refusals, before anything is asked of the network, as a
+// network would not settle: 400 `INVALID_FIELD`, `NOT_AN_AUTHORIZATION`, `ALREADY_SETTLED` (closed by a final
+// settlement), `ALREADY_REVERSED`; 404 `TRANSACTION_NOT_FOUND`. A capture after the authorization closed is
+// `POST /sandbox/cards/{id}/captures`. The body is optional.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -33949,6 +35123,78 @@ func (c *ClientWithResponses) SandboxAuthorizeCardWithResponse(ctx context.Conte
 		return nil, err
 	}
 	return ParseSandboxAuthorizeCardResponse(rsp)
+}
+
+// SandboxCaptureCardWithBodyWithResponse Play the card network forcing a capture on a card, with no authorization (sandbox mode only).
+//
+// A settlement of `amount` at the merchant, linked to no authorization (a force capture, or a capture of an
+// authorization already closed): the card pays what it has available, then the USD wallet, the rest a debt
+// (`card_settlement`); a terminated card's is paid by the wallet. Abroad, the cross-border fee follows. 201
+// with the `SETTLEMENT`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (the authorization route's
+// body, without `type`); 404 `CARD_NOT_FOUND`; 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/cards/{id}/captures (the `SandboxCaptureCard` operationId).
+func (c *ClientWithResponses) SandboxCaptureCardWithBodyWithResponse(ctx context.Context, id string, params *SandboxCaptureCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxCaptureCardResponse, error) {
+	rsp, err := c.SandboxCaptureCardWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxCaptureCardResponse(rsp)
+}
+
+// SandboxCaptureCardWithResponse Play the card network forcing a capture on a card, with no authorization (sandbox mode only).
+//
+// A settlement of `amount` at the merchant, linked to no authorization (a force capture, or a capture of an
+// authorization already closed): the card pays what it has available, then the USD wallet, the rest a debt
+// (`card_settlement`); a terminated card's is paid by the wallet. Abroad, the cross-border fee follows. 201
+// with the `SETTLEMENT`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD` (the authorization route's
+// body, without `type`); 404 `CARD_NOT_FOUND`; 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/cards/{id}/captures (the `SandboxCaptureCard` operationId).
+func (c *ClientWithResponses) SandboxCaptureCardWithResponse(ctx context.Context, id string, params *SandboxCaptureCardParams, body SandboxCaptureCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxCaptureCardResponse, error) {
+	rsp, err := c.SandboxCaptureCard(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxCaptureCardResponse(rsp)
+}
+
+// SandboxRefundCardWithBodyWithResponse Play the card network refunding a card, linked to no authorization (sandbox mode only).
+//
+// Credits `amount` to the card (to the USD wallet when the card is terminated: money never reaches a terminated
+// card). 201 with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`; 404 `CARD_NOT_FOUND`;
+// 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/cards/{id}/refunds (the `SandboxRefundCard` operationId).
+func (c *ClientWithResponses) SandboxRefundCardWithBodyWithResponse(ctx context.Context, id string, params *SandboxRefundCardParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SandboxRefundCardResponse, error) {
+	rsp, err := c.SandboxRefundCardWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxRefundCardResponse(rsp)
+}
+
+// SandboxRefundCardWithResponse Play the card network refunding a card, linked to no authorization (sandbox mode only).
+//
+// Credits `amount` to the card (to the USD wallet when the card is terminated: money never reaches a terminated
+// card). 201 with the `REFUND`, or 202 with the `event_id`. Refusals: 400 `INVALID_FIELD`; 404 `CARD_NOT_FOUND`;
+// 400 `CARD_NOT_ACTIVE` for a card the issuer never issued.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /sandbox/cards/{id}/refunds (the `SandboxRefundCard` operationId).
+func (c *ClientWithResponses) SandboxRefundCardWithResponse(ctx context.Context, id string, params *SandboxRefundCardParams, body SandboxRefundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*SandboxRefundCardResponse, error) {
+	rsp, err := c.SandboxRefundCard(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSandboxRefundCardResponse(rsp)
 }
 
 // SandboxIssuerTerminateCardWithBodyWithResponse Play the issuer terminating a card on its own, say on a risk block (sandbox mode only).
@@ -39852,6 +41098,131 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 	return response, nil
 }
 
+// ParseSandboxExpireCardAuthorizationResponse parses an HTTP response from a SandboxExpireCardAuthorizationWithResponse call
+func ParseSandboxExpireCardAuthorizationResponse(rsp *http.Response) (*SandboxExpireCardAuthorizationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxExpireCardAuthorizationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a card transaction; amounts in USD, absent values null
+			Data CardTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                      `json:"statusCode"`
+			Success    SandboxExpireCardAuthorization201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data a sandbox notification the card-worker has not applied within the wait; it will be
+			Data CardNetworkQueued `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                                      `json:"statusCode"`
+			Success    SandboxExpireCardAuthorization202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SandboxExpireCardAuthorizationResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxExpireCardAuthorizationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseSandboxRefundCardAuthorizationResponse parses an HTTP response from a SandboxRefundCardAuthorizationWithResponse call
 func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRefundCardAuthorizationResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -40339,6 +41710,256 @@ func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCar
 		response.Headers409 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxAuthorizeCardResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxCaptureCardResponse parses an HTTP response from a SandboxCaptureCardWithResponse call
+func ParseSandboxCaptureCardResponse(rsp *http.Response) (*SandboxCaptureCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxCaptureCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a card transaction; amounts in USD, absent values null
+			Data CardTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                          `json:"statusCode"`
+			Success    SandboxCaptureCard201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data a sandbox notification the card-worker has not applied within the wait; it will be
+			Data CardNetworkQueued `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                          `json:"statusCode"`
+			Success    SandboxCaptureCard202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SandboxCaptureCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxCaptureCardResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSandboxRefundCardResponse parses an HTTP response from a SandboxRefundCardWithResponse call
+func ParseSandboxRefundCardResponse(rsp *http.Response) (*SandboxRefundCardResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SandboxRefundCardResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a card transaction; amounts in USD, absent values null
+			Data CardTransaction `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                         `json:"statusCode"`
+			Success    SandboxRefundCard201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest struct {
+			// Data a sandbox notification the card-worker has not applied within the wait; it will be
+			Data CardNetworkQueued `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                         `json:"statusCode"`
+			Success    SandboxRefundCard202JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers SandboxRefundCardResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers SandboxRefundCardResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

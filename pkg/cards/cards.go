@@ -255,6 +255,9 @@ type Transaction struct {
 	Hold     int64
 	Settled  int64
 	Refunded int64
+	// Expired marks an authorization whose hold its expiry released: it
+	// may still be captured (a settlement with nothing held).
+	Expired bool
 	// DebtID and Debt are the part of Fee that neither the card nor the
 	// wallet could pay: the debt it raised.
 	DebtID      string

@@ -134,10 +134,22 @@ func (s *Service) decide(ctx context.Context, card Card, claim string, nt *issue
 // amount (none for a verification), on the condition that the card is
 // ACTIVE, not locked and has it available (else ErrCardRefused).
 func (s *Service) approve(ctx context.Context, card Card, claim string, nt *issuer.NetworkTransaction) (Transaction, error) {
+	rec, err := s.approval(card, claim, nt)
+	if err != nil {
+		return Transaction{}, err
+	}
+	rec.Approve = true
+	return rec.Txs[0], s.recordDecision(ctx, rec)
+}
+
+// approval returns the record of the approval of authorization nt on
+// card, claimed by claim: the AUTHORIZATION holding its amount (nothing,
+// SUCCESS, for a verification) and its event.
+func (s *Service) approval(card Card, claim string, nt *issuer.NetworkTransaction) (Record, error) {
 	now := s.now()
 	tx := s.networkTx(card, TxAuthorization, nt, now)
 	tx.Kind = AuthKind(nt.Kind)
-	rec := Record{EventID: claim, Card: card, Approve: true, Now: now}
+	rec := Record{EventID: claim, Card: card, Now: now}
 	var p events.Payload
 	switch tx.Kind {
 	case KindVerification:
@@ -154,10 +166,7 @@ func (s *Service) approve(ctx context.Context, card Card, claim string, nt *issu
 		p = events.TransactionAuthorizationCreatedData{CardTransaction: cardTxEvent(tx)}
 	}
 	rec.Txs = []Transaction{tx}
-	if err := s.addEvents(&rec, p); err != nil {
-		return Transaction{}, err
-	}
-	return tx, s.recordDecision(ctx, rec)
+	return rec, s.addEvents(&rec, p)
 }
 
 // recordDecision writes rec, a decision, leaving its events to be
@@ -233,8 +242,11 @@ func (s *Service) declineTx(card Card, nt *issuer.NetworkTransaction, reason Dec
 //     authorization's id, so that our decision, if it comes later, finds
 //     it decided and places no hold.
 func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) error {
+	if n.Decision == issuer.Approved {
+		return s.adviseApproval(ctx, card, n)
+	}
 	if !standIn(n) {
-		return nil // our own decision, recorded
+		return nil // our own decline, recorded
 	}
 	id := n.Transaction.ID
 	// Twice at most: a decision of ours may land between the read and the
@@ -276,6 +288,57 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 		}
 	}
 	return fmt.Errorf("advice %s of authorization %s: %w", n.ID, id, ErrChanged)
+}
+
+// adviseApproval applies the issuer's approval of authorization
+// n.Transaction: nothing when it is our approval, recorded; when we have
+// no decision of it, the issuer (or the network) approved without our
+// answer (a stand-in that approves, a timeout set to approve, an endpoint
+// not configured), and its hold is recorded all the same (holdWithoutUs);
+// when we declined it, the issuer's approval cannot be followed here (our
+// decline's fee was taken): logged at error level, for the reconciliation
+// to report.
+func (s *Service) adviseApproval(ctx context.Context, card Card, n issuer.Notification) error {
+	id := n.Transaction.ID
+	auth, err := s.Store.NetworkTransaction(ctx, card.CompanyID, id)
+	switch {
+	case errors.Is(err, ErrTransactionNotFound):
+		err = s.holdWithoutUs(ctx, card, n)
+		if errors.Is(err, ErrEventApplied) || errors.Is(err, ErrDuplicateNetworkTx) {
+			return nil // our decision came first
+		}
+		return err
+	case err != nil:
+		return err
+	case auth.CardID != card.ID:
+		return ErrTransactionNotFound
+	case auth.Type == TxDecline:
+		slog.ErrorContext(ctx, "the issuer approved an authorization we declined: not followed, for the reconciliation",
+			"transaction_id", auth.ID, "card_id", card.ID, "event_id", n.ID, "amount", n.Transaction.Amount)
+	}
+	return nil
+}
+
+// holdWithoutUs records authorization n.Transaction, which the issuer
+// approved without our answer, as our approvals are recorded, claiming
+// its id (a decision of ours that comes later finds it decided): a hold of
+// its amount whatever the card has (its available balance may go below 0:
+// what the card cannot pay at settlement the wallet pays, then a debt),
+// counted and logged, as a stand-in's or a misconfiguration's mark.
+func (s *Service) holdWithoutUs(ctx context.Context, card Card, n issuer.Notification) error {
+	rec, err := s.approval(card, n.Transaction.ID, n.Transaction)
+	if err != nil {
+		return err
+	}
+	rec.Forced = true
+	if err := s.record(ctx, rec); err != nil {
+		return err
+	}
+	tx := rec.Txs[0]
+	metrics.Count(ctx, metrics.AuthorizationsApprovedWithoutUs)
+	slog.WarnContext(ctx, "the issuer approved an authorization without our answer: its hold recorded",
+		"transaction_id", tx.ID, "card_id", card.ID, "amount", tx.Amount, "available_before", card.Available(), "reason", n.Reason)
+	return nil
 }
 
 // declineLate makes auth, an approval of ours that the network declined on

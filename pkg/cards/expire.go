@@ -49,8 +49,7 @@ func (s *Service) ExpireHold(ctx context.Context, h Transaction) (expired bool, 
 		if err != nil {
 			return false, err
 		}
-		n.Transaction.Amount = h.Hold
-		rec, err := s.followRecord(ctx, card, h, TxReversal, h.Hold, n)
+		rec, err := s.reverseRecord(ctx, card, h, n)
 		if err != nil {
 			return false, err
 		}

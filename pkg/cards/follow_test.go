@@ -10,6 +10,7 @@ func TestCheckFollow(t *testing.T) {
 	settled := Transaction{Type: TxAuthorization, Kind: KindAuthorization, Amount: 1000, Settled: 800, Refunded: 300, Status: TxSuccess}
 	reversed := Transaction{Type: TxAuthorization, Kind: KindPreauthorization, Amount: 1000, Status: TxSuccess}
 	verification := Transaction{Type: TxAuthorization, Kind: KindVerification, Status: TxSuccess}
+	expired := Transaction{Type: TxAuthorization, Kind: KindAuthorization, Amount: 1000, Status: TxSuccess, Expired: true}
 	for _, c := range []struct {
 		name  string
 		typ   TxType
@@ -21,7 +22,12 @@ func TestCheckFollow(t *testing.T) {
 		{"settle all", TxSettlement, open, 0, 1000, nil},
 		{"settle part", TxSettlement, open, 250, 250, nil},
 		{"settle the hold exactly", TxSettlement, open, 1000, 1000, nil},
-		{"settle more than the hold", TxSettlement, open, 1001, 0, ErrExceedsHold},
+		{"settle more than the hold (a tip)", TxSettlement, open, 1001, 1001, nil},
+		{"settle an expired one", TxSettlement, expired, 0, 1000, nil},
+		{"settle part of an expired one", TxSettlement, expired, 300, 300, nil},
+		{"reverse an expired one", TxReversal, expired, 0, 0, ErrAlreadyReversed},
+		{"reverse part", TxReversal, open, 400, 400, nil},
+		{"reverse more than the hold", TxReversal, open, 1001, 0, ErrExceedsHold},
 		{"settle twice", TxSettlement, settled, 0, 0, ErrAlreadySettled},
 		{"settle a reversed hold", TxSettlement, reversed, 0, 0, ErrAlreadyReversed},
 		{"reverse", TxReversal, open, 0, 1000, nil},

@@ -97,10 +97,10 @@ func VerifyLedger(ctx context.Context, r LedgerReader, w wallets.LedgerReader, c
 			bad("card %s: balance %d, transactions sum to %d", c.ID, c.Balance, byCard[c.ID])
 		case c.Held != heldBy[c.ID]:
 			bad("card %s: holds %d, open authorizations hold %d", c.ID, c.Held, heldBy[c.ID])
-		case c.Balance < 0 || c.Held < 0 || c.Available() < 0:
+		case c.Balance < 0 || c.Held < 0:
 			bad("card %s: balance %d, holds %d", c.ID, c.Balance, c.Held)
 		case c.Status == Failed && (c.Balance != 0 || c.Held != 0),
-			c.Status == Terminated && c.Available() != 0:
+			c.Status == Terminated && c.Available() > 0:
 			bad("card %s: %s with balance %d, holds %d", c.ID, c.Status, c.Balance, c.Held)
 		}
 	}
@@ -116,17 +116,18 @@ func VerifyLedger(ctx context.Context, r LedgerReader, w wallets.LedgerReader, c
 // destination as out of its source, fees aside (a funding's fee is paid
 // by the wallet, a withdrawal's by the card); an open one only out of its
 // source. A fee (a decline's, a cross-border charge) was paid by the card,
-// the wallet and a debt together; an authorization moves no money, a
+// the wallet and a debt together; an authorization moves no money (what
+// it settled and refunded is the issuer's word, whatever it held), a
 // reversal none but, for a terminated card, the hold it releases from the
-// card to the wallet; a settlement takes its amount from the card (and,
-// for a terminated card, the rest of its hold to the wallet); a refund
-// gives its amount to the card or, for a terminated card, the wallet.
+// card to the wallet; a settlement's amount was paid by the card, the
+// wallet and a debt together (and, for a terminated card, the rest of its
+// hold went to the wallet); a refund gives its amount to the card or, for
+// a terminated card, the wallet.
 func (t Transaction) conserved() error {
 	card, wallet := t.CardDelta, t.WalletDelta
 	switch t.Type {
 	case TxAuthorization:
-		if card != 0 || wallet != 0 || t.Hold < 0 || t.Hold > t.Amount || t.Settled > t.Amount ||
-			t.Refunded > t.Settled || t.Hold > 0 && t.Settled > 0 {
+		if card != 0 || wallet != 0 || t.Hold < 0 || t.Hold > t.Amount || t.Settled < 0 || t.Refunded < 0 {
 			return fmt.Errorf("moved card %d, wallet %d; holds %d, settled %d, refunded %d of %d", card, wallet, t.Hold, t.Settled, t.Refunded, t.Amount)
 		}
 	case TxReversal:
@@ -134,8 +135,8 @@ func (t Transaction) conserved() error {
 			return fmt.Errorf("moved card %d, wallet %d", card, wallet)
 		}
 	case TxSettlement:
-		if card+wallet != -t.Amount || wallet < 0 {
-			return fmt.Errorf("moved card %d, wallet %d for %d", card, wallet, t.Amount)
+		if card+wallet != t.Debt-t.Amount || card > 0 || t.Debt < 0 {
+			return fmt.Errorf("paid card %d, wallet %d, debt %d for %d", -card, -wallet, t.Debt, t.Amount)
 		}
 	case TxRefund:
 		if card+wallet != t.Amount || card < 0 || wallet < 0 {

@@ -91,20 +91,18 @@ func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
 	case issuer.NotifyAdvice:
 		err = s.advise(ctx, card, n)
 	default:
-		// A reversal's reason is ours (an expiry, a stand-in's release):
-		// the network's text is not one of them.
-		n.Reason = ""
+		// A reversal's reason is one of ours (an expiry, which leaves the
+		// authorization capturable): the network's other texts are not.
+		if n.Reason != events.ReversalReasonExpired {
+			n.Reason = ""
+		}
 		err = s.follow(ctx, card, n)
 	}
 	if code := RefusalCode(err); code != "" {
-		level := slog.LevelWarn
-		if n.Type == issuer.NotifySettlement {
-			// The network paid the merchant: the card no longer agrees
-			// with the issuer until someone looks (docs/providers.md).
-			level = slog.LevelError
-		}
-		slog.Log(ctx, level, "issuer notification refused", "event_id", n.ID, "card_id", card.ID, "code", code)
-		err = s.Store.Refuse(ctx, card.CompanyID, n.ID, code, s.now())
+		// What a notification names is not ours (another card's
+		// authorization, an id reported twice): nothing moves.
+		slog.ErrorContext(ctx, "issuer notification refused", "event_id", n.ID, "card_id", card.ID, "code", code)
+		err = s.Store.Refuse(ctx, card.CompanyID, claimOf(n), code, s.now())
 	}
 	if err != nil && !errors.Is(err, ErrEventApplied) {
 		return err
@@ -173,16 +171,17 @@ func (s *Service) issuerCard(ctx context.Context, reference, issuerCardID string
 // nothing, and neither does a termination, which the issuer made. A card
 // the issuer terminated takes no more postings: its balance was paid out.
 func (s *Service) tellIssuer(ctx context.Context, card Card, n issuer.Notification) error {
+	claim := claimOf(n)
 	var claims []string
 	switch n.Type {
 	case issuer.NotifyCardTerminated:
 		return nil
 	case issuer.NotifySettlement:
 		// A settlement abroad is written in two steps: the settlement,
-		// then its cross-border fee, which the event id itself claims.
-		claims = []string{n.ID + settlementStep, n.ID}
+		// then its cross-border fee, which the claim itself claims.
+		claims = []string{claim + settlementStep, claim}
 	default:
-		claims = []string{n.ID}
+		claims = []string{claim}
 	}
 	for _, claim := range claims {
 		o, found, err := s.Store.Outcome(ctx, card.CompanyID, claim)

@@ -196,8 +196,8 @@ func TestCardNetworkLifecycle(t *testing.T) {
 		t.Errorf("settling a reversed hold: %v", err)
 	}
 	if over := auth("10", "US", ""); true {
-		if _, err := sb.Follow(ctx, companyID, over.ID, cards.TxSettlement, cards.FollowInput{Amount: []byte("10.01")}); !errors.Is(err, cards.ErrExceedsHold) {
-			t.Errorf("settling more than the hold: %v", err)
+		if _, err := sb.Follow(ctx, companyID, over.ID, cards.TxReversal, cards.FollowInput{Amount: []byte("10.01")}); !errors.Is(err, cards.ErrExceedsHold) {
+			t.Errorf("reversing more than the hold: %v", err)
 		}
 	}
 
@@ -265,7 +265,7 @@ func TestNotificationAppliedOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := capture.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, auth.IssuerTxID, 500); err != nil {
+	if _, err := capture.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, issuer.NetworkTransaction{AuthorizationID: auth.IssuerTxID, Amount: 500, Close: true}, ""); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
@@ -401,9 +401,12 @@ func TestDebtsRecoveredOnce(t *testing.T) {
 }
 
 // TestNotificationsOutOfOrder: a refund the queue hands over before the
-// settlement it follows fails, to be delivered again, and applies once
-// the settlement is recorded; the network's advice of an authorization,
-// delivered again under another event id, holds nothing twice.
+// settlement it follows is credited at once (the issuer's word: its link
+// to the authorization is never a condition), once, and the settlement
+// that follows takes its amount; a settlement before its authorization is
+// recorded fails, to be delivered again; the network's advice of an
+// authorization, delivered again under another event id, holds nothing
+// twice.
 func TestNotificationsOutOfOrder(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
@@ -418,20 +421,32 @@ func TestNotificationsOutOfOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := capture.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, a.Request.ID, 700); err != nil {
+	if _, err := capture.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, issuer.NetworkTransaction{AuthorizationID: a.Request.ID, Amount: 700, Close: true}, ""); err != nil {
 		t.Fatal(err)
 	}
-	refundEvent, err := capture.Follow(ctx, "", issuer.NotifyRefund, card.IssuerCardID, cardID, a.Request.ID, 200)
+	refundEvent, err := capture.Follow(ctx, "", issuer.NotifyRefund, card.IssuerCardID, cardID, issuer.NetworkTransaction{AuthorizationID: a.Request.ID, Amount: 200}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	advice, settlement, refund := bodies()[0], bodies()[1], bodies()[2]
 	resp, err := e.worker(ctx, awsevents.SQSEvent{Records: []awsevents.SQSMessage{{MessageId: "early", Body: string(refund)}}})
-	if err != nil || len(resp.BatchItemFailures) != 1 {
-		t.Fatalf("a refund before its settlement: %+v, %v; want it failed, to be delivered again", resp, err)
+	if err != nil || len(resp.BatchItemFailures) != 0 {
+		t.Fatalf("a refund before its settlement: %+v, %v; want it applied", resp, err)
 	}
-	if _, found, _ := cs.Outcome(ctx, companyID, refundEvent); found {
-		t.Fatal("the early refund was recorded")
+	if o, found, _ := cs.Outcome(ctx, companyID, claimOf(refundEvent)); !found || o.BalanceDelta != 200 {
+		t.Fatalf("the early refund: %+v, %v; want 200 credited", o, found)
+	}
+	// A settlement whose authorization is not recorded yet waits for it.
+	early, err := capture.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, issuer.NetworkTransaction{AuthorizationID: "ntx_not_yet", Amount: 100, Close: true}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err = e.worker(ctx, awsevents.SQSEvent{Records: []awsevents.SQSMessage{{MessageId: "early-settlement", Body: string(bodies()[3])}}})
+	if err != nil || len(resp.BatchItemFailures) != 1 {
+		t.Fatalf("a settlement before its authorization: %+v, %v; want it failed, to be delivered again", resp, err)
+	}
+	if _, found, _ := cs.Outcome(ctx, companyID, claimOf(early)); found {
+		t.Fatal("the early settlement was recorded")
 	}
 	for _, b := range [][]byte{advice, settlement, refund} {
 		if err := e.deliver(ctx, b); err != nil {
@@ -472,7 +487,7 @@ func TestNetworkDeliversAgain(t *testing.T) {
 	lost, _, _ := e.capture() // keeps what it sends, delivers nothing
 	lost.Notices = issuerdb.New(e.DB.DB)
 	sent := time.Now()
-	event, err := lost.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, auth.IssuerTxID, 400)
+	event, err := lost.Follow(ctx, "", issuer.NotifySettlement, card.IssuerCardID, cardID, issuer.NetworkTransaction{AuthorizationID: auth.IssuerTxID, Amount: 400, Close: true}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -489,7 +504,7 @@ func TestNetworkDeliversAgain(t *testing.T) {
 		t.Fatalf("card_network %+v, want the settlement delivered again", got)
 	}
 	waittest.Until(t, 30*time.Second, "the settlement delivered again is applied", func() bool {
-		_, found, err := cs.Outcome(ctx, companyID, event)
+		_, found, err := cs.Outcome(ctx, companyID, claimOf(event))
 		return err == nil && found
 	})
 	if c, _ := cs.Card(ctx, companyID, cardID); c.Balance != 1600 || c.Held != 0 {

@@ -26,7 +26,7 @@ import (
 // the same authorization or notification, which we apply once.
 type Network interface {
 	Authorize(ctx context.Context, id, cardID, reference, kind string, amount int64, m issuer.Merchant) (issuer.Authorization, error)
-	Follow(ctx context.Context, id, typ, cardID, reference, authorizationID string, amount int64) (string, error)
+	Follow(ctx context.Context, id, typ, cardID, reference string, t issuer.NetworkTransaction, reason string) (issuer.Notification, error)
 	Terminated(ctx context.Context, id, cardID, reference, reason string) (string, error)
 }
 
@@ -84,14 +84,32 @@ type AuthorizeInput struct {
 	Type            string          `json:"type"`
 }
 
-// FollowInput is the body of a settlement or a refund: amount, at most
-// what may be settled or refunded; absent for all of it.
-type FollowInput struct {
-	Amount json.RawMessage `json:"amount"`
-}
-
 // maxMerchantField bounds a merchant's name and city, in characters.
 const maxMerchantField = 100
+
+// merchant returns in's merchant: a name and a city (required, at most
+// maxMerchantField characters), a country (ISO 3166-1 alpha-2; the card's
+// when absent).
+func (in AuthorizeInput) merchant() (issuer.Merchant, error) {
+	m := issuer.Merchant{
+		Name: strings.TrimSpace(in.MerchantName), City: strings.TrimSpace(in.MerchantCity),
+		Country: strings.ToUpper(strings.TrimSpace(in.MerchantCountry)),
+	}
+	for _, f := range []struct{ name, value string }{{"merchant_name", m.Name}, {"merchant_city", m.City}} {
+		switch n := len([]rune(f.value)); {
+		case n == 0:
+			return issuer.Merchant{}, field.Invalid(f.name, "is required")
+		case n > maxMerchantField:
+			return issuer.Merchant{}, field.Invalid(f.name, fmt.Sprintf("must be at most %d characters", maxMerchantField))
+		}
+	}
+	if m.Country == "" {
+		m.Country = CardCountry
+	} else if !countries.IsAlpha2(m.Country) {
+		return issuer.Merchant{}, field.Invalid("merchant_country", "must be an ISO 3166-1 alpha-2 country code")
+	}
+	return m, nil
+}
 
 // Authorize asks for an authorization on a card of the company.
 func (sb *Sandbox) Authorize(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, error) {
@@ -119,22 +137,9 @@ func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in A
 	} else if amount, err = parseCents("amount", in.Amount, true); err != nil {
 		return Transaction{}, "", err
 	}
-	m := issuer.Merchant{
-		Name: strings.TrimSpace(in.MerchantName), City: strings.TrimSpace(in.MerchantCity),
-		Country: strings.ToUpper(strings.TrimSpace(in.MerchantCountry)),
-	}
-	for _, f := range []struct{ name, value string }{{"merchant_name", m.Name}, {"merchant_city", m.City}} {
-		switch n := len([]rune(f.value)); {
-		case n == 0:
-			return Transaction{}, "", field.Invalid(f.name, "is required")
-		case n > maxMerchantField:
-			return Transaction{}, "", field.Invalid(f.name, fmt.Sprintf("must be at most %d characters", maxMerchantField))
-		}
-	}
-	if m.Country == "" {
-		m.Country = CardCountry
-	} else if !countries.IsAlpha2(m.Country) {
-		return Transaction{}, "", field.Invalid("merchant_country", "must be an ISO 3166-1 alpha-2 country code")
+	m, err := in.merchant()
+	if err != nil {
+		return Transaction{}, "", err
 	}
 	card, err := sb.Cards.card(ctx, companyID, cardID)
 	if err != nil {
@@ -203,61 +208,6 @@ func (sb *Sandbox) standIn(ctx context.Context, card Card, a issuer.Authorizatio
 	return sb.Cards.Store.Transaction(ctx, card.CompanyID, o.TxID)
 }
 
-// Follow settles, reverses or refunds (typ) authorization txID of the
-// company: in.Amount, or all of it; the authorization's state must allow
-// it (CheckFollow), else nothing is asked of the network.
-func (sb *Sandbox) Follow(ctx context.Context, companyID, txID string, typ TxType, in FollowInput) (Transaction, error) {
-	tx, _, err := sb.follow(ctx, companyID, txID, typ, in)
-	return tx, err
-}
-
-// follow is Follow, answering also the id of the network's notification
-// once it is sent.
-func (sb *Sandbox) follow(ctx context.Context, companyID, txID string, typ TxType, in FollowInput) (Transaction, string, error) {
-	var asked int64
-	if len(in.Amount) > 0 && string(in.Amount) != "null" {
-		if typ == TxReversal {
-			return Transaction{}, "", field.Invalid("amount", "is not taken: a reversal releases the whole hold")
-		}
-		var err error
-		if asked, err = parseCents("amount", in.Amount, false); err != nil {
-			return Transaction{}, "", err
-		}
-	}
-	if !validID(txID) {
-		return Transaction{}, "", ErrTransactionNotFound
-	}
-	auth, err := sb.Cards.Store.Transaction(ctx, companyID, txID)
-	if err != nil {
-		return Transaction{}, "", err
-	}
-	card, err := sb.Cards.Store.Card(ctx, companyID, auth.CardID)
-	if err != nil {
-		return Transaction{}, "", err
-	}
-	amount, refused := CheckFollow(typ, auth, asked)
-	id, again, err := sb.networkID(ctx, issuer.NewEventID)
-	switch {
-	case err != nil:
-		return Transaction{}, "", err
-	case refused != nil && again:
-		// The first run's notification, applied, may be what moved the
-		// authorization on: its outcome answers, else the refusal does.
-		if _, found, err := sb.Cards.Store.Outcome(ctx, companyID, id); err == nil && !found {
-			return Transaction{}, "", refused
-		}
-		tx, err := sb.await(ctx, card, notifyOf(typ), id)
-		return tx, id, err
-	case refused != nil:
-		return Transaction{}, "", refused
-	}
-	if _, err := sb.Network.Follow(ctx, id, notifyOf(typ), card.IssuerCardID, card.ID, auth.IssuerTxID, amount); err != nil {
-		return Transaction{}, "", err
-	}
-	tx, err := sb.await(ctx, card, notifyOf(typ), id)
-	return tx, id, err
-}
-
 // networkID returns the network's id of what the request has it do: when
 // it is the retry of a request whose Idempotency-Key holds one
 // (idempotency.Replaying), that one (again is true); else a new one (made
@@ -317,20 +267,19 @@ func (sb *Sandbox) terminate(ctx context.Context, companyID, cardID string, in T
 	if _, err := sb.Network.Terminated(ctx, id, card.IssuerCardID, card.ID, reason); err != nil {
 		return Transaction{}, "", err
 	}
-	tx, err := sb.await(ctx, card, issuer.NotifyCardTerminated, id)
+	tx, err := sb.await(ctx, card, issuer.Notification{ID: id, Type: issuer.NotifyCardTerminated})
 	return tx, id, err
 }
 
-// await waits for the card-worker to apply event id, a notification of
-// type typ about card, and returns the transaction it made, or its
-// refusal; ErrNotApplied past sb.Wait, or when the table cannot be read:
+// await waits for the card-worker to apply notification n about card,
+// and returns the transaction it made, or its refusal; ErrNotApplied past sb.Wait, or when the table cannot be read:
 // the notification is sent, so the caller must read the card's
 // transactions rather than send it again. Before it answers, it tells the
 // issuer what the event moved, as the card-worker does right after it
 // applies it (once, whoever is first): the answer comes when the issuer's
 // card has moved as ours did.
-func (sb *Sandbox) await(ctx context.Context, card Card, typ, id string) (Transaction, error) {
-	companyID := card.CompanyID
+func (sb *Sandbox) await(ctx context.Context, card Card, n issuer.Notification) (Transaction, error) {
+	companyID, id, claim := card.CompanyID, n.ID, claimOf(n)
 	wait := sb.Wait
 	if wait <= 0 {
 		wait = DefaultSandboxWait
@@ -338,7 +287,7 @@ func (sb *Sandbox) await(ctx context.Context, card Card, typ, id string) (Transa
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for pause := 10 * time.Millisecond; ; pause = min(2*pause, 200*time.Millisecond) {
-		o, found, err := sb.Cards.Store.Outcome(ctx, companyID, id)
+		o, found, err := sb.Cards.Store.Outcome(ctx, companyID, claim)
 		switch {
 		case err != nil:
 			// The notification is sent: whatever the table answers, it
@@ -348,7 +297,7 @@ func (sb *Sandbox) await(ctx context.Context, card Card, typ, id string) (Transa
 		case found && o.Refused != "":
 			return Transaction{}, refusal(o.Refused)
 		case found:
-			if err := sb.Cards.tellIssuer(ctx, card, issuer.Notification{ID: id, Type: typ}); err != nil {
+			if err := sb.Cards.tellIssuer(ctx, card, n); err != nil {
 				// The card-worker tells it too, again until it can.
 				slog.WarnContext(ctx, "tell the issuer of a network transaction", "event_id", id, "error", err)
 			}

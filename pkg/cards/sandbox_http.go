@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"payments/pkg/events"
 	"payments/pkg/httpapi"
 )
 
@@ -17,6 +18,9 @@ func SandboxRoutes(rt *httpapi.Router, sb *Sandbox) {
 	rt.Handle("POST /sandbox/card-transactions/{transactionId}/settle", h.follow(TxSettlement))
 	rt.Handle("POST /sandbox/card-transactions/{transactionId}/reverse", h.follow(TxReversal))
 	rt.Handle("POST /sandbox/card-transactions/{transactionId}/refund", h.follow(TxRefund))
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/expire", h.expire)
+	rt.Handle("POST /sandbox/cards/{id}/captures", h.capture)
+	rt.Handle("POST /sandbox/cards/{id}/refunds", h.refund)
 	rt.Handle("POST /sandbox/cards/{id}/terminate", h.terminate)
 }
 
@@ -39,9 +43,39 @@ func (h sandboxHandlers) follow(typ TxType) httpapi.HandlerFunc {
 			return err
 		}
 		return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
-			return h.sb.follow(ctx, companyID, r.PathValue("transactionId"), typ, in)
+			return h.sb.follow(ctx, companyID, r.PathValue("transactionId"), typ, "", in)
 		})
 	}
+}
+
+func (h sandboxHandlers) expire(w http.ResponseWriter, r *http.Request) error {
+	var in FollowInput
+	if err := httpapi.DecodeOptional(r, &in); err != nil {
+		return err
+	}
+	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
+		return h.sb.follow(ctx, companyID, r.PathValue("transactionId"), TxReversal, events.ReversalReasonExpired, in)
+	})
+}
+
+func (h sandboxHandlers) capture(w http.ResponseWriter, r *http.Request) error {
+	var in AuthorizeInput
+	if err := httpapi.Decode(r, &in); err != nil {
+		return err
+	}
+	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
+		return h.sb.capture(ctx, companyID, r.PathValue("id"), in)
+	})
+}
+
+func (h sandboxHandlers) refund(w http.ResponseWriter, r *http.Request) error {
+	var in RefundInput
+	if err := httpapi.Decode(r, &in); err != nil {
+		return err
+	}
+	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
+		return h.sb.refund(ctx, companyID, r.PathValue("id"), in)
+	})
 }
 
 func (h sandboxHandlers) terminate(w http.ResponseWriter, r *http.Request) error {

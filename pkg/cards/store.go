@@ -107,8 +107,11 @@ type Record struct {
 	BalanceDelta int64
 	HeldDelta    int64
 	// Approve also requires the card to be ACTIVE and not locked (else
-	// ErrCardRefused): an authorization's decision.
+	// ErrCardRefused): an authorization's decision. Forced drops the
+	// condition on what the card has available: the issuer's word (an
+	// approval it made without us holds what it holds).
 	Approve bool
+	Forced  bool
 	// Txs are the new transactions; Txs[0] is what the event made, unless
 	// the event changed Original alone (Made then names it). An
 	// authorization's IssuerTxID is recorded so that what follows it can
@@ -146,6 +149,14 @@ type Record struct {
 	Debt   *debts.Debt
 	Events []events.Event
 	Now    time.Time
+}
+
+// made returns the card transaction r made: Made, or its first.
+func (r Record) made() string {
+	if r.Made != "" || len(r.Txs) == 0 {
+		return r.Made
+	}
+	return r.Txs[0].ID
 }
 
 // Withdrawal is the events of a decision taken back (Record.Withdraw):

@@ -129,8 +129,7 @@ func (s *Service) releaseHold(ctx context.Context, card Card, h Transaction) (re
 		if h.Hold == 0 {
 			return false, nil
 		}
-		n.Transaction.Amount = h.Hold
-		rec, err := s.followRecord(ctx, card, h, TxReversal, h.Hold, n)
+		rec, err := s.reverseRecord(ctx, card, h, n)
 		if err != nil {
 			return false, err
 		}

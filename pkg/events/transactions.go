@@ -164,6 +164,11 @@ func (FeeCrossborderChargedData) EventKind() Kind { return FeeCrossborderCharged
 const (
 	FeeTypePaymentFailure = "payment_failure"
 	FeeTypeCrossborder    = "crossborder"
+	// FeeTypeCardSettlement is no fee: the part of a card settlement
+	// (more than the card held, a capture forced or after the hold's
+	// release) that neither the card nor the USD wallet could pay, owed as
+	// a debt.
+	FeeTypeCardSettlement = "card_settlement"
 )
 
 // DebtRecoveryPendingData is the data of debt.recovery.pending: a fee could

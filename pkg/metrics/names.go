@@ -41,6 +41,10 @@ const (
 	AuthorizationsApproved = "AuthorizationsApproved"
 	// AuthorizationsDeclined counts card authorizations declined.
 	AuthorizationsDeclined = "AuthorizationsDeclined"
+	// AuthorizationsApprovedWithoutUs counts card authorizations the
+	// issuer or the network approved without our answer, recorded as
+	// holds all the same.
+	AuthorizationsApprovedWithoutUs = "AuthorizationsApprovedWithoutUs"
 	// AuthorizationDecisionLatency is the time taken to answer one card
 	// authorization request, a retry's included.
 	AuthorizationDecisionLatency = "AuthorizationDecisionLatency"

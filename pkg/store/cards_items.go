@@ -89,6 +89,7 @@ type cardTxItem struct {
 	Hold            int64  `dynamodbav:"hold"`
 	Settled         int64  `dynamodbav:"settled"`
 	Refunded        int64  `dynamodbav:"refunded"`
+	Expired         bool   `dynamodbav:"expired,omitempty"`
 	DebtID          string `dynamodbav:"debt_id,omitempty"`
 	Debt            int64  `dynamodbav:"debt"`
 }
@@ -166,7 +167,7 @@ func newCardTxItem(t cards.Transaction) cardTxItem {
 		Amount: t.Amount, Fee: t.Fee, CardDelta: t.CardDelta, WalletDelta: t.WalletDelta,
 		Issuance: t.Issuance, FeeEntryID: t.FeeEntryID, Description: t.Description, Error: t.Error, CreatedAt: created,
 		IssuerTxID: t.IssuerTxID, Kind: string(t.Kind), OriginalID: t.OriginalID, DeclineReason: string(t.DeclineReason),
-		Hold: t.Hold, Settled: t.Settled, Refunded: t.Refunded, DebtID: t.DebtID, Debt: t.Debt,
+		Hold: t.Hold, Settled: t.Settled, Refunded: t.Refunded, Expired: t.Expired, DebtID: t.DebtID, Debt: t.Debt,
 	}
 	if m := t.Merchant; m != nil {
 		it.MerchantName, it.MerchantCity, it.MerchantCountry = m.Name, m.City, m.Country
@@ -193,7 +194,7 @@ func (it cardTxItem) transaction() (cards.Transaction, error) {
 		CardDelta: it.CardDelta, WalletDelta: it.WalletDelta, Issuance: it.Issuance, FeeEntryID: it.FeeEntryID,
 		Description: it.Description, Error: it.Error, CreatedAt: created,
 		IssuerTxID: it.IssuerTxID, Kind: cards.AuthKind(it.Kind), OriginalID: it.OriginalID,
-		DeclineReason: cards.DeclineReason(it.DeclineReason), Hold: it.Hold, Settled: it.Settled, Refunded: it.Refunded,
+		DeclineReason: cards.DeclineReason(it.DeclineReason), Hold: it.Hold, Settled: it.Settled, Refunded: it.Refunded, Expired: it.Expired,
 		DebtID: it.DebtID, Debt: it.Debt,
 	}
 	if it.MerchantName != "" || it.MerchantCity != "" || it.MerchantCountry != "" {

@@ -174,7 +174,7 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 	names := map[string]string{}
 	values := map[string]types.AttributeValue{}
 	cond := "attribute_exists(PK)"
-	if avail := r.BalanceDelta - r.HeldDelta; avail < 0 {
+	if avail := r.BalanceDelta - r.HeldDelta; avail < 0 && !r.Forced {
 		cond += " AND #cavail >= :need"
 		names["#cavail"], values[":need"] = "available", dynamo.Num(-avail)
 	}
@@ -183,7 +183,7 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 		names["#cst"], names["#clock"] = "status", "is_locked"
 		values[":active"], values[":false"] = dynamo.Str(string(cards.Active)), &types.AttributeValueMemberBOOL{Value: false}
 	}
-	if givesToCard(r) {
+	if givesToCard(r) && r.Card.Status.Live() {
 		cond += " AND " + liveOnly(names, values)
 	}
 	if r.BalanceDelta == 0 && r.HeldDelta == 0 && !r.Approve {
@@ -209,8 +209,9 @@ func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
 
 // givesToCard reports whether r adds to what the card has or can spend (a
 // refund, a hold released without being paid out in full): money that
-// never reaches a terminated card, whose write must then be built again
-// from the card as it is (cards.ErrChanged).
+// never reaches a terminated card, so that such a write built from a live
+// card must find it live (else cards.ErrChanged: it is built again from
+// the card as it is).
 func givesToCard(r cards.Record) bool {
 	return r.BalanceDelta > 0 || r.BalanceDelta-r.HeldDelta > 0
 }
@@ -232,6 +233,9 @@ func (s *Cards) followedTx(was, now cards.Transaction, untold bool) (types.Trans
 	u.set("hold", now.Hold)
 	u.set("settled", now.Settled)
 	u.set("refunded", now.Refunded)
+	if now.Expired && !was.Expired {
+		u.set("expired", true)
+	}
 	if now.CompletedAt != nil {
 		u.set("completed_at", timestamp.Format(*now.CompletedAt))
 	}

@@ -115,6 +115,9 @@ var IdempotentRoutes = []string{
 	"POST /sandbox/card-transactions/{transactionId}/settle",
 	"POST /sandbox/card-transactions/{transactionId}/reverse",
 	"POST /sandbox/card-transactions/{transactionId}/refund",
+	"POST /sandbox/card-transactions/{transactionId}/expire",
+	"POST /sandbox/cards/{id}/captures",
+	"POST /sandbox/cards/{id}/refunds",
 	"POST /sandbox/cards/{id}/terminate",
 }
 

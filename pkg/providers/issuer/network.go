@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"strings"
 	"time"
 
 	"payments/pkg/deadline"
@@ -75,6 +76,11 @@ func NewTransactionID(now time.Time) string { return "ntx_" + ids.NewV7(now) }
 // NewEventID returns a new id of the network's notifications (evt_<uuid>),
 // made at now.
 func NewEventID(now time.Time) string { return "evt_" + ids.NewV7(now) }
+
+// NotifiedTransactionID returns the id of the transaction that the
+// network's notification eventID reports, named after it: the same
+// notification sent again is about the same transaction.
+func NotifiedTransactionID(eventID string) string { return "ntx_" + strings.TrimPrefix(eventID, "evt_") }
 
 // DecisionStore keeps the sandbox network's authorizations as decided
 // (issuerdb.Store).
@@ -205,12 +211,20 @@ func (n *SandboxNetwork) ask(ctx context.Context, id string, body []byte) (answe
 }
 
 // Follow reports, as notification id (a new one when ""; the same id
-// sent again is the same notification), a settlement, a reversal or a
-// refund (typ, one of NotifySettlement, NotifyReversal, NotifyRefund) of
-// amount cents on authorization authorizationID and returns its event id.
-func (n *SandboxNetwork) Follow(ctx context.Context, id, typ, cardID, reference, authorizationID string, amount int64) (string, error) {
-	return n.send(ctx, &Notification{ID: id, Type: typ, CardID: cardID, Reference: reference,
-		Transaction: &NetworkTransaction{AuthorizationID: authorizationID, Amount: amount}})
+// sent again is the same notification, about the same transaction), a
+// settlement, a reversal or a refund (typ, one of NotifySettlement,
+// NotifyReversal, NotifyRefund) of t on the issuer's card cardID:
+// t.AuthorizationID is the authorization it follows ("" for a capture the
+// network forces with none, or a refund linked to none), t.Amount what it
+// moves (a reversal's, what it releases: 0 for all that is held), t.Close
+// whether a settlement closes its authorization, t.Merchant a forced
+// capture's; reason is a reversal's (an expiry's). It returns the
+// notification sent.
+func (n *SandboxNetwork) Follow(ctx context.Context, id, typ, cardID, reference string, t NetworkTransaction, reason string) (Notification, error) {
+	t.ID, t.Kind = "", ""
+	no := Notification{ID: id, Type: typ, CardID: cardID, Reference: reference, Transaction: &t, Reason: reason}
+	_, err := n.send(ctx, &no)
+	return no, err
 }
 
 // Terminated reports, as notification id (a new one when ""), that the
@@ -228,7 +242,7 @@ func (n *SandboxNetwork) send(ctx context.Context, no *Notification) (string, er
 	}
 	no.CreatedAt = now
 	if t := no.Transaction; t != nil && t.ID == "" {
-		t.ID, t.Currency = NewTransactionID(now), "USD"
+		t.ID, t.Currency = NotifiedTransactionID(no.ID), "USD"
 	}
 	if err := no.Check(); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadNotification, err)

@@ -156,7 +156,7 @@ func TestSandboxNetworkDelivers(t *testing.T) {
 	if len(asked) != 1 || asked[0].ID != a.Request.ID || !strings.HasPrefix(a.Request.ID, "ntx_") || asked[0].Amount != 1250 || asked[0].Kind != KindPreauthorization {
 		t.Errorf("asked %+v", asked)
 	}
-	if _, err := n.Follow(ctx, "", NotifySettlement, "card_1", "ref", a.Request.ID, 1000); err != nil {
+	if _, err := n.Follow(ctx, "", NotifySettlement, "card_1", "ref", NetworkTransaction{AuthorizationID: a.Request.ID, Amount: 1000, Close: true}, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := n.Terminated(ctx, "", "card_1", "ref", "risk"); err != nil {
@@ -167,7 +167,7 @@ func TestSandboxNetworkDelivers(t *testing.T) {
 		got[1].Transaction.Amount != 1000 || got[2].Type != NotifyCardTerminated {
 		t.Errorf("notifications %+v", got)
 	}
-	if _, err := n.Follow(ctx, "", NotifyReversal, "card_1", "ref", "", 5); !errors.Is(err, ErrBadNotification) || len(got) != 3 {
+	if _, err := n.Follow(ctx, "", NotifyReversal, "card_1", "ref", NetworkTransaction{AuthorizationID: "", Amount: 5}, ""); !errors.Is(err, ErrBadNotification) || len(got) != 3 {
 		t.Errorf("a reversal naming no authorization: %v, %d delivered", err, len(got))
 	}
 }

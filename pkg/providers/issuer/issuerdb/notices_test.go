@@ -36,15 +36,15 @@ func TestSandboxNetworkRedelivers(t *testing.T) {
 	n.Notices = s
 	sent := sandboxIssuerNow
 	n.Now = func() time.Time { return sent }
-	settled, err := n.Follow(ctx, "", issuer.NotifySettlement, "card_1", "ref", "ntx_1", 500)
+	settled, err := n.Follow(ctx, "", issuer.NotifySettlement, "card_1", "ref", issuer.NetworkTransaction{AuthorizationID: "ntx_1", Amount: 500, Close: true}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	reversed, err := n.Follow(ctx, "", issuer.NotifyReversal, "card_1", "ref", "ntx_2", 0)
+	reversed, err := n.Follow(ctx, "", issuer.NotifyReversal, "card_1", "ref", issuer.NetworkTransaction{AuthorizationID: "ntx_2", Amount: 0}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := issuer.NewSandbox(s, nil).Acknowledge(ctx, reversed); err != nil {
+	if err := issuer.NewSandbox(s, nil).Acknowledge(ctx, reversed.ID); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -54,9 +54,9 @@ func TestSandboxNetworkRedelivers(t *testing.T) {
 		want []string // delivered again
 	}{
 		{"before it is due", issuer.RedeliverAfter - time.Second, false, nil},
-		{"due: the unacknowledged one, its delivery failing", issuer.RedeliverAfter, true, []string{settled}},
+		{"due: the unacknowledged one, its delivery failing", issuer.RedeliverAfter, true, []string{settled.ID}},
 		{"not due again yet", issuer.RedeliverAfter + 2*issuer.RedeliverAfter - time.Second, false, nil},
-		{"due again, twice as late", issuer.RedeliverAfter + 2*issuer.RedeliverAfter, false, []string{settled}},
+		{"due again, twice as late", issuer.RedeliverAfter + 2*issuer.RedeliverAfter, false, []string{settled.ID}},
 	}
 	for _, st := range steps {
 		delivered, fail = nil, st.fail
@@ -65,7 +65,7 @@ func TestSandboxNetworkRedelivers(t *testing.T) {
 			t.Fatalf("%s: delivered %v (%d, %v), want %v", st.name, delivered, got, err, st.want)
 		}
 	}
-	if err := issuer.NewSandbox(s, nil).Acknowledge(ctx, settled); err != nil {
+	if err := issuer.NewSandbox(s, nil).Acknowledge(ctx, settled.ID); err != nil {
 		t.Fatal(err)
 	}
 	delivered = nil
