@@ -80,7 +80,9 @@ func NewEventID(now time.Time) string { return "evt_" + ids.NewV7(now) }
 // NotifiedTransactionID returns the id of the transaction that the
 // network's notification eventID reports, named after it: the same
 // notification sent again is about the same transaction.
-func NotifiedTransactionID(eventID string) string { return "ntx_" + strings.TrimPrefix(eventID, "evt_") }
+func NotifiedTransactionID(eventID string) string {
+	return "ntx_" + strings.TrimPrefix(eventID, "evt_")
+}
 
 // DecisionStore keeps the sandbox network's authorizations as decided
 // (issuerdb.Store).
