@@ -73,12 +73,8 @@ func (c *Client) Authorizations(ctx context.Context, since time.Time, after stri
 	}
 	out := make([]issuer.StatementAuthorization, 0, len(page))
 	for _, a := range page {
-		requested := a.Amount
-		if len(a.RequestHistory) > 0 && a.RequestHistory[0] != nil {
-			requested = a.RequestHistory[0].Amount
-		}
 		sa := issuer.StatementAuthorization{
-			ID: a.ID, Kind: kind(requested), Approved: a.Approved, CreatedAt: time.Unix(a.Created, 0).UTC(),
+			ID: a.ID, Kind: statementKind(a), Approved: a.Approved, CreatedAt: time.Unix(a.Created, 0).UTC(),
 		}
 		switch a.Status {
 		case stripe.IssuingAuthorizationStatusPending:
@@ -106,6 +102,19 @@ func (c *Client) Authorizations(ctx context.Context, since time.Time, after stri
 		out = append(out, sa)
 	}
 	return out, next, nil
+}
+
+// statementKind is an authorization's kind: its first request's amount
+// says, or, with no request history, whether it ever held or captured
+// anything.
+func statementKind(a *stripe.IssuingAuthorization) string {
+	if len(a.RequestHistory) > 0 && a.RequestHistory[0] != nil {
+		return kind(a.RequestHistory[0].Amount)
+	}
+	if a.Amount > 0 || a.MerchantAmount > 0 || len(a.Transactions) > 0 {
+		return issuer.KindAuthorization
+	}
+	return issuer.KindVerification
 }
 
 // Balance reads the account's Issuing balance available in USD (GET

@@ -129,8 +129,8 @@ func (s *Sim) createDispute(r *request) result {
 	t.Dispute = &stripe.IssuingDispute{ID: d.d.ID}
 	s.disputes[d.d.ID] = d
 	s.disputeList = append(s.disputeList, d)
-	s.emit(r, "issuing_dispute.created", s.disputeJSON(d, nil), nil)
-	return ok(s.disputeJSON(d, r))
+	s.emit(r, "issuing_dispute.created", s.disputeJSON(d, nil, ""), nil)
+	return ok(s.disputeJSON(d, r, ""))
 }
 
 // submitDispute answers POST /v1/issuing/disputes/{id}/submit: an
@@ -154,8 +154,8 @@ func (s *Sim) submitDispute(r *request) result {
 		return bad
 	}
 	d.d.Status = stripe.IssuingDisputeStatusSubmitted
-	s.emit(r, "issuing_dispute.submitted", s.disputeJSON(d, nil), nil)
-	answer := ok(s.disputeJSON(d, r))
+	s.emit(r, "issuing_dispute.submitted", s.disputeJSON(d, nil, ""), nil)
+	answer := ok(s.disputeJSON(d, r, ""))
 	switch d.explanation() {
 	case WinningEvidence:
 		s.settle(r, d, stripe.IssuingDisputeStatusWon)
@@ -201,7 +201,7 @@ func (s *Sim) settle(r *request, d *dispute, status stripe.IssuingDisputeStatus)
 			d.d.LossReason = stripe.IssuingDisputeLossReasonOther
 		}
 	}
-	s.emit(r, "issuing_dispute.closed", s.disputeJSON(d, nil), nil)
+	s.emit(r, "issuing_dispute.closed", s.disputeJSON(d, nil, ""), nil)
 	if credit != 0 {
 		s.credit(r, d, credit)
 	}
@@ -240,7 +240,7 @@ func (s *Sim) credit(r *request, d *dispute, amount int64) {
 	if amount < 0 {
 		typ = "issuing_dispute.funds_rescinded"
 	}
-	s.emit(r, typ, s.disputeJSON(d, nil), nil)
+	s.emit(r, typ, s.disputeJSON(d, nil, ""), nil)
 }
 
 // getDispute answers GET /v1/issuing/disputes/{id}.
@@ -251,20 +251,17 @@ func (s *Sim) getDispute(r *request) result {
 	if !found {
 		return missing("issuing.dispute", r.PathValue("id"))
 	}
-	return ok(s.disputeJSON(d, r))
+	return ok(s.disputeJSON(d, r, ""))
 }
 
 // disputeJSON is the dispute as Stripe answers r (nil: as an event carries
 // it): its transaction as an id unless expanded (transaction, or
 // transaction.card for its card too), its balance transactions, which
 // Stripe includes only when asked (expand[]=balance_transactions), null.
-// A list's expansions start with data. (prefix). s.mu is held.
-func (s *Sim) disputeJSON(d *dispute, r *request, prefix ...string) []byte {
-	p := ""
-	if len(prefix) > 0 {
-		p = prefix[0]
-	}
-	asked := func(f string) bool { return r != nil && expanded(r, p+f) }
+// A list's expansions start with prefix "data.", an object's with "".
+// s.mu is held.
+func (s *Sim) disputeJSON(d *dispute, r *request, prefix string) []byte {
+	asked := func(f string) bool { return r != nil && expanded(r, prefix+f) }
 	extra := map[string]json.RawMessage{"balance_transactions": json.RawMessage("null")}
 	if asked("balance_transactions") {
 		b, _ := json.Marshal(d.credits)
