@@ -32,9 +32,9 @@ func IssuerAuthorizations(cfg Config, d issuerhooks.Decider) (*issuerhooks.Autho
 // StripeHooks returns the handler of Stripe Issuing's events, checked with
 // the issuer's secret of cfg (Stripe's endpoint signing secrets,
 // comma-separated), its authorization requests decided by d, its other
-// events queued on issuerEvents, a transaction's card found by cards: the
-// stripe-webhooks function serves it.
-func StripeHooks(cfg Config, d issuerhooks.Decider, issuerEvents Queue, cards issuerhooks.CardReferences) (*issuerhooks.Stripe, error) {
+// events queued on issuerEvents, what they name by Stripe's ids read by
+// lookups: the stripe-webhooks function serves it.
+func StripeHooks(cfg Config, d issuerhooks.Decider, issuerEvents Queue, lookups issuerhooks.StripeLookups) (*issuerhooks.Stripe, error) {
 	if err := checkIssuerSecret(cfg); err != nil {
 		return nil, err
 	}
@@ -44,7 +44,7 @@ func StripeHooks(cfg Config, d issuerhooks.Decider, issuerEvents Queue, cards is
 			secrets = append(secrets, s)
 		}
 	}
-	return &issuerhooks.Stripe{Secrets: secrets, Decider: d, Queue: issuerEvents, Cards: cards}, nil
+	return &issuerhooks.Stripe{Secrets: secrets, Decider: d, Queue: issuerEvents, Lookups: lookups}, nil
 }
 
 // checkIssuerSecret checks the issuer's secret of cfg.

@@ -15,10 +15,13 @@ import (
 // missing, malformed, stale or made with none of our signing secrets.
 var ErrBadStripeSignature = errors.New("issuerhooks: missing, malformed, stale or forged Stripe-Signature")
 
-// CardReferences finds our card id of a Stripe card id
-// (stripeissuing.Client.CardReference).
-type CardReferences interface {
+// StripeLookups reads at Stripe what an event names by Stripe's ids only
+// (stripeissuing.Client): our card id of a Stripe card id; a dispute as it
+// is now, with its card and what Stripe credited for it. Either is
+// issuer.ErrNotFound for what is none of ours.
+type StripeLookups interface {
 	CardReference(ctx context.Context, id string) (string, error)
+	CompleteDispute(ctx context.Context, n *issuer.Notification) error
 }
 
 // Stripe is the handler of POST /issuer/stripe/webhooks: Stripe Issuing's
@@ -33,8 +36,9 @@ type Stripe struct {
 	// Queue is the issuer-events queue, which the other events reach as
 	// the issuer's notifications.
 	Queue Sender
-	// Cards finds the card a transaction's event names by Stripe's id.
-	Cards CardReferences
+	// Lookups finds the card a transaction's event names by Stripe's id,
+	// and reads a dispute's event's dispute as it is now.
+	Lookups StripeLookups
 }
 
 // Handle verifies signature, the Stripe-Signature of body, and does what
@@ -71,35 +75,44 @@ func (s *Stripe) Handle(ctx context.Context, signature string, body []byte) (eve
 	return ev.ID, nil, nil
 }
 
-// RefundDelay is how long a refund waits on the issuer-events queue before
-// the card-worker sees it. Stripe sends a capture and its refund in any
-// order, and the card-workers apply a batch each at once: a refund applied
-// before its capture fails and comes back only after the queue's
-// visibility timeout (90 s), so it is given a head start of the capture.
+// RefundDelay is how long a refund, and the release of what is left of a
+// hold once its authorization closed, wait on the issuer-events queue
+// before the card-worker sees them. Stripe sends a capture and its refund,
+// or the closing of its authorization, in any order, and the card-workers
+// apply a batch each at once: a refund applied before its capture fails
+// and comes back only after the queue's visibility timeout (90 s), and a
+// hold released before its capture is applied leaves the card's available
+// balance, for that while, what Stripe already took. The capture is given
+// a head start.
 const RefundDelay = 10 * time.Second
 
-// queue puts ev's notification on the issuer-events queue (a refund
-// RefundDelay later), its card reference found first when the event does
-// not carry it. A card Stripe has that is none of ours is dropped.
+// queue puts ev's notification on the issuer-events queue (a refund, and
+// the release of a closed authorization's hold, RefundDelay later), its
+// card reference found first when the event does not carry it, a dispute
+// read as it is now. A card or a dispute Stripe
+// has that is none of ours is dropped.
 func (s *Stripe) queue(ctx context.Context, ev stripeissuing.Event) error {
 	n := ev.Notification
-	if n.Reference == "" {
-		ref, err := s.Cards.CardReference(ctx, n.CardID)
-		if errors.Is(err, issuer.ErrNotFound) {
-			slog.WarnContext(ctx, "Stripe event about a card we do not have: dropped", "event_id", ev.ID, "card", n.CardID)
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("issuerhooks: the card of Stripe event %s: %w", ev.ID, err)
-		}
-		n.Reference = ref
+	var err error
+	switch {
+	case n.Type == issuer.NotifyDispute:
+		err = s.Lookups.CompleteDispute(ctx, n)
+	case n.Reference == "":
+		n.Reference, err = s.Lookups.CardReference(ctx, n.CardID)
+	}
+	if errors.Is(err, issuer.ErrNotFound) {
+		slog.WarnContext(ctx, "Stripe event about a card we do not have: dropped", "event_id", ev.ID, "card", n.CardID, "error", err)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("issuerhooks: the card of Stripe event %s: %w", ev.ID, err)
 	}
 	b, err := ev.Body()
 	if err != nil {
 		return badBody("a Stripe Issuing event", err, stripeissuing.ErrBadEvent)
 	}
 	var delay time.Duration
-	if n.Type == issuer.NotifyRefund {
+	if n.Type == issuer.NotifyRefund || n.Type == issuer.NotifyReversal && n.Reason == stripeissuing.ReasonClosed {
 		delay = RefundDelay
 	}
 	if err := s.Queue.Send(ctx, b, delay); err != nil {

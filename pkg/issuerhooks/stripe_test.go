@@ -38,7 +38,8 @@ func stripeEvent(t *testing.T, typ string, object any, secret string) (body []by
 	return body, webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: body, Secret: secret}).Header
 }
 
-// stripeCards knows Stripe's card ic_1 as our c1.
+// stripeCards knows Stripe's card ic_1 as our c1, and its dispute idp_1,
+// which Stripe credited 500 since its event.
 type stripeCards struct{ asked []string }
 
 func (c *stripeCards) CardReference(_ context.Context, id string) (string, error) {
@@ -47,6 +48,17 @@ func (c *stripeCards) CardReference(_ context.Context, id string) (string, error
 		return "c1", nil
 	}
 	return "", fmt.Errorf("%w: %s", issuer.ErrNotFound, id)
+}
+
+func (c *stripeCards) CompleteDispute(_ context.Context, n *issuer.Notification) error {
+	c.asked = append(c.asked, n.Dispute.ID)
+	if n.Dispute.ID != "idp_1" {
+		return fmt.Errorf("%w: %s", issuer.ErrNotFound, n.Dispute.ID)
+	}
+	d := *n.Dispute
+	d.Credited = 500
+	n.Dispute, n.CardID, n.Reference = &d, "ic_1", "c1"
+	return nil
 }
 
 // TestStripeEvents: an authorization request is decided and answered in
@@ -59,12 +71,18 @@ func TestStripeEvents(t *testing.T) {
 	request := &stripe.IssuingAuthorization{ID: "iauth_1", Card: card, MerchantData: merchant, Currency: "usd",
 		PendingRequest: &stripe.IssuingAuthorizationPendingRequest{Amount: 1250, Currency: "usd"}}
 	created := &stripe.IssuingAuthorization{ID: "iauth_1", Card: card, MerchantData: merchant, Currency: "usd", Approved: true, Amount: 1250}
+	closed := &stripe.IssuingAuthorization{ID: "iauth_1", Card: card, MerchantData: merchant, Currency: "usd", Approved: true, Status: "closed"}
+	reversed := &stripe.IssuingAuthorization{ID: "iauth_1", Card: card, MerchantData: merchant, Currency: "usd", Approved: true, Status: "reversed"}
 	capture := func(cardID string) *stripe.IssuingTransaction {
 		return &stripe.IssuingTransaction{ID: "ipi_1", Type: "capture", Amount: -1250, Currency: "usd",
 			Authorization: &stripe.IssuingAuthorization{ID: "iauth_1"}, Card: &stripe.IssuingCard{ID: cardID}}
 	}
 	refund := &stripe.IssuingTransaction{ID: "ipi_2", Type: "refund", Amount: 200, Currency: "usd",
 		Authorization: &stripe.IssuingAuthorization{ID: "iauth_1"}, Card: &stripe.IssuingCard{ID: "ic_1"}}
+	dispute := func(id string) map[string]any {
+		return map[string]any{"id": id, "object": "issuing.dispute", "amount": 1250, "currency": "usd", "status": "won",
+			"transaction": "ipi_1", "balance_transactions": nil, "metadata": map[string]string{"reference": "d1"}}
+	}
 	tests := []struct {
 		name      string
 		typ       string
@@ -80,7 +98,11 @@ func TestStripeEvents(t *testing.T) {
 		{"capture", stripeissuing.EventTransactionCreated, capture("ic_1"), stripeSecret, nil, false, issuer.NotifySettlement, true},
 		{"capture on a card not ours", stripeissuing.EventTransactionCreated, capture("ic_9"), stripeSecret, nil, false, "", true},
 		{"refund, queued after its capture's head start", stripeissuing.EventTransactionCreated, refund, stripeSecret, nil, false, issuer.NotifyRefund, true},
-		{"an event we do not read", "issuing_dispute.created", map[string]string{"id": "idp_1"}, stripeSecret, nil, false, "", false},
+		{"an authorization closed, its hold released after its capture's head start", stripeissuing.EventAuthorizationUpdated, closed, stripeSecret, nil, false, issuer.NotifyReversal, false},
+		{"an authorization reversed", stripeissuing.EventAuthorizationUpdated, reversed, stripeSecret, nil, false, issuer.NotifyReversal, false},
+		{"dispute, read as it is now", "issuing_dispute.funds_reinstated", dispute("idp_1"), stripeSecret, nil, false, issuer.NotifyDispute, true},
+		{"dispute none of ours", "issuing_dispute.created", dispute("idp_9"), stripeSecret, nil, false, "", true},
+		{"an event we do not read", "issuing_cardholder.created", map[string]string{"id": "ich_1"}, stripeSecret, nil, false, "", false},
 		{"forged", stripeissuing.EventAuthorizationRequest, request, "whsec_someone_else", issuerhooks.ErrBadStripeSignature, false, "", false},
 		{"signed but unreadable", stripeissuing.EventAuthorizationRequest, &stripe.IssuingAuthorization{ID: "iauth_2", Card: card},
 			stripeSecret, &field.Error{}, false, "", false},
@@ -88,7 +110,7 @@ func TestStripeEvents(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d, q, cards := &decider{}, &sent{}, &stripeCards{}
-			s := &issuerhooks.Stripe{Secrets: []string{"whsec_rolled_out", stripeSecret}, Decider: d, Queue: q, Cards: cards}
+			s := &issuerhooks.Stripe{Secrets: []string{"whsec_rolled_out", stripeSecret}, Decider: d, Queue: q, Lookups: cards}
 			body, sig := stripeEvent(t, tt.typ, tt.object, tt.secret)
 			r := httptest.NewRequest(http.MethodPost, "/api/v1/issuer/stripe/webhooks", strings.NewReader(string(body)))
 			r.Header.Set(stripeissuing.SignatureHeader, sig)
@@ -134,8 +156,12 @@ func TestStripeEvents(t *testing.T) {
 				if err != nil || n.ID != "evt_1" || n.Type != tt.queued || n.Reference != "c1" || n.CardID != "ic_1" {
 					t.Errorf("queued %+v, %v", n, err)
 				}
+				if n.Type == issuer.NotifyDispute && (n.Dispute.ID != "idp_1" || n.Dispute.Status != issuer.DisputeWon || n.Dispute.Credited != 500 ||
+					n.Dispute.Reference != "d1" || n.Dispute.TransactionID != "ipi_1") {
+					t.Errorf("queued the dispute %+v, want it as Stripe has it now", n.Dispute)
+				}
 				want := time.Duration(0)
-				if tt.queued == issuer.NotifyRefund {
+				if tt.queued == issuer.NotifyRefund || strings.HasSuffix(tt.name, "head start") {
 					want = issuerhooks.RefundDelay
 				}
 				if q.delays[0] != want {
@@ -159,13 +185,14 @@ func FuzzStripeEvent(f *testing.F) {
 	f.Add(stripeissuing.EventTransactionCreated, `{"id":"ipi_1","type":"capture","amount":-5,"currency":"usd","card":"ic_1","authorization":"iauth_1"}`)
 	f.Add(stripeissuing.EventCardUpdated, `{"id":"ic_1","status":"canceled","metadata":null}`)
 	f.Add(stripeissuing.EventAuthorizationUpdated, `null`)
+	f.Add(stripeissuing.EventDisputeClosed, `{"id":"idp_1","amount":5,"status":"lost","transaction":"ipi_1"}`)
 	f.Fuzz(func(t *testing.T, typ, object string) {
 		if !json.Valid([]byte(object)) {
 			object = strconv.Quote(object)
 		}
 		body := `{"id":"evt_1","object":"event","api_version":"` + stripe.APIVersion + `","type":` + strconv.Quote(typ) + `,"data":{"object":` + object + `}}`
 		d, q, cards := &decider{}, &sent{}, &stripeCards{}
-		s := &issuerhooks.Stripe{Secrets: []string{stripeSecret}, Decider: d, Queue: q, Cards: cards}
+		s := &issuerhooks.Stripe{Secrets: []string{stripeSecret}, Decider: d, Queue: q, Lookups: cards}
 		sig := webhook.GenerateTestSignedPayload(&webhook.UnsignedPayload{Payload: []byte(body), Secret: stripeSecret}).Header
 		_, answer, err := s.Handle(context.Background(), sig, []byte(body))
 		var fe *field.Error

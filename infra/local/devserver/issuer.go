@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"os"
 	"time"
 
 	"payments/pkg/function"
@@ -30,9 +31,11 @@ const deliverEvery = time.Second
 // stripe-mock at stripeMockURL check every request, sends its events,
 // signed with ISSUER_WEBHOOK_SECRET, to api's Stripe webhooks route, and
 // sets res's IssuerBaseUrl, which must be a set map, to its URL; it logs
-// every violation (stripesim.Sim.Violations) as a warning. It returns
-// nil in sandbox mode, or when a real issuer is configured. It stops
-// serving when ctx ends, or at Close.
+// every violation (stripesim.Sim.Violations) as a warning. Its stand-in
+// and the event types it drops are read from the environment
+// (SIM_STRIPE_STAND_IN, SIM_STRIPE_DROP_EVENTS: stripesim.Config.FromEnv).
+// It returns nil in sandbox mode, or when a real issuer is configured. It
+// stops serving when ctx ends, or at Close.
 func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, port int, log *slog.Logger) (*Issuer, error) {
 	if res.Params["Mode"] != function.ModeProduction || res.Params["IssuerBaseUrl"] != "" {
 		return nil, nil
@@ -40,12 +43,16 @@ func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, 
 	if log == nil {
 		log = slog.Default()
 	}
-	sim, err := stripesim.New(stripesim.Config{
+	cfg := stripesim.Config{
 		APIKey:        res.Secrets["ISSUER_API_KEY"],
 		WebhookSecret: res.Secrets["ISSUER_WEBHOOK_SECRET"],
 		WebhookURL:    api + "/issuer/stripe/webhooks",
 		StripeMockURL: stripeMockURL,
-	})
+	}
+	if err := cfg.FromEnv(os.Getenv); err != nil {
+		return nil, err
+	}
+	sim, err := stripesim.New(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +64,7 @@ func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, 
 	go sim.Run(ctx, deliverEvery)
 	go logViolations(ctx, sim, log)
 	res.Params["IssuerBaseUrl"] = is.URL
-	log.Info("simulated Stripe Issuing", "url", is.URL)
+	log.Info("simulated Stripe Issuing", "url", is.URL, "stand_in", cfg.StandIn, "dropped_events", cfg.DropEvents)
 	return is, nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/stripe/stripe-go/v85/webhook"
 
 	"payments/infra/local/devserver"
+	"payments/pkg/providers/issuer/stripeissuing/stripesim"
 )
 
 func TestStartIssuer(t *testing.T) {
@@ -76,6 +77,51 @@ func TestStartIssuer(t *testing.T) {
 				}
 			case <-time.After(10 * time.Second):
 				t.Fatal("no event delivered within 10 s")
+			}
+		})
+	}
+}
+
+// TestStartIssuerSettings: the simulation's settings come from the
+// environment, and one it cannot take stops the start, naming it.
+func TestStartIssuerSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name, standIn, drop string
+		ok                  bool
+	}{
+		{"approve, dropping cardholders' creation", "approve", "issuing_cardholder.created", true},
+		{"an unknown stand-in", "sometimes", "", false},
+		{"an authorization request dropped", "", "issuing_authorization.request", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(stripesim.EnvStandIn, tc.standIn)
+			t.Setenv(stripesim.EnvDropEvents, tc.drop)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			res := devserver.Resources{Params: map[string]string{"Mode": "production"}, Secrets: map[string]string{"ISSUER_API_KEY": "sk_local", "ISSUER_WEBHOOK_SECRET": "whsec_local"}}
+			is, err := devserver.StartIssuer(ctx, res, "http://127.0.0.1:9/api/v1", "", 0, nil)
+			if (err == nil) != tc.ok {
+				t.Fatalf("err = %v, want ok %v", err, tc.ok)
+			}
+			if err != nil {
+				if !strings.Contains(err.Error(), "SIM_STRIPE_") {
+					t.Errorf("err = %v, naming no setting", err)
+				}
+				return
+			}
+			defer is.Close()
+			form := url.Values{"name": {"Ama Mensah"}, "billing[address][line1]": {"1 Main Street"}, "billing[address][city]": {"Accra"},
+				"billing[address][postal_code]": {"00233"}, "billing[address][country]": {"GH"}}
+			req, _ := http.NewRequest(http.MethodPost, is.URL+"/v1/issuing/cardholders", strings.NewReader(form.Encode()))
+			req.Header.Set("Authorization", "Bearer sk_local")
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if d := is.Sim.Dropped(); len(d) != 1 || !strings.HasPrefix(d[0], "issuing_cardholder.created ") {
+				t.Errorf("dropped %q, want the cardholder's creation", d)
 			}
 		})
 	}

@@ -23,14 +23,15 @@ import (
 // the card, one conditional write, its events in the outbox); the events
 // we follow are queued on the issuer-events queue as the issuer's
 // notifications, for the card-worker. A transaction's card is found at
-// Stripe, once per card and process.
+// Stripe, once per card and process; a dispute is read at Stripe as it is
+// now.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
 	d, err := services.CardDecider(db)
 	if err != nil {
 		return nil, err
 	}
-	var cards issuerhooks.CardReferences = noStripeCards{}
+	var cards issuerhooks.StripeLookups = noStripeCards{}
 	if c, err := cardissuer.New(cfg); err != nil {
 		return nil, err
 	} else if c != nil {
@@ -50,4 +51,8 @@ type noStripeCards struct{}
 
 func (noStripeCards) CardReference(_ context.Context, id string) (string, error) {
 	return "", fmt.Errorf("%w: card %s: a sandbox stage has no card at Stripe", issuer.ErrNotFound, id)
+}
+
+func (noStripeCards) CompleteDispute(_ context.Context, n *issuer.Notification) error {
+	return fmt.Errorf("%w: event %s: a sandbox stage has no dispute at Stripe", issuer.ErrNotFound, n.ID)
 }

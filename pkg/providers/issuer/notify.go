@@ -42,7 +42,10 @@ type NetworkTransaction struct {
 	// its redelivery, the reconciliation). AuthorizationID, for a
 	// settlement, a reversal or a refund, is the authorization it follows:
 	// "" for a settlement the network forced with none (a force capture)
-	// and for a refund linked to none.
+	// and for a refund linked to none. On an approval's advice it names the
+	// authorization an increment adds to (more held on an authorization
+	// already approved, ApprovedWithoutUs: Amount is the increment), ""
+	// for an authorization of its own.
 	ID              string `json:"id"`
 	AuthorizationID string `json:"authorization_id,omitempty"`
 	// Kind of an authorization: AUTHORIZATION, PREAUTHORIZATION or

@@ -22,7 +22,8 @@
 // (4568), STRIPE_MOCK_PORT (12111), DOCS_PORT (4443), OPERATOR_PORT (4570:
 // the simulated pawaPay of MODE=production, devserver.StartAggregator),
 // ISSUER_PORT (4571: the simulated Stripe Issuing of MODE=production,
-// devserver.StartIssuer), DATA_DIR (.cache: the data, logs, secrets, local
+// devserver.StartIssuer, whose stand-in and dropped deliveries
+// SIM_STRIPE_STAND_IN and SIM_STRIPE_DROP_EVENTS set), DATA_DIR (.cache: the data, logs, secrets, local
 // CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY,
 // ISSUER_WEBHOOK_SECRET, OPERATOR_API_TOKEN and ISSUER_API_KEY (default:
 // generated once into admin-api-key, token-secret, card-key,

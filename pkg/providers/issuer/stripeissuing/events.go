@@ -31,6 +31,16 @@ const (
 	EventCardUpdated          = "issuing_card.updated"
 )
 
+// Stripe's Issuing dispute events, each carrying the dispute as it is then.
+const (
+	EventDisputeCreated         = "issuing_dispute.created"
+	EventDisputeUpdated         = "issuing_dispute.updated"
+	EventDisputeSubmitted       = "issuing_dispute.submitted"
+	EventDisputeFundsReinstated = "issuing_dispute.funds_reinstated"
+	EventDisputeFundsRescinded  = "issuing_dispute.funds_rescinded"
+	EventDisputeClosed          = "issuing_dispute.closed"
+)
+
 // Errors of ParseEvent.
 var (
 	// ErrSignature is a Stripe-Signature missing, malformed, stale (more
@@ -42,7 +52,7 @@ var (
 
 // Event is what one of Stripe's events asks of us: at most one of Request,
 // Answer and Notification is set; none for an event we have nothing to do
-// with (a capture's authorization closing, a status we already follow).
+// with (a declined authorization closing, a card's freeze).
 type Event struct {
 	ID, Type string
 	// Request is an issuing_authorization.request's authorization, to be
@@ -53,7 +63,9 @@ type Event struct {
 	Answer *Answer
 	// Notification is the event as the issuer's notification, for the
 	// issuer-events queue. A transaction's names no card Reference (the
-	// event carries Stripe's card id only): CardReference finds it.
+	// event carries Stripe's card id only): CardReference finds it. A
+	// dispute's names no card, and an event leaves out what Stripe credited
+	// for it: CompleteDispute reads the dispute as it is now.
 	Notification *issuer.Notification
 	// Ignored says why neither is set.
 	Ignored string
@@ -93,6 +105,9 @@ func ParseEvent(payload []byte, signature string, secrets []string) (Event, erro
 		err = out.transaction(ev)
 	case EventCardUpdated:
 		err = out.cardUpdated(ev)
+	case EventDisputeCreated, EventDisputeUpdated, EventDisputeSubmitted,
+		EventDisputeFundsReinstated, EventDisputeFundsRescinded, EventDisputeClosed:
+		err = out.dispute(ev)
 	default:
 		out.Ignored = "an event type we do not read"
 	}
@@ -141,63 +156,12 @@ func (e *Event) request(raw json.RawMessage) error {
 	return nil
 }
 
-// authorization maps an authorization's creation (Stripe's decision,
-// after ours or without it) and its updates (a reversal, an expiry).
-func (e *Event) authorization(ev stripe.Event) error {
-	var a stripe.IssuingAuthorization
-	if err := json.Unmarshal(ev.Data.Raw, &a); err != nil {
-		return err
-	}
-	card, ref, err := authorizationCard(&a)
-	if err != nil {
-		return err
-	}
-	if ref == "" {
-		e.Ignored = "an authorization of a card that is none of ours"
-		return nil
-	}
-	n := issuer.Notification{ID: e.ID, CardID: card, Reference: ref, CreatedAt: created(ev)}
-	if e.Type == EventAuthorizationUpdated {
-		switch a.Status {
-		case stripe.IssuingAuthorizationStatusReversed, stripe.IssuingAuthorizationStatusExpired:
-			n.Type = issuer.NotifyReversal
-			n.Transaction = &issuer.NetworkTransaction{ID: a.ID, AuthorizationID: a.ID, Currency: "USD"}
-			return e.notify(n)
-		}
-		e.Ignored = fmt.Sprintf("an authorization now %q: its captures come as transactions", a.Status)
-		return nil
-	}
-	amount := a.Amount
-	if h := last(a.RequestHistory); h != nil {
-		amount = h.Amount
-	}
-	n.Type, n.Decision = issuer.NotifyAdvice, issuer.Approved
-	n.Transaction = &issuer.NetworkTransaction{
-		ID: a.ID, Kind: kind(amount), Amount: amount, Currency: strings.ToUpper(string(a.Currency)),
-	}
-	m := merchant(a.MerchantData)
-	n.Transaction.Merchant = &m
-	if !a.Approved {
-		n.Decision = issuer.Declined
-		h := last(a.RequestHistory)
-		switch {
-		case h == nil:
-			return errors.New("a decline without its request_history")
-		case h.Reason == stripe.IssuingAuthorizationRequestHistoryReasonWebhookTimeout,
-			h.Reason == stripe.IssuingAuthorizationRequestHistoryReasonWebhookError:
-			n.Reason = issuer.StandInReason
-		case h.Reason == stripe.IssuingAuthorizationRequestHistoryReasonWebhookDeclined:
-			n.Reason = a.Metadata[MetadataDeclineReason]
-		default:
-			e.Ignored = "declined by Stripe without asking us (" + string(h.Reason) + "): nothing is held here"
-			return nil
-		}
-	}
-	return e.notify(n)
-}
-
 // transaction maps a capture (a settlement: Stripe's amount is negative,
-// money out) and a refund (positive) of an authorization.
+// money out) and a refund (positive). A capture names the authorization it
+// settles, or none when the merchant forced it (a force capture); a
+// refund's authorization is Stripe's guess, or none (an unlinked refund).
+// A capture never closes its authorization here: Stripe closes it with an
+// issuing_authorization.updated of its own (a reversal of what is left).
 func (e *Event) transaction(ev stripe.Event) error {
 	var t stripe.IssuingTransaction
 	if err := json.Unmarshal(ev.Data.Raw, &t); err != nil {
@@ -206,12 +170,11 @@ func (e *Event) transaction(ev stripe.Event) error {
 	if t.Card == nil || t.Card.ID == "" {
 		return errors.New("no card")
 	}
-	if t.Authorization == nil || t.Authorization.ID == "" {
-		e.Ignored = "a " + string(t.Type) + " of no authorization of ours"
-		return nil
-	}
 	n := issuer.Notification{ID: e.ID, CardID: t.Card.ID, Reference: t.Card.Metadata[Reference], CreatedAt: created(ev)}
-	tx := &issuer.NetworkTransaction{ID: t.ID, AuthorizationID: t.Authorization.ID, Currency: strings.ToUpper(string(t.Currency))}
+	tx := &issuer.NetworkTransaction{ID: t.ID, Currency: strings.ToUpper(string(t.Currency))}
+	if t.Authorization != nil {
+		tx.AuthorizationID = t.Authorization.ID
+	}
 	switch t.Type {
 	case stripe.IssuingTransactionTypeCapture:
 		n.Type, tx.Amount = issuer.NotifySettlement, -t.Amount
@@ -271,6 +234,7 @@ func authorizationCard(a *stripe.IssuingAuthorization) (id, ref string, err erro
 	return a.Card.ID, a.Card.Metadata[Reference], nil
 }
 
+// last is an authorization's latest request, nil for none.
 func last(h []*stripe.IssuingAuthorizationRequestHistory) *stripe.IssuingAuthorizationRequestHistory {
 	if len(h) == 0 {
 		return nil
@@ -298,7 +262,7 @@ func created(ev stripe.Event) time.Time { return time.Unix(ev.Created, 0).UTC() 
 
 // Body returns e.Notification as the issuer-events queue carries it,
 // checked as the card-worker reads it: a transaction's needs its Reference
-// set first (CardReference).
+// set first (CardReference), a dispute's its card (CompleteDispute).
 func (e Event) Body() ([]byte, error) {
 	if e.Notification == nil {
 		return nil, fmt.Errorf("%w: %s %s is no notification", ErrBadEvent, e.Type, e.ID)

@@ -1,7 +1,9 @@
 // Package stripeissuing is Stripe Issuing as the card issuer of production
-// mode (an issuer.Issuer), through Stripe's own Go library, stripe-go:
-// cardholders, USD virtual cards, their freeze, unfreeze and cancellation,
-// their number and CVC, and the events Stripe sends us (events.go).
+// mode (an issuer.Issuer, issuer.Disputes and issuer.Statements), through
+// Stripe's own Go library, stripe-go: cardholders, USD virtual cards, their
+// freeze, unfreeze and cancellation, their number and CVC, disputes, the
+// lists of its transactions and authorizations and its Issuing balance, and
+// the events Stripe sends us (events.go, authevents.go, disputes.go).
 //
 // Stripe keeps no balance per card: its cards spend the platform's Issuing
 // balance, and Stripe asks us to approve every authorization

@@ -112,6 +112,32 @@ func TestCallsAgainstStripeMock(t *testing.T) {
 			[]string{"GET /v1/issuing/cards/ic_456"}},
 		{"find our card of a Stripe card again", func() error { _, err := c.CardReference(ctx, "ic_456"); return err },
 			nil}, // remembered
+		{"open a dispute", func() error {
+			_, err := c.OpenDispute(ctx, issuer.DisputeRequest{Reference: "d1", CardID: "ic_123", TransactionID: "ipi_123",
+				Reason: issuer.DisputeNotReceived, Explanation: "Never delivered.", Amount: 500})
+			return err
+		}, []string{"POST /v1/issuing/disputes", "POST /v1/issuing/disputes/idp_"}},
+		{"read a dispute as it is now", func() error {
+			n := issuer.Notification{ID: "evt_1", Type: issuer.NotifyDispute, Dispute: &issuer.Dispute{ID: "idp_123"}}
+			if err := c.CompleteDispute(ctx, &n); !errors.Is(err, issuer.ErrNotFound) {
+				// stripe-mock's card has no metadata: not one of ours.
+				return fmt.Errorf("err = %v, want ErrNotFound", err)
+			}
+			return nil
+		}, []string{"GET /v1/issuing/disputes/idp_123"}},
+		{"list transactions", func() error { _, _, err := c.Transactions(ctx, time.Now().Add(-time.Hour), "", 50); return err },
+			[]string{"GET /v1/issuing/transactions"}},
+		{"list transactions after one", func() error { _, _, err := c.Transactions(ctx, time.Now().Add(-time.Hour), "ipi_1", 50); return err },
+			[]string{"GET /v1/issuing/transactions"}},
+		{"list authorizations", func() error { _, _, err := c.Authorizations(ctx, time.Now().Add(-time.Hour), "", 50); return err },
+			[]string{"GET /v1/issuing/authorizations"}},
+		{"list authorizations after one", func() error {
+			_, _, err := c.Authorizations(ctx, time.Now().Add(-time.Hour), "iauth_1", 50)
+			return err
+		},
+			[]string{"GET /v1/issuing/authorizations"}},
+		{"read the Issuing balance", func() error { _, err := c.Balance(ctx); return err },
+			[]string{"GET /v1/balance"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package stripesim
 import (
 	"fmt"
 	"net/http"
+	"slices"
 
 	"github.com/stripe/stripe-go/v85"
 )
@@ -10,8 +11,10 @@ import (
 // createAuthorization answers POST /v1/test_helpers/issuing/authorizations
 // as Stripe's test helper does: a purchase on the card. Stripe declines at
 // once on a card that is not active; otherwise it asks WebhookURL
-// (issuing_authorization.request) and decides by the answer. Either way it
-// emits issuing_authorization.created and answers the authorization.
+// (issuing_authorization.request) and decides by the answer (by
+// Config.StandIn when it is late or fails). Either way it emits
+// issuing_authorization.created and answers the authorization; an approval
+// holds its amount of the Issuing balance.
 func (s *Sim) createAuthorization(r *request) result {
 	f := r.form
 	if f.Get("card") == "" {
@@ -42,7 +45,6 @@ func (s *Sim) createAuthorization(r *request) result {
 	}
 	merchantCurrency := stripe.Currency(or(f.Get("merchant_currency"), currency))
 	controllable := formBool(r, "is_amount_controllable", false)
-	m := func(k string) string { return f.Get("merchant_data[" + k + "]") }
 	now := s.cfg.Now().Unix()
 
 	s.mu.Lock()
@@ -58,12 +60,8 @@ func (s *Sim) createAuthorization(r *request) result {
 		Status:              stripe.IssuingAuthorizationStatusPending,
 		AuthorizationMethod: stripe.IssuingAuthorizationAuthorizationMethod(or(f.Get("authorization_method"), "online")),
 		Wallet:              stripe.IssuingAuthorizationWallet(f.Get("wallet")),
-		MerchantData: &stripe.IssuingAuthorizationMerchantData{
-			Category: m("category"), CategoryCode: m("category_code"), City: m("city"), Country: m("country"),
-			Name: m("name"), NetworkID: m("network_id"), PostalCode: m("postal_code"), State: m("state"),
-			TaxID: m("tax_id"), TerminalID: m("terminal_id"), URL: m("url"),
-		},
-		Metadata: map[string]string{}, BalanceTransactions: []*stripe.BalanceTransaction{},
+		MerchantData:        merchantData(r),
+		Metadata:            map[string]string{}, BalanceTransactions: []*stripe.BalanceTransaction{},
 		RequestHistory: []*stripe.IssuingAuthorizationRequestHistory{}, Transactions: []*stripe.IssuingTransaction{},
 		VerificationData: &stripe.IssuingAuthorizationVerificationData{
 			AddressLine1Check: "not_provided", AddressPostalCodeCheck: "not_provided", CVCCheck: "match", ExpiryCheck: "match",
@@ -74,6 +72,7 @@ func (s *Sim) createAuthorization(r *request) result {
 		Created: now, RequestedAt: now,
 	}
 	s.auths[a.ID] = a
+	s.authList = append(s.authList, a)
 	if c.Status != stripe.IssuingCardStatusActive {
 		history.Reason = stripe.IssuingAuthorizationRequestHistoryReasonCardInactive
 		if c.Status == stripe.IssuingCardStatusCanceled {
@@ -99,10 +98,12 @@ func (s *Sim) createAuthorization(r *request) result {
 	a.PendingRequest = nil
 	history.Approved, history.Reason = d.approved, d.reason
 	if d.approved {
-		a.Approved, a.Amount, a.MerchantAmount = true, amount, merchantAmount
+		a.Approved, a.MerchantAmount = true, merchantAmount
+		held := amount
 		if d.amount != 0 {
-			a.Amount, a.MerchantAmount = d.amount, d.amount*merchantAmount/amount
+			held, a.MerchantAmount = d.amount, d.amount*merchantAmount/amount
 		}
+		s.hold(a, held)
 	} else {
 		a.Status = stripe.IssuingAuthorizationStatusClosed
 	}
@@ -112,6 +113,13 @@ func (s *Sim) createAuthorization(r *request) result {
 	a.RequestHistory = append(a.RequestHistory, history)
 	s.emit(r, "issuing_authorization.created", authorizationJSON(a), nil)
 	return ok(authorizationJSON(a))
+}
+
+// hold makes a hold held, the Issuing balance paying the difference.
+// s.mu is held.
+func (s *Sim) hold(a *stripe.IssuingAuthorization, held int64) {
+	s.balance -= held - a.Amount
+	a.Amount = held
 }
 
 // getAuthorization answers GET /v1/issuing/authorizations/{id}.
@@ -125,87 +133,32 @@ func (s *Sim) getAuthorization(r *request) result {
 	return ok(authorizationJSON(a))
 }
 
-// getTransaction answers GET /v1/issuing/transactions/{id}.
-func (s *Sim) getTransaction(r *request) result {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	t, found := s.txns[r.PathValue("id")]
-	if !found {
-		return missing("issuing.transaction", r.PathValue("id"))
-	}
-	return ok(transactionJSON(t))
-}
-
-// pendingAuthorization returns the authorization of the path, which must
-// be pending. s.mu is held.
-func (s *Sim) pendingAuthorization(r *request) (*stripe.IssuingAuthorization, result) {
+// authorizationOf returns the authorization of the path, which must be
+// approved and in one of statuses. s.mu is held.
+func (s *Sim) authorizationOf(r *request, statuses ...stripe.IssuingAuthorizationStatus) (*stripe.IssuingAuthorization, result) {
 	a, found := s.auths[r.PathValue("id")]
 	if !found {
 		return nil, missing("issuing.authorization", r.PathValue("id"))
 	}
-	if a.Status != stripe.IssuingAuthorizationStatusPending {
-		return nil, invalid("", fmt.Sprintf("This authorization is %s; only a pending authorization can be changed.", a.Status))
+	if !a.Approved || !slices.Contains(statuses, a.Status) {
+		return nil, invalid("", fmt.Sprintf("This authorization is %s (approved: %v); only an approved authorization %v can be changed this way.", a.Status, a.Approved, statuses))
 	}
 	return a, result{}
 }
 
-// previous is what an issuing_authorization.updated event says a was.
-func previous(a *stripe.IssuingAuthorization) map[string]any {
-	return map[string]any{"status": a.Status, "amount": a.Amount, "merchant_amount": a.MerchantAmount}
-}
-
-// capture answers POST /v1/test_helpers/issuing/authorizations/{id}/capture:
-// a capture transaction of capture_amount (default: the amount held), whose
-// amount is negative, money out; the authorization closes unless
-// close_authorization=false. It emits issuing_transaction.created, then
-// issuing_authorization.updated.
-func (s *Sim) capture(r *request) result {
-	amount, has, bad := formInt(r, "capture_amount")
-	if bad.status != 0 {
-		return bad
+// updated emits issuing_authorization.updated about a, which was before
+// (its JSON), when it changed. s.mu is held.
+func (s *Sim) updated(r *request, a *stripe.IssuingAuthorization, before []byte) {
+	after := authorizationJSON(a)
+	if prev := changes(before, after); len(prev) > 0 {
+		s.emit(r, "issuing_authorization.updated", after, prev)
 	}
-	closing := formBool(r, "close_authorization", true)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, bad := s.pendingAuthorization(r)
-	if a == nil {
-		return bad
-	}
-	if !has {
-		amount = a.Amount
-	}
-	if amount <= 0 {
-		return invalid("parameter_invalid_integer", "capture_amount must be greater than 0.")
-	}
-	prev := previous(a)
-	t := s.transaction(a, stripe.IssuingTransactionTypeCapture, -amount)
-	if closing {
-		a.Status, a.Amount, a.MerchantAmount = stripe.IssuingAuthorizationStatusClosed, 0, 0
-	} else {
-		a.Amount, a.MerchantAmount = max(0, a.Amount-amount), max(0, a.MerchantAmount-amount)
-	}
-	s.emit(r, "issuing_transaction.created", transactionJSON(t), nil)
-	s.emit(r, "issuing_authorization.updated", authorizationJSON(a), prev)
-	return ok(authorizationJSON(a))
-}
-
-// transaction records a transaction of a, listed on it. s.mu is held.
-func (s *Sim) transaction(a *stripe.IssuingAuthorization, typ stripe.IssuingTransactionType, amount int64) *stripe.IssuingTransaction {
-	t := &stripe.IssuingTransaction{
-		ID: newID("ipi_"), Object: "issuing.transaction", Created: s.cfg.Now().Unix(), Type: typ,
-		Amount: amount, MerchantAmount: amount, Currency: stripe.CurrencyUSD, MerchantCurrency: a.MerchantCurrency,
-		Authorization: &stripe.IssuingAuthorization{ID: a.ID}, Card: &stripe.IssuingCard{ID: a.Card.ID},
-		Cardholder: &stripe.IssuingCardholder{ID: a.Cardholder.ID}, MerchantData: a.MerchantData,
-		Metadata: map[string]string{}, Wallet: stripe.IssuingTransactionWallet(a.Wallet),
-	}
-	s.txns[t.ID] = t
-	a.Transactions = append(a.Transactions, t)
-	return t
 }
 
 // reverse answers POST /v1/test_helpers/issuing/authorizations/{id}/reverse:
 // reverse_amount of the amount held, all of it when absent, which makes
-// the authorization reversed. It emits issuing_authorization.updated.
+// the authorization reversed; a part leaves it pending, holding the rest.
+// It emits issuing_authorization.updated.
 func (s *Sim) reverse(r *request) result {
 	amount, has, bad := formInt(r, "reverse_amount")
 	if bad.status != 0 {
@@ -213,7 +166,7 @@ func (s *Sim) reverse(r *request) result {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a, bad := s.pendingAuthorization(r)
+	a, bad := s.authorizationOf(r, stripe.IssuingAuthorizationStatusPending)
 	if a == nil {
 		return bad
 	}
@@ -223,65 +176,112 @@ func (s *Sim) reverse(r *request) result {
 	if amount <= 0 || amount > a.Amount {
 		return invalid("parameter_invalid_integer", fmt.Sprintf("reverse_amount must be between 1 and the amount held, %d.", a.Amount))
 	}
-	prev := previous(a)
+	before := authorizationJSON(a)
 	if amount == a.Amount {
-		a.Status, a.Amount, a.MerchantAmount = stripe.IssuingAuthorizationStatusReversed, 0, 0
+		a.Status, a.MerchantAmount = stripe.IssuingAuthorizationStatusReversed, 0
 	} else {
-		a.Amount, a.MerchantAmount = a.Amount-amount, max(0, a.MerchantAmount-amount)
+		a.MerchantAmount = max(0, a.MerchantAmount-amount)
 	}
-	s.emit(r, "issuing_authorization.updated", authorizationJSON(a), prev)
+	s.hold(a, a.Amount-amount)
+	s.updated(r, a, before)
 	return ok(authorizationJSON(a))
 }
 
 // expire answers POST /v1/test_helpers/issuing/authorizations/{id}/expire:
-// the authorization expires, holding nothing. It emits
-// issuing_authorization.updated.
+// the authorization expires, holding nothing, and stays capturable (Stripe's
+// expired, since 2025-03-31). It emits issuing_authorization.updated.
 func (s *Sim) expire(r *request) result {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a, bad := s.pendingAuthorization(r)
+	a, bad := s.authorizationOf(r, stripe.IssuingAuthorizationStatusPending)
 	if a == nil {
 		return bad
 	}
-	prev := previous(a)
-	a.Status, a.Amount, a.MerchantAmount = stripe.IssuingAuthorizationStatusExpired, 0, 0
-	s.emit(r, "issuing_authorization.updated", authorizationJSON(a), prev)
+	before := authorizationJSON(a)
+	a.Status, a.MerchantAmount = stripe.IssuingAuthorizationStatusExpired, 0
+	s.hold(a, 0)
+	s.updated(r, a, before)
 	return ok(authorizationJSON(a))
 }
 
-// refund answers POST /v1/test_helpers/issuing/transactions/{id}/refund: a
-// refund transaction of refund_amount (default: what is left of the
-// capture), positive, money in, of the same authorization and card. It
-// emits issuing_transaction.created and answers the refund.
-func (s *Sim) refund(r *request) result {
-	amount, has, bad := formInt(r, "refund_amount")
+// finalizeAmount answers POST
+// /v1/test_helpers/issuing/authorizations/{id}/finalize_amount: a fuel
+// dispenser's final amount, at most the amount held, which the
+// authorization holds from then on, pending. It emits
+// issuing_authorization.updated when the amount changed.
+func (s *Sim) finalizeAmount(r *request) result {
+	final, has, bad := formInt(r, "final_amount")
 	if bad.status != 0 {
 		return bad
 	}
+	if !has {
+		return invalid("parameter_missing", "Missing required param: final_amount.")
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	t, found := s.txns[r.PathValue("id")]
-	if !found {
-		return missing("issuing.transaction", r.PathValue("id"))
+	a, bad := s.authorizationOf(r, stripe.IssuingAuthorizationStatusPending)
+	if a == nil {
+		return bad
 	}
-	if t.Type != stripe.IssuingTransactionTypeCapture {
-		return invalid("", "Only a capture transaction can be refunded.")
+	if final < 0 || final > a.Amount {
+		return invalid("parameter_invalid_integer", fmt.Sprintf("final_amount must be between 0 and the amount held, %d.", a.Amount))
 	}
-	a := s.auths[t.Authorization.ID]
-	left := -t.Amount
-	for _, o := range a.Transactions {
-		if o.Type == stripe.IssuingTransactionTypeRefund && s.refundOf[o.ID] == t.ID {
-			left -= o.Amount
+	before := authorizationJSON(a)
+	a.MerchantAmount = max(0, a.MerchantAmount-(a.Amount-final))
+	s.hold(a, final)
+	s.updated(r, a, before)
+	return ok(authorizationJSON(a))
+}
+
+// increment answers POST
+// /v1/test_helpers/issuing/authorizations/{id}/increment: the merchant asks
+// for increment_amount more on a pending authorization. Stripe asks
+// WebhookURL again (issuing_authorization.request, the pending request's
+// amount the increment), and decides by the answer, or by Config.StandIn
+// when it is late or fails: an approval adds to the hold. The request joins
+// the request history either way, and it emits
+// issuing_authorization.updated.
+func (s *Sim) increment(r *request) result {
+	inc, has, bad := formInt(r, "increment_amount")
+	if bad.status != 0 {
+		return bad
+	}
+	if !has || inc <= 0 {
+		return invalid("parameter_invalid_integer", "increment_amount must be greater than 0.")
+	}
+	controllable := formBool(r, "is_amount_controllable", false)
+	s.mu.Lock()
+	a, bad := s.authorizationOf(r, stripe.IssuingAuthorizationStatusPending)
+	if a == nil {
+		s.mu.Unlock()
+		return bad
+	}
+	before := authorizationJSON(a)
+	now := s.cfg.Now().Unix()
+	a.PendingRequest = &stripe.IssuingAuthorizationPendingRequest{
+		Amount: inc, Currency: stripe.CurrencyUSD, MerchantAmount: inc, MerchantCurrency: a.MerchantCurrency,
+		IsAmountControllable: controllable,
+	}
+	pending := authorizationJSON(a)
+	s.mu.Unlock()
+
+	d := s.ask(r.Context(), r, pending, controllable, inc)
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a.PendingRequest = nil
+	history := &stripe.IssuingAuthorizationRequestHistory{
+		Amount: inc, Currency: stripe.CurrencyUSD, MerchantAmount: inc, MerchantCurrency: a.MerchantCurrency,
+		Approved: d.approved, Reason: d.reason, Created: now, RequestedAt: now,
+	}
+	if d.approved && a.Status == stripe.IssuingAuthorizationStatusPending {
+		if d.amount != 0 {
+			inc = d.amount
 		}
+		a.MerchantAmount += inc
+		s.hold(a, a.Amount+inc)
 	}
-	if !has {
-		amount = left
-	}
-	if amount <= 0 || amount > left {
-		return invalid("parameter_invalid_integer", fmt.Sprintf("refund_amount must be between 1 and what is left to refund, %d.", left))
-	}
-	rt := s.transaction(a, stripe.IssuingTransactionTypeRefund, amount)
-	s.refundOf[rt.ID] = t.ID
-	s.emit(r, "issuing_transaction.created", transactionJSON(rt), nil)
-	return ok(transactionJSON(rt))
+	a.RequestHistory = append(a.RequestHistory, history)
+	s.updated(r, a, before)
+	return ok(authorizationJSON(a))
 }

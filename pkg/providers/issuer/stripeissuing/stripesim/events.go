@@ -8,17 +8,22 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/stripe/stripe-go/v85"
 	"github.com/stripe/stripe-go/v85/webhook"
 )
 
+// eventAuthorizationRequest is the event Stripe asks us with, and waits
+// for the answer to.
+const eventAuthorizationRequest = "issuing_authorization.request"
+
 // event is an event kept for Deliver.
 type event struct {
 	id, typ   string
 	body      []byte
-	delivered bool
+	delivered bool // or dropped: never sent again
 }
 
 // newEvent returns the event of type typ about object, as Stripe renders
@@ -36,14 +41,63 @@ func (s *Sim) newEvent(r *request, typ string, object []byte, prev map[string]an
 	return e
 }
 
-// emit keeps the event of type typ about object for Deliver. s.mu is held.
+// emit keeps the event of type typ about object for Deliver, or drops it
+// (DropNext, then Config.DropEvents and Drop). s.mu is held.
 func (s *Sim) emit(r *request, typ string, object []byte, prev map[string]any) {
 	e := s.newEvent(r, typ, object, prev)
 	b, err := json.Marshal(e)
 	if err != nil {
 		panic(err) // an Event of raw JSON always marshals
 	}
-	s.events = append(s.events, &event{id: e.ID, typ: typ, body: b})
+	ev := &event{id: e.ID, typ: typ, body: b}
+	if s.dropNext > 0 || s.dropTypes[typ] {
+		s.dropNext = max(0, s.dropNext-1)
+		ev.delivered = true
+		s.dropped = append(s.dropped, typ+" "+e.ID)
+	}
+	s.events = append(s.events, ev)
+}
+
+// Drop drops, from now on, every delivery of the event types given, as
+// Config.DropEvents does.
+func (s *Sim) Drop(types ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, typ := range types {
+		s.dropTypes[typ] = true
+	}
+}
+
+// DropNext drops the deliveries of the next n events, whatever their type.
+func (s *Sim) DropNext(n int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.dropNext = n
+}
+
+// Dropped returns the events dropped, oldest first, each as its type and
+// id ("issuing_transaction.created evt_…").
+func (s *Sim) Dropped() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.dropped)
+}
+
+// changes is an issuing_*.updated event's previous_attributes: the
+// top-level fields whose JSON differs between before and after, each with
+// its value before.
+func changes(before, after []byte) map[string]any {
+	var b, a map[string]json.RawMessage
+	if json.Unmarshal(before, &b) != nil || json.Unmarshal(after, &a) != nil {
+		panic("stripesim: an object that is no JSON object")
+	}
+	prev := map[string]any{}
+	for k, v := range b {
+		if !bytes.Equal(v, a[k]) {
+			prev[k] = v
+		}
+	}
+	return prev
 }
 
 // post sends an event's body to the webhook URL, signed now, with the
@@ -127,16 +181,17 @@ type decision struct {
 
 // ask sends the issuing_authorization.request event about a, pending, and
 // waits up to DecisionTimeout for the decision in the answer's body:
-// Stripe's real-time authorization. An answer off the documented format
-// is a decline (webhook_error) and, when answered 200, a violation.
+// Stripe's real-time authorization. An answer late, failed, or off the
+// documented format (a violation when answered 200) is decided by
+// Config.StandIn, with the reason webhook_timeout or webhook_error.
 func (s *Sim) ask(ctx context.Context, r *request, a []byte, controllable bool, requested int64) decision {
-	e := s.newEvent(r, "issuing_authorization.request", a, nil)
+	e := s.newEvent(r, eventAuthorizationRequest, a, nil)
 	body, err := json.Marshal(e)
 	if err != nil {
 		panic(err)
 	}
 	declined := func(reason stripe.IssuingAuthorizationRequestHistoryReason) decision {
-		return decision{reason: reason}
+		return decision{approved: s.cfg.StandIn == StandInApprove, reason: reason}
 	}
 	if s.cfg.WebhookURL == "" {
 		return declined(stripe.IssuingAuthorizationRequestHistoryReasonWebhookError)
@@ -157,7 +212,7 @@ func (s *Sim) ask(ctx context.Context, r *request, a []byte, controllable bool, 
 	}
 	d, problem := parseDecision(resp.Header, answer, controllable, requested)
 	if problem != "" {
-		s.violation("issuing_authorization.request %s: the answer %s: %s", e.ID, problem, bytes.TrimSpace(answer))
+		s.violation("%s %s: the answer %s: %s", eventAuthorizationRequest, e.ID, problem, bytes.TrimSpace(answer))
 		return declined(stripe.IssuingAuthorizationRequestHistoryReasonWebhookError)
 	}
 	return d

@@ -40,6 +40,7 @@ type receiver struct {
 	mu       sync.Mutex
 	requests []stripe.Event // issuing_authorization.request, in arrival order
 	events   []stripe.Event // every other event, in arrival order
+	seen     int            // events the harness's delivered returned
 	failNext int            // answer 500 to as many other events
 }
 
@@ -124,6 +125,12 @@ type harness struct {
 // newHarness starts a simulation checked by the stack's stripe-mock.
 func newHarness(t *testing.T) *harness {
 	t.Helper()
+	return newHarnessWith(t, nil)
+}
+
+// newHarnessWith is newHarness with the configuration edit changes.
+func newHarnessWith(t *testing.T, edit func(*stripesim.Config)) *harness {
+	t.Helper()
 	mock := os.Getenv("STRIPE_MOCK_URL")
 	if mock == "" {
 		t.Fatal("STRIPE_MOCK_URL is not set: run this test through `make test` or `.cache/bin/devstack exec -- go test …`, which start stripe-mock")
@@ -131,10 +138,14 @@ func newHarness(t *testing.T) *harness {
 	rc := &receiver{t: t}
 	hooks := httptest.NewServer(rc)
 	t.Cleanup(hooks.Close)
-	sim, err := stripesim.New(stripesim.Config{
+	cfg := stripesim.Config{
 		APIKey: apiKey, WebhookSecret: webhookSecret, WebhookURL: hooks.URL,
 		StripeMockURL: mock, DecisionTimeout: time.Second,
-	})
+	}
+	if edit != nil {
+		edit(&cfg)
+	}
+	sim, err := stripesim.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +164,7 @@ func newHarness(t *testing.T) *harness {
 }
 
 // allowViolations names the tests that cause violations on purpose.
-var allowViolations = []string{"TestAuthorizationDecisions/no_Stripe-Version", "TestStripeMockRefuses"}
+var allowViolations = []string{"TestAuthorizationDecisions/no_Stripe-Version", "TestStripeMockRefuses", "TestStandInApproves/no_Stripe-Version"}
 
 // card creates a cardholder and an active card with metadata.
 func (h *harness) card(t *testing.T) *stripe.IssuingCard {
@@ -193,6 +204,58 @@ func (h *harness) authorize(t *testing.T, card string, amount int64) *stripe.Iss
 		t.Fatal(err)
 	}
 	return a
+}
+
+// capture captures amount of authorization id (all it holds: 0), closing
+// it unless keepOpen.
+func (h *harness) capture(t *testing.T, id string, amount int64, keepOpen bool) *stripe.IssuingAuthorization {
+	t.Helper()
+	p := &stripe.TestHelpersIssuingAuthorizationCaptureParams{}
+	if amount > 0 {
+		p.CaptureAmount = stripe.Int64(amount)
+	}
+	if keepOpen {
+		p.CloseAuthorization = stripe.Bool(false)
+	}
+	a, err := h.sc.V1TestHelpersIssuingAuthorizations.Capture(context.Background(), id, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// balance reads the Issuing balance available.
+func (h *harness) balance(t *testing.T) int64 {
+	t.Helper()
+	b, err := h.sc.V1Balance.Retrieve(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Issuing == nil || len(b.Issuing.Available) != 1 || b.Issuing.Available[0].Currency != "usd" {
+		t.Fatalf("balance %+v: no Issuing balance in usd", b)
+	}
+	return b.Issuing.Available[0].Amount
+}
+
+// delivered delivers the pending events and returns those the receiver got
+// since the last call, types and all.
+func (h *harness) delivered(t *testing.T) []stripe.Event {
+	t.Helper()
+	h.deliver(t)
+	h.rc.mu.Lock()
+	defer h.rc.mu.Unlock()
+	got := h.rc.events[h.rc.seen:]
+	h.rc.seen = len(h.rc.events)
+	return slices.Clone(got)
+}
+
+// types is the events' types.
+func types(events []stripe.Event) []string {
+	var out []string
+	for _, e := range events {
+		out = append(out, string(e.Type))
+	}
+	return out
 }
 
 // deliver delivers the pending events, which must all be accepted.

@@ -155,9 +155,14 @@ func cardJSON(c *stripe.IssuingCard, number, cvc bool) []byte {
 }
 
 // transactionJSON is the transaction as Stripe answers it: its
-// authorization, card and cardholder as ids.
-func transactionJSON(t *stripe.IssuingTransaction) []byte {
-	return encode(t, []string{"authorization", "card", "cardholder", "balance_transaction", "dispute"}, nil)
+// authorization, card and cardholder as ids, or its card in full when
+// card, expanded, is given.
+func transactionJSON(t *stripe.IssuingTransaction, card *stripe.IssuingCard) []byte {
+	ids := []string{"authorization", "card", "cardholder", "balance_transaction", "dispute"}
+	if card == nil {
+		return encode(t, ids, nil)
+	}
+	return encode(t, ids, map[string]json.RawMessage{"card": cardJSON(card, false, false)})
 }
 
 // authorizationJSON is the authorization as Stripe answers it: its card in
@@ -165,7 +170,7 @@ func transactionJSON(t *stripe.IssuingTransaction) []byte {
 func authorizationJSON(a *stripe.IssuingAuthorization) []byte {
 	txns := make([]json.RawMessage, 0, len(a.Transactions))
 	for _, t := range a.Transactions {
-		txns = append(txns, transactionJSON(t))
+		txns = append(txns, transactionJSON(t, nil))
 	}
 	list, _ := json.Marshal(txns)
 	return encode(a, []string{"cardholder"}, map[string]json.RawMessage{

@@ -16,9 +16,20 @@
 // purchase: unless the card is inactive, the simulation sends the event
 // issuing_authorization.request to Config.WebhookURL and waits up to
 // Config.DecisionTimeout for the answer in the response body, as Stripe's
-// real-time authorizations do. Every other event is kept and sent in order
-// by Deliver (Run calls it on a ticker), signed with Config.WebhookSecret
-// as Stripe signs events; a delivery not answered 2xx is sent again.
+// real-time authorizations do (an increment asks again); when the answer is
+// late or fails, it declines, or approves with Config.StandIn. The other
+// test helpers capture (in part, or more than held), reverse (in part),
+// expire, finalize, refund, force a capture and refund with no
+// authorization; disputes are created, submitted and decided as Stripe's
+// test mode decides them (SettleDispute, CreditDispute). Every other event
+// is kept and sent in order by Deliver (Run calls it on a ticker), signed
+// with Config.WebhookSecret as Stripe signs events; a delivery not answered
+// 2xx is sent again, and one dropped on purpose (Config.DropEvents, Drop,
+// DropNext) never is.
+//
+// It keeps the Issuing balance as Stripe does (GET /v1/balance): what was
+// put in (Config.Balance, TopUp), less what the authorizations hold and
+// the captures took, plus the refunds and what the disputes credited.
 package stripesim
 
 import (
@@ -67,7 +78,24 @@ type Config struct {
 	// Client sends events and asks stripe-mock; nil: a client with a 10 s
 	// time-out.
 	Client *http.Client
+	// StandIn is what it decides when the answer to an
+	// issuing_authorization.request is late or fails: StandInDecline
+	// ("", Stripe's default timeout setting) or StandInApprove (the
+	// setting at "approve", or the card network's stand-in), with the
+	// request_history reason webhook_timeout or webhook_error either way.
+	StandIn string
+	// DropEvents are event types whose deliveries are dropped: never sent,
+	// never retried, as a webhook Stripe gave up on (Dropped lists them).
+	DropEvents []string
+	// Balance is the Issuing balance at the start, USD cents.
+	Balance int64
 }
+
+// Stand-in decisions of Config.StandIn.
+const (
+	StandInDecline = "decline"
+	StandInApprove = "approve"
+)
 
 // Sim is simulated Stripe Issuing.
 type Sim struct {
@@ -79,28 +107,32 @@ type Sim struct {
 	cards       map[string]*stripe.IssuingCard
 	auths       map[string]*stripe.IssuingAuthorization
 	txns        map[string]*stripe.IssuingTransaction
-	refundOf    map[string]string // a refund's capture, by the refund's id
+	disputes    map[string]*dispute
+	authList    []*stripe.IssuingAuthorization // oldest first
+	txnList     []*stripe.IssuingTransaction   // oldest first
+	disputeList []*dispute                     // oldest first
+	refundOf    map[string]string              // a refund's capture, by the refund's id
 	cardCount   int64
+	balance     int64              // the Issuing balance available, USD cents
 	seen        map[string]*answer // POST answers by Idempotency-Key
 	events      []*event           // every event but the synchronous requests, oldest first
+	dropTypes   map[string]bool    // event types dropped
+	dropNext    int                // events to drop, whatever their type
+	dropped     []string           // what Dropped returns
 	broken      []string           // what Violations returns
 
 	delivering sync.Mutex // one Deliver at a time
-}
-
-// answer is what a POST was answered, kept for its Idempotency-Key.
-type answer struct {
-	request string    // method, path and body of the first request
-	at      time.Time // when it was first seen
-	done    bool      // false while the first request is being served
-	status  int
-	body    []byte
 }
 
 // New returns simulated Stripe Issuing for c.
 func New(c Config) (*Sim, error) {
 	if c.APIKey == "" {
 		return nil, errors.New("stripesim: APIKey is required")
+	}
+	switch c.StandIn {
+	case "", StandInDecline, StandInApprove:
+	default:
+		return nil, fmt.Errorf("stripesim: StandIn %q is neither %s nor %s", c.StandIn, StandInDecline, StandInApprove)
 	}
 	if c.DecisionTimeout == 0 {
 		c.DecisionTimeout = DefaultDecisionTimeout
@@ -118,22 +150,39 @@ func New(c Config) (*Sim, error) {
 		cards:       map[string]*stripe.IssuingCard{},
 		auths:       map[string]*stripe.IssuingAuthorization{},
 		txns:        map[string]*stripe.IssuingTransaction{},
+		disputes:    map[string]*dispute{},
 		refundOf:    map[string]string{},
 		seen:        map[string]*answer{},
+		balance:     c.Balance,
+		dropTypes:   map[string]bool{},
+	}
+	for _, typ := range c.DropEvents {
+		s.dropTypes[typ] = true
 	}
 	for pattern, h := range map[string]handler{
-		"POST /v1/issuing/cardholders":                              s.createCardholder,
-		"GET /v1/issuing/cardholders/{id}":                          s.getCardholder,
-		"POST /v1/issuing/cards":                                    s.createCard,
-		"GET /v1/issuing/cards/{id}":                                s.getCard,
-		"POST /v1/issuing/cards/{id}":                               s.updateCard,
-		"GET /v1/issuing/authorizations/{id}":                       s.getAuthorization,
-		"GET /v1/issuing/transactions/{id}":                         s.getTransaction,
-		"POST /v1/test_helpers/issuing/authorizations":              s.createAuthorization,
-		"POST /v1/test_helpers/issuing/authorizations/{id}/capture": s.capture,
-		"POST /v1/test_helpers/issuing/authorizations/{id}/reverse": s.reverse,
-		"POST /v1/test_helpers/issuing/authorizations/{id}/expire":  s.expire,
-		"POST /v1/test_helpers/issuing/transactions/{id}/refund":    s.refund,
+		"POST /v1/issuing/cardholders":                                      s.createCardholder,
+		"GET /v1/issuing/cardholders/{id}":                                  s.getCardholder,
+		"POST /v1/issuing/cards":                                            s.createCard,
+		"GET /v1/issuing/cards/{id}":                                        s.getCard,
+		"POST /v1/issuing/cards/{id}":                                       s.updateCard,
+		"GET /v1/issuing/authorizations":                                    s.listAuthorizations,
+		"GET /v1/issuing/authorizations/{id}":                               s.getAuthorization,
+		"GET /v1/issuing/transactions":                                      s.listTransactions,
+		"GET /v1/issuing/transactions/{id}":                                 s.getTransaction,
+		"POST /v1/issuing/disputes":                                         s.createDispute,
+		"GET /v1/issuing/disputes":                                          s.listDisputes,
+		"GET /v1/issuing/disputes/{id}":                                     s.getDispute,
+		"POST /v1/issuing/disputes/{id}/submit":                             s.submitDispute,
+		"GET /v1/balance":                                                   s.getBalance,
+		"POST /v1/test_helpers/issuing/authorizations":                      s.createAuthorization,
+		"POST /v1/test_helpers/issuing/authorizations/{id}/capture":         s.capture,
+		"POST /v1/test_helpers/issuing/authorizations/{id}/reverse":         s.reverse,
+		"POST /v1/test_helpers/issuing/authorizations/{id}/expire":          s.expire,
+		"POST /v1/test_helpers/issuing/authorizations/{id}/increment":       s.increment,
+		"POST /v1/test_helpers/issuing/authorizations/{id}/finalize_amount": s.finalizeAmount,
+		"POST /v1/test_helpers/issuing/transactions/{id}/refund":            s.refund,
+		"POST /v1/test_helpers/issuing/transactions/create_force_capture":   s.forceCapture,
+		"POST /v1/test_helpers/issuing/transactions/create_unlinked_refund": s.unlinkedRefund,
 	} {
 		s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 			x := w.(*exchange)
@@ -249,33 +298,6 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.mu.Unlock()
 	}
 	write(w, res)
-}
-
-// keyLifetime is how long an Idempotency-Key is remembered, as at Stripe.
-const keyLifetime = 24 * time.Hour
-
-// remember returns the answer to a POST whose Idempotency-Key was seen
-// before, or records that key as in progress.
-func (s *Sim) remember(key, fingerprint string) (result, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	a, ok := s.seen[key]
-	switch {
-	case !ok:
-		now := s.cfg.Now()
-		for k, old := range s.seen {
-			if old.done && now.Sub(old.at) > keyLifetime {
-				delete(s.seen, k)
-			}
-		}
-		s.seen[key] = &answer{request: fingerprint, at: now}
-		return result{}, false
-	case a.request != fingerprint:
-		return stripeError(http.StatusBadRequest, "idempotency_error", "", "Keys for idempotent requests can only be used with the same parameters they were first used with. Try using a key other than '"+key+"' if you meant to execute a different request."), true
-	case !a.done:
-		return stripeError(http.StatusConflict, "idempotency_error", "", "There is currently another in-progress request using this Idempotent Key (that probably means you submitted twice, and the other request is still going through): "+key+". Please try again later."), true
-	}
-	return result{a.status, a.body}, true
 }
 
 // route serves req with the endpoint its method and path name.
