@@ -432,6 +432,339 @@ func (e CardDetailIsVirtual) Valid() bool {
 	}
 }
 
+// Defines values for CardDisputeCurrency.
+const (
+	CardDisputeCurrencyUSD CardDisputeCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeCurrency enum.
+func (e CardDisputeCurrency) Valid() bool {
+	switch e {
+	case CardDisputeCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeReason.
+const (
+	CardDisputeReasonCANCELED       CardDisputeReason = "CANCELED"
+	CardDisputeReasonDUPLICATE      CardDisputeReason = "DUPLICATE"
+	CardDisputeReasonFRAUDULENT     CardDisputeReason = "FRAUDULENT"
+	CardDisputeReasonLessThannil    CardDisputeReason = "<nil>"
+	CardDisputeReasonNOTASDESCRIBED CardDisputeReason = "NOT_AS_DESCRIBED"
+	CardDisputeReasonNOTRECEIVED    CardDisputeReason = "NOT_RECEIVED"
+	CardDisputeReasonOTHER          CardDisputeReason = "OTHER"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeReason enum.
+func (e CardDisputeReason) Valid() bool {
+	switch e {
+	case CardDisputeReasonCANCELED:
+		return true
+	case CardDisputeReasonDUPLICATE:
+		return true
+	case CardDisputeReasonFRAUDULENT:
+		return true
+	case CardDisputeReasonLessThannil:
+		return true
+	case CardDisputeReasonNOTASDESCRIBED:
+		return true
+	case CardDisputeReasonNOTRECEIVED:
+		return true
+	case CardDisputeReasonOTHER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeCreatedDeliveryEvent.
+const (
+	CardDisputeCreatedDeliveryEventCardDisputeCreated CardDisputeCreatedDeliveryEvent = "card.dispute.created"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeCreatedDeliveryEvent enum.
+func (e CardDisputeCreatedDeliveryEvent) Valid() bool {
+	switch e {
+	case CardDisputeCreatedDeliveryEventCardDisputeCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeCreatedEventCurrency.
+const (
+	CardDisputeCreatedEventCurrencyUSD CardDisputeCreatedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeCreatedEventCurrency enum.
+func (e CardDisputeCreatedEventCurrency) Valid() bool {
+	switch e {
+	case CardDisputeCreatedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeCreatedEventReason.
+const (
+	CardDisputeCreatedEventReasonCANCELED       CardDisputeCreatedEventReason = "CANCELED"
+	CardDisputeCreatedEventReasonDUPLICATE      CardDisputeCreatedEventReason = "DUPLICATE"
+	CardDisputeCreatedEventReasonFRAUDULENT     CardDisputeCreatedEventReason = "FRAUDULENT"
+	CardDisputeCreatedEventReasonLessThannil    CardDisputeCreatedEventReason = "<nil>"
+	CardDisputeCreatedEventReasonNOTASDESCRIBED CardDisputeCreatedEventReason = "NOT_AS_DESCRIBED"
+	CardDisputeCreatedEventReasonNOTRECEIVED    CardDisputeCreatedEventReason = "NOT_RECEIVED"
+	CardDisputeCreatedEventReasonOTHER          CardDisputeCreatedEventReason = "OTHER"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeCreatedEventReason enum.
+func (e CardDisputeCreatedEventReason) Valid() bool {
+	switch e {
+	case CardDisputeCreatedEventReasonCANCELED:
+		return true
+	case CardDisputeCreatedEventReasonDUPLICATE:
+		return true
+	case CardDisputeCreatedEventReasonFRAUDULENT:
+		return true
+	case CardDisputeCreatedEventReasonLessThannil:
+		return true
+	case CardDisputeCreatedEventReasonNOTASDESCRIBED:
+		return true
+	case CardDisputeCreatedEventReasonNOTRECEIVED:
+		return true
+	case CardDisputeCreatedEventReasonOTHER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeCreatedEventStatus.
+const (
+	CardDisputeCreatedEventStatusLOST      CardDisputeCreatedEventStatus = "LOST"
+	CardDisputeCreatedEventStatusSUBMITTED CardDisputeCreatedEventStatus = "SUBMITTED"
+	CardDisputeCreatedEventStatusWON       CardDisputeCreatedEventStatus = "WON"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeCreatedEventStatus enum.
+func (e CardDisputeCreatedEventStatus) Valid() bool {
+	switch e {
+	case CardDisputeCreatedEventStatusLOST:
+		return true
+	case CardDisputeCreatedEventStatusSUBMITTED:
+		return true
+	case CardDisputeCreatedEventStatusWON:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeEventCurrency.
+const (
+	CardDisputeEventCurrencyUSD CardDisputeEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeEventCurrency enum.
+func (e CardDisputeEventCurrency) Valid() bool {
+	switch e {
+	case CardDisputeEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeEventReason.
+const (
+	CardDisputeEventReasonCANCELED       CardDisputeEventReason = "CANCELED"
+	CardDisputeEventReasonDUPLICATE      CardDisputeEventReason = "DUPLICATE"
+	CardDisputeEventReasonFRAUDULENT     CardDisputeEventReason = "FRAUDULENT"
+	CardDisputeEventReasonLessThannil    CardDisputeEventReason = "<nil>"
+	CardDisputeEventReasonNOTASDESCRIBED CardDisputeEventReason = "NOT_AS_DESCRIBED"
+	CardDisputeEventReasonNOTRECEIVED    CardDisputeEventReason = "NOT_RECEIVED"
+	CardDisputeEventReasonOTHER          CardDisputeEventReason = "OTHER"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeEventReason enum.
+func (e CardDisputeEventReason) Valid() bool {
+	switch e {
+	case CardDisputeEventReasonCANCELED:
+		return true
+	case CardDisputeEventReasonDUPLICATE:
+		return true
+	case CardDisputeEventReasonFRAUDULENT:
+		return true
+	case CardDisputeEventReasonLessThannil:
+		return true
+	case CardDisputeEventReasonNOTASDESCRIBED:
+		return true
+	case CardDisputeEventReasonNOTRECEIVED:
+		return true
+	case CardDisputeEventReasonOTHER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeEventStatus.
+const (
+	CardDisputeEventStatusLOST      CardDisputeEventStatus = "LOST"
+	CardDisputeEventStatusSUBMITTED CardDisputeEventStatus = "SUBMITTED"
+	CardDisputeEventStatusWON       CardDisputeEventStatus = "WON"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeEventStatus enum.
+func (e CardDisputeEventStatus) Valid() bool {
+	switch e {
+	case CardDisputeEventStatusLOST:
+		return true
+	case CardDisputeEventStatusSUBMITTED:
+		return true
+	case CardDisputeEventStatusWON:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeStatus.
+const (
+	CardDisputeStatusFAILED    CardDisputeStatus = "FAILED"
+	CardDisputeStatusLOST      CardDisputeStatus = "LOST"
+	CardDisputeStatusOPENING   CardDisputeStatus = "OPENING"
+	CardDisputeStatusSUBMITTED CardDisputeStatus = "SUBMITTED"
+	CardDisputeStatusWON       CardDisputeStatus = "WON"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeStatus enum.
+func (e CardDisputeStatus) Valid() bool {
+	switch e {
+	case CardDisputeStatusFAILED:
+		return true
+	case CardDisputeStatusLOST:
+		return true
+	case CardDisputeStatusOPENING:
+		return true
+	case CardDisputeStatusSUBMITTED:
+		return true
+	case CardDisputeStatusWON:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeUpdatedDeliveryEvent.
+const (
+	CardDisputeUpdatedDeliveryEventCardDisputeUpdated CardDisputeUpdatedDeliveryEvent = "card.dispute.updated"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeUpdatedDeliveryEvent enum.
+func (e CardDisputeUpdatedDeliveryEvent) Valid() bool {
+	switch e {
+	case CardDisputeUpdatedDeliveryEventCardDisputeUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeUpdatedEventCurrency.
+const (
+	CardDisputeUpdatedEventCurrencyUSD CardDisputeUpdatedEventCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeUpdatedEventCurrency enum.
+func (e CardDisputeUpdatedEventCurrency) Valid() bool {
+	switch e {
+	case CardDisputeUpdatedEventCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeUpdatedEventPreviousStatus.
+const (
+	CardDisputeUpdatedEventPreviousStatusLOST      CardDisputeUpdatedEventPreviousStatus = "LOST"
+	CardDisputeUpdatedEventPreviousStatusSUBMITTED CardDisputeUpdatedEventPreviousStatus = "SUBMITTED"
+	CardDisputeUpdatedEventPreviousStatusWON       CardDisputeUpdatedEventPreviousStatus = "WON"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeUpdatedEventPreviousStatus enum.
+func (e CardDisputeUpdatedEventPreviousStatus) Valid() bool {
+	switch e {
+	case CardDisputeUpdatedEventPreviousStatusLOST:
+		return true
+	case CardDisputeUpdatedEventPreviousStatusSUBMITTED:
+		return true
+	case CardDisputeUpdatedEventPreviousStatusWON:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeUpdatedEventReason.
+const (
+	CardDisputeUpdatedEventReasonCANCELED       CardDisputeUpdatedEventReason = "CANCELED"
+	CardDisputeUpdatedEventReasonDUPLICATE      CardDisputeUpdatedEventReason = "DUPLICATE"
+	CardDisputeUpdatedEventReasonFRAUDULENT     CardDisputeUpdatedEventReason = "FRAUDULENT"
+	CardDisputeUpdatedEventReasonLessThannil    CardDisputeUpdatedEventReason = "<nil>"
+	CardDisputeUpdatedEventReasonNOTASDESCRIBED CardDisputeUpdatedEventReason = "NOT_AS_DESCRIBED"
+	CardDisputeUpdatedEventReasonNOTRECEIVED    CardDisputeUpdatedEventReason = "NOT_RECEIVED"
+	CardDisputeUpdatedEventReasonOTHER          CardDisputeUpdatedEventReason = "OTHER"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeUpdatedEventReason enum.
+func (e CardDisputeUpdatedEventReason) Valid() bool {
+	switch e {
+	case CardDisputeUpdatedEventReasonCANCELED:
+		return true
+	case CardDisputeUpdatedEventReasonDUPLICATE:
+		return true
+	case CardDisputeUpdatedEventReasonFRAUDULENT:
+		return true
+	case CardDisputeUpdatedEventReasonLessThannil:
+		return true
+	case CardDisputeUpdatedEventReasonNOTASDESCRIBED:
+		return true
+	case CardDisputeUpdatedEventReasonNOTRECEIVED:
+		return true
+	case CardDisputeUpdatedEventReasonOTHER:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeUpdatedEventStatus.
+const (
+	CardDisputeUpdatedEventStatusLOST      CardDisputeUpdatedEventStatus = "LOST"
+	CardDisputeUpdatedEventStatusSUBMITTED CardDisputeUpdatedEventStatus = "SUBMITTED"
+	CardDisputeUpdatedEventStatusWON       CardDisputeUpdatedEventStatus = "WON"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeUpdatedEventStatus enum.
+func (e CardDisputeUpdatedEventStatus) Valid() bool {
+	switch e {
+	case CardDisputeUpdatedEventStatusLOST:
+		return true
+	case CardDisputeUpdatedEventStatusSUBMITTED:
+		return true
+	case CardDisputeUpdatedEventStatusWON:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardFundDeliveryEvent.
 const (
 	CardFundDeliveryEventCardFund CardFundDeliveryEvent = "card.fund"
@@ -779,6 +1112,7 @@ const (
 	CardTransactionTypeAUTHORIZATION CardTransactionType = "AUTHORIZATION"
 	CardTransactionTypeCROSSBORDER   CardTransactionType = "CROSS-BORDER"
 	CardTransactionTypeDECLINE       CardTransactionType = "DECLINE"
+	CardTransactionTypeDISPUTE       CardTransactionType = "DISPUTE"
 	CardTransactionTypeFUNDING       CardTransactionType = "FUNDING"
 	CardTransactionTypeREFUND        CardTransactionType = "REFUND"
 	CardTransactionTypeREVERSAL      CardTransactionType = "REVERSAL"
@@ -795,6 +1129,8 @@ func (e CardTransactionType) Valid() bool {
 	case CardTransactionTypeCROSSBORDER:
 		return true
 	case CardTransactionTypeDECLINE:
+		return true
+	case CardTransactionTypeDISPUTE:
 		return true
 	case CardTransactionTypeFUNDING:
 		return true
@@ -1718,6 +2054,7 @@ func (e DebtCurrency) Valid() bool {
 
 // Defines values for DebtFeeType.
 const (
+	DebtFeeTypeCardDispute    DebtFeeType = "card_dispute"
 	DebtFeeTypeCardSettlement DebtFeeType = "card_settlement"
 	DebtFeeTypeCrossborder    DebtFeeType = "crossborder"
 	DebtFeeTypePaymentFailure DebtFeeType = "payment_failure"
@@ -1726,6 +2063,8 @@ const (
 // Valid indicates whether the value is a known member of the DebtFeeType enum.
 func (e DebtFeeType) Valid() bool {
 	switch e {
+	case DebtFeeTypeCardDispute:
+		return true
 	case DebtFeeTypeCardSettlement:
 		return true
 	case DebtFeeTypeCrossborder:
@@ -1787,6 +2126,7 @@ func (e DebtRecoveredEventCurrency) Valid() bool {
 
 // Defines values for DebtRecoveredEventFeeType.
 const (
+	DebtRecoveredEventFeeTypeCardDispute    DebtRecoveredEventFeeType = "card_dispute"
 	DebtRecoveredEventFeeTypeCardSettlement DebtRecoveredEventFeeType = "card_settlement"
 	DebtRecoveredEventFeeTypeCrossborder    DebtRecoveredEventFeeType = "crossborder"
 	DebtRecoveredEventFeeTypePaymentFailure DebtRecoveredEventFeeType = "payment_failure"
@@ -1795,6 +2135,8 @@ const (
 // Valid indicates whether the value is a known member of the DebtRecoveredEventFeeType enum.
 func (e DebtRecoveredEventFeeType) Valid() bool {
 	switch e {
+	case DebtRecoveredEventFeeTypeCardDispute:
+		return true
 	case DebtRecoveredEventFeeTypeCardSettlement:
 		return true
 	case DebtRecoveredEventFeeTypeCrossborder:
@@ -1856,6 +2198,7 @@ func (e DebtRecoveryPendingEventCurrency) Valid() bool {
 
 // Defines values for DebtRecoveryPendingEventFeeType.
 const (
+	DebtRecoveryPendingEventFeeTypeCardDispute    DebtRecoveryPendingEventFeeType = "card_dispute"
 	DebtRecoveryPendingEventFeeTypeCardSettlement DebtRecoveryPendingEventFeeType = "card_settlement"
 	DebtRecoveryPendingEventFeeTypeCrossborder    DebtRecoveryPendingEventFeeType = "crossborder"
 	DebtRecoveryPendingEventFeeTypePaymentFailure DebtRecoveryPendingEventFeeType = "payment_failure"
@@ -1864,6 +2207,8 @@ const (
 // Valid indicates whether the value is a known member of the DebtRecoveryPendingEventFeeType enum.
 func (e DebtRecoveryPendingEventFeeType) Valid() bool {
 	switch e {
+	case DebtRecoveryPendingEventFeeTypeCardDispute:
+		return true
 	case DebtRecoveryPendingEventFeeTypeCardSettlement:
 		return true
 	case DebtRecoveryPendingEventFeeTypeCrossborder:
@@ -1925,6 +2270,9 @@ const (
 	CREDITDISABLED               ErrorCode = "CREDIT_DISABLED"
 	CUSTOMERNOTFOUND             ErrorCode = "CUSTOMER_NOT_FOUND"
 	CUSTOMERNOTVERIFIED          ErrorCode = "CUSTOMER_NOT_VERIFIED"
+	DISPUTEDECLINED              ErrorCode = "DISPUTE_DECLINED"
+	DISPUTEEXISTS                ErrorCode = "DISPUTE_EXISTS"
+	DISPUTENOTFOUND              ErrorCode = "DISPUTE_NOT_FOUND"
 	DOCUMENTNOTFETCHED           ErrorCode = "DOCUMENT_NOT_FETCHED"
 	DOCUMENTUNREADABLE           ErrorCode = "DOCUMENT_UNREADABLE"
 	DUPLICATECUSTOMER            ErrorCode = "DUPLICATE_CUSTOMER"
@@ -1956,6 +2304,7 @@ const (
 	NOCARDISSUER                 ErrorCode = "NO_CARD_ISSUER"
 	NOCARDS                      ErrorCode = "NO_CARDS"
 	NOCARDSLOTS                  ErrorCode = "NO_CARD_SLOTS"
+	NODISPUTEISSUER              ErrorCode = "NO_DISPUTE_ISSUER"
 	NOEXCHANGERATE               ErrorCode = "NO_EXCHANGE_RATE"
 	NOFEERULE                    ErrorCode = "NO_FEE_RULE"
 	NOKYCPROVIDER                ErrorCode = "NO_KYC_PROVIDER"
@@ -1975,6 +2324,7 @@ const (
 	ROUTENOTFOUND                ErrorCode = "ROUTE_NOT_FOUND"
 	TEMPORARILYUNAVAILABLE       ErrorCode = "TEMPORARILY_UNAVAILABLE"
 	TOOMANYWEBHOOKENDPOINTS      ErrorCode = "TOO_MANY_WEBHOOK_ENDPOINTS"
+	TRANSACTIONNOTDISPUTABLE     ErrorCode = "TRANSACTION_NOT_DISPUTABLE"
 	TRANSACTIONNOTFOUND          ErrorCode = "TRANSACTION_NOT_FOUND"
 	UNAUTHORIZED                 ErrorCode = "UNAUTHORIZED"
 	UNSUPPORTEDMEDIATYPE         ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
@@ -2023,6 +2373,12 @@ func (e ErrorCode) Valid() bool {
 	case CUSTOMERNOTFOUND:
 		return true
 	case CUSTOMERNOTVERIFIED:
+		return true
+	case DISPUTEDECLINED:
+		return true
+	case DISPUTEEXISTS:
+		return true
+	case DISPUTENOTFOUND:
 		return true
 	case DOCUMENTNOTFETCHED:
 		return true
@@ -2086,6 +2442,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case NOCARDSLOTS:
 		return true
+	case NODISPUTEISSUER:
+		return true
 	case NOEXCHANGERATE:
 		return true
 	case NOFEERULE:
@@ -2123,6 +2481,8 @@ func (e ErrorCode) Valid() bool {
 	case TEMPORARILYUNAVAILABLE:
 		return true
 	case TOOMANYWEBHOOKENDPOINTS:
+		return true
+	case TRANSACTIONNOTDISPUTABLE:
 		return true
 	case TRANSACTIONNOTFOUND:
 		return true
@@ -4059,6 +4419,8 @@ func (e WebhookLogDeliveryStatus) Valid() bool {
 // Defines values for WebhookLogEventName.
 const (
 	WebhookLogEventNameCardCreated                        WebhookLogEventName = "card.created"
+	WebhookLogEventNameCardDisputeCreated                 WebhookLogEventName = "card.dispute.created"
+	WebhookLogEventNameCardDisputeUpdated                 WebhookLogEventName = "card.dispute.updated"
 	WebhookLogEventNameCardFund                           WebhookLogEventName = "card.fund"
 	WebhookLogEventNameCardFundFailed                     WebhookLogEventName = "card.fund.failed"
 	WebhookLogEventNameCardTerminated                     WebhookLogEventName = "card.terminated"
@@ -4096,6 +4458,10 @@ const (
 func (e WebhookLogEventName) Valid() bool {
 	switch e {
 	case WebhookLogEventNameCardCreated:
+		return true
+	case WebhookLogEventNameCardDisputeCreated:
+		return true
+	case WebhookLogEventNameCardDisputeUpdated:
 		return true
 	case WebhookLogEventNameCardFund:
 		return true
@@ -4182,6 +4548,21 @@ func (e WebhookLogEventStatus) Valid() bool {
 	case WebhookLogEventStatusPENDING:
 		return true
 	case WebhookLogEventStatusSKIPPED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeUnopenedSuccess.
+const (
+	CardDisputeUnopenedSuccessFalse CardDisputeUnopenedSuccess = false
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeUnopenedSuccess enum.
+func (e CardDisputeUnopenedSuccess) Valid() bool {
+	switch e {
+	case CardDisputeUnopenedSuccessFalse:
 		return true
 	default:
 		return false
@@ -4527,6 +4908,66 @@ const (
 func (e IssueCard201JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case IssueCard201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListCardDisputes200JSONResponseBodySuccess.
+const (
+	ListCardDisputes200JSONResponseBodySuccessTrue ListCardDisputes200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListCardDisputes200JSONResponseBodySuccess enum.
+func (e ListCardDisputes200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListCardDisputes200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetCardDispute200JSONResponseBodySuccess.
+const (
+	GetCardDispute200JSONResponseBodySuccessTrue GetCardDispute200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetCardDispute200JSONResponseBodySuccess enum.
+func (e GetCardDispute200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetCardDispute200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenCardDispute201JSONResponseBodySuccess.
+const (
+	OpenCardDispute201JSONResponseBodySuccessTrue OpenCardDispute201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the OpenCardDispute201JSONResponseBodySuccess enum.
+func (e OpenCardDispute201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case OpenCardDispute201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenCardDispute502JSONResponseBodySuccess.
+const (
+	OpenCardDispute502JSONResponseBodySuccessFalse OpenCardDispute502JSONResponseBodySuccess = false
+)
+
+// Valid indicates whether the value is a known member of the OpenCardDispute502JSONResponseBodySuccess enum.
+func (e OpenCardDispute502JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case OpenCardDispute502JSONResponseBodySuccessFalse:
 		return true
 	default:
 		return false
@@ -5769,6 +6210,66 @@ const (
 func (e CardCreatedEventParamsUserAgent) Valid() bool {
 	switch e {
 	case CardCreatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeCreatedEventParamsXServiceEventType.
+const (
+	CardDisputeCreatedEventParamsXServiceEventTypeCardDisputeCreated CardDisputeCreatedEventParamsXServiceEventType = "card.dispute.created"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeCreatedEventParamsXServiceEventType enum.
+func (e CardDisputeCreatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardDisputeCreatedEventParamsXServiceEventTypeCardDisputeCreated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeCreatedEventParamsUserAgent.
+const (
+	CardDisputeCreatedEventParamsUserAgentPaymentsWebhooks1 CardDisputeCreatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeCreatedEventParamsUserAgent enum.
+func (e CardDisputeCreatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardDisputeCreatedEventParamsUserAgentPaymentsWebhooks1:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeUpdatedEventParamsXServiceEventType.
+const (
+	CardDisputeUpdatedEventParamsXServiceEventTypeCardDisputeUpdated CardDisputeUpdatedEventParamsXServiceEventType = "card.dispute.updated"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeUpdatedEventParamsXServiceEventType enum.
+func (e CardDisputeUpdatedEventParamsXServiceEventType) Valid() bool {
+	switch e {
+	case CardDisputeUpdatedEventParamsXServiceEventTypeCardDisputeUpdated:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CardDisputeUpdatedEventParamsUserAgent.
+const (
+	CardDisputeUpdatedEventParamsUserAgentPaymentsWebhooks1 CardDisputeUpdatedEventParamsUserAgent = "payments-webhooks/1"
+)
+
+// Valid indicates whether the value is a known member of the CardDisputeUpdatedEventParamsUserAgent enum.
+func (e CardDisputeUpdatedEventParamsUserAgent) Valid() bool {
+	switch e {
+	case CardDisputeUpdatedEventParamsUserAgentPaymentsWebhooks1:
 		return true
 	default:
 		return false
@@ -7173,6 +7674,198 @@ type CardDetailIsPhysical bool
 // CardDetailIsVirtual defines model for CardDetail.IsVirtual.
 type CardDetailIsVirtual bool
 
+// CardDispute a dispute of a card settlement (docs/cards.md, "Disputes"); amounts in USD
+type CardDispute struct {
+	// Amount what is disputed
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CardTransactionIds the `DISPUTE` card transactions that moved its credit, oldest first
+	CardTransactionIds []openapi_types.UUID `json:"card_transaction_ids"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp `json:"created_at"`
+
+	// CreditedAmount what the issuer has credited for the dispute so far, net of what it took back; the card (or the USD wallet of a terminated card) has received it
+	CreditedAmount json.Number         `json:"credited_amount"`
+	Currency       CardDisputeCurrency `json:"currency"`
+	CustomerId     openapi_types.UUID  `json:"customer_id"`
+
+	// Error why a `FAILED` dispute failed
+	Error *string `json:"error"`
+
+	// Explanation null for a dispute the issuer opened without us
+	Explanation *string            `json:"explanation"`
+	Id          openapi_types.UUID `json:"id"`
+
+	// IssuerDisputeId the card issuer's id of the dispute; null while `OPENING` or once `FAILED`
+	IssuerDisputeId *string `json:"issuer_dispute_id"`
+
+	// Reason null for a dispute the issuer opened without us
+	Reason *CardDisputeReason `json:"reason"`
+
+	// Status `OPENING` recorded, the issuer has not answered yet; `SUBMITTED` the issuer is deciding; `WON` or `LOST` its
+	// decision; `FAILED` the issuer refused to open it (`error` says why)
+	Status CardDisputeStatus `json:"status"`
+
+	// TransactionId the `SETTLEMENT` disputed
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+
+	// UpdatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// CardDisputeCurrency defines model for CardDispute.Currency.
+type CardDisputeCurrency string
+
+// CardDisputeReason null for a dispute the issuer opened without us
+type CardDisputeReason string
+
+// CardDisputeCreatedDelivery the body of a card.dispute.created delivery
+type CardDisputeCreatedDelivery struct {
+	// Data the data of card.dispute.created (ours)
+	Data  CardDisputeCreatedEvent         `json:"data"`
+	Event CardDisputeCreatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
+}
+
+// CardDisputeCreatedDeliveryEvent defines model for CardDisputeCreatedDelivery.Event.
+type CardDisputeCreatedDeliveryEvent string
+
+// CardDisputeCreatedEvent the data of card.dispute.created (ours)
+type CardDisputeCreatedEvent struct {
+	// Amount disputed, major units, USD
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	CreatedAt Timestamp `json:"created_at"`
+
+	// CreditedAmount what the issuer has credited for it so far, net of what it took back, USD
+	CreditedAmount json.Number                     `json:"credited_amount"`
+	Currency       CardDisputeCreatedEventCurrency `json:"currency"`
+	CustomerId     openapi_types.UUID              `json:"customer_id"`
+	DisputeId      openapi_types.UUID              `json:"dispute_id"`
+
+	// Reason the company's; null for a dispute the issuer opened without us
+	Reason *CardDisputeCreatedEventReason `json:"reason"`
+	Status CardDisputeCreatedEventStatus  `json:"status"`
+
+	// TransactionId the SETTLEMENT disputed
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+}
+
+// CardDisputeCreatedEventCurrency defines model for CardDisputeCreatedEvent.Currency.
+type CardDisputeCreatedEventCurrency string
+
+// CardDisputeCreatedEventReason the company's; null for a dispute the issuer opened without us
+type CardDisputeCreatedEventReason string
+
+// CardDisputeCreatedEventStatus defines model for CardDisputeCreatedEvent.Status.
+type CardDisputeCreatedEventStatus string
+
+// CardDisputeEvent the dispute of card.dispute.created and card.dispute.updated
+type CardDisputeEvent struct {
+	// Amount disputed, major units, USD
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CreditedAmount what the issuer has credited for it so far, net of what it took back, USD
+	CreditedAmount json.Number              `json:"credited_amount"`
+	Currency       CardDisputeEventCurrency `json:"currency"`
+	CustomerId     openapi_types.UUID       `json:"customer_id"`
+	DisputeId      openapi_types.UUID       `json:"dispute_id"`
+
+	// Reason the company's; null for a dispute the issuer opened without us
+	Reason *CardDisputeEventReason `json:"reason"`
+	Status CardDisputeEventStatus  `json:"status"`
+
+	// TransactionId the SETTLEMENT disputed
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+}
+
+// CardDisputeEventCurrency defines model for CardDisputeEvent.Currency.
+type CardDisputeEventCurrency string
+
+// CardDisputeEventReason the company's; null for a dispute the issuer opened without us
+type CardDisputeEventReason string
+
+// CardDisputeEventStatus defines model for CardDisputeEvent.Status.
+type CardDisputeEventStatus string
+
+// CardDisputeInput the body of a dispute
+type CardDisputeInput struct {
+	// Explanation the company's account of it, 1 to 1000 characters once trimmed
+	Explanation string `json:"explanation"`
+
+	// Reason why the settlement is disputed, any case: `FRAUDULENT`, `NOT_RECEIVED`, `NOT_AS_DESCRIBED`, `DUPLICATE`, `CANCELED` or `OTHER`
+	Reason string `json:"reason"`
+}
+
+// CardDisputeStatus `OPENING` recorded, the issuer has not answered yet; `SUBMITTED` the issuer is deciding; `WON` or `LOST` its
+// decision; `FAILED` the issuer refused to open it (`error` says why)
+type CardDisputeStatus string
+
+// CardDisputeUpdatedDelivery the body of a card.dispute.updated delivery
+type CardDisputeUpdatedDelivery struct {
+	// Data the data of card.dispute.updated (ours)
+	Data  CardDisputeUpdatedEvent         `json:"data"`
+	Event CardDisputeUpdatedDeliveryEvent `json:"event"`
+
+	// Sequence the event's number among the events about its object (docs/events.md names the object of each kind):
+	// 1 for the first, one more for each next, assigned in the transaction of the change. Delivery order is not
+	// guaranteed: a receiver that has applied a higher number for the object drops the event as stale (see
+	// docs/webhooks.md, Ordering).
+	Sequence EventSequence `json:"sequence"`
+}
+
+// CardDisputeUpdatedDeliveryEvent defines model for CardDisputeUpdatedDelivery.Event.
+type CardDisputeUpdatedDeliveryEvent string
+
+// CardDisputeUpdatedEvent the data of card.dispute.updated (ours)
+type CardDisputeUpdatedEvent struct {
+	// Amount disputed, major units, USD
+	Amount json.Number        `json:"amount"`
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// CardTransactionId the DISPUTE card transaction that moved the change of credited_amount; null when nothing moved
+	CardTransactionId *string `json:"card_transaction_id"`
+
+	// CreditedAmount what the issuer has credited for it so far, net of what it took back, USD
+	CreditedAmount json.Number                           `json:"credited_amount"`
+	Currency       CardDisputeUpdatedEventCurrency       `json:"currency"`
+	CustomerId     openapi_types.UUID                    `json:"customer_id"`
+	DisputeId      openapi_types.UUID                    `json:"dispute_id"`
+	PreviousStatus CardDisputeUpdatedEventPreviousStatus `json:"previous_status"`
+
+	// Reason the company's; null for a dispute the issuer opened without us
+	Reason *CardDisputeUpdatedEventReason `json:"reason"`
+	Status CardDisputeUpdatedEventStatus  `json:"status"`
+
+	// TransactionId the SETTLEMENT disputed
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+
+	// UpdatedAt an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
+	UpdatedAt Timestamp `json:"updated_at"`
+}
+
+// CardDisputeUpdatedEventCurrency defines model for CardDisputeUpdatedEvent.Currency.
+type CardDisputeUpdatedEventCurrency string
+
+// CardDisputeUpdatedEventPreviousStatus defines model for CardDisputeUpdatedEvent.PreviousStatus.
+type CardDisputeUpdatedEventPreviousStatus string
+
+// CardDisputeUpdatedEventReason the company's; null for a dispute the issuer opened without us
+type CardDisputeUpdatedEventReason string
+
+// CardDisputeUpdatedEventStatus defines model for CardDisputeUpdatedEvent.Status.
+type CardDisputeUpdatedEventStatus string
+
 // CardFundDelivery the body of a card.fund delivery
 type CardFundDelivery struct {
 	// Data the data of card.fund (spec §6.3)
@@ -7582,7 +8275,7 @@ type CardTransaction struct {
 	Id         openapi_types.UUID `json:"id"`
 	Merchant   *CardMerchant      `json:"merchant"`
 
-	// OriginalTransactionId the transaction this one follows (the authorization settled, reversed or refunded, the settlement a cross-border charge is for)
+	// OriginalTransactionId the transaction this one follows (the authorization settled, reversed or refunded, the settlement a cross-border charge is for or a dispute disputes)
 	OriginalTransactionId *string `json:"original_transaction_id"`
 
 	// Raw what the card network told us (`includeRaw=true`), null where unknown (all of it for fundings, withdrawals and terminations)
@@ -7590,7 +8283,9 @@ type CardTransaction struct {
 
 	// Status `PENDING` is an authorization whose hold is open
 	Status CardTransactionStatus `json:"status"`
-	Type   CardTransactionType   `json:"type"`
+
+	// Type `DISPUTE` is ours: a change of what the card issuer credited for a dispute (docs/cards.md, "Disputes"), credited to the card (or the USD wallet of a terminated card) or taken back
+	Type CardTransactionType `json:"type"`
 }
 
 // CardTransactionCategory defines model for CardTransaction.Category.
@@ -7636,7 +8331,7 @@ type CardTransactionRawKind string
 // CardTransactionStatus `PENDING` is an authorization whose hold is open
 type CardTransactionStatus string
 
-// CardTransactionType defines model for CardTransactionType.
+// CardTransactionType `DISPUTE` is ours: a change of what the card issuer credited for a dispute (docs/cards.md, "Disputes"), credited to the card (or the USD wallet of a terminated card) or taken back
 type CardTransactionType string
 
 // CardVerificationCompletedDelivery the body of a card.verification.completed delivery
@@ -8477,7 +9172,7 @@ type Debt struct {
 	Currency   DebtCurrency `json:"currency"`
 	CustomerId string       `json:"customer_id"`
 
-	// FeeType the failed-payment fee of a declined authorization, the cross-border fee of a settlement abroad, or (card_settlement, no fee) what a card settlement took beyond what the card and the USD wallet had
+	// FeeType the failed-payment fee of a declined authorization, the cross-border fee of a settlement abroad, or (card_settlement, no fee) what a card settlement took beyond what the card and the USD wallet had, or (card_dispute) a dispute's credit taken back that neither the card nor the wallet had
 	FeeType DebtFeeType        `json:"fee_type"`
 	Id      openapi_types.UUID `json:"id"`
 
@@ -8497,7 +9192,7 @@ type Debt struct {
 // DebtCurrency defines model for Debt.Currency.
 type DebtCurrency string
 
-// DebtFeeType the failed-payment fee of a declined authorization, the cross-border fee of a settlement abroad, or (card_settlement, no fee) what a card settlement took beyond what the card and the USD wallet had
+// DebtFeeType the failed-payment fee of a declined authorization, the cross-border fee of a settlement abroad, or (card_settlement, no fee) what a card settlement took beyond what the card and the USD wallet had, or (card_dispute) a dispute's credit taken back that neither the card nor the wallet had
 type DebtFeeType string
 
 // DebtStatus RECOVERED once paid in full by credits to the USD wallet's payout balance
@@ -10608,6 +11303,29 @@ type WebhookLogEventStatus string
 // IdempotencyKey defines model for IdempotencyKey.
 type IdempotencyKey = string
 
+// CardDisputeUnopened defines model for CardDisputeUnopened.
+type CardDisputeUnopened struct {
+	// Code the stable machine-readable code of an error (the catalogue's codes; a test keeps this list equal to it)
+	Code ErrorCode `json:"code"`
+
+	// Data a dispute of a card settlement (docs/cards.md, "Disputes"); amounts in USD
+	Data *CardDispute `json:"data,omitempty"`
+
+	// Error the status text (`Bad Request`, `Unauthorized`, ...)
+	Error string `json:"error"`
+
+	// Field the request field (body, query or header) at fault, when there is one
+	Field *string `json:"field,omitempty"`
+
+	// Message human-readable; names the field at fault for bad input
+	Message    string                     `json:"message"`
+	StatusCode int                        `json:"statusCode"`
+	Success    CardDisputeUnopenedSuccess `json:"success"`
+}
+
+// CardDisputeUnopenedSuccess defines model for CardDisputeUnopened.Success.
+type CardDisputeUnopenedSuccess bool
+
 // CardMovementUnfinished defines model for CardMovementUnfinished.
 type CardMovementUnfinished struct {
 	// Code the stable machine-readable code of an error (the catalogue's codes; a test keeps this list equal to it)
@@ -10752,6 +11470,41 @@ type IssueCardParams struct {
 // IssueCard201JSONResponseBodySuccess defines parameters for IssueCard.
 type IssueCard201JSONResponseBodySuccess bool
 
+// ListCardDisputesParams defines parameters for ListCardDisputes.
+type ListCardDisputesParams struct {
+	// Status `OPENING`, `SUBMITTED`, `WON`, `LOST` or `FAILED`, any case
+	Status *string `form:"status,omitempty" json:"status,omitempty"`
+
+	// CardId the disputes of one card
+	CardId *string `form:"card_id,omitempty" json:"card_id,omitempty"`
+
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListCardDisputes200JSONResponseBodySuccess defines parameters for ListCardDisputes.
+type ListCardDisputes200JSONResponseBodySuccess bool
+
+// GetCardDispute200JSONResponseBodySuccess defines parameters for GetCardDispute.
+type GetCardDispute200JSONResponseBodySuccess bool
+
+// OpenCardDisputeParams defines parameters for OpenCardDispute.
+type OpenCardDisputeParams struct {
+	// IdempotencyKey Makes a retry safe: for 24 hours, a request with the same key and the same body gets the first
+	// response again (with `Idempotent-Replayed: true`) and moves no money.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// OpenCardDispute201JSONResponseBodySuccess defines parameters for OpenCardDispute.
+type OpenCardDispute201JSONResponseBodySuccess bool
+
+// OpenCardDispute502JSONResponseBodySuccess defines parameters for OpenCardDispute.
+type OpenCardDispute502JSONResponseBodySuccess bool
+
 // GetCardParams defines parameters for GetCard.
 type GetCardParams struct {
 	// Reveal answer the clear `number` and `cvv` instead of their tokens (audited)
@@ -10827,7 +11580,7 @@ type ListCardTransactionsParams struct {
 	// ToDate exclusive; the formats of `fromDate`; must be after it
 	ToDate *string `form:"toDate,omitempty" json:"toDate,omitempty"`
 
-	// Type a card transaction type, any case: `AUTHORIZATION`, `SETTLEMENT`, `FUNDING`, `WITHDRAWAL`, `TERMINATION`, `DECLINE`, `REVERSAL`, `REFUND`, `CROSS-BORDER`
+	// Type a card transaction type, any case: `AUTHORIZATION`, `SETTLEMENT`, `FUNDING`, `WITHDRAWAL`, `TERMINATION`, `DECLINE`, `REVERSAL`, `REFUND`, `CROSS-BORDER`, `DISPUTE`
 	Type *string `form:"type,omitempty" json:"type,omitempty"`
 
 	// Status `PENDING`, `PROCESSING`, `SUCCESS` or `FAILED`, any case
@@ -10931,7 +11684,7 @@ type ListCustomerCardTransactionsParams struct {
 	// ToDate exclusive; the formats of `fromDate`; must be after it
 	ToDate *string `form:"toDate,omitempty" json:"toDate,omitempty"`
 
-	// Type a card transaction type, any case: `AUTHORIZATION`, `SETTLEMENT`, `FUNDING`, `WITHDRAWAL`, `TERMINATION`, `DECLINE`, `REVERSAL`, `REFUND`, `CROSS-BORDER`
+	// Type a card transaction type, any case: `AUTHORIZATION`, `SETTLEMENT`, `FUNDING`, `WITHDRAWAL`, `TERMINATION`, `DECLINE`, `REVERSAL`, `REFUND`, `CROSS-BORDER`, `DISPUTE`
 	Type *string `form:"type,omitempty" json:"type,omitempty"`
 
 	// Status `PENDING`, `PROCESSING`, `SUCCESS` or `FAILED`, any case
@@ -11456,6 +12209,48 @@ type CardCreatedEventParamsXServiceEventType string
 
 // CardCreatedEventParamsUserAgent defines parameters for CardCreatedEvent.
 type CardCreatedEventParamsUserAgent string
+
+// CardDisputeCreatedEventParams defines parameters for CardDisputeCreatedEvent.
+type CardDisputeCreatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardDisputeCreatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardDisputeCreatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardDisputeCreatedEventParamsXServiceEventType defines parameters for CardDisputeCreatedEvent.
+type CardDisputeCreatedEventParamsXServiceEventType string
+
+// CardDisputeCreatedEventParamsUserAgent defines parameters for CardDisputeCreatedEvent.
+type CardDisputeCreatedEventParamsUserAgent string
+
+// CardDisputeUpdatedEventParams defines parameters for CardDisputeUpdatedEvent.
+type CardDisputeUpdatedEventParams struct {
+	// XServiceEventId the event id (UUID v7), the same on every attempt, both destinations and resends
+	XServiceEventId openapi_types.UUID `json:"X-Service-Event-Id"`
+
+	// XServiceEventType the event name, as in the body
+	XServiceEventType CardDisputeUpdatedEventParamsXServiceEventType `json:"X-Service-Event-Type"`
+
+	// XServiceSignature sent when the company has a signing secret: `t=<unix seconds>,v1=<lowercase hex HMAC-SHA256>`, the
+	// HMAC keyed with the secret's 64 characters as text, of "<t>.<raw body>"; `t` is when the delivery
+	// was created (the signature is repeated unchanged on retries). See docs/webhooks.md.
+	XServiceSignature *string                                `json:"X-Service-Signature,omitempty"`
+	UserAgent         CardDisputeUpdatedEventParamsUserAgent `json:"User-Agent"`
+}
+
+// CardDisputeUpdatedEventParamsXServiceEventType defines parameters for CardDisputeUpdatedEvent.
+type CardDisputeUpdatedEventParamsXServiceEventType string
+
+// CardDisputeUpdatedEventParamsUserAgent defines parameters for CardDisputeUpdatedEvent.
+type CardDisputeUpdatedEventParamsUserAgent string
 
 // CardFundEventParams defines parameters for CardFundEvent.
 type CardFundEventParams struct {
@@ -12135,6 +12930,9 @@ type CreateAccessTokenJSONRequestBody = AuthTokenRequest
 // IssueCardJSONRequestBody defines body for IssueCard for application/json ContentType.
 type IssueCardJSONRequestBody = CardIssueInput
 
+// OpenCardDisputeJSONRequestBody defines body for OpenCardDispute for application/json ContentType.
+type OpenCardDisputeJSONRequestBody = CardDisputeInput
+
 // FundCardJSONRequestBody defines body for FundCard for application/json ContentType.
 type FundCardJSONRequestBody = CardAmountInput
 
@@ -12233,6 +13031,12 @@ type ResendWebhookEventJSONRequestBody ResendWebhookEventJSONBody
 
 // CardCreatedEventJSONRequestBody defines body for CardCreatedEvent for application/json ContentType.
 type CardCreatedEventJSONRequestBody = CardCreatedDelivery
+
+// CardDisputeCreatedEventJSONRequestBody defines body for CardDisputeCreatedEvent for application/json ContentType.
+type CardDisputeCreatedEventJSONRequestBody = CardDisputeCreatedDelivery
+
+// CardDisputeUpdatedEventJSONRequestBody defines body for CardDisputeUpdatedEvent for application/json ContentType.
+type CardDisputeUpdatedEventJSONRequestBody = CardDisputeUpdatedDelivery
 
 // CardFundEventJSONRequestBody defines body for CardFundEvent for application/json ContentType.
 type CardFundEventJSONRequestBody = CardFundDelivery
@@ -13123,6 +13927,52 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /cards (the `IssueCard` operationId).
 	IssueCard(ctx context.Context, params *IssueCardParams, body IssueCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListCardDisputes The company's card disputes, newest first.
+	//
+	// Each bad value is a 400 `INVALID_FIELD` naming the parameter.
+	//
+	// Corresponds with GET /cards/disputes (the `ListCardDisputes` operationId).
+	ListCardDisputes(ctx context.Context, params *ListCardDisputesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetCardDispute One card dispute.
+	//
+	// Corresponds with GET /cards/disputes/{id} (the `GetCardDispute` operationId).
+	GetCardDispute(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OpenCardDisputeWithBody Dispute a settlement of one of the company's cards at the card issuer.
+	//
+	// Disputes what the settlement settled, less what its authorization refunded since (docs/cards.md, "Disputes").
+	// The dispute is recorded `OPENING`, then the issuer is asked: its answer makes it `SUBMITTED`
+	// (`card.dispute.created`, 201); its refusal `FAILED` (422 `DISPUTE_DECLINED`); no answer leaves it `OPENING`
+	// (502 `CARD_ISSUER_UNAVAILABLE` with the dispute in `data`): the same request again, with its key or without,
+	// asks the issuer again for that dispute. Money moves only as the issuer reports the dispute: the card follows
+	// what it credited (`credited_amount`), and `card.dispute.updated` says so. Refusals: 400 `INVALID_FIELD`
+	// (`reason`, `explanation`), `TRANSACTION_NOT_DISPUTABLE` (not a settlement, or refunded in full); 404
+	// `TRANSACTION_NOT_FOUND` (another company's too); 409 `DISPUTE_EXISTS` (one dispute per settlement); 503
+	// `NO_CARD_ISSUER`, `NO_DISPUTE_ISSUER` (the issuer takes no disputes).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /cards/transactions/{id}/disputes (the `OpenCardDispute` operationId).
+	OpenCardDisputeWithBody(ctx context.Context, id string, params *OpenCardDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OpenCardDispute Dispute a settlement of one of the company's cards at the card issuer.
+	//
+	// Disputes what the settlement settled, less what its authorization refunded since (docs/cards.md, "Disputes").
+	// The dispute is recorded `OPENING`, then the issuer is asked: its answer makes it `SUBMITTED`
+	// (`card.dispute.created`, 201); its refusal `FAILED` (422 `DISPUTE_DECLINED`); no answer leaves it `OPENING`
+	// (502 `CARD_ISSUER_UNAVAILABLE` with the dispute in `data`): the same request again, with its key or without,
+	// asks the issuer again for that dispute. Money moves only as the issuer reports the dispute: the card follows
+	// what it credited (`credited_amount`), and `card.dispute.updated` says so. Refusals: 400 `INVALID_FIELD`
+	// (`reason`, `explanation`), `TRANSACTION_NOT_DISPUTABLE` (not a settlement, or refunded in full); 404
+	// `TRANSACTION_NOT_FOUND` (another company's too); 409 `DISPUTE_EXISTS` (one dispute per settlement); 503
+	// `NO_CARD_ISSUER`, `NO_DISPUTE_ISSUER` (the issuer takes no disputes).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /cards/transactions/{id}/disputes (the `OpenCardDispute` operationId).
+	OpenCardDispute(ctx context.Context, id string, params *OpenCardDisputeParams, body OpenCardDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCard One card, its number and CVV revealed on request.
 	//
@@ -14929,6 +15779,92 @@ func (c *Client) IssueCardWithBody(ctx context.Context, params *IssueCardParams,
 // Corresponds with POST /cards (the `IssueCard` operationId).
 func (c *Client) IssueCard(ctx context.Context, params *IssueCardParams, body IssueCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewIssueCardRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListCardDisputes The company's card disputes, newest first.
+//
+// Each bad value is a 400 `INVALID_FIELD` naming the parameter.
+//
+// Corresponds with GET /cards/disputes (the `ListCardDisputes` operationId).
+func (c *Client) ListCardDisputes(ctx context.Context, params *ListCardDisputesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListCardDisputesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetCardDispute One card dispute.
+//
+// Corresponds with GET /cards/disputes/{id} (the `GetCardDispute` operationId).
+func (c *Client) GetCardDispute(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetCardDisputeRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OpenCardDisputeWithBody Dispute a settlement of one of the company's cards at the card issuer.
+//
+// Disputes what the settlement settled, less what its authorization refunded since (docs/cards.md, "Disputes").
+// The dispute is recorded `OPENING`, then the issuer is asked: its answer makes it `SUBMITTED`
+// (`card.dispute.created`, 201); its refusal `FAILED` (422 `DISPUTE_DECLINED`); no answer leaves it `OPENING`
+// (502 `CARD_ISSUER_UNAVAILABLE` with the dispute in `data`): the same request again, with its key or without,
+// asks the issuer again for that dispute. Money moves only as the issuer reports the dispute: the card follows
+// what it credited (`credited_amount`), and `card.dispute.updated` says so. Refusals: 400 `INVALID_FIELD`
+// (`reason`, `explanation`), `TRANSACTION_NOT_DISPUTABLE` (not a settlement, or refunded in full); 404
+// `TRANSACTION_NOT_FOUND` (another company's too); 409 `DISPUTE_EXISTS` (one dispute per settlement); 503
+// `NO_CARD_ISSUER`, `NO_DISPUTE_ISSUER` (the issuer takes no disputes).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /cards/transactions/{id}/disputes (the `OpenCardDispute` operationId).
+func (c *Client) OpenCardDisputeWithBody(ctx context.Context, id string, params *OpenCardDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenCardDisputeRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OpenCardDispute Dispute a settlement of one of the company's cards at the card issuer.
+//
+// Disputes what the settlement settled, less what its authorization refunded since (docs/cards.md, "Disputes").
+// The dispute is recorded `OPENING`, then the issuer is asked: its answer makes it `SUBMITTED`
+// (`card.dispute.created`, 201); its refusal `FAILED` (422 `DISPUTE_DECLINED`); no answer leaves it `OPENING`
+// (502 `CARD_ISSUER_UNAVAILABLE` with the dispute in `data`): the same request again, with its key or without,
+// asks the issuer again for that dispute. Money moves only as the issuer reports the dispute: the card follows
+// what it credited (`credited_amount`), and `card.dispute.updated` says so. Refusals: 400 `INVALID_FIELD`
+// (`reason`, `explanation`), `TRANSACTION_NOT_DISPUTABLE` (not a settlement, or refunded in full); 404
+// `TRANSACTION_NOT_FOUND` (another company's too); 409 `DISPUTE_EXISTS` (one dispute per settlement); 503
+// `NO_CARD_ISSUER`, `NO_DISPUTE_ISSUER` (the issuer takes no disputes).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /cards/transactions/{id}/disputes (the `OpenCardDispute` operationId).
+func (c *Client) OpenCardDispute(ctx context.Context, id string, params *OpenCardDisputeParams, body OpenCardDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpenCardDisputeRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -18058,6 +18994,204 @@ func NewIssueCardRequestWithBody(server string, params *IssueCardParams, content
 	}
 
 	operationPath := fmt.Sprintf("/cards")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
+	return req, nil
+}
+
+// NewListCardDisputesRequest constructs an http.Request for the ListCardDisputes method
+func NewListCardDisputesRequest(server string, params *ListCardDisputesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/disputes")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Status != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "status", *params.Status, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.CardId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "card_id", *params.CardId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetCardDisputeRequest constructs an http.Request for the GetCardDispute method
+func NewGetCardDisputeRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/disputes/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOpenCardDisputeRequest calls the generic OpenCardDispute builder with application/json body
+func NewOpenCardDisputeRequest(server string, id string, params *OpenCardDisputeParams, body OpenCardDisputeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewOpenCardDisputeRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewOpenCardDisputeRequestWithBody constructs an http.Request for the OpenCardDispute method, with any body, and a specified content type
+func NewOpenCardDisputeRequestWithBody(server string, id string, params *OpenCardDisputeParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/transactions/%s/disputes", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -22422,6 +23556,56 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /cards (the `IssueCard` operationId).
 	IssueCardWithResponse(ctx context.Context, params *IssueCardParams, body IssueCardJSONRequestBody, reqEditors ...RequestEditorFn) (*IssueCardResponse, error)
 
+	// ListCardDisputesWithResponse The company's card disputes, newest first.
+	//
+	// Each bad value is a 400 `INVALID_FIELD` naming the parameter.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/disputes (the `ListCardDisputes` operationId).
+	ListCardDisputesWithResponse(ctx context.Context, params *ListCardDisputesParams, reqEditors ...RequestEditorFn) (*ListCardDisputesResponse, error)
+
+	// GetCardDisputeWithResponse One card dispute.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /cards/disputes/{id} (the `GetCardDispute` operationId).
+	GetCardDisputeWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCardDisputeResponse, error)
+
+	// OpenCardDisputeWithBodyWithResponse Dispute a settlement of one of the company's cards at the card issuer.
+	//
+	// Disputes what the settlement settled, less what its authorization refunded since (docs/cards.md, "Disputes").
+	// The dispute is recorded `OPENING`, then the issuer is asked: its answer makes it `SUBMITTED`
+	// (`card.dispute.created`, 201); its refusal `FAILED` (422 `DISPUTE_DECLINED`); no answer leaves it `OPENING`
+	// (502 `CARD_ISSUER_UNAVAILABLE` with the dispute in `data`): the same request again, with its key or without,
+	// asks the issuer again for that dispute. Money moves only as the issuer reports the dispute: the card follows
+	// what it credited (`credited_amount`), and `card.dispute.updated` says so. Refusals: 400 `INVALID_FIELD`
+	// (`reason`, `explanation`), `TRANSACTION_NOT_DISPUTABLE` (not a settlement, or refunded in full); 404
+	// `TRANSACTION_NOT_FOUND` (another company's too); 409 `DISPUTE_EXISTS` (one dispute per settlement); 503
+	// `NO_CARD_ISSUER`, `NO_DISPUTE_ISSUER` (the issuer takes no disputes).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/transactions/{id}/disputes (the `OpenCardDispute` operationId).
+	OpenCardDisputeWithBodyWithResponse(ctx context.Context, id string, params *OpenCardDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OpenCardDisputeResponse, error)
+
+	// OpenCardDisputeWithResponse Dispute a settlement of one of the company's cards at the card issuer.
+	//
+	// Disputes what the settlement settled, less what its authorization refunded since (docs/cards.md, "Disputes").
+	// The dispute is recorded `OPENING`, then the issuer is asked: its answer makes it `SUBMITTED`
+	// (`card.dispute.created`, 201); its refusal `FAILED` (422 `DISPUTE_DECLINED`); no answer leaves it `OPENING`
+	// (502 `CARD_ISSUER_UNAVAILABLE` with the dispute in `data`): the same request again, with its key or without,
+	// asks the issuer again for that dispute. Money moves only as the issuer reports the dispute: the card follows
+	// what it credited (`credited_amount`), and `card.dispute.updated` says so. Refusals: 400 `INVALID_FIELD`
+	// (`reason`, `explanation`), `TRANSACTION_NOT_DISPUTABLE` (not a settlement, or refunded in full); 404
+	// `TRANSACTION_NOT_FOUND` (another company's too); 409 `DISPUTE_EXISTS` (one dispute per settlement); 503
+	// `NO_CARD_ISSUER`, `NO_DISPUTE_ISSUER` (the issuer takes no disputes).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/transactions/{id}/disputes (the `OpenCardDispute` operationId).
+	OpenCardDisputeWithResponse(ctx context.Context, id string, params *OpenCardDisputeParams, body OpenCardDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*OpenCardDisputeResponse, error)
+
 	// GetCardWithResponse One card, its number and CVV revealed on request.
 	//
 	// `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
@@ -25989,6 +27173,335 @@ func (r IssueCardResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r IssueCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListCardDisputesResponse503Headers the declared response headers of an HTTP 503 response for ListCardDisputes
+type ListCardDisputesResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListCardDisputesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []CardDispute `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                 `json:"pagination"`
+		StatusCode int                                        `json:"statusCode"`
+		Success    ListCardDisputes200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListCardDisputesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListCardDisputesResponse) GetJSON200() *struct {
+	Data []CardDispute `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                 `json:"pagination"`
+	StatusCode int                                        `json:"statusCode"`
+	Success    ListCardDisputes200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListCardDisputesResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListCardDisputesResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListCardDisputesResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListCardDisputesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListCardDisputesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListCardDisputesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListCardDisputesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetCardDisputeResponse503Headers the declared response headers of an HTTP 503 response for GetCardDispute
+type GetCardDisputeResponse503Headers struct {
+	RetryAfter *string
+}
+
+type GetCardDisputeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a dispute of a card settlement (docs/cards.md, "Disputes"); amounts in USD
+		Data CardDispute `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                      `json:"statusCode"`
+		Success    GetCardDispute200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetCardDisputeResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetCardDisputeResponse) GetJSON200() *struct {
+	// Data a dispute of a card settlement (docs/cards.md, "Disputes"); amounts in USD
+	Data CardDispute `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                      `json:"statusCode"`
+	Success    GetCardDispute200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetCardDisputeResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetCardDisputeResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetCardDisputeResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetCardDisputeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetCardDisputeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetCardDisputeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetCardDisputeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OpenCardDisputeResponse201Headers the declared response headers of an HTTP 201 response for OpenCardDispute
+type OpenCardDisputeResponse201Headers struct {
+	IdempotentReplayed *string
+}
+
+// OpenCardDisputeResponse409Headers the declared response headers of an HTTP 409 response for OpenCardDispute
+type OpenCardDisputeResponse409Headers struct {
+	RetryAfter *string
+}
+
+// OpenCardDisputeResponse502Headers the declared response headers of an HTTP 502 response for OpenCardDispute
+type OpenCardDisputeResponse502Headers struct {
+	RetryAfter *string
+}
+
+type OpenCardDisputeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a dispute of a card settlement (docs/cards.md, "Disputes"); amounts in USD
+		Data CardDispute `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                       `json:"statusCode"`
+		Success    OpenCardDispute201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON422 the response for an HTTP 422 `application/json` response
+	JSON422 *Error
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *CardDisputeUnopened
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *OpenCardDisputeResponse201Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *OpenCardDisputeResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *OpenCardDisputeResponse502Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON201() *struct {
+	// Data a dispute of a card settlement (docs/cards.md, "Disputes"); amounts in USD
+	Data CardDispute `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                       `json:"statusCode"`
+	Success    OpenCardDispute201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON422 returns the response for an HTTP 422 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON422() *Error {
+	return r.JSON422
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON502() *CardDisputeUnopened {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON503() *Error {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r OpenCardDisputeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OpenCardDisputeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OpenCardDisputeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OpenCardDisputeResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -33890,6 +35403,80 @@ func (c *ClientWithResponses) IssueCardWithResponse(ctx context.Context, params 
 	return ParseIssueCardResponse(rsp)
 }
 
+// ListCardDisputesWithResponse The company's card disputes, newest first.
+//
+// Each bad value is a 400 `INVALID_FIELD` naming the parameter.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/disputes (the `ListCardDisputes` operationId).
+func (c *ClientWithResponses) ListCardDisputesWithResponse(ctx context.Context, params *ListCardDisputesParams, reqEditors ...RequestEditorFn) (*ListCardDisputesResponse, error) {
+	rsp, err := c.ListCardDisputes(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListCardDisputesResponse(rsp)
+}
+
+// GetCardDisputeWithResponse One card dispute.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /cards/disputes/{id} (the `GetCardDispute` operationId).
+func (c *ClientWithResponses) GetCardDisputeWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetCardDisputeResponse, error) {
+	rsp, err := c.GetCardDispute(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetCardDisputeResponse(rsp)
+}
+
+// OpenCardDisputeWithBodyWithResponse Dispute a settlement of one of the company's cards at the card issuer.
+//
+// Disputes what the settlement settled, less what its authorization refunded since (docs/cards.md, "Disputes").
+// The dispute is recorded `OPENING`, then the issuer is asked: its answer makes it `SUBMITTED`
+// (`card.dispute.created`, 201); its refusal `FAILED` (422 `DISPUTE_DECLINED`); no answer leaves it `OPENING`
+// (502 `CARD_ISSUER_UNAVAILABLE` with the dispute in `data`): the same request again, with its key or without,
+// asks the issuer again for that dispute. Money moves only as the issuer reports the dispute: the card follows
+// what it credited (`credited_amount`), and `card.dispute.updated` says so. Refusals: 400 `INVALID_FIELD`
+// (`reason`, `explanation`), `TRANSACTION_NOT_DISPUTABLE` (not a settlement, or refunded in full); 404
+// `TRANSACTION_NOT_FOUND` (another company's too); 409 `DISPUTE_EXISTS` (one dispute per settlement); 503
+// `NO_CARD_ISSUER`, `NO_DISPUTE_ISSUER` (the issuer takes no disputes).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/transactions/{id}/disputes (the `OpenCardDispute` operationId).
+func (c *ClientWithResponses) OpenCardDisputeWithBodyWithResponse(ctx context.Context, id string, params *OpenCardDisputeParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*OpenCardDisputeResponse, error) {
+	rsp, err := c.OpenCardDisputeWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOpenCardDisputeResponse(rsp)
+}
+
+// OpenCardDisputeWithResponse Dispute a settlement of one of the company's cards at the card issuer.
+//
+// Disputes what the settlement settled, less what its authorization refunded since (docs/cards.md, "Disputes").
+// The dispute is recorded `OPENING`, then the issuer is asked: its answer makes it `SUBMITTED`
+// (`card.dispute.created`, 201); its refusal `FAILED` (422 `DISPUTE_DECLINED`); no answer leaves it `OPENING`
+// (502 `CARD_ISSUER_UNAVAILABLE` with the dispute in `data`): the same request again, with its key or without,
+// asks the issuer again for that dispute. Money moves only as the issuer reports the dispute: the card follows
+// what it credited (`credited_amount`), and `card.dispute.updated` says so. Refusals: 400 `INVALID_FIELD`
+// (`reason`, `explanation`), `TRANSACTION_NOT_DISPUTABLE` (not a settlement, or refunded in full); 404
+// `TRANSACTION_NOT_FOUND` (another company's too); 409 `DISPUTE_EXISTS` (one dispute per settlement); 503
+// `NO_CARD_ISSUER`, `NO_DISPUTE_ISSUER` (the issuer takes no disputes).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/transactions/{id}/disputes (the `OpenCardDispute` operationId).
+func (c *ClientWithResponses) OpenCardDisputeWithResponse(ctx context.Context, id string, params *OpenCardDisputeParams, body OpenCardDisputeJSONRequestBody, reqEditors ...RequestEditorFn) (*OpenCardDisputeResponse, error) {
+	rsp, err := c.OpenCardDispute(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOpenCardDisputeResponse(rsp)
+}
+
 // GetCardWithResponse One card, its number and CVV revealed on request.
 //
 // `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
@@ -37686,6 +39273,281 @@ func ParseIssueCardResponse(rsp *http.Response) (*IssueCardResponse, error) {
 		response.Headers409 = &headers
 	case rsp.StatusCode == 502:
 		var headers IssueCardResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListCardDisputesResponse parses an HTTP response from a ListCardDisputesWithResponse call
+func ParseListCardDisputesResponse(rsp *http.Response) (*ListCardDisputesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListCardDisputesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []CardDispute `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                 `json:"pagination"`
+			StatusCode int                                        `json:"statusCode"`
+			Success    ListCardDisputes200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListCardDisputesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetCardDisputeResponse parses an HTTP response from a GetCardDisputeWithResponse call
+func ParseGetCardDisputeResponse(rsp *http.Response) (*GetCardDisputeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetCardDisputeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a dispute of a card settlement (docs/cards.md, "Disputes"); amounts in USD
+			Data CardDispute `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                      `json:"statusCode"`
+			Success    GetCardDispute200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetCardDisputeResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOpenCardDisputeResponse parses an HTTP response from a OpenCardDisputeWithResponse call
+func ParseOpenCardDisputeResponse(rsp *http.Response) (*OpenCardDisputeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OpenCardDisputeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a dispute of a card settlement (docs/cards.md, "Disputes"); amounts in USD
+			Data CardDispute `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                       `json:"statusCode"`
+			Success    OpenCardDispute201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest CardDisputeUnopened
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers OpenCardDisputeResponse201Headers
+		if values := rsp.Header.Values("Idempotent-Replayed"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Idempotent-Replayed", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.IdempotentReplayed = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 409:
+		var headers OpenCardDisputeResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers OpenCardDisputeResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -43944,6 +45806,16 @@ type WebhookInitiatorInterface interface {
 
 	CardCreatedEvent(ctx context.Context, targetURL string, params *CardCreatedEventParams, body CardCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CardDisputeCreatedEventWithBody fires the card.dispute.created webhook with any body
+	CardDisputeCreatedEventWithBody(ctx context.Context, targetURL string, params *CardDisputeCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardDisputeCreatedEvent(ctx context.Context, targetURL string, params *CardDisputeCreatedEventParams, body CardDisputeCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CardDisputeUpdatedEventWithBody fires the card.dispute.updated webhook with any body
+	CardDisputeUpdatedEventWithBody(ctx context.Context, targetURL string, params *CardDisputeUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	CardDisputeUpdatedEvent(ctx context.Context, targetURL string, params *CardDisputeUpdatedEventParams, body CardDisputeUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CardFundEventWithBody fires the card.fund webhook with any body
 	CardFundEventWithBody(ctx context.Context, targetURL string, params *CardFundEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -44114,6 +45986,54 @@ func (p *WebhookInitiator) CardCreatedEventWithBody(ctx context.Context, targetU
 
 func (p *WebhookInitiator) CardCreatedEvent(ctx context.Context, targetURL string, params *CardCreatedEventParams, body CardCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCardCreatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardDisputeCreatedEventWithBody(ctx context.Context, targetURL string, params *CardDisputeCreatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardDisputeCreatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardDisputeCreatedEvent(ctx context.Context, targetURL string, params *CardDisputeCreatedEventParams, body CardDisputeCreatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardDisputeCreatedEventWebhookRequest(targetURL, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardDisputeUpdatedEventWithBody(ctx context.Context, targetURL string, params *CardDisputeUpdatedEventParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardDisputeUpdatedEventWebhookRequestWithBody(targetURL, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := p.applyWebhookEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return p.Client.Do(req)
+}
+
+func (p *WebhookInitiator) CardDisputeUpdatedEvent(ctx context.Context, targetURL string, params *CardDisputeUpdatedEventParams, body CardDisputeUpdatedEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCardDisputeUpdatedEventWebhookRequest(targetURL, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -44881,6 +46801,150 @@ func NewCardCreatedEventWebhookRequest(targetURL string, params *CardCreatedEven
 
 // NewCardCreatedEventWebhookRequestWithBody builds a POST request for the card.created webhook with any body
 func NewCardCreatedEventWebhookRequestWithBody(targetURL string, params *CardCreatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCardDisputeCreatedEventWebhookRequest builds a application/json POST request for the card.dispute.created webhook
+func NewCardDisputeCreatedEventWebhookRequest(targetURL string, params *CardDisputeCreatedEventParams, body CardDisputeCreatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardDisputeCreatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardDisputeCreatedEventWebhookRequestWithBody builds a POST request for the card.dispute.created webhook with any body
+func NewCardDisputeCreatedEventWebhookRequestWithBody(targetURL string, params *CardDisputeCreatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+	_ = err
+
+	reqURL, err := url.Parse(targetURL)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, reqURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Id", params.XServiceEventId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: "uuid"})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Id", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Event-Type", params.XServiceEventType, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Service-Event-Type", headerParam1)
+
+		if params.XServiceSignature != nil {
+			var headerParam2 string
+
+			headerParam2, err = runtime.StyleParamWithOptions("simple", false, "X-Service-Signature", *params.XServiceSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("X-Service-Signature", headerParam2)
+		}
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "User-Agent", params.UserAgent, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("User-Agent", headerParam3)
+
+	}
+	return req, nil
+}
+
+// NewCardDisputeUpdatedEventWebhookRequest builds a application/json POST request for the card.dispute.updated webhook
+func NewCardDisputeUpdatedEventWebhookRequest(targetURL string, params *CardDisputeUpdatedEventParams, body CardDisputeUpdatedEventJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCardDisputeUpdatedEventWebhookRequestWithBody(targetURL, params, "application/json", bodyReader)
+}
+
+// NewCardDisputeUpdatedEventWebhookRequestWithBody builds a POST request for the card.dispute.updated webhook with any body
+func NewCardDisputeUpdatedEventWebhookRequestWithBody(targetURL string, params *CardDisputeUpdatedEventParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 	_ = err
 

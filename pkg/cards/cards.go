@@ -156,10 +156,14 @@ const (
 	TxReversal      TxType = "REVERSAL"
 	TxRefund        TxType = "REFUND"
 	TxCrossBorder   TxType = "CROSS-BORDER"
+	// TxDispute is ours: a change of what the card issuer credited for a
+	// dispute of a settlement (disputes.go), a credit to the card (or to
+	// the wallet of a terminated card) or the credit taken back.
+	TxDispute TxType = "DISPUTE"
 )
 
 // TxTypes lists the card transaction types.
-var TxTypes = []TxType{TxAuthorization, TxSettlement, TxFunding, TxWithdrawal, TxTermination, TxDecline, TxReversal, TxRefund, TxCrossBorder}
+var TxTypes = []TxType{TxAuthorization, TxSettlement, TxFunding, TxWithdrawal, TxTermination, TxDecline, TxReversal, TxRefund, TxCrossBorder, TxDispute}
 
 // AuthKind is the kind of an authorization the card network asked for.
 type AuthKind string

@@ -30,6 +30,7 @@ func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("POST /cards/{id}/terminate", h.terminate)
 	rt.Handle("GET /customers/{id}/cards", h.customerCards)
 	rt.Handle("GET /customers/{id}/transactions", h.customerTransactions)
+	disputeRoutes(rt, h)
 }
 
 type handlers struct{ svc *Service }

@@ -122,7 +122,9 @@ func VerifyLedger(ctx context.Context, r LedgerReader, w wallets.LedgerReader, c
 // card to the wallet; a settlement's amount was paid by the card, the
 // wallet and a debt together (and, for a terminated card, the rest of its
 // hold went to the wallet); a refund gives its amount to the card or, for
-// a terminated card, the wallet.
+// a terminated card, the wallet; a dispute's movement gives its amount to
+// the card or the wallet, or takes it back from the card, the wallet and a
+// debt together.
 func (t Transaction) conserved() error {
 	card, wallet := t.CardDelta, t.WalletDelta
 	switch t.Type {
@@ -141,6 +143,12 @@ func (t Transaction) conserved() error {
 	case TxRefund:
 		if card+wallet != t.Amount || card < 0 || wallet < 0 {
 			return fmt.Errorf("moved card %d, wallet %d for %d", card, wallet, t.Amount)
+		}
+	case TxDispute:
+		credit := card >= 0 && wallet >= 0 && t.Debt == 0 && card+wallet == t.Amount
+		debit := card <= 0 && wallet <= 0 && t.Debt >= 0 && t.Debt-card-wallet == t.Amount
+		if !credit && !debit {
+			return fmt.Errorf("dispute movement of %d: card %d, wallet %d, debt %d", t.Amount, card, wallet, t.Debt)
 		}
 	case TxDecline, TxCrossBorder:
 		if card > 0 || wallet > 0 || t.Debt < 0 || t.Debt-card-wallet != t.Fee {

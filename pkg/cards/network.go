@@ -69,7 +69,8 @@ func refusal(code string) error {
 // advice of an authorization the network decided (advise); a settlement,
 // reversal or refund, which follows its authorization; a termination the
 // issuer made, which ends the card here too, its balance refunded
-// (card.terminated in the issuer's form). A notification about a card we
+// (card.terminated in the issuer's form); a dispute's report, which the
+// card follows (applyDispute, claimed by the issuer's dispute id). A notification about a card we
 // do not have, or whose issuer id differs, is dropped and logged; one
 // already applied changes nothing; one the authorization's state forbids
 // is recorded as refused, with its code. Once it is applied, the issuer is
@@ -90,6 +91,8 @@ func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
 		err = s.issuerTerminated(ctx, card, n)
 	case issuer.NotifyAdvice:
 		err = s.advise(ctx, card, n)
+	case issuer.NotifyDispute:
+		err = s.applyDispute(ctx, card, n)
 	default:
 		// A reversal's reason is one of ours (an expiry, which leaves the
 		// authorization capturable): the network's other texts are not.

@@ -189,7 +189,8 @@ var ErrCardRefused = errors.New("cards: the card refused the write")
 
 // Store is the persistence the service needs.
 type Store interface {
-	TxLists // the transaction lists (txquery.go)
+	TxLists      // the transaction lists (txquery.go)
+	DisputeStore // the disputes (disputes.go)
 	// Accept writes a. wallets.ErrInsufficientWalletBalance,
 	// ErrInsufficientCard, ErrNoSlots, ErrNotFound or ErrNotActive (the
 	// card is not in a.From) when a condition fails; ErrChanged when none

@@ -35,18 +35,23 @@ const (
 	Recovered Status = "RECOVERED"
 )
 
-// Fee types a debt comes from (the fee.* events' fee_type).
+// Fee types a debt comes from (the fee.* events' fee_type), and
+// FeeDispute, what a lost card dispute took back that neither the card nor
+// the wallet had.
 const (
 	FeePaymentFailure = events.FeeTypePaymentFailure
 	FeeCrossborder    = events.FeeTypeCrossborder
+	FeeDispute        = events.FeeTypeDispute
 )
 
 // Debt is a fee the company owes. Amounts are USD cents.
 type Debt struct {
 	ID        string // UUID v7: debts sort oldest first
 	CompanyID string
-	// FeeType is FeePaymentFailure or FeeCrossborder; TransactionID is
-	// the card transaction that incurred the fee, on CardID of CustomerID.
+	// FeeType is FeePaymentFailure, FeeCrossborder or FeeDispute;
+	// TransactionID is the card transaction that incurred the fee (for a
+	// dispute, the DISPUTE transaction that took the credit back), on
+	// CardID of CustomerID.
 	FeeType       string
 	TransactionID string
 	CardID        string

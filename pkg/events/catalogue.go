@@ -59,8 +59,8 @@ type Entry struct {
 
 // Catalogue lists every event kind the service emits: the 21 of the spec
 // (§6.3–§6.5) and the kinds we name (card.fund.failed, debt.recovered, the
-// wallet movements, the conversions and deposits, and the two status
-// updates).
+// card disputes, the wallet movements, the conversions and deposits, and
+// the two status updates).
 // card.terminated has one entry per payload form.
 var Catalogue = []Entry{
 	// §6.3: shown payloads.
@@ -197,6 +197,17 @@ var Catalogue = []Entry{
 				CardID: sampleCardID, WalletID: sampleWalletID, LedgerTransactionID: sampleTx2ID, RecoveredAmount: "0.5",
 				RemainingAmount: "0", Currency: "USD", Status: "RECOVERED", RecoveredAt: sampleAt}
 		}},
+	{Kind: CardDisputeCreated, Object: "dispute_id", Section: "ours", IDs: []string{"dispute_id"},
+		Meaning: "a dispute of a card settlement is open at the card issuer (opened by the company, or at the issuer without us)",
+		Sample: func() Payload {
+			return CardDisputeCreatedData{sampleDispute("SUBMITTED", "0"), sampleAt}
+		}},
+	{Kind: CardDisputeUpdated, Object: "dispute_id", Section: "ours", IDs: []string{"dispute_id", "status", "credited_amount"},
+		Meaning: "the card issuer moved a dispute on: its status, or what it credited for it, which the card (or the USD wallet of a terminated card) follows",
+		Sample: func() Payload {
+			tx := sampleTx2ID
+			return CardDisputeUpdatedData{sampleDispute("LOST", "0"), "SUBMITTED", &tx, sampleAt}
+		}},
 	{Kind: WalletTransferCompleted, Object: "transfer_id", Section: "ours", IDs: []string{"transfer_id"},
 		Meaning: "money moved between the payin and payout balances of one wallet (POST /wallets/{id}/transfer-internal)",
 		Sample: func() Payload {
@@ -320,6 +331,7 @@ var (
 	sampleCustomerID = "3f2e1d0c-9b8a-4765-8432-10fedcba9876"
 	sampleFeeID      = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f63"
 	sampleDebtID     = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f64"
+	sampleDisputeID  = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f66"
 	sampleWalletID   = "5a4b3c2d-1e0f-4a9b-8c7d-6e5f4a3b2c1d"
 	sampleWallet2ID  = "6b5c4d3e-2f10-4b0c-9d8e-7f6a5b4c3d2e"
 	sampleRateID     = "0196897a-5f0c-7d3e-9a41-1c2b3d4e5f65"
@@ -349,6 +361,12 @@ func sampleFee(amount, card, wallet, debt string) FeeCharge {
 		f.DebtID = &d
 	}
 	return f
+}
+
+func sampleDispute(status, credited string) CardDispute {
+	reason := "NOT_RECEIVED"
+	return CardDispute{DisputeID: sampleDisputeID, CardID: sampleCardID, CustomerID: sampleCustomerID, TransactionID: sampleTxID,
+		Status: status, Reason: &reason, Amount: "42.9", CreditedAmount: json.Number(credited), Currency: "USD"}
 }
 
 func samplePaymentStatus(typ, status, previous string) PaymentStatusData {

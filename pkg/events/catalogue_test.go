@@ -34,7 +34,8 @@ var specKinds = []string{
 
 var ourKinds = []string{"payment.payout.status_updated", "payment.collect.status_updated", "card.fund.failed", "debt.recovered", "customer.kyc.updated",
 	"wallet.transfer.completed", "wallet.fund.completed", "wallet.fund.failed",
-	"wallet.conversion.completed", "wallet.deposit.completed", "payment.bulk.completed"}
+	"wallet.conversion.completed", "wallet.deposit.completed", "payment.bulk.completed",
+	"card.dispute.created", "card.dispute.updated"}
 
 // shownKeys are the data keys the spec shows (§6.3, §6.4), typed from it;
 // nested objects as "parent.child". Keyed by kind, or kind/form.

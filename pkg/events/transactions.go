@@ -160,7 +160,7 @@ type FeeCrossborderChargedData struct {
 // EventKind returns FeeCrossborderCharged.
 func (FeeCrossborderChargedData) EventKind() Kind { return FeeCrossborderCharged }
 
-// Fee types a debt can come from.
+// Fee types a debt can come from (and FeeTypeDispute, disputes.go).
 const (
 	FeeTypePaymentFailure = "payment_failure"
 	FeeTypeCrossborder    = "crossborder"
@@ -176,7 +176,7 @@ const (
 // recorded as a debt.
 type DebtRecoveryPendingData struct {
 	DebtID        string      `json:"debt_id"`
-	FeeType       string      `json:"fee_type"`       // payment_failure or crossborder
+	FeeType       string      `json:"fee_type"`       // payment_failure, crossborder or card_dispute
 	TransactionID string      `json:"transaction_id"` // the card transaction that incurred the fee
 	CardID        string      `json:"card_id"`
 	CustomerID    string      `json:"customer_id"`

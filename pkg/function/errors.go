@@ -93,6 +93,11 @@ var Errors = httpapi.Catalogue{
 	{Err: cards.ErrIssuerDeclined, Status: http.StatusUnprocessableEntity, Code: "ISSUER_DECLINED", Message: "declined by the card issuer: the movement was reversed, nothing moved"},
 	{Err: cards.ErrRevealNotAudited, Status: http.StatusServiceUnavailable, Code: "REVEAL_NOT_AUDITED", Message: "the reveal could not be recorded, so nothing was revealed: retry shortly", RetryAfter: 1},
 	{Err: cards.ErrNoIssuer, Status: http.StatusServiceUnavailable, Code: "NO_CARD_ISSUER", Message: "cards are not available: no card issuer is configured"},
+	{Err: cards.ErrDisputeNotFound, Status: http.StatusNotFound, Code: "DISPUTE_NOT_FOUND", Message: "dispute not found"},
+	{Err: cards.ErrNotDisputable, Status: http.StatusBadRequest, Code: "TRANSACTION_NOT_DISPUTABLE", Message: "only a settlement with an amount not refunded can be disputed"},
+	{Err: cards.ErrDisputeExists, Status: http.StatusConflict, Code: "DISPUTE_EXISTS", Message: "the transaction is disputed already: see GET /cards/disputes"},
+	{Err: cards.ErrDisputeDeclined, Status: http.StatusUnprocessableEntity, Code: "DISPUTE_DECLINED", Message: "the card issuer refused the dispute: nothing moved"},
+	{Err: cards.ErrNoDisputes, Status: http.StatusServiceUnavailable, Code: "NO_DISPUTE_ISSUER", Message: "disputes are not available: the card issuer takes none"},
 
 	// exchange rates
 	{Err: fx.ErrNoRate, Status: http.StatusBadRequest, Code: "NO_EXCHANGE_RATE", Message: "no exchange rate configured for the pair"},

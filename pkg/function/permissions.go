@@ -272,9 +272,11 @@ var Functions = map[string]Function{
 	"card-worker": {
 		Settings: []string{modeSetting},
 		Grants: []Grant{
-			// No index: a termination it applies leaves the card's open
-			// holds to the sweeper.
 			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			// A card's transactions, for the settlement of a dispute the
+			// issuer opened without us (a termination it applies leaves
+			// the card's open holds to the sweeper).
+			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 		},
 	},

@@ -402,6 +402,28 @@ func openTerminationGSI2SK(terminated, companyID, id string) string {
 // issuerTxSK is the sort key of the lookup of a network transaction.
 func issuerTxSK(id string) string { return "ISSUERTX#" + id }
 
+// Card disputes (see cards_disputes.go).
+
+// Item kinds and keys of disputes.
+const (
+	kindCardDispute    = "card_dispute"
+	kindCardDisputeTx  = "card_dispute_tx"
+	kindCardDisputeRef = "card_dispute_ref"
+	disputeSKPrefix    = "DISPUTE#"
+)
+
+// disputeSK is the sort key of a dispute in its company's partition; ids
+// are UUID v7, so the keys are time-ordered. The claims below do not start
+// with disputeSKPrefix.
+func disputeSK(id string) string { return disputeSKPrefix + id }
+
+// disputeTxSK is the sort key of the claim of a settlement by its dispute.
+func disputeTxSK(txID string) string { return "DISPUTETX#" + txID }
+
+// issuerDisputeSK is the sort key of the lookup of a dispute by the
+// issuer's id.
+func issuerDisputeSK(issuerID string) string { return "ISSUERDISPUTE#" + issuerID }
+
 // customerTxsPK is the GSI3 partition of one customer's card transactions
 // (GSI3SK is cardTxSK).
 func customerTxsPK(companyID, customerID string) string {

@@ -104,6 +104,7 @@ var IdempotentRoutes = []string{
 	"POST /cards/{id}/fund",
 	"POST /cards/{id}/withdraw",
 	"POST /cards/{id}/terminate",
+	"POST /cards/transactions/{id}/disputes",
 	"POST /payment/payouts/bulk",
 	// wallets
 	"POST /partner/wallets/xaf-usd-conversion",

@@ -62,8 +62,9 @@ import (
 //     cards.Service.FinishTermination);
 //   - card network (sandbox mode): the simulated card network delivers
 //     again the notifications we have not acknowledged
-//     (issuer.SandboxNetwork.Redeliver), as a real network does; in
-//     production mode it does nothing;
+//     (issuer.SandboxNetwork.Redeliver), as a real network does, and
+//     those it kept to deliver later once due (the sandbox issuer's
+//     reports of a dispute); in production mode it does nothing;
 //   - stale reconciliations: counts the payments flagged for
 //     reconciliation that were accepted more than an hour ago
 //     (PaymentsAwaitingReconciliationOverAnHour): it changes nothing.

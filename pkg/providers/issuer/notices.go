@@ -9,7 +9,9 @@ import (
 
 // SandboxNotice is a notification the sandbox network keeps until we
 // acknowledge it (store and forward): its body as delivered, how many
-// times it was delivered again, and when it is due again.
+// times it was delivered again, and when it is due again. One kept due
+// later than now is a delivery scheduled then (a dispute's decision,
+// sandbox_disputes.go): Redeliver delivers it first once due.
 type SandboxNotice struct {
 	ID       string
 	Body     []byte

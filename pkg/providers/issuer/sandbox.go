@@ -37,6 +37,8 @@ import (
 //
 // What the card network and our fees do to a card reaches the sandbox as
 // postings (PostCard), which move its balance and holds as they moved ours.
+// Its disputes (OpenDispute, sandbox_disputes.go) are decided by the cents
+// of the disputed amount.
 //
 // A request the sandbox refuses for its content (a missing reference, a
 // negative initial amount or a movement of 0 or less, an unknown brand) is
@@ -133,6 +135,12 @@ type SandboxStore interface {
 	// returns it; a TERMINATED card is returned as it is. ErrNotFound when
 	// there is no such card.
 	TerminateCard(ctx context.Context, id string) (SandboxCard, error)
+	// PutDispute records d once per d.Reference and once per disputed
+	// d.TransactionID, with notices, the network's reports of it, kept
+	// until acknowledged as KeepNotice keeps them, in one write; it
+	// returns the dispute recorded for the reference: d, or the earlier
+	// one. ErrDeclined when another reference disputed the transaction.
+	PutDispute(ctx context.Context, d SandboxDispute, notices []SandboxNotice) (SandboxDispute, error)
 	// NoticeStore keeps the network's notifications until AckNotice.
 	NoticeStore
 	// AckNotice forgets notification id, acknowledged; nothing when it is
@@ -425,7 +433,7 @@ func invalid(format string, args ...any) error {
 // sandboxErr passes the issuer's own answers through and makes any other
 // failure of the store ErrUnavailable.
 func sandboxErr(err error) error {
-	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCardState) || errors.Is(err, ErrInsufficientFunds) {
+	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCardState) || errors.Is(err, ErrInsufficientFunds) || errors.Is(err, ErrDeclined) {
 		return err
 	}
 	return fmt.Errorf("%w: sandbox: %v", ErrUnavailable, err)

@@ -709,6 +709,10 @@ func (brokenStore) TerminateCard(context.Context, string) (issuer.SandboxCard, e
 	return issuer.SandboxCard{}, errBroken
 }
 
+func (brokenStore) PutDispute(context.Context, issuer.SandboxDispute, []issuer.SandboxNotice) (issuer.SandboxDispute, error) {
+	return issuer.SandboxDispute{}, errBroken
+}
+
 func (brokenStore) KeepNotice(context.Context, issuer.SandboxNotice) error { return errBroken }
 
 func (brokenStore) DueNotices(context.Context, time.Time, int) ([]issuer.SandboxNotice, error) {
@@ -746,6 +750,11 @@ func TestSandboxStoreFailureIsUnavailable(t *testing.T) {
 			return err
 		}},
 		{"Acknowledge", func() error { return sb.Acknowledge(ctx, "evt") }},
+		{"OpenDispute", func() error {
+			_, err := sb.OpenDispute(ctx, issuer.DisputeRequest{Reference: "dispute", CardID: "card_x", TransactionID: "ntx_x",
+				Reason: issuer.DisputeFraudulent, Amount: 100})
+			return err
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

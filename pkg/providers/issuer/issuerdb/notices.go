@@ -49,12 +49,17 @@ type noticeItem struct {
 // dueKey is the GSI1 sort key of notification id due at due.
 func dueKey(due time.Time, id string) string { return timestamp.Format(due) + "#" + id }
 
-// KeepNotice puts n; a notification kept already is kept as it is.
-func (s *Store) KeepNotice(ctx context.Context, n issuer.SandboxNotice) error {
-	item, err := attributevalue.MarshalMap(noticeItem{
+// newNoticeItem returns n as stored.
+func newNoticeItem(n issuer.SandboxNotice) noticeItem {
+	return noticeItem{
 		PK: sandboxNoticePK(n.ID), SK: noticeSK, GSI1PK: noticesGSI1PK, GSI1SK: dueKey(n.Due, n.ID),
 		Type: noticeItemType, ID: n.ID, Body: n.Body, Attempts: n.Attempts, Due: timestamp.Format(n.Due),
-	})
+	}
+}
+
+// KeepNotice puts n; a notification kept already is kept as it is.
+func (s *Store) KeepNotice(ctx context.Context, n issuer.SandboxNotice) error {
+	item, err := attributevalue.MarshalMap(newNoticeItem(n))
 	if err != nil {
 		return fmt.Errorf("store: marshal sandbox notice %s: %w", n.ID, err)
 	}

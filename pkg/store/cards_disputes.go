@@ -1,0 +1,402 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/cards"
+	"payments/pkg/events"
+	"payments/pkg/page"
+	"payments/pkg/store/dynamo"
+	"payments/pkg/timestamp"
+)
+
+// The card disputes (cards.DisputeStore) add to Cards, in the company
+// partition:
+//
+//   - DISPUTE#<uuid v7>: the dispute, with seq, the number of events about
+//     it so far (it keeps its own counter: sequence.go's txn.counts), on
+//     which every write of it is conditioned, and its movements (the
+//     DISPUTE card transactions with what each moved on the card);
+//   - DISPUTETX#<transaction id>: the claim of the settlement disputed,
+//     naming its dispute (of): one dispute per settlement; a dispute the
+//     issuer refused releases it;
+//   - ISSUERDISPUTE#<issuer's dispute id>: the lookup of the dispute by
+//     the issuer's id, which its reports name.
+//
+// A dispute's movement (MoveDispute) is one transaction: the dispute, on
+// the condition that its seq, status and credited amount are still as
+// read, the DISPUTE card transaction, the card's balance, the wallet's
+// posting (last, Wallets.post), the debt and the events.
+
+// disputeItem is a dispute as stored. DynamoDB Local refuses empty
+// strings: an empty optional string is absent.
+type disputeItem struct {
+	PK              string                `dynamodbav:"PK"`
+	SK              string                `dynamodbav:"SK"`
+	Type            string                `dynamodbav:"type"`
+	ID              string                `dynamodbav:"id"`
+	CompanyID       string                `dynamodbav:"company_id"`
+	CardID          string                `dynamodbav:"card_id"`
+	CustomerID      string                `dynamodbav:"customer_id"`
+	TransactionID   string                `dynamodbav:"transaction_id"`
+	IssuerTxID      string                `dynamodbav:"issuer_tx_id,omitempty"`
+	IssuerDisputeID string                `dynamodbav:"issuer_dispute_id,omitempty"`
+	Status          string                `dynamodbav:"status"`
+	Amount          int64                 `dynamodbav:"amount"`
+	Credited        int64                 `dynamodbav:"credited"`
+	Reason          string                `dynamodbav:"reason,omitempty"`
+	Explanation     string                `dynamodbav:"explanation,omitempty"`
+	Error           string                `dynamodbav:"error,omitempty"`
+	Seq             int64                 `dynamodbav:"seq"`
+	Movements       []disputeMovementItem `dynamodbav:"movements,omitempty"`
+	CreatedAt       string                `dynamodbav:"created_at"`
+	UpdatedAt       string                `dynamodbav:"updated_at"`
+}
+
+// disputeMovementItem is a movement of a dispute as stored.
+type disputeMovementItem struct {
+	TxID      string `dynamodbav:"tx"`
+	CardDelta int64  `dynamodbav:"card_delta"`
+}
+
+func newDisputeItem(d cards.Dispute) disputeItem {
+	return disputeItem{
+		PK: companyPK(d.CompanyID), SK: disputeSK(d.ID), Type: kindCardDispute,
+		ID: d.ID, CompanyID: d.CompanyID, CardID: d.CardID, CustomerID: d.CustomerID,
+		TransactionID: d.TransactionID, IssuerTxID: d.IssuerTxID, IssuerDisputeID: d.IssuerDisputeID,
+		Status: string(d.Status), Amount: d.Amount, Credited: d.Credited, Reason: d.Reason,
+		Explanation: d.Explanation, Error: d.Error, Seq: d.Seq, Movements: movementItems(d.Movements),
+		CreatedAt: timestamp.Format(d.CreatedAt), UpdatedAt: timestamp.Format(d.UpdatedAt),
+	}
+}
+
+// movementItems returns ms as stored.
+func movementItems(ms []cards.DisputeMovement) []disputeMovementItem {
+	out := make([]disputeMovementItem, len(ms))
+	for i, m := range ms {
+		out[i] = disputeMovementItem{TxID: m.TxID, CardDelta: m.CardDelta}
+	}
+	return out
+}
+
+func (it disputeItem) dispute() (cards.Dispute, error) {
+	created, err := timestamp.Parse(it.CreatedAt)
+	if err != nil {
+		return cards.Dispute{}, fmt.Errorf("store: dispute %s created_at: %w", it.ID, err)
+	}
+	updated, err := timestamp.Parse(it.UpdatedAt)
+	if err != nil {
+		return cards.Dispute{}, fmt.Errorf("store: dispute %s updated_at: %w", it.ID, err)
+	}
+	d := cards.Dispute{
+		ID: it.ID, CompanyID: it.CompanyID, CardID: it.CardID, CustomerID: it.CustomerID,
+		TransactionID: it.TransactionID, IssuerTxID: it.IssuerTxID, IssuerDisputeID: it.IssuerDisputeID,
+		Status: cards.DisputeStatus(it.Status), Amount: it.Amount, Credited: it.Credited, Reason: it.Reason,
+		Explanation: it.Explanation, Error: it.Error, Seq: it.Seq, CreatedAt: created, UpdatedAt: updated,
+	}
+	for _, m := range it.Movements {
+		d.Movements = append(d.Movements, cards.DisputeMovement{TxID: m.TxID, CardDelta: m.CardDelta})
+	}
+	return d, nil
+}
+
+// disputeClaim returns the put of a new claim or lookup sk of dispute d.
+func (s *Cards) disputeClaim(d cards.Dispute, sk, kind string) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(claimItem{PK: companyPK(d.CompanyID), SK: sk, Type: kind, CompanyID: d.CompanyID, Of: d.ID})
+	if err != nil {
+		return types.TransactWriteItem{}, fmt.Errorf("store: marshal %s of dispute %s: %w", kind, d.ID, err)
+	}
+	return s.wallets.putNew(item), nil
+}
+
+// OpenDispute writes d, new, with the claim of its settlement (else
+// cards.ErrDisputeExists) and the effect of the request's Idempotency-Key,
+// in one transaction.
+func (s *Cards) OpenDispute(ctx context.Context, d cards.Dispute) error {
+	item, err := attributevalue.MarshalMap(newDisputeItem(d))
+	if err != nil {
+		return fmt.Errorf("store: marshal dispute %s: %w", d.ID, err)
+	}
+	claim, err := s.disputeClaim(d, disputeTxSK(d.TransactionID), kindCardDisputeTx)
+	if err != nil {
+		return err
+	}
+	return s.db.write(ctx, "open dispute "+d.ID, func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		s.db.recordEffect(ctx, t, d.ID, nil)
+		t.Add("dispute", s.wallets.putNew(item))
+		t.Add("dispute_tx", claim)
+		return t, nil
+	}, func(_ context.Context, k dynamo.Cancellation) error {
+		if k.Failed("dispute_tx") {
+			return cards.ErrDisputeExists
+		}
+		return nil
+	})
+}
+
+// CreateDispute writes d, new, its events (numbered from 1, the dispute
+// keeping their count), its lookup by the issuer's id (else
+// cards.ErrDisputeExists) and, when claim, the claim of its settlement
+// (else cards.ErrChanged), in one transaction.
+func (s *Cards) CreateDispute(ctx context.Context, d cards.Dispute, claim bool, evs []events.Event) error {
+	ref, err := s.disputeClaim(d, issuerDisputeSK(d.IssuerDisputeID), kindCardDisputeRef)
+	if err != nil {
+		return err
+	}
+	var txClaim types.TransactWriteItem
+	if claim {
+		if txClaim, err = s.disputeClaim(d, disputeTxSK(d.TransactionID), kindCardDisputeTx); err != nil {
+			return err
+		}
+	}
+	return s.db.write(ctx, "create dispute "+d.ID, func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		addEvents(t, evs)
+		it := newDisputeItem(d)
+		it.Seq = t.eventsAbout(d.ID)
+		t.counts(d.ID, 0)
+		item, err := attributevalue.MarshalMap(it)
+		if err != nil {
+			return nil, fmt.Errorf("store: marshal dispute %s: %w", d.ID, err)
+		}
+		t.Add("dispute", s.wallets.putNew(item))
+		t.Add("dispute_ref", ref)
+		if claim {
+			t.Add("dispute_tx", txClaim)
+		}
+		return t, nil
+	}, func(_ context.Context, k dynamo.Cancellation) error {
+		switch {
+		case k.Failed("dispute_ref"):
+			return cards.ErrDisputeExists
+		case k.Failed("dispute_tx"), k.Failed("dispute"):
+			return cards.ErrChanged
+		}
+		return nil
+	})
+}
+
+// AttachDispute makes d SUBMITTED under the issuer's id issuerID, on the
+// condition that it is still OPENING with the events read (else
+// cards.ErrChanged), with its lookup by that id and evs, in one
+// transaction.
+func (s *Cards) AttachDispute(ctx context.Context, d cards.Dispute, issuerID string, evs []events.Event, now time.Time) error {
+	withID := d
+	withID.IssuerDisputeID = issuerID
+	ref, err := s.disputeClaim(withID, issuerDisputeSK(issuerID), kindCardDisputeRef)
+	if err != nil {
+		return err
+	}
+	return s.db.write(ctx, "attach dispute "+d.ID, func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		addEvents(t, evs)
+		u := newAttrUpdate()
+		u.set("status", string(cards.DisputeSubmitted))
+		u.set("issuer_dispute_id", issuerID)
+		u.set("seq", d.Seq+t.eventsAbout(d.ID))
+		u.set("updated_at", timestamp.Format(now))
+		t.counts(d.ID, d.Seq)
+		item, err := s.conditional(d.CompanyID, disputeSK(d.ID), u, "#dst = :opening AND #dseq = :dseq",
+			map[string]string{"#dst": "status", "#dseq": "seq"},
+			map[string]types.AttributeValue{":opening": dynamo.Str(string(cards.DisputeOpening)), ":dseq": dynamo.Num(d.Seq)})
+		if err != nil {
+			return nil, err
+		}
+		t.Add("dispute", item)
+		t.Add("dispute_ref", ref)
+		return t, nil
+	}, func(_ context.Context, k dynamo.Cancellation) error {
+		if k.Failed("dispute") || k.Failed("dispute_ref") {
+			return cards.ErrChanged
+		}
+		return nil
+	})
+}
+
+// FailDispute makes d FAILED with why, on the condition that it is still
+// OPENING (else cards.ErrChanged), and deletes the claim of its
+// settlement, in one transaction.
+func (s *Cards) FailDispute(ctx context.Context, d cards.Dispute, why string, now time.Time) error {
+	u := newAttrUpdate()
+	u.set("status", string(cards.DisputeFailed))
+	u.set("error", why)
+	u.set("updated_at", timestamp.Format(now))
+	item, err := s.conditional(d.CompanyID, disputeSK(d.ID), u, "#dst = :opening",
+		map[string]string{"#dst": "status"}, map[string]types.AttributeValue{":opening": dynamo.Str(string(cards.DisputeOpening))})
+	if err != nil {
+		return err
+	}
+	t := &txn{}
+	t.Add("dispute", item)
+	t.Add("dispute_tx", types.TransactWriteItem{Delete: &types.Delete{
+		TableName: aws.String(s.db.Table), Key: dynamo.Key(companyPK(d.CompanyID), disputeTxSK(d.TransactionID)),
+		ConditionExpression:       aws.String("#of = :of"),
+		ExpressionAttributeNames:  map[string]string{"#of": "of"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":of": dynamo.Str(d.ID)},
+	}})
+	return s.db.writeOnce(ctx, "fail dispute "+d.ID, t, func(_ context.Context, k dynamo.Cancellation) error {
+		if k.Failed("dispute") || k.Failed("dispute_tx") {
+			return cards.ErrChanged
+		}
+		return nil
+	})
+}
+
+// MoveDispute writes m in one transaction (see cards.DisputeMove): the
+// dispute as m.After on the condition that its seq, status and credited
+// amount are still m.Dispute's, the DISPUTE card transaction, the card's
+// balance moved by m.CardDelta (a credit on the condition that the card
+// is live, a debit that it has it available), the events (the dispute's
+// numbered after its seq), the debt, and last the wallet's posting. A
+// failed condition is cards.ErrChanged.
+func (s *Cards) MoveDispute(ctx context.Context, m cards.DisputeMove) error {
+	d, after, c := m.Dispute, m.After, m.Card
+	var txPut *types.TransactWriteItem
+	if m.Tx != nil {
+		if m.Tx.CompanyID != c.CompanyID || m.Tx.CardID != c.ID {
+			return fmt.Errorf("store: card transaction %s is not of card %s", m.Tx.ID, c.ID)
+		}
+		put, err := s.txPut(*m.Tx)
+		if err != nil {
+			return err
+		}
+		txPut = &put
+	}
+	return s.db.write(ctx, "move dispute "+d.ID, func(ctx context.Context) (*txn, error) {
+		t := &txn{}
+		addEvents(t, m.Events)
+		u := newAttrUpdate()
+		u.set("status", string(after.Status))
+		u.set("amount", after.Amount)
+		u.set("credited", after.Credited)
+		u.set("movements", movementItems(after.Movements))
+		u.set("seq", d.Seq+t.eventsAbout(d.ID))
+		u.set("updated_at", timestamp.Format(m.Now))
+		t.counts(d.ID, d.Seq)
+		item, err := s.conditional(d.CompanyID, disputeSK(d.ID), u, "#dst = :dst AND #dseq = :dseq AND #dcred = :dcred",
+			map[string]string{"#dst": "status", "#dseq": "seq", "#dcred": "credited"},
+			map[string]types.AttributeValue{":dst": dynamo.Str(string(d.Status)), ":dseq": dynamo.Num(d.Seq), ":dcred": dynamo.Num(d.Credited)})
+		if err != nil {
+			return nil, err
+		}
+		t.Add("dispute", item)
+		if txPut != nil {
+			t.Add("tx", *txPut)
+			t.finishes(m.Tx.ID)
+		}
+		if m.CardDelta != 0 {
+			t.Add("card", s.cardMove(c, []cards.Status{cards.Pending, cards.Active, cards.Frozen, cards.Suspended}, m.CardDelta, m.Now))
+		}
+		if m.Debt != nil { // after the events: it counts those about it
+			if err := addDebt(t, s.db.Table, *m.Debt); err != nil {
+				return nil, err
+			}
+		}
+		return t, s.addMoney(ctx, t, c.CompanyID, m.WalletID, m.Wallet, m.Entries, m.Now, m.Wallet.Payout < 0)
+	}, func(_ context.Context, k dynamo.Cancellation) error {
+		switch {
+		case debtRaced(k):
+			return dynamo.ErrRetry
+		case k.Failed("dispute"), k.Failed("card"), k.Failed("wallet"):
+			return cards.ErrChanged
+		}
+		return nil
+	})
+}
+
+// Dispute reads dispute id of the company, strongly consistent.
+func (s *Cards) Dispute(ctx context.Context, companyID, id string) (cards.Dispute, error) {
+	var it disputeItem
+	if err := s.db.Get(ctx, "dispute "+id, companyPK(companyID), disputeSK(id), &it, cards.ErrDisputeNotFound); err != nil {
+		return cards.Dispute{}, err
+	}
+	return it.dispute()
+}
+
+// TransactionDispute reads the dispute that claims settlement txID,
+// strongly consistent.
+func (s *Cards) TransactionDispute(ctx context.Context, companyID, txID string) (cards.Dispute, bool, error) {
+	return s.claimedDispute(ctx, companyID, disputeTxSK(txID))
+}
+
+// IssuerDispute reads the dispute recorded under the issuer's id
+// issuerID, strongly consistent.
+func (s *Cards) IssuerDispute(ctx context.Context, companyID, issuerID string) (cards.Dispute, bool, error) {
+	return s.claimedDispute(ctx, companyID, issuerDisputeSK(issuerID))
+}
+
+// claimedDispute reads the dispute the claim or lookup sk names.
+func (s *Cards) claimedDispute(ctx context.Context, companyID, sk string) (cards.Dispute, bool, error) {
+	var it claimItem
+	found, err := s.db.Find(ctx, companyPK(companyID), sk, &it)
+	if err != nil || !found {
+		return cards.Dispute{}, false, err
+	}
+	d, err := s.Dispute(ctx, companyID, it.Of)
+	return d, err == nil, err
+}
+
+// Disputes reads page p of the company's disputes that f selects, newest
+// first (ReadPage), strongly consistent; status and card_id are a
+// FilterExpression.
+func (s *Cards) Disputes(ctx context.Context, companyID string, f cards.DisputeFilter, p page.Request) (page.Result[cards.Dispute], error) {
+	lo, hi := dynamo.TimeRange(disputeSKPrefix, time.Time{}, time.Time{})
+	l := dynamo.Listing{
+		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		Prefix: disputeSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+	}
+	if f.Status != "" {
+		l.Filter.Equal("status", string(f.Status))
+	}
+	if f.CardID != "" {
+		l.Filter.Equal("card_id", f.CardID)
+	}
+	rows, total, next, err := s.db.ReadPage(ctx, l, p)
+	if err != nil {
+		return page.Result[cards.Dispute]{}, fmt.Errorf("store: list disputes: %w", err)
+	}
+	return dynamo.PageOf(rows, total, next, disputeItem.dispute)
+}
+
+// CardSettlement reads, from the card's transactions (GSI1, eventually
+// consistent), the SETTLEMENT recorded for the network's transaction
+// issuerTxID; cards.ErrTransactionNotFound if none. It reads the card's
+// history a page at a time: only a dispute the issuer opened without us
+// asks it, once.
+func (s *Cards) CardSettlement(ctx context.Context, companyID, cardID, issuerTxID string) (cards.Transaction, error) {
+	p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		IndexName:              aws.String(GSI1),
+		KeyConditionExpression: aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
+		FilterExpression:       aws.String("#itx = :itx AND #ttype = :settlement"),
+		ExpressionAttributeNames: map[string]string{
+			"#pk": attrGSI1PK, "#sk": attrGSI1SK, "#itx": "issuer_tx_id", "#ttype": "tx_type",
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": dynamo.Str(cardTxsPK(companyID, cardID)), ":prefix": dynamo.Str(cardTxSKPrefix),
+			":itx": dynamo.Str(issuerTxID), ":settlement": dynamo.Str(string(cards.TxSettlement)),
+		},
+	})
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return cards.Transaction{}, fmt.Errorf("store: find the settlement %s of card %s: %w", issuerTxID, cardID, err)
+		}
+		if len(out.Items) > 0 {
+			var it cardTxItem
+			if err := attributevalue.UnmarshalMap(out.Items[0], &it); err != nil {
+				return cards.Transaction{}, fmt.Errorf("store: decode the settlement %s: %w", issuerTxID, err)
+			}
+			return it.transaction()
+		}
+	}
+	return cards.Transaction{}, cards.ErrTransactionNotFound
+}
