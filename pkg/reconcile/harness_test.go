@@ -184,6 +184,7 @@ type report struct {
 		ProviderAmount json.Number  `json:"provider_amount"`
 		OurAmount      *json.Number `json:"our_amount"`
 	} `json:"balances"`
+	Phase *string `json:"phase"`
 	Error *string `json:"error"`
 }
 

@@ -326,10 +326,11 @@ func (s *Service) finish(ctx context.Context, r *Report, err error) (Report, err
 	return *r, nil
 }
 
-// leaseEnd is how long an invocation whose work ends with ctx holds a run.
+// leaseEnd is until when, on the service's clock (now), an invocation
+// whose work ends with ctx holds a run.
 func leaseEnd(ctx context.Context, now time.Time) time.Time {
 	if end, ok := ctx.Deadline(); ok {
-		return end.Add(leaseMargin)
+		return now.Add(time.Until(end) + leaseMargin)
 	}
 	return now.Add(leaseNoDeadline)
 }
