@@ -9662,6 +9662,11 @@ type ReconciliationMismatchSubject string
 
 // ReconciliationRun the body of `POST /admin/reconciliations`, which may be left out (both providers)
 type ReconciliationRun struct {
+	// From where a new run's window starts (the window of a run taken again, once what it could not apply is
+	// fixed); left out, where the provider's last completed run ended. It must be before the window's end
+	// (10 minutes ago), else 400 naming `from`. A run under way is continued as it is.
+	From *time.Time `json:"from,omitempty"`
+
 	// Provider the provider to reconcile; left out (or null), both
 	Provider *ReconciliationRunProvider `json:"provider,omitempty"`
 }
@@ -13157,7 +13162,7 @@ type ClientInterface interface {
 	// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
 	// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
 	// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
-	// the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+	// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
 	// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
 	// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
 	// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
@@ -13174,7 +13179,7 @@ type ClientInterface interface {
 	// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
 	// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
 	// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
-	// the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+	// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
 	// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
 	// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
 	// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
@@ -14848,7 +14853,7 @@ func (c *Client) ListReconciliations(ctx context.Context, params *ListReconcilia
 // Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
 // both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
 // 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
-// the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
 // the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
 // cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
 // table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
@@ -14875,7 +14880,7 @@ func (c *Client) RunReconciliationWithBody(ctx context.Context, contentType stri
 // Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
 // both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
 // 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
-// the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
 // the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
 // cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
 // table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
@@ -22309,7 +22314,7 @@ type ClientWithResponsesInterface interface {
 	// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
 	// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
 	// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
-	// the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+	// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
 	// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
 	// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
 	// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
@@ -22326,7 +22331,7 @@ type ClientWithResponsesInterface interface {
 	// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
 	// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
 	// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
-	// the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+	// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
 	// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
 	// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
 	// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
@@ -33539,7 +33544,7 @@ func (c *ClientWithResponses) ListReconciliationsWithResponse(ctx context.Contex
 // Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
 // both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
 // 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
-// the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
 // the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
 // cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
 // table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
@@ -33562,7 +33567,7 @@ func (c *ClientWithResponses) RunReconciliationWithBodyWithResponse(ctx context.
 // Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
 // both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
 // 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
-// the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
 // the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
 // cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
 // table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a

@@ -3,7 +3,9 @@ package reconcile
 import (
 	"encoding/json"
 	"net/http"
+	"time"
 
+	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
 	"payments/pkg/timestamp"
@@ -13,15 +15,17 @@ import (
 const DefaultLimit = 20
 
 // runBody is the body of POST /admin/reconciliations: the provider, or
-// none for both.
+// none for both, and where to start a new run's window, or none for where
+// the last completed run ended.
 type runBody struct {
 	Provider string `json:"provider"`
+	From     string `json:"from"`
 }
 
 // AdminRoutes registers the operator console's reconciliation routes (the
 // router's guard must admit operators only):
 //
-//	POST /admin/reconciliations        run now, {"provider": "issuer" | "operator"}, or both
+//	POST /admin/reconciliations        run now, {"provider": "issuer" | "operator", "from": date-time}, or both
 //	GET  /admin/reconciliations        the reports, newest first
 //	GET  /admin/reconciliations/{id}   one report
 func AdminRoutes(rt *httpapi.Router, svc *Service) {
@@ -34,7 +38,14 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 		if err != nil {
 			return err
 		}
-		reports, err := svc.Run(r.Context(), ps)
+		var from time.Time
+		if body.From != "" {
+			if from, err = time.Parse(time.RFC3339Nano, body.From); err != nil {
+				return field.Invalid("from", "must be an RFC 3339 date-time")
+			}
+			from = timestamp.Of(from)
+		}
+		reports, err := svc.Run(r.Context(), ps, from)
 		if err != nil {
 			return err
 		}

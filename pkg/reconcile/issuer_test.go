@@ -3,6 +3,7 @@ package reconcile_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -50,12 +51,12 @@ func TestRecoversASettlementNeverDelivered(t *testing.T) {
 	if len(reports) != 1 {
 		t.Fatalf("reports %+v, want the issuer's", reports)
 	}
-	r := reports[0]
-	if r.Provider != "issuer" || r.Status != "COMPLETED" || r.Recovered != 1 || r.MismatchCount != 0 || len(r.Mismatches) != 0 {
-		t.Fatalf("report %+v: want COMPLETED, the settlement recovered, no mismatch", r)
+	first := reports[0]
+	if first.Provider != "issuer" || first.Status != "COMPLETED" || first.Recovered != 1 || first.MismatchCount != 0 || len(first.Mismatches) != 0 {
+		t.Fatalf("report %+v: want COMPLETED, the settlement recovered, no mismatch", first)
 	}
-	if r.Matched < 2 { // the hold still open, and the balance
-		t.Errorf("matched %d, want the open hold and the balance at least", r.Matched)
+	if first.Matched < 2 { // the hold still open, and the balance
+		t.Errorf("matched %d, want the open hold and the balance at least", first.Matched)
 	}
 	h := e.hold(companyID, auth)
 	if h.Hold != 0 || h.Settled != 2000 || h.Status != cards.TxSuccess {
@@ -68,19 +69,37 @@ func TestRecoversASettlementNeverDelivered(t *testing.T) {
 	if card.Balance != 3000 || card.Held != 1200 {
 		t.Errorf("card %+v: want balance 30.00 (50 less the 20 settled), 12.00 held", card)
 	}
-	if len(r.Balances) != 1 || r.Balances[0].Currency != "USD" || r.Balances[0].OurAmount == nil ||
-		r.Balances[0].ProviderAmount.String() != "10000000" {
-		t.Errorf("balances %+v: want the sandbox issuer's float against the cards' balances", r.Balances)
+	if len(first.Balances) != 1 || first.Balances[0].Currency != "USD" || first.Balances[0].OurAmount == nil ||
+		first.Balances[0].ProviderAmount.String() != "10000000" {
+		t.Errorf("balances %+v: want the sandbox issuer's float against the cards' balances", first.Balances)
 	}
 	e.VerifyCards(companyID)
 
 	e.Clock.Advance(2 * time.Hour)
 	again := reconcileNow(t, e.Console, e.console, "issuer")[0]
-	if again.Status != "COMPLETED" || again.Recovered != 0 || again.MismatchCount != 0 || again.Window.From != r.Window.To {
+	if again.Status != "COMPLETED" || again.Recovered != 0 || again.MismatchCount != 0 || again.Window.From != first.Window.To {
 		t.Fatalf("the next run %+v: want COMPLETED from where the first ended, nothing applied, no mismatch", again)
 	}
 	if card := e.ourCard(companyID, c.ID); card.Balance != 3000 {
 		t.Errorf("after the next run: balance %d, want 3000: nothing applied twice", card.Balance)
+	}
+	// The first window taken again: the settlement recovered is found, as
+	// recorded, and matched.
+	r := e.console(e.Console, "POST", "/admin/reconciliations", `{"provider":"issuer","from":"`+first.Window.From+`"}`)
+	if r.Status != 201 {
+		t.Fatalf("a window taken again: %d %s", r.Status, r.Raw)
+	}
+	var redo struct {
+		Data []report `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(r.Raw), &redo); err != nil || len(redo.Data) != 1 {
+		t.Fatalf("%s: %v", r.Raw, err)
+	}
+	if x := redo.Data[0]; x.Status != "COMPLETED" || x.Recovered != 0 || x.MismatchCount != 0 || x.Matched < 3 || x.Window.From != first.Window.From {
+		t.Fatalf("the window taken again %+v: want the settlement matched, nothing applied, no mismatch", x)
+	}
+	if card := e.ourCard(companyID, c.ID); card.Balance != 3000 {
+		t.Errorf("after the window taken again: balance %d, want 3000: nothing applied twice", card.Balance)
 	}
 	e.VerifyCards(companyID)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/deadline"
+	"payments/pkg/field"
 	"payments/pkg/ids"
 	"payments/pkg/metrics"
 	"payments/pkg/page"
@@ -125,11 +126,17 @@ func (s *Service) List(ctx context.Context, p page.Request) (page.Result[Report]
 
 // Run reconciles each of ps now, in turn, within ctx's deadline, and
 // returns their reports: a provider's run that ran out of time is RUNNING
-// (the next sweep continues it), one that failed is FAILED. A provider
-// whose latest run is RUNNING has it continued, unless another invocation
-// holds it: ErrRunning, before anything is run. A provider not reconciled
-// here is ErrNotReconciled.
-func (s *Service) Run(ctx context.Context, ps []Provider) ([]Report, error) {
+// (the next sweep continues it), one that failed is FAILED. A new run's
+// window starts at from when it is not zero (a window taken again, once
+// what a run could not apply is fixed), else where the provider's last
+// completed run ended. A provider whose latest run is RUNNING has it
+// continued as it is, unless another invocation holds it: ErrRunning,
+// before anything is run. A provider not reconciled here is
+// ErrNotReconciled; a from not before the window's end is a field error.
+func (s *Service) Run(ctx context.Context, ps []Provider, from time.Time) ([]Report, error) {
+	if !from.IsZero() && !from.Before(s.now().Add(-Grace)) {
+		return nil, field.Invalid("from", "must be before the window's end, "+Grace.String()+" ago")
+	}
 	for _, p := range ps {
 		if !s.Reconciled(p) {
 			return nil, fmt.Errorf("%w: %s", ErrNotReconciled, p)
@@ -142,7 +149,7 @@ func (s *Service) Run(ctx context.Context, ps []Provider) ([]Report, error) {
 	}
 	var out []Report
 	for _, p := range ps {
-		r, err := s.runOne(ctx, p)
+		r, err := s.runOne(ctx, p, from)
 		switch {
 		case errors.Is(err, ErrBusy):
 			return nil, fmt.Errorf("%w: %s", ErrRunning, p)
@@ -181,7 +188,7 @@ func (s *Service) RunDue(ctx context.Context) (int, error) {
 		case !running && st.Latest != "" && s.now().Sub(st.LatestAt) < s.every():
 			continue
 		}
-		r, err := s.runOne(ctx, p)
+		r, err := s.runOne(ctx, p, time.Time{})
 		switch {
 		case errors.Is(err, ErrBusy):
 			continue
@@ -211,10 +218,10 @@ func (s *Service) latestRunning(ctx context.Context, p Provider) (running, held 
 	return r.Status == Running, r.Status == Running && r.LeaseUntil.After(s.now()), nil
 }
 
-// runOne continues p's latest run if RUNNING, else starts a new one, and
-// runs it until it ends or ctx's deadline nears; ErrBusy when another
-// invocation took it first.
-func (s *Service) runOne(ctx context.Context, p Provider) (Report, error) {
+// runOne continues p's latest run if RUNNING, else starts a new one (from
+// from, when not zero), and runs it until it ends or ctx's deadline nears;
+// ErrBusy when another invocation took it first.
+func (s *Service) runOne(ctx context.Context, p Provider, from time.Time) (Report, error) {
 	work, cancel := deadline.Work(ctx)
 	defer cancel()
 	now := s.now()
@@ -234,7 +241,7 @@ func (s *Service) runOne(ctx context.Context, p Provider) (Report, error) {
 		}
 		slog.InfoContext(ctx, "reconciliation continued", "reconciliation_id", r.ID, "provider", p, "phase", r.Progress.Phase)
 	default:
-		r = s.newReport(p, st, now, lease, until)
+		r = s.newReport(p, st, from, now, lease, until)
 		if err := s.Store.Start(ctx, r, st.Latest); err != nil {
 			return Report{}, err
 		}
@@ -244,17 +251,20 @@ func (s *Service) runOne(ctx context.Context, p Provider) (Report, error) {
 	return s.finish(ctx, &r, s.steps(work, &r))
 }
 
-// newReport returns p's next run, its window from the end of the last
-// completed one (FirstWindow back for the first) to now, less Grace for
-// the issuer and OperatorLag for the operator.
-func (s *Service) newReport(p Provider, st State, now time.Time, lease string, until time.Time) Report {
+// newReport returns p's next run, its window from from, or the end of the
+// last completed one (FirstWindow back for the first), to now, less Grace
+// for the issuer and OperatorLag for the operator.
+func (s *Service) newReport(p Provider, st State, from, now time.Time, lease string, until time.Time) Report {
 	to := now.Add(-Grace)
 	if p == Operator {
 		to = now.Add(-OperatorLag)
 	}
-	from := st.CompletedTo
-	if from.IsZero() {
+	switch {
+	case !from.IsZero():
+	case st.CompletedTo.IsZero():
 		from = to.Add(-s.firstWindow())
+	default:
+		from = st.CompletedTo
 	}
 	if from.After(to) {
 		from = to
