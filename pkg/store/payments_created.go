@@ -20,7 +20,7 @@ import (
 // after ("" from the first shard), and the id to read the next page after
 // ("" after the last shard's last).
 func (s *Payments) CreatedPayments(ctx context.Context, from, to time.Time, after string, limit int) ([]payments.Payment, string, error) {
-	shards := shardKeys(createdPaymentIndex)[:IndexShards]
+	shards := shardKeysInOrder(createdPaymentIndex)
 	lo, hi := timestamp.Format(from), timestamp.Format(to)
 	first, start := 0, ""
 	if after != "" {

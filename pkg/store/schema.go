@@ -110,6 +110,17 @@ func shardKeys(prefix string) []string {
 	return append(keys, prefix)
 }
 
+// shardKeysInOrder returns every shard of the index named prefix, first to
+// last: a list read a page after another walks them in this order (the
+// created-payment index).
+func shardKeysInOrder(prefix string) []string {
+	keys := make([]string, IndexShards)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%s#%02d", prefix, i)
+	}
+	return keys
+}
+
 // Key builders. A company-owned item's partition key is always
 // companyPK(companyID); only lookup items that map a public identifier to its
 // company (client ids, wallet ids for the operator console) live outside it.
