@@ -2318,8 +2318,11 @@ const (
 	PAYMENTFINAL                 ErrorCode = "PAYMENT_FINAL"
 	PAYMENTNOTFLAGGED            ErrorCode = "PAYMENT_NOT_FLAGGED"
 	PAYMENTNOTFOUND              ErrorCode = "PAYMENT_NOT_FOUND"
+	PROVIDERNOTRECONCILED        ErrorCode = "PROVIDER_NOT_RECONCILED"
 	RATECHANGED                  ErrorCode = "RATE_CHANGED"
 	RATELIMITEXCEEDED            ErrorCode = "RATE_LIMIT_EXCEEDED"
+	RECONCILIATIONNOTFOUND       ErrorCode = "RECONCILIATION_NOT_FOUND"
+	RECONCILIATIONRUNNING        ErrorCode = "RECONCILIATION_RUNNING"
 	REVEALNOTAUDITED             ErrorCode = "REVEAL_NOT_AUDITED"
 	ROUTENOTFOUND                ErrorCode = "ROUTE_NOT_FOUND"
 	TEMPORARILYUNAVAILABLE       ErrorCode = "TEMPORARILY_UNAVAILABLE"
@@ -2470,9 +2473,15 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case PAYMENTNOTFOUND:
 		return true
+	case PROVIDERNOTRECONCILED:
+		return true
 	case RATECHANGED:
 		return true
 	case RATELIMITEXCEEDED:
+		return true
+	case RECONCILIATIONNOTFOUND:
+		return true
+	case RECONCILIATIONRUNNING:
 		return true
 	case REVEALNOTAUDITED:
 		return true
@@ -3150,6 +3159,120 @@ func (e PaymentTransactionStatusType) Valid() bool {
 	case PaymentTransactionStatusTypeCOLLECTION:
 		return true
 	case PaymentTransactionStatusTypePAYOUT:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationProvider.
+const (
+	ReconciliationProviderIssuer   ReconciliationProvider = "issuer"
+	ReconciliationProviderOperator ReconciliationProvider = "operator"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationProvider enum.
+func (e ReconciliationProvider) Valid() bool {
+	switch e {
+	case ReconciliationProviderIssuer:
+		return true
+	case ReconciliationProviderOperator:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationStatus.
+const (
+	ReconciliationStatusCOMPLETED ReconciliationStatus = "COMPLETED"
+	ReconciliationStatusFAILED    ReconciliationStatus = "FAILED"
+	ReconciliationStatusRUNNING   ReconciliationStatus = "RUNNING"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationStatus enum.
+func (e ReconciliationStatus) Valid() bool {
+	switch e {
+	case ReconciliationStatusCOMPLETED:
+		return true
+	case ReconciliationStatusFAILED:
+		return true
+	case ReconciliationStatusRUNNING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationMismatchKind.
+const (
+	ReconciliationMismatchKindAmount     ReconciliationMismatchKind = "amount"
+	ReconciliationMismatchKindBalance    ReconciliationMismatchKind = "balance"
+	ReconciliationMismatchKindMissing    ReconciliationMismatchKind = "missing"
+	ReconciliationMismatchKindStatus     ReconciliationMismatchKind = "status"
+	ReconciliationMismatchKindUnverified ReconciliationMismatchKind = "unverified"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationMismatchKind enum.
+func (e ReconciliationMismatchKind) Valid() bool {
+	switch e {
+	case ReconciliationMismatchKindAmount:
+		return true
+	case ReconciliationMismatchKindBalance:
+		return true
+	case ReconciliationMismatchKindMissing:
+		return true
+	case ReconciliationMismatchKindStatus:
+		return true
+	case ReconciliationMismatchKindUnverified:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationMismatchSubject.
+const (
+	ReconciliationMismatchSubjectAuthorization ReconciliationMismatchSubject = "authorization"
+	ReconciliationMismatchSubjectBalance       ReconciliationMismatchSubject = "balance"
+	ReconciliationMismatchSubjectHold          ReconciliationMismatchSubject = "hold"
+	ReconciliationMismatchSubjectPayment       ReconciliationMismatchSubject = "payment"
+	ReconciliationMismatchSubjectTransaction   ReconciliationMismatchSubject = "transaction"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationMismatchSubject enum.
+func (e ReconciliationMismatchSubject) Valid() bool {
+	switch e {
+	case ReconciliationMismatchSubjectAuthorization:
+		return true
+	case ReconciliationMismatchSubjectBalance:
+		return true
+	case ReconciliationMismatchSubjectHold:
+		return true
+	case ReconciliationMismatchSubjectPayment:
+		return true
+	case ReconciliationMismatchSubjectTransaction:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationRunProvider.
+const (
+	ReconciliationRunProviderIssuer      ReconciliationRunProvider = "issuer"
+	ReconciliationRunProviderLessThannil ReconciliationRunProvider = "<nil>"
+	ReconciliationRunProviderOperator    ReconciliationRunProvider = "operator"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationRunProvider enum.
+func (e ReconciliationRunProvider) Valid() bool {
+	switch e {
+	case ReconciliationRunProviderIssuer:
+		return true
+	case ReconciliationRunProviderLessThannil:
+		return true
+	case ReconciliationRunProviderOperator:
 		return true
 	default:
 		return false
@@ -4833,6 +4956,51 @@ const (
 func (e ResolvePayment200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case ResolvePayment200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListReconciliations200JSONResponseBodySuccess.
+const (
+	ListReconciliations200JSONResponseBodySuccessTrue ListReconciliations200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the ListReconciliations200JSONResponseBodySuccess enum.
+func (e ListReconciliations200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case ListReconciliations200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RunReconciliation201JSONResponseBodySuccess.
+const (
+	RunReconciliation201JSONResponseBodySuccessTrue RunReconciliation201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the RunReconciliation201JSONResponseBodySuccess enum.
+func (e RunReconciliation201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case RunReconciliation201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetReconciliation200JSONResponseBodySuccess.
+const (
+	GetReconciliation200JSONResponseBodySuccessTrue GetReconciliation200JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the GetReconciliation200JSONResponseBodySuccess enum.
+func (e GetReconciliation200JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case GetReconciliation200JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -10204,6 +10372,114 @@ type PaymentTransactionStatus struct {
 // PaymentTransactionStatusType defines model for PaymentTransactionStatus.Type.
 type PaymentTransactionStatusType string
 
+// Reconciliation a run of the reconciliation with one provider and what it found (docs/reconciliation.md): its window, what
+// both sides have alike (`matched`), what it applied of the provider's records that we had missed
+// (`recovered`), and what it could not follow (`mismatches`, the first 100; `mismatch_count`, all)
+type Reconciliation struct {
+	// Balances the provider's balances, read at the end of the run (the issuer's against the cards' balances)
+	Balances []ReconciliationBalance `json:"balances"`
+
+	// Error why a FAILED run stopped; null otherwise
+	Error         *string                  `json:"error"`
+	FinishedAt    *time.Time               `json:"finished_at"`
+	Id            openapi_types.UUID       `json:"id"`
+	Matched       int                      `json:"matched"`
+	MismatchCount int                      `json:"mismatch_count"`
+	Mismatches    []ReconciliationMismatch `json:"mismatches"`
+
+	// Phase where a RUNNING run stands (authorizations, transactions, holds, issuer_balance; payments, operator_balances); null otherwise
+	Phase *string `json:"phase"`
+
+	// Provider `issuer`, the card issuer (Stripe Issuing; the sandbox network); `operator`, the mobile-money operator (pawaPay; the sandbox operator)
+	Provider  ReconciliationProvider `json:"provider"`
+	Recovered int                    `json:"recovered"`
+	StartedAt time.Time              `json:"started_at"`
+
+	// Status RUNNING while under way, or out of time and continued by the next sweep; FAILED when a provider or the table stopped it (`error`)
+	Status ReconciliationStatus `json:"status"`
+
+	// Window the provider's records reconciled, created from `from` (inclusive) to `to` (exclusive)
+	Window struct {
+		From time.Time `json:"from"`
+		To   time.Time `json:"to"`
+	} `json:"window"`
+}
+
+// ReconciliationProvider `issuer`, the card issuer (Stripe Issuing; the sandbox network); `operator`, the mobile-money operator (pawaPay; the sandbox operator)
+type ReconciliationProvider string
+
+// ReconciliationStatus RUNNING while under way, or out of time and continued by the next sweep; FAILED when a provider or the table stopped it (`error`)
+type ReconciliationStatus string
+
+// ReconciliationBalance a provider's balance in one currency (for the operator, one of its wallets)
+type ReconciliationBalance struct {
+	// Country the operator's wallet's country (ISO 3166-1 alpha-3, as pawaPay names it); null for the issuer
+	Country  *string `json:"country"`
+	Currency string  `json:"currency"`
+
+	// OurAmount what it must cover (the sum of the cards' balances), in major units; null for the operator
+	OurAmount *json.Number `json:"our_amount"`
+
+	// ProviderAmount the provider's balance, in major units
+	ProviderAmount json.Number `json:"provider_amount"`
+}
+
+// ReconciliationMismatch one thing a run could not follow, with the ids that find both sides' records (null where a side has none)
+type ReconciliationMismatch struct {
+	CompanyId *string `json:"company_id"`
+	Currency  *string `json:"currency"`
+
+	// Detail what was found, and what applying it answered
+	Detail string `json:"detail"`
+
+	// Kind missing: one side has it, the other not, and applying it failed or is not possible; amount: both have it,
+	// of different amounts; status: its outcome differs; balance: the issuer's balance is below the cards'
+	// balances; unverified: the provider could not say anything about it
+	Kind ReconciliationMismatchKind `json:"kind"`
+
+	// OurAmount what we have, in major units of `currency`
+	OurAmount *json.Number `json:"our_amount"`
+	OurStatus *string      `json:"our_status"`
+
+	// ProviderAmount what the provider has, in major units of `currency`
+	ProviderAmount *json.Number `json:"provider_amount"`
+
+	// ProviderId the provider's id (the issuer's transaction or authorization; the operator's order)
+	ProviderId     *string `json:"provider_id"`
+	ProviderStatus *string `json:"provider_status"`
+
+	// Reference our card or payment
+	Reference *string `json:"reference"`
+
+	// Subject the issuer's transaction or authorization, our hold, our payment, or a balance
+	Subject ReconciliationMismatchSubject `json:"subject"`
+
+	// TransactionId our card transaction
+	TransactionId *string `json:"transaction_id"`
+}
+
+// ReconciliationMismatchKind missing: one side has it, the other not, and applying it failed or is not possible; amount: both have it,
+// of different amounts; status: its outcome differs; balance: the issuer's balance is below the cards'
+// balances; unverified: the provider could not say anything about it
+type ReconciliationMismatchKind string
+
+// ReconciliationMismatchSubject the issuer's transaction or authorization, our hold, our payment, or a balance
+type ReconciliationMismatchSubject string
+
+// ReconciliationRun the body of `POST /admin/reconciliations`, which may be left out (both providers)
+type ReconciliationRun struct {
+	// From where a new run's window starts (the window of a run taken again, once what it could not apply is
+	// fixed); left out, where the provider's last completed run ended. It must be before the window's end
+	// (10 minutes ago), else 400 naming `from`. A run under way is continued as it is.
+	From *time.Time `json:"from,omitempty"`
+
+	// Provider the provider to reconcile; left out (or null), both
+	Provider *ReconciliationRunProvider `json:"provider,omitempty"`
+}
+
+// ReconciliationRunProvider the provider to reconcile; left out (or null), both
+type ReconciliationRunProvider string
+
 // Timestamp an instant in UTC to the millisecond, always with three decimals: `2026-11-23T16:11:18.120Z`
 type Timestamp = time.Time
 
@@ -11432,6 +11708,25 @@ type ListPaymentsAwaitingReconciliation200JSONResponseBodySuccess bool
 
 // ResolvePayment200JSONResponseBodySuccess defines parameters for ResolvePayment.
 type ResolvePayment200JSONResponseBodySuccess bool
+
+// ListReconciliationsParams defines parameters for ListReconciliations.
+type ListReconciliationsParams struct {
+	// Page 1-indexed; deeper pages are reached with `cursor`
+	Page  *int `form:"page,omitempty" json:"page,omitempty"`
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the `next_cursor` of the previous page, sent with the same query; it decides the page (`page` is ignored)
+	Cursor *string `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListReconciliations200JSONResponseBodySuccess defines parameters for ListReconciliations.
+type ListReconciliations200JSONResponseBodySuccess bool
+
+// RunReconciliation201JSONResponseBodySuccess defines parameters for RunReconciliation.
+type RunReconciliation201JSONResponseBodySuccess bool
+
+// GetReconciliation200JSONResponseBodySuccess defines parameters for GetReconciliation.
+type GetReconciliation200JSONResponseBodySuccess bool
 
 // ConfirmWalletFunding200JSONResponseBodySuccess defines parameters for ConfirmWalletFunding.
 type ConfirmWalletFunding200JSONResponseBodySuccess bool
@@ -12921,6 +13216,9 @@ type DecideCustomerKYCJSONRequestBody = ConsoleKYCDecision
 // ResolvePaymentJSONRequestBody defines body for ResolvePayment for application/json ContentType.
 type ResolvePaymentJSONRequestBody = ConsolePaymentResolution
 
+// RunReconciliationJSONRequestBody defines body for RunReconciliation for application/json ContentType.
+type RunReconciliationJSONRequestBody = ReconciliationRun
+
 // CreditWalletJSONRequestBody defines body for CreditWallet for application/json ContentType.
 type CreditWalletJSONRequestBody = ConsoleWalletCreditInput
 
@@ -13816,6 +14114,50 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
 	ResolvePayment(ctx context.Context, transactionId string, body ResolvePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListReconciliations The reconciliation reports, newest first.
+	//
+	// Corresponds with GET /admin/reconciliations (the `ListReconciliations` operationId).
+	ListReconciliations(ctx context.Context, params *ListReconciliationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RunReconciliationWithBody Reconcile the providers now, as the sweeper does every hour; answers the runs' reports.
+	//
+	// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
+	// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
+	// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
+	// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+	// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
+	// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
+	// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
+	// run of the provider is under way elsewhere; 409 `PROVIDER_NOT_RECONCILED` when this deployment cannot
+	// read the provider's records (none is configured, or its adapter lists none).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/reconciliations (the `RunReconciliation` operationId).
+	RunReconciliationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RunReconciliation Reconcile the providers now, as the sweeper does every hour; answers the runs' reports.
+	//
+	// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
+	// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
+	// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
+	// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+	// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
+	// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
+	// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
+	// run of the provider is under way elsewhere; 409 `PROVIDER_NOT_RECONCILED` when this deployment cannot
+	// read the provider's records (none is configured, or its adapter lists none).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/reconciliations (the `RunReconciliation` operationId).
+	RunReconciliation(ctx context.Context, body RunReconciliationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetReconciliation One reconciliation report.
+	//
+	// Corresponds with GET /admin/reconciliations/{id} (the `GetReconciliation` operationId).
+	GetReconciliation(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ConfirmWalletFunding Confirm a declared bank transfer (a PENDING funding) and credit the wallet, once.
 	//
@@ -15578,6 +15920,90 @@ func (c *Client) ResolvePaymentWithBody(ctx context.Context, transactionId strin
 // Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
 func (c *Client) ResolvePayment(ctx context.Context, transactionId string, body ResolvePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewResolvePaymentRequest(c.Server, transactionId, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListReconciliations The reconciliation reports, newest first.
+//
+// Corresponds with GET /admin/reconciliations (the `ListReconciliations` operationId).
+func (c *Client) ListReconciliations(ctx context.Context, params *ListReconciliationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListReconciliationsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RunReconciliationWithBody Reconcile the providers now, as the sweeper does every hour; answers the runs' reports.
+//
+// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
+// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
+// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
+// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
+// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
+// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
+// run of the provider is under way elsewhere; 409 `PROVIDER_NOT_RECONCILED` when this deployment cannot
+// read the provider's records (none is configured, or its adapter lists none).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/reconciliations (the `RunReconciliation` operationId).
+func (c *Client) RunReconciliationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunReconciliationRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RunReconciliation Reconcile the providers now, as the sweeper does every hour; answers the runs' reports.
+//
+// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
+// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
+// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
+// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
+// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
+// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
+// run of the provider is under way elsewhere; 409 `PROVIDER_NOT_RECONCILED` when this deployment cannot
+// read the provider's records (none is configured, or its adapter lists none).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/reconciliations (the `RunReconciliation` operationId).
+func (c *Client) RunReconciliation(ctx context.Context, body RunReconciliationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRunReconciliationRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetReconciliation One reconciliation report.
+//
+// Corresponds with GET /admin/reconciliations/{id} (the `GetReconciliation` operationId).
+func (c *Client) GetReconciliation(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetReconciliationRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -18724,6 +19150,158 @@ func NewResolvePaymentRequestWithBody(server string, transactionId string, conte
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListReconciliationsRequest constructs an http.Request for the ListReconciliations method
+func NewListReconciliationsRequest(server string, params *ListReconciliationsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/reconciliations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Page != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "page", *params.Page, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRunReconciliationRequest calls the generic RunReconciliation builder with application/json body
+func NewRunReconciliationRequest(server string, body RunReconciliationJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewRunReconciliationRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewRunReconciliationRequestWithBody constructs an http.Request for the RunReconciliation method, with any body, and a specified content type
+func NewRunReconciliationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/reconciliations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetReconciliationRequest constructs an http.Request for the GetReconciliation method
+func NewGetReconciliationRequest(server string, id string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/reconciliations/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -23439,6 +24017,54 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /admin/payments/{transactionId}/resolve (the `ResolvePayment` operationId).
 	ResolvePaymentWithResponse(ctx context.Context, transactionId string, body ResolvePaymentJSONRequestBody, reqEditors ...RequestEditorFn) (*ResolvePaymentResponse, error)
 
+	// ListReconciliationsWithResponse The reconciliation reports, newest first.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/reconciliations (the `ListReconciliations` operationId).
+	ListReconciliationsWithResponse(ctx context.Context, params *ListReconciliationsParams, reqEditors ...RequestEditorFn) (*ListReconciliationsResponse, error)
+
+	// RunReconciliationWithBodyWithResponse Reconcile the providers now, as the sweeper does every hour; answers the runs' reports.
+	//
+	// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
+	// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
+	// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
+	// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+	// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
+	// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
+	// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
+	// run of the provider is under way elsewhere; 409 `PROVIDER_NOT_RECONCILED` when this deployment cannot
+	// read the provider's records (none is configured, or its adapter lists none).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/reconciliations (the `RunReconciliation` operationId).
+	RunReconciliationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunReconciliationResponse, error)
+
+	// RunReconciliationWithResponse Reconcile the providers now, as the sweeper does every hour; answers the runs' reports.
+	//
+	// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
+	// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
+	// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
+	// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+	// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
+	// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
+	// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
+	// run of the provider is under way elsewhere; 409 `PROVIDER_NOT_RECONCILED` when this deployment cannot
+	// read the provider's records (none is configured, or its adapter lists none).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/reconciliations (the `RunReconciliation` operationId).
+	RunReconciliationWithResponse(ctx context.Context, body RunReconciliationJSONRequestBody, reqEditors ...RequestEditorFn) (*RunReconciliationResponse, error)
+
+	// GetReconciliationWithResponse One reconciliation report.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /admin/reconciliations/{id} (the `GetReconciliation` operationId).
+	GetReconciliationWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetReconciliationResponse, error)
+
 	// ConfirmWalletFundingWithResponse Confirm a declared bank transfer (a PENDING funding) and credit the wallet, once.
 	//
 	// No body. The funding becomes `SUCCESS` and its sub-balance is credited (even if the wallet was
@@ -26463,6 +27089,309 @@ func (r ResolvePaymentResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ResolvePaymentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListReconciliationsResponse503Headers the declared response headers of an HTTP 503 response for ListReconciliations
+type ListReconciliationsResponse503Headers struct {
+	RetryAfter *string
+}
+
+type ListReconciliationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		Data []Reconciliation `json:"data"`
+
+		// Message "<N> items retrieved successfully"
+		Message string `json:"message"`
+
+		// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+		Meta Pagination `json:"meta"`
+
+		// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+		Pagination Pagination                                    `json:"pagination"`
+		StatusCode int                                           `json:"statusCode"`
+		Success    ListReconciliations200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListReconciliationsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListReconciliationsResponse) GetJSON200() *struct {
+	Data []Reconciliation `json:"data"`
+
+	// Message "<N> items retrieved successfully"
+	Message string `json:"message"`
+
+	// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+	Meta Pagination `json:"meta"`
+
+	// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+	Pagination Pagination                                    `json:"pagination"`
+	StatusCode int                                           `json:"statusCode"`
+	Success    ListReconciliations200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r ListReconciliationsResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r ListReconciliationsResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r ListReconciliationsResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r ListReconciliationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListReconciliationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListReconciliationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListReconciliationsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RunReconciliationResponse409Headers the declared response headers of an HTTP 409 response for RunReconciliation
+type RunReconciliationResponse409Headers struct {
+	RetryAfter *string
+}
+
+// RunReconciliationResponse503Headers the declared response headers of an HTTP 503 response for RunReconciliation
+type RunReconciliationResponse503Headers struct {
+	RetryAfter *string
+}
+
+type RunReconciliationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		Data []Reconciliation `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                         `json:"statusCode"`
+		Success    RunReconciliation201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *RunReconciliationResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RunReconciliationResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RunReconciliationResponse) GetJSON201() *struct {
+	Data []Reconciliation `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                         `json:"statusCode"`
+	Success    RunReconciliation201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r RunReconciliationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r RunReconciliationResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r RunReconciliationResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r RunReconciliationResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r RunReconciliationResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r RunReconciliationResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r RunReconciliationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RunReconciliationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RunReconciliationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RunReconciliationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetReconciliationResponse503Headers the declared response headers of an HTTP 503 response for GetReconciliation
+type GetReconciliationResponse503Headers struct {
+	RetryAfter *string
+}
+
+type GetReconciliationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Data a run of the reconciliation with one provider and what it found (docs/reconciliation.md): its window, what
+		// both sides have alike (`matched`), what it applied of the provider's records that we had missed
+		// (`recovered`), and what it could not follow (`mismatches`, the first 100; `mismatch_count`, all)
+		Data Reconciliation `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                         `json:"statusCode"`
+		Success    GetReconciliation200JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetReconciliationResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetReconciliationResponse) GetJSON200() *struct {
+	// Data a run of the reconciliation with one provider and what it found (docs/reconciliation.md): its window, what
+	// both sides have alike (`matched`), what it applied of the provider's records that we had missed
+	// (`recovered`), and what it could not follow (`mismatches`, the first 100; `mismatch_count`, all)
+	Data Reconciliation `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                         `json:"statusCode"`
+	Success    GetReconciliation200JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON200
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r GetReconciliationResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r GetReconciliationResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r GetReconciliationResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r GetReconciliationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetReconciliationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetReconciliationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetReconciliationResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -35232,6 +36161,78 @@ func (c *ClientWithResponses) ResolvePaymentWithResponse(ctx context.Context, tr
 	return ParseResolvePaymentResponse(rsp)
 }
 
+// ListReconciliationsWithResponse The reconciliation reports, newest first.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/reconciliations (the `ListReconciliations` operationId).
+func (c *ClientWithResponses) ListReconciliationsWithResponse(ctx context.Context, params *ListReconciliationsParams, reqEditors ...RequestEditorFn) (*ListReconciliationsResponse, error) {
+	rsp, err := c.ListReconciliations(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListReconciliationsResponse(rsp)
+}
+
+// RunReconciliationWithBodyWithResponse Reconcile the providers now, as the sweeper does every hour; answers the runs' reports.
+//
+// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
+// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
+// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
+// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
+// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
+// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
+// run of the provider is under way elsewhere; 409 `PROVIDER_NOT_RECONCILED` when this deployment cannot
+// read the provider's records (none is configured, or its adapter lists none).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/reconciliations (the `RunReconciliation` operationId).
+func (c *ClientWithResponses) RunReconciliationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*RunReconciliationResponse, error) {
+	rsp, err := c.RunReconciliationWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRunReconciliationResponse(rsp)
+}
+
+// RunReconciliationWithResponse Reconcile the providers now, as the sweeper does every hour; answers the runs' reports.
+//
+// Runs the reconciliation of `provider` (`issuer`, the card issuer; `operator`, the mobile-money operator;
+// both, issuer first, when the body or its `provider` is left out) within the console's time, and answers
+// 201 with one report per provider (docs/reconciliation.md). Each run covers the provider's records since
+// `from`, or the end of its last completed run (the first: `RECONCILIATION_FIRST_WINDOW_HOURS` back), applies what
+// the card issuer reported and we missed, and reports what it cannot follow as `mismatches`. A run that
+// cannot finish in time is answered `RUNNING`, and the next sweep continues it; one that a provider or the
+// table stopped is `FAILED`, and the next run takes its window again. 409 `RECONCILIATION_RUNNING` when a
+// run of the provider is under way elsewhere; 409 `PROVIDER_NOT_RECONCILED` when this deployment cannot
+// read the provider's records (none is configured, or its adapter lists none).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/reconciliations (the `RunReconciliation` operationId).
+func (c *ClientWithResponses) RunReconciliationWithResponse(ctx context.Context, body RunReconciliationJSONRequestBody, reqEditors ...RequestEditorFn) (*RunReconciliationResponse, error) {
+	rsp, err := c.RunReconciliation(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRunReconciliationResponse(rsp)
+}
+
+// GetReconciliationWithResponse One reconciliation report.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /admin/reconciliations/{id} (the `GetReconciliation` operationId).
+func (c *ClientWithResponses) GetReconciliationWithResponse(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*GetReconciliationResponse, error) {
+	rsp, err := c.GetReconciliation(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetReconciliationResponse(rsp)
+}
+
 // ConfirmWalletFundingWithResponse Confirm a declared bank transfer (a PENDING funding) and credit the wallet, once.
 //
 // No body. The funding becomes `SUCCESS` and its sub-balance is credited (even if the wallet was
@@ -38640,6 +39641,251 @@ func ParseResolvePaymentResponse(rsp *http.Response) (*ResolvePaymentResponse, e
 		response.Headers409 = &headers
 	case rsp.StatusCode == 503:
 		var headers ResolvePaymentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListReconciliationsResponse parses an HTTP response from a ListReconciliationsWithResponse call
+func ParseListReconciliationsResponse(rsp *http.Response) (*ListReconciliationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListReconciliationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			Data []Reconciliation `json:"data"`
+
+			// Message "<N> items retrieved successfully"
+			Message string `json:"message"`
+
+			// Meta the same object under both `meta` and `pagination` (docs/pagination.md)
+			Meta Pagination `json:"meta"`
+
+			// Pagination the same object under both `meta` and `pagination` (docs/pagination.md)
+			Pagination Pagination                                    `json:"pagination"`
+			StatusCode int                                           `json:"statusCode"`
+			Success    ListReconciliations200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers ListReconciliationsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRunReconciliationResponse parses an HTTP response from a RunReconciliationWithResponse call
+func ParseRunReconciliationResponse(rsp *http.Response) (*RunReconciliationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RunReconciliationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			Data []Reconciliation `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                         `json:"statusCode"`
+			Success    RunReconciliation201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers RunReconciliationResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers RunReconciliationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetReconciliationResponse parses an HTTP response from a GetReconciliationWithResponse call
+func ParseGetReconciliationResponse(rsp *http.Response) (*GetReconciliationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetReconciliationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Data a run of the reconciliation with one provider and what it found (docs/reconciliation.md): its window, what
+			// both sides have alike (`matched`), what it applied of the provider's records that we had missed
+			// (`recovered`), and what it could not follow (`mismatches`, the first 100; `mismatch_count`, all)
+			Data Reconciliation `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                         `json:"statusCode"`
+			Success    GetReconciliation200JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 503:
+		var headers GetReconciliationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

@@ -18,6 +18,7 @@ import (
 	"payments/pkg/payments"
 	"payments/pkg/providers"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/reconcile"
 )
 
 // Modes a deployment runs in; a token is bound to one. The providers of
@@ -58,6 +59,11 @@ type Config struct {
 	// how long a card hold may stay neither settled nor reversed before
 	// the sweeper releases it.
 	CardHoldExpiry time.Duration
+	// ReconciliationFirstWindow (RECONCILIATION_FIRST_WINDOW_HOURS,
+	// default 24) is how far back a provider's first reconciliation starts
+	// (pkg/reconcile); each later one starts where the last completed one
+	// ended.
+	ReconciliationFirstWindow time.Duration
 	// IssuerDecisionDeadline (ISSUER_DECISION_DEADLINE_MS, default 2000,
 	// at most MaxIssuerDecisionDeadline) is how long the sandbox card
 	// network waits for our decision on an authorization before it declines
@@ -193,6 +199,13 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			var s int
 			s, err = envInt(name, int(cards.DefaultHoldExpiry/time.Second))
 			c.CardHoldExpiry = time.Duration(s) * time.Second
+		case "RECONCILIATION_FIRST_WINDOW_HOURS":
+			var h int
+			h, err = envInt(name, int(reconcile.DefaultFirstWindow/time.Hour))
+			c.ReconciliationFirstWindow = time.Duration(h) * time.Hour
+			if err == nil && h < 1 {
+				err = fmt.Errorf("%w: %s must be at least 1, not %d", ErrConfig, name, h)
+			}
 		case "ISSUER_DECISION_DEADLINE_MS":
 			var ms int
 			ms, err = envInt(name, int(issuer.DefaultDecisionDeadline/time.Millisecond))

@@ -89,36 +89,37 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 	srv := httptest.NewServer(sm)
 	t.Cleanup(srv.Close)
 	env := map[string]string{
-		"METRICS_NAMESPACE":            "payments/test",
-		"MODE":                         function.ModeSandbox,
-		"TABLE_NAME":                   "payments-test",
-		"PAYOUTS_QUEUE_URL":            "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
-		"BULK_PAYOUTS_QUEUE_URL":       "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-bulk-payouts",
-		"WEBHOOKS_QUEUE_URL":           "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
-		"ISSUER_EVENTS_QUEUE_URL":      "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-issuer-events",
-		"FUNDS_QUEUE_URL":              "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-funds",
-		"DOCUMENTS_BUCKET":             "payments-test-documents",
-		"TOKEN_TTL_SECONDS":            "600",
-		"TOKEN_RATE_LIMIT":             "7",
-		"PAYMENT_DEADLINE_SECONDS":     "20",
-		"CARD_HOLD_EXPIRY_SECONDS":     "3600",
-		"ISSUER_DECISION_DEADLINE_MS":  "1500",
-		"ADMIN_CREDIT_IN_PRODUCTION":   "true",
-		"TOKEN_SECRET_ARN":             testTokenSecretARN,
-		"ADMIN_API_KEY_ARN":            testAdminKeyARN,
-		"CARD_KEY_ARN":                 testCardKeyARN,
-		"ISSUER_WEBHOOK_SECRET_ARN":    testIssuerSecretARN,
-		"OPERATOR_API_TOKEN_ARN":       testOperatorTokenARN,
-		"OPERATOR_BASE_URL":            testOperatorURL,
-		"ISSUER_API_KEY_ARN":           testIssuerKeyARN,
-		"ISSUER_BASE_URL":              testIssuerURL,
-		"ISSUER_API_KEY":               "",
-		"OPERATOR_CALLBACK_PUBLIC_KEY": testOperatorKey,
-		"OPERATOR_API_TOKEN":           "",
-		"CARD_KEY":                     "",
-		"TOKEN_SECRET":                 "",
-		"ADMIN_API_KEY":                "",
-		"ISSUER_WEBHOOK_SECRET":        "",
+		"METRICS_NAMESPACE":                 "payments/test",
+		"MODE":                              function.ModeSandbox,
+		"TABLE_NAME":                        "payments-test",
+		"PAYOUTS_QUEUE_URL":                 "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
+		"BULK_PAYOUTS_QUEUE_URL":            "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-bulk-payouts",
+		"WEBHOOKS_QUEUE_URL":                "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-webhooks",
+		"ISSUER_EVENTS_QUEUE_URL":           "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-issuer-events",
+		"FUNDS_QUEUE_URL":                   "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-funds",
+		"DOCUMENTS_BUCKET":                  "payments-test-documents",
+		"TOKEN_TTL_SECONDS":                 "600",
+		"TOKEN_RATE_LIMIT":                  "7",
+		"PAYMENT_DEADLINE_SECONDS":          "20",
+		"CARD_HOLD_EXPIRY_SECONDS":          "3600",
+		"RECONCILIATION_FIRST_WINDOW_HOURS": "48",
+		"ISSUER_DECISION_DEADLINE_MS":       "1500",
+		"ADMIN_CREDIT_IN_PRODUCTION":        "true",
+		"TOKEN_SECRET_ARN":                  testTokenSecretARN,
+		"ADMIN_API_KEY_ARN":                 testAdminKeyARN,
+		"CARD_KEY_ARN":                      testCardKeyARN,
+		"ISSUER_WEBHOOK_SECRET_ARN":         testIssuerSecretARN,
+		"OPERATOR_API_TOKEN_ARN":            testOperatorTokenARN,
+		"OPERATOR_BASE_URL":                 testOperatorURL,
+		"ISSUER_API_KEY_ARN":                testIssuerKeyARN,
+		"ISSUER_BASE_URL":                   testIssuerURL,
+		"ISSUER_API_KEY":                    "",
+		"OPERATOR_CALLBACK_PUBLIC_KEY":      testOperatorKey,
+		"OPERATOR_API_TOKEN":                "",
+		"CARD_KEY":                          "",
+		"TOKEN_SECRET":                      "",
+		"ADMIN_API_KEY":                     "",
+		"ISSUER_WEBHOOK_SECRET":             "",
 	}
 	for k, v := range env {
 		t.Setenv(k, v)
@@ -161,7 +162,8 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		secrets  []string
 	}{
 		{"auth", function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
-		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true}, []string{testAdminKeyARN}},
+		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true,
+			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL}, []string{testAdminKeyARN}},
 		{"wallets", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, TokenSecret: token, OperatorBaseURL: testOperatorURL}, []string{testTokenSecretARN}},
 		{"webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
@@ -172,7 +174,8 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
-			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL}, []string{testIssuerSecretARN}},
+			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL,
+			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL}, []string{testIssuerSecretARN}},
 		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token, IssuerBaseURL: testIssuerURL},
 			[]string{testTokenSecretARN}},
 		{"stripe-webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"],
@@ -241,7 +244,8 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 	}
 	t.Run("defaults", func(t *testing.T) {
 		configTestEnv(t)
-		for _, k := range []string{"METRICS_NAMESPACE", "MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION", "CARD_HOLD_EXPIRY_SECONDS"} {
+		for _, k := range []string{"METRICS_NAMESPACE", "MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION", "CARD_HOLD_EXPIRY_SECONDS",
+			"RECONCILIATION_FIRST_WINDOW_HOURS"} {
 			t.Setenv(k, "")
 		}
 		cfg, err := loadConfig("auth")
@@ -251,7 +255,7 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 		if cfg, err := loadConfig("payout-worker"); err != nil || cfg.PaymentDeadline != 15*time.Minute {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
-		if cfg, err := loadConfig("sweeper"); err != nil || cfg.CardHoldExpiry != 7*24*time.Hour {
+		if cfg, err := loadConfig("sweeper"); err != nil || cfg.CardHoldExpiry != 7*24*time.Hour || cfg.ReconciliationFirstWindow != 24*time.Hour {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
 		if cfg, err := loadConfig("admin"); err != nil || cfg.AdminCreditInProduction {

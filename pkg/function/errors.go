@@ -19,6 +19,7 @@ import (
 	"payments/pkg/issuerhooks"
 	"payments/pkg/payments"
 	"payments/pkg/providers/operator"
+	"payments/pkg/reconcile"
 	"payments/pkg/wallets"
 	"payments/pkg/webhooks"
 )
@@ -57,6 +58,11 @@ var Errors = httpapi.Catalogue{
 	{Err: fees.ErrNoRule, Status: http.StatusBadRequest, Code: "NO_FEE_RULE", Message: "no fee rule of the company applies to this payment"},
 	{Err: payments.ErrFinal, Status: http.StatusConflict, Code: "PAYMENT_FINAL", Message: "transaction is already final: it cannot be resolved again"},
 	{Err: payments.ErrNotFlagged, Status: http.StatusConflict, Code: "PAYMENT_NOT_FLAGGED", Message: "transaction does not require reconciliation: the worker is still handling it"},
+
+	// the reconciliation with the providers (docs/reconciliation.md)
+	{Err: reconcile.ErrNotFound, Status: http.StatusNotFound, Code: "RECONCILIATION_NOT_FOUND", Message: "reconciliation not found"},
+	{Err: reconcile.ErrRunning, Status: http.StatusConflict, Code: "RECONCILIATION_RUNNING", Message: "a reconciliation of this provider is running: see GET /admin/reconciliations"},
+	{Err: reconcile.ErrNotReconciled, Status: http.StatusConflict, Code: "PROVIDER_NOT_RECONCILED", Message: "this provider's records cannot be read by this deployment: none is configured, or its adapter lists none"},
 
 	// customers (spec §7: enrolment)
 	{Err: customers.ErrNotFound, Status: http.StatusNotFound, Code: "CUSTOMER_NOT_FOUND", Message: "customer not found"},

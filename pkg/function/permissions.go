@@ -84,6 +84,9 @@ const (
 	deadlineSetting  = "PAYMENT_DEADLINE_SECONDS"
 	operatorURL      = "OPERATOR_BASE_URL" // the aggregator's API (production mode)
 	issuerURL        = "ISSUER_BASE_URL"   // the card issuer's API (production mode)
+	// reconciliationWindow is where a provider's first reconciliation
+	// starts (the sweeper's and the console's).
+	reconciliationWindow = "RECONCILIATION_FIRST_WINDOW_HOURS"
 )
 
 // StackResources are the resources a Grant names without a variable
@@ -132,7 +135,7 @@ var Functions = map[string]Function{
 	},
 	"openapi": {},
 	"admin": {
-		Settings: []string{modeSetting, "ADMIN_CREDIT_IN_PRODUCTION"},
+		Settings: []string{modeSetting, "ADMIN_CREDIT_IN_PRODUCTION", reconciliationWindow, operatorURL, issuerURL},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
@@ -141,6 +144,10 @@ var Functions = map[string]Function{
 			// the function's credentials: whoever follows one reads as it.
 			{documentsBucket, []string{"s3:GetObject"}},
 			{adminKeySecret, getSecret},
+			// POST /admin/reconciliations reads the providers' records
+			// (docs/reconciliation.md).
+			{operatorToken, getSecret},
+			{issuerKey, getSecret},
 		},
 	},
 	"wallets": {
@@ -290,7 +297,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"sweeper": {
-		Settings: []string{modeSetting, "CARD_HOLD_EXPIRY_SECONDS", issuerURL},
+		Settings: []string{modeSetting, "CARD_HOLD_EXPIRY_SECONDS", issuerURL, reconciliationWindow, operatorURL},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
@@ -300,7 +307,8 @@ var Functions = map[string]Function{
 			{issuerEvents, sendMessage}, // the sandbox card network's deliveries again
 			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
 			{issuerSecret, getSecret},
-			{issuerKey, getSecret}, // issuances and terminations asked again
+			{issuerKey, getSecret},     // issuances and terminations asked again; the issuer's statements
+			{operatorToken, getSecret}, // the operator's records, for the reconciliation
 		},
 	},
 }

@@ -58,6 +58,9 @@ const (
 	ConflictsRetried = "ConflictsRetried"
 	// ConflictsGivenUp counts writes that lost every try.
 	ConflictsGivenUp = "ConflictsGivenUp"
+	// ReconciliationMismatches counts what a reconciliation found that our
+	// ledger does not follow of a provider's records (pkg/reconcile).
+	ReconciliationMismatches = "ReconciliationMismatches"
 )
 
 // Gauges are the metrics that measure a level (recorded with Gauge):

@@ -65,7 +65,7 @@ func (s *Service) applyUpdate(ctx context.Context, p Payment, u Update) error {
 		if p.Status.Terminal() {
 			return false, nil
 		}
-		if u.Kind != operatorKind(p.Type) {
+		if u.Kind != OperatorKind(p.Type) {
 			slog.ErrorContext(ctx, "drop operator update of another kind than the payment",
 				"company_id", p.CompanyID, "transaction_id", p.ID, "type", p.Type, "update_kind", u.Kind)
 			return false, nil

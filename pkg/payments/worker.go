@@ -268,7 +268,7 @@ func (s *Service) submit(ctx context.Context, p Payment) error {
 		p.Submission = Submitting
 	}
 	res, err := s.gateway.Submit(ctx, operator.Request{
-		Kind:          operatorKind(p.Type),
+		Kind:          OperatorKind(p.Type),
 		TransactionID: p.ID,
 		CompanyID:     p.CompanyID,
 		Operator:      p.Operator,
@@ -367,7 +367,7 @@ func (s *Service) check(ctx context.Context, p Payment) error {
 		if p.OrderID != "" {
 			// At the deadline the operator is asked once more, by our
 			// reference: a lost answer to a submission is found this way.
-			if res, err := s.gateway.Lookup(ctx, operatorKind(p.Type), p.ID); err == nil {
+			if res, err := s.gateway.Lookup(ctx, OperatorKind(p.Type), p.ID); err == nil {
 				if o, ok := outcomeOf(res); ok {
 					return s.finish(ctx, p, o)
 				}
@@ -386,9 +386,9 @@ func (s *Service) ask(ctx context.Context, p Payment) (operator.Result, error) {
 	var res operator.Result
 	var err error
 	if p.OrderID != "" {
-		res, err = s.gateway.Status(ctx, operatorKind(p.Type), p.OrderID)
+		res, err = s.gateway.Status(ctx, OperatorKind(p.Type), p.OrderID)
 	} else {
-		res, err = s.gateway.Lookup(ctx, operatorKind(p.Type), p.ID)
+		res, err = s.gateway.Lookup(ctx, OperatorKind(p.Type), p.ID)
 	}
 	if err != nil && !errors.Is(err, operator.ErrNotFound) {
 		slog.WarnContext(ctx, "operator status", "company_id", p.CompanyID, "transaction_id", p.ID, "error", err)
@@ -428,7 +428,9 @@ func (s *Service) reschedule(ctx context.Context, p Payment, flagged bool) error
 	return nil
 }
 
-func operatorKind(t Type) operator.Kind {
+// OperatorKind is the kind of the operator's request that pays or
+// collects a payment of type t.
+func OperatorKind(t Type) operator.Kind {
 	if t == TypeCollection {
 		return operator.Collection
 	}

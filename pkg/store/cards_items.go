@@ -25,6 +25,8 @@ type cardItem struct {
 	SK           string        `dynamodbav:"SK"`
 	GSI1PK       string        `dynamodbav:"GSI1PK"`
 	GSI1SK       string        `dynamodbav:"GSI1SK"`
+	GSI3PK       string        `dynamodbav:"GSI3PK"` // the card index (cardIndex)
+	GSI3SK       string        `dynamodbav:"GSI3SK"`
 	Type         string        `dynamodbav:"type"`
 	ID           string        `dynamodbav:"id"`
 	CompanyID    string        `dynamodbav:"company_id"`
@@ -121,6 +123,7 @@ func newCardItem(c cards.Card) cardItem {
 	return cardItem{
 		PK: companyPK(c.CompanyID), SK: cardSK(c.ID),
 		GSI1PK: customerCardsPK(c.CompanyID, c.CustomerID), GSI1SK: cardSK(c.ID),
+		GSI3PK: cardGSI3PK(c.ID), GSI3SK: c.ID,
 		Type: kindCard, ID: c.ID, CompanyID: c.CompanyID, CustomerID: c.CustomerID,
 		Brand: string(c.Brand), Status: string(c.Status), Balance: c.Balance, Held: c.Held, Available: c.Available(),
 		Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,

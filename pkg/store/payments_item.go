@@ -17,6 +17,8 @@ type paymentItem struct {
 	GSI1SK       string `dynamodbav:"GSI1SK,omitempty"`
 	GSI2PK       string `dynamodbav:"GSI2PK,omitempty"`
 	GSI2SK       string `dynamodbav:"GSI2SK,omitempty"`
+	GSI3PK       string `dynamodbav:"GSI3PK"` // the created-payment index (createdPaymentIndex)
+	GSI3SK       string `dynamodbav:"GSI3SK"`
 	Type         string `dynamodbav:"type"`
 	ID           string `dynamodbav:"id"`
 	CompanyID    string `dynamodbav:"company_id"`
@@ -79,6 +81,8 @@ func newPaymentItem(p payments.Payment) paymentItem {
 	it := paymentItem{
 		PK:           companyPK(p.CompanyID),
 		SK:           paymentSK(p.ID),
+		GSI3PK:       createdPaymentGSI3PK(p.ID),
+		GSI3SK:       createdPaymentGSI3SK(created, p.CompanyID, p.ID),
 		Type:         kindPayment,
 		ID:           p.ID,
 		CompanyID:    p.CompanyID,

@@ -110,6 +110,17 @@ func shardKeys(prefix string) []string {
 	return append(keys, prefix)
 }
 
+// shardKeysInOrder returns every shard of the index named prefix, first to
+// last: a list read a page after another walks them in this order (the
+// created-payment index).
+func shardKeysInOrder(prefix string) []string {
+	keys := make([]string, IndexShards)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("%s#%02d", prefix, i)
+	}
+	return keys
+}
+
 // Key builders. A company-owned item's partition key is always
 // companyPK(companyID); only lookup items that map a public identifier to its
 // company (client ids, wallet ids for the operator console) live outside it.
@@ -536,3 +547,45 @@ func rateSK(from, to string) string { return rateSKPrefix + from + "#" + to }
 func rateVersionSK(id string) string { return "RATEVERSION#" + id }
 
 const feeScheduleSK = "FEES"
+
+// Reconciliations (see Reconciliations): outside every company's
+// partition, as they are about the providers' records of every company.
+
+const (
+	kindReconciliation      = "reconciliation"
+	kindReconciliationState = "reconciliation_state"
+	// reconciliationPK is the one partition of the reconciliation
+	// reports and of each provider's state: a run an hour per provider.
+	reconciliationPK       = "RECONCILIATION"
+	reconciliationSKPrefix = "RUN#"
+)
+
+// reconciliationSK is the sort key of a report; ids are UUID v7, so the
+// keys are time-ordered.
+func reconciliationSK(id string) string { return reconciliationSKPrefix + id }
+
+// reconciliationStateSK is the sort key of a provider's state (its latest
+// run, the end of its last completed window). It does not start with
+// reconciliationSKPrefix.
+func reconciliationStateSK(provider string) string { return "PROVIDER#" + provider }
+
+// cardIndex names the GSI3 index of every company's cards, sharded
+// (shardKey; GSI3SK the card id): the reconciliation sums their balances.
+const cardIndex = "CARDS"
+
+// cardGSI3PK is the shard of the card index of card id.
+func cardGSI3PK(id string) string { return shardKey(cardIndex, id) }
+
+// createdPaymentIndex names the GSI3 index of every company's payments by
+// their creation, sharded (shardKey; GSI3SK "<created_at>#<company
+// id>#<id>", a timedRef): the reconciliation asks the operator about the
+// payments of its window.
+const createdPaymentIndex = "PAYMENT_CREATED"
+
+// createdPaymentGSI3PK is the shard of the created-payment index of
+// payment id.
+func createdPaymentGSI3PK(id string) string { return shardKey(createdPaymentIndex, id) }
+
+// createdPaymentGSI3SK orders the payments of a shard by creation, and
+// names them.
+func createdPaymentGSI3SK(created, companyID, id string) string { return timedRef(created, companyID, id) }

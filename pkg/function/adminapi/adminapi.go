@@ -17,12 +17,14 @@ import (
 	"payments/pkg/documents"
 	"payments/pkg/fees"
 	"payments/pkg/function"
+	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/fx"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
+	"payments/pkg/reconcile"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
 	"payments/pkg/webhooks"
@@ -37,9 +39,11 @@ const KeyHeader = "X-Admin-Key"
 // mode only with ADMIN_CREDIT_IN_PRODUCTION=true. Resolving a payment,
 // confirming or rejecting a funding, and deciding a customer's identity
 // publish their event on the webhooks queue; the console never asks the
-// operator or the bank. It links to customers' documents in the documents
-// bucket with pre-signed URLs, and registers a customer it verifies with
-// the mode's card issuer.
+// operator or the bank to move money. It links to customers' documents in
+// the documents bucket with pre-signed URLs, registers a customer it
+// verifies with the mode's card issuer, and runs the reconciliation with
+// the providers now (pkg/reconcile: it reads their records, and applies
+// what the card issuer reported and we missed).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	return NewWith(ctx, cfg, time.Now)
 }
@@ -86,7 +90,35 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	}
 	review.SetClock(now)
 	customers.ReviewRoutes(rt, review)
+	rec, err := reconciler(cfg, db, webhookQueue)
+	if err != nil {
+		return nil, err
+	}
+	rec.Now = now
+	reconcile.AdminRoutes(rt, rec)
 	return function.HTTP(rt), nil
+}
+
+// reconciler returns the reconciliation the console runs now (POST
+// /admin/reconciliations), as the sweeper runs it every hour: over the
+// providers of cfg's mode with the card issuer's adapter (Stripe Issuing in
+// production mode, which the rest of the console does not call), what the
+// issuer reported and we missed applied as the card-worker applies it,
+// its events published on webhooks.
+func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue) (*reconcile.Service, error) {
+	deps, err := cardissuer.With(cfg, providers.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	p, err := services.Providers(cfg, db, deps)
+	if err != nil {
+		return nil, err
+	}
+	applier, err := services.CardApplier(db, p, webhooks)
+	if err != nil {
+		return nil, err
+	}
+	return services.Reconciler(cfg, db, p, applier)
 }
 
 // companyChecker answers fees.Companies from the companies service: an

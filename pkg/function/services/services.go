@@ -39,6 +39,7 @@ import (
 	"payments/pkg/providers/kyc/kycdb"
 	"payments/pkg/providers/operator"
 	"payments/pkg/providers/operator/operatordb"
+	"payments/pkg/reconcile"
 	"payments/pkg/store"
 	"payments/pkg/vault"
 	"payments/pkg/wallets"
@@ -370,7 +371,8 @@ func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher) (*card
 // as far as it reports to us: it delivers its notifications through the
 // handler of POST /issuer/webhooks, in process, onto issuerEvents, and
 // keeps each in db's sandbox issuer partitions until it is acknowledged
-// (issuer.SandboxNetwork.Redeliver). The cards function gives it the way
+// (issuer.SandboxNetwork.Redeliver), and logs what it moved there, which
+// the sandbox issuer's statements list (the reconciliation's). The cards function gives it the way
 // to ask for decisions too.
 func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue) (*issuer.SandboxNetwork, error) {
 	hooks, err := function.IssuerHooks(cfg, issuerEvents)
@@ -379,7 +381,7 @@ func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue)
 	}
 	n := issuer.NewSandboxNetwork(nil, hooks.Deliver)
 	st := issuerdb.New(db.DB)
-	n.Notices, n.Decisions = st, st
+	n.Notices, n.Decisions, n.Statements = st, st, st
 	return n, nil
 }
 
@@ -393,4 +395,26 @@ func (c cardSlots) CardSlots(ctx context.Context, companyID string) (int, error)
 		return 0, err
 	}
 	return co.CardSlots, nil
+}
+
+// Reconciler returns the reconciliation of the providers of p whose
+// records it can read (pkg/reconcile): the card issuer's when it lists
+// them (issuer.Statements: Stripe Issuing, or the sandbox network's log),
+// what we missed applied by applier; the operator's when it answers for
+// each payment (operator.Records: pawaPay, or the sandbox operator). Its
+// reports are kept in db.
+func Reconciler(cfg function.Config, db *store.DB, p providers.Providers, applier reconcile.Applier) (*reconcile.Service, error) {
+	d := reconcile.Deps{Store: store.NewReconciliations(db)}
+	if st, ok := p.Issuer.(issuer.Statements); ok {
+		d.Issuer, d.Cards, d.Applier = st, store.NewCards(db), applier
+	}
+	if rec, ok := p.Operator.(operator.Records); ok {
+		d.Operator, d.Payments = rec, store.NewPayments(db)
+	}
+	svc, err := reconcile.NewService(d)
+	if err != nil {
+		return nil, err
+	}
+	svc.FirstWindow = cfg.ReconciliationFirstWindow
+	return svc, nil
 }

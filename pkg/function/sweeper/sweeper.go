@@ -28,7 +28,7 @@ import (
 )
 
 // New builds the sweeper function, run every minute by a schedule. Each
-// run has ten steps, which run at once, each within its own time budget
+// run has eleven steps, which run at once, each within its own time budget
 // and batch, so that one that is slow (a table slow to answer after a
 // restart) delays none of the others (docs/operations.md, "The sweeper",
 // lists them by the names of the Report):
@@ -67,7 +67,11 @@ import (
 //     reports of a dispute); in production mode it does nothing;
 //   - stale reconciliations: counts the payments flagged for
 //     reconciliation that were accepted more than an hour ago
-//     (PaymentsAwaitingReconciliationOverAnHour): it changes nothing.
+//     (PaymentsAwaitingReconciliationOverAnHour): it changes nothing;
+//   - reconciliation: reconciles each provider whose records can be read
+//     (the card issuer's statements, the operator's records) when its
+//     last run started an hour ago or more, and continues a run that ran
+//     out of time (reconcile.Service.RunDue, docs/reconciliation.md).
 //
 // The card movements step measures those it could not finish
 // (CardMovementsOpenPastWindow); both measures are written at every sweep,
@@ -91,7 +95,8 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		return nil, err
 	}
 	// Its bank is only asked (Check); its payments service never asks the
-	// operator: the messages it sends do.
+	// operator: the messages it sends do. The reconciliation reads the
+	// operator's and the card issuer's records.
 	deps, err := cardissuer.With(cfg, providers.Deps{Sealer: v})
 	if err != nil {
 		return nil, err
@@ -130,6 +135,11 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		redeliver = n.Redeliver
 	}
 	deliveries := webhooks.NewResumer(store.NewWebhooks(db), hooks)
+	rec, err := services.Reconciler(cfg, db, p, cardSvc)
+	if err != nil {
+		return nil, err
+	}
+	rec.Now = now
 	return run(now, []step{
 		{"events", func(ctx context.Context, at time.Time) (int, error) { return pub.Sweep(ctx, at) }},
 		{"webhook_deliveries", deliveries.Sweep},
@@ -145,6 +155,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		}},
 		{"card_network", redeliver},
 		{"stale_reconciliations", func(ctx context.Context, at time.Time) (int, error) { return staleReconciliations(ctx, pays, at) }},
+		{"reconciliation", func(ctx context.Context, _ time.Time) (int, error) { return rec.RunDue(ctx) }},
 	}), nil
 }
 

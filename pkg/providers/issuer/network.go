@@ -39,6 +39,10 @@ type SandboxNetwork struct {
 	// authorization asked for again is answered as it was decided (its
 	// advice sent again), never decided twice; nil keeps none.
 	Decisions DecisionStore
+	// Statements records what the network moved, whatever becomes of its
+	// notifications: the sandbox issuer's statements list it; nil records
+	// nothing.
+	Statements StatementLog
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
@@ -248,6 +252,9 @@ func (n *SandboxNetwork) send(ctx context.Context, no *Notification) (string, er
 	}
 	if err := no.Check(); err != nil {
 		return "", fmt.Errorf("%w: %v", ErrBadNotification, err)
+	}
+	if err := n.logStatement(ctx, no); err != nil {
+		return "", err
 	}
 	body, err := json.Marshal(no)
 	if err != nil {

@@ -102,6 +102,11 @@ const (
 // recorded all the same.
 const ApprovedWithoutUs = "approved_without_us"
 
+// ReleaseExpired is the reason of a reversal that releases what an
+// expired authorization held: the authorization stays capturable, a later
+// capture being a settlement of its own.
+const ReleaseExpired = "expired"
+
 // Authorization kinds of NetworkTransaction.Kind.
 const (
 	KindAuthorization    = "AUTHORIZATION"

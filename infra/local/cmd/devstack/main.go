@@ -418,6 +418,8 @@ var paramVariables = map[string]string{
 	"CARD_HOLD_EXPIRY_SECONDS":    "CardHoldExpirySeconds",
 	"ISSUER_DECISION_DEADLINE_MS": "IssuerDecisionDeadlineMs",
 	"ADMIN_CREDIT_IN_PRODUCTION":  "AdminCreditInProduction",
+	// Where a provider's first reconciliation starts.
+	"RECONCILIATION_FIRST_WINDOW_HOURS": "ReconciliationFirstWindowHours",
 	// A real aggregator's API (e.g. pawaPay's sandbox) instead of the
 	// simulated one, with OPERATOR_API_TOKEN and its callback key.
 	"OPERATOR_BASE_URL":            "OperatorBaseUrl",

@@ -2,8 +2,10 @@
 // pawaPay's Merchant API v2, the mobile-money aggregator. It speaks the
 // documented wire format (docs/providers.md cites every page): payouts
 // through POST /v2/payouts, collections through POST /v2/deposits, both
-// keyed by our transaction id so that initiation is idempotent, and status
-// checks through GET /v2/payouts/{id} and GET /v2/deposits/{id}.
+// keyed by our transaction id so that initiation is idempotent, status
+// checks through GET /v2/payouts/{id} and GET /v2/deposits/{id}, and, for
+// the reconciliation (operator.Records), the same checks' amounts and the
+// wallets' balances through GET /v2/wallet-balances.
 //
 // Callbacks verifies the signed callbacks pawaPay posts when a payment
 // reaches its final status (RFC 9421). Package pawapaysim is the simulated

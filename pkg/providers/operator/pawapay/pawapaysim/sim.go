@@ -17,6 +17,9 @@
 //   - 998: completes with a callback, but every status check answers 500;
 //   - anything else: COMPLETED, with a callback.
 //
+// It answers GET /v2/wallet-balances with one wallet per country it serves,
+// holding Config.Float less the payouts it completed, plus the deposits.
+//
 // An outcome becomes final Delay after initiation, on the injected clock,
 // when Settle runs (every request runs it first; Run runs it on a ticker).
 // Callbacks are signed as pawaPay signs them (RFC 9421, ecdsa-p256-sha256,
@@ -57,6 +60,9 @@ type Config struct {
 	KeyID string
 	// Client posts callbacks; nil: a client with a 5 s time-out.
 	Client *http.Client
+	// Float is what each country wallet held before any payment, in major
+	// units of its currency; zero: DefaultFloat (GET /v2/wallet-balances).
+	Float int64
 }
 
 // Outcomes decided at initiation, by the phone number.
@@ -116,6 +122,9 @@ func New(c Config) (*Sim, error) {
 	if c.KeyID == "" {
 		c.KeyID = "pawapaysim"
 	}
+	if c.Float == 0 {
+		c.Float = DefaultFloat
+	}
 	if c.Client == nil {
 		c.Client = &http.Client{Timeout: 5 * time.Second}
 	}
@@ -125,6 +134,7 @@ func New(c Config) (*Sim, error) {
 		s.mux.HandleFunc("GET /v2/"+kind+"s/{id}", s.status(kind))
 		s.mux.HandleFunc("POST /v2/"+kind+"s/resend-callback/{id}", s.resend(kind))
 	}
+	s.mux.HandleFunc("GET /v2/wallet-balances", s.balances)
 	return s, nil
 }
 
