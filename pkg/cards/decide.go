@@ -297,9 +297,13 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 // not configured), and its hold is recorded all the same (holdWithoutUs);
 // when we declined it, the issuer's approval cannot be followed here (our
 // decline's fee was taken): logged at error level, for the reconciliation
-// to report.
+// to report. An approval naming another authorization is an increment of
+// it (increment).
 func (s *Service) adviseApproval(ctx context.Context, card Card, n issuer.Notification) error {
 	id := n.Transaction.ID
+	if a := n.Transaction.AuthorizationID; a != "" && a != id {
+		return s.increment(ctx, card, n)
+	}
 	auth, err := s.Store.NetworkTransaction(ctx, card.CompanyID, id)
 	switch {
 	case errors.Is(err, ErrTransactionNotFound):

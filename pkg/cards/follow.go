@@ -88,10 +88,11 @@ func notifyOf(typ TxType) string {
 
 // claimOf returns what claims notification n's movement, so that it is
 // applied once whatever reports it (the event, its redelivery, the
-// reconciliation): a settlement's and a refund's own transaction id (the
-// issuer's object, Stripe's ipi_…); any other's event id.
+// reconciliation): a settlement's, a refund's and a reversal's own
+// transaction id (the issuer's object: Stripe's ipi_…, or the release or
+// partial reversal of an iauth_… it names); any other's event id.
 func claimOf(n issuer.Notification) string {
-	if t := n.Transaction; t != nil && t.ID != "" && (n.Type == issuer.NotifySettlement || n.Type == issuer.NotifyRefund) {
+	if t := n.Transaction; t != nil && t.ID != "" && followTypes[n.Type] != "" {
 		return t.ID
 	}
 	return n.ID

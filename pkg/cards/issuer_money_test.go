@@ -136,6 +136,15 @@ func TestCardMoneyFollowsTheIssuer(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, "0", "0", "1", "0"},
+		{"an increment the issuer approved, captured whole", 20, 0, func(t *testing.T, p moneyPlay) {
+			a := p.authorize(t, "10")
+			p.approved(t, issuer.NetworkTransaction{ID: a.IssuerTxID + "#increment#1500", AuthorizationID: a.IssuerTxID,
+				Kind: issuer.KindAuthorization, Amount: 500})
+			if c := p.cardNow(t); c.Held != 1500 {
+				t.Errorf("the card held %d after the increment, want 1500", c.Held)
+			}
+			p.follow(t, a, cards.TxSettlement, `{"amount":15}`)
+		}, "0", "5", "0", "0"},
 		{"a capture on a terminated card: the wallet, then a debt", 5, 2, func(t *testing.T, p moneyPlay) {
 			p.terminate(t)
 			p.capture(t, "8")
@@ -209,10 +218,18 @@ func (p moneyPlay) terminate(t *testing.T) {
 func (p moneyPlay) approvedWithoutUs(t *testing.T, cents int64) string {
 	t.Helper()
 	id := issuer.NewTransactionID(time.Now())
+	p.approved(t, issuer.NetworkTransaction{ID: id, Kind: issuer.KindAuthorization, Amount: cents})
+	return id
+}
+
+// approved delivers, twice, the issuer's advice that it approved tx
+// without asking us: an authorization of its own, or an increment of the
+// one tx.AuthorizationID names.
+func (p moneyPlay) approved(t *testing.T, tx issuer.NetworkTransaction) {
+	t.Helper()
+	tx.Currency, tx.Merchant = "USD", &issuer.Merchant{Name: "Hotel", City: "Austin", Country: "US"}
 	n := issuer.Notification{ID: issuer.NewEventID(time.Now()), Type: issuer.NotifyAdvice, CardID: p.card.IssuerCardID,
-		Reference: p.card.ID, Decision: issuer.Approved, Reason: issuer.ApprovedWithoutUs, CreatedAt: time.Now(),
-		Transaction: &issuer.NetworkTransaction{ID: id, Kind: issuer.KindAuthorization, Amount: cents, Currency: "USD",
-			Merchant: &issuer.Merchant{Name: "Hotel", City: "Austin", Country: "US"}}}
+		Reference: p.card.ID, Decision: issuer.Approved, Reason: issuer.ApprovedWithoutUs, CreatedAt: time.Now(), Transaction: &tx}
 	body, err := json.Marshal(n)
 	if err != nil {
 		t.Fatal(err)
@@ -222,7 +239,6 @@ func (p moneyPlay) approvedWithoutUs(t *testing.T, cents int64) string {
 			t.Fatal(err)
 		}
 	}
-	return id
 }
 
 // owed returns what the company owes in debts, in dollars.

@@ -217,7 +217,7 @@ func givesToCard(r cards.Record) bool {
 }
 
 // followedTx returns the item that makes authorization was into now (its
-// status, hold, settled and refunded amounts, completion; its type and
+// status, amount, hold, settled and refunded amounts, completion; its type and
 // decline reason when the network declined it) on the condition that its
 // type, hold, settled and refunded amounts are still was's. A hold
 // released leaves the open hold index, unless untold (HoldTold takes it
@@ -233,6 +233,9 @@ func (s *Cards) followedTx(was, now cards.Transaction, untold bool) (types.Trans
 	u.set("hold", now.Hold)
 	u.set("settled", now.Settled)
 	u.set("refunded", now.Refunded)
+	if now.Amount != was.Amount { // an increment the issuer approved
+		u.set("amount", now.Amount)
+	}
 	if now.Expired && !was.Expired {
 		u.set("expired", true)
 	}
