@@ -588,4 +588,6 @@ func createdPaymentGSI3PK(id string) string { return shardKey(createdPaymentInde
 
 // createdPaymentGSI3SK orders the payments of a shard by creation, and
 // names them.
-func createdPaymentGSI3SK(created, companyID, id string) string { return timedRef(created, companyID, id) }
+func createdPaymentGSI3SK(created, companyID, id string) string {
+	return timedRef(created, companyID, id)
+}
