@@ -184,7 +184,10 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 	s = newCardStack(t, f, base)
 	db := store.New(storetest.Client(t), res.TableName)
 	ctx := context.Background()
-	if _, found, err := store.NewCards(db).Outcome(ctx, f.Company, queued.Data.EventID); err != nil || found {
+	// A settlement is claimed by the network's transaction id, which the
+	// sandbox network derives from its notification's.
+	claim := issuer.NotifiedTransactionID(queued.Data.EventID)
+	if _, found, err := store.NewCards(db).Outcome(ctx, f.Company, claim); err != nil || found {
 		t.Fatalf("the settlement was applied before the network delivered it again (%v, %v)", found, err)
 	}
 	sweep := func(after time.Duration) sweeper.Outcome {
@@ -204,7 +207,7 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 		t.Fatalf("card_network %+v, want the advice and the settlement delivered again", got)
 	}
 	waittest.Until(t, 30*time.Second, "the card-worker applies the settlement delivered again", func() bool {
-		_, found, err := store.NewCards(db).Outcome(ctx, f.Company, queued.Data.EventID)
+		_, found, err := store.NewCards(db).Outcome(ctx, f.Company, claim)
 		return err == nil && found
 	})
 	var card struct {

@@ -41,7 +41,7 @@ func TestFunctionEnv(t *testing.T) {
 		"PAYMENT_DEADLINE_SECONDS": "900", "CARD_HOLD_EXPIRY_SECONDS": "604800", "ISSUER_DECISION_DEADLINE_MS": "2000", "ADMIN_CREDIT_IN_PRODUCTION": "false", "DOCUMENTS_BUCKET": "documents",
 		"CARD_KEY": "ck", "ISSUER_EVENTS_QUEUE_URL": "http://q/issuer-events", "ISSUER_WEBHOOK_SECRET": "is",
 		"FUNDS_QUEUE_URL": "http://q/funds", "OPERATOR_API_TOKEN": "ot", "OPERATOR_BASE_URL": "https://api.sandbox.pawapay.io",
-		"OPERATOR_CALLBACK_PUBLIC_KEY": "", "ISSUER_API_KEY": "ik", "ISSUER_BASE_URL": "https://api.stripe.com",
+		"OPERATOR_CALLBACK_PUBLIC_KEY": "", "ISSUER_API_KEY": "ik", "ISSUER_BASE_URL": "https://api.stripe.com", "RECONCILIATION_FIRST_WINDOW_HOURS": "24",
 		"METRICS_NAMESPACE": "payments/local", // !Sub payments/${Stage} of the Globals, at the default stage
 	}
 	for _, fn := range tpl.Functions() {

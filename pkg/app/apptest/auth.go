@@ -70,6 +70,10 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		CardKey:             TestCardKey,
 		IssuerWebhookSecret: IssuerTestSecret,
 	}
+	if mode == function.ModeProduction { // the console's reconciliation reads the card issuer
+		_, cfg.IssuerBaseURL = NewStripeSim(t, "")
+		cfg.IssuerAPIKey = StripeTestKey
+	}
 	ctx := context.Background()
 	a, err := authapi.New(ctx, Recording(cfg, "auth"))
 	if err != nil {
