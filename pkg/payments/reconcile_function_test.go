@@ -109,6 +109,7 @@ func TestConsoleCreditOutsideSandbox(t *testing.T) {
 	}{{false, http.StatusForbidden}, {true, http.StatusOK}} {
 		cfg := e.Cfg
 		cfg.Mode, cfg.AdminCreditInProduction = function.ModeProduction, tt.allow
+		cfg.IssuerAPIKey = apptest.StripeTestKey // the console's reconciliation reads the card issuer
 		h, err := adminapi.New(ctx, apptest.Recording(cfg, "admin"))
 		if err != nil {
 			t.Fatal(err)
