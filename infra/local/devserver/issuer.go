@@ -22,6 +22,10 @@ type Issuer struct {
 	srv *http.Server
 }
 
+// StateFile is the file, in make run's data folder, where simulated Stripe
+// Issuing keeps its records across restarts (stripesim.Config.StateFile).
+const StateFile = "stripe-sim.json"
+
 // IssuingFloat is the Issuing balance, USD cents, simulated Stripe Issuing
 // starts with: an account's balance topped up before its cards spend, the
 // sandbox issuer's float (issuer.SandboxFloat), so that the
@@ -42,9 +46,11 @@ const deliverEvery = time.Second
 // every violation (stripesim.Sim.Violations) as a warning. Its stand-in
 // and the event types it drops are read from the environment
 // (SIM_STRIPE_STAND_IN, SIM_STRIPE_DROP_EVENTS: stripesim.Config.FromEnv).
-// It returns nil in sandbox mode, or when a real issuer is configured. It
-// stops serving when ctx ends, or at Close.
-func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, port int, log *slog.Logger) (*Issuer, error) {
+// With stateFile (make run's StateFile) its records outlive a restart, as
+// Stripe's do; without, they live in memory. It returns nil in sandbox
+// mode, or when a real issuer is configured. It stops serving when ctx
+// ends, or at Close.
+func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, port int, stateFile string, log *slog.Logger) (*Issuer, error) {
 	if res.Params["Mode"] != function.ModeProduction || res.Params["IssuerBaseUrl"] != "" {
 		return nil, nil
 	}
@@ -57,6 +63,7 @@ func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, 
 		WebhookURL:    api + "/issuer/stripe/webhooks",
 		StripeMockURL: stripeMockURL,
 		Balance:       IssuingFloat,
+		StateFile:     stateFile,
 	}
 	if err := cfg.FromEnv(os.Getenv); err != nil {
 		return nil, err

@@ -45,7 +45,7 @@ func TestStartIssuer(t *testing.T) {
 			defer hooks.Close()
 			res := devserver.Resources{Params: tc.params, Secrets: map[string]string{"ISSUER_API_KEY": "sk_local", "ISSUER_WEBHOOK_SECRET": "whsec_local"}}
 			before := tc.params["IssuerBaseUrl"]
-			is, err := devserver.StartIssuer(ctx, res, hooks.URL+"/api/v1", "", 0, nil)
+			is, err := devserver.StartIssuer(ctx, res, hooks.URL+"/api/v1", "", 0, "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +125,7 @@ func TestStartIssuerSettings(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			res := devserver.Resources{Params: map[string]string{"Mode": "production"}, Secrets: map[string]string{"ISSUER_API_KEY": "sk_local", "ISSUER_WEBHOOK_SECRET": "whsec_local"}}
-			is, err := devserver.StartIssuer(ctx, res, "http://127.0.0.1:9/api/v1", "", 0, nil)
+			is, err := devserver.StartIssuer(ctx, res, "http://127.0.0.1:9/api/v1", "", 0, "", nil)
 			if (err == nil) != tc.ok {
 				t.Fatalf("err = %v, want ok %v", err, tc.ok)
 			}

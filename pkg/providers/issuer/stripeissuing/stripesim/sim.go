@@ -89,6 +89,12 @@ type Config struct {
 	DropEvents []string
 	// Balance is the Issuing balance at the start, USD cents.
 	Balance int64
+	// StateFile, when set, keeps its records (cardholders, cards,
+	// authorizations, transactions, disputes, its Issuing balance, the
+	// answers to Idempotency-Keys and the events not delivered yet) across
+	// restarts, as Stripe does: New reads it when it exists (Balance is then
+	// the one saved), and every POST and delivery writes it again.
+	StateFile string
 }
 
 // Stand-in decisions of Config.StandIn.
@@ -158,6 +164,9 @@ func New(c Config) (*Sim, error) {
 	}
 	for _, typ := range c.DropEvents {
 		s.dropTypes[typ] = true
+	}
+	if err := s.load(); err != nil {
+		return nil, err
 	}
 	for pattern, h := range map[string]handler{
 		"POST /v1/issuing/cardholders":                                      s.createCardholder,
@@ -296,6 +305,9 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			a.done, a.status, a.body = true, res.status, res.body
 		}
 		s.mu.Unlock()
+	}
+	if r.Method == http.MethodPost {
+		s.saveOrLog()
 	}
 	write(w, res)
 }
