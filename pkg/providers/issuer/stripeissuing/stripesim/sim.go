@@ -330,7 +330,14 @@ func (s *Sim) check(r *http.Request, body []byte) (res result, refused bool) {
 		return stripeError(http.StatusInternalServerError, "", "", err.Error()), true
 	}
 	req.Header.Set("Authorization", "Bearer "+MockKey)
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" && r.Method == http.MethodPost && len(body) == 0 {
+		// Stripe takes a POST without parameters with no Content-Type
+		// (its API reference's `curl -X POST …/expire`); stripe-mock
+		// would refuse it.
+		ct = "application/x-www-form-urlencoded"
+	}
+	if ct != "" {
 		req.Header.Set("Content-Type", ct)
 	}
 	resp, err := s.cfg.Client.Do(req)
