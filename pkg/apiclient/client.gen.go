@@ -10469,8 +10469,9 @@ type ReconciliationMismatchSubject string
 // ReconciliationRun the body of `POST /admin/reconciliations`, which may be left out (both providers)
 type ReconciliationRun struct {
 	// From where a new run's window starts (the window of a run taken again, once what it could not apply is
-	// fixed); left out, where the provider's last completed run ended. It must be before the window's end
-	// (10 minutes ago), else 400 naming `from`. A run under way is continued as it is.
+	// fixed); left out, where the provider's last completed run ended. It must be before now, else 400
+	// naming `from`. The issuer's window ends when the run starts (the hourly run's ends 10 minutes
+	// before); the operator's an hour before. A run under way is continued as it is.
 	From *time.Time `json:"from,omitempty"`
 
 	// Provider the provider to reconcile; left out (or null), both

@@ -161,6 +161,7 @@ type report struct {
 	Matched       int    `json:"matched"`
 	Recovered     int    `json:"recovered"`
 	MismatchCount int    `json:"mismatch_count"`
+	StartedAt     string `json:"started_at"`
 	Window        struct {
 		From string `json:"from"`
 		To   string `json:"to"`

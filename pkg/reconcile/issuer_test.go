@@ -104,6 +104,40 @@ func TestRecoversASettlementNeverDelivered(t *testing.T) {
 	e.VerifyCards(companyID)
 }
 
+// TestConsoleRunEndsNow: a settlement whose notification was dropped a
+// minute ago, well within Grace, is recovered by the run the console asks
+// for at once: its window ends when it starts, not Grace before, as the
+// operator who saw the deliveries fail asks for what the issuer has now.
+func TestConsoleRunEndsNow(t *testing.T) {
+	e := newCardEnv(t)
+	companyID, c := e.card(30)
+	auth := e.authorize(c, 1200)
+	e.Drop(issuer.NotifySettlement)
+	e.follow(issuer.NotifySettlement, c, auth, 1500)
+	if len(e.Dropped()) != 1 {
+		t.Fatalf("dropped %+v, want the settlement", e.Dropped())
+	}
+
+	e.Clock.Advance(time.Minute)
+	rep := reconcileNow(t, e.Console, e.console, "issuer")[0]
+	if rep.Window.To != rep.StartedAt {
+		t.Errorf("window %+v, started at %s: want it to end when the run started", rep.Window, rep.StartedAt)
+	}
+	if rep.Status != "COMPLETED" || rep.Recovered != 1 || rep.MismatchCount != 0 {
+		t.Fatalf("report %+v: want COMPLETED, the settlement of a minute ago recovered, no mismatch", rep)
+	}
+	if h := e.hold(companyID, auth); h.Hold != 0 || h.Settled != 1500 {
+		t.Errorf("after the reconciliation: %+v, want settled 1500, no hold", h)
+	}
+	if card := e.ourCard(companyID, c.ID); card.Balance != 1500 || card.Held != 0 {
+		t.Errorf("card %+v: want balance 15.00 (30 less the 15 settled), nothing held", card)
+	}
+	if r := e.console(e.Console, "POST", "/admin/reconciliations", `{"provider":"issuer","from":"`+rep.StartedAt+`"}`); r.Status != 400 || !strings.Contains(r.Raw, "from") {
+		t.Errorf("a window from now: %d %s, want 400 naming from", r.Status, r.Raw)
+	}
+	e.VerifyCards(companyID)
+}
+
 // TestAmountMismatchIsReported: a settlement both sides have, whose
 // amount we recorded otherwise (our record tampered with), is a mismatch of
 // kind amount naming both records: kept in the report, logged at error

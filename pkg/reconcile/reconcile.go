@@ -5,9 +5,9 @@
 //
 // A run reconciles one provider over a window: since the end of the
 // provider's last completed run (the first run: FirstWindow back) to now,
-// less Grace for the issuer (a notification on its way is not raced) and
-// OperatorLag for the operator (a payment is checked once it had the time
-// to be final). For the issuer it lists the authorizations and the
+// less Grace for the issuer's hourly run (a notification on its way is not
+// raced; the console's run ends now) and OperatorLag for the operator (a
+// payment is checked once it had the time to be final). For the issuer it lists the authorizations and the
 // transactions the issuer made, applies through the cards' Applier what we
 // did not record (how missed notifications are recovered: an approval
 // made without us, a settlement, a refund, a hold the issuer released),

@@ -27,8 +27,11 @@ const (
 	// DefaultEvery is how old a provider's latest run must be before the
 	// sweeper starts the next: the job is hourly.
 	DefaultEvery = time.Hour
-	// Grace is how long before a run the issuer's window ends: what it
-	// reported in the last minutes may still be on its way to us.
+	// Grace is how long before the sweeper's run the issuer's window ends:
+	// what it reported in the last minutes may still be on its way to us.
+	// A run the console asks for ends when it starts: the operator asks
+	// for what the issuer has now (a notification on its way is applied
+	// once whichever applies it first, by its claims).
 	Grace = 10 * time.Minute
 	// OperatorLag is how long after its creation a payment is checked: by
 	// then the operator has had the time to make it final (the payments'
@@ -133,9 +136,10 @@ func (s *Service) List(ctx context.Context, p page.Request) (page.Result[Report]
 // continued as it is, unless another invocation holds it: ErrRunning,
 // before anything is run. A provider not reconciled here is
 // ErrNotReconciled; a from not before the window's end is a field error.
+// The issuer's window ends now, not Grace ago as the sweeper's does.
 func (s *Service) Run(ctx context.Context, ps []Provider, from time.Time) ([]Report, error) {
-	if !from.IsZero() && !from.Before(s.now().Add(-Grace)) {
-		return nil, field.Invalid("from", "must be before the window's end, "+Grace.String()+" ago")
+	if !from.IsZero() && !from.Before(s.now()) {
+		return nil, field.Invalid("from", "must be before now")
 	}
 	for _, p := range ps {
 		if !s.Reconciled(p) {
@@ -149,7 +153,7 @@ func (s *Service) Run(ctx context.Context, ps []Provider, from time.Time) ([]Rep
 	}
 	var out []Report
 	for _, p := range ps {
-		r, err := s.runOne(ctx, p, from)
+		r, err := s.runOne(ctx, p, from, 0)
 		switch {
 		case errors.Is(err, ErrBusy):
 			return nil, fmt.Errorf("%w: %s", ErrRunning, p)
@@ -188,7 +192,7 @@ func (s *Service) RunDue(ctx context.Context) (int, error) {
 		case !running && st.Latest != "" && s.now().Sub(st.LatestAt) < s.every():
 			continue
 		}
-		r, err := s.runOne(ctx, p, time.Time{})
+		r, err := s.runOne(ctx, p, time.Time{}, Grace)
 		switch {
 		case errors.Is(err, ErrBusy):
 			continue
@@ -219,9 +223,10 @@ func (s *Service) latestRunning(ctx context.Context, p Provider) (running, held 
 }
 
 // runOne continues p's latest run if RUNNING, else starts a new one (from
-// from, when not zero), and runs it until it ends or ctx's deadline nears;
-// ErrBusy when another invocation took it first.
-func (s *Service) runOne(ctx context.Context, p Provider, from time.Time) (Report, error) {
+// from, when not zero; for the issuer, to grace ago), and runs it until it
+// ends or ctx's deadline nears; ErrBusy when another invocation took it
+// first.
+func (s *Service) runOne(ctx context.Context, p Provider, from time.Time, grace time.Duration) (Report, error) {
 	work, cancel := deadline.Work(ctx)
 	defer cancel()
 	now := s.now()
@@ -241,7 +246,7 @@ func (s *Service) runOne(ctx context.Context, p Provider, from time.Time) (Repor
 		}
 		slog.InfoContext(ctx, "reconciliation continued", "reconciliation_id", r.ID, "provider", p, "phase", r.Progress.Phase)
 	default:
-		r = s.newReport(p, st, from, now, lease, until)
+		r = s.newReport(p, st, from, now, grace, lease, until)
 		if err := s.Store.Start(ctx, r, st.Latest); err != nil {
 			return Report{}, err
 		}
@@ -252,10 +257,10 @@ func (s *Service) runOne(ctx context.Context, p Provider, from time.Time) (Repor
 }
 
 // newReport returns p's next run, its window from from, or the end of the
-// last completed one (FirstWindow back for the first), to now, less Grace
-// for the issuer and OperatorLag for the operator.
-func (s *Service) newReport(p Provider, st State, from, now time.Time, lease string, until time.Time) Report {
-	to := now.Add(-Grace)
+// last completed one (FirstWindow back for the first), to now less grace
+// for the issuer and less OperatorLag for the operator.
+func (s *Service) newReport(p Provider, st State, from, now time.Time, grace time.Duration, lease string, until time.Time) Report {
+	to := now.Add(-grace)
 	if p == Operator {
 		to = now.Add(-OperatorLag)
 	}

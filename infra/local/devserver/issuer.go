@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"payments/pkg/function"
+	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/stripeissuing/stripesim"
 )
 
@@ -21,6 +22,16 @@ type Issuer struct {
 	srv *http.Server
 }
 
+// StateFile is the file, in make run's data folder, where simulated Stripe
+// Issuing keeps its records across restarts (stripesim.Config.StateFile).
+const StateFile = "stripe-sim.json"
+
+// IssuingFloat is the Issuing balance, USD cents, simulated Stripe Issuing
+// starts with: an account's balance topped up before its cards spend, the
+// sandbox issuer's float (issuer.SandboxFloat), so that the
+// reconciliation's balance check holds as it does on a funded account.
+const IssuingFloat = issuer.SandboxFloat
+
 // deliverEvery is how often the simulated Stripe Issuing sends the events
 // not yet delivered.
 const deliverEvery = time.Second
@@ -29,14 +40,17 @@ const deliverEvery = time.Second
 // when res's mode is production and no real issuer is configured
 // (IssuerBaseUrl): it accepts the local issuer key (ISSUER_API_KEY), has
 // stripe-mock at stripeMockURL check every request, sends its events,
-// signed with ISSUER_WEBHOOK_SECRET, to api's Stripe webhooks route, and
+// signed with ISSUER_WEBHOOK_SECRET, to api's Stripe webhooks route, starts
+// its Issuing balance at IssuingFloat, and
 // sets res's IssuerBaseUrl, which must be a set map, to its URL; it logs
 // every violation (stripesim.Sim.Violations) as a warning. Its stand-in
 // and the event types it drops are read from the environment
 // (SIM_STRIPE_STAND_IN, SIM_STRIPE_DROP_EVENTS: stripesim.Config.FromEnv).
-// It returns nil in sandbox mode, or when a real issuer is configured. It
-// stops serving when ctx ends, or at Close.
-func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, port int, log *slog.Logger) (*Issuer, error) {
+// With stateFile (make run's StateFile) its records outlive a restart, as
+// Stripe's do; without, they live in memory. It returns nil in sandbox
+// mode, or when a real issuer is configured. It stops serving when ctx
+// ends, or at Close.
+func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, port int, stateFile string, log *slog.Logger) (*Issuer, error) {
 	if res.Params["Mode"] != function.ModeProduction || res.Params["IssuerBaseUrl"] != "" {
 		return nil, nil
 	}
@@ -48,6 +62,8 @@ func StartIssuer(ctx context.Context, res Resources, api, stripeMockURL string, 
 		WebhookSecret: res.Secrets["ISSUER_WEBHOOK_SECRET"],
 		WebhookURL:    api + "/issuer/stripe/webhooks",
 		StripeMockURL: stripeMockURL,
+		Balance:       IssuingFloat,
+		StateFile:     stateFile,
 	}
 	if err := cfg.FromEnv(os.Getenv); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package devserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/stripe/stripe-go/v85"
 	"github.com/stripe/stripe-go/v85/webhook"
 
 	"payments/infra/local/devserver"
@@ -43,7 +45,7 @@ func TestStartIssuer(t *testing.T) {
 			defer hooks.Close()
 			res := devserver.Resources{Params: tc.params, Secrets: map[string]string{"ISSUER_API_KEY": "sk_local", "ISSUER_WEBHOOK_SECRET": "whsec_local"}}
 			before := tc.params["IssuerBaseUrl"]
-			is, err := devserver.StartIssuer(ctx, res, hooks.URL+"/api/v1", "", 0, nil)
+			is, err := devserver.StartIssuer(ctx, res, hooks.URL+"/api/v1", "", 0, "", nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -78,8 +80,32 @@ func TestStartIssuer(t *testing.T) {
 			case <-time.After(10 * time.Second):
 				t.Fatal("no event delivered within 10 s")
 			}
+			if got := issuingBalance(t, is.URL); got != devserver.IssuingFloat {
+				t.Errorf("Issuing balance %d cents, want the float, %d", got, devserver.IssuingFloat)
+			}
 		})
 	}
+}
+
+// issuingBalance reads the Issuing balance available, USD cents, of the
+// simulation at base (GET /v1/balance, as the reconciliation reads it).
+func issuingBalance(t *testing.T, base string) int64 {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodGet, base+"/v1/balance", nil)
+	req.Header.Set("Authorization", "Bearer sk_local")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var b stripe.Balance
+	if err := json.NewDecoder(resp.Body).Decode(&b); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET /v1/balance: status %d, %v", resp.StatusCode, err)
+	}
+	if b.Issuing == nil || len(b.Issuing.Available) != 1 || b.Issuing.Available[0].Currency != stripe.CurrencyUSD {
+		t.Fatalf("GET /v1/balance: no Issuing balance in USD: %+v", b.Issuing)
+	}
+	return b.Issuing.Available[0].Amount
 }
 
 // TestStartIssuerSettings: the simulation's settings come from the
@@ -99,7 +125,7 @@ func TestStartIssuerSettings(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			res := devserver.Resources{Params: map[string]string{"Mode": "production"}, Secrets: map[string]string{"ISSUER_API_KEY": "sk_local", "ISSUER_WEBHOOK_SECRET": "whsec_local"}}
-			is, err := devserver.StartIssuer(ctx, res, "http://127.0.0.1:9/api/v1", "", 0, nil)
+			is, err := devserver.StartIssuer(ctx, res, "http://127.0.0.1:9/api/v1", "", 0, "", nil)
 			if (err == nil) != tc.ok {
 				t.Fatalf("err = %v, want ok %v", err, tc.ok)
 			}

@@ -98,7 +98,7 @@ func startFunctions(t *testing.T, mode string) {
 	if _, err := devserver.StartAggregator(ctx, res, api, 0, log); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := devserver.StartIssuer(ctx, res, api, os.Getenv(stack.StripeMockEnv), 0, log); err != nil {
+	if _, err := devserver.StartIssuer(ctx, res, api, os.Getenv(stack.StripeMockEnv), 0, "", log); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := devserver.Build(ctx, tpl, res, localtest.SQSClient(t), log); err != nil {

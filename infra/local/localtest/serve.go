@@ -59,7 +59,7 @@ func StartServer(t testing.TB, tpl *samtemplate.Template, res devserver.Resource
 		l.Close()
 		t.Fatal(err)
 	}
-	is, err := devserver.StartIssuer(ctx, res, base+httpapi.BasePath, os.Getenv(stack.StripeMockEnv), 0, log)
+	is, err := devserver.StartIssuer(ctx, res, base+httpapi.BasePath, os.Getenv(stack.StripeMockEnv), 0, "", log)
 	if err != nil {
 		cancel()
 		l.Close()

@@ -232,7 +232,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	if err != nil {
 		return err
 	}
-	issuer, err := devserver.StartIssuer(ctx, res, base, st.StripeMockURL, issuerPort, log)
+	issuer, err := devserver.StartIssuer(ctx, res, base, st.StripeMockURL, issuerPort, filepath.Join(data, devserver.StateFile), log)
 	if err != nil {
 		return err
 	}

@@ -153,6 +153,9 @@ func (s *Sim) Deliver(ctx context.Context) error {
 		e.delivered = true
 		s.mu.Unlock()
 	}
+	if len(todo) > 0 {
+		s.saveOrLog()
+	}
 	return errors.Join(errs...)
 }
 

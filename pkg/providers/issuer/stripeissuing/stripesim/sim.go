@@ -89,6 +89,12 @@ type Config struct {
 	DropEvents []string
 	// Balance is the Issuing balance at the start, USD cents.
 	Balance int64
+	// StateFile, when set, keeps its records (cardholders, cards,
+	// authorizations, transactions, disputes, its Issuing balance, the
+	// answers to Idempotency-Keys and the events not delivered yet) across
+	// restarts, as Stripe does: New reads it when it exists (Balance is then
+	// the one saved), and every POST and delivery writes it again.
+	StateFile string
 }
 
 // Stand-in decisions of Config.StandIn.
@@ -158,6 +164,9 @@ func New(c Config) (*Sim, error) {
 	}
 	for _, typ := range c.DropEvents {
 		s.dropTypes[typ] = true
+	}
+	if err := s.load(); err != nil {
+		return nil, err
 	}
 	for pattern, h := range map[string]handler{
 		"POST /v1/issuing/cardholders":                                      s.createCardholder,
@@ -297,6 +306,9 @@ func (s *Sim) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		s.mu.Unlock()
 	}
+	if r.Method == http.MethodPost {
+		s.saveOrLog()
+	}
 	write(w, res)
 }
 
@@ -318,7 +330,14 @@ func (s *Sim) check(r *http.Request, body []byte) (res result, refused bool) {
 		return stripeError(http.StatusInternalServerError, "", "", err.Error()), true
 	}
 	req.Header.Set("Authorization", "Bearer "+MockKey)
-	if ct := r.Header.Get("Content-Type"); ct != "" {
+	ct := r.Header.Get("Content-Type")
+	if ct == "" && r.Method == http.MethodPost && len(body) == 0 {
+		// Stripe takes a POST without parameters with no Content-Type
+		// (its API reference's `curl -X POST …/expire`); stripe-mock
+		// would refuse it.
+		ct = "application/x-www-form-urlencoded"
+	}
+	if ct != "" {
 		req.Header.Set("Content-Type", ct)
 	}
 	resp, err := s.cfg.Client.Do(req)

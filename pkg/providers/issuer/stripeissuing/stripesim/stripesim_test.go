@@ -326,3 +326,27 @@ func luhnValid(number string) bool {
 	}
 	return sum%10 == 0
 }
+
+// TestPostWithoutParameters: a test helper that takes no parameters,
+// posted with no body and no Content-Type as Stripe's API reference's curl
+// does (`curl -X POST …/expire -u sk_test_…:`), is served as Stripe serves
+// it, not refused as stripe-mock would: the authorization expires, and the
+// harness finds no violation.
+func TestPostWithoutParameters(t *testing.T) {
+	h := newHarness(t)
+	a := h.authorize(t, h.card(t).ID, 500)
+	req, err := http.NewRequest(http.MethodPost, h.url+"/v1/test_helpers/issuing/authorizations/"+a.ID+"/expire", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.SetBasicAuth(apiKey, "")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got stripe.IssuingAuthorization
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK || got.Status != "expired" {
+		t.Fatalf("expire with no body: status %d, %+v, %v; want 200, expired", resp.StatusCode, got.Status, err)
+	}
+}
