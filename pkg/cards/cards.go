@@ -260,7 +260,8 @@ type Transaction struct {
 	Settled  int64
 	Refunded int64
 	// Expired marks an authorization whose hold its expiry released: it
-	// may still be captured (a settlement with nothing held).
+	// may still be captured (a settlement with nothing held) until a final
+	// settlement closes it.
 	Expired bool
 	// DebtID and Debt are the part of Fee that neither the card nor the
 	// wallet could pay: the debt it raised.

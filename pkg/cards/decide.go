@@ -275,9 +275,11 @@ func (s *Service) advise(ctx context.Context, card Card, n issuer.Notification) 
 			return nil
 		case !card.Status.Live():
 			// Terminated since our approval: the hold's money leaves the
-			// card for the wallet, as a REVERSAL (FinishTermination).
+			// card for the wallet, as a REVERSAL (FinishTermination),
+			// claimed by the advice: the network made no transaction of
+			// its own (the authorization's id claims our decision).
 			return s.follow(ctx, card, issuer.Notification{ID: n.ID, Type: issuer.NotifyReversal, Reason: n.Reason,
-				Transaction: &issuer.NetworkTransaction{ID: id, AuthorizationID: id, Currency: n.Transaction.Currency}})
+				Transaction: &issuer.NetworkTransaction{AuthorizationID: id, Currency: n.Transaction.Currency}})
 		}
 		err = s.declineLate(ctx, card, auth, n.ID)
 		if !errors.Is(err, ErrChanged) && !errors.Is(err, ErrCardRefused) {

@@ -400,10 +400,11 @@ func TestHoldExpiryTellsTheIssuerLater(t *testing.T) {
 	e.VerifyCards(companyID)
 }
 
-// claimOf returns what claims notification n's movement: a settlement's
-// and a refund's transaction id, any other's event id.
+// claimOf returns what claims notification n's movement: a settlement's,
+// a refund's and a reversal's transaction id, any other's event id.
 func claimOf(n issuer.Notification) string {
-	if n.Type == issuer.NotifySettlement || n.Type == issuer.NotifyRefund {
+	switch n.Type {
+	case issuer.NotifySettlement, issuer.NotifyRefund, issuer.NotifyReversal:
 		return n.Transaction.ID
 	}
 	return n.ID

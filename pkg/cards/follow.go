@@ -231,10 +231,11 @@ func (s *Service) settleRecord(ctx context.Context, card Card, orig *Transaction
 	if orig != nil {
 		tx.OriginalID, tx.Merchant, tx.Description = orig.ID, orig.Merchant, orig.Description
 		released = min(amount, orig.Hold)
-		if n.Transaction.Close {
-			released = orig.Hold
-		}
 		after := *orig
+		if n.Transaction.Close {
+			// Closed: nothing more is captured of it, expired or not.
+			released, after.Expired = orig.Hold, false
+		}
 		after.Hold, after.Settled = orig.Hold-released, orig.Settled+amount
 		if after.Hold == 0 {
 			after.Status, after.CompletedAt = TxSuccess, &now

@@ -3,6 +3,7 @@ package cards_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -104,7 +105,27 @@ func TestCardMoneyFollowsTheIssuer(t *testing.T) {
 				t.Errorf("held %d after the expiry, want 0", c.Held)
 			}
 			p.follow(t, a, cards.TxSettlement, ``)
+			// The settlement closed it: no second capture, no expiry.
+			for _, typ := range []cards.TxType{cards.TxSettlement, cards.TxReversal} {
+				if _, err := p.e.sandbox.Follow(p.ctx, p.companyID, a.ID, typ, cards.FollowInput{}); !errors.Is(err, cards.ErrAlreadySettled) {
+					t.Errorf("%s of the closed authorization: %v, want %v", typ, err, cards.ErrAlreadySettled)
+				}
+			}
+			if _, err := p.e.sandbox.Expire(p.ctx, p.companyID, a.ID); !errors.Is(err, cards.ErrAlreadySettled) {
+				t.Errorf("expiry of the closed authorization: %v, want %v", err, cards.ErrAlreadySettled)
+			}
 		}, "0", "10", "0", "0"},
+		{"captured in part after it expired, then the rest", 20, 0, func(t *testing.T, p moneyPlay) {
+			a := p.authorize(t, "10")
+			if _, err := p.e.sandbox.Expire(p.ctx, p.companyID, a.ID); err != nil {
+				t.Fatal(err)
+			}
+			p.follow(t, a, cards.TxSettlement, `{"amount":4,"final":false}`)
+			p.follow(t, a, cards.TxSettlement, `{"amount":5}`)
+			if _, err := p.e.sandbox.Follow(p.ctx, p.companyID, a.ID, cards.TxSettlement, cards.FollowInput{}); !errors.Is(err, cards.ErrAlreadySettled) {
+				t.Errorf("a third capture: %v, want %v", err, cards.ErrAlreadySettled)
+			}
+		}, "0", "11", "0", "0"},
 		{"a capture forced on an empty card, paid by the wallet", 5, 10, func(t *testing.T, p moneyPlay) {
 			p.capture(t, "5")
 			p.capture(t, "3")

@@ -236,8 +236,11 @@ func (s *Cards) followedTx(was, now cards.Transaction, untold bool) (types.Trans
 	if now.Amount != was.Amount { // an increment the issuer approved
 		u.set("amount", now.Amount)
 	}
-	if now.Expired && !was.Expired {
+	switch {
+	case now.Expired && !was.Expired:
 		u.set("expired", true)
+	case was.Expired && !now.Expired: // closed by a final settlement
+		u.remove("expired")
 	}
 	if now.CompletedAt != nil {
 		u.set("completed_at", timestamp.Format(*now.CompletedAt))
