@@ -46,7 +46,7 @@ func TestSweeperMeasuresWhatItLeavesOpen(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var emf bytes.Buffer
-			ctx := metrics.NewContext(context.Background(), metrics.New(&emf, "payments/test", "sweeper"))
+			ctx := metrics.NewContext(context.Background(), metrics.New(metrics.SyncWriter(&emf), "payments/test", "sweeper")) // its steps run at once
 			resp, _ := tt.sweep(ctx, awsevents.EventBridgeEvent{})
 			report, _ := json.Marshal(resp)
 			var got struct {
