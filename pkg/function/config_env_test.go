@@ -271,7 +271,9 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 func TestConfigOfProductionMode(t *testing.T) {
 	sm, _ := configTestEnv(t)
 	t.Setenv("MODE", function.ModeProduction)
-	for _, name := range []string{"payments", "payout-worker"} {
+	// The admin function reads both providers' records for the
+	// reconciliation (docs/reconciliation.md).
+	for _, name := range []string{"payments", "payout-worker", "admin"} {
 		cfg, err := loadConfig(name)
 		if err != nil || cfg.OperatorBaseURL != testOperatorURL || cfg.OperatorAPIToken != testOperatorToken {
 			t.Fatalf("%s: config %+v, %v", name, cfg, err)
@@ -283,7 +285,7 @@ func TestConfigOfProductionMode(t *testing.T) {
 	if cfg, err := loadConfig("operator-callbacks"); err != nil || cfg.OperatorCallbackKey != testOperatorKey {
 		t.Fatalf("operator-callbacks: config %+v, %v", cfg, err)
 	}
-	for _, name := range []string{"cards", "customers", "sweeper", "stripe-webhooks"} {
+	for _, name := range []string{"cards", "customers", "sweeper", "stripe-webhooks", "admin"} {
 		cfg, err := loadConfig(name)
 		if err != nil || cfg.IssuerBaseURL != testIssuerURL || cfg.IssuerAPIKey != testIssuerKey {
 			t.Fatalf("%s: config %+v, %v", name, cfg, err)
