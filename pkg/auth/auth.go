@@ -129,6 +129,7 @@ func NewService(cfg Config, comps Companies, limiter RateLimiter, cache *Company
 		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
 		jwt.WithIssuer(Issuer),
 		jwt.WithExpirationRequired(),
+		jwt.WithStrictDecoding(), // one spelling per token: unused bits of base64url zero, no padding
 		jwt.WithTimeFunc(func() time.Time { return s.Now() }),
 	)
 	return s, nil

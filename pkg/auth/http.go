@@ -55,8 +55,7 @@ func tokenHandler(svc *Service, w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	w.Header().Set("Cache-Control", "no-store")
-	httpapi.Write(w, http.StatusOK, tok)
+	httpapi.Write(w, http.StatusOK, tok) // Cache-Control no-store, as every answer of the router
 	return nil
 }
 

@@ -214,6 +214,11 @@ func TestTokenGuard(t *testing.T) {
 		sig[mid] = 'A'
 	}
 	tampered := parts[0] + "." + parts[1] + "." + string(sig)
+	// The same signature spelled otherwise: its last character's unused
+	// bits set (RFC 4648 §3.5 has them zero).
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := len(parts[2]) - 1
+	noncanonical := parts[0] + "." + parts[1] + "." + parts[2][:last] + string(alphabet[strings.IndexByte(alphabet, parts[2][last])^1])
 	none := signed(t, jwt.SigningMethodNone, jwt.UnsafeAllowNoneSignatureType, claims(nil))
 
 	tests := []struct {
@@ -245,6 +250,7 @@ func TestTokenGuard(t *testing.T) {
 		})), http.StatusUnauthorized},
 		{"other key version", "Bearer " + signed(t, jwt.SigningMethodHS256, apptest.AuthTestSecret, claims(func(c *auth.Claims) { c.KeyVersion = 2 })), http.StatusUnauthorized},
 		{"tampered signature", "Bearer " + tampered, http.StatusUnauthorized},
+		{"signature not in canonical base64url", "Bearer " + noncanonical, http.StatusUnauthorized},
 	}
 	var unauthorized string
 	for _, tt := range tests {

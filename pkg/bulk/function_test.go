@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -192,6 +193,48 @@ func TestAllOrNothing(t *testing.T) {
 	}
 	if r := e.Call(e.Payments, e.token, "GET", "/payment/payouts/bulk", ""); r.Str("meta", "total") != "0" {
 		t.Fatalf("batches: %s", r.Raw)
+	}
+	e.Verify(e.companyID)
+}
+
+// TestReportCellsAreText: what a company typed that a spreadsheet would
+// run as a formula (a cell beginning with =, +, -, @, a tab or a carriage
+// return) comes back in report.csv prefixed with ', as text; the rest as
+// typed.
+func TestReportCellsAreText(t *testing.T) {
+	e := newBatchEnv(t, "100000")
+	tests := []struct{ typed, want string }{
+		{`=HYPERLINK("x")`, `'=HYPERLINK("x")`},
+		{"+1", "'+1"},
+		{"-2", "'-2"},
+		{"@SUM(A1)", "'@SUM(A1)"},
+		{"\tTab", "'\tTab"},
+		{"\rReturn", "'\rReturn"},
+		{"June = pay", "June = pay"},
+	}
+	var items []string
+	for i, tt := range tests {
+		it := item(fmt.Sprintf("23767000%04d", i+1), 100, "")
+		reason, err := json.Marshal(tt.typed)
+		if err != nil {
+			t.Fatal(err)
+		}
+		items = append(items, strings.TrimSuffix(it, "}")+`,"reason":`+string(reason)+"}")
+	}
+	r := e.submit(batch("partial", items...))
+	if r.Status != 202 {
+		t.Fatalf("submit: %s", r.Raw)
+	}
+	report := e.Send(e.Payments, e.token, "GET", "/payment/payouts/bulk/"+r.Str("data", "batch_id")+"/report.csv", "")
+	rows, err := csv.NewReader(strings.NewReader(report.Body)).ReadAll()
+	if err != nil || len(rows) != len(tests)+1 {
+		t.Fatalf("report: %v\n%s", err, report.Body)
+	}
+	col := slices.Index(rows[0], "reason")
+	for i, tt := range tests {
+		if got := rows[i+1][col]; got != tt.want {
+			t.Errorf("reason %q came back %q, want %q", tt.typed, got, tt.want)
+		}
 	}
 	e.Verify(e.companyID)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"slices"
 	"strconv"
+	"strings"
 
 	"payments/pkg/events"
 	"payments/pkg/field"
@@ -194,10 +195,14 @@ func (h handlers) report(w http.ResponseWriter, r *http.Request) error {
 	err = h.svc.Report(r.Context(), cid, id, func(it Item) error {
 		v := it.View()
 		in := it.Input
-		return out.Write([]string{
+		row := []string{
 			strconv.Itoa(in.Row), in.ExternalID, in.Operator, in.Country, in.PhoneNumber, in.Amount, in.Currency, in.Reason, in.NotifyURL,
 			text(v.TransactionID), string(v.Status), fee(v.FeeAmount), text(v.FailureCode), text(v.FailureReason),
-		})
+		}
+		for i := range row {
+			row[i] = spreadsheetText(row[i])
+		}
+		return out.Write(row)
 	})
 	if err != nil {
 		return err
@@ -208,6 +213,17 @@ func (h handlers) report(w http.ResponseWriter, r *http.Request) error {
 	w.WriteHeader(http.StatusOK)
 	w.Write(buf.Bytes())
 	return nil
+}
+
+// spreadsheetText returns cell as a spreadsheet takes it for text: one
+// that begins with =, +, -, @, a tab or a carriage return is prefixed with
+// ' (OWASP's rule against CSV injection), so that opening the report runs
+// no formula a payee's reason or an external id carried in.
+func spreadsheetText(cell string) string {
+	if cell != "" && strings.IndexByte("=+-@\t\r", cell[0]) >= 0 {
+		return "'" + cell
+	}
+	return cell
 }
 
 // batchOf returns the caller's company and the batch id of the path; an id

@@ -94,9 +94,15 @@ func (rt *Router) serving(h HandlerFunc) http.Handler {
 func (rt *Router) Fallback(h HandlerFunc) { rt.fallback = h }
 
 // ServeHTTP routes r, answering unknown paths and methods with JSON errors,
-// and logs one line per request.
+// every answer with X-Content-Type-Options nosniff and Cache-Control
+// no-store, and logs one line per request.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
+	// No browser reads a JSON or CSV answer as a page, and no cache keeps
+	// one: answers are a company's own, and some carry secrets (a token, a
+	// client_key, a signing secret, a card's number, a document's link).
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.Header().Set("Cache-Control", "no-store")
 	rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 	h, pattern := rt.mux.Handler(r)
 	switch {

@@ -68,3 +68,32 @@ func TestRouterMiddleware(t *testing.T) {
 	}()
 	rt.Use(named("late"))
 }
+
+// TestEveryAnswerIsPrivate: every answer, a route's, an error's, an
+// unknown route's or a method's not allowed, says X-Content-Type-Options
+// nosniff, so that no browser reads a JSON or CSV body as a page, and
+// Cache-Control no-store, so that no cache keeps a secret it carries.
+func TestEveryAnswerIsPrivate(t *testing.T) {
+	rt := NewRouter(testCatalogue, nil)
+	rt.Handle("GET /ok", func(w http.ResponseWriter, r *http.Request) error {
+		Respond(w, http.StatusOK, "ok", nil)
+		return nil
+	})
+	rt.Handle("GET /fails", func(http.ResponseWriter, *http.Request) error { return errThing })
+	for _, tt := range []struct {
+		method, path string
+		status       int
+	}{
+		{"GET", "/ok", http.StatusOK},
+		{"GET", "/fails", http.StatusNotFound},
+		{"GET", "/nowhere", http.StatusNotFound},
+		{"POST", "/ok", http.StatusMethodNotAllowed},
+	} {
+		w := httptest.NewRecorder()
+		rt.ServeHTTP(w, httptest.NewRequest(tt.method, BasePath+tt.path, nil))
+		if h := w.Header(); w.Code != tt.status || h.Get("X-Content-Type-Options") != "nosniff" || h.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s %s: %d, X-Content-Type-Options %q, Cache-Control %q", tt.method, tt.path, w.Code,
+				h.Get("X-Content-Type-Options"), h.Get("Cache-Control"))
+		}
+	}
+}
