@@ -2323,6 +2323,7 @@ const (
 	RATELIMITEXCEEDED            ErrorCode = "RATE_LIMIT_EXCEEDED"
 	RECONCILIATIONNOTFOUND       ErrorCode = "RECONCILIATION_NOT_FOUND"
 	RECONCILIATIONRUNNING        ErrorCode = "RECONCILIATION_RUNNING"
+	REVEALLIMITEXCEEDED          ErrorCode = "REVEAL_LIMIT_EXCEEDED"
 	REVEALNOTAUDITED             ErrorCode = "REVEAL_NOT_AUDITED"
 	ROUTENOTFOUND                ErrorCode = "ROUTE_NOT_FOUND"
 	TEMPORARILYUNAVAILABLE       ErrorCode = "TEMPORARILY_UNAVAILABLE"
@@ -2482,6 +2483,8 @@ func (e ErrorCode) Valid() bool {
 	case RECONCILIATIONNOTFOUND:
 		return true
 	case RECONCILIATIONRUNNING:
+		return true
+	case REVEALLIMITEXCEEDED:
 		return true
 	case REVEALNOTAUDITED:
 		return true
@@ -14322,7 +14325,9 @@ type ClientInterface interface {
 	// `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
 	// the issuer terminated is terminated here with its refund; a freeze or unfreeze it made is followed.
 	// `reveal=true` first writes a reveal record (read them with `GET /cards/{id}/reveals`); if it cannot be
-	// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). `includeRaw=true` adds `raw`, the
+	// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). A company reveals its cards at most
+	// `REVEAL_LIMIT_PER_HOUR` times (100 by default) in any hour: the next reveal is 429 `REVEAL_LIMIT_EXCEEDED`, with
+	// `Retry-After` the seconds until one is admitted, and reveals nothing. `includeRaw=true` adds `raw`, the
 	// issuer's record of the card.
 	//
 	// Corresponds with GET /cards/{id} (the `GetCard` operationId).
@@ -16307,7 +16312,9 @@ func (c *Client) OpenCardDispute(ctx context.Context, id string, params *OpenCar
 // `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
 // the issuer terminated is terminated here with its refund; a freeze or unfreeze it made is followed.
 // `reveal=true` first writes a reveal record (read them with `GET /cards/{id}/reveals`); if it cannot be
-// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). `includeRaw=true` adds `raw`, the
+// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). A company reveals its cards at most
+// `REVEAL_LIMIT_PER_HOUR` times (100 by default) in any hour: the next reveal is 429 `REVEAL_LIMIT_EXCEEDED`, with
+// `Retry-After` the seconds until one is admitted, and reveals nothing. `includeRaw=true` adds `raw`, the
 // issuer's record of the card.
 //
 // Corresponds with GET /cards/{id} (the `GetCard` operationId).
@@ -24238,7 +24245,9 @@ type ClientWithResponsesInterface interface {
 	// `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
 	// the issuer terminated is terminated here with its refund; a freeze or unfreeze it made is followed.
 	// `reveal=true` first writes a reveal record (read them with `GET /cards/{id}/reveals`); if it cannot be
-	// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). `includeRaw=true` adds `raw`, the
+	// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). A company reveals its cards at most
+	// `REVEAL_LIMIT_PER_HOUR` times (100 by default) in any hour: the next reveal is 429 `REVEAL_LIMIT_EXCEEDED`, with
+	// `Retry-After` the seconds until one is admitted, and reveals nothing. `includeRaw=true` adds `raw`, the
 	// issuer's record of the card.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -28443,6 +28452,11 @@ type GetCardResponse409Headers struct {
 	RetryAfter *string
 }
 
+// GetCardResponse429Headers the declared response headers of an HTTP 429 response for GetCard
+type GetCardResponse429Headers struct {
+	RetryAfter *string
+}
+
 // GetCardResponse502Headers the declared response headers of an HTTP 502 response for GetCard
 type GetCardResponse502Headers struct {
 	RetryAfter *string
@@ -28476,12 +28490,16 @@ type GetCardResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RetryableError
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *GetCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *GetCardResponse502Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -28521,6 +28539,11 @@ func (r GetCardResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r GetCardResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCardResponse) GetJSON429() *RetryableError {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -36484,7 +36507,9 @@ func (c *ClientWithResponses) OpenCardDisputeWithResponse(ctx context.Context, i
 // `sync` (default true) reads the issuer first (502 `CARD_ISSUER_UNAVAILABLE` when it cannot be read): a card
 // the issuer terminated is terminated here with its refund; a freeze or unfreeze it made is followed.
 // `reveal=true` first writes a reveal record (read them with `GET /cards/{id}/reveals`); if it cannot be
-// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). `includeRaw=true` adds `raw`, the
+// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). A company reveals its cards at most
+// `REVEAL_LIMIT_PER_HOUR` times (100 by default) in any hour: the next reveal is 429 `REVEAL_LIMIT_EXCEEDED`, with
+// `Retry-After` the seconds until one is admitted, and reveals nothing. `includeRaw=true` adds `raw`, the
 // issuer's record of the card.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -40867,6 +40892,13 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40894,6 +40926,16 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCardResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers GetCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

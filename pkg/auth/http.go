@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -35,11 +34,7 @@ func tokenHandler(svc *Service, w http.ResponseWriter, r *http.Request) error {
 	// and a refused one costs no credential check.
 	now := svc.Now()
 	if err := svc.admit(r.Context(), httpapi.SourceIP(r), now); err != nil {
-		var rl *RateLimitError
-		if errors.As(err, &rl) {
-			w.Header().Set("Retry-After", strconv.Itoa(rl.RetryAfterSeconds()))
-		}
-		return err
+		return err // a *RateLimitError: its Retry-After is written with it
 	}
 	var req tokenRequest
 	if err := httpapi.Decode(r, &req); err != nil {

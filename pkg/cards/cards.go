@@ -59,6 +59,9 @@ var (
 	// ErrRevealNotAudited is a reveal whose audit record could not be
 	// written: nothing is revealed.
 	ErrRevealNotAudited = errors.New("cards: the reveal could not be audited")
+	// ErrRevealLimitExceeded is a reveal past the company's hourly quota:
+	// nothing is revealed. The error returned is a *RevealLimitError.
+	ErrRevealLimitExceeded = errors.New("cards: reveal limit exceeded")
 	// ErrEventApplied is an issuer notification applied before: nothing
 	// was written again.
 	ErrEventApplied = errors.New("cards: issuer event already applied")

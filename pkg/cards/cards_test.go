@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -267,6 +268,41 @@ func TestRevealWithoutAudit(t *testing.T) {
 	}
 	if audit := e.Call(e.Cards, token, "GET", "/cards/"+card+"/reveals", ""); len(audit.Items()) != 0 {
 		t.Errorf("records %s", audit.Raw)
+	}
+}
+
+// TestRevealQuota: a company reveals its cards at most RevealLimit times an
+// hour; the next reveal is 429 REVEAL_LIMIT_EXCEEDED with a Retry-After
+// within the hour, reveals nothing and records no audit; another company's
+// quota is its own.
+func TestRevealQuota(t *testing.T) {
+	e := apptest.NewCardsTestEnv(t)
+	cfg := e.Cfg
+	cfg.RevealLimit = 3
+	h := e.CardsFunction(t, cfg)
+	_, token, _, customerID := e.CardCompany("50", "CM-7402")
+	card := e.Call(h, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":5}`).Str("data", "id")
+	for i := range cfg.RevealLimit {
+		if r := e.Call(h, token, "GET", "/cards/"+card+"?reveal=true&sync=false", ""); r.Status != 200 || r.Str("data", "cvv") == "<nil>" {
+			t.Fatalf("reveal %d: %d %s", i+1, r.Status, r.Raw)
+		}
+	}
+	r := e.Send(h, token, "GET", "/cards/"+card+"?reveal=true&sync=false", "")
+	wait, err := strconv.Atoi(r.Headers["Retry-After"])
+	if r.StatusCode != 429 || !strings.Contains(r.Body, `"code":"REVEAL_LIMIT_EXCEEDED"`) || strings.Contains(r.Body, `"cvv"`) ||
+		err != nil || wait < 1 || wait > 3600 {
+		t.Fatalf("reveal past the quota: %d, Retry-After %q, %s", r.StatusCode, r.Headers["Retry-After"], r.Body)
+	}
+	if audit := e.Call(h, token, "GET", "/cards/"+card+"/reveals", ""); len(audit.Items()) != cfg.RevealLimit {
+		t.Errorf("%d reveals recorded, want %d", len(audit.Items()), cfg.RevealLimit)
+	}
+	if r := e.Call(h, token, "GET", "/cards/"+card+"?sync=false", ""); r.Status != 200 {
+		t.Errorf("a read without reveal: %d %s", r.Status, r.Raw)
+	}
+	_, other, _, otherCustomer := e.CardCompany("50", "CM-7403")
+	otherCard := e.Call(h, other, "POST", "/cards", `{"customer_id":"`+otherCustomer+`","amount":5}`).Str("data", "id")
+	if r := e.Call(h, other, "GET", "/cards/"+otherCard+"?reveal=true&sync=false", ""); r.Status != 200 {
+		t.Errorf("another company's reveal: %d %s", r.Status, r.Raw)
 	}
 }
 

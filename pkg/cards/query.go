@@ -9,10 +9,12 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"payments/pkg/customers"
 	"payments/pkg/field"
 	"payments/pkg/ids"
+	"payments/pkg/metrics"
 	"payments/pkg/page"
 	"payments/pkg/providers/issuer"
 )
@@ -71,6 +73,9 @@ func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) 
 	}
 	r.Card = card
 	if o.Reveal && card.Number.KeyID != "" {
+		if err := s.admitReveal(ctx, companyID, card.ID); err != nil {
+			return Read{}, err
+		}
 		a := o.Audit
 		a.ID, a.CompanyID, a.CardID, a.KeyID, a.CreatedAt = ids.NewV7(s.now()), companyID, card.ID, card.Number.KeyID, s.now()
 		if err := s.Store.PutReveal(ctx, a); err != nil {
@@ -338,4 +343,42 @@ func (s *Service) Resume(ctx context.Context, open Transaction) error {
 	}
 	_, err = s.finishIssuance(ctx, card, tx, holder)
 	return err
+}
+
+// RevealLimitError is a reveal refused by the company's hourly quota, with
+// the time after which one would be admitted.
+type RevealLimitError struct{ RetryAfter time.Duration }
+
+func (e *RevealLimitError) Error() string {
+	return fmt.Sprintf("%v: retry after %v", ErrRevealLimitExceeded, e.RetryAfter)
+}
+
+// Unwrap returns ErrRevealLimitExceeded.
+func (e *RevealLimitError) Unwrap() error { return ErrRevealLimitExceeded }
+
+// RetryAfterSeconds returns the wait in whole seconds, rounded up, at
+// least 1: the answer's Retry-After.
+func (e *RevealLimitError) RetryAfterSeconds() int {
+	return max(1, int((e.RetryAfter+time.Second-1)/time.Second))
+}
+
+// admitReveal charges one reveal of card to the company's hourly quota:
+// past it, the reveal is refused (a *RevealLimitError) and counted
+// (CardRevealsRefused, which an alarm watches: a company revealing this
+// many cards is unusual); a quota that cannot be read refuses it too.
+func (s *Service) admitReveal(ctx context.Context, companyID, cardID string) error {
+	if s.RevealQuota == nil {
+		return fmt.Errorf("%w: this function keeps no reveal quota", ErrRevealNotAudited)
+	}
+	ok, wait, err := s.RevealQuota.Allow(ctx, companyID, s.now())
+	switch {
+	case err != nil:
+		return fmt.Errorf("%w: the reveal quota: %w", ErrRevealNotAudited, err)
+	case !ok:
+		metrics.Count(ctx, metrics.CardRevealsRefused)
+		slog.WarnContext(ctx, "reveal refused: the company's hourly quota is spent", "card_id", cardID, "retry_after", wait)
+		return &RevealLimitError{RetryAfter: wait}
+	}
+	metrics.Count(ctx, metrics.CardsRevealed)
+	return nil
 }

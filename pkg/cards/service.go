@@ -73,6 +73,17 @@ type Deps struct {
 	Issuer issuer.Issuer
 	Vault  Sealer
 	Events Publisher
+	// RevealQuota admits or refuses each reveal of a company's cards (its
+	// hourly quota); nil, as for the functions that never reveal, refuses
+	// every reveal.
+	RevealQuota RevealLimiter
+}
+
+// RevealLimiter admits or refuses one reveal of the cards of company key at
+// now; refused, retryAfter is how long until one would be admitted.
+// store.RateLimiter implements it.
+type RevealLimiter interface {
+	Allow(ctx context.Context, key string, now time.Time) (allowed bool, retryAfter time.Duration, err error)
 }
 
 // ErrNoIssuer is a change asked of a deployment without a card issuer

@@ -66,6 +66,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		AdminAPIKey:          apptest.AuthTestAdminKey,
 		TokenTTL:             time.Hour,
 		TokenRateLimit:       10,
+		RevealLimit:          100,
 		DocumentsBucket:      storetest.NewBucket(tb),
 		S3Endpoint:           storetest.S3Endpoint(tb),
 		CardKey:              apptest.TestCardKey,

@@ -44,6 +44,7 @@ type Config struct {
 	DocumentsBucket  string        // DOCUMENTS_BUCKET: identity documents
 	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
 	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
+	RevealLimit      int           // REVEAL_LIMIT_PER_HOUR: card reveals per company in any hour, default 100
 	PaymentDeadline  time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
 	// BulkPayoutsQueueURL (BULK_PAYOUTS_QUEUE_URL) is the queue of the
 	// bulk batches' work: their chunk jobs and their items' submissions and
@@ -187,6 +188,8 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			c.TokenTTL = time.Duration(ttl) * time.Second
 		case "TOKEN_RATE_LIMIT":
 			c.TokenRateLimit, err = envInt(name, 10)
+		case "REVEAL_LIMIT_PER_HOUR":
+			c.RevealLimit, err = envInt(name, 100)
 		case "PAYMENT_DEADLINE_SECONDS":
 			var s int
 			s, err = envInt(name, int(payments.DefaultDeadline/time.Second))

@@ -100,6 +100,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"DOCUMENTS_BUCKET":                  "payments-test-documents",
 		"TOKEN_TTL_SECONDS":                 "600",
 		"TOKEN_RATE_LIMIT":                  "7",
+		"REVEAL_LIMIT_PER_HOUR":             "50",
 		"PAYMENT_DEADLINE_SECONDS":          "20",
 		"CARD_HOLD_EXPIRY_SECONDS":          "3600",
 		"RECONCILIATION_FIRST_WINDOW_HOURS": "48",
@@ -176,7 +177,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL,
 			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL}, []string{testIssuerSecretARN}},
-		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token, IssuerBaseURL: testIssuerURL},
+		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token, IssuerBaseURL: testIssuerURL, RevealLimit: 50},
 			[]string{testTokenSecretARN}},
 		{"stripe-webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"],
 			IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL}, []string{testIssuerSecretARN}},
@@ -245,7 +246,7 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		configTestEnv(t)
 		for _, k := range []string{"METRICS_NAMESPACE", "MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION", "CARD_HOLD_EXPIRY_SECONDS",
-			"RECONCILIATION_FIRST_WINDOW_HOURS"} {
+			"RECONCILIATION_FIRST_WINDOW_HOURS", "REVEAL_LIMIT_PER_HOUR"} {
 			t.Setenv(k, "")
 		}
 		cfg, err := loadConfig("auth")
@@ -259,6 +260,9 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
 		if cfg, err := loadConfig("admin"); err != nil || cfg.AdminCreditInProduction {
+			t.Fatalf("config %+v, %v", cfg, err)
+		}
+		if cfg, err := loadConfig("cards"); err != nil || cfg.RevealLimit != 100 {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
 	})

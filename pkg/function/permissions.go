@@ -187,7 +187,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"cards": {
-		Settings: []string{modeSetting, issuerURL},
+		Settings: []string{modeSetting, issuerURL, "REVEAL_LIMIT_PER_HOUR"},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},

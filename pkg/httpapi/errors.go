@@ -141,6 +141,10 @@ func newBody(status int, code, message, field string) ErrorBody {
 // with its text, which never reaches the client.
 func (c Catalogue) WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	body, retryAfter, known := c.lookup(err)
+	var wait interface{ RetryAfterSeconds() int } // a limit's own wait
+	if known && errors.As(err, &wait) {
+		retryAfter = wait.RetryAfterSeconds()
+	}
 	if d := (*DataError)(nil); known && errors.As(err, &d) {
 		body.Data = d.Data
 	}

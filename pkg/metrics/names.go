@@ -45,6 +45,11 @@ const (
 	// issuer or the network approved without our answer, recorded as
 	// holds all the same.
 	AuthorizationsApprovedWithoutUs = "AuthorizationsApprovedWithoutUs"
+	// CardsRevealed counts the reveals of a card's number and CVV.
+	CardsRevealed = "CardsRevealed"
+	// CardRevealsRefused counts the reveals refused because the company
+	// spent its hourly quota (REVEAL_LIMIT_PER_HOUR).
+	CardRevealsRefused = "CardRevealsRefused"
 	// AuthorizationDecisionLatency is the time taken to answer one card
 	// authorization request, a retry's included.
 	AuthorizationDecisionLatency = "AuthorizationDecisionLatency"

@@ -74,8 +74,11 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (boo
 		hits := slices.DeleteFunc(it.Hits, func(t int64) bool { return t <= nowMs-windowMs })
 		if len(hits) >= l.limit {
 			// Clocks of instances differ a little: never ask for more than
-			// one window.
-			wait = time.Duration(min(slices.Min(hits)+windowMs-nowMs, windowMs)) * time.Millisecond
+			// one window (nor less, when a limit below 1 admits nothing).
+			wait = l.window
+			if len(hits) > 0 {
+				wait = time.Duration(min(slices.Min(hits)+windowMs-nowMs, windowMs)) * time.Millisecond
+			}
 			return nil
 		}
 		item, err := attributevalue.MarshalMap(rateLimitItem{

@@ -67,6 +67,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		AdminAPIKey:         AuthTestAdminKey,
 		TokenTTL:            time.Hour,
 		TokenRateLimit:      10,
+		RevealLimit:         100,
 		CardKey:             TestCardKey,
 		IssuerWebhookSecret: IssuerTestSecret,
 	}

@@ -37,7 +37,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		return function.HTTP(rt), nil
 	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	svc, err := services.Cards(db, p, vault.New(vault.NoKeys), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
+	svc, err := services.Cards(db, p, vault.New(vault.NoKeys), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL), nil)
 	if err != nil {
 		return nil, err
 	}

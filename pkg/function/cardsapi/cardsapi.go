@@ -4,6 +4,8 @@ package cardsapi
 
 import (
 	"context"
+	"fmt"
+	"time"
 
 	"payments/pkg/cards"
 	"payments/pkg/function"
@@ -38,8 +40,12 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 
 // Service returns the cards service over db, its card secrets sealed under
 // the KMS key of cfg (services.CardVault), its events published on
-// webhooks, with the card issuer of cfg's mode.
+// webhooks, with the card issuer of cfg's mode and each company's reveals
+// limited to cfg.RevealLimit an hour.
 func Service(cfg function.Config, db *store.DB, webhooks function.Queue) (*cards.Service, error) {
+	if cfg.RevealLimit < 1 {
+		return nil, fmt.Errorf("%w: REVEAL_LIMIT_PER_HOUR must be at least 1, not %d", function.ErrConfig, cfg.RevealLimit)
+	}
 	v, err := services.CardVault(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
@@ -52,5 +58,5 @@ func Service(cfg function.Config, db *store.DB, webhooks function.Queue) (*cards
 	if err != nil {
 		return nil, err
 	}
-	return services.Cards(db, p, v, webhooks)
+	return services.Cards(db, p, v, webhooks, store.NewRateLimiter(db, "reveal", cfg.RevealLimit, time.Hour))
 }

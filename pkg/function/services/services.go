@@ -312,8 +312,9 @@ func CardVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID str
 // the webhooks queue, with the card issuer of p: the sandbox issuer in
 // sandbox mode; in production mode Stripe Issuing, for a function that
 // built it (pkg/function/cardissuer), else issuer.None, with which every
-// change is refused (cards.ErrNoIssuer) and reads work.
-func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue) (*cards.Service, error) {
+// change is refused (cards.ErrNoIssuer) and reads work. reveals is the
+// companies' reveal quota, nil for a function that reveals nothing.
+func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue, reveals cards.RevealLimiter) (*cards.Service, error) {
 	events := Events(db, webhooks)
 	holders, err := customers.NewCardholders(store.NewCustomers(db), p.Issuer, events)
 	if err != nil {
@@ -324,14 +325,15 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 		return nil, err
 	}
 	return cards.NewService(cards.Deps{
-		Store:     store.NewCards(db),
-		Customers: holders,
-		Wallets:   balances,
-		Companies: cardSlots{companies.NewService(store.NewCompanies(db))},
-		Fees:      fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
-		Issuer:    p.Issuer,
-		Vault:     v,
-		Events:    events,
+		Store:       store.NewCards(db),
+		Customers:   holders,
+		Wallets:     balances,
+		Companies:   cardSlots{companies.NewService(store.NewCompanies(db))},
+		Fees:        fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
+		Issuer:      p.Issuer,
+		Vault:       v,
+		Events:      events,
+		RevealQuota: reveals,
 	})
 }
 

@@ -116,7 +116,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		return nil, err
 	}
 	batches.Now = now
-	cardSvc, err := services.Cards(db, p, v, hooks)
+	cardSvc, err := services.Cards(db, p, v, hooks, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -414,6 +414,7 @@ var paramVariables = map[string]string{
 	"MODE":                        "Mode",
 	"TOKEN_TTL_SECONDS":           "TokenTtlSeconds",
 	"TOKEN_RATE_LIMIT":            "TokenRateLimit",
+	"REVEAL_LIMIT_PER_HOUR":       "RevealLimitPerHour",
 	"PAYMENT_DEADLINE_SECONDS":    "PaymentDeadlineSeconds",
 	"CARD_HOLD_EXPIRY_SECONDS":    "CardHoldExpirySeconds",
 	"ISSUER_DECISION_DEADLINE_MS": "IssuerDecisionDeadlineMs",
