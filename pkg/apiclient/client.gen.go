@@ -14601,7 +14601,8 @@ type ClientInterface interface {
 	// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
 	// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
-	// (the network then declines on its own).
+	// (the network then declines on its own). In production mode, where the issuer is Stripe (`POST
+	// /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -14624,7 +14625,8 @@ type ClientInterface interface {
 	// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
 	// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
-	// (the network then declines on its own).
+	// (the network then declines on its own). In production mode, where the issuer is Stripe (`POST
+	// /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -14685,7 +14687,8 @@ type ClientInterface interface {
 	// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
 	// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
 	// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
-	// could not be queued (nothing was accepted: the issuer sends it again).
+	// could not be queued (nothing was accepted: the issuer sends it again). In production mode, where the issuer is
+	// Stripe (`POST /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -14700,7 +14703,8 @@ type ClientInterface interface {
 	// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
 	// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
 	// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
-	// could not be queued (nothing was accepted: the issuer sends it again).
+	// could not be queued (nothing was accepted: the issuer sends it again). In production mode, where the issuer is
+	// Stripe (`POST /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -16828,7 +16832,8 @@ func (c *Client) GetEvent(ctx context.Context, id string, reqEditors ...RequestE
 // the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
 // another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 // 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
-// (the network then declines on its own).
+// (the network then declines on its own). In production mode, where the issuer is Stripe (`POST
+// /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -16861,7 +16866,8 @@ func (c *Client) DecideCardAuthorizationWithBody(ctx context.Context, contentTyp
 // the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
 // another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 // 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
-// (the network then declines on its own).
+// (the network then declines on its own). In production mode, where the issuer is Stripe (`POST
+// /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -16952,7 +16958,8 @@ func (c *Client) ReceiveStripeIssuingEvent(ctx context.Context, body ReceiveStri
 // sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
 // effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
 // whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
-// could not be queued (nothing was accepted: the issuer sends it again).
+// could not be queued (nothing was accepted: the issuer sends it again). In production mode, where the issuer is
+// Stripe (`POST /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 //
 // Takes any type of body and a specified content type.
 //
@@ -16977,7 +16984,8 @@ func (c *Client) ReceiveIssuerNotificationWithBody(ctx context.Context, contentT
 // sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
 // effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
 // whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
-// could not be queued (nothing was accepted: the issuer sends it again).
+// could not be queued (nothing was accepted: the issuer sends it again). In production mode, where the issuer is
+// Stripe (`POST /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -24547,7 +24555,8 @@ type ClientWithResponsesInterface interface {
 	// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
 	// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
-	// (the network then declines on its own).
+	// (the network then declines on its own). In production mode, where the issuer is Stripe (`POST
+	// /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -24570,7 +24579,8 @@ type ClientWithResponsesInterface interface {
 	// the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
 	// another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 	// 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
-	// (the network then declines on its own).
+	// (the network then declines on its own). In production mode, where the issuer is Stripe (`POST
+	// /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -24631,7 +24641,8 @@ type ClientWithResponsesInterface interface {
 	// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
 	// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
 	// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
-	// could not be queued (nothing was accepted: the issuer sends it again).
+	// could not be queued (nothing was accepted: the issuer sends it again). In production mode, where the issuer is
+	// Stripe (`POST /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -24646,7 +24657,8 @@ type ClientWithResponsesInterface interface {
 	// sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
 	// effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
 	// whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
-	// could not be queued (nothing was accepted: the issuer sends it again).
+	// could not be queued (nothing was accepted: the issuer sends it again). In production mode, where the issuer is
+	// Stripe (`POST /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -30651,6 +30663,8 @@ type DecideCardAuthorizationResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Error
 	// JSON413 the response for an HTTP 413 `application/json` response
@@ -30686,6 +30700,11 @@ func (r DecideCardAuthorizationResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r DecideCardAuthorizationResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r DecideCardAuthorizationResponse) GetJSON404() *Error {
+	return r.JSON404
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
@@ -30843,6 +30862,8 @@ type ReceiveIssuerNotificationResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *Error
 	// JSON500 the response for an HTTP 500 `application/json` response
@@ -30875,6 +30896,11 @@ func (r ReceiveIssuerNotificationResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ReceiveIssuerNotificationResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r ReceiveIssuerNotificationResponse) GetJSON404() *Error {
+	return r.JSON404
 }
 
 // GetJSON413 returns the response for an HTTP 413 `application/json` response
@@ -36953,7 +36979,8 @@ func (c *ClientWithResponses) GetEventWithResponse(ctx context.Context, id strin
 // the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
 // another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 // 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
-// (the network then declines on its own).
+// (the network then declines on its own). In production mode, where the issuer is Stripe (`POST
+// /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -36982,7 +37009,8 @@ func (c *ClientWithResponses) DecideCardAuthorizationWithBodyWithResponse(ctx co
 // the body is not an authorization request; 409 `DUPLICATE_TRANSACTION` when the `id` was decided for
 // another card of the company; 401 `INVALID_SIGNATURE` whatever is wrong with the signature;
 // 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` or 503 when the decision could not be read or written
-// (the network then declines on its own).
+// (the network then declines on its own). In production mode, where the issuer is Stripe (`POST
+// /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -37061,7 +37089,8 @@ func (c *ClientWithResponses) ReceiveStripeIssuingEventWithResponse(ctx context.
 // sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
 // effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
 // whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
-// could not be queued (nothing was accepted: the issuer sends it again).
+// could not be queued (nothing was accepted: the issuer sends it again). In production mode, where the issuer is
+// Stripe (`POST /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -37082,7 +37111,8 @@ func (c *ClientWithResponses) ReceiveIssuerNotificationWithBodyWithResponse(ctx 
 // sent on the `issuer-events` queue (202), for the card-worker to apply once per `id`; that is the route's only
 // effect. 400 `INVALID_FIELD` naming `body` when the body is not a notification; 401 `INVALID_SIGNATURE`
 // whatever is wrong with the signature; 413 `BODY_TOO_LARGE` over 64 KiB; 500 `INTERNAL` when the notification
-// could not be queued (nothing was accepted: the issuer sends it again).
+// could not be queued (nothing was accepted: the issuer sends it again). In production mode, where the issuer is
+// Stripe (`POST /issuer/stripe/webhooks`), this sandbox format is not served: 404 `ROUTE_NOT_FOUND`.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -42725,6 +42755,13 @@ func ParseDecideCardAuthorizationResponse(rsp *http.Response) (*DecideCardAuthor
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42888,6 +42925,13 @@ func ParseReceiveIssuerNotificationResponse(rsp *http.Response) (*ReceiveIssuerN
 			return nil, err
 		}
 		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
 		var dest Error

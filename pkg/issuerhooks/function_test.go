@@ -16,6 +16,7 @@ import (
 
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
+	"payments/pkg/function/issuerauthorizations"
 	"payments/pkg/function/issuerwebhooks"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
@@ -103,6 +104,37 @@ func (e *issuerHookEnv) bodies(t *testing.T) []string {
 		return len(got) >= want
 	})
 	return got
+}
+
+// TestSandboxFormatNotServedInProduction: in production mode the card
+// issuer is Stripe, whose events and requests reach POST
+// /issuer/stripe/webhooks; the sandbox format's routes answer 404
+// ROUTE_NOT_FOUND, a well-signed notification included, and queue nothing.
+func TestSandboxFormatNotServedInProduction(t *testing.T) {
+	e := newIssuerHookEnv(t)
+	cfg := e.cfg
+	cfg.Mode = function.ModeProduction
+	hooks, err := issuerwebhooks.NewWithClock(apptest.Recording(cfg, "issuer-webhooks"), func() time.Time { return issuerTestNow })
+	if err != nil {
+		t.Fatal(err)
+	}
+	auths, err := issuerauthorizations.New(context.Background(), apptest.Recording(cfg, "issuer-authorizations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		h    function.HTTPHandler
+		path string
+	}{{hooks, "/api/v1/issuer/webhooks"}, {auths, "/api/v1/issuer/authorizations"}} {
+		res := apptest.AuthTestCall(t, tt.h, apptest.AuthTestEvent("POST", tt.path, "198.51.100.7",
+			issuerSigned(issuerTestNotification, issuerTestNow), issuerTestNotification))
+		if res.StatusCode != 404 || !strings.Contains(res.Body, "ROUTE_NOT_FOUND") {
+			t.Errorf("POST %s in production mode: %d %s", tt.path, res.StatusCode, res.Body)
+		}
+	}
+	if n := e.queued(t); n != 0 {
+		t.Errorf("%d notifications queued", n)
+	}
 }
 
 // TestIssuerWebhookAccepted: a notification signed with the issuer's secret,

@@ -21,8 +21,13 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 }
 
 // NewWithClock is New with the clock that signatures' timestamps are
-// checked against.
+// checked against. In production mode it serves no route (404
+// ROUTE_NOT_FOUND): Stripe's events reach the stripe-webhooks function,
+// and this format is the sandbox's.
 func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandler, error) {
+	if cfg.Mode == function.ModeProduction {
+		return function.HTTP(httpapi.NewRouter(function.Errors, nil)), nil
+	}
 	h, err := function.IssuerHooks(cfg, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL))
 	if err != nil {
 		return nil, err
