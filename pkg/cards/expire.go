@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"payments/pkg/contention"
-	"payments/pkg/events"
 	"payments/pkg/providers/issuer"
 )
 
@@ -35,7 +34,7 @@ const expiryClaim = "expiry#"
 // that does.
 func (s *Service) ExpireHold(ctx context.Context, h Transaction) (expired bool, err error) {
 	claim := expiryClaim + h.ID
-	n := issuer.Notification{ID: claim, Type: issuer.NotifyReversal, Reason: events.ReversalReasonExpired,
+	n := issuer.Notification{ID: claim, Type: issuer.NotifyReversal, Reason: issuer.ReleaseExpired,
 		Transaction: &issuer.NetworkTransaction{}}
 	_, err = contention.Retry.Do(ctx, func(ctx context.Context) (bool, error) {
 		// The index lags: read the hold again, strongly consistent.

@@ -272,7 +272,7 @@ func (s *Service) reverseRecord(ctx context.Context, card Card, orig Transaction
 	if after.Hold == 0 {
 		after.Status, after.CompletedAt = TxSuccess, &now
 	}
-	after.Expired = after.Expired || n.Reason == events.ReversalReasonExpired
+	after.Expired = after.Expired || n.Reason == issuer.ReleaseExpired
 	rec := Record{EventID: n.ID, Card: card, Original: &orig, OriginalAfter: &after, HeldDelta: -released, Now: now}
 	if released == 0 {
 		rec.Made = orig.ID

@@ -96,7 +96,7 @@ func (s *Service) Apply(ctx context.Context, n issuer.Notification) error {
 	default:
 		// A reversal's reason is one of ours (an expiry, which leaves the
 		// authorization capturable): the network's other texts are not.
-		if n.Reason != events.ReversalReasonExpired {
+		if n.Reason != issuer.ReleaseExpired {
 			n.Reason = ""
 		}
 		err = s.follow(ctx, card, n)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 
-	"payments/pkg/events"
 	"payments/pkg/field"
 	"payments/pkg/providers/issuer"
 )
@@ -36,7 +35,7 @@ func (sb *Sandbox) Follow(ctx context.Context, companyID, txID string, typ TxTyp
 // Expire has the network expire authorization txID of the company: its
 // hold released (reason expired), the authorization still capturable.
 func (sb *Sandbox) Expire(ctx context.Context, companyID, txID string) (Transaction, error) {
-	tx, _, err := sb.follow(ctx, companyID, txID, TxReversal, events.ReversalReasonExpired, FollowInput{})
+	tx, _, err := sb.follow(ctx, companyID, txID, TxReversal, issuer.ReleaseExpired, FollowInput{})
 	return tx, err
 }
 

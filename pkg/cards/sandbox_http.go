@@ -6,8 +6,8 @@ import (
 	"log/slog"
 	"net/http"
 
-	"payments/pkg/events"
 	"payments/pkg/httpapi"
+	"payments/pkg/providers/issuer"
 )
 
 // SandboxRoutes registers the card-network sandbox's routes (sandbox mode
@@ -54,7 +54,7 @@ func (h sandboxHandlers) expire(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
-		return h.sb.follow(ctx, companyID, r.PathValue("transactionId"), TxReversal, events.ReversalReasonExpired, in)
+		return h.sb.follow(ctx, companyID, r.PathValue("transactionId"), TxReversal, issuer.ReleaseExpired, in)
 	})
 }
 

@@ -103,8 +103,10 @@ const (
 const ApprovedWithoutUs = "approved_without_us"
 
 // ReleaseExpired is the reason of a reversal that releases what an
-// expired authorization held: the authorization stays capturable, a later
-// capture being a settlement of its own.
+// expired authorization held (the network's expiry, or our own hold
+// expiry): the authorization stays capturable, a later capture being a
+// settlement of its own. The reversal's event carries it as its reason
+// (events.ReversalReasonExpired, the same word).
 const ReleaseExpired = "expired"
 
 // Authorization kinds of NetworkTransaction.Kind.
