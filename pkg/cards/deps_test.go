@@ -30,10 +30,10 @@ func (noSlots) CardSlots(context.Context, string) (int, error) { return 0, nil }
 
 type noSealer struct{}
 
-func (noSealer) Seal(context.Context, []byte, string) (vault.Sealed, error) {
+func (noSealer) Seal(context.Context, []byte, vault.Context) (vault.Sealed, error) {
 	return vault.Sealed{}, nil
 }
-func (noSealer) Open(context.Context, vault.Sealed, string) ([]byte, error) { return nil, nil }
+func (noSealer) Open(context.Context, vault.Sealed, vault.Context) ([]byte, error) { return nil, nil }
 
 type noEvents struct{}
 

@@ -17,6 +17,7 @@ import (
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/kyc"
+	"payments/pkg/vault"
 	"payments/pkg/wallets"
 )
 
@@ -183,7 +184,7 @@ func (s *Service) finishIssuance(ctx context.Context, card Card, tx Transaction,
 			settled.Status = Failed
 		}
 	} else {
-		issued, err := s.seal(ctx, card.ID, ic, secrets)
+		issued, err := s.seal(ctx, card.CompanyID, card.ID, ic, secrets)
 		if err != nil {
 			slog.ErrorContext(ctx, "seal a new card's secrets; the sweeper will ask again", "card_id", card.ID, "error", err)
 			return card, nil
@@ -212,13 +213,14 @@ func (s *Service) finishIssuance(ctx context.Context, card Card, tx Transaction,
 	return settled, nil
 }
 
-// seal seals the secrets the issuer gave for card id, bound to our id.
-func (s *Service) seal(ctx context.Context, id string, ic issuer.Card, secrets issuer.Secrets) (Issued, error) {
-	number, err := s.Vault.Seal(ctx, []byte(secrets.Number), id)
+// seal seals the secrets the issuer gave for card id of companyID, each
+// bound to the company, the card and its field.
+func (s *Service) seal(ctx context.Context, companyID, id string, ic issuer.Card, secrets issuer.Secrets) (Issued, error) {
+	number, err := s.Vault.Seal(ctx, []byte(secrets.Number), vault.CardField(companyID, id, vault.FieldNumber))
 	if err != nil {
 		return Issued{}, fmt.Errorf("cards: seal the card number: %w", err)
 	}
-	cvv, err := s.Vault.Seal(ctx, []byte(secrets.CVV), id)
+	cvv, err := s.Vault.Seal(ctx, []byte(secrets.CVV), vault.CardField(companyID, id, vault.FieldCVC))
 	if err != nil {
 		return Issued{}, fmt.Errorf("cards: seal the CVV: %w", err)
 	}

@@ -17,6 +17,7 @@ import (
 	"payments/pkg/metrics"
 	"payments/pkg/page"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/vault"
 )
 
 // syncParallelism bounds the issuer reads of a list's sync.
@@ -82,11 +83,11 @@ func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) 
 			slog.ErrorContext(ctx, "reveal refused: its audit record could not be written", "card_id", card.ID, "error", err)
 			return Read{}, fmt.Errorf("%w: %w", ErrRevealNotAudited, err)
 		}
-		number, err := s.Vault.Open(ctx, card.Number, card.ID)
+		number, err := s.Vault.Open(ctx, card.Number, vault.CardField(companyID, card.ID, vault.FieldNumber))
 		if err != nil {
 			return Read{}, fmt.Errorf("cards: open the number of %s: %w", card.ID, err)
 		}
-		cvv, err := s.Vault.Open(ctx, card.CVV, card.ID)
+		cvv, err := s.Vault.Open(ctx, card.CVV, vault.CardField(companyID, card.ID, vault.FieldCVC))
 		if err != nil {
 			return Read{}, fmt.Errorf("cards: open the CVV of %s: %w", card.ID, err)
 		}

@@ -48,8 +48,8 @@ type Fees interface {
 
 // Sealer seals and opens card secrets (a *vault.Vault).
 type Sealer interface {
-	Seal(ctx context.Context, secret []byte, associated string) (vault.Sealed, error)
-	Open(ctx context.Context, s vault.Sealed, associated string) ([]byte, error)
+	Seal(ctx context.Context, secret []byte, ec vault.Context) (vault.Sealed, error)
+	Open(ctx context.Context, s vault.Sealed, ec vault.Context) ([]byte, error)
 }
 
 // Publisher queues committed events.

@@ -12,8 +12,9 @@ import (
 )
 
 // Local is the KeyService of the local stack and tests: a 256-bit master key
-// held in process. A data key is encrypted under it with AES-256-GCM, stored
-// as nonce || ciphertext, and its key id is "local:" and the first 8
+// held in process. A data key is encrypted under it with AES-256-GCM, the
+// context's canonical form as associated data (as KMS binds its encryption
+// context), stored as nonce || ciphertext, and its key id is "local:" and the first 8
 // hexadecimal characters of SHA-256 of the master key, so that data sealed
 // under another local key fails to open with an error that says so.
 type Local struct {
@@ -64,18 +65,26 @@ func (l *Local) String() string { return "vault.Local(" + l.id + ")" }
 
 // NewDataKey returns a fresh random 256-bit data key, in clear and encrypted
 // under the master key, and the master key's id.
-func (l *Local) NewDataKey(ctx context.Context) (plain, encrypted []byte, keyID string, err error) {
+func (l *Local) NewDataKey(ctx context.Context, ec Context) (plain, encrypted []byte, keyID string, err error) {
+	associated, err := ec.Canonical()
+	if err != nil {
+		return nil, nil, "", err
+	}
 	plain = make([]byte, DataKeySize)
 	rand.Read(plain) // never fails: a failing system source ends the program
 	nonce := make([]byte, l.aead.NonceSize(), l.aead.NonceSize()+DataKeySize+l.aead.Overhead())
 	rand.Read(nonce)
-	return plain, l.aead.Seal(nonce, nonce, plain, nil), l.id, nil
+	return plain, l.aead.Seal(nonce, nonce, plain, associated), l.id, nil
 }
 
 // OpenDataKey returns the clear data key of encrypted, made by NewDataKey of
-// a Local with the master key keyID. Another master key, or changed bytes,
-// is ErrOpen.
-func (l *Local) OpenDataKey(ctx context.Context, encrypted []byte, keyID string) ([]byte, error) {
+// a Local with the master key keyID for ec. Another master key, another
+// context, or changed bytes, is ErrOpen.
+func (l *Local) OpenDataKey(ctx context.Context, encrypted []byte, keyID string, ec Context) ([]byte, error) {
+	associated, err := ec.Canonical()
+	if err != nil {
+		return nil, err
+	}
 	if keyID != l.id {
 		return nil, fmt.Errorf("%w: sealed under master key %q, this local key is %q", ErrOpen, keyID, l.id)
 	}
@@ -83,9 +92,9 @@ func (l *Local) OpenDataKey(ctx context.Context, encrypted []byte, keyID string)
 	if len(encrypted) < n+l.aead.Overhead() {
 		return nil, fmt.Errorf("%w: encrypted data key too short", ErrOpen)
 	}
-	plain, err := l.aead.Open(nil, encrypted[:n], encrypted[n:], nil)
+	plain, err := l.aead.Open(nil, encrypted[:n], encrypted[n:], associated)
 	if err != nil {
-		return nil, fmt.Errorf("%w: the data key does not authenticate under master key %q", ErrOpen, l.id)
+		return nil, fmt.Errorf("%w: the data key does not authenticate under master key %q and its context", ErrOpen, l.id)
 	}
 	return plain, nil
 }

@@ -16,10 +16,10 @@ var NoKeys KeyService = noKeys{}
 
 type noKeys struct{}
 
-func (noKeys) NewDataKey(context.Context) (plain, encrypted []byte, keyID string, err error) {
+func (noKeys) NewDataKey(context.Context, Context) (plain, encrypted []byte, keyID string, err error) {
 	return nil, nil, "", ErrNoKeys
 }
 
-func (noKeys) OpenDataKey(context.Context, []byte, string) ([]byte, error) {
+func (noKeys) OpenDataKey(context.Context, []byte, string, Context) ([]byte, error) {
 	return nil, ErrNoKeys
 }

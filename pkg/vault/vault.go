@@ -9,10 +9,16 @@
 // that never leaves AWS (KMS); locally and in tests it is a 256-bit key held
 // in process (Local). Either way the service stores no key in clear.
 //
-// The card id is the associated data of the GCM encryption: a sealed secret
-// is bound to its card, and opening it under another card id fails, as does
-// opening it after any of its bytes changed or with another master key. Every
-// such failure is ErrOpen.
+// Every sealing names what it seals with a Context ({company_id, card_id,
+// field} for a card's number or CVC, {company_id, endpoint_id} for a webhook
+// signing secret). The context is the encryption context of the KMS calls
+// that make and open the data key (so that KMS's key policy and its log can
+// name it) and, in its canonical form, the associated data of the GCM
+// encryption: a sealed secret is bound to its company, its card or endpoint
+// and its field, and opening it under any other context fails (a number
+// cannot pass for a CVC, nor one card's for another's), as does opening it
+// after any of its bytes changed or with another master key. Every such
+// failure is ErrOpen.
 //
 // Token is an opaque token of one sealing, derived from its encrypted bytes
 // only: what the spec's "opaque token" of a card number or CVV is, shown
@@ -32,6 +38,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"sort"
 )
 
 // DataKeySize is the size in bytes of a data key: AES-256.
@@ -46,16 +53,66 @@ var (
 	ErrKey = errors.New("vault: key service failed")
 	// ErrMasterKey reports a local master key that is not 256 bits.
 	ErrMasterKey = errors.New("vault: invalid master key")
-	// ErrAssociated reports a sealing with no associated data (card id).
-	ErrAssociated = errors.New("vault: no associated data")
+	// ErrAssociated reports a sealing or an opening with no context, or
+	// with a context of an empty name or value.
+	ErrAssociated = errors.New("vault: no context")
 )
 
-// KeyService makes and opens data keys under a master key.
+// Context names a sealed secret: KMS's encryption context, and the GCM
+// associated data in its canonical form. Its names and values are not
+// secret (KMS logs them).
+type Context map[string]string
+
+// The fields of a card's secrets.
+const (
+	FieldNumber = "number"
+	FieldCVC    = "cvc"
+)
+
+// CardField is the context of a card's secret field, FieldNumber or
+// FieldCVC.
+func CardField(companyID, cardID, field string) Context {
+	return Context{"company_id": companyID, "card_id": cardID, "field": field}
+}
+
+// WebhookSecret is the context of a webhook endpoint's signing secret.
+func WebhookSecret(companyID, endpointID string) Context {
+	return Context{"company_id": companyID, "endpoint_id": endpointID}
+}
+
+// Canonical returns c's associated data: its pairs sorted by name, each
+// name and value preceded by its length, so that no two contexts share it.
+// It is ErrAssociated if c is empty or has an empty name or value.
+func (c Context) Canonical() ([]byte, error) {
+	if len(c) == 0 {
+		return nil, ErrAssociated
+	}
+	names := make([]string, 0, len(c))
+	for name, value := range c {
+		if name == "" || value == "" {
+			return nil, fmt.Errorf("%w: empty name or value in the context", ErrAssociated)
+		}
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b []byte
+	for _, name := range names {
+		b = binary.BigEndian.AppendUint32(b, uint32(len(name)))
+		b = append(b, name...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(c[name])))
+		b = append(b, c[name]...)
+	}
+	return b, nil
+}
+
+// KeyService makes and opens data keys under a master key, each bound to
+// the context of the secret it seals: a data key made under one context
+// opens under that context only.
 type KeyService interface {
-	// NewDataKey returns a fresh 256-bit data key, in clear and encrypted under the master key, and the id of the master key (its version) that encrypted it.
-	NewDataKey(ctx context.Context) (plain, encrypted []byte, keyID string, err error)
-	// OpenDataKey returns the clear data key of encrypted, made by NewDataKey under master key keyID.
-	OpenDataKey(ctx context.Context, encrypted []byte, keyID string) ([]byte, error)
+	// NewDataKey returns a fresh 256-bit data key, in clear and encrypted under the master key for ec, and the id of the master key (its version) that encrypted it.
+	NewDataKey(ctx context.Context, ec Context) (plain, encrypted []byte, keyID string, err error)
+	// OpenDataKey returns the clear data key of encrypted, made by NewDataKey under master key keyID for ec.
+	OpenDataKey(ctx context.Context, encrypted []byte, keyID string, ec Context) ([]byte, error)
 }
 
 // Sealed is a secret as stored. A store keeps it as a map of its parts,
@@ -96,13 +153,14 @@ func New(keys KeyService) *Vault {
 	return &Vault{keys: keys}
 }
 
-// Seal encrypts secret under a fresh data key, binding it to associated (the
-// card id): Open with another associated value fails.
-func (v *Vault) Seal(ctx context.Context, secret []byte, associated string) (Sealed, error) {
-	if associated == "" {
-		return Sealed{}, ErrAssociated
+// Seal encrypts secret under a fresh data key, binding it to ec: Open with
+// another context fails.
+func (v *Vault) Seal(ctx context.Context, secret []byte, ec Context) (Sealed, error) {
+	associated, err := ec.Canonical()
+	if err != nil {
+		return Sealed{}, err
 	}
-	plain, encrypted, keyID, err := v.keys.NewDataKey(ctx)
+	plain, encrypted, keyID, err := v.keys.NewDataKey(ctx, ec)
 	defer clear(plain)
 	if err != nil {
 		return Sealed{}, err
@@ -120,16 +178,20 @@ func (v *Vault) Seal(ctx context.Context, secret []byte, associated string) (Sea
 		KeyID:      keyID,
 		DataKey:    encrypted,
 		Nonce:      nonce,
-		Ciphertext: aead.Seal(nil, nonce, secret, []byte(associated)),
+		Ciphertext: aead.Seal(nil, nonce, secret, associated),
 	}, nil
 }
 
-// Open decrypts s, sealed with associated.
-func (v *Vault) Open(ctx context.Context, s Sealed, associated string) ([]byte, error) {
+// Open decrypts s, sealed for ec.
+func (v *Vault) Open(ctx context.Context, s Sealed, ec Context) ([]byte, error) {
+	associated, err := ec.Canonical()
+	if err != nil {
+		return nil, err
+	}
 	if s.KeyID == "" || len(s.DataKey) == 0 || len(s.Nonce) != gcmNonceSize {
 		return nil, fmt.Errorf("%w: incomplete sealed data", ErrOpen)
 	}
-	plain, err := v.keys.OpenDataKey(ctx, s.DataKey, s.KeyID)
+	plain, err := v.keys.OpenDataKey(ctx, s.DataKey, s.KeyID, ec)
 	defer clear(plain)
 	if err != nil {
 		return nil, err
@@ -138,9 +200,9 @@ func (v *Vault) Open(ctx context.Context, s Sealed, associated string) ([]byte, 
 	if err != nil {
 		return nil, err
 	}
-	secret, err := aead.Open(nil, s.Nonce, s.Ciphertext, []byte(associated))
+	secret, err := aead.Open(nil, s.Nonce, s.Ciphertext, associated)
 	if err != nil {
-		return nil, fmt.Errorf("%w: ciphertext, nonce and card id do not authenticate", ErrOpen)
+		return nil, fmt.Errorf("%w: ciphertext, nonce and context do not authenticate", ErrOpen)
 	}
 	return secret, nil
 }

@@ -17,6 +17,9 @@ const (
 	testPAN    = "4111111111111111"
 )
 
+// testContext is the context of testPAN.
+var testContext = CardField("cmp_0123456789abcdef", testCardID, FieldNumber)
+
 var tokenForm = regexp.MustCompile(`^tok_[0-9a-f]{32}$`)
 
 func newMaster(t testing.TB) []byte {
@@ -46,14 +49,14 @@ func TestSealOpenLocal(t *testing.T) {
 	ctx := context.Background()
 	v := newLocalVault(t)
 	for _, secret := range []string{testPAN, "123", "", strings.Repeat("x", 4096)} {
-		s, err := v.Seal(ctx, []byte(secret), testCardID)
+		s, err := v.Seal(ctx, []byte(secret), testContext)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !strings.HasPrefix(s.KeyID, "local:") || len(s.KeyID) != len("local:")+8 {
 			t.Errorf("key id %q, want local: and 8 hexadecimal characters", s.KeyID)
 		}
-		got, err := v.Open(ctx, s, testCardID)
+		got, err := v.Open(ctx, s, testContext)
 		if err != nil || string(got) != secret {
 			t.Fatalf("Open of a sealed %d-byte secret: %d bytes, %v", len(secret), len(got), err)
 		}
@@ -70,7 +73,7 @@ func TestOpenRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	v := New(local)
-	s, err := v.Seal(ctx, []byte(testPAN), testCardID)
+	s, err := v.Seal(ctx, []byte(testPAN), testContext)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,30 +84,33 @@ func TestOpenRefuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		name       string
-		vault      *Vault
-		sealed     Sealed
-		associated string
+		name   string
+		vault  *Vault
+		sealed Sealed
+		ec     Context
 	}{
-		{"another card id", v, s, "card_0123456789abcdeg"},
-		{"no card id", v, s, ""},
-		{"flipped data key, first byte", v, Sealed{s.KeyID, flip(s.DataKey, 0), s.Nonce, s.Ciphertext}, testCardID},
-		{"flipped data key, last byte", v, Sealed{s.KeyID, flip(s.DataKey, len(s.DataKey)-1), s.Nonce, s.Ciphertext}, testCardID},
-		{"flipped nonce", v, Sealed{s.KeyID, s.DataKey, flip(s.Nonce, 5), s.Ciphertext}, testCardID},
-		{"flipped ciphertext, first byte", v, Sealed{s.KeyID, s.DataKey, s.Nonce, flip(s.Ciphertext, 0)}, testCardID},
-		{"flipped ciphertext, tag", v, Sealed{s.KeyID, s.DataKey, s.Nonce, flip(s.Ciphertext, len(s.Ciphertext)-1)}, testCardID},
-		{"truncated ciphertext", v, Sealed{s.KeyID, s.DataKey, s.Nonce, s.Ciphertext[:len(s.Ciphertext)-1]}, testCardID},
-		{"truncated data key", v, Sealed{s.KeyID, s.DataKey[:10], s.Nonce, s.Ciphertext}, testCardID},
-		{"short nonce", v, Sealed{s.KeyID, s.DataKey, s.Nonce[:8], s.Ciphertext}, testCardID},
-		{"flipped key id", v, Sealed{"local:00000000", s.DataKey, s.Nonce, s.Ciphertext}, testCardID},
-		{"no key id", v, Sealed{"", s.DataKey, s.Nonce, s.Ciphertext}, testCardID},
-		{"empty", v, Sealed{}, testCardID},
-		{"another master key", New(other), s, testCardID},
-		{"another master key, its key id", New(other), Sealed{other.KeyID(), s.DataKey, s.Nonce, s.Ciphertext}, testCardID},
+		{"another card id", v, s, CardField("cmp_0123456789abcdef", "card_0123456789abcdeg", FieldNumber)},
+		{"another company", v, s, CardField("cmp_0123456789abcdeg", testCardID, FieldNumber)},
+		{"the CVC's field", v, s, CardField("cmp_0123456789abcdef", testCardID, FieldCVC)},
+		{"one more pair", v, s, Context{"company_id": "cmp_0123456789abcdef", "card_id": testCardID, "field": FieldNumber, "x": "y"}},
+		{"a webhook secret's", v, s, WebhookSecret("cmp_0123456789abcdef", testCardID)},
+		{"flipped data key, first byte", v, Sealed{s.KeyID, flip(s.DataKey, 0), s.Nonce, s.Ciphertext}, testContext},
+		{"flipped data key, last byte", v, Sealed{s.KeyID, flip(s.DataKey, len(s.DataKey)-1), s.Nonce, s.Ciphertext}, testContext},
+		{"flipped nonce", v, Sealed{s.KeyID, s.DataKey, flip(s.Nonce, 5), s.Ciphertext}, testContext},
+		{"flipped ciphertext, first byte", v, Sealed{s.KeyID, s.DataKey, s.Nonce, flip(s.Ciphertext, 0)}, testContext},
+		{"flipped ciphertext, tag", v, Sealed{s.KeyID, s.DataKey, s.Nonce, flip(s.Ciphertext, len(s.Ciphertext)-1)}, testContext},
+		{"truncated ciphertext", v, Sealed{s.KeyID, s.DataKey, s.Nonce, s.Ciphertext[:len(s.Ciphertext)-1]}, testContext},
+		{"truncated data key", v, Sealed{s.KeyID, s.DataKey[:10], s.Nonce, s.Ciphertext}, testContext},
+		{"short nonce", v, Sealed{s.KeyID, s.DataKey, s.Nonce[:8], s.Ciphertext}, testContext},
+		{"flipped key id", v, Sealed{"local:00000000", s.DataKey, s.Nonce, s.Ciphertext}, testContext},
+		{"no key id", v, Sealed{"", s.DataKey, s.Nonce, s.Ciphertext}, testContext},
+		{"empty", v, Sealed{}, testContext},
+		{"another master key", New(other), s, testContext},
+		{"another master key, its key id", New(other), Sealed{other.KeyID(), s.DataKey, s.Nonce, s.Ciphertext}, testContext},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := tt.vault.Open(ctx, tt.sealed, tt.associated)
+			got, err := tt.vault.Open(ctx, tt.sealed, tt.ec)
 			if !errors.Is(err, ErrOpen) || got != nil {
 				t.Fatalf("Open: %q, %v; want ErrOpen", got, err)
 			}
@@ -114,27 +120,74 @@ func TestOpenRefuses(t *testing.T) {
 		})
 	}
 	t.Run("another master key says which", func(t *testing.T) {
-		_, err := New(other).Open(ctx, s, testCardID)
+		_, err := New(other).Open(ctx, s, testContext)
 		if !strings.Contains(err.Error(), s.KeyID) || !strings.Contains(err.Error(), other.KeyID()) {
 			t.Fatalf("error %q names neither key id", err)
 		}
 	})
 }
 
-func TestSealRefusesNoCardID(t *testing.T) {
-	if _, err := newLocalVault(t).Seal(context.Background(), []byte(testPAN), ""); !errors.Is(err, ErrAssociated) {
-		t.Fatalf("Seal with no card id: %v, want ErrAssociated", err)
+func TestSealAndOpenRefuseNoContext(t *testing.T) {
+	ctx := context.Background()
+	v := newLocalVault(t)
+	s, err := v.Seal(ctx, []byte(testPAN), testContext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, ec := range map[string]Context{
+		"nil":         nil,
+		"empty":       {},
+		"empty value": {"company_id": "cmp_1", "card_id": ""},
+		"empty name":  {"": "card_1"},
+	} {
+		if _, err := v.Seal(ctx, []byte(testPAN), ec); !errors.Is(err, ErrAssociated) {
+			t.Errorf("Seal with context %s: %v, want ErrAssociated", name, err)
+		}
+		if got, err := v.Open(ctx, s, ec); !errors.Is(err, ErrAssociated) || got != nil {
+			t.Errorf("Open with context %s: %v, want ErrAssociated", name, err)
+		}
+	}
+}
+
+// TestCanonicalIsOneToOne: contexts that differ never share associated
+// data, whatever their names and values hold.
+func TestCanonicalIsOneToOne(t *testing.T) {
+	contexts := []Context{
+		{"a": "bc"},
+		{"ab": "c"},
+		{"a": "b", "c": "d"},
+		{"a": "b\x00\x00\x00\x01c", "d": "e"},
+		CardField("c", "d", FieldNumber),
+		CardField("c", "d", FieldCVC),
+		WebhookSecret("c", "d"),
+	}
+	seen := map[string]int{}
+	for i, c := range contexts {
+		b, err := c.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j, dup := seen[string(b)]; dup {
+			t.Errorf("contexts %v and %v share associated data", contexts[j], c)
+		}
+		seen[string(b)] = i
+	}
+	// One context, whatever the order its pairs were written in.
+	a, _ := Context{"x": "1", "y": "2", "z": "3"}.Canonical()
+	b, _ := Context{"z": "3", "x": "1", "y": "2"}.Canonical()
+	if !bytes.Equal(a, b) {
+		t.Error("one context, two canonical forms")
 	}
 }
 
 func TestSealingsDiffer(t *testing.T) {
 	ctx := context.Background()
 	v := newLocalVault(t)
-	a, err := v.Seal(ctx, []byte(testPAN), testCardID)
+	a, err := v.Seal(ctx, []byte(testPAN), testContext)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := v.Seal(ctx, []byte(testPAN), testCardID)
+	b, err := v.Seal(ctx, []byte(testPAN), testContext)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +202,7 @@ func TestSealingsDiffer(t *testing.T) {
 func TestToken(t *testing.T) {
 	ctx := context.Background()
 	v := newLocalVault(t)
-	s, err := v.Seal(ctx, []byte(testPAN), testCardID)
+	s, err := v.Seal(ctx, []byte(testPAN), testContext)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,12 +253,12 @@ func TestNewLocal(t *testing.T) {
 	}
 	// NewLocal keeps no reference to the caller's key.
 	ctx := context.Background()
-	plain, encrypted, _, err := local.NewDataKey(ctx)
+	plain, encrypted, _, err := local.NewDataKey(ctx, testContext)
 	if err != nil {
 		t.Fatal(err)
 	}
 	clear(master)
-	if got, err := local.OpenDataKey(ctx, encrypted, local.KeyID()); err != nil || !bytes.Equal(got, plain) {
+	if got, err := local.OpenDataKey(ctx, encrypted, local.KeyID(), testContext); err != nil || !bytes.Equal(got, plain) {
 		t.Fatalf("OpenDataKey after the caller cleared its key: %v", err)
 	}
 }
@@ -255,11 +308,11 @@ func BenchmarkSealOpenLocal(b *testing.B) {
 	v := newLocalVault(b)
 	secret := []byte(testPAN)
 	for b.Loop() {
-		s, err := v.Seal(ctx, secret, testCardID)
+		s, err := v.Seal(ctx, secret, testContext)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := v.Open(ctx, s, testCardID); err != nil {
+		if _, err := v.Open(ctx, s, testContext); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -53,8 +53,8 @@ type Sandbox struct {
 
 // Sealer seals and opens the sandbox's card secrets (a *vault.Vault).
 type Sealer interface {
-	Seal(ctx context.Context, secret []byte, associated string) (vault.Sealed, error)
-	Open(ctx context.Context, s vault.Sealed, associated string) ([]byte, error)
+	Seal(ctx context.Context, secret []byte, ec vault.Context) (vault.Sealed, error)
+	Open(ctx context.Context, s vault.Sealed, ec vault.Context) ([]byte, error)
 }
 
 var _ Issuer = (*Sandbox)(nil)
@@ -253,11 +253,11 @@ func (s *Sandbox) IssueCard(ctx context.Context, r CardRequest) (Card, Secrets, 
 	if c.Declined {
 		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: card %s for cardholder %s", ErrDeclined, c.Reference, c.CardholderID)
 	}
-	number, err := s.vault.Open(ctx, c.Number, c.ID)
+	number, err := s.vault.Open(ctx, c.Number, SandboxField(c.ID, vault.FieldNumber))
 	if err != nil {
 		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: open card number: %v", ErrUnavailable, err)
 	}
-	cvv, err := s.vault.Open(ctx, c.CVV, c.ID)
+	cvv, err := s.vault.Open(ctx, c.CVV, SandboxField(c.ID, vault.FieldCVC))
 	if err != nil {
 		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: open card CVV: %v", ErrUnavailable, err)
 	}
@@ -281,13 +281,19 @@ func (s *Sandbox) newCard(ctx context.Context, r CardRequest, holderID string, b
 		Balance: r.Amount, Available: r.Amount, Status: CardActive, CreatedAt: now,
 	}}
 	var err error
-	if c.Number, err = s.vault.Seal(ctx, []byte(number), id); err == nil {
-		c.CVV, err = s.vault.Seal(ctx, []byte(cvv), id)
+	if c.Number, err = s.vault.Seal(ctx, []byte(number), SandboxField(id, vault.FieldNumber)); err == nil {
+		c.CVV, err = s.vault.Seal(ctx, []byte(cvv), SandboxField(id, vault.FieldCVC))
 	}
 	if err != nil {
 		return SandboxCard{}, fmt.Errorf("%w: sandbox: seal card secrets: %v", ErrUnavailable, err)
 	}
 	return c, nil
+}
+
+// SandboxField is the context of a secret field of the simulated issuer's
+// card id: the issuer's own card, which knows no company of ours.
+func SandboxField(id, field string) vault.Context {
+	return vault.Context{"issuer_card_id": id, "field": field}
 }
 
 // NewCardNumber returns a random 16-digit card number that starts with

@@ -350,16 +350,25 @@ func TestSandboxKeepsSecretsSealed(t *testing.T) {
 				t.Errorf("card %s: attribute %s is a secret in clear", id, name)
 			}
 		}
+		fields := map[string]string{"number": vault.FieldNumber, "cvv": vault.FieldCVC}
 		for name, secret := range map[string]string{"number": sec.Number, "cvv": sec.CVV} {
 			sealed := sealedAttribute(t, item, name)
+			field := fields[name]
 			if bytes.Contains(sealed.Ciphertext, []byte(sec.Number)) || bytes.Equal(sealed.Ciphertext, []byte(secret)) {
 				t.Errorf("card %s: %s ciphertext holds the secret in clear", id, name)
 			}
-			if got, err := v.Open(ctx, sealed, id); err != nil || string(got) != secret {
+			if got, err := v.Open(ctx, sealed, issuer.SandboxField(id, field)); err != nil || string(got) != secret {
 				t.Errorf("card %s: %s opens to %q, %v; want %q", id, name, got, err, secret)
 			}
-			if _, err := v.Open(ctx, sealed, id+"x"); !errors.Is(err, vault.ErrOpen) {
+			if _, err := v.Open(ctx, sealed, issuer.SandboxField(id+"x", field)); !errors.Is(err, vault.ErrOpen) {
 				t.Errorf("card %s: %s opens under another card id: %v", id, name, err)
+			}
+			other := fields["number"]
+			if field == other {
+				other = fields["cvv"]
+			}
+			if _, err := v.Open(ctx, sealed, issuer.SandboxField(id, other)); !errors.Is(err, vault.ErrOpen) {
+				t.Errorf("card %s: %s opens as the other field: %v", id, name, err)
 			}
 		}
 	}

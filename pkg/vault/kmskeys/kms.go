@@ -41,12 +41,13 @@ func NewClient(cfg aws.Config, endpoint string) *kms.Client {
 }
 
 // NewDataKey asks KMS for a fresh 256-bit data key under the configured key,
-// and returns it in clear and encrypted with the ARN of the key. A failing
-// call is vault.ErrKey.
-func (k *KMS) NewDataKey(ctx context.Context) (plain, encrypted []byte, keyID string, err error) {
+// for the encryption context ec, and returns it in clear and encrypted with
+// the ARN of the key. A failing call is vault.ErrKey.
+func (k *KMS) NewDataKey(ctx context.Context, ec vault.Context) (plain, encrypted []byte, keyID string, err error) {
 	out, err := k.client.GenerateDataKey(ctx, &kms.GenerateDataKeyInput{
-		KeyId:   aws.String(k.keyID),
-		KeySpec: types.DataKeySpecAes256,
+		KeyId:             aws.String(k.keyID),
+		KeySpec:           types.DataKeySpecAes256,
+		EncryptionContext: ec,
 	})
 	if err != nil {
 		return nil, nil, "", fmt.Errorf("%w: %w", vault.ErrKey, err)
@@ -59,13 +60,15 @@ func (k *KMS) NewDataKey(ctx context.Context) (plain, encrypted []byte, keyID st
 	return out.Plaintext, out.CiphertextBlob, *out.KeyId, nil
 }
 
-// OpenDataKey asks KMS to decrypt encrypted under the KMS key keyID. A
-// ciphertext KMS does not recognise, or one made under another key, is
-// vault.ErrOpen; any other failure is vault.ErrKey.
-func (k *KMS) OpenDataKey(ctx context.Context, encrypted []byte, keyID string) ([]byte, error) {
+// OpenDataKey asks KMS to decrypt encrypted under the KMS key keyID for the
+// encryption context ec. A ciphertext KMS does not recognise (another
+// context is one), or one made under another key, is vault.ErrOpen; any
+// other failure is vault.ErrKey.
+func (k *KMS) OpenDataKey(ctx context.Context, encrypted []byte, keyID string, ec vault.Context) ([]byte, error) {
 	out, err := k.client.Decrypt(ctx, &kms.DecryptInput{
-		CiphertextBlob: encrypted,
-		KeyId:          aws.String(keyID),
+		CiphertextBlob:    encrypted,
+		KeyId:             aws.String(keyID),
+		EncryptionContext: ec,
 	})
 	var invalid *types.InvalidCiphertextException
 	var incorrect *types.IncorrectKeyException

@@ -7,8 +7,11 @@ package vaulttest
 import (
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"sort"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -40,8 +43,9 @@ func (f *FakeKMS) SetDataKeySize(n int) {
 }
 
 type dataKey struct {
-	plain []byte
-	arn   string
+	plain   []byte
+	arn     string
+	context string // the encryption context it was made for, canonical
 }
 
 // Request is the part of a request the fake reads.
@@ -51,6 +55,9 @@ type Request struct {
 	KeySpec        string
 	NumberOfBytes  int
 	CiphertextBlob []byte
+	// EncryptionContext is the request's; KMS decrypts only under the
+	// context a data key was made for.
+	EncryptionContext map[string]string
 }
 
 // NewFakeKMS starts a FakeKMS holding KeyARN, closed when the test ends.
@@ -107,7 +114,7 @@ func (f *FakeKMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		plain, blob := make([]byte, size), make([]byte, 64)
 		rand.Read(plain)
 		rand.Read(blob)
-		f.keys[string(blob)] = dataKey{plain: plain, arn: arn}
+		f.keys[string(blob)] = dataKey{plain: plain, arn: arn, context: canonical(in.EncryptionContext)}
 		out = map[string]any{"CiphertextBlob": blob, "Plaintext": plain, "KeyId": arn, "KeyMaterialId": "0000"}
 	} else {
 		k, ok := f.keys[string(in.CiphertextBlob)]
@@ -118,11 +125,24 @@ func (f *FakeKMS) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case k.arn != arn:
 			kmsError(w, "IncorrectKeyException", "The key ID in the request does not identify a KMS key that can perform this operation.")
 			return
+		case k.context != canonical(in.EncryptionContext):
+			kmsError(w, "InvalidCiphertextException", "") // as KMS answers another context
+			return
 		}
 		out = map[string]any{"Plaintext": k.plain, "KeyId": arn, "EncryptionAlgorithm": "SYMMETRIC_DEFAULT"}
 	}
 	w.Header().Set("Content-Type", "application/x-amz-json-1.1")
 	json.NewEncoder(w).Encode(out)
+}
+
+// canonical is an encryption context in one spelling: its pairs sorted.
+func canonical(ec map[string]string) string {
+	pairs := make([]string, 0, len(ec))
+	for name, value := range ec {
+		pairs = append(pairs, fmt.Sprintf("%q=%q", name, value))
+	}
+	sort.Strings(pairs)
+	return strings.Join(pairs, ",")
 }
 
 // TakeAsked returns the requests since the last call.
