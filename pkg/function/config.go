@@ -81,6 +81,7 @@ type Config struct {
 	AdminCreditInProduction bool
 	// CardKeyARN (CARD_KEY_ARN) is the KMS key that seals card secrets in
 	// AWS; locally CardKey (CARD_KEY) is a 64-hex-character key instead.
+	// Both are empty in production mode, where no card secret is held.
 	CardKeyARN, CardKey string
 	TokenSecret         []byte // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
 	AdminAPIKey         string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
@@ -239,8 +240,10 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			}
 		case "CARD_KEY_ARN":
 			// A KMS key is used, never read: locally CARD_KEY holds a key.
+			// In production mode the issuer keeps the card secrets and the
+			// stack gives no key (services.CardVault seals nothing).
 			c.CardKeyARN, c.CardKey = os.Getenv(name), os.Getenv("CARD_KEY")
-			if c.CardKeyARN == "" && c.CardKey == "" {
+			if c.CardKeyARN == "" && c.CardKey == "" && envOr("MODE", ModeSandbox) != ModeProduction {
 				err = fmt.Errorf("%w: CARD_KEY_ARN is not set (nor CARD_KEY, a local key)", ErrConfig)
 			}
 		default:

@@ -235,6 +235,9 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 			t.Run(name+" without "+v, func(t *testing.T) {
 				configTestEnv(t)
 				t.Setenv("MODE", function.ModeProduction) // where every variable is read
+				if v == "CARD_KEY_ARN" {
+					t.Setenv("MODE", function.ModeSandbox) // production holds no card secret
+				}
 				t.Setenv(v, "")
 				_, err := loadConfig(name)
 				if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), v+" is not set") {
@@ -289,6 +292,16 @@ func TestConfigOfProductionMode(t *testing.T) {
 	if cfg, err := loadConfig("operator-callbacks"); err != nil || cfg.OperatorCallbackKey != testOperatorKey {
 		t.Fatalf("operator-callbacks: config %+v, %v", cfg, err)
 	}
+	// The issuer keeps the card secrets: the stack gives no card key.
+	t.Run("no card key", func(t *testing.T) {
+		t.Setenv("CARD_KEY_ARN", "")
+		for _, name := range []string{"cards", "sweeper"} {
+			if cfg, err := loadConfig(name); err != nil || cfg.CardKeyARN != "" || cfg.CardKey != "" {
+				t.Fatalf("%s: config %+v, %v", name, cfg, err)
+			}
+			sm.takeAsked()
+		}
+	})
 	for _, name := range []string{"cards", "customers", "sweeper", "stripe-webhooks", "admin"} {
 		cfg, err := loadConfig(name)
 		if err != nil || cfg.IssuerBaseURL != testIssuerURL || cfg.IssuerAPIKey != testIssuerKey {

@@ -227,6 +227,28 @@ func TestSamconfigSetsTemplateParameters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	stages := samconfigStages(t)
+	for stage, params := range stages {
+		for k, v := range params {
+			def, ok := tpl.Parameters[k].(map[string]any)
+			if !ok {
+				t.Errorf("%s: %s is no parameter of template.yaml", stage, k)
+				continue
+			}
+			if allowed, ok := def["AllowedValues"].([]any); ok && !slices.ContainsFunc(allowed, func(a any) bool { return fmt.Sprint(a) == v }) {
+				t.Errorf("%s: %s=%s is not one of %v", stage, k, v, allowed)
+			}
+		}
+	}
+	if p := stages["prod"]; p["Mode"] != "production" || p["OperatorBaseUrl"] != "https://api.pawapay.io" {
+		t.Errorf("prod: Mode %q, OperatorBaseUrl %q; want production and pawaPay's production API", p["Mode"], p["OperatorBaseUrl"])
+	}
+}
+
+// samconfigStages returns each stage's parameter_overrides in
+// samconfig.toml.
+func samconfigStages(t *testing.T) map[string]map[string]string {
+	t.Helper()
 	raw, err := os.ReadFile("../../samconfig.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -252,19 +274,11 @@ func TestSamconfigSetsTemplateParameters(t *testing.T) {
 	if len(stages) == 0 {
 		t.Fatal("no parameter_overrides in samconfig.toml")
 	}
-	for stage, params := range stages {
-		for k, v := range params {
-			def, ok := tpl.Parameters[k].(map[string]any)
-			if !ok {
-				t.Errorf("%s: %s is no parameter of template.yaml", stage, k)
-				continue
-			}
-			if allowed, ok := def["AllowedValues"].([]any); ok && !slices.ContainsFunc(allowed, func(a any) bool { return fmt.Sprint(a) == v }) {
-				t.Errorf("%s: %s=%s is not one of %v", stage, k, v, allowed)
-			}
-		}
-	}
-	if p := stages["prod"]; p["Mode"] != "production" || p["OperatorBaseUrl"] != "https://api.pawapay.io" {
-		t.Errorf("prod: Mode %q, OperatorBaseUrl %q; want production and pawaPay's production API", p["Mode"], p["OperatorBaseUrl"])
-	}
+	return stages
+}
+
+// samconfigParameter returns the value samconfig.toml gives the parameter
+// name in stage, or "".
+func samconfigParameter(t *testing.T, stage, name string) string {
+	return samconfigStages(t)[stage][name]
 }

@@ -9,9 +9,9 @@ import (
 var ErrNoKeys = errors.New("vault: this function seals and opens no secret")
 
 // NoKeys is the KeyService of a function that seals and opens no card
-// secret (the card-network sandbox's): it refuses both, so that a vault
-// over it fails whatever is asked of it, and the function links no KMS
-// client.
+// secret (the card-network sandbox's, and every function's in production
+// mode, where the issuer keeps them): it refuses both, so that a vault over
+// it fails whatever is asked of it.
 var NoKeys KeyService = noKeys{}
 
 type noKeys struct{}

@@ -45,7 +45,12 @@ type Resources struct {
 // (Globals first, then the function's own), with every reference resolved
 // against r, plus r.Base and the variables Lambda sets itself.
 func FunctionEnv(t *samtemplate.Template, fn samtemplate.Function, r Resources) (map[string]string, error) {
-	vars := t.Environment(fn)
+	params := maps.Clone(r.Params)
+	if params == nil {
+		params = map[string]string{}
+	}
+	params["Stage"] = r.stage()
+	vars := t.EnvironmentWith(fn, params)
 	out := map[string]string{}
 	for _, kv := range r.Base {
 		if k, v, ok := strings.Cut(kv, "="); ok {

@@ -25,6 +25,11 @@ type Template struct {
 	Outputs map[string]any
 	// Parameters maps each parameter name to its definition.
 	Parameters map[string]any
+	// Conditions maps each condition name to its definition.
+	Conditions map[string]any
+	// Params overrides parameters' defaults where Functions and
+	// Environment decide an Fn::If (Condition); nil: the defaults.
+	Params map[string]string
 }
 
 // Resource is one entry of the Resources section.
@@ -139,6 +144,7 @@ func Parse(b []byte) (*Template, error) {
 		Globals:    asMap(doc["Globals"]),
 		Outputs:    asMap(doc["Outputs"]),
 		Parameters: asMap(doc["Parameters"]),
+		Conditions: asMap(doc["Conditions"]),
 	}
 	for id, v := range asMap(doc["Resources"]) {
 		r := asMap(v)
@@ -161,7 +167,7 @@ func (t *Template) Functions() []Function {
 			Dir:         FunctionDir(id),
 			Environment: asMap(asMap(p["Environment"])["Variables"]),
 		}
-		for _, pol := range listOf(p["Policies"]) {
+		for _, pol := range t.chosen(listOf(p["Policies"])) {
 			if st, ok := policyTemplate(pol); ok {
 				fn.Statements = append(fn.Statements, st)
 				continue
@@ -171,7 +177,7 @@ func (t *Template) Functions() []Function {
 				fn.OtherPolicies = append(fn.OtherPolicies, pol)
 				continue
 			}
-			for _, st := range listOf(doc) {
+			for _, st := range t.chosen(listOf(doc)) {
 				m := asMap(st)
 				s := Statement{Effect: asString(m["Effect"]), Resources: listOf(m["Resource"])}
 				for _, a := range listOf(m["Action"]) {
@@ -242,7 +248,16 @@ func policyTemplate(pol any) (Statement, bool) {
 // Environment returns the environment variables the template gives fn: the
 // Globals ones, replaced or completed by its own. Values are strings or
 // intrinsic maps ({"Ref": …}).
+// An Fn::If is decided with t.Params (see EnvironmentWith).
 func (t *Template) Environment(fn Function) map[string]any {
+	return t.EnvironmentWith(fn, t.Params)
+}
+
+// EnvironmentWith is Environment with each Fn::If of a value decided with
+// params, which override the parameters' defaults; a variable that it
+// makes AWS::NoValue is not set. A value whose condition cannot be decided
+// stays as written.
+func (t *Template) EnvironmentWith(fn Function, params map[string]string) map[string]any {
 	vars := map[string]any{}
 	globals := asMap(asMap(asMap(t.Globals["Function"])["Environment"])["Variables"])
 	for k, v := range globals {
@@ -251,7 +266,32 @@ func (t *Template) Environment(fn Function) map[string]any {
 	for k, v := range fn.Environment {
 		vars[k] = v
 	}
+	for k, v := range vars {
+		switch chosen, ok, err := t.Choose(v, params); {
+		case err != nil:
+		case !ok:
+			delete(vars, k)
+		default:
+			vars[k] = chosen
+		}
+	}
 	return vars
+}
+
+// chosen returns the entries of list with each Fn::If decided with
+// t.Params, without those it makes AWS::NoValue. An entry whose condition
+// cannot be decided stays as written.
+func (t *Template) chosen(list []any) []any {
+	var out []any
+	for _, v := range list {
+		switch c, ok, err := t.Choose(v, t.Params); {
+		case err != nil:
+			out = append(out, v)
+		case ok:
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // refIsARN lists the resource types whose Ref is their ARN.

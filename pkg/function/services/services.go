@@ -292,10 +292,15 @@ func PaymentsAdmin(db *store.DB, webhooks function.Queue) (*payments.Admin, erro
 
 // CardVault returns the vault of card secrets: under the KMS key of
 // CARD_KEY_ARN in AWS, through the KeyService kms returns
-// (kmskeys.FromConfig), under the local key CARD_KEY locally.
+// (kmskeys.FromConfig), under the local key CARD_KEY locally. In
+// production mode, where the issuer keeps the card secrets and the stack
+// gives no key, it is a vault that seals and opens nothing (vault.NoKeys).
 func CardVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID string) vault.KeyService) (*vault.Vault, error) {
-	if cfg.CardKeyARN != "" {
+	switch {
+	case cfg.CardKeyARN != "":
 		return vault.New(kms(cfg.AWS, cfg.KMSEndpoint, cfg.CardKeyARN)), nil
+	case cfg.CardKey == "" && cfg.Mode == function.ModeProduction:
+		return vault.New(vault.NoKeys), nil
 	}
 	key, err := vault.LocalKeyFromHex(cfg.CardKey)
 	if err != nil {

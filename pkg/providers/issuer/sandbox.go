@@ -291,9 +291,10 @@ func (s *Sandbox) newCard(ctx context.Context, r CardRequest, holderID string, b
 }
 
 // SandboxField is the context of a secret field of the simulated issuer's
-// card id: the issuer's own card, which knows no company of ours.
+// card id: the issuer's own card (its ids are not ours), which knows no
+// company of ours.
 func SandboxField(id, field string) vault.Context {
-	return vault.Context{"issuer_card_id": id, "field": field}
+	return vault.Context{"card_id": id, "field": field}
 }
 
 // NewCardNumber returns a random 16-digit card number that starts with
