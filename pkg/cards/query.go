@@ -92,7 +92,7 @@ func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) 
 			return Read{}, fmt.Errorf("cards: open the CVV of %s: %w", card.ID, err)
 		}
 		r.Number, r.CVV = string(number), string(cvv)
-		slog.InfoContext(ctx, "card revealed", "card_id", card.ID, "reveal_id", a.ID)
+		slog.InfoContext(ctx, "card revealed", "company_id", companyID, "card_id", card.ID, "reveal_id", a.ID)
 	}
 	return r, nil
 }
