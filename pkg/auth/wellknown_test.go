@@ -146,28 +146,54 @@ func TestKMSTokenKeys(t *testing.T) {
 	}
 
 	// Rotation: B signs, A stays accepted; later A is refused.
+	call := func(h function.HTTPHandler, token string) int {
+		t.Helper()
+		return apptest.AuthTestCall(t, h, apptest.AuthTestEvent("GET", "/api/v1/wallets", "192.0.2.9",
+			map[string]string{"authorization": "Bearer " + token}, "")).StatusCode
+	}
 	rotated := cfg
 	rotated.TokenSigningKey = 1
-	signer, err := tokenkeys.Load(ctx, rotated, true)
+	authB, err := app.HTTPFunctions["auth"](ctx, apptest.Recording(rotated, "auth"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if kid, _ := auth.KeyID(signer.Signer.Public()); kid != kidB || len(signer.Accepted) != 1 {
-		t.Fatalf("after the switch: signing %s with %d other keys, want %s and 1", kid, len(signer.Accepted), kidB)
+	signedByB := issue(authB)
+	if asked := kms.Asked(); !slices.Contains(asked, "TrentService.Sign "+arns[1]) {
+		t.Fatalf("auth after the switch asked KMS %v, want a Sign with key B", asked)
+	}
+	if parsed, _ := jwt.NewParser().Parse(signedByB, nil); parsed == nil || parsed.Header["kid"] != kidB {
+		t.Fatalf("token after the switch: %v, want kid %s", parsed, kidB)
 	}
 	withdrawn := rotated
 	withdrawn.TokenStandbyRefused = true
-	keys, err := tokenkeys.Load(ctx, withdrawn, false)
+	walletsWithdrawn, err := app.HTTPFunctions["wallets"](ctx, apptest.Recording(withdrawn, "wallets"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(keys.Accepted) != 1 || keys.Signer != nil {
-		t.Fatalf("standby refused: %d keys accepted, signer %v", len(keys.Accepted), keys.Signer)
+	if asked := kms.Asked(); !slices.Equal(asked, []string{"TrentService.GetPublicKey " + arns[1]}) {
+		t.Fatalf("wallets with the standby key refused asked KMS %v, want key B's public key alone", asked)
 	}
-	if kid, _ := auth.KeyID(keys.Accepted[0]); kid != kidB {
-		t.Fatalf("standby refused: accepts %s, want %s", kid, kidB)
+	for _, c := range []struct {
+		name  string
+		h     function.HTTPHandler
+		token string
+		want  int
+	}{
+		{"key B's token, before the switch", handlers["wallets"], signedByB, http.StatusOK},
+		{"key A's token, after the switch", handlers["wallets"], signedByA, http.StatusOK},
+		{"key B's token, key A withdrawn", walletsWithdrawn, signedByB, http.StatusOK},
+		{"key A's token, key A withdrawn", walletsWithdrawn, signedByA, http.StatusUnauthorized},
+	} {
+		if got := call(c.h, c.token); got != c.want {
+			t.Errorf("%s: %d, want %d", c.name, got, c.want)
+		}
 	}
-	kms.Asked()
+	res = apptest.AuthTestCall(t, authB, apptest.AuthTestEvent("GET", "/api/v1/.well-known/jwks.json", "192.0.2.7", nil, ""))
+	var jwks auth.JWKS
+	json.Unmarshal([]byte(res.Body), &jwks)
+	if len(jwks.Keys) != 2 || jwks.Keys[0].Kid != kidB || jwks.Keys[1].Kid != kidA {
+		t.Fatalf("published after the switch: %s, want B then A", res.Body)
+	}
 
 	// A key KMS does not hold stops the function at start.
 	missing := cfg
