@@ -31,6 +31,10 @@ import (
 // public base URL (Config.Issuer).
 const DefaultIssuer = "payments"
 
+// Audience is the aud claim of every token, which the guard requires: the
+// audience an HTTP API JWT authorizer is configured with (docs/auth.md).
+const Audience = "payments"
+
 // TokenType is the token_type of every token response.
 const TokenType = "Bearer"
 
@@ -174,6 +178,7 @@ func NewService(cfg Config, comps Companies, limiter RateLimiter, cache *Company
 	s.parser = jwt.NewParser(
 		jwt.WithValidMethods([]string{Algorithm}),
 		jwt.WithIssuer(cfg.Issuer),
+		jwt.WithAudience(Audience),
 		jwt.WithExpirationRequired(),
 		jwt.WithStrictDecoding(), // one spelling per token: unused bits of base64url zero, no padding
 		jwt.WithTimeFunc(func() time.Time { return s.Now() }),
@@ -241,6 +246,7 @@ func (s *Service) issue(ctx context.Context, clientID, clientKey string, now tim
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    s.cfg.Issuer,
 			Subject:   c.ID,
+			Audience:  jwt.ClaimStrings{Audience},
 			IssuedAt:  jwt.NewNumericDate(now),
 			ExpiresAt: jwt.NewNumericDate(now.Add(s.cfg.TTL)),
 			ID:        hex.EncodeToString(jti),

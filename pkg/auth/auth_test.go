@@ -152,7 +152,7 @@ func TestIssueClaims(t *testing.T) {
 	if parsed.Header["alg"] != "ES256" || parsed.Header["kid"] != kid || parsed.Header["typ"] != "JWT" || svc.KeyID() != kid {
 		t.Fatalf("header %v, want ES256 with kid %s", parsed.Header, kid)
 	}
-	if claims.Subject != "c1" || claims.Mode != "sandbox" || claims.KeyVersion != 3 || claims.Issuer != "payments" ||
+	if claims.Subject != "c1" || len(claims.Audience) != 1 || claims.Audience[0] != auth.Audience || claims.Mode != "sandbox" || claims.KeyVersion != 3 || claims.Issuer != "payments" ||
 		claims.ID == "" || !claims.IssuedAt.Equal(clk.Now()) || !claims.ExpiresAt.Equal(clk.Now().Add(time.Hour)) {
 		t.Fatalf("claims = %+v", claims)
 	}

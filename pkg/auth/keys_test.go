@@ -35,7 +35,7 @@ func newService(t *testing.T, fc *fakeCompanies, clk *clock, s auth.Signer, keys
 func handMade(t *testing.T, clk *clock, method jwt.SigningMethod, key any, kid string) string {
 	t.Helper()
 	tok := jwt.NewWithClaims(method, auth.Claims{Mode: "sandbox", KeyVersion: 3, RegisteredClaims: jwt.RegisteredClaims{
-		Issuer: auth.DefaultIssuer, Subject: "c1", IssuedAt: jwt.NewNumericDate(clk.Now()), ExpiresAt: jwt.NewNumericDate(clk.Now().Add(time.Hour)),
+		Issuer: auth.DefaultIssuer, Subject: "c1", Audience: jwt.ClaimStrings{auth.Audience}, IssuedAt: jwt.NewNumericDate(clk.Now()), ExpiresAt: jwt.NewNumericDate(clk.Now().Add(time.Hour)),
 	}})
 	if kid != "" {
 		tok.Header["kid"] = kid

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -84,7 +85,7 @@ func TestTokenEndpoint(t *testing.T) {
 		if tok.Header["alg"] != "ES256" || tok.Header["kid"] != testKID(t, 0) {
 			t.Fatalf("header %v, want ES256 and the kid of key A", tok.Header)
 		}
-		if claims.Subject != id || claims.Mode != function.ModeSandbox || claims.KeyVersion != 1 || claims.Issuer != "payments" || claims.ID == "" {
+		if claims.Subject != id || !slices.Equal(claims.Audience, jwt.ClaimStrings{auth.Audience}) || claims.Mode != function.ModeSandbox || claims.KeyVersion != 1 || claims.Issuer != "payments" || claims.ID == "" {
 			t.Fatalf("claims %+v", claims)
 		}
 	})
@@ -219,7 +220,7 @@ func TestTokenGuard(t *testing.T) {
 	now := time.Now()
 	claims := func(edit func(*auth.Claims)) *auth.Claims {
 		c := &auth.Claims{Mode: function.ModeSandbox, KeyVersion: 1, RegisteredClaims: jwt.RegisteredClaims{
-			Issuer: "payments", Subject: id, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
+			Issuer: "payments", Subject: id, Audience: jwt.ClaimStrings{auth.Audience}, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
 		}}
 		if edit != nil {
 			edit(c)
@@ -284,6 +285,8 @@ func TestTokenGuard(t *testing.T) {
 		{"standby key under the signing key's kid", "Bearer " + signed(t, jwt.SigningMethodES256, standby, claims(nil)), http.StatusUnauthorized},
 		{"unknown kid", "Bearer " + signedAs(t, jwt.SigningMethodES256, key, "kid-1", claims(nil)), http.StatusUnauthorized},
 		{"other mode", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.Mode = function.ModeProduction })), http.StatusUnauthorized},
+		{"no audience", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.Audience = nil })), http.StatusUnauthorized},
+		{"other audience", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.Audience = jwt.ClaimStrings{"someone"} })), http.StatusUnauthorized},
 		{"other issuer", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.Issuer = "someone" })), http.StatusUnauthorized},
 		{"unknown company", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) {
 			c.Subject = "00000000-0000-4000-8000-000000000000"
