@@ -1,12 +1,10 @@
 // Command webhooks is the Lambda entry of the webhooks function; it only wires
-// the environment's configuration to webhooksapi.New, reading its secrets
-// from Secrets Manager.
+// the environment's configuration to webhooksapi.New.
 package main
 
 import (
 	"payments/pkg/function"
-	"payments/pkg/function/secrets"
 	"payments/pkg/function/webhooksapi"
 )
 
-func main() { function.Start("webhooks", webhooksapi.New, secrets.New) }
+func main() { function.Start("webhooks", webhooksapi.New, nil) }

@@ -35,7 +35,7 @@ var httpClients = []string{"pkg/outbound/", "pkg/apiclient/", "pkg/providers/"}
 // SQS, S3, KMS and Secrets Manager, the functions that build their
 // clients, and the provider adapters.
 var adapters = []string{
-	"pkg/store/", "pkg/queue/", "pkg/documents/", "pkg/vault/kmskeys/",
+	"pkg/store/", "pkg/queue/", "pkg/documents/", "pkg/vault/kmskeys/", "pkg/auth/kmssign/",
 	"pkg/function/", "pkg/httpapi/", "pkg/apidoc/", "pkg/providers/", "pkg/app/",
 }
 

@@ -2697,6 +2697,66 @@ func (e FxConversionCurrency) Valid() bool {
 	}
 }
 
+// Defines values for JWKSKeysAlg.
+const (
+	JWKSKeysAlgES256 JWKSKeysAlg = "ES256"
+)
+
+// Valid indicates whether the value is a known member of the JWKSKeysAlg enum.
+func (e JWKSKeysAlg) Valid() bool {
+	switch e {
+	case JWKSKeysAlgES256:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JWKSKeysCrv.
+const (
+	P256 JWKSKeysCrv = "P-256"
+)
+
+// Valid indicates whether the value is a known member of the JWKSKeysCrv enum.
+func (e JWKSKeysCrv) Valid() bool {
+	switch e {
+	case P256:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JWKSKeysKty.
+const (
+	EC JWKSKeysKty = "EC"
+)
+
+// Valid indicates whether the value is a known member of the JWKSKeysKty enum.
+func (e JWKSKeysKty) Valid() bool {
+	switch e {
+	case EC:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for JWKSKeysUse.
+const (
+	Sig JWKSKeysUse = "sig"
+)
+
+// Valid indicates whether the value is a known member of the JWKSKeysUse enum.
+func (e JWKSKeysUse) Valid() bool {
+	switch e {
+	case Sig:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListEnvelopeSuccess.
 const (
 	ListEnvelopeSuccessTrue ListEnvelopeSuccess = true
@@ -2706,6 +2766,21 @@ const (
 func (e ListEnvelopeSuccess) Valid() bool {
 	switch e {
 	case ListEnvelopeSuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpenIDConfigurationIdTokenSigningAlgValuesSupported.
+const (
+	OpenIDConfigurationIdTokenSigningAlgValuesSupportedES256 OpenIDConfigurationIdTokenSigningAlgValuesSupported = "ES256"
+)
+
+// Valid indicates whether the value is a known member of the OpenIDConfigurationIdTokenSigningAlgValuesSupported enum.
+func (e OpenIDConfigurationIdTokenSigningAlgValuesSupported) Valid() bool {
+	switch e {
+	case OpenIDConfigurationIdTokenSigningAlgValuesSupportedES256:
 		return true
 	default:
 		return false
@@ -7379,7 +7454,7 @@ func (e WalletTransferCompletedEventParamsUserAgent) Valid() bool {
 
 // AuthToken the token response, raw (no envelope)
 type AuthToken struct {
-	// AccessToken an HS256 JWT bound to the company, the deployment's mode and the client_key it was minted from
+	// AccessToken an ES256 JWT (its `kid` one of GET /.well-known/jwks.json) bound to the company, the deployment's mode and the client_key it was minted from
 	AccessToken string `json:"access_token"`
 
 	// ExpiresIn seconds until the token expires (`TOKEN_TTL_SECONDS`, default 3600); there is no refresh token
@@ -9888,6 +9963,37 @@ type FxQuoteInput struct {
 	ToCurrency WalletCurrency `json:"toCurrency"`
 }
 
+// JWKS a JSON Web Key Set (RFC 7517)
+type JWKS struct {
+	Keys []struct {
+		Alg JWKSKeysAlg `json:"alg"`
+		Crv JWKSKeysCrv `json:"crv"`
+
+		// Kid the key's RFC 7638 thumbprint: the `kid` of the tokens it signs
+		Kid string      `json:"kid"`
+		Kty JWKSKeysKty `json:"kty"`
+		Use JWKSKeysUse `json:"use"`
+
+		// X the point's x coordinate (base64url)
+		X string `json:"x"`
+
+		// Y the point's y coordinate (base64url)
+		Y string `json:"y"`
+	} `json:"keys"`
+}
+
+// JWKSKeysAlg defines model for JWKS.Keys.Alg.
+type JWKSKeysAlg string
+
+// JWKSKeysCrv defines model for JWKS.Keys.Crv.
+type JWKSKeysCrv string
+
+// JWKSKeysKty defines model for JWKS.Keys.Kty.
+type JWKSKeysKty string
+
+// JWKSKeysUse defines model for JWKS.Keys.Use.
+type JWKSKeysUse string
+
 // ListEnvelope the wrapper of a page of a list; `data` (an array) is added by each response
 type ListEnvelope struct {
 	// Message "<N> items retrieved successfully"
@@ -9904,6 +10010,22 @@ type ListEnvelope struct {
 
 // ListEnvelopeSuccess defines model for ListEnvelope.Success.
 type ListEnvelopeSuccess bool
+
+// OpenIDConfiguration the part of an OpenID Connect Discovery document a JWT verifier reads
+type OpenIDConfiguration struct {
+	IdTokenSigningAlgValuesSupported []OpenIDConfigurationIdTokenSigningAlgValuesSupported `json:"id_token_signing_alg_values_supported"`
+
+	// Issuer the `iss` of every token
+	Issuer                            string   `json:"issuer"`
+	JwksUri                           string   `json:"jwks_uri"`
+	ResponseTypesSupported            []string `json:"response_types_supported"`
+	SubjectTypesSupported             []string `json:"subject_types_supported"`
+	TokenEndpoint                     string   `json:"token_endpoint"`
+	TokenEndpointAuthMethodsSupported []string `json:"token_endpoint_auth_methods_supported"`
+}
+
+// OpenIDConfigurationIdTokenSigningAlgValuesSupported defines model for OpenIDConfiguration.IdTokenSigningAlgValuesSupported.
+type OpenIDConfigurationIdTokenSigningAlgValuesSupported string
 
 // OperatorCallbackReceived defines model for OperatorCallbackReceived.
 type OperatorCallbackReceived struct {
@@ -13924,6 +14046,24 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
+	// GetTokenKeys The public keys that check access tokens (JWKS).
+	//
+	// The ES256 keys access tokens may be signed with, the signing key's first; a token's `kid` names one. A
+	// key is published beside the old one for a rotation (docs/auth.md). Answers unwrapped, without a token,
+	// with `Cache-Control: public, max-age=300`.
+	//
+	// Corresponds with GET /.well-known/jwks.json (the `GetTokenKeys` operationId).
+	GetTokenKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOpenIDConfiguration Where the token keys are (OpenID Connect Discovery).
+	//
+	// The tokens' issuer (`iss`, the API's base URL where the stage has one) and the URL of its keys, as a JWT
+	// verifier (the HTTP API's JWT authorizer) reads them. Answers unwrapped, without a token, with
+	// `Cache-Control: public, max-age=300`.
+	//
+	// Corresponds with GET /.well-known/openid-configuration (the `GetOpenIDConfiguration` operationId).
+	GetOpenIDConfiguration(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreateCompanyWithBody Register a company; its client_key is shown only in this answer.
 	//
 	// Takes any type of body and a specified content type.
@@ -15533,6 +15673,44 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
 	ResendWebhookEvent(ctx context.Context, id string, body ResendWebhookEventJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+}
+
+// GetTokenKeys The public keys that check access tokens (JWKS).
+//
+// The ES256 keys access tokens may be signed with, the signing key's first; a token's `kid` names one. A
+// key is published beside the old one for a rotation (docs/auth.md). Answers unwrapped, without a token,
+// with `Cache-Control: public, max-age=300`.
+//
+// Corresponds with GET /.well-known/jwks.json (the `GetTokenKeys` operationId).
+func (c *Client) GetTokenKeys(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetTokenKeysRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOpenIDConfiguration Where the token keys are (OpenID Connect Discovery).
+//
+// The tokens' issuer (`iss`, the API's base URL where the stage has one) and the URL of its keys, as a JWT
+// verifier (the HTTP API's JWT authorizer) reads them. Answers unwrapped, without a token, with
+// `Cache-Control: public, max-age=300`.
+//
+// Corresponds with GET /.well-known/openid-configuration (the `GetOpenIDConfiguration` operationId).
+func (c *Client) GetOpenIDConfiguration(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpenIDConfigurationRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
 }
 
 // CreateCompanyWithBody Register a company; its client_key is shown only in this answer.
@@ -18483,6 +18661,60 @@ func (c *Client) ResendWebhookEvent(ctx context.Context, id string, body ResendW
 		return nil, err
 	}
 	return c.Client.Do(req)
+}
+
+// NewGetTokenKeysRequest constructs an http.Request for the GetTokenKeys method
+func NewGetTokenKeysRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/.well-known/jwks.json")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetOpenIDConfigurationRequest constructs an http.Request for the GetOpenIDConfiguration method
+func NewGetOpenIDConfigurationRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/.well-known/openid-configuration")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
 }
 
 // NewCreateCompanyRequest calls the generic CreateCompany builder with application/json body
@@ -23820,6 +24052,28 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
+	// GetTokenKeysWithResponse The public keys that check access tokens (JWKS).
+	//
+	// The ES256 keys access tokens may be signed with, the signing key's first; a token's `kid` names one. A
+	// key is published beside the old one for a rotation (docs/auth.md). Answers unwrapped, without a token,
+	// with `Cache-Control: public, max-age=300`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /.well-known/jwks.json (the `GetTokenKeys` operationId).
+	GetTokenKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTokenKeysResponse, error)
+
+	// GetOpenIDConfigurationWithResponse Where the token keys are (OpenID Connect Discovery).
+	//
+	// The tokens' issuer (`iss`, the API's base URL where the stage has one) and the URL of its keys, as a JWT
+	// verifier (the HTTP API's JWT authorizer) reads them. Answers unwrapped, without a token, with
+	// `Cache-Control: public, max-age=300`.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /.well-known/openid-configuration (the `GetOpenIDConfiguration` operationId).
+	GetOpenIDConfigurationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenIDConfigurationResponse, error)
+
 	// CreateCompanyWithBodyWithResponse Register a company; its client_key is shown only in this answer.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -25527,6 +25781,116 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /webhooks/events/{id}/resend (the `ResendWebhookEvent` operationId).
 	ResendWebhookEventWithResponse(ctx context.Context, id string, body ResendWebhookEventJSONRequestBody, reqEditors ...RequestEditorFn) (*ResendWebhookEventResponse, error)
+}
+
+// GetTokenKeysResponse200Headers the declared response headers of an HTTP 200 response for GetTokenKeys
+type GetTokenKeysResponse200Headers struct {
+	CacheControl *string
+}
+
+type GetTokenKeysResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *JWKS
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetTokenKeysResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetTokenKeysResponse) GetJSON200() *JWKS {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetTokenKeysResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetBody returns the raw response body bytes
+func (r GetTokenKeysResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetTokenKeysResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetTokenKeysResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetTokenKeysResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetOpenIDConfigurationResponse200Headers the declared response headers of an HTTP 200 response for GetOpenIDConfiguration
+type GetOpenIDConfigurationResponse200Headers struct {
+	CacheControl *string
+}
+
+type GetOpenIDConfigurationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OpenIDConfiguration
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetOpenIDConfigurationResponse200Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOpenIDConfigurationResponse) GetJSON200() *OpenIDConfiguration {
+	return r.JSON200
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r GetOpenIDConfigurationResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOpenIDConfigurationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOpenIDConfigurationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOpenIDConfigurationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOpenIDConfigurationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
 }
 
 // CreateCompanyResponse409Headers the declared response headers of an HTTP 409 response for CreateCompany
@@ -35872,6 +36236,40 @@ func (r ResendWebhookEventResponse) ContentType() string {
 	return ""
 }
 
+// GetTokenKeysWithResponse The public keys that check access tokens (JWKS).
+//
+// The ES256 keys access tokens may be signed with, the signing key's first; a token's `kid` names one. A
+// key is published beside the old one for a rotation (docs/auth.md). Answers unwrapped, without a token,
+// with `Cache-Control: public, max-age=300`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /.well-known/jwks.json (the `GetTokenKeys` operationId).
+func (c *ClientWithResponses) GetTokenKeysWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetTokenKeysResponse, error) {
+	rsp, err := c.GetTokenKeys(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetTokenKeysResponse(rsp)
+}
+
+// GetOpenIDConfigurationWithResponse Where the token keys are (OpenID Connect Discovery).
+//
+// The tokens' issuer (`iss`, the API's base URL where the stage has one) and the URL of its keys, as a JWT
+// verifier (the HTTP API's JWT authorizer) reads them. Answers unwrapped, without a token, with
+// `Cache-Control: public, max-age=300`.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /.well-known/openid-configuration (the `GetOpenIDConfiguration` operationId).
+func (c *ClientWithResponses) GetOpenIDConfigurationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenIDConfigurationResponse, error) {
+	rsp, err := c.GetOpenIDConfiguration(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOpenIDConfigurationResponse(rsp)
+}
+
 // CreateCompanyWithBodyWithResponse Register a company; its client_key is shown only in this answer.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -38382,6 +38780,98 @@ func (c *ClientWithResponses) ResendWebhookEventWithResponse(ctx context.Context
 		return nil, err
 	}
 	return ParseResendWebhookEventResponse(rsp)
+}
+
+// ParseGetTokenKeysResponse parses an HTTP response from a GetTokenKeysWithResponse call
+func ParseGetTokenKeysResponse(rsp *http.Response) (*GetTokenKeysResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetTokenKeysResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest JWKS
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetTokenKeysResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOpenIDConfigurationResponse parses an HTTP response from a GetOpenIDConfigurationWithResponse call
+func ParseGetOpenIDConfigurationResponse(rsp *http.Response) (*GetOpenIDConfigurationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOpenIDConfigurationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OpenIDConfiguration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetOpenIDConfigurationResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		response.Headers200 = &headers
+	}
+
+	return response, nil
 }
 
 // ParseCreateCompanyResponse parses an HTTP response from a CreateCompanyWithResponse call

@@ -2,13 +2,19 @@
 // /auth/token, rate limited per source IP) and checks them on every other
 // route (Service.Guard).
 //
-// A token is an HS256 JWT bound to one company, one mode and the version of
-// the client_key it was minted from; see docs/auth.md.
+// A token is an ES256 JWT, signed by a key only the auth function may use
+// (Signer) and named by its kid, bound to one company, one mode and the
+// version of the client_key it was minted from. The public keys are
+// published (Service.JWKS); every other function checks tokens with them
+// alone. See docs/auth.md.
 package auth
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -21,14 +27,16 @@ import (
 	"payments/pkg/companies"
 )
 
-// Issuer is the iss claim of every token.
-const Issuer = "payments"
+// DefaultIssuer is the iss claim of every token where the stage has no
+// public base URL (Config.Issuer).
+const DefaultIssuer = "payments"
+
+// Audience is the aud claim of every token, which the guard requires: the
+// audience an HTTP API JWT authorizer is configured with (docs/auth.md).
+const Audience = "payments"
 
 // TokenType is the token_type of every token response.
 const TokenType = "Bearer"
-
-// MinSecretBytes is the shortest signing secret accepted.
-const MinSecretBytes = 32
 
 // RateWindow is the sliding window of the token endpoint's rate limit.
 const RateWindow = 60 * time.Second
@@ -52,6 +60,10 @@ var (
 	ErrRateLimited = errors.New("auth: rate limit exceeded")
 	// ErrConfig is a missing or unusable setting.
 	ErrConfig = errors.New("auth: configuration")
+	// ErrUnknownKey is a token whose kid names no key accepted.
+	ErrUnknownKey = errors.New("auth: unknown token key")
+	// ErrNoSigner is a token asked of a service that only checks them.
+	ErrNoSigner = errors.New("auth: no token signer")
 )
 
 // RateLimitError is a refused token request with the time after which a new
@@ -89,7 +101,15 @@ type Companies interface {
 
 // Config is the service's settings.
 type Config struct {
-	Secret []byte        // HS256 signing secret, at least MinSecretBytes
+	// Signer signs the tokens issued: the auth function's alone. nil for
+	// a service that only checks tokens.
+	Signer Signer
+	// Keys are the public keys accepted besides the Signer's: every key
+	// tokens still alive may be signed with (the other key during a
+	// rotation, docs/auth.md). The Signer's key and these are the ones
+	// published and the only ones accepted.
+	Keys   []*ecdsa.PublicKey
+	Issuer string        // the iss claim: the API's base URL; "" is DefaultIssuer
 	Mode   string        // the mode claim every token carries and the guard requires
 	TTL    time.Duration // token lifetime, expires_in
 }
@@ -100,6 +120,9 @@ type Service struct {
 	companies Companies
 	limiter   RateLimiter
 	cache     *CompanyCache
+	kid       string                      // the Signer's key's kid
+	keys      map[string]*ecdsa.PublicKey // accepted keys by kid
+	jwks      JWKS                        // the accepted keys, published
 	// parser and key check tokens; built once, as every request needs
 	// them (the parser reads the time from Now at each check).
 	parser *jwt.Parser
@@ -111,9 +134,6 @@ type Service struct {
 // NewService returns a Service. limiter may be nil for a process that only
 // checks tokens; cache may be nil, and then a private one is made.
 func NewService(cfg Config, comps Companies, limiter RateLimiter, cache *CompanyCache) (*Service, error) {
-	if len(cfg.Secret) < MinSecretBytes {
-		return nil, fmt.Errorf("%w: token secret must be at least %d bytes", ErrConfig, MinSecretBytes)
-	}
 	if cfg.Mode == "" {
 		return nil, fmt.Errorf("%w: mode is not set", ErrConfig)
 	}
@@ -123,11 +143,42 @@ func NewService(cfg Config, comps Companies, limiter RateLimiter, cache *Company
 	if cache == nil {
 		cache = NewCompanyCache(CompanyCacheTTL, time.Now)
 	}
-	s := &Service{cfg: cfg, companies: comps, limiter: limiter, cache: cache, Now: time.Now}
-	s.key = func(*jwt.Token) (any, error) { return s.cfg.Secret, nil }
+	if cfg.Issuer == "" {
+		cfg.Issuer = DefaultIssuer
+	}
+	s := &Service{cfg: cfg, companies: comps, limiter: limiter, cache: cache, keys: map[string]*ecdsa.PublicKey{}, Now: time.Now}
+	keys := cfg.Keys
+	if cfg.Signer != nil {
+		keys = append([]*ecdsa.PublicKey{cfg.Signer.Public()}, keys...)
+	}
+	for i, pub := range keys {
+		jwk, err := PublicJWK(pub)
+		if err != nil {
+			return nil, err
+		}
+		if i == 0 && cfg.Signer != nil {
+			s.kid = jwk.Kid
+		}
+		if _, dup := s.keys[jwk.Kid]; dup {
+			continue
+		}
+		s.keys[jwk.Kid] = pub
+		s.jwks.Keys = append(s.jwks.Keys, jwk)
+	}
+	if len(s.keys) == 0 {
+		return nil, fmt.Errorf("%w: no token key", ErrConfig)
+	}
+	s.key = func(t *jwt.Token) (any, error) {
+		kid, _ := t.Header["kid"].(string)
+		if pub, ok := s.keys[kid]; ok {
+			return pub, nil
+		}
+		return nil, fmt.Errorf("%w: unknown kid %q", ErrUnknownKey, kid)
+	}
 	s.parser = jwt.NewParser(
-		jwt.WithValidMethods([]string{jwt.SigningMethodHS256.Alg()}),
-		jwt.WithIssuer(Issuer),
+		jwt.WithValidMethods([]string{Algorithm}),
+		jwt.WithIssuer(cfg.Issuer),
+		jwt.WithAudience(Audience),
 		jwt.WithExpirationRequired(),
 		jwt.WithStrictDecoding(), // one spelling per token: unused bits of base64url zero, no padding
 		jwt.WithTimeFunc(func() time.Time { return s.Now() }),
@@ -193,16 +244,51 @@ func (s *Service) issue(ctx context.Context, clientID, clientKey string, now tim
 		Mode:       s.cfg.Mode,
 		KeyVersion: c.KeyVersion,
 		RegisteredClaims: jwt.RegisteredClaims{
-			Issuer:    Issuer,
+			Issuer:    s.cfg.Issuer,
 			Subject:   c.ID,
+			Audience:  jwt.ClaimStrings{Audience},
 			IssuedAt:  jwt.NewNumericDate(now),
 			ExpiresAt: jwt.NewNumericDate(now.Add(s.cfg.TTL)),
 			ID:        hex.EncodeToString(jti),
 		},
 	}
-	signed, err := jwt.NewWithClaims(jwt.SigningMethodHS256, claims).SignedString(s.cfg.Secret)
+	signed, err := s.sign(ctx, claims)
 	if err != nil {
-		return Token{}, fmt.Errorf("auth: sign token: %w", err)
+		return Token{}, err
 	}
 	return Token{AccessToken: signed, TokenType: TokenType, ExpiresIn: int(s.cfg.TTL / time.Second)}, nil
 }
+
+// sign returns the token of claims: header {"alg":"ES256","kid":…,
+// "typ":"JWT"}, signed by the Signer.
+func (s *Service) sign(ctx context.Context, claims Claims) (string, error) {
+	if s.cfg.Signer == nil {
+		return "", ErrNoSigner
+	}
+	t := jwt.NewWithClaims(jwt.SigningMethodES256, claims)
+	t.Header["kid"] = s.kid
+	input, err := t.SigningString()
+	if err != nil {
+		return "", fmt.Errorf("auth: encode token: %w", err)
+	}
+	digest := sha256.Sum256([]byte(input))
+	sig, err := s.cfg.Signer.Sign(ctx, digest[:])
+	if err != nil {
+		return "", fmt.Errorf("auth: sign token: %w", err)
+	}
+	if len(sig) != SignatureSize {
+		return "", fmt.Errorf("auth: sign token: a signature of %d bytes, not %d", len(sig), SignatureSize)
+	}
+	return input + "." + base64.RawURLEncoding.EncodeToString(sig), nil
+}
+
+// Issuer returns the iss claim of the service's tokens.
+func (s *Service) Issuer() string { return s.cfg.Issuer }
+
+// KeyID returns the kid of the tokens the service signs, "" when it signs
+// none.
+func (s *Service) KeyID() string { return s.kid }
+
+// JWKS returns the public keys the service accepts, the signing key's
+// first.
+func (s *Service) JWKS() JWKS { return s.jwks }

@@ -2,6 +2,9 @@ package auth_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
 	"errors"
 	"net/http/httptest"
 	"sync"
@@ -15,7 +18,30 @@ import (
 	"payments/pkg/httpapi"
 )
 
-var secret = []byte("0123456789abcdef0123456789abcdef")
+// testKeys are two token keys: 0 signs in setup, 1 is another key.
+var testKeys = func() [2]*ecdsa.PrivateKey {
+	var k [2]*ecdsa.PrivateKey
+	for i, h := range []string{
+		"0101010101010101010101010101010101010101010101010101010101010101",
+		"0202020202020202020202020202020202020202020202020202020202020202",
+	} {
+		var err error
+		if k[i], err = auth.LocalKeyFromHex(h); err != nil {
+			panic(err)
+		}
+	}
+	return k
+}()
+
+// signer returns the Signer of testKeys[i].
+func signer(t testing.TB, i int) auth.Signer {
+	t.Helper()
+	s, err := auth.NewLocalSigner(testKeys[i])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
 
 // fakeCompanies is an in-memory Companies; the store is not the subject here.
 type fakeCompanies struct {
@@ -76,7 +102,7 @@ func setup(t testing.TB) (*auth.Service, *fakeCompanies, *clock, *auth.CompanyCa
 		"c1": {ID: "c1", ClientID: "cli_1", IsActive: true, KeyVersion: 3},
 	}}
 	cache := auth.NewCompanyCache(auth.CompanyCacheTTL, clk.Now)
-	svc, err := auth.NewService(auth.Config{Secret: secret, Mode: "sandbox", TTL: time.Hour}, fc, nil, cache)
+	svc, err := auth.NewService(auth.Config{Signer: signer(t, 0), Mode: "sandbox", TTL: time.Hour}, fc, nil, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,13 +111,18 @@ func setup(t testing.TB) (*auth.Service, *fakeCompanies, *clock, *auth.CompanyCa
 }
 
 func TestNewServiceRefusesBadConfig(t *testing.T) {
+	p384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name string
 		cfg  auth.Config
 	}{
-		{"short secret", auth.Config{Secret: []byte("short"), Mode: "sandbox", TTL: time.Hour}},
-		{"no mode", auth.Config{Secret: secret, TTL: time.Hour}},
-		{"no ttl", auth.Config{Secret: secret, Mode: "sandbox"}},
+		{"no key", auth.Config{Mode: "sandbox", TTL: time.Hour}},
+		{"a P-384 key", auth.Config{Keys: []*ecdsa.PublicKey{&p384.PublicKey}, Mode: "sandbox", TTL: time.Hour}},
+		{"no mode", auth.Config{Signer: signer(t, 0), TTL: time.Hour}},
+		{"no ttl", auth.Config{Signer: signer(t, 0), Mode: "sandbox"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -112,12 +143,16 @@ func TestIssueClaims(t *testing.T) {
 		t.Fatalf("token = %+v", tok)
 	}
 	var claims auth.Claims
-	_, err = jwt.ParseWithClaims(tok.AccessToken, &claims, func(*jwt.Token) (any, error) { return secret, nil },
-		jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(clk.Now))
+	parsed, err := jwt.ParseWithClaims(tok.AccessToken, &claims, func(*jwt.Token) (any, error) { return &testKeys[0].PublicKey, nil },
+		jwt.WithValidMethods([]string{"ES256"}), jwt.WithTimeFunc(clk.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if claims.Subject != "c1" || claims.Mode != "sandbox" || claims.KeyVersion != 3 || claims.Issuer != "payments" ||
+	kid, _ := auth.KeyID(&testKeys[0].PublicKey)
+	if parsed.Header["alg"] != "ES256" || parsed.Header["kid"] != kid || parsed.Header["typ"] != "JWT" || svc.KeyID() != kid {
+		t.Fatalf("header %v, want ES256 with kid %s", parsed.Header, kid)
+	}
+	if claims.Subject != "c1" || len(claims.Audience) != 1 || claims.Audience[0] != auth.Audience || claims.Mode != "sandbox" || claims.KeyVersion != 3 || claims.Issuer != "payments" ||
 		claims.ID == "" || !claims.IssuedAt.Equal(clk.Now()) || !claims.ExpiresAt.Equal(clk.Now().Add(time.Hour)) {
 		t.Fatalf("claims = %+v", claims)
 	}

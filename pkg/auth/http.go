@@ -14,11 +14,68 @@ import (
 	"payments/pkg/httpapi"
 )
 
-// Routes registers POST /auth/token, the one company route without a token.
+// Routes registers the auth function's routes, none of which takes a
+// token: POST /auth/token, and the public keys that check tokens, GET
+// /.well-known/jwks.json, named by GET /.well-known/openid-configuration.
 func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("POST /auth/token", func(w http.ResponseWriter, r *http.Request) error {
 		return tokenHandler(svc, w, r)
 	})
+	rt.Handle("GET /.well-known/jwks.json", func(w http.ResponseWriter, r *http.Request) error {
+		writePublic(w, svc.JWKS())
+		return nil
+	})
+	rt.Handle("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) error {
+		writePublic(w, svc.discovery(r))
+		return nil
+	})
+}
+
+// PublicMaxAge is how long a client or cache may keep the published keys
+// (Cache-Control max-age, in seconds): a key published by a rotation is
+// published this long before any token is signed with it (docs/auth.md).
+const PublicMaxAge = 300
+
+// writePublic writes v as a cacheable answer: it holds no secret.
+func writePublic(w http.ResponseWriter, v any) {
+	w.Header().Set("Cache-Control", fmt.Sprintf("public, max-age=%d", PublicMaxAge))
+	httpapi.Write(w, http.StatusOK, v)
+}
+
+// Discovery is the body of GET /.well-known/openid-configuration: the
+// part of OpenID Connect Discovery 1.0 a JWT verifier (the HTTP API's JWT
+// authorizer) reads.
+type Discovery struct {
+	Issuer                 string   `json:"issuer"`
+	JWKSURI                string   `json:"jwks_uri"`
+	TokenEndpoint          string   `json:"token_endpoint"`
+	SigningAlgs            []string `json:"id_token_signing_alg_values_supported"`
+	ResponseTypes          []string `json:"response_types_supported"`
+	SubjectTypes           []string `json:"subject_types_supported"`
+	TokenEndpointAuthMeths []string `json:"token_endpoint_auth_methods_supported"`
+}
+
+// discovery returns the discovery document. Its URLs are under the
+// issuer when the issuer is the API's base URL, else under the base URL
+// of the request.
+func (s *Service) discovery(r *http.Request) Discovery {
+	base := s.cfg.Issuer
+	if !strings.HasPrefix(base, "https://") && !strings.HasPrefix(base, "http://") {
+		scheme := "https"
+		if r.TLS == nil && r.Header.Get("X-Forwarded-Proto") == "http" {
+			scheme = "http"
+		}
+		base = scheme + "://" + r.Host + httpapi.BasePath
+	}
+	return Discovery{
+		Issuer:                 s.cfg.Issuer,
+		JWKSURI:                base + "/.well-known/jwks.json",
+		TokenEndpoint:          base + "/auth/token",
+		SigningAlgs:            []string{Algorithm},
+		ResponseTypes:          []string{"token"},
+		SubjectTypes:           []string{"public"},
+		TokenEndpointAuthMeths: []string{"client_secret_post"},
+	}
 }
 
 type tokenRequest struct {
@@ -75,9 +132,10 @@ func (s *Service) Guard() httpapi.Guard {
 
 // Authenticate checks an Authorization header value and returns the company
 // id its token was issued to. It refuses, with httpapi.ErrUnauthorized, a
-// missing or non-Bearer header, a malformed or expired token, a bad
-// signature, any algorithm but HS256, another mode, an unknown or inactive
-// company, and a token minted from a client_key since rotated.
+// missing or non-Bearer header, a malformed or expired token, any
+// algorithm but ES256, a kid that names no key accepted, a bad signature,
+// another issuer, another mode, an unknown or inactive company, and a token
+// minted from a client_key since rotated.
 func (s *Service) Authenticate(ctx context.Context, header string) (string, error) {
 	scheme, raw, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {

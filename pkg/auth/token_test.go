@@ -2,11 +2,14 @@ package auth_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,7 +22,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
 	"payments/pkg/function/authapi"
-	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 )
@@ -29,19 +32,20 @@ func TestAuthRefusesWeakConfig(t *testing.T) {
 		name string
 		edit func(*function.Config)
 	}{
-		{"no secret", func(c *function.Config) { c.TokenSecret = nil }},
-		{"short secret", func(c *function.Config) { c.TokenSecret = []byte("31-bytes-31-bytes-31-bytes-31-b") }},
+		{"no key", func(c *function.Config) { c.TokenKeys = [2]string{} }},
+		{"no signing key", func(c *function.Config) { c.TokenKeys[0] = "" }},
+		{"a short key", func(c *function.Config) { c.TokenKeys[0] = "1111" }},
 		{"no mode", func(c *function.Config) { c.Mode = "" }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			cfg := function.Config{Mode: function.ModeSandbox, TableName: "t", TokenSecret: apptest.AuthTestSecret, AdminAPIKey: "k", AWS: storetest.AWSConfig()}
+			cfg := function.Config{Mode: function.ModeSandbox, TableName: "t", TokenKeys: apptest.AuthTestKeys, AdminAPIKey: "k", AWS: storetest.AWSConfig()}
 			tt.edit(&cfg)
 			if _, err := authapi.New(context.Background(), cfg); err == nil {
 				t.Error("authapi.New accepted the configuration")
 			}
-			if _, err := services.TokenGuard(cfg, store.New(nil, "t")); err == nil {
-				t.Error("services.TokenGuard accepted the configuration")
+			if _, err := tokenkeys.Guard(context.Background(), cfg, store.New(nil, "t")); err == nil {
+				t.Error("tokenkeys.Guard accepted the configuration")
 			}
 		})
 	}
@@ -73,11 +77,15 @@ func TestTokenEndpoint(t *testing.T) {
 			t.Fatalf("body %s", res.Body)
 		}
 		var claims auth.Claims
-		if _, err := jwt.ParseWithClaims(raw["access_token"].(string), &claims,
-			func(*jwt.Token) (any, error) { return apptest.AuthTestSecret, nil }, jwt.WithValidMethods([]string{"HS256"})); err != nil {
+		tok, err := jwt.ParseWithClaims(raw["access_token"].(string), &claims,
+			func(*jwt.Token) (any, error) { return &apptest.AuthTestKey(t, 0).PublicKey, nil }, jwt.WithValidMethods([]string{"ES256"}))
+		if err != nil {
 			t.Fatal(err)
 		}
-		if claims.Subject != id || claims.Mode != function.ModeSandbox || claims.KeyVersion != 1 || claims.Issuer != "payments" || claims.ID == "" {
+		if tok.Header["alg"] != "ES256" || tok.Header["kid"] != testKID(t, 0) {
+			t.Fatalf("header %v, want ES256 and the kid of key A", tok.Header)
+		}
+		if claims.Subject != id || !slices.Equal(claims.Audience, jwt.ClaimStrings{auth.Audience}) || claims.Mode != function.ModeSandbox || claims.KeyVersion != 1 || claims.Issuer != "payments" || claims.ID == "" {
 			t.Fatalf("claims %+v", claims)
 		}
 	})
@@ -175,10 +183,29 @@ func TestTokenEndpoint(t *testing.T) {
 	})
 }
 
-// signed returns a token with claims for company id signed with method and key.
+// testKID returns the kid of the test functions' token key of slot.
+func testKID(t *testing.T, slot int) string {
+	t.Helper()
+	kid, err := auth.KeyID(&apptest.AuthTestKey(t, slot).PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kid
+}
+
+// signed returns a token with claims signed with method and key, its kid
+// the one of the test functions' signing key.
 func signed(t *testing.T, method jwt.SigningMethod, key any, claims jwt.Claims) string {
 	t.Helper()
-	s, err := jwt.NewWithClaims(method, claims).SignedString(key)
+	return signedAs(t, method, key, testKID(t, 0), claims)
+}
+
+// signedAs is signed with the kid given.
+func signedAs(t *testing.T, method jwt.SigningMethod, key any, kid string, claims jwt.Claims) string {
+	t.Helper()
+	tok := jwt.NewWithClaims(method, claims)
+	tok.Header["kid"] = kid
+	s, err := tok.SignedString(key)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +220,7 @@ func TestTokenGuard(t *testing.T) {
 	now := time.Now()
 	claims := func(edit func(*auth.Claims)) *auth.Claims {
 		c := &auth.Claims{Mode: function.ModeSandbox, KeyVersion: 1, RegisteredClaims: jwt.RegisteredClaims{
-			Issuer: "payments", Subject: id, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
+			Issuer: "payments", Subject: id, Audience: jwt.ClaimStrings{auth.Audience}, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
 		}}
 		if edit != nil {
 			edit(c)
@@ -201,6 +228,15 @@ func TestTokenGuard(t *testing.T) {
 		return c
 	}
 	rsaKey, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, standby := apptest.AuthTestKey(t, 0), apptest.AuthTestKey(t, 1)
+	strange, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	strange384, err := ecdsa.GenerateKey(elliptic.P384(), rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,27 +264,34 @@ func TestTokenGuard(t *testing.T) {
 	}{
 		{"valid token", "Bearer " + good, http.StatusOK},
 		{"lower-case scheme", "bearer " + good, http.StatusOK},
-		{"hand-made valid token", "Bearer " + signed(t, jwt.SigningMethodHS256, apptest.AuthTestSecret, claims(nil)), http.StatusOK},
+		{"hand-made valid token", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(nil)), http.StatusOK},
 		{"missing header", "", http.StatusUnauthorized},
 		{"no scheme", good, http.StatusUnauthorized},
 		{"basic scheme", "Basic " + good, http.StatusUnauthorized},
 		{"empty bearer", "Bearer ", http.StatusUnauthorized},
 		{"garbage", "Bearer not.a.jwt", http.StatusUnauthorized},
-		{"expired", "Bearer " + signed(t, jwt.SigningMethodHS256, apptest.AuthTestSecret, claims(func(c *auth.Claims) {
+		{"expired", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) {
 			c.IssuedAt = jwt.NewNumericDate(now.Add(-2 * time.Hour))
 			c.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Hour))
 		})), http.StatusUnauthorized},
-		{"no expiry", "Bearer " + signed(t, jwt.SigningMethodHS256, apptest.AuthTestSecret, claims(func(c *auth.Claims) { c.ExpiresAt = nil })), http.StatusUnauthorized},
+		{"no expiry", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.ExpiresAt = nil })), http.StatusUnauthorized},
 		{"alg none", "Bearer " + none, http.StatusUnauthorized},
 		{"RS256", "Bearer " + signed(t, jwt.SigningMethodRS256, rsaKey, claims(nil)), http.StatusUnauthorized},
-		{"HS512 with the right secret", "Bearer " + signed(t, jwt.SigningMethodHS512, apptest.AuthTestSecret, claims(nil)), http.StatusUnauthorized},
-		{"other secret", "Bearer " + signed(t, jwt.SigningMethodHS256, []byte("another-secret-another-secret-another"), claims(nil)), http.StatusUnauthorized},
-		{"other mode", "Bearer " + signed(t, jwt.SigningMethodHS256, apptest.AuthTestSecret, claims(func(c *auth.Claims) { c.Mode = function.ModeProduction })), http.StatusUnauthorized},
-		{"other issuer", "Bearer " + signed(t, jwt.SigningMethodHS256, apptest.AuthTestSecret, claims(func(c *auth.Claims) { c.Issuer = "someone" })), http.StatusUnauthorized},
-		{"unknown company", "Bearer " + signed(t, jwt.SigningMethodHS256, apptest.AuthTestSecret, claims(func(c *auth.Claims) {
+		{"HS256", "Bearer " + signed(t, jwt.SigningMethodHS256, []byte("a-secret-a-secret-a-secret-a-secret!"), claims(nil)), http.StatusUnauthorized},
+		{"ES384", "Bearer " + signed(t, jwt.SigningMethodES384, strange384, claims(nil)), http.StatusUnauthorized},
+		{"standby key", "Bearer " + signedAs(t, jwt.SigningMethodES256, standby, testKID(t, 1), claims(nil)), http.StatusOK},
+		{"other key under the signing key's kid", "Bearer " + signed(t, jwt.SigningMethodES256, strange, claims(nil)), http.StatusUnauthorized},
+		{"other key under its own kid", "Bearer " + signedAs(t, jwt.SigningMethodES256, strange, kidOfKey(t, strange), claims(nil)), http.StatusUnauthorized},
+		{"standby key under the signing key's kid", "Bearer " + signed(t, jwt.SigningMethodES256, standby, claims(nil)), http.StatusUnauthorized},
+		{"unknown kid", "Bearer " + signedAs(t, jwt.SigningMethodES256, key, "kid-1", claims(nil)), http.StatusUnauthorized},
+		{"other mode", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.Mode = function.ModeProduction })), http.StatusUnauthorized},
+		{"no audience", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.Audience = nil })), http.StatusUnauthorized},
+		{"other audience", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.Audience = jwt.ClaimStrings{"someone"} })), http.StatusUnauthorized},
+		{"other issuer", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.Issuer = "someone" })), http.StatusUnauthorized},
+		{"unknown company", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) {
 			c.Subject = "00000000-0000-4000-8000-000000000000"
 		})), http.StatusUnauthorized},
-		{"other key version", "Bearer " + signed(t, jwt.SigningMethodHS256, apptest.AuthTestSecret, claims(func(c *auth.Claims) { c.KeyVersion = 2 })), http.StatusUnauthorized},
+		{"other key version", "Bearer " + signed(t, jwt.SigningMethodES256, key, claims(func(c *auth.Claims) { c.KeyVersion = 2 })), http.StatusUnauthorized},
 		{"tampered signature", "Bearer " + tampered, http.StatusUnauthorized},
 		{"signature not in canonical base64url", "Bearer " + noncanonical, http.StatusUnauthorized},
 	}
@@ -322,4 +365,14 @@ func TestTokenGuard(t *testing.T) {
 			t.Fatalf("after: %d", res.StatusCode)
 		}
 	})
+}
+
+// kidOfKey returns the kid of k's public key.
+func kidOfKey(t *testing.T, k *ecdsa.PrivateKey) string {
+	t.Helper()
+	kid, err := auth.KeyID(&k.PublicKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return kid
 }

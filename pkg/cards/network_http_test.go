@@ -15,7 +15,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
-	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/waittest"
@@ -171,7 +171,7 @@ func TestCardNetworkQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	sb.Wait = 50 * time.Millisecond
-	guard, err := services.TokenGuard(cfg, e.DB)
+	guard, err := tokenkeys.Guard(context.Background(), cfg, e.DB)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		PayoutsQueueURL:  queuetest.NewQueue(tb, sqsClient, nil),
 		WebhooksQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
 		AWS:              storetest.AWSConfig(),
-		TokenSecret:      apptest.AuthTestSecret,
+		TokenKeys:        apptest.AuthTestKeys,
 		// The card-network sandbox's notifications go nowhere: its
 		// routes' bodies are read before anything is asked of it.
 		IssuerEventsQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
@@ -89,7 +89,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		*f.h = h
 	}
 	// Document URLs an input may name are fetched for a second at most.
-	h, err := customersapi.NewWith(cfg, customers.NewFetcher(outbound.WithTimeout(time.Second)), time.Now)
+	h, err := customersapi.NewWith(context.Background(), cfg, customers.NewFetcher(outbound.WithTimeout(time.Second)), time.Now)
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -83,8 +83,22 @@ type Config struct {
 	// AWS; locally CardKey (CARD_KEY) is a 64-hex-character key instead.
 	// Both are empty in production mode, where no card secret is held.
 	CardKeyARN, CardKey string
-	TokenSecret         []byte // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
-	AdminAPIKey         string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
+	// TokenKeyARNs (TOKEN_KEY_A_ARN, TOKEN_KEY_B_ARN) are the two KMS
+	// keys (ECC_NIST_P256, SIGN_VERIFY) that tokens are signed with, one
+	// at a time (TokenSigningKey); locally TokenKeys (TOKEN_KEY_A,
+	// TOKEN_KEY_B) are P-256 private keys instead, 64 hexadecimal
+	// characters each (auth.LocalKeyFromHex). See docs/auth.md.
+	TokenKeyARNs, TokenKeys [2]string
+	// TokenSigningKey (TOKEN_SIGNING_KEY: a or b, default a) is the slot
+	// of the key that signs: 0 for a, 1 for b. The other, the standby key,
+	// stays published and accepted unless TokenStandbyRefused
+	// (TOKEN_STANDBY_KEY=refused; default accepted).
+	TokenSigningKey     int
+	TokenStandbyRefused bool
+	// TokenIssuer (TOKEN_ISSUER) is the iss claim of tokens: the API's
+	// public base URL (https://host/api/v1); "" is auth.DefaultIssuer.
+	TokenIssuer string
+	AdminAPIKey string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
 	// IssuerWebhookSecret verifies the card issuer's notifications:
 	// ISSUER_WEBHOOK_SECRET, or the secret named by ISSUER_WEBHOOK_SECRET_ARN.
 	IssuerWebhookSecret []byte
@@ -226,7 +240,37 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			default:
 				err = fmt.Errorf("%w: %s must be true or false, not %q", ErrConfig, name, v)
 			}
-		case "TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN":
+		case "TOKEN_KEY_A_ARN", "TOKEN_KEY_B_ARN":
+			// A KMS key is used, never read: locally TOKEN_KEY_A/B hold keys.
+			slot := TokenKeySlot(name)
+			plain := strings.TrimSuffix(name, "_ARN")
+			c.TokenKeyARNs[slot], c.TokenKeys[slot] = os.Getenv(name), os.Getenv(plain)
+			if c.TokenKeyARNs[slot] == "" && c.TokenKeys[slot] == "" {
+				err = fmt.Errorf("%w: %s is not set (nor %s, a local key)", ErrConfig, name, plain)
+			}
+		case "TOKEN_SIGNING_KEY":
+			switch v := envOr(name, "a"); v {
+			case "a", "b":
+				c.TokenSigningKey = int(v[0] - 'a')
+			default:
+				err = fmt.Errorf("%w: %s must be a or b, not %q", ErrConfig, name, v)
+			}
+		case "TOKEN_STANDBY_KEY":
+			switch v := envOr(name, "accepted"); v {
+			case "accepted":
+			case "refused":
+				c.TokenStandbyRefused = true
+			default:
+				err = fmt.Errorf("%w: %s must be accepted or refused, not %q", ErrConfig, name, v)
+			}
+		case "TOKEN_ISSUER":
+			if c.TokenIssuer = os.Getenv(name); c.TokenIssuer != "" {
+				if u, perr := url.Parse(c.TokenIssuer); perr != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" ||
+					strings.HasSuffix(c.TokenIssuer, "/") || u.RawQuery != "" || u.Fragment != "" {
+					err = fmt.Errorf("%w: %s must be an http(s) URL without a trailing slash, not %q", ErrConfig, name, c.TokenIssuer)
+				}
+			}
+		case "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN":
 			secretVars = append(secretVars, name)
 		case "OPERATOR_BASE_URL":
 			c.OperatorBaseURL = os.Getenv(name)
@@ -284,8 +328,6 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			return c, fmt.Errorf("%w: %s is not set (nor %s, the value itself)", ErrConfig, name, plain)
 		}
 		switch name {
-		case "TOKEN_SECRET_ARN":
-			c.TokenSecret = []byte(value)
 		case "ADMIN_API_KEY_ARN":
 			c.AdminAPIKey = value
 		case "ISSUER_WEBHOOK_SECRET_ARN":
@@ -303,6 +345,15 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 		}
 	}
 	return c, nil
+}
+
+// TokenKeySlot returns the slot (0, 1) of the token key variable name
+// (TOKEN_KEY_A_ARN, TOKEN_KEY_B_ARN).
+func TokenKeySlot(name string) int {
+	if strings.HasPrefix(name, "TOKEN_KEY_B") {
+		return 1
+	}
+	return 0
 }
 
 // SecretPlaceholder is the value the stack gives the operator's

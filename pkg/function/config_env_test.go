@@ -24,11 +24,12 @@ import (
 )
 
 const (
-	testTokenSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/token-signing-secret-AbCdEf"
-	testAdminKeyARN    = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/admin-api-key-GhIjKl"
-	testCardKeyARN     = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
-	testTokenSecret    = "token-secret-from-secrets-manager-0123456789"
-	testAdminKey       = "admin-key-from-secrets-manager"
+	testTokenKeyAARN = "arn:aws:kms:us-east-1:000000000000:key/aaaaaaaa-2222-3333-4444-555555555555"
+	testTokenKeyBARN = "arn:aws:kms:us-east-1:000000000000:key/bbbbbbbb-2222-3333-4444-555555555555"
+	testTokenIssuer  = "https://api.example.com/api/v1"
+	testAdminKeyARN  = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/admin-api-key-GhIjKl"
+	testCardKeyARN   = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
+	testAdminKey     = "admin-key-from-secrets-manager"
 
 	testIssuerSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/issuer-webhook-secret-MnOpQr"
 	testIssuerSecret    = "issuer-webhook-secret-from-secrets-manager-0123456789"
@@ -84,7 +85,7 @@ func (f *fakeSecrets) takeAsked() []string {
 // with the secrets behind a fake Secrets Manager, and returns it.
 func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 	t.Helper()
-	sm := &fakeSecrets{values: map[string]string{testTokenSecretARN: testTokenSecret, testAdminKeyARN: testAdminKey, testIssuerSecretARN: testIssuerSecret,
+	sm := &fakeSecrets{values: map[string]string{testAdminKeyARN: testAdminKey, testIssuerSecretARN: testIssuerSecret,
 		testOperatorTokenARN: testOperatorToken, testIssuerKeyARN: testIssuerKey}}
 	srv := httptest.NewServer(sm)
 	t.Cleanup(srv.Close)
@@ -106,7 +107,11 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"RECONCILIATION_FIRST_WINDOW_HOURS": "48",
 		"ISSUER_DECISION_DEADLINE_MS":       "1500",
 		"ADMIN_CREDIT_IN_PRODUCTION":        "true",
-		"TOKEN_SECRET_ARN":                  testTokenSecretARN,
+		"TOKEN_KEY_A_ARN":                   testTokenKeyAARN,
+		"TOKEN_KEY_B_ARN":                   testTokenKeyBARN,
+		"TOKEN_SIGNING_KEY":                 "b",
+		"TOKEN_STANDBY_KEY":                 "refused",
+		"TOKEN_ISSUER":                      testTokenIssuer,
 		"ADMIN_API_KEY_ARN":                 testAdminKeyARN,
 		"CARD_KEY_ARN":                      testCardKeyARN,
 		"ISSUER_WEBHOOK_SECRET_ARN":         testIssuerSecretARN,
@@ -118,7 +123,8 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"OPERATOR_CALLBACK_PUBLIC_KEY":      testOperatorKey,
 		"OPERATOR_API_TOKEN":                "",
 		"CARD_KEY":                          "",
-		"TOKEN_SECRET":                      "",
+		"TOKEN_KEY_A":                       "",
+		"TOKEN_KEY_B":                       "",
 		"ADMIN_API_KEY":                     "",
 		"ISSUER_WEBHOOK_SECRET":             "",
 	}
@@ -140,7 +146,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 // secrets as its main does, its AWS calls recorded.
 func loadConfig(name string) (function.Config, error) {
 	names := map[string]string{}
-	for _, v := range []string{"TOKEN_SECRET_ARN", "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN"} {
+	for _, v := range []string{"ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN"} {
 		names[os.Getenv(v)] = v
 	}
 	return function.ConfigFromEnv(context.Background(), name, func(cfg aws.Config, endpoint string) function.SecretReader {
@@ -156,19 +162,24 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 	sm, env := configTestEnv(t)
 	table, payouts, webhooks := env["TABLE_NAME"], env["PAYOUTS_QUEUE_URL"], env["WEBHOOKS_QUEUE_URL"]
 	bulkPayouts := env["BULK_PAYOUTS_QUEUE_URL"]
-	token := []byte(testTokenSecret)
+	// Every function that signs or checks tokens reads the same settings.
+	tokens := func(c function.Config) function.Config {
+		c.TokenKeyARNs = [2]string{testTokenKeyAARN, testTokenKeyBARN}
+		c.TokenSigningKey, c.TokenStandbyRefused, c.TokenIssuer = 1, true, testTokenIssuer
+		return c
+	}
 	tests := []struct {
 		function string
 		want     function.Config
 		secrets  []string
 	}{
-		{"auth", function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"auth", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7}), nil},
 		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true,
 			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL}, []string{testAdminKeyARN}},
-		{"wallets", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], TokenSecret: token}, []string{testTokenSecretARN}},
-		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, TokenSecret: token, OperatorBaseURL: testOperatorURL}, []string{testTokenSecretARN}},
-		{"webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
-		{"customers", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token, IssuerBaseURL: testIssuerURL}, []string{testTokenSecretARN}},
+		{"wallets", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"]}), nil},
+		{"payments", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, OperatorBaseURL: testOperatorURL}), nil},
+		{"webhooks", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}), nil},
+		{"customers", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], IssuerBaseURL: testIssuerURL}), nil},
 		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second, OperatorBaseURL: testOperatorURL}, nil},
 		{"operator-callbacks", function.Config{Mode: function.ModeSandbox, PayoutsQueueURL: payouts, OperatorCallbackKey: testOperatorKey}, nil},
 		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
@@ -177,13 +188,13 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL,
 			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL}, []string{testIssuerSecretARN}},
-		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token, IssuerBaseURL: testIssuerURL, RevealLimit: 50},
-			[]string{testTokenSecretARN}},
+		{"cards", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, IssuerBaseURL: testIssuerURL, RevealLimit: 50}),
+			nil},
 		{"stripe-webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"],
 			IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL}, []string{testIssuerSecretARN}},
-		{"card-network", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token,
-			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerDecisionDeadline: 1500 * time.Millisecond},
-			[]string{testIssuerSecretARN, testTokenSecretARN}},
+		{"card-network", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks,
+			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerDecisionDeadline: 1500 * time.Millisecond}),
+			[]string{testIssuerSecretARN}},
 		{"openapi", function.Config{}, nil},
 		{"issuer-authorizations", function.Config{TableName: table, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"issuer-webhooks", function.Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
@@ -349,7 +360,11 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{"decision deadline past the function's time", "card-network", "ISSUER_DECISION_DEADLINE_MS", "25001", `ISSUER_DECISION_DEADLINE_MS must be at most 25000, within the card-network function's time, not 25001`},
 		{"deadline past the window", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "259201", `PAYMENT_DEADLINE_SECONDS must be at most 259200`},
 		{"console credit", "admin", "ADMIN_CREDIT_IN_PRODUCTION", "yes", `ADMIN_CREDIT_IN_PRODUCTION must be true or false, not "yes"`},
-		{"secret", "wallets", "TOKEN_SECRET_ARN", testTokenSecretARN + "-gone", "read secret " + testTokenSecretARN + "-gone"},
+		{"secret", "card-network", "ISSUER_WEBHOOK_SECRET_ARN", testIssuerSecretARN + "-gone", "read secret " + testIssuerSecretARN + "-gone"},
+		{"no token key", "wallets", "TOKEN_KEY_B_ARN", "", "TOKEN_KEY_B_ARN is not set (nor TOKEN_KEY_B, a local key)"},
+		{"signing key", "auth", "TOKEN_SIGNING_KEY", "c", `TOKEN_SIGNING_KEY must be a or b, not "c"`},
+		{"standby key", "cards", "TOKEN_STANDBY_KEY", "no", `TOKEN_STANDBY_KEY must be accepted or refused, not "no"`},
+		{"issuer", "payments", "TOKEN_ISSUER", "https://api.example.com/api/v1/", "TOKEN_ISSUER must be an http(s) URL without a trailing slash"},
 		{"function", "no-such-function", "", "", `no function "no-such-function"`},
 	}
 	for _, tt := range tests {
@@ -367,16 +382,26 @@ func TestConfigRefusesBadValues(t *testing.T) {
 }
 
 // TestConfigTakesLocalSecrets: where the local stack sets NAME instead of
-// NAME_ARN, the value is taken as is and Secrets Manager is not called.
+// NAME_ARN, the value is taken as is and Secrets Manager is not called; a
+// local token key stands for the KMS key.
 func TestConfigTakesLocalSecrets(t *testing.T) {
 	sm, _ := configTestEnv(t)
-	t.Setenv("TOKEN_SECRET_ARN", "")
-	t.Setenv("TOKEN_SECRET", "local-token-secret-0123456789abcdef")
-	cfg, err := loadConfig("webhooks")
-	if err != nil || string(cfg.TokenSecret) != "local-token-secret-0123456789abcdef" {
+	t.Setenv("ADMIN_API_KEY_ARN", "")
+	t.Setenv("ADMIN_API_KEY", "local-admin-key")
+	cfg, err := loadConfig("admin")
+	if err != nil || cfg.AdminAPIKey != "local-admin-key" {
 		t.Fatalf("config %+v, %v", cfg, err)
 	}
 	if asked := sm.takeAsked(); len(asked) != 0 {
 		t.Fatalf("asked Secrets Manager for %v", asked)
+	}
+	t.Setenv("TOKEN_KEY_A_ARN", "")
+	t.Setenv("TOKEN_KEY_A", "11")
+	t.Setenv("TOKEN_SIGNING_KEY", "")
+	t.Setenv("TOKEN_STANDBY_KEY", "")
+	cfg, err = loadConfig("webhooks")
+	if err != nil || cfg.TokenKeys != [2]string{"11", ""} || cfg.TokenKeyARNs != [2]string{"", testTokenKeyBARN} ||
+		cfg.TokenSigningKey != 0 || cfg.TokenStandbyRefused {
+		t.Fatalf("config %+v, %v", cfg, err)
 	}
 }

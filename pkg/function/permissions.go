@@ -19,7 +19,7 @@ type Function struct {
 
 // Grant allows actions on one resource. Resource is the environment
 // variable that names the resource (TABLE_NAME, PAYOUTS_QUEUE_URL,
-// TOKEN_SECRET_ARN), optionally followed by the part of it the actions
+// TOKEN_KEY_A_ARN), optionally followed by the part of it the actions
 // apply to, as in its ARN: "TABLE_NAME/index/*" is the table's indexes. A
 // Resource that starts with "@" is one of StackResources instead, named by
 // no variable.
@@ -65,7 +65,8 @@ const (
 	webhooksQueue   = "WEBHOOKS_QUEUE_URL"
 	fundsQueue      = "FUNDS_QUEUE_URL"    // the sandbox bank's answers, consumed by the fund-worker
 	documentsBucket = "DOCUMENTS_BUCKET/*" // the objects of the documents bucket
-	tokenSecret     = "TOKEN_SECRET_ARN"   // read by the functions that sign or verify tokens
+	tokenKeyA       = "TOKEN_KEY_A_ARN"    // the token keys: the auth function signs with one,
+	tokenKeyB       = "TOKEN_KEY_B_ARN"    // every token function reads their public keys
 	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
 	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
 
@@ -113,6 +114,17 @@ const (
 	deploymentGroups = "@deployment-groups"
 )
 
+// tokenSettings are the settings of the functions that sign or check
+// tokens: which key signs, whether the other is accepted, the iss claim.
+var tokenSettings = []string{"TOKEN_SIGNING_KEY", "TOKEN_STANDBY_KEY", "TOKEN_ISSUER"}
+
+// tokenVerify is what a function that checks tokens may do with the token
+// keys: read their public halves, never sign (docs/auth.md).
+var tokenVerify = []Grant{
+	{tokenKeyA, []string{"kms:GetPublicKey"}},
+	{tokenKeyB, []string{"kms:GetPublicKey"}},
+}
+
 // getSecret is the one action on a secret.
 var getSecret = []string{"secretsmanager:GetSecretValue"}
 
@@ -127,10 +139,12 @@ var sendMessage = []string{"sqs:SendMessage"}
 // ConditionCheck, …); a Query on an index needs "TABLE_NAME/index/*".
 var Functions = map[string]Function{
 	"auth": {
-		Settings: []string{modeSetting, "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT"},
+		Settings: slices.Concat([]string{modeSetting, "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT"}, tokenSettings),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem"}},
-			{tokenSecret, getSecret},
+			// The one function that signs tokens (docs/auth.md).
+			{tokenKeyA, []string{"kms:GetPublicKey", "kms:Sign"}},
+			{tokenKeyB, []string{"kms:GetPublicKey", "kms:Sign"}},
 		},
 	},
 	"openapi": {},
@@ -151,17 +165,17 @@ var Functions = map[string]Function{
 		},
 	},
 	"wallets": {
-		Settings: []string{modeSetting},
+		Settings: slices.Concat([]string{modeSetting}, tokenSettings),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 			{fundsQueue, sendMessage},
-			{tokenSecret, getSecret},
+			tokenVerify[0], tokenVerify[1],
 		},
 	},
 	"payments": {
-		Settings: []string{modeSetting, operatorURL},
+		Settings: slices.Concat([]string{modeSetting, operatorURL}, tokenSettings),
 		Grants: []Grant{
 			// DeleteItem releases an Idempotency-Key (docs/idempotency.md);
 			// the batch calls write a bulk batch's chunks and read its
@@ -172,50 +186,50 @@ var Functions = map[string]Function{
 			// bulk batch's first chunk job goes to the bulk queue.
 			{payoutsQueue, sendMessage},
 			{bulkQueue, sendMessage},
-			{tokenSecret, getSecret},
+			tokenVerify[0], tokenVerify[1],
 			{operatorToken, getSecret},
 		},
 	},
 	"customers": {
-		Settings: []string{modeSetting, issuerURL},
+		Settings: slices.Concat([]string{modeSetting, issuerURL}, tokenSettings),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
 			{documentsBucket, []string{"s3:DeleteObject", "s3:GetObject", "s3:PutObject"}},
-			{tokenSecret, getSecret},
+			tokenVerify[0], tokenVerify[1],
 			{issuerKey, getSecret},
 		},
 	},
 	"cards": {
-		Settings: []string{modeSetting, issuerURL, "REVEAL_LIMIT_PER_HOUR"},
+		Settings: slices.Concat([]string{modeSetting, issuerURL, "REVEAL_LIMIT_PER_HOUR"}, tokenSettings),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{webhooksQueue, sendMessage},
 			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
-			{tokenSecret, getSecret},
+			tokenVerify[0], tokenVerify[1],
 			{issuerKey, getSecret},
 		},
 	},
 	"card-network": {
-		Settings: []string{modeSetting, "ISSUER_DECISION_DEADLINE_MS"},
+		Settings: slices.Concat([]string{modeSetting, "ISSUER_DECISION_DEADLINE_MS"}, tokenSettings),
 		Grants: []Grant{
 			// Query: the company's wallets, for a decline's fee the card
 			// cannot pay.
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
 			{issuerEvents, sendMessage},
-			{tokenSecret, getSecret},
+			tokenVerify[0], tokenVerify[1],
 			{issuerSecret, getSecret},
 		},
 	},
 	"webhooks": {
-		Settings: []string{modeSetting},
+		Settings: slices.Concat([]string{modeSetting}, tokenSettings),
 		Grants: []Grant{
 			// Writes: the company's webhook endpoints.
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
-			{tokenSecret, getSecret},
+			tokenVerify[0], tokenVerify[1],
 		},
 	},
 	"issuer-webhooks": {

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/payoutworker"
 	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
@@ -142,7 +143,7 @@ func TestConflictIsA409WithRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := services.TokenGuard(e.Cfg, e.DB)
+	guard, err := tokenkeys.Guard(context.Background(), e.Cfg, e.DB)
 	if err != nil {
 		t.Fatal(err)
 	}

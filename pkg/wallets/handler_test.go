@@ -17,10 +17,12 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/apidoc/apitest"
+	"payments/pkg/app/apptest"
 	"payments/pkg/auth"
 	"payments/pkg/companies"
 	"payments/pkg/function"
 	"payments/pkg/function/paymentsapi"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/function/walletsapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
@@ -51,7 +53,7 @@ func newEnv(t *testing.T) *env {
 		TableName:        db.Table,
 		DynamoDBEndpoint: storetest.Endpoint(t),
 		AWS:              storetest.AWSConfig(),
-		TokenSecret:      []byte("wallets-test-secret-0123456789abcdef"),
+		TokenKeys:        apptest.AuthTestKeys,
 		TokenTTL:         time.Hour,
 	}
 	e := &env{t: t, db: db, comps: companies.NewService(store.NewCompanies(db))}
@@ -62,7 +64,7 @@ func newEnv(t *testing.T) *env {
 	if e.payments, err = paymentsapi.New(ctx, cfg); err != nil {
 		t.Fatalf("NewPayments: %v", err)
 	}
-	if e.tokens, err = auth.NewService(auth.Config{Secret: cfg.TokenSecret, Mode: cfg.Mode, TTL: cfg.TokenTTL}, e.comps, nil, nil); err != nil {
+	if e.tokens, err = tokenkeys.Service(ctx, cfg, db, nil); err != nil {
 		t.Fatalf("auth.NewService: %v", err)
 	}
 	rt := httpapi.NewRouter(function.Errors, nil)

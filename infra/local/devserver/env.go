@@ -33,7 +33,7 @@ type Resources struct {
 	Buckets map[string]string
 	// Secrets holds the values Secrets Manager would give, and the local
 	// card key. A variable NAME_ARN that refers to a secret or a KMS key
-	// becomes NAME with Secrets[NAME] ("TOKEN_SECRET", "ADMIN_API_KEY",
+	// becomes NAME with Secrets[NAME] ("TOKEN_KEY_A", "ADMIN_API_KEY",
 	// "CARD_KEY"), as function.ConfigFromEnv accepts either.
 	Secrets map[string]string
 	// Base is added to every function's environment: the emulators'

@@ -37,8 +37,12 @@ const AdminAPIKey = "local-admin-key"
 // CardKey is the local key that seals card secrets in test deployments.
 const CardKey = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
 
-// TokenSecret is the token signing secret of test deployments.
-const TokenSecret = "local-token-secret-0123456789abcdef0123456789abcdef"
+// TokenKeyA and TokenKeyB are the local token keys of test deployments
+// (P-256 private keys, auth.LocalKeyFromHex): A signs.
+const (
+	TokenKeyA = "a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"
+	TokenKeyB = "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"
+)
 
 // IssuerWebhookSecret is the card issuer's webhook secret of test
 // deployments; SampleEvents signs the sample notifications with it.
@@ -139,7 +143,7 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		QueueURLs: urls,
 		Buckets:   buckets,
 		Secrets: map[string]string{
-			"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey,
+			"TOKEN_KEY_A": TokenKeyA, "TOKEN_KEY_B": TokenKeyB, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey,
 			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret, "OPERATOR_API_TOKEN": OperatorAPIToken,
 			"ISSUER_API_KEY": IssuerAPIKey,
 		},

@@ -52,8 +52,11 @@ func DataDir(root string) (string, error) {
 // NAME_ARN (see devserver.Resources.Secrets), or of CARD_KEY, the local
 // stand-in of the KMS key.
 var SecretFiles = map[string]string{
-	"ADMIN_API_KEY":         "admin-api-key",
-	"TOKEN_SECRET":          "token-secret",
+	"ADMIN_API_KEY": "admin-api-key",
+	// The local stand-ins of the token keys' KMS keys: P-256 private
+	// keys, as 64 hexadecimal characters (auth.LocalKeyFromHex).
+	"TOKEN_KEY_A":           "token-key-a",
+	"TOKEN_KEY_B":           "token-key-b",
 	"CARD_KEY":              "card-key",
 	"ISSUER_WEBHOOK_SECRET": "issuer-webhook-secret",
 	// The simulated aggregator's token (MODE=production locally): the

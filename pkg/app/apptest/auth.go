@@ -2,6 +2,7 @@ package apptest
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -19,7 +20,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
 	"payments/pkg/function/authapi"
-	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -34,8 +35,24 @@ const TestCardKey = "00112233445566778899aabbccddeeff00112233445566778899aabbccd
 
 var authTestIPs atomic.Int64
 
-// AuthTestSecret signs the test functions' access tokens.
-var AuthTestSecret = []byte("test-secret-test-secret-test-secret!")
+// AuthTestKeys are the local token keys of the test functions
+// (TOKEN_KEY_A, TOKEN_KEY_B): A signs their access tokens, B is the standby
+// key, published and accepted.
+var AuthTestKeys = [2]string{
+	"1111111111111111111111111111111111111111111111111111111111111111",
+	"2222222222222222222222222222222222222222222222222222222222222222",
+}
+
+// AuthTestKey returns the private key of AuthTestKeys[slot], to sign
+// tokens by hand.
+func AuthTestKey(t testing.TB, slot int) *ecdsa.PrivateKey {
+	t.Helper()
+	k, err := auth.LocalKeyFromHex(AuthTestKeys[slot])
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
 
 // AuthTestEnv is one fresh table with the auth and admin handlers and a
 // guarded probe route over it, all built as the functions build them.
@@ -63,7 +80,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		TableName:           db.Table,
 		DynamoDBEndpoint:    storetest.Endpoint(t),
 		AWS:                 storetest.AWSConfig(),
-		TokenSecret:         AuthTestSecret,
+		TokenKeys:           AuthTestKeys,
 		AdminAPIKey:         AuthTestAdminKey,
 		TokenTTL:            time.Hour,
 		TokenRateLimit:      10,
@@ -84,7 +101,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := services.TokenGuard(cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db)
 	if err != nil {
 		t.Fatal(err)
 	}

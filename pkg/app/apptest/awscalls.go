@@ -210,6 +210,8 @@ func ResourceNames(cfg function.Config) map[string]string {
 		"FUNDS_QUEUE_URL":         cfg.FundsQueueURL,
 		"DOCUMENTS_BUCKET":        cfg.DocumentsBucket,
 		"CARD_KEY_ARN":            cfg.CardKeyARN,
+		"TOKEN_KEY_A_ARN":         cfg.TokenKeyARNs[0],
+		"TOKEN_KEY_B_ARN":         cfg.TokenKeyARNs[1],
 	} {
 		if value != "" {
 			names[value] = variable

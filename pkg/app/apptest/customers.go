@@ -117,7 +117,7 @@ func NewCustomersTestEnv(t *testing.T) *CustomersTestEnv {
 			e.dialled = append(e.dialled, a)
 		}))
 	var err error
-	if e.Customers, err = customersapi.NewWith(Recording(e.Cfg, "customers"), fetcher, e.now); err != nil {
+	if e.Customers, err = customersapi.NewWith(context.Background(), Recording(e.Cfg, "customers"), fetcher, e.now); err != nil {
 		t.Fatal(err)
 	}
 	if e.Webhooks, err = webhooksapi.New(context.Background(), Recording(e.Cfg, "webhooks")); err != nil {

@@ -48,7 +48,7 @@ func (e *CustomersTestEnv) Production() *ProductionEnv {
 		e.T.Fatal(err)
 	}
 	fetcher := customers.NewFetcher(outbound.WithAllowLoopback(true), outbound.WithTimeout(fetchTimeout))
-	if p.Customers, err = customersapi.NewWith(Recording(p.Cfg, "customers"), fetcher, e.now); err != nil {
+	if p.Customers, err = customersapi.NewWith(context.Background(), Recording(p.Cfg, "customers"), fetcher, e.now); err != nil {
 		e.T.Fatal(err)
 	}
 	if p.Webhooks, err = webhooksapi.New(ctx, Recording(p.Cfg, "webhooks")); err != nil {

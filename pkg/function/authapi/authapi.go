@@ -7,6 +7,7 @@ import (
 	"payments/pkg/auth"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
 )
@@ -19,7 +20,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if limit <= 0 {
 		limit = auth.DefaultRateLimit
 	}
-	svc, err := services.Auth(cfg, db, store.NewRateLimiter(db, "token", limit, auth.RateWindow))
+	svc, err := tokenkeys.Service(ctx, cfg, db, store.NewRateLimiter(db, "token", limit, auth.RateWindow))
 	if err != nil {
 		return nil, err
 	}

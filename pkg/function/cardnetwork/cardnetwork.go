@@ -9,6 +9,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -24,7 +25,7 @@ import (
 // reveals nothing, and links no KMS client.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db)
 	if err != nil {
 		return nil, err
 	}

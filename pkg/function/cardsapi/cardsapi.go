@@ -11,6 +11,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -24,7 +25,7 @@ import (
 // (services.IdempotentRoutes).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/providers"
@@ -24,14 +25,14 @@ import (
 // GET /customers/{id}. Document URLs are fetched by customers.NewFetcher.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	fetcher := customers.NewFetcher(outbound.WithAllowLoopback(outbound.AllowLoopbackFromEnv()))
-	return NewWith(cfg, fetcher, time.Now)
+	return NewWith(ctx, cfg, fetcher, time.Now)
 }
 
 // NewWith is New with the document fetcher and the clock given: tests
 // trust their own CA and move time.
-func NewWith(cfg function.Config, fetcher customers.Fetcher, now func() time.Time) (function.HTTPHandler, error) {
+func NewWith(ctx context.Context, cfg function.Config, fetcher customers.Fetcher, now func() time.Time) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db)
 	if err != nil {
 		return nil, err
 	}

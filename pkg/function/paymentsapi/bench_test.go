@@ -21,10 +21,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/app/apptest"
 	"payments/pkg/companies"
 	"payments/pkg/function"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/ids"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
@@ -148,7 +150,7 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string, string) {
 	ctx := context.Background()
 	mem := newMemoryAWS()
 	cfg := function.Config{
-		Mode: function.ModeSandbox, TableName: "bench", TokenSecret: []byte("bench-token-secret-0123456789abcdef0123456789"),
+		Mode: function.ModeSandbox, TableName: "bench", TokenKeys: apptest.AuthTestKeys,
 		PayoutsQueueURL:  "https://sqs.eu-west-1.amazonaws.com/000000000000/payouts",
 		WebhooksQueueURL: "https://sqs.eu-west-1.amazonaws.com/000000000000/webhooks",
 		AWS: aws.Config{
@@ -170,7 +172,7 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string, string) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	svc, err := services.Auth(cfg, db, nil)
+	svc, err := tokenkeys.Service(ctx, cfg, db, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

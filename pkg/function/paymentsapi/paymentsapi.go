@@ -8,6 +8,7 @@ import (
 	"payments/pkg/bulk"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
@@ -25,7 +26,7 @@ import (
 // Idempotency-Key (services.IdempotentRoutes).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db)
 	if err != nil {
 		return nil, err
 	}

@@ -11,6 +11,7 @@ package services
 
 import (
 	"context"
+	"crypto/ecdsa"
 	"errors"
 	"fmt"
 	"strings"
@@ -64,23 +65,28 @@ var CompanyCache = auth.NewCompanyCache(auth.CompanyCacheTTL, time.Now)
 // schedule it replaces, as CompanyCache does for companies.
 var FeeCache = cache.New[fees.Schedule](cache.Staleness, time.Now)
 
+// TokenKeys are the token keys of a function (pkg/function/tokenkeys
+// loads them): the signer, the auth function's alone, and the public keys
+// accepted besides its own.
+type TokenKeys struct {
+	Signer   auth.Signer
+	Accepted []*ecdsa.PublicKey
+}
+
 // TokenGuard returns the guard of every company-facing function: it admits
 // requests with a valid Bearer token and puts the company id in the request
-// context. It fails when cfg has no usable token secret or mode.
-func TokenGuard(cfg function.Config, db *store.DB) (httpapi.Guard, error) {
-	svc, err := Auth(cfg, db, nil)
+// context. It fails when cfg has no mode or keys has no key.
+func TokenGuard(cfg function.Config, keys TokenKeys, db *store.DB) (httpapi.Guard, error) {
+	svc, err := Auth(cfg, keys, db, nil)
 	if err != nil {
 		return nil, err
 	}
 	return svc.Guard(), nil
 }
 
-// Auth returns the token service over db's companies; limiter may be nil
-// where no token is issued.
-func Auth(cfg function.Config, db *store.DB, limiter auth.RateLimiter) (*auth.Service, error) {
-	if len(cfg.TokenSecret) < auth.MinSecretBytes {
-		return nil, fmt.Errorf("%w: the token secret (TOKEN_SECRET or TOKEN_SECRET_ARN) must be at least %d bytes", function.ErrConfig, auth.MinSecretBytes)
-	}
+// Auth returns the token service over db's companies, signing with keys'
+// Signer when it has one; limiter may be nil where no token is issued.
+func Auth(cfg function.Config, keys TokenKeys, db *store.DB, limiter auth.RateLimiter) (*auth.Service, error) {
 	if cfg.Mode == "" {
 		return nil, fmt.Errorf("%w: MODE is not set", function.ErrConfig)
 	}
@@ -89,7 +95,12 @@ func Auth(cfg function.Config, db *store.DB, limiter auth.RateLimiter) (*auth.Se
 		ttl = time.Hour
 	}
 	comps := companies.NewService(store.NewCompanies(db))
-	return auth.NewService(auth.Config{Secret: cfg.TokenSecret, Mode: cfg.Mode, TTL: ttl}, comps, limiter, CompanyCache)
+	svc, err := auth.NewService(auth.Config{Signer: keys.Signer, Keys: keys.Accepted, Issuer: cfg.TokenIssuer, Mode: cfg.Mode, TTL: ttl},
+		comps, limiter, CompanyCache)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
+	}
+	return svc, nil
 }
 
 // IdempotentRoutes are the routes that move money, the one list of those

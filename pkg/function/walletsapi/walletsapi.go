@@ -9,6 +9,7 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx"
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
@@ -27,7 +28,7 @@ import (
 // (services.IdempotentRoutes).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db)
 	if err != nil {
 		return nil, err
 	}

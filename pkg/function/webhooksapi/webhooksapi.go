@@ -8,6 +8,7 @@ import (
 
 	"payments/pkg/function"
 	"payments/pkg/function/services"
+	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/queue"
@@ -20,7 +21,7 @@ import (
 // the token guard. A resend is queued on the webhooks queue.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db)
 	if err != nil {
 		return nil, err
 	}

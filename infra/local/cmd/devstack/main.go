@@ -24,9 +24,9 @@
 // ISSUER_PORT (4571: the simulated Stripe Issuing of MODE=production,
 // devserver.StartIssuer, whose stand-in and dropped deliveries
 // SIM_STRIPE_STAND_IN and SIM_STRIPE_DROP_EVENTS set), DATA_DIR (.cache: the data, logs, secrets, local
-// CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY,
-// ISSUER_WEBHOOK_SECRET, OPERATOR_API_TOKEN and ISSUER_API_KEY (default:
-// generated once into admin-api-key, token-secret, card-key,
+// CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_KEY_A, TOKEN_KEY_B,
+// CARD_KEY, ISSUER_WEBHOOK_SECRET, OPERATOR_API_TOKEN and ISSUER_API_KEY
+// (default: generated once into admin-api-key, token-key-a, token-key-b, card-key,
 // issuer-webhook-secret, operator-api-token and issuer-api-key of the data
 // folder: stack.SecretFiles), LOG_LEVEL (info), and the stack parameters of
 // paramVariables (MODE, PAYMENT_DEADLINE_SECONDS, …; default: the
@@ -217,6 +217,9 @@ func run(log *slog.Logger, makePid int) (err error) {
 		Params: stackParams(os.Getenv),
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d/api/v1", ports["PORT"])
+	if res.Params["PublicIssuerUrl"] == "" { // tokens name the local API as their issuer
+		res.Params["PublicIssuerUrl"] = base
+	}
 	operatorPort, err := envPort("OPERATOR_PORT", 4570)
 	if err != nil {
 		return err
@@ -411,9 +414,14 @@ func execWithStack(log *slog.Logger, args []string) int {
 // deployment is: PAYMENT_DEADLINE_SECONDS=20 make run shortens the payment
 // deadline of every function that reads it.
 var paramVariables = map[string]string{
-	"MODE":                        "Mode",
-	"TOKEN_TTL_SECONDS":           "TokenTtlSeconds",
-	"TOKEN_RATE_LIMIT":            "TokenRateLimit",
+	"MODE":              "Mode",
+	"TOKEN_TTL_SECONDS": "TokenTtlSeconds",
+	"TOKEN_RATE_LIMIT":  "TokenRateLimit",
+	// Which local token key signs, whether the other is accepted, and the
+	// iss of tokens (default: the local API's base URL).
+	"TOKEN_SIGNING_KEY":           "TokenSigningKey",
+	"TOKEN_STANDBY_KEY":           "TokenStandbyKey",
+	"TOKEN_ISSUER":                "PublicIssuerUrl",
 	"REVEAL_LIMIT_PER_HOUR":       "RevealLimitPerHour",
 	"PAYMENT_DEADLINE_SECONDS":    "PaymentDeadlineSeconds",
 	"CARD_HOLD_EXPIRY_SECONDS":    "CardHoldExpirySeconds",

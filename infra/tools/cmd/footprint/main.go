@@ -106,7 +106,8 @@ func localResources(tpl *samtemplate.Template) devserver.Resources {
 		TableName: "coldstart",
 		QueueURLs: queues,
 		Secrets: map[string]string{
-			"TOKEN_SECRET":          "coldstart-token-secret-0123456789abcdef",
+			"TOKEN_KEY_A":           "0a0b0c0d0e0f101112131415161718191a1b1c1d1e1f20212223242526272829",
+			"TOKEN_KEY_B":           "1a1b1c1d1e1f202122232425262728292a2b2c2d2e2f30313233343536373839",
 			"ADMIN_API_KEY":         "coldstart-admin-key",
 			"ISSUER_WEBHOOK_SECRET": "coldstart-issuer-secret-0123456789abcdef",
 			"OPERATOR_API_TOKEN":    "coldstart-operator-token",

@@ -250,7 +250,9 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints, consum
 	res := devserver.Resources{
 		Stage: "local", TableName: table, QueueURLs: urls, Buckets: buckets,
 		Secrets: map[string]string{
-			"TOKEN_SECRET": "loadtest-token-secret-0123456789abcdef0123456789abcdef", "ADMIN_API_KEY": adminKey,
+			"TOKEN_KEY_A":           "3a3b3c3d3e3f404142434445464748494a4b4c4d4e4f50515253545556575859",
+			"TOKEN_KEY_B":           "4a4b4c4d4e4f505152535455565758595a5b5c5d5e5f60616263646566676869",
+			"ADMIN_API_KEY":         adminKey,
 			"CARD_KEY":              "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
 			"ISSUER_WEBHOOK_SECRET": issuerSecret,
 			"OPERATOR_API_TOKEN":    "loadtest-operator-token",
