@@ -212,8 +212,15 @@ func (s *Service) finishIssuance(ctx context.Context, card Card, tx Transaction,
 	return settled, nil
 }
 
-// seal seals the secrets the issuer gave for card id, bound to our id.
+// seal seals the secrets the issuer gave for card id, bound to our id. An
+// issuer that gives none (a Stripe card: its number and CVC stay at Stripe,
+// shown through reveal sessions) leaves nothing to seal, and the card is
+// stored without a sealed attribute.
 func (s *Service) seal(ctx context.Context, id string, ic issuer.Card, secrets issuer.Secrets) (Issued, error) {
+	issued := Issued{IssuerCardID: ic.ID, Last4: ic.Last4, ExpiryMonth: ic.ExpiryMonth, ExpiryYear: ic.ExpiryYear}
+	if secrets == (issuer.Secrets{}) {
+		return issued, nil
+	}
 	number, err := s.Vault.Seal(ctx, []byte(secrets.Number), id)
 	if err != nil {
 		return Issued{}, fmt.Errorf("cards: seal the card number: %w", err)
@@ -222,10 +229,8 @@ func (s *Service) seal(ctx context.Context, id string, ic issuer.Card, secrets i
 	if err != nil {
 		return Issued{}, fmt.Errorf("cards: seal the CVV: %w", err)
 	}
-	return Issued{
-		IssuerCardID: ic.ID, Last4: ic.Last4, ExpiryMonth: ic.ExpiryMonth, ExpiryYear: ic.ExpiryYear,
-		Number: number, CVV: cvv,
-	}, nil
+	issued.Number, issued.CVV = number, cvv
+	return issued, nil
 }
 
 // issuerReason words an issuer's definitive refusal for a card

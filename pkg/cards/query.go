@@ -48,7 +48,12 @@ type Read struct {
 // it terminated is terminated here, with its refund; a status it changed is
 // followed. With o.Reveal the audit record is written before anything is
 // decrypted: if it cannot be, nothing is revealed (ErrRevealNotAudited).
+// An issuer that keeps card numbers to itself (Stripe) reveals them through
+// sessions only: o.Reveal is then ErrRevealSessionRequired.
 func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) (Read, error) {
+	if _, remote := s.revealsThroughSessions(); o.Reveal && remote {
+		return Read{}, ErrRevealSessionRequired
+	}
 	card, err := s.card(ctx, companyID, id)
 	if err != nil {
 		return Read{}, err

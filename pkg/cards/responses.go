@@ -179,6 +179,34 @@ type terminateResponse struct {
 	TransactionID   string      `json:"transaction_id"`
 }
 
+// revealSessionResponse is POST /cards/{id}/reveal-sessions: at Stripe its
+// ephemeral key (ephemeral_key_secret, expires_at, stripe_card_id), in the
+// sandbox the clear number, cvv and expiry; what the other issuer has not
+// is null.
+type revealSessionResponse struct {
+	CardID             string  `json:"card_id"`
+	Issuer             string  `json:"issuer"`
+	EphemeralKeySecret *string `json:"ephemeral_key_secret"`
+	ExpiresAt          *string `json:"expires_at"`
+	StripeCardID       *string `json:"stripe_card_id"`
+	Number             *string `json:"number"`
+	CVV                *string `json:"cvv"`
+	ExpiryMonth        *int    `json:"expiry_month"`
+	ExpiryYear         *int    `json:"expiry_year"`
+}
+
+func newRevealSessionResponse(rs RevealSession) revealSessionResponse {
+	out := revealSessionResponse{CardID: rs.CardID, Issuer: rs.Issuer}
+	if rs.EphemeralKeySecret != "" {
+		expires := timestamp.Format(rs.ExpiresAt)
+		out.EphemeralKeySecret, out.ExpiresAt, out.StripeCardID = &rs.EphemeralKeySecret, &expires, &rs.IssuerCardID
+	}
+	if rs.Number != "" {
+		out.Number, out.CVV, out.ExpiryMonth, out.ExpiryYear = &rs.Number, &rs.CVV, &rs.ExpiryMonth, &rs.ExpiryYear
+	}
+	return out
+}
+
 // revealResponse is one audit record of GET /cards/{id}/reveals.
 type revealResponse struct {
 	ID        string `json:"id"`

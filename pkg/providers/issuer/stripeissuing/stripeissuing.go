@@ -227,7 +227,7 @@ func (c *Client) RevealSession(ctx context.Context, cardID, nonce string) (issue
 	p.Headers = http.Header{"Stripe-Version": {EphemeralKeyVersion}}
 	k, err := c.sc.V1EphemeralKeys.Create(ctx, p)
 	if err != nil {
-		return issuer.RevealSession{}, fail("create an ephemeral key", err, nil)
+		return issuer.RevealSession{}, fail("create an ephemeral key", err, issuer.ErrDeclined)
 	}
 	if k.Secret == "" {
 		return issuer.RevealSession{}, fmt.Errorf("%w: Stripe gave an ephemeral key without its secret", issuer.ErrUnavailable)
