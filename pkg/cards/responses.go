@@ -10,7 +10,8 @@ import (
 
 // Response is a card as the routes show it: spec §2.5 plus is_locked and
 // available_balance. Without a reveal, number and cvv are opaque tokens
-// (vault.Sealed.Token), null until the card is issued.
+// (vault.Sealed.Token), null until the card is issued and for a card with
+// nothing sealed (production mode: Stripe keeps them).
 type Response struct {
 	ID               string      `json:"id"`
 	CustomerID       string      `json:"customer_id"`
@@ -41,9 +42,12 @@ func (c Card) Response() Response {
 		CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
 	}
 	if c.Last4 != "" {
-		masked, number, cvv := c.MaskedPAN(), c.Number.Token(), c.CVV.Token()
-		month, year := c.ExpiryMonth, c.ExpiryYear
-		r.MaskedPAN, r.Number, r.CVV, r.ExpiryMonth, r.ExpiryYear = &masked, &number, &cvv, &month, &year
+		masked, month, year := c.MaskedPAN(), c.ExpiryMonth, c.ExpiryYear
+		r.MaskedPAN, r.ExpiryMonth, r.ExpiryYear = &masked, &month, &year
+	}
+	if !c.Number.IsZero() { // nothing is sealed of a card whose issuer keeps its secrets (Stripe)
+		number, cvv := c.Number.Token(), c.CVV.Token()
+		r.Number, r.CVV = &number, &cvv
 	}
 	return r
 }
