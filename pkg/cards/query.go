@@ -13,7 +13,6 @@ import (
 
 	"payments/pkg/customers"
 	"payments/pkg/field"
-	"payments/pkg/ids"
 	"payments/pkg/metrics"
 	"payments/pkg/page"
 	"payments/pkg/providers/issuer"
@@ -78,24 +77,13 @@ func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) 
 	}
 	r.Card = card
 	if o.Reveal && card.Number.KeyID != "" {
-		if err := s.admitReveal(ctx, companyID, card.ID); err != nil {
+		a, err := s.recordReveal(ctx, companyID, card, o.Audit)
+		if err != nil {
 			return Read{}, err
 		}
-		a := o.Audit
-		a.ID, a.CompanyID, a.CardID, a.KeyID, a.CreatedAt = ids.NewV7(s.now()), companyID, card.ID, card.Number.KeyID, s.now()
-		if err := s.Store.PutReveal(ctx, a); err != nil {
-			slog.ErrorContext(ctx, "reveal refused: its audit record could not be written", "card_id", card.ID, "error", err)
-			return Read{}, fmt.Errorf("%w: %w", ErrRevealNotAudited, err)
+		if r.Number, r.CVV, err = s.openSecrets(ctx, card); err != nil {
+			return Read{}, err
 		}
-		number, err := s.Vault.Open(ctx, card.Number, card.ID)
-		if err != nil {
-			return Read{}, fmt.Errorf("cards: open the number of %s: %w", card.ID, err)
-		}
-		cvv, err := s.Vault.Open(ctx, card.CVV, card.ID)
-		if err != nil {
-			return Read{}, fmt.Errorf("cards: open the CVV of %s: %w", card.ID, err)
-		}
-		r.Number, r.CVV = string(number), string(cvv)
 		slog.InfoContext(ctx, "card revealed", "card_id", card.ID, "reveal_id", a.ID)
 	}
 	return r, nil

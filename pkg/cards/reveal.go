@@ -86,14 +86,9 @@ func (s *Service) CreateRevealSession(ctx context.Context, companyID, id, nonce 
 		// nothing: production mode without its issuer.
 		return RevealSession{}, ErrNoIssuer
 	}
-	if err := s.admitReveal(ctx, companyID, card.ID); err != nil {
+	a, err := s.recordReveal(ctx, companyID, card, audit)
+	if err != nil {
 		return RevealSession{}, err
-	}
-	a := audit
-	a.ID, a.CompanyID, a.CardID, a.KeyID, a.CreatedAt = ids.NewV7(s.now()), companyID, card.ID, card.Number.KeyID, s.now()
-	if err := s.Store.PutReveal(ctx, a); err != nil {
-		slog.ErrorContext(ctx, "reveal session refused: its audit record could not be written", "card_id", card.ID, "error", err)
-		return RevealSession{}, fmt.Errorf("%w: %w", ErrRevealNotAudited, err)
 	}
 	out := RevealSession{CardID: card.ID}
 	if remote {
@@ -106,17 +101,41 @@ func (s *Service) CreateRevealSession(ctx context.Context, companyID, id, nonce 
 		}
 		out.Issuer, out.IssuerCardID, out.EphemeralKeySecret, out.ExpiresAt = rs.Issuer, rs.IssuerCardID, rs.EphemeralKeySecret, rs.ExpiresAt
 	} else {
-		number, err := s.Vault.Open(ctx, card.Number, card.ID)
-		if err != nil {
-			return RevealSession{}, fmt.Errorf("cards: open the number of %s: %w", card.ID, err)
+		if out.Number, out.CVV, err = s.openSecrets(ctx, card); err != nil {
+			return RevealSession{}, err
 		}
-		cvv, err := s.Vault.Open(ctx, card.CVV, card.ID)
-		if err != nil {
-			return RevealSession{}, fmt.Errorf("cards: open the CVV of %s: %w", card.ID, err)
-		}
-		out.Issuer, out.Number, out.CVV = SandboxIssuer, string(number), string(cvv)
-		out.ExpiryMonth, out.ExpiryYear = card.ExpiryMonth, card.ExpiryYear
+		out.Issuer, out.ExpiryMonth, out.ExpiryYear = SandboxIssuer, card.ExpiryMonth, card.ExpiryYear
 	}
 	slog.InfoContext(ctx, "card reveal session created", "card_id", card.ID, "reveal_id", a.ID, "issuer", out.Issuer)
 	return out, nil
+}
+
+// recordReveal charges one reveal of card to the company's hourly quota
+// and writes its audit record, audit completed with its id, the company,
+// the card, the master key and the time; when either fails, nothing may be
+// revealed (a *RevealLimitError, ErrRevealNotAudited).
+func (s *Service) recordReveal(ctx context.Context, companyID string, card Card, audit Reveal) (Reveal, error) {
+	if err := s.admitReveal(ctx, companyID, card.ID); err != nil {
+		return Reveal{}, err
+	}
+	a := audit
+	a.ID, a.CompanyID, a.CardID, a.KeyID, a.CreatedAt = ids.NewV7(s.now()), companyID, card.ID, card.Number.KeyID, s.now()
+	if err := s.Store.PutReveal(ctx, a); err != nil {
+		slog.ErrorContext(ctx, "reveal refused: its audit record could not be written", "card_id", card.ID, "error", err)
+		return Reveal{}, fmt.Errorf("%w: %w", ErrRevealNotAudited, err)
+	}
+	return a, nil
+}
+
+// openSecrets opens card's sealed number and CVV.
+func (s *Service) openSecrets(ctx context.Context, card Card) (number, cvv string, err error) {
+	n, err := s.Vault.Open(ctx, card.Number, card.ID)
+	if err != nil {
+		return "", "", fmt.Errorf("cards: open the number of %s: %w", card.ID, err)
+	}
+	c, err := s.Vault.Open(ctx, card.CVV, card.ID)
+	if err != nil {
+		return "", "", fmt.Errorf("cards: open the CVV of %s: %w", card.ID, err)
+	}
+	return string(n), string(c), nil
 }
