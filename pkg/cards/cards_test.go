@@ -528,7 +528,8 @@ func TestCustomerCardsNotFound(t *testing.T) {
 // GET /cards/{id}?reveal=true shows them, audited as that reveal and
 // counted against the same hourly quota (a session past it is 429
 // REVEAL_LIMIT_EXCEEDED); frozen and terminated cards reveal as that reveal
-// does; a missing or empty nonce is 400 naming nonce; a card not issued
+// does; a missing or empty nonce is 400 naming nonce (no body, naming
+// body, as every route's); a card not issued
 // (FAILED) is 400 CARD_NOT_ACTIVE; another company's card is 404.
 func TestSandboxRevealSession(t *testing.T) {
 	logs := apptest.CaptureLogs(t)
@@ -556,7 +557,7 @@ func TestSandboxRevealSession(t *testing.T) {
 		code, field             string
 	}{
 		{"a session", token, card, `{"nonce":"ephkn_pub_1"}`, 201, "", ""},
-		{"no body", token, card, ``, 400, "INVALID_FIELD", "nonce"},
+		{"no body", token, card, ``, 400, "INVALID_FIELD", "body"},
 		{"no nonce", token, card, `{}`, 400, "INVALID_FIELD", "nonce"},
 		{"an empty nonce", token, card, `{"nonce":"  "}`, 400, "INVALID_FIELD", "nonce"},
 		{"an unknown field", token, card, `{"nonce":"n","card":"x"}`, 400, "INVALID_FIELD", ""},

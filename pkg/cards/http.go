@@ -110,7 +110,7 @@ type revealSessionInput struct {
 
 func (h handlers) revealSession(w http.ResponseWriter, r *http.Request) error {
 	var in revealSessionInput
-	if err := httpapi.DecodeOptional(r, &in); err != nil {
+	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
 	cid, err := httpapi.Company(r)
