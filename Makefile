@@ -61,7 +61,7 @@ FUZZTIME ?= 5s
 # Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
 
-.PHONY: help install devstack run listen metrics test fuzz reset build size coldstart loadtest deploy invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
+.PHONY: help install devstack run listen metrics test fuzz reset build size coldstart loadtest deploy migrate-card-secrets invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -162,6 +162,13 @@ deploy: ## sam build && sam deploy --config-env STAGE (dev, staging or prod; def
 	@case "$(STAGE)" in dev|staging|prod) ;; *) echo "make deploy: STAGE must be dev, staging or prod, not '$(STAGE)'" >&2; exit 1;; esac
 	sam build
 	sam deploy --config-env $(STAGE)
+
+migrate-card-secrets: ## one-off: delete the sealed card number and CVV from the card items of STAGE's table (production mode only; DRY_RUN=true counts them)
+	@command -v aws >/dev/null || { echo "make migrate-card-secrets: the AWS CLI (aws) is not installed" >&2; exit 1; }
+	@case "$(STAGE)" in dev|staging|prod) ;; *) echo "make migrate-card-secrets: STAGE must be dev, staging or prod, not '$(STAGE)'" >&2; exit 1;; esac
+	@mode=$$(aws cloudformation describe-stacks --stack-name payments-$(STAGE) --query "Stacks[0].Parameters[?ParameterKey=='Mode'].ParameterValue" --output text) || exit 1; \
+	eval "$$(aws configure export-credentials --format env)" && export AWS_REGION=$${AWS_REGION:-$$(aws configure get region)} && \
+	$(GO) run ./infra/migrate card-secrets -table payments-$(STAGE) -mode "$$mode" $(if $(filter true,$(DRY_RUN)),-dry-run)
 
 invoke: ## run FN's handler on EVENT (TOKEN= for Bearer TOKEN) against `make run`'s stack; print the response
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<event.json> [TOKEN=<access token>]" >&2; exit 2; }

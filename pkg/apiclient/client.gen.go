@@ -906,6 +906,24 @@ func (e CardMovementCurrency) Valid() bool {
 	}
 }
 
+// Defines values for CardRevealSessionIssuer.
+const (
+	Sandbox CardRevealSessionIssuer = "sandbox"
+	Stripe  CardRevealSessionIssuer = "stripe"
+)
+
+// Valid indicates whether the value is a known member of the CardRevealSessionIssuer enum.
+func (e CardRevealSessionIssuer) Valid() bool {
+	switch e {
+	case Sandbox:
+		return true
+	case Stripe:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CardStatus.
 const (
 	CardStatusACTIVE     CardStatus = "ACTIVE"
@@ -2325,6 +2343,7 @@ const (
 	RECONCILIATIONRUNNING        ErrorCode = "RECONCILIATION_RUNNING"
 	REVEALLIMITEXCEEDED          ErrorCode = "REVEAL_LIMIT_EXCEEDED"
 	REVEALNOTAUDITED             ErrorCode = "REVEAL_NOT_AUDITED"
+	REVEALSESSIONREQUIRED        ErrorCode = "REVEAL_SESSION_REQUIRED"
 	ROUTENOTFOUND                ErrorCode = "ROUTE_NOT_FOUND"
 	TEMPORARILYUNAVAILABLE       ErrorCode = "TEMPORARILY_UNAVAILABLE"
 	TOOMANYWEBHOOKENDPOINTS      ErrorCode = "TOO_MANY_WEBHOOK_ENDPOINTS"
@@ -2487,6 +2506,8 @@ func (e ErrorCode) Valid() bool {
 	case REVEALLIMITEXCEEDED:
 		return true
 	case REVEALNOTAUDITED:
+		return true
+	case REVEALSESSIONREQUIRED:
 		return true
 	case ROUTENOTFOUND:
 		return true
@@ -5274,6 +5295,21 @@ const (
 func (e FundCard502JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case FundCard502JSONResponseBodySuccessFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateCardRevealSession201JSONResponseBodySuccess.
+const (
+	CreateCardRevealSession201JSONResponseBodySuccessTrue CreateCardRevealSession201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the CreateCardRevealSession201JSONResponseBodySuccess enum.
+func (e CreateCardRevealSession201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreateCardRevealSession201JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -8323,13 +8359,45 @@ type CardReveal struct {
 	CreatedAt time.Time          `json:"created_at"`
 	Id        openapi_types.UUID `json:"id"`
 
-	// KeyId the master key's id
+	// KeyId the master key's id; empty for a reveal session at Stripe (nothing of the card is sealed here)
 	KeyId string `json:"key_id"`
 
 	// RequestId the API Gateway request id
 	RequestId string `json:"request_id"`
 	SourceIp  string `json:"source_ip"`
 	UserAgent string `json:"user_agent"`
+}
+
+// CardRevealSession a reveal session; what the other mode's issuer gives is null
+type CardRevealSession struct {
+	CardId openapi_types.UUID `json:"card_id"`
+
+	// Cvv the clear CVV (sandbox mode)
+	Cvv *string `json:"cvv"`
+
+	// EphemeralKeySecret Stripe's ephemeral key for the card, for Stripe.js in the browser alone (production mode)
+	EphemeralKeySecret *string `json:"ephemeral_key_secret"`
+
+	// ExpiresAt when the ephemeral key expires (production mode)
+	ExpiresAt   *time.Time              `json:"expires_at"`
+	ExpiryMonth *int                    `json:"expiry_month"`
+	ExpiryYear  *int                    `json:"expiry_year"`
+	Issuer      CardRevealSessionIssuer `json:"issuer"`
+
+	// Number the clear card number (sandbox mode)
+	Number *string `json:"number"`
+
+	// StripeCardId Stripe's id of the card, which Issuing Elements is given with the key (production mode)
+	StripeCardId *string `json:"stripe_card_id"`
+}
+
+// CardRevealSessionIssuer defines model for CardRevealSession.Issuer.
+type CardRevealSessionIssuer string
+
+// CardRevealSessionInput defines model for CardRevealSessionInput.
+type CardRevealSessionInput struct {
+	// Nonce the ephemeral key nonce Stripe.js made in the cardholder's browser (`stripe.createEphemeralKeyNonce`); any non-empty text in sandbox mode
+	Nonce string `json:"nonce"`
 }
 
 // CardSandboxAuthorizationInput the body of `POST /sandbox/cards/{id}/authorizations`; unknown fields are refused
@@ -11928,7 +11996,7 @@ type OpenCardDispute502JSONResponseBodySuccess bool
 
 // GetCardParams defines parameters for GetCard.
 type GetCardParams struct {
-	// Reveal answer the clear `number` and `cvv` instead of their tokens (audited)
+	// Reveal answer the clear `number` and `cvv` instead of their tokens (audited); sandbox mode only, 400 `REVEAL_SESSION_REQUIRED` in production mode
 	Reveal *bool `form:"reveal,omitempty" json:"reveal,omitempty"`
 
 	// IncludeRaw add `raw`, the issuer's record of the card (reads the issuer)
@@ -11962,6 +12030,9 @@ type FundCard200JSONResponseBodySuccess bool
 
 // FundCard502JSONResponseBodySuccess defines parameters for FundCard.
 type FundCard502JSONResponseBodySuccess bool
+
+// CreateCardRevealSession201JSONResponseBodySuccess defines parameters for CreateCardRevealSession.
+type CreateCardRevealSession201JSONResponseBodySuccess bool
 
 // ListCardRevealsParams defines parameters for ListCardReveals.
 type ListCardRevealsParams struct {
@@ -13360,6 +13431,9 @@ type OpenCardDisputeJSONRequestBody = CardDisputeInput
 // FundCardJSONRequestBody defines body for FundCard for application/json ContentType.
 type FundCardJSONRequestBody = CardAmountInput
 
+// CreateCardRevealSessionJSONRequestBody defines body for CreateCardRevealSession for application/json ContentType.
+type CreateCardRevealSessionJSONRequestBody = CardRevealSessionInput
+
 // TerminateCardJSONRequestBody defines body for TerminateCard for application/json ContentType.
 type TerminateCardJSONRequestBody = CardTerminateInput
 
@@ -14468,7 +14542,9 @@ type ClientInterface interface {
 	// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). A company reveals its cards at most
 	// `REVEAL_LIMIT_PER_HOUR` times (100 by default) in any hour: the next reveal is 429 `REVEAL_LIMIT_EXCEEDED`, with
 	// `Retry-After` the seconds until one is admitted, and reveals nothing. `includeRaw=true` adds `raw`, the
-	// issuer's record of the card.
+	// issuer's record of the card. In production mode (Stripe Issuing) no card number or CVC reaches us:
+	// `reveal=true` is 400 `REVEAL_SESSION_REQUIRED`; create a reveal session (`POST /cards/{id}/reveal-sessions`)
+	// and show the card with Stripe's Issuing Elements.
 	//
 	// Corresponds with GET /cards/{id} (the `GetCard` operationId).
 	GetCard(ctx context.Context, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -14512,6 +14588,42 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
 	FundCard(ctx context.Context, id string, params *FundCardParams, body FundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCardRevealSessionWithBody Reveal the card's number and CVV to the cardholder's browser.
+	//
+	// In production mode (Stripe Issuing) it creates a Stripe ephemeral key for the card from the `nonce` Stripe.js
+	// made in the browser (Issuing Elements): the browser shows the number and CVC, read from Stripe with
+	// `ephemeral_key_secret` until `expires_at`; they never reach us. In sandbox mode it answers a simulated session:
+	// `issuer` `sandbox` and the clear `number`, `cvv` and expiry, as `GET /cards/{id}?reveal=true` shows them.
+	// Either is a reveal: a reveal record is written first (503 `REVEAL_NOT_AUDITED` when it cannot be), and it
+	// counts against the company's `REVEAL_LIMIT_PER_HOUR` (429 `REVEAL_LIMIT_EXCEEDED` with `Retry-After`). Any
+	// issued card, frozen and terminated ones included; a card not issued (`PENDING`, `FAILED`) is 400
+	// `CARD_NOT_ACTIVE`. A nonce Stripe refuses is 400 `INVALID_FIELD` naming `nonce`; Stripe unreachable, 502
+	// `CARD_ISSUER_UNAVAILABLE`. It takes no `Idempotency-Key`: it moves no money, and each nonce is single-use at
+	// Stripe, so a lost answer is asked again with a new nonce (and counted again).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /cards/{id}/reveal-sessions (the `CreateCardRevealSession` operationId).
+	CreateCardRevealSessionWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateCardRevealSession Reveal the card's number and CVV to the cardholder's browser.
+	//
+	// In production mode (Stripe Issuing) it creates a Stripe ephemeral key for the card from the `nonce` Stripe.js
+	// made in the browser (Issuing Elements): the browser shows the number and CVC, read from Stripe with
+	// `ephemeral_key_secret` until `expires_at`; they never reach us. In sandbox mode it answers a simulated session:
+	// `issuer` `sandbox` and the clear `number`, `cvv` and expiry, as `GET /cards/{id}?reveal=true` shows them.
+	// Either is a reveal: a reveal record is written first (503 `REVEAL_NOT_AUDITED` when it cannot be), and it
+	// counts against the company's `REVEAL_LIMIT_PER_HOUR` (429 `REVEAL_LIMIT_EXCEEDED` with `Retry-After`). Any
+	// issued card, frozen and terminated ones included; a card not issued (`PENDING`, `FAILED`) is 400
+	// `CARD_NOT_ACTIVE`. A nonce Stripe refuses is 400 `INVALID_FIELD` naming `nonce`; Stripe unreachable, 502
+	// `CARD_ISSUER_UNAVAILABLE`. It takes no `Idempotency-Key`: it moves no money, and each nonce is single-use at
+	// Stripe, so a lost answer is asked again with a new nonce (and counted again).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /cards/{id}/reveal-sessions (the `CreateCardRevealSession` operationId).
+	CreateCardRevealSession(ctx context.Context, id string, body CreateCardRevealSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListCardReveals The audit records of the card's reveals, newest first.
 	//
@@ -16497,7 +16609,9 @@ func (c *Client) OpenCardDispute(ctx context.Context, id string, params *OpenCar
 // written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). A company reveals its cards at most
 // `REVEAL_LIMIT_PER_HOUR` times (100 by default) in any hour: the next reveal is 429 `REVEAL_LIMIT_EXCEEDED`, with
 // `Retry-After` the seconds until one is admitted, and reveals nothing. `includeRaw=true` adds `raw`, the
-// issuer's record of the card.
+// issuer's record of the card. In production mode (Stripe Issuing) no card number or CVC reaches us:
+// `reveal=true` is 400 `REVEAL_SESSION_REQUIRED`; create a reveal session (`POST /cards/{id}/reveal-sessions`)
+// and show the card with Stripe's Issuing Elements.
 //
 // Corresponds with GET /cards/{id} (the `GetCard` operationId).
 func (c *Client) GetCard(ctx context.Context, id string, params *GetCardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -16572,6 +16686,62 @@ func (c *Client) FundCardWithBody(ctx context.Context, id string, params *FundCa
 // Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
 func (c *Client) FundCard(ctx context.Context, id string, params *FundCardParams, body FundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewFundCardRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCardRevealSessionWithBody Reveal the card's number and CVV to the cardholder's browser.
+//
+// In production mode (Stripe Issuing) it creates a Stripe ephemeral key for the card from the `nonce` Stripe.js
+// made in the browser (Issuing Elements): the browser shows the number and CVC, read from Stripe with
+// `ephemeral_key_secret` until `expires_at`; they never reach us. In sandbox mode it answers a simulated session:
+// `issuer` `sandbox` and the clear `number`, `cvv` and expiry, as `GET /cards/{id}?reveal=true` shows them.
+// Either is a reveal: a reveal record is written first (503 `REVEAL_NOT_AUDITED` when it cannot be), and it
+// counts against the company's `REVEAL_LIMIT_PER_HOUR` (429 `REVEAL_LIMIT_EXCEEDED` with `Retry-After`). Any
+// issued card, frozen and terminated ones included; a card not issued (`PENDING`, `FAILED`) is 400
+// `CARD_NOT_ACTIVE`. A nonce Stripe refuses is 400 `INVALID_FIELD` naming `nonce`; Stripe unreachable, 502
+// `CARD_ISSUER_UNAVAILABLE`. It takes no `Idempotency-Key`: it moves no money, and each nonce is single-use at
+// Stripe, so a lost answer is asked again with a new nonce (and counted again).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /cards/{id}/reveal-sessions (the `CreateCardRevealSession` operationId).
+func (c *Client) CreateCardRevealSessionWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCardRevealSessionRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateCardRevealSession Reveal the card's number and CVV to the cardholder's browser.
+//
+// In production mode (Stripe Issuing) it creates a Stripe ephemeral key for the card from the `nonce` Stripe.js
+// made in the browser (Issuing Elements): the browser shows the number and CVC, read from Stripe with
+// `ephemeral_key_secret` until `expires_at`; they never reach us. In sandbox mode it answers a simulated session:
+// `issuer` `sandbox` and the clear `number`, `cvv` and expiry, as `GET /cards/{id}?reveal=true` shows them.
+// Either is a reveal: a reveal record is written first (503 `REVEAL_NOT_AUDITED` when it cannot be), and it
+// counts against the company's `REVEAL_LIMIT_PER_HOUR` (429 `REVEAL_LIMIT_EXCEEDED` with `Retry-After`). Any
+// issued card, frozen and terminated ones included; a card not issued (`PENDING`, `FAILED`) is 400
+// `CARD_NOT_ACTIVE`. A nonce Stripe refuses is 400 `INVALID_FIELD` naming `nonce`; Stripe unreachable, 502
+// `CARD_ISSUER_UNAVAILABLE`. It takes no `Idempotency-Key`: it moves no money, and each nonce is single-use at
+// Stripe, so a lost answer is asked again with a new nonce (and counted again).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /cards/{id}/reveal-sessions (the `CreateCardRevealSession` operationId).
+func (c *Client) CreateCardRevealSession(ctx context.Context, id string, body CreateCardRevealSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCardRevealSessionRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -20256,6 +20426,53 @@ func NewFundCardRequestWithBody(server string, id string, params *FundCardParams
 		}
 
 	}
+
+	return req, nil
+}
+
+// NewCreateCardRevealSessionRequest calls the generic CreateCardRevealSession builder with application/json body
+func NewCreateCardRevealSessionRequest(server string, id string, body CreateCardRevealSessionJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateCardRevealSessionRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewCreateCardRevealSessionRequestWithBody constructs an http.Request for the CreateCardRevealSession method, with any body, and a specified content type
+func NewCreateCardRevealSessionRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/cards/%s/reveal-sessions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -24510,7 +24727,9 @@ type ClientWithResponsesInterface interface {
 	// written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). A company reveals its cards at most
 	// `REVEAL_LIMIT_PER_HOUR` times (100 by default) in any hour: the next reveal is 429 `REVEAL_LIMIT_EXCEEDED`, with
 	// `Retry-After` the seconds until one is admitted, and reveals nothing. `includeRaw=true` adds `raw`, the
-	// issuer's record of the card.
+	// issuer's record of the card. In production mode (Stripe Issuing) no card number or CVC reaches us:
+	// `reveal=true` is 400 `REVEAL_SESSION_REQUIRED`; create a reveal session (`POST /cards/{id}/reveal-sessions`)
+	// and show the card with Stripe's Issuing Elements.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -24558,6 +24777,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /cards/{id}/fund (the `FundCard` operationId).
 	FundCardWithResponse(ctx context.Context, id string, params *FundCardParams, body FundCardJSONRequestBody, reqEditors ...RequestEditorFn) (*FundCardResponse, error)
+
+	// CreateCardRevealSessionWithBodyWithResponse Reveal the card's number and CVV to the cardholder's browser.
+	//
+	// In production mode (Stripe Issuing) it creates a Stripe ephemeral key for the card from the `nonce` Stripe.js
+	// made in the browser (Issuing Elements): the browser shows the number and CVC, read from Stripe with
+	// `ephemeral_key_secret` until `expires_at`; they never reach us. In sandbox mode it answers a simulated session:
+	// `issuer` `sandbox` and the clear `number`, `cvv` and expiry, as `GET /cards/{id}?reveal=true` shows them.
+	// Either is a reveal: a reveal record is written first (503 `REVEAL_NOT_AUDITED` when it cannot be), and it
+	// counts against the company's `REVEAL_LIMIT_PER_HOUR` (429 `REVEAL_LIMIT_EXCEEDED` with `Retry-After`). Any
+	// issued card, frozen and terminated ones included; a card not issued (`PENDING`, `FAILED`) is 400
+	// `CARD_NOT_ACTIVE`. A nonce Stripe refuses is 400 `INVALID_FIELD` naming `nonce`; Stripe unreachable, 502
+	// `CARD_ISSUER_UNAVAILABLE`. It takes no `Idempotency-Key`: it moves no money, and each nonce is single-use at
+	// Stripe, so a lost answer is asked again with a new nonce (and counted again).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/{id}/reveal-sessions (the `CreateCardRevealSession` operationId).
+	CreateCardRevealSessionWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCardRevealSessionResponse, error)
+
+	// CreateCardRevealSessionWithResponse Reveal the card's number and CVV to the cardholder's browser.
+	//
+	// In production mode (Stripe Issuing) it creates a Stripe ephemeral key for the card from the `nonce` Stripe.js
+	// made in the browser (Issuing Elements): the browser shows the number and CVC, read from Stripe with
+	// `ephemeral_key_secret` until `expires_at`; they never reach us. In sandbox mode it answers a simulated session:
+	// `issuer` `sandbox` and the clear `number`, `cvv` and expiry, as `GET /cards/{id}?reveal=true` shows them.
+	// Either is a reveal: a reveal record is written first (503 `REVEAL_NOT_AUDITED` when it cannot be), and it
+	// counts against the company's `REVEAL_LIMIT_PER_HOUR` (429 `REVEAL_LIMIT_EXCEEDED` with `Retry-After`). Any
+	// issued card, frozen and terminated ones included; a card not issued (`PENDING`, `FAILED`) is 400
+	// `CARD_NOT_ACTIVE`. A nonce Stripe refuses is 400 `INVALID_FIELD` naming `nonce`; Stripe unreachable, 502
+	// `CARD_ISSUER_UNAVAILABLE`. It takes no `Idempotency-Key`: it moves no money, and each nonce is single-use at
+	// Stripe, so a lost answer is asked again with a new nonce (and counted again).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /cards/{id}/reveal-sessions (the `CreateCardRevealSession` operationId).
+	CreateCardRevealSessionWithResponse(ctx context.Context, id string, body CreateCardRevealSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCardRevealSessionResponse, error)
 
 	// ListCardRevealsWithResponse The audit records of the card's reveals, newest first.
 	//
@@ -29217,6 +29472,144 @@ func (r FundCardResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r FundCardResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateCardRevealSessionResponse429Headers the declared response headers of an HTTP 429 response for CreateCardRevealSession
+type CreateCardRevealSessionResponse429Headers struct {
+	RetryAfter *string
+}
+
+// CreateCardRevealSessionResponse502Headers the declared response headers of an HTTP 502 response for CreateCardRevealSession
+type CreateCardRevealSessionResponse502Headers struct {
+	RetryAfter *string
+}
+
+// CreateCardRevealSessionResponse503Headers the declared response headers of an HTTP 503 response for CreateCardRevealSession
+type CreateCardRevealSessionResponse503Headers struct {
+	RetryAfter *string
+}
+
+type CreateCardRevealSessionResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data a reveal session; what the other mode's issuer gives is null
+		Data CardRevealSession `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                               `json:"statusCode"`
+		Success    CreateCardRevealSession201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RetryableError
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *RetryableError
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCardRevealSessionResponse429Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CreateCardRevealSessionResponse502Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateCardRevealSessionResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateCardRevealSessionResponse) GetJSON201() *struct {
+	// Data a reveal session; what the other mode's issuer gives is null
+	Data CardRevealSession `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                               `json:"statusCode"`
+	Success    CreateCardRevealSession201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r CreateCardRevealSessionResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r CreateCardRevealSessionResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r CreateCardRevealSessionResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r CreateCardRevealSessionResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r CreateCardRevealSessionResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCardRevealSessionResponse) GetJSON429() *RetryableError {
+	return r.JSON429
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CreateCardRevealSessionResponse) GetJSON502() *RetryableError {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r CreateCardRevealSessionResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateCardRevealSessionResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateCardRevealSessionResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateCardRevealSessionResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateCardRevealSessionResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -36934,7 +37327,9 @@ func (c *ClientWithResponses) OpenCardDisputeWithResponse(ctx context.Context, i
 // written, nothing is revealed (503 `REVEAL_NOT_AUDITED`, `Retry-After: 1`). A company reveals its cards at most
 // `REVEAL_LIMIT_PER_HOUR` times (100 by default) in any hour: the next reveal is 429 `REVEAL_LIMIT_EXCEEDED`, with
 // `Retry-After` the seconds until one is admitted, and reveals nothing. `includeRaw=true` adds `raw`, the
-// issuer's record of the card.
+// issuer's record of the card. In production mode (Stripe Issuing) no card number or CVC reaches us:
+// `reveal=true` is 400 `REVEAL_SESSION_REQUIRED`; create a reveal session (`POST /cards/{id}/reveal-sessions`)
+// and show the card with Stripe's Issuing Elements.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -37005,6 +37400,54 @@ func (c *ClientWithResponses) FundCardWithResponse(ctx context.Context, id strin
 		return nil, err
 	}
 	return ParseFundCardResponse(rsp)
+}
+
+// CreateCardRevealSessionWithBodyWithResponse Reveal the card's number and CVV to the cardholder's browser.
+//
+// In production mode (Stripe Issuing) it creates a Stripe ephemeral key for the card from the `nonce` Stripe.js
+// made in the browser (Issuing Elements): the browser shows the number and CVC, read from Stripe with
+// `ephemeral_key_secret` until `expires_at`; they never reach us. In sandbox mode it answers a simulated session:
+// `issuer` `sandbox` and the clear `number`, `cvv` and expiry, as `GET /cards/{id}?reveal=true` shows them.
+// Either is a reveal: a reveal record is written first (503 `REVEAL_NOT_AUDITED` when it cannot be), and it
+// counts against the company's `REVEAL_LIMIT_PER_HOUR` (429 `REVEAL_LIMIT_EXCEEDED` with `Retry-After`). Any
+// issued card, frozen and terminated ones included; a card not issued (`PENDING`, `FAILED`) is 400
+// `CARD_NOT_ACTIVE`. A nonce Stripe refuses is 400 `INVALID_FIELD` naming `nonce`; Stripe unreachable, 502
+// `CARD_ISSUER_UNAVAILABLE`. It takes no `Idempotency-Key`: it moves no money, and each nonce is single-use at
+// Stripe, so a lost answer is asked again with a new nonce (and counted again).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/{id}/reveal-sessions (the `CreateCardRevealSession` operationId).
+func (c *ClientWithResponses) CreateCardRevealSessionWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCardRevealSessionResponse, error) {
+	rsp, err := c.CreateCardRevealSessionWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCardRevealSessionResponse(rsp)
+}
+
+// CreateCardRevealSessionWithResponse Reveal the card's number and CVV to the cardholder's browser.
+//
+// In production mode (Stripe Issuing) it creates a Stripe ephemeral key for the card from the `nonce` Stripe.js
+// made in the browser (Issuing Elements): the browser shows the number and CVC, read from Stripe with
+// `ephemeral_key_secret` until `expires_at`; they never reach us. In sandbox mode it answers a simulated session:
+// `issuer` `sandbox` and the clear `number`, `cvv` and expiry, as `GET /cards/{id}?reveal=true` shows them.
+// Either is a reveal: a reveal record is written first (503 `REVEAL_NOT_AUDITED` when it cannot be), and it
+// counts against the company's `REVEAL_LIMIT_PER_HOUR` (429 `REVEAL_LIMIT_EXCEEDED` with `Retry-After`). Any
+// issued card, frozen and terminated ones included; a card not issued (`PENDING`, `FAILED`) is 400
+// `CARD_NOT_ACTIVE`. A nonce Stripe refuses is 400 `INVALID_FIELD` naming `nonce`; Stripe unreachable, 502
+// `CARD_ISSUER_UNAVAILABLE`. It takes no `Idempotency-Key`: it moves no money, and each nonce is single-use at
+// Stripe, so a lost answer is asked again with a new nonce (and counted again).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /cards/{id}/reveal-sessions (the `CreateCardRevealSession` operationId).
+func (c *ClientWithResponses) CreateCardRevealSessionWithResponse(ctx context.Context, id string, body CreateCardRevealSessionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCardRevealSessionResponse, error) {
+	rsp, err := c.CreateCardRevealSession(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateCardRevealSessionResponse(rsp)
 }
 
 // ListCardRevealsWithResponse The audit records of the card's reveals, newest first.
@@ -41709,6 +42152,131 @@ func ParseFundCardResponse(rsp *http.Response) (*FundCardResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers502 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateCardRevealSessionResponse parses an HTTP response from a CreateCardRevealSessionWithResponse call
+func ParseCreateCardRevealSessionResponse(rsp *http.Response) (*CreateCardRevealSessionResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateCardRevealSessionResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data a reveal session; what the other mode's issuer gives is null
+			Data CardRevealSession `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                               `json:"statusCode"`
+			Success    CreateCardRevealSession201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers CreateCardRevealSessionResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 502:
+		var headers CreateCardRevealSessionResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateCardRevealSessionResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
 	}
 
 	return response, nil

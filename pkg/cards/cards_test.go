@@ -522,3 +522,94 @@ func TestCustomerCardsNotFound(t *testing.T) {
 		})
 	}
 }
+
+// TestSandboxRevealSession: in sandbox mode POST /cards/{id}/reveal-sessions
+// answers a simulated session, the sealed number, CVV and expiry as
+// GET /cards/{id}?reveal=true shows them, audited as that reveal and
+// counted against the same hourly quota (a session past it is 429
+// REVEAL_LIMIT_EXCEEDED); frozen and terminated cards reveal as that reveal
+// does; a missing or empty nonce is 400 naming nonce (no body, naming
+// body, as every route's); a card not issued
+// (FAILED) is 400 CARD_NOT_ACTIVE; another company's card is 404.
+func TestSandboxRevealSession(t *testing.T) {
+	logs := apptest.CaptureLogs(t)
+	e := apptest.NewCardsTestEnv(t)
+	cfg := e.Cfg
+	cfg.RevealLimit = 6
+	h := e.CardsFunction(t, cfg)
+	_, token, _, customerID := e.CardCompany("50", "CM-7404")
+	card := e.Call(h, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":5}`).Str("data", "id")
+	revealed := e.Call(h, token, "GET", "/cards/"+card+"?reveal=true&sync=false", "")
+	number, cvv := revealed.Str("data", "number"), revealed.Str("data", "cvv")
+	if revealed.Status != 200 || len(number) != 16 {
+		t.Fatalf("reveal: %d %s", revealed.Status, revealed.Raw)
+	}
+	_, failToken, _, failCustomer := e.CardCompany("50", "CM-7999") // the sandbox issuer refuses …999
+	failed := e.Call(h, failToken, "POST", "/cards", `{"customer_id":"`+failCustomer+`","amount":5}`)
+	if failed.Str("data", "status") != "FAILED" {
+		t.Fatalf("issue to …999: %s", failed.Raw)
+	}
+	_, other := e.ApprovedCompany()
+
+	tests := []struct {
+		name, token, card, body string
+		status                  int
+		code, field             string
+	}{
+		{"a session", token, card, `{"nonce":"ephkn_pub_1"}`, 201, "", ""},
+		{"no body", token, card, ``, 400, "INVALID_FIELD", "body"},
+		{"no nonce", token, card, `{}`, 400, "INVALID_FIELD", "nonce"},
+		{"an empty nonce", token, card, `{"nonce":"  "}`, 400, "INVALID_FIELD", "nonce"},
+		{"an unknown field", token, card, `{"nonce":"n","card":"x"}`, 400, "INVALID_FIELD", ""},
+		{"another company's card", other, card, `{"nonce":"n"}`, 404, "CARD_NOT_FOUND", ""},
+		{"a card never issued", failToken, failed.Str("data", "id"), `{"nonce":"n"}`, 400, "CARD_NOT_ACTIVE", ""},
+		{"a frozen card", token, card, `{"nonce":"ephkn_pub_2"}`, 201, "", ""},
+		{"a terminated card", token, card, `{"nonce":"ephkn_pub_3"}`, 201, "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			switch tt.name {
+			case "a frozen card":
+				e.Call(h, token, "PUT", "/cards/"+card+"/freeze", "")
+			case "a terminated card":
+				e.Call(h, token, "POST", "/cards/"+card+"/terminate", "")
+			}
+			r := e.Call(h, tt.token, "POST", "/cards/"+tt.card+"/reveal-sessions", tt.body)
+			if r.Status != tt.status || (tt.code != "" && r.Str("code") != tt.code) || (tt.field != "" && r.Str("field") != tt.field) {
+				t.Fatalf("%d %s, want %d %s %s", r.Status, r.Raw, tt.status, tt.code, tt.field)
+			}
+			if tt.status != 201 {
+				if strings.Contains(r.Raw, number) {
+					t.Errorf("a refusal shows the number: %s", r.Raw)
+				}
+				return
+			}
+			if r.Str("data", "issuer") != "sandbox" || r.Str("data", "card_id") != card || r.Str("data", "number") != number ||
+				r.Str("data", "cvv") != cvv || r.Str("data", "expiry_year") != revealed.Str("data", "expiry_year") ||
+				r.Str("data", "ephemeral_key_secret") != "<nil>" {
+				t.Errorf("session %s", r.Raw)
+			}
+		})
+	}
+	// The reveal and three sessions are recorded; two more reach the
+	// quota of 6, and the next is refused and not recorded.
+	if audit := e.Call(h, token, "GET", "/cards/"+card+"/reveals", ""); len(audit.Items()) != 4 {
+		t.Errorf("%d reveals recorded, want 4: %s", len(audit.Items()), audit.Raw)
+	}
+	for i := range 2 {
+		if r := e.Call(h, token, "POST", "/cards/"+card+"/reveal-sessions", `{"nonce":"n"}`); r.Status != 201 {
+			t.Fatalf("session %d: %d %s", i, r.Status, r.Raw)
+		}
+	}
+	r := e.Send(h, token, "POST", "/cards/"+card+"/reveal-sessions", `{"nonce":"n"}`)
+	if r.StatusCode != 429 || !strings.Contains(r.Body, `"code":"REVEAL_LIMIT_EXCEEDED"`) || r.Headers["Retry-After"] == "" ||
+		strings.Contains(r.Body, number) || r.Headers["Cache-Control"] != "no-store" {
+		t.Fatalf("a session past the quota: %d %v %s", r.StatusCode, r.Headers, r.Body)
+	}
+	if audit := e.Call(h, token, "GET", "/cards/"+card+"/reveals", ""); len(audit.Items()) != 6 {
+		t.Errorf("%d reveals recorded, want 6", len(audit.Items()))
+	}
+	if all := strings.Join(logs.Lines(), "\n"); strings.Contains(all, number) || strings.Contains(all, "ephkn_pub_1") {
+		t.Error("a log line shows the card number or the nonce")
+	}
+}

@@ -21,6 +21,7 @@ func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("GET /cards", h.list)
 	rt.Handle("GET /cards/{id}", h.get)
 	rt.Handle("GET /cards/{id}/reveals", h.reveals)
+	rt.Handle("POST /cards/{id}/reveal-sessions", h.revealSession)
 	rt.Handle("GET /cards/{id}/transactions", h.transactions)
 	rt.Handle("GET /cards/{id}/transactions/{transactionId}", h.transaction)
 	rt.Handle("POST /cards/{id}/fund", h.fund)
@@ -99,6 +100,29 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.Respond(w, http.StatusOK, "Card retrieved successfully", read.response())
+	return nil
+}
+
+// revealSessionInput is the body of POST /cards/{id}/reveal-sessions.
+type revealSessionInput struct {
+	Nonce string `json:"nonce"`
+}
+
+func (h handlers) revealSession(w http.ResponseWriter, r *http.Request) error {
+	var in revealSessionInput
+	if err := httpapi.Decode(r, &in); err != nil {
+		return err
+	}
+	cid, err := httpapi.Company(r)
+	if err != nil {
+		return err
+	}
+	audit := Reveal{SourceIP: httpapi.SourceIP(r), UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r)}
+	rs, err := h.svc.CreateRevealSession(r.Context(), cid, r.PathValue("id"), in.Nonce, audit)
+	if err != nil {
+		return err
+	}
+	httpapi.Respond(w, http.StatusCreated, "Reveal session created", newRevealSessionResponse(rs))
 	return nil
 }
 

@@ -214,8 +214,15 @@ func (s *Service) finishIssuance(ctx context.Context, card Card, tx Transaction,
 }
 
 // seal seals the secrets the issuer gave for card id of companyID, each
-// bound to the company, the card and its field.
+// bound to the company, the card and its field. An issuer that gives none
+// (a Stripe card: its number and CVC stay at Stripe, shown through reveal
+// sessions) leaves nothing to seal, and the card is stored without a
+// sealed attribute.
 func (s *Service) seal(ctx context.Context, companyID, id string, ic issuer.Card, secrets issuer.Secrets) (Issued, error) {
+	issued := Issued{IssuerCardID: ic.ID, Last4: ic.Last4, ExpiryMonth: ic.ExpiryMonth, ExpiryYear: ic.ExpiryYear}
+	if secrets == (issuer.Secrets{}) {
+		return issued, nil
+	}
 	number, err := s.Vault.Seal(ctx, []byte(secrets.Number), vault.CardField(companyID, id, vault.FieldNumber))
 	if err != nil {
 		return Issued{}, fmt.Errorf("cards: seal the card number: %w", err)
@@ -224,10 +231,8 @@ func (s *Service) seal(ctx context.Context, companyID, id string, ic issuer.Card
 	if err != nil {
 		return Issued{}, fmt.Errorf("cards: seal the CVV: %w", err)
 	}
-	return Issued{
-		IssuerCardID: ic.ID, Last4: ic.Last4, ExpiryMonth: ic.ExpiryMonth, ExpiryYear: ic.ExpiryYear,
-		Number: number, CVV: cvv,
-	}, nil
+	issued.Number, issued.CVV = number, cvv
+	return issued, nil
 }
 
 // issuerReason words an issuer's definitive refusal for a card

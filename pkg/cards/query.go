@@ -13,11 +13,9 @@ import (
 
 	"payments/pkg/customers"
 	"payments/pkg/field"
-	"payments/pkg/ids"
 	"payments/pkg/metrics"
 	"payments/pkg/page"
 	"payments/pkg/providers/issuer"
-	"payments/pkg/vault"
 )
 
 // syncParallelism bounds the issuer reads of a list's sync.
@@ -49,7 +47,12 @@ type Read struct {
 // it terminated is terminated here, with its refund; a status it changed is
 // followed. With o.Reveal the audit record is written before anything is
 // decrypted: if it cannot be, nothing is revealed (ErrRevealNotAudited).
+// An issuer that keeps card numbers to itself (Stripe) reveals them through
+// sessions only: o.Reveal is then ErrRevealSessionRequired.
 func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) (Read, error) {
+	if _, remote := s.revealsThroughSessions(); o.Reveal && remote {
+		return Read{}, ErrRevealSessionRequired
+	}
 	card, err := s.card(ctx, companyID, id)
 	if err != nil {
 		return Read{}, err
@@ -74,24 +77,13 @@ func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) 
 	}
 	r.Card = card
 	if o.Reveal && card.Number.KeyID != "" {
-		if err := s.admitReveal(ctx, companyID, card.ID); err != nil {
+		a, err := s.recordReveal(ctx, companyID, card, o.Audit)
+		if err != nil {
 			return Read{}, err
 		}
-		a := o.Audit
-		a.ID, a.CompanyID, a.CardID, a.KeyID, a.CreatedAt = ids.NewV7(s.now()), companyID, card.ID, card.Number.KeyID, s.now()
-		if err := s.Store.PutReveal(ctx, a); err != nil {
-			slog.ErrorContext(ctx, "reveal refused: its audit record could not be written", "card_id", card.ID, "error", err)
-			return Read{}, fmt.Errorf("%w: %w", ErrRevealNotAudited, err)
+		if r.Number, r.CVV, err = s.openSecrets(ctx, card); err != nil {
+			return Read{}, err
 		}
-		number, err := s.Vault.Open(ctx, card.Number, vault.CardField(companyID, card.ID, vault.FieldNumber))
-		if err != nil {
-			return Read{}, fmt.Errorf("cards: open the number of %s: %w", card.ID, err)
-		}
-		cvv, err := s.Vault.Open(ctx, card.CVV, vault.CardField(companyID, card.ID, vault.FieldCVC))
-		if err != nil {
-			return Read{}, fmt.Errorf("cards: open the CVV of %s: %w", card.ID, err)
-		}
-		r.Number, r.CVV = string(number), string(cvv)
 		slog.InfoContext(ctx, "card revealed", "company_id", companyID, "card_id", card.ID, "reveal_id", a.ID)
 	}
 	return r, nil

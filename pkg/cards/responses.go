@@ -10,7 +10,8 @@ import (
 
 // Response is a card as the routes show it: spec §2.5 plus is_locked and
 // available_balance. Without a reveal, number and cvv are opaque tokens
-// (vault.Sealed.Token), null until the card is issued.
+// (vault.Sealed.Token), null until the card is issued and for a card with
+// nothing sealed (production mode: Stripe keeps them).
 type Response struct {
 	ID               string      `json:"id"`
 	CustomerID       string      `json:"customer_id"`
@@ -41,9 +42,12 @@ func (c Card) Response() Response {
 		CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
 	}
 	if c.Last4 != "" {
-		masked, number, cvv := c.MaskedPAN(), c.Number.Token(), c.CVV.Token()
-		month, year := c.ExpiryMonth, c.ExpiryYear
-		r.MaskedPAN, r.Number, r.CVV, r.ExpiryMonth, r.ExpiryYear = &masked, &number, &cvv, &month, &year
+		masked, month, year := c.MaskedPAN(), c.ExpiryMonth, c.ExpiryYear
+		r.MaskedPAN, r.ExpiryMonth, r.ExpiryYear = &masked, &month, &year
+	}
+	if !c.Number.IsZero() { // nothing is sealed of a card whose issuer keeps its secrets (Stripe)
+		number, cvv := c.Number.Token(), c.CVV.Token()
+		r.Number, r.CVV = &number, &cvv
 	}
 	return r
 }
@@ -177,6 +181,34 @@ type terminateResponse struct {
 	RefundProcessed bool        `json:"refund_processed"`
 	HeldAmount      json.Number `json:"held_amount"`
 	TransactionID   string      `json:"transaction_id"`
+}
+
+// revealSessionResponse is POST /cards/{id}/reveal-sessions: at Stripe its
+// ephemeral key (ephemeral_key_secret, expires_at, stripe_card_id), in the
+// sandbox the clear number, cvv and expiry; what the other issuer has not
+// is null.
+type revealSessionResponse struct {
+	CardID             string  `json:"card_id"`
+	Issuer             string  `json:"issuer"`
+	EphemeralKeySecret *string `json:"ephemeral_key_secret"`
+	ExpiresAt          *string `json:"expires_at"`
+	StripeCardID       *string `json:"stripe_card_id"`
+	Number             *string `json:"number"`
+	CVV                *string `json:"cvv"`
+	ExpiryMonth        *int    `json:"expiry_month"`
+	ExpiryYear         *int    `json:"expiry_year"`
+}
+
+func newRevealSessionResponse(rs RevealSession) revealSessionResponse {
+	out := revealSessionResponse{CardID: rs.CardID, Issuer: rs.Issuer}
+	if rs.EphemeralKeySecret != "" {
+		expires := timestamp.Format(rs.ExpiresAt)
+		out.EphemeralKeySecret, out.ExpiresAt, out.StripeCardID = &rs.EphemeralKeySecret, &expires, &rs.IssuerCardID
+	}
+	if rs.Number != "" {
+		out.Number, out.CVV, out.ExpiryMonth, out.ExpiryYear = &rs.Number, &rs.CVV, &rs.ExpiryMonth, &rs.ExpiryYear
+	}
+	return out
 }
 
 // revealResponse is one audit record of GET /cards/{id}/reveals.

@@ -74,6 +74,7 @@ func TestNullBodyIs400(t *testing.T) {
 		{"POST /cards", e.cards, "/cards", 0},
 		{"POST /cards/{id}/fund", e.cards, "/cards/" + id + "/fund", 0},
 		{"POST /cards/{id}/withdraw", e.cards, "/cards/" + id + "/withdraw", 0},
+		{"POST /cards/{id}/reveal-sessions", e.cards, "/cards/" + id + "/reveal-sessions", 0},
 		{"POST /cards/{id}/terminate", e.cards, "/cards/" + id + "/terminate", http.StatusNotFound},
 		{"POST /cards/transactions/{id}/disputes", e.cards, "/cards/transactions/" + id + "/disputes", 0},
 		{"POST /sandbox/cards/{id}/authorizations", e.network, "/sandbox/cards/" + id + "/authorizations", 0},

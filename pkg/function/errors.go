@@ -99,6 +99,7 @@ var Errors = httpapi.Catalogue{
 	{Err: cards.ErrIssuerDeclined, Status: http.StatusUnprocessableEntity, Code: "ISSUER_DECLINED", Message: "declined by the card issuer: the movement was reversed, nothing moved"},
 	{Err: cards.ErrRevealLimitExceeded, Status: http.StatusTooManyRequests, Code: "REVEAL_LIMIT_EXCEEDED", Message: "the company's card reveals for this hour are spent: retry after Retry-After seconds"},
 	{Err: cards.ErrRevealNotAudited, Status: http.StatusServiceUnavailable, Code: "REVEAL_NOT_AUDITED", Message: "the reveal could not be recorded, so nothing was revealed: retry shortly", RetryAfter: 1},
+	{Err: cards.ErrRevealSessionRequired, Status: http.StatusBadRequest, Code: "REVEAL_SESSION_REQUIRED", Message: "card numbers are not revealed here in production mode: create a reveal session (POST /cards/{id}/reveal-sessions) and show the card with Stripe's Issuing Elements"},
 	{Err: cards.ErrNoIssuer, Status: http.StatusServiceUnavailable, Code: "NO_CARD_ISSUER", Message: "cards are not available: no card issuer is configured"},
 	{Err: cards.ErrDisputeNotFound, Status: http.StatusNotFound, Code: "DISPUTE_NOT_FOUND", Message: "dispute not found"},
 	{Err: cards.ErrNotDisputable, Status: http.StatusBadRequest, Code: "TRANSACTION_NOT_DISPUTABLE", Message: "only a settlement with an amount not refunded can be disputed"},

@@ -118,9 +118,11 @@ type Card struct {
 	CreatedAt      time.Time
 }
 
-// Secrets are a card's full number (16 digits) and CVV (3 digits). An
-// issuer gives them with the answer to an issuance (and to its repeats);
-// they are sealed at once (pkg/vault) and never logged.
+// Secrets are a card's full number (16 digits) and CVV (3 digits). The
+// simulated issuer gives them with the answer to an issuance (and to its
+// repeats); they are sealed at once (pkg/vault) and never logged. An
+// issuer that keeps them to itself (a Revealer: Stripe) gives none: the
+// zero Secrets, and nothing is sealed.
 type Secrets struct {
 	Number, CVV string
 }
@@ -175,7 +177,8 @@ type Cardholders interface {
 type Issuer interface {
 	Cardholders
 	// IssueCard issues a card, or returns the one issued with r.Reference,
-	// with its secrets; ErrDeclined when the issuer refuses it.
+	// with its secrets (none from a Revealer); ErrDeclined when the issuer
+	// refuses it.
 	IssueCard(ctx context.Context, r CardRequest) (Card, Secrets, error)
 	// Card reads a card by the issuer's id.
 	Card(ctx context.Context, id string) (Card, error)
@@ -204,4 +207,34 @@ type Issuer interface {
 	// whose deliveries the answer of POST /issuer/webhooks acknowledges
 	// does nothing.
 	Acknowledge(ctx context.Context, eventID string) error
+}
+
+// RevealSession is a short-lived key with which the cardholder's browser
+// reads a card's number and CVC from the issuer itself (Stripe's Issuing
+// Elements): neither ever reaches us.
+type RevealSession struct {
+	// Issuer names the issuer that answers the key ("stripe").
+	Issuer string
+	// IssuerCardID is the issuer's card the key may read.
+	IssuerCardID string
+	// EphemeralKeySecret is the key's secret, for the browser alone.
+	EphemeralKeySecret string
+	ExpiresAt          time.Time
+}
+
+// String hides the key's secret from any print.
+func (s RevealSession) String() string {
+	return "issuer.RevealSession{" + s.Issuer + " " + s.IssuerCardID + " redacted}"
+}
+
+// GoString hides the key's secret from %#v.
+func (s RevealSession) GoString() string { return s.String() }
+
+// Revealer is an issuer that keeps its cards' numbers and CVCs to itself
+// and shows them to the cardholder only through a RevealSession: it gives
+// no Secrets with an issuance.
+type Revealer interface {
+	// RevealSession creates a session for the issuer's card id, bound to
+	// the nonce the cardholder's browser made (Stripe.js).
+	RevealSession(ctx context.Context, cardID, nonce string) (RevealSession, error)
 }

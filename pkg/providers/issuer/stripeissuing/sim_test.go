@@ -3,10 +3,12 @@ package stripeissuing_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -313,4 +315,32 @@ func TestSimulatedEvents(t *testing.T) {
 	// Each event's dispute is read as it is now: won, credited.
 	won := step{issuer.NotifyDispute, d.ID, issuer.DisputeWon, 3000, "dispute-1"}
 	check("dispute won", []step{won, won, won, won})
+}
+
+// TestSimulatedRevealSession: the adapter issues a card without reading its
+// number or CVC, and a reveal session is an ephemeral key for the card,
+// with a secret and an expiry, and nothing of the card's number; the
+// simulation refuses one for a card it does not have.
+func TestSimulatedRevealSession(t *testing.T) {
+	s := newSimulated(t, nil)
+	ctx := context.Background()
+	card := s.card(t)
+	full, err := s.sc.V1IssuingCards.Retrieve(ctx, card, &stripe.IssuingCardRetrieveParams{Expand: []*string{stripe.String("number"), stripe.String("cvc")}})
+	if err != nil || len(full.Number) != 16 {
+		t.Fatalf("the simulation's card: %v", err)
+	}
+	rs, err := s.c.RevealSession(ctx, card, "ephkn_pub_test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(rs.EphemeralKeySecret, "ek_test_") || rs.IssuerCardID != card || rs.Issuer != "stripe" ||
+		!rs.ExpiresAt.After(time.Now()) || strings.Contains(rs.EphemeralKeySecret, full.Number) {
+		t.Errorf("session %+v", rs)
+	}
+	if p := fmt.Sprint(rs) + fmt.Sprintf("%#v", rs); strings.Contains(p, rs.EphemeralKeySecret) {
+		t.Errorf("a print of the session shows its secret: %s", p)
+	}
+	if _, err := s.c.RevealSession(ctx, "ic_unknown", "ephkn_pub_test"); err == nil {
+		t.Error("a session for a card Stripe does not have was created")
+	}
 }

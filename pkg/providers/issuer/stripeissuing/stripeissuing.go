@@ -1,7 +1,8 @@
 // Package stripeissuing is Stripe Issuing as the card issuer of production
 // mode (an issuer.Issuer, issuer.Disputes and issuer.Statements), through
 // Stripe's own Go library, stripe-go: cardholders, USD virtual cards, their
-// freeze, unfreeze and cancellation, their number and CVC, disputes, the
+// freeze, unfreeze and cancellation, the ephemeral keys with which a
+// cardholder's browser reads their number and CVC from Stripe, disputes, the
 // lists of its transactions and authorizations and its Issuing balance, and
 // the events Stripe sends us (events.go, authevents.go, disputes.go).
 //
@@ -76,7 +77,10 @@ type Client struct {
 	references map[string]string // Stripe's card id → our card id
 }
 
-var _ issuer.Issuer = (*Client)(nil)
+var (
+	_ issuer.Issuer   = (*Client)(nil)
+	_ issuer.Revealer = (*Client)(nil)
+)
 
 // New returns a Client for c, or ErrConfig naming what is wrong.
 func New(c Config) (*Client, error) {
@@ -176,10 +180,11 @@ func cardholder(ch *stripe.IssuingCardholder) issuer.Cardholder {
 }
 
 // IssueCard creates an active USD virtual card for r.CardholderID,
-// idempotently on r.Reference, and reads its number and CVC (Stripe gives
-// them to a retrieve that expands them, and to no other call).
-// r.Amount is our ledger's: nothing moves at Stripe. A card of another
-// brand than the account's is ErrDeclined, asked of nobody.
+// idempotently on r.Reference. It never asks for the card's number or CVC
+// (PCI DSS 3.3.1.2: they stay at Stripe): the Secrets are empty, and the
+// cardholder sees them through a RevealSession. r.Amount is our ledger's:
+// nothing moves at Stripe. A card of another brand than the account's is
+// ErrDeclined, asked of nobody.
 func (c *Client) IssueCard(ctx context.Context, r issuer.CardRequest) (issuer.Card, issuer.Secrets, error) {
 	if r.Brand != "" && r.Brand != c.brand {
 		return issuer.Card{}, issuer.Secrets{}, fmt.Errorf("%w: Stripe issues %s cards only", issuer.ErrDeclined, c.brand)
@@ -196,17 +201,40 @@ func (c *Client) IssueCard(ctx context.Context, r issuer.CardRequest) (issuer.Ca
 	if err != nil {
 		return issuer.Card{}, issuer.Secrets{}, fail("create a card", err, issuer.ErrDeclined)
 	}
-	rp := &stripe.IssuingCardRetrieveParams{}
-	rp.AddExpand("number")
-	rp.AddExpand("cvc")
-	full, err := c.sc.V1IssuingCards.Retrieve(ctx, created.ID, rp)
+	return c.card(created), issuer.Secrets{}, nil
+}
+
+// EphemeralKeyVersion is the Stripe-Version of the ephemeral keys of
+// Issuing Elements: Stripe asks for 2020-03-02 or later, and Stripe.js
+// reads a key of this version.
+const EphemeralKeyVersion = "2020-03-02"
+
+// IssuerName is how a RevealSession names Stripe.
+const IssuerName = "stripe"
+
+// RevealSession creates an ephemeral key for Stripe's card cardID from
+// the nonce Stripe.js made in the cardholder's browser (Issuing Elements):
+// the browser reads the number and CVC from Stripe with it, and they never
+// reach us. Stripe requires an explicit Stripe-Version for ephemeral keys.
+// A key is not idempotent (each nonce is single-use): a lost answer is
+// asked again with a new nonce.
+func (c *Client) RevealSession(ctx context.Context, cardID, nonce string) (issuer.RevealSession, error) {
+	p := &stripe.EphemeralKeyCreateParams{
+		IssuingCard:   stripe.String(cardID),
+		Nonce:         stripe.String(nonce),
+		StripeVersion: stripe.String(EphemeralKeyVersion),
+	}
+	p.Headers = http.Header{"Stripe-Version": {EphemeralKeyVersion}}
+	k, err := c.sc.V1EphemeralKeys.Create(ctx, p)
 	if err != nil {
-		return issuer.Card{}, issuer.Secrets{}, fail("read a new card's number", err, nil)
+		return issuer.RevealSession{}, fail("create an ephemeral key", err, issuer.ErrDeclined)
 	}
-	if full.Number == "" || full.CVC == "" {
-		return issuer.Card{}, issuer.Secrets{}, fmt.Errorf("%w: Stripe gave card %s without its number or CVC", issuer.ErrUnavailable, created.ID)
+	if k.Secret == "" {
+		return issuer.RevealSession{}, fmt.Errorf("%w: Stripe gave an ephemeral key without its secret", issuer.ErrUnavailable)
 	}
-	return c.card(full), issuer.Secrets{Number: full.Number, CVV: full.CVC}, nil
+	return issuer.RevealSession{
+		Issuer: IssuerName, IssuerCardID: cardID, EphemeralKeySecret: k.Secret, ExpiresAt: time.Unix(k.Expires, 0).UTC(),
+	}, nil
 }
 
 // Card reads a card by Stripe's id.

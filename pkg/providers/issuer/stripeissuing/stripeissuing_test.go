@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -32,6 +34,8 @@ func stripeMock(t *testing.T) string {
 // exchange is one request the adapter sent and stripe-mock's answer.
 type exchange struct {
 	method, path string
+	query        string
+	version      string // the request's Stripe-Version
 	status       int
 	body         string
 }
@@ -51,7 +55,7 @@ func (r *recorder) RoundTrip(req *http.Request) (*http.Response, error) {
 	res.Body.Close()
 	res.Body = io.NopCloser(strings.NewReader(string(b)))
 	r.mu.Lock()
-	r.got = append(r.got, exchange{req.Method, req.URL.Path, res.StatusCode, string(b)})
+	r.got = append(r.got, exchange{req.Method, req.URL.Path, req.URL.RawQuery, req.Header.Get("Stripe-Version"), res.StatusCode, string(b)})
 	r.mu.Unlock()
 	return res, nil
 }
@@ -91,15 +95,26 @@ func TestCallsAgainstStripeMock(t *testing.T) {
 			[]string{"POST /v1/issuing/cardholders"}},
 		{"read a cardholder", func() error { _, err := c.Cardholder(ctx, "ich_123"); return err },
 			[]string{"GET /v1/issuing/cardholders/ich_123"}},
-		{"issue a card", func() error {
-			// stripe-mock answers fixtures: its card has an empty number,
-			// which the adapter refuses to seal. Both requests were taken.
-			_, _, err := c.IssueCard(ctx, issuer.CardRequest{Reference: "c1", CardholderID: "ich_123", Brand: issuer.Visa, Amount: 500})
-			if !errors.Is(err, issuer.ErrUnavailable) || !strings.Contains(err.Error(), "without its number or CVC") {
-				return fmt.Errorf("err = %v, want the fixture's missing number", err)
+		{"issue a card, never asking its number or CVC", func() error {
+			card, secrets, err := c.IssueCard(ctx, issuer.CardRequest{Reference: "c1", CardholderID: "ich_123", Brand: issuer.Visa, Amount: 500})
+			if err != nil {
+				return err
+			}
+			if secrets != (issuer.Secrets{}) || card.ID == "" {
+				return fmt.Errorf("card %+v with secrets, want none", card)
 			}
 			return nil
-		}, []string{"POST /v1/issuing/cards", "GET /v1/issuing/cards/ic_"}},
+		}, []string{"POST /v1/issuing/cards"}},
+		{"create a reveal session", func() error {
+			// stripe-mock answers a fixture without the key's secret,
+			// which the adapter refuses to pass on; the request was taken.
+			// stripesim's test reads a whole session.
+			_, err := c.RevealSession(ctx, "ic_123", "ephkn_pub_123")
+			if !errors.Is(err, issuer.ErrUnavailable) || !strings.Contains(err.Error(), "without its secret") {
+				return fmt.Errorf("err = %v, want the fixture's missing secret", err)
+			}
+			return nil
+		}, []string{"POST /v1/ephemeral_keys"}},
 		{"read a card", func() error { _, err := c.Card(ctx, "ic_123"); return err },
 			[]string{"GET /v1/issuing/cards/ic_123"}},
 		{"freeze", func() error { _, err := c.FreezeCard(ctx, "ic_123"); return err },
@@ -162,9 +177,28 @@ func TestCallsAgainstStripeMock(t *testing.T) {
 				if x.status/100 != 2 {
 					t.Errorf("%s: stripe-mock answered %d: %s", path, x.status, x.body)
 				}
+				if q, _ := url.ParseQuery(x.query); slices.ContainsFunc(expanded(q), func(e string) bool {
+					return e == "number" || e == "cvc" || strings.HasSuffix(e, ".number") || strings.HasSuffix(e, ".cvc")
+				}) {
+					t.Errorf("%s?%s: no call asks for a card's number or CVC", path, x.query)
+				}
+				if want := stripeissuing.EphemeralKeyVersion; x.path == "/v1/ephemeral_keys" && x.version != want {
+					t.Errorf("%s: Stripe-Version %q, want %q (Stripe requires it for ephemeral keys)", path, x.version, want)
+				}
 			}
 		})
 	}
+}
+
+// expanded returns the fields a request's query expands.
+func expanded(q url.Values) []string {
+	var out []string
+	for k, v := range q {
+		if k == "expand" || strings.HasPrefix(k, "expand[") {
+			out = append(out, v...)
+		}
+	}
+	return out
 }
 
 // TestStripeRefusals: what Stripe refuses is the issuer's error of the

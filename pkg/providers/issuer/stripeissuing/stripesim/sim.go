@@ -183,6 +183,7 @@ func New(c Config) (*Sim, error) {
 		"GET /v1/issuing/disputes/{id}":                                     s.getDispute,
 		"POST /v1/issuing/disputes/{id}/submit":                             s.submitDispute,
 		"GET /v1/balance":                                                   s.getBalance,
+		"POST /v1/ephemeral_keys":                                           s.createEphemeralKey,
 		"POST /v1/test_helpers/issuing/authorizations":                      s.createAuthorization,
 		"POST /v1/test_helpers/issuing/authorizations/{id}/capture":         s.capture,
 		"POST /v1/test_helpers/issuing/authorizations/{id}/reverse":         s.reverse,

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stripe/stripe-go/v85"
 )
@@ -348,5 +349,65 @@ func TestPostWithoutParameters(t *testing.T) {
 	var got stripe.IssuingAuthorization
 	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil || resp.StatusCode != http.StatusOK || got.Status != "expired" {
 		t.Fatalf("expire with no body: status %d, %+v, %v; want 200, expired", resp.StatusCode, got.Status, err)
+	}
+}
+
+// TestEphemeralKeys: POST /v1/ephemeral_keys for an Issuing card answers an
+// ephemeral key (a fresh secret, an expiry) when the request names the card
+// and the nonce and carries a Stripe-Version, as Stripe requires of
+// ephemeral keys; without one of them, or for a card it does not have, it
+// is 400.
+func TestEphemeralKeys(t *testing.T) {
+	h := newHarness(t)
+	card := h.card(t).ID
+	post := func(form url.Values, version string) (int, map[string]any) {
+		t.Helper()
+		req, err := http.NewRequest(http.MethodPost, h.url+"/v1/ephemeral_keys", strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.SetBasicAuth(apiKey, "")
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if version != "" {
+			req.Header.Set("Stripe-Version", version)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var body map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&body)
+		return resp.StatusCode, body
+	}
+	tests := []struct {
+		name    string
+		form    url.Values
+		version string
+		want    int
+	}{
+		{"a key", url.Values{"issuing_card": {card}, "nonce": {"ephkn_pub_1"}}, "2020-03-02", http.StatusOK},
+		{"no Stripe-Version", url.Values{"issuing_card": {card}, "nonce": {"ephkn_pub_1"}}, "", http.StatusBadRequest},
+		{"no nonce", url.Values{"issuing_card": {card}}, "2020-03-02", http.StatusBadRequest},
+		{"no card", url.Values{"nonce": {"ephkn_pub_1"}}, "2020-03-02", http.StatusBadRequest},
+		{"an unknown card", url.Values{"issuing_card": {"ic_unknown"}, "nonce": {"ephkn_pub_1"}}, "2020-03-02", http.StatusBadRequest},
+	}
+	seen := map[string]bool{}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			status, body := post(tt.form, tt.version)
+			if status != tt.want {
+				t.Fatalf("status %d %v, want %d", status, body, tt.want)
+			}
+			if status != http.StatusOK {
+				return
+			}
+			secret, _ := body["secret"].(string)
+			expires, _ := body["expires"].(float64)
+			if !strings.HasPrefix(secret, "ek_test_") || seen[secret] || body["object"] != "ephemeral_key" || int64(expires) <= time.Now().Unix() {
+				t.Errorf("key %v", body)
+			}
+			seen[secret] = true
+		})
 	}
 }

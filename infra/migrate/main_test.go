@@ -1,0 +1,74 @@
+package main
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"payments/pkg/store/storetest"
+)
+
+// TestCardSecrets runs the command against a table of DynamoDB Local
+// holding a card with its sealed values: a bad command line, or a mode
+// other than production, changes nothing; a dry run counts the card; the
+// migration removes number and cvv and keeps the rest; a second run finds
+// nothing.
+func TestCardSecrets(t *testing.T) {
+	db := storetest.NewDB(t)
+	ctx := context.Background()
+	key := map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: "COMPANY#c1"}, "SK": &types.AttributeValueMemberS{Value: "CARD#k1"},
+	}
+	sealed := &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"key_id": &types.AttributeValueMemberS{Value: "k"}}}
+	item := map[string]types.AttributeValue{"PK": key["PK"], "SK": key["SK"], "type": &types.AttributeValueMemberS{Value: "card"},
+		"last4": &types.AttributeValueMemberS{Value: "4242"}, "number": sealed, "cvv": sealed}
+	if _, err := db.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.Table), Item: item}); err != nil {
+		t.Fatal(err)
+	}
+	stored := func() map[string]types.AttributeValue {
+		t.Helper()
+		out, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(db.Table), Key: key, ConsistentRead: aws.Bool(true)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out.Item
+	}
+	ep := storetest.Endpoint(t)
+	tests := []struct {
+		name       string
+		args       []string
+		wantErr    string
+		wantOut    string
+		wantSealed bool
+	}{
+		{"no migration named", []string{"-table", db.Table}, "usage", "", true},
+		{"no table", []string{"card-secrets", "-mode", "production"}, "usage", "", true},
+		{"sandbox", []string{"card-secrets", "-table", db.Table, "-mode", "sandbox", "-endpoint", ep}, "production mode only", "", true},
+		{"dry run", []string{"card-secrets", "-table", db.Table, "-mode", "production", "-endpoint", ep, "-dry-run"}, "", "would be removed from (dry run) 1 of 1 cards", true},
+		{"migration", []string{"card-secrets", "-table", db.Table, "-mode", "production", "-endpoint", ep, "-page", "1"}, "", "removed from 1 of 1 cards", false},
+		{"again", []string{"card-secrets", "-table", db.Table, "-mode", "production", "-endpoint", ep}, "", "removed from 0 of 0 cards", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			err := run(ctx, tt.args, &out)
+			if (tt.wantErr == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), tt.wantErr)) {
+				t.Fatalf("err = %v, want %q", err, tt.wantErr)
+			}
+			if !strings.Contains(out.String(), tt.wantOut) {
+				t.Errorf("out %q, want %q", out.String(), tt.wantOut)
+			}
+			it := stored()
+			if _, has := it["number"]; has != tt.wantSealed || it["last4"] == nil {
+				t.Errorf("item after: %v, want sealed %v", it, tt.wantSealed)
+			}
+			if _, has := it["cvv"]; has != tt.wantSealed {
+				t.Errorf("cvv after: %v, want %v", it["cvv"], tt.wantSealed)
+			}
+		})
+	}
+}
