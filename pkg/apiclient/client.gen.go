@@ -2320,6 +2320,7 @@ const (
 	PAYMENTNOTFOUND              ErrorCode = "PAYMENT_NOT_FOUND"
 	PROVIDERNOTRECONCILED        ErrorCode = "PROVIDER_NOT_RECONCILED"
 	RATECHANGED                  ErrorCode = "RATE_CHANGED"
+	RATELIMITED                  ErrorCode = "RATE_LIMITED"
 	RATELIMITEXCEEDED            ErrorCode = "RATE_LIMIT_EXCEEDED"
 	RECONCILIATIONNOTFOUND       ErrorCode = "RECONCILIATION_NOT_FOUND"
 	RECONCILIATIONRUNNING        ErrorCode = "RECONCILIATION_RUNNING"
@@ -2477,6 +2478,8 @@ func (e ErrorCode) Valid() bool {
 	case PROVIDERNOTRECONCILED:
 		return true
 	case RATECHANGED:
+		return true
+	case RATELIMITED:
 		return true
 	case RATELIMITEXCEEDED:
 		return true
@@ -11628,6 +11631,9 @@ type CardMovementUnfinished struct {
 
 // CardMovementUnfinishedSuccess defines model for CardMovementUnfinished.Success.
 type CardMovementUnfinishedSuccess bool
+
+// RateLimited defines model for RateLimited.
+type RateLimited = Error
 
 // RetryableError defines model for RetryableError.
 type RetryableError = Error
@@ -27875,9 +27881,22 @@ func (r CreateAccessTokenResponse) ContentType() string {
 	return ""
 }
 
+// ListCardsResponse200Headers the declared response headers of an HTTP 200 response for ListCards
+type ListCardsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // ListCardsResponse409Headers the declared response headers of an HTTP 409 response for ListCards
 type ListCardsResponse409Headers struct {
 	RetryAfter *string
+}
+
+// ListCardsResponse429Headers the declared response headers of an HTTP 429 response for ListCards
+type ListCardsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // ListCardsResponse502Headers the declared response headers of an HTTP 502 response for ListCards
@@ -27906,12 +27925,18 @@ type ListCardsResponse struct {
 	JSON401 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCardsResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ListCardsResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCardsResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *ListCardsResponse502Headers
 }
@@ -27944,6 +27969,11 @@ func (r ListCardsResponse) GetJSON401() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ListCardsResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCardsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -27988,11 +28018,20 @@ func (r ListCardsResponse) ContentType() string {
 // IssueCardResponse201Headers the declared response headers of an HTTP 201 response for IssueCard
 type IssueCardResponse201Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // IssueCardResponse409Headers the declared response headers of an HTTP 409 response for IssueCard
 type IssueCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// IssueCardResponse429Headers the declared response headers of an HTTP 429 response for IssueCard
+type IssueCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // IssueCardResponse502Headers the declared response headers of an HTTP 502 response for IssueCard
@@ -28029,6 +28068,8 @@ type IssueCardResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28037,6 +28078,8 @@ type IssueCardResponse struct {
 	Headers201 *IssueCardResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *IssueCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *IssueCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *IssueCardResponse502Headers
 }
@@ -28091,6 +28134,11 @@ func (r IssueCardResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r IssueCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r IssueCardResponse) GetJSON502() *RetryableError {
 	return r.JSON502
@@ -28130,6 +28178,19 @@ func (r IssueCardResponse) ContentType() string {
 	return ""
 }
 
+// ListCardDisputesResponse200Headers the declared response headers of an HTTP 200 response for ListCardDisputes
+type ListCardDisputesResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListCardDisputesResponse429Headers the declared response headers of an HTTP 429 response for ListCardDisputes
+type ListCardDisputesResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListCardDisputesResponse503Headers the declared response headers of an HTTP 503 response for ListCardDisputes
 type ListCardDisputesResponse503Headers struct {
 	RetryAfter *string
@@ -28157,8 +28218,14 @@ type ListCardDisputesResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCardDisputesResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCardDisputesResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCardDisputesResponse503Headers
 }
@@ -28189,6 +28256,11 @@ func (r ListCardDisputesResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListCardDisputesResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCardDisputesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -28225,6 +28297,19 @@ func (r ListCardDisputesResponse) ContentType() string {
 	return ""
 }
 
+// GetCardDisputeResponse200Headers the declared response headers of an HTTP 200 response for GetCardDispute
+type GetCardDisputeResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetCardDisputeResponse429Headers the declared response headers of an HTTP 429 response for GetCardDispute
+type GetCardDisputeResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetCardDisputeResponse503Headers the declared response headers of an HTTP 503 response for GetCardDispute
 type GetCardDisputeResponse503Headers struct {
 	RetryAfter *string
@@ -28249,8 +28334,14 @@ type GetCardDisputeResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardDisputeResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCardDisputeResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetCardDisputeResponse503Headers
 }
@@ -28278,6 +28369,11 @@ func (r GetCardDisputeResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCardDisputeResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCardDisputeResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -28317,11 +28413,20 @@ func (r GetCardDisputeResponse) ContentType() string {
 // OpenCardDisputeResponse201Headers the declared response headers of an HTTP 201 response for OpenCardDispute
 type OpenCardDisputeResponse201Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // OpenCardDisputeResponse409Headers the declared response headers of an HTTP 409 response for OpenCardDispute
 type OpenCardDisputeResponse409Headers struct {
 	RetryAfter *string
+}
+
+// OpenCardDisputeResponse429Headers the declared response headers of an HTTP 429 response for OpenCardDispute
+type OpenCardDisputeResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // OpenCardDisputeResponse502Headers the declared response headers of an HTTP 502 response for OpenCardDispute
@@ -28358,6 +28463,8 @@ type OpenCardDisputeResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *CardDisputeUnopened
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28366,6 +28473,8 @@ type OpenCardDisputeResponse struct {
 	Headers201 *OpenCardDisputeResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *OpenCardDisputeResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OpenCardDisputeResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *OpenCardDisputeResponse502Headers
 }
@@ -28420,6 +28529,11 @@ func (r OpenCardDisputeResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r OpenCardDisputeResponse) GetJSON502() *CardDisputeUnopened {
 	return r.JSON502
@@ -28459,6 +28573,12 @@ func (r OpenCardDisputeResponse) ContentType() string {
 	return ""
 }
 
+// GetCardResponse200Headers the declared response headers of an HTTP 200 response for GetCard
+type GetCardResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // GetCardResponse409Headers the declared response headers of an HTTP 409 response for GetCard
 type GetCardResponse409Headers struct {
 	RetryAfter *string
@@ -28466,7 +28586,9 @@ type GetCardResponse409Headers struct {
 
 // GetCardResponse429Headers the declared response headers of an HTTP 429 response for GetCard
 type GetCardResponse429Headers struct {
-	RetryAfter *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // GetCardResponse502Headers the declared response headers of an HTTP 502 response for GetCard
@@ -28503,11 +28625,13 @@ type GetCardResponse struct {
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *RetryableError
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *GetCardResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -28554,7 +28678,7 @@ func (r GetCardResponse) GetJSON409() *RetryableError {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetCardResponse) GetJSON429() *RetryableError {
+func (r GetCardResponse) GetJSON429() *RateLimited {
 	return r.JSON429
 }
 
@@ -28597,9 +28721,22 @@ func (r GetCardResponse) ContentType() string {
 	return ""
 }
 
+// FreezeCardResponse200Headers the declared response headers of an HTTP 200 response for FreezeCard
+type FreezeCardResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // FreezeCardResponse409Headers the declared response headers of an HTTP 409 response for FreezeCard
 type FreezeCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// FreezeCardResponse429Headers the declared response headers of an HTTP 429 response for FreezeCard
+type FreezeCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // FreezeCardResponse502Headers the declared response headers of an HTTP 502 response for FreezeCard
@@ -28630,12 +28767,18 @@ type FreezeCardResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *FreezeCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *FreezeCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FreezeCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *FreezeCardResponse502Headers
 }
@@ -28673,6 +28816,11 @@ func (r FreezeCardResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r FreezeCardResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r FreezeCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -28717,11 +28865,20 @@ func (r FreezeCardResponse) ContentType() string {
 // FundCardResponse200Headers the declared response headers of an HTTP 200 response for FundCard
 type FundCardResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // FundCardResponse409Headers the declared response headers of an HTTP 409 response for FundCard
 type FundCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// FundCardResponse429Headers the declared response headers of an HTTP 429 response for FundCard
+type FundCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // FundCardResponse502Headers the declared response headers of an HTTP 502 response for FundCard
@@ -28758,6 +28915,8 @@ type FundCardResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *CardMovementUnfinished
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28766,6 +28925,8 @@ type FundCardResponse struct {
 	Headers200 *FundCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *FundCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FundCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *FundCardResponse502Headers
 }
@@ -28820,6 +28981,11 @@ func (r FundCardResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r FundCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r FundCardResponse) GetJSON502() *CardMovementUnfinished {
 	return r.JSON502
@@ -28859,6 +29025,19 @@ func (r FundCardResponse) ContentType() string {
 	return ""
 }
 
+// ListCardRevealsResponse200Headers the declared response headers of an HTTP 200 response for ListCardReveals
+type ListCardRevealsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListCardRevealsResponse429Headers the declared response headers of an HTTP 429 response for ListCardReveals
+type ListCardRevealsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListCardRevealsResponse503Headers the declared response headers of an HTTP 503 response for ListCardReveals
 type ListCardRevealsResponse503Headers struct {
 	RetryAfter *string
@@ -28888,8 +29067,14 @@ type ListCardRevealsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCardRevealsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCardRevealsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCardRevealsResponse503Headers
 }
@@ -28925,6 +29110,11 @@ func (r ListCardRevealsResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListCardRevealsResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCardRevealsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -28964,11 +29154,20 @@ func (r ListCardRevealsResponse) ContentType() string {
 // TerminateCardResponse200Headers the declared response headers of an HTTP 200 response for TerminateCard
 type TerminateCardResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // TerminateCardResponse409Headers the declared response headers of an HTTP 409 response for TerminateCard
 type TerminateCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// TerminateCardResponse429Headers the declared response headers of an HTTP 429 response for TerminateCard
+type TerminateCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // TerminateCardResponse502Headers the declared response headers of an HTTP 502 response for TerminateCard
@@ -29005,6 +29204,8 @@ type TerminateCardResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29013,6 +29214,8 @@ type TerminateCardResponse struct {
 	Headers200 *TerminateCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *TerminateCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TerminateCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *TerminateCardResponse502Headers
 }
@@ -29067,6 +29270,11 @@ func (r TerminateCardResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TerminateCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r TerminateCardResponse) GetJSON502() *RetryableError {
 	return r.JSON502
@@ -29106,6 +29314,19 @@ func (r TerminateCardResponse) ContentType() string {
 	return ""
 }
 
+// ListCardTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListCardTransactions
+type ListCardTransactionsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListCardTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListCardTransactions
+type ListCardTransactionsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListCardTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListCardTransactions
 type ListCardTransactionsResponse503Headers struct {
 	RetryAfter *string
@@ -29135,8 +29356,14 @@ type ListCardTransactionsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCardTransactionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCardTransactionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCardTransactionsResponse503Headers
 }
@@ -29174,6 +29401,11 @@ func (r ListCardTransactionsResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCardTransactionsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListCardTransactionsResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -29208,6 +29440,19 @@ func (r ListCardTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// GetCardTransactionResponse200Headers the declared response headers of an HTTP 200 response for GetCardTransaction
+type GetCardTransactionResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetCardTransactionResponse429Headers the declared response headers of an HTTP 429 response for GetCardTransaction
+type GetCardTransactionResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetCardTransactionResponse503Headers the declared response headers of an HTTP 503 response for GetCardTransaction
 type GetCardTransactionResponse503Headers struct {
 	RetryAfter *string
@@ -29234,8 +29479,14 @@ type GetCardTransactionResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardTransactionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCardTransactionResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetCardTransactionResponse503Headers
 }
@@ -29268,6 +29519,11 @@ func (r GetCardTransactionResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCardTransactionResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCardTransactionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -29304,9 +29560,22 @@ func (r GetCardTransactionResponse) ContentType() string {
 	return ""
 }
 
+// UnfreezeCardResponse200Headers the declared response headers of an HTTP 200 response for UnfreezeCard
+type UnfreezeCardResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // UnfreezeCardResponse409Headers the declared response headers of an HTTP 409 response for UnfreezeCard
 type UnfreezeCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// UnfreezeCardResponse429Headers the declared response headers of an HTTP 429 response for UnfreezeCard
+type UnfreezeCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // UnfreezeCardResponse502Headers the declared response headers of an HTTP 502 response for UnfreezeCard
@@ -29337,12 +29606,18 @@ type UnfreezeCardResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UnfreezeCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UnfreezeCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UnfreezeCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *UnfreezeCardResponse502Headers
 }
@@ -29380,6 +29655,11 @@ func (r UnfreezeCardResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UnfreezeCardResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UnfreezeCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -29424,11 +29704,20 @@ func (r UnfreezeCardResponse) ContentType() string {
 // WithdrawFromCardResponse200Headers the declared response headers of an HTTP 200 response for WithdrawFromCard
 type WithdrawFromCardResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // WithdrawFromCardResponse409Headers the declared response headers of an HTTP 409 response for WithdrawFromCard
 type WithdrawFromCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// WithdrawFromCardResponse429Headers the declared response headers of an HTTP 429 response for WithdrawFromCard
+type WithdrawFromCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // WithdrawFromCardResponse502Headers the declared response headers of an HTTP 502 response for WithdrawFromCard
@@ -29465,6 +29754,8 @@ type WithdrawFromCardResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *CardMovementUnfinished
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29473,6 +29764,8 @@ type WithdrawFromCardResponse struct {
 	Headers200 *WithdrawFromCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *WithdrawFromCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *WithdrawFromCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *WithdrawFromCardResponse502Headers
 }
@@ -29527,6 +29820,11 @@ func (r WithdrawFromCardResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r WithdrawFromCardResponse) GetJSON502() *CardMovementUnfinished {
 	return r.JSON502
@@ -29566,6 +29864,19 @@ func (r WithdrawFromCardResponse) ContentType() string {
 	return ""
 }
 
+// QuoteConversionResponse200Headers the declared response headers of an HTTP 200 response for QuoteConversion
+type QuoteConversionResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// QuoteConversionResponse429Headers the declared response headers of an HTTP 429 response for QuoteConversion
+type QuoteConversionResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // QuoteConversionResponse503Headers the declared response headers of an HTTP 503 response for QuoteConversion
 type QuoteConversionResponse503Headers struct {
 	RetryAfter *string
@@ -29594,8 +29905,14 @@ type QuoteConversionResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *QuoteConversionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *QuoteConversionResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *QuoteConversionResponse503Headers
 }
@@ -29635,6 +29952,11 @@ func (r QuoteConversionResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r QuoteConversionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r QuoteConversionResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -29669,9 +29991,22 @@ func (r QuoteConversionResponse) ContentType() string {
 	return ""
 }
 
+// ListCustomersResponse200Headers the declared response headers of an HTTP 200 response for ListCustomers
+type ListCustomersResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // ListCustomersResponse409Headers the declared response headers of an HTTP 409 response for ListCustomers
 type ListCustomersResponse409Headers struct {
 	RetryAfter *string
+}
+
+// ListCustomersResponse429Headers the declared response headers of an HTTP 429 response for ListCustomers
+type ListCustomersResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // ListCustomersResponse503Headers the declared response headers of an HTTP 503 response for ListCustomers
@@ -29703,10 +30038,16 @@ type ListCustomersResponse struct {
 	JSON401 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomersResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ListCustomersResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomersResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCustomersResponse503Headers
 }
@@ -29744,6 +30085,11 @@ func (r ListCustomersResponse) GetJSON409() *RetryableError {
 	return r.JSON409
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomersResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListCustomersResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -29778,9 +30124,22 @@ func (r ListCustomersResponse) ContentType() string {
 	return ""
 }
 
+// UploadCustomerResponse201Headers the declared response headers of an HTTP 201 response for UploadCustomer
+type UploadCustomerResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // UploadCustomerResponse409Headers the declared response headers of an HTTP 409 response for UploadCustomer
 type UploadCustomerResponse409Headers struct {
 	RetryAfter *string
+}
+
+// UploadCustomerResponse429Headers the declared response headers of an HTTP 429 response for UploadCustomer
+type UploadCustomerResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // UploadCustomerResponse503Headers the declared response headers of an HTTP 503 response for UploadCustomer
@@ -29817,10 +30176,16 @@ type UploadCustomerResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *UploadCustomerResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UploadCustomerResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UploadCustomerResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *UploadCustomerResponse503Headers
 }
@@ -29875,6 +30240,11 @@ func (r UploadCustomerResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UploadCustomerResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r UploadCustomerResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -29909,9 +30279,22 @@ func (r UploadCustomerResponse) ContentType() string {
 	return ""
 }
 
+// EnrollCustomerResponse201Headers the declared response headers of an HTTP 201 response for EnrollCustomer
+type EnrollCustomerResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // EnrollCustomerResponse409Headers the declared response headers of an HTTP 409 response for EnrollCustomer
 type EnrollCustomerResponse409Headers struct {
 	RetryAfter *string
+}
+
+// EnrollCustomerResponse429Headers the declared response headers of an HTTP 429 response for EnrollCustomer
+type EnrollCustomerResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // EnrollCustomerResponse503Headers the declared response headers of an HTTP 503 response for EnrollCustomer
@@ -29948,10 +30331,16 @@ type EnrollCustomerResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *EnrollCustomerResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *EnrollCustomerResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EnrollCustomerResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *EnrollCustomerResponse503Headers
 }
@@ -30006,6 +30395,11 @@ func (r EnrollCustomerResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EnrollCustomerResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r EnrollCustomerResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -30040,6 +30434,19 @@ func (r EnrollCustomerResponse) ContentType() string {
 	return ""
 }
 
+// GetCustomerResponse200Headers the declared response headers of an HTTP 200 response for GetCustomer
+type GetCustomerResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetCustomerResponse429Headers the declared response headers of an HTTP 429 response for GetCustomer
+type GetCustomerResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetCustomerResponse503Headers the declared response headers of an HTTP 503 response for GetCustomer
 type GetCustomerResponse503Headers struct {
 	RetryAfter *string
@@ -30066,8 +30473,14 @@ type GetCustomerResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCustomerResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCustomerResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetCustomerResponse503Headers
 }
@@ -30100,6 +30513,11 @@ func (r GetCustomerResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCustomerResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCustomerResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -30136,9 +30554,22 @@ func (r GetCustomerResponse) ContentType() string {
 	return ""
 }
 
+// ListCustomerCardsResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerCards
+type ListCustomerCardsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // ListCustomerCardsResponse409Headers the declared response headers of an HTTP 409 response for ListCustomerCards
 type ListCustomerCardsResponse409Headers struct {
 	RetryAfter *string
+}
+
+// ListCustomerCardsResponse429Headers the declared response headers of an HTTP 429 response for ListCustomerCards
+type ListCustomerCardsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // ListCustomerCardsResponse502Headers the declared response headers of an HTTP 502 response for ListCustomerCards
@@ -30168,12 +30599,18 @@ type ListCustomerCardsResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomerCardsResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ListCustomerCardsResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomerCardsResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *ListCustomerCardsResponse502Headers
 }
@@ -30210,6 +30647,11 @@ func (r ListCustomerCardsResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ListCustomerCardsResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomerCardsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -30251,6 +30693,19 @@ func (r ListCustomerCardsResponse) ContentType() string {
 	return ""
 }
 
+// ListCustomerCardTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerCardTransactions
+type ListCustomerCardTransactionsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListCustomerCardTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListCustomerCardTransactions
+type ListCustomerCardTransactionsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListCustomerCardTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListCustomerCardTransactions
 type ListCustomerCardTransactionsResponse503Headers struct {
 	RetryAfter *string
@@ -30280,8 +30735,14 @@ type ListCustomerCardTransactionsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomerCardTransactionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomerCardTransactionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCustomerCardTransactionsResponse503Headers
 }
@@ -30319,6 +30780,11 @@ func (r ListCustomerCardTransactionsResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomerCardTransactionsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListCustomerCardTransactionsResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -30353,6 +30819,19 @@ func (r ListCustomerCardTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// ListDebtsResponse200Headers the declared response headers of an HTTP 200 response for ListDebts
+type ListDebtsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListDebtsResponse429Headers the declared response headers of an HTTP 429 response for ListDebts
+type ListDebtsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListDebtsResponse503Headers the declared response headers of an HTTP 503 response for ListDebts
 type ListDebtsResponse503Headers struct {
 	RetryAfter *string
@@ -30380,8 +30859,14 @@ type ListDebtsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListDebtsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDebtsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListDebtsResponse503Headers
 }
@@ -30412,6 +30897,11 @@ func (r ListDebtsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListDebtsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListDebtsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -30448,6 +30938,19 @@ func (r ListDebtsResponse) ContentType() string {
 	return ""
 }
 
+// ListEventsResponse200Headers the declared response headers of an HTTP 200 response for ListEvents
+type ListEventsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListEventsResponse429Headers the declared response headers of an HTTP 429 response for ListEvents
+type ListEventsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListEventsResponse503Headers the declared response headers of an HTTP 503 response for ListEvents
 type ListEventsResponse503Headers struct {
 	RetryAfter *string
@@ -30475,8 +30978,14 @@ type ListEventsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEventsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListEventsResponse503Headers
 }
@@ -30507,6 +31016,11 @@ func (r ListEventsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListEventsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListEventsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -30543,6 +31057,19 @@ func (r ListEventsResponse) ContentType() string {
 	return ""
 }
 
+// GetEventResponse200Headers the declared response headers of an HTTP 200 response for GetEvent
+type GetEventResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetEventResponse429Headers the declared response headers of an HTTP 429 response for GetEvent
+type GetEventResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetEventResponse503Headers the declared response headers of an HTTP 503 response for GetEvent
 type GetEventResponse503Headers struct {
 	RetryAfter *string
@@ -30569,8 +31096,14 @@ type GetEventResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetEventResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEventResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetEventResponse503Headers
 }
@@ -30603,6 +31136,11 @@ func (r GetEventResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetEventResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetEventResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -31096,6 +31634,19 @@ func (r ReceivePawapayCallbackResponse) ContentType() string {
 	return ""
 }
 
+// ListPartnerWalletsResponse200Headers the declared response headers of an HTTP 200 response for ListPartnerWallets
+type ListPartnerWalletsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListPartnerWalletsResponse429Headers the declared response headers of an HTTP 429 response for ListPartnerWallets
+type ListPartnerWalletsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListPartnerWalletsResponse503Headers the declared response headers of an HTTP 503 response for ListPartnerWallets
 type ListPartnerWalletsResponse503Headers struct {
 	RetryAfter *string
@@ -31119,8 +31670,14 @@ type ListPartnerWalletsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPartnerWalletsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPartnerWalletsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListPartnerWalletsResponse503Headers
 }
@@ -31147,6 +31704,11 @@ func (r ListPartnerWalletsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListPartnerWalletsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListPartnerWalletsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -31183,6 +31745,19 @@ func (r ListPartnerWalletsResponse) ContentType() string {
 	return ""
 }
 
+// PreviewConversionToUSDResponse200Headers the declared response headers of an HTTP 200 response for PreviewConversionToUSD
+type PreviewConversionToUSDResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// PreviewConversionToUSDResponse429Headers the declared response headers of an HTTP 429 response for PreviewConversionToUSD
+type PreviewConversionToUSDResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // PreviewConversionToUSDResponse503Headers the declared response headers of an HTTP 503 response for PreviewConversionToUSD
 type PreviewConversionToUSDResponse503Headers struct {
 	RetryAfter *string
@@ -31213,8 +31788,14 @@ type PreviewConversionToUSDResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PreviewConversionToUSDResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PreviewConversionToUSDResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PreviewConversionToUSDResponse503Headers
 }
@@ -31259,6 +31840,11 @@ func (r PreviewConversionToUSDResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PreviewConversionToUSDResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r PreviewConversionToUSDResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -31296,11 +31882,20 @@ func (r PreviewConversionToUSDResponse) ContentType() string {
 // ConvertToUSDResponse200Headers the declared response headers of an HTTP 200 response for ConvertToUSD
 type ConvertToUSDResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // ConvertToUSDResponse409Headers the declared response headers of an HTTP 409 response for ConvertToUSD
 type ConvertToUSDResponse409Headers struct {
 	RetryAfter *string
+}
+
+// ConvertToUSDResponse429Headers the declared response headers of an HTTP 429 response for ConvertToUSD
+type ConvertToUSDResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // ConvertToUSDResponse503Headers the declared response headers of an HTTP 503 response for ConvertToUSD
@@ -31337,12 +31932,16 @@ type ConvertToUSDResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ConvertToUSDResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ConvertToUSDResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ConvertToUSDResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ConvertToUSDResponse503Headers
 }
@@ -31397,6 +31996,11 @@ func (r ConvertToUSDResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ConvertToUSDResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ConvertToUSDResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -31431,6 +32035,19 @@ func (r ConvertToUSDResponse) ContentType() string {
 	return ""
 }
 
+// GetPaymentBalanceResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentBalance
+type GetPaymentBalanceResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetPaymentBalanceResponse429Headers the declared response headers of an HTTP 429 response for GetPaymentBalance
+type GetPaymentBalanceResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetPaymentBalanceResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentBalance
 type GetPaymentBalanceResponse503Headers struct {
 	RetryAfter *string
@@ -31455,8 +32072,14 @@ type GetPaymentBalanceResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPaymentBalanceResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPaymentBalanceResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetPaymentBalanceResponse503Headers
 }
@@ -31484,6 +32107,11 @@ func (r GetPaymentBalanceResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetPaymentBalanceResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPaymentBalanceResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -31523,11 +32151,20 @@ func (r GetPaymentBalanceResponse) ContentType() string {
 // CreateCollectionResponse200Headers the declared response headers of an HTTP 200 response for CreateCollection
 type CreateCollectionResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // CreateCollectionResponse409Headers the declared response headers of an HTTP 409 response for CreateCollection
 type CreateCollectionResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreateCollectionResponse429Headers the declared response headers of an HTTP 429 response for CreateCollection
+type CreateCollectionResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 type CreateCollectionResponse struct {
@@ -31557,12 +32194,16 @@ type CreateCollectionResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreateCollectionResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateCollectionResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCollectionResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -31610,6 +32251,11 @@ func (r CreateCollectionResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCollectionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateCollectionResponse) GetJSON503() *Error {
 	return r.JSON503
@@ -31644,6 +32290,19 @@ func (r CreateCollectionResponse) ContentType() string {
 	return ""
 }
 
+// GetPaymentGuidelineResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentGuideline
+type GetPaymentGuidelineResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetPaymentGuidelineResponse429Headers the declared response headers of an HTTP 429 response for GetPaymentGuideline
+type GetPaymentGuidelineResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetPaymentGuidelineResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentGuideline
 type GetPaymentGuidelineResponse503Headers struct {
 	RetryAfter *string
@@ -31667,8 +32326,14 @@ type GetPaymentGuidelineResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPaymentGuidelineResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPaymentGuidelineResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetPaymentGuidelineResponse503Headers
 }
@@ -31695,6 +32360,11 @@ func (r GetPaymentGuidelineResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetPaymentGuidelineResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPaymentGuidelineResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -31734,11 +32404,20 @@ func (r GetPaymentGuidelineResponse) ContentType() string {
 // CreatePayoutResponse200Headers the declared response headers of an HTTP 200 response for CreatePayout
 type CreatePayoutResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // CreatePayoutResponse409Headers the declared response headers of an HTTP 409 response for CreatePayout
 type CreatePayoutResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreatePayoutResponse429Headers the declared response headers of an HTTP 429 response for CreatePayout
+type CreatePayoutResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 type CreatePayoutResponse struct {
@@ -31768,12 +32447,16 @@ type CreatePayoutResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreatePayoutResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreatePayoutResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePayoutResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -31821,6 +32504,11 @@ func (r CreatePayoutResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreatePayoutResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreatePayoutResponse) GetJSON503() *Error {
 	return r.JSON503
@@ -31855,6 +32543,19 @@ func (r CreatePayoutResponse) ContentType() string {
 	return ""
 }
 
+// ListBulkPayoutsResponse200Headers the declared response headers of an HTTP 200 response for ListBulkPayouts
+type ListBulkPayoutsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListBulkPayoutsResponse429Headers the declared response headers of an HTTP 429 response for ListBulkPayouts
+type ListBulkPayoutsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListBulkPayoutsResponse503Headers the declared response headers of an HTTP 503 response for ListBulkPayouts
 type ListBulkPayoutsResponse503Headers struct {
 	RetryAfter *string
@@ -31882,8 +32583,14 @@ type ListBulkPayoutsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListBulkPayoutsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBulkPayoutsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListBulkPayoutsResponse503Headers
 }
@@ -31914,6 +32621,11 @@ func (r ListBulkPayoutsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListBulkPayoutsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBulkPayoutsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -31953,11 +32665,20 @@ func (r ListBulkPayoutsResponse) ContentType() string {
 // CreateBulkPayoutResponse202Headers the declared response headers of an HTTP 202 response for CreateBulkPayout
 type CreateBulkPayoutResponse202Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // CreateBulkPayoutResponse409Headers the declared response headers of an HTTP 409 response for CreateBulkPayout
 type CreateBulkPayoutResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreateBulkPayoutResponse429Headers the declared response headers of an HTTP 429 response for CreateBulkPayout
+type CreateBulkPayoutResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 type CreateBulkPayoutResponse struct {
@@ -31987,12 +32708,16 @@ type CreateBulkPayoutResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *CreateBulkPayoutResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateBulkPayoutResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateBulkPayoutResponse429Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -32040,6 +32765,11 @@ func (r CreateBulkPayoutResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateBulkPayoutResponse) GetJSON503() *Error {
 	return r.JSON503
@@ -32074,6 +32804,19 @@ func (r CreateBulkPayoutResponse) ContentType() string {
 	return ""
 }
 
+// GetBulkPayoutResponse200Headers the declared response headers of an HTTP 200 response for GetBulkPayout
+type GetBulkPayoutResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetBulkPayoutResponse429Headers the declared response headers of an HTTP 429 response for GetBulkPayout
+type GetBulkPayoutResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetBulkPayoutResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPayout
 type GetBulkPayoutResponse503Headers struct {
 	RetryAfter *string
@@ -32100,8 +32843,14 @@ type GetBulkPayoutResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBulkPayoutResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBulkPayoutResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetBulkPayoutResponse503Headers
 }
@@ -32134,6 +32883,11 @@ func (r GetBulkPayoutResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetBulkPayoutResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBulkPayoutResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -32170,6 +32924,19 @@ func (r GetBulkPayoutResponse) ContentType() string {
 	return ""
 }
 
+// ListBulkPayoutItemsResponse200Headers the declared response headers of an HTTP 200 response for ListBulkPayoutItems
+type ListBulkPayoutItemsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListBulkPayoutItemsResponse429Headers the declared response headers of an HTTP 429 response for ListBulkPayoutItems
+type ListBulkPayoutItemsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListBulkPayoutItemsResponse503Headers the declared response headers of an HTTP 503 response for ListBulkPayoutItems
 type ListBulkPayoutItemsResponse503Headers struct {
 	RetryAfter *string
@@ -32199,8 +32966,14 @@ type ListBulkPayoutItemsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListBulkPayoutItemsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBulkPayoutItemsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListBulkPayoutItemsResponse503Headers
 }
@@ -32238,6 +33011,11 @@ func (r ListBulkPayoutItemsResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBulkPayoutItemsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListBulkPayoutItemsResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -32272,6 +33050,19 @@ func (r ListBulkPayoutItemsResponse) ContentType() string {
 	return ""
 }
 
+// GetBulkPayoutReportResponse200Headers the declared response headers of an HTTP 200 response for GetBulkPayoutReport
+type GetBulkPayoutReportResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetBulkPayoutReportResponse429Headers the declared response headers of an HTTP 429 response for GetBulkPayoutReport
+type GetBulkPayoutReportResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetBulkPayoutReportResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPayoutReport
 type GetBulkPayoutReportResponse503Headers struct {
 	RetryAfter *string
@@ -32286,8 +33077,14 @@ type GetBulkPayoutReportResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBulkPayoutReportResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBulkPayoutReportResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetBulkPayoutReportResponse503Headers
 }
@@ -32305,6 +33102,11 @@ func (r GetBulkPayoutReportResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetBulkPayoutReportResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBulkPayoutReportResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -32341,6 +33143,19 @@ func (r GetBulkPayoutReportResponse) ContentType() string {
 	return ""
 }
 
+// ListPaymentTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListPaymentTransactions
+type ListPaymentTransactionsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListPaymentTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListPaymentTransactions
+type ListPaymentTransactionsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListPaymentTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListPaymentTransactions
 type ListPaymentTransactionsResponse503Headers struct {
 	RetryAfter *string
@@ -32368,8 +33183,14 @@ type ListPaymentTransactionsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPaymentTransactionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPaymentTransactionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListPaymentTransactionsResponse503Headers
 }
@@ -32400,6 +33221,11 @@ func (r ListPaymentTransactionsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListPaymentTransactionsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListPaymentTransactionsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -32436,9 +33262,22 @@ func (r ListPaymentTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// GetPaymentTransactionStatusResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentTransactionStatus
+type GetPaymentTransactionStatusResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // GetPaymentTransactionStatusResponse409Headers the declared response headers of an HTTP 409 response for GetPaymentTransactionStatus
 type GetPaymentTransactionStatusResponse409Headers struct {
 	RetryAfter *string
+}
+
+// GetPaymentTransactionStatusResponse429Headers the declared response headers of an HTTP 429 response for GetPaymentTransactionStatus
+type GetPaymentTransactionStatusResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // GetPaymentTransactionStatusResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentTransactionStatus
@@ -32469,10 +33308,16 @@ type GetPaymentTransactionStatusResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPaymentTransactionStatusResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *GetPaymentTransactionStatusResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPaymentTransactionStatusResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetPaymentTransactionStatusResponse503Headers
 }
@@ -32512,6 +33357,11 @@ func (r GetPaymentTransactionStatusResponse) GetJSON409() *RetryableError {
 	return r.JSON409
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPaymentTransactionStatusResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r GetPaymentTransactionStatusResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -32546,9 +33396,28 @@ func (r GetPaymentTransactionStatusResponse) ContentType() string {
 	return ""
 }
 
+// SandboxExpireCardAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for SandboxExpireCardAuthorization
+type SandboxExpireCardAuthorizationResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxExpireCardAuthorizationResponse202Headers the declared response headers of an HTTP 202 response for SandboxExpireCardAuthorization
+type SandboxExpireCardAuthorizationResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxExpireCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxExpireCardAuthorization
 type SandboxExpireCardAuthorizationResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxExpireCardAuthorizationResponse429Headers the declared response headers of an HTTP 429 response for SandboxExpireCardAuthorization
+type SandboxExpireCardAuthorizationResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxExpireCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxExpireCardAuthorization
@@ -32595,10 +33464,18 @@ type SandboxExpireCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxExpireCardAuthorizationResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxExpireCardAuthorizationResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxExpireCardAuthorizationResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxExpireCardAuthorizationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxExpireCardAuthorizationResponse503Headers
 }
@@ -32663,6 +33540,11 @@ func (r SandboxExpireCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxExpireCardAuthorizationResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -32697,9 +33579,28 @@ func (r SandboxExpireCardAuthorizationResponse) ContentType() string {
 	return ""
 }
 
+// SandboxRefundCardAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for SandboxRefundCardAuthorization
+type SandboxRefundCardAuthorizationResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxRefundCardAuthorizationResponse202Headers the declared response headers of an HTTP 202 response for SandboxRefundCardAuthorization
+type SandboxRefundCardAuthorizationResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxRefundCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxRefundCardAuthorization
 type SandboxRefundCardAuthorizationResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxRefundCardAuthorizationResponse429Headers the declared response headers of an HTTP 429 response for SandboxRefundCardAuthorization
+type SandboxRefundCardAuthorizationResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxRefundCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxRefundCardAuthorization
@@ -32746,10 +33647,18 @@ type SandboxRefundCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxRefundCardAuthorizationResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxRefundCardAuthorizationResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxRefundCardAuthorizationResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxRefundCardAuthorizationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxRefundCardAuthorizationResponse503Headers
 }
@@ -32814,6 +33723,11 @@ func (r SandboxRefundCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxRefundCardAuthorizationResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -32848,9 +33762,28 @@ func (r SandboxRefundCardAuthorizationResponse) ContentType() string {
 	return ""
 }
 
+// SandboxReverseCardAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxReverseCardAuthorizationResponse202Headers the declared response headers of an HTTP 202 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxReverseCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxReverseCardAuthorization
 type SandboxReverseCardAuthorizationResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxReverseCardAuthorizationResponse429Headers the declared response headers of an HTTP 429 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxReverseCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxReverseCardAuthorization
@@ -32897,10 +33830,18 @@ type SandboxReverseCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxReverseCardAuthorizationResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxReverseCardAuthorizationResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxReverseCardAuthorizationResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxReverseCardAuthorizationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxReverseCardAuthorizationResponse503Headers
 }
@@ -32965,6 +33906,11 @@ func (r SandboxReverseCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxReverseCardAuthorizationResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -32999,9 +33945,28 @@ func (r SandboxReverseCardAuthorizationResponse) ContentType() string {
 	return ""
 }
 
+// SandboxSettleCardAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for SandboxSettleCardAuthorization
+type SandboxSettleCardAuthorizationResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxSettleCardAuthorizationResponse202Headers the declared response headers of an HTTP 202 response for SandboxSettleCardAuthorization
+type SandboxSettleCardAuthorizationResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxSettleCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxSettleCardAuthorization
 type SandboxSettleCardAuthorizationResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxSettleCardAuthorizationResponse429Headers the declared response headers of an HTTP 429 response for SandboxSettleCardAuthorization
+type SandboxSettleCardAuthorizationResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxSettleCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxSettleCardAuthorization
@@ -33048,10 +34013,18 @@ type SandboxSettleCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxSettleCardAuthorizationResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxSettleCardAuthorizationResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxSettleCardAuthorizationResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxSettleCardAuthorizationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxSettleCardAuthorizationResponse503Headers
 }
@@ -33116,6 +34089,11 @@ func (r SandboxSettleCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxSettleCardAuthorizationResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33150,9 +34128,28 @@ func (r SandboxSettleCardAuthorizationResponse) ContentType() string {
 	return ""
 }
 
+// SandboxAuthorizeCardResponse201Headers the declared response headers of an HTTP 201 response for SandboxAuthorizeCard
+type SandboxAuthorizeCardResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxAuthorizeCardResponse202Headers the declared response headers of an HTTP 202 response for SandboxAuthorizeCard
+type SandboxAuthorizeCardResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxAuthorizeCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxAuthorizeCard
 type SandboxAuthorizeCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxAuthorizeCardResponse429Headers the declared response headers of an HTTP 429 response for SandboxAuthorizeCard
+type SandboxAuthorizeCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxAuthorizeCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxAuthorizeCard
@@ -33199,10 +34196,18 @@ type SandboxAuthorizeCardResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxAuthorizeCardResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxAuthorizeCardResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxAuthorizeCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxAuthorizeCardResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxAuthorizeCardResponse503Headers
 }
@@ -33267,6 +34272,11 @@ func (r SandboxAuthorizeCardResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxAuthorizeCardResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33301,9 +34311,28 @@ func (r SandboxAuthorizeCardResponse) ContentType() string {
 	return ""
 }
 
+// SandboxCaptureCardResponse201Headers the declared response headers of an HTTP 201 response for SandboxCaptureCard
+type SandboxCaptureCardResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxCaptureCardResponse202Headers the declared response headers of an HTTP 202 response for SandboxCaptureCard
+type SandboxCaptureCardResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxCaptureCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxCaptureCard
 type SandboxCaptureCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxCaptureCardResponse429Headers the declared response headers of an HTTP 429 response for SandboxCaptureCard
+type SandboxCaptureCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxCaptureCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxCaptureCard
@@ -33350,10 +34379,18 @@ type SandboxCaptureCardResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxCaptureCardResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxCaptureCardResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxCaptureCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxCaptureCardResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxCaptureCardResponse503Headers
 }
@@ -33418,6 +34455,11 @@ func (r SandboxCaptureCardResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxCaptureCardResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33452,9 +34494,28 @@ func (r SandboxCaptureCardResponse) ContentType() string {
 	return ""
 }
 
+// SandboxRefundCardResponse201Headers the declared response headers of an HTTP 201 response for SandboxRefundCard
+type SandboxRefundCardResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxRefundCardResponse202Headers the declared response headers of an HTTP 202 response for SandboxRefundCard
+type SandboxRefundCardResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxRefundCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxRefundCard
 type SandboxRefundCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxRefundCardResponse429Headers the declared response headers of an HTTP 429 response for SandboxRefundCard
+type SandboxRefundCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxRefundCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxRefundCard
@@ -33501,10 +34562,18 @@ type SandboxRefundCardResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxRefundCardResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxRefundCardResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxRefundCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxRefundCardResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxRefundCardResponse503Headers
 }
@@ -33569,6 +34638,11 @@ func (r SandboxRefundCardResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxRefundCardResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33603,9 +34677,28 @@ func (r SandboxRefundCardResponse) ContentType() string {
 	return ""
 }
 
+// SandboxIssuerTerminateCardResponse201Headers the declared response headers of an HTTP 201 response for SandboxIssuerTerminateCard
+type SandboxIssuerTerminateCardResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxIssuerTerminateCardResponse202Headers the declared response headers of an HTTP 202 response for SandboxIssuerTerminateCard
+type SandboxIssuerTerminateCardResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxIssuerTerminateCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxIssuerTerminateCard
 type SandboxIssuerTerminateCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxIssuerTerminateCardResponse429Headers the declared response headers of an HTTP 429 response for SandboxIssuerTerminateCard
+type SandboxIssuerTerminateCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxIssuerTerminateCardResponse502Headers the declared response headers of an HTTP 502 response for SandboxIssuerTerminateCard
@@ -33657,12 +34750,20 @@ type SandboxIssuerTerminateCardResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxIssuerTerminateCardResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxIssuerTerminateCardResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxIssuerTerminateCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxIssuerTerminateCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *SandboxIssuerTerminateCardResponse502Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -33729,6 +34830,11 @@ func (r SandboxIssuerTerminateCardResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r SandboxIssuerTerminateCardResponse) GetJSON502() *RetryableError {
 	return r.JSON502
@@ -33768,6 +34874,19 @@ func (r SandboxIssuerTerminateCardResponse) ContentType() string {
 	return ""
 }
 
+// ListWalletTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListWalletTransactions
+type ListWalletTransactionsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListWalletTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListWalletTransactions
+type ListWalletTransactionsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListWalletTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListWalletTransactions
 type ListWalletTransactionsResponse503Headers struct {
 	RetryAfter *string
@@ -33795,8 +34914,14 @@ type ListWalletTransactionsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWalletTransactionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWalletTransactionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListWalletTransactionsResponse503Headers
 }
@@ -33827,6 +34952,11 @@ func (r ListWalletTransactionsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWalletTransactionsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWalletTransactionsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -33863,6 +34993,19 @@ func (r ListWalletTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// ListTransactionsOfWalletResponse200Headers the declared response headers of an HTTP 200 response for ListTransactionsOfWallet
+type ListTransactionsOfWalletResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListTransactionsOfWalletResponse429Headers the declared response headers of an HTTP 429 response for ListTransactionsOfWallet
+type ListTransactionsOfWalletResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListTransactionsOfWalletResponse503Headers the declared response headers of an HTTP 503 response for ListTransactionsOfWallet
 type ListTransactionsOfWalletResponse503Headers struct {
 	RetryAfter *string
@@ -33892,8 +35035,14 @@ type ListTransactionsOfWalletResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTransactionsOfWalletResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTransactionsOfWalletResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListTransactionsOfWalletResponse503Headers
 }
@@ -33931,6 +35080,11 @@ func (r ListTransactionsOfWalletResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListTransactionsOfWalletResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListTransactionsOfWalletResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33965,6 +35119,19 @@ func (r ListTransactionsOfWalletResponse) ContentType() string {
 	return ""
 }
 
+// GetWalletTransactionResponse200Headers the declared response headers of an HTTP 200 response for GetWalletTransaction
+type GetWalletTransactionResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetWalletTransactionResponse429Headers the declared response headers of an HTTP 429 response for GetWalletTransaction
+type GetWalletTransactionResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetWalletTransactionResponse503Headers the declared response headers of an HTTP 503 response for GetWalletTransaction
 type GetWalletTransactionResponse503Headers struct {
 	RetryAfter *string
@@ -33991,8 +35158,14 @@ type GetWalletTransactionResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWalletTransactionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWalletTransactionResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetWalletTransactionResponse503Headers
 }
@@ -34025,6 +35198,11 @@ func (r GetWalletTransactionResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetWalletTransactionResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWalletTransactionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -34061,6 +35239,19 @@ func (r GetWalletTransactionResponse) ContentType() string {
 	return ""
 }
 
+// GetUSDWalletBalanceResponse200Headers the declared response headers of an HTTP 200 response for GetUSDWalletBalance
+type GetUSDWalletBalanceResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetUSDWalletBalanceResponse429Headers the declared response headers of an HTTP 429 response for GetUSDWalletBalance
+type GetUSDWalletBalanceResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetUSDWalletBalanceResponse503Headers the declared response headers of an HTTP 503 response for GetUSDWalletBalance
 type GetUSDWalletBalanceResponse503Headers struct {
 	RetryAfter *string
@@ -34087,8 +35278,14 @@ type GetUSDWalletBalanceResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetUSDWalletBalanceResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetUSDWalletBalanceResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetUSDWalletBalanceResponse503Headers
 }
@@ -34121,6 +35318,11 @@ func (r GetUSDWalletBalanceResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetUSDWalletBalanceResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetUSDWalletBalanceResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -34157,6 +35359,19 @@ func (r GetUSDWalletBalanceResponse) ContentType() string {
 	return ""
 }
 
+// ListWalletsResponse200Headers the declared response headers of an HTTP 200 response for ListWallets
+type ListWalletsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListWalletsResponse429Headers the declared response headers of an HTTP 429 response for ListWallets
+type ListWalletsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListWalletsResponse503Headers the declared response headers of an HTTP 503 response for ListWallets
 type ListWalletsResponse503Headers struct {
 	RetryAfter *string
@@ -34180,8 +35395,14 @@ type ListWalletsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWalletsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWalletsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListWalletsResponse503Headers
 }
@@ -34208,6 +35429,11 @@ func (r ListWalletsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWalletsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWalletsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -34244,9 +35470,22 @@ func (r ListWalletsResponse) ContentType() string {
 	return ""
 }
 
+// CreateWalletResponse201Headers the declared response headers of an HTTP 201 response for CreateWallet
+type CreateWalletResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // CreateWalletResponse409Headers the declared response headers of an HTTP 409 response for CreateWallet
 type CreateWalletResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreateWalletResponse429Headers the declared response headers of an HTTP 429 response for CreateWallet
+type CreateWalletResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // CreateWalletResponse503Headers the declared response headers of an HTTP 503 response for CreateWallet
@@ -34281,10 +35520,16 @@ type CreateWalletResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateWalletResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateWalletResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateWalletResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateWalletResponse503Headers
 }
@@ -34334,6 +35579,11 @@ func (r CreateWalletResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateWalletResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateWalletResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -34368,6 +35618,19 @@ func (r CreateWalletResponse) ContentType() string {
 	return ""
 }
 
+// CalculateFeesResponse200Headers the declared response headers of an HTTP 200 response for CalculateFees
+type CalculateFeesResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// CalculateFeesResponse429Headers the declared response headers of an HTTP 429 response for CalculateFees
+type CalculateFeesResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // CalculateFeesResponse503Headers the declared response headers of an HTTP 503 response for CalculateFees
 type CalculateFeesResponse503Headers struct {
 	RetryAfter *string
@@ -34396,8 +35659,14 @@ type CalculateFeesResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CalculateFeesResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CalculateFeesResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CalculateFeesResponse503Headers
 }
@@ -34437,6 +35706,11 @@ func (r CalculateFeesResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CalculateFeesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CalculateFeesResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -34474,11 +35748,20 @@ func (r CalculateFeesResponse) ContentType() string {
 // DepositBetweenWalletsResponse200Headers the declared response headers of an HTTP 200 response for DepositBetweenWallets
 type DepositBetweenWalletsResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // DepositBetweenWalletsResponse409Headers the declared response headers of an HTTP 409 response for DepositBetweenWallets
 type DepositBetweenWalletsResponse409Headers struct {
 	RetryAfter *string
+}
+
+// DepositBetweenWalletsResponse429Headers the declared response headers of an HTTP 429 response for DepositBetweenWallets
+type DepositBetweenWalletsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // DepositBetweenWalletsResponse503Headers the declared response headers of an HTTP 503 response for DepositBetweenWallets
@@ -34515,12 +35798,16 @@ type DepositBetweenWalletsResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DepositBetweenWalletsResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DepositBetweenWalletsResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DepositBetweenWalletsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DepositBetweenWalletsResponse503Headers
 }
@@ -34575,6 +35862,11 @@ func (r DepositBetweenWalletsResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r DepositBetweenWalletsResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -34612,16 +35904,27 @@ func (r DepositBetweenWalletsResponse) ContentType() string {
 // DeclareWalletFundingResponse200Headers the declared response headers of an HTTP 200 response for DeclareWalletFunding
 type DeclareWalletFundingResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // DeclareWalletFundingResponse202Headers the declared response headers of an HTTP 202 response for DeclareWalletFunding
 type DeclareWalletFundingResponse202Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // DeclareWalletFundingResponse409Headers the declared response headers of an HTTP 409 response for DeclareWalletFunding
 type DeclareWalletFundingResponse409Headers struct {
 	RetryAfter *string
+}
+
+// DeclareWalletFundingResponse429Headers the declared response headers of an HTTP 429 response for DeclareWalletFunding
+type DeclareWalletFundingResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // DeclareWalletFundingResponse503Headers the declared response headers of an HTTP 503 response for DeclareWalletFunding
@@ -34670,6 +35973,8 @@ type DeclareWalletFundingResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -34678,6 +35983,8 @@ type DeclareWalletFundingResponse struct {
 	Headers202 *DeclareWalletFundingResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeclareWalletFundingResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeclareWalletFundingResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeclareWalletFundingResponse503Headers
 }
@@ -34747,6 +36054,11 @@ func (r DeclareWalletFundingResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r DeclareWalletFundingResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -34784,11 +36096,20 @@ func (r DeclareWalletFundingResponse) ContentType() string {
 // TransferBetweenSubBalancesResponse200Headers the declared response headers of an HTTP 200 response for TransferBetweenSubBalances
 type TransferBetweenSubBalancesResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // TransferBetweenSubBalancesResponse409Headers the declared response headers of an HTTP 409 response for TransferBetweenSubBalances
 type TransferBetweenSubBalancesResponse409Headers struct {
 	RetryAfter *string
+}
+
+// TransferBetweenSubBalancesResponse429Headers the declared response headers of an HTTP 429 response for TransferBetweenSubBalances
+type TransferBetweenSubBalancesResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // TransferBetweenSubBalancesResponse503Headers the declared response headers of an HTTP 503 response for TransferBetweenSubBalances
@@ -34825,12 +36146,16 @@ type TransferBetweenSubBalancesResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *TransferBetweenSubBalancesResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *TransferBetweenSubBalancesResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TransferBetweenSubBalancesResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *TransferBetweenSubBalancesResponse503Headers
 }
@@ -34885,6 +36210,11 @@ func (r TransferBetweenSubBalancesResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r TransferBetweenSubBalancesResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -34919,6 +36249,19 @@ func (r TransferBetweenSubBalancesResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhookEndpointsResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookEndpoints
+type ListWebhookEndpointsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListWebhookEndpointsResponse429Headers the declared response headers of an HTTP 429 response for ListWebhookEndpoints
+type ListWebhookEndpointsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListWebhookEndpointsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse503Headers struct {
 	RetryAfter *string
@@ -34944,8 +36287,14 @@ type ListWebhookEndpointsResponse struct {
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWebhookEndpointsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWebhookEndpointsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListWebhookEndpointsResponse503Headers
 }
@@ -34971,6 +36320,11 @@ func (r ListWebhookEndpointsResponse) GetJSON200() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWebhookEndpointsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWebhookEndpointsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -35007,9 +36361,22 @@ func (r ListWebhookEndpointsResponse) ContentType() string {
 	return ""
 }
 
+// CreateWebhookEndpointResponse201Headers the declared response headers of an HTTP 201 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // CreateWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreateWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // CreateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for CreateWebhookEndpoint
@@ -35042,10 +36409,16 @@ type CreateWebhookEndpointResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateWebhookEndpointResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateWebhookEndpointResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateWebhookEndpointResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateWebhookEndpointResponse503Headers
 }
@@ -35090,6 +36463,11 @@ func (r CreateWebhookEndpointResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateWebhookEndpointResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35124,9 +36502,22 @@ func (r CreateWebhookEndpointResponse) ContentType() string {
 	return ""
 }
 
+// DeleteWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for DeleteWebhookEndpoint
+type DeleteWebhookEndpointResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // DeleteWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse409Headers struct {
 	RetryAfter *string
+}
+
+// DeleteWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for DeleteWebhookEndpoint
+type DeleteWebhookEndpointResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // DeleteWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for DeleteWebhookEndpoint
@@ -35157,10 +36548,16 @@ type DeleteWebhookEndpointResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteWebhookEndpointResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeleteWebhookEndpointResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteWebhookEndpointResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteWebhookEndpointResponse503Headers
 }
@@ -35197,6 +36594,11 @@ func (r DeleteWebhookEndpointResponse) GetJSON409() *RetryableError {
 	return r.JSON409
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteWebhookEndpointResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r DeleteWebhookEndpointResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35231,6 +36633,19 @@ func (r DeleteWebhookEndpointResponse) ContentType() string {
 	return ""
 }
 
+// GetWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookEndpoint
+type GetWebhookEndpointResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for GetWebhookEndpoint
+type GetWebhookEndpointResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse503Headers struct {
 	RetryAfter *string
@@ -35254,8 +36669,14 @@ type GetWebhookEndpointResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWebhookEndpointResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWebhookEndpointResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetWebhookEndpointResponse503Headers
 }
@@ -35282,6 +36703,11 @@ func (r GetWebhookEndpointResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetWebhookEndpointResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWebhookEndpointResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -35318,9 +36744,22 @@ func (r GetWebhookEndpointResponse) ContentType() string {
 	return ""
 }
 
+// UpdateWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for UpdateWebhookEndpoint
+type UpdateWebhookEndpointResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // UpdateWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse409Headers struct {
 	RetryAfter *string
+}
+
+// UpdateWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for UpdateWebhookEndpoint
+type UpdateWebhookEndpointResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // UpdateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for UpdateWebhookEndpoint
@@ -35354,10 +36793,16 @@ type UpdateWebhookEndpointResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateWebhookEndpointResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UpdateWebhookEndpointResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateWebhookEndpointResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *UpdateWebhookEndpointResponse503Headers
 }
@@ -35406,6 +36851,11 @@ func (r UpdateWebhookEndpointResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r UpdateWebhookEndpointResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35440,9 +36890,22 @@ func (r UpdateWebhookEndpointResponse) ContentType() string {
 	return ""
 }
 
+// RotateWebhookEndpointSecretResponse201Headers the declared response headers of an HTTP 201 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // RotateWebhookEndpointSecretResponse409Headers the declared response headers of an HTTP 409 response for RotateWebhookEndpointSecret
 type RotateWebhookEndpointSecretResponse409Headers struct {
 	RetryAfter *string
+}
+
+// RotateWebhookEndpointSecretResponse429Headers the declared response headers of an HTTP 429 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // RotateWebhookEndpointSecretResponse503Headers the declared response headers of an HTTP 503 response for RotateWebhookEndpointSecret
@@ -35477,10 +36940,16 @@ type RotateWebhookEndpointSecretResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *RotateWebhookEndpointSecretResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *RotateWebhookEndpointSecretResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RotateWebhookEndpointSecretResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RotateWebhookEndpointSecretResponse503Headers
 }
@@ -35530,6 +36999,11 @@ func (r RotateWebhookEndpointSecretResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r RotateWebhookEndpointSecretResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35564,6 +37038,19 @@ func (r RotateWebhookEndpointSecretResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhookEventsResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookEvents
+type ListWebhookEventsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListWebhookEventsResponse429Headers the declared response headers of an HTTP 429 response for ListWebhookEvents
+type ListWebhookEventsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListWebhookEventsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEvents
 type ListWebhookEventsResponse503Headers struct {
 	RetryAfter *string
@@ -35591,8 +37078,14 @@ type ListWebhookEventsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWebhookEventsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWebhookEventsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListWebhookEventsResponse503Headers
 }
@@ -35623,6 +37116,11 @@ func (r ListWebhookEventsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWebhookEventsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWebhookEventsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -35659,6 +37157,19 @@ func (r ListWebhookEventsResponse) ContentType() string {
 	return ""
 }
 
+// GetWebhookEventResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookEvent
+type GetWebhookEventResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetWebhookEventResponse429Headers the declared response headers of an HTTP 429 response for GetWebhookEvent
+type GetWebhookEventResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetWebhookEventResponse503Headers the declared response headers of an HTTP 503 response for GetWebhookEvent
 type GetWebhookEventResponse503Headers struct {
 	RetryAfter *string
@@ -35685,8 +37196,14 @@ type GetWebhookEventResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWebhookEventResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWebhookEventResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetWebhookEventResponse503Headers
 }
@@ -35719,6 +37236,11 @@ func (r GetWebhookEventResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetWebhookEventResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWebhookEventResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -35755,6 +37277,19 @@ func (r GetWebhookEventResponse) ContentType() string {
 	return ""
 }
 
+// ResendWebhookEventResponse202Headers the declared response headers of an HTTP 202 response for ResendWebhookEvent
+type ResendWebhookEventResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ResendWebhookEventResponse429Headers the declared response headers of an HTTP 429 response for ResendWebhookEvent
+type ResendWebhookEventResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ResendWebhookEventResponse503Headers the declared response headers of an HTTP 503 response for ResendWebhookEvent
 type ResendWebhookEventResponse503Headers struct {
 	RetryAfter *string
@@ -35787,8 +37322,14 @@ type ResendWebhookEventResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *ResendWebhookEventResponse202Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResendWebhookEventResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ResendWebhookEventResponse503Headers
 }
@@ -35836,6 +37377,11 @@ func (r ResendWebhookEventResponse) GetJSON413() *Error {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r ResendWebhookEventResponse) GetJSON415() *Error {
 	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -40414,6 +41960,13 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40431,6 +41984,23 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCardsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers ListCardsResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -40441,6 +42011,30 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCardsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers ListCardsResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -40536,6 +42130,13 @@ func ParseIssueCardResponse(rsp *http.Response) (*IssueCardResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40562,6 +42163,20 @@ func ParseIssueCardResponse(rsp *http.Response) (*IssueCardResponse, error) {
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers IssueCardResponse409Headers
@@ -40573,6 +42188,30 @@ func ParseIssueCardResponse(rsp *http.Response) (*IssueCardResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers IssueCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers IssueCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -40636,6 +42275,13 @@ func ParseListCardDisputesResponse(rsp *http.Response) (*ListCardDisputesRespons
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40646,6 +42292,47 @@ func ParseListCardDisputesResponse(rsp *http.Response) (*ListCardDisputesRespons
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCardDisputesResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCardDisputesResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCardDisputesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -40706,6 +42393,13 @@ func ParseGetCardDisputeResponse(rsp *http.Response) (*GetCardDisputeResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40716,6 +42410,47 @@ func ParseGetCardDisputeResponse(rsp *http.Response) (*GetCardDisputeResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardDisputeResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCardDisputeResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCardDisputeResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -40811,6 +42546,13 @@ func ParseOpenCardDisputeResponse(rsp *http.Response) (*OpenCardDisputeResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest CardDisputeUnopened
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -40837,6 +42579,20 @@ func ParseOpenCardDisputeResponse(rsp *http.Response) (*OpenCardDisputeResponse,
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers OpenCardDisputeResponse409Headers
@@ -40848,6 +42604,30 @@ func ParseOpenCardDisputeResponse(rsp *http.Response) (*OpenCardDisputeResponse,
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers OpenCardDisputeResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers OpenCardDisputeResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -40923,7 +42703,7 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest RetryableError
+		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -40946,6 +42726,23 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers GetCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -40958,6 +42755,20 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41050,6 +42861,13 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41067,6 +42885,23 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers FreezeCardResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers FreezeCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41077,6 +42912,30 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers FreezeCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers FreezeCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41172,6 +43031,13 @@ func ParseFundCardResponse(rsp *http.Response) (*FundCardResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest CardMovementUnfinished
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41198,6 +43064,20 @@ func ParseFundCardResponse(rsp *http.Response) (*FundCardResponse, error) {
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers FundCardResponse409Headers
@@ -41209,6 +43089,30 @@ func ParseFundCardResponse(rsp *http.Response) (*FundCardResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers FundCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers FundCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41279,6 +43183,13 @@ func ParseListCardRevealsResponse(rsp *http.Response) (*ListCardRevealsResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41289,6 +43200,47 @@ func ParseListCardRevealsResponse(rsp *http.Response) (*ListCardRevealsResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCardRevealsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCardRevealsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCardRevealsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41384,6 +43336,13 @@ func ParseTerminateCardResponse(rsp *http.Response) (*TerminateCardResponse, err
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41410,6 +43369,20 @@ func ParseTerminateCardResponse(rsp *http.Response) (*TerminateCardResponse, err
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers TerminateCardResponse409Headers
@@ -41421,6 +43394,30 @@ func ParseTerminateCardResponse(rsp *http.Response) (*TerminateCardResponse, err
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers TerminateCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers TerminateCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41491,6 +43488,13 @@ func ParseListCardTransactionsResponse(rsp *http.Response) (*ListCardTransaction
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41501,6 +43505,47 @@ func ParseListCardTransactionsResponse(rsp *http.Response) (*ListCardTransaction
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCardTransactionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCardTransactionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCardTransactionsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41568,6 +43613,13 @@ func ParseGetCardTransactionResponse(rsp *http.Response) (*GetCardTransactionRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41578,6 +43630,47 @@ func ParseGetCardTransactionResponse(rsp *http.Response) (*GetCardTransactionRes
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardTransactionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCardTransactionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCardTransactionResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41652,6 +43745,13 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41669,6 +43769,23 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers UnfreezeCardResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers UnfreezeCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41679,6 +43796,30 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers UnfreezeCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers UnfreezeCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41774,6 +43915,13 @@ func ParseWithdrawFromCardResponse(rsp *http.Response) (*WithdrawFromCardRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest CardMovementUnfinished
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41800,6 +43948,20 @@ func ParseWithdrawFromCardResponse(rsp *http.Response) (*WithdrawFromCardRespons
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers WithdrawFromCardResponse409Headers
@@ -41811,6 +43973,30 @@ func ParseWithdrawFromCardResponse(rsp *http.Response) (*WithdrawFromCardRespons
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers WithdrawFromCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers WithdrawFromCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41885,6 +44071,13 @@ func ParseQuoteConversionResponse(rsp *http.Response) (*QuoteConversionResponse,
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41895,6 +44088,47 @@ func ParseQuoteConversionResponse(rsp *http.Response) (*QuoteConversionResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers QuoteConversionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers QuoteConversionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers QuoteConversionResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41965,6 +44199,13 @@ func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, err
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41975,6 +44216,23 @@ func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomersResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers ListCustomersResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41985,6 +44243,30 @@ func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, err
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomersResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCustomersResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42080,6 +44362,13 @@ func ParseUploadCustomerResponse(rsp *http.Response) (*UploadCustomerResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42090,6 +44379,23 @@ func ParseUploadCustomerResponse(rsp *http.Response) (*UploadCustomerResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers UploadCustomerResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers UploadCustomerResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42100,6 +44406,30 @@ func ParseUploadCustomerResponse(rsp *http.Response) (*UploadCustomerResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers UploadCustomerResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UploadCustomerResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42195,6 +44525,13 @@ func ParseEnrollCustomerResponse(rsp *http.Response) (*EnrollCustomerResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42205,6 +44542,23 @@ func ParseEnrollCustomerResponse(rsp *http.Response) (*EnrollCustomerResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers EnrollCustomerResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers EnrollCustomerResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42215,6 +44569,30 @@ func ParseEnrollCustomerResponse(rsp *http.Response) (*EnrollCustomerResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers EnrollCustomerResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers EnrollCustomerResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42282,6 +44660,13 @@ func ParseGetCustomerResponse(rsp *http.Response) (*GetCustomerResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42292,6 +44677,47 @@ func ParseGetCustomerResponse(rsp *http.Response) (*GetCustomerResponse, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCustomerResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCustomerResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCustomerResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42365,6 +44791,13 @@ func ParseListCustomerCardsResponse(rsp *http.Response) (*ListCustomerCardsRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42382,6 +44815,23 @@ func ParseListCustomerCardsResponse(rsp *http.Response) (*ListCustomerCardsRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomerCardsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers ListCustomerCardsResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42392,6 +44842,30 @@ func ParseListCustomerCardsResponse(rsp *http.Response) (*ListCustomerCardsRespo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomerCardsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers ListCustomerCardsResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42462,6 +44936,13 @@ func ParseListCustomerCardTransactionsResponse(rsp *http.Response) (*ListCustome
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42472,6 +44953,47 @@ func ParseListCustomerCardTransactionsResponse(rsp *http.Response) (*ListCustome
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomerCardTransactionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomerCardTransactionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCustomerCardTransactionsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42535,6 +45057,13 @@ func ParseListDebtsResponse(rsp *http.Response) (*ListDebtsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42545,6 +45074,47 @@ func ParseListDebtsResponse(rsp *http.Response) (*ListDebtsResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListDebtsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListDebtsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListDebtsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42608,6 +45178,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42618,6 +45195,47 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListEventsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListEventsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42685,6 +45303,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42695,6 +45320,47 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetEventResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetEventResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetEventResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43132,6 +45798,13 @@ func ParseListPartnerWalletsResponse(rsp *http.Response) (*ListPartnerWalletsRes
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43142,6 +45815,47 @@ func ParseListPartnerWalletsResponse(rsp *http.Response) (*ListPartnerWalletsRes
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPartnerWalletsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPartnerWalletsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPartnerWalletsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43223,6 +45937,13 @@ func ParsePreviewConversionToUSDResponse(rsp *http.Response) (*PreviewConversion
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43233,6 +45954,47 @@ func ParsePreviewConversionToUSDResponse(rsp *http.Response) (*PreviewConversion
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers PreviewConversionToUSDResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers PreviewConversionToUSDResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PreviewConversionToUSDResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43328,6 +46090,13 @@ func ParseConvertToUSDResponse(rsp *http.Response) (*ConvertToUSDResponse, error
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43347,6 +46116,20 @@ func ParseConvertToUSDResponse(rsp *http.Response) (*ConvertToUSDResponse, error
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers ConvertToUSDResponse409Headers
@@ -43358,6 +46141,30 @@ func ParseConvertToUSDResponse(rsp *http.Response) (*ConvertToUSDResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ConvertToUSDResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ConvertToUSDResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43418,6 +46225,13 @@ func ParseGetPaymentBalanceResponse(rsp *http.Response) (*GetPaymentBalanceRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43428,6 +46242,47 @@ func ParseGetPaymentBalanceResponse(rsp *http.Response) (*GetPaymentBalanceRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPaymentBalanceResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPaymentBalanceResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPaymentBalanceResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43516,6 +46371,13 @@ func ParseCreateCollectionResponse(rsp *http.Response) (*CreateCollectionRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43535,6 +46397,20 @@ func ParseCreateCollectionResponse(rsp *http.Response) (*CreateCollectionRespons
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateCollectionResponse409Headers
@@ -43546,6 +46422,30 @@ func ParseCreateCollectionResponse(rsp *http.Response) (*CreateCollectionRespons
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateCollectionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -43595,6 +46495,13 @@ func ParseGetPaymentGuidelineResponse(rsp *http.Response) (*GetPaymentGuidelineR
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43605,6 +46512,47 @@ func ParseGetPaymentGuidelineResponse(rsp *http.Response) (*GetPaymentGuidelineR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPaymentGuidelineResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPaymentGuidelineResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPaymentGuidelineResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43693,6 +46641,13 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43712,6 +46667,20 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreatePayoutResponse409Headers
@@ -43723,6 +46692,30 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreatePayoutResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -43776,6 +46769,13 @@ func ParseListBulkPayoutsResponse(rsp *http.Response) (*ListBulkPayoutsResponse,
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43786,6 +46786,47 @@ func ParseListBulkPayoutsResponse(rsp *http.Response) (*ListBulkPayoutsResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListBulkPayoutsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBulkPayoutsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListBulkPayoutsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43874,6 +46915,13 @@ func ParseCreateBulkPayoutResponse(rsp *http.Response) (*CreateBulkPayoutRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43893,6 +46941,20 @@ func ParseCreateBulkPayoutResponse(rsp *http.Response) (*CreateBulkPayoutRespons
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateBulkPayoutResponse409Headers
@@ -43904,6 +46966,30 @@ func ParseCreateBulkPayoutResponse(rsp *http.Response) (*CreateBulkPayoutRespons
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateBulkPayoutResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -43961,6 +47047,13 @@ func ParseGetBulkPayoutResponse(rsp *http.Response) (*GetBulkPayoutResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43971,6 +47064,47 @@ func ParseGetBulkPayoutResponse(rsp *http.Response) (*GetBulkPayoutResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBulkPayoutResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBulkPayoutResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetBulkPayoutResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44041,6 +47175,13 @@ func ParseListBulkPayoutItemsResponse(rsp *http.Response) (*ListBulkPayoutItemsR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44051,6 +47192,47 @@ func ParseListBulkPayoutItemsResponse(rsp *http.Response) (*ListBulkPayoutItemsR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListBulkPayoutItemsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBulkPayoutItemsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListBulkPayoutItemsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44101,6 +47283,13 @@ func ParseGetBulkPayoutReportResponse(rsp *http.Response) (*GetBulkPayoutReportR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44111,6 +47300,47 @@ func ParseGetBulkPayoutReportResponse(rsp *http.Response) (*GetBulkPayoutReportR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBulkPayoutReportResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBulkPayoutReportResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetBulkPayoutReportResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44174,6 +47404,13 @@ func ParseListPaymentTransactionsResponse(rsp *http.Response) (*ListPaymentTrans
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44184,6 +47421,47 @@ func ParseListPaymentTransactionsResponse(rsp *http.Response) (*ListPaymentTrans
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPaymentTransactionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPaymentTransactionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPaymentTransactionsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44258,6 +47536,13 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44268,6 +47553,23 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPaymentTransactionStatusResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers GetPaymentTransactionStatusResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44278,6 +47580,30 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPaymentTransactionStatusResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPaymentTransactionStatusResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44383,6 +47709,13 @@ func ParseSandboxExpireCardAuthorizationResponse(rsp *http.Response) (*SandboxEx
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44393,6 +47726,40 @@ func ParseSandboxExpireCardAuthorizationResponse(rsp *http.Response) (*SandboxEx
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxExpireCardAuthorizationResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxExpireCardAuthorizationResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxExpireCardAuthorizationResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44403,6 +47770,30 @@ func ParseSandboxExpireCardAuthorizationResponse(rsp *http.Response) (*SandboxEx
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxExpireCardAuthorizationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxExpireCardAuthorizationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44508,6 +47899,13 @@ func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRe
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44518,6 +47916,40 @@ func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRe
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxRefundCardAuthorizationResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxRefundCardAuthorizationResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxRefundCardAuthorizationResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44528,6 +47960,30 @@ func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRe
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxRefundCardAuthorizationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxRefundCardAuthorizationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44633,6 +48089,13 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44643,6 +48106,40 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxReverseCardAuthorizationResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxReverseCardAuthorizationResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxReverseCardAuthorizationResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44653,6 +48150,30 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxReverseCardAuthorizationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxReverseCardAuthorizationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44758,6 +48279,13 @@ func ParseSandboxSettleCardAuthorizationResponse(rsp *http.Response) (*SandboxSe
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44768,6 +48296,40 @@ func ParseSandboxSettleCardAuthorizationResponse(rsp *http.Response) (*SandboxSe
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxSettleCardAuthorizationResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxSettleCardAuthorizationResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxSettleCardAuthorizationResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44778,6 +48340,30 @@ func ParseSandboxSettleCardAuthorizationResponse(rsp *http.Response) (*SandboxSe
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxSettleCardAuthorizationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxSettleCardAuthorizationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44883,6 +48469,13 @@ func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCar
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44893,6 +48486,40 @@ func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCar
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxAuthorizeCardResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxAuthorizeCardResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxAuthorizeCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44903,6 +48530,30 @@ func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCar
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxAuthorizeCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxAuthorizeCardResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45008,6 +48659,13 @@ func ParseSandboxCaptureCardResponse(rsp *http.Response) (*SandboxCaptureCardRes
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45018,6 +48676,40 @@ func ParseSandboxCaptureCardResponse(rsp *http.Response) (*SandboxCaptureCardRes
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxCaptureCardResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxCaptureCardResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxCaptureCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45028,6 +48720,30 @@ func ParseSandboxCaptureCardResponse(rsp *http.Response) (*SandboxCaptureCardRes
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxCaptureCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxCaptureCardResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45133,6 +48849,13 @@ func ParseSandboxRefundCardResponse(rsp *http.Response) (*SandboxRefundCardRespo
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45143,6 +48866,40 @@ func ParseSandboxRefundCardResponse(rsp *http.Response) (*SandboxRefundCardRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxRefundCardResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxRefundCardResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxRefundCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45153,6 +48910,30 @@ func ParseSandboxRefundCardResponse(rsp *http.Response) (*SandboxRefundCardRespo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxRefundCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxRefundCardResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45258,6 +49039,13 @@ func ParseSandboxIssuerTerminateCardResponse(rsp *http.Response) (*SandboxIssuer
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45275,6 +49063,40 @@ func ParseSandboxIssuerTerminateCardResponse(rsp *http.Response) (*SandboxIssuer
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxIssuerTerminateCardResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxIssuerTerminateCardResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxIssuerTerminateCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45285,6 +49107,30 @@ func ParseSandboxIssuerTerminateCardResponse(rsp *http.Response) (*SandboxIssuer
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxIssuerTerminateCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers SandboxIssuerTerminateCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45358,6 +49204,13 @@ func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransac
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45368,6 +49221,47 @@ func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransac
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWalletTransactionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListWalletTransactionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWalletTransactionsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45438,6 +49332,13 @@ func ParseListTransactionsOfWalletResponse(rsp *http.Response) (*ListTransaction
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45448,6 +49349,47 @@ func ParseListTransactionsOfWalletResponse(rsp *http.Response) (*ListTransaction
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTransactionsOfWalletResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListTransactionsOfWalletResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListTransactionsOfWalletResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45515,6 +49457,13 @@ func ParseGetWalletTransactionResponse(rsp *http.Response) (*GetWalletTransactio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45525,6 +49474,47 @@ func ParseGetWalletTransactionResponse(rsp *http.Response) (*GetWalletTransactio
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWalletTransactionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetWalletTransactionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetWalletTransactionResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45592,6 +49582,13 @@ func ParseGetUSDWalletBalanceResponse(rsp *http.Response) (*GetUSDWalletBalanceR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45602,6 +49599,47 @@ func ParseGetUSDWalletBalanceResponse(rsp *http.Response) (*GetUSDWalletBalanceR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetUSDWalletBalanceResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetUSDWalletBalanceResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetUSDWalletBalanceResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45661,6 +49699,13 @@ func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) 
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45671,6 +49716,47 @@ func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWalletsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListWalletsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWalletsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45759,6 +49845,13 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45769,6 +49862,23 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateWalletResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateWalletResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45779,6 +49889,30 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateWalletResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateWalletResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45853,6 +49987,13 @@ func ParseCalculateFeesResponse(rsp *http.Response) (*CalculateFeesResponse, err
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45863,6 +50004,47 @@ func ParseCalculateFeesResponse(rsp *http.Response) (*CalculateFeesResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers CalculateFeesResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers CalculateFeesResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CalculateFeesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45958,6 +50140,13 @@ func ParseDepositBetweenWalletsResponse(rsp *http.Response) (*DepositBetweenWall
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45977,6 +50166,20 @@ func ParseDepositBetweenWalletsResponse(rsp *http.Response) (*DepositBetweenWall
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers DepositBetweenWalletsResponse409Headers
@@ -45988,6 +50191,30 @@ func ParseDepositBetweenWalletsResponse(rsp *http.Response) (*DepositBetweenWall
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DepositBetweenWalletsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DepositBetweenWalletsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46100,6 +50327,13 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46119,6 +50353,20 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 202:
 		var headers DeclareWalletFundingResponse202Headers
@@ -46128,6 +50376,20 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 				return nil, err
 			}
 			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
 		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
@@ -46140,6 +50402,30 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeclareWalletFundingResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeclareWalletFundingResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46235,6 +50521,13 @@ func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetwe
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46254,6 +50547,20 @@ func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetwe
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers TransferBetweenSubBalancesResponse409Headers
@@ -46265,6 +50572,30 @@ func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetwe
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers TransferBetweenSubBalancesResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers TransferBetweenSubBalancesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46321,6 +50652,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46331,6 +50669,47 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWebhookEndpointsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListWebhookEndpointsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWebhookEndpointsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46412,6 +50791,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46422,6 +50808,23 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateWebhookEndpointResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateWebhookEndpointResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46432,6 +50835,30 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateWebhookEndpointResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateWebhookEndpointResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46501,6 +50928,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46511,6 +50945,23 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteWebhookEndpointResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteWebhookEndpointResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46521,6 +50972,30 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteWebhookEndpointResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteWebhookEndpointResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46580,6 +51055,13 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46590,6 +51072,47 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWebhookEndpointResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetWebhookEndpointResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetWebhookEndpointResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46677,6 +51200,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46687,6 +51217,23 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateWebhookEndpointResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers UpdateWebhookEndpointResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46697,6 +51244,30 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateWebhookEndpointResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateWebhookEndpointResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46785,6 +51356,13 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46795,6 +51373,23 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers RotateWebhookEndpointSecretResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers RotateWebhookEndpointSecretResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46805,6 +51400,30 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers RotateWebhookEndpointSecretResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers RotateWebhookEndpointSecretResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46868,6 +51487,13 @@ func ParseListWebhookEventsResponse(rsp *http.Response) (*ListWebhookEventsRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46878,6 +51504,47 @@ func ParseListWebhookEventsResponse(rsp *http.Response) (*ListWebhookEventsRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWebhookEventsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListWebhookEventsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWebhookEventsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46945,6 +51612,13 @@ func ParseGetWebhookEventResponse(rsp *http.Response) (*GetWebhookEventResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46955,6 +51629,47 @@ func ParseGetWebhookEventResponse(rsp *http.Response) (*GetWebhookEventResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWebhookEventResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetWebhookEventResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetWebhookEventResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47043,6 +51758,13 @@ func ParseResendWebhookEventResponse(rsp *http.Response) (*ResendWebhookEventRes
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47053,6 +51775,47 @@ func ParseResendWebhookEventResponse(rsp *http.Response) (*ResendWebhookEventRes
 	}
 
 	switch {
+	case rsp.StatusCode == 202:
+		var headers ResendWebhookEventResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 429:
+		var headers ResendWebhookEventResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ResendWebhookEventResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -89,6 +89,10 @@ const (
 	reconciliationWindow = "RECONCILIATION_FIRST_WINDOW_HOURS"
 )
 
+// companyLimits are the settings of every company-facing function: the
+// limits of its requests by route class (limits.Limits).
+var companyLimits = []string{"RATE_LIMIT_READ", "RATE_LIMIT_MONEY", "RATE_LIMIT_REVEAL"}
+
 // StackResources are the resources a Grant names without a variable
 // ("@…"), by the ARN that template.yaml's policy statements give them
 // (!Sub). They are the deploy-check function's: it reads the deployment
@@ -151,7 +155,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"wallets": {
-		Settings: []string{modeSetting},
+		Settings: slices.Concat([]string{modeSetting}, companyLimits),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
@@ -161,7 +165,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"payments": {
-		Settings: []string{modeSetting, operatorURL},
+		Settings: slices.Concat([]string{modeSetting, operatorURL}, companyLimits),
 		Grants: []Grant{
 			// DeleteItem releases an Idempotency-Key (docs/idempotency.md);
 			// the batch calls write a bulk batch's chunks and read its
@@ -177,7 +181,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"customers": {
-		Settings: []string{modeSetting, issuerURL},
+		Settings: slices.Concat([]string{modeSetting, issuerURL}, companyLimits),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
@@ -187,7 +191,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"cards": {
-		Settings: []string{modeSetting, issuerURL, "REVEAL_LIMIT_PER_HOUR"},
+		Settings: slices.Concat([]string{modeSetting, issuerURL, "REVEAL_LIMIT_PER_HOUR"}, companyLimits),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
@@ -198,7 +202,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"card-network": {
-		Settings: []string{modeSetting, "ISSUER_DECISION_DEADLINE_MS"},
+		Settings: slices.Concat([]string{modeSetting, "ISSUER_DECISION_DEADLINE_MS"}, companyLimits),
 		Grants: []Grant{
 			// Query: the company's wallets, for a decline's fee the card
 			// cannot pay.
@@ -210,7 +214,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"webhooks": {
-		Settings: []string{modeSetting},
+		Settings: slices.Concat([]string{modeSetting}, companyLimits),
 		Grants: []Grant{
 			// Writes: the company's webhook endpoints.
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/apidoc/apitest"
+	"payments/pkg/app/apptest"
 	"payments/pkg/auth"
 	"payments/pkg/companies"
 	"payments/pkg/function"
@@ -53,6 +54,7 @@ func newEnv(t *testing.T) *env {
 		AWS:              storetest.AWSConfig(),
 		TokenSecret:      []byte("wallets-test-secret-0123456789abcdef"),
 		TokenTTL:         time.Hour,
+		CompanyLimits:    apptest.GenerousLimits,
 	}
 	e := &env{t: t, db: db, comps: companies.NewService(store.NewCompanies(db))}
 	var err error

@@ -21,6 +21,7 @@ import (
 	"payments/pkg/function/authapi"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
+	"payments/pkg/limits"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 )
@@ -33,6 +34,15 @@ const AuthTestAdminKey = "local-admin-key"
 const TestCardKey = "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 
 var authTestIPs atomic.Int64
+
+// GenerousLimits are the company limits of the tests' functions: tests
+// that fire many requests are never refused 429 RATE_LIMITED; the tests of
+// the limits set their own.
+var GenerousLimits = limits.Limits{
+	Read:   limits.Limit{Rate: 1_000_000, Burst: 1_000_000},
+	Money:  limits.Limit{Rate: 1_000_000, Burst: 1_000_000},
+	Reveal: limits.Limit{Rate: 1_000_000, Burst: 1_000_000},
+}
 
 // AuthTestSecret signs the test functions' access tokens.
 var AuthTestSecret = []byte("test-secret-test-secret-test-secret!")
@@ -68,6 +78,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		TokenTTL:            time.Hour,
 		TokenRateLimit:      10,
 		RevealLimit:         100,
+		CompanyLimits:       GenerousLimits,
 		CardKey:             TestCardKey,
 		IssuerWebhookSecret: IssuerTestSecret,
 	}

@@ -9,7 +9,6 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
-	"payments/pkg/httpapi"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -24,11 +23,10 @@ import (
 // reveals nothing, and links no KMS client.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	rt, err := services.CompanyRouter(cfg, db)
 	if err != nil {
 		return nil, err
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
 	p, err := services.Providers(cfg, db, providers.Deps{})
 	if err != nil {
 		return nil, err

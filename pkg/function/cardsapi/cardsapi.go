@@ -11,7 +11,6 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
-	"payments/pkg/httpapi"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -24,7 +23,7 @@ import (
 // (services.IdempotentRoutes).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	rt, err := services.CompanyRouter(cfg, db)
 	if err != nil {
 		return nil, err
 	}
@@ -32,7 +31,6 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(services.Idempotent(db))
 	cards.Routes(rt, svc)
 	return function.HTTP(rt), nil

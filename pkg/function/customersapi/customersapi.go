@@ -12,7 +12,6 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
-	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -31,7 +30,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 // trust their own CA and move time.
 func NewWith(cfg function.Config, fetcher customers.Fetcher, now func() time.Time) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	rt, err := services.CompanyRouter(cfg, db)
 	if err != nil {
 		return nil, err
 	}
@@ -40,7 +39,6 @@ func NewWith(cfg function.Config, fetcher customers.Fetcher, now func() time.Tim
 		return nil, err
 	}
 	svc.Now = now
-	rt := httpapi.NewRouter(function.Errors, guard)
 	customers.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/app/apptest"
 	"payments/pkg/companies"
 	"payments/pkg/function"
 	"payments/pkg/function/paymentsapi"
@@ -151,6 +152,7 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string, string) {
 		Mode: function.ModeSandbox, TableName: "bench", TokenSecret: []byte("bench-token-secret-0123456789abcdef0123456789"),
 		PayoutsQueueURL:  "https://sqs.eu-west-1.amazonaws.com/000000000000/payouts",
 		WebhooksQueueURL: "https://sqs.eu-west-1.amazonaws.com/000000000000/webhooks",
+		CompanyLimits:    apptest.GenerousLimits,
 		AWS: aws.Config{
 			Region:      "eu-west-1",
 			Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),

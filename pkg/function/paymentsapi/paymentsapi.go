@@ -8,7 +8,6 @@ import (
 	"payments/pkg/bulk"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
-	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -25,7 +24,7 @@ import (
 // Idempotency-Key (services.IdempotentRoutes).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	rt, err := services.CompanyRouter(cfg, db)
 	if err != nil {
 		return nil, err
 	}
@@ -49,7 +48,6 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(services.Idempotent(db))
 	wallets.PaymentRoutes(rt, balances)
 	payments.Routes(rt, svc)

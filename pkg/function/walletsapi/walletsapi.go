@@ -11,7 +11,6 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/fx"
 	"payments/pkg/guideline"
-	"payments/pkg/httpapi"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -27,12 +26,11 @@ import (
 // (services.IdempotentRoutes).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	rt, err := services.CompanyRouter(cfg, db)
 	if err != nil {
 		return nil, err
 	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(services.Idempotent(db))
 	p, err := services.Providers(cfg, db, providers.Deps{Funds: queue.NewPublisher(sqsClient, cfg.FundsQueueURL)})
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 
 	"payments/pkg/function"
 	"payments/pkg/function/services"
-	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -20,12 +19,11 @@ import (
 // the token guard. A resend is queued on the webhooks queue.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := services.TokenGuard(cfg, db)
+	rt, err := services.CompanyRouter(cfg, db)
 	if err != nil {
 		return nil, err
 	}
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
-	rt := httpapi.NewRouter(function.Errors, guard)
 	wh := store.NewWebhooks(db)
 	webhooks.Routes(rt, webhooks.NewLog(wh, q))
 	webhooks.EndpointRoutes(rt, webhooks.NewEndpoints(wh, outbound.AllowLoopbackFromEnv()))
