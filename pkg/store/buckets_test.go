@@ -49,7 +49,8 @@ func TestTokenBucketRefill(t *testing.T) {
 		{"one token refilled", "co_a", limits.Money, 500 * time.Millisecond, true, 0, 0},
 		{"a second and a half refills three", "co_a", limits.Money, 2 * time.Second, true, 2, 0},
 		{"a long pause refills no more than the burst", "co_a", limits.Money, time.Hour, true, 2, 0},
-		{"a clock behind the last writer refills nothing", "co_a", limits.Money, time.Hour - time.Second, true, 1, 0},
+		{"a clock behind the last writer's takes from what it left", "co_a", limits.Money, time.Hour - 200*time.Millisecond, true, 0, 0},
+		{"and finds it empty", "co_a", limits.Money, time.Hour - 200*time.Millisecond, false, 0, 200 * time.Millisecond},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
@@ -74,17 +75,17 @@ func TestTokenBucketRefill(t *testing.T) {
 	if err != nil || out.Item == nil {
 		t.Fatalf("read the bucket item: %v, %v", out, err)
 	}
-	// The last write, at t0+1h with 1 token left, is full again 1 s later.
+	// The last write, at t0+1h-200ms, keeps the item a minute past the
+	// latest the bucket can be full again: its burst's 1.5 s later.
 	exp, ok := out.Item[store.AttrExpiresAt].(*types.AttributeValueMemberN)
-	if want := t0.Add(time.Hour + time.Second + time.Minute).Unix(); !ok || exp.Value != strconv.FormatInt(want, 10) {
+	if want := t0.Add(time.Hour - 200*time.Millisecond + 1500*time.Millisecond + time.Minute).Unix(); !ok || exp.Value != strconv.FormatInt(want, 10) {
 		t.Fatalf("expires_at = %v, want %d", out.Item[store.AttrExpiresAt], want)
 	}
 }
 
 // TestTokenBucketConcurrent: takers racing on one bucket from many
-// goroutines (as many Lambda instances would) never admit more than its
-// burst, and each lost race is tried again, so exactly the burst is
-// admitted.
+// goroutines (as many Lambda instances would) admit exactly its burst,
+// never more, and refuse the others with the wait for the next token.
 func TestTokenBucketConcurrent(t *testing.T) {
 	db := storetest.NewDB(t)
 	b := store.NewTokenBuckets(db)
