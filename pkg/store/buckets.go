@@ -36,7 +36,9 @@ const bucketIdle = time.Minute
 // a token is there (now < full_at ≤ now + (burst-1) intervals)". DynamoDB
 // applies each atomically, so takers racing on one bucket never admit more
 // than it holds and never lose a race to retry; only a refused request
-// reads the item, for its wait.
+// reads the item, for its wait. A request reads full_at with its own clock:
+// one lagging the last writer's by more than the burst's span (burst
+// intervals) finds the bucket emptier than it is, never fuller.
 type TokenBuckets struct{ db *DB }
 
 // NewTokenBuckets returns the token buckets kept in db.

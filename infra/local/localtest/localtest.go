@@ -153,8 +153,9 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 }
 
 // GenerousLimit is every company limit of the local stack's tests
-// (rate/burst): none of their requests is refused 429 RATE_LIMITED.
-const GenerousLimit = "1000000/1000000"
+// (rate/burst): none of their requests is refused 429 RATE_LIMITED, its
+// burst spanning 1000 s at its rate (apptest.GenerousLimits).
+const GenerousLimit = "1000000/1000000000"
 
 // callbackKey returns the public key of a new simulated pawaPay, as PEM.
 func callbackKey(t testing.TB) []byte {

@@ -259,7 +259,7 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints, consum
 		// Every company's token comes from this one address; the load is
 		// measured, not limited per company.
 		Params: map[string]string{"TokenRateLimit": "100000",
-			"RateLimitRead": "1000000/1000000", "RateLimitMoney": "1000000/1000000", "RateLimitReveal": "1000000/1000000"},
+			"RateLimitRead": "1000000/1000000000", "RateLimitMoney": "1000000/1000000000", "RateLimitReveal": "1000000/1000000000"},
 		Base: stack.EndpointEnv(ep.dynamodb, ep.sqs, ep.s3),
 	}
 	sctx, cancel := context.WithCancel(ctx)
