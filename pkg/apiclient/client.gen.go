@@ -2338,6 +2338,7 @@ const (
 	PAYMENTNOTFOUND              ErrorCode = "PAYMENT_NOT_FOUND"
 	PROVIDERNOTRECONCILED        ErrorCode = "PROVIDER_NOT_RECONCILED"
 	RATECHANGED                  ErrorCode = "RATE_CHANGED"
+	RATELIMITED                  ErrorCode = "RATE_LIMITED"
 	RATELIMITEXCEEDED            ErrorCode = "RATE_LIMIT_EXCEEDED"
 	RECONCILIATIONNOTFOUND       ErrorCode = "RECONCILIATION_NOT_FOUND"
 	RECONCILIATIONRUNNING        ErrorCode = "RECONCILIATION_RUNNING"
@@ -2496,6 +2497,8 @@ func (e ErrorCode) Valid() bool {
 	case PROVIDERNOTRECONCILED:
 		return true
 	case RATECHANGED:
+		return true
+	case RATELIMITED:
 		return true
 	case RATELIMITEXCEEDED:
 		return true
@@ -11818,6 +11821,9 @@ type CardMovementUnfinished struct {
 
 // CardMovementUnfinishedSuccess defines model for CardMovementUnfinished.Success.
 type CardMovementUnfinishedSuccess bool
+
+// RateLimited defines model for RateLimited.
+type RateLimited = Error
 
 // RetryableError defines model for RetryableError.
 type RetryableError = Error
@@ -28494,9 +28500,22 @@ func (r CreateAccessTokenResponse) ContentType() string {
 	return ""
 }
 
+// ListCardsResponse200Headers the declared response headers of an HTTP 200 response for ListCards
+type ListCardsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // ListCardsResponse409Headers the declared response headers of an HTTP 409 response for ListCards
 type ListCardsResponse409Headers struct {
 	RetryAfter *string
+}
+
+// ListCardsResponse429Headers the declared response headers of an HTTP 429 response for ListCards
+type ListCardsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // ListCardsResponse502Headers the declared response headers of an HTTP 502 response for ListCards
@@ -28525,12 +28544,18 @@ type ListCardsResponse struct {
 	JSON401 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCardsResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ListCardsResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCardsResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *ListCardsResponse502Headers
 }
@@ -28563,6 +28588,11 @@ func (r ListCardsResponse) GetJSON401() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ListCardsResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCardsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -28607,11 +28637,20 @@ func (r ListCardsResponse) ContentType() string {
 // IssueCardResponse201Headers the declared response headers of an HTTP 201 response for IssueCard
 type IssueCardResponse201Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // IssueCardResponse409Headers the declared response headers of an HTTP 409 response for IssueCard
 type IssueCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// IssueCardResponse429Headers the declared response headers of an HTTP 429 response for IssueCard
+type IssueCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // IssueCardResponse502Headers the declared response headers of an HTTP 502 response for IssueCard
@@ -28648,6 +28687,8 @@ type IssueCardResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28656,6 +28697,8 @@ type IssueCardResponse struct {
 	Headers201 *IssueCardResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *IssueCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *IssueCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *IssueCardResponse502Headers
 }
@@ -28710,6 +28753,11 @@ func (r IssueCardResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r IssueCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r IssueCardResponse) GetJSON502() *RetryableError {
 	return r.JSON502
@@ -28749,6 +28797,19 @@ func (r IssueCardResponse) ContentType() string {
 	return ""
 }
 
+// ListCardDisputesResponse200Headers the declared response headers of an HTTP 200 response for ListCardDisputes
+type ListCardDisputesResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListCardDisputesResponse429Headers the declared response headers of an HTTP 429 response for ListCardDisputes
+type ListCardDisputesResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListCardDisputesResponse503Headers the declared response headers of an HTTP 503 response for ListCardDisputes
 type ListCardDisputesResponse503Headers struct {
 	RetryAfter *string
@@ -28776,8 +28837,14 @@ type ListCardDisputesResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCardDisputesResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCardDisputesResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCardDisputesResponse503Headers
 }
@@ -28808,6 +28875,11 @@ func (r ListCardDisputesResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListCardDisputesResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCardDisputesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -28844,6 +28916,19 @@ func (r ListCardDisputesResponse) ContentType() string {
 	return ""
 }
 
+// GetCardDisputeResponse200Headers the declared response headers of an HTTP 200 response for GetCardDispute
+type GetCardDisputeResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetCardDisputeResponse429Headers the declared response headers of an HTTP 429 response for GetCardDispute
+type GetCardDisputeResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetCardDisputeResponse503Headers the declared response headers of an HTTP 503 response for GetCardDispute
 type GetCardDisputeResponse503Headers struct {
 	RetryAfter *string
@@ -28868,8 +28953,14 @@ type GetCardDisputeResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardDisputeResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCardDisputeResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetCardDisputeResponse503Headers
 }
@@ -28897,6 +28988,11 @@ func (r GetCardDisputeResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCardDisputeResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCardDisputeResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -28936,11 +29032,20 @@ func (r GetCardDisputeResponse) ContentType() string {
 // OpenCardDisputeResponse201Headers the declared response headers of an HTTP 201 response for OpenCardDispute
 type OpenCardDisputeResponse201Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // OpenCardDisputeResponse409Headers the declared response headers of an HTTP 409 response for OpenCardDispute
 type OpenCardDisputeResponse409Headers struct {
 	RetryAfter *string
+}
+
+// OpenCardDisputeResponse429Headers the declared response headers of an HTTP 429 response for OpenCardDispute
+type OpenCardDisputeResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // OpenCardDisputeResponse502Headers the declared response headers of an HTTP 502 response for OpenCardDispute
@@ -28977,6 +29082,8 @@ type OpenCardDisputeResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *CardDisputeUnopened
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -28985,6 +29092,8 @@ type OpenCardDisputeResponse struct {
 	Headers201 *OpenCardDisputeResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *OpenCardDisputeResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *OpenCardDisputeResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *OpenCardDisputeResponse502Headers
 }
@@ -29039,6 +29148,11 @@ func (r OpenCardDisputeResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r OpenCardDisputeResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r OpenCardDisputeResponse) GetJSON502() *CardDisputeUnopened {
 	return r.JSON502
@@ -29078,6 +29192,12 @@ func (r OpenCardDisputeResponse) ContentType() string {
 	return ""
 }
 
+// GetCardResponse200Headers the declared response headers of an HTTP 200 response for GetCard
+type GetCardResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // GetCardResponse409Headers the declared response headers of an HTTP 409 response for GetCard
 type GetCardResponse409Headers struct {
 	RetryAfter *string
@@ -29085,7 +29205,9 @@ type GetCardResponse409Headers struct {
 
 // GetCardResponse429Headers the declared response headers of an HTTP 429 response for GetCard
 type GetCardResponse429Headers struct {
-	RetryAfter *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // GetCardResponse502Headers the declared response headers of an HTTP 502 response for GetCard
@@ -29122,11 +29244,13 @@ type GetCardResponse struct {
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
 	// JSON429 the response for an HTTP 429 `application/json` response
-	JSON429 *RetryableError
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *GetCardResponse409Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
@@ -29173,7 +29297,7 @@ func (r GetCardResponse) GetJSON409() *RetryableError {
 }
 
 // GetJSON429 returns the response for an HTTP 429 `application/json` response
-func (r GetCardResponse) GetJSON429() *RetryableError {
+func (r GetCardResponse) GetJSON429() *RateLimited {
 	return r.JSON429
 }
 
@@ -29216,9 +29340,22 @@ func (r GetCardResponse) ContentType() string {
 	return ""
 }
 
+// FreezeCardResponse200Headers the declared response headers of an HTTP 200 response for FreezeCard
+type FreezeCardResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // FreezeCardResponse409Headers the declared response headers of an HTTP 409 response for FreezeCard
 type FreezeCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// FreezeCardResponse429Headers the declared response headers of an HTTP 429 response for FreezeCard
+type FreezeCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // FreezeCardResponse502Headers the declared response headers of an HTTP 502 response for FreezeCard
@@ -29249,12 +29386,18 @@ type FreezeCardResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *FreezeCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *FreezeCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FreezeCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *FreezeCardResponse502Headers
 }
@@ -29292,6 +29435,11 @@ func (r FreezeCardResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r FreezeCardResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r FreezeCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -29336,11 +29484,20 @@ func (r FreezeCardResponse) ContentType() string {
 // FundCardResponse200Headers the declared response headers of an HTTP 200 response for FundCard
 type FundCardResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // FundCardResponse409Headers the declared response headers of an HTTP 409 response for FundCard
 type FundCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// FundCardResponse429Headers the declared response headers of an HTTP 429 response for FundCard
+type FundCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // FundCardResponse502Headers the declared response headers of an HTTP 502 response for FundCard
@@ -29377,6 +29534,8 @@ type FundCardResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *CardMovementUnfinished
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29385,6 +29544,8 @@ type FundCardResponse struct {
 	Headers200 *FundCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *FundCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FundCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *FundCardResponse502Headers
 }
@@ -29437,6 +29598,11 @@ func (r FundCardResponse) GetJSON415() *Error {
 // GetJSON422 returns the response for an HTTP 422 `application/json` response
 func (r FundCardResponse) GetJSON422() *Error {
 	return r.JSON422
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r FundCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -29616,6 +29782,19 @@ func (r CreateCardRevealSessionResponse) ContentType() string {
 	return ""
 }
 
+// ListCardRevealsResponse200Headers the declared response headers of an HTTP 200 response for ListCardReveals
+type ListCardRevealsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListCardRevealsResponse429Headers the declared response headers of an HTTP 429 response for ListCardReveals
+type ListCardRevealsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListCardRevealsResponse503Headers the declared response headers of an HTTP 503 response for ListCardReveals
 type ListCardRevealsResponse503Headers struct {
 	RetryAfter *string
@@ -29645,8 +29824,14 @@ type ListCardRevealsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCardRevealsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCardRevealsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCardRevealsResponse503Headers
 }
@@ -29682,6 +29867,11 @@ func (r ListCardRevealsResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r ListCardRevealsResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCardRevealsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -29721,11 +29911,20 @@ func (r ListCardRevealsResponse) ContentType() string {
 // TerminateCardResponse200Headers the declared response headers of an HTTP 200 response for TerminateCard
 type TerminateCardResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // TerminateCardResponse409Headers the declared response headers of an HTTP 409 response for TerminateCard
 type TerminateCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// TerminateCardResponse429Headers the declared response headers of an HTTP 429 response for TerminateCard
+type TerminateCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // TerminateCardResponse502Headers the declared response headers of an HTTP 502 response for TerminateCard
@@ -29762,6 +29961,8 @@ type TerminateCardResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -29770,6 +29971,8 @@ type TerminateCardResponse struct {
 	Headers200 *TerminateCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *TerminateCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TerminateCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *TerminateCardResponse502Headers
 }
@@ -29824,6 +30027,11 @@ func (r TerminateCardResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TerminateCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r TerminateCardResponse) GetJSON502() *RetryableError {
 	return r.JSON502
@@ -29863,6 +30071,19 @@ func (r TerminateCardResponse) ContentType() string {
 	return ""
 }
 
+// ListCardTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListCardTransactions
+type ListCardTransactionsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListCardTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListCardTransactions
+type ListCardTransactionsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListCardTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListCardTransactions
 type ListCardTransactionsResponse503Headers struct {
 	RetryAfter *string
@@ -29892,8 +30113,14 @@ type ListCardTransactionsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCardTransactionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCardTransactionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCardTransactionsResponse503Headers
 }
@@ -29931,6 +30158,11 @@ func (r ListCardTransactionsResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCardTransactionsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListCardTransactionsResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -29965,6 +30197,19 @@ func (r ListCardTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// GetCardTransactionResponse200Headers the declared response headers of an HTTP 200 response for GetCardTransaction
+type GetCardTransactionResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetCardTransactionResponse429Headers the declared response headers of an HTTP 429 response for GetCardTransaction
+type GetCardTransactionResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetCardTransactionResponse503Headers the declared response headers of an HTTP 503 response for GetCardTransaction
 type GetCardTransactionResponse503Headers struct {
 	RetryAfter *string
@@ -29991,8 +30236,14 @@ type GetCardTransactionResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCardTransactionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCardTransactionResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetCardTransactionResponse503Headers
 }
@@ -30025,6 +30276,11 @@ func (r GetCardTransactionResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCardTransactionResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCardTransactionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -30061,9 +30317,22 @@ func (r GetCardTransactionResponse) ContentType() string {
 	return ""
 }
 
+// UnfreezeCardResponse200Headers the declared response headers of an HTTP 200 response for UnfreezeCard
+type UnfreezeCardResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // UnfreezeCardResponse409Headers the declared response headers of an HTTP 409 response for UnfreezeCard
 type UnfreezeCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// UnfreezeCardResponse429Headers the declared response headers of an HTTP 429 response for UnfreezeCard
+type UnfreezeCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // UnfreezeCardResponse502Headers the declared response headers of an HTTP 502 response for UnfreezeCard
@@ -30094,12 +30363,18 @@ type UnfreezeCardResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UnfreezeCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UnfreezeCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UnfreezeCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *UnfreezeCardResponse502Headers
 }
@@ -30137,6 +30412,11 @@ func (r UnfreezeCardResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r UnfreezeCardResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UnfreezeCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -30181,11 +30461,20 @@ func (r UnfreezeCardResponse) ContentType() string {
 // WithdrawFromCardResponse200Headers the declared response headers of an HTTP 200 response for WithdrawFromCard
 type WithdrawFromCardResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // WithdrawFromCardResponse409Headers the declared response headers of an HTTP 409 response for WithdrawFromCard
 type WithdrawFromCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// WithdrawFromCardResponse429Headers the declared response headers of an HTTP 429 response for WithdrawFromCard
+type WithdrawFromCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // WithdrawFromCardResponse502Headers the declared response headers of an HTTP 502 response for WithdrawFromCard
@@ -30222,6 +30511,8 @@ type WithdrawFromCardResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *CardMovementUnfinished
 	// JSON503 the response for an HTTP 503 `application/json` response
@@ -30230,6 +30521,8 @@ type WithdrawFromCardResponse struct {
 	Headers200 *WithdrawFromCardResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *WithdrawFromCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *WithdrawFromCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *WithdrawFromCardResponse502Headers
 }
@@ -30284,6 +30577,11 @@ func (r WithdrawFromCardResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r WithdrawFromCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r WithdrawFromCardResponse) GetJSON502() *CardMovementUnfinished {
 	return r.JSON502
@@ -30323,6 +30621,19 @@ func (r WithdrawFromCardResponse) ContentType() string {
 	return ""
 }
 
+// QuoteConversionResponse200Headers the declared response headers of an HTTP 200 response for QuoteConversion
+type QuoteConversionResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// QuoteConversionResponse429Headers the declared response headers of an HTTP 429 response for QuoteConversion
+type QuoteConversionResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // QuoteConversionResponse503Headers the declared response headers of an HTTP 503 response for QuoteConversion
 type QuoteConversionResponse503Headers struct {
 	RetryAfter *string
@@ -30351,8 +30662,14 @@ type QuoteConversionResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *QuoteConversionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *QuoteConversionResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *QuoteConversionResponse503Headers
 }
@@ -30392,6 +30709,11 @@ func (r QuoteConversionResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r QuoteConversionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r QuoteConversionResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -30426,9 +30748,22 @@ func (r QuoteConversionResponse) ContentType() string {
 	return ""
 }
 
+// ListCustomersResponse200Headers the declared response headers of an HTTP 200 response for ListCustomers
+type ListCustomersResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // ListCustomersResponse409Headers the declared response headers of an HTTP 409 response for ListCustomers
 type ListCustomersResponse409Headers struct {
 	RetryAfter *string
+}
+
+// ListCustomersResponse429Headers the declared response headers of an HTTP 429 response for ListCustomers
+type ListCustomersResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // ListCustomersResponse503Headers the declared response headers of an HTTP 503 response for ListCustomers
@@ -30460,10 +30795,16 @@ type ListCustomersResponse struct {
 	JSON401 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomersResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ListCustomersResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomersResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCustomersResponse503Headers
 }
@@ -30501,6 +30842,11 @@ func (r ListCustomersResponse) GetJSON409() *RetryableError {
 	return r.JSON409
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomersResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListCustomersResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -30535,9 +30881,22 @@ func (r ListCustomersResponse) ContentType() string {
 	return ""
 }
 
+// UploadCustomerResponse201Headers the declared response headers of an HTTP 201 response for UploadCustomer
+type UploadCustomerResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // UploadCustomerResponse409Headers the declared response headers of an HTTP 409 response for UploadCustomer
 type UploadCustomerResponse409Headers struct {
 	RetryAfter *string
+}
+
+// UploadCustomerResponse429Headers the declared response headers of an HTTP 429 response for UploadCustomer
+type UploadCustomerResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // UploadCustomerResponse503Headers the declared response headers of an HTTP 503 response for UploadCustomer
@@ -30574,10 +30933,16 @@ type UploadCustomerResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *UploadCustomerResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UploadCustomerResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UploadCustomerResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *UploadCustomerResponse503Headers
 }
@@ -30632,6 +30997,11 @@ func (r UploadCustomerResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UploadCustomerResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r UploadCustomerResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -30666,9 +31036,22 @@ func (r UploadCustomerResponse) ContentType() string {
 	return ""
 }
 
+// EnrollCustomerResponse201Headers the declared response headers of an HTTP 201 response for EnrollCustomer
+type EnrollCustomerResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // EnrollCustomerResponse409Headers the declared response headers of an HTTP 409 response for EnrollCustomer
 type EnrollCustomerResponse409Headers struct {
 	RetryAfter *string
+}
+
+// EnrollCustomerResponse429Headers the declared response headers of an HTTP 429 response for EnrollCustomer
+type EnrollCustomerResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // EnrollCustomerResponse503Headers the declared response headers of an HTTP 503 response for EnrollCustomer
@@ -30705,10 +31088,16 @@ type EnrollCustomerResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *EnrollCustomerResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *EnrollCustomerResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *EnrollCustomerResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *EnrollCustomerResponse503Headers
 }
@@ -30763,6 +31152,11 @@ func (r EnrollCustomerResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r EnrollCustomerResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r EnrollCustomerResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -30797,6 +31191,19 @@ func (r EnrollCustomerResponse) ContentType() string {
 	return ""
 }
 
+// GetCustomerResponse200Headers the declared response headers of an HTTP 200 response for GetCustomer
+type GetCustomerResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetCustomerResponse429Headers the declared response headers of an HTTP 429 response for GetCustomer
+type GetCustomerResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetCustomerResponse503Headers the declared response headers of an HTTP 503 response for GetCustomer
 type GetCustomerResponse503Headers struct {
 	RetryAfter *string
@@ -30823,8 +31230,14 @@ type GetCustomerResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetCustomerResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetCustomerResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetCustomerResponse503Headers
 }
@@ -30857,6 +31270,11 @@ func (r GetCustomerResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetCustomerResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetCustomerResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -30893,9 +31311,22 @@ func (r GetCustomerResponse) ContentType() string {
 	return ""
 }
 
+// ListCustomerCardsResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerCards
+type ListCustomerCardsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // ListCustomerCardsResponse409Headers the declared response headers of an HTTP 409 response for ListCustomerCards
 type ListCustomerCardsResponse409Headers struct {
 	RetryAfter *string
+}
+
+// ListCustomerCardsResponse429Headers the declared response headers of an HTTP 429 response for ListCustomerCards
+type ListCustomerCardsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // ListCustomerCardsResponse502Headers the declared response headers of an HTTP 502 response for ListCustomerCards
@@ -30925,12 +31356,18 @@ type ListCustomerCardsResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomerCardsResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ListCustomerCardsResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomerCardsResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *ListCustomerCardsResponse502Headers
 }
@@ -30967,6 +31404,11 @@ func (r ListCustomerCardsResponse) GetJSON404() *Error {
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
 func (r ListCustomerCardsResponse) GetJSON409() *RetryableError {
 	return r.JSON409
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomerCardsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
@@ -31008,6 +31450,19 @@ func (r ListCustomerCardsResponse) ContentType() string {
 	return ""
 }
 
+// ListCustomerCardTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListCustomerCardTransactions
+type ListCustomerCardTransactionsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListCustomerCardTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListCustomerCardTransactions
+type ListCustomerCardTransactionsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListCustomerCardTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListCustomerCardTransactions
 type ListCustomerCardTransactionsResponse503Headers struct {
 	RetryAfter *string
@@ -31037,8 +31492,14 @@ type ListCustomerCardTransactionsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListCustomerCardTransactionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListCustomerCardTransactionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListCustomerCardTransactionsResponse503Headers
 }
@@ -31076,6 +31537,11 @@ func (r ListCustomerCardTransactionsResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListCustomerCardTransactionsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListCustomerCardTransactionsResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -31110,6 +31576,19 @@ func (r ListCustomerCardTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// ListDebtsResponse200Headers the declared response headers of an HTTP 200 response for ListDebts
+type ListDebtsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListDebtsResponse429Headers the declared response headers of an HTTP 429 response for ListDebts
+type ListDebtsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListDebtsResponse503Headers the declared response headers of an HTTP 503 response for ListDebts
 type ListDebtsResponse503Headers struct {
 	RetryAfter *string
@@ -31137,8 +31616,14 @@ type ListDebtsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListDebtsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDebtsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListDebtsResponse503Headers
 }
@@ -31169,6 +31654,11 @@ func (r ListDebtsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListDebtsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListDebtsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -31205,6 +31695,19 @@ func (r ListDebtsResponse) ContentType() string {
 	return ""
 }
 
+// ListEventsResponse200Headers the declared response headers of an HTTP 200 response for ListEvents
+type ListEventsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListEventsResponse429Headers the declared response headers of an HTTP 429 response for ListEvents
+type ListEventsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListEventsResponse503Headers the declared response headers of an HTTP 503 response for ListEvents
 type ListEventsResponse503Headers struct {
 	RetryAfter *string
@@ -31232,8 +31735,14 @@ type ListEventsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListEventsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListEventsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListEventsResponse503Headers
 }
@@ -31264,6 +31773,11 @@ func (r ListEventsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListEventsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListEventsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -31300,6 +31814,19 @@ func (r ListEventsResponse) ContentType() string {
 	return ""
 }
 
+// GetEventResponse200Headers the declared response headers of an HTTP 200 response for GetEvent
+type GetEventResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetEventResponse429Headers the declared response headers of an HTTP 429 response for GetEvent
+type GetEventResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetEventResponse503Headers the declared response headers of an HTTP 503 response for GetEvent
 type GetEventResponse503Headers struct {
 	RetryAfter *string
@@ -31326,8 +31853,14 @@ type GetEventResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetEventResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetEventResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetEventResponse503Headers
 }
@@ -31360,6 +31893,11 @@ func (r GetEventResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetEventResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetEventResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -31853,6 +32391,19 @@ func (r ReceivePawapayCallbackResponse) ContentType() string {
 	return ""
 }
 
+// ListPartnerWalletsResponse200Headers the declared response headers of an HTTP 200 response for ListPartnerWallets
+type ListPartnerWalletsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListPartnerWalletsResponse429Headers the declared response headers of an HTTP 429 response for ListPartnerWallets
+type ListPartnerWalletsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListPartnerWalletsResponse503Headers the declared response headers of an HTTP 503 response for ListPartnerWallets
 type ListPartnerWalletsResponse503Headers struct {
 	RetryAfter *string
@@ -31876,8 +32427,14 @@ type ListPartnerWalletsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPartnerWalletsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPartnerWalletsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListPartnerWalletsResponse503Headers
 }
@@ -31904,6 +32461,11 @@ func (r ListPartnerWalletsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListPartnerWalletsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListPartnerWalletsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -31940,6 +32502,19 @@ func (r ListPartnerWalletsResponse) ContentType() string {
 	return ""
 }
 
+// PreviewConversionToUSDResponse200Headers the declared response headers of an HTTP 200 response for PreviewConversionToUSD
+type PreviewConversionToUSDResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// PreviewConversionToUSDResponse429Headers the declared response headers of an HTTP 429 response for PreviewConversionToUSD
+type PreviewConversionToUSDResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // PreviewConversionToUSDResponse503Headers the declared response headers of an HTTP 503 response for PreviewConversionToUSD
 type PreviewConversionToUSDResponse503Headers struct {
 	RetryAfter *string
@@ -31970,8 +32545,14 @@ type PreviewConversionToUSDResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *PreviewConversionToUSDResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *PreviewConversionToUSDResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *PreviewConversionToUSDResponse503Headers
 }
@@ -32016,6 +32597,11 @@ func (r PreviewConversionToUSDResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r PreviewConversionToUSDResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r PreviewConversionToUSDResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -32053,11 +32639,20 @@ func (r PreviewConversionToUSDResponse) ContentType() string {
 // ConvertToUSDResponse200Headers the declared response headers of an HTTP 200 response for ConvertToUSD
 type ConvertToUSDResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // ConvertToUSDResponse409Headers the declared response headers of an HTTP 409 response for ConvertToUSD
 type ConvertToUSDResponse409Headers struct {
 	RetryAfter *string
+}
+
+// ConvertToUSDResponse429Headers the declared response headers of an HTTP 429 response for ConvertToUSD
+type ConvertToUSDResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // ConvertToUSDResponse503Headers the declared response headers of an HTTP 503 response for ConvertToUSD
@@ -32094,12 +32689,16 @@ type ConvertToUSDResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ConvertToUSDResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *ConvertToUSDResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ConvertToUSDResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ConvertToUSDResponse503Headers
 }
@@ -32154,6 +32753,11 @@ func (r ConvertToUSDResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ConvertToUSDResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ConvertToUSDResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -32188,6 +32792,19 @@ func (r ConvertToUSDResponse) ContentType() string {
 	return ""
 }
 
+// GetPaymentBalanceResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentBalance
+type GetPaymentBalanceResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetPaymentBalanceResponse429Headers the declared response headers of an HTTP 429 response for GetPaymentBalance
+type GetPaymentBalanceResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetPaymentBalanceResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentBalance
 type GetPaymentBalanceResponse503Headers struct {
 	RetryAfter *string
@@ -32212,8 +32829,14 @@ type GetPaymentBalanceResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPaymentBalanceResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPaymentBalanceResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetPaymentBalanceResponse503Headers
 }
@@ -32241,6 +32864,11 @@ func (r GetPaymentBalanceResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetPaymentBalanceResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPaymentBalanceResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -32280,11 +32908,20 @@ func (r GetPaymentBalanceResponse) ContentType() string {
 // CreateCollectionResponse200Headers the declared response headers of an HTTP 200 response for CreateCollection
 type CreateCollectionResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // CreateCollectionResponse409Headers the declared response headers of an HTTP 409 response for CreateCollection
 type CreateCollectionResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreateCollectionResponse429Headers the declared response headers of an HTTP 429 response for CreateCollection
+type CreateCollectionResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 type CreateCollectionResponse struct {
@@ -32314,12 +32951,16 @@ type CreateCollectionResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreateCollectionResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateCollectionResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateCollectionResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -32367,6 +33008,11 @@ func (r CreateCollectionResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateCollectionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateCollectionResponse) GetJSON503() *Error {
 	return r.JSON503
@@ -32401,6 +33047,19 @@ func (r CreateCollectionResponse) ContentType() string {
 	return ""
 }
 
+// GetPaymentGuidelineResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentGuideline
+type GetPaymentGuidelineResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetPaymentGuidelineResponse429Headers the declared response headers of an HTTP 429 response for GetPaymentGuideline
+type GetPaymentGuidelineResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetPaymentGuidelineResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentGuideline
 type GetPaymentGuidelineResponse503Headers struct {
 	RetryAfter *string
@@ -32424,8 +33083,14 @@ type GetPaymentGuidelineResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPaymentGuidelineResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPaymentGuidelineResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetPaymentGuidelineResponse503Headers
 }
@@ -32452,6 +33117,11 @@ func (r GetPaymentGuidelineResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r GetPaymentGuidelineResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPaymentGuidelineResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -32491,11 +33161,20 @@ func (r GetPaymentGuidelineResponse) ContentType() string {
 // CreatePayoutResponse200Headers the declared response headers of an HTTP 200 response for CreatePayout
 type CreatePayoutResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // CreatePayoutResponse409Headers the declared response headers of an HTTP 409 response for CreatePayout
 type CreatePayoutResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreatePayoutResponse429Headers the declared response headers of an HTTP 429 response for CreatePayout
+type CreatePayoutResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 type CreatePayoutResponse struct {
@@ -32525,12 +33204,16 @@ type CreatePayoutResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *CreatePayoutResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreatePayoutResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreatePayoutResponse429Headers
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -32578,6 +33261,11 @@ func (r CreatePayoutResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreatePayoutResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreatePayoutResponse) GetJSON503() *Error {
 	return r.JSON503
@@ -32612,6 +33300,19 @@ func (r CreatePayoutResponse) ContentType() string {
 	return ""
 }
 
+// ListBulkPayoutsResponse200Headers the declared response headers of an HTTP 200 response for ListBulkPayouts
+type ListBulkPayoutsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListBulkPayoutsResponse429Headers the declared response headers of an HTTP 429 response for ListBulkPayouts
+type ListBulkPayoutsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListBulkPayoutsResponse503Headers the declared response headers of an HTTP 503 response for ListBulkPayouts
 type ListBulkPayoutsResponse503Headers struct {
 	RetryAfter *string
@@ -32639,8 +33340,14 @@ type ListBulkPayoutsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListBulkPayoutsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBulkPayoutsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListBulkPayoutsResponse503Headers
 }
@@ -32671,6 +33378,11 @@ func (r ListBulkPayoutsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListBulkPayoutsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBulkPayoutsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -32710,11 +33422,20 @@ func (r ListBulkPayoutsResponse) ContentType() string {
 // CreateBulkPayoutResponse202Headers the declared response headers of an HTTP 202 response for CreateBulkPayout
 type CreateBulkPayoutResponse202Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // CreateBulkPayoutResponse409Headers the declared response headers of an HTTP 409 response for CreateBulkPayout
 type CreateBulkPayoutResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreateBulkPayoutResponse429Headers the declared response headers of an HTTP 429 response for CreateBulkPayout
+type CreateBulkPayoutResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 type CreateBulkPayoutResponse struct {
@@ -32744,12 +33465,16 @@ type CreateBulkPayoutResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *Error
 	// Headers202 the parsed response headers for an HTTP 202 response
 	Headers202 *CreateBulkPayoutResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateBulkPayoutResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateBulkPayoutResponse429Headers
 }
 
 // GetJSON202 returns the response for an HTTP 202 `application/json` response
@@ -32797,6 +33522,11 @@ func (r CreateBulkPayoutResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateBulkPayoutResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateBulkPayoutResponse) GetJSON503() *Error {
 	return r.JSON503
@@ -32831,6 +33561,19 @@ func (r CreateBulkPayoutResponse) ContentType() string {
 	return ""
 }
 
+// GetBulkPayoutResponse200Headers the declared response headers of an HTTP 200 response for GetBulkPayout
+type GetBulkPayoutResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetBulkPayoutResponse429Headers the declared response headers of an HTTP 429 response for GetBulkPayout
+type GetBulkPayoutResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetBulkPayoutResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPayout
 type GetBulkPayoutResponse503Headers struct {
 	RetryAfter *string
@@ -32857,8 +33600,14 @@ type GetBulkPayoutResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBulkPayoutResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBulkPayoutResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetBulkPayoutResponse503Headers
 }
@@ -32891,6 +33640,11 @@ func (r GetBulkPayoutResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetBulkPayoutResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBulkPayoutResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -32927,6 +33681,19 @@ func (r GetBulkPayoutResponse) ContentType() string {
 	return ""
 }
 
+// ListBulkPayoutItemsResponse200Headers the declared response headers of an HTTP 200 response for ListBulkPayoutItems
+type ListBulkPayoutItemsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListBulkPayoutItemsResponse429Headers the declared response headers of an HTTP 429 response for ListBulkPayoutItems
+type ListBulkPayoutItemsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListBulkPayoutItemsResponse503Headers the declared response headers of an HTTP 503 response for ListBulkPayoutItems
 type ListBulkPayoutItemsResponse503Headers struct {
 	RetryAfter *string
@@ -32956,8 +33723,14 @@ type ListBulkPayoutItemsResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListBulkPayoutItemsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListBulkPayoutItemsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListBulkPayoutItemsResponse503Headers
 }
@@ -32995,6 +33768,11 @@ func (r ListBulkPayoutItemsResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListBulkPayoutItemsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListBulkPayoutItemsResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33029,6 +33807,19 @@ func (r ListBulkPayoutItemsResponse) ContentType() string {
 	return ""
 }
 
+// GetBulkPayoutReportResponse200Headers the declared response headers of an HTTP 200 response for GetBulkPayoutReport
+type GetBulkPayoutReportResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetBulkPayoutReportResponse429Headers the declared response headers of an HTTP 429 response for GetBulkPayoutReport
+type GetBulkPayoutReportResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetBulkPayoutReportResponse503Headers the declared response headers of an HTTP 503 response for GetBulkPayoutReport
 type GetBulkPayoutReportResponse503Headers struct {
 	RetryAfter *string
@@ -33043,8 +33834,14 @@ type GetBulkPayoutReportResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetBulkPayoutReportResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetBulkPayoutReportResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetBulkPayoutReportResponse503Headers
 }
@@ -33062,6 +33859,11 @@ func (r GetBulkPayoutReportResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetBulkPayoutReportResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetBulkPayoutReportResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -33098,6 +33900,19 @@ func (r GetBulkPayoutReportResponse) ContentType() string {
 	return ""
 }
 
+// ListPaymentTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListPaymentTransactions
+type ListPaymentTransactionsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListPaymentTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListPaymentTransactions
+type ListPaymentTransactionsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListPaymentTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListPaymentTransactions
 type ListPaymentTransactionsResponse503Headers struct {
 	RetryAfter *string
@@ -33125,8 +33940,14 @@ type ListPaymentTransactionsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListPaymentTransactionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListPaymentTransactionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListPaymentTransactionsResponse503Headers
 }
@@ -33157,6 +33978,11 @@ func (r ListPaymentTransactionsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListPaymentTransactionsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListPaymentTransactionsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -33193,9 +34019,22 @@ func (r ListPaymentTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// GetPaymentTransactionStatusResponse200Headers the declared response headers of an HTTP 200 response for GetPaymentTransactionStatus
+type GetPaymentTransactionStatusResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // GetPaymentTransactionStatusResponse409Headers the declared response headers of an HTTP 409 response for GetPaymentTransactionStatus
 type GetPaymentTransactionStatusResponse409Headers struct {
 	RetryAfter *string
+}
+
+// GetPaymentTransactionStatusResponse429Headers the declared response headers of an HTTP 429 response for GetPaymentTransactionStatus
+type GetPaymentTransactionStatusResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // GetPaymentTransactionStatusResponse503Headers the declared response headers of an HTTP 503 response for GetPaymentTransactionStatus
@@ -33226,10 +34065,16 @@ type GetPaymentTransactionStatusResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetPaymentTransactionStatusResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *GetPaymentTransactionStatusResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetPaymentTransactionStatusResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetPaymentTransactionStatusResponse503Headers
 }
@@ -33269,6 +34114,11 @@ func (r GetPaymentTransactionStatusResponse) GetJSON409() *RetryableError {
 	return r.JSON409
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetPaymentTransactionStatusResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r GetPaymentTransactionStatusResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33303,9 +34153,28 @@ func (r GetPaymentTransactionStatusResponse) ContentType() string {
 	return ""
 }
 
+// SandboxExpireCardAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for SandboxExpireCardAuthorization
+type SandboxExpireCardAuthorizationResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxExpireCardAuthorizationResponse202Headers the declared response headers of an HTTP 202 response for SandboxExpireCardAuthorization
+type SandboxExpireCardAuthorizationResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxExpireCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxExpireCardAuthorization
 type SandboxExpireCardAuthorizationResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxExpireCardAuthorizationResponse429Headers the declared response headers of an HTTP 429 response for SandboxExpireCardAuthorization
+type SandboxExpireCardAuthorizationResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxExpireCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxExpireCardAuthorization
@@ -33352,10 +34221,18 @@ type SandboxExpireCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxExpireCardAuthorizationResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxExpireCardAuthorizationResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxExpireCardAuthorizationResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxExpireCardAuthorizationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxExpireCardAuthorizationResponse503Headers
 }
@@ -33420,6 +34297,11 @@ func (r SandboxExpireCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxExpireCardAuthorizationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxExpireCardAuthorizationResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33454,9 +34336,28 @@ func (r SandboxExpireCardAuthorizationResponse) ContentType() string {
 	return ""
 }
 
+// SandboxRefundCardAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for SandboxRefundCardAuthorization
+type SandboxRefundCardAuthorizationResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxRefundCardAuthorizationResponse202Headers the declared response headers of an HTTP 202 response for SandboxRefundCardAuthorization
+type SandboxRefundCardAuthorizationResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxRefundCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxRefundCardAuthorization
 type SandboxRefundCardAuthorizationResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxRefundCardAuthorizationResponse429Headers the declared response headers of an HTTP 429 response for SandboxRefundCardAuthorization
+type SandboxRefundCardAuthorizationResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxRefundCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxRefundCardAuthorization
@@ -33503,10 +34404,18 @@ type SandboxRefundCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxRefundCardAuthorizationResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxRefundCardAuthorizationResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxRefundCardAuthorizationResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxRefundCardAuthorizationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxRefundCardAuthorizationResponse503Headers
 }
@@ -33571,6 +34480,11 @@ func (r SandboxRefundCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxRefundCardAuthorizationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxRefundCardAuthorizationResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33605,9 +34519,28 @@ func (r SandboxRefundCardAuthorizationResponse) ContentType() string {
 	return ""
 }
 
+// SandboxReverseCardAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxReverseCardAuthorizationResponse202Headers the declared response headers of an HTTP 202 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxReverseCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxReverseCardAuthorization
 type SandboxReverseCardAuthorizationResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxReverseCardAuthorizationResponse429Headers the declared response headers of an HTTP 429 response for SandboxReverseCardAuthorization
+type SandboxReverseCardAuthorizationResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxReverseCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxReverseCardAuthorization
@@ -33654,10 +34587,18 @@ type SandboxReverseCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxReverseCardAuthorizationResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxReverseCardAuthorizationResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxReverseCardAuthorizationResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxReverseCardAuthorizationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxReverseCardAuthorizationResponse503Headers
 }
@@ -33722,6 +34663,11 @@ func (r SandboxReverseCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxReverseCardAuthorizationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxReverseCardAuthorizationResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33756,9 +34702,28 @@ func (r SandboxReverseCardAuthorizationResponse) ContentType() string {
 	return ""
 }
 
+// SandboxSettleCardAuthorizationResponse201Headers the declared response headers of an HTTP 201 response for SandboxSettleCardAuthorization
+type SandboxSettleCardAuthorizationResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxSettleCardAuthorizationResponse202Headers the declared response headers of an HTTP 202 response for SandboxSettleCardAuthorization
+type SandboxSettleCardAuthorizationResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxSettleCardAuthorizationResponse409Headers the declared response headers of an HTTP 409 response for SandboxSettleCardAuthorization
 type SandboxSettleCardAuthorizationResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxSettleCardAuthorizationResponse429Headers the declared response headers of an HTTP 429 response for SandboxSettleCardAuthorization
+type SandboxSettleCardAuthorizationResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxSettleCardAuthorizationResponse503Headers the declared response headers of an HTTP 503 response for SandboxSettleCardAuthorization
@@ -33805,10 +34770,18 @@ type SandboxSettleCardAuthorizationResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxSettleCardAuthorizationResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxSettleCardAuthorizationResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxSettleCardAuthorizationResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxSettleCardAuthorizationResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxSettleCardAuthorizationResponse503Headers
 }
@@ -33873,6 +34846,11 @@ func (r SandboxSettleCardAuthorizationResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxSettleCardAuthorizationResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxSettleCardAuthorizationResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -33907,9 +34885,28 @@ func (r SandboxSettleCardAuthorizationResponse) ContentType() string {
 	return ""
 }
 
+// SandboxAuthorizeCardResponse201Headers the declared response headers of an HTTP 201 response for SandboxAuthorizeCard
+type SandboxAuthorizeCardResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxAuthorizeCardResponse202Headers the declared response headers of an HTTP 202 response for SandboxAuthorizeCard
+type SandboxAuthorizeCardResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxAuthorizeCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxAuthorizeCard
 type SandboxAuthorizeCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxAuthorizeCardResponse429Headers the declared response headers of an HTTP 429 response for SandboxAuthorizeCard
+type SandboxAuthorizeCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxAuthorizeCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxAuthorizeCard
@@ -33956,10 +34953,18 @@ type SandboxAuthorizeCardResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxAuthorizeCardResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxAuthorizeCardResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxAuthorizeCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxAuthorizeCardResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxAuthorizeCardResponse503Headers
 }
@@ -34024,6 +35029,11 @@ func (r SandboxAuthorizeCardResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxAuthorizeCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxAuthorizeCardResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -34058,9 +35068,28 @@ func (r SandboxAuthorizeCardResponse) ContentType() string {
 	return ""
 }
 
+// SandboxCaptureCardResponse201Headers the declared response headers of an HTTP 201 response for SandboxCaptureCard
+type SandboxCaptureCardResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxCaptureCardResponse202Headers the declared response headers of an HTTP 202 response for SandboxCaptureCard
+type SandboxCaptureCardResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxCaptureCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxCaptureCard
 type SandboxCaptureCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxCaptureCardResponse429Headers the declared response headers of an HTTP 429 response for SandboxCaptureCard
+type SandboxCaptureCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxCaptureCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxCaptureCard
@@ -34107,10 +35136,18 @@ type SandboxCaptureCardResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxCaptureCardResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxCaptureCardResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxCaptureCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxCaptureCardResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxCaptureCardResponse503Headers
 }
@@ -34175,6 +35212,11 @@ func (r SandboxCaptureCardResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxCaptureCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxCaptureCardResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -34209,9 +35251,28 @@ func (r SandboxCaptureCardResponse) ContentType() string {
 	return ""
 }
 
+// SandboxRefundCardResponse201Headers the declared response headers of an HTTP 201 response for SandboxRefundCard
+type SandboxRefundCardResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxRefundCardResponse202Headers the declared response headers of an HTTP 202 response for SandboxRefundCard
+type SandboxRefundCardResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxRefundCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxRefundCard
 type SandboxRefundCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxRefundCardResponse429Headers the declared response headers of an HTTP 429 response for SandboxRefundCard
+type SandboxRefundCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxRefundCardResponse503Headers the declared response headers of an HTTP 503 response for SandboxRefundCard
@@ -34258,10 +35319,18 @@ type SandboxRefundCardResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxRefundCardResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxRefundCardResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxRefundCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxRefundCardResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *SandboxRefundCardResponse503Headers
 }
@@ -34326,6 +35395,11 @@ func (r SandboxRefundCardResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxRefundCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r SandboxRefundCardResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -34360,9 +35434,28 @@ func (r SandboxRefundCardResponse) ContentType() string {
 	return ""
 }
 
+// SandboxIssuerTerminateCardResponse201Headers the declared response headers of an HTTP 201 response for SandboxIssuerTerminateCard
+type SandboxIssuerTerminateCardResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// SandboxIssuerTerminateCardResponse202Headers the declared response headers of an HTTP 202 response for SandboxIssuerTerminateCard
+type SandboxIssuerTerminateCardResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // SandboxIssuerTerminateCardResponse409Headers the declared response headers of an HTTP 409 response for SandboxIssuerTerminateCard
 type SandboxIssuerTerminateCardResponse409Headers struct {
 	RetryAfter *string
+}
+
+// SandboxIssuerTerminateCardResponse429Headers the declared response headers of an HTTP 429 response for SandboxIssuerTerminateCard
+type SandboxIssuerTerminateCardResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // SandboxIssuerTerminateCardResponse502Headers the declared response headers of an HTTP 502 response for SandboxIssuerTerminateCard
@@ -34414,12 +35507,20 @@ type SandboxIssuerTerminateCardResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON502 the response for an HTTP 502 `application/json` response
 	JSON502 *RetryableError
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SandboxIssuerTerminateCardResponse201Headers
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *SandboxIssuerTerminateCardResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *SandboxIssuerTerminateCardResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SandboxIssuerTerminateCardResponse429Headers
 	// Headers502 the parsed response headers for an HTTP 502 response
 	Headers502 *SandboxIssuerTerminateCardResponse502Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -34486,6 +35587,11 @@ func (r SandboxIssuerTerminateCardResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r SandboxIssuerTerminateCardResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON502 returns the response for an HTTP 502 `application/json` response
 func (r SandboxIssuerTerminateCardResponse) GetJSON502() *RetryableError {
 	return r.JSON502
@@ -34525,6 +35631,19 @@ func (r SandboxIssuerTerminateCardResponse) ContentType() string {
 	return ""
 }
 
+// ListWalletTransactionsResponse200Headers the declared response headers of an HTTP 200 response for ListWalletTransactions
+type ListWalletTransactionsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListWalletTransactionsResponse429Headers the declared response headers of an HTTP 429 response for ListWalletTransactions
+type ListWalletTransactionsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListWalletTransactionsResponse503Headers the declared response headers of an HTTP 503 response for ListWalletTransactions
 type ListWalletTransactionsResponse503Headers struct {
 	RetryAfter *string
@@ -34552,8 +35671,14 @@ type ListWalletTransactionsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWalletTransactionsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWalletTransactionsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListWalletTransactionsResponse503Headers
 }
@@ -34584,6 +35709,11 @@ func (r ListWalletTransactionsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWalletTransactionsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWalletTransactionsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -34620,6 +35750,19 @@ func (r ListWalletTransactionsResponse) ContentType() string {
 	return ""
 }
 
+// ListTransactionsOfWalletResponse200Headers the declared response headers of an HTTP 200 response for ListTransactionsOfWallet
+type ListTransactionsOfWalletResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListTransactionsOfWalletResponse429Headers the declared response headers of an HTTP 429 response for ListTransactionsOfWallet
+type ListTransactionsOfWalletResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListTransactionsOfWalletResponse503Headers the declared response headers of an HTTP 503 response for ListTransactionsOfWallet
 type ListTransactionsOfWalletResponse503Headers struct {
 	RetryAfter *string
@@ -34649,8 +35792,14 @@ type ListTransactionsOfWalletResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListTransactionsOfWalletResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListTransactionsOfWalletResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListTransactionsOfWalletResponse503Headers
 }
@@ -34688,6 +35837,11 @@ func (r ListTransactionsOfWalletResponse) GetJSON404() *Error {
 	return r.JSON404
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListTransactionsOfWalletResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r ListTransactionsOfWalletResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -34722,6 +35876,19 @@ func (r ListTransactionsOfWalletResponse) ContentType() string {
 	return ""
 }
 
+// GetWalletTransactionResponse200Headers the declared response headers of an HTTP 200 response for GetWalletTransaction
+type GetWalletTransactionResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetWalletTransactionResponse429Headers the declared response headers of an HTTP 429 response for GetWalletTransaction
+type GetWalletTransactionResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetWalletTransactionResponse503Headers the declared response headers of an HTTP 503 response for GetWalletTransaction
 type GetWalletTransactionResponse503Headers struct {
 	RetryAfter *string
@@ -34748,8 +35915,14 @@ type GetWalletTransactionResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWalletTransactionResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWalletTransactionResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetWalletTransactionResponse503Headers
 }
@@ -34782,6 +35955,11 @@ func (r GetWalletTransactionResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetWalletTransactionResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWalletTransactionResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -34818,6 +35996,19 @@ func (r GetWalletTransactionResponse) ContentType() string {
 	return ""
 }
 
+// GetUSDWalletBalanceResponse200Headers the declared response headers of an HTTP 200 response for GetUSDWalletBalance
+type GetUSDWalletBalanceResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetUSDWalletBalanceResponse429Headers the declared response headers of an HTTP 429 response for GetUSDWalletBalance
+type GetUSDWalletBalanceResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetUSDWalletBalanceResponse503Headers the declared response headers of an HTTP 503 response for GetUSDWalletBalance
 type GetUSDWalletBalanceResponse503Headers struct {
 	RetryAfter *string
@@ -34844,8 +36035,14 @@ type GetUSDWalletBalanceResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetUSDWalletBalanceResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetUSDWalletBalanceResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetUSDWalletBalanceResponse503Headers
 }
@@ -34878,6 +36075,11 @@ func (r GetUSDWalletBalanceResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetUSDWalletBalanceResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetUSDWalletBalanceResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -34914,6 +36116,19 @@ func (r GetUSDWalletBalanceResponse) ContentType() string {
 	return ""
 }
 
+// ListWalletsResponse200Headers the declared response headers of an HTTP 200 response for ListWallets
+type ListWalletsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListWalletsResponse429Headers the declared response headers of an HTTP 429 response for ListWallets
+type ListWalletsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListWalletsResponse503Headers the declared response headers of an HTTP 503 response for ListWallets
 type ListWalletsResponse503Headers struct {
 	RetryAfter *string
@@ -34937,8 +36152,14 @@ type ListWalletsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWalletsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWalletsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListWalletsResponse503Headers
 }
@@ -34965,6 +36186,11 @@ func (r ListWalletsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWalletsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWalletsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -35001,9 +36227,22 @@ func (r ListWalletsResponse) ContentType() string {
 	return ""
 }
 
+// CreateWalletResponse201Headers the declared response headers of an HTTP 201 response for CreateWallet
+type CreateWalletResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // CreateWalletResponse409Headers the declared response headers of an HTTP 409 response for CreateWallet
 type CreateWalletResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreateWalletResponse429Headers the declared response headers of an HTTP 429 response for CreateWallet
+type CreateWalletResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // CreateWalletResponse503Headers the declared response headers of an HTTP 503 response for CreateWallet
@@ -35038,10 +36277,16 @@ type CreateWalletResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateWalletResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateWalletResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateWalletResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateWalletResponse503Headers
 }
@@ -35091,6 +36336,11 @@ func (r CreateWalletResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateWalletResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateWalletResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35125,6 +36375,19 @@ func (r CreateWalletResponse) ContentType() string {
 	return ""
 }
 
+// CalculateFeesResponse200Headers the declared response headers of an HTTP 200 response for CalculateFees
+type CalculateFeesResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// CalculateFeesResponse429Headers the declared response headers of an HTTP 429 response for CalculateFees
+type CalculateFeesResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // CalculateFeesResponse503Headers the declared response headers of an HTTP 503 response for CalculateFees
 type CalculateFeesResponse503Headers struct {
 	RetryAfter *string
@@ -35153,8 +36416,14 @@ type CalculateFeesResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *CalculateFeesResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CalculateFeesResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CalculateFeesResponse503Headers
 }
@@ -35194,6 +36463,11 @@ func (r CalculateFeesResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CalculateFeesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CalculateFeesResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35231,11 +36505,20 @@ func (r CalculateFeesResponse) ContentType() string {
 // DepositBetweenWalletsResponse200Headers the declared response headers of an HTTP 200 response for DepositBetweenWallets
 type DepositBetweenWalletsResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // DepositBetweenWalletsResponse409Headers the declared response headers of an HTTP 409 response for DepositBetweenWallets
 type DepositBetweenWalletsResponse409Headers struct {
 	RetryAfter *string
+}
+
+// DepositBetweenWalletsResponse429Headers the declared response headers of an HTTP 429 response for DepositBetweenWallets
+type DepositBetweenWalletsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // DepositBetweenWalletsResponse503Headers the declared response headers of an HTTP 503 response for DepositBetweenWallets
@@ -35272,12 +36555,16 @@ type DepositBetweenWalletsResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *DepositBetweenWalletsResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DepositBetweenWalletsResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DepositBetweenWalletsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DepositBetweenWalletsResponse503Headers
 }
@@ -35332,6 +36619,11 @@ func (r DepositBetweenWalletsResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DepositBetweenWalletsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r DepositBetweenWalletsResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35369,16 +36661,27 @@ func (r DepositBetweenWalletsResponse) ContentType() string {
 // DeclareWalletFundingResponse200Headers the declared response headers of an HTTP 200 response for DeclareWalletFunding
 type DeclareWalletFundingResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // DeclareWalletFundingResponse202Headers the declared response headers of an HTTP 202 response for DeclareWalletFunding
 type DeclareWalletFundingResponse202Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // DeclareWalletFundingResponse409Headers the declared response headers of an HTTP 409 response for DeclareWalletFunding
 type DeclareWalletFundingResponse409Headers struct {
 	RetryAfter *string
+}
+
+// DeclareWalletFundingResponse429Headers the declared response headers of an HTTP 429 response for DeclareWalletFunding
+type DeclareWalletFundingResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // DeclareWalletFundingResponse503Headers the declared response headers of an HTTP 503 response for DeclareWalletFunding
@@ -35427,6 +36730,8 @@ type DeclareWalletFundingResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
@@ -35435,6 +36740,8 @@ type DeclareWalletFundingResponse struct {
 	Headers202 *DeclareWalletFundingResponse202Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeclareWalletFundingResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeclareWalletFundingResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeclareWalletFundingResponse503Headers
 }
@@ -35504,6 +36811,11 @@ func (r DeclareWalletFundingResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeclareWalletFundingResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r DeclareWalletFundingResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35541,11 +36853,20 @@ func (r DeclareWalletFundingResponse) ContentType() string {
 // TransferBetweenSubBalancesResponse200Headers the declared response headers of an HTTP 200 response for TransferBetweenSubBalances
 type TransferBetweenSubBalancesResponse200Headers struct {
 	IdempotentReplayed *string
+	RateLimitLimit     *string
+	RateLimitRemaining *string
 }
 
 // TransferBetweenSubBalancesResponse409Headers the declared response headers of an HTTP 409 response for TransferBetweenSubBalances
 type TransferBetweenSubBalancesResponse409Headers struct {
 	RetryAfter *string
+}
+
+// TransferBetweenSubBalancesResponse429Headers the declared response headers of an HTTP 429 response for TransferBetweenSubBalances
+type TransferBetweenSubBalancesResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // TransferBetweenSubBalancesResponse503Headers the declared response headers of an HTTP 503 response for TransferBetweenSubBalances
@@ -35582,12 +36903,16 @@ type TransferBetweenSubBalancesResponse struct {
 	JSON415 *Error
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *TransferBetweenSubBalancesResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *TransferBetweenSubBalancesResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *TransferBetweenSubBalancesResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *TransferBetweenSubBalancesResponse503Headers
 }
@@ -35642,6 +36967,11 @@ func (r TransferBetweenSubBalancesResponse) GetJSON422() *Error {
 	return r.JSON422
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r TransferBetweenSubBalancesResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r TransferBetweenSubBalancesResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35676,6 +37006,19 @@ func (r TransferBetweenSubBalancesResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhookEndpointsResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookEndpoints
+type ListWebhookEndpointsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListWebhookEndpointsResponse429Headers the declared response headers of an HTTP 429 response for ListWebhookEndpoints
+type ListWebhookEndpointsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListWebhookEndpointsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEndpoints
 type ListWebhookEndpointsResponse503Headers struct {
 	RetryAfter *string
@@ -35701,8 +37044,14 @@ type ListWebhookEndpointsResponse struct {
 	}
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWebhookEndpointsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWebhookEndpointsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListWebhookEndpointsResponse503Headers
 }
@@ -35728,6 +37077,11 @@ func (r ListWebhookEndpointsResponse) GetJSON200() *struct {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWebhookEndpointsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWebhookEndpointsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -35764,9 +37118,22 @@ func (r ListWebhookEndpointsResponse) ContentType() string {
 	return ""
 }
 
+// CreateWebhookEndpointResponse201Headers the declared response headers of an HTTP 201 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // CreateWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for CreateWebhookEndpoint
 type CreateWebhookEndpointResponse409Headers struct {
 	RetryAfter *string
+}
+
+// CreateWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for CreateWebhookEndpoint
+type CreateWebhookEndpointResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // CreateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for CreateWebhookEndpoint
@@ -35799,10 +37166,16 @@ type CreateWebhookEndpointResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateWebhookEndpointResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateWebhookEndpointResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CreateWebhookEndpointResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateWebhookEndpointResponse503Headers
 }
@@ -35847,6 +37220,11 @@ func (r CreateWebhookEndpointResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r CreateWebhookEndpointResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r CreateWebhookEndpointResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35881,9 +37259,22 @@ func (r CreateWebhookEndpointResponse) ContentType() string {
 	return ""
 }
 
+// DeleteWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for DeleteWebhookEndpoint
+type DeleteWebhookEndpointResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // DeleteWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for DeleteWebhookEndpoint
 type DeleteWebhookEndpointResponse409Headers struct {
 	RetryAfter *string
+}
+
+// DeleteWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for DeleteWebhookEndpoint
+type DeleteWebhookEndpointResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // DeleteWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for DeleteWebhookEndpoint
@@ -35914,10 +37305,16 @@ type DeleteWebhookEndpointResponse struct {
 	JSON404 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *RetryableError
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *DeleteWebhookEndpointResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *DeleteWebhookEndpointResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *DeleteWebhookEndpointResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *DeleteWebhookEndpointResponse503Headers
 }
@@ -35954,6 +37351,11 @@ func (r DeleteWebhookEndpointResponse) GetJSON409() *RetryableError {
 	return r.JSON409
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r DeleteWebhookEndpointResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r DeleteWebhookEndpointResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -35988,6 +37390,19 @@ func (r DeleteWebhookEndpointResponse) ContentType() string {
 	return ""
 }
 
+// GetWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookEndpoint
+type GetWebhookEndpointResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for GetWebhookEndpoint
+type GetWebhookEndpointResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for GetWebhookEndpoint
 type GetWebhookEndpointResponse503Headers struct {
 	RetryAfter *string
@@ -36011,8 +37426,14 @@ type GetWebhookEndpointResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWebhookEndpointResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWebhookEndpointResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetWebhookEndpointResponse503Headers
 }
@@ -36039,6 +37460,11 @@ func (r GetWebhookEndpointResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetWebhookEndpointResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWebhookEndpointResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -36075,9 +37501,22 @@ func (r GetWebhookEndpointResponse) ContentType() string {
 	return ""
 }
 
+// UpdateWebhookEndpointResponse200Headers the declared response headers of an HTTP 200 response for UpdateWebhookEndpoint
+type UpdateWebhookEndpointResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // UpdateWebhookEndpointResponse409Headers the declared response headers of an HTTP 409 response for UpdateWebhookEndpoint
 type UpdateWebhookEndpointResponse409Headers struct {
 	RetryAfter *string
+}
+
+// UpdateWebhookEndpointResponse429Headers the declared response headers of an HTTP 429 response for UpdateWebhookEndpoint
+type UpdateWebhookEndpointResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // UpdateWebhookEndpointResponse503Headers the declared response headers of an HTTP 503 response for UpdateWebhookEndpoint
@@ -36111,10 +37550,16 @@ type UpdateWebhookEndpointResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *UpdateWebhookEndpointResponse200Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *UpdateWebhookEndpointResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *UpdateWebhookEndpointResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *UpdateWebhookEndpointResponse503Headers
 }
@@ -36163,6 +37608,11 @@ func (r UpdateWebhookEndpointResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r UpdateWebhookEndpointResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r UpdateWebhookEndpointResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -36197,9 +37647,22 @@ func (r UpdateWebhookEndpointResponse) ContentType() string {
 	return ""
 }
 
+// RotateWebhookEndpointSecretResponse201Headers the declared response headers of an HTTP 201 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse201Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
 // RotateWebhookEndpointSecretResponse409Headers the declared response headers of an HTTP 409 response for RotateWebhookEndpointSecret
 type RotateWebhookEndpointSecretResponse409Headers struct {
 	RetryAfter *string
+}
+
+// RotateWebhookEndpointSecretResponse429Headers the declared response headers of an HTTP 429 response for RotateWebhookEndpointSecret
+type RotateWebhookEndpointSecretResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
 }
 
 // RotateWebhookEndpointSecretResponse503Headers the declared response headers of an HTTP 503 response for RotateWebhookEndpointSecret
@@ -36234,10 +37697,16 @@ type RotateWebhookEndpointSecretResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *RotateWebhookEndpointSecretResponse201Headers
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *RotateWebhookEndpointSecretResponse409Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *RotateWebhookEndpointSecretResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *RotateWebhookEndpointSecretResponse503Headers
 }
@@ -36287,6 +37756,11 @@ func (r RotateWebhookEndpointSecretResponse) GetJSON415() *Error {
 	return r.JSON415
 }
 
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r RotateWebhookEndpointSecretResponse) GetJSON429() *RateLimited {
+	return r.JSON429
+}
+
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
 func (r RotateWebhookEndpointSecretResponse) GetJSON503() *RetryableError {
 	return r.JSON503
@@ -36321,6 +37795,19 @@ func (r RotateWebhookEndpointSecretResponse) ContentType() string {
 	return ""
 }
 
+// ListWebhookEventsResponse200Headers the declared response headers of an HTTP 200 response for ListWebhookEvents
+type ListWebhookEventsResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ListWebhookEventsResponse429Headers the declared response headers of an HTTP 429 response for ListWebhookEvents
+type ListWebhookEventsResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ListWebhookEventsResponse503Headers the declared response headers of an HTTP 503 response for ListWebhookEvents
 type ListWebhookEventsResponse503Headers struct {
 	RetryAfter *string
@@ -36348,8 +37835,14 @@ type ListWebhookEventsResponse struct {
 	JSON400 *Error
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *ListWebhookEventsResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListWebhookEventsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ListWebhookEventsResponse503Headers
 }
@@ -36380,6 +37873,11 @@ func (r ListWebhookEventsResponse) GetJSON400() *Error {
 // GetJSON401 returns the response for an HTTP 401 `application/json` response
 func (r ListWebhookEventsResponse) GetJSON401() *Error {
 	return r.JSON401
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ListWebhookEventsResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -36416,6 +37914,19 @@ func (r ListWebhookEventsResponse) ContentType() string {
 	return ""
 }
 
+// GetWebhookEventResponse200Headers the declared response headers of an HTTP 200 response for GetWebhookEvent
+type GetWebhookEventResponse200Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// GetWebhookEventResponse429Headers the declared response headers of an HTTP 429 response for GetWebhookEvent
+type GetWebhookEventResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // GetWebhookEventResponse503Headers the declared response headers of an HTTP 503 response for GetWebhookEvent
 type GetWebhookEventResponse503Headers struct {
 	RetryAfter *string
@@ -36442,8 +37953,14 @@ type GetWebhookEventResponse struct {
 	JSON401 *Error
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetWebhookEventResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetWebhookEventResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *GetWebhookEventResponse503Headers
 }
@@ -36476,6 +37993,11 @@ func (r GetWebhookEventResponse) GetJSON401() *Error {
 // GetJSON404 returns the response for an HTTP 404 `application/json` response
 func (r GetWebhookEventResponse) GetJSON404() *Error {
 	return r.JSON404
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r GetWebhookEventResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -36512,6 +38034,19 @@ func (r GetWebhookEventResponse) ContentType() string {
 	return ""
 }
 
+// ResendWebhookEventResponse202Headers the declared response headers of an HTTP 202 response for ResendWebhookEvent
+type ResendWebhookEventResponse202Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+}
+
+// ResendWebhookEventResponse429Headers the declared response headers of an HTTP 429 response for ResendWebhookEvent
+type ResendWebhookEventResponse429Headers struct {
+	RateLimitLimit     *string
+	RateLimitRemaining *string
+	RetryAfter         *string
+}
+
 // ResendWebhookEventResponse503Headers the declared response headers of an HTTP 503 response for ResendWebhookEvent
 type ResendWebhookEventResponse503Headers struct {
 	RetryAfter *string
@@ -36544,8 +38079,14 @@ type ResendWebhookEventResponse struct {
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON429 the response for an HTTP 429 `application/json` response
+	JSON429 *RateLimited
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *ResendWebhookEventResponse202Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ResendWebhookEventResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *ResendWebhookEventResponse503Headers
 }
@@ -36593,6 +38134,11 @@ func (r ResendWebhookEventResponse) GetJSON413() *Error {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r ResendWebhookEventResponse) GetJSON415() *Error {
 	return r.JSON415
+}
+
+// GetJSON429 returns the response for an HTTP 429 `application/json` response
+func (r ResendWebhookEventResponse) GetJSON429() *RateLimited {
+	return r.JSON429
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -41347,6 +42893,13 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41364,6 +42917,23 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCardsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers ListCardsResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41374,6 +42944,30 @@ func ParseListCardsResponse(rsp *http.Response) (*ListCardsResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCardsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers ListCardsResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41469,6 +43063,13 @@ func ParseIssueCardResponse(rsp *http.Response) (*IssueCardResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41495,6 +43096,20 @@ func ParseIssueCardResponse(rsp *http.Response) (*IssueCardResponse, error) {
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers IssueCardResponse409Headers
@@ -41506,6 +43121,30 @@ func ParseIssueCardResponse(rsp *http.Response) (*IssueCardResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers IssueCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers IssueCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41569,6 +43208,13 @@ func ParseListCardDisputesResponse(rsp *http.Response) (*ListCardDisputesRespons
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41579,6 +43225,47 @@ func ParseListCardDisputesResponse(rsp *http.Response) (*ListCardDisputesRespons
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCardDisputesResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCardDisputesResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCardDisputesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41639,6 +43326,13 @@ func ParseGetCardDisputeResponse(rsp *http.Response) (*GetCardDisputeResponse, e
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41649,6 +43343,47 @@ func ParseGetCardDisputeResponse(rsp *http.Response) (*GetCardDisputeResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardDisputeResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCardDisputeResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCardDisputeResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41744,6 +43479,13 @@ func ParseOpenCardDisputeResponse(rsp *http.Response) (*OpenCardDisputeResponse,
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest CardDisputeUnopened
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -41770,6 +43512,20 @@ func ParseOpenCardDisputeResponse(rsp *http.Response) (*OpenCardDisputeResponse,
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers OpenCardDisputeResponse409Headers
@@ -41781,6 +43537,30 @@ func ParseOpenCardDisputeResponse(rsp *http.Response) (*OpenCardDisputeResponse,
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers OpenCardDisputeResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers OpenCardDisputeResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41856,7 +43636,7 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
-		var dest RetryableError
+		var dest RateLimited
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -41879,6 +43659,23 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers GetCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41891,6 +43688,20 @@ func ParseGetCardResponse(rsp *http.Response) (*GetCardResponse, error) {
 		response.Headers409 = &headers
 	case rsp.StatusCode == 429:
 		var headers GetCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
@@ -41983,6 +43794,13 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42000,6 +43818,23 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers FreezeCardResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers FreezeCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42010,6 +43845,30 @@ func ParseFreezeCardResponse(rsp *http.Response) (*FreezeCardResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers FreezeCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers FreezeCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42105,6 +43964,13 @@ func ParseFundCardResponse(rsp *http.Response) (*FundCardResponse, error) {
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest CardMovementUnfinished
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42131,6 +43997,20 @@ func ParseFundCardResponse(rsp *http.Response) (*FundCardResponse, error) {
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers FundCardResponse409Headers
@@ -42142,6 +44022,30 @@ func ParseFundCardResponse(rsp *http.Response) (*FundCardResponse, error) {
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers FundCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers FundCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42337,6 +44241,13 @@ func ParseListCardRevealsResponse(rsp *http.Response) (*ListCardRevealsResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42347,6 +44258,47 @@ func ParseListCardRevealsResponse(rsp *http.Response) (*ListCardRevealsResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCardRevealsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCardRevealsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCardRevealsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42442,6 +44394,13 @@ func ParseTerminateCardResponse(rsp *http.Response) (*TerminateCardResponse, err
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42468,6 +44427,20 @@ func ParseTerminateCardResponse(rsp *http.Response) (*TerminateCardResponse, err
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers TerminateCardResponse409Headers
@@ -42479,6 +44452,30 @@ func ParseTerminateCardResponse(rsp *http.Response) (*TerminateCardResponse, err
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers TerminateCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers TerminateCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42549,6 +44546,13 @@ func ParseListCardTransactionsResponse(rsp *http.Response) (*ListCardTransaction
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42559,6 +44563,47 @@ func ParseListCardTransactionsResponse(rsp *http.Response) (*ListCardTransaction
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCardTransactionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCardTransactionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCardTransactionsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42626,6 +44671,13 @@ func ParseGetCardTransactionResponse(rsp *http.Response) (*GetCardTransactionRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42636,6 +44688,47 @@ func ParseGetCardTransactionResponse(rsp *http.Response) (*GetCardTransactionRes
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCardTransactionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCardTransactionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCardTransactionResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42710,6 +44803,13 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42727,6 +44827,23 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers UnfreezeCardResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers UnfreezeCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42737,6 +44854,30 @@ func ParseUnfreezeCardResponse(rsp *http.Response) (*UnfreezeCardResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers UnfreezeCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers UnfreezeCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42832,6 +44973,13 @@ func ParseWithdrawFromCardResponse(rsp *http.Response) (*WithdrawFromCardRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest CardMovementUnfinished
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42858,6 +45006,20 @@ func ParseWithdrawFromCardResponse(rsp *http.Response) (*WithdrawFromCardRespons
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers WithdrawFromCardResponse409Headers
@@ -42869,6 +45031,30 @@ func ParseWithdrawFromCardResponse(rsp *http.Response) (*WithdrawFromCardRespons
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers WithdrawFromCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers WithdrawFromCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -42943,6 +45129,13 @@ func ParseQuoteConversionResponse(rsp *http.Response) (*QuoteConversionResponse,
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -42953,6 +45146,47 @@ func ParseQuoteConversionResponse(rsp *http.Response) (*QuoteConversionResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers QuoteConversionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers QuoteConversionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers QuoteConversionResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43023,6 +45257,13 @@ func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, err
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43033,6 +45274,23 @@ func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomersResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers ListCustomersResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43043,6 +45301,30 @@ func ParseListCustomersResponse(rsp *http.Response) (*ListCustomersResponse, err
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomersResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCustomersResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43138,6 +45420,13 @@ func ParseUploadCustomerResponse(rsp *http.Response) (*UploadCustomerResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43148,6 +45437,23 @@ func ParseUploadCustomerResponse(rsp *http.Response) (*UploadCustomerResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers UploadCustomerResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers UploadCustomerResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43158,6 +45464,30 @@ func ParseUploadCustomerResponse(rsp *http.Response) (*UploadCustomerResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers UploadCustomerResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UploadCustomerResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43253,6 +45583,13 @@ func ParseEnrollCustomerResponse(rsp *http.Response) (*EnrollCustomerResponse, e
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43263,6 +45600,23 @@ func ParseEnrollCustomerResponse(rsp *http.Response) (*EnrollCustomerResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers EnrollCustomerResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers EnrollCustomerResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43273,6 +45627,30 @@ func ParseEnrollCustomerResponse(rsp *http.Response) (*EnrollCustomerResponse, e
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers EnrollCustomerResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers EnrollCustomerResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43340,6 +45718,13 @@ func ParseGetCustomerResponse(rsp *http.Response) (*GetCustomerResponse, error) 
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43350,6 +45735,47 @@ func ParseGetCustomerResponse(rsp *http.Response) (*GetCustomerResponse, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetCustomerResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetCustomerResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetCustomerResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43423,6 +45849,13 @@ func ParseListCustomerCardsResponse(rsp *http.Response) (*ListCustomerCardsRespo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43440,6 +45873,23 @@ func ParseListCustomerCardsResponse(rsp *http.Response) (*ListCustomerCardsRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomerCardsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers ListCustomerCardsResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43450,6 +45900,30 @@ func ParseListCustomerCardsResponse(rsp *http.Response) (*ListCustomerCardsRespo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomerCardsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers ListCustomerCardsResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43520,6 +45994,13 @@ func ParseListCustomerCardTransactionsResponse(rsp *http.Response) (*ListCustome
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43530,6 +46011,47 @@ func ParseListCustomerCardTransactionsResponse(rsp *http.Response) (*ListCustome
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListCustomerCardTransactionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListCustomerCardTransactionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListCustomerCardTransactionsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43593,6 +46115,13 @@ func ParseListDebtsResponse(rsp *http.Response) (*ListDebtsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43603,6 +46132,47 @@ func ParseListDebtsResponse(rsp *http.Response) (*ListDebtsResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListDebtsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListDebtsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListDebtsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43666,6 +46236,13 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43676,6 +46253,47 @@ func ParseListEventsResponse(rsp *http.Response) (*ListEventsResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListEventsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListEventsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListEventsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -43743,6 +46361,13 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -43753,6 +46378,47 @@ func ParseGetEventResponse(rsp *http.Response) (*GetEventResponse, error) {
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetEventResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetEventResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetEventResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44190,6 +46856,13 @@ func ParseListPartnerWalletsResponse(rsp *http.Response) (*ListPartnerWalletsRes
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44200,6 +46873,47 @@ func ParseListPartnerWalletsResponse(rsp *http.Response) (*ListPartnerWalletsRes
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPartnerWalletsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPartnerWalletsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPartnerWalletsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44281,6 +46995,13 @@ func ParsePreviewConversionToUSDResponse(rsp *http.Response) (*PreviewConversion
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44291,6 +47012,47 @@ func ParsePreviewConversionToUSDResponse(rsp *http.Response) (*PreviewConversion
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers PreviewConversionToUSDResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers PreviewConversionToUSDResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers PreviewConversionToUSDResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44386,6 +47148,13 @@ func ParseConvertToUSDResponse(rsp *http.Response) (*ConvertToUSDResponse, error
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44405,6 +47174,20 @@ func ParseConvertToUSDResponse(rsp *http.Response) (*ConvertToUSDResponse, error
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers ConvertToUSDResponse409Headers
@@ -44416,6 +47199,30 @@ func ParseConvertToUSDResponse(rsp *http.Response) (*ConvertToUSDResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers ConvertToUSDResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ConvertToUSDResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44476,6 +47283,13 @@ func ParseGetPaymentBalanceResponse(rsp *http.Response) (*GetPaymentBalanceRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44486,6 +47300,47 @@ func ParseGetPaymentBalanceResponse(rsp *http.Response) (*GetPaymentBalanceRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPaymentBalanceResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPaymentBalanceResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPaymentBalanceResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44574,6 +47429,13 @@ func ParseCreateCollectionResponse(rsp *http.Response) (*CreateCollectionRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44593,6 +47455,20 @@ func ParseCreateCollectionResponse(rsp *http.Response) (*CreateCollectionRespons
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateCollectionResponse409Headers
@@ -44604,6 +47480,30 @@ func ParseCreateCollectionResponse(rsp *http.Response) (*CreateCollectionRespons
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateCollectionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -44653,6 +47553,13 @@ func ParseGetPaymentGuidelineResponse(rsp *http.Response) (*GetPaymentGuidelineR
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44663,6 +47570,47 @@ func ParseGetPaymentGuidelineResponse(rsp *http.Response) (*GetPaymentGuidelineR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPaymentGuidelineResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPaymentGuidelineResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPaymentGuidelineResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44751,6 +47699,13 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44770,6 +47725,20 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreatePayoutResponse409Headers
@@ -44781,6 +47750,30 @@ func ParseCreatePayoutResponse(rsp *http.Response) (*CreatePayoutResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreatePayoutResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -44834,6 +47827,13 @@ func ParseListBulkPayoutsResponse(rsp *http.Response) (*ListBulkPayoutsResponse,
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44844,6 +47844,47 @@ func ParseListBulkPayoutsResponse(rsp *http.Response) (*ListBulkPayoutsResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListBulkPayoutsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBulkPayoutsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListBulkPayoutsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -44932,6 +47973,13 @@ func ParseCreateBulkPayoutResponse(rsp *http.Response) (*CreateBulkPayoutRespons
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest Error
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -44951,6 +47999,20 @@ func ParseCreateBulkPayoutResponse(rsp *http.Response) (*CreateBulkPayoutRespons
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateBulkPayoutResponse409Headers
@@ -44962,6 +48024,30 @@ func ParseCreateBulkPayoutResponse(rsp *http.Response) (*CreateBulkPayoutRespons
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateBulkPayoutResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	}
 
 	return response, nil
@@ -45019,6 +48105,13 @@ func ParseGetBulkPayoutResponse(rsp *http.Response) (*GetBulkPayoutResponse, err
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45029,6 +48122,47 @@ func ParseGetBulkPayoutResponse(rsp *http.Response) (*GetBulkPayoutResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBulkPayoutResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBulkPayoutResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetBulkPayoutResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45099,6 +48233,13 @@ func ParseListBulkPayoutItemsResponse(rsp *http.Response) (*ListBulkPayoutItemsR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45109,6 +48250,47 @@ func ParseListBulkPayoutItemsResponse(rsp *http.Response) (*ListBulkPayoutItemsR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListBulkPayoutItemsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListBulkPayoutItemsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListBulkPayoutItemsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45159,6 +48341,13 @@ func ParseGetBulkPayoutReportResponse(rsp *http.Response) (*GetBulkPayoutReportR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45169,6 +48358,47 @@ func ParseGetBulkPayoutReportResponse(rsp *http.Response) (*GetBulkPayoutReportR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetBulkPayoutReportResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetBulkPayoutReportResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetBulkPayoutReportResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45232,6 +48462,13 @@ func ParseListPaymentTransactionsResponse(rsp *http.Response) (*ListPaymentTrans
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45242,6 +48479,47 @@ func ParseListPaymentTransactionsResponse(rsp *http.Response) (*ListPaymentTrans
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListPaymentTransactionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListPaymentTransactionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListPaymentTransactionsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45316,6 +48594,13 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45326,6 +48611,23 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetPaymentTransactionStatusResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers GetPaymentTransactionStatusResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45336,6 +48638,30 @@ func ParseGetPaymentTransactionStatusResponse(rsp *http.Response) (*GetPaymentTr
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetPaymentTransactionStatusResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetPaymentTransactionStatusResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45441,6 +48767,13 @@ func ParseSandboxExpireCardAuthorizationResponse(rsp *http.Response) (*SandboxEx
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45451,6 +48784,40 @@ func ParseSandboxExpireCardAuthorizationResponse(rsp *http.Response) (*SandboxEx
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxExpireCardAuthorizationResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxExpireCardAuthorizationResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxExpireCardAuthorizationResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45461,6 +48828,30 @@ func ParseSandboxExpireCardAuthorizationResponse(rsp *http.Response) (*SandboxEx
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxExpireCardAuthorizationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxExpireCardAuthorizationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45566,6 +48957,13 @@ func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRe
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45576,6 +48974,40 @@ func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRe
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxRefundCardAuthorizationResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxRefundCardAuthorizationResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxRefundCardAuthorizationResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45586,6 +49018,30 @@ func ParseSandboxRefundCardAuthorizationResponse(rsp *http.Response) (*SandboxRe
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxRefundCardAuthorizationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxRefundCardAuthorizationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45691,6 +49147,13 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45701,6 +49164,40 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxReverseCardAuthorizationResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxReverseCardAuthorizationResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxReverseCardAuthorizationResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45711,6 +49208,30 @@ func ParseSandboxReverseCardAuthorizationResponse(rsp *http.Response) (*SandboxR
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxReverseCardAuthorizationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxReverseCardAuthorizationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45816,6 +49337,13 @@ func ParseSandboxSettleCardAuthorizationResponse(rsp *http.Response) (*SandboxSe
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45826,6 +49354,40 @@ func ParseSandboxSettleCardAuthorizationResponse(rsp *http.Response) (*SandboxSe
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxSettleCardAuthorizationResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxSettleCardAuthorizationResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxSettleCardAuthorizationResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45836,6 +49398,30 @@ func ParseSandboxSettleCardAuthorizationResponse(rsp *http.Response) (*SandboxSe
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxSettleCardAuthorizationResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxSettleCardAuthorizationResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45941,6 +49527,13 @@ func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCar
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -45951,6 +49544,40 @@ func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCar
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxAuthorizeCardResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxAuthorizeCardResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxAuthorizeCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -45961,6 +49588,30 @@ func ParseSandboxAuthorizeCardResponse(rsp *http.Response) (*SandboxAuthorizeCar
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxAuthorizeCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxAuthorizeCardResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46066,6 +49717,13 @@ func ParseSandboxCaptureCardResponse(rsp *http.Response) (*SandboxCaptureCardRes
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46076,6 +49734,40 @@ func ParseSandboxCaptureCardResponse(rsp *http.Response) (*SandboxCaptureCardRes
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxCaptureCardResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxCaptureCardResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxCaptureCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46086,6 +49778,30 @@ func ParseSandboxCaptureCardResponse(rsp *http.Response) (*SandboxCaptureCardRes
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxCaptureCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxCaptureCardResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46191,6 +49907,13 @@ func ParseSandboxRefundCardResponse(rsp *http.Response) (*SandboxRefundCardRespo
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46201,6 +49924,40 @@ func ParseSandboxRefundCardResponse(rsp *http.Response) (*SandboxRefundCardRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxRefundCardResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxRefundCardResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxRefundCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46211,6 +49968,30 @@ func ParseSandboxRefundCardResponse(rsp *http.Response) (*SandboxRefundCardRespo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxRefundCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers SandboxRefundCardResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46316,6 +50097,13 @@ func ParseSandboxIssuerTerminateCardResponse(rsp *http.Response) (*SandboxIssuer
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46333,6 +50121,40 @@ func ParseSandboxIssuerTerminateCardResponse(rsp *http.Response) (*SandboxIssuer
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers SandboxIssuerTerminateCardResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 202:
+		var headers SandboxIssuerTerminateCardResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
 		var headers SandboxIssuerTerminateCardResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46343,6 +50165,30 @@ func ParseSandboxIssuerTerminateCardResponse(rsp *http.Response) (*SandboxIssuer
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers SandboxIssuerTerminateCardResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 502:
 		var headers SandboxIssuerTerminateCardResponse502Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46416,6 +50262,13 @@ func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransac
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46426,6 +50279,47 @@ func ParseListWalletTransactionsResponse(rsp *http.Response) (*ListWalletTransac
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWalletTransactionsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListWalletTransactionsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWalletTransactionsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46496,6 +50390,13 @@ func ParseListTransactionsOfWalletResponse(rsp *http.Response) (*ListTransaction
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46506,6 +50407,47 @@ func ParseListTransactionsOfWalletResponse(rsp *http.Response) (*ListTransaction
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListTransactionsOfWalletResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListTransactionsOfWalletResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListTransactionsOfWalletResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46573,6 +50515,13 @@ func ParseGetWalletTransactionResponse(rsp *http.Response) (*GetWalletTransactio
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46583,6 +50532,47 @@ func ParseGetWalletTransactionResponse(rsp *http.Response) (*GetWalletTransactio
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWalletTransactionResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetWalletTransactionResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetWalletTransactionResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46650,6 +50640,13 @@ func ParseGetUSDWalletBalanceResponse(rsp *http.Response) (*GetUSDWalletBalanceR
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46660,6 +50657,47 @@ func ParseGetUSDWalletBalanceResponse(rsp *http.Response) (*GetUSDWalletBalanceR
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetUSDWalletBalanceResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetUSDWalletBalanceResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetUSDWalletBalanceResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46719,6 +50757,13 @@ func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) 
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46729,6 +50774,47 @@ func ParseListWalletsResponse(rsp *http.Response) (*ListWalletsResponse, error) 
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWalletsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListWalletsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWalletsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46817,6 +50903,13 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46827,6 +50920,23 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateWalletResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateWalletResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46837,6 +50947,30 @@ func ParseCreateWalletResponse(rsp *http.Response) (*CreateWalletResponse, error
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateWalletResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateWalletResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -46911,6 +51045,13 @@ func ParseCalculateFeesResponse(rsp *http.Response) (*CalculateFeesResponse, err
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -46921,6 +51062,47 @@ func ParseCalculateFeesResponse(rsp *http.Response) (*CalculateFeesResponse, err
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers CalculateFeesResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers CalculateFeesResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CalculateFeesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47016,6 +51198,13 @@ func ParseDepositBetweenWalletsResponse(rsp *http.Response) (*DepositBetweenWall
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47035,6 +51224,20 @@ func ParseDepositBetweenWalletsResponse(rsp *http.Response) (*DepositBetweenWall
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers DepositBetweenWalletsResponse409Headers
@@ -47046,6 +51249,30 @@ func ParseDepositBetweenWalletsResponse(rsp *http.Response) (*DepositBetweenWall
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DepositBetweenWalletsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DepositBetweenWalletsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47158,6 +51385,13 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47177,6 +51411,20 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 202:
 		var headers DeclareWalletFundingResponse202Headers
@@ -47186,6 +51434,20 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 				return nil, err
 			}
 			headers.IdempotentReplayed = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
 		}
 		response.Headers202 = &headers
 	case rsp.StatusCode == 409:
@@ -47198,6 +51460,30 @@ func ParseDeclareWalletFundingResponse(rsp *http.Response) (*DeclareWalletFundin
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeclareWalletFundingResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeclareWalletFundingResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47293,6 +51579,13 @@ func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetwe
 		}
 		response.JSON422 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47312,6 +51605,20 @@ func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetwe
 			}
 			headers.IdempotentReplayed = &value
 		}
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
 		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers TransferBetweenSubBalancesResponse409Headers
@@ -47323,6 +51630,30 @@ func ParseTransferBetweenSubBalancesResponse(rsp *http.Response) (*TransferBetwe
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers TransferBetweenSubBalancesResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers TransferBetweenSubBalancesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47379,6 +51710,13 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47389,6 +51727,47 @@ func ParseListWebhookEndpointsResponse(rsp *http.Response) (*ListWebhookEndpoint
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWebhookEndpointsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListWebhookEndpointsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWebhookEndpointsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47470,6 +51849,13 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47480,6 +51866,23 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateWebhookEndpointResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers CreateWebhookEndpointResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47490,6 +51893,30 @@ func ParseCreateWebhookEndpointResponse(rsp *http.Response) (*CreateWebhookEndpo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers CreateWebhookEndpointResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateWebhookEndpointResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47559,6 +51986,13 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 		}
 		response.JSON409 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47569,6 +52003,23 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers DeleteWebhookEndpointResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers DeleteWebhookEndpointResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47579,6 +52030,30 @@ func ParseDeleteWebhookEndpointResponse(rsp *http.Response) (*DeleteWebhookEndpo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers DeleteWebhookEndpointResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers DeleteWebhookEndpointResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47638,6 +52113,13 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47648,6 +52130,47 @@ func ParseGetWebhookEndpointResponse(rsp *http.Response) (*GetWebhookEndpointRes
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWebhookEndpointResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetWebhookEndpointResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetWebhookEndpointResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47735,6 +52258,13 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47745,6 +52275,23 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers UpdateWebhookEndpointResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
 	case rsp.StatusCode == 409:
 		var headers UpdateWebhookEndpointResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47755,6 +52302,30 @@ func ParseUpdateWebhookEndpointResponse(rsp *http.Response) (*UpdateWebhookEndpo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers UpdateWebhookEndpointResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateWebhookEndpointResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47843,6 +52414,13 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47853,6 +52431,23 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 	}
 
 	switch {
+	case rsp.StatusCode == 201:
+		var headers RotateWebhookEndpointSecretResponse201Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers201 = &headers
 	case rsp.StatusCode == 409:
 		var headers RotateWebhookEndpointSecretResponse409Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47863,6 +52458,30 @@ func ParseRotateWebhookEndpointSecretResponse(rsp *http.Response) (*RotateWebhoo
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 429:
+		var headers RotateWebhookEndpointSecretResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers RotateWebhookEndpointSecretResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -47926,6 +52545,13 @@ func ParseListWebhookEventsResponse(rsp *http.Response) (*ListWebhookEventsRespo
 		}
 		response.JSON401 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47936,6 +52562,47 @@ func ParseListWebhookEventsResponse(rsp *http.Response) (*ListWebhookEventsRespo
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers ListWebhookEventsResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers ListWebhookEventsResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListWebhookEventsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -48003,6 +52670,13 @@ func ParseGetWebhookEventResponse(rsp *http.Response) (*GetWebhookEventResponse,
 		}
 		response.JSON404 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -48013,6 +52687,47 @@ func ParseGetWebhookEventResponse(rsp *http.Response) (*GetWebhookEventResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 200:
+		var headers GetWebhookEventResponse200Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetWebhookEventResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetWebhookEventResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -48101,6 +52816,13 @@ func ParseResendWebhookEventResponse(rsp *http.Response) (*ResendWebhookEventRes
 		}
 		response.JSON415 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON429 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -48111,6 +52833,47 @@ func ParseResendWebhookEventResponse(rsp *http.Response) (*ResendWebhookEventRes
 	}
 
 	switch {
+	case rsp.StatusCode == 202:
+		var headers ResendWebhookEventResponse202Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		response.Headers202 = &headers
+	case rsp.StatusCode == 429:
+		var headers ResendWebhookEventResponse429Headers
+		if values := rsp.Header.Values("RateLimit-Limit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Limit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Remaining"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Remaining", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitRemaining = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ResendWebhookEventResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

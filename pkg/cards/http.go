@@ -14,14 +14,23 @@ import (
 // RevealsPageSize is the default page size of GET /cards/{id}/reveals.
 const RevealsPageSize = 20
 
+// RevealRoute is the route that reveals a card's number and CVV when asked
+// with RevealParam=true, and RevealSessionRoute the one that opens a reveal
+// session; services.RouteClass counts those requests apart (limits.Reveal).
+const (
+	RevealRoute        = "GET /cards/{id}"
+	RevealParam        = "reveal"
+	RevealSessionRoute = "POST /cards/{id}/reveal-sessions"
+)
+
 // Routes registers the cards function's routes.
 func Routes(rt *httpapi.Router, svc *Service) {
 	h := handlers{svc}
 	rt.Handle("POST /cards", h.issue)
 	rt.Handle("GET /cards", h.list)
-	rt.Handle("GET /cards/{id}", h.get)
+	rt.Handle(RevealRoute, h.get)
 	rt.Handle("GET /cards/{id}/reveals", h.reveals)
-	rt.Handle("POST /cards/{id}/reveal-sessions", h.revealSession)
+	rt.Handle(RevealSessionRoute, h.revealSession)
 	rt.Handle("GET /cards/{id}/transactions", h.transactions)
 	rt.Handle("GET /cards/{id}/transactions/{transactionId}", h.transaction)
 	rt.Handle("POST /cards/{id}/fund", h.fund)
@@ -81,7 +90,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	var o ReadOptions
 	var err error
-	if o.Reveal, err = httpapi.ParseBool(r, "reveal", false); err != nil {
+	if o.Reveal, err = httpapi.ParseBool(r, RevealParam, false); err != nil {
 		return err
 	}
 	if o.IncludeRaw, err = httpapi.ParseBool(r, "includeRaw", false); err != nil {

@@ -67,6 +67,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		TokenTTL:             time.Hour,
 		TokenRateLimit:       10,
 		RevealLimit:          100,
+		CompanyLimits:        apptest.GenerousLimits,
 		DocumentsBucket:      storetest.NewBucket(tb),
 		S3Endpoint:           storetest.S3Endpoint(tb),
 		CardKey:              apptest.TestCardKey,

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
 	"payments/pkg/cards"
+	"payments/pkg/limits"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
 	"payments/pkg/providers/issuer"
@@ -45,7 +46,12 @@ type Config struct {
 	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
 	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
 	RevealLimit      int           // REVEAL_LIMIT_PER_HOUR: card reveals per company in any hour, default 100
-	PaymentDeadline  time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
+	// CompanyLimits are each company's request limits by route class:
+	// RATE_LIMIT_READ, RATE_LIMIT_MONEY and RATE_LIMIT_REVEAL, each
+	// "rate/burst" (requests a second / the bucket's capacity), by default
+	// limits.Defaults.
+	CompanyLimits   limits.Limits
+	PaymentDeadline time.Duration // PAYMENT_DEADLINE_SECONDS: when an unconfirmed payment is flagged for reconciliation, default 900
 	// BulkPayoutsQueueURL (BULK_PAYOUTS_QUEUE_URL) is the queue of the
 	// bulk batches' work: their chunk jobs and their items' submissions and
 	// polls, which the payout worker consumes apart from the payouts queue
@@ -205,6 +211,12 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			c.TokenRateLimit, err = envInt(name, 10)
 		case "REVEAL_LIMIT_PER_HOUR":
 			c.RevealLimit, err = envInt(name, 100)
+		case "RATE_LIMIT_READ":
+			c.CompanyLimits.Read, err = envLimit(name, limits.Defaults.Read)
+		case "RATE_LIMIT_MONEY":
+			c.CompanyLimits.Money, err = envLimit(name, limits.Defaults.Money)
+		case "RATE_LIMIT_REVEAL":
+			c.CompanyLimits.Reveal, err = envLimit(name, limits.Defaults.Reveal)
 		case "PAYMENT_DEADLINE_SECONDS":
 			var s int
 			s, err = envInt(name, int(payments.DefaultDeadline/time.Second))
@@ -420,6 +432,20 @@ func envRequired(name string) (string, error) {
 		return "", fmt.Errorf("%w: %s is not set", ErrConfig, name)
 	}
 	return v, nil
+}
+
+// envLimit reads a company limit "rate/burst" (limits.ParseLimit); unset,
+// def.
+func envLimit(name string, def limits.Limit) (limits.Limit, error) {
+	v := os.Getenv(name)
+	if v == "" {
+		return def, nil
+	}
+	l, err := limits.ParseLimit(v)
+	if err != nil {
+		return limits.Limit{}, fmt.Errorf("%w: %s must be rate/burst, two positive integers (\"50/100\"), not %q", ErrConfig, name, v)
+	}
+	return l, nil
 }
 
 func envInt(name string, def int) (int, error) {

@@ -19,6 +19,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
 	"payments/pkg/function/secrets"
+	"payments/pkg/limits"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 )
@@ -102,6 +103,9 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"TOKEN_TTL_SECONDS":                 "600",
 		"TOKEN_RATE_LIMIT":                  "7",
 		"REVEAL_LIMIT_PER_HOUR":             "50",
+		"RATE_LIMIT_READ":                   "40/80",
+		"RATE_LIMIT_MONEY":                  "8/16",
+		"RATE_LIMIT_REVEAL":                 "2/4",
 		"PAYMENT_DEADLINE_SECONDS":          "20",
 		"CARD_HOLD_EXPIRY_SECONDS":          "3600",
 		"RECONCILIATION_FIRST_WINDOW_HOURS": "48",
@@ -168,6 +172,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		c.TokenSigningKey, c.TokenStandbyRefused, c.TokenIssuer = 1, true, testTokenIssuer
 		return c
 	}
+	lim := limits.Limits{Read: limits.Limit{Rate: 40, Burst: 80}, Money: limits.Limit{Rate: 8, Burst: 16}, Reveal: limits.Limit{Rate: 2, Burst: 4}}
 	tests := []struct {
 		function string
 		want     function.Config
@@ -176,10 +181,10 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"auth", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7}), nil},
 		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true,
 			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL}, []string{testAdminKeyARN}},
-		{"wallets", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"]}), nil},
-		{"payments", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, OperatorBaseURL: testOperatorURL}), nil},
-		{"webhooks", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}), nil},
-		{"customers", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], IssuerBaseURL: testIssuerURL}), nil},
+		{"wallets", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], CompanyLimits: lim}), nil},
+		{"payments", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, OperatorBaseURL: testOperatorURL, CompanyLimits: lim}), nil},
+		{"webhooks", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CompanyLimits: lim}), nil},
+		{"customers", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], IssuerBaseURL: testIssuerURL, CompanyLimits: lim}), nil},
 		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second, OperatorBaseURL: testOperatorURL}, nil},
 		{"operator-callbacks", function.Config{Mode: function.ModeSandbox, PayoutsQueueURL: payouts, OperatorCallbackKey: testOperatorKey}, nil},
 		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
@@ -188,12 +193,12 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL,
 			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL}, []string{testIssuerSecretARN}},
-		{"cards", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, IssuerBaseURL: testIssuerURL, RevealLimit: 50}),
+		{"cards", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, IssuerBaseURL: testIssuerURL, RevealLimit: 50, CompanyLimits: lim}),
 			nil},
 		{"stripe-webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"],
 			IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL}, []string{testIssuerSecretARN}},
 		{"card-network", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks,
-			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerDecisionDeadline: 1500 * time.Millisecond}),
+			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerDecisionDeadline: 1500 * time.Millisecond, CompanyLimits: lim}),
 			[]string{testIssuerSecretARN}},
 		{"openapi", function.Config{}, nil},
 		{"issuer-authorizations", function.Config{TableName: table, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
@@ -260,7 +265,7 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 	t.Run("defaults", func(t *testing.T) {
 		configTestEnv(t)
 		for _, k := range []string{"METRICS_NAMESPACE", "MODE", "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT", "PAYMENT_DEADLINE_SECONDS", "ADMIN_CREDIT_IN_PRODUCTION", "CARD_HOLD_EXPIRY_SECONDS",
-			"RECONCILIATION_FIRST_WINDOW_HOURS", "REVEAL_LIMIT_PER_HOUR"} {
+			"RECONCILIATION_FIRST_WINDOW_HOURS", "REVEAL_LIMIT_PER_HOUR", "RATE_LIMIT_READ", "RATE_LIMIT_MONEY", "RATE_LIMIT_REVEAL"} {
 			t.Setenv(k, "")
 		}
 		cfg, err := loadConfig("auth")
@@ -276,7 +281,7 @@ func TestConfigRefusesAMissingSetting(t *testing.T) {
 		if cfg, err := loadConfig("admin"); err != nil || cfg.AdminCreditInProduction {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
-		if cfg, err := loadConfig("cards"); err != nil || cfg.RevealLimit != 100 {
+		if cfg, err := loadConfig("cards"); err != nil || cfg.RevealLimit != 100 || cfg.CompanyLimits != limits.Defaults {
 			t.Fatalf("config %+v, %v", cfg, err)
 		}
 	})
@@ -359,6 +364,8 @@ func TestConfigRefusesBadValues(t *testing.T) {
 		{"hold expiry", "sweeper", "CARD_HOLD_EXPIRY_SECONDS", "0", `CARD_HOLD_EXPIRY_SECONDS must be a positive integer, not "0"`},
 		{"decision deadline past the function's time", "card-network", "ISSUER_DECISION_DEADLINE_MS", "25001", `ISSUER_DECISION_DEADLINE_MS must be at most 25000, within the card-network function's time, not 25001`},
 		{"deadline past the window", "payout-worker", "PAYMENT_DEADLINE_SECONDS", "259201", `PAYMENT_DEADLINE_SECONDS must be at most 259200`},
+		{"company limit", "payments", "RATE_LIMIT_MONEY", "10", `RATE_LIMIT_MONEY must be rate/burst, two positive integers ("50/100"), not "10"`},
+		{"company limit of 0", "cards", "RATE_LIMIT_REVEAL", "0/5", `RATE_LIMIT_REVEAL must be rate/burst`},
 		{"console credit", "admin", "ADMIN_CREDIT_IN_PRODUCTION", "yes", `ADMIN_CREDIT_IN_PRODUCTION must be true or false, not "yes"`},
 		{"secret", "card-network", "ISSUER_WEBHOOK_SECRET_ARN", testIssuerSecretARN + "-gone", "read secret " + testIssuerSecretARN + "-gone"},
 		{"no token key", "wallets", "TOKEN_KEY_B_ARN", "", "TOKEN_KEY_B_ARN is not set (nor TOKEN_KEY_B, a local key)"},

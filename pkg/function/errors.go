@@ -17,6 +17,7 @@ import (
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/issuerhooks"
+	"payments/pkg/limits"
 	"payments/pkg/payments"
 	"payments/pkg/providers/operator"
 	"payments/pkg/reconcile"
@@ -97,6 +98,7 @@ var Errors = httpapi.Catalogue{
 	{Err: cards.ErrDuplicateNetworkTx, Status: http.StatusConflict, Code: cards.RefusalCode(cards.ErrDuplicateNetworkTx), Message: "the card network reported this transaction before"},
 	{Err: cards.ErrIssuerUnavailable, Status: http.StatusBadGateway, Code: "CARD_ISSUER_UNAVAILABLE", Message: "card issuer temporarily unavailable: check the card and the wallet before retrying", RetryAfter: 5},
 	{Err: cards.ErrIssuerDeclined, Status: http.StatusUnprocessableEntity, Code: "ISSUER_DECLINED", Message: "declined by the card issuer: the movement was reversed, nothing moved"},
+	{Err: limits.ErrRateLimited, Status: http.StatusTooManyRequests, Code: "RATE_LIMITED", Message: "the company's requests of this kind exceed its rate limit: retry after Retry-After seconds"},
 	{Err: cards.ErrRevealLimitExceeded, Status: http.StatusTooManyRequests, Code: "REVEAL_LIMIT_EXCEEDED", Message: "the company's card reveals for this hour are spent: retry after Retry-After seconds"},
 	{Err: cards.ErrRevealNotAudited, Status: http.StatusServiceUnavailable, Code: "REVEAL_NOT_AUDITED", Message: "the reveal could not be recorded, so nothing was revealed: retry shortly", RetryAfter: 1},
 	{Err: cards.ErrRevealSessionRequired, Status: http.StatusBadRequest, Code: "REVEAL_SESSION_REQUIRED", Message: "card numbers are not revealed here in production mode: create a reveal session (POST /cards/{id}/reveal-sessions) and show the card with Stripe's Issuing Elements"},

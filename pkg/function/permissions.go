@@ -90,6 +90,10 @@ const (
 	reconciliationWindow = "RECONCILIATION_FIRST_WINDOW_HOURS"
 )
 
+// companyLimits are the settings of every company-facing function: the
+// limits of its requests by route class (limits.Limits).
+var companyLimits = []string{"RATE_LIMIT_READ", "RATE_LIMIT_MONEY", "RATE_LIMIT_REVEAL"}
+
 // StackResources are the resources a Grant names without a variable
 // ("@…"), by the ARN that template.yaml's policy statements give them
 // (!Sub). They are the deploy-check function's: it reads the deployment
@@ -165,7 +169,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"wallets": {
-		Settings: slices.Concat([]string{modeSetting}, tokenSettings),
+		Settings: slices.Concat([]string{modeSetting}, tokenSettings, companyLimits),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
@@ -175,7 +179,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"payments": {
-		Settings: slices.Concat([]string{modeSetting, operatorURL}, tokenSettings),
+		Settings: slices.Concat([]string{modeSetting, operatorURL}, tokenSettings, companyLimits),
 		Grants: []Grant{
 			// DeleteItem releases an Idempotency-Key (docs/idempotency.md);
 			// the batch calls write a bulk batch's chunks and read its
@@ -191,7 +195,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"customers": {
-		Settings: slices.Concat([]string{modeSetting, issuerURL}, tokenSettings),
+		Settings: slices.Concat([]string{modeSetting, issuerURL}, tokenSettings, companyLimits),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
@@ -201,7 +205,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"cards": {
-		Settings: slices.Concat([]string{modeSetting, issuerURL, "REVEAL_LIMIT_PER_HOUR"}, tokenSettings),
+		Settings: slices.Concat([]string{modeSetting, issuerURL, "REVEAL_LIMIT_PER_HOUR"}, tokenSettings, companyLimits),
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
@@ -212,7 +216,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"card-network": {
-		Settings: slices.Concat([]string{modeSetting, "ISSUER_DECISION_DEADLINE_MS"}, tokenSettings),
+		Settings: slices.Concat([]string{modeSetting, "ISSUER_DECISION_DEADLINE_MS"}, tokenSettings, companyLimits),
 		Grants: []Grant{
 			// Query: the company's wallets, for a decline's fee the card
 			// cannot pay.
@@ -224,7 +228,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"webhooks": {
-		Settings: slices.Concat([]string{modeSetting}, tokenSettings),
+		Settings: slices.Concat([]string{modeSetting}, tokenSettings, companyLimits),
 		Grants: []Grant{
 			// Writes: the company's webhook endpoints.
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},

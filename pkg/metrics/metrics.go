@@ -57,6 +57,10 @@ func Currency(c string) Dimension { return Dimension{"Currency", c} }
 // Operator is the Operator dimension.
 func Operator(o string) Dimension { return Dimension{"Operator", o} }
 
+// RouteClass is the Class dimension: a company limit's route class
+// (limits.Class).
+func RouteClass(c string) Dimension { return Dimension{"Class", c} }
+
 // Recorder writes the EMF lines of one function.
 type Recorder struct {
 	namespace string

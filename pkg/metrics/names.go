@@ -50,6 +50,14 @@ const (
 	// CardRevealsRefused counts the reveals refused because the company
 	// spent its hourly quota (REVEAL_LIMIT_PER_HOUR).
 	CardRevealsRefused = "CardRevealsRefused"
+	// RateLimited counts the requests refused 429 RATE_LIMITED because
+	// their company's bucket for the route's class was empty (dimension
+	// Class: read, money, reveal).
+	RateLimited = "RateLimited"
+	// RateLimiterUnavailable counts the requests admitted without their
+	// company's limit because its bucket could not be read or written
+	// (dimension Class).
+	RateLimiterUnavailable = "RateLimiterUnavailable"
 	// AuthorizationDecisionLatency is the time taken to answer one card
 	// authorization request, a retry's included.
 	AuthorizationDecisionLatency = "AuthorizationDecisionLatency"

@@ -424,7 +424,8 @@ func TestConcurrentPayoutsHTTP(t *testing.T) {
 // payments function serves reads but refuses payouts with 503, the worker
 // refuses to start, and the sweeper runs (given the card issuer's key).
 func TestProductionModeNeedsAnOperator(t *testing.T) {
-	cfg := function.Config{Mode: function.ModeProduction, TableName: "t", TokenKeys: apptest.AuthTestKeys, PayoutsQueueURL: "http://q", AWS: storetest.AWSConfig()}
+	cfg := function.Config{Mode: function.ModeProduction, TableName: "t", TokenKeys: apptest.AuthTestKeys, PayoutsQueueURL: "http://q", AWS: storetest.AWSConfig(),
+		CompanyLimits: apptest.GenerousLimits}
 	if _, err := paymentsapi.New(context.Background(), cfg); err != nil {
 		t.Errorf("paymentsapi.New: %v", err)
 	}

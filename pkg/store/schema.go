@@ -147,6 +147,13 @@ func rateLimitPK(scope, key string) string { return "RATE#" + scope + "#" + key 
 // rateLimitSK is the sort key of a rate-limit window item.
 func rateLimitSK() string { return "RATE" }
 
+// tokenBucketSK is the sort key, in the company's partition, of its token
+// bucket for one route class (limits.Class: read, money, reveal).
+func tokenBucketSK(class string) string { return "LIMIT#" + class }
+
+// kindTokenBucket is the type of a company's token bucket item.
+const kindTokenBucket = "token_bucket"
+
 // Wallets and their ledger.
 
 // Item kinds of the "type" attribute.

@@ -55,6 +55,7 @@ func newEnv(t *testing.T) *env {
 		AWS:              storetest.AWSConfig(),
 		TokenKeys:        apptest.AuthTestKeys,
 		TokenTTL:         time.Hour,
+		CompanyLimits:    apptest.GenerousLimits,
 	}
 	e := &env{t: t, db: db, comps: companies.NewService(store.NewCompanies(db))}
 	var err error

@@ -39,6 +39,7 @@ func TestFunctionEnv(t *testing.T) {
 		"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks", "BULK_PAYOUTS_QUEUE_URL": "http://q/bulk-payouts",
 		"TOKEN_KEY_A": "ka", "TOKEN_KEY_B": "kb", "TOKEN_SIGNING_KEY": "a", "TOKEN_STANDBY_KEY": "accepted", "TOKEN_ISSUER": "",
 		"ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10", "REVEAL_LIMIT_PER_HOUR": "100",
+		"RATE_LIMIT_READ": "50/100", "RATE_LIMIT_MONEY": "10/20", "RATE_LIMIT_REVEAL": "1/5",
 		"PAYMENT_DEADLINE_SECONDS": "900", "CARD_HOLD_EXPIRY_SECONDS": "604800", "ISSUER_DECISION_DEADLINE_MS": "2000", "ADMIN_CREDIT_IN_PRODUCTION": "false", "DOCUMENTS_BUCKET": "documents",
 		"CARD_KEY": "ck", "ISSUER_EVENTS_QUEUE_URL": "http://q/issuer-events", "ISSUER_WEBHOOK_SECRET": "is",
 		"FUNDS_QUEUE_URL": "http://q/funds", "OPERATOR_API_TOKEN": "ot", "OPERATOR_BASE_URL": "https://api.sandbox.pawapay.io",

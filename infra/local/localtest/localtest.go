@@ -149,10 +149,17 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		},
 		Base: Env(),
 		// Callbacks are verified (the sample ones refused) with the key of
-		// a simulated pawaPay of the test's own.
-		Params: map[string]string{"OperatorCallbackPublicKey": string(callbackKey(t))},
+		// a simulated pawaPay of the test's own. The company limits are
+		// generous: tests fire requests faster than a stage admits.
+		Params: map[string]string{"OperatorCallbackPublicKey": string(callbackKey(t)),
+			"RateLimitRead": GenerousLimit, "RateLimitMoney": GenerousLimit, "RateLimitReveal": GenerousLimit},
 	}
 }
+
+// GenerousLimit is every company limit of the local stack's tests
+// (rate/burst): none of their requests is refused 429 RATE_LIMITED, its
+// burst spanning 1000 s at its rate (apptest.GenerousLimits).
+const GenerousLimit = "1000000/1000000000"
 
 // callbackKey returns the public key of a new simulated pawaPay, as PEM.
 func callbackKey(t testing.TB) []byte {

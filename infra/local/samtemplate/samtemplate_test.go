@@ -322,3 +322,51 @@ Resources:
 		})
 	}
 }
+
+// TestCardDecisionsHaveReservedConcurrency: every function that decides
+// card authorizations (the sandbox network's, the sandbox-format endpoint's
+// and Stripe's real-time requests) reserves its concurrency, from the stage
+// parameter, so that a flood of other requests never starves one.
+func TestCardDecisionsHaveReservedConcurrency(t *testing.T) {
+	tpl := load(t)
+	if _, ok := tpl.Parameters["CardDecisionReservedConcurrency"]; !ok {
+		t.Fatal("no parameter CardDecisionReservedConcurrency")
+	}
+	want := map[string]any{"Fn::If": []any{"ReservesCardDecisions",
+		map[string]any{"Ref": "CardDecisionReservedConcurrency"}, map[string]any{"Ref": "AWS::NoValue"}}}
+	for _, id := range []string{"CardNetworkFunction", "IssuerAuthorizationsFunction", "StripeWebhooksFunction"} {
+		if got := tpl.Resources[id].Properties["ReservedConcurrentExecutions"]; !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: ReservedConcurrentExecutions = %v, want %v", id, got, want)
+		}
+	}
+}
+
+// TestRouteThrottlesNameRoutes: the HTTP API throttles the expensive routes
+// on their own, and each throttle's key names a route of the template (API
+// Gateway refuses the stage otherwise) with both limits set.
+func TestRouteThrottlesNameRoutes(t *testing.T) {
+	tpl := load(t)
+	routes := map[string]bool{}
+	for _, fn := range tpl.Functions() {
+		for _, r := range fn.Routes {
+			routes[r.Method+" "+r.Path] = true
+		}
+	}
+	settings := asMap(tpl.Resources["HttpApi"].Properties["RouteSettings"])
+	for _, key := range []string{"POST /api/v1/payment/payouts/bulk", "POST /api/v1/cards", "POST /api/v1/customers/enroll"} {
+		if settings[key] == nil {
+			t.Errorf("no throttle for %s", key)
+		}
+	}
+	for key, v := range settings {
+		if !routes[key] {
+			t.Errorf("RouteSettings %q names no route", key)
+		}
+		s := asMap(v)
+		burst, bok := s["ThrottlingBurstLimit"].(int)
+		rate, rok := s["ThrottlingRateLimit"].(int)
+		if !bok || !rok || burst < 1 || rate < 1 {
+			t.Errorf("RouteSettings %q = %v, want ThrottlingBurstLimit and ThrottlingRateLimit of at least 1", key, v)
+		}
+	}
+}

@@ -22,6 +22,7 @@ import (
 	"payments/pkg/function/authapi"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
+	"payments/pkg/limits"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 )
@@ -52,6 +53,17 @@ func AuthTestKey(t testing.TB, slot int) *ecdsa.PrivateKey {
 		t.Fatal(err)
 	}
 	return k
+}
+
+// GenerousLimits are the company limits of the tests' functions: tests
+// that fire many requests are never refused 429 RATE_LIMITED; the tests of
+// the limits set their own. The burst spans 1000 s at the rate: a request
+// whose clock or DynamoDB round trip lags the others' by less than that
+// still finds tokens (store.TokenBuckets), however loaded the machine.
+var GenerousLimits = limits.Limits{
+	Read:   limits.Limit{Rate: 1_000_000, Burst: 1_000_000_000},
+	Money:  limits.Limit{Rate: 1_000_000, Burst: 1_000_000_000},
+	Reveal: limits.Limit{Rate: 1_000_000, Burst: 1_000_000_000},
 }
 
 // AuthTestEnv is one fresh table with the auth and admin handlers and a
@@ -85,6 +97,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		TokenTTL:            time.Hour,
 		TokenRateLimit:      10,
 		RevealLimit:         100,
+		CompanyLimits:       GenerousLimits,
 		CardKey:             TestCardKey,
 		IssuerWebhookSecret: IssuerTestSecret,
 	}

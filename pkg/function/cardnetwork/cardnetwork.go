@@ -10,7 +10,6 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
-	"payments/pkg/httpapi"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -29,7 +28,10 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
+	rt, err := services.CompanyRouter(cfg, guard, db)
+	if err != nil {
+		return nil, err
+	}
 	p, err := services.Providers(cfg, db, providers.Deps{})
 	if err != nil {
 		return nil, err

@@ -13,7 +13,6 @@ import (
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
-	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -36,12 +35,15 @@ func NewWith(ctx context.Context, cfg function.Config, fetcher customers.Fetcher
 	if err != nil {
 		return nil, err
 	}
+	rt, err := services.CompanyRouter(cfg, guard, db)
+	if err != nil {
+		return nil, err
+	}
 	svc, err := service(cfg, db, fetcher)
 	if err != nil {
 		return nil, err
 	}
 	svc.Now = now
-	rt := httpapi.NewRouter(function.Errors, guard)
 	customers.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }

@@ -153,6 +153,7 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string, string) {
 		Mode: function.ModeSandbox, TableName: "bench", TokenKeys: apptest.AuthTestKeys,
 		PayoutsQueueURL:  "https://sqs.eu-west-1.amazonaws.com/000000000000/payouts",
 		WebhooksQueueURL: "https://sqs.eu-west-1.amazonaws.com/000000000000/webhooks",
+		CompanyLimits:    apptest.GenerousLimits,
 		AWS: aws.Config{
 			Region:      "eu-west-1",
 			Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),

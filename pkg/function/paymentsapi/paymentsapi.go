@@ -9,7 +9,6 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
-	"payments/pkg/httpapi"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -27,6 +26,10 @@ import (
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
 	guard, err := tokenkeys.Guard(ctx, cfg, db)
+	if err != nil {
+		return nil, err
+	}
+	rt, err := services.CompanyRouter(cfg, guard, db)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +53,6 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(services.Idempotent(db))
 	wallets.PaymentRoutes(rt, balances)
 	payments.Routes(rt, svc)

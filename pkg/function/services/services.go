@@ -14,6 +14,8 @@ import (
 	"crypto/ecdsa"
 	"errors"
 	"fmt"
+	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -30,6 +32,7 @@ import (
 	"payments/pkg/fx"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
+	"payments/pkg/limits"
 	"payments/pkg/outbox"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
@@ -101,6 +104,54 @@ func Auth(cfg function.Config, keys TokenKeys, db *store.DB, limiter auth.RateLi
 		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
 	}
 	return svc, nil
+}
+
+// CompanyRouter returns the router of a company-facing function: its routes
+// admit only requests with a valid Bearer token (guard, TokenGuard's), then
+// take a token from the company's bucket for the route's class
+// (CompanyLimits). Add the function's own middleware (Idempotent) after it.
+func CompanyRouter(cfg function.Config, guard httpapi.Guard, db *store.DB) (*httpapi.Router, error) {
+	limit, err := CompanyLimits(cfg, db, time.Now)
+	if err != nil {
+		return nil, err
+	}
+	rt := httpapi.NewRouter(function.Errors, guard)
+	rt.Use(limit)
+	return rt, nil
+}
+
+// CompanyLimits returns the middleware that keeps each company within
+// cfg.CompanyLimits (limits.Middleware), its buckets kept in db and
+// measured by now. It fails when a limit is below 1 a second or a burst.
+func CompanyLimits(cfg function.Config, db *store.DB, now func() time.Time) (httpapi.Middleware, error) {
+	for _, c := range limits.Classes {
+		if l := cfg.CompanyLimits.For(c); l.Rate < 1 || l.Burst < 1 {
+			return nil, fmt.Errorf("%w: the %s limit must be at least 1/1, not %v", function.ErrConfig, c, l)
+		}
+	}
+	m := &limits.Middleware{Buckets: store.NewTokenBuckets(db), Limits: cfg.CompanyLimits, Classify: RouteClass, Now: now}
+	return m.Wrap, nil
+}
+
+// RouteClass is the one rule that says which bucket a company's request
+// draws on: a card's reveal (cards.RevealRoute with ?reveal=true, and
+// cards.RevealSessionRoute) is limits.Reveal, the routes that move money (IdempotentRoutes) are
+// limits.Money, and every other route, read or write, is limits.Read.
+// pattern is the route's, as the router registered it.
+func RouteClass(pattern string, r *http.Request) limits.Class {
+	if pattern == cards.RevealSessionRoute {
+		return limits.Reveal
+	}
+	if pattern == cards.RevealRoute {
+		// A malformed reveal is refused by the route: it reveals nothing.
+		if reveal, err := httpapi.ParseBool(r, cards.RevealParam, false); err == nil && reveal {
+			return limits.Reveal
+		}
+	}
+	if slices.Contains(IdempotentRoutes, pattern) {
+		return limits.Money
+	}
+	return limits.Read
 }
 
 // IdempotentRoutes are the routes that move money, the one list of those

@@ -12,7 +12,6 @@ import (
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx"
 	"payments/pkg/guideline"
-	"payments/pkg/httpapi"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -32,8 +31,11 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
+	rt, err := services.CompanyRouter(cfg, guard, db)
+	if err != nil {
+		return nil, err
+	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	rt := httpapi.NewRouter(function.Errors, guard)
 	rt.Use(services.Idempotent(db))
 	p, err := services.Providers(cfg, db, providers.Deps{Funds: queue.NewPublisher(sqsClient, cfg.FundsQueueURL)})
 	if err != nil {

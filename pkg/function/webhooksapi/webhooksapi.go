@@ -9,7 +9,6 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
-	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -25,8 +24,11 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
+	rt, err := services.CompanyRouter(cfg, guard, db)
+	if err != nil {
+		return nil, err
+	}
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
-	rt := httpapi.NewRouter(function.Errors, guard)
 	wh := store.NewWebhooks(db)
 	webhooks.Routes(rt, webhooks.NewLog(wh, q))
 	webhooks.EndpointRoutes(rt, webhooks.NewEndpoints(wh, outbound.AllowLoopbackFromEnv()))

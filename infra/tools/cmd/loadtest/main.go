@@ -258,9 +258,11 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints, consum
 			"OPERATOR_API_TOKEN":    "loadtest-operator-token",
 			"ISSUER_API_KEY":        "loadtest-issuer-api-key",
 		},
-		// Every company's token comes from this one address.
-		Params: map[string]string{"TokenRateLimit": "100000"},
-		Base:   stack.EndpointEnv(ep.dynamodb, ep.sqs, ep.s3),
+		// Every company's token comes from this one address; the load is
+		// measured, not limited per company.
+		Params: map[string]string{"TokenRateLimit": "100000",
+			"RateLimitRead": "1000000/1000000000", "RateLimitMoney": "1000000/1000000000", "RateLimitReveal": "1000000/1000000000"},
+		Base: stack.EndpointEnv(ep.dynamodb, ep.sqs, ep.s3),
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	srv, err := devserver.Build(sctx, tpl, res, stack.SQSClient(ep.sqs), slog.Default())
