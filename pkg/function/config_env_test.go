@@ -90,6 +90,10 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 	t.Cleanup(srv.Close)
 	env := map[string]string{
 		"METRICS_NAMESPACE":                 "payments/test",
+		"STAGE":                             "test",
+		"ALARM_EMAIL":                       "ops@example.com",
+		"OUTBOUND_ALLOW_LOOPBACK":           "",
+		"WEBHOOK_KEY":                       "",
 		"MODE":                              function.ModeSandbox,
 		"TABLE_NAME":                        "payments-test",
 		"PAYOUTS_QUEUE_URL":                 "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
@@ -193,7 +197,8 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 	for _, tt := range tests {
 		tested[tt.function] = true
 		t.Run(tt.function, func(t *testing.T) {
-			tt.want.MetricsNamespace = env["METRICS_NAMESPACE"] // every function's (function.CommonSettings)
+			// Every function's (function.CommonSettings).
+			tt.want.MetricsNamespace, tt.want.Stage, tt.want.AlarmEmail, tt.want.Mode = env["METRICS_NAMESPACE"], env["STAGE"], env["ALARM_EMAIL"], env["MODE"]
 			got, err := loadConfig(tt.function)
 			if err != nil {
 				t.Fatal(err)
@@ -312,7 +317,10 @@ func TestConfigOfProductionMode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(tt.variable, tt.value)
 			if tt.variable == "OPERATOR_API_TOKEN" || tt.variable == "ISSUER_API_KEY" {
+				// A secret by value: the local stack's (a deployed one
+				// refuses it, TestConfigOfDeployedProduction).
 				t.Setenv(tt.variable+"_ARN", "")
+				t.Setenv("STAGE", function.LocalStage)
 			}
 			_, err := loadConfig(tt.function)
 			if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), tt.want) {
@@ -365,5 +373,84 @@ func TestConfigTakesLocalSecrets(t *testing.T) {
 	}
 	if asked := sm.takeAsked(); len(asked) != 0 {
 		t.Fatalf("asked Secrets Manager for %v", asked)
+	}
+}
+
+// TestConfigOfDeployedProduction: a deployed stage (STAGE other than
+// local) in production mode refuses at start an http provider URL, loopback
+// receivers, a secret given by value and no alarm e-mail, with an error
+// naming the setting; the local stack in production mode (STAGE=local,
+// simulated providers on http://127.0.0.1, secrets by value from .cache)
+// and a deployed sandbox stage start as before.
+func TestConfigOfDeployedProduction(t *testing.T) {
+	type setting struct{ name, value string }
+	tests := []struct {
+		name     string
+		function string
+		mode     string
+		set      []setting
+		want     string // "" starts
+	}{
+		{"deployed, every setting safe", "payments", function.ModeProduction, nil, ""},
+		{"operator URL over http", "payments", function.ModeProduction,
+			[]setting{{"OPERATOR_BASE_URL", "http://api.pawapay.io"}}, `OPERATOR_BASE_URL must be an https URL, not "http://api.pawapay.io"`},
+		{"issuer URL over http", "cards", function.ModeProduction,
+			[]setting{{"ISSUER_BASE_URL", "http://api.stripe.com"}}, `ISSUER_BASE_URL must be an https URL, not "http://api.stripe.com"`},
+		{"provider URL over http, in a function that does not read it", "auth", function.ModeProduction,
+			[]setting{{"ISSUER_BASE_URL", "http://127.0.0.1:12111"}}, "ISSUER_BASE_URL must be an https URL"},
+		{"loopback receivers", "webhook-worker", function.ModeProduction,
+			[]setting{{"OUTBOUND_ALLOW_LOOPBACK", "true"}}, "OUTBOUND_ALLOW_LOOPBACK must not be set"},
+		{"loopback receivers, another true", "webhooks", function.ModeProduction,
+			[]setting{{"OUTBOUND_ALLOW_LOOPBACK", "1"}}, "OUTBOUND_ALLOW_LOOPBACK must not be set"},
+		{"no alarm e-mail", "sweeper", function.ModeProduction,
+			[]setting{{"ALARM_EMAIL", ""}}, "ALARM_EMAIL is not set"},
+		{"no alarm e-mail, in a function without a secret", "openapi", function.ModeProduction,
+			[]setting{{"ALARM_EMAIL", ""}}, "ALARM_EMAIL is not set"},
+		{"deployed sandbox stage", "payments", function.ModeSandbox,
+			[]setting{{"OPERATOR_BASE_URL", "http://127.0.0.1:1"}, {"OUTBOUND_ALLOW_LOOPBACK", "true"}, {"ALARM_EMAIL", ""}}, ""},
+		{"the local stack in production mode", "payments", function.ModeProduction, []setting{
+			{"STAGE", function.LocalStage}, {"OPERATOR_BASE_URL", "http://127.0.0.1:5070"}, {"ISSUER_BASE_URL", "http://127.0.0.1:5071"},
+			{"OUTBOUND_ALLOW_LOOPBACK", "true"}, {"ALARM_EMAIL", ""},
+			{"TOKEN_SECRET_ARN", ""}, {"TOKEN_SECRET", testTokenSecret}, {"OPERATOR_API_TOKEN_ARN", ""}, {"OPERATOR_API_TOKEN", testOperatorToken},
+			{"CARD_KEY", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"},
+		}, ""},
+		{"a configuration without a stage (tests)", "payments", function.ModeProduction,
+			[]setting{{"STAGE", ""}, {"OUTBOUND_ALLOW_LOOPBACK", "true"}, {"ALARM_EMAIL", ""}}, ""},
+	}
+	// Every secret given by value, in a function that reads it and in one
+	// that does not.
+	for _, name := range function.PlainSecrets {
+		for _, fn := range []string{"sweeper", "openapi"} {
+			tests = append(tests, struct {
+				name     string
+				function string
+				mode     string
+				set      []setting
+				want     string
+			}{name + " by value in " + fn, fn, function.ModeProduction, []setting{{name, "by-value-0123456789abcdef"}},
+				name + " must not be set: a deployed stack reads the secret from " + name + "_ARN"})
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			configTestEnv(t)
+			t.Setenv("MODE", tt.mode)
+			for _, s := range tt.set {
+				t.Setenv(s.name, s.value)
+			}
+			cfg, err := loadConfig(tt.function)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if cfg.Mode != tt.mode {
+					t.Fatalf("mode %q, want %q", cfg.Mode, tt.mode)
+				}
+				return
+			}
+			if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want function.ErrConfig with %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -40,7 +40,7 @@ func (g Grant) Variable() string {
 
 // CommonSettings are the settings every function reads, which the template
 // gives once, in its Globals.
-var CommonSettings = []string{metricsNamespace}
+var CommonSettings = []string{metricsNamespace, stageSetting, modeSetting, alarmEmail}
 
 // Variables returns every environment variable f reads, sorted: the
 // common settings, its own and the variables naming the resources of its
@@ -80,6 +80,8 @@ const (
 // Settings read by more than one function.
 const (
 	metricsNamespace = "METRICS_NAMESPACE" // every function's (CommonSettings)
+	stageSetting     = "STAGE"             // every function's: a deployed stack's refusals (Config.Deployed)
+	alarmEmail       = "ALARM_EMAIL"       // every function's: a deployed production stage needs one
 	modeSetting      = "MODE"
 	deadlineSetting  = "PAYMENT_DEADLINE_SECONDS"
 	operatorURL      = "OPERATOR_BASE_URL" // the aggregator's API (production mode)

@@ -42,7 +42,8 @@ func TestFunctionEnv(t *testing.T) {
 		"CARD_KEY": "ck", "ISSUER_EVENTS_QUEUE_URL": "http://q/issuer-events", "ISSUER_WEBHOOK_SECRET": "is",
 		"FUNDS_QUEUE_URL": "http://q/funds", "OPERATOR_API_TOKEN": "ot", "OPERATOR_BASE_URL": "https://api.sandbox.pawapay.io",
 		"OPERATOR_CALLBACK_PUBLIC_KEY": "", "ISSUER_API_KEY": "ik", "ISSUER_BASE_URL": "https://api.stripe.com", "RECONCILIATION_FIRST_WINDOW_HOURS": "24",
-		"METRICS_NAMESPACE": "payments/local", // !Sub payments/${Stage} of the Globals, at the default stage
+		"METRICS_NAMESPACE": "payments/local",           // !Sub payments/${Stage} of the Globals, at the default stage
+		"STAGE":             "local", "ALARM_EMAIL": "", // the Globals' too
 	}
 	for _, fn := range tpl.Functions() {
 		t.Run(fn.Dir, func(t *testing.T) {
