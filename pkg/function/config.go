@@ -92,8 +92,12 @@ type Config struct {
 	// CardKeyARN (CARD_KEY_ARN) is the KMS key that seals card secrets in
 	// AWS; locally CardKey (CARD_KEY) is a 64-hex-character key instead.
 	CardKeyARN, CardKey string
-	TokenSecret         []byte // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
-	AdminAPIKey         string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
+	// WebhookKeyARN (WEBHOOK_KEY_ARN) is the KMS key that seals webhook
+	// signing secrets in AWS; locally WebhookKey (WEBHOOK_KEY) is a
+	// 64-hex-character key instead.
+	WebhookKeyARN, WebhookKey string
+	TokenSecret               []byte // TOKEN_SECRET, or the secret named by TOKEN_SECRET_ARN
+	AdminAPIKey               string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
 	// IssuerWebhookSecret verifies the card issuer's notifications:
 	// ISSUER_WEBHOOK_SECRET, or the secret named by ISSUER_WEBHOOK_SECRET_ARN.
 	IssuerWebhookSecret []byte
@@ -256,6 +260,12 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			c.CardKeyARN, c.CardKey = os.Getenv(name), os.Getenv("CARD_KEY")
 			if c.CardKeyARN == "" && c.CardKey == "" {
 				err = fmt.Errorf("%w: CARD_KEY_ARN is not set (nor CARD_KEY, a local key)", ErrConfig)
+			}
+		case "WEBHOOK_KEY_ARN":
+			// As CARD_KEY_ARN: locally WEBHOOK_KEY holds a key.
+			c.WebhookKeyARN, c.WebhookKey = os.Getenv(name), os.Getenv("WEBHOOK_KEY")
+			if c.WebhookKeyARN == "" && c.WebhookKey == "" {
+				err = fmt.Errorf("%w: WEBHOOK_KEY_ARN is not set (nor WEBHOOK_KEY, a local key)", ErrConfig)
 			}
 		default:
 			err = fmt.Errorf("%w: %s uses %s, which ConfigFromEnv does not know", ErrConfig, function, name)

@@ -68,6 +68,7 @@ const (
 	tokenSecret     = "TOKEN_SECRET_ARN"   // read by the functions that sign or verify tokens
 	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
 	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
+	webhookKey      = "WEBHOOK_KEY_ARN"    // the KMS key that seals webhook signing secrets
 
 	operatorToken = "OPERATOR_API_TOKEN_ARN" // the aggregator's API token (production mode)
 	issuerKey     = "ISSUER_API_KEY_ARN"     // the card issuer's API key (production mode: Stripe's)
@@ -150,6 +151,8 @@ var Functions = map[string]Function{
 			// (docs/reconciliation.md).
 			{operatorToken, getSecret},
 			{issuerKey, getSecret},
+			// The console's signing secret, sealed when it is made.
+			{webhookKey, []string{"kms:GenerateDataKey"}},
 		},
 	},
 	"wallets": {
@@ -218,6 +221,9 @@ var Functions = map[string]Function{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
 			{tokenSecret, getSecret},
+			// The endpoints' secrets, sealed when they are made; never
+			// opened (an answer shows the secret it just made).
+			{webhookKey, []string{"kms:GenerateDataKey"}},
 		},
 	},
 	"issuer-webhooks": {
@@ -276,6 +282,8 @@ var Functions = map[string]Function{
 			// Query: the company's endpoints.
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
+			// The endpoints' secrets, opened to sign a delivery.
+			{webhookKey, []string{"kms:Decrypt"}},
 		},
 	},
 	"card-worker": {
@@ -301,13 +309,16 @@ var Functions = map[string]Function{
 	"sweeper": {
 		Settings: []string{modeSetting, "CARD_HOLD_EXPIRY_SECONDS", issuerURL, reconciliationWindow, operatorURL},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			// Scan: the webhook secrets stored in clear before they were
+			// sealed, sealed (webhooks.SecretSealing).
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{payoutsQueue, sendMessage},
 			{bulkQueue, sendMessage}, // bulk chunk jobs and items' messages again
 			{webhooksQueue, sendMessage},
 			{issuerEvents, sendMessage}, // the sandbox card network's deliveries again
 			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
+			{webhookKey, []string{"kms:GenerateDataKey"}}, // the webhook secrets in clear, sealed
 			{issuerSecret, getSecret},
 			{issuerKey, getSecret},     // issuances and terminations asked again; the issuer's statements
 			{operatorToken, getSecret}, // the operator's records, for the reconciliation

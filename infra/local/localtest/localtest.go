@@ -37,6 +37,10 @@ const AdminAPIKey = "local-admin-key"
 // CardKey is the local key that seals card secrets in test deployments.
 const CardKey = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
 
+// WebhookKey is the local key that seals webhook signing secrets in test
+// deployments.
+const WebhookKey = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+
 // TokenSecret is the token signing secret of test deployments.
 const TokenSecret = "local-token-secret-0123456789abcdef0123456789abcdef"
 
@@ -139,7 +143,7 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		QueueURLs: urls,
 		Buckets:   buckets,
 		Secrets: map[string]string{
-			"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey,
+			"TOKEN_SECRET": TokenSecret, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey, "WEBHOOK_KEY": WebhookKey,
 			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret, "OPERATOR_API_TOKEN": OperatorAPIToken,
 			"ISSUER_API_KEY": IssuerAPIKey,
 		},

@@ -23,6 +23,7 @@ import (
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/vault/vaulttest"
 )
 
 // AuthTestAdminKey is the admin key of the test functions.
@@ -34,13 +35,21 @@ const TestCardKey = "00112233445566778899aabbccddeeff00112233445566778899aabbccd
 
 var authTestIPs atomic.Int64
 
+// TestWebhookKey is the local key that seals webhook signing secrets where
+// a test gives no KMS stand-in (the functions of NewAuthTestEnv seal them
+// under FakeKMS's WebhookKeyARN).
+const TestWebhookKey = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+
 // AuthTestSecret signs the test functions' access tokens.
 var AuthTestSecret = []byte("test-secret-test-secret-test-secret!")
 
 // AuthTestEnv is one fresh table with the auth and admin handlers and a
 // guarded probe route over it, all built as the functions build them.
 type AuthTestEnv struct {
-	Cfg   function.Config
+	Cfg function.Config
+	// KMS is the KMS stand-in that holds the webhook key (WebhookKeyARN)
+	// and, for the cards' tests, the card key.
+	KMS   *vaulttest.FakeKMS
 	DB    *store.DB
 	Auth  function.HTTPHandler
 	Admin function.HTTPHandler
@@ -58,6 +67,7 @@ func NewAuthTestEnv(t *testing.T) *AuthTestEnv {
 func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 	t.Helper()
 	db := storetest.NewDB(t)
+	kms := vaulttest.NewFakeKMS(t)
 	cfg := function.Config{
 		Mode:                mode,
 		TableName:           db.Table,
@@ -70,6 +80,9 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		RevealLimit:         100,
 		CardKey:             TestCardKey,
 		IssuerWebhookSecret: IssuerTestSecret,
+		// Webhook signing secrets are sealed under KMS's key, as in AWS.
+		WebhookKeyARN: vaulttest.WebhookKeyARN,
+		KMSEndpoint:   kms.URL,
 	}
 	if mode == function.ModeProduction { // the console's reconciliation reads the card issuer
 		_, cfg.IssuerBaseURL = NewStripeSim(t, "")
@@ -97,7 +110,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		httpapi.Respond(w, http.StatusOK, "ok", cid)
 		return nil
 	})
-	return &AuthTestEnv{Cfg: cfg, DB: db, Auth: a, Admin: adm, probe: httpadapter.NewV2(rt).ProxyWithContext}
+	return &AuthTestEnv{Cfg: cfg, KMS: kms, DB: db, Auth: a, Admin: adm, probe: httpadapter.NewV2(rt).ProxyWithContext}
 }
 
 // AuthTestEvent builds the API Gateway HTTP API event of a request.

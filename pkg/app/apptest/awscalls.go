@@ -210,6 +210,7 @@ func ResourceNames(cfg function.Config) map[string]string {
 		"FUNDS_QUEUE_URL":         cfg.FundsQueueURL,
 		"DOCUMENTS_BUCKET":        cfg.DocumentsBucket,
 		"CARD_KEY_ARN":            cfg.CardKeyARN,
+		"WEBHOOK_KEY_ARN":         cfg.WebhookKeyARN,
 	} {
 		if value != "" {
 			names[value] = variable

@@ -252,6 +252,7 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints, consum
 		Secrets: map[string]string{
 			"TOKEN_SECRET": "loadtest-token-secret-0123456789abcdef0123456789abcdef", "ADMIN_API_KEY": adminKey,
 			"CARD_KEY":              "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
+			"WEBHOOK_KEY":           "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100",
 			"ISSUER_WEBHOOK_SECRET": issuerSecret,
 			"OPERATOR_API_TOKEN":    "loadtest-operator-token",
 			"ISSUER_API_KEY":        "loadtest-issuer-api-key",
