@@ -27,6 +27,7 @@ const (
 	testTokenSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/token-signing-secret-AbCdEf"
 	testAdminKeyARN    = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/admin-api-key-GhIjKl"
 	testCardKeyARN     = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
+	testWebhookKeyARN  = "arn:aws:kms:us-east-1:000000000000:key/66666666-7777-8888-9999-000000000000"
 	testTokenSecret    = "token-secret-from-secrets-manager-0123456789"
 	testAdminKey       = "admin-key-from-secrets-manager"
 
@@ -113,6 +114,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"TOKEN_SECRET_ARN":                  testTokenSecretARN,
 		"ADMIN_API_KEY_ARN":                 testAdminKeyARN,
 		"CARD_KEY_ARN":                      testCardKeyARN,
+		"WEBHOOK_KEY_ARN":                   testWebhookKeyARN,
 		"ISSUER_WEBHOOK_SECRET_ARN":         testIssuerSecretARN,
 		"OPERATOR_API_TOKEN_ARN":            testOperatorTokenARN,
 		"OPERATOR_BASE_URL":                 testOperatorURL,
@@ -168,19 +170,19 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 	}{
 		{"auth", function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7, TokenSecret: token}, []string{testTokenSecretARN}},
 		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true,
-			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL}, []string{testAdminKeyARN}},
+			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL, WebhookKeyARN: testWebhookKeyARN}, []string{testAdminKeyARN}},
 		{"wallets", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], TokenSecret: token}, []string{testTokenSecretARN}},
 		{"payments", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, TokenSecret: token, OperatorBaseURL: testOperatorURL}, []string{testTokenSecretARN}},
-		{"webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token}, []string{testTokenSecretARN}},
+		{"webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, TokenSecret: token, WebhookKeyARN: testWebhookKeyARN}, []string{testTokenSecretARN}},
 		{"customers", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], TokenSecret: token, IssuerBaseURL: testIssuerURL}, []string{testTokenSecretARN}},
 		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second, OperatorBaseURL: testOperatorURL}, nil},
 		{"operator-callbacks", function.Config{Mode: function.ModeSandbox, PayoutsQueueURL: payouts, OperatorCallbackKey: testOperatorKey}, nil},
-		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
+		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks, WebhookKeyARN: testWebhookKeyARN}, nil},
 		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL,
-			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL}, []string{testIssuerSecretARN}},
+			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, WebhookKeyARN: testWebhookKeyARN}, []string{testIssuerSecretARN}},
 		{"cards", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, TokenSecret: token, IssuerBaseURL: testIssuerURL, RevealLimit: 50},
 			[]string{testTokenSecretARN}},
 		{"stripe-webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"],

@@ -25,9 +25,9 @@
 // devserver.StartIssuer, whose stand-in and dropped deliveries
 // SIM_STRIPE_STAND_IN and SIM_STRIPE_DROP_EVENTS set), DATA_DIR (.cache: the data, logs, secrets, local
 // CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_SECRET, CARD_KEY,
-// ISSUER_WEBHOOK_SECRET, OPERATOR_API_TOKEN and ISSUER_API_KEY (default:
-// generated once into admin-api-key, token-secret, card-key,
-// issuer-webhook-secret, operator-api-token and issuer-api-key of the data
+// WEBHOOK_KEY, ISSUER_WEBHOOK_SECRET, OPERATOR_API_TOKEN and ISSUER_API_KEY
+// (default: generated once into admin-api-key, token-secret, card-key,
+// webhook-key, issuer-webhook-secret, operator-api-token and issuer-api-key of the data
 // folder: stack.SecretFiles), LOG_LEVEL (info), and the stack parameters of
 // paramVariables (MODE, PAYMENT_DEADLINE_SECONDS, …; default: the
 // template's).
