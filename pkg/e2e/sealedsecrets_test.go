@@ -14,7 +14,9 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/app/apptest"
+	"payments/pkg/function/services"
 	"payments/pkg/queue/queuetest"
+	"payments/pkg/vault/kmskeys"
 	"payments/pkg/webhooks"
 )
 
@@ -194,6 +196,24 @@ func TestSweeperSealsWebhookSecretsStoredInClear(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.clearSecrets(t, endpointSecret, consoleSecret)
+}
+
+// openSecret returns the current secret of ep, as stored (sealed under
+// the webhook key of the test's KMS stand-in), in clear.
+func (e *hookEnv) openSecret(t *testing.T, ep webhooks.Endpoint) string {
+	t.Helper()
+	if ep.Secret != "" {
+		t.Fatalf("endpoint %s read with its secret in clear", ep.ID)
+	}
+	v, err := services.WebhookVault(e.Cfg, kmskeys.FromConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opened, err := webhooks.OpenSecrets(context.Background(), v, ep, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return opened.Secret
 }
 
 func str(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
