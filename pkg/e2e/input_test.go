@@ -71,6 +71,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		DocumentsBucket:      storetest.NewBucket(tb),
 		S3Endpoint:           storetest.S3Endpoint(tb),
 		CardKey:              apptest.TestCardKey,
+		WebhookKey:           apptest.TestWebhookKey,
 		// A batch's chunk jobs; no worker takes them here.
 		BulkPayoutsQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
 	}

@@ -16,6 +16,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/limits"
+	"payments/pkg/outbound"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
 	"payments/pkg/providers/issuer"
@@ -62,6 +63,15 @@ type Config struct {
 	// of the function's metrics. Unset, it is DefaultMetricsNamespace:
 	// metrics never keep a function from starting.
 	MetricsNamespace string
+	// Stage (STAGE, every function's: the template gives its Stage
+	// parameter in its Globals; the local stack's is LocalStage) names the
+	// deployment. A stage other than LocalStage is a deployed one, which
+	// in production mode refuses what is only safe locally (Deployed).
+	Stage string
+	// AlarmEmail (ALARM_EMAIL, every function's: the template's
+	// AlarmEmail parameter) is where the stage's alarms are sent; a
+	// deployed production stage refuses to start without one.
+	AlarmEmail string
 	// CardHoldExpiry (CARD_HOLD_EXPIRY_SECONDS, default 604800: 7 days) is
 	// how long a card hold may stay neither settled nor reversed before
 	// the sweeper releases it.
@@ -105,6 +115,10 @@ type Config struct {
 	// public base URL (https://host/api/v1); "" is auth.DefaultIssuer.
 	TokenIssuer string
 	AdminAPIKey string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
+	// WebhookKeyARN (WEBHOOK_KEY_ARN) is the KMS key that seals webhook
+	// signing secrets in AWS; locally WebhookKey (WEBHOOK_KEY) is a
+	// 64-hex-character key instead.
+	WebhookKeyARN, WebhookKey string
 	// IssuerWebhookSecret verifies the card issuer's notifications:
 	// ISSUER_WEBHOOK_SECRET, or the secret named by ISSUER_WEBHOOK_SECRET_ARN.
 	IssuerWebhookSecret []byte
@@ -189,6 +203,10 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			}
 		case "METRICS_NAMESPACE":
 			c.MetricsNamespace = envOr(name, DefaultMetricsNamespace)
+		case "STAGE":
+			c.Stage = os.Getenv(name)
+		case "ALARM_EMAIL":
+			c.AlarmEmail = os.Getenv(name)
 		case "TABLE_NAME":
 			c.TableName, err = envRequired(name)
 		case "PAYOUTS_QUEUE_URL":
@@ -302,6 +320,12 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			if c.CardKeyARN == "" && c.CardKey == "" && envOr("MODE", ModeSandbox) != ModeProduction {
 				err = fmt.Errorf("%w: CARD_KEY_ARN is not set (nor CARD_KEY, a local key)", ErrConfig)
 			}
+		case "WEBHOOK_KEY_ARN":
+			// As CARD_KEY_ARN: locally WEBHOOK_KEY holds a key.
+			c.WebhookKeyARN, c.WebhookKey = os.Getenv(name), os.Getenv("WEBHOOK_KEY")
+			if c.WebhookKeyARN == "" && c.WebhookKey == "" {
+				err = fmt.Errorf("%w: WEBHOOK_KEY_ARN is not set (nor WEBHOOK_KEY, a local key)", ErrConfig)
+			}
 		default:
 			err = fmt.Errorf("%w: %s uses %s, which ConfigFromEnv does not know", ErrConfig, function, name)
 		}
@@ -316,6 +340,9 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 		}
 	}
 	if err := c.checkOperator(fn); err != nil {
+		return c, err
+	}
+	if err := c.checkDeployedProduction(); err != nil {
 		return c, err
 	}
 	var reader SecretReader
@@ -392,6 +419,64 @@ func (c Config) checkOperator(fn Function) error {
 	}
 	if slices.Contains(vars, "OPERATOR_CALLBACK_PUBLIC_KEY") && c.OperatorCallbackKey == "" {
 		return fmt.Errorf("%w: OPERATOR_CALLBACK_PUBLIC_KEY is not set (MODE %s verifies the aggregator's callbacks with it)", ErrConfig, c.Mode)
+	}
+	return nil
+}
+
+// LocalStage is the stage of the local stack (make run, make invoke and
+// the tests' stacks), which passes STAGE=local: no deployment is named so
+// (the template's Stage is dev, staging or prod).
+const LocalStage = "local"
+
+// Deployed reports whether c is the configuration of a deployed stack: its
+// STAGE is set and is not LocalStage. A function without STAGE (a test's
+// configuration) is not deployed.
+func (c Config) Deployed() bool { return c.Stage != "" && c.Stage != LocalStage }
+
+// PlainSecrets are the settings whose value is a secret, given in the
+// environment itself only by the local stack: a deployment names each by
+// its ARN (NAME_ARN, a secret of Secrets Manager or a KMS key) instead.
+// A deployed production stage refuses to start with any of them set. A new
+// secret setting is added here.
+var PlainSecrets = []string{
+	"TOKEN_KEY_A", "TOKEN_KEY_B", "ADMIN_API_KEY", "ISSUER_WEBHOOK_SECRET", "OPERATOR_API_TOKEN", "ISSUER_API_KEY",
+	"CARD_KEY", "WEBHOOK_KEY",
+}
+
+// ProviderURLs are the settings naming a provider's API, which a deployed
+// production stage requires to be https (the local stack's simulated
+// providers answer on http://127.0.0.1).
+var ProviderURLs = []string{"OPERATOR_BASE_URL", "ISSUER_BASE_URL"}
+
+// checkDeployedProduction refuses, in a deployed stack (Deployed) in
+// production mode, what only the local stack may do: a provider URL that
+// is not https, loopback receivers allowed (OUTBOUND_ALLOW_LOOPBACK), a
+// secret given in the environment itself (PlainSecrets) and no alarm
+// e-mail. Each refusal names the setting. It reads the process
+// environment, whatever the function uses, so that no function of such a
+// stack starts with one of them set.
+func (c Config) checkDeployedProduction() error {
+	if !c.Deployed() || c.Mode != ModeProduction {
+		return nil
+	}
+	refuse := func(format string, args ...any) error {
+		return fmt.Errorf("%w: stage %s in %s mode: "+format, append([]any{ErrConfig, c.Stage, c.Mode}, args...)...)
+	}
+	for _, name := range ProviderURLs {
+		if v := os.Getenv(name); v != "" && !strings.HasPrefix(strings.ToLower(v), "https://") {
+			return refuse("%s must be an https URL, not %q", name, v)
+		}
+	}
+	if outbound.AllowLoopbackFromEnv() {
+		return refuse("%s must not be set (loopback receivers are the local stack's)", outbound.AllowLoopbackEnv)
+	}
+	for _, name := range PlainSecrets {
+		if os.Getenv(name) != "" {
+			return refuse("%s must not be set: a deployed stack reads the secret from %s_ARN", name, name)
+		}
+	}
+	if c.AlarmEmail == "" {
+		return refuse("ALARM_EMAIL is not set (the AlarmEmail parameter: a production stage's alarms must reach someone)")
 	}
 	return nil
 }

@@ -25,12 +25,13 @@ import (
 )
 
 const (
-	testTokenKeyAARN = "arn:aws:kms:us-east-1:000000000000:key/aaaaaaaa-2222-3333-4444-555555555555"
-	testTokenKeyBARN = "arn:aws:kms:us-east-1:000000000000:key/bbbbbbbb-2222-3333-4444-555555555555"
-	testTokenIssuer  = "https://api.example.com/api/v1"
-	testAdminKeyARN  = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/admin-api-key-GhIjKl"
-	testCardKeyARN   = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
-	testAdminKey     = "admin-key-from-secrets-manager"
+	testTokenKeyAARN  = "arn:aws:kms:us-east-1:000000000000:key/aaaaaaaa-2222-3333-4444-555555555555"
+	testTokenKeyBARN  = "arn:aws:kms:us-east-1:000000000000:key/bbbbbbbb-2222-3333-4444-555555555555"
+	testTokenIssuer   = "https://api.example.com/api/v1"
+	testAdminKeyARN   = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/admin-api-key-GhIjKl"
+	testCardKeyARN    = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
+	testWebhookKeyARN = "arn:aws:kms:us-east-1:000000000000:key/66666666-7777-8888-9999-000000000000"
+	testAdminKey      = "admin-key-from-secrets-manager"
 
 	testIssuerSecretARN = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/issuer-webhook-secret-MnOpQr"
 	testIssuerSecret    = "issuer-webhook-secret-from-secrets-manager-0123456789"
@@ -92,6 +93,10 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 	t.Cleanup(srv.Close)
 	env := map[string]string{
 		"METRICS_NAMESPACE":                 "payments/test",
+		"STAGE":                             "test",
+		"ALARM_EMAIL":                       "ops@example.com",
+		"OUTBOUND_ALLOW_LOOPBACK":           "",
+		"WEBHOOK_KEY":                       "",
 		"MODE":                              function.ModeSandbox,
 		"TABLE_NAME":                        "payments-test",
 		"PAYOUTS_QUEUE_URL":                 "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-payouts",
@@ -118,6 +123,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"TOKEN_ISSUER":                      testTokenIssuer,
 		"ADMIN_API_KEY_ARN":                 testAdminKeyARN,
 		"CARD_KEY_ARN":                      testCardKeyARN,
+		"WEBHOOK_KEY_ARN":                   testWebhookKeyARN,
 		"ISSUER_WEBHOOK_SECRET_ARN":         testIssuerSecretARN,
 		"OPERATOR_API_TOKEN_ARN":            testOperatorTokenARN,
 		"OPERATOR_BASE_URL":                 testOperatorURL,
@@ -180,19 +186,19 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 	}{
 		{"auth", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7}), nil},
 		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true,
-			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL}, []string{testAdminKeyARN}},
+			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL, WebhookKeyARN: testWebhookKeyARN}, []string{testAdminKeyARN}},
 		{"wallets", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], CompanyLimits: lim}), nil},
 		{"payments", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, OperatorBaseURL: testOperatorURL, CompanyLimits: lim}), nil},
-		{"webhooks", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CompanyLimits: lim}), nil},
+		{"webhooks", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, WebhookKeyARN: testWebhookKeyARN, CompanyLimits: lim}), nil},
 		{"customers", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], IssuerBaseURL: testIssuerURL, CompanyLimits: lim}), nil},
 		{"payout-worker", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, PaymentDeadline: 20 * time.Second, OperatorBaseURL: testOperatorURL}, nil},
 		{"operator-callbacks", function.Config{Mode: function.ModeSandbox, PayoutsQueueURL: payouts, OperatorCallbackKey: testOperatorKey}, nil},
-		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks}, nil},
+		{"webhook-worker", function.Config{TableName: table, WebhooksQueueURL: webhooks, WebhookKeyARN: testWebhookKeyARN}, nil},
 		{"card-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"fund-worker", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks}, nil},
 		{"sweeper", function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, CardHoldExpiry: time.Hour,
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerBaseURL: testIssuerURL,
-			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL}, []string{testIssuerSecretARN}},
+			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, WebhookKeyARN: testWebhookKeyARN}, []string{testIssuerSecretARN}},
 		{"cards", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, CardKeyARN: testCardKeyARN, IssuerBaseURL: testIssuerURL, RevealLimit: 50, CompanyLimits: lim}),
 			nil},
 		{"stripe-webhooks", function.Config{Mode: function.ModeSandbox, TableName: table, IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"],
@@ -209,7 +215,8 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 	for _, tt := range tests {
 		tested[tt.function] = true
 		t.Run(tt.function, func(t *testing.T) {
-			tt.want.MetricsNamespace = env["METRICS_NAMESPACE"] // every function's (function.CommonSettings)
+			// Every function's (function.CommonSettings).
+			tt.want.MetricsNamespace, tt.want.Stage, tt.want.AlarmEmail, tt.want.Mode = env["METRICS_NAMESPACE"], env["STAGE"], env["ALARM_EMAIL"], env["MODE"]
 			got, err := loadConfig(tt.function)
 			if err != nil {
 				t.Fatal(err)
@@ -341,7 +348,10 @@ func TestConfigOfProductionMode(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Setenv(tt.variable, tt.value)
 			if tt.variable == "OPERATOR_API_TOKEN" || tt.variable == "ISSUER_API_KEY" {
+				// A secret by value: the local stack's (a deployed one
+				// refuses it, TestConfigOfDeployedProduction).
 				t.Setenv(tt.variable+"_ARN", "")
+				t.Setenv("STAGE", function.LocalStage)
 			}
 			_, err := loadConfig(tt.function)
 			if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), tt.want) {
@@ -410,5 +420,84 @@ func TestConfigTakesLocalSecrets(t *testing.T) {
 	if err != nil || cfg.TokenKeys != [2]string{"11", ""} || cfg.TokenKeyARNs != [2]string{"", testTokenKeyBARN} ||
 		cfg.TokenSigningKey != 0 || cfg.TokenStandbyRefused {
 		t.Fatalf("config %+v, %v", cfg, err)
+	}
+}
+
+// TestConfigOfDeployedProduction: a deployed stage (STAGE other than
+// local) in production mode refuses at start an http provider URL, loopback
+// receivers, a secret given by value and no alarm e-mail, with an error
+// naming the setting; the local stack in production mode (STAGE=local,
+// simulated providers on http://127.0.0.1, secrets by value from .cache)
+// and a deployed sandbox stage start as before.
+func TestConfigOfDeployedProduction(t *testing.T) {
+	type setting struct{ name, value string }
+	tests := []struct {
+		name     string
+		function string
+		mode     string
+		set      []setting
+		want     string // "" starts
+	}{
+		{"deployed, every setting safe", "payments", function.ModeProduction, nil, ""},
+		{"operator URL over http", "payments", function.ModeProduction,
+			[]setting{{"OPERATOR_BASE_URL", "http://api.pawapay.io"}}, `OPERATOR_BASE_URL must be an https URL, not "http://api.pawapay.io"`},
+		{"issuer URL over http", "cards", function.ModeProduction,
+			[]setting{{"ISSUER_BASE_URL", "http://api.stripe.com"}}, `ISSUER_BASE_URL must be an https URL, not "http://api.stripe.com"`},
+		{"provider URL over http, in a function that does not read it", "auth", function.ModeProduction,
+			[]setting{{"ISSUER_BASE_URL", "http://127.0.0.1:12111"}}, "ISSUER_BASE_URL must be an https URL"},
+		{"loopback receivers", "webhook-worker", function.ModeProduction,
+			[]setting{{"OUTBOUND_ALLOW_LOOPBACK", "true"}}, "OUTBOUND_ALLOW_LOOPBACK must not be set"},
+		{"loopback receivers, another true", "webhooks", function.ModeProduction,
+			[]setting{{"OUTBOUND_ALLOW_LOOPBACK", "1"}}, "OUTBOUND_ALLOW_LOOPBACK must not be set"},
+		{"no alarm e-mail", "sweeper", function.ModeProduction,
+			[]setting{{"ALARM_EMAIL", ""}}, "ALARM_EMAIL is not set"},
+		{"no alarm e-mail, in a function without a secret", "openapi", function.ModeProduction,
+			[]setting{{"ALARM_EMAIL", ""}}, "ALARM_EMAIL is not set"},
+		{"deployed sandbox stage", "payments", function.ModeSandbox,
+			[]setting{{"OPERATOR_BASE_URL", "http://127.0.0.1:1"}, {"OUTBOUND_ALLOW_LOOPBACK", "true"}, {"ALARM_EMAIL", ""}}, ""},
+		{"the local stack in production mode", "payments", function.ModeProduction, []setting{
+			{"STAGE", function.LocalStage}, {"OPERATOR_BASE_URL", "http://127.0.0.1:5070"}, {"ISSUER_BASE_URL", "http://127.0.0.1:5071"},
+			{"OUTBOUND_ALLOW_LOOPBACK", "true"}, {"ALARM_EMAIL", ""},
+			{"TOKEN_KEY_A_ARN", ""}, {"TOKEN_KEY_A", apptest.AuthTestKeys[0]}, {"OPERATOR_API_TOKEN_ARN", ""}, {"OPERATOR_API_TOKEN", testOperatorToken},
+			{"CARD_KEY", "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"},
+		}, ""},
+		{"a configuration without a stage (tests)", "payments", function.ModeProduction,
+			[]setting{{"STAGE", ""}, {"OUTBOUND_ALLOW_LOOPBACK", "true"}, {"ALARM_EMAIL", ""}}, ""},
+	}
+	// Every secret given by value, in a function that reads it and in one
+	// that does not.
+	for _, name := range function.PlainSecrets {
+		for _, fn := range []string{"sweeper", "openapi"} {
+			tests = append(tests, struct {
+				name     string
+				function string
+				mode     string
+				set      []setting
+				want     string
+			}{name + " by value in " + fn, fn, function.ModeProduction, []setting{{name, "by-value-0123456789abcdef"}},
+				name + " must not be set: a deployed stack reads the secret from " + name + "_ARN"})
+		}
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			configTestEnv(t)
+			t.Setenv("MODE", tt.mode)
+			for _, s := range tt.set {
+				t.Setenv(s.name, s.value)
+			}
+			cfg, err := loadConfig(tt.function)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("refused: %v", err)
+				}
+				if cfg.Mode != tt.mode {
+					t.Fatalf("mode %q, want %q", cfg.Mode, tt.mode)
+				}
+				return
+			}
+			if !errors.Is(err, function.ErrConfig) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want function.ErrConfig with %q", err, tt.want)
+			}
+		})
 	}
 }

@@ -40,7 +40,7 @@ func (g Grant) Variable() string {
 
 // CommonSettings are the settings every function reads, which the template
 // gives once, in its Globals.
-var CommonSettings = []string{metricsNamespace}
+var CommonSettings = []string{metricsNamespace, stageSetting, modeSetting, alarmEmail}
 
 // Variables returns every environment variable f reads, sorted: the
 // common settings, its own and the variables naming the resources of its
@@ -69,6 +69,7 @@ const (
 	tokenKeyB       = "TOKEN_KEY_B_ARN"    // every token function reads their public keys
 	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
 	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
+	webhookKey      = "WEBHOOK_KEY_ARN"    // the KMS key that seals webhook signing secrets
 
 	operatorToken = "OPERATOR_API_TOKEN_ARN" // the aggregator's API token (production mode)
 	issuerKey     = "ISSUER_API_KEY_ARN"     // the card issuer's API key (production mode: Stripe's)
@@ -81,6 +82,8 @@ const (
 // Settings read by more than one function.
 const (
 	metricsNamespace = "METRICS_NAMESPACE" // every function's (CommonSettings)
+	stageSetting     = "STAGE"             // every function's: a deployed stack's refusals (Config.Deployed)
+	alarmEmail       = "ALARM_EMAIL"       // every function's: a deployed production stage needs one
 	modeSetting      = "MODE"
 	deadlineSetting  = "PAYMENT_DEADLINE_SECONDS"
 	operatorURL      = "OPERATOR_BASE_URL" // the aggregator's API (production mode)
@@ -166,6 +169,8 @@ var Functions = map[string]Function{
 			// (docs/reconciliation.md).
 			{operatorToken, getSecret},
 			{issuerKey, getSecret},
+			// The console's signing secret, sealed when it is made.
+			{webhookKey, []string{"kms:GenerateDataKey"}},
 		},
 	},
 	"wallets": {
@@ -234,6 +239,9 @@ var Functions = map[string]Function{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
 			tokenVerify[0], tokenVerify[1],
+			// The endpoints' secrets, sealed when they are made; never
+			// opened (an answer shows the secret it just made).
+			{webhookKey, []string{"kms:GenerateDataKey"}},
 		},
 	},
 	"issuer-webhooks": {
@@ -292,6 +300,8 @@ var Functions = map[string]Function{
 			// Query: the company's endpoints.
 			{tableResource, []string{"dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{webhooksQueue, sendMessage},
+			// The endpoints' secrets, opened to sign a delivery.
+			{webhookKey, []string{"kms:Decrypt"}},
 		},
 	},
 	"card-worker": {
@@ -317,13 +327,16 @@ var Functions = map[string]Function{
 	"sweeper": {
 		Settings: []string{modeSetting, "CARD_HOLD_EXPIRY_SECONDS", issuerURL, reconciliationWindow, operatorURL},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			// Scan: the webhook secrets stored in clear before they were
+			// sealed, sealed (webhooks.SecretSealing).
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
 			{payoutsQueue, sendMessage},
 			{bulkQueue, sendMessage}, // bulk chunk jobs and items' messages again
 			{webhooksQueue, sendMessage},
 			{issuerEvents, sendMessage}, // the sandbox card network's deliveries again
 			{cardKey, []string{"kms:Decrypt", "kms:GenerateDataKey"}},
+			{webhookKey, []string{"kms:GenerateDataKey"}}, // the webhook secrets in clear, sealed
 			{issuerSecret, getSecret},
 			{issuerKey, getSecret},     // issuances and terminations asked again; the issuer's statements
 			{operatorToken, getSecret}, // the operator's records, for the reconciliation

@@ -13,6 +13,14 @@ import (
 	"payments/pkg/wallets"
 )
 
+// SetClearSecretsPageSizeForTest sets the page size of the scan for
+// webhook secrets in clear until the test ends.
+func SetClearSecretsPageSizeForTest(t interface{ Cleanup(func()) }, n int32) {
+	old := clearSecretsPageSize
+	clearSecretsPageSize = n
+	t.Cleanup(func() { clearSecretsPageSize = old })
+}
+
 // EventPutForTest exposes eventPut to the external tests.
 var EventPutForTest = eventPut
 

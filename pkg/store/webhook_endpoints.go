@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -15,6 +17,7 @@ import (
 	"payments/pkg/companies"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
+	"payments/pkg/vault"
 	"payments/pkg/webhooks"
 )
 
@@ -29,6 +32,14 @@ import (
 //     webhook of before is that endpoint as it stands, nothing moved.
 //
 // Every write of an endpoint item is conditioned on the version it read.
+//
+// Signing secrets are stored sealed (webhooks.SealSecrets), as maps of
+// their vault.Sealed parts: sealed_secret and sealed_previous_secret. The
+// items written before secrets were sealed hold them in clear (secret,
+// previous_secret): such an item is still read, its secrets in clear on
+// the endpoint, and every write of it writes them sealed, the one-off
+// sealing of the sweeper (SealStoredSecrets) included. No write puts a
+// secret in clear.
 
 var _ webhooks.EndpointStore = (*Webhooks)(nil)
 
@@ -40,13 +51,18 @@ type endpointItem struct {
 	CompanyID string `dynamodbav:"company_id"`
 	// URL is absent on the console's item: it is the company's
 	// webhook_url.
-	URL               string   `dynamodbav:"url,omitempty"`
-	EnabledEvents     []string `dynamodbav:"enabled_events,omitempty"`
-	Description       string   `dynamodbav:"description,omitempty"`
-	Status            string   `dynamodbav:"status,omitempty"`
-	Secret            string   `dynamodbav:"secret,omitempty"`
-	PreviousSecret    string   `dynamodbav:"previous_secret,omitempty"`
-	PreviousExpiresAt string   `dynamodbav:"previous_expires_at,omitempty"`
+	URL           string   `dynamodbav:"url,omitempty"`
+	EnabledEvents []string `dynamodbav:"enabled_events,omitempty"`
+	Description   string   `dynamodbav:"description,omitempty"`
+	Status        string   `dynamodbav:"status,omitempty"`
+	// SealedSecret and SealedPrevious are the secrets as written.
+	SealedSecret   *vault.Sealed `dynamodbav:"sealed_secret,omitempty"`
+	SealedPrevious *vault.Sealed `dynamodbav:"sealed_previous_secret,omitempty"`
+	// Secret and PreviousSecret are the secrets in clear of an item
+	// written before secrets were sealed: read, never written.
+	Secret            string `dynamodbav:"secret,omitempty"`
+	PreviousSecret    string `dynamodbav:"previous_secret,omitempty"`
+	PreviousExpiresAt string `dynamodbav:"previous_expires_at,omitempty"`
 	// Version counts the writes; the signing-secret items of before have
 	// none (0).
 	Version   int    `dynamodbav:"version"`
@@ -54,21 +70,37 @@ type endpointItem struct {
 	UpdatedAt string `dynamodbav:"updated_at,omitempty"`
 }
 
-// endpointItemOf returns the item of e at version.
-func endpointItemOf(e webhooks.Endpoint, version int) endpointItem {
+// ErrClearSecret reports an endpoint to be written with a secret in clear:
+// webhooks.SealSecrets seals it first.
+var ErrClearSecret = errors.New("store: webhook secret in clear")
+
+// endpointItemOf returns the item of e at version, its secrets sealed;
+// ErrClearSecret when e holds one in clear.
+func endpointItemOf(e webhooks.Endpoint, version int) (endpointItem, error) {
+	if e.Secret != "" || e.PreviousSecret != "" {
+		return endpointItem{}, fmt.Errorf("%w: endpoint %s", ErrClearSecret, e.ID)
+	}
 	it := endpointItem{
 		PK: companyPK(e.CompanyID), SK: webhookEndpointSK(e.ID), Type: kindWebhookEndpoint, ID: e.ID,
 		CompanyID: e.CompanyID, URL: e.URL, EnabledEvents: e.EnabledEvents, Description: e.Description,
-		Status: string(e.Status), Secret: e.Secret, PreviousSecret: e.PreviousSecret, Version: version,
-		CreatedAt: timestamp.Format(e.CreatedAt), UpdatedAt: timestamp.Format(e.UpdatedAt),
+		Status: string(e.Status), SealedSecret: sealedOrNil(e.SealedSecret), SealedPrevious: sealedOrNil(e.SealedPrevious),
+		Version: version, CreatedAt: timestamp.Format(e.CreatedAt), UpdatedAt: timestamp.Format(e.UpdatedAt),
 	}
 	if e.Console {
 		it.SK, it.Type, it.URL = webhookSecretSK(), kindWebhookSecret, ""
 	}
-	if e.PreviousSecret != "" {
+	if it.SealedPrevious != nil {
 		it.PreviousExpiresAt = timestamp.Format(e.PreviousExpiresAt)
 	}
-	return it
+	return it, nil
+}
+
+// sealedOf returns the secret s points to, zero for nil.
+func sealedOf(s *vault.Sealed) vault.Sealed {
+	if s == nil {
+		return vault.Sealed{}
+	}
+	return *s
 }
 
 // consoleItem returns the console endpoint's item of a company that has
@@ -82,6 +114,7 @@ func (it endpointItem) endpoint(c companyItem) (webhooks.Endpoint, error) {
 	e := webhooks.Endpoint{
 		ID: it.ID, CompanyID: it.CompanyID, URL: it.URL, EnabledEvents: it.EnabledEvents, Description: it.Description,
 		Status: webhooks.EndpointStatus(it.Status), Secret: it.Secret, PreviousSecret: it.PreviousSecret,
+		SealedSecret: sealedOf(it.SealedSecret), SealedPrevious: sealedOf(it.SealedPrevious),
 	}
 	if it.SK == webhookSecretSK() {
 		e.ID, e.CompanyID, e.URL, e.Console = c.ID, c.ID, c.WebhookURL, true
@@ -113,7 +146,11 @@ func (it endpointItem) endpoint(c companyItem) (webhooks.Endpoint, error) {
 // the same transaction on the condition that it stays at most max;
 // webhooks.ErrTooManyEndpoints otherwise.
 func (s *Webhooks) CreateEndpoint(ctx context.Context, e webhooks.Endpoint, max int) error {
-	item, err := attributevalue.MarshalMap(endpointItemOf(e, 1))
+	it, err := endpointItemOf(e, 1)
+	if err != nil {
+		return err
+	}
+	item, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return fmt.Errorf("store: encode webhook endpoint: %w", err)
 	}
@@ -250,7 +287,11 @@ func (s *Webhooks) UpdateEndpoint(ctx context.Context, companyID, id string, cha
 		if err := change(&e); err != nil {
 			return nil, err
 		}
-		item, err := attributevalue.MarshalMap(endpointItemOf(e, version+1))
+		it, err := endpointItemOf(e, version+1)
+		if err != nil {
+			return nil, err
+		}
+		item, err := attributevalue.MarshalMap(it)
 		if err != nil {
 			return nil, fmt.Errorf("store: encode webhook endpoint: %w", err)
 		}
@@ -313,7 +354,7 @@ func (s *Webhooks) DeleteEndpoint(ctx context.Context, companyID, id string) err
 			TableName: aws.String(s.db.Table),
 			Key:       dynamo.Key(companyPK(companyID), webhookSecretSK()),
 			UpdateExpression: aws.String("SET version = if_not_exists(version, :zero) + :one, #type = :type, company_id = :cid " +
-				"REMOVE enabled_events, description, #status, previous_secret, previous_expires_at"),
+				"REMOVE enabled_events, description, #status, previous_secret, sealed_previous_secret, previous_expires_at"),
 			ExpressionAttributeNames: map[string]string{"#status": "status", "#type": attrType},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":zero": dynamo.Num(0), ":one": dynamo.Num(1), ":type": dynamo.Str(kindWebhookSecret), ":cid": dynamo.Str(companyID),
@@ -341,31 +382,33 @@ func (s *Webhooks) DeleteEndpoint(ctx context.Context, companyID, id string) err
 	})
 }
 
-// PutSecret sets the signing secret of the company's console endpoint, with
-// no overlap, on the condition that the company exists
+// PutSecret sets the signing secret of the company's console endpoint,
+// sealed, with no overlap, on the condition that the company exists
 // (companies.ErrNotFound otherwise).
-func (s *Webhooks) PutSecret(ctx context.Context, companyID, secret string, now time.Time) error {
+func (s *Webhooks) PutSecret(ctx context.Context, companyID string, secret vault.Sealed, now time.Time) error {
 	return s.updateConsoleSecret(ctx, companyID, secret, now)
 }
 
 // DeleteSecret turns signing off for the console's endpoint, on the
 // condition that the company exists (companies.ErrNotFound otherwise).
 func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
-	return s.updateConsoleSecret(ctx, companyID, "", time.Now())
+	return s.updateConsoleSecret(ctx, companyID, vault.Sealed{}, time.Now())
 }
 
 // updateConsoleSecret writes secret on the console's item, whether or not
-// the company has a webhook_url, and drops any previous secret.
-func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID, secret string, now time.Time) error {
+// the company has a webhook_url, and drops any previous secret (and any
+// secret in clear of before).
+func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID string, secret vault.Sealed, now time.Time) error {
 	return s.db.write(ctx, "webhook secret of "+companyID, func(ctx context.Context) (*txn, error) {
 		it := consoleItem(companyID)
 		if _, err := s.db.Find(ctx, companyPK(companyID), webhookSecretSK(), &it); err != nil {
 			return nil, fmt.Errorf("store: read webhook secret of %s: %w", companyID, err)
 		}
 		version := it.Version
-		it.Type, it.Secret, it.PreviousSecret, it.PreviousExpiresAt = kindWebhookSecret, secret, "", ""
+		it.Type, it.Secret, it.PreviousSecret, it.PreviousExpiresAt = kindWebhookSecret, "", "", ""
+		it.SealedSecret, it.SealedPrevious = sealedOrNil(secret), nil
 		it.Version, it.UpdatedAt = version+1, timestamp.Format(now)
-		if secret != "" {
+		if !secret.IsZero() {
 			it.CreatedAt = timestamp.Format(now)
 		}
 		item, err := attributevalue.MarshalMap(it)
@@ -387,3 +430,155 @@ func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID, secret st
 		return dynamo.ErrRetry
 	})
 }
+
+// The state of the scan for secrets in clear (ClearSecrets): one item.
+const (
+	clearSecretsPK   = "MIGRATION#WEBHOOK_SECRETS"
+	clearSecretsSK   = "STATE"
+	kindClearSecrets = "webhook_secrets_sealing"
+	// clearSecretsPages is how many pages of the table one ClearSecrets
+	// reads: a sweep's share of the scan.
+	clearSecretsPages = 4
+)
+
+// clearSecretsPageSize is how many items a page of that scan reads at
+// most (Limit): four pages, 2,000 items, a sweep (tests make it smaller).
+var clearSecretsPageSize int32 = 500
+
+// clearSecretsState is where the scan for secrets in clear stands.
+type clearSecretsState struct {
+	PK   string `dynamodbav:"PK"`
+	SK   string `dynamodbav:"SK"`
+	Type string `dynamodbav:"type"`
+	// NextPK and NextSK are the key the scan goes on after; empty at the
+	// start of a pass.
+	NextPK string `dynamodbav:"next_pk,omitempty"`
+	NextSK string `dynamodbav:"next_sk,omitempty"`
+	// Found counts the items in clear found in the current pass.
+	Found int `dynamodbav:"found"`
+	// Done is set once a whole pass found none: nothing is left in clear.
+	Done bool `dynamodbav:"done"`
+}
+
+// ClearSecrets returns the endpoint items holding a secret in clear in the
+// next clearSecretsPages pages of a Scan of the table, from where the last
+// call left it (kept on an item of its own). A pass that reached the end
+// having found some starts again from the start (an item written in clear
+// by a version of before during a deploy is found by the next pass); one
+// that found none is the last: later calls read the state item only.
+func (s *Webhooks) ClearSecrets(ctx context.Context) ([]webhooks.StoredInClear, error) {
+	st := clearSecretsState{PK: clearSecretsPK, SK: clearSecretsSK, Type: kindClearSecrets}
+	if _, err := s.db.Find(ctx, clearSecretsPK, clearSecretsSK, &st); err != nil {
+		return nil, fmt.Errorf("store: read the state of the webhook secrets' sealing: %w", err)
+	}
+	if st.Done {
+		return nil, nil
+	}
+	in := &dynamodb.ScanInput{
+		TableName:                aws.String(s.db.Table),
+		Limit:                    aws.Int32(clearSecretsPageSize),
+		FilterExpression:         aws.String("begins_with(SK, :prefix) AND (attribute_exists(secret) OR attribute_exists(previous_secret))"),
+		ProjectionExpression:     aws.String("PK, SK, company_id, id, #type"),
+		ExpressionAttributeNames: map[string]string{"#type": attrType},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":prefix": dynamo.Str(webhookItemsPrefix),
+		},
+	}
+	if st.NextPK != "" {
+		in.ExclusiveStartKey = dynamo.Key(st.NextPK, st.NextSK)
+	}
+	var out []webhooks.StoredInClear
+	end := false
+	for range clearSecretsPages {
+		page, err := s.db.Client.Scan(ctx, in)
+		if err != nil {
+			return nil, fmt.Errorf("store: scan for webhook secrets in clear: %w", err)
+		}
+		for _, item := range page.Items {
+			sk, companyID := dynamo.StringAttr(item, "SK"), dynamo.StringAttr(item, "company_id")
+			switch {
+			case sk == webhookSecretSK():
+				out = append(out, webhooks.StoredInClear{CompanyID: companyID, EndpointID: companyID, Console: true})
+			case strings.HasPrefix(sk, webhookEndpointSK("")):
+				out = append(out, webhooks.StoredInClear{CompanyID: companyID, EndpointID: dynamo.StringAttr(item, "id")})
+			}
+		}
+		if in.ExclusiveStartKey = page.LastEvaluatedKey; len(page.LastEvaluatedKey) == 0 {
+			end = true
+			break
+		}
+	}
+	st.Found += len(out)
+	st.NextPK, st.NextSK = "", ""
+	switch {
+	case !end:
+		st.NextPK, st.NextSK = dynamo.StringAttr(in.ExclusiveStartKey, "PK"), dynamo.StringAttr(in.ExclusiveStartKey, "SK")
+	case st.Found == 0:
+		st.Done = true
+	default:
+		st.Found = 0 // another pass, to find none
+	}
+	item, err := attributevalue.MarshalMap(st)
+	if err != nil {
+		return nil, fmt.Errorf("store: encode the state of the webhook secrets' sealing: %w", err)
+	}
+	if err := s.db.Put(ctx, "webhook secrets' sealing state", &dynamodb.PutItemInput{TableName: aws.String(s.db.Table), Item: item}); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// RewriteEndpoint reads the endpoint item of ref (the console's whether or
+// not the company has a webhook_url) and, when change reports a change,
+// writes it back on the condition that its version is still the one read;
+// a lost race is tried again from a fresh read. An item no longer there is
+// left so.
+func (s *Webhooks) RewriteEndpoint(ctx context.Context, ref webhooks.StoredInClear, change func(*webhooks.Endpoint) (bool, error)) error {
+	sk := webhookEndpointSK(ref.EndpointID)
+	if ref.Console {
+		sk = webhookSecretSK()
+	}
+	err := s.db.write(ctx, "rewrite webhook endpoint "+ref.EndpointID, func(ctx context.Context) (*txn, error) {
+		var it endpointItem
+		found, err := s.db.Find(ctx, companyPK(ref.CompanyID), sk, &it)
+		if err != nil {
+			return nil, fmt.Errorf("store: read webhook endpoint %s: %w", ref.EndpointID, err)
+		}
+		if !found {
+			return nil, errNothingToRewrite
+		}
+		if it.CompanyID == "" {
+			it.CompanyID = ref.CompanyID
+		}
+		e, err := it.endpoint(companyItem{ID: ref.CompanyID})
+		if err != nil {
+			return nil, err
+		}
+		changed, err := change(&e)
+		if err != nil {
+			return nil, err
+		}
+		if !changed {
+			return nil, errNothingToRewrite
+		}
+		next, err := endpointItemOf(e, it.Version+1)
+		if err != nil {
+			return nil, err
+		}
+		next.CreatedAt, next.UpdatedAt = it.CreatedAt, it.UpdatedAt // sealing is not an update
+		item, err := attributevalue.MarshalMap(next)
+		if err != nil {
+			return nil, fmt.Errorf("store: encode webhook endpoint: %w", err)
+		}
+		t := &txn{}
+		t.Add("endpoint", s.versionedPut(item, it.Version))
+		return t, nil
+	}, func(context.Context, dynamo.Cancellation) error { return dynamo.ErrRetry })
+	if errors.Is(err, errNothingToRewrite) {
+		return nil
+	}
+	return err
+}
+
+// errNothingToRewrite ends a RewriteEndpoint that has nothing to write.
+var errNothingToRewrite = errors.New("store: nothing to rewrite")

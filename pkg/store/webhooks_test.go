@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"slices"
@@ -19,6 +20,7 @@ import (
 	"payments/pkg/page"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/vault"
 	"payments/pkg/webhooks"
 )
 
@@ -36,9 +38,31 @@ func newWebhookCompany(t *testing.T, db *store.DB) string {
 	return id
 }
 
-// consoleSecret returns the secret of the company's console endpoint, ""
-// when it has none.
-func consoleSecret(t *testing.T, s *store.Webhooks, co string) string {
+// testVault returns a vault under a fresh local master key.
+func testVault(t *testing.T) *vault.Vault {
+	t.Helper()
+	key := make([]byte, vault.DataKeySize)
+	rand.Read(key)
+	local, err := vault.NewLocal(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vault.New(local)
+}
+
+// sealConsole returns secret sealed for the console endpoint of co.
+func sealConsole(t *testing.T, v *vault.Vault, co, secret string) vault.Sealed {
+	t.Helper()
+	sealed, err := v.Seal(context.Background(), []byte(secret), vault.WebhookSecret(co, co))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sealed
+}
+
+// consoleSecret returns the secret of the company's console endpoint,
+// opened with v, "" when it has none.
+func consoleSecret(t *testing.T, s *store.Webhooks, v *vault.Vault, co string) string {
 	t.Helper()
 	eps, err := s.Endpoints(context.Background(), co)
 	if err != nil {
@@ -47,7 +71,14 @@ func consoleSecret(t *testing.T, s *store.Webhooks, co string) string {
 	if len(eps) == 0 || !eps[0].Console {
 		return ""
 	}
-	return eps[0].Secret
+	if eps[0].Secret != "" {
+		t.Fatalf("the console's secret read in clear: %q", eps[0].Secret)
+	}
+	e, err := webhooks.OpenSecrets(context.Background(), v, eps[0], time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e.Secret
 }
 
 func TestWebhookSecrets(t *testing.T) {
@@ -55,36 +86,37 @@ func TestWebhookSecrets(t *testing.T) {
 	db := storetest.NewDB(t)
 	s := store.NewWebhooks(db)
 	co := newWebhookCompany(t, db)
+	v := testVault(t)
 
-	if got := consoleSecret(t, s, co); got != "" {
+	if got := consoleSecret(t, s, v, co); got != "" {
 		t.Fatalf("new company's secret %q", got)
 	}
 	for _, secret := range []string{"first", "second"} {
-		if err := s.PutSecret(ctx, co, secret, time.Now()); err != nil {
+		if err := s.PutSecret(ctx, co, sealConsole(t, v, co, secret), time.Now()); err != nil {
 			t.Fatal(err)
 		}
-		if got := consoleSecret(t, s, co); got != secret {
+		if got := consoleSecret(t, s, v, co); got != secret {
 			t.Fatalf("secret %q; want %q", got, secret)
 		}
 	}
 	if err := s.DeleteSecret(ctx, co); err != nil {
 		t.Fatal(err)
 	}
-	if got := consoleSecret(t, s, co); got != "" {
+	if got := consoleSecret(t, s, v, co); got != "" {
 		t.Fatalf("after delete: %q", got)
 	}
 	if err := s.DeleteSecret(ctx, co); err != nil {
 		t.Fatalf("second delete: %v", err)
 	}
 	unknown := uuid.NewString()
-	if err := s.PutSecret(ctx, unknown, "x", time.Now()); !errors.Is(err, companies.ErrNotFound) {
+	if err := s.PutSecret(ctx, unknown, sealConsole(t, v, unknown, "x"), time.Now()); !errors.Is(err, companies.ErrNotFound) {
 		t.Fatalf("put for an unknown company: %v", err)
 	}
 	if err := s.DeleteSecret(ctx, unknown); !errors.Is(err, companies.ErrNotFound) {
 		t.Fatalf("delete for an unknown company: %v", err)
 	}
 	// The company record never carries the secret.
-	if err := s.PutSecret(ctx, co, "third", time.Now()); err != nil {
+	if err := s.PutSecret(ctx, co, sealConsole(t, v, co, "third"), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	c, err := store.NewCompanies(db).Get(ctx, co)
@@ -392,16 +424,20 @@ func TestWebhookEndpointsConcurrently(t *testing.T) {
 	s := store.NewWebhooks(db)
 	co := newWebhookCompany(t, db)
 	now := time.Now().UTC().Truncate(time.Millisecond)
+	v := testVault(t)
 
 	const tries = webhooks.MaxEndpoints + 6
 	errs := make([]error, tries)
 	var wg sync.WaitGroup
 	for i := range tries {
 		wg.Go(func() {
-			errs[i] = s.CreateEndpoint(ctx, webhooks.Endpoint{
+			e := webhooks.Endpoint{
 				ID: uuid.NewString(), CompanyID: co, URL: "https://hooks.example.com/" + fmt.Sprint(i),
 				EnabledEvents: []string{webhooks.AllEvents}, Status: webhooks.EndpointEnabled, Secret: "whsec_x", CreatedAt: now, UpdatedAt: now,
-			}, webhooks.MaxEndpoints)
+			}
+			if _, errs[i] = webhooks.SealSecrets(ctx, v, &e); errs[i] == nil {
+				errs[i] = s.CreateEndpoint(ctx, e, webhooks.MaxEndpoints)
+			}
 		})
 	}
 	wg.Wait()

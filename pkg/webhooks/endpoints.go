@@ -16,6 +16,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/outbound"
 	"payments/pkg/timestamp"
+	"payments/pkg/vault"
 )
 
 // Rules of the endpoints a company manages (docs/webhooks.md "Endpoints").
@@ -65,18 +66,94 @@ type Endpoint struct {
 	EnabledEvents []string
 	Description   string
 	Status        EndpointStatus
-	// Secret signs deliveries; empty only for the console's endpoint with
-	// signing turned off.
+	// Secret signs deliveries; the console's endpoint with signing turned
+	// off has none. It is in clear only where it was just made (a create,
+	// a rotation), opened (OpenSecrets) or read from an endpoint stored
+	// before secrets were sealed: a store writes SealedSecret, never it
+	// (SealSecrets).
 	Secret string
 	// PreviousSecret also signs deliveries created before
-	// PreviousExpiresAt: the overlap of a rotation.
+	// PreviousExpiresAt: the overlap of a rotation. In clear as Secret is.
 	PreviousSecret    string
 	PreviousExpiresAt time.Time
+	// SealedSecret and SealedPrevious are Secret and PreviousSecret as
+	// stored: sealed under SecretContext, zero when there is none (or
+	// while it is in clear).
+	SealedSecret, SealedPrevious vault.Sealed
 	// Console marks the endpoint the operator console manages through the
 	// company's webhook_url; its id is the company id.
 	Console   bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// SecretContext is the context e's secrets are sealed under:
+// vault.WebhookSecret of its company and its id (the company id for the
+// console's endpoint, its id in the store).
+func (e Endpoint) SecretContext() vault.Context { return vault.WebhookSecret(e.CompanyID, e.ID) }
+
+// HasSecret reports whether e signs its deliveries: its secret in clear or
+// sealed.
+func (e Endpoint) HasSecret() bool { return e.Secret != "" || !e.SealedSecret.IsZero() }
+
+// hasPrevious reports whether e has a rotated-out secret, in clear or
+// sealed.
+func (e Endpoint) hasPrevious() bool { return e.PreviousSecret != "" || !e.SealedPrevious.IsZero() }
+
+// Sealer seals and opens signing secrets (a *vault.Vault), each under the
+// context of its endpoint (Endpoint.SecretContext).
+type Sealer interface {
+	Seal(ctx context.Context, secret []byte, ec vault.Context) (vault.Sealed, error)
+	Open(ctx context.Context, s vault.Sealed, ec vault.Context) ([]byte, error)
+}
+
+// SealSecrets seals each secret e holds in clear (one just made, or one
+// read from an endpoint stored before secrets were sealed) into
+// SealedSecret or SealedPrevious and clears it: what a store may write.
+// It reports whether it sealed any.
+func SealSecrets(ctx context.Context, s Sealer, e *Endpoint) (bool, error) {
+	sealed := false
+	for _, f := range []struct {
+		clear  *string
+		sealed *vault.Sealed
+	}{{&e.Secret, &e.SealedSecret}, {&e.PreviousSecret, &e.SealedPrevious}} {
+		if *f.clear == "" {
+			continue
+		}
+		v, err := s.Seal(ctx, []byte(*f.clear), e.SecretContext())
+		if err != nil {
+			return sealed, fmt.Errorf("webhooks: seal the secret of endpoint %s: %w", e.ID, err)
+		}
+		*f.sealed, *f.clear, sealed = v, "", true
+	}
+	return sealed, nil
+}
+
+// OpenSecrets returns e with the secrets that sign its deliveries at now in
+// clear: the current one, and the previous one while it has not expired
+// (no other is opened). A secret already in clear (stored before secrets
+// were sealed) is used as it is.
+func OpenSecrets(ctx context.Context, s Sealer, e Endpoint, now time.Time) (Endpoint, error) {
+	open := func(clear *string, sealed vault.Sealed) error {
+		if *clear != "" || sealed.IsZero() {
+			return nil
+		}
+		b, err := s.Open(ctx, sealed, e.SecretContext())
+		if err != nil {
+			return fmt.Errorf("webhooks: open the secret of endpoint %s: %w", e.ID, err)
+		}
+		*clear = string(b)
+		return nil
+	}
+	if err := open(&e.Secret, e.SealedSecret); err != nil {
+		return Endpoint{}, err
+	}
+	if now.Before(e.PreviousExpiresAt) {
+		if err := open(&e.PreviousSecret, e.SealedPrevious); err != nil {
+			return Endpoint{}, err
+		}
+	}
+	return e, nil
 }
 
 // Receives reports whether the endpoint takes deliveries of kind now.
@@ -89,7 +166,8 @@ func (e Endpoint) Receives(kind events.Kind) bool {
 
 // Sign returns the signature header of body at now: the current secret's
 // v1 first, then the previous secret's while it has not expired; "" when the
-// endpoint has no secret.
+// endpoint has no secret. It signs with the secrets in clear: those of
+// OpenSecrets.
 func (e Endpoint) Sign(now time.Time, body []byte) string {
 	if e.Secret == "" {
 		return ""
@@ -122,15 +200,17 @@ type EndpointStore interface {
 // Endpoints is the service behind /webhooks/endpoints.
 type Endpoints struct {
 	store         EndpointStore
+	sealer        Sealer
 	allowLoopback bool
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
 
-// NewEndpoints returns the endpoints service over store; allowLoopback
-// admits loopback URLs (the local stack's switch, outbound's).
-func NewEndpoints(store EndpointStore, allowLoopback bool) *Endpoints {
-	return &Endpoints{store: store, allowLoopback: allowLoopback, Now: time.Now}
+// NewEndpoints returns the endpoints service over store, its secrets
+// sealed by sealer; allowLoopback admits loopback URLs (the local stack's
+// switch, outbound's).
+func NewEndpoints(store EndpointStore, sealer Sealer, allowLoopback bool) *Endpoints {
+	return &Endpoints{store: store, sealer: sealer, allowLoopback: allowLoopback, Now: time.Now}
 }
 
 // EndpointInput is what a create or an update sets; nil fields are left as
@@ -165,9 +245,14 @@ func (s *Endpoints) Create(ctx context.Context, companyID string, in EndpointInp
 	if err := s.apply(&e, in); err != nil {
 		return Endpoint{}, err
 	}
+	if _, err := SealSecrets(ctx, s.sealer, &e); err != nil {
+		return Endpoint{}, err
+	}
 	if err := s.store.CreateEndpoint(ctx, e, MaxEndpoints); err != nil {
 		return Endpoint{}, err
 	}
+	// The answer shows the secret just made, once.
+	e.Secret = EndpointSecretPrefix + secret
 	return e, nil
 }
 
@@ -202,7 +287,13 @@ func (s *Endpoints) Update(ctx context.Context, companyID, id string, in Endpoin
 	now := timestamp.Of(s.Now())
 	return s.store.UpdateEndpoint(ctx, companyID, id, func(e *Endpoint) error {
 		e.UpdatedAt = now
-		return s.apply(e, in)
+		if err := s.apply(e, in); err != nil {
+			return err
+		}
+		// An endpoint stored before secrets were sealed is written back
+		// sealed.
+		_, err := SealSecrets(ctx, s.sealer, e)
+		return err
 	})
 }
 
@@ -226,24 +317,34 @@ func (s *Endpoints) Rotate(ctx context.Context, companyID, id string, overlap ti
 		return Endpoint{}, err
 	}
 	now := timestamp.Of(s.Now())
-	return s.store.UpdateEndpoint(ctx, companyID, id, func(e *Endpoint) error {
+	var issued string
+	e, err := s.store.UpdateEndpoint(ctx, companyID, id, func(e *Endpoint) error {
 		prefix := EndpointSecretPrefix
 		if e.Console {
 			prefix = ""
 		}
-		rotate(e, prefix+secret, now, overlap)
-		return nil
+		issued = prefix + secret
+		rotate(e, issued, now, overlap)
+		_, err := SealSecrets(ctx, s.sealer, e)
+		return err
 	})
+	if err != nil {
+		return Endpoint{}, err
+	}
+	// The answer shows the secret just made, once, not one opened again.
+	e.Secret = issued
+	return e, nil
 }
 
-// rotate replaces e's secret with secret at now, keeping the previous one
-// for overlap.
+// rotate replaces e's secret with secret (in clear, sealed afterwards) at
+// now, keeping the previous one, as it is stored, for overlap: a sealed
+// secret stays sealed under the same context.
 func rotate(e *Endpoint, secret string, now time.Time, overlap time.Duration) {
-	e.PreviousSecret, e.PreviousExpiresAt = "", time.Time{}
-	if overlap > 0 && e.Secret != "" {
-		e.PreviousSecret, e.PreviousExpiresAt = e.Secret, now.Add(overlap)
+	e.PreviousSecret, e.SealedPrevious, e.PreviousExpiresAt = "", vault.Sealed{}, time.Time{}
+	if overlap > 0 && e.HasSecret() {
+		e.PreviousSecret, e.SealedPrevious, e.PreviousExpiresAt = e.Secret, e.SealedSecret, now.Add(overlap)
 	}
-	e.Secret = secret
+	e.Secret, e.SealedSecret = secret, vault.Sealed{}
 	e.UpdatedAt = now
 }
 

@@ -59,7 +59,7 @@ func ViewEndpoint(e Endpoint, now time.Time) EndpointView {
 	if v.EnabledEvents == nil {
 		v.EnabledEvents = []string{}
 	}
-	if e.PreviousSecret != "" && now.Before(e.PreviousExpiresAt) {
+	if e.hasPrevious() && now.Before(e.PreviousExpiresAt) {
 		at := timestamp.Format(e.PreviousExpiresAt)
 		v.PreviousSecretExpiresAt = &at
 	}

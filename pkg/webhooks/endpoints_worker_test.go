@@ -1,12 +1,16 @@
 package webhooks_test
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
 	"github.com/stripe/stripe-go/v85/webhook"
 
 	"payments/pkg/outbox"
+	"payments/pkg/vault"
 	"payments/pkg/webhooks"
 )
 
@@ -127,15 +131,28 @@ func TestWorkerRotationOverlap(t *testing.T) {
 		name        string
 		at          time.Time
 		oldVerifies bool
+		// sealed stores the secrets sealed; otherwise in clear, as
+		// before secrets were sealed.
+		sealed bool
 	}{
-		{"during the overlap", rotatedAt.Add(time.Hour), true},
-		{"after the overlap", rotatedAt.Add(25 * time.Hour), false},
+		{"during the overlap", rotatedAt.Add(time.Hour), true, true},
+		{"after the overlap", rotatedAt.Add(25 * time.Hour), false, true},
+		{"during the overlap, stored in clear", rotatedAt.Add(time.Hour), true, false},
+		{"after the overlap, stored in clear", rotatedAt.Add(25 * time.Hour), false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			e := newWorkerEnv(t, "", "", map[string][]int{cardsURL: {200}})
 			ep := endpoint("ep-cards", cardsURL, webhooks.AllEvents)
 			ep.Secret, ep.PreviousSecret, ep.PreviousExpiresAt = newSecret, oldSecret, rotatedAt.Add(webhooks.DefaultOverlap)
+			if tt.sealed {
+				if sealed, err := webhooks.SealSecrets(context.Background(), e.vault, &ep); err != nil || !sealed {
+					t.Fatalf("sealed %v, %v", sealed, err)
+				}
+				if ep.Secret != "" || ep.PreviousSecret != "" || ep.SealedSecret.IsZero() || ep.SealedPrevious.IsZero() {
+					t.Fatalf("sealed endpoint %+v", ep)
+				}
+			}
 			e.store.endpoints = append(e.store.endpoints, ep)
 			e.worker.Now = func() time.Time { return tt.at }
 			e.run(t)
@@ -156,5 +173,26 @@ func TestWorkerRotationOverlap(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWorkerRefusesASecretSealedForAnotherEndpoint: a secret sealed under
+// one endpoint's context does not open as another's: the delivery is not
+// made (the message comes back), nothing unsigned or wrongly signed goes.
+func TestWorkerRefusesASecretSealedForAnotherEndpoint(t *testing.T) {
+	e := newWorkerEnv(t, "", "", map[string][]int{cardsURL: {200}})
+	other := endpoint("ep-other", cardsURL, webhooks.AllEvents)
+	if _, err := webhooks.SealSecrets(context.Background(), e.vault, &other); err != nil {
+		t.Fatal(err)
+	}
+	ep := endpoint("ep-cards", cardsURL, webhooks.AllEvents)
+	ep.Secret, ep.SealedSecret = "", other.SealedSecret
+	e.store.endpoints = append(e.store.endpoints, ep)
+	b, _ := json.Marshal(outbox.Message{CompanyID: "co-1", EventID: e.event.ID})
+	if err := e.worker.Handle(context.Background(), b); !errors.Is(err, vault.ErrOpen) {
+		t.Fatalf("error %v, want vault.ErrOpen", err)
+	}
+	if len(e.sender.sent) != 0 {
+		t.Fatalf("%d sends", len(e.sender.sent))
 	}
 }

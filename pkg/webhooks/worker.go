@@ -77,14 +77,16 @@ type Worker struct {
 	store  WorkerStore
 	sender Sender
 	queue  Queue
+	sealer Sealer
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
 
 // NewWorker returns a Worker that reads and records in store, posts
-// through sender and queues retries on q.
-func NewWorker(store WorkerStore, sender Sender, q Queue) *Worker {
-	return &Worker{store: store, sender: sender, queue: q, Now: time.Now}
+// through sender and queues retries on q; sealer opens the endpoints'
+// secrets that sign a new delivery.
+func NewWorker(store WorkerStore, sender Sender, q Queue, sealer Sealer) *Worker {
+	return &Worker{store: store, sender: sender, queue: q, sealer: sealer, Now: time.Now}
 }
 
 // Handle processes one message of the webhooks queue. It returns an error
@@ -133,12 +135,17 @@ func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round 
 		if !e.Receives(ev.Kind) || endpointID != "" && e.ID != endpointID {
 			continue
 		}
+		if e, err = OpenSecrets(ctx, w.sealer, e, now); err != nil {
+			return err
+		}
 		fresh = append(fresh, newDelivery(ev, DestinationWebhook, e, e.URL, round, now))
 	}
 	if ev.NotifyURL != "" && endpointID == "" {
 		var console Endpoint
 		if len(eps) > 0 && eps[0].Console {
-			console = eps[0]
+			if console, err = OpenSecrets(ctx, w.sealer, eps[0], now); err != nil {
+				return err
+			}
 		}
 		fresh = append(fresh, newDelivery(ev, DestinationNotifyURL, console, ev.NotifyURL, round, now))
 	}

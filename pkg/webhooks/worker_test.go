@@ -2,6 +2,7 @@ package webhooks_test
 
 import (
 	"context"
+	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/outbound"
 	"payments/pkg/outbox"
+	"payments/pkg/vault"
 	"payments/pkg/webhooks"
 )
 
@@ -226,6 +228,19 @@ type workerEnv struct {
 	queue  *fakeQueue
 	worker *webhooks.Worker
 	event  events.Event
+	vault  *vault.Vault // seals and opens the endpoints' secrets
+}
+
+// testVault returns a vault under a fresh local master key.
+func testVault(t *testing.T) *vault.Vault {
+	t.Helper()
+	key := make([]byte, vault.DataKeySize)
+	rand.Read(key)
+	local, err := vault.NewLocal(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return vault.New(local)
 }
 
 func newWorkerEnv(t *testing.T, webhookURL, notify string, script map[string][]int) *workerEnv {
@@ -240,7 +255,8 @@ func newWorkerEnv(t *testing.T, webhookURL, notify string, script map[string][]i
 		ID: "co-1", CompanyID: "co-1", URL: webhookURL, Console: true, Status: webhooks.EndpointEnabled,
 		EnabledEvents: []string{webhooks.AllEvents}, Secret: "3f6c0d8ea5b1c2d3e4f5061728394a5b6c7d8e9f00112233445566778899aabb",
 	}}
-	e.worker = webhooks.NewWorker(e.store, e.sender, e.queue)
+	e.vault = testVault(t)
+	e.worker = webhooks.NewWorker(e.store, e.sender, e.queue, e.vault)
 	return e
 }
 

@@ -44,6 +44,10 @@ const (
 	TokenKeyB = "b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2b2"
 )
 
+// WebhookKey is the local key that seals webhook signing secrets in test
+// deployments.
+const WebhookKey = "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+
 // IssuerWebhookSecret is the card issuer's webhook secret of test
 // deployments; SampleEvents signs the sample notifications with it.
 const IssuerWebhookSecret = "local-issuer-webhook-secret-0123456789abcdef0123456789abcdef"
@@ -143,7 +147,7 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		QueueURLs: urls,
 		Buckets:   buckets,
 		Secrets: map[string]string{
-			"TOKEN_KEY_A": TokenKeyA, "TOKEN_KEY_B": TokenKeyB, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey,
+			"TOKEN_KEY_A": TokenKeyA, "TOKEN_KEY_B": TokenKeyB, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey, "WEBHOOK_KEY": WebhookKey,
 			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret, "OPERATOR_API_TOKEN": OperatorAPIToken,
 			"ISSUER_API_KEY": IssuerAPIKey,
 		},

@@ -49,15 +49,18 @@ func DataDir(root string) (string, error) {
 
 // SecretFiles maps each local secret to its file in the data folder, where
 // Secret makes it once: the value of NAME where AWS gives a function
-// NAME_ARN (see devserver.Resources.Secrets), or of CARD_KEY, the local
-// stand-in of the KMS key.
+// NAME_ARN (see devserver.Resources.Secrets), or of CARD_KEY and
+// WEBHOOK_KEY, the local stand-ins of the KMS keys.
 var SecretFiles = map[string]string{
 	"ADMIN_API_KEY": "admin-api-key",
 	// The local stand-ins of the token keys' KMS keys: P-256 private
 	// keys, as 64 hexadecimal characters (auth.LocalKeyFromHex).
-	"TOKEN_KEY_A":           "token-key-a",
-	"TOKEN_KEY_B":           "token-key-b",
-	"CARD_KEY":              "card-key",
+	"TOKEN_KEY_A": "token-key-a",
+	"TOKEN_KEY_B": "token-key-b",
+	"CARD_KEY":    "card-key",
+	// The local stand-in of WebhookKey, the KMS key of the webhook
+	// signing secrets: a key of its own, as in AWS.
+	"WEBHOOK_KEY":           "webhook-key",
 	"ISSUER_WEBHOOK_SECRET": "issuer-webhook-secret",
 	// The simulated aggregator's token (MODE=production locally): the
 	// functions send it, the simulated pawaPay checks it.

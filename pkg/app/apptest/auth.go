@@ -25,6 +25,7 @@ import (
 	"payments/pkg/limits"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
+	"payments/pkg/vault/vaulttest"
 )
 
 // AuthTestAdminKey is the admin key of the test functions.
@@ -66,10 +67,18 @@ var GenerousLimits = limits.Limits{
 	Reveal: limits.Limit{Rate: 1_000_000, Burst: 1_000_000_000},
 }
 
+// TestWebhookKey is the local key that seals webhook signing secrets where
+// a test gives no KMS stand-in (the functions of NewAuthTestEnv seal them
+// under FakeKMS's WebhookKeyARN).
+const TestWebhookKey = "a0a1a2a3a4a5a6a7a8a9aaabacadaeafb0b1b2b3b4b5b6b7b8b9babbbcbdbebf"
+
 // AuthTestEnv is one fresh table with the auth and admin handlers and a
 // guarded probe route over it, all built as the functions build them.
 type AuthTestEnv struct {
-	Cfg   function.Config
+	Cfg function.Config
+	// KMS is the KMS stand-in that holds the webhook key (WebhookKeyARN)
+	// and, for the cards' tests, the card key.
+	KMS   *vaulttest.FakeKMS
 	DB    *store.DB
 	Auth  function.HTTPHandler
 	Admin function.HTTPHandler
@@ -87,6 +96,7 @@ func NewAuthTestEnv(t *testing.T) *AuthTestEnv {
 func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 	t.Helper()
 	db := storetest.NewDB(t)
+	kms := vaulttest.NewFakeKMS(t)
 	cfg := function.Config{
 		Mode:                mode,
 		TableName:           db.Table,
@@ -100,6 +110,9 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		CompanyLimits:       GenerousLimits,
 		CardKey:             TestCardKey,
 		IssuerWebhookSecret: IssuerTestSecret,
+		// Webhook signing secrets are sealed under KMS's key, as in AWS.
+		WebhookKeyARN: vaulttest.WebhookKeyARN,
+		KMSEndpoint:   kms.URL,
 	}
 	if mode == function.ModeProduction { // the console's reconciliation reads the card issuer
 		_, cfg.IssuerBaseURL = NewStripeSim(t, "")
@@ -127,7 +140,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		httpapi.Respond(w, http.StatusOK, "ok", cid)
 		return nil
 	})
-	return &AuthTestEnv{Cfg: cfg, DB: db, Auth: a, Admin: adm, probe: httpadapter.NewV2(rt).ProxyWithContext}
+	return &AuthTestEnv{Cfg: cfg, KMS: kms, DB: db, Auth: a, Admin: adm, probe: httpadapter.NewV2(rt).ProxyWithContext}
 }
 
 // AuthTestEvent builds the API Gateway HTTP API event of a request.

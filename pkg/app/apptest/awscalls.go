@@ -212,6 +212,7 @@ func ResourceNames(cfg function.Config) map[string]string {
 		"CARD_KEY_ARN":            cfg.CardKeyARN,
 		"TOKEN_KEY_A_ARN":         cfg.TokenKeyARNs[0],
 		"TOKEN_KEY_B_ARN":         cfg.TokenKeyARNs[1],
+		"WEBHOOK_KEY_ARN":         cfg.WebhookKeyARN,
 	} {
 		if value != "" {
 			names[value] = variable

@@ -43,7 +43,8 @@ type CardsTestEnv struct {
 // NewCardsTestEnv returns a CardsTestEnv over a fresh table and queues.
 func NewCardsTestEnv(t *testing.T) *CardsTestEnv {
 	t.Helper()
-	e := &CardsTestEnv{CustomersTestEnv: NewCustomersTestEnv(t), kms: vaulttest.NewFakeKMS(t)}
+	e := &CardsTestEnv{CustomersTestEnv: NewCustomersTestEnv(t)}
+	e.kms = e.KMS // the stand-in of the webhook key, which holds the card key too
 	e.Cfg.CardKeyARN, e.Cfg.KMSEndpoint, e.Cfg.CardKey = vaulttest.KeyARN, e.kms.URL, ""
 	e.Cards = e.CardsFunction(t, e.Cfg)
 	return e

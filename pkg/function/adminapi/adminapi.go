@@ -26,6 +26,7 @@ import (
 	"payments/pkg/queue"
 	"payments/pkg/reconcile"
 	"payments/pkg/store"
+	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets"
 	"payments/pkg/webhooks"
 )
@@ -70,7 +71,12 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 		return nil, err
 	}
 	wallets.AdminRoutes(rt, ws)
-	webhooks.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db)))
+	// The console's signing secret is sealed under the webhook key.
+	webhookVault, err := services.WebhookVault(cfg, kmskeys.FromConfig)
+	if err != nil {
+		return nil, err
+	}
+	webhooks.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db), webhookVault))
 	feeSvc := fees.NewService(store.NewFees(db))
 	feeSvc.Changed = services.FeeCache.Forget
 	fees.AdminRoutes(rt, feeSvc, companyChecker{comps})

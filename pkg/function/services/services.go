@@ -375,6 +375,24 @@ func CardVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID str
 	return vault.New(local), nil
 }
 
+// WebhookVault returns the vault of webhook signing secrets: under the KMS
+// key of WEBHOOK_KEY_ARN in AWS, through the KeyService kms returns
+// (kmskeys.FromConfig), under the local key WEBHOOK_KEY locally.
+func WebhookVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID string) vault.KeyService) (*vault.Vault, error) {
+	if cfg.WebhookKeyARN != "" {
+		return vault.New(kms(cfg.AWS, cfg.KMSEndpoint, cfg.WebhookKeyARN)), nil
+	}
+	key, err := vault.LocalKeyFromHex(cfg.WebhookKey)
+	if err != nil {
+		return nil, fmt.Errorf("%w: WEBHOOK_KEY: %v", function.ErrConfig, err)
+	}
+	local, err := vault.NewLocal(key)
+	if err != nil {
+		return nil, fmt.Errorf("%w: WEBHOOK_KEY: %v", function.ErrConfig, err)
+	}
+	return vault.New(local), nil
+}
+
 // Cards returns the cards service over db, sealing with v, publishing on
 // the webhooks queue, with the card issuer of p: the sandbox issuer in
 // sandbox mode; in production mode Stripe Issuing, for a function that

@@ -28,7 +28,7 @@ import (
 )
 
 // New builds the sweeper function, run every minute by a schedule. Each
-// run has eleven steps, which run at once, each within its own time budget
+// run has twelve steps, which run at once, each within its own time budget
 // and batch, so that one that is slow (a table slow to answer after a
 // restart) delays none of the others (docs/operations.md, "The sweeper",
 // lists them by the names of the Report):
@@ -72,6 +72,9 @@ import (
 //     (the card issuer's statements, the operator's records) when its
 //     last run started an hour ago or more, and continues a run that ran
 //     out of time (reconcile.Service.RunDue, docs/reconciliation.md).
+//   - webhook secrets: seals the webhook signing secrets stored in clear
+//     before secrets were sealed, a part of a scan of the table per sweep,
+//     until a whole scan finds none (webhooks.SecretSealing).
 //
 // The card movements step measures those it could not finish
 // (CardMovementsOpenPastWindow); both measures are written at every sweep,
@@ -135,6 +138,11 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		redeliver = n.Redeliver
 	}
 	deliveries := webhooks.NewResumer(store.NewWebhooks(db), hooks)
+	webhookVault, err := services.WebhookVault(cfg, kmskeys.FromConfig)
+	if err != nil {
+		return nil, err
+	}
+	sealing := webhooks.NewSecretSealing(store.NewWebhooks(db), webhookVault)
 	rec, err := services.Reconciler(cfg, db, p, cardSvc)
 	if err != nil {
 		return nil, err
@@ -156,6 +164,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		{"card_network", redeliver},
 		{"stale_reconciliations", func(ctx context.Context, at time.Time) (int, error) { return staleReconciliations(ctx, pays, at) }},
 		{"reconciliation", func(ctx context.Context, _ time.Time) (int, error) { return rec.RunDue(ctx) }},
+		{"webhook_secrets", sealing.Sweep},
 	}), nil
 }
 

@@ -12,6 +12,7 @@ import (
 	"payments/pkg/outbound"
 	"payments/pkg/queue"
 	"payments/pkg/store"
+	"payments/pkg/vault/kmskeys"
 	"payments/pkg/webhooks"
 )
 
@@ -28,9 +29,14 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
+	// The endpoints' secrets are sealed under the webhook key.
+	v, err := services.WebhookVault(cfg, kmskeys.FromConfig)
+	if err != nil {
+		return nil, err
+	}
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	wh := store.NewWebhooks(db)
 	webhooks.Routes(rt, webhooks.NewLog(wh, q))
-	webhooks.EndpointRoutes(rt, webhooks.NewEndpoints(wh, outbound.AllowLoopbackFromEnv()))
+	webhooks.EndpointRoutes(rt, webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv()))
 	return function.HTTP(rt), nil
 }

@@ -15,6 +15,7 @@ import (
 	"payments/pkg/outbound"
 	"payments/pkg/queue"
 	"payments/pkg/store"
+	"payments/pkg/vault/kmskeys"
 	"payments/pkg/webhooks"
 )
 
@@ -35,8 +36,13 @@ func NewWith(cfg function.Config, sender webhooks.Sender, now func() time.Time) 
 		return nil, fmt.Errorf("%w: WEBHOOKS_QUEUE_URL is not set", function.ErrConfig)
 	}
 	db := services.DB(cfg)
+	// The endpoints' secrets are opened under the webhook key.
+	v, err := services.WebhookVault(cfg, kmskeys.FromConfig)
+	if err != nil {
+		return nil, err
+	}
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
-	w := webhooks.NewWorker(store.NewWebhooks(db), sender, q)
+	w := webhooks.NewWorker(store.NewWebhooks(db), sender, q, v)
 	w.Now = now
 	return concurrentBatch(func(ctx context.Context, m queue.Message) error {
 		return w.Handle(ctx, m.Body)

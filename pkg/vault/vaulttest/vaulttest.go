@@ -19,6 +19,10 @@ import (
 // KeyARN is the key every FakeKMS holds, also known as alias/payments-cards.
 const KeyARN = "arn:aws:kms:us-east-1:000000000000:key/11111111-2222-3333-4444-555555555555"
 
+// WebhookKeyARN is the other key every FakeKMS holds, also known as
+// alias/payments-webhooks: the webhook signing secrets' (WebhookKey).
+const WebhookKeyARN = "arn:aws:kms:us-east-1:000000000000:key/66666666-7777-8888-9999-000000000000"
+
 // FakeKMS is a KMS stand-in. Its "ciphertexts" are random bytes it
 // remembers.
 type FakeKMS struct {
@@ -60,10 +64,12 @@ type Request struct {
 	EncryptionContext map[string]string
 }
 
-// NewFakeKMS starts a FakeKMS holding KeyARN, closed when the test ends.
+// NewFakeKMS starts a FakeKMS holding KeyARN and WebhookKeyARN, closed when
+// the test ends.
 func NewFakeKMS(t testing.TB) *FakeKMS {
 	f := &FakeKMS{
-		Keys: map[string]string{KeyARN: KeyARN, "alias/payments-cards": KeyARN},
+		Keys: map[string]string{KeyARN: KeyARN, "alias/payments-cards": KeyARN,
+			WebhookKeyARN: WebhookKeyARN, "alias/payments-webhooks": WebhookKeyARN},
 		keys: map[string]dataKey{},
 	}
 	srv := httptest.NewServer(f)

@@ -25,9 +25,10 @@
 // devserver.StartIssuer, whose stand-in and dropped deliveries
 // SIM_STRIPE_STAND_IN and SIM_STRIPE_DROP_EVENTS set), DATA_DIR (.cache: the data, logs, secrets, local
 // CA and state, stack.DataDir), ADMIN_API_KEY, TOKEN_KEY_A, TOKEN_KEY_B,
-// CARD_KEY, ISSUER_WEBHOOK_SECRET, OPERATOR_API_TOKEN and ISSUER_API_KEY
-// (default: generated once into admin-api-key, token-key-a, token-key-b, card-key,
-// issuer-webhook-secret, operator-api-token and issuer-api-key of the data
+// CARD_KEY, WEBHOOK_KEY, ISSUER_WEBHOOK_SECRET, OPERATOR_API_TOKEN and
+// ISSUER_API_KEY (default: generated once into admin-api-key, token-key-a,
+// token-key-b, card-key, webhook-key, issuer-webhook-secret,
+// operator-api-token and issuer-api-key of the data
 // folder: stack.SecretFiles), LOG_LEVEL (info), and the stack parameters of
 // paramVariables (MODE, PAYMENT_DEADLINE_SECONDS, …; default: the
 // template's).

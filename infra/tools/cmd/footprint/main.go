@@ -113,6 +113,7 @@ func localResources(tpl *samtemplate.Template) devserver.Resources {
 			"OPERATOR_API_TOKEN":    "coldstart-operator-token",
 			"ISSUER_API_KEY":        "coldstart-issuer-api-key",
 			"CARD_KEY":              "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
+			"WEBHOOK_KEY":           "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100",
 		},
 		Base: []string{
 			"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=coldstart", "AWS_SECRET_ACCESS_KEY=coldstart",

@@ -254,6 +254,7 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints, consum
 			"TOKEN_KEY_B":           "4a4b4c4d4e4f505152535455565758595a5b5c5d5e5f60616263646566676869",
 			"ADMIN_API_KEY":         adminKey,
 			"CARD_KEY":              "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff",
+			"WEBHOOK_KEY":           "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100",
 			"ISSUER_WEBHOOK_SECRET": issuerSecret,
 			"OPERATOR_API_TOKEN":    "loadtest-operator-token",
 			"ISSUER_API_KEY":        "loadtest-issuer-api-key",
