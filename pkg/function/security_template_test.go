@@ -207,3 +207,49 @@ func TestQueuesRefuseInsecureTransport(t *testing.T) {
 		}
 	}
 }
+
+// TestNoKeyIsOpenToTheAccount: no KMS key of the template allows kms:* or
+// lets a principal use it (encrypt, decrypt, sign) unless a condition names
+// the roles (aws:PrincipalArn); so an IAM policy granting kms:Decrypt on
+// "*" opens none of them. The webhook secrets' key is used by the roles
+// that seal and open them, with an endpoint's context.
+func TestNoKeyIsOpenToTheAccount(t *testing.T) {
+	tpl := loadTemplate(t, nil)
+	keys := 0
+	for id, r := range tpl.Resources {
+		if r.Type != "AWS::KMS::Key" {
+			continue
+		}
+		keys++
+		for _, st := range keyStatements(t, tpl, id) {
+			if st["Effect"] != "Allow" {
+				continue
+			}
+			actions := stringList(st["Action"])
+			if slices.Contains(actions, "kms:*") {
+				t.Errorf("%s: statement %v allows kms:*", id, st["Sid"])
+			}
+			cond := mapOf(st["Condition"])
+			named := mapOf(cond["ArnLike"])["aws:PrincipalArn"] != nil || mapOf(cond["StringEquals"])["kms:ViaService"] != nil
+			if slices.ContainsFunc(actions, usesKey) && !named {
+				t.Errorf("%s: statement %v lets %v use the key without naming the roles", id, st["Sid"], st["Principal"])
+			}
+		}
+	}
+	if keys < 5 {
+		t.Errorf("%d KMS keys, want the card, documents, webhook and two token keys", keys)
+	}
+	for _, st := range keyStatements(t, tpl, "WebhookKey") {
+		if !slices.ContainsFunc(stringList(st["Action"]), usesKey) {
+			continue
+		}
+		cond := mapOf(st["Condition"])
+		want := []any{rolePattern("WebhooksFunction"), rolePattern("AdminFunction"), rolePattern("SweeperFunction"), rolePattern("WebhookWorkerFunction")}
+		if got := mapOf(cond["ArnLike"])["aws:PrincipalArn"]; !reflect.DeepEqual(got, want) {
+			t.Errorf("webhook key users %v, want %v", got, want)
+		}
+		if got := mapOf(cond["ForAllValues:StringEquals"])["kms:EncryptionContextKeys"]; !reflect.DeepEqual(got, []any{"company_id", "endpoint_id"}) {
+			t.Errorf("webhook key context keys %v", got)
+		}
+	}
+}
