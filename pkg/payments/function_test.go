@@ -441,7 +441,8 @@ func TestProductionModeNeedsAnOperator(t *testing.T) {
 	}
 	// The sweeper asks the card issuer again about card movements: it
 	// needs the issuer's key, not an operator.
-	sweeperCfg := function.Config{Mode: function.ModeProduction, TableName: "t", AWS: storetest.AWSConfig(), CardKey: apptest.TestCardKey}
+	sweeperCfg := function.Config{Mode: function.ModeProduction, TableName: "t", AWS: storetest.AWSConfig(), CardKey: apptest.TestCardKey,
+		WebhookKey: apptest.TestWebhookKey}
 	if _, err := sweeper.New(context.Background(), sweeperCfg); err == nil {
 		t.Error("sweeper.New started without the card issuer's key")
 	}
