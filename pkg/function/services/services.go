@@ -11,11 +11,8 @@ package services
 
 import (
 	"context"
-	"crypto/ecdsa"
 	"errors"
 	"fmt"
-	"net/http"
-	"slices"
 	"strings"
 	"time"
 
@@ -30,9 +27,6 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/fx"
-	"payments/pkg/httpapi"
-	"payments/pkg/idempotency"
-	"payments/pkg/limits"
 	"payments/pkg/outbox"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
@@ -67,131 +61,6 @@ var CompanyCache = auth.NewCompanyCache(auth.CompanyCacheTTL, time.Now)
 // read schedules through it and the console's fees.Service forgets a
 // schedule it replaces, as CompanyCache does for companies.
 var FeeCache = cache.New[fees.Schedule](cache.Staleness, time.Now)
-
-// TokenKeys are the token keys of a function (pkg/function/tokenkeys
-// loads them): the signer, the auth function's alone, and the public keys
-// accepted besides its own.
-type TokenKeys struct {
-	Signer   auth.Signer
-	Accepted []*ecdsa.PublicKey
-}
-
-// TokenGuard returns the guard of every company-facing function: it admits
-// requests with a valid Bearer token and puts the company id in the request
-// context. It fails when cfg has no mode or keys has no key.
-func TokenGuard(cfg function.Config, keys TokenKeys, db *store.DB) (httpapi.Guard, error) {
-	svc, err := Auth(cfg, keys, db, nil)
-	if err != nil {
-		return nil, err
-	}
-	return svc.Guard(), nil
-}
-
-// Auth returns the token service over db's companies, signing with keys'
-// Signer when it has one; limiter may be nil where no token is issued.
-func Auth(cfg function.Config, keys TokenKeys, db *store.DB, limiter auth.RateLimiter) (*auth.Service, error) {
-	if cfg.Mode == "" {
-		return nil, fmt.Errorf("%w: MODE is not set", function.ErrConfig)
-	}
-	ttl := cfg.TokenTTL
-	if ttl <= 0 {
-		ttl = time.Hour
-	}
-	comps := companies.NewService(store.NewCompanies(db))
-	svc, err := auth.NewService(auth.Config{Signer: keys.Signer, Keys: keys.Accepted, Issuer: cfg.TokenIssuer, Mode: cfg.Mode, TTL: ttl},
-		comps, limiter, CompanyCache)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
-	}
-	return svc, nil
-}
-
-// CompanyRouter returns the router of a company-facing function: its routes
-// admit only requests with a valid Bearer token (guard, TokenGuard's), then
-// take a token from the company's bucket for the route's class
-// (CompanyLimits). Add the function's own middleware (Idempotent) after it.
-func CompanyRouter(cfg function.Config, guard httpapi.Guard, db *store.DB) (*httpapi.Router, error) {
-	limit, err := CompanyLimits(cfg, db, time.Now)
-	if err != nil {
-		return nil, err
-	}
-	rt := httpapi.NewRouter(function.Errors, guard)
-	rt.Use(limit)
-	return rt, nil
-}
-
-// CompanyLimits returns the middleware that keeps each company within
-// cfg.CompanyLimits (limits.Middleware), its buckets kept in db and
-// measured by now. It fails when a limit is below 1 a second or a burst.
-func CompanyLimits(cfg function.Config, db *store.DB, now func() time.Time) (httpapi.Middleware, error) {
-	for _, c := range limits.Classes {
-		if l := cfg.CompanyLimits.For(c); l.Rate < 1 || l.Burst < 1 {
-			return nil, fmt.Errorf("%w: the %s limit must be at least 1/1, not %v", function.ErrConfig, c, l)
-		}
-	}
-	m := &limits.Middleware{Buckets: store.NewTokenBuckets(db), Limits: cfg.CompanyLimits, Classify: RouteClass, Now: now}
-	return m.Wrap, nil
-}
-
-// RouteClass is the one rule that says which bucket a company's request
-// draws on: a card's reveal (cards.RevealRoute with ?reveal=true, and
-// cards.RevealSessionRoute) is limits.Reveal, the routes that move money (IdempotentRoutes) are
-// limits.Money, and every other route, read or write, is limits.Read.
-// pattern is the route's, as the router registered it.
-func RouteClass(pattern string, r *http.Request) limits.Class {
-	if pattern == cards.RevealSessionRoute {
-		return limits.Reveal
-	}
-	if pattern == cards.RevealRoute {
-		// A malformed reveal is refused by the route: it reveals nothing.
-		if reveal, err := httpapi.ParseBool(r, cards.RevealParam, false); err == nil && reveal {
-			return limits.Reveal
-		}
-	}
-	if slices.Contains(IdempotentRoutes, pattern) {
-		return limits.Money
-	}
-	return limits.Read
-}
-
-// IdempotentRoutes are the routes that move money, the one list of those
-// that honour Idempotency-Key (docs/idempotency.md). The functions that
-// serve them (payments, cards, wallets, card-network) each mount
-// Idempotent; the others serve none of them.
-var IdempotentRoutes = []string{
-	// payments
-	"POST /payment/payout",
-	"POST /payment/collect",
-	// cards
-	"POST /cards",
-	"POST /cards/{id}/fund",
-	"POST /cards/{id}/withdraw",
-	"POST /cards/{id}/terminate",
-	"POST /cards/transactions/{id}/disputes",
-	"POST /payment/payouts/bulk",
-	// wallets
-	"POST /partner/wallets/xaf-usd-conversion",
-	"POST /wallets/deposit",
-	"POST /wallets/{id}/transfer-internal",
-	"POST /wallets/fund",
-	// card-network (sandbox mode)
-	"POST /sandbox/cards/{id}/authorizations",
-	"POST /sandbox/card-transactions/{transactionId}/settle",
-	"POST /sandbox/card-transactions/{transactionId}/reverse",
-	"POST /sandbox/card-transactions/{transactionId}/refund",
-	"POST /sandbox/card-transactions/{transactionId}/expire",
-	"POST /sandbox/cards/{id}/captures",
-	"POST /sandbox/cards/{id}/refunds",
-	"POST /sandbox/cards/{id}/terminate",
-}
-
-// Idempotent returns the middleware that serves IdempotentRoutes with
-// Idempotency-Key, keeping the keys in db.
-func Idempotent(db *store.DB) httpapi.Middleware {
-	k := &idempotency.Keys{Store: store.NewIdempotency(db), Routes: IdempotentRoutes,
-		BodyLimits: map[string]int64{"POST /payment/payouts/bulk": bulk.MaxBodyBytes}}
-	return k.Wrap
-}
 
 // NoAdapterNotice is what start-up says (function.StartupNotice) in a mode
 // that lacks some providers' adapters.
