@@ -163,11 +163,18 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 	if err != nil {
 		return err
 	}
+	secrets, err := s.secretsPut(st)
+	if err != nil {
+		return err
+	}
 	return s.db.write(ctx, "settle card transaction "+tx.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		t.Add("tx", txUpdate)
 		if card != nil {
 			t.Add("card", *card)
+		}
+		if secrets != nil {
+			t.Add("secrets", *secrets)
 		}
 		if st.ReleaseSlot {
 			t.Add("slots", s.slotsChange(tx.CompanyID, -1, 0))
