@@ -163,7 +163,7 @@ deploy: ## sam build && sam deploy --config-env STAGE (dev, staging or prod; def
 	sam build
 	sam deploy --config-env $(STAGE)
 
-migrate-card-secrets: ## one-off: delete the sealed card number and CVV from the card items of STAGE's table (production mode only; DRY_RUN=true counts them)
+migrate-card-secrets: ## one-off: take the sealed card number and CVV out of the card items of STAGE's table (production: delete; sandbox: move to the secrets item; DRY_RUN=true counts them)
 	@command -v aws >/dev/null || { echo "make migrate-card-secrets: the AWS CLI (aws) is not installed" >&2; exit 1; }
 	@case "$(STAGE)" in dev|staging|prod) ;; *) echo "make migrate-card-secrets: STAGE must be dev, staging or prod, not '$(STAGE)'" >&2; exit 1;; esac
 	@mode=$$(aws cloudformation describe-stacks --stack-name payments-$(STAGE) --query "Stacks[0].Parameters[?ParameterKey=='Mode'].ParameterValue" --output text) || exit 1; \

@@ -1,13 +1,16 @@
 // Command migrate runs the table's one-off migrations against a stage's
 // table (docs/cards.md, "Migration: card secrets"):
 //
-//	go run ./infra/migrate card-secrets -table payments-prod -mode production [-dry-run] [-page 500] [-endpoint URL]
+//	go run ./infra/migrate card-secrets -table payments-prod -mode production|sandbox [-dry-run] [-page 500] [-endpoint URL]
 //
-// card-secrets deletes the sealed number and CVV of every card item
-// (store.Cards.RemoveCardSecrets): production mode keeps no card data, its
-// numbers staying at Stripe. It refuses any -mode but production: sandbox
-// stages keep them (their reveals open them). It is idempotent and reads
-// the table a page at a time, so it may be stopped and run again.
+// card-secrets takes the sealed number and CVV out of every card item that
+// still holds them. In production mode it deletes them
+// (store.Cards.RemoveCardSecrets): production keeps no card data, its
+// numbers staying at Stripe. In sandbox mode it moves them into each
+// card's secrets item, which no index of the table sees, the card keeping
+// their tokens (store.Cards.MoveCardSecrets): its reveals still open them.
+// It is idempotent and reads the table a page at a time, so it may be
+// stopped and run again.
 //
 // The AWS region and credentials are read from the environment
 // (AWS_REGION, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN:
@@ -39,7 +42,7 @@ func main() {
 }
 
 // errUsage is a command line run cannot take.
-var errUsage = errors.New("usage: migrate card-secrets -table <table> -mode production [-dry-run] [-page n] [-endpoint url]")
+var errUsage = errors.New("usage: migrate card-secrets -table <table> -mode production|sandbox [-dry-run] [-page n] [-endpoint url]")
 
 // run runs the migration args name, writing its report to out.
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -49,25 +52,29 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("card-secrets", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	table := fs.String("table", "", "the stage's table (payments-<stage>)")
-	mode := fs.String("mode", "", "the stage's Mode parameter; only production is migrated")
+	mode := fs.String("mode", "", "the stage's Mode parameter: production deletes the sealed values, sandbox moves them")
 	dryRun := fs.Bool("dry-run", false, "count the cards holding sealed values, change nothing")
 	page := fs.Int("page", store.SecretsMigrationPage, "items read per Scan page")
 	endpoint := fs.String("endpoint", "", "DynamoDB's endpoint (DynamoDB Local); empty: AWS")
 	if err := fs.Parse(args[1:]); err != nil || *table == "" || *page <= 0 || *page > 10000 {
 		return errUsage
 	}
-	if *mode != function.ModeProduction {
-		return fmt.Errorf("card-secrets runs in production mode only, not %q: a sandbox stage keeps its cards' sealed values", *mode)
+	if *mode != function.ModeProduction && *mode != function.ModeSandbox {
+		return fmt.Errorf("card-secrets: -mode must be %s or %s, not %q", function.ModeProduction, function.ModeSandbox, *mode)
 	}
 	cfg, err := awsConfig(*endpoint)
 	if err != nil {
 		return err
 	}
-	db := store.New(store.NewClient(cfg, *endpoint), *table)
-	res, err := store.NewCards(db).RemoveCardSecrets(ctx, int32(*page), *dryRun)
-	verb, n := "removed from", res.Removed
+	cs := store.NewCards(store.New(store.NewClient(cfg, *endpoint), *table))
+	migrate, done := cs.RemoveCardSecrets, "removed from"
+	if *mode == function.ModeSandbox {
+		migrate, done = cs.MoveCardSecrets, "moved to their own item from"
+	}
+	res, err := migrate(ctx, int32(*page), *dryRun)
+	verb, n := done, res.Removed
 	if *dryRun {
-		verb, n = "would be removed from (dry run)", res.Found
+		verb, n = "would be "+done+" (dry run)", res.Found
 	}
 	fmt.Fprintf(out, "%s: %d items scanned in %d pages; sealed number and CVV %s %d of %d cards\n",
 		*table, res.Scanned, res.Pages, verb, n, res.Found)

@@ -114,8 +114,12 @@ type Card struct {
 	Last4        string
 	ExpiryMonth  int
 	ExpiryYear   int
-	Number, CVV  vault.Sealed // zero until the issuer has issued the card
 	IssuerCardID string
+	// Sealed is what the card's item keeps of its sealed number and CVV,
+	// which live in an item of their own (Store.CardSecrets): zero until
+	// the issuer has issued the card, and for a card whose issuer keeps
+	// them (Stripe).
+	Sealed SealedRefs
 	// Held is the sum of the card's open authorization holds: the part of
 	// Balance that cannot be spent again (spec §4.19's available_balance is
 	// Balance − Held).
@@ -124,6 +128,33 @@ type Card struct {
 	IsLocked  bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
+}
+
+// SealedRefs names a card's sealed number and CVV without holding them:
+// the master key that sealed them (recorded by each reveal's audit) and
+// their opaque tokens (vault.Sealed.Token, which the API shows in their
+// place). Nothing of it is secret.
+type SealedRefs struct {
+	KeyID                 string
+	NumberToken, CVVToken string
+}
+
+// RefsOf returns the refs of a card's sealed number and CVV; zero when
+// nothing is sealed.
+func RefsOf(number, cvv vault.Sealed) SealedRefs {
+	if number.IsZero() {
+		return SealedRefs{}
+	}
+	return SealedRefs{KeyID: number.KeyID, NumberToken: number.Token(), CVVToken: cvv.Token()}
+}
+
+// IsZero reports whether nothing of the card is sealed.
+func (r SealedRefs) IsZero() bool { return r.KeyID == "" && r.NumberToken == "" }
+
+// Secrets are a card's sealed number and CVV, as read for a reveal
+// (Store.CardSecrets) or written at its issuance (Issued).
+type Secrets struct {
+	Number, CVV vault.Sealed
 }
 
 // IsActive reports whether the card can still hold money: it is issued and

@@ -193,7 +193,7 @@ func (s *Service) finishIssuance(ctx context.Context, card Card, tx Transaction,
 		st.NewStatus, st.Issued = Active, &issued
 		settled.Status, settled.Balance, settled.IssuerCardID = Active, tx.Amount, issued.IssuerCardID
 		settled.Last4, settled.ExpiryMonth, settled.ExpiryYear = issued.Last4, issued.ExpiryMonth, issued.ExpiryYear
-		settled.Number, settled.CVV = issued.Number, issued.CVV
+		settled.Sealed = RefsOf(issued.Number, issued.CVV)
 	}
 	settled.UpdatedAt = now
 	ev, err := events.Build(card.CompanyID, createdEvent(settled, st.Tx), now)

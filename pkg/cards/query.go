@@ -76,7 +76,7 @@ func (s *Service) Get(ctx context.Context, companyID, id string, o ReadOptions) 
 		}
 	}
 	r.Card = card
-	if o.Reveal && card.Number.KeyID != "" {
+	if o.Reveal && card.Sealed.KeyID != "" {
 		a, err := s.recordReveal(ctx, companyID, card, o.Audit)
 		if err != nil {
 			return Read{}, err

@@ -45,8 +45,8 @@ func (c Card) Response() Response {
 		masked, month, year := c.MaskedPAN(), c.ExpiryMonth, c.ExpiryYear
 		r.MaskedPAN, r.ExpiryMonth, r.ExpiryYear = &masked, &month, &year
 	}
-	if !c.Number.IsZero() { // nothing is sealed of a card whose issuer keeps its secrets (Stripe)
-		number, cvv := c.Number.Token(), c.CVV.Token()
+	if !c.Sealed.IsZero() { // nothing is sealed of a card whose issuer keeps its secrets (Stripe)
+		number, cvv := c.Sealed.NumberToken, c.Sealed.CVVToken
 		r.Number, r.CVV = &number, &cvv
 	}
 	return r

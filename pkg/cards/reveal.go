@@ -80,9 +80,9 @@ func (s *Service) CreateRevealSession(ctx context.Context, companyID, id, nonce 
 	}
 	revealer, remote := s.revealsThroughSessions()
 	switch {
-	case remote && card.IssuerCardID == "", !remote && card.Number.IsZero() && card.IssuerCardID == "":
+	case remote && card.IssuerCardID == "", !remote && card.Sealed.IsZero() && card.IssuerCardID == "":
 		return RevealSession{}, fmt.Errorf("%w: card %s is not issued", ErrNotActive, card.ID)
-	case !remote && card.Number.IsZero():
+	case !remote && card.Sealed.IsZero():
 		// An issued card with nothing sealed, and an issuer that keeps
 		// nothing: production mode without its issuer.
 		return RevealSession{}, ErrNoIssuer
@@ -120,7 +120,7 @@ func (s *Service) recordReveal(ctx context.Context, companyID string, card Card,
 		return Reveal{}, err
 	}
 	a := audit
-	a.ID, a.CompanyID, a.CardID, a.KeyID, a.CreatedAt = ids.NewV7(s.now()), companyID, card.ID, card.Number.KeyID, s.now()
+	a.ID, a.CompanyID, a.CardID, a.KeyID, a.CreatedAt = ids.NewV7(s.now()), companyID, card.ID, card.Sealed.KeyID, s.now()
 	if err := s.Store.PutReveal(ctx, a); err != nil {
 		slog.ErrorContext(ctx, "reveal refused: its audit record could not be written", "card_id", card.ID, "error", err)
 		return Reveal{}, fmt.Errorf("%w: %w", ErrRevealNotAudited, err)
@@ -128,13 +128,18 @@ func (s *Service) recordReveal(ctx context.Context, companyID string, card Card,
 	return a, nil
 }
 
-// openSecrets opens card's sealed number and CVV, each under its context.
+// openSecrets reads card's sealed number and CVV (Store.CardSecrets: the
+// card item keeps only their refs) and opens each under its context.
 func (s *Service) openSecrets(ctx context.Context, card Card) (number, cvv string, err error) {
-	n, err := s.Vault.Open(ctx, card.Number, vault.CardField(card.CompanyID, card.ID, vault.FieldNumber))
+	sealed, err := s.Store.CardSecrets(ctx, card.CompanyID, card.ID)
+	if err != nil {
+		return "", "", fmt.Errorf("cards: read the sealed values of %s: %w", card.ID, err)
+	}
+	n, err := s.Vault.Open(ctx, sealed.Number, vault.CardField(card.CompanyID, card.ID, vault.FieldNumber))
 	if err != nil {
 		return "", "", fmt.Errorf("cards: open the number of %s: %w", card.ID, err)
 	}
-	c, err := s.Vault.Open(ctx, card.CVV, vault.CardField(card.CompanyID, card.ID, vault.FieldCVC))
+	c, err := s.Vault.Open(ctx, sealed.CVV, vault.CardField(card.CompanyID, card.ID, vault.FieldCVC))
 	if err != nil {
 		return "", "", fmt.Errorf("cards: open the CVV of %s: %w", card.ID, err)
 	}

@@ -240,6 +240,11 @@ type Store interface {
 	HoldTold(ctx context.Context, companyID, id string) error
 	// SlotsUsed reads the company's count of live cards.
 	SlotsUsed(ctx context.Context, companyID string) (int, error)
+	// CardSecrets reads the sealed number and CVV of card id of the
+	// company, strongly consistent: from their own item (no index sees
+	// it), else from the card item of a card issued before they moved
+	// there; an error when the card has neither.
+	CardSecrets(ctx context.Context, companyID, id string) (Secrets, error)
 	// PutReveal writes a reveal's audit record.
 	PutReveal(ctx context.Context, r Reveal) error
 	// Record writes r (see Record); the refusals it names.

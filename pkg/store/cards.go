@@ -25,13 +25,18 @@ var _ cards.Store = (*Cards)(nil)
 // Cards stores a company's cards, their transactions and the audit
 // records of their reveals. In the company partition (COMPANY#<id>):
 //
-//   - CARD#<card id>: the card, its balance in cents, its number and CVV
-//     sealed (absent until the issuer has issued it); also on GSI1
+//   - CARD#<card id>: the card, its balance in cents, the key id and
+//     tokens of its sealed number and CVV (absent until the issuer has
+//     issued it; a sandbox card issued before CARDSECRETS may still hold
+//     the sealed values inline until the migration card-secrets); also on GSI1
 //     (GSI1PK COMPANY#<id>#CUSTOMER#<customer id>, GSI1SK CARD#<card id>),
 //     the customer's cards. A terminated card that still keeps money for
 //     open holds carries GSI2 keys in OPEN_TERMINATION#<nn> (GSI2SK
 //     "<terminated_at>#<company id>#<card id>"), which is how the sweeper
 //     finds the holds a termination left to release (cards_terminations.go);
+//   - CARDSECRETS#<card id>: the card's sealed number and CVV (sandbox
+//     mode), written by its issuance's settlement; no index key, so no
+//     index copies them (every GSI projects ALL);
 //   - CARDSLOTS: {used}, the count of the company's live cards (neither
 //     TERMINATED nor FAILED): an issuance takes a slot on the condition
 //     used < the company's slots, a failed issuance and a termination give
@@ -163,11 +168,18 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 	if err != nil {
 		return err
 	}
+	secrets, err := s.secretsPut(st)
+	if err != nil {
+		return err
+	}
 	return s.db.write(ctx, "settle card transaction "+tx.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		t.Add("tx", txUpdate)
 		if card != nil {
 			t.Add("card", *card)
+		}
+		if secrets != nil {
+			t.Add("secrets", *secrets)
 		}
 		if st.ReleaseSlot {
 			t.Add("slots", s.slotsChange(tx.CompanyID, -1, 0))

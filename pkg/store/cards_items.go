@@ -39,12 +39,41 @@ type cardItem struct {
 	Last4        string        `dynamodbav:"last4,omitempty"`
 	ExpiryMonth  int           `dynamodbav:"expiry_month"`
 	ExpiryYear   int           `dynamodbav:"expiry_year"`
-	Number       *vault.Sealed `dynamodbav:"number,omitempty"`
+	Number       *vault.Sealed `dynamodbav:"number,omitempty"` // read only: see below
 	CVV          *vault.Sealed `dynamodbav:"cvv,omitempty"`
 	IssuerCardID string        `dynamodbav:"issuer_card_id,omitempty"`
 	IsLocked     bool          `dynamodbav:"is_locked"`
 	CreatedAt    string        `dynamodbav:"created_at"`
 	UpdatedAt    string        `dynamodbav:"updated_at"`
+	// SealedKeyID, NumberToken and CVVToken name the sealed number and
+	// CVV, which live in the card's secrets item (cardSecretsItem): the
+	// card item, copied into GSI1 and GSI3, holds nothing sealed. Number
+	// and CVV are the sealed values that a sandbox card issued before the
+	// secrets item still holds inline (until the migration card-secrets
+	// moves them): read, never written.
+	SealedKeyID string `dynamodbav:"sealed_key_id,omitempty"`
+	NumberToken string `dynamodbav:"number_token,omitempty"`
+	CVVToken    string `dynamodbav:"cvv_token,omitempty"`
+}
+
+// cardSecretsItem holds a card's sealed number and CVV, in the card's
+// partition (cardSecretsSK). It has no index key attribute: every index of
+// the table projects ALL, and this is the one item that no index copies.
+type cardSecretsItem struct {
+	PK        string       `dynamodbav:"PK"`
+	SK        string       `dynamodbav:"SK"`
+	Type      string       `dynamodbav:"type"`
+	CompanyID string       `dynamodbav:"company_id"`
+	CardID    string       `dynamodbav:"card_id"`
+	Number    vault.Sealed `dynamodbav:"number"`
+	CVV       vault.Sealed `dynamodbav:"cvv"`
+}
+
+func newCardSecretsItem(companyID, cardID string, sec cards.Secrets) cardSecretsItem {
+	return cardSecretsItem{
+		PK: companyPK(companyID), SK: cardSecretsSK(cardID), Type: kindCardSecrets,
+		CompanyID: companyID, CardID: cardID, Number: sec.Number, CVV: sec.CVV,
+	}
 }
 
 // cardSlotsItem counts a company's live cards.
@@ -127,7 +156,7 @@ func newCardItem(c cards.Card) cardItem {
 		Type: kindCard, ID: c.ID, CompanyID: c.CompanyID, CustomerID: c.CustomerID,
 		Brand: string(c.Brand), Status: string(c.Status), Balance: c.Balance, Held: c.Held, Available: c.Available(),
 		Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
-		Number: sealedOrNil(c.Number), CVV: sealedOrNil(c.CVV), IssuerCardID: c.IssuerCardID,
+		SealedKeyID: c.Sealed.KeyID, NumberToken: c.Sealed.NumberToken, CVVToken: c.Sealed.CVVToken, IssuerCardID: c.IssuerCardID,
 		IsLocked: c.IsLocked, CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
 	}
 }
@@ -147,11 +176,9 @@ func (it cardItem) card() (cards.Card, error) {
 		Last4: it.Last4, ExpiryMonth: it.ExpiryMonth, ExpiryYear: it.ExpiryYear, IssuerCardID: it.IssuerCardID,
 		IsLocked: it.IsLocked, CreatedAt: created, UpdatedAt: updated,
 	}
-	if it.Number != nil {
-		c.Number = *it.Number
-	}
-	if it.CVV != nil {
-		c.CVV = *it.CVV
+	c.Sealed = cards.SealedRefs{KeyID: it.SealedKeyID, NumberToken: it.NumberToken, CVVToken: it.CVVToken}
+	if c.Sealed.IsZero() && it.Number != nil && it.CVV != nil { // sealed inline, before the secrets item
+		c.Sealed = cards.RefsOf(*it.Number, *it.CVV)
 	}
 	return c, nil
 }

@@ -25,6 +25,29 @@ func (s *Cards) Card(ctx context.Context, companyID, id string) (cards.Card, err
 	return it.card()
 }
 
+// CardSecrets reads the sealed number and CVV of card id of the company,
+// strongly consistent: from the card's secrets item, else (a sandbox card
+// issued before the secrets item, not migrated yet) from the card item
+// itself. A card with neither is an error.
+func (s *Cards) CardSecrets(ctx context.Context, companyID, id string) (cards.Secrets, error) {
+	var sec cardSecretsItem
+	found, err := s.db.Find(ctx, companyPK(companyID), cardSecretsSK(id), &sec)
+	switch {
+	case err != nil:
+		return cards.Secrets{}, fmt.Errorf("store: get the secrets of card %s: %w", id, err)
+	case found:
+		return cards.Secrets{Number: sec.Number, CVV: sec.CVV}, nil
+	}
+	var it cardItem
+	if err := s.db.Get(ctx, "card "+id, companyPK(companyID), cardSK(id), &it, cards.ErrNotFound); err != nil {
+		return cards.Secrets{}, err
+	}
+	if it.Number == nil || it.CVV == nil {
+		return cards.Secrets{}, fmt.Errorf("store: card %s has no sealed number and CVV", id)
+	}
+	return cards.Secrets{Number: *it.Number, CVV: *it.CVV}, nil
+}
+
 // Cards reads every card of the company, oldest first, strongly
 // consistent.
 func (s *Cards) Cards(ctx context.Context, companyID string) ([]cards.Card, error) {

@@ -145,7 +145,7 @@ func TestCardIssuance(t *testing.T) {
 		t.Fatalf("Accept: %v", err)
 	}
 	company, cardID := w.CompanyID, a.Card.ID
-	if c, err := s.Card(ctx, company, cardID); err != nil || c.Status != cards.Pending || c.Balance != 0 || c.Number.KeyID != "" {
+	if c, err := s.Card(ctx, company, cardID); err != nil || c.Status != cards.Pending || c.Balance != 0 || !c.Sealed.IsZero() {
 		t.Fatalf("card after acceptance = %+v, %v", c, err)
 	}
 	if n, err := s.SlotsUsed(ctx, company); err != nil || n != 1 {
@@ -179,8 +179,11 @@ func TestCardIssuance(t *testing.T) {
 	c, err := s.Card(ctx, company, cardID)
 	if err != nil || c.Status != cards.Active || c.Balance != 1000 || c.IssuerCardID != st.Issued.IssuerCardID ||
 		c.Last4 != "4242" || c.ExpiryMonth != 11 || c.ExpiryYear != 2030 || c.MaskedPAN() != "**** **** **** 4242" ||
-		!reflect.DeepEqual(c.Number, testNumber) || !reflect.DeepEqual(c.CVV, testCVV) || !c.UpdatedAt.Equal(st.Now) {
+		c.Sealed != cards.RefsOf(testNumber, testCVV) || c.Sealed.NumberToken == "" || !c.UpdatedAt.Equal(st.Now) {
 		t.Fatalf("card after settlement = %+v, %v", c, err)
+	}
+	if sec, err := s.CardSecrets(ctx, company, cardID); err != nil || !reflect.DeepEqual(sec, cards.Secrets{Number: testNumber, CVV: testCVV}) {
+		t.Fatalf("CardSecrets = %+v, %v", sec, err)
 	}
 	if tx, err := s.Transaction(ctx, company, a.Tx.ID); err != nil || !reflect.DeepEqual(tx, st.Tx) {
 		t.Fatalf("Transaction = %+v, %v; want %+v", tx, err, st.Tx)

@@ -111,15 +111,31 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 		}
 		u.set("expiry_month", is.ExpiryMonth)
 		u.set("expiry_year", is.ExpiryYear)
-		if !is.Number.IsZero() {
-			u.set("number", is.Number)
-		}
-		if !is.CVV.IsZero() {
-			u.set("cvv", is.CVV)
+		// The sealed values go to their own item (secretsPut), the card
+		// keeps their refs.
+		if refs := cards.RefsOf(is.Number, is.CVV); !refs.IsZero() {
+			u.set("sealed_key_id", refs.KeyID)
+			u.set("number_token", refs.NumberToken)
+			u.set("cvv_token", refs.CVVToken)
 		}
 	}
 	item, err := s.conditional(st.Tx.CompanyID, cardSK(st.Tx.CardID), u, strings.Join(cond, " AND "), names, values)
 	return &item, err
+}
+
+// secretsPut returns the item that writes the sealed number and CVV of an
+// issuance into the card's secrets item, nil when nothing is sealed (an
+// issuer that keeps them: Stripe).
+func (s *Cards) secretsPut(st cards.Settle) (*types.TransactWriteItem, error) {
+	is := st.Issued
+	if is == nil || is.Number.IsZero() {
+		return nil, nil
+	}
+	item, err := attributevalue.MarshalMap(newCardSecretsItem(st.Tx.CompanyID, st.Tx.CardID, cards.Secrets{Number: is.Number, CVV: is.CVV}))
+	if err != nil {
+		return nil, fmt.Errorf("store: marshal card secrets: %w", err)
+	}
+	return &types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: item}}, nil
 }
 
 // liveOnly returns the condition that a card is live, adding its

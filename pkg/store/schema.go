@@ -338,6 +338,7 @@ const (
 	kindCardSlots   = "card_slots"
 	kindCardTx      = "card_tx"
 	kindCardReveal  = "card_reveal"
+	kindCardSecrets = "card_secrets"
 	cardSKPrefix    = "CARD#"
 	cardTxSKPrefix  = "CTX#"
 	cardSlotsSK     = "CARDSLOTS"
@@ -351,6 +352,11 @@ const (
 // cardSK is the sort key of a card in its company's partition. The slot
 // count's key, CARDSLOTS, does not start with cardSKPrefix.
 func cardSK(id string) string { return cardSKPrefix + id }
+
+// cardSecretsSK is the sort key, in its company's partition, of the item
+// that holds card id's sealed number and CVV. It carries no index key: no
+// index ever copies them. It does not start with cardSKPrefix.
+func cardSecretsSK(id string) string { return "CARDSECRETS#" + id }
 
 // cardTxSK is the sort key of a card transaction in its company's
 // partition; ids are UUID v7, so the keys are time-ordered.
