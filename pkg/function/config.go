@@ -271,11 +271,7 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 		case "TOKEN_KEY_A_ARN", "TOKEN_KEY_B_ARN":
 			// A KMS key is used, never read: locally TOKEN_KEY_A/B hold keys.
 			slot := TokenKeySlot(name)
-			plain := strings.TrimSuffix(name, "_ARN")
-			c.TokenKeyARNs[slot], c.TokenKeys[slot] = os.Getenv(name), os.Getenv(plain)
-			if c.TokenKeyARNs[slot] == "" && c.TokenKeys[slot] == "" {
-				err = fmt.Errorf("%w: %s is not set (nor %s, a local key)", ErrConfig, name, plain)
-			}
+			c.TokenKeyARNs[slot], c.TokenKeys[slot], err = envKey(name, true)
 		case "TOKEN_SIGNING_KEY":
 			switch v := envOr(name, "a"); v {
 			case "a", "b":
@@ -314,16 +310,10 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			// A KMS key is used, never read: locally CARD_KEY holds a key.
 			// In production mode the issuer keeps the card secrets and the
 			// stack gives no key (services.CardVault seals nothing).
-			c.CardKeyARN, c.CardKey = os.Getenv(name), os.Getenv("CARD_KEY")
-			if c.CardKeyARN == "" && c.CardKey == "" && envOr("MODE", ModeSandbox) != ModeProduction {
-				err = fmt.Errorf("%w: CARD_KEY_ARN is not set (nor CARD_KEY, a local key)", ErrConfig)
-			}
+			c.CardKeyARN, c.CardKey, err = envKey(name, envOr("MODE", ModeSandbox) != ModeProduction)
 		case "WEBHOOK_KEY_ARN":
 			// As CARD_KEY_ARN: locally WEBHOOK_KEY holds a key.
-			c.WebhookKeyARN, c.WebhookKey = os.Getenv(name), os.Getenv("WEBHOOK_KEY")
-			if c.WebhookKeyARN == "" && c.WebhookKey == "" {
-				err = fmt.Errorf("%w: WEBHOOK_KEY_ARN is not set (nor WEBHOOK_KEY, a local key)", ErrConfig)
-			}
+			c.WebhookKeyARN, c.WebhookKey, err = envKey(name, true)
 		default:
 			err = fmt.Errorf("%w: %s uses %s, which ConfigFromEnv does not know", ErrConfig, function, name)
 		}
@@ -443,6 +433,18 @@ func envLimit(name string, def limits.Limit) (limits.Limit, error) {
 		return limits.Limit{}, fmt.Errorf("%w: %s must be rate/burst, two positive integers (\"50/100\"), not %q", ErrConfig, name, v)
 	}
 	return l, nil
+}
+
+// envKey reads the KMS key named by the variable name (…_ARN), and the
+// local key that stands in for it locally, the variable without _ARN; when
+// required, one of them must be set.
+func envKey(name string, required bool) (arn, local string, err error) {
+	plain := strings.TrimSuffix(name, "_ARN")
+	arn, local = os.Getenv(name), os.Getenv(plain)
+	if required && arn == "" && local == "" {
+		return "", "", fmt.Errorf("%w: %s is not set (nor %s, a local key)", ErrConfig, name, plain)
+	}
+	return arn, local, nil
 }
 
 func envInt(name string, def int) (int, error) {

@@ -32,8 +32,9 @@ const (
 	// withdrawal and termination, bulk payouts, the sandbox network's
 	// card transactions.
 	Money Class = "money"
-	// Reveal is a card's reveal (GET /cards/{id}?reveal=true), which the
-	// hourly reveal quota limits besides.
+	// Reveal is a card's reveal (GET /cards/{id}?reveal=true, POST
+	// /cards/{id}/reveal-sessions), which the hourly reveal quota limits
+	// besides.
 	Reveal Class = "reveal"
 )
 
