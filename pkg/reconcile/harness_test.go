@@ -14,6 +14,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
 	"payments/pkg/function/cardsapi"
+	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/providers"
 	"payments/pkg/providers/issuer"
@@ -48,7 +49,7 @@ func newCardEnv(t *testing.T) *cardEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	auths, err := function.IssuerAuthorizations(e.Cfg, svc)
+	auths, err := issuerreceivers.Authorizations(e.Cfg, svc)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,7 +13,7 @@ import (
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
 	"payments/infra/local/stack"
-	"payments/pkg/function"
+	"payments/pkg/function/operatorcallbacks"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 )
@@ -39,8 +39,8 @@ func TestStartupNotices(t *testing.T) {
 		mode string
 		want map[string]int // notice → lines
 	}{
-		{"sandbox", map[string]int{function.NoCallbackKeyNotice: 1, services.NoAdapterNotice: 0}},
-		{"production", map[string]int{function.NoCallbackKeyNotice: 0, services.NoAdapterNotice: 1}},
+		{"sandbox", map[string]int{operatorcallbacks.NoCallbackKeyNotice: 1, services.NoAdapterNotice: 0}},
+		{"production", map[string]int{operatorcallbacks.NoCallbackKeyNotice: 0, services.NoAdapterNotice: 1}},
 	} {
 		t.Run(tt.mode, func(t *testing.T) {
 			cmd := exec.Command(os.Args[0], "-test.run=^TestStartupNotices$", "-test.count=1")

@@ -8,6 +8,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/function"
+	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/providers"
@@ -64,7 +65,7 @@ func Network(cfg function.Config, db *store.DB, svc *cards.Service, issuerEvents
 	if err != nil {
 		return nil, err
 	}
-	auths, err := function.IssuerAuthorizations(cfg, svc)
+	auths, err := issuerreceivers.Authorizations(cfg, svc)
 	if err != nil {
 		return nil, err
 	}

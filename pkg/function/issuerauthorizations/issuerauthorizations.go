@@ -7,6 +7,7 @@ import (
 	"context"
 
 	"payments/pkg/function"
+	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
@@ -29,7 +30,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	a, err := function.IssuerAuthorizations(cfg, d)
+	a, err := issuerreceivers.Authorizations(cfg, d)
 	if err != nil {
 		return nil, err
 	}

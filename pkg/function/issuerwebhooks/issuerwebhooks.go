@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"payments/pkg/function"
+	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/queue"
@@ -28,7 +29,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandl
 	if cfg.Mode == function.ModeProduction {
 		return function.HTTP(httpapi.NewRouter(function.Errors, nil)), nil
 	}
-	h, err := function.IssuerHooks(cfg, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL))
+	h, err := issuerreceivers.Notifications(cfg, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL))
 	if err != nil {
 		return nil, err
 	}

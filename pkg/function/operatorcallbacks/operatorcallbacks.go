@@ -4,11 +4,16 @@ package operatorcallbacks
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/pem"
+	"fmt"
+	"strings"
 	"time"
 
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/operatorhooks"
+	"payments/pkg/providers/operator/pawapay"
 	"payments/pkg/queue"
 )
 
@@ -24,7 +29,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 // NewWithClock is New with the clock that signatures' dates are checked
 // against.
 func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandler, error) {
-	h, err := function.OperatorHooks(cfg, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.PayoutsQueueURL), now)
+	h, err := Hooks(cfg, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.PayoutsQueueURL), now)
 	if err != nil {
 		return nil, err
 	}
@@ -36,4 +41,48 @@ func Handler(h *operatorhooks.Handler) function.HTTPHandler {
 	rt := httpapi.NewRouter(function.Errors, nil)
 	operatorhooks.Routes(rt, h)
 	return function.HTTP(rt)
+}
+
+// CallbackMaxAge is how old a callback's signature may be.
+const CallbackMaxAge = 5 * time.Minute
+
+// NoCallbackKeyNotice is what start-up says (function.StartupNotice) when the
+// operator callbacks have no key to verify them with.
+const NoCallbackKeyNotice = "operator callbacks are refused: no OPERATOR_CALLBACK_PUBLIC_KEY (sandbox mode: no aggregator calls back)"
+
+// Hooks returns the handler of the aggregator's callbacks,
+// verified with cfg's key and queued on payouts. Without a key (sandbox
+// mode, where no aggregator calls back: the sandbox operator answers the
+// worker's polls) every callback is refused, as start-up says once
+// (function.StartupNotice); production mode has one (function.ConfigFromEnv).
+func Hooks(cfg function.Config, payouts function.Queue, now func() time.Time) (*operatorhooks.Handler, error) {
+	h := &operatorhooks.Handler{Jobs: payouts}
+	if cfg.OperatorCallbackKey == "" {
+		function.StartupNotice(NoCallbackKeyNotice, "mode", cfg.Mode)
+		return h, nil
+	}
+	key, err := PublicKeyPEM(cfg.OperatorCallbackKey)
+	if err != nil {
+		return nil, err
+	}
+	v, err := pawapay.NewCallbacks(key, CallbackMaxAge, now)
+	if err != nil {
+		return nil, fmt.Errorf("%w: OPERATOR_CALLBACK_PUBLIC_KEY: %v", function.ErrConfig, err)
+	}
+	h.Verifier = v
+	return h, nil
+}
+
+// PublicKeyPEM returns the PEM of a public key given as PEM, or as the
+// base64 of its DER (one line, easier to pass as a stack parameter).
+func PublicKeyPEM(s string) ([]byte, error) {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-----BEGIN") {
+		return []byte(s), nil
+	}
+	der, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		return nil, fmt.Errorf("%w: OPERATOR_CALLBACK_PUBLIC_KEY is neither a PEM nor the base64 of a DER key", function.ErrConfig)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}), nil
 }

@@ -55,7 +55,7 @@ func TestSignedHeadersSurviveTheGateway(t *testing.T) {
 	}
 	q := &queue{}
 	cfg := function.Config{OperatorCallbackKey: string(pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der}))}
-	h, err := function.OperatorHooks(cfg, q, time.Now)
+	h, err := operatorcallbacks.Hooks(cfg, q, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -26,6 +26,7 @@ import (
 	"payments/pkg/customers"
 	"payments/pkg/fees"
 	"payments/pkg/function"
+	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/fx"
 	"payments/pkg/outbox"
 	"payments/pkg/payments"
@@ -326,7 +327,7 @@ func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher) (*card
 // the sandbox issuer's statements list (the reconciliation's). The cards function gives it the way
 // to ask for decisions too.
 func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue) (*issuer.SandboxNetwork, error) {
-	hooks, err := function.IssuerHooks(cfg, issuerEvents)
+	hooks, err := issuerreceivers.Notifications(cfg, issuerEvents)
 	if err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
+	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
@@ -37,7 +38,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	} else if c != nil {
 		cards = c
 	}
-	s, err := function.StripeHooks(cfg, d, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL), cards)
+	s, err := issuerreceivers.Stripe(cfg, d, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL), cards)
 	if err != nil {
 		return nil, err
 	}

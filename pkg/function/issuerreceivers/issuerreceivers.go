@@ -1,41 +1,46 @@
-package function
+// Package issuerreceivers builds, from a function's configuration, the
+// receivers of the card issuer's calls: its notifications, its
+// authorization requests and Stripe Issuing's events, each checked with the
+// issuer's secret.
+package issuerreceivers
 
 import (
 	"fmt"
 	"strings"
 
+	"payments/pkg/function"
 	"payments/pkg/issuerhooks"
 )
 
-// IssuerHooks returns the handler of the card issuer's notifications,
+// Notifications returns the handler of the card issuer's notifications,
 // checked with the issuer's secret of cfg and queued on issuerEvents: the
 // issuer-webhooks function serves it, and the cards function's sandbox card
 // network delivers to it in process.
-func IssuerHooks(cfg Config, issuerEvents Queue) (*issuerhooks.Handler, error) {
-	if err := checkIssuerSecret(cfg); err != nil {
+func Notifications(cfg function.Config, issuerEvents function.Queue) (*issuerhooks.Handler, error) {
+	if err := checkSecret(cfg); err != nil {
 		return nil, err
 	}
 	return &issuerhooks.Handler{Secret: cfg.IssuerWebhookSecret, Queue: issuerEvents}, nil
 }
 
-// IssuerAuthorizations returns the handler of the card network's
+// Authorizations returns the handler of the card network's
 // authorization requests, checked with the issuer's secret of cfg and
 // decided by d: the issuer-authorizations function serves it, and the
 // cards function's sandbox card network asks it in process.
-func IssuerAuthorizations(cfg Config, d issuerhooks.Decider) (*issuerhooks.Authorizations, error) {
-	if err := checkIssuerSecret(cfg); err != nil {
+func Authorizations(cfg function.Config, d issuerhooks.Decider) (*issuerhooks.Authorizations, error) {
+	if err := checkSecret(cfg); err != nil {
 		return nil, err
 	}
 	return &issuerhooks.Authorizations{Secret: cfg.IssuerWebhookSecret, Decider: d}, nil
 }
 
-// StripeHooks returns the handler of Stripe Issuing's events, checked with
+// Stripe returns the handler of Stripe Issuing's events, checked with
 // the issuer's secret of cfg (Stripe's endpoint signing secrets,
 // comma-separated), its authorization requests decided by d, its other
 // events queued on issuerEvents, what they name by Stripe's ids read by
 // lookups: the stripe-webhooks function serves it.
-func StripeHooks(cfg Config, d issuerhooks.Decider, issuerEvents Queue, lookups issuerhooks.StripeLookups) (*issuerhooks.Stripe, error) {
-	if err := checkIssuerSecret(cfg); err != nil {
+func Stripe(cfg function.Config, d issuerhooks.Decider, issuerEvents function.Queue, lookups issuerhooks.StripeLookups) (*issuerhooks.Stripe, error) {
+	if err := checkSecret(cfg); err != nil {
 		return nil, err
 	}
 	var secrets []string
@@ -47,11 +52,11 @@ func StripeHooks(cfg Config, d issuerhooks.Decider, issuerEvents Queue, lookups 
 	return &issuerhooks.Stripe{Secrets: secrets, Decider: d, Queue: issuerEvents, Lookups: lookups}, nil
 }
 
-// checkIssuerSecret checks the issuer's secret of cfg.
-func checkIssuerSecret(cfg Config) error {
+// checkSecret checks the issuer's secret of cfg.
+func checkSecret(cfg function.Config) error {
 	if len(cfg.IssuerWebhookSecret) < issuerhooks.MinSecretBytes {
 		return fmt.Errorf("%w: the issuer's webhook secret (ISSUER_WEBHOOK_SECRET or ISSUER_WEBHOOK_SECRET_ARN) must be at least %d bytes",
-			ErrConfig, issuerhooks.MinSecretBytes)
+			function.ErrConfig, issuerhooks.MinSecretBytes)
 	}
 	return nil
 }
