@@ -13,19 +13,29 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 
-	"payments/pkg/cards"
 	"payments/pkg/limits"
-	"payments/pkg/payments"
-	"payments/pkg/providers"
-	"payments/pkg/providers/issuer"
-	"payments/pkg/reconcile"
 )
 
 // Modes a deployment runs in; a token is bound to one. The providers of
-// each are chosen by providers.ForMode.
+// each are chosen by providers.ForMode, whose names of the modes these are
+// (a test holds them equal: the configuration links no provider).
 const (
-	ModeSandbox    = providers.ModeSandbox
-	ModeProduction = providers.ModeProduction
+	ModeSandbox    = "sandbox"
+	ModeProduction = "production"
+)
+
+// The defaults of the settings whose rule belongs to a domain package. They
+// are the domain's own (payments.DefaultDeadline, payments.ReconcileWindow,
+// cards.DefaultHoldExpiry, reconcile.DefaultFirstWindow,
+// issuer.DefaultDecisionDeadline), repeated here so that reading the
+// configuration links none of those packages; a test holds each equal to
+// the domain's.
+const (
+	DefaultPaymentDeadline           = 15 * time.Minute
+	MaxPaymentDeadline               = 72 * time.Hour
+	DefaultCardHoldExpiry            = 7 * 24 * time.Hour
+	DefaultReconciliationFirstWindow = 24 * time.Hour
+	DefaultIssuerDecisionDeadline    = 2 * time.Second
 )
 
 // MaxIssuerDecisionDeadline bounds ISSUER_DECISION_DEADLINE_MS: the
@@ -235,26 +245,26 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			c.CompanyLimits.Reveal, err = envLimit(name, limits.Defaults.Reveal)
 		case "PAYMENT_DEADLINE_SECONDS":
 			var s int
-			s, err = envInt(name, int(payments.DefaultDeadline/time.Second))
+			s, err = envInt(name, int(DefaultPaymentDeadline/time.Second))
 			c.PaymentDeadline = time.Duration(s) * time.Second
-			if err == nil && c.PaymentDeadline > payments.ReconcileWindow {
+			if err == nil && c.PaymentDeadline > MaxPaymentDeadline {
 				err = fmt.Errorf("%w: %s must be at most %d (the %v reconciliation window), not %d",
-					ErrConfig, name, int(payments.ReconcileWindow/time.Second), payments.ReconcileWindow, s)
+					ErrConfig, name, int(MaxPaymentDeadline/time.Second), MaxPaymentDeadline, s)
 			}
 		case "CARD_HOLD_EXPIRY_SECONDS":
 			var s int
-			s, err = envInt(name, int(cards.DefaultHoldExpiry/time.Second))
+			s, err = envInt(name, int(DefaultCardHoldExpiry/time.Second))
 			c.CardHoldExpiry = time.Duration(s) * time.Second
 		case "RECONCILIATION_FIRST_WINDOW_HOURS":
 			var h int
-			h, err = envInt(name, int(reconcile.DefaultFirstWindow/time.Hour))
+			h, err = envInt(name, int(DefaultReconciliationFirstWindow/time.Hour))
 			c.ReconciliationFirstWindow = time.Duration(h) * time.Hour
 			if err == nil && h < 1 {
 				err = fmt.Errorf("%w: %s must be at least 1, not %d", ErrConfig, name, h)
 			}
 		case "ISSUER_DECISION_DEADLINE_MS":
 			var ms int
-			ms, err = envInt(name, int(issuer.DefaultDecisionDeadline/time.Millisecond))
+			ms, err = envInt(name, int(DefaultIssuerDecisionDeadline/time.Millisecond))
 			c.IssuerDecisionDeadline = time.Duration(ms) * time.Millisecond
 			if err == nil && c.IssuerDecisionDeadline > MaxIssuerDecisionDeadline {
 				err = fmt.Errorf("%w: %s must be at most %d, within the card-network function's time, not %d",

@@ -5,7 +5,12 @@ import (
 	"errors"
 	"testing"
 
+	"payments/pkg/cards"
 	"payments/pkg/function"
+	"payments/pkg/payments"
+	"payments/pkg/providers"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/reconcile"
 )
 
 // TestAWSFromEnv: the region and the role's credentials come from the
@@ -44,5 +49,28 @@ func TestAWSFromEnv(t *testing.T) {
 				t.Errorf("region %q, credentials %+v %v", cfg.Region, creds, err)
 			}
 		})
+	}
+}
+
+// TestDomainDefaults holds the configuration's copies of the domains'
+// defaults and bounds, and of the modes' names, equal to the domains' own:
+// the configuration repeats them so as to link none of those packages.
+func TestDomainDefaults(t *testing.T) {
+	tests := []struct {
+		name         string
+		config, rule any
+	}{
+		{"payment deadline", function.DefaultPaymentDeadline, payments.DefaultDeadline},
+		{"payment deadline's bound", function.MaxPaymentDeadline, payments.ReconcileWindow},
+		{"card hold expiry", function.DefaultCardHoldExpiry, cards.DefaultHoldExpiry},
+		{"reconciliation's first window", function.DefaultReconciliationFirstWindow, reconcile.DefaultFirstWindow},
+		{"issuer decision deadline", function.DefaultIssuerDecisionDeadline, issuer.DefaultDecisionDeadline},
+		{"sandbox mode", function.ModeSandbox, providers.ModeSandbox},
+		{"production mode", function.ModeProduction, providers.ModeProduction},
+	}
+	for _, tt := range tests {
+		if tt.config != tt.rule {
+			t.Errorf("%s: the configuration has %v, its domain %v", tt.name, tt.config, tt.rule)
+		}
 	}
 }
