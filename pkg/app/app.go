@@ -7,6 +7,7 @@ package app
 
 import (
 	"context"
+	"slices"
 
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
@@ -28,6 +29,7 @@ import (
 	"payments/pkg/function/walletsapi"
 	"payments/pkg/function/webhooksapi"
 	"payments/pkg/function/webhookworker"
+	"payments/pkg/httpapi"
 )
 
 // HTTPFunctions maps each HTTP function's folder name under functions/ to
@@ -39,6 +41,28 @@ var HTTPFunctions = map[string]func(context.Context, function.Config) (function.
 	"issuer-webhooks": issuerwebhooks.New, "issuer-authorizations": issuerauthorizations.New, "openapi": openapi.New,
 	"stripe-webhooks":    stripewebhooks.New,
 	"operator-callbacks": operatorcallbacks.New,
+}
+
+// Catalogues maps each HTTP function's folder name to its error catalogue
+// (function.Catalogue): a test holds each to the packages the function
+// links, and the union of all to the API document's error codes.
+var Catalogues = map[string]httpapi.Catalogue{
+	"auth": authapi.Errors, "admin": adminapi.Errors,
+	"wallets": walletsapi.Errors, "payments": paymentsapi.Errors,
+	"webhooks": webhooksapi.Errors, "customers": customersapi.Errors, "cards": cardsapi.Errors, "card-network": cardnetwork.Errors,
+	"issuer-webhooks": issuerwebhooks.Errors, "issuer-authorizations": issuerauthorizations.Errors, "openapi": openapi.Errors,
+	"stripe-webhooks":    stripewebhooks.Errors,
+	"operator-callbacks": operatorcallbacks.Errors,
+}
+
+// Codes returns every error code an HTTP function may answer, sorted.
+func Codes() []string {
+	var codes []string
+	for _, c := range Catalogues {
+		codes = append(codes, c.Codes()...)
+	}
+	slices.Sort(codes)
+	return slices.Compact(codes)
 }
 
 // SQSFunctions maps each queue consumer's folder name to its constructor.

@@ -15,6 +15,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
+	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/queue/queuetest"
@@ -175,7 +176,7 @@ func TestCardNetworkQueued(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
+	rt := httpapi.NewRouter(cardnetwork.Errors, guard)
 	cards.SandboxRoutes(rt, sb)
 	h := function.HTTP(rt)
 	r := e.Call(h, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`)

@@ -14,7 +14,7 @@ import (
 
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
-	"payments/pkg/function"
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
@@ -301,7 +301,7 @@ func TestRefusalCodes(t *testing.T) {
 			t.Errorf("%v has no refusal code", err)
 		}
 		found := false
-		for _, row := range function.Errors {
+		for _, row := range cardshttp.Errors {
 			if row.Err == err {
 				found = true
 				if row.Code != code {

@@ -11,7 +11,7 @@ import (
 
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/debts"
-	"payments/pkg/function"
+	"payments/pkg/function/adminapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/page"
 )
@@ -41,7 +41,7 @@ func (f *fakeStore) List(_ context.Context, companyID string, status debts.Statu
 // serve answers GET /debts?query as company.
 func serve(t *testing.T, f *fakeStore, company, query string) (int, map[string]any) {
 	t.Helper()
-	rt := httpapi.NewRouter(function.Errors, func(r *http.Request) (context.Context, error) {
+	rt := httpapi.NewRouter(adminapi.Errors, func(r *http.Request) (context.Context, error) {
 		return httpapi.WithCompany(r.Context(), r.Header.Get("X-Company")), nil
 	})
 	debts.Routes(rt, debts.NewService(f))

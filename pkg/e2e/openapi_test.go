@@ -10,6 +10,7 @@ import (
 	"payments/infra/local/samtemplate"
 	"payments/pkg/apidoc"
 	"payments/pkg/apidoc/apitest"
+	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
 	"payments/pkg/function/openapi"
@@ -49,7 +50,7 @@ func TestDocumentRoutesAreTheTemplates(t *testing.T) {
 func TestErrorCodesAreDocumented(t *testing.T) {
 	documented := apitest.Default(t).ErrorCodes()
 	slices.Sort(documented)
-	if codes := function.Errors.Codes(); !slices.Equal(codes, documented) {
+	if codes := app.Codes(); !slices.Equal(codes, documented) {
 		t.Errorf("ErrorCode in docs/openapi.yaml differs from the catalogue:\n document %v\ncatalogue %v", documented, codes)
 	}
 }

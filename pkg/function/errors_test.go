@@ -5,8 +5,10 @@ import (
 	"testing"
 
 	"payments/pkg/cards"
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/contention"
 	"payments/pkg/payments"
+	"payments/pkg/payments/paymentshttp"
 )
 
 // TestErrorsPrecedence: an error that wraps two catalogued errors answers
@@ -30,7 +32,7 @@ func TestErrorsPrecedence(t *testing.T) {
 		{"store's lost races", fmt.Errorf("store: put: %w", contention.ErrConflict), 409, "CONFLICT"},
 	}
 	for _, tt := range tests {
-		body, known := Errors.Body(tt.err)
+		body, known := Catalogue(cardshttp.Errors, paymentshttp.Errors).Body(tt.err)
 		if !known || body.StatusCode != tt.status || body.Code != tt.code {
 			t.Errorf("%s: %d %s (known %v), want %d %s", tt.name, body.StatusCode, body.Code, known, tt.status, tt.code)
 		}

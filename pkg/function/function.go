@@ -75,7 +75,7 @@ func HTTP(h http.Handler) HTTPHandler {
 		ctx = correlation.NewContext(ctx, ev.RequestContext.RequestID)
 		r, err := accessor.EventToRequestWithContext(ctx, ev)
 		if err != nil {
-			body, _ := Errors.Body(httpapi.ErrMalformedRequest)
+			body, _ := CommonErrors.Body(httpapi.ErrMalformedRequest)
 			httpapi.Write(w, body.StatusCode, body)
 		} else {
 			h.ServeHTTP(w, r)

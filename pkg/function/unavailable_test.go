@@ -19,6 +19,7 @@ import (
 
 	"payments/pkg/contention"
 	"payments/pkg/idempotency"
+	"payments/pkg/idempotency/idempotencyhttp"
 )
 
 // sdkError wraps err as the SDK returns a failed call, after its retries.
@@ -71,7 +72,7 @@ func TestUnavailable(t *testing.T) {
 			if tt.err == nil {
 				return
 			}
-			body, known := Errors.Body(tt.err)
+			body, known := CommonErrors.Body(tt.err)
 			if tt.want && (!known || body.StatusCode != 503 || body.Code != "TEMPORARILY_UNAVAILABLE") {
 				t.Fatalf("answered %+v", body)
 			}
@@ -79,7 +80,7 @@ func TestUnavailable(t *testing.T) {
 	}
 	// A domain error that wraps a deadline keeps its own answer, and an
 	// answer of 503 with Retry-After releases an Idempotency-Key.
-	body, _ := Errors.Body(fmt.Errorf("%w: %w", idempotency.ErrKeyInUse, context.DeadlineExceeded))
+	body, _ := Catalogue(idempotencyhttp.Errors).Body(fmt.Errorf("%w: %w", idempotency.ErrKeyInUse, context.DeadlineExceeded))
 	if body.Code != "IDEMPOTENCY_KEY_IN_USE" {
 		t.Fatalf("a domain error wrapping a deadline answered %+v", body)
 	}

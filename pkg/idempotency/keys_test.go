@@ -20,7 +20,7 @@ import (
 	"payments/pkg/contention"
 	"payments/pkg/customers"
 	"payments/pkg/field"
-	"payments/pkg/function"
+	"payments/pkg/function/paymentsapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/metrics"
@@ -55,7 +55,7 @@ func newKeysTestEnv(t *testing.T) *keysTestEnv {
 		return httpapi.WithCompany(r.Context(), r.Header.Get("X-Company")), nil
 	}
 	keys := &idempotency.Keys{Store: store.NewIdempotency(storetest.NewDB(t)), Routes: []string{"POST /moves"}, Now: e.clock.Now}
-	rt := httpapi.NewRouter(function.Errors, guard)
+	rt := httpapi.NewRouter(paymentsapi.Errors, guard)
 	rt.Use(keys.Wrap)
 	rt.Handle("POST /moves", e.serve)
 	e.handler = rt

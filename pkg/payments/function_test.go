@@ -429,7 +429,7 @@ func TestProductionModeNeedsAnOperator(t *testing.T) {
 	if _, err := paymentsapi.New(context.Background(), cfg); err != nil {
 		t.Errorf("paymentsapi.New: %v", err)
 	}
-	if body, _ := function.Errors.Body(payments.ErrNoOperator); body.StatusCode != http.StatusServiceUnavailable {
+	if body, _ := paymentsapi.Errors.Body(payments.ErrNoOperator); body.StatusCode != http.StatusServiceUnavailable {
 		t.Errorf("ErrNoOperator answers %d, want 503", body.StatusCode)
 	}
 	if _, err := payoutworker.New(context.Background(), cfg); err == nil {

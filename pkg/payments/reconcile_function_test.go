@@ -147,7 +147,7 @@ func TestConflictIsA409WithRetryAfter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
+	rt := httpapi.NewRouter(adminapi.Errors, guard)
 	payments.Routes(rt, svc)
 	h := httpadapter.NewV2(rt).ProxyWithContext
 	r := e.Call(h, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":10,"currency":"XAF"}`)

@@ -68,7 +68,7 @@ func newEnv(t *testing.T) *env {
 	if e.tokens, err = tokenkeys.Service(ctx, cfg, db, nil); err != nil {
 		t.Fatalf("auth.NewService: %v", err)
 	}
-	rt := httpapi.NewRouter(function.Errors, nil)
+	rt := httpapi.NewRouter(walletsapi.Errors, nil)
 	admin := creditService(t, store.NewWallets(db), approved{})
 	wallets.AdminRoutes(rt, admin)
 	e.admin = rt

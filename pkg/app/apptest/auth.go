@@ -131,7 +131,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
+	rt := httpapi.NewRouter(authapi.Errors, guard)
 	rt.Handle("GET /probe", func(w http.ResponseWriter, r *http.Request) error {
 		cid, err := httpapi.Company(r)
 		if err != nil {

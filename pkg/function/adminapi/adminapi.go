@@ -12,24 +12,42 @@ import (
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
+	"payments/pkg/auth/authhttp"
+	"payments/pkg/bulk/bulkhttp"
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/companies"
+	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers"
+	"payments/pkg/customers/customershttp"
+	"payments/pkg/debts/debtshttp"
 	"payments/pkg/documents"
 	"payments/pkg/fees"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/fx"
+	"payments/pkg/fx/fxhttp"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/payments"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/reconcile"
+	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 	"payments/pkg/webhooks"
+	"payments/pkg/webhooks/webhookshttp"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(companieshttp.Errors, authhttp.Errors, walletshttp.Errors, paymentshttp.Errors, bulkhttp.Errors, feeshttp.Errors, reconcilehttp.Errors, customershttp.Errors, cardshttp.Errors, fxhttp.Errors, debtshttp.Errors, webhookshttp.Errors, idempotencyhttp.Errors, limitshttp.Errors)
 
 // KeyHeader carries the operator console's API key.
 const KeyHeader = "X-Admin-Key"
@@ -58,7 +76,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	}
 	db := services.DB(cfg)
 	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
-	rt := httpapi.NewRouter(function.Errors, guard(cfg.AdminAPIKey))
+	rt := httpapi.NewRouter(Errors, guard(cfg.AdminAPIKey))
 	comps := companies.NewService(store.NewCompanies(db))
 	comps.Changed = services.CompanyCache.Forget
 	companies.AdminRoutes(rt, comps)

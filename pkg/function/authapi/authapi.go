@@ -5,12 +5,19 @@ import (
 	"context"
 
 	"payments/pkg/auth"
+	"payments/pkg/auth/authhttp"
+	"payments/pkg/companies/companieshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/store"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(authhttp.Errors, companieshttp.Errors, limitshttp.Errors)
 
 // New builds the auth function: POST /auth/token, rate limited per source
 // IP in the table.
@@ -24,7 +31,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt := httpapi.NewRouter(function.Errors, nil)
+	rt := httpapi.NewRouter(Errors, nil)
 	auth.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }

@@ -6,16 +6,28 @@ package cardnetwork
 import (
 	"context"
 
+	"payments/pkg/auth/authhttp"
 	"payments/pkg/cards"
+	"payments/pkg/cards/cardshttp"
+	"payments/pkg/companies/companieshttp"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
+	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/issuerhooks/issuerhookshttp"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/vault"
+	"payments/pkg/wallets/walletshttp"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(cardshttp.Errors, issuerhookshttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors)
 
 // New builds the card-network function behind the token guard and the
 // Idempotency-Key middleware: in sandbox mode, POST /sandbox/cards/{id}/authorizations and …/terminate, POST
@@ -29,7 +41,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db)
+	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}

@@ -7,16 +7,28 @@ import (
 	"fmt"
 	"time"
 
+	"payments/pkg/auth/authhttp"
 	"payments/pkg/cards"
+	"payments/pkg/cards/cardshttp"
+	"payments/pkg/companies/companieshttp"
+	"payments/pkg/customers/customershttp"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
+	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
+	"payments/pkg/wallets/walletshttp"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(cardshttp.Errors, customershttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors)
 
 // New builds the cards function behind the token guard: /cards… and
 // GET /customers/{id}/cards and /transactions. Issuing, funding,
@@ -28,7 +40,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db)
+	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}

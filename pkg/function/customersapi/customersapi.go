@@ -6,18 +6,27 @@ import (
 	"context"
 	"time"
 
+	"payments/pkg/auth/authhttp"
 	"payments/pkg/companies"
+	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers"
+	"payments/pkg/customers/customershttp"
 	"payments/pkg/documents"
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
+	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/outbound"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(customershttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors)
 
 // New builds the customers function behind the token guard:
 // POST /customers/enroll, POST /customers, GET /customers and
@@ -35,7 +44,7 @@ func NewWith(ctx context.Context, cfg function.Config, fetcher customers.Fetcher
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db)
+	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}

@@ -6,12 +6,18 @@ package issuerauthorizations
 import (
 	"context"
 
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(issuerhookshttp.Errors, cardshttp.Errors)
 
 // New builds the issuer-authorizations function: POST
 // /issuer/authorizations, without the token guard. A request signed with
@@ -23,7 +29,7 @@ import (
 // reach the stripe-webhooks function, and this format is the sandbox's.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	if cfg.Mode == function.ModeProduction {
-		return function.HTTP(httpapi.NewRouter(function.Errors, nil)), nil
+		return function.HTTP(httpapi.NewRouter(Errors, nil)), nil
 	}
 	db := services.DB(cfg)
 	d, err := services.CardDecider(db)
@@ -34,7 +40,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt := httpapi.NewRouter(function.Errors, nil)
+	rt := httpapi.NewRouter(Errors, nil)
 	issuerhooks.AuthorizationRoutes(rt, a)
 	return function.HTTP(rt), nil
 }

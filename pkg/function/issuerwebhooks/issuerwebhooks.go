@@ -10,8 +10,13 @@ import (
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/queue"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(issuerhookshttp.Errors)
 
 // New builds the issuer-webhooks function: POST /issuer/webhooks, which
 // the card issuer calls, so without the token guard. A notification signed
@@ -27,14 +32,14 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 // and this format is the sandbox's.
 func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandler, error) {
 	if cfg.Mode == function.ModeProduction {
-		return function.HTTP(httpapi.NewRouter(function.Errors, nil)), nil
+		return function.HTTP(httpapi.NewRouter(Errors, nil)), nil
 	}
 	h, err := issuerreceivers.Notifications(cfg, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL))
 	if err != nil {
 		return nil, err
 	}
 	h.Now = now
-	rt := httpapi.NewRouter(function.Errors, nil)
+	rt := httpapi.NewRouter(Errors, nil)
 	issuerhooks.Routes(rt, h)
 	return function.HTTP(rt), nil
 }

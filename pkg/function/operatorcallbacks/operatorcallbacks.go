@@ -13,9 +13,14 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/operatorhooks"
+	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/providers/operator/pawapay"
 	"payments/pkg/queue"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(operatorhookshttp.Errors)
 
 // New builds the operator-callbacks function: POST
 // /operator/callbacks/pawapay, called by the aggregator, so without the
@@ -38,7 +43,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandl
 
 // Handler serves h's route as the function does, behind API Gateway.
 func Handler(h *operatorhooks.Handler) function.HTTPHandler {
-	rt := httpapi.NewRouter(function.Errors, nil)
+	rt := httpapi.NewRouter(Errors, nil)
 	operatorhooks.Routes(rt, h)
 	return function.HTTP(rt)
 }

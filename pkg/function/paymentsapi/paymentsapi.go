@@ -5,15 +5,27 @@ package paymentsapi
 import (
 	"context"
 
+	"payments/pkg/auth/authhttp"
 	"payments/pkg/bulk"
+	"payments/pkg/bulk/bulkhttp"
+	"payments/pkg/companies/companieshttp"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
+	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/payments"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(paymentshttp.Errors, bulkhttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors)
 
 // New builds the payments function behind the token guard:
 // GET /payment/balance, POST /payment/payout, POST /payment/collect,
@@ -29,7 +41,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db)
+	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/function"
+	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/limits"
@@ -46,7 +47,7 @@ func limitedRouter(t *testing.T, mw httpapi.Middleware) http.Handler {
 		}
 		return httpapi.WithCompany(r.Context(), id), nil
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
+	rt := httpapi.NewRouter(paymentsapi.Errors, guard)
 	rt.Use(mw)
 	ok := func(w http.ResponseWriter, r *http.Request) error {
 		httpapi.Respond(w, http.StatusOK, "ok", nil)

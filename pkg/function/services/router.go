@@ -62,13 +62,13 @@ func Auth(cfg function.Config, keys TokenKeys, db *store.DB, limiter auth.RateLi
 // CompanyRouter returns the router of a company-facing function: its routes
 // admit only requests with a valid Bearer token (guard, TokenGuard's), then
 // take a token from the company's bucket for the route's class
-// (CompanyLimits). Add the function's own middleware (Idempotent) after it.
-func CompanyRouter(cfg function.Config, guard httpapi.Guard, db *store.DB) (*httpapi.Router, error) {
+// (CompanyLimits); errs is the function's error catalogue. Add the function's own middleware (Idempotent) after it.
+func CompanyRouter(cfg function.Config, guard httpapi.Guard, db *store.DB, errs httpapi.Catalogue) (*httpapi.Router, error) {
 	limit, err := CompanyLimits(cfg, db, time.Now)
 	if err != nil {
 		return nil, err
 	}
-	rt := httpapi.NewRouter(function.Errors, guard)
+	rt := httpapi.NewRouter(errs, guard)
 	rt.Use(limit)
 	return rt, nil
 }

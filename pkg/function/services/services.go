@@ -23,13 +23,17 @@ import (
 	"payments/pkg/cache"
 	"payments/pkg/cards"
 	"payments/pkg/companies"
+	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers"
 	"payments/pkg/fees"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/fx"
+	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/outbox"
 	"payments/pkg/payments"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/providers/bank"
 	"payments/pkg/providers/issuer"
@@ -42,6 +46,7 @@ import (
 	"payments/pkg/store"
 	"payments/pkg/vault"
 	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
 
 // DB returns the table of cfg through a new DynamoDB client: a function
@@ -62,6 +67,10 @@ var CompanyCache = auth.NewCompanyCache(auth.CompanyCacheTTL, time.Now)
 // read schedules through it and the console's fees.Service forgets a
 // schedule it replaces, as CompanyCache does for companies.
 var FeeCache = cache.New[fees.Schedule](cache.Staleness, time.Now)
+
+// PayoutErrors are the answers to the errors of a single payout: what a
+// bulk batch's item is rejected with.
+var PayoutErrors = function.Catalogue(paymentshttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, idempotencyhttp.Errors)
 
 // NoAdapterNotice is what start-up says (function.StartupNotice) in a mode
 // that lacks some providers' adapters.
@@ -199,12 +208,12 @@ func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, bulk
 // tell it of its items' final transitions: chunk jobs go to jobs (the
 // bulk payouts queue), the batches' events to events. An item is rejected with
 // the code and message the single payout's answer would have
-// (function.Errors).
+// (PayoutErrors).
 func Bulk(db *store.DB, pays *payments.Service, jobs function.Queue, events payments.Publisher) (*bulk.Service, error) {
 	svc, err := bulk.NewService(bulk.Deps{
 		Store: store.NewBulk(db), Payouts: pays, Jobs: jobs, Events: events,
 		Describe: func(err error) (bulk.Rejection, bool) {
-			body, known := function.Errors.Body(err)
+			body, known := PayoutErrors.Body(err)
 			return bulk.Rejection{Field: body.Field, Code: body.Code, Message: body.Message}, known && body.StatusCode < 500
 		},
 	})

@@ -6,15 +6,21 @@ import (
 	"context"
 	"fmt"
 
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/queue"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(issuerhookshttp.Errors, cardshttp.Errors)
 
 // New builds the stripe-webhooks function: POST /issuer/stripe/webhooks,
 // without the token guard. An event whose Stripe-Signature verifies with
@@ -42,7 +48,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt := httpapi.NewRouter(function.Errors, nil)
+	rt := httpapi.NewRouter(Errors, nil)
 	issuerhooks.StripeRoutes(rt, s)
 	return function.HTTP(rt), nil
 }

@@ -5,18 +5,31 @@ package walletsapi
 import (
 	"context"
 
+	"payments/pkg/auth/authhttp"
+	"payments/pkg/companies/companieshttp"
 	"payments/pkg/debts"
+	"payments/pkg/debts/debtshttp"
 	"payments/pkg/fees"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx"
+	"payments/pkg/fx/fxhttp"
 	"payments/pkg/guideline"
+	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/limits/limitshttp"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(walletshttp.Errors, fxhttp.Errors, feeshttp.Errors, debtshttp.Errors, paymentshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors)
 
 // New builds the wallets function: /wallets, /partner/wallets,
 // /wallet/…, POST /wallets/calculate-transfer-fees, the internal transfers
@@ -31,7 +44,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db)
+	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}

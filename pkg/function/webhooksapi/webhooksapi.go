@@ -6,15 +6,23 @@ package webhooksapi
 import (
 	"context"
 
+	"payments/pkg/auth/authhttp"
+	"payments/pkg/companies/companieshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/outbound"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/webhooks"
+	"payments/pkg/webhooks/webhookshttp"
 )
+
+// Errors is the function's error catalogue: the answers to the errors of
+// what it links (function.Catalogue).
+var Errors = function.Catalogue(webhookshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors)
 
 // New builds the webhooks function: the endpoints, the delivery log and
 // resend routes under /webhooks and the Events API under /events, behind
@@ -25,7 +33,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db)
+	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}
