@@ -494,7 +494,7 @@ func (s *Webhooks) ClearSecrets(ctx context.Context) ([]webhooks.StoredInClear, 
 			return nil, fmt.Errorf("store: scan for webhook secrets in clear: %w", err)
 		}
 		for _, item := range page.Items {
-			sk, companyID := dynamo.StringAttr(item, "SK"), dynamo.StringAttr(item, "company_id")
+			sk, companyID := dynamo.StringAttr(item, schema.AttrSK), dynamo.StringAttr(item, "company_id")
 			switch {
 			case sk == schema.WebhookSecretSK:
 				out = append(out, webhooks.StoredInClear{CompanyID: companyID, EndpointID: companyID, Console: true})
@@ -511,7 +511,7 @@ func (s *Webhooks) ClearSecrets(ctx context.Context) ([]webhooks.StoredInClear, 
 	st.NextPK, st.NextSK = "", ""
 	switch {
 	case !end:
-		st.NextPK, st.NextSK = dynamo.StringAttr(in.ExclusiveStartKey, "PK"), dynamo.StringAttr(in.ExclusiveStartKey, "SK")
+		st.NextPK, st.NextSK = dynamo.StringAttr(in.ExclusiveStartKey, schema.AttrPK), dynamo.StringAttr(in.ExclusiveStartKey, schema.AttrSK)
 	case st.Found == 0:
 		st.Done = true
 	default:
