@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 )
 
@@ -28,11 +29,11 @@ func TestCardSecrets(t *testing.T) {
 			db := storetest.NewDB(t)
 			ctx := context.Background()
 			key := map[string]types.AttributeValue{
-				"PK": &types.AttributeValueMemberS{Value: "COMPANY#c1"}, "SK": &types.AttributeValueMemberS{Value: "CARD#k1"},
+				"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK("c1")}, "SK": &types.AttributeValueMemberS{Value: schema.CardSK("k1")},
 			}
-			secretsKey := map[string]types.AttributeValue{"PK": key["PK"], "SK": &types.AttributeValueMemberS{Value: "CARDSECRETS#k1"}}
+			secretsKey := map[string]types.AttributeValue{"PK": key["PK"], "SK": &types.AttributeValueMemberS{Value: schema.CardSecretsSK("k1")}}
 			sealed := &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{"key_id": &types.AttributeValueMemberS{Value: "k"}}}
-			item := map[string]types.AttributeValue{"PK": key["PK"], "SK": key["SK"], "type": &types.AttributeValueMemberS{Value: "card"},
+			item := map[string]types.AttributeValue{"PK": key["PK"], "SK": key["SK"], "type": &types.AttributeValueMemberS{Value: schema.KindCard},
 				"last4": &types.AttributeValueMemberS{Value: "4242"}, "number": sealed, "cvv": sealed}
 			if _, err := db.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.Table), Item: item}); err != nil {
 				t.Fatal(err)

@@ -4,5 +4,6 @@
 // Makefile's build targets and lint step, the targets make help lists
 // against the README's and docs/local.md's tables, the sweeper's steps
 // against the README's and docs/local.md's lists, the import rules of
-// docs/architecture.md, and the waits of every test (no long sleeps).
+// docs/architecture.md, the table's keys (spelled in pkg/store/schema
+// alone), and the waits of every test (no long sleeps).
 package repocheck

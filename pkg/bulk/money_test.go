@@ -18,6 +18,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/function/payoutworker"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 // TestIdempotentBatch: the same request with the same Idempotency-Key
@@ -170,7 +171,7 @@ func TestChunkWrittenAgain(t *testing.T) {
 			return false
 		}
 		for _, it := range tx.TransactItems {
-			if it.Update != nil && strings.HasPrefix(dynamo.StringAttr(it.Update.Key, "SK"), "BULKROWS#") {
+			if it.Update != nil && strings.HasPrefix(dynamo.StringAttr(it.Update.Key, "SK"), schema.BulkChunkPrefix) {
 				failed.Store(true)
 				return true
 			}

@@ -19,6 +19,7 @@ import (
 	"payments/pkg/function/cardworker"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/vault/vaulttest"
 	"payments/pkg/wallets"
 )
@@ -260,7 +261,7 @@ func TestRevealWithoutAudit(t *testing.T) {
 			return false
 		}
 		sk, _ := put.Item["SK"].(*types.AttributeValueMemberS)
-		return sk != nil && strings.HasPrefix(sk.Value, "REVEAL#")
+		return sk != nil && strings.HasPrefix(sk.Value, schema.RevealSKPrefix(card))
 	}))
 	r := e.Call(h, token, "GET", "/cards/"+card+"?reveal=true", "")
 	if r.Status != 503 || r.Str("code") != "REVEAL_NOT_AUDITED" || strings.Contains(r.Raw, `"cvv"`) {

@@ -19,6 +19,7 @@ import (
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/queue/queuetest"
+	"payments/pkg/store/schema"
 	"payments/pkg/waittest"
 )
 
@@ -205,7 +206,7 @@ func TestCardNetworkAnswerNeverInvitesARetry(t *testing.T) {
 			return false
 		}
 		sk, _ := g.Key["SK"].(*types.AttributeValueMemberS)
-		return sk != nil && strings.HasPrefix(sk.Value, "CTX#")
+		return sk != nil && strings.HasPrefix(sk.Value, schema.CardTxSKPrefix)
 	}, fmt.Errorf("injected: %w", context.DeadlineExceeded)))
 	r := e.Call(slow, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":5,"merchant_name":"Shop","merchant_city":"Austin"}`)
 	if r.Status != 202 || r.Str("data", "event_id") == "<nil>" {
@@ -232,7 +233,7 @@ func TestCardNetworkStandsIn(t *testing.T) {
 		}
 		pk, _ := g.Key["PK"].(*types.AttributeValueMemberS)
 		failed := false
-		if pk != nil && strings.HasPrefix(pk.Value, "CARDREF#") {
+		if pk != nil && strings.HasPrefix(pk.Value, schema.CardRefPKPrefix) {
 			once.Do(func() { failed = true })
 		}
 		return failed
@@ -319,7 +320,7 @@ func TestCardNetworkKeys(t *testing.T) {
 			return false
 		}
 		sk, _ := g.Key["SK"].(*types.AttributeValueMemberS)
-		return sk != nil && sk.Value == "CARD#"+cardID
+		return sk != nil && sk.Value == schema.CardSK(cardID)
 	}, &types.ProvisionedThroughputExceededException{Message: new(string)}))
 	if r := send(throttled, "auth-3", "/sandbox/cards/"+cardID+"/authorizations", authorize); r.Status != 503 {
 		t.Fatalf("authorization, the card unreadable: %d %s", r.Status, r.Raw)

@@ -11,6 +11,7 @@ import (
 
 	"payments/pkg/app/apptest"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 )
 
 // scanAll reads every item of the table, or of its index when index is
@@ -103,7 +104,7 @@ func TestNoSealedValueInAnyIndex(t *testing.T) {
 		if it["GSI1PK"] != nil || it["GSI2PK"] != nil || it["GSI3PK"] != nil {
 			t.Errorf("item %v %v holds sealed values and an index key", it["PK"], it["SK"])
 		}
-		if sk, _ := it["SK"].(*types.AttributeValueMemberS); sk != nil && strings.HasPrefix(sk.Value, "CARDSECRETS#") {
+		if sk, _ := it["SK"].(*types.AttributeValueMemberS); sk != nil && strings.HasPrefix(sk.Value, schema.CardSecretsSKPrefix) {
 			secrets++
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/webhooksapi"
 	"payments/pkg/httpapi"
+	"payments/pkg/store/schema"
 )
 
 // listRoute is a list of the API and the field that identifies its items.
@@ -69,7 +70,7 @@ func TestListRoutesRefuseBadPaging(t *testing.T) {
 		return e.Call(rt.h, token, "GET", rt.path+"?"+query, "")
 	}
 	_, otherToken, _ := e.Company("")
-	forged := base64.RawURLEncoding.EncodeToString([]byte(`{"v":1,"p":2,"t":5,"a":"COMPANY#x","q":"x"}`))
+	forged := base64.RawURLEncoding.EncodeToString([]byte(`{"v":1,"p":2,"t":5,"a":"` + schema.CompanyPK("x") + `","q":"x"}`))
 	bad := []struct{ query, field string }{
 		{"page=9223372036854775807", "page"},
 		{"page=9223372036854775808", "page"},

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/function/services"
 	"payments/pkg/queue/queuetest"
+	"payments/pkg/store/schema"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/webhooks"
 )
@@ -146,13 +147,13 @@ func TestSweeperSealsWebhookSecretsStoredInClear(t *testing.T) {
 	now := time.Now().UTC().Format(time.RFC3339Nano)
 	for _, item := range []map[string]types.AttributeValue{
 		{
-			"PK": str("COMPANY#" + e.company), "SK": str("WEBHOOK_ENDPOINT#" + id), "type": str("webhook_endpoint"), "id": str(id),
+			"PK": str(schema.CompanyPK(e.company)), "SK": str(schema.WebhookEndpointSK(id)), "type": str(schema.KindWebhookEndpoint), "id": str(id),
 			"company_id": str(e.company), "url": str(rcv.URL + "/in"), "status": str("enabled"),
 			"enabled_events": &types.AttributeValueMemberL{Value: []types.AttributeValue{str("*")}},
 			"secret":         str(endpointSecret), "version": &types.AttributeValueMemberN{Value: "1"}, "created_at": str(now), "updated_at": str(now),
 		},
 		{
-			"PK": str("COMPANY#" + e.company), "SK": str("WEBHOOK_SECRET"), "type": str("webhook_secret"), "company_id": str(e.company),
+			"PK": str(schema.CompanyPK(e.company)), "SK": str(schema.WebhookSecretSK), "type": str(schema.KindWebhookSecret), "company_id": str(e.company),
 			"secret": str(consoleSecret), "created_at": str(now),
 		},
 	} {

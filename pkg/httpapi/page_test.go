@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/field"
 	"payments/pkg/page"
+	"payments/pkg/store/schema"
 )
 
 // companyRequest is a GET of target by company c.
@@ -244,7 +245,7 @@ func TestCursor(t *testing.T) {
 	for name, v := range map[string]any{
 		"huge page":  map[string]any{"v": 1, "p": uint64(1) << 63, "t": 5, "a": "x", "q": fp},
 		"huge total": map[string]any{"v": 1, "p": 2, "t": uint64(1) << 63, "a": "x", "q": fp},
-		"unknown":    map[string]any{"v": 1, "p": 2, "t": 5, "a": "x", "q": fp, "pk": "COMPANY#c2"},
+		"unknown":    map[string]any{"v": 1, "p": 2, "t": 5, "a": "x", "q": fp, "pk": schema.CompanyPK("c2")},
 	} {
 		t.Run(name, func(t *testing.T) {
 			if _, err := ParsePage(companyRequest("c1", "/list?cursor="+rawCursor(v)), 10); !errors.Is(err, page.ErrBadCursor) {

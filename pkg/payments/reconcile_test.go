@@ -17,6 +17,7 @@ import (
 	"payments/pkg/metrics"
 	"payments/pkg/payments"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -375,7 +376,7 @@ func TestConsoleResolveRefusals(t *testing.T) {
 		{"bad status", f.ID, payments.ResolveInput{Status: "PENDING", Note: "x"}, nil, "status"},
 		{"no note", f.ID, payments.ResolveInput{Status: payments.StatusFailed, Note: "  "}, nil, "note"},
 		{"unknown", "0190a1b2-c3d4-7e5f-8a6b-7c8d9e0f1a2b", ok, payments.ErrNotFound, ""},
-		{"not an id", "PAY#x", ok, payments.ErrNotFound, ""},
+		{"not an id", schema.PaymentSK("x"), ok, payments.ErrNotFound, ""},
 		{"not flagged: the worker is on it", running.ID, ok, payments.ErrNotFlagged, ""},
 	}
 	for _, tt := range tests {
@@ -444,16 +445,16 @@ func TestSweeperAdoptsPaymentsFromBeforeNextPollAt(t *testing.T) {
 		return map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}}
 	}
 	if _, err := h.db.Client.UpdateItem(h.ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(h.db.Table), Key: key("COMPANY#"+h.company, "PAY#"+p.ID),
+		TableName: aws.String(h.db.Table), Key: key(schema.CompanyPK(h.company), schema.PaymentSK(p.ID)),
 		UpdateExpression: aws.String("SET GSI2PK = :pk, GSI2SK = :sk REMOVE next_poll_at"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: "OPEN_PAYMENT"},
+			":pk": &types.AttributeValueMemberS{Value: schema.OpenPaymentIndex},
 			":sk": &types.AttributeValueMemberS{Value: timestamp.Format(p.CreatedAt) + "#" + h.company + "#" + p.ID},
 		},
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := h.db.Client.DeleteItem(h.ctx, &dynamodb.DeleteItemInput{TableName: aws.String(h.db.Table), Key: key("PAYREF#"+p.ID, "PAYREF")}); err != nil {
+	if _, err := h.db.Client.DeleteItem(h.ctx, &dynamodb.DeleteItemInput{TableName: aws.String(h.db.Table), Key: key(schema.PaymentRefPK(p.ID), schema.PaymentRefSK)}); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.svc.HandleJob(h.ctx, []byte(`{"kind":"submit","company_id":"`+h.company+`","transaction_id":"`+p.ID+`"}`)); err != nil {

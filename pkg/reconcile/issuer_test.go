@@ -20,6 +20,7 @@ import (
 	"payments/pkg/providers/issuer"
 	"payments/pkg/reconcile"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 )
 
 // later is how far the tests' clock moves past the records they made:
@@ -155,7 +156,7 @@ func TestAmountMismatchIsReported(t *testing.T) {
 		t.Helper()
 		_, err := e.DB.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(e.DB.Table),
-			Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "COMPANY#" + companyID}, "SK": &types.AttributeValueMemberS{Value: "CTX#" + settlement.ID}},
+			Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK(companyID)}, "SK": &types.AttributeValueMemberS{Value: schema.CardTxSK(settlement.ID)}},
 			UpdateExpression:          aws.String("SET amount = :a"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":a": &types.AttributeValueMemberN{Value: amount}},
 		})

@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/limits"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 var _ limits.Bucket = (*TokenBuckets)(nil)
@@ -54,8 +55,8 @@ func (b *TokenBuckets) Take(ctx context.Context, companyID string, c limits.Clas
 	nowNs := now.UnixNano()
 	// remaining is the tokens left once full_at is fullAt.
 	remaining := func(fullAt int64) int { return int(max(0, nowNs+tolerance+interval-fullAt) / interval) }
-	key := dynamo.Key(companyPK(companyID), tokenBucketSK(string(c)))
-	names := map[string]string{"#full": "full_at", "#type": attrType, "#exp": AttrExpiresAt}
+	key := dynamo.Key(schema.CompanyPK(companyID), schema.TokenBucketSK(string(c)))
+	names := map[string]string{"#full": "full_at", "#type": schema.AttrType, "#exp": schema.AttrExpiresAt}
 	// The item outlives the latest time the bucket can be full again.
 	expires := dynamo.Num(now.Add(time.Duration(tolerance+interval) + bucketIdle).Unix())
 
@@ -69,7 +70,7 @@ func (b *TokenBuckets) Take(ctx context.Context, companyID string, c limits.Clas
 		ConditionExpression:      aws.String("attribute_not_exists(#full) OR #full <= :now"),
 		ExpressionAttributeNames: names,
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":full": dynamo.Num(fullAt), ":now": dynamo.Num(nowNs), ":type": dynamo.Str(kindTokenBucket), ":exp": expires,
+			":full": dynamo.Num(fullAt), ":now": dynamo.Num(nowNs), ":type": dynamo.Str(schema.KindTokenBucket), ":exp": expires,
 		},
 	})
 	if err == nil {
@@ -85,7 +86,7 @@ func (b *TokenBuckets) Take(ctx context.Context, companyID string, c limits.Clas
 		Key:                      key,
 		UpdateExpression:         aws.String("SET #full = #full + :interval, #exp = :exp"),
 		ConditionExpression:      aws.String("#full > :now AND #full <= :latest"),
-		ExpressionAttributeNames: map[string]string{"#full": "full_at", "#exp": AttrExpiresAt},
+		ExpressionAttributeNames: map[string]string{"#full": "full_at", "#exp": schema.AttrExpiresAt},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":interval": dynamo.Num(interval), ":now": dynamo.Num(nowNs), ":latest": dynamo.Num(nowNs + tolerance), ":exp": expires,
 		},

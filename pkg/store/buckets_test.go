@@ -14,6 +14,7 @@ import (
 
 	"payments/pkg/limits"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 )
 
@@ -68,8 +69,8 @@ func TestTokenBucketRefill(t *testing.T) {
 	out, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(db.Table),
 		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "COMPANY#co_a"},
-			"SK": &types.AttributeValueMemberS{Value: "LIMIT#money"},
+			"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK("co_a")},
+			"SK": &types.AttributeValueMemberS{Value: schema.TokenBucketSK("money")},
 		},
 	})
 	if err != nil || out.Item == nil {
@@ -77,9 +78,9 @@ func TestTokenBucketRefill(t *testing.T) {
 	}
 	// The last write, at t0+1h-200ms, keeps the item a minute past the
 	// latest the bucket can be full again: its burst's 1.5 s later.
-	exp, ok := out.Item[store.AttrExpiresAt].(*types.AttributeValueMemberN)
+	exp, ok := out.Item[schema.AttrExpiresAt].(*types.AttributeValueMemberN)
 	if want := t0.Add(time.Hour - 200*time.Millisecond + 1500*time.Millisecond + time.Minute).Unix(); !ok || exp.Value != strconv.FormatInt(want, 10) {
-		t.Fatalf("expires_at = %v, want %d", out.Item[store.AttrExpiresAt], want)
+		t.Fatalf("expires_at = %v, want %d", out.Item[schema.AttrExpiresAt], want)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"payments/pkg/bulk"
 	"payments/pkg/page"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -84,7 +85,7 @@ type reservationItem struct {
 
 func newBatchItem(b bulk.Batch) batchItem {
 	it := batchItem{
-		PK: companyPK(b.CompanyID), SK: bulkSK(b.ID), Type: kindBulkBatch, ID: b.ID, CompanyID: b.CompanyID,
+		PK: schema.CompanyPK(b.CompanyID), SK: schema.BulkSK(b.ID), Type: schema.KindBulkBatch, ID: b.ID, CompanyID: b.CompanyID,
 		Mode: string(b.Mode), Description: b.Description, Currency: b.Currency,
 		ItemCount: b.ItemCount, AcceptedCount: b.AcceptedCount, RejectedCount: b.RejectedCount,
 		Processing: b.Processing, Succeeded: b.Succeeded, Failed: b.Failed,
@@ -98,7 +99,7 @@ func newBatchItem(b bulk.Batch) batchItem {
 	if b.CompletedAt != nil {
 		it.CompletedAt = timestamp.Format(*b.CompletedAt)
 	} else {
-		it.GSI2PK, it.GSI2SK = openBulkGSI2PK, timedRef(it.CreatedAt, b.CompanyID, b.ID)
+		it.GSI2PK, it.GSI2SK = schema.OpenBulkGSI2PK, schema.TimedRef(it.CreatedAt, b.CompanyID, b.ID)
 	}
 	return it
 }
@@ -234,7 +235,7 @@ func newChunkItem(c bulk.Chunk) (map[string]types.AttributeValue, error) {
 		return nil, err
 	}
 	item, err := attributevalue.MarshalMap(chunkItem{
-		PK: companyPK(c.CompanyID), SK: bulkChunkSK(c.BatchID, c.N), Type: kindBulkChunk,
+		PK: schema.CompanyPK(c.CompanyID), SK: schema.BulkChunkSK(c.BatchID, c.N), Type: schema.KindBulkChunk,
 		CompanyID: c.CompanyID, BatchID: c.BatchID, N: c.N, Rows: rows, Done: c.Done,
 	})
 	if err != nil {
@@ -266,14 +267,14 @@ func (s *Bulk) CreateBatch(ctx context.Context, b bulk.Batch, chunks []bulk.Chun
 	return s.db.write(ctx, "create batch "+b.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		s.db.recordEffect(ctx, t, b.ID, nil)
-		t.Add("batch", s.wallets.putNew(batch))
+		t.Add(schema.BatchItem, s.wallets.putNew(batch))
 		if _, err := s.wallets.post(ctx, t, reservation); err != nil {
 			return nil, err
 		}
 		return t, nil
 	}, func(ctx context.Context, c dynamo.Cancellation) error {
 		for i, l := range reservation.Legs {
-			if c.Failed(legItem(i)) {
+			if c.Failed(schema.WalletLegItem(i)) {
 				err := s.wallets.whyRefusedActive(ctx, b.CompanyID, l.WalletID, wallets.ErrInsufficientBalance)
 				return &bulk.InsufficientWallet{WalletID: l.WalletID, Err: err}
 			}
@@ -285,7 +286,7 @@ func (s *Bulk) CreateBatch(ctx context.Context, b bulk.Batch, chunks []bulk.Chun
 // GetBatch reads a batch of the company, strongly consistent.
 func (s *Bulk) GetBatch(ctx context.Context, companyID, id string) (bulk.Batch, error) {
 	var it batchItem
-	if err := s.db.Get(ctx, "batch "+id, companyPK(companyID), bulkSK(id), &it, bulk.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "batch "+id, schema.CompanyPK(companyID), schema.BulkSK(id), &it, bulk.ErrNotFound); err != nil {
 		return bulk.Batch{}, err
 	}
 	return it.batch()
@@ -294,8 +295,8 @@ func (s *Bulk) GetBatch(ctx context.Context, companyID, id string) (bulk.Batch, 
 // ListBatches reads page p of the company's batches, newest first,
 // strongly consistent.
 func (s *Bulk) ListBatches(ctx context.Context, companyID string, p page.Request) (page.Result[bulk.Batch], error) {
-	lo, hi := dynamo.TimeRange(bulkSKPrefix, time.Time{}, time.Time{})
-	l := dynamo.Listing{PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID), Prefix: bulkSKPrefix, Lo: lo, Hi: hi, Consistent: true}
+	lo, hi := dynamo.TimeRange(schema.BulkSKPrefix, time.Time{}, time.Time{})
+	l := dynamo.Listing{PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.CompanyPK(companyID), Prefix: schema.BulkSKPrefix, Lo: lo, Hi: hi, Consistent: true}
 	rows, total, next, err := s.db.ReadPage(ctx, l, p)
 	if err != nil {
 		return page.Result[bulk.Batch]{}, err
@@ -306,7 +307,7 @@ func (s *Bulk) ListBatches(ctx context.Context, companyID string, p page.Request
 // GetChunk reads chunk n of a batch, strongly consistent.
 func (s *Bulk) GetChunk(ctx context.Context, companyID, batchID string, n int) (bulk.Chunk, error) {
 	var it chunkItem
-	if err := s.db.Get(ctx, "chunk of batch "+batchID, companyPK(companyID), bulkChunkSK(batchID, n), &it, bulk.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "chunk of batch "+batchID, schema.CompanyPK(companyID), schema.BulkChunkSK(batchID, n), &it, bulk.ErrNotFound); err != nil {
 		return bulk.Chunk{}, err
 	}
 	rows, err := decodeRows(it.Rows)

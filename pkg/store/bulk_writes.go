@@ -17,6 +17,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/payments"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -26,7 +27,7 @@ import (
 func (s *Bulk) TakenExternalIDs(ctx context.Context, companyID string, ids []string) (map[string]bool, error) {
 	keys := make([]map[string]types.AttributeValue, len(ids))
 	for i, id := range ids {
-		keys[i] = dynamo.Key(companyPK(companyID), externalIDSK(id))
+		keys[i] = dynamo.Key(schema.CompanyPK(companyID), schema.ExternalIDSK(id))
 	}
 	found, err := s.db.GetAll(ctx, "read external_id claims", keys)
 	if err != nil {
@@ -59,7 +60,7 @@ func (s *Bulk) ClaimExternalIDs(ctx context.Context, companyID string, claims []
 			t := &txn{}
 			for i, c := range group {
 				item, err := attributevalue.MarshalMap(externalIDItem{
-					PK: companyPK(companyID), SK: externalIDSK(c.ExternalID), Type: kindExternalID,
+					PK: schema.CompanyPK(companyID), SK: schema.ExternalIDSK(c.ExternalID), Type: schema.KindExternalID,
 					ExternalID: c.ExternalID, TransactionID: c.TransactionID,
 				})
 				if err != nil {
@@ -107,7 +108,7 @@ func externalIDClaim(i int) string { return "claim" + strconv.Itoa(i) }
 func (s *Bulk) GetPayments(ctx context.Context, companyID string, ids []string) (map[string]payments.Payment, error) {
 	keys := make([]map[string]types.AttributeValue, len(ids))
 	for i, id := range ids {
-		keys[i] = dynamo.Key(companyPK(companyID), paymentSK(id))
+		keys[i] = dynamo.Key(schema.CompanyPK(companyID), schema.PaymentSK(id))
 	}
 	found, err := s.db.GetAll(ctx, "read payments", keys)
 	if err != nil {
@@ -170,7 +171,7 @@ func (s *Bulk) PutPayouts(ctx context.Context, ps []payments.Payment, evs []even
 func (s *Bulk) LeaseChunk(ctx context.Context, companyID, batchID string, n int, lease string, now, until time.Time) error {
 	_, err := s.db.Update(ctx, fmt.Sprintf("lease chunk %d of batch %s", n, batchID), &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
-		Key:                 dynamo.Key(companyPK(companyID), bulkChunkSK(batchID, n)),
+		Key:                 dynamo.Key(schema.CompanyPK(companyID), schema.BulkChunkSK(batchID, n)),
 		UpdateExpression:    aws.String("SET lease_id = :lease, lease_until = :until"),
 		ConditionExpression: aws.String("done = :not AND (attribute_not_exists(lease_until) OR lease_until < :now)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -194,7 +195,7 @@ func (s *Bulk) ChunksLeft(ctx context.Context, companyID, batchID string) ([]int
 		ProjectionExpression:   aws.String("n"),
 		ConsistentRead:         aws.Bool(true),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(companyPK(companyID)), ":prefix": dynamo.Str(bulkChunksOf(batchID)),
+			":pk": dynamo.Str(schema.CompanyPK(companyID)), ":prefix": dynamo.Str(schema.BulkChunksOf(batchID)),
 			":not": dynamo.Bool(false),
 		},
 	})
@@ -221,7 +222,7 @@ func (s *Bulk) ChunksLeft(ctx context.Context, companyID, batchID string) ([]int
 func (s *Bulk) ReleaseChunk(ctx context.Context, companyID, batchID string, n int, lease string) error {
 	_, err := s.db.Update(ctx, fmt.Sprintf("release chunk %d of batch %s", n, batchID), &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(companyID), bulkChunkSK(batchID, n)),
+		Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.BulkChunkSK(batchID, n)),
 		UpdateExpression:          aws.String("REMOVE lease_id, lease_until"),
 		ConditionExpression:       aws.String("lease_id = :lease"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":lease": dynamo.Str(lease)},
@@ -252,7 +253,7 @@ func (s *Bulk) FinishChunk(ctx context.Context, b bulk.Batch, c bulk.Chunk, rele
 		t := &txn{}
 		t.Add("chunk", types.TransactWriteItem{Update: &types.Update{
 			TableName:                aws.String(s.db.Table),
-			Key:                      dynamo.Key(companyPK(c.CompanyID), bulkChunkSK(c.BatchID, c.N)),
+			Key:                      dynamo.Key(schema.CompanyPK(c.CompanyID), schema.BulkChunkSK(c.BatchID, c.N)),
 			UpdateExpression:         aws.String("SET done = :done, #rows = :rows"),
 			ConditionExpression:      aws.String("done = :not AND lease_id = :lease"),
 			ExpressionAttributeNames: map[string]string{"#rows": "rows"},
@@ -260,9 +261,9 @@ func (s *Bulk) FinishChunk(ctx context.Context, b bulk.Batch, c bulk.Chunk, rele
 				":done": dynamo.Bool(true), ":not": dynamo.Bool(false), ":rows": dynamo.Str(rows), ":lease": dynamo.Str(c.Lease),
 			},
 		}})
-		t.Add("batch", types.TransactWriteItem{Update: &types.Update{
+		t.Add(schema.BatchItem, types.TransactWriteItem{Update: &types.Update{
 			TableName: aws.String(s.db.Table),
-			Key:       dynamo.Key(companyPK(b.CompanyID), bulkSK(b.ID)),
+			Key:       dynamo.Key(schema.CompanyPK(b.CompanyID), schema.BulkSK(b.ID)),
 			UpdateExpression: aws.String("SET updated_at = :now ADD chunks_done :one, accepted_count :lessn, rejected_count :n, " +
 				"total_amount :lessamount, total_fees :lessfees"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -291,10 +292,10 @@ func (s *Bulk) FinishChunk(ctx context.Context, b bulk.Batch, c bulk.Chunk, rele
 func (s *Bulk) CompleteBatch(ctx context.Context, b bulk.Batch, closing wallets.Posting, ev events.Event) error {
 	return s.db.write(ctx, "complete batch "+b.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
-		t.Add("batch", types.TransactWriteItem{Update: &types.Update{
+		t.Add(schema.BatchItem, types.TransactWriteItem{Update: &types.Update{
 			TableName:        aws.String(s.db.Table),
-			Key:              dynamo.Key(companyPK(b.CompanyID), bulkSK(b.ID)),
-			UpdateExpression: aws.String("SET completed_at = :now, updated_at = :now REMOVE " + attrGSI2PK + ", " + attrGSI2SK),
+			Key:              dynamo.Key(schema.CompanyPK(b.CompanyID), schema.BulkSK(b.ID)),
+			UpdateExpression: aws.String("SET completed_at = :now, updated_at = :now REMOVE " + schema.AttrGSI2PK + ", " + schema.AttrGSI2SK),
 			ConditionExpression: aws.String("attribute_not_exists(completed_at) AND accepted_count = :a AND count_success = :s " +
 				"AND count_failed = :f AND chunks_done = :c"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -303,13 +304,13 @@ func (s *Bulk) CompleteBatch(ctx context.Context, b bulk.Batch, closing wallets.
 			},
 		}})
 		t.finishes(b.ID)
-		t.addEvent("event", ev)
+		t.addEvent(schema.EventItem, ev)
 		if _, err := s.wallets.post(ctx, t, closing); err != nil {
 			return nil, err
 		}
 		return t, nil
 	}, func(_ context.Context, k dynamo.Cancellation) error {
-		if k.Failed("batch") {
+		if k.Failed(schema.BatchItem) {
 			return bulk.ErrChanged
 		}
 		return nil
@@ -322,13 +323,13 @@ func (s *Bulk) CompleteBatch(ctx context.Context, b bulk.Batch, closing wallets.
 func (s *Bulk) OpenBatches(ctx context.Context, cutoff time.Time, limit int) ([]bulk.Ref, error) {
 	p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
-		IndexName:              aws.String(GSI2),
+		IndexName:              aws.String(schema.GSI2),
 		KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(openBulkGSI2PK), ":cut": dynamo.Str(timestamp.Format(cutoff)),
+			":pk": dynamo.Str(schema.OpenBulkGSI2PK), ":cut": dynamo.Str(timestamp.Format(cutoff)),
 		},
 		ProjectionExpression:     aws.String("#sk"),
-		ExpressionAttributeNames: map[string]string{"#sk": attrGSI2SK},
+		ExpressionAttributeNames: map[string]string{"#sk": schema.AttrGSI2SK},
 	})
 	var refs []bulk.Ref
 	for p.HasMorePages() && len(refs) < limit {
@@ -337,11 +338,11 @@ func (s *Bulk) OpenBatches(ctx context.Context, cutoff time.Time, limit int) ([]
 			return nil, fmt.Errorf("store: query open batches: %w", err)
 		}
 		for _, item := range out.Items {
-			sk, _ := item[attrGSI2SK].(*types.AttributeValueMemberS)
+			sk, _ := item[schema.AttrGSI2SK].(*types.AttributeValueMemberS)
 			if sk == nil || len(refs) == limit {
 				continue
 			}
-			companyID, id, err := splitTimedRef(sk.Value)
+			companyID, id, err := schema.SplitTimedRef(sk.Value)
 			if err != nil {
 				return nil, err
 			}
@@ -374,7 +375,7 @@ func (s *Payments) batchCount(p payments.Payment, from payments.Status) types.Tr
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(p.CompanyID), bulkSK(p.BatchID)),
+		Key:                       dynamo.Key(schema.CompanyPK(p.CompanyID), schema.BulkSK(p.BatchID)),
 		UpdateExpression:          aws.String("SET updated_at = :now ADD " + strings.Join(add, ", ")),
 		ConditionExpression:       aws.String("attribute_exists(PK)"),
 		ExpressionAttributeValues: values,

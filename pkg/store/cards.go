@@ -16,6 +16,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -111,16 +112,16 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 	return s.db.write(ctx, "accept card transaction "+tx.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		s.db.recordEffect(ctx, t, effect, a.Receipt)
-		t.Add("card", card)
+		t.Add(schema.CardItem, card)
 		if a.New {
 			t.Add("slots", s.slotsChange(c.CompanyID, 1, a.Slots))
-			ref, err := attributevalue.MarshalMap(claimItem{PK: cardRefPK(c.ID), SK: cardRefSK, Type: "card_ref", CompanyID: c.CompanyID, Of: c.ID})
+			ref, err := attributevalue.MarshalMap(claimItem{PK: schema.CardRefPK(c.ID), SK: schema.CardRefSK, Type: schema.KindCardRef, CompanyID: c.CompanyID, Of: c.ID})
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal card ref: %w", err)
 			}
 			t.Add("card_ref", s.wallets.putNew(ref))
 		}
-		t.Add("tx", txPut)
+		t.Add(schema.CardTxItem, txPut)
 		t.creates(tx.ID)
 		if a.New {
 			t.creates(c.ID)
@@ -129,7 +130,7 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 		return t, s.addMoney(ctx, t, c.CompanyID, tx.WalletID, a.Wallet, a.Entries, a.Now, true)
 	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
-		case k.Failed("card") && !a.New:
+		case k.Failed(schema.CardItem) && !a.New:
 			return s.whyCardRefused(ctx, c.CompanyID, c.ID, func(now cards.Card) error {
 				switch {
 				case !slices.Contains(a.From, now.Status):
@@ -141,7 +142,7 @@ func (s *Cards) Accept(ctx context.Context, a cards.Accept) error {
 			})
 		case k.Failed("slots"):
 			return cards.ErrNoSlots
-		case k.Failed("wallet"):
+		case k.Failed(schema.WalletItem):
 			return s.wallets.whyRefusedActive(ctx, c.CompanyID, tx.WalletID, wallets.ErrInsufficientWalletBalance)
 		}
 		return nil
@@ -174,9 +175,9 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 	}
 	return s.db.write(ctx, "settle card transaction "+tx.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
-		t.Add("tx", txUpdate)
+		t.Add(schema.CardTxItem, txUpdate)
 		if card != nil {
-			t.Add("card", *card)
+			t.Add(schema.CardItem, *card)
 		}
 		if secrets != nil {
 			t.Add("secrets", *secrets)
@@ -190,16 +191,16 @@ func (s *Cards) Settle(ctx context.Context, st cards.Settle) error {
 		switch {
 		case debtRaced(k):
 			return dynamo.ErrRetry
-		case k.Failed("tx"):
+		case k.Failed(schema.CardTxItem):
 			return cards.ErrChanged
-		case k.Failed("card"):
+		case k.Failed(schema.CardItem):
 			return s.whyCardRefused(ctx, tx.CompanyID, tx.CardID, func(now cards.Card) error {
 				if st.NewStatus == "" && now.Available() < -st.CardChange {
 					return cards.ErrInsufficientCard
 				}
 				return cards.ErrChanged
 			})
-		case k.Failed("wallet"):
+		case k.Failed(schema.WalletItem):
 			return s.whyWalletRefused(ctx, tx.CompanyID, tx.WalletID)
 		}
 		return nil
@@ -232,10 +233,10 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 	u.set("available", 0)
 	u.set("updated_at", timestamp.Format(t.Now))
 	if c.Held > 0 {
-		u.set(attrGSI2PK, openTerminationGSI2PK(c.ID))
-		u.set(attrGSI2SK, openTerminationGSI2SK(timestamp.Format(t.Now), c.CompanyID, c.ID))
+		u.set(schema.AttrGSI2PK, schema.OpenTerminationGSI2PK(c.ID))
+		u.set(schema.AttrGSI2SK, schema.OpenTerminationGSI2SK(timestamp.Format(t.Now), c.CompanyID, c.ID))
 	}
-	card, err := s.conditional(c.CompanyID, cardSK(c.ID), u, "#cst = :from AND #cbal = :balance AND #cheld = :held",
+	card, err := s.conditional(c.CompanyID, schema.CardSK(c.ID), u, "#cst = :from AND #cbal = :balance AND #cheld = :held",
 		map[string]string{"#cst": "status", "#cbal": "balance", "#cheld": "held"},
 		map[string]types.AttributeValue{":from": dynamo.Str(string(c.Status)), ":balance": dynamo.Num(c.Balance), ":held": dynamo.Num(c.Held)})
 	if err != nil {
@@ -248,18 +249,18 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 	return s.db.write(ctx, "terminate card "+c.ID, func(ctx context.Context) (*txn, error) {
 		w := &txn{}
 		s.db.recordEffect(ctx, w, tx.ID, nil)
-		w.Add("card", card)
+		w.Add(schema.CardItem, card)
 		w.Add("slots", s.slotsChange(c.CompanyID, -1, 0))
-		w.Add("tx", txPut)
+		w.Add(schema.CardTxItem, txPut)
 		w.creates(tx.ID)
 		if t.EventID != "" {
 			claim, err := attributevalue.MarshalMap(claimItem{
-				PK: companyPK(c.CompanyID), SK: issuerEventSK(t.EventID), Type: "issuer_event", CompanyID: c.CompanyID, Of: tx.ID,
+				PK: schema.CompanyPK(c.CompanyID), SK: schema.IssuerEventSK(t.EventID), Type: schema.KindIssuerEvent, CompanyID: c.CompanyID, Of: tx.ID,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal issuer event claim: %w", err)
 			}
-			w.Add("event_claim", s.wallets.putNew(claim))
+			w.Add(schema.EventClaimItem, s.wallets.putNew(claim))
 		}
 		addEvents(w, t.Events)
 		return w, s.addMoney(ctx, w, c.CompanyID, tx.WalletID, t.Wallet, t.Entries, t.Now, false)
@@ -267,11 +268,11 @@ func (s *Cards) Terminate(ctx context.Context, t cards.Termination) error {
 		switch {
 		case debtRaced(k):
 			return dynamo.ErrRetry
-		case k.Failed("event_claim"):
+		case k.Failed(schema.EventClaimItem):
 			return cards.ErrEventApplied
-		case k.Failed("card"):
+		case k.Failed(schema.CardItem):
 			return s.whyCardRefused(ctx, c.CompanyID, c.ID, func(cards.Card) error { return cards.ErrChanged })
-		case k.Failed("wallet"):
+		case k.Failed(schema.WalletItem):
 			return s.whyWalletRefused(ctx, c.CompanyID, tx.WalletID)
 		}
 		return nil
@@ -297,7 +298,7 @@ func (s *Cards) SetStatus(ctx context.Context, companyID, id string, from, to ca
 	names["#cst"], values[":from"] = "status", dynamo.Str(string(from))
 	out, err := s.db.Update(ctx, fmt.Sprintf("move card %s from %s to %s", id, from, to), &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(companyID), cardSK(id)),
+		Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.CardSK(id)),
 		UpdateExpression:          aws.String(expr),
 		ConditionExpression:       aws.String("#cst = :from"),
 		ExpressionAttributeNames:  names,
@@ -340,7 +341,7 @@ func (s *Cards) addMoney(ctx context.Context, t *txn, companyID, walletID string
 // addEvents adds evs to t as items event<n>.
 func addEvents(t *txn, evs []events.Event) {
 	for i, ev := range evs {
-		t.addEvent("event"+strconv.Itoa(i), ev)
+		t.addEvent(schema.EventItem+strconv.Itoa(i), ev)
 	}
 }
 
@@ -369,7 +370,7 @@ func (s *Cards) whyWalletRefused(ctx context.Context, companyID, walletID string
 // strongly consistent; cards.ErrNotFound when there is none.
 func (s *Cards) CardCompany(ctx context.Context, id string) (string, error) {
 	var it claimItem
-	if err := s.db.Get(ctx, "card ref "+id, cardRefPK(id), cardRefSK, &it, cards.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "card ref "+id, schema.CardRefPK(id), schema.CardRefSK, &it, cards.ErrNotFound); err != nil {
 		return "", err
 	}
 	return it.CompanyID, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 // CardBalances returns the sum of the balances of every company's cards,
@@ -17,13 +18,13 @@ import (
 // card issuer must hold for them (the reconciliation).
 func (s *Cards) CardBalances(ctx context.Context) (int64, error) {
 	var sum int64
-	for _, shard := range shardKeys(cardIndex)[:IndexShards] {
+	for _, shard := range schema.ShardKeys(schema.CardIndex)[:schema.IndexShards] {
 		p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
 			TableName:                 aws.String(s.db.Table),
-			IndexName:                 aws.String(GSI3),
+			IndexName:                 aws.String(schema.GSI3),
 			KeyConditionExpression:    aws.String("#pk = :pk"),
 			ProjectionExpression:      aws.String("#balance"),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrGSI3PK, "#balance": "balance"},
+			ExpressionAttributeNames:  map[string]string{"#pk": schema.AttrGSI3PK, "#balance": "balance"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(shard)},
 		})
 		for p.HasMorePages() {

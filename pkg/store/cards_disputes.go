@@ -14,6 +14,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/page"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -68,7 +69,7 @@ type disputeMovementItem struct {
 
 func newDisputeItem(d cards.Dispute) disputeItem {
 	return disputeItem{
-		PK: companyPK(d.CompanyID), SK: disputeSK(d.ID), Type: kindCardDispute,
+		PK: schema.CompanyPK(d.CompanyID), SK: schema.DisputeSK(d.ID), Type: schema.KindCardDispute,
 		ID: d.ID, CompanyID: d.CompanyID, CardID: d.CardID, CustomerID: d.CustomerID,
 		TransactionID: d.TransactionID, IssuerTxID: d.IssuerTxID, IssuerDisputeID: d.IssuerDisputeID,
 		Status: string(d.Status), Amount: d.Amount, Credited: d.Credited, Reason: d.Reason,
@@ -109,7 +110,7 @@ func (it disputeItem) dispute() (cards.Dispute, error) {
 
 // disputeClaim returns the put of a new claim or lookup sk of dispute d.
 func (s *Cards) disputeClaim(d cards.Dispute, sk, kind string) (types.TransactWriteItem, error) {
-	item, err := attributevalue.MarshalMap(claimItem{PK: companyPK(d.CompanyID), SK: sk, Type: kind, CompanyID: d.CompanyID, Of: d.ID})
+	item, err := attributevalue.MarshalMap(claimItem{PK: schema.CompanyPK(d.CompanyID), SK: sk, Type: kind, CompanyID: d.CompanyID, Of: d.ID})
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("store: marshal %s of dispute %s: %w", kind, d.ID, err)
 	}
@@ -124,7 +125,7 @@ func (s *Cards) OpenDispute(ctx context.Context, d cards.Dispute) error {
 	if err != nil {
 		return fmt.Errorf("store: marshal dispute %s: %w", d.ID, err)
 	}
-	claim, err := s.disputeClaim(d, disputeTxSK(d.TransactionID), kindCardDisputeTx)
+	claim, err := s.disputeClaim(d, schema.DisputeTxSK(d.TransactionID), schema.KindCardDisputeTx)
 	if err != nil {
 		return err
 	}
@@ -147,13 +148,13 @@ func (s *Cards) OpenDispute(ctx context.Context, d cards.Dispute) error {
 // cards.ErrDisputeExists) and, when claim, the claim of its settlement
 // (else cards.ErrChanged), in one transaction.
 func (s *Cards) CreateDispute(ctx context.Context, d cards.Dispute, claim bool, evs []events.Event) error {
-	ref, err := s.disputeClaim(d, issuerDisputeSK(d.IssuerDisputeID), kindCardDisputeRef)
+	ref, err := s.disputeClaim(d, schema.IssuerDisputeSK(d.IssuerDisputeID), schema.KindCardDisputeRef)
 	if err != nil {
 		return err
 	}
 	var txClaim types.TransactWriteItem
 	if claim {
-		if txClaim, err = s.disputeClaim(d, disputeTxSK(d.TransactionID), kindCardDisputeTx); err != nil {
+		if txClaim, err = s.disputeClaim(d, schema.DisputeTxSK(d.TransactionID), schema.KindCardDisputeTx); err != nil {
 			return err
 		}
 	}
@@ -191,7 +192,7 @@ func (s *Cards) CreateDispute(ctx context.Context, d cards.Dispute, claim bool, 
 func (s *Cards) AttachDispute(ctx context.Context, d cards.Dispute, issuerID string, evs []events.Event, now time.Time) error {
 	withID := d
 	withID.IssuerDisputeID = issuerID
-	ref, err := s.disputeClaim(withID, issuerDisputeSK(issuerID), kindCardDisputeRef)
+	ref, err := s.disputeClaim(withID, schema.IssuerDisputeSK(issuerID), schema.KindCardDisputeRef)
 	if err != nil {
 		return err
 	}
@@ -204,7 +205,7 @@ func (s *Cards) AttachDispute(ctx context.Context, d cards.Dispute, issuerID str
 		u.set("seq", d.Seq+t.eventsAbout(d.ID))
 		u.set("updated_at", timestamp.Format(now))
 		t.counts(d.ID, d.Seq)
-		item, err := s.conditional(d.CompanyID, disputeSK(d.ID), u, "#dst = :opening AND #dseq = :dseq",
+		item, err := s.conditional(d.CompanyID, schema.DisputeSK(d.ID), u, "#dst = :opening AND #dseq = :dseq",
 			map[string]string{"#dst": "status", "#dseq": "seq"},
 			map[string]types.AttributeValue{":opening": dynamo.Str(string(cards.DisputeOpening)), ":dseq": dynamo.Num(d.Seq)})
 		if err != nil {
@@ -229,7 +230,7 @@ func (s *Cards) FailDispute(ctx context.Context, d cards.Dispute, why string, no
 	u.set("status", string(cards.DisputeFailed))
 	u.set("error", why)
 	u.set("updated_at", timestamp.Format(now))
-	item, err := s.conditional(d.CompanyID, disputeSK(d.ID), u, "#dst = :opening",
+	item, err := s.conditional(d.CompanyID, schema.DisputeSK(d.ID), u, "#dst = :opening",
 		map[string]string{"#dst": "status"}, map[string]types.AttributeValue{":opening": dynamo.Str(string(cards.DisputeOpening))})
 	if err != nil {
 		return err
@@ -237,7 +238,7 @@ func (s *Cards) FailDispute(ctx context.Context, d cards.Dispute, why string, no
 	t := &txn{}
 	t.Add("dispute", item)
 	t.Add("dispute_tx", types.TransactWriteItem{Delete: &types.Delete{
-		TableName: aws.String(s.db.Table), Key: dynamo.Key(companyPK(d.CompanyID), disputeTxSK(d.TransactionID)),
+		TableName: aws.String(s.db.Table), Key: dynamo.Key(schema.CompanyPK(d.CompanyID), schema.DisputeTxSK(d.TransactionID)),
 		ConditionExpression:       aws.String("#of = :of"),
 		ExpressionAttributeNames:  map[string]string{"#of": "of"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":of": dynamo.Str(d.ID)},
@@ -281,7 +282,7 @@ func (s *Cards) MoveDispute(ctx context.Context, m cards.DisputeMove) error {
 		u.set("seq", d.Seq+t.eventsAbout(d.ID))
 		u.set("updated_at", timestamp.Format(m.Now))
 		t.counts(d.ID, d.Seq)
-		item, err := s.conditional(d.CompanyID, disputeSK(d.ID), u, "#dst = :dst AND #dseq = :dseq AND #dcred = :dcred",
+		item, err := s.conditional(d.CompanyID, schema.DisputeSK(d.ID), u, "#dst = :dst AND #dseq = :dseq AND #dcred = :dcred",
 			map[string]string{"#dst": "status", "#dseq": "seq", "#dcred": "credited"},
 			map[string]types.AttributeValue{":dst": dynamo.Str(string(d.Status)), ":dseq": dynamo.Num(d.Seq), ":dcred": dynamo.Num(d.Credited)})
 		if err != nil {
@@ -289,11 +290,11 @@ func (s *Cards) MoveDispute(ctx context.Context, m cards.DisputeMove) error {
 		}
 		t.Add("dispute", item)
 		if txPut != nil {
-			t.Add("tx", *txPut)
+			t.Add(schema.CardTxItem, *txPut)
 			t.finishes(m.Tx.ID)
 		}
 		if m.CardDelta != 0 {
-			t.Add("card", s.cardMove(c, []cards.Status{cards.Pending, cards.Active, cards.Frozen, cards.Suspended}, m.CardDelta, m.Now))
+			t.Add(schema.CardItem, s.cardMove(c, []cards.Status{cards.Pending, cards.Active, cards.Frozen, cards.Suspended}, m.CardDelta, m.Now))
 		}
 		if m.Debt != nil { // after the events: it counts those about it
 			if err := addDebt(t, s.db.Table, *m.Debt); err != nil {
@@ -305,7 +306,7 @@ func (s *Cards) MoveDispute(ctx context.Context, m cards.DisputeMove) error {
 		switch {
 		case debtRaced(k):
 			return dynamo.ErrRetry
-		case k.Failed("dispute"), k.Failed("card"), k.Failed("wallet"):
+		case k.Failed("dispute"), k.Failed(schema.CardItem), k.Failed(schema.WalletItem):
 			return cards.ErrChanged
 		}
 		return nil
@@ -315,7 +316,7 @@ func (s *Cards) MoveDispute(ctx context.Context, m cards.DisputeMove) error {
 // Dispute reads dispute id of the company, strongly consistent.
 func (s *Cards) Dispute(ctx context.Context, companyID, id string) (cards.Dispute, error) {
 	var it disputeItem
-	if err := s.db.Get(ctx, "dispute "+id, companyPK(companyID), disputeSK(id), &it, cards.ErrDisputeNotFound); err != nil {
+	if err := s.db.Get(ctx, "dispute "+id, schema.CompanyPK(companyID), schema.DisputeSK(id), &it, cards.ErrDisputeNotFound); err != nil {
 		return cards.Dispute{}, err
 	}
 	return it.dispute()
@@ -324,19 +325,19 @@ func (s *Cards) Dispute(ctx context.Context, companyID, id string) (cards.Disput
 // TransactionDispute reads the dispute that claims settlement txID,
 // strongly consistent.
 func (s *Cards) TransactionDispute(ctx context.Context, companyID, txID string) (cards.Dispute, bool, error) {
-	return s.claimedDispute(ctx, companyID, disputeTxSK(txID))
+	return s.claimedDispute(ctx, companyID, schema.DisputeTxSK(txID))
 }
 
 // IssuerDispute reads the dispute recorded under the issuer's id
 // issuerID, strongly consistent.
 func (s *Cards) IssuerDispute(ctx context.Context, companyID, issuerID string) (cards.Dispute, bool, error) {
-	return s.claimedDispute(ctx, companyID, issuerDisputeSK(issuerID))
+	return s.claimedDispute(ctx, companyID, schema.IssuerDisputeSK(issuerID))
 }
 
 // claimedDispute reads the dispute the claim or lookup sk names.
 func (s *Cards) claimedDispute(ctx context.Context, companyID, sk string) (cards.Dispute, bool, error) {
 	var it claimItem
-	found, err := s.db.Find(ctx, companyPK(companyID), sk, &it)
+	found, err := s.db.Find(ctx, schema.CompanyPK(companyID), sk, &it)
 	if err != nil || !found {
 		return cards.Dispute{}, false, err
 	}
@@ -348,10 +349,10 @@ func (s *Cards) claimedDispute(ctx context.Context, companyID, sk string) (cards
 // first (ReadPage), strongly consistent; status and card_id are a
 // FilterExpression.
 func (s *Cards) Disputes(ctx context.Context, companyID string, f cards.DisputeFilter, p page.Request) (page.Result[cards.Dispute], error) {
-	lo, hi := dynamo.TimeRange(disputeSKPrefix, time.Time{}, time.Time{})
+	lo, hi := dynamo.TimeRange(schema.DisputeSKPrefix, time.Time{}, time.Time{})
 	l := dynamo.Listing{
-		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
-		Prefix: disputeSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.CompanyPK(companyID),
+		Prefix: schema.DisputeSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 	}
 	if f.Status != "" {
 		l.Filter.Equal("status", string(f.Status))
@@ -374,14 +375,14 @@ func (s *Cards) Disputes(ctx context.Context, companyID string, f cards.DisputeF
 func (s *Cards) CardSettlement(ctx context.Context, companyID, cardID, issuerTxID string) (cards.Transaction, error) {
 	p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
-		IndexName:              aws.String(GSI1),
+		IndexName:              aws.String(schema.GSI1),
 		KeyConditionExpression: aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
 		FilterExpression:       aws.String("#itx = :itx AND #ttype = :settlement"),
 		ExpressionAttributeNames: map[string]string{
-			"#pk": attrGSI1PK, "#sk": attrGSI1SK, "#itx": "issuer_tx_id", "#ttype": "tx_type",
+			"#pk": schema.AttrGSI1PK, "#sk": schema.AttrGSI1SK, "#itx": "issuer_tx_id", "#ttype": "tx_type",
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(cardTxsPK(companyID, cardID)), ":prefix": dynamo.Str(cardTxSKPrefix),
+			":pk": dynamo.Str(schema.CardTxsPK(companyID, cardID)), ":prefix": dynamo.Str(schema.CardTxSKPrefix),
 			":itx": dynamo.Str(issuerTxID), ":settlement": dynamo.Str(string(cards.TxSettlement)),
 		},
 	})

@@ -10,6 +10,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/ids"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
 )
@@ -51,7 +52,7 @@ func TestCardHoldIndex(t *testing.T) {
 	if holds, _ := s.HoldsBefore(ctx, now, 100); len(holds) != 0 {
 		t.Fatalf("HoldsBefore its creation = %+v", holds)
 	}
-	if n := storetest.DistinctGSI2Partitions(t, db, "OPEN_HOLD"); n != 1 {
+	if n := storetest.DistinctGSI2Partitions(t, db, schema.OpenHoldIndex); n != 1 {
 		t.Fatalf("%d open hold partitions with one hold, want 1", n)
 	}
 
@@ -74,7 +75,7 @@ func TestCardHoldIndex(t *testing.T) {
 	if holds, err := s.HoldsBefore(ctx, now.Add(time.Second), 100); err != nil || len(holds) != 0 {
 		t.Fatalf("HoldsBefore after the release = %+v, %v", holds, err)
 	}
-	if n := storetest.DistinctGSI2Partitions(t, db, "OPEN_HOLD"); n != 0 {
+	if n := storetest.DistinctGSI2Partitions(t, db, schema.OpenHoldIndex); n != 0 {
 		t.Fatalf("%d open hold partitions after the release", n)
 	}
 	if c, _ := s.Card(ctx, card.CompanyID, card.ID); c.Held != 0 || c.Balance != 1000 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"payments/pkg/cards"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/vault"
 )
@@ -25,7 +26,7 @@ type cardItem struct {
 	SK           string        `dynamodbav:"SK"`
 	GSI1PK       string        `dynamodbav:"GSI1PK"`
 	GSI1SK       string        `dynamodbav:"GSI1SK"`
-	GSI3PK       string        `dynamodbav:"GSI3PK"` // the card index (cardIndex)
+	GSI3PK       string        `dynamodbav:"GSI3PK"` // the card index (schema.CardIndex)
 	GSI3SK       string        `dynamodbav:"GSI3SK"`
 	Type         string        `dynamodbav:"type"`
 	ID           string        `dynamodbav:"id"`
@@ -57,7 +58,7 @@ type cardItem struct {
 }
 
 // cardSecretsItem holds a card's sealed number and CVV, in the card's
-// partition (cardSecretsSK). It has no index key attribute: every index of
+// partition (schema.CardSecretsSK). It has no index key attribute: every index of
 // the table projects ALL, and this is the one item that no index copies.
 type cardSecretsItem struct {
 	PK        string       `dynamodbav:"PK"`
@@ -71,7 +72,7 @@ type cardSecretsItem struct {
 
 func newCardSecretsItem(companyID, cardID string, sec cards.Secrets) cardSecretsItem {
 	return cardSecretsItem{
-		PK: companyPK(companyID), SK: cardSecretsSK(cardID), Type: kindCardSecrets,
+		PK: schema.CompanyPK(companyID), SK: schema.CardSecretsSK(cardID), Type: schema.KindCardSecrets,
 		CompanyID: companyID, CardID: cardID, Number: sec.Number, CVV: sec.CVV,
 	}
 }
@@ -150,10 +151,10 @@ func sealedOrNil(s vault.Sealed) *vault.Sealed {
 
 func newCardItem(c cards.Card) cardItem {
 	return cardItem{
-		PK: companyPK(c.CompanyID), SK: cardSK(c.ID),
-		GSI1PK: customerCardsPK(c.CompanyID, c.CustomerID), GSI1SK: cardSK(c.ID),
-		GSI3PK: cardGSI3PK(c.ID), GSI3SK: c.ID,
-		Type: kindCard, ID: c.ID, CompanyID: c.CompanyID, CustomerID: c.CustomerID,
+		PK: schema.CompanyPK(c.CompanyID), SK: schema.CardSK(c.ID),
+		GSI1PK: schema.CustomerCardsPK(c.CompanyID, c.CustomerID), GSI1SK: schema.CardSK(c.ID),
+		GSI3PK: schema.CardGSI3PK(c.ID), GSI3SK: c.ID,
+		Type: schema.KindCard, ID: c.ID, CompanyID: c.CompanyID, CustomerID: c.CustomerID,
 		Brand: string(c.Brand), Status: string(c.Status), Balance: c.Balance, Held: c.Held, Available: c.Available(),
 		Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
 		SealedKeyID: c.Sealed.KeyID, NumberToken: c.Sealed.NumberToken, CVVToken: c.Sealed.CVVToken, IssuerCardID: c.IssuerCardID,
@@ -189,10 +190,10 @@ func (it cardItem) card() (cards.Card, error) {
 func newCardTxItem(t cards.Transaction) cardTxItem {
 	created := timestamp.Format(t.CreatedAt)
 	it := cardTxItem{
-		PK: companyPK(t.CompanyID), SK: cardTxSK(t.ID),
-		GSI1PK: cardTxsPK(t.CompanyID, t.CardID), GSI1SK: cardTxSK(t.ID),
-		GSI3PK: customerTxsPK(t.CompanyID, t.CustomerID), GSI3SK: cardTxSK(t.ID),
-		Type: kindCardTx, ID: t.ID, CompanyID: t.CompanyID, CardID: t.CardID, CustomerID: t.CustomerID,
+		PK: schema.CompanyPK(t.CompanyID), SK: schema.CardTxSK(t.ID),
+		GSI1PK: schema.CardTxsPK(t.CompanyID, t.CardID), GSI1SK: schema.CardTxSK(t.ID),
+		GSI3PK: schema.CustomerTxsPK(t.CompanyID, t.CustomerID), GSI3SK: schema.CardTxSK(t.ID),
+		Type: schema.KindCardTx, ID: t.ID, CompanyID: t.CompanyID, CardID: t.CardID, CustomerID: t.CustomerID,
 		WalletID: t.WalletID, TxType: string(t.Type), Status: string(t.Status),
 		Amount: t.Amount, Fee: t.Fee, CardDelta: t.CardDelta, WalletDelta: t.WalletDelta,
 		Issuance: t.Issuance, FeeEntryID: t.FeeEntryID, Description: t.Description, Error: t.Error, CreatedAt: created,
@@ -203,9 +204,9 @@ func newCardTxItem(t cards.Transaction) cardTxItem {
 		it.MerchantName, it.MerchantCity, it.MerchantCountry = m.Name, m.City, m.Country
 	}
 	if t.Open() {
-		it.GSI2PK, it.GSI2SK = openCardTxGSI2PK(t.ID), openCardTxGSI2SK(created, t.CompanyID, t.ID)
+		it.GSI2PK, it.GSI2SK = schema.OpenCardTxGSI2PK(t.ID), schema.OpenCardTxGSI2SK(created, t.CompanyID, t.ID)
 	} else if t.Hold > 0 {
-		it.GSI2PK, it.GSI2SK = openHoldGSI2PK(t.ID), openHoldGSI2SK(created, t.CompanyID, t.ID)
+		it.GSI2PK, it.GSI2SK = schema.OpenHoldGSI2PK(t.ID), schema.OpenHoldGSI2SK(created, t.CompanyID, t.ID)
 	}
 	if t.CompletedAt != nil {
 		it.CompletedAt = timestamp.Format(*t.CompletedAt)
@@ -242,7 +243,7 @@ func (it cardTxItem) transaction() (cards.Transaction, error) {
 
 func newRevealItem(r cards.Reveal) revealItem {
 	return revealItem{
-		PK: companyPK(r.CompanyID), SK: revealSK(r.CardID, r.ID), Type: kindCardReveal,
+		PK: schema.CompanyPK(r.CompanyID), SK: schema.RevealSK(r.CardID, r.ID), Type: schema.KindCardReveal,
 		ID: r.ID, CompanyID: r.CompanyID, CardID: r.CardID, KeyID: r.KeyID,
 		SourceIP: r.SourceIP, UserAgent: r.UserAgent, RequestID: r.RequestID,
 		CreatedAt: timestamp.Format(r.CreatedAt),

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -87,7 +88,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		t := &txn{}
 		if r.EventID != "" {
 			it := eventClaimItem{
-				PK: companyPK(c.CompanyID), SK: issuerEventSK(r.EventID), Type: "issuer_event",
+				PK: schema.CompanyPK(c.CompanyID), SK: schema.IssuerEventSK(r.EventID), Type: schema.KindIssuerEvent,
 				CompanyID: c.CompanyID, Of: made, CardDelta: r.BalanceDelta, HeldDelta: r.HeldDelta,
 				CreatedAt: timestamp.Format(r.Now),
 			}
@@ -98,13 +99,13 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal issuer event claim: %w", err)
 			}
-			t.Add("event_claim", s.wallets.putNew(claim))
+			t.Add(schema.EventClaimItem, s.wallets.putNew(claim))
 		}
 		if card != nil {
-			t.Add("card", *card)
+			t.Add(schema.CardItem, *card)
 		}
 		for i, put := range puts {
-			t.Add("tx"+strconv.Itoa(i), put)
+			t.Add(schema.CardTxItem+strconv.Itoa(i), put)
 			// The network's card transactions are reported once, when they
 			// are made: a purchase's later steps are transactions of their
 			// own (a settlement, a reversal, a refund), each with its
@@ -114,7 +115,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 			t.finishes(r.Txs[i].ID)
 			if tx := r.Txs[i]; (tx.Type == cards.TxAuthorization || tx.Type == cards.TxDecline) && tx.IssuerTxID != "" {
 				ref, err := attributevalue.MarshalMap(claimItem{
-					PK: companyPK(c.CompanyID), SK: issuerTxSK(tx.IssuerTxID), Type: "issuer_tx", CompanyID: c.CompanyID, Of: tx.ID,
+					PK: schema.CompanyPK(c.CompanyID), SK: schema.IssuerTxSK(tx.IssuerTxID), Type: schema.KindIssuerTx, CompanyID: c.CompanyID, Of: tx.ID,
 				})
 				if err != nil {
 					return nil, fmt.Errorf("store: marshal network transaction ref: %w", err)
@@ -148,17 +149,17 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 		switch {
 		case debtRaced(k):
 			return dynamo.ErrRetry
-		case k.Failed("event_claim"):
+		case k.Failed(schema.EventClaimItem):
 			return cards.ErrEventApplied
 		case withdrawFailed(k):
 			return cards.ErrEventsKept
-		case k.Failed("card") && givesToCard(r):
+		case k.Failed(schema.CardItem) && givesToCard(r):
 			return cards.ErrChanged
-		case k.Failed("card"):
+		case k.Failed(schema.CardItem):
 			return cards.ErrCardRefused
 		case k.Failed("issuer_tx"):
 			return cards.ErrDuplicateNetworkTx
-		case k.Failed("original"), k.Failed("wallet"):
+		case k.Failed("original"), k.Failed(schema.WalletItem):
 			return cards.ErrChanged
 		}
 		return nil
@@ -170,7 +171,7 @@ func (s *Cards) Record(ctx context.Context, r cards.Record) error {
 // moves nothing (a verification); nil when r neither moves nor checks the
 // card (a DynamoDB transaction holds few items: DynamoDB Local's, 10).
 func (s *Cards) networkCard(r cards.Record) *types.TransactWriteItem {
-	key := dynamo.Key(companyPK(r.Card.CompanyID), cardSK(r.Card.ID))
+	key := dynamo.Key(schema.CompanyPK(r.Card.CompanyID), schema.CardSK(r.Card.ID))
 	names := map[string]string{}
 	values := map[string]types.AttributeValue{}
 	cond := "attribute_exists(PK)"
@@ -246,10 +247,10 @@ func (s *Cards) followedTx(was, now cards.Transaction, untold bool) (types.Trans
 		u.set("completed_at", timestamp.Format(*now.CompletedAt))
 	}
 	if now.Hold == 0 && was.Hold > 0 && !untold {
-		u.remove(attrGSI2PK)
-		u.remove(attrGSI2SK)
+		u.remove(schema.AttrGSI2PK)
+		u.remove(schema.AttrGSI2SK)
 	}
-	return s.conditional(was.CompanyID, cardTxSK(was.ID), u,
+	return s.conditional(was.CompanyID, schema.CardTxSK(was.ID), u,
 		"#otype = :type AND #ohold = :hold AND #oset = :settled AND #oref = :refunded",
 		map[string]string{"#otype": "tx_type", "#ohold": "hold", "#oset": "settled", "#oref": "refunded"},
 		map[string]types.AttributeValue{":type": dynamo.Str(string(was.Type)), ":hold": dynamo.Num(was.Hold),
@@ -261,10 +262,10 @@ func (s *Cards) followedTx(was, now cards.Transaction, untold bool) (types.Trans
 func (s *Cards) HoldTold(ctx context.Context, companyID, id string) error {
 	_, err := s.db.Update(ctx, "take hold "+id+" out of the open hold index", &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(companyID), cardTxSK(id)),
+		Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.CardTxSK(id)),
 		UpdateExpression:          aws.String("REMOVE #gpk, #gsk"),
 		ConditionExpression:       aws.String("#hold = :zero"),
-		ExpressionAttributeNames:  map[string]string{"#gpk": attrGSI2PK, "#gsk": attrGSI2SK, "#hold": "hold"},
+		ExpressionAttributeNames:  map[string]string{"#gpk": schema.AttrGSI2PK, "#gsk": schema.AttrGSI2SK, "#hold": "hold"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":zero": dynamo.Num(0)},
 	})
 	if dynamo.ConditionFailed(err) {
@@ -277,7 +278,7 @@ func (s *Cards) HoldTold(ctx context.Context, companyID, id string) error {
 // the event was claimed already (cards.ErrEventApplied).
 func (s *Cards) Refuse(ctx context.Context, companyID, eventID, code string, now time.Time) error {
 	item, err := attributevalue.MarshalMap(eventClaimItem{
-		PK: companyPK(companyID), SK: issuerEventSK(eventID), Type: "issuer_event", CompanyID: companyID,
+		PK: schema.CompanyPK(companyID), SK: schema.IssuerEventSK(eventID), Type: schema.KindIssuerEvent, CompanyID: companyID,
 		Refused: code, CreatedAt: timestamp.Format(now),
 	})
 	if err != nil {
@@ -295,7 +296,7 @@ func (s *Cards) Refuse(ctx context.Context, companyID, eventID, code string, now
 // Outcome reads the claim of issuer event eventID, strongly consistent.
 func (s *Cards) Outcome(ctx context.Context, companyID, eventID string) (cards.Outcome, bool, error) {
 	var it eventClaimItem
-	found, err := s.db.Find(ctx, companyPK(companyID), issuerEventSK(eventID), &it)
+	found, err := s.db.Find(ctx, schema.CompanyPK(companyID), schema.IssuerEventSK(eventID), &it)
 	if err != nil || !found {
 		return cards.Outcome{}, false, err
 	}
@@ -306,7 +307,7 @@ func (s *Cards) Outcome(ctx context.Context, companyID, eventID string) (cards.O
 // transaction issuerTxID, strongly consistent.
 func (s *Cards) NetworkTransaction(ctx context.Context, companyID, issuerTxID string) (cards.Transaction, error) {
 	var ref claimItem
-	if err := s.db.Get(ctx, "network transaction "+issuerTxID, companyPK(companyID), issuerTxSK(issuerTxID), &ref, cards.ErrTransactionNotFound); err != nil {
+	if err := s.db.Get(ctx, "network transaction "+issuerTxID, schema.CompanyPK(companyID), schema.IssuerTxSK(issuerTxID), &ref, cards.ErrTransactionNotFound); err != nil {
 		return cards.Transaction{}, err
 	}
 	return s.Transaction(ctx, companyID, ref.Of)
@@ -324,7 +325,7 @@ func (s *Cards) withdrawal(ctx context.Context, companyID string, w cards.Withdr
 	var items []types.TransactWriteItem
 	for _, id := range w.EventIDs {
 		var ev eventItem
-		found, err := s.db.Find(ctx, companyPK(companyID), eventSK(id), &ev)
+		found, err := s.db.Find(ctx, schema.CompanyPK(companyID), schema.EventSK(id), &ev)
 		switch {
 		case err != nil:
 			return nil, fmt.Errorf("store: read event %s to take it back: %w", id, err)
@@ -337,7 +338,7 @@ func (s *Cards) withdrawal(ctx context.Context, companyID string, w cards.Withdr
 		}
 		items = append(items, types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                 aws.String(s.db.Table),
-			Key:                       dynamo.Key(companyPK(companyID), eventSK(id)),
+			Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.EventSK(id)),
 			ConditionExpression:       aws.String("#pub = :false AND attribute_not_exists(#disp)"),
 			ExpressionAttributeNames:  map[string]string{"#pub": "published", "#disp": "dispatched_at"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":false": &types.AttributeValueMemberBOOL{Value: false}},
@@ -364,8 +365,8 @@ func (s *Cards) withdrawal(ctx context.Context, companyID string, w cards.Withdr
 		ids[i] = e.ID
 	}
 	u.set("events", ids)
-	claim, err := s.conditional(companyID, issuerEventSK(w.Claim), u, "attribute_exists(#pk)",
-		map[string]string{"#pk": attrPK}, nil)
+	claim, err := s.conditional(companyID, schema.IssuerEventSK(w.Claim), u, "attribute_exists(#pk)",
+		map[string]string{"#pk": schema.AttrPK}, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -14,12 +14,13 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/page"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 // Card reads a card of the company, strongly consistent.
 func (s *Cards) Card(ctx context.Context, companyID, id string) (cards.Card, error) {
 	var it cardItem
-	if err := s.db.Get(ctx, "card "+id, companyPK(companyID), cardSK(id), &it, cards.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "card "+id, schema.CompanyPK(companyID), schema.CardSK(id), &it, cards.ErrNotFound); err != nil {
 		return cards.Card{}, err
 	}
 	return it.card()
@@ -31,7 +32,7 @@ func (s *Cards) Card(ctx context.Context, companyID, id string) (cards.Card, err
 // itself. A card with neither is an error.
 func (s *Cards) CardSecrets(ctx context.Context, companyID, id string) (cards.Secrets, error) {
 	var sec cardSecretsItem
-	found, err := s.db.Find(ctx, companyPK(companyID), cardSecretsSK(id), &sec)
+	found, err := s.db.Find(ctx, schema.CompanyPK(companyID), schema.CardSecretsSK(id), &sec)
 	switch {
 	case err != nil:
 		return cards.Secrets{}, fmt.Errorf("store: get the secrets of card %s: %w", id, err)
@@ -39,7 +40,7 @@ func (s *Cards) CardSecrets(ctx context.Context, companyID, id string) (cards.Se
 		return cards.Secrets{Number: sec.Number, CVV: sec.CVV}, nil
 	}
 	var it cardItem
-	if err := s.db.Get(ctx, "card "+id, companyPK(companyID), cardSK(id), &it, cards.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "card "+id, schema.CompanyPK(companyID), schema.CardSK(id), &it, cards.ErrNotFound); err != nil {
 		return cards.Secrets{}, err
 	}
 	if it.Number == nil || it.CVV == nil {
@@ -51,7 +52,7 @@ func (s *Cards) CardSecrets(ctx context.Context, companyID, id string) (cards.Se
 // Cards reads every card of the company, oldest first, strongly
 // consistent.
 func (s *Cards) Cards(ctx context.Context, companyID string) ([]cards.Card, error) {
-	items, err := s.all(ctx, "", companyPK(companyID), cardSKPrefix)
+	items, err := s.all(ctx, "", schema.CompanyPK(companyID), schema.CardSKPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("store: list cards: %w", err)
 	}
@@ -61,7 +62,7 @@ func (s *Cards) Cards(ctx context.Context, companyID string) ([]cards.Card, erro
 // CustomerCards reads the company's cards of one customer, oldest first,
 // from GSI1 (eventually consistent).
 func (s *Cards) CustomerCards(ctx context.Context, companyID, customerID string) ([]cards.Card, error) {
-	items, err := s.all(ctx, GSI1, customerCardsPK(companyID, customerID), cardSKPrefix)
+	items, err := s.all(ctx, schema.GSI1, schema.CustomerCardsPK(companyID, customerID), schema.CardSKPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("store: list customer cards: %w", err)
 	}
@@ -78,7 +79,7 @@ func oldestFirst(cs []cards.Card, err error) ([]cards.Card, error) {
 // consistent.
 func (s *Cards) Transaction(ctx context.Context, companyID, id string) (cards.Transaction, error) {
 	var it cardTxItem
-	if err := s.db.Get(ctx, "card transaction "+id, companyPK(companyID), cardTxSK(id), &it, cards.ErrTransactionNotFound); err != nil {
+	if err := s.db.Get(ctx, "card transaction "+id, schema.CompanyPK(companyID), schema.CardTxSK(id), &it, cards.ErrTransactionNotFound); err != nil {
 		return cards.Transaction{}, err
 	}
 	return it.transaction()
@@ -87,7 +88,7 @@ func (s *Cards) Transaction(ctx context.Context, companyID, id string) (cards.Tr
 // Transactions reads every card transaction of the company, oldest first
 // (their ids are UUID v7), strongly consistent.
 func (s *Cards) Transactions(ctx context.Context, companyID string) ([]cards.Transaction, error) {
-	items, err := s.all(ctx, "", companyPK(companyID), cardTxSKPrefix)
+	items, err := s.all(ctx, "", schema.CompanyPK(companyID), schema.CardTxSKPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("store: list card transactions: %w", err)
 	}
@@ -101,7 +102,7 @@ func (s *Cards) all(ctx context.Context, index, pk, prefix string) ([]map[string
 	in := &dynamodb.QueryInput{
 		TableName:                aws.String(s.db.Table),
 		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeNames: map[string]string{"#pk": schema.AttrPK, "#sk": schema.AttrSK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":pk": dynamo.Str(pk), ":prefix": dynamo.Str(prefix),
 		},
@@ -109,7 +110,7 @@ func (s *Cards) all(ctx context.Context, index, pk, prefix string) ([]map[string
 	}
 	if index != "" {
 		in.IndexName, in.ConsistentRead = aws.String(index), nil
-		in.ExpressionAttributeNames = map[string]string{"#pk": attrGSI1PK, "#sk": attrGSI1SK}
+		in.ExpressionAttributeNames = map[string]string{"#pk": schema.AttrGSI1PK, "#sk": schema.AttrGSI1SK}
 	}
 	return s.wallets.query(ctx, in)
 }
@@ -120,8 +121,8 @@ func (s *Cards) all(ctx context.Context, index, pk, prefix string) ([]map[string
 // the caller reads each again).
 func (s *Cards) OpenTransactions(ctx context.Context, cutoff time.Time, limit int) ([]cards.Transaction, error) {
 	// The index was sharded from the start: no item is in the partition
-	// named by the prefix alone, which shardKeys lists last.
-	return dueItems(ctx, s.db, shardKeys(openCardTxIndex)[:IndexShards], cutoff, limit, cardTxItem.transaction)
+	// named by the prefix alone, which schema.ShardKeys lists last.
+	return dueItems(ctx, s.db, schema.ShardKeys(schema.OpenCardTxIndex)[:schema.IndexShards], cutoff, limit, cardTxItem.transaction)
 }
 
 // HoldsBefore returns up to limit authorizations of every company whose
@@ -130,13 +131,13 @@ func (s *Cards) OpenTransactions(ctx context.Context, cutoff time.Time, limit in
 // consistent: the caller reads each again).
 func (s *Cards) HoldsBefore(ctx context.Context, cutoff time.Time, limit int) ([]cards.Transaction, error) {
 	// The index was sharded from the start, as OpenTransactions'.
-	return dueItems(ctx, s.db, shardKeys(openHoldIndex)[:IndexShards], cutoff, limit, cardTxItem.transaction)
+	return dueItems(ctx, s.db, schema.ShardKeys(schema.OpenHoldIndex)[:schema.IndexShards], cutoff, limit, cardTxItem.transaction)
 }
 
 // SlotsUsed reads the company's count of live cards, strongly consistent.
 func (s *Cards) SlotsUsed(ctx context.Context, companyID string) (int, error) {
 	var it cardSlotsItem
-	if _, err := s.db.Find(ctx, companyPK(companyID), cardSlotsSK, &it); err != nil {
+	if _, err := s.db.Find(ctx, schema.CompanyPK(companyID), schema.CardSlotsSK, &it); err != nil {
 		return 0, fmt.Errorf("store: get card slots: %w", err)
 	}
 	return it.Used, nil
@@ -162,10 +163,10 @@ func (s *Cards) PutReveal(ctx context.Context, r cards.Reveal) error {
 // Reveals reads page p of a card's reveal records, newest first, strongly
 // consistent (ReadPage; reveal ids are UUID v7).
 func (s *Cards) Reveals(ctx context.Context, companyID, cardID string, p page.Request) (page.Result[cards.Reveal], error) {
-	prefix := revealSKPrefix(cardID)
+	prefix := schema.RevealSKPrefix(cardID)
 	lo, hi := dynamo.TimeRange(prefix, time.Time{}, time.Time{})
 	rows, total, next, err := s.db.ReadPage(ctx, dynamo.Listing{
-		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
+		PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.CompanyPK(companyID),
 		Prefix: prefix, Lo: lo, Hi: hi, Consistent: true,
 	}, p)
 	if err != nil {

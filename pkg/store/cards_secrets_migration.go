@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 // SecretsMigrationPage is how many items one Scan page of
@@ -42,11 +43,11 @@ func (c *Cards) RemoveCardSecrets(ctx context.Context, pageSize int32, dryRun bo
 	return c.inlineSecrets(ctx, pageSize, dryRun, "#pk, #sk", func(item map[string]types.AttributeValue) error {
 		_, err := c.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 			TableName:                 aws.String(c.db.Table),
-			Key:                       map[string]types.AttributeValue{attrPK: item[attrPK], attrSK: item[attrSK]},
+			Key:                       map[string]types.AttributeValue{schema.AttrPK: item[schema.AttrPK], schema.AttrSK: item[schema.AttrSK]},
 			UpdateExpression:          aws.String("REMOVE #number, #cvv"),
 			ConditionExpression:       aws.String("#type = :card"),
-			ExpressionAttributeNames:  map[string]string{"#type": attrType, "#number": "number", "#cvv": "cvv"},
-			ExpressionAttributeValues: map[string]types.AttributeValue{":card": &types.AttributeValueMemberS{Value: kindCard}},
+			ExpressionAttributeNames:  map[string]string{"#type": schema.AttrType, "#number": "number", "#cvv": "cvv"},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":card": &types.AttributeValueMemberS{Value: schema.KindCard}},
 		})
 		return err
 	})
@@ -64,14 +65,14 @@ func (c *Cards) MoveCardSecrets(ctx context.Context, pageSize int32, dryRun bool
 	return c.inlineSecrets(ctx, pageSize, dryRun, "#pk, #sk, #number, #cvv", func(item map[string]types.AttributeValue) error {
 		var it cardItem
 		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-			return fmt.Errorf("store: decode card %v: %w", item[attrSK], err)
+			return fmt.Errorf("store: decode card %v: %w", item[schema.AttrSK], err)
 		}
 		if it.Number == nil || it.CVV == nil {
-			return fmt.Errorf("store: card %v holds a sealed number or CVV alone", item[attrSK])
+			return fmt.Errorf("store: card %v holds a sealed number or CVV alone", item[schema.AttrSK])
 		}
-		pk, sk := item[attrPK].(*types.AttributeValueMemberS), item[attrSK].(*types.AttributeValueMemberS)
-		companyID, cardID := pk.Value[len(companyPK("")):], sk.Value[len(cardSKPrefix):]
-		if companyPK(companyID) != pk.Value || cardSK(cardID) != sk.Value {
+		pk, sk := item[schema.AttrPK].(*types.AttributeValueMemberS), item[schema.AttrSK].(*types.AttributeValueMemberS)
+		companyID, cardID := pk.Value[len(schema.CompanyPK("")):], sk.Value[len(schema.CardSKPrefix):]
+		if schema.CompanyPK(companyID) != pk.Value || schema.CardSK(cardID) != sk.Value {
 			return fmt.Errorf("store: card key %s %s is not a card's", pk.Value, sk.Value)
 		}
 		secrets, err := attributevalue.MarshalMap(newCardSecretsItem(companyID, cardID, cards.Secrets{Number: *it.Number, CVV: *it.CVV}))
@@ -83,13 +84,13 @@ func (c *Cards) MoveCardSecrets(ctx context.Context, pageSize int32, dryRun bool
 			{Put: &types.Put{TableName: aws.String(c.db.Table), Item: secrets}},
 			{Update: &types.Update{
 				TableName:           aws.String(c.db.Table),
-				Key:                 map[string]types.AttributeValue{attrPK: item[attrPK], attrSK: item[attrSK]},
+				Key:                 map[string]types.AttributeValue{schema.AttrPK: item[schema.AttrPK], schema.AttrSK: item[schema.AttrSK]},
 				UpdateExpression:    aws.String("SET #kid = :kid, #ntok = :ntok, #ctok = :ctok REMOVE #number, #cvv"),
 				ConditionExpression: aws.String("#type = :card AND #number = :number AND #cvv = :cvv"),
-				ExpressionAttributeNames: map[string]string{"#type": attrType, "#number": "number", "#cvv": "cvv",
+				ExpressionAttributeNames: map[string]string{"#type": schema.AttrType, "#number": "number", "#cvv": "cvv",
 					"#kid": "sealed_key_id", "#ntok": "number_token", "#ctok": "cvv_token"},
 				ExpressionAttributeValues: map[string]types.AttributeValue{
-					":card": dynamo.Str(kindCard), ":number": item["number"], ":cvv": item["cvv"],
+					":card": dynamo.Str(schema.KindCard), ":number": item["number"], ":cvv": item["cvv"],
 					":kid": dynamo.Str(refs.KeyID), ":ntok": dynamo.Str(refs.NumberToken), ":ctok": dynamo.Str(refs.CVVToken),
 				},
 			}},
@@ -123,9 +124,9 @@ func (c *Cards) inlineSecrets(ctx context.Context, pageSize int32, dryRun bool, 
 		ConsistentRead:           aws.Bool(true),
 		FilterExpression:         aws.String("#type = :card AND (attribute_exists(#number) OR attribute_exists(#cvv))"),
 		ProjectionExpression:     aws.String(projection),
-		ExpressionAttributeNames: map[string]string{"#type": attrType, "#number": "number", "#cvv": "cvv", "#pk": attrPK, "#sk": attrSK},
+		ExpressionAttributeNames: map[string]string{"#type": schema.AttrType, "#number": "number", "#cvv": "cvv", "#pk": schema.AttrPK, "#sk": schema.AttrSK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":card": &types.AttributeValueMemberS{Value: kindCard},
+			":card": &types.AttributeValueMemberS{Value: schema.KindCard},
 		},
 	}
 	p := dynamodb.NewScanPaginator(c.db.Client, in)
@@ -145,7 +146,7 @@ func (c *Cards) inlineSecrets(ctx context.Context, pageSize int32, dryRun bool, 
 			switch {
 			case dynamo.ConditionFailed(err): // deleted or changed since the scan read it
 			case err != nil:
-				return out, fmt.Errorf("store: migrate the secrets of %v: %w", item[attrSK], err)
+				return out, fmt.Errorf("store: migrate the secrets of %v: %w", item[schema.AttrSK], err)
 			default:
 				out.Removed++
 			}

@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
 )
@@ -38,9 +39,9 @@ func legacyCard(t *testing.T, db *store.DB, s *store.Cards, w wallets.Wallet) ca
 	if err != nil {
 		t.Fatal(err)
 	}
-	pk := str("COMPANY#" + w.CompanyID)
+	pk := str(schema.CompanyPK(w.CompanyID))
 	if _, err := db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName: aws.String(db.Table), Key: map[string]types.AttributeValue{"PK": pk, "SK": str("CARD#" + c.ID)},
+		TableName: aws.String(db.Table), Key: map[string]types.AttributeValue{"PK": pk, "SK": str(schema.CardSK(c.ID))},
 		UpdateExpression:          aws.String("SET #n = :n, #c = :c REMOVE sealed_key_id, number_token, cvv_token"),
 		ExpressionAttributeNames:  map[string]string{"#n": "number", "#c": "cvv"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":n": number, ":c": cvv},
@@ -48,7 +49,7 @@ func legacyCard(t *testing.T, db *store.DB, s *store.Cards, w wallets.Wallet) ca
 		t.Fatal(err)
 	}
 	if _, err := db.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(db.Table), Key: map[string]types.AttributeValue{"PK": pk, "SK": str("CARDSECRETS#" + c.ID)},
+		TableName: aws.String(db.Table), Key: map[string]types.AttributeValue{"PK": pk, "SK": str(schema.CardSecretsSK(c.ID))},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestCardSecretsMigration(t *testing.T) {
 			w := usdWallet(t, db, 100000)
 			current := issue(t, s, w, uuid.NewString(), 500)
 			other := map[string]types.AttributeValue{
-				"PK": str("SANDBOX#ISSUER#CARD#x"), "SK": str("CARD"), "type": str("sandbox_card"), "number": str("sealed"),
+				"PK": str(schema.SandboxCardPK("x")), "SK": str(schema.SandboxCardSK), "type": str(schema.KindSandboxCard), "number": str("sealed"),
 			}
 			if _, err := db.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.Table), Item: other}); err != nil {
 				t.Fatal(err)
@@ -137,7 +138,7 @@ func TestCardSecretsMigration(t *testing.T) {
 				if err != nil || c.Balance != 500 || c.Last4 != "4242" || c.IssuerCardID == "" {
 					t.Fatalf("card %s after the migration: %+v, %v", id.card, c, err)
 				}
-				it := rawItem(t, db, "COMPANY#"+id.company, "CARD#"+id.card)
+				it := rawItem(t, db, schema.CompanyPK(id.company), schema.CardSK(id.card))
 				if it["number"] != nil || it["cvv"] != nil {
 					t.Errorf("card item %s still holds sealed values: %v", id.card, it)
 				}
@@ -156,7 +157,7 @@ func TestCardSecretsMigration(t *testing.T) {
 			if sec, err := s.CardSecrets(ctx, w.CompanyID, current.ID); err != nil || !reflect.DeepEqual(sec, want) {
 				t.Errorf("secrets of a card stored with its secrets item: %+v, %v", sec, err)
 			}
-			if it := rawItem(t, db, "SANDBOX#ISSUER#CARD#x", "CARD"); it["number"] == nil {
+			if it := rawItem(t, db, schema.SandboxCardPK("x"), schema.SandboxCardSK); it["number"] == nil {
 				t.Errorf("the item of another type lost its number: %v", it)
 			}
 		})

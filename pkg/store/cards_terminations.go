@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 // A termination is one transaction (Terminate) that leaves on the card
@@ -26,7 +27,7 @@ import (
 // shard (eventually consistent: the caller reads each again).
 func (s *Cards) Terminating(ctx context.Context, cutoff time.Time, limit int) ([]cards.Card, error) {
 	// The index was sharded from the start, as OpenTransactions'.
-	return dueItems(ctx, s.db, shardKeys(openTerminationIndex)[:IndexShards], cutoff, limit, cardItem.card)
+	return dueItems(ctx, s.db, schema.ShardKeys(schema.OpenTerminationIndex)[:schema.IndexShards], cutoff, limit, cardItem.card)
 }
 
 // TerminationDone takes terminated card id out of the open termination
@@ -36,11 +37,11 @@ func (s *Cards) Terminating(ctx context.Context, cutoff time.Time, limit int) ([
 func (s *Cards) TerminationDone(ctx context.Context, companyID, id string) error {
 	_, err := s.db.Update(ctx, "take card "+id+" out of the open termination index", &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
-		Key:                 dynamo.Key(companyPK(companyID), cardSK(id)),
+		Key:                 dynamo.Key(schema.CompanyPK(companyID), schema.CardSK(id)),
 		UpdateExpression:    aws.String("REMOVE #gpk, #gsk"),
 		ConditionExpression: aws.String("#cst = :terminated AND #cbal = :zero AND #cheld = :zero"),
 		ExpressionAttributeNames: map[string]string{
-			"#gpk": attrGSI2PK, "#gsk": attrGSI2SK, "#cst": "status", "#cbal": "balance", "#cheld": "held",
+			"#gpk": schema.AttrGSI2PK, "#gsk": schema.AttrGSI2SK, "#cst": "status", "#cbal": "balance", "#cheld": "held",
 		},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":terminated": dynamo.Str(string(cards.Terminated)), ":zero": dynamo.Num(0),
@@ -60,22 +61,22 @@ func (s *Cards) TerminationDone(ctx context.Context, companyID, id string) error
 // as read, and the card leaves the open termination index only once its
 // own record keeps nothing.
 func (s *Cards) HoldsAfter(ctx context.Context, companyID, cardID, after string, limit int) ([]cards.Transaction, string, error) {
-	pk := cardTxsPK(companyID, cardID)
+	pk := schema.CardTxsPK(companyID, cardID)
 	in := &dynamodb.QueryInput{
 		TableName:                aws.String(s.db.Table),
-		IndexName:                aws.String(GSI1),
+		IndexName:                aws.String(schema.GSI1),
 		KeyConditionExpression:   aws.String("#pk = :pk AND begins_with(#sk, :prefix)"),
 		FilterExpression:         aws.String("#hold > :zero"),
-		ExpressionAttributeNames: map[string]string{"#pk": attrGSI1PK, "#sk": attrGSI1SK, "#hold": "hold"},
+		ExpressionAttributeNames: map[string]string{"#pk": schema.AttrGSI1PK, "#sk": schema.AttrGSI1SK, "#hold": "hold"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(pk), ":prefix": dynamo.Str(cardTxSKPrefix), ":zero": dynamo.Num(0),
+			":pk": dynamo.Str(pk), ":prefix": dynamo.Str(schema.CardTxSKPrefix), ":zero": dynamo.Num(0),
 		},
 		Limit: aws.Int32(int32(limit)),
 	}
 	if after != "" {
 		in.ExclusiveStartKey = map[string]types.AttributeValue{
-			attrPK: dynamo.Str(companyPK(companyID)), attrSK: dynamo.Str(cardTxSK(after)),
-			attrGSI1PK: dynamo.Str(pk), attrGSI1SK: dynamo.Str(cardTxSK(after)),
+			schema.AttrPK: dynamo.Str(schema.CompanyPK(companyID)), schema.AttrSK: dynamo.Str(schema.CardTxSK(after)),
+			schema.AttrGSI1PK: dynamo.Str(pk), schema.AttrGSI1SK: dynamo.Str(schema.CardTxSK(after)),
 		}
 	}
 	out, err := s.db.Client.Query(ctx, in)
@@ -87,8 +88,8 @@ func (s *Cards) HoldsAfter(ctx context.Context, companyID, cardID, after string,
 		return nil, "", err
 	}
 	next := ""
-	if last, ok := out.LastEvaluatedKey[attrGSI1SK].(*types.AttributeValueMemberS); ok {
-		next = strings.TrimPrefix(last.Value, cardTxSKPrefix)
+	if last, ok := out.LastEvaluatedKey[schema.AttrGSI1SK].(*types.AttributeValueMemberS); ok {
+		next = strings.TrimPrefix(last.Value, schema.CardTxSKPrefix)
 	}
 	return holds, next, nil
 }

@@ -12,6 +12,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/ids"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
 )
@@ -94,7 +95,7 @@ func TestCardTerminationIndex(t *testing.T) {
 	if due, _ := s.Terminating(ctx, term.Now, 100); len(due) != 0 {
 		t.Fatalf("Terminating before its termination = %+v", due)
 	}
-	if n := storetest.DistinctGSI2Partitions(t, db, "OPEN_TERMINATION"); n != 1 {
+	if n := storetest.DistinctGSI2Partitions(t, db, schema.OpenTerminationIndex); n != 1 {
 		t.Fatalf("%d open termination partitions, want 1", n)
 	}
 	if err := s.TerminationDone(ctx, c.CompanyID, c.ID); !errors.Is(err, cards.ErrChanged) {
@@ -142,7 +143,7 @@ func TestCardTerminationIndex(t *testing.T) {
 	if due, _ := s.Terminating(ctx, term.Now.Add(time.Second), 100); len(due) != 0 {
 		t.Fatalf("Terminating once done = %+v", due)
 	}
-	if n := storetest.DistinctGSI2Partitions(t, db, "OPEN_TERMINATION"); n != 0 {
+	if n := storetest.DistinctGSI2Partitions(t, db, schema.OpenTerminationIndex); n != 0 {
 		t.Fatalf("%d open termination partitions once done", n)
 	}
 	if got, _ := s.Card(ctx, c.CompanyID, c.ID); got.Balance != 0 || got.Held != 0 {

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/page"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
 	"payments/pkg/vault"
@@ -191,7 +192,7 @@ func TestCardIssuance(t *testing.T) {
 	if open, _ := s.OpenTransactions(ctx, time.Now().Add(time.Second), 100); len(open) != 0 {
 		t.Fatalf("OpenTransactions after settlement = %+v", open)
 	}
-	if n := storetest.DistinctGSI2Partitions(t, db, "OPEN_CARDTX"); n != 0 {
+	if n := storetest.DistinctGSI2Partitions(t, db, schema.OpenCardTxIndex); n != 0 {
 		t.Fatalf("%d open card transaction partitions after settlement", n)
 	}
 	if _, err := ob.Event(ctx, company, st.Events[0].ID); err != nil {

@@ -7,6 +7,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/page"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 // The card transaction lists. Every card transaction item (CTX#<uuid v7>
@@ -25,7 +26,7 @@ import (
 // newest first, from GSI1 (ReadPage).
 func (s *Cards) CardTransactions(ctx context.Context, companyID, cardID string, f cards.TxFilter, p page.Request) (page.Result[cards.Transaction], error) {
 	l := cardTxListing(companyID, f)
-	l.Index, l.PKAttr, l.SKAttr, l.PK = GSI1, attrGSI1PK, attrGSI1SK, cardTxsPK(companyID, cardID)
+	l.Index, l.PKAttr, l.SKAttr, l.PK = schema.GSI1, schema.AttrGSI1PK, schema.AttrGSI1SK, schema.CardTxsPK(companyID, cardID)
 	return s.txPage(ctx, l, p)
 }
 
@@ -33,17 +34,17 @@ func (s *Cards) CardTransactions(ctx context.Context, companyID, cardID string, 
 // every card of a customer, newest first, from GSI3 (ReadPage).
 func (s *Cards) CustomerTransactions(ctx context.Context, companyID, customerID string, f cards.TxFilter, p page.Request) (page.Result[cards.Transaction], error) {
 	l := cardTxListing(companyID, f)
-	l.Index, l.PKAttr, l.SKAttr, l.PK = GSI3, attrGSI3PK, attrGSI3SK, customerTxsPK(companyID, customerID)
+	l.Index, l.PKAttr, l.SKAttr, l.PK = schema.GSI3, schema.AttrGSI3PK, schema.AttrGSI3SK, schema.CustomerTxsPK(companyID, customerID)
 	return s.txPage(ctx, l, p)
 }
 
 // cardTxListing is the list of the company's card transactions that f
 // selects, on an index whose partition the caller sets.
 func cardTxListing(companyID string, f cards.TxFilter) dynamo.Listing {
-	lo, hi := dynamo.TimeRange(cardTxSKPrefix, f.From, f.To)
+	lo, hi := dynamo.TimeRange(schema.CardTxSKPrefix, f.From, f.To)
 	l := dynamo.Listing{
-		Prefix: cardTxSKPrefix, Lo: lo, Hi: hi,
-		TableKey: func(id string) (string, string) { return companyPK(companyID), cardTxSK(id) },
+		Prefix: schema.CardTxSKPrefix, Lo: lo, Hi: hi,
+		TableKey: func(id string) (string, string) { return schema.CompanyPK(companyID), schema.CardTxSK(id) },
 	}
 	if f.Type != "" {
 		l.Filter.Equal("tx_type", string(f.Type))

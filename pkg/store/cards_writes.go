@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/cards"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -31,7 +32,7 @@ func (s *Cards) cardMove(c cards.Card, from []cards.Status, delta int64, now tim
 		values[in[i]] = dynamo.Str(string(st))
 	}
 	cond := "attribute_exists(PK) AND #cst IN (" + strings.Join(in, ", ") + ")"
-	key := dynamo.Key(companyPK(c.CompanyID), cardSK(c.ID))
+	key := dynamo.Key(schema.CompanyPK(c.CompanyID), schema.CardSK(c.ID))
 	if delta == 0 {
 		return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName: aws.String(s.db.Table), Key: key, ConditionExpression: aws.String(cond),
@@ -70,9 +71,9 @@ func (s *Cards) settledTx(tx cards.Transaction, now time.Time) (types.TransactWr
 		u.remove("error")
 	}
 	u.set("completed_at", timestamp.Format(done))
-	u.remove(attrGSI2PK)
-	u.remove(attrGSI2SK)
-	return s.conditional(tx.CompanyID, cardTxSK(tx.ID), u, "#tst = :processing",
+	u.remove(schema.AttrGSI2PK)
+	u.remove(schema.AttrGSI2SK)
+	return s.conditional(tx.CompanyID, schema.CardTxSK(tx.ID), u, "#tst = :processing",
 		map[string]string{"#tst": "status"},
 		map[string]types.AttributeValue{":processing": dynamo.Str(string(cards.TxProcessing))})
 }
@@ -119,7 +120,7 @@ func (s *Cards) settledCard(st cards.Settle) (*types.TransactWriteItem, error) {
 			u.set("cvv_token", refs.CVVToken)
 		}
 	}
-	item, err := s.conditional(st.Tx.CompanyID, cardSK(st.Tx.CardID), u, strings.Join(cond, " AND "), names, values)
+	item, err := s.conditional(st.Tx.CompanyID, schema.CardSK(st.Tx.CardID), u, strings.Join(cond, " AND "), names, values)
 	return &item, err
 }
 
@@ -153,7 +154,7 @@ func liveOnly(names map[string]string, values map[string]types.AttributeValue) s
 func (s *Cards) slotsChange(companyID string, delta, slots int) types.TransactWriteItem {
 	u := &types.Update{
 		TableName:                aws.String(s.db.Table),
-		Key:                      dynamo.Key(companyPK(companyID), cardSlotsSK),
+		Key:                      dynamo.Key(schema.CompanyPK(companyID), schema.CardSlotsSK),
 		ExpressionAttributeNames: map[string]string{"#used": "used"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":one": dynamo.Num(1),
@@ -162,9 +163,9 @@ func (s *Cards) slotsChange(companyID string, delta, slots int) types.TransactWr
 	if delta > 0 {
 		u.UpdateExpression = aws.String("SET #used = if_not_exists(#used, :zero) + :one, #type = :kind")
 		u.ConditionExpression = aws.String("attribute_not_exists(#used) OR #used < :slots")
-		u.ExpressionAttributeNames["#type"] = attrType
+		u.ExpressionAttributeNames["#type"] = schema.AttrType
 		u.ExpressionAttributeValues[":zero"] = dynamo.Num(0)
-		u.ExpressionAttributeValues[":kind"] = dynamo.Str(kindCardSlots)
+		u.ExpressionAttributeValues[":kind"] = dynamo.Str(schema.KindCardSlots)
 		u.ExpressionAttributeValues[":slots"] = dynamo.Num(int64(slots))
 	} else {
 		u.UpdateExpression = aws.String("SET #used = #used - :one")
@@ -192,7 +193,7 @@ func (s *Cards) conditional(companyID, sk string, u *attrUpdate, cond string, na
 	maps.Copy(n, names)
 	maps.Copy(v, values)
 	return types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.db.Table), Key: dynamo.Key(companyPK(companyID), sk),
+		TableName: aws.String(s.db.Table), Key: dynamo.Key(schema.CompanyPK(companyID), sk),
 		UpdateExpression: aws.String(expr), ConditionExpression: aws.String(cond),
 		ExpressionAttributeNames: n, ExpressionAttributeValues: v,
 	}}, nil

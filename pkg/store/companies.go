@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 var _ companies.Store = (*Companies)(nil)
@@ -72,9 +73,9 @@ func (it companyItem) company() companies.Company {
 // both must be new.
 func (s *Companies) Create(ctx context.Context, c companies.Company) error {
 	company, err := attributevalue.MarshalMap(companyItem{
-		PK:         companyPK(c.ID),
-		SK:         companySK(),
-		Type:       "company",
+		PK:         schema.CompanyPK(c.ID),
+		SK:         schema.CompanySK,
+		Type:       schema.KindCompany,
 		ID:         c.ID,
 		Name:       c.Name,
 		KYBStatus:  string(c.KYBStatus),
@@ -91,9 +92,9 @@ func (s *Companies) Create(ctx context.Context, c companies.Company) error {
 		return fmt.Errorf("store: marshal company: %w", err)
 	}
 	client, err := attributevalue.MarshalMap(clientItem{
-		PK:        clientPK(c.ClientID),
-		SK:        clientSK(),
-		Type:      "client",
+		PK:        schema.ClientPK(c.ClientID),
+		SK:        schema.ClientSK,
+		Type:      schema.KindClient,
 		CompanyID: c.ID,
 	})
 	if err != nil {
@@ -101,7 +102,7 @@ func (s *Companies) Create(ctx context.Context, c companies.Company) error {
 	}
 	notExists := aws.String("attribute_not_exists(PK)")
 	t := &txn{}
-	t.Add("company", types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: company, ConditionExpression: notExists}})
+	t.Add(schema.CompanyItem, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: company, ConditionExpression: notExists}})
 	t.Add("client", types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: client, ConditionExpression: notExists}})
 	return s.db.writeOnce(ctx, "create company "+c.ID, t, func(context.Context, dynamo.Cancellation) error { return nil })
 }
@@ -109,7 +110,7 @@ func (s *Companies) Create(ctx context.Context, c companies.Company) error {
 // Get reads company id with a strongly consistent read.
 func (s *Companies) Get(ctx context.Context, id string) (companies.Company, error) {
 	var it companyItem
-	if err := s.db.Get(ctx, "company "+id, companyPK(id), companySK(), &it, companies.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "company "+id, schema.CompanyPK(id), schema.CompanySK, &it, companies.ErrNotFound); err != nil {
 		return companies.Company{}, err
 	}
 	return it.company(), nil
@@ -123,7 +124,7 @@ const noCompanyID = "00000000-0000-0000-0000-000000000000"
 func (s *Companies) GetByClientID(ctx context.Context, clientID string) (companies.Company, error) {
 	out, err := s.db.Client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:      aws.String(s.db.Table),
-		Key:            dynamo.Key(clientPK(clientID), clientSK()),
+		Key:            dynamo.Key(schema.ClientPK(clientID), schema.ClientSK),
 		ConsistentRead: aws.Bool(true),
 	})
 	if err != nil {
@@ -184,7 +185,7 @@ func (s *Companies) update(ctx context.Context, id string, u *attrUpdate) (compa
 	}
 	out, err := s.db.Update(ctx, "update company "+id, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(id), companySK()),
+		Key:                       dynamo.Key(schema.CompanyPK(id), schema.CompanySK),
 		UpdateExpression:          aws.String(expr),
 		ConditionExpression:       aws.String("attribute_exists(PK)"),
 		ExpressionAttributeNames:  names,

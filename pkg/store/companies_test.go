@@ -14,6 +14,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 )
 
@@ -116,8 +117,8 @@ func TestCompaniesStore(t *testing.T) {
 		out, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{
 			TableName: aws.String(db.Table),
 			Key: map[string]types.AttributeValue{
-				"PK": &types.AttributeValueMemberS{Value: "CLIENT#cli_one"},
-				"SK": &types.AttributeValueMemberS{Value: "CLIENT"},
+				"PK": &types.AttributeValueMemberS{Value: schema.ClientPK("cli_one")},
+				"SK": &types.AttributeValueMemberS{Value: schema.ClientSK},
 			},
 		})
 		if err != nil || out.Item == nil {

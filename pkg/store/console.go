@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 // The operator console's queues (the payments to reconcile, the customers
@@ -24,7 +25,7 @@ import (
 func consolePage[I, T any](ctx context.Context, db *DB, what, pk, after string, limit int, convert func(I) (T, error), id func(T) string) ([]T, string, error) {
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(db.Table),
-		IndexName:                 aws.String(GSI1),
+		IndexName:                 aws.String(schema.GSI1),
 		KeyConditionExpression:    aws.String("GSI1PK = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(pk)},
 		Limit:                     aws.Int32(int32(limit + 1)),
@@ -53,7 +54,7 @@ func consolePage[I, T any](ctx context.Context, db *DB, what, pk, after string, 
 func consoleCount(ctx context.Context, db *DB, what, pk string) (int, error) {
 	n, err := db.CountQuery(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(db.Table),
-		IndexName:                 aws.String(GSI1),
+		IndexName:                 aws.String(schema.GSI1),
 		KeyConditionExpression:    aws.String("GSI1PK = :pk"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(pk)},
 		Select:                    types.SelectCount,

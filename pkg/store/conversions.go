@@ -6,6 +6,7 @@ import (
 
 	"payments/pkg/fx"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/wallets"
 )
 
@@ -57,9 +58,9 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 	err = s.db.write(ctx, "move "+m.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
-		t.Add("rate", s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
+		t.Add(schema.RateItem, s.rates.rateCheck(m.CompanyID, m.Rate.From, m.Rate.To, m.Rate.ID))
 		t.finishes(m.ID)
-		t.addEvent("event", m.Event)
+		t.addEvent(schema.EventItem, m.Event)
 		legs, err := s.wallets.post(ctx, t, p)
 		if err != nil {
 			return nil, err
@@ -77,11 +78,11 @@ func (s *Conversions) Move(ctx context.Context, m fx.Movement) (source, destinat
 		switch {
 		case debtRaced(k):
 			return dynamo.ErrRetry
-		case k.Failed("rate"):
+		case k.Failed(schema.RateItem):
 			return fx.ErrRateChanged
-		case k.Failed(legItem(0)):
+		case k.Failed(schema.WalletLegItem(0)):
 			return s.wallets.whyRefusedActive(ctx, m.CompanyID, src.WalletID, wallets.ErrInsufficientWalletBalance)
-		case k.Failed(legItem(1)):
+		case k.Failed(schema.WalletLegItem(1)):
 			return s.wallets.whyRefusedActive(ctx, m.CompanyID, dst.WalletID, dynamo.ErrRetry)
 		}
 		return nil

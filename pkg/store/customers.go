@@ -14,6 +14,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/page"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -105,7 +106,7 @@ func newCustomerItem(c customers.Customer) customerItem {
 		return documentAttr{Key: d.Key, ContentType: d.ContentType, Size: d.Size, Source: d.Source, Reference: d.Reference}
 	}
 	it := customerItem{
-		PK: companyPK(c.CompanyID), SK: customerSK(c.ID), Type: kindCustomer,
+		PK: schema.CompanyPK(c.CompanyID), SK: schema.CustomerSK(c.ID), Type: schema.KindCustomer,
 		ID: c.ID, CompanyID: c.CompanyID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
 		Country: c.Country, Street: c.Street, City: c.City, State: c.State, PostalCode: c.PostalCode,
 		CountryISOCode: c.CountryISOCode, PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber,
@@ -115,7 +116,7 @@ func newCustomerItem(c customers.Customer) customerItem {
 		IsActive: c.IsActive, CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
 	}
 	if c.KYCStatus == customers.PendingReview {
-		it.GSI1PK, it.GSI1SK = kycReviewGSI1PK, c.ID
+		it.GSI1PK, it.GSI1SK = schema.KYCReviewGSI1PK, c.ID
 	}
 	if r := c.Review; r != nil {
 		it.ReviewedBy, it.ReviewNote, it.ReviewedAt = r.By, r.Note, timestamp.Format(r.At)
@@ -162,7 +163,7 @@ func (it customerItem) customer() (customers.Customer, error) {
 // claimKeys returns the sort keys of the claims of an email and an
 // identification number.
 func claimKeys(email, idNumber string) (string, string) {
-	return customerClaimSK("EMAIL", customers.EmailKey(email)), customerClaimSK("IDNUMBER", customers.IDNumberKey(idNumber))
+	return schema.CustomerClaimSK("EMAIL", customers.EmailKey(email)), schema.CustomerClaimSK("IDNUMBER", customers.IDNumberKey(idNumber))
 }
 
 // Taken reads both claims, strongly consistent.
@@ -170,7 +171,7 @@ func (s *Customers) Taken(ctx context.Context, companyID, email, idNumber string
 	emailSK, idSK := claimKeys(email, idNumber)
 	for _, sk := range []string{emailSK, idSK} {
 		var it customerClaimItem
-		found, err := s.db.Find(ctx, companyPK(companyID), sk, &it)
+		found, err := s.db.Find(ctx, schema.CompanyPK(companyID), sk, &it)
 		if err != nil {
 			return false, fmt.Errorf("store: read customer claim: %w", err)
 		}
@@ -191,9 +192,9 @@ func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.
 		item any
 	}{
 		{"customer", newCustomerItem(c)},
-		{"email", customerClaimItem{PK: companyPK(c.CompanyID), SK: emailSK, Type: kindCustomerClaim, CustomerID: c.ID}},
-		{"id_number", customerClaimItem{PK: companyPK(c.CompanyID), SK: idSK, Type: kindCustomerClaim, CustomerID: c.ID}},
-		{"ref", customerRefItem{PK: customerRefPK(c.ID), SK: customerRefSK, Type: kindCustomerRef, ID: c.ID, CompanyID: c.CompanyID}},
+		{"email", customerClaimItem{PK: schema.CompanyPK(c.CompanyID), SK: emailSK, Type: schema.KindCustomerClaim, CustomerID: c.ID}},
+		{"id_number", customerClaimItem{PK: schema.CompanyPK(c.CompanyID), SK: idSK, Type: schema.KindCustomerClaim, CustomerID: c.ID}},
+		{"ref", customerRefItem{PK: schema.CustomerRefPK(c.ID), SK: schema.CustomerRefSK, Type: schema.KindCustomerRef, ID: c.ID, CompanyID: c.CompanyID}},
 	} {
 		av, err := attributevalue.MarshalMap(it.item)
 		if err != nil {
@@ -204,7 +205,7 @@ func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.
 		}})
 	}
 	t.creates(c.ID)
-	t.addEvent("event", ev)
+	t.addEvent(schema.EventItem, ev)
 	return s.db.writeOnce(ctx, "create customer "+c.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
 		if c.Failed("email") || c.Failed("id_number") {
 			return customers.ErrDuplicate
@@ -216,7 +217,7 @@ func (s *Customers) Create(ctx context.Context, c customers.Customer, ev events.
 // Get reads a customer of the company, strongly consistent.
 func (s *Customers) Get(ctx context.Context, companyID, id string) (customers.Customer, error) {
 	var it customerItem
-	if err := s.db.Get(ctx, "customer "+id, companyPK(companyID), customerSK(id), &it, customers.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "customer "+id, schema.CompanyPK(companyID), schema.CustomerSK(id), &it, customers.ErrNotFound); err != nil {
 		return customers.Customer{}, err
 	}
 	return it.customer()
@@ -224,10 +225,10 @@ func (s *Customers) Get(ctx context.Context, companyID, id string) (customers.Cu
 
 // List reads a page of the company's customers, newest first.
 func (s *Customers) List(ctx context.Context, companyID string, p page.Request) (page.Result[customers.Customer], error) {
-	lo, hi := dynamo.TimeRange(customerSKPrefix, time.Time{}, time.Time{})
+	lo, hi := dynamo.TimeRange(schema.CustomerSKPrefix, time.Time{}, time.Time{})
 	rows, total, next, err := s.db.ReadPage(ctx, dynamo.Listing{
-		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
-		Prefix: customerSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.CompanyPK(companyID),
+		Prefix: schema.CustomerSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 	}, p)
 	if err != nil {
 		return page.Result[customers.Customer]{}, fmt.Errorf("store: list customers: %w", err)
@@ -258,7 +259,7 @@ func (s *Customers) update(ctx context.Context, companyID, id, what string, u *a
 	}
 	_, err = s.db.Update(ctx, "set customer "+what, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(companyID), customerSK(id)),
+		Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.CustomerSK(id)),
 		UpdateExpression:          aws.String(expr),
 		ConditionExpression:       aws.String("attribute_exists(PK)"),
 		ExpressionAttributeNames:  names,

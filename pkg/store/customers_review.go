@@ -10,6 +10,7 @@ import (
 	"payments/pkg/customers"
 	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -19,21 +20,21 @@ var _ customers.ReviewStore = (*Customers)(nil)
 // for review, oldest first, from the KYC_REVIEW partition of GSI1
 // (consolePage; Decide conditions on the stored status).
 func (s *Customers) PendingReview(ctx context.Context, after string, limit int) ([]customers.Customer, string, error) {
-	return consolePage(ctx, s.db, "customers pending review", kycReviewGSI1PK, after, limit, customerItem.customer,
+	return consolePage(ctx, s.db, "customers pending review", schema.KYCReviewGSI1PK, after, limit, customerItem.customer,
 		func(c customers.Customer) string { return c.ID })
 }
 
 // CountPendingReview returns how many customers of every company wait for
 // review (consoleCount).
 func (s *Customers) CountPendingReview(ctx context.Context) (int, error) {
-	return consoleCount(ctx, s.db, "customers pending review", kycReviewGSI1PK)
+	return consoleCount(ctx, s.db, "customers pending review", schema.KYCReviewGSI1PK)
 }
 
 // ByID reads the customer id lookup, then the customer, both strongly
 // consistent.
 func (s *Customers) ByID(ctx context.Context, id string) (customers.Customer, error) {
 	var ref customerRefItem
-	if err := s.db.Get(ctx, "customer ref "+id, customerRefPK(id), customerRefSK, &ref, customers.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "customer ref "+id, schema.CustomerRefPK(id), schema.CustomerRefSK, &ref, customers.ErrNotFound); err != nil {
 		return customers.Customer{}, err
 	}
 	return s.Get(ctx, ref.CompanyID, id)
@@ -60,8 +61,8 @@ func (s *Customers) Decide(ctx context.Context, c customers.Customer, ev events.
 		}
 	}
 	u.set("updated_at", timestamp.Format(c.UpdatedAt))
-	u.remove(attrGSI1PK)
-	u.remove(attrGSI1SK)
+	u.remove(schema.AttrGSI1PK)
+	u.remove(schema.AttrGSI1SK)
 	expr, names, values, err := u.build()
 	if err != nil {
 		return fmt.Errorf("store: decide customer %s: %w", c.ID, err)
@@ -71,13 +72,13 @@ func (s *Customers) Decide(ctx context.Context, c customers.Customer, ev events.
 	t := &txn{}
 	t.Add("customer", types.TransactWriteItem{Update: &types.Update{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(c.CompanyID), customerSK(c.ID)),
+		Key:                       dynamo.Key(schema.CompanyPK(c.CompanyID), schema.CustomerSK(c.ID)),
 		UpdateExpression:          aws.String(expr),
 		ConditionExpression:       aws.String("#status = :pending"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
 	}})
-	t.addEvent("event", ev)
+	t.addEvent(schema.EventItem, ev)
 	return s.db.writeOnce(ctx, "decide customer "+c.ID, t, func(_ context.Context, k dynamo.Cancellation) error {
 		if k.Failed("customer") {
 			return customers.ErrKYCDecided

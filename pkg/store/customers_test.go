@@ -19,6 +19,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/page"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
 )
@@ -78,7 +79,7 @@ func partitionSize(t *testing.T, db *store.DB, companyID string) int {
 	p := dynamodb.NewQueryPaginator(db.Client, &dynamodb.QueryInput{
 		TableName:                 aws.String(db.Table),
 		KeyConditionExpression:    aws.String("PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "COMPANY#" + companyID}},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: schema.CompanyPK(companyID)}},
 		Select:                    types.SelectCount,
 		ConsistentRead:            aws.Bool(true),
 	})

@@ -17,6 +17,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/page"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -70,7 +71,7 @@ type debtItem struct {
 
 func newDebtItem(d debts.Debt, sk, kind string) debtItem {
 	it := debtItem{
-		PK: companyPK(d.CompanyID), SK: sk, Type: kind,
+		PK: schema.CompanyPK(d.CompanyID), SK: sk, Type: kind,
 		ID: d.ID, CompanyID: d.CompanyID, FeeType: d.FeeType,
 		TransactionID: d.TransactionID, CardID: d.CardID, CustomerID: d.CustomerID,
 		Amount: d.Amount, Remaining: d.Remaining, Status: string(d.Status),
@@ -113,8 +114,8 @@ func addDebt(t *txn, table string, d debts.Debt) error {
 		name string
 		item debtItem
 	}{
-		{"debt", newDebtItem(d, debtSK(d.ID), kindDebt)},
-		{"debt_pending", newDebtItem(d, pendingDebtSK(d.ID), kindPendingDebt)},
+		{schema.DebtItem, newDebtItem(d, schema.DebtSK(d.ID), schema.KindDebt)},
+		{schema.PendingDebtItem, newDebtItem(d, schema.PendingDebtSK(d.ID), schema.KindPendingDebt)},
 	} {
 		it.item.Seq = t.eventsAbout(d.ID)
 		item, err := attributevalue.MarshalMap(it.item)
@@ -159,9 +160,8 @@ func (s *Wallets) recoverDebts(ctx context.Context, t *txn, companyID, walletID 
 		seq := seqs[p.Debt.ID]
 		record, marker := s.debtPayment(p, seq+1, now)
 		t.counts(p.Debt.ID, seq)
-		n := strconv.Itoa(i)
-		t.Add("debt"+n, record)
-		t.Add("debtmark"+n, marker)
+		t.Add(schema.Nth(schema.DebtItem, i), record)
+		t.Add(schema.Nth(schema.DebtMarkItems, i), marker)
 		e := p.Entry(ids.NewV7(now), walletID, now)
 		ev, err := p.Event(walletID, e.ID, now)
 		if err != nil {
@@ -182,8 +182,8 @@ func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int)
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":     dynamo.Str(companyPK(companyID)),
-			":prefix": dynamo.Str(pendingDebtSKPrefix),
+			":pk":     dynamo.Str(schema.CompanyPK(companyID)),
+			":prefix": dynamo.Str(schema.PendingDebtSKPrefix),
 		},
 		ScanIndexForward: aws.Bool(true),
 		ConsistentRead:   aws.Bool(true),
@@ -213,7 +213,7 @@ func (s *Wallets) pendingDebts(ctx context.Context, companyID string, limit int)
 // (which no other payment, nor event about the debt, can leave unchanged).
 func (s *Wallets) debtPayment(p debts.Payment, seq int64, now time.Time) (record, marker types.TransactWriteItem) {
 	d := p.After(now)
-	key := func(sk string) map[string]types.AttributeValue { return dynamo.Key(companyPK(d.CompanyID), sk) }
+	key := func(sk string) map[string]types.AttributeValue { return dynamo.Key(schema.CompanyPK(d.CompanyID), sk) }
 	cond := aws.String("#rem = :read")
 	names := map[string]string{"#rem": "remaining"}
 	read := dynamo.Num(p.Debt.Remaining)
@@ -227,19 +227,19 @@ func (s *Wallets) debtPayment(p debts.Payment, seq int64, now time.Time) (record
 		recValues[":rat"] = dynamo.Str(timestamp.Format(*d.RecoveredAt))
 	}
 	record = types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.db.Table), Key: key(debtSK(d.ID)),
+		TableName: aws.String(s.db.Table), Key: key(schema.DebtSK(d.ID)),
 		UpdateExpression: aws.String(set), ConditionExpression: cond,
 		ExpressionAttributeNames: recNames, ExpressionAttributeValues: recValues,
 	}}
 	if d.Remaining == 0 {
 		marker = types.TransactWriteItem{Delete: &types.Delete{
-			TableName: aws.String(s.db.Table), Key: key(pendingDebtSK(d.ID)), ConditionExpression: cond,
+			TableName: aws.String(s.db.Table), Key: key(schema.PendingDebtSK(d.ID)), ConditionExpression: cond,
 			ExpressionAttributeNames: names, ExpressionAttributeValues: map[string]types.AttributeValue{":read": read},
 		}}
 		return record, marker
 	}
 	marker = types.TransactWriteItem{Update: &types.Update{
-		TableName: aws.String(s.db.Table), Key: key(pendingDebtSK(d.ID)),
+		TableName: aws.String(s.db.Table), Key: key(schema.PendingDebtSK(d.ID)),
 		UpdateExpression: aws.String("SET #rem = :rem, #seq = :seq"), ConditionExpression: cond,
 		ExpressionAttributeNames:  map[string]string{"#rem": "remaining", "#seq": "seq"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":read": read, ":rem": dynamo.Num(d.Remaining), ":seq": dynamo.Num(seq)},
@@ -252,8 +252,11 @@ func (s *Wallets) debtPayment(p debts.Payment, seq int64, now time.Time) (record
 // condition: another write paid the debt since it was read.
 func debtRaced(k dynamo.Cancellation) bool {
 	for name := range k {
-		rest, ok := strings.CutPrefix(name, "debt")
-		if _, err := strconv.Atoi(strings.TrimPrefix(rest, "mark")); ok && err == nil && k.Failed(name) {
+		n, ok := strings.CutPrefix(name, schema.DebtMarkItems)
+		if !ok {
+			n, ok = strings.CutPrefix(name, schema.DebtItem)
+		}
+		if _, err := strconv.Atoi(n); ok && err == nil && k.Failed(name) {
 			return true
 		}
 	}
@@ -264,10 +267,10 @@ func debtRaced(k dynamo.Cancellation) bool {
 // newest first (ReadPage), strongly consistent; the status is a
 // FilterExpression.
 func (s *Debts) List(ctx context.Context, companyID string, status debts.Status, p page.Request) (page.Result[debts.Debt], error) {
-	lo, hi := dynamo.TimeRange(debtSKPrefix, time.Time{}, time.Time{})
+	lo, hi := dynamo.TimeRange(schema.DebtSKPrefix, time.Time{}, time.Time{})
 	l := dynamo.Listing{
-		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
-		Prefix: debtSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.CompanyPK(companyID),
+		Prefix: schema.DebtSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 	}
 	if status != "" {
 		l.Filter.Equal("status", string(status))
@@ -284,12 +287,12 @@ var _ debts.LedgerReader = (*Debts)(nil)
 // All reads every debt of the company, strongly consistent: only the debt
 // invariant (debts.VerifyLedger) reads them all.
 func (s *Debts) All(ctx context.Context, companyID string) ([]debts.Debt, error) {
-	return s.read(ctx, companyID, debtSKPrefix)
+	return s.read(ctx, companyID, schema.DebtSKPrefix)
 }
 
 // Pending reads every pending marker of the company, strongly consistent.
 func (s *Debts) Pending(ctx context.Context, companyID string) ([]debts.Debt, error) {
-	return s.read(ctx, companyID, pendingDebtSKPrefix)
+	return s.read(ctx, companyID, schema.PendingDebtSKPrefix)
 }
 
 // read reads every debt item of the company whose sort key starts with
@@ -299,7 +302,7 @@ func (s *Debts) read(ctx context.Context, companyID, prefix string) ([]debts.Deb
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(companyPK(companyID)), ":prefix": dynamo.Str(prefix),
+			":pk": dynamo.Str(schema.CompanyPK(companyID)), ":prefix": dynamo.Str(prefix),
 		},
 		ConsistentRead: aws.Bool(true),
 	})

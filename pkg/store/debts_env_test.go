@@ -20,6 +20,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/page"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/wallets"
 )
 
@@ -98,8 +99,8 @@ func (e *debtsEnv) marker(id string) (int64, bool) {
 	out, err := e.db.Client.GetItem(context.Background(), &dynamodb.GetItemInput{
 		TableName: aws.String(e.db.Table), ConsistentRead: aws.Bool(true),
 		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "COMPANY#" + e.company},
-			"SK": &types.AttributeValueMemberS{Value: "PENDINGDEBT#" + id},
+			"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK(e.company)},
+			"SK": &types.AttributeValueMemberS{Value: schema.PendingDebtSK(id)},
 		},
 	})
 	if err != nil {

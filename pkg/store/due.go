@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -20,7 +21,7 @@ const duePage = 100
 // dueItems returns up to limit items of the sharded GSI2 index named
 // prefix whose GSI2SK (a time first) is before cutoff, oldest first within
 // a shard, decoded by convert; eventually consistent: the caller reads each
-// again. shards are the partitions read: shardKeys(prefix), with the
+// again. shards are the partitions read: schema.ShardKeys(prefix), with the
 // unsharded one last, or only its IndexShards shards for an index sharded
 // from the start. It pages through each shard (a page ends at duePage
 // items or DynamoDB's 1 MB) until limit items are read or the shards are
@@ -32,7 +33,7 @@ func dueItems[I, T any](ctx context.Context, db *DB, shards []string, cutoff tim
 		for len(out) < limit {
 			page, err := db.Client.Query(ctx, &dynamodb.QueryInput{
 				TableName:              aws.String(db.Table),
-				IndexName:              aws.String(GSI2),
+				IndexName:              aws.String(schema.GSI2),
 				KeyConditionExpression: aws.String("GSI2PK = :pk AND GSI2SK < :cut"),
 				ExpressionAttributeValues: map[string]types.AttributeValue{
 					":pk": &types.AttributeValueMemberS{Value: shard}, ":cut": &types.AttributeValueMemberS{Value: timestamp.Format(cutoff)},

@@ -8,6 +8,7 @@ import (
 
 	"payments/pkg/idempotency"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 // effectItem names, in a transaction, the write of a request's effect onto
@@ -38,7 +39,7 @@ func (db *DB) recordEffect(ctx context.Context, t *txn, id string, receipt []byt
 func effectUpdate(table string, h *idempotency.Held, id string) *types.Update {
 	return &types.Update{
 		TableName:           aws.String(table),
-		Key:                 dynamo.Key(companyPK(h.CompanyID), idempotencySK(h.Key)),
+		Key:                 dynamo.Key(schema.CompanyPK(h.CompanyID), schema.IdempotencySK(h.Key)),
 		UpdateExpression:    aws.String("SET effect_id = :effect"),
 		ConditionExpression: aws.String("lease_id = :lease AND attribute_not_exists(effect_id)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{

@@ -10,6 +10,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/debts"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/wallets"
 )
 
@@ -26,7 +27,7 @@ var EventPutForTest = eventPut
 
 // DeliveryKeyForTest returns the key of a delivery's item.
 func DeliveryKeyForTest(companyID, deliveryID string) map[string]types.AttributeValue {
-	return dynamo.Key(companyPK(companyID), deliverySK(deliveryID))
+	return dynamo.Key(schema.CompanyPK(companyID), schema.DeliverySK(deliveryID))
 }
 
 // AddDebtForTest writes the new pending debt d in a transaction of its
@@ -83,6 +84,3 @@ func putAllForTest[V, I any](ctx context.Context, db *DB, vs []V, item func(V) I
 func SequenceForTest(ctx context.Context, db *DB, companyID, object string) (int64, error) {
 	return db.counter(ctx, objectKey{companyID, object})
 }
-
-// ShardKeyForTest exposes shardKey: the GSI2 partition of id in an index.
-var ShardKeyForTest = shardKey

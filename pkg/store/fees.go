@@ -9,6 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"payments/pkg/fees"
+	"payments/pkg/store/schema"
 )
 
 // Fees keeps each company's fee schedule in one item under the company.
@@ -28,7 +29,7 @@ type feeScheduleItem struct {
 // FeeSchedule returns the company's schedule and whether one was set.
 func (f *Fees) FeeSchedule(ctx context.Context, companyID string) (fees.Schedule, bool, error) {
 	var it feeScheduleItem
-	found, err := f.db.Find(ctx, companyPK(companyID), feeScheduleSK, &it)
+	found, err := f.db.Find(ctx, schema.CompanyPK(companyID), schema.FeeScheduleSK, &it)
 	if err != nil {
 		return fees.Schedule{}, false, fmt.Errorf("store: get fee schedule: %w", err)
 	}
@@ -44,7 +45,7 @@ func (f *Fees) PutFeeSchedule(ctx context.Context, companyID string, s fees.Sche
 	if rules == nil {
 		rules = []fees.Rule{}
 	}
-	item, err := attributevalue.MarshalMap(feeScheduleItem{PK: companyPK(companyID), SK: feeScheduleSK, Rules: rules})
+	item, err := attributevalue.MarshalMap(feeScheduleItem{PK: schema.CompanyPK(companyID), SK: schema.FeeScheduleSK, Rules: rules})
 	if err != nil {
 		return fmt.Errorf("store: encode fee schedule: %w", err)
 	}

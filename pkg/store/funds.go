@@ -9,6 +9,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/wallets"
 )
 
@@ -46,7 +47,7 @@ func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) erro
 		return fmt.Errorf("store: funding %s: %w", f.ID, err)
 	}
 	claim, err := attributevalue.MarshalMap(creditRefItem{
-		PK: companyPK(f.CompanyID), SK: fundRefSK(f.Reference), Type: kindFundRef,
+		PK: schema.CompanyPK(f.CompanyID), SK: schema.FundRefSK(f.Reference), Type: schema.KindFundRef,
 		Reference: f.Reference, TransactionID: f.ID, WalletID: f.WalletID,
 		Balance: string(f.Balance), Amount: f.Amount,
 	})
@@ -54,20 +55,20 @@ func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) erro
 		return fmt.Errorf("store: marshal funding reference: %w", err)
 	}
 	lookup, err := attributevalue.MarshalMap(fundingRefItem{
-		PK: fundingRefPK(f.ID), SK: fundingRefSK(), Type: kindFundingRef, TransactionID: f.ID, CompanyID: f.CompanyID,
+		PK: schema.FundingRefPK(f.ID), SK: schema.FundingRefSK, Type: schema.KindFundingRef, TransactionID: f.ID, CompanyID: f.CompanyID,
 	})
 	if err != nil {
 		return fmt.Errorf("store: marshal funding lookup: %w", err)
 	}
 	t := &txn{}
 	s.db.recordEffect(ctx, t, f.ID, nil)
-	t.Add("reference", s.putNew(claim))
+	t.Add(schema.ReferenceItem, s.putNew(claim))
 	t.Add("lookup", s.putNew(lookup))
 	if _, err := s.post(ctx, t, p); err != nil { // reads nothing: the entry is open
 		return err
 	}
 	return s.db.writeOnce(ctx, "declare funding "+f.ID, t, func(_ context.Context, k dynamo.Cancellation) error {
-		if k.Failed("reference") {
+		if k.Failed(schema.ReferenceItem) {
 			return wallets.ErrDuplicateReference
 		}
 		return nil
@@ -77,7 +78,7 @@ func (s *Wallets) CreateFunding(ctx context.Context, f wallets.Transaction) erro
 // FundingByReference reads the claim of a funding reference of the
 // company.
 func (s *Wallets) FundingByReference(ctx context.Context, companyID, reference string) (wallets.CreditClaim, error) {
-	return s.referenceClaim(ctx, companyID, fundRefSK(reference), "funding")
+	return s.referenceClaim(ctx, companyID, schema.FundRefSK(reference), "funding")
 }
 
 // referenceClaim reads the claim of a credit's or a funding's reference,
@@ -85,7 +86,7 @@ func (s *Wallets) FundingByReference(ctx context.Context, companyID, reference s
 // none.
 func (s *Wallets) referenceClaim(ctx context.Context, companyID, sk, what string) (wallets.CreditClaim, error) {
 	var it creditRefItem
-	if err := s.db.Get(ctx, what+" reference", companyPK(companyID), sk, &it, wallets.ErrTransactionNotFound); err != nil {
+	if err := s.db.Get(ctx, what+" reference", schema.CompanyPK(companyID), sk, &it, wallets.ErrTransactionNotFound); err != nil {
 		return wallets.CreditClaim{}, err
 	}
 	return wallets.CreditClaim{
@@ -97,7 +98,7 @@ func (s *Wallets) referenceClaim(ctx context.Context, companyID, sk, what string
 // FundingCompany returns the company of funding id, from its lookup.
 func (s *Wallets) FundingCompany(ctx context.Context, id string) (string, error) {
 	var it fundingRefItem
-	if err := s.db.Get(ctx, "funding lookup "+id, fundingRefPK(id), fundingRefSK(), &it, wallets.ErrTransactionNotFound); err != nil {
+	if err := s.db.Get(ctx, "funding lookup "+id, schema.FundingRefPK(id), schema.FundingRefSK, &it, wallets.ErrTransactionNotFound); err != nil {
 		return "", err
 	}
 	return it.CompanyID, nil
@@ -132,7 +133,7 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 	var written wallets.Transaction
 	err = s.db.write(ctx, "settle funding "+f.ID, func(ctx context.Context) (*txn, error) {
 		t := &txn{}
-		t.addEvent("event", ev)
+		t.addEvent(schema.EventItem, ev)
 		legs, err := s.post(ctx, t, p)
 		if err != nil {
 			return nil, err
@@ -142,11 +143,11 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 		return t, nil
 	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
-		case k.Failed("updated0"):
+		case k.Failed(schema.Nth(schema.UpdatedItems, 0)):
 			return wallets.ErrFundingFinal
 		case debtRaced(k):
 			return dynamo.ErrRetry
-		case k.Failed("wallet"):
+		case k.Failed(schema.WalletItem):
 			return s.whyRefused(ctx, f.CompanyID, f.WalletID)
 		}
 		return nil
@@ -162,5 +163,5 @@ func (s *Wallets) SettleFunding(ctx context.Context, f wallets.Transaction, ev e
 // oldest first within a shard (eventually consistent: the caller reads
 // each again). Fundings declared before the index existed are not in it.
 func (s *Wallets) OpenFundings(ctx context.Context, cutoff time.Time, limit int) ([]wallets.Transaction, error) {
-	return dueItems(ctx, s.db, shardKeys(openFundingIndex)[:IndexShards], cutoff, limit, ledgerItem.transaction)
+	return dueItems(ctx, s.db, schema.ShardKeys(schema.OpenFundingIndex)[:schema.IndexShards], cutoff, limit, ledgerItem.transaction)
 }

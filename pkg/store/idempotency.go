@@ -14,6 +14,7 @@ import (
 	"payments/pkg/contention"
 	"payments/pkg/idempotency"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 var _ idempotency.Store = (*Idempotency)(nil)
@@ -85,9 +86,9 @@ const takeOverCondition = "request_hash = :hash AND attribute_not_exists(respons
 // that changes between the refused writes and its read (released, expired,
 // taken over) is tried again under the retry policy.
 func (s *Idempotency) Claim(ctx context.Context, companyID, key string, c idempotency.Claim) (idempotency.Record, bool, error) {
-	pk, sk := companyPK(companyID), idempotencySK(key)
+	pk, sk := schema.CompanyPK(companyID), schema.IdempotencySK(key)
 	item, err := attributevalue.MarshalMap(idempotencyItem{
-		PK: pk, SK: sk, Type: "idempotency_key",
+		PK: pk, SK: sk, Type: schema.KindIdempotencyKey,
 		RequestHash: c.RequestHash, LeaseID: c.LeaseID, LeaseUntil: c.LeaseUntil.UnixMilli(),
 		CreatedAt: c.Now.UTC().Format(time.RFC3339Nano), ExpiresAt: c.ExpiresAt.Unix(),
 	})
@@ -201,7 +202,7 @@ func (s *Idempotency) Complete(ctx context.Context, companyID, key, leaseID stri
 	}
 	_, err := s.db.Update(ctx, "complete idempotency key", &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(companyID), idempotencySK(key)),
+		Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.IdempotencySK(key)),
 		UpdateExpression:          aws.String(set),
 		ConditionExpression:       aws.String("lease_id = :lease"),
 		ExpressionAttributeValues: values,
@@ -217,7 +218,7 @@ func (s *Idempotency) Complete(ctx context.Context, companyID, key, leaseID stri
 // over at once and answers from the effect (a request that answered
 // "retry" after committing its movement, a time-out after the commit).
 func (s *Idempotency) Release(ctx context.Context, companyID, key, leaseID string) error {
-	k := dynamo.Key(companyPK(companyID), idempotencySK(key))
+	k := dynamo.Key(schema.CompanyPK(companyID), schema.IdempotencySK(key))
 	lease := map[string]types.AttributeValue{":lease": &types.AttributeValueMemberS{Value: leaseID}}
 	del := &dynamodb.DeleteItemInput{
 		TableName:                 aws.String(s.db.Table),

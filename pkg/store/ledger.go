@@ -15,6 +15,7 @@ import (
 
 	"payments/pkg/page"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -67,11 +68,11 @@ type creditRefItem struct {
 
 func newLedgerItem(t wallets.Transaction) ledgerItem {
 	it := ledgerItem{
-		PK:            companyPK(t.CompanyID),
-		SK:            ledgerSK(t.ID),
-		GSI1PK:        walletLedgerPK(t.CompanyID, t.WalletID),
-		GSI1SK:        ledgerSK(t.ID),
-		Type:          kindLedger,
+		PK:            schema.CompanyPK(t.CompanyID),
+		SK:            schema.LedgerSK(t.ID),
+		GSI1PK:        schema.WalletLedgerPK(t.CompanyID, t.WalletID),
+		GSI1SK:        schema.LedgerSK(t.ID),
+		Type:          schema.KindLedger,
 		ID:            t.ID,
 		CompanyID:     t.CompanyID,
 		WalletID:      t.WalletID,
@@ -100,7 +101,7 @@ func newLedgerItem(t wallets.Transaction) ledgerItem {
 		it.CompletedAt = &s
 	}
 	if t.Type == wallets.TypeFund && t.Status == wallets.StatusPending {
-		it.GSI2PK, it.GSI2SK = openFundingGSI2PK(t.ID), openFundingGSI2SK(it.CreatedAt, t.CompanyID, t.ID)
+		it.GSI2PK, it.GSI2SK = schema.OpenFundingGSI2PK(t.ID), schema.OpenFundingGSI2SK(it.CreatedAt, t.CompanyID, t.ID)
 	}
 	return it
 }
@@ -146,7 +147,7 @@ func (it ledgerItem) transaction() (wallets.Transaction, error) {
 // GetTransaction reads a ledger entry of the company, strongly consistent.
 func (s *Wallets) GetTransaction(ctx context.Context, companyID, id string) (wallets.Transaction, error) {
 	var it ledgerItem
-	if err := s.db.Get(ctx, "ledger entry "+id, companyPK(companyID), ledgerSK(id), &it, wallets.ErrTransactionNotFound); err != nil {
+	if err := s.db.Get(ctx, "ledger entry "+id, schema.CompanyPK(companyID), schema.LedgerSK(id), &it, wallets.ErrTransactionNotFound); err != nil {
 		return wallets.Transaction{}, err
 	}
 	return it.transaction()
@@ -168,16 +169,16 @@ func (s *Wallets) ListTransactions(ctx context.Context, companyID string, q wall
 
 // ledgerListing is the list of the company's ledger entries that q selects.
 func ledgerListing(companyID string, q wallets.TransactionQuery) dynamo.Listing {
-	lo, hi := dynamo.TimeRange(ledgerSKPrefix, q.From, q.To)
+	lo, hi := dynamo.TimeRange(schema.LedgerSKPrefix, q.From, q.To)
 	l := dynamo.Listing{
-		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
-		Prefix: ledgerSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.CompanyPK(companyID),
+		Prefix: schema.LedgerSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 		Filter: ledgerFilter(q),
 	}
 	if q.WalletID != "" {
-		l.Index, l.PKAttr, l.SKAttr = GSI1, attrGSI1PK, attrGSI1SK
-		l.PK, l.Consistent = walletLedgerPK(companyID, q.WalletID), false
-		l.TableKey = func(id string) (string, string) { return companyPK(companyID), ledgerSK(id) }
+		l.Index, l.PKAttr, l.SKAttr = schema.GSI1, schema.AttrGSI1PK, schema.AttrGSI1SK
+		l.PK, l.Consistent = schema.WalletLedgerPK(companyID, q.WalletID), false
+		l.TableKey = func(id string) (string, string) { return schema.CompanyPK(companyID), schema.LedgerSK(id) }
 	}
 	return l
 }
@@ -202,12 +203,12 @@ func ledgerFilter(q wallets.TransactionQuery) dynamo.Filter {
 // strongly consistent. Only the ledger invariant (wallets.VerifyLedger)
 // reads a whole ledger; lists read a page (ListTransactions).
 func (s *Wallets) AllTransactions(ctx context.Context, companyID string) ([]wallets.Transaction, error) {
-	lo, hi := dynamo.TimeRange(ledgerSKPrefix, time.Time{}, time.Time{})
+	lo, hi := dynamo.TimeRange(schema.LedgerSKPrefix, time.Time{}, time.Time{})
 	items, err := s.query(ctx, &dynamodb.QueryInput{
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND SK BETWEEN :lo AND :hi"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: companyPK(companyID)},
+			":pk": &types.AttributeValueMemberS{Value: schema.CompanyPK(companyID)},
 			":lo": &types.AttributeValueMemberS{Value: lo},
 			":hi": &types.AttributeValueMemberS{Value: hi},
 		},
@@ -240,14 +241,14 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 		t := &txn{}
 		if c.Reference != "" {
 			claim, err := attributevalue.MarshalMap(creditRefItem{
-				PK: companyPK(c.CompanyID), SK: creditRefSK(c.Reference), Type: kindCreditRef,
+				PK: schema.CompanyPK(c.CompanyID), SK: schema.CreditRefSK(c.Reference), Type: schema.KindCreditRef,
 				Reference: c.Reference, TransactionID: c.Entry.ID, WalletID: c.WalletID,
 				Balance: string(c.Entry.Balance), Amount: c.Entry.Amount,
 			})
 			if err != nil {
 				return nil, fmt.Errorf("store: marshal credit reference: %w", err)
 			}
-			t.Add("reference", s.putNew(claim))
+			t.Add(schema.ReferenceItem, s.putNew(claim))
 		}
 		legs, err := s.post(ctx, t, p)
 		if err != nil {
@@ -257,11 +258,11 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 		return t, nil
 	}, func(ctx context.Context, k dynamo.Cancellation) error {
 		switch {
-		case k.Failed("reference"):
+		case k.Failed(schema.ReferenceItem):
 			return wallets.ErrDuplicateReference
 		case debtRaced(k):
 			return dynamo.ErrRetry
-		case k.Failed("wallet"):
+		case k.Failed(schema.WalletItem):
 			return s.whyRefused(ctx, c.CompanyID, c.WalletID)
 		}
 		return nil
@@ -274,7 +275,7 @@ func (s *Wallets) ApplyChange(ctx context.Context, c wallets.Change) (wallets.Wa
 
 // CreditByReference reads the claim of a credit reference of the company.
 func (s *Wallets) CreditByReference(ctx context.Context, companyID, reference string) (wallets.CreditClaim, error) {
-	return s.referenceClaim(ctx, companyID, creditRefSK(reference), "credit")
+	return s.referenceClaim(ctx, companyID, schema.CreditRefSK(reference), "credit")
 }
 
 // whyRefused tells why a wallet adjustment's condition failed: the wallet
@@ -348,7 +349,7 @@ func (s *Wallets) walletAdjustment(companyID, walletID string, adj wallets.Adjus
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName: aws.String(s.db.Table),
-		Key:       dynamo.Key(companyPK(companyID), walletSK(walletID)),
+		Key:       dynamo.Key(schema.CompanyPK(companyID), schema.WalletSK(walletID)),
 		UpdateExpression: aws.String("SET #pin = #pin + :dpin, #pout = #pout + :dpout, #res = #res + :dres, " +
 			"#avail = #avail + :davail, #ver = #ver + :one, #upd = :now"),
 		ConditionExpression:       aws.String(strings.Join(cond, " AND ")),

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/wallets"
 )
 
@@ -29,7 +30,7 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 		t := &txn{}
 		s.db.recordEffect(ctx, t, m.ID, nil)
 		t.finishes(m.ID)
-		t.addEvent("event", m.Event)
+		t.addEvent(schema.EventItem, m.Event)
 		legs, err := s.post(ctx, t, p)
 		if err != nil {
 			return nil, err
@@ -47,7 +48,7 @@ func (s *Wallets) ApplyMove(ctx context.Context, m wallets.Move) (wallets.Wallet
 		switch {
 		case debtRaced(k):
 			return dynamo.ErrRetry
-		case k.Failed("wallet"):
+		case k.Failed(schema.WalletItem):
 			return s.whyRefusedActive(ctx, m.CompanyID, m.WalletID, wallets.ErrInsufficientBalance)
 		}
 		return nil

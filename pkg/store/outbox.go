@@ -13,6 +13,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/outbox"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -60,9 +61,9 @@ type eventItem struct {
 func eventPut(table string, e events.Event) (types.TransactWriteItem, error) {
 	created := timestamp.Format(e.CreatedAt)
 	item, err := attributevalue.MarshalMap(eventItem{
-		PK: companyPK(e.CompanyID), SK: eventSK(e.ID),
-		GSI2PK: shardKey(outboxIndex, e.ID), GSI2SK: eventGSI2SK(created, e.ID),
-		Type: kindEvent, ID: e.ID, CompanyID: e.CompanyID, Kind: string(e.Kind),
+		PK: schema.CompanyPK(e.CompanyID), SK: schema.EventSK(e.ID),
+		GSI2PK: schema.ShardKey(schema.OutboxIndex, e.ID), GSI2SK: schema.EventGSI2SK(created, e.ID),
+		Type: schema.KindEvent, ID: e.ID, CompanyID: e.CompanyID, Kind: string(e.Kind),
 		Object: e.Object, Sequence: e.Sequence, Body: e.Body, NotifyURL: e.NotifyURL, CreatedAt: created,
 		ExpiresAt: e.CreatedAt.Add(events.Retention).Unix(),
 	})
@@ -90,7 +91,7 @@ func (it eventItem) event() (events.Event, error) {
 // Event returns one of the company's events.
 func (o *Outbox) Event(ctx context.Context, companyID, eventID string) (events.Event, error) {
 	var it eventItem
-	if err := o.db.Get(ctx, "event", companyPK(companyID), eventSK(eventID), &it, events.ErrNotFound); err != nil {
+	if err := o.db.Get(ctx, "event", schema.CompanyPK(companyID), schema.EventSK(eventID), &it, events.ErrNotFound); err != nil {
 		return events.Event{}, err
 	}
 	return it.event()
@@ -100,7 +101,7 @@ func (o *Outbox) Event(ctx context.Context, companyID, eventID string) (events.E
 // undispatched one, keyed by at, unless the webhook worker has taken it
 // already (a worker quicker than the publisher): then it leaves both.
 func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string, at time.Time) error {
-	key := dynamo.Key(companyPK(companyID), eventSK(eventID))
+	key := dynamo.Key(schema.CompanyPK(companyID), schema.EventSK(eventID))
 	_, err := o.db.Update(ctx, "mark event "+eventID+" published", &dynamodb.UpdateItemInput{
 		TableName:           aws.String(o.db.Table),
 		Key:                 key,
@@ -108,8 +109,8 @@ func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string, a
 		ConditionExpression: aws.String("attribute_exists(PK) AND attribute_not_exists(dispatched_at)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":t":  &types.AttributeValueMemberBOOL{Value: true},
-			":pk": dynamo.Str(shardKey(dispatchIndex, eventID)),
-			":sk": dynamo.Str(eventGSI2SK(timestamp.Format(at), eventID)),
+			":pk": dynamo.Str(schema.ShardKey(schema.DispatchIndex, eventID)),
+			":sk": dynamo.Str(schema.EventGSI2SK(timestamp.Format(at), eventID)),
 		},
 	})
 	if !dynamo.ConditionFailed(err) {
@@ -134,12 +135,12 @@ func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string, a
 // marked published, from every shard of the outbox index, oldest first
 // within a shard.
 func (o *Outbox) Unpublished(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error) {
-	return dueItems(ctx, o.db, shardKeys(outboxIndex), cutoff, limit, eventItem.event)
+	return dueItems(ctx, o.db, schema.ShardKeys(schema.OutboxIndex), cutoff, limit, eventItem.event)
 }
 
 // Undispatched returns up to limit events last marked published before
 // cutoff that the webhook worker has not taken, from every shard of the
 // dispatch index, oldest first within a shard.
 func (o *Outbox) Undispatched(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error) {
-	return dueItems(ctx, o.db, shardKeys(dispatchIndex)[:IndexShards], cutoff, limit, eventItem.event)
+	return dueItems(ctx, o.db, schema.ShardKeys(schema.DispatchIndex)[:schema.IndexShards], cutoff, limit, eventItem.event)
 }

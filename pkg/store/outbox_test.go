@@ -19,6 +19,7 @@ import (
 	"payments/pkg/queue"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/waittest"
 )
@@ -189,15 +190,15 @@ func TestOutboxSweepsEveryShard(t *testing.T) {
 	if _, err := db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(db.Table),
 		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "COMPANY#co-1"}, "SK": &types.AttributeValueMemberS{Value: "EVT#" + legacy.ID},
+			"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK("co-1")}, "SK": &types.AttributeValueMemberS{Value: schema.EventSK(legacy.ID)},
 		},
 		UpdateExpression:          aws.String("SET GSI2PK = :pk"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "OUTBOX"}},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: schema.OutboxIndex}},
 	}); err != nil {
 		t.Fatal(err)
 	}
 	want[legacy.ID] = true
-	if n := storetest.DistinctGSI2Partitions(t, db, "OUTBOX#"); n < 8 {
+	if n := storetest.DistinctGSI2Partitions(t, db, schema.OutboxIndex+"#"); n < 8 {
 		t.Fatalf("40 events use %d shards", n)
 	}
 	got, err := ob.Unpublished(ctx, now.Add(time.Minute), 1000)
@@ -234,9 +235,9 @@ func TestEventsExpireAfterRetention(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, ok := put.Put.Item[store.AttrExpiresAt].(*types.AttributeValueMemberN)
+			got, ok := put.Put.Item[schema.AttrExpiresAt].(*types.AttributeValueMemberN)
 			if !ok || got.Value != tt.want {
-				t.Fatalf("%s = %v, want %s", store.AttrExpiresAt, put.Put.Item[store.AttrExpiresAt], tt.want)
+				t.Fatalf("%s = %v, want %s", schema.AttrExpiresAt, put.Put.Item[schema.AttrExpiresAt], tt.want)
 			}
 			if events.Retention != 30*24*time.Hour {
 				t.Fatalf("retention %v, want 30 days", events.Retention)

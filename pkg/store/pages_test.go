@@ -17,6 +17,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/page"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
 )
@@ -272,7 +273,7 @@ func TestLedgerPagesRefuseForeignCursors(t *testing.T) {
 	dates := wallets.TransactionQuery{From: f.base.Add(10 * time.Second), To: f.base.Add(70 * time.Second)}
 	for _, after := range []string{
 		"not-an-id",
-		"WTX#" + f.entries[40].ID,
+		schema.LedgerSK(f.entries[40].ID),
 		f.entries[80].ID, // after the range
 		f.entries[5].ID,  // before it
 		ids.NewV7(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), // an id of no entry, out of range

@@ -14,6 +14,7 @@ import (
 	"payments/pkg/page"
 	"payments/pkg/payments"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -26,7 +27,7 @@ var _ payments.Store = (*Payments)(nil)
 //   - PAY#<transaction id>: the payment; the id is a UUID v7 of its
 //     created_at, so a Query on the prefix lists payments by time. While
 //     the worker expects to handle the payment (NextPollAt set) it also
-//     carries GSI2 keys in one of the OpenPaymentShards partitions
+//     carries GSI2 keys in one of the schema.IndexShards partitions
 //     OPEN_PAYMENT#<nn> (GSI2SK "<next_poll_at>#<company id>#<id>"), which
 //     is how the sweeper finds payments whose message was lost; while it is
 //     flagged for reconciliation it carries GSI1 keys in the partition
@@ -58,7 +59,7 @@ func (s *Payments) acceptance(ctx context.Context, p payments.Payment, ev events
 		return nil, fmt.Errorf("store: marshal payment: %w", err)
 	}
 	claim, err := attributevalue.MarshalMap(externalIDItem{
-		PK: companyPK(p.CompanyID), SK: externalIDSK(p.ExternalID), Type: kindExternalID,
+		PK: schema.CompanyPK(p.CompanyID), SK: schema.ExternalIDSK(p.ExternalID), Type: schema.KindExternalID,
 		ExternalID: p.ExternalID, TransactionID: p.ID,
 	})
 	if err != nil {
@@ -74,7 +75,7 @@ func (s *Payments) acceptance(ctx context.Context, p payments.Payment, ev events
 	t.Add("external_id", s.wallets.putNew(claim))
 	t.Add("payment_ref", ref)
 	t.creates(p.ID)
-	t.addEvent("event", ev)
+	t.addEvent(schema.EventItem, ev)
 	return t, nil
 }
 
@@ -82,7 +83,7 @@ func (s *Payments) acceptance(ctx context.Context, p payments.Payment, ev events
 // new.
 func (s *Payments) paymentRefPut(p payments.Payment) (types.TransactWriteItem, error) {
 	ref, err := attributevalue.MarshalMap(paymentRefItem{
-		PK: paymentRefPK(p.ID), SK: paymentRefSK, Type: kindPaymentRef, ID: p.ID, CompanyID: p.CompanyID,
+		PK: schema.PaymentRefPK(p.ID), SK: schema.PaymentRefSK, Type: schema.KindPaymentRef, ID: p.ID, CompanyID: p.CompanyID,
 	})
 	if err != nil {
 		return types.TransactWriteItem{}, fmt.Errorf("store: marshal payment ref: %w", err)
@@ -116,7 +117,7 @@ func (s *Payments) CreatePayout(ctx context.Context, p payments.Payment, reserva
 		switch {
 		case c.Failed("external_id"):
 			return payments.ErrDuplicateExternalID
-		case c.Failed("wallet"):
+		case c.Failed(schema.WalletItem):
 			return s.wallets.whyRefusedActive(ctx, p.CompanyID, p.WalletID, wallets.ErrInsufficientBalance)
 		}
 		return nil
@@ -187,10 +188,10 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 		tx := &txn{}
 		tx.Add("payment", payment)
 		if p.BatchID != "" {
-			tx.Add("batch", s.batchCount(p, t.From))
+			tx.Add(schema.BatchItem, s.batchCount(p, t.From))
 		}
 		if t.Event.ID != "" {
-			tx.addEvent("event", t.Event)
+			tx.addEvent(schema.EventItem, t.Event)
 		}
 		if _, err := s.wallets.post(ctx, tx, posting); err != nil {
 			return nil, err
@@ -200,7 +201,7 @@ func (s *Payments) ApplyTransition(ctx context.Context, t payments.Transition) e
 		switch {
 		case c.Failed("payment"):
 			return payments.ErrStatusChanged
-		case c.Failed("wallet"):
+		case c.Failed(schema.WalletItem):
 			return s.wallets.whyRefused(ctx, p.CompanyID, p.WalletID)
 		}
 		return nil
@@ -262,7 +263,7 @@ func addNotSubmitted(p payments.Payment, values map[string]types.AttributeValue)
 func (s *Payments) MarkSubmitting(ctx context.Context, companyID, id string) error {
 	_, err := s.db.Update(ctx, "mark payment "+id+" submitting", &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.db.Table),
-		Key:                      dynamo.Key(companyPK(companyID), paymentSK(id)),
+		Key:                      dynamo.Key(schema.CompanyPK(companyID), schema.PaymentSK(id)),
 		UpdateExpression:         aws.String("SET submission = :submitting"),
 		ConditionExpression:      aws.String("#status = :pending"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
@@ -307,7 +308,7 @@ func (s *Payments) adopt(ctx context.Context, p payments.Payment, item map[strin
 // GetPayment reads a payment of the company, strongly consistent.
 func (s *Payments) GetPayment(ctx context.Context, companyID, id string) (payments.Payment, error) {
 	var it paymentItem
-	if err := s.db.Get(ctx, "payment "+id, companyPK(companyID), paymentSK(id), &it, payments.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "payment "+id, schema.CompanyPK(companyID), schema.PaymentSK(id), &it, payments.ErrNotFound); err != nil {
 		return payments.Payment{}, err
 	}
 	return it.payment()
@@ -318,10 +319,10 @@ func (s *Payments) GetPayment(ctx context.Context, companyID, id string) (paymen
 // keys (payment ids are UUID v7 of their created_at); status, type,
 // external_id and reconciliation_required are a FilterExpression.
 func (s *Payments) ListPayments(ctx context.Context, companyID string, q payments.Query, p page.Request) (page.Result[payments.Payment], error) {
-	lo, hi := dynamo.TimeRange(paymentSKPrefix, q.From, q.To)
+	lo, hi := dynamo.TimeRange(schema.PaymentSKPrefix, q.From, q.To)
 	l := dynamo.Listing{
-		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
-		Prefix: paymentSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.CompanyPK(companyID),
+		Prefix: schema.PaymentSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 		Filter: paymentFilter(q),
 	}
 	rows, total, next, err := s.db.ReadPage(ctx, l, p)

@@ -11,6 +11,7 @@ import (
 
 	"payments/pkg/payments"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -20,7 +21,7 @@ import (
 // after ("" from the first shard), and the id to read the next page after
 // ("" after the last shard's last).
 func (s *Payments) CreatedPayments(ctx context.Context, from, to time.Time, after string, limit int) ([]payments.Payment, string, error) {
-	shards := shardKeysInOrder(createdPaymentIndex)
+	shards := schema.ShardKeysInOrder(schema.CreatedPaymentIndex)
 	lo, hi := timestamp.Format(from), timestamp.Format(to)
 	first, start := 0, ""
 	if after != "" {
@@ -28,13 +29,13 @@ func (s *Payments) CreatedPayments(ctx context.Context, from, to time.Time, afte
 		if err != nil {
 			return nil, "", fmt.Errorf("store: the payment to list after: %w", err)
 		}
-		shard := createdPaymentGSI3PK(p.ID)
+		shard := schema.CreatedPaymentGSI3PK(p.ID)
 		for i, sh := range shards {
 			if sh == shard {
 				first = i
 			}
 		}
-		start = createdPaymentGSI3SK(timestamp.Format(p.CreatedAt), p.CompanyID, p.ID)
+		start = schema.CreatedPaymentGSI3SK(timestamp.Format(p.CreatedAt), p.CompanyID, p.ID)
 	}
 	var out []payments.Payment
 	for i := first; i < len(shards) && len(out) < limit; i++ {
@@ -46,9 +47,9 @@ func (s *Payments) CreatedPayments(ctx context.Context, from, to time.Time, afte
 		}
 		p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
 			TableName:                 aws.String(s.db.Table),
-			IndexName:                 aws.String(GSI3),
+			IndexName:                 aws.String(schema.GSI3),
 			KeyConditionExpression:    aws.String(cond),
-			ExpressionAttributeNames:  map[string]string{"#pk": attrGSI3PK, "#sk": attrGSI3SK},
+			ExpressionAttributeNames:  map[string]string{"#pk": schema.AttrGSI3PK, "#sk": schema.AttrGSI3SK},
 			ExpressionAttributeValues: values,
 		})
 		for p.HasMorePages() && len(out) < limit {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"payments/pkg/payments"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -17,7 +18,7 @@ type paymentItem struct {
 	GSI1SK       string `dynamodbav:"GSI1SK,omitempty"`
 	GSI2PK       string `dynamodbav:"GSI2PK,omitempty"`
 	GSI2SK       string `dynamodbav:"GSI2SK,omitempty"`
-	GSI3PK       string `dynamodbav:"GSI3PK"` // the created-payment index (createdPaymentIndex)
+	GSI3PK       string `dynamodbav:"GSI3PK"` // the created-payment index (schema.CreatedPaymentIndex)
 	GSI3SK       string `dynamodbav:"GSI3SK"`
 	Type         string `dynamodbav:"type"`
 	ID           string `dynamodbav:"id"`
@@ -79,11 +80,11 @@ type externalIDItem struct {
 func newPaymentItem(p payments.Payment) paymentItem {
 	created := timestamp.Format(p.CreatedAt)
 	it := paymentItem{
-		PK:           companyPK(p.CompanyID),
-		SK:           paymentSK(p.ID),
-		GSI3PK:       createdPaymentGSI3PK(p.ID),
-		GSI3SK:       createdPaymentGSI3SK(created, p.CompanyID, p.ID),
-		Type:         kindPayment,
+		PK:           schema.CompanyPK(p.CompanyID),
+		SK:           schema.PaymentSK(p.ID),
+		GSI3PK:       schema.CreatedPaymentGSI3PK(p.ID),
+		GSI3SK:       schema.CreatedPaymentGSI3SK(created, p.CompanyID, p.ID),
+		Type:         schema.KindPayment,
 		ID:           p.ID,
 		CompanyID:    p.CompanyID,
 		ExternalID:   p.ExternalID,
@@ -114,12 +115,12 @@ func newPaymentItem(p payments.Payment) paymentItem {
 	}
 	if !p.Status.Terminal() && !p.NextPollAt.IsZero() {
 		it.NextPollAt = timestamp.Format(p.NextPollAt)
-		it.GSI2PK = openPaymentGSI2PK(p.ID)
-		it.GSI2SK = openPaymentGSI2SK(it.NextPollAt, p.CompanyID, p.ID)
+		it.GSI2PK = schema.OpenPaymentGSI2PK(p.ID)
+		it.GSI2SK = schema.OpenPaymentGSI2SK(it.NextPollAt, p.CompanyID, p.ID)
 	}
 	if !p.Status.Terminal() && p.ReconciliationRequired {
 		it.ReconciliationRequired = true
-		it.GSI1PK, it.GSI1SK = reconcileGSI1PK, p.ID
+		it.GSI1PK, it.GSI1SK = schema.ReconcileGSI1PK, p.ID
 	}
 	if p.CompletedAt != nil {
 		it.CompletedAt = timestamp.Format(*p.CompletedAt)

@@ -16,6 +16,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/payments"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -316,7 +317,7 @@ func TestDuePaymentsReadsEveryShard(t *testing.T) {
 		}
 		want[p.ID] = true
 	}
-	if n := storetest.DistinctGSI2Partitions(t, db, "OPEN_PAYMENT#"); n < 8 {
+	if n := storetest.DistinctGSI2Partitions(t, db, schema.OpenPaymentIndex+"#"); n < 8 {
 		t.Fatalf("40 payments use %d shards", n)
 	}
 	due, err := st.DuePayments(ctx, time.Now().Add(time.Minute), 1000)

@@ -2,7 +2,6 @@ package store
 
 import (
 	"context"
-	"strconv"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -10,6 +9,7 @@ import (
 
 	"payments/pkg/debts"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -25,20 +25,10 @@ type posted struct {
 	Balances [][2]*int64
 }
 
-// legItem names the wallet adjustment of leg i of a posting in its
-// transaction: "wallet", then "wallet1", "wallet2"…, for the caller's
-// refused func.
-func legItem(i int) string {
-	if i == 0 {
-		return "wallet"
-	}
-	return "wallet" + strconv.Itoa(i)
-}
-
 // post adds posting p to t, the one way money is written, and returns
 // each leg as written. For each leg, in order:
 //
-//   - the wallet's adjustment (walletAdjustment), named legItem(i), when
+//   - the wallet's adjustment (walletAdjustment), named schema.WalletLegItem(i), when
 //     the leg's adjustment is not zero, activeOnly when the leg asks;
 //   - its new entries, named "entry<n>" across the posting (ledgerPut),
 //     its entry updates, named "updated<n>" (entryUpdate), and its draws,
@@ -81,7 +71,7 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 	// FEE entries of those debts.
 	var items []namedItem
 	add := func(name string, n int, item types.TransactWriteItem) {
-		items = append(items, namedItem{name + strconv.Itoa(n), item})
+		items = append(items, namedItem{schema.Nth(name, n), item})
 	}
 	out := make([]posted, len(p.Legs))
 	entryN, updatedN, drawN, feeN, eventN := 0, 0, 0, 0, 0
@@ -107,7 +97,7 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 			if err != nil {
 				return nil, err
 			}
-			add("entry", entryN, item)
+			add(schema.EntryItems, entryN, item)
 			entryN++
 			out[i].Entries = append(out[i].Entries, e)
 		}
@@ -117,11 +107,11 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 				before, after = step(u.Balance, u.Delta)
 			}
 			out[i].Balances = append(out[i].Balances, [2]*int64{before, after})
-			add("updated", updatedN, s.entryUpdate(p.CompanyID, u, before, after))
+			add(schema.UpdatedItems, updatedN, s.entryUpdate(p.CompanyID, u, before, after))
 			updatedN++
 		}
 		for _, d := range l.Draws {
-			add("draw", drawN, s.entryDraw(p.CompanyID, d))
+			add(schema.DrawItems, drawN, s.entryDraw(p.CompanyID, d))
 			drawN++
 		}
 		adj := l.Adjust
@@ -137,11 +127,11 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 				if err != nil {
 					return nil, err
 				}
-				add("fee", feeN, item)
+				add(schema.FeeItems, feeN, item)
 				feeN++
 			}
 			for _, ev := range evs {
-				t.addEvent("debtevent"+strconv.Itoa(eventN), ev)
+				t.addEvent(schema.Nth(schema.DebtEventItems, eventN), ev)
 				eventN++
 			}
 		}
@@ -150,7 +140,7 @@ func (s *Wallets) post(ctx context.Context, t *txn, p wallets.Posting) ([]posted
 			if l.ActiveOnly {
 				item = activeOnly(item)
 			}
-			items = append(items, namedItem{legItem(i), item})
+			items = append(items, namedItem{schema.WalletLegItem(i), item})
 		}
 		out[i].After = w.Adjusted(adj, p.Now)
 	}
@@ -215,8 +205,8 @@ func (s *Wallets) entryUpdate(companyID string, u wallets.EntryUpdate, before, a
 	}
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(companyID), ledgerSK(u.ID)),
-		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + attrGSI2PK + ", " + attrGSI2SK),
+		Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.LedgerSK(u.ID)),
+		UpdateExpression:          aws.String("SET " + strings.Join(set, ", ") + " REMOVE " + schema.AttrGSI2PK + ", " + schema.AttrGSI2SK),
 		ConditionExpression:       aws.String("#st = :from AND #res = :held"),
 		ExpressionAttributeNames:  names,
 		ExpressionAttributeValues: values,
@@ -229,7 +219,7 @@ func (s *Wallets) entryUpdate(companyID string, u wallets.EntryUpdate, before, a
 func (s *Wallets) entryDraw(companyID string, d wallets.EntryDraw) types.TransactWriteItem {
 	return types.TransactWriteItem{Update: &types.Update{
 		TableName:                aws.String(s.db.Table),
-		Key:                      dynamo.Key(companyPK(companyID), ledgerSK(d.ID)),
+		Key:                      dynamo.Key(schema.CompanyPK(companyID), schema.LedgerSK(d.ID)),
 		UpdateExpression:         aws.String("SET #res = #res - :amount"),
 		ConditionExpression:      aws.String("#st = :pending AND #res >= :amount"),
 		ExpressionAttributeNames: map[string]string{"#st": "status", "#res": "reserved"},

@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/auth"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 var _ auth.RateLimiter = (*RateLimiter)(nil)
@@ -55,7 +56,7 @@ type rateLimitItem struct {
 // until the oldest admitted request leaves the window. A refused request is
 // not recorded.
 func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (bool, time.Duration, error) {
-	pk := rateLimitPK(l.scope, key)
+	pk := schema.RateLimitPK(l.scope, key)
 	nowMs := now.UnixMilli()
 	windowMs := l.window.Milliseconds()
 	var wait time.Duration
@@ -67,7 +68,7 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (boo
 	err := dynamo.Retry(ctx, policy, "rate limit "+l.scope, func(ctx context.Context) error {
 		wait = 0
 		var it rateLimitItem
-		found, err := l.db.Find(ctx, pk, rateLimitSK(), &it)
+		found, err := l.db.Find(ctx, pk, schema.RateLimitSK, &it)
 		if err != nil {
 			return fmt.Errorf("store: read rate limit: %w", err)
 		}
@@ -83,8 +84,8 @@ func (l *RateLimiter) Allow(ctx context.Context, key string, now time.Time) (boo
 		}
 		item, err := attributevalue.MarshalMap(rateLimitItem{
 			PK:        pk,
-			SK:        rateLimitSK(),
-			Type:      "rate_limit",
+			SK:        schema.RateLimitSK,
+			Type:      schema.KindRateLimit,
 			Hits:      append(hits, nowMs),
 			Version:   it.Version + 1,
 			ExpiresAt: now.Add(rateLimitIdle).Unix(),

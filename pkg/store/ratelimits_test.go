@@ -13,6 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 )
 
@@ -111,15 +112,15 @@ func TestRateLimiterSlidingWindow(t *testing.T) {
 	out, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName: aws.String(db.Table),
 		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "RATE#token#192.0.2.1"},
-			"SK": &types.AttributeValueMemberS{Value: "RATE"},
+			"PK": &types.AttributeValueMemberS{Value: schema.RateLimitPK("token", "192.0.2.1")},
+			"SK": &types.AttributeValueMemberS{Value: schema.RateLimitSK},
 		},
 	})
 	if err != nil || out.Item == nil {
 		t.Fatalf("read window item: %v, %v", out, err)
 	}
-	exp, ok := out.Item[store.AttrExpiresAt].(*types.AttributeValueMemberN)
+	exp, ok := out.Item[schema.AttrExpiresAt].(*types.AttributeValueMemberN)
 	if want := t0.Add(70*time.Second + 2*time.Minute).Unix(); !ok || exp.Value != strconv.FormatInt(want, 10) {
-		t.Fatalf("expires_at = %v, want %d", out.Item[store.AttrExpiresAt], want)
+		t.Fatalf("expires_at = %v, want %d", out.Item[schema.AttrExpiresAt], want)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/fx"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -58,7 +59,7 @@ func (it rateItem) rate() (fx.Rate, error) {
 // consistent; fx.ErrNoRate when there is none.
 func (s *Rates) Rate(ctx context.Context, companyID, from, to string) (fx.Rate, error) {
 	var it rateItem
-	if err := s.db.Get(ctx, "rate "+from+" → "+to, companyPK(companyID), rateSK(from, to), &it, fx.ErrNoRate); err != nil {
+	if err := s.db.Get(ctx, "rate "+from+" → "+to, schema.CompanyPK(companyID), schema.RateSK(from, to), &it, fx.ErrNoRate); err != nil {
 		return fx.Rate{}, err
 	}
 	return it.rate()
@@ -71,7 +72,7 @@ func (s *Rates) Rates(ctx context.Context, companyID string) ([]fx.Rate, error) 
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(companyPK(companyID)), ":prefix": dynamo.Str(rateSKPrefix),
+			":pk": dynamo.Str(schema.CompanyPK(companyID)), ":prefix": dynamo.Str(schema.RateSKPrefix),
 		},
 		ConsistentRead: aws.Bool(true),
 	})
@@ -86,14 +87,14 @@ func (s *Rates) Rates(ctx context.Context, companyID string) ([]fx.Rate, error) 
 // otherwise, and records r as version r.ID, in one transaction.
 func (s *Rates) PutRate(ctx context.Context, r fx.Rate, previous string) error {
 	it := rateItem{
-		PK: companyPK(r.CompanyID), SK: rateSK(r.From, r.To), Type: "exchange_rate", CompanyID: r.CompanyID,
+		PK: schema.CompanyPK(r.CompanyID), SK: schema.RateSK(r.From, r.To), Type: schema.KindExchangeRate, CompanyID: r.CompanyID,
 		From: r.From, To: r.To, Rate: r.Value.String(), RateID: r.ID, UpdatedAt: timestamp.Format(r.UpdatedAt),
 	}
 	current, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return fmt.Errorf("store: marshal rate: %w", err)
 	}
-	it.SK, it.Type = rateVersionSK(r.ID), "exchange_rate_version"
+	it.SK, it.Type = schema.RateVersionSK(r.ID), schema.KindExchangeRateVersion
 	version, err := attributevalue.MarshalMap(it)
 	if err != nil {
 		return fmt.Errorf("store: marshal rate version: %w", err)
@@ -107,10 +108,10 @@ func (s *Rates) PutRate(ctx context.Context, r fx.Rate, previous string) error {
 		put.ExpressionAttributeValues = map[string]types.AttributeValue{":previous": dynamo.Str(previous)}
 	}
 	t := &txn{}
-	t.Add("rate", types.TransactWriteItem{Put: put})
+	t.Add(schema.RateItem, types.TransactWriteItem{Put: put})
 	t.Add("version", NewWallets(s.db).putNew(version))
 	return s.db.writeOnce(ctx, "put rate "+r.From+" → "+r.To, t, func(_ context.Context, k dynamo.Cancellation) error {
-		if k.Failed("rate") {
+		if k.Failed(schema.RateItem) {
 			return fx.ErrChanged
 		}
 		return nil
@@ -122,7 +123,7 @@ func (s *Rates) PutRate(ctx context.Context, r fx.Rate, previous string) error {
 // company has no such version.
 func (s *Rates) Version(ctx context.Context, companyID, id string) (fx.Rate, error) {
 	var it rateItem
-	if err := s.db.Get(ctx, "rate version "+id, companyPK(companyID), rateVersionSK(id), &it, fx.ErrNoRate); err != nil {
+	if err := s.db.Get(ctx, "rate version "+id, schema.CompanyPK(companyID), schema.RateVersionSK(id), &it, fx.ErrNoRate); err != nil {
 		return fx.Rate{}, err
 	}
 	return it.rate()
@@ -134,7 +135,7 @@ func (s *Rates) Version(ctx context.Context, companyID, id string) (fx.Rate, err
 func (s *Rates) rateCheck(companyID, from, to, id string) types.TransactWriteItem {
 	return types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(companyID), rateSK(from, to)),
+		Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.RateSK(from, to)),
 		ConditionExpression:       aws.String("#rid = :id"),
 		ExpressionAttributeNames:  map[string]string{"#rid": "rate_id"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":id": dynamo.Str(id)},

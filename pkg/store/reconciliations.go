@@ -13,6 +13,7 @@ import (
 	"payments/pkg/page"
 	"payments/pkg/reconcile"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -83,7 +84,7 @@ type reconciliationItem struct {
 
 func newReconciliationItem(r reconcile.Report) reconciliationItem {
 	it := reconciliationItem{
-		PK: reconciliationPK, SK: reconciliationSK(r.ID), Type: kindReconciliation, ID: r.ID, Provider: string(r.Provider),
+		PK: schema.ReconciliationPK, SK: schema.ReconciliationSK(r.ID), Type: schema.KindReconciliation, ID: r.ID, Provider: string(r.Provider),
 		Status: string(r.Status), From: timestamp.Format(r.Window.From), To: timestamp.Format(r.Window.To),
 		Matched: r.Matched, Recovered: r.Recovered, MismatchCount: r.MismatchCount, Error: r.Error,
 		StartedAt: timestamp.Format(r.StartedAt), UpdatedAt: timestamp.Format(r.UpdatedAt),
@@ -161,7 +162,7 @@ type reconciliationStateItem struct {
 // run has the zero State.
 func (s *Reconciliations) State(ctx context.Context, p reconcile.Provider) (reconcile.State, error) {
 	var it reconciliationStateItem
-	found, err := s.db.Find(ctx, reconciliationPK, reconciliationStateSK(string(p)), &it)
+	found, err := s.db.Find(ctx, schema.ReconciliationPK, schema.ReconciliationStateSK(string(p)), &it)
 	if err != nil || !found {
 		return reconcile.State{}, err
 	}
@@ -191,7 +192,7 @@ func (s *Reconciliations) Start(ctx context.Context, r reconcile.Report, prev st
 		return fmt.Errorf("store: marshal reconciliation %s: %w", r.ID, err)
 	}
 	cond, values := "attribute_not_exists(#latest)", map[string]types.AttributeValue{
-		":id": dynamo.Str(r.ID), ":at": dynamo.Str(timestamp.Format(r.StartedAt)), ":type": dynamo.Str(kindReconciliationState),
+		":id": dynamo.Str(r.ID), ":at": dynamo.Str(timestamp.Format(r.StartedAt)), ":type": dynamo.Str(schema.KindReconciliationState),
 	}
 	if prev != "" {
 		cond, values[":prev"] = "#latest = :prev", dynamo.Str(prev)
@@ -202,10 +203,10 @@ func (s *Reconciliations) Start(ctx context.Context, r reconcile.Report, prev st
 	}})
 	t.Add("state", types.TransactWriteItem{Update: &types.Update{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(reconciliationPK, reconciliationStateSK(string(r.Provider))),
+		Key:                       dynamo.Key(schema.ReconciliationPK, schema.ReconciliationStateSK(string(r.Provider))),
 		UpdateExpression:          aws.String("SET #latest = :id, #at = :at, #type = :type"),
 		ConditionExpression:       aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#latest": "latest", "#at": "latest_at", "#type": attrType},
+		ExpressionAttributeNames:  map[string]string{"#latest": "latest", "#at": "latest_at", "#type": schema.AttrType},
 		ExpressionAttributeValues: values,
 	}})
 	return s.db.WriteOnce(ctx, "start reconciliation "+r.ID, t, func(context.Context, dynamo.Cancellation) error {
@@ -217,7 +218,7 @@ func (s *Reconciliations) Start(ctx context.Context, r reconcile.Report, prev st
 func (s *Reconciliations) Take(ctx context.Context, id, lease string, until, now time.Time) (reconcile.Report, error) {
 	out, err := s.db.Update(ctx, "take reconciliation "+id, &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
-		Key:                 dynamo.Key(reconciliationPK, reconciliationSK(id)),
+		Key:                 dynamo.Key(schema.ReconciliationPK, schema.ReconciliationSK(id)),
 		UpdateExpression:    aws.String("SET #lease = :lease, #until = :until"),
 		ConditionExpression: aws.String("#status = :running AND (attribute_not_exists(#until) OR #until < :now)"),
 		ExpressionAttributeNames: map[string]string{
@@ -259,7 +260,7 @@ func (s *Reconciliations) Save(ctx context.Context, r reconcile.Report) error {
 	if r.Status == reconcile.Completed {
 		t.Add("state", types.TransactWriteItem{Update: &types.Update{
 			TableName:                 aws.String(s.db.Table),
-			Key:                       dynamo.Key(reconciliationPK, reconciliationStateSK(string(r.Provider))),
+			Key:                       dynamo.Key(schema.ReconciliationPK, schema.ReconciliationStateSK(string(r.Provider))),
 			UpdateExpression:          aws.String("SET #to = :to"),
 			ExpressionAttributeNames:  map[string]string{"#to": "completed_to"},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":to": dynamo.Str(timestamp.Format(r.Window.To))},
@@ -276,7 +277,7 @@ func (s *Reconciliations) Save(ctx context.Context, r reconcile.Report) error {
 // Get reads report id, strongly consistent.
 func (s *Reconciliations) Get(ctx context.Context, id string) (reconcile.Report, error) {
 	var it reconciliationItem
-	if err := s.db.Get(ctx, "reconciliation "+id, reconciliationPK, reconciliationSK(id), &it, reconcile.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "reconciliation "+id, schema.ReconciliationPK, schema.ReconciliationSK(id), &it, reconcile.ErrNotFound); err != nil {
 		return reconcile.Report{}, err
 	}
 	return it.report()
@@ -285,8 +286,8 @@ func (s *Reconciliations) Get(ctx context.Context, id string) (reconcile.Report,
 // List reads page p of the reports, newest first, strongly consistent
 // (ReadPage; report ids are UUID v7).
 func (s *Reconciliations) List(ctx context.Context, p page.Request) (page.Result[reconcile.Report], error) {
-	lo, hi := dynamo.TimeRange(reconciliationSKPrefix, time.Time{}, time.Time{})
-	l := dynamo.Listing{PKAttr: attrPK, SKAttr: attrSK, PK: reconciliationPK, Prefix: reconciliationSKPrefix, Lo: lo, Hi: hi, Consistent: true}
+	lo, hi := dynamo.TimeRange(schema.ReconciliationSKPrefix, time.Time{}, time.Time{})
+	l := dynamo.Listing{PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.ReconciliationPK, Prefix: schema.ReconciliationSKPrefix, Lo: lo, Hi: hi, Consistent: true}
 	rows, total, next, err := s.db.ReadPage(ctx, l, p)
 	if err != nil {
 		return page.Result[reconcile.Report]{}, err

@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 )
 
 // Event sequences. Every event carries its number among the events about
@@ -179,7 +180,7 @@ func (db *DB) sequenced(ctx context.Context, t *txn) (*dynamo.Txn, error) {
 // counter reads the number of the last event about k, 0 when none.
 func (db *DB) counter(ctx context.Context, k objectKey) (int64, error) {
 	var it counterItem
-	if _, err := db.Find(ctx, companyPK(k.companyID), sequenceSK(k.object), &it); err != nil {
+	if _, err := db.Find(ctx, schema.CompanyPK(k.companyID), schema.SequenceSK(k.object), &it); err != nil {
 		return 0, fmt.Errorf("store: read the event sequence of %s: %w", k.object, err)
 	}
 	return it.Seq, nil
@@ -189,7 +190,7 @@ func (db *DB) counter(ctx context.Context, k objectKey) (int64, error) {
 // condition that it is still read (absent when read is 0).
 func (db *DB) counterPut(k objectKey, read, seq int64) (types.TransactWriteItem, error) {
 	item, err := attributevalue.MarshalMap(counterItem{
-		PK: companyPK(k.companyID), SK: sequenceSK(k.object), Type: kindSequence,
+		PK: schema.CompanyPK(k.companyID), SK: schema.SequenceSK(k.object), Type: schema.KindSequence,
 		CompanyID: k.companyID, Object: k.object, Seq: seq,
 	})
 	if err != nil {

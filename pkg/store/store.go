@@ -2,15 +2,16 @@
 // interfaces the domain packages declare.
 //
 // Every item a company owns has a partition key that starts with
-// "COMPANY#<company id>", and every read of company data is built from the
+// schema.CompanyPK(company id), and every read of company data is built from the
 // company id of the caller's token, so another company's item cannot be
 // reached: it reads as not found.
 //
 // The files:
 //
 //   - store.go: DB, the table every store type works on, and its creation;
-//   - schema.go: the table's definition and every attribute, index, item
-//     kind and key of our items; keys are built only there;
+//   - package schema: the table's definition and every attribute, index,
+//     item kind, key and transaction item name of the items on it (ours and
+//     the simulated providers'); keys are built only there;
 //   - the toolkit: package dynamo (reads of one item with a sentinel for
 //     a missing one, writes, transactions with named items and an item
 //     budget, the paged read of every list, the one retry policy), which
@@ -38,6 +39,7 @@ import (
 	"time"
 
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -70,6 +72,19 @@ func NewClient(cfg aws.Config, endpoint string) *dynamodb.Client {
 	})
 }
 
+// TableDefinition is the one definition of the table
+// (schema.TableDefinition), for the callers that create it.
+func TableDefinition(name string) *dynamodb.CreateTableInput { return schema.TableDefinition(name) }
+
+// The names of the table's indexes and of its TTL attribute, for the
+// callers that read them (schema declares them).
+const (
+	GSI1          = schema.GSI1
+	GSI2          = schema.GSI2
+	GSI3          = schema.GSI3
+	AttrExpiresAt = schema.AttrExpiresAt
+)
+
 // CreateTable creates the table from TableDefinition when it does not exist,
 // waits until it is active and turns on TTL.
 func (db *DB) CreateTable(ctx context.Context) error {
@@ -85,7 +100,7 @@ func (db *DB) CreateTable(ctx context.Context) error {
 	_, err = db.Client.UpdateTimeToLive(ctx, &dynamodb.UpdateTimeToLiveInput{
 		TableName: aws.String(db.Table),
 		TimeToLiveSpecification: &types.TimeToLiveSpecification{
-			AttributeName: aws.String(AttrExpiresAt), Enabled: aws.Bool(true),
+			AttributeName: aws.String(schema.AttrExpiresAt), Enabled: aws.Bool(true),
 		},
 	})
 	if err != nil && !isTTLAlreadyOn(err) {

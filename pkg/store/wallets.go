@@ -10,6 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -76,9 +77,9 @@ type walletRefItem struct {
 
 func newWalletItem(w wallets.Wallet) walletItem {
 	return walletItem{
-		PK:               companyPK(w.CompanyID),
-		SK:               walletSK(w.ID),
-		Type:             kindWallet,
+		PK:               schema.CompanyPK(w.CompanyID),
+		SK:               schema.WalletSK(w.ID),
+		Type:             schema.KindWallet,
 		ID:               w.ID,
 		CompanyID:        w.CompanyID,
 		Currency:         w.Currency,
@@ -132,20 +133,20 @@ func (s *Wallets) CreateWallet(ctx context.Context, w wallets.Wallet) error {
 		return fmt.Errorf("store: marshal wallet: %w", err)
 	}
 	pair, err := attributevalue.MarshalMap(walletPairItem{
-		PK: companyPK(w.CompanyID), SK: walletPairSK(w.Currency, w.CountryISOCode),
-		Type: kindWalletPair, WalletID: w.ID,
+		PK: schema.CompanyPK(w.CompanyID), SK: schema.WalletPairSK(w.Currency, w.CountryISOCode),
+		Type: schema.KindWalletPair, WalletID: w.ID,
 	})
 	if err != nil {
 		return fmt.Errorf("store: marshal wallet pair: %w", err)
 	}
 	ref, err := attributevalue.MarshalMap(walletRefItem{
-		PK: walletRefPK(w.ID), SK: walletRefSK(), Type: kindWalletRef, WalletID: w.ID, CompanyID: w.CompanyID,
+		PK: schema.WalletRefPK(w.ID), SK: schema.WalletRefSK, Type: schema.KindWalletRef, WalletID: w.ID, CompanyID: w.CompanyID,
 	})
 	if err != nil {
 		return fmt.Errorf("store: marshal wallet ref: %w", err)
 	}
 	t := &txn{}
-	t.Add("wallet", s.putNew(wallet))
+	t.Add(schema.WalletItem, s.putNew(wallet))
 	t.Add("pair", s.putNew(pair))
 	t.Add("wallet_ref", s.putNew(ref))
 	return s.db.writeOnce(ctx, "create wallet "+w.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
@@ -169,7 +170,7 @@ func (s *Wallets) putNew(item map[string]types.AttributeValue) types.TransactWri
 // GetWallet reads a wallet of the company, strongly consistent.
 func (s *Wallets) GetWallet(ctx context.Context, companyID, walletID string) (wallets.Wallet, error) {
 	var it walletItem
-	if err := s.db.Get(ctx, "wallet "+walletID, companyPK(companyID), walletSK(walletID), &it, wallets.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "wallet "+walletID, schema.CompanyPK(companyID), schema.WalletSK(walletID), &it, wallets.ErrNotFound); err != nil {
 		return wallets.Wallet{}, err
 	}
 	return it.wallet()
@@ -181,7 +182,7 @@ func (s *Wallets) GetWallet(ctx context.Context, companyID, walletID string) (wa
 // or rewritten, so the answer never changes once there is one.
 func (s *Wallets) WalletIDFor(ctx context.Context, companyID, currency, countryISO string) (string, error) {
 	var it walletPairItem
-	if err := s.db.Get(ctx, "wallet of "+currency+" "+countryISO, companyPK(companyID), walletPairSK(currency, countryISO), &it, wallets.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "wallet of "+currency+" "+countryISO, schema.CompanyPK(companyID), schema.WalletPairSK(currency, countryISO), &it, wallets.ErrNotFound); err != nil {
 		return "", err
 	}
 	return it.WalletID, nil
@@ -194,8 +195,8 @@ func (s *Wallets) ListWallets(ctx context.Context, companyID string) ([]wallets.
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :prefix)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk":     &types.AttributeValueMemberS{Value: companyPK(companyID)},
-			":prefix": &types.AttributeValueMemberS{Value: walletSKPrefix},
+			":pk":     &types.AttributeValueMemberS{Value: schema.CompanyPK(companyID)},
+			":prefix": &types.AttributeValueMemberS{Value: schema.WalletSKPrefix},
 		},
 		ConsistentRead: aws.Bool(true),
 	})
@@ -208,7 +209,7 @@ func (s *Wallets) ListWallets(ctx context.Context, companyID string) ([]wallets.
 // WalletCompany reads the wallet id lookup, strongly consistent.
 func (s *Wallets) WalletCompany(ctx context.Context, walletID string) (string, error) {
 	var it walletRefItem
-	if err := s.db.Get(ctx, "wallet ref "+walletID, walletRefPK(walletID), walletRefSK(), &it, wallets.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "wallet ref "+walletID, schema.WalletRefPK(walletID), schema.WalletRefSK, &it, wallets.ErrNotFound); err != nil {
 		return "", err
 	}
 	return it.CompanyID, nil

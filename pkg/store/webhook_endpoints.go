@@ -16,6 +16,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/vault"
 	"payments/pkg/webhooks"
@@ -81,13 +82,13 @@ func endpointItemOf(e webhooks.Endpoint, version int) (endpointItem, error) {
 		return endpointItem{}, fmt.Errorf("%w: endpoint %s", ErrClearSecret, e.ID)
 	}
 	it := endpointItem{
-		PK: companyPK(e.CompanyID), SK: webhookEndpointSK(e.ID), Type: kindWebhookEndpoint, ID: e.ID,
+		PK: schema.CompanyPK(e.CompanyID), SK: schema.WebhookEndpointSK(e.ID), Type: schema.KindWebhookEndpoint, ID: e.ID,
 		CompanyID: e.CompanyID, URL: e.URL, EnabledEvents: e.EnabledEvents, Description: e.Description,
 		Status: string(e.Status), SealedSecret: sealedOrNil(e.SealedSecret), SealedPrevious: sealedOrNil(e.SealedPrevious),
 		Version: version, CreatedAt: timestamp.Format(e.CreatedAt), UpdatedAt: timestamp.Format(e.UpdatedAt),
 	}
 	if e.Console {
-		it.SK, it.Type, it.URL = webhookSecretSK(), kindWebhookSecret, ""
+		it.SK, it.Type, it.URL = schema.WebhookSecretSK, schema.KindWebhookSecret, ""
 	}
 	if it.SealedPrevious != nil {
 		it.PreviousExpiresAt = timestamp.Format(e.PreviousExpiresAt)
@@ -106,7 +107,7 @@ func sealedOf(s *vault.Sealed) vault.Sealed {
 // consoleItem returns the console endpoint's item of a company that has
 // none yet: the defaults (enabled, every kind, no secret).
 func consoleItem(companyID string) endpointItem {
-	return endpointItem{PK: companyPK(companyID), SK: webhookSecretSK(), CompanyID: companyID}
+	return endpointItem{PK: schema.CompanyPK(companyID), SK: schema.WebhookSecretSK, CompanyID: companyID}
 }
 
 // endpoint returns the endpoint of it; c is the company, for the console's.
@@ -116,7 +117,7 @@ func (it endpointItem) endpoint(c companyItem) (webhooks.Endpoint, error) {
 		Status: webhooks.EndpointStatus(it.Status), Secret: it.Secret, PreviousSecret: it.PreviousSecret,
 		SealedSecret: sealedOf(it.SealedSecret), SealedPrevious: sealedOf(it.SealedPrevious),
 	}
-	if it.SK == webhookSecretSK() {
+	if it.SK == schema.WebhookSecretSK {
 		e.ID, e.CompanyID, e.URL, e.Console = c.ID, c.ID, c.WebhookURL, true
 		e.CreatedAt, e.UpdatedAt = c.CreatedAt, c.UpdatedAt
 		if e.Status == "" {
@@ -157,13 +158,13 @@ func (s *Webhooks) CreateEndpoint(ctx context.Context, e webhooks.Endpoint, max 
 	t := &txn{}
 	t.Add("count", types.TransactWriteItem{Update: &types.Update{
 		TableName:                aws.String(s.db.Table),
-		Key:                      dynamo.Key(companyPK(e.CompanyID), webhookEndpointCountSK()),
+		Key:                      dynamo.Key(schema.CompanyPK(e.CompanyID), schema.WebhookEndpointCountSK),
 		UpdateExpression:         aws.String("SET #n = if_not_exists(#n, :zero) + :one, #type = :type"),
 		ConditionExpression:      aws.String("attribute_not_exists(#n) OR #n < :max"),
-		ExpressionAttributeNames: map[string]string{"#n": "endpoints", "#type": attrType},
+		ExpressionAttributeNames: map[string]string{"#n": "endpoints", "#type": schema.AttrType},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":zero": dynamo.Num(0), ":one": dynamo.Num(1), ":max": dynamo.Num(int64(max)),
-			":type": dynamo.Str(kindWebhookEndpointCount),
+			":type": dynamo.Str(schema.KindWebhookEndpointCount),
 		},
 	}})
 	t.Add("endpoint", types.TransactWriteItem{Put: &types.Put{
@@ -187,19 +188,19 @@ func (s *Webhooks) Endpoint(ctx context.Context, companyID, id string) (webhooks
 // readEndpoint returns the endpoint and the version of its item.
 func (s *Webhooks) readEndpoint(ctx context.Context, companyID, id string) (webhooks.Endpoint, int, error) {
 	var c companyItem
-	sk := webhookEndpointSK(id)
+	sk := schema.WebhookEndpointSK(id)
 	if id == companyID {
-		found, err := s.db.Find(ctx, companyPK(companyID), companySK(), &c)
+		found, err := s.db.Find(ctx, schema.CompanyPK(companyID), schema.CompanySK, &c)
 		if err != nil {
 			return webhooks.Endpoint{}, 0, fmt.Errorf("store: read company %s: %w", companyID, err)
 		}
 		if !found || c.WebhookURL == "" {
 			return webhooks.Endpoint{}, 0, webhooks.ErrEndpointNotFound
 		}
-		sk = webhookSecretSK()
+		sk = schema.WebhookSecretSK
 	}
 	var it endpointItem
-	found, err := s.db.Find(ctx, companyPK(companyID), sk, &it)
+	found, err := s.db.Find(ctx, schema.CompanyPK(companyID), sk, &it)
 	if err != nil {
 		return webhooks.Endpoint{}, 0, fmt.Errorf("store: read webhook endpoint %s: %w", id, err)
 	}
@@ -219,7 +220,7 @@ func (s *Webhooks) readEndpoint(ctx context.Context, companyID, id string) (webh
 // only signs notify_url deliveries), then the others oldest first.
 func (s *Webhooks) Endpoints(ctx context.Context, companyID string) ([]webhooks.Endpoint, error) {
 	var c companyItem
-	found, err := s.db.Find(ctx, companyPK(companyID), companySK(), &c)
+	found, err := s.db.Find(ctx, schema.CompanyPK(companyID), schema.CompanySK, &c)
 	if err != nil {
 		return nil, fmt.Errorf("store: read company %s: %w", companyID, err)
 	}
@@ -230,7 +231,7 @@ func (s *Webhooks) Endpoints(ctx context.Context, companyID string) ([]webhooks.
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(companyPK(companyID)), ":sk": dynamo.Str(webhookItemsPrefix),
+			":pk": dynamo.Str(schema.CompanyPK(companyID)), ":sk": dynamo.Str(schema.WebhookItemsPrefix),
 		},
 		ConsistentRead: aws.Bool(true),
 	})
@@ -243,15 +244,15 @@ func (s *Webhooks) Endpoints(ctx context.Context, companyID string) ([]webhooks.
 		}
 		for _, item := range page.Items {
 			var it endpointItem
-			switch dynamo.StringAttr(item, attrType) {
-			case kindWebhookEndpoint, kindWebhookSecret:
+			switch dynamo.StringAttr(item, schema.AttrType) {
+			case schema.KindWebhookEndpoint, schema.KindWebhookSecret:
 			default:
 				continue
 			}
 			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 				return nil, fmt.Errorf("store: decode webhook endpoint: %w", err)
 			}
-			if it.SK == webhookSecretSK() {
+			if it.SK == schema.WebhookSecretSK {
 				console, consoleFound = it, true
 				continue
 			}
@@ -301,15 +302,15 @@ func (s *Webhooks) UpdateEndpoint(ctx context.Context, companyID, id string, cha
 			// The console's URL is the company's webhook_url: written
 			// there when it changes, and either way on the condition that
 			// the console did not change or clear it since it was read.
-			key := dynamo.Key(companyPK(companyID), companySK())
+			key := dynamo.Key(schema.CompanyPK(companyID), schema.CompanySK)
 			cond, read := aws.String("webhook_url = :read"), map[string]types.AttributeValue{":read": dynamo.Str(url)}
 			if e.URL == url {
-				t.Add("company", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+				t.Add(schema.CompanyItem, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 					TableName: aws.String(s.db.Table), Key: key, ConditionExpression: cond, ExpressionAttributeValues: read,
 				}})
 			} else {
 				read[":u"] = dynamo.Str(e.URL)
-				t.Add("company", types.TransactWriteItem{Update: &types.Update{
+				t.Add(schema.CompanyItem, types.TransactWriteItem{Update: &types.Update{
 					TableName: aws.String(s.db.Table), Key: key, UpdateExpression: aws.String("SET webhook_url = :u"),
 					ConditionExpression: cond, ExpressionAttributeValues: read,
 				}})
@@ -346,29 +347,29 @@ func (s *Webhooks) DeleteEndpoint(ctx context.Context, companyID, id string) err
 	if id == companyID {
 		t.Add("endpoint", types.TransactWriteItem{Update: &types.Update{
 			TableName:           aws.String(s.db.Table),
-			Key:                 dynamo.Key(companyPK(companyID), companySK()),
+			Key:                 dynamo.Key(schema.CompanyPK(companyID), schema.CompanySK),
 			UpdateExpression:    aws.String("REMOVE webhook_url"),
 			ConditionExpression: aws.String("attribute_exists(webhook_url)"),
 		}})
 		t.Add("settings", types.TransactWriteItem{Update: &types.Update{
 			TableName: aws.String(s.db.Table),
-			Key:       dynamo.Key(companyPK(companyID), webhookSecretSK()),
+			Key:       dynamo.Key(schema.CompanyPK(companyID), schema.WebhookSecretSK),
 			UpdateExpression: aws.String("SET version = if_not_exists(version, :zero) + :one, #type = :type, company_id = :cid " +
 				"REMOVE enabled_events, description, #status, previous_secret, sealed_previous_secret, previous_expires_at"),
-			ExpressionAttributeNames: map[string]string{"#status": "status", "#type": attrType},
+			ExpressionAttributeNames: map[string]string{"#status": "status", "#type": schema.AttrType},
 			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":zero": dynamo.Num(0), ":one": dynamo.Num(1), ":type": dynamo.Str(kindWebhookSecret), ":cid": dynamo.Str(companyID),
+				":zero": dynamo.Num(0), ":one": dynamo.Num(1), ":type": dynamo.Str(schema.KindWebhookSecret), ":cid": dynamo.Str(companyID),
 			},
 		}})
 	} else {
 		t.Add("endpoint", types.TransactWriteItem{Delete: &types.Delete{
 			TableName:           aws.String(s.db.Table),
-			Key:                 dynamo.Key(companyPK(companyID), webhookEndpointSK(id)),
+			Key:                 dynamo.Key(schema.CompanyPK(companyID), schema.WebhookEndpointSK(id)),
 			ConditionExpression: aws.String("attribute_exists(PK)"),
 		}})
 		t.Add("count", types.TransactWriteItem{Update: &types.Update{
 			TableName:                 aws.String(s.db.Table),
-			Key:                       dynamo.Key(companyPK(companyID), webhookEndpointCountSK()),
+			Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.WebhookEndpointCountSK),
 			UpdateExpression:          aws.String("SET endpoints = endpoints - :one"),
 			ConditionExpression:       aws.String("endpoints > :zero"),
 			ExpressionAttributeValues: map[string]types.AttributeValue{":one": dynamo.Num(1), ":zero": dynamo.Num(0)},
@@ -401,11 +402,11 @@ func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
 func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID string, secret vault.Sealed, now time.Time) error {
 	return s.db.write(ctx, "webhook secret of "+companyID, func(ctx context.Context) (*txn, error) {
 		it := consoleItem(companyID)
-		if _, err := s.db.Find(ctx, companyPK(companyID), webhookSecretSK(), &it); err != nil {
+		if _, err := s.db.Find(ctx, schema.CompanyPK(companyID), schema.WebhookSecretSK, &it); err != nil {
 			return nil, fmt.Errorf("store: read webhook secret of %s: %w", companyID, err)
 		}
 		version := it.Version
-		it.Type, it.Secret, it.PreviousSecret, it.PreviousExpiresAt = kindWebhookSecret, "", "", ""
+		it.Type, it.Secret, it.PreviousSecret, it.PreviousExpiresAt = schema.KindWebhookSecret, "", "", ""
 		it.SealedSecret, it.SealedPrevious = sealedOrNil(secret), nil
 		it.Version, it.UpdatedAt = version+1, timestamp.Format(now)
 		if !secret.IsZero() {
@@ -416,26 +417,24 @@ func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID string, se
 			return nil, fmt.Errorf("store: encode webhook secret: %w", err)
 		}
 		t := &txn{}
-		t.Add("company", types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+		t.Add(schema.CompanyItem, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:           aws.String(s.db.Table),
-			Key:                 dynamo.Key(companyPK(companyID), companySK()),
+			Key:                 dynamo.Key(schema.CompanyPK(companyID), schema.CompanySK),
 			ConditionExpression: aws.String("attribute_exists(PK)"),
 		}})
 		t.Add("endpoint", s.versionedPut(item, version))
 		return t, nil
 	}, func(_ context.Context, c dynamo.Cancellation) error {
-		if c.Failed("company") {
+		if c.Failed(schema.CompanyItem) {
 			return companies.ErrNotFound
 		}
 		return dynamo.ErrRetry
 	})
 }
 
-// The state of the scan for secrets in clear (ClearSecrets): one item.
+// The scan for secrets in clear (ClearSecrets) keeps its state in one
+// item (schema.ClearSecretsPK).
 const (
-	clearSecretsPK   = "MIGRATION#WEBHOOK_SECRETS"
-	clearSecretsSK   = "STATE"
-	kindClearSecrets = "webhook_secrets_sealing"
 	// clearSecretsPages is how many pages of the table one ClearSecrets
 	// reads: a sweep's share of the scan.
 	clearSecretsPages = 4
@@ -467,8 +466,8 @@ type clearSecretsState struct {
 // by a version of before during a deploy is found by the next pass); one
 // that found none is the last: later calls read the state item only.
 func (s *Webhooks) ClearSecrets(ctx context.Context) ([]webhooks.StoredInClear, error) {
-	st := clearSecretsState{PK: clearSecretsPK, SK: clearSecretsSK, Type: kindClearSecrets}
-	if _, err := s.db.Find(ctx, clearSecretsPK, clearSecretsSK, &st); err != nil {
+	st := clearSecretsState{PK: schema.ClearSecretsPK, SK: schema.ClearSecretsSK, Type: schema.KindClearSecrets}
+	if _, err := s.db.Find(ctx, schema.ClearSecretsPK, schema.ClearSecretsSK, &st); err != nil {
 		return nil, fmt.Errorf("store: read the state of the webhook secrets' sealing: %w", err)
 	}
 	if st.Done {
@@ -479,9 +478,9 @@ func (s *Webhooks) ClearSecrets(ctx context.Context) ([]webhooks.StoredInClear, 
 		Limit:                    aws.Int32(clearSecretsPageSize),
 		FilterExpression:         aws.String("begins_with(SK, :prefix) AND (attribute_exists(secret) OR attribute_exists(previous_secret))"),
 		ProjectionExpression:     aws.String("PK, SK, company_id, id, #type"),
-		ExpressionAttributeNames: map[string]string{"#type": attrType},
+		ExpressionAttributeNames: map[string]string{"#type": schema.AttrType},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":prefix": dynamo.Str(webhookItemsPrefix),
+			":prefix": dynamo.Str(schema.WebhookItemsPrefix),
 		},
 	}
 	if st.NextPK != "" {
@@ -495,11 +494,11 @@ func (s *Webhooks) ClearSecrets(ctx context.Context) ([]webhooks.StoredInClear, 
 			return nil, fmt.Errorf("store: scan for webhook secrets in clear: %w", err)
 		}
 		for _, item := range page.Items {
-			sk, companyID := dynamo.StringAttr(item, "SK"), dynamo.StringAttr(item, "company_id")
+			sk, companyID := dynamo.StringAttr(item, schema.AttrSK), dynamo.StringAttr(item, "company_id")
 			switch {
-			case sk == webhookSecretSK():
+			case sk == schema.WebhookSecretSK:
 				out = append(out, webhooks.StoredInClear{CompanyID: companyID, EndpointID: companyID, Console: true})
-			case strings.HasPrefix(sk, webhookEndpointSK("")):
+			case strings.HasPrefix(sk, schema.WebhookEndpointSK("")):
 				out = append(out, webhooks.StoredInClear{CompanyID: companyID, EndpointID: dynamo.StringAttr(item, "id")})
 			}
 		}
@@ -512,7 +511,7 @@ func (s *Webhooks) ClearSecrets(ctx context.Context) ([]webhooks.StoredInClear, 
 	st.NextPK, st.NextSK = "", ""
 	switch {
 	case !end:
-		st.NextPK, st.NextSK = dynamo.StringAttr(in.ExclusiveStartKey, "PK"), dynamo.StringAttr(in.ExclusiveStartKey, "SK")
+		st.NextPK, st.NextSK = dynamo.StringAttr(in.ExclusiveStartKey, schema.AttrPK), dynamo.StringAttr(in.ExclusiveStartKey, schema.AttrSK)
 	case st.Found == 0:
 		st.Done = true
 	default:
@@ -534,13 +533,13 @@ func (s *Webhooks) ClearSecrets(ctx context.Context) ([]webhooks.StoredInClear, 
 // a lost race is tried again from a fresh read. An item no longer there is
 // left so.
 func (s *Webhooks) RewriteEndpoint(ctx context.Context, ref webhooks.StoredInClear, change func(*webhooks.Endpoint) (bool, error)) error {
-	sk := webhookEndpointSK(ref.EndpointID)
+	sk := schema.WebhookEndpointSK(ref.EndpointID)
 	if ref.Console {
-		sk = webhookSecretSK()
+		sk = schema.WebhookSecretSK
 	}
 	err := s.db.write(ctx, "rewrite webhook endpoint "+ref.EndpointID, func(ctx context.Context) (*txn, error) {
 		var it endpointItem
-		found, err := s.db.Find(ctx, companyPK(ref.CompanyID), sk, &it)
+		found, err := s.db.Find(ctx, schema.CompanyPK(ref.CompanyID), sk, &it)
 		if err != nil {
 			return nil, fmt.Errorf("store: read webhook endpoint %s: %w", ref.EndpointID, err)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"payments/pkg/store"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/webhooks"
 )
@@ -105,15 +106,15 @@ func TestWebhookSecretsStoredInClearAreSealed(t *testing.T) {
 	const consoleSecret, otherSecret, current, previous = "legacy-console-secret-0123456789", "legacy-other-secret-0123456789", "whsec_legacy_current_0123", "whsec_legacy_previous_0123"
 	created := now.Add(-48 * time.Hour).Format(time.RFC3339Nano)
 	putRaw(t, db, map[string]types.AttributeValue{ // the signing secret of before: no version
-		"PK": dynamo.Str("COMPANY#" + co), "SK": dynamo.Str("WEBHOOK_SECRET"), "type": dynamo.Str("webhook_secret"), "company_id": dynamo.Str(co),
+		"PK": dynamo.Str(schema.CompanyPK(co)), "SK": dynamo.Str(schema.WebhookSecretSK), "type": dynamo.Str(schema.KindWebhookSecret), "company_id": dynamo.Str(co),
 		"secret": dynamo.Str(consoleSecret),
 	})
 	putRaw(t, db, map[string]types.AttributeValue{
-		"PK": dynamo.Str("COMPANY#" + other), "SK": dynamo.Str("WEBHOOK_SECRET"), "type": dynamo.Str("webhook_secret"), "company_id": dynamo.Str(other),
+		"PK": dynamo.Str(schema.CompanyPK(other)), "SK": dynamo.Str(schema.WebhookSecretSK), "type": dynamo.Str(schema.KindWebhookSecret), "company_id": dynamo.Str(other),
 		"secret": dynamo.Str(otherSecret), "version": dynamo.Num(2), "created_at": dynamo.Str(created),
 	})
 	putRaw(t, db, map[string]types.AttributeValue{
-		"PK": dynamo.Str("COMPANY#" + co), "SK": dynamo.Str("WEBHOOK_ENDPOINT#" + epID), "type": dynamo.Str("webhook_endpoint"),
+		"PK": dynamo.Str(schema.CompanyPK(co)), "SK": dynamo.Str(schema.WebhookEndpointSK(epID)), "type": dynamo.Str(schema.KindWebhookEndpoint),
 		"id": dynamo.Str(epID), "company_id": dynamo.Str(co), "url": dynamo.Str("https://hooks.example.com/in"),
 		"enabled_events": &types.AttributeValueMemberL{Value: []types.AttributeValue{dynamo.Str("*")}}, "status": dynamo.Str("enabled"),
 		"secret": dynamo.Str(current), "previous_secret": dynamo.Str(previous),

@@ -13,6 +13,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/page"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/webhooks"
 )
 
@@ -26,8 +27,8 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 		TableName:              aws.String(s.db.Table),
 		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: companyPK(companyID)},
-			":sk": &types.AttributeValueMemberS{Value: eventSK(eventID)},
+			":pk": &types.AttributeValueMemberS{Value: schema.CompanyPK(companyID)},
+			":sk": &types.AttributeValueMemberS{Value: schema.EventSK(eventID)},
 		},
 		ConsistentRead: aws.Bool(true),
 	})
@@ -39,12 +40,12 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 			return webhooks.Record{}, fmt.Errorf("store: query event %s: %w", eventID, err)
 		}
 		for _, item := range out.Items {
-			switch dynamo.StringAttr(item, attrType) {
-			case kindEvent:
-				if dynamo.StringAttr(item, attrSK) == eventSK(eventID) {
+			switch dynamo.StringAttr(item, schema.AttrType) {
+			case schema.KindEvent:
+				if dynamo.StringAttr(item, schema.AttrSK) == schema.EventSK(eventID) {
 					event = item
 				}
-			case kindWebhookDelivery:
+			case schema.KindWebhookDelivery:
 				deliveries = append(deliveries, item)
 			}
 		}
@@ -64,13 +65,13 @@ func (s *Webhooks) Record(ctx context.Context, companyID, eventID string) (webho
 // in process, and with it the count and the skip read the events and
 // deliveries projected to what decides a status.
 func (s *Webhooks) Records(ctx context.Context, companyID string, q webhooks.Query, p page.Request) (page.Result[webhooks.Record], error) {
-	lo, hi := dynamo.TimeRange(eventSKPrefix, q.From, q.To)
+	lo, hi := dynamo.TimeRange(schema.EventSKPrefix, q.From, q.To)
 	l := dynamo.Listing{
-		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
-		Prefix: eventSKPrefix, Lo: lo, Hi: hi, Consistent: true,
-		KindAttr: attrType, MemberKind: kindWebhookDelivery,
+		PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.CompanyPK(companyID),
+		Prefix: schema.EventSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		KindAttr: schema.AttrType, MemberKind: schema.KindWebhookDelivery,
 	}
-	l.Filter.Equal(attrType, kindEvent)
+	l.Filter.Equal(schema.AttrType, schema.KindEvent)
 	if q.Kind != "" {
 		l.Filter.Equal("event", string(q.Kind))
 	}
@@ -101,12 +102,12 @@ func (s *Webhooks) Records(ctx context.Context, companyID string, q webhooks.Que
 // range of sort keys, the kind (or prefix of kinds) a FilterExpression,
 // like the item type that leaves the deliveries out.
 func (s *Webhooks) Events(ctx context.Context, companyID string, q webhooks.EventQuery, p page.Request) (page.Result[events.Event], error) {
-	lo, hi := dynamo.TimeRange(eventSKPrefix, q.From, q.To)
+	lo, hi := dynamo.TimeRange(schema.EventSKPrefix, q.From, q.To)
 	l := dynamo.Listing{
-		PKAttr: attrPK, SKAttr: attrSK, PK: companyPK(companyID),
-		Prefix: eventSKPrefix, Lo: lo, Hi: hi, Consistent: true,
+		PKAttr: schema.AttrPK, SKAttr: schema.AttrSK, PK: schema.CompanyPK(companyID),
+		Prefix: schema.EventSKPrefix, Lo: lo, Hi: hi, Consistent: true,
 	}
-	l.Filter.Equal(attrType, kindEvent)
+	l.Filter.Equal(schema.AttrType, schema.KindEvent)
 	switch {
 	case q.Kind != "":
 		l.Filter.Equal("event", string(q.Kind))

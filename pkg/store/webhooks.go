@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/webhooks"
 )
@@ -118,7 +119,7 @@ func (it deliveryItem) delivery() (webhooks.Delivery, error) {
 func (s *Webhooks) Commit(ctx context.Context, evs ...events.Event) error {
 	for _, e := range evs {
 		t := &txn{}
-		t.addEvent("event", e)
+		t.addEvent(schema.EventItem, e)
 		if err := s.db.writeOnce(ctx, "commit event "+e.ID, t, func(context.Context, dynamo.Cancellation) error { return nil }); err != nil {
 			return err
 		}
@@ -135,7 +136,7 @@ func (s *Webhooks) Event(ctx context.Context, companyID, eventID string) (events
 // id is taken.
 func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) error {
 	it := deliveryItem{
-		PK: companyPK(d.CompanyID), SK: deliverySK(d.ID), Type: kindWebhookDelivery,
+		PK: schema.CompanyPK(d.CompanyID), SK: schema.DeliverySK(d.ID), Type: schema.KindWebhookDelivery,
 		ID: d.ID, CompanyID: d.CompanyID, EventID: d.EventID, Destination: string(d.Destination), EndpointID: d.EndpointID, Round: d.Round,
 		URL: d.URL, Signature: d.Signature, Status: string(d.Status), Attempts: []attemptItem{},
 		AttemptCount: len(d.Attempts), Queued: d.Queued, CreatedAt: timestamp.Format(d.CreatedAt), UpdatedAt: timestamp.Format(d.UpdatedAt),
@@ -167,10 +168,10 @@ func (s *Webhooks) CreateDelivery(ctx context.Context, d webhooks.Delivery) erro
 // Delivery reads one delivery; webhooks.ErrDeliveryNotFound when absent.
 func (s *Webhooks) Delivery(ctx context.Context, companyID, deliveryID string) (webhooks.Delivery, error) {
 	var it deliveryItem
-	if err := s.db.Get(ctx, "delivery", companyPK(companyID), deliverySK(deliveryID), &it, webhooks.ErrDeliveryNotFound); err != nil {
+	if err := s.db.Get(ctx, "delivery", schema.CompanyPK(companyID), schema.DeliverySK(deliveryID), &it, webhooks.ErrDeliveryNotFound); err != nil {
 		return webhooks.Delivery{}, err
 	}
-	if it.Type != kindWebhookDelivery {
+	if it.Type != schema.KindWebhookDelivery {
 		return webhooks.Delivery{}, webhooks.ErrDeliveryNotFound
 	}
 	return it.delivery()
@@ -204,7 +205,7 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 	}
 	_, err = s.db.Update(ctx, fmt.Sprintf("record attempt %d of %s", a.Number, d.ID), &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(s.db.Table),
-		Key:                       dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
+		Key:                       dynamo.Key(schema.CompanyPK(d.CompanyID), schema.DeliverySK(d.ID)),
 		UpdateExpression:          aws.String(update),
 		ConditionExpression:       aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :prev"),
 		ExpressionAttributeNames:  map[string]string{"#status": "status"},
@@ -222,7 +223,7 @@ func (s *Webhooks) RecordAttempt(ctx context.Context, d webhooks.Delivery, a web
 func (s *Webhooks) CancelDelivery(ctx context.Context, d webhooks.Delivery, now time.Time) error {
 	_, err := s.db.Update(ctx, "cancel delivery "+d.ID, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.db.Table),
-		Key:                      dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
+		Key:                      dynamo.Key(schema.CompanyPK(d.CompanyID), schema.DeliverySK(d.ID)),
 		UpdateExpression:         aws.String("SET #status = :s, updated_at = :now REMOVE GSI2PK, GSI2SK"),
 		ConditionExpression:      aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :n"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},
@@ -244,7 +245,7 @@ func (s *Webhooks) CancelDelivery(ctx context.Context, d webhooks.Delivery, now 
 func (s *Webhooks) MarkQueued(ctx context.Context, companyID, deliveryID string, n int) error {
 	_, err := s.db.Update(ctx, fmt.Sprintf("mark attempt %d of %s queued", n, deliveryID), &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
-		Key:                 dynamo.Key(companyPK(companyID), deliverySK(deliveryID)),
+		Key:                 dynamo.Key(schema.CompanyPK(companyID), schema.DeliverySK(deliveryID)),
 		UpdateExpression:    aws.String("SET queued = :n"),
 		ConditionExpression: aws.String("attribute_exists(PK) AND queued < :n"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -263,7 +264,7 @@ func (s *Webhooks) MarkQueued(ctx context.Context, companyID, deliveryID string,
 func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string, now time.Time) error {
 	_, err := s.db.Update(ctx, "mark event "+eventID+" dispatched", &dynamodb.UpdateItemInput{
 		TableName:           aws.String(s.db.Table),
-		Key:                 dynamo.Key(companyPK(companyID), eventSK(eventID)),
+		Key:                 dynamo.Key(schema.CompanyPK(companyID), schema.EventSK(eventID)),
 		UpdateExpression:    aws.String("SET dispatched_at = if_not_exists(dispatched_at, :now) REMOVE GSI2PK, GSI2SK"),
 		ConditionExpression: aws.String("attribute_exists(PK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -279,7 +280,7 @@ func (s *Webhooks) MarkDispatched(ctx context.Context, companyID, eventID string
 // pendingDeliveryKeys returns the GSI2 keys of a PENDING delivery that
 // last moved at moved (formatted).
 func pendingDeliveryKeys(companyID, deliveryID, moved string) (pk, sk string) {
-	return shardKey(pendingDeliveryIndex, deliveryID), pendingDeliveryGSI2SK(moved, companyID, deliveryID)
+	return schema.ShardKey(schema.PendingDeliveryIndex, deliveryID), schema.PendingDeliveryGSI2SK(moved, companyID, deliveryID)
 }
 
 // ClaimAttempt takes attempt n of the delivery until until: on the
@@ -288,7 +289,7 @@ func pendingDeliveryKeys(companyID, deliveryID, moved string) (pk, sk string) {
 func (s *Webhooks) ClaimAttempt(ctx context.Context, d webhooks.Delivery, n int, now, until time.Time) error {
 	_, err := s.db.Update(ctx, fmt.Sprintf("claim attempt %d of %s", n, d.ID), &dynamodb.UpdateItemInput{
 		TableName:        aws.String(s.db.Table),
-		Key:              dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
+		Key:              dynamo.Key(schema.CompanyPK(d.CompanyID), schema.DeliverySK(d.ID)),
 		UpdateExpression: aws.String("SET claimed = :n, claimed_until = :until"),
 		ConditionExpression: aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :prev AND " +
 			"(attribute_not_exists(claimed) OR claimed < :n OR claimed_until < :now)"),
@@ -311,7 +312,7 @@ func (s *Webhooks) ClaimAttempt(ctx context.Context, d webhooks.Delivery, n int,
 // company, that last moved before cutoff, from every shard of the
 // pending-delivery index, oldest first within a shard.
 func (s *Webhooks) StalledDeliveries(ctx context.Context, cutoff time.Time, limit int) ([]webhooks.Delivery, error) {
-	return dueItems(ctx, s.db, shardKeys(pendingDeliveryIndex)[:IndexShards], cutoff, limit, deliveryItem.delivery)
+	return dueItems(ctx, s.db, schema.ShardKeys(schema.PendingDeliveryIndex)[:schema.IndexShards], cutoff, limit, deliveryItem.delivery)
 }
 
 // Requeue records that the delivery moved at now: on the condition that it
@@ -322,7 +323,7 @@ func (s *Webhooks) Requeue(ctx context.Context, d webhooks.Delivery, now time.Ti
 	gpk, gsk := pendingDeliveryKeys(d.CompanyID, d.ID, at)
 	_, err := s.db.Update(ctx, "requeue delivery "+d.ID, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.db.Table),
-		Key:                      dynamo.Key(companyPK(d.CompanyID), deliverySK(d.ID)),
+		Key:                      dynamo.Key(schema.CompanyPK(d.CompanyID), schema.DeliverySK(d.ID)),
 		UpdateExpression:         aws.String("SET updated_at = :now, GSI2PK = :gpk, GSI2SK = :gsk"),
 		ConditionExpression:      aws.String("attribute_exists(PK) AND #status = :pending AND attempt_count = :n AND updated_at = :was"),
 		ExpressionAttributeNames: map[string]string{"#status": "status"},

@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/webhooks"
 )
@@ -207,7 +208,7 @@ func TestStalledDeliveriesPageThrough(t *testing.T) {
 	n := 0
 	for n < many {
 		d := pendingDelivery(co, at)
-		k := store.ShardKeyForTest("PENDING_DELIVERY", d.ID)
+		k := schema.ShardKey(schema.PendingDeliveryIndex, d.ID)
 		if shard == "" {
 			shard = k
 		}

@@ -19,6 +19,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/page"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/vault"
 	"payments/pkg/webhooks"
@@ -158,8 +159,8 @@ func TestWebhookDeliveries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if exp, ok := raw.Item[store.AttrExpiresAt].(*types.AttributeValueMemberN); !ok || exp.Value != fmt.Sprint(ev.CreatedAt.Add(events.Retention).Unix()) {
-		t.Fatalf("delivery %s = %v, want its event's end", store.AttrExpiresAt, raw.Item[store.AttrExpiresAt])
+	if exp, ok := raw.Item[schema.AttrExpiresAt].(*types.AttributeValueMemberN); !ok || exp.Value != fmt.Sprint(ev.CreatedAt.Add(events.Retention).Unix()) {
+		t.Fatalf("delivery %s = %v, want its event's end", schema.AttrExpiresAt, raw.Item[schema.AttrExpiresAt])
 	}
 	if err := s.CreateDelivery(ctx, d); !errors.Is(err, webhooks.ErrDeliveryExists) {
 		t.Fatalf("second create: %v", err)

@@ -21,6 +21,7 @@ import (
 	"payments/pkg/page"
 	"payments/pkg/providers/bank"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
 )
@@ -119,7 +120,7 @@ func TestCreditValidation(t *testing.T) {
 		{"reference too long", xaf.ID, in(wallets.Payin, "1", strings.Repeat("r", 256)), nil, "reference"},
 		{"reference not ASCII", xaf.ID, in(wallets.Payin, "1", "réf"), nil, "reference"},
 		{"unknown wallet", uuid.NewString(), in(wallets.Payin, "1", "r"), wallets.ErrNotFound, ""},
-		{"not a wallet id", "WALLET#x", in(wallets.Payin, "1", "r"), wallets.ErrNotFound, ""},
+		{"not a wallet id", schema.WalletSK("x"), in(wallets.Payin, "1", "r"), wallets.ErrNotFound, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -367,7 +368,7 @@ func TestCreditRetryAfterDeactivation(t *testing.T) {
 	if _, err := db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName: aws.String(db.Table),
 		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "COMPANY#" + company}, "SK": &types.AttributeValueMemberS{Value: "WALLET#" + w.ID},
+			"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK(company)}, "SK": &types.AttributeValueMemberS{Value: schema.WalletSK(w.ID)},
 		},
 		UpdateExpression:          aws.String("SET is_active = :f"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":f": &types.AttributeValueMemberBOOL{Value: false}},

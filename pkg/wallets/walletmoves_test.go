@@ -25,6 +25,7 @@ import (
 	"payments/pkg/providers/bank"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/waittest"
 	"payments/pkg/webhooks"
 )
@@ -90,7 +91,7 @@ func (e *movesTestEnv) deactivate(companyID, walletID string) {
 	if _, err := e.DB.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
 		TableName: aws.String(e.DB.Table),
 		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "COMPANY#" + companyID}, "SK": &types.AttributeValueMemberS{Value: "WALLET#" + walletID},
+			"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK(companyID)}, "SK": &types.AttributeValueMemberS{Value: schema.WalletSK(walletID)},
 		},
 		UpdateExpression:          aws.String("SET is_active = :f"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":f": &types.AttributeValueMemberBOOL{Value: false}},

@@ -26,6 +26,7 @@ import (
 	"payments/pkg/page"
 	"payments/pkg/queue"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/timestamp/timestamptest"
 	"payments/pkg/vault/vaulttest"
@@ -185,13 +186,13 @@ func (e *CardsTestEnv) OpenHolds(companyID, cardID string, n int, amount int64) 
 	}
 	item := func(sk string) map[string]types.AttributeValue {
 		out, err := e.DB.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(e.DB.Table), ConsistentRead: aws.Bool(true),
-			Key: map[string]types.AttributeValue{"PK": str("COMPANY#" + companyID), "SK": str(sk)}})
+			Key: map[string]types.AttributeValue{"PK": str(schema.CompanyPK(companyID)), "SK": str(sk)}})
 		if err != nil || out.Item == nil {
 			e.T.Fatalf("read %s: %v", sk, err)
 		}
 		return out.Item
 	}
-	tx, ref := item("CTX#"+first.ID), item("ISSUERTX#"+first.IssuerTxID)
+	tx, ref := item(schema.CardTxSK(first.ID)), item(schema.IssuerTxSK(first.IssuerTxID))
 	gsi2, _ := tx["GSI2SK"].(*types.AttributeValueMemberS)
 	if gsi2 == nil {
 		e.T.Fatalf("the first hold is not in the open hold index: %v", tx)
@@ -203,11 +204,11 @@ func (e *CardsTestEnv) OpenHolds(companyID, cardID string, n int, amount int64) 
 		h.ID = ids.NewV7(now)
 		h.IssuerTxID = "ntx_" + h.ID
 		c := maps.Clone(tx)
-		c["SK"], c["GSI1SK"], c["GSI3SK"] = str("CTX#"+h.ID), str("CTX#"+h.ID), str("CTX#"+h.ID)
+		c["SK"], c["GSI1SK"], c["GSI3SK"] = str(schema.CardTxSK(h.ID)), str(schema.CardTxSK(h.ID)), str(schema.CardTxSK(h.ID))
 		c["GSI2SK"] = str(strings.Replace(gsi2.Value, first.ID, h.ID, 1))
 		c["id"], c["issuer_tx_id"] = str(h.ID), str(h.IssuerTxID)
 		r := maps.Clone(ref)
-		r["SK"], r["of"] = str("ISSUERTX#"+h.IssuerTxID), str(h.ID)
+		r["SK"], r["of"] = str(schema.IssuerTxSK(h.IssuerTxID)), str(h.ID)
 		items = append(items, c, r)
 		holds = append(holds, h)
 	}
@@ -217,7 +218,7 @@ func (e *CardsTestEnv) OpenHolds(companyID, cardID string, n int, amount int64) 
 	more := strconv.FormatInt(int64(n-1)*amount, 10)
 	_, err = e.DB.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{
 		TableName:                 aws.String(e.DB.Table),
-		Key:                       map[string]types.AttributeValue{"PK": str("COMPANY#" + companyID), "SK": str("CARD#" + cardID)},
+		Key:                       map[string]types.AttributeValue{"PK": str(schema.CompanyPK(companyID)), "SK": str(schema.CardSK(cardID))},
 		UpdateExpression:          aws.String("SET held = held + :more, available = available - :more"),
 		ConditionExpression:       aws.String("available >= :more"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":more": &types.AttributeValueMemberN{Value: more}},
@@ -288,7 +289,7 @@ func issuerWrite(in any) bool {
 	}
 	for _, it := range tx.TransactItems {
 		if it.Put != nil {
-			if pk, _ := it.Put.Item["PK"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, "SANDBOX#ISSUER#") {
+			if pk, _ := it.Put.Item["PK"].(*types.AttributeValueMemberS); pk != nil && strings.HasPrefix(pk.Value, schema.SandboxIssuerPrefix) {
 				return true
 			}
 		}
@@ -319,8 +320,8 @@ func (e *CardsTestEnv) EndLease(companyID, key string) {
 	_, err := e.DB.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
 		TableName: aws.String(e.DB.Table),
 		Key: map[string]types.AttributeValue{
-			"PK": &types.AttributeValueMemberS{Value: "COMPANY#" + companyID},
-			"SK": &types.AttributeValueMemberS{Value: "IDEMPOTENCY#" + key},
+			"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK(companyID)},
+			"SK": &types.AttributeValueMemberS{Value: schema.IdempotencySK(key)},
 		},
 		UpdateExpression:          aws.String("SET lease_until = :past"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":past": &types.AttributeValueMemberN{Value: "0"}},

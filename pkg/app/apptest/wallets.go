@@ -13,6 +13,7 @@ import (
 	"payments/pkg/debts"
 	"payments/pkg/ids"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -97,13 +98,13 @@ func (e *PaymentsTestEnv) Balances(token, id string) string {
 
 // PutDebt writes a pending debt of amount cents of the company, created
 // at, as the card fee code records one: the record DEBT#<id> and its
-// marker PENDINGDEBT#<id> (pkg/store/debts.go). It returns the debt id.
+// marker PENDINGDEBT#<id> (schema.DebtSK, schema.PendingDebtSK). It returns the debt id.
 func (e *PaymentsTestEnv) PutDebt(companyID string, amount int64, at time.Time) string {
 	e.T.Helper()
 	id := ids.NewV7(at)
-	for sk, kind := range map[string]string{"DEBT#" + id: "debt", "PENDINGDEBT#" + id: "debt_pending"} {
+	for sk, kind := range map[string]string{schema.DebtSK(id): schema.KindDebt, schema.PendingDebtSK(id): schema.KindPendingDebt} {
 		item, err := attributevalue.MarshalMap(map[string]any{
-			"PK": "COMPANY#" + companyID, "SK": sk, "type": kind, "id": id, "company_id": companyID,
+			"PK": schema.CompanyPK(companyID), "SK": sk, "type": kind, "id": id, "company_id": companyID,
 			"fee_type": "payment_failure", "transaction_id": uuid.NewString(), "card_id": uuid.NewString(),
 			"customer_id": uuid.NewString(), "amount": amount, "remaining": amount, "status": "PENDING",
 			"created_at": timestamp.Format(at),

@@ -29,6 +29,7 @@ import (
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/ids"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/wallets"
 )
 
@@ -269,7 +270,7 @@ func BenchmarkSDKGetItem(b *testing.B) {
 	}
 	client := store.NewClient(cfg, "")
 	in := &dynamodb.GetItemInput{TableName: aws.String("bench"), Key: map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: "COMPANY#1"}, "SK": &types.AttributeValueMemberS{Value: "COMPANY"},
+		"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK("1")}, "SK": &types.AttributeValueMemberS{Value: schema.CompanySK},
 	}}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -16,6 +16,7 @@ import (
 
 	"payments/pkg/contention"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 )
 
 // conflicts runs the conflict scenarios on the hot wallet's deployment
@@ -67,8 +68,8 @@ func conflicts(ctx context.Context, d *deployment, o options, out io.Writer) err
 // prototype, each with 1/n of its payout_available.
 func splitWallet(ctx context.Context, db *store.DB, w wallet, n int) error {
 	key := map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: "COMPANY#" + w.company},
-		"SK": &types.AttributeValueMemberS{Value: walletSKPrefix + w.id},
+		"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK(w.company)},
+		"SK": &types.AttributeValueMemberS{Value: schema.WalletSK(w.id)},
 	}
 	got, err := db.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(db.Table), Key: key, ConsistentRead: aws.Bool(true)})
 	if err != nil || got.Item == nil {
@@ -77,7 +78,7 @@ func splitWallet(ctx context.Context, db *store.DB, w wallet, n int) error {
 	share := strconv.Itoa(funding / n)
 	for k := range n {
 		item := map[string]types.AttributeValue{
-			"PK": key["PK"], "SK": &types.AttributeValueMemberS{Value: SubItemSK(walletSKPrefix+w.id, k)},
+			"PK": key["PK"], "SK": &types.AttributeValueMemberS{Value: SubItemSK(schema.WalletSK(w.id), k)},
 			"payin_balance": &types.AttributeValueMemberN{Value: "0"}, "payout_balance": &types.AttributeValueMemberN{Value: share},
 			"payout_reserved": &types.AttributeValueMemberN{Value: "0"}, "payout_available": &types.AttributeValueMemberN{Value: share},
 			"version": &types.AttributeValueMemberN{Value: "0"}, "is_active": &types.AttributeValueMemberBOOL{Value: true},

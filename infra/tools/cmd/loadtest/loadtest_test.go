@@ -11,6 +11,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"payments/pkg/store/schema"
 )
 
 func TestResultAdd(t *testing.T) {
@@ -138,12 +140,12 @@ func TestConflictSimulation(t *testing.T) {
 		return err
 	}
 	first := make(chan error, 1)
-	go func() { first <- call(put("C#1", "PAY#1"), update("C#1", "WALLET#w")) }()
+	go func() { first <- call(put("C#1", schema.PaymentSK("1")), update("C#1", schema.WalletSK("w"))) }()
 	<-h.entered // the first transaction is in flight
 
 	// Another transaction on the same wallet is cancelled, the wallet's
 	// reason being TransactionConflict and the other's None.
-	err := call(put("C#1", "PAY#2"), update("C#1", "WALLET#w"))
+	err := call(put("C#1", schema.PaymentSK("2")), update("C#1", schema.WalletSK("w")))
 	var tce *types.TransactionCanceledException
 	if !errors.As(err, &tce) || len(tce.CancellationReasons) != 2 ||
 		aws.ToString(tce.CancellationReasons[0].Code) != "None" ||
@@ -156,7 +158,7 @@ func TestConflictSimulation(t *testing.T) {
 
 	// One on other items goes through.
 	other := make(chan error, 1)
-	go func() { other <- call(put("C#1", "PAY#3"), update("C#1", "WALLET#v")) }()
+	go func() { other <- call(put("C#1", schema.PaymentSK("3")), update("C#1", schema.WalletSK("v"))) }()
 	<-h.entered
 	close(h.release)
 	if err := <-first; err != nil {
@@ -166,7 +168,7 @@ func TestConflictSimulation(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Once the first is answered, the wallet is free again.
-	if err := call(update("C#1", "WALLET#w")); err != nil {
+	if err := call(update("C#1", schema.WalletSK("w"))); err != nil {
 		t.Fatalf("after the first transaction: %v", err)
 	}
 	if a, c := sim.Attempts.Load(), sim.Conflicts.Load(); a != 4 || c != 1 {
@@ -176,19 +178,19 @@ func TestConflictSimulation(t *testing.T) {
 
 func TestSubItemsRewrite(t *testing.T) {
 	tx := &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{
-		put("COMPANY#c", "PAY#p"), update("COMPANY#c", "WALLET#w"), update("COMPANY#c", "WTX#e"),
+		put(schema.CompanyPK("c"), schema.PaymentSK("p")), update(schema.CompanyPK("c"), schema.WalletSK("w")), update(schema.CompanyPK("c"), schema.LedgerSK("e")),
 	}}
 	got := SubItems{N: 4}.rewrite(tx, 3)
 	if sk := attrString(got.TransactItems[1].Update.Key["SK"]); sk != "WALLETSUB#w#03" {
 		t.Errorf("wallet update moved to %q, want WALLETSUB#w#03", sk)
 	}
-	if pk := attrString(got.TransactItems[1].Update.Key["PK"]); pk != "COMPANY#c" {
-		t.Errorf("sub-item in partition %q, want COMPANY#c", pk)
+	if pk := attrString(got.TransactItems[1].Update.Key["PK"]); pk != schema.CompanyPK("c") {
+		t.Errorf("sub-item in partition %q, want %s", pk, schema.CompanyPK("c"))
 	}
-	if sk := attrString(got.TransactItems[2].Update.Key["SK"]); sk != "WTX#e" {
+	if sk := attrString(got.TransactItems[2].Update.Key["SK"]); sk != schema.LedgerSK("e") {
 		t.Errorf("another update moved to %q", sk)
 	}
-	if sk := attrString(tx.TransactItems[1].Update.Key["SK"]); sk != "WALLET#w" {
+	if sk := attrString(tx.TransactItems[1].Update.Key["SK"]); sk != schema.WalletSK("w") {
 		t.Errorf("the input was changed: %q", sk)
 	}
 }
@@ -204,7 +206,7 @@ func TestSubItemsSticky(t *testing.T) {
 	ctx := WithClient(context.Background())
 	sk := func() string {
 		_, _, err := mw.HandleInitialize(ctx, middleware.InitializeInput{Parameters: &dynamodb.TransactWriteItemsInput{
-			TransactItems: []types.TransactWriteItem{update("COMPANY#c", "WALLET#w")},
+			TransactItems: []types.TransactWriteItem{update(schema.CompanyPK("c"), schema.WalletSK("w"))},
 		}}, h)
 		if err != nil {
 			t.Fatal(err)
@@ -225,7 +227,7 @@ func TestItemSize(t *testing.T) {
 		item map[string]types.AttributeValue
 		want int
 	}{
-		{"string", map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "COMPANY#1"}}, 2 + 9},
+		{"string", map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: schema.CompanyPK("1")}}, 2 + 9},
 		{"number", map[string]types.AttributeValue{"n": &types.AttributeValueMemberN{Value: "1000"}}, 1 + 3},
 		{"bool", map[string]types.AttributeValue{"is_active": &types.AttributeValueMemberBOOL{Value: true}}, 9 + 1},
 	} {

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"payments/pkg/store/schema"
 )
 
 // ConflictSimulation is a simulation, for DynamoDB Local, of how DynamoDB
@@ -124,14 +126,13 @@ func attrString(v types.AttributeValue) string {
 	return fmt.Sprint(v)
 }
 
-// walletSKPrefix starts the sort key of a wallet item (pkg/store).
-const walletSKPrefix = "WALLET#"
-
 // SubItemSK is the sort key of sub-item k of the wallet whose item has
 // sort key walletSK, in the prototype of the split wallet. It does not
-// start with WALLET#, so listing a company's wallets never sees it.
+// start with schema.WalletSKPrefix, so listing a company's wallets never
+// sees it. The store writes no such item: the key belongs to the
+// prototype, not to the table's schema.
 func SubItemSK(walletSK string, k int) string {
-	return fmt.Sprintf("WALLETSUB#%s#%02d", strings.TrimPrefix(walletSK, walletSKPrefix), k)
+	return fmt.Sprintf("WALLETSUB#%s#%02d", strings.TrimPrefix(walletSK, schema.WalletSKPrefix), k)
 }
 
 // SubItems is the prototype of the split wallet (docs/scaling.md) for the
@@ -217,7 +218,7 @@ func (s SubItems) rewrite(tx *dynamodb.TransactWriteItemsInput, k int) *dynamodb
 			continue
 		}
 		sk := attrString(it.Update.Key["SK"])
-		if !strings.HasPrefix(sk, walletSKPrefix) {
+		if !strings.HasPrefix(sk, schema.WalletSKPrefix) {
 			continue
 		}
 		u := *it.Update

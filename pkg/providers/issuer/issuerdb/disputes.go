@@ -8,6 +8,7 @@ import (
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -19,11 +20,6 @@ import (
 //     opened with that reference;
 //   - SANDBOX#ISSUER#DISPUTETX#<transaction id>: the id of the dispute of
 //     that transaction: one per transaction.
-func sandboxDisputePK(id string) string            { return "SANDBOX#ISSUER#DISPUTE#" + id }
-func sandboxDisputeRefPK(ref string) string        { return "SANDBOX#ISSUER#DISPUTEREF#" + ref }
-func sandboxDisputeTxPK(transaction string) string { return "SANDBOX#ISSUER#DISPUTETX#" + transaction }
-
-const sandboxDisputeSK = "DISPUTE"
 
 type sandboxDisputeItem struct {
 	PK            string `dynamodbav:"PK"`
@@ -72,13 +68,13 @@ func (s *Store) PutDispute(ctx context.Context, d issuer.SandboxDispute, notices
 	t := &dynamo.Txn{}
 	errs := []error{
 		s.addNew(t, "dispute", sandboxDisputeItem{
-			PK: sandboxDisputePK(d.ID), SK: sandboxDisputeSK, Type: "sandbox_dispute", ID: d.ID, Reference: d.Reference,
+			PK: schema.SandboxDisputePK(d.ID), SK: schema.SandboxDisputeSK, Type: schema.KindSandboxDispute, ID: d.ID, Reference: d.Reference,
 			TransactionID: d.TransactionID, CardID: d.CardID, Reason: d.Reason, Explanation: d.Explanation,
 			Status: d.Status, Amount: d.Amount, Credited: d.Credited, Outcome: d.Outcome,
 			DecidedAt: timestamp.Format(d.DecidedAt), CreatedAt: at,
 		}),
-		s.addNew(t, "reference", sandboxRefItem{PK: sandboxDisputeRefPK(d.Reference), SK: sandboxRefSK, Type: "sandbox_dispute_ref", ID: d.ID, CreatedAt: at}),
-		s.addNew(t, "transaction", sandboxRefItem{PK: sandboxDisputeTxPK(d.TransactionID), SK: sandboxRefSK, Type: "sandbox_dispute_tx", ID: d.ID, CreatedAt: at}),
+		s.addNew(t, "reference", sandboxRefItem{PK: schema.SandboxDisputeRefPK(d.Reference), SK: schema.SandboxRefSK, Type: schema.KindSandboxDisputeRef, ID: d.ID, CreatedAt: at}),
+		s.addNew(t, "transaction", sandboxRefItem{PK: schema.SandboxDisputeTxPK(d.TransactionID), SK: schema.SandboxRefSK, Type: schema.KindSandboxDisputeTx, ID: d.ID, CreatedAt: at}),
 	}
 	for i, n := range notices {
 		errs = append(errs, s.addNew(t, "notice"+strconv.Itoa(i), newNoticeItem(n)))
@@ -98,11 +94,11 @@ func (s *Store) PutDispute(ctx context.Context, d issuer.SandboxDispute, notices
 	switch {
 	case errors.Is(err, errSandboxRefTaken):
 		var ref sandboxRefItem
-		if err := s.getExisting(ctx, sandboxDisputeRefPK(d.Reference), sandboxRefSK, &ref); err != nil {
+		if err := s.getExisting(ctx, schema.SandboxDisputeRefPK(d.Reference), schema.SandboxRefSK, &ref); err != nil {
 			return issuer.SandboxDispute{}, err
 		}
 		var it sandboxDisputeItem
-		if err := s.getExisting(ctx, sandboxDisputePK(ref.ID), sandboxDisputeSK, &it); err != nil {
+		if err := s.getExisting(ctx, schema.SandboxDisputePK(ref.ID), schema.SandboxDisputeSK, &it); err != nil {
 			return issuer.SandboxDispute{}, err
 		}
 		return it.dispute()

@@ -16,6 +16,7 @@ import (
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/vault"
 )
@@ -38,20 +39,6 @@ var _ issuer.SandboxStore = (*Store)(nil)
 
 // New returns the sandbox issuer's store on db.
 func New(db *dynamo.DB) *Store { return &Store{db: db} }
-
-func sandboxCardholderPK(id string) string     { return "SANDBOX#ISSUER#CARDHOLDER#" + id }
-func sandboxCardholderRefPK(ref string) string { return "SANDBOX#ISSUER#CHREF#" + ref }
-func sandboxCardPK(id string) string           { return "SANDBOX#ISSUER#CARD#" + id }
-func sandboxCardRefPK(ref string) string       { return "SANDBOX#ISSUER#CARDREF#" + ref }
-func sandboxMovePK(ref string) string          { return "SANDBOX#ISSUER#MOVE#" + ref }
-
-// Sort keys of the sandbox issuer's items, one item per partition.
-const (
-	sandboxCardholderSK = "CARDHOLDER"
-	sandboxCardSK       = "CARD"
-	sandboxRefSK        = "REF"
-	sandboxMoveSK       = "MOVE"
-)
 
 // errSandboxRefTaken is a reference recorded by an earlier request.
 var errSandboxRefTaken = errors.New("store: sandbox issuer reference taken")
@@ -143,12 +130,12 @@ func (s *Store) PutCardholder(ctx context.Context, c issuer.SandboxCardholder) (
 	t := &dynamo.Txn{}
 	err := errors.Join(
 		s.addNew(t, "cardholder", sandboxCardholderItem{
-			PK: sandboxCardholderPK(c.ID), SK: sandboxCardholderSK, Type: "sandbox_cardholder",
+			PK: schema.SandboxCardholderPK(c.ID), SK: schema.SandboxCardholderSK, Type: schema.KindSandboxCardholder,
 			ID: c.ID, Reference: c.Reference, FirstName: c.FirstName, LastName: c.LastName,
 			Email: c.Email, IdentificationNumber: c.IdentificationNumber, CreatedAt: at,
 		}),
 		s.addNew(t, "reference", sandboxRefItem{
-			PK: sandboxCardholderRefPK(c.Reference), SK: sandboxRefSK, Type: "sandbox_cardholder_ref",
+			PK: schema.SandboxCardholderRefPK(c.Reference), SK: schema.SandboxRefSK, Type: schema.KindSandboxCardholderRef,
 			ID: c.ID, CreatedAt: at,
 		}),
 	)
@@ -159,7 +146,7 @@ func (s *Store) PutCardholder(ctx context.Context, c issuer.SandboxCardholder) (
 	switch {
 	case errors.Is(err, errSandboxRefTaken):
 		var ref sandboxRefItem
-		if err := s.getExisting(ctx, sandboxCardholderRefPK(c.Reference), sandboxRefSK, &ref); err != nil {
+		if err := s.getExisting(ctx, schema.SandboxCardholderRefPK(c.Reference), schema.SandboxRefSK, &ref); err != nil {
 			return issuer.SandboxCardholder{}, err
 		}
 		return s.Cardholder(ctx, ref.ID)
@@ -172,7 +159,7 @@ func (s *Store) PutCardholder(ctx context.Context, c issuer.SandboxCardholder) (
 // Cardholder reads a cardholder by the issuer's id, strongly consistent.
 func (s *Store) Cardholder(ctx context.Context, id string) (issuer.SandboxCardholder, error) {
 	var it sandboxCardholderItem
-	if err := s.db.Get(ctx, "sandbox cardholder "+id, sandboxCardholderPK(id), sandboxCardholderSK, &it, fmt.Errorf("store: sandbox cardholder %s: %w", id, issuer.ErrNotFound)); err != nil {
+	if err := s.db.Get(ctx, "sandbox cardholder "+id, schema.SandboxCardholderPK(id), schema.SandboxCardholderSK, &it, fmt.Errorf("store: sandbox cardholder %s: %w", id, issuer.ErrNotFound)); err != nil {
 		return issuer.SandboxCardholder{}, err
 	}
 	return it.cardholder()
@@ -185,12 +172,12 @@ func (s *Store) PutCard(ctx context.Context, c issuer.SandboxCard) (issuer.Sandb
 	at := timestamp.Format(c.CreatedAt)
 	t := &dynamo.Txn{}
 	err := s.addNew(t, "reference", sandboxRefItem{
-		PK: sandboxCardRefPK(c.Reference), SK: sandboxRefSK, Type: "sandbox_card_ref",
+		PK: schema.SandboxCardRefPK(c.Reference), SK: schema.SandboxRefSK, Type: schema.KindSandboxCardRef,
 		ID: c.ID, CardholderID: c.CardholderID, Declined: c.Declined, CreatedAt: at,
 	})
 	if err == nil && !c.Declined {
 		err = s.addNew(t, "card", sandboxCardItem{
-			PK: sandboxCardPK(c.ID), SK: sandboxCardSK, Type: "sandbox_card",
+			PK: schema.SandboxCardPK(c.ID), SK: schema.SandboxCardSK, Type: schema.KindSandboxCard,
 			ID: c.ID, Reference: c.Reference, CardholderID: c.CardholderID, Brand: string(c.Brand),
 			Last4: c.Last4, ExpiryMonth: c.ExpiryMonth, ExpiryYear: c.ExpiryYear,
 			Balance: c.Balance, Status: string(c.Status), CreatedAt: at,
@@ -204,7 +191,7 @@ func (s *Store) PutCard(ctx context.Context, c issuer.SandboxCard) (issuer.Sandb
 	switch {
 	case errors.Is(err, errSandboxRefTaken):
 		var ref sandboxRefItem
-		if err := s.getExisting(ctx, sandboxCardRefPK(c.Reference), sandboxRefSK, &ref); err != nil {
+		if err := s.getExisting(ctx, schema.SandboxCardRefPK(c.Reference), schema.SandboxRefSK, &ref); err != nil {
 			return issuer.SandboxCard{}, err
 		}
 		if ref.Declined {
@@ -224,7 +211,7 @@ func (s *Store) PutCard(ctx context.Context, c issuer.SandboxCard) (issuer.Sandb
 // Card reads a card by the issuer's id, strongly consistent.
 func (s *Store) Card(ctx context.Context, id string) (issuer.SandboxCard, error) {
 	var it sandboxCardItem
-	if err := s.db.Get(ctx, "sandbox card "+id, sandboxCardPK(id), sandboxCardSK, &it, fmt.Errorf("store: sandbox card %s: %w", id, issuer.ErrNotFound)); err != nil {
+	if err := s.db.Get(ctx, "sandbox card "+id, schema.SandboxCardPK(id), schema.SandboxCardSK, &it, fmt.Errorf("store: sandbox card %s: %w", id, issuer.ErrNotFound)); err != nil {
 		return issuer.SandboxCard{}, err
 	}
 	return it.card()
@@ -281,12 +268,12 @@ func (s *Store) PostCard(ctx context.Context, m issuer.SandboxMovement) (issuer.
 // now. When the card's condition fails, refused says why.
 func (s *Store) moveOnce(ctx context.Context, what string, m issuer.SandboxMovement, update *types.Update, refused func(context.Context, issuer.SandboxMovement) error) (issuer.SandboxCard, error) {
 	update.TableName = aws.String(s.db.Table)
-	update.Key = dynamo.Key(sandboxCardPK(m.CardID), sandboxCardSK)
+	update.Key = dynamo.Key(schema.SandboxCardPK(m.CardID), schema.SandboxCardSK)
 	update.ExpressionAttributeNames = map[string]string{"#status": "status"}
 	t := &dynamo.Txn{}
 	t.Add("card", types.TransactWriteItem{Update: update})
 	err := s.addNew(t, "claim", sandboxMoveItem{
-		PK: sandboxMovePK(m.Reference), SK: sandboxMoveSK, Type: "sandbox_card_move",
+		PK: schema.SandboxMovePK(m.Reference), SK: schema.SandboxMoveSK, Type: schema.KindSandboxCardMove,
 		Reference: m.Reference, CardID: m.CardID, Delta: m.Delta, Held: m.Held, CreatedAt: timestamp.Format(m.CreatedAt),
 	})
 	if err != nil {
@@ -304,7 +291,7 @@ func (s *Store) moveOnce(ctx context.Context, what string, m issuer.SandboxMovem
 	switch {
 	case errors.Is(err, errSandboxRefTaken):
 		var claim sandboxMoveItem
-		if err := s.getExisting(ctx, sandboxMovePK(m.Reference), sandboxMoveSK, &claim); err != nil {
+		if err := s.getExisting(ctx, schema.SandboxMovePK(m.Reference), schema.SandboxMoveSK, &claim); err != nil {
 			return issuer.SandboxCard{}, err
 		}
 		return s.Card(ctx, claim.CardID)
@@ -371,7 +358,7 @@ func (s *Store) TerminateCard(ctx context.Context, id string) (issuer.SandboxCar
 // the card is read: missing is ErrNotFound, otherwise refused answers.
 func (s *Store) updateCard(ctx context.Context, what, id string, in *dynamodb.UpdateItemInput, refused func(issuer.SandboxCard) (issuer.SandboxCard, error)) (issuer.SandboxCard, error) {
 	in.TableName = aws.String(s.db.Table)
-	in.Key = dynamo.Key(sandboxCardPK(id), sandboxCardSK)
+	in.Key = dynamo.Key(schema.SandboxCardPK(id), schema.SandboxCardSK)
 	in.ConditionExpression = aws.String("attribute_exists(PK) AND " + aws.ToString(in.ConditionExpression))
 	in.ExpressionAttributeNames = map[string]string{"#status": "status"}
 	in.ReturnValues = types.ReturnValueAllNew

@@ -19,6 +19,7 @@ import (
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/store"
+	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/vault"
 )
@@ -104,7 +105,7 @@ func TestSandboxIssuerStore(t *testing.T) {
 				t.Fatalf("PutCardholder %d = %+v, %v; want id %s", i, got[i], errs[i], got[0].ID)
 			}
 		}
-		if n := countItems(t, db, "sandbox_cardholder", ref); n != 1 {
+		if n := countItems(t, db, schema.KindSandboxCardholder, ref); n != 1 {
 			t.Fatalf("%d cardholder items with reference %s, want 1", n, ref)
 		}
 	})
@@ -195,7 +196,7 @@ func TestSandboxIssuerStore(t *testing.T) {
 				}
 			})
 		}
-		if n := countItems(t, db, "sandbox_card_move", fund); n != 1 {
+		if n := countItems(t, db, schema.KindSandboxCardMove, fund); n != 1 {
 			t.Fatalf("%d claims of %s, want 1", n, fund)
 		}
 	})
@@ -299,14 +300,14 @@ func TestSandboxIssuerStore(t *testing.T) {
 		}
 	})
 
-	t.Run("every item is under SANDBOX#ISSUER#", func(t *testing.T) {
+	t.Run("every item is under the sandbox issuer's prefix", func(t *testing.T) {
 		out, err := db.Client.Scan(ctx, &dynamodb.ScanInput{TableName: aws.String(db.Table)})
 		if err != nil || len(out.Items) == 0 || out.LastEvaluatedKey != nil {
 			t.Fatalf("Scan = %d items, %v", len(out.Items), err)
 		}
 		for _, item := range out.Items {
 			var key struct{ PK string }
-			if err := attributevalue.UnmarshalMap(item, &key); err != nil || !strings.HasPrefix(key.PK, "SANDBOX#ISSUER#") {
+			if err := attributevalue.UnmarshalMap(item, &key); err != nil || !strings.HasPrefix(key.PK, schema.SandboxIssuerPrefix) {
 				t.Errorf("item %s (%v) is outside the sandbox issuer's keys", key.PK, err)
 			}
 		}

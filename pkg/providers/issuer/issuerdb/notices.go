@@ -12,6 +12,7 @@ import (
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -19,20 +20,13 @@ import (
 //
 //   - SANDBOX#ISSUER#NOTICE#<event id>: a notification as delivered, with
 //     its attempts and when it is due again; in the table's GSI1 (GSI1PK,
-//     GSI1SK, its first index, pkg/store/schema.go) under
+//     GSI1SK, its first index) under
 //     SANDBOX#ISSUER#NOTICES, sorted by "<due>#<event id>", so that the
 //     due ones are one query. One partition serves every company's cards:
 //     a sandbox network's notifications are few.
-const (
-	noticeSK       = "NOTICE"
-	noticesGSI1PK  = "SANDBOX#ISSUER#NOTICES"
-	tableGSI1      = "GSI1"
-	tableGSI1PK    = "GSI1PK"
-	tableGSI1SK    = "GSI1SK"
-	noticeItemType = "sandbox_notice"
-)
-
-func sandboxNoticePK(id string) string { return "SANDBOX#ISSUER#NOTICE#" + id }
+//
+// The keys are built in pkg/store/schema (SandboxNoticePK,
+// SandboxNoticesGSI1PK).
 
 type noticeItem struct {
 	PK       string `dynamodbav:"PK"`
@@ -52,8 +46,8 @@ func dueKey(due time.Time, id string) string { return timestamp.Format(due) + "#
 // newNoticeItem returns n as stored.
 func newNoticeItem(n issuer.SandboxNotice) noticeItem {
 	return noticeItem{
-		PK: sandboxNoticePK(n.ID), SK: noticeSK, GSI1PK: noticesGSI1PK, GSI1SK: dueKey(n.Due, n.ID),
-		Type: noticeItemType, ID: n.ID, Body: n.Body, Attempts: n.Attempts, Due: timestamp.Format(n.Due),
+		PK: schema.SandboxNoticePK(n.ID), SK: schema.SandboxNoticeSK, GSI1PK: schema.SandboxNoticesGSI1PK, GSI1SK: dueKey(n.Due, n.ID),
+		Type: schema.KindSandboxNotice, ID: n.ID, Body: n.Body, Attempts: n.Attempts, Due: timestamp.Format(n.Due),
 	}
 }
 
@@ -75,7 +69,7 @@ func (s *Store) KeepNotice(ctx context.Context, n issuer.SandboxNotice) error {
 // AckNotice deletes notification id.
 func (s *Store) AckNotice(ctx context.Context, id string) error {
 	_, err := s.db.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName: aws.String(s.db.Table), Key: dynamo.Key(sandboxNoticePK(id), noticeSK),
+		TableName: aws.String(s.db.Table), Key: dynamo.Key(schema.SandboxNoticePK(id), schema.SandboxNoticeSK),
 	})
 	if err != nil {
 		return fmt.Errorf("store: acknowledge sandbox notice %s: %w", id, err)
@@ -89,11 +83,11 @@ func (s *Store) AckNotice(ctx context.Context, id string) error {
 func (s *Store) DueNotices(ctx context.Context, now time.Time, limit int) ([]issuer.SandboxNotice, error) {
 	out, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
 		TableName:                aws.String(s.db.Table),
-		IndexName:                aws.String(tableGSI1),
+		IndexName:                aws.String(schema.GSI1),
 		KeyConditionExpression:   aws.String("#pk = :pk AND #sk < :after"),
-		ExpressionAttributeNames: map[string]string{"#pk": tableGSI1PK, "#sk": tableGSI1SK},
+		ExpressionAttributeNames: map[string]string{"#pk": schema.AttrGSI1PK, "#sk": schema.AttrGSI1SK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": dynamo.Str(noticesGSI1PK), ":after": dynamo.Str(timestamp.Format(now) + "$"), // '$' follows '#'
+			":pk": dynamo.Str(schema.SandboxNoticesGSI1PK), ":after": dynamo.Str(timestamp.Format(now) + "$"), // '$' follows '#'
 		},
 		Limit: aws.Int32(int32(limit)),
 	})
@@ -114,10 +108,10 @@ func (s *Store) DueNotices(ctx context.Context, now time.Time, limit int) ([]iss
 func (s *Store) DelayNotice(ctx context.Context, id string, attempts int, due time.Time) error {
 	_, err := s.db.Update(ctx, "delay sandbox notice "+id, &dynamodb.UpdateItemInput{
 		TableName:                aws.String(s.db.Table),
-		Key:                      dynamo.Key(sandboxNoticePK(id), noticeSK),
+		Key:                      dynamo.Key(schema.SandboxNoticePK(id), schema.SandboxNoticeSK),
 		UpdateExpression:         aws.String("SET #attempts = :attempts, #due = :due, #sk = :sk"),
 		ConditionExpression:      aws.String("attribute_exists(PK)"),
-		ExpressionAttributeNames: map[string]string{"#attempts": "attempts", "#due": "due", "#sk": tableGSI1SK},
+		ExpressionAttributeNames: map[string]string{"#attempts": "attempts", "#due": "due", "#sk": schema.AttrGSI1SK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":attempts": dynamo.Num(int64(attempts)), ":due": dynamo.Str(timestamp.Format(due)), ":sk": dynamo.Str(dueKey(due, id)),
 		},
@@ -134,8 +128,6 @@ func (s *Store) DelayNotice(ctx context.Context, id string, attempts int, due ti
 //     decision and its advice as the network made them (JSON), kept for
 //     decisionRetention (the table's TTL, expires_at).
 const (
-	decisionSK       = "AUTHORIZATION"
-	decisionItemType = "sandbox_authorization"
 	// decisionRetention is how long the network remembers an
 	// authorization: longer than a request may be sent again with its
 	// Idempotency-Key (24 hours).
@@ -143,8 +135,6 @@ const (
 )
 
 var _ issuer.DecisionStore = (*Store)(nil)
-
-func sandboxDecisionPK(id string) string { return "SANDBOX#ISSUER#AUTH#" + id }
 
 type decisionItem struct {
 	PK        string `dynamodbav:"PK"`
@@ -159,7 +149,7 @@ type decisionItem struct {
 // is kept already, and returns the body kept.
 func (s *Store) KeepDecision(ctx context.Context, id string, body []byte) ([]byte, error) {
 	item, err := attributevalue.MarshalMap(decisionItem{
-		PK: sandboxDecisionPK(id), SK: decisionSK, Type: decisionItemType, ID: id, Body: body,
+		PK: schema.SandboxDecisionPK(id), SK: schema.SandboxDecisionSK, Type: schema.KindSandboxDecision, ID: id, Body: body,
 		ExpiresAt: time.Now().Add(decisionRetention).Unix(),
 	})
 	if err != nil {
@@ -181,7 +171,7 @@ func (s *Store) KeepDecision(ctx context.Context, id string, body []byte) ([]byt
 // Decision returns the authorization id as kept, strongly consistent.
 func (s *Store) Decision(ctx context.Context, id string) ([]byte, bool, error) {
 	var it decisionItem
-	found, err := s.db.Find(ctx, sandboxDecisionPK(id), decisionSK, &it)
+	found, err := s.db.Find(ctx, schema.SandboxDecisionPK(id), schema.SandboxDecisionSK, &it)
 	if err != nil || !found {
 		return nil, false, err
 	}

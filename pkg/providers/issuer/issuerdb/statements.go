@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -33,20 +34,12 @@ import (
 // One partition per list serves every company's cards: a sandbox network's
 // transactions are few.
 const (
-	statementAuthorizationSK = "AUTHORIZATION"
-	statementTransactionSK   = "TRANSACTION"
-	statementNoteSK          = "NOTE"
-	authorizationsGSI1PK     = "SANDBOX#ISSUER#STATEMENT#AUTHORIZATIONS"
-	transactionsGSI1PK       = "SANDBOX#ISSUER#STATEMENT#TRANSACTIONS"
 	// statementRetention is how long the log keeps an entry: past any
 	// reconciliation window and any hold.
 	statementRetention = 30 * 24 * time.Hour
 )
 
 var _ issuer.StatementLog = (*Store)(nil)
-
-func statementPK(id string) string     { return "SANDBOX#ISSUER#STMT#" + id }
-func statementNotePK(id string) string { return "SANDBOX#ISSUER#STMTNOTE#" + id }
 
 // statementKey is the GSI1 sort key of an entry created at at.
 func statementKey(at time.Time, id string) string { return timestamp.Format(at) + "#" + id }
@@ -138,8 +131,8 @@ func expiry(at time.Time) int64 { return at.Add(statementRetention).Unix() }
 // LogAuthorization puts a unless it is kept already.
 func (s *Store) LogAuthorization(ctx context.Context, a issuer.StatementAuthorization) error {
 	item, err := attributevalue.MarshalMap(statementAuthorizationItem{
-		PK: statementPK(a.ID), SK: statementAuthorizationSK, GSI1PK: authorizationsGSI1PK, GSI1SK: statementKey(a.CreatedAt, a.ID),
-		Type: "sandbox_statement_authorization", ID: a.ID, CardID: a.CardID, Reference: a.Reference, Kind: a.Kind,
+		PK: schema.SandboxStatementPK(a.ID), SK: schema.SandboxStatementAuthorizationSK, GSI1PK: schema.SandboxAuthorizationsGSI1PK, GSI1SK: statementKey(a.CreatedAt, a.ID),
+		Type: schema.KindSandboxStatementAuthorization, ID: a.ID, CardID: a.CardID, Reference: a.Reference, Kind: a.Kind,
 		Approved: a.Approved, Status: a.Status, Held: a.Held, Merchant: merchantOf(a.Merchant),
 		CreatedAt: timestamp.Format(a.CreatedAt), ExpiresAt: expiry(a.CreatedAt),
 	})
@@ -165,8 +158,8 @@ var errNoteTaken = errors.New("store: sandbox statement notification logged")
 func (s *Store) LogTransaction(ctx context.Context, eventID string, t issuer.StatementTransaction, closes bool) (issuer.StatementTransaction, error) {
 	err := s.db.Write(ctx, "log sandbox transaction "+t.ID, func(ctx context.Context) (*dynamo.Txn, error) {
 		tx := &dynamo.Txn{}
-		if err := s.addNew(tx, "note", statementNoteItem{PK: statementNotePK(eventID), SK: statementNoteSK,
-			Type: "sandbox_statement_note", Of: t.ID, ExpiresAt: expiry(t.CreatedAt)}); err != nil {
+		if err := s.addNew(tx, "note", statementNoteItem{PK: schema.SandboxStatementNotePK(eventID), SK: schema.SandboxStatementNoteSK,
+			Type: schema.KindSandboxStatementNote, Of: t.ID, ExpiresAt: expiry(t.CreatedAt)}); err != nil {
 			return nil, err
 		}
 		a, found, err := s.statementAuthorization(ctx, t.AuthorizationID)
@@ -188,8 +181,8 @@ func (s *Store) LogTransaction(ctx context.Context, eventID string, t issuer.Sta
 			tx.Add("authorization", s.holdUpdate(a, held, status))
 		}
 		err = s.addNew(tx, "transaction", statementTransactionItem{
-			PK: statementPK(t.ID), SK: statementTransactionSK, GSI1PK: transactionsGSI1PK, GSI1SK: statementKey(t.CreatedAt, t.ID),
-			Type: "sandbox_statement_transaction", ID: t.ID, TxType: t.Type, CardID: t.CardID, Reference: t.Reference,
+			PK: schema.SandboxStatementPK(t.ID), SK: schema.SandboxStatementTransactionSK, GSI1PK: schema.SandboxTransactionsGSI1PK, GSI1SK: statementKey(t.CreatedAt, t.ID),
+			Type: schema.KindSandboxStatementTransaction, ID: t.ID, TxType: t.Type, CardID: t.CardID, Reference: t.Reference,
 			AuthorizationID: t.AuthorizationID, Amount: t.Amount, Merchant: merchantOf(t.Merchant),
 			CreatedAt: timestamp.Format(t.CreatedAt), ExpiresAt: expiry(t.CreatedAt),
 		})
@@ -199,11 +192,11 @@ func (s *Store) LogTransaction(ctx context.Context, eventID string, t issuer.Sta
 		return t, err
 	}
 	var note statementNoteItem
-	if err := s.getExisting(ctx, statementNotePK(eventID), statementNoteSK, &note); err != nil {
+	if err := s.getExisting(ctx, schema.SandboxStatementNotePK(eventID), schema.SandboxStatementNoteSK, &note); err != nil {
 		return issuer.StatementTransaction{}, err
 	}
 	var kept statementTransactionItem
-	if err := s.getExisting(ctx, statementPK(note.Of), statementTransactionSK, &kept); err != nil {
+	if err := s.getExisting(ctx, schema.SandboxStatementPK(note.Of), schema.SandboxStatementTransactionSK, &kept); err != nil {
 		return issuer.StatementTransaction{}, err
 	}
 	return kept.transaction()
@@ -226,8 +219,8 @@ func (s *Store) LogReversal(ctx context.Context, eventID, authorizationID string
 		if err != nil {
 			return nil, err
 		}
-		if err := s.addNew(tx, "note", statementNoteItem{PK: statementNotePK(eventID), SK: statementNoteSK,
-			Type: "sandbox_statement_note", ExpiresAt: expiry(at)}); err != nil {
+		if err := s.addNew(tx, "note", statementNoteItem{PK: schema.SandboxStatementNotePK(eventID), SK: schema.SandboxStatementNoteSK,
+			Type: schema.KindSandboxStatementNote, ExpiresAt: expiry(at)}); err != nil {
 			return nil, err
 		}
 		if a.Status == issuer.AuthorizationPending {
@@ -271,7 +264,7 @@ func (s *Store) statementAuthorization(ctx context.Context, id string) (statemen
 	if id == "" {
 		return it, false, nil
 	}
-	found, err := s.db.Find(ctx, statementPK(id), statementAuthorizationSK, &it)
+	found, err := s.db.Find(ctx, schema.SandboxStatementPK(id), schema.SandboxStatementAuthorizationSK, &it)
 	return it, found, err
 }
 
@@ -291,7 +284,7 @@ func (s *Store) holdUpdate(a statementAuthorizationItem, held int64, status stri
 // StatementTransactions lists up to limit logged transactions created at
 // or after since, oldest first, after transaction after.
 func (s *Store) StatementTransactions(ctx context.Context, since time.Time, after string, limit int) ([]issuer.StatementTransaction, string, error) {
-	items, next, err := s.statementPage(ctx, transactionsGSI1PK, statementTransactionSK, since, after, limit)
+	items, next, err := s.statementPage(ctx, schema.SandboxTransactionsGSI1PK, schema.SandboxStatementTransactionSK, since, after, limit)
 	if err != nil {
 		return nil, "", err
 	}
@@ -302,7 +295,7 @@ func (s *Store) StatementTransactions(ctx context.Context, since time.Time, afte
 // StatementAuthorizations lists up to limit logged authorizations created
 // at or after since, oldest first, after authorization after.
 func (s *Store) StatementAuthorizations(ctx context.Context, since time.Time, after string, limit int) ([]issuer.StatementAuthorization, string, error) {
-	items, next, err := s.statementPage(ctx, authorizationsGSI1PK, statementAuthorizationSK, since, after, limit)
+	items, next, err := s.statementPage(ctx, schema.SandboxAuthorizationsGSI1PK, schema.SandboxStatementAuthorizationSK, since, after, limit)
 	if err != nil {
 		return nil, "", err
 	}
@@ -322,16 +315,16 @@ func (s *Store) statementPage(ctx context.Context, partition, sk string, since t
 		var it struct {
 			GSI1SK string `dynamodbav:"GSI1SK"`
 		}
-		if err := s.db.Get(ctx, "sandbox statement entry "+after, statementPK(after), sk, &it, issuer.ErrNotFound); err != nil {
+		if err := s.db.Get(ctx, "sandbox statement entry "+after, schema.SandboxStatementPK(after), sk, &it, issuer.ErrNotFound); err != nil {
 			return nil, "", err
 		}
 		cond, from = "#pk = :pk AND #sk > :from", it.GSI1SK
 	}
 	out, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(s.db.Table),
-		IndexName:                 aws.String(tableGSI1),
+		IndexName:                 aws.String(schema.GSI1),
 		KeyConditionExpression:    aws.String(cond),
-		ExpressionAttributeNames:  map[string]string{"#pk": tableGSI1PK, "#sk": tableGSI1SK},
+		ExpressionAttributeNames:  map[string]string{"#pk": schema.AttrGSI1PK, "#sk": schema.AttrGSI1SK},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": dynamo.Str(partition), ":from": dynamo.Str(from)},
 		Limit:                     aws.Int32(int32(limit)),
 	})

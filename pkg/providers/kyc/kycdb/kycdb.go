@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/providers/kyc"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -25,10 +26,6 @@ var _ kyc.SandboxStore = (*Store)(nil)
 
 // New returns the sandbox verifier's store on db.
 func New(db *dynamo.DB) *Store { return &Store{db: db} }
-
-func sandboxKYCPK(ref string) string { return "SANDBOX#KYC#" + ref }
-
-const sandboxKYCSK = "VERIFICATION"
 
 type sandboxKYCItem struct {
 	PK        string            `dynamodbav:"PK"`
@@ -46,7 +43,7 @@ type sandboxKYCItem struct {
 // returns the verification of the reference.
 func (s *Store) PutVerification(ctx context.Context, r kyc.SandboxRecord) (kyc.SandboxRecord, error) {
 	item, err := attributevalue.MarshalMap(sandboxKYCItem{
-		PK: sandboxKYCPK(r.Reference), SK: sandboxKYCSK, Type: "sandbox_kyc",
+		PK: schema.SandboxKYCPK(r.Reference), SK: schema.SandboxKYCSK, Type: schema.KindSandboxKYC,
 		ID: r.ID, Reference: r.Reference, Status: string(r.Status), Reason: r.Reason, Digests: r.Digests,
 		CreatedAt: timestamp.Format(r.CreatedAt),
 	})
@@ -67,7 +64,7 @@ func (s *Store) PutVerification(ctx context.Context, r kyc.SandboxRecord) (kyc.S
 
 func (s *Store) verification(ctx context.Context, ref string) (kyc.SandboxRecord, error) {
 	var it sandboxKYCItem
-	err := s.db.Get(ctx, "sandbox verification "+ref, sandboxKYCPK(ref), sandboxKYCSK, &it, fmt.Errorf("store: sandbox verification %s vanished", ref))
+	err := s.db.Get(ctx, "sandbox verification "+ref, schema.SandboxKYCPK(ref), schema.SandboxKYCSK, &it, fmt.Errorf("store: sandbox verification %s vanished", ref))
 	if err != nil {
 		return kyc.SandboxRecord{}, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"payments/pkg/providers/operator"
 	"payments/pkg/store/dynamo"
+	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
@@ -26,10 +27,6 @@ var _ operator.SandboxStore = (*Store)(nil)
 
 // New returns the sandbox operator's store on db.
 func New(db *dynamo.DB) *Store { return &Store{db: db} }
-
-func sandboxOrderPK(ref string) string { return "SANDBOX#OPERATOR#" + ref }
-
-const sandboxOrderSK = "ORDER"
 
 type sandboxOrderItem struct {
 	PK          string `dynamodbav:"PK"`
@@ -60,7 +57,7 @@ func (it sandboxOrderItem) order() (operator.SandboxOrder, error) {
 // order of the reference.
 func (s *Store) PutOrder(ctx context.Context, o operator.SandboxOrder) (operator.SandboxOrder, error) {
 	item, err := attributevalue.MarshalMap(sandboxOrderItem{
-		PK: sandboxOrderPK(o.Reference), SK: sandboxOrderSK, Type: "sandbox_order",
+		PK: schema.SandboxOrderPK(o.Reference), SK: schema.SandboxOrderSK, Type: schema.KindSandboxOrder,
 		OrderID: o.OrderID, Reference: o.Reference, Kind: string(o.Kind), PhoneNumber: o.PhoneNumber,
 		Amount: o.Amount, Currency: o.Currency, Outcome: o.Outcome, CreatedAt: timestamp.Format(o.CreatedAt),
 	})
@@ -82,7 +79,7 @@ func (s *Store) PutOrder(ctx context.Context, o operator.SandboxOrder) (operator
 // Order returns the order with our reference ref, strongly consistent.
 func (s *Store) Order(ctx context.Context, ref string) (operator.SandboxOrder, error) {
 	var it sandboxOrderItem
-	if err := s.db.Get(ctx, "sandbox order "+ref, sandboxOrderPK(ref), sandboxOrderSK, &it, operator.ErrNotFound); err != nil {
+	if err := s.db.Get(ctx, "sandbox order "+ref, schema.SandboxOrderPK(ref), schema.SandboxOrderSK, &it, operator.ErrNotFound); err != nil {
 		return operator.SandboxOrder{}, err
 	}
 	return it.order()
