@@ -152,12 +152,13 @@ func start(ctx context.Context, o Options) (*Instance, error) {
 		close(inst.exited)
 	}()
 	// The emulator accepts connections once it serves; until then, ask again.
+	// It starts its Runtime API apart, in a goroutine of its own: an
+	// invocation that came before that listened would start a bootstrap
+	// that finds no Runtime API and exits.
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
+		if accepts(addr) && accepts(api) {
 			return inst, nil
 		}
 		select {
@@ -169,6 +170,16 @@ func start(ctx context.Context, o Options) (*Instance, error) {
 		case <-tick.C:
 		}
 	}
+}
+
+// accepts reports whether something accepts connections at addr.
+func accepts(addr string) bool {
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		return false
+	}
+	c.Close()
+	return true
 }
 
 func freeAddr() (string, error) {
