@@ -151,9 +151,12 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 	if err != nil {
 		return nil, err
 	}
-	var indented bytes.Buffer
+	// Indented, with <, > and & escaped in its strings: as json.MarshalIndent
+	// gives the handler's answer (aws-lambda-go sends it unescaped).
+	var indented, escaped bytes.Buffer
 	if err := json.Indent(&indented, out, "", "  "); err != nil {
 		return nil, fmt.Errorf("the function answered what is not JSON: %w: %s", err, out)
 	}
-	return indented.Bytes(), nil
+	json.HTMLEscape(&escaped, indented.Bytes())
+	return escaped.Bytes(), nil
 }
