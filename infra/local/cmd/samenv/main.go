@@ -10,7 +10,8 @@
 // variables resolved to the local table, queues and buckets, the secrets
 // by value, the emulators' endpoints, credentials and region), with the
 // host of every emulator's URL, 127.0.0.1, replaced by -host: the address
-// at which a container reaches this machine. A secret or KMS key that AWS
+// at which a container reaches this machine. The tokens' issuer stays make
+// run's API URL: it is a name, which make run's tokens carry. A secret or KMS key that AWS
 // names with NAME_ARN is given by value as NAME, and NAME_ARN is set empty,
 // so that the template's ARN is overridden and the function takes NAME (as
 // function.ConfigFromEnv does locally).
@@ -121,7 +122,9 @@ func Variables(tpl *samtemplate.Template, st stack.State, secrets map[string]str
 				delete(env, k)
 				continue
 			}
-			env[k] = rehost(v, host)
+			if v != st.BaseURL { // the tokens' issuer: a name, not an address
+				env[k] = rehost(v, host)
+			}
 		}
 		// The template's NAME_ARN, emptied: the function takes NAME.
 		for name := range tpl.EnvironmentWith(fn, res.Params) {

@@ -76,8 +76,11 @@ func TestVariables(t *testing.T) {
 		if _, ok := env["TABLE_NAME"]; ok && env["TABLE_NAME"] != "payments-local" {
 			t.Errorf("%s: TABLE_NAME=%q, want make run's payments-local", fn.LogicalID, env["TABLE_NAME"])
 		}
+		if v, ok := env["TOKEN_ISSUER"]; ok && v != st.BaseURL {
+			t.Errorf("%s: TOKEN_ISSUER=%q, want make run's %q, which its tokens name", fn.LogicalID, v, st.BaseURL)
+		}
 		for k, v := range env {
-			if strings.Contains(v, "127.0.0.1") {
+			if strings.Contains(v, "127.0.0.1") && k != "TOKEN_ISSUER" {
 				t.Errorf("%s: %s=%q points at the container itself", fn.LogicalID, k, v)
 			}
 			if strings.HasSuffix(k, "_QUEUE_URL") && !strings.HasPrefix(v, "http://"+host+":9324/") {
