@@ -9,10 +9,11 @@
 #   make build-<LogicalId>        one function, as `sam build` (BuildMethod: makefile) calls it
 #   make deploy STAGE=dev         sam build && sam deploy --config-env dev
 #   make invoke FN=wallets EVENT=events/wallets/list.json [TOKEN=…]
+#   make sam-env [HOST=host.docker.internal]  the --env-vars file for sam local against make run's emulators
 #   make fuzz [FUZZTIME=5s]       each fuzz target for FUZZTIME (make test runs it)
 #   make lint                     gofmt, vet, staticcheck, cfn-lint template.yaml
 #   make size                     each bootstrap's size and gzipped size (target: ≤ 3.0 MiB gzipped, 3.5 with Stripe's library)
-#   make coldstart [RUNS=30]      each function's exec → first /next beside a hello-world floor (target: ≤ 2.5 ×)
+#   make coldstart [RUNS=30]      each function's exec → first /next under AWS's Runtime Interface Emulator beside a hello-world floor (target: ≤ 2.5 ×)
 #   make loadtest [CLIENTS=8] [DURATION=30s] [AUTH_CLIENTS=16] [AUTH_DURATION=15s]  payouts, card authorizations: dev server vs the store call alone; a bulk batch
 #   make bench | clean
 
@@ -61,12 +62,12 @@ FUZZTIME ?= 5s
 # Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
 
-.PHONY: help install devstack run listen metrics test fuzz reset build size coldstart loadtest deploy migrate-card-secrets invoke lint vet staticcheck cfn-lint openapi-lint generate bench clean
+.PHONY: help install devstack run listen metrics test fuzz reset build size coldstart loadtest deploy migrate-card-secrets invoke sam-env lint vet staticcheck cfn-lint openapi-lint generate bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
 
-install: ## install Java, Node.js and the emulators into .cache (idempotent)
+install: ## install Java, Node.js, the emulators, stripe-mock and AWS's Lambda Runtime Interface Emulator into .cache (idempotent)
 	@infra/local/install.sh
 
 # The orchestrator is built to a temporary name and renamed, so a running
@@ -135,8 +136,9 @@ size: build ## print each bin/<function>/bootstrap's size and gzipped size; fail
 	@$(GO) run ./infra/tools/cmd/footprint size -dir $(BIN_DIR)
 
 # The bootstraps are built for this machine (to be run), with the flags of
-# make build, next to a hello-world function built the same way.
-coldstart: ## build each function and a hello-world for this machine; print exec → first /next over RUNS (30) starts; fails above 2.5 × the hello-world's median
+# make build, next to a hello-world function built the same way, and each
+# started by AWS's Runtime Interface Emulator (make install builds it).
+coldstart: install ## build each function and a hello-world for this machine; print exec → first /next (the Runtime Interface Emulator's init duration) over RUNS (30) starts; fails above 2.5 × the hello-world's median
 	@rm -rf $(CACHE)/coldstart
 	@$(MAKE) build LAMBDA_ENV=CGO_ENABLED=0 BIN_DIR=$(CACHE)/coldstart >/dev/null
 	@CGO_ENABLED=0 $(GO) build $(LAMBDA_FLAGS) -o $(CACHE)/coldstart/hello/bootstrap ./infra/tools/footprint/hello
@@ -170,9 +172,17 @@ migrate-card-secrets: ## one-off: take the sealed card number and CVV out of the
 	eval "$$(aws configure export-credentials --format env)" && export AWS_REGION=$${AWS_REGION:-$$(aws configure get region)} && \
 	$(GO) run ./infra/migrate card-secrets -table payments-$(STAGE) -mode "$$mode" $(if $(filter true,$(DRY_RUN)),-dry-run)
 
-invoke: ## run FN's handler on EVENT (TOKEN= for Bearer TOKEN) against `make run`'s stack; print the response
+invoke: install ## run FN's bootstrap under AWS's Runtime Interface Emulator on EVENT (TOKEN= for Bearer TOKEN) against `make run`'s stack; print the response
 	@[ -n "$(FN)" ] && [ -n "$(EVENT)" ] || { echo "usage: make invoke FN=<function> EVENT=<event.json> [TOKEN=<access token>]" >&2; exit 2; }
 	@$(GO) run ./infra/local/cmd/invoke -fn "$(FN)" -event "$(EVENT)" -token "$(TOKEN)"
+
+# SAM_ENV is the file make sam-env writes; HOST, where a container reaches
+# this machine's emulators (docs/local.md).
+SAM_ENV ?= $(DATA_DIR)/sam-env.json
+HOST ?= host.docker.internal
+
+sam-env: ## write SAM_ENV (.cache/sam-env.json), the --env-vars file of sam local invoke/start-api: each function's variables as make run gives them, its emulators at HOST (host.docker.internal)
+	@$(GO) run ./infra/local/cmd/samenv -host "$(HOST)" -o "$(SAM_ENV)"
 
 lint: install vet staticcheck ## gofmt -l, go vet, staticcheck, cfn-lint template.yaml, lint docs/openapi.yaml, check generated code is current
 	@files=$$(gofmt -l $$(git ls-files --cached --others --exclude-standard '*.go')); \

@@ -13,7 +13,11 @@
 #   .cache/bin/stripe-mock          stripe-mock, Stripe's mock of its API from its
 #                                   OpenAPI specification (go install
 #                                   github.com/stripe/stripe-mock@v0.203.0 through
-#                                   the Go module proxy and checksum database).
+#                                   the Go module proxy and checksum database),
+#   .cache/bin/aws-lambda-rie       AWS's Lambda Runtime Interface Emulator, the one
+#                                   inside `sam local`'s images (go install
+#                                   github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie
+#                                   at the version below, through the same proxy).
 #
 # It is idempotent: each step leaves a stamp keyed by what it installed and is
 # skipped when the stamp matches, so a second run takes well under a second.
@@ -115,4 +119,17 @@ if [ "$(cat "$cache/bin/.stripe-mock.stamp" 2>/dev/null)" != "$want" ] || [ ! -x
 	mkdir -p "$cache/bin"
 	GOBIN=$cache/bin go install "$stripe_mock" || die "go install $stripe_mock failed"
 	echo "$want" >"$cache/bin/.stripe-mock.stamp"
+fi
+
+# AWS's Lambda Runtime Interface Emulator runs a function's bootstrap as
+# `sam local invoke` does (make invoke, make coldstart, the bootstraps' test;
+# docs/local.md). Its module is published without tags: the version is the
+# pseudo-version of the commit the module proxy serves.
+rie=github.com/aws/aws-lambda-runtime-interface-emulator/cmd/aws-lambda-rie@v0.0.0-20261030222936-bef5c4ba774d
+want="$rie $(go version)"
+if [ "$(cat "$cache/bin/.aws-lambda-rie.stamp" 2>/dev/null)" != "$want" ] || [ ! -x "$cache/bin/aws-lambda-rie" ]; then
+	log "installing the Lambda Runtime Interface Emulator ($rie) into $cache/bin"
+	mkdir -p "$cache/bin"
+	GOBIN=$cache/bin go install "$rie" || die "go install $rie failed"
+	echo "$want" >"$cache/bin/.aws-lambda-rie.stamp"
 fi

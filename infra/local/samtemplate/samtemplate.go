@@ -1,8 +1,13 @@
 // Package samtemplate reads the parts of template.yaml that the local stack
 // needs to behave like the deployed one: each function's folder, HTTP routes,
 // queue and schedule triggers, environment and policies, the queues with
-// their dead-letter queues, and the buckets. It understands the CloudFormation short forms (!Ref, !Sub,
-// !GetAtt, !If, …) well enough to follow references between resources.
+// their dead-letter queues, and the buckets. goformation's intrinsics
+// package reads the YAML and its CloudFormation short forms (!Ref, !Sub,
+// !GetAtt, !If, …) into their long forms, left unresolved so that
+// references between resources can be followed; the Conditions and the
+// Fn::If they decide are evaluated here, with the parameter values each
+// caller gives (conditions.go), which goformation's resolution, over the
+// whole template with one set of parameters, does not offer.
 package samtemplate
 
 import (
@@ -11,8 +16,6 @@ import (
 	"sort"
 	"strings"
 	"unicode"
-
-	"gopkg.in/yaml.v3"
 )
 
 // Template is a parsed SAM template.
@@ -131,11 +134,11 @@ func Load(file string) (*Template, error) {
 
 // Parse parses a template.
 func Parse(b []byte) (*Template, error) {
-	var root yaml.Node
-	if err := yaml.Unmarshal(b, &root); err != nil {
+	v, err := parseYAML(b)
+	if err != nil {
 		return nil, fmt.Errorf("samtemplate: %w", err)
 	}
-	doc, ok := decode(&root).(map[string]any)
+	doc, ok := v.(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("samtemplate: not a mapping at the top")
 	}

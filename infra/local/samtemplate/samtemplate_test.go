@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -232,6 +233,63 @@ Resources:
 	if len(fns) != 1 || !reflect.DeepEqual(fns[0], want) {
 		t.Errorf("functions = %+v, want %+v", fns, want)
 	}
+}
+
+// TestParseShortForms holds the long forms the short ones become, the
+// scalars YAML gives, and Parse's safety for concurrent use (goformation
+// registers its tag resolvers in a map of its own at each parse): run
+// under -race, as make test does.
+func TestParseShortForms(t *testing.T) {
+	const src = `
+Parameters:
+  Mode: {Type: String, Default: sandbox}
+Conditions:
+  IsProd: !Equals [!Ref Mode, production]
+Resources:
+  T:
+    Type: AWS::DynamoDB::Table
+    Properties:
+      A: !Ref Mode
+      B: !GetAtt T.Arn
+      C: !GetAtt [T, StreamArn]
+      D: !Sub "${T.Arn}/index/*"
+      E: !If [IsProd, !Ref AWS::NoValue, 15]
+      F: !Join [",", [a, !Ref Mode]]
+      G: !Not [!Condition IsProd]
+      N: 3
+      R: 0.5
+      S: "3"
+      Y: true
+`
+	want := map[string]any{
+		"A": map[string]any{"Ref": "Mode"},
+		"B": map[string]any{"Fn::GetAtt": []any{"T", "Arn"}},
+		"C": map[string]any{"Fn::GetAtt": []any{"T", "StreamArn"}},
+		"D": map[string]any{"Fn::Sub": "${T.Arn}/index/*"},
+		"E": map[string]any{"Fn::If": []any{"IsProd", map[string]any{"Ref": "AWS::NoValue"}, 15}},
+		"F": map[string]any{"Fn::Join": []any{",", []any{"a", map[string]any{"Ref": "Mode"}}}},
+		"N": 3, "R": 0.5, "S": "3", "Y": true,
+	}
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			tpl, err := Parse([]byte(src))
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			got := tpl.Resources["T"].Properties
+			for k, v := range want {
+				if !reflect.DeepEqual(got[k], v) {
+					t.Errorf("%s = %#v, want %#v", k, got[k], v)
+				}
+			}
+			if yes, err := tpl.Condition("IsProd", map[string]string{"Mode": "production"}); err != nil || !yes {
+				t.Errorf("IsProd with Mode=production: %v, %v", yes, err)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 func TestFunctionDir(t *testing.T) {

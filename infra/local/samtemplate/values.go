@@ -2,14 +2,18 @@ package samtemplate
 
 // The template's YAML decoded into plain values (maps, slices, strings and
 // numbers, with the CloudFormation short forms turned into their long
-// forms), and the helpers that read them.
+// forms, by goformation), and the helpers that read them.
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"sync"
 
-	"gopkg.in/yaml.v3"
+	"github.com/awslabs/goformation/v7/intrinsics"
 )
 
 // refID returns the logical id that an intrinsic ({"Ref": id} or
@@ -29,55 +33,6 @@ func refID(v any) string {
 		return id
 	}
 	return ""
-}
-
-// decode turns a YAML node into plain Go values, expanding the short form of
-// an intrinsic (!Ref x) into its long form ({"Ref": x}).
-func decode(n *yaml.Node) any {
-	var v any
-	switch n.Kind {
-	case yaml.DocumentNode:
-		if len(n.Content) == 0 {
-			return nil
-		}
-		return decode(n.Content[0])
-	case yaml.MappingNode:
-		m := make(map[string]any, len(n.Content)/2)
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			m[n.Content[i].Value] = decode(n.Content[i+1])
-		}
-		v = m
-	case yaml.SequenceNode:
-		s := make([]any, 0, len(n.Content))
-		for _, c := range n.Content {
-			s = append(s, decode(c))
-		}
-		v = s
-	case yaml.AliasNode:
-		return decode(n.Alias)
-	default:
-		var x any
-		if err := n.Decode(&x); err != nil {
-			x = n.Value
-		}
-		if n.Tag != "" && strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-			x = n.Value
-		}
-		v = x
-	}
-	switch tag := n.Tag; {
-	case tag == "!Ref":
-		return map[string]any{"Ref": v}
-	case tag == "!GetAtt":
-		if s, ok := v.(string); ok {
-			id, attr, _ := strings.Cut(s, ".")
-			return map[string]any{"Fn::GetAtt": []any{id, attr}}
-		}
-		return map[string]any{"Fn::GetAtt": v}
-	case strings.HasPrefix(tag, "!") && !strings.HasPrefix(tag, "!!"):
-		return map[string]any{"Fn::" + tag[1:]: v}
-	}
-	return v
 }
 
 func asMap(v any) map[string]any {
@@ -133,4 +88,56 @@ func sortedKeys(m map[string]any) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// parseMu serializes goformation's parsing: ProcessYAML registers its YAML
+// tag resolvers anew, in a map of its package, at each call.
+var parseMu sync.Mutex
+
+// parseYAML decodes a template into plain values (maps, slices, strings,
+// numbers and booleans) with goformation, which turns the CloudFormation
+// short forms into their long forms (!Ref x is {"Ref": x}, !Sub s is
+// {"Fn::Sub": s}) without resolving them (NoProcess). Its answer is JSON:
+// a whole number becomes an int again, as YAML decodes it, and the string
+// of !GetAtt X.Attr becomes the list [X, Attr], as CloudFormation reads it.
+func parseYAML(b []byte) (any, error) {
+	parseMu.Lock()
+	j, err := intrinsics.ProcessYAML(b, &intrinsics.ProcessorOptions{NoProcess: true})
+	parseMu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(j))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return plain(v), nil
+}
+
+// plain returns v with its JSON numbers as ints (or float64s) and each
+// Fn::GetAtt of a string as a list.
+func plain(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, e := range x {
+			x[k] = plain(e)
+		}
+		if g, ok := x["Fn::GetAtt"].(string); ok && len(x) == 1 {
+			id, attr, _ := strings.Cut(g, ".")
+			x["Fn::GetAtt"] = []any{id, attr}
+		}
+	case []any:
+		for i, e := range x {
+			x[i] = plain(e)
+		}
+	case json.Number:
+		if n, err := strconv.Atoi(string(x)); err == nil {
+			return n
+		}
+		f, _ := x.Float64()
+		return f
+	}
+	return v
 }

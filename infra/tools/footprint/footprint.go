@@ -1,16 +1,14 @@
 // Package footprint measures what a function costs before it serves a
 // request: the size of its bootstrap as deployed (make size) and the time
 // from exec to its first request for an invocation (make coldstart),
-// against the Runtime API emulator and a hello-world floor.
+// under AWS's Runtime Interface Emulator, against a hello-world floor.
 package footprint
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,7 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"payments/infra/local/runtimeapi"
+	"payments/infra/local/rie"
 	"payments/infra/tools/measure"
 	"payments/pkg/function"
 )
@@ -85,8 +83,9 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 }
 
 // Start is one cold start: how long the bootstrap took from exec to its
-// first GET …/invocation/next, and how many connections it opened
-// elsewhere meanwhile (to the AWS endpoints of its environment).
+// first GET …/invocation/next (the Init Duration that AWS's Runtime
+// Interface Emulator logs, as Lambda reports it), and how many connections
+// it opened elsewhere meanwhile (to the AWS endpoints of its environment).
 type Start struct {
 	Init        time.Duration
 	Connections int64
@@ -96,22 +95,14 @@ type Start struct {
 // before asking for an invocation.
 var ErrInit = errors.New("footprint: init failed")
 
-// ColdStart execs bootstrap with env (and AWS_LAMBDA_RUNTIME_API pointing
-// at a new Runtime API emulator), waits for its first request for an
-// invocation, then kills it. Every AWS_ENDPOINT_URL_* of env is replaced
-// by a listener that counts each connection made to it, then closes it: a
-// call waits for its answer, so it is counted before init can go on.
-func ColdStart(ctx context.Context, bootstrap string, env []string) (Start, error) {
-	api := runtimeapi.New("arn:aws:lambda:local:000000000000:function:coldstart")
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return Start{}, err
-	}
-	srv := &http.Server{Handler: api}
-	go srv.Serve(l)
-	defer srv.Close()
-	defer api.Close()
-
+// ColdStart starts bootstrap with env under the Runtime Interface Emulator
+// at emulator (rie.Binary), invokes it once with the health check
+// (function.HealthCheckEvent, which a function answers without its
+// handler), reads the init's duration from the emulator, then stops it.
+// Every AWS_ENDPOINT_URL_* of env is replaced by a listener that counts
+// each connection made to it, then closes it: a call waits for its answer,
+// so it is counted before init can go on.
+func ColdStart(ctx context.Context, emulator, bootstrap string, env []string) (Start, error) {
 	aws, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return Start{}, err
@@ -129,36 +120,32 @@ func ColdStart(ctx context.Context, bootstrap string, env []string) (Start, erro
 		}
 	}()
 	endpoint := "http://" + aws.Addr().String()
-	cmd := exec.CommandContext(ctx, bootstrap)
+	vars := map[string]string{}
 	for _, kv := range env {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "AWS_ENDPOINT_URL_") {
-			kv = k + "=" + endpoint
+		k, v, _ := strings.Cut(kv, "=")
+		if strings.HasPrefix(k, "AWS_ENDPOINT_URL_") {
+			v = endpoint
 		}
-		cmd.Env = append(cmd.Env, kv)
+		vars[k] = v
 	}
-	cmd.Env = append(cmd.Env, "AWS_LAMBDA_RUNTIME_API="+l.Addr().String())
-	var logs bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &logs, &logs
-	cmd.SysProcAttr = sysProcAttr()
-	exited := make(chan error, 1)
-	start := time.Now()
-	if err := cmd.Start(); err != nil {
+	inst, err := rie.Start(ctx, rie.Options{Emulator: emulator, Bootstrap: bootstrap, Env: vars, Timeout: 30 * time.Second})
+	if err != nil {
 		return Start{}, err
 	}
-	go func() { exited <- cmd.Wait() }()
-	defer func() {
-		cmd.Process.Kill()
-		<-exited
-	}()
-	select {
-	case <-api.Waiting():
-		return Start{Init: time.Since(start), Connections: conns.Load()}, nil
-	case err := <-exited:
-		exited <- err
-		return Start{}, fmt.Errorf("%w: %s exited (%v): %s", ErrInit, filepath.Base(filepath.Dir(bootstrap)), err, tail(logs.Bytes()))
-	case <-ctx.Done():
-		return Start{}, ctx.Err()
+	defer inst.Stop()
+	name := filepath.Base(filepath.Dir(bootstrap))
+	if _, err := inst.Invoke(ctx, []byte(function.HealthCheckEvent)); err != nil {
+		var fe *rie.FunctionError
+		if errors.As(err, &fe) {
+			return Start{}, fmt.Errorf("%w: %s: %v: %s", ErrInit, name, err, tail(inst.Output()))
+		}
+		return Start{}, err
 	}
+	d, err := inst.Init(ctx)
+	if err != nil {
+		return Start{}, fmt.Errorf("%w: %s: %v: %s", ErrInit, name, err, tail(inst.Output()))
+	}
+	return Start{Init: d, Connections: conns.Load()}, nil
 }
 
 func tail(b []byte) []byte {

@@ -12,6 +12,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/lambda"
 
+	"payments/infra/local/rie"
+	"payments/infra/local/stack"
 	"payments/infra/tools/footprint"
 )
 
@@ -39,6 +41,10 @@ func TestColdStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	root, err := stack.FindRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
 	base := []string{"AWS_ENDPOINT_URL_DYNAMODB=http://127.0.0.1:9"}
 	tests := []struct {
 		role      string
@@ -53,7 +59,7 @@ func TestColdStart(t *testing.T) {
 		t.Run(tt.role, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			s, err := footprint.ColdStart(ctx, self, append(base, "FOOTPRINT_ROLE="+tt.role))
+			s, err := footprint.ColdStart(ctx, rie.Binary(root), self, append(base, "FOOTPRINT_ROLE="+tt.role))
 			if !errors.Is(err, tt.wantErr) {
 				t.Fatalf("ColdStart: %v, want %v", err, tt.wantErr)
 			}

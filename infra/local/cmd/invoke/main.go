@@ -1,14 +1,18 @@
-// Command invoke runs one function's Lambda handler on an event file, with
-// no Docker, against the stack that `make run` started, and prints the
-// handler's JSON response (make invoke FN=wallets EVENT=events/wallets/list.json).
+// Command invoke runs one function's bootstrap on an event file, with no
+// Docker, against the stack that `make run` started, as `sam local invoke`
+// does: it builds the function's bootstrap for this machine (make
+// build-<LogicalId>, with make build's flags), starts it under AWS's
+// Lambda Runtime Interface Emulator (package rie) with the environment the
+// template gives the function, invokes it with the event and prints its
+// JSON response, indented (make invoke FN=wallets EVENT=events/wallets/list.json).
+// The emulator's and the function's output (logs, EMF metric lines, the
+// START, END and REPORT lines) go to standard error.
 //
-// The handler is built by the function's constructor in pkg/app from the
-// environment the template gives the function, as in Lambda. In the event,
-// "Bearer TOKEN" becomes "Bearer " + the -token flag (or $TOKEN), the test
-// admin key "local-admin-key" becomes the stack's admin key, the
-// document URLs under https://documents.example.com become the stack's
-// sample documents, which the handler trusts and may reach as `make run`'s
-// do, and the placeholder of the card issuer's signature
+// In the event, "Bearer TOKEN" becomes "Bearer " + the -token flag (or
+// $TOKEN), the test admin key "local-admin-key" becomes the stack's admin
+// key, the document URLs under https://documents.example.com become the
+// stack's sample documents, which the function trusts and may reach as
+// `make run`'s do, and the placeholder of the card issuer's signature
 // (samples.IssuerSignature) becomes the signature of the event's body, made
 // now with the stack's issuer webhook secret. The other placeholder ids of the sample events (docs/local.md) are
 // left as they are: they name records of the tests' fixture, not of this
@@ -23,21 +27,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"time"
 
-	"github.com/aws/aws-lambda-go/events"
-
 	"payments/infra/local/devserver"
+	"payments/infra/local/rie"
 	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
 	"payments/pkg/app"
-	"payments/pkg/metrics"
 	"payments/pkg/outbound"
 )
 
@@ -110,8 +112,6 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 	payload = bytes.ReplaceAll(payload, []byte(`"local-admin-key"`), []byte(`"`+secrets["ADMIN_API_KEY"]+`"`))
 	if st.DocumentsURL != "" {
 		payload = bytes.ReplaceAll(payload, []byte(samples.PlaceholderURL), []byte(st.DocumentsURL))
-		os.Setenv("SSL_CERT_FILE", st.CAFile)
-		os.Setenv(outbound.AllowLoopbackEnv, "true")
 	}
 	// Last: the signature covers the body as sent.
 	if payload, err = samples.SignIssuerEvent(payload, secrets["ISSUER_WEBHOOK_SECRET"], time.Now()); err != nil {
@@ -120,59 +120,44 @@ func invoke(ctx context.Context, name, eventFile, token string) ([]byte, error) 
 
 	res := devserver.Resources{
 		Stage: "local", TableName: st.TableName, QueueURLs: st.QueueURLs, Secrets: secrets,
-		Base: st.Env(),
+		Base:   st.Env(),
+		Params: map[string]string{"PublicIssuerUrl": st.BaseURL}, // make run's tokens name its API as their issuer
 	}
 	env, err := devserver.FunctionEnv(tpl, *fn, res)
 	if err != nil {
 		return nil, err
 	}
-	cfg, err := devserver.Config(ctx, fn.Dir, env)
+	if st.DocumentsURL != "" {
+		env["SSL_CERT_FILE"] = st.CAFile
+		env[outbound.AllowLoopbackEnv] = "true"
+	}
+	dir := filepath.Join(root, ".cache", "invoke", fn.Dir)
+	build := exec.CommandContext(ctx, "make", "-s", "build-"+fn.LogicalID, "LAMBDA_ENV=CGO_ENABLED=0", "ARTIFACTS_DIR="+dir)
+	build.Dir, build.Stdout, build.Stderr = root, os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		return nil, fmt.Errorf("make build-%s: %w", fn.LogicalID, err)
+	}
+	inst, err := rie.Start(ctx, rie.Options{
+		Emulator:  rie.Binary(root),
+		Bootstrap: filepath.Join(dir, "bootstrap"),
+		Env:       env,
+		Timeout:   time.Duration(devserver.FunctionInt(tpl, *fn, "Timeout", 3)) * time.Second,
+		Output:    os.Stderr,
+	})
 	if err != nil {
 		return nil, err
 	}
-	ctx = devserver.LambdaContext(ctx, fn.Dir)
-	// The function's metrics, as it writes them in Lambda, beside its logs.
-	ctx = metrics.NewContext(ctx, metrics.New(os.Stderr, cfg.MetricsNamespace, fn.Dir))
-	var resp any
-	switch {
-	case app.HTTPFunctions[fn.Dir] != nil:
-		h, err := app.HTTPFunctions[fn.Dir](ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("init: %w", err)
-		}
-		var e events.APIGatewayV2HTTPRequest
-		if err := json.Unmarshal(payload, &e); err != nil {
-			return nil, fmt.Errorf("%s: %w", eventFile, err)
-		}
-		if resp, err = h(ctx, e); err != nil {
-			return nil, err
-		}
-	case app.SQSFunctions[fn.Dir] != nil:
-		h, err := app.SQSFunctions[fn.Dir](ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("init: %w", err)
-		}
-		var e events.SQSEvent
-		if err := json.Unmarshal(payload, &e); err != nil {
-			return nil, fmt.Errorf("%s: %w", eventFile, err)
-		}
-		if resp, err = h(ctx, e); err != nil {
-			return nil, err
-		}
-	case app.ScheduleFunctions[fn.Dir] != nil:
-		h, err := app.ScheduleFunctions[fn.Dir](ctx, cfg)
-		if err != nil {
-			return nil, fmt.Errorf("init: %w", err)
-		}
-		var e events.EventBridgeEvent
-		if err := json.Unmarshal(payload, &e); err != nil {
-			return nil, fmt.Errorf("%s: %w", eventFile, err)
-		}
-		if resp, err = h(ctx, e); err != nil {
-			return nil, err
-		}
-	default:
-		return nil, errors.New("function " + fn.Dir + " has no constructor in pkg/app")
+	defer inst.Stop()
+	out, err := inst.Invoke(ctx, payload)
+	if err != nil {
+		return nil, err
 	}
-	return json.MarshalIndent(resp, "", "  ")
+	// Indented, with <, > and & escaped in its strings: as json.MarshalIndent
+	// gives the handler's answer (aws-lambda-go sends it unescaped).
+	var indented, escaped bytes.Buffer
+	if err := json.Indent(&indented, out, "", "  "); err != nil {
+		return nil, fmt.Errorf("the function answered what is not JSON: %w: %s", err, out)
+	}
+	json.HTMLEscape(&escaped, indented.Bytes())
+	return escaped.Bytes(), nil
 }

@@ -7,10 +7,12 @@
 //	    calls the card issuer's API, which links Stripe's library)
 //	footprint coldstart -dir DIR -runs 30
 //	    exec → first GET …/invocation/next of DIR/<function>/bootstrap
-//	    against the Runtime API emulator, runs times each, beside the
-//	    hello-world floor DIR/hello/bootstrap (target: every median at most
-//	    2.5 × the floor's), and the connections each made during init to the
-//	    AWS endpoints of its environment (target: none, since the local
+//	    (the Init Duration that AWS's Runtime Interface Emulator,
+//	    .cache/bin/aws-lambda-rie, logs when its first invocation, the
+//	    health check, starts it), runs times each, beside the hello-world
+//	    floor DIR/hello/bootstrap (target: every median at most 2.5 × the
+//	    floor's), and the connections each made during init to the AWS
+//	    endpoints of its environment (target: none, since the local
 //	    environment gives secrets by value)
 //
 // make size and make coldstart build the bootstraps and run it. It exits 1
@@ -27,7 +29,9 @@ import (
 	"time"
 
 	"payments/infra/local/devserver"
+	"payments/infra/local/rie"
 	"payments/infra/local/samtemplate"
+	"payments/infra/local/stack"
 	"payments/infra/tools/footprint"
 )
 
@@ -134,7 +138,15 @@ func coldstart(dir string, runs int, tpl *samtemplate.Template) (bool, error) {
 		inits []time.Duration
 		conns int64
 	}
-	subjects := []*subject{{name: "hello", env: []string{"AWS_REGION=us-east-1"}}}
+	root, err := stack.FindRoot()
+	if err != nil {
+		return false, err
+	}
+	emulator := rie.Binary(root)
+	subjects := []*subject{{name: "hello", env: []string{
+		"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=coldstart", "AWS_SECRET_ACCESS_KEY=coldstart",
+		"AWS_LAMBDA_FUNCTION_NAME=hello", "AWS_LAMBDA_FUNCTION_MEMORY_SIZE=128",
+	}}}
 	res := localResources(tpl)
 	for _, fn := range tpl.Functions() {
 		vars, err := devserver.FunctionEnv(tpl, fn, res)
@@ -150,7 +162,7 @@ func coldstart(dir string, runs int, tpl *samtemplate.Template) (bool, error) {
 	for range runs {
 		for _, s := range subjects {
 			ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-			st, err := footprint.ColdStart(ctx, filepath.Join(dir, s.name, "bootstrap"), s.env)
+			st, err := footprint.ColdStart(ctx, emulator, filepath.Join(dir, s.name, "bootstrap"), s.env)
 			cancel()
 			if err != nil {
 				return false, err

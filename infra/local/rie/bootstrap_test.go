@@ -1,18 +1,15 @@
-package runtimeapi_test
+package rie_test
 
 import (
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
-	"net"
-	"net/http"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -20,7 +17,7 @@ import (
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
-	"payments/infra/local/runtimeapi"
+	"payments/infra/local/rie"
 	"payments/infra/local/samtemplate"
 	"payments/pkg/app"
 	"payments/pkg/function"
@@ -28,8 +25,8 @@ import (
 )
 
 // TestBootstraps builds each function's real bootstrap binary with `make
-// build`, its flags and tags (for this machine's OS and architecture), starts it against the
-// Runtime API emulator with the environment the template gives it, pointed
+// build`, its flags and tags (for this machine's OS and architecture), starts it under AWS's
+// Runtime Interface Emulator with the environment the template gives it, pointed
 // at a fresh table and queues holding the records the sample events name
 // (localtest.Fixture) (the deploy-check function at a fake CodeDeploy and
 // Lambda, deploychecktest.Sample), asks it for its health
@@ -141,15 +138,11 @@ func checkAnswer(t *testing.T, fn samtemplate.Function, s localtest.SampleEvent,
 	}
 }
 
-// instance is a function's bootstrap running against its own Runtime API
-// emulator, as one Lambda instance.
+// instance is a function's bootstrap running under its own Runtime
+// Interface Emulator, as one Lambda instance.
 type instance struct {
-	name   string
-	api    *runtimeapi.Server
-	cmd    *exec.Cmd
-	exited chan error
-	logs   *syncBuffer
-	once   sync.Once
+	name string
+	rie  *rie.Instance
 }
 
 // startBinary starts the bootstrap at path as Lambda would, with only the
@@ -157,40 +150,29 @@ type instance struct {
 // ends.
 func startBinary(t *testing.T, path string, tpl *samtemplate.Template, fn samtemplate.Function, res devserver.Resources, extra map[string]string) *instance {
 	t.Helper()
-	api := runtimeapi.New(devserver.FunctionARN(fn.Dir))
-	api.Timeout = time.Duration(devserver.FunctionInt(tpl, fn, "Timeout", 3)) * time.Second
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := &http.Server{Handler: api}
-	go srv.Serve(l)
-	t.Cleanup(func() { srv.Close() })
-	t.Cleanup(api.Close)
-
 	env, err := devserver.FunctionEnv(tpl, fn, res)
 	if err != nil {
 		t.Fatal(err)
 	}
 	maps.Copy(env, extra)
-	env["AWS_LAMBDA_RUNTIME_API"] = l.Addr().String()
-	inst := &instance{name: fn.Dir, api: api, cmd: exec.Command(path), exited: make(chan error, 1), logs: &syncBuffer{}}
-	for k, v := range env { // only what Lambda would set: nothing inherited
-		inst.cmd.Env = append(inst.cmd.Env, k+"="+v)
-	}
-	inst.cmd.Stdout, inst.cmd.Stderr = inst.logs, inst.logs
-	inst.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := inst.cmd.Start(); err != nil {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	inst, err := rie.Start(ctx, rie.Options{
+		Emulator:  rie.Binary(localtest.Root(t)),
+		Bootstrap: path,
+		Env:       env, // only what Lambda would set: nothing inherited
+		Timeout:   time.Duration(devserver.FunctionInt(tpl, fn, "Timeout", 3)) * time.Second,
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
-	go func() { inst.exited <- inst.cmd.Wait() }()
 	t.Cleanup(func() {
-		logs := inst.stop()
+		logs := inst.Stop()
 		if t.Failed() {
-			t.Logf("output of %s:\n%s", inst.name, logs)
+			t.Logf("output of %s:\n%s", fn.Dir, logs)
 		}
 	})
-	return inst
+	return &instance{name: fn.Dir, rie: inst}
 }
 
 // invoke hands payload to the instance and returns its answer.
@@ -198,49 +180,12 @@ func (inst *instance) invoke(t *testing.T, payload []byte) ([]byte, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	type result struct {
-		out []byte
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		out, err := inst.api.Invoke(ctx, payload)
-		done <- result{out, err}
-	}()
-	select {
-	case r := <-done:
-		return r.out, r.err
-	case err := <-inst.exited:
-		inst.exited <- err // for stop
+	out, err := inst.rie.Invoke(ctx, payload)
+	if errors.Is(err, rie.ErrExited) {
 		t.Fatalf("%s exited before answering: %v", inst.name, err)
-		return nil, nil
 	}
+	return out, err
 }
 
-// stop kills the process, waits for it and returns all it wrote.
-func (inst *instance) stop() []byte {
-	inst.once.Do(func() {
-		inst.cmd.Process.Kill()
-		<-inst.exited
-	})
-	return inst.logs.Bytes()
-}
-
-// syncBuffer is a bytes.Buffer that a process's output can be copied into
-// while it is read.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.buf.Bytes())
-}
+// stop stops the instance and returns all it wrote.
+func (inst *instance) stop() []byte { return inst.rie.Stop() }
