@@ -16,18 +16,34 @@ type Operation struct {
 	Method string
 	Path   string
 	Op     *openapi3.Operation
+	Item   *openapi3.PathItem // the path's, whose parameters are the operation's too
 }
 
 // String returns the operation as "METHOD /path", as Routes names it.
 func (o Operation) String() string { return o.Method + " " + o.Path }
 
 // Params returns the names of the operation's parameters found in in
-// ("query", "path"), in the document's order.
+// ("query", "path"), its path's first, in the document's order.
 func (o Operation) Params(in string) []string {
 	var out []string
-	for _, p := range o.Op.Parameters {
-		if p.Value != nil && p.Value.In == in {
-			out = append(out, p.Value.Name)
+	for _, p := range o.Parameters() {
+		if p.In == in {
+			out = append(out, p.Name)
+		}
+	}
+	return out
+}
+
+// Parameters returns the operation's parameters, its path's first.
+func (o Operation) Parameters() []*openapi3.Parameter {
+	var out []*openapi3.Parameter
+	var all openapi3.Parameters
+	if o.Item != nil {
+		all = append(all, o.Item.Parameters...)
+	}
+	for _, p := range append(all, o.Op.Parameters...) {
+		if p.Value != nil {
+			out = append(out, p.Value)
 		}
 	}
 	return out
@@ -39,13 +55,58 @@ func (o Operation) HasBody() bool {
 		o.Op.RequestBody.Value.Content.Get("application/json") != nil
 }
 
+// BodyFields returns the names of the fields of the operation's JSON
+// request body, sorted; none when it takes no body or an empty object.
+func (o Operation) BodyFields() []string {
+	if !o.HasBody() {
+		return nil
+	}
+	mt := o.Op.RequestBody.Value.Content.Get("application/json")
+	if mt.Schema == nil {
+		return nil
+	}
+	var out []string
+	var walk func(s *openapi3.Schema)
+	walk = func(s *openapi3.Schema) {
+		if s == nil {
+			return
+		}
+		for name := range s.Properties {
+			out = append(out, name)
+		}
+		for _, sub := range s.AllOf {
+			walk(sub.Value)
+		}
+	}
+	walk(mt.Schema.Value)
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// Signed reports whether the operation is a provider's notification,
+// authenticated by its signature (a security scheme named *Signature)
+// rather than a company's token or the admin key.
+func (o Operation) Signed() bool {
+	if o.Op.Security == nil {
+		return false
+	}
+	for _, req := range *o.Op.Security {
+		for scheme := range req {
+			if strings.HasSuffix(scheme, "Signature") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Operations returns every operation of the document's paths, sorted as
 // Routes sorts them.
 func (c *Contract) Operations() []Operation {
 	var out []Operation
 	for path, item := range c.Doc.Paths.Map() {
 		for method, op := range item.Operations() {
-			out = append(out, Operation{Method: method, Path: path, Op: op})
+			out = append(out, Operation{Method: method, Path: path, Op: op, Item: item})
 		}
 	}
 	slices.SortFunc(out, func(a, b Operation) int { return strings.Compare(a.String(), b.String()) })
@@ -158,5 +219,5 @@ func (c *Contract) Find(method, target string) (Operation, bool) {
 	if err != nil {
 		return Operation{}, false
 	}
-	return Operation{Method: route.Method, Path: route.Path, Op: route.Operation}, true
+	return Operation{Method: route.Method, Path: route.Path, Op: route.Operation, Item: route.PathItem}, true
 }
