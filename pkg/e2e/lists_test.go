@@ -160,7 +160,9 @@ func listRoutes(t *testing.T) (*listEnv, string, []listRoute) {
 		"webhooks": e.Webhooks, "cards": e.Cards, "card-network": e.Network,
 	})
 	var routes []listRoute
+	documented := map[string]bool{}
 	for _, pr := range apitest.Default(t).PagedRoutes() {
+		documented[pr.Path] = true
 		f, ok := listFixtures[pr.Path]
 		if !ok {
 			t.Errorf("%s: a list of the document without a fixture in listFixtures", pr.Path)
@@ -179,7 +181,7 @@ func listRoutes(t *testing.T) (*listEnv, string, []listRoute) {
 			console: slices.Contains(pr.Op.Tags, "console"), cursorOnly: f.cursorOnly, firstPage: pr.FirstPage, lastPage: pr.LastPage})
 	}
 	for path := range listFixtures {
-		if !slices.ContainsFunc(routes, func(rt listRoute) bool { return rt.name == path }) && !t.Failed() {
+		if !documented[path] {
 			t.Errorf("listFixtures: %s is no list of the document", path)
 		}
 	}
