@@ -257,14 +257,12 @@ func FuzzTerminateCard(f *testing.F) {
 	})
 }
 
-// FuzzListQuery sends each query string to every list route
-// (GET /wallet/transactions, /wallet/transactions/wallet/{walletId},
-// /payment/transactions, /webhooks/events, /events, /customers, /cards,
-// /cards/{id}/reveals, /cards/{id}/transactions,
-// /customers/{id}/transactions) and to the status and card routes.
+// FuzzListQuery sends each query string to every GET of the document that
+// takes query parameters (listTargets): every list, the status and card
+// routes.
 func FuzzListQuery(f *testing.F) {
 	e := newInputEnv(f)
-	targets := e.listTargets()
+	targets := e.listTargets(f)
 	f.Fuzz(func(t *testing.T, query string) {
 		for _, l := range targets {
 			check(t, l.h, e.event("GET", l.path+"?"+query, ""))

@@ -42,6 +42,9 @@ type inputEnv struct {
 
 	companyID, clientID, token, walletID, paymentID string
 
+	// routes maps each route of template.yaml to its function's handler.
+	routes map[string]function.HTTPHandler
+
 	ips atomic.Int64 // source addresses handed out, one per request
 }
 
@@ -96,6 +99,10 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		tb.Fatal(err)
 	}
 	e.customers = h
+	e.routes = templateHandlers(tb, cfg, map[string]function.HTTPHandler{
+		"auth": e.auth, "admin": e.admin, "wallets": e.wallets, "payments": e.payments, "webhooks": e.webhooks,
+		"customers": e.customers, "cards": e.cards, "card-network": e.network,
+	})
 
 	var created struct {
 		Data struct {
@@ -154,6 +161,37 @@ func (e *inputEnv) event(method, target, body string) events.APIGatewayV2HTTPReq
 		ev.Headers["authorization"] = "Bearer " + e.token
 	}
 	return ev
+}
+
+// to returns the handler of the function template.yaml wires to the
+// operation of the document that serves method on target; tb fails when no
+// operation or no function does.
+func (e *inputEnv) to(tb testing.TB, method, target string) function.HTTPHandler {
+	tb.Helper()
+	op, ok := apitest.Default(tb).Find(method, target)
+	if !ok {
+		tb.Fatalf("%s %.200s: no operation of the document serves it", method, target)
+	}
+	h := e.routes[op.String()]
+	if h == nil {
+		tb.Fatalf("%s: no function of template.yaml serves it", op)
+	}
+	return h
+}
+
+// fill returns path, as the document writes it, with the ids of the
+// set-up: the payout for a transactionId or batchId (no batch has it), the
+// wallet for any other id (no card, customer or event has it).
+func (e *inputEnv) fill(path string) string {
+	for strings.Contains(path, "{") {
+		i, j := strings.Index(path, "{"), strings.Index(path, "}")
+		id := e.walletID
+		if name := path[i+1 : j]; name == "transactionId" || name == "batchId" {
+			id = e.paymentID
+		}
+		path = path[:i] + url.PathEscape(id) + path[j+1:]
+	}
+	return path
 }
 
 // mustCall sends a request during set-up and fails tb unless it answers
@@ -222,53 +260,52 @@ func TestBadInputIs4xx(t *testing.T) {
 	credit := "/admin/wallets/" + usd.Data.ID + "/credit"
 	tests := []struct {
 		name                 string
-		h                    function.HTTPHandler
 		method, target, body string
 		status               int
 		field                string
 	}{
 		// A client_id past DynamoDB's 2048-byte key limit was a 500.
-		{"long client_id", e.auth, "POST", "/auth/token", `{"client_id":"` + long + `","client_key":"sk_x"}`, 401, ""},
-		{"client_id near the key limit", e.auth, "POST", "/auth/token", `{"client_id":"` + long[:2040] + `","client_key":"sk_x"}`, 401, ""},
-		{"empty client_id", e.auth, "POST", "/auth/token", `{"client_id":"","client_key":"sk_x"}`, 400, "client_id"},
+		{"long client_id", "POST", "/auth/token", `{"client_id":"` + long + `","client_key":"sk_x"}`, 401, ""},
+		{"client_id near the key limit", "POST", "/auth/token", `{"client_id":"` + long[:2040] + `","client_key":"sk_x"}`, 401, ""},
+		{"empty client_id", "POST", "/auth/token", `{"client_id":"","client_key":"sk_x"}`, 400, "client_id"},
 
 		// Strings where numbers go were read as numbers.
-		{"quote amount a string", e.wallets, "POST", "/wallets/calculate-transfer-fees", quote(`"20"`), 400, "amount"},
-		{"quote amount 1e999999", e.wallets, "POST", "/wallets/calculate-transfer-fees", quote("1e999999"), 400, "amount"},
-		{"quote amount 1e-999999", e.wallets, "POST", "/wallets/calculate-transfer-fees", quote("1e-999999"), 400, "amount"},
-		{"payout amount 1e308", e.payments, "POST", "/payment/payout",
+		{"quote amount a string", "POST", "/wallets/calculate-transfer-fees", quote(`"20"`), 400, "amount"},
+		{"quote amount 1e999999", "POST", "/wallets/calculate-transfer-fees", quote("1e999999"), 400, "amount"},
+		{"quote amount 1e-999999", "POST", "/wallets/calculate-transfer-fees", quote("1e-999999"), 400, "amount"},
+		{"payout amount 1e308", "POST", "/payment/payout",
 			`{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1e308,"currency":"XAF"}`, 400, "amount"},
-		{"credit below 1", e.admin, "POST", credit, `{"balance":"payin","amount":0.5,"reference":"r"}`, 400, "amount"},
-		{"credit amount a string", e.admin, "POST", credit, `{"balance":"payin","amount":"20","reference":"r"}`, 400, "amount"},
+		{"credit below 1", "POST", credit, `{"balance":"payin","amount":0.5,"reference":"r"}`, 400, "amount"},
+		{"credit amount a string", "POST", credit, `{"balance":"payin","amount":"20","reference":"r"}`, 400, "amount"},
 
 		// Fee percents were stored as 0 % or 100 %, strings accepted.
-		{"percent 1e308", e.admin, "PUT", company + "/fees", rule(`"percent":1e308`), 400, "rules[0].percent"},
-		{"percent 2^64", e.admin, "PUT", company + "/fees", rule(`"percent":18446744073709551616`), 400, "rules[0].percent"},
-		{"percent past int64 in basis points", e.admin, "PUT", company + "/fees", rule(`"percent":184467440737095616.16`), 400, "rules[0].percent"},
-		{"percent a string", e.admin, "PUT", company + "/fees", rule(`"percent":"20"`), 400, "rules[0].percent"},
-		{"fixed a string", e.admin, "PUT", company + "/fees", rule(`"fixed":"20"`), 400, "rules[0].fixed"},
-		{"fixed 1e308", e.admin, "PUT", company + "/fees", rule(`"fixed":1e308`), 400, "rules[0].fixed"},
-		{"fixed negative", e.admin, "PUT", company + "/fees", rule(`"fixed":-1`), 400, "rules[0].fixed"},
+		{"percent 1e308", "PUT", company + "/fees", rule(`"percent":1e308`), 400, "rules[0].percent"},
+		{"percent 2^64", "PUT", company + "/fees", rule(`"percent":18446744073709551616`), 400, "rules[0].percent"},
+		{"percent past int64 in basis points", "PUT", company + "/fees", rule(`"percent":184467440737095616.16`), 400, "rules[0].percent"},
+		{"percent a string", "PUT", company + "/fees", rule(`"percent":"20"`), 400, "rules[0].percent"},
+		{"fixed a string", "PUT", company + "/fees", rule(`"fixed":"20"`), 400, "rules[0].fixed"},
+		{"fixed 1e308", "PUT", company + "/fees", rule(`"fixed":1e308`), 400, "rules[0].fixed"},
+		{"fixed negative", "PUT", company + "/fees", rule(`"fixed":-1`), 400, "rules[0].fixed"},
 
 		// card_slots has a maximum.
-		{"card_slots past the maximum", e.admin, "PATCH", company, `{"card_slots":1000001}`, 400, "card_slots"},
-		{"card_slots 1e308", e.admin, "PATCH", company, `{"card_slots":1e308}`, 400, "card_slots"},
-		{"card_slots a string", e.admin, "PATCH", company, `{"card_slots":"5"}`, 400, "card_slots"},
+		{"card_slots past the maximum", "PATCH", company, `{"card_slots":1000001}`, 400, "card_slots"},
+		{"card_slots 1e308", "PATCH", company, `{"card_slots":1e308}`, 400, "card_slots"},
+		{"card_slots a string", "PATCH", company, `{"card_slots":"5"}`, 400, "card_slots"},
 
 		// A huge page overflowed the offset: a panic.
-		{"page past the maximum, wallet transactions", e.wallets, "GET", "/wallet/transactions?page=9223372036854775807", "", 400, "page"},
-		{"page past the maximum, one wallet", e.wallets, "GET", "/wallet/transactions/wallet/" + e.walletID + "?page=9223372036854775807", "", 400, "page"},
-		{"page past the maximum, payments", e.payments, "GET", "/payment/transactions?page=9223372036854775807", "", 400, "page"},
-		{"page past the maximum, events", e.webhooks, "GET", "/webhooks/events?page=9223372036854775807", "", 400, "page"},
-		{"page past the maximum, customers", e.customers, "GET", "/customers?page=9223372036854775807", "", 400, "page"},
-		{"page 100001", e.payments, "GET", "/payment/transactions?page=100001", "", 400, "page"},
+		{"page past the maximum, wallet transactions", "GET", "/wallet/transactions?page=9223372036854775807", "", 400, "page"},
+		{"page past the maximum, one wallet", "GET", "/wallet/transactions/wallet/" + e.walletID + "?page=9223372036854775807", "", 400, "page"},
+		{"page past the maximum, payments", "GET", "/payment/transactions?page=9223372036854775807", "", 400, "page"},
+		{"page past the maximum, events", "GET", "/webhooks/events?page=9223372036854775807", "", 400, "page"},
+		{"page past the maximum, customers", "GET", "/customers?page=9223372036854775807", "", 400, "page"},
+		{"page 100001", "GET", "/payment/transactions?page=100001", "", 400, "page"},
 
 		// A URL that does not parse failed the invocation.
-		{"control character in the query", e.payments, "GET", "/payment/transactions?status=\x00", "", 400, ""},
+		{"control character in the query", "GET", "/payment/transactions?status=\x00", "", 400, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := check(t, tt.h, e.event(tt.method, tt.target, tt.body))
+			res := check(t, e.to(t, tt.method, tt.target), e.event(tt.method, tt.target, tt.body))
 			b := apptest.DecodeErrorBody(t, res.Body)
 			if res.StatusCode != tt.status || b.Field != tt.field {
 				t.Fatalf("%d %s, want %d naming %q", res.StatusCode, res.Body, tt.status, tt.field)
@@ -276,7 +313,7 @@ func TestBadInputIs4xx(t *testing.T) {
 		})
 	}
 	t.Run("the fee schedule is unchanged", func(t *testing.T) {
-		res := check(t, e.admin, e.event("GET", company+"/fees", ""))
+		res := check(t, e.to(t, "GET", company+"/fees"), e.event("GET", company+"/fees", ""))
 		if !strings.Contains(res.Body, `"default":true`) {
 			t.Fatalf("schedule %s", res.Body)
 		}
@@ -293,7 +330,8 @@ func keyVariants(body, key string) (twice, upper string) {
 	return strings.Replace(body, k, k+"0,"+k, 1), strings.Replace(body, k, `"`+strings.ToUpper(key)+`":`, 1)
 }
 
-// TestBodyKeysAreExact: in the body of every route that reads JSON, a key
+// TestBodyKeysAreExact: in the body of every route of the document that
+// reads JSON fields (but the providers' signed notifications), a key
 // given twice is a 400 naming it, and so is a key in another case than its
 // field's (encoding/json alone matches keys whatever their case, and keeps
 // the last of a key given twice).
@@ -302,39 +340,61 @@ func TestBodyKeysAreExact(t *testing.T) {
 	company := "/admin/companies/" + e.companyID
 	id := "0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d"
 	tests := []struct {
-		h                    function.HTTPHandler
 		method, target, body string
 		key, at              string // the key changed; at is the path of its object
 	}{
-		{e.auth, "POST", "/auth/token", `{"client_id":"c","client_key":"sk_x"}`, "client_key", ""},
-		{e.admin, "POST", "/admin/companies", `{"name":"Keys Ltd"}`, "name", ""},
-		{e.admin, "PATCH", company, `{"is_active":true}`, "is_active", ""},
-		{e.admin, "PUT", company + "/fees", `{"rules":[{"type":"PAYOUT","currency":"XAF","percent":1}]}`, "percent", "rules[0]."},
-		{e.admin, "PUT", company + "/exchange-rates", `{"rates":[{"from_currency":"XAF","to_currency":"USD","rate":0.0016}]}`, "rate", "rates[0]."},
-		{e.admin, "POST", "/admin/wallets/" + e.walletID + "/credit", `{"balance":"payin","amount":1000,"reference":"keys-1"}`, "amount", ""},
-		{e.admin, "POST", "/admin/payments/" + e.paymentID + "/resolve", `{"status":"FAILED","note":"n"}`, "status", ""},
-		{e.admin, "POST", "/admin/customers/" + id + "/kyc", `{"status":"REJECTED","reason":"r"}`, "reason", ""},
-		{e.wallets, "POST", "/wallets", `{"currency":"XOF","country":"Senegal","country_iso_code":"SN","country_phone_code":"+221"}`, "currency", ""},
-		{e.wallets, "POST", "/wallets/calculate-transfer-fees", `{"operator":"mtn","country":"CM","currency":"XAF","amount":1000}`, "amount", ""},
-		{e.wallets, "POST", "/wallets/" + e.walletID + "/transfer-internal", `{"amount":10,"from":"payout","to":"payin"}`, "amount", ""},
-		{e.wallets, "POST", "/wallets/fund", `{"wallet_id":"` + e.walletID + `","amount":100,"balance":"payin","reference":"wire-1"}`, "amount", ""},
-		{e.wallets, "POST", "/company/exchange-rates/convert", `{"fromCurrency":"XAF","toCurrency":"USD","amount":5000}`, "fromCurrency", ""},
-		{e.wallets, "POST", "/partner/wallets/xaf-usd-conversion", `{"source_wallet_id":"` + e.walletID + `","amount":1000}`, "amount", ""},
-		{e.wallets, "POST", "/partner/wallets/preview-conversion", `{"source_wallet_id":"` + e.walletID + `","amount":1000}`, "amount", ""},
-		{e.wallets, "POST", "/wallets/deposit", `{"sourceWallet":{"id":"` + e.walletID + `","amount":1000},"exchangeRate":{"exchangeRateId":"r"}}`, "amount", "sourceWallet."},
-		{e.wallets, "POST", "/wallets/deposit", `{"sourceWallet":{"id":"` + e.walletID + `","amount":1000},"exchangeRate":{"exchangeRateId":"r"}}`, "exchangeRateId", "exchangeRate."},
-		{e.payments, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`, "amount", ""},
-		{e.payments, "POST", "/payment/collect", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`, "amount", ""},
-		{e.customers, "POST", "/customers/enroll", `{"first_name":"Amina","email":"a@example.com"}`, "email", ""},
-		{e.cards, "POST", "/cards", `{"customer_id":"` + id + `","brand":"visa","amount":25}`, "amount", ""},
-		{e.cards, "POST", "/cards/" + id + "/fund", `{"amount":10}`, "amount", ""},
-		{e.cards, "POST", "/cards/" + id + "/withdraw", `{"amount":10}`, "amount", ""},
-		{e.cards, "POST", "/cards/" + id + "/terminate", `{"reason":"lost"}`, "reason", ""},
-		{e.network, "POST", "/sandbox/cards/" + id + "/authorizations", `{"amount":12.5,"merchant_name":"Shop","merchant_city":"Lyon"}`, "amount", ""},
-		{e.network, "POST", "/sandbox/cards/" + id + "/terminate", `{"reason":"risk"}`, "reason", ""},
-		{e.network, "POST", "/sandbox/card-transactions/" + id + "/settle", `{"amount":10}`, "amount", ""},
-		{e.network, "POST", "/sandbox/card-transactions/" + id + "/reverse", `{"amount":10}`, "amount", ""},
-		{e.network, "POST", "/sandbox/card-transactions/" + id + "/refund", `{"amount":10}`, "amount", ""},
+		{"POST", "/auth/token", `{"client_id":"c","client_key":"sk_x"}`, "client_key", ""},
+		{"POST", "/admin/companies", `{"name":"Keys Ltd"}`, "name", ""},
+		{"PATCH", company, `{"is_active":true}`, "is_active", ""},
+		{"PUT", company + "/fees", `{"rules":[{"type":"PAYOUT","currency":"XAF","percent":1}]}`, "percent", "rules[0]."},
+		{"PUT", company + "/exchange-rates", `{"rates":[{"from_currency":"XAF","to_currency":"USD","rate":0.0016}]}`, "rate", "rates[0]."},
+		{"POST", "/admin/wallets/" + e.walletID + "/credit", `{"balance":"payin","amount":1000,"reference":"keys-1"}`, "amount", ""},
+		{"POST", "/admin/payments/" + e.paymentID + "/resolve", `{"status":"FAILED","note":"n"}`, "status", ""},
+		{"POST", "/admin/customers/" + id + "/kyc", `{"status":"REJECTED","reason":"r"}`, "reason", ""},
+		{"POST", "/wallets", `{"currency":"XOF","country":"Senegal","country_iso_code":"SN","country_phone_code":"+221"}`, "currency", ""},
+		{"POST", "/wallets/calculate-transfer-fees", `{"operator":"mtn","country":"CM","currency":"XAF","amount":1000}`, "amount", ""},
+		{"POST", "/wallets/" + e.walletID + "/transfer-internal", `{"amount":10,"from":"payout","to":"payin"}`, "amount", ""},
+		{"POST", "/wallets/fund", `{"wallet_id":"` + e.walletID + `","amount":100,"balance":"payin","reference":"wire-1"}`, "amount", ""},
+		{"POST", "/company/exchange-rates/convert", `{"fromCurrency":"XAF","toCurrency":"USD","amount":5000}`, "fromCurrency", ""},
+		{"POST", "/partner/wallets/xaf-usd-conversion", `{"source_wallet_id":"` + e.walletID + `","amount":1000}`, "amount", ""},
+		{"POST", "/partner/wallets/preview-conversion", `{"source_wallet_id":"` + e.walletID + `","amount":1000}`, "amount", ""},
+		{"POST", "/wallets/deposit", `{"sourceWallet":{"id":"` + e.walletID + `","amount":1000},"exchangeRate":{"exchangeRateId":"r"}}`, "amount", "sourceWallet."},
+		{"POST", "/wallets/deposit", `{"sourceWallet":{"id":"` + e.walletID + `","amount":1000},"exchangeRate":{"exchangeRateId":"r"}}`, "exchangeRateId", "exchangeRate."},
+		{"POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`, "amount", ""},
+		{"POST", "/payment/collect", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":1000,"currency":"XAF"}`, "amount", ""},
+		{"POST", "/customers/enroll", `{"first_name":"Amina","email":"a@example.com"}`, "email", ""},
+		{"POST", "/cards", `{"customer_id":"` + id + `","brand":"visa","amount":25}`, "amount", ""},
+		{"POST", "/cards/" + id + "/fund", `{"amount":10}`, "amount", ""},
+		{"POST", "/cards/" + id + "/withdraw", `{"amount":10}`, "amount", ""},
+		{"POST", "/cards/" + id + "/terminate", `{"reason":"lost"}`, "reason", ""},
+		{"POST", "/sandbox/cards/" + id + "/authorizations", `{"amount":12.5,"merchant_name":"Shop","merchant_city":"Lyon"}`, "amount", ""},
+		{"POST", "/sandbox/cards/" + id + "/terminate", `{"reason":"risk"}`, "reason", ""},
+		{"POST", "/sandbox/card-transactions/" + id + "/settle", `{"amount":10}`, "amount", ""},
+		{"POST", "/sandbox/card-transactions/" + id + "/reverse", `{"amount":10}`, "amount", ""},
+		{"POST", "/sandbox/card-transactions/" + id + "/refund", `{"amount":10}`, "amount", ""},
+		{"POST", "/sandbox/cards/" + id + "/captures", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`, "amount", ""},
+		{"POST", "/sandbox/cards/" + id + "/refunds", `{"amount":1}`, "amount", ""},
+		{"POST", "/cards/" + id + "/reveal-sessions", `{"nonce":"n"}`, "nonce", ""},
+		{"POST", "/cards/transactions/" + id + "/disputes", `{"reason":"not_received","explanation":"e"}`, "reason", ""},
+		{"POST", "/payment/payouts/bulk", `{"description":"d","items":[{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":100,"currency":"XAF"}]}`, "description", ""},
+		{"POST", "/admin/reconciliations", `{"provider":"operator"}`, "provider", ""},
+		{"POST", "/webhooks/endpoints", `{"url":"https://hooks.example.com/in","enabled_events":["*"]}`, "url", ""},
+		{"PATCH", "/webhooks/endpoints/" + id, `{"status":"disabled"}`, "status", ""},
+		{"POST", "/webhooks/endpoints/" + id + "/rotate-secret", `{"expire_previous_in_hours":1}`, "expire_previous_in_hours", ""},
+		{"POST", "/webhooks/events/" + id + "/resend", `{"endpoint_id":"e"}`, "endpoint_id", ""},
+	}
+	// Every body a client writes has its case above; the providers'
+	// notifications, read once their signature holds, are not among them.
+	c := apitest.Default(t)
+	covered := map[string]bool{}
+	for _, tt := range tests {
+		op, _ := c.Find(tt.method, tt.target)
+		covered[op.String()] = true
+	}
+	for _, op := range c.Operations() {
+		if len(op.BodyFields()) > 0 && !op.Signed() && !covered[op.String()] {
+			t.Errorf("%s reads a JSON body of fields %v: no case here", op, op.BodyFields())
+		}
 	}
 	for _, tt := range tests {
 		twice, upper := keyVariants(tt.body, tt.key)
@@ -345,7 +405,7 @@ func TestBodyKeysAreExact(t *testing.T) {
 			{upper, tt.at + strings.ToUpper(tt.key), "unknown field (names are case-sensitive: " + tt.key + ")"},
 		} {
 			t.Run(tt.method+" "+tt.target+" "+c.body, func(t *testing.T) {
-				res := check(t, tt.h, e.event(tt.method, tt.target, c.body))
+				res := check(t, e.to(t, tt.method, tt.target), e.event(tt.method, tt.target, c.body))
 				b := apptest.DecodeErrorBody(t, res.Body)
 				if res.StatusCode != http.StatusBadRequest || b.Code != "INVALID_FIELD" || b.Field != c.field || b.Message != c.field+": "+c.problem {
 					t.Fatalf("%d %s, want 400 %q", res.StatusCode, res.Body, c.field+": "+c.problem)
@@ -354,49 +414,34 @@ func TestBodyKeysAreExact(t *testing.T) {
 		}
 	}
 	t.Run("a quote with every key in another case", func(t *testing.T) {
-		res := check(t, e.wallets, e.event("POST", "/company/exchange-rates/convert", `{"FROMCURRENCY":"XAF","ToCurrency":"USD","AMOUNT":5000}`))
+		res := check(t, e.to(t, "POST", "/company/exchange-rates/convert"), e.event("POST", "/company/exchange-rates/convert", `{"FROMCURRENCY":"XAF","ToCurrency":"USD","AMOUNT":5000}`))
 		if b := apptest.DecodeErrorBody(t, res.Body); res.StatusCode != http.StatusBadRequest || b.Field != "FROMCURRENCY" {
 			t.Fatalf("%d %s, want 400 naming FROMCURRENCY", res.StatusCode, res.Body)
 		}
 	})
 }
 
-// TestEmptyBooleansAre400: every boolean query parameter is true or false;
-// given empty (?sync= or ?sync) it is a 400 naming it, where an empty
-// value once read as the default (?reconciliation_required= listed every
-// payment).
+// TestEmptyBooleansAre400: every boolean query parameter of the document is
+// true or false; given empty (?sync= or ?sync) it is a 400 naming it, where
+// an empty value once read as the default (?reconciliation_required=
+// listed every payment).
 func TestEmptyBooleansAre400(t *testing.T) {
 	e := newInputEnv(t)
-	id := "0196c1d2-3e4f-7a5b-8c6d-7e8f9a0b1c2d"
-	tests := []struct {
-		h              function.HTTPHandler
-		method, target string
-		param          string
-	}{
-		{e.payments, "GET", "/payment/transactions", "reconciliation_required"},
-		{e.admin, "GET", "/admin/payments", "reconciliation_required"},
-		{e.payments, "GET", "/payment/transactions/" + e.paymentID + "/status", "doubleCheck"},
-		{e.payments, "GET", "/payment/transactions/" + e.paymentID + "/status", "includeUpstreamResponse"},
-		{e.payments, "GET", "/payment/transactions/" + e.paymentID + "/status", "skipCompanyCheck"},
-		{e.customers, "GET", "/customers", "sync"},
-		{e.cards, "GET", "/cards", "sync"},
-		{e.cards, "GET", "/cards/" + id, "reveal"},
-		{e.cards, "GET", "/cards/" + id, "includeRaw"},
-		{e.cards, "GET", "/cards/" + id, "sync"},
-		{e.cards, "GET", "/cards/" + id + "/transactions", "includeRaw"},
-		{e.cards, "GET", "/cards/" + id + "/transactions", "sync"},
-		{e.cards, "GET", "/cards/" + id + "/transactions/" + id, "includeRaw"},
-		{e.cards, "GET", "/cards/" + id + "/transactions/" + id, "sync"},
-		{e.cards, "PUT", "/cards/" + id + "/freeze", "lock"},
-		{e.cards, "PUT", "/cards/" + id + "/unfreeze", "unlock"},
-		{e.cards, "GET", "/customers/" + id + "/cards", "sync"},
-		{e.cards, "GET", "/customers/" + id + "/transactions", "includeRaw"},
-		{e.cards, "GET", "/customers/" + id + "/transactions", "sync"},
+	var tests []struct{ method, target, param string }
+	for _, op := range apitest.Default(t).Operations() {
+		for _, p := range op.Parameters() {
+			if p.In == "query" && p.Schema != nil && p.Schema.Value != nil && p.Schema.Value.Type.Is("boolean") {
+				tests = append(tests, struct{ method, target, param string }{op.Method, e.fill(op.Path), p.Name})
+			}
+		}
+	}
+	if len(tests) < 19 {
+		t.Fatalf("%d boolean query parameters in the document, want 19 or more", len(tests))
 	}
 	for _, tt := range tests {
 		for _, query := range []string{tt.param + "=", tt.param} {
 			t.Run(tt.method+" "+tt.target+"?"+query, func(t *testing.T) {
-				res := check(t, tt.h, e.event(tt.method, tt.target+"?"+query, ""))
+				res := check(t, e.to(t, tt.method, tt.target), e.event(tt.method, tt.target+"?"+query, ""))
 				b := apptest.DecodeErrorBody(t, res.Body)
 				if res.StatusCode != http.StatusBadRequest || b.Field != tt.param || !strings.HasPrefix(b.Message, tt.param+": must be true") {
 					t.Fatalf("%d %s, want a 400 naming %s", res.StatusCode, res.Body, tt.param)
@@ -415,19 +460,18 @@ func TestRepeatedCredentialHeaders(t *testing.T) {
 	bearer := "Bearer " + e.token
 	tests := []struct {
 		name    string
-		h       function.HTTPHandler
 		target  string
 		headers map[string]string
 		want    int
 	}{
-		{"one token", e.wallets, "/wallets", map[string]string{"authorization": bearer}, 200},
-		{"token twice, joined", e.wallets, "/wallets", map[string]string{"authorization": bearer + "," + bearer}, 401},
-		{"token twice, two spellings", e.wallets, "/wallets", map[string]string{"authorization": bearer, "Authorization": bearer}, 401},
-		{"token and garbage", e.wallets, "/wallets", map[string]string{"authorization": bearer + ", Bearer x"}, 401},
-		{"one admin key", e.admin, "/admin/companies/" + e.companyID, map[string]string{"x-admin-key": apptest.AuthTestAdminKey}, 200},
-		{"admin key twice, joined", e.admin, "/admin/companies/" + e.companyID, map[string]string{"x-admin-key": apptest.AuthTestAdminKey + "," + apptest.AuthTestAdminKey}, 401},
-		{"admin key then a wrong one", e.admin, "/admin/companies/" + e.companyID, map[string]string{"x-admin-key": apptest.AuthTestAdminKey + ", wrong"}, 401},
-		{"admin key twice, two spellings", e.admin, "/admin/companies/" + e.companyID, map[string]string{"x-admin-key": apptest.AuthTestAdminKey, "X-Admin-Key": apptest.AuthTestAdminKey}, 401},
+		{"one token", "/wallets", map[string]string{"authorization": bearer}, 200},
+		{"token twice, joined", "/wallets", map[string]string{"authorization": bearer + "," + bearer}, 401},
+		{"token twice, two spellings", "/wallets", map[string]string{"authorization": bearer, "Authorization": bearer}, 401},
+		{"token and garbage", "/wallets", map[string]string{"authorization": bearer + ", Bearer x"}, 401},
+		{"one admin key", "/admin/companies/" + e.companyID, map[string]string{"x-admin-key": apptest.AuthTestAdminKey}, 200},
+		{"admin key twice, joined", "/admin/companies/" + e.companyID, map[string]string{"x-admin-key": apptest.AuthTestAdminKey + "," + apptest.AuthTestAdminKey}, 401},
+		{"admin key then a wrong one", "/admin/companies/" + e.companyID, map[string]string{"x-admin-key": apptest.AuthTestAdminKey + ", wrong"}, 401},
+		{"admin key twice, two spellings", "/admin/companies/" + e.companyID, map[string]string{"x-admin-key": apptest.AuthTestAdminKey, "X-Admin-Key": apptest.AuthTestAdminKey}, 401},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -437,7 +481,7 @@ func TestRepeatedCredentialHeaders(t *testing.T) {
 			for k, v := range tt.headers {
 				ev.Headers[k] = v
 			}
-			res := check(t, tt.h, ev)
+			res := check(t, e.to(t, "GET", tt.target), ev)
 			if res.StatusCode != tt.want {
 				t.Fatalf("%d %s, want %d", res.StatusCode, res.Body, tt.want)
 			}
@@ -449,79 +493,78 @@ func TestRepeatedCredentialHeaders(t *testing.T) {
 }
 
 // TestLongPathIDsAre404: every id in a path becomes part of a DynamoDB key;
-// one past the key limit is not found, never sent to DynamoDB.
+// one past the key limit is not found, never sent to DynamoDB. The routes
+// are the document's operations with an id in their path and a 404; each
+// is sent the body longPathBodies gives it, else none.
 func TestLongPathIDsAre404(t *testing.T) {
 	e := newInputEnv(t)
 	long := strings.Repeat("7", 3000)
-	tests := []struct {
-		h                    function.HTTPHandler
-		method, target, body string
-	}{
-		{e.wallets, "GET", "/wallet/transactions/" + long, ""},
-		{e.wallets, "GET", "/wallet/transactions/wallet/" + long, ""},
-		{e.payments, "GET", "/payment/transactions/" + long + "/status", ""},
-		{e.webhooks, "GET", "/webhooks/events/" + long, ""},
-		{e.webhooks, "POST", "/webhooks/events/" + long + "/resend", ""},
-		{e.webhooks, "GET", "/events/" + long, ""},
-		{e.cards, "GET", "/cards/" + long + "/transactions", ""},
-		{e.cards, "GET", "/cards/" + e.walletID + "/transactions/" + long, ""},
-		{e.cards, "GET", "/customers/" + long + "/transactions", ""},
-		{e.network, "POST", "/sandbox/cards/" + long + "/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`},
-		{e.network, "POST", "/sandbox/cards/" + long + "/terminate", ""},
-		{e.network, "POST", "/sandbox/card-transactions/" + long + "/settle", ""},
-		{e.network, "POST", "/sandbox/card-transactions/" + long + "/reverse", ""},
-		{e.network, "POST", "/sandbox/card-transactions/" + long + "/refund", `{"amount":1}`},
-		{e.admin, "GET", "/admin/companies/" + long, ""},
-		{e.admin, "PATCH", "/admin/companies/" + long, `{"is_active":true}`},
-		{e.admin, "POST", "/admin/companies/" + long + "/client-key", ""},
-		{e.admin, "GET", "/admin/companies/" + long + "/fees", ""},
-		{e.admin, "PUT", "/admin/companies/" + long + "/fees", `{"rules":[]}`},
-		{e.admin, "GET", "/admin/companies/" + long + "/exchange-rates", ""},
-		{e.admin, "PUT", "/admin/companies/" + long + "/exchange-rates", `{"rates":[]}`},
-		{e.admin, "POST", "/admin/companies/" + long + "/webhook-secret", ""},
-		{e.admin, "DELETE", "/admin/companies/" + long + "/webhook-secret", ""},
-		{e.admin, "POST", "/admin/wallets/" + long + "/credit", `{"balance":"payin","amount":1,"reference":"r"}`},
-		{e.wallets, "POST", "/wallets/" + long + "/transfer-internal", `{"amount":1}`},
-		{e.admin, "POST", "/admin/wallet-funds/" + long + "/confirm", ""},
-		{e.admin, "POST", "/admin/wallet-funds/" + long + "/reject", ""},
-		{e.admin, "GET", "/admin/customers/" + long, ""},
-		{e.admin, "POST", "/admin/customers/" + long + "/kyc", `{"status":"VERIFIED"}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.method+" "+strings.ReplaceAll(tt.target, long, "{long}"), func(t *testing.T) {
-			if res := check(t, tt.h, e.event(tt.method, tt.target, tt.body)); res.StatusCode != http.StatusNotFound {
+	n := 0
+	for _, op := range apitest.Default(t).Operations() {
+		if len(op.Params("path")) == 0 || op.Op.Responses.Status(http.StatusNotFound) == nil {
+			continue
+		}
+		target := op.Path
+		for strings.Contains(target, "{") {
+			i, j := strings.Index(target, "{"), strings.Index(target, "}")
+			target = target[:i] + long + target[j+1:]
+		}
+		n++
+		t.Run(op.String(), func(t *testing.T) {
+			res := check(t, e.to(t, op.Method, target), e.event(op.Method, target, longPathBodies[op.String()]))
+			if res.StatusCode != http.StatusNotFound {
 				t.Fatalf("%d %s, want 404", res.StatusCode, res.Body)
 			}
 		})
 	}
+	if n < 29 {
+		t.Fatalf("%d routes with an id in their path, want 29 or more", n)
+	}
+}
+
+// longPathBodies gives the bodies TestLongPathIDsAre404 sends, by route,
+// where an empty body would be refused before the id is read.
+var longPathBodies = map[string]string{
+	"POST /sandbox/cards/{id}/authorizations":                `{"amount":1,"merchant_name":"A","merchant_city":"B"}`,
+	"POST /sandbox/card-transactions/{transactionId}/refund": `{"amount":1}`,
+	"PATCH /admin/companies/{id}":                            `{"is_active":true}`,
+	"PUT /admin/companies/{id}/fees":                         `{"rules":[]}`,
+	"PUT /admin/companies/{id}/exchange-rates":               `{"rates":[]}`,
+	"POST /admin/wallets/{walletId}/credit":                  `{"balance":"payin","amount":1,"reference":"r"}`,
+	"POST /wallets/{id}/transfer-internal":                   `{"amount":1}`,
+	"POST /admin/customers/{id}/kyc":                         `{"status":"VERIFIED"}`,
+	"POST /admin/payments/{transactionId}/resolve":           `{"status":"FAILED","note":"n"}`,
+	"PATCH /webhooks/endpoints/{id}":                         `{"status":"disabled"}`,
+	"POST /cards/transactions/{id}/disputes":                 `{"reason":"not_received","explanation":"e"}`,
+	"POST /cards/{id}/fund":                                  `{"amount":1}`,
+	"POST /cards/{id}/withdraw":                              `{"amount":1}`,
+	"POST /cards/{id}/reveal-sessions":                       `{"nonce":"n"}`,
+	"POST /sandbox/cards/{id}/captures":                      `{"amount":1,"merchant_name":"A","merchant_city":"B"}`,
+	"POST /sandbox/cards/{id}/refunds":                       `{"amount":1}`,
 }
 
 // listTargets are the routes whose query strings the fuzz target and the
-// seeds exercise: every list, and the status route's flags.
-func (e *inputEnv) listTargets() []struct {
+// seeds exercise: every GET of the document with query parameters (every
+// list, the status route's flags, the cards' sync), with the set-up's ids.
+func (e *inputEnv) listTargets(tb testing.TB) []struct {
 	h    function.HTTPHandler
 	path string
 } {
-	return []struct {
+	tb.Helper()
+	var out []struct {
 		h    function.HTTPHandler
 		path string
-	}{
-		{e.wallets, "/wallet/transactions"},
-		{e.wallets, "/wallet/transactions/wallet/" + url.PathEscape(e.walletID)},
-		{e.payments, "/payment/transactions"},
-		{e.payments, "/payment/payouts/bulk"},
-		{e.payments, "/payment/payouts/bulk/" + e.paymentID + "/items"},
-		{e.webhooks, "/webhooks/events"},
-		{e.webhooks, "/events"},
-		{e.payments, "/payment/transactions/" + e.paymentID + "/status"},
-		{e.customers, "/customers"},
-		{e.cards, "/cards"},
-		{e.cards, "/cards/" + e.walletID},
-		{e.cards, "/cards/" + e.walletID + "/reveals"},
-		{e.cards, "/cards/" + e.walletID + "/transactions"},
-		{e.cards, "/cards/" + e.walletID + "/transactions/" + e.paymentID},
-		{e.cards, "/customers/" + e.walletID + "/transactions"},
 	}
+	for _, op := range apitest.Default(tb).Operations() {
+		if op.Method == http.MethodGet && len(op.Params("query")) > 0 {
+			path := e.fill(op.Path)
+			out = append(out, struct {
+				h    function.HTTPHandler
+				path string
+			}{e.to(tb, op.Method, path), path})
+		}
+	}
+	return out
 }
 
 // endpoint creates a webhook endpoint of the company during set-up and
