@@ -15,12 +15,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"payments/pkg/customers"
-	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/kyc/kycsandbox"
 )
 
 var (
-	_ customers.Documents = (*Store)(nil)
-	_ kyc.DocumentReader  = (*Store)(nil)
+	_ customers.Documents       = (*Store)(nil)
+	_ kycsandbox.DocumentReader = (*Store)(nil)
 )
 
 // Store keeps identity documents in an S3 bucket. The bucket is

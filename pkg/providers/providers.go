@@ -8,9 +8,12 @@ import (
 	"fmt"
 
 	"payments/pkg/providers/bank"
+	"payments/pkg/providers/bank/banksandbox"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/kyc/kycsandbox"
 	"payments/pkg/providers/operator"
+	"payments/pkg/providers/operator/operatorsandbox"
 	"payments/pkg/providers/operator/pawapay"
 )
 
@@ -42,18 +45,18 @@ type Providers struct {
 // system keeps its own; the others are given by the functions that need
 // them and may be nil elsewhere.
 type Deps struct {
-	Orders        operator.SandboxStore
+	Orders        operatorsandbox.Store
 	Cards         issuer.SandboxStore
-	Verifications kyc.SandboxStore
+	Verifications kycsandbox.Store
 	// Sealer seals the secrets of the cards the sandbox issuer issues; nil
 	// where no card is issued (the card-worker only posts).
 	Sealer issuer.Sealer
 	// Documents are read by the sandbox verifier; nil where no customer
 	// is verified.
-	Documents kyc.DocumentReader
+	Documents kycsandbox.DocumentReader
 	// Funds is the queue on which the sandbox bank answers the fundings
-	// declared; nil where the bank is only asked (bank.Sandbox.Check).
-	Funds bank.Queue
+	// declared; nil where the bank is only asked (banksandbox.Bank.Check).
+	Funds banksandbox.Queue
 	// Aggregator is the real mobile-money aggregator's (pawaPay's) API of
 	// production mode; its zero value, where a function never calls it
 	// (the sweeper), leaves the operator None.
@@ -80,13 +83,13 @@ func ForMode(mode string, d Deps) (Providers, error) {
 	switch mode {
 	case ModeSandbox:
 		p := Providers{
-			Operator: operator.NewSandbox(d.Orders),
+			Operator: operatorsandbox.New(d.Orders),
 			Issuer:   issuer.NewSandbox(d.Cards, d.Sealer),
-			Bank:     bank.NewSandbox(d.Funds),
+			Bank:     banksandbox.New(d.Funds),
 			Sandbox:  true,
 		}
 		if d.Documents != nil {
-			p.KYC = kyc.NewSandbox(d.Documents, d.Verifications)
+			p.KYC = kycsandbox.New(d.Documents, d.Verifications)
 		} else {
 			p.KYC = kyc.None
 		}
