@@ -17,7 +17,7 @@ import (
 	"payments/pkg/limits"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
-	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/reconcile"
 )
 
@@ -254,7 +254,7 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			}
 		case "ISSUER_DECISION_DEADLINE_MS":
 			var ms int
-			ms, err = envInt(name, int(issuer.DefaultDecisionDeadline/time.Millisecond))
+			ms, err = envInt(name, int(issuersandbox.DefaultDecisionDeadline/time.Millisecond))
 			c.IssuerDecisionDeadline = time.Duration(ms) * time.Millisecond
 			if err == nil && c.IssuerDecisionDeadline > MaxIssuerDecisionDeadline {
 				err = fmt.Errorf("%w: %s must be at most %d, within the card-network function's time, not %d",

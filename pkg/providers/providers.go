@@ -10,6 +10,7 @@ import (
 	"payments/pkg/providers/bank"
 	"payments/pkg/providers/bank/banksandbox"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/providers/kyc"
 	"payments/pkg/providers/kyc/kycsandbox"
 	"payments/pkg/providers/operator"
@@ -46,11 +47,11 @@ type Providers struct {
 // them and may be nil elsewhere.
 type Deps struct {
 	Orders        operatorsandbox.Store
-	Cards         issuer.SandboxStore
+	Cards         issuersandbox.Store
 	Verifications kycsandbox.Store
 	// Sealer seals the secrets of the cards the sandbox issuer issues; nil
 	// where no card is issued (the card-worker only posts).
-	Sealer issuer.Sealer
+	Sealer issuersandbox.Sealer
 	// Documents are read by the sandbox verifier; nil where no customer
 	// is verified.
 	Documents kycsandbox.DocumentReader
@@ -84,7 +85,7 @@ func ForMode(mode string, d Deps) (Providers, error) {
 	case ModeSandbox:
 		p := Providers{
 			Operator: operatorsandbox.New(d.Orders),
-			Issuer:   issuer.NewSandbox(d.Cards, d.Sealer),
+			Issuer:   issuersandbox.New(d.Cards, d.Sealer),
 			Bank:     banksandbox.New(d.Funds),
 			Sandbox:  true,
 		}

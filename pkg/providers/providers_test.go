@@ -9,6 +9,7 @@ import (
 	"payments/pkg/providers/bank"
 	"payments/pkg/providers/bank/banksandbox"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/providers/kyc"
 	"payments/pkg/providers/kyc/kycsandbox"
 	"payments/pkg/providers/operator"
@@ -35,7 +36,7 @@ func TestForMode(t *testing.T) {
 	if _, ok := p.Operator.(*operatorsandbox.Gateway); !ok {
 		t.Errorf("sandbox Operator = %T", p.Operator)
 	}
-	if _, ok := p.Issuer.(*issuer.Sandbox); !ok {
+	if _, ok := p.Issuer.(*issuersandbox.Issuer); !ok {
 		t.Errorf("sandbox Issuer = %T", p.Issuer)
 	}
 	if _, ok := p.KYC.(*kycsandbox.Verifier); !ok {

@@ -12,11 +12,12 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/timestamp"
 )
 
-// The sandbox network's statement log (issuer.StatementLog), kept for
+// The sandbox network's statement log (issuersandbox.StatementLog), kept for
 // statementRetention (the table's TTL, expires_at):
 //
 //   - SANDBOX#ISSUER#STMT#<authorization id>, AUTHORIZATION: an
@@ -43,7 +44,7 @@ const (
 	statementRetention = 30 * 24 * time.Hour
 )
 
-var _ issuer.StatementLog = (*Store)(nil)
+var _ issuersandbox.StatementLog = (*Store)(nil)
 
 func statementPK(id string) string     { return "SANDBOX#ISSUER#STMT#" + id }
 func statementNotePK(id string) string { return "SANDBOX#ISSUER#STMTNOTE#" + id }
