@@ -18,7 +18,7 @@ import (
 // partial settlement and a partial reversal moving the hold; the sandbox
 // issuer lists them by creation, a page after another, each authorization
 // as it stands (a terminated card's holds nothing; one past
-// SandboxHoldExpiry is EXPIRED).
+// issuersandbox.HoldExpiry is EXPIRED).
 func TestSandboxNetworkStatements(t *testing.T) {
 	ctx := context.Background()
 	s := issuerdb.New(storetest.NewDB(t).DB)
