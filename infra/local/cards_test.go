@@ -20,6 +20,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/waittest"
@@ -143,7 +144,7 @@ func TestCardBurstAnswersEveryAuthorization(t *testing.T) {
 // messages in memory, does when make run is killed. Served again, the
 // stack applies nothing until the simulated network delivers again what
 // we did not acknowledge (the sweeper's card_network step, on a clock
-// moved past issuer.RedeliverAfter): the settlement is applied once, then
+// moved past issuersandbox.RedeliverAfter): the settlement is applied once, then
 // acknowledged, and the next sweep delivers nothing.
 func TestCrashLosesNoCardNotification(t *testing.T) {
 	tpl := localtest.Template(t)
@@ -203,7 +204,7 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 	}
 	// Neither the authorization's advice nor the settlement was applied,
 	// nor so acknowledged: both are delivered again.
-	if got := sweep(issuer.RedeliverAfter); got.Done != 2 {
+	if got := sweep(issuersandbox.RedeliverAfter); got.Done != 2 {
 		t.Fatalf("card_network %+v, want the advice and the settlement delivered again", got)
 	}
 	waittest.Until(t, 30*time.Second, "the card-worker applies the settlement delivered again", func() bool {
@@ -220,7 +221,7 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 		t.Errorf("card balance %s after the settlement of 4, want 16", card.Data.Balance)
 	}
 	waittest.Until(t, 30*time.Second, "the settlement acknowledged: nothing to deliver again", func() bool {
-		return sweep(10*issuer.RedeliverAfter).Done == 0
+		return sweep(10*issuersandbox.RedeliverAfter).Done == 0
 	})
 	if err := cards.VerifyLedger(ctx, store.NewCards(db), store.NewWallets(db), f.Company); err != nil {
 		t.Fatal(err)

@@ -17,7 +17,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function/cardworker"
-	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
 	"payments/pkg/store/schema"
 	"payments/pkg/vault/vaulttest"
@@ -48,7 +48,7 @@ func TestCardLifecycle(t *testing.T) {
 
 	revealed := e.Call(e.Cards, token, "GET", "/cards/"+cardID+"?reveal=true", "", "User-Agent", "lifecycle-test")
 	number, cvv := revealed.Str("data", "number"), revealed.Str("data", "cvv")
-	if revealed.Status != 200 || !issuer.ValidCardNumber(number) || len(number) != 16 || number[0] != '5' ||
+	if revealed.Status != 200 || !issuersandbox.ValidCardNumber(number) || len(number) != 16 || number[0] != '5' ||
 		len(cvv) != 3 || number[12:] != masked[15:] {
 		t.Fatalf("reveal: %d %s", revealed.Status, revealed.Raw)
 	}

@@ -21,6 +21,7 @@ import (
 	"payments/pkg/issuerhooks"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
 )
 
@@ -231,7 +232,7 @@ func (u unconvertible) Record(ctx context.Context, r cards.Record) error {
 // holds: each is asked, then made when gate is closed (before), or made at
 // once and answered when gate is closed; the network waits 10 ms for it,
 // so it stands in. The decisions' answers arrive on late once made.
-func (e *networkEnv) lateNetwork(before bool, gate <-chan struct{}) (*issuer.SandboxNetwork, <-chan issuer.AuthorizationAnswer, func() [][]byte) {
+func (e *networkEnv) lateNetwork(before bool, gate <-chan struct{}) (*issuersandbox.Network, <-chan issuer.AuthorizationAnswer, func() [][]byte) {
 	n, bodies, _ := e.capture()
 	late := make(chan issuer.AuthorizationAnswer, 1)
 	ask := n.Ask
@@ -346,7 +347,7 @@ func TestStandIn(t *testing.T) {
 			n, late, _ := e.lateNetwork(false, gate)
 			// The network's advice reaches us once our late approval is
 			// written: it finds the hold placed.
-			deliver := e.sandbox.Network.(*issuer.SandboxNetwork).Deliver
+			deliver := e.sandbox.Network.(*issuersandbox.Network).Deliver
 			var sent []byte
 			n.Deliver = func(ctx context.Context, body []byte) error {
 				sent = body
@@ -418,7 +419,7 @@ func TestStandIn(t *testing.T) {
 	t.Run("the sandbox route", func(t *testing.T) {
 		gate := make(chan struct{})
 		n, late, _ := e.lateNetwork(true, gate)
-		n.Deliver = e.sandbox.Network.(*issuer.SandboxNetwork).Deliver
+		n.Deliver = e.sandbox.Network.(*issuersandbox.Network).Deliver
 		sb := &cards.Sandbox{Cards: e.sandbox.Cards, Network: n}
 		tx, err := sb.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte("3"),
 			MerchantName: "Shop", MerchantCity: "Austin", MerchantCountry: "US"})

@@ -21,6 +21,7 @@ import (
 	"payments/pkg/idempotency"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
 	"payments/pkg/waittest"
 	"payments/pkg/wallets"
@@ -138,7 +139,7 @@ func (e *networkEnv) awaitIssuerCard(companyID, cardID string) {
 // the sweeper's card_network step, DisputeDecisionAfter later.
 func (e *networkEnv) decide() {
 	e.T.Helper()
-	if n := e.sweepNetwork(time.Now().Add(issuer.DisputeDecisionAfter + time.Second)); n < 1 {
+	if n := e.sweepNetwork(time.Now().Add(issuersandbox.DisputeDecisionAfter + time.Second)); n < 1 {
 		e.T.Fatalf("card_network delivered %d, want the decision", n)
 	}
 }

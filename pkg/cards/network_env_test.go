@@ -19,7 +19,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/function"
 	"payments/pkg/function/cardworker"
-	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/queue/queuetest"
 )
 
@@ -107,11 +107,11 @@ func (e *networkEnv) consume(ctx context.Context, client *sqs.Client) {
 // capture returns a sandbox network that asks for decisions as the cards
 // function's does, in process, and keeps what it delivers instead of
 // delivering it: bodies returns it, in order, and last the last one.
-func (e *networkEnv) capture() (n *issuer.SandboxNetwork, bodies func() [][]byte, last func() []byte) {
+func (e *networkEnv) capture() (n *issuersandbox.Network, bodies func() [][]byte, last func() []byte) {
 	var mu sync.Mutex
 	var kept [][]byte
-	sb := e.sandbox.Network.(*issuer.SandboxNetwork)
-	n = issuer.NewSandboxNetwork(sb.Ask, func(_ context.Context, body []byte) error {
+	sb := e.sandbox.Network.(*issuersandbox.Network)
+	n = issuersandbox.NewNetwork(sb.Ask, func(_ context.Context, body []byte) error {
 		mu.Lock()
 		defer mu.Unlock()
 		kept = append(kept, body)

@@ -19,6 +19,7 @@ import (
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
 	"payments/pkg/waittest"
 )
@@ -41,7 +42,7 @@ func TestConcurrentAuthorizations(t *testing.T) {
 	// machines this runs on (docs/performance.md): 200 decisions at once on
 	// one card take seconds, past the network's 2 s, and it would decline
 	// the last ones on its own (TestStandIn). This network waits for them.
-	e.sandbox.Network.(*issuer.SandboxNetwork).Deadline = time.Minute
+	e.sandbox.Network.(*issuersandbox.Network).Deadline = time.Minute
 	answers := make([]issuer.AuthorizationAnswer, 200)
 	var wg sync.WaitGroup
 	for i := range answers {
@@ -500,7 +501,7 @@ func TestNetworkDeliversAgain(t *testing.T) {
 		}
 		return resp.(sweeper.Report)["card_network"]
 	}
-	if got := sweep(sent.Add(issuer.RedeliverAfter)); got.Done < 1 {
+	if got := sweep(sent.Add(issuersandbox.RedeliverAfter)); got.Done < 1 {
 		t.Fatalf("card_network %+v, want the settlement delivered again", got)
 	}
 	waittest.Until(t, 30*time.Second, "the settlement delivered again is applied", func() bool {

@@ -17,7 +17,7 @@ import (
 )
 
 // Network is the card network the sandbox routes drive
-// (issuer.SandboxNetwork). An authorization asks us for a decision, as a
+// (issuersandbox.Network). An authorization asks us for a decision, as a
 // real network does (POST /issuer/authorizations), and then delivers its
 // advice of the outcome; the other calls report a transaction to us as
 // the issuer would, through POST /issuer/webhooks and the issuer-events

@@ -15,13 +15,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
 	"payments/pkg/customers"
-	"payments/pkg/providers/kyc"
 )
 
-var (
-	_ customers.Documents = (*Store)(nil)
-	_ kyc.DocumentReader  = (*Store)(nil)
-)
+// Store is also the sandbox verifier's kycsandbox.DocumentReader, which
+// the customers function gives it (providers.Deps.Documents).
+var _ customers.Documents = (*Store)(nil)
 
 // Store keeps identity documents in an S3 bucket. The bucket is
 // private, encrypted and versioned (template.yaml); keys start with the

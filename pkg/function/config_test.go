@@ -9,8 +9,8 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
-	"payments/pkg/providers/issuer"
 	"payments/pkg/reconcile"
+	"payments/pkg/providers/issuer/issuersandbox"
 )
 
 // TestAWSFromEnv: the region and the role's credentials come from the
@@ -64,7 +64,7 @@ func TestDomainDefaults(t *testing.T) {
 		{"payment deadline's bound", function.MaxPaymentDeadline, payments.ReconcileWindow},
 		{"card hold expiry", function.DefaultCardHoldExpiry, cards.DefaultHoldExpiry},
 		{"reconciliation's first window", function.DefaultReconciliationFirstWindow, reconcile.DefaultFirstWindow},
-		{"issuer decision deadline", function.DefaultIssuerDecisionDeadline, issuer.DefaultDecisionDeadline},
+		{"issuer decision deadline", function.DefaultIssuerDecisionDeadline, issuersandbox.DefaultDecisionDeadline},
 		{"sandbox mode", function.ModeSandbox, providers.ModeSandbox},
 		{"production mode", function.ModeProduction, providers.ModeProduction},
 	}

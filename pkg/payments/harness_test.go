@@ -20,6 +20,7 @@ import (
 	"payments/pkg/providers/bank"
 	"payments/pkg/providers/operator"
 	"payments/pkg/providers/operator/operatordb"
+	"payments/pkg/providers/operator/operatorsandbox"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -129,7 +130,7 @@ func (l *eventLog) statuses(t *testing.T, id string) []string {
 // cannot be reached would; loseSubmitAnswer lets a submission reach the
 // operator and loses its answer. It counts the calls.
 type gateway struct {
-	sandbox *operator.Sandbox
+	sandbox *operatorsandbox.Gateway
 
 	mu                        sync.Mutex
 	down, loseSubmitAnswer    bool
@@ -223,7 +224,7 @@ func newHarness(t testing.TB) *harness {
 		t: t, ctx: context.Background(), db: db, store: store.NewPayments(db),
 		wallets: ws,
 		fees:    fees.NewService(store.NewFees(db)),
-		gateway: &gateway{sandbox: operator.NewSandbox(operatordb.New(db.DB))}, jobs: &jobQueue{}, events: &eventLog{outbox: store.NewOutbox(db)},
+		gateway: &gateway{sandbox: operatorsandbox.New(operatordb.New(db.DB))}, jobs: &jobQueue{}, events: &eventLog{outbox: store.NewOutbox(db)},
 		clock: apptest.NewClock(time.Now().UTC().Truncate(time.Millisecond)),
 	}
 	h.svc = h.newService(h.store)

@@ -15,6 +15,7 @@ import (
 	"payments/pkg/page"
 	"payments/pkg/payments"
 	"payments/pkg/providers/operator"
+	"payments/pkg/providers/operator/operatorsandbox"
 	"payments/pkg/store"
 	"payments/pkg/wallets"
 )
@@ -32,7 +33,7 @@ func TestPayoutLifecycle(t *testing.T) {
 	}{
 		{"success", "237670000001", payments.StatusSuccess, "", [4]int64{985, 0, 985, 0},
 			[]string{"PENDING", "PROCESSING", "SUCCESS"}},
-		{"recipient not found", "237670000000", payments.StatusFailed, operator.SandboxNotFoundReason, [4]int64{1000, 0, 1000, 0},
+		{"recipient not found", "237670000000", payments.StatusFailed, operatorsandbox.NotFoundReason, [4]int64{1000, 0, 1000, 0},
 			[]string{"PENDING", "PROCESSING", "FAILED"}},
 	}
 	for _, tt := range tests {

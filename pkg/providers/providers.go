@@ -8,9 +8,13 @@ import (
 	"fmt"
 
 	"payments/pkg/providers/bank"
+	"payments/pkg/providers/bank/banksandbox"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/kyc/kycsandbox"
 	"payments/pkg/providers/operator"
+	"payments/pkg/providers/operator/operatorsandbox"
 	"payments/pkg/providers/operator/pawapay"
 )
 
@@ -42,18 +46,18 @@ type Providers struct {
 // system keeps its own; the others are given by the functions that need
 // them and may be nil elsewhere.
 type Deps struct {
-	Orders        operator.SandboxStore
-	Cards         issuer.SandboxStore
-	Verifications kyc.SandboxStore
+	Orders        operatorsandbox.Store
+	Cards         issuersandbox.Store
+	Verifications kycsandbox.Store
 	// Sealer seals the secrets of the cards the sandbox issuer issues; nil
 	// where no card is issued (the card-worker only posts).
-	Sealer issuer.Sealer
+	Sealer issuersandbox.Sealer
 	// Documents are read by the sandbox verifier; nil where no customer
 	// is verified.
-	Documents kyc.DocumentReader
+	Documents kycsandbox.DocumentReader
 	// Funds is the queue on which the sandbox bank answers the fundings
-	// declared; nil where the bank is only asked (bank.Sandbox.Check).
-	Funds bank.Queue
+	// declared; nil where the bank is only asked (banksandbox.Bank.Check).
+	Funds banksandbox.Queue
 	// Aggregator is the real mobile-money aggregator's (pawaPay's) API of
 	// production mode; its zero value, where a function never calls it
 	// (the sweeper), leaves the operator None.
@@ -80,13 +84,13 @@ func ForMode(mode string, d Deps) (Providers, error) {
 	switch mode {
 	case ModeSandbox:
 		p := Providers{
-			Operator: operator.NewSandbox(d.Orders),
-			Issuer:   issuer.NewSandbox(d.Cards, d.Sealer),
-			Bank:     bank.NewSandbox(d.Funds),
+			Operator: operatorsandbox.New(d.Orders),
+			Issuer:   issuersandbox.New(d.Cards, d.Sealer),
+			Bank:     banksandbox.New(d.Funds),
 			Sandbox:  true,
 		}
 		if d.Documents != nil {
-			p.KYC = kyc.NewSandbox(d.Documents, d.Verifications)
+			p.KYC = kycsandbox.New(d.Documents, d.Verifications)
 		} else {
 			p.KYC = kyc.None
 		}

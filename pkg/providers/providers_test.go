@@ -7,9 +7,13 @@ import (
 
 	"payments/pkg/providers"
 	"payments/pkg/providers/bank"
+	"payments/pkg/providers/bank/banksandbox"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/kyc/kycsandbox"
 	"payments/pkg/providers/operator"
+	"payments/pkg/providers/operator/operatorsandbox"
 )
 
 type noDocuments struct{}
@@ -29,16 +33,16 @@ func TestForMode(t *testing.T) {
 	if !p.Sandbox {
 		t.Error("sandbox providers not marked Sandbox")
 	}
-	if _, ok := p.Operator.(*operator.Sandbox); !ok {
+	if _, ok := p.Operator.(*operatorsandbox.Gateway); !ok {
 		t.Errorf("sandbox Operator = %T", p.Operator)
 	}
-	if _, ok := p.Issuer.(*issuer.Sandbox); !ok {
+	if _, ok := p.Issuer.(*issuersandbox.Issuer); !ok {
 		t.Errorf("sandbox Issuer = %T", p.Issuer)
 	}
-	if _, ok := p.KYC.(*kyc.Sandbox); !ok {
+	if _, ok := p.KYC.(*kycsandbox.Verifier); !ok {
 		t.Errorf("sandbox KYC = %T", p.KYC)
 	}
-	if _, ok := p.Bank.(*bank.Sandbox); !ok {
+	if _, ok := p.Bank.(*banksandbox.Bank); !ok {
 		t.Errorf("sandbox Bank = %T", p.Bank)
 	}
 	if p, err := providers.ForMode(providers.ModeSandbox, providers.Deps{}); err != nil || p.KYC != kyc.None {

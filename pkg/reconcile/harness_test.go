@@ -19,6 +19,7 @@ import (
 	"payments/pkg/providers"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
 )
 
@@ -31,7 +32,7 @@ import (
 // Clock.
 type cardEnv struct {
 	*apptest.CardsTestEnv
-	Network *issuer.SandboxNetwork
+	Network *issuersandbox.Network
 	Clock   *apptest.Clock
 	// Console is the admin function on Clock.
 	Console function.HTTPHandler
@@ -61,7 +62,7 @@ func newCardEnv(t *testing.T) *cardEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.Network = issuer.NewSandboxNetwork(auths.Ask, func(ctx context.Context, body []byte) error {
+	e.Network = issuersandbox.NewNetwork(auths.Ask, func(ctx context.Context, body []byte) error {
 		no, err := issuer.ParseNotification(body)
 		if err != nil {
 			return err

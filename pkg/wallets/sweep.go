@@ -10,7 +10,7 @@ import (
 
 // FundingResumeAfter is how long after its declaration a PENDING funding
 // is asked about by the sweeper: the bank's own answer (the sandbox bank's
-// message, SandboxDelay after the declaration) was lost, or is late.
+// message, banksandbox.Delay after the declaration) was lost, or is late.
 const FundingResumeAfter = time.Minute
 
 // FundingSweepLimit bounds the fundings one sweep asks the bank about; the

@@ -22,7 +22,7 @@ import (
 	"payments/pkg/function/fundworker"
 	"payments/pkg/function/walletsapi"
 	"payments/pkg/page"
-	"payments/pkg/providers/bank"
+	"payments/pkg/providers/bank/banksandbox"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
 	"payments/pkg/store/schema"
@@ -487,7 +487,7 @@ func TestSandboxBank(t *testing.T) {
 		}
 		return r.Str("data", "id")
 	}
-	ok, refused := fund("3000", "wire-77"), fund("900", "wire-78"+bank.SandboxRejectSuffix)
+	ok, refused := fund("3000", "wire-77"), fund("900", "wire-78"+banksandbox.RejectSuffix)
 	if n := queuetest.Depth(t, e.Sqs, e.funds); n != 2 {
 		t.Fatalf("%d messages on the funds queue, want 2", n)
 	}
@@ -515,7 +515,7 @@ func TestSandboxBank(t *testing.T) {
 		t.Fatal(r.Raw)
 	}
 	msg := func(company, id string) string {
-		b, _ := json.Marshal(bank.Message{CompanyID: company, FundingID: id})
+		b, _ := json.Marshal(banksandbox.Message{CompanyID: company, FundingID: id})
 		return string(b)
 	}
 	for name, body := range map[string]string{
@@ -550,7 +550,7 @@ func TestFundingRecoversDebts(t *testing.T) {
 		t.Fatalf("fund: %s", r.Raw)
 	}
 	id := r.Str("data", "id")
-	b, _ := json.Marshal(bank.Message{CompanyID: companyID, FundingID: id})
+	b, _ := json.Marshal(banksandbox.Message{CompanyID: companyID, FundingID: id})
 	if n := e.fundMessage(string(b)); n != 0 {
 		t.Fatalf("%d batch item failures", n)
 	}
@@ -591,7 +591,7 @@ func TestFundWorkerInProduction(t *testing.T) {
 	if err != nil {
 		t.Fatalf("fundworker.New in production mode: %v", err)
 	}
-	body, _ := json.Marshal(bank.Message{CompanyID: companyID, FundingID: id})
+	body, _ := json.Marshal(banksandbox.Message{CompanyID: companyID, FundingID: id})
 	out, err := worker(context.Background(), events.SQSEvent{Records: []events.SQSMessage{{MessageId: "m1", Body: string(body)}}})
 	if err != nil || len(out.BatchItemFailures) != 0 {
 		t.Fatalf("handled: %+v %v", out, err)

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"payments/pkg/function"
-	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/providers/issuer/stripeissuing/stripesim"
 )
 
@@ -28,9 +28,9 @@ const StateFile = "stripe-sim.json"
 
 // IssuingFloat is the Issuing balance, USD cents, simulated Stripe Issuing
 // starts with: an account's balance topped up before its cards spend, the
-// sandbox issuer's float (issuer.SandboxFloat), so that the
+// sandbox issuer's float (issuersandbox.Float), so that the
 // reconciliation's balance check holds as it does on a funded account.
-const IssuingFloat = issuer.SandboxFloat
+const IssuingFloat = issuersandbox.Float
 
 // deliverEvery is how often the simulated Stripe Issuing sends the events
 // not yet delivered.

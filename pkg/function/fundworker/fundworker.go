@@ -12,12 +12,13 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/providers"
 	"payments/pkg/providers/bank"
+	"payments/pkg/providers/bank/banksandbox"
 	"payments/pkg/queue"
 	"payments/pkg/wallets"
 )
 
 // New builds the fund-worker function, the consumer of the funds
-// queue: each message is a bank.Message that the sandbox bank queued, a
+// queue: each message is a banksandbox.Message that the sandbox bank queued, a
 // few seconds after a company declared a funding (POST /wallets/fund);
 // wallets.Service.CheckFunding asks the bank about it and confirms or
 // rejects it as the operator console would. Failed messages are reported
@@ -50,7 +51,7 @@ func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) 
 // or one naming a funding that does not exist, is dropped (logged): asking
 // again would not change it.
 func checkFunding(ctx context.Context, svc *wallets.Service, body []byte) error {
-	var m bank.Message
+	var m banksandbox.Message
 	if err := json.Unmarshal(body, &m); err != nil || m.CompanyID == "" || m.FundingID == "" {
 		slog.ErrorContext(ctx, "drop malformed funds message", "error", err)
 		return nil

@@ -38,6 +38,7 @@ import (
 	"payments/pkg/providers/bank"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/providers/kyc"
 	"payments/pkg/providers/kyc/kycdb"
 	"payments/pkg/providers/operator"
@@ -332,15 +333,15 @@ func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher) (*card
 // as far as it reports to us: it delivers its notifications through the
 // handler of POST /issuer/webhooks, in process, onto issuerEvents, and
 // keeps each in db's sandbox issuer partitions until it is acknowledged
-// (issuer.SandboxNetwork.Redeliver), and logs what it moved there, which
+// (issuersandbox.Network.Redeliver), and logs what it moved there, which
 // the sandbox issuer's statements list (the reconciliation's). The cards function gives it the way
 // to ask for decisions too.
-func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue) (*issuer.SandboxNetwork, error) {
+func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue) (*issuersandbox.Network, error) {
 	hooks, err := issuerreceivers.Notifications(cfg, issuerEvents)
 	if err != nil {
 		return nil, err
 	}
-	n := issuer.NewSandboxNetwork(nil, hooks.Deliver)
+	n := issuersandbox.NewNetwork(nil, hooks.Deliver)
 	st := issuerdb.New(db.DB)
 	n.Notices, n.Decisions, n.Statements = st, st, st
 	return n, nil

@@ -62,7 +62,7 @@ import (
 //     cards.Service.FinishTermination);
 //   - card network (sandbox mode): the simulated card network delivers
 //     again the notifications we have not acknowledged
-//     (issuer.SandboxNetwork.Redeliver), as a real network does, and
+//     (issuersandbox.Network.Redeliver), as a real network does, and
 //     those it kept to deliver later once due (the sandbox issuer's
 //     reports of a dispute); in production mode it does nothing;
 //   - stale reconciliations: counts the payments flagged for

@@ -3,9 +3,10 @@
 // declares a transfer, and its wallet is credited only once the bank has
 // received it.
 //
-// Bank is what a real bank adapter implements. Sandbox is the simulated
-// bank of sandbox stages and tests: it answers a few seconds after a
-// transfer is declared, through a delayed message on its queue, and decides
+// This package is the contract alone: the interface, its types and None.
+// Bank is what a bank adapter implements; the simulated bank of sandbox
+// stages and tests (banksandbox) answers a few seconds after a transfer is
+// declared, through a delayed message on its queue, and decides
 // deterministically from the transfer's reference (the README's table).
 package bank
 

@@ -2,11 +2,13 @@
 // customers as cardholders and issues, funds, withdraws from, freezes,
 // unfreezes and terminates their USD virtual cards.
 //
-// Issuer is what a real issuer adapter implements. Sandbox is the simulated
-// issuer of sandbox stages and tests: it keeps its own cardholders and cards
-// (SandboxStore), apart from our records, as a remote issuer would, and
-// decides deterministically from documented magic values (the README's
-// table).
+// This package is the contract alone: the interfaces, their requests,
+// results and errors, the card network's notifications, and None. Issuer
+// is what an issuer adapter implements: Stripe Issuing's (stripeissuing),
+// and the simulated issuer and card network of sandbox stages and tests
+// (issuersandbox), which keep their own cardholders and cards apart from
+// our records, as a remote issuer would, and decide deterministically from
+// documented magic values (the README's table).
 //
 // Every call that creates or moves something carries our reference (our
 // customer id, card id or transaction id) and is idempotent on it: asking

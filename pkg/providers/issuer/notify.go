@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+
+	"payments/pkg/ids"
 )
 
 // Notification is what an issuer reports about one of its cards by calling
@@ -204,4 +207,30 @@ func (t *NetworkTransaction) checkAuthorization() error {
 		return errors.New("no merchant")
 	}
 	return nil
+}
+
+// Authorization is an authorization as the card network made it: its
+// request, the decision it applied (ours, or its stand-in decline), and
+// the advice it delivered.
+type Authorization struct {
+	Request AuthorizationRequest
+	Answer  AuthorizationAnswer
+	// StandIn is true when the network declined on its own.
+	StandIn bool
+	Advice  Notification
+}
+
+// NewTransactionID returns a new id of the network's transactions, as it
+// makes them (ntx_<uuid>), made at now.
+func NewTransactionID(now time.Time) string { return "ntx_" + ids.NewV7(now) }
+
+// NewEventID returns a new id of the network's notifications (evt_<uuid>),
+// made at now.
+func NewEventID(now time.Time) string { return "evt_" + ids.NewV7(now) }
+
+// NotifiedTransactionID returns the id of the transaction that the
+// network's notification eventID reports, named after it: the same
+// notification sent again is about the same transaction.
+func NotifiedTransactionID(eventID string) string {
+	return "ntx_" + strings.TrimPrefix(eventID, "evt_")
 }

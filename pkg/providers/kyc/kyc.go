@@ -1,11 +1,13 @@
 // Package kyc is the gateway to the identity (KYC) verifier that checks a
 // customer's identity document against the identity they declared.
 //
-// Verifier is what a real provider adapter implements. Sandbox is the
-// simulated verifier of sandbox stages and tests: it reads the documents
-// from our document storage, as a provider given access to it would, keeps
-// its own record of each verification apart from ours, and decides
-// deterministically from the identification number (the README's table).
+// This package is the contract alone: the interface, its request, decision
+// and errors, and None. Verifier is what a provider adapter implements; the
+// simulated verifier of sandbox stages and tests (kycsandbox) reads the
+// documents from our document storage, as a provider given access to it
+// would, keeps its own record of each verification apart from ours, and
+// decides deterministically from the identification number (the README's
+// table).
 package kyc
 
 import (

@@ -2,10 +2,12 @@
 // disbursement (payout) or a collection, then ask for its status, by the
 // operator's order id or by our own reference.
 //
-// Gateway is what a real aggregator adapter implements. Sandbox is the
-// simulated operator used by sandbox stages and tests: it keeps its own
-// orders, apart from our records, as a remote system would, and decides
-// deterministically by the phone number (the README's table).
+// This package is the contract alone: the interfaces, their requests,
+// results and errors, and None. Gateway is what an aggregator adapter
+// implements: pawaPay's (pawapay), and the simulated operator of sandbox
+// stages and tests (operatorsandbox), which keeps its own orders, apart
+// from our records, as a remote system would, and decides deterministically
+// by the phone number (the README's table).
 package operator
 
 import (

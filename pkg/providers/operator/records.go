@@ -1,9 +1,6 @@
 package operator
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // Record is a payment as the operator's own records have it: its state,
 // and the amount it moved.
@@ -36,22 +33,3 @@ type Records interface {
 	// Balances returns the balances of the operator's wallets.
 	Balances(ctx context.Context) ([]Balance, error)
 }
-
-var _ Records = (*Sandbox)(nil)
-
-// Payment answers for the order submitted with our reference ref, as
-// Lookup does, with the amount and currency it was submitted with.
-func (s *Sandbox) Payment(ctx context.Context, k Kind, ref string) (Record, error) {
-	res, err := s.Lookup(ctx, k, ref)
-	if err != nil {
-		return Record{}, err
-	}
-	o, err := s.orders.Order(ctx, ref)
-	if err != nil {
-		return Record{}, fmt.Errorf("%w: sandbox: %v", ErrUnavailable, err)
-	}
-	return Record{Result: res, Amount: o.Amount, Currency: o.Currency}, nil
-}
-
-// Balances returns no wallet: the sandbox operator pays from no float.
-func (s *Sandbox) Balances(context.Context) ([]Balance, error) { return nil, nil }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
@@ -39,16 +40,16 @@ type sandboxDisputeItem struct {
 	CreatedAt     string `dynamodbav:"created_at"`
 }
 
-func (it sandboxDisputeItem) dispute() (issuer.SandboxDispute, error) {
+func (it sandboxDisputeItem) dispute() (issuersandbox.Dispute, error) {
 	decided, err := timestamp.Parse(it.DecidedAt)
 	if err != nil {
-		return issuer.SandboxDispute{}, fmt.Errorf("store: sandbox dispute %s decided_at: %w", it.ID, err)
+		return issuersandbox.Dispute{}, fmt.Errorf("store: sandbox dispute %s decided_at: %w", it.ID, err)
 	}
 	created, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
-		return issuer.SandboxDispute{}, fmt.Errorf("store: sandbox dispute %s created_at: %w", it.ID, err)
+		return issuersandbox.Dispute{}, fmt.Errorf("store: sandbox dispute %s created_at: %w", it.ID, err)
 	}
-	return issuer.SandboxDispute{
+	return issuersandbox.Dispute{
 		Dispute: issuer.Dispute{ID: it.ID, Reference: it.Reference, TransactionID: it.TransactionID,
 			Status: it.Status, Amount: it.Amount, Credited: it.Credited},
 		CardID: it.CardID, Reason: it.Reason, Explanation: it.Explanation, Outcome: it.Outcome,
@@ -63,7 +64,7 @@ var errSandboxTxDisputed = errors.New("store: sandbox transaction disputed alrea
 // transaction and notices in one transaction, each conditioned on being
 // new; a taken reference returns the dispute recorded for it, a taken
 // transaction is issuer.ErrDeclined.
-func (s *Store) PutDispute(ctx context.Context, d issuer.SandboxDispute, notices []issuer.SandboxNotice) (issuer.SandboxDispute, error) {
+func (s *Store) PutDispute(ctx context.Context, d issuersandbox.Dispute, notices []issuersandbox.Notice) (issuersandbox.Dispute, error) {
 	at := timestamp.Format(d.CreatedAt)
 	t := &dynamo.Txn{}
 	errs := []error{
@@ -80,7 +81,7 @@ func (s *Store) PutDispute(ctx context.Context, d issuer.SandboxDispute, notices
 		errs = append(errs, s.addNew(t, "notice"+strconv.Itoa(i), newNoticeItem(n)))
 	}
 	if err := errors.Join(errs...); err != nil {
-		return issuer.SandboxDispute{}, err
+		return issuersandbox.Dispute{}, err
 	}
 	err := s.db.WriteOnce(ctx, "open sandbox dispute "+d.Reference, t, func(ctx context.Context, c dynamo.Cancellation) error {
 		switch {
@@ -95,17 +96,17 @@ func (s *Store) PutDispute(ctx context.Context, d issuer.SandboxDispute, notices
 	case errors.Is(err, errSandboxRefTaken):
 		var ref sandboxRefItem
 		if err := s.getExisting(ctx, schema.SandboxDisputeRefPK(d.Reference), schema.SandboxRefSK, &ref); err != nil {
-			return issuer.SandboxDispute{}, err
+			return issuersandbox.Dispute{}, err
 		}
 		var it sandboxDisputeItem
 		if err := s.getExisting(ctx, schema.SandboxDisputePK(ref.ID), schema.SandboxDisputeSK, &it); err != nil {
-			return issuer.SandboxDispute{}, err
+			return issuersandbox.Dispute{}, err
 		}
 		return it.dispute()
 	case errors.Is(err, errSandboxTxDisputed):
-		return issuer.SandboxDispute{}, fmt.Errorf("store: sandbox transaction %s is disputed already: %w", d.TransactionID, issuer.ErrDeclined)
+		return issuersandbox.Dispute{}, fmt.Errorf("store: sandbox transaction %s is disputed already: %w", d.TransactionID, issuer.ErrDeclined)
 	case err != nil:
-		return issuer.SandboxDispute{}, err
+		return issuersandbox.Dispute{}, err
 	}
 	return d, nil
 }

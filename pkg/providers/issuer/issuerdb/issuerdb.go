@@ -1,4 +1,4 @@
-// Package issuerdb is the sandbox card issuer's own store (issuer.SandboxStore)
+// Package issuerdb is the sandbox card issuer's own store (issuersandbox.Store)
 // in DynamoDB: the simulated issuer keeps its cardholders, cards and
 // movements in partitions of its own, as a remote issuer would.
 package issuerdb
@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
@@ -35,7 +36,7 @@ import (
 //     reference (our transaction id, or a posting's).
 type Store struct{ db *dynamo.DB }
 
-var _ issuer.SandboxStore = (*Store)(nil)
+var _ issuersandbox.Store = (*Store)(nil)
 
 // New returns the sandbox issuer's store on db.
 func New(db *dynamo.DB) *Store { return &Store{db: db} }
@@ -56,12 +57,12 @@ type sandboxCardholderItem struct {
 	CreatedAt            string `dynamodbav:"created_at"`
 }
 
-func (it sandboxCardholderItem) cardholder() (issuer.SandboxCardholder, error) {
+func (it sandboxCardholderItem) cardholder() (issuersandbox.Cardholder, error) {
 	at, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
-		return issuer.SandboxCardholder{}, fmt.Errorf("store: sandbox cardholder %s: %w", it.ID, err)
+		return issuersandbox.Cardholder{}, fmt.Errorf("store: sandbox cardholder %s: %w", it.ID, err)
 	}
-	return issuer.SandboxCardholder{
+	return issuersandbox.Cardholder{
 		ID: it.ID, Reference: it.Reference, FirstName: it.FirstName, LastName: it.LastName,
 		Email: it.Email, IdentificationNumber: it.IdentificationNumber, CreatedAt: at,
 	}, nil
@@ -99,12 +100,12 @@ type sandboxCardItem struct {
 	CreatedAt    string       `dynamodbav:"created_at"`
 }
 
-func (it sandboxCardItem) card() (issuer.SandboxCard, error) {
+func (it sandboxCardItem) card() (issuersandbox.Card, error) {
 	at, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
-		return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card %s: %w", it.ID, err)
+		return issuersandbox.Card{}, fmt.Errorf("store: sandbox card %s: %w", it.ID, err)
 	}
-	return issuer.SandboxCard{Card: issuer.Card{
+	return issuersandbox.Card{Card: issuer.Card{
 		ID: it.ID, Reference: it.Reference, CardholderID: it.CardholderID, Brand: issuer.Brand(it.Brand),
 		Last4: it.Last4, ExpiryMonth: it.ExpiryMonth, ExpiryYear: it.ExpiryYear, Balance: it.Balance,
 		Available: it.Balance - it.Holds, Status: issuer.CardStatus(it.Status), CreatedAt: at,
@@ -125,7 +126,7 @@ type sandboxMoveItem struct {
 // PutCardholder writes the cardholder and its reference lookup in one
 // transaction, each conditioned on being new; a taken reference returns the
 // cardholder recorded for it.
-func (s *Store) PutCardholder(ctx context.Context, c issuer.SandboxCardholder) (issuer.SandboxCardholder, error) {
+func (s *Store) PutCardholder(ctx context.Context, c issuersandbox.Cardholder) (issuersandbox.Cardholder, error) {
 	at := timestamp.Format(c.CreatedAt)
 	t := &dynamo.Txn{}
 	err := errors.Join(
@@ -140,27 +141,27 @@ func (s *Store) PutCardholder(ctx context.Context, c issuer.SandboxCardholder) (
 		}),
 	)
 	if err != nil {
-		return issuer.SandboxCardholder{}, err
+		return issuersandbox.Cardholder{}, err
 	}
 	err = s.db.WriteOnce(ctx, "enrol sandbox cardholder "+c.Reference, t, refTaken)
 	switch {
 	case errors.Is(err, errSandboxRefTaken):
 		var ref sandboxRefItem
 		if err := s.getExisting(ctx, schema.SandboxCardholderRefPK(c.Reference), schema.SandboxRefSK, &ref); err != nil {
-			return issuer.SandboxCardholder{}, err
+			return issuersandbox.Cardholder{}, err
 		}
 		return s.Cardholder(ctx, ref.ID)
 	case err != nil:
-		return issuer.SandboxCardholder{}, err
+		return issuersandbox.Cardholder{}, err
 	}
 	return c, nil
 }
 
 // Cardholder reads a cardholder by the issuer's id, strongly consistent.
-func (s *Store) Cardholder(ctx context.Context, id string) (issuer.SandboxCardholder, error) {
+func (s *Store) Cardholder(ctx context.Context, id string) (issuersandbox.Cardholder, error) {
 	var it sandboxCardholderItem
 	if err := s.db.Get(ctx, "sandbox cardholder "+id, schema.SandboxCardholderPK(id), schema.SandboxCardholderSK, &it, fmt.Errorf("store: sandbox cardholder %s: %w", id, issuer.ErrNotFound)); err != nil {
-		return issuer.SandboxCardholder{}, err
+		return issuersandbox.Cardholder{}, err
 	}
 	return it.cardholder()
 }
@@ -168,7 +169,7 @@ func (s *Store) Cardholder(ctx context.Context, id string) (issuer.SandboxCardho
 // PutCard writes the card and its reference lookup in one transaction, each
 // conditioned on being new, or the reference lookup alone for a declined
 // request; a taken reference returns what was recorded for it.
-func (s *Store) PutCard(ctx context.Context, c issuer.SandboxCard) (issuer.SandboxCard, error) {
+func (s *Store) PutCard(ctx context.Context, c issuersandbox.Card) (issuersandbox.Card, error) {
 	at := timestamp.Format(c.CreatedAt)
 	t := &dynamo.Txn{}
 	err := s.addNew(t, "reference", sandboxRefItem{
@@ -185,34 +186,34 @@ func (s *Store) PutCard(ctx context.Context, c issuer.SandboxCard) (issuer.Sandb
 		})
 	}
 	if err != nil {
-		return issuer.SandboxCard{}, err
+		return issuersandbox.Card{}, err
 	}
 	err = s.db.WriteOnce(ctx, "issue sandbox card "+c.Reference, t, refTaken)
 	switch {
 	case errors.Is(err, errSandboxRefTaken):
 		var ref sandboxRefItem
 		if err := s.getExisting(ctx, schema.SandboxCardRefPK(c.Reference), schema.SandboxRefSK, &ref); err != nil {
-			return issuer.SandboxCard{}, err
+			return issuersandbox.Card{}, err
 		}
 		if ref.Declined {
 			at, err := timestamp.Parse(ref.CreatedAt)
 			if err != nil {
-				return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card request %s: %w", c.Reference, err)
+				return issuersandbox.Card{}, fmt.Errorf("store: sandbox card request %s: %w", c.Reference, err)
 			}
-			return issuer.SandboxCard{Card: issuer.Card{Reference: c.Reference, CardholderID: ref.CardholderID, CreatedAt: at}, Declined: true}, nil
+			return issuersandbox.Card{Card: issuer.Card{Reference: c.Reference, CardholderID: ref.CardholderID, CreatedAt: at}, Declined: true}, nil
 		}
 		return s.Card(ctx, ref.ID)
 	case err != nil:
-		return issuer.SandboxCard{}, err
+		return issuersandbox.Card{}, err
 	}
 	return c, nil
 }
 
 // Card reads a card by the issuer's id, strongly consistent.
-func (s *Store) Card(ctx context.Context, id string) (issuer.SandboxCard, error) {
+func (s *Store) Card(ctx context.Context, id string) (issuersandbox.Card, error) {
 	var it sandboxCardItem
 	if err := s.db.Get(ctx, "sandbox card "+id, schema.SandboxCardPK(id), schema.SandboxCardSK, &it, fmt.Errorf("store: sandbox card %s: %w", id, issuer.ErrNotFound)); err != nil {
-		return issuer.SandboxCard{}, err
+		return issuersandbox.Card{}, err
 	}
 	return it.card()
 }
@@ -221,7 +222,7 @@ func (s *Store) Card(ctx context.Context, id string) (issuer.SandboxCard, error)
 // ACTIVE (a withdrawal: ACTIVE or FROZEN, and covers it), and claims the
 // movement's reference, in one transaction. When the card's condition
 // fails, a read of the card tells which.
-func (s *Store) MoveCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
+func (s *Store) MoveCard(ctx context.Context, m issuersandbox.Movement) (issuersandbox.Card, error) {
 	cond := "attribute_exists(PK) AND #status = :active"
 	values := map[string]types.AttributeValue{
 		":delta":  &types.AttributeValueMemberN{Value: strconv.FormatInt(m.Delta, 10)},
@@ -242,7 +243,7 @@ func (s *Store) MoveCard(ctx context.Context, m issuer.SandboxMovement) (issuer.
 // PostCard updates the card's balance and holds, on the condition only
 // that the card exists and is not TERMINATED, and claims the posting's
 // reference, in one transaction.
-func (s *Store) PostCard(ctx context.Context, m issuer.SandboxMovement) (issuer.SandboxCard, error) {
+func (s *Store) PostCard(ctx context.Context, m issuersandbox.Movement) (issuersandbox.Card, error) {
 	return s.moveOnce(ctx, "post", m, &types.Update{
 		UpdateExpression:    aws.String("SET balance = balance + :delta, holds = if_not_exists(holds, :zero) + :held"),
 		ConditionExpression: aws.String("attribute_exists(PK) AND #status <> :terminated"),
@@ -252,7 +253,7 @@ func (s *Store) PostCard(ctx context.Context, m issuer.SandboxMovement) (issuer.
 			":zero":       &types.AttributeValueMemberN{Value: "0"},
 			":terminated": &types.AttributeValueMemberS{Value: string(issuer.CardTerminated)},
 		},
-	}, func(ctx context.Context, m issuer.SandboxMovement) error {
+	}, func(ctx context.Context, m issuersandbox.Movement) error {
 		c, err := s.Card(ctx, m.CardID)
 		if err != nil {
 			return err
@@ -266,7 +267,7 @@ func (s *Store) PostCard(ctx context.Context, m issuer.SandboxMovement) (issuer.
 // transaction, and returns the card afterwards. A reference claimed
 // already changes nothing: the card of its movement is returned as it is
 // now. When the card's condition fails, refused says why.
-func (s *Store) moveOnce(ctx context.Context, what string, m issuer.SandboxMovement, update *types.Update, refused func(context.Context, issuer.SandboxMovement) error) (issuer.SandboxCard, error) {
+func (s *Store) moveOnce(ctx context.Context, what string, m issuersandbox.Movement, update *types.Update, refused func(context.Context, issuersandbox.Movement) error) (issuersandbox.Card, error) {
 	update.TableName = aws.String(s.db.Table)
 	update.Key = dynamo.Key(schema.SandboxCardPK(m.CardID), schema.SandboxCardSK)
 	update.ExpressionAttributeNames = map[string]string{"#status": "status"}
@@ -277,7 +278,7 @@ func (s *Store) moveOnce(ctx context.Context, what string, m issuer.SandboxMovem
 		Reference: m.Reference, CardID: m.CardID, Delta: m.Delta, Held: m.Held, CreatedAt: timestamp.Format(m.CreatedAt),
 	})
 	if err != nil {
-		return issuer.SandboxCard{}, err
+		return issuersandbox.Card{}, err
 	}
 	err = s.db.WriteOnce(ctx, what+" sandbox card "+m.CardID+" "+m.Reference, t, func(ctx context.Context, c dynamo.Cancellation) error {
 		switch {
@@ -292,18 +293,18 @@ func (s *Store) moveOnce(ctx context.Context, what string, m issuer.SandboxMovem
 	case errors.Is(err, errSandboxRefTaken):
 		var claim sandboxMoveItem
 		if err := s.getExisting(ctx, schema.SandboxMovePK(m.Reference), schema.SandboxMoveSK, &claim); err != nil {
-			return issuer.SandboxCard{}, err
+			return issuersandbox.Card{}, err
 		}
 		return s.Card(ctx, claim.CardID)
 	case err != nil:
-		return issuer.SandboxCard{}, err
+		return issuersandbox.Card{}, err
 	}
 	return s.Card(ctx, m.CardID)
 }
 
 // moveRefused reads the card of a movement its condition refused and
 // returns why; dynamo.ErrRetry when the card, changed since, would now allow it.
-func (s *Store) moveRefused(ctx context.Context, m issuer.SandboxMovement) error {
+func (s *Store) moveRefused(ctx context.Context, m issuersandbox.Movement) error {
 	c, err := s.Card(ctx, m.CardID)
 	switch {
 	case err != nil:
@@ -319,7 +320,7 @@ func (s *Store) moveRefused(ctx context.Context, m issuer.SandboxMovement) error
 // SetCardStatus changes the card's status from from to to with a
 // conditional update; when the condition fails, a read of the card tells
 // whether it is missing.
-func (s *Store) SetCardStatus(ctx context.Context, id string, from, to issuer.CardStatus) (issuer.SandboxCard, error) {
+func (s *Store) SetCardStatus(ctx context.Context, id string, from, to issuer.CardStatus) (issuersandbox.Card, error) {
 	return s.updateCard(ctx, "set sandbox card "+id+" "+string(to), id, &dynamodb.UpdateItemInput{
 		UpdateExpression:    aws.String("SET #status = :to"),
 		ConditionExpression: aws.String("#status = :from"),
@@ -327,15 +328,15 @@ func (s *Store) SetCardStatus(ctx context.Context, id string, from, to issuer.Ca
 			":from": &types.AttributeValueMemberS{Value: string(from)},
 			":to":   &types.AttributeValueMemberS{Value: string(to)},
 		},
-	}, func(c issuer.SandboxCard) (issuer.SandboxCard, error) {
-		return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card %s is %s, not %s: %w", id, c.Status, from, issuer.ErrCardState)
+	}, func(c issuersandbox.Card) (issuersandbox.Card, error) {
+		return issuersandbox.Card{}, fmt.Errorf("store: sandbox card %s is %s, not %s: %w", id, c.Status, from, issuer.ErrCardState)
 	})
 }
 
 // TerminateCard moves the balance of an ACTIVE or FROZEN card to its held
 // balance, releases its holds and makes it TERMINATED, with a conditional
 // update; a card already TERMINATED is read and returned.
-func (s *Store) TerminateCard(ctx context.Context, id string) (issuer.SandboxCard, error) {
+func (s *Store) TerminateCard(ctx context.Context, id string) (issuersandbox.Card, error) {
 	return s.updateCard(ctx, "terminate sandbox card "+id, id, &dynamodb.UpdateItemInput{
 		UpdateExpression:    aws.String("SET #status = :terminated, held_balance = balance, balance = :zero, holds = :zero"),
 		ConditionExpression: aws.String("#status IN (:active, :frozen)"),
@@ -345,9 +346,9 @@ func (s *Store) TerminateCard(ctx context.Context, id string) (issuer.SandboxCar
 			":frozen":     &types.AttributeValueMemberS{Value: string(issuer.CardFrozen)},
 			":zero":       &types.AttributeValueMemberN{Value: "0"},
 		},
-	}, func(c issuer.SandboxCard) (issuer.SandboxCard, error) {
+	}, func(c issuersandbox.Card) (issuersandbox.Card, error) {
 		if c.Status != issuer.CardTerminated {
-			return issuer.SandboxCard{}, fmt.Errorf("store: sandbox card %s is %s: %w", id, c.Status, issuer.ErrCardState)
+			return issuersandbox.Card{}, fmt.Errorf("store: sandbox card %s is %s: %w", id, c.Status, issuer.ErrCardState)
 		}
 		return c, nil
 	})
@@ -356,7 +357,7 @@ func (s *Store) TerminateCard(ctx context.Context, id string) (issuer.SandboxCar
 // updateCard runs in (whose condition is checked only on an existing card)
 // on the card id and returns the card after it. When the condition fails,
 // the card is read: missing is ErrNotFound, otherwise refused answers.
-func (s *Store) updateCard(ctx context.Context, what, id string, in *dynamodb.UpdateItemInput, refused func(issuer.SandboxCard) (issuer.SandboxCard, error)) (issuer.SandboxCard, error) {
+func (s *Store) updateCard(ctx context.Context, what, id string, in *dynamodb.UpdateItemInput, refused func(issuersandbox.Card) (issuersandbox.Card, error)) (issuersandbox.Card, error) {
 	in.TableName = aws.String(s.db.Table)
 	in.Key = dynamo.Key(schema.SandboxCardPK(id), schema.SandboxCardSK)
 	in.ConditionExpression = aws.String("attribute_exists(PK) AND " + aws.ToString(in.ConditionExpression))
@@ -366,16 +367,16 @@ func (s *Store) updateCard(ctx context.Context, what, id string, in *dynamodb.Up
 	if dynamo.ConditionFailed(err) {
 		c, err := s.Card(ctx, id)
 		if err != nil {
-			return issuer.SandboxCard{}, err
+			return issuersandbox.Card{}, err
 		}
 		return refused(c)
 	}
 	if err != nil {
-		return issuer.SandboxCard{}, err
+		return issuersandbox.Card{}, err
 	}
 	var it sandboxCardItem
 	if err := attributevalue.UnmarshalMap(out.Attributes, &it); err != nil {
-		return issuer.SandboxCard{}, fmt.Errorf("store: %s: decode: %w", what, err)
+		return issuersandbox.Card{}, fmt.Errorf("store: %s: decode: %w", what, err)
 	}
 	return it.card()
 }

@@ -18,6 +18,7 @@ import (
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
 	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
@@ -26,8 +27,8 @@ import (
 
 var sandboxIssuerNow = time.Date(2026, 11, 23, 10, 0, 0, 123_000_000, time.UTC)
 
-func sandboxCardholder(ref string) issuer.SandboxCardholder {
-	return issuer.SandboxCardholder{
+func sandboxCardholder(ref string) issuersandbox.Cardholder {
+	return issuersandbox.Cardholder{
 		ID: "ch_" + uuid.NewString(), Reference: ref, FirstName: "Ada", LastName: "Lovelace",
 		Email: "ada@example.com", IdentificationNumber: "CM-123456", CreatedAt: sandboxIssuerNow,
 	}
@@ -35,8 +36,8 @@ func sandboxCardholder(ref string) issuer.SandboxCardholder {
 
 // sandboxCard returns a new card of balance, whose sealed secrets are
 // random bytes of the sizes a vault makes.
-func sandboxCard(holderID string, balance int64) issuer.SandboxCard {
-	return issuer.SandboxCard{Card: issuer.Card{
+func sandboxCard(holderID string, balance int64) issuersandbox.Card {
+	return issuersandbox.Card{Card: issuer.Card{
 		ID: "card_" + uuid.NewString(), Reference: uuid.NewString(), CardholderID: holderID,
 		Brand: issuer.Visa, Last4: "4242", ExpiryMonth: 11, ExpiryYear: 2029,
 		Balance: balance, Available: balance, Status: issuer.CardActive, CreatedAt: sandboxIssuerNow,
@@ -56,7 +57,7 @@ func randomSealed(n int) vault.Sealed {
 
 // sameCard reports whether a and b are the same sandbox card, sealed
 // secrets included (a struct holding a vault.Sealed has no ==).
-func sameCard(a, b issuer.SandboxCard) bool {
+func sameCard(a, b issuersandbox.Card) bool {
 	return a.Card == b.Card && a.Declined == b.Declined && a.HeldBalance == b.HeldBalance &&
 		sameSealed(a.Number, b.Number) && sameSealed(a.CVV, b.CVV)
 }
@@ -93,7 +94,7 @@ func TestSandboxIssuerStore(t *testing.T) {
 
 	t.Run("concurrent enrolments of one reference make one cardholder", func(t *testing.T) {
 		ref := uuid.NewString()
-		got := make([]issuer.SandboxCardholder, 10)
+		got := make([]issuersandbox.Cardholder, 10)
 		errs := make([]error, len(got))
 		var wg sync.WaitGroup
 		for i := range got {
@@ -120,7 +121,7 @@ func TestSandboxIssuerStore(t *testing.T) {
 		if got, err := s.PutCard(ctx, again); err != nil || !sameCard(got, card) {
 			t.Fatalf("PutCard again = %+v, %v; want %+v", got, err, card)
 		}
-		declined := issuer.SandboxCard{Card: issuer.Card{Reference: uuid.NewString(), CardholderID: "ch_y", CreatedAt: sandboxIssuerNow}, Declined: true}
+		declined := issuersandbox.Card{Card: issuer.Card{Reference: uuid.NewString(), CardholderID: "ch_y", CreatedAt: sandboxIssuerNow}, Declined: true}
 		for range 2 {
 			if got, err := s.PutCard(ctx, declined); err != nil || !sameCard(got, declined) {
 				t.Fatalf("PutCard declined = %+v, %v; want %+v", got, err, declined)
@@ -140,21 +141,21 @@ func TestSandboxIssuerStore(t *testing.T) {
 		}
 		reads := []struct {
 			name string
-			do   func() (issuer.SandboxCard, error)
+			do   func() (issuersandbox.Card, error)
 		}{
-			{"Card", func() (issuer.SandboxCard, error) { return s.Card(ctx, card.ID) }},
-			{"PutCard again", func() (issuer.SandboxCard, error) {
+			{"Card", func() (issuersandbox.Card, error) { return s.Card(ctx, card.ID) }},
+			{"PutCard again", func() (issuersandbox.Card, error) {
 				again := sandboxCard("ch_x", 100)
 				again.Reference = card.Reference
 				return s.PutCard(ctx, again)
 			}},
-			{"MoveCard", func() (issuer.SandboxCard, error) {
-				return s.MoveCard(ctx, issuer.SandboxMovement{Reference: uuid.NewString(), CardID: card.ID, Delta: 1, CreatedAt: sandboxIssuerNow})
+			{"MoveCard", func() (issuersandbox.Card, error) {
+				return s.MoveCard(ctx, issuersandbox.Movement{Reference: uuid.NewString(), CardID: card.ID, Delta: 1, CreatedAt: sandboxIssuerNow})
 			}},
-			{"SetCardStatus", func() (issuer.SandboxCard, error) {
+			{"SetCardStatus", func() (issuersandbox.Card, error) {
 				return s.SetCardStatus(ctx, card.ID, issuer.CardActive, issuer.CardFrozen)
 			}},
-			{"TerminateCard", func() (issuer.SandboxCard, error) { return s.TerminateCard(ctx, card.ID) }},
+			{"TerminateCard", func() (issuersandbox.Card, error) { return s.TerminateCard(ctx, card.ID) }},
 		}
 		for _, r := range reads {
 			got, err := r.do()
@@ -187,7 +188,7 @@ func TestSandboxIssuerStore(t *testing.T) {
 		}
 		for _, tt := range tests {
 			t.Run(tt.name, func(t *testing.T) {
-				got, err := s.MoveCard(ctx, issuer.SandboxMovement{Reference: tt.ref, CardID: tt.cardID, Delta: tt.delta, CreatedAt: sandboxIssuerNow})
+				got, err := s.MoveCard(ctx, issuersandbox.Movement{Reference: tt.ref, CardID: tt.cardID, Delta: tt.delta, CreatedAt: sandboxIssuerNow})
 				if !errors.Is(err, tt.want) || err == nil && got.Balance != tt.balance {
 					t.Fatalf("MoveCard = balance %d, %v; want %d, %v", got.Balance, err, tt.balance, tt.want)
 				}
@@ -210,7 +211,7 @@ func TestSandboxIssuerStore(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range errs {
 			wg.Go(func() {
-				_, errs[i] = s.MoveCard(ctx, issuer.SandboxMovement{Reference: uuid.NewString(), CardID: card.ID, Delta: -100, CreatedAt: sandboxIssuerNow})
+				_, errs[i] = s.MoveCard(ctx, issuersandbox.Movement{Reference: uuid.NewString(), CardID: card.ID, Delta: -100, CreatedAt: sandboxIssuerNow})
 			})
 		}
 		wg.Wait()
@@ -235,7 +236,7 @@ func TestSandboxIssuerStore(t *testing.T) {
 			t.Fatal(err)
 		}
 		conflicted, calls := storetest.WithConflicts(db, 2)
-		got, err := issuerdb.New(conflicted.DB).MoveCard(ctx, issuer.SandboxMovement{Reference: uuid.NewString(), CardID: card.ID, Delta: 70, CreatedAt: sandboxIssuerNow})
+		got, err := issuerdb.New(conflicted.DB).MoveCard(ctx, issuersandbox.Movement{Reference: uuid.NewString(), CardID: card.ID, Delta: 70, CreatedAt: sandboxIssuerNow})
 		if err != nil || got.Balance != 70 || calls.Load() != 3 {
 			t.Fatalf("MoveCard = balance %d, %v after %d calls; want 70 after 3", got.Balance, err, calls.Load())
 		}
@@ -246,19 +247,19 @@ func TestSandboxIssuerStore(t *testing.T) {
 		if _, err := s.PutCard(ctx, card); err != nil {
 			t.Fatal(err)
 		}
-		freeze := func() (issuer.SandboxCard, error) {
+		freeze := func() (issuersandbox.Card, error) {
 			return s.SetCardStatus(ctx, card.ID, issuer.CardActive, issuer.CardFrozen)
 		}
-		unfreeze := func() (issuer.SandboxCard, error) {
+		unfreeze := func() (issuersandbox.Card, error) {
 			return s.SetCardStatus(ctx, card.ID, issuer.CardFrozen, issuer.CardActive)
 		}
-		terminate := func() (issuer.SandboxCard, error) { return s.TerminateCard(ctx, card.ID) }
-		fund := func() (issuer.SandboxCard, error) {
-			return s.MoveCard(ctx, issuer.SandboxMovement{Reference: uuid.NewString(), CardID: card.ID, Delta: 1, CreatedAt: sandboxIssuerNow})
+		terminate := func() (issuersandbox.Card, error) { return s.TerminateCard(ctx, card.ID) }
+		fund := func() (issuersandbox.Card, error) {
+			return s.MoveCard(ctx, issuersandbox.Movement{Reference: uuid.NewString(), CardID: card.ID, Delta: 1, CreatedAt: sandboxIssuerNow})
 		}
 		tests := []struct {
 			name    string
-			do      func() (issuer.SandboxCard, error)
+			do      func() (issuersandbox.Card, error)
 			want    error
 			status  issuer.CardStatus
 			balance int64

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
-	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
@@ -44,7 +44,7 @@ type noticeItem struct {
 func dueKey(due time.Time, id string) string { return timestamp.Format(due) + "#" + id }
 
 // newNoticeItem returns n as stored.
-func newNoticeItem(n issuer.SandboxNotice) noticeItem {
+func newNoticeItem(n issuersandbox.Notice) noticeItem {
 	return noticeItem{
 		PK: schema.SandboxNoticePK(n.ID), SK: schema.SandboxNoticeSK, GSI1PK: schema.SandboxNoticesGSI1PK, GSI1SK: dueKey(n.Due, n.ID),
 		Type: schema.KindSandboxNotice, ID: n.ID, Body: n.Body, Attempts: n.Attempts, Due: timestamp.Format(n.Due),
@@ -52,7 +52,7 @@ func newNoticeItem(n issuer.SandboxNotice) noticeItem {
 }
 
 // KeepNotice puts n; a notification kept already is kept as it is.
-func (s *Store) KeepNotice(ctx context.Context, n issuer.SandboxNotice) error {
+func (s *Store) KeepNotice(ctx context.Context, n issuersandbox.Notice) error {
 	item, err := attributevalue.MarshalMap(newNoticeItem(n))
 	if err != nil {
 		return fmt.Errorf("store: marshal sandbox notice %s: %w", n.ID, err)
@@ -80,7 +80,7 @@ func (s *Store) AckNotice(ctx context.Context, id string) error {
 // DueNotices queries GSI1 for the notifications due at or before now
 // (eventually consistent: one acknowledged a moment ago may come back, and
 // is delivered again harmlessly).
-func (s *Store) DueNotices(ctx context.Context, now time.Time, limit int) ([]issuer.SandboxNotice, error) {
+func (s *Store) DueNotices(ctx context.Context, now time.Time, limit int) ([]issuersandbox.Notice, error) {
 	out, err := s.db.Client.Query(ctx, &dynamodb.QueryInput{
 		TableName:                aws.String(s.db.Table),
 		IndexName:                aws.String(schema.GSI1),
@@ -94,12 +94,12 @@ func (s *Store) DueNotices(ctx context.Context, now time.Time, limit int) ([]iss
 	if err != nil {
 		return nil, fmt.Errorf("store: query due sandbox notices: %w", err)
 	}
-	return dynamo.DecodeAll(out.Items, func(it noticeItem) (issuer.SandboxNotice, error) {
+	return dynamo.DecodeAll(out.Items, func(it noticeItem) (issuersandbox.Notice, error) {
 		due, err := timestamp.Parse(it.Due)
 		if err != nil {
-			return issuer.SandboxNotice{}, fmt.Errorf("store: sandbox notice %s: %w", it.ID, err)
+			return issuersandbox.Notice{}, fmt.Errorf("store: sandbox notice %s: %w", it.ID, err)
 		}
-		return issuer.SandboxNotice{ID: it.ID, Body: it.Body, Attempts: it.Attempts, Due: due}, nil
+		return issuersandbox.Notice{ID: it.ID, Body: it.Body, Attempts: it.Attempts, Due: due}, nil
 	})
 }
 
@@ -134,7 +134,7 @@ const (
 	decisionRetention = 7 * 24 * time.Hour
 )
 
-var _ issuer.DecisionStore = (*Store)(nil)
+var _ issuersandbox.DecisionStore = (*Store)(nil)
 
 type decisionItem struct {
 	PK        string `dynamodbav:"PK"`

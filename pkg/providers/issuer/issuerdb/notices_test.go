@@ -9,6 +9,7 @@ import (
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store/storetest"
 )
 
@@ -22,7 +23,7 @@ func TestSandboxNetworkRedelivers(t *testing.T) {
 	s := issuerdb.New(storetest.NewDB(t).DB)
 	var delivered []string
 	fail := false
-	n := issuer.NewSandboxNetwork(nil, func(_ context.Context, body []byte) error {
+	n := issuersandbox.NewNetwork(nil, func(_ context.Context, body []byte) error {
 		no, err := issuer.ParseNotification(body)
 		if err != nil {
 			return err
@@ -44,7 +45,7 @@ func TestSandboxNetworkRedelivers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := issuer.NewSandbox(s, nil).Acknowledge(ctx, reversed.ID); err != nil {
+	if err := issuersandbox.New(s, nil).Acknowledge(ctx, reversed.ID); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -53,10 +54,10 @@ func TestSandboxNetworkRedelivers(t *testing.T) {
 		fail bool
 		want []string // delivered again
 	}{
-		{"before it is due", issuer.RedeliverAfter - time.Second, false, nil},
-		{"due: the unacknowledged one, its delivery failing", issuer.RedeliverAfter, true, []string{settled.ID}},
-		{"not due again yet", issuer.RedeliverAfter + 2*issuer.RedeliverAfter - time.Second, false, nil},
-		{"due again, twice as late", issuer.RedeliverAfter + 2*issuer.RedeliverAfter, false, []string{settled.ID}},
+		{"before it is due", issuersandbox.RedeliverAfter - time.Second, false, nil},
+		{"due: the unacknowledged one, its delivery failing", issuersandbox.RedeliverAfter, true, []string{settled.ID}},
+		{"not due again yet", issuersandbox.RedeliverAfter + 2*issuersandbox.RedeliverAfter - time.Second, false, nil},
+		{"due again, twice as late", issuersandbox.RedeliverAfter + 2*issuersandbox.RedeliverAfter, false, []string{settled.ID}},
 	}
 	for _, st := range steps {
 		delivered, fail = nil, st.fail
@@ -65,7 +66,7 @@ func TestSandboxNetworkRedelivers(t *testing.T) {
 			t.Fatalf("%s: delivered %v (%d, %v), want %v", st.name, delivered, got, err, st.want)
 		}
 	}
-	if err := issuer.NewSandbox(s, nil).Acknowledge(ctx, settled.ID); err != nil {
+	if err := issuersandbox.New(s, nil).Acknowledge(ctx, settled.ID); err != nil {
 		t.Fatal(err)
 	}
 	delivered = nil

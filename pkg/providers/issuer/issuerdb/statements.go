@@ -12,12 +12,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
 
-// The sandbox network's statement log (issuer.StatementLog), kept for
+// The sandbox network's statement log (issuersandbox.StatementLog), kept for
 // statementRetention (the table's TTL, expires_at):
 //
 //   - SANDBOX#ISSUER#STMT#<authorization id>, AUTHORIZATION: an
@@ -39,7 +40,7 @@ const (
 	statementRetention = 30 * 24 * time.Hour
 )
 
-var _ issuer.StatementLog = (*Store)(nil)
+var _ issuersandbox.StatementLog = (*Store)(nil)
 
 // statementKey is the GSI1 sort key of an entry created at at.
 func statementKey(at time.Time, id string) string { return timestamp.Format(at) + "#" + id }

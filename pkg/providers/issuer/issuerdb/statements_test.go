@@ -7,6 +7,7 @@ import (
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store/storetest"
 )
 
@@ -17,7 +18,7 @@ import (
 // partial settlement and a partial reversal moving the hold; the sandbox
 // issuer lists them by creation, a page after another, each authorization
 // as it stands (a terminated card's holds nothing; one past
-// SandboxHoldExpiry is EXPIRED).
+// issuersandbox.HoldExpiry is EXPIRED).
 func TestSandboxNetworkStatements(t *testing.T) {
 	ctx := context.Background()
 	s := issuerdb.New(storetest.NewDB(t).DB)
@@ -37,14 +38,14 @@ func TestSandboxNetworkStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	delivered := 0
-	n := issuer.NewSandboxNetwork(func(context.Context, []byte) (issuer.AuthorizationAnswer, error) {
+	n := issuersandbox.NewNetwork(func(context.Context, []byte) (issuer.AuthorizationAnswer, error) {
 		return issuer.AuthorizationAnswer{Decision: issuer.Approved}, nil
 	}, func(context.Context, []byte) error { delivered++; return nil })
 	n.Statements = s
 	at := sandboxIssuerNow
 	n.Now = func() time.Time { at = at.Add(time.Millisecond); return at }
 	shop := issuer.Merchant{Name: "Shop", City: "Austin", Country: "US"}
-	authorize := func(card issuer.SandboxCard, amount int64) string {
+	authorize := func(card issuersandbox.Card, amount int64) string {
 		t.Helper()
 		a, err := n.Authorize(ctx, "", card.ID, card.Reference, issuer.KindAuthorization, amount, shop)
 		if err != nil || a.Answer.Decision != issuer.Approved {
@@ -72,7 +73,7 @@ func TestSandboxNetworkStatements(t *testing.T) {
 		t.Fatal(err) // sent again: released once
 	}
 
-	sb := issuer.NewSandbox(s, nil)
+	sb := issuersandbox.New(s, nil)
 	sb.Now = func() time.Time { return at }
 	var txs []issuer.StatementTransaction
 	for after := ""; ; {
@@ -123,7 +124,7 @@ func TestSandboxNetworkStatements(t *testing.T) {
 			t.Errorf("authorization %s: %+v, want %s holding %d", id, a, w.status, w.held)
 		}
 	}
-	sb.Now = func() time.Time { return at.Add(issuer.SandboxHoldExpiry + time.Minute) }
+	sb.Now = func() time.Time { return at.Add(issuersandbox.HoldExpiry + time.Minute) }
 	as, _, err = sb.Authorizations(ctx, sandboxIssuerNow, "", 10)
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-// Package kycdb is the sandbox verifier's own store (kyc.SandboxStore) in
+// Package kycdb is the sandbox verifier's own store (kycsandbox.Store) in
 // DynamoDB: the simulated verifier keeps its verifications in partitions of
 // its own, as a remote verifier would.
 package kycdb
@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"payments/pkg/providers/kyc"
+	"payments/pkg/providers/kyc/kycsandbox"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
@@ -22,7 +23,7 @@ import (
 // remote verifier's would be.
 type Store struct{ db *dynamo.DB }
 
-var _ kyc.SandboxStore = (*Store)(nil)
+var _ kycsandbox.Store = (*Store)(nil)
 
 // New returns the sandbox verifier's store on db.
 func New(db *dynamo.DB) *Store { return &Store{db: db} }
@@ -41,14 +42,14 @@ type sandboxKYCItem struct {
 
 // PutVerification records r unless its reference has a verification, and
 // returns the verification of the reference.
-func (s *Store) PutVerification(ctx context.Context, r kyc.SandboxRecord) (kyc.SandboxRecord, error) {
+func (s *Store) PutVerification(ctx context.Context, r kycsandbox.Record) (kycsandbox.Record, error) {
 	item, err := attributevalue.MarshalMap(sandboxKYCItem{
 		PK: schema.SandboxKYCPK(r.Reference), SK: schema.SandboxKYCSK, Type: schema.KindSandboxKYC,
 		ID: r.ID, Reference: r.Reference, Status: string(r.Status), Reason: r.Reason, Digests: r.Digests,
 		CreatedAt: timestamp.Format(r.CreatedAt),
 	})
 	if err != nil {
-		return kyc.SandboxRecord{}, fmt.Errorf("store: marshal sandbox verification: %w", err)
+		return kycsandbox.Record{}, fmt.Errorf("store: marshal sandbox verification: %w", err)
 	}
 	err = s.db.Put(ctx, "put sandbox verification "+r.Reference, &dynamodb.PutItemInput{
 		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
@@ -57,22 +58,22 @@ func (s *Store) PutVerification(ctx context.Context, r kyc.SandboxRecord) (kyc.S
 	case dynamo.ConditionFailed(err):
 		return s.verification(ctx, r.Reference)
 	case err != nil:
-		return kyc.SandboxRecord{}, err
+		return kycsandbox.Record{}, err
 	}
 	return r, nil
 }
 
-func (s *Store) verification(ctx context.Context, ref string) (kyc.SandboxRecord, error) {
+func (s *Store) verification(ctx context.Context, ref string) (kycsandbox.Record, error) {
 	var it sandboxKYCItem
 	err := s.db.Get(ctx, "sandbox verification "+ref, schema.SandboxKYCPK(ref), schema.SandboxKYCSK, &it, fmt.Errorf("store: sandbox verification %s vanished", ref))
 	if err != nil {
-		return kyc.SandboxRecord{}, err
+		return kycsandbox.Record{}, err
 	}
 	at, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
-		return kyc.SandboxRecord{}, fmt.Errorf("store: sandbox verification %s: %w", ref, err)
+		return kycsandbox.Record{}, fmt.Errorf("store: sandbox verification %s: %w", ref, err)
 	}
-	return kyc.SandboxRecord{
+	return kycsandbox.Record{
 		ID: it.ID, Reference: it.Reference, Status: kyc.Status(it.Status), Reason: it.Reason,
 		Digests: it.Digests, CreatedAt: at,
 	}, nil

@@ -10,11 +10,12 @@ import (
 
 	"payments/pkg/providers/kyc"
 	"payments/pkg/providers/kyc/kycdb"
+	"payments/pkg/providers/kyc/kycsandbox"
 	"payments/pkg/store/storetest"
 )
 
 // sameRecord reports whether two sandbox records are equal field by field.
-func sameRecord(a, b kyc.SandboxRecord) bool {
+func sameRecord(a, b kycsandbox.Record) bool {
 	return a.ID == b.ID && a.Reference == b.Reference && a.Status == b.Status && a.Reason == b.Reason &&
 		maps.Equal(a.Digests, b.Digests) && a.CreatedAt.Equal(b.CreatedAt)
 }
@@ -25,8 +26,8 @@ func TestSandboxKYCPutVerificationIsIdempotent(t *testing.T) {
 	ctx := context.Background()
 	s := kycdb.New(storetest.NewDB(t).DB)
 	at := time.Date(2026, 3, 1, 9, 30, 0, 123_000_000, time.UTC)
-	record := func(ref string, status kyc.Status, reason string) kyc.SandboxRecord {
-		return kyc.SandboxRecord{
+	record := func(ref string, status kyc.Status, reason string) kycsandbox.Record {
+		return kycsandbox.Record{
 			ID: "kyc_" + uuid.NewString(), Reference: ref, Status: status, Reason: reason,
 			Digests: map[string]string{"front": uuid.NewString(), "back": uuid.NewString()}, CreatedAt: at,
 		}
@@ -37,7 +38,7 @@ func TestSandboxKYCPutVerificationIsIdempotent(t *testing.T) {
 		reason        string
 	}{
 		{"verified then rejected", kyc.Verified, kyc.Rejected, ""},
-		{"rejected then verified", kyc.Rejected, kyc.Verified, kyc.SandboxRejectReason},
+		{"rejected then verified", kyc.Rejected, kyc.Verified, kycsandbox.RejectReason},
 		{"verified twice", kyc.Verified, kyc.Verified, ""},
 	}
 	for _, tt := range tests {
@@ -48,7 +49,7 @@ func TestSandboxKYCPutVerificationIsIdempotent(t *testing.T) {
 			if err != nil || !sameRecord(got, first) {
 				t.Fatalf("first PutVerification = %+v, %v; want %+v", got, err, first)
 			}
-			second := record(ref, tt.second, kyc.SandboxUnreadableReason)
+			second := record(ref, tt.second, kycsandbox.UnreadableReason)
 			second.CreatedAt = at.Add(time.Hour)
 			got, err = s.PutVerification(ctx, second)
 			if err != nil || !sameRecord(got, first) {

@@ -1,5 +1,5 @@
 // Package operatordb is the sandbox operator's own store
-// (operator.SandboxStore) in DynamoDB: the simulated operator keeps its
+// (operatorsandbox.Store) in DynamoDB: the simulated operator keeps its
 // orders in partitions of its own, as a remote operator would.
 package operatordb
 
@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"payments/pkg/providers/operator"
+	"payments/pkg/providers/operator/operatorsandbox"
 	"payments/pkg/store/dynamo"
 	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
@@ -23,7 +24,7 @@ import (
 // operator's would.
 type Store struct{ db *dynamo.DB }
 
-var _ operator.SandboxStore = (*Store)(nil)
+var _ operatorsandbox.Store = (*Store)(nil)
 
 // New returns the sandbox operator's store on db.
 func New(db *dynamo.DB) *Store { return &Store{db: db} }
@@ -42,12 +43,12 @@ type sandboxOrderItem struct {
 	CreatedAt   string `dynamodbav:"created_at"`
 }
 
-func (it sandboxOrderItem) order() (operator.SandboxOrder, error) {
+func (it sandboxOrderItem) order() (operatorsandbox.Order, error) {
 	at, err := timestamp.Parse(it.CreatedAt)
 	if err != nil {
-		return operator.SandboxOrder{}, fmt.Errorf("store: sandbox order %s: %w", it.OrderID, err)
+		return operatorsandbox.Order{}, fmt.Errorf("store: sandbox order %s: %w", it.OrderID, err)
 	}
-	return operator.SandboxOrder{
+	return operatorsandbox.Order{
 		OrderID: it.OrderID, Reference: it.Reference, Kind: operator.Kind(it.Kind), PhoneNumber: it.PhoneNumber,
 		Amount: it.Amount, Currency: it.Currency, Outcome: it.Outcome, CreatedAt: at,
 	}, nil
@@ -55,14 +56,14 @@ func (it sandboxOrderItem) order() (operator.SandboxOrder, error) {
 
 // PutOrder records o unless its reference has an order, and returns the
 // order of the reference.
-func (s *Store) PutOrder(ctx context.Context, o operator.SandboxOrder) (operator.SandboxOrder, error) {
+func (s *Store) PutOrder(ctx context.Context, o operatorsandbox.Order) (operatorsandbox.Order, error) {
 	item, err := attributevalue.MarshalMap(sandboxOrderItem{
 		PK: schema.SandboxOrderPK(o.Reference), SK: schema.SandboxOrderSK, Type: schema.KindSandboxOrder,
 		OrderID: o.OrderID, Reference: o.Reference, Kind: string(o.Kind), PhoneNumber: o.PhoneNumber,
 		Amount: o.Amount, Currency: o.Currency, Outcome: o.Outcome, CreatedAt: timestamp.Format(o.CreatedAt),
 	})
 	if err != nil {
-		return operator.SandboxOrder{}, fmt.Errorf("store: marshal sandbox order: %w", err)
+		return operatorsandbox.Order{}, fmt.Errorf("store: marshal sandbox order: %w", err)
 	}
 	err = s.db.Put(ctx, "put sandbox order "+o.Reference, &dynamodb.PutItemInput{
 		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
@@ -71,16 +72,16 @@ func (s *Store) PutOrder(ctx context.Context, o operator.SandboxOrder) (operator
 	case dynamo.ConditionFailed(err):
 		return s.Order(ctx, o.Reference)
 	case err != nil:
-		return operator.SandboxOrder{}, err
+		return operatorsandbox.Order{}, err
 	}
 	return o, nil
 }
 
 // Order returns the order with our reference ref, strongly consistent.
-func (s *Store) Order(ctx context.Context, ref string) (operator.SandboxOrder, error) {
+func (s *Store) Order(ctx context.Context, ref string) (operatorsandbox.Order, error) {
 	var it sandboxOrderItem
 	if err := s.db.Get(ctx, "sandbox order "+ref, schema.SandboxOrderPK(ref), schema.SandboxOrderSK, &it, operator.ErrNotFound); err != nil {
-		return operator.SandboxOrder{}, err
+		return operatorsandbox.Order{}, err
 	}
 	return it.order()
 }

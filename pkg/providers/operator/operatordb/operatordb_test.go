@@ -9,6 +9,7 @@ import (
 
 	"payments/pkg/providers/operator"
 	"payments/pkg/providers/operator/operatordb"
+	"payments/pkg/providers/operator/operatorsandbox"
 	"payments/pkg/store/storetest"
 )
 
@@ -17,7 +18,7 @@ import (
 // lookups by our reference and status queries by order id.
 func TestSandboxOperatorKeepsItsOwnOrders(t *testing.T) {
 	ctx := context.Background()
-	sb := operator.NewSandbox(operatordb.New(storetest.NewDB(t).DB))
+	sb := operatorsandbox.New(operatordb.New(storetest.NewDB(t).DB))
 	tests := []struct {
 		phone string
 		state operator.State

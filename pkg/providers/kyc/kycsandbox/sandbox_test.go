@@ -1,4 +1,4 @@
-package kyc_test
+package kycsandbox_test
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 	"payments/pkg/documents"
 	"payments/pkg/providers/kyc"
 	"payments/pkg/providers/kyc/kycdb"
+	"payments/pkg/providers/kyc/kycsandbox"
 	"payments/pkg/store/storetest"
 )
 
@@ -30,15 +31,15 @@ var jpeg = []byte("\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\
 // recorder is the sandbox verifier's store that also keeps what each
 // PutVerification returned: the record of the reference as stored.
 type recorder struct {
-	kyc.SandboxStore
+	kycsandbox.Store
 	mu   sync.Mutex
-	puts []kyc.SandboxRecord
+	puts []kycsandbox.Record
 }
 
 // PutVerification stores r through the wrapped store and keeps what it
 // returns.
-func (r *recorder) PutVerification(ctx context.Context, rec kyc.SandboxRecord) (kyc.SandboxRecord, error) {
-	got, err := r.SandboxStore.PutVerification(ctx, rec)
+func (r *recorder) PutVerification(ctx context.Context, rec kycsandbox.Record) (kycsandbox.Record, error) {
+	got, err := r.Store.PutVerification(ctx, rec)
 	if err == nil {
 		r.mu.Lock()
 		r.puts = append(r.puts, got)
@@ -49,11 +50,11 @@ func (r *recorder) PutVerification(ctx context.Context, rec kyc.SandboxRecord) (
 
 // last returns what the last PutVerification returned, and how many there
 // were.
-func (r *recorder) last() (kyc.SandboxRecord, int) {
+func (r *recorder) last() (kycsandbox.Record, int) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.puts) == 0 {
-		return kyc.SandboxRecord{}, 0
+		return kycsandbox.Record{}, 0
 	}
 	return r.puts[len(r.puts)-1], len(r.puts)
 }
@@ -61,7 +62,7 @@ func (r *recorder) last() (kyc.SandboxRecord, int) {
 // sandboxEnv is a sandbox verifier on a fresh table, reading the documents
 // of a fresh bucket in the S3 emulator, whose clock is now.
 type sandboxEnv struct {
-	sb      *kyc.Sandbox
+	sb      *kycsandbox.Verifier
 	docs    *documents.Store
 	records *recorder
 }
@@ -71,9 +72,9 @@ func newSandboxEnv(t *testing.T) *sandboxEnv {
 	t.Helper()
 	e := &sandboxEnv{
 		docs:    documents.New(storetest.S3Client(t), storetest.NewBucket(t)),
-		records: &recorder{SandboxStore: kycdb.New(storetest.NewDB(t).DB)},
+		records: &recorder{Store: kycdb.New(storetest.NewDB(t).DB)},
 	}
-	e.sb = kyc.NewSandbox(e.docs, e.records)
+	e.sb = kycsandbox.New(e.docs, e.records)
 	e.sb.Now = func() time.Time { return now }
 	return e
 }
@@ -121,15 +122,15 @@ func TestSandboxVerify(t *testing.T) {
 	}{
 		{name: "PNG and PDF", idNumber: "CM-0001", front: png, back: pdf, status: kyc.Verified},
 		{name: "JPEG and PNG", idNumber: "CM-0002", front: jpeg, back: png, status: kyc.Verified},
-		{name: "id ending 000", idNumber: "CM-1000", front: png, back: pdf, status: kyc.Rejected, reason: kyc.SandboxRejectReason},
-		{name: "id of 000 alone", idNumber: "000", front: png, back: pdf, status: kyc.Rejected, reason: kyc.SandboxRejectReason},
+		{name: "id ending 000", idNumber: "CM-1000", front: png, back: pdf, status: kyc.Rejected, reason: kycsandbox.RejectReason},
+		{name: "id of 000 alone", idNumber: "000", front: png, back: pdf, status: kyc.Rejected, reason: kycsandbox.RejectReason},
 		{name: "000 not at the end", idNumber: "CM-0001", front: png, back: pdf, status: kyc.Verified},
 		{name: "000 at the start", idNumber: "000-123", front: png, back: pdf, status: kyc.Verified},
 		{name: "id ending 00", idNumber: "CM-100", front: png, back: pdf, status: kyc.Verified},
-		{name: "HTML front", idNumber: "CM-0003", front: html, back: pdf, status: kyc.Rejected, reason: kyc.SandboxUnreadableReason},
-		{name: "HTML back", idNumber: "CM-0004", front: png, back: html, status: kyc.Rejected, reason: kyc.SandboxUnreadableReason},
-		{name: "empty front", idNumber: "CM-0005", front: []byte{}, back: pdf, status: kyc.Rejected, reason: kyc.SandboxUnreadableReason},
-		{name: "HTML and id ending 000", idNumber: "CM-2000", front: html, back: pdf, status: kyc.Rejected, reason: kyc.SandboxUnreadableReason},
+		{name: "HTML front", idNumber: "CM-0003", front: html, back: pdf, status: kyc.Rejected, reason: kycsandbox.UnreadableReason},
+		{name: "HTML back", idNumber: "CM-0004", front: png, back: html, status: kyc.Rejected, reason: kycsandbox.UnreadableReason},
+		{name: "empty front", idNumber: "CM-0005", front: []byte{}, back: pdf, status: kyc.Rejected, reason: kycsandbox.UnreadableReason},
+		{name: "HTML and id ending 000", idNumber: "CM-2000", front: html, back: pdf, status: kyc.Rejected, reason: kycsandbox.UnreadableReason},
 		{name: "missing front", idNumber: "CM-0006", back: pdf, err: kyc.ErrUnavailable},
 		{name: "missing back", idNumber: "CM-0007", front: png, err: kyc.ErrUnavailable},
 	}
@@ -173,8 +174,8 @@ func TestSandboxVerifyIsIdempotent(t *testing.T) {
 	}{
 		{"verified, then a rejected id", "CM-0001", "CM-1000", png, png, kyc.Verified, ""},
 		{"verified, then an unreadable document", "CM-0002", "CM-0002", png, html, kyc.Verified, ""},
-		{"rejected, then a good id", "CM-1000", "CM-0003", png, png, kyc.Rejected, kyc.SandboxRejectReason},
-		{"unreadable, then good documents", "CM-0004", "CM-0004", html, png, kyc.Rejected, kyc.SandboxUnreadableReason},
+		{"rejected, then a good id", "CM-1000", "CM-0003", png, png, kyc.Rejected, kycsandbox.RejectReason},
+		{"unreadable, then good documents", "CM-0004", "CM-0004", html, png, kyc.Rejected, kycsandbox.UnreadableReason},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -195,37 +196,6 @@ func TestSandboxVerifyIsIdempotent(t *testing.T) {
 			if rec, _ := e.records.last(); rec.ID != firstRecord.ID || !rec.CreatedAt.Equal(now) ||
 				rec.Digests["front"] != firstRecord.Digests["front"] {
 				t.Fatalf("the repeat's record %+v is not the first %+v", rec, firstRecord)
-			}
-		})
-	}
-}
-
-func TestContentType(t *testing.T) {
-	tests := []struct {
-		name string
-		b    []byte
-		want string
-		ok   bool
-	}{
-		{"JPEG magic", []byte("\xff\xd8\xff"), "image/jpeg", true},
-		{"JPEG with JFIF", jpeg, "image/jpeg", true},
-		{"PNG", samples.PNG(), "image/png", true},
-		{"PNG signature", []byte("\x89PNG\r\n\x1a\n"), "image/png", true},
-		{"PDF", samples.PDF(), "application/pdf", true},
-		{"PDF magic", []byte("%PDF-"), "application/pdf", true},
-		{"HTML", html, "", false},
-		{"HTML that claims to be a PNG", []byte("<html><img src=x.png>\x89PNG"), "", false},
-		{"plain text", []byte("identity document"), "", false},
-		{"GIF", []byte("GIF89a\x01\x00\x01\x00"), "", false},
-		{"JPEG magic cut short", []byte("\xff\xd8"), "", false},
-		{"PDF magic without its dash", []byte("%PDF"), "", false},
-		{"empty", []byte{}, "", false},
-		{"nil", nil, "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got, ok := kyc.ContentType(tt.b); got != tt.want || ok != tt.ok {
-				t.Fatalf("ContentType = %q, %v; want %q, %v", got, ok, tt.want, tt.ok)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package bank_test
+package banksandbox_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"payments/pkg/providers/bank"
+	"payments/pkg/providers/bank/banksandbox"
 )
 
 // sent records what the sandbox bank queues.
@@ -34,7 +35,7 @@ func TestSandboxDecidesByReference(t *testing.T) {
 		{"wire-1-REJECT", bank.Received},
 		{"wire-1-reject ", bank.Received},
 	}
-	s := bank.NewSandbox(nil)
+	s := banksandbox.New(nil)
 	for _, tt := range tests {
 		got, err := s.Check(context.Background(), bank.Transfer{Reference: tt.reference})
 		if err != nil || got != tt.want {
@@ -45,16 +46,16 @@ func TestSandboxDecidesByReference(t *testing.T) {
 
 func TestSandboxAnswersLater(t *testing.T) {
 	q := &fakeQueue{}
-	s := bank.NewSandbox(q)
+	s := banksandbox.New(q)
 	if err := s.Expect(context.Background(), bank.Transfer{CompanyID: "co-1", FundingID: "tx-1", Reference: "r"}); err != nil {
 		t.Fatal(err)
 	}
-	var m bank.Message
-	if len(q.sent) != 1 || q.sent[0].delay != bank.SandboxDelay || json.Unmarshal(q.sent[0].body, &m) != nil ||
-		m != (bank.Message{CompanyID: "co-1", FundingID: "tx-1"}) {
+	var m banksandbox.Message
+	if len(q.sent) != 1 || q.sent[0].delay != banksandbox.Delay || json.Unmarshal(q.sent[0].body, &m) != nil ||
+		m != (banksandbox.Message{CompanyID: "co-1", FundingID: "tx-1"}) {
 		t.Fatalf("queued %+v", q.sent)
 	}
-	if err := bank.NewSandbox(nil).Expect(context.Background(), bank.Transfer{}); err == nil {
+	if err := banksandbox.New(nil).Expect(context.Background(), bank.Transfer{}); err == nil {
 		t.Error("Expect without a queue succeeded")
 	}
 }

@@ -1,10 +1,12 @@
-package issuer
+package issuersandbox
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"payments/pkg/providers/issuer"
 )
 
 // StatementLog is the sandbox network's record of what it moved, which the
@@ -14,13 +16,13 @@ import (
 // became of its notifications; so does the sandbox's, in its own store.
 type StatementLog interface {
 	// LogAuthorization keeps a, unless authorization a.ID is kept already.
-	LogAuthorization(ctx context.Context, a StatementAuthorization) error
+	LogAuthorization(ctx context.Context, a issuer.StatementAuthorization) error
 	// LogTransaction keeps t, reported by notification eventID, unless
 	// that notification kept one already, and returns the transaction
 	// kept. A settlement takes its amount off what its authorization (when
 	// kept) holds, all of it when closes, and closes it when nothing is
 	// left: CLOSED.
-	LogTransaction(ctx context.Context, eventID string, t StatementTransaction, closes bool) (StatementTransaction, error)
+	LogTransaction(ctx context.Context, eventID string, t issuer.StatementTransaction, closes bool) (issuer.StatementTransaction, error)
 	// LogReversal releases amount (0: all) of what authorization
 	// authorizationID holds, once per eventID; released in full, it is
 	// ended (REVERSED, or EXPIRED). An authorization not kept changes
@@ -28,8 +30,8 @@ type StatementLog interface {
 	LogReversal(ctx context.Context, eventID, authorizationID string, amount int64, ended string) error
 	// StatementTransactions and StatementAuthorizations list what is kept,
 	// as Statements.Transactions and Statements.Authorizations do.
-	StatementTransactions(ctx context.Context, since time.Time, after string, limit int) ([]StatementTransaction, string, error)
-	StatementAuthorizations(ctx context.Context, since time.Time, after string, limit int) ([]StatementAuthorization, string, error)
+	StatementTransactions(ctx context.Context, since time.Time, after string, limit int) ([]issuer.StatementTransaction, string, error)
+	StatementAuthorizations(ctx context.Context, since time.Time, after string, limit int) ([]issuer.StatementAuthorization, string, error)
 }
 
 // logStatement records in the network's statement log what notification
@@ -37,32 +39,32 @@ type StatementLog interface {
 // a settlement's or refund's transaction (no's transaction id becomes the
 // one kept when no was sent before), a reversal's release. A network
 // without a log (Statements nil) records nothing.
-func (n *SandboxNetwork) logStatement(ctx context.Context, no *Notification) error {
+func (n *Network) logStatement(ctx context.Context, no *issuer.Notification) error {
 	t := no.Transaction
 	if n.Statements == nil || t == nil {
 		return nil
 	}
 	var err error
 	switch no.Type {
-	case NotifyAdvice:
-		a := StatementAuthorization{ID: t.ID, CardID: no.CardID, Reference: no.Reference, Kind: t.Kind,
-			Approved: no.Decision == Approved, Status: AuthorizationClosed, Merchant: t.Merchant, CreatedAt: no.CreatedAt}
-		if a.Approved && t.Kind != KindVerification {
-			a.Status, a.Held = AuthorizationPending, t.Amount
+	case issuer.NotifyAdvice:
+		a := issuer.StatementAuthorization{ID: t.ID, CardID: no.CardID, Reference: no.Reference, Kind: t.Kind,
+			Approved: no.Decision == issuer.Approved, Status: issuer.AuthorizationClosed, Merchant: t.Merchant, CreatedAt: no.CreatedAt}
+		if a.Approved && t.Kind != issuer.KindVerification {
+			a.Status, a.Held = issuer.AuthorizationPending, t.Amount
 		}
 		err = n.Statements.LogAuthorization(ctx, a)
-	case NotifySettlement, NotifyRefund:
-		var kept StatementTransaction
-		kept, err = n.Statements.LogTransaction(ctx, no.ID, StatementTransaction{ID: t.ID, Type: no.Type,
+	case issuer.NotifySettlement, issuer.NotifyRefund:
+		var kept issuer.StatementTransaction
+		kept, err = n.Statements.LogTransaction(ctx, no.ID, issuer.StatementTransaction{ID: t.ID, Type: no.Type,
 			CardID: no.CardID, Reference: no.Reference, AuthorizationID: t.AuthorizationID, Amount: t.Amount,
 			Merchant: t.Merchant, CreatedAt: no.CreatedAt}, t.Close)
 		if err == nil {
 			t.ID = kept.ID
 		}
-	case NotifyReversal:
-		ended := AuthorizationReversed
-		if no.Reason == ReleaseExpired {
-			ended = AuthorizationExpired // still capturable: a later capture is a transaction of its own
+	case issuer.NotifyReversal:
+		ended := issuer.AuthorizationReversed
+		if no.Reason == issuer.ReleaseExpired {
+			ended = issuer.AuthorizationExpired // still capturable: a later capture is a transaction of its own
 		}
 		err = n.Statements.LogReversal(ctx, no.ID, t.AuthorizationID, t.Amount, ended)
 	}
@@ -72,20 +74,20 @@ func (n *SandboxNetwork) logStatement(ctx context.Context, no *Notification) err
 	return nil
 }
 
-// SandboxFloat is the sandbox issuer's balance (Statements.Balance): a
+// Float is the sandbox issuer's balance (Statements.Balance): a
 // fixed float of 10,000,000 USD, in cents, that the cards' balances never
 // reach in a sandbox; the reconciliation's check that it covers them holds
 // there unless they do.
-const SandboxFloat int64 = 10_000_000_00
+const Float int64 = 10_000_000_00
 
-// SandboxHoldExpiry is how long the sandbox network holds an
+// HoldExpiry is how long the sandbox network holds an
 // authorization's amount when nothing settles or reverses it, as card
 // networks expire their authorizations: past it, its statement lists it
 // EXPIRED, holding nothing. It is the default of our own hold expiry
 // (CARD_HOLD_EXPIRY_SECONDS).
-const SandboxHoldExpiry = 7 * 24 * time.Hour
+const HoldExpiry = 7 * 24 * time.Hour
 
-var _ Statements = (*Sandbox)(nil)
+var _ issuer.Statements = (*Issuer)(nil)
 
 // errNoStatements is a sandbox whose store keeps no statement log (a
 // test's store).
@@ -93,17 +95,17 @@ var errNoStatements = errors.New("issuer: the sandbox store keeps no statements"
 
 // statements returns the network's statement log, kept by the sandbox's
 // store (issuerdb.Store keeps both).
-func (s *Sandbox) statements() (StatementLog, error) {
+func (s *Issuer) statements() (StatementLog, error) {
 	l, ok := s.store.(StatementLog)
 	if !ok {
-		return nil, fmt.Errorf("%w: %w", ErrUnavailable, errNoStatements)
+		return nil, fmt.Errorf("%w: %w", issuer.ErrUnavailable, errNoStatements)
 	}
 	return l, nil
 }
 
 // Transactions lists the settlements and refunds the sandbox network
 // reported, from its statement log.
-func (s *Sandbox) Transactions(ctx context.Context, since time.Time, after string, limit int) ([]StatementTransaction, string, error) {
+func (s *Issuer) Transactions(ctx context.Context, since time.Time, after string, limit int) ([]issuer.StatementTransaction, string, error) {
 	l, err := s.statements()
 	if err != nil {
 		return nil, "", err
@@ -117,9 +119,9 @@ func (s *Sandbox) Transactions(ctx context.Context, since time.Time, after strin
 
 // Authorizations lists the authorizations the sandbox network decided,
 // from its statement log, each as it stands: one still PENDING past
-// SandboxHoldExpiry is EXPIRED, and one of a card the issuer terminated
+// HoldExpiry is EXPIRED, and one of a card the issuer terminated
 // since is REVERSED, holding nothing (a terminated card keeps no holds).
-func (s *Sandbox) Authorizations(ctx context.Context, since time.Time, after string, limit int) ([]StatementAuthorization, string, error) {
+func (s *Issuer) Authorizations(ctx context.Context, since time.Time, after string, limit int) ([]issuer.StatementAuthorization, string, error) {
 	l, err := s.statements()
 	if err != nil {
 		return nil, "", err
@@ -132,28 +134,28 @@ func (s *Sandbox) Authorizations(ctx context.Context, since time.Time, after str
 	terminated := map[string]bool{}
 	for i := range as {
 		a := &as[i]
-		if a.Status != AuthorizationPending {
+		if a.Status != issuer.AuthorizationPending {
 			continue
 		}
-		if now.Sub(a.CreatedAt) > SandboxHoldExpiry {
-			a.Status, a.Held = AuthorizationExpired, 0
+		if now.Sub(a.CreatedAt) > HoldExpiry {
+			a.Status, a.Held = issuer.AuthorizationExpired, 0
 			continue
 		}
 		ended, read := terminated[a.CardID]
 		if !read {
 			c, err := s.store.Card(ctx, a.CardID)
-			if err != nil && !errors.Is(err, ErrNotFound) {
+			if err != nil && !errors.Is(err, issuer.ErrNotFound) {
 				return nil, "", sandboxErr(err)
 			}
-			ended = err == nil && c.Status == CardTerminated
+			ended = err == nil && c.Status == issuer.CardTerminated
 			terminated[a.CardID] = ended
 		}
 		if ended {
-			a.Status, a.Held = AuthorizationReversed, 0
+			a.Status, a.Held = issuer.AuthorizationReversed, 0
 		}
 	}
 	return as, next, nil
 }
 
-// Balance is the sandbox issuer's float, SandboxFloat.
-func (s *Sandbox) Balance(context.Context) (int64, error) { return SandboxFloat, nil }
+// Balance is the sandbox issuer's float, Float.
+func (s *Issuer) Balance(context.Context) (int64, error) { return Float, nil }

@@ -1,4 +1,10 @@
-package issuer
+// Package issuersandbox is the simulated card issuer (Issuer) and card
+// network (Network) of sandbox stages and tests. Their state is their own
+// (Store, NoticeStore, DecisionStore, StatementLog; in DynamoDB, package
+// issuerdb), kept apart from our records as a remote issuer keeps it, and
+// they decide deterministically from documented magic values (the README's
+// table).
+package issuersandbox
 
 import (
 	"context"
@@ -10,12 +16,13 @@ import (
 	"time"
 
 	"payments/pkg/ids"
+	"payments/pkg/providers/issuer"
 	"payments/pkg/timestamp"
 	"payments/pkg/vault"
 )
 
-// Sandbox is the simulated card issuer of sandbox stages and tests. It keeps
-// its cardholders, cards and movements in its own store (SandboxStore),
+// Issuer is the simulated card issuer of sandbox stages and tests. It keeps
+// its cardholders, cards and movements in its own store (Store),
 // apart from our records, as a remote issuer would, and decides by the last
 // digits of the cardholder's identification number:
 //
@@ -44,8 +51,8 @@ import (
 // negative initial amount or a movement of 0 or less, an unknown brand) is
 // ErrDeclined and records nothing. Any failure of the store is
 // ErrUnavailable.
-type Sandbox struct {
-	store SandboxStore
+type Issuer struct {
+	store Store
 	vault Sealer
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
@@ -57,11 +64,11 @@ type Sealer interface {
 	Open(ctx context.Context, s vault.Sealed, ec vault.Context) ([]byte, error)
 }
 
-var _ Issuer = (*Sandbox)(nil)
+var _ issuer.Issuer = (*Issuer)(nil)
 
-// SandboxCardholder is a cardholder as the sandbox issuer keeps it: the
+// Cardholder is a cardholder as the sandbox issuer keeps it: the
 // identity fields of the request it needs, not all of them.
-type SandboxCardholder struct {
+type Cardholder struct {
 	ID                   string // ch_<uuid>
 	Reference            string // our customer id
 	FirstName, LastName  string
@@ -70,11 +77,11 @@ type SandboxCardholder struct {
 	CreatedAt            time.Time
 }
 
-// SandboxCard is a card request as the sandbox issuer keeps it: an issued
+// Card is a card request as the sandbox issuer keeps it: an issued
 // card, or a declined request (Declined, with only Reference, CardholderID
 // and CreatedAt set).
-type SandboxCard struct {
-	Card
+type Card struct {
+	issuer.Card
 	Declined bool
 	// HeldBalance is the balance the card held when it was terminated.
 	HeldBalance int64
@@ -82,9 +89,9 @@ type SandboxCard struct {
 	Number, CVV vault.Sealed
 }
 
-// SandboxMovement is a movement of money on a card as the sandbox issuer
+// Movement is a movement of money on a card as the sandbox issuer
 // records it: a funding, a withdrawal or a posting.
-type SandboxMovement struct {
+type Movement struct {
 	// Reference is our transaction id, or a posting's reference.
 	Reference string
 	CardID    string
@@ -95,52 +102,52 @@ type SandboxMovement struct {
 	CreatedAt time.Time
 }
 
-// SandboxStore is the sandbox issuer's own state (in DynamoDB: package
+// Store is the sandbox issuer's own state (in DynamoDB: package
 // issuerdb). Its methods answer
 // ErrNotFound, ErrCardState and ErrInsufficientFunds (wrapped) as they say;
 // any other error is a failure of the store.
-type SandboxStore interface {
+type Store interface {
 	// PutCardholder records c unless a cardholder already has c.Reference,
 	// and returns the cardholder recorded for the reference: c, or the
 	// earlier one.
-	PutCardholder(ctx context.Context, c SandboxCardholder) (SandboxCardholder, error)
+	PutCardholder(ctx context.Context, c Cardholder) (Cardholder, error)
 	// Cardholder returns the cardholder with the issuer id id; ErrNotFound
 	// if none.
-	Cardholder(ctx context.Context, id string) (SandboxCardholder, error)
+	Cardholder(ctx context.Context, id string) (Cardholder, error)
 	// PutCard records c, an issued card or a declined request, unless a
 	// request already has c.Reference, and returns the one recorded for the
 	// reference: c, or the earlier one as it is now.
-	PutCard(ctx context.Context, c SandboxCard) (SandboxCard, error)
+	PutCard(ctx context.Context, c Card) (Card, error)
 	// Card returns the card with the issuer id id; ErrNotFound if none.
-	Card(ctx context.Context, id string) (SandboxCard, error)
+	Card(ctx context.Context, id string) (Card, error)
 	// MoveCard adds m.Delta to the balance of the card m.CardID once per
 	// m.Reference and returns the card afterwards. A reference already
 	// used changes nothing: the card of its movement is returned as it is
 	// now. ErrNotFound: no such card; ErrCardState: the card is not
 	// ACTIVE (for a withdrawal, ACTIVE or FROZEN); ErrInsufficientFunds:
 	// the balance would fall below 0.
-	MoveCard(ctx context.Context, m SandboxMovement) (SandboxCard, error)
+	MoveCard(ctx context.Context, m Movement) (Card, error)
 	// PostCard adds m.Delta to the balance and m.Held to the holds of the
 	// card m.CardID once per m.Reference, whatever the balance, and
 	// returns the card afterwards; a reference already used changes
 	// nothing. ErrNotFound: no such card; ErrCardState: the card is
 	// TERMINATED.
-	PostCard(ctx context.Context, m SandboxMovement) (SandboxCard, error)
+	PostCard(ctx context.Context, m Movement) (Card, error)
 	// SetCardStatus changes the status of the card id from from to to and
 	// returns the card; ErrCardState when its status is not from,
 	// ErrNotFound when there is no such card.
-	SetCardStatus(ctx context.Context, id string, from, to CardStatus) (SandboxCard, error)
+	SetCardStatus(ctx context.Context, id string, from, to issuer.CardStatus) (Card, error)
 	// TerminateCard makes an ACTIVE or FROZEN card TERMINATED with balance
 	// 0 and no holds, keeping the balance it held as HeldBalance, and
 	// returns it; a TERMINATED card is returned as it is. ErrNotFound when
 	// there is no such card.
-	TerminateCard(ctx context.Context, id string) (SandboxCard, error)
+	TerminateCard(ctx context.Context, id string) (Card, error)
 	// PutDispute records d once per d.Reference and once per disputed
 	// d.TransactionID, with notices, the network's reports of it, kept
 	// until acknowledged as KeepNotice keeps them, in one write; it
 	// returns the dispute recorded for the reference: d, or the earlier
 	// one. ErrDeclined when another reference disputed the transaction.
-	PutDispute(ctx context.Context, d SandboxDispute, notices []SandboxNotice) (SandboxDispute, error)
+	PutDispute(ctx context.Context, d Dispute, notices []Notice) (Dispute, error)
 	// NoticeStore keeps the network's notifications until AckNotice.
 	NoticeStore
 	// AckNotice forgets notification id, acknowledged; nothing when it is
@@ -148,23 +155,23 @@ type SandboxStore interface {
 	AckNotice(ctx context.Context, id string) error
 }
 
-// NewSandbox returns the sandbox issuer keeping its state in store, its
+// New returns the sandbox issuer keeping its state in store, its
 // card secrets sealed by sealer, which may be nil for a caller that issues
 // no cards (it serves Cardholders only).
-func NewSandbox(store SandboxStore, sealer Sealer) *Sandbox {
-	return &Sandbox{store: store, vault: sealer, Now: time.Now}
+func New(store Store, sealer Sealer) *Issuer {
+	return &Issuer{store: store, vault: sealer, Now: time.Now}
 }
 
 // Acknowledge forgets notification eventID, which we applied: the network
 // stops delivering it again.
-func (s *Sandbox) Acknowledge(ctx context.Context, eventID string) error {
+func (s *Issuer) Acknowledge(ctx context.Context, eventID string) error {
 	if err := s.store.AckNotice(ctx, eventID); err != nil {
 		return sandboxErr(err)
 	}
 	return nil
 }
 
-// Sandbox magic values: suffixes of a cardholder's identification number.
+// The sandbox issuer's magic values: suffixes of a cardholder's identification number.
 const (
 	blockedSuffix  = "777"
 	declinedSuffix = "999"
@@ -179,18 +186,18 @@ const (
 // EnrollCardholder records the cardholder once per r.Reference. The
 // enrolment that records it answers Active; a repeat returns the cardholder
 // as it is now (blocked if its identification number ends in 777).
-func (s *Sandbox) EnrollCardholder(ctx context.Context, r CardholderRequest) (Cardholder, error) {
+func (s *Issuer) EnrollCardholder(ctx context.Context, r issuer.CardholderRequest) (issuer.Cardholder, error) {
 	if r.Reference == "" {
-		return Cardholder{}, invalid("cardholder reference is required")
+		return issuer.Cardholder{}, invalid("cardholder reference is required")
 	}
 	now := timestamp.Of(s.Now())
 	id := cardholderIDPrefix + ids.NewV7(now)
-	c, err := s.store.PutCardholder(ctx, SandboxCardholder{
+	c, err := s.store.PutCardholder(ctx, Cardholder{
 		ID: id, Reference: r.Reference, FirstName: r.FirstName, LastName: r.LastName,
 		Email: r.Email, IdentificationNumber: r.IdentificationNumber, CreatedAt: now,
 	})
 	if err != nil {
-		return Cardholder{}, sandboxErr(err)
+		return issuer.Cardholder{}, sandboxErr(err)
 	}
 	h := c.cardholder()
 	if c.ID == id {
@@ -201,16 +208,16 @@ func (s *Sandbox) EnrollCardholder(ctx context.Context, r CardholderRequest) (Ca
 
 // Cardholder reads a cardholder; one whose identification number ends in
 // 777 is not Active.
-func (s *Sandbox) Cardholder(ctx context.Context, id string) (Cardholder, error) {
+func (s *Issuer) Cardholder(ctx context.Context, id string) (issuer.Cardholder, error) {
 	c, err := s.store.Cardholder(ctx, id)
 	if err != nil {
-		return Cardholder{}, sandboxErr(err)
+		return issuer.Cardholder{}, sandboxErr(err)
 	}
 	return c.cardholder(), nil
 }
 
-func (c SandboxCardholder) cardholder() Cardholder {
-	return Cardholder{
+func (c Cardholder) cardholder() issuer.Cardholder {
+	return issuer.Cardholder{
 		ID: c.ID, Reference: c.Reference, CreatedAt: c.CreatedAt,
 		Active: !strings.HasSuffix(c.IdentificationNumber, blockedSuffix),
 	}
@@ -220,54 +227,54 @@ func (c SandboxCardholder) cardholder() Cardholder {
 // empty) with r.Amount as balance, and returns it with its secrets, or
 // declines it (ErrDeclined, again on every repeat) when the cardholder's
 // identification number ends in 999. An unknown cardholder is ErrNotFound.
-func (s *Sandbox) IssueCard(ctx context.Context, r CardRequest) (Card, Secrets, error) {
+func (s *Issuer) IssueCard(ctx context.Context, r issuer.CardRequest) (issuer.Card, issuer.Secrets, error) {
 	brand := r.Brand
 	if brand == "" {
-		brand = Visa
+		brand = issuer.Visa
 	}
 	switch {
 	case r.Reference == "":
-		return Card{}, Secrets{}, invalid("card reference is required")
+		return issuer.Card{}, issuer.Secrets{}, invalid("card reference is required")
 	case r.Amount < 0:
-		return Card{}, Secrets{}, invalid("initial amount %d is negative", r.Amount)
-	case brand != Visa && brand != Mastercard:
-		return Card{}, Secrets{}, invalid("brand %q is not issued", brand)
+		return issuer.Card{}, issuer.Secrets{}, invalid("initial amount %d is negative", r.Amount)
+	case brand != issuer.Visa && brand != issuer.Mastercard:
+		return issuer.Card{}, issuer.Secrets{}, invalid("brand %q is not issued", brand)
 	}
 	holder, err := s.store.Cardholder(ctx, r.CardholderID)
 	if err != nil {
-		return Card{}, Secrets{}, sandboxErr(err)
+		return issuer.Card{}, issuer.Secrets{}, sandboxErr(err)
 	}
 	now := timestamp.Of(s.Now())
-	req := SandboxCard{Card: Card{Reference: r.Reference, CardholderID: holder.ID, CreatedAt: now}}
+	req := Card{Card: issuer.Card{Reference: r.Reference, CardholderID: holder.ID, CreatedAt: now}}
 	if strings.HasSuffix(holder.IdentificationNumber, declinedSuffix) {
 		req.Declined = true
 	} else if s.vault == nil {
-		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: no sealer to keep card secrets", ErrUnavailable)
+		return issuer.Card{}, issuer.Secrets{}, fmt.Errorf("%w: sandbox: no sealer to keep card secrets", issuer.ErrUnavailable)
 	} else if req, err = s.newCard(ctx, r, holder.ID, brand, now); err != nil {
-		return Card{}, Secrets{}, err
+		return issuer.Card{}, issuer.Secrets{}, err
 	}
 	c, err := s.store.PutCard(ctx, req)
 	if err != nil {
-		return Card{}, Secrets{}, sandboxErr(err)
+		return issuer.Card{}, issuer.Secrets{}, sandboxErr(err)
 	}
 	if c.Declined {
-		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: card %s for cardholder %s", ErrDeclined, c.Reference, c.CardholderID)
+		return issuer.Card{}, issuer.Secrets{}, fmt.Errorf("%w: sandbox: card %s for cardholder %s", issuer.ErrDeclined, c.Reference, c.CardholderID)
 	}
-	number, err := s.vault.Open(ctx, c.Number, SandboxField(c.ID, vault.FieldNumber))
+	number, err := s.vault.Open(ctx, c.Number, SecretField(c.ID, vault.FieldNumber))
 	if err != nil {
-		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: open card number: %v", ErrUnavailable, err)
+		return issuer.Card{}, issuer.Secrets{}, fmt.Errorf("%w: sandbox: open card number: %v", issuer.ErrUnavailable, err)
 	}
-	cvv, err := s.vault.Open(ctx, c.CVV, SandboxField(c.ID, vault.FieldCVC))
+	cvv, err := s.vault.Open(ctx, c.CVV, SecretField(c.ID, vault.FieldCVC))
 	if err != nil {
-		return Card{}, Secrets{}, fmt.Errorf("%w: sandbox: open card CVV: %v", ErrUnavailable, err)
+		return issuer.Card{}, issuer.Secrets{}, fmt.Errorf("%w: sandbox: open card CVV: %v", issuer.ErrUnavailable, err)
 	}
-	return c.Card, Secrets{Number: string(number), CVV: string(cvv)}, nil
+	return c.Card, issuer.Secrets{Number: string(number), CVV: string(cvv)}, nil
 }
 
 // newCard makes a card for r: a fresh number and CVV, sealed.
-func (s *Sandbox) newCard(ctx context.Context, r CardRequest, holderID string, brand Brand, now time.Time) (SandboxCard, error) {
+func (s *Issuer) newCard(ctx context.Context, r issuer.CardRequest, holderID string, brand issuer.Brand, now time.Time) (Card, error) {
 	prefix := "4"
-	if brand == Mastercard {
+	if brand == issuer.Mastercard {
 		prefix = "5"
 	}
 	number, cvv := NewCardNumber(prefix), randomDigits(3)
@@ -275,25 +282,25 @@ func (s *Sandbox) newCard(ctx context.Context, r CardRequest, holderID string, b
 	// 36 months after the month of issue: from its first day, so that a
 	// card issued on 29 February does not expire in March.
 	expiry := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, 36, 0)
-	c := SandboxCard{Card: Card{
+	c := Card{Card: issuer.Card{
 		ID: id, Reference: r.Reference, CardholderID: holderID, Brand: brand, Last4: number[len(number)-4:],
 		ExpiryMonth: int(expiry.Month()), ExpiryYear: expiry.Year(),
-		Balance: r.Amount, Available: r.Amount, Status: CardActive, CreatedAt: now,
+		Balance: r.Amount, Available: r.Amount, Status: issuer.CardActive, CreatedAt: now,
 	}}
 	var err error
-	if c.Number, err = s.vault.Seal(ctx, []byte(number), SandboxField(id, vault.FieldNumber)); err == nil {
-		c.CVV, err = s.vault.Seal(ctx, []byte(cvv), SandboxField(id, vault.FieldCVC))
+	if c.Number, err = s.vault.Seal(ctx, []byte(number), SecretField(id, vault.FieldNumber)); err == nil {
+		c.CVV, err = s.vault.Seal(ctx, []byte(cvv), SecretField(id, vault.FieldCVC))
 	}
 	if err != nil {
-		return SandboxCard{}, fmt.Errorf("%w: sandbox: seal card secrets: %v", ErrUnavailable, err)
+		return Card{}, fmt.Errorf("%w: sandbox: seal card secrets: %v", issuer.ErrUnavailable, err)
 	}
 	return c, nil
 }
 
-// SandboxField is the context of a secret field of the simulated issuer's
+// SecretField is the context of a secret field of the simulated issuer's
 // card id: the issuer's own card (its ids are not ours), which knows no
 // company of ours.
-func SandboxField(id, field string) vault.Context {
+func SecretField(id, field string) vault.Context {
 	return vault.Context{"card_id": id, "field": field}
 }
 
@@ -344,17 +351,17 @@ func randomDigits(n int) string {
 }
 
 // Card reads a card.
-func (s *Sandbox) Card(ctx context.Context, id string) (Card, error) {
+func (s *Issuer) Card(ctx context.Context, id string) (issuer.Card, error) {
 	c, err := s.store.Card(ctx, id)
 	if err != nil {
-		return Card{}, sandboxErr(err)
+		return issuer.Card{}, sandboxErr(err)
 	}
 	return c.Card, nil
 }
 
 // FundCard adds m.Amount to an ACTIVE card once per m.Reference; a repeat
 // returns the card as it is now.
-func (s *Sandbox) FundCard(ctx context.Context, m Movement) (Card, error) {
+func (s *Issuer) FundCard(ctx context.Context, m issuer.Movement) (issuer.Card, error) {
 	return s.move(ctx, m, m.Amount)
 }
 
@@ -362,22 +369,22 @@ func (s *Sandbox) FundCard(ctx context.Context, m Movement) (Card, error) {
 // m.Reference
 // (ErrInsufficientFunds when its balance is smaller); a repeat returns the
 // card as it is now.
-func (s *Sandbox) WithdrawCard(ctx context.Context, m Movement) (Card, error) {
+func (s *Issuer) WithdrawCard(ctx context.Context, m issuer.Movement) (issuer.Card, error) {
 	return s.move(ctx, m, -m.Amount)
 }
 
-func (s *Sandbox) move(ctx context.Context, m Movement, delta int64) (Card, error) {
+func (s *Issuer) move(ctx context.Context, m issuer.Movement, delta int64) (issuer.Card, error) {
 	switch {
 	case m.Reference == "":
-		return Card{}, invalid("movement reference is required")
+		return issuer.Card{}, invalid("movement reference is required")
 	case m.Amount <= 0:
-		return Card{}, invalid("movement amount %d is not positive", m.Amount)
+		return issuer.Card{}, invalid("movement amount %d is not positive", m.Amount)
 	}
-	c, err := s.store.MoveCard(ctx, SandboxMovement{
+	c, err := s.store.MoveCard(ctx, Movement{
 		Reference: m.Reference, CardID: m.CardID, Delta: delta, CreatedAt: timestamp.Of(s.Now()),
 	})
 	if err != nil {
-		return Card{}, sandboxErr(err)
+		return issuer.Card{}, sandboxErr(err)
 	}
 	return c.Card, nil
 }
@@ -386,37 +393,37 @@ func (s *Sandbox) move(ctx context.Context, m Movement, delta int64) (Card, erro
 // by p.BalanceDelta and the holds by p.HeldDelta, whatever they are (a
 // posting reports what the network and the fees did); a TERMINATED card
 // takes none (ErrCardState). A repeat returns the card as it is now.
-func (s *Sandbox) PostCard(ctx context.Context, p Posting) (Card, error) {
+func (s *Issuer) PostCard(ctx context.Context, p issuer.Posting) (issuer.Card, error) {
 	switch {
 	case p.Reference == "":
-		return Card{}, invalid("posting reference is required")
+		return issuer.Card{}, invalid("posting reference is required")
 	case p.BalanceDelta == 0 && p.HeldDelta == 0:
-		return Card{}, invalid("posting %s moves nothing", p.Reference)
+		return issuer.Card{}, invalid("posting %s moves nothing", p.Reference)
 	}
-	c, err := s.store.PostCard(ctx, SandboxMovement{
+	c, err := s.store.PostCard(ctx, Movement{
 		Reference: p.Reference, CardID: p.CardID, Delta: p.BalanceDelta, Held: p.HeldDelta, CreatedAt: timestamp.Of(s.Now()),
 	})
 	if err != nil {
-		return Card{}, sandboxErr(err)
+		return issuer.Card{}, sandboxErr(err)
 	}
 	return c.Card, nil
 }
 
 // FreezeCard makes an ACTIVE card FROZEN; any other status is ErrCardState.
-func (s *Sandbox) FreezeCard(ctx context.Context, id string) (Card, error) {
-	return s.setStatus(ctx, id, CardActive, CardFrozen)
+func (s *Issuer) FreezeCard(ctx context.Context, id string) (issuer.Card, error) {
+	return s.setStatus(ctx, id, issuer.CardActive, issuer.CardFrozen)
 }
 
 // UnfreezeCard makes a FROZEN card ACTIVE; any other status is
 // ErrCardState.
-func (s *Sandbox) UnfreezeCard(ctx context.Context, id string) (Card, error) {
-	return s.setStatus(ctx, id, CardFrozen, CardActive)
+func (s *Issuer) UnfreezeCard(ctx context.Context, id string) (issuer.Card, error) {
+	return s.setStatus(ctx, id, issuer.CardFrozen, issuer.CardActive)
 }
 
-func (s *Sandbox) setStatus(ctx context.Context, id string, from, to CardStatus) (Card, error) {
+func (s *Issuer) setStatus(ctx context.Context, id string, from, to issuer.CardStatus) (issuer.Card, error) {
 	c, err := s.store.SetCardStatus(ctx, id, from, to)
 	if err != nil {
-		return Card{}, sandboxErr(err)
+		return issuer.Card{}, sandboxErr(err)
 	}
 	return c.Card, nil
 }
@@ -424,24 +431,24 @@ func (s *Sandbox) setStatus(ctx context.Context, id string, from, to CardStatus)
 // TerminateCard makes an ACTIVE or FROZEN card TERMINATED with balance 0
 // and no holds, and returns the balance it held; a TERMINATED card answers
 // the same again.
-func (s *Sandbox) TerminateCard(ctx context.Context, id string) (Card, int64, error) {
+func (s *Issuer) TerminateCard(ctx context.Context, id string) (issuer.Card, int64, error) {
 	c, err := s.store.TerminateCard(ctx, id)
 	if err != nil {
-		return Card{}, 0, sandboxErr(err)
+		return issuer.Card{}, 0, sandboxErr(err)
 	}
 	return c.Card, c.HeldBalance, nil
 }
 
 // invalid is a request the sandbox refuses for its content.
 func invalid(format string, args ...any) error {
-	return fmt.Errorf("%w: sandbox: "+format, append([]any{ErrDeclined}, args...)...)
+	return fmt.Errorf("%w: sandbox: "+format, append([]any{issuer.ErrDeclined}, args...)...)
 }
 
 // sandboxErr passes the issuer's own answers through and makes any other
 // failure of the store ErrUnavailable.
 func sandboxErr(err error) error {
-	if errors.Is(err, ErrNotFound) || errors.Is(err, ErrCardState) || errors.Is(err, ErrInsufficientFunds) || errors.Is(err, ErrDeclined) {
+	if errors.Is(err, issuer.ErrNotFound) || errors.Is(err, issuer.ErrCardState) || errors.Is(err, issuer.ErrInsufficientFunds) || errors.Is(err, issuer.ErrDeclined) {
 		return err
 	}
-	return fmt.Errorf("%w: sandbox: %v", ErrUnavailable, err)
+	return fmt.Errorf("%w: sandbox: %v", issuer.ErrUnavailable, err)
 }

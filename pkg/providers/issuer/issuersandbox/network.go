@@ -1,18 +1,17 @@
-package issuer
+package issuersandbox
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"strings"
 	"time"
 
 	"payments/pkg/deadline"
-	"payments/pkg/ids"
+	"payments/pkg/providers/issuer"
 )
 
-// SandboxNetwork is the simulated card network of sandbox stages: it makes
+// Network is the simulated card network of sandbox stages: it makes
 // up what a merchant does with a card (authorizations, settlements,
 // reversals, refunds) and what the issuer does on its own (a
 // termination). It asks us to decide each authorization as a real network
@@ -21,14 +20,14 @@ import (
 // authorization's outcome (an advice) and everything else as the issuer
 // would: a notification delivered by Deliver, which signs it and hands it
 // to POST /issuer/webhooks. It keeps each notification until we
-// acknowledge it (Sandbox.Acknowledge) and delivers it again until we do
+// acknowledge it (Issuer.Acknowledge) and delivers it again until we do
 // (Redeliver). It records nothing of ours: its ids are its own (ntx_<uuid>
 // for a transaction, evt_<uuid> for a notification).
-type SandboxNetwork struct {
+type Network struct {
 	// Deliver delivers a notification's JSON body to us.
 	Deliver func(ctx context.Context, body []byte) error
 	// Ask asks us to decide an authorization request, given its JSON body.
-	Ask func(ctx context.Context, body []byte) (AuthorizationAnswer, error)
+	Ask func(ctx context.Context, body []byte) (issuer.AuthorizationAnswer, error)
 	// Deadline is how long the network waits for Ask's answer
 	// (ISSUER_DECISION_DEADLINE_MS); DefaultDecisionDeadline when 0.
 	Deadline time.Duration
@@ -56,36 +55,10 @@ const DefaultDecisionDeadline = 2 * time.Second
 // for may still run.
 const lateAnswerBound = 30 * time.Second
 
-// NewSandboxNetwork returns the sandbox network asking by ask and
+// NewNetwork returns the sandbox network asking by ask and
 // delivering by deliver.
-func NewSandboxNetwork(ask func(ctx context.Context, body []byte) (AuthorizationAnswer, error), deliver func(ctx context.Context, body []byte) error) *SandboxNetwork {
-	return &SandboxNetwork{Ask: ask, Deliver: deliver, Now: time.Now}
-}
-
-// Authorization is an authorization as the sandbox network made it: its
-// request, the decision it applied (ours, or its stand-in decline), and
-// the advice it delivered.
-type Authorization struct {
-	Request AuthorizationRequest
-	Answer  AuthorizationAnswer
-	// StandIn is true when the network declined on its own.
-	StandIn bool
-	Advice  Notification
-}
-
-// NewTransactionID returns a new id of the network's transactions, as it
-// makes them (ntx_<uuid>), made at now.
-func NewTransactionID(now time.Time) string { return "ntx_" + ids.NewV7(now) }
-
-// NewEventID returns a new id of the network's notifications (evt_<uuid>),
-// made at now.
-func NewEventID(now time.Time) string { return "evt_" + ids.NewV7(now) }
-
-// NotifiedTransactionID returns the id of the transaction that the
-// network's notification eventID reports, named after it: the same
-// notification sent again is about the same transaction.
-func NotifiedTransactionID(eventID string) string {
-	return "ntx_" + strings.TrimPrefix(eventID, "evt_")
+func NewNetwork(ask func(ctx context.Context, body []byte) (issuer.AuthorizationAnswer, error), deliver func(ctx context.Context, body []byte) error) *Network {
+	return &Network{Ask: ask, Deliver: deliver, Now: time.Now}
 }
 
 // DecisionStore keeps the sandbox network's authorizations as decided
@@ -108,28 +81,28 @@ type DecisionStore interface {
 // not asked again: it is answered as it was decided, its advice delivered
 // again. A failure to deliver the advice is returned with the
 // authorization as decided.
-func (n *SandboxNetwork) Authorize(ctx context.Context, id, cardID, reference, kind string, amount int64, m Merchant) (Authorization, error) {
+func (n *Network) Authorize(ctx context.Context, id, cardID, reference, kind string, amount int64, m issuer.Merchant) (issuer.Authorization, error) {
 	now := n.Now().UTC()
 	if id == "" {
-		id = NewTransactionID(now)
+		id = issuer.NewTransactionID(now)
 	} else if a, found, err := n.decided(ctx, id); err != nil || found {
 		if err == nil {
 			err = n.deliverAdvice(ctx, &a)
 		}
 		return a, err
 	}
-	r := AuthorizationRequest{ID: id, CardID: cardID, Reference: reference, Kind: kind,
+	r := issuer.AuthorizationRequest{ID: id, CardID: cardID, Reference: reference, Kind: kind,
 		Amount: amount, Currency: "USD", Merchant: m, CreatedAt: now}
 	if err := r.Check(); err != nil {
-		return Authorization{}, fmt.Errorf("%w: %v", ErrBadAuthorizationRequest, err)
+		return issuer.Authorization{}, fmt.Errorf("%w: %v", issuer.ErrBadAuthorizationRequest, err)
 	}
 	body, err := json.Marshal(r)
 	if err != nil {
-		return Authorization{}, fmt.Errorf("issuer: encode authorization request: %w", err)
+		return issuer.Authorization{}, fmt.Errorf("issuer: encode authorization request: %w", err)
 	}
-	a := Authorization{Request: r}
+	a := issuer.Authorization{Request: r}
 	a.Answer, a.StandIn = n.ask(ctx, r.ID, body)
-	a.Advice = Notification{ID: NewEventID(n.Now().UTC()), Type: NotifyAdvice, CardID: cardID, Reference: reference,
+	a.Advice = issuer.Notification{ID: issuer.NewEventID(n.Now().UTC()), Type: issuer.NotifyAdvice, CardID: cardID, Reference: reference,
 		Transaction: r.Transaction(), Decision: a.Answer.Decision}
 	if a.Answer.DeclineReason != nil {
 		a.Advice.Reason = *a.Answer.DeclineReason
@@ -152,17 +125,17 @@ func (n *SandboxNetwork) Authorize(ctx context.Context, id, cardID, reference, k
 }
 
 // decided returns authorization id as it was decided, if it was.
-func (n *SandboxNetwork) decided(ctx context.Context, id string) (Authorization, bool, error) {
+func (n *Network) decided(ctx context.Context, id string) (issuer.Authorization, bool, error) {
 	if n.Decisions == nil {
-		return Authorization{}, false, nil
+		return issuer.Authorization{}, false, nil
 	}
 	body, found, err := n.Decisions.Decision(ctx, id)
 	if err != nil || !found {
-		return Authorization{}, false, err
+		return issuer.Authorization{}, false, err
 	}
-	var a Authorization
+	var a issuer.Authorization
 	if err := json.Unmarshal(body, &a); err != nil {
-		return Authorization{}, false, fmt.Errorf("issuer: the decision of %s: %w", id, err)
+		return issuer.Authorization{}, false, fmt.Errorf("issuer: the decision of %s: %w", id, err)
 	}
 	return a, true, nil
 }
@@ -170,7 +143,7 @@ func (n *SandboxNetwork) decided(ctx context.Context, id string) (Authorization,
 // deliverAdvice delivers a's advice, whatever became of the request that
 // asked for it, within the invocation's time, which the request's work may
 // have used.
-func (n *SandboxNetwork) deliverAdvice(ctx context.Context, a *Authorization) error {
+func (n *Network) deliverAdvice(ctx context.Context, a *issuer.Authorization) error {
 	actx, cancel := deadline.Answer(ctx, lateAnswerBound)
 	defer cancel()
 	_, err := n.send(actx, &a.Advice)
@@ -179,9 +152,9 @@ func (n *SandboxNetwork) deliverAdvice(ctx context.Context, a *Authorization) er
 
 // ask asks for the decision on request id, within the deadline; standIn
 // is true when the answer is the network's own decline.
-func (n *SandboxNetwork) ask(ctx context.Context, id string, body []byte) (answer AuthorizationAnswer, standIn bool) {
+func (n *Network) ask(ctx context.Context, id string, body []byte) (answer issuer.AuthorizationAnswer, standIn bool) {
 	type result struct {
-		answer AuthorizationAnswer
+		answer issuer.AuthorizationAnswer
 		err    error
 	}
 	done := make(chan result, 1)
@@ -202,7 +175,7 @@ func (n *SandboxNetwork) ask(ctx context.Context, id string, body []byte) (answe
 	var why string
 	select {
 	case r := <-done:
-		if r.err == nil && (r.answer.Decision == Approved || r.answer.Decision == Declined) {
+		if r.err == nil && (r.answer.Decision == issuer.Approved || r.answer.Decision == issuer.Declined) {
 			return r.answer, false
 		}
 		why = fmt.Sprintf("no decision: %v (%q)", r.err, r.answer.Decision)
@@ -212,8 +185,8 @@ func (n *SandboxNetwork) ask(ctx context.Context, id string, body []byte) (answe
 		why = ctx.Err().Error()
 	}
 	slog.WarnContext(ctx, "the card network declined on its own", "authorization_id", id, "why", why)
-	reason := StandInReason
-	return AuthorizationAnswer{Decision: Declined, DeclineReason: &reason}, true
+	reason := issuer.StandInReason
+	return issuer.AuthorizationAnswer{Decision: issuer.Declined, DeclineReason: &reason}, true
 }
 
 // Follow reports, as notification id (a new one when ""; the same id
@@ -226,32 +199,32 @@ func (n *SandboxNetwork) ask(ctx context.Context, id string, body []byte) (answe
 // whether a settlement closes its authorization, t.Merchant a forced
 // capture's; reason is a reversal's (an expiry's). It returns the
 // notification sent.
-func (n *SandboxNetwork) Follow(ctx context.Context, id, typ, cardID, reference string, t NetworkTransaction, reason string) (Notification, error) {
+func (n *Network) Follow(ctx context.Context, id, typ, cardID, reference string, t issuer.NetworkTransaction, reason string) (issuer.Notification, error) {
 	t.ID, t.Kind = "", ""
-	no := Notification{ID: id, Type: typ, CardID: cardID, Reference: reference, Transaction: &t, Reason: reason}
+	no := issuer.Notification{ID: id, Type: typ, CardID: cardID, Reference: reference, Transaction: &t, Reason: reason}
 	_, err := n.send(ctx, &no)
 	return no, err
 }
 
 // Terminated reports, as notification id (a new one when ""), that the
 // issuer terminated card cardID, for reason, and returns its event id.
-func (n *SandboxNetwork) Terminated(ctx context.Context, id, cardID, reference, reason string) (string, error) {
-	return n.send(ctx, &Notification{ID: id, Type: NotifyCardTerminated, CardID: cardID, Reference: reference, Reason: reason})
+func (n *Network) Terminated(ctx context.Context, id, cardID, reference, reason string) (string, error) {
+	return n.send(ctx, &issuer.Notification{ID: id, Type: issuer.NotifyCardTerminated, CardID: cardID, Reference: reference, Reason: reason})
 }
 
 // send gives no its ids, unless it has them (its own, a transaction of its
 // own), and delivers it; it returns its id, once delivered.
-func (n *SandboxNetwork) send(ctx context.Context, no *Notification) (string, error) {
+func (n *Network) send(ctx context.Context, no *issuer.Notification) (string, error) {
 	now := n.Now().UTC()
 	if no.ID == "" {
-		no.ID = NewEventID(now)
+		no.ID = issuer.NewEventID(now)
 	}
 	no.CreatedAt = now
 	if t := no.Transaction; t != nil && t.ID == "" {
-		t.ID, t.Currency = NotifiedTransactionID(no.ID), "USD"
+		t.ID, t.Currency = issuer.NotifiedTransactionID(no.ID), "USD"
 	}
 	if err := no.Check(); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrBadNotification, err)
+		return "", fmt.Errorf("%w: %v", issuer.ErrBadNotification, err)
 	}
 	if err := n.logStatement(ctx, no); err != nil {
 		return "", err
@@ -263,7 +236,7 @@ func (n *SandboxNetwork) send(ctx context.Context, no *Notification) (string, er
 	if n.Notices != nil {
 		// Kept first: a notification that is not acknowledged is
 		// delivered again, whatever becomes of this delivery.
-		if err := n.Notices.KeepNotice(ctx, SandboxNotice{ID: no.ID, Body: body, Due: now.Add(RedeliverAfter)}); err != nil {
+		if err := n.Notices.KeepNotice(ctx, Notice{ID: no.ID, Body: body, Due: now.Add(RedeliverAfter)}); err != nil {
 			return "", fmt.Errorf("issuer: keep notification %s: %w", no.ID, err)
 		}
 	}

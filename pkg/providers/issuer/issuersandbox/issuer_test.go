@@ -1,4 +1,4 @@
-package issuer_test
+package issuersandbox_test
 
 import (
 	"bytes"
@@ -21,6 +21,7 @@ import (
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/vault"
@@ -29,7 +30,7 @@ import (
 var now = time.Date(2026, 2, 28, 9, 30, 0, 456_000_000, time.UTC)
 
 // newSandbox returns a sandbox issuer on a fresh table whose clock is now.
-func newSandbox(t *testing.T) *issuer.Sandbox {
+func newSandbox(t *testing.T) *issuersandbox.Issuer {
 	t.Helper()
 	sb, _, _ := newSandboxDB(t)
 	return sb
@@ -37,11 +38,11 @@ func newSandbox(t *testing.T) *issuer.Sandbox {
 
 // newSandboxDB returns a sandbox issuer on a fresh table whose clock is
 // now, with its table and the vault that seals its card secrets.
-func newSandboxDB(t *testing.T) (*issuer.Sandbox, *store.DB, *vault.Vault) {
+func newSandboxDB(t *testing.T) (*issuersandbox.Issuer, *store.DB, *vault.Vault) {
 	t.Helper()
 	db := storetest.NewDB(t)
 	v := newVault(t)
-	sb := issuer.NewSandbox(issuerdb.New(db.DB), v)
+	sb := issuersandbox.New(issuerdb.New(db.DB), v)
 	sb.Now = func() time.Time { return now }
 	return sb, db, v
 }
@@ -67,7 +68,7 @@ func cardholderRequest(idNumber string) issuer.CardholderRequest {
 }
 
 // enroll enrols a cardholder with the identification number idNumber.
-func enroll(t *testing.T, sb *issuer.Sandbox, idNumber string) issuer.Cardholder {
+func enroll(t *testing.T, sb *issuersandbox.Issuer, idNumber string) issuer.Cardholder {
 	t.Helper()
 	h, err := sb.EnrollCardholder(context.Background(), cardholderRequest(idNumber))
 	if err != nil {
@@ -77,7 +78,7 @@ func enroll(t *testing.T, sb *issuer.Sandbox, idNumber string) issuer.Cardholder
 }
 
 // issue issues a card of balance to a new cardholder.
-func issue(t *testing.T, sb *issuer.Sandbox, balance int64) issuer.Card {
+func issue(t *testing.T, sb *issuersandbox.Issuer, balance int64) issuer.Card {
 	t.Helper()
 	h := enroll(t, sb, "CM-100001")
 	c, _, err := sb.IssueCard(context.Background(), issuer.CardRequest{Reference: uuid.NewString(), CardholderID: h.ID, Amount: balance})
@@ -220,7 +221,7 @@ func TestSandboxIssueCard(t *testing.T) {
 func checkSecrets(t *testing.T, s issuer.Secrets, brand issuer.Brand) {
 	t.Helper()
 	prefix := map[issuer.Brand]string{issuer.Visa: "4", issuer.Mastercard: "5"}[brand]
-	if prefix == "" || !sixteenDigits.MatchString(s.Number) || !strings.HasPrefix(s.Number, prefix) || !issuer.ValidCardNumber(s.Number) {
+	if prefix == "" || !sixteenDigits.MatchString(s.Number) || !strings.HasPrefix(s.Number, prefix) || !issuersandbox.ValidCardNumber(s.Number) {
 		t.Fatalf("number %q of a %s card: want 16 digits starting with %q, Luhn-valid", s.Number, brand, prefix)
 	}
 	if !threeDigits.MatchString(s.CVV) {
@@ -357,17 +358,17 @@ func TestSandboxKeepsSecretsSealed(t *testing.T) {
 			if bytes.Contains(sealed.Ciphertext, []byte(sec.Number)) || bytes.Equal(sealed.Ciphertext, []byte(secret)) {
 				t.Errorf("card %s: %s ciphertext holds the secret in clear", id, name)
 			}
-			if got, err := v.Open(ctx, sealed, issuer.SandboxField(id, field)); err != nil || string(got) != secret {
+			if got, err := v.Open(ctx, sealed, issuersandbox.SecretField(id, field)); err != nil || string(got) != secret {
 				t.Errorf("card %s: %s opens to %q, %v; want %q", id, name, got, err, secret)
 			}
-			if _, err := v.Open(ctx, sealed, issuer.SandboxField(id+"x", field)); !errors.Is(err, vault.ErrOpen) {
+			if _, err := v.Open(ctx, sealed, issuersandbox.SecretField(id+"x", field)); !errors.Is(err, vault.ErrOpen) {
 				t.Errorf("card %s: %s opens under another card id: %v", id, name, err)
 			}
 			other := fields["number"]
 			if field == other {
 				other = fields["cvv"]
 			}
-			if _, err := v.Open(ctx, sealed, issuer.SandboxField(id, other)); !errors.Is(err, vault.ErrOpen) {
+			if _, err := v.Open(ctx, sealed, issuersandbox.SecretField(id, other)); !errors.Is(err, vault.ErrOpen) {
 				t.Errorf("card %s: %s opens as the other field: %v", id, name, err)
 			}
 		}
@@ -430,7 +431,7 @@ func cardItems(t *testing.T, db *store.DB) []map[string]types.AttributeValue {
 func TestSandboxWithoutSealer(t *testing.T) {
 	ctx := context.Background()
 	db := storetest.NewDB(t)
-	sb := issuer.NewSandbox(issuerdb.New(db.DB), nil)
+	sb := issuersandbox.New(issuerdb.New(db.DB), nil)
 	h := enroll(t, sb, "CM-123456")
 	if got, err := sb.Cardholder(ctx, h.ID); err != nil || got != h {
 		t.Fatalf("Cardholder = %+v, %v; want %+v", got, err, h)
@@ -441,7 +442,7 @@ func TestSandboxWithoutSealer(t *testing.T) {
 		t.Fatalf("IssueCard = %+v, %v; want ErrUnavailable", c, err)
 	}
 	// The reference is free: a sandbox with a sealer issues on it.
-	if _, sec, err := issuer.NewSandbox(issuerdb.New(db.DB), newVault(t)).IssueCard(ctx, req); err != nil {
+	if _, sec, err := issuersandbox.New(issuerdb.New(db.DB), newVault(t)).IssueCard(ctx, req); err != nil {
 		t.Fatalf("IssueCard with a sealer = %v", err)
 	} else {
 		checkSecrets(t, sec, issuer.Visa)
@@ -458,7 +459,7 @@ func TestSandboxSecretsUnderAnotherKey(t *testing.T) {
 	if _, _, err := sb.IssueCard(ctx, req); err != nil {
 		t.Fatal(err)
 	}
-	other := issuer.NewSandbox(issuerdb.New(db.DB), newVault(t))
+	other := issuersandbox.New(issuerdb.New(db.DB), newVault(t))
 	if c, sec, err := other.IssueCard(ctx, req); !errors.Is(err, issuer.ErrUnavailable) || sec != (issuer.Secrets{}) {
 		t.Fatalf("IssueCard under another key = %+v, %v; want ErrUnavailable", c, err)
 	}
@@ -686,45 +687,45 @@ type brokenStore struct{}
 
 var errBroken = errors.New("connection refused")
 
-func (brokenStore) PutCardholder(context.Context, issuer.SandboxCardholder) (issuer.SandboxCardholder, error) {
-	return issuer.SandboxCardholder{}, errBroken
+func (brokenStore) PutCardholder(context.Context, issuersandbox.Cardholder) (issuersandbox.Cardholder, error) {
+	return issuersandbox.Cardholder{}, errBroken
 }
 
-func (brokenStore) Cardholder(context.Context, string) (issuer.SandboxCardholder, error) {
-	return issuer.SandboxCardholder{}, errBroken
+func (brokenStore) Cardholder(context.Context, string) (issuersandbox.Cardholder, error) {
+	return issuersandbox.Cardholder{}, errBroken
 }
 
-func (brokenStore) PutCard(context.Context, issuer.SandboxCard) (issuer.SandboxCard, error) {
-	return issuer.SandboxCard{}, errBroken
+func (brokenStore) PutCard(context.Context, issuersandbox.Card) (issuersandbox.Card, error) {
+	return issuersandbox.Card{}, errBroken
 }
 
-func (brokenStore) Card(context.Context, string) (issuer.SandboxCard, error) {
-	return issuer.SandboxCard{}, errBroken
+func (brokenStore) Card(context.Context, string) (issuersandbox.Card, error) {
+	return issuersandbox.Card{}, errBroken
 }
 
-func (brokenStore) MoveCard(context.Context, issuer.SandboxMovement) (issuer.SandboxCard, error) {
-	return issuer.SandboxCard{}, errBroken
+func (brokenStore) MoveCard(context.Context, issuersandbox.Movement) (issuersandbox.Card, error) {
+	return issuersandbox.Card{}, errBroken
 }
 
-func (brokenStore) PostCard(context.Context, issuer.SandboxMovement) (issuer.SandboxCard, error) {
-	return issuer.SandboxCard{}, errBroken
+func (brokenStore) PostCard(context.Context, issuersandbox.Movement) (issuersandbox.Card, error) {
+	return issuersandbox.Card{}, errBroken
 }
 
-func (brokenStore) SetCardStatus(context.Context, string, issuer.CardStatus, issuer.CardStatus) (issuer.SandboxCard, error) {
-	return issuer.SandboxCard{}, errBroken
+func (brokenStore) SetCardStatus(context.Context, string, issuer.CardStatus, issuer.CardStatus) (issuersandbox.Card, error) {
+	return issuersandbox.Card{}, errBroken
 }
 
-func (brokenStore) TerminateCard(context.Context, string) (issuer.SandboxCard, error) {
-	return issuer.SandboxCard{}, errBroken
+func (brokenStore) TerminateCard(context.Context, string) (issuersandbox.Card, error) {
+	return issuersandbox.Card{}, errBroken
 }
 
-func (brokenStore) PutDispute(context.Context, issuer.SandboxDispute, []issuer.SandboxNotice) (issuer.SandboxDispute, error) {
-	return issuer.SandboxDispute{}, errBroken
+func (brokenStore) PutDispute(context.Context, issuersandbox.Dispute, []issuersandbox.Notice) (issuersandbox.Dispute, error) {
+	return issuersandbox.Dispute{}, errBroken
 }
 
-func (brokenStore) KeepNotice(context.Context, issuer.SandboxNotice) error { return errBroken }
+func (brokenStore) KeepNotice(context.Context, issuersandbox.Notice) error { return errBroken }
 
-func (brokenStore) DueNotices(context.Context, time.Time, int) ([]issuer.SandboxNotice, error) {
+func (brokenStore) DueNotices(context.Context, time.Time, int) ([]issuersandbox.Notice, error) {
 	return nil, errBroken
 }
 
@@ -736,7 +737,7 @@ func (brokenStore) AckNotice(context.Context, string) error { return errBroken }
 // ErrUnavailable, never one of the issuer's answers.
 func TestSandboxStoreFailureIsUnavailable(t *testing.T) {
 	ctx := context.Background()
-	sb := issuer.NewSandbox(brokenStore{}, newVault(t))
+	sb := issuersandbox.New(brokenStore{}, newVault(t))
 	m := issuer.Movement{Reference: "tx", CardID: "card_x", Amount: 1}
 	tests := []struct {
 		name string

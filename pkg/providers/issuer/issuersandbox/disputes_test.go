@@ -1,4 +1,4 @@
-package issuer_test
+package issuersandbox_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
+	"payments/pkg/providers/issuer/issuersandbox"
 )
 
 // TestSandboxDisputes: the sandbox issuer opens a dispute once per
@@ -54,7 +55,7 @@ func TestSandboxDisputes(t *testing.T) {
 				t.Fatalf("the transaction disputed again under another reference: %v, want ErrDeclined", err)
 			}
 			// The reports: SUBMITTED due now, the decision due later.
-			due, err := notices.DueNotices(ctx, now.Add(issuer.DisputeDecisionAfter), 100)
+			due, err := notices.DueNotices(ctx, now.Add(issuersandbox.DisputeDecisionAfter), 100)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -81,11 +82,11 @@ func TestSandboxDisputes(t *testing.T) {
 			}
 			decision := want
 			decision.Status, decision.Credited = tt.decision, tt.credited
-			if !decided.CreatedAt.Equal(now.Add(issuer.DisputeDecisionAfter)) || *decided.Dispute != decision {
-				t.Errorf("second report at %v: %+v, want %+v at %v", decided.CreatedAt, decided.Dispute, decision, now.Add(issuer.DisputeDecisionAfter))
+			if !decided.CreatedAt.Equal(now.Add(issuersandbox.DisputeDecisionAfter)) || *decided.Dispute != decision {
+				t.Errorf("second report at %v: %+v, want %+v at %v", decided.CreatedAt, decided.Dispute, decision, now.Add(issuersandbox.DisputeDecisionAfter))
 			}
 			// Asked again once decided, the issuer answers the decision.
-			sb.Now = func() time.Time { return now.Add(issuer.DisputeDecisionAfter) }
+			sb.Now = func() time.Time { return now.Add(issuersandbox.DisputeDecisionAfter) }
 			defer func() { sb.Now = func() time.Time { return now } }()
 			if late, err := open(ref, tx, tt.amount); err != nil || late != decision {
 				t.Errorf("opened again once decided: %+v, %v; want %+v", late, err, decision)

@@ -1,4 +1,4 @@
-package issuer
+package issuersandbox
 
 import (
 	"context"
@@ -7,12 +7,12 @@ import (
 	"time"
 )
 
-// SandboxNotice is a notification the sandbox network keeps until we
+// Notice is a notification the sandbox network keeps until we
 // acknowledge it (store and forward): its body as delivered, how many
 // times it was delivered again, and when it is due again. One kept due
 // later than now is a delivery scheduled then (a dispute's decision,
 // sandbox_disputes.go): Redeliver delivers it first once due.
-type SandboxNotice struct {
+type Notice struct {
 	ID       string
 	Body     []byte
 	Attempts int
@@ -20,13 +20,13 @@ type SandboxNotice struct {
 }
 
 // NoticeStore keeps the sandbox network's unacknowledged notifications
-// (a SandboxStore is one).
+// (a Store is one).
 type NoticeStore interface {
 	// KeepNotice keeps n until AckNotice forgets it.
-	KeepNotice(ctx context.Context, n SandboxNotice) error
+	KeepNotice(ctx context.Context, n Notice) error
 	// DueNotices returns up to limit kept notifications due at or before
 	// now, the longest due first.
-	DueNotices(ctx context.Context, now time.Time, limit int) ([]SandboxNotice, error)
+	DueNotices(ctx context.Context, now time.Time, limit int) ([]Notice, error)
 	// DelayNotice records notification id's attempts and when it is due
 	// again; nothing when it was acknowledged meanwhile.
 	DelayNotice(ctx context.Context, id string, attempts int, due time.Time) error
@@ -63,7 +63,7 @@ func redeliverWait(attempts int) time.Duration {
 // acknowledged that are due at now, as a card network does with what it
 // stored and forwarded, and returns how many. It runs on the sweeper's
 // schedule in sandbox mode. A delivery that fails waits its turn again.
-func (n *SandboxNetwork) Redeliver(ctx context.Context, now time.Time) (int, error) {
+func (n *Network) Redeliver(ctx context.Context, now time.Time) (int, error) {
 	if n.Notices == nil {
 		return 0, nil
 	}

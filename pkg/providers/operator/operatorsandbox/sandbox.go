@@ -1,4 +1,8 @@
-package operator
+// Package operatorsandbox is the simulated mobile-money operator of sandbox
+// stages, an operator.Gateway deciding by the recipient's phone number. Its
+// state is its own (Store; in DynamoDB, package operatordb), kept apart from
+// our payments as a remote operator keeps it.
+package operatorsandbox
 
 import (
 	"context"
@@ -7,9 +11,11 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"payments/pkg/providers/operator"
 )
 
-// Sandbox is the simulated operator of sandbox stages. It keeps its orders
+// Gateway is the simulated operator of sandbox stages. It keeps its orders
 // in its own store, apart from our payments, the way a remote operator
 // would, and decides each by the last digits of the phone number:
 //
@@ -18,19 +24,19 @@ import (
 //   - 998: is accepted, then every status query or lookup answers
 //     ErrUnavailable (an operator that cannot be reached);
 //   - anything else: PROCESSING, then SUCCESS at the first status query.
-type Sandbox struct {
-	orders SandboxStore
+type Gateway struct {
+	orders Store
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
 }
 
-var _ Gateway = (*Sandbox)(nil)
+var _ operator.Gateway = (*Gateway)(nil)
 
-// SandboxOrder is one request as the sandbox operator keeps it.
-type SandboxOrder struct {
+// Order is one request as the sandbox operator keeps it.
+type Order struct {
 	OrderID     string
 	Reference   string // our transaction id
-	Kind        Kind
+	Kind        operator.Kind
 	PhoneNumber string
 	Amount      int64
 	Currency    string
@@ -38,25 +44,25 @@ type SandboxOrder struct {
 	CreatedAt   time.Time
 }
 
-// SandboxStore is the sandbox operator's own state (in DynamoDB: package
+// Store is the sandbox operator's own state (in DynamoDB: package
 // operatordb).
-type SandboxStore interface {
+type Store interface {
 	// PutOrder records o unless an order already has its Reference, and
 	// returns the order recorded for the reference: o, or the earlier one.
-	PutOrder(ctx context.Context, o SandboxOrder) (SandboxOrder, error)
+	PutOrder(ctx context.Context, o Order) (Order, error)
 	// Order returns the order with our reference ref; ErrNotFound if none.
-	Order(ctx context.Context, ref string) (SandboxOrder, error)
+	Order(ctx context.Context, ref string) (Order, error)
 }
 
-// NewSandbox returns the sandbox operator keeping its orders in orders.
-func NewSandbox(orders SandboxStore) *Sandbox {
-	return &Sandbox{orders: orders, Now: time.Now}
+// New returns the sandbox operator keeping its orders in orders.
+func New(orders Store) *Gateway {
+	return &Gateway{orders: orders, Now: time.Now}
 }
 
-// SandboxNotFoundReason is the failure reason for numbers ending in 000.
-const SandboxNotFoundReason = "recipient account not found"
+// NotFoundReason is the failure reason for numbers ending in 000.
+const NotFoundReason = "recipient account not found"
 
-// Sandbox outcomes, kept with each order.
+// The sandbox outcomes, kept with each order.
 const (
 	outcomeSucceed     = "succeed"
 	outcomeFail        = "fail"
@@ -68,7 +74,7 @@ const (
 const orderPrefix = "SBX-"
 
 // Submit records the request (once per reference) and accepts it.
-func (s *Sandbox) Submit(ctx context.Context, r Request) (Result, error) {
+func (s *Gateway) Submit(ctx context.Context, r operator.Request) (operator.Result, error) {
 	outcome := outcomeSucceed
 	switch {
 	case strings.HasSuffix(r.PhoneNumber, "000"):
@@ -78,22 +84,22 @@ func (s *Sandbox) Submit(ctx context.Context, r Request) (Result, error) {
 	case strings.HasSuffix(r.PhoneNumber, "998"):
 		outcome = outcomeUnreachable
 	}
-	o, err := s.orders.PutOrder(ctx, SandboxOrder{
+	o, err := s.orders.PutOrder(ctx, Order{
 		OrderID: orderPrefix + r.TransactionID, Reference: r.TransactionID, Kind: r.Kind,
 		PhoneNumber: r.PhoneNumber, Amount: r.Amount, Currency: r.Currency, Outcome: outcome,
 		CreatedAt: s.Now().UTC(),
 	})
 	if err != nil {
-		return Result{}, fmt.Errorf("%w: sandbox: %v", ErrUnavailable, err)
+		return operator.Result{}, fmt.Errorf("%w: sandbox: %v", operator.ErrUnavailable, err)
 	}
-	return sandboxResult(o.OrderID, Processing, "", "submitted"), nil
+	return sandboxResult(o.OrderID, operator.Processing, "", "submitted"), nil
 }
 
 // Status answers for an order made by Submit.
-func (s *Sandbox) Status(ctx context.Context, k Kind, orderID string) (Result, error) {
+func (s *Gateway) Status(ctx context.Context, k operator.Kind, orderID string) (operator.Result, error) {
 	ref, ok := strings.CutPrefix(orderID, orderPrefix)
 	if !ok {
-		return Result{}, fmt.Errorf("%w: sandbox order %q", ErrNotFound, orderID)
+		return operator.Result{}, fmt.Errorf("%w: sandbox order %q", operator.ErrNotFound, orderID)
 	}
 	return s.Lookup(ctx, k, ref)
 }
@@ -101,26 +107,26 @@ func (s *Sandbox) Status(ctx context.Context, k Kind, orderID string) (Result, e
 // Lookup answers for the order submitted with our reference ref. The
 // sandbox keeps one order per reference whatever its kind, so k is not
 // needed to find it.
-func (s *Sandbox) Lookup(ctx context.Context, _ Kind, ref string) (Result, error) {
+func (s *Gateway) Lookup(ctx context.Context, _ operator.Kind, ref string) (operator.Result, error) {
 	o, err := s.orders.Order(ctx, ref)
 	switch {
-	case errors.Is(err, ErrNotFound):
-		return Result{}, err
+	case errors.Is(err, operator.ErrNotFound):
+		return operator.Result{}, err
 	case err != nil:
-		return Result{}, fmt.Errorf("%w: sandbox: %v", ErrUnavailable, err)
+		return operator.Result{}, fmt.Errorf("%w: sandbox: %v", operator.ErrUnavailable, err)
 	}
 	switch o.Outcome {
 	case outcomeFail:
-		return sandboxResult(o.OrderID, Failed, SandboxNotFoundReason, "rejected"), nil
+		return sandboxResult(o.OrderID, operator.Failed, NotFoundReason, "rejected"), nil
 	case outcomeHang:
-		return sandboxResult(o.OrderID, Processing, "", "pending at operator"), nil
+		return sandboxResult(o.OrderID, operator.Processing, "", "pending at operator"), nil
 	case outcomeUnreachable:
-		return Result{}, fmt.Errorf("%w: sandbox operator unreachable for %s", ErrUnavailable, o.OrderID)
+		return operator.Result{}, fmt.Errorf("%w: sandbox operator unreachable for %s", operator.ErrUnavailable, o.OrderID)
 	}
-	return sandboxResult(o.OrderID, Succeeded, "", "completed"), nil
+	return sandboxResult(o.OrderID, operator.Succeeded, "", "completed"), nil
 }
 
-func sandboxResult(orderID string, s State, reason, message string) Result {
+func sandboxResult(orderID string, s operator.State, reason, message string) operator.Result {
 	raw, _ := json.Marshal(map[string]string{
 		"provider": "sandbox",
 		"order_id": orderID,
@@ -128,5 +134,5 @@ func sandboxResult(orderID string, s State, reason, message string) Result {
 		"message":  message,
 		"reason":   reason,
 	})
-	return Result{OrderID: orderID, State: s, Reason: reason, Raw: raw}
+	return operator.Result{OrderID: orderID, State: s, Reason: reason, Raw: raw}
 }
