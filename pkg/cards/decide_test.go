@@ -22,6 +22,7 @@ import (
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 // authorizationRequest returns the JSON of an authorization request of
@@ -57,7 +58,7 @@ func TestDecisionInTheRequest(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 10)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +198,7 @@ func TestDecisionInTheRequest(t *testing.T) {
 // taken back unless it was published) and no reversal.
 func (e *networkEnv) declinedLate(token, companyID, id string, want []string) {
 	e.T.Helper()
-	tx, err := store.NewCards(e.DB).NetworkTransaction(context.Background(), companyID, id)
+	tx, err := moneystore.NewCards(e.DB).NetworkTransaction(context.Background(), companyID, id)
 	if err != nil || tx.Type != cards.TxDecline || tx.Status != cards.TxFailed || tx.DeclineReason != cards.DeclineIssuerTimeout ||
 		tx.Fee != 0 || tx.Hold != 0 || tx.CardDelta != 0 {
 		e.T.Errorf("the late approval: %+v, %v; want the network's decline", tx, err)
@@ -263,7 +264,7 @@ func TestStandIn(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
@@ -444,7 +445,7 @@ func TestStandIn(t *testing.T) {
 func TestStandInAfterTheHoldWasReleased(t *testing.T) {
 	e := newNetworkEnv(t)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	for _, c := range []struct {
 		name    string
 		release func(companyID, token, cardID string, auth cards.Transaction) error
@@ -506,7 +507,7 @@ func TestStandInOnATerminatedCard(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
@@ -555,7 +556,7 @@ func TestStandInAskedAgain(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)

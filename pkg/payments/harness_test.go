@@ -21,6 +21,7 @@ import (
 	"payments/pkg/providers/operator"
 	"payments/pkg/providers/operator/operatordb"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
 )
@@ -197,7 +198,7 @@ type harness struct {
 	t       testing.TB
 	ctx     context.Context
 	db      *store.DB
-	store   *store.Payments
+	store   *moneystore.Payments
 	wallets *wallets.Service
 	fees    *fees.Service
 	svc     *payments.Service
@@ -213,14 +214,14 @@ func newHarness(t testing.TB) *harness {
 	t.Helper()
 	db := storetest.NewDB(t)
 	ws, err := wallets.NewService(wallets.Deps{
-		Store: store.NewWallets(db), Companies: approved{}, Fees: fees.NewService(store.NewFees(db)),
+		Store: moneystore.NewWallets(db), Companies: approved{}, Fees: fees.NewService(store.NewFees(db)),
 		Events: noEvents{}, Bank: bank.None,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := &harness{
-		t: t, ctx: context.Background(), db: db, store: store.NewPayments(db),
+		t: t, ctx: context.Background(), db: db, store: moneystore.NewPayments(db),
 		wallets: ws,
 		fees:    fees.NewService(store.NewFees(db)),
 		gateway: &gateway{sandbox: operator.NewSandbox(operatordb.New(db.DB))}, jobs: &jobQueue{}, events: &eventLog{outbox: store.NewOutbox(db)},
@@ -241,7 +242,7 @@ func newHarness(t testing.TB) *harness {
 // newService returns a payments service of the harness over st.
 func (h *harness) newService(st payments.Store) *payments.Service {
 	svc, err := payments.NewService(payments.Deps{
-		Store: st, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
+		Store: st, Wallets: moneystore.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
 	})
 	if err != nil {
 		h.t.Fatal(err)

@@ -15,7 +15,7 @@ import (
 	"payments/pkg/page"
 	"payments/pkg/payments"
 	"payments/pkg/providers/operator"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/wallets"
 )
 
@@ -555,7 +555,7 @@ func TestNoOperatorRefusesBeforeWriting(t *testing.T) {
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	svc, err := payments.NewService(payments.Deps{
-		Store: h.store, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: operator.None, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
+		Store: h.store, Wallets: moneystore.NewWallets(h.db), Fees: h.fees, Gateway: operator.None, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -26,6 +26,7 @@ import (
 	"payments/pkg/queue"
 	"payments/pkg/reconcile"
 	"payments/pkg/store"
+	"payments/pkg/store/customerstore"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets"
 	"payments/pkg/webhooks"
@@ -90,7 +91,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
 	}
-	review, err := customers.NewReview(store.NewCustomers(db), links, p.Issuer, services.Events(db, webhookQueue))
+	review, err := customers.NewReview(customerstore.NewCustomers(db), links, p.Issuer, services.Events(db, webhookQueue))
 	if err != nil {
 		return nil, err
 	}

@@ -17,6 +17,7 @@ import (
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
+	"payments/pkg/store/customerstore"
 )
 
 // New builds the customers function behind the token guard:
@@ -66,7 +67,7 @@ func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) (*cus
 	}
 	webhooks := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	return customers.NewService(customers.Deps{
-		Store:     store.NewCustomers(db),
+		Store:     customerstore.NewCustomers(db),
 		Companies: services.KYBChecker{Companies: companies.NewService(store.NewCompanies(db))},
 		Documents: docs,
 		Fetcher:   fetcher,
