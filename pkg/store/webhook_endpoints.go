@@ -96,7 +96,7 @@ func endpointItemOf(e webhooks.Endpoint, version int) (endpointItem, error) {
 	return it, nil
 }
 
-// sealedOrNil returns s as stored, nil when s is zero (no secret).
+// sealedOrNil returns s as stored, nil when s is zero (none).
 func sealedOrNil(s vault.Sealed) *vault.Sealed {
 	if s.IsZero() {
 		return nil

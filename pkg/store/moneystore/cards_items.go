@@ -141,14 +141,6 @@ type revealItem struct {
 	CreatedAt string `dynamodbav:"created_at"`
 }
 
-// sealedOrNil returns s as stored, nil when s is zero (not issued yet).
-func sealedOrNil(s vault.Sealed) *vault.Sealed {
-	if s.IsZero() {
-		return nil
-	}
-	return &s
-}
-
 func newCardItem(c cards.Card) cardItem {
 	return cardItem{
 		PK: schema.CompanyPK(c.CompanyID), SK: schema.CardSK(c.ID),
