@@ -15,6 +15,7 @@ import (
 	"payments/infra/local/localtest"
 	"payments/pkg/payments"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/storetest"
 	"payments/pkg/waittest"
 	"payments/pkg/wallets"
@@ -68,7 +69,7 @@ func TestBurstLeavesNoPaymentUnsent(t *testing.T) {
 	}
 
 	db := store.New(storetest.Client(t), res.TableName)
-	st := store.NewPayments(db)
+	st := moneystore.NewPayments(db)
 	ctx := context.Background()
 	settled := func(p payments.Payment) bool {
 		return p.Status.Terminal() || (p.ReconciliationRequired && p.Submission == payments.Submitting)
@@ -103,7 +104,7 @@ func TestBurstLeavesNoPaymentUnsent(t *testing.T) {
 		counts[fmt.Sprintf("%s %s flagged=%v", p.Type, p.Status, p.ReconciliationRequired)]++
 	}
 	t.Logf("%d payments: %v", len(final), counts)
-	if err := wallets.VerifyLedger(ctx, store.NewWallets(db), companyID); err != nil {
+	if err := wallets.VerifyLedger(ctx, moneystore.NewWallets(db), companyID); err != nil {
 		t.Fatal(err)
 	}
 }

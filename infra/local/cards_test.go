@@ -22,6 +22,7 @@ import (
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/storetest"
 	"payments/pkg/waittest"
 	"payments/pkg/wallets"
@@ -128,10 +129,10 @@ func TestCardBurstAnswersEveryAuthorization(t *testing.T) {
 	})
 	db := store.New(storetest.Client(t), res.TableName)
 	ctx := context.Background()
-	if err := cards.VerifyLedger(ctx, store.NewCards(db), store.NewWallets(db), f.Company); err != nil {
+	if err := cards.VerifyLedger(ctx, moneystore.NewCards(db), moneystore.NewWallets(db), f.Company); err != nil {
 		t.Fatal(err)
 	}
-	if err := wallets.VerifyLedger(ctx, store.NewWallets(db), f.Company); err != nil {
+	if err := wallets.VerifyLedger(ctx, moneystore.NewWallets(db), f.Company); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -188,7 +189,7 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 	// A settlement is claimed by the network's transaction id, which the
 	// sandbox network derives from its notification's.
 	claim := issuer.NotifiedTransactionID(queued.Data.EventID)
-	if _, found, err := store.NewCards(db).Outcome(ctx, f.Company, claim); err != nil || found {
+	if _, found, err := moneystore.NewCards(db).Outcome(ctx, f.Company, claim); err != nil || found {
 		t.Fatalf("the settlement was applied before the network delivered it again (%v, %v)", found, err)
 	}
 	sweep := func(after time.Duration) sweeper.Outcome {
@@ -208,7 +209,7 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 		t.Fatalf("card_network %+v, want the advice and the settlement delivered again", got)
 	}
 	waittest.Until(t, 30*time.Second, "the card-worker applies the settlement delivered again", func() bool {
-		_, found, err := store.NewCards(db).Outcome(ctx, f.Company, claim)
+		_, found, err := moneystore.NewCards(db).Outcome(ctx, f.Company, claim)
 		return err == nil && found
 	})
 	var card struct {
@@ -223,7 +224,7 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 	waittest.Until(t, 30*time.Second, "the settlement acknowledged: nothing to deliver again", func() bool {
 		return sweep(10*issuersandbox.RedeliverAfter).Done == 0
 	})
-	if err := cards.VerifyLedger(ctx, store.NewCards(db), store.NewWallets(db), f.Company); err != nil {
+	if err := cards.VerifyLedger(ctx, moneystore.NewCards(db), moneystore.NewWallets(db), f.Company); err != nil {
 		t.Fatal(err)
 	}
 }

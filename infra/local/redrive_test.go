@@ -17,6 +17,7 @@ import (
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/storetest"
 	"payments/pkg/waittest"
 	"payments/pkg/wallets"
@@ -300,7 +301,7 @@ func TestPayoutsDLQRedrive(t *testing.T) {
 		t.Errorf("the payout's status events %v, want one each of PENDING, PROCESSING, SUCCESS", got)
 	}
 	db := store.New(storetest.Client(t), res.TableName)
-	if err := wallets.VerifyLedger(s.ctx, store.NewWallets(db), s.company); err != nil {
+	if err := wallets.VerifyLedger(s.ctx, moneystore.NewWallets(db), s.company); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -5,10 +5,10 @@
 //
 // card-secrets takes the sealed number and CVV out of every card item that
 // still holds them. In production mode it deletes them
-// (store.Cards.RemoveCardSecrets): production keeps no card data, its
+// (moneystore.Cards.RemoveCardSecrets): production keeps no card data, its
 // numbers staying at Stripe. In sandbox mode it moves them into each
 // card's secrets item, which no index of the table sees, the card keeping
-// their tokens (store.Cards.MoveCardSecrets): its reveals still open them.
+// their tokens (moneystore.Cards.MoveCardSecrets): its reveals still open them.
 // It is idempotent and reads the table a page at a time, so it may be
 // stopped and run again.
 //
@@ -32,6 +32,7 @@ import (
 
 	"payments/pkg/function"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 func main() {
@@ -54,7 +55,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	table := fs.String("table", "", "the stage's table (payments-<stage>)")
 	mode := fs.String("mode", "", "the stage's Mode parameter: production deletes the sealed values, sandbox moves them")
 	dryRun := fs.Bool("dry-run", false, "count the cards holding sealed values, change nothing")
-	page := fs.Int("page", store.SecretsMigrationPage, "items read per Scan page")
+	page := fs.Int("page", moneystore.SecretsMigrationPage, "items read per Scan page")
 	endpoint := fs.String("endpoint", "", "DynamoDB's endpoint (DynamoDB Local); empty: AWS")
 	if err := fs.Parse(args[1:]); err != nil || *table == "" || *page <= 0 || *page > 10000 {
 		return errUsage
@@ -66,7 +67,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	cs := store.NewCards(store.New(store.NewClient(cfg, *endpoint), *table))
+	cs := moneystore.NewCards(store.New(store.NewClient(cfg, *endpoint), *table))
 	migrate, done := cs.RemoveCardSecrets, "removed from"
 	if *mode == function.ModeSandbox {
 		migrate, done = cs.MoveCardSecrets, "moved to their own item from"

@@ -39,6 +39,14 @@ var adapters = []string{
 	"pkg/function/", "pkg/httpapi/", "pkg/apidoc/", "pkg/providers/", "pkg/app/",
 }
 
+// moneyDomains are the domains of money, which the root store
+// (pkg/store) does not know, so that a function that keeps no money links
+// none of them: their stores are in pkg/store/moneystore.
+var moneyDomains = []string{
+	"pkg/payments/", "pkg/bulk/", "pkg/cards/", "pkg/customers/", "pkg/wallets/",
+	"pkg/debts/", "pkg/fx/", "pkg/reconcile/",
+}
+
 // goFile is one non-test Go file of the repository with its imports.
 type goFile struct {
 	path    string // relative to the root, with slashes
@@ -110,6 +118,8 @@ func importProblem(f goFile, imp string) string {
 		return "only the HTTP layer (http.go, *_http.go, pkg/function) imports pkg/httpapi: return field errors (pkg/field) and take page requests (pkg/page)"
 	case strings.HasPrefix(f.dir, "pkg/store/") && strings.HasPrefix(imp, module+"pkg/providers"):
 		return "the store keeps our records; a simulated provider keeps its own beside its code"
+	case f.dir == "pkg/store/" && under(strings.TrimPrefix(imp, module)+"/", moneyDomains):
+		return "the root store serves the functions that keep no money: a money domain's store is in pkg/store/moneystore"
 	case (strings.HasPrefix(imp, module+"pkg/store") || strings.HasPrefix(imp, module+"pkg/queue")) &&
 		!under(f.dir, adapters) && !isTestSupport(f.dir):
 		return "a domain package declares the small interface it needs; pkg/function wires the store or queue that implements it"
@@ -193,8 +203,12 @@ func TestImportProblem(t *testing.T) {
 		{"pkg/payments/http.go", "payments/pkg/httpapi", false},
 		{"pkg/payments/query_http.go", "payments/pkg/httpapi", false},
 		{"pkg/function/paymentsapi/paymentsapi.go", "payments/pkg/httpapi", false},
-		{"pkg/store/payments.go", "payments/pkg/providers/operator", true},
-		{"pkg/store/payments.go", "payments/pkg/payments", false},
+		{"pkg/store/moneystore/payments.go", "payments/pkg/providers/operator", true},
+		{"pkg/store/moneystore/payments.go", "payments/pkg/payments", false},
+		{"pkg/store/webhooks.go", "payments/pkg/payments", true},
+		{"pkg/store/webhooks.go", "payments/pkg/cards/cardshttp", true},
+		{"pkg/store/webhooks.go", "payments/pkg/webhooks", false},
+		{"pkg/store/companies.go", "payments/pkg/companies", false},
 		{"pkg/cards/service.go", "payments/pkg/store", true},
 		{"pkg/cards/service.go", "payments/pkg/queue", true},
 		{"pkg/queue/queuetest/queuetest.go", "payments/pkg/store/storetest", false},

@@ -13,7 +13,7 @@ import (
 	"payments/pkg/function/payoutworker"
 	"payments/pkg/payments"
 	"payments/pkg/queue/queuetest"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 )
 
@@ -37,7 +37,7 @@ func (e batchEnv) depth(url string) int {
 // written, and how many it has.
 func (e batchEnv) chunksDone(companyID, id string) (done, all int) {
 	e.T.Helper()
-	b, err := store.NewBulk(e.DB).GetBatch(context.Background(), companyID, id)
+	b, err := moneystore.NewBulk(e.DB).GetBatch(context.Background(), companyID, id)
 	if err != nil {
 		e.T.Fatal(err)
 	}

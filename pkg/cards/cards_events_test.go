@@ -11,7 +11,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 // TestFundingEventsSayWhatHappened: card.fund is sent once the issuer has
@@ -28,7 +28,7 @@ func TestFundingEventsSayWhatHappened(t *testing.T) {
 	}
 	down := e.IssuerDown(t)
 	sweep := apptest.MustSweeper(t, apptest.Recording(e.Cfg, "sweeper"), func() time.Time { return time.Now().Add(2 * time.Minute) })
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	// frozenAtIssuer: the issuer freezes its card on its own, so that it
 	// refuses fundings our card still takes.
 	frozenAtIssuer := func(card string) {

@@ -19,6 +19,8 @@ import (
 	"payments/pkg/function/cardworker"
 	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
+	"payments/pkg/providers/issuer"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/schema"
 	"payments/pkg/vault/vaulttest"
 	"payments/pkg/wallets"
@@ -361,7 +363,7 @@ func TestTerminateOnce(t *testing.T) {
 		t.Errorf("payout_balance %s, want 29 (credited once)", got)
 	}
 	e.VerifyCards(companyID)
-	entries, err := store.NewWallets(e.DB).AllTransactions(context.Background(), companyID)
+	entries, err := moneystore.NewWallets(e.DB).AllTransactions(context.Background(), companyID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,7 +412,7 @@ func TestResumeLeavesASettledMovement(t *testing.T) {
 	companyID, token, _, customerID := e.CardCompany("30", "CM-7801")
 	issued := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`)
 	card := issued.Str("data", "id")
-	txs, err := store.NewCards(e.DB).Transactions(context.Background(), companyID)
+	txs, err := moneystore.NewCards(e.DB).Transactions(context.Background(), companyID)
 	if err != nil || len(txs) != 1 {
 		t.Fatalf("transactions %v, %v", txs, err)
 	}
@@ -440,7 +442,7 @@ func TestIssuerTerminationAppliedOnce(t *testing.T) {
 	e := apptest.NewCardsTestEnv(t)
 	companyID, token, walletID, customerID := e.CardCompany("30", "CM-7901")
 	cardID := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+customerID+`","amount":20}`).Str("data", "id")
-	card, err := store.NewCards(e.DB).Card(context.Background(), companyID, cardID)
+	card, err := moneystore.NewCards(e.DB).Card(context.Background(), companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ import (
 	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 // authorizationRequest returns the JSON of an authorization request of
@@ -58,7 +59,7 @@ func TestDecisionInTheRequest(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 10)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +199,7 @@ func TestDecisionInTheRequest(t *testing.T) {
 // taken back unless it was published) and no reversal.
 func (e *networkEnv) declinedLate(token, companyID, id string, want []string) {
 	e.T.Helper()
-	tx, err := store.NewCards(e.DB).NetworkTransaction(context.Background(), companyID, id)
+	tx, err := moneystore.NewCards(e.DB).NetworkTransaction(context.Background(), companyID, id)
 	if err != nil || tx.Type != cards.TxDecline || tx.Status != cards.TxFailed || tx.DeclineReason != cards.DeclineIssuerTimeout ||
 		tx.Fee != 0 || tx.Hold != 0 || tx.CardDelta != 0 {
 		e.T.Errorf("the late approval: %+v, %v; want the network's decline", tx, err)
@@ -264,7 +265,7 @@ func TestStandIn(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
@@ -445,7 +446,7 @@ func TestStandIn(t *testing.T) {
 func TestStandInAfterTheHoldWasReleased(t *testing.T) {
 	e := newNetworkEnv(t)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	for _, c := range []struct {
 		name    string
 		release func(companyID, token, cardID string, auth cards.Transaction) error
@@ -507,7 +508,7 @@ func TestStandInOnATerminatedCard(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
@@ -556,7 +557,7 @@ func TestStandInAskedAgain(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/vault"
 	"payments/pkg/wallets"
 )
@@ -43,13 +44,13 @@ func (noEvents) Publish(context.Context, ...events.Event) error { return nil }
 // dependency it needs, and the error names it; issuer.None is a
 // dependency (no issuer: changes refused), not a missing one.
 func TestNewServiceRefusesMissingDeps(t *testing.T) {
-	balances, err := wallets.NewBalances(store.NewWallets(nil))
+	balances, err := wallets.NewBalances(moneystore.NewWallets(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	full := func() cards.Deps {
 		return cards.Deps{
-			Store: store.NewCards(nil), Customers: noCustomers{}, Wallets: balances, Companies: noSlots{},
+			Store: moneystore.NewCards(nil), Customers: noCustomers{}, Wallets: balances, Companies: noSlots{},
 			Fees: fees.NewService(store.NewFees(nil)), Issuer: issuer.None, Vault: noSealer{}, Events: noEvents{},
 		}
 	}
@@ -89,13 +90,13 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 // cards' store, the wallets, the fees, the issuer and the events, and
 // nothing else.
 func TestNewApplierRefusesMissingDeps(t *testing.T) {
-	balances, err := wallets.NewBalances(store.NewWallets(nil))
+	balances, err := wallets.NewBalances(moneystore.NewWallets(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
 	full := func() cards.ApplierDeps {
 		return cards.ApplierDeps{
-			Store: store.NewCards(nil), Wallets: balances, Fees: fees.NewService(store.NewFees(nil)),
+			Store: moneystore.NewCards(nil), Wallets: balances, Fees: fees.NewService(store.NewFees(nil)),
 			Issuer: issuer.None, Events: noEvents{},
 		}
 	}

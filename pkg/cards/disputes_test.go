@@ -23,6 +23,7 @@ import (
 	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 	"payments/pkg/wallets"
 )
@@ -116,7 +117,7 @@ func at(r apptest.Result, i int, key string) string {
 // card reads the company's card.
 func (e *networkEnv) card(companyID, cardID string) cards.Card {
 	e.T.Helper()
-	c, err := store.NewCards(e.DB).Card(context.Background(), companyID, cardID)
+	c, err := moneystore.NewCards(e.DB).Card(context.Background(), companyID, cardID)
 	if err != nil {
 		e.T.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestDisputeLost(t *testing.T) {
 			if len(moves) != 2 {
 				t.Fatalf("movements %v, want the credit and its taking back", moves)
 			}
-			back, err := store.NewCards(e.DB).Transaction(context.Background(), o.companyID, moves[1].(string))
+			back, err := moneystore.NewCards(e.DB).Transaction(context.Background(), o.companyID, moves[1].(string))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -598,7 +599,7 @@ func TestDisputeIssuerUnanswered(t *testing.T) {
 // disputes (ErrNoIssuer), and one whose issuer takes none too
 // (ErrNoDisputes), before anything is read or recorded.
 func TestDisputeWithoutDisputes(t *testing.T) {
-	balances, err := wallets.NewBalances(store.NewWallets(nil))
+	balances, err := wallets.NewBalances(moneystore.NewWallets(nil))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -607,7 +608,7 @@ func TestDisputeWithoutDisputes(t *testing.T) {
 		want error
 	}{{issuer.None, cards.ErrNoIssuer}, {issuer.Reported, cards.ErrNoDisputes}} {
 		svc, err := cards.NewService(cards.Deps{
-			Store: store.NewCards(nil), Customers: noCustomers{}, Wallets: balances, Companies: noSlots{},
+			Store: moneystore.NewCards(nil), Customers: noCustomers{}, Wallets: balances, Companies: noSlots{},
 			Fees: fees.NewService(store.NewFees(nil)), Issuer: tt.iss, Vault: noSealer{}, Events: noEvents{},
 		})
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/providers/issuer"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 )
 
@@ -59,7 +59,7 @@ func TestHoldExpires(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	auth, err := e.sandbox.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte("4"),
 		MerchantName: "Hotel", MerchantCity: "Austin", MerchantCountry: "US", Type: "PREAUTHORIZATION"})
 	if err != nil || auth.Hold != 400 {
@@ -176,7 +176,7 @@ func TestHoldExpiryRacesTheNetwork(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(50, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	svc, err := testCards(e.Cfg, e.DB)
 	if err != nil {
 		t.Fatal(err)
@@ -334,7 +334,7 @@ func TestHoldExpiryTellsTheIssuerLater(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	auth, err := e.sandbox.Authorize(ctx, companyID, cardID, cards.AuthorizeInput{Amount: []byte("3"),
 		MerchantName: "Garage", MerchantCity: "Austin", MerchantCountry: "US"})
 	if err != nil || auth.Hold != 300 {

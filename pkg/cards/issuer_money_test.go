@@ -12,7 +12,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 // moneyCase is one of the issuer's money cases, played on a fresh card
@@ -185,7 +185,7 @@ func TestCardMoneyFollowsTheIssuer(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			ctx := context.Background()
 			companyID, token, walletID, cardID := e.fundedCard(c.card, c.wallet)
-			card, err := store.NewCards(e.DB).Card(ctx, companyID, cardID)
+			card, err := moneystore.NewCards(e.DB).Card(ctx, companyID, cardID)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -209,7 +209,7 @@ func TestCardMoneyFollowsTheIssuer(t *testing.T) {
 // cardNow reads the card as it is now.
 func (p moneyPlay) cardNow(t *testing.T) cards.Card {
 	t.Helper()
-	c, err := store.NewCards(p.e.DB).Card(p.ctx, p.companyID, p.card.ID)
+	c, err := moneystore.NewCards(p.e.DB).Card(p.ctx, p.companyID, p.card.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/metrics"
 	"payments/pkg/providers/issuer"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 // TestSweeperMeasuresWhatItLeavesOpen: every sweep writes its two measures
@@ -82,7 +82,7 @@ func TestDecisionsAreMeasured(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 10)
 	ctx := context.Background()
-	card, err := store.NewCards(e.DB).Card(ctx, companyID, cardID)
+	card, err := moneystore.NewCards(e.DB).Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
 	}

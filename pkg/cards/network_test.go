@@ -21,6 +21,7 @@ import (
 	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 )
 
@@ -34,7 +35,7 @@ func TestConcurrentAuthorizations(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(50, 40)
 	ctx := context.Background()
-	c, err := store.NewCards(e.DB).Card(ctx, companyID, cardID)
+	c, err := moneystore.NewCards(e.DB).Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +57,7 @@ func TestConcurrentAuthorizations(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	decisions := map[string]string{} // by transaction id
 	for _, a := range answers {
 		if a.TransactionID != nil {
@@ -126,7 +127,7 @@ func TestCardNetworkLifecycle(t *testing.T) {
 	}
 	card := func() cards.Card {
 		t.Helper()
-		c, err := store.NewCards(e.DB).Card(ctx, companyID, cardID)
+		c, err := moneystore.NewCards(e.DB).Card(ctx, companyID, cardID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -247,7 +248,7 @@ func TestNotificationAppliedOnce(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	card, err := store.NewCards(e.DB).Card(ctx, companyID, cardID)
+	card, err := moneystore.NewCards(e.DB).Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +277,7 @@ func TestNotificationAppliedOnce(t *testing.T) {
 	}
 	// 20.00 − 5.00 − the cross-border fee of 0.63 (2.5 % of 5.00 = 0.125,
 	// rounded half away from zero to 0.13, + 0.50), once.
-	if c, _ := store.NewCards(e.DB).Card(ctx, companyID, cardID); c.Balance != 2000-500-63 || c.Held != 0 {
+	if c, _ := moneystore.NewCards(e.DB).Card(ctx, companyID, cardID); c.Balance != 2000-500-63 || c.Held != 0 {
 		t.Errorf("card balance %d, held %d; want 1437, 0", c.Balance, c.Held)
 	}
 	e.VerifyCards(companyID)
@@ -412,7 +413,7 @@ func TestNotificationsOutOfOrder(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)
@@ -475,7 +476,7 @@ func TestNetworkDeliversAgain(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 0)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,7 @@ import (
 	"payments/pkg/function/stripewebhooks"
 	"payments/pkg/providers/issuer/stripeissuing"
 	"payments/pkg/queue/queuetest"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 )
 
@@ -62,7 +62,7 @@ func TestStripeDecidesInTheResponse(t *testing.T) {
 	e := newNetworkEnv(t)
 	companyID, _, _, cardID := e.fundedCard(20, 10)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		t.Fatal(err)

@@ -14,7 +14,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/providers/issuer"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 // finishTerminations runs the sweeper, its clock two minutes ahead, until
@@ -78,7 +78,7 @@ func (h *pageHookStore) HoldsAfter(ctx context.Context, companyID, cardID, after
 // customerOf returns the customer of card id of the company.
 func (e *networkEnv) customerOf(companyID, id string) string {
 	e.T.Helper()
-	c, err := store.NewCards(e.DB).Card(context.Background(), companyID, id)
+	c, err := moneystore.NewCards(e.DB).Card(context.Background(), companyID, id)
 	if err != nil {
 		e.T.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestTerminationOfManyHolds(t *testing.T) {
 	}
 	bare := r.Str("data", "id") // 5.00, no hold; the wallet is empty
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	holds := e.OpenHolds(companyID, cardID, 1000, 2) // 20.00 held of 50.00
 	e.VerifyCards(companyID)
 
@@ -282,7 +282,7 @@ func TestTerminationReplayed(t *testing.T) {
 func TestTerminationRacesTheNetwork(t *testing.T) {
 	e := newNetworkEnv(t)
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	svc, err := testCards(e.Cfg, e.DB)
 	if err != nil {
 		t.Fatal(err)

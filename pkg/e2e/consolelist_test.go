@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"payments/pkg/app/apptest"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 )
 
@@ -21,7 +21,7 @@ import (
 func TestConsoleListIsAList(t *testing.T) {
 	e := apptest.NewPaymentsTestEnv(t)
 	ctx := context.Background()
-	st := store.NewPayments(e.DB)
+	st := moneystore.NewPayments(e.DB)
 	var want []string
 	for range 2 {
 		companyID, token, _ := e.Company("10000")

@@ -14,6 +14,7 @@ import (
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/walletsapi"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 )
 
@@ -33,7 +34,7 @@ func TestSweeperResumesAndNeverExpires(t *testing.T) {
 	if _, err := e.Sqs.PurgeQueue(context.Background(), &sqs.PurgeQueueInput{QueueUrl: aws.String(e.Payouts)}); err != nil {
 		t.Fatal(err) // the poll is lost
 	}
-	payments := store.NewPayments(e.DB)
+	payments := moneystore.NewPayments(e.DB)
 	before, err := payments.GetPayment(context.Background(), companyID, id)
 	if err != nil {
 		t.Fatal(err)

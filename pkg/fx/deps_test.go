@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"payments/pkg/fx"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/wallets"
 )
 
@@ -13,9 +13,9 @@ import (
 // never built without a dependency it needs, and the error names it; its
 // events may be left to the sweeper.
 func TestNewConverterRefusesMissingDeps(t *testing.T) {
-	rates := fx.NewService(store.NewRates(nil), nil)
+	rates := fx.NewService(moneystore.NewRates(nil), nil)
 	var ws *wallets.Service // the interface holds a value: only a missing one is refused
-	mover := store.NewConversions(nil)
+	mover := moneystore.NewConversions(nil)
 	if c, err := fx.NewConverter(rates, ws, mover, nil); err != nil || c == nil {
 		t.Fatalf("every dependency given, no events: %v, %v", c, err)
 	}

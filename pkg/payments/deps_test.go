@@ -8,6 +8,7 @@ import (
 	"payments/pkg/payments"
 	"payments/pkg/providers/operator"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 // TestNewServiceRefusesMissingDeps: a service is never built without a
@@ -16,7 +17,7 @@ import (
 func TestNewServiceRefusesMissingDeps(t *testing.T) {
 	full := func() payments.Deps {
 		return payments.Deps{
-			Store: store.NewPayments(nil), Wallets: store.NewWallets(nil), Fees: fees.NewService(store.NewFees(nil)),
+			Store: moneystore.NewPayments(nil), Wallets: moneystore.NewWallets(nil), Fees: fees.NewService(store.NewFees(nil)),
 			Gateway: operator.None, Jobs: &jobQueue{}, BulkJobs: &jobQueue{}, Events: &eventLog{},
 		}
 	}
@@ -50,13 +51,13 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 // TestNewAdminRefusesMissingDeps: the console's service needs the store and
 // an events publisher, and nothing else.
 func TestNewAdminRefusesMissingDeps(t *testing.T) {
-	if _, err := payments.NewAdmin(store.NewPayments(nil), &eventLog{}); err != nil {
+	if _, err := payments.NewAdmin(moneystore.NewPayments(nil), &eventLog{}); err != nil {
 		t.Fatalf("store and events given: %v", err)
 	}
 	if a, err := payments.NewAdmin(nil, &eventLog{}); err == nil || a != nil || !strings.Contains(err.Error(), "Store") {
 		t.Errorf("NewAdmin without a store = %v, %v; want an error naming it", a, err)
 	}
-	if a, err := payments.NewAdmin(store.NewPayments(nil), nil); err == nil || a != nil || !strings.Contains(err.Error(), "Events") {
+	if a, err := payments.NewAdmin(moneystore.NewPayments(nil), nil); err == nil || a != nil || !strings.Contains(err.Error(), "Events") {
 		t.Errorf("NewAdmin without events = %v, %v; want an error naming it", a, err)
 	}
 }

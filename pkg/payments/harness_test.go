@@ -22,6 +22,7 @@ import (
 	"payments/pkg/providers/operator/operatordb"
 	"payments/pkg/providers/operator/operatorsandbox"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
 )
@@ -198,7 +199,7 @@ type harness struct {
 	t       testing.TB
 	ctx     context.Context
 	db      *store.DB
-	store   *store.Payments
+	store   *moneystore.Payments
 	wallets *wallets.Service
 	fees    *fees.Service
 	svc     *payments.Service
@@ -214,14 +215,14 @@ func newHarness(t testing.TB) *harness {
 	t.Helper()
 	db := storetest.NewDB(t)
 	ws, err := wallets.NewService(wallets.Deps{
-		Store: store.NewWallets(db), Companies: approved{}, Fees: fees.NewService(store.NewFees(db)),
+		Store: moneystore.NewWallets(db), Companies: approved{}, Fees: fees.NewService(store.NewFees(db)),
 		Events: noEvents{}, Bank: bank.None,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h := &harness{
-		t: t, ctx: context.Background(), db: db, store: store.NewPayments(db),
+		t: t, ctx: context.Background(), db: db, store: moneystore.NewPayments(db),
 		wallets: ws,
 		fees:    fees.NewService(store.NewFees(db)),
 		gateway: &gateway{sandbox: operatorsandbox.New(operatordb.New(db.DB))}, jobs: &jobQueue{}, events: &eventLog{outbox: store.NewOutbox(db)},
@@ -242,7 +243,7 @@ func newHarness(t testing.TB) *harness {
 // newService returns a payments service of the harness over st.
 func (h *harness) newService(st payments.Store) *payments.Service {
 	svc, err := payments.NewService(payments.Deps{
-		Store: st, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
+		Store: st, Wallets: moneystore.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
 	})
 	if err != nil {
 		h.t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"payments/pkg/field"
 	"payments/pkg/metrics"
 	"payments/pkg/payments"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -401,7 +401,7 @@ func TestWindowEndsFlagged(t *testing.T) {
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	svc, err := payments.NewService(payments.Deps{
-		Store: h.store, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
+		Store: h.store, Wallets: moneystore.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
 		Deadline: 80 * time.Hour,
 	})
 	if err != nil {

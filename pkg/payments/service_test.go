@@ -17,6 +17,7 @@ import (
 	"payments/pkg/providers/operator"
 	"payments/pkg/providers/operator/operatorsandbox"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/wallets"
 )
 
@@ -556,7 +557,7 @@ func TestNoOperatorRefusesBeforeWriting(t *testing.T) {
 	h := newHarness(t)
 	h.fund(wallets.Payout, "1000")
 	svc, err := payments.NewService(payments.Deps{
-		Store: h.store, Wallets: store.NewWallets(h.db), Fees: h.fees, Gateway: operator.None, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
+		Store: h.store, Wallets: moneystore.NewWallets(h.db), Fees: h.fees, Gateway: operator.None, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
 	})
 	if err != nil {
 		t.Fatal(err)

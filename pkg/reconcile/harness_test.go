@@ -21,6 +21,7 @@ import (
 	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/providers/issuer/issuersandbox"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 // cardEnv is the cards environment with a sandbox card network of the
@@ -116,7 +117,7 @@ func (e *cardEnv) card(usd int) (companyID string, c cards.Card) {
 // ourCard reads our card.
 func (e *cardEnv) ourCard(companyID, id string) cards.Card {
 	e.T.Helper()
-	c, err := store.NewCards(e.DB).Card(context.Background(), companyID, id)
+	c, err := moneystore.NewCards(e.DB).Card(context.Background(), companyID, id)
 	if err != nil {
 		e.T.Fatal(err)
 	}
@@ -148,7 +149,7 @@ func (e *cardEnv) follow(typ string, c cards.Card, auth string, cents int64) {
 // hold returns what our authorization auth of the company holds.
 func (e *cardEnv) hold(companyID, auth string) cards.Transaction {
 	e.T.Helper()
-	tx, err := store.NewCards(e.DB).NetworkTransaction(context.Background(), companyID, auth)
+	tx, err := moneystore.NewCards(e.DB).NetworkTransaction(context.Background(), companyID, auth)
 	if err != nil {
 		e.T.Fatal(err)
 	}

@@ -32,7 +32,7 @@ const (
 	phaseIssuerBalance = "issuer_balance"
 )
 
-// CardLedger is what the reconciliation reads of our cards (store.Cards).
+// CardLedger is what the reconciliation reads of our cards (moneystore.Cards).
 type CardLedger interface {
 	// CardCompany returns the company of card id; cards.ErrNotFound if
 	// none.

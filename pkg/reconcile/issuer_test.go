@@ -19,7 +19,7 @@ import (
 	"payments/pkg/metrics"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/reconcile"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/schema"
 )
 
@@ -300,7 +300,7 @@ func consoleWithMetrics(e *cardEnv, emf *bytes.Buffer) (function.HTTPHandler, er
 
 // cardTransactions reads every card transaction of the company.
 func cardTransactions(e *cardEnv, companyID string) ([]cards.Transaction, error) {
-	return store.NewCards(e.DB).Transactions(context.Background(), companyID)
+	return moneystore.NewCards(e.DB).Transactions(context.Background(), companyID)
 }
 
 // countMetric returns the sum of the metric name in the EMF lines emf.

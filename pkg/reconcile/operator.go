@@ -20,7 +20,7 @@ const (
 )
 
 // PaymentLedger is what the reconciliation reads of our payments
-// (store.Payments).
+// (moneystore.Payments).
 type PaymentLedger interface {
 	// CreatedPayments returns up to limit payments of every company
 	// created in [from, to), after payment after ("" from the first), and

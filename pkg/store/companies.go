@@ -101,10 +101,10 @@ func (s *Companies) Create(ctx context.Context, c companies.Company) error {
 		return fmt.Errorf("store: marshal client: %w", err)
 	}
 	notExists := aws.String("attribute_not_exists(PK)")
-	t := &txn{}
+	t := &Txn{}
 	t.Add(schema.CompanyItem, types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: company, ConditionExpression: notExists}})
 	t.Add("client", types.TransactWriteItem{Put: &types.Put{TableName: aws.String(s.db.Table), Item: client, ConditionExpression: notExists}})
-	return s.db.writeOnce(ctx, "create company "+c.ID, t, func(context.Context, dynamo.Cancellation) error { return nil })
+	return s.db.CommitOnce(ctx, "create company "+c.ID, t, func(context.Context, dynamo.Cancellation) error { return nil })
 }
 
 // Get reads company id with a strongly consistent read.
@@ -147,39 +147,39 @@ func (s *Companies) GetByClientID(ctx context.Context, clientID string) (compani
 
 // Update sets the fields of p that are not nil, and updated_at.
 func (s *Companies) Update(ctx context.Context, id string, p companies.Patch, now time.Time) (companies.Company, error) {
-	u := newAttrUpdate()
+	u := NewAttrUpdate()
 	if p.KYBStatus != nil {
-		u.set("kyb_status", string(*p.KYBStatus))
+		u.Set("kyb_status", string(*p.KYBStatus))
 	}
 	if p.IsActive != nil {
-		u.set("is_active", *p.IsActive)
+		u.Set("is_active", *p.IsActive)
 	}
 	switch {
 	case p.WebhookURL == nil:
 	case *p.WebhookURL == "":
 		// DynamoDB Local refuses empty strings: a cleared address is absent.
-		u.remove("webhook_url")
+		u.Remove("webhook_url")
 	default:
-		u.set("webhook_url", *p.WebhookURL)
+		u.Set("webhook_url", *p.WebhookURL)
 	}
 	if p.CardSlots != nil {
-		u.set("card_slots", *p.CardSlots)
+		u.Set("card_slots", *p.CardSlots)
 	}
-	u.set("updated_at", now)
+	u.Set("updated_at", now)
 	return s.update(ctx, id, u)
 }
 
 // RotateKey replaces the key hash and increments key_version.
 func (s *Companies) RotateKey(ctx context.Context, id string, keyHash []byte, now time.Time) (companies.Company, error) {
-	u := newAttrUpdate()
-	u.set("key_hash", keyHash)
-	u.add("key_version", 1)
-	u.set("updated_at", now)
+	u := NewAttrUpdate()
+	u.Set("key_hash", keyHash)
+	u.Add("key_version", 1)
+	u.Set("updated_at", now)
 	return s.update(ctx, id, u)
 }
 
-func (s *Companies) update(ctx context.Context, id string, u *attrUpdate) (companies.Company, error) {
-	expr, names, values, err := u.build()
+func (s *Companies) update(ctx context.Context, id string, u *AttrUpdate) (companies.Company, error) {
+	expr, names, values, err := u.Build()
 	if err != nil {
 		return companies.Company{}, fmt.Errorf("store: update company %s: %w", id, err)
 	}

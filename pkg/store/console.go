@@ -17,12 +17,12 @@ import (
 // its record's id, a UUID v7: read oldest first, page by page by the last
 // id read.
 
-// consolePage returns a page of up to limit items of the GSI1 partition pk
+// ConsolePage returns a page of up to limit items of the GSI1 partition pk
 // after the id after (eventually consistent: a write conditions on the
 // stored record), decoded by convert, and the id of its last item when
 // another page follows ("" otherwise): one item more than the page is
 // read to tell. what names the queue in errors.
-func consolePage[I, T any](ctx context.Context, db *DB, what, pk, after string, limit int, convert func(I) (T, error), id func(T) string) ([]T, string, error) {
+func ConsolePage[I, T any](ctx context.Context, db *DB, what, pk, after string, limit int, convert func(I) (T, error), id func(T) string) ([]T, string, error) {
 	in := &dynamodb.QueryInput{
 		TableName:                 aws.String(db.Table),
 		IndexName:                 aws.String(schema.GSI1),
@@ -49,9 +49,9 @@ func consolePage[I, T any](ctx context.Context, db *DB, what, pk, after string, 
 	return items, id(items[limit-1]), nil
 }
 
-// consoleCount returns how many items the GSI1 partition pk holds: a Select
+// ConsoleCount returns how many items the GSI1 partition pk holds: a Select
 // COUNT, summed over its pages (eventually consistent).
-func consoleCount(ctx context.Context, db *DB, what, pk string) (int, error) {
+func ConsoleCount(ctx context.Context, db *DB, what, pk string) (int, error) {
 	n, err := db.CountQuery(ctx, &dynamodb.QueryInput{
 		TableName:                 aws.String(db.Table),
 		IndexName:                 aws.String(schema.GSI1),

@@ -18,7 +18,7 @@ import (
 // reads its limit a page at a time, shard after shard.
 const duePage = 100
 
-// dueItems returns up to limit items of the sharded GSI2 index named
+// DueItems returns up to limit items of the sharded GSI2 index named
 // prefix whose GSI2SK (a time first) is before cutoff, oldest first within
 // a shard, decoded by convert; eventually consistent: the caller reads each
 // again. shards are the partitions read: schema.ShardKeys(prefix), with the
@@ -26,7 +26,7 @@ const duePage = 100
 // from the start. It pages through each shard (a page ends at duePage
 // items or DynamoDB's 1 MB) until limit items are read or the shards are
 // exhausted: what is past limit waits for the next sweep.
-func dueItems[I, T any](ctx context.Context, db *DB, shards []string, cutoff time.Time, limit int, convert func(I) (T, error)) ([]T, error) {
+func DueItems[I, T any](ctx context.Context, db *DB, shards []string, cutoff time.Time, limit int, convert func(I) (T, error)) ([]T, error) {
 	var out []T
 	for _, shard := range shards {
 		var start map[string]types.AttributeValue

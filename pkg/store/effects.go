@@ -15,22 +15,22 @@ import (
 // the record of the Idempotency-Key it holds.
 const effectItem = "idempotency_key"
 
-// recordEffect adds to t, when ctx's request holds an Idempotency-Key
+// RecordEffect adds to t, when ctx's request holds an Idempotency-Key
 // whose effect is not recorded yet (idempotency.HeldBy), the write of the
 // effect id (and its receipt, when not empty) onto the key's record: on the condition that the request still
 // holds the key and that no effect is recorded, so that the movement t
 // commits happens once under one key whatever a crash or a lease taken
-// over does. A cancellation on it is idempotency.ErrLeaseLost (db.write);
+// over does. A cancellation on it is idempotency.ErrLeaseLost (DB.Commit);
 // a commit marks the effect recorded. It is added before the rest of t, so
 // that the item budget of a credit that pays debts counts it.
-func (db *DB) recordEffect(ctx context.Context, t *txn, id string, receipt []byte) {
+func (db *DB) RecordEffect(ctx context.Context, t *Txn, id string, receipt []byte) {
 	h, ok := idempotency.HeldBy(ctx)
 	if !ok {
 		return
 	}
 	t.held = h
 	t.Add(effectItem, types.TransactWriteItem{Update: effectUpdate(db.Table, h, id)})
-	t.setReceipt(receipt)
+	t.SetReceipt(receipt)
 }
 
 // effectUpdate returns the write of effect id onto the record of the key
@@ -49,10 +49,10 @@ func effectUpdate(table string, h *idempotency.Held, id string) *types.Update {
 	}
 }
 
-// setReceipt records receipt with the effect t records, if it records one:
+// SetReceipt records receipt with the effect t records, if it records one:
 // the answer of a movement whose figures the store computes in the
 // transaction (the balances after it), for a retry to answer from.
-func (t *txn) setReceipt(receipt []byte) {
+func (t *Txn) SetReceipt(receipt []byte) {
 	it := t.Item(effectItem)
 	if it == nil || len(receipt) == 0 {
 		return
@@ -61,3 +61,7 @@ func (t *txn) setReceipt(receipt []byte) {
 	u.UpdateExpression = aws.String("SET effect_id = :effect, receipt = :receipt")
 	u.ExpressionAttributeValues[":receipt"] = &types.AttributeValueMemberB{Value: receipt}
 }
+
+// RecordsEffect reports whether t records the effect of the
+// Idempotency-Key its request holds (RecordEffect added it).
+func (t *Txn) RecordsEffect() bool { return t.held != nil }

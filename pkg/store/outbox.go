@@ -57,7 +57,7 @@ type eventItem struct {
 
 // eventPut returns the transaction item that writes e, numbered, as
 // unpublished; every change that emits an event includes it in its own
-// transaction (txn.addEvent, sequenced).
+// transaction (Txn.AddEvent, sequenced).
 func eventPut(table string, e events.Event) (types.TransactWriteItem, error) {
 	created := timestamp.Format(e.CreatedAt)
 	item, err := attributevalue.MarshalMap(eventItem{
@@ -135,12 +135,12 @@ func (o *Outbox) MarkPublished(ctx context.Context, companyID, eventID string, a
 // marked published, from every shard of the outbox index, oldest first
 // within a shard.
 func (o *Outbox) Unpublished(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error) {
-	return dueItems(ctx, o.db, schema.ShardKeys(schema.OutboxIndex), cutoff, limit, eventItem.event)
+	return DueItems(ctx, o.db, schema.ShardKeys(schema.OutboxIndex), cutoff, limit, eventItem.event)
 }
 
 // Undispatched returns up to limit events last marked published before
 // cutoff that the webhook worker has not taken, from every shard of the
 // dispatch index, oldest first within a shard.
 func (o *Outbox) Undispatched(ctx context.Context, cutoff time.Time, limit int) ([]events.Event, error) {
-	return dueItems(ctx, o.db, schema.ShardKeys(schema.DispatchIndex)[:schema.IndexShards], cutoff, limit, eventItem.event)
+	return DueItems(ctx, o.db, schema.ShardKeys(schema.DispatchIndex)[:schema.IndexShards], cutoff, limit, eventItem.event)
 }

@@ -25,10 +25,10 @@ import (
 // after them, and writes each counter with the last number, on the
 // condition that it is still what was read (or still absent): two changes
 // of one object cannot take the same number, and the one that loses is
-// built again from fresh reads (DB.write). A transaction that creates the
-// object (txn.creates) knows its counter absent without reading it; a debt
-// keeps its counter on its own items (txn.counts); an object made and
-// completed at once needs none (txn.finishes). The counter is written
+// built again from fresh reads (DB.Commit). A transaction that creates the
+// object (Txn.Creates) knows its counter absent without reading it; a debt
+// keeps its counter on its own items (Txn.Counts); an object made and
+// completed at once needs none (Txn.Finishes). The counter is written
 // as a whole (a Put), so writing it needs no permission beyond the event's
 // own.
 
@@ -62,34 +62,34 @@ type counterItem struct {
 	Seq       int64  `dynamodbav:"seq"`
 }
 
-// addEvent adds ev to t under name, the one way a change emits an event:
+// AddEvent adds ev to t under name, the one way a change emits an event:
 // each try of the write numbers it and adds its item (eventPut) and its
 // object's counter (sequenced).
-func (t *txn) addEvent(name string, ev events.Event) {
+func (t *Txn) AddEvent(name string, ev events.Event) {
 	t.events = append(t.events, objectEvent{name, ev})
 }
 
-// counts records that the counter of object is kept by items t writes
+// Counts records that the counter of object is kept by items t writes
 // itself, under conditions of their own that no other change of the object
-// can pass (a debt's record and marker, debts.go): the events about it in
-// t are numbered from read+1 and no counter item is written; those items
-// hold read plus the number of those events (eventsAbout).
-func (t *txn) counts(object string, read int64) {
+// can pass (a debt's record and marker, moneystore's debts.go): the events
+// about it in t are numbered from read+1 and no counter item is written;
+// those items hold read plus the number of those events (EventsAbout).
+func (t *Txn) Counts(object string, read int64) {
 	if t.counted == nil {
 		t.counted = map[string]int64{}
 	}
 	t.counted[object] = read
 }
 
-// finishes records that t creates object id and emits every event there
+// Finishes records that t creates object id and emits every event there
 // will ever be about it (a conversion, a deposit, a transfer: made and
 // completed at once): they are numbered from 1 and no counter is kept,
 // which spares the transaction an item.
-func (t *txn) finishes(id string) { t.counts(id, 0) }
+func (t *Txn) Finishes(id string) { t.Counts(id, 0) }
 
-// eventsAbout returns the number of the events about object that t emits
+// EventsAbout returns the number of the events about object that t emits
 // so far.
-func (t *txn) eventsAbout(object string) int64 {
+func (t *Txn) EventsAbout(object string) int64 {
 	var n int64
 	for _, e := range t.events {
 		if e.ev.Object == object {
@@ -99,12 +99,12 @@ func (t *txn) eventsAbout(object string) int64 {
 	return n
 }
 
-// creates records that t creates each object of ids, as a new item on the
+// Creates records that t creates each object of ids, as a new item on the
 // condition that it does not exist: no event about it can precede t's, so
 // its counter is not read (one read less on the paths that make objects).
 // Were it ever wrong, the counter's condition would fail at every try and
 // the write end in contention.ErrConflict: never a number taken twice.
-func (t *txn) creates(ids ...string) {
+func (t *Txn) Creates(ids ...string) {
 	if t.created == nil {
 		t.created = map[string]bool{}
 	}
@@ -115,7 +115,7 @@ func (t *txn) creates(ids ...string) {
 
 // Len returns the number of items t will hold when written: its own, and
 // for its events, one item each and one counter per object.
-func (t *txn) Len() int {
+func (t *Txn) Len() int {
 	objects := map[objectKey]bool{}
 	for _, e := range t.events {
 		if _, counted := t.counted[e.ev.Object]; !counted {
@@ -130,8 +130,8 @@ func (t *txn) Len() int {
 // counters, named "seq<n>", set to the last number on the condition that
 // they are still what was read. Several events about one object in t take
 // consecutive numbers and one counter write. t itself is unchanged, so a
-// transaction built once (writeOnce) is numbered afresh at each try.
-func (db *DB) sequenced(ctx context.Context, t *txn) (*dynamo.Txn, error) {
+// transaction built once (CommitOnce) is numbered afresh at each try.
+func (db *DB) sequenced(ctx context.Context, t *Txn) (*dynamo.Txn, error) {
 	if len(t.events) == 0 {
 		return &t.Txn, nil
 	}
@@ -218,4 +218,74 @@ func counterRaced(k dynamo.Cancellation) bool {
 		}
 	}
 	return false
+}
+
+// ErrEventKept is an event that can no longer be taken back: published or
+// dispatched already, or followed by another event about its object.
+var ErrEventKept = errors.New("store: event kept")
+
+// EventWithdrawal returns the items that take back the company's event id,
+// none when it does not exist: the event is deleted on the condition that
+// it is still unpublished and undispatched (the webhook worker marks an
+// event dispatched before it sends anything), and its number given back,
+// so that the numbers of its object stay 1, 2, … n: an object whose
+// counter is kept moves back by one, on the condition that the event is
+// still its last. ErrEventKept when the event is published or dispatched
+// already, or is not its object's last.
+func (db *DB) EventWithdrawal(ctx context.Context, companyID, id string) ([]types.TransactWriteItem, error) {
+	var ev eventItem
+	found, err := db.Find(ctx, schema.CompanyPK(companyID), schema.EventSK(id), &ev)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("store: read event %s to take it back: %w", id, err)
+	case !found:
+		return nil, nil
+	case ev.Published || ev.DispatchedAt != "":
+		// Queued, maybe delivered: a message can be sent before the
+		// event is marked published, never before it is dispatched.
+		return nil, ErrEventKept
+	}
+	items := []types.TransactWriteItem{{Delete: &types.Delete{
+		TableName:                 aws.String(db.Table),
+		Key:                       dynamo.Key(schema.CompanyPK(companyID), schema.EventSK(id)),
+		ConditionExpression:       aws.String("#pub = :false AND attribute_not_exists(#disp)"),
+		ExpressionAttributeNames:  map[string]string{"#pub": "published", "#disp": "dispatched_at"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":false": &types.AttributeValueMemberBOOL{Value: false}},
+	}}}
+	k := objectKey{companyID, ev.Object}
+	last, err := db.counter(ctx, k)
+	switch {
+	case err != nil:
+		return nil, err
+	case last == 0: // an object whose counter is not kept
+	case last != ev.Sequence:
+		return nil, ErrEventKept
+	default:
+		back, err := db.counterPut(k, last, last-1)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, back)
+	}
+	return items, nil
+}
+
+// FirstEvent returns the items of e as the first event about its object,
+// numbered 1, and of the object's counter at 1, for a writer that puts new
+// objects without a transaction (dynamo.DB.PutAll): no event about the
+// object may precede e.
+func (db *DB) FirstEvent(e events.Event) (event, counter map[string]types.AttributeValue, err error) {
+	ev, err := e.WithSequence(1)
+	if err != nil {
+		return nil, nil, fmt.Errorf("store: %w", err)
+	}
+	put, err := eventPut(db.Table, ev)
+	if err != nil {
+		return nil, nil, err
+	}
+	count, err := db.counterPut(objectKey{ev.CompanyID, ev.Object}, 0, 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	return put.Put.Item, count.Put.Item, nil
 }

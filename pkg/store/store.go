@@ -1,5 +1,10 @@
 // Package store is the DynamoDB single-table implementation of the store
-// interfaces the domain packages declare.
+// interfaces the domain packages declare, split by scope: this package
+// holds what every store shares and the stores a function that keeps no
+// money needs, and imports no domain of money, so that such a function
+// (auth, the API document) need link none; the stores of money are in
+// package moneystore, the customers' in package customerstore, over this
+// package's DB and toolkit.
 //
 // Every item a company owns has a partition key that starts with
 // schema.CompanyPK(company id), and every read of company data is built from the
@@ -15,16 +20,20 @@
 //   - the toolkit: package dynamo (reads of one item with a sentinel for
 //     a missing one, writes, transactions with named items and an item
 //     budget, the paged read of every list, the one retry policy), which
-//     the simulated providers' own stores use too; beside it, write.go (a
-//     transaction that records an Idempotency-Key's effect, effects.go),
-//     due.go (the sweeper's reads of the sharded indexes) and update.go
+//     the simulated providers' own stores use too; beside it, exported for
+//     the stores beneath, write.go (Txn, a transaction that emits events
+//     and records an Idempotency-Key's effect, effects.go, committed by
+//     DB.Commit), sequence.go (the number of each event among the events
+//     about its object), due.go (the sweeper's reads of the sharded
+//     indexes), console.go (the console's lists) and update.go
 //     (UpdateExpressions);
-//   - one file or file group per capability: companies.go, ratelimits.go,
-//     idempotency.go, wallets.go, ledger.go, posting.go (the one write of
-//     money), funds.go, moves.go, conversions.go, debts.go, payments*.go,
-//     cards*.go, customers.go, rates.go, fees.go, outbox.go, sequence.go
-//     (the number of each event among the events about its object),
-//     webhooks.go, webhooklog.go, webhook_endpoints.go.
+//   - one file per capability that keeps no money: companies.go,
+//     ratelimits.go, buckets.go, idempotency.go, fees.go, outbox.go,
+//     webhooks.go, webhooklog.go, webhook_endpoints.go;
+//   - package moneystore: the wallets, their ledger and every write of
+//     money, payments, bulk batches, cards, debts, conversions, rates and
+//     the reconciliation's reports;
+//   - package customerstore: the customers and their review.
 //
 // The simulated providers keep their state apart from ours, as remote
 // systems would, in stores of their own beside their code

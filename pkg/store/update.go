@@ -9,20 +9,21 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
-// attrUpdate builds an UpdateExpression of SET a = :v, SET n = n + :d and
+// AttrUpdate builds an UpdateExpression of SET a = :v, SET n = n + :d and
 // REMOVE a clauses with placeholder names for every attribute.
-type attrUpdate struct {
+type AttrUpdate struct {
 	clauses []string
 	removes []string
 	names   map[string]string
 	raw     map[string]any
 }
 
-func newAttrUpdate() *attrUpdate {
-	return &attrUpdate{names: map[string]string{}, raw: map[string]any{}}
+// NewAttrUpdate returns an empty update.
+func NewAttrUpdate() *AttrUpdate {
+	return &AttrUpdate{names: map[string]string{}, raw: map[string]any{}}
 }
 
-func (u *attrUpdate) placeholders(attr string, v any) (string, string) {
+func (u *AttrUpdate) placeholders(attr string, v any) (string, string) {
 	i := len(u.clauses)
 	n, val := fmt.Sprintf("#a%d", i), fmt.Sprintf(":v%d", i)
 	u.names[n] = attr
@@ -30,23 +31,28 @@ func (u *attrUpdate) placeholders(attr string, v any) (string, string) {
 	return n, val
 }
 
-func (u *attrUpdate) set(attr string, v any) {
+// Set adds the clause SET attr = v.
+func (u *AttrUpdate) Set(attr string, v any) {
 	n, val := u.placeholders(attr, v)
 	u.clauses = append(u.clauses, n+" = "+val)
 }
 
-func (u *attrUpdate) add(attr string, delta int) {
+// Add adds the clause SET attr = attr + delta.
+func (u *AttrUpdate) Add(attr string, delta int) {
 	n, val := u.placeholders(attr, delta)
 	u.clauses = append(u.clauses, n+" = "+n+" + "+val)
 }
 
-func (u *attrUpdate) remove(attr string) {
+// Remove adds the clause REMOVE attr.
+func (u *AttrUpdate) Remove(attr string) {
 	n := fmt.Sprintf("#r%d", len(u.removes))
 	u.names[n] = attr
 	u.removes = append(u.removes, n)
 }
 
-func (u *attrUpdate) build() (string, map[string]string, map[string]types.AttributeValue, error) {
+// Build returns the UpdateExpression, its attribute names and its
+// values, an error when it has no SET clause.
+func (u *AttrUpdate) Build() (string, map[string]string, map[string]types.AttributeValue, error) {
 	if len(u.clauses) == 0 {
 		return "", nil, nil, errors.New("empty update")
 	}

@@ -96,6 +96,14 @@ func endpointItemOf(e webhooks.Endpoint, version int) (endpointItem, error) {
 	return it, nil
 }
 
+// sealedOrNil returns s as stored, nil when s is zero (none).
+func sealedOrNil(s vault.Sealed) *vault.Sealed {
+	if s.IsZero() {
+		return nil
+	}
+	return &s
+}
+
 // sealedOf returns the secret s points to, zero for nil.
 func sealedOf(s *vault.Sealed) vault.Sealed {
 	if s == nil {
@@ -155,7 +163,7 @@ func (s *Webhooks) CreateEndpoint(ctx context.Context, e webhooks.Endpoint, max 
 	if err != nil {
 		return fmt.Errorf("store: encode webhook endpoint: %w", err)
 	}
-	t := &txn{}
+	t := &Txn{}
 	t.Add("count", types.TransactWriteItem{Update: &types.Update{
 		TableName:                aws.String(s.db.Table),
 		Key:                      dynamo.Key(schema.CompanyPK(e.CompanyID), schema.WebhookEndpointCountSK),
@@ -170,7 +178,7 @@ func (s *Webhooks) CreateEndpoint(ctx context.Context, e webhooks.Endpoint, max 
 	t.Add("endpoint", types.TransactWriteItem{Put: &types.Put{
 		TableName: aws.String(s.db.Table), Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)"),
 	}})
-	return s.db.writeOnce(ctx, "create webhook endpoint "+e.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
+	return s.db.CommitOnce(ctx, "create webhook endpoint "+e.ID, t, func(_ context.Context, c dynamo.Cancellation) error {
 		if c.Failed("count") {
 			return webhooks.ErrTooManyEndpoints
 		}
@@ -279,7 +287,7 @@ func (s *Webhooks) Endpoints(ctx context.Context, companyID string) ([]webhooks.
 // company item, in the same transaction.
 func (s *Webhooks) UpdateEndpoint(ctx context.Context, companyID, id string, change func(*webhooks.Endpoint) error) (webhooks.Endpoint, error) {
 	var out webhooks.Endpoint
-	err := s.db.write(ctx, "update webhook endpoint "+id, func(ctx context.Context) (*txn, error) {
+	err := s.db.Commit(ctx, "update webhook endpoint "+id, func(ctx context.Context) (*Txn, error) {
 		e, version, err := s.readEndpoint(ctx, companyID, id)
 		if err != nil {
 			return nil, err
@@ -296,7 +304,7 @@ func (s *Webhooks) UpdateEndpoint(ctx context.Context, companyID, id string, cha
 		if err != nil {
 			return nil, fmt.Errorf("store: encode webhook endpoint: %w", err)
 		}
-		t := &txn{}
+		t := &Txn{}
 		t.Add("endpoint", s.versionedPut(item, version))
 		if e.Console {
 			// The console's URL is the company's webhook_url: written
@@ -343,7 +351,7 @@ func (s *Webhooks) versionedPut(item map[string]types.AttributeValue, version in
 // settings of its item; the company's signing secret stays, for the
 // notify_url deliveries it signs and a webhook_url the console sets again.
 func (s *Webhooks) DeleteEndpoint(ctx context.Context, companyID, id string) error {
-	t := &txn{}
+	t := &Txn{}
 	if id == companyID {
 		t.Add("endpoint", types.TransactWriteItem{Update: &types.Update{
 			TableName:           aws.String(s.db.Table),
@@ -375,7 +383,7 @@ func (s *Webhooks) DeleteEndpoint(ctx context.Context, companyID, id string) err
 			ExpressionAttributeValues: map[string]types.AttributeValue{":one": dynamo.Num(1), ":zero": dynamo.Num(0)},
 		}})
 	}
-	return s.db.writeOnce(ctx, "delete webhook endpoint "+id, t, func(_ context.Context, c dynamo.Cancellation) error {
+	return s.db.CommitOnce(ctx, "delete webhook endpoint "+id, t, func(_ context.Context, c dynamo.Cancellation) error {
 		if c.Failed("endpoint") {
 			return webhooks.ErrEndpointNotFound
 		}
@@ -400,7 +408,7 @@ func (s *Webhooks) DeleteSecret(ctx context.Context, companyID string) error {
 // the company has a webhook_url, and drops any previous secret (and any
 // secret in clear of before).
 func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID string, secret vault.Sealed, now time.Time) error {
-	return s.db.write(ctx, "webhook secret of "+companyID, func(ctx context.Context) (*txn, error) {
+	return s.db.Commit(ctx, "webhook secret of "+companyID, func(ctx context.Context) (*Txn, error) {
 		it := consoleItem(companyID)
 		if _, err := s.db.Find(ctx, schema.CompanyPK(companyID), schema.WebhookSecretSK, &it); err != nil {
 			return nil, fmt.Errorf("store: read webhook secret of %s: %w", companyID, err)
@@ -416,7 +424,7 @@ func (s *Webhooks) updateConsoleSecret(ctx context.Context, companyID string, se
 		if err != nil {
 			return nil, fmt.Errorf("store: encode webhook secret: %w", err)
 		}
-		t := &txn{}
+		t := &Txn{}
 		t.Add(schema.CompanyItem, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
 			TableName:           aws.String(s.db.Table),
 			Key:                 dynamo.Key(schema.CompanyPK(companyID), schema.CompanySK),
@@ -537,7 +545,7 @@ func (s *Webhooks) RewriteEndpoint(ctx context.Context, ref webhooks.StoredInCle
 	if ref.Console {
 		sk = schema.WebhookSecretSK
 	}
-	err := s.db.write(ctx, "rewrite webhook endpoint "+ref.EndpointID, func(ctx context.Context) (*txn, error) {
+	err := s.db.Commit(ctx, "rewrite webhook endpoint "+ref.EndpointID, func(ctx context.Context) (*Txn, error) {
 		var it endpointItem
 		found, err := s.db.Find(ctx, schema.CompanyPK(ref.CompanyID), sk, &it)
 		if err != nil {
@@ -569,7 +577,7 @@ func (s *Webhooks) RewriteEndpoint(ctx context.Context, ref webhooks.StoredInCle
 		if err != nil {
 			return nil, fmt.Errorf("store: encode webhook endpoint: %w", err)
 		}
-		t := &txn{}
+		t := &Txn{}
 		t.Add("endpoint", s.versionedPut(item, it.Version))
 		return t, nil
 	}, func(context.Context, dynamo.Cancellation) error { return dynamo.ErrRetry })

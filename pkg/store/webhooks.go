@@ -118,9 +118,9 @@ func (it deliveryItem) delivery() (webhooks.Delivery, error) {
 // as a change would write them; the caller then publishes them.
 func (s *Webhooks) Commit(ctx context.Context, evs ...events.Event) error {
 	for _, e := range evs {
-		t := &txn{}
-		t.addEvent(schema.EventItem, e)
-		if err := s.db.writeOnce(ctx, "commit event "+e.ID, t, func(context.Context, dynamo.Cancellation) error { return nil }); err != nil {
+		t := &Txn{}
+		t.AddEvent(schema.EventItem, e)
+		if err := s.db.CommitOnce(ctx, "commit event "+e.ID, t, func(context.Context, dynamo.Cancellation) error { return nil }); err != nil {
 			return err
 		}
 	}
@@ -312,7 +312,7 @@ func (s *Webhooks) ClaimAttempt(ctx context.Context, d webhooks.Delivery, n int,
 // company, that last moved before cutoff, from every shard of the
 // pending-delivery index, oldest first within a shard.
 func (s *Webhooks) StalledDeliveries(ctx context.Context, cutoff time.Time, limit int) ([]webhooks.Delivery, error) {
-	return dueItems(ctx, s.db, schema.ShardKeys(schema.PendingDeliveryIndex)[:schema.IndexShards], cutoff, limit, deliveryItem.delivery)
+	return DueItems(ctx, s.db, schema.ShardKeys(schema.PendingDeliveryIndex)[:schema.IndexShards], cutoff, limit, deliveryItem.delivery)
 }
 
 // Requeue records that the delivery moved at now: on the condition that it

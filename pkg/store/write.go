@@ -10,22 +10,22 @@ import (
 	"payments/pkg/store/dynamo"
 )
 
-// txn is a transaction of our store: the toolkit's, the Idempotency-Key
-// whose effect it records (recordEffect) and the events it emits
-// (addEvent), which write numbers at each try (sequenced).
-type txn struct {
+// Txn is a transaction of our store: the toolkit's, the Idempotency-Key
+// whose effect it records (RecordEffect) and the events it emits
+// (AddEvent), which Commit numbers at each try (sequenced).
+type Txn struct {
 	dynamo.Txn
 	held   *idempotency.Held
 	events []objectEvent
-	// created holds the objects t creates (txn.creates): no event about
+	// created holds the objects t creates (Txn.Creates): no event about
 	// them precedes t's, so their counters are not read.
 	created map[string]bool
 	// counted holds the objects whose counter t's own items keep, with the
-	// number read (txn.counts).
+	// number read (Txn.Counts).
 	counted map[string]int64
 }
 
-// write commits a transaction with dynamo.DB.Write: each try calls build
+// Commit commits a transaction with dynamo.DB.Write: each try calls build
 // (which may read afresh) for the items, and numbers its events
 // (sequenced); when DynamoDB cancels for a condition, refused reads the
 // reasons by item name and returns the error to answer. A refused effect
@@ -34,8 +34,8 @@ type txn struct {
 // first is a race lost, whatever else failed with it, written again from a
 // fresh build (which reads every condition afresh) up to sequenceAttempts
 // times under the store's policy, then contention.ErrConflict. A commit marks the effect recorded.
-func (db *DB) write(ctx context.Context, what string, build func(context.Context) (*txn, error), refused func(context.Context, dynamo.Cancellation) error) error {
-	var last *txn
+func (db *DB) Commit(ctx context.Context, what string, build func(context.Context) (*Txn, error), refused func(context.Context, dynamo.Cancellation) error) error {
+	var last *Txn
 	policy := db.Retry
 	policy.Attempts = max(policy.Attempts, sequenceAttempts)
 	n, err := policy.Do(ctx, func(ctx context.Context) (bool, error) {
@@ -67,7 +67,7 @@ func (db *DB) write(ctx context.Context, what string, build func(context.Context
 	return err
 }
 
-// writeOnce is write for a transaction whose items do not depend on a read.
-func (db *DB) writeOnce(ctx context.Context, what string, t *txn, refused func(context.Context, dynamo.Cancellation) error) error {
-	return db.write(ctx, what, func(context.Context) (*txn, error) { return t, nil }, refused)
+// CommitOnce is Commit for a transaction whose items do not depend on a read.
+func (db *DB) CommitOnce(ctx context.Context, what string, t *Txn, refused func(context.Context, dynamo.Cancellation) error) error {
+	return db.Commit(ctx, what, func(context.Context) (*Txn, error) { return t, nil }, refused)
 }

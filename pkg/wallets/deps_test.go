@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"payments/pkg/providers/bank"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/wallets"
 )
 
@@ -14,7 +14,7 @@ import (
 // (no bank), not a missing one.
 func TestNewServiceRefusesMissingDeps(t *testing.T) {
 	full := func() wallets.Deps {
-		return wallets.Deps{Store: store.NewWallets(nil), Companies: approved{}, Fees: noFees{}, Events: noEvents{}, Bank: bank.None}
+		return wallets.Deps{Store: moneystore.NewWallets(nil), Companies: approved{}, Fees: noFees{}, Events: noEvents{}, Bank: bank.None}
 	}
 	svc, err := wallets.NewService(full())
 	if err != nil {

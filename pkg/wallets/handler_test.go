@@ -26,6 +26,7 @@ import (
 	"payments/pkg/function/walletsapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
@@ -69,7 +70,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatalf("auth.NewService: %v", err)
 	}
 	rt := httpapi.NewRouter(walletsapi.Errors, nil)
-	admin := creditService(t, store.NewWallets(db), approved{})
+	admin := creditService(t, moneystore.NewWallets(db), approved{})
 	wallets.AdminRoutes(rt, admin)
 	e.admin = rt
 	return e
@@ -180,7 +181,7 @@ func (e *env) credit(walletID, body string) response {
 
 func (e *env) verify(company string) {
 	e.t.Helper()
-	verify(e.t, store.NewWallets(e.db), company)
+	verify(e.t, moneystore.NewWallets(e.db), company)
 }
 
 func keysOf(v any) []string {

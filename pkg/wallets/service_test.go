@@ -20,7 +20,7 @@ import (
 	"payments/pkg/httpapi"
 	"payments/pkg/page"
 	"payments/pkg/providers/bank"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
@@ -58,9 +58,9 @@ func creditService(t testing.TB, s wallets.Store, c approved) *wallets.Service {
 
 // newService returns a service over a fresh table, for which company is
 // KYB approved, and a store to check the ledger with.
-func newService(t *testing.T, company string) (*wallets.Service, *store.Wallets) {
+func newService(t *testing.T, company string) (*wallets.Service, *moneystore.Wallets) {
 	t.Helper()
-	s := store.NewWallets(storetest.NewDB(t))
+	s := moneystore.NewWallets(storetest.NewDB(t))
 	svc := creditService(t, s, approved{company: true})
 	return svc, s
 }
@@ -357,7 +357,7 @@ func TestVerifyLedger(t *testing.T) {
 func TestCreditRetryAfterDeactivation(t *testing.T) {
 	company := uuid.NewString()
 	db := storetest.NewDB(t)
-	s := store.NewWallets(db)
+	s := moneystore.NewWallets(db)
 	svc := creditService(t, s, approved{company: true})
 	ctx := context.Background()
 	w := mustCreate(t, svc, company, "XAF", "Cameroon", "CM", "+237")

@@ -19,6 +19,7 @@ import (
 	"payments/pkg/issuerhooks"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
 )
@@ -240,7 +241,7 @@ func (c fixtureCalls) authorize(id, issuerCard, card string) {
 // payment id of company, read from the table as the worker reads it.
 func (c fixtureCalls) due(res devserver.Resources, company, id string) string {
 	c.t.Helper()
-	p, err := store.NewPayments(store.New(storetest.Client(c.t), res.TableName)).GetPayment(context.Background(), company, id)
+	p, err := moneystore.NewPayments(store.New(storetest.Client(c.t), res.TableName)).GetPayment(context.Background(), company, id)
 	if err != nil || p.NextPollAt.IsZero() {
 		c.t.Fatalf("fixture: payment %s: %+v, %v", id, p, err)
 	}

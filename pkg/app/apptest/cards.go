@@ -26,6 +26,7 @@ import (
 	"payments/pkg/page"
 	"payments/pkg/queue"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 	"payments/pkg/timestamp/timestamptest"
@@ -108,10 +109,10 @@ func (e *CardsTestEnv) VerifyCards(companyID string) {
 	e.T.Helper()
 	e.Verify(companyID)
 	ctx := context.Background()
-	if err := cards.VerifyLedger(ctx, store.NewCards(e.DB), store.NewWallets(e.DB), companyID); err != nil {
+	if err := cards.VerifyLedger(ctx, moneystore.NewCards(e.DB), moneystore.NewWallets(e.DB), companyID); err != nil {
 		e.T.Fatalf("card invariants: %v", err)
 	}
-	if err := debts.VerifyLedger(ctx, store.NewDebts(e.DB), store.NewWallets(e.DB), companyID); err != nil {
+	if err := debts.VerifyLedger(ctx, moneystore.NewDebts(e.DB), moneystore.NewWallets(e.DB), companyID); err != nil {
 		e.T.Fatalf("debt invariants: %v", err)
 	}
 	var evs []events.Event
@@ -129,11 +130,11 @@ func (e *CardsTestEnv) VerifyCards(companyID string) {
 	if err := events.VerifySequences(evs); err != nil {
 		e.T.Fatalf("event invariants: %v", err)
 	}
-	txs, err := store.NewCards(e.DB).Transactions(ctx, companyID)
+	txs, err := moneystore.NewCards(e.DB).Transactions(ctx, companyID)
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	all, err := store.NewDebts(e.DB).All(ctx, companyID)
+	all, err := moneystore.NewDebts(e.DB).All(ctx, companyID)
 	if err != nil {
 		e.T.Fatal(err)
 	}
@@ -167,7 +168,7 @@ func (e *CardsTestEnv) VerifyCards(companyID string) {
 func (e *CardsTestEnv) OpenHolds(companyID, cardID string, n int, amount int64) []cards.Transaction {
 	e.T.Helper()
 	ctx := context.Background()
-	cs := store.NewCards(e.DB)
+	cs := moneystore.NewCards(e.DB)
 	card, err := cs.Card(ctx, companyID, cardID)
 	if err != nil {
 		e.T.Fatal(err)

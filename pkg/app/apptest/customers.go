@@ -33,7 +33,7 @@ import (
 	"payments/pkg/httpapi"
 	"payments/pkg/outbound"
 	"payments/pkg/outbound/outboundtest"
-	"payments/pkg/store"
+	"payments/pkg/store/customerstore"
 	"payments/pkg/store/storetest"
 )
 
@@ -261,7 +261,7 @@ func (e *CustomersTestEnv) Object(key string) []byte {
 // Stored reads a customer as the store holds it.
 func (e *CustomersTestEnv) Stored(companyID, id string) customers.Customer {
 	e.T.Helper()
-	c, err := store.NewCustomers(e.DB).Get(context.Background(), companyID, id)
+	c, err := customerstore.NewCustomers(e.DB).Get(context.Background(), companyID, id)
 	if err != nil {
 		e.T.Fatalf("read customer %s: %v", id, err)
 	}

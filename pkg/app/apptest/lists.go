@@ -17,7 +17,7 @@ import (
 	"payments/pkg/function/adminapi"
 	"payments/pkg/function/cardworker"
 	"payments/pkg/queue/queuetest"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 )
 
@@ -199,7 +199,7 @@ func (e *ListsTestEnv) Reconcile(n int) {
 func (e *ListsTestEnv) FlagForReconciliation(companyID string, payments []string) {
 	e.T.Helper()
 	ctx := context.Background()
-	st := store.NewPayments(e.DB)
+	st := moneystore.NewPayments(e.DB)
 	for _, id := range payments {
 		p, err := st.GetPayment(ctx, companyID, id)
 		if err != nil {

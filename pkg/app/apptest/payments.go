@@ -27,6 +27,7 @@ import (
 	"payments/pkg/outbox"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 	"payments/pkg/wallets"
 )
@@ -336,7 +337,7 @@ func (e *PaymentsTestEnv) Status(token, id string) Result {
 // wallet of companyID (wallets.VerifyLedger).
 func (e *PaymentsTestEnv) Verify(companyID string) {
 	e.T.Helper()
-	if err := wallets.VerifyLedger(context.Background(), store.NewWallets(e.DB), companyID); err != nil {
+	if err := wallets.VerifyLedger(context.Background(), moneystore.NewWallets(e.DB), companyID); err != nil {
 		e.T.Fatalf("ledger invariant: %v", err)
 	}
 }

@@ -16,7 +16,7 @@ import (
 	"payments/pkg/function/customersapi"
 	"payments/pkg/function/webhooksapi"
 	"payments/pkg/outbound"
-	"payments/pkg/store"
+	"payments/pkg/store/customerstore"
 	"payments/pkg/timestamp"
 )
 
@@ -126,7 +126,7 @@ func (e *CustomersTestEnv) PendingReviewCustomer(companyID, email, idNumber stri
 	if err != nil {
 		e.T.Fatal(err)
 	}
-	if err := store.NewCustomers(e.DB).Create(context.Background(), c, ev); err != nil {
+	if err := customerstore.NewCustomers(e.DB).Create(context.Background(), c, ev); err != nil {
 		e.T.Fatal(err)
 	}
 	return c.ID

@@ -12,7 +12,7 @@ import (
 
 	"payments/pkg/debts"
 	"payments/pkg/ids"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/schema"
 	"payments/pkg/timestamp"
 )
@@ -70,7 +70,7 @@ func (e *PaymentsTestEnv) FxCompany(payin, rate string) (id, token, xaf, usd, ra
 func (e *PaymentsTestEnv) VerifyBoth(companyID string) {
 	e.T.Helper()
 	e.Verify(companyID)
-	if err := debts.VerifyLedger(context.Background(), store.NewDebts(e.DB), store.NewWallets(e.DB), companyID); err != nil {
+	if err := debts.VerifyLedger(context.Background(), moneystore.NewDebts(e.DB), moneystore.NewWallets(e.DB), companyID); err != nil {
 		e.T.Fatalf("debt invariant: %v", err)
 	}
 }

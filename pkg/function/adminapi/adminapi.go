@@ -38,6 +38,7 @@ import (
 	"payments/pkg/reconcile"
 	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
+	"payments/pkg/store/customerstore"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets"
 	"payments/pkg/wallets/walletshttp"
@@ -108,7 +109,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
 	}
-	review, err := customers.NewReview(store.NewCustomers(db), links, p.Issuer, services.Events(db, webhookQueue))
+	review, err := customers.NewReview(customerstore.NewCustomers(db), links, p.Issuer, services.Events(db, webhookQueue))
 	if err != nil {
 		return nil, err
 	}

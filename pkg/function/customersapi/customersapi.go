@@ -22,6 +22,7 @@ import (
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
+	"payments/pkg/store/customerstore"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
@@ -75,7 +76,7 @@ func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) (*cus
 	}
 	webhooks := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	return customers.NewService(customers.Deps{
-		Store:     store.NewCustomers(db),
+		Store:     customerstore.NewCustomers(db),
 		Companies: services.KYBChecker{Companies: companies.NewService(store.NewCompanies(db))},
 		Documents: docs,
 		Fetcher:   fetcher,

@@ -29,6 +29,7 @@ import (
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/ids"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/store/schema"
 	"payments/pkg/wallets"
 )
@@ -167,7 +168,7 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string, string) {
 		b.Fatal(err)
 	}
 	now := time.Now().UTC()
-	if err := store.NewWallets(db).CreateWallet(ctx, wallets.Wallet{
+	if err := moneystore.NewWallets(db).CreateWallet(ctx, wallets.Wallet{
 		ID: ids.NewV7(now), CompanyID: created.ID, Currency: "XAF", Country: "Cameroon", CountryISOCode: "CM",
 		CountryPhoneCode: "+237", PayoutBalance: 1 << 40, PayoutAvailable: 1 << 40, IsActive: true,
 		CreatedAt: now, UpdatedAt: now,

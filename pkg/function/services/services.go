@@ -45,6 +45,8 @@ import (
 	"payments/pkg/providers/operator/operatordb"
 	"payments/pkg/reconcile"
 	"payments/pkg/store"
+	"payments/pkg/store/customerstore"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/vault"
 	"payments/pkg/wallets"
 	"payments/pkg/wallets/walletshttp"
@@ -142,7 +144,7 @@ func Events(db *store.DB, webhooks function.Queue) *outbox.Publisher {
 // production mode with ADMIN_CREDIT_IN_PRODUCTION=true.
 func Wallets(cfg function.Config, db *store.DB, p providers.Providers, webhooks function.Queue) (*wallets.Service, error) {
 	return wallets.NewService(wallets.Deps{
-		Store:         store.NewWallets(db),
+		Store:         moneystore.NewWallets(db),
 		Companies:     KYBChecker{companies.NewService(store.NewCompanies(db))},
 		Fees:          fees.NewService(store.NewFees(db)),
 		Events:        Events(db, webhooks),
@@ -154,20 +156,20 @@ func Wallets(cfg function.Config, db *store.DB, p providers.Providers, webhooks 
 // Balances returns the wallets' balances over db: what the payments
 // function and the cards service read of wallets.
 func Balances(db *store.DB) (*wallets.Balances, error) {
-	return wallets.NewBalances(store.NewWallets(db))
+	return wallets.NewBalances(moneystore.NewWallets(db))
 }
 
 // FX returns the exchange rates service over db, pricing conversions with
 // the companies' fee schedules.
 func FX(db *store.DB) *fx.Service {
-	return fx.NewService(store.NewRates(db), fees.NewService(store.NewFees(db)))
+	return fx.NewService(moneystore.NewRates(db), fees.NewService(store.NewFees(db)))
 }
 
 // Converter returns the converter of conversions and deposits between the
 // wallets of ws, at the rates of FX(db), publishing their events as ws
 // does.
 func Converter(db *store.DB, ws *wallets.Service) (*fx.Converter, error) {
-	return fx.NewConverter(FX(db), ws, store.NewConversions(db), ws.Events)
+	return fx.NewConverter(FX(db), ws, moneystore.NewConversions(db), ws.Events)
 }
 
 // KYBChecker answers wallets.Companies and customers.Companies from the
@@ -194,8 +196,8 @@ func (k KYBChecker) KYBApproved(ctx context.Context, companyID string) (bool, er
 // commit. Fee schedules are read through FeeCache.
 func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, bulkJobs function.Queue, events payments.Publisher) (*payments.Service, error) {
 	return payments.NewService(payments.Deps{
-		Store:    store.NewPayments(db),
-		Wallets:  store.NewWallets(db),
+		Store:    moneystore.NewPayments(db),
+		Wallets:  moneystore.NewWallets(db),
 		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
 		Gateway:  gw,
 		Jobs:     jobs,
@@ -212,7 +214,7 @@ func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, bulk
 // (PayoutErrors).
 func Bulk(db *store.DB, pays *payments.Service, jobs function.Queue, events payments.Publisher) (*bulk.Service, error) {
 	svc, err := bulk.NewService(bulk.Deps{
-		Store: store.NewBulk(db), Payouts: pays, Jobs: jobs, Events: events,
+		Store: moneystore.NewBulk(db), Payouts: pays, Jobs: jobs, Events: events,
 		Describe: func(err error) (bulk.Rejection, bool) {
 			body, known := PayoutErrors.Body(err)
 			return bulk.Rejection{Field: body.Field, Code: body.Code, Message: body.Message}, known && body.StatusCode < 500
@@ -229,7 +231,7 @@ func Bulk(db *store.DB, pays *payments.Service, jobs function.Queue, events paym
 // publishing the events of the payments it resolves on the webhooks
 // queue.
 func PaymentsAdmin(db *store.DB, webhooks function.Queue) (*payments.Admin, error) {
-	return payments.NewAdmin(store.NewPayments(db), Events(db, webhooks))
+	return payments.NewAdmin(moneystore.NewPayments(db), Events(db, webhooks))
 }
 
 // CardVault returns the vault of card secrets: under the KMS key of
@@ -276,7 +278,7 @@ func keyVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID stri
 // companies' reveal quota, nil for a function that reveals nothing.
 func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue, reveals cards.RevealLimiter) (*cards.Service, error) {
 	events := Events(db, webhooks)
-	holders, err := customers.NewCardholders(store.NewCustomers(db), p.Issuer, events)
+	holders, err := customers.NewCardholders(customerstore.NewCustomers(db), p.Issuer, events)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +287,7 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 		return nil, err
 	}
 	return cards.NewService(cards.Deps{
-		Store:       store.NewCards(db),
+		Store:       moneystore.NewCards(db),
 		Customers:   holders,
 		Wallets:     balances,
 		Companies:   cardSlots{companies.NewService(store.NewCompanies(db))},
@@ -321,7 +323,7 @@ func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher) (*card
 		return nil, err
 	}
 	return cards.NewApplier(cards.ApplierDeps{
-		Store:   store.NewCards(db),
+		Store:   moneystore.NewCards(db),
 		Wallets: balances,
 		Fees:    fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
 		Issuer:  iss,
@@ -366,12 +368,12 @@ func (c cardSlots) CardSlots(ctx context.Context, companyID string) (int, error)
 // each payment (operator.Records: pawaPay, or the sandbox operator). Its
 // reports are kept in db.
 func Reconciler(cfg function.Config, db *store.DB, p providers.Providers, applier reconcile.Applier) (*reconcile.Service, error) {
-	d := reconcile.Deps{Store: store.NewReconciliations(db)}
+	d := reconcile.Deps{Store: moneystore.NewReconciliations(db)}
 	if st, ok := p.Issuer.(issuer.Statements); ok {
-		d.Issuer, d.Cards, d.Applier = st, store.NewCards(db), applier
+		d.Issuer, d.Cards, d.Applier = st, moneystore.NewCards(db), applier
 	}
 	if rec, ok := p.Operator.(operator.Records); ok {
-		d.Operator, d.Payments = rec, store.NewPayments(db)
+		d.Operator, d.Payments = rec, moneystore.NewPayments(db)
 	}
 	svc, err := reconcile.NewService(d)
 	if err != nil {

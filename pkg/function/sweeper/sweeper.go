@@ -23,6 +23,7 @@ import (
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/webhooks"
 )
@@ -128,7 +129,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 	if err != nil {
 		return nil, err
 	}
-	open := store.NewCards(db)
+	open := moneystore.NewCards(db)
 	redeliver := func(context.Context, time.Time) (int, error) { return 0, nil }
 	if p.Sandbox {
 		n, err := services.CardNetwork(cfg, db, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))

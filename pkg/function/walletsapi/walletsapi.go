@@ -23,6 +23,7 @@ import (
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/wallets"
 	"payments/pkg/wallets/walletshttp"
 )
@@ -64,7 +65,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	}
 	wallets.Routes(rt, ws)
 	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
-	debts.Routes(rt, debts.NewService(store.NewDebts(db)))
+	debts.Routes(rt, debts.NewService(moneystore.NewDebts(db)))
 	fx.Routes(rt, conv.Rates)
 	fx.ConversionRoutes(rt, conv)
 	return function.HTTP(rt), nil

@@ -24,6 +24,7 @@ import (
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/timestamp"
 )
 
@@ -113,7 +114,7 @@ func (d *deployment) authScenarios(ctx context.Context, n int, o options) (Resul
 // cardFunding USD on it, as the README's walk-through does; then it reads
 // each card from the table, for the issuer's card id and for (d).
 func (d *deployment) setUpCards(ctx context.Context, n int) ([]cards.Card, error) {
-	db := store.NewCards(d.db())
+	db := moneystore.NewCards(d.db())
 	cs := make([]cards.Card, n)
 	for i := range cs {
 		companyID, token, err := d.company(ctx, fmt.Sprintf("Card load %d", i))
@@ -252,11 +253,11 @@ func authOutcome(status int, raw []byte) string {
 	return strings.TrimSpace(fmt.Sprintf("%d %s", status, a.Code))
 }
 
-// authDirect is scenario (d): store.Cards.Record of the approval that
+// authDirect is scenario (d): moneystore.Cards.Record of the approval that
 // cards.Service.Decide writes for the same request, on the card as read
 // once, against db.
 func authDirect(ctx context.Context, db *store.DB, cs []cards.Card, clients int, d time.Duration) Result {
-	st := store.NewCards(db)
+	st := moneystore.NewCards(db)
 	return load(ctx, cs, clients, d, func(ctx context.Context, c cards.Card) string {
 		rec, err := approval(c, "ntx_"+uuid.NewString(), time.Now())
 		if err != nil {

@@ -9,7 +9,7 @@ import (
 
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
-	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 )
 
 func TestAuthOutcome(t *testing.T) {
@@ -72,7 +72,7 @@ func TestAuthorizationScenarios(t *testing.T) {
 		}
 	}
 	var held int64
-	st := store.NewCards(d.db())
+	st := moneystore.NewCards(d.db())
 	for _, c := range cs {
 		now, err := st.Card(ctx, c.CompanyID, c.ID)
 		if err != nil {

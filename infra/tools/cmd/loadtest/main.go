@@ -5,7 +5,7 @@
 //	    (HTTP → API Gateway event → the payments function's handler →
 //	    DynamoDB Local and the SQS emulator) for DURATION, on one wallet
 //	    and on -wallets wallets (one company each);
-//	(b) the same clients call store.Payments.CreatePayout, the code that
+//	(b) the same clients call moneystore.Payments.CreatePayout, the code that
 //	    builds and sends the payout's TransactWriteItems, directly against
 //	    the same DynamoDB Local on the same wallets for DURATION.
 //
@@ -28,7 +28,7 @@
 //	(c) the card network's authorization requests, signed as the issuer
 //	    signs them, through the dev server (POST /issuer/authorizations,
 //	    the issuer-authorizations function: cards.Service.Decide);
-//	(d) store.Cards.Record of the approval Decide writes for the same
+//	(d) moneystore.Cards.Record of the approval Decide writes for the same
 //	    request, on the card as read once, against the same DynamoDB
 //	    Local.
 //

@@ -21,6 +21,7 @@ import (
 	"payments/pkg/money"
 	"payments/pkg/payments"
 	"payments/pkg/store"
+	"payments/pkg/store/moneystore"
 	"payments/pkg/timestamp"
 	"payments/pkg/wallets"
 )
@@ -116,11 +117,11 @@ func (d *deployment) viaServer(ctx context.Context, ws []wallet, clients int, du
 	})
 }
 
-// direct is scenario (b): store.Payments.CreatePayout on db, with the
+// direct is scenario (b): moneystore.Payments.CreatePayout on db, with the
 // payment, reservation and event that payments.Service.Payout would make
 // for the same request.
 func direct(ctx context.Context, db *store.DB, ws []wallet, clients int, d time.Duration) Result {
-	ps := store.NewPayments(db)
+	ps := moneystore.NewPayments(db)
 	rule, err := fees.DefaultSchedule().Match(fees.TypePayout, payoutOperator, payoutCountry, payoutCurrency)
 	if err != nil {
 		return Result{Refused: map[string]int{"error: " + err.Error(): 1}}
