@@ -18,8 +18,6 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/function/cardworker"
 	"payments/pkg/providers/issuer/issuersandbox"
-	"payments/pkg/store"
-	"payments/pkg/providers/issuer"
 	"payments/pkg/store/moneystore"
 	"payments/pkg/store/schema"
 	"payments/pkg/vault/vaulttest"

@@ -20,7 +20,6 @@ import (
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/issuerdb"
 	"payments/pkg/providers/issuer/issuersandbox"
-	"payments/pkg/store"
 	"payments/pkg/store/moneystore"
 	"payments/pkg/waittest"
 )

@@ -16,7 +16,6 @@ import (
 	"payments/pkg/payments"
 	"payments/pkg/providers/operator"
 	"payments/pkg/providers/operator/operatorsandbox"
-	"payments/pkg/store"
 	"payments/pkg/store/moneystore"
 	"payments/pkg/wallets"
 )
