@@ -14,11 +14,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"payments/pkg/auth"
 	"payments/pkg/bulk"
 	"payments/pkg/cache"
 	"payments/pkg/cards"
@@ -27,6 +27,7 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/fx"
+	"payments/pkg/httpapi"
 	"payments/pkg/outbox"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
@@ -49,25 +50,13 @@ func DB(cfg function.Config) *store.DB {
 	return store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 }
 
-// CompanyCache is the one company cache of the process. Every token guard
-// reads through it and the console's companies.Service forgets a company
-// it changes, so where the console and the guards share a process (the
-// local dev server, the tests) a rotation or deactivation takes effect at
-// once; across Lambda instances it takes at most auth.CompanyCacheTTL.
-var CompanyCache = auth.NewCompanyCache(auth.CompanyCacheTTL, time.Now)
-
-// FeeCache is the one fee schedule cache of the process: the payments and
-// cards functions, the card-worker and the issuer-authorizations function
-// read schedules through it and the console's fees.Service forgets a
-// schedule it replaces, as CompanyCache does for companies.
-var FeeCache = cache.New[fees.Schedule](cache.Staleness, time.Now)
-
 // NoAdapterNotice is what start-up says (function.StartupNotice) in a mode
 // that lacks some providers' adapters.
 const NoAdapterNotice = "providers without an adapter"
 
 // Providers returns the providers of cfg's mode (providers.ForMode): the
-// simulated ones keep their records in db, apart from ours, and work with
+// simulated ones keep their records in db, apart from ours (SandboxStores,
+// built in sandbox mode alone), and work with
 // what with gives them besides (providers.Deps), which a function leaves
 // nil where it never asks for it. A mode without a provider's adapter
 // refuses what needs it, or leaves it to the console, and says so once at
@@ -76,9 +65,7 @@ const NoAdapterNotice = "providers without an adapter"
 // settings, which do not start in production mode without them
 // (function.ConfigFromEnv).
 func Providers(cfg function.Config, db *store.DB, with providers.Deps) (providers.Providers, error) {
-	with.Orders = operatordb.New(db.DB)
-	with.Cards = issuerdb.New(db.DB)
-	with.Verifications = kycdb.New(db.DB)
+	with.Sandbox = func() providers.SandboxStores { return SandboxStores(db) }
 	if cfg.OperatorAPIToken != "" { // production mode, a function that calls the aggregator
 		with.Aggregator = providers.Aggregator{BaseURL: cfg.OperatorBaseURL, Token: cfg.OperatorAPIToken}
 	}
@@ -104,6 +91,22 @@ func Providers(cfg function.Config, db *store.DB, with providers.Deps) (provider
 		}
 	}
 	return p, nil
+}
+
+// sandboxBuilds counts the builds of the simulated providers' records
+// (SandboxStores), for the test that production mode builds none.
+var sandboxBuilds atomic.Int64
+
+// SandboxStores returns the simulated providers' records in db, under
+// their own keys: only what runs the simulated providers builds them
+// (providers.ForMode in sandbox mode, the sandbox card network).
+func SandboxStores(db *store.DB) providers.SandboxStores {
+	sandboxBuilds.Add(1)
+	return providers.SandboxStores{
+		Orders:        operatordb.New(db.DB),
+		Cards:         issuerdb.New(db.DB),
+		Verifications: kycdb.New(db.DB),
+	}
 }
 
 // Operator returns the operator of p, for a function that cannot run
@@ -180,38 +183,57 @@ func (k KYBChecker) KYBApproved(ctx context.Context, companyID string) (bool, er
 // function, the payout worker and the sweeper: gw is the operator, jobs
 // the payouts queue, bulkJobs the bulk payouts queue (the messages of the
 // items of bulk batches), and events publishes the payments' events after
-// commit. Fee schedules are read through FeeCache.
-func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, bulkJobs function.Queue, events payments.Publisher) (*payments.Service, error) {
+// commit, on the clock now. Fee schedules are read through feeCache (the
+// function's, Caches.Fees). The final transitions of bulk batches' items
+// complete their batches through a bulk.Completer over db, publishing on
+// events too: it needs neither the payments service nor the bulk service
+// (Bulk), which is built over this one after it.
+func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, bulkJobs function.Queue, events payments.Publisher,
+	feeCache *cache.Cache[fees.Schedule], now func() time.Time) (*payments.Service, error) {
+	batches, err := bulk.NewCompleter(store.NewBulk(db), events, now)
+	if err != nil {
+		return nil, err
+	}
 	return payments.NewService(payments.Deps{
 		Store:    store.NewPayments(db),
 		Wallets:  store.NewWallets(db),
-		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
+		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), feeCache)),
 		Gateway:  gw,
 		Jobs:     jobs,
 		BulkJobs: bulkJobs,
 		Events:   events,
 		Deadline: cfg.PaymentDeadline,
+		Batches:  batches,
+		Now:      now,
 	})
 }
 
-// Bulk returns the bulk payout service over db for pays, which it makes
-// tell it of its items' final transitions: chunk jobs go to jobs (the
-// bulk payouts queue), the batches' events to events. An item is rejected with
-// the code and message the single payout's answer would have
-// (function.Errors).
-func Bulk(db *store.DB, pays *payments.Service, jobs function.Queue, events payments.Publisher) (*bulk.Service, error) {
-	svc, err := bulk.NewService(bulk.Deps{
-		Store: store.NewBulk(db), Payouts: pays, Jobs: jobs, Events: events,
-		Describe: func(err error) (bulk.Rejection, bool) {
-			body, known := function.Errors.Body(err)
-			return bulk.Rejection{Field: body.Field, Code: body.Code, Message: body.Message}, known && body.StatusCode < 500
-		},
+// Catalogue gives the error answer of an error (httpapi.Catalogue): the
+// function's error catalogue.
+type Catalogue interface {
+	Body(err error) (httpapi.ErrorBody, bool)
+}
+
+// Bulk returns the bulk payout service over db for pays, on the clock now:
+// chunk jobs go to jobs (the bulk payouts queue), the batches' events to
+// events. An item is rejected with the field, code and message the single
+// payout's answer would have in errs, the function's error catalogue. The
+// batches complete as pays's Batches (Payments) complete them.
+func Bulk(db *store.DB, pays *payments.Service, jobs function.Queue, events payments.Publisher, errs Catalogue, now func() time.Time) (*bulk.Service, error) {
+	return bulk.NewService(bulk.Deps{
+		Store: store.NewBulk(db), Payouts: pays, Jobs: jobs, Events: events, Describer: rejections{errs}, Now: now,
 	})
-	if err != nil {
-		return nil, err
-	}
-	pays.WatchBatches(svc)
-	return svc, nil
+}
+
+// rejections describes an item's refusal by an error catalogue
+// (bulk.Describer): a refusal is an error the catalogue knows with a
+// status below 500.
+type rejections struct{ errs Catalogue }
+
+// Describe returns the rejection of an item refused with err.
+func (r rejections) Describe(err error) (bulk.Rejection, bool) {
+	body, known := r.errs.Body(err)
+	return bulk.Rejection{Field: body.Field, Code: body.Code, Message: body.Message}, known && body.StatusCode < 500
 }
 
 // PaymentsAdmin returns the operator console's payments service over db,
@@ -262,8 +284,9 @@ func keyVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID stri
 // sandbox mode; in production mode Stripe Issuing, for a function that
 // built it (pkg/function/cardissuer), else issuer.None, with which every
 // change is refused (cards.ErrNoIssuer) and reads work. reveals is the
-// companies' reveal quota, nil for a function that reveals nothing.
-func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue, reveals cards.RevealLimiter) (*cards.Service, error) {
+// companies' reveal quota, nil for a function that reveals nothing. Fee
+// schedules are read through feeCache (the function's, Caches.Fees).
+func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue, reveals cards.RevealLimiter, feeCache *cache.Cache[fees.Schedule]) (*cards.Service, error) {
 	events := Events(db, webhooks)
 	holders, err := customers.NewCardholders(store.NewCustomers(db), p.Issuer, events)
 	if err != nil {
@@ -278,7 +301,7 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 		Customers:   holders,
 		Wallets:     balances,
 		Companies:   cardSlots{companies.NewService(store.NewCompanies(db))},
-		Fees:        fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
+		Fees:        fees.NewService(fees.CachedStore(store.NewFees(db), feeCache)),
 		Issuer:      p.Issuer,
 		Vault:       v,
 		Events:      events,
@@ -288,23 +311,25 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 
 // CardApplier returns the applier of the card issuer's notifications over
 // db, telling p's issuer what each moved and publishing on the webhooks
-// queue: the card-worker's service.
-func CardApplier(db *store.DB, p providers.Providers, webhooks function.Queue) (*cards.Applier, error) {
-	return cardApplier(db, p.Issuer, Events(db, webhooks))
+// queue: the card-worker's service. Fee schedules are read through
+// feeCache (the function's, Caches.Fees).
+func CardApplier(db *store.DB, p providers.Providers, webhooks function.Queue, feeCache *cache.Cache[fees.Schedule]) (*cards.Applier, error) {
+	return cardApplier(db, p.Issuer, Events(db, webhooks), feeCache)
 }
 
 // CardDecider returns the decider of the network's authorization requests
 // over db (cards.Applier.Decide), the issuer-authorizations function's: it
 // tells no issuer anything, and its decisions' events wait in the outbox
 // (outbox.Deferred) for the network's advice, which the card-worker
-// applies, to publish them.
-func CardDecider(db *store.DB) (*cards.Applier, error) {
-	return cardApplier(db, issuer.None, outbox.Deferred{})
+// applies, to publish them. Fee schedules are read through feeCache (the
+// function's, Caches.Fees).
+func CardDecider(db *store.DB, feeCache *cache.Cache[fees.Schedule]) (*cards.Applier, error) {
+	return cardApplier(db, issuer.None, outbox.Deferred{}, feeCache)
 }
 
 // cardApplier returns the applier over db telling iss and publishing with
-// events.
-func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher) (*cards.Applier, error) {
+// events, reading fee schedules through feeCache.
+func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher, feeCache *cache.Cache[fees.Schedule]) (*cards.Applier, error) {
 	balances, err := Balances(db)
 	if err != nil {
 		return nil, err
@@ -312,7 +337,7 @@ func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher) (*card
 	return cards.NewApplier(cards.ApplierDeps{
 		Store:   store.NewCards(db),
 		Wallets: balances,
-		Fees:    fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
+		Fees:    fees.NewService(fees.CachedStore(store.NewFees(db), feeCache)),
 		Issuer:  iss,
 		Events:  events,
 	})
@@ -331,6 +356,7 @@ func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue)
 		return nil, err
 	}
 	n := issuer.NewSandboxNetwork(nil, hooks.Deliver)
+	sandboxBuilds.Add(1)
 	st := issuerdb.New(db.DB)
 	n.Notices, n.Decisions, n.Statements = st, st, st
 	return n, nil
