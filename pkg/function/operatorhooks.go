@@ -24,10 +24,9 @@ const NoCallbackKeyNotice = "operator callbacks are refused: no OPERATOR_CALLBAC
 // worker's polls) every callback is refused, as start-up says once
 // (StartupNotice); production mode has one (ConfigFromEnv).
 func OperatorHooks(cfg Config, payouts Queue, now func() time.Time) (*operatorhooks.Handler, error) {
-	h := &operatorhooks.Handler{Jobs: payouts}
 	if cfg.OperatorCallbackKey == "" {
 		StartupNotice(NoCallbackKeyNotice, "mode", cfg.Mode)
-		return h, nil
+		return &operatorhooks.Handler{Jobs: payouts}, nil
 	}
 	key, err := PublicKeyPEM(cfg.OperatorCallbackKey)
 	if err != nil {
@@ -37,8 +36,7 @@ func OperatorHooks(cfg Config, payouts Queue, now func() time.Time) (*operatorho
 	if err != nil {
 		return nil, fmt.Errorf("%w: OPERATOR_CALLBACK_PUBLIC_KEY: %v", ErrConfig, err)
 	}
-	h.Verifier = v
-	return h, nil
+	return &operatorhooks.Handler{Jobs: payouts, Verifier: v}, nil
 }
 
 // PublicKeyPEM returns the PEM of a public key given as PEM, or as the

@@ -97,11 +97,10 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, n
 		return nil, err
 	}
 	customers.ReviewRoutes(rt, review)
-	rec, err := reconciler(cfg, db, webhookQueue, caches)
+	rec, err := reconciler(cfg, db, webhookQueue, caches, now)
 	if err != nil {
 		return nil, err
 	}
-	rec.Now = now
 	reconcile.AdminRoutes(rt, rec)
 	return function.HTTP(rt), nil
 }
@@ -111,8 +110,9 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, n
 // providers of cfg's mode with the card issuer's adapter (Stripe Issuing in
 // production mode, which the rest of the console does not call), what the
 // issuer reported and we missed applied as the card-worker applies it,
-// its events published on webhooks, fee schedules read through caches.
-func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue, caches services.Caches) (*reconcile.Service, error) {
+// its events published on webhooks, fee schedules read through caches, on
+// the clock now.
+func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue, caches services.Caches, now func() time.Time) (*reconcile.Service, error) {
 	deps, err := cardissuer.With(cfg, providers.Deps{})
 	if err != nil {
 		return nil, err
@@ -125,7 +125,7 @@ func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue, cach
 	if err != nil {
 		return nil, err
 	}
-	return services.Reconciler(cfg, db, p, applier)
+	return services.Reconciler(cfg, db, p, applier, now)
 }
 
 // companyChecker answers fees.Companies from the companies service: an

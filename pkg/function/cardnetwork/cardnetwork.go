@@ -50,7 +50,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 		return function.HTTP(rt), nil
 	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	svc, err := services.Cards(db, p, vault.New(vault.NoKeys), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL), nil, caches.Fees)
+	svc, err := services.Cards(db, p, vault.New(vault.NoKeys), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL), nil, caches.Fees, time.Now)
 	if err != nil {
 		return nil, err
 	}

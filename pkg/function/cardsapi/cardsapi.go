@@ -73,5 +73,5 @@ func Service(cfg function.Config, db *store.DB, webhooks function.Queue, feeCach
 	if err != nil {
 		return nil, err
 	}
-	return services.Cards(db, p, v, webhooks, store.NewRateLimiter(db, "reveal", cfg.RevealLimit, time.Hour), feeCache)
+	return services.Cards(db, p, v, webhooks, store.NewRateLimiter(db, "reveal", cfg.RevealLimit, time.Hour), feeCache, time.Now)
 }

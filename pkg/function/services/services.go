@@ -285,8 +285,10 @@ func keyVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID stri
 // built it (pkg/function/cardissuer), else issuer.None, with which every
 // change is refused (cards.ErrNoIssuer) and reads work. reveals is the
 // companies' reveal quota, nil for a function that reveals nothing. Fee
-// schedules are read through feeCache (the function's, Caches.Fees).
-func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue, reveals cards.RevealLimiter, feeCache *cache.Cache[fees.Schedule]) (*cards.Service, error) {
+// schedules are read through feeCache (the function's, Caches.Fees); now is
+// its clock.
+func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue, reveals cards.RevealLimiter,
+	feeCache *cache.Cache[fees.Schedule], now func() time.Time) (*cards.Service, error) {
 	events := Events(db, webhooks)
 	holders, err := customers.NewCardholders(store.NewCustomers(db), p.Issuer, events)
 	if err != nil {
@@ -306,6 +308,7 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 		Vault:       v,
 		Events:      events,
 		RevealQuota: reveals,
+		Now:         now,
 	})
 }
 
@@ -379,19 +382,14 @@ func (c cardSlots) CardSlots(ctx context.Context, companyID string) (int, error)
 // them (issuer.Statements: Stripe Issuing, or the sandbox network's log),
 // what we missed applied by applier; the operator's when it answers for
 // each payment (operator.Records: pawaPay, or the sandbox operator). Its
-// reports are kept in db.
-func Reconciler(cfg function.Config, db *store.DB, p providers.Providers, applier reconcile.Applier) (*reconcile.Service, error) {
-	d := reconcile.Deps{Store: store.NewReconciliations(db)}
+// reports are kept in db; now is its clock.
+func Reconciler(cfg function.Config, db *store.DB, p providers.Providers, applier reconcile.Applier, now func() time.Time) (*reconcile.Service, error) {
+	d := reconcile.Deps{Store: store.NewReconciliations(db), FirstWindow: cfg.ReconciliationFirstWindow, Now: now}
 	if st, ok := p.Issuer.(issuer.Statements); ok {
 		d.Issuer, d.Cards, d.Applier = st, store.NewCards(db), applier
 	}
 	if rec, ok := p.Operator.(operator.Records); ok {
 		d.Operator, d.Payments = rec, store.NewPayments(db)
 	}
-	svc, err := reconcile.NewService(d)
-	if err != nil {
-		return nil, err
-	}
-	svc.FirstWindow = cfg.ReconciliationFirstWindow
-	return svc, nil
+	return reconcile.NewService(d)
 }

@@ -120,11 +120,10 @@ func NewWithClock(cfg function.Config, caches services.Caches, now func() time.T
 	if err != nil {
 		return nil, err
 	}
-	cardSvc, err := services.Cards(db, p, v, hooks, nil, caches.Fees)
+	cardSvc, err := services.Cards(db, p, v, hooks, nil, caches.Fees, now)
 	if err != nil {
 		return nil, err
 	}
-	cardSvc.Now = now
 	funds, err := services.Wallets(cfg, db, p, hooks)
 	if err != nil {
 		return nil, err
@@ -144,11 +143,10 @@ func NewWithClock(cfg function.Config, caches services.Caches, now func() time.T
 		return nil, err
 	}
 	sealing := webhooks.NewSecretSealing(store.NewWebhooks(db), webhookVault)
-	rec, err := services.Reconciler(cfg, db, p, cardSvc)
+	rec, err := services.Reconciler(cfg, db, p, cardSvc, now)
 	if err != nil {
 		return nil, err
 	}
-	rec.Now = now
 	return run(now, []step{
 		{"events", func(ctx context.Context, at time.Time) (int, error) { return pub.Sweep(ctx, at) }},
 		{"webhook_deliveries", deliveries.Sweep},
