@@ -260,9 +260,9 @@ func newWorkerEnv(t *testing.T, webhookURL, notify string, script map[string][]i
 	return e
 }
 
-// stopClock builds the env's worker again on a clock that stands at now.
-func (e *workerEnv) stopClock(now time.Time) {
-	e.worker = webhooks.NewWorker(e.store, e.sender, e.queue, e.vault, func() time.Time { return now })
+// withClock builds the env's worker again on the clock now.
+func (e *workerEnv) withClock(now func() time.Time) {
+	e.worker = webhooks.NewWorker(e.store, e.sender, e.queue, e.vault, now)
 }
 
 func (e *workerEnv) handle(t *testing.T, m any) {
@@ -417,7 +417,7 @@ func TestWorkerDuplicates(t *testing.T) {
 		// once it has run out (its holder died before recording).
 		e := newWorkerEnv(t, hookURL, "", map[string][]int{hookURL: {500}})
 		now := time.Now()
-		e.stopClock(now)
+		e.withClock(func() time.Time { return now })
 		id := webhooks.DeliveryID(e.event.ID, webhooks.DestinationWebhook, "co-1", 0)
 		e.store.claims[id] = claim{1, now.Add(webhooks.AttemptLease)}
 		e.handle(t, outbox.Message{CompanyID: "co-1", EventID: e.event.ID})
