@@ -372,9 +372,10 @@ type Deps struct {
 	// DefaultDeadline, at most ReconcileWindow).
 	Deadline time.Duration
 	// Batches hears of the final transitions of the items of bulk batches
-	// (bulk.Completer). It is what completes a batch, not the bulk service
-	// over this one: it depends on neither, so it is built first and given
-	// to both, and no service is told of the other after it is built.
+	// (bulk.Completer) and completes their batches. It needs neither this
+	// service nor the bulk service built over it (only the batches' store
+	// and a publisher), so it is built before both, and neither service is
+	// told of the other after it is built.
 	Batches BatchWatcher
 	// Now is the clock (default time.Now); tests give one they move.
 	Now func() time.Time

@@ -6,7 +6,8 @@
 // smaller service (payments.Admin, cards.Applier, customers.Cardholders,
 // wallets.Balances). It calls DynamoDB through pkg/store and nothing else:
 // a queue, the card vault's key service or a bucket is given by the
-// function, which alone builds the client it needs.
+// function, which alone builds the client it needs, and so are the
+// function's caches (Caches) and its clock.
 package services
 
 import (
@@ -56,9 +57,8 @@ const NoAdapterNotice = "providers without an adapter"
 
 // Providers returns the providers of cfg's mode (providers.ForMode): the
 // simulated ones keep their records in db, apart from ours (SandboxStores,
-// built in sandbox mode alone), and work with
-// what with gives them besides (providers.Deps), which a function leaves
-// nil where it never asks for it. A mode without a provider's adapter
+// built in sandbox mode alone), and work with what with gives them besides
+// (providers.Deps), which a function leaves nil where it never asks for it. A mode without a provider's adapter
 // refuses what needs it, or leaves it to the console, and says so once at
 // start-up (NoAdapterNotice, at INFO: it is how that mode works); the
 // operator's adapter is built for the functions that read the aggregator's
