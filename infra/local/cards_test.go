@@ -17,6 +17,7 @@ import (
 
 	"payments/infra/local/devserver"
 	"payments/infra/local/localtest"
+	"payments/pkg/app"
 	"payments/pkg/cards"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/providers/issuer"
@@ -193,7 +194,7 @@ func TestCrashLosesNoCardNotification(t *testing.T) {
 		t.Fatalf("the settlement was applied before the network delivered it again (%v, %v)", found, err)
 	}
 	sweep := func(after time.Duration) sweeper.Outcome {
-		h, err := sweeper.NewWithClock(localtest.FunctionConfig(t, tpl, res, "sweeper"), func() time.Time { return time.Now().Add(after) })
+		h, err := sweeper.NewWithClock(localtest.FunctionConfig(t, tpl, res, "sweeper"), app.Caches, func() time.Time { return time.Now().Add(after) })
 		if err != nil {
 			t.Fatal(err)
 		}

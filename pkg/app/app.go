@@ -8,6 +8,7 @@ package app
 import (
 	"context"
 	"slices"
+	"time"
 
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
@@ -24,6 +25,7 @@ import (
 	"payments/pkg/function/operatorcallbacks"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/payoutworker"
+	"payments/pkg/function/services"
 	"payments/pkg/function/stripewebhooks"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/function/walletsapi"
@@ -32,15 +34,31 @@ import (
 	"payments/pkg/httpapi"
 )
 
+// Caches are the caches of the one process that runs every function: each
+// function built here reads companies and fee schedules through them, as
+// a Lambda instance does through its own, and they live as long as the
+// process. Shared, they are forgotten at once by the console's changes
+// (adminapi), so that a key rotation, a deactivation or a new fee schedule
+// takes effect at once in every function of the process, where between
+// Lambda instances it takes cache.Staleness.
+var Caches = services.NewCaches(time.Now)
+
 // HTTPFunctions maps each HTTP function's folder name under functions/ to
-// its constructor.
+// its constructor, over Caches.
 var HTTPFunctions = map[string]func(context.Context, function.Config) (function.HTTPHandler, error){
-	"auth": authapi.New, "admin": adminapi.New,
-	"wallets": walletsapi.New, "payments": paymentsapi.New,
-	"webhooks": webhooksapi.New, "customers": customersapi.New, "cards": cardsapi.New, "card-network": cardnetwork.New,
-	"issuer-webhooks": issuerwebhooks.New, "issuer-authorizations": issuerauthorizations.New, "openapi": openapi.New,
-	"stripe-webhooks":    stripewebhooks.New,
-	"operator-callbacks": operatorcallbacks.New,
+	"auth":                  withCaches(authapi.NewWith),
+	"admin":                 withCaches(adminNew),
+	"wallets":               withCaches(walletsapi.NewWith),
+	"payments":              withCaches(paymentsapi.NewWith),
+	"webhooks":              withCaches(webhooksapi.NewWith),
+	"customers":             withCaches(customersNew),
+	"cards":                 withCaches(cardsapi.NewWith),
+	"card-network":          withCaches(cardnetwork.NewWith),
+	"issuer-webhooks":       issuerwebhooks.New,
+	"issuer-authorizations": withCaches(issuerauthorizations.NewWith),
+	"openapi":               openapi.New,
+	"stripe-webhooks":       withCaches(stripewebhooks.NewWith),
+	"operator-callbacks":    operatorcallbacks.New,
 }
 
 // Catalogues maps each HTTP function's folder name to its error catalogue
@@ -65,18 +83,38 @@ func Codes() []string {
 	return slices.Compact(codes)
 }
 
-// SQSFunctions maps each queue consumer's folder name to its constructor.
+// SQSFunctions maps each queue consumer's folder name to its constructor,
+// over Caches.
 var SQSFunctions = map[string]func(context.Context, function.Config) (function.SQSHandler, error){
-	"payout-worker":  payoutworker.New,
+	"payout-worker": func(_ context.Context, cfg function.Config) (function.SQSHandler, error) {
+		return payoutworker.NewWithClock(cfg, Caches, time.Now)
+	},
 	"webhook-worker": webhookworker.New,
-	"card-worker":    cardworker.New,
+	"card-worker":    withCaches(cardworker.NewWith),
 	"fund-worker":    fundworker.New,
 }
 
 // ScheduleFunctions maps each scheduled function's folder name to its
-// constructor.
+// constructor, over Caches.
 var ScheduleFunctions = map[string]func(context.Context, function.Config) (function.ScheduleHandler, error){
-	"sweeper": sweeper.New,
+	"sweeper": func(_ context.Context, cfg function.Config) (function.ScheduleHandler, error) {
+		return sweeper.NewWithClock(cfg, Caches, time.Now)
+	},
+}
+
+// withCaches returns the constructor newWith over Caches.
+func withCaches[H any](newWith func(context.Context, function.Config, services.Caches) (H, error)) func(context.Context, function.Config) (H, error) {
+	return func(ctx context.Context, cfg function.Config) (H, error) { return newWith(ctx, cfg, Caches) }
+}
+
+// adminNew is adminapi.New over caches.
+func adminNew(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
+	return adminapi.NewWith(ctx, cfg, caches, time.Now)
+}
+
+// customersNew is customersapi.New over caches.
+func customersNew(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
+	return customersapi.NewWith(ctx, cfg, caches, customersapi.Fetcher(), time.Now)
 }
 
 // HookFunctions maps each CodeDeploy lifecycle hook's folder name to its

@@ -112,6 +112,9 @@ type Config struct {
 	Issuer string        // the iss claim: the API's base URL; "" is DefaultIssuer
 	Mode   string        // the mode claim every token carries and the guard requires
 	TTL    time.Duration // token lifetime, expires_in
+	// Now is the clock tokens are issued and checked on (default
+	// time.Now); tests give one they move.
+	Now func() time.Time
 }
 
 // Service issues and checks tokens.
@@ -127,12 +130,13 @@ type Service struct {
 	// them (the parser reads the time from Now at each check).
 	parser *jwt.Parser
 	key    jwt.Keyfunc
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
+	now    func() time.Time
 }
 
-// NewService returns a Service. limiter may be nil for a process that only
-// checks tokens; cache may be nil, and then a private one is made.
+// NewService returns a Service reading companies from comps through cache,
+// the function's company cache (NewCompanyCache), which the console's
+// companies service of the same process forgets a company it changes
+// through. limiter may be nil for a process that only checks tokens.
 func NewService(cfg Config, comps Companies, limiter RateLimiter, cache *CompanyCache) (*Service, error) {
 	if cfg.Mode == "" {
 		return nil, fmt.Errorf("%w: mode is not set", ErrConfig)
@@ -141,12 +145,16 @@ func NewService(cfg Config, comps Companies, limiter RateLimiter, cache *Company
 		return nil, fmt.Errorf("%w: token TTL must be positive", ErrConfig)
 	}
 	if cache == nil {
-		cache = NewCompanyCache(CompanyCacheTTL, time.Now)
+		return nil, fmt.Errorf("%w: no company cache", ErrConfig)
 	}
 	if cfg.Issuer == "" {
 		cfg.Issuer = DefaultIssuer
 	}
-	s := &Service{cfg: cfg, companies: comps, limiter: limiter, cache: cache, keys: map[string]*ecdsa.PublicKey{}, Now: time.Now}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	s := &Service{cfg: cfg, companies: comps, limiter: limiter, cache: cache, keys: map[string]*ecdsa.PublicKey{}, now: now}
 	keys := cfg.Keys
 	if cfg.Signer != nil {
 		keys = append([]*ecdsa.PublicKey{cfg.Signer.Public()}, keys...)
@@ -181,7 +189,7 @@ func NewService(cfg Config, comps Companies, limiter RateLimiter, cache *Company
 		jwt.WithAudience(Audience),
 		jwt.WithExpirationRequired(),
 		jwt.WithStrictDecoding(), // one spelling per token: unused bits of base64url zero, no padding
-		jwt.WithTimeFunc(func() time.Time { return s.Now() }),
+		jwt.WithTimeFunc(func() time.Time { return s.now() }),
 	)
 	return s, nil
 }
@@ -205,7 +213,7 @@ type Claims struct {
 // charging the request to sourceIP's rate limit. Every request is charged,
 // valid or not, except those refused by the limit.
 func (s *Service) Issue(ctx context.Context, sourceIP, clientID, clientKey string) (Token, error) {
-	now := s.Now()
+	now := s.now()
 	if err := s.admit(ctx, sourceIP, now); err != nil {
 		return Token{}, err
 	}

@@ -102,11 +102,10 @@ func setup(t testing.TB) (*auth.Service, *fakeCompanies, *clock, *auth.CompanyCa
 		"c1": {ID: "c1", ClientID: "cli_1", IsActive: true, KeyVersion: 3},
 	}}
 	cache := auth.NewCompanyCache(auth.CompanyCacheTTL, clk.Now)
-	svc, err := auth.NewService(auth.Config{Signer: signer(t, 0), Mode: "sandbox", TTL: time.Hour}, fc, nil, cache)
+	svc, err := auth.NewService(auth.Config{Signer: signer(t, 0), Mode: "sandbox", TTL: time.Hour, Now: clk.Now}, fc, nil, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Now = clk.Now
 	return svc, fc, clk, cache
 }
 
@@ -115,18 +114,21 @@ func TestNewServiceRefusesBadConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	cache := auth.NewCompanyCache(auth.CompanyCacheTTL, time.Now)
 	tests := []struct {
-		name string
-		cfg  auth.Config
+		name  string
+		cfg   auth.Config
+		cache *auth.CompanyCache
 	}{
-		{"no key", auth.Config{Mode: "sandbox", TTL: time.Hour}},
-		{"a P-384 key", auth.Config{Keys: []*ecdsa.PublicKey{&p384.PublicKey}, Mode: "sandbox", TTL: time.Hour}},
-		{"no mode", auth.Config{Signer: signer(t, 0), TTL: time.Hour}},
-		{"no ttl", auth.Config{Signer: signer(t, 0), Mode: "sandbox"}},
+		{"no key", auth.Config{Mode: "sandbox", TTL: time.Hour}, cache},
+		{"a P-384 key", auth.Config{Keys: []*ecdsa.PublicKey{&p384.PublicKey}, Mode: "sandbox", TTL: time.Hour}, cache},
+		{"no mode", auth.Config{Signer: signer(t, 0), TTL: time.Hour}, cache},
+		{"no ttl", auth.Config{Signer: signer(t, 0), Mode: "sandbox"}, cache},
+		{"no company cache", auth.Config{Signer: signer(t, 0), Mode: "sandbox", TTL: time.Hour}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := auth.NewService(tt.cfg, &fakeCompanies{}, nil, nil); !errors.Is(err, auth.ErrConfig) {
+			if _, err := auth.NewService(tt.cfg, &fakeCompanies{}, nil, tt.cache); !errors.Is(err, auth.ErrConfig) {
 				t.Fatalf("err = %v, want ErrConfig", err)
 			}
 		})

@@ -89,7 +89,7 @@ const missingCredentials = "missing or empty client_id or client_key"
 func tokenHandler(svc *Service, w http.ResponseWriter, r *http.Request) error {
 	// The limit is charged before the body is read: every request counts,
 	// and a refused one costs no credential check.
-	now := svc.Now()
+	now := svc.now()
 	if err := svc.admit(r.Context(), httpapi.SourceIP(r), now); err != nil {
 		return err // a *RateLimitError: its Retry-After is written with it
 	}

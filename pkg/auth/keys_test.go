@@ -21,12 +21,11 @@ import (
 // with signer (nil: none) and accepting keys besides.
 func newService(t *testing.T, fc *fakeCompanies, clk *clock, s auth.Signer, keys ...*ecdsa.PublicKey) *auth.Service {
 	t.Helper()
-	svc, err := auth.NewService(auth.Config{Signer: s, Keys: keys, Mode: "sandbox", TTL: time.Hour}, fc, nil,
+	svc, err := auth.NewService(auth.Config{Signer: s, Keys: keys, Mode: "sandbox", TTL: time.Hour, Now: clk.Now}, fc, nil,
 		auth.NewCompanyCache(auth.CompanyCacheTTL, clk.Now))
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc.Now = clk.Now
 	return svc
 }
 
@@ -175,11 +174,10 @@ func TestIssuerChecked(t *testing.T) {
 	ctx := context.Background()
 	_, fc, clk, _ := setup(t)
 	cache := auth.NewCompanyCache(auth.CompanyCacheTTL, clk.Now)
-	api, err := auth.NewService(auth.Config{Signer: signer(t, 0), Issuer: "https://api.example.com/api/v1", Mode: "sandbox", TTL: time.Hour}, fc, nil, cache)
+	api, err := auth.NewService(auth.Config{Signer: signer(t, 0), Issuer: "https://api.example.com/api/v1", Mode: "sandbox", TTL: time.Hour, Now: clk.Now}, fc, nil, cache)
 	if err != nil {
 		t.Fatal(err)
 	}
-	api.Now = clk.Now
 	tok, err := api.Issue(ctx, "192.0.2.1", "cli_1", "good")
 	if err != nil {
 		t.Fatal(err)

@@ -44,7 +44,7 @@ func TestAuthRefusesWeakConfig(t *testing.T) {
 			if _, err := authapi.New(context.Background(), cfg); err == nil {
 				t.Error("authapi.New accepted the configuration")
 			}
-			if _, err := tokenkeys.Guard(context.Background(), cfg, store.New(nil, "t")); err == nil {
+			if _, err := tokenkeys.Guard(context.Background(), cfg, store.New(nil, "t"), auth.NewCompanyCache(auth.CompanyCacheTTL, time.Now)); err == nil {
 				t.Error("tokenkeys.Guard accepted the configuration")
 			}
 		})

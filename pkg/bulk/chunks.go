@@ -162,7 +162,7 @@ func (s *Service) HandleChunk(ctx context.Context, j ChunkJob) (err error) {
 		case r.Accepted == nil:
 		case refused[r.Accepted.TransactionID]:
 			released = append(released, r)
-			rej, _ := s.describe(field.On(payments.ErrDuplicateExternalID, "external_id"))
+			rej, _ := s.describe.Describe(field.On(payments.ErrDuplicateExternalID, "external_id"))
 			c.Rows[i].Rejection, c.Rows[i].Accepted = &rej, nil
 		case written[r.Accepted.TransactionID].ID == "":
 			p := b.payout(r, now)
@@ -190,7 +190,7 @@ func (s *Service) HandleChunk(ctx context.Context, j ChunkJob) (err error) {
 		"payouts", len(ps)+len(written), "released", len(released))
 	s.submit(ctx, ps, evs, written)
 	s.queueNext(ctx, b, c.N)
-	s.complete(ctx, b.CompanyID, b.ID)
+	s.completer.complete(ctx, b.CompanyID, b.ID)
 	return nil
 }
 

@@ -22,11 +22,40 @@ const SweepAge = time.Minute
 // are all final, cost more.
 const sweepLimit = 1000
 
+// Completer completes bulk batches: it is told of each item that became
+// final (payments.BatchWatcher) and completes the batch when that item was
+// its last. It works on the batches' store alone, so it is built before
+// the payments service, which tells it of its items' final transitions,
+// and the bulk service over that one, which completes through it too: no
+// service needs the other after it is built. It is stateless: two over the
+// same store and publisher are one.
+type Completer struct {
+	store  Store
+	events Publisher
+	clock  func() time.Time
+}
+
+// NewCompleter returns the completer of the batches of store, publishing
+// payment.bulk.completed with events, on the clock now (nil: time.Now), or
+// an error naming what it lacks.
+func NewCompleter(store Store, events Publisher, now func() time.Time) (*Completer, error) {
+	switch {
+	case store == nil:
+		return nil, errors.New("bulk: no Store to build the completer")
+	case events == nil:
+		return nil, errors.New("bulk: no Events to build the completer")
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &Completer{store: store, events: events, clock: now}, nil
+}
+
 // ItemFinished completes the batch if the item that just became final was
 // its last (payments.BatchWatcher). A failure is logged: the sweeper
 // completes the batch.
-func (s *Service) ItemFinished(ctx context.Context, companyID, batchID string) {
-	s.complete(ctx, companyID, batchID)
+func (c *Completer) ItemFinished(ctx context.Context, companyID, batchID string) {
+	c.complete(ctx, companyID, batchID)
 }
 
 // complete completes batch id when every chunk is written and every
@@ -34,28 +63,28 @@ func (s *Service) ItemFinished(ctx context.Context, companyID, batchID string) {
 // reservation entries, which hold nothing any more, become SUCCESS, and
 // payment.bulk.completed is written, then published. It runs once
 // whoever calls it: the write is conditioned on the batch as read.
-func (s *Service) complete(ctx context.Context, companyID, id string) {
-	if err := s.tryComplete(ctx, companyID, id); err != nil {
+func (c *Completer) complete(ctx context.Context, companyID, id string) {
+	if err := c.tryComplete(ctx, companyID, id); err != nil {
 		slog.WarnContext(ctx, "complete bulk batch; the sweeper will", "company_id", companyID, "batch_id", id, "error", err)
 	}
 }
 
 // tryComplete is complete, its error returned.
-func (s *Service) tryComplete(ctx context.Context, companyID, id string) error {
-	b, err := s.store.GetBatch(ctx, companyID, id)
+func (c *Completer) tryComplete(ctx context.Context, companyID, id string) error {
+	b, err := c.store.GetBatch(ctx, companyID, id)
 	if err != nil {
 		return err
 	}
-	return s.completeAsRead(ctx, b)
+	return c.completeAsRead(ctx, b)
 }
 
 // completeAsRead completes b, as just read, if it is done.
-func (s *Service) completeAsRead(ctx context.Context, b Batch) error {
+func (c *Completer) completeAsRead(ctx context.Context, b Batch) error {
 	if b.CompletedAt != nil || !b.Done() {
 		return nil
 	}
 	companyID, id := b.CompanyID, b.ID
-	now := s.now()
+	now := c.clock().UTC()
 	var legs []wallets.Leg
 	for _, r := range b.Reservations {
 		legs = append(legs, wallets.Leg{WalletID: r.WalletID, Updates: []wallets.EntryUpdate{{
@@ -72,7 +101,7 @@ func (s *Service) completeAsRead(ctx context.Context, b Batch) error {
 	if err != nil {
 		return err
 	}
-	switch err := s.store.CompleteBatch(ctx, b, closing, ev); {
+	switch err := c.store.CompleteBatch(ctx, b, closing, ev); {
 	case errors.Is(err, ErrChanged):
 		return nil // completed by another, or moved on: its last change completes it
 	case err != nil:
@@ -80,7 +109,7 @@ func (s *Service) completeAsRead(ctx context.Context, b Batch) error {
 	}
 	slog.InfoContext(ctx, "bulk batch completed", "company_id", companyID, "batch_id", id,
 		"success", b.Succeeded, "failed", b.Failed, "rejected", b.RejectedCount)
-	if err := s.events.Publish(ctx, ev); err != nil {
+	if err := c.events.Publish(ctx, ev); err != nil {
 		slog.WarnContext(ctx, "publish bulk completion; the sweeper will", "company_id", companyID, "event_id", ev.ID, "error", err)
 	}
 	return nil
@@ -110,7 +139,7 @@ func (s *Service) Sweep(ctx context.Context) (int, error) {
 			continue
 		}
 		if b.Done() {
-			errs = append(errs, s.completeAsRead(ctx, b))
+			errs = append(errs, s.completer.completeAsRead(ctx, b))
 			continue
 		}
 		if b.ChunksDone == b.Chunks {

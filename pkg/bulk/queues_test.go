@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/bulk"
 	"payments/pkg/function"
@@ -173,7 +174,7 @@ func TestItemDeadlineCountsFromWriting(t *testing.T) {
 			worker := func(after time.Duration) function.SQSHandler {
 				cfg := e.Cfg
 				cfg.PaymentDeadline = deadline
-				h, err := payoutworker.NewWithClock(apptest.Recording(cfg, "payout-worker"), func() time.Time { return time.Now().Add(after) })
+				h, err := payoutworker.NewWithClock(apptest.Recording(cfg, "payout-worker"), app.Caches, func() time.Time { return time.Now().Add(after) })
 				if err != nil {
 					t.Fatal(err)
 				}

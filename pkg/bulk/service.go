@@ -28,18 +28,24 @@ type Publisher interface {
 	Publish(ctx context.Context, evs ...events.Event) error
 }
 
-// Describe returns the rejection of an item refused with err, as the single
-// payout's error answer would give it, and whether err is a refusal at
-// all (an unknown error is a failure of the service, not of the item).
-type Describe func(err error) (Rejection, bool)
+// Describer describes the error an item was refused with as the single
+// payout's error answer would (its field, code and message), and says
+// whether it is a refusal at all (an unknown error is a failure of the
+// service, not of the item): the wiring gives one over the function's error
+// catalogue.
+type Describer interface {
+	Describe(err error) (Rejection, bool)
+}
 
-// Deps are what a Service works with; every one is required.
+// Deps are what a Service works with; every one but Now is required.
 type Deps struct {
-	Store    Store
-	Payouts  Payouts
-	Jobs     Jobs
-	Events   Publisher
-	Describe Describe
+	Store     Store
+	Payouts   Payouts
+	Jobs      Jobs
+	Events    Publisher
+	Describer Describer
+	// Now is the clock (default time.Now); tests give one they move.
+	Now func() time.Time
 }
 
 // Service accepts, writes, completes and reads bulk payout batches.
@@ -48,9 +54,10 @@ type Service struct {
 	payouts  Payouts
 	jobs     Jobs
 	events   Publisher
-	describe Describe
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
+	describe Describer
+	clock    func() time.Time
+	// completer completes batches, as the payments service's Batches does.
+	completer *Completer
 }
 
 // NewService returns a Service over d, or an error naming what d lacks.
@@ -64,15 +71,15 @@ func NewService(d Deps) (*Service, error) {
 		return nil, errors.New("bulk: no Jobs to build the service")
 	case d.Events == nil:
 		return nil, errors.New("bulk: no Events to build the service")
-	case d.Describe == nil:
-		return nil, errors.New("bulk: no Describe to build the service")
+	case d.Describer == nil:
+		return nil, errors.New("bulk: no Describer to build the service")
 	}
-	return &Service{store: d.Store, payouts: d.Payouts, jobs: d.Jobs, events: d.Events, describe: d.Describe}, nil
+	c, err := NewCompleter(d.Store, d.Events, d.Now)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{store: d.Store, payouts: d.Payouts, jobs: d.Jobs, events: d.Events, describe: d.Describer,
+		clock: c.clock, completer: c}, nil
 }
 
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now().UTC()
-	}
-	return time.Now().UTC()
-}
+func (s *Service) now() time.Time { return s.clock().UTC() }

@@ -100,7 +100,7 @@ func (s *Service) Submit(ctx context.Context, companyID string, req Request) (Ac
 		countAccepted(ctx, batch, chunks)
 		s.queueChunks(ctx, batch, chunks)
 		if batch.Done() { // nothing accepted: complete at once, and answer it so
-			s.complete(ctx, companyID, batch.ID)
+			s.completer.complete(ctx, companyID, batch.ID)
 			if done, err := s.store.GetBatch(ctx, companyID, batch.ID); err == nil {
 				batch = done
 			}
@@ -134,7 +134,7 @@ type checked struct {
 
 // reject marks c rejected by err.
 func (s *Service) reject(c *checked, err error) {
-	rej, _ := s.describe(err)
+	rej, _ := s.describe.Describe(err)
 	c.rejected, c.err = &rej, err
 }
 
@@ -150,7 +150,7 @@ func (s *Service) check(ctx context.Context, companyID string, items []Input) ([
 		c.in = in
 		p, err := s.payouts.PreparePayout(ctx, companyID, in.request(), walletOf)
 		if err != nil {
-			if _, known := s.describe(err); !known {
+			if _, known := s.describe.Describe(err); !known {
 				return nil, fmt.Errorf("bulk: check row %d: %w", in.Row, err)
 			}
 			s.reject(c, err)

@@ -1,6 +1,7 @@
 package cards_test
 
 import (
+	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
@@ -11,7 +12,7 @@ import (
 
 // testCards is the cards service of the cards function over db.
 func testCards(cfg function.Config, db *store.DB) (*cards.Service, error) {
-	return cardsapi.Service(cfg, db, apptest.TestQueue(cfg, cfg.WebhooksQueueURL))
+	return cardsapi.Service(cfg, db, apptest.TestQueue(cfg, cfg.WebhooksQueueURL), app.Caches.Fees)
 }
 
 // testCardNetwork is the cards function's sandbox card network of svc.

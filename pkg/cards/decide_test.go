@@ -11,9 +11,7 @@ import (
 	"time"
 
 	"payments/pkg/app/apptest"
-	"payments/pkg/cache"
 	"payments/pkg/cards"
-	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/function/issuerauthorizations"
 	"payments/pkg/function/services"
@@ -68,11 +66,9 @@ func TestDecisionInTheRequest(t *testing.T) {
 	// still, so that the warm steps find what the cold ones read however
 	// slowly the machine runs them.
 	now := time.Now()
-	feeCache := services.FeeCache
-	services.FeeCache = cache.New[fees.Schedule](cache.Staleness, func() time.Time { return now })
-	t.Cleanup(func() { services.FeeCache = feeCache })
 	counter := &apptest.RequestCounter{}
-	h, err := issuerauthorizations.New(ctx, counter.Counting(apptest.Recording(e.Cfg, "issuer-authorizations")))
+	h, err := issuerauthorizations.NewWith(ctx, counter.Counting(apptest.Recording(e.Cfg, "issuer-authorizations")),
+		services.NewCaches(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}

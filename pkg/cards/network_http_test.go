@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
@@ -173,7 +174,7 @@ func TestCardNetworkQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	sb.Wait = 50 * time.Millisecond
-	guard, err := tokenkeys.Guard(context.Background(), cfg, e.DB)
+	guard, err := tokenkeys.Guard(context.Background(), cfg, e.DB, app.Caches.Companies)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,6 +77,8 @@ type Deps struct {
 	// hourly quota); nil, as for the functions that never reveal, refuses
 	// every reveal.
 	RevealQuota RevealLimiter
+	// Now is the clock (default time.Now); tests give one they move.
+	Now func() time.Time
 }
 
 // RevealLimiter admits or refuses one reveal of the cards of company key at
@@ -93,8 +95,6 @@ var ErrNoIssuer = errors.New("cards: no card issuer configured")
 // Service issues and runs cards.
 type Service struct {
 	Deps
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
 	// companies keeps the company of each card the network named: it never
 	// changes.
 	companies *cache.Cache[string]
@@ -170,7 +170,10 @@ func NewApplier(d ApplierDeps) (*Applier, error) {
 
 // newService returns the Service over d.
 func newService(d Deps) *Service {
-	return &Service{Deps: d, Now: time.Now, companies: cache.New[string](0, time.Now)}
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Service{Deps: d, companies: cache.New[string](0, time.Now)}
 }
 
 // Apply is Service.Apply.

@@ -131,9 +131,6 @@ type Service struct {
 	store Store
 	// Now returns the current time; tests may replace it.
 	Now func() time.Time
-	// Changed, when set, is called with a company's id after an update or a
-	// key rotation succeeds, so that in-process caches can forget it.
-	Changed func(companyID string)
 }
 
 // NewService returns a Service over store.
@@ -224,12 +221,7 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (Company, erro
 	if !ids.IsUUID(id) {
 		return Company{}, ErrNotFound
 	}
-	c, err := s.store.Update(ctx, id, p, timestamp.Of(s.Now()))
-	if err != nil {
-		return Company{}, err
-	}
-	s.changed(id)
-	return c, nil
+	return s.store.Update(ctx, id, p, timestamp.Of(s.Now()))
 }
 
 // RotateKey issues a new client_key for company id. Tokens minted from the
@@ -246,7 +238,6 @@ func (s *Service) RotateKey(ctx context.Context, id string) (Credentials, error)
 	if err != nil {
 		return Credentials{}, err
 	}
-	s.changed(id)
 	return Credentials{ClientID: c.ClientID, ClientKey: key}, nil
 }
 
@@ -281,12 +272,6 @@ func (s *Service) Verify(ctx context.Context, clientID, clientKey string) (Compa
 func HashKey(key string) []byte {
 	sum := sha256.Sum256([]byte(key))
 	return sum[:]
-}
-
-func (s *Service) changed(id string) {
-	if s.Changed != nil {
-		s.Changed(id)
-	}
 }
 
 func newClientKey() (string, error) {

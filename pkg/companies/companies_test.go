@@ -19,6 +19,18 @@ func newService(t *testing.T) *companies.Service {
 	return companies.NewService(store.NewCompanies(storetest.NewDB(t)))
 }
 
+// forgotten records the companies a cache was told to forget.
+type forgotten []string
+
+func (f *forgotten) Forget(id string) { *f = append(*f, id) }
+
+// newForgettingService returns a service whose changes are forgotten from
+// f (companies.Forgetting), as the console's are.
+func newForgettingService(t *testing.T, f *forgotten) *companies.Service {
+	t.Helper()
+	return companies.NewService(companies.Forgetting(store.NewCompanies(storetest.NewDB(t)), f))
+}
+
 func fieldOf(err error) string {
 	var fe *field.Error
 	if errors.As(err, &fe) {
@@ -126,14 +138,13 @@ func TestVerify(t *testing.T) {
 }
 
 func TestUpdate(t *testing.T) {
-	svc := newService(t)
+	var changed forgotten
+	svc := newForgettingService(t, &changed)
 	ctx := context.Background()
 	c, err := svc.Create(ctx, "Acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var changed []string
-	svc.Changed = func(id string) { changed = append(changed, id) }
 	kyb := func(s string) *companies.KYBStatus { k := companies.KYBStatus(s); return &k }
 	str := func(s string) *string { return &s }
 	num := func(n int) *int { return &n }
@@ -182,25 +193,24 @@ func TestUpdate(t *testing.T) {
 		})
 	}
 	if len(changed) == 0 || changed[0] != c.ID {
-		t.Errorf("Changed calls = %v", changed)
+		t.Errorf("forgotten = %v", changed)
 	}
 }
 
 func TestRotateKey(t *testing.T) {
-	svc := newService(t)
+	var changed forgotten
+	svc := newForgettingService(t, &changed)
 	ctx := context.Background()
 	c, err := svc.Create(ctx, "Acme", "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	var changed string
-	svc.Changed = func(id string) { changed = id }
 	creds, err := svc.RotateKey(ctx, c.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if creds.ClientID != c.ClientID || creds.ClientKey == c.ClientKey || changed != c.ID {
-		t.Fatalf("RotateKey = %+v, changed %q", creds, changed)
+	if creds.ClientID != c.ClientID || creds.ClientKey == c.ClientKey || len(changed) != 1 || changed[0] != c.ID {
+		t.Fatalf("RotateKey = %+v, forgotten %v", creds, changed)
 	}
 	if _, err := svc.Verify(ctx, c.ClientID, c.ClientKey); !errors.Is(err, companies.ErrInvalidCredentials) {
 		t.Errorf("old key: %v", err)

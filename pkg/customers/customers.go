@@ -203,17 +203,42 @@ type Deps struct {
 	Verifier kyc.Verifier
 	Issuer   issuer.Cardholders
 	Events   Publisher
+	// Now is the clock (default time.Now); tests give one they move.
+	Now func() time.Time
 }
 
 // Service enrols, lists and reads customers.
 type Service struct {
-	Deps
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
+	store     Store
+	companies Companies
+	documents Documents
+	fetcher   Fetcher
+	// verifier and issuer are nil for kyc.None and issuer.None.
+	verifier kyc.Verifier
+	issuer   issuer.Cardholders
+	events   Publisher
+	clock    func() time.Time
+}
+
+// newService returns a Service over d as it is, kyc.None and issuer.None
+// taken for none.
+func newService(d Deps) *Service {
+	s := &Service{store: d.Store, companies: d.Companies, documents: d.Documents, fetcher: d.Fetcher,
+		verifier: d.Verifier, issuer: d.Issuer, events: d.Events, clock: d.Now}
+	if d.Verifier == kyc.None {
+		s.verifier = nil
+	}
+	if d.Issuer == issuer.None {
+		s.issuer = nil
+	}
+	if s.clock == nil {
+		s.clock = time.Now
+	}
+	return s
 }
 
 // NewService returns a Service over d, or an error naming the dependency
-// d lacks.
+// d lacks: every one but Now is required.
 func NewService(d Deps) (*Service, error) {
 	switch {
 	case d.Store == nil:
@@ -231,13 +256,7 @@ func NewService(d Deps) (*Service, error) {
 	case d.Events == nil:
 		return nil, errors.New("customers: no Events publisher to build the service")
 	}
-	if d.Verifier == kyc.None {
-		d.Verifier = nil
-	}
-	if d.Issuer == issuer.None {
-		d.Issuer = nil
-	}
-	return &Service{Deps: d, Now: time.Now}, nil
+	return newService(d), nil
 }
 
 // Cardholders reads customers and registers them with the card issuer:
@@ -259,10 +278,7 @@ func NewCardholders(store Store, iss issuer.Cardholders, events Publisher) (*Car
 	case events == nil:
 		return nil, errors.New("customers: no Events publisher to build the cardholders")
 	}
-	if iss == issuer.None {
-		iss = nil
-	}
-	return &Cardholders{&Service{Deps: Deps{Store: store, Issuer: iss, Events: events}, Now: time.Now}}, nil
+	return &Cardholders{newService(Deps{Store: store, Issuer: iss, Events: events})}, nil
 }
 
 // Get is Service.Get.

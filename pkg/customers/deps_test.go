@@ -24,8 +24,8 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 	if err != nil {
 		t.Fatalf("every dependency given: %v", err)
 	}
-	if svc.Verifier != nil || svc.Issuer != nil {
-		t.Errorf("Verifier, Issuer = %v, %v; want none for kyc.None and issuer.None", svc.Verifier, svc.Issuer)
+	if svc.verifier != nil || svc.issuer != nil {
+		t.Errorf("Verifier, Issuer = %v, %v; want none for kyc.None and issuer.None", svc.verifier, svc.issuer)
 	}
 	tests := []struct {
 		missing string

@@ -41,7 +41,7 @@ type document struct {
 // the documents are fetched (ErrDocumentNotFetched, ErrDocumentUnreadable,
 // on the URL's field). Nothing is stored until all of them pass.
 func (s *Service) EnrollFromURLs(ctx context.Context, companyID string, in Fields) (Customer, error) {
-	c, err := validate(in, s.Now())
+	c, err := validate(in, s.clock())
 	if err != nil {
 		return Customer{}, err
 	}
@@ -84,7 +84,7 @@ func (s *Service) EnrollFromURLs(ctx context.Context, companyID string, in Field
 // of the URLs of f, which are ignored (ErrDocumentUnreadable on the file's
 // field).
 func (s *Service) EnrollWithFiles(ctx context.Context, companyID string, f Fields, front, back File) (Customer, error) {
-	c, err := validate(f, s.Now())
+	c, err := validate(f, s.clock())
 	if err != nil {
 		return Customer{}, err
 	}
@@ -103,14 +103,14 @@ func (s *Service) EnrollWithFiles(ctx context.Context, companyID string, f Field
 // admit checks what a company must be and what its other customers must
 // not have before any document is fetched or stored.
 func (s *Service) admit(ctx context.Context, companyID string, c Customer) error {
-	ok, err := s.Companies.KYBApproved(ctx, companyID)
+	ok, err := s.companies.KYBApproved(ctx, companyID)
 	if err != nil {
 		return fmt.Errorf("customers: check KYB: %w", err)
 	}
 	if !ok {
 		return companies.ErrKYBNotApproved
 	}
-	taken, err := s.Store.Taken(ctx, companyID, c.Email, c.IdentificationNumber)
+	taken, err := s.store.Taken(ctx, companyID, c.Email, c.IdentificationNumber)
 	if err != nil {
 		return fmt.Errorf("customers: check uniqueness: %w", err)
 	}
@@ -125,7 +125,7 @@ func (s *Service) admit(ctx context.Context, companyID string, c Customer) error
 // and the log names the URL's host only: a signed URL's query is a
 // credential.
 func (s *Service) fetch(ctx context.Context, d *document) error {
-	res, err := s.Fetcher.Get(ctx, d.source)
+	res, err := s.fetcher.Get(ctx, d.source)
 	if err == nil && (res.StatusCode < 200 || res.StatusCode > 299) {
 		err = fmt.Errorf("answered HTTP %d", res.StatusCode)
 	}
@@ -163,7 +163,7 @@ func sniff(d *document) error {
 // issuer is down or none is configured). The documents of an enrolment that
 // stores no customer are deleted.
 func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs [2]document) (Customer, error) {
-	now := timestamp.Of(s.Now())
+	now := timestamp.Of(s.clock())
 	c.ID = ids.NewV7(now)
 	c.CompanyID = companyID
 	c.IsActive = true
@@ -171,7 +171,7 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 	var written []string
 	discard := func() {
 		for _, key := range written {
-			if err := s.Documents.DeleteDocument(context.WithoutCancel(ctx), key); err != nil {
+			if err := s.documents.DeleteDocument(context.WithoutCancel(ctx), key); err != nil {
 				slog.WarnContext(ctx, "delete the document of an enrolment that stored no customer", "key", key, "error", err)
 			}
 		}
@@ -180,7 +180,7 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 	for _, d := range docs {
 		key := documentKey(companyID, c.ID, d.side)
 		written = append(written, key) // a failed put may still have written it
-		if err := s.Documents.PutDocument(ctx, key, d.contentType, d.data); err != nil {
+		if err := s.documents.PutDocument(ctx, key, d.contentType, d.data); err != nil {
 			discard()
 			return Customer{}, fmt.Errorf("customers: store %s document: %w", d.side, err)
 		}
@@ -196,8 +196,8 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 		kycDocs = append(kycDocs, kyc.Document{Side: d.side, Key: key, ContentType: d.contentType})
 	}
 	c.KYCStatus = PendingReview
-	if s.Verifier != nil {
-		decision, err := s.Verifier.Verify(ctx, kyc.Request{
+	if s.verifier != nil {
+		decision, err := s.verifier.Verify(ctx, kyc.Request{
 			Reference: c.ID, FirstName: c.FirstName, LastName: c.LastName, DateOfBirth: c.DateOfBirth,
 			CountryISOCode: c.CountryISOCode, IdentificationNumber: c.IdentificationNumber,
 			DocumentType: string(c.DocumentType), Documents: kycDocs,
@@ -214,7 +214,7 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 		discard()
 		return Customer{}, err
 	}
-	if err := s.Store.Create(ctx, c, ev); err != nil {
+	if err := s.store.Create(ctx, c, ev); err != nil {
 		stored, known := false, true
 		if !errors.Is(err, ErrDuplicate) {
 			stored, known = s.stored(ctx, c)
@@ -229,12 +229,12 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 		slog.WarnContext(ctx, "create customer answered an error, but the customer is stored", "customer_id", c.ID, "error", err)
 	}
 	slog.InfoContext(ctx, "customer enrolled", "company_id", companyID, "customer_id", c.ID, "kyc_status", c.KYCStatus)
-	if err := s.Events.Publish(ctx, ev); err != nil {
+	if err := s.events.Publish(ctx, ev); err != nil {
 		slog.WarnContext(ctx, "publish customer.created after commit; the sweeper will", "error", err)
 	}
 	switch {
 	case c.KYCStatus != kyc.Verified:
-	case s.Issuer == nil:
+	case s.issuer == nil:
 		slog.InfoContext(ctx, "no card issuer configured: the cardholder is registered later", "customer_id", c.ID)
 	default:
 		if c.CardholderID, err = s.registerCardholder(ctx, c); err != nil {
@@ -248,7 +248,7 @@ func (s *Service) enroll(ctx context.Context, companyID string, c Customer, docs
 // reports whether it was stored and whether that is known (the read
 // answered).
 func (s *Service) stored(ctx context.Context, c Customer) (stored, known bool) {
-	_, err := s.Store.Get(context.WithoutCancel(ctx), c.CompanyID, c.ID)
+	_, err := s.store.Get(context.WithoutCancel(ctx), c.CompanyID, c.ID)
 	if errors.Is(err, ErrNotFound) {
 		return false, true
 	}
@@ -262,7 +262,7 @@ func (s *Service) Cardholder(ctx context.Context, c Customer) (string, error) {
 	if c.CardholderID != "" {
 		return c.CardholderID, nil
 	}
-	if s.Issuer == nil {
+	if s.issuer == nil {
 		return "", ErrNoProviders
 	}
 	return s.registerCardholder(ctx, c)
@@ -272,7 +272,7 @@ func (s *Service) Cardholder(ctx context.Context, c Customer) (string, error) {
 // (which answers the same cardholder to the same customer id, so it may be
 // asked again) and records the issuer's id on the customer.
 func (s *Service) registerCardholder(ctx context.Context, c Customer) (string, error) {
-	ch, err := s.Issuer.EnrollCardholder(ctx, issuer.CardholderRequest{
+	ch, err := s.issuer.EnrollCardholder(ctx, issuer.CardholderRequest{
 		Reference: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email,
 		PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber, DateOfBirth: c.DateOfBirth,
 		Address: issuer.Address{
@@ -283,7 +283,7 @@ func (s *Service) registerCardholder(ctx context.Context, c Customer) (string, e
 	if err != nil {
 		return "", fmt.Errorf("customers: enrol cardholder: %w", err)
 	}
-	if err := s.Store.SetCardholder(ctx, c.CompanyID, c.ID, ch.ID); err != nil {
+	if err := s.store.SetCardholder(ctx, c.CompanyID, c.ID, ch.ID); err != nil {
 		return "", fmt.Errorf("customers: record cardholder: %w", err)
 	}
 	return ch.ID, nil

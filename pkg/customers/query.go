@@ -22,7 +22,7 @@ func (s *Service) Get(ctx context.Context, companyID, id string) (Customer, erro
 	if !ids.IsUUID(id) {
 		return Customer{}, ErrNotFound
 	}
-	return s.Store.Get(ctx, companyID, id)
+	return s.store.Get(ctx, companyID, id)
 }
 
 // List returns page p of the company's customers, newest first. With sync,
@@ -32,12 +32,12 @@ func (s *Service) Get(ctx context.Context, companyID, id string) (Customer, erro
 // issuer no longer knows is inactive); an issuer that cannot be reached is
 // ErrIssuerUnavailable, and no is_active is changed.
 func (s *Service) List(ctx context.Context, companyID string, p page.Request, sync bool) (page.Result[Customer], error) {
-	res, err := s.Store.List(ctx, companyID, p)
+	res, err := s.store.List(ctx, companyID, p)
 	if err != nil {
 		return res, fmt.Errorf("customers: list: %w", err)
 	}
 	if sync {
-		if s.Issuer == nil {
+		if s.issuer == nil {
 			return page.Result[Customer]{}, ErrNoProviders
 		}
 		if err := s.sync(ctx, res.Items); err != nil {
@@ -70,12 +70,12 @@ func (s *Service) sync(ctx context.Context, cs []Customer) error {
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: %w", ErrIssuerUnavailable, err)
 	}
-	now := timestamp.Of(s.Now())
+	now := timestamp.Of(s.clock())
 	for i := range cs {
 		if active[i] == cs[i].IsActive {
 			continue
 		}
-		if err := s.Store.SetActive(ctx, cs[i].CompanyID, cs[i].ID, active[i], now); err != nil {
+		if err := s.store.SetActive(ctx, cs[i].CompanyID, cs[i].ID, active[i], now); err != nil {
 			return fmt.Errorf("customers: sync %s: %w", cs[i].ID, err)
 		}
 		slog.InfoContext(ctx, "customer is_active synced from the issuer", "customer_id", cs[i].ID, "is_active", active[i])
@@ -95,7 +95,7 @@ func (s *Service) issuerActive(ctx context.Context, c *Customer) (bool, error) {
 		}
 		c.CardholderID = id
 	}
-	ch, err := s.Issuer.Cardholder(ctx, c.CardholderID)
+	ch, err := s.issuer.Cardholder(ctx, c.CardholderID)
 	switch {
 	case errors.Is(err, issuer.ErrNotFound):
 		slog.WarnContext(ctx, "the issuer does not know a cardholder: the customer is inactive",

@@ -101,8 +101,10 @@ type Review struct {
 // NewReview returns the Review over store, linking documents with links,
 // registering verified customers with iss (issuer.None where none is
 // configured: the registration is deferred, as when the issuer is down)
-// and publishing with events, or an error naming the one missing.
-func NewReview(store ReviewStore, links Linker, iss issuer.Cardholders, events Publisher) (*Review, error) {
+// and publishing with events, on the clock now (nil: time.Now; when a
+// decision is recorded, until when a document link is valid), or an error
+// naming the one missing.
+func NewReview(store ReviewStore, links Linker, iss issuer.Cardholders, events Publisher, now func() time.Time) (*Review, error) {
 	switch {
 	case store == nil:
 		return nil, errors.New("customers: no Store to build the review")
@@ -113,15 +115,9 @@ func NewReview(store ReviewStore, links Linker, iss issuer.Cardholders, events P
 	case events == nil:
 		return nil, errors.New("customers: no Events publisher to build the review")
 	}
-	if iss == issuer.None {
-		iss = nil
-	}
-	svc := &Service{Deps: Deps{Store: store, Issuer: iss, Events: events}, Now: time.Now}
+	svc := newService(Deps{Store: store, Issuer: iss, Events: events, Now: now})
 	return &Review{svc: svc, store: store, links: links}, nil
 }
-
-// SetClock replaces the review's clock (tests).
-func (r *Review) SetClock(now func() time.Time) { r.svc.Now = now }
 
 // Pending returns a page of the customers of every company waiting for
 // review, oldest first, and the after of the next page ("" on the last).
@@ -192,7 +188,7 @@ func (r *Review) Decide(ctx context.Context, id string, d Decision) (Customer, [
 	if c.KYCStatus != PendingReview {
 		return Customer{}, nil, ErrKYCDecided
 	}
-	now := timestamp.Of(r.svc.Now())
+	now := timestamp.Of(r.svc.clock())
 	c.KYCStatus, c.KYCReason, c.UpdatedAt = d.Status, "", now
 	if d.Status == kyc.Rejected {
 		c.KYCReason = d.Reason
@@ -207,11 +203,11 @@ func (r *Review) Decide(ctx context.Context, id string, d Decision) (Customer, [
 	}
 	slog.InfoContext(ctx, "customer KYC decided at the console", "company_id", c.CompanyID, "customer_id", c.ID,
 		"kyc_status", c.KYCStatus, "by", d.By)
-	if err := r.svc.Events.Publish(ctx, ev); err != nil {
+	if err := r.svc.events.Publish(ctx, ev); err != nil {
 		slog.WarnContext(ctx, "publish customer.kyc.updated after commit; the sweeper will", "error", err)
 	}
 	if c.KYCStatus == kyc.Verified {
-		if r.svc.Issuer == nil {
+		if r.svc.issuer == nil {
 			slog.InfoContext(ctx, "no card issuer configured: the cardholder is registered later", "customer_id", c.ID)
 		} else if c.CardholderID, err = r.svc.registerCardholder(ctx, c); err != nil {
 			slog.WarnContext(ctx, "register the cardholder; the first card or GET /customers?sync=true will", "customer_id", c.ID, "error", err)
@@ -227,7 +223,7 @@ func (r *Review) Decide(ctx context.Context, id string, d Decision) (Customer, [
 // documentLinks returns a link valid DocumentLinkTTL to each stored side of
 // c's document.
 func (r *Review) documentLinks(ctx context.Context, c Customer) ([]DocumentLink, error) {
-	expires := timestamp.Of(r.svc.Now().Add(DocumentLinkTTL))
+	expires := timestamp.Of(r.svc.clock().Add(DocumentLinkTTL))
 	var out []DocumentLink
 	for _, d := range []struct {
 		side string

@@ -9,6 +9,7 @@ import (
 
 	"payments/pkg/events"
 	"payments/pkg/providers/issuer"
+	"payments/pkg/providers/kyc"
 )
 
 // The tests below drive the review's paths that the local stack cannot
@@ -70,14 +71,14 @@ func (c *countingIssuer) EnrollCardholder(ctx context.Context, r issuer.Cardhold
 // missing one.
 func TestNewReviewRefusesMissingDeps(t *testing.T) {
 	st := &fakeReviewStore{fakeStore: &fakeStore{customers: map[string]Customer{}}}
-	if r, err := NewReview(st, fakeLinker{}, issuer.None, nopPublisher{}); err != nil || r.svc.Issuer != nil {
+	if r, err := NewReview(st, fakeLinker{}, issuer.None, nopPublisher{}, nil); err != nil || r.svc.issuer != nil {
 		t.Fatalf("NewReview with issuer.None = %v, %v; want a review without an issuer", r, err)
 	}
 	for name, build := range map[string]func() (*Review, error){
-		"Store":  func() (*Review, error) { return NewReview(nil, fakeLinker{}, issuer.None, nopPublisher{}) },
-		"Linker": func() (*Review, error) { return NewReview(st, nil, issuer.None, nopPublisher{}) },
-		"Issuer": func() (*Review, error) { return NewReview(st, fakeLinker{}, nil, nopPublisher{}) },
-		"Events": func() (*Review, error) { return NewReview(st, fakeLinker{}, issuer.None, nil) },
+		"Store":  func() (*Review, error) { return NewReview(nil, fakeLinker{}, issuer.None, nopPublisher{}, nil) },
+		"Linker": func() (*Review, error) { return NewReview(st, nil, issuer.None, nopPublisher{}, nil) },
+		"Issuer": func() (*Review, error) { return NewReview(st, fakeLinker{}, nil, nopPublisher{}, nil) },
+		"Events": func() (*Review, error) { return NewReview(st, fakeLinker{}, issuer.None, nil, nil) },
 	} {
 		if r, err := build(); err == nil || r != nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("NewReview without %s = %v, %v; want an error naming it", name, r, err)
@@ -119,11 +120,10 @@ func TestReviewDecideAndTheIssuer(t *testing.T) {
 			if tt.issuer != nil {
 				iss = tt.issuer
 			}
-			r, err := NewReview(st, fakeLinker{err: tt.linkErr}, iss, nopPublisher{})
+			r, err := NewReview(st, fakeLinker{err: tt.linkErr}, iss, nopPublisher{}, func() time.Time { return at })
 			if err != nil {
 				t.Fatal(err)
 			}
-			r.SetClock(func() time.Time { return at })
 			c, links, err := r.Decide(context.Background(), id, tt.decision)
 			if err != nil || c.KYCStatus != tt.decision.Status || c.CardholderID != tt.cardholder || len(links) != tt.links {
 				t.Fatalf("Decide = %+v, %d links, %v; want %s, cardholder %q, %d links", c, len(links), err, tt.decision.Status, tt.cardholder, tt.links)
@@ -162,13 +162,14 @@ func TestEnrollWithoutProviders(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t)
-			if tt.noVerifier {
-				h.svc.Verifier = nil
-			}
-			if tt.noIssuer {
-				h.svc.Issuer = nil
-			}
+			h := newHarnessWith(t, func(d *Deps) {
+				if tt.noVerifier {
+					d.Verifier = kyc.None
+				}
+				if tt.noIssuer {
+					d.Issuer = issuer.None
+				}
+			})
 			c, err := h.svc.EnrollFromURLs(context.Background(), "company-1", fields(frontURL, backURL))
 			if err != nil || c.KYCStatus != tt.status || c.CardholderID != "" {
 				t.Fatalf("enrol = %+v, %v; want %s without a cardholder", c, err, tt.status)

@@ -192,6 +192,13 @@ const (
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
+	return newHarnessWith(t, func(*Deps) {})
+}
+
+// newHarnessWith is newHarness with the service's dependencies changed by
+// with before it is built.
+func newHarnessWith(t testing.TB, with func(*Deps)) *harness {
+	t.Helper()
 	h := &harness{
 		store: &fakeStore{customers: map[string]Customer{}},
 		docs:  &fakeDocuments{objects: map[string][]byte{}},
@@ -205,10 +212,12 @@ func newHarness(t testing.TB) *harness {
 		},
 		issuer: &fakeIssuer{active: true},
 	}
-	svc, err := NewService(Deps{
+	d := Deps{
 		Store: h.store, Companies: approvedCompanies{}, Documents: h.docs, Fetcher: h.fetch,
 		Verifier: fakeVerifier{}, Issuer: h.issuer, Events: nopPublisher{},
-	})
+	}
+	with(&d)
+	svc, err := NewService(d)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,18 +245,19 @@ func TestEnrollFailures(t *testing.T) {
 		err       error // nil: enrolled
 		documents int   // left in storage
 		customers int
+		verifier  error // the verifier's answer
 	}{
-		{"enrolled", func(*harness) {}, nil, 2, 1},
-		{"verifier down", func(h *harness) { h.svc.Verifier = fakeVerifier{err: kyc.ErrUnavailable} }, ErrVerifierUnavailable, 0, 0},
-		{"document storage down", func(h *harness) { h.docs.putErr = errDown }, errDown, 0, 0},
-		{"duplicate at commit", func(h *harness) { h.store.createErr = ErrDuplicate }, ErrDuplicate, 0, 0},
-		{"write refused, customer absent", func(h *harness) { h.store.createErr = errDown }, errDown, 0, 0},
-		{"answer lost, customer stored", func(h *harness) { h.store.createErr, h.store.lost = errDown, true }, nil, 2, 1},
-		{"answer lost, read fails too", func(h *harness) { h.store.createErr, h.store.getErr = errDown, errDown }, errDown, 2, 0},
+		{"enrolled", func(*harness) {}, nil, 2, 1, nil},
+		{"verifier down", func(*harness) {}, ErrVerifierUnavailable, 0, 0, kyc.ErrUnavailable},
+		{"document storage down", func(h *harness) { h.docs.putErr = errDown }, errDown, 0, 0, nil},
+		{"duplicate at commit", func(h *harness) { h.store.createErr = ErrDuplicate }, ErrDuplicate, 0, 0, nil},
+		{"write refused, customer absent", func(h *harness) { h.store.createErr = errDown }, errDown, 0, 0, nil},
+		{"answer lost, customer stored", func(h *harness) { h.store.createErr, h.store.lost = errDown, true }, nil, 2, 1, nil},
+		{"answer lost, read fails too", func(h *harness) { h.store.createErr, h.store.getErr = errDown, errDown }, errDown, 2, 0, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			h := newHarness(t)
+			h := newHarnessWith(t, func(d *Deps) { d.Verifier = fakeVerifier{err: tt.verifier} })
 			tt.setup(h)
 			c, err := h.svc.EnrollFromURLs(context.Background(), "company-1", fields(frontURL, backURL))
 			if !errors.Is(err, tt.err) || (tt.err == nil) != (err == nil) {

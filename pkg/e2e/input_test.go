@@ -16,6 +16,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/apidoc/apitest"
+	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/customers"
 	"payments/pkg/function"
@@ -94,7 +95,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		*f.h = h
 	}
 	// Document URLs an input may name are fetched for a second at most.
-	h, err := customersapi.NewWith(context.Background(), cfg, customers.NewFetcher(outbound.WithTimeout(time.Second)), time.Now)
+	h, err := customersapi.NewWith(context.Background(), cfg, app.Caches, customers.NewFetcher(outbound.WithTimeout(time.Second)), time.Now)
 	if err != nil {
 		tb.Fatal(err)
 	}

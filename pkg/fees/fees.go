@@ -140,16 +140,13 @@ type Store interface {
 // Service reads, sets and applies fee schedules.
 type Service struct {
 	store Store
-	// Changed, when set, is called with the company's id after its
-	// schedule was replaced: the process's schedule cache forgets it (see
-	// CachedStore).
-	Changed func(companyID string)
 }
 
-// CachedStore returns s reading schedules through c: a schedule read, or
-// the absence of one, is trusted for c's time (cache.Staleness), so a
-// change made by another process takes effect within it; a change made
-// through a Service whose Changed forgets it from c, at once.
+// CachedStore returns s reading schedules through c, the function's
+// schedule cache: a schedule read, or the absence of one, is trusted for
+// c's time (cache.Staleness), so a change made by another process takes
+// effect within it; a change made through a store over c (this one, or
+// Forgetting's), at once.
 func CachedStore(s Store, c *cache.Cache[Schedule]) Store { return cachedStore{s, c} }
 
 // cachedStore reads through a cache; a schedule the company has not set is
@@ -184,6 +181,34 @@ func (s cachedStore) PutFeeSchedule(ctx context.Context, companyID string, sch S
 	return err
 }
 
+// Forgetting returns s telling c to forget a company's schedule it
+// replaces: the operator console's store, over the schedule cache of its
+// process, so that where the console and the functions that price share a
+// process (the local dev server, the tests) a new schedule takes effect at
+// once. Its reads are not cached.
+func Forgetting(s Store, c Forgetter) Store { return forgetting{s, c} }
+
+// Forgetter is a cache of schedules (cache.Cache) that can be told to
+// forget a company's.
+type Forgetter interface {
+	Forget(companyID string)
+}
+
+// forgetting is a Store whose changes are forgotten from a cache.
+type forgetting struct {
+	Store
+	cache Forgetter
+}
+
+// PutFeeSchedule replaces the company's schedule and forgets it.
+func (s forgetting) PutFeeSchedule(ctx context.Context, companyID string, sch Schedule) error {
+	if err := s.Store.PutFeeSchedule(ctx, companyID, sch); err != nil {
+		return err
+	}
+	s.cache.Forget(companyID)
+	return nil
+}
+
 // NewService returns a Service on store.
 func NewService(store Store) *Service { return &Service{store: store} }
 
@@ -207,9 +232,6 @@ func (s *Service) SetSchedule(ctx context.Context, companyID string, sch Schedul
 	}
 	if err := s.store.PutFeeSchedule(ctx, companyID, sch); err != nil {
 		return fmt.Errorf("fees: write schedule: %w", err)
-	}
-	if s.Changed != nil {
-		s.Changed(companyID)
 	}
 	return nil
 }

@@ -261,17 +261,16 @@ func (c *countingStore) FeeSchedule(ctx context.Context, companyID string) (Sche
 }
 
 // TestCachedStore: a schedule, or its absence, is read once per staleness
-// period; a change through a Service whose Changed forgets it is seen at
-// once, and one made elsewhere after the period.
+// period; a change through a Service over a store that forgets it
+// (Forgetting) is seen at once, and one made elsewhere after the period.
 func TestCachedStore(t *testing.T) {
 	ctx := context.Background()
 	now := time.Unix(1_700_000_000, 0)
 	c := cache.New[Schedule](cache.Staleness, func() time.Time { return now })
 	backing := &countingStore{memStore: memStore{}}
 	reader := NewService(CachedStore(backing, c))
-	console := NewService(backing) // another process's console: forgets nothing here
-	local := NewService(backing)   // this process's console
-	local.Changed = c.Forget
+	console := NewService(backing)              // another process's console: forgets nothing here
+	local := NewService(Forgetting(backing, c)) // this process's console
 	payout := func() int64 {
 		t.Helper()
 		q, err := reader.Quote(ctx, "c1", TypePayout, "mtn", "CM", "XAF", 10_000)

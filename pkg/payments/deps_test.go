@@ -18,7 +18,7 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 	full := func() payments.Deps {
 		return payments.Deps{
 			Store: moneystore.NewPayments(nil), Wallets: moneystore.NewWallets(nil), Fees: fees.NewService(store.NewFees(nil)),
-			Gateway: operator.None, Jobs: &jobQueue{}, BulkJobs: &jobQueue{}, Events: &eventLog{},
+			Gateway: operator.None, Jobs: &jobQueue{}, BulkJobs: &jobQueue{}, Events: &eventLog{}, Batches: noBatches{},
 		}
 	}
 	if _, err := payments.NewService(full()); err != nil {
@@ -35,6 +35,7 @@ func TestNewServiceRefusesMissingDeps(t *testing.T) {
 		{"Jobs", func(d *payments.Deps) { d.Jobs = nil }},
 		{"BulkJobs", func(d *payments.Deps) { d.BulkJobs = nil }},
 		{"Events", func(d *payments.Deps) { d.Events = nil }},
+		{"Batches", func(d *payments.Deps) { d.Batches = nil }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.missing, func(t *testing.T) {

@@ -76,6 +76,12 @@ func (q *jobQueue) setFail(fail bool) {
 
 // eventLog records published events. An event published by its key alone
 // (the events a payouts message carries) is read from the outbox.
+// noBatches hears of bulk items' final transitions and does nothing: the
+// harness pays no bulk batch.
+type noBatches struct{}
+
+func (noBatches) ItemFinished(context.Context, string, string) {}
+
 type eventLog struct {
 	outbox *store.Outbox
 
@@ -244,11 +250,11 @@ func newHarness(t testing.TB) *harness {
 func (h *harness) newService(st payments.Store) *payments.Service {
 	svc, err := payments.NewService(payments.Deps{
 		Store: st, Wallets: moneystore.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
+		Batches: noBatches{}, Now: h.clock.Now,
 	})
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	svc.Now = h.clock.Now
 	return svc
 }
 

@@ -371,6 +371,14 @@ type Deps struct {
 	// final before it is flagged for reconciliation (default
 	// DefaultDeadline, at most ReconcileWindow).
 	Deadline time.Duration
+	// Batches hears of the final transitions of the items of bulk batches
+	// (bulk.Completer) and completes their batches. It needs neither this
+	// service nor the bulk service built over it (only the batches' store
+	// and a publisher), so it is built before both, and neither service is
+	// told of the other after it is built.
+	Batches BatchWatcher
+	// Now is the clock (default time.Now); tests give one they move.
+	Now func() time.Time
 }
 
 // Service accepts, processes and reads payment transactions.
@@ -388,10 +396,9 @@ type Service struct {
 	// walletIDs keeps the wallet id of each (company, currency, country)
 	// found: it never changes once the wallet exists.
 	walletIDs *cache.Cache[string]
-	// batches hears of the final transitions of bulk items (WatchBatches).
+	// batches hears of the final transitions of bulk items.
 	batches BatchWatcher
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
+	clock   func() time.Time
 }
 
 // BatchWatcher hears that an item of a bulk batch became final, so that
@@ -400,11 +407,8 @@ type BatchWatcher interface {
 	ItemFinished(ctx context.Context, companyID, batchID string)
 }
 
-// WatchBatches makes w hear of the final transitions of bulk items.
-func (s *Service) WatchBatches(w BatchWatcher) { s.batches = w }
-
 // NewService returns a Service over d, or an error naming the dependency
-// d lacks.
+// d lacks: every one but Guideline, Deadline and Now is required.
 func NewService(d Deps) (*Service, error) {
 	switch {
 	case d.Store == nil:
@@ -421,6 +425,8 @@ func NewService(d Deps) (*Service, error) {
 		return nil, errors.New("payments: no BulkJobs queue to build the service")
 	case d.Events == nil:
 		return nil, errors.New("payments: no Events publisher to build the service")
+	case d.Batches == nil:
+		return nil, errors.New("payments: no Batches watcher to build the service")
 	}
 	if d.Gateway == operator.None {
 		d.Gateway = nil
@@ -439,6 +445,10 @@ func newService(d Deps) *Service {
 		deadline = DefaultDeadline
 	}
 	deadline = min(deadline, ReconcileWindow)
+	clock := d.Now
+	if clock == nil {
+		clock = time.Now
+	}
 	return &Service{
 		store:     d.Store,
 		wallets:   d.Wallets,
@@ -450,7 +460,8 @@ func newService(d Deps) *Service {
 		guide:     g,
 		deadline:  deadline,
 		walletIDs: cache.New[string](0, time.Now),
-		Now:       time.Now,
+		batches:   d.Batches,
+		clock:     clock,
 	}
 }
 
@@ -463,7 +474,7 @@ func (s *Service) deadlineOf(p Payment) time.Time { return p.Written().Add(s.dea
 
 // now returns the current time in UTC at millisecond precision, the
 // precision timestamps are stored with.
-func (s *Service) now() time.Time { return timestamp.Of(s.Now()) }
+func (s *Service) now() time.Time { return timestamp.Of(s.clock()) }
 
 // publish hands committed events to the publisher. A failure only delays
 // them: the sweeper publishes what stays unpublished.

@@ -10,9 +10,6 @@ import (
 	lambdaevents "github.com/aws/aws-lambda-go/events"
 
 	"payments/pkg/app/apptest"
-	"payments/pkg/auth"
-	"payments/pkg/cache"
-	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/payoutworker"
@@ -34,16 +31,12 @@ func TestAcceptedPayoutRequests(t *testing.T) {
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, _ := e.Company("100000")
 	counter := &apptest.RequestCounter{}
-	// A fresh instance: empty process-wide caches, on a clock that stands
+	// A fresh instance: empty caches of its own, on a clock that stands
 	// still, so that the warm steps find what the cold one read however
 	// slowly the machine runs them (a read is trusted for cache.Staleness).
 	now := time.Now()
-	still := func() time.Time { return now }
-	companyCache, feeCache := services.CompanyCache, services.FeeCache
-	services.CompanyCache = auth.NewCompanyCache(cache.Staleness, still)
-	services.FeeCache = cache.New[fees.Schedule](cache.Staleness, still)
-	t.Cleanup(func() { services.CompanyCache, services.FeeCache = companyCache, feeCache })
-	h, err := paymentsapi.New(context.Background(), counter.Counting(apptest.Recording(e.Cfg, "payments")))
+	h, err := paymentsapi.NewWith(context.Background(), counter.Counting(apptest.Recording(e.Cfg, "payments")),
+		services.NewCaches(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}

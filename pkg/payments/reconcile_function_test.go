@@ -10,6 +10,7 @@ import (
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
+	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
@@ -139,11 +140,12 @@ func TestConflictIsA409WithRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc, err := services.Payments(e.Cfg, conflicting, gw, apptest.TestQueue(e.Cfg, e.Cfg.PayoutsQueueURL),
-		apptest.TestQueue(e.Cfg, e.Cfg.BulkPayoutsQueueURL), services.Events(conflicting, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL)))
+		apptest.TestQueue(e.Cfg, e.Cfg.BulkPayoutsQueueURL), services.Events(conflicting, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL)),
+		app.Caches.Fees, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := tokenkeys.Guard(context.Background(), e.Cfg, e.DB)
+	guard, err := tokenkeys.Guard(context.Background(), e.Cfg, e.DB, app.Caches.Companies)
 	if err != nil {
 		t.Fatal(err)
 	}

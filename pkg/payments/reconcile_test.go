@@ -402,13 +402,12 @@ func TestWindowEndsFlagged(t *testing.T) {
 	h.fund(wallets.Payout, "1000")
 	svc, err := payments.NewService(payments.Deps{
 		Store: h.store, Wallets: moneystore.NewWallets(h.db), Fees: h.fees, Gateway: h.gateway, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
-		Deadline: 80 * time.Hour,
+		Deadline: 80 * time.Hour, Batches: noBatches{}, Now: h.clock.Now,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	h.svc = svc
-	h.svc.Now = h.clock.Now
 	p, err := h.svc.Payout(h.ctx, h.company, request("237670000999", "100"))
 	if err != nil {
 		t.Fatal(err)

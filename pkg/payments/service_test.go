@@ -557,6 +557,7 @@ func TestNoOperatorRefusesBeforeWriting(t *testing.T) {
 	h.fund(wallets.Payout, "1000")
 	svc, err := payments.NewService(payments.Deps{
 		Store: h.store, Wallets: moneystore.NewWallets(h.db), Fees: h.fees, Gateway: operator.None, Jobs: h.jobs, BulkJobs: h.jobs, Events: h.events,
+		Batches: noBatches{},
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -41,14 +41,20 @@ type Providers struct {
 	Sandbox bool
 }
 
-// Deps are what the simulated providers work with. Orders, Cards and
-// Verifications are their own records, kept apart from ours as a remote
-// system keeps its own; the others are given by the functions that need
-// them and may be nil elsewhere.
-type Deps struct {
+// SandboxStores are the simulated providers' own records, kept apart from
+// ours as a remote system keeps its own.
+type SandboxStores struct {
 	Orders        operatorsandbox.Store
 	Cards         issuersandbox.Store
 	Verifications kycsandbox.Store
+}
+
+// Deps are what the providers of a mode work with; the functions give
+// what they need, the rest may be nil.
+type Deps struct {
+	// Sandbox returns the simulated providers' records. ForMode calls it
+	// in ModeSandbox alone: production mode builds no simulated store.
+	Sandbox func() SandboxStores
 	// Sealer seals the secrets of the cards the sandbox issuer issues; nil
 	// where no card is issued (the card-worker only posts).
 	Sealer issuersandbox.Sealer
@@ -76,21 +82,25 @@ type Aggregator struct {
 	BaseURL, Token string
 }
 
-// ForMode returns the providers of mode: the simulated ones over d in
-// ModeSandbox; in ModeProduction, the real adapters (the operator is
+// ForMode returns the providers of mode: the simulated ones over d (and
+// d.Sandbox's records) in ModeSandbox; in ModeProduction, the real adapters (the operator is
 // pawaPay when d.Aggregator is set, the issuer d.CardIssuer), and None for
 // a kind that has none yet (the KYC verifier and the bank).
 func ForMode(mode string, d Deps) (Providers, error) {
 	switch mode {
 	case ModeSandbox:
+		var st SandboxStores
+		if d.Sandbox != nil {
+			st = d.Sandbox()
+		}
 		p := Providers{
-			Operator: operatorsandbox.New(d.Orders),
-			Issuer:   issuersandbox.New(d.Cards, d.Sealer),
+			Operator: operatorsandbox.New(st.Orders),
+			Issuer:   issuersandbox.New(st.Cards, d.Sealer),
 			Bank:     banksandbox.New(d.Funds),
 			Sandbox:  true,
 		}
 		if d.Documents != nil {
-			p.KYC = kycsandbox.New(d.Documents, d.Verifications)
+			p.KYC = kycsandbox.New(d.Documents, st.Verifications)
 		} else {
 			p.KYC = kyc.None
 		}

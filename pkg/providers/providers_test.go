@@ -23,12 +23,17 @@ func (noDocuments) GetDocument(context.Context, string) ([]byte, error) {
 }
 
 // TestForMode: the sandbox mode has the simulated providers, the
-// production mode the None of every kind (no adapter yet), and any other
-// mode is an error.
+// production mode the None of every kind (no adapter yet) and builds no
+// simulated provider's records, and any other mode is an error.
 func TestForMode(t *testing.T) {
-	p, err := providers.ForMode(providers.ModeSandbox, providers.Deps{Documents: noDocuments{}})
+	stores := 0
+	counted := func() providers.SandboxStores { stores++; return providers.SandboxStores{} }
+	p, err := providers.ForMode(providers.ModeSandbox, providers.Deps{Documents: noDocuments{}, Sandbox: counted})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if stores != 1 {
+		t.Errorf("sandbox mode built the simulated providers' records %d times, want 1", stores)
 	}
 	if !p.Sandbox {
 		t.Error("sandbox providers not marked Sandbox")
@@ -49,9 +54,13 @@ func TestForMode(t *testing.T) {
 		t.Errorf("sandbox without documents: KYC = %T, %v; want kyc.None", p.KYC, err)
 	}
 
-	p, err = providers.ForMode(providers.ModeProduction, providers.Deps{})
+	stores = 0
+	p, err = providers.ForMode(providers.ModeProduction, providers.Deps{Sandbox: counted})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if stores != 0 {
+		t.Errorf("production mode built the simulated providers' records %d times", stores)
 	}
 	if p.Sandbox || p.Operator != operator.None || p.Issuer != issuer.None || p.KYC != kyc.None || p.Bank != bank.None {
 		t.Errorf("production providers = %+v, want the None of every kind", p)

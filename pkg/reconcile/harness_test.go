@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
@@ -46,7 +47,7 @@ func newCardEnv(t *testing.T) *cardEnv {
 	t.Helper()
 	e := &cardEnv{CardsTestEnv: apptest.NewCardsTestEnv(t), Clock: apptest.NewClock(time.Now()), drop: map[string]bool{}}
 	e.Cfg.IssuerWebhookSecret = apptest.IssuerTestSecret
-	svc, err := cardsapi.Service(e.Cfg, e.DB, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL))
+	svc, err := cardsapi.Service(e.Cfg, e.DB, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL), app.Caches.Fees)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +59,7 @@ func newCardEnv(t *testing.T) *cardEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	worker, err := services.CardApplier(e.DB, p, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL))
+	worker, err := services.CardApplier(e.DB, p, apptest.TestQueue(e.Cfg, e.Cfg.WebhooksQueueURL), app.Caches.Fees)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func newCardEnv(t *testing.T) *cardEnv {
 	})
 	e.Network.Statements = issuerdb.New(e.DB.DB)
 	e.Network.Deadline = 30 * time.Second // DynamoDB Local is slow on a busy machine
-	if e.Console, err = adminapi.NewWith(context.Background(), apptest.Recording(e.Cfg, "admin"), e.Clock.Now); err != nil {
+	if e.Console, err = adminapi.NewWith(context.Background(), apptest.Recording(e.Cfg, "admin"), app.Caches, e.Clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	return e

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
@@ -49,7 +50,7 @@ func TestOperatorPaymentsReconciled(t *testing.T) {
 	})
 
 	clock := apptest.NewClock(time.Now().Add(reconcile.OperatorLag + time.Hour))
-	console, err := adminapi.NewWith(context.Background(), apptest.Recording(e.Cfg, "admin"), clock.Now)
+	console, err := adminapi.NewWith(context.Background(), apptest.Recording(e.Cfg, "admin"), app.Caches, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -73,19 +73,19 @@ type Deps struct {
 	// Operator is the operator's records; Payments our payments.
 	Operator operator.Records
 	Payments PaymentLedger
-}
-
-// Service runs the reconciliation and serves its reports.
-type Service struct {
-	Deps
 	// FirstWindow is how far back a provider's first run starts;
 	// DefaultFirstWindow when 0.
 	FirstWindow time.Duration
 	// Every is the age of a provider's latest run past which RunDue starts
 	// another; DefaultEvery when 0.
 	Every time.Duration
-	// Now returns the current time; tests move it.
+	// Now is the clock (default time.Now); tests give one they move.
 	Now func() time.Time
+}
+
+// Service runs the reconciliation and serves its reports.
+type Service struct {
+	Deps
 }
 
 // NewService returns the Service over d, or an error naming what d lacks:
@@ -99,7 +99,10 @@ func NewService(d Deps) (*Service, error) {
 	case d.Operator != nil && d.Payments == nil:
 		return nil, errors.New("reconcile: the operator's records without the payments' ledger")
 	}
-	return &Service{Deps: d, Now: time.Now}, nil
+	if d.Now == nil {
+		d.Now = time.Now
+	}
+	return &Service{Deps: d}, nil
 }
 
 // Reconciled reports whether p's records can be read here.

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/apidoc/apitest"
+	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/auth"
 	"payments/pkg/companies"
@@ -60,13 +61,13 @@ func newEnv(t *testing.T) *env {
 	}
 	e := &env{t: t, db: db, comps: companies.NewService(store.NewCompanies(db))}
 	var err error
-	if e.wallets, err = walletsapi.New(ctx, cfg); err != nil {
+	if e.wallets, err = walletsapi.NewWith(ctx, cfg, app.Caches); err != nil {
 		t.Fatalf("NewWallets: %v", err)
 	}
-	if e.payments, err = paymentsapi.New(ctx, cfg); err != nil {
+	if e.payments, err = paymentsapi.NewWith(ctx, cfg, app.Caches); err != nil {
 		t.Fatalf("NewPayments: %v", err)
 	}
-	if e.tokens, err = tokenkeys.Service(ctx, cfg, db, nil); err != nil {
+	if e.tokens, err = tokenkeys.Service(ctx, cfg, db, nil, app.Caches.Companies); err != nil {
 		t.Fatalf("auth.NewService: %v", err)
 	}
 	rt := httpapi.NewRouter(walletsapi.Errors, nil)

@@ -154,7 +154,7 @@ func TestWorkerRotationOverlap(t *testing.T) {
 				}
 			}
 			e.store.endpoints = append(e.store.endpoints, ep)
-			e.worker.Now = func() time.Time { return tt.at }
+			e.withClock(func() time.Time { return tt.at })
 			e.run(t)
 			s := e.sender.sent[0]
 			header := s.header.Get(webhooks.SignatureHeader)

@@ -78,15 +78,17 @@ type Worker struct {
 	sender Sender
 	queue  Queue
 	sealer Sealer
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
+	clock  func() time.Time
 }
 
 // NewWorker returns a Worker that reads and records in store, posts
-// through sender and queues retries on q; sealer opens the endpoints'
-// secrets that sign a new delivery.
-func NewWorker(store WorkerStore, sender Sender, q Queue, sealer Sealer) *Worker {
-	return &Worker{store: store, sender: sender, queue: q, sealer: sealer, Now: time.Now}
+// through sender and queues retries on q, on the clock now (nil:
+// time.Now); sealer opens the endpoints' secrets that sign a new delivery.
+func NewWorker(store WorkerStore, sender Sender, q Queue, sealer Sealer, now func() time.Time) *Worker {
+	if now == nil {
+		now = time.Now
+	}
+	return &Worker{store: store, sender: sender, queue: q, sealer: sealer, clock: now}
 }
 
 // Handle processes one message of the webhooks queue. It returns an error
@@ -129,7 +131,7 @@ func (w *Worker) dispatch(ctx context.Context, companyID, eventID string, round 
 	if err != nil {
 		return err
 	}
-	now := w.Now().UTC()
+	now := w.clock().UTC()
 	var fresh []Delivery
 	for _, e := range eps {
 		if !e.Receives(ev.Kind) || endpointID != "" && e.ID != endpointID {
@@ -222,7 +224,7 @@ func (w *Worker) attemptMessage(ctx context.Context, m Message) error {
 		// Nothing can be sent without the event: the delivery stops
 		// there, rather than wait for the sweeper every minute.
 		if d.Status == StatusPending {
-			if err := w.store.CancelDelivery(ctx, d, w.Now().UTC()); err != nil && !errors.Is(err, ErrAttemptTaken) {
+			if err := w.store.CancelDelivery(ctx, d, w.clock().UTC()); err != nil && !errors.Is(err, ErrAttemptTaken) {
 				return err
 			}
 		}
@@ -252,7 +254,7 @@ func (w *Worker) endpointGone(ctx context.Context, d Delivery) (bool, error) {
 	case e.Status == EndpointEnabled:
 		return false, nil
 	}
-	err = w.store.CancelDelivery(ctx, d, w.Now().UTC())
+	err = w.store.CancelDelivery(ctx, d, w.clock().UTC())
 	if err != nil && !errors.Is(err, ErrAttemptTaken) {
 		return false, err
 	}
@@ -289,7 +291,7 @@ func (w *Worker) attempt(ctx context.Context, ev events.Event, d Delivery, n int
 			"company_id", d.CompanyID, "delivery_id", d.ID, "attempt", n, "recorded", done)
 		return nil
 	}
-	now := w.Now().UTC()
+	now := w.clock().UTC()
 	err := w.store.ClaimAttempt(ctx, d, n, now, now.Add(AttemptLease))
 	if errors.Is(err, ErrAttemptTaken) {
 		slog.InfoContext(ctx, "webhook attempt made by another copy of the message",
@@ -307,7 +309,7 @@ func (w *Worker) attempt(ctx context.Context, ev events.Event, d Delivery, n int
 	case n >= MaxAttempts:
 		status = StatusFailed
 	}
-	err = w.store.RecordAttempt(ctx, d, a, status, w.Now().UTC())
+	err = w.store.RecordAttempt(ctx, d, a, status, w.clock().UTC())
 	if errors.Is(err, ErrAttemptTaken) {
 		slog.InfoContext(ctx, "webhook attempt recorded by another copy of the message",
 			"company_id", d.CompanyID, "delivery_id", d.ID, "attempt", n)
@@ -358,7 +360,7 @@ func (w *Worker) send(ctx context.Context, ev events.Event, d Delivery, n int) A
 	if d.Signature != "" {
 		h.Set(SignatureHeader, d.Signature)
 	}
-	start := w.Now().UTC()
+	start := w.clock().UTC()
 	actx, cancel := context.WithTimeout(ctx, AttemptTimeout)
 	defer cancel()
 	began := time.Now()

@@ -256,8 +256,13 @@ func newWorkerEnv(t *testing.T, webhookURL, notify string, script map[string][]i
 		EnabledEvents: []string{webhooks.AllEvents}, Secret: "3f6c0d8ea5b1c2d3e4f5061728394a5b6c7d8e9f00112233445566778899aabb",
 	}}
 	e.vault = testVault(t)
-	e.worker = webhooks.NewWorker(e.store, e.sender, e.queue, e.vault)
+	e.worker = webhooks.NewWorker(e.store, e.sender, e.queue, e.vault, nil)
 	return e
+}
+
+// withClock builds the env's worker again on the clock now.
+func (e *workerEnv) withClock(now func() time.Time) {
+	e.worker = webhooks.NewWorker(e.store, e.sender, e.queue, e.vault, now)
 }
 
 func (e *workerEnv) handle(t *testing.T, m any) {
@@ -412,7 +417,7 @@ func TestWorkerDuplicates(t *testing.T) {
 		// once it has run out (its holder died before recording).
 		e := newWorkerEnv(t, hookURL, "", map[string][]int{hookURL: {500}})
 		now := time.Now()
-		e.worker.Now = func() time.Time { return now }
+		e.withClock(func() time.Time { return now })
 		id := webhooks.DeliveryID(e.event.ID, webhooks.DestinationWebhook, "co-1", 0)
 		e.store.claims[id] = claim{1, now.Add(webhooks.AttemptLease)}
 		e.handle(t, outbox.Message{CompanyID: "co-1", EventID: e.event.ID})

@@ -16,6 +16,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 
 	"payments/pkg/apidoc/apitest"
+	"payments/pkg/app"
 	"payments/pkg/auth"
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
@@ -119,15 +120,15 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		cfg.IssuerAPIKey = StripeTestKey
 	}
 	ctx := context.Background()
-	a, err := authapi.New(ctx, Recording(cfg, "auth"))
+	a, err := authapi.NewWith(ctx, Recording(cfg, "auth"), app.Caches)
 	if err != nil {
 		t.Fatal(err)
 	}
-	adm, err := adminapi.New(ctx, Recording(cfg, "admin"))
+	adm, err := adminapi.NewWith(ctx, Recording(cfg, "admin"), app.Caches, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard, err := tokenkeys.Guard(ctx, cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db, app.Caches.Companies)
 	if err != nil {
 		t.Fatal(err)
 	}

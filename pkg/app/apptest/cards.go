@@ -16,6 +16,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"payments/pkg/app"
 	"payments/pkg/cards"
 	"payments/pkg/debts"
 	"payments/pkg/events"
@@ -55,7 +56,7 @@ func NewCardsTestEnv(t *testing.T) *CardsTestEnv {
 // CardsFunction builds the cards function on cfg.
 func (e *CardsTestEnv) CardsFunction(t *testing.T, cfg function.Config) function.HTTPHandler {
 	t.Helper()
-	h, err := cardsapi.New(context.Background(), Recording(cfg, "cards"))
+	h, err := cardsapi.NewWith(context.Background(), Recording(cfg, "cards"), app.Caches)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func (e *CardsTestEnv) CardsFunction(t *testing.T, cfg function.Config) function
 // hold the issuer's secret and the issuer-events queue.
 func (e *CardsTestEnv) CardNetworkFunction(t *testing.T, cfg function.Config) function.HTTPHandler {
 	t.Helper()
-	h, err := cardnetwork.New(context.Background(), Recording(cfg, "card-network"))
+	h, err := cardnetwork.NewWith(context.Background(), Recording(cfg, "card-network"), app.Caches)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"payments/pkg/app"
 	"payments/pkg/customers"
 	"payments/pkg/events"
 	"payments/pkg/function"
@@ -44,17 +45,17 @@ func (e *CustomersTestEnv) Production() *ProductionEnv {
 	p.Cfg.IssuerAPIKey = StripeTestKey
 	ctx := context.Background()
 	var err error
-	if p.auth, err = authapi.New(ctx, Recording(p.Cfg, "auth")); err != nil {
+	if p.auth, err = authapi.NewWith(ctx, Recording(p.Cfg, "auth"), app.Caches); err != nil {
 		e.T.Fatal(err)
 	}
 	fetcher := customers.NewFetcher(outbound.WithAllowLoopback(true), outbound.WithTimeout(fetchTimeout))
-	if p.Customers, err = customersapi.NewWith(context.Background(), Recording(p.Cfg, "customers"), fetcher, e.now); err != nil {
+	if p.Customers, err = customersapi.NewWith(context.Background(), Recording(p.Cfg, "customers"), app.Caches, fetcher, e.now); err != nil {
 		e.T.Fatal(err)
 	}
-	if p.Webhooks, err = webhooksapi.New(ctx, Recording(p.Cfg, "webhooks")); err != nil {
+	if p.Webhooks, err = webhooksapi.NewWith(ctx, Recording(p.Cfg, "webhooks"), app.Caches); err != nil {
 		e.T.Fatal(err)
 	}
-	if p.Admin, err = adminapi.NewWith(ctx, Recording(p.Cfg, "admin"), e.now); err != nil {
+	if p.Admin, err = adminapi.NewWith(ctx, Recording(p.Cfg, "admin"), app.Caches, e.now); err != nil {
 		e.T.Fatal(err)
 	}
 	return p

@@ -63,23 +63,26 @@ const KeyHeader = "X-Admin-Key"
 // the documents bucket with pre-signed URLs, registers a customer it
 // verifies with the mode's card issuer, and runs the reconciliation with
 // the providers now (pkg/reconcile: it reads their records, and applies
-// what the card issuer reported and we missed).
+// what the card issuer reported and we missed). Its caches are its own
+// (services.NewCaches): they live as long as the Lambda instance, and what
+// it changes of a company or a fee schedule it forgets from them.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
-	return NewWith(ctx, cfg, time.Now)
+	return NewWith(ctx, cfg, services.NewCaches(time.Now), time.Now)
 }
 
-// NewWith is New with the clock of the customers' review given (when a
-// decision is recorded, until when a document link is valid): tests stop
-// it.
-func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (function.HTTPHandler, error) {
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process, so that there what the console changes takes
+// effect at once in their guards and prices, with the clock of the
+// customers' review and the reconciliation given (when a decision is
+// recorded, until when a document link is valid): tests stop it.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, now func() time.Time) (function.HTTPHandler, error) {
 	if cfg.AdminAPIKey == "" {
 		return nil, fmt.Errorf("%w: the admin API key (ADMIN_API_KEY or ADMIN_API_KEY_ARN) is not set", function.ErrConfig)
 	}
 	db := services.DB(cfg)
 	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	rt := httpapi.NewRouter(Errors, guard(cfg.AdminAPIKey))
-	comps := companies.NewService(store.NewCompanies(db))
-	comps.Changed = services.CompanyCache.Forget
+	comps := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies))
 	companies.AdminRoutes(rt, comps)
 	p, err := services.Providers(cfg, db, providers.Deps{})
 	if err != nil {
@@ -96,8 +99,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 		return nil, err
 	}
 	webhooks.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db), webhookVault))
-	feeSvc := fees.NewService(store.NewFees(db))
-	feeSvc.Changed = services.FeeCache.Forget
+	feeSvc := fees.NewService(fees.Forgetting(store.NewFees(db), caches.Fees))
 	fees.AdminRoutes(rt, feeSvc, companyChecker{comps})
 	fx.AdminRoutes(rt, services.FX(db), companyChecker{comps})
 	resolver, err := services.PaymentsAdmin(db, webhookQueue)
@@ -109,17 +111,15 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
 	}
-	review, err := customers.NewReview(customerstore.NewCustomers(db), links, p.Issuer, services.Events(db, webhookQueue))
+	review, err := customers.NewReview(customerstore.NewCustomers(db), links, p.Issuer, services.Events(db, webhookQueue), now)
 	if err != nil {
 		return nil, err
 	}
-	review.SetClock(now)
 	customers.ReviewRoutes(rt, review)
-	rec, err := reconciler(cfg, db, webhookQueue)
+	rec, err := reconciler(cfg, db, webhookQueue, caches, now)
 	if err != nil {
 		return nil, err
 	}
-	rec.Now = now
 	reconcile.AdminRoutes(rt, rec)
 	return function.HTTP(rt), nil
 }
@@ -129,8 +129,9 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 // providers of cfg's mode with the card issuer's adapter (Stripe Issuing in
 // production mode, which the rest of the console does not call), what the
 // issuer reported and we missed applied as the card-worker applies it,
-// its events published on webhooks.
-func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue) (*reconcile.Service, error) {
+// its events published on webhooks, fee schedules read through caches, on
+// the clock now.
+func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue, caches services.Caches, now func() time.Time) (*reconcile.Service, error) {
 	deps, err := cardissuer.With(cfg, providers.Deps{})
 	if err != nil {
 		return nil, err
@@ -139,11 +140,11 @@ func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue) (*re
 	if err != nil {
 		return nil, err
 	}
-	applier, err := services.CardApplier(db, p, webhooks)
+	applier, err := services.CardApplier(db, p, webhooks, caches.Fees)
 	if err != nil {
 		return nil, err
 	}
-	return services.Reconciler(cfg, db, p, applier)
+	return services.Reconciler(cfg, db, p, applier, now)
 }
 
 // companyChecker answers fees.Companies from the companies service: an

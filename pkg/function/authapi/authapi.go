@@ -3,6 +3,7 @@ package authapi
 
 import (
 	"context"
+	"time"
 
 	"payments/pkg/auth"
 	"payments/pkg/auth/authhttp"
@@ -20,14 +21,21 @@ import (
 var Errors = function.Catalogue(authhttp.Errors, companieshttp.Errors, limitshttp.Errors)
 
 // New builds the auth function: POST /auth/token, rate limited per source
-// IP in the table.
+// IP in the table. Its company cache is its own (services.NewCaches): it
+// lives as long as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
 	limit := cfg.TokenRateLimit
 	if limit <= 0 {
 		limit = auth.DefaultRateLimit
 	}
-	svc, err := tokenkeys.Service(ctx, cfg, db, store.NewRateLimiter(db, "token", limit, auth.RateWindow))
+	svc, err := tokenkeys.Service(ctx, cfg, db, store.NewRateLimiter(db, "token", limit, auth.RateWindow), caches.Companies)
 	if err != nil {
 		return nil, err
 	}

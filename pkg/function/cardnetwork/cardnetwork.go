@@ -5,6 +5,7 @@ package cardnetwork
 
 import (
 	"context"
+	"time"
 
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/cards"
@@ -35,9 +36,18 @@ var Errors = function.Catalogue(cardshttp.Errors, issuerhookshttp.Errors, wallet
 // …/refund; in production mode, no route (404 ROUTE_NOT_FOUND). Its cards
 // service seals and opens no card secret (vault.NoKeys): it issues and
 // reveals nothing, and links no KMS client.
+//
+// Its caches are its own (services.NewCaches): they live as long as the
+// Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := tokenkeys.Guard(ctx, cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +63,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		return function.HTTP(rt), nil
 	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	svc, err := services.Cards(db, p, vault.New(vault.NoKeys), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL), nil)
+	svc, err := services.Cards(db, p, vault.New(vault.NoKeys), queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL), nil, caches.Fees, time.Now)
 	if err != nil {
 		return nil, err
 	}

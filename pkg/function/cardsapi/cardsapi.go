@@ -13,6 +13,8 @@ import (
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers/customershttp"
 	"payments/pkg/fees/feeshttp"
+	"payments/pkg/cache"
+	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
@@ -34,9 +36,18 @@ var Errors = function.Catalogue(cardshttp.Errors, customershttp.Errors, walletsh
 // GET /customers/{id}/cards and /transactions. Issuing, funding,
 // withdrawing and terminating take an Idempotency-Key
 // (services.IdempotentRoutes).
+//
+// Its caches are its own (services.NewCaches): they live as long as the
+// Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := tokenkeys.Guard(ctx, cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		return nil, err
 	}
@@ -44,7 +55,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	svc, err := Service(cfg, db, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL))
+	svc, err := Service(cfg, db, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL), caches.Fees)
 	if err != nil {
 		return nil, err
 	}
@@ -56,8 +67,9 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 // Service returns the cards service over db, its card secrets sealed under
 // the KMS key of cfg (services.CardVault), its events published on
 // webhooks, with the card issuer of cfg's mode and each company's reveals
-// limited to cfg.RevealLimit an hour.
-func Service(cfg function.Config, db *store.DB, webhooks function.Queue) (*cards.Service, error) {
+// limited to cfg.RevealLimit an hour, reading fee schedules through
+// feeCache (the function's, services.Caches).
+func Service(cfg function.Config, db *store.DB, webhooks function.Queue, feeCache *cache.Cache[fees.Schedule]) (*cards.Service, error) {
 	if cfg.RevealLimit < 1 {
 		return nil, fmt.Errorf("%w: REVEAL_LIMIT_PER_HOUR must be at least 1, not %d", function.ErrConfig, cfg.RevealLimit)
 	}
@@ -73,5 +85,5 @@ func Service(cfg function.Config, db *store.DB, webhooks function.Queue) (*cards
 	if err != nil {
 		return nil, err
 	}
-	return services.Cards(db, p, v, webhooks, store.NewRateLimiter(db, "reveal", cfg.RevealLimit, time.Hour))
+	return services.Cards(db, p, v, webhooks, store.NewRateLimiter(db, "reveal", cfg.RevealLimit, time.Hour), feeCache, time.Now)
 }

@@ -4,6 +4,7 @@ package cardworker
 
 import (
 	"context"
+	"time"
 
 	"payments/pkg/function"
 	"payments/pkg/function/services"
@@ -20,8 +21,15 @@ import (
 // sandbox issuer in sandbox mode; nothing in production mode, whose
 // issuer, Stripe Issuing, reported it (issuer.Reported).
 // A message that is not a notification fails, and reaches the dead-letter
-// queue after its retries.
+// queue after its retries. Its fee schedule cache is its own
+// (services.NewCaches): it lives as long as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
+	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.SQSHandler, error) {
 	db := services.DB(cfg)
 	// Its issuer issues no card; in production mode it is Stripe Issuing,
 	// whose events the notifications are: nothing to post or acknowledge.
@@ -29,7 +37,7 @@ func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) 
 	if err != nil {
 		return nil, err
 	}
-	svc, err := services.CardApplier(db, p, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL))
+	svc, err := services.CardApplier(db, p, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL), caches.Fees)
 	if err != nil {
 		return nil, err
 	}

@@ -32,16 +32,25 @@ var Errors = function.Catalogue(customershttp.Errors, companieshttp.Errors, auth
 // New builds the customers function behind the token guard:
 // POST /customers/enroll, POST /customers, GET /customers and
 // GET /customers/{id}. Document URLs are fetched by customers.NewFetcher.
+// Its company cache is its own (services.NewCaches): it lives as long as
+// the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
-	fetcher := customers.NewFetcher(outbound.WithAllowLoopback(outbound.AllowLoopbackFromEnv()))
-	return NewWith(ctx, cfg, fetcher, time.Now)
+	return NewWith(ctx, cfg, services.NewCaches(time.Now), Fetcher(), time.Now)
 }
 
-// NewWith is New with the document fetcher and the clock given: tests
-// trust their own CA and move time.
-func NewWith(ctx context.Context, cfg function.Config, fetcher customers.Fetcher, now func() time.Time) (function.HTTPHandler, error) {
+// Fetcher returns the fetcher of the documents' URLs (customers.NewFetcher),
+// which reaches loopback addresses only where OUTBOUND_ALLOW_LOOPBACK=true
+// (the local stack), read from the process environment.
+func Fetcher() customers.Fetcher {
+	return customers.NewFetcher(outbound.WithAllowLoopback(outbound.AllowLoopbackFromEnv()))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process, with the document fetcher and the clock given:
+// tests trust their own CA and move time.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, fetcher customers.Fetcher, now func() time.Time) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := tokenkeys.Guard(ctx, cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		return nil, err
 	}
@@ -49,11 +58,10 @@ func NewWith(ctx context.Context, cfg function.Config, fetcher customers.Fetcher
 	if err != nil {
 		return nil, err
 	}
-	svc, err := service(cfg, db, fetcher)
+	svc, err := service(cfg, db, fetcher, now)
 	if err != nil {
 		return nil, err
 	}
-	svc.Now = now
 	customers.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }
@@ -64,7 +72,8 @@ func NewWith(ctx context.Context, cfg function.Config, fetcher customers.Fetcher
 // in production mode Stripe Issuing (cardissuer) and kyc.None, which has no
 // adapter yet, so that enrolments wait for the operator console's review
 // (customers.PendingReview) rather than being verified by a simulation.
-func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) (*customers.Service, error) {
+// now is its clock.
+func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher, now func() time.Time) (*customers.Service, error) {
 	docs := documents.New(documents.NewClient(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket)
 	deps, err := cardissuer.With(cfg, providers.Deps{Documents: docs}) // its issuer registers cardholders only
 	if err != nil {
@@ -83,5 +92,6 @@ func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher) (*cus
 		Verifier:  p.KYC,
 		Issuer:    p.Issuer,
 		Events:    services.Events(db, webhooks),
+		Now:       now,
 	})
 }

@@ -5,6 +5,7 @@ package issuerauthorizations
 
 import (
 	"context"
+	"time"
 
 	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
@@ -27,12 +28,21 @@ var Errors = function.Catalogue(issuerhookshttp.Errors, cardshttp.Errors)
 // of the outcome, applied by the card-worker, does both. In production mode
 // it serves no route (404 ROUTE_NOT_FOUND): Stripe's authorization requests
 // reach the stripe-webhooks function, and this format is the sandbox's.
+//
+// Its fee schedule cache is its own (services.NewCaches): it lives as long
+// as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
 	if cfg.Mode == function.ModeProduction {
 		return function.HTTP(httpapi.NewRouter(Errors, nil)), nil
 	}
 	db := services.DB(cfg)
-	d, err := services.CardDecider(db)
+	d, err := services.CardDecider(db, caches.Fees)
 	if err != nil {
 		return nil, err
 	}

@@ -61,10 +61,9 @@ const NoCallbackKeyNotice = "operator callbacks are refused: no OPERATOR_CALLBAC
 // worker's polls) every callback is refused, as start-up says once
 // (function.StartupNotice); production mode has one (function.ConfigFromEnv).
 func Hooks(cfg function.Config, payouts function.Queue, now func() time.Time) (*operatorhooks.Handler, error) {
-	h := &operatorhooks.Handler{Jobs: payouts}
 	if cfg.OperatorCallbackKey == "" {
 		function.StartupNotice(NoCallbackKeyNotice, "mode", cfg.Mode)
-		return h, nil
+		return &operatorhooks.Handler{Jobs: payouts}, nil
 	}
 	key, err := PublicKeyPEM(cfg.OperatorCallbackKey)
 	if err != nil {
@@ -74,8 +73,7 @@ func Hooks(cfg function.Config, payouts function.Queue, now func() time.Time) (*
 	if err != nil {
 		return nil, fmt.Errorf("%w: OPERATOR_CALLBACK_PUBLIC_KEY: %v", function.ErrConfig, err)
 	}
-	h.Verifier = v
-	return h, nil
+	return &operatorhooks.Handler{Jobs: payouts, Verifier: v}, nil
 }
 
 // PublicKeyPEM returns the PEM of a public key given as PEM, or as the

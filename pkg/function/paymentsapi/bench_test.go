@@ -146,8 +146,9 @@ func (e *unexpectedCall) Error() string { return "memoryAWS: no answer for " + e
 
 // benchPayments builds the payments function over memoryAWS with one
 // approved company and its funded XAF wallet in Cameroon, and returns its
-// handler, an access token of the company and the company's id.
-func benchPayments(b *testing.B) (function.HTTPHandler, string, string) {
+// handler, an access token of the company, the company's id and the
+// function's caches.
+func benchPayments(b *testing.B) (function.HTTPHandler, string, string, services.Caches) {
 	b.Helper()
 	ctx := context.Background()
 	mem := newMemoryAWS()
@@ -175,7 +176,8 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string, string) {
 	}); err != nil {
 		b.Fatal(err)
 	}
-	svc, err := tokenkeys.Service(ctx, cfg, db, nil)
+	caches := services.NewCaches(time.Now)
+	svc, err := tokenkeys.Service(ctx, cfg, db, nil, caches.Companies)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -183,14 +185,14 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string, string) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h, err := paymentsapi.New(ctx, cfg)
+	h, err := paymentsapi.NewWith(ctx, cfg, caches)
 	if err != nil {
 		b.Fatal(err)
 	}
 	mem.mu.Lock()
 	mem.frozen = true
 	mem.mu.Unlock()
-	return h, tok.AccessToken, created.ID
+	return h, tok.AccessToken, created.ID, caches
 }
 
 // gatewayEvent is the API Gateway (HTTP API, payload 2.0) event of a
@@ -228,7 +230,7 @@ func benchHandler(b *testing.B, h function.HTTPHandler, e events.APIGatewayV2HTT
 // BenchmarkBalance is the warm cost of GET /payment/balance: the API
 // Gateway event to the response, DynamoDB answered in memory.
 func BenchmarkBalance(b *testing.B) {
-	h, token, _ := benchPayments(b)
+	h, token, _, _ := benchPayments(b)
 	benchHandler(b, h, gatewayEvent("GET", "/api/v1/payment/balance", token, ""), http.StatusOK)
 }
 
@@ -238,14 +240,14 @@ func BenchmarkBalance(b *testing.B) {
 // would cost, against reading it once per cache.Staleness
 // (docs/auth.md).
 func BenchmarkBalanceReadingTheCompany(b *testing.B) {
-	h, token, companyID := benchPayments(b)
+	h, token, companyID, caches := benchPayments(b)
 	e := gatewayEvent("GET", "/api/v1/payment/balance", token, "")
 	defer slog.SetDefault(slog.Default())
 	slog.SetDefault(slog.New(slog.NewJSONHandler(io.Discard, nil)))
 	ctx := lambdacontext.NewContext(context.Background(), &lambdacontext.LambdaContext{AwsRequestID: "bench"})
 	b.ReportAllocs()
 	for b.Loop() {
-		services.CompanyCache.Forget(companyID)
+		caches.Companies.Forget(companyID)
 		if resp, err := h(ctx, e); err != nil || resp.StatusCode != http.StatusOK {
 			b.Fatalf("%s: %d %s, %v", e.RouteKey, resp.StatusCode, resp.Body, err)
 		}
@@ -255,7 +257,7 @@ func BenchmarkBalanceReadingTheCompany(b *testing.B) {
 // BenchmarkPayout is the warm cost of POST /payment/payout: the API
 // Gateway event to the response, DynamoDB and SQS answered in memory.
 func BenchmarkPayout(b *testing.B) {
-	h, token, _ := benchPayments(b)
+	h, token, _, _ := benchPayments(b)
 	body := `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":100,"currency":"XAF"}`
 	benchHandler(b, h, gatewayEvent("POST", "/api/v1/payment/payout", token, body), http.StatusOK)
 }

@@ -4,6 +4,7 @@ package paymentsapi
 
 import (
 	"context"
+	"time"
 
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/bulk"
@@ -34,10 +35,17 @@ var Errors = function.Catalogue(paymentshttp.Errors, bulkhttp.Errors, walletshtt
 // production mode, which has no operator adapter yet (operator.None), it
 // serves the reads and refuses new payouts, batches and collections with
 // 503 before anything is written. Payouts, batches and collections take an
-// Idempotency-Key (services.IdempotentRoutes).
+// Idempotency-Key (services.IdempotentRoutes). Its caches are its own
+// (services.NewCaches): they live as long as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := tokenkeys.Guard(ctx, cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		return nil, err
 	}
@@ -52,12 +60,12 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	jobs, bulkJobs := queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.BulkPayoutsQueueURL)
 	// The payout worker publishes the events (docs/publication.md).
-	svc, err := services.Payments(cfg, db, p.Operator, jobs, bulkJobs, payments.Relay(jobs))
+	svc, err := services.Payments(cfg, db, p.Operator, jobs, bulkJobs, payments.Relay(jobs), caches.Fees, time.Now)
 	if err != nil {
 		return nil, err
 	}
 	// A batch's chunk jobs go to the bulk payouts queue (docs/bulk.md).
-	batches, err := services.Bulk(db, svc, bulkJobs, payments.Relay(jobs))
+	batches, err := services.Bulk(db, svc, bulkJobs, payments.Relay(jobs), services.PayoutErrors, time.Now)
 	if err != nil {
 		return nil, err
 	}

@@ -27,13 +27,15 @@ import (
 // queue for a batch's item), and a batch's next chunk job to the bulk
 // payouts queue. It needs the operator of cfg's mode: the sandbox
 // operator, or in production mode the aggregator's adapter, without which
-// it refuses to start (services.Operator).
+// it refuses to start (services.Operator). Its fee schedule cache is its
+// own (services.NewCaches): it lives as long as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
-	return NewWithClock(cfg, time.Now)
+	return NewWithClock(cfg, services.NewCaches(time.Now), time.Now)
 }
 
-// NewWithClock is New on the clock now; tests move it forward.
-func NewWithClock(cfg function.Config, now func() time.Time) (function.SQSHandler, error) {
+// NewWithClock is New over caches, which pkg/app shares with the other
+// functions of its process, on the clock now, which tests move forward.
+func NewWithClock(cfg function.Config, caches services.Caches, now func() time.Time) (function.SQSHandler, error) {
 	switch {
 	case cfg.PayoutsQueueURL == "":
 		return nil, fmt.Errorf("%w: PAYOUTS_QUEUE_URL is not set", function.ErrConfig)
@@ -52,16 +54,14 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.SQSHandle
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	payouts, bulkJobs := queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.BulkPayoutsQueueURL)
 	events := services.Events(db, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
-	svc, err := services.Payments(cfg, db, gw, payouts, bulkJobs, events)
+	svc, err := services.Payments(cfg, db, gw, payouts, bulkJobs, events, caches.Fees, now)
 	if err != nil {
 		return nil, err
 	}
-	svc.Now = now
-	batches, err := services.Bulk(db, svc, bulkJobs, events)
+	batches, err := services.Bulk(db, svc, bulkJobs, events, services.PayoutErrors, now)
 	if err != nil {
 		return nil, err
 	}
-	batches.Now = now
 	return queue.Batch(func(ctx context.Context, m queue.Message) error {
 		j, isChunk, err := bulk.ParseChunkJob(m.Body)
 		switch {

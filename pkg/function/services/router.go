@@ -31,18 +31,20 @@ type TokenKeys struct {
 
 // TokenGuard returns the guard of every company-facing function: it admits
 // requests with a valid Bearer token and puts the company id in the request
-// context. It fails when cfg has no mode or keys has no key.
-func TokenGuard(cfg function.Config, keys TokenKeys, db *store.DB) (httpapi.Guard, error) {
-	svc, err := Auth(cfg, keys, db, nil)
+// context, reading companies through companyCache (the function's,
+// Caches.Companies). It fails when cfg has no mode or keys has no key.
+func TokenGuard(cfg function.Config, keys TokenKeys, db *store.DB, companyCache *auth.CompanyCache) (httpapi.Guard, error) {
+	svc, err := Auth(cfg, keys, db, nil, companyCache)
 	if err != nil {
 		return nil, err
 	}
 	return svc.Guard(), nil
 }
 
-// Auth returns the token service over db's companies, signing with keys'
+// Auth returns the token service over db's companies, read through
+// companyCache (the function's, Caches.Companies), signing with keys'
 // Signer when it has one; limiter may be nil where no token is issued.
-func Auth(cfg function.Config, keys TokenKeys, db *store.DB, limiter auth.RateLimiter) (*auth.Service, error) {
+func Auth(cfg function.Config, keys TokenKeys, db *store.DB, limiter auth.RateLimiter, companyCache *auth.CompanyCache) (*auth.Service, error) {
 	if cfg.Mode == "" {
 		return nil, fmt.Errorf("%w: MODE is not set", function.ErrConfig)
 	}
@@ -52,7 +54,7 @@ func Auth(cfg function.Config, keys TokenKeys, db *store.DB, limiter auth.RateLi
 	}
 	comps := companies.NewService(store.NewCompanies(db))
 	svc, err := auth.NewService(auth.Config{Signer: keys.Signer, Keys: keys.Accepted, Issuer: cfg.TokenIssuer, Mode: cfg.Mode, TTL: ttl},
-		comps, limiter, CompanyCache)
+		comps, limiter, companyCache)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
 	}

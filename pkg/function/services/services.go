@@ -6,7 +6,8 @@
 // smaller service (payments.Admin, cards.Applier, customers.Cardholders,
 // wallets.Balances). It calls DynamoDB through pkg/store and nothing else:
 // a queue, the card vault's key service or a bucket is given by the
-// function, which alone builds the client it needs.
+// function, which alone builds the client it needs, and so are the
+// function's caches (Caches) and its clock.
 package services
 
 import (
@@ -14,11 +15,11 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 
-	"payments/pkg/auth"
 	"payments/pkg/bulk"
 	"payments/pkg/cache"
 	"payments/pkg/cards"
@@ -31,6 +32,7 @@ import (
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/fx"
 	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/httpapi"
 	"payments/pkg/outbox"
 	"payments/pkg/payments"
 	"payments/pkg/payments/paymentshttp"
@@ -58,19 +60,6 @@ func DB(cfg function.Config) *store.DB {
 	return store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
 }
 
-// CompanyCache is the one company cache of the process. Every token guard
-// reads through it and the console's companies.Service forgets a company
-// it changes, so where the console and the guards share a process (the
-// local dev server, the tests) a rotation or deactivation takes effect at
-// once; across Lambda instances it takes at most auth.CompanyCacheTTL.
-var CompanyCache = auth.NewCompanyCache(auth.CompanyCacheTTL, time.Now)
-
-// FeeCache is the one fee schedule cache of the process: the payments and
-// cards functions, the card-worker and the issuer-authorizations function
-// read schedules through it and the console's fees.Service forgets a
-// schedule it replaces, as CompanyCache does for companies.
-var FeeCache = cache.New[fees.Schedule](cache.Staleness, time.Now)
-
 // PayoutErrors are the answers to the errors of a single payout: what a
 // bulk batch's item is rejected with.
 var PayoutErrors = function.Catalogue(paymentshttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, idempotencyhttp.Errors)
@@ -80,18 +69,16 @@ var PayoutErrors = function.Catalogue(paymentshttp.Errors, walletshttp.Errors, f
 const NoAdapterNotice = "providers without an adapter"
 
 // Providers returns the providers of cfg's mode (providers.ForMode): the
-// simulated ones keep their records in db, apart from ours, and work with
-// what with gives them besides (providers.Deps), which a function leaves
-// nil where it never asks for it. A mode without a provider's adapter
+// simulated ones keep their records in db, apart from ours (SandboxStores,
+// built in sandbox mode alone), and work with what with gives them besides
+// (providers.Deps), which a function leaves nil where it never asks for it. A mode without a provider's adapter
 // refuses what needs it, or leaves it to the console, and says so once at
 // start-up (NoAdapterNotice, at INFO: it is how that mode works); the
 // operator's adapter is built for the functions that read the aggregator's
 // settings, which do not start in production mode without them
 // (function.ConfigFromEnv).
 func Providers(cfg function.Config, db *store.DB, with providers.Deps) (providers.Providers, error) {
-	with.Orders = operatordb.New(db.DB)
-	with.Cards = issuerdb.New(db.DB)
-	with.Verifications = kycdb.New(db.DB)
+	with.Sandbox = func() providers.SandboxStores { return SandboxStores(db) }
 	if cfg.OperatorAPIToken != "" { // production mode, a function that calls the aggregator
 		with.Aggregator = providers.Aggregator{BaseURL: cfg.OperatorBaseURL, Token: cfg.OperatorAPIToken}
 	}
@@ -117,6 +104,22 @@ func Providers(cfg function.Config, db *store.DB, with providers.Deps) (provider
 		}
 	}
 	return p, nil
+}
+
+// sandboxBuilds counts the builds of the simulated providers' records
+// (SandboxStores), for the test that production mode builds none.
+var sandboxBuilds atomic.Int64
+
+// SandboxStores returns the simulated providers' records in db, under
+// their own keys: only what runs the simulated providers builds them
+// (providers.ForMode in sandbox mode, the sandbox card network).
+func SandboxStores(db *store.DB) providers.SandboxStores {
+	sandboxBuilds.Add(1)
+	return providers.SandboxStores{
+		Orders:        operatordb.New(db.DB),
+		Cards:         issuerdb.New(db.DB),
+		Verifications: kycdb.New(db.DB),
+	}
 }
 
 // Operator returns the operator of p, for a function that cannot run
@@ -193,38 +196,57 @@ func (k KYBChecker) KYBApproved(ctx context.Context, companyID string) (bool, er
 // function, the payout worker and the sweeper: gw is the operator, jobs
 // the payouts queue, bulkJobs the bulk payouts queue (the messages of the
 // items of bulk batches), and events publishes the payments' events after
-// commit. Fee schedules are read through FeeCache.
-func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, bulkJobs function.Queue, events payments.Publisher) (*payments.Service, error) {
+// commit, on the clock now. Fee schedules are read through feeCache (the
+// function's, Caches.Fees). The final transitions of bulk batches' items
+// complete their batches through a bulk.Completer over db, publishing on
+// events too: it needs neither the payments service nor the bulk service
+// (Bulk), which is built over this one after it.
+func Payments(cfg function.Config, db *store.DB, gw operator.Gateway, jobs, bulkJobs function.Queue, events payments.Publisher,
+	feeCache *cache.Cache[fees.Schedule], now func() time.Time) (*payments.Service, error) {
+	batches, err := bulk.NewCompleter(moneystore.NewBulk(db), events, now)
+	if err != nil {
+		return nil, err
+	}
 	return payments.NewService(payments.Deps{
 		Store:    moneystore.NewPayments(db),
 		Wallets:  moneystore.NewWallets(db),
-		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
+		Fees:     fees.NewService(fees.CachedStore(store.NewFees(db), feeCache)),
 		Gateway:  gw,
 		Jobs:     jobs,
 		BulkJobs: bulkJobs,
 		Events:   events,
 		Deadline: cfg.PaymentDeadline,
+		Batches:  batches,
+		Now:      now,
 	})
 }
 
-// Bulk returns the bulk payout service over db for pays, which it makes
-// tell it of its items' final transitions: chunk jobs go to jobs (the
-// bulk payouts queue), the batches' events to events. An item is rejected with
-// the code and message the single payout's answer would have
-// (PayoutErrors).
-func Bulk(db *store.DB, pays *payments.Service, jobs function.Queue, events payments.Publisher) (*bulk.Service, error) {
-	svc, err := bulk.NewService(bulk.Deps{
-		Store: moneystore.NewBulk(db), Payouts: pays, Jobs: jobs, Events: events,
-		Describe: func(err error) (bulk.Rejection, bool) {
-			body, known := PayoutErrors.Body(err)
-			return bulk.Rejection{Field: body.Field, Code: body.Code, Message: body.Message}, known && body.StatusCode < 500
-		},
+// Catalogue gives the error answer of an error (httpapi.Catalogue): the
+// function's error catalogue.
+type Catalogue interface {
+	Body(err error) (httpapi.ErrorBody, bool)
+}
+
+// Bulk returns the bulk payout service over db for pays, on the clock now:
+// chunk jobs go to jobs (the bulk payouts queue), the batches' events to
+// events. An item is rejected with the field, code and message the single
+// payout's answer would have in errs, the function's error catalogue. The
+// batches complete as pays's Batches (Payments) complete them.
+func Bulk(db *store.DB, pays *payments.Service, jobs function.Queue, events payments.Publisher, errs Catalogue, now func() time.Time) (*bulk.Service, error) {
+	return bulk.NewService(bulk.Deps{
+		Store: moneystore.NewBulk(db), Payouts: pays, Jobs: jobs, Events: events, Describer: rejections{errs}, Now: now,
 	})
-	if err != nil {
-		return nil, err
-	}
-	pays.WatchBatches(svc)
-	return svc, nil
+}
+
+// rejections describes an item's refusal by an error catalogue
+// (bulk.Describer): a refusal is an error the catalogue knows with a
+// status below 500.
+type rejections struct{ errs Catalogue }
+
+// Describe returns the rejection of an item refused with err.
+func (r rejections) Describe(err error) (bulk.Rejection, bool) {
+	body, known := r.errs.Body(err)
+	return bulk.Rejection{Field: body.Field, Code: body.Code, Message: body.Message}, known && body.StatusCode < 500
 }
 
 // PaymentsAdmin returns the operator console's payments service over db,
@@ -275,8 +297,11 @@ func keyVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID stri
 // sandbox mode; in production mode Stripe Issuing, for a function that
 // built it (pkg/function/cardissuer), else issuer.None, with which every
 // change is refused (cards.ErrNoIssuer) and reads work. reveals is the
-// companies' reveal quota, nil for a function that reveals nothing.
-func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue, reveals cards.RevealLimiter) (*cards.Service, error) {
+// companies' reveal quota, nil for a function that reveals nothing. Fee
+// schedules are read through feeCache (the function's, Caches.Fees); now is
+// its clock.
+func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks function.Queue, reveals cards.RevealLimiter,
+	feeCache *cache.Cache[fees.Schedule], now func() time.Time) (*cards.Service, error) {
 	events := Events(db, webhooks)
 	holders, err := customers.NewCardholders(customerstore.NewCustomers(db), p.Issuer, events)
 	if err != nil {
@@ -291,33 +316,36 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 		Customers:   holders,
 		Wallets:     balances,
 		Companies:   cardSlots{companies.NewService(store.NewCompanies(db))},
-		Fees:        fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
+		Fees:        fees.NewService(fees.CachedStore(store.NewFees(db), feeCache)),
 		Issuer:      p.Issuer,
 		Vault:       v,
 		Events:      events,
 		RevealQuota: reveals,
+		Now:         now,
 	})
 }
 
 // CardApplier returns the applier of the card issuer's notifications over
 // db, telling p's issuer what each moved and publishing on the webhooks
-// queue: the card-worker's service.
-func CardApplier(db *store.DB, p providers.Providers, webhooks function.Queue) (*cards.Applier, error) {
-	return cardApplier(db, p.Issuer, Events(db, webhooks))
+// queue: the card-worker's service. Fee schedules are read through
+// feeCache (the function's, Caches.Fees).
+func CardApplier(db *store.DB, p providers.Providers, webhooks function.Queue, feeCache *cache.Cache[fees.Schedule]) (*cards.Applier, error) {
+	return cardApplier(db, p.Issuer, Events(db, webhooks), feeCache)
 }
 
 // CardDecider returns the decider of the network's authorization requests
 // over db (cards.Applier.Decide), the issuer-authorizations function's: it
 // tells no issuer anything, and its decisions' events wait in the outbox
 // (outbox.Deferred) for the network's advice, which the card-worker
-// applies, to publish them.
-func CardDecider(db *store.DB) (*cards.Applier, error) {
-	return cardApplier(db, issuer.None, outbox.Deferred{})
+// applies, to publish them. Fee schedules are read through feeCache (the
+// function's, Caches.Fees).
+func CardDecider(db *store.DB, feeCache *cache.Cache[fees.Schedule]) (*cards.Applier, error) {
+	return cardApplier(db, issuer.None, outbox.Deferred{}, feeCache)
 }
 
 // cardApplier returns the applier over db telling iss and publishing with
-// events.
-func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher) (*cards.Applier, error) {
+// events, reading fee schedules through feeCache.
+func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher, feeCache *cache.Cache[fees.Schedule]) (*cards.Applier, error) {
 	balances, err := Balances(db)
 	if err != nil {
 		return nil, err
@@ -325,7 +353,7 @@ func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher) (*card
 	return cards.NewApplier(cards.ApplierDeps{
 		Store:   moneystore.NewCards(db),
 		Wallets: balances,
-		Fees:    fees.NewService(fees.CachedStore(store.NewFees(db), FeeCache)),
+		Fees:    fees.NewService(fees.CachedStore(store.NewFees(db), feeCache)),
 		Issuer:  iss,
 		Events:  events,
 	})
@@ -344,6 +372,7 @@ func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue)
 		return nil, err
 	}
 	n := issuersandbox.NewNetwork(nil, hooks.Deliver)
+	sandboxBuilds.Add(1)
 	st := issuerdb.New(db.DB)
 	n.Notices, n.Decisions, n.Statements = st, st, st
 	return n, nil
@@ -366,19 +395,14 @@ func (c cardSlots) CardSlots(ctx context.Context, companyID string) (int, error)
 // them (issuer.Statements: Stripe Issuing, or the sandbox network's log),
 // what we missed applied by applier; the operator's when it answers for
 // each payment (operator.Records: pawaPay, or the sandbox operator). Its
-// reports are kept in db.
-func Reconciler(cfg function.Config, db *store.DB, p providers.Providers, applier reconcile.Applier) (*reconcile.Service, error) {
-	d := reconcile.Deps{Store: moneystore.NewReconciliations(db)}
+// reports are kept in db; now is its clock.
+func Reconciler(cfg function.Config, db *store.DB, p providers.Providers, applier reconcile.Applier, now func() time.Time) (*reconcile.Service, error) {
+	d := reconcile.Deps{Store: moneystore.NewReconciliations(db), FirstWindow: cfg.ReconciliationFirstWindow, Now: now}
 	if st, ok := p.Issuer.(issuer.Statements); ok {
 		d.Issuer, d.Cards, d.Applier = st, moneystore.NewCards(db), applier
 	}
 	if rec, ok := p.Operator.(operator.Records); ok {
 		d.Operator, d.Payments = rec, moneystore.NewPayments(db)
 	}
-	svc, err := reconcile.NewService(d)
-	if err != nil {
-		return nil, err
-	}
-	svc.FirstWindow = cfg.ReconciliationFirstWindow
-	return svc, nil
+	return reconcile.NewService(d)
 }

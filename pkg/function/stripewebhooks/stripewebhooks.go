@@ -5,6 +5,7 @@ package stripewebhooks
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
@@ -32,9 +33,18 @@ var Errors = function.Catalogue(issuerhookshttp.Errors, cardshttp.Errors)
 // notifications, for the card-worker. A transaction's card is found at
 // Stripe, once per card and process; a dispute is read at Stripe as it is
 // now.
+//
+// Its fee schedule cache is its own (services.NewCaches): it lives as long
+// as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	d, err := services.CardDecider(db)
+	d, err := services.CardDecider(db, caches.Fees)
 	if err != nil {
 		return nil, err
 	}

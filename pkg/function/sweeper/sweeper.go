@@ -83,13 +83,16 @@ import (
 //
 // It answers a Report of what each step did (done: what it finished, or
 // for stale reconciliations what it counted), which it also logs when a
-// step did something or failed, and an error when a step failed.
+// step did something or failed, and an error when a step failed. Its fee
+// schedule cache is its own (services.NewCaches): it lives as long as the
+// Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.ScheduleHandler, error) {
-	return NewWithClock(cfg, time.Now)
+	return NewWithClock(cfg, services.NewCaches(time.Now), time.Now)
 }
 
-// NewWithClock is New on the clock now; tests move it forward.
-func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleHandler, error) {
+// NewWithClock is New over caches, which pkg/app shares with the other
+// functions of its process, on the clock now, which tests move forward.
+func NewWithClock(cfg function.Config, caches services.Caches, now func() time.Time) (function.ScheduleHandler, error) {
 	db := services.DB(cfg)
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	hooks := queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)
@@ -110,21 +113,18 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		return nil, err
 	}
 	bulkJobs := queue.NewPublisher(sqsClient, cfg.BulkPayoutsQueueURL)
-	pays, err := services.Payments(cfg, db, p.Operator, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), bulkJobs, pub)
+	pays, err := services.Payments(cfg, db, p.Operator, queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), bulkJobs, pub, caches.Fees, now)
 	if err != nil {
 		return nil, err
 	}
-	pays.Now = now
-	batches, err := services.Bulk(db, pays, bulkJobs, pub)
+	batches, err := services.Bulk(db, pays, bulkJobs, pub, services.PayoutErrors, now)
 	if err != nil {
 		return nil, err
 	}
-	batches.Now = now
-	cardSvc, err := services.Cards(db, p, v, hooks, nil)
+	cardSvc, err := services.Cards(db, p, v, hooks, nil, caches.Fees, now)
 	if err != nil {
 		return nil, err
 	}
-	cardSvc.Now = now
 	funds, err := services.Wallets(cfg, db, p, hooks)
 	if err != nil {
 		return nil, err
@@ -144,11 +144,10 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.ScheduleH
 		return nil, err
 	}
 	sealing := webhooks.NewSecretSealing(store.NewWebhooks(db), webhookVault)
-	rec, err := services.Reconciler(cfg, db, p, cardSvc)
+	rec, err := services.Reconciler(cfg, db, p, cardSvc, now)
 	if err != nil {
 		return nil, err
 	}
-	rec.Now = now
 	return run(now, []step{
 		{"events", func(ctx context.Context, at time.Time) (int, error) { return pub.Sweep(ctx, at) }},
 		{"webhook_deliveries", deliveries.Sweep},

@@ -81,21 +81,23 @@ func Load(ctx context.Context, cfg function.Config, sign bool) (services.TokenKe
 }
 
 // Guard returns the token guard of a company-facing function
-// (services.TokenGuard) with the keys of cfg.
-func Guard(ctx context.Context, cfg function.Config, db *store.DB) (httpapi.Guard, error) {
+// (services.TokenGuard) with the keys of cfg, reading companies through
+// companyCache (the function's, services.Caches).
+func Guard(ctx context.Context, cfg function.Config, db *store.DB, companyCache *auth.CompanyCache) (httpapi.Guard, error) {
 	keys, err := Load(ctx, cfg, false)
 	if err != nil {
 		return nil, err
 	}
-	return services.TokenGuard(cfg, keys, db)
+	return services.TokenGuard(cfg, keys, db, companyCache)
 }
 
 // Service returns the auth function's token service over db: it signs
-// with the signing key of cfg, and limiter rate limits its token requests.
-func Service(ctx context.Context, cfg function.Config, db *store.DB, limiter auth.RateLimiter) (*auth.Service, error) {
+// with the signing key of cfg, limiter rate limits its token requests, and
+// companies are read through companyCache (the function's, services.Caches).
+func Service(ctx context.Context, cfg function.Config, db *store.DB, limiter auth.RateLimiter, companyCache *auth.CompanyCache) (*auth.Service, error) {
 	keys, err := Load(ctx, cfg, true)
 	if err != nil {
 		return nil, err
 	}
-	return services.Auth(cfg, keys, db, limiter)
+	return services.Auth(cfg, keys, db, limiter, companyCache)
 }

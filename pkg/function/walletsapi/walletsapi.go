@@ -4,6 +4,7 @@ package walletsapi
 
 import (
 	"context"
+	"time"
 
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/companies/companieshttp"
@@ -39,9 +40,18 @@ var Errors = function.Catalogue(walletshttp.Errors, fxhttp.Errors, feeshttp.Erro
 // the company's rates (conversions and deposits), behind the token guard.
 // The routes that move money take an Idempotency-Key
 // (services.IdempotentRoutes).
+//
+// Its caches are its own (services.NewCaches): they live as long as the
+// Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := tokenkeys.Guard(ctx, cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ package webhooksapi
 
 import (
 	"context"
+	"time"
 
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/companies/companieshttp"
@@ -27,9 +28,18 @@ var Errors = function.Catalogue(webhookshttp.Errors, companieshttp.Errors, authh
 // New builds the webhooks function: the endpoints, the delivery log and
 // resend routes under /webhooks and the Events API under /events, behind
 // the token guard. A resend is queued on the webhooks queue.
+//
+// Its caches are its own (services.NewCaches): they live as long as the
+// Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process.
+func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
 	db := services.DB(cfg)
-	guard, err := tokenkeys.Guard(ctx, cfg, db)
+	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		return nil, err
 	}

@@ -42,8 +42,7 @@ func NewWith(cfg function.Config, sender webhooks.Sender, now func() time.Time) 
 		return nil, err
 	}
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
-	w := webhooks.NewWorker(store.NewWebhooks(db), sender, q, v)
-	w.Now = now
+	w := webhooks.NewWorker(store.NewWebhooks(db), sender, q, v, now)
 	return concurrentBatch(func(ctx context.Context, m queue.Message) error {
 		return w.Handle(ctx, m.Body)
 	}), nil
