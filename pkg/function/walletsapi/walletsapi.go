@@ -6,6 +6,7 @@ import (
 	"context"
 
 	"payments/pkg/debts"
+	"payments/pkg/debts/debtshttp"
 	"payments/pkg/fees"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
@@ -51,7 +52,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	}
 	wallets.Routes(rt, ws)
 	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
-	debts.Routes(rt, debts.NewService(store.NewDebts(db)))
+	debtshttp.Routes(rt, debts.NewService(store.NewDebts(db)))
 	fx.Routes(rt, conv.Rates)
 	fx.ConversionRoutes(rt, conv)
 	return function.HTTP(rt), nil
