@@ -13,6 +13,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"payments/pkg/companies"
+	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers"
 	"payments/pkg/documents"
 	"payments/pkg/fees"
@@ -21,10 +22,11 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/fx"
 	"payments/pkg/httpapi"
-	"payments/pkg/payments"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/reconcile"
+	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets"
@@ -61,7 +63,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	rt := httpapi.NewRouter(function.Errors, guard(cfg.AdminAPIKey))
 	comps := companies.NewService(store.NewCompanies(db))
 	comps.Changed = services.CompanyCache.Forget
-	companies.AdminRoutes(rt, comps)
+	companieshttp.AdminRoutes(rt, comps)
 	p, err := services.Providers(cfg, db, providers.Deps{})
 	if err != nil {
 		return nil, err
@@ -85,7 +87,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	if err != nil {
 		return nil, err
 	}
-	payments.AdminRoutes(rt, resolver)
+	paymentshttp.AdminRoutes(rt, resolver)
 	links, err := documents.NewLinks(cfg.AWS, cfg.S3Endpoint, cfg.DocumentsBucket)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
@@ -101,7 +103,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 		return nil, err
 	}
 	rec.Now = now
-	reconcile.AdminRoutes(rt, rec)
+	reconcilehttp.AdminRoutes(rt, rec)
 	return function.HTTP(rt), nil
 }
 

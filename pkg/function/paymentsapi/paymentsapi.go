@@ -5,11 +5,12 @@ package paymentsapi
 import (
 	"context"
 
-	"payments/pkg/bulk"
+	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/payments"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/wallets"
@@ -18,7 +19,7 @@ import (
 // New builds the payments function behind the token guard:
 // GET /payment/balance, POST /payment/payout, POST /payment/collect,
 // GET /payment/transactions, GET /payment/transactions/{transactionId}/status,
-// GET /payment/guideline and the bulk payout routes (bulk.Routes). In
+// GET /payment/guideline and the bulk payout routes (bulkhttp.Routes). In
 // production mode, which has no operator adapter yet (operator.None), it
 // serves the reads and refuses new payouts, batches and collections with
 // 503 before anything is written. Payouts, batches and collections take an
@@ -55,7 +56,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	}
 	rt.Use(services.Idempotent(db))
 	wallets.PaymentRoutes(rt, balances)
-	payments.Routes(rt, svc)
-	bulk.Routes(rt, batches)
+	paymentshttp.Routes(rt, svc)
+	bulkhttp.Routes(rt, batches)
 	return function.HTTP(rt), nil
 }

@@ -11,13 +11,14 @@ import (
 	"time"
 
 	"payments/pkg/auth"
-	"payments/pkg/bulk"
+	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards"
 	"payments/pkg/companies"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/limits"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/store"
 )
 
@@ -74,7 +75,7 @@ func CompanyRouter(cfg function.Config, guard httpapi.Guard, db *store.DB) (*htt
 }
 
 // CompanyLimits returns the middleware that keeps each company within
-// cfg.CompanyLimits (limits.Middleware), its buckets kept in db and
+// cfg.CompanyLimits (limitshttp.Middleware), its buckets kept in db and
 // measured by now. It fails when a limit is below 1 a second or a burst.
 func CompanyLimits(cfg function.Config, db *store.DB, now func() time.Time) (httpapi.Middleware, error) {
 	for _, c := range limits.Classes {
@@ -82,7 +83,7 @@ func CompanyLimits(cfg function.Config, db *store.DB, now func() time.Time) (htt
 			return nil, fmt.Errorf("%w: the %s limit must be at least 1/1, not %v", function.ErrConfig, c, l)
 		}
 	}
-	m := &limits.Middleware{Buckets: store.NewTokenBuckets(db), Limits: cfg.CompanyLimits, Classify: RouteClass, Now: now}
+	m := &limitshttp.Middleware{Buckets: store.NewTokenBuckets(db), Limits: cfg.CompanyLimits, Classify: RouteClass, Now: now}
 	return m.Wrap, nil
 }
 
@@ -142,6 +143,6 @@ var IdempotentRoutes = []string{
 // Idempotency-Key, keeping the keys in db.
 func Idempotent(db *store.DB) httpapi.Middleware {
 	k := &idempotency.Keys{Store: store.NewIdempotency(db), Routes: IdempotentRoutes,
-		BodyLimits: map[string]int64{"POST /payment/payouts/bulk": bulk.MaxBodyBytes}}
+		BodyLimits: map[string]int64{"POST /payment/payouts/bulk": bulkhttp.MaxBodyBytes}}
 	return k.Wrap
 }
