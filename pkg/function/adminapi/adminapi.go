@@ -15,8 +15,10 @@ import (
 	"payments/pkg/companies"
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers"
+	"payments/pkg/customers/customershttp"
 	"payments/pkg/documents"
 	"payments/pkg/fees"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
@@ -31,6 +33,7 @@ import (
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets"
 	"payments/pkg/webhooks"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // KeyHeader carries the operator console's API key.
@@ -78,10 +81,10 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	if err != nil {
 		return nil, err
 	}
-	webhooks.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db), webhookVault))
+	webhookshttp.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db), webhookVault))
 	feeSvc := fees.NewService(store.NewFees(db))
 	feeSvc.Changed = services.FeeCache.Forget
-	fees.AdminRoutes(rt, feeSvc, companyChecker{comps})
+	feeshttp.AdminRoutes(rt, feeSvc, companyChecker{comps})
 	fx.AdminRoutes(rt, services.FX(db), companyChecker{comps})
 	resolver, err := services.PaymentsAdmin(db, webhookQueue)
 	if err != nil {
@@ -97,7 +100,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 		return nil, err
 	}
 	review.SetClock(now)
-	customers.ReviewRoutes(rt, review)
+	customershttp.ReviewRoutes(rt, review)
 	rec, err := reconciler(cfg, db, webhookQueue)
 	if err != nil {
 		return nil, err
@@ -129,7 +132,7 @@ func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue) (*re
 	return services.Reconciler(cfg, db, p, applier)
 }
 
-// companyChecker answers fees.Companies from the companies service: an
+// companyChecker answers feeshttp.Companies from the companies service: an
 // unknown company is companies.ErrNotFound (404 COMPANY_NOT_FOUND).
 type companyChecker struct{ companies *companies.Service }
 

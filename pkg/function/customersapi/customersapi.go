@@ -8,6 +8,7 @@ import (
 
 	"payments/pkg/companies"
 	"payments/pkg/customers"
+	"payments/pkg/customers/customershttp"
 	"payments/pkg/documents"
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
@@ -44,7 +45,7 @@ func NewWith(ctx context.Context, cfg function.Config, fetcher customers.Fetcher
 		return nil, err
 	}
 	svc.Now = now
-	customers.Routes(rt, svc)
+	customershttp.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }
 

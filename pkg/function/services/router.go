@@ -16,7 +16,7 @@ import (
 	"payments/pkg/companies"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
-	"payments/pkg/idempotency"
+	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/limits"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/store"
@@ -142,7 +142,7 @@ var IdempotentRoutes = []string{
 // Idempotent returns the middleware that serves IdempotentRoutes with
 // Idempotency-Key, keeping the keys in db.
 func Idempotent(db *store.DB) httpapi.Middleware {
-	k := &idempotency.Keys{Store: store.NewIdempotency(db), Routes: IdempotentRoutes,
+	k := &idempotencyhttp.Keys{Store: store.NewIdempotency(db), Routes: IdempotentRoutes,
 		BodyLimits: map[string]int64{"POST /payment/payouts/bulk": bulkhttp.MaxBodyBytes}}
 	return k.Wrap
 }

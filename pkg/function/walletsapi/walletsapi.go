@@ -8,6 +8,7 @@ import (
 	"payments/pkg/debts"
 	"payments/pkg/debts/debtshttp"
 	"payments/pkg/fees"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
@@ -51,7 +52,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		return nil, err
 	}
 	wallets.Routes(rt, ws)
-	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
+	feeshttp.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
 	debtshttp.Routes(rt, debts.NewService(store.NewDebts(db)))
 	fx.Routes(rt, conv.Rates)
 	fx.ConversionRoutes(rt, conv)

@@ -14,6 +14,7 @@ import (
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/webhooks"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // New builds the webhooks function: the endpoints, the delivery log and
@@ -36,7 +37,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	}
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	wh := store.NewWebhooks(db)
-	webhooks.Routes(rt, webhooks.NewLog(wh, q))
-	webhooks.EndpointRoutes(rt, webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv()))
+	webhookshttp.Routes(rt, webhooks.NewLog(wh, q))
+	webhookshttp.EndpointRoutes(rt, webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv()))
 	return function.HTTP(rt), nil
 }
