@@ -9,7 +9,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
-	"payments/pkg/issuerhooks"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 )
 
 // New builds the issuer-authorizations function: POST
@@ -34,6 +34,6 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		return nil, err
 	}
 	rt := httpapi.NewRouter(function.Errors, nil)
-	issuerhooks.AuthorizationRoutes(rt, a)
+	issuerhookshttp.AuthorizationRoutes(rt, a)
 	return function.HTTP(rt), nil
 }

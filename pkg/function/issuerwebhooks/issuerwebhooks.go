@@ -8,7 +8,7 @@ import (
 
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
-	"payments/pkg/issuerhooks"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/queue"
 )
 
@@ -34,6 +34,6 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandl
 	}
 	h.Now = now
 	rt := httpapi.NewRouter(function.Errors, nil)
-	issuerhooks.Routes(rt, h)
+	issuerhookshttp.Routes(rt, h)
 	return function.HTTP(rt), nil
 }

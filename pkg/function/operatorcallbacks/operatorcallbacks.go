@@ -9,6 +9,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/operatorhooks"
+	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/queue"
 )
 
@@ -34,6 +35,6 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandl
 // Handler serves h's route as the function does, behind API Gateway.
 func Handler(h *operatorhooks.Handler) function.HTTPHandler {
 	rt := httpapi.NewRouter(function.Errors, nil)
-	operatorhooks.Routes(rt, h)
+	operatorhookshttp.Routes(rt, h)
 	return function.HTTP(rt)
 }

@@ -11,6 +11,7 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/queue"
 )
@@ -42,7 +43,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		return nil, err
 	}
 	rt := httpapi.NewRouter(function.Errors, nil)
-	issuerhooks.StripeRoutes(rt, s)
+	issuerhookshttp.StripeRoutes(rt, s)
 	return function.HTTP(rt), nil
 }
 
