@@ -7,7 +7,7 @@ import (
 
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
-	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
 
 // conversionResponse is the data of POST
@@ -49,15 +49,15 @@ func newConversionResponse(c Conversion) conversionResponse {
 // and total_amount in the source's currency, converted_amount in the
 // destination's, and both wallets after the deposit.
 type depositResponse struct {
-	DepositID         string                 `json:"deposit_id"`
-	Amount            json.Number            `json:"amount"`
-	FeeAmount         json.Number            `json:"fee_amount"`
-	TotalAmount       json.Number            `json:"total_amount"`
-	Rate              json.Number            `json:"rate"`
-	ExchangeRateID    string                 `json:"exchangeRateId"`
-	ConvertedAmount   json.Number            `json:"converted_amount"`
-	SourceWallet      wallets.WalletResponse `json:"source_wallet"`
-	DestinationWallet wallets.WalletResponse `json:"destination_wallet"`
+	DepositID         string                     `json:"deposit_id"`
+	Amount            json.Number                `json:"amount"`
+	FeeAmount         json.Number                `json:"fee_amount"`
+	TotalAmount       json.Number                `json:"total_amount"`
+	Rate              json.Number                `json:"rate"`
+	ExchangeRateID    string                     `json:"exchangeRateId"`
+	ConvertedAmount   json.Number                `json:"converted_amount"`
+	SourceWallet      walletshttp.WalletResponse `json:"source_wallet"`
+	DestinationWallet walletshttp.WalletResponse `json:"destination_wallet"`
 }
 
 // ConversionRoutes registers the company routes that move money between
@@ -84,7 +84,7 @@ func ConversionRoutes(rt *httpapi.Router, c *Converter) {
 			DepositID: d.ID, Amount: money.JSON(d.Amount, src), FeeAmount: money.JSON(d.Fee, src),
 			TotalAmount: money.JSON(d.Total(), src), Rate: json.Number(d.Rate.Value.String()), ExchangeRateID: d.Rate.ID,
 			ConvertedAmount: money.JSON(d.Converted, dst),
-			SourceWallet:    d.Source.Response(), DestinationWallet: d.Destination.Response(),
+			SourceWallet:    walletshttp.NewWalletResponse(d.Source), DestinationWallet: walletshttp.NewWalletResponse(d.Destination),
 		})
 		return nil
 	})

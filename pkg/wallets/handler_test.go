@@ -28,7 +28,7 @@ import (
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
-	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
 
 // env is one table with the wallets and payments functions built on it by
@@ -70,7 +70,7 @@ func newEnv(t *testing.T) *env {
 	}
 	rt := httpapi.NewRouter(function.Errors, nil)
 	admin := creditService(t, store.NewWallets(db), approved{})
-	wallets.AdminRoutes(rt, admin)
+	walletshttp.AdminRoutes(rt, admin)
 	e.admin = rt
 	return e
 }

@@ -31,7 +31,7 @@ import (
 	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
-	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 	"payments/pkg/webhooks"
 	"payments/pkg/webhooks/webhookshttp"
 )
@@ -75,7 +75,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	if err != nil {
 		return nil, err
 	}
-	wallets.AdminRoutes(rt, ws)
+	walletshttp.AdminRoutes(rt, ws)
 	// The console's signing secret is sealed under the webhook key.
 	webhookVault, err := services.WebhookVault(cfg, kmskeys.FromConfig)
 	if err != nil {

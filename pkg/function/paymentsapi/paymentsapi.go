@@ -13,7 +13,7 @@ import (
 	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
-	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
 
 // New builds the payments function behind the token guard:
@@ -55,7 +55,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		return nil, err
 	}
 	rt.Use(services.Idempotent(db))
-	wallets.PaymentRoutes(rt, balances)
+	walletshttp.PaymentRoutes(rt, balances)
 	paymentshttp.Routes(rt, svc)
 	bulkhttp.Routes(rt, batches)
 	return function.HTTP(rt), nil

@@ -17,7 +17,7 @@ import (
 	"payments/pkg/providers"
 	"payments/pkg/queue"
 	"payments/pkg/store"
-	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
 
 // New builds the wallets function: /wallets, /partner/wallets,
@@ -51,7 +51,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	if err != nil {
 		return nil, err
 	}
-	wallets.Routes(rt, ws)
+	walletshttp.Routes(rt, ws)
 	feeshttp.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
 	debtshttp.Routes(rt, debts.NewService(store.NewDebts(db)))
 	fx.Routes(rt, conv.Rates)
