@@ -22,7 +22,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
-	"payments/pkg/fx"
+	"payments/pkg/fx/fxhttp"
 	"payments/pkg/httpapi"
 	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
@@ -85,7 +85,7 @@ func NewWith(ctx context.Context, cfg function.Config, now func() time.Time) (fu
 	feeSvc := fees.NewService(store.NewFees(db))
 	feeSvc.Changed = services.FeeCache.Forget
 	feeshttp.AdminRoutes(rt, feeSvc, companyChecker{comps})
-	fx.AdminRoutes(rt, services.FX(db), companyChecker{comps})
+	fxhttp.AdminRoutes(rt, services.FX(db), companyChecker{comps})
 	resolver, err := services.PaymentsAdmin(db, webhookQueue)
 	if err != nil {
 		return nil, err

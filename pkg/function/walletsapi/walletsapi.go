@@ -12,7 +12,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
-	"payments/pkg/fx"
+	"payments/pkg/fx/fxhttp"
 	"payments/pkg/guideline"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -54,7 +54,7 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 	walletshttp.Routes(rt, ws)
 	feeshttp.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
 	debtshttp.Routes(rt, debts.NewService(store.NewDebts(db)))
-	fx.Routes(rt, conv.Rates)
-	fx.ConversionRoutes(rt, conv)
+	fxhttp.Routes(rt, conv.Rates)
+	fxhttp.ConversionRoutes(rt, conv)
 	return function.HTTP(rt), nil
 }

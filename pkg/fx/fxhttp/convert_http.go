@@ -1,10 +1,11 @@
-package fx
+package fxhttp
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
 
+	"payments/pkg/fx"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
 	"payments/pkg/wallets/walletshttp"
@@ -29,7 +30,7 @@ type conversionResponse struct {
 	USDBalanceAfter         json.Number `json:"usd_balance_after"`
 }
 
-func newConversionResponse(c Conversion) conversionResponse {
+func newConversionResponse(c fx.Conversion) conversionResponse {
 	q, usd := c.Quote, c.USD.Currency
 	out := conversionResponse{
 		SourceWalletID: c.Source.ID, USDWalletID: c.USD.ID,
@@ -63,7 +64,7 @@ type depositResponse struct {
 // ConversionRoutes registers the company routes that move money between
 // its wallets at its rates: POST /partner/wallets/xaf-usd-conversion, POST
 // /partner/wallets/preview-conversion and POST /wallets/deposit.
-func ConversionRoutes(rt *httpapi.Router, c *Converter) {
+func ConversionRoutes(rt *httpapi.Router, c *fx.Converter) {
 	rt.Handle("POST /partner/wallets/xaf-usd-conversion", conversionHandler(c.Convert, "Conversion completed successfully"))
 	rt.Handle("POST /partner/wallets/preview-conversion", conversionHandler(c.PreviewConversion, "Conversion previewed successfully"))
 	rt.Handle("POST /wallets/deposit", func(w http.ResponseWriter, r *http.Request) error {
@@ -71,7 +72,7 @@ func ConversionRoutes(rt *httpapi.Router, c *Converter) {
 		if err != nil {
 			return err
 		}
-		var in DepositInput
+		var in fx.DepositInput
 		if err := httpapi.Decode(r, &in); err != nil {
 			return err
 		}
@@ -92,13 +93,13 @@ func ConversionRoutes(rt *httpapi.Router, c *Converter) {
 
 // conversionHandler answers a conversion or its preview, made by do,
 // with message.
-func conversionHandler(do func(context.Context, string, ConversionInput) (Conversion, error), message string) func(http.ResponseWriter, *http.Request) error {
+func conversionHandler(do func(context.Context, string, fx.ConversionInput) (fx.Conversion, error), message string) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		cid, err := httpapi.Company(r)
 		if err != nil {
 			return err
 		}
-		var in ConversionInput
+		var in fx.ConversionInput
 		if err := httpapi.Decode(r, &in); err != nil {
 			return err
 		}
