@@ -1,3 +1,6 @@
+// Package feeshttp is the HTTP layer of pkg/fees: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
 package feeshttp
 
 import (

@@ -1,3 +1,6 @@
+// Package fxhttp is the HTTP layer of pkg/fx: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
 package fxhttp
 
 import (

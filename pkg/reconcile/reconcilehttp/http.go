@@ -1,3 +1,6 @@
+// Package reconcilehttp is the HTTP layer of pkg/reconcile: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
 package reconcilehttp
 
 import (
