@@ -1,6 +1,5 @@
-// Package idempotencyhttp is the HTTP layer of pkg/idempotency: its routes, which read the
-// request, call the service and answer, and the wire types its answers are
-// made of, converted from the domain's.
+// Package idempotencyhttp is the HTTP layer of pkg/idempotency: the
+// Idempotency-Key middleware of the routes that move money.
 package idempotencyhttp
 
 import (

@@ -1,6 +1,5 @@
-// Package limitshttp is the HTTP layer of pkg/limits: its routes, which read the
-// request, call the service and answer, and the wire types its answers are
-// made of, converted from the domain's.
+// Package limitshttp is the HTTP layer of pkg/limits: the middleware
+// that holds each company route to the company's limits.
 package limitshttp
 
 import (
