@@ -5,6 +5,7 @@ import (
 	"context"
 
 	"payments/pkg/auth"
+	"payments/pkg/auth/authhttp"
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
@@ -25,6 +26,6 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 		return nil, err
 	}
 	rt := httpapi.NewRouter(function.Errors, nil)
-	auth.Routes(rt, svc)
+	authhttp.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"payments/pkg/auth"
+	"payments/pkg/auth/authhttp"
 	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards"
 	"payments/pkg/companies"
@@ -38,7 +39,7 @@ func TokenGuard(cfg function.Config, keys TokenKeys, db *store.DB) (httpapi.Guar
 	if err != nil {
 		return nil, err
 	}
-	return svc.Guard(), nil
+	return authhttp.Guard(svc), nil
 }
 
 // Auth returns the token service over db's companies, signing with keys'
