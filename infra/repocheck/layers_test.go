@@ -18,9 +18,9 @@ import (
 // rule names packages by their folder, relative to the repository root;
 // "pkg/function/" covers the folder and every folder under it.
 
-// httpLayer are the packages that are the HTTP layer in whole: the router
-// and its helpers, the functions that mount the routes, the API document.
-// Elsewhere only a file named http.go or *_http.go is HTTP layer.
+// httpLayer are the folders of the HTTP layer besides the capabilities'
+// route packages (httpPackage): the router and its helpers, the functions
+// that mount the routes, the API document.
 var httpLayer = []string{"pkg/httpapi/", "pkg/function/", "pkg/apidoc/", "pkg/app/"}
 
 // httpClients are the packages that call out over HTTP and take an
@@ -57,8 +57,22 @@ type goFile struct {
 
 // isHTTPFile reports whether f belongs to the HTTP layer.
 func (f goFile) isHTTPFile() bool {
-	base := path.Base(f.path)
-	return base == "http.go" || strings.HasSuffix(base, "_http.go") || under(f.dir, httpLayer)
+	return httpPackage(f.dir) || under(f.dir, httpLayer)
+}
+
+// httpPackage reports whether dir is a capability's route package,
+// pkg/<capability>/<capability>http (pkg/payments/paymentshttp).
+func httpPackage(dir string) bool {
+	dir = strings.TrimSuffix(dir, "/")
+	parent := path.Dir(dir)
+	return strings.HasPrefix(parent, "pkg/") && path.Base(dir) == path.Base(parent)+"http"
+}
+
+// routeFileName reports whether name is the name of a routes file,
+// http.go or *_http.go, which belongs in a route package.
+func routeFileName(name string) bool {
+	base := path.Base(name)
+	return base == "http.go" || strings.HasSuffix(base, "_http.go")
 }
 
 // under reports whether dir is one of folders or inside one.
@@ -87,6 +101,9 @@ func TestImportRules(t *testing.T) {
 		t.Fatalf("read %d Go files: the walk missed the repository", len(files))
 	}
 	for _, f := range files {
+		if routeFileName(f.path) && !f.isHTTPFile() && !under(f.dir, httpClients) && !isTestSupport(f.dir) {
+			t.Errorf("%s: routes live in the capability's route package (pkg/<capability>/<capability>http), not in the domain", f.path)
+		}
 		for imp := range f.imports {
 			if problem := importProblem(f, imp); problem != "" {
 				t.Errorf("%s imports %s: %s", f.path, imp, problem)
@@ -100,7 +117,7 @@ func TestImportRules(t *testing.T) {
 				if ft, ok := n.(*ast.FuncType); ok {
 					for _, p := range ft.Params.List {
 						if typ := httpType(p.Type, name); typ != "" {
-							t.Errorf("%s: a function takes %s: only the HTTP layer (http.go, *_http.go) reads requests", f.path, typ)
+							t.Errorf("%s: a function takes %s: only the HTTP layer (pkg/<capability>/<capability>http, pkg/httpapi, pkg/function) reads requests", f.path, typ)
 						}
 					}
 				}
@@ -115,7 +132,7 @@ func importProblem(f goFile, imp string) string {
 	const module = "payments/"
 	switch {
 	case imp == module+"pkg/httpapi" && !f.isHTTPFile():
-		return "only the HTTP layer (http.go, *_http.go, pkg/function) imports pkg/httpapi: return field errors (pkg/field) and take page requests (pkg/page)"
+		return "only the HTTP layer (pkg/<capability>/<capability>http, pkg/function) imports pkg/httpapi: return field errors (pkg/field) and take page requests (pkg/page)"
 	case strings.HasPrefix(f.dir, "pkg/store/") && strings.HasPrefix(imp, module+"pkg/providers"):
 		return "the store keeps our records; a simulated provider keeps its own beside its code"
 	case f.dir == "pkg/store/" && under(strings.TrimPrefix(imp, module)+"/", moneyDomains):
@@ -200,8 +217,11 @@ func TestImportProblem(t *testing.T) {
 		refused   bool
 	}{
 		{"pkg/payments/accept.go", "payments/pkg/httpapi", true},
-		{"pkg/payments/http.go", "payments/pkg/httpapi", false},
-		{"pkg/payments/query_http.go", "payments/pkg/httpapi", false},
+		{"pkg/payments/http.go", "payments/pkg/httpapi", true},
+		{"pkg/payments/paymentshttp/http.go", "payments/pkg/httpapi", false},
+		{"pkg/payments/paymentshttp/query_http.go", "payments/pkg/httpapi", false},
+		{"pkg/payments/paymentshttp/query_http.go", "github.com/aws/aws-lambda-go/events", true},
+		{"pkg/payments/payhttp/http.go", "payments/pkg/httpapi", true},
 		{"pkg/function/paymentsapi/paymentsapi.go", "payments/pkg/httpapi", false},
 		{"pkg/store/moneystore/payments.go", "payments/pkg/providers/operator", true},
 		{"pkg/store/moneystore/payments.go", "payments/pkg/payments", false},
@@ -224,6 +244,33 @@ func TestImportProblem(t *testing.T) {
 		f := goFile{path: tt.path, dir: path.Dir(tt.path) + "/"}
 		if got := importProblem(f, tt.imp); (got != "") != tt.refused {
 			t.Errorf("%s importing %s: problem %q, want refused=%v", tt.path, tt.imp, got, tt.refused)
+		}
+	}
+}
+
+// TestHTTPPackage: a route package is pkg/<capability>/<capability>http and
+// nothing else, and a routes file elsewhere is named as one.
+func TestHTTPPackage(t *testing.T) {
+	tests := []struct {
+		dir  string
+		want bool
+	}{
+		{"pkg/payments/paymentshttp/", true},
+		{"pkg/cards/cardshttp/", true},
+		{"pkg/payments/", false},
+		{"pkg/payments/cardshttp/", false},
+		{"pkg/outbound/", false},
+		{"pkg/httpapi/", false},
+		{"infra/payments/paymentshttp/", false},
+	}
+	for _, tt := range tests {
+		if got := httpPackage(tt.dir); got != tt.want {
+			t.Errorf("httpPackage(%q) = %v, want %v", tt.dir, got, tt.want)
+		}
+	}
+	for name, want := range map[string]bool{"pkg/cards/http.go": true, "pkg/cards/sandbox_http.go": true, "pkg/cards/httpx.go": false, "pkg/cards/service.go": false} {
+		if got := routeFileName(name); got != want {
+			t.Errorf("routeFileName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -64,6 +64,9 @@ var (
 	ErrUnknownKey = errors.New("auth: unknown token key")
 	// ErrNoSigner is a token asked of a service that only checks them.
 	ErrNoSigner = errors.New("auth: no token signer")
+	// ErrUnauthorized is an Authorization header that proves no company:
+	// the HTTP layer answers it as httpapi.ErrUnauthorized.
+	ErrUnauthorized = errors.New("auth: unauthorized")
 )
 
 // RateLimitError is a refused token request with the time after which a new
@@ -214,15 +217,15 @@ type Claims struct {
 // valid or not, except those refused by the limit.
 func (s *Service) Issue(ctx context.Context, sourceIP, clientID, clientKey string) (Token, error) {
 	now := s.now()
-	if err := s.admit(ctx, sourceIP, now); err != nil {
+	if err := s.Admit(ctx, sourceIP, now); err != nil {
 		return Token{}, err
 	}
-	return s.issue(ctx, clientID, clientKey, now)
+	return s.IssueAt(ctx, clientID, clientKey, now)
 }
 
-// admit charges one request to sourceIP's rate limit, or refuses it with a
+// Admit charges one request to sourceIP's rate limit, or refuses it with a
 // *RateLimitError.
-func (s *Service) admit(ctx context.Context, sourceIP string, now time.Time) error {
+func (s *Service) Admit(ctx context.Context, sourceIP string, now time.Time) error {
 	if s.limiter == nil {
 		return nil
 	}
@@ -236,7 +239,9 @@ func (s *Service) admit(ctx context.Context, sourceIP string, now time.Time) err
 	return nil
 }
 
-func (s *Service) issue(ctx context.Context, clientID, clientKey string, now time.Time) (Token, error) {
+// IssueAt mints a token for the company whose credentials these are, at
+// now, its request already charged to the rate limit (Admit).
+func (s *Service) IssueAt(ctx context.Context, clientID, clientKey string, now time.Time) (Token, error) {
 	c, err := s.companies.Verify(ctx, clientID, clientKey)
 	if errors.Is(err, companies.ErrInvalidCredentials) {
 		return Token{}, ErrInvalidCredentials
@@ -300,3 +305,6 @@ func (s *Service) KeyID() string { return s.kid }
 // JWKS returns the public keys the service accepts, the signing key's
 // first.
 func (s *Service) JWKS() JWKS { return s.jwks }
+
+// Now is the time on the service's clock (Config.Now).
+func (s *Service) Now() time.Time { return s.now() }

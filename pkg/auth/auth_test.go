@@ -14,6 +14,7 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"payments/pkg/auth"
+	"payments/pkg/auth/authhttp"
 	"payments/pkg/companies"
 	"payments/pkg/httpapi"
 )
@@ -169,7 +170,7 @@ func TestGuardCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	guard := svc.Guard()
+	guard := authhttp.Guard(svc)
 	call := func() error {
 		r := httptest.NewRequest("GET", "/api/v1/x", nil)
 		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)

@@ -14,7 +14,6 @@ import (
 	"github.com/golang-jwt/jwt/v5"
 
 	"payments/pkg/auth"
-	"payments/pkg/httpapi"
 )
 
 // newService returns a service over fc's companies at clk's time, signing
@@ -105,7 +104,7 @@ func TestOnlyPublishedKeysSign(t *testing.T) {
 			if tt.ok && err != nil {
 				t.Fatalf("refused: %v", err)
 			}
-			if !tt.ok && !errors.Is(err, httpapi.ErrUnauthorized) {
+			if !tt.ok && !errors.Is(err, auth.ErrUnauthorized) {
 				t.Fatalf("err = %v, want ErrUnauthorized", err)
 			}
 		})
@@ -163,7 +162,7 @@ func TestKeyRotation(t *testing.T) {
 		})
 	}
 	clk.Advance(time.Hour)
-	if _, err := rotated.Authenticate(ctx, "Bearer "+old.AccessToken); !errors.Is(err, httpapi.ErrUnauthorized) {
+	if _, err := rotated.Authenticate(ctx, "Bearer "+old.AccessToken); !errors.Is(err, auth.ErrUnauthorized) {
 		t.Fatalf("old token after its expiry: %v", err)
 	}
 }
@@ -190,7 +189,7 @@ func TestIssuerChecked(t *testing.T) {
 	if _, err := api.Authenticate(ctx, "Bearer "+tok.AccessToken); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := newService(t, fc, clk, signer(t, 0)).Authenticate(ctx, "Bearer "+tok.AccessToken); !errors.Is(err, httpapi.ErrUnauthorized) {
+	if _, err := newService(t, fc, clk, signer(t, 0)).Authenticate(ctx, "Bearer "+tok.AccessToken); !errors.Is(err, auth.ErrUnauthorized) {
 		t.Fatalf("token of another issuer: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/auth"
+	"payments/pkg/auth/authhttp"
 	"payments/pkg/auth/kmssign"
 	"payments/pkg/auth/kmssign/kmstest"
 	"payments/pkg/function"
@@ -48,7 +49,7 @@ func TestPublicKeys(t *testing.T) {
 	}
 
 	res = apptest.AuthTestCall(t, env.Auth, apptest.AuthTestEvent("GET", "/api/v1/.well-known/openid-configuration", "192.0.2.7", nil, ""))
-	var d auth.Discovery
+	var d authhttp.Discovery
 	if err := json.Unmarshal([]byte(res.Body), &d); err != nil || res.StatusCode != http.StatusOK || res.Headers["Cache-Control"] != "public, max-age=300" {
 		t.Fatalf("openid-configuration: %d %v %s", res.StatusCode, res.Headers, res.Body)
 	}
@@ -69,7 +70,7 @@ func TestDiscoveryUnderIssuer(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := apptest.AuthTestCall(t, h, apptest.AuthTestEvent("GET", "/api/v1/.well-known/openid-configuration", "192.0.2.7", nil, ""))
-	var d auth.Discovery
+	var d authhttp.Discovery
 	if err := json.Unmarshal([]byte(res.Body), &d); err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ var earliestBirth = time.Date(1900, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // identityFields are the identity fields, in the order they are checked,
 // with their bounds in characters (spec §4.2 and §8): the fields of the
-// multipart form too (Fields.set).
+// multipart form too (Fields.Set).
 var identityFields = []struct {
 	name     string
 	value    func(*Fields) *string
@@ -76,9 +76,22 @@ var identityFields = []struct {
 	{"date_of_birth", func(f *Fields) *string { return &f.DateOfBirth }, 10, 10},
 }
 
-// set stores value in the identity field name; false when no identity
+// IdentityField is one identity field of Fields: its name, which is its
+// name in the multipart form too, and its value.
+type IdentityField struct{ Name, Value string }
+
+// Identity returns f's identity fields, in the order they are checked.
+func (f Fields) Identity() []IdentityField {
+	out := make([]IdentityField, len(identityFields))
+	for i, l := range identityFields {
+		out[i] = IdentityField{Name: l.name, Value: *l.value(&f)}
+	}
+	return out
+}
+
+// Set stores value in the identity field name; false when no identity
 // field has that name.
-func (f *Fields) set(name, value string) bool {
+func (f *Fields) Set(name, value string) bool {
 	for _, l := range identityFields {
 		if l.name == name {
 			*l.value(f) = value

@@ -15,6 +15,8 @@ import (
 	"strings"
 
 	"payments/pkg/cache"
+	"payments/pkg/countries"
+	"payments/pkg/field"
 	"payments/pkg/money"
 )
 
@@ -227,7 +229,7 @@ func (s *Service) Schedule(ctx context.Context, companyID string) (Schedule, err
 
 // SetSchedule replaces the company's schedule after validating it.
 func (s *Service) SetSchedule(ctx context.Context, companyID string, sch Schedule) error {
-	if err := sch.validate(); err != nil {
+	if err := sch.Validate(); err != nil {
 		return err
 	}
 	if err := s.store.PutFeeSchedule(ctx, companyID, sch); err != nil {
@@ -253,10 +255,10 @@ func (s *Service) Quote(ctx context.Context, companyID, typ, operator, country, 
 	return Quote{Amount: amount, Fee: r.Fee(amount), Rule: r}, nil
 }
 
-// parsePercent turns the text of a JSON number, a percent from 0 to 100
+// ParsePercent turns the text of a JSON number, a percent from 0 to 100
 // with at most two decimals ("1.5"), into basis points (150) without
 // floating point. Its errors are worded for a client.
-func parsePercent(s string) (int64, error) {
+func ParsePercent(s string) (int64, error) {
 	bps, err := money.ParseDecimal(s, 2)
 	switch {
 	case errors.Is(err, money.ErrOutOfRange), err == nil && (bps < 0 || bps > 10_000):
@@ -267,7 +269,44 @@ func parsePercent(s string) (int64, error) {
 	return bps, nil
 }
 
-// formatPercent renders basis points as a percent ("1.5").
-func formatPercent(bps int64) string {
+// FormatPercent renders basis points as a percent ("1.5").
+func FormatPercent(bps int64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%d.%02d", bps/100, bps%100), "0"), ".")
 }
+
+// Operators lists the operator codes of spec §2.10.
+var Operators = []string{"mtn", "orange", "moov", "airtel", "mpesa", "afrimoney", "vodacom", "wave", "wligdicash", "expresso", "free", "tmoney", "celtiis", "coris"}
+
+// Validate checks every rule and that no two rules price the same thing.
+func (s Schedule) Validate() error {
+	seen := map[string]bool{}
+	for i, r := range s.Rules {
+		at := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
+		switch {
+		case !slices.Contains(Types, r.Type):
+			return field.Invalid(at("type"), "must be one of "+strings.Join(Types, ", "))
+		case r.Operator != "" && !slices.Contains(Operators, r.Operator):
+			return field.Invalid(at("operator"), "is not a known operator code")
+		case r.Country != "" && !countries.IsAlpha2(r.Country):
+			return field.Invalid(at("country"), countries.Alpha2Rule)
+		case r.Currency != "" && !money.Supported(r.Currency):
+			return field.Invalid(at("currency"), "is not a supported currency")
+		case r.Fixed < 0:
+			return field.Invalid(at("fixed"), "must be at least 0")
+		case r.PercentBps < 0 || r.PercentBps > 10_000:
+			return field.Invalid(at("percent"), "must be from 0 to 100")
+		case r.Fixed != 0 && r.Currency == "":
+			return field.Invalid(at("currency"), "is required with a fixed fee")
+		}
+		key := r.Type + "|" + r.Operator + "|" + r.Country + "|" + r.Currency
+		if seen[key] {
+			return field.Invalid(at("type"), "duplicates an earlier rule for the same type, operator, country and currency")
+		}
+		seen[key] = true
+	}
+	return nil
+}
+
+// ErrOperatorUnavailable reports an operator that does not serve the country
+// and currency.
+var ErrOperatorUnavailable = errors.New("fees: operator not available for this country and currency")

@@ -2,7 +2,6 @@ package fees
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
@@ -75,65 +74,15 @@ func TestParsePercent(t *testing.T) {
 		{"1e308", 0, true}, {"18446744073709551616", 0, true}, {"184467440737095616.16", 0, true}, {"1e-999999", 0, true},
 	}
 	for _, tt := range tests {
-		got, err := parsePercent(tt.in)
+		got, err := ParsePercent(tt.in)
 		if (err != nil) != tt.fail || got != tt.bps {
 			t.Errorf("parsePercent(%s) = %d, %v", tt.in, got, err)
 		}
 		if !tt.fail {
-			if back, _ := parsePercent(formatPercent(got)); back != got {
-				t.Errorf("formatPercent(%d) = %s does not round-trip", got, formatPercent(got))
+			if back, _ := ParsePercent(FormatPercent(got)); back != got {
+				t.Errorf("formatPercent(%d) = %s does not round-trip", got, FormatPercent(got))
 			}
 		}
-	}
-}
-
-func TestScheduleValidation(t *testing.T) {
-	type rule = ruleRequest
-	n := func(s string) json.RawMessage { return json.RawMessage(s) }
-	tests := []struct {
-		name  string
-		in    []ruleRequest
-		field string
-	}{
-		{"missing rules", nil, "rules"},
-		{"bad type", []rule{{Type: "CARD"}}, "rules[0].type"},
-		{"bad operator", []rule{{Type: TypePayout, Operator: "MTN"}}, "rules[0].operator"},
-		{"bad country", []rule{{Type: TypePayout, Country: "cm"}}, "rules[0].country"},
-		{"fixed without currency", []rule{{Type: TypePayout, Fixed: n("100")}}, "rules[0].currency"},
-		{"fixed too precise", []rule{{Type: TypePayout, Currency: "XAF", Fixed: n("1.5")}}, "rules[0].fixed"},
-		{"fixed a string", []rule{{Type: TypePayout, Currency: "XAF", Fixed: n(`"20"`)}}, "rules[0].fixed"},
-		{"fixed negative", []rule{{Type: TypePayout, Currency: "XAF", Fixed: n("-1")}}, "rules[0].fixed"},
-		{"fixed too large", []rule{{Type: TypePayout, Currency: "XAF", Fixed: n("1e308")}}, "rules[0].fixed"},
-		{"percent too precise", []rule{{Type: TypePayout, Percent: n("1.555")}}, "rules[0].percent"},
-		{"percent a string", []rule{{Type: TypePayout, Percent: n(`"20"`)}}, "rules[0].percent"},
-		{"percent a boolean", []rule{{Type: TypePayout, Percent: n("true")}}, "rules[0].percent"},
-		{"percent 1e308", []rule{{Type: TypePayout, Percent: n("1e308")}}, "rules[0].percent"},
-		{"percent 2^64", []rule{{Type: TypePayout, Percent: n("18446744073709551616")}}, "rules[0].percent"},
-		{"percent past int64 in basis points", []rule{{Type: TypePayout, Percent: n("184467440737095616.16")}}, "rules[0].percent"},
-		{"percent over 100", []rule{{Type: TypePayout, Percent: n("100.01")}}, "rules[0].percent"},
-		{"second rule", []rule{{Type: TypeCollection}, {Type: TypePayout, Percent: n("-0.01")}}, "rules[1].percent"},
-		{"duplicate", []rule{{Type: TypePayout}, {Type: TypePayout}}, "rules[1].type"},
-		{"ok", []rule{{Type: TypePayout, Currency: "USD", Fixed: n("0.5"), Percent: n("1.5")}}, ""},
-		{"ok, zero fixed without currency, nulls", []rule{{Type: TypePayout, Fixed: n("0.0"), Percent: n("null")}}, ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := fromJSON(tt.in)
-			if tt.field == "" {
-				if err != nil || len(s.Rules) != 1 {
-					t.Fatalf("fromJSON = %+v, %v", s, err)
-				}
-				return
-			}
-			var fe *field.Error
-			if !errors.As(err, &fe) || fe.Field != tt.field {
-				t.Fatalf("err = %v, want field %s", err, tt.field)
-			}
-		})
-	}
-	s, err := fromJSON([]rule{{Type: TypePayout, Currency: "USD", Fixed: n("0.5"), Percent: n("1.5")}})
-	if err != nil || s.Rules[0].Fixed != 50 || s.Rules[0].PercentBps != 150 {
-		t.Fatalf("fromJSON = %+v, %v", s, err)
 	}
 }
 
@@ -164,7 +113,7 @@ func TestDefaultScheduleCardRules(t *testing.T) {
 			t.Errorf("the default schedule has no %s rule", typ)
 		}
 	}
-	if err := d.validate(); err != nil {
+	if err := d.Validate(); err != nil {
 		t.Errorf("the default schedule does not validate: %v", err)
 	}
 }
@@ -225,17 +174,9 @@ func TestQuoteFallsBackToDefaultByType(t *testing.T) {
 }
 
 func TestScheduleValidationTypes(t *testing.T) {
-	for _, typ := range Types {
-		t.Run(typ, func(t *testing.T) {
-			s, err := fromJSON([]ruleRequest{{Type: typ, Currency: "USD", Fixed: json.RawMessage("1.25"), Percent: json.RawMessage("0.5")}})
-			if err != nil || len(s.Rules) != 1 || s.Rules[0] != (Rule{Type: typ, Currency: "USD", Fixed: 125, PercentBps: 50}) {
-				t.Fatalf("fromJSON = %+v, %v", s, err)
-			}
-		})
-	}
 	for _, typ := range []string{"CARD", "card_issuance", "REFUND", ""} {
 		t.Run("unknown "+typ, func(t *testing.T) {
-			err := Schedule{Rules: []Rule{{Type: TypePayout}, {Type: typ}}}.validate()
+			err := Schedule{Rules: []Rule{{Type: TypePayout}, {Type: typ}}}.Validate()
 			var fe *field.Error
 			if !errors.As(err, &fe) || fe.Field != "rules[1].type" {
 				t.Fatalf("validate = %v, want a rules[1].type error", err)

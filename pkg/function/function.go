@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 
 	"payments/pkg/correlation"
@@ -56,7 +57,8 @@ type Queue interface {
 // HTTP returns the Lambda handler of an HTTP function that serves h,
 // as httpadapter.NewV2(h).ProxyWithContext would, with API Gateway's
 // request id as the correlation id of the request and of the work it
-// starts (pkg/correlation), except for an event that
+// starts (pkg/correlation) and, with the invocation's, the request's ids
+// for its routes (httpapi.RequestID) and its log line, except for an event that
 // makes no HTTP request (a control character in the query string, a base64
 // body that is not): that is answered 400 MALFORMED_REQUEST, where the
 // adapter fails the invocation and API Gateway answers 5xx. An answer 500
@@ -73,6 +75,7 @@ func HTTP(h http.Handler) HTTPHandler {
 		defer cancel()
 		w := core.NewProxyResponseWriterV2()
 		ctx = correlation.NewContext(ctx, ev.RequestContext.RequestID)
+		ctx = withRequestID(ctx, ev)
 		r, err := accessor.EventToRequestWithContext(ctx, ev)
 		if err != nil {
 			body, _ := CommonErrors.Body(httpapi.ErrMalformedRequest)
@@ -86,4 +89,19 @@ func HTTP(h http.Handler) HTTPHandler {
 		}
 		return resp, err
 	}
+}
+
+// withRequestID returns ctx carrying the ids of ev's request for the HTTP
+// layer (httpapi.WithRequestID): API Gateway's request id, or the Lambda
+// invocation's when the event has none, and the invocation's.
+func withRequestID(ctx context.Context, ev events.APIGatewayV2HTTPRequest) context.Context {
+	var invocation string
+	if lc, ok := lambdacontext.FromContext(ctx); ok {
+		invocation = lc.AwsRequestID
+	}
+	request := ev.RequestContext.RequestID
+	if request == "" {
+		request = invocation
+	}
+	return httpapi.WithRequestID(ctx, request, invocation)
 }

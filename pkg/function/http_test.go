@@ -8,9 +8,11 @@ import (
 	"testing"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/aws/aws-lambda-go/lambdacontext"
 
 	"payments/pkg/correlation"
 	"payments/pkg/function"
+	"payments/pkg/httpapi"
 	"payments/pkg/metrics"
 )
 
@@ -38,5 +40,36 @@ func TestHTTPCountsInternalErrors(t *testing.T) {
 			want && !strings.Contains(emf.String(), `"correlation_id":"req-9"`) {
 			t.Errorf("%d: counted %d times, the handler saw correlation id %q: %s", status, counted, seen, emf.String())
 		}
+	}
+}
+
+// TestHTTPRequestID: a route reads API Gateway's request id
+// (httpapi.RequestID), or the Lambda invocation's when the event has none.
+func TestHTTPRequestID(t *testing.T) {
+	tests := []struct {
+		name, event, invocation, want string
+	}{
+		{"api gateway's", "req-9", "inv-1", "req-9"},
+		{"the invocation's without one", "", "inv-1", "inv-1"},
+		{"none outside Lambda", "", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var seen string
+			h := function.HTTP(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				seen = httpapi.RequestID(r)
+				w.WriteHeader(http.StatusNoContent)
+			}))
+			ctx := context.Background()
+			if tt.invocation != "" {
+				ctx = lambdacontext.NewContext(ctx, &lambdacontext.LambdaContext{AwsRequestID: tt.invocation})
+			}
+			ev := events.APIGatewayV2HTTPRequest{RawPath: "/api/v1/cards", RequestContext: events.APIGatewayV2HTTPRequestContext{
+				RequestID: tt.event, HTTP: events.APIGatewayV2HTTPRequestContextHTTPDescription{Method: "GET", Path: "/api/v1/cards"},
+			}}
+			if _, err := h(ctx, ev); err != nil || seen != tt.want {
+				t.Errorf("request id %q, %v; want %q", seen, err, tt.want)
+			}
+		})
 	}
 }

@@ -84,7 +84,7 @@ func TestUnavailable(t *testing.T) {
 	if body.Code != "IDEMPOTENCY_KEY_IN_USE" {
 		t.Fatalf("a domain error wrapping a deadline answered %+v", body)
 	}
-	if idempotency.Stored(503, http.Header{"Retry-After": {"2"}}) {
+	if idempotencyhttp.Stored(503, http.Header{"Retry-After": {"2"}}) {
 		t.Fatal("a 503 with Retry-After is stored")
 	}
 }

@@ -6,9 +6,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-
-	"github.com/aws/aws-lambda-go/lambdacontext"
-	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 )
 
 type companyKey struct{}
@@ -81,14 +78,32 @@ func SourceIP(r *http.Request) string {
 	return addr
 }
 
+type requestKey struct{}
+
+// requestIDs are the ids a request is known by: API Gateway's (the
+// requestContext's requestId, or the Lambda invocation's when it has none)
+// and the Lambda invocation's.
+type requestIDs struct{ request, invocation string }
+
+// WithRequestID returns ctx carrying the ids of the request it serves:
+// request, API Gateway's (the requestContext's requestId, or the Lambda
+// invocation's when the event has none), and invocation, the Lambda
+// invocation's, which the access log names. The wiring sets them from the
+// event (function.HTTP); a request without them has "".
+func WithRequestID(ctx context.Context, request, invocation string) context.Context {
+	return context.WithValue(ctx, requestKey{}, requestIDs{request: request, invocation: invocation})
+}
+
 // RequestID returns the id of the request as API Gateway named it (the
 // requestContext's requestId), or the Lambda invocation's, or "".
 func RequestID(r *http.Request) string {
-	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && rc.RequestID != "" {
-		return rc.RequestID
-	}
-	if lc, ok := lambdacontext.FromContext(r.Context()); ok {
-		return lc.AwsRequestID
-	}
-	return ""
+	ids, _ := r.Context().Value(requestKey{}).(requestIDs)
+	return ids.request
+}
+
+// invocationID returns the id of the Lambda invocation serving ctx's
+// request, or "" with none.
+func invocationID(ctx context.Context) (string, bool) {
+	ids, ok := ctx.Value(requestKey{}).(requestIDs)
+	return ids.invocation, ok && ids.invocation != ""
 }

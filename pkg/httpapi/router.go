@@ -6,8 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"time"
-
-	"github.com/aws/aws-lambda-go/lambdacontext"
 )
 
 // HandlerFunc is a route handler that returns its error instead of writing
@@ -135,8 +133,8 @@ func logRequest(r *http.Request, pattern string, status int, d time.Duration) {
 		"status", status,
 		"duration_ms", d.Milliseconds(),
 	}
-	if lc, ok := lambdacontext.FromContext(r.Context()); ok {
-		attrs = append(attrs, "request_id", lc.AwsRequestID)
+	if id, ok := invocationID(r.Context()); ok {
+		attrs = append(attrs, "request_id", id)
 	}
 	if id := companyID(r.Context()); id != "" {
 		attrs = append(attrs, "company_id", id)

@@ -30,12 +30,12 @@ type Authorizations struct {
 // running in our own functions, asks us through the same handler.
 func (a *Authorizations) Ask(ctx context.Context, body []byte) (issuer.AuthorizationAnswer, error) {
 	now := clock(a.Now)
-	return a.decide(ctx, Sign(a.Secret, body, now), body)
+	return a.Decide(ctx, Sign(a.Secret, body, now), body)
 }
 
-// decide checks signature, the X-Issuer-Signature of body, parses the
+// Decide checks signature, the X-Issuer-Signature of body, parses the
 // request and decides it.
-func (a *Authorizations) decide(ctx context.Context, signature string, body []byte) (issuer.AuthorizationAnswer, error) {
+func (a *Authorizations) Decide(ctx context.Context, signature string, body []byte) (issuer.AuthorizationAnswer, error) {
 	if err := verify(a.Secret, clock(a.Now), signature, body); err != nil {
 		slog.InfoContext(ctx, "issuer authorization request refused", "error", err)
 		return issuer.AuthorizationAnswer{}, err

@@ -11,6 +11,7 @@ import (
 
 	"payments/pkg/field"
 	"payments/pkg/issuerhooks"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/providers/issuer"
 )
 
@@ -30,7 +31,7 @@ func (d *decider) Decide(_ context.Context, r issuer.AuthorizationRequest) (issu
 // to a's POST /issuer/authorizations and returns the recorder and its
 // error.
 func decide(a *issuerhooks.Authorizations, header, body string) (*httptest.ResponseRecorder, error) {
-	return post(a.Receive, "/api/v1/issuer/authorizations", header, body)
+	return post(issuerhookshttp.ReceiveAuthorizations(a), "/api/v1/issuer/authorizations", header, body)
 }
 
 // TestAuthorizations: a request is decided only when its signature

@@ -69,13 +69,13 @@ func Sign(secret, body []byte, now time.Time) string {
 // notification parsed and queued. It is how the sandbox card network,
 // running in our own functions, reports to us through the same route.
 func (h *Handler) Deliver(ctx context.Context, body []byte) error {
-	_, err := h.accept(ctx, Sign(h.Secret, body, h.now()), body)
+	_, err := h.Accept(ctx, Sign(h.Secret, body, h.now()), body)
 	return err
 }
 
-// accept checks signature, the X-Issuer-Signature of body, parses the
+// Accept checks signature, the X-Issuer-Signature of body, parses the
 // notification and queues body.
-func (h *Handler) accept(ctx context.Context, signature string, body []byte) (issuer.Notification, error) {
+func (h *Handler) Accept(ctx context.Context, signature string, body []byte) (issuer.Notification, error) {
 	if err := h.verify(signature, body); err != nil {
 		slog.InfoContext(ctx, "issuer notification refused", "error", err)
 		return issuer.Notification{}, err

@@ -15,6 +15,7 @@ import (
 
 	"payments/pkg/field"
 	"payments/pkg/issuerhooks"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/webhooks"
 )
 
@@ -37,7 +38,7 @@ func (s *sent) Send(_ context.Context, body []byte, delay time.Duration) error {
 // receive hands body, with header as X-Issuer-Signature when it is not "",
 // to h and returns the recorder and Receive's error.
 func receive(h *issuerhooks.Handler, header, body string) (*httptest.ResponseRecorder, error) {
-	return post(h.Receive, "/api/v1/issuer/webhooks", header, body)
+	return post(issuerhookshttp.Receive(h), "/api/v1/issuer/webhooks", header, body)
 }
 
 // post hands body to path's handler, with header as X-Issuer-Signature

@@ -17,6 +17,7 @@ import (
 
 	"payments/pkg/field"
 	"payments/pkg/issuerhooks"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/providers/issuer/stripeissuing"
 )
@@ -115,7 +116,7 @@ func TestStripeEvents(t *testing.T) {
 			r := httptest.NewRequest(http.MethodPost, "/api/v1/issuer/stripe/webhooks", strings.NewReader(string(body)))
 			r.Header.Set(stripeissuing.SignatureHeader, sig)
 			w := httptest.NewRecorder()
-			err := s.Receive(w, r)
+			err := issuerhookshttp.ReceiveStripe(s)(w, r)
 			var fe *field.Error
 			switch {
 			case tt.wantErr == nil && err != nil:

@@ -37,10 +37,10 @@ type Handler struct {
 // it with (a sandbox stage): it is refused as unsigned would be.
 var ErrNotConfigured = fmt.Errorf("operatorhooks: no operator callback key is configured: %w", operator.ErrCallbackSignature)
 
-// accept verifies the callback and queues its update when it is final. A
+// Accept verifies the callback and queues its update when it is final. A
 // verified callback that is not final is acknowledged and queues nothing;
 // an error has queued nothing.
-func (h *Handler) accept(ctx context.Context, method, path string, header http.Header, body []byte) (operator.Callback, error) {
+func (h *Handler) Accept(ctx context.Context, method, path string, header http.Header, body []byte) (operator.Callback, error) {
 	if h.Verifier == nil {
 		return operator.Callback{}, ErrNotConfigured
 	}

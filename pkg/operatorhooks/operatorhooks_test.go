@@ -55,7 +55,7 @@ func TestAccept(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			q := &jobs{}
 			h := &Handler{Verifier: tt.v, Jobs: q}
-			_, err := h.accept(context.Background(), http.MethodPost, "/api/v1/operator/callbacks/pawapay", http.Header{}, []byte("{}"))
+			_, err := h.Accept(context.Background(), http.MethodPost, "/api/v1/operator/callbacks/pawapay", http.Header{}, []byte("{}"))
 			if !errors.Is(err, tt.want) || (tt.want == nil && err != nil) {
 				t.Fatalf("accept: %v, want %v", err, tt.want)
 			}

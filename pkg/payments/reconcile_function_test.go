@@ -19,7 +19,7 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
-	"payments/pkg/payments"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -150,7 +150,7 @@ func TestConflictIsA409WithRetryAfter(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := httpapi.NewRouter(adminapi.Errors, guard)
-	payments.Routes(rt, svc)
+	paymentshttp.Routes(rt, svc)
 	h := httpadapter.NewV2(rt).ProxyWithContext
 	r := e.Call(h, token, "POST", "/payment/payout", `{"operator":"mtn","country":"CM","phone_number":"237670000001","amount":10,"currency":"XAF"}`)
 	if r.Status != http.StatusConflict || r.Str("code") != "CONFLICT" || r.Headers["Retry-After"] != "1" {

@@ -3,6 +3,7 @@ package wallets
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // Balances reads a company's wallets: all the payments function serves of
@@ -28,3 +29,6 @@ func (b *Balances) List(ctx context.Context, companyID string) ([]Wallet, error)
 func (b *Balances) USDWallet(ctx context.Context, companyID string) (Wallet, error) {
 	return b.svc.USDWallet(ctx, companyID)
 }
+
+// Time is Service.Time.
+func (b *Balances) Time() time.Time { return b.svc.Time() }

@@ -30,7 +30,7 @@ import (
 	"payments/pkg/store/moneystore"
 	"payments/pkg/store/storetest"
 	"payments/pkg/timestamp"
-	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
 
 // env is one table with the wallets and payments functions built on it by
@@ -72,7 +72,7 @@ func newEnv(t *testing.T) *env {
 	}
 	rt := httpapi.NewRouter(walletsapi.Errors, nil)
 	admin := creditService(t, moneystore.NewWallets(db), approved{})
-	wallets.AdminRoutes(rt, admin)
+	walletshttp.AdminRoutes(rt, admin)
 	e.admin = rt
 	return e
 }

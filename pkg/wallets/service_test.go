@@ -24,6 +24,7 @@ import (
 	"payments/pkg/store/schema"
 	"payments/pkg/store/storetest"
 	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
 
 // approved is a fake of wallets.Companies: the set of approved company ids.
@@ -181,7 +182,7 @@ func TestCredit(t *testing.T) {
 				e.Status != wallets.StatusSuccess || e.CompletedAt == nil || e.Balance != tt.in.Balance || e.Reference != tt.in.Reference {
 				t.Fatalf("entry = %+v", e)
 			}
-			if got := string(e.Response().Amount); got != tt.wantAmount {
+			if got := string(walletshttp.NewTransactionResponse(e).Amount); got != tt.wantAmount {
 				t.Fatalf("amount = %s, want %s", got, tt.wantAmount)
 			}
 			verify(t, s, company)

@@ -279,6 +279,9 @@ func newService(store Store, companies Companies) *Service {
 // precision timestamps are stored and shown with.
 func (s *Service) now() time.Time { return timestamp.Of(s.Now()) }
 
+// Time returns the present as the service records it (timestamp.Of).
+func (s *Service) Time() time.Time { return s.now() }
+
 // CreateInput is the body of POST /wallets.
 type CreateInput struct {
 	Currency         string `json:"currency"`

@@ -96,9 +96,9 @@ func (e Endpoint) SecretContext() vault.Context { return vault.WebhookSecret(e.C
 // sealed.
 func (e Endpoint) HasSecret() bool { return e.Secret != "" || !e.SealedSecret.IsZero() }
 
-// hasPrevious reports whether e has a rotated-out secret, in clear or
+// HasPrevious reports whether e has a rotated-out secret, in clear or
 // sealed.
-func (e Endpoint) hasPrevious() bool { return e.PreviousSecret != "" || !e.SealedPrevious.IsZero() }
+func (e Endpoint) HasPrevious() bool { return e.PreviousSecret != "" || !e.SealedPrevious.IsZero() }
 
 // Sealer seals and opens signing secrets (a *vault.Vault), each under the
 // context of its endpoint (Endpoint.SecretContext).

@@ -26,12 +26,10 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
-	"payments/pkg/fx"
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/limits/limitshttp"
-	"payments/pkg/payments"
 	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -40,7 +38,6 @@ import (
 	"payments/pkg/store"
 	"payments/pkg/store/customerstore"
 	"payments/pkg/vault/kmskeys"
-	"payments/pkg/wallets"
 	"payments/pkg/wallets/walletshttp"
 	"payments/pkg/webhooks"
 	"payments/pkg/webhooks/webhookshttp"
@@ -83,7 +80,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, n
 	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	rt := httpapi.NewRouter(Errors, guard(cfg.AdminAPIKey))
 	comps := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies))
-	companies.AdminRoutes(rt, comps)
+	companieshttp.AdminRoutes(rt, comps)
 	p, err := services.Providers(cfg, db, providers.Deps{})
 	if err != nil {
 		return nil, err
@@ -92,21 +89,21 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, n
 	if err != nil {
 		return nil, err
 	}
-	wallets.AdminRoutes(rt, ws)
+	walletshttp.AdminRoutes(rt, ws)
 	// The console's signing secret is sealed under the webhook key.
 	webhookVault, err := services.WebhookVault(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
 	}
-	webhooks.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db), webhookVault))
+	webhookshttp.AdminRoutes(rt, webhooks.NewSigningSecrets(store.NewWebhooks(db), webhookVault))
 	feeSvc := fees.NewService(fees.Forgetting(store.NewFees(db), caches.Fees))
-	fees.AdminRoutes(rt, feeSvc, companyChecker{comps})
-	fx.AdminRoutes(rt, services.FX(db), companyChecker{comps})
+	feeshttp.AdminRoutes(rt, feeSvc, companyChecker{comps})
+	fxhttp.AdminRoutes(rt, services.FX(db), companyChecker{comps})
 	resolver, err := services.PaymentsAdmin(db, webhookQueue)
 	if err != nil {
 		return nil, err
 	}
-	payments.AdminRoutes(rt, resolver)
+	paymentshttp.AdminRoutes(rt, resolver)
 	links, err := documents.NewLinks(cfg.AWS, cfg.S3Endpoint, cfg.DocumentsBucket)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
@@ -115,12 +112,12 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, n
 	if err != nil {
 		return nil, err
 	}
-	customers.ReviewRoutes(rt, review)
+	customershttp.ReviewRoutes(rt, review)
 	rec, err := reconciler(cfg, db, webhookQueue, caches, now)
 	if err != nil {
 		return nil, err
 	}
-	reconcile.AdminRoutes(rt, rec)
+	reconcilehttp.AdminRoutes(rt, rec)
 	return function.HTTP(rt), nil
 }
 
@@ -147,7 +144,7 @@ func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue, cach
 	return services.Reconciler(cfg, db, p, applier, now)
 }
 
-// companyChecker answers fees.Companies from the companies service: an
+// companyChecker answers feeshttp.Companies from the companies service: an
 // unknown company is companies.ErrNotFound (404 COMPANY_NOT_FOUND).
 type companyChecker struct{ companies *companies.Service }
 

@@ -40,6 +40,6 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 		return nil, err
 	}
 	rt := httpapi.NewRouter(Errors, nil)
-	auth.Routes(rt, svc)
+	authhttp.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }

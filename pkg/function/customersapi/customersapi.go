@@ -62,7 +62,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, f
 	if err != nil {
 		return nil, err
 	}
-	customers.Routes(rt, svc)
+	customershttp.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }
 

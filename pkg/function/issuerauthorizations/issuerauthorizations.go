@@ -12,7 +12,6 @@ import (
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
-	"payments/pkg/issuerhooks"
 	"payments/pkg/issuerhooks/issuerhookshttp"
 )
 
@@ -51,6 +50,6 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 		return nil, err
 	}
 	rt := httpapi.NewRouter(Errors, nil)
-	issuerhooks.AuthorizationRoutes(rt, a)
+	issuerhookshttp.AuthorizationRoutes(rt, a)
 	return function.HTTP(rt), nil
 }

@@ -9,7 +9,6 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/httpapi"
-	"payments/pkg/issuerhooks"
 	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/queue"
 )
@@ -40,6 +39,6 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandl
 	}
 	h.Now = now
 	rt := httpapi.NewRouter(Errors, nil)
-	issuerhooks.Routes(rt, h)
+	issuerhookshttp.Routes(rt, h)
 	return function.HTTP(rt), nil
 }

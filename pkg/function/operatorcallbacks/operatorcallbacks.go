@@ -44,7 +44,7 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandl
 // Handler serves h's route as the function does, behind API Gateway.
 func Handler(h *operatorhooks.Handler) function.HTTPHandler {
 	rt := httpapi.NewRouter(Errors, nil)
-	operatorhooks.Routes(rt, h)
+	operatorhookshttp.Routes(rt, h)
 	return function.HTTP(rt)
 }
 

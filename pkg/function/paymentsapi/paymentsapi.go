@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"payments/pkg/auth/authhttp"
-	"payments/pkg/bulk"
 	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/fees/feeshttp"
@@ -20,7 +19,6 @@ import (
 	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
-	"payments/pkg/wallets"
 	"payments/pkg/wallets/walletshttp"
 )
 
@@ -31,7 +29,7 @@ var Errors = function.Catalogue(paymentshttp.Errors, bulkhttp.Errors, walletshtt
 // New builds the payments function behind the token guard:
 // GET /payment/balance, POST /payment/payout, POST /payment/collect,
 // GET /payment/transactions, GET /payment/transactions/{transactionId}/status,
-// GET /payment/guideline and the bulk payout routes (bulk.Routes). In
+// GET /payment/guideline and the bulk payout routes (bulkhttp.Routes). In
 // production mode, which has no operator adapter yet (operator.None), it
 // serves the reads and refuses new payouts, batches and collections with
 // 503 before anything is written. Payouts, batches and collections take an
@@ -74,8 +72,8 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 		return nil, err
 	}
 	rt.Use(services.Idempotent(db))
-	wallets.PaymentRoutes(rt, balances)
-	payments.Routes(rt, svc)
-	bulk.Routes(rt, batches)
+	walletshttp.PaymentRoutes(rt, balances)
+	paymentshttp.Routes(rt, svc)
+	bulkhttp.Routes(rt, batches)
 	return function.HTTP(rt), nil
 }

@@ -18,6 +18,7 @@ import (
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/limits"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/metrics"
 	"payments/pkg/store/storetest"
 )
@@ -167,7 +168,7 @@ func (failingBuckets) Take(context.Context, string, limits.Class, limits.Limit, 
 // is served (never a 5xx or a 429 for every request), says the whole burst
 // remains, and is counted as RateLimiterUnavailable.
 func TestCompanyLimitsFailOpen(t *testing.T) {
-	m := &limits.Middleware{Buckets: failingBuckets{}, Limits: limits.Defaults, Classify: services.RouteClass, Now: time.Now}
+	m := &limitshttp.Middleware{Buckets: failingBuckets{}, Limits: limits.Defaults, Classify: services.RouteClass, Now: time.Now}
 	h := limitedRouter(t, m.Wrap)
 	var emf bytes.Buffer
 	rec := metrics.New(metrics.SyncWriter(&emf), "payments/test", "payments")

@@ -11,13 +11,15 @@ import (
 	"time"
 
 	"payments/pkg/auth"
-	"payments/pkg/bulk"
+	"payments/pkg/auth/authhttp"
+	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards"
 	"payments/pkg/companies"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
-	"payments/pkg/idempotency"
+	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/limits"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/store"
 )
 
@@ -38,7 +40,7 @@ func TokenGuard(cfg function.Config, keys TokenKeys, db *store.DB, companyCache 
 	if err != nil {
 		return nil, err
 	}
-	return svc.Guard(), nil
+	return authhttp.Guard(svc), nil
 }
 
 // Auth returns the token service over db's companies, read through
@@ -76,7 +78,7 @@ func CompanyRouter(cfg function.Config, guard httpapi.Guard, db *store.DB, errs 
 }
 
 // CompanyLimits returns the middleware that keeps each company within
-// cfg.CompanyLimits (limits.Middleware), its buckets kept in db and
+// cfg.CompanyLimits (limitshttp.Middleware), its buckets kept in db and
 // measured by now. It fails when a limit is below 1 a second or a burst.
 func CompanyLimits(cfg function.Config, db *store.DB, now func() time.Time) (httpapi.Middleware, error) {
 	for _, c := range limits.Classes {
@@ -84,7 +86,7 @@ func CompanyLimits(cfg function.Config, db *store.DB, now func() time.Time) (htt
 			return nil, fmt.Errorf("%w: the %s limit must be at least 1/1, not %v", function.ErrConfig, c, l)
 		}
 	}
-	m := &limits.Middleware{Buckets: store.NewTokenBuckets(db), Limits: cfg.CompanyLimits, Classify: RouteClass, Now: now}
+	m := &limitshttp.Middleware{Buckets: store.NewTokenBuckets(db), Limits: cfg.CompanyLimits, Classify: RouteClass, Now: now}
 	return m.Wrap, nil
 }
 
@@ -143,7 +145,7 @@ var IdempotentRoutes = []string{
 // Idempotent returns the middleware that serves IdempotentRoutes with
 // Idempotency-Key, keeping the keys in db.
 func Idempotent(db *store.DB) httpapi.Middleware {
-	k := &idempotency.Keys{Store: store.NewIdempotency(db), Routes: IdempotentRoutes,
-		BodyLimits: map[string]int64{"POST /payment/payouts/bulk": bulk.MaxBodyBytes}}
+	k := &idempotencyhttp.Keys{Store: store.NewIdempotency(db), Routes: IdempotentRoutes,
+		BodyLimits: map[string]int64{"POST /payment/payouts/bulk": bulkhttp.MaxBodyBytes}}
 	return k.Wrap
 }

@@ -59,7 +59,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 		return nil, err
 	}
 	rt := httpapi.NewRouter(Errors, nil)
-	issuerhooks.StripeRoutes(rt, s)
+	issuerhookshttp.StripeRoutes(rt, s)
 	return function.HTTP(rt), nil
 }
 

@@ -15,7 +15,6 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
-	"payments/pkg/fx"
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/guideline"
 	"payments/pkg/idempotency/idempotencyhttp"
@@ -25,7 +24,6 @@ import (
 	"payments/pkg/queue"
 	"payments/pkg/store"
 	"payments/pkg/store/moneystore"
-	"payments/pkg/wallets"
 	"payments/pkg/wallets/walletshttp"
 )
 
@@ -73,10 +71,10 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 	if err != nil {
 		return nil, err
 	}
-	wallets.Routes(rt, ws)
-	fees.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
-	debts.Routes(rt, debts.NewService(moneystore.NewDebts(db)))
-	fx.Routes(rt, conv.Rates)
-	fx.ConversionRoutes(rt, conv)
+	walletshttp.Routes(rt, ws)
+	feeshttp.Routes(rt, fees.NewService(store.NewFees(db)), guideline.Default())
+	debtshttp.Routes(rt, debts.NewService(moneystore.NewDebts(db)))
+	fxhttp.Routes(rt, conv.Rates)
+	fxhttp.ConversionRoutes(rt, conv)
 	return function.HTTP(rt), nil
 }

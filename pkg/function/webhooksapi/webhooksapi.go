@@ -54,7 +54,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 	}
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	wh := store.NewWebhooks(db)
-	webhooks.Routes(rt, webhooks.NewLog(wh, q))
-	webhooks.EndpointRoutes(rt, webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv()))
+	webhookshttp.Routes(rt, webhooks.NewLog(wh, q))
+	webhookshttp.EndpointRoutes(rt, webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv()))
 	return function.HTTP(rt), nil
 }

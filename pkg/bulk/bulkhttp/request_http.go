@@ -1,4 +1,4 @@
-package bulk
+package bulkhttp
 
 import (
 	"bytes"
@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"payments/pkg/bulk"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 )
@@ -40,17 +41,17 @@ type batchBody struct {
 }
 
 // ParseJSON reads a JSON batch: {"items": […], "description", "mode"}.
-func ParseJSON(body []byte) (Request, error) {
+func ParseJSON(body []byte) (bulk.Request, error) {
 	var b batchBody
 	if err := httpapi.DecodeBytes(body, &b); err != nil {
-		return Request{}, err
+		return bulk.Request{}, err
 	}
-	if len(b.Items) > MaxItems {
-		return Request{}, field.Invalid("items", fmt.Sprintf("must hold at most %d items", MaxItems))
+	if len(b.Items) > bulk.MaxItems {
+		return bulk.Request{}, field.Invalid("items", fmt.Sprintf("must hold at most %d items", bulk.MaxItems))
 	}
-	req := Request{Description: b.Description, Mode: Mode(b.Mode), Items: make([]Input, len(b.Items))}
+	req := bulk.Request{Description: b.Description, Mode: bulk.Mode(b.Mode), Items: make([]bulk.Input, len(b.Items))}
 	for i, it := range b.Items {
-		req.Items[i] = Input{
+		req.Items[i] = bulk.Input{
 			Row: i + 1, ExternalID: it.ExternalID, Operator: it.Operator, Country: it.Country, PhoneNumber: it.PhoneNumber,
 			Amount: string(it.Amount), Currency: it.Currency, Reason: it.Reason, NotifyURL: it.NotifyURL,
 		}
@@ -69,12 +70,12 @@ var (
 // (those of csvRequired at least), then one item per row, its cells
 // trimmed; the amount is the decimal text in major units. Rows are
 // numbered from 1 after the header, blank lines skipped.
-func ParseCSV(body []byte, description, mode string) (Request, error) {
+func ParseCSV(body []byte, description, mode string) (bulk.Request, error) {
 	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(body, []byte("\ufeff"))))
 	r.ReuseRecord = true
 	header, err := r.Read()
 	if err != nil {
-		return Request{}, field.Invalid("body", "must be CSV with a header row naming the columns: "+strings.Join(Columns, ", "))
+		return bulk.Request{}, field.Invalid("body", "must be CSV with a header row naming the columns: "+strings.Join(Columns, ", "))
 	}
 	at := make([]int, len(Columns)) // column index of each of Columns, -1 when absent
 	for i := range at {
@@ -85,32 +86,32 @@ func ParseCSV(body []byte, description, mode string) (Request, error) {
 		k := slices.Index(Columns, name)
 		switch {
 		case name == "":
-			return Request{}, field.Invalid("body", fmt.Sprintf("column %d of the header row has no name", i+1))
+			return bulk.Request{}, field.Invalid("body", fmt.Sprintf("column %d of the header row has no name", i+1))
 		case k < 0 && len(name) > 64:
-			return Request{}, field.Invalid("body", fmt.Sprintf("column %d of the header row is not a column of a bulk payout: the columns are %s", i+1, strings.Join(Columns, ", ")))
+			return bulk.Request{}, field.Invalid("body", fmt.Sprintf("column %d of the header row is not a column of a bulk payout: the columns are %s", i+1, strings.Join(Columns, ", ")))
 		case k < 0:
-			return Request{}, field.Invalid(name, "is not a column of a bulk payout: the columns are "+strings.Join(Columns, ", "))
+			return bulk.Request{}, field.Invalid(name, "is not a column of a bulk payout: the columns are "+strings.Join(Columns, ", "))
 		case at[k] >= 0:
-			return Request{}, field.Invalid(name, "is a column given twice")
+			return bulk.Request{}, field.Invalid(name, "is a column given twice")
 		}
 		at[k] = i
 	}
 	for _, name := range csvRequired {
 		if at[slices.Index(Columns, name)] < 0 {
-			return Request{}, field.Invalid(name, "is a required column")
+			return bulk.Request{}, field.Invalid(name, "is a required column")
 		}
 	}
-	req := Request{Description: description, Mode: Mode(mode)}
+	req := bulk.Request{Description: description, Mode: bulk.Mode(mode)}
 	for {
 		rec, err := r.Read()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return Request{}, field.Invalid("body", "is not valid CSV: "+err.Error())
+			return bulk.Request{}, field.Invalid("body", "is not valid CSV: "+err.Error())
 		}
-		if len(req.Items) == MaxItems {
-			return Request{}, field.Invalid("items", fmt.Sprintf("must hold at most %d items", MaxItems))
+		if len(req.Items) == bulk.MaxItems {
+			return bulk.Request{}, field.Invalid("items", fmt.Sprintf("must hold at most %d items", bulk.MaxItems))
 		}
 		cell := func(name string) string {
 			if i := at[slices.Index(Columns, name)]; i >= 0 {
@@ -118,7 +119,7 @@ func ParseCSV(body []byte, description, mode string) (Request, error) {
 			}
 			return ""
 		}
-		req.Items = append(req.Items, Input{
+		req.Items = append(req.Items, bulk.Input{
 			Row: len(req.Items) + 1, ExternalID: cell("external_id"), Operator: cell("operator"), Country: cell("country"),
 			PhoneNumber: cell("phone_number"), Amount: cell("amount"), Currency: cell("currency"), Reason: cell("reason"),
 			NotifyURL: cell("notify_url"),

@@ -1,4 +1,7 @@
-package bulk
+// Package bulkhttp is the HTTP layer of pkg/bulk: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package bulkhttp
 
 import (
 	"bytes"
@@ -10,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"payments/pkg/bulk"
 	"payments/pkg/events"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
@@ -28,7 +32,7 @@ const DefaultLimit = 20
 //	GET  /payment/payouts/bulk/{batchId}                    one batch
 //	GET  /payment/payouts/bulk/{batchId}/items              its items, by status
 //	GET  /payment/payouts/bulk/{batchId}/report.csv         its report
-func Routes(rt *httpapi.Router, svc *Service) {
+func Routes(rt *httpapi.Router, svc *bulk.Service) {
 	h := handlers{svc}
 	rt.Handle("POST /payment/payouts/bulk", h.submit)
 	rt.Handle("GET /payment/payouts/bulk", h.list)
@@ -37,7 +41,7 @@ func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("GET /payment/payouts/bulk/{batchId}/report.csv", h.report)
 }
 
-type handlers struct{ svc *Service }
+type handlers struct{ svc *bulk.Service }
 
 // AcceptedView is the answer to a batch's acceptance: the batch and its
 // first rejected rows.
@@ -57,19 +61,19 @@ type RejectionView struct {
 // ItemView is an item as the items route shows it. Amounts are major
 // units; amount is null when the row's did not parse.
 type ItemView struct {
-	Row           int          `json:"row"`
-	TransactionID *string      `json:"transaction_id"`
-	ExternalID    *string      `json:"external_id"`
-	Status        ItemStatus   `json:"status"`
-	Operator      string       `json:"operator"`
-	Country       string       `json:"country"`
-	PhoneNumber   string       `json:"phone_number"`
-	Amount        *json.Number `json:"amount"`
-	FeeAmount     *json.Number `json:"fee_amount"`
-	Currency      string       `json:"currency"`
-	FailureCode   *string      `json:"failure_code"`
-	FailureField  *string      `json:"failure_field"`
-	FailureReason *string      `json:"failure_reason"`
+	Row           int             `json:"row"`
+	TransactionID *string         `json:"transaction_id"`
+	ExternalID    *string         `json:"external_id"`
+	Status        bulk.ItemStatus `json:"status"`
+	Operator      string          `json:"operator"`
+	Country       string          `json:"country"`
+	PhoneNumber   string          `json:"phone_number"`
+	Amount        *json.Number    `json:"amount"`
+	FeeAmount     *json.Number    `json:"fee_amount"`
+	Currency      string          `json:"currency"`
+	FailureCode   *string         `json:"failure_code"`
+	FailureField  *string         `json:"failure_field"`
+	FailureReason *string         `json:"failure_reason"`
 }
 
 // FailedCode is the failure_code of an item whose payout FAILED.
@@ -99,20 +103,20 @@ func (h handlers) submit(w http.ResponseWriter, r *http.Request) error {
 
 // parseRequest reads a batch as JSON or, with Content-Type text/csv, as
 // CSV with the description and mode in the query string.
-func parseRequest(r *http.Request) (Request, error) {
+func parseRequest(r *http.Request) (bulk.Request, error) {
 	mt := "application/json"
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		var err error
 		if mt, _, err = mime.ParseMediaType(ct); err != nil {
-			return Request{}, httpapi.ErrUnsupportedMediaType
+			return bulk.Request{}, httpapi.ErrUnsupportedMediaType
 		}
 	}
 	if mt != "application/json" && mt != "text/csv" {
-		return Request{}, httpapi.ErrUnsupportedMediaType
+		return bulk.Request{}, httpapi.ErrUnsupportedMediaType
 	}
 	body, err := httpapi.ReadBodyLimit(r, MaxBodyBytes)
 	if err != nil {
-		return Request{}, err
+		return bulk.Request{}, err
 	}
 	if mt == "text/csv" {
 		q := r.URL.Query()
@@ -160,8 +164,8 @@ func (h handlers) items(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	status := ItemStatus(r.URL.Query().Get("status"))
-	if status != "" && !slices.Contains(ItemStatuses, status) {
+	status := bulk.ItemStatus(r.URL.Query().Get("status"))
+	if status != "" && !slices.Contains(bulk.ItemStatuses, status) {
 		return field.Invalid("status", "must be one of PENDING, PROCESSING, SUCCESS, FAILED, REJECTED")
 	}
 	p, err := httpapi.ParsePage(r, DefaultLimit)
@@ -174,7 +178,7 @@ func (h handlers) items(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]ItemView, len(res.Items))
 	for i, it := range res.Items {
-		out[i] = it.View()
+		out[i] = itemView(it)
 	}
 	httpapi.RespondList(w, out, httpapi.Pagination(r, p, res.Total, res.Next))
 	return nil
@@ -192,8 +196,8 @@ func (h handlers) report(w http.ResponseWriter, r *http.Request) error {
 	var buf bytes.Buffer
 	out := csv.NewWriter(&buf)
 	out.Write(ReportHeader)
-	err = h.svc.Report(r.Context(), cid, id, func(it Item) error {
-		v := it.View()
+	err = h.svc.Report(r.Context(), cid, id, func(it bulk.Item) error {
+		v := itemView(it)
 		in := it.Input
 		row := []string{
 			strconv.Itoa(in.Row), in.ExternalID, in.Operator, in.Country, in.PhoneNumber, in.Amount, in.Currency, in.Reason, in.NotifyURL,
@@ -234,13 +238,13 @@ func batchOf(r *http.Request) (companyID, id string, err error) {
 	}
 	id = r.PathValue("batchId")
 	if !ids.IsUUID(id) {
-		return "", "", ErrNotFound
+		return "", "", bulk.ErrNotFound
 	}
 	return companyID, id, nil
 }
 
-// View returns it as the items route shows it.
-func (it Item) View() ItemView {
+// itemView returns it as the items route shows it.
+func itemView(it bulk.Item) ItemView {
 	v := ItemView{
 		Row: it.Input.Row, Status: it.Status, Operator: it.Input.Operator, Country: it.Input.Country,
 		PhoneNumber: it.Input.PhoneNumber, Currency: it.Input.Currency, ExternalID: optional(it.Input.ExternalID),

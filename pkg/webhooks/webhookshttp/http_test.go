@@ -1,4 +1,4 @@
-package webhooks_test
+package webhookshttp_test
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/timestamp/timestamptest"
 	"payments/pkg/webhooks"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // TestViewTimestamps: the delivery log writes every time, of the event,
@@ -38,7 +39,7 @@ func TestViewTimestamps(t *testing.T) {
 				Destination: webhooks.DestinationWebhook, Status: webhooks.StatusFailed, CreatedAt: tt.at,
 				Attempts: []webhooks.Attempt{{Number: 1, At: tt.at, StatusCode: 500, Duration: time.Second}},
 			}}}
-			v, err := webhooks.View(rec)
+			v, err := webhookshttp.View(rec)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,4 +1,7 @@
-package wallets
+// Package walletshttp is the HTTP layer of pkg/wallets: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package walletshttp
 
 import (
 	"encoding/json"
@@ -12,6 +15,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/timestamp"
+	"payments/pkg/wallets"
 )
 
 // TransactionsPageSize is the default page size of the wallet-transaction
@@ -19,7 +23,7 @@ import (
 const TransactionsPageSize = 10
 
 // Routes registers the company routes of the wallets function.
-func Routes(rt *httpapi.Router, svc *Service) {
+func Routes(rt *httpapi.Router, svc *wallets.Service) {
 	h := handlers{svc}
 	rt.Handle("POST /wallets", h.create)
 	rt.Handle("GET /wallets", h.list)
@@ -34,30 +38,29 @@ func Routes(rt *httpapi.Router, svc *Service) {
 
 // PaymentRoutes registers the read-only balance route of the payments
 // function (spec §4.13).
-func PaymentRoutes(rt *httpapi.Router, b *Balances) {
-	h := handlers{b.svc}
-	rt.Handle("GET /payment/balance", h.paymentBalance)
+func PaymentRoutes(rt *httpapi.Router, b *wallets.Balances) {
+	rt.Handle("GET /payment/balance", func(w http.ResponseWriter, r *http.Request) error { return paymentBalanceRoute(b, w, r) })
 }
 
 // AdminRoutes registers the operator console routes of wallets: the
 // sandbox credit, POST /admin/wallets/{walletId}/credit, and the decision
 // on a declared bank transfer, POST
 // /admin/wallet-funds/{transactionId}/confirm and …/reject.
-func AdminRoutes(rt *httpapi.Router, svc *Service) {
+func AdminRoutes(rt *httpapi.Router, svc *wallets.Service) {
 	h := handlers{svc}
 	rt.Handle("POST /admin/wallets/{walletId}/credit", h.credit)
 	rt.Handle("POST /admin/wallet-funds/{transactionId}/confirm", h.confirmFunding)
 	rt.Handle("POST /admin/wallet-funds/{transactionId}/reject", h.rejectFunding)
 }
 
-type handlers struct{ svc *Service }
+type handlers struct{ svc *wallets.Service }
 
 func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
-	var in CreateInput
+	var in wallets.CreateInput
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
@@ -65,7 +68,7 @@ func (h handlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusCreated, "Wallet created successfully", wallet.Response())
+	httpapi.Respond(w, http.StatusCreated, "Wallet created successfully", NewWalletResponse(wallet))
 	return nil
 }
 
@@ -80,7 +83,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]WalletResponse, len(ws))
 	for i, x := range ws {
-		out[i] = x.Response()
+		out[i] = NewWalletResponse(x)
 	}
 	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(out)), out)
 	return nil
@@ -132,13 +135,14 @@ func (h handlers) usdBalance(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-func (h handlers) paymentBalance(w http.ResponseWriter, r *http.Request) error {
+// paymentBalanceRoute answers GET /payment/balance from b.
+func paymentBalanceRoute(b *wallets.Balances, w http.ResponseWriter, r *http.Request) error {
 	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
-	at := h.svc.now()
-	ws, err := h.svc.List(r.Context(), cid)
+	at := b.Time()
+	ws, err := b.List(r.Context(), cid)
 	if err != nil {
 		return err
 	}
@@ -164,7 +168,7 @@ func (h handlers) transaction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Wallet transaction retrieved successfully", t.Response())
+	httpapi.Respond(w, http.StatusOK, "Wallet transaction retrieved successfully", NewTransactionResponse(t))
 	return nil
 }
 
@@ -211,9 +215,9 @@ func (h handlers) transactions(w http.ResponseWriter, r *http.Request) error {
 // code), from_date (inclusive) and to_date (exclusive) as RFC 3339
 // date-times or YYYY-MM-DD dates (midnight UTC). A bad value is a 400 naming
 // the parameter.
-func ParseTransactionQuery(r *http.Request) (TransactionQuery, error) {
+func ParseTransactionQuery(r *http.Request) (wallets.TransactionQuery, error) {
 	v := r.URL.Query()
-	var q TransactionQuery
+	var q wallets.TransactionQuery
 	if s := v.Get("wallet_id"); s != "" {
 		if !ids.IsUUID(s) {
 			return q, field.Invalid("wallet_id", "must be a UUID")
@@ -221,16 +225,16 @@ func ParseTransactionQuery(r *http.Request) (TransactionQuery, error) {
 		q.WalletID = s
 	}
 	if s := v.Get("type"); s != "" {
-		if !slices.Contains(Types, Type(s)) {
-			return q, field.Invalid("type", "must be one of "+joinEnum(Types))
+		if !slices.Contains(wallets.Types, wallets.Type(s)) {
+			return q, field.Invalid("type", "must be one of "+joinEnum(wallets.Types))
 		}
-		q.Type = Type(s)
+		q.Type = wallets.Type(s)
 	}
 	if s := v.Get("status"); s != "" {
-		if !slices.Contains(Statuses, Status(s)) {
-			return q, field.Invalid("status", "must be one of "+joinEnum(Statuses))
+		if !slices.Contains(wallets.Statuses, wallets.Status(s)) {
+			return q, field.Invalid("status", "must be one of "+joinEnum(wallets.Statuses))
 		}
-		q.Status = Status(s)
+		q.Status = wallets.Status(s)
 	}
 	if s := v.Get("currency"); s != "" {
 		if !money.Supported(s) {
@@ -280,7 +284,7 @@ func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	in := CreditInput{Balance: SubBalance(req.Balance), Amount: amountText(req.Amount), Reference: req.Reference}
+	in := wallets.CreditInput{Balance: wallets.SubBalance(req.Balance), Amount: amountText(req.Amount), Reference: req.Reference}
 	c, err := h.svc.Credit(r.Context(), r.PathValue("walletId"), in)
 	if err != nil {
 		return err
@@ -290,7 +294,7 @@ func (h handlers) credit(w http.ResponseWriter, r *http.Request) error {
 		msg = "Wallet already credited with this reference"
 	}
 	httpapi.Respond(w, http.StatusOK, msg, creditResult{
-		Wallet: c.Wallet.Response(), Transaction: c.Transaction.Response(), Replayed: c.Replayed,
+		Wallet: NewWalletResponse(c.Wallet), Transaction: NewTransactionResponse(c.Transaction), Replayed: c.Replayed,
 	})
 	return nil
 }
@@ -312,16 +316,16 @@ func (h handlers) fund(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	in := FundInput{WalletID: req.WalletID, Amount: amountText(req.Amount), Balance: SubBalance(req.Balance), Reference: req.Reference}
+	in := wallets.FundInput{WalletID: req.WalletID, Amount: amountText(req.Amount), Balance: wallets.SubBalance(req.Balance), Reference: req.Reference}
 	f, err := h.svc.Fund(r.Context(), cid, in)
 	if err != nil {
 		return err
 	}
 	if f.Replayed {
-		httpapi.Respond(w, http.StatusOK, "Funding already declared with this reference", f.Transaction.Response())
+		httpapi.Respond(w, http.StatusOK, "Funding already declared with this reference", NewTransactionResponse(f.Transaction))
 		return nil
 	}
-	httpapi.Respond(w, http.StatusAccepted, "Funding declared: the wallet is credited when the transfer is received", f.Transaction.Response())
+	httpapi.Respond(w, http.StatusAccepted, "Funding declared: the wallet is credited when the transfer is received", NewTransactionResponse(f.Transaction))
 	return nil
 }
 
@@ -330,7 +334,7 @@ func (h handlers) confirmFunding(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Funding confirmed: the wallet is credited", f.Response())
+	httpapi.Respond(w, http.StatusOK, "Funding confirmed: the wallet is credited", NewTransactionResponse(f))
 	return nil
 }
 
@@ -339,7 +343,7 @@ func (h handlers) rejectFunding(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Funding rejected: nothing is credited", f.Response())
+	httpapi.Respond(w, http.StatusOK, "Funding rejected: nothing is credited", NewTransactionResponse(f))
 	return nil
 }
 
@@ -352,13 +356,13 @@ type transferRequest struct {
 
 // transferResponse is the data of a transfer.
 type transferResponse struct {
-	TransferID string         `json:"transfer_id"`
-	WalletID   string         `json:"wallet_id"`
-	Amount     json.Number    `json:"amount"`
-	FeeAmount  json.Number    `json:"fee_amount"`
-	From       SubBalance     `json:"from"`
-	To         SubBalance     `json:"to"`
-	Wallet     WalletResponse `json:"wallet"`
+	TransferID string             `json:"transfer_id"`
+	WalletID   string             `json:"wallet_id"`
+	Amount     json.Number        `json:"amount"`
+	FeeAmount  json.Number        `json:"fee_amount"`
+	From       wallets.SubBalance `json:"from"`
+	To         wallets.SubBalance `json:"to"`
+	Wallet     WalletResponse     `json:"wallet"`
 }
 
 func (h handlers) transferInternal(w http.ResponseWriter, r *http.Request) error {
@@ -370,7 +374,7 @@ func (h handlers) transferInternal(w http.ResponseWriter, r *http.Request) error
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	in := TransferInput{Amount: amountText(req.Amount), From: SubBalance(req.From), To: SubBalance(req.To)}
+	in := wallets.TransferInput{Amount: amountText(req.Amount), From: wallets.SubBalance(req.From), To: wallets.SubBalance(req.To)}
 	t, err := h.svc.TransferInternal(r.Context(), cid, r.PathValue("id"), in)
 	if err != nil {
 		return err
@@ -379,7 +383,7 @@ func (h handlers) transferInternal(w http.ResponseWriter, r *http.Request) error
 	httpapi.Respond(w, http.StatusOK, "Transfer completed successfully", transferResponse{
 		TransferID: t.ID, WalletID: t.WalletID,
 		Amount: money.JSON(t.Amount, cur), FeeAmount: money.JSON(t.Fee, cur),
-		From: t.From, To: t.To, Wallet: t.Wallet.Response(),
+		From: t.From, To: t.To, Wallet: NewWalletResponse(t.Wallet),
 	})
 	return nil
 }

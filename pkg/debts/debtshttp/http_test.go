@@ -1,4 +1,4 @@
-package debts_test
+package debtshttp_test
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/debts"
 	"payments/pkg/function/adminapi"
+	"payments/pkg/debts/debtshttp"
 	"payments/pkg/httpapi"
 	"payments/pkg/page"
 )
@@ -44,7 +45,7 @@ func serve(t *testing.T, f *fakeStore, company, query string) (int, map[string]a
 	rt := httpapi.NewRouter(adminapi.Errors, func(r *http.Request) (context.Context, error) {
 		return httpapi.WithCompany(r.Context(), r.Header.Get("X-Company")), nil
 	})
-	debts.Routes(rt, debts.NewService(f))
+	debtshttp.Routes(rt, debts.NewService(f))
 	req := httptest.NewRequest("GET", httpapi.BasePath+"/debts?"+query, nil)
 	req.Header.Set("X-Company", company)
 	rec := httptest.NewRecorder()

@@ -1,13 +1,14 @@
-package fx
+package fxhttp
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
 
+	"payments/pkg/fx"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
-	"payments/pkg/wallets"
+	"payments/pkg/wallets/walletshttp"
 )
 
 // conversionResponse is the data of POST
@@ -29,7 +30,7 @@ type conversionResponse struct {
 	USDBalanceAfter         json.Number `json:"usd_balance_after"`
 }
 
-func newConversionResponse(c Conversion) conversionResponse {
+func newConversionResponse(c fx.Conversion) conversionResponse {
 	q, usd := c.Quote, c.USD.Currency
 	out := conversionResponse{
 		SourceWalletID: c.Source.ID, USDWalletID: c.USD.ID,
@@ -49,21 +50,21 @@ func newConversionResponse(c Conversion) conversionResponse {
 // and total_amount in the source's currency, converted_amount in the
 // destination's, and both wallets after the deposit.
 type depositResponse struct {
-	DepositID         string                 `json:"deposit_id"`
-	Amount            json.Number            `json:"amount"`
-	FeeAmount         json.Number            `json:"fee_amount"`
-	TotalAmount       json.Number            `json:"total_amount"`
-	Rate              json.Number            `json:"rate"`
-	ExchangeRateID    string                 `json:"exchangeRateId"`
-	ConvertedAmount   json.Number            `json:"converted_amount"`
-	SourceWallet      wallets.WalletResponse `json:"source_wallet"`
-	DestinationWallet wallets.WalletResponse `json:"destination_wallet"`
+	DepositID         string                     `json:"deposit_id"`
+	Amount            json.Number                `json:"amount"`
+	FeeAmount         json.Number                `json:"fee_amount"`
+	TotalAmount       json.Number                `json:"total_amount"`
+	Rate              json.Number                `json:"rate"`
+	ExchangeRateID    string                     `json:"exchangeRateId"`
+	ConvertedAmount   json.Number                `json:"converted_amount"`
+	SourceWallet      walletshttp.WalletResponse `json:"source_wallet"`
+	DestinationWallet walletshttp.WalletResponse `json:"destination_wallet"`
 }
 
 // ConversionRoutes registers the company routes that move money between
 // its wallets at its rates: POST /partner/wallets/xaf-usd-conversion, POST
 // /partner/wallets/preview-conversion and POST /wallets/deposit.
-func ConversionRoutes(rt *httpapi.Router, c *Converter) {
+func ConversionRoutes(rt *httpapi.Router, c *fx.Converter) {
 	rt.Handle("POST /partner/wallets/xaf-usd-conversion", conversionHandler(c.Convert, "Conversion completed successfully"))
 	rt.Handle("POST /partner/wallets/preview-conversion", conversionHandler(c.PreviewConversion, "Conversion previewed successfully"))
 	rt.Handle("POST /wallets/deposit", func(w http.ResponseWriter, r *http.Request) error {
@@ -71,7 +72,7 @@ func ConversionRoutes(rt *httpapi.Router, c *Converter) {
 		if err != nil {
 			return err
 		}
-		var in DepositInput
+		var in fx.DepositInput
 		if err := httpapi.Decode(r, &in); err != nil {
 			return err
 		}
@@ -84,7 +85,7 @@ func ConversionRoutes(rt *httpapi.Router, c *Converter) {
 			DepositID: d.ID, Amount: money.JSON(d.Amount, src), FeeAmount: money.JSON(d.Fee, src),
 			TotalAmount: money.JSON(d.Total(), src), Rate: json.Number(d.Rate.Value.String()), ExchangeRateID: d.Rate.ID,
 			ConvertedAmount: money.JSON(d.Converted, dst),
-			SourceWallet:    d.Source.Response(), DestinationWallet: d.Destination.Response(),
+			SourceWallet:    walletshttp.NewWalletResponse(d.Source), DestinationWallet: walletshttp.NewWalletResponse(d.Destination),
 		})
 		return nil
 	})
@@ -92,13 +93,13 @@ func ConversionRoutes(rt *httpapi.Router, c *Converter) {
 
 // conversionHandler answers a conversion or its preview, made by do,
 // with message.
-func conversionHandler(do func(context.Context, string, ConversionInput) (Conversion, error), message string) func(http.ResponseWriter, *http.Request) error {
+func conversionHandler(do func(context.Context, string, fx.ConversionInput) (fx.Conversion, error), message string) func(http.ResponseWriter, *http.Request) error {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		cid, err := httpapi.Company(r)
 		if err != nil {
 			return err
 		}
-		var in ConversionInput
+		var in fx.ConversionInput
 		if err := httpapi.Decode(r, &in); err != nil {
 			return err
 		}

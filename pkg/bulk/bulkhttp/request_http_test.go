@@ -1,4 +1,4 @@
-package bulk_test
+package bulkhttp_test
 
 import (
 	"errors"
@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"payments/pkg/bulk"
+	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/field"
 )
 
@@ -30,7 +31,7 @@ func TestParseCSV(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := bulk.ParseCSV([]byte(tt.body), "June", "partial")
+			req, err := bulkhttp.ParseCSV([]byte(tt.body), "June", "partial")
 			if !parsed(t, err, tt.want) {
 				return
 			}
@@ -55,7 +56,7 @@ func TestParseJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			req, err := bulk.ParseJSON([]byte(tt.body))
+			req, err := bulkhttp.ParseJSON([]byte(tt.body))
 			if !parsed(t, err, tt.want) {
 				return
 			}

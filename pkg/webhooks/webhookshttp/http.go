@@ -1,4 +1,7 @@
-package webhooks
+// Package webhookshttp is the HTTP layer of pkg/webhooks: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package webhookshttp
 
 import (
 	"encoding/json"
@@ -10,6 +13,7 @@ import (
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/timestamp"
+	"payments/pkg/webhooks"
 )
 
 // DefaultPageSize is the page size of the delivery log and of GET /events.
@@ -29,7 +33,7 @@ const DefaultPageSize = 10
 //	GET  /events/{id}                  one event as delivered
 //
 // Another company's event answers 404.
-func Routes(rt *httpapi.Router, l *Log) {
+func Routes(rt *httpapi.Router, l *webhooks.Log) {
 	h := logHandlers{log: l}
 	rt.Handle("GET /webhooks/events", h.list)
 	rt.Handle("GET /webhooks/events/{id}", h.get)
@@ -45,7 +49,7 @@ func Routes(rt *httpapi.Router, l *Log) {
 //	DELETE /admin/companies/{id}/webhook-secret  turn signing off (200)
 //
 // The router's guard must admit operators only.
-func AdminRoutes(rt *httpapi.Router, s *SigningSecrets) {
+func AdminRoutes(rt *httpapi.Router, s *webhooks.SigningSecrets) {
 	rt.Handle("POST /admin/companies/{id}/webhook-secret", func(w http.ResponseWriter, r *http.Request) error {
 		issued, err := s.Rotate(r.Context(), r.PathValue("id"))
 		if err != nil {
@@ -64,7 +68,7 @@ func AdminRoutes(rt *httpapi.Router, s *SigningSecrets) {
 	})
 }
 
-type logHandlers struct{ log *Log }
+type logHandlers struct{ log *webhooks.Log }
 
 func (h logHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	page, err := httpapi.ParsePage(r, DefaultPageSize)
@@ -139,9 +143,9 @@ func (h logHandlers) resend(w http.ResponseWriter, r *http.Request) error {
 // the catalogue), status (PENDING, DELIVERED, FAILED or SKIPPED), from_date
 // (inclusive) and to_date (exclusive) as RFC 3339 date-times or YYYY-MM-DD
 // dates (midnight UTC). A bad value is a 400 naming the parameter.
-func ParseQuery(r *http.Request) (Query, error) {
+func ParseQuery(r *http.Request) (webhooks.Query, error) {
 	v := r.URL.Query()
-	var q Query
+	var q webhooks.Query
 	if s := v.Get("event"); s != "" {
 		if !events.Kind(s).Known() {
 			return q, field.Invalid("event", "must be an event name of the catalogue (docs/events.md)")
@@ -149,14 +153,14 @@ func ParseQuery(r *http.Request) (Query, error) {
 		q.Kind = events.Kind(s)
 	}
 	if s := v.Get("status"); s != "" {
-		if !slices.Contains(Statuses, Status(s)) {
-			names := make([]string, len(Statuses))
-			for i, st := range Statuses {
+		if !slices.Contains(webhooks.Statuses, webhooks.Status(s)) {
+			names := make([]string, len(webhooks.Statuses))
+			for i, st := range webhooks.Statuses {
 				names[i] = string(st)
 			}
 			return q, field.Invalid("status", "must be one of "+strings.Join(names, ", "))
 		}
-		q.Status = Status(s)
+		q.Status = webhooks.Status(s)
 	}
 	var err error
 	q.From, q.To, err = httpapi.ParseDateRange(r)
@@ -172,7 +176,7 @@ type EventView struct {
 	// (the body's "sequence"); null for an event made before sequences.
 	Sequence  *int64          `json:"sequence"`
 	CreatedAt string          `json:"created_at"`
-	Status    Status          `json:"status"`
+	Status    webhooks.Status `json:"status"`
 	Payload   json.RawMessage `json:"payload"`
 	// Deliveries are ordered by round, then destination.
 	Deliveries []DeliveryView `json:"deliveries"`
@@ -181,17 +185,17 @@ type EventView struct {
 // DeliveryView is a delivery in the delivery log. The signature itself is
 // not shown; Signed tells whether one was sent.
 type DeliveryView struct {
-	ID          string      `json:"id"`
-	Destination Destination `json:"destination"`
+	ID          string               `json:"id"`
+	Destination webhooks.Destination `json:"destination"`
 	// EndpointID is the endpoint of a webhook delivery, null for a
 	// notify_url one (and for webhook deliveries made before endpoints).
-	EndpointID *string       `json:"endpoint_id"`
-	URL        string        `json:"url"`
-	Round      int           `json:"round"`
-	Status     Status        `json:"status"`
-	Signed     bool          `json:"signed"`
-	CreatedAt  string        `json:"created_at"`
-	Attempts   []AttemptView `json:"attempts"`
+	EndpointID *string         `json:"endpoint_id"`
+	URL        string          `json:"url"`
+	Round      int             `json:"round"`
+	Status     webhooks.Status `json:"status"`
+	Signed     bool            `json:"signed"`
+	CreatedAt  string          `json:"created_at"`
+	Attempts   []AttemptView   `json:"attempts"`
 }
 
 // AttemptView is an attempt in the delivery log: status_code is null when
@@ -205,8 +209,8 @@ type AttemptView struct {
 }
 
 // View returns the delivery log's view of r.
-func View(r Record) (EventView, error) {
-	payload, err := Payload(r.Event)
+func View(r webhooks.Record) (EventView, error) {
+	payload, err := webhooks.Payload(r.Event)
 	if err != nil {
 		return EventView{}, err
 	}

@@ -1,4 +1,4 @@
-package webhooks
+package webhookshttp
 
 import (
 	"encoding/json"
@@ -7,6 +7,7 @@ import (
 	"payments/pkg/events"
 	"payments/pkg/httpapi"
 	"payments/pkg/timestamp"
+	"payments/pkg/webhooks"
 )
 
 // EventItem is an event as GET /events shows it. Body is the body every
@@ -28,8 +29,8 @@ func Item(e events.Event) EventItem {
 // created_gte (inclusive) and created_lt (exclusive) as RFC 3339
 // date-times or YYYY-MM-DD dates (midnight UTC). A bad value is a 400
 // naming the parameter.
-func ParseEventQuery(r *http.Request) (EventQuery, error) {
-	q, err := ParseType(r.URL.Query().Get("type"))
+func ParseEventQuery(r *http.Request) (webhooks.EventQuery, error) {
+	q, err := webhooks.ParseType(r.URL.Query().Get("type"))
 	if err != nil {
 		return q, err
 	}
@@ -37,7 +38,7 @@ func ParseEventQuery(r *http.Request) (EventQuery, error) {
 	return q, err
 }
 
-type eventHandlers struct{ log *Log }
+type eventHandlers struct{ log *webhooks.Log }
 
 func (h eventHandlers) list(w http.ResponseWriter, r *http.Request) error {
 	page, err := httpapi.ParsePage(r, DefaultPageSize)

@@ -1,4 +1,7 @@
-package issuerhooks
+// Package issuerhookshttp is the HTTP layer of pkg/issuerhooks: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package issuerhookshttp
 
 import (
 	"encoding/json"
@@ -6,19 +9,20 @@ import (
 	"strings"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/issuerhooks"
 	"payments/pkg/providers/issuer/stripeissuing"
 )
 
 // Routes registers POST /issuer/webhooks on rt, which must have no token
 // guard: the issuer is not a company.
-func Routes(rt *httpapi.Router, h *Handler) {
-	rt.Handle("POST /issuer/webhooks", h.Receive)
+func Routes(rt *httpapi.Router, h *issuerhooks.Handler) {
+	rt.Handle("POST /issuer/webhooks", Receive(h))
 }
 
 // AuthorizationRoutes registers POST /issuer/authorizations on rt, which
 // must have no token guard.
-func AuthorizationRoutes(rt *httpapi.Router, a *Authorizations) {
-	rt.Handle("POST /issuer/authorizations", a.Receive)
+func AuthorizationRoutes(rt *httpapi.Router, a *issuerhooks.Authorizations) {
+	rt.Handle("POST /issuer/authorizations", ReceiveAuthorizations(a))
 }
 
 // accepted is the data of the 202 answer.
@@ -26,16 +30,16 @@ type accepted struct {
 	ID string `json:"id"`
 }
 
-// Receive answers one notification: 401 (ErrBadSignature) unless its
+// receive answers one notification: 401 (ErrBadSignature) unless its
 // signature verifies, 400 naming what is wrong when the body is not a
 // notification, 202 with the notification's id once its raw body is on the
 // queue. Only a 202 has queued anything.
-func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
+func receive(h *issuerhooks.Handler, w http.ResponseWriter, r *http.Request) error {
 	body, err := httpapi.ReadBody(r)
 	if err != nil {
 		return err
 	}
-	n, err := h.accept(r.Context(), signature(r), body)
+	n, err := h.Accept(r.Context(), signature(r), body)
 	if err != nil {
 		return err
 	}
@@ -43,16 +47,16 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// Receive answers one authorization request: 401 (ErrBadSignature) unless
+// receiveAuthorizations answers one authorization request: 401 (ErrBadSignature) unless
 // its signature verifies, 400 naming what is wrong when the body is not a
 // request, 200 with the decision once it is written; the same decision to
 // a retry of the request.
-func (a *Authorizations) Receive(w http.ResponseWriter, r *http.Request) error {
+func receiveAuthorizations(a *issuerhooks.Authorizations, w http.ResponseWriter, r *http.Request) error {
 	body, err := httpapi.ReadBody(r)
 	if err != nil {
 		return err
 	}
-	answer, err := a.decide(r.Context(), signature(r), body)
+	answer, err := a.Decide(r.Context(), signature(r), body)
 	if err != nil {
 		return err
 	}
@@ -62,18 +66,18 @@ func (a *Authorizations) Receive(w http.ResponseWriter, r *http.Request) error {
 
 // StripeRoutes registers POST /issuer/stripe/webhooks on rt, which must
 // have no token guard: Stripe is not a company.
-func StripeRoutes(rt *httpapi.Router, s *Stripe) {
-	rt.Handle("POST /issuer/stripe/webhooks", s.Receive)
+func StripeRoutes(rt *httpapi.Router, s *issuerhooks.Stripe) {
+	rt.Handle("POST /issuer/stripe/webhooks", ReceiveStripe(s))
 }
 
-// Receive answers one of Stripe's events (Handle): 401
+// receiveStripe answers one of Stripe's events (Handle): 401
 // (ErrBadStripeSignature) unless its Stripe-Signature verifies, 400 naming
 // what is wrong in a signed event we cannot read; an
 // issuing_authorization.request's decision in Stripe's protocol, 200
 // {"approved": …} with the Stripe-Version header; 200 with the event's id
 // for any other event, once queued or acknowledged. Only a 200 has done
 // anything.
-func (s *Stripe) Receive(w http.ResponseWriter, r *http.Request) error {
+func receiveStripe(s *issuerhooks.Stripe, w http.ResponseWriter, r *http.Request) error {
 	body, err := httpapi.ReadBody(r)
 	if err != nil {
 		return err
@@ -93,10 +97,26 @@ func (s *Stripe) Receive(w http.ResponseWriter, r *http.Request) error {
 }
 
 // signature returns the request's X-Issuer-Signature.
-func signature(r *http.Request) string { return header(r, Header) }
+func signature(r *http.Request) string { return header(r, issuerhooks.Header) }
 
 // header returns the request's header name. The Lambda adapter splits a
 // header at its commas: they are joined again.
 func header(r *http.Request, name string) string {
 	return strings.Join(r.Header.Values(name), ",")
+}
+
+// Receive returns the handler of POST /issuer/webhooks over h.
+func Receive(h *issuerhooks.Handler) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error { return receive(h, w, r) }
+}
+
+// ReceiveAuthorizations returns the handler of POST /issuer/authorizations
+// over a.
+func ReceiveAuthorizations(a *issuerhooks.Authorizations) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error { return receiveAuthorizations(a, w, r) }
+}
+
+// ReceiveStripe returns the handler of Stripe's webhook events over s.
+func ReceiveStripe(s *issuerhooks.Stripe) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error { return receiveStripe(s, w, r) }
 }

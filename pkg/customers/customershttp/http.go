@@ -1,4 +1,7 @@
-package customers
+// Package customershttp is the HTTP layer of pkg/customers: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package customershttp
 
 import (
 	"errors"
@@ -8,6 +11,7 @@ import (
 	"net/http"
 	"unicode"
 
+	"payments/pkg/customers"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/timestamp"
@@ -24,7 +28,7 @@ const maxFormBytes = 4<<20 + 256<<10
 const maxFormValue = 1020
 
 // Routes registers the customers function's routes.
-func Routes(rt *httpapi.Router, svc *Service) {
+func Routes(rt *httpapi.Router, svc *customers.Service) {
 	h := handlers{svc}
 	rt.Handle("POST /customers/enroll", h.enroll)
 	rt.Handle("POST /customers", h.upload)
@@ -32,14 +36,14 @@ func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("GET /customers/{id}", h.get)
 }
 
-type handlers struct{ svc *Service }
+type handlers struct{ svc *customers.Service }
 
 func (h handlers) enroll(w http.ResponseWriter, r *http.Request) error {
 	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
-	var in Fields
+	var in customers.Fields
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
@@ -47,7 +51,7 @@ func (h handlers) enroll(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusCreated, "Customer enrolled successfully", c.Response())
+	httpapi.Respond(w, http.StatusCreated, "Customer enrolled successfully", customerResponse(c))
 	return nil
 }
 
@@ -64,7 +68,7 @@ func (h handlers) upload(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusCreated, "Customer enrolled successfully", c.Response())
+	httpapi.Respond(w, http.StatusCreated, "Customer enrolled successfully", customerResponse(c))
 	return nil
 }
 
@@ -77,7 +81,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	page, err := httpapi.ParsePage(r, PageSize)
+	page, err := httpapi.ParsePage(r, customers.PageSize)
 	if err != nil {
 		return err
 	}
@@ -87,7 +91,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	items := make([]ListItem, len(res.Items))
 	for i, c := range res.Items {
-		items[i] = c.ListItem()
+		items[i] = customerListItem(c)
 	}
 	httpapi.RespondList(w, items, httpapi.Pagination(r, page, res.Total, res.Next))
 	return nil
@@ -102,7 +106,7 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Customer retrieved successfully", c.Response())
+	httpapi.Respond(w, http.StatusOK, "Customer retrieved successfully", customerResponse(c))
 	return nil
 }
 
@@ -110,12 +114,12 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 // Fields and the two files, each given once. An unknown or repeated field
 // is a 400 naming it, a file over MaxUploadBytes ErrFileTooLarge on its
 // field, a body over 6 MB a 413.
-func readForm(r *http.Request) (Fields, File, File, error) {
-	var f Fields
-	front, back := File{Field: FieldFrontFile}, File{Field: FieldBackFile}
+func readForm(r *http.Request) (customers.Fields, customers.File, customers.File, error) {
+	var f customers.Fields
+	front, back := customers.File{Field: customers.FieldFrontFile}, customers.File{Field: customers.FieldBackFile}
 	mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	if err != nil || mt != "multipart/form-data" || params["boundary"] == "" {
-		return f, front, back, ErrNotMultipart
+		return f, front, back, customers.ErrNotMultipart
 	}
 	mr := multipart.NewReader(http.MaxBytesReader(nil, r.Body, maxFormBytes), params["boundary"])
 	seen := map[string]bool{}
@@ -138,15 +142,15 @@ func readForm(r *http.Request) (Fields, File, File, error) {
 		}
 		seen[name] = true
 		switch name {
-		case FieldFrontFile, FieldBackFile:
-			data, err := io.ReadAll(io.LimitReader(part, MaxUploadBytes+1))
+		case customers.FieldFrontFile, customers.FieldBackFile:
+			data, err := io.ReadAll(io.LimitReader(part, customers.MaxUploadBytes+1))
 			if err != nil {
 				return f, front, back, formError(err)
 			}
-			if len(data) > MaxUploadBytes {
-				return f, front, back, field.On(ErrFileTooLarge, name)
+			if len(data) > customers.MaxUploadBytes {
+				return f, front, back, field.On(customers.ErrFileTooLarge, name)
 			}
-			if name == FieldFrontFile {
+			if name == customers.FieldFrontFile {
 				front.Data = data
 			} else {
 				back.Data = data
@@ -156,7 +160,7 @@ func readForm(r *http.Request) (Fields, File, File, error) {
 			if err != nil {
 				return f, front, back, formError(err)
 			}
-			if !f.set(name, string(value)) {
+			if !f.Set(name, string(value)) {
 				return f, front, back, field.Invalid(name, "unknown field")
 			}
 			if len(value) > maxFormValue {
@@ -164,7 +168,7 @@ func readForm(r *http.Request) (Fields, File, File, error) {
 			}
 		}
 	}
-	for _, file := range []File{front, back} {
+	for _, file := range []customers.File{front, back} {
 		if !seen[file.Field] {
 			return f, front, back, field.Invalid(file.Field, "is required: attach the file")
 		}
@@ -238,8 +242,8 @@ type ListItem struct {
 	UpdatedAt        string `json:"updated_at"`
 }
 
-// Response returns c as the routes show a customer.
-func (c Customer) Response() Response {
+// customerResponse returns c as the routes show a customer.
+func customerResponse(c customers.Customer) Response {
 	return Response{
 		ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Country: c.Country,
 		Street: c.Street, City: c.City, State: c.State, PostalCode: c.PostalCode,
@@ -252,8 +256,8 @@ func (c Customer) Response() Response {
 	}
 }
 
-// ListItem returns c as GET /customers lists it.
-func (c Customer) ListItem() ListItem {
+// customerListItem returns c as GET /customers lists it.
+func customerListItem(c customers.Customer) ListItem {
 	return ListItem{
 		ID: c.ID, FirstName: c.FirstName, LastName: c.LastName, Email: c.Email, Country: c.Country,
 		PhoneCountryCode: c.PhoneCountryCode, PhoneNumber: c.PhoneNumber, IsActive: c.IsActive,

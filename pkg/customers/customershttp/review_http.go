@@ -1,8 +1,9 @@
-package customers
+package customershttp
 
 import (
 	"net/http"
 
+	"payments/pkg/customers"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/timestamp"
@@ -17,9 +18,9 @@ const ReviewPageSize = 20
 //	GET  /admin/customers?kyc_status=PENDING_REVIEW   customers of every company waiting for review, oldest first
 //	GET  /admin/customers/{id}                        one customer of any company, with links to its documents
 //	POST /admin/customers/{id}/kyc                    decide it once, {status, reason}
-func ReviewRoutes(rt *httpapi.Router, svc *Review) {
+func ReviewRoutes(rt *httpapi.Router, svc *customers.Review) {
 	rt.Handle("GET /admin/customers", func(w http.ResponseWriter, r *http.Request) error {
-		if status := r.URL.Query()["kyc_status"]; len(status) != 1 || status[0] != string(PendingReview) {
+		if status := r.URL.Query()["kyc_status"]; len(status) != 1 || status[0] != string(customers.PendingReview) {
 			return field.Invalid("kyc_status", "must be PENDING_REVIEW: the console lists the customers awaiting review")
 		}
 		page, total, err := httpapi.ParseCursorPage(r, ReviewPageSize, svc.CountPending)
@@ -32,7 +33,7 @@ func ReviewRoutes(rt *httpapi.Router, svc *Review) {
 		}
 		out := make([]AdminView, len(cs))
 		for i, c := range cs {
-			out[i] = c.AdminView()
+			out[i] = customerAdminView(c)
 		}
 		httpapi.RespondList(w, out, httpapi.Pagination(r, page, total, next))
 		return nil
@@ -42,7 +43,7 @@ func ReviewRoutes(rt *httpapi.Router, svc *Review) {
 		if err != nil {
 			return err
 		}
-		httpapi.Respond(w, http.StatusOK, "Customer retrieved successfully", c.AdminDetail(links))
+		httpapi.Respond(w, http.StatusOK, "Customer retrieved successfully", customerAdminDetail(c, links))
 		return nil
 	})
 	rt.Handle("POST /admin/customers/{id}/kyc", func(w http.ResponseWriter, r *http.Request) error {
@@ -50,13 +51,13 @@ func ReviewRoutes(rt *httpapi.Router, svc *Review) {
 		if err := httpapi.Decode(r, &body); err != nil {
 			return err
 		}
-		c, links, err := svc.Decide(r.Context(), r.PathValue("id"), Decision{
-			Status: KYCStatus(body.Status), Reason: body.Reason, By: httpapi.Operator(r.Context()),
+		c, links, err := svc.Decide(r.Context(), r.PathValue("id"), customers.Decision{
+			Status: customers.KYCStatus(body.Status), Reason: body.Reason, By: httpapi.Operator(r.Context()),
 		})
 		if err != nil {
 			return err
 		}
-		httpapi.Respond(w, http.StatusOK, "Customer KYC decided", c.AdminDetail(links))
+		httpapi.Respond(w, http.StatusOK, "Customer KYC decided", customerAdminDetail(c, links))
 		return nil
 	})
 }
@@ -102,8 +103,8 @@ type LinkView struct {
 	ExpiresAt string `json:"expires_at"`
 }
 
-// AdminView returns c as the console lists it.
-func (c Customer) AdminView() AdminView {
+// customerAdminView returns c as the console lists it.
+func customerAdminView(c customers.Customer) AdminView {
 	v := AdminView{
 		ID: c.ID, CompanyID: c.CompanyID, FirstName: c.FirstName, LastName: c.LastName,
 		DateOfBirth: timestamp.Format(c.DateOfBirth), Country: c.Country, CountryISOCode: c.CountryISOCode,
@@ -118,9 +119,9 @@ func (c Customer) AdminView() AdminView {
 	return v
 }
 
-// AdminDetail returns c as the console shows it, with links.
-func (c Customer) AdminDetail(links []DocumentLink) AdminDetail {
-	out := AdminDetail{AdminView: c.AdminView(), Documents: make([]LinkView, len(links))}
+// customerAdminDetail returns c as the console shows it, with links.
+func customerAdminDetail(c customers.Customer, links []customers.DocumentLink) AdminDetail {
+	out := AdminDetail{AdminView: customerAdminView(c), Documents: make([]LinkView, len(links))}
 	for i, l := range links {
 		out.Documents[i] = LinkView{Side: l.Side, URL: l.URL, ExpiresAt: timestamp.Format(l.ExpiresAt)}
 	}

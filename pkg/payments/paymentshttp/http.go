@@ -1,4 +1,7 @@
-package payments
+// Package paymentshttp is the HTTP layer of pkg/payments: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package paymentshttp
 
 import (
 	"encoding/json"
@@ -9,6 +12,7 @@ import (
 	"payments/pkg/guideline"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
+	"payments/pkg/payments"
 	"payments/pkg/timestamp"
 )
 
@@ -47,15 +51,15 @@ type collectBody struct {
 	Reason      string          `json:"reason"`
 }
 
-func (b payoutBody) request() Request {
+func (b payoutBody) request() payments.Request {
 	return collectBody{
 		Operator: b.Operator, Country: b.Country, PhoneNumber: b.PhoneNumber, Amount: b.Amount, Currency: b.Currency,
 		ExternalID: b.ExternalID, NotifyURL: b.NotifyURL, ReferenceID: b.ReferenceID, Lang: b.Lang, Purpose: b.Purpose,
 	}.request()
 }
 
-func (b collectBody) request() Request {
-	return Request{
+func (b collectBody) request() payments.Request {
+	return payments.Request{
 		Operator: b.Operator, Country: b.Country, PhoneNumber: b.PhoneNumber, Amount: string(b.Amount), Currency: b.Currency,
 		ExternalID: b.ExternalID, NotifyURL: b.NotifyURL, ReferenceID: b.ReferenceID, Lang: b.Lang, Purpose: b.Purpose,
 		Reason: b.Reason,
@@ -66,21 +70,21 @@ func (b collectBody) request() Request {
 // initiation response of spec §2.7, plus our fee_amount. Amount excludes
 // the fee; error_message is null.
 type Initiation struct {
-	TransactionID string      `json:"transaction_id"`
-	ExternalID    string      `json:"external_id"`
-	Status        Status      `json:"status"`
-	Amount        json.Number `json:"amount"`
-	FeeAmount     json.Number `json:"fee_amount"`
-	Currency      string      `json:"currency"`
-	Operator      string      `json:"operator"`
-	Country       string      `json:"country"`
-	PhoneNumber   string      `json:"phone_number"`
-	InitiatedAt   string      `json:"initiated_at"`
-	ErrorMessage  *string     `json:"error_message"`
+	TransactionID string          `json:"transaction_id"`
+	ExternalID    string          `json:"external_id"`
+	Status        payments.Status `json:"status"`
+	Amount        json.Number     `json:"amount"`
+	FeeAmount     json.Number     `json:"fee_amount"`
+	Currency      string          `json:"currency"`
+	Operator      string          `json:"operator"`
+	Country       string          `json:"country"`
+	PhoneNumber   string          `json:"phone_number"`
+	InitiatedAt   string          `json:"initiated_at"`
+	ErrorMessage  *string         `json:"error_message"`
 }
 
-// Initiation returns p as the response of its acceptance.
-func (p Payment) Initiation() Initiation {
+// paymentInitiation returns p as the response of its acceptance.
+func paymentInitiation(p payments.Payment) Initiation {
 	return Initiation{
 		TransactionID: p.ID,
 		ExternalID:    p.ExternalID,
@@ -100,29 +104,29 @@ func (p Payment) Initiation() Initiation {
 // §2.7), plus our fee_amount. Amounts are major units; error_message is
 // null unless the status is FAILED.
 type TransactionResponse struct {
-	TransactionID string      `json:"transaction_id"`
-	ExternalID    string      `json:"external_id"`
-	Status        Status      `json:"status"`
-	Type          Type        `json:"type"`
-	Amount        json.Number `json:"amount"`
-	FeeAmount     json.Number `json:"fee_amount"`
-	Currency      string      `json:"currency"`
-	Operator      string      `json:"operator"`
-	Country       string      `json:"country"`
-	PhoneNumber   string      `json:"phone_number"`
-	Reason        string      `json:"reason"`
-	Description   string      `json:"description"`
-	CreatedAt     string      `json:"created_at"`
-	UpdatedAt     string      `json:"updated_at"`
-	ErrorMessage  *string     `json:"error_message"`
+	TransactionID string          `json:"transaction_id"`
+	ExternalID    string          `json:"external_id"`
+	Status        payments.Status `json:"status"`
+	Type          payments.Type   `json:"type"`
+	Amount        json.Number     `json:"amount"`
+	FeeAmount     json.Number     `json:"fee_amount"`
+	Currency      string          `json:"currency"`
+	Operator      string          `json:"operator"`
+	Country       string          `json:"country"`
+	PhoneNumber   string          `json:"phone_number"`
+	Reason        string          `json:"reason"`
+	Description   string          `json:"description"`
+	CreatedAt     string          `json:"created_at"`
+	UpdatedAt     string          `json:"updated_at"`
+	ErrorMessage  *string         `json:"error_message"`
 	// ReconciliationRequired is our addition: the operator gave no final
 	// answer by the deadline; the funds stay reserved until it does or
 	// the operator console resolves the payment.
 	ReconciliationRequired bool `json:"reconciliation_required"`
 }
 
-// Response returns p as clients see it.
-func (p Payment) Response() TransactionResponse {
+// paymentResponse returns p as clients see it.
+func paymentResponse(p payments.Payment) TransactionResponse {
 	return TransactionResponse{
 		TransactionID: p.ID,
 		ExternalID:    p.ExternalID,
@@ -152,8 +156,8 @@ type statusResponse struct {
 	Upstream json.RawMessage `json:"upstream"`
 }
 
-func errorMessage(p Payment) *string {
-	if p.Status != StatusFailed {
+func errorMessage(p payments.Payment) *string {
+	if p.Status != payments.StatusFailed {
 		return nil
 	}
 	m := p.ErrorMessage
@@ -167,7 +171,7 @@ func errorMessage(p Payment) *string {
 //	GET  /payment/transactions                            spec §4.15
 //	GET  /payment/transactions/{transactionId}/status     spec §4.16
 //	GET  /payment/guideline                               the payment guideline
-func Routes(rt *httpapi.Router, svc *Service) {
+func Routes(rt *httpapi.Router, svc *payments.Service) {
 	h := handlers{svc}
 	rt.Handle("POST /payment/payout", h.payout)
 	rt.Handle("POST /payment/collect", h.collect)
@@ -176,7 +180,7 @@ func Routes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("GET /payment/guideline", h.guideline)
 }
 
-type handlers struct{ svc *Service }
+type handlers struct{ svc *payments.Service }
 
 func (h handlers) payout(w http.ResponseWriter, r *http.Request) error {
 	cid, err := httpapi.Company(r)
@@ -191,7 +195,7 @@ func (h handlers) payout(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Payout initiated successfully", p.Initiation())
+	httpapi.Respond(w, http.StatusOK, "Payout initiated successfully", paymentInitiation(p))
 	return nil
 }
 
@@ -208,7 +212,7 @@ func (h handlers) collect(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Collection initiated successfully", p.Initiation())
+	httpapi.Respond(w, http.StatusOK, "Collection initiated successfully", paymentInitiation(p))
 	return nil
 }
 
@@ -231,7 +235,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]TransactionResponse, len(res.Items))
 	for i, p := range res.Items {
-		out[i] = p.Response()
+		out[i] = paymentResponse(p)
 	}
 	httpapi.RespondList(w, out, httpapi.Pagination(r, page, res.Total, res.Next))
 	return nil
@@ -264,10 +268,10 @@ func (h handlers) status(w http.ResponseWriter, r *http.Request) error {
 		if len(upstream) == 0 {
 			upstream = json.RawMessage("null")
 		}
-		httpapi.Respond(w, http.StatusOK, msg, statusResponse{TransactionResponse: p.Response(), Upstream: upstream})
+		httpapi.Respond(w, http.StatusOK, msg, statusResponse{TransactionResponse: paymentResponse(p), Upstream: upstream})
 		return nil
 	}
-	httpapi.Respond(w, http.StatusOK, msg, p.Response())
+	httpapi.Respond(w, http.StatusOK, msg, paymentResponse(p))
 	return nil
 }
 
@@ -288,19 +292,19 @@ func (h handlers) guideline(w http.ResponseWriter, r *http.Request) error {
 // it, and the console's resolution.
 type AdminView struct {
 	TransactionResponse
-	CompanyID      string  `json:"company_id"`
-	WalletID       string  `json:"wallet_id"`
-	OrderID        string  `json:"order_id"`
-	NextPollAt     *string `json:"next_poll_at"`
-	ResolvedStatus *Status `json:"resolved_status"`
-	ResolvedBy     *string `json:"resolved_by"`
-	ResolutionNote *string `json:"resolution_note"`
-	ResolvedAt     *string `json:"resolved_at"`
+	CompanyID      string           `json:"company_id"`
+	WalletID       string           `json:"wallet_id"`
+	OrderID        string           `json:"order_id"`
+	NextPollAt     *string          `json:"next_poll_at"`
+	ResolvedStatus *payments.Status `json:"resolved_status"`
+	ResolvedBy     *string          `json:"resolved_by"`
+	ResolutionNote *string          `json:"resolution_note"`
+	ResolvedAt     *string          `json:"resolved_at"`
 }
 
-// AdminView returns p as the operator console sees it.
-func (p Payment) AdminView() AdminView {
-	v := AdminView{TransactionResponse: p.Response(), CompanyID: p.CompanyID, WalletID: p.WalletID, OrderID: p.OrderID}
+// paymentAdminView returns p as the operator console sees it.
+func paymentAdminView(p payments.Payment) AdminView {
+	v := AdminView{TransactionResponse: paymentResponse(p), CompanyID: p.CompanyID, WalletID: p.WalletID, OrderID: p.OrderID}
 	if !p.NextPollAt.IsZero() {
 		s := timestamp.Format(p.NextPollAt)
 		v.NextPollAt = &s
@@ -323,7 +327,7 @@ type resolveBody struct {
 //
 //	GET  /admin/payments?reconciliation_required=true   payments of every company flagged for reconciliation
 //	POST /admin/payments/{transactionId}/resolve        settle or refund one, {status, note}
-func AdminRoutes(rt *httpapi.Router, svc *Admin) {
+func AdminRoutes(rt *httpapi.Router, svc *payments.Admin) {
 	rt.Handle("GET /admin/payments", func(w http.ResponseWriter, r *http.Request) error {
 		flagged, err := httpapi.ParseBool(r, "reconciliation_required", false)
 		if err != nil {
@@ -342,7 +346,7 @@ func AdminRoutes(rt *httpapi.Router, svc *Admin) {
 		}
 		out := make([]AdminView, len(ps))
 		for i, p := range ps {
-			out[i] = p.AdminView()
+			out[i] = paymentAdminView(p)
 		}
 		httpapi.RespondList(w, out, httpapi.Pagination(r, page, total, next))
 		return nil
@@ -352,13 +356,13 @@ func AdminRoutes(rt *httpapi.Router, svc *Admin) {
 		if err := httpapi.Decode(r, &body); err != nil {
 			return err
 		}
-		p, err := svc.Resolve(r.Context(), r.PathValue("transactionId"), ResolveInput{
-			Status: Status(body.Status), Note: body.Note, By: httpapi.Operator(r.Context()),
+		p, err := svc.Resolve(r.Context(), r.PathValue("transactionId"), payments.ResolveInput{
+			Status: payments.Status(body.Status), Note: body.Note, By: httpapi.Operator(r.Context()),
 		})
 		if err != nil {
 			return err
 		}
-		httpapi.Respond(w, http.StatusOK, "Transaction resolved", p.AdminView())
+		httpapi.Respond(w, http.StatusOK, "Transaction resolved", paymentAdminView(p))
 		return nil
 	})
 }

@@ -1,9 +1,13 @@
-package companies
+// Package companieshttp is the HTTP layer of pkg/companies: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package companieshttp
 
 import (
 	"encoding/json"
 	"net/http"
 
+	"payments/pkg/companies"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 )
@@ -16,7 +20,7 @@ import (
 //	POST  /admin/companies/{id}/client-key   rotate the client_key
 //
 // The router's guard must admit operators only.
-func AdminRoutes(rt *httpapi.Router, svc *Service) {
+func AdminRoutes(rt *httpapi.Router, svc *companies.Service) {
 	h := adminHandlers{svc: svc}
 	rt.Handle("POST /admin/companies", h.create)
 	rt.Handle("GET /admin/companies/{id}", h.get)
@@ -24,7 +28,7 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 	rt.Handle("POST /admin/companies/{id}/client-key", h.rotate)
 }
 
-type adminHandlers struct{ svc *Service }
+type adminHandlers struct{ svc *companies.Service }
 
 type createRequest struct {
 	Name      string `json:"name"`
@@ -36,7 +40,7 @@ func (h adminHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	c, err := h.svc.Create(r.Context(), req.Name, KYBStatus(req.KYBStatus))
+	c, err := h.svc.Create(r.Context(), req.Name, companies.KYBStatus(req.KYBStatus))
 	if err != nil {
 		return err
 	}
@@ -67,9 +71,9 @@ func (h adminHandlers) patch(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	p := Patch{IsActive: req.IsActive, CardSlots: req.CardSlots}
+	p := companies.Patch{IsActive: req.IsActive, CardSlots: req.CardSlots}
 	if req.KYBStatus != nil {
-		s := KYBStatus(*req.KYBStatus)
+		s := companies.KYBStatus(*req.KYBStatus)
 		p.KYBStatus = &s
 	}
 	if req.WebhookURL != nil {

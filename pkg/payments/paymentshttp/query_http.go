@@ -1,4 +1,4 @@
-package payments
+package paymentshttp
 
 import (
 	"fmt"
@@ -7,6 +7,7 @@ import (
 
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
+	"payments/pkg/payments"
 )
 
 // ParseQuery reads the filters of GET /payment/transactions: status and
@@ -14,24 +15,24 @@ import (
 // reconciliation_required (true or false), from_date (inclusive) and
 // to_date (exclusive) as RFC 3339 date-times or YYYY-MM-DD dates (midnight
 // UTC). A bad value is a 400 naming the parameter.
-func ParseQuery(r *http.Request) (Query, error) {
+func ParseQuery(r *http.Request) (payments.Query, error) {
 	v := r.URL.Query()
-	var q Query
+	var q payments.Query
 	if s := v.Get("status"); s != "" {
-		if !slices.Contains(Statuses, Status(s)) {
+		if !slices.Contains(payments.Statuses, payments.Status(s)) {
 			return q, field.Invalid("status", "must be one of PENDING, PROCESSING, SUCCESS, FAILED")
 		}
-		q.Status = Status(s)
+		q.Status = payments.Status(s)
 	}
 	if s := v.Get("type"); s != "" {
-		if !slices.Contains(Types, Type(s)) {
+		if !slices.Contains(payments.Types, payments.Type(s)) {
 			return q, field.Invalid("type", "must be COLLECTION or PAYOUT")
 		}
-		q.Type = Type(s)
+		q.Type = payments.Type(s)
 	}
 	if s := v.Get("external_id"); s != "" {
-		if len(s) > MaxTextLength {
-			return q, field.Invalid("external_id", fmt.Sprintf("must be at most %d characters", MaxTextLength))
+		if len(s) > payments.MaxTextLength {
+			return q, field.Invalid("external_id", fmt.Sprintf("must be at most %d characters", payments.MaxTextLength))
 		}
 		q.ExternalID = s
 	}

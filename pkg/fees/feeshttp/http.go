@@ -1,22 +1,22 @@
-package fees
+// Package feeshttp is the HTTP layer of pkg/fees: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package feeshttp
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 
 	"payments/pkg/countries"
+	"payments/pkg/fees"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
 )
-
-// Operators lists the operator codes of spec §2.10.
-var Operators = []string{"mtn", "orange", "moov", "airtel", "mpesa", "afrimoney", "vodacom", "wave", "wligdicash", "expresso", "free", "tmoney", "celtiis", "coris"}
 
 // ruleJSON is a rule as the operator console reads it: fixed in major units
 // of the rule's currency, percent as a decimal number.
@@ -45,12 +45,12 @@ type ruleRequest struct {
 	Percent  json.RawMessage `json:"percent"`
 }
 
-func toJSON(s Schedule) scheduleJSON {
+func toJSON(s fees.Schedule) scheduleJSON {
 	out := scheduleJSON{Default: s.Default, Rules: []ruleJSON{}}
 	for _, r := range s.Rules {
 		out.Rules = append(out.Rules, ruleJSON{
 			Type: r.Type, Operator: r.Operator, Country: r.Country, Currency: r.Currency,
-			Fixed: money.JSON(r.Fixed, r.Currency), Percent: json.Number(formatPercent(r.PercentBps)),
+			Fixed: money.JSON(r.Fixed, r.Currency), Percent: json.Number(fees.FormatPercent(r.PercentBps)),
 		})
 	}
 	return out
@@ -60,30 +60,30 @@ func toJSON(s Schedule) scheduleJSON {
 // currency from 0 to 10^12 (a non-zero fixed part needs the currency);
 // percent is from 0 to 100 with at most two decimals. Both are JSON
 // numbers, absent or null meaning 0.
-func fromJSON(rules []ruleRequest) (Schedule, error) {
+func fromJSON(rules []ruleRequest) (fees.Schedule, error) {
 	if rules == nil {
-		return Schedule{}, field.Invalid("rules", "is required")
+		return fees.Schedule{}, field.Invalid("rules", "is required")
 	}
-	s := Schedule{Rules: make([]Rule, 0, len(rules))}
+	s := fees.Schedule{Rules: make([]fees.Rule, 0, len(rules))}
 	for i, rj := range rules {
 		at := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
-		r := Rule{Type: rj.Type, Operator: rj.Operator, Country: rj.Country, Currency: rj.Currency}
+		r := fees.Rule{Type: rj.Type, Operator: rj.Operator, Country: rj.Country, Currency: rj.Currency}
 		var err error
 		if r.Fixed, err = parseFixed(rj.Fixed, r.Currency, at); err != nil {
-			return Schedule{}, err
+			return fees.Schedule{}, err
 		}
 		text, err := money.Number(rj.Percent)
 		if err != nil {
-			return Schedule{}, field.Invalid(at("percent"), err.Error())
+			return fees.Schedule{}, field.Invalid(at("percent"), err.Error())
 		}
 		if text != "" {
-			if r.PercentBps, err = parsePercent(text); err != nil {
-				return Schedule{}, field.Invalid(at("percent"), err.Error())
+			if r.PercentBps, err = fees.ParsePercent(text); err != nil {
+				return fees.Schedule{}, field.Invalid(at("percent"), err.Error())
 			}
 		}
 		s.Rules = append(s.Rules, r)
 	}
-	return s, s.validate()
+	return s, s.Validate()
 }
 
 // parseFixed reads a rule's fixed part in minor units of currency; its
@@ -115,36 +115,6 @@ func parseFixed(raw json.RawMessage, currency string, at func(string) string) (i
 	return n, nil
 }
 
-// validate checks every rule and that no two rules price the same thing.
-func (s Schedule) validate() error {
-	seen := map[string]bool{}
-	for i, r := range s.Rules {
-		at := func(name string) string { return fmt.Sprintf("rules[%d].%s", i, name) }
-		switch {
-		case !slices.Contains(Types, r.Type):
-			return field.Invalid(at("type"), "must be one of "+strings.Join(Types, ", "))
-		case r.Operator != "" && !slices.Contains(Operators, r.Operator):
-			return field.Invalid(at("operator"), "is not a known operator code")
-		case r.Country != "" && !countries.IsAlpha2(r.Country):
-			return field.Invalid(at("country"), countries.Alpha2Rule)
-		case r.Currency != "" && !money.Supported(r.Currency):
-			return field.Invalid(at("currency"), "is not a supported currency")
-		case r.Fixed < 0:
-			return field.Invalid(at("fixed"), "must be at least 0")
-		case r.PercentBps < 0 || r.PercentBps > 10_000:
-			return field.Invalid(at("percent"), "must be from 0 to 100")
-		case r.Fixed != 0 && r.Currency == "":
-			return field.Invalid(at("currency"), "is required with a fixed fee")
-		}
-		key := r.Type + "|" + r.Operator + "|" + r.Country + "|" + r.Currency
-		if seen[key] {
-			return field.Invalid(at("type"), "duplicates an earlier rule for the same type, operator, country and currency")
-		}
-		seen[key] = true
-	}
-	return nil
-}
-
 // Companies confirms that a company exists, returning an error that wraps
 // its not-found sentinel otherwise, so the console answers 404 for an
 // unknown company.
@@ -154,7 +124,7 @@ type Companies interface {
 
 // AdminRoutes registers the operator console's fee routes:
 // GET and PUT /admin/companies/{id}/fees.
-func AdminRoutes(rt *httpapi.Router, svc *Service, companies Companies) {
+func AdminRoutes(rt *httpapi.Router, svc *fees.Service, companies Companies) {
 	rt.Handle("GET /admin/companies/{id}/fees", func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
 		if err := companies.Check(r.Context(), id); err != nil {
@@ -196,17 +166,13 @@ type Availability interface {
 	Supports(country, currency, operator string) bool
 }
 
-// ErrOperatorUnavailable reports an operator that does not serve the country
-// and currency.
-var ErrOperatorUnavailable = errors.New("fees: operator not available for this country and currency")
-
 // quotedTypes are the fee types POST /wallets/calculate-transfer-fees
 // prices.
-var quotedTypes = []string{TypePayout, TypeCollection, TypeConversion, TypeTransfer}
+var quotedTypes = []string{fees.TypePayout, fees.TypeCollection, fees.TypeConversion, fees.TypeTransfer}
 
 // paymentType reports whether typ prices a payment to or from a mobile
 // money account, which has an operator and a country.
-func paymentType(typ string) bool { return typ == TypePayout || typ == TypeCollection }
+func paymentType(typ string) bool { return typ == fees.TypePayout || typ == fees.TypeCollection }
 
 // quoteRequest is the body of POST /wallets/calculate-transfer-fees.
 type quoteRequest struct {
@@ -234,21 +200,21 @@ type QuoteResponse struct {
 
 // Routes registers POST /wallets/calculate-transfer-fees, which prices a
 // prospective payout (or collection) without moving money.
-func Routes(rt *httpapi.Router, svc *Service, guide Availability) {
+func Routes(rt *httpapi.Router, svc *fees.Service, guide Availability) {
 	rt.Handle("POST /wallets/calculate-transfer-fees", func(w http.ResponseWriter, r *http.Request) error {
 		var in quoteRequest
 		if err := httpapi.Decode(r, &in); err != nil {
 			return err
 		}
 		if in.Type == "" {
-			in.Type = TypePayout
+			in.Type = fees.TypePayout
 		}
 		amount, err := validateQuote(in)
 		if err != nil {
 			return err
 		}
 		if paymentType(in.Type) && !guide.Supports(in.Country, in.Currency, in.Operator) {
-			return ErrOperatorUnavailable
+			return fees.ErrOperatorUnavailable
 		}
 		cid, err := httpapi.Company(r)
 		if err != nil {
@@ -265,7 +231,7 @@ func Routes(rt *httpapi.Router, svc *Service, guide Availability) {
 			TotalAmount: money.JSON(q.Total(), in.Currency),
 		}
 		out.Fee.Fixed = money.JSON(q.Rule.Fixed, in.Currency)
-		out.Fee.Percent = json.Number(formatPercent(q.Rule.PercentBps))
+		out.Fee.Percent = json.Number(fees.FormatPercent(q.Rule.PercentBps))
 		httpapi.Respond(w, http.StatusOK, "Fees calculated successfully", out)
 		return nil
 	})
@@ -284,8 +250,8 @@ func validateQuote(in quoteRequest) (int64, error) {
 	case !paymentType(in.Type):
 	case in.Operator == "":
 		return 0, field.Invalid("operator", "is required")
-	case !slices.Contains(Operators, in.Operator):
-		return 0, field.Invalid("operator", "must be one of "+strings.Join(Operators, ", "))
+	case !slices.Contains(fees.Operators, in.Operator):
+		return 0, field.Invalid("operator", "must be one of "+strings.Join(fees.Operators, ", "))
 	case !countries.IsAlpha2(in.Country):
 		return 0, field.Invalid("country", countries.Alpha2Rule)
 	}

@@ -1,11 +1,16 @@
-package fx
+// Package fxhttp is the HTTP layer of pkg/fx: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package fxhttp
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"payments/pkg/field"
+	"payments/pkg/fx"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
 	"payments/pkg/timestamp"
@@ -26,8 +31,8 @@ type RateResponse struct {
 	UpdatedAt      string      `json:"updated_at"`
 }
 
-// Response returns r as the routes show it.
-func (r Rate) Response() RateResponse {
+// rateResponse returns r as the routes show it.
+func rateResponse(r fx.Rate) RateResponse {
 	return RateResponse{
 		FromCurrency: r.From, ToCurrency: r.To, Rate: json.Number(r.Value.String()),
 		ExchangeRateID: r.ID, UpdatedAt: timestamp.Format(r.UpdatedAt),
@@ -41,17 +46,17 @@ type ratesResponse struct {
 	Rates     []RateResponse `json:"rates"`
 }
 
-func newRatesResponse(companyID string, rs []Rate) ratesResponse {
+func newRatesResponse(companyID string, rs []fx.Rate) ratesResponse {
 	out := ratesResponse{CompanyID: companyID, Rates: make([]RateResponse, len(rs))}
 	for i, r := range rs {
-		out.Rates[i] = r.Response()
+		out.Rates[i] = rateResponse(r)
 	}
 	return out
 }
 
 // AdminRoutes registers the operator console's routes of a company's
 // exchange rates: GET and PUT /admin/companies/{id}/exchange-rates.
-func AdminRoutes(rt *httpapi.Router, svc *Service, companies Companies) {
+func AdminRoutes(rt *httpapi.Router, svc *fx.Service, companies Companies) {
 	rt.Handle("GET /admin/companies/{id}/exchange-rates", func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
 		if err := companies.Check(r.Context(), id); err != nil {
@@ -66,7 +71,7 @@ func AdminRoutes(rt *httpapi.Router, svc *Service, companies Companies) {
 	})
 	rt.Handle("PUT /admin/companies/{id}/exchange-rates", func(w http.ResponseWriter, r *http.Request) error {
 		id := r.PathValue("id")
-		var in SetRatesInput
+		var in fx.SetRatesInput
 		if err := httpapi.Decode(r, &in); err != nil {
 			return err
 		}
@@ -110,7 +115,7 @@ type convertResponse struct {
 
 // Routes registers POST /company/exchange-rates/convert, the quote of a
 // deposit at the company's current rate: read-only.
-func Routes(rt *httpapi.Router, svc *Service) {
+func Routes(rt *httpapi.Router, svc *fx.Service) {
 	rt.Handle("POST /company/exchange-rates/convert", func(w http.ResponseWriter, r *http.Request) error {
 		var in ConvertInput
 		if err := httpapi.Decode(r, &in); err != nil {
@@ -118,9 +123,9 @@ func Routes(rt *httpapi.Router, svc *Service) {
 		}
 		switch {
 		case !money.Supported(in.FromCurrency):
-			return field.Invalid("fromCurrency", "must be one of "+currencies())
+			return field.Invalid("fromCurrency", "must be one of "+strings.Join(money.Currencies(), ", "))
 		case !money.Supported(in.ToCurrency):
-			return field.Invalid("toCurrency", "must be one of "+currencies())
+			return field.Invalid("toCurrency", "must be one of "+strings.Join(money.Currencies(), ", "))
 		case in.FromCurrency == in.ToCurrency:
 			return field.Invalid("toCurrency", "must differ from fromCurrency")
 		}

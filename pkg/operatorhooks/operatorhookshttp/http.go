@@ -1,16 +1,20 @@
-package operatorhooks
+// Package operatorhookshttp is the HTTP layer of pkg/operatorhooks: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package operatorhookshttp
 
 import (
 	"net/http"
 	"strings"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/operatorhooks"
 )
 
 // Routes registers POST /operator/callbacks/pawapay on rt, which must have
 // no token guard: the operator is not a company.
-func Routes(rt *httpapi.Router, h *Handler) {
-	rt.Handle("POST /operator/callbacks/pawapay", h.Receive)
+func Routes(rt *httpapi.Router, h *operatorhooks.Handler) {
+	rt.Handle("POST /operator/callbacks/pawapay", func(w http.ResponseWriter, r *http.Request) error { return receive(h, w, r) })
 }
 
 // received is the data of the 200 answer.
@@ -18,11 +22,11 @@ type received struct {
 	TransactionID string `json:"transaction_id"`
 }
 
-// Receive answers one callback: 401 unless its signature verifies, 400
+// receive answers one callback: 401 unless its signature verifies, 400
 // when the signed body is not a status of a request, 200 once a final
 // status is on the payouts queue (or, not final, acknowledged). Only a 200
 // has queued anything; the operator sends again what was not answered 200.
-func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
+func receive(h *operatorhooks.Handler, w http.ResponseWriter, r *http.Request) error {
 	body, err := httpapi.ReadBody(r)
 	if err != nil {
 		return err
@@ -37,7 +41,7 @@ func (h *Handler) Receive(w http.ResponseWriter, r *http.Request) error {
 	if header.Get("Host") == "" { // a signature may cover @authority
 		header.Set("Host", r.Host)
 	}
-	cb, err := h.accept(r.Context(), r.Method, r.URL.EscapedPath(), header, body)
+	cb, err := h.Accept(r.Context(), r.Method, r.URL.EscapedPath(), header, body)
 	if err != nil {
 		return err
 	}

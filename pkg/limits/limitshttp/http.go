@@ -1,4 +1,6 @@
-package limits
+// Package limitshttp is the HTTP layer of pkg/limits: the middleware
+// that holds each company route to the company's limits.
+package limitshttp
 
 import (
 	"log/slog"
@@ -7,6 +9,7 @@ import (
 	"time"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/limits"
 	"payments/pkg/metrics"
 )
 
@@ -21,9 +24,9 @@ const (
 // Limits sets them, Classify says the class of a route (its pattern, as
 // the router registered it) for a request, and Now is the clock.
 type Middleware struct {
-	Buckets  Bucket
-	Limits   Limits
-	Classify func(pattern string, r *http.Request) Class
+	Buckets  limits.Bucket
+	Limits   limits.Limits
+	Classify func(pattern string, r *http.Request) limits.Class
 	Now      func() time.Time
 }
 
@@ -52,13 +55,13 @@ func (m *Middleware) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc
 		if err != nil {
 			metrics.Count(ctx, metrics.RateLimiterUnavailable, metrics.RouteClass(string(class)))
 			slog.WarnContext(ctx, "rate limit not applied: the bucket is unavailable", "class", class, "error", err)
-			d = Decision{Allowed: true, Remaining: lim.Burst}
+			d = limits.Decision{Allowed: true, Remaining: lim.Burst}
 		}
 		w.Header().Set(HeaderLimit, strconv.Itoa(lim.Burst))
 		w.Header().Set(HeaderRemaining, strconv.Itoa(d.Remaining))
 		if !d.Allowed {
 			metrics.Count(ctx, metrics.RateLimited, metrics.RouteClass(string(class)))
-			return &Error{Class: class, RetryAfter: d.RetryAfter}
+			return &limits.Error{Class: class, RetryAfter: d.RetryAfter}
 		}
 		next.ServeHTTP(w, r)
 		return nil

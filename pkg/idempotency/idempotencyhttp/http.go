@@ -1,4 +1,6 @@
-package idempotency
+// Package idempotencyhttp is the HTTP layer of pkg/idempotency: the
+// Idempotency-Key middleware of the routes that move money.
+package idempotencyhttp
 
 import (
 	"bytes"
@@ -15,6 +17,7 @@ import (
 	"payments/pkg/deadline"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/metrics"
 )
 
@@ -28,7 +31,7 @@ const finishTimeout = 5 * time.Second
 // httpapi.Middleware, which runs after the guard: a key belongs to the
 // company of the caller's token.
 type Keys struct {
-	Store Store
+	Store idempotency.Store
 	// Routes are the patterns wrapped, as given to httpapi.Router.Handle
 	// ("POST /payment/payout"); other routes are left alone.
 	Routes []string
@@ -82,12 +85,12 @@ func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
 			return nil
 		}
 		now := k.now()
-		c := Claim{
-			RequestHash: RequestHash(r.Method, r.URL.Path, body),
+		c := idempotency.Claim{
+			RequestHash: idempotency.RequestHash(r.Method, r.URL.Path, body),
 			LeaseID:     rand.Text(),
 			Now:         now,
-			LeaseUntil:  now.Add(Lease),
-			ExpiresAt:   now.Add(Retention),
+			LeaseUntil:  now.Add(idempotency.Lease),
+			ExpiresAt:   now.Add(idempotency.Retention),
 		}
 		rec, claimed, err := k.Store.Claim(r.Context(), companyID, key, c)
 		if err != nil {
@@ -96,17 +99,17 @@ func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
 		if !claimed {
 			return replay(r.Context(), w, rec, c.RequestHash)
 		}
-		ctx := WithHeld(r.Context(), &Held{CompanyID: companyID, Key: key, LeaseID: c.LeaseID})
+		ctx := idempotency.WithHeld(r.Context(), &idempotency.Held{CompanyID: companyID, Key: key, LeaseID: c.LeaseID})
 		if rec.Effect.Committed() {
 			// The first request committed its effect, then died before
 			// its response was stored: answer from the effect.
-			ctx = WithReplay(ctx, rec.Effect)
+			ctx = idempotency.WithReplay(ctx, rec.Effect)
 		}
 		out := &capture{header: http.Header{}}
 		next.ServeHTTP(out, r.WithContext(ctx))
 		if k.finish(r, companyID, key, c.LeaseID, out) && rec.Effect.Committed() {
 			// The answer rebuilt from the effect is the first request's.
-			w.Header().Set(ReplayedHeader, "true")
+			w.Header().Set(idempotency.ReplayedHeader, "true")
 		}
 		out.sendTo(w)
 		return nil
@@ -140,17 +143,17 @@ func readBody(r *http.Request, limit int64) (body []byte, tooLarge bool, err err
 
 // replay answers a request whose key rec holds, counted as
 // IdempotentReplays when the stored response is sent.
-func replay(ctx context.Context, w http.ResponseWriter, rec Record, hash string) error {
+func replay(ctx context.Context, w http.ResponseWriter, rec idempotency.Record, hash string) error {
 	switch {
 	case rec.RequestHash != hash:
-		return ErrKeyReused
+		return idempotency.ErrKeyReused
 	case rec.Response == nil:
-		return ErrKeyInUse
+		return idempotency.ErrKeyInUse
 	}
-	w.Header().Set(ReplayedHeader, "true")
+	w.Header().Set(idempotency.ReplayedHeader, "true")
 	resp := rec.Response
 	if resp.Omitted {
-		return ErrResponseNotStored
+		return idempotency.ErrResponseNotStored
 	}
 	if resp.ContentType != "" {
 		w.Header().Set("Content-Type", resp.ContentType)
@@ -173,8 +176,8 @@ func (k *Keys) finish(r *http.Request, companyID, key, leaseID string, out *capt
 	stored = Stored(status, header)
 	var err error
 	if stored {
-		resp := Response{Status: status, ContentType: header.Get("Content-Type"), Body: out.body.Bytes()}
-		if len(resp.Body) > MaxStoredBody {
+		resp := idempotency.Response{Status: status, ContentType: header.Get("Content-Type"), Body: out.body.Bytes()}
+		if len(resp.Body) > idempotency.MaxStoredBody {
 			resp.Body, resp.Omitted = nil, true
 			slog.WarnContext(ctx, "idempotency: response too large to keep; a replay answers IDEMPOTENCY_RESPONSE_NOT_STORED",
 				"route", r.Pattern, "bytes", out.body.Len())
@@ -184,7 +187,7 @@ func (k *Keys) finish(r *http.Request, companyID, key, leaseID string, out *capt
 		err = k.Store.Release(ctx, companyID, key, leaseID)
 	}
 	switch {
-	case errors.Is(err, ErrLeaseLost):
+	case errors.Is(err, idempotency.ErrLeaseLost):
 		slog.WarnContext(ctx, "idempotency: the lease ended before the request did; another request took the key over",
 			"route", r.Pattern, "status", status)
 	case err != nil:
@@ -239,16 +242,16 @@ func (c *capture) sendTo(w http.ResponseWriter) {
 // header with commas, which the Lambda adapter splits again, so a key
 // cannot hold a comma.
 func ParseKey(r *http.Request) (string, bool, error) {
-	values := r.Header.Values(Header)
+	values := r.Header.Values(idempotency.Header)
 	if len(values) == 0 {
 		return "", false, nil
 	}
-	bad := field.Invalid(Header, "must be 1 to "+strconv.Itoa(MaxKeyLength)+" printable ASCII characters")
+	bad := field.Invalid(idempotency.Header, "must be 1 to "+strconv.Itoa(idempotency.MaxKeyLength)+" printable ASCII characters")
 	if len(values) > 1 {
 		return "", true, bad
 	}
 	key := values[0]
-	if key == "" || len(key) > MaxKeyLength {
+	if key == "" || len(key) > idempotency.MaxKeyLength {
 		return "", true, bad
 	}
 	for i := 0; i < len(key); i++ {

@@ -1,4 +1,4 @@
-package idempotency_test
+package idempotencyhttp_test
 
 import (
 	"bytes"
@@ -23,6 +23,7 @@ import (
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
+	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/metrics"
 	"payments/pkg/payments"
 	"payments/pkg/store"
@@ -54,7 +55,7 @@ func newKeysTestEnv(t *testing.T) *keysTestEnv {
 	guard := func(r *http.Request) (context.Context, error) {
 		return httpapi.WithCompany(r.Context(), r.Header.Get("X-Company")), nil
 	}
-	keys := &idempotency.Keys{Store: store.NewIdempotency(storetest.NewDB(t)), Routes: []string{"POST /moves"}, Now: e.clock.Now}
+	keys := &idempotencyhttp.Keys{Store: store.NewIdempotency(storetest.NewDB(t)), Routes: []string{"POST /moves"}, Now: e.clock.Now}
 	rt := httpapi.NewRouter(paymentsapi.Errors, guard)
 	rt.Use(keys.Wrap)
 	rt.Handle("POST /moves", e.serve)

@@ -1,10 +1,11 @@
-package wallets
+package walletshttp
 
 import (
 	"encoding/json"
 
 	"payments/pkg/money"
 	"payments/pkg/timestamp"
+	"payments/pkg/wallets"
 )
 
 // WalletResponse is a Wallet as clients see it (spec §2.3), with our
@@ -26,8 +27,8 @@ type WalletResponse struct {
 	UpdatedAt        string      `json:"updated_at"`
 }
 
-// Response returns w as clients see it.
-func (w Wallet) Response() WalletResponse {
+// NewWalletResponse returns w as clients see it.
+func NewWalletResponse(w wallets.Wallet) WalletResponse {
 	return WalletResponse{
 		ID:               w.ID,
 		CompanyID:        w.CompanyID,
@@ -86,32 +87,32 @@ type paymentBalance struct {
 // §2.6), with our additions balance (the sub-balance the entry moves) and
 // payment_id. Amounts are major units.
 type TransactionResponse struct {
-	ID                  string       `json:"id"`
-	WalletID            string       `json:"wallet_id"`
-	Amount              json.Number  `json:"amount"`
-	AmountWithFee       json.Number  `json:"amount_with_fee"`
-	FeeAmount           json.Number  `json:"fee_amount"`
-	NetAmount           json.Number  `json:"net_amount"`
-	Currency            string       `json:"currency"`
-	Status              Status       `json:"status"`
-	Type                Type         `json:"type"`
-	Category            string       `json:"category"`
-	Operator            string       `json:"operator"`
-	PhoneNumber         string       `json:"phone_number"`
-	Reference           string       `json:"reference"`
-	OrderID             string       `json:"order_id"`
-	WalletBalanceBefore *json.Number `json:"wallet_balance_before"`
-	WalletBalanceAfter  *json.Number `json:"wallet_balance_after"`
-	Balance             SubBalance   `json:"balance"`
-	PaymentID           *string      `json:"payment_id"`
-	CreatedAt           string       `json:"created_at"`
-	CompletedAt         *string      `json:"completed_at"`
+	ID                  string             `json:"id"`
+	WalletID            string             `json:"wallet_id"`
+	Amount              json.Number        `json:"amount"`
+	AmountWithFee       json.Number        `json:"amount_with_fee"`
+	FeeAmount           json.Number        `json:"fee_amount"`
+	NetAmount           json.Number        `json:"net_amount"`
+	Currency            string             `json:"currency"`
+	Status              wallets.Status     `json:"status"`
+	Type                wallets.Type       `json:"type"`
+	Category            string             `json:"category"`
+	Operator            string             `json:"operator"`
+	PhoneNumber         string             `json:"phone_number"`
+	Reference           string             `json:"reference"`
+	OrderID             string             `json:"order_id"`
+	WalletBalanceBefore *json.Number       `json:"wallet_balance_before"`
+	WalletBalanceAfter  *json.Number       `json:"wallet_balance_after"`
+	Balance             wallets.SubBalance `json:"balance"`
+	PaymentID           *string            `json:"payment_id"`
+	CreatedAt           string             `json:"created_at"`
+	CompletedAt         *string            `json:"completed_at"`
 }
 
-// Response returns t as clients see it.
-func (t Transaction) Response() TransactionResponse {
+// NewTransactionResponse returns t as clients see it.
+func NewTransactionResponse(t wallets.Transaction) TransactionResponse {
 	amount := func(p *int64) *json.Number {
-		if p == nil || t.Status == StatusPending {
+		if p == nil || t.Status == wallets.StatusPending {
 			return nil
 		}
 		n := money.JSON(*p, t.Currency)
@@ -127,7 +128,7 @@ func (t Transaction) Response() TransactionResponse {
 		Currency:            t.Currency,
 		Status:              t.Status,
 		Type:                t.Type,
-		Category:            Category,
+		Category:            wallets.Category,
 		Operator:            t.Operator,
 		PhoneNumber:         t.PhoneNumber,
 		Reference:           t.Reference,
@@ -147,10 +148,10 @@ func (t Transaction) Response() TransactionResponse {
 	return r
 }
 
-func transactionResponses(txs []Transaction) []TransactionResponse {
+func transactionResponses(txs []wallets.Transaction) []TransactionResponse {
 	out := make([]TransactionResponse, len(txs))
 	for i, t := range txs {
-		out[i] = t.Response()
+		out[i] = NewTransactionResponse(t)
 	}
 	return out
 }

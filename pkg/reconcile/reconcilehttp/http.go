@@ -1,4 +1,7 @@
-package reconcile
+// Package reconcilehttp is the HTTP layer of pkg/reconcile: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package reconcilehttp
 
 import (
 	"encoding/json"
@@ -8,6 +11,7 @@ import (
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/money"
+	"payments/pkg/reconcile"
 	"payments/pkg/timestamp"
 )
 
@@ -28,13 +32,13 @@ type runBody struct {
 //	POST /admin/reconciliations        run now, {"provider": "issuer" | "operator", "from": date-time}, or both
 //	GET  /admin/reconciliations        the reports, newest first
 //	GET  /admin/reconciliations/{id}   one report
-func AdminRoutes(rt *httpapi.Router, svc *Service) {
+func AdminRoutes(rt *httpapi.Router, svc *reconcile.Service) {
 	rt.Handle("POST /admin/reconciliations", func(w http.ResponseWriter, r *http.Request) error {
 		var body runBody
 		if err := httpapi.DecodeOptional(r, &body); err != nil {
 			return err
 		}
-		ps, err := ParseProvider(body.Provider)
+		ps, err := reconcile.ParseProvider(body.Provider)
 		if err != nil {
 			return err
 		}
@@ -51,7 +55,7 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 		}
 		out := make([]ReportView, len(reports))
 		for i, rep := range reports {
-			out[i] = rep.View()
+			out[i] = reportView(rep)
 		}
 		httpapi.Respond(w, http.StatusCreated, "Reconciliation run", out)
 		return nil
@@ -67,7 +71,7 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 		}
 		out := make([]ReportView, len(res.Items))
 		for i, rep := range res.Items {
-			out[i] = rep.View()
+			out[i] = reportView(rep)
 		}
 		httpapi.RespondList(w, out, httpapi.Pagination(r, p, res.Total, res.Next))
 		return nil
@@ -77,7 +81,7 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 		if err != nil {
 			return err
 		}
-		httpapi.Respond(w, http.StatusOK, "Reconciliation", rep.View())
+		httpapi.Respond(w, http.StatusOK, "Reconciliation", reportView(rep))
 		return nil
 	})
 }
@@ -85,15 +89,15 @@ func AdminRoutes(rt *httpapi.Router, svc *Service) {
 // ReportView is a report as the console shows it (docs/openapi.yaml,
 // Reconciliation): amounts in major units of their currency.
 type ReportView struct {
-	ID            string         `json:"id"`
-	Provider      Provider       `json:"provider"`
-	Status        Status         `json:"status"`
-	Window        WindowView     `json:"window"`
-	Matched       int            `json:"matched"`
-	Recovered     int            `json:"recovered"`
-	MismatchCount int            `json:"mismatch_count"`
-	Mismatches    []MismatchView `json:"mismatches"`
-	Balances      []BalanceView  `json:"balances"`
+	ID            string             `json:"id"`
+	Provider      reconcile.Provider `json:"provider"`
+	Status        reconcile.Status   `json:"status"`
+	Window        WindowView         `json:"window"`
+	Matched       int                `json:"matched"`
+	Recovered     int                `json:"recovered"`
+	MismatchCount int                `json:"mismatch_count"`
+	Mismatches    []MismatchView     `json:"mismatches"`
+	Balances      []BalanceView      `json:"balances"`
 	// Phase is where a RUNNING run stands; Error why a FAILED one stopped.
 	Phase      *string `json:"phase"`
 	Error      *string `json:"error"`
@@ -109,18 +113,18 @@ type WindowView struct {
 
 // MismatchView is a mismatch as the console shows it.
 type MismatchView struct {
-	Kind           Kind         `json:"kind"`
-	Subject        string       `json:"subject"`
-	ProviderID     *string      `json:"provider_id"`
-	CompanyID      *string      `json:"company_id"`
-	Reference      *string      `json:"reference"`
-	TransactionID  *string      `json:"transaction_id"`
-	Currency       *string      `json:"currency"`
-	ProviderAmount *json.Number `json:"provider_amount"`
-	OurAmount      *json.Number `json:"our_amount"`
-	ProviderStatus *string      `json:"provider_status"`
-	OurStatus      *string      `json:"our_status"`
-	Detail         string       `json:"detail"`
+	Kind           reconcile.Kind `json:"kind"`
+	Subject        string         `json:"subject"`
+	ProviderID     *string        `json:"provider_id"`
+	CompanyID      *string        `json:"company_id"`
+	Reference      *string        `json:"reference"`
+	TransactionID  *string        `json:"transaction_id"`
+	Currency       *string        `json:"currency"`
+	ProviderAmount *json.Number   `json:"provider_amount"`
+	OurAmount      *json.Number   `json:"our_amount"`
+	ProviderStatus *string        `json:"provider_status"`
+	OurStatus      *string        `json:"our_status"`
+	Detail         string         `json:"detail"`
 }
 
 // BalanceView is a provider's balance as the console shows it.
@@ -131,13 +135,13 @@ type BalanceView struct {
 	OurAmount      *json.Number `json:"our_amount"`
 }
 
-// View returns r as the console shows it.
-func (r Report) View() ReportView {
+// reportView returns r as the console shows it.
+func reportView(r reconcile.Report) ReportView {
 	v := ReportView{ID: r.ID, Provider: r.Provider, Status: r.Status,
 		Window:  WindowView{From: timestamp.Format(r.Window.From), To: timestamp.Format(r.Window.To)},
 		Matched: r.Matched, Recovered: r.Recovered, MismatchCount: r.MismatchCount,
 		Mismatches: []MismatchView{}, Balances: []BalanceView{}, StartedAt: timestamp.Format(r.StartedAt)}
-	if r.Status == Running {
+	if r.Status == reconcile.Running {
 		v.Phase = optional(r.Progress.Phase)
 	}
 	v.Error = optional(r.Error)

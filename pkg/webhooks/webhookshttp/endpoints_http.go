@@ -1,4 +1,4 @@
-package webhooks
+package webhookshttp
 
 import (
 	"fmt"
@@ -8,6 +8,7 @@ import (
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 	"payments/pkg/timestamp"
+	"payments/pkg/webhooks"
 )
 
 // EndpointRoutes registers the endpoints a company manages with its own
@@ -21,7 +22,7 @@ import (
 //	POST   /webhooks/endpoints/{id}/rotate-secret a new secret, the previous one kept for an overlap (201)
 //
 // Another company's endpoint answers 404.
-func EndpointRoutes(rt *httpapi.Router, s *Endpoints) {
+func EndpointRoutes(rt *httpapi.Router, s *webhooks.Endpoints) {
 	h := endpointHandlers{s: s}
 	rt.Handle("POST /webhooks/endpoints", h.create)
 	rt.Handle("GET /webhooks/endpoints", h.list)
@@ -34,11 +35,11 @@ func EndpointRoutes(rt *httpapi.Router, s *Endpoints) {
 // EndpointView is an endpoint as the API shows it. Secret is shown only in
 // the answers of a create and of a rotation.
 type EndpointView struct {
-	ID            string         `json:"id"`
-	URL           string         `json:"url"`
-	EnabledEvents []string       `json:"enabled_events"`
-	Description   string         `json:"description"`
-	Status        EndpointStatus `json:"status"`
+	ID            string                  `json:"id"`
+	URL           string                  `json:"url"`
+	EnabledEvents []string                `json:"enabled_events"`
+	Description   string                  `json:"description"`
+	Status        webhooks.EndpointStatus `json:"status"`
 	// Console marks the endpoint the operator console manages (the
 	// company's webhook_url).
 	Console bool `json:"console"`
@@ -51,7 +52,7 @@ type EndpointView struct {
 }
 
 // ViewEndpoint returns the API's view of e at now, without its secret.
-func ViewEndpoint(e Endpoint, now time.Time) EndpointView {
+func ViewEndpoint(e webhooks.Endpoint, now time.Time) EndpointView {
 	v := EndpointView{
 		ID: e.ID, URL: e.URL, EnabledEvents: e.EnabledEvents, Description: e.Description, Status: e.Status,
 		Console: e.Console, CreatedAt: timestamp.Format(e.CreatedAt), UpdatedAt: timestamp.Format(e.UpdatedAt),
@@ -59,7 +60,7 @@ func ViewEndpoint(e Endpoint, now time.Time) EndpointView {
 	if v.EnabledEvents == nil {
 		v.EnabledEvents = []string{}
 	}
-	if e.hasPrevious() && now.Before(e.PreviousExpiresAt) {
+	if e.HasPrevious() && now.Before(e.PreviousExpiresAt) {
 		at := timestamp.Format(e.PreviousExpiresAt)
 		v.PreviousSecretExpiresAt = &at
 	}
@@ -68,13 +69,13 @@ func ViewEndpoint(e Endpoint, now time.Time) EndpointView {
 
 // endpointRequest is the body of a create or an update.
 type endpointRequest struct {
-	URL           *string         `json:"url"`
-	EnabledEvents []string        `json:"enabled_events"`
-	Description   *string         `json:"description"`
-	Status        *EndpointStatus `json:"status"`
+	URL           *string                  `json:"url"`
+	EnabledEvents []string                 `json:"enabled_events"`
+	Description   *string                  `json:"description"`
+	Status        *webhooks.EndpointStatus `json:"status"`
 }
 
-func (b endpointRequest) input() EndpointInput { return EndpointInput(b) }
+func (b endpointRequest) input() webhooks.EndpointInput { return webhooks.EndpointInput(b) }
 
 // rotateRequest is the optional body of a rotation.
 type rotateRequest struct {
@@ -84,16 +85,16 @@ type rotateRequest struct {
 // overlap returns the overlap the request asks for.
 func (b rotateRequest) overlap() (time.Duration, error) {
 	if b.ExpirePreviousInHours == nil {
-		return DefaultOverlap, nil
+		return webhooks.DefaultOverlap, nil
 	}
 	h := *b.ExpirePreviousInHours
-	if h < 0 || h > MaxOverlapHours {
-		return 0, field.Invalid("expire_previous_in_hours", fmt.Sprintf("must be a whole number of hours from 0 to %d", MaxOverlapHours))
+	if h < 0 || h > webhooks.MaxOverlapHours {
+		return 0, field.Invalid("expire_previous_in_hours", fmt.Sprintf("must be a whole number of hours from 0 to %d", webhooks.MaxOverlapHours))
 	}
 	return time.Duration(h) * time.Hour, nil
 }
 
-type endpointHandlers struct{ s *Endpoints }
+type endpointHandlers struct{ s *webhooks.Endpoints }
 
 func (h endpointHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	var req endpointRequest
@@ -129,7 +130,7 @@ func (h endpointHandlers) list(w http.ResponseWriter, r *http.Request) error {
 		out = append(out, ViewEndpoint(e, now))
 	}
 	// Every endpoint fits one page: MaxEndpoints and the console's.
-	httpapi.RespondList(w, out, httpapi.Page{Page: 1, Limit: MaxEndpoints + 1, Total: len(out), TotalPages: 1})
+	httpapi.RespondList(w, out, httpapi.Page{Page: 1, Limit: webhooks.MaxEndpoints + 1, Total: len(out), TotalPages: 1})
 	return nil
 }
 

@@ -1,4 +1,4 @@
-package auth
+package authhttp
 
 import (
 	"context"
@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
-	"time"
 
-	"payments/pkg/cache"
-	"payments/pkg/companies"
+	"payments/pkg/auth"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 )
@@ -17,7 +15,7 @@ import (
 // Routes registers the auth function's routes, none of which takes a
 // token: POST /auth/token, and the public keys that check tokens, GET
 // /.well-known/jwks.json, named by GET /.well-known/openid-configuration.
-func Routes(rt *httpapi.Router, svc *Service) {
+func Routes(rt *httpapi.Router, svc *auth.Service) {
 	rt.Handle("POST /auth/token", func(w http.ResponseWriter, r *http.Request) error {
 		return tokenHandler(svc, w, r)
 	})
@@ -26,7 +24,7 @@ func Routes(rt *httpapi.Router, svc *Service) {
 		return nil
 	})
 	rt.Handle("GET /.well-known/openid-configuration", func(w http.ResponseWriter, r *http.Request) error {
-		writePublic(w, svc.discovery(r))
+		writePublic(w, discovery(svc, r))
 		return nil
 	})
 }
@@ -58,8 +56,8 @@ type Discovery struct {
 // discovery returns the discovery document. Its URLs are under the
 // issuer when the issuer is the API's base URL, else under the base URL
 // of the request.
-func (s *Service) discovery(r *http.Request) Discovery {
-	base := s.cfg.Issuer
+func discovery(s *auth.Service, r *http.Request) Discovery {
+	base := s.Issuer()
 	if !strings.HasPrefix(base, "https://") && !strings.HasPrefix(base, "http://") {
 		scheme := "https"
 		if r.TLS == nil && r.Header.Get("X-Forwarded-Proto") == "http" {
@@ -68,10 +66,10 @@ func (s *Service) discovery(r *http.Request) Discovery {
 		base = scheme + "://" + r.Host + httpapi.BasePath
 	}
 	return Discovery{
-		Issuer:                 s.cfg.Issuer,
+		Issuer:                 s.Issuer(),
 		JWKSURI:                base + "/.well-known/jwks.json",
 		TokenEndpoint:          base + "/auth/token",
-		SigningAlgs:            []string{Algorithm},
+		SigningAlgs:            []string{auth.Algorithm},
 		ResponseTypes:          []string{"token"},
 		SubjectTypes:           []string{"public"},
 		TokenEndpointAuthMeths: []string{"client_secret_post"},
@@ -86,11 +84,11 @@ type tokenRequest struct {
 // missingCredentials is the spec's message for a missing or empty field.
 const missingCredentials = "missing or empty client_id or client_key"
 
-func tokenHandler(svc *Service, w http.ResponseWriter, r *http.Request) error {
+func tokenHandler(svc *auth.Service, w http.ResponseWriter, r *http.Request) error {
 	// The limit is charged before the body is read: every request counts,
 	// and a refused one costs no credential check.
-	now := svc.now()
-	if err := svc.admit(r.Context(), httpapi.SourceIP(r), now); err != nil {
+	now := svc.Now()
+	if err := svc.Admit(r.Context(), httpapi.SourceIP(r), now); err != nil {
 		return err // a *RateLimitError: its Retry-After is written with it
 	}
 	var req tokenRequest
@@ -103,7 +101,7 @@ func tokenHandler(svc *Service, w http.ResponseWriter, r *http.Request) error {
 	case req.ClientKey == "":
 		return field.Invalid("client_key", missingCredentials)
 	}
-	tok, err := svc.issue(r.Context(), req.ClientID, req.ClientKey, now)
+	tok, err := svc.IssueAt(r.Context(), req.ClientID, req.ClientKey, now)
 	if err != nil {
 		return err
 	}
@@ -116,72 +114,19 @@ func tokenHandler(svc *Service, w http.ResponseWriter, r *http.Request) error {
 // the token's company id in the request context (httpapi.WithCompany).
 // Anything else, two Authorization headers included, is
 // httpapi.ErrUnauthorized.
-func (s *Service) Guard() httpapi.Guard {
+func Guard(s *auth.Service) httpapi.Guard {
 	return func(r *http.Request) (context.Context, error) {
 		header, err := httpapi.Credential(r, "Authorization")
 		if err != nil {
 			return nil, err
 		}
 		id, err := s.Authenticate(r.Context(), header)
+		if errors.Is(err, auth.ErrUnauthorized) {
+			return nil, fmt.Errorf("%w: %w", httpapi.ErrUnauthorized, err)
+		}
 		if err != nil {
 			return nil, err
 		}
 		return httpapi.WithCompany(r.Context(), id), nil
 	}
-}
-
-// Authenticate checks an Authorization header value and returns the company
-// id its token was issued to. It refuses, with httpapi.ErrUnauthorized, a
-// missing or non-Bearer header, a malformed or expired token, any
-// algorithm but ES256, a kid that names no key accepted, a bad signature,
-// another issuer, another mode, an unknown or inactive company, and a token
-// minted from a client_key since rotated.
-func (s *Service) Authenticate(ctx context.Context, header string) (string, error) {
-	scheme, raw, ok := strings.Cut(header, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
-		return "", fmt.Errorf("%w: no bearer token", httpapi.ErrUnauthorized)
-	}
-	var claims Claims
-	if _, err := s.parser.ParseWithClaims(strings.TrimSpace(raw), &claims, s.key); err != nil {
-		return "", fmt.Errorf("%w: %v", httpapi.ErrUnauthorized, err)
-	}
-	if claims.Mode != s.cfg.Mode {
-		return "", fmt.Errorf("%w: token for mode %q", httpapi.ErrUnauthorized, claims.Mode)
-	}
-	if claims.Subject == "" {
-		return "", fmt.Errorf("%w: token without subject", httpapi.ErrUnauthorized)
-	}
-	c, err := s.company(ctx, claims.Subject)
-	if errors.Is(err, companies.ErrNotFound) {
-		return "", fmt.Errorf("%w: unknown company", httpapi.ErrUnauthorized)
-	}
-	if err != nil {
-		return "", fmt.Errorf("auth: read company: %w", err)
-	}
-	if !c.IsActive {
-		return "", fmt.Errorf("%w: company disabled", httpapi.ErrUnauthorized)
-	}
-	if c.KeyVersion != claims.KeyVersion {
-		return "", fmt.Errorf("%w: client key rotated", httpapi.ErrUnauthorized)
-	}
-	return c.ID, nil
-}
-
-// company reads a company through the cache.
-func (s *Service) company(ctx context.Context, id string) (companies.Company, error) {
-	return s.cache.Read(ctx, id, func(ctx context.Context) (companies.Company, error) {
-		return s.companies.Get(ctx, id)
-	})
-}
-
-// CompanyCache keeps companies read by the guard for a bounded time
-// (cache.Staleness in every function). One cache may be shared by every
-// guard and companies.Service of a process, so that a change made through
-// the console (Forget) takes effect at once in that process.
-type CompanyCache = cache.Cache[companies.Company]
-
-// NewCompanyCache returns an empty cache whose entries live for ttl as
-// measured by now.
-func NewCompanyCache(ttl time.Duration, now func() time.Time) *CompanyCache {
-	return cache.New[companies.Company](ttl, now)
 }

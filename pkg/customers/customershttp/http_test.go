@@ -1,4 +1,4 @@
-package customers
+package customershttp
 
 import (
 	"bytes"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"payments/infra/local/samples"
+	"payments/pkg/customers"
 	"payments/pkg/field"
 )
 
@@ -31,13 +32,34 @@ func file(name string, data []byte) part {
 	return part{name: name, filename: name + ".bin", data: data}
 }
 
+// validFields returns the fields of a valid enrolment.
+func validFields() customers.Fields {
+	return customers.Fields{
+		FirstName: "Amina", LastName: "Njoya", Email: "amina@example.com", Country: "Cameroon",
+		Street: "12 Rue de la Joie", City: "Douala", State: "Littoral", PostalCode: "00237",
+		CountryISOCode: "CM", CountryPhoneCode: "+237", PhoneNumber: "670000001",
+		IdentificationNumber: "CM-0001", IDDocumentType: "NIN", DateOfBirth: "1990-04-12",
+		FrontURL: "https://docs.example.com/front.png", BackURL: "https://docs.example.com/back.pdf",
+	}
+}
+
+// invalid returns the field and problem of a 400 error, or "", "" when err
+// is not one.
+func invalid(err error) (name, problem string) {
+	var fe *field.Error
+	if errors.As(err, &fe) {
+		return fe.Field, fe.Problem
+	}
+	return "", ""
+}
+
 // identityParts returns the text parts of a valid form: the identity
 // fields of validFields, without the document URLs.
 func identityParts() []part {
 	f := validFields()
 	var ps []part
-	for _, l := range identityFields {
-		ps = append(ps, textPart(l.name, *l.value(&f)))
+	for _, l := range f.Identity() {
+		ps = append(ps, textPart(l.Name, l.Value))
 	}
 	return ps
 }
@@ -83,7 +105,7 @@ func formRequest(body []byte, contentType string) *http.Request {
 
 func TestReadFormValid(t *testing.T) {
 	front, back := samples.PNG(), samples.PDF()
-	body, ct := multipartBody(t, append(identityParts(), file(FieldFrontFile, front), file(FieldBackFile, back))...)
+	body, ct := multipartBody(t, append(identityParts(), file(customers.FieldFrontFile, front), file(customers.FieldBackFile, back))...)
 	f, gotFront, gotBack, err := readForm(formRequest(body, ct))
 	if err != nil {
 		t.Fatalf("readForm: %v", err)
@@ -93,11 +115,11 @@ func TestReadFormValid(t *testing.T) {
 	if f != want {
 		t.Errorf("fields = %+v\nwant %+v", f, want)
 	}
-	if gotFront.Field != FieldFrontFile || !bytes.Equal(gotFront.Data, front) {
-		t.Errorf("front = %s, %d bytes; want %s, the PNG's %d", gotFront.Field, len(gotFront.Data), FieldFrontFile, len(front))
+	if gotFront.Field != customers.FieldFrontFile || !bytes.Equal(gotFront.Data, front) {
+		t.Errorf("front = %s, %d bytes; want %s, the PNG's %d", gotFront.Field, len(gotFront.Data), customers.FieldFrontFile, len(front))
 	}
-	if gotBack.Field != FieldBackFile || !bytes.Equal(gotBack.Data, back) {
-		t.Errorf("back = %s, %d bytes; want %s, the PDF's %d", gotBack.Field, len(gotBack.Data), FieldBackFile, len(back))
+	if gotBack.Field != customers.FieldBackFile || !bytes.Equal(gotBack.Data, back) {
+		t.Errorf("back = %s, %d bytes; want %s, the PDF's %d", gotBack.Field, len(gotBack.Data), customers.FieldBackFile, len(back))
 	}
 }
 
@@ -137,8 +159,8 @@ func rawRequest(contentType, body string) func(*testing.T) *http.Request {
 
 func TestReadForm(t *testing.T) {
 	png, pdf := samples.PNG(), samples.PDF()
-	maxFile := bytes.Repeat([]byte{0xab}, MaxUploadBytes)
-	front, back := file(FieldFrontFile, png), file(FieldBackFile, pdf)
+	maxFile := bytes.Repeat([]byte{0xab}, customers.MaxUploadBytes)
+	front, back := file(customers.FieldFrontFile, png), file(customers.FieldBackFile, pdf)
 	longest := strings.Repeat("é", maxFormValue/2) // maxFormValue bytes
 	tests := []struct {
 		name    string
@@ -149,66 +171,66 @@ func TestReadForm(t *testing.T) {
 		err      error
 		errField string
 		// check looks at what an accepted form gave.
-		check func(t *testing.T, f Fields, front, back File)
+		check func(t *testing.T, f customers.Fields, front, back customers.File)
 	}{
 		{name: "files before the fields", request: func(t *testing.T) *http.Request {
 			return formRequest(multipartBody(t, append([]part{back, front}, identityParts()...)...))
-		}, check: func(t *testing.T, f Fields, gotFront, gotBack File) {
+		}, check: func(t *testing.T, f customers.Fields, gotFront, gotBack customers.File) {
 			if f.Email != "amina@example.com" || !bytes.Equal(gotFront.Data, png) || !bytes.Equal(gotBack.Data, pdf) {
 				t.Fatalf("fields %+v, front %d bytes, back %d bytes", f, len(gotFront.Data), len(gotBack.Data))
 			}
 		}},
 		{name: "values kept as sent", request: withParts(replace("city", "  Douala "), front, back),
-			check: func(t *testing.T, f Fields, _, _ File) {
+			check: func(t *testing.T, f customers.Fields, _, _ customers.File) {
 				if f.City != "  Douala " {
 					t.Fatalf("city = %q", f.City)
 				}
 			}},
 		{name: "text value of maxFormValue bytes", request: withParts(replace("first_name", longest), front, back),
-			check: func(t *testing.T, f Fields, _, _ File) {
+			check: func(t *testing.T, f customers.Fields, _, _ customers.File) {
 				if f.FirstName != longest {
 					t.Fatalf("first_name of %d bytes", len(f.FirstName))
 				}
 			}},
 		{name: "text value over maxFormValue bytes", request: withParts(replace("first_name", longest+"a"), front, back),
 			field: "first_name", problem: "must be at most 255 characters"},
-		{name: "file of exactly MaxUploadBytes", request: withParts(nil, file(FieldFrontFile, maxFile), back),
-			check: func(t *testing.T, _ Fields, gotFront, gotBack File) {
+		{name: "file of exactly MaxUploadBytes", request: withParts(nil, file(customers.FieldFrontFile, maxFile), back),
+			check: func(t *testing.T, _ customers.Fields, gotFront, gotBack customers.File) {
 				if !bytes.Equal(gotFront.Data, maxFile) || !bytes.Equal(gotBack.Data, pdf) {
 					t.Fatalf("front %d bytes, back %d bytes", len(gotFront.Data), len(gotBack.Data))
 				}
 			}},
-		{name: "empty file", request: withParts(nil, file(FieldFrontFile, nil), back),
-			check: func(t *testing.T, _ Fields, gotFront, _ File) {
-				if len(gotFront.Data) != 0 || gotFront.Field != FieldFrontFile {
+		{name: "empty file", request: withParts(nil, file(customers.FieldFrontFile, nil), back),
+			check: func(t *testing.T, _ customers.Fields, gotFront, _ customers.File) {
+				if len(gotFront.Data) != 0 || gotFront.Field != customers.FieldFrontFile {
 					t.Fatalf("front = %+v", gotFront)
 				}
 			}},
-		{name: "front file one byte over", request: withParts(nil, file(FieldFrontFile, append(maxFile, 0)), back),
-			err: ErrFileTooLarge, errField: FieldFrontFile},
-		{name: "back file one byte over", request: withParts(nil, front, file(FieldBackFile, append(maxFile, 0))),
-			err: ErrFileTooLarge, errField: FieldBackFile},
+		{name: "front file one byte over", request: withParts(nil, file(customers.FieldFrontFile, append(maxFile, 0)), back),
+			err: customers.ErrFileTooLarge, errField: customers.FieldFrontFile},
+		{name: "back file one byte over", request: withParts(nil, front, file(customers.FieldBackFile, append(maxFile, 0))),
+			err: customers.ErrFileTooLarge, errField: customers.FieldBackFile},
 		{name: "repeated field", request: withParts(prepend(textPart("first_name", "Bob")), front, back),
 			field: "first_name", problem: "is given more than once"},
 		{name: "repeated file", request: withParts(nil, front, back, front),
-			field: FieldFrontFile, problem: "is given more than once"},
+			field: customers.FieldFrontFile, problem: "is given more than once"},
 		{name: "unknown field", request: withParts(prepend(textPart("nickname", "Ami")), front, back),
 			field: "nickname", problem: "unknown field"},
-		{name: "document URL in a form", request: withParts(nil, front, back, textPart(FieldBackURL, "https://docs.example.com/b.pdf")),
-			field: FieldBackURL, problem: "unknown field"},
+		{name: "document URL in a form", request: withParts(nil, front, back, textPart(customers.FieldBackURL, "https://docs.example.com/b.pdf")),
+			field: customers.FieldBackURL, problem: "unknown field"},
 		{name: "missing back file", request: withParts(nil, front),
-			field: FieldBackFile, problem: "is required: attach the file"},
+			field: customers.FieldBackFile, problem: "is required: attach the file"},
 		{name: "missing front file", request: withParts(nil, back),
-			field: FieldFrontFile, problem: "is required: attach the file"},
+			field: customers.FieldFrontFile, problem: "is required: attach the file"},
 		{name: "no parts", request: rawRequest("multipart/form-data; boundary=b", "--b--\r\n"),
-			field: FieldFrontFile, problem: "is required: attach the file"},
-		{name: "JSON", request: rawRequest("application/json", `{"first_name":"Amina"}`), err: ErrNotMultipart},
-		{name: "urlencoded", request: rawRequest("application/x-www-form-urlencoded", "first_name=Amina"), err: ErrNotMultipart},
-		{name: "no Content-Type", request: rawRequest("", "--b--\r\n"), err: ErrNotMultipart},
-		{name: "no boundary", request: rawRequest("multipart/form-data", "--b--\r\n"), err: ErrNotMultipart},
-		{name: "empty boundary", request: rawRequest(`multipart/form-data; boundary=""`, "--b--\r\n"), err: ErrNotMultipart},
-		{name: "malformed Content-Type", request: rawRequest("multipart/form-data; boundary", "--b--\r\n"), err: ErrNotMultipart},
-		{name: "multipart/mixed", request: rawRequest("multipart/mixed; boundary=b", "--b--\r\n"), err: ErrNotMultipart},
+			field: customers.FieldFrontFile, problem: "is required: attach the file"},
+		{name: "JSON", request: rawRequest("application/json", `{"first_name":"Amina"}`), err: customers.ErrNotMultipart},
+		{name: "urlencoded", request: rawRequest("application/x-www-form-urlencoded", "first_name=Amina"), err: customers.ErrNotMultipart},
+		{name: "no Content-Type", request: rawRequest("", "--b--\r\n"), err: customers.ErrNotMultipart},
+		{name: "no boundary", request: rawRequest("multipart/form-data", "--b--\r\n"), err: customers.ErrNotMultipart},
+		{name: "empty boundary", request: rawRequest(`multipart/form-data; boundary=""`, "--b--\r\n"), err: customers.ErrNotMultipart},
+		{name: "malformed Content-Type", request: rawRequest("multipart/form-data; boundary", "--b--\r\n"), err: customers.ErrNotMultipart},
+		{name: "multipart/mixed", request: rawRequest("multipart/mixed; boundary=b", "--b--\r\n"), err: customers.ErrNotMultipart},
 		{name: "non-ASCII part name", request: withParts(prepend(textPart("café", "x")), front, back),
 			field: "body", problem: "has a form field without a readable name"},
 		{name: "part name of 65 characters", request: withParts(prepend(textPart(strings.Repeat("n", 65), "x")), front, back),
@@ -252,7 +274,7 @@ func TestReadForm(t *testing.T) {
 // *http.MaxBytesError that the customers function answers 413, and a body cut short is a
 // 400, on body wherever the multipart reader can tell.
 func TestReadFormRefusesBrokenBodies(t *testing.T) {
-	body, ct := multipartBody(t, append(identityParts(), file(FieldFrontFile, samples.PNG()), file(FieldBackFile, samples.PDF()))...)
+	body, ct := multipartBody(t, append(identityParts(), file(customers.FieldFrontFile, samples.PNG()), file(customers.FieldBackFile, samples.PDF()))...)
 	boundary := ct[strings.Index(ct, "boundary=")+len("boundary="):]
 	closing := bytes.LastIndex(body, []byte("\r\n--"+boundary+"--"))
 	at := func(s string) int { // the offset of the end of the first s in body
@@ -277,9 +299,9 @@ func TestReadFormRefusesBrokenBodies(t *testing.T) {
 		// Cut at the start of a part, the multipart reader answers io.EOF,
 		// as at the closing delimiter: the form ends there, and the parts
 		// that did not come are missing.
-		{"cut inside the first part's header", body[:at("first_na")], FieldFrontFile},
-		{"cut after the first delimiter", body[:at("--"+boundary+"\r\n")], FieldFrontFile},
-		{"cut inside the back file's header", body[:at(`name="id_document_ba`)], FieldBackFile},
+		{"cut inside the first part's header", body[:at("first_na")], customers.FieldFrontFile},
+		{"cut after the first delimiter", body[:at("--"+boundary+"\r\n")], customers.FieldFrontFile},
+		{"cut inside the back file's header", body[:at(`name="id_document_ba`)], customers.FieldBackFile},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
