@@ -64,7 +64,7 @@ type memMessage struct {
 	visible      time.Time // receivable from then on
 	firstReceive time.Time
 	receives     int
-	handle       string // the receipt handle of the latest receive
+	handles      []string // the receipt handles of its receives, latest last
 	received     bool
 }
 
@@ -213,30 +213,29 @@ func (s *sqsServer) serve(op string, in map[string]json.RawMessage) (any, error)
 		}
 		return map[string]any{"Successful": ok, "Failed": failed}, nil
 	case "DeleteMessage":
-		if i := q.byHandle(str("ReceiptHandle")); i >= 0 {
+		// As SQS, a handle of an earlier receive deletes too, and one of a
+		// message deleted already changes nothing.
+		if i := q.byHandle(str("ReceiptHandle"), false); i >= 0 {
 			q.msgs = append(q.msgs[:i], q.msgs[i+1:]...)
-			return nil, nil
 		}
-		return nil, &sqsError{http.StatusBadRequest, "ReceiptHandleIsInvalid", "The input receipt handle is invalid."}
+		return nil, nil
 	case "DeleteMessageBatch":
 		var batch struct {
 			Entries []struct{ Id, ReceiptHandle string }
 		}
 		json.Unmarshal(mustJSON(in), &batch)
-		ok, failed := []map[string]string{}, []map[string]any{}
+		ok := []map[string]string{}
 		for _, e := range batch.Entries {
-			if i := q.byHandle(e.ReceiptHandle); i >= 0 {
+			if i := q.byHandle(e.ReceiptHandle, false); i >= 0 {
 				q.msgs = append(q.msgs[:i], q.msgs[i+1:]...)
-				ok = append(ok, map[string]string{"Id": e.Id})
-				continue
 			}
-			failed = append(failed, map[string]any{"Id": e.Id, "Code": "ReceiptHandleIsInvalid", "Message": "The input receipt handle is invalid.", "SenderFault": true})
+			ok = append(ok, map[string]string{"Id": e.Id})
 		}
-		return map[string]any{"Successful": ok, "Failed": failed}, nil
+		return map[string]any{"Successful": ok, "Failed": []any{}}, nil
 	case "ChangeMessageVisibility":
 		var timeout int
 		json.Unmarshal(in["VisibilityTimeout"], &timeout)
-		i := q.byHandle(str("ReceiptHandle"))
+		i := q.byHandle(str("ReceiptHandle"), true)
 		if i < 0 {
 			return nil, &sqsError{http.StatusBadRequest, "ReceiptHandleIsInvalid", "The input receipt handle is invalid."}
 		}
@@ -357,7 +356,7 @@ func (s *sqsServer) take(q *memQueue, max int, visibility *int, now time.Time) (
 			continue
 		}
 		if dlq != nil && maxReceives > 0 && m.receives >= maxReceives {
-			m.visible, m.handle = now, ""
+			m.visible = now
 			dlq.msgs = append(dlq.msgs, m)
 			continue
 		}
@@ -365,7 +364,7 @@ func (s *sqsServer) take(q *memQueue, max int, visibility *int, now time.Time) (
 		if !m.received {
 			m.received, m.firstReceive = true, now
 		}
-		m.handle = randomID()
+		m.handles = append(m.handles, randomID())
 		m.visible = now.Add(time.Duration(vis) * time.Second)
 		attrs := map[string]string{
 			"ApproximateReceiveCount":          strconv.Itoa(m.receives),
@@ -376,7 +375,7 @@ func (s *sqsServer) take(q *memQueue, max int, visibility *int, now time.Time) (
 		if m.trace != "" {
 			attrs["AWSTraceHeader"] = m.trace
 		}
-		msg := map[string]any{"MessageId": m.id, "ReceiptHandle": m.handle, "Body": m.body, "MD5OfBody": md5Hex(m.body), "Attributes": attrs}
+		msg := map[string]any{"MessageId": m.id, "ReceiptHandle": m.handles[len(m.handles)-1], "Body": m.body, "MD5OfBody": md5Hex(m.body), "Attributes": attrs}
 		if len(m.attrs) > 0 && string(m.attrs) != "null" {
 			msg["MessageAttributes"] = m.attrs
 		}
@@ -425,12 +424,14 @@ func (q *memQueue) attributes(now time.Time) map[string]string {
 	return out
 }
 
-// byHandle returns the index of the message of receipt handle h, -1 when
-// there is none.
-func (q *memQueue) byHandle(h string) int {
+// byHandle returns the index of the message of receipt handle h (of its
+// latest receive only when latest), -1 when there is none.
+func (q *memQueue) byHandle(h string, latest bool) int {
 	for i, m := range q.msgs {
-		if h != "" && m.handle == h {
-			return i
+		for j, mh := range m.handles {
+			if mh == h && (!latest || j == len(m.handles)-1) {
+				return i
+			}
 		}
 	}
 	return -1

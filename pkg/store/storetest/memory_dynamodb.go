@@ -28,10 +28,14 @@ import (
 //   - an update's REMOVE clause removes the attributes it names: minidyn
 //     evaluates it but leaves them on the item, so the shim takes them
 //     off the scratch copy, and out of the update's returned values;
+//   - a cancelled transaction gives the reason of each of its items whose
+//     condition fails, as DynamoDB does (minidyn gives the first only):
+//     each condition is checked alone on the scratch copies;
 //   - a Query's or Scan's Limit counts the items read, before its
-//     FilterExpression (minidyn counts those that pass it): such a read is
-//     made twice, without the filter for the page and its LastEvaluatedKey,
-//     then with it for the page's items that pass;
+//     FilterExpression (minidyn counts those that pass it), and a
+//     begins_with of a missing attribute is false (minidyn refuses it):
+//     such a read is made without the filter, then each item of the page
+//     is checked against it on its own (dynamoShim.matches);
 //   - an empty list or map keeps its type: minidyn stores one but answers
 //     it as {} (no type), so the shim stores each with a marker element
 //     (emptyMarker) and takes the markers out of every answer. Inside
@@ -194,6 +198,9 @@ func (s *dynamoShim) write(op string, body []byte) (int, []byte) {
 	}
 	scratchBody, _ := json.Marshal(req)
 	code, out := s.call(op, scratchBody)
+	if op == "TransactWriteItems" && code != http.StatusOK {
+		out = s.everyReason(req, out)
+	}
 	if code == http.StatusOK {
 		for _, u := range removals {
 			s.remove(u)
@@ -211,19 +218,83 @@ func (s *dynamoShim) write(op string, body []byte) (int, []byte) {
 	return code, out
 }
 
-// read makes a Query or Scan with both a Limit and a FilterExpression as
-// DynamoDB does: the page is the Limit items read, of which the answer
-// holds those that pass the filter.
+// everyReason returns the cancellation of transaction req (on the scratch
+// tables) with the reason ConditionalCheckFailed for each of its items
+// whose condition fails on its own, out as it is when it is not a
+// cancellation on a condition.
+func (s *dynamoShim) everyReason(req map[string]any, out []byte) []byte {
+	var cancel map[string]any
+	if json.Unmarshal(out, &cancel) != nil || cancel["__type"] != "TransactionCanceledException" {
+		return out
+	}
+	reasons, _ := cancel["CancellationReasons"].([]any)
+	items, _ := req["TransactItems"].([]any)
+	if len(reasons) != len(items) {
+		return out
+	}
+	for i, e := range items {
+		if r, _ := reasons[i].(map[string]any); r["Code"] != "None" && r["Code"] != "ConditionalCheckFailed" {
+			return out // another cause: minidyn's answer stands
+		}
+		for kind, v := range e.(map[string]any) {
+			m, _ := v.(map[string]any)
+			if m == nil || m["ConditionExpression"] == nil {
+				reasons[i] = map[string]any{"Code": "None"}
+				continue
+			}
+			check := map[string]any{}
+			for _, k := range []string{"TableName", "Key", "ConditionExpression", "ExpressionAttributeNames",
+				"ExpressionAttributeValues", "ReturnValuesOnConditionCheckFailure"} {
+				if v, ok := m[k]; ok {
+					check[k] = v
+				}
+			}
+			if kind == "Put" {
+				var t struct{ TableName string }
+				raw, _ := json.Marshal(m)
+				json.Unmarshal(raw, &t)
+				it, _ := m["Item"].(map[string]any)
+				key := map[string]any{}
+				for _, k := range s.keys[strings.TrimSuffix(t.TableName, "-scratch")] {
+					key[k] = it[k]
+				}
+				check["Key"] = key
+			}
+			keepUsedBy(check, "ConditionExpression")
+			b, _ := json.Marshal(map[string]any{"TransactItems": []any{map[string]any{"ConditionCheck": check}}})
+			code, got := s.call("TransactWriteItems", b)
+			var one struct{ CancellationReasons []any }
+			if code != http.StatusOK && json.Unmarshal(got, &one) == nil && len(one.CancellationReasons) == 1 {
+				reasons[i] = one.CancellationReasons[0]
+			} else {
+				reasons[i] = map[string]any{"Code": "None"}
+			}
+		}
+	}
+	b, err := json.Marshal(cancel)
+	if err != nil {
+		return out
+	}
+	return b
+}
+
+// read makes a Query or Scan with a FilterExpression as DynamoDB does: the
+// page is read without the filter (its Limit counts the items read), then
+// each of its items is checked against the filter on its own, a copy of it
+// in the scratch table deleted on the filter as condition.
 func (s *dynamoShim) read(op string, body []byte) (int, []byte) {
 	var req map[string]any
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
-	if dec.Decode(&req) != nil || req["Limit"] == nil || req["FilterExpression"] == nil {
+	if dec.Decode(&req) != nil || req["FilterExpression"] == nil {
 		return s.call(op, body)
 	}
 	table, _ := req["TableName"].(string)
-	// The page: the same read without the filter and the projection, with
-	// only the names and values the key condition uses.
+	filter, _ := req["FilterExpression"].(string)
+	sel, _ := req["Select"].(string)
+	proj, _ := req["ProjectionExpression"].(string)
+	names, _ := req["ExpressionAttributeNames"].(map[string]any)
+	values, _ := req["ExpressionAttributeValues"].(map[string]any)
 	page := map[string]any{}
 	for k, v := range req {
 		page[k] = v
@@ -234,66 +305,75 @@ func (s *dynamoShim) read(op string, body []byte) (int, []byte) {
 	keepUsed(page)
 	pb, _ := json.Marshal(page)
 	code, out := s.call(op, pb)
-	var pageOut struct {
+	var got struct {
 		Items            []item
 		LastEvaluatedKey json.RawMessage
 	}
-	if code != http.StatusOK || json.Unmarshal(out, &pageOut) != nil {
+	if code != http.StatusOK || json.Unmarshal(out, &got) != nil {
 		return code, out
 	}
-	keyOf := func(it item) string {
-		var k []string
-		for _, a := range s.keys[table] {
-			k = append(k, string(it[a]))
-		}
-		return strings.Join(k, "\x00")
-	}
-	inPage := map[string]bool{}
-	for _, it := range pageOut.Items {
-		inPage[keyOf(it)] = true
-	}
-	// The page's items that pass the filter: the filtered read from the
-	// same start, whole items (the projection, if any, applied below).
-	delete(req, "Limit")
-	sel, _ := req["Select"].(string)
-	proj, _ := req["ProjectionExpression"].(string)
-	names, _ := req["ExpressionAttributeNames"].(map[string]any)
-	delete(req, "Select")
-	delete(req, "ProjectionExpression")
-	keepUsed(req)
-	fb, _ := json.Marshal(req)
-	code, out = s.call(op, fb)
-	var filtered struct{ Items []item }
-	if code != http.StatusOK || json.Unmarshal(out, &filtered) != nil {
-		return code, out
-	}
-	resp := map[string]any{"Items": []item{}, "ScannedCount": len(pageOut.Items)}
-	var items []item
-	for _, it := range filtered.Items {
-		if inPage[keyOf(it)] {
+	items := []item{}
+	for _, it := range got.Items {
+		if s.matches(table, it, filter, names, values) {
 			items = append(items, project(it, proj, names))
 		}
 	}
-	if items != nil {
-		resp["Items"] = items
-	}
+	resp := map[string]any{"Items": items, "Count": len(items), "ScannedCount": len(got.Items)}
 	if sel == "COUNT" {
 		delete(resp, "Items")
 	}
-	resp["Count"] = len(items)
-	if len(pageOut.LastEvaluatedKey) > 0 && string(pageOut.LastEvaluatedKey) != "null" {
-		resp["LastEvaluatedKey"] = pageOut.LastEvaluatedKey
+	if len(got.LastEvaluatedKey) > 0 && string(got.LastEvaluatedKey) != "null" {
+		resp["LastEvaluatedKey"] = got.LastEvaluatedKey
 	}
 	b, _ := json.Marshal(resp)
 	return code, b
+}
+
+// beginsWith is a begins_with call of an expression and its path.
+var beginsWith = regexp.MustCompile(`begins_with\(\s*([^,\s)]+)\s*,[^)]*\)`)
+
+// matches reports whether it passes filter: a copy of it in table's scratch
+// table is deleted on filter as condition. A begins_with of an attribute
+// it does not have is false in DynamoDB; minidyn refuses it, so it becomes
+// attribute_exists of the attribute (false too).
+func (s *dynamoShim) matches(table string, it item, filter string, names, values map[string]any) bool {
+	cond := beginsWith.ReplaceAllStringFunc(filter, func(call string) string {
+		path := beginsWith.FindStringSubmatch(call)[1]
+		attr := path
+		if n, ok := names[path].(string); ok {
+			attr = n
+		}
+		if _, ok := it[attr]; ok || strings.ContainsAny(path, ".[") {
+			return call
+		}
+		return "attribute_exists(" + path + ")"
+	})
+	key := item{}
+	for _, k := range s.keys[table] {
+		key[k] = it[k]
+	}
+	s.put(scratch(table), it)
+	del := map[string]any{"TableName": scratch(table), "Key": key, "ConditionExpression": cond,
+		"ExpressionAttributeNames": names, "ExpressionAttributeValues": values}
+	keepUsedBy(del, "ConditionExpression")
+	b, _ := json.Marshal(del)
+	code, _ := s.call("DeleteItem", b)
+	s.delete(scratch(table), key)
+	return code == http.StatusOK
 }
 
 // keepUsed takes out of a read's ExpressionAttributeNames and
 // ExpressionAttributeValues those its expressions no longer use (DynamoDB
 // refuses them).
 func keepUsed(req map[string]any) {
+	keepUsedBy(req, "KeyConditionExpression", "FilterExpression", "ProjectionExpression")
+}
+
+// keepUsedBy takes out of req's ExpressionAttributeNames and
+// ExpressionAttributeValues those its expressions named do not use.
+func keepUsedBy(req map[string]any, expressions ...string) {
 	var exprs string
-	for _, e := range []string{"KeyConditionExpression", "FilterExpression", "ProjectionExpression"} {
+	for _, e := range expressions {
 		if v, ok := req[e].(string); ok {
 			exprs += v + " "
 		}
