@@ -289,8 +289,11 @@ func (s *dynamoShim) read(op string, body []byte) (int, []byte) {
 	if dec.Decode(&req) != nil || req["FilterExpression"] == nil {
 		return s.call(op, body)
 	}
-	table, _ := req["TableName"].(string)
 	filter, _ := req["FilterExpression"].(string)
+	if req["Limit"] == nil && !strings.Contains(filter, "begins_with") {
+		return s.call(op, body) // minidyn reads it as DynamoDB does
+	}
+	table, _ := req["TableName"].(string)
 	sel, _ := req["Select"].(string)
 	proj, _ := req["ProjectionExpression"].(string)
 	names, _ := req["ExpressionAttributeNames"].(map[string]any)
