@@ -4,6 +4,7 @@
 #   make listen [TOKEN=<token> [EVENTS=<kinds>] | COMPANY=<id>]  an HTTPS webhook receiver for `make run`, printing each delivery verified
 #   make metrics                  the metrics the functions of `make run` wrote, in a table
 #   make test                     vet, staticcheck, and every test against a throwaway local stack
+#   make test-unit                the domain's tests (go test -short ./pkg/...) in memory, no emulators
 #   make reset                    wipe the local stack's data
 #   make build                    every function's bootstrap for Lambda (linux/arm64) in bin/
 #   make build-<LogicalId>        one function, as `sam build` (BuildMethod: makefile) calls it
@@ -62,7 +63,7 @@ FUZZTIME ?= 5s
 # Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
 FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
 
-.PHONY: help install devstack run listen metrics test fuzz reset build size coldstart loadtest deploy migrate-card-secrets invoke sam-env lint vet staticcheck cfn-lint openapi-lint generate bench clean
+.PHONY: help install devstack run listen metrics test test-unit fuzz reset build size coldstart loadtest deploy migrate-card-secrets invoke sam-env lint vet staticcheck cfn-lint openapi-lint generate bench clean
 
 help: ## list the targets
 	@grep -E '^[a-zA-Z_%-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/' | expand -t 12
@@ -99,6 +100,19 @@ test: install devstack vet staticcheck ## vet, staticcheck, go test -race, every
 	$(DEVSTACK) exec -- env APPTEST_CALLS="$$calls" $(GO) test -race -count=1 -tags nethttpomithttp2 ./...; \
 	$(GO) run ./pkg/app/apptest/grantcheck "$$calls"
 	@$(MAKE) fuzz
+
+# The unit run: go test -short, in which storetest, queuetest and localtest
+# stand up an in-memory DynamoDB, SQS and S3 in each test process instead
+# of the emulators (docs/architecture.md, "Where tests and tools live"). It
+# leaves out the end-to-end tests (pkg/e2e, pkg/apiclient's walk-throughs),
+# which make test runs; vet and -race are make test's too. Its packages
+# mostly wait (the sandbox operator's seconds, long polls), so four run at
+# once on 2 cores.
+UNIT_PACKAGES = $(shell $(GO) list ./pkg/... | grep -v -e '/pkg/e2e$$' -e '/pkg/apiclient$$')
+
+test-unit: ## go test -short over the domain packages (pkg/… but pkg/e2e and pkg/apiclient) on in-memory DynamoDB, SQS and S3: no emulators, no make install
+	@env -u AWS_ENDPOINT_URL_DYNAMODB -u AWS_ENDPOINT_URL_SQS -u AWS_ENDPOINT_URL_S3 \
+		$(GO) test -short -count=1 -vet=off -p 4 -tags nethttpomithttp2 $(UNIT_PACKAGES)
 
 # go test -fuzz takes one target at a time. A target's output (the logs of
 # its set-up, the fuzzer's progress) is shown only when it fails; a failing

@@ -31,6 +31,9 @@ import (
 // allow; once the card-worker has applied the network's advices, the
 // issuer's card ends as ours.
 func TestConcurrentAuthorizations(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs DynamoDB Local: too slow on the in-memory one, which serves one request at a time (tens of seconds of contended writes): make test")
+	}
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(50, 40)
 	ctx := context.Background()

@@ -108,6 +108,9 @@ func (e *networkEnv) cardTerminated(token, id string) map[string]any {
 // card keeps nothing, the wallet has exactly the card's balance, and the
 // invariants hold at every step.
 func TestTerminationOfManyHolds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs DynamoDB Local: 1000 holds outrun the sweep's deadline on the in-memory one, whose queries read the whole index: make test")
+	}
 	e := newNetworkEnv(t)
 	companyID, token, walletID, cardID := e.fundedCard(50, 6)
 	r := e.Call(e.Cards, token, "POST", "/cards", `{"customer_id":"`+e.customerOf(companyID, cardID)+`","amount":5}`)

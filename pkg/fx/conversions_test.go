@@ -107,6 +107,9 @@ func TestConversion(t *testing.T) {
 // no balance goes negative, and the USD wallet holds 40 × 1.65 USD, each
 // conversion's entries rounded by the documented rule.
 func TestConcurrentConversions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs DynamoDB Local: too slow on the in-memory one, which serves one request at a time (tens of seconds of contended writes): make test")
+	}
 	e := apptest.NewPaymentsTestEnv(t)
 	companyID, token, xaf, usd, rateID := e.FxCompany("40000", "0.001667")
 	body := `{"source_wallet_id":"` + xaf + `","amount":1000,"exchangeRateId":"` + rateID + `"}`

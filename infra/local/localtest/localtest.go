@@ -3,7 +3,10 @@
 // prefix, a fresh bucket, and local secrets, all in the emulators that
 // `make test` starts (AWS_ENDPOINT_URL_DYNAMODB, AWS_ENDPOINT_URL_SQS,
 // AWS_ENDPOINT_URL_S3), and a server of sample identity documents (Main). A
-// test that needs them fails, not skips, when they are not there.
+// test that needs them fails, not skips, when they are not there. In a
+// `go test -short` run (make test-unit) the table, queues and buckets are
+// in the in-memory DynamoDB, SQS and S3 of the test process (storetest,
+// queuetest).
 package localtest
 
 import (
@@ -27,6 +30,7 @@ import (
 	"payments/infra/local/stack"
 	"payments/pkg/outbound"
 	"payments/pkg/providers/operator/pawapay/pawapaysim"
+	"payments/pkg/queue/queuetest"
 	"payments/pkg/store/storetest"
 )
 
@@ -80,9 +84,13 @@ func Template(t testing.TB) *samtemplate.Template {
 	return tpl
 }
 
-// SQSEndpoint returns the SQS emulator's address, failing t when it is unset.
+// SQSEndpoint returns the SQS emulator's address, failing t when it is
+// unset; in -short runs, the in-memory SQS's (queuetest.MemorySQS).
 func SQSEndpoint(t testing.TB) string {
 	t.Helper()
+	if testing.Short() {
+		queuetest.MemorySQS()
+	}
 	ep := os.Getenv("AWS_ENDPOINT_URL_SQS")
 	if ep == "" {
 		t.Fatal("AWS_ENDPOINT_URL_SQS is not set: run the tests with `make test`, which starts the SQS emulator")

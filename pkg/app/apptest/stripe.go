@@ -17,11 +17,14 @@ const StripeTestKey = "sk_test_apptest_issuer_key"
 // every request checked by the stack's stripe-mock (STRIPE_MOCK_URL), its
 // events signed with IssuerTestSecret and sent to webhookURL ("" sends
 // none), and returns it and its base URL. The test fails if it saw a
-// request or an answer off Stripe's API.
+// request or an answer off Stripe's API. In a -short run (make test-unit,
+// no stripe-mock) nothing checks the requests against Stripe's API.
 func NewStripeSim(t *testing.T, webhookURL string) (*stripesim.Sim, string) {
 	t.Helper()
 	mock := os.Getenv(stack.StripeMockEnv)
-	if mock == "" {
+	if testing.Short() {
+		mock = ""
+	} else if mock == "" {
 		t.Fatalf("%s is not set: run the tests through `make test` or `.cache/bin/devstack exec -- go test …`, which start stripe-mock", stack.StripeMockEnv)
 	}
 	sim, err := stripesim.New(stripesim.Config{

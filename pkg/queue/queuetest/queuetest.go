@@ -1,5 +1,7 @@
 // Package queuetest gives tests a fresh queue in the local SQS emulator,
-// whose address comes from AWS_ENDPOINT_URL_SQS (set by `make test`).
+// whose address comes from AWS_ENDPOINT_URL_SQS (set by `make test`), or,
+// in a `go test -short` run (make test-unit), in an in-memory SQS in the
+// test process (MemorySQS).
 package queuetest
 
 import (
@@ -17,9 +19,12 @@ import (
 )
 
 // Client returns an SQS client for the emulator, failing t when
-// AWS_ENDPOINT_URL_SQS is unset.
+// AWS_ENDPOINT_URL_SQS is unset; in -short runs, for the in-memory SQS.
 func Client(t testing.TB) *sqs.Client {
 	t.Helper()
+	if testing.Short() {
+		MemorySQS()
+	}
 	ep := os.Getenv("AWS_ENDPOINT_URL_SQS")
 	if ep == "" {
 		t.Fatal("AWS_ENDPOINT_URL_SQS is not set: run the tests with `make test`, which starts the SQS emulator")

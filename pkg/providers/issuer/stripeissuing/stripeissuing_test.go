@@ -24,6 +24,9 @@ import (
 // (STRIPE_MOCK_URL).
 func stripeMock(t *testing.T) string {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs stripe-mock: make test")
+	}
 	u := os.Getenv("STRIPE_MOCK_URL")
 	if u == "" {
 		t.Fatal("STRIPE_MOCK_URL is not set: run the tests through `make test` or `.cache/bin/devstack exec -- go test …`, which start stripe-mock")

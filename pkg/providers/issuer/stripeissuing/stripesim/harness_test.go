@@ -131,6 +131,9 @@ func newHarness(t *testing.T) *harness {
 // newHarnessWith is newHarness with the configuration edit changes.
 func newHarnessWith(t *testing.T, edit func(*stripesim.Config)) *harness {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("needs stripe-mock: make test")
+	}
 	mock := os.Getenv("STRIPE_MOCK_URL")
 	if mock == "" {
 		t.Fatal("STRIPE_MOCK_URL is not set: run this test through `make test` or `.cache/bin/devstack exec -- go test …`, which start stripe-mock")
