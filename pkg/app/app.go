@@ -13,6 +13,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/adminapi"
 	"payments/pkg/function/authapi"
+	"payments/pkg/function/base"
 	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/cardsapi"
 	"payments/pkg/function/cardworker"
@@ -25,7 +26,6 @@ import (
 	"payments/pkg/function/operatorcallbacks"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/payoutworker"
-	"payments/pkg/function/services"
 	"payments/pkg/function/stripewebhooks"
 	"payments/pkg/function/sweeper"
 	"payments/pkg/function/walletsapi"
@@ -41,7 +41,7 @@ import (
 // (adminapi), so that a key rotation, a deactivation or a new fee schedule
 // takes effect at once in every function of the process, where between
 // Lambda instances it takes cache.Staleness.
-var Caches = services.NewCaches(time.Now)
+var Caches = base.NewCaches(time.Now)
 
 // HTTPFunctions maps each HTTP function's folder name under functions/ to
 // its constructor, over Caches.
@@ -103,17 +103,17 @@ var ScheduleFunctions = map[string]func(context.Context, function.Config) (funct
 }
 
 // withCaches returns the constructor newWith over Caches.
-func withCaches[H any](newWith func(context.Context, function.Config, services.Caches) (H, error)) func(context.Context, function.Config) (H, error) {
+func withCaches[H any](newWith func(context.Context, function.Config, base.Caches) (H, error)) func(context.Context, function.Config) (H, error) {
 	return func(ctx context.Context, cfg function.Config) (H, error) { return newWith(ctx, cfg, Caches) }
 }
 
 // adminNew is adminapi.New over caches.
-func adminNew(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
+func adminNew(ctx context.Context, cfg function.Config, caches base.Caches) (function.HTTPHandler, error) {
 	return adminapi.NewWith(ctx, cfg, caches, time.Now)
 }
 
 // customersNew is customersapi.New over caches.
-func customersNew(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
+func customersNew(ctx context.Context, cfg function.Config, caches base.Caches) (function.HTTPHandler, error) {
 	return customersapi.NewWith(ctx, cfg, caches, customersapi.Fetcher(), time.Now)
 }
 

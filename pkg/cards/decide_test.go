@@ -13,8 +13,8 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/cards"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/issuerauthorizations"
-	"payments/pkg/function/services"
 	"payments/pkg/idempotency"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/providers/issuer"
@@ -68,7 +68,7 @@ func TestDecisionInTheRequest(t *testing.T) {
 	now := time.Now()
 	counter := &apptest.RequestCounter{}
 	h, err := issuerauthorizations.NewWith(ctx, counter.Counting(apptest.Recording(e.Cfg, "issuer-authorizations")),
-		services.NewCaches(func() time.Time { return now }))
+		base.NewCaches(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/payments"
 	"payments/pkg/providers"
-	"payments/pkg/reconcile"
 	"payments/pkg/providers/issuer/issuersandbox"
+	"payments/pkg/reconcile"
 )
 
 // TestAWSFromEnv: the region and the role's credentials come from the

@@ -13,7 +13,7 @@ import (
 // shared are the packages under pkg/function that more than one function
 // links; every other one is one function's own.
 var shared = []string{"payments/pkg/function", "payments/pkg/function/services", "payments/pkg/function/secrets", "payments/pkg/function/cardissuer",
-	"payments/pkg/function/tokenkeys", "payments/pkg/function/issuerreceivers"}
+	"payments/pkg/function/tokenkeys", "payments/pkg/function/issuerreceivers", "payments/pkg/function/base"}
 
 // sdkService is the import path prefix of the SDK's service clients.
 const sdkService = "github.com/aws/aws-sdk-go-v2/service/"

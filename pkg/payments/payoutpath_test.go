@@ -11,9 +11,9 @@ import (
 
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/payoutworker"
-	"payments/pkg/function/services"
 	"payments/pkg/outbox"
 	"payments/pkg/store"
 )
@@ -36,7 +36,7 @@ func TestAcceptedPayoutRequests(t *testing.T) {
 	// slowly the machine runs them (a read is trusted for cache.Staleness).
 	now := time.Now()
 	h, err := paymentsapi.NewWith(context.Background(), counter.Counting(apptest.Recording(e.Cfg, "payments")),
-		services.NewCaches(func() time.Time { return now }))
+		base.NewCaches(func() time.Time { return now }))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -83,7 +83,7 @@ type AuthTestEnv struct {
 	DB    *store.DB
 	Auth  function.HTTPHandler
 	Admin function.HTTPHandler
-	probe function.HTTPHandler // GET /probe behind services.TokenGuard: answers the company id
+	probe function.HTTPHandler // GET /probe behind base.TokenGuard: answers the company id
 }
 
 // NewAuthTestEnv returns an AuthTestEnv over a fresh table.

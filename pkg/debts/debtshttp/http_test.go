@@ -11,8 +11,8 @@ import (
 
 	"payments/pkg/apidoc/apitest"
 	"payments/pkg/debts"
-	"payments/pkg/function/adminapi"
 	"payments/pkg/debts/debtshttp"
+	"payments/pkg/function/adminapi"
 	"payments/pkg/httpapi"
 	"payments/pkg/page"
 )

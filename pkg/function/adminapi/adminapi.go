@@ -24,6 +24,7 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/fx/fxhttp"
@@ -61,10 +62,10 @@ const KeyHeader = "X-Admin-Key"
 // verifies with the mode's card issuer, and runs the reconciliation with
 // the providers now (pkg/reconcile: it reads their records, and applies
 // what the card issuer reported and we missed). Its caches are its own
-// (services.NewCaches): they live as long as the Lambda instance, and what
+// (base.NewCaches): they live as long as the Lambda instance, and what
 // it changes of a company or a fee schedule it forgets from them.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
-	return NewWith(ctx, cfg, services.NewCaches(time.Now), time.Now)
+	return NewWith(ctx, cfg, base.NewCaches(time.Now), time.Now)
 }
 
 // NewWith is New over caches, which pkg/app shares with the other
@@ -72,11 +73,11 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 // effect at once in their guards and prices, with the clock of the
 // customers' review and the reconciliation given (when a decision is
 // recorded, until when a document link is valid): tests stop it.
-func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, now func() time.Time) (function.HTTPHandler, error) {
+func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, now func() time.Time) (function.HTTPHandler, error) {
 	if cfg.AdminAPIKey == "" {
 		return nil, fmt.Errorf("%w: the admin API key (ADMIN_API_KEY or ADMIN_API_KEY_ARN) is not set", function.ErrConfig)
 	}
-	db := services.DB(cfg)
+	db := base.DB(cfg)
 	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	rt := httpapi.NewRouter(Errors, guard(cfg.AdminAPIKey))
 	comps := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies))
@@ -128,7 +129,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, n
 // issuer reported and we missed applied as the card-worker applies it,
 // its events published on webhooks, fee schedules read through caches, on
 // the clock now.
-func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue, caches services.Caches, now func() time.Time) (*reconcile.Service, error) {
+func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue, caches base.Caches, now func() time.Time) (*reconcile.Service, error) {
 	deps, err := cardissuer.With(cfg, providers.Deps{})
 	if err != nil {
 		return nil, err

@@ -9,7 +9,7 @@ import (
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/function"
-	"payments/pkg/function/services"
+	"payments/pkg/function/base"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
 	"payments/pkg/limits/limitshttp"
@@ -21,16 +21,16 @@ import (
 var Errors = function.Catalogue(authhttp.Errors, companieshttp.Errors, limitshttp.Errors)
 
 // New builds the auth function: POST /auth/token, rate limited per source
-// IP in the table. Its company cache is its own (services.NewCaches): it
+// IP in the table. Its company cache is its own (base.NewCaches): it
 // lives as long as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
-	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+	return NewWith(ctx, cfg, base.NewCaches(time.Now))
 }
 
 // NewWith is New over caches, which pkg/app shares with the other
 // functions of its process.
-func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
-	db := services.DB(cfg)
+func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (function.HTTPHandler, error) {
+	db := base.DB(cfg)
 	limit := cfg.TokenRateLimit
 	if limit <= 0 {
 		limit = auth.DefaultRateLimit

@@ -13,6 +13,7 @@ import (
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
@@ -37,16 +38,16 @@ var Errors = function.Catalogue(cardshttp.Errors, issuerhookshttp.Errors, wallet
 // service seals and opens no card secret (vault.NoKeys): it issues and
 // reveals nothing, and links no KMS client.
 //
-// Its caches are its own (services.NewCaches): they live as long as the
+// Its caches are its own (base.NewCaches): they live as long as the
 // Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
-	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+	return NewWith(ctx, cfg, base.NewCaches(time.Now))
 }
 
 // NewWith is New over caches, which pkg/app shares with the other
 // functions of its process.
-func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
-	db := services.DB(cfg)
+func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (function.HTTPHandler, error) {
+	db := base.DB(cfg)
 	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		return nil, err

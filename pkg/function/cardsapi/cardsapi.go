@@ -8,14 +8,15 @@ import (
 	"time"
 
 	"payments/pkg/auth/authhttp"
+	"payments/pkg/cache"
 	"payments/pkg/cards"
 	"payments/pkg/cards/cardshttp"
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers/customershttp"
-	"payments/pkg/fees/feeshttp"
-	"payments/pkg/cache"
 	"payments/pkg/fees"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
@@ -37,16 +38,16 @@ var Errors = function.Catalogue(cardshttp.Errors, customershttp.Errors, walletsh
 // withdrawing and terminating take an Idempotency-Key
 // (services.IdempotentRoutes).
 //
-// Its caches are its own (services.NewCaches): they live as long as the
+// Its caches are its own (base.NewCaches): they live as long as the
 // Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
-	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+	return NewWith(ctx, cfg, base.NewCaches(time.Now))
 }
 
 // NewWith is New over caches, which pkg/app shares with the other
 // functions of its process.
-func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
-	db := services.DB(cfg)
+func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (function.HTTPHandler, error) {
+	db := base.DB(cfg)
 	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		return nil, err
@@ -68,7 +69,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 // the KMS key of cfg (services.CardVault), its events published on
 // webhooks, with the card issuer of cfg's mode and each company's reveals
 // limited to cfg.RevealLimit an hour, reading fee schedules through
-// feeCache (the function's, services.Caches).
+// feeCache (the function's, base.Caches).
 func Service(cfg function.Config, db *store.DB, webhooks function.Queue, feeCache *cache.Cache[fees.Schedule]) (*cards.Service, error) {
 	if cfg.RevealLimit < 1 {
 		return nil, fmt.Errorf("%w: REVEAL_LIMIT_PER_HOUR must be at least 1, not %d", function.ErrConfig, cfg.RevealLimit)

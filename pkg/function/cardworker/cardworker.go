@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/services"
 	"payments/pkg/providers"
 	"payments/pkg/providers/issuer"
@@ -22,15 +23,15 @@ import (
 // issuer, Stripe Issuing, reported it (issuer.Reported).
 // A message that is not a notification fails, and reaches the dead-letter
 // queue after its retries. Its fee schedule cache is its own
-// (services.NewCaches): it lives as long as the Lambda instance.
+// (base.NewCaches): it lives as long as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
-	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+	return NewWith(ctx, cfg, base.NewCaches(time.Now))
 }
 
 // NewWith is New over caches, which pkg/app shares with the other
 // functions of its process.
-func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.SQSHandler, error) {
-	db := services.DB(cfg)
+func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (function.SQSHandler, error) {
+	db := base.DB(cfg)
 	// Its issuer issues no card; in production mode it is Stripe Issuing,
 	// whose events the notifications are: nothing to post or acknowledge.
 	p, err := services.Providers(cfg, db, providers.Deps{CardIssuer: issuer.Reported})

@@ -13,6 +13,7 @@ import (
 	"payments/pkg/customers/customershttp"
 	"payments/pkg/documents"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
@@ -32,10 +33,10 @@ var Errors = function.Catalogue(customershttp.Errors, companieshttp.Errors, auth
 // New builds the customers function behind the token guard:
 // POST /customers/enroll, POST /customers, GET /customers and
 // GET /customers/{id}. Document URLs are fetched by customers.NewFetcher.
-// Its company cache is its own (services.NewCaches): it lives as long as
+// Its company cache is its own (base.NewCaches): it lives as long as
 // the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
-	return NewWith(ctx, cfg, services.NewCaches(time.Now), Fetcher(), time.Now)
+	return NewWith(ctx, cfg, base.NewCaches(time.Now), Fetcher(), time.Now)
 }
 
 // Fetcher returns the fetcher of the documents' URLs (customers.NewFetcher),
@@ -48,8 +49,8 @@ func Fetcher() customers.Fetcher {
 // NewWith is New over caches, which pkg/app shares with the other
 // functions of its process, with the document fetcher and the clock given:
 // tests trust their own CA and move time.
-func NewWith(ctx context.Context, cfg function.Config, caches services.Caches, fetcher customers.Fetcher, now func() time.Time) (function.HTTPHandler, error) {
-	db := services.DB(cfg)
+func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, fetcher customers.Fetcher, now func() time.Time) (function.HTTPHandler, error) {
+	db := base.DB(cfg)
 	guard, err := tokenkeys.Guard(ctx, cfg, db, caches.Companies)
 	if err != nil {
 		return nil, err

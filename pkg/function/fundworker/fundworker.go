@@ -9,6 +9,7 @@ import (
 	"log/slog"
 
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/services"
 	"payments/pkg/providers"
 	"payments/pkg/providers/bank"
@@ -27,7 +28,7 @@ import (
 // such messages: the worker starts all the same, and drops any message
 // it is given (logged), leaving the funding to the console.
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
-	db := services.DB(cfg)
+	db := base.DB(cfg)
 	p, err := services.Providers(cfg, db, providers.Deps{}) // its bank is only asked (Check)
 	if err != nil {
 		return nil, err

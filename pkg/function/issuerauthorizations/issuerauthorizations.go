@@ -9,6 +9,7 @@ import (
 
 	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
@@ -28,19 +29,19 @@ var Errors = function.Catalogue(issuerhookshttp.Errors, cardshttp.Errors)
 // it serves no route (404 ROUTE_NOT_FOUND): Stripe's authorization requests
 // reach the stripe-webhooks function, and this format is the sandbox's.
 //
-// Its fee schedule cache is its own (services.NewCaches): it lives as long
+// Its fee schedule cache is its own (base.NewCaches): it lives as long
 // as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
-	return NewWith(ctx, cfg, services.NewCaches(time.Now))
+	return NewWith(ctx, cfg, base.NewCaches(time.Now))
 }
 
 // NewWith is New over caches, which pkg/app shares with the other
 // functions of its process.
-func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (function.HTTPHandler, error) {
+func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (function.HTTPHandler, error) {
 	if cfg.Mode == function.ModeProduction {
 		return function.HTTP(httpapi.NewRouter(Errors, nil)), nil
 	}
-	db := services.DB(cfg)
+	db := base.DB(cfg)
 	d, err := services.CardDecider(db, caches.Fees)
 	if err != nil {
 		return nil, err

@@ -24,8 +24,8 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/companies"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/paymentsapi"
-	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/ids"
 	"payments/pkg/store"
@@ -148,7 +148,7 @@ func (e *unexpectedCall) Error() string { return "memoryAWS: no answer for " + e
 // approved company and its funded XAF wallet in Cameroon, and returns its
 // handler, an access token of the company, the company's id and the
 // function's caches.
-func benchPayments(b *testing.B) (function.HTTPHandler, string, string, services.Caches) {
+func benchPayments(b *testing.B) (function.HTTPHandler, string, string, base.Caches) {
 	b.Helper()
 	ctx := context.Background()
 	mem := newMemoryAWS()
@@ -176,7 +176,7 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string, string, services
 	}); err != nil {
 		b.Fatal(err)
 	}
-	caches := services.NewCaches(time.Now)
+	caches := base.NewCaches(time.Now)
 	svc, err := tokenkeys.Service(ctx, cfg, db, nil, caches.Companies)
 	if err != nil {
 		b.Fatal(err)

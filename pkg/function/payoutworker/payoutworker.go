@@ -10,6 +10,7 @@ import (
 
 	"payments/pkg/bulk"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/services"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
@@ -28,21 +29,21 @@ import (
 // payouts queue. It needs the operator of cfg's mode: the sandbox
 // operator, or in production mode the aggregator's adapter, without which
 // it refuses to start (services.Operator). Its fee schedule cache is its
-// own (services.NewCaches): it lives as long as the Lambda instance.
+// own (base.NewCaches): it lives as long as the Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.SQSHandler, error) {
-	return NewWithClock(cfg, services.NewCaches(time.Now), time.Now)
+	return NewWithClock(cfg, base.NewCaches(time.Now), time.Now)
 }
 
 // NewWithClock is New over caches, which pkg/app shares with the other
 // functions of its process, on the clock now, which tests move forward.
-func NewWithClock(cfg function.Config, caches services.Caches, now func() time.Time) (function.SQSHandler, error) {
+func NewWithClock(cfg function.Config, caches base.Caches, now func() time.Time) (function.SQSHandler, error) {
 	switch {
 	case cfg.PayoutsQueueURL == "":
 		return nil, fmt.Errorf("%w: PAYOUTS_QUEUE_URL is not set", function.ErrConfig)
 	case cfg.BulkPayoutsQueueURL == "":
 		return nil, fmt.Errorf("%w: BULK_PAYOUTS_QUEUE_URL is not set", function.ErrConfig)
 	}
-	db := services.DB(cfg)
+	db := base.DB(cfg)
 	p, err := services.Providers(cfg, db, providers.Deps{})
 	if err != nil {
 		return nil, err

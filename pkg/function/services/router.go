@@ -4,17 +4,13 @@ package services
 // the company's limits, and Idempotency-Key on the routes that move money.
 
 import (
-	"crypto/ecdsa"
 	"fmt"
 	"net/http"
 	"slices"
 	"time"
 
-	"payments/pkg/auth"
-	"payments/pkg/auth/authhttp"
 	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards"
-	"payments/pkg/companies"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
@@ -22,46 +18,6 @@ import (
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/store"
 )
-
-// TokenKeys are the token keys of a function (pkg/function/tokenkeys
-// loads them): the signer, the auth function's alone, and the public keys
-// accepted besides its own.
-type TokenKeys struct {
-	Signer   auth.Signer
-	Accepted []*ecdsa.PublicKey
-}
-
-// TokenGuard returns the guard of every company-facing function: it admits
-// requests with a valid Bearer token and puts the company id in the request
-// context, reading companies through companyCache (the function's,
-// Caches.Companies). It fails when cfg has no mode or keys has no key.
-func TokenGuard(cfg function.Config, keys TokenKeys, db *store.DB, companyCache *auth.CompanyCache) (httpapi.Guard, error) {
-	svc, err := Auth(cfg, keys, db, nil, companyCache)
-	if err != nil {
-		return nil, err
-	}
-	return authhttp.Guard(svc), nil
-}
-
-// Auth returns the token service over db's companies, read through
-// companyCache (the function's, Caches.Companies), signing with keys'
-// Signer when it has one; limiter may be nil where no token is issued.
-func Auth(cfg function.Config, keys TokenKeys, db *store.DB, limiter auth.RateLimiter, companyCache *auth.CompanyCache) (*auth.Service, error) {
-	if cfg.Mode == "" {
-		return nil, fmt.Errorf("%w: MODE is not set", function.ErrConfig)
-	}
-	ttl := cfg.TokenTTL
-	if ttl <= 0 {
-		ttl = time.Hour
-	}
-	comps := companies.NewService(store.NewCompanies(db))
-	svc, err := auth.NewService(auth.Config{Signer: keys.Signer, Keys: keys.Accepted, Issuer: cfg.TokenIssuer, Mode: cfg.Mode, TTL: ttl},
-		comps, limiter, companyCache)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
-	}
-	return svc, nil
-}
 
 // CompanyRouter returns the router of a company-facing function: its routes
 // admit only requests with a valid Bearer token (guard, TokenGuard's), then

@@ -7,7 +7,7 @@
 // wallets.Balances). It calls DynamoDB through pkg/store and nothing else:
 // a queue, the card vault's key service or a bucket is given by the
 // function, which alone builds the client it needs, and so are the
-// function's caches (Caches) and its clock.
+// function's caches (base.Caches) and its clock.
 package services
 
 import (
@@ -31,8 +31,8 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/fx"
-	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/outbox"
 	"payments/pkg/payments"
 	"payments/pkg/payments/paymentshttp"
@@ -53,12 +53,6 @@ import (
 	"payments/pkg/wallets"
 	"payments/pkg/wallets/walletshttp"
 )
-
-// DB returns the table of cfg through a new DynamoDB client: a function
-// calls it once.
-func DB(cfg function.Config) *store.DB {
-	return store.New(store.NewClient(cfg.AWS, cfg.DynamoDBEndpoint), cfg.TableName)
-}
 
 // PayoutErrors are the answers to the errors of a single payout: what a
 // bulk batch's item is rejected with.

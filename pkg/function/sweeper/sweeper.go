@@ -16,6 +16,7 @@ import (
 	"payments/pkg/cards"
 	"payments/pkg/correlation"
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/metrics"
@@ -84,16 +85,16 @@ import (
 // It answers a Report of what each step did (done: what it finished, or
 // for stale reconciliations what it counted), which it also logs when a
 // step did something or failed, and an error when a step failed. Its fee
-// schedule cache is its own (services.NewCaches): it lives as long as the
+// schedule cache is its own (base.NewCaches): it lives as long as the
 // Lambda instance.
 func New(ctx context.Context, cfg function.Config) (function.ScheduleHandler, error) {
-	return NewWithClock(cfg, services.NewCaches(time.Now), time.Now)
+	return NewWithClock(cfg, base.NewCaches(time.Now), time.Now)
 }
 
 // NewWithClock is New over caches, which pkg/app shares with the other
 // functions of its process, on the clock now, which tests move forward.
-func NewWithClock(cfg function.Config, caches services.Caches, now func() time.Time) (function.ScheduleHandler, error) {
-	db := services.DB(cfg)
+func NewWithClock(cfg function.Config, caches base.Caches, now func() time.Time) (function.ScheduleHandler, error) {
+	db := base.DB(cfg)
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	hooks := queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)
 	pub := services.Events(db, hooks)

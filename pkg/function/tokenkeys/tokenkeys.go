@@ -15,7 +15,7 @@ import (
 	"payments/pkg/auth"
 	"payments/pkg/auth/kmssign"
 	"payments/pkg/function"
-	"payments/pkg/function/services"
+	"payments/pkg/function/base"
 	"payments/pkg/httpapi"
 	"payments/pkg/store"
 )
@@ -25,9 +25,9 @@ import (
 // accepted. The standby key's public half is accepted besides, unless
 // cfg.TokenStandbyRefused. A KMS key's public half is read once, here, with
 // kms:GetPublicKey.
-func Load(ctx context.Context, cfg function.Config, sign bool) (services.TokenKeys, error) {
+func Load(ctx context.Context, cfg function.Config, sign bool) (base.TokenKeys, error) {
 	var client *kms.Client
-	var keys services.TokenKeys
+	var keys base.TokenKeys
 	signing := cfg.TokenSigningKey
 	if signing != 0 && signing != 1 {
 		return keys, fmt.Errorf("%w: token signing key slot %d", function.ErrConfig, signing)
@@ -81,23 +81,23 @@ func Load(ctx context.Context, cfg function.Config, sign bool) (services.TokenKe
 }
 
 // Guard returns the token guard of a company-facing function
-// (services.TokenGuard) with the keys of cfg, reading companies through
-// companyCache (the function's, services.Caches).
+// (base.TokenGuard) with the keys of cfg, reading companies through
+// companyCache (the function's, base.Caches).
 func Guard(ctx context.Context, cfg function.Config, db *store.DB, companyCache *auth.CompanyCache) (httpapi.Guard, error) {
 	keys, err := Load(ctx, cfg, false)
 	if err != nil {
 		return nil, err
 	}
-	return services.TokenGuard(cfg, keys, db, companyCache)
+	return base.TokenGuard(cfg, keys, db, companyCache)
 }
 
 // Service returns the auth function's token service over db: it signs
 // with the signing key of cfg, limiter rate limits its token requests, and
-// companies are read through companyCache (the function's, services.Caches).
+// companies are read through companyCache (the function's, base.Caches).
 func Service(ctx context.Context, cfg function.Config, db *store.DB, limiter auth.RateLimiter, companyCache *auth.CompanyCache) (*auth.Service, error) {
 	keys, err := Load(ctx, cfg, true)
 	if err != nil {
 		return nil, err
 	}
-	return services.Auth(cfg, keys, db, limiter, companyCache)
+	return base.Auth(cfg, keys, db, limiter, companyCache)
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 
 	"payments/pkg/function"
+	"payments/pkg/function/base"
 	"payments/pkg/function/services"
 	"payments/pkg/outbound"
 	"payments/pkg/queue"
@@ -35,7 +36,7 @@ func NewWith(cfg function.Config, sender webhooks.Sender, now func() time.Time) 
 	if cfg.WebhooksQueueURL == "" {
 		return nil, fmt.Errorf("%w: WEBHOOKS_QUEUE_URL is not set", function.ErrConfig)
 	}
-	db := services.DB(cfg)
+	db := base.DB(cfg)
 	// The endpoints' secrets are opened under the webhook key.
 	v, err := services.WebhookVault(cfg, kmskeys.FromConfig)
 	if err != nil {
