@@ -70,6 +70,11 @@ func TestFunctionsLinkOnlyWhatTheyServe(t *testing.T) {
 		if allowed["secretsmanager"] && !slices.Contains(deps, "payments/pkg/function/secrets") {
 			t.Errorf("functions/%s is granted a secret but does not link pkg/function/secrets to read it", name)
 		}
+		for _, d := range deps {
+			if linked, watched := watchedLink(d); watched && !allowedLink(function.Links[name], linked) {
+				t.Errorf("functions/%s links %s, which function.Links does not give it", name, linked)
+			}
+		}
 		if len(own) != 1 {
 			t.Errorf("functions/%s links %d function packages %v, want only its own", name, len(own), own)
 			continue
@@ -84,5 +89,58 @@ func TestFunctionsLinkOnlyWhatTheyServe(t *testing.T) {
 	}
 	if seen != len(function.Functions) {
 		t.Errorf("go list found %d functions, function.Functions has %d", seen, len(function.Functions))
+	}
+}
+
+// domains are the domain packages (under pkg/) whose links
+// function.Links rules.
+var domains = []string{"auth", "bulk", "cards", "companies", "customers", "debts", "documents", "events", "fees", "fx",
+	"idempotency", "issuerhooks", "limits", "operatorhooks", "outbox", "payments", "reconcile", "wallets", "webhooks"}
+
+// watchedLink returns the name function.Links gives the package path dep
+// (its path under pkg/, or "stripe-go"), and whether Links rules it: a
+// domain package, a provider package or Stripe's library.
+func watchedLink(dep string) (string, bool) {
+	if strings.HasPrefix(dep, "github.com/stripe/stripe-go/") {
+		return "stripe-go", dep == "github.com/stripe/stripe-go/v85"
+	}
+	rel, ok := strings.CutPrefix(dep, "payments/pkg/")
+	if !ok {
+		return "", false
+	}
+	return rel, slices.Contains(domains, rel) || rel == "providers" || strings.HasPrefix(rel, "providers/")
+}
+
+// allowedLink reports whether links names pkg, itself or by a folder
+// ending "/...".
+func allowedLink(links []string, pkg string) bool {
+	for _, l := range links {
+		if l == pkg {
+			return true
+		}
+		if folder, ok := strings.CutSuffix(l, "/..."); ok && strings.HasPrefix(pkg, folder+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// TestAllowedLink checks the reading of function.Links' rows.
+func TestAllowedLink(t *testing.T) {
+	tests := []struct {
+		links []string
+		pkg   string
+		want  bool
+	}{
+		{[]string{"auth"}, "auth", true},
+		{[]string{"auth"}, "payments", false},
+		{[]string{"providers/..."}, "providers/issuer/stripeissuing", true},
+		{[]string{"providers/..."}, "providers", false},
+		{nil, "limits", false},
+	}
+	for _, tt := range tests {
+		if got := allowedLink(tt.links, tt.pkg); got != tt.want {
+			t.Errorf("allowedLink(%v, %s) = %v, want %v", tt.links, tt.pkg, got, tt.want)
+		}
 	}
 }

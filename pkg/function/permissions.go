@@ -144,6 +144,41 @@ var sendMessage = []string{"sqs:SendMessage"}
 // uses. A TransactWriteItems needs the action of each kind of item in it
 // (dynamodb:PutItem for a Put, dynamodb:ConditionCheckItem for a
 // ConditionCheck, …); a Query on an index needs "TABLE_NAME/index/*".
+// Links are the domain and provider packages each function may link (by
+// path under pkg/, a trailing "/..." for a folder and all under it, and
+// "stripe-go" for Stripe's library): TestFunctionsLinkOnlyWhatTheyServe
+// fails when a function links one its row does not name. The functions
+// built on pkg/function/services link every domain and provider
+// (everything) because services builds them all; those that are not say
+// what they serve.
+var Links = map[string][]string{
+	"openapi":         {"limits"},
+	"deploy-check":    {"limits"},
+	"auth":            {"auth", "companies", "events", "fees", "idempotency", "limits", "outbox", "webhooks"},
+	"issuer-webhooks": {"companies", "events", "issuerhooks", "limits", "webhooks", "providers/issuer", "providers/issuer/stripeissuing", "stripe-go"},
+	"operator-callbacks": {"companies", "events", "fees", "idempotency", "limits", "operatorhooks", "payments", "wallets", "webhooks",
+		"providers/bank", "providers/operator", "providers/operator/pawapay"},
+	"admin":                 everything,
+	"card-network":          everything,
+	"card-worker":           everything,
+	"cards":                 everything,
+	"customers":             everything,
+	"fund-worker":           everything,
+	"issuer-authorizations": everything,
+	"payments":              everything,
+	"payout-worker":         everything,
+	"stripe-webhooks":       everything,
+	"sweeper":               everything,
+	"wallets":               everything,
+	"webhook-worker":        everything,
+	"webhooks":              everything,
+}
+
+// everything is every domain and provider package, and stripe-go.
+var everything = []string{"auth", "bulk", "cards", "companies", "customers", "debts", "documents", "events", "fees", "fx",
+	"idempotency", "issuerhooks", "limits", "operatorhooks", "outbox", "payments", "reconcile", "wallets", "webhooks",
+	"providers", "providers/...", "stripe-go"}
+
 var Functions = map[string]Function{
 	"auth": {
 		Settings: slices.Concat([]string{modeSetting, "TOKEN_TTL_SECONDS", "TOKEN_RATE_LIMIT"}, tokenSettings),

@@ -8,17 +8,20 @@ import (
 	"payments/pkg/auth"
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/companies/companieshttp"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/store"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(authhttp.Errors, companieshttp.Errors, limitshttp.Errors)
+var Errors = function.Catalogue(authhttp.Errors, companieshttp.Errors, limitshttp.Errors, webhookshttp.Errors, feeshttp.Errors, idempotencyhttp.Errors)
 
 // New builds the auth function: POST /auth/token, rate limited per source
 // IP in the table. Its company cache is its own (base.NewCaches): it

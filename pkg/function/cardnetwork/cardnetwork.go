@@ -8,28 +8,36 @@ import (
 	"time"
 
 	"payments/pkg/auth/authhttp"
+	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards"
 	"payments/pkg/cards/cardshttp"
 	"payments/pkg/companies/companieshttp"
+	"payments/pkg/customers/customershttp"
+	"payments/pkg/debts/debtshttp"
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
+	"payments/pkg/fx/fxhttp"
 	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
+	"payments/pkg/operatorhooks/operatorhookshttp"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
+	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
 	"payments/pkg/vault"
 	"payments/pkg/wallets/walletshttp"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(cardshttp.Errors, issuerhookshttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors)
+var Errors = function.Catalogue(cardshttp.Errors, issuerhookshttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, bulkhttp.Errors, customershttp.Errors, debtshttp.Errors, webhookshttp.Errors, fxhttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors)
 
 // New builds the card-network function behind the token guard and the
 // Idempotency-Key middleware: in sandbox mode, POST /sandbox/cards/{id}/authorizations and …/terminate, POST

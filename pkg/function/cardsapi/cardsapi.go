@@ -8,11 +8,13 @@ import (
 	"time"
 
 	"payments/pkg/auth/authhttp"
+	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cache"
 	"payments/pkg/cards"
 	"payments/pkg/cards/cardshttp"
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers/customershttp"
+	"payments/pkg/debts/debtshttp"
 	"payments/pkg/fees"
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
@@ -20,18 +22,24 @@ import (
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
+	"payments/pkg/fx/fxhttp"
 	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
+	"payments/pkg/operatorhooks/operatorhookshttp"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
+	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets/walletshttp"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(cardshttp.Errors, customershttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors)
+var Errors = function.Catalogue(cardshttp.Errors, customershttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, bulkhttp.Errors, debtshttp.Errors, webhookshttp.Errors, fxhttp.Errors, issuerhookshttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors)
 
 // New builds the cards function behind the token guard: /cards… and
 // GET /customers/{id}/cards and /transactions. Issuing, funding,

@@ -7,28 +7,39 @@ import (
 	"time"
 
 	"payments/pkg/auth/authhttp"
+	"payments/pkg/bulk/bulkhttp"
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/companies"
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers"
 	"payments/pkg/customers/customershttp"
+	"payments/pkg/debts/debtshttp"
 	"payments/pkg/documents"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
+	"payments/pkg/fx/fxhttp"
 	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
+	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/outbound"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
+	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
 	"payments/pkg/store/customerstore"
+	"payments/pkg/wallets/walletshttp"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(customershttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors)
+var Errors = function.Catalogue(customershttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, bulkhttp.Errors, cardshttp.Errors, debtshttp.Errors, webhookshttp.Errors, feeshttp.Errors, fxhttp.Errors, issuerhookshttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors, walletshttp.Errors)
 
 // New builds the customers function behind the token guard:
 // POST /customers/enroll, POST /customers, GET /customers and

@@ -6,16 +6,19 @@ import (
 	"context"
 	"time"
 
+	"payments/pkg/companies/companieshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/httpapi"
 	"payments/pkg/issuerhooks/issuerhookshttp"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/queue"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(issuerhookshttp.Errors)
+var Errors = function.Catalogue(issuerhookshttp.Errors, companieshttp.Errors, webhookshttp.Errors, limitshttp.Errors)
 
 // New builds the issuer-webhooks function: POST /issuer/webhooks, which
 // the card issuer calls, so without the token guard. A notification signed

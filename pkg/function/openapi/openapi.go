@@ -8,11 +8,12 @@ import (
 	"payments/pkg/apidoc"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
+	"payments/pkg/limits/limitshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue()
+var Errors = function.Catalogue(limitshttp.Errors)
 
 // New builds the openapi function: GET /openapi.json, the API's contract,
 // without a token, and the API's default route, which answers every

@@ -10,17 +10,24 @@ import (
 	"strings"
 	"time"
 
+	"payments/pkg/companies/companieshttp"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks"
 	"payments/pkg/operatorhooks/operatorhookshttp"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers/operator/pawapay"
 	"payments/pkg/queue"
+	"payments/pkg/wallets/walletshttp"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(operatorhookshttp.Errors)
+var Errors = function.Catalogue(operatorhookshttp.Errors, companieshttp.Errors, webhookshttp.Errors, feeshttp.Errors, idempotencyhttp.Errors, limitshttp.Errors, paymentshttp.Errors, walletshttp.Errors)
 
 // New builds the operator-callbacks function: POST
 // /operator/callbacks/pawapay, called by the aggregator, so without the

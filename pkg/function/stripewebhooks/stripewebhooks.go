@@ -7,22 +7,36 @@ import (
 	"fmt"
 	"time"
 
+	"payments/pkg/auth/authhttp"
+	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards/cardshttp"
+	"payments/pkg/companies/companieshttp"
+	"payments/pkg/customers/customershttp"
+	"payments/pkg/debts/debtshttp"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
+	"payments/pkg/fx/fxhttp"
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/issuerhooks"
 	"payments/pkg/issuerhooks/issuerhookshttp"
+	"payments/pkg/limits/limitshttp"
+	"payments/pkg/operatorhooks/operatorhookshttp"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/queue"
+	"payments/pkg/reconcile/reconcilehttp"
+	"payments/pkg/wallets/walletshttp"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(issuerhookshttp.Errors, cardshttp.Errors)
+var Errors = function.Catalogue(issuerhookshttp.Errors, cardshttp.Errors, authhttp.Errors, bulkhttp.Errors, companieshttp.Errors, customershttp.Errors, debtshttp.Errors, webhookshttp.Errors, feeshttp.Errors, fxhttp.Errors, idempotencyhttp.Errors, limitshttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors, walletshttp.Errors)
 
 // New builds the stripe-webhooks function: POST /issuer/stripe/webhooks,
 // without the token guard. An event whose Stripe-Signature verifies with

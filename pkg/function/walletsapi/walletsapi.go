@@ -7,7 +7,10 @@ import (
 	"time"
 
 	"payments/pkg/auth/authhttp"
+	"payments/pkg/bulk/bulkhttp"
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/companies/companieshttp"
+	"payments/pkg/customers/customershttp"
 	"payments/pkg/debts"
 	"payments/pkg/debts/debtshttp"
 	"payments/pkg/fees"
@@ -19,18 +22,22 @@ import (
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/guideline"
 	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
+	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
 	"payments/pkg/queue"
+	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
 	"payments/pkg/store/moneystore"
 	"payments/pkg/wallets/walletshttp"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(walletshttp.Errors, fxhttp.Errors, feeshttp.Errors, debtshttp.Errors, paymentshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors)
+var Errors = function.Catalogue(walletshttp.Errors, fxhttp.Errors, feeshttp.Errors, debtshttp.Errors, paymentshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, bulkhttp.Errors, cardshttp.Errors, customershttp.Errors, webhookshttp.Errors, issuerhookshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors)
 
 // New builds the wallets function: /wallets, /partner/wallets,
 // /wallet/…, POST /wallets/calculate-transfer-fees, the internal transfers

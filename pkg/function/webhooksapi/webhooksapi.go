@@ -8,23 +8,35 @@ import (
 	"time"
 
 	"payments/pkg/auth/authhttp"
+	"payments/pkg/bulk/bulkhttp"
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/companies/companieshttp"
+	"payments/pkg/customers/customershttp"
+	"payments/pkg/debts/debtshttp"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
+	"payments/pkg/fx/fxhttp"
+	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
+	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/outbound"
+	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/queue"
+	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
+	"payments/pkg/wallets/walletshttp"
 	"payments/pkg/webhooks"
 	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(webhookshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors)
+var Errors = function.Catalogue(webhookshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, bulkhttp.Errors, cardshttp.Errors, customershttp.Errors, debtshttp.Errors, feeshttp.Errors, fxhttp.Errors, idempotencyhttp.Errors, issuerhookshttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors, walletshttp.Errors)
 
 // New builds the webhooks function: the endpoints, the delivery log and
 // resend routes under /webhooks and the Events API under /events, behind
