@@ -92,10 +92,11 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 // /issuer/webhooks's onto issuerEvents, the queue that the card-worker
 // applies.
 func Network(cfg function.Config, db *store.DB, svc *cards.Service, issuerEvents function.Queue) (*cards.Sandbox, error) {
-	n, err := services.CardNetwork(cfg, db, issuerEvents)
+	hooks, err := issuerreceivers.Notifications(cfg, issuerEvents)
 	if err != nil {
 		return nil, err
 	}
+	n := services.CardNetwork(db, hooks.Deliver)
 	auths, err := issuerreceivers.Authorizations(cfg, svc)
 	if err != nil {
 		return nil, err

@@ -29,7 +29,6 @@ import (
 	"payments/pkg/fees"
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
-	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/fx"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
@@ -354,22 +353,19 @@ func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher, feeCac
 }
 
 // CardNetwork returns the sandbox card network of a sandbox deployment,
-// as far as it reports to us: it delivers its notifications through the
-// handler of POST /issuer/webhooks, in process, onto issuerEvents, and
+// as far as it reports to us: it delivers its notifications through
+// deliver (issuerreceivers.Notifications' Deliver: the handler of POST
+// /issuer/webhooks, in process, onto the issuer-events queue), and
 // keeps each in db's sandbox issuer partitions until it is acknowledged
 // (issuersandbox.Network.Redeliver), and logs what it moved there, which
 // the sandbox issuer's statements list (the reconciliation's). The cards function gives it the way
 // to ask for decisions too.
-func CardNetwork(cfg function.Config, db *store.DB, issuerEvents function.Queue) (*issuersandbox.Network, error) {
-	hooks, err := issuerreceivers.Notifications(cfg, issuerEvents)
-	if err != nil {
-		return nil, err
-	}
-	n := issuersandbox.NewNetwork(nil, hooks.Deliver)
+func CardNetwork(db *store.DB, deliver func(ctx context.Context, body []byte) error) *issuersandbox.Network {
+	n := issuersandbox.NewNetwork(nil, deliver)
 	sandboxBuilds.Add(1)
 	st := issuerdb.New(db.DB)
 	n.Notices, n.Decisions, n.Statements = st, st, st
-	return n, nil
+	return n
 }
 
 // cardSlots answers cards.Companies from the companies service.

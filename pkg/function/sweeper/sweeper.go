@@ -18,6 +18,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
+	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/metrics"
 	"payments/pkg/payments"
@@ -133,10 +134,11 @@ func NewWithClock(cfg function.Config, caches base.Caches, now func() time.Time)
 	open := moneystore.NewCards(db)
 	redeliver := func(context.Context, time.Time) (int, error) { return 0, nil }
 	if p.Sandbox {
-		n, err := services.CardNetwork(cfg, db, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))
+		hooks, err := issuerreceivers.Notifications(cfg, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))
 		if err != nil {
 			return nil, err
 		}
+		n := services.CardNetwork(db, hooks.Deliver)
 		redeliver = n.Redeliver
 	}
 	deliveries := webhooks.NewResumer(store.NewWebhooks(db), hooks)
