@@ -72,7 +72,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 		return nil, err
 	}
 	rt.Use(services.Idempotent(db))
-	cards.SandboxRoutes(rt, sb)
+	cardshttp.SandboxRoutes(rt, sb)
 	return function.HTTP(rt), nil
 }
 

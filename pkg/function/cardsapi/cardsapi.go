@@ -8,13 +8,13 @@ import (
 	"time"
 
 	"payments/pkg/auth/authhttp"
+	"payments/pkg/cache"
 	"payments/pkg/cards"
 	"payments/pkg/cards/cardshttp"
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers/customershttp"
-	"payments/pkg/fees/feeshttp"
-	"payments/pkg/cache"
 	"payments/pkg/fees"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
@@ -60,7 +60,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches services.Caches) (
 		return nil, err
 	}
 	rt.Use(services.Idempotent(db))
-	cards.Routes(rt, svc)
+	cardshttp.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }
 
