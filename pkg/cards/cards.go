@@ -24,12 +24,14 @@
 package cards
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
 	"payments/pkg/contention"
 	"payments/pkg/customers"
+	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/vault"
 )
@@ -73,6 +75,17 @@ var (
 
 // Currency is the currency of every card.
 const Currency = "USD"
+
+// moneyJSON returns cents as an amount of the events.
+func moneyJSON(cents int64) json.Number { return money.JSON(cents, Currency) }
+
+// optional returns &s, nil when s is empty.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
 
 // Status is a card's state (spec §2.5, §3.3).
 type Status string
@@ -234,6 +247,17 @@ type Merchant struct {
 	Name    string
 	City    string
 	Country string // ISO 3166-1 alpha-2
+}
+
+// Text is the description of a transaction at m: its name and city.
+func (m Merchant) Text() string {
+	switch {
+	case m.City == "":
+		return m.Name
+	case m.Name == "":
+		return m.City
+	}
+	return m.Name + ", " + m.City
 }
 
 // TxStatus is a card transaction's state.

@@ -240,7 +240,7 @@ func (s *Service) networkTx(card Card, typ TxType, nt *issuer.NetworkTransaction
 	tx.IssuerTxID = nt.ID
 	if m := nt.Merchant; m != nil {
 		tx.Merchant = &Merchant{Name: m.Name, City: m.City, Country: m.Country}
-		tx.Description = merchantText(*tx.Merchant)
+		tx.Description = tx.Merchant.Text()
 	}
 	return tx
 }

@@ -14,7 +14,7 @@ import (
 
 	"payments/pkg/app"
 	"payments/pkg/app/apptest"
-	"payments/pkg/cards"
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/cardnetwork"
 	"payments/pkg/function/tokenkeys"
@@ -179,7 +179,7 @@ func TestCardNetworkQueued(t *testing.T) {
 		t.Fatal(err)
 	}
 	rt := httpapi.NewRouter(cardnetwork.Errors, guard)
-	cards.SandboxRoutes(rt, sb)
+	cardshttp.SandboxRoutes(rt, sb)
 	h := function.HTTP(rt)
 	r := e.Call(h, token, "POST", "/sandbox/cards/"+cardID+"/authorizations", `{"amount":1,"merchant_name":"A","merchant_city":"B"}`)
 	if r.Status != 201 || r.Str("data", "type") != "AUTHORIZATION" || r.Str("data", "hold_amount") != "1" {

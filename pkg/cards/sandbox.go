@@ -113,13 +113,13 @@ func (in AuthorizeInput) merchant() (issuer.Merchant, error) {
 
 // Authorize asks for an authorization on a card of the company.
 func (sb *Sandbox) Authorize(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, error) {
-	tx, _, err := sb.authorize(ctx, companyID, cardID, in)
+	tx, _, err := sb.AuthorizeEvent(ctx, companyID, cardID, in)
 	return tx, err
 }
 
-// authorize is Authorize, answering also the id of the network's
+// AuthorizeEvent is Authorize, answering also the id of the network's
 // notification once it is sent.
-func (sb *Sandbox) authorize(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, string, error) {
+func (sb *Sandbox) AuthorizeEvent(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, string, error) {
 	kind := AuthKind(strings.ToUpper(strings.TrimSpace(in.Type)))
 	switch kind {
 	case "":
@@ -231,13 +231,13 @@ func (sb *Sandbox) networkID(ctx context.Context, newID func(time.Time) string) 
 // when the card-worker applies that, its balance refunded. It answers the
 // TERMINATION transaction.
 func (sb *Sandbox) Terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Transaction, error) {
-	tx, _, err := sb.terminate(ctx, companyID, cardID, in)
+	tx, _, err := sb.TerminateEvent(ctx, companyID, cardID, in)
 	return tx, err
 }
 
-// terminate is Terminate, answering also the id of the network's
+// TerminateEvent is Terminate, answering also the id of the network's
 // notification once it is sent.
-func (sb *Sandbox) terminate(ctx context.Context, companyID, cardID string, in TerminateInput) (Transaction, string, error) {
+func (sb *Sandbox) TerminateEvent(ctx context.Context, companyID, cardID string, in TerminateInput) (Transaction, string, error) {
 	reason := strings.TrimSpace(in.Reason)
 	if len([]rune(reason)) > maxReason {
 		return Transaction{}, "", field.Invalid("reason", fmt.Sprintf("must be at most %d characters", maxReason))

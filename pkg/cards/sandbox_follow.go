@@ -28,20 +28,20 @@ type RefundInput struct {
 // company as in says; its state must allow it (CheckFollow), else nothing
 // is asked of the network.
 func (sb *Sandbox) Follow(ctx context.Context, companyID, txID string, typ TxType, in FollowInput) (Transaction, error) {
-	tx, _, err := sb.follow(ctx, companyID, txID, typ, "", in)
+	tx, _, err := sb.FollowEvent(ctx, companyID, txID, typ, "", in)
 	return tx, err
 }
 
 // Expire has the network expire authorization txID of the company: its
 // hold released (reason expired), the authorization still capturable.
 func (sb *Sandbox) Expire(ctx context.Context, companyID, txID string) (Transaction, error) {
-	tx, _, err := sb.follow(ctx, companyID, txID, TxReversal, issuer.ReleaseExpired, FollowInput{})
+	tx, _, err := sb.FollowEvent(ctx, companyID, txID, TxReversal, issuer.ReleaseExpired, FollowInput{})
 	return tx, err
 }
 
-// follow is Follow, for a reversal with reason (an expiry's), answering
+// FollowEvent is Follow, for a reversal with reason (an expiry's), answering
 // also the id of the network's notification once it is sent.
-func (sb *Sandbox) follow(ctx context.Context, companyID, txID string, typ TxType, reason string, in FollowInput) (Transaction, string, error) {
+func (sb *Sandbox) FollowEvent(ctx context.Context, companyID, txID string, typ TxType, reason string, in FollowInput) (Transaction, string, error) {
 	var asked int64
 	if reason != "" && (len(in.Amount) > 0 || in.Final != nil) {
 		return Transaction{}, "", field.Invalid("body", "is not taken: an expiry releases the whole hold")
@@ -73,12 +73,12 @@ func (sb *Sandbox) follow(ctx context.Context, companyID, txID string, typ TxTyp
 // authorization (a capture it forces), at the merchant in names: the
 // card pays what it has, then the USD wallet, the rest a debt.
 func (sb *Sandbox) Capture(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, error) {
-	tx, _, err := sb.capture(ctx, companyID, cardID, in)
+	tx, _, err := sb.CaptureEvent(ctx, companyID, cardID, in)
 	return tx, err
 }
 
-// capture is Capture, answering also the notification's id.
-func (sb *Sandbox) capture(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, string, error) {
+// CaptureEvent is Capture, answering also the notification's id.
+func (sb *Sandbox) CaptureEvent(ctx context.Context, companyID, cardID string, in AuthorizeInput) (Transaction, string, error) {
 	if in.Type != "" {
 		return Transaction{}, "", field.Invalid("type", "is not taken: a capture is a settlement")
 	}
@@ -101,12 +101,12 @@ func (sb *Sandbox) capture(ctx context.Context, companyID, cardID string, in Aut
 // to no authorization: credited to the card (to the USD wallet when the
 // card is terminated).
 func (sb *Sandbox) Refund(ctx context.Context, companyID, cardID string, in RefundInput) (Transaction, error) {
-	tx, _, err := sb.refund(ctx, companyID, cardID, in)
+	tx, _, err := sb.RefundEvent(ctx, companyID, cardID, in)
 	return tx, err
 }
 
-// refund is Refund, answering also the notification's id.
-func (sb *Sandbox) refund(ctx context.Context, companyID, cardID string, in RefundInput) (Transaction, string, error) {
+// RefundEvent is Refund, answering also the notification's id.
+func (sb *Sandbox) RefundEvent(ctx context.Context, companyID, cardID string, in RefundInput) (Transaction, string, error) {
 	amount, err := parseCents("amount", in.Amount, true)
 	if err != nil {
 		return Transaction{}, "", err

@@ -53,76 +53,84 @@ type TxQuery struct {
 }
 
 // ListTransactions returns page q.Page of card id's transactions that q
-// selects, newest first, as the routes show them; ErrNotFound when the
-// card is not the company's.
-func (s *Service) ListTransactions(ctx context.Context, companyID, id string, q TxQuery) (page.Result[TxResponse], error) {
+// selects, newest first, each with its card and customer; ErrNotFound
+// when the card is not the company's.
+func (s *Service) ListTransactions(ctx context.Context, companyID, id string, q TxQuery) (page.Result[TxView], error) {
 	card, err := s.card(ctx, companyID, id)
 	if err != nil {
-		return page.Result[TxResponse]{}, err
+		return page.Result[TxView]{}, err
 	}
 	txs, err := s.Store.CardTransactions(ctx, companyID, card.ID, q.TxFilter, q.Page)
 	if err != nil {
-		return page.Result[TxResponse]{}, fmt.Errorf("cards: list the card's transactions: %w", err)
+		return page.Result[TxView]{}, fmt.Errorf("cards: list the card's transactions: %w", err)
 	}
 	v := s.txViewer(companyID)
 	v.cards[card.ID] = card
-	return v.page(ctx, txs, q.IncludeRaw)
+	return v.page(ctx, txs)
 }
 
 // CustomerTransactions returns page q.Page of the transactions that q
-// selects of every card of customer id, newest first, as the routes show
-// them; ErrCustomerNotFound when the customer is not the company's. A
+// selects of every card of customer id, newest first, each with its card
+// and customer; ErrCustomerNotFound when the customer is not the company's. A
 // customer without cards has none.
-func (s *Service) CustomerTransactions(ctx context.Context, companyID, id string, q TxQuery) (page.Result[TxResponse], error) {
+func (s *Service) CustomerTransactions(ctx context.Context, companyID, id string, q TxQuery) (page.Result[TxView], error) {
 	if !validID(id) {
-		return page.Result[TxResponse]{}, ErrCustomerNotFound
+		return page.Result[TxView]{}, ErrCustomerNotFound
 	}
 	c, err := s.Customers.Get(ctx, companyID, id)
 	switch {
 	case errors.Is(err, customers.ErrNotFound):
-		return page.Result[TxResponse]{}, ErrCustomerNotFound
+		return page.Result[TxView]{}, ErrCustomerNotFound
 	case err != nil:
-		return page.Result[TxResponse]{}, fmt.Errorf("cards: read customer: %w", err)
+		return page.Result[TxView]{}, fmt.Errorf("cards: read customer: %w", err)
 	}
 	txs, err := s.Store.CustomerTransactions(ctx, companyID, c.ID, q.TxFilter, q.Page)
 	if err != nil {
-		return page.Result[TxResponse]{}, fmt.Errorf("cards: list the customer's transactions: %w", err)
+		return page.Result[TxView]{}, fmt.Errorf("cards: list the customer's transactions: %w", err)
 	}
 	v := s.txViewer(companyID)
 	v.customers[c.ID] = c
-	return v.page(ctx, txs, q.IncludeRaw)
+	return v.page(ctx, txs)
 }
 
-// GetTransaction returns transaction txID of card id as the routes show
-// it: ErrNotFound when the card is not the company's,
+// GetTransaction returns transaction txID of card id with its card and
+// customer: ErrNotFound when the card is not the company's,
 // ErrTransactionNotFound when the transaction is not the card's.
-func (s *Service) GetTransaction(ctx context.Context, companyID, id, txID string, includeRaw bool) (TxResponse, error) {
+func (s *Service) GetTransaction(ctx context.Context, companyID, id, txID string) (TxView, error) {
 	card, err := s.card(ctx, companyID, id)
 	if err != nil {
-		return TxResponse{}, err
+		return TxView{}, err
 	}
 	if !validID(txID) {
-		return TxResponse{}, ErrTransactionNotFound
+		return TxView{}, ErrTransactionNotFound
 	}
 	tx, err := s.Store.Transaction(ctx, companyID, txID)
 	if err != nil {
-		return TxResponse{}, err
+		return TxView{}, err
 	}
 	if tx.CardID != card.ID {
-		return TxResponse{}, ErrTransactionNotFound
+		return TxView{}, ErrTransactionNotFound
 	}
 	v := s.txViewer(companyID)
 	v.cards[card.ID] = card
-	return v.response(ctx, tx, includeRaw)
+	return v.view(ctx, tx)
 }
 
-// TransactionResponse returns tx, a transaction of the company, as the
-// routes show it, reading its card and its customer.
-func (s *Service) TransactionResponse(ctx context.Context, companyID string, tx Transaction, includeRaw bool) (TxResponse, error) {
-	return s.txViewer(companyID).response(ctx, tx, includeRaw)
+// TransactionView returns tx, a transaction of the company, with its card
+// and its customer, which it reads.
+func (s *Service) TransactionView(ctx context.Context, companyID string, tx Transaction) (TxView, error) {
+	return s.txViewer(companyID).view(ctx, tx)
 }
 
-// txViewer builds the responses of a company's transactions, reading each
+// TxView is a card transaction with its card and its customer: what the
+// routes show of it.
+type TxView struct {
+	Tx     Transaction
+	Card   Card
+	Holder customers.Customer
+}
+
+// txViewer builds the views of a company's transactions, reading each
 // distinct card and customer once.
 type txViewer struct {
 	s         *Service
@@ -135,27 +143,27 @@ func (s *Service) txViewer(companyID string) *txViewer {
 	return &txViewer{s: s, companyID: companyID, cards: map[string]Card{}, customers: map[string]customers.Customer{}}
 }
 
-// page returns the responses of the items of p, with its total and next
+// page returns the views of the items of p, with its total and next
 // position.
-func (v *txViewer) page(ctx context.Context, p page.Result[Transaction], includeRaw bool) (page.Result[TxResponse], error) {
-	out := page.Result[TxResponse]{Items: make([]TxResponse, len(p.Items)), Total: p.Total, Next: p.Next}
+func (v *txViewer) page(ctx context.Context, p page.Result[Transaction]) (page.Result[TxView], error) {
+	out := page.Result[TxView]{Items: make([]TxView, len(p.Items)), Total: p.Total, Next: p.Next}
 	for i, tx := range p.Items {
-		r, err := v.response(ctx, tx, includeRaw)
+		r, err := v.view(ctx, tx)
 		if err != nil {
-			return page.Result[TxResponse]{}, err
+			return page.Result[TxView]{}, err
 		}
 		out.Items[i] = r
 	}
 	return out, nil
 }
 
-// response returns tx as the routes show it.
-func (v *txViewer) response(ctx context.Context, tx Transaction, includeRaw bool) (TxResponse, error) {
+// view returns tx with its card and its customer.
+func (v *txViewer) view(ctx context.Context, tx Transaction) (TxView, error) {
 	card, ok := v.cards[tx.CardID]
 	if !ok {
 		c, err := v.s.Store.Card(ctx, v.companyID, tx.CardID)
 		if err != nil {
-			return TxResponse{}, fmt.Errorf("cards: transaction %s: read its card: %w", tx.ID, err)
+			return TxView{}, fmt.Errorf("cards: transaction %s: read its card: %w", tx.ID, err)
 		}
 		card, v.cards[tx.CardID] = c, c
 	}
@@ -163,9 +171,9 @@ func (v *txViewer) response(ctx context.Context, tx Transaction, includeRaw bool
 	if !ok {
 		c, err := v.s.Customers.Get(ctx, v.companyID, tx.CustomerID)
 		if err != nil {
-			return TxResponse{}, fmt.Errorf("cards: transaction %s: read its customer: %w", tx.ID, err)
+			return TxView{}, fmt.Errorf("cards: transaction %s: read its customer: %w", tx.ID, err)
 		}
 		holder, v.customers[tx.CustomerID] = c, c
 	}
-	return newTxResponse(tx, card, holder, includeRaw), nil
+	return TxView{Tx: tx, Card: card, Holder: holder}, nil
 }

@@ -81,7 +81,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 		return nil, err
 	}
 	rt.Use(services.Idempotent(db))
-	cards.SandboxRoutes(rt, sb)
+	cardshttp.SandboxRoutes(rt, sb)
 	return function.HTTP(rt), nil
 }
 

@@ -69,7 +69,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 		return nil, err
 	}
 	rt.Use(services.Idempotent(db))
-	cards.Routes(rt, svc)
+	cardshttp.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }
 

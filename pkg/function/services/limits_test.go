@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"payments/pkg/cards"
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/services"
@@ -56,7 +56,7 @@ func limitedRouter(t *testing.T, mw httpapi.Middleware) http.Handler {
 	}
 	rt.Handle("GET /wallets", ok)
 	rt.Handle("POST /payment/payout", ok)
-	rt.Handle(cards.RevealRoute, ok)
+	rt.Handle(cardshttp.RevealRoute, ok)
 	rt.Handle("GET /missing", func(http.ResponseWriter, *http.Request) error { return httpapi.ErrRouteNotFound })
 	return rt
 }
@@ -195,10 +195,10 @@ func TestRouteClass(t *testing.T) {
 		{"POST /customers", "", limits.Read},
 		{"PUT /cards/{id}/freeze", "", limits.Read},
 		{"POST /webhooks/endpoints", "", limits.Read},
-		{cards.RevealRoute, "", limits.Read},
-		{cards.RevealRoute, "reveal=false", limits.Read},
-		{cards.RevealRoute, "reveal=yes", limits.Read}, // refused 400 by the route
-		{cards.RevealRoute, "reveal=true", limits.Reveal},
+		{cardshttp.RevealRoute, "", limits.Read},
+		{cardshttp.RevealRoute, "reveal=false", limits.Read},
+		{cardshttp.RevealRoute, "reveal=yes", limits.Read}, // refused 400 by the route
+		{cardshttp.RevealRoute, "reveal=true", limits.Reveal},
 		{"GET /cards/{id}/reveals", "reveal=true", limits.Read},
 	}
 	for _, p := range services.IdempotentRoutes {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"payments/pkg/bulk/bulkhttp"
-	"payments/pkg/cards"
+	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
@@ -47,17 +47,17 @@ func CompanyLimits(cfg function.Config, db *store.DB, now func() time.Time) (htt
 }
 
 // RouteClass is the one rule that says which bucket a company's request
-// draws on: a card's reveal (cards.RevealRoute with ?reveal=true, and
-// cards.RevealSessionRoute) is limits.Reveal, the routes that move money (IdempotentRoutes) are
+// draws on: a card's reveal (cardshttp.RevealRoute with ?reveal=true, and
+// cardshttp.RevealSessionRoute) is limits.Reveal, the routes that move money (IdempotentRoutes) are
 // limits.Money, and every other route, read or write, is limits.Read.
 // pattern is the route's, as the router registered it.
 func RouteClass(pattern string, r *http.Request) limits.Class {
-	if pattern == cards.RevealSessionRoute {
+	if pattern == cardshttp.RevealSessionRoute {
 		return limits.Reveal
 	}
-	if pattern == cards.RevealRoute {
+	if pattern == cardshttp.RevealRoute {
 		// A malformed reveal is refused by the route: it reveals nothing.
-		if reveal, err := httpapi.ParseBool(r, cards.RevealParam, false); err == nil && reveal {
+		if reveal, err := httpapi.ParseBool(r, cardshttp.RevealParam, false); err == nil && reveal {
 			return limits.Reveal
 		}
 	}

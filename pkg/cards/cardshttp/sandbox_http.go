@@ -1,4 +1,4 @@
-package cards
+package cardshttp
 
 import (
 	"context"
@@ -6,85 +6,86 @@ import (
 	"log/slog"
 	"net/http"
 
+	"payments/pkg/cards"
 	"payments/pkg/httpapi"
 	"payments/pkg/providers/issuer"
 )
 
 // SandboxRoutes registers the card-network sandbox's routes (sandbox mode
 // only) on rt, behind the company token.
-func SandboxRoutes(rt *httpapi.Router, sb *Sandbox) {
+func SandboxRoutes(rt *httpapi.Router, sb *cards.Sandbox) {
 	h := sandboxHandlers{sb}
 	rt.Handle("POST /sandbox/cards/{id}/authorizations", h.authorize)
-	rt.Handle("POST /sandbox/card-transactions/{transactionId}/settle", h.follow(TxSettlement))
-	rt.Handle("POST /sandbox/card-transactions/{transactionId}/reverse", h.follow(TxReversal))
-	rt.Handle("POST /sandbox/card-transactions/{transactionId}/refund", h.follow(TxRefund))
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/settle", h.follow(cards.TxSettlement))
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/reverse", h.follow(cards.TxReversal))
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/refund", h.follow(cards.TxRefund))
 	rt.Handle("POST /sandbox/card-transactions/{transactionId}/expire", h.expire)
 	rt.Handle("POST /sandbox/cards/{id}/captures", h.capture)
 	rt.Handle("POST /sandbox/cards/{id}/refunds", h.refund)
 	rt.Handle("POST /sandbox/cards/{id}/terminate", h.terminate)
 }
 
-type sandboxHandlers struct{ sb *Sandbox }
+type sandboxHandlers struct{ sb *cards.Sandbox }
 
 func (h sandboxHandlers) authorize(w http.ResponseWriter, r *http.Request) error {
-	var in AuthorizeInput
+	var in cards.AuthorizeInput
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
-	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
-		return h.sb.authorize(ctx, companyID, r.PathValue("id"), in)
+	return h.answer(w, r, func(ctx context.Context, companyID string) (cards.Transaction, string, error) {
+		return h.sb.AuthorizeEvent(ctx, companyID, r.PathValue("id"), in)
 	})
 }
 
-func (h sandboxHandlers) follow(typ TxType) httpapi.HandlerFunc {
+func (h sandboxHandlers) follow(typ cards.TxType) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
-		var in FollowInput
+		var in cards.FollowInput
 		if err := httpapi.DecodeOptional(r, &in); err != nil {
 			return err
 		}
-		return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
-			return h.sb.follow(ctx, companyID, r.PathValue("transactionId"), typ, "", in)
+		return h.answer(w, r, func(ctx context.Context, companyID string) (cards.Transaction, string, error) {
+			return h.sb.FollowEvent(ctx, companyID, r.PathValue("transactionId"), typ, "", in)
 		})
 	}
 }
 
 func (h sandboxHandlers) expire(w http.ResponseWriter, r *http.Request) error {
-	var in FollowInput
+	var in cards.FollowInput
 	if err := httpapi.DecodeOptional(r, &in); err != nil {
 		return err
 	}
-	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
-		return h.sb.follow(ctx, companyID, r.PathValue("transactionId"), TxReversal, issuer.ReleaseExpired, in)
+	return h.answer(w, r, func(ctx context.Context, companyID string) (cards.Transaction, string, error) {
+		return h.sb.FollowEvent(ctx, companyID, r.PathValue("transactionId"), cards.TxReversal, issuer.ReleaseExpired, in)
 	})
 }
 
 func (h sandboxHandlers) capture(w http.ResponseWriter, r *http.Request) error {
-	var in AuthorizeInput
+	var in cards.AuthorizeInput
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
-	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
-		return h.sb.capture(ctx, companyID, r.PathValue("id"), in)
+	return h.answer(w, r, func(ctx context.Context, companyID string) (cards.Transaction, string, error) {
+		return h.sb.CaptureEvent(ctx, companyID, r.PathValue("id"), in)
 	})
 }
 
 func (h sandboxHandlers) refund(w http.ResponseWriter, r *http.Request) error {
-	var in RefundInput
+	var in cards.RefundInput
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
-	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
-		return h.sb.refund(ctx, companyID, r.PathValue("id"), in)
+	return h.answer(w, r, func(ctx context.Context, companyID string) (cards.Transaction, string, error) {
+		return h.sb.RefundEvent(ctx, companyID, r.PathValue("id"), in)
 	})
 }
 
 func (h sandboxHandlers) terminate(w http.ResponseWriter, r *http.Request) error {
-	var in TerminateInput
+	var in cards.TerminateInput
 	if err := httpapi.DecodeOptional(r, &in); err != nil {
 		return err
 	}
-	return h.answer(w, r, func(ctx context.Context, companyID string) (Transaction, string, error) {
-		return h.sb.terminate(ctx, companyID, r.PathValue("id"), in)
+	return h.answer(w, r, func(ctx context.Context, companyID string) (cards.Transaction, string, error) {
+		return h.sb.TerminateEvent(ctx, companyID, r.PathValue("id"), in)
 	})
 }
 
@@ -93,25 +94,25 @@ func (h sandboxHandlers) terminate(w http.ResponseWriter, r *http.Request) error
 // not applied the network's notification yet, or when, the notification
 // sent, its transaction cannot be read: never an error inviting the
 // client to send it again.
-func (h sandboxHandlers) answer(w http.ResponseWriter, r *http.Request, do func(context.Context, string) (Transaction, string, error)) error {
+func (h sandboxHandlers) answer(w http.ResponseWriter, r *http.Request, do func(context.Context, string) (cards.Transaction, string, error)) error {
 	companyID, err := httpapi.Company(r)
 	if err != nil {
 		return err
 	}
 	tx, eventID, err := do(r.Context(), companyID)
-	var queued *NotAppliedError
+	var queued *cards.NotAppliedError
 	if errors.As(err, &queued) {
 		return queuedAnswer(w, queued.EventID)
 	}
 	if err != nil {
 		return err
 	}
-	out, err := h.sb.Cards.TransactionResponse(r.Context(), companyID, tx, false)
+	v, err := h.sb.Cards.TransactionView(r.Context(), companyID, tx)
 	if err != nil {
 		slog.WarnContext(r.Context(), "read the card transaction of a network notification", "event_id", eventID, "error", err)
 		return queuedAnswer(w, eventID)
 	}
-	httpapi.Respond(w, http.StatusCreated, "Card transaction created", out)
+	httpapi.Respond(w, http.StatusCreated, "Card transaction created", NewTxResponse(v, false))
 	return nil
 }
 

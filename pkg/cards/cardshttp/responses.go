@@ -1,8 +1,9 @@
-package cards
+package cardshttp
 
 import (
 	"encoding/json"
 
+	"payments/pkg/cards"
 	"payments/pkg/money"
 	"payments/pkg/providers/issuer"
 	"payments/pkg/timestamp"
@@ -33,11 +34,11 @@ type Response struct {
 	UpdatedAt        string      `json:"updated_at"`
 }
 
-// Response returns c as the routes show it, without its secrets.
-func (c Card) Response() Response {
+// NewResponse returns c as the routes show it, without its secrets.
+func NewResponse(c cards.Card) Response {
 	r := Response{
 		ID: c.ID, CustomerID: c.CustomerID, Status: string(c.Status), Balance: moneyJSON(c.Balance),
-		AvailableBalance: moneyJSON(c.Available()), Currency: Currency, Brand: string(c.Brand),
+		AvailableBalance: moneyJSON(c.Available()), Currency: cards.Currency, Brand: string(c.Brand),
 		IsVirtual: true, IsPhysical: false, IsActive: c.IsActive(), IsLocked: c.IsLocked,
 		CreatedAt: timestamp.Format(c.CreatedAt), UpdatedAt: timestamp.Format(c.UpdatedAt),
 	}
@@ -52,7 +53,8 @@ func (c Card) Response() Response {
 	return r
 }
 
-func moneyJSON(cents int64) json.Number { return money.JSON(cents, Currency) }
+// moneyJSON returns cents as an amount to show.
+func moneyJSON(cents int64) json.Number { return money.JSON(cents, cards.Currency) }
 
 // readResponse is GET /cards/{id}: the card, revealed or not, and raw.
 type readResponse struct {
@@ -88,8 +90,8 @@ func newRawCard(c issuer.Card) *rawCard {
 	return r
 }
 
-func (r Read) response() readResponse {
-	out := readResponse{Response: r.Card.Response()}
+func newReadResponse(r cards.Read) readResponse {
+	out := readResponse{Response: NewResponse(r.Card)}
 	if r.Number != "" {
 		out.Number, out.CVV = &r.Number, &r.CVV
 	}
@@ -123,7 +125,7 @@ type customerFiguresJSON struct {
 	Balance json.Number `json:"balance"`
 }
 
-func (s Statistics) response() statisticsResponse {
+func newStatisticsResponse(s cards.Statistics) statisticsResponse {
 	out := statisticsResponse{
 		Total: s.Total, Active: s.Active, Frozen: s.Frozen, Terminated: s.Terminated, Pending: s.Pending,
 		Failed: s.Failed, TotalBalance: moneyJSON(s.TotalBalance), AvailableSlots: s.AvailableSlots,
@@ -155,9 +157,9 @@ type moveResponse struct {
 	Status            string      `json:"status"`
 }
 
-func (m MoveResult) response() moveResponse {
+func newMoveResponse(m cards.MoveResult) moveResponse {
 	return moveResponse{
-		TransactionID: m.Tx.ID, CardID: m.Tx.CardID, Amount: moneyJSON(m.Tx.Amount), Currency: Currency,
+		TransactionID: m.Tx.ID, CardID: m.Tx.CardID, Amount: moneyJSON(m.Tx.Amount), Currency: cards.Currency,
 		FeeAmount: moneyJSON(m.Tx.Fee), CardBalanceBefore: moneyJSON(m.BalanceBefore),
 		CardBalanceAfter: moneyJSON(m.BalanceAfter), Status: string(m.Tx.Status),
 	}
@@ -199,7 +201,7 @@ type revealSessionResponse struct {
 	ExpiryYear         *int    `json:"expiry_year"`
 }
 
-func newRevealSessionResponse(rs RevealSession) revealSessionResponse {
+func newRevealSessionResponse(rs cards.RevealSession) revealSessionResponse {
 	out := revealSessionResponse{CardID: rs.CardID, Issuer: rs.Issuer}
 	if rs.EphemeralKeySecret != "" {
 		expires := timestamp.Format(rs.ExpiresAt)
@@ -222,7 +224,7 @@ type revealResponse struct {
 	CreatedAt string `json:"created_at"`
 }
 
-func newRevealResponse(r Reveal) revealResponse {
+func newRevealResponse(r cards.Reveal) revealResponse {
 	return revealResponse{
 		ID: r.ID, CardID: r.CardID, KeyID: r.KeyID, SourceIP: r.SourceIP, UserAgent: r.UserAgent,
 		RequestID: r.RequestID, CreatedAt: timestamp.Format(r.CreatedAt),

@@ -1,4 +1,7 @@
-package cards
+// Package cardshttp is the HTTP layer of pkg/cards: its routes, which read the
+// request, call the service and answer, and the wire types its answers are
+// made of, converted from the domain's.
+package cardshttp
 
 import (
 	"context"
@@ -7,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"payments/pkg/cards"
 	"payments/pkg/field"
 	"payments/pkg/httpapi"
 )
@@ -24,7 +28,7 @@ const (
 )
 
 // Routes registers the cards function's routes.
-func Routes(rt *httpapi.Router, svc *Service) {
+func Routes(rt *httpapi.Router, svc *cards.Service) {
 	h := handlers{svc}
 	rt.Handle("POST /cards", h.issue)
 	rt.Handle("GET /cards", h.list)
@@ -43,10 +47,10 @@ func Routes(rt *httpapi.Router, svc *Service) {
 	disputeRoutes(rt, h)
 }
 
-type handlers struct{ svc *Service }
+type handlers struct{ svc *cards.Service }
 
 func (h handlers) issue(w http.ResponseWriter, r *http.Request) error {
-	var in IssueInput
+	var in cards.IssueInput
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
@@ -58,13 +62,13 @@ func (h handlers) issue(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusCreated, "Card created successfully", c.Response())
+	httpapi.Respond(w, http.StatusCreated, "Card created successfully", NewResponse(c))
 	return nil
 }
 
 func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
-	q, err := ParseListQuery(v.Get("status"), v.Get("brand"), v.Get("last4"))
+	q, err := cards.ParseListQuery(v.Get("status"), v.Get("brand"), v.Get("last4"))
 	if err != nil {
 		return err
 	}
@@ -79,16 +83,16 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := listResponse{CompanyID: companyID, Statistics: st.response(), Cards: make([]Response, len(cs))}
+	out := listResponse{CompanyID: companyID, Statistics: newStatisticsResponse(st), Cards: make([]Response, len(cs))}
 	for i, c := range cs {
-		out.Cards[i] = c.Response()
+		out.Cards[i] = NewResponse(c)
 	}
 	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(cs)), out)
 	return nil
 }
 
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
-	var o ReadOptions
+	var o cards.ReadOptions
 	var err error
 	if o.Reveal, err = httpapi.ParseBool(r, RevealParam, false); err != nil {
 		return err
@@ -99,7 +103,7 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	if o.Sync, err = httpapi.ParseBool(r, "sync", true); err != nil {
 		return err
 	}
-	o.Audit = Reveal{SourceIP: httpapi.SourceIP(r), UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r)}
+	o.Audit = cards.Reveal{SourceIP: httpapi.SourceIP(r), UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r)}
 	cid, err := httpapi.Company(r)
 	if err != nil {
 		return err
@@ -108,7 +112,7 @@ func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Card retrieved successfully", read.response())
+	httpapi.Respond(w, http.StatusOK, "Card retrieved successfully", newReadResponse(read))
 	return nil
 }
 
@@ -126,12 +130,12 @@ func (h handlers) revealSession(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	audit := Reveal{SourceIP: httpapi.SourceIP(r), UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r)}
+	audit := cards.Reveal{SourceIP: httpapi.SourceIP(r), UserAgent: r.UserAgent(), RequestID: httpapi.RequestID(r)}
 	rs, err := h.svc.CreateRevealSession(r.Context(), cid, r.PathValue("id"), in.Nonce, audit)
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusCreated, "Reveal session created", newRevealSessionResponse(rs))
+	httpapi.Respond(w, http.StatusCreated, "cards.Reveal session created", newRevealSessionResponse(rs))
 	return nil
 }
 
@@ -164,8 +168,8 @@ func (h handlers) withdraw(w http.ResponseWriter, r *http.Request) error {
 	return h.move(w, r, h.svc.Withdraw, "Card withdrawal successful")
 }
 
-func (h handlers) move(w http.ResponseWriter, r *http.Request, do func(ctx context.Context, companyID, cardID string, in AmountInput) (MoveResult, error), message string) error {
-	var in AmountInput
+func (h handlers) move(w http.ResponseWriter, r *http.Request, do func(ctx context.Context, companyID, cardID string, in cards.AmountInput) (cards.MoveResult, error), message string) error {
+	var in cards.AmountInput
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
@@ -176,12 +180,12 @@ func (h handlers) move(w http.ResponseWriter, r *http.Request, do func(ctx conte
 	res, err := do(r.Context(), cid, r.PathValue("id"), in)
 	if err != nil && res.Tx.ID != "" {
 		// Committed, not finished: the answer says what (PROCESSING).
-		return httpapi.WithData(err, res.response())
+		return httpapi.WithData(err, newMoveResponse(res))
 	}
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, message, res.response())
+	httpapi.Respond(w, http.StatusOK, message, newMoveResponse(res))
 	return nil
 }
 
@@ -220,7 +224,7 @@ func (h handlers) unfreeze(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h handlers) terminate(w http.ResponseWriter, r *http.Request) error {
-	var in TerminateInput
+	var in cards.TerminateInput
 	if err := httpapi.DecodeOptional(r, &in); err != nil {
 		return err
 	}
@@ -254,14 +258,14 @@ func (h handlers) customerCards(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]customerCardResponse, len(cs))
 	for i, c := range cs {
-		out[i] = customerCardResponse{Response: c.Response(), MaskedNumber: c.MaskedPAN()}
+		out[i] = customerCardResponse{Response: NewResponse(c), MaskedNumber: c.MaskedPAN()}
 	}
 	httpapi.Respond(w, http.StatusOK, fmt.Sprintf("%d items retrieved successfully", len(cs)), out)
 	return nil
 }
 
 func (h handlers) transactions(w http.ResponseWriter, r *http.Request) error {
-	q, err := ParseTxQuery(r, true, TransactionsPageSize)
+	q, err := ParseTxQuery(r, true, cards.TransactionsPageSize)
 	if err != nil {
 		return err
 	}
@@ -273,7 +277,7 @@ func (h handlers) transactions(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.RespondList(w, res.Items, httpapi.Pagination(r, q.Page, res.Total, res.Next))
+	httpapi.RespondList(w, txResponses(res.Items, q.IncludeRaw), httpapi.Pagination(r, q.Page, res.Total, res.Next))
 	return nil
 }
 
@@ -289,16 +293,16 @@ func (h handlers) transaction(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	tx, err := h.svc.GetTransaction(r.Context(), cid, r.PathValue("id"), r.PathValue("transactionId"), includeRaw)
+	tx, err := h.svc.GetTransaction(r.Context(), cid, r.PathValue("id"), r.PathValue("transactionId"))
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Card transaction retrieved successfully", tx)
+	httpapi.Respond(w, http.StatusOK, "Card transaction retrieved successfully", NewTxResponse(tx, includeRaw))
 	return nil
 }
 
 func (h handlers) customerTransactions(w http.ResponseWriter, r *http.Request) error {
-	q, err := ParseTxQuery(r, false, CustomerTransactionsPageSize)
+	q, err := ParseTxQuery(r, false, cards.CustomerTransactionsPageSize)
 	if err != nil {
 		return err
 	}
@@ -310,9 +314,12 @@ func (h handlers) customerTransactions(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	httpapi.RespondList(w, res.Items, httpapi.Pagination(r, q.Page, res.Total, res.Next))
+	httpapi.RespondList(w, txResponses(res.Items, q.IncludeRaw), httpapi.Pagination(r, q.Page, res.Total, res.Next))
 	return nil
 }
+
+// badFilter is the spec's message for a list filter it does not know.
+const badFilter = "invalid status, brand, type or date value"
 
 // ParseTxQuery reads the query of a transaction list: page, limit and
 // cursor (pages numbered from 0 when zeroBased, as on a card's list, spec
@@ -320,8 +327,8 @@ func (h handlers) customerTransactions(w http.ResponseWriter, r *http.Request) e
 // toDate (dates or RFC 3339 date-times, from inclusive, to exclusive),
 // type and status (any case), includeRaw (default false) and sync (default
 // true). Each bad value is a 400 naming its parameter.
-func ParseTxQuery(r *http.Request, zeroBased bool, defaultLimit int) (TxQuery, error) {
-	var q TxQuery
+func ParseTxQuery(r *http.Request, zeroBased bool, defaultLimit int) (cards.TxQuery, error) {
+	var q cards.TxQuery
 	var err error
 	if zeroBased {
 		q.Page, err = httpapi.ParseZeroBasedPage(r, defaultLimit)
@@ -336,14 +343,14 @@ func ParseTxQuery(r *http.Request, zeroBased bool, defaultLimit int) (TxQuery, e
 	}
 	v := r.URL.Query()
 	if s := v.Get("type"); s != "" {
-		q.Type = TxType(strings.ToUpper(s))
-		if !slices.Contains(TxTypes, q.Type) {
+		q.Type = cards.TxType(strings.ToUpper(s))
+		if !slices.Contains(cards.TxTypes, q.Type) {
 			return q, field.Invalid("type", badFilter)
 		}
 	}
 	if s := v.Get("status"); s != "" {
-		q.Status = TxStatus(strings.ToUpper(s))
-		if !slices.Contains(TxStatuses, q.Status) {
+		q.Status = cards.TxStatus(strings.ToUpper(s))
+		if !slices.Contains(cards.TxStatuses, q.Status) {
 			return q, field.Invalid("status", badFilter)
 		}
 	}

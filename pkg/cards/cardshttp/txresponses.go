@@ -1,9 +1,9 @@
-package cards
+package cardshttp
 
 import (
 	"encoding/json"
 
-	"payments/pkg/customers"
+	"payments/pkg/cards"
 	"payments/pkg/timestamp"
 )
 
@@ -66,11 +66,13 @@ type TxRaw struct {
 	RefundedAmount      *json.Number `json:"refunded_amount"`
 }
 
-// newTxResponse returns tx of card and holder as the routes show it.
-func newTxResponse(tx Transaction, card Card, holder customers.Customer, includeRaw bool) TxResponse {
+// NewTxResponse returns the transaction of v as the routes show it, with
+// what the card network told us of it when includeRaw.
+func NewTxResponse(v cards.TxView, includeRaw bool) TxResponse {
+	tx, card, holder := v.Tx, v.Card, v.Holder
 	r := TxResponse{
 		ID: tx.ID, Category: TxCategory, Type: string(tx.Type), Status: string(tx.Status),
-		Amount: moneyJSON(tx.Amount), Currency: Currency, Description: tx.Description,
+		Amount: moneyJSON(tx.Amount), Currency: cards.Currency, Description: tx.Description,
 		FeeAmount: moneyJSON(tx.Fee), CreatedAt: timestamp.Format(tx.CreatedAt),
 		DeclineReason:         optional(string(tx.DeclineReason)),
 		OriginalTransactionID: optional(tx.OriginalID),
@@ -83,31 +85,19 @@ func newTxResponse(tx Transaction, card Card, holder customers.Customer, include
 	if m := tx.Merchant; m != nil {
 		r.Merchant = &TxMerchant{Name: m.Name, City: m.City, Country: m.Country}
 		if r.Description == "" {
-			r.Description = merchantText(*m)
+			r.Description = m.Text()
 		}
 	}
-	if tx.Type == TxAuthorization {
+	if tx.Type == cards.TxAuthorization {
 		r.HoldAmount = moneyPtr(tx.Hold)
 	}
 	if includeRaw {
 		r.Raw = &TxRaw{IssuerTransactionID: optional(tx.IssuerTxID), Kind: optional(string(tx.Kind))}
-		if tx.Type == TxAuthorization {
+		if tx.Type == cards.TxAuthorization {
 			r.Raw.SettledAmount, r.Raw.RefundedAmount = moneyPtr(tx.Settled), moneyPtr(tx.Refunded)
 		}
 	}
 	return r
-}
-
-// merchantText is the description of a transaction at merchant m: its
-// name and city.
-func merchantText(m Merchant) string {
-	switch {
-	case m.City == "":
-		return m.Name
-	case m.Name == "":
-		return m.City
-	}
-	return m.Name + ", " + m.City
 }
 
 // optional returns &s, nil when s is empty.
@@ -122,4 +112,13 @@ func optional(s string) *string {
 func moneyPtr(cents int64) *json.Number {
 	n := moneyJSON(cents)
 	return &n
+}
+
+// txResponses returns the transactions of views as the routes show them.
+func txResponses(views []cards.TxView, includeRaw bool) []TxResponse {
+	out := make([]TxResponse, len(views))
+	for i, v := range views {
+		out[i] = NewTxResponse(v, includeRaw)
+	}
+	return out
 }

@@ -1,10 +1,11 @@
-package cards
+package cardshttp
 
 import (
 	"encoding/json"
 	"errors"
 	"net/http"
 
+	"payments/pkg/cards"
 	"payments/pkg/httpapi"
 	"payments/pkg/timestamp"
 )
@@ -22,7 +23,7 @@ func disputeRoutes(rt *httpapi.Router, h handlers) {
 }
 
 func (h handlers) openDispute(w http.ResponseWriter, r *http.Request) error {
-	var in DisputeInput
+	var in cards.DisputeInput
 	if err := httpapi.Decode(r, &in); err != nil {
 		return err
 	}
@@ -31,24 +32,24 @@ func (h handlers) openDispute(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	d, err := h.svc.OpenDispute(r.Context(), cid, r.PathValue("id"), in)
-	if err != nil && d.ID != "" && errors.Is(err, ErrIssuerUnavailable) {
+	if err != nil && d.ID != "" && errors.Is(err, cards.ErrIssuerUnavailable) {
 		// Recorded, not at the issuer yet: the answer says what (OPENING).
-		return httpapi.WithData(err, d.Response())
+		return httpapi.WithData(err, NewDisputeResponse(d))
 	}
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusCreated, "Dispute opened", d.Response())
+	httpapi.Respond(w, http.StatusCreated, "cards.Dispute opened", NewDisputeResponse(d))
 	return nil
 }
 
 func (h handlers) disputes(w http.ResponseWriter, r *http.Request) error {
 	v := r.URL.Query()
-	f, err := ParseDisputeFilter(v.Get("status"), v.Get("card_id"))
+	f, err := cards.ParseDisputeFilter(v.Get("status"), v.Get("card_id"))
 	if err != nil {
 		return err
 	}
-	p, err := httpapi.ParsePage(r, DisputesPageSize)
+	p, err := httpapi.ParsePage(r, cards.DisputesPageSize)
 	if err != nil {
 		return err
 	}
@@ -62,7 +63,7 @@ func (h handlers) disputes(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := make([]DisputeResponse, len(res.Items))
 	for i, d := range res.Items {
-		out[i] = d.Response()
+		out[i] = NewDisputeResponse(d)
 	}
 	httpapi.RespondList(w, out, httpapi.Pagination(r, p, res.Total, res.Next))
 	return nil
@@ -80,7 +81,7 @@ func (h handlers) dispute(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusOK, "Dispute retrieved successfully", d.Response())
+	httpapi.Respond(w, http.StatusOK, "cards.Dispute retrieved successfully", NewDisputeResponse(d))
 	return nil
 }
 
@@ -107,13 +108,13 @@ type DisputeResponse struct {
 	UpdatedAt          string      `json:"updated_at"`
 }
 
-// Response returns d as the routes show it.
-func (d Dispute) Response() DisputeResponse {
+// NewDisputeResponse returns d as the routes show it.
+func NewDisputeResponse(d cards.Dispute) DisputeResponse {
 	out := DisputeResponse{
 		ID: d.ID, CardID: d.CardID, CustomerID: d.CustomerID, TransactionID: d.TransactionID,
 		IssuerDisputeID: optional(d.IssuerDisputeID), Status: string(d.Status), Reason: optional(d.Reason),
 		Explanation: optional(d.Explanation), Amount: moneyJSON(d.Amount), CreditedAmount: moneyJSON(d.Credited),
-		Currency: Currency, Error: optional(d.Error), CardTransactionIDs: make([]string, len(d.Movements)),
+		Currency: cards.Currency, Error: optional(d.Error), CardTransactionIDs: make([]string, len(d.Movements)),
 		CreatedAt: timestamp.Format(d.CreatedAt), UpdatedAt: timestamp.Format(d.UpdatedAt),
 	}
 	for i, m := range d.Movements {
