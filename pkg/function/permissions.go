@@ -148,9 +148,10 @@ var sendMessage = []string{"sqs:SendMessage"}
 // path under pkg/, a trailing "/..." for a folder and all under it, and
 // "stripe-go" for Stripe's library): TestFunctionsLinkOnlyWhatTheyServe
 // fails when a function links one its row does not name. The functions
-// built on pkg/function/services link every domain and provider
-// (everything) because services builds them all; those that are not say
-// what they serve.
+// built on pkg/function/services link every domain and provider (services)
+// because services builds them all, and those that call Stripe Issuing or
+// hear from it Stripe's library too (everything); the others say what they
+// serve.
 var Links = map[string][]string{
 	"openapi":         {"limits"},
 	"deploy-check":    {"limits"},
@@ -160,24 +161,29 @@ var Links = map[string][]string{
 		"providers/bank", "providers/operator", "providers/operator/pawapay"},
 	"admin":                 everything,
 	"card-network":          everything,
-	"card-worker":           everything,
+	"card-worker":           services,
 	"cards":                 everything,
 	"customers":             everything,
-	"fund-worker":           everything,
+	"fund-worker":           services,
 	"issuer-authorizations": everything,
-	"payments":              everything,
-	"payout-worker":         everything,
+	"payments":              services,
+	"payout-worker":         services,
 	"stripe-webhooks":       everything,
 	"sweeper":               everything,
-	"wallets":               everything,
-	"webhook-worker":        everything,
-	"webhooks":              everything,
+	"wallets":               services,
+	"webhook-worker":        services,
+	"webhooks":              services,
 }
 
-// everything is every domain and provider package, and stripe-go.
-var everything = []string{"auth", "bulk", "cards", "companies", "customers", "debts", "documents", "events", "fees", "fx",
-	"idempotency", "issuerhooks", "limits", "operatorhooks", "outbox", "payments", "reconcile", "wallets", "webhooks",
-	"providers", "providers/...", "stripe-go"}
+// services is what pkg/function/services links: every domain and
+// provider package but Stripe's receiver (pkg/issuerhooks) and library.
+var services = []string{"auth", "bulk", "cards", "companies", "customers", "debts", "documents", "events", "fees", "fx",
+	"idempotency", "limits", "operatorhooks", "outbox", "payments", "reconcile", "wallets", "webhooks",
+	"providers", "providers/..."}
+
+// everything is services, Stripe's receiver and Stripe's library: the
+// functions that call Stripe Issuing or hear from it.
+var everything = append(slices.Clip(services), "issuerhooks", "stripe-go")
 
 var Functions = map[string]Function{
 	"auth": {

@@ -30,7 +30,6 @@ import (
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
-	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/payments/paymentshttp"
@@ -48,7 +47,7 @@ import (
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(companieshttp.Errors, authhttp.Errors, walletshttp.Errors, paymentshttp.Errors, bulkhttp.Errors, feeshttp.Errors, reconcilehttp.Errors, customershttp.Errors, cardshttp.Errors, fxhttp.Errors, debtshttp.Errors, webhookshttp.Errors, idempotencyhttp.Errors, limitshttp.Errors, issuerhookshttp.Errors, operatorhookshttp.Errors)
+var Errors = function.Catalogue(companieshttp.Errors, authhttp.Errors, walletshttp.Errors, paymentshttp.Errors, bulkhttp.Errors, feeshttp.Errors, reconcilehttp.Errors, customershttp.Errors, cardshttp.Errors, fxhttp.Errors, debtshttp.Errors, webhookshttp.Errors, idempotencyhttp.Errors, limitshttp.Errors, operatorhookshttp.Errors)
 
 // KeyHeader carries the operator console's API key.
 const KeyHeader = "X-Admin-Key"

@@ -24,7 +24,6 @@ import (
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/idempotency/idempotencyhttp"
-	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/payments/paymentshttp"
@@ -39,7 +38,7 @@ import (
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(cardshttp.Errors, customershttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, bulkhttp.Errors, debtshttp.Errors, webhookshttp.Errors, fxhttp.Errors, issuerhookshttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors)
+var Errors = function.Catalogue(cardshttp.Errors, customershttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, bulkhttp.Errors, debtshttp.Errors, webhookshttp.Errors, fxhttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors)
 
 // New builds the cards function behind the token guard: /cards… and
 // GET /customers/{id}/cards and /transactions. Issuing, funding,

@@ -23,7 +23,6 @@ import (
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/idempotency/idempotencyhttp"
-	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/outbound"
@@ -39,7 +38,7 @@ import (
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(customershttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, bulkhttp.Errors, cardshttp.Errors, debtshttp.Errors, webhookshttp.Errors, feeshttp.Errors, fxhttp.Errors, issuerhookshttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors, walletshttp.Errors)
+var Errors = function.Catalogue(customershttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, bulkhttp.Errors, cardshttp.Errors, debtshttp.Errors, webhookshttp.Errors, feeshttp.Errors, fxhttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors, walletshttp.Errors)
 
 // New builds the customers function behind the token guard:
 // POST /customers/enroll, POST /customers, GET /customers and

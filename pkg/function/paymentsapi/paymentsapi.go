@@ -19,7 +19,6 @@ import (
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/idempotency/idempotencyhttp"
-	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/payments"
@@ -33,7 +32,7 @@ import (
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(paymentshttp.Errors, bulkhttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, cardshttp.Errors, customershttp.Errors, debtshttp.Errors, webhookshttp.Errors, fxhttp.Errors, issuerhookshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors)
+var Errors = function.Catalogue(paymentshttp.Errors, bulkhttp.Errors, walletshttp.Errors, feeshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, cardshttp.Errors, customershttp.Errors, debtshttp.Errors, webhookshttp.Errors, fxhttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors)
 
 // New builds the payments function behind the token guard:
 // GET /payment/balance, POST /payment/payout, POST /payment/collect,

@@ -20,7 +20,6 @@ import (
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/idempotency/idempotencyhttp"
-	"payments/pkg/issuerhooks/issuerhookshttp"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/outbound"
@@ -36,7 +35,7 @@ import (
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(webhookshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, bulkhttp.Errors, cardshttp.Errors, customershttp.Errors, debtshttp.Errors, feeshttp.Errors, fxhttp.Errors, idempotencyhttp.Errors, issuerhookshttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors, walletshttp.Errors)
+var Errors = function.Catalogue(webhookshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, bulkhttp.Errors, cardshttp.Errors, customershttp.Errors, debtshttp.Errors, feeshttp.Errors, fxhttp.Errors, idempotencyhttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors, walletshttp.Errors)
 
 // New builds the webhooks function: the endpoints, the delivery log and
 // resend routes under /webhooks and the Events API under /events, behind
