@@ -92,15 +92,14 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 // /issuer/webhooks's onto issuerEvents, the queue that the card-worker
 // applies.
 func Network(cfg function.Config, db *store.DB, svc *cards.Service, issuerEvents function.Queue) (*cards.Sandbox, error) {
-	hooks, err := issuerreceivers.Notifications(cfg, issuerEvents)
+	hooks, err := issuerreceivers.Notifications(cfg, issuerEvents, time.Now)
 	if err != nil {
 		return nil, err
 	}
-	n := services.CardNetwork(db, hooks.Deliver)
 	auths, err := issuerreceivers.Authorizations(cfg, svc)
 	if err != nil {
 		return nil, err
 	}
-	n.Ask, n.Deadline = auths.Ask, cfg.IssuerDecisionDeadline
+	n := services.CardNetwork(db, auths.Ask, hooks.Deliver, cfg.IssuerDecisionDeadline)
 	return &cards.Sandbox{Cards: svc, Network: n, Effects: store.NewIdempotency(db)}, nil
 }

@@ -7,20 +7,22 @@ package issuerreceivers
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"payments/pkg/function"
 	"payments/pkg/issuerhooks"
 )
 
 // Notifications returns the handler of the card issuer's notifications,
-// checked with the issuer's secret of cfg and queued on issuerEvents: the
+// checked with the issuer's secret of cfg (signatures' timestamps against
+// now) and queued on issuerEvents: the
 // issuer-webhooks function serves it, and the cards function's sandbox card
 // network delivers to it in process.
-func Notifications(cfg function.Config, issuerEvents function.Queue) (*issuerhooks.Handler, error) {
+func Notifications(cfg function.Config, issuerEvents function.Queue, now func() time.Time) (*issuerhooks.Handler, error) {
 	if err := checkSecret(cfg); err != nil {
 		return nil, err
 	}
-	return &issuerhooks.Handler{Secret: cfg.IssuerWebhookSecret, Queue: issuerEvents}, nil
+	return &issuerhooks.Handler{Secret: cfg.IssuerWebhookSecret, Queue: issuerEvents, Now: now}, nil
 }
 
 // Authorizations returns the handler of the card network's

@@ -36,11 +36,10 @@ func NewWithClock(cfg function.Config, now func() time.Time) (function.HTTPHandl
 	if cfg.Mode == function.ModeProduction {
 		return function.HTTP(httpapi.NewRouter(Errors, nil)), nil
 	}
-	h, err := issuerreceivers.Notifications(cfg, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL))
+	h, err := issuerreceivers.Notifications(cfg, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.IssuerEventsQueueURL), now)
 	if err != nil {
 		return nil, err
 	}
-	h.Now = now
 	rt := httpapi.NewRouter(Errors, nil)
 	issuerhookshttp.Routes(rt, h)
 	return function.HTTP(rt), nil

@@ -358,14 +358,17 @@ func cardApplier(db *store.DB, iss issuer.Issuer, events cards.Publisher, feeCac
 // /issuer/webhooks, in process, onto the issuer-events queue), and
 // keeps each in db's sandbox issuer partitions until it is acknowledged
 // (issuersandbox.Network.Redeliver), and logs what it moved there, which
-// the sandbox issuer's statements list (the reconciliation's). The cards function gives it the way
-// to ask for decisions too.
-func CardNetwork(db *store.DB, deliver func(ctx context.Context, body []byte) error) *issuersandbox.Network {
-	n := issuersandbox.NewNetwork(nil, deliver)
+// the sandbox issuer's statements list (the reconciliation's). It asks for
+// each authorization's decision through ask, waiting deadline
+// (issuersandbox.DefaultDecisionDeadline when 0): the card-network
+// function gives it the handler of POST /issuer/authorizations; the
+// sweeper, which only redelivers, gives none.
+func CardNetwork(db *store.DB, ask func(ctx context.Context, body []byte) (issuer.AuthorizationAnswer, error),
+	deliver func(ctx context.Context, body []byte) error, deadline time.Duration) *issuersandbox.Network {
 	sandboxBuilds.Add(1)
 	st := issuerdb.New(db.DB)
-	n.Notices, n.Decisions, n.Statements = st, st, st
-	return n
+	return &issuersandbox.Network{Ask: ask, Deliver: deliver, Deadline: deadline,
+		Notices: st, Decisions: st, Statements: st, Now: time.Now}
 }
 
 // cardSlots answers cards.Companies from the companies service.

@@ -134,11 +134,11 @@ func NewWithClock(cfg function.Config, caches base.Caches, now func() time.Time)
 	open := moneystore.NewCards(db)
 	redeliver := func(context.Context, time.Time) (int, error) { return 0, nil }
 	if p.Sandbox {
-		hooks, err := issuerreceivers.Notifications(cfg, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL))
+		hooks, err := issuerreceivers.Notifications(cfg, queue.NewPublisher(sqsClient, cfg.IssuerEventsQueueURL), time.Now)
 		if err != nil {
 			return nil, err
 		}
-		n := services.CardNetwork(db, hooks.Deliver)
+		n := services.CardNetwork(db, nil, hooks.Deliver, 0)
 		redeliver = n.Redeliver
 	}
 	deliveries := webhooks.NewResumer(store.NewWebhooks(db), hooks)
