@@ -60,9 +60,6 @@ AUTH_CLIENTS ?= 16
 AUTH_DURATION ?= 15s
 FUZZTIME ?= 5s
 
-# Every fuzz target, as <package dir>:<FuzzName>, found in the test files.
-FUZZ_TARGETS = $(shell grep -rHo --include='*_test.go' '^func Fuzz[A-Za-z0-9_]*' pkg infra functions | sed -E 's|^(.*)/[^/]*:func (Fuzz.*)$$|./\1:\2|')
-
 .PHONY: help install devstack run listen metrics test test-unit fuzz reset build size coldstart loadtest deploy migrate-card-secrets invoke sam-env lint vet staticcheck cfn-lint openapi-lint generate bench clean
 
 help: ## list the targets
@@ -114,26 +111,11 @@ test-unit: ## go test -short over the domain packages (pkg/… but pkg/e2e and p
 	@env -u AWS_ENDPOINT_URL_DYNAMODB -u AWS_ENDPOINT_URL_SQS -u AWS_ENDPOINT_URL_S3 \
 		$(GO) test -short -count=1 -vet=off -p 4 -tags nethttpomithttp2 $(UNIT_PACKAGES)
 
-# go test -fuzz takes one target at a time. A target's output (the logs of
-# its set-up, the fuzzer's progress) is shown only when it fails; a failing
-# input is saved under the package's testdata/fuzz/<FuzzName>/, where plain
-# go test replays it from then on. Go 1.26's fuzzing coordinator can fail a
-# target with a bare "context deadline exceeded" as FUZZTIME ends, having
-# found nothing (go.dev/issue/75804, fixed in Go 1.27): such a run, which
-# wrote no failing input, is run again, twice at most.
+# infra/tools/fuzz.sh builds each package's fuzzing binary once and runs
+# its targets one after the other (how it reports, and retries Go 1.26's
+# fuzzing deadline race, is in its header).
 fuzz: install devstack ## run each fuzz target for FUZZTIME (default 5s) against a throwaway stack
-	@$(DEVSTACK) exec -- bash -eu -o pipefail -c 'log=$$(mktemp); trap "rm -f $$log" EXIT; \
-	for t in $(FUZZ_TARGETS); do \
-		pkg=$${t%%:*}; name=$${t#*:}; \
-		for try in 1 2 3; do \
-			if $(GO) test -run "^$$" -fuzz "^$$name$$" -fuzztime $(FUZZTIME) "$$pkg" >"$$log" 2>&1; then break; fi; \
-			if [ $$try = 3 ] || ! grep -q "^    context deadline exceeded$$" "$$log" || grep -q "Failing input written to" "$$log"; then \
-				cat "$$log"; echo "FAIL $$name ($$pkg)" >&2; exit 1; \
-			fi; \
-			echo "again $$name ($$pkg): the fuzzing coordinator deadline race (go.dev/issue/75804)"; \
-		done; \
-		echo "ok   $$name ($$pkg) $$(grep -o "execs: [0-9]*" "$$log" | tail -n 1)"; \
-	done'
+	@$(DEVSTACK) exec -- env GO=$(GO) FUZZTIME=$(FUZZTIME) infra/tools/fuzz.sh
 
 reset: ## wipe the local stack's data (DynamoDB, S3, simulated Stripe's records, logs); keeps the admin key and the token, card and webhook keys
 	@if [ -f $(DATA_DIR)/devstack.json ] && kill -0 "$$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' $(DATA_DIR)/devstack.json)" 2>/dev/null; then \
