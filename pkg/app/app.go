@@ -43,41 +43,40 @@ import (
 // Lambda instances it takes cache.Staleness.
 var Caches = base.NewCaches(time.Now)
 
-// HTTPFunctions maps each HTTP function's folder name under functions/ to
-// its constructor, over Caches.
-var HTTPFunctions = map[string]func(context.Context, function.Config) (function.HTTPHandler, error){
-	"auth":                  withCaches(authapi.NewWith),
-	"admin":                 withCaches(adminNew),
-	"wallets":               withCaches(walletsapi.NewWith),
-	"payments":              withCaches(paymentsapi.NewWith),
-	"webhooks":              withCaches(webhooksapi.NewWith),
-	"customers":             withCaches(customersNew),
-	"cards":                 withCaches(cardsapi.NewWith),
-	"card-network":          withCaches(cardnetwork.NewWith),
-	"issuer-webhooks":       issuerwebhooks.New,
-	"issuer-authorizations": withCaches(issuerauthorizations.NewWith),
-	"openapi":               openapi.New,
-	"stripe-webhooks":       withCaches(stripewebhooks.NewWith),
-	"operator-callbacks":    operatorcallbacks.New,
+// HTTPFunction is an HTTP function as the process that runs them all
+// knows it.
+type HTTPFunction struct {
+	// New is its constructor, over Caches.
+	New func(context.Context, function.Config) (function.HTTPHandler, error)
+	// Errors is its error catalogue (function.Catalogue): a test holds it
+	// to the packages the function links, and the union of all to the API
+	// document's error codes.
+	Errors httpapi.Catalogue
 }
 
-// Catalogues maps each HTTP function's folder name to its error catalogue
-// (function.Catalogue): a test holds each to the packages the function
-// links, and the union of all to the API document's error codes.
-var Catalogues = map[string]httpapi.Catalogue{
-	"auth": authapi.Errors, "admin": adminapi.Errors,
-	"wallets": walletsapi.Errors, "payments": paymentsapi.Errors,
-	"webhooks": webhooksapi.Errors, "customers": customersapi.Errors, "cards": cardsapi.Errors, "card-network": cardnetwork.Errors,
-	"issuer-webhooks": issuerwebhooks.Errors, "issuer-authorizations": issuerauthorizations.Errors, "openapi": openapi.Errors,
-	"stripe-webhooks":    stripewebhooks.Errors,
-	"operator-callbacks": operatorcallbacks.Errors,
+// HTTPFunctions maps each HTTP function's folder name under functions/ to
+// its constructor and its error catalogue.
+var HTTPFunctions = map[string]HTTPFunction{
+	"auth":                  {New: withCaches(authapi.NewWith), Errors: authapi.Errors},
+	"admin":                 {New: withCaches(adminNew), Errors: adminapi.Errors},
+	"wallets":               {New: withCaches(walletsapi.NewWith), Errors: walletsapi.Errors},
+	"payments":              {New: withCaches(paymentsapi.NewWith), Errors: paymentsapi.Errors},
+	"webhooks":              {New: withCaches(webhooksapi.NewWith), Errors: webhooksapi.Errors},
+	"customers":             {New: withCaches(customersNew), Errors: customersapi.Errors},
+	"cards":                 {New: withCaches(cardsapi.NewWith), Errors: cardsapi.Errors},
+	"card-network":          {New: withCaches(cardnetwork.NewWith), Errors: cardnetwork.Errors},
+	"issuer-webhooks":       {New: issuerwebhooks.New, Errors: issuerwebhooks.Errors},
+	"issuer-authorizations": {New: withCaches(issuerauthorizations.NewWith), Errors: issuerauthorizations.Errors},
+	"openapi":               {New: openapi.New, Errors: openapi.Errors},
+	"stripe-webhooks":       {New: withCaches(stripewebhooks.NewWith), Errors: stripewebhooks.Errors},
+	"operator-callbacks":    {New: operatorcallbacks.New, Errors: operatorcallbacks.Errors},
 }
 
 // Codes returns every error code an HTTP function may answer, sorted.
 func Codes() []string {
 	var codes []string
-	for _, c := range Catalogues {
-		codes = append(codes, c.Codes()...)
+	for _, fn := range HTTPFunctions {
+		codes = append(codes, fn.Errors.Codes()...)
 	}
 	slices.Sort(codes)
 	return slices.Compact(codes)

@@ -35,6 +35,9 @@ func TestRegistryHasEveryFunction(t *testing.T) {
 		if in != 1 {
 			t.Errorf("functions/%s is in %d of pkg/app's maps, want 1", name, in)
 		}
+		if fn, ok := app.HTTPFunctions[name]; ok && fn.New == nil {
+			t.Errorf("functions/%s: its entry in app.HTTPFunctions has no constructor", name)
+		}
 		registered += in
 		if _, err := os.Stat(filepath.Join(root, "events", name, "expected.json")); err != nil {
 			t.Errorf("functions/%s has no sample events: %v", name, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,11 +18,11 @@ import (
 	"github.com/google/uuid"
 
 	"payments/infra/local/samtemplate"
+	"payments/pkg/apidoc/apitest"
 	"payments/pkg/app"
 	"payments/pkg/app/apptest"
 	"payments/pkg/function"
 	"payments/pkg/function/paymentsapi"
-	"payments/pkg/function/services"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency"
 	"payments/pkg/store"
@@ -51,32 +52,37 @@ func checkCode(t *testing.T, r apptest.Result, status int, code string) {
 }
 
 // TestIdempotencyKeyHeader sends each bad Idempotency-Key to each of the
-// routes that take one, at the function template.yaml wires it to: a 400
-// naming the header, before anything is done. Other routes ignore the
-// header.
+// routes that take one, the routes docs/openapi.yaml gives the header, at
+// the function template.yaml wires it to: a 400 naming the header, before
+// anything is done, drawn on the company's money bucket. Every other route
+// ignores the header, and draws on no money bucket.
 func TestIdempotencyKeyHeader(t *testing.T) {
-	tpl, err := samtemplate.Load("../../template.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	env := apptest.NewAuthTestEnv(t)
 	_, clientID, key := env.CreateCompany(t, "Keys "+uuid.NewString()[:6])
 	auth := "Bearer " + env.MustToken(t, clientID, key)
+	// The money bucket's burst is its own, so that an answer's
+	// RateLimit-Limit tells the class of its route.
+	cfg := env.Cfg
+	cfg.CompanyLimits.Money.Burst = max(cfg.CompanyLimits.Read.Burst, cfg.CompanyLimits.Reveal.Burst) + 1
+	moneyBurst := strconv.Itoa(cfg.CompanyLimits.Money.Burst)
+	dirs := routeFunctions(t)
 	handlers := map[string]function.HTTPHandler{}
-	serving := func(method, path string) function.HTTPHandler {
-		for _, fn := range tpl.Functions() {
-			if !slices.Contains(fn.Routes, samtemplate.Route{Method: method, Path: httpapi.BasePath + path}) {
-				continue
-			}
-			if handlers[fn.Dir] == nil {
-				if handlers[fn.Dir], err = app.HTTPFunctions[fn.Dir](context.Background(), apptest.Recording(env.Cfg, fn.Dir)); err != nil {
-					t.Fatal(err)
-				}
-			}
-			return handlers[fn.Dir]
+	serving := func(route string) function.HTTPHandler {
+		dir, ok := dirs[route]
+		if !ok {
+			t.Fatalf("no function of template.yaml serves %s", route)
 		}
-		t.Fatalf("no function of template.yaml serves %s %s", method, path)
-		return nil
+		if handlers[dir] == nil {
+			var err error
+			if handlers[dir], err = app.HTTPFunctions[dir].New(context.Background(), apptest.Recording(cfg, dir)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return handlers[dir]
+	}
+	// target is path with a new id in each of its parameters.
+	target := func(path string) string {
+		return pathParam.ReplaceAllStringFunc(path, func(string) string { return uuid.NewString() })
 	}
 	bad := []struct{ name, value string }{
 		{"empty", ""},
@@ -86,29 +92,57 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 		{"DEL", "a\x7fb"},
 		{"a comma: two values", "a,b"},
 	}
-	for _, pattern := range services.IdempotentRoutes {
+	money := apitest.Default(t).IdempotentRoutes()
+	if len(money) == 0 {
+		t.Fatal("docs/openapi.yaml gives no route an Idempotency-Key")
+	}
+	for _, pattern := range money {
 		method, path, _ := strings.Cut(pattern, " ")
-		h := serving(method, path)
-		target := strings.ReplaceAll(path, "{id}", uuid.NewString())
+		h := serving(pattern)
 		for _, tt := range bad {
 			t.Run(pattern+"/"+tt.name, func(t *testing.T) {
-				res := apptest.AuthTestCall(t, h, apptest.AuthTestEvent(method, httpapi.BasePath+target, "10.9.9.9",
+				res := apptest.AuthTestCall(t, h, apptest.AuthTestEvent(method, httpapi.BasePath+target(path), "10.9.9.9",
 					map[string]string{"authorization": auth, idempotency.Header: tt.value}, "{}"))
 				body := apptest.DecodeErrorBody(t, res.Body)
 				if res.StatusCode != 400 || body.Code != "INVALID_FIELD" || body.Field != idempotency.Header ||
 					body.Message != "Idempotency-Key: must be 1 to 255 printable ASCII characters" {
 					t.Fatalf("%d %s", res.StatusCode, res.Body)
 				}
+				if got := apitest.Header(res.Headers).Get("RateLimit-Limit"); got != moneyBurst {
+					t.Fatalf("RateLimit-Limit %q, want the money bucket's %s", got, moneyBurst)
+				}
 			})
 		}
 	}
 	// A route that moves no money ignores the header.
-	res := apptest.AuthTestCall(t, serving("POST", "/wallets/calculate-transfer-fees"), apptest.AuthTestEvent("POST", httpapi.BasePath+"/wallets/calculate-transfer-fees",
-		"10.9.9.9", map[string]string{"authorization": auth, idempotency.Header: ""}, "{}"))
-	if body := apptest.DecodeErrorBody(t, res.Body); body.Field == idempotency.Header {
-		t.Fatalf("calculate-transfer-fees read the header: %s", res.Body)
+	for route := range dirs {
+		if slices.Contains(money, route) {
+			continue
+		}
+		method, path, _ := strings.Cut(route, " ")
+		h := serving(route)
+		t.Run(route, func(t *testing.T) {
+			ev := apptest.AuthTestEvent(method, httpapi.BasePath+target(path), "10.9.9.9",
+				map[string]string{"authorization": auth, idempotency.Header: ""}, "{}")
+			res, err := h(context.Background(), ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			apitest.CheckEvent(t, ev, res, false)
+			var body httpapi.ErrorBody
+			_ = json.Unmarshal([]byte(res.Body), &body) // an answer that is no error has no field
+			if body.Field == idempotency.Header {
+				t.Fatalf("%s read the header: %d %s", route, res.StatusCode, res.Body)
+			}
+			if got := apitest.Header(res.Headers).Get("RateLimit-Limit"); got == moneyBurst {
+				t.Fatalf("%s drew on the money bucket", route)
+			}
+		})
 	}
 }
+
+// pathParam is a parameter of a route's path ("{id}").
+var pathParam = regexp.MustCompile(`\{[^}]+\}`)
 
 // TestIdempotencyReplay: the same key and request answer the first
 // response again and move no money; another body, route or wallet with the
@@ -265,11 +299,12 @@ func TestIdempotencyLeaseOutlivesFunctions(t *testing.T) {
 		t.Fatal(err)
 	}
 	global := fmt.Sprint(tpl.Globals["Function"].(map[string]any)["Timeout"])
+	money := apitest.Default(t).IdempotentRoutes()
 	served := 0
 	for _, fn := range tpl.Functions() {
 		idempotent := false
 		for _, r := range fn.Routes {
-			idempotent = idempotent || slices.Contains(services.IdempotentRoutes, r.Method+" "+strings.TrimPrefix(r.Path, httpapi.BasePath))
+			idempotent = idempotent || slices.Contains(money, r.Method+" "+strings.TrimPrefix(r.Path, httpapi.BasePath))
 		}
 		if !idempotent {
 			continue

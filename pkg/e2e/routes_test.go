@@ -46,12 +46,12 @@ func templateHandlers(t testing.TB, cfg function.Config, built map[string]functi
 	for route, dir := range routeFunctions(t) {
 		h, ok := byDir[dir]
 		if !ok {
-			newHandler, known := app.HTTPFunctions[dir]
+			httpFn, known := app.HTTPFunctions[dir]
 			if !known {
 				t.Fatalf("%s: functions/%s has no constructor in app.HTTPFunctions", route, dir)
 			}
 			var err error
-			if h, err = newHandler(context.Background(), apptest.Recording(cfg, dir)); err != nil {
+			if h, err = httpFn.New(context.Background(), apptest.Recording(cfg, dir)); err != nil {
 				t.Fatalf("%s: %v", dir, err)
 			}
 			byDir[dir] = h

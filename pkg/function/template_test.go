@@ -32,12 +32,12 @@ func TestTemplateRoutesReachHandlers(t *testing.T) {
 		if len(fn.Routes) == 0 {
 			continue
 		}
-		newHandler, ok := app.HTTPFunctions[fn.Dir]
+		httpFn, ok := app.HTTPFunctions[fn.Dir]
 		if !ok {
 			t.Errorf("%s: functions/%s has no constructor in HTTPFunctions", fn.LogicalID, fn.Dir)
 			continue
 		}
-		h, err := newHandler(context.Background(), apptest.Recording(env.Cfg, fn.Dir))
+		h, err := httpFn.New(context.Background(), apptest.Recording(env.Cfg, fn.Dir))
 		if err != nil {
 			t.Fatalf("%s: %v", fn.LogicalID, err)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 )
@@ -17,12 +18,74 @@ type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 type Guard func(r *http.Request) (context.Context, error)
 
 // Middleware wraps the handler of one route, after the guard admitted the
-// request (the context carries the caller's identity). pattern is the
-// route's pattern as given to Handle ("POST /cards/{id}/fund"); next serves
-// the route and writes its errors itself. The HandlerFunc returned serves
-// the route instead, its error written through the catalogue; nil leaves
-// the route as it is.
-type Middleware func(pattern string, next http.Handler) HandlerFunc
+// request (the context carries the caller's identity). route is the route
+// as Handle registered it, its pattern and what it declared of itself
+// (RouteOption); next serves the route and writes its errors itself. The
+// HandlerFunc returned serves the route instead, its error written through
+// the catalogue; nil leaves the route as it is.
+type Middleware func(route Route, next http.Handler) HandlerFunc
+
+// A Route is a registered route as the router's middleware see it: its
+// pattern and what it declared of itself where it was registered (Money,
+// Reveal, BodyLimit). What follows from a declaration (the Idempotency-Key,
+// the bucket a company's request draws on) is the middleware's.
+type Route struct {
+	pattern string
+	money   bool
+	reveal  func(*http.Request) bool // nil: the route reveals nothing
+	maxBody int64                    // 0: MaxBodyBytes
+}
+
+// Pattern returns the route's pattern as given to Handle
+// ("POST /cards/{id}/fund").
+func (rt Route) Pattern() string { return rt.pattern }
+
+// MovesMoney reports whether the route declared that it moves or reserves
+// money (Money).
+func (rt Route) MovesMoney() bool { return rt.money }
+
+// Reveals reports whether r, a request to the route, reveals a secret (a
+// card's number): whether the route declared Reveal, and its condition
+// holds for r.
+func (rt Route) Reveals(r *http.Request) bool {
+	return rt.reveal != nil && rt.reveal(r)
+}
+
+// MaxBody returns the largest request body the route takes: MaxBodyBytes,
+// unless it declared more (BodyLimit).
+func (rt Route) MaxBody() int64 {
+	if rt.maxBody > 0 {
+		return rt.maxBody
+	}
+	return MaxBodyBytes
+}
+
+// A RouteOption declares something of a route where it is registered
+// (Handle), for the router's middleware to read (Route).
+type RouteOption func(*Route)
+
+// Money declares that the route moves or reserves money.
+func Money() RouteOption { return func(rt *Route) { rt.money = true } }
+
+// Reveal declares that the route reveals a secret (a card's number) to the
+// requests for which when is true; when nil, to every request. when reads
+// only the request's URL and headers: the body is the route's.
+func Reveal(when func(r *http.Request) bool) RouteOption {
+	if when == nil {
+		when = func(*http.Request) bool { return true }
+	}
+	return func(rt *Route) { rt.reveal = when }
+}
+
+// BodyLimit declares that the route takes request bodies of up to n bytes,
+// more than MaxBodyBytes (a bulk batch): a middleware that reads the body
+// reads that much. The route enforces its limit itself (ReadBodyLimit).
+func BodyLimit(n int64) RouteOption {
+	if n <= MaxBodyBytes {
+		panic("httpapi: a body limit below MaxBodyBytes")
+	}
+	return func(rt *Route) { rt.maxBody = n }
+}
 
 // Router serves the routes of one function under BasePath.
 type Router struct {
@@ -31,7 +94,7 @@ type Router struct {
 	guard      Guard
 	fallback   HandlerFunc
 	middleware []Middleware
-	routes     int
+	routes     []Route
 }
 
 // NewRouter returns a router whose routes write errors through errors and,
@@ -43,23 +106,28 @@ func NewRouter(errors Catalogue, guard Guard) *Router {
 // Use adds mw to the middleware of every route: the first added is the
 // outermost, and all run after the guard. Call it before any Handle.
 func (rt *Router) Use(mw Middleware) {
-	if rt.routes > 0 {
+	if len(rt.routes) > 0 {
 		panic("httpapi: Use after Handle")
 	}
 	rt.middleware = append(rt.middleware, mw)
 }
 
 // Handle registers h for pattern, a Go 1.22 pattern relative to BasePath
-// ("POST /wallets", "GET /wallet/transactions/{id}").
-func (rt *Router) Handle(pattern string, h HandlerFunc) {
+// ("POST /wallets", "GET /wallet/transactions/{id}"), with what opts
+// declare of the route ("POST /payment/payout" with Money()).
+func (rt *Router) Handle(pattern string, h HandlerFunc, opts ...RouteOption) {
 	method, path, ok := strings.Cut(pattern, " ")
 	if !ok {
 		panic("httpapi: pattern needs a method: " + pattern)
 	}
-	rt.routes++
+	route := Route{pattern: pattern}
+	for _, opt := range opts {
+		opt(&route)
+	}
+	rt.routes = append(rt.routes, route)
 	serve := rt.serving(h)
 	for i := len(rt.middleware) - 1; i >= 0; i-- {
-		if wrapped := rt.middleware[i](pattern, serve); wrapped != nil {
+		if wrapped := rt.middleware[i](route, serve); wrapped != nil {
 			serve = rt.serving(wrapped)
 		}
 	}
@@ -75,6 +143,10 @@ func (rt *Router) Handle(pattern string, h HandlerFunc) {
 		serve.ServeHTTP(w, r)
 	})
 }
+
+// Routes returns the routes registered, in the order Handle registered
+// them.
+func (rt *Router) Routes() []Route { return slices.Clone(rt.routes) }
 
 // serving returns h as an http.Handler that writes h's error through the
 // catalogue.

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -18,8 +19,8 @@ func TestRouterMiddleware(t *testing.T) {
 		return WithCompany(r.Context(), "c1"), nil
 	}
 	named := func(name string) Middleware {
-		return func(pattern string, next http.Handler) HandlerFunc {
-			if pattern != "POST /wrapped" {
+		return func(route Route, next http.Handler) HandlerFunc {
+			if route.Pattern() != "POST /wrapped" {
 				return nil
 			}
 			return func(w http.ResponseWriter, r *http.Request) error {
@@ -67,6 +68,57 @@ func TestRouterMiddleware(t *testing.T) {
 		}
 	}()
 	rt.Use(named("late"))
+}
+
+// TestRouteDeclarations: what a route declares where it is registered is
+// what the middleware see of it, and what Routes lists, in order.
+func TestRouteDeclarations(t *testing.T) {
+	type seen struct {
+		pattern string
+		money   bool
+		reveals [2]bool // without and with ?reveal=true
+		maxBody int64
+	}
+	see := func(rt Route) seen {
+		plain := httptest.NewRequest("GET", "/x", nil)
+		asked := httptest.NewRequest("GET", "/x?reveal=true", nil)
+		return seen{rt.Pattern(), rt.MovesMoney(), [2]bool{rt.Reveals(plain), rt.Reveals(asked)}, rt.MaxBody()}
+	}
+	var wrapped []seen
+	rt := NewRouter(testCatalogue, nil)
+	rt.Use(func(route Route, next http.Handler) HandlerFunc {
+		wrapped = append(wrapped, see(route))
+		return nil
+	})
+	asked := func(r *http.Request) bool { return r.URL.Query().Get("reveal") == "true" }
+	h := func(http.ResponseWriter, *http.Request) error { return nil }
+	rt.Handle("GET /things", h)
+	rt.Handle("POST /things", h, Money())
+	rt.Handle("POST /things/bulk", h, Money(), BodyLimit(4<<20))
+	rt.Handle("GET /things/{id}", h, Reveal(asked))
+	rt.Handle("POST /things/{id}/reveal", h, Reveal(nil))
+	want := []seen{
+		{"GET /things", false, [2]bool{false, false}, MaxBodyBytes},
+		{"POST /things", true, [2]bool{false, false}, MaxBodyBytes},
+		{"POST /things/bulk", true, [2]bool{false, false}, 4 << 20},
+		{"GET /things/{id}", false, [2]bool{false, true}, MaxBodyBytes},
+		{"POST /things/{id}/reveal", false, [2]bool{true, true}, MaxBodyBytes},
+	}
+	var listed []seen
+	for _, route := range rt.Routes() {
+		listed = append(listed, see(route))
+	}
+	for name, got := range map[string][]seen{"the middleware": wrapped, "Routes": listed} {
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s saw\n%v, want\n%v", name, got, want)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("BodyLimit(MaxBodyBytes) did not panic")
+		}
+	}()
+	BodyLimit(MaxBodyBytes)
 }
 
 // TestEveryAnswerIsPrivate: every answer, a route's, an error's, an

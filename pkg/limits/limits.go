@@ -21,7 +21,9 @@ import (
 // Class is a route class: the routes whose requests draw on one bucket.
 type Class string
 
-// The route classes (services.RouteClass says which routes are which).
+// The route classes: services.RouteClass says which requests are which, from
+// what each route declares where it is registered (httpapi.Money,
+// httpapi.Reveal).
 const (
 	// Read is every route that moves no money: reads, and the writes that
 	// create or change no more than a record (a customer, a webhook

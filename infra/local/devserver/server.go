@@ -128,7 +128,7 @@ func Build(ctx context.Context, t *samtemplate.Template, r Resources, client *sq
 			log.Debug("CodeDeploy hook: run by deployments in AWS, not locally", "function", fn.Dir)
 			continue
 		}
-		newHTTP := app.HTTPFunctions[fn.Dir]
+		newHTTP := app.HTTPFunctions[fn.Dir].New
 		newSQS := app.SQSFunctions[fn.Dir]
 		newSchedule := app.ScheduleFunctions[fn.Dir]
 		if newHTTP == nil && newSQS == nil && newSchedule == nil {

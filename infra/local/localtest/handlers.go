@@ -49,7 +49,7 @@ func HTTPHandlers(t testing.TB, tpl *samtemplate.Template, res devserver.Resourc
 	t.Helper()
 	hs := map[string]function.HTTPHandler{}
 	for _, fn := range tpl.Functions() {
-		newHandler := app.HTTPFunctions[fn.Dir]
+		newHandler := app.HTTPFunctions[fn.Dir].New
 		if len(fn.Routes) == 0 || newHandler == nil {
 			continue
 		}

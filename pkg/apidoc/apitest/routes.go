@@ -8,6 +8,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 )
 
 // Operation is one operation of the document, named by its method and its
@@ -110,6 +111,18 @@ func (c *Contract) Operations() []Operation {
 		}
 	}
 	slices.SortFunc(out, func(a, b Operation) int { return strings.Compare(a.String(), b.String()) })
+	return out
+}
+
+// IdempotentRoutes returns the routes ("METHOD /path") whose operation
+// takes the Idempotency-Key header: the routes that move money, sorted.
+func (c *Contract) IdempotentRoutes() []string {
+	var out []string
+	for _, o := range c.Operations() {
+		if slices.ContainsFunc(o.Params("header"), func(name string) bool { return strings.EqualFold(name, idempotency.Header) }) {
+			out = append(out, o.String())
+		}
+	}
 	return out
 }
 

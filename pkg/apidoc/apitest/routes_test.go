@@ -1,6 +1,7 @@
 package apitest
 
 import (
+	"slices"
 	"testing"
 
 	"payments/pkg/httpapi"
@@ -50,6 +51,28 @@ func TestFind(t *testing.T) {
 		o, ok := c.Find(tc.method, tc.target)
 		if got := map[bool]string{true: o.String()}[ok]; got != tc.want {
 			t.Errorf("%s %s: %q, want %q", tc.method, tc.target, got, tc.want)
+		}
+	}
+}
+
+// TestIdempotentRoutes: the routes whose operation takes Idempotency-Key,
+// and only those.
+func TestIdempotentRoutes(t *testing.T) {
+	got := Default(t).IdempotentRoutes()
+	for _, tc := range []struct {
+		route string
+		want  bool
+	}{
+		{"POST /payment/payout", true},
+		{"POST /payment/payouts/bulk", true},
+		{"POST /cards/{id}/fund", true},
+		{"POST /sandbox/cards/{id}/captures", true},
+		{"GET /payment/payouts/bulk", false},
+		{"POST /partner/wallets/preview-conversion", false},
+		{"POST /cards/{id}/reveal-sessions", false},
+	} {
+		if slices.Contains(got, tc.route) != tc.want {
+			t.Errorf("%s: among the idempotent routes %v, want %v", tc.route, !tc.want, tc.want)
 		}
 	}
 }

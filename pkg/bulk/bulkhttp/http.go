@@ -34,7 +34,7 @@ const DefaultLimit = 20
 //	GET  /payment/payouts/bulk/{batchId}/report.csv         its report
 func Routes(rt *httpapi.Router, svc *bulk.Service) {
 	h := handlers{svc}
-	rt.Handle("POST /payment/payouts/bulk", h.submit)
+	rt.Handle("POST /payment/payouts/bulk", h.submit, httpapi.Money(), httpapi.BodyLimit(MaxBodyBytes))
 	rt.Handle("GET /payment/payouts/bulk", h.list)
 	rt.Handle("GET /payment/payouts/bulk/{batchId}", h.get)
 	rt.Handle("GET /payment/payouts/bulk/{batchId}/items", h.items)

@@ -17,7 +17,7 @@ import (
 // their literal segments instead. Those two, more specific, keep their
 // paths; this one serves /cards/disputes/{id} alone.
 func disputeRoutes(rt *httpapi.Router, h handlers) {
-	rt.Handle("POST /cards/transactions/{id}/disputes", h.openDispute)
+	rt.Handle("POST /cards/transactions/{id}/disputes", h.openDispute, httpapi.Money())
 	rt.Handle("GET /cards/disputes", h.disputes)
 	rt.Handle("GET /cards/{collection}/{id}", h.dispute)
 }

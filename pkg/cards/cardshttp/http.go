@@ -18,30 +18,35 @@ import (
 // RevealsPageSize is the default page size of GET /cards/{id}/reveals.
 const RevealsPageSize = 20
 
-// RevealRoute is the route that reveals a card's number and CVV when asked
-// with RevealParam=true, and RevealSessionRoute the one that opens a reveal
-// session; services.RouteClass counts those requests apart (limits.Reveal).
-const (
-	RevealRoute        = "GET /cards/{id}"
-	RevealParam        = "reveal"
-	RevealSessionRoute = "POST /cards/{id}/reveal-sessions"
-)
+// Revealing reports whether r, a request to GET /cards/{id}, asks for the
+// card's number and CVV (?reveal=true): those requests, and every request
+// to POST /cards/{id}/reveal-sessions, are registered as reveals
+// (httpapi.Reveal), which the company's limits count apart. A malformed
+// reveal is refused by the route: it reveals nothing.
+func Revealing(r *http.Request) bool {
+	reveal, err := httpapi.ParseBool(r, revealParam, false)
+	return err == nil && reveal
+}
+
+// revealParam is the query parameter of GET /cards/{id} that asks for the
+// card's number and CVV.
+const revealParam = "reveal"
 
 // Routes registers the cards function's routes.
 func Routes(rt *httpapi.Router, svc *cards.Service) {
 	h := handlers{svc}
-	rt.Handle("POST /cards", h.issue)
+	rt.Handle("POST /cards", h.issue, httpapi.Money())
 	rt.Handle("GET /cards", h.list)
-	rt.Handle(RevealRoute, h.get)
+	rt.Handle("GET /cards/{id}", h.get, httpapi.Reveal(Revealing))
 	rt.Handle("GET /cards/{id}/reveals", h.reveals)
-	rt.Handle(RevealSessionRoute, h.revealSession)
+	rt.Handle("POST /cards/{id}/reveal-sessions", h.revealSession, httpapi.Reveal(nil))
 	rt.Handle("GET /cards/{id}/transactions", h.transactions)
 	rt.Handle("GET /cards/{id}/transactions/{transactionId}", h.transaction)
-	rt.Handle("POST /cards/{id}/fund", h.fund)
-	rt.Handle("POST /cards/{id}/withdraw", h.withdraw)
+	rt.Handle("POST /cards/{id}/fund", h.fund, httpapi.Money())
+	rt.Handle("POST /cards/{id}/withdraw", h.withdraw, httpapi.Money())
 	rt.Handle("PUT /cards/{id}/freeze", h.freeze)
 	rt.Handle("PUT /cards/{id}/unfreeze", h.unfreeze)
-	rt.Handle("POST /cards/{id}/terminate", h.terminate)
+	rt.Handle("POST /cards/{id}/terminate", h.terminate, httpapi.Money())
 	rt.Handle("GET /customers/{id}/cards", h.customerCards)
 	rt.Handle("GET /customers/{id}/transactions", h.customerTransactions)
 	disputeRoutes(rt, h)
@@ -94,7 +99,7 @@ func (h handlers) list(w http.ResponseWriter, r *http.Request) error {
 func (h handlers) get(w http.ResponseWriter, r *http.Request) error {
 	var o cards.ReadOptions
 	var err error
-	if o.Reveal, err = httpapi.ParseBool(r, RevealParam, false); err != nil {
+	if o.Reveal, err = httpapi.ParseBool(r, revealParam, false); err != nil {
 		return err
 	}
 	if o.IncludeRaw, err = httpapi.ParseBool(r, "includeRaw", false); err != nil {

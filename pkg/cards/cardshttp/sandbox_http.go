@@ -15,14 +15,14 @@ import (
 // only) on rt, behind the company token.
 func SandboxRoutes(rt *httpapi.Router, sb *cards.Sandbox) {
 	h := sandboxHandlers{sb}
-	rt.Handle("POST /sandbox/cards/{id}/authorizations", h.authorize)
-	rt.Handle("POST /sandbox/card-transactions/{transactionId}/settle", h.follow(cards.TxSettlement))
-	rt.Handle("POST /sandbox/card-transactions/{transactionId}/reverse", h.follow(cards.TxReversal))
-	rt.Handle("POST /sandbox/card-transactions/{transactionId}/refund", h.follow(cards.TxRefund))
-	rt.Handle("POST /sandbox/card-transactions/{transactionId}/expire", h.expire)
-	rt.Handle("POST /sandbox/cards/{id}/captures", h.capture)
-	rt.Handle("POST /sandbox/cards/{id}/refunds", h.refund)
-	rt.Handle("POST /sandbox/cards/{id}/terminate", h.terminate)
+	rt.Handle("POST /sandbox/cards/{id}/authorizations", h.authorize, httpapi.Money())
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/settle", h.follow(cards.TxSettlement), httpapi.Money())
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/reverse", h.follow(cards.TxReversal), httpapi.Money())
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/refund", h.follow(cards.TxRefund), httpapi.Money())
+	rt.Handle("POST /sandbox/card-transactions/{transactionId}/expire", h.expire, httpapi.Money())
+	rt.Handle("POST /sandbox/cards/{id}/captures", h.capture, httpapi.Money())
+	rt.Handle("POST /sandbox/cards/{id}/refunds", h.refund, httpapi.Money())
+	rt.Handle("POST /sandbox/cards/{id}/terminate", h.terminate, httpapi.Money())
 }
 
 type sandboxHandlers struct{ sb *cards.Sandbox }

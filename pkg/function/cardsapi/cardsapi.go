@@ -42,8 +42,8 @@ var Errors = function.Catalogue(cardshttp.Errors, customershttp.Errors, walletsh
 
 // New builds the cards function behind the token guard: /cards… and
 // GET /customers/{id}/cards and /transactions. Issuing, funding,
-// withdrawing and terminating take an Idempotency-Key
-// (services.IdempotentRoutes).
+// withdrawing, terminating and opening a dispute take an Idempotency-Key
+// (services.Idempotent: their routes move money).
 //
 // Its caches are its own (base.NewCaches): they live as long as the
 // Lambda instance.

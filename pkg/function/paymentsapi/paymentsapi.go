@@ -41,8 +41,9 @@ var Errors = function.Catalogue(paymentshttp.Errors, bulkhttp.Errors, walletshtt
 // production mode, which has no operator adapter yet (operator.None), it
 // serves the reads and refuses new payouts, batches and collections with
 // 503 before anything is written. Payouts, batches and collections take an
-// Idempotency-Key (services.IdempotentRoutes). Its caches are its own
-// (base.NewCaches): they live as long as the Lambda instance.
+// Idempotency-Key (services.Idempotent: their routes move money). Its
+// caches are its own (base.NewCaches): they live as long as the Lambda
+// instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
 	return NewWith(ctx, cfg, base.NewCaches(time.Now))
 }

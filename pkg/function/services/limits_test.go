@@ -7,20 +7,33 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"payments/pkg/apidoc/apitest"
+	"payments/pkg/auth/authhttp"
+	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards/cardshttp"
+	"payments/pkg/companies/companieshttp"
+	"payments/pkg/customers/customershttp"
+	"payments/pkg/debts/debtshttp"
+	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/paymentsapi"
 	"payments/pkg/function/services"
+	"payments/pkg/fx/fxhttp"
 	"payments/pkg/httpapi"
 	"payments/pkg/limits"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/metrics"
+	"payments/pkg/payments/paymentshttp"
+	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store/storetest"
+	"payments/pkg/wallets/walletshttp"
+	"payments/pkg/webhooks/webhookshttp"
 )
 
 // testClock is a clock the test moves.
@@ -55,8 +68,8 @@ func limitedRouter(t *testing.T, mw httpapi.Middleware) http.Handler {
 		return nil
 	}
 	rt.Handle("GET /wallets", ok)
-	rt.Handle("POST /payment/payout", ok)
-	rt.Handle(cardshttp.RevealRoute, ok)
+	rt.Handle("POST /payment/payout", ok, httpapi.Money())
+	rt.Handle("GET /cards/{id}", ok, httpapi.Reveal(cardshttp.Revealing))
 	rt.Handle("GET /missing", func(http.ResponseWriter, *http.Request) error { return httpapi.ErrRouteNotFound })
 	return rt
 }
@@ -185,8 +198,46 @@ func TestCompanyLimitsFailOpen(t *testing.T) {
 	}
 }
 
-// TestRouteClass: the one rule of route classes.
+// TestRouteClass: the one rule of route classes, over the routes as their
+// packages register them: a reveal (GET /cards/{id}?reveal=true, a reveal
+// session) is Reveal, the routes that move money are Money, and they are
+// exactly the routes the contract (docs/openapi.yaml) gives an
+// Idempotency-Key; every other route is Read.
 func TestRouteClass(t *testing.T) {
+	// Every route package, each on a router of its own, as the functions
+	// mount them (their services are not called here).
+	registrations := []func(rt *httpapi.Router){
+		func(rt *httpapi.Router) { paymentshttp.Routes(rt, nil) },
+		func(rt *httpapi.Router) { paymentshttp.AdminRoutes(rt, nil) },
+		func(rt *httpapi.Router) { bulkhttp.Routes(rt, nil) },
+		func(rt *httpapi.Router) { cardshttp.Routes(rt, nil) },
+		func(rt *httpapi.Router) { cardshttp.SandboxRoutes(rt, nil) },
+		func(rt *httpapi.Router) { walletshttp.Routes(rt, nil) },
+		func(rt *httpapi.Router) { walletshttp.PaymentRoutes(rt, nil) },
+		func(rt *httpapi.Router) { walletshttp.AdminRoutes(rt, nil) },
+		func(rt *httpapi.Router) { fxhttp.Routes(rt, nil) },
+		func(rt *httpapi.Router) { fxhttp.ConversionRoutes(rt, nil) },
+		func(rt *httpapi.Router) { fxhttp.AdminRoutes(rt, nil, nil) },
+		func(rt *httpapi.Router) { feeshttp.Routes(rt, nil, nil) },
+		func(rt *httpapi.Router) { feeshttp.AdminRoutes(rt, nil, nil) },
+		func(rt *httpapi.Router) { debtshttp.Routes(rt, nil) },
+		func(rt *httpapi.Router) { customershttp.Routes(rt, nil) },
+		func(rt *httpapi.Router) { customershttp.ReviewRoutes(rt, nil) },
+		func(rt *httpapi.Router) { webhookshttp.Routes(rt, nil) },
+		func(rt *httpapi.Router) { webhookshttp.EndpointRoutes(rt, nil) },
+		func(rt *httpapi.Router) { webhookshttp.AdminRoutes(rt, nil) },
+		func(rt *httpapi.Router) { companieshttp.AdminRoutes(rt, nil) },
+		func(rt *httpapi.Router) { reconcilehttp.AdminRoutes(rt, nil) },
+		func(rt *httpapi.Router) { authhttp.Routes(rt, nil) },
+	}
+	routes := map[string]httpapi.Route{}
+	for _, register := range registrations {
+		rt := httpapi.NewRouter(nil, nil)
+		register(rt)
+		for _, route := range rt.Routes() {
+			routes[route.Pattern()] = route
+		}
+	}
 	tests := []struct {
 		pattern, query string
 		want           limits.Class
@@ -195,22 +246,38 @@ func TestRouteClass(t *testing.T) {
 		{"POST /customers", "", limits.Read},
 		{"PUT /cards/{id}/freeze", "", limits.Read},
 		{"POST /webhooks/endpoints", "", limits.Read},
-		{cardshttp.RevealRoute, "", limits.Read},
-		{cardshttp.RevealRoute, "reveal=false", limits.Read},
-		{cardshttp.RevealRoute, "reveal=yes", limits.Read}, // refused 400 by the route
-		{cardshttp.RevealRoute, "reveal=true", limits.Reveal},
+		{"GET /cards/{id}", "", limits.Read},
+		{"GET /cards/{id}", "reveal=false", limits.Read},
+		{"GET /cards/{id}", "reveal=yes", limits.Read}, // refused 400 by the route
+		{"GET /cards/{id}", "reveal=true", limits.Reveal},
+		{"POST /cards/{id}/reveal-sessions", "", limits.Reveal},
 		{"GET /cards/{id}/reveals", "reveal=true", limits.Read},
+		{"POST /partner/wallets/preview-conversion", "", limits.Read},
 	}
-	for _, p := range services.IdempotentRoutes {
+	money := apitest.Default(t).IdempotentRoutes()
+	if len(money) == 0 {
+		t.Fatal("the contract gives no route an Idempotency-Key")
+	}
+	for _, p := range money {
 		tests = append(tests, struct {
 			pattern, query string
 			want           limits.Class
 		}{p, "", limits.Money})
 	}
 	for _, tt := range tests {
+		route, ok := routes[tt.pattern]
+		if !ok {
+			t.Errorf("no route package registers %s", tt.pattern)
+			continue
+		}
 		r := httptest.NewRequest("GET", "/x?"+tt.query, nil)
-		if got := services.RouteClass(tt.pattern, r); got != tt.want {
+		if got := services.RouteClass(route, r); got != tt.want {
 			t.Errorf("RouteClass(%s ?%s) = %s, want %s", tt.pattern, tt.query, got, tt.want)
+		}
+	}
+	for pattern, route := range routes {
+		if route.MovesMoney() && !slices.Contains(money, pattern) {
+			t.Errorf("%s moves money, but docs/openapi.yaml gives it no Idempotency-Key", pattern)
 		}
 	}
 }

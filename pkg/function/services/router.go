@@ -6,11 +6,8 @@ package services
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"time"
 
-	"payments/pkg/bulk/bulkhttp"
-	"payments/pkg/cards/cardshttp"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
@@ -46,62 +43,28 @@ func CompanyLimits(cfg function.Config, db *store.DB, now func() time.Time) (htt
 	return m.Wrap, nil
 }
 
-// RouteClass is the one rule that says which bucket a company's request
-// draws on: a card's reveal (cardshttp.RevealRoute with ?reveal=true, and
-// cardshttp.RevealSessionRoute) is limits.Reveal, the routes that move money (IdempotentRoutes) are
-// limits.Money, and every other route, read or write, is limits.Read.
-// pattern is the route's, as the router registered it.
-func RouteClass(pattern string, r *http.Request) limits.Class {
-	if pattern == cardshttp.RevealSessionRoute {
+// RouteClass is the one rule that says what a route's declarations
+// (httpapi.Money, httpapi.Reveal, where the route package registers it)
+// mean for a company's request: a request that reveals a secret (a card's
+// number, a reveal session) draws on the limits.Reveal bucket; one to a
+// route that moves money on the limits.Money bucket, and such a route
+// honours Idempotency-Key (Idempotent, docs/idempotency.md); every other
+// request, read or write, draws on limits.Read.
+func RouteClass(route httpapi.Route, r *http.Request) limits.Class {
+	switch {
+	case route.Reveals(r):
 		return limits.Reveal
-	}
-	if pattern == cardshttp.RevealRoute {
-		// A malformed reveal is refused by the route: it reveals nothing.
-		if reveal, err := httpapi.ParseBool(r, cardshttp.RevealParam, false); err == nil && reveal {
-			return limits.Reveal
-		}
-	}
-	if slices.Contains(IdempotentRoutes, pattern) {
+	case route.MovesMoney():
 		return limits.Money
 	}
 	return limits.Read
 }
 
-// IdempotentRoutes are the routes that move money, the one list of those
-// that honour Idempotency-Key (docs/idempotency.md). The functions that
-// serve them (payments, cards, wallets, card-network) each mount
-// Idempotent; the others serve none of them.
-var IdempotentRoutes = []string{
-	// payments
-	"POST /payment/payout",
-	"POST /payment/collect",
-	// cards
-	"POST /cards",
-	"POST /cards/{id}/fund",
-	"POST /cards/{id}/withdraw",
-	"POST /cards/{id}/terminate",
-	"POST /cards/transactions/{id}/disputes",
-	"POST /payment/payouts/bulk",
-	// wallets
-	"POST /partner/wallets/xaf-usd-conversion",
-	"POST /wallets/deposit",
-	"POST /wallets/{id}/transfer-internal",
-	"POST /wallets/fund",
-	// card-network (sandbox mode)
-	"POST /sandbox/cards/{id}/authorizations",
-	"POST /sandbox/card-transactions/{transactionId}/settle",
-	"POST /sandbox/card-transactions/{transactionId}/reverse",
-	"POST /sandbox/card-transactions/{transactionId}/refund",
-	"POST /sandbox/card-transactions/{transactionId}/expire",
-	"POST /sandbox/cards/{id}/captures",
-	"POST /sandbox/cards/{id}/refunds",
-	"POST /sandbox/cards/{id}/terminate",
-}
-
-// Idempotent returns the middleware that serves IdempotentRoutes with
-// Idempotency-Key, keeping the keys in db.
+// Idempotent returns the middleware that serves the routes that move money
+// (httpapi.Money) with Idempotency-Key, keeping the keys in db. The
+// functions that serve them (payments, cards, wallets, card-network) each
+// mount it; the others serve none of them.
 func Idempotent(db *store.DB) httpapi.Middleware {
-	k := &idempotencyhttp.Keys{Store: store.NewIdempotency(db), Routes: IdempotentRoutes,
-		BodyLimits: map[string]int64{"POST /payment/payouts/bulk": bulkhttp.MaxBodyBytes}}
+	k := &idempotencyhttp.Keys{Store: store.NewIdempotency(db)}
 	return k.Wrap
 }

@@ -45,8 +45,8 @@ func productionConfig() function.Config {
 func TestProductionBuildsNoSandboxStore(t *testing.T) {
 	ctx := context.Background()
 	build := map[string]func(function.Config) error{}
-	for name, newH := range app.HTTPFunctions {
-		build[name] = func(cfg function.Config) error { _, err := newH(ctx, cfg); return err }
+	for name, fn := range app.HTTPFunctions {
+		build[name] = func(cfg function.Config) error { _, err := fn.New(ctx, cfg); return err }
 	}
 	for name, newH := range app.SQSFunctions {
 		build[name] = func(cfg function.Config) error { _, err := newH(ctx, cfg); return err }

@@ -44,7 +44,7 @@ var Errors = function.Catalogue(walletshttp.Errors, fxhttp.Errors, feeshttp.Erro
 // GET /debts, the conversion quote and the movements between wallets at
 // the company's rates (conversions and deposits), behind the token guard.
 // The routes that move money take an Idempotency-Key
-// (services.IdempotentRoutes).
+// (services.Idempotent).
 //
 // Its caches are its own (base.NewCaches): they live as long as the
 // Lambda instance.

@@ -65,9 +65,14 @@ type depositResponse struct {
 // its wallets at its rates: POST /partner/wallets/xaf-usd-conversion, POST
 // /partner/wallets/preview-conversion and POST /wallets/deposit.
 func ConversionRoutes(rt *httpapi.Router, c *fx.Converter) {
-	rt.Handle("POST /partner/wallets/xaf-usd-conversion", conversionHandler(c.Convert, "Conversion completed successfully"))
+	rt.Handle("POST /partner/wallets/xaf-usd-conversion", conversionHandler(c.Convert, "Conversion completed successfully"), httpapi.Money())
 	rt.Handle("POST /partner/wallets/preview-conversion", conversionHandler(c.PreviewConversion, "Conversion previewed successfully"))
-	rt.Handle("POST /wallets/deposit", func(w http.ResponseWriter, r *http.Request) error {
+	rt.Handle("POST /wallets/deposit", depositHandler(c), httpapi.Money())
+}
+
+// depositHandler answers a deposit made by c.
+func depositHandler(c *fx.Converter) httpapi.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
 		cid, err := httpapi.Company(r)
 		if err != nil {
 			return err
@@ -88,7 +93,7 @@ func ConversionRoutes(rt *httpapi.Router, c *fx.Converter) {
 			SourceWallet:    walletshttp.NewWalletResponse(d.Source), DestinationWallet: walletshttp.NewWalletResponse(d.Destination),
 		})
 		return nil
-	})
+	}
 }
 
 // conversionHandler answers a conversion or its preview, made by do,

@@ -10,7 +10,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"slices"
 	"strconv"
 	"time"
 
@@ -27,37 +26,33 @@ import (
 // left in progress costs a retry the rest of the lease.
 const finishTimeout = 5 * time.Second
 
-// Keys serves the routes it wraps with Idempotency-Key. Its Wrap is an
-// httpapi.Middleware, which runs after the guard: a key belongs to the
-// company of the caller's token.
+// Keys serves the routes that move money with Idempotency-Key: those
+// registered with httpapi.Money. Its Wrap is an httpapi.Middleware, which
+// runs after the guard: a key belongs to the company of the caller's token.
 type Keys struct {
 	Store idempotency.Store
-	// Routes are the patterns wrapped, as given to httpapi.Router.Handle
-	// ("POST /payment/payout"); other routes are left alone.
-	Routes []string
-	// BodyLimits are the body sizes of the routes that take more than
-	// httpapi.MaxBodyBytes, by pattern (a bulk batch).
-	BodyLimits map[string]int64
 	// Now is the clock; nil is time.Now.
 	Now func() time.Time
 }
 
-// Wrap returns the handler of pattern with Idempotency-Key, or nil when
-// pattern is not one of k.Routes. A request without the header is served
-// by next as it is. With one, the first request with the key runs, its
-// context carrying the key it holds (WithHeld: the store records the
-// request's Effect with its movement of money), and its response is
-// stored (see Stored); the same request again gets that response with
-// Idempotent-Replayed: true; another request with the key is
+// Wrap returns the handler of route with Idempotency-Key, or nil when
+// route moves no money (httpapi.Route.MovesMoney). A request without the
+// header is served by next as it is. With one, the first request with the
+// key runs, its context carrying the key it holds (WithHeld: the store
+// records the request's Effect with its movement of money), and its
+// response is stored (see Stored); the same request again gets that
+// response with Idempotent-Replayed: true; another request with the key is
 // ErrKeyReused; the same request while the first still runs is
 // ErrKeyInUse. Once the first request's lease has ended, the same request
 // takes the key over: when the first committed an effect, next runs with
 // WithReplay and answers from it (Idempotent-Replayed: true), else it runs
-// again.
-func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
-	if !slices.Contains(k.Routes, pattern) {
+// again. The request is hashed with its body, read up to the route's
+// limit (httpapi.Route.MaxBody).
+func (k *Keys) Wrap(route httpapi.Route, next http.Handler) httpapi.HandlerFunc {
+	if !route.MovesMoney() {
 		return nil
 	}
+	limit := route.MaxBody()
 	return func(w http.ResponseWriter, r *http.Request) error {
 		key, ok, err := ParseKey(r)
 		if err != nil {
@@ -70,10 +65,6 @@ func (k *Keys) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
 		companyID, err := httpapi.Company(r)
 		if err != nil {
 			return err
-		}
-		limit := int64(httpapi.MaxBodyBytes)
-		if l, ok := k.BodyLimits[pattern]; ok {
-			limit = l
 		}
 		body, tooLarge, err := readBody(r, limit)
 		if err != nil {

@@ -31,7 +31,9 @@ import (
 )
 
 // keysTestEnv is the idempotency middleware on DynamoDB Local in front of
-// a handler the test drives (POST /moves), on a clock the test sets.
+// a handler the test drives, on a clock the test sets: POST /moves, a
+// route that moves money, POST /moves/bulk, one that also takes bodies of
+// up to bulkLimit, and POST /notes, one that moves none.
 type keysTestEnv struct {
 	t       *testing.T
 	handler http.Handler
@@ -55,10 +57,12 @@ func newKeysTestEnv(t *testing.T) *keysTestEnv {
 	guard := func(r *http.Request) (context.Context, error) {
 		return httpapi.WithCompany(r.Context(), r.Header.Get("X-Company")), nil
 	}
-	keys := &idempotencyhttp.Keys{Store: store.NewIdempotency(storetest.NewDB(t)), Routes: []string{"POST /moves"}, Now: e.clock.Now}
+	keys := &idempotencyhttp.Keys{Store: store.NewIdempotency(storetest.NewDB(t)), Now: e.clock.Now}
 	rt := httpapi.NewRouter(paymentsapi.Errors, guard)
 	rt.Use(keys.Wrap)
-	rt.Handle("POST /moves", e.serve)
+	rt.Handle("POST /moves", e.serve, httpapi.Money())
+	rt.Handle("POST /moves/bulk", e.serve, httpapi.Money(), httpapi.BodyLimit(bulkLimit))
+	rt.Handle("POST /notes", e.serve)
 	e.handler = rt
 	return e
 }
@@ -98,9 +102,17 @@ func (e *keysTestEnv) serve(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// bulkLimit is the body limit of POST /moves/bulk.
+const bulkLimit = 4 * httpapi.MaxBodyBytes
+
 // post sends POST /moves with key as company's.
 func (e *keysTestEnv) post(company, key, body string, query ...string) *httptest.ResponseRecorder {
-	target := httpapi.BasePath + "/moves"
+	return e.postTo("/moves", company, key, body, query...)
+}
+
+// postTo sends POST path with key as company's.
+func (e *keysTestEnv) postTo(path, company, key, body string, query ...string) *httptest.ResponseRecorder {
+	target := httpapi.BasePath + path
 	if len(query) > 0 {
 		target += "?" + query[0]
 	}
@@ -119,6 +131,48 @@ func (e *keysTestEnv) same(want, got *httptest.ResponseRecorder) {
 	if got.Code != want.Code || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) ||
 		got.Header().Get("Content-Type") != want.Header().Get("Content-Type") || got.Header().Get(idempotency.ReplayedHeader) != "true" {
 		e.t.Fatalf("not a replay of %d %q: %d %v %q", want.Code, want.Body, got.Code, got.Header(), got.Body)
+	}
+}
+
+// TestIdempotencyOnTheRoutesThatMoveMoney: the middleware takes the routes
+// registered with httpapi.Money, reading their bodies up to their declared
+// limit; a body past it is left to the route, unclaimed, and a route that
+// moves no money ignores the header.
+func TestIdempotencyOnTheRoutesThatMoveMoney(t *testing.T) {
+	e := newKeysTestEnv(t)
+	large := `{"pad":"` + strings.Repeat("x", 2*httpapi.MaxBodyBytes) + `"}`
+	tooLarge := `{"pad":"` + strings.Repeat("x", bulkLimit) + `"}`
+	tests := []struct {
+		name, path, key, body string
+		replayed              bool
+	}{
+		{"a money route", "/moves", uuid.NewString(), `{"amount":1}`, true},
+		{"a body past MaxBodyBytes: the route's to refuse", "/moves", uuid.NewString(), large, false},
+		{"a route that takes large bodies", "/moves/bulk", uuid.NewString(), large, true},
+		{"a body past the route's limit", "/moves/bulk", uuid.NewString(), tooLarge, false},
+		{"a route that moves no money", "/notes", uuid.NewString(), `{"amount":1}`, false},
+		{"a route that moves no money, a bad key", "/notes", "", `{"amount":1}`, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			company := uuid.NewString()
+			first := e.postTo(tt.path, company, tt.key, tt.body)
+			if first.Code != 201 {
+				t.Fatalf("first: %d %s", first.Code, first.Body)
+			}
+			calls := e.calls.Load()
+			again := e.postTo(tt.path, company, tt.key, tt.body)
+			if tt.replayed {
+				e.same(first, again)
+				if e.calls.Load() != calls {
+					t.Fatal("the handler ran again")
+				}
+				return
+			}
+			if again.Code != 201 || again.Header().Get(idempotency.ReplayedHeader) != "" || e.calls.Load() != calls+1 {
+				t.Fatalf("again: %d %v %s, the handler ran %d times more", again.Code, again.Header(), again.Body, e.calls.Load()-calls)
+			}
+		})
 	}
 }
 

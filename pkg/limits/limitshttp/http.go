@@ -21,12 +21,13 @@ const (
 )
 
 // Middleware limits each company's requests. Buckets keeps the buckets,
-// Limits sets them, Classify says the class of a route (its pattern, as
-// the router registered it) for a request, and Now is the clock.
+// Limits sets them, Classify says the class of a request to a route (as
+// the router registered it, with what it declared of itself), and Now is
+// the clock.
 type Middleware struct {
 	Buckets  limits.Bucket
 	Limits   limits.Limits
-	Classify func(pattern string, r *http.Request) limits.Class
+	Classify func(route httpapi.Route, r *http.Request) limits.Class
 	Now      func() time.Time
 }
 
@@ -42,14 +43,14 @@ type Middleware struct {
 // would turn a table's trouble into every route's 429, the routes
 // themselves failing anyway when the table is down; the API's throttles
 // (template.yaml) still bound the stage.
-func (m *Middleware) Wrap(pattern string, next http.Handler) httpapi.HandlerFunc {
+func (m *Middleware) Wrap(route httpapi.Route, next http.Handler) httpapi.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) error {
 		company, err := httpapi.Company(r)
 		if err != nil {
 			return err // no company: the guard did not run
 		}
 		ctx := r.Context()
-		class := m.Classify(pattern, r)
+		class := m.Classify(route, r)
 		lim := m.Limits.For(class)
 		d, err := m.Buckets.Take(ctx, company, class, lim, m.Now())
 		if err != nil {

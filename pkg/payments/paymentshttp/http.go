@@ -173,8 +173,8 @@ func errorMessage(p payments.Payment) *string {
 //	GET  /payment/guideline                               the payment guideline
 func Routes(rt *httpapi.Router, svc *payments.Service) {
 	h := handlers{svc}
-	rt.Handle("POST /payment/payout", h.payout)
-	rt.Handle("POST /payment/collect", h.collect)
+	rt.Handle("POST /payment/payout", h.payout, httpapi.Money())
+	rt.Handle("POST /payment/collect", h.collect, httpapi.Money())
 	rt.Handle("GET /payment/transactions", h.list)
 	rt.Handle("GET /payment/transactions/{transactionId}/status", h.status)
 	rt.Handle("GET /payment/guideline", h.guideline)

@@ -32,8 +32,8 @@ func Routes(rt *httpapi.Router, svc *wallets.Service) {
 	rt.Handle("GET /wallet/transactions", h.transactions)
 	rt.Handle("GET /wallet/transactions/{id}", h.transaction)
 	rt.Handle("GET /wallet/transactions/wallet/{walletId}", h.walletTransactions)
-	rt.Handle("POST /wallets/{id}/transfer-internal", h.transferInternal)
-	rt.Handle("POST /wallets/fund", h.fund)
+	rt.Handle("POST /wallets/{id}/transfer-internal", h.transferInternal, httpapi.Money())
+	rt.Handle("POST /wallets/fund", h.fund, httpapi.Money())
 }
 
 // PaymentRoutes registers the read-only balance route of the payments
