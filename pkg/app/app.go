@@ -18,6 +18,7 @@ import (
 	"payments/pkg/function/cardsapi"
 	"payments/pkg/function/cardworker"
 	"payments/pkg/function/customersapi"
+	"payments/pkg/function/dashboard"
 	"payments/pkg/function/deploycheck"
 	"payments/pkg/function/fundworker"
 	"payments/pkg/function/issuerauthorizations"
@@ -57,6 +58,7 @@ var HTTPFunctions = map[string]func(context.Context, function.Config) (function.
 	"issuer-webhooks":       issuerwebhooks.New,
 	"issuer-authorizations": withCaches(issuerauthorizations.NewWith),
 	"openapi":               openapi.New,
+	"dashboard":             dashboard.New,
 	"stripe-webhooks":       withCaches(stripewebhooks.NewWith),
 	"operator-callbacks":    operatorcallbacks.New,
 }
@@ -69,6 +71,7 @@ var Catalogues = map[string]httpapi.Catalogue{
 	"wallets": walletsapi.Errors, "payments": paymentsapi.Errors,
 	"webhooks": webhooksapi.Errors, "customers": customersapi.Errors, "cards": cardsapi.Errors, "card-network": cardnetwork.Errors,
 	"issuer-webhooks": issuerwebhooks.Errors, "issuer-authorizations": issuerauthorizations.Errors, "openapi": openapi.Errors,
+	"dashboard":          dashboard.Errors,
 	"stripe-webhooks":    stripewebhooks.Errors,
 	"operator-callbacks": operatorcallbacks.Errors,
 }
