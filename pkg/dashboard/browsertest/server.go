@@ -11,11 +11,9 @@ import (
 	"context"
 	"net/http/httptest"
 	"testing"
-	"time"
 
 	"payments/pkg/app/apptest"
 	"payments/pkg/dashboard/dashboardtest"
-	dashboardfn "payments/pkg/function/dashboard"
 	"payments/pkg/identity"
 )
 
@@ -46,9 +44,8 @@ type Server struct {
 	Env *apptest.PaymentsTestEnv
 }
 
-// Start serves the dashboard function's handler (dashboardfn.Handler) over
-// a fresh table, its AWS calls recorded as the dashboard's
-// (apptest.Recording), and seeds it through the console and the wallets
+// Start serves the dashboard function's handler (apptest.Dashboard) over a
+// fresh table, its AWS calls recorded as the dashboard's, and seeds it through the console and the wallets
 // function: an approved company whose XAF wallet holds SeededPayin on its
 // payin balance and SeededPayout on its payout balance, and, in the pool,
 // its owner OwnerEmail with the temporary password TemporaryPassword.
@@ -64,11 +61,7 @@ func Start(t *testing.T) *Server {
 	if err := pool.CreateUser(context.Background(), company, OwnerEmail, identity.Owner, TemporaryPassword); err != nil {
 		t.Fatal(err)
 	}
-	h, err := dashboardfn.Handler(context.Background(), apptest.Recording(env.Cfg, "dashboard"), pool, time.Now)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h) // on 127.0.0.1: its cookies are not Secure
+	srv := httptest.NewServer(apptest.Dashboard(t, env.Cfg, pool)) // on 127.0.0.1: its cookies are not Secure
 	t.Cleanup(srv.Close)
 	return &Server{URL: srv.URL, Pool: pool, CompanyID: company, WalletID: wallet, Env: env}
 }
