@@ -139,9 +139,9 @@ func TestContentSecurityPolicy(t *testing.T) {
 	}
 	// The check can fail: an inline script, which the CSP refuses, is
 	// reported on the console.
+	n := len(b.Problems())
 	do(t, b, "add an inline script", chromedp.Evaluate[chromedp.Void](
 		`document.body.appendChild(Object.assign(document.createElement("script"), {textContent: "window.inlineRan = true"}))`))
-	n := len(b.Problems())
 	if p := b.WaitProblems(t, n+1); !strings.Contains(p[n], "Content Security Policy") {
 		t.Errorf("the console after a refused inline script:\n%s", strings.Join(p, "\n"))
 	}
