@@ -187,11 +187,12 @@ lint: install vet staticcheck ## gofmt -l, go vet, staticcheck, cfn-lint templat
 	@$(MAKE) generate
 	@git diff --exit-code --stat -- $(GENERATED) || { echo "make lint: $(GENERATED) differ from docs/openapi.yaml: run make generate and commit" >&2; exit 1; }
 
-# GENERATED is what make generate writes from docs/openapi.yaml.
-GENERATED = pkg/apidoc/openapi.json pkg/apiclient/client.gen.go
+# GENERATED is what make generate writes: from docs/openapi.yaml, and htmx from its pinned npm package.
+GENERATED = pkg/apidoc/openapi.json pkg/apiclient/client.gen.go pkg/dashboard/assets/htmx.min.js
 
-generate: ## regenerate pkg/apidoc/openapi.json and the Go client pkg/apiclient from docs/openapi.yaml
+generate: install ## regenerate pkg/apidoc/openapi.json and the Go client pkg/apiclient from docs/openapi.yaml; copy htmx (pinned in infra/local/dashboard) into pkg/dashboard/assets
 	$(GO) generate ./pkg/apidoc ./pkg/apiclient
+	cp $(CACHE)/dashboard/node_modules/htmx.org/dist/htmx.min.js pkg/dashboard/assets/htmx.min.js
 
 openapi-lint: install ## lint docs/openapi.yaml with Redocly CLI (pinned in infra/local/tools)
 	@$(CACHE)/tools/node_modules/.bin/redocly lint --config infra/local/tools/redocly.yaml docs/openapi.yaml

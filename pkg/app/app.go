@@ -18,6 +18,7 @@ import (
 	"payments/pkg/function/cardsapi"
 	"payments/pkg/function/cardworker"
 	"payments/pkg/function/customersapi"
+	"payments/pkg/function/dashboard"
 	"payments/pkg/function/deploycheck"
 	"payments/pkg/function/fundworker"
 	"payments/pkg/function/issuerauthorizations"
@@ -68,6 +69,7 @@ var HTTPFunctions = map[string]HTTPFunction{
 	"issuer-webhooks":       {New: issuerwebhooks.New, Errors: issuerwebhooks.Errors},
 	"issuer-authorizations": {New: withCaches(issuerauthorizations.NewWith), Errors: issuerauthorizations.Errors},
 	"openapi":               {New: openapi.New, Errors: openapi.Errors},
+	"dashboard":             {New: dashboard.New, Errors: dashboard.Errors},
 	"stripe-webhooks":       {New: withCaches(stripewebhooks.NewWith), Errors: stripewebhooks.Errors},
 	"operator-callbacks":    {New: operatorcallbacks.New, Errors: operatorcallbacks.Errors},
 }

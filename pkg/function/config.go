@@ -123,6 +123,10 @@ type Config struct {
 	// public base URL (https://host/api/v1); "" is auth.DefaultIssuer.
 	TokenIssuer string
 	AdminAPIKey string // ADMIN_API_KEY, or the secret named by ADMIN_API_KEY_ARN
+	// DashboardSessionKey seals the company dashboard's session cookies
+	// (pkg/sessions): DASHBOARD_SESSION_KEY, or the secret named by
+	// DASHBOARD_SESSION_KEY_ARN; at least 32 characters.
+	DashboardSessionKey string
 	// WebhookKeyARN (WEBHOOK_KEY_ARN) is the KMS key that seals webhook
 	// signing secrets in AWS; locally WebhookKey (WEBHOOK_KEY) is a
 	// 64-hex-character key instead.
@@ -304,7 +308,7 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 					err = fmt.Errorf("%w: %s must be an http(s) URL without a trailing slash, not %q", ErrConfig, name, c.TokenIssuer)
 				}
 			}
-		case "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN":
+		case "ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN", "DASHBOARD_SESSION_KEY_ARN":
 			secretVars = append(secretVars, name)
 		case "OPERATOR_BASE_URL":
 			c.OperatorBaseURL = os.Getenv(name)
@@ -367,6 +371,8 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 		switch name {
 		case "ADMIN_API_KEY_ARN":
 			c.AdminAPIKey = value
+		case "DASHBOARD_SESSION_KEY_ARN":
+			c.DashboardSessionKey = value
 		case "ISSUER_WEBHOOK_SECRET_ARN":
 			c.IssuerWebhookSecret = []byte(value)
 		case "OPERATOR_API_TOKEN_ARN":

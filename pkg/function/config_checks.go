@@ -59,7 +59,7 @@ func (c Config) Deployed() bool { return c.Stage != "" && c.Stage != LocalStage 
 // secret setting is added here.
 var PlainSecrets = []string{
 	"TOKEN_KEY_A", "TOKEN_KEY_B", "ADMIN_API_KEY", "ISSUER_WEBHOOK_SECRET", "OPERATOR_API_TOKEN", "ISSUER_API_KEY",
-	"CARD_KEY", "WEBHOOK_KEY",
+	"CARD_KEY", "WEBHOOK_KEY", "DASHBOARD_SESSION_KEY",
 }
 
 // ProviderURLs are the settings naming a provider's API, which a deployed

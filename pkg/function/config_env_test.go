@@ -43,6 +43,8 @@ const (
 	testIssuerKey        = "sk_test_from_secrets_manager"
 	testIssuerURL        = "https://api.stripe.com"
 	testOperatorKey      = "MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE-test-key"
+	testDashboardKeyARN  = "arn:aws:secretsmanager:us-east-1:000000000000:secret:payments/test/dashboard-session-key-DsKeY1"
+	testDashboardKey     = "dashboard-session-key-from-secrets-manager"
 )
 
 // fakeSecrets answers Secrets Manager's GetSecretValue for a few secrets
@@ -88,7 +90,7 @@ func (f *fakeSecrets) takeAsked() []string {
 func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 	t.Helper()
 	sm := &fakeSecrets{values: map[string]string{testAdminKeyARN: testAdminKey, testIssuerSecretARN: testIssuerSecret,
-		testOperatorTokenARN: testOperatorToken, testIssuerKeyARN: testIssuerKey}}
+		testOperatorTokenARN: testOperatorToken, testIssuerKeyARN: testIssuerKey, testDashboardKeyARN: testDashboardKey}}
 	srv := httptest.NewServer(sm)
 	t.Cleanup(srv.Close)
 	env := map[string]string{
@@ -122,6 +124,8 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"TOKEN_STANDBY_KEY":                 "refused",
 		"TOKEN_ISSUER":                      testTokenIssuer,
 		"ADMIN_API_KEY_ARN":                 testAdminKeyARN,
+		"DASHBOARD_SESSION_KEY_ARN":         testDashboardKeyARN,
+		"DASHBOARD_SESSION_KEY":             "",
 		"CARD_KEY_ARN":                      testCardKeyARN,
 		"WEBHOOK_KEY_ARN":                   testWebhookKeyARN,
 		"ISSUER_WEBHOOK_SECRET_ARN":         testIssuerSecretARN,
@@ -156,7 +160,7 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 // secrets as its main does, its AWS calls recorded.
 func loadConfig(name string) (function.Config, error) {
 	names := map[string]string{}
-	for _, v := range []string{"ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN"} {
+	for _, v := range []string{"ADMIN_API_KEY_ARN", "ISSUER_WEBHOOK_SECRET_ARN", "OPERATOR_API_TOKEN_ARN", "ISSUER_API_KEY_ARN", "DASHBOARD_SESSION_KEY_ARN"} {
 		names[os.Getenv(v)] = v
 	}
 	return function.ConfigFromEnv(context.Background(), name, func(cfg aws.Config, endpoint string) function.SecretReader {
@@ -207,6 +211,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerDecisionDeadline: 1500 * time.Millisecond, CompanyLimits: lim}),
 			[]string{testIssuerSecretARN}},
 		{"openapi", function.Config{}, nil},
+		{"dashboard", function.Config{TableName: table, DashboardSessionKey: testDashboardKey}, []string{testDashboardKeyARN}},
 		{"issuer-authorizations", function.Config{TableName: table, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"issuer-webhooks", function.Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"deploy-check", function.Config{}, nil},

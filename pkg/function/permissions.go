@@ -63,13 +63,14 @@ const (
 	payoutsQueue    = "PAYOUTS_QUEUE_URL"
 	bulkQueue       = "BULK_PAYOUTS_QUEUE_URL" // bulk batches' chunk jobs and items, consumed by the payout-worker apart
 	webhooksQueue   = "WEBHOOKS_QUEUE_URL"
-	fundsQueue      = "FUNDS_QUEUE_URL"    // the sandbox bank's answers, consumed by the fund-worker
-	documentsBucket = "DOCUMENTS_BUCKET/*" // the objects of the documents bucket
-	tokenKeyA       = "TOKEN_KEY_A_ARN"    // the token keys: the auth function signs with one,
-	tokenKeyB       = "TOKEN_KEY_B_ARN"    // every token function reads their public keys
-	adminKeySecret  = "ADMIN_API_KEY_ARN"  // read by the operator console
-	cardKey         = "CARD_KEY_ARN"       // the KMS key that seals card secrets
-	webhookKey      = "WEBHOOK_KEY_ARN"    // the KMS key that seals webhook signing secrets
+	fundsQueue      = "FUNDS_QUEUE_URL"           // the sandbox bank's answers, consumed by the fund-worker
+	documentsBucket = "DOCUMENTS_BUCKET/*"        // the objects of the documents bucket
+	tokenKeyA       = "TOKEN_KEY_A_ARN"           // the token keys: the auth function signs with one,
+	tokenKeyB       = "TOKEN_KEY_B_ARN"           // every token function reads their public keys
+	adminKeySecret  = "ADMIN_API_KEY_ARN"         // read by the operator console
+	dashboardKey    = "DASHBOARD_SESSION_KEY_ARN" // seals the dashboard's session cookies
+	cardKey         = "CARD_KEY_ARN"              // the KMS key that seals card secrets
+	webhookKey      = "WEBHOOK_KEY_ARN"           // the KMS key that seals webhook signing secrets
 
 	operatorToken = "OPERATOR_API_TOKEN_ARN" // the aggregator's API token (production mode)
 	issuerKey     = "ISSUER_API_KEY_ARN"     // the card issuer's API key (production mode: Stripe's)
@@ -154,6 +155,7 @@ var sendMessage = []string{"sqs:SendMessage"}
 // serve.
 var Links = map[string][]string{
 	"openapi":         {"limits"},
+	"dashboard":       services,
 	"deploy-check":    {"limits"},
 	"auth":            {"auth", "companies", "events", "fees", "idempotency", "limits", "outbox", "webhooks"},
 	"issuer-webhooks": {"companies", "events", "issuerhooks", "limits", "webhooks", "providers/issuer", "providers/issuer/stripeissuing", "stripe-go"},
@@ -196,6 +198,14 @@ var Functions = map[string]Function{
 		},
 	},
 	"openapi": {},
+	// The company dashboard (pkg/dashboard): its sessions' records and
+	// the wallets it reads (docs/dashboard.md).
+	"dashboard": {
+		Grants: []Grant{
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
+			{dashboardKey, getSecret},
+		},
+	},
 	"admin": {
 		Settings: []string{modeSetting, "ADMIN_CREDIT_IN_PRODUCTION", reconciliationWindow, operatorURL, issuerURL},
 		Grants: []Grant{

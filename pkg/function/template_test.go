@@ -85,7 +85,9 @@ func routeKey(r samtemplate.Route) string {
 	return r.Method + " " + r.Path
 }
 
-// readRoutesDoc parses the two tables of docs/routes.md.
+// readRoutesDoc parses the tables of docs/routes.md: the spec's, our
+// additions under /api/v1 and our routes outside the API, whose paths are
+// taken as written.
 func readRoutesDoc(t *testing.T, file string) routesDoc {
 	t.Helper()
 	b, err := os.ReadFile(file)
@@ -102,6 +104,9 @@ func readRoutesDoc(t *testing.T, file string) routesDoc {
 			continue
 		case line == "## Our additions":
 			table = "additions"
+			continue
+		case line == "## Outside the API":
+			table = "outside"
 			continue
 		case strings.HasPrefix(line, "#"):
 			table = ""
@@ -142,6 +147,14 @@ func readRoutesDoc(t *testing.T, file string) routesDoc {
 		}
 		fn := strings.Trim(cells[1], "`")
 		r := strings.Trim(cells[0], "`")
+		if table == "outside" {
+			method, path, ok := strings.Cut(r, " ")
+			if !ok || !strings.HasPrefix(path, "/") || strings.HasPrefix(path, "/api/") {
+				t.Fatalf("%s: route %q outside the API is not `METHOD /path` outside /api/", where, cells[0])
+			}
+			doc.additions[method+" "+path] = fn
+			continue
+		}
 		if r == "$default" {
 			doc.additions[r] = fn
 		} else if prefix, ok := strings.CutSuffix(r, "*"); ok {

@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"time"
+
+	"payments/pkg/page"
 )
 
 // Balances reads a company's wallets: all the payments function serves of
 // them (GET /payment/balance) and all the cards service asks (its USD
-// wallet). It moves no money, so it needs only the wallets' store.
+// wallet), and the ledger the company dashboard's Home shows. It moves no
+// money, so it needs only the wallets' store.
 type Balances struct{ svc *Service }
 
 // NewBalances returns the Balances over store, or an error when store is
@@ -23,6 +26,12 @@ func NewBalances(store Store) (*Balances, error) {
 // List is Service.List.
 func (b *Balances) List(ctx context.Context, companyID string) ([]Wallet, error) {
 	return b.svc.List(ctx, companyID)
+}
+
+// Transactions is Service.Transactions: the company's ledger entries, a
+// page at a time, newest first (the dashboard's Home reads the last ones).
+func (b *Balances) Transactions(ctx context.Context, companyID string, q TransactionQuery, p page.Request) (page.Result[Transaction], error) {
+	return b.svc.Transactions(ctx, companyID, q, p)
 }
 
 // USDWallet is Service.USDWallet.

@@ -31,7 +31,7 @@ func TestFunctionEnv(t *testing.T) {
 		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "issuer-events": "http://q/issuer-events",
 			"funds": "http://q/funds", "bulk-payouts": "http://q/bulk-payouts",
 			"payouts-dlq": "x", "webhooks-dlq": "y", "issuer-events-dlq": "z", "funds-dlq": "w", "bulk-payouts-dlq": "v"},
-		Secrets: map[string]string{"TOKEN_KEY_A": "ka", "TOKEN_KEY_B": "kb", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck", "WEBHOOK_KEY": "wk", "ISSUER_WEBHOOK_SECRET": "is", "OPERATOR_API_TOKEN": "ot", "ISSUER_API_KEY": "ik"},
+		Secrets: map[string]string{"TOKEN_KEY_A": "ka", "TOKEN_KEY_B": "kb", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck", "WEBHOOK_KEY": "wk", "ISSUER_WEBHOOK_SECRET": "is", "OPERATOR_API_TOKEN": "ot", "ISSUER_API_KEY": "ik", "DASHBOARD_SESSION_KEY": "dk"},
 		Base:    []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
 		Params:  map[string]string{"Mode": "production"},
 	}
@@ -41,7 +41,7 @@ func TestFunctionEnv(t *testing.T) {
 		"ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10", "REVEAL_LIMIT_PER_HOUR": "100",
 		"RATE_LIMIT_READ": "50/100", "RATE_LIMIT_MONEY": "10/20", "RATE_LIMIT_REVEAL": "1/5",
 		"PAYMENT_DEADLINE_SECONDS": "900", "CARD_HOLD_EXPIRY_SECONDS": "604800", "ISSUER_DECISION_DEADLINE_MS": "2000", "ADMIN_CREDIT_IN_PRODUCTION": "false", "DOCUMENTS_BUCKET": "documents",
-		"CARD_KEY": "ck", "WEBHOOK_KEY": "wk", "ISSUER_EVENTS_QUEUE_URL": "http://q/issuer-events", "ISSUER_WEBHOOK_SECRET": "is",
+		"CARD_KEY": "ck", "WEBHOOK_KEY": "wk", "DASHBOARD_SESSION_KEY": "dk", "ISSUER_EVENTS_QUEUE_URL": "http://q/issuer-events", "ISSUER_WEBHOOK_SECRET": "is",
 		"FUNDS_QUEUE_URL": "http://q/funds", "OPERATOR_API_TOKEN": "ot", "OPERATOR_BASE_URL": "https://api.sandbox.pawapay.io",
 		"OPERATOR_CALLBACK_PUBLIC_KEY": "", "ISSUER_API_KEY": "ik", "ISSUER_BASE_URL": "https://api.stripe.com", "RECONCILIATION_FIRST_WINDOW_HOURS": "24",
 		"METRICS_NAMESPACE": "payments/local",           // !Sub payments/${Stage} of the Globals, at the default stage

@@ -38,6 +38,10 @@ import (
 // events/admin carry it in X-Admin-Key.
 const AdminAPIKey = "local-admin-key"
 
+// DashboardSessionKey seals the dashboard's session cookies in test
+// deployments.
+const DashboardSessionKey = "local-dashboard-session-key-0123456789abcdef"
+
 // CardKey is the local key that seals card secrets in test deployments.
 const CardKey = "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
 
@@ -157,7 +161,7 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 		Secrets: map[string]string{
 			"TOKEN_KEY_A": TokenKeyA, "TOKEN_KEY_B": TokenKeyB, "ADMIN_API_KEY": AdminAPIKey, "CARD_KEY": CardKey, "WEBHOOK_KEY": WebhookKey,
 			"ISSUER_WEBHOOK_SECRET": IssuerWebhookSecret, "OPERATOR_API_TOKEN": OperatorAPIToken,
-			"ISSUER_API_KEY": IssuerAPIKey,
+			"ISSUER_API_KEY": IssuerAPIKey, "DASHBOARD_SESSION_KEY": DashboardSessionKey,
 		},
 		Base: Env(),
 		// Callbacks are verified (the sample ones refused) with the key of

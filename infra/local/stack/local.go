@@ -53,6 +53,9 @@ func DataDir(root string) (string, error) {
 // WEBHOOK_KEY, the local stand-ins of the KMS keys.
 var SecretFiles = map[string]string{
 	"ADMIN_API_KEY": "admin-api-key",
+	// The key of the dashboard's session cookies, made once for the
+	// local stack.
+	"DASHBOARD_SESSION_KEY": "dashboard-session-key",
 	// The local stand-ins of the token keys' KMS keys: P-256 private
 	// keys, as 64 hexadecimal characters (auth.LocalKeyFromHex).
 	"TOKEN_KEY_A": "token-key-a",

@@ -95,7 +95,13 @@ type Exchange struct {
 // Check validates x: the response always, the request as well when the
 // service accepted it (a 2xx), unless x.SkipRequest. A request no route of
 // the document serves must have been answered 404 ROUTE_NOT_FOUND or 405.
+// A path outside the API (not under httpapi.BasePath: the company
+// dashboard's pages, docs/routes.md "Outside the API") is not the
+// document's, and is not checked.
 func (c *Contract) Check(x Exchange) error {
+	if x.Path != httpapi.BasePath && !strings.HasPrefix(x.Path, httpapi.BasePath+"/") {
+		return nil
+	}
 	u := &url.URL{Scheme: "http", Host: host, Path: x.Path, RawQuery: x.RawQuery}
 	req, err := http.NewRequest(x.Method, u.String(), bytes.NewReader(x.Body))
 	if err != nil {

@@ -92,6 +92,9 @@ func NewAuthTestEnv(t *testing.T) *AuthTestEnv {
 	return newAuthTestEnv(t, function.ModeSandbox)
 }
 
+// DashboardTestKey seals the dashboard's session cookies in the tests.
+const DashboardTestKey = "dashboard-test-session-key-0123456789abcdef"
+
 // newAuthTestEnv is NewAuthTestEnv in mode: the tokens it issues are bound
 // to it.
 func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
@@ -105,6 +108,7 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		AWS:                 storetest.AWSConfig(),
 		TokenKeys:           AuthTestKeys,
 		AdminAPIKey:         AuthTestAdminKey,
+		DashboardSessionKey: DashboardTestKey,
 		TokenTTL:            time.Hour,
 		TokenRateLimit:      10,
 		RevealLimit:         100,

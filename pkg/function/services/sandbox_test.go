@@ -21,6 +21,7 @@ func productionConfig() function.Config {
 		AWS:                  storetest.AWSConfig(),
 		TokenKeys:            apptest.AuthTestKeys,
 		AdminAPIKey:          apptest.AuthTestAdminKey,
+		DashboardSessionKey:  apptest.DashboardTestKey,
 		TokenTTL:             time.Hour,
 		RevealLimit:          100,
 		CompanyLimits:        apptest.GenerousLimits,

@@ -19,6 +19,8 @@ func TestKeys(t *testing.T) {
 		{schema.RateLimitPK("token", "192.0.2.1"), "RATE#token#192.0.2.1"},
 		{schema.RateLimitSK, "RATE"},
 		{schema.TokenBucketSK("money"), "LIMIT#money"},
+		{schema.DashboardSessionSK("s1"), "DASHSESSION#s1"},
+		{schema.DashboardSessionSKPrefix, "DASHSESSION#"},
 		{schema.WalletSK("w1"), "WALLET#w1"},
 		{schema.WalletSKPrefix, "WALLET#"},
 		{schema.WalletPairSK("XAF", "CM"), "WALLETPAIR#XAF#CM"},

@@ -1,0 +1,25 @@
+package apptest
+
+import (
+	"context"
+	"net/http"
+	"testing"
+	"time"
+
+	"payments/pkg/function"
+	"payments/pkg/function/dashboard"
+	"payments/pkg/identity"
+)
+
+// Dashboard returns the dashboard function's handler over cfg's table
+// and pool, its AWS calls recorded as the dashboard's (Recording): the
+// function as it is built, but for the user pool, which the tests give
+// (a test double).
+func Dashboard(t *testing.T, cfg function.Config, pool identity.Pool) http.Handler {
+	t.Helper()
+	h, err := dashboard.Handler(context.Background(), Recording(cfg, "dashboard"), pool, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

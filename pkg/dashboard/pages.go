@@ -1,0 +1,137 @@
+package dashboard
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"html/template"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"payments/pkg/sessions"
+)
+
+//go:embed templates/*.html
+var templateFiles embed.FS
+
+//go:embed assets/htmx.min.js assets/dashboard.css
+var assetFiles embed.FS
+
+// pages are the parsed templates, by page name.
+type pages map[string]*template.Template
+
+// pageNames are the pages, each templates/<name>.html over the layout.
+var pageNames = []string{"sign-in", "new-password", "mfa", "forgot-password", "reset-password", "message", "home"}
+
+// parsePages parses each page over the layout, with the asset function
+// that names each asset by its versioned URL.
+func parsePages(a assets) (pages, error) {
+	layout, err := template.New("layout").Funcs(template.FuncMap{"asset": a.url}).ParseFS(templateFiles, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	p := pages{}
+	for _, name := range pageNames {
+		t, err := template.Must(layout.Clone()).ParseFS(templateFiles, "templates/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		p[name] = t
+	}
+	return p, nil
+}
+
+// view is what the layout renders: a page's title, its session (nil when
+// signed out), the navigation entry it is, a message and the page's data.
+type view struct {
+	Title   string
+	Session *sessions.Session
+	Nav     string
+	Error   string
+	Notice  string
+	Data    any
+}
+
+// render writes page name with v and status.
+func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, name string, v view) {
+	if v.Session == nil {
+		v.Session = sessionOf(r)
+	}
+	if v.Data == nil {
+		v.Data = formData{}
+	}
+	var b bytes.Buffer
+	if err := h.pages[name].ExecuteTemplate(&b, "layout", v); err != nil {
+		slog.ErrorContext(r.Context(), "dashboard: render", "page", name, "error", err)
+		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+// messageData is the message page's.
+type messageData struct{ Text, Link, LinkText string }
+
+// message renders a page of one sentence, with a link home (or to sign in).
+func (h *Handler) message(w http.ResponseWriter, r *http.Request, status int, title, text string) {
+	d := messageData{Text: text, Link: "/dashboard/", LinkText: "Go to Home"}
+	if sessionOf(r) == nil {
+		if s, ok := h.current(r); ok {
+			r = r.WithContext(contextWithSession(r, s))
+		} else {
+			d.Link, d.LinkText = "/dashboard/sign-in", "Go to sign in"
+		}
+	}
+	h.render(w, r, status, "message", view{Title: title, Data: d})
+}
+
+// assets are the embedded files served under /dashboard/assets/<version>/,
+// version being the start of the file's SHA-256: a changed file has a new
+// URL, so each can be cached for a year.
+type assets map[string]asset
+
+type asset struct {
+	body        []byte
+	version     string
+	contentType string
+}
+
+// loadAssets reads the embedded assets.
+func loadAssets() assets {
+	a := assets{}
+	for name, typ := range map[string]string{"htmx.min.js": "text/javascript; charset=utf-8", "dashboard.css": "text/css; charset=utf-8"} {
+		b, err := assetFiles.ReadFile("assets/" + name)
+		if err != nil {
+			panic(err) // embedded: cannot happen
+		}
+		sum := sha256.Sum256(b)
+		a[name] = asset{body: b, version: hex.EncodeToString(sum[:6]), contentType: typ}
+	}
+	return a
+}
+
+// url returns the versioned URL of asset name.
+func (a assets) url(name string) (string, error) {
+	f, ok := a[name]
+	if !ok {
+		return "", fmt.Errorf("dashboard: no asset %q", name)
+	}
+	return "/dashboard/assets/" + f.version + "/" + name, nil
+}
+
+// serveAsset serves an asset of its current version, cached for a year.
+func (h *Handler) serveAsset(w http.ResponseWriter, r *http.Request) {
+	f, ok := h.assets[r.PathValue("name")]
+	if !ok || r.PathValue("version") != f.version || strings.Contains(r.PathValue("name"), "/") {
+		h.message(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
+		return
+	}
+	w.Header().Set("Content-Type", f.contentType)
+	w.Header().Set("Cache-Control", "public, max-age=31536000, immutable")
+	w.Write(f.body)
+}
