@@ -135,10 +135,10 @@ fuzz: install devstack ## run each fuzz target for FUZZTIME (default 5s) against
 		echo "ok   $$name ($$pkg) $$(grep -o "execs: [0-9]*" "$$log" | tail -n 1)"; \
 	done'
 
-reset: ## wipe the local stack's data (DynamoDB, S3, simulated Stripe's records, logs); keeps the admin key and the token, card and webhook keys
+reset: ## wipe the local stack's data (DynamoDB, S3, the user pool, simulated Stripe's records, logs); keeps the admin key and the token, card and webhook keys
 	@if [ -f $(DATA_DIR)/devstack.json ] && kill -0 "$$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' $(DATA_DIR)/devstack.json)" 2>/dev/null; then \
 		echo "make reset: the local stack is running; stop it first (Ctrl-C in its terminal)" >&2; exit 1; fi
-	rm -rf $(DATA_DIR)/dynamodb $(DATA_DIR)/s3 $(DATA_DIR)/logs $(DATA_DIR)/devstack.json $(DATA_DIR)/stripe-sim.json
+	rm -rf $(DATA_DIR)/dynamodb $(DATA_DIR)/s3 $(DATA_DIR)/cognito $(DATA_DIR)/logs $(DATA_DIR)/devstack.json $(DATA_DIR)/stripe-sim.json
 
 build: ## build every function into bin/<function>/bootstrap for Lambda (linux/arm64)
 	@for fn in $(FUNCTIONS); do \
