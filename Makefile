@@ -104,13 +104,14 @@ test: install devstack vet staticcheck ## vet, staticcheck, go test -race, every
 # The unit run: go test -short, in which storetest, queuetest and localtest
 # stand up an in-memory DynamoDB, SQS and S3 in each test process instead
 # of the emulators (docs/architecture.md, "Where tests and tools live"). It
-# leaves out the end-to-end tests (pkg/e2e, pkg/apiclient's walk-throughs),
-# which make test runs; vet and -race are make test's too. Its packages
+# leaves out the end-to-end tests (pkg/e2e, pkg/apiclient's walk-throughs)
+# and the Cognito adapter's (pkg/identity/cognitopool: cognito-local has no
+# in-memory stand-in), which make test runs; vet and -race are make test's too. Its packages
 # mostly wait (the sandbox operator's seconds, long polls), so four run at
 # once on 2 cores.
-UNIT_PACKAGES = $(shell $(GO) list ./pkg/... | grep -v -e '/pkg/e2e$$' -e '/pkg/apiclient$$')
+UNIT_PACKAGES = $(shell $(GO) list ./pkg/... | grep -v -e '/pkg/e2e$$' -e '/pkg/apiclient$$' -e '/pkg/identity/cognitopool$$')
 
-test-unit: ## go test -short over the domain packages (pkg/… but pkg/e2e and pkg/apiclient) on in-memory DynamoDB, SQS and S3: no emulators, no make install
+test-unit: ## go test -short over the domain packages (pkg/… but pkg/e2e, pkg/apiclient and pkg/identity/cognitopool) on in-memory DynamoDB, SQS and S3: no emulators, no make install
 	@env -u AWS_ENDPOINT_URL_DYNAMODB -u AWS_ENDPOINT_URL_SQS -u AWS_ENDPOINT_URL_S3 \
 		$(GO) test -short -count=1 -vet=off -p 4 -tags nethttpomithttp2 $(UNIT_PACKAGES)
 
