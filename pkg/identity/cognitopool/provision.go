@@ -54,6 +54,7 @@ func PoolDefinition(name string) *cip.CreateUserPoolInput {
 	return &cip.CreateUserPoolInput{
 		PoolName:               aws.String(name),
 		UsernameAttributes:     []types.UsernameAttributeType{types.UsernameAttributeTypeEmail},
+		UsernameConfiguration:  &types.UsernameConfigurationType{CaseSensitive: aws.Bool(false)},
 		AutoVerifiedAttributes: []types.VerifiedAttributeType{types.VerifiedAttributeTypeEmail},
 		Policies: &types.UserPoolPolicyType{PasswordPolicy: &types.PasswordPolicyType{
 			MinimumLength:                 aws.Int32(int32(p.MinimumLength)),
@@ -87,6 +88,7 @@ func ClientDefinition(poolID string) *cip.CreateUserPoolClientInput {
 			types.ExplicitAuthFlowsTypeAllowUserPasswordAuth, types.ExplicitAuthFlowsTypeAllowRefreshTokenAuth,
 		},
 		PreventUserExistenceErrors: types.PreventUserExistenceErrorTypesEnabled,
+		EnableTokenRevocation:      aws.Bool(true),
 		IdTokenValidity:            aws.Int32(IDTokenValidityMinutes),
 		AccessTokenValidity:        aws.Int32(AccessTokenValidityMinutes),
 		RefreshTokenValidity:       RefreshTokenValidityDays,
