@@ -105,8 +105,8 @@ test: install devstack vet staticcheck ## vet, staticcheck, go test -race, every
 # stand up an in-memory DynamoDB, SQS and S3 in each test process instead
 # of the emulators (docs/architecture.md, "Where tests and tools live"). It
 # leaves out the end-to-end tests (pkg/e2e, pkg/apiclient's walk-throughs)
-# and the Cognito adapter's (pkg/identity/cognitopool: cognito-local has no
-# in-memory stand-in), which make test runs; vet and -race are make test's too. Its packages
+# and the Cognito adapter's (pkg/identity/cognitopool: it signs users in,
+# which cognitotest's in-memory stand-in does not), which make test runs; vet and -race are make test's too. Its packages
 # mostly wait (the sandbox operator's seconds, long polls), so four run at
 # once on 2 cores.
 UNIT_PACKAGES = $(shell $(GO) list ./pkg/... | grep -v -e '/pkg/e2e$$' -e '/pkg/apiclient$$' -e '/pkg/identity/cognitopool$$')

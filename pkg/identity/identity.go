@@ -177,10 +177,19 @@ const MaximumPasswordLength = 256
 const symbols = "^$*.[]{}()?\"!@#%&/\\,><':;|_~`=+- "
 
 // Check returns nil when password meets p, else ErrInvalidPassword wrapped
-// in a sentence that says what it lacks. As Cognito, it counts only the
-// basic Latin letters as lower or upper case and refuses a leading or
-// trailing space.
+// with what it lacks (Problem).
 func (p PasswordPolicy) Check(password string) error {
+	if problem := p.Problem(password); problem != "" {
+		return fmt.Errorf("%w: %s", ErrInvalidPassword, problem)
+	}
+	return nil
+}
+
+// Problem returns what password lacks to meet p ("must contain a
+// number"), or "" when it meets it. As Cognito, it counts only the basic
+// Latin letters as lower or upper case and refuses a leading or trailing
+// space.
+func (p PasswordPolicy) Problem(password string) string {
 	var lower, upper, number, symbol bool
 	for _, c := range password {
 		switch {
@@ -210,8 +219,6 @@ func (p PasswordPolicy) Check(password string) error {
 		problem = "must contain a number"
 	case p.RequireSymbols && !symbol:
 		problem = "must contain a symbol"
-	default:
-		return nil
 	}
-	return fmt.Errorf("%w: %s", ErrInvalidPassword, problem)
+	return problem
 }

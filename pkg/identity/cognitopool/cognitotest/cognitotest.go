@@ -1,8 +1,10 @@
 // Package cognitotest gives tests a throwaway user pool in cognito-local,
 // whose address comes from AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER,
-// which `make test` (devstack exec) sets after starting the local stack. A
-// test that needs it fails, not skips, when it is not there: the packages
-// that use it are left out of `make test-unit` (the Makefile's
+// which `make test` (devstack exec) sets after starting the local stack.
+// The functions' harnesses (NewResources) get, in `go test -short` runs,
+// a pool of the in-memory stand-in (MemoryCognito) instead; the adapter's
+// own tests (NewPool) need cognito-local and fail, not skip, without it:
+// their package is left out of `make test-unit` (the Makefile's
 // UNIT_PACKAGES).
 package cognitotest
 
@@ -24,8 +26,19 @@ import (
 // EndpointEnv names the variable that holds cognito-local's base URL.
 const EndpointEnv = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"
 
-// Endpoint returns cognito-local's base URL, failing t when it is unset.
+// Endpoint returns cognito-local's base URL, failing t when it is unset;
+// in -short runs, the in-memory stand-in's (MemoryCognito).
 func Endpoint(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		MemoryCognito()
+	}
+	return emulator(t)
+}
+
+// emulator returns the endpoint EndpointEnv names, failing t when it is
+// unset.
+func emulator(t testing.TB) string {
 	t.Helper()
 	ep := os.Getenv(EndpointEnv)
 	if ep == "" {
@@ -34,19 +47,29 @@ func Endpoint(t testing.TB) string {
 	return ep
 }
 
-// Client returns a Cognito client for cognito-local.
+// Client returns a Cognito client for cognito-local (Endpoint).
 func Client(t testing.TB) *cip.Client {
+	return client(Endpoint(t))
+}
+
+func client(endpoint string) *cip.Client {
 	return cognitopool.NewClient(aws.Config{
 		Region:      "us-east-1",
 		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
-	}, Endpoint(t))
+	}, endpoint)
 }
 
 // NewResources provisions a pool with a unique name (cognitopool.Provision)
-// and deletes it when the test ends.
+// in cognito-local, or in -short runs in the in-memory stand-in, and
+// deletes it when the test ends. Its endpoint is Endpoint(t).
 func NewResources(t testing.TB) cognitopool.Resources {
 	t.Helper()
-	c := Client(t)
+	return newResources(t, Endpoint(t))
+}
+
+func newResources(t testing.TB, endpoint string) cognitopool.Resources {
+	t.Helper()
+	c := client(endpoint)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	b := make([]byte, 6)
@@ -61,13 +84,15 @@ func NewResources(t testing.TB) cognitopool.Resources {
 	return r
 }
 
-// NewPool returns a Pool over a new throwaway pool (NewResources), and the
-// pool's ids.
+// NewPool returns a Pool over a new throwaway pool in cognito-local, and
+// the pool's ids. It fails t without cognito-local, -short or not: the
+// in-memory stand-in signs nobody in.
 func NewPool(t testing.TB) (*cognitopool.Pool, cognitopool.Resources) {
 	t.Helper()
-	r := NewResources(t)
+	ep := emulator(t)
+	r := newResources(t, ep)
 	p, err := cognitopool.New(cognitopool.Config{
-		API: Client(t), Endpoint: Endpoint(t), PoolID: r.PoolID, ClientID: r.ClientID,
+		API: client(ep), Endpoint: ep, PoolID: r.PoolID, ClientID: r.ClientID,
 	})
 	if err != nil {
 		t.Fatal(err)
