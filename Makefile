@@ -101,13 +101,14 @@ test: install devstack vet staticcheck ## vet, staticcheck, go test -race, every
 # The unit run: go test -short, in which storetest, queuetest and localtest
 # stand up an in-memory DynamoDB, SQS and S3 in each test process instead
 # of the emulators (docs/architecture.md, "Where tests and tools live"). It
-# leaves out the end-to-end tests (pkg/e2e, pkg/apiclient's walk-throughs),
-# which make test runs; vet and -race are make test's too. Its packages
+# leaves out the end-to-end tests (pkg/e2e, pkg/apiclient's walk-throughs)
+# and the Cognito adapter's (pkg/identity/cognitopool: it signs users in,
+# which cognitotest's in-memory stand-in does not), which make test runs; vet and -race are make test's too. Its packages
 # mostly wait (the sandbox operator's seconds, long polls), so four run at
 # once on 2 cores.
-UNIT_PACKAGES = $(shell $(GO) list ./pkg/... | grep -v -e '/pkg/e2e$$' -e '/pkg/apiclient$$')
+UNIT_PACKAGES = $(shell $(GO) list ./pkg/... | grep -v -e '/pkg/e2e$$' -e '/pkg/apiclient$$' -e '/pkg/identity/cognitopool$$')
 
-test-unit: ## go test -short over the domain packages (pkg/… but pkg/e2e and pkg/apiclient) on in-memory DynamoDB, SQS and S3: no emulators, no make install
+test-unit: ## go test -short over the domain packages (pkg/… but pkg/e2e, pkg/apiclient and pkg/identity/cognitopool) on in-memory DynamoDB, SQS and S3: no emulators, no make install
 	@env -u AWS_ENDPOINT_URL_DYNAMODB -u AWS_ENDPOINT_URL_SQS -u AWS_ENDPOINT_URL_S3 \
 		$(GO) test -short -count=1 -vet=off -p 4 -tags nethttpomithttp2 $(UNIT_PACKAGES)
 
@@ -117,10 +118,10 @@ test-unit: ## go test -short over the domain packages (pkg/… but pkg/e2e and p
 fuzz: install devstack ## run each fuzz target for FUZZTIME (default 5s) against a throwaway stack
 	@$(DEVSTACK) exec -- env GO=$(GO) FUZZTIME=$(FUZZTIME) infra/tools/fuzz.sh
 
-reset: ## wipe the local stack's data (DynamoDB, S3, simulated Stripe's records, logs); keeps the admin key and the token, card and webhook keys
+reset: ## wipe the local stack's data (DynamoDB, S3, the user pool, simulated Stripe's records, logs); keeps the admin key and the token, card and webhook keys
 	@if [ -f $(DATA_DIR)/devstack.json ] && kill -0 "$$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' $(DATA_DIR)/devstack.json)" 2>/dev/null; then \
 		echo "make reset: the local stack is running; stop it first (Ctrl-C in its terminal)" >&2; exit 1; fi
-	rm -rf $(DATA_DIR)/dynamodb $(DATA_DIR)/s3 $(DATA_DIR)/logs $(DATA_DIR)/devstack.json $(DATA_DIR)/stripe-sim.json
+	rm -rf $(DATA_DIR)/dynamodb $(DATA_DIR)/s3 $(DATA_DIR)/cognito $(DATA_DIR)/logs $(DATA_DIR)/devstack.json $(DATA_DIR)/stripe-sim.json
 
 build: ## build every function into bin/<function>/bootstrap for Lambda (linux/arm64)
 	@for fn in $(FUNCTIONS); do \

@@ -4,7 +4,8 @@
 #
 #   Java 17+ (apt-get openjdk-17-jre-headless) when java is missing or older,
 #   Node.js and npm (apt-get) when missing,
-#   .cache/emulators/node_modules   the SQS and S3 emulators, pinned by
+#   .cache/emulators/node_modules   the SQS and S3 emulators and cognito-local (the
+#                                   Cognito user pools), pinned by
 #                                   infra/local/emulators/package-lock.json (npm ci),
 #   .cache/tools/node_modules       the OpenAPI linter (@redocly/cli), pinned by
 #                                   infra/local/tools/package-lock.json (npm ci),
@@ -67,7 +68,7 @@ if [ "$(java_major)" -lt 17 ]; then
 	[ "$(java_major)" -ge 17 ] || die "java 17 or later is not on PATH after installing openjdk-17-jre-headless"
 fi
 
-# Node.js and npm run the SQS and S3 emulators.
+# Node.js and npm run the SQS and S3 emulators and cognito-local.
 command -v node >/dev/null 2>&1 || apt_install nodejs
 command -v npm >/dev/null 2>&1 || apt_install npm
 node_major=$(node -p 'process.versions.node.split(".")[0]')
@@ -91,7 +92,7 @@ npm_ci() {
 }
 
 # The npm emulators and the OpenAPI linter, exactly as their lockfiles pin them.
-npm_ci "the SQS and S3 emulators" "$root/infra/local/emulators" "$cache/emulators"
+npm_ci "the SQS and S3 emulators and cognito-local" "$root/infra/local/emulators" "$cache/emulators"
 npm_ci "the OpenAPI linter" "$root/infra/local/tools" "$cache/tools"
 npm_ci "the dashboard's htmx and axe-core" "$root/infra/local/dashboard" "$cache/dashboard"
 

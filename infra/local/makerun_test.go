@@ -40,7 +40,7 @@ func TestMakeRunStops(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ports := map[string]int{}
-			for _, name := range []string{"PORT", "DYNAMODB_PORT", "SQS_PORT", "S3_PORT", "DOCS_PORT", "STRIPE_MOCK_PORT"} {
+			for _, name := range []string{"PORT", "DYNAMODB_PORT", "SQS_PORT", "S3_PORT", "DOCS_PORT", "STRIPE_MOCK_PORT", "COGNITO_PORT"} {
 				ports[name] = freePort(t)
 			}
 			m := startMake(t, "run", ports)
@@ -55,8 +55,8 @@ func TestMakeRunStops(t *testing.T) {
 				return resp.StatusCode == http.StatusUnauthorized
 			})
 			procs := descendants(m.cmd.Process.Pid)
-			if len(procs) < 5 {
-				t.Fatalf("make runs %d processes, want devstack and the four emulators: %v", len(procs), procs)
+			if len(procs) < 6 {
+				t.Fatalf("make runs %d processes, want devstack and the five emulators: %v", len(procs), procs)
 			}
 			m.stop(t, tt.sig, tt.group, procs, ports)
 		})

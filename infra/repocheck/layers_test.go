@@ -32,10 +32,10 @@ var httpLayer = []string{"pkg/httpapi/", "pkg/function/", "pkg/apidoc/", "pkg/ap
 var httpClients = []string{"pkg/outbound/", "pkg/apiclient/", "pkg/providers/"}
 
 // adapters are the packages that may call AWS: the adapters of DynamoDB,
-// SQS, S3, KMS and Secrets Manager, the functions that build their
+// SQS, S3, KMS, Secrets Manager and Cognito, the functions that build their
 // clients, and the provider adapters.
 var adapters = []string{
-	"pkg/store/", "pkg/queue/", "pkg/documents/", "pkg/vault/kmskeys/", "pkg/auth/kmssign/",
+	"pkg/store/", "pkg/queue/", "pkg/documents/", "pkg/vault/kmskeys/", "pkg/auth/kmssign/", "pkg/identity/cognitopool/",
 	"pkg/function/", "pkg/httpapi/", "pkg/apidoc/", "pkg/providers/", "pkg/app/",
 }
 

@@ -2333,6 +2333,8 @@ const (
 	NOWALLET                     ErrorCode = "NO_WALLET"
 	NOWEBHOOKDESTINATION         ErrorCode = "NO_WEBHOOK_DESTINATION"
 	OPERATORUNAVAILABLE          ErrorCode = "OPERATOR_UNAVAILABLE"
+	OWNEREXISTS                  ErrorCode = "OWNER_EXISTS"
+	OWNERNOTCREATED              ErrorCode = "OWNER_NOT_CREATED"
 	PAYMENTFINAL                 ErrorCode = "PAYMENT_FINAL"
 	PAYMENTNOTFLAGGED            ErrorCode = "PAYMENT_NOT_FLAGGED"
 	PAYMENTNOTFOUND              ErrorCode = "PAYMENT_NOT_FOUND"
@@ -2487,6 +2489,10 @@ func (e ErrorCode) Valid() bool {
 	case NOWEBHOOKDESTINATION:
 		return true
 	case OPERATORUNAVAILABLE:
+		return true
+	case OWNEREXISTS:
+		return true
+	case OWNERNOTCREATED:
 		return true
 	case PAYMENTFINAL:
 		return true
@@ -4809,6 +4815,21 @@ func (e CardMovementUnfinishedSuccess) Valid() bool {
 	}
 }
 
+// Defines values for CompanyWithoutOwnerSuccess.
+const (
+	CompanyWithoutOwnerSuccessFalse CompanyWithoutOwnerSuccess = false
+)
+
+// Valid indicates whether the value is a known member of the CompanyWithoutOwnerSuccess enum.
+func (e CompanyWithoutOwnerSuccess) Valid() bool {
+	switch e {
+	case CompanyWithoutOwnerSuccessFalse:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CreateCompany201JSONResponseBodySuccess.
 const (
 	CreateCompany201JSONResponseBodySuccessTrue CreateCompany201JSONResponseBodySuccess = true
@@ -4818,6 +4839,36 @@ const (
 func (e CreateCompany201JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case CreateCompany201JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateCompany409JSONResponseBodySuccess.
+const (
+	CreateCompany409JSONResponseBodySuccessFalse CreateCompany409JSONResponseBodySuccess = false
+)
+
+// Valid indicates whether the value is a known member of the CreateCompany409JSONResponseBodySuccess enum.
+func (e CreateCompany409JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreateCompany409JSONResponseBodySuccessFalse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CreateCompany502JSONResponseBodySuccess.
+const (
+	CreateCompany502JSONResponseBodySuccessFalse CreateCompany502JSONResponseBodySuccess = false
+)
+
+// Valid indicates whether the value is a known member of the CreateCompany502JSONResponseBodySuccess enum.
+func (e CreateCompany502JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case CreateCompany502JSONResponseBodySuccessFalse:
 		return true
 	default:
 		return false
@@ -4923,6 +4974,21 @@ const (
 func (e SetCompanyFeeSchedule200JSONResponseBodySuccess) Valid() bool {
 	switch e {
 	case SetCompanyFeeSchedule200JSONResponseBodySuccessTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AddCompanyOwner201JSONResponseBodySuccess.
+const (
+	AddCompanyOwner201JSONResponseBodySuccessTrue AddCompanyOwner201JSONResponseBodySuccess = true
+)
+
+// Valid indicates whether the value is a known member of the AddCompanyOwner201JSONResponseBodySuccess enum.
+func (e AddCompanyOwner201JSONResponseBodySuccess) Valid() bool {
+	switch e {
+	case AddCompanyOwner201JSONResponseBodySuccessTrue:
 		return true
 	default:
 		return false
@@ -8776,6 +8842,10 @@ type ConsoleCompanyCreate struct {
 
 	// Name 1 to 255 characters once trimmed of surrounding spaces
 	Name string `json:"name"`
+
+	// Owner an owner of the company in the dashboard's user pool (the body of `POST /admin/companies/{id}/owner`, the
+	// `owner` of `POST /admin/companies`)
+	Owner *ConsoleOwnerCreate `json:"owner,omitempty"`
 }
 
 // ConsoleCompanyCreateKybStatus absent or empty is PENDING; APPROVED is required to enrol customers and create wallets
@@ -8799,7 +8869,10 @@ type ConsoleCompanyCreated struct {
 	KeyVersion int                            `json:"key_version"`
 	KybStatus  ConsoleCompanyCreatedKybStatus `json:"kyb_status"`
 	Name       string                         `json:"name"`
-	UpdatedAt  time.Time                      `json:"updated_at"`
+
+	// Owner an owner of the company as the dashboard's user pool has them
+	Owner     *ConsoleOwner `json:"owner,omitempty"`
+	UpdatedAt time.Time     `json:"updated_at"`
 
 	// WebhookUrl where events are delivered; `""` when none is set
 	WebhookUrl string `json:"webhook_url"`
@@ -9019,6 +9092,26 @@ type ConsoleKYCDecisionStatus string
 
 // ConsoleOperator an operator code (spec §2.10)
 type ConsoleOperator string
+
+// ConsoleOwner an owner of the company as the dashboard's user pool has them
+type ConsoleOwner struct {
+	Email string `json:"email"`
+
+	// Status the pool's status of the user; `FORCE_CHANGE_PASSWORD` until their first sign-in
+	Status string `json:"status"`
+}
+
+// ConsoleOwnerCreate an owner of the company in the dashboard's user pool (the body of `POST /admin/companies/{id}/owner`, the
+// `owner` of `POST /admin/companies`)
+type ConsoleOwnerCreate struct {
+	// Email their email, their username in the dashboard; trimmed and lower-cased
+	Email openapi_types.Email `json:"email"`
+
+	// TemporaryPassword the password of their first sign-in, after which they choose their own; it must meet the pool's policy
+	// (12 characters at least, a lower and an upper case letter, a number and a symbol). Absent or empty, the
+	// pool makes one and emails it to them.
+	TemporaryPassword *string `json:"temporary_password,omitempty"`
+}
 
 // ConsolePayment a payout or a collection as the operator console sees it: the company's view plus whose it is, the
 // operator's order, when the worker next handles it, and the console's resolution
@@ -11822,6 +11915,29 @@ type CardMovementUnfinished struct {
 // CardMovementUnfinishedSuccess defines model for CardMovementUnfinished.Success.
 type CardMovementUnfinishedSuccess bool
 
+// CompanyWithoutOwner defines model for CompanyWithoutOwner.
+type CompanyWithoutOwner struct {
+	// Code the stable machine-readable code of an error (the catalogue's codes; a test keeps this list equal to it)
+	Code ErrorCode `json:"code"`
+
+	// Data a new company with its client_key, which is shown only here
+	Data *ConsoleCompanyCreated `json:"data,omitempty"`
+
+	// Error the status text (`Bad Request`, `Unauthorized`, ...)
+	Error string `json:"error"`
+
+	// Field the request field (body, query or header) at fault, when there is one
+	Field *string `json:"field,omitempty"`
+
+	// Message human-readable; names the field at fault for bad input
+	Message    string                     `json:"message"`
+	StatusCode int                        `json:"statusCode"`
+	Success    CompanyWithoutOwnerSuccess `json:"success"`
+}
+
+// CompanyWithoutOwnerSuccess defines model for CompanyWithoutOwner.Success.
+type CompanyWithoutOwnerSuccess bool
+
 // RateLimited defines model for RateLimited.
 type RateLimited = Error
 
@@ -11830,6 +11946,12 @@ type RetryableError = Error
 
 // CreateCompany201JSONResponseBodySuccess defines parameters for CreateCompany.
 type CreateCompany201JSONResponseBodySuccess bool
+
+// CreateCompany409JSONResponseBodySuccess defines parameters for CreateCompany.
+type CreateCompany409JSONResponseBodySuccess bool
+
+// CreateCompany502JSONResponseBodySuccess defines parameters for CreateCompany.
+type CreateCompany502JSONResponseBodySuccess bool
 
 // GetCompany200JSONResponseBodySuccess defines parameters for GetCompany.
 type GetCompany200JSONResponseBodySuccess bool
@@ -11851,6 +11973,9 @@ type GetCompanyFeeSchedule200JSONResponseBodySuccess bool
 
 // SetCompanyFeeSchedule200JSONResponseBodySuccess defines parameters for SetCompanyFeeSchedule.
 type SetCompanyFeeSchedule200JSONResponseBodySuccess bool
+
+// AddCompanyOwner201JSONResponseBodySuccess defines parameters for AddCompanyOwner.
+type AddCompanyOwner201JSONResponseBodySuccess bool
 
 // DeleteWebhookSigningSecret200JSONResponseBodySuccess defines parameters for DeleteWebhookSigningSecret.
 type DeleteWebhookSigningSecret200JSONResponseBodySuccess bool
@@ -13413,6 +13538,9 @@ type SetCompanyExchangeRatesJSONRequestBody = ConsoleExchangeRatesInput
 // SetCompanyFeeScheduleJSONRequestBody defines body for SetCompanyFeeSchedule for application/json ContentType.
 type SetCompanyFeeScheduleJSONRequestBody = ConsoleFeeScheduleInput
 
+// AddCompanyOwnerJSONRequestBody defines body for AddCompanyOwner for application/json ContentType.
+type AddCompanyOwnerJSONRequestBody = ConsoleOwnerCreate
+
 // DecideCustomerKYCJSONRequestBody defines body for DecideCustomerKYC for application/json ContentType.
 type DecideCustomerKYCJSONRequestBody = ConsoleKYCDecision
 
@@ -14144,14 +14272,32 @@ type ClientInterface interface {
 	// Corresponds with GET /.well-known/openid-configuration (the `GetOpenIDConfiguration` operationId).
 	GetOpenIDConfiguration(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateCompanyWithBody Register a company; its client_key is shown only in this answer.
+	// CreateCompanyWithBody Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
+	//
+	// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
+	// in with `owner.temporary_password` or, without it, with the one the pool emails them, and then chooses
+	// their own. The owner is checked first (400 `INVALID_FIELD` naming `owner.email` or
+	// `owner.temporary_password`, which must meet the pool's password policy): a bad one creates nothing. The
+	// company is created before the owner; if the pool then refuses the owner (409 `OWNER_EXISTS`: the email
+	// has a dashboard user already) or cannot create them (502 `OWNER_NOT_CREATED`), the company is kept and
+	// is the answer's `data`, its client_key with it: do not send the request again, add the owner with
+	// `POST /admin/companies/{id}/owner` (docs/dashboard.md).
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
 	CreateCompanyWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateCompany Register a company; its client_key is shown only in this answer.
+	// CreateCompany Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
+	//
+	// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
+	// in with `owner.temporary_password` or, without it, with the one the pool emails them, and then chooses
+	// their own. The owner is checked first (400 `INVALID_FIELD` naming `owner.email` or
+	// `owner.temporary_password`, which must meet the pool's password policy): a bad one creates nothing. The
+	// company is created before the owner; if the pool then refuses the owner (409 `OWNER_EXISTS`: the email
+	// has a dashboard user already) or cannot create them (502 `OWNER_NOT_CREATED`), the company is kept and
+	// is the answer's `data`, its client_key with it: do not send the request again, add the owner with
+	// `POST /admin/companies/{id}/owner` (docs/dashboard.md).
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -14245,6 +14391,30 @@ type ClientInterface interface {
 	//
 	// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
 	SetCompanyFeeSchedule(ctx context.Context, id string, body SetCompanyFeeScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddCompanyOwnerWithBody Add an owner of the company in the dashboard's user pool.
+	//
+	// The owner a `POST /admin/companies` could not create (409 `OWNER_EXISTS`, 502 `OWNER_NOT_CREATED`), or
+	// another. As there: 400 `INVALID_FIELD` naming `email` or `temporary_password`; 409 `OWNER_EXISTS` when
+	// the email has a dashboard user already; 502 `OWNER_NOT_CREATED` when the pool cannot create them
+	// (nothing is kept: send it again).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /admin/companies/{id}/owner (the `AddCompanyOwner` operationId).
+	AddCompanyOwnerWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddCompanyOwner Add an owner of the company in the dashboard's user pool.
+	//
+	// The owner a `POST /admin/companies` could not create (409 `OWNER_EXISTS`, 502 `OWNER_NOT_CREATED`), or
+	// another. As there: 400 `INVALID_FIELD` naming `email` or `temporary_password`; 409 `OWNER_EXISTS` when
+	// the email has a dashboard user already; 502 `OWNER_NOT_CREATED` when the pool cannot create them
+	// (nothing is kept: send it again).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /admin/companies/{id}/owner (the `AddCompanyOwner` operationId).
+	AddCompanyOwner(ctx context.Context, id string, body AddCompanyOwnerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteWebhookSigningSecret Turn webhook signing off for the company (idempotent).
 	//
@@ -15831,7 +16001,16 @@ func (c *Client) GetOpenIDConfiguration(ctx context.Context, reqEditors ...Reque
 	return c.Client.Do(req)
 }
 
-// CreateCompanyWithBody Register a company; its client_key is shown only in this answer.
+// CreateCompanyWithBody Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
+//
+// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
+// in with `owner.temporary_password` or, without it, with the one the pool emails them, and then chooses
+// their own. The owner is checked first (400 `INVALID_FIELD` naming `owner.email` or
+// `owner.temporary_password`, which must meet the pool's password policy): a bad one creates nothing. The
+// company is created before the owner; if the pool then refuses the owner (409 `OWNER_EXISTS`: the email
+// has a dashboard user already) or cannot create them (502 `OWNER_NOT_CREATED`), the company is kept and
+// is the answer's `data`, its client_key with it: do not send the request again, add the owner with
+// `POST /admin/companies/{id}/owner` (docs/dashboard.md).
 //
 // Takes any type of body and a specified content type.
 //
@@ -15848,7 +16027,16 @@ func (c *Client) CreateCompanyWithBody(ctx context.Context, contentType string, 
 	return c.Client.Do(req)
 }
 
-// CreateCompany Register a company; its client_key is shown only in this answer.
+// CreateCompany Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
+//
+// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
+// in with `owner.temporary_password` or, without it, with the one the pool emails them, and then chooses
+// their own. The owner is checked first (400 `INVALID_FIELD` naming `owner.email` or
+// `owner.temporary_password`, which must meet the pool's password policy): a bad one creates nothing. The
+// company is created before the owner; if the pool then refuses the owner (409 `OWNER_EXISTS`: the email
+// has a dashboard user already) or cannot create them (502 `OWNER_NOT_CREATED`), the company is kept and
+// is the answer's `data`, its client_key with it: do not send the request again, add the owner with
+// `POST /admin/companies/{id}/owner` (docs/dashboard.md).
 //
 // Takes a body of the `application/json` content type.
 //
@@ -16043,6 +16231,50 @@ func (c *Client) SetCompanyFeeScheduleWithBody(ctx context.Context, id string, c
 // Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
 func (c *Client) SetCompanyFeeSchedule(ctx context.Context, id string, body SetCompanyFeeScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSetCompanyFeeScheduleRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddCompanyOwnerWithBody Add an owner of the company in the dashboard's user pool.
+//
+// The owner a `POST /admin/companies` could not create (409 `OWNER_EXISTS`, 502 `OWNER_NOT_CREATED`), or
+// another. As there: 400 `INVALID_FIELD` naming `email` or `temporary_password`; 409 `OWNER_EXISTS` when
+// the email has a dashboard user already; 502 `OWNER_NOT_CREATED` when the pool cannot create them
+// (nothing is kept: send it again).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /admin/companies/{id}/owner (the `AddCompanyOwner` operationId).
+func (c *Client) AddCompanyOwnerWithBody(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddCompanyOwnerRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddCompanyOwner Add an owner of the company in the dashboard's user pool.
+//
+// The owner a `POST /admin/companies` could not create (409 `OWNER_EXISTS`, 502 `OWNER_NOT_CREATED`), or
+// another. As there: 400 `INVALID_FIELD` naming `email` or `temporary_password`; 409 `OWNER_EXISTS` when
+// the email has a dashboard user already; 502 `OWNER_NOT_CREATED` when the pool cannot create them
+// (nothing is kept: send it again).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /admin/companies/{id}/owner (the `AddCompanyOwner` operationId).
+func (c *Client) AddCompanyOwner(ctx context.Context, id string, body AddCompanyOwnerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddCompanyOwnerRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -19201,6 +19433,53 @@ func NewSetCompanyFeeScheduleRequestWithBody(server string, id string, contentTy
 	}
 
 	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAddCompanyOwnerRequest calls the generic AddCompanyOwner builder with application/json body
+func NewAddCompanyOwnerRequest(server string, id string, body AddCompanyOwnerJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAddCompanyOwnerRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewAddCompanyOwnerRequestWithBody constructs an http.Request for the AddCompanyOwner method, with any body, and a specified content type
+func NewAddCompanyOwnerRequestWithBody(server string, id string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/admin/companies/%s/owner", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -24297,14 +24576,32 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /.well-known/openid-configuration (the `GetOpenIDConfiguration` operationId).
 	GetOpenIDConfigurationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*GetOpenIDConfigurationResponse, error)
 
-	// CreateCompanyWithBodyWithResponse Register a company; its client_key is shown only in this answer.
+	// CreateCompanyWithBodyWithResponse Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
+	//
+	// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
+	// in with `owner.temporary_password` or, without it, with the one the pool emails them, and then chooses
+	// their own. The owner is checked first (400 `INVALID_FIELD` naming `owner.email` or
+	// `owner.temporary_password`, which must meet the pool's password policy): a bad one creates nothing. The
+	// company is created before the owner; if the pool then refuses the owner (409 `OWNER_EXISTS`: the email
+	// has a dashboard user already) or cannot create them (502 `OWNER_NOT_CREATED`), the company is kept and
+	// is the answer's `data`, its client_key with it: do not send the request again, add the owner with
+	// `POST /admin/companies/{id}/owner` (docs/dashboard.md).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /admin/companies (the `CreateCompany` operationId).
 	CreateCompanyWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCompanyResponse, error)
 
-	// CreateCompanyWithResponse Register a company; its client_key is shown only in this answer.
+	// CreateCompanyWithResponse Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
+	//
+	// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
+	// in with `owner.temporary_password` or, without it, with the one the pool emails them, and then chooses
+	// their own. The owner is checked first (400 `INVALID_FIELD` naming `owner.email` or
+	// `owner.temporary_password`, which must meet the pool's password policy): a bad one creates nothing. The
+	// company is created before the owner; if the pool then refuses the owner (409 `OWNER_EXISTS`: the email
+	// has a dashboard user already) or cannot create them (502 `OWNER_NOT_CREATED`), the company is kept and
+	// is the answer's `data`, its client_key with it: do not send the request again, add the owner with
+	// `POST /admin/companies/{id}/owner` (docs/dashboard.md).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -24406,6 +24703,30 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PUT /admin/companies/{id}/fees (the `SetCompanyFeeSchedule` operationId).
 	SetCompanyFeeScheduleWithResponse(ctx context.Context, id string, body SetCompanyFeeScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*SetCompanyFeeScheduleResponse, error)
+
+	// AddCompanyOwnerWithBodyWithResponse Add an owner of the company in the dashboard's user pool.
+	//
+	// The owner a `POST /admin/companies` could not create (409 `OWNER_EXISTS`, 502 `OWNER_NOT_CREATED`), or
+	// another. As there: 400 `INVALID_FIELD` naming `email` or `temporary_password`; 409 `OWNER_EXISTS` when
+	// the email has a dashboard user already; 502 `OWNER_NOT_CREATED` when the pool cannot create them
+	// (nothing is kept: send it again).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/companies/{id}/owner (the `AddCompanyOwner` operationId).
+	AddCompanyOwnerWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddCompanyOwnerResponse, error)
+
+	// AddCompanyOwnerWithResponse Add an owner of the company in the dashboard's user pool.
+	//
+	// The owner a `POST /admin/companies` could not create (409 `OWNER_EXISTS`, 502 `OWNER_NOT_CREATED`), or
+	// another. As there: 400 `INVALID_FIELD` naming `email` or `temporary_password`; 409 `OWNER_EXISTS` when
+	// the email has a dashboard user already; 502 `OWNER_NOT_CREATED` when the pool cannot create them
+	// (nothing is kept: send it again).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /admin/companies/{id}/owner (the `AddCompanyOwner` operationId).
+	AddCompanyOwnerWithResponse(ctx context.Context, id string, body AddCompanyOwnerJSONRequestBody, reqEditors ...RequestEditorFn) (*AddCompanyOwnerResponse, error)
 
 	// DeleteWebhookSigningSecretWithResponse Turn webhook signing off for the company (idempotent).
 	//
@@ -26159,6 +26480,11 @@ type CreateCompanyResponse409Headers struct {
 	RetryAfter *string
 }
 
+// CreateCompanyResponse502Headers the declared response headers of an HTTP 502 response for CreateCompany
+type CreateCompanyResponse502Headers struct {
+	RetryAfter *string
+}
+
 // CreateCompanyResponse503Headers the declared response headers of an HTTP 503 response for CreateCompany
 type CreateCompanyResponse503Headers struct {
 	RetryAfter *string
@@ -26184,15 +26510,19 @@ type CreateCompanyResponse struct {
 	// JSON401 the response for an HTTP 401 `application/json` response
 	JSON401 *Error
 	// JSON409 the response for an HTTP 409 `application/json` response
-	JSON409 *RetryableError
+	JSON409 *CompanyWithoutOwner
 	// JSON413 the response for an HTTP 413 `application/json` response
 	JSON413 *Error
 	// JSON415 the response for an HTTP 415 `application/json` response
 	JSON415 *Error
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *CompanyWithoutOwner
 	// JSON503 the response for an HTTP 503 `application/json` response
 	JSON503 *RetryableError
 	// Headers409 the parsed response headers for an HTTP 409 response
 	Headers409 *CreateCompanyResponse409Headers
+	// Headers502 the parsed response headers for an HTTP 502 response
+	Headers502 *CreateCompanyResponse502Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
 	Headers503 *CreateCompanyResponse503Headers
 }
@@ -26223,7 +26553,7 @@ func (r CreateCompanyResponse) GetJSON401() *Error {
 }
 
 // GetJSON409 returns the response for an HTTP 409 `application/json` response
-func (r CreateCompanyResponse) GetJSON409() *RetryableError {
+func (r CreateCompanyResponse) GetJSON409() *CompanyWithoutOwner {
 	return r.JSON409
 }
 
@@ -26235,6 +26565,11 @@ func (r CreateCompanyResponse) GetJSON413() *Error {
 // GetJSON415 returns the response for an HTTP 415 `application/json` response
 func (r CreateCompanyResponse) GetJSON415() *Error {
 	return r.JSON415
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r CreateCompanyResponse) GetJSON502() *CompanyWithoutOwner {
+	return r.JSON502
 }
 
 // GetJSON503 returns the response for an HTTP 503 `application/json` response
@@ -27003,6 +27338,137 @@ func (r SetCompanyFeeScheduleResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SetCompanyFeeScheduleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AddCompanyOwnerResponse409Headers the declared response headers of an HTTP 409 response for AddCompanyOwner
+type AddCompanyOwnerResponse409Headers struct {
+	RetryAfter *string
+}
+
+// AddCompanyOwnerResponse503Headers the declared response headers of an HTTP 503 response for AddCompanyOwner
+type AddCompanyOwnerResponse503Headers struct {
+	RetryAfter *string
+}
+
+type AddCompanyOwnerResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *struct {
+		// Data an owner of the company as the dashboard's user pool has them
+		Data ConsoleOwner `json:"data"`
+
+		// Message human-readable; not for programs
+		Message string `json:"message"`
+
+		// StatusCode the HTTP status, repeated
+		StatusCode int                                       `json:"statusCode"`
+		Success    AddCompanyOwner201JSONResponseBodySuccess `json:"success"`
+	}
+	// JSON400 the response for an HTTP 400 `application/json` response
+	JSON400 *Error
+	// JSON401 the response for an HTTP 401 `application/json` response
+	JSON401 *Error
+	// JSON404 the response for an HTTP 404 `application/json` response
+	JSON404 *Error
+	// JSON409 the response for an HTTP 409 `application/json` response
+	JSON409 *RetryableError
+	// JSON413 the response for an HTTP 413 `application/json` response
+	JSON413 *Error
+	// JSON415 the response for an HTTP 415 `application/json` response
+	JSON415 *Error
+	// JSON502 the response for an HTTP 502 `application/json` response
+	JSON502 *Error
+	// JSON503 the response for an HTTP 503 `application/json` response
+	JSON503 *RetryableError
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *AddCompanyOwnerResponse409Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddCompanyOwnerResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r AddCompanyOwnerResponse) GetJSON201() *struct {
+	// Data an owner of the company as the dashboard's user pool has them
+	Data ConsoleOwner `json:"data"`
+
+	// Message human-readable; not for programs
+	Message string `json:"message"`
+
+	// StatusCode the HTTP status, repeated
+	StatusCode int                                       `json:"statusCode"`
+	Success    AddCompanyOwner201JSONResponseBodySuccess `json:"success"`
+} {
+	return r.JSON201
+}
+
+// GetJSON400 returns the response for an HTTP 400 `application/json` response
+func (r AddCompanyOwnerResponse) GetJSON400() *Error {
+	return r.JSON400
+}
+
+// GetJSON401 returns the response for an HTTP 401 `application/json` response
+func (r AddCompanyOwnerResponse) GetJSON401() *Error {
+	return r.JSON401
+}
+
+// GetJSON404 returns the response for an HTTP 404 `application/json` response
+func (r AddCompanyOwnerResponse) GetJSON404() *Error {
+	return r.JSON404
+}
+
+// GetJSON409 returns the response for an HTTP 409 `application/json` response
+func (r AddCompanyOwnerResponse) GetJSON409() *RetryableError {
+	return r.JSON409
+}
+
+// GetJSON413 returns the response for an HTTP 413 `application/json` response
+func (r AddCompanyOwnerResponse) GetJSON413() *Error {
+	return r.JSON413
+}
+
+// GetJSON415 returns the response for an HTTP 415 `application/json` response
+func (r AddCompanyOwnerResponse) GetJSON415() *Error {
+	return r.JSON415
+}
+
+// GetJSON502 returns the response for an HTTP 502 `application/json` response
+func (r AddCompanyOwnerResponse) GetJSON502() *Error {
+	return r.JSON502
+}
+
+// GetJSON503 returns the response for an HTTP 503 `application/json` response
+func (r AddCompanyOwnerResponse) GetJSON503() *RetryableError {
+	return r.JSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AddCompanyOwnerResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddCompanyOwnerResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddCompanyOwnerResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddCompanyOwnerResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -38209,7 +38675,16 @@ func (c *ClientWithResponses) GetOpenIDConfigurationWithResponse(ctx context.Con
 	return ParseGetOpenIDConfigurationResponse(rsp)
 }
 
-// CreateCompanyWithBodyWithResponse Register a company; its client_key is shown only in this answer.
+// CreateCompanyWithBodyWithResponse Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
+//
+// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
+// in with `owner.temporary_password` or, without it, with the one the pool emails them, and then chooses
+// their own. The owner is checked first (400 `INVALID_FIELD` naming `owner.email` or
+// `owner.temporary_password`, which must meet the pool's password policy): a bad one creates nothing. The
+// company is created before the owner; if the pool then refuses the owner (409 `OWNER_EXISTS`: the email
+// has a dashboard user already) or cannot create them (502 `OWNER_NOT_CREATED`), the company is kept and
+// is the answer's `data`, its client_key with it: do not send the request again, add the owner with
+// `POST /admin/companies/{id}/owner` (docs/dashboard.md).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -38222,7 +38697,16 @@ func (c *ClientWithResponses) CreateCompanyWithBodyWithResponse(ctx context.Cont
 	return ParseCreateCompanyResponse(rsp)
 }
 
-// CreateCompanyWithResponse Register a company; its client_key is shown only in this answer.
+// CreateCompanyWithResponse Register a company, and its first owner of the dashboard; its client_key is shown only in this answer.
+//
+// With `owner`, the company's first owner is created in the dashboard's user pool (role `owner`), who signs
+// in with `owner.temporary_password` or, without it, with the one the pool emails them, and then chooses
+// their own. The owner is checked first (400 `INVALID_FIELD` naming `owner.email` or
+// `owner.temporary_password`, which must meet the pool's password policy): a bad one creates nothing. The
+// company is created before the owner; if the pool then refuses the owner (409 `OWNER_EXISTS`: the email
+// has a dashboard user already) or cannot create them (502 `OWNER_NOT_CREATED`), the company is kept and
+// is the answer's `data`, its client_key with it: do not send the request again, add the owner with
+// `POST /admin/companies/{id}/owner` (docs/dashboard.md).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -38389,6 +38873,42 @@ func (c *ClientWithResponses) SetCompanyFeeScheduleWithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParseSetCompanyFeeScheduleResponse(rsp)
+}
+
+// AddCompanyOwnerWithBodyWithResponse Add an owner of the company in the dashboard's user pool.
+//
+// The owner a `POST /admin/companies` could not create (409 `OWNER_EXISTS`, 502 `OWNER_NOT_CREATED`), or
+// another. As there: 400 `INVALID_FIELD` naming `email` or `temporary_password`; 409 `OWNER_EXISTS` when
+// the email has a dashboard user already; 502 `OWNER_NOT_CREATED` when the pool cannot create them
+// (nothing is kept: send it again).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/companies/{id}/owner (the `AddCompanyOwner` operationId).
+func (c *ClientWithResponses) AddCompanyOwnerWithBodyWithResponse(ctx context.Context, id string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddCompanyOwnerResponse, error) {
+	rsp, err := c.AddCompanyOwnerWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddCompanyOwnerResponse(rsp)
+}
+
+// AddCompanyOwnerWithResponse Add an owner of the company in the dashboard's user pool.
+//
+// The owner a `POST /admin/companies` could not create (409 `OWNER_EXISTS`, 502 `OWNER_NOT_CREATED`), or
+// another. As there: 400 `INVALID_FIELD` naming `email` or `temporary_password`; 409 `OWNER_EXISTS` when
+// the email has a dashboard user already; 502 `OWNER_NOT_CREATED` when the pool cannot create them
+// (nothing is kept: send it again).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /admin/companies/{id}/owner (the `AddCompanyOwner` operationId).
+func (c *ClientWithResponses) AddCompanyOwnerWithResponse(ctx context.Context, id string, body AddCompanyOwnerJSONRequestBody, reqEditors ...RequestEditorFn) (*AddCompanyOwnerResponse, error) {
+	rsp, err := c.AddCompanyOwner(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddCompanyOwnerResponse(rsp)
 }
 
 // DeleteWebhookSigningSecretWithResponse Turn webhook signing off for the company (idempotent).
@@ -40909,7 +41429,7 @@ func ParseCreateCompanyResponse(rsp *http.Response) (*CreateCompanyResponse, err
 		response.JSON401 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
-		var dest RetryableError
+		var dest CompanyWithoutOwner
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -40928,6 +41448,13 @@ func ParseCreateCompanyResponse(rsp *http.Response) (*CreateCompanyResponse, err
 			return nil, err
 		}
 		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest CompanyWithoutOwner
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
 		var dest RetryableError
@@ -40949,6 +41476,16 @@ func ParseCreateCompanyResponse(rsp *http.Response) (*CreateCompanyResponse, err
 			headers.RetryAfter = &value
 		}
 		response.Headers409 = &headers
+	case rsp.StatusCode == 502:
+		var headers CreateCompanyResponse502Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers502 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateCompanyResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -41570,6 +42107,121 @@ func ParseSetCompanyFeeScheduleResponse(rsp *http.Response) (*SetCompanyFeeSched
 		response.Headers409 = &headers
 	case rsp.StatusCode == 503:
 		var headers SetCompanyFeeScheduleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAddCompanyOwnerResponse parses an HTTP response from a AddCompanyOwnerWithResponse call
+func ParseAddCompanyOwnerResponse(rsp *http.Response) (*AddCompanyOwnerResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddCompanyOwnerResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest struct {
+			// Data an owner of the company as the dashboard's user pool has them
+			Data ConsoleOwner `json:"data"`
+
+			// Message human-readable; not for programs
+			Message string `json:"message"`
+
+			// StatusCode the HTTP status, repeated
+			StatusCode int                                       `json:"statusCode"`
+			Success    AddCompanyOwner201JSONResponseBodySuccess `json:"success"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 415:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON415 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 502:
+		var dest Error
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON502 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest RetryableError
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 409:
+		var headers AddCompanyOwnerResponse409Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddCompanyOwnerResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

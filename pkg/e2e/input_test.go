@@ -29,6 +29,7 @@ import (
 	"payments/pkg/function/walletsapi"
 	"payments/pkg/function/webhooksapi"
 	"payments/pkg/httpapi"
+	"payments/pkg/identity/cognitopool/cognitotest"
 	"payments/pkg/outbound"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store/storetest"
@@ -74,11 +75,14 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		CompanyLimits:        apptest.GenerousLimits,
 		DocumentsBucket:      storetest.NewBucket(tb),
 		S3Endpoint:           storetest.S3Endpoint(tb),
+		CognitoEndpoint:      cognitotest.Endpoint(tb),
 		CardKey:              apptest.TestCardKey,
 		WebhookKey:           apptest.TestWebhookKey,
 		// A batch's chunk jobs; no worker takes them here.
 		BulkPayoutsQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
 	}
+	pool := cognitotest.NewResources(tb)
+	cfg.UserPoolID, cfg.UserPoolClientID = pool.PoolID, pool.ClientID
 	e := &inputEnv{}
 	ctx := context.Background()
 	for _, f := range []struct {
@@ -346,6 +350,8 @@ func TestBodyKeysAreExact(t *testing.T) {
 	}{
 		{"POST", "/auth/token", `{"client_id":"c","client_key":"sk_x"}`, "client_key", ""},
 		{"POST", "/admin/companies", `{"name":"Keys Ltd"}`, "name", ""},
+		{"POST", "/admin/companies", `{"name":"Keys Ltd","owner":{"email":"keys@owner.example"}}`, "email", "owner."},
+		{"POST", company + "/owner", `{"email":"keys@owner.example","temporary_password":"Keys-Password-1"}`, "temporary_password", ""},
 		{"PATCH", company, `{"is_active":true}`, "is_active", ""},
 		{"PUT", company + "/fees", `{"rules":[{"type":"PAYOUT","currency":"XAF","percent":1}]}`, "percent", "rules[0]."},
 		{"PUT", company + "/exchange-rates", `{"rates":[{"from_currency":"XAF","to_currency":"USD","rate":0.0016}]}`, "rate", "rates[0]."},
@@ -531,6 +537,7 @@ var longPathBodies = map[string]string{
 	"PATCH /admin/companies/{id}":                            `{"is_active":true}`,
 	"PUT /admin/companies/{id}/fees":                         `{"rules":[]}`,
 	"PUT /admin/companies/{id}/exchange-rates":               `{"rates":[]}`,
+	"POST /admin/companies/{id}/owner":                       `{"email":"owner@long.example"}`,
 	"POST /admin/wallets/{walletId}/credit":                  `{"balance":"payin","amount":1,"reference":"r"}`,
 	"POST /wallets/{id}/transfer-internal":                   `{"amount":1}`,
 	"POST /admin/customers/{id}/kyc":                         `{"status":"VERIFIED"}`,

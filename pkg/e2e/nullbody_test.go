@@ -55,6 +55,7 @@ func TestNullBodyIs400(t *testing.T) {
 		{"PATCH /admin/companies/{id}", e.admin, company, 0},
 		{"PUT /admin/companies/{id}/fees", e.admin, company + "/fees", 0},
 		{"PUT /admin/companies/{id}/exchange-rates", e.admin, company + "/exchange-rates", 0},
+		{"POST /admin/companies/{id}/owner", e.admin, company + "/owner", 0},
 		{"POST /admin/wallets/{walletId}/credit", e.admin, "/admin/wallets/" + e.walletID + "/credit", 0},
 		{"POST /admin/payments/{transactionId}/resolve", e.admin, "/admin/payments/" + e.paymentID + "/resolve", 0},
 		{"POST /admin/customers/{id}/kyc", e.admin, "/admin/customers/" + id + "/kyc", 0},

@@ -47,14 +47,18 @@ const MaxIssuerDecisionDeadline = 25 * time.Second
 // sets these variables; locally the dev server does. ConfigFromEnv fills in
 // only the fields of the variables the function uses (Functions).
 type Config struct {
-	Mode             string        // MODE: sandbox or production
-	TableName        string        // TABLE_NAME
-	PayoutsQueueURL  string        // PAYOUTS_QUEUE_URL
-	WebhooksQueueURL string        // WEBHOOKS_QUEUE_URL
-	DocumentsBucket  string        // DOCUMENTS_BUCKET: identity documents
-	TokenTTL         time.Duration // TOKEN_TTL_SECONDS, default 3600
-	TokenRateLimit   int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
-	RevealLimit      int           // REVEAL_LIMIT_PER_HOUR: card reveals per company in any hour, default 100
+	Mode             string // MODE: sandbox or production
+	TableName        string // TABLE_NAME
+	PayoutsQueueURL  string // PAYOUTS_QUEUE_URL
+	WebhooksQueueURL string // WEBHOOKS_QUEUE_URL
+	DocumentsBucket  string // DOCUMENTS_BUCKET: identity documents
+	// UserPoolID (USER_POOL_ID) and UserPoolClientID (USER_POOL_CLIENT_ID)
+	// are the company dashboard's user pool and its app client
+	// (docs/dashboard.md): Cognito's in AWS, cognito-local's locally.
+	UserPoolID, UserPoolClientID string
+	TokenTTL                     time.Duration // TOKEN_TTL_SECONDS, default 3600
+	TokenRateLimit               int           // TOKEN_RATE_LIMIT: token requests per minute per IP, default 10
+	RevealLimit                  int           // REVEAL_LIMIT_PER_HOUR: card reveals per company in any hour, default 100
 	// CompanyLimits are each company's request limits by route class:
 	// RATE_LIMIT_READ, RATE_LIMIT_MONEY and RATE_LIMIT_REVEAL, each
 	// "rate/burst" (requests a second / the bucket's capacity), by default
@@ -153,6 +157,9 @@ type Config struct {
 	SQSEndpoint         string // AWS_ENDPOINT_URL_SQS: the SQS emulator
 	S3Endpoint          string // AWS_ENDPOINT_URL_S3: the S3 emulator
 	KMSEndpoint         string // AWS_ENDPOINT_URL_KMS: a KMS stand-in (tests)
+	// CognitoEndpoint (AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER) is
+	// cognito-local, the user pool's stand-in.
+	CognitoEndpoint string
 	// SecretsEndpoint (AWS_ENDPOINT_URL_SECRETS_MANAGER) is a Secrets
 	// Manager stand-in (tests).
 	SecretsEndpoint string
@@ -195,6 +202,7 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 		SQSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_SQS"),
 		S3Endpoint:       os.Getenv("AWS_ENDPOINT_URL_S3"),
 		KMSEndpoint:      os.Getenv("AWS_ENDPOINT_URL_KMS"),
+		CognitoEndpoint:  os.Getenv("AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"),
 		SecretsEndpoint:  os.Getenv("AWS_ENDPOINT_URL_SECRETS_MANAGER"),
 
 		CodeDeployEndpoint: os.Getenv("AWS_ENDPOINT_URL_CODEDEPLOY"),
@@ -231,6 +239,10 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 			c.IssuerEventsQueueURL, err = envRequired(name)
 		case "FUNDS_QUEUE_URL":
 			c.FundsQueueURL, err = envRequired(name)
+		case "USER_POOL_ID":
+			c.UserPoolID, err = envRequired(name)
+		case "USER_POOL_CLIENT_ID":
+			c.UserPoolClientID, err = envRequired(name)
 		case "DOCUMENTS_BUCKET":
 			c.DocumentsBucket, err = envRequired(name)
 		case "TOKEN_TTL_SECONDS":

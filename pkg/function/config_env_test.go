@@ -107,6 +107,8 @@ func configTestEnv(t *testing.T) (*fakeSecrets, map[string]string) {
 		"ISSUER_EVENTS_QUEUE_URL":           "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-issuer-events",
 		"FUNDS_QUEUE_URL":                   "https://sqs.us-east-1.amazonaws.com/000000000000/payments-test-funds",
 		"DOCUMENTS_BUCKET":                  "payments-test-documents",
+		"USER_POOL_ID":                      "us-east-1_TestPool1",
+		"USER_POOL_CLIENT_ID":               "4test0dashboard0client0id",
 		"TOKEN_TTL_SECONDS":                 "600",
 		"TOKEN_RATE_LIMIT":                  "7",
 		"REVEAL_LIMIT_PER_HOUR":             "50",
@@ -190,7 +192,8 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 	}{
 		{"auth", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, TokenTTL: 10 * time.Minute, TokenRateLimit: 7}), nil},
 		{"admin", function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, DocumentsBucket: env["DOCUMENTS_BUCKET"], AdminAPIKey: testAdminKey, AdminCreditInProduction: true,
-			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL, WebhookKeyARN: testWebhookKeyARN}, []string{testAdminKeyARN}},
+			ReconciliationFirstWindow: 48 * time.Hour, OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL, WebhookKeyARN: testWebhookKeyARN,
+			UserPoolID: env["USER_POOL_ID"], UserPoolClientID: env["USER_POOL_CLIENT_ID"]}, []string{testAdminKeyARN}},
 		{"wallets", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, FundsQueueURL: env["FUNDS_QUEUE_URL"], CompanyLimits: lim}), nil},
 		{"payments", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts, OperatorBaseURL: testOperatorURL, CompanyLimits: lim}), nil},
 		{"webhooks", tokens(function.Config{Mode: function.ModeSandbox, TableName: table, WebhooksQueueURL: webhooks, WebhookKeyARN: testWebhookKeyARN, CompanyLimits: lim}), nil},
@@ -234,6 +237,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 				t.Errorf("AWS region %q, want %q", got.AWS.Region, region)
 			}
 			got.AWS, got.DynamoDBEndpoint, got.SQSEndpoint, got.S3Endpoint, got.KMSEndpoint, got.SecretsEndpoint = aws.Config{}, "", "", "", "", ""
+			got.CognitoEndpoint = ""
 			got.CodeDeployEndpoint, got.LambdaEndpoint = "", ""
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("config\n got %+v\nwant %+v", got, tt.want)

@@ -48,6 +48,7 @@ func TestFunctionsLinkOnlyWhatTheyServe(t *testing.T) {
 			}
 		}
 		allowed["dynamodbstreams"] = allowed["dynamodb"] // the attribute values' types, through attributevalue
+		allowed["cognitoidentityprovider"] = allowed["cognito-idp"]
 		var own []string
 		for _, d := range deps {
 			switch {

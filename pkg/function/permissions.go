@@ -75,6 +75,10 @@ const (
 	operatorToken = "OPERATOR_API_TOKEN_ARN" // the aggregator's API token (production mode)
 	issuerKey     = "ISSUER_API_KEY_ARN"     // the card issuer's API key (production mode: Stripe's)
 
+	// userPool is the company dashboard's user pool (Cognito's, by its
+	// id), on which the console creates a company's first owner.
+	userPool = "USER_POOL_ID"
+
 	// The issuer-webhooks function's.
 	issuerEvents = "ISSUER_EVENTS_QUEUE_URL"   // the card issuer's notifications, consumed by the card-worker
 	issuerSecret = "ISSUER_WEBHOOK_SECRET_ARN" // verifies the card issuer's notifications
@@ -92,6 +96,9 @@ const (
 	// reconciliationWindow is where a provider's first reconciliation
 	// starts (the sweeper's and the console's).
 	reconciliationWindow = "RECONCILIATION_FIRST_WINDOW_HOURS"
+	// userPoolClient is the dashboard's app client of the user pool: a
+	// resource of the template, but one no IAM action names.
+	userPoolClient = "USER_POOL_CLIENT_ID"
 )
 
 // companyLimits are the settings of every company-facing function: the
@@ -207,7 +214,7 @@ var Functions = map[string]Function{
 		},
 	},
 	"admin": {
-		Settings: []string{modeSetting, "ADMIN_CREDIT_IN_PRODUCTION", reconciliationWindow, operatorURL, issuerURL},
+		Settings: []string{modeSetting, "ADMIN_CREDIT_IN_PRODUCTION", reconciliationWindow, operatorURL, issuerURL, userPoolClient},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:ConditionCheckItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{indexesResource, []string{"dynamodb:Query"}},
@@ -222,6 +229,10 @@ var Functions = map[string]Function{
 			{issuerKey, getSecret},
 			// The console's signing secret, sealed when it is made.
 			{webhookKey, []string{"kms:GenerateDataKey"}},
+			// A company's first owner (POST /admin/companies' owner,
+			// POST /admin/companies/{id}/owner): created, put in the
+			// owner group, deleted again when the group cannot be given.
+			{userPool, []string{"cognito-idp:AdminAddUserToGroup", "cognito-idp:AdminCreateUser", "cognito-idp:AdminDeleteUser"}},
 		},
 	},
 	"wallets": {

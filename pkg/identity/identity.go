@@ -11,8 +11,11 @@ package identity
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Role is what a company's user may do in the dashboard.
@@ -139,3 +142,83 @@ var (
 	// ErrTooManyAttempts: the pool refuses for a while.
 	ErrTooManyAttempts = errors.New("identity: too many attempts")
 )
+
+// PasswordPolicy is the pool's rule for passwords, temporary ones
+// included: the pool is created with it (template.yaml, and the local
+// stack's pool), and the service checks a temporary password it is given
+// against it before it asks the pool, whose own check (Cognito's) is not
+// made by cognito-local.
+type PasswordPolicy struct {
+	MinimumLength    int
+	RequireLowercase bool
+	RequireUppercase bool
+	RequireNumbers   bool
+	RequireSymbols   bool
+	// TemporaryPasswordValidityDays is how long a temporary password
+	// signs in.
+	TemporaryPasswordValidityDays int
+}
+
+// Policy is the pool's password policy.
+var Policy = PasswordPolicy{
+	MinimumLength:                 12,
+	RequireLowercase:              true,
+	RequireUppercase:              true,
+	RequireNumbers:                true,
+	RequireSymbols:                true,
+	TemporaryPasswordValidityDays: 7,
+}
+
+// MaximumPasswordLength is the longest password Cognito takes.
+const MaximumPasswordLength = 256
+
+// symbols are the characters Cognito counts as symbols (its "special
+// characters"); a space inside a password counts too.
+const symbols = "^$*.[]{}()?\"!@#%&/\\,><':;|_~`=+- "
+
+// Check returns nil when password meets p, else ErrInvalidPassword wrapped
+// with what it lacks (Problem).
+func (p PasswordPolicy) Check(password string) error {
+	if problem := p.Problem(password); problem != "" {
+		return fmt.Errorf("%w: %s", ErrInvalidPassword, problem)
+	}
+	return nil
+}
+
+// Problem returns what password lacks to meet p ("must contain a
+// number"), or "" when it meets it. As Cognito, it counts only the basic
+// Latin letters as lower or upper case and refuses a leading or trailing
+// space.
+func (p PasswordPolicy) Problem(password string) string {
+	var lower, upper, number, symbol bool
+	for _, c := range password {
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = true
+		case c >= 'A' && c <= 'Z':
+			upper = true
+		case c >= '0' && c <= '9':
+			number = true
+		case strings.ContainsRune(symbols, c):
+			symbol = true
+		}
+	}
+	var problem string
+	switch n := utf8.RuneCountInString(password); {
+	case n < p.MinimumLength:
+		problem = fmt.Sprintf("must be at least %d characters long", p.MinimumLength)
+	case n > MaximumPasswordLength:
+		problem = fmt.Sprintf("must be at most %d characters long", MaximumPasswordLength)
+	case strings.TrimSpace(password) != password:
+		problem = "must not begin or end with a space"
+	case p.RequireLowercase && !lower:
+		problem = "must contain a lower case letter"
+	case p.RequireUppercase && !upper:
+		problem = "must contain an upper case letter"
+	case p.RequireNumbers && !number:
+		problem = "must contain a number"
+	case p.RequireSymbols && !symbol:
+		problem = "must contain a symbol"
+	}
+	return problem
+}

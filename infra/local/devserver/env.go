@@ -39,6 +39,10 @@ type Resources struct {
 	// Base is added to every function's environment: the emulators'
 	// endpoints, credentials and region (stack.Stack.Env).
 	Base []string
+	// UserPoolID and UserPoolClientID are what a Ref to the template's
+	// user pool and to its app client give: the local pool's ids in
+	// cognito-local (stack.CreateUserPool).
+	UserPoolID, UserPoolClientID string
 }
 
 // FunctionEnv returns the environment variables that the template gives fn
@@ -158,6 +162,16 @@ func resolve(t *samtemplate.Template, v any, r Resources) (string, error) {
 				return "", fmt.Errorf("queue %s (%s) has no local URL", id, q.Name)
 			}
 		}
+	case "AWS::Cognito::UserPool":
+		if r.UserPoolID != "" {
+			return r.UserPoolID, nil
+		}
+		return "", fmt.Errorf("!Ref %s: the local stack made no user pool", id)
+	case "AWS::Cognito::UserPoolClient":
+		if r.UserPoolClientID != "" {
+			return r.UserPoolClientID, nil
+		}
+		return "", fmt.Errorf("!Ref %s: the local stack made no user pool client", id)
 	case "AWS::S3::Bucket":
 		name := bucketName(t, id)
 		if b, ok := r.Buckets[name]; ok {

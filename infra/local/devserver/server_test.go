@@ -31,11 +31,13 @@ func TestFunctionEnv(t *testing.T) {
 		QueueURLs: map[string]string{"payouts": "http://q/payouts", "webhooks": "http://q/webhooks", "issuer-events": "http://q/issuer-events",
 			"funds": "http://q/funds", "bulk-payouts": "http://q/bulk-payouts",
 			"payouts-dlq": "x", "webhooks-dlq": "y", "issuer-events-dlq": "z", "funds-dlq": "w", "bulk-payouts-dlq": "v"},
-		Secrets: map[string]string{"TOKEN_KEY_A": "ka", "TOKEN_KEY_B": "kb", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck", "WEBHOOK_KEY": "wk", "ISSUER_WEBHOOK_SECRET": "is", "OPERATOR_API_TOKEN": "ot", "ISSUER_API_KEY": "ik", "DASHBOARD_SESSION_KEY": "dk"},
-		Base:    []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
-		Params:  map[string]string{"Mode": "production"},
+		Secrets:    map[string]string{"TOKEN_KEY_A": "ka", "TOKEN_KEY_B": "kb", "ADMIN_API_KEY": "ak", "CARD_KEY": "ck", "WEBHOOK_KEY": "wk", "ISSUER_WEBHOOK_SECRET": "is", "OPERATOR_API_TOKEN": "ot", "ISSUER_API_KEY": "ik", "DASHBOARD_SESSION_KEY": "dk"},
+		Base:       []string{"AWS_ENDPOINT_URL_DYNAMODB=http://ddb"},
+		Params:     map[string]string{"Mode": "production"},
+		UserPoolID: "local_Ab12Cd34", UserPoolClientID: "dashboardclient",
 	}
 	local := map[string]string{
+		"USER_POOL_ID": "local_Ab12Cd34", "USER_POOL_CLIENT_ID": "dashboardclient",
 		"TABLE_NAME": "tbl", "PAYOUTS_QUEUE_URL": "http://q/payouts", "WEBHOOKS_QUEUE_URL": "http://q/webhooks", "BULK_PAYOUTS_QUEUE_URL": "http://q/bulk-payouts",
 		"TOKEN_KEY_A": "ka", "TOKEN_KEY_B": "kb", "TOKEN_SIGNING_KEY": "a", "TOKEN_STANDBY_KEY": "accepted", "TOKEN_ISSUER": "",
 		"ADMIN_API_KEY": "ak", "MODE": "production", "TOKEN_TTL_SECONDS": "3600", "TOKEN_RATE_LIMIT": "10", "REVEAL_LIMIT_PER_HOUR": "100",

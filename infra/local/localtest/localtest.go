@@ -28,6 +28,7 @@ import (
 	"payments/infra/local/samples"
 	"payments/infra/local/samtemplate"
 	"payments/infra/local/stack"
+	"payments/pkg/identity/cognitopool/cognitotest"
 	"payments/pkg/outbound"
 	"payments/pkg/providers/operator/pawapay/pawapaysim"
 	"payments/pkg/queue/queuetest"
@@ -153,7 +154,9 @@ func Resources(t testing.TB, tpl *samtemplate.Template) devserver.Resources {
 	for _, name := range tpl.Buckets() {
 		buckets[name] = storetest.NewBucket(t)
 	}
+	pool := cognitotest.NewResources(t)
 	return devserver.Resources{
+		UserPoolID: pool.PoolID, UserPoolClientID: pool.ClientID,
 		Stage:     "local",
 		TableName: db.Table,
 		QueueURLs: urls,
@@ -192,6 +195,9 @@ func callbackKey(t testing.TB) []byte {
 // and, under Main, trusts the sample document server.
 func Env() []string {
 	env := stack.EndpointEnv(os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), os.Getenv("AWS_ENDPOINT_URL_S3"))
+	if ep := os.Getenv(stack.CognitoEndpointEnv); ep != "" { // cognito-local, or the in-memory stand-in (Resources)
+		env = append(env, stack.CognitoEndpointEnv+"="+ep)
+	}
 	if documents != nil {
 		env = append(env, "SSL_CERT_FILE="+os.Getenv("SSL_CERT_FILE"), outbound.AllowLoopbackEnv+"=true")
 	}

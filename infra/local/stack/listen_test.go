@@ -83,7 +83,7 @@ func TestEmulatorsListenOnLoopbackOnly(t *testing.T) {
 
 // portOf returns the port of the emulator named name in s.
 func portOf(s *Stack, name string) (int, error) {
-	url := map[string]string{"dynamodb": s.DynamoDBEndpoint, "sqs": s.SQSEndpoint, "s3": s.S3Endpoint, "stripe-mock": s.StripeMockURL}[name]
+	url := map[string]string{"dynamodb": s.DynamoDBEndpoint, "sqs": s.SQSEndpoint, "s3": s.S3Endpoint, "cognito": s.CognitoEndpoint, "stripe-mock": s.StripeMockURL}[name]
 	i := strings.LastIndex(url, ":")
 	if i < 0 {
 		return 0, fmt.Errorf("%s: no port in %q", name, url)

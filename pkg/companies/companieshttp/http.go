@@ -14,25 +14,44 @@ import (
 
 // AdminRoutes registers the operator console routes that manage companies:
 //
-//	POST  /admin/companies                   create; the client_key is shown once
+//	POST  /admin/companies                   create, with its first owner; the client_key is shown once
 //	GET   /admin/companies/{id}              read
 //	PATCH /admin/companies/{id}              kyb_status, is_active, webhook_url, card_slots
 //	POST  /admin/companies/{id}/client-key   rotate the client_key
+//	POST  /admin/companies/{id}/owner        add an owner in the dashboard's user pool
 //
 // The router's guard must admit operators only.
-func AdminRoutes(rt *httpapi.Router, svc *companies.Service) {
-	h := adminHandlers{svc: svc}
+func AdminRoutes(rt *httpapi.Router, svc *companies.Service, onboarding *companies.Onboarding) {
+	h := adminHandlers{svc: svc, onboarding: onboarding}
 	rt.Handle("POST /admin/companies", h.create)
 	rt.Handle("GET /admin/companies/{id}", h.get)
 	rt.Handle("PATCH /admin/companies/{id}", h.patch)
 	rt.Handle("POST /admin/companies/{id}/client-key", h.rotate)
+	rt.Handle("POST /admin/companies/{id}/owner", h.addOwner)
 }
 
-type adminHandlers struct{ svc *companies.Service }
+type adminHandlers struct {
+	svc        *companies.Service
+	onboarding *companies.Onboarding
+}
 
 type createRequest struct {
-	Name      string `json:"name"`
-	KYBStatus string `json:"kyb_status"`
+	Name      string        `json:"name"`
+	KYBStatus string        `json:"kyb_status"`
+	Owner     *ownerRequest `json:"owner"`
+}
+
+// ownerRequest is an owner of the dashboard: the body of
+// POST /admin/companies/{id}/owner and the owner of POST /admin/companies.
+type ownerRequest struct {
+	Email             string `json:"email"`
+	TemporaryPassword string `json:"temporary_password"`
+}
+
+// createResponse is a new company and, when one was asked for, its owner.
+type createResponse struct {
+	companies.Created
+	Owner *companies.Owner `json:"owner,omitempty"`
 }
 
 func (h adminHandlers) create(w http.ResponseWriter, r *http.Request) error {
@@ -40,11 +59,31 @@ func (h adminHandlers) create(w http.ResponseWriter, r *http.Request) error {
 	if err := httpapi.Decode(r, &req); err != nil {
 		return err
 	}
-	c, err := h.svc.Create(r.Context(), req.Name, companies.KYBStatus(req.KYBStatus))
+	var owner *companies.OwnerRequest
+	if req.Owner != nil {
+		owner = &companies.OwnerRequest{Email: req.Owner.Email, TemporaryPassword: req.Owner.TemporaryPassword}
+	}
+	c, o, err := h.onboarding.Create(r.Context(), req.Name, companies.KYBStatus(req.KYBStatus), owner)
+	if err != nil {
+		if c.ID != "" { // the company is kept: its client_key is shown here once
+			return httpapi.WithData(err, createResponse{Created: c})
+		}
+		return err
+	}
+	httpapi.Respond(w, http.StatusCreated, "company created", createResponse{Created: c, Owner: o})
+	return nil
+}
+
+func (h adminHandlers) addOwner(w http.ResponseWriter, r *http.Request) error {
+	var req ownerRequest
+	if err := httpapi.Decode(r, &req); err != nil {
+		return err
+	}
+	o, err := h.onboarding.AddOwner(r.Context(), r.PathValue("id"), companies.OwnerRequest{Email: req.Email, TemporaryPassword: req.TemporaryPassword})
 	if err != nil {
 		return err
 	}
-	httpapi.Respond(w, http.StatusCreated, "company created", c)
+	httpapi.Respond(w, http.StatusCreated, "owner created", o)
 	return nil
 }
 

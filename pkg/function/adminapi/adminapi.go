@@ -30,6 +30,7 @@ import (
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
+	"payments/pkg/identity/cognitopool"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/payments/paymentshttp"
@@ -62,7 +63,9 @@ const KeyHeader = "X-Admin-Key"
 // the documents bucket with pre-signed URLs, registers a customer it
 // verifies with the mode's card issuer, and runs the reconciliation with
 // the providers now (pkg/reconcile: it reads their records, and applies
-// what the card issuer reported and we missed). Its caches are its own
+// what the card issuer reported and we missed). It creates a company's
+// first owner in the dashboard's user pool (cognitopool, over USER_POOL_ID:
+// Cognito in AWS, cognito-local locally; docs/dashboard.md). Its caches are its own
 // (base.NewCaches): they live as long as the Lambda instance, and what
 // it changes of a company or a fee schedule it forgets from them.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
@@ -82,7 +85,18 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, now f
 	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	rt := httpapi.NewRouter(Errors, guard(cfg.AdminAPIKey))
 	comps := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies))
-	companieshttp.AdminRoutes(rt, comps)
+	pool, err := cognitopool.New(cognitopool.Config{
+		API: cognitopool.NewClient(cfg.AWS, cfg.CognitoEndpoint), Region: cfg.AWS.Region, Endpoint: cfg.CognitoEndpoint,
+		PoolID: cfg.UserPoolID, ClientID: cfg.UserPoolClientID,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
+	}
+	onboarding, err := companies.NewOnboarding(comps, pool)
+	if err != nil {
+		return nil, err
+	}
+	companieshttp.AdminRoutes(rt, comps, onboarding)
 	p, err := services.Providers(cfg, db, providers.Deps{})
 	if err != nil {
 		return nil, err

@@ -37,6 +37,8 @@ func productionConfig() function.Config {
 		IssuerEventsQueueURL: "http://q/issuer-events",
 		FundsQueueURL:        "http://q/funds",
 		DocumentsBucket:      "documents",
+		UserPoolID:           "us-east-1_test",
+		UserPoolClientID:     "dashboard",
 	}
 }
 

@@ -9,8 +9,11 @@
 //	                              status (make test)
 //
 // run starts DynamoDB Local (data in .cache/dynamodb), the SQS emulator,
-// s3rver (data in .cache/s3) and stripe-mock on 127.0.0.1, creates the
-// table, the template's queues and buckets when missing, and serves the API
+// s3rver (data in .cache/s3), cognito-local (data in .cache/cognito) and
+// stripe-mock on 127.0.0.1, creates the table, the template's queues and
+// buckets and the dashboard's user pool (its groups and app client: ids
+// given to the functions as the template's USER_POOL_ID and
+// USER_POOL_CLIENT_ID) when missing, and serves the API
 // on http://127.0.0.1:$PORT/api/v1 with the template's routes, queue
 // pollers and schedules (in MODE=production, beside simulated pawaPay and
 // simulated Stripe Issuing unless real ones are configured). SIGINT or SIGTERM stops everything it started. With -make-pid,
@@ -19,7 +22,8 @@
 // does not pass SIGINT on to its children (see package makewatch).
 //
 // Environment: PORT (3000), DYNAMODB_PORT (8000), SQS_PORT (9324), S3_PORT
-// (4568), STRIPE_MOCK_PORT (12111), DOCS_PORT (4443), OPERATOR_PORT (4570:
+// (4568), STRIPE_MOCK_PORT (12111), COGNITO_PORT (9229, cognito-local's
+// own default), DOCS_PORT (4443), OPERATOR_PORT (4570:
 // the simulated pawaPay of MODE=production, devserver.StartAggregator),
 // ISSUER_PORT (4571: the simulated Stripe Issuing of MODE=production,
 // devserver.StartIssuer, whose stand-in and dropped deliveries
@@ -159,7 +163,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	for _, p := range []struct {
 		env string
 		def int
-	}{{"PORT", 3000}, {"DYNAMODB_PORT", 8000}, {"SQS_PORT", 9324}, {"S3_PORT", 4568}, {"STRIPE_MOCK_PORT", 12111}, {"DOCS_PORT", 4443}} {
+	}{{"PORT", 3000}, {"DYNAMODB_PORT", 8000}, {"SQS_PORT", 9324}, {"S3_PORT", 4568}, {"STRIPE_MOCK_PORT", 12111}, {"COGNITO_PORT", 9229}, {"DOCS_PORT", 4443}} {
 		if ports[p.env], err = envPort(p.env, p.def); err != nil {
 			return err
 		}
@@ -184,7 +188,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	st, err := stack.Start(ctx, stack.Options{
 		Root: root, Cache: cache, DataDir: data, LogDir: filepath.Join(data, "logs"),
 		DynamoDBPort: ports["DYNAMODB_PORT"], SQSPort: ports["SQS_PORT"], S3Port: ports["S3_PORT"],
-		StripeMockPort: ports["STRIPE_MOCK_PORT"], Buckets: tpl.Buckets(),
+		StripeMockPort: ports["STRIPE_MOCK_PORT"], CognitoPort: ports["COGNITO_PORT"], Buckets: tpl.Buckets(),
 	})
 	if err != nil {
 		return err
@@ -213,9 +217,13 @@ func run(log *slog.Logger, makePid int) (err error) {
 	if err != nil {
 		return err
 	}
+	pool, err := stack.CreateUserPool(ctx, st.CognitoEndpoint, stack.UserPoolName)
+	if err != nil {
+		return err
+	}
 	res := devserver.Resources{
 		Stage: "local", TableName: TableName, QueueURLs: urls, Secrets: secrets, Base: st.Env(),
-		Params: stackParams(os.Getenv),
+		Params: stackParams(os.Getenv), UserPoolID: pool.PoolID, UserPoolClientID: pool.ClientID,
 	}
 	base := fmt.Sprintf("http://127.0.0.1:%d/api/v1", ports["PORT"])
 	if res.Params["PublicIssuerUrl"] == "" { // tokens name the local API as their issuer
@@ -261,6 +269,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	}
 	state := stack.State{
 		Pid: os.Getpid(), DynamoDBEndpoint: st.DynamoDBEndpoint, SQSEndpoint: st.SQSEndpoint, S3Endpoint: st.S3Endpoint,
+		CognitoEndpoint: st.CognitoEndpoint, UserPoolID: pool.PoolID, UserPoolClientID: pool.ClientID,
 		TableName: TableName, QueueURLs: urls, BaseURL: base,
 		DocumentsURL: docs.URL, CAFile: os.Getenv("SSL_CERT_FILE"),
 	}
@@ -277,6 +286,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	fmt.Printf("API:           %s\n", base)
 	fmt.Printf("Admin API key: %s (header X-Admin-Key; admin routes skip IAM/SigV4 locally)\n", secrets["ADMIN_API_KEY"])
 	fmt.Printf("DynamoDB:      %s (table %s)\nSQS:           %s\nS3:            %s\n", st.DynamoDBEndpoint, TableName, st.SQSEndpoint, st.S3Endpoint)
+	fmt.Printf("Cognito:       %s (cognito-local; user pool %s, dashboard client %s)\n", st.CognitoEndpoint, pool.PoolID, pool.ClientID)
 	fmt.Printf("stripe-mock:   %s (checks the requests to the simulated Stripe Issuing)\n", st.StripeMockURL)
 	fmt.Printf("Documents:     %s%s and %s%s (sample identity documents, HTTPS)\n", docs.URL, samples.FrontPath, docs.URL, samples.BackPath)
 	if aggregator != nil {
@@ -379,7 +389,7 @@ func execWithStack(log *slog.Logger, args []string) int {
 	if err := st.WaitReady(ctx); err != nil {
 		return fail(err)
 	}
-	log.Info("emulators ready", "dynamodb", st.DynamoDBEndpoint, "sqs", st.SQSEndpoint, "s3", st.S3Endpoint, "stripe-mock", st.StripeMockURL, "took", time.Since(start).Round(time.Millisecond))
+	log.Info("emulators ready", "dynamodb", st.DynamoDBEndpoint, "sqs", st.SQSEndpoint, "s3", st.S3Endpoint, "cognito", st.CognitoEndpoint, "stripe-mock", st.StripeMockURL, "took", time.Since(start).Round(time.Millisecond))
 	path, err := exec.LookPath(args[0])
 	if err != nil {
 		return fail(err)

@@ -21,6 +21,7 @@ func TestVariables(t *testing.T) {
 	st := stack.State{
 		DynamoDBEndpoint: "http://127.0.0.1:8000", SQSEndpoint: "http://127.0.0.1:9324", S3Endpoint: "http://127.0.0.1:4568",
 		TableName: "payments-local", QueueURLs: map[string]string{}, BaseURL: "http://127.0.0.1:3000/api/v1",
+		CognitoEndpoint: "http://127.0.0.1:9229", UserPoolID: "local_Ab12Cd34", UserPoolClientID: "dashboardclient",
 	}
 	for _, q := range tpl.Queues() {
 		st.QueueURLs[q.Name] = "http://127.0.0.1:9324/000000000000/" + q.Name
@@ -62,11 +63,12 @@ func TestVariables(t *testing.T) {
 			}
 		}
 		want := map[string]string{
-			"AWS_ENDPOINT_URL_DYNAMODB": "http://" + host + ":8000",
-			"AWS_ENDPOINT_URL_SQS":      "http://" + host + ":9324",
-			"AWS_ENDPOINT_URL_S3":       "http://" + host + ":4568",
-			"AWS_REGION":                stack.Region,
-			"STAGE":                     "local",
+			"AWS_ENDPOINT_URL_DYNAMODB":                  "http://" + host + ":8000",
+			"AWS_ENDPOINT_URL_SQS":                       "http://" + host + ":9324",
+			"AWS_ENDPOINT_URL_S3":                        "http://" + host + ":4568",
+			"AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER": "http://" + host + ":9229",
+			"AWS_REGION":                                 stack.Region,
+			"STAGE":                                      "local",
 		}
 		for k, v := range want {
 			if env[k] != v {

@@ -1,0 +1,101 @@
+// Package cognitotest gives tests a throwaway user pool in cognito-local,
+// whose address comes from AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER,
+// which `make test` (devstack exec) sets after starting the local stack.
+// The functions' harnesses (NewResources) get, in `go test -short` runs,
+// a pool of the in-memory stand-in (MemoryCognito) instead; the adapter's
+// own tests (NewPool) need cognito-local and fail, not skip, without it:
+// their package is left out of `make test-unit` (the Makefile's
+// UNIT_PACKAGES).
+package cognitotest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
+
+	"payments/pkg/identity/cognitopool"
+)
+
+// EndpointEnv names the variable that holds cognito-local's base URL.
+const EndpointEnv = "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER"
+
+// Endpoint returns cognito-local's base URL, failing t when it is unset;
+// in -short runs, the in-memory stand-in's (MemoryCognito).
+func Endpoint(t testing.TB) string {
+	t.Helper()
+	if testing.Short() {
+		MemoryCognito()
+	}
+	return emulator(t)
+}
+
+// emulator returns the endpoint EndpointEnv names, failing t when it is
+// unset.
+func emulator(t testing.TB) string {
+	t.Helper()
+	ep := os.Getenv(EndpointEnv)
+	if ep == "" {
+		t.Fatal(EndpointEnv + " is not set: run the tests with `make test` (devstack exec), which starts cognito-local")
+	}
+	return ep
+}
+
+// Client returns a Cognito client for cognito-local (Endpoint).
+func Client(t testing.TB) *cip.Client {
+	return client(Endpoint(t))
+}
+
+func client(endpoint string) *cip.Client {
+	return cognitopool.NewClient(aws.Config{
+		Region:      "us-east-1",
+		Credentials: credentials.NewStaticCredentialsProvider("local", "local", ""),
+	}, endpoint)
+}
+
+// NewResources provisions a pool with a unique name (cognitopool.Provision)
+// in cognito-local, or in -short runs in the in-memory stand-in, and
+// deletes it when the test ends. Its endpoint is Endpoint(t).
+func NewResources(t testing.TB) cognitopool.Resources {
+	t.Helper()
+	return newResources(t, Endpoint(t))
+}
+
+func newResources(t testing.TB, endpoint string) cognitopool.Resources {
+	t.Helper()
+	c := client(endpoint)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	b := make([]byte, 6)
+	rand.Read(b)
+	r, err := cognitopool.Provision(ctx, c, "test-"+hex.EncodeToString(b))
+	if err != nil {
+		t.Fatalf("provision a test pool: %v", err)
+	}
+	t.Cleanup(func() {
+		c.DeleteUserPool(context.Background(), &cip.DeleteUserPoolInput{UserPoolId: aws.String(r.PoolID)})
+	})
+	return r
+}
+
+// NewPool returns a Pool over a new throwaway pool in cognito-local, and
+// the pool's ids. It fails t without cognito-local, -short or not: the
+// in-memory stand-in signs nobody in.
+func NewPool(t testing.TB) (*cognitopool.Pool, cognitopool.Resources) {
+	t.Helper()
+	ep := emulator(t)
+	r := newResources(t, ep)
+	p, err := cognitopool.New(cognitopool.Config{
+		API: client(ep), Endpoint: ep, PoolID: r.PoolID, ClientID: r.ClientID,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, r
+}
