@@ -15,6 +15,12 @@ type Function struct {
 	Settings []string
 	// Grants are the AWS actions it calls, resource by resource.
 	Grants []Grant
+	// Unsigned are the AWS actions it calls that IAM does not authorize,
+	// resource by resource: Cognito's sign-in API (InitiateAuth and the
+	// answers to its challenges), which the user pool's app client
+	// authorizes. The template grants them nothing; its variables name
+	// their resources.
+	Unsigned []Grant
 }
 
 // Grant allows actions on one resource. Resource is the environment
@@ -47,7 +53,7 @@ var CommonSettings = []string{metricsNamespace, stageSetting, modeSetting, alarm
 // grants.
 func (f Function) Variables() []string {
 	vars := slices.Concat(CommonSettings, f.Settings)
-	for _, g := range f.Grants {
+	for _, g := range slices.Concat(f.Grants, f.Unsigned) {
 		if v := g.Variable(); v != "" {
 			vars = append(vars, v)
 		}
@@ -208,6 +214,11 @@ var Functions = map[string]Function{
 	// The company dashboard (pkg/dashboard): its sessions' records and
 	// the wallets it reads (docs/dashboard.md).
 	"dashboard": {
+		// It signs people in through the pool's app client and checks
+		// their tokens against the pool's published keys.
+		Settings: []string{userPoolClient},
+		Unsigned: []Grant{{userPool, []string{"cognito-idp:ConfirmForgotPassword", "cognito-idp:ForgotPassword",
+			"cognito-idp:InitiateAuth", "cognito-idp:RespondToAuthChallenge"}}},
 		Grants: []Grant{
 			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
 			{dashboardKey, getSecret},

@@ -119,6 +119,9 @@ func TestTemplateGivesEachFunctionWhatItUses(t *testing.T) {
 				if _, ok := iamServices[tpl.Resources[id].Type]; !ok {
 					continue
 				}
+				if slices.ContainsFunc(uses.Unsigned, func(g function.Grant) bool { return g.Variable() == name }) {
+					continue // its calls take no grant
+				}
 				actions := 0
 				for c := range granted {
 					if g := (function.Grant{Resource: c.Resource}); g.Variable() == name {

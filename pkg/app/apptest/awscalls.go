@@ -145,13 +145,19 @@ func (l *CallLog) add(name string, calls ...AWSCall) {
 func RecordFollowed(function string, call AWSCall) { AWSCalls.add(function, call) }
 
 // Check returns a line for each recorded call that fns does not grant to
-// its function and, when all is set, for each granted action never called.
+// its function (nor list among its Unsigned calls) and, when all is set,
+// for each granted action never called.
 func (l *CallLog) Check(fns map[string]function.Function, all bool) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var problems []string
 	for _, name := range slices.Sorted(maps.Keys(l.calls)) {
 		granted := GrantedCalls(fns[name])
+		for _, g := range fns[name].Unsigned {
+			for _, a := range g.Actions {
+				granted[AWSCall{g.Resource, a}] = true
+			}
+		}
 		for _, c := range SortedCalls(l.calls[name]) {
 			if !granted[c] {
 				problems = append(problems, fmt.Sprintf("%s calls %s, which function.Functions does not grant it", name, c))

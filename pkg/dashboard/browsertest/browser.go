@@ -28,10 +28,15 @@ const ChromiumEnv = "CHROMIUM"
 // temporary folder, so that a test run leaves the tree as it was.
 const ScreenshotsEnv = "DASHBOARD_SCREENSHOTS"
 
+// TabDeadline bounds a test's use of its tab (Browser.Ctx).
+const TabDeadline = 2 * time.Minute
+
 // Browser is a headless Chromium's tab, with what its pages wrote to the
 // console.
 type Browser struct {
-	// Ctx is the tab's chromedp context.
+	// Ctx is the tab's chromedp context. It ends TabDeadline after the tab
+	// opened, so that a step that waits for what never comes fails the
+	// test rather than hanging it.
 	Ctx context.Context
 
 	mu       sync.Mutex
@@ -61,8 +66,9 @@ func NewBrowser(t *testing.T) *Browser {
 		opts = append(opts, chromedp.NoSandbox)
 	}
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	ctx, cancel := chromedp.NewContext(actx)
-	t.Cleanup(func() { cancel(); cancelAlloc() })
+	tab, cancelTab := chromedp.NewContext(actx)
+	ctx, cancel := context.WithTimeout(tab, TabDeadline)
+	t.Cleanup(func() { cancel(); cancelTab(); cancelAlloc() })
 	b := &Browser{Ctx: ctx, more: make(chan struct{}, 1)}
 	if err := chromedp.Do(ctx); err != nil { // starts the browser and the tab
 		t.Fatalf("start Chromium: %v", err)

@@ -104,6 +104,7 @@ func TestSignInHomeSignOut(t *testing.T) {
 // page, as an alert.
 func TestWrongPassword(t *testing.T) {
 	srv := browsertest.Start(t)
+	srv.ConfirmOwner(t)
 	b := browsertest.NewBrowser(t)
 	do(t, b, "sign in with a wrong password",
 		chromedp.Navigate(srv.URL+"/dashboard/sign-in"),

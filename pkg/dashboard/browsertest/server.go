@@ -1,6 +1,7 @@
 // Package browsertest supports the dashboard's browser tests: the dashboard
-// function's handler served on 127.0.0.1 over the test double of the user
-// pool (dashboardtest.Pool) and the tests' table, with a company, its wallet
+// function's handler served on 127.0.0.1 over the user pool (a throwaway
+// pool in cognito-local; in -short runs, which have no cognito-local, the
+// test double dashboardtest.Pool) and the tests' table, with a company, its wallet
 // and an owner seeded (Start); Chromium driven headless through chromedp
 // (NewBrowser), its elements found by their accessible names (ByName),
 // each page checked with axe-core (Axe) and its screenshot saved
@@ -15,6 +16,7 @@ import (
 	"payments/pkg/app/apptest"
 	"payments/pkg/dashboard/dashboardtest"
 	"payments/pkg/identity"
+	"payments/pkg/identity/cognitopool/cognitotest"
 )
 
 // The seeded owner's email and temporary password, and the password the
@@ -36,8 +38,8 @@ const (
 type Server struct {
 	// URL is the server's base URL (http://127.0.0.1:port).
 	URL string
-	// Pool is the test double the dashboard signs people in with.
-	Pool *dashboardtest.Pool
+	// Pool is the pool the dashboard signs people in with.
+	Pool identity.Pool
 	// CompanyID and WalletID are the seeded company and its XAF wallet.
 	CompanyID, WalletID string
 	// Env holds the functions that seeded the company and their table.
@@ -45,8 +47,9 @@ type Server struct {
 }
 
 // Start serves the dashboard function's handler (apptest.Dashboard) over a
-// fresh table, its AWS calls recorded as the dashboard's, and seeds it through the console and the wallets
-// function: an approved company whose XAF wallet holds SeededPayin on its
+// fresh table and a throwaway pool in cognito-local (the test double in
+// -short runs), its AWS calls recorded as the dashboard's, and seeds it
+// through the console and the wallets function: an approved company whose XAF wallet holds SeededPayin on its
 // payin balance and SeededPayout on its payout balance, and, in the pool,
 // its owner OwnerEmail with the temporary password TemporaryPassword.
 func Start(t *testing.T) *Server {
@@ -57,11 +60,30 @@ func Start(t *testing.T) *Server {
 	if r := env.Admin("POST", "/admin/wallets/"+wallet+"/credit", `{"balance":"payin","amount":`+SeededPayin+`,"reference":"opening payin"}`); r.Status != 200 {
 		t.Fatalf("credit: %s", r.Raw)
 	}
-	pool := dashboardtest.NewPool(nil)
+	var pool identity.Pool = dashboardtest.NewPool(nil)
+	if !testing.Short() {
+		pool, _ = cognitotest.NewPool(t)
+	}
 	if err := pool.CreateUser(context.Background(), company, OwnerEmail, identity.Owner, TemporaryPassword); err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(apptest.Dashboard(t, env.Cfg, pool)) // on 127.0.0.1: its cookies are not Secure
 	t.Cleanup(srv.Close)
 	return &Server{URL: srv.URL, Pool: pool, CompanyID: company, WalletID: wallet, Env: env}
+}
+
+// ConfirmOwner signs the seeded owner in once through the pool and sets
+// NewPassword in place of the temporary one, as their first sign-in does:
+// for tests of a confirmed user. (cognito-local takes any password from a
+// user who still has a temporary one, and asks for a new one.)
+func (s *Server) ConfirmOwner(t *testing.T) {
+	t.Helper()
+	ctx := t.Context()
+	step, err := s.Pool.SignIn(ctx, OwnerEmail, TemporaryPassword)
+	if err != nil || step.Challenge != identity.NewPasswordRequired {
+		t.Fatalf("the owner's first sign-in: %+v, %v", step, err)
+	}
+	if step, err = s.Pool.SetNewPassword(ctx, OwnerEmail, step.Session, NewPassword); err != nil || step.IDToken == "" {
+		t.Fatalf("the owner's new password: %+v, %v", step.Challenge, err)
+	}
 }

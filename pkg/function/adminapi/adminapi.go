@@ -27,10 +27,10 @@ import (
 	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/services"
+	"payments/pkg/function/userpool"
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
-	"payments/pkg/identity/cognitopool"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/payments/paymentshttp"
@@ -85,12 +85,9 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, now f
 	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	rt := httpapi.NewRouter(Errors, guard(cfg.AdminAPIKey))
 	comps := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies))
-	pool, err := cognitopool.New(cognitopool.Config{
-		API: cognitopool.NewClient(cfg.AWS, cfg.CognitoEndpoint), Region: cfg.AWS.Region, Endpoint: cfg.CognitoEndpoint,
-		PoolID: cfg.UserPoolID, ClientID: cfg.UserPoolClientID,
-	})
+	pool, err := userpool.New(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", function.ErrConfig, err)
+		return nil, err
 	}
 	onboarding, err := companies.NewOnboarding(comps, pool)
 	if err != nil {

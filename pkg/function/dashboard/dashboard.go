@@ -6,7 +6,6 @@ package dashboard
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"time"
 
@@ -21,6 +20,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/services"
+	"payments/pkg/function/userpool"
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/identity"
@@ -40,10 +40,15 @@ import (
 // function.HTTP answers with it an event it cannot read.
 var Errors = function.Catalogue(walletshttp.Errors, fxhttp.Errors, feeshttp.Errors, debtshttp.Errors, paymentshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, bulkhttp.Errors, cardshttp.Errors, customershttp.Errors, webhookshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors)
 
-// New builds the dashboard function over NoPool: signing in is refused,
-// as unavailable, until the wiring is given the user pool's adapter.
+// New builds the dashboard function over the user pool of cfg
+// (USER_POOL_ID, USER_POOL_CLIENT_ID: Amazon Cognito, cognito-local under
+// make run).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
-	h, err := Handler(ctx, cfg, NoPool{}, time.Now)
+	pool, err := userpool.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	h, err := Handler(ctx, cfg, pool, time.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -65,52 +70,3 @@ func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now fun
 	}
 	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Now: now})
 }
-
-// ErrNoPool is every answer of NoPool.
-var ErrNoPool = errors.New("dashboard: no user pool configured")
-
-// NoPool is the pool of a function given none: every call fails with
-// ErrNoPool, which the pages show as "not possible right now".
-type NoPool struct{}
-
-var _ identity.Pool = NoPool{}
-
-// SignIn fails with ErrNoPool.
-func (NoPool) SignIn(context.Context, string, string) (identity.Step, error) {
-	return identity.Step{}, ErrNoPool
-}
-
-// SetNewPassword fails with ErrNoPool.
-func (NoPool) SetNewPassword(context.Context, string, string, string) (identity.Step, error) {
-	return identity.Step{}, ErrNoPool
-}
-
-// AnswerMFA fails with ErrNoPool.
-func (NoPool) AnswerMFA(context.Context, string, string, string) (identity.Step, error) {
-	return identity.Step{}, ErrNoPool
-}
-
-// ForgotPassword fails with ErrNoPool.
-func (NoPool) ForgotPassword(context.Context, string) error { return ErrNoPool }
-
-// ConfirmForgotPassword fails with ErrNoPool.
-func (NoPool) ConfirmForgotPassword(context.Context, string, string, string) error { return ErrNoPool }
-
-// Verify fails with ErrNoPool.
-func (NoPool) Verify(context.Context, string) (identity.User, error) {
-	return identity.User{}, ErrNoPool
-}
-
-// CreateUser fails with ErrNoPool.
-func (NoPool) CreateUser(context.Context, string, string, identity.Role, string) error {
-	return ErrNoPool
-}
-
-// Members fails with ErrNoPool.
-func (NoPool) Members(context.Context, string) ([]identity.Member, error) { return nil, ErrNoPool }
-
-// SetRole fails with ErrNoPool.
-func (NoPool) SetRole(context.Context, string, string, identity.Role) error { return ErrNoPool }
-
-// RemoveUser fails with ErrNoPool.
-func (NoPool) RemoveUser(context.Context, string, string) error { return ErrNoPool }

@@ -226,7 +226,7 @@ func TestRouteClass(t *testing.T) {
 		func(rt *httpapi.Router) { webhookshttp.Routes(rt, nil) },
 		func(rt *httpapi.Router) { webhookshttp.EndpointRoutes(rt, nil) },
 		func(rt *httpapi.Router) { webhookshttp.AdminRoutes(rt, nil) },
-		func(rt *httpapi.Router) { companieshttp.AdminRoutes(rt, nil) },
+		func(rt *httpapi.Router) { companieshttp.AdminRoutes(rt, nil, nil) },
 		func(rt *httpapi.Router) { reconcilehttp.AdminRoutes(rt, nil) },
 		func(rt *httpapi.Router) { authhttp.Routes(rt, nil) },
 	}
