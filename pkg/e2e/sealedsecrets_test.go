@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"payments/pkg/app/apptest"
-	"payments/pkg/function/services"
+	"payments/pkg/function/keyvaults"
 	"payments/pkg/queue/queuetest"
 	"payments/pkg/store/schema"
 	"payments/pkg/vault/kmskeys"
@@ -206,7 +206,7 @@ func (e *hookEnv) openSecret(t *testing.T, ep webhooks.Endpoint) string {
 	if ep.Secret != "" {
 		t.Fatalf("endpoint %s read with its secret in clear", ep.ID)
 	}
-	v, err := services.WebhookVault(e.Cfg, kmskeys.FromConfig)
+	v, err := keyvaults.Webhook(e.Cfg, kmskeys.FromConfig)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -335,7 +335,7 @@ func ConfigFromEnv(ctx context.Context, function string, secrets NewSecretReader
 		case "CARD_KEY_ARN":
 			// A KMS key is used, never read: locally CARD_KEY holds a key.
 			// In production mode the issuer keeps the card secrets and the
-			// stack gives no key (services.CardVault seals nothing).
+			// stack gives no key (keyvaults.Card seals nothing).
 			c.CardKeyARN, c.CardKey, err = envKey(name, envOr("MODE", ModeSandbox) != ModeProduction)
 		case "WEBHOOK_KEY_ARN":
 			// As CARD_KEY_ARN: locally WEBHOOK_KEY holds a key.

@@ -14,6 +14,7 @@ import (
 // links; every other one is one function's own.
 var shared = []string{"payments/pkg/function", "payments/pkg/function/services", "payments/pkg/function/secrets", "payments/pkg/function/cardissuer",
 	"payments/pkg/function/tokenkeys", "payments/pkg/function/issuerreceivers", "payments/pkg/function/base",
+	"payments/pkg/function/companyroutes", "payments/pkg/function/keyvaults",
 	"payments/pkg/function/userpool"}
 
 // sdkService is the import path prefix of the SDK's service clients.

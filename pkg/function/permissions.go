@@ -170,7 +170,7 @@ var Links = map[string][]string{
 	"openapi":         {"limits"},
 	"dashboard":       services,
 	"deploy-check":    {"limits"},
-	"auth":            {"auth", "companies", "events", "fees", "idempotency", "limits", "outbox", "webhooks"},
+	"auth":            companyServing,
 	"issuer-webhooks": {"companies", "events", "issuerhooks", "limits", "webhooks", "providers/issuer", "providers/issuer/stripeissuing", "stripe-go"},
 	"operator-callbacks": {"companies", "events", "fees", "idempotency", "limits", "operatorhooks", "payments", "wallets", "webhooks",
 		"providers/bank", "providers/operator", "providers/operator/pawapay"},
@@ -186,9 +186,15 @@ var Links = map[string][]string{
 	"stripe-webhooks":       everything,
 	"sweeper":               everything,
 	"wallets":               services,
-	"webhook-worker":        services,
-	"webhooks":              services,
+	"webhook-worker":        companyServing,
+	"webhooks":              companyServing,
 }
+
+// companyServing is what a function links that serves a company's
+// requests but none of its money (auth, webhooks) or delivers to it
+// (webhook-worker): the token guard's and the limits' domains, the
+// company's events and webhooks.
+var companyServing = []string{"auth", "companies", "events", "fees", "idempotency", "limits", "outbox", "webhooks"}
 
 // services is what pkg/function/services links: every domain and
 // provider package but Stripe's receiver (pkg/issuerhooks) and library.

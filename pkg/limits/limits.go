@@ -2,7 +2,7 @@
 // token bucket per company and route class (Read, Money, Reveal), shared by
 // every Lambda instance through the table (store.TokenBuckets). The
 // middleware of every company-facing function (Middleware, mounted by
-// services.CompanyRouter after the token guard) takes one token of the
+// companyroutes.Router after the token guard) takes one token of the
 // request's class from the company's bucket: a request that finds it empty
 // is 429 RATE_LIMITED with Retry-After, and every answer to a company token
 // says the class's RateLimit-Limit and RateLimit-Remaining
@@ -21,7 +21,7 @@ import (
 // Class is a route class: the routes whose requests draw on one bucket.
 type Class string
 
-// The route classes: services.RouteClass says which requests are which, from
+// The route classes: companyroutes.Class says which requests are which, from
 // what each route declares where it is registered (httpapi.Money,
 // httpapi.Reveal).
 const (

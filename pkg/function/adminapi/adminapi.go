@@ -26,6 +26,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
+	"payments/pkg/function/keyvaults"
 	"payments/pkg/function/services"
 	"payments/pkg/function/userpool"
 	"payments/pkg/fx/fxhttp"
@@ -104,7 +105,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, now f
 	}
 	walletshttp.AdminRoutes(rt, ws)
 	// The console's signing secret is sealed under the webhook key.
-	webhookVault, err := services.WebhookVault(cfg, kmskeys.FromConfig)
+	webhookVault, err := keyvaults.Webhook(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
 	}

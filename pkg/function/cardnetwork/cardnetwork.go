@@ -17,6 +17,7 @@ import (
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
+	"payments/pkg/function/companyroutes"
 	"payments/pkg/function/issuerreceivers"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
@@ -60,7 +61,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
+	rt, err := companyroutes.Router(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 	if err != nil {
 		return nil, err
 	}
-	rt.Use(services.Idempotent(db))
+	rt.Use(companyroutes.Idempotent(db))
 	cardshttp.SandboxRoutes(rt, sb)
 	return function.HTTP(rt), nil
 }

@@ -20,6 +20,8 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
+	"payments/pkg/function/companyroutes"
+	"payments/pkg/function/keyvaults"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx/fxhttp"
@@ -43,7 +45,7 @@ var Errors = function.Catalogue(cardshttp.Errors, customershttp.Errors, walletsh
 // New builds the cards function behind the token guard: /cards… and
 // GET /customers/{id}/cards and /transactions. Issuing, funding,
 // withdrawing, terminating and opening a dispute take an Idempotency-Key
-// (services.Idempotent: their routes move money).
+// (companyroutes.Idempotent: their routes move money).
 //
 // Its caches are its own (base.NewCaches): they live as long as the
 // Lambda instance.
@@ -59,7 +61,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
+	rt, err := companyroutes.Router(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}
@@ -67,13 +69,13 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 	if err != nil {
 		return nil, err
 	}
-	rt.Use(services.Idempotent(db))
+	rt.Use(companyroutes.Idempotent(db))
 	cardshttp.Routes(rt, svc)
 	return function.HTTP(rt), nil
 }
 
 // Service returns the cards service over db, its card secrets sealed under
-// the KMS key of cfg (services.CardVault), its events published on
+// the KMS key of cfg (keyvaults.Card), its events published on
 // webhooks, with the card issuer of cfg's mode and each company's reveals
 // limited to cfg.RevealLimit an hour, reading fee schedules through
 // feeCache (the function's, base.Caches).
@@ -81,7 +83,7 @@ func Service(cfg function.Config, db *store.DB, webhooks function.Queue, feeCach
 	if cfg.RevealLimit < 1 {
 		return nil, fmt.Errorf("%w: REVEAL_LIMIT_PER_HOUR must be at least 1, not %d", function.ErrConfig, cfg.RevealLimit)
 	}
-	v, err := services.CardVault(cfg, kmskeys.FromConfig)
+	v, err := keyvaults.Card(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"payments/pkg/function"
 	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
+	"payments/pkg/function/companyroutes"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx/fxhttp"
@@ -65,7 +66,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, fetch
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
+	rt, err := companyroutes.Router(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}

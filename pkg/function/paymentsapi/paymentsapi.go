@@ -15,6 +15,7 @@ import (
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
+	"payments/pkg/function/companyroutes"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx/fxhttp"
@@ -41,7 +42,7 @@ var Errors = function.Catalogue(paymentshttp.Errors, bulkhttp.Errors, walletshtt
 // production mode, which has no operator adapter yet (operator.None), it
 // serves the reads and refuses new payouts, batches and collections with
 // 503 before anything is written. Payouts, batches and collections take an
-// Idempotency-Key (services.Idempotent: their routes move money). Its
+// Idempotency-Key (companyroutes.Idempotent: their routes move money). Its
 // caches are its own (base.NewCaches): they live as long as the Lambda
 // instance.
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
@@ -56,7 +57,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
+	rt, err := companyroutes.Router(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 	if err != nil {
 		return nil, err
 	}
-	rt.Use(services.Idempotent(db))
+	rt.Use(companyroutes.Idempotent(db))
 	walletshttp.PaymentRoutes(rt, balances)
 	paymentshttp.Routes(rt, svc)
 	bulkhttp.Routes(rt, batches)

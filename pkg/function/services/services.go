@@ -18,8 +18,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-
 	"payments/pkg/bulk"
 	"payments/pkg/cache"
 	"payments/pkg/cards"
@@ -247,42 +245,6 @@ func (r rejections) Describe(err error) (bulk.Rejection, bool) {
 // queue.
 func PaymentsAdmin(db *store.DB, webhooks function.Queue) (*payments.Admin, error) {
 	return payments.NewAdmin(moneystore.NewPayments(db), Events(db, webhooks))
-}
-
-// CardVault returns the vault of card secrets: under the KMS key of
-// CARD_KEY_ARN in AWS, through the KeyService kms returns
-// (kmskeys.FromConfig), under the local key CARD_KEY locally. In
-// production mode, where the issuer keeps the card secrets and the stack
-// gives no key, it is a vault that seals and opens nothing (vault.NoKeys).
-func CardVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID string) vault.KeyService) (*vault.Vault, error) {
-	if cfg.CardKeyARN == "" && cfg.CardKey == "" && cfg.Mode == function.ModeProduction {
-		return vault.New(vault.NoKeys), nil
-	}
-	return keyVault(cfg, kms, cfg.CardKeyARN, cfg.CardKey, "CARD_KEY")
-}
-
-// WebhookVault returns the vault of webhook signing secrets: under the KMS
-// key of WEBHOOK_KEY_ARN in AWS, through the KeyService kms returns
-// (kmskeys.FromConfig), under the local key WEBHOOK_KEY locally.
-func WebhookVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID string) vault.KeyService) (*vault.Vault, error) {
-	return keyVault(cfg, kms, cfg.WebhookKeyARN, cfg.WebhookKey, "WEBHOOK_KEY")
-}
-
-// keyVault returns the vault under the KMS key arn, or else under the local
-// key localHex of the setting name.
-func keyVault(cfg function.Config, kms func(cfg aws.Config, endpoint, keyID string) vault.KeyService, arn, localHex, name string) (*vault.Vault, error) {
-	if arn != "" {
-		return vault.New(kms(cfg.AWS, cfg.KMSEndpoint, arn)), nil
-	}
-	key, err := vault.LocalKeyFromHex(localHex)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", function.ErrConfig, name, err)
-	}
-	local, err := vault.NewLocal(key)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s: %v", function.ErrConfig, name, err)
-	}
-	return vault.New(local), nil
 }
 
 // Cards returns the cards service over db, sealing with v, publishing on

@@ -19,6 +19,7 @@ import (
 	"payments/pkg/function/base"
 	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/issuerreceivers"
+	"payments/pkg/function/keyvaults"
 	"payments/pkg/function/services"
 	"payments/pkg/metrics"
 	"payments/pkg/payments"
@@ -99,7 +100,7 @@ func NewWithClock(cfg function.Config, caches base.Caches, now func() time.Time)
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	hooks := queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL)
 	pub := services.Events(db, hooks)
-	v, err := services.CardVault(cfg, kmskeys.FromConfig)
+	v, err := keyvaults.Card(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
 	}
@@ -142,7 +143,7 @@ func NewWithClock(cfg function.Config, caches base.Caches, now func() time.Time)
 		redeliver = n.Redeliver
 	}
 	deliveries := webhooks.NewResumer(store.NewWebhooks(db), hooks)
-	webhookVault, err := services.WebhookVault(cfg, kmskeys.FromConfig)
+	webhookVault, err := keyvaults.Webhook(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
 	}

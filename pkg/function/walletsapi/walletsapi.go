@@ -17,6 +17,7 @@ import (
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
+	"payments/pkg/function/companyroutes"
 	"payments/pkg/function/services"
 	"payments/pkg/function/tokenkeys"
 	"payments/pkg/fx/fxhttp"
@@ -44,7 +45,7 @@ var Errors = function.Catalogue(walletshttp.Errors, fxhttp.Errors, feeshttp.Erro
 // GET /debts, the conversion quote and the movements between wallets at
 // the company's rates (conversions and deposits), behind the token guard.
 // The routes that move money take an Idempotency-Key
-// (services.Idempotent).
+// (companyroutes.Idempotent).
 //
 // Its caches are its own (base.NewCaches): they live as long as the
 // Lambda instance.
@@ -60,12 +61,12 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
+	rt, err := companyroutes.Router(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
-	rt.Use(services.Idempotent(db))
+	rt.Use(companyroutes.Idempotent(db))
 	p, err := services.Providers(cfg, db, providers.Deps{Funds: queue.NewPublisher(sqsClient, cfg.FundsQueueURL)})
 	if err != nil {
 		return nil, err

@@ -8,34 +8,26 @@ import (
 	"time"
 
 	"payments/pkg/auth/authhttp"
-	"payments/pkg/bulk/bulkhttp"
-	"payments/pkg/cards/cardshttp"
 	"payments/pkg/companies/companieshttp"
-	"payments/pkg/customers/customershttp"
-	"payments/pkg/debts/debtshttp"
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
-	"payments/pkg/function/services"
+	"payments/pkg/function/companyroutes"
+	"payments/pkg/function/keyvaults"
 	"payments/pkg/function/tokenkeys"
-	"payments/pkg/fx/fxhttp"
 	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/limits/limitshttp"
-	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/outbound"
-	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/queue"
-	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/store"
 	"payments/pkg/vault/kmskeys"
-	"payments/pkg/wallets/walletshttp"
 	"payments/pkg/webhooks"
 	"payments/pkg/webhooks/webhookshttp"
 )
 
 // Errors is the function's error catalogue: the answers to the errors of
 // what it links (function.Catalogue).
-var Errors = function.Catalogue(webhookshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, bulkhttp.Errors, cardshttp.Errors, customershttp.Errors, debtshttp.Errors, feeshttp.Errors, fxhttp.Errors, idempotencyhttp.Errors, paymentshttp.Errors, operatorhookshttp.Errors, reconcilehttp.Errors, walletshttp.Errors)
+var Errors = function.Catalogue(webhookshttp.Errors, companieshttp.Errors, authhttp.Errors, limitshttp.Errors, idempotencyhttp.Errors, feeshttp.Errors)
 
 // New builds the webhooks function: the endpoints, the delivery log and
 // resend routes under /webhooks and the Events API under /events, behind
@@ -55,12 +47,12 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 	if err != nil {
 		return nil, err
 	}
-	rt, err := services.CompanyRouter(cfg, guard, db, Errors)
+	rt, err := companyroutes.Router(cfg, guard, db, Errors)
 	if err != nil {
 		return nil, err
 	}
 	// The endpoints' secrets are sealed under the webhook key.
-	v, err := services.WebhookVault(cfg, kmskeys.FromConfig)
+	v, err := keyvaults.Webhook(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"payments/pkg/function"
 	"payments/pkg/function/base"
-	"payments/pkg/function/services"
+	"payments/pkg/function/keyvaults"
 	"payments/pkg/outbound"
 	"payments/pkg/queue"
 	"payments/pkg/store"
@@ -38,7 +38,7 @@ func NewWith(cfg function.Config, sender webhooks.Sender, now func() time.Time) 
 	}
 	db := base.DB(cfg)
 	// The endpoints' secrets are opened under the webhook key.
-	v, err := services.WebhookVault(cfg, kmskeys.FromConfig)
+	v, err := keyvaults.Webhook(cfg, kmskeys.FromConfig)
 	if err != nil {
 		return nil, err
 	}

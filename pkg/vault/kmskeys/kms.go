@@ -82,7 +82,7 @@ func (k *KMS) OpenDataKey(ctx context.Context, encrypted []byte, keyID string, e
 }
 
 // FromConfig returns the KMS KeyService of the KMS key keyID through a new
-// client for cfg and endpoint: what services.CardVault is given.
+// client for cfg and endpoint: what keyvaults.Card is given.
 func FromConfig(cfg aws.Config, endpoint, keyID string) vault.KeyService {
 	return New(NewClient(cfg, endpoint), keyID)
 }

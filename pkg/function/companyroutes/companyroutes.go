@@ -1,7 +1,8 @@
-package services
-
-// What stands before a company-facing function's routes: the token guard,
-// the company's limits, and Idempotency-Key on the routes that move money.
+// Package companyroutes is what stands before a company-facing function's
+// routes: the token guard, the company's limits, and Idempotency-Key on
+// the routes that move money. The functions that serve a company's
+// requests share it; it links no domain but limits and idempotency.
+package companyroutes
 
 import (
 	"fmt"
@@ -16,12 +17,12 @@ import (
 	"payments/pkg/store"
 )
 
-// CompanyRouter returns the router of a company-facing function: its routes
+// Router returns the router of a company-facing function: its routes
 // admit only requests with a valid Bearer token (guard, TokenGuard's), then
 // take a token from the company's bucket for the route's class
-// (CompanyLimits); errs is the function's error catalogue. Add the function's own middleware (Idempotent) after it.
-func CompanyRouter(cfg function.Config, guard httpapi.Guard, db *store.DB, errs httpapi.Catalogue) (*httpapi.Router, error) {
-	limit, err := CompanyLimits(cfg, db, time.Now)
+// (Limits); errs is the function's error catalogue. Add the function's own middleware (Idempotent) after it.
+func Router(cfg function.Config, guard httpapi.Guard, db *store.DB, errs httpapi.Catalogue) (*httpapi.Router, error) {
+	limit, err := Limits(cfg, db, time.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -30,27 +31,27 @@ func CompanyRouter(cfg function.Config, guard httpapi.Guard, db *store.DB, errs 
 	return rt, nil
 }
 
-// CompanyLimits returns the middleware that keeps each company within
+// Limits returns the middleware that keeps each company within
 // cfg.CompanyLimits (limitshttp.Middleware), its buckets kept in db and
 // measured by now. It fails when a limit is below 1 a second or a burst.
-func CompanyLimits(cfg function.Config, db *store.DB, now func() time.Time) (httpapi.Middleware, error) {
+func Limits(cfg function.Config, db *store.DB, now func() time.Time) (httpapi.Middleware, error) {
 	for _, c := range limits.Classes {
 		if l := cfg.CompanyLimits.For(c); l.Rate < 1 || l.Burst < 1 {
 			return nil, fmt.Errorf("%w: the %s limit must be at least 1/1, not %v", function.ErrConfig, c, l)
 		}
 	}
-	m := &limitshttp.Middleware{Buckets: store.NewTokenBuckets(db), Limits: cfg.CompanyLimits, Classify: RouteClass, Now: now}
+	m := &limitshttp.Middleware{Buckets: store.NewTokenBuckets(db), Limits: cfg.CompanyLimits, Classify: Class, Now: now}
 	return m.Wrap, nil
 }
 
-// RouteClass is the one rule that says what a route's declarations
+// Class is the one rule that says what a route's declarations
 // (httpapi.Money, httpapi.Reveal, where the route package registers it)
 // mean for a company's request: a request that reveals a secret (a card's
 // number, a reveal session) draws on the limits.Reveal bucket; one to a
 // route that moves money on the limits.Money bucket, and such a route
 // honours Idempotency-Key (Idempotent, docs/idempotency.md); every other
 // request, read or write, draws on limits.Read.
-func RouteClass(route httpapi.Route, r *http.Request) limits.Class {
+func Class(route httpapi.Route, r *http.Request) limits.Class {
 	switch {
 	case route.Reveals(r):
 		return limits.Reveal

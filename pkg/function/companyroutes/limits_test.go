@@ -1,4 +1,4 @@
-package services_test
+package companyroutes_test
 
 import (
 	"bytes"
@@ -22,8 +22,8 @@ import (
 	"payments/pkg/debts/debtshttp"
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
+	"payments/pkg/function/companyroutes"
 	"payments/pkg/function/paymentsapi"
-	"payments/pkg/function/services"
 	"payments/pkg/fx/fxhttp"
 	"payments/pkg/httpapi"
 	"payments/pkg/limits"
@@ -49,7 +49,7 @@ func (c *testClock) Add(d time.Duration) {
 	c.now = c.now.Add(d)
 }
 
-// limitedRouter is a company router as services.CompanyRouter builds it,
+// limitedRouter is a company router as companyroutes.Router builds it,
 // its guard taking the company from X-Company instead of a token, over
 // routes of each class; GET /missing answers an error of the route.
 func limitedRouter(t *testing.T, mw httpapi.Middleware) http.Handler {
@@ -88,7 +88,7 @@ func TestCompanyLimitsOverHTTP(t *testing.T) {
 		Money:  limits.Limit{Rate: 1, Burst: 2},
 		Reveal: limits.Limit{Rate: 1, Burst: 1},
 	}}
-	mw, err := services.CompanyLimits(cfg, db, clock.Now)
+	mw, err := companyroutes.Limits(cfg, db, clock.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -181,7 +181,7 @@ func (failingBuckets) Take(context.Context, string, limits.Class, limits.Limit, 
 // is served (never a 5xx or a 429 for every request), says the whole burst
 // remains, and is counted as RateLimiterUnavailable.
 func TestCompanyLimitsFailOpen(t *testing.T) {
-	m := &limitshttp.Middleware{Buckets: failingBuckets{}, Limits: limits.Defaults, Classify: services.RouteClass, Now: time.Now}
+	m := &limitshttp.Middleware{Buckets: failingBuckets{}, Limits: limits.Defaults, Classify: companyroutes.Class, Now: time.Now}
 	h := limitedRouter(t, m.Wrap)
 	var emf bytes.Buffer
 	rec := metrics.New(metrics.SyncWriter(&emf), "payments/test", "payments")
@@ -271,7 +271,7 @@ func TestRouteClass(t *testing.T) {
 			continue
 		}
 		r := httptest.NewRequest("GET", "/x?"+tt.query, nil)
-		if got := services.RouteClass(route, r); got != tt.want {
+		if got := companyroutes.Class(route, r); got != tt.want {
 			t.Errorf("RouteClass(%s ?%s) = %s, want %s", tt.pattern, tt.query, got, tt.want)
 		}
 	}
@@ -287,7 +287,7 @@ func TestRouteClass(t *testing.T) {
 func TestCompanyLimitsRefuseABadLimit(t *testing.T) {
 	cfg := function.Config{CompanyLimits: limits.Defaults}
 	cfg.CompanyLimits.Reveal = limits.Limit{}
-	if _, err := services.CompanyLimits(cfg, nil, time.Now); !errors.Is(err, function.ErrConfig) {
+	if _, err := companyroutes.Limits(cfg, nil, time.Now); !errors.Is(err, function.ErrConfig) {
 		t.Fatalf("error %v, want function.ErrConfig", err)
 	}
 }
