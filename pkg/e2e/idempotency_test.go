@@ -116,7 +116,7 @@ func TestIdempotencyKeyHeader(t *testing.T) {
 	}
 	// A route that moves no money ignores the header.
 	for route := range dirs {
-		if slices.Contains(money, route) {
+		if slices.Contains(money, route) || dirs[route] == "dashboard" { // the dashboard's pages are outside the API
 			continue
 		}
 		method, path, _ := strings.Cut(route, " ")

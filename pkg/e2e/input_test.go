@@ -78,6 +78,7 @@ func newInputEnv(tb testing.TB) *inputEnv {
 		CognitoEndpoint:      cognitotest.Endpoint(tb),
 		CardKey:              apptest.TestCardKey,
 		WebhookKey:           apptest.TestWebhookKey,
+		DashboardSessionKey:  apptest.DashboardTestKey,
 		// A batch's chunk jobs; no worker takes them here.
 		BulkPayoutsQueueURL: queuetest.NewQueue(tb, sqsClient, nil),
 	}

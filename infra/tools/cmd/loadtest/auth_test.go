@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -37,7 +36,7 @@ func TestAuthOutcome(t *testing.T) {
 // through the API and checks that every decision was an approval and that
 // the cards hold exactly what the approvals of both scenarios held.
 func TestAuthorizationScenarios(t *testing.T) {
-	ep := endpoints{os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), os.Getenv("AWS_ENDPOINT_URL_S3")}
+	ep := fromEnv()
 	if ep.dynamodb == "" || ep.sqs == "" || ep.s3 == "" {
 		t.Fatal("AWS_ENDPOINT_URL_DYNAMODB, _SQS and _S3 are not set: run it inside `devstack exec`")
 	}

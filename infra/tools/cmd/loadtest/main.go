@@ -154,10 +154,18 @@ func main() {
 }
 
 // endpoints are the emulators' base URLs that devstack exec gives.
-type endpoints struct{ dynamodb, sqs, s3 string }
+// endpoints are the emulators' base URLs, from the environment
+// devstack exec gives (fromEnv).
+type endpoints struct{ dynamodb, sqs, s3, cognito string }
+
+// fromEnv returns the endpoints the environment names.
+func fromEnv() endpoints {
+	return endpoints{os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), os.Getenv("AWS_ENDPOINT_URL_S3"),
+		os.Getenv(stack.CognitoEndpointEnv)}
+}
 
 func run(ctx context.Context, o options, out io.Writer) error {
-	ep := endpoints{os.Getenv("AWS_ENDPOINT_URL_DYNAMODB"), os.Getenv("AWS_ENDPOINT_URL_SQS"), os.Getenv("AWS_ENDPOINT_URL_S3")}
+	ep := fromEnv()
 	if ep.dynamodb == "" || ep.sqs == "" {
 		return errors.New("AWS_ENDPOINT_URL_DYNAMODB and AWS_ENDPOINT_URL_SQS are not set: run it with `make loadtest`, which starts the emulators")
 	}
@@ -258,12 +266,23 @@ func deploy(ctx context.Context, tpl *samtemplate.Template, ep endpoints, consum
 			"ISSUER_WEBHOOK_SECRET": issuerSecret,
 			"OPERATOR_API_TOKEN":    "loadtest-operator-token",
 			"ISSUER_API_KEY":        "loadtest-issuer-api-key",
+			"DASHBOARD_SESSION_KEY": "loadtest-dashboard-session-key-0123456789",
 		},
 		// Every company's token comes from this one address; the load is
 		// measured, not limited per company.
 		Params: map[string]string{"TokenRateLimit": "100000",
 			"RateLimitRead": "1000000/1000000000", "RateLimitMoney": "1000000/1000000000", "RateLimitReveal": "1000000/1000000000"},
 		Base: stack.EndpointEnv(ep.dynamodb, ep.sqs, ep.s3),
+	}
+	// The dashboard's user pool, which the console's owners are made in
+	// and the dashboard signs in with: a fresh one in cognito-local.
+	if ep.cognito != "" {
+		pool, err := stack.CreateUserPool(ctx, ep.cognito, "loadtest-"+suffix)
+		if err != nil {
+			return nil, err
+		}
+		res.UserPoolID, res.UserPoolClientID = pool.PoolID, pool.ClientID
+		res.Base = append(res.Base, stack.CognitoEndpointEnv+"="+ep.cognito)
 	}
 	sctx, cancel := context.WithCancel(ctx)
 	srv, err := devserver.Build(sctx, tpl, res, stack.SQSClient(ep.sqs), slog.Default())
