@@ -16,8 +16,10 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"slices"
 	"time"
 
+	"payments/pkg/activity"
 	"payments/pkg/identity"
 	"payments/pkg/page"
 	"payments/pkg/sessions"
@@ -31,6 +33,12 @@ type Wallets interface {
 	Transactions(ctx context.Context, companyID string, q wallets.TransactionQuery, p page.Request) (page.Result[wallets.Transaction], error)
 }
 
+// Activity is the companies' activity logs (activity.Log).
+type Activity interface {
+	Record(ctx context.Context, companyID, actor, action, subject string) error
+	List(ctx context.Context, companyID string, p page.Request) (page.Result[activity.Entry], error)
+}
+
 // Deps are what the dashboard needs.
 type Deps struct {
 	// Pool signs people in and vouches for them.
@@ -39,6 +47,8 @@ type Deps struct {
 	Sessions *sessions.Manager
 	// Wallets are the companies' wallets.
 	Wallets Wallets
+	// Activity records every change the dashboard makes, and who made it.
+	Activity Activity
 	// Now tells the time (time.Now when nil).
 	Now func() time.Time
 }
@@ -63,6 +73,8 @@ func New(d Deps) (*Handler, error) {
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Sessions"))
 	case d.Wallets == nil:
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Wallets"))
+	case d.Activity == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Activity"))
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -115,12 +127,21 @@ type route struct {
 	serve   func(http.ResponseWriter, *http.Request, sessions.Session)
 }
 
-// routes are the pages of a session. A new page declares its Permission
-// here: the session's role must have it (Allowed), or the answer is 403.
+// routes are the pages of a session, each area's from its own file. A
+// page declares its Permission there: the session's role must have it
+// (Allowed), or the answer is 403.
 func (h *Handler) routes() []route {
-	return []route{
-		{"GET /dashboard/{$}", ReadMoney, h.home},
-		{"POST /dashboard/exports/transactions", Export, h.exportTransactions},
+	return slices.Concat(
+		h.homeRoutes(),
+	)
+}
+
+// record records in the session's company that its person did action to
+// subject. A change the dashboard has made is not undone when its record
+// fails: the failure is logged.
+func (h *Handler) record(r *http.Request, s sessions.Session, action, subject string) {
+	if err := h.deps.Activity.Record(r.Context(), s.CompanyID, s.Email, action, subject); err != nil {
+		slog.ErrorContext(r.Context(), "dashboard: record activity", "action", action, "error", err)
 	}
 }
 

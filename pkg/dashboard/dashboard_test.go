@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"payments/pkg/activity"
 	"payments/pkg/dashboard"
 	"payments/pkg/dashboard/dashboardtest"
 	"payments/pkg/identity"
@@ -43,11 +44,16 @@ func (fakeWallets) Transactions(_ context.Context, companyID string, _ wallets.T
 func server(t *testing.T) (*httptest.Server, *dashboardtest.Pool) {
 	t.Helper()
 	pool := dashboardtest.NewPool(nil)
-	sm, err := sessions.NewManager(store.NewSessions(storetest.NewDB(t)), []byte(strings.Repeat("k", 32)), nil)
+	db := storetest.NewDB(t)
+	sm, err := sessions.NewManager(store.NewSessions(db), []byte(strings.Repeat("k", 32)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: fakeWallets{}})
+	log, err := activity.NewLog(store.NewActivity(db), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: fakeWallets{}, Activity: log})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,6 +42,14 @@ type homeData struct {
 	CanExport    bool
 }
 
+// homeRoutes are Home's pages.
+func (h *Handler) homeRoutes() []route {
+	return []route{
+		{"GET /dashboard/{$}", ReadMoney, h.home},
+		{"POST /dashboard/exports/transactions", Export, h.exportTransactions},
+	}
+}
+
 // home shows each wallet's balances and the last transactions.
 func (h *Handler) home(w http.ResponseWriter, r *http.Request, s sessions.Session) {
 	ws, err := h.deps.Wallets.List(r.Context(), s.CompanyID)

@@ -7,8 +7,10 @@ import (
 	"encoding/hex"
 	"fmt"
 	"html/template"
+	"io/fs"
 	"log/slog"
 	"net/http"
+	"path"
 	"strings"
 
 	"payments/pkg/sessions"
@@ -23,19 +25,42 @@ var assetFiles embed.FS
 // pages are the parsed templates, by page name.
 type pages map[string]*template.Template
 
-// pageNames are the pages, each templates/<name>.html over the layout.
-var pageNames = []string{"sign-in", "new-password", "mfa", "forgot-password", "reset-password", "message", "home"}
+// navigation is the main navigation's links, in order: Key is the view's
+// Nav of the page the link leads to.
+var navigation = []navLink{
+	{"home", "Home", "/dashboard/"},
+	{"transactions", "Transactions", "/dashboard/transactions"},
+	{"payouts", "Payouts", "/dashboard/payouts"},
+	{"customers", "Customers", "/dashboard/customers"},
+	{"cards", "Cards", "/dashboard/cards"},
+	{"developers", "Developers", "/dashboard/developers"},
+	{"team", "Team", "/dashboard/team"},
+	{"activity", "Activity", "/dashboard/activity"},
+}
 
-// parsePages parses each page over the layout, with the asset function
-// that names each asset by its versioned URL.
+// navLink is a link of the main navigation.
+type navLink struct{ Key, Name, Path string }
+
+// parsePages parses each page, templates/<name>.html, over the layout,
+// with the asset function that names each asset by its versioned URL and
+// the navigation.
 func parsePages(a assets) (pages, error) {
-	layout, err := template.New("layout").Funcs(template.FuncMap{"asset": a.url}).ParseFS(templateFiles, "templates/layout.html")
+	funcs := template.FuncMap{"asset": a.url, "nav": func() []navLink { return navigation }}
+	layout, err := template.New("layout").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html")
+	if err != nil {
+		return nil, err
+	}
+	files, err := fs.Glob(templateFiles, "templates/*.html")
 	if err != nil {
 		return nil, err
 	}
 	p := pages{}
-	for _, name := range pageNames {
-		t, err := template.Must(layout.Clone()).ParseFS(templateFiles, "templates/"+name+".html")
+	for _, f := range files {
+		name := strings.TrimSuffix(path.Base(f), ".html")
+		if name == "layout" {
+			continue
+		}
+		t, err := template.Must(layout.Clone()).ParseFS(templateFiles, f)
 		if err != nil {
 			return nil, err
 		}

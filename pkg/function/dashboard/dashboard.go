@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"time"
 
+	"payments/pkg/activity"
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards/cardshttp"
@@ -68,5 +69,9 @@ func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now fun
 	if err != nil {
 		return nil, err
 	}
-	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Now: now})
+	log, err := activity.NewLog(store.NewActivity(db), now)
+	if err != nil {
+		return nil, err
+	}
+	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log, Now: now})
 }

@@ -13,3 +13,14 @@ func DashboardSessionSK(id string) string { return DashboardSessionSKPrefix + id
 
 // KindDashboardSession is the type of a dashboard session item.
 const KindDashboardSession = "dashboard_session"
+
+// ActivitySKPrefix starts the sort key of every entry of a company's
+// activity log in its partition (CompanyPK).
+const ActivitySKPrefix = "ACTIVITY#"
+
+// ActivitySK is the sort key of the activity entry id (a UUID v7: the
+// entries sort by time).
+func ActivitySK(id string) string { return ActivitySKPrefix + id }
+
+// KindActivity is the type of an activity entry.
+const KindActivity = "activity"

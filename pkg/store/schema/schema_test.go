@@ -21,6 +21,8 @@ func TestKeys(t *testing.T) {
 		{schema.TokenBucketSK("money"), "LIMIT#money"},
 		{schema.DashboardSessionSK("s1"), "DASHSESSION#s1"},
 		{schema.DashboardSessionSKPrefix, "DASHSESSION#"},
+		{schema.ActivitySK("a1"), "ACTIVITY#a1"},
+		{schema.ActivitySKPrefix, "ACTIVITY#"},
 		{schema.WalletSK("w1"), "WALLET#w1"},
 		{schema.WalletSKPrefix, "WALLET#"},
 		{schema.WalletPairSK("XAF", "CM"), "WALLETPAIR#XAF#CM"},
