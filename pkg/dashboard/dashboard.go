@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"payments/pkg/activity"
+	"payments/pkg/httpapi"
+	"payments/pkg/idempotency"
 	"payments/pkg/identity"
 	"payments/pkg/page"
 	"payments/pkg/sessions"
@@ -31,12 +33,19 @@ import (
 type Wallets interface {
 	List(ctx context.Context, companyID string) ([]wallets.Wallet, error)
 	Transactions(ctx context.Context, companyID string, q wallets.TransactionQuery, p page.Request) (page.Result[wallets.Transaction], error)
+	Transaction(ctx context.Context, companyID, id string) (wallets.Transaction, error)
 }
 
 // Activity is the companies' activity logs (activity.Log).
 type Activity interface {
 	Record(ctx context.Context, companyID, actor, action, subject string) error
 	List(ctx context.Context, companyID string, p page.Request) (page.Result[activity.Entry], error)
+}
+
+// Errors word a service's refusal as the API would answer it
+// (httpapi.Catalogue).
+type Errors interface {
+	Body(err error) (httpapi.ErrorBody, bool)
 }
 
 // Deps are what the dashboard needs.
@@ -49,6 +58,16 @@ type Deps struct {
 	Wallets Wallets
 	// Activity records every change the dashboard makes, and who made it.
 	Activity Activity
+	// Payouts make payouts and read the payments; Batches are the bulk
+	// payouts.
+	Payouts Payouts
+	Batches Batches
+	// Keys keep the forms that move money to one movement each (the API's
+	// Idempotency-Keys, idempotency.Store).
+	Keys idempotency.Store
+	// Errors word a service's refusal as the API answers it (the
+	// function's error catalogue).
+	Errors Errors
 	// Now tells the time (time.Now when nil).
 	Now func() time.Time
 }
@@ -75,6 +94,12 @@ func New(d Deps) (*Handler, error) {
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Wallets"))
 	case d.Activity == nil:
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Activity"))
+	case d.Payouts == nil || d.Batches == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Payouts or Batches"))
+	case d.Keys == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Keys"))
+	case d.Errors == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Errors"))
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -133,6 +158,9 @@ type route struct {
 func (h *Handler) routes() []route {
 	return slices.Concat(
 		h.homeRoutes(),
+		h.transactionsRoutes(),
+		h.payoutsRoutes(),
+		h.bulkRoutes(),
 	)
 }
 

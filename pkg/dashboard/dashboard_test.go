@@ -27,6 +27,15 @@ import (
 // fakeWallets is one company's wallet and ledger.
 type fakeWallets struct{}
 
+func (fakeWallets) Transaction(_ context.Context, companyID, id string) (wallets.Transaction, error) {
+	for _, t := range ledger {
+		if t.CompanyID == companyID && t.ID == id {
+			return t, nil
+		}
+	}
+	return wallets.Transaction{}, wallets.ErrTransactionNotFound
+}
+
 func (fakeWallets) List(_ context.Context, companyID string) ([]wallets.Wallet, error) {
 	if companyID != "c1" {
 		return nil, nil
@@ -35,13 +44,58 @@ func (fakeWallets) List(_ context.Context, companyID string) ([]wallets.Wallet, 
 		PayoutBalance: 250000, PayoutReserved: 50000, PayoutAvailable: 200000, IsActive: true}}, nil
 }
 
-func (fakeWallets) Transactions(_ context.Context, companyID string, _ wallets.TransactionQuery, _ page.Request) (page.Result[wallets.Transaction], error) {
-	return page.Result[wallets.Transaction]{Items: []wallets.Transaction{{ID: "t1", CompanyID: companyID, Amount: 12345, Currency: "XAF",
-		Type: wallets.TypeFund, Status: wallets.StatusSuccess, Reference: "ref-1", CreatedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}}, Total: 1}, nil
+// ledger is company c1's ledger, newest first.
+var ledger = []wallets.Transaction{
+	{ID: "t1", CompanyID: "c1", WalletID: "w1", Amount: 12345, Currency: "XAF", Type: wallets.TypeFund, Status: wallets.StatusSuccess,
+		Reference: "ref-1", CreatedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)},
+	{ID: "t2", CompanyID: "c1", WalletID: "w1", Amount: 5000, FeeAmount: 75, Currency: "XAF", Type: wallets.TypeWithdraw, Status: wallets.StatusPending,
+		Reference: "=HYPERLINK(\"http://evil.example\")", PhoneNumber: "237670000001", CreatedAt: time.Date(2026, 2, 27, 9, 0, 0, 0, time.UTC)},
+	{ID: "t3", CompanyID: "c1", WalletID: "w1", Amount: 75, Currency: "XAF", Type: wallets.TypeFee, Status: wallets.StatusSuccess,
+		Reference: "fee", CreatedAt: time.Date(2026, 2, 20, 9, 0, 0, 0, time.UTC)},
+}
+
+// Transactions pages through ledger as the store does: filtered by type,
+// status and dates, Limit at a time after the entry After.
+func (fakeWallets) Transactions(_ context.Context, companyID string, q wallets.TransactionQuery, p page.Request) (page.Result[wallets.Transaction], error) {
+	var match []wallets.Transaction
+	for _, t := range ledger {
+		if t.CompanyID == companyID && (q.Type == "" || q.Type == t.Type) && (q.Status == "" || q.Status == t.Status) &&
+			(q.From.IsZero() || !t.CreatedAt.Before(q.From)) && (q.To.IsZero() || t.CreatedAt.Before(q.To)) {
+			match = append(match, t)
+		}
+	}
+	res := page.Result[wallets.Transaction]{Total: len(match)}
+	start := 0
+	for i, t := range match {
+		if t.ID == p.After {
+			start = i + 1
+		}
+	}
+	end := min(start+p.Limit, len(match))
+	res.Items = match[start:end]
+	if end < len(match) {
+		res.Next = match[end-1].ID
+	}
+	return res, nil
 }
 
 // server is the dashboard over the test double pool and the table.
 func server(t *testing.T) (*httptest.Server, *dashboardtest.Pool) {
+	t.Helper()
+	s := newServer(t)
+	return s.Server, s.pool
+}
+
+// testServer is the dashboard on an httptest server, with its fakes.
+type testServer struct {
+	*httptest.Server
+	pool    *dashboardtest.Pool
+	payouts *fakePayouts
+}
+
+// newServer serves the dashboard over the test double pool, the table and
+// the fakes.
+func newServer(t *testing.T) testServer {
 	t.Helper()
 	pool := dashboardtest.NewPool(nil)
 	db := storetest.NewDB(t)
@@ -53,13 +107,15 @@ func server(t *testing.T) (*httptest.Server, *dashboardtest.Pool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: fakeWallets{}, Activity: log})
+	pays := newFakePayouts()
+	h, err := dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: fakeWallets{}, Activity: log,
+		Payouts: pays, Batches: fakeBatches{}, Keys: store.NewIdempotency(db), Errors: fakeErrors{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return srv, pool
+	return testServer{Server: srv, pool: pool, payouts: pays}
 }
 
 // client is a browser without JavaScript: cookies kept, redirects
@@ -180,7 +236,7 @@ func TestRolesOnTheServer(t *testing.T) {
 	}{{identity.Viewer, http.StatusForbidden}, {identity.Developer, http.StatusForbidden}, {identity.Finance, http.StatusOK}, {identity.Owner, http.StatusOK}} {
 		c := client(t, srv)
 		signIn(t, c, srv, pool, string(tt.role)+"@example.com", tt.role)
-		res, body := post(t, c, srv, "/dashboard/exports/transactions", nil)
+		res, body := get(t, c, srv, "/dashboard/transactions/export.csv")
 		if res.StatusCode != tt.want {
 			t.Errorf("%s: export %d, want %d", tt.role, res.StatusCode, tt.want)
 		}

@@ -1,12 +1,10 @@
 package dashboard
 
 import (
-	"encoding/csv"
 	"log/slog"
 	"net/http"
 	"strconv"
 	"strings"
-	"time"
 
 	"payments/pkg/money"
 	"payments/pkg/page"
@@ -17,22 +15,16 @@ import (
 // lastTransactions is how many ledger entries Home shows.
 const lastTransactions = 10
 
-// Export's bounds: pages of exportPage entries, at most exportPages.
-const (
-	exportPage  = 100
-	exportPages = 50
-)
-
 // walletRow is one wallet on Home, its amounts formatted.
 type walletRow struct {
-	Currency, Country                  string
+	ID, Currency, Country              string
 	Active                             bool
 	Payin, Payout, Reserved, Available string
 }
 
 // transactionRow is one ledger entry on Home.
 type transactionRow struct {
-	Date, Type, Status, Reference, Amount string
+	ID, Date, Type, Status, Reference, Amount string
 }
 
 // homeData is Home's.
@@ -46,7 +38,6 @@ type homeData struct {
 func (h *Handler) homeRoutes() []route {
 	return []route{
 		{"GET /dashboard/{$}", ReadMoney, h.home},
-		{"POST /dashboard/exports/transactions", Export, h.exportTransactions},
 	}
 }
 
@@ -65,45 +56,15 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, s sessions.Sessio
 	d := homeData{CanExport: Allowed(s.Role, Export)}
 	for _, wl := range ws {
 		d.Wallets = append(d.Wallets, walletRow{
-			Currency: wl.Currency, Country: wl.Country, Active: wl.IsActive,
+			ID: wl.ID, Currency: wl.Currency, Country: wl.Country, Active: wl.IsActive,
 			Payin: Amount(wl.PayinBalance, wl.Currency), Payout: Amount(wl.PayoutBalance, wl.Currency),
 			Reserved: Amount(wl.PayoutReserved, wl.Currency), Available: Amount(wl.PayoutAvailable, wl.Currency),
 		})
 	}
 	for _, t := range txs.Items {
-		d.Transactions = append(d.Transactions, transactionRow{
-			Date: t.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), Type: string(t.Type), Status: string(t.Status),
-			Reference: t.Reference, Amount: Amount(t.Amount, t.Currency),
-		})
+		d.Transactions = append(d.Transactions, transactionRowOf(t))
 	}
 	h.render(w, r, http.StatusOK, "home", view{Title: "Home", Nav: "home", Data: d})
-}
-
-// exportTransactions answers the company's ledger as CSV, newest first,
-// at most exportPage × exportPages entries.
-func (h *Handler) exportTransactions(w http.ResponseWriter, r *http.Request, s sessions.Session) {
-	var rows [][]string
-	p := page.Request{Page: 1, Limit: exportPage}
-	for range exportPages {
-		res, err := h.deps.Wallets.Transactions(r.Context(), s.CompanyID, wallets.TransactionQuery{}, p)
-		if err != nil {
-			h.failed(w, r, err)
-			return
-		}
-		for _, t := range res.Items {
-			rows = append(rows, []string{t.ID, t.CreatedAt.UTC().Format(time.RFC3339), t.WalletID, string(t.Type), string(t.Status),
-				t.Currency, money.Format(t.Amount, t.Currency), money.Format(t.FeeAmount, t.Currency), t.Reference})
-		}
-		if res.Next == "" {
-			break
-		}
-		p = p.Following(res.Next, res.Total)
-	}
-	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
-	w.Header().Set("Content-Disposition", `attachment; filename="transactions.csv"`)
-	cw := csv.NewWriter(w)
-	cw.Write([]string{"id", "created_at", "wallet_id", "type", "status", "currency", "amount", "fee", "reference"})
-	cw.WriteAll(rows)
 }
 
 // failed answers a service's failure with a page that says so.

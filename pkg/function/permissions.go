@@ -217,16 +217,22 @@ var Functions = map[string]Function{
 		},
 	},
 	"openapi": {},
-	// The company dashboard (pkg/dashboard): its sessions' records and
-	// the wallets it reads (docs/dashboard.md).
+	// The company dashboard (pkg/dashboard): its sessions' records, the
+	// wallets it reads, the payouts and bulk payouts it makes as the
+	// payments function makes them (docs/dashboard.md).
 	"dashboard": {
 		// It signs people in through the pool's app client and checks
 		// their tokens against the pool's published keys.
-		Settings: []string{userPoolClient},
+		Settings: []string{modeSetting, operatorURL, userPoolClient},
 		Unsigned: []Grant{{userPool, []string{"cognito-idp:ConfirmForgotPassword", "cognito-idp:ForgotPassword",
 			"cognito-idp:InitiateAuth", "cognito-idp:RespondToAuthChallenge"}}},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
+			// The payments function's: a form's key (idempotency), a
+			// payout, a bulk batch's chunks, external_ids and payouts.
+			{tableResource, []string{"dynamodb:BatchGetItem", "dynamodb:BatchWriteItem", "dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{payoutsQueue, sendMessage},
+			{bulkQueue, sendMessage},
+			{operatorToken, getSecret},
 			{dashboardKey, getSecret},
 		},
 	},

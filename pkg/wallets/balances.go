@@ -41,3 +41,8 @@ func (b *Balances) USDWallet(ctx context.Context, companyID string) (Wallet, err
 
 // Time is Service.Time.
 func (b *Balances) Time() time.Time { return b.svc.Time() }
+
+// Transaction is Service.Transaction: one ledger entry of the company.
+func (b *Balances) Transaction(ctx context.Context, companyID, id string) (Transaction, error) {
+	return b.svc.Transaction(ctx, companyID, id)
+}

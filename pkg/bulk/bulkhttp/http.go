@@ -5,13 +5,14 @@ package bulkhttp
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
+	"io"
 	"mime"
 	"net/http"
 	"slices"
 	"strconv"
-	"strings"
 
 	"payments/pkg/bulk"
 	"payments/pkg/events"
@@ -20,6 +21,7 @@ import (
 	"payments/pkg/ids"
 	"payments/pkg/money"
 	"payments/pkg/payments"
+	"payments/pkg/spreadsheet"
 )
 
 // DefaultLimit is the page size of the batch and item lists.
@@ -194,24 +196,9 @@ func (h handlers) report(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var buf bytes.Buffer
-	out := csv.NewWriter(&buf)
-	out.Write(ReportHeader)
-	err = h.svc.Report(r.Context(), cid, id, func(it bulk.Item) error {
-		v := itemView(it)
-		in := it.Input
-		row := []string{
-			strconv.Itoa(in.Row), in.ExternalID, in.Operator, in.Country, in.PhoneNumber, in.Amount, in.Currency, in.Reason, in.NotifyURL,
-			text(v.TransactionID), string(v.Status), fee(v.FeeAmount), text(v.FailureCode), text(v.FailureReason),
-		}
-		for i := range row {
-			row[i] = spreadsheetText(row[i])
-		}
-		return out.Write(row)
-	})
-	if err != nil {
+	if err := WriteReport(r.Context(), &buf, h.svc, cid, id); err != nil {
 		return err
 	}
-	out.Flush()
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="bulk-`+id+`.csv"`)
 	w.WriteHeader(http.StatusOK)
@@ -219,15 +206,34 @@ func (h handlers) report(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// spreadsheetText returns cell as a spreadsheet takes it for text: one
-// that begins with =, +, -, @, a tab or a carriage return is prefixed with
-// ' (OWASP's rule against CSV injection), so that opening the report runs
-// no formula a payee's reason or an external id carried in.
-func spreadsheetText(cell string) string {
-	if cell != "" && strings.IndexByte("=+-@\t\r", cell[0]) >= 0 {
-		return "'" + cell
+// Reporter reads a batch's items for its report (bulk.Service.Report).
+type Reporter interface {
+	Report(ctx context.Context, companyID, id string, fn func(bulk.Item) error) error
+}
+
+// WriteReport writes the report.csv of the company's batch id to w:
+// ReportHeader, then a row per item, every cell as text to a spreadsheet
+// (spreadsheet.Text). The dashboard's report is this one.
+func WriteReport(ctx context.Context, w io.Writer, svc Reporter, companyID, id string) error {
+	out := csv.NewWriter(w)
+	out.Write(ReportHeader)
+	err := svc.Report(ctx, companyID, id, func(it bulk.Item) error {
+		v := itemView(it)
+		in := it.Input
+		row := []string{
+			strconv.Itoa(in.Row), in.ExternalID, in.Operator, in.Country, in.PhoneNumber, in.Amount, in.Currency, in.Reason, in.NotifyURL,
+			text(v.TransactionID), string(v.Status), fee(v.FeeAmount), text(v.FailureCode), text(v.FailureReason),
+		}
+		for i := range row {
+			row[i] = spreadsheet.Text(row[i])
+		}
+		return out.Write(row)
+	})
+	if err != nil {
+		return err
 	}
-	return cell
+	out.Flush()
+	return out.Error()
 }
 
 // batchOf returns the caller's company and the batch id of the path; an id

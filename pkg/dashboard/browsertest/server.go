@@ -40,8 +40,9 @@ type Server struct {
 	URL string
 	// Pool is the pool the dashboard signs people in with.
 	Pool identity.Pool
-	// CompanyID and WalletID are the seeded company and its XAF wallet.
-	CompanyID, WalletID string
+	// CompanyID and WalletID are the seeded company and its XAF wallet;
+	// Token is an API token of the company.
+	CompanyID, WalletID, Token string
 	// Env holds the functions that seeded the company and their table.
 	Env *apptest.PaymentsTestEnv
 }
@@ -55,7 +56,7 @@ type Server struct {
 func Start(t *testing.T) *Server {
 	t.Helper()
 	env := apptest.NewPaymentsTestEnv(t)
-	company, _, wallet := env.Company(SeededPayout)
+	company, token, wallet := env.Company(SeededPayout)
 	// A fixed reference (FundPayin's is random) keeps the screenshots the same.
 	if r := env.Admin("POST", "/admin/wallets/"+wallet+"/credit", `{"balance":"payin","amount":`+SeededPayin+`,"reference":"opening payin"}`); r.Status != 200 {
 		t.Fatalf("credit: %s", r.Raw)
@@ -69,7 +70,7 @@ func Start(t *testing.T) *Server {
 	}
 	srv := httptest.NewServer(apptest.Dashboard(t, env.Cfg, pool)) // on 127.0.0.1: its cookies are not Secure
 	t.Cleanup(srv.Close)
-	return &Server{URL: srv.URL, Pool: pool, CompanyID: company, WalletID: wallet, Env: env}
+	return &Server{URL: srv.URL, Pool: pool, CompanyID: company, WalletID: wallet, Token: token, Env: env}
 }
 
 // ConfirmOwner signs the seeded owner in once through the pool and sets

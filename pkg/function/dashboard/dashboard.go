@@ -27,7 +27,10 @@ import (
 	"payments/pkg/identity"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
+	"payments/pkg/payments"
 	"payments/pkg/payments/paymentshttp"
+	"payments/pkg/providers"
+	"payments/pkg/queue"
 	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/sessions"
 	"payments/pkg/store"
@@ -58,7 +61,9 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 
 // Handler is the dashboard over pool and the function's table, its
 // sessions sealed with cfg.DashboardSessionKey, telling the time by now.
-// The browser tests serve it over a test double of the pool.
+// Its payouts are the payments function's: the same services, their jobs
+// on the same queues. The browser tests serve it over a test double of
+// the pool.
 func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now func() time.Time) (http.Handler, error) {
 	db := base.DB(cfg)
 	sm, err := sessions.NewManager(store.NewSessions(db), []byte(cfg.DashboardSessionKey), now)
@@ -73,5 +78,20 @@ func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now fun
 	if err != nil {
 		return nil, err
 	}
-	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log, Now: now})
+	p, err := services.Providers(cfg, db, providers.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
+	jobs, bulkJobs := queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.BulkPayoutsQueueURL)
+	pays, err := services.Payments(cfg, db, p.Operator, jobs, bulkJobs, payments.Relay(jobs), base.NewCaches(now).Fees, now)
+	if err != nil {
+		return nil, err
+	}
+	batches, err := services.Bulk(db, pays, bulkJobs, payments.Relay(jobs), services.PayoutErrors, now)
+	if err != nil {
+		return nil, err
+	}
+	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log,
+		Payouts: pays, Batches: batches, Keys: store.NewIdempotency(db), Errors: Errors, Now: now})
 }
