@@ -32,6 +32,7 @@ type homeData struct {
 	Wallets      []walletRow
 	Transactions []transactionRow
 	CanExport    bool
+	Chart        chart
 }
 
 // homeRoutes are Home's pages.
@@ -53,7 +54,12 @@ func (h *Handler) home(w http.ResponseWriter, r *http.Request, s sessions.Sessio
 		h.failed(w, r, err)
 		return
 	}
-	d := homeData{CanExport: Allowed(s.Role, Export)}
+	c, err := h.newChart(r.Context(), s.CompanyID, h.deps.Now())
+	if err != nil {
+		h.failed(w, r, err)
+		return
+	}
+	d := homeData{CanExport: Allowed(s.Role, Export), Chart: c}
 	for _, wl := range ws {
 		d.Wallets = append(d.Wallets, walletRow{
 			ID: wl.ID, Currency: wl.Currency, Country: wl.Country, Active: wl.IsActive,

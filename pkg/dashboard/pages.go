@@ -45,7 +45,8 @@ type navLink struct{ Key, Name, Path string }
 // with the asset function that names each asset by its versioned URL and
 // the navigation.
 func parsePages(a assets) (pages, error) {
-	funcs := template.FuncMap{"asset": a.url, "nav": func() []navLink { return navigation }, "sum": func(a, b int) int { return a + b }}
+	funcs := template.FuncMap{"asset": a.url, "nav": func() []navLink { return navigation }, "sum": func(a, b int) int { return a + b },
+		"barWidth": func() int { return barWidth }}
 	layout, err := template.New("layout").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html")
 	if err != nil {
 		return nil, err

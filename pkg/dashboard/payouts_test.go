@@ -36,7 +36,7 @@ func (f *fakePayouts) Payout(_ context.Context, companyID string, r payments.Req
 	defer f.mu.Unlock()
 	p := payments.Payment{ID: "0190c000-0000-7000-8000-00000000000" + string(rune('1'+len(f.made))), CompanyID: companyID,
 		Type: payments.TypePayout, Status: payments.StatusPending, Amount: 5000, Fee: 75, Currency: r.Currency,
-		Country: r.Country, Operator: r.Operator, PhoneNumber: r.PhoneNumber, CreatedAt: time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)}
+		Country: r.Country, Operator: r.Operator, PhoneNumber: r.PhoneNumber, CreatedAt: time.Now()}
 	f.made = append(f.made, p)
 	return p, nil
 }
@@ -52,8 +52,18 @@ func (f *fakePayouts) Get(_ context.Context, companyID, id string) (payments.Pay
 	return payments.Payment{}, payments.ErrNotFound
 }
 
-func (f *fakePayouts) List(context.Context, string, payments.Query, page.Request) (page.Result[payments.Payment], error) {
-	return page.Result[payments.Payment]{}, nil
+// List counts the payments of the company that q selects (the chart
+// asks only for totals).
+func (f *fakePayouts) List(_ context.Context, companyID string, q payments.Query, _ page.Request) (page.Result[payments.Payment], error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	var res page.Result[payments.Payment]
+	for _, p := range f.made {
+		if p.CompanyID == companyID && (q.Type == "" || q.Type == p.Type) && !p.CreatedAt.Before(q.From) && p.CreatedAt.Before(q.To) {
+			res.Total++
+		}
+	}
+	return res, nil
 }
 
 func (f *fakePayouts) Guideline() *guideline.Guideline { return guideline.Default() }
@@ -172,4 +182,24 @@ func between(s, before, after string) string {
 	}
 	v, _, _ := strings.Cut(rest, after)
 	return v
+}
+
+// TestHomeChart: Home's chart counts the day's payouts, and says its
+// numbers in words (the SVG's title) and in a table.
+func TestHomeChart(t *testing.T) {
+	ts := newServer(t)
+	c := client(t, ts.Server)
+	signIn(t, c, ts.Server, ts.pool, "fin@example.com", identity.Finance)
+	for range 2 {
+		ts.payouts.Payout(context.Background(), "c1", payments.Request{Amount: "1", Currency: "XAF"})
+	}
+	ts.payouts.Payout(context.Background(), "c2", payments.Request{Amount: "1", Currency: "XAF"})
+	_, body := get(t, c, ts.Server, "/dashboard/")
+	today := time.Now().UTC().Format(time.DateOnly)
+	for _, want := range []string{"2 payouts and 0 collections in all, at most 2 in a day", "<td>" + today + `</td><td class="num">2</td><td class="num">0</td>`,
+		`<rect class="payout" x="580" y="10" width="9" height="130">`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("Home's chart lacks %q", want)
+		}
+	}
 }

@@ -71,6 +71,10 @@ func TestPayoutReachesSuccess(t *testing.T) {
 	do(t, b, "back Home", chromedp.Click("", link("Home")), chromedp.WaitVisible("", heading("Wallets")))
 	// 250,000 − 5,000 − the fee of 75.
 	do(t, b, "Home shows the payout balance", chromedp.WaitVisible("", cell("244,925 XAF")))
+	if title, err := chromedp.Run(b.Ctx, chromedp.Evaluate[string](`document.getElementById("chart-title").textContent`)); err != nil || !strings.Contains(title, ": 1 payouts and 0 collections in all") {
+		t.Errorf("Home's chart says %q, %v; want the payout counted", title, err)
+	}
+	checkPage(t, b, "home-after-payout")
 	srv.Env.Verify(srv.CompanyID)
 	if p := b.Problems(); len(p) > 0 {
 		t.Errorf("the console:\n%s", strings.Join(p, "\n"))
