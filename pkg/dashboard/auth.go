@@ -3,9 +3,11 @@ package dashboard
 import (
 	"context"
 	"errors"
+	"html/template"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -42,6 +44,9 @@ type challenge struct {
 	Email     string             `json:"email"`
 	Challenge identity.Challenge `json:"challenge"`
 	Session   string             `json:"session"`
+	// Secret is the authenticator being set up (MFASetup), shown again
+	// after a wrong first code.
+	Secret string `json:"secret,omitempty"`
 }
 
 // formData is the forms' data.
@@ -95,29 +100,42 @@ func (h *Handler) next(w http.ResponseWriter, r *http.Request, email string, ste
 		clearCookie(w, r, challengeCookie)
 		setCookie(w, r, sessionCookie, value, sessions.Lifetime)
 		http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
-	case identity.NewPasswordRequired, identity.SoftwareTokenMFA:
-		value, err := h.deps.Sessions.Seal(sessions.PurposeChallenge, challenge{email, step.Challenge, step.Session}, h.deps.Now().Add(challengeLifetime))
-		if err != nil {
+	case identity.NewPasswordRequired, identity.SoftwareTokenMFA, identity.MFASetup:
+		if !h.keepChallenge(w, r, challenge{Email: email, Challenge: step.Challenge, Session: step.Session}) {
 			h.render(w, r, http.StatusInternalServerError, page, view{Title: titles[page], Error: unavailable, Data: formData{email}})
 			return
 		}
-		setCookie(w, r, challengeCookie, value, challengeLifetime)
-		to := "/dashboard/new-password"
-		if step.Challenge == identity.SoftwareTokenMFA {
-			to = "/dashboard/mfa"
-		}
-		http.Redirect(w, r, to, http.StatusSeeOther)
-	default: // MFASetup and any challenge the dashboard cannot answer
+		http.Redirect(w, r, challengePages[step.Challenge], http.StatusSeeOther)
+	default: // a challenge the dashboard cannot answer
 		clearCookie(w, r, challengeCookie)
-		h.message(w, r, http.StatusForbidden, "Two-factor set-up needed",
-			"Your account must set up an authenticator app before it can sign in, which the dashboard cannot do yet. Ask an owner of your company.")
+		slog.ErrorContext(r.Context(), "dashboard: a sign-in challenge the dashboard does not answer", "challenge", step.Challenge)
+		h.message(w, r, http.StatusForbidden, "Sign-in not possible", "Your account cannot sign in to the dashboard. Ask an owner of your company.")
 	}
+}
+
+// challengePages are the pages of the challenges the dashboard answers.
+var challengePages = map[identity.Challenge]string{
+	identity.NewPasswordRequired: "/dashboard/new-password",
+	identity.SoftwareTokenMFA:    "/dashboard/mfa",
+	identity.MFASetup:            "/dashboard/mfa-setup",
+}
+
+// keepChallenge keeps c, the sign-in's pending challenge, in its sealed
+// cookie, and reports whether it could.
+func (h *Handler) keepChallenge(w http.ResponseWriter, r *http.Request, c challenge) bool {
+	value, err := h.deps.Sessions.Seal(sessions.PurposeChallenge, c, h.deps.Now().Add(challengeLifetime))
+	if err != nil {
+		slog.ErrorContext(r.Context(), "dashboard: seal challenge", "error", err)
+		return false
+	}
+	setCookie(w, r, challengeCookie, value, challengeLifetime)
+	return true
 }
 
 // titles are the pages' titles.
 var titles = map[string]string{
 	"sign-in": "Sign in", "new-password": "Choose a new password", "mfa": "Two-factor code",
-	"forgot-password": "Forgot password", "reset-password": "Set a new password",
+	"forgot-password": "Forgot password", "reset-password": "Set a new password", "mfa-setup": "Set up two-factor sign-in",
 }
 
 // pending returns the request's pending challenge of kind, or sends the
@@ -143,21 +161,9 @@ func (h *Handler) newPasswordPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) newPassword(w http.ResponseWriter, r *http.Request) {
-	c, ok := h.pending(w, r, identity.NewPasswordRequired)
-	if !ok {
-		return
-	}
-	step, err := h.deps.Pool.SetNewPassword(r.Context(), c.Email, c.Session, r.PostFormValue("new_password"))
-	if err != nil {
-		if errors.Is(err, identity.ErrNotAuthorized) {
-			clearCookie(w, r, challengeCookie)
-			h.render(w, r, http.StatusUnauthorized, "sign-in", view{Title: "Sign in", Error: challengeExpired})
-			return
-		}
-		h.render(w, r, statusOf(err), "new-password", view{Title: titles["new-password"], Error: h.words(r, err, unavailable), Data: formData{c.Email}})
-		return
-	}
-	h.next(w, r, c.Email, step, "new-password")
+	h.answer(w, r, identity.NewPasswordRequired, "new-password", func(c challenge) (identity.Step, error) {
+		return h.deps.Pool.SetNewPassword(r.Context(), c.Email, c.Session, r.PostFormValue("new_password"))
+	})
 }
 
 func (h *Handler) mfaPage(w http.ResponseWriter, r *http.Request) {
@@ -167,21 +173,88 @@ func (h *Handler) mfaPage(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *Handler) mfa(w http.ResponseWriter, r *http.Request) {
-	c, ok := h.pending(w, r, identity.SoftwareTokenMFA)
+	h.answer(w, r, identity.SoftwareTokenMFA, "mfa", func(c challenge) (identity.Step, error) {
+		return h.deps.Pool.AnswerMFA(r.Context(), c.Email, c.Session, strings.TrimSpace(r.PostFormValue("code")))
+	})
+}
+
+// mfaSetupData is the set-up page's: the new authenticator's secret, as
+// typed (in groups of four) and as the otpauth URI apps read.
+type mfaSetupData struct {
+	Email, Secret, Grouped string
+	// URI is built here from the pool's secret: html/template would
+	// otherwise refuse its otpauth scheme.
+	URI template.URL
+}
+
+// mfaSetupPage starts setting up the authenticator a sign-in must have
+// (MFASetup): a new secret from the pool, shown for the person to add to
+// their app; the challenge goes on with the pool's new session, and keeps
+// the secret (sealed) to show it again after a wrong code.
+func (h *Handler) mfaSetupPage(w http.ResponseWriter, r *http.Request) {
+	c, ok := h.pending(w, r, identity.MFASetup)
 	if !ok {
 		return
 	}
-	step, err := h.deps.Pool.AnswerMFA(r.Context(), c.Email, c.Session, strings.TrimSpace(r.PostFormValue("code")))
+	secret, err := h.deps.Pool.SetUpMFA(r.Context(), c.Session)
 	if err != nil {
-		if errors.Is(err, identity.ErrNotAuthorized) {
-			clearCookie(w, r, challengeCookie)
-			h.render(w, r, http.StatusUnauthorized, "sign-in", view{Title: "Sign in", Error: challengeExpired})
-			return
-		}
-		h.render(w, r, statusOf(err), "mfa", view{Title: titles["mfa"], Error: h.words(r, err, unavailable), Data: formData{c.Email}})
+		h.challengeFailed(w, r, err, "mfa-setup", c)
 		return
 	}
-	h.next(w, r, c.Email, step, "mfa")
+	c.Session, c.Secret = secret.Session, secret.Secret
+	if !h.keepChallenge(w, r, c) {
+		h.message(w, r, http.StatusServiceUnavailable, titles["mfa-setup"], unavailable)
+		return
+	}
+	h.render(w, r, http.StatusOK, "mfa-setup", view{Title: titles["mfa-setup"], Data: newMFASetupData(c)})
+}
+
+// newMFASetupData returns the set-up page's data for challenge c.
+func newMFASetupData(c challenge) mfaSetupData {
+	var grouped []string
+	for s := c.Secret; len(s) > 0; s = s[min(4, len(s)):] {
+		grouped = append(grouped, s[:min(4, len(s))])
+	}
+	uri := url.URL{Scheme: "otpauth", Host: "totp", Path: "/Payments:" + c.Email,
+		RawQuery: url.Values{"secret": {c.Secret}, "issuer": {"Payments"}}.Encode()}
+	return mfaSetupData{Email: c.Email, Secret: c.Secret, Grouped: strings.Join(grouped, " "), URI: template.URL(uri.String())}
+}
+
+func (h *Handler) mfaSetup(w http.ResponseWriter, r *http.Request) {
+	h.answer(w, r, identity.MFASetup, "mfa-setup", func(c challenge) (identity.Step, error) {
+		return h.deps.Pool.VerifyMFASetup(r.Context(), c.Email, c.Session, strings.TrimSpace(r.PostFormValue("code")))
+	})
+}
+
+// answer answers the pending challenge of kind with call and goes on; a
+// refused answer is shown on page, a lost challenge sends the person back
+// to sign in.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, kind identity.Challenge, page string, call func(challenge) (identity.Step, error)) {
+	c, ok := h.pending(w, r, kind)
+	if !ok {
+		return
+	}
+	step, err := call(c)
+	if err != nil {
+		h.challengeFailed(w, r, err, page, c)
+		return
+	}
+	h.next(w, r, c.Email, step, page)
+}
+
+// challengeFailed shows a challenge's refused answer on page, or, when
+// the challenge itself is no longer valid, the sign-in page.
+func (h *Handler) challengeFailed(w http.ResponseWriter, r *http.Request, err error, page string, c challenge) {
+	if errors.Is(err, identity.ErrNotAuthorized) {
+		clearCookie(w, r, challengeCookie)
+		h.render(w, r, http.StatusUnauthorized, "sign-in", view{Title: "Sign in", Error: challengeExpired})
+		return
+	}
+	var data any = formData{c.Email}
+	if page == "mfa-setup" {
+		data = newMFASetupData(c)
+	}
+	h.render(w, r, statusOf(err), page, view{Title: titles[page], Error: h.words(r, err, unavailable), Data: data})
 }
 
 func (h *Handler) forgotPasswordPage(w http.ResponseWriter, r *http.Request) {

@@ -121,6 +121,8 @@ func New(d Deps) (*Handler, error) {
 	mux.HandleFunc("POST /dashboard/new-password", h.newPassword)
 	mux.HandleFunc("GET /dashboard/mfa", h.mfaPage)
 	mux.HandleFunc("POST /dashboard/mfa", h.mfa)
+	mux.HandleFunc("GET /dashboard/mfa-setup", h.mfaSetupPage)
+	mux.HandleFunc("POST /dashboard/mfa-setup", h.mfaSetup)
 	mux.HandleFunc("GET /dashboard/forgot-password", h.forgotPasswordPage)
 	mux.HandleFunc("POST /dashboard/forgot-password", h.forgotPassword)
 	mux.HandleFunc("GET /dashboard/reset-password", h.resetPasswordPage)

@@ -224,8 +224,8 @@ var Functions = map[string]Function{
 		// It signs people in through the pool's app client and checks
 		// their tokens against the pool's published keys.
 		Settings: []string{modeSetting, operatorURL, userPoolClient},
-		Unsigned: []Grant{{userPool, []string{"cognito-idp:ConfirmForgotPassword", "cognito-idp:ForgotPassword",
-			"cognito-idp:InitiateAuth", "cognito-idp:RespondToAuthChallenge"}}},
+		Unsigned: []Grant{{userPool, []string{"cognito-idp:AssociateSoftwareToken", "cognito-idp:ConfirmForgotPassword", "cognito-idp:ForgotPassword",
+			"cognito-idp:InitiateAuth", "cognito-idp:RespondToAuthChallenge", "cognito-idp:VerifySoftwareToken"}}},
 		Grants: []Grant{
 			// The payments function's: a form's key (idempotency), a
 			// payout, a bulk batch's chunks, external_ids and payouts.

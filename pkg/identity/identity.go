@@ -100,6 +100,12 @@ type Pool interface {
 	SetNewPassword(ctx context.Context, email, session, newPassword string) (Step, error)
 	// AnswerMFA answers SoftwareTokenMFA with the authenticator's code.
 	AnswerMFA(ctx context.Context, email, session, code string) (Step, error)
+	// SetUpMFA starts answering MFASetup: a new authenticator secret for
+	// the person to add to their app, and the session to answer with.
+	SetUpMFA(ctx context.Context, session string) (MFASecret, error)
+	// VerifyMFASetup answers MFASetup with the app's first code: the
+	// authenticator is the user's from then on, and the sign-in goes on.
+	VerifyMFASetup(ctx context.Context, email, session, code string) (Step, error)
 	// ForgotPassword sends the user a code to choose a new password with
 	// (by email, in AWS). It answers nil for an unknown email too, so
 	// that it tells nobody who has an account.
@@ -123,6 +129,12 @@ type Pool interface {
 	SetRole(ctx context.Context, companyID, email string, role Role) error
 	// RemoveUser deletes a user of companyID: they can no longer sign in.
 	RemoveUser(ctx context.Context, companyID, email string) error
+}
+
+// MFASecret is an authenticator's secret (base32, RFC 6238's TOTP) and
+// the sign-in's session that goes with it.
+type MFASecret struct {
+	Secret, Session string
 }
 
 // Errors of a Pool.

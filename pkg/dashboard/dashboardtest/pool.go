@@ -10,6 +10,7 @@ import (
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/json"
 	"slices"
@@ -43,8 +44,12 @@ type user struct {
 	temporary               bool
 	// mfaCode, when set, is the authenticator code the user's sign-in
 	// asks for (SoftwareTokenMFA).
-	mfaCode   string
-	resetCode string
+	mfaCode string
+	// mfaSecret is the authenticator the user set up (SetUpMFA), whose
+	// TOTP codes their sign-in asks for; pendingSecret the one being set
+	// up.
+	mfaSecret, pendingSecret string
+	resetCode                string
 }
 
 // Pool is the test double of identity.Pool. The zero value is not usable:
@@ -55,6 +60,16 @@ type Pool struct {
 	challenges map[string]string // challenge session → email
 	key        []byte            // signs the ID tokens
 	now        func() time.Time
+	requireMFA bool
+}
+
+// RequireMFA makes the pool's MFA required, as the prod stage's is: a
+// user without an authenticator is asked to set one up (MFASetup) before
+// they are signed in.
+func (p *Pool) RequireMFA() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.requireMFA = true
 }
 
 // NewPool returns an empty Pool telling the time by now (time.Now when
@@ -100,12 +115,50 @@ func (p *Pool) challenge(u *user, kind identity.Challenge) identity.Step {
 	return identity.Step{Challenge: kind, Session: s}
 }
 
-// signedIn is the step after u's last answer: MFA if set, else a token.
+// signedIn is the step after u's last answer: MFA if set, its set-up if
+// required, else a token.
 func (p *Pool) signedIn(u *user, mfaDone bool) identity.Step {
-	if u.mfaCode != "" && !mfaDone {
+	switch {
+	case mfaDone:
+	case u.mfaCode != "" || u.mfaSecret != "":
 		return p.challenge(u, identity.SoftwareTokenMFA)
+	case p.requireMFA:
+		return p.challenge(u, identity.MFASetup)
 	}
 	return identity.Step{IDToken: p.token(u)}
+}
+
+// SetUpMFA starts an authenticator's set-up for the challenge session.
+func (p *Pool) SetUpMFA(_ context.Context, session string) (identity.MFASecret, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u := p.users[p.challenges[session]]
+	if u == nil {
+		return identity.MFASecret{}, identity.ErrNotAuthorized
+	}
+	delete(p.challenges, session)
+	key := make([]byte, 20)
+	rand.Read(key)
+	u.pendingSecret = base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString(key)
+	next := p.challenge(u, identity.MFASetup)
+	return identity.MFASecret{Secret: u.pendingSecret, Session: next.Session}, nil
+}
+
+// VerifyMFASetup takes the authenticator being set up when code is its
+// TOTP code now, and signs the user in.
+func (p *Pool) VerifyMFASetup(_ context.Context, email, session, code string) (identity.Step, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u := p.users[strings.ToLower(email)]
+	if u == nil || p.challenges[session] != u.email || u.pendingSecret == "" {
+		return identity.Step{}, identity.ErrNotAuthorized
+	}
+	if code != TOTP(u.pendingSecret, p.now()) {
+		return identity.Step{}, identity.ErrInvalidCode
+	}
+	delete(p.challenges, session)
+	u.mfaSecret, u.pendingSecret = u.pendingSecret, ""
+	return p.signedIn(u, true), nil
 }
 
 // claims are the double's ID token's.
@@ -173,7 +226,9 @@ func (p *Pool) AnswerMFA(_ context.Context, email, session, code string) (identi
 	if u == nil || p.challenges[session] != u.email {
 		return identity.Step{}, identity.ErrNotAuthorized
 	}
-	if code != u.mfaCode {
+	byCode := u.mfaCode != "" && code == u.mfaCode
+	byApp := u.mfaSecret != "" && code == TOTP(u.mfaSecret, p.now())
+	if !byCode && !byApp {
 		return identity.Step{}, identity.ErrInvalidCode
 	}
 	delete(p.challenges, session)

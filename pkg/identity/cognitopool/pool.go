@@ -21,6 +21,8 @@ import (
 type API interface {
 	InitiateAuth(context.Context, *cip.InitiateAuthInput, ...func(*cip.Options)) (*cip.InitiateAuthOutput, error)
 	RespondToAuthChallenge(context.Context, *cip.RespondToAuthChallengeInput, ...func(*cip.Options)) (*cip.RespondToAuthChallengeOutput, error)
+	AssociateSoftwareToken(context.Context, *cip.AssociateSoftwareTokenInput, ...func(*cip.Options)) (*cip.AssociateSoftwareTokenOutput, error)
+	VerifySoftwareToken(context.Context, *cip.VerifySoftwareTokenInput, ...func(*cip.Options)) (*cip.VerifySoftwareTokenOutput, error)
 	ForgotPassword(context.Context, *cip.ForgotPasswordInput, ...func(*cip.Options)) (*cip.ForgotPasswordOutput, error)
 	ConfirmForgotPassword(context.Context, *cip.ConfirmForgotPasswordInput, ...func(*cip.Options)) (*cip.ConfirmForgotPasswordOutput, error)
 	AdminCreateUser(context.Context, *cip.AdminCreateUserInput, ...func(*cip.Options)) (*cip.AdminCreateUserOutput, error)
@@ -129,6 +131,36 @@ func (p *Pool) SetNewPassword(ctx context.Context, email, session, newPassword s
 func (p *Pool) AnswerMFA(ctx context.Context, email, session, code string) (identity.Step, error) {
 	return p.respond(ctx, "answer MFA", types.ChallengeNameTypeSoftwareTokenMfa, session,
 		map[string]string{"USERNAME": email, "SOFTWARE_TOKEN_MFA_CODE": code})
+}
+
+// DeviceName is the name the pool gives the authenticator a person sets
+// up at sign-in.
+const DeviceName = "Payments dashboard"
+
+// SetUpMFA implements identity.Pool: AssociateSoftwareToken with the
+// sign-in's session (an MFA_SETUP challenge's).
+func (p *Pool) SetUpMFA(ctx context.Context, session string) (identity.MFASecret, error) {
+	out, err := p.api.AssociateSoftwareToken(ctx, &cip.AssociateSoftwareTokenInput{Session: aws.String(session)})
+	if err != nil {
+		return identity.MFASecret{}, mapError("set up MFA", err, nil)
+	}
+	return identity.MFASecret{Secret: aws.ToString(out.SecretCode), Session: aws.ToString(out.Session)}, nil
+}
+
+// VerifyMFASetup implements identity.Pool: VerifySoftwareToken with the
+// app's first code, then the MFA_SETUP challenge answered with the session
+// it gives.
+func (p *Pool) VerifyMFASetup(ctx context.Context, email, session, code string) (identity.Step, error) {
+	out, err := p.api.VerifySoftwareToken(ctx, &cip.VerifySoftwareTokenInput{
+		Session: aws.String(session), UserCode: aws.String(code), FriendlyDeviceName: aws.String(DeviceName),
+	})
+	if err != nil {
+		return identity.Step{}, mapError("verify MFA set-up", err, map[string]error{"EnableSoftwareTokenMFAException": identity.ErrInvalidCode})
+	}
+	if out.Status != types.VerifySoftwareTokenResponseTypeSuccess {
+		return identity.Step{}, fmt.Errorf("cognitopool: verify MFA set-up: %s: %w", out.Status, identity.ErrInvalidCode)
+	}
+	return p.respond(ctx, "finish MFA set-up", types.ChallengeNameTypeMfaSetup, aws.ToString(out.Session), map[string]string{"USERNAME": email})
 }
 
 func (p *Pool) respond(ctx context.Context, op string, challenge types.ChallengeNameType, session string, answers map[string]string) (identity.Step, error) {
