@@ -133,6 +133,8 @@ type route struct {
 func (h *Handler) routes() []route {
 	return slices.Concat(
 		h.homeRoutes(),
+		h.teamRoutes(),
+		h.activityRoutes(),
 	)
 }
 

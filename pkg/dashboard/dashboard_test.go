@@ -43,13 +43,21 @@ func (fakeWallets) Transactions(_ context.Context, companyID string, _ wallets.T
 // server is the dashboard over the test double pool and the table.
 func server(t *testing.T) (*httptest.Server, *dashboardtest.Pool) {
 	t.Helper()
+	srv, pool, _ := serverWithLog(t, nil)
+	return srv, pool
+}
+
+// serverWithLog is server, and the activity log it records in, whose
+// entries are timed by now (time.Now when nil).
+func serverWithLog(t *testing.T, now func() time.Time) (*httptest.Server, *dashboardtest.Pool, *activity.Log) {
+	t.Helper()
 	pool := dashboardtest.NewPool(nil)
 	db := storetest.NewDB(t)
 	sm, err := sessions.NewManager(store.NewSessions(db), []byte(strings.Repeat("k", 32)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := activity.NewLog(store.NewActivity(db), nil)
+	log, err := activity.NewLog(store.NewActivity(db), now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +67,7 @@ func server(t *testing.T) (*httptest.Server, *dashboardtest.Pool) {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return srv, pool
+	return srv, pool, log
 }
 
 // client is a browser without JavaScript: cookies kept, redirects
