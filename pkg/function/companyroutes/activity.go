@@ -2,6 +2,7 @@ package companyroutes
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -30,7 +31,7 @@ const maxAnswerRead = 64 << 10
 // The actor is the key (activity.KeyActor of its client_id), the action
 // the route's pattern ("POST /payment/payout"), the subject the id the
 // route's path names ({id}) or, else, the id of what the answer returns
-// (its data's id), or "". The change is made when it is recorded: a
+// (its data's id or transaction_id), or "". The change is made when it is recorded: a
 // failure to record is logged, never the client's.
 func Recorded(log Recorder) httpapi.Middleware {
 	return func(route httpapi.Route, next http.Handler) httpapi.HandlerFunc {
@@ -60,17 +61,19 @@ func Recorded(log Recorder) httpapi.Middleware {
 	}
 }
 
-// answerID returns the id of the envelope's data in answer, or "".
+// answerID returns the id of the envelope's data in answer (its id, or a
+// payment's transaction_id), or "".
 func answerID(answer []byte) string {
 	var env struct {
 		Data struct {
-			ID string `json:"id"`
+			ID            string `json:"id"`
+			TransactionID string `json:"transaction_id"`
 		} `json:"data"`
 	}
 	if json.Unmarshal(answer, &env) != nil {
 		return ""
 	}
-	return env.Data.ID
+	return cmp.Or(env.Data.ID, env.Data.TransactionID)
 }
 
 // answerRecorder passes an answer through, keeping its status and the

@@ -45,6 +45,10 @@ func recordedRouter(log companyroutes.Recorder) http.Handler {
 	}
 	rt.Handle("POST /payment/payout", made, httpapi.Money())
 	rt.Handle("GET /payment/payouts", made)
+	rt.Handle("POST /payment/collect", func(w http.ResponseWriter, r *http.Request) error {
+		httpapi.Respond(w, http.StatusOK, "accepted", map[string]string{"transaction_id": "tx_2"})
+		return nil
+	})
 	rt.Handle("POST /cards/{id}/freeze", func(w http.ResponseWriter, r *http.Request) error {
 		httpapi.Respond(w, http.StatusOK, "frozen", map[string]string{"status": "FROZEN"})
 		return nil
@@ -72,6 +76,7 @@ func TestRecorded(t *testing.T) {
 		want         string // "": nothing recorded
 	}{
 		{"POST", "/payment/payout", "c1|API key cli_1|POST /payment/payout|pay_1"},
+		{"POST", "/payment/collect", "c1|API key cli_1|POST /payment/collect|tx_2"},
 		{"POST", "/cards/card_9/freeze", "c1|API key cli_1|POST /cards/{id}/freeze|card_9"},
 		{"DELETE", "/webhooks/wh_3", "c1|API key cli_1|DELETE /webhooks/{id}|wh_3"},
 		{"GET", "/payment/payouts", ""},
