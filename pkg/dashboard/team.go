@@ -119,7 +119,8 @@ func (h *Handler) invite(w http.ResponseWriter, r *http.Request, s sessions.Sess
 
 // setRole gives a member of the company another role.
 func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, s sessions.Session) {
-	email, role := r.PostFormValue("email"), formRole(r)
+	email, _ := identity.Email(r.PostFormValue("email")) // not a member's when not an email
+	role := formRole(r)
 	if role == "" {
 		h.renderTeam(w, r, s, http.StatusBadRequest, "", "Role must be one of owner, developer, finance and viewer.", teamData{Role: identity.Viewer})
 		return
@@ -131,13 +132,13 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, s sessions.Ses
 		h.teamRefused(w, r, s, err)
 		return
 	}
-	h.record(r, s, "Role changed to "+string(role), strings.ToLower(email))
+	h.record(r, s, "Role changed to "+string(role), email)
 	teamDone(w, r, "role")
 }
 
 // removeMember deletes a member of the company from the pool.
 func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, s sessions.Session) {
-	email := r.PostFormValue("email")
+	email, _ := identity.Email(r.PostFormValue("email"))
 	if !h.teamChange(w, r, s, email, "") {
 		return
 	}
@@ -145,7 +146,7 @@ func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, s session
 		h.teamRefused(w, r, s, err)
 		return
 	}
-	h.record(r, s, "Member removed", strings.ToLower(email))
+	h.record(r, s, "Member removed", email)
 	teamDone(w, r, "removed")
 }
 
