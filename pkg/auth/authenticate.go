@@ -18,34 +18,41 @@ import (
 // another issuer, another mode, an unknown or inactive company, and a token
 // minted from a client_key since rotated.
 func (s *Service) Authenticate(ctx context.Context, header string) (string, error) {
+	c, err := s.AuthenticateCompany(ctx, header)
+	return c.ID, err
+}
+
+// AuthenticateCompany is Authenticate, returning the company its token
+// was issued to (its client_id names the key that made the request).
+func (s *Service) AuthenticateCompany(ctx context.Context, header string) (companies.Company, error) {
 	scheme, raw, ok := strings.Cut(header, " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(raw) == "" {
-		return "", fmt.Errorf("%w: no bearer token", ErrUnauthorized)
+		return companies.Company{}, fmt.Errorf("%w: no bearer token", ErrUnauthorized)
 	}
 	var claims Claims
 	if _, err := s.parser.ParseWithClaims(strings.TrimSpace(raw), &claims, s.key); err != nil {
-		return "", fmt.Errorf("%w: %v", ErrUnauthorized, err)
+		return companies.Company{}, fmt.Errorf("%w: %v", ErrUnauthorized, err)
 	}
 	if claims.Mode != s.cfg.Mode {
-		return "", fmt.Errorf("%w: token for mode %q", ErrUnauthorized, claims.Mode)
+		return companies.Company{}, fmt.Errorf("%w: token for mode %q", ErrUnauthorized, claims.Mode)
 	}
 	if claims.Subject == "" {
-		return "", fmt.Errorf("%w: token without subject", ErrUnauthorized)
+		return companies.Company{}, fmt.Errorf("%w: token without subject", ErrUnauthorized)
 	}
 	c, err := s.company(ctx, claims.Subject)
 	if errors.Is(err, companies.ErrNotFound) {
-		return "", fmt.Errorf("%w: unknown company", ErrUnauthorized)
+		return companies.Company{}, fmt.Errorf("%w: unknown company", ErrUnauthorized)
 	}
 	if err != nil {
-		return "", fmt.Errorf("auth: read company: %w", err)
+		return companies.Company{}, fmt.Errorf("auth: read company: %w", err)
 	}
 	if !c.IsActive {
-		return "", fmt.Errorf("%w: company disabled", ErrUnauthorized)
+		return companies.Company{}, fmt.Errorf("%w: company disabled", ErrUnauthorized)
 	}
 	if c.KeyVersion != claims.KeyVersion {
-		return "", fmt.Errorf("%w: client key rotated", ErrUnauthorized)
+		return companies.Company{}, fmt.Errorf("%w: client key rotated", ErrUnauthorized)
 	}
-	return c.ID, nil
+	return c, nil
 }
 
 // company reads a company through the cache.

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/mail"
-	"strings"
 
 	"payments/pkg/field"
 	"payments/pkg/identity"
@@ -39,7 +37,7 @@ type Owner struct {
 const OwnerInvited = "FORCE_CHANGE_PASSWORD"
 
 // MaxEmailLength is the longest email address an owner may have.
-const MaxEmailLength = 254
+const MaxEmailLength = identity.MaxEmailLength
 
 // Errors of the owners.
 var (
@@ -123,14 +121,9 @@ func (o *Onboarding) create(ctx context.Context, companyID string, owner OwnerRe
 // case-sensitive) and checks it and the temporary password, naming them
 // with prefix ("owner." in a company's body).
 func (r *OwnerRequest) normalize(prefix string) error {
-	r.Email = strings.ToLower(strings.TrimSpace(r.Email))
-	switch a, err := mail.ParseAddress(r.Email); {
-	case r.Email == "":
-		return field.Invalid(prefix+"email", "is required")
-	case len(r.Email) > MaxEmailLength:
-		return field.Invalid(prefix+"email", fmt.Sprintf("must be at most %d characters", MaxEmailLength))
-	case err != nil || a.Address != r.Email || !strings.Contains(r.Email[strings.LastIndex(r.Email, "@")+1:], "."):
-		return field.Invalid(prefix+"email", "must be an email address, as name@example.com")
+	var problem string
+	if r.Email, problem = identity.Email(r.Email); problem != "" {
+		return field.Invalid(prefix+"email", problem)
 	}
 	if r.TemporaryPassword != "" {
 		if problem := identity.Policy.Problem(r.TemporaryPassword); problem != "" {

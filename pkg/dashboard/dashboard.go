@@ -163,6 +163,8 @@ func (h *Handler) routes() []route {
 		h.transactionsRoutes(),
 		h.payoutsRoutes(),
 		h.bulkRoutes(),
+		h.teamRoutes(),
+		h.activityRoutes(),
 	)
 }
 

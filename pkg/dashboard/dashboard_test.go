@@ -82,20 +82,29 @@ func (fakeWallets) Transactions(_ context.Context, companyID string, q wallets.T
 // server is the dashboard over the test double pool and the table.
 func server(t *testing.T) (*httptest.Server, *dashboardtest.Pool) {
 	t.Helper()
-	s := newServer(t)
+	s := newServer(t, nil)
 	return s.Server, s.pool
 }
 
-// testServer is the dashboard on an httptest server, with its fakes.
+// serverWithLog is server, and the activity log it records in, whose
+// entries are timed by now (time.Now when nil).
+func serverWithLog(t *testing.T, now func() time.Time) (*httptest.Server, *dashboardtest.Pool, *activity.Log) {
+	s := newServer(t, now)
+	return s.Server, s.pool, s.log
+}
+
+// testServer is the dashboard on an httptest server, with its fakes and
+// its activity log.
 type testServer struct {
 	*httptest.Server
 	pool    *dashboardtest.Pool
 	payouts *fakePayouts
+	log     *activity.Log
 }
 
 // newServer serves the dashboard over the test double pool, the table and
-// the fakes.
-func newServer(t *testing.T) testServer {
+// the fakes, its activity timed by now (time.Now when nil).
+func newServer(t *testing.T, now func() time.Time) testServer {
 	t.Helper()
 	pool := dashboardtest.NewPool(nil)
 	db := storetest.NewDB(t)
@@ -103,7 +112,7 @@ func newServer(t *testing.T) testServer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := activity.NewLog(store.NewActivity(db), nil)
+	log, err := activity.NewLog(store.NewActivity(db), now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +124,7 @@ func newServer(t *testing.T) testServer {
 	}
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
-	return testServer{Server: srv, pool: pool, payouts: pays}
+	return testServer{Server: srv, pool: pool, payouts: pays, log: log}
 }
 
 // client is a browser without JavaScript: cookies kept, redirects

@@ -219,7 +219,8 @@ var Functions = map[string]Function{
 	"openapi": {},
 	// The company dashboard (pkg/dashboard): its sessions' records, the
 	// wallets it reads, the payouts and bulk payouts it makes as the
-	// payments function makes them (docs/dashboard.md).
+	// payments function makes them, the activity log, and the company's
+	// users in the pool (docs/dashboard.md).
 	"dashboard": {
 		// It signs people in through the pool's app client and checks
 		// their tokens against the pool's published keys.
@@ -234,6 +235,12 @@ var Functions = map[string]Function{
 			{bulkQueue, sendMessage},
 			{operatorToken, getSecret},
 			{dashboardKey, getSecret},
+			// The Team page: the company's users listed (each role's
+			// group), invited, given another role and removed, each
+			// read first to hold it to the company (cognitopool).
+			{userPool, []string{"cognito-idp:AdminAddUserToGroup", "cognito-idp:AdminCreateUser", "cognito-idp:AdminDeleteUser",
+				"cognito-idp:AdminGetUser", "cognito-idp:AdminListGroupsForUser", "cognito-idp:AdminRemoveUserFromGroup",
+				"cognito-idp:ListUsersInGroup"}},
 		},
 	},
 	"admin": {

@@ -32,6 +32,21 @@ func Company(r *http.Request) (string, error) {
 	return id, nil
 }
 
+type clientKey struct{}
+
+// WithClient returns ctx carrying the client_id of the API key whose token
+// authenticated the request (the company's, WithCompany).
+func WithClient(ctx context.Context, clientID string) context.Context {
+	return context.WithValue(ctx, clientKey{}, clientID)
+}
+
+// Client returns the client_id of the API key that made r, or "" outside
+// a company's request.
+func Client(r *http.Request) string {
+	id, _ := r.Context().Value(clientKey{}).(string)
+	return id
+}
+
 type operatorKey struct{}
 
 // WithOperator returns ctx carrying who is using the operator console (the

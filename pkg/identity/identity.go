@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/mail"
 	"slices"
 	"strings"
 	"time"
@@ -153,7 +154,52 @@ var (
 	ErrInvalidToken = errors.New("identity: invalid token")
 	// ErrTooManyAttempts: the pool refuses for a while.
 	ErrTooManyAttempts = errors.New("identity: too many attempts")
+	// ErrLastOwner: the change would leave the company without an owner.
+	ErrLastOwner = errors.New("identity: the company's last owner")
 )
+
+// MaxEmailLength is the longest email address a user may have.
+const MaxEmailLength = 254
+
+// Email returns s as a user's email, trimmed and lower-cased (the pool's
+// usernames are not case-sensitive), and what is wrong with it as one
+// ("is required", "must be an email address, as name@example.com"), or
+// "" when nothing is.
+func Email(s string) (email, problem string) {
+	email = strings.ToLower(strings.TrimSpace(s))
+	switch a, err := mail.ParseAddress(email); {
+	case email == "":
+		return email, "is required"
+	case len(email) > MaxEmailLength:
+		return email, fmt.Sprintf("must be at most %d characters", MaxEmailLength)
+	case err != nil || a.Address != email || !strings.Contains(email[strings.LastIndex(email, "@")+1:], "."):
+		return email, "must be an email address, as name@example.com"
+	}
+	return email, ""
+}
+
+// KeepsAnOwner is the rule of a company's users that the pool cannot keep
+// itself (Cognito has no transaction over users and groups): a company
+// always has an owner. It returns nil when the member of members whose
+// email is email may be given role, or removed when role is "";
+// ErrUserNotFound when email is none of members; ErrLastOwner when the
+// change would leave members without an owner. Whoever changes a
+// company's users calls it with the company's Members first.
+func KeepsAnOwner(members []Member, email string, role Role) error {
+	i := slices.IndexFunc(members, func(m Member) bool { return strings.EqualFold(m.Email, email) })
+	if i < 0 {
+		return ErrUserNotFound
+	}
+	if members[i].Role != Owner || role == Owner {
+		return nil
+	}
+	for j, m := range members {
+		if j != i && m.Role == Owner {
+			return nil
+		}
+	}
+	return ErrLastOwner
+}
 
 // PasswordPolicy is the pool's rule for passwords, temporary ones
 // included: the pool is created with it (template.yaml, and the local

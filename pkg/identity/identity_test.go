@@ -48,3 +48,33 @@ func TestRoleValid(t *testing.T) {
 		}
 	}
 }
+
+// TestKeepsAnOwner: a company's last owner can be neither removed nor
+// given another role; any other change, and any change while another
+// owner remains, keeps an owner.
+func TestKeepsAnOwner(t *testing.T) {
+	one := []identity.Member{{Email: "ada@example.com", Role: identity.Owner}, {Email: "bob@example.com", Role: identity.Viewer}}
+	two := append([]identity.Member{{Email: "cy@example.com", Role: identity.Owner}}, one...)
+	for _, tt := range []struct {
+		name    string
+		members []identity.Member
+		email   string
+		role    identity.Role // "": removed
+		want    error
+	}{
+		{"remove the last owner", one, "ada@example.com", "", identity.ErrLastOwner},
+		{"remove the last owner, the email in capitals", one, "ADA@example.com", "", identity.ErrLastOwner},
+		{"demote the last owner", one, "ada@example.com", identity.Viewer, identity.ErrLastOwner},
+		{"the last owner stays owner", one, "ada@example.com", identity.Owner, nil},
+		{"remove a viewer", one, "bob@example.com", "", nil},
+		{"promote a viewer", one, "bob@example.com", identity.Owner, nil},
+		{"remove one of two owners", two, "ada@example.com", "", nil},
+		{"demote one of two owners", two, "cy@example.com", identity.Finance, nil},
+		{"someone not a member", one, "eve@example.com", "", identity.ErrUserNotFound},
+		{"no members", nil, "ada@example.com", identity.Viewer, identity.ErrUserNotFound},
+	} {
+		if err := identity.KeepsAnOwner(tt.members, tt.email, tt.role); !errors.Is(err, tt.want) || (tt.want == nil) != (err == nil) {
+			t.Errorf("%s: %v, want %v", tt.name, err, tt.want)
+		}
+	}
+}

@@ -225,6 +225,11 @@ func ResourceNames(cfg function.Config) map[string]string {
 			names[value] = variable
 		}
 	}
+	// The app client's calls (Cognito's sign-in, which name the client
+	// alone) act on its pool.
+	if cfg.UserPoolClientID != "" {
+		names[cfg.UserPoolClientID] = "USER_POOL_ID"
+	}
 	return names
 }
 
@@ -299,7 +304,7 @@ func callsOf(service, operation string, input any, names map[string]string) []AW
 		return []AWSCall{{name(bucket) + "/*", prefix + ":" + operation}}
 	}
 	resource := "?"
-	for _, field := range []string{"TableName", "QueueUrl", "SecretId", "Bucket", "KeyId", "DeploymentId", "FunctionName", "UserPoolId"} {
+	for _, field := range []string{"TableName", "QueueUrl", "SecretId", "Bucket", "KeyId", "DeploymentId", "FunctionName", "ClientId", "UserPoolId"} {
 		if v := StringField(input, field); v != "" {
 			resource = name(v)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"payments/pkg/function"
 	"payments/pkg/function/dashboard"
+	"payments/pkg/function/userpool"
 	"payments/pkg/identity"
 )
 
@@ -22,4 +23,17 @@ func Dashboard(t *testing.T, cfg function.Config, pool identity.Pool) http.Handl
 		t.Fatal(err)
 	}
 	return h
+}
+
+// DashboardPool returns the dashboard function's user pool as it builds it
+// (userpool.New) over cfg's pool, its AWS calls recorded as the
+// dashboard's: the pool the browser tests give Dashboard under make test,
+// where cognito-local signs people in.
+func DashboardPool(t *testing.T, cfg function.Config) identity.Pool {
+	t.Helper()
+	pool, err := userpool.New(Recording(cfg, "dashboard"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pool
 }

@@ -111,7 +111,8 @@ func tokenHandler(svc *auth.Service, w http.ResponseWriter, r *http.Request) err
 
 // Guard returns the middleware of every company route: it admits a request
 // carrying one "Authorization: Bearer <token>" with a valid token and puts
-// the token's company id in the request context (httpapi.WithCompany).
+// the token's company id and the company's client_id in the request
+// context (httpapi.WithCompany, httpapi.WithClient).
 // Anything else, two Authorization headers included, is
 // httpapi.ErrUnauthorized.
 func Guard(s *auth.Service) httpapi.Guard {
@@ -120,13 +121,13 @@ func Guard(s *auth.Service) httpapi.Guard {
 		if err != nil {
 			return nil, err
 		}
-		id, err := s.Authenticate(r.Context(), header)
+		c, err := s.AuthenticateCompany(r.Context(), header)
 		if errors.Is(err, auth.ErrUnauthorized) {
 			return nil, fmt.Errorf("%w: %w", httpapi.ErrUnauthorized, err)
 		}
 		if err != nil {
 			return nil, err
 		}
-		return httpapi.WithCompany(r.Context(), id), nil
+		return httpapi.WithClient(httpapi.WithCompany(r.Context(), c.ID), c.ClientID), nil
 	}
 }

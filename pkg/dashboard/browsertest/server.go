@@ -41,18 +41,24 @@ type Server struct {
 	// Pool is the pool the dashboard signs people in with.
 	Pool identity.Pool
 	// CompanyID and WalletID are the seeded company and its XAF wallet;
-	// Token is an API token of the company.
+	// Token is a token of the company's API key, for the API's functions
+	// of Env.
 	CompanyID, WalletID, Token string
 	// Env holds the functions that seeded the company and their table.
 	Env *apptest.PaymentsTestEnv
+
+	setPassword func(email, password string) error
 }
 
 // Start serves the dashboard function's handler (apptest.Dashboard) over a
-// fresh table and a throwaway pool in cognito-local (the test double in
-// -short runs), its AWS calls recorded as the dashboard's, and seeds it
-// through the console and the wallets function: an approved company whose XAF wallet holds SeededPayin on its
-// payin balance and SeededPayout on its payout balance, and, in the pool,
-// its owner OwnerEmail with the temporary password TemporaryPassword.
+// fresh table and a throwaway pool in cognito-local, both reached as the
+// function reaches them, its AWS calls recorded as the dashboard's (in
+// -short runs, which have no cognito-local, the pool is the test double),
+// and seeds it through the console and the wallets function: an approved
+// company whose XAF wallet holds SeededPayin on its payin balance and
+// SeededPayout on its payout balance, and, in the pool, its owner
+// OwnerEmail with the temporary password TemporaryPassword (made by the
+// console's POST /admin/companies/{id}/owner; in the double, directly).
 func Start(t *testing.T) *Server {
 	t.Helper()
 	env := apptest.NewPaymentsTestEnv(t)
@@ -61,16 +67,41 @@ func Start(t *testing.T) *Server {
 	if r := env.Admin("POST", "/admin/wallets/"+wallet+"/credit", `{"balance":"payin","amount":`+SeededPayin+`,"reference":"opening payin"}`); r.Status != 200 {
 		t.Fatalf("credit: %s", r.Raw)
 	}
-	var pool identity.Pool = dashboardtest.NewPool(nil)
-	if !testing.Short() {
-		pool, _ = cognitotest.NewPool(t)
+	s := &Server{CompanyID: company, WalletID: wallet, Token: token, Env: env}
+	if testing.Short() {
+		double := dashboardtest.NewPool(nil)
+		if err := double.CreateUser(context.Background(), company, OwnerEmail, identity.Owner, TemporaryPassword); err != nil {
+			t.Fatal(err)
+		}
+		s.Pool, s.setPassword = double, double.SetTemporaryPassword
+	} else {
+		// The function's own pool over the env's, in cognito-local, its
+		// calls recorded as the dashboard's; the owner made by the console.
+		if r := env.Admin("POST", "/admin/companies/"+company+"/owner",
+			`{"email":"`+OwnerEmail+`","temporary_password":"`+TemporaryPassword+`"}`); r.Status != 201 {
+			t.Fatalf("the owner: %s", r.Raw)
+		}
+		s.Pool = apptest.DashboardPool(t, env.Cfg)
+		s.setPassword = func(email, password string) error {
+			cognitotest.SetTemporaryPassword(t, env.Cfg.UserPoolID, email, password)
+			return nil
+		}
 	}
-	if err := pool.CreateUser(context.Background(), company, OwnerEmail, identity.Owner, TemporaryPassword); err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(apptest.Dashboard(t, env.Cfg, pool)) // on 127.0.0.1: its cookies are not Secure
+	srv := httptest.NewServer(apptest.Dashboard(t, env.Cfg, s.Pool)) // on 127.0.0.1: its cookies are not Secure
 	t.Cleanup(srv.Close)
-	return &Server{URL: srv.URL, Pool: pool, CompanyID: company, WalletID: wallet, Token: token, Env: env}
+	s.URL = srv.URL
+	return s
+}
+
+// SetTemporaryPassword gives the user email, whom the pool invited with a
+// temporary password of its own (emailed in AWS), the temporary password
+// password, so that a test signs them in as they would from the email.
+// It is the tests' alone: the dashboard shows no temporary password.
+func (s *Server) SetTemporaryPassword(t *testing.T, email, password string) {
+	t.Helper()
+	if err := s.setPassword(email, password); err != nil {
+		t.Fatalf("set the temporary password of %s: %v", email, err)
+	}
 }
 
 // ConfirmOwner signs the seeded owner in once through the pool and sets

@@ -348,3 +348,17 @@ func (p *Pool) RemoveUser(_ context.Context, companyID, email string) error {
 	delete(p.users, strings.ToLower(u.email))
 	return nil
 }
+
+// SetTemporaryPassword gives email the temporary password password, as a
+// pool that emailed it would have: their next sign-in with it asks for a
+// new one.
+func (p *Pool) SetTemporaryPassword(email, password string) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	u := p.users[strings.ToLower(email)]
+	if u == nil {
+		return identity.ErrUserNotFound
+	}
+	u.password, u.temporary = password, true
+	return nil
+}

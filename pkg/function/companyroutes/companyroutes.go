@@ -1,7 +1,9 @@
 // Package companyroutes is what stands before a company-facing function's
-// routes: the token guard, the company's limits, and Idempotency-Key on
-// the routes that move money. The functions that serve a company's
-// requests share it; it links no domain but limits and idempotency.
+// routes: the token guard, the company's limits, the activity log of the
+// changes its API key makes, and Idempotency-Key on the routes that move
+// money. The functions that serve a company's requests share it; it links
+// no domain but limits and idempotency (and the activity log, which is
+// plain: no money).
 package companyroutes
 
 import (
@@ -9,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"payments/pkg/activity"
 	"payments/pkg/function"
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
@@ -20,14 +23,21 @@ import (
 // Router returns the router of a company-facing function: its routes
 // admit only requests with a valid Bearer token (guard, TokenGuard's), then
 // take a token from the company's bucket for the route's class
-// (Limits); errs is the function's error catalogue. Add the function's own middleware (Idempotent) after it.
+// (Limits), and record in the company's activity log each change its API
+// key makes (Recorded); errs is the function's error catalogue. Add the
+// function's own middleware (Idempotent) after it.
 func Router(cfg function.Config, guard httpapi.Guard, db *store.DB, errs httpapi.Catalogue) (*httpapi.Router, error) {
 	limit, err := Limits(cfg, db, time.Now)
 	if err != nil {
 		return nil, err
 	}
+	log, err := activity.NewLog(store.NewActivity(db), time.Now)
+	if err != nil {
+		return nil, err
+	}
 	rt := httpapi.NewRouter(errs, guard)
 	rt.Use(limit)
+	rt.Use(Recorded(log))
 	return rt, nil
 }
 

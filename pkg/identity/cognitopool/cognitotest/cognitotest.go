@@ -99,3 +99,18 @@ func NewPool(t testing.TB) (*cognitopool.Pool, cognitopool.Resources) {
 	}
 	return p, r
 }
+
+// SetTemporaryPassword gives the user email of the pool poolID in
+// cognito-local the temporary password password (AdminSetUserPassword,
+// not permanent): their next sign-in with it asks for a new one. The
+// tests sign in a user the pool invited with a password it chose and
+// emailed, which cognito-local only prints.
+func SetTemporaryPassword(t testing.TB, poolID, email, password string) {
+	t.Helper()
+	_, err := Client(t).AdminSetUserPassword(t.Context(), &cip.AdminSetUserPasswordInput{
+		UserPoolId: aws.String(poolID), Username: aws.String(email), Password: aws.String(password), Permanent: false,
+	})
+	if err != nil {
+		t.Fatalf("set the temporary password of %s: %v", email, err)
+	}
+}
