@@ -49,6 +49,12 @@ type Deps struct {
 	Wallets Wallets
 	// Activity records every change the dashboard makes, and who made it.
 	Activity Activity
+	// Keys are the companies' API credentials.
+	Keys CompanyKeys
+	// Endpoints are the companies' webhook endpoints.
+	Endpoints WebhookEndpoints
+	// Log is the companies' events and their deliveries.
+	Log DeliveryLog
 	// Now tells the time (time.Now when nil).
 	Now func() time.Time
 }
@@ -75,6 +81,12 @@ func New(d Deps) (*Handler, error) {
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Wallets"))
 	case d.Activity == nil:
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Activity"))
+	case d.Keys == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Keys"))
+	case d.Endpoints == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Endpoints"))
+	case d.Log == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Log"))
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -133,6 +145,7 @@ type route struct {
 func (h *Handler) routes() []route {
 	return slices.Concat(
 		h.homeRoutes(),
+		h.developersRoutes(),
 	)
 }
 
