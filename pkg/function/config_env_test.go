@@ -214,7 +214,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 			IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret), IssuerDecisionDeadline: 1500 * time.Millisecond, CompanyLimits: lim}),
 			[]string{testIssuerSecretARN}},
 		{"openapi", function.Config{}, nil},
-		{"dashboard", function.Config{TableName: table, DashboardSessionKey: testDashboardKey,
+		{"dashboard", function.Config{TableName: table, DashboardSessionKey: testDashboardKey, WebhooksQueueURL: webhooks, WebhookKeyARN: testWebhookKeyARN,
 			UserPoolID: env["USER_POOL_ID"], UserPoolClientID: env["USER_POOL_CLIENT_ID"]}, []string{testDashboardKeyARN}},
 		{"issuer-authorizations", function.Config{TableName: table, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"issuer-webhooks", function.Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},

@@ -217,8 +217,10 @@ var Functions = map[string]Function{
 		},
 	},
 	"openapi": {},
-	// The company dashboard (pkg/dashboard): its sessions' records and
-	// the wallets it reads (docs/dashboard.md).
+	// The company dashboard (pkg/dashboard): its sessions' records, the
+	// wallets it reads, the client key it rolls, the webhook endpoints it
+	// manages and the delivery log it reads and resends from
+	// (docs/dashboard.md).
 	"dashboard": {
 		// It signs people in through the pool's app client and checks
 		// their tokens against the pool's published keys.
@@ -226,8 +228,13 @@ var Functions = map[string]Function{
 		Unsigned: []Grant{{userPool, []string{"cognito-idp:ConfirmForgotPassword", "cognito-idp:ForgotPassword",
 			"cognito-idp:InitiateAuth", "cognito-idp:RespondToAuthChallenge"}}},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
 			{dashboardKey, getSecret},
+			// A resend, queued as the webhooks function queues it.
+			{webhooksQueue, sendMessage},
+			// The endpoints' secrets, sealed when they are made; never
+			// opened (a page shows the secret it just made).
+			{webhookKey, []string{"kms:GenerateDataKey"}},
 		},
 	},
 	"admin": {

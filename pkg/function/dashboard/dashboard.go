@@ -1,7 +1,9 @@
 // Package dashboard is the dashboard function: the company dashboard's
 // pages under /dashboard (pkg/dashboard), over the user pool, the
-// sessions' records in the table and the wallets service the API uses
-// (services.Balances).
+// sessions' records in the table and the services the API uses: the
+// wallets' (services.Balances), the companies' keys (the console's
+// companies.Service) and the webhooks' endpoints and delivery log (the
+// webhooks function's).
 package dashboard
 
 import (
@@ -13,6 +15,7 @@ import (
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards/cardshttp"
+	"payments/pkg/companies"
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers/customershttp"
 	"payments/pkg/dashboard"
@@ -20,6 +23,7 @@ import (
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
+	"payments/pkg/function/keyvaults"
 	"payments/pkg/function/services"
 	"payments/pkg/function/userpool"
 	"payments/pkg/fx/fxhttp"
@@ -27,11 +31,15 @@ import (
 	"payments/pkg/identity"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
+	"payments/pkg/outbound"
 	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/reconcile/reconcilehttp"
+	"payments/pkg/queue"
 	"payments/pkg/sessions"
 	"payments/pkg/store"
+	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets/walletshttp"
+	"payments/pkg/webhooks"
 	"payments/pkg/webhooks/webhookshttp"
 )
 
@@ -43,13 +51,20 @@ var Errors = function.Catalogue(walletshttp.Errors, fxhttp.Errors, feeshttp.Erro
 
 // New builds the dashboard function over the user pool of cfg
 // (USER_POOL_ID, USER_POOL_CLIENT_ID: Amazon Cognito, cognito-local under
-// make run).
+// make run). Its caches are its own (base.NewCaches).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, base.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process: a key rolled in the dashboard is forgotten
+// from their company cache, as the console's rotation is.
+func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (function.HTTPHandler, error) {
 	pool, err := userpool.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	h, err := Handler(ctx, cfg, pool, time.Now)
+	h, err := Handler(ctx, cfg, caches, pool, time.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -57,9 +72,10 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 }
 
 // Handler is the dashboard over pool and the function's table, its
-// sessions sealed with cfg.DashboardSessionKey, telling the time by now.
-// The browser tests serve it over a test double of the pool.
-func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now func() time.Time) (http.Handler, error) {
+// sessions sealed with cfg.DashboardSessionKey, the companies it changes
+// forgotten from caches, telling the time by now. The browser tests serve
+// it over a test double of the pool.
+func Handler(_ context.Context, cfg function.Config, caches base.Caches, pool identity.Pool, now func() time.Time) (http.Handler, error) {
 	db := base.DB(cfg)
 	sm, err := sessions.NewManager(store.NewSessions(db), []byte(cfg.DashboardSessionKey), now)
 	if err != nil {
@@ -73,5 +89,19 @@ func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now fun
 	if err != nil {
 		return nil, err
 	}
-	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log, Now: now})
+	// The client keys, rolled as the console rotates them.
+	keys := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies))
+	keys.Now = now
+	// The endpoints' secrets, sealed under the webhook key as the
+	// webhooks function seals them; a resend queued on the webhooks queue.
+	v, err := keyvaults.Webhook(cfg, kmskeys.FromConfig)
+	if err != nil {
+		return nil, err
+	}
+	wh := store.NewWebhooks(db)
+	endpoints := webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv())
+	endpoints.Now = now
+	deliveries := webhooks.NewLog(wh, queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL))
+	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log, Keys: keys,
+		Endpoints: endpoints, Log: deliveries, Now: now})
 }
