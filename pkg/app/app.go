@@ -69,7 +69,7 @@ var HTTPFunctions = map[string]HTTPFunction{
 	"issuer-webhooks":       {New: issuerwebhooks.New, Errors: issuerwebhooks.Errors},
 	"issuer-authorizations": {New: withCaches(issuerauthorizations.NewWith), Errors: issuerauthorizations.Errors},
 	"openapi":               {New: openapi.New, Errors: openapi.Errors},
-	"dashboard":             {New: dashboard.New, Errors: dashboard.Errors},
+	"dashboard":             {New: withCaches(dashboard.NewWith), Errors: dashboard.Errors},
 	"stripe-webhooks":       {New: withCaches(stripewebhooks.NewWith), Errors: stripewebhooks.Errors},
 	"operator-callbacks":    {New: operatorcallbacks.New, Errors: operatorcallbacks.Errors},
 }

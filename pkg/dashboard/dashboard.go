@@ -62,12 +62,18 @@ type Deps struct {
 	// payouts.
 	Payouts Payouts
 	Batches Batches
-	// Keys keep the forms that move money to one movement each (the API's
-	// Idempotency-Keys, idempotency.Store).
-	Keys idempotency.Store
+	// Forms keep the forms that move money to one movement each (the
+	// API's Idempotency-Keys, idempotency.Store).
+	Forms idempotency.Store
 	// Errors word a service's refusal as the API answers it (the
 	// function's error catalogue).
 	Errors Errors
+	// Keys are the companies' API credentials.
+	Keys CompanyKeys
+	// Endpoints are the companies' webhook endpoints.
+	Endpoints WebhookEndpoints
+	// Log is the companies' events and their deliveries.
+	Log DeliveryLog
 	// Now tells the time (time.Now when nil).
 	Now func() time.Time
 }
@@ -96,10 +102,16 @@ func New(d Deps) (*Handler, error) {
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Activity"))
 	case d.Payouts == nil || d.Batches == nil:
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Payouts or Batches"))
-	case d.Keys == nil:
-		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Keys"))
+	case d.Forms == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Forms"))
 	case d.Errors == nil:
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Errors"))
+	case d.Keys == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Keys"))
+	case d.Endpoints == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Endpoints"))
+	case d.Log == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Log"))
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -165,6 +177,7 @@ func (h *Handler) routes() []route {
 		h.bulkRoutes(),
 		h.teamRoutes(),
 		h.activityRoutes(),
+		h.developersRoutes(),
 	)
 }
 

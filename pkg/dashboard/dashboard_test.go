@@ -82,14 +82,21 @@ func (fakeWallets) Transactions(_ context.Context, companyID string, q wallets.T
 // server is the dashboard over the test double pool and the table.
 func server(t *testing.T) (*httptest.Server, *dashboardtest.Pool) {
 	t.Helper()
-	s := newServer(t, nil)
+	s := newServer(t, nil, nil)
+	return s.Server, s.pool
+}
+
+// serverWith is server with its dependencies changed by change (when not
+// nil) before the dashboard is built over them.
+func serverWith(t *testing.T, change func(*dashboard.Deps)) (*httptest.Server, *dashboardtest.Pool) {
+	s := newServer(t, nil, change)
 	return s.Server, s.pool
 }
 
 // serverWithLog is server, and the activity log it records in, whose
 // entries are timed by now (time.Now when nil).
 func serverWithLog(t *testing.T, now func() time.Time) (*httptest.Server, *dashboardtest.Pool, *activity.Log) {
-	s := newServer(t, now)
+	s := newServer(t, now, nil)
 	return s.Server, s.pool, s.log
 }
 
@@ -103,8 +110,9 @@ type testServer struct {
 }
 
 // newServer serves the dashboard over the test double pool, the table and
-// the fakes, its activity timed by now (time.Now when nil).
-func newServer(t *testing.T, now func() time.Time) testServer {
+// the fakes, its activity timed by now (time.Now when nil), its
+// dependencies changed by change (when not nil).
+func newServer(t *testing.T, now func() time.Time, change func(*dashboard.Deps)) testServer {
 	t.Helper()
 	pool := dashboardtest.NewPool(nil)
 	db := storetest.NewDB(t)
@@ -117,8 +125,13 @@ func newServer(t *testing.T, now func() time.Time) testServer {
 		t.Fatal(err)
 	}
 	pays := newFakePayouts()
-	h, err := dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: fakeWallets{}, Activity: log,
-		Payouts: pays, Batches: fakeBatches{}, Keys: store.NewIdempotency(db), Errors: fakeErrors{}})
+	d := dashboard.Deps{Pool: pool, Sessions: sm, Wallets: fakeWallets{}, Activity: log,
+		Payouts: pays, Batches: fakeBatches{}, Forms: store.NewIdempotency(db), Errors: fakeErrors{}}
+	withDevelopers(t, &d)
+	if change != nil {
+		change(&d)
+	}
+	h, err := dashboard.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // code is refused with the same key shown again, the app's code signs in.
 // The next sign-in then asks for the app's code, and refuses a wrong one.
 func TestMFASetUpWhenRequired(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := newServer(t, nil, nil)
 	srv, pool := ts.Server, ts.pool
 	pool.RequireMFA()
 	if err := pool.CreateUser(context.Background(), "c1", "ada@example.com", identity.Owner, "Temporary-pass-1"); err != nil {

@@ -42,7 +42,7 @@ func (h *Handler) once(ctx context.Context, companyID, key, hash string, move fu
 	now := h.deps.Now()
 	c := idempotency.Claim{RequestHash: hash, LeaseID: rand.Text(), Now: now,
 		LeaseUntil: now.Add(idempotency.Lease), ExpiresAt: now.Add(idempotency.Retention)}
-	rec, claimed, err := h.deps.Keys.Claim(ctx, companyID, key, c)
+	rec, claimed, err := h.deps.Forms.Claim(ctx, companyID, key, c)
 	switch {
 	case err != nil:
 		return "", err
@@ -59,12 +59,12 @@ func (h *Handler) once(ctx context.Context, companyID, key, hash string, move fu
 	}
 	id, err := move(ctx)
 	if err != nil {
-		if rerr := h.deps.Keys.Release(context.WithoutCancel(ctx), companyID, key, c.LeaseID); rerr != nil {
+		if rerr := h.deps.Forms.Release(context.WithoutCancel(ctx), companyID, key, c.LeaseID); rerr != nil {
 			slog.WarnContext(ctx, "dashboard: release form key", "error", rerr)
 		}
 		return "", err
 	}
-	if err := h.deps.Keys.Complete(context.WithoutCancel(ctx), companyID, key, c.LeaseID, idempotency.Response{Status: 303, Body: []byte(id)}); err != nil {
+	if err := h.deps.Forms.Complete(context.WithoutCancel(ctx), companyID, key, c.LeaseID, idempotency.Response{Status: 303, Body: []byte(id)}); err != nil {
 		slog.WarnContext(ctx, "dashboard: complete form key", "error", err)
 	}
 	return id, nil

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"time"
 
 	"payments/pkg/sessions"
 )
@@ -19,7 +20,7 @@ import (
 //go:embed templates/*.html
 var templateFiles embed.FS
 
-//go:embed assets/htmx.min.js assets/dashboard.css
+//go:embed assets/htmx.min.js assets/dashboard.css assets/copy.js
 var assetFiles embed.FS
 
 // pages are the parsed templates, by page name.
@@ -41,13 +42,14 @@ var navigation = []navLink{
 // navLink is a link of the main navigation.
 type navLink struct{ Key, Name, Path string }
 
-// parsePages parses each page, templates/<name>.html, over the layout,
-// with the asset function that names each asset by its versioned URL and
-// the navigation.
+// parsePages parses each page, templates/<name>.html, over the layout and
+// the parts pages share (templates/_<part>.html, each defining its
+// template), with the asset function that names each asset by its
+// versioned URL and the navigation.
 func parsePages(a assets) (pages, error) {
-	funcs := template.FuncMap{"asset": a.url, "nav": func() []navLink { return navigation }, "sum": func(a, b int) int { return a + b },
-		"barWidth": func() int { return barWidth }}
-	layout, err := template.New("layout").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html")
+	funcs := template.FuncMap{"asset": a.url, "nav": func() []navLink { return navigation }, "shown": shown, "hours": hours,
+		"sum": func(a, b int) int { return a + b }, "barWidth": func() int { return barWidth }}
+	layout, err := template.New("layout").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/_*.html")
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +60,7 @@ func parsePages(a assets) (pages, error) {
 	p := pages{}
 	for _, f := range files {
 		name := strings.TrimSuffix(path.Base(f), ".html")
-		if name == "layout" {
+		if name == "layout" || strings.HasPrefix(name, "_") {
 			continue
 		}
 		t, err := template.Must(layout.Clone()).ParseFS(templateFiles, f)
@@ -100,6 +102,15 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	w.Write(b.Bytes())
 }
 
+// notFound answers the page of an id that is not one of the company's
+// (another company's, or none): the same page either way.
+func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
+	h.message(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
+}
+
+// when formats t for a person, in UTC.
+func when(t time.Time) string { return t.UTC().Format("2006-01-02 15:04 UTC") }
+
 // messageData is the message page's.
 type messageData struct{ Text, Link, LinkText string }
 
@@ -130,7 +141,8 @@ type asset struct {
 // loadAssets reads the embedded assets.
 func loadAssets() assets {
 	a := assets{}
-	for name, typ := range map[string]string{"htmx.min.js": "text/javascript; charset=utf-8", "dashboard.css": "text/css; charset=utf-8"} {
+	for name, typ := range map[string]string{"htmx.min.js": "text/javascript; charset=utf-8", "dashboard.css": "text/css; charset=utf-8",
+		"copy.js": "text/javascript; charset=utf-8"} {
 		b, err := assetFiles.ReadFile("assets/" + name)
 		if err != nil {
 			panic(err) // embedded: cannot happen

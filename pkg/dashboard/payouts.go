@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"time"
 
 	"payments/pkg/guideline"
 	"payments/pkg/idempotency"
@@ -203,11 +202,6 @@ func (h *Handler) paymentPage(w http.ResponseWriter, r *http.Request, s sessions
 	h.render(w, r, http.StatusOK, "payment", view{Title: "Payment " + p.ID, Nav: "transactions", Data: d})
 }
 
-// notFound answers the page of an id that is not one of the company's.
-func (h *Handler) notFound(w http.ResponseWriter, r *http.Request) {
-	h.message(w, r, http.StatusNotFound, "Page not found", "There is no page at this address.")
-}
-
 // countryName returns the name of the country of ISO code iso, or iso.
 func countryName(iso string) string {
 	if c, ok := guideline.Country(iso); ok {
@@ -215,6 +209,3 @@ func countryName(iso string) string {
 	}
 	return iso
 }
-
-// when formats t for a person, in UTC.
-func when(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05 UTC") }

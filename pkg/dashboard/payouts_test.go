@@ -117,7 +117,7 @@ func (fakeErrors) Body(err error) (httpapi.ErrorBody, bool) {
 // makes no second payout; a refused amount is shown, naming the field;
 // a viewer's direct POST is refused on the server.
 func TestPayoutForm(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := newServer(t, nil, nil)
 	srv, pool := ts.Server, ts.pool
 	c := client(t, srv)
 	signIn(t, c, srv, pool, "fin@example.com", identity.Finance)
@@ -162,7 +162,7 @@ func TestPayoutForm(t *testing.T) {
 // TestPaymentOfAnotherCompany: a payment id that is not the company's is
 // the page not found.
 func TestPaymentOfAnotherCompany(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := newServer(t, nil, nil)
 	srv, pool := ts.Server, ts.pool
 	c := client(t, srv)
 	signIn(t, c, srv, pool, "fin@example.com", identity.Finance)
@@ -187,7 +187,7 @@ func between(s, before, after string) string {
 // TestHomeChart: Home's chart counts the day's payouts, and says its
 // numbers in words (the SVG's title) and in a table.
 func TestHomeChart(t *testing.T) {
-	ts := newServer(t, nil)
+	ts := newServer(t, nil, nil)
 	c := client(t, ts.Server)
 	signIn(t, c, ts.Server, ts.pool, "fin@example.com", identity.Finance)
 	for range 2 {

@@ -134,7 +134,7 @@ func (h *Handler) transactionsList(w http.ResponseWriter, r *http.Request, s ses
 
 // transactionRowOf returns ledger entry t as a row of a list.
 func transactionRowOf(t wallets.Transaction) transactionRow {
-	return transactionRow{ID: t.ID, Date: t.CreatedAt.UTC().Format("2006-01-02 15:04 UTC"), Type: string(t.Type), Status: string(t.Status),
+	return transactionRow{ID: t.ID, Date: when(t.CreatedAt), Type: string(t.Type), Status: string(t.Status),
 		Reference: t.Reference, Amount: Amount(t.Amount, t.Currency)}
 }
 

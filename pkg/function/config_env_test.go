@@ -216,7 +216,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"openapi", function.Config{}, nil},
 		{"dashboard", function.Config{Mode: function.ModeSandbox, TableName: table, DashboardSessionKey: testDashboardKey,
 			UserPoolID: env["USER_POOL_ID"], UserPoolClientID: env["USER_POOL_CLIENT_ID"], PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts,
-			OperatorBaseURL: testOperatorURL}, []string{testDashboardKeyARN}},
+			OperatorBaseURL: testOperatorURL, WebhooksQueueURL: webhooks, WebhookKeyARN: testWebhookKeyARN}, []string{testDashboardKeyARN}},
 		{"issuer-authorizations", function.Config{TableName: table, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"issuer-webhooks", function.Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"deploy-check", function.Config{}, nil},

@@ -219,8 +219,10 @@ var Functions = map[string]Function{
 	"openapi": {},
 	// The company dashboard (pkg/dashboard): its sessions' records, the
 	// wallets it reads, the payouts and bulk payouts it makes as the
-	// payments function makes them, the activity log, and the company's
-	// users in the pool (docs/dashboard.md).
+	// payments function makes them, the activity log, the company's users
+	// in the pool, the client key it rolls, the webhook endpoints it
+	// manages and the delivery log it reads and resends from
+	// (docs/dashboard.md).
 	"dashboard": {
 		// It signs people in through the pool's app client and checks
 		// their tokens against the pool's published keys.
@@ -241,6 +243,11 @@ var Functions = map[string]Function{
 			{userPool, []string{"cognito-idp:AdminAddUserToGroup", "cognito-idp:AdminCreateUser", "cognito-idp:AdminDeleteUser",
 				"cognito-idp:AdminGetUser", "cognito-idp:AdminListGroupsForUser", "cognito-idp:AdminRemoveUserFromGroup",
 				"cognito-idp:ListUsersInGroup"}},
+			// A resend, queued as the webhooks function queues it.
+			{webhooksQueue, sendMessage},
+			// The endpoints' secrets, sealed when they are made; never
+			// opened (a page shows the secret it just made).
+			{webhookKey, []string{"kms:GenerateDataKey"}},
 		},
 	},
 	"admin": {

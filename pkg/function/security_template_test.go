@@ -244,7 +244,8 @@ func TestNoKeyIsOpenToTheAccount(t *testing.T) {
 			continue
 		}
 		cond := mapOf(st["Condition"])
-		want := []any{rolePattern("WebhooksFunction"), rolePattern("AdminFunction"), rolePattern("SweeperFunction"), rolePattern("WebhookWorkerFunction")}
+		want := []any{rolePattern("WebhooksFunction"), rolePattern("AdminFunction"), rolePattern("SweeperFunction"), rolePattern("WebhookWorkerFunction"),
+			rolePattern("DashboardFunction")}
 		if got := mapOf(cond["ArnLike"])["aws:PrincipalArn"]; !reflect.DeepEqual(got, want) {
 			t.Errorf("webhook key users %v, want %v", got, want)
 		}

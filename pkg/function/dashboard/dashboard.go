@@ -1,7 +1,9 @@
 // Package dashboard is the dashboard function: the company dashboard's
 // pages under /dashboard (pkg/dashboard), over the user pool, the
-// sessions' records in the table and the wallets service the API uses
-// (services.Balances).
+// sessions' records in the table and the services the API uses: the
+// wallets' (services.Balances), the companies' keys (the console's
+// companies.Service) and the webhooks' endpoints and delivery log (the
+// webhooks function's).
 package dashboard
 
 import (
@@ -13,6 +15,7 @@ import (
 	"payments/pkg/auth/authhttp"
 	"payments/pkg/bulk/bulkhttp"
 	"payments/pkg/cards/cardshttp"
+	"payments/pkg/companies"
 	"payments/pkg/companies/companieshttp"
 	"payments/pkg/customers/customershttp"
 	"payments/pkg/dashboard"
@@ -20,6 +23,7 @@ import (
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
+	"payments/pkg/function/keyvaults"
 	"payments/pkg/function/services"
 	"payments/pkg/function/userpool"
 	"payments/pkg/fx/fxhttp"
@@ -27,6 +31,7 @@ import (
 	"payments/pkg/identity"
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
+	"payments/pkg/outbound"
 	"payments/pkg/payments"
 	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
@@ -34,7 +39,9 @@ import (
 	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/sessions"
 	"payments/pkg/store"
+	"payments/pkg/vault/kmskeys"
 	"payments/pkg/wallets/walletshttp"
+	"payments/pkg/webhooks"
 	"payments/pkg/webhooks/webhookshttp"
 )
 
@@ -46,13 +53,20 @@ var Errors = function.Catalogue(walletshttp.Errors, fxhttp.Errors, feeshttp.Erro
 
 // New builds the dashboard function over the user pool of cfg
 // (USER_POOL_ID, USER_POOL_CLIENT_ID: Amazon Cognito, cognito-local under
-// make run).
+// make run). Its caches are its own (base.NewCaches).
 func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error) {
+	return NewWith(ctx, cfg, base.NewCaches(time.Now))
+}
+
+// NewWith is New over caches, which pkg/app shares with the other
+// functions of its process: a key rolled in the dashboard is forgotten
+// from their company cache, as the console's rotation is.
+func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (function.HTTPHandler, error) {
 	pool, err := userpool.New(cfg)
 	if err != nil {
 		return nil, err
 	}
-	h, err := Handler(ctx, cfg, pool, time.Now)
+	h, err := Handler(ctx, cfg, caches, pool, time.Now)
 	if err != nil {
 		return nil, err
 	}
@@ -60,11 +74,11 @@ func New(ctx context.Context, cfg function.Config) (function.HTTPHandler, error)
 }
 
 // Handler is the dashboard over pool and the function's table, its
-// sessions sealed with cfg.DashboardSessionKey, telling the time by now.
-// Its payouts are the payments function's: the same services, their jobs
-// on the same queues. The browser tests serve it over a test double of
-// the pool.
-func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now func() time.Time) (http.Handler, error) {
+// sessions sealed with cfg.DashboardSessionKey, the companies it changes
+// forgotten from caches, telling the time by now. Its payouts are the
+// payments function's: the same services, their jobs on the same queues.
+// The browser tests serve it over a test double of the pool.
+func Handler(_ context.Context, cfg function.Config, caches base.Caches, pool identity.Pool, now func() time.Time) (http.Handler, error) {
 	db := base.DB(cfg)
 	sm, err := sessions.NewManager(store.NewSessions(db), []byte(cfg.DashboardSessionKey), now)
 	if err != nil {
@@ -84,7 +98,7 @@ func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now fun
 	}
 	sqsClient := queue.NewClient(cfg.AWS, cfg.SQSEndpoint)
 	jobs, bulkJobs := queue.NewPublisher(sqsClient, cfg.PayoutsQueueURL), queue.NewPublisher(sqsClient, cfg.BulkPayoutsQueueURL)
-	pays, err := services.Payments(cfg, db, p.Operator, jobs, bulkJobs, payments.Relay(jobs), base.NewCaches(now).Fees, now)
+	pays, err := services.Payments(cfg, db, p.Operator, jobs, bulkJobs, payments.Relay(jobs), caches.Fees, now)
 	if err != nil {
 		return nil, err
 	}
@@ -92,6 +106,20 @@ func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now fun
 	if err != nil {
 		return nil, err
 	}
+	// The client keys, rolled as the console rotates them.
+	keys := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies))
+	keys.Now = now
+	// The endpoints' secrets, sealed under the webhook key as the
+	// webhooks function seals them; a resend queued on the webhooks queue.
+	v, err := keyvaults.Webhook(cfg, kmskeys.FromConfig)
+	if err != nil {
+		return nil, err
+	}
+	wh := store.NewWebhooks(db)
+	endpoints := webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv())
+	endpoints.Now = now
+	deliveries := webhooks.NewLog(wh, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
 	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log,
-		Payouts: pays, Batches: batches, Keys: store.NewIdempotency(db), Errors: Errors, Now: now})
+		Payouts: pays, Batches: batches, Forms: store.NewIdempotency(db), Errors: Errors,
+		Keys: keys, Endpoints: endpoints, Log: deliveries, Now: now})
 }
