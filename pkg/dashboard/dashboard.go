@@ -49,6 +49,10 @@ type Deps struct {
 	Wallets Wallets
 	// Activity records every change the dashboard makes, and who made it.
 	Activity Activity
+	// Customers are the companies' customers, read.
+	Customers Customers
+	// Cards are the companies' cards: read, frozen and unfrozen.
+	Cards Cards
 	// Now tells the time (time.Now when nil).
 	Now func() time.Time
 }
@@ -75,6 +79,10 @@ func New(d Deps) (*Handler, error) {
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Wallets"))
 	case d.Activity == nil:
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Activity"))
+	case d.Customers == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Customers"))
+	case d.Cards == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Cards"))
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -133,6 +141,8 @@ type route struct {
 func (h *Handler) routes() []route {
 	return slices.Concat(
 		h.homeRoutes(),
+		h.customersRoutes(),
+		h.cardsRoutes(),
 	)
 }
 

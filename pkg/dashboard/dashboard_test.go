@@ -43,6 +43,12 @@ func (fakeWallets) Transactions(_ context.Context, companyID string, _ wallets.T
 // server is the dashboard over the test double pool and the table.
 func server(t *testing.T) (*httptest.Server, *dashboardtest.Pool) {
 	t.Helper()
+	return serverWith(t, nil)
+}
+
+// serverWith is server with the Deps changed by with (when not nil).
+func serverWith(t *testing.T, with func(*dashboard.Deps)) (*httptest.Server, *dashboardtest.Pool) {
+	t.Helper()
 	pool := dashboardtest.NewPool(nil)
 	db := storetest.NewDB(t)
 	sm, err := sessions.NewManager(store.NewSessions(db), []byte(strings.Repeat("k", 32)), nil)
@@ -53,7 +59,11 @@ func server(t *testing.T) (*httptest.Server, *dashboardtest.Pool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: fakeWallets{}, Activity: log})
+	d := dashboard.Deps{Pool: pool, Sessions: sm, Wallets: fakeWallets{}, Activity: log, Customers: fakeCustomers{}, Cards: newFakeCards()}
+	if with != nil {
+		with(&d)
+	}
+	h, err := dashboard.New(d)
 	if err != nil {
 		t.Fatal(err)
 	}

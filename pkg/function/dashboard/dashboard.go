@@ -1,7 +1,9 @@
 // Package dashboard is the dashboard function: the company dashboard's
 // pages under /dashboard (pkg/dashboard), over the user pool, the
-// sessions' records in the table and the wallets service the API uses
-// (services.Balances).
+// sessions' records in the table and the services the API uses: the
+// wallets' balances (services.Balances), the customers' directory
+// (services.CustomerDirectory) and the cards' manager
+// (services.CardManager, built without the card vault).
 package dashboard
 
 import (
@@ -28,6 +30,7 @@ import (
 	"payments/pkg/limits/limitshttp"
 	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/payments/paymentshttp"
+	"payments/pkg/providers"
 	"payments/pkg/reconcile/reconcilehttp"
 	"payments/pkg/sessions"
 	"payments/pkg/store"
@@ -73,5 +76,22 @@ func Handler(_ context.Context, cfg function.Config, pool identity.Pool, now fun
 	if err != nil {
 		return nil, err
 	}
-	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log, Now: now})
+	directory, err := services.CustomerDirectory(db)
+	if err != nil {
+		return nil, err
+	}
+	// The card issuer of the mode, without a sealer (the dashboard issues
+	// no card) nor Stripe's adapter (pkg/function/cardissuer, which the
+	// dashboard does not link): in production mode freezing is refused
+	// (cards.ErrNoIssuer) and the cards are read.
+	p, err := services.Providers(cfg, db, providers.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	manager, err := services.CardManager(db, p)
+	if err != nil {
+		return nil, err
+	}
+	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log,
+		Customers: directory, Cards: manager, Now: now})
 }
