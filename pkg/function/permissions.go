@@ -217,16 +217,19 @@ var Functions = map[string]Function{
 		},
 	},
 	"openapi": {},
-	// The company dashboard (pkg/dashboard): its sessions' records and
-	// the wallets it reads (docs/dashboard.md).
+	// The company dashboard (pkg/dashboard): its sessions' records, the
+	// wallets, customers and cards it reads, and the cards it freezes and
+	// unfreezes (UpdateItem; the card issuer of the mode is told): the
+	// card transactions are listed on an index (docs/dashboard.md).
 	"dashboard": {
 		// It signs people in through the pool's app client and checks
 		// their tokens against the pool's published keys.
-		Settings: []string{userPoolClient},
+		Settings: []string{userPoolClient, modeSetting},
 		Unsigned: []Grant{{userPool, []string{"cognito-idp:ConfirmForgotPassword", "cognito-idp:ForgotPassword",
 			"cognito-idp:InitiateAuth", "cognito-idp:RespondToAuthChallenge"}}},
 		Grants: []Grant{
-			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query"}},
+			{tableResource, []string{"dynamodb:DeleteItem", "dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:Query", "dynamodb:UpdateItem"}},
+			{indexesResource, []string{"dynamodb:Query"}},
 			{dashboardKey, getSecret},
 		},
 	},

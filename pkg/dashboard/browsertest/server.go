@@ -42,6 +42,8 @@ type Server struct {
 	Pool identity.Pool
 	// CompanyID and WalletID are the seeded company and its XAF wallet.
 	CompanyID, WalletID string
+	// Token is an API token of the seeded company.
+	Token string
 	// Env holds the functions that seeded the company and their table.
 	Env *apptest.PaymentsTestEnv
 }
@@ -54,8 +56,15 @@ type Server struct {
 // its owner OwnerEmail with the temporary password TemporaryPassword.
 func Start(t *testing.T) *Server {
 	t.Helper()
-	env := apptest.NewPaymentsTestEnv(t)
-	company, _, wallet := env.Company(SeededPayout)
+	return StartOn(t, apptest.NewPaymentsTestEnv(t))
+}
+
+// StartOn is Start over env, for a test that needs more of the functions
+// (apptest.NewCardsTestEnv's PaymentsTestEnv, say) to seed the company
+// through Token.
+func StartOn(t *testing.T, env *apptest.PaymentsTestEnv) *Server {
+	t.Helper()
+	company, token, wallet := env.Company(SeededPayout)
 	// A fixed reference (FundPayin's is random) keeps the screenshots the same.
 	if r := env.Admin("POST", "/admin/wallets/"+wallet+"/credit", `{"balance":"payin","amount":`+SeededPayin+`,"reference":"opening payin"}`); r.Status != 200 {
 		t.Fatalf("credit: %s", r.Raw)
@@ -69,7 +78,7 @@ func Start(t *testing.T) *Server {
 	}
 	srv := httptest.NewServer(apptest.Dashboard(t, env.Cfg, pool)) // on 127.0.0.1: its cookies are not Secure
 	t.Cleanup(srv.Close)
-	return &Server{URL: srv.URL, Pool: pool, CompanyID: company, WalletID: wallet, Env: env}
+	return &Server{URL: srv.URL, Pool: pool, CompanyID: company, WalletID: wallet, Token: token, Env: env}
 }
 
 // ConfirmOwner signs the seeded owner in once through the pool and sets
