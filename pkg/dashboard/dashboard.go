@@ -74,6 +74,10 @@ type Deps struct {
 	Endpoints WebhookEndpoints
 	// Log is the companies' events and their deliveries.
 	Log DeliveryLog
+	// Customers are the companies' customers, read.
+	Customers Customers
+	// Cards are the companies' cards: read, frozen and unfrozen.
+	Cards Cards
 	// Now tells the time (time.Now when nil).
 	Now func() time.Time
 }
@@ -112,6 +116,10 @@ func New(d Deps) (*Handler, error) {
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Endpoints"))
 	case d.Log == nil:
 		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Log"))
+	case d.Customers == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Customers"))
+	case d.Cards == nil:
+		return nil, errors.Join(ErrMissingDependency, errors.New("dashboard: no Cards"))
 	}
 	if d.Now == nil {
 		d.Now = time.Now
@@ -178,6 +186,8 @@ func (h *Handler) routes() []route {
 		h.teamRoutes(),
 		h.activityRoutes(),
 		h.developersRoutes(),
+		h.customersRoutes(),
+		h.cardsRoutes(),
 	)
 }
 

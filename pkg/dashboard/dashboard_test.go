@@ -126,7 +126,8 @@ func newServer(t *testing.T, now func() time.Time, change func(*dashboard.Deps))
 	}
 	pays := newFakePayouts()
 	d := dashboard.Deps{Pool: pool, Sessions: sm, Wallets: fakeWallets{}, Activity: log,
-		Payouts: pays, Batches: fakeBatches{}, Forms: store.NewIdempotency(db), Errors: fakeErrors{}}
+		Payouts: pays, Batches: fakeBatches{}, Forms: store.NewIdempotency(db), Errors: fakeErrors{},
+		Customers: fakeCustomers{}, Cards: newFakeCards()}
 	withDevelopers(t, &d)
 	if change != nil {
 		change(&d)

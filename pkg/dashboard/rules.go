@@ -22,14 +22,17 @@ const (
 	Export Permission = "export"
 	// ManageTeam invites, changes and removes the company's users.
 	ManageTeam Permission = "manage the team"
+	// ManageCards freezes and unfreezes the company's cards: no money
+	// moves, but a frozen card stops its holder paying.
+	ManageCards Permission = "manage cards"
 )
 
 // Rules are what each role may do: the one table the server checks every
 // page against (Handler.routes declares each page's need).
 var Rules = map[identity.Role][]Permission{
-	identity.Owner:     {ReadMoney, ManageDevelopers, MoveMoney, Export, ManageTeam},
+	identity.Owner:     {ReadMoney, ManageDevelopers, MoveMoney, Export, ManageTeam, ManageCards},
 	identity.Developer: {ReadMoney, ManageDevelopers},
-	identity.Finance:   {ReadMoney, MoveMoney, Export},
+	identity.Finance:   {ReadMoney, MoveMoney, Export, ManageCards},
 	identity.Viewer:    {ReadMoney},
 }
 

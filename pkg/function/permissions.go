@@ -221,8 +221,10 @@ var Functions = map[string]Function{
 	// wallets it reads, the payouts and bulk payouts it makes as the
 	// payments function makes them, the activity log, the company's users
 	// in the pool, the client key it rolls, the webhook endpoints it
-	// manages and the delivery log it reads and resends from
-	// (docs/dashboard.md).
+	// manages and the delivery log it reads and resends from, the customers
+	// and cards it reads and the cards it freezes and unfreezes (the card
+	// issuer of the mode is told; the card transactions are listed on an
+	// index) (docs/dashboard.md).
 	"dashboard": {
 		// It signs people in through the pool's app client and checks
 		// their tokens against the pool's published keys.
@@ -236,6 +238,7 @@ var Functions = map[string]Function{
 			{payoutsQueue, sendMessage},
 			{bulkQueue, sendMessage},
 			{operatorToken, getSecret},
+			{indexesResource, []string{"dynamodb:Query"}},
 			{dashboardKey, getSecret},
 			// The Team page: the company's users listed (each role's
 			// group), invited, given another role and removed, each

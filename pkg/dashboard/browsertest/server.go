@@ -61,7 +61,14 @@ type Server struct {
 // console's POST /admin/companies/{id}/owner; in the double, directly).
 func Start(t *testing.T) *Server {
 	t.Helper()
-	env := apptest.NewPaymentsTestEnv(t)
+	return StartOn(t, apptest.NewPaymentsTestEnv(t))
+}
+
+// StartOn is Start over env, for a test that needs more of the functions
+// (apptest.NewCardsTestEnv's PaymentsTestEnv, say) to seed the company
+// through Token.
+func StartOn(t *testing.T, env *apptest.PaymentsTestEnv) *Server {
+	t.Helper()
 	company, token, wallet := env.Company(SeededPayout)
 	// A fixed reference (FundPayin's is random) keeps the screenshots the same.
 	if r := env.Admin("POST", "/admin/wallets/"+wallet+"/credit", `{"balance":"payin","amount":`+SeededPayin+`,"reference":"opening payin"}`); r.Status != 200 {

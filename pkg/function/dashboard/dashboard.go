@@ -1,9 +1,12 @@
 // Package dashboard is the dashboard function: the company dashboard's
 // pages under /dashboard (pkg/dashboard), over the user pool, the
 // sessions' records in the table and the services the API uses: the
-// wallets' (services.Balances), the companies' keys (the console's
-// companies.Service) and the webhooks' endpoints and delivery log (the
-// webhooks function's).
+// wallets' (services.Balances), the payments and bulk payouts (the
+// payments function's), the companies' keys (the console's
+// companies.Service), the webhooks' endpoints and delivery log (the
+// webhooks function's), the customers' directory
+// (services.CustomerDirectory) and the cards' manager
+// (services.CardManager, built without the card vault).
 package dashboard
 
 import (
@@ -92,6 +95,15 @@ func Handler(_ context.Context, cfg function.Config, caches base.Caches, pool id
 	if err != nil {
 		return nil, err
 	}
+	directory, err := services.CustomerDirectory(db)
+	if err != nil {
+		return nil, err
+	}
+	// The providers of the mode: the operator of the payouts; the card
+	// issuer without a sealer (the dashboard issues no card) nor Stripe's
+	// adapter (pkg/function/cardissuer, which the dashboard does not
+	// link): in production mode freezing is refused (cards.ErrNoIssuer)
+	// and the cards are read.
 	p, err := services.Providers(cfg, db, providers.Deps{})
 	if err != nil {
 		return nil, err
@@ -103,6 +115,10 @@ func Handler(_ context.Context, cfg function.Config, caches base.Caches, pool id
 		return nil, err
 	}
 	batches, err := services.Bulk(db, pays, bulkJobs, payments.Relay(jobs), services.PayoutErrors, now)
+	if err != nil {
+		return nil, err
+	}
+	manager, err := services.CardManager(db, p)
 	if err != nil {
 		return nil, err
 	}
@@ -121,5 +137,5 @@ func Handler(_ context.Context, cfg function.Config, caches base.Caches, pool id
 	deliveries := webhooks.NewLog(wh, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
 	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log,
 		Payouts: pays, Batches: batches, Forms: store.NewIdempotency(db), Errors: Errors,
-		Keys: keys, Endpoints: endpoints, Log: deliveries, Now: now})
+		Keys: keys, Endpoints: endpoints, Log: deliveries, Customers: directory, Cards: manager, Now: now})
 }

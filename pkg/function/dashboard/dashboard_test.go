@@ -16,8 +16,10 @@ import (
 // new-password challenge starts a session (PutItem), Home resumes it
 // (GetItem) and reads the wallets and their ledger (Query), and sign-out
 // ends it (DeleteItem), after which its cookie opens nothing. With the
-// session key's GetSecretValue (pkg/function's configuration test), these
-// are every action the dashboard is granted: grantcheck holds them to it.
+// session key's GetSecretValue (pkg/function's configuration test) and the
+// card freeze's UpdateItem and the card transactions' Query on an index
+// (the browser tests' TestCustomersAndCards), these are every action the
+// dashboard is granted: grantcheck holds them to it.
 func TestSignedInSession(t *testing.T) {
 	srv := browsertest.Start(t)
 	jar, _ := cookiejar.New(nil)

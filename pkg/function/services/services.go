@@ -3,11 +3,12 @@
 // wallets, payments, cards and the Idempotency-Key middleware. Each is
 // built here once, by its package's constructor, which refuses to build
 // without a dependency it needs; a function that needs less takes a
-// smaller service (payments.Admin, cards.Applier, customers.Cardholders,
-// wallets.Balances). It calls DynamoDB through pkg/store and nothing else:
-// a queue, the card vault's key service or a bucket is given by the
-// function, which alone builds the client it needs, and so are the
-// function's caches (base.Caches) and its clock.
+// smaller service (payments.Admin, cards.Applier, cards.Manager,
+// customers.Cardholders, customers.Directory, wallets.Balances). It calls
+// DynamoDB through pkg/store and nothing else: a queue, the card vault's
+// key service or a bucket is given by the function, which alone builds the
+// client it needs, and so are the function's caches (base.Caches) and its
+// clock.
 package services
 
 import (
@@ -278,6 +279,29 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 		RevealQuota: reveals,
 		Now:         now,
 	})
+}
+
+// CardManager returns the cards' manager over db (cards.Manager: read,
+// freeze, unfreeze), telling the card issuer of p: the company dashboard's.
+// It is built without the card vault, so that nothing over it can reveal a
+// card number, and without the wallets, the fees or a queue.
+func CardManager(db *store.DB, p providers.Providers) (*cards.Manager, error) {
+	dir, err := CustomerDirectory(db)
+	if err != nil {
+		return nil, err
+	}
+	return cards.NewManager(cards.ManagerDeps{
+		Store:     moneystore.NewCards(db),
+		Customers: dir,
+		Companies: cardSlots{companies.NewService(store.NewCompanies(db))},
+		Issuer:    p.Issuer,
+	})
+}
+
+// CustomerDirectory returns the customers' directory over db
+// (customers.Directory: read, never enrolled nor synced).
+func CustomerDirectory(db *store.DB) (*customers.Directory, error) {
+	return customers.NewDirectory(customerstore.NewCustomers(db))
 }
 
 // CardApplier returns the applier of the card issuer's notifications over
