@@ -7,12 +7,14 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"payments/pkg/guideline"
 	"payments/pkg/idempotency"
 	"payments/pkg/page"
 	"payments/pkg/payments"
 	"payments/pkg/sessions"
+	"payments/pkg/webhooks"
 )
 
 // Payouts makes the company's payouts and reads its payments
@@ -171,6 +173,32 @@ type paymentData struct {
 	Amount, Fee, Total, Operator, Country, Phone, Reference string
 	Error, Created, Updated, Completed                      string
 	Reconciliation, Terminal                                bool
+	// History is the payment's events, oldest first, each with its
+	// webhook deliveries' status; CanResend shows their Resend buttons.
+	History   []eventRow
+	CanResend bool
+}
+
+// historyLimit bounds the events read for a payment's history: those of
+// the company between the payment's acceptance and a minute after its
+// last change.
+const historyLimit = 100
+
+// history returns the events about payment p, oldest first: its status
+// history, each event with its deliveries' status (webhooks.Record).
+func (h *Handler) history(ctx context.Context, companyID string, p payments.Payment) ([]eventRow, error) {
+	q := webhooks.Query{From: p.CreatedAt.Add(-time.Second), To: p.UpdatedAt.Add(time.Minute)}
+	res, err := h.deps.Log.List(ctx, companyID, q, page.Request{Page: 1, Limit: historyLimit})
+	if err != nil {
+		return nil, err
+	}
+	var rows []eventRow
+	for _, rec := range slices.Backward(res.Items) {
+		if rec.Event.Object == p.ID {
+			rows = append(rows, eventRow{ID: rec.Event.ID, Kind: string(rec.Event.Kind), Created: when(rec.Event.CreatedAt), Status: string(rec.Status())})
+		}
+	}
+	return rows, nil
 }
 
 // paymentPage shows one of the company's payments; while it is not final
@@ -199,6 +227,11 @@ func (h *Handler) paymentPage(w http.ResponseWriter, r *http.Request, s sessions
 	if p.CompletedAt != nil {
 		d.Completed = when(*p.CompletedAt)
 	}
+	if d.History, err = h.history(r.Context(), s.CompanyID, p); err != nil {
+		h.failed(w, r, err)
+		return
+	}
+	d.CanResend = Allowed(s.Role, ManageDevelopers)
 	h.render(w, r, http.StatusOK, "payment", view{Title: "Payment " + p.ID, Nav: "transactions", Data: d})
 }
 

@@ -65,6 +65,7 @@ func TestPayoutReachesSuccess(t *testing.T) {
 	}
 	checkPage(t, b, "payment")
 	srv.Env.Pump(60*time.Second, func() bool { return strings.HasPrefix(statusText(b), "SUCCESS") })
+	do(t, b, "the history shows the payout's events", chromedp.Reload(), chromedp.WaitVisible("", cell("payment.payout.status_updated")))
 	if facts, err := chromedp.Run(b.Ctx, chromedp.Text(chromedp.CSS("dl.facts"))); err != nil || !strings.Contains(facts, "Fee\n75 XAF") {
 		t.Errorf("the payment's facts: %q, %v; want its fee of 75 XAF", facts, err)
 	}

@@ -43,7 +43,9 @@ func alertText(t *testing.T, b *browsertest.Browser) string {
 // viewer signs in with a temporary password (the test sets it through the
 // pool, as the pool's email would give it), chooses their own, sees Home
 // and the team, no form to change it, and the server refuses their
-// invitation posted all the same (403).
+// invitation posted all the same (403); nor can they make a payout: no
+// form on Payouts, and their payout posted all the same is 403, nothing
+// paid.
 func TestTeamInviteAViewer(t *testing.T) {
 	srv := browsertest.Start(t)
 	srv.ConfirmOwner(t)
@@ -98,5 +100,22 @@ func TestTeamInviteAViewer(t *testing.T) {
 	members, err := srv.Pool.Members(t.Context(), srv.CompanyID)
 	if err != nil || len(members) != 2 {
 		t.Errorf("the company's members after the viewer's attempt: %v, %v", members, err)
+	}
+
+	// The viewer reads Payouts but cannot pay: no form, and the payout
+	// posted all the same is refused on the server.
+	do(t, b, "the viewer opens Payouts", chromedp.Click("", link("Payouts")), chromedp.WaitVisible("", heading("Single payout")))
+	if n, err := chromedp.Run(b.Ctx, chromedp.Evaluate[int](`document.querySelectorAll("form[method='post'][action^='/dashboard/payouts']").length`)); err != nil || n != 0 {
+		t.Errorf("the viewer's Payouts page has %d forms that pay (%v)", n, err)
+	}
+	status, err = chromedp.Run(b.Ctx, chromedp.Evaluate[int](
+		`fetch("/dashboard/payouts", {method: "POST", body: new URLSearchParams({form_key: "viewer-try", country: "CM", operator: "mtn",
+			currency: "XAF", phone_number: "237670000009", amount: "1000"})}).then(r => r.status)`,
+		chromedp.EvalAwaitPromise))
+	if err != nil || status != 403 {
+		t.Errorf("the viewer's payout: %d, %v; want 403", status, err)
+	}
+	if n := srv.Env.PayoutCount(srv.Token); n != "0" {
+		t.Errorf("payouts after the viewer's attempt: %s, want 0", n)
 	}
 }
