@@ -12,6 +12,7 @@ import (
 	"context"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"payments/pkg/app/apptest"
 	"payments/pkg/dashboard/dashboardtest"
@@ -47,7 +48,8 @@ type Server struct {
 	// Env holds the functions that seeded the company and their table.
 	Env *apptest.PaymentsTestEnv
 
-	setPassword func(email, password string) error
+	setPassword      func(email, password string) error
+	addAuthenticator func(t *testing.T, email, password string) string
 }
 
 // Start serves the dashboard function's handler (apptest.Dashboard) over a
@@ -81,6 +83,7 @@ func StartOn(t *testing.T, env *apptest.PaymentsTestEnv) *Server {
 			t.Fatal(err)
 		}
 		s.Pool, s.setPassword = double, double.SetTemporaryPassword
+		s.addAuthenticator = func(_ *testing.T, email, _ string) string { return double.AddAuthenticator(email) }
 	} else {
 		// The function's own pool over the env's, in cognito-local, its
 		// calls recorded as the dashboard's; the owner made by the console.
@@ -92,6 +95,10 @@ func StartOn(t *testing.T, env *apptest.PaymentsTestEnv) *Server {
 		s.setPassword = func(email, password string) error {
 			cognitotest.SetTemporaryPassword(t, env.Cfg.UserPoolID, email, password)
 			return nil
+		}
+		s.addAuthenticator = func(t *testing.T, email, password string) string {
+			return cognitotest.AddAuthenticator(t, env.Cfg.UserPoolClientID, email, password,
+				func(secret string) string { return dashboardtest.TOTP(secret, time.Now()) })
 		}
 	}
 	srv := httptest.NewServer(apptest.Dashboard(t, env.Cfg, s.Pool)) // on 127.0.0.1: its cookies are not Secure
@@ -109,6 +116,15 @@ func (s *Server) SetTemporaryPassword(t *testing.T, email, password string) {
 	if err := s.setPassword(email, password); err != nil {
 		t.Fatalf("set the temporary password of %s: %v", email, err)
 	}
+}
+
+// AddAuthenticator gives the confirmed user email (password theirs) an
+// authenticator app, as they would from their account (in cognito-local,
+// through Cognito's calls with their access token), and returns its
+// secret: from then on the pool asks their sign-in for its code.
+func (s *Server) AddAuthenticator(t *testing.T, email, password string) string {
+	t.Helper()
+	return s.addAuthenticator(t, email, password)
 }
 
 // ConfirmOwner signs the seeded owner in once through the pool and sets

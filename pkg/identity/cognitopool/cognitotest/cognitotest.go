@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	cip "github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider"
+	"github.com/aws/aws-sdk-go-v2/service/cognitoidentityprovider/types"
 
 	"payments/pkg/identity/cognitopool"
 )
@@ -113,4 +114,38 @@ func SetTemporaryPassword(t testing.TB, poolID, email, password string) {
 	if err != nil {
 		t.Fatalf("set the temporary password of %s: %v", email, err)
 	}
+}
+
+// AddAuthenticator gives the confirmed user email, signed in with
+// password through the pool's app client clientID, an authenticator app
+// as the user would from their account: AssociateSoftwareToken with
+// their access token, VerifySoftwareToken with the app's code (code
+// computes it from the secret), and SetUserMFAPreference, TOTP enabled
+// and preferred. It returns the app's secret. From then on their sign-in
+// asks for the app's code, and cognito-local checks it (RFC 6238).
+func AddAuthenticator(t testing.TB, clientID, email, password string, code func(secret string) string) string {
+	t.Helper()
+	ctx, c := t.Context(), Client(t)
+	in, err := c.InitiateAuth(ctx, &cip.InitiateAuthInput{
+		AuthFlow: types.AuthFlowTypeUserPasswordAuth, ClientId: aws.String(clientID),
+		AuthParameters: map[string]string{"USERNAME": email, "PASSWORD": password},
+	})
+	if err != nil || in.AuthenticationResult == nil {
+		t.Fatalf("sign %s in for an authenticator: %+v, %v", email, in, err)
+	}
+	token := in.AuthenticationResult.AccessToken
+	assoc, err := c.AssociateSoftwareToken(ctx, &cip.AssociateSoftwareTokenInput{AccessToken: token})
+	if err != nil {
+		t.Fatalf("associate an authenticator: %v", err)
+	}
+	secret := aws.ToString(assoc.SecretCode)
+	if _, err := c.VerifySoftwareToken(ctx, &cip.VerifySoftwareTokenInput{AccessToken: token, UserCode: aws.String(code(secret))}); err != nil {
+		t.Fatalf("verify the authenticator: %v", err)
+	}
+	_, err = c.SetUserMFAPreference(ctx, &cip.SetUserMFAPreferenceInput{AccessToken: token,
+		SoftwareTokenMfaSettings: &types.SoftwareTokenMfaSettingsType{Enabled: true, PreferredMfa: true}})
+	if err != nil {
+		t.Fatalf("prefer the authenticator: %v", err)
+	}
+	return secret
 }
