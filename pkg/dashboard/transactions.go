@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"time"
 
 	"payments/pkg/money"
@@ -94,13 +93,12 @@ func (h *Handler) transactionsList(w http.ResponseWriter, r *http.Request, s ses
 	for _, wl := range ws {
 		d.Wallets = append(d.Wallets, walletRow{ID: wl.ID, Currency: wl.Currency, Country: wl.Country})
 	}
+	p, ok := h.listPage(w, r, s, transactionsPage)
+	if !ok {
+		return
+	}
 	q, f, err := transactionQuery(r)
 	d.Filter = f
-	p := page.Request{Page: 1, Limit: transactionsPage}
-	if n, perr := strconv.Atoi(r.URL.Query().Get("page")); perr == nil && n > 1 && r.URL.Query().Get("after") != "" {
-		total, _ := strconv.Atoi(r.URL.Query().Get("total"))
-		p = page.Request{Page: n, Limit: transactionsPage, After: r.URL.Query().Get("after"), Total: total}
-	}
 	var res page.Result[wallets.Transaction]
 	if err == nil {
 		res, err = h.deps.Wallets.Transactions(r.Context(), s.CompanyID, q, p)
@@ -123,12 +121,7 @@ func (h *Handler) transactionsList(w http.ResponseWriter, r *http.Request, s ses
 	if len(v) > 0 {
 		d.Export += "?" + v.Encode()
 	}
-	if res.Next != "" {
-		v.Set("page", strconv.Itoa(p.Page+1))
-		v.Set("after", res.Next)
-		v.Set("total", strconv.Itoa(res.Total))
-		d.Next = "/dashboard/transactions?" + v.Encode()
-	}
+	d.Next = nextLink(r, s, p, res.Total, res.Next)
 	h.render(w, r, http.StatusOK, "transactions", view{Title: "Transactions", Nav: "transactions", Data: d})
 }
 

@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"html"
 	"net/http"
 	"strings"
 	"testing"
@@ -53,14 +54,24 @@ func TestTransactionsList(t *testing.T) {
 }
 
 // TestTransactionsPages: with more entries than a page holds, the Next
-// link leads to the following ones.
+// page link leads to the following ones, filters kept; a link that is not
+// the list's is refused.
 func TestTransactionsPages(t *testing.T) {
 	srv, pool := server(t)
 	c := client(t, srv)
 	signIn(t, c, srv, pool, "viewer@example.com", identity.Viewer)
-	_, body := get(t, c, srv, "/dashboard/transactions?page=2&after=t1&total=3")
-	if !strings.Contains(body, "page 2") || strings.Contains(body, "ref-1") || !strings.Contains(body, ">fee<") {
-		t.Errorf("the page after t1: %s", body)
+	_, body := get(t, c, srv, "/dashboard/transactions?limit=2")
+	nav := between(body, `<nav aria-label="Pages" class="pages">`, `</nav>`)
+	next := html.UnescapeString(between(nav, `<a href="`, `" rel="next">`))
+	if !strings.Contains(body, "ref-1") || strings.Contains(body, ">fee<") || !strings.HasPrefix(next, "/dashboard/transactions?") {
+		t.Fatalf("the first page of 2: next %q in %s", next, body)
+	}
+	_, body = get(t, c, srv, next)
+	if !strings.Contains(body, "page 2") || strings.Contains(body, "ref-1") || !strings.Contains(body, ">fee<") || strings.Contains(body, `rel="next"`) {
+		t.Errorf("the page after: %s", body)
+	}
+	if res, _ := get(t, c, srv, "/dashboard/transactions?cursor=forged"); res.StatusCode != http.StatusBadRequest {
+		t.Errorf("a forged cursor: %d, want 400", res.StatusCode)
 	}
 }
 

@@ -19,6 +19,26 @@ func link(name string) chromedp.QueryOption    { return browsertest.ByName("link
 func heading(name string) chromedp.QueryOption { return browsertest.ByName("heading", name) }
 func cell(name string) chromedp.QueryOption    { return browsertest.ByName("cell", name) }
 
+// signIn opens the sign-in page and signs in with email and password;
+// the caller waits for the page that follows.
+func signIn(t *testing.T, b *browsertest.Browser, srv *browsertest.Server, email, password string) {
+	t.Helper()
+	do(t, b, "sign in as "+email,
+		chromedp.Navigate(srv.URL+"/dashboard/sign-in"),
+		chromedp.SendKeys("", email, field("Email")),
+		chromedp.SendKeys("", password, field("Password")),
+		chromedp.Click("", button("Sign in")))
+}
+
+// signInOwner confirms the seeded owner (Server.ConfirmOwner) and signs
+// them in: the browser is on Home.
+func signInOwner(t *testing.T, b *browsertest.Browser, srv *browsertest.Server) {
+	t.Helper()
+	srv.ConfirmOwner(t)
+	signIn(t, b, srv, browsertest.OwnerEmail, browsertest.NewPassword)
+	do(t, b, "Home after signing in", chromedp.WaitVisible("", heading("Home")))
+}
+
 // do runs the steps in the browser's tab, failing the test on an error.
 func do(t *testing.T, b *browsertest.Browser, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()

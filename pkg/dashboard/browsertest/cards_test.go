@@ -10,19 +10,6 @@ import (
 	"payments/pkg/dashboard/browsertest"
 )
 
-// signInCards signs the seeded owner in, confirmed first
-// (Server.ConfirmOwner), and waits for Home.
-func signInCards(t *testing.T, b *browsertest.Browser, srv *browsertest.Server) {
-	t.Helper()
-	srv.ConfirmOwner(t)
-	do(t, b, "sign in",
-		chromedp.Navigate(srv.URL+"/dashboard/sign-in"),
-		chromedp.SendKeys("", browsertest.OwnerEmail, field("Email")),
-		chromedp.SendKeys("", browsertest.NewPassword, field("Password")),
-		chromedp.Click("", button("Sign in")),
-		chromedp.WaitVisible("", heading("Home")))
-}
-
 // issueCard gives the company of token a USD wallet holding 100 USD and
 // a card of 50 USD for its verified customer; it returns the card's id and
 // its masked last 4 digits as the dashboard shows them.
@@ -60,7 +47,7 @@ func TestCustomersAndCards(t *testing.T) {
 	otherCard, _ := issueCard(t, env, otherToken, otherCustomer)
 
 	b := browsertest.NewBrowser(t)
-	signInCards(t, b, srv)
+	signInOwner(t, b, srv)
 	do(t, b, "open Customers", chromedp.Click("", link("Customers")), chromedp.WaitVisible("", heading("Customers")),
 		chromedp.WaitVisible("", cell("VERIFIED")), chromedp.WaitVisible("", cell("amina@example.com")))
 	checkPage(t, b, "customers")

@@ -17,18 +17,6 @@ import (
 	"payments/pkg/webhooks"
 )
 
-// developersSignIn signs the seeded owner, confirmed (srv.ConfirmOwner),
-// in with NewPassword: the browser is on Home.
-func developersSignIn(t *testing.T, b *browsertest.Browser, srv *browsertest.Server) {
-	t.Helper()
-	do(t, b, "sign in",
-		chromedp.Navigate(srv.URL+"/dashboard/sign-in"),
-		chromedp.SendKeys("", browsertest.OwnerEmail, field("Email")),
-		chromedp.SendKeys("", browsertest.NewPassword, field("Password")),
-		chromedp.Click("", button("Sign in")),
-		chromedp.WaitVisible("", heading("Home")))
-}
-
 // rollKey rolls the client key from the API keys page through its
 // confirmation and returns the new key, read from the field named Client
 // key.
@@ -55,10 +43,9 @@ func rollKey(t *testing.T, b *browsertest.Browser, shots bool) string {
 // show its body. Each page passes axe-core and is photographed.
 func TestDevelopers(t *testing.T) {
 	srv := browsertest.Start(t)
-	srv.ConfirmOwner(t)
 	env := srv.Env
 	b := browsertest.NewBrowser(t)
-	developersSignIn(t, b, srv)
+	signInOwner(t, b, srv)
 
 	do(t, b, "open Developers", chromedp.Click("", link("Developers")), chromedp.WaitVisible("", heading("API keys")))
 	checkPage(t, b, "developers-keys")

@@ -16,18 +16,6 @@ import (
 // combobox finds a select by its label.
 func combobox(name string) chromedp.QueryOption { return browsertest.ByName("combobox", name) }
 
-// signInOwner confirms the seeded owner and signs them in, on Home.
-func signInOwner(t *testing.T, b *browsertest.Browser, srv *browsertest.Server) {
-	t.Helper()
-	srv.ConfirmOwner(t)
-	do(t, b, "sign in",
-		chromedp.Navigate(srv.URL+"/dashboard/sign-in"),
-		chromedp.SendKeys("", browsertest.OwnerEmail, field("Email")),
-		chromedp.SendKeys("", browsertest.NewPassword, field("Password")),
-		chromedp.Click("", button("Sign in")),
-		chromedp.WaitVisible("", heading("Home")))
-}
-
 // statusText returns the text of the page's status, "" while it cannot be
 // read (htmx may be swapping it).
 func statusText(b *browsertest.Browser) string {

@@ -16,17 +16,6 @@ const (
 	viewerNewPassword = "Viewer-chosen-pass-2"
 )
 
-// teamSignIn opens the sign-in page and signs in with email and password;
-// the caller waits for the page that follows.
-func teamSignIn(t *testing.T, b *browsertest.Browser, srv *browsertest.Server, email, password string) {
-	t.Helper()
-	do(t, b, "sign in as "+email,
-		chromedp.Navigate(srv.URL+"/dashboard/sign-in"),
-		chromedp.SendKeys("", email, field("Email")),
-		chromedp.SendKeys("", password, field("Password")),
-		chromedp.Click("", button("Sign in")))
-}
-
 // alertText returns the text of the page's alert, once there is one.
 func alertText(t *testing.T, b *browsertest.Browser) string {
 	t.Helper()
@@ -48,9 +37,8 @@ func alertText(t *testing.T, b *browsertest.Browser) string {
 // paid.
 func TestTeamInviteAViewer(t *testing.T) {
 	srv := browsertest.Start(t)
-	srv.ConfirmOwner(t)
 	b := browsertest.NewBrowser(t)
-	teamSignIn(t, b, srv, browsertest.OwnerEmail, browsertest.NewPassword)
+	signInOwner(t, b, srv)
 	do(t, b, "open Team", chromedp.WaitVisible("", heading("Home")), chromedp.Click("", link("Team")), chromedp.WaitVisible("", heading("Team")))
 	do(t, b, "invite a viewer",
 		chromedp.SendKeys("", viewerEmail, field("Email")),
@@ -79,7 +67,7 @@ func TestTeamInviteAViewer(t *testing.T) {
 	do(t, b, "sign out", chromedp.Click("", button("Sign out")), chromedp.WaitVisible("", heading("Sign in")))
 
 	srv.SetTemporaryPassword(t, viewerEmail, viewerTemporary)
-	teamSignIn(t, b, srv, viewerEmail, viewerTemporary)
+	signIn(t, b, srv, viewerEmail, viewerTemporary)
 	do(t, b, "the viewer chooses a password",
 		chromedp.WaitVisible("", heading("Choose a new password")),
 		chromedp.SendKeys("", viewerNewPassword, field("New password")),
