@@ -21,8 +21,10 @@ import (
 // TestAcceptedPayoutRequests counts the AWS requests of an accepted payout
 // through the payments function's handler (docs/publication.md): at most one
 // read, the company's money limit (one UpdateItem: its bucket is full
-// again, the test's limits being generous), one TransactWriteItems and one
-// SQS send once the function is warm, and nothing else; any other request fails the test. The first payout of a
+// again, the test's limits being generous), one TransactWriteItems, one
+// SQS send and the API key's activity record (one PutItem, after the
+// answer is decided: companyroutes.Recorded) once the function is warm, and
+// nothing else; any other request fails the test. The first payout of a
 // company in a fresh instance (cold: its company, its fee schedule and its
 // wallet's id not yet read) is counted too, and a warm collection, which
 // travels the same path. Publication is the payout worker's: after it ran,
@@ -46,16 +48,16 @@ func TestAcceptedPayoutRequests(t *testing.T) {
 		want              map[string]int
 	}{
 		{"cold: the company, the fee schedule, the wallet's id, the wallet", "/payment/payout", payout, map[string]int{
-			"GetItem TABLE_NAME": 4, "UpdateItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
+			"GetItem TABLE_NAME": 4, "UpdateItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1, "PutItem TABLE_NAME": 1,
 		}},
 		{"warm: the wallet alone", "/payment/payout", payout, map[string]int{
-			"GetItem TABLE_NAME": 1, "UpdateItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
+			"GetItem TABLE_NAME": 1, "UpdateItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1, "PutItem TABLE_NAME": 1,
 		}},
 		{"warm again", "/payment/payout", payout, map[string]int{
-			"GetItem TABLE_NAME": 1, "UpdateItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
+			"GetItem TABLE_NAME": 1, "UpdateItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1, "PutItem TABLE_NAME": 1,
 		}},
 		{"a collection, warm: the same", "/payment/collect", `{"operator":"orange","country":"CM","phone_number":"237690000002","amount":1000,"currency":"XAF"}`, map[string]int{
-			"GetItem TABLE_NAME": 1, "UpdateItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1,
+			"GetItem TABLE_NAME": 1, "UpdateItem TABLE_NAME": 1, "TransactWriteItems TABLE_NAME": 1, "SendMessage PAYOUTS_QUEUE_URL": 1, "PutItem TABLE_NAME": 1,
 		}},
 	}
 	var ids []string
