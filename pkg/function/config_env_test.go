@@ -313,8 +313,8 @@ func TestConfigOfProductionMode(t *testing.T) {
 	sm, _ := configTestEnv(t)
 	t.Setenv("MODE", function.ModeProduction)
 	// The admin function reads both providers' records for the
-	// reconciliation (docs/reconciliation.md).
-	for _, name := range []string{"payments", "payout-worker", "admin"} {
+	// reconciliation (docs/reconciliation.md); the dashboard makes payouts.
+	for _, name := range []string{"payments", "payout-worker", "admin", "dashboard"} {
 		cfg, err := loadConfig(name)
 		if err != nil || cfg.OperatorBaseURL != testOperatorURL || cfg.OperatorAPIToken != testOperatorToken {
 			t.Fatalf("%s: config %+v, %v", name, cfg, err)
