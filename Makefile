@@ -13,7 +13,7 @@
 #   make sam-env [HOST=host.docker.internal]  the --env-vars file for sam local against make run's emulators
 #   make fuzz [FUZZTIME=5s]       each fuzz target for FUZZTIME (make test runs it)
 #   make lint                     gofmt, vet, staticcheck, cfn-lint template.yaml
-#   make size                     each bootstrap's size and gzipped size (target: ≤ 3.0 MiB gzipped, 3.5 with Stripe's library)
+#   make size                     each bootstrap's size and gzipped size (target: ≤ 3.0 MiB gzipped, 3.5 with Stripe's library, 4.0 the dashboard)
 #   make coldstart [RUNS=30]      each function's exec → first /next under AWS's Runtime Interface Emulator beside a hello-world floor (target: ≤ 2.5 ×)
 #   make loadtest [CLIENTS=8] [DURATION=30s] [AUTH_CLIENTS=16] [AUTH_DURATION=15s]  payouts, card authorizations: dev server vs the store call alone; a bulk batch
 #   make bench | clean
@@ -129,7 +129,7 @@ build: ## build every function into bin/<function>/bootstrap for Lambda (linux/a
 		$(LAMBDA_ENV) $(GO) build $(LAMBDA_FLAGS) -o $(BIN_DIR)/$$fn/bootstrap ./functions/$$fn || exit 1; \
 	done
 
-size: build ## print each bin/<function>/bootstrap's size and gzipped size; fails above its target (3.0 MiB gzipped; 3.5 with Stripe's library)
+size: build ## print each bin/<function>/bootstrap's size and gzipped size; fails above its target (3.0 MiB gzipped; 3.5 with Stripe's library; 4.0 the dashboard)
 	@$(GO) run ./infra/tools/cmd/footprint size -dir $(BIN_DIR)
 
 # The bootstraps are built for this machine (to be run), with the flags of

@@ -3,13 +3,14 @@ package dashboard
 import (
 	"context"
 	"errors"
-	"html/template"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
+
+	template "github.com/DataDog/datadog-agent/pkg/template/html"
 
 	"payments/pkg/identity"
 	"payments/pkg/sessions"

@@ -75,7 +75,7 @@ func batchRowOf(b bulk.Batch) batchRow {
 		ID: b.ID, Description: b.Description, Mode: string(b.Mode), Status: string(b.Status()), Created: when(b.CreatedAt),
 		Items: b.ItemCount, Accepted: b.AcceptedCount, Rejected: b.RejectedCount,
 		Processing: b.Processing, Succeeded: b.Succeeded, Failed: b.Failed,
-		Pending: b.AcceptedCount - b.Processing - b.Succeeded - b.Failed,
+		Pending: b.Pending(),
 		Total:   Amount(b.TotalAmount+b.TotalFees, b.Currency), Paid: Amount(b.Paid+b.FeesPaid, b.Currency),
 		Refunded: Amount(b.Refunded, b.Currency), Done: b.Status() == bulk.StatusCompleted,
 	}

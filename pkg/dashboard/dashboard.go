@@ -88,7 +88,7 @@ var ErrMissingDependency = errors.New("dashboard: missing dependency")
 // Handler serves the dashboard.
 type Handler struct {
 	deps    Deps
-	pages   pages
+	pages   *pages
 	assets  assets
 	handler http.Handler
 }

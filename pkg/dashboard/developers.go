@@ -146,9 +146,6 @@ type endpointForm struct {
 	Events           []string
 }
 
-// Has reports whether kind is checked.
-func (f endpointForm) Has(kind string) bool { return slices.Contains(f.Events, kind) }
-
 func row(e webhooks.Endpoint, now time.Time) endpointRow {
 	er := endpointRow{ID: e.ID, URL: e.URL, Description: e.Description, Status: string(e.Status), Enabled: e.Status == webhooks.EndpointEnabled,
 		Console: e.Console, Events: strings.Join(e.EnabledEvents, ", "), Created: when(e.CreatedAt)}

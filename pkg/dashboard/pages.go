@@ -6,13 +6,14 @@ import (
 	"embed"
 	"encoding/hex"
 	"fmt"
-	"html/template"
-	"io/fs"
 	"log/slog"
 	"net/http"
-	"path"
+	"slices"
 	"strings"
+	"sync"
 	"time"
+
+	template "github.com/DataDog/datadog-agent/pkg/template/html"
 
 	"payments/pkg/sessions"
 )
@@ -23,8 +24,14 @@ var templateFiles embed.FS
 //go:embed assets/htmx.min.js assets/dashboard.css assets/copy.js
 var assetFiles embed.FS
 
-// pages are the parsed templates, by page name.
-type pages map[string]*template.Template
+// pages are the templates, each page's parsed over the layout when it is
+// first rendered: an execution environment parses only the pages it
+// serves, and none before its first request.
+type pages struct {
+	layout *template.Template
+	mu     sync.Mutex
+	parsed map[string]*template.Template
+}
 
 // navigation is the main navigation's links, in order: Key is the view's
 // Nav of the page the link leads to.
@@ -42,34 +49,36 @@ var navigation = []navLink{
 // navLink is a link of the main navigation.
 type navLink struct{ Key, Name, Path string }
 
-// parsePages parses each page, templates/<name>.html, over the layout and
-// the parts pages share (templates/_<part>.html, each defining its
-// template), with the asset function that names each asset by its
-// versioned URL and the navigation.
-func parsePages(a assets) (pages, error) {
+// parsePages parses the layout and the parts pages share
+// (templates/_<part>.html, each defining its template), with the asset
+// function that names each asset by its versioned URL and the navigation.
+// Each page, templates/<name>.html, is parsed over them by page.
+func parsePages(a assets) (*pages, error) {
 	funcs := template.FuncMap{"asset": a.url, "nav": func() []navLink { return navigation }, "shown": shown, "hours": hours,
-		"sum": func(a, b int) int { return a + b }, "barWidth": func() int { return barWidth }}
+		"sum": func(a, b int) int { return a + b }, "barWidth": func() int { return barWidth }, "has": slices.Contains[[]string]}
 	layout, err := template.New("layout").Funcs(funcs).ParseFS(templateFiles, "templates/layout.html", "templates/_*.html")
 	if err != nil {
 		return nil, err
 	}
-	files, err := fs.Glob(templateFiles, "templates/*.html")
+	return &pages{layout: layout, parsed: map[string]*template.Template{}}, nil
+}
+
+// page returns page name, parsed over the layout the first time.
+func (p *pages) page(name string) (*template.Template, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t, ok := p.parsed[name]; ok {
+		return t, nil
+	}
+	t, err := p.layout.Clone()
 	if err != nil {
 		return nil, err
 	}
-	p := pages{}
-	for _, f := range files {
-		name := strings.TrimSuffix(path.Base(f), ".html")
-		if name == "layout" || strings.HasPrefix(name, "_") {
-			continue
-		}
-		t, err := template.Must(layout.Clone()).ParseFS(templateFiles, f)
-		if err != nil {
-			return nil, err
-		}
-		p[name] = t
+	if t, err = t.ParseFS(templateFiles, "templates/"+name+".html"); err != nil {
+		return nil, err
 	}
-	return p, nil
+	p.parsed[name] = t
+	return t, nil
 }
 
 // view is what the layout renders: a page's title, its session (nil when
@@ -91,8 +100,12 @@ func (h *Handler) render(w http.ResponseWriter, r *http.Request, status int, nam
 	if v.Data == nil {
 		v.Data = formData{}
 	}
+	t, err := h.pages.page(name)
 	var b bytes.Buffer
-	if err := h.pages[name].ExecuteTemplate(&b, "layout", v); err != nil {
+	if err == nil {
+		err = t.ExecuteTemplate(&b, "layout", v)
+	}
+	if err != nil {
 		slog.ErrorContext(r.Context(), "dashboard: render", "page", name, "error", err)
 		http.Error(w, "The page could not be shown.", http.StatusInternalServerError)
 		return

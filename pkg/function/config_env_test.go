@@ -216,7 +216,7 @@ func TestConfigReadsOnlyWhatTheFunctionUses(t *testing.T) {
 		{"openapi", function.Config{}, nil},
 		{"dashboard", function.Config{Mode: function.ModeSandbox, TableName: table, DashboardSessionKey: testDashboardKey,
 			UserPoolID: env["USER_POOL_ID"], UserPoolClientID: env["USER_POOL_CLIENT_ID"], PayoutsQueueURL: payouts, BulkPayoutsQueueURL: bulkPayouts,
-			OperatorBaseURL: testOperatorURL, WebhooksQueueURL: webhooks, WebhookKeyARN: testWebhookKeyARN}, []string{testDashboardKeyARN}},
+			OperatorBaseURL: testOperatorURL, IssuerBaseURL: testIssuerURL, WebhooksQueueURL: webhooks, WebhookKeyARN: testWebhookKeyARN}, []string{testDashboardKeyARN}},
 		{"issuer-authorizations", function.Config{TableName: table, IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"issuer-webhooks", function.Config{IssuerEventsQueueURL: env["ISSUER_EVENTS_QUEUE_URL"], IssuerWebhookSecret: []byte(testIssuerSecret)}, []string{testIssuerSecretARN}},
 		{"deploy-check", function.Config{}, nil},
@@ -336,7 +336,7 @@ func TestConfigOfProductionMode(t *testing.T) {
 			sm.takeAsked()
 		}
 	})
-	for _, name := range []string{"cards", "customers", "sweeper", "stripe-webhooks", "admin"} {
+	for _, name := range []string{"cards", "customers", "sweeper", "stripe-webhooks", "admin", "dashboard"} {
 		cfg, err := loadConfig(name)
 		if err != nil || cfg.IssuerBaseURL != testIssuerURL || cfg.IssuerAPIKey != testIssuerKey {
 			t.Fatalf("%s: config %+v, %v", name, cfg, err)

@@ -168,7 +168,7 @@ var sendMessage = []string{"sqs:SendMessage"}
 // serve.
 var Links = map[string][]string{
 	"openapi":         {"limits"},
-	"dashboard":       services,
+	"dashboard":       append(slices.Clip(services), "stripe-go"),
 	"deploy-check":    {"limits"},
 	"auth":            companyServing,
 	"issuer-webhooks": {"companies", "events", "issuerhooks", "limits", "webhooks", "providers/issuer", "providers/issuer/stripeissuing", "stripe-go"},
@@ -223,12 +223,12 @@ var Functions = map[string]Function{
 	// in the pool, the client key it rolls, the webhook endpoints it
 	// manages and the delivery log it reads and resends from, the customers
 	// and cards it reads and the cards it freezes and unfreezes (the card
-	// issuer of the mode is told; the card transactions are listed on an
-	// index) (docs/dashboard.md).
+	// issuer of the mode is told, Stripe Issuing in production mode; the
+	// card transactions are listed on an index) (docs/dashboard.md).
 	"dashboard": {
 		// It signs people in through the pool's app client and checks
 		// their tokens against the pool's published keys.
-		Settings: []string{modeSetting, operatorURL, userPoolClient},
+		Settings: []string{modeSetting, operatorURL, issuerURL, userPoolClient},
 		Unsigned: []Grant{{userPool, []string{"cognito-idp:AssociateSoftwareToken", "cognito-idp:ConfirmForgotPassword", "cognito-idp:ForgotPassword",
 			"cognito-idp:InitiateAuth", "cognito-idp:RespondToAuthChallenge", "cognito-idp:VerifySoftwareToken"}}},
 		Grants: []Grant{
@@ -251,6 +251,8 @@ var Functions = map[string]Function{
 			// The endpoints' secrets, sealed when they are made; never
 			// opened (a page shows the secret it just made).
 			{webhookKey, []string{"kms:GenerateDataKey"}},
+			// A card frozen or unfrozen at the issuer in production mode.
+			{issuerKey, getSecret},
 		},
 	},
 	"admin": {

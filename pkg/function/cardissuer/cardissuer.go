@@ -1,7 +1,8 @@
 // Package cardissuer builds the real card issuer's adapter of production
 // mode, Stripe Issuing (pkg/providers/issuer/stripeissuing), for the
 // functions that call it: the cards and customers functions, the sweeper,
-// the admin function (its reconciliation) and stripe-webhooks. It is its
+// the admin function (its reconciliation), stripe-webhooks and the
+// dashboard (a card frozen or unfrozen). It is its
 // own package so that no other function links Stripe's library.
 package cardissuer
 

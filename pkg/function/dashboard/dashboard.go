@@ -26,6 +26,7 @@ import (
 	"payments/pkg/fees/feeshttp"
 	"payments/pkg/function"
 	"payments/pkg/function/base"
+	"payments/pkg/function/cardissuer"
 	"payments/pkg/function/keyvaults"
 	"payments/pkg/function/services"
 	"payments/pkg/function/userpool"
@@ -100,11 +101,13 @@ func Handler(_ context.Context, cfg function.Config, caches base.Caches, pool id
 		return nil, err
 	}
 	// The providers of the mode: the operator of the payouts; the card
-	// issuer without a sealer (the dashboard issues no card) nor Stripe's
-	// adapter (pkg/function/cardissuer, which the dashboard does not
-	// link): in production mode freezing is refused (cards.ErrNoIssuer)
-	// and the cards are read.
-	p, err := services.Providers(cfg, db, providers.Deps{})
+	// issuer without a sealer (the dashboard issues no card), Stripe
+	// Issuing in production mode, which freezes and unfreezes cards.
+	deps, err := cardissuer.With(cfg, providers.Deps{})
+	if err != nil {
+		return nil, err
+	}
+	p, err := services.Providers(cfg, db, deps)
 	if err != nil {
 		return nil, err
 	}

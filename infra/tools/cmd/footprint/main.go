@@ -118,11 +118,14 @@ func localResources(tpl *samtemplate.Template) devserver.Resources {
 			"ISSUER_API_KEY":        "coldstart-issuer-api-key",
 			"CARD_KEY":              "000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f",
 			"WEBHOOK_KEY":           "1f1e1d1c1b1a191817161514131211100f0e0d0c0b0a09080706050403020100",
+			"DASHBOARD_SESSION_KEY": "coldstart-dashboard-session-key0",
 		},
+		UserPoolID:       "us-east-1_coldstart",
+		UserPoolClientID: "coldstartclient",
 		Base: []string{
 			"AWS_REGION=us-east-1", "AWS_ACCESS_KEY_ID=coldstart", "AWS_SECRET_ACCESS_KEY=coldstart",
 			"AWS_ENDPOINT_URL_DYNAMODB=x", "AWS_ENDPOINT_URL_SQS=x", "AWS_ENDPOINT_URL_S3=x",
-			"AWS_ENDPOINT_URL_KMS=x", "AWS_ENDPOINT_URL_SECRETS_MANAGER=x",
+			"AWS_ENDPOINT_URL_KMS=x", "AWS_ENDPOINT_URL_SECRETS_MANAGER=x", "AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER=x",
 		},
 	}
 }
