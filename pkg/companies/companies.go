@@ -129,13 +129,16 @@ type Store interface {
 // Service manages companies and checks their credentials.
 type Service struct {
 	store Store
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
+	now   func() time.Time
 }
 
-// NewService returns a Service over store.
-func NewService(store Store) *Service {
-	return &Service{store: store, Now: time.Now}
+// NewService returns a Service over store, telling the time by now
+// (time.Now when nil).
+func NewService(store Store, now func() time.Time) *Service {
+	if now == nil {
+		now = time.Now
+	}
+	return &Service{store: store, now: now}
 }
 
 // Created is a new company with its client_key, which is shown only once.
@@ -174,7 +177,7 @@ func (s *Service) Create(ctx context.Context, name string, kyb KYBStatus) (Creat
 	if err != nil {
 		return Created{}, err
 	}
-	now := timestamp.Of(s.Now())
+	now := timestamp.Of(s.now())
 	c := Company{
 		ID:         uuid.NewString(),
 		Name:       name,
@@ -221,7 +224,7 @@ func (s *Service) Update(ctx context.Context, id string, p Patch) (Company, erro
 	if !ids.IsUUID(id) {
 		return Company{}, ErrNotFound
 	}
-	return s.store.Update(ctx, id, p, timestamp.Of(s.Now()))
+	return s.store.Update(ctx, id, p, timestamp.Of(s.now()))
 }
 
 // RotateKey issues a new client_key for company id. Tokens minted from the
@@ -234,7 +237,7 @@ func (s *Service) RotateKey(ctx context.Context, id string) (Credentials, error)
 	if err != nil {
 		return Credentials{}, err
 	}
-	c, err := s.store.RotateKey(ctx, id, HashKey(key), timestamp.Of(s.Now()))
+	c, err := s.store.RotateKey(ctx, id, HashKey(key), timestamp.Of(s.now()))
 	if err != nil {
 		return Credentials{}, err
 	}

@@ -16,7 +16,7 @@ import (
 
 func newService(t *testing.T) *companies.Service {
 	t.Helper()
-	return companies.NewService(store.NewCompanies(storetest.NewDB(t)))
+	return companies.NewService(store.NewCompanies(storetest.NewDB(t)), nil)
 }
 
 // forgotten records the companies a cache was told to forget.
@@ -28,7 +28,7 @@ func (f *forgotten) Forget(id string) { *f = append(*f, id) }
 // f (companies.Forgetting), as the console's are.
 func newForgettingService(t *testing.T, f *forgotten) *companies.Service {
 	t.Helper()
-	return companies.NewService(companies.Forgetting(store.NewCompanies(storetest.NewDB(t)), f))
+	return companies.NewService(companies.Forgetting(store.NewCompanies(storetest.NewDB(t)), f), nil)
 }
 
 func fieldOf(err error) string {

@@ -221,7 +221,7 @@ func newDevelopers(t *testing.T) *developers {
 	}
 	st := &memEndpoints{m: map[string]webhooks.Endpoint{}}
 	return &developers{keys: &fakeKeys{rolls: map[string]int{}}, store: st,
-		endpoints: webhooks.NewEndpoints(st, vault.New(local), false), log: newFakeLog()}
+		endpoints: webhooks.NewEndpoints(st, vault.New(local), false, nil), log: newFakeLog()}
 }
 
 // withDevelopers gives d the Developers pages' dependencies: fresh fakes.

@@ -133,7 +133,9 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, s sessions.Ses
 		return
 	}
 	h.record(r, s, "Role changed to "+string(role), email)
-	teamDone(w, r, "role")
+	if h.endSessions(w, r, s, email) {
+		teamDone(w, r, "role")
+	}
 }
 
 // removeMember deletes a member of the company from the pool.
@@ -147,7 +149,23 @@ func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, s session
 		return
 	}
 	h.record(r, s, "Member removed", email)
-	teamDone(w, r, "removed")
+	if h.endSessions(w, r, s, email) {
+		teamDone(w, r, "removed")
+	}
+}
+
+// endSessions ends every session of the member email, so that their new
+// role, or their removal, holds from their next request, not from their
+// next sign-in. When it cannot, it says so and returns false: the same
+// change made again ends them.
+func (h *Handler) endSessions(w http.ResponseWriter, r *http.Request, s sessions.Session, email string) bool {
+	if err := h.deps.Sessions.EndAllOf(r.Context(), s.CompanyID, email); err != nil {
+		slog.ErrorContext(r.Context(), "dashboard: end sessions", "error", err)
+		h.message(w, r, http.StatusServiceUnavailable, "Temporarily unavailable",
+			"The change was made, but "+email+" may stay signed in with what they had before. Please make the same change again in a moment.")
+		return false
+	}
+	return true
 }
 
 // teamChange checks that the member email of the session's company may be

@@ -140,6 +140,44 @@ func TestInviteChangeRemove(t *testing.T) {
 	}
 }
 
+// TestChangedMemberSignedOut: a member's every session ends when an owner
+// changes their role or removes them, so the change holds from their next
+// request; other people's sessions go on.
+func TestChangedMemberSignedOut(t *testing.T) {
+	srv, pool, _ := serverWithLog(t, nil)
+	owner := client(t, srv)
+	signIn(t, owner, srv, pool, "ada@example.com", identity.Owner)
+	bob, bobElsewhere, eve := client(t, srv), client(t, srv), client(t, srv)
+	signIn(t, bob, srv, pool, "bob@example.com", identity.Finance)
+	// Bob again, from another browser, with the password he chose.
+	if res, body := post(t, bobElsewhere, srv, "/dashboard/sign-in", url.Values{"email": {"bob@example.com"}, "password": {"A-longer-password-2"}}); res.Request.URL.Path != "/dashboard/" {
+		t.Fatalf("second sign-in: %s %d %s", res.Request.URL.Path, res.StatusCode, body)
+	}
+	signIn(t, eve, srv, pool, "eve@example.com", identity.Developer)
+	signedIn := func(c *http.Client) bool {
+		res, _ := get(t, c, srv, "/dashboard/")
+		return res.StatusCode == http.StatusOK && res.Request.URL.Path == "/dashboard/"
+	}
+	if res, body := post(t, owner, srv, "/dashboard/team/role", url.Values{"email": {"bob@example.com"}, "role": {"viewer"}}); !strings.Contains(body, "Role changed.") {
+		t.Fatalf("role change: %d %s", res.StatusCode, body)
+	}
+	if signedIn(bob) || signedIn(bobElsewhere) {
+		t.Error("a session of the member whose role changed goes on with the old role")
+	}
+	if !signedIn(eve) || !signedIn(owner) {
+		t.Error("another person's session ended with the role change")
+	}
+	if res, body := post(t, owner, srv, "/dashboard/team/remove", url.Values{"email": {"eve@example.com"}}); !strings.Contains(body, "Member removed.") {
+		t.Fatalf("removal: %d %s", res.StatusCode, body)
+	}
+	if signedIn(eve) {
+		t.Error("the removed member is still signed in")
+	}
+	if !signedIn(owner) {
+		t.Error("the owner's session ended with the removal")
+	}
+}
+
 // TestInviteRefused: an invitation the page refuses names the field,
 // keeps what was typed and invites nobody.
 func TestInviteRefused(t *testing.T) {

@@ -53,6 +53,9 @@ type Store interface {
 	// DeleteSession deletes session id of the company; deleting one that
 	// is gone is not an error.
 	DeleteSession(ctx context.Context, companyID, id string) error
+	// DeleteSessionsOf deletes every session of the company's person
+	// email.
+	DeleteSessionsOf(ctx context.Context, companyID, email string) error
 }
 
 // Errors of the sessions.
@@ -168,6 +171,13 @@ func (m *Manager) End(ctx context.Context, value string) error {
 		return err
 	}
 	return m.store.DeleteSession(ctx, c.CompanyID, c.ID)
+}
+
+// EndAllOf ends every session of the company's person email, wherever
+// they signed in: a role changed or a member removed takes effect at their
+// next request, which must sign in again.
+func (m *Manager) EndAllOf(ctx context.Context, companyID, email string) error {
+	return m.store.DeleteSessionsOf(ctx, companyID, email)
 }
 
 // sealed is a sealed value's plain text: the value and its expiry.

@@ -41,6 +41,17 @@ func (s *memStore) DeleteSession(_ context.Context, companyID, id string) error 
 	return nil
 }
 
+func (s *memStore) DeleteSessionsOf(_ context.Context, companyID, email string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, v := range s.m {
+		if v.CompanyID == companyID && v.Email == email {
+			delete(s.m, k)
+		}
+	}
+	return nil
+}
+
 type clock struct{ t time.Time }
 
 func (c *clock) now() time.Time { return c.t }

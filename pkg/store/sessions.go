@@ -3,11 +3,13 @@ package store
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"payments/pkg/identity"
 	"payments/pkg/sessions"
@@ -76,6 +78,35 @@ func (s *Sessions) DeleteSession(ctx context.Context, companyID, id string) erro
 	})
 	if err != nil {
 		return fmt.Errorf("store: delete dashboard session: %w", err)
+	}
+	return nil
+}
+
+// DeleteSessionsOf deletes every session of the company's person email:
+// the company's sessions are read by key prefix (few: its people's
+// sign-ins of the last hours), keeping email's.
+func (s *Sessions) DeleteSessionsOf(ctx context.Context, companyID, email string) error {
+	p := dynamodb.NewQueryPaginator(s.db.Client, &dynamodb.QueryInput{
+		TableName:              aws.String(s.db.Table),
+		KeyConditionExpression: aws.String("PK = :pk AND begins_with(SK, :sk)"),
+		FilterExpression:       aws.String("email = :email"),
+		ProjectionExpression:   aws.String("SK"),
+		ConsistentRead:         aws.Bool(true),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": dynamo.Str(schema.CompanyPK(companyID)), ":sk": dynamo.Str(schema.DashboardSessionSKPrefix), ":email": dynamo.Str(email),
+		},
+	})
+	for p.HasMorePages() {
+		page, err := p.NextPage(ctx)
+		if err != nil {
+			return fmt.Errorf("store: query the dashboard sessions of %s: %w", companyID, err)
+		}
+		for _, item := range page.Items {
+			id := strings.TrimPrefix(dynamo.StringAttr(item, "SK"), schema.DashboardSessionSKPrefix)
+			if err := s.DeleteSession(ctx, companyID, id); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }

@@ -55,3 +55,34 @@ func TestDashboardSessions(t *testing.T) {
 		t.Errorf("Session after DeleteSession = %v; want ErrNotFound", err)
 	}
 }
+
+// TestDeleteSessionsOf deletes every session of one person of a company,
+// and only theirs: another person's, and the same email's in another
+// company, stay.
+func TestDeleteSessionsOf(t *testing.T) {
+	db := storetest.NewDB(t)
+	s := store.NewSessions(db)
+	ctx := context.Background()
+	t0 := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	all := []sessions.Session{
+		{ID: "s1", CompanyID: "c1", Email: "bob@example.com"},
+		{ID: "s2", CompanyID: "c1", Email: "bob@example.com"},
+		{ID: "s3", CompanyID: "c1", Email: "eve@example.com"},
+		{ID: "s4", CompanyID: "c2", Email: "bob@example.com"},
+	}
+	for _, in := range all {
+		in.Subject, in.Role, in.Created, in.Expires = "sub", identity.Viewer, t0, t0.Add(sessions.Lifetime)
+		if err := s.CreateSession(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.DeleteSessionsOf(ctx, "c1", "bob@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range all {
+		_, err := s.Session(ctx, in.CompanyID, in.ID)
+		if gone, want := errors.Is(err, sessions.ErrNotFound), in.CompanyID == "c1" && in.Email == "bob@example.com"; gone != want {
+			t.Errorf("session %s of %s/%s: gone %v (%v), want %v", in.ID, in.CompanyID, in.Email, gone, err, want)
+		}
+	}
+}

@@ -59,7 +59,7 @@ func newEnv(t *testing.T) *env {
 		TokenTTL:         time.Hour,
 		CompanyLimits:    apptest.GenerousLimits,
 	}
-	e := &env{t: t, db: db, comps: companies.NewService(store.NewCompanies(db))}
+	e := &env{t: t, db: db, comps: companies.NewService(store.NewCompanies(db), nil)}
 	var err error
 	if e.wallets, err = walletsapi.NewWith(ctx, cfg, app.Caches); err != nil {
 		t.Fatalf("NewWallets: %v", err)

@@ -202,16 +202,21 @@ type Endpoints struct {
 	store         EndpointStore
 	sealer        Sealer
 	allowLoopback bool
-	// Now returns the current time; tests may replace it.
-	Now func() time.Time
+	now           func() time.Time
 }
 
 // NewEndpoints returns the endpoints service over store, its secrets
 // sealed by sealer; allowLoopback admits loopback URLs (the local stack's
-// switch, outbound's).
-func NewEndpoints(store EndpointStore, sealer Sealer, allowLoopback bool) *Endpoints {
-	return &Endpoints{store: store, sealer: sealer, allowLoopback: allowLoopback, Now: time.Now}
+// switch, outbound's); it tells the time by now (time.Now when nil).
+func NewEndpoints(store EndpointStore, sealer Sealer, allowLoopback bool, now func() time.Time) *Endpoints {
+	if now == nil {
+		now = time.Now
+	}
+	return &Endpoints{store: store, sealer: sealer, allowLoopback: allowLoopback, now: now}
 }
+
+// Now is the service's current time, which its answers are stamped with.
+func (s *Endpoints) Now() time.Time { return s.now() }
 
 // EndpointInput is what a create or an update sets; nil fields are left as
 // they are (a create requires URL and EnabledEvents).
@@ -237,7 +242,7 @@ func (s *Endpoints) Create(ctx context.Context, companyID string, in EndpointInp
 	if err != nil {
 		return Endpoint{}, err
 	}
-	now := timestamp.Of(s.Now())
+	now := timestamp.Of(s.now())
 	e := Endpoint{
 		ID: ids.NewV7(now), CompanyID: companyID, Status: EndpointEnabled,
 		Secret: EndpointSecretPrefix + secret, CreatedAt: now, UpdatedAt: now,
@@ -284,7 +289,7 @@ func (s *Endpoints) Update(ctx context.Context, companyID, id string, in Endpoin
 	if err := s.apply(&probe, in); err != nil {
 		return Endpoint{}, err
 	}
-	now := timestamp.Of(s.Now())
+	now := timestamp.Of(s.now())
 	return s.store.UpdateEndpoint(ctx, companyID, id, func(e *Endpoint) error {
 		e.UpdatedAt = now
 		if err := s.apply(e, in); err != nil {
@@ -316,7 +321,7 @@ func (s *Endpoints) Rotate(ctx context.Context, companyID, id string, overlap ti
 	if err != nil {
 		return Endpoint{}, err
 	}
-	now := timestamp.Of(s.Now())
+	now := timestamp.Of(s.now())
 	var issued string
 	e, err := s.store.UpdateEndpoint(ctx, companyID, id, func(e *Endpoint) error {
 		prefix := EndpointSecretPrefix

@@ -39,11 +39,21 @@ func signInOwner(t *testing.T, b *browsertest.Browser, srv *browsertest.Server) 
 	do(t, b, "Home after signing in", chromedp.WaitVisible("", heading("Home")))
 }
 
-// do runs the steps in the browser's tab, failing the test on an error.
+// do runs the steps in the browser's tab, one after the other, failing the
+// test on an error. A step whose element was found in a document the page
+// has just replaced (a navigation DevTools had not yet reported) fails
+// before it acts, DevTools no longer knowing the node: it is run again, on
+// the new document.
 func do(t *testing.T, b *browsertest.Browser, what string, steps ...chromedp.Action[chromedp.Void]) {
 	t.Helper()
-	if err := chromedp.Do(b.Ctx, steps...); err != nil {
-		t.Fatalf("%s: %v", what, err)
+	for _, step := range steps {
+		err := chromedp.Do(b.Ctx, step)
+		for try := 0; try < 3 && err != nil && strings.Contains(err.Error(), "Could not find node with given id"); try++ {
+			err = chromedp.Do(b.Ctx, step)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
 	}
 }
 

@@ -85,7 +85,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, now f
 	db := base.DB(cfg)
 	webhookQueue := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	rt := httpapi.NewRouter(Errors, guard(cfg.AdminAPIKey))
-	comps := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies))
+	comps := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies), nil)
 	pool, err := userpool.New(cfg)
 	if err != nil {
 		return nil, err

@@ -55,7 +55,7 @@ func Auth(cfg function.Config, keys TokenKeys, db *store.DB, limiter auth.RateLi
 	if ttl <= 0 {
 		ttl = time.Hour
 	}
-	comps := companies.NewService(store.NewCompanies(db))
+	comps := companies.NewService(store.NewCompanies(db), nil)
 	svc, err := auth.NewService(auth.Config{Signer: keys.Signer, Keys: keys.Accepted, Issuer: cfg.TokenIssuer, Mode: cfg.Mode, TTL: ttl},
 		comps, limiter, companyCache)
 	if err != nil {

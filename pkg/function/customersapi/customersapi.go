@@ -98,7 +98,7 @@ func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher, now f
 	webhooks := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	return customers.NewService(customers.Deps{
 		Store:     customerstore.NewCustomers(db),
-		Companies: services.KYBChecker{Companies: companies.NewService(store.NewCompanies(db))},
+		Companies: services.KYBChecker{Companies: companies.NewService(store.NewCompanies(db), nil)},
 		Documents: docs,
 		Fetcher:   fetcher,
 		Verifier:  p.KYC,

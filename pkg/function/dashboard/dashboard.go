@@ -126,8 +126,7 @@ func Handler(_ context.Context, cfg function.Config, caches base.Caches, pool id
 		return nil, err
 	}
 	// The client keys, rolled as the console rotates them.
-	keys := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies))
-	keys.Now = now
+	keys := companies.NewService(companies.Forgetting(store.NewCompanies(db), caches.Companies), now)
 	// The endpoints' secrets, sealed under the webhook key as the
 	// webhooks function seals them; a resend queued on the webhooks queue.
 	v, err := keyvaults.Webhook(cfg, kmskeys.FromConfig)
@@ -135,8 +134,7 @@ func Handler(_ context.Context, cfg function.Config, caches base.Caches, pool id
 		return nil, err
 	}
 	wh := store.NewWebhooks(db)
-	endpoints := webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv())
-	endpoints.Now = now
+	endpoints := webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv(), now)
 	deliveries := webhooks.NewLog(wh, queue.NewPublisher(sqsClient, cfg.WebhooksQueueURL))
 	return dashboard.New(dashboard.Deps{Pool: pool, Sessions: sm, Wallets: balances, Activity: log,
 		Payouts: pays, Batches: batches, Forms: store.NewIdempotency(db), Errors: Errors,

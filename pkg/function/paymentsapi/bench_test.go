@@ -164,7 +164,7 @@ func benchPayments(b *testing.B) (function.HTTPHandler, string, string, base.Cac
 		},
 	}
 	db := store.New(store.NewClient(cfg.AWS, ""), cfg.TableName)
-	created, err := companies.NewService(store.NewCompanies(db)).Create(ctx, "Bench Ltd", companies.KYBApproved)
+	created, err := companies.NewService(store.NewCompanies(db), nil).Create(ctx, "Bench Ltd", companies.KYBApproved)
 	if err != nil {
 		b.Fatal(err)
 	}

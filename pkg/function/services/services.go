@@ -140,7 +140,7 @@ func Events(db *store.DB, webhooks function.Queue) *outbox.Publisher {
 func Wallets(cfg function.Config, db *store.DB, p providers.Providers, webhooks function.Queue) (*wallets.Service, error) {
 	return wallets.NewService(wallets.Deps{
 		Store:         moneystore.NewWallets(db),
-		Companies:     KYBChecker{companies.NewService(store.NewCompanies(db))},
+		Companies:     KYBChecker{companies.NewService(store.NewCompanies(db), nil)},
 		Fees:          fees.NewService(store.NewFees(db)),
 		Events:        Events(db, webhooks),
 		Bank:          p.Bank,
@@ -271,7 +271,7 @@ func Cards(db *store.DB, p providers.Providers, v *vault.Vault, webhooks functio
 		Store:       moneystore.NewCards(db),
 		Customers:   holders,
 		Wallets:     balances,
-		Companies:   cardSlots{companies.NewService(store.NewCompanies(db))},
+		Companies:   cardSlots{companies.NewService(store.NewCompanies(db), nil)},
 		Fees:        fees.NewService(fees.CachedStore(store.NewFees(db), feeCache)),
 		Issuer:      p.Issuer,
 		Vault:       v,
@@ -293,7 +293,7 @@ func CardManager(db *store.DB, p providers.Providers) (*cards.Manager, error) {
 	return cards.NewManager(cards.ManagerDeps{
 		Store:     moneystore.NewCards(db),
 		Customers: dir,
-		Companies: cardSlots{companies.NewService(store.NewCompanies(db))},
+		Companies: cardSlots{companies.NewService(store.NewCompanies(db), nil)},
 		Issuer:    p.Issuer,
 	})
 }

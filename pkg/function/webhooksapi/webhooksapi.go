@@ -59,6 +59,6 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches) (func
 	q := queue.NewPublisher(queue.NewClient(cfg.AWS, cfg.SQSEndpoint), cfg.WebhooksQueueURL)
 	wh := store.NewWebhooks(db)
 	webhookshttp.Routes(rt, webhooks.NewLog(wh, q))
-	webhookshttp.EndpointRoutes(rt, webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv()))
+	webhookshttp.EndpointRoutes(rt, webhooks.NewEndpoints(wh, v, outbound.AllowLoopbackFromEnv(), nil))
 	return function.HTTP(rt), nil
 }
