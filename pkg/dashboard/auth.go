@@ -59,7 +59,7 @@ func contextWithSession(r *http.Request, s sessions.Session) context.Context {
 
 func (h *Handler) signInPage(w http.ResponseWriter, r *http.Request) {
 	if _, ok := h.current(r); ok {
-		http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
+		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 		return
 	}
 	v := view{Title: "Sign in"}
@@ -100,7 +100,7 @@ func (h *Handler) next(w http.ResponseWriter, r *http.Request, email string, ste
 		}
 		clearCookie(w, r, challengeCookie)
 		setCookie(w, r, sessionCookie, value, sessions.Lifetime)
-		http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
+		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 	case identity.NewPasswordRequired, identity.SoftwareTokenMFA, identity.MFASetup:
 		if !h.keepChallenge(w, r, challenge{Email: email, Challenge: step.Challenge, Session: step.Session}) {
 			h.render(w, r, http.StatusInternalServerError, page, view{Title: titles[page], Error: unavailable, Data: formData{email}})

@@ -131,8 +131,11 @@ func New(d Deps) (*Handler, error) {
 	}
 	mux := http.NewServeMux()
 	// The pages of people not signed in.
-	mux.HandleFunc("GET /dashboard", func(w http.ResponseWriter, r *http.Request) {
-		http.Redirect(w, r, "/dashboard/", http.StatusSeeOther)
+	// Home is /dashboard (home.go), the path of the function's route
+	// ANY /dashboard; /dashboard/ leads there where it reaches the
+	// function.
+	mux.HandleFunc("GET /dashboard/{$}", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/dashboard", http.StatusSeeOther)
 	})
 	mux.HandleFunc("GET /dashboard/assets/{version}/{name}", h.serveAsset)
 	mux.HandleFunc("GET /dashboard/sign-in", h.signInPage)

@@ -187,10 +187,10 @@ func signIn(t *testing.T, c *http.Client, srv *httptest.Server, pool *dashboardt
 		t.Fatalf("after a temporary password: %s %d %s", res.Request.URL.Path, res.StatusCode, body)
 	}
 	res, body = post(t, c, srv, "/dashboard/new-password", url.Values{"new_password": {"A-longer-password-2"}})
-	if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/dashboard/" || !strings.Contains(body, "<h1>Home</h1>") {
+	if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/dashboard" || !strings.Contains(body, "<h1>Home</h1>") {
 		t.Fatalf("after the new password: %s %d %s", res.Request.URL.Path, res.StatusCode, body)
 	}
-	u, _ := url.Parse(srv.URL + "/dashboard/")
+	u, _ := url.Parse(srv.URL + "/dashboard")
 	for _, ck := range c.Jar.Cookies(u) {
 		if ck.Name == "dashboard_session" {
 			return ck
@@ -207,7 +207,7 @@ func TestSignInHomeSignOut(t *testing.T) {
 	srv, pool := server(t)
 	c := client(t, srv)
 	old := signIn(t, c, srv, pool, "ada@example.com", identity.Finance)
-	res, body := get(t, c, srv, "/dashboard/")
+	res, body := get(t, c, srv, "/dashboard")
 	for _, want := range []string{"1,500,000 XAF", "250,000 XAF", "50,000 XAF", "200,000 XAF", "12,345 XAF", "ref-1", ">Sign out</button>", "Export transactions"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("Home lacks %q", want)
@@ -228,7 +228,7 @@ func TestSignInHomeSignOut(t *testing.T) {
 	}
 	// The old cookie, replayed by someone who kept it.
 	thief := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/dashboard/", nil)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/dashboard", nil)
 	req.AddCookie(&http.Cookie{Name: old.Name, Value: old.Value})
 	res, _ = do(t, thief, req)
 	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard/sign-in" {

@@ -38,7 +38,7 @@ type homeData struct {
 // homeRoutes are Home's pages.
 func (h *Handler) homeRoutes() []route {
 	return []route{
-		{"GET /dashboard/{$}", ReadMoney, h.home},
+		{"GET /dashboard", ReadMoney, h.home},
 	}
 }
 

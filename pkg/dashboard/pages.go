@@ -36,7 +36,7 @@ type pages struct {
 // navigation is the main navigation's links, in order: Key is the view's
 // Nav of the page the link leads to.
 var navigation = []navLink{
-	{"home", "Home", "/dashboard/"},
+	{"home", "Home", "/dashboard"},
 	{"transactions", "Transactions", "/dashboard/transactions"},
 	{"payouts", "Payouts", "/dashboard/payouts"},
 	{"customers", "Customers", "/dashboard/customers"},
@@ -129,7 +129,7 @@ type messageData struct{ Text, Link, LinkText string }
 
 // message renders a page of one sentence, with a link home (or to sign in).
 func (h *Handler) message(w http.ResponseWriter, r *http.Request, status int, title, text string) {
-	d := messageData{Text: text, Link: "/dashboard/", LinkText: "Go to Home"}
+	d := messageData{Text: text, Link: "/dashboard", LinkText: "Go to Home"}
 	if sessionOf(r) == nil {
 		if s, ok := h.current(r); ok {
 			r = r.WithContext(contextWithSession(r, s))

@@ -194,7 +194,7 @@ func TestHomeChart(t *testing.T) {
 		ts.payouts.Payout(context.Background(), "c1", payments.Request{Amount: "1", Currency: "XAF"})
 	}
 	ts.payouts.Payout(context.Background(), "c2", payments.Request{Amount: "1", Currency: "XAF"})
-	_, body := get(t, c, ts.Server, "/dashboard/")
+	_, body := get(t, c, ts.Server, "/dashboard")
 	today := time.Now().UTC().Format(time.DateOnly)
 	for _, want := range []string{"2 payouts and 0 collections in all, at most 2 in a day", "<td>" + today + `</td><td class="num">2</td><td class="num">0</td>`,
 		`<rect class="payout" x="580" y="10" width="9" height="130">`} {

@@ -150,13 +150,13 @@ func TestChangedMemberSignedOut(t *testing.T) {
 	bob, bobElsewhere, eve := client(t, srv), client(t, srv), client(t, srv)
 	signIn(t, bob, srv, pool, "bob@example.com", identity.Finance)
 	// Bob again, from another browser, with the password he chose.
-	if res, body := post(t, bobElsewhere, srv, "/dashboard/sign-in", url.Values{"email": {"bob@example.com"}, "password": {"A-longer-password-2"}}); res.Request.URL.Path != "/dashboard/" {
+	if res, body := post(t, bobElsewhere, srv, "/dashboard/sign-in", url.Values{"email": {"bob@example.com"}, "password": {"A-longer-password-2"}}); res.Request.URL.Path != "/dashboard" {
 		t.Fatalf("second sign-in: %s %d %s", res.Request.URL.Path, res.StatusCode, body)
 	}
 	signIn(t, eve, srv, pool, "eve@example.com", identity.Developer)
 	signedIn := func(c *http.Client) bool {
-		res, _ := get(t, c, srv, "/dashboard/")
-		return res.StatusCode == http.StatusOK && res.Request.URL.Path == "/dashboard/"
+		res, _ := get(t, c, srv, "/dashboard")
+		return res.StatusCode == http.StatusOK && res.Request.URL.Path == "/dashboard"
 	}
 	if res, body := post(t, owner, srv, "/dashboard/team/role", url.Values{"email": {"bob@example.com"}, "role": {"viewer"}}); !strings.Contains(body, "Role changed.") {
 		t.Fatalf("role change: %d %s", res.StatusCode, body)

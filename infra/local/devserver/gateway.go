@@ -211,11 +211,14 @@ func NewEvent(r *http.Request, body []byte, routeKey string, params map[string]s
 			query[k] = strings.Join(vs, ",")
 		}
 	}
+	// The domain keeps the local port: the Lambda adapter makes the
+	// request's Host of it, which the dashboard's cross-origin check
+	// compares with the Origin header (in AWS neither has a port).
 	domain := r.Host
-	if h, _, err := net.SplitHostPort(domain); err == nil {
-		domain = h
-	}
 	prefix, _, _ := strings.Cut(domain, ".")
+	if h, _, err := net.SplitHostPort(domain); err == nil {
+		prefix, _, _ = strings.Cut(h, ".")
+	}
 
 	e := events.APIGatewayV2HTTPRequest{
 		Version:               "2.0",

@@ -124,6 +124,13 @@ func TestBuildFromTemplate(t *testing.T) {
 		{"GET", "/api/v1/not-a-route", "", nil, 404, `"code":"ROUTE_NOT_FOUND"`},
 		{"GET", "/outside-the-api", "", nil, 404, `"code":"ROUTE_NOT_FOUND"`},
 		{"DELETE", "/api/v1/auth/token", "", nil, 405, `"code":"METHOD_NOT_ALLOWED"`},
+		// The dashboard's Home, through its route ANY /dashboard, sends
+		// one not signed in to its sign-in page (ANY /dashboard/{proxy+}).
+		{"GET", "/dashboard", "", nil, 200, "<h1>Sign in</h1>"},
+		// A form posted with the page's own origin, port included, is
+		// not taken for another site's.
+		{"POST", "/dashboard/sign-in", "email=nobody%40example.com&password=x", map[string]string{
+			"Origin": base, "Content-Type": "application/x-www-form-urlencoded"}, 401, "<h1>Sign in</h1>"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

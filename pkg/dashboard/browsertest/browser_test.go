@@ -91,11 +91,11 @@ func TestSignInHomeSignOut(t *testing.T) {
 	}
 	checkPage(t, b, "home")
 	do(t, b, "follow the navigation's Home link", chromedp.Click("", link("Home")), chromedp.WaitVisible("", heading("Last transactions")))
-	if loc, err := chromedp.Run(b.Ctx, chromedp.Location()); err != nil || !strings.HasSuffix(loc, "/dashboard/") {
+	if loc, err := chromedp.Run(b.Ctx, chromedp.Location()); err != nil || !strings.HasSuffix(loc, "/dashboard") {
 		t.Errorf("after the Home link: %q, %v", loc, err)
 	}
 
-	cookies, err := chromedp.Call(b.Ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{srv.URL + "/dashboard/"}})
+	cookies, err := chromedp.Call(b.Ctx, network.GetCookies, network.GetCookiesParams{URLs: []string{srv.URL + "/dashboard"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestSignInHomeSignOut(t *testing.T) {
 		t.Errorf("after sign-out the page says %q, %v", text, err)
 	}
 
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/dashboard/", nil)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/dashboard", nil)
 	req.AddCookie(&http.Cookie{Name: "dashboard_session", Value: session})
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	res, err := noRedirect.Do(req)

@@ -36,7 +36,7 @@ func TestSignedInSession(t *testing.T) {
 		t.Fatalf("sign-in with the temporary password: %s %d %s", res.Request.URL.Path, res.StatusCode, body)
 	}
 	res, body = post("/dashboard/new-password", url.Values{"new_password": {browsertest.NewPassword}})
-	if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/dashboard/" {
+	if res.StatusCode != http.StatusOK || res.Request.URL.Path != "/dashboard" {
 		t.Fatalf("after the new password: %s %d %s", res.Request.URL.Path, res.StatusCode, body)
 	}
 	for _, want := range []string{"<h1>Home</h1>", "1,500,000 XAF", "250,000 XAF"} {
@@ -44,7 +44,7 @@ func TestSignedInSession(t *testing.T) {
 			t.Errorf("Home lacks %q: %s", want, body)
 		}
 	}
-	u, _ := url.Parse(srv.URL + "/dashboard/")
+	u, _ := url.Parse(srv.URL + "/dashboard")
 	var old *http.Cookie
 	for _, ck := range jar.Cookies(u) {
 		if ck.Name == "dashboard_session" {
@@ -57,7 +57,7 @@ func TestSignedInSession(t *testing.T) {
 	if res, _ = post("/dashboard/sign-out", nil); res.Request.URL.Path != "/dashboard/sign-in" {
 		t.Fatalf("sign-out went to %s", res.Request.URL)
 	}
-	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/dashboard/", nil)
+	req, _ := http.NewRequest(http.MethodGet, srv.URL+"/dashboard", nil)
 	req.AddCookie(&http.Cookie{Name: old.Name, Value: old.Value})
 	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	if res, _ = do(t, noRedirect, req); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/dashboard/sign-in" {

@@ -29,7 +29,7 @@ func ownerClient(t *testing.T, srv *browsertest.Server) (*http.Client, func(path
 		req.Header.Set("Sec-Fetch-Site", "same-origin")
 		return do(t, c, req)
 	}
-	if res, body := post("/dashboard/sign-in", url.Values{"email": {browsertest.OwnerEmail}, "password": {browsertest.NewPassword}}); res.Request.URL.Path != "/dashboard/" {
+	if res, body := post("/dashboard/sign-in", url.Values{"email": {browsertest.OwnerEmail}, "password": {browsertest.NewPassword}}); res.Request.URL.Path != "/dashboard" {
 		t.Fatalf("the owner's sign-in: %s %d %s", res.Request.URL, res.StatusCode, body)
 	}
 	return c, post

@@ -284,6 +284,7 @@ func run(log *slog.Logger, makePid int) (err error) {
 	go func() { served <- srv.Serve(serveCtx, l) }()
 
 	fmt.Printf("API:           %s\n", base)
+	fmt.Printf("Dashboard:     http://127.0.0.1:%d/dashboard (sign in as a company's owner: docs/dashboard.md)\n", ports["PORT"])
 	fmt.Printf("Admin API key: %s (header X-Admin-Key; admin routes skip IAM/SigV4 locally)\n", secrets["ADMIN_API_KEY"])
 	fmt.Printf("DynamoDB:      %s (table %s)\nSQS:           %s\nS3:            %s\n", st.DynamoDBEndpoint, TableName, st.SQSEndpoint, st.S3Endpoint)
 	fmt.Printf("Cognito:       %s (cognito-local; user pool %s, dashboard client %s)\n", st.CognitoEndpoint, pool.PoolID, pool.ClientID)
