@@ -138,6 +138,9 @@ func (rt *Router) Handle(pattern string, h HandlerFunc, opts ...RouteOption) {
 				rt.errors.WriteError(w, r, err)
 				return
 			}
+			if rec, ok := w.(*statusRecorder); ok {
+				rec.caller = ctx // the request's log line names who it is
+			}
 			r = r.WithContext(ctx)
 		}
 		serve.ServeHTTP(w, r)
@@ -193,11 +196,17 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		rt.mux.ServeHTTP(rec, r)
 	}
-	logRequest(r, pattern, rec.status, time.Since(start))
+	caller := r.Context()
+	if rec.caller != nil {
+		caller = rec.caller
+	}
+	logRequest(r.WithContext(caller), pattern, rec.status, time.Since(start))
 }
 
-// logRequest writes the one access log line: no headers, bodies, query
-// strings or tokens, which may carry secrets or card data.
+// logRequest writes the one access log line: who made the request (the
+// company, or the operator of the console) and what it got, but no
+// headers, bodies, query strings or tokens, which may carry secrets or
+// card data.
 func logRequest(r *http.Request, pattern string, status int, d time.Duration) {
 	attrs := []any{
 		"method", r.Method,
@@ -211,12 +220,18 @@ func logRequest(r *http.Request, pattern string, status int, d time.Duration) {
 	if id := companyID(r.Context()); id != "" {
 		attrs = append(attrs, "company_id", id)
 	}
+	if who := Operator(r.Context()); who != "" {
+		attrs = append(attrs, "operator", who)
+	}
 	slog.InfoContext(r.Context(), "request", attrs...)
 }
 
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	// caller is the context the guard admitted the request with, naming
+	// its company or operator; nil before the guard, or without one.
+	caller context.Context
 }
 
 func (s *statusRecorder) WriteHeader(code int) {

@@ -71,6 +71,10 @@ const (
 	ConflictsRetried = "ConflictsRetried"
 	// ConflictsGivenUp counts writes that lost every try.
 	ConflictsGivenUp = "ConflictsGivenUp"
+	// AdminAuthFailures counts the requests to the operator console (the
+	// admin routes) refused for their admin key: none, a wrong one, or
+	// more than one.
+	AdminAuthFailures = "AdminAuthFailures"
 	// ReconciliationMismatches counts what a reconciliation found that our
 	// ledger does not follow of a provider's records (pkg/reconcile).
 	ReconciliationMismatches = "ReconciliationMismatches"

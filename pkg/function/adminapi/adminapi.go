@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"fmt"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -33,6 +34,7 @@ import (
 	"payments/pkg/httpapi"
 	"payments/pkg/idempotency/idempotencyhttp"
 	"payments/pkg/limits/limitshttp"
+	"payments/pkg/metrics"
 	"payments/pkg/operatorhooks/operatorhookshttp"
 	"payments/pkg/payments/paymentshttp"
 	"payments/pkg/providers"
@@ -177,14 +179,28 @@ func guard(key string) httpapi.Guard {
 	return func(r *http.Request) (context.Context, error) {
 		header, err := httpapi.Credential(r, KeyHeader)
 		if err != nil {
-			return nil, err
+			return nil, refused(r, "admin key sent more than once", err)
 		}
 		got := sha256.Sum256([]byte(header))
 		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
-			return nil, fmt.Errorf("%w: bad admin key", httpapi.ErrUnauthorized)
+			why := "wrong admin key"
+			if header == "" {
+				why = "no admin key"
+			}
+			return nil, refused(r, why, fmt.Errorf("%w: %s", httpapi.ErrUnauthorized, why))
 		}
 		return httpapi.WithOperator(r.Context(), operatorOf(r)), nil
 	}
+}
+
+// refused logs and counts (metrics.AdminAuthFailures) a request the guard
+// refuses, and returns err: why, whence it came and who API Gateway says
+// sent it, never the key it sent.
+func refused(r *http.Request, why string, err error) error {
+	slog.WarnContext(r.Context(), "admin authentication refused", "reason", why,
+		"source_ip", httpapi.SourceIP(r), "caller", operatorOf(r), "route", r.Method+" "+r.URL.Path)
+	metrics.Count(r.Context(), metrics.AdminAuthFailures)
+	return err
 }
 
 // operatorOf names who calls the console: the IAM principal that API
