@@ -125,7 +125,7 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, s sessions.Ses
 		h.renderTeam(w, r, s, http.StatusBadRequest, "", "Role must be one of owner, developer, finance and viewer.", teamData{Role: identity.Viewer})
 		return
 	}
-	if !h.teamChange(w, r, s, email, role) {
+	if !h.teamChange(w, r, s, email, role) || !h.endSessions(w, r, s, email, false) {
 		return
 	}
 	if err := h.deps.Pool.SetRole(r.Context(), s.CompanyID, email, role); err != nil {
@@ -133,7 +133,7 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, s sessions.Ses
 		return
 	}
 	h.record(r, s, "Role changed to "+string(role), email)
-	if h.endSessions(w, r, s, email) {
+	if h.endSessions(w, r, s, email, true) {
 		teamDone(w, r, "role")
 	}
 }
@@ -141,7 +141,7 @@ func (h *Handler) setRole(w http.ResponseWriter, r *http.Request, s sessions.Ses
 // removeMember deletes a member of the company from the pool.
 func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, s sessions.Session) {
 	email, _ := identity.Email(r.PostFormValue("email"))
-	if !h.teamChange(w, r, s, email, "") {
+	if !h.teamChange(w, r, s, email, "") || !h.endSessions(w, r, s, email, false) {
 		return
 	}
 	if err := h.deps.Pool.RemoveUser(r.Context(), s.CompanyID, email); err != nil {
@@ -149,23 +149,31 @@ func (h *Handler) removeMember(w http.ResponseWriter, r *http.Request, s session
 		return
 	}
 	h.record(r, s, "Member removed", email)
-	if h.endSessions(w, r, s, email) {
+	if h.endSessions(w, r, s, email, true) {
 		teamDone(w, r, "removed")
 	}
 }
 
-// endSessions ends every session of the member email, so that their new
-// role, or their removal, holds from their next request, not from their
-// next sign-in. When it cannot, it says so and returns false: the same
-// change made again ends them.
-func (h *Handler) endSessions(w http.ResponseWriter, r *http.Request, s sessions.Session, email string) bool {
-	if err := h.deps.Sessions.EndAllOf(r.Context(), s.CompanyID, email); err != nil {
+// endSessions ends every session the company's member email has, so that
+// their new role, or their removal, holds from their next request, not
+// from their next sign-in. It runs before the pool's change (nothing is
+// changed when it fails) and again after it, made (for a sign-in between
+// the two). When it cannot, it says so and returns false: after the
+// change, the sessions started before it are gone already, and only a
+// sign-in made in between may remain, until it expires.
+func (h *Handler) endSessions(w http.ResponseWriter, r *http.Request, s sessions.Session, email string, made bool) bool {
+	err := h.deps.Sessions.EndAllOf(r.Context(), s.CompanyID, email)
+	switch {
+	case err == nil:
+		return true
+	case !made:
+		h.changeFailed(w, r, err)
+	default:
 		slog.ErrorContext(r.Context(), "dashboard: end sessions", "error", err)
 		h.message(w, r, http.StatusServiceUnavailable, "Temporarily unavailable",
-			"The change was made, but "+email+" may stay signed in with what they had before. Please make the same change again in a moment.")
-		return false
+			"The change was made. Should "+email+" have signed in during the last few seconds, that sign-in keeps what they had before until it expires, within 8 hours.")
 	}
-	return true
+	return false
 }
 
 // teamChange checks that the member email of the session's company may be

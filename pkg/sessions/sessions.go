@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"payments/pkg/identity"
@@ -128,7 +129,7 @@ func (m *Manager) Start(ctx context.Context, user identity.User) (Session, strin
 	now := m.now().UTC().Truncate(time.Second)
 	s := Session{
 		ID: base64.RawURLEncoding.EncodeToString(id), CompanyID: user.CompanyID,
-		Subject: user.Subject, Email: user.Email, Role: user.Role,
+		Subject: user.Subject, Email: strings.ToLower(user.Email), Role: user.Role, // as identity.Email writes it: EndAllOf finds it
 		Created: now, Expires: now.Add(Lifetime),
 	}
 	if err := m.store.CreateSession(ctx, s); err != nil {

@@ -143,3 +143,34 @@ func TestNewManagerRefuses(t *testing.T) {
 		t.Error("no store was accepted")
 	}
 }
+
+// TestEndAllOf ends every session of one person of a company, whatever
+// the case of the email their sign-in gave, and no one else's.
+func TestEndAllOf(t *testing.T) {
+	st := &memStore{m: map[string]sessions.Session{}}
+	m, err := sessions.NewManager(st, key, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	start := func(company, email string) string {
+		_, v, err := m.Start(ctx, identity.User{Subject: email, Email: email, CompanyID: company, Role: identity.Finance})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	bob1, bob2 := start("c1", "Bob@Example.com"), start("c1", "bob@example.com")
+	eve, otherBob := start("c1", "eve@example.com"), start("c2", "bob@example.com")
+	if err := m.EndAllOf(ctx, "c1", "bob@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name, value string
+		ended       bool
+	}{{"bob's", bob1, true}, {"bob's other", bob2, true}, {"eve's", eve, false}, {"bob's of another company", otherBob, false}} {
+		if _, err := m.Resume(ctx, tt.value); errors.Is(err, sessions.ErrNotFound) != tt.ended {
+			t.Errorf("%s session: Resume = %v, ended want %v", tt.name, err, tt.ended)
+		}
+	}
+}

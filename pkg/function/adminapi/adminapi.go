@@ -194,23 +194,31 @@ func guard(key string) httpapi.Guard {
 }
 
 // refused logs and counts (metrics.AdminAuthFailures) a request the guard
-// refuses, and returns err: why, whence it came and who API Gateway says
-// sent it, never the key it sent.
+// refuses, and returns err: why, whence it came and the IAM principal API
+// Gateway authorized ("" with none, as locally), never the key it sent.
 func refused(r *http.Request, why string, err error) error {
 	slog.WarnContext(r.Context(), "admin authentication refused", "reason", why,
-		"source_ip", httpapi.SourceIP(r), "caller", operatorOf(r), "route", r.Method+" "+r.URL.Path)
+		"source_ip", httpapi.SourceIP(r), "caller", iamCaller(r), "route", r.Method+" "+r.URL.Path)
 	metrics.Count(r.Context(), metrics.AdminAuthFailures)
 	return err
 }
 
 // operatorOf names who calls the console: the IAM principal that API
 // Gateway authorized (the route's AWS_IAM authorizer), or, where no IAM
-// authorizer runs (the local stack), the admin key itself.
+// authorizer runs (the local stack), "admin-api-key", the credential
+// that admitted the request (never its value).
 func operatorOf(r *http.Request) string {
-	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && rc.Authorizer != nil && rc.Authorizer.IAM != nil {
-		if arn := rc.Authorizer.IAM.UserARN; arn != "" {
-			return arn
-		}
+	if arn := iamCaller(r); arn != "" {
+		return arn
 	}
 	return "admin-api-key"
+}
+
+// iamCaller returns the IAM principal API Gateway authorized r with, or
+// "" where no IAM authorizer ran.
+func iamCaller(r *http.Request) string {
+	if rc, ok := core.GetAPIGatewayV2ContextFromContext(r.Context()); ok && rc.Authorizer != nil && rc.Authorizer.IAM != nil {
+		return rc.Authorizer.IAM.UserARN
+	}
+	return ""
 }
