@@ -111,24 +111,57 @@ func (d *logData) pageLinks(path string, kind events.Kind, n int, more bool) {
 // deliveriesPage lists the company's events with their delivery status,
 // newest first.
 func (h *Handler) deliveriesPage(w http.ResponseWriter, r *http.Request, s sessions.Session) {
-	const path = "/dashboard/developers/deliveries"
+	h.logList(w, r, "deliveries", "Delivery log", func(kind events.Kind, p page.Request) ([]eventRow, bool, error) {
+		res, err := h.deps.Log.List(r.Context(), s.CompanyID, webhooks.Query{Kind: kind}, p)
+		var rows []eventRow
+		for _, rec := range res.Items {
+			rows = append(rows, deliveredRow(rec))
+		}
+		return rows, res.Next != "", err
+	})
+}
+
+// eventsPage lists the company's events as delivered (the Events API),
+// newest first.
+func (h *Handler) eventsPage(w http.ResponseWriter, r *http.Request, s sessions.Session) {
+	h.logList(w, r, "events", "Events", func(kind events.Kind, p page.Request) ([]eventRow, bool, error) {
+		res, err := h.deps.Log.Events(r.Context(), s.CompanyID, webhooks.EventQuery{Kind: kind}, p)
+		var rows []eventRow
+		for _, e := range res.Items {
+			rows = append(rows, eventRow{ID: e.ID, Kind: string(e.Kind), Created: when(e.CreatedAt)})
+		}
+		return rows, res.Next != "", err
+	})
+}
+
+// logList renders a Developers list of events, section (the page
+// developers-<section> at /dashboard/developers/<section>): the page of
+// rows list gives for the kind filter and the page number of the URL
+// (logQuery), and whether more follow.
+func (h *Handler) logList(w http.ResponseWriter, r *http.Request, section, title string,
+	list func(kind events.Kind, p page.Request) ([]eventRow, bool, error)) {
+	path, name := "/dashboard/developers/"+section, "developers-"+section
 	kind, n, problem := logQuery(r)
-	d := logData{Section: "deliveries"}
+	d := logData{Section: section}
 	if problem != "" {
 		d.pageLinks(path, "", 1, false)
-		h.render(w, r, http.StatusBadRequest, "developers-deliveries", view{Title: "Delivery log", Nav: "developers", Error: problem, Data: d})
+		h.render(w, r, http.StatusBadRequest, name, view{Title: title, Nav: "developers", Error: problem, Data: d})
 		return
 	}
-	res, err := h.deps.Log.List(r.Context(), s.CompanyID, webhooks.Query{Kind: kind}, page.Request{Page: n, Limit: logPageSize})
+	rows, more, err := list(kind, page.Request{Page: n, Limit: logPageSize})
 	if err != nil {
 		h.failed(w, r, err)
 		return
 	}
-	for _, rec := range res.Items {
-		d.Events = append(d.Events, eventRow{ID: rec.Event.ID, Kind: string(rec.Event.Kind), Created: when(rec.Event.CreatedAt), Status: string(rec.Status())})
-	}
-	d.pageLinks(path, kind, n, res.Next != "")
-	h.render(w, r, http.StatusOK, "developers-deliveries", view{Title: "Delivery log", Nav: "developers", Data: d})
+	d.Events = rows
+	d.pageLinks(path, kind, n, more)
+	h.render(w, r, http.StatusOK, name, view{Title: title, Nav: "developers", Data: d})
+}
+
+// deliveredRow is rec's event as the delivery log shows it, with its
+// delivery status.
+func deliveredRow(rec webhooks.Record) eventRow {
+	return eventRow{ID: rec.Event.ID, Kind: string(rec.Event.Kind), Created: when(rec.Event.CreatedAt), Status: string(rec.Status())}
 }
 
 // deliveryPage shows one event's deliveries and attempts, and the way to
@@ -153,7 +186,7 @@ func (h *Handler) showDeliveries(w http.ResponseWriter, r *http.Request, s sessi
 		h.failed(w, r, err)
 		return
 	}
-	d := logData{Section: "deliveries", Event: eventRow{ID: rec.Event.ID, Kind: string(rec.Event.Kind), Created: when(rec.Event.CreatedAt), Status: string(rec.Status())}}
+	d := logData{Section: "deliveries", Event: deliveredRow(rec)}
 	for _, dl := range rec.Deliveries {
 		dr := deliveryRow{Destination: string(dl.Destination), URL: dl.URL, Status: string(dl.Status), Round: dl.Round, Signed: dl.Signature != ""}
 		for _, a := range dl.Attempts {
@@ -189,29 +222,6 @@ func (h *Handler) resend(w http.ResponseWriter, r *http.Request, s sessions.Sess
 	}
 	h.record(r, s, actionDeliveryResent, id)
 	http.Redirect(w, r, "/dashboard/developers/deliveries/"+id+"?resent", http.StatusSeeOther)
-}
-
-// eventsPage lists the company's events as delivered (the Events API),
-// newest first.
-func (h *Handler) eventsPage(w http.ResponseWriter, r *http.Request, s sessions.Session) {
-	const path = "/dashboard/developers/events"
-	kind, n, problem := logQuery(r)
-	d := logData{Section: "events"}
-	if problem != "" {
-		d.pageLinks(path, "", 1, false)
-		h.render(w, r, http.StatusBadRequest, "developers-events", view{Title: "Events", Nav: "developers", Error: problem, Data: d})
-		return
-	}
-	res, err := h.deps.Log.Events(r.Context(), s.CompanyID, webhooks.EventQuery{Kind: kind}, page.Request{Page: n, Limit: logPageSize})
-	if err != nil {
-		h.failed(w, r, err)
-		return
-	}
-	for _, e := range res.Items {
-		d.Events = append(d.Events, eventRow{ID: e.ID, Kind: string(e.Kind), Created: when(e.CreatedAt)})
-	}
-	d.pageLinks(path, kind, n, res.Next != "")
-	h.render(w, r, http.StatusOK, "developers-events", view{Title: "Events", Nav: "developers", Data: d})
 }
 
 // eventPage shows one event's body, as every delivery of it sends it,

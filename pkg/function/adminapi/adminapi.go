@@ -145,11 +145,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, now f
 // its events published on webhooks, fee schedules read through caches, on
 // the clock now.
 func reconciler(cfg function.Config, db *store.DB, webhooks function.Queue, caches base.Caches, now func() time.Time) (*reconcile.Service, error) {
-	deps, err := cardissuer.With(cfg, providers.Deps{})
-	if err != nil {
-		return nil, err
-	}
-	p, err := services.Providers(cfg, db, deps)
+	p, err := cardissuer.Providers(cfg, db, providers.Deps{})
 	if err != nil {
 		return nil, err
 	}

@@ -10,8 +10,10 @@ import (
 	"fmt"
 
 	"payments/pkg/function"
+	"payments/pkg/function/services"
 	"payments/pkg/providers"
 	"payments/pkg/providers/issuer/stripeissuing"
+	"payments/pkg/store"
 )
 
 // New returns Stripe Issuing at cfg's ISSUER_BASE_URL with cfg's API key
@@ -29,15 +31,16 @@ func New(cfg function.Config) (*stripeissuing.Client, error) {
 	return c, nil
 }
 
-// With returns d with the card issuer of cfg's mode (New) as its
-// CardIssuer.
-func With(cfg function.Config, d providers.Deps) (providers.Deps, error) {
+// Providers returns the providers of cfg's mode over db
+// (services.Providers) with d and the card issuer of the mode (New) as
+// d's CardIssuer.
+func Providers(cfg function.Config, db *store.DB, d providers.Deps) (providers.Providers, error) {
 	c, err := New(cfg)
 	if err != nil {
-		return d, err
+		return providers.Providers{}, err
 	}
 	if c != nil {
 		d.CardIssuer = c
 	}
-	return d, nil
+	return services.Providers(cfg, db, d)
 }

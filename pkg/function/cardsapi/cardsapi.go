@@ -87,11 +87,7 @@ func Service(cfg function.Config, db *store.DB, webhooks function.Queue, feeCach
 	if err != nil {
 		return nil, err
 	}
-	deps, err := cardissuer.With(cfg, providers.Deps{Sealer: v})
-	if err != nil {
-		return nil, err
-	}
-	p, err := services.Providers(cfg, db, deps)
+	p, err := cardissuer.Providers(cfg, db, providers.Deps{Sealer: v})
 	if err != nil {
 		return nil, err
 	}

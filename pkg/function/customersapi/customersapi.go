@@ -87,11 +87,7 @@ func NewWith(ctx context.Context, cfg function.Config, caches base.Caches, fetch
 // now is its clock.
 func service(cfg function.Config, db *store.DB, fetcher customers.Fetcher, now func() time.Time) (*customers.Service, error) {
 	docs := documents.New(documents.NewClient(cfg.AWS, cfg.S3Endpoint), cfg.DocumentsBucket)
-	deps, err := cardissuer.With(cfg, providers.Deps{Documents: docs}) // its issuer registers cardholders only
-	if err != nil {
-		return nil, err
-	}
-	p, err := services.Providers(cfg, db, deps)
+	p, err := cardissuer.Providers(cfg, db, providers.Deps{Documents: docs}) // its issuer registers cardholders only
 	if err != nil {
 		return nil, err
 	}

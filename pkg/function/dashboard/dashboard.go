@@ -103,11 +103,7 @@ func Handler(_ context.Context, cfg function.Config, caches base.Caches, pool id
 	// The providers of the mode: the operator of the payouts; the card
 	// issuer without a sealer (the dashboard issues no card), Stripe
 	// Issuing in production mode, which freezes and unfreezes cards.
-	deps, err := cardissuer.With(cfg, providers.Deps{})
-	if err != nil {
-		return nil, err
-	}
-	p, err := services.Providers(cfg, db, deps)
+	p, err := cardissuer.Providers(cfg, db, providers.Deps{})
 	if err != nil {
 		return nil, err
 	}

@@ -107,11 +107,7 @@ func NewWithClock(cfg function.Config, caches base.Caches, now func() time.Time)
 	// Its bank is only asked (Check); its payments service never asks the
 	// operator: the messages it sends do. The reconciliation reads the
 	// operator's and the card issuer's records.
-	deps, err := cardissuer.With(cfg, providers.Deps{Sealer: v})
-	if err != nil {
-		return nil, err
-	}
-	p, err := services.Providers(cfg, db, deps)
+	p, err := cardissuer.Providers(cfg, db, providers.Deps{Sealer: v})
 	if err != nil {
 		return nil, err
 	}
